@@ -1,0 +1,1 @@
+"""The performance harness: `make bench` prints one `NAME: VALUE` line per figure."""

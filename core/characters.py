@@ -1,0 +1,174 @@
+"""Characters: slugs, where their files live, how they are read, and their journals (DESIGN §4).
+
+A character is named by a slug and resolved, first hit wins, from the `--characters-dir` folders,
+then `./characters/`, then `./.claude/agents/`. In each folder two layouts are accepted:
+
+- `<slug>/profile.md`, with the journal at `<slug>/journal.md`;
+- `<slug>.md` (the `.claude/agents` form), with the journal at `<slug>.journal.md` beside it.
+
+Either file may open with YAML front matter (`---` / `name:` / `description:` / `---`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import yaml
+
+from core.errors import CharacterLoadError, InvalidConfig
+
+SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]*")
+SLUG_MAX = 64
+SLUG_RULE = (f"a slug is 1-{SLUG_MAX} characters of lower-case letters, digits and hyphens, "
+             "starting with a letter or digit (no '/', '..', spaces or capitals)")
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
+_HEADING_SPLIT = re.compile(r"\s+[-—–]\s+")
+
+
+def validate_slug(slug: str, what: str = "character") -> str:
+    """Return `slug` if it is a valid slug; else raise InvalidConfig naming it and the rule.
+
+    Pure string check: it runs before any path is built from the slug.
+    """
+    if not isinstance(slug, str) or len(slug) > SLUG_MAX or not SLUG_RE.fullmatch(slug):
+        raise InvalidConfig(f"Invalid {what} {slug!r}: {SLUG_RULE}.", slug=slug, what=what)
+    return slug
+
+
+@dataclass(frozen=True)
+class Character:
+    """One character as read from disk: who it is, its profile and its journal so far."""
+
+    slug: str
+    name: str
+    description: str
+    profile: str
+    journal: str
+    profile_path: Path
+    journal_path: Path
+
+
+def search_dirs(characters_dirs: Sequence[Path] = (), cwd: Path | None = None) -> list[Path]:
+    """The folders searched for characters, in order: the given ones, `characters/`, `.claude/agents/`."""
+    base = Path.cwd() if cwd is None else Path(cwd)
+    ordered = [Path(d) for d in characters_dirs] + [base / "characters", base / ".claude" / "agents"]
+    return list(dict.fromkeys(ordered))
+
+
+def _layouts(slug: str, folder: Path) -> list[tuple[Path, Path]]:
+    """(profile, journal) candidates for `slug` in one folder, in order of preference."""
+    return [(folder / slug / "profile.md", folder / slug / "journal.md"),
+            (folder / f"{slug}.md", folder / f"{slug}.journal.md")]
+
+
+def _read(path: Path, slug: str) -> str:
+    """Read a UTF-8 text file, turning every failure into a CharacterLoadError naming it."""
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CharacterLoadError(f"Character '{slug}': {path} is not valid UTF-8 ({exc.reason} at byte {exc.start}).",
+                                 character=slug, path=str(path)) from exc
+    except OSError as exc:
+        raise CharacterLoadError(f"Character '{slug}': cannot read {path} ({exc.strerror or exc}).",
+                                 character=slug, path=str(path)) from exc
+
+
+def _split_front_matter(text: str, path: Path, slug: str) -> tuple[dict[str, str], str]:
+    """Split optional YAML front matter (`name`, `description`, others ignored) from the body."""
+    if not re.match(r"---[ \t]*\r?\n", text):
+        return {}, text
+    match = _FRONT_MATTER.match(text)
+    if match is None:
+        raise CharacterLoadError(f"Character '{slug}': {path} opens front matter with '---' but never closes it.",
+                                 character=slug, path=str(path))
+    try:
+        meta = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as exc:
+        raise CharacterLoadError(f"Character '{slug}': bad YAML front matter in {path}: {exc}",
+                                 character=slug, path=str(path)) from exc
+    meta = {} if meta is None else meta
+    if not isinstance(meta, dict):
+        raise CharacterLoadError(f"Character '{slug}': front matter in {path} must be a mapping of keys.",
+                                 character=slug, path=str(path))
+    for key in ("name", "description"):
+        if meta.get(key) is not None and not isinstance(meta[key], str):
+            raise CharacterLoadError(f"Character '{slug}': front matter `{key}` in {path} must be text.",
+                                     character=slug, path=str(path))
+    return meta, text[match.end():]
+
+
+def display_name(slug: str, profile: str, front_name: str | None = None) -> str:
+    """Front matter `name`, else the first `# ` heading before " - " / " — ", else the title-cased slug."""
+    if front_name and front_name.strip():
+        return front_name.strip()
+    for line in profile.splitlines():
+        if line.startswith("# "):
+            name = _HEADING_SPLIT.split(line[2:].strip(), maxsplit=1)[0].strip()
+            if name:
+                return name
+            break
+    return slug.replace("-", " ").title()
+
+
+def _from_files(slug: str, profile_path: Path, journal_path: Path) -> Character:
+    """Build a Character from its profile file and (possibly missing) journal file."""
+    meta, profile = _split_front_matter(_read(profile_path, slug), profile_path, slug)
+    journal = _read(journal_path, slug) if journal_path.is_file() else ""
+    return Character(slug=slug, name=display_name(slug, profile, meta.get("name")),
+                     description=(meta.get("description") or "").strip(), profile=profile,
+                     journal=journal, profile_path=profile_path, journal_path=journal_path)
+
+
+def load_character(slug: str, dirs: Sequence[Path]) -> Character:
+    """Find and read one character; raise CharacterLoadError listing every path tried if absent."""
+    validate_slug(slug)
+    searched: list[str] = []
+    for folder in dirs:
+        for profile_path, journal_path in _layouts(slug, Path(folder)):
+            if profile_path.is_file():
+                return _from_files(slug, profile_path, journal_path)
+            searched.append(str(profile_path))
+    where = ", ".join(searched) if searched else "(no folders to search)"
+    raise CharacterLoadError(f"Character '{slug}' not found. Searched: {where}", character=slug, searched=searched)
+
+
+def load_cast(slugs: Sequence[str], dirs: Sequence[Path]) -> list[Character]:
+    """Load every character or none: slugs are checked first, then every failure is reported."""
+    for slug in slugs:
+        validate_slug(slug)
+    duplicates = sorted({s for s in slugs if list(slugs).count(s) > 1})
+    if duplicates:
+        raise InvalidConfig(f"Duplicate character(s) in the cast: {', '.join(duplicates)}.", duplicates=duplicates)
+    cast: list[Character] = []
+    failures: list[CharacterLoadError] = []
+    for slug in slugs:
+        try:
+            cast.append(load_character(slug, dirs))
+        except CharacterLoadError as exc:
+            failures.append(exc)
+    if len(failures) == 1:
+        raise failures[0]
+    if failures:
+        raise CharacterLoadError("\n".join(f.message for f in failures),
+                                 character=failures[0].context.get("character"),
+                                 characters=[f.context.get("character") for f in failures])
+    return cast
+
+
+def append_journal(character: Character, entry: str, *, when: datetime, scene_title: str) -> None:
+    """Append an entry under a dated `## YYYY-mm-dd HH:MM — title` header, creating the file if needed."""
+    path = character.journal_path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lead = ""
+    if path.is_file() and path.stat().st_size:
+        with path.open("rb") as existing:
+            existing.seek(-1, 2)
+            lead = "" if existing.read(1) == b"\n" else "\n"
+    block = f"{lead}\n## {when:%Y-%m-%d %H:%M} — {scene_title}\n\n{entry.strip()}\n"
+    with path.open("a", encoding="utf-8") as journal:
+        journal.write(block)

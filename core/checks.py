@@ -1,0 +1,102 @@
+"""After every beat: explicit close, budget, caps, stall and the coordinator's judgment.
+
+The mechanical rules (caps, `max_beats`, stall, budget) apply whatever the coordinator role;
+judgment calls (is this a natural close?) are the coordinator's.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.briefing import SOFT_CAP_NUDGE, STALL_NOTE
+from core.coordinator import Decision, SceneView
+from core.events import COORDINATOR, SpeakEvent
+from core.formatting import speech_line
+
+if TYPE_CHECKING:
+    from core.session import Session
+
+NUDGE_GRACE_TURNS = 3
+"""Turns a nudged actor gets to close the scene before the soft cap closes it."""
+
+
+def close(reason: str, text: str, goal_achieved: bool = False) -> Decision:
+    return Decision(decision="close", reason=reason, text=text, goal_achieved=goal_achieved)
+
+
+async def after_beat(session: Session, new_speech: list[SpeakEvent]) -> Decision | None:
+    """The close decision for this beat, or None to play on."""
+    state, limits = session.state, session.scene.limits
+    spoken = [s for s in new_speech if s.action != "silent"]
+    state.silent_streak = 0 if spoken else state.silent_streak + 1
+    for speech in new_speech:
+        if speech.closes_scene:
+            return close("explicit", f"{state.cast[speech.from_]} ended the scene", True)
+    if session.budget_usd is not None and state.cost_usd >= session.budget_usd:
+        return close("budget", f"Budget of ${session.budget_usd:.2f} reached (${state.cost_usd:.4f})")
+    decision = caps(session) or stall(session)
+    if decision:
+        return decision
+    decision = await judge(session, new_speech)
+    if decision:
+        return decision
+    if state.beat + 1 >= state.max_beats:
+        session.recorder.log("warning", f"max beats ({state.max_beats}) reached without a natural close")
+        return close("max-beats", f"Maximum of {state.max_beats} beats reached")
+    return None
+
+
+def caps(session: Session) -> Decision | None:
+    """Hard cap closes; soft cap nudges once (timing only), then closes after a grace."""
+    state, limits = session.state, session.scene.limits
+    for slug, turns in state.turns.items():
+        if turns >= limits.hard_cap_per_character:
+            return close("hard-cap", f"{state.cast[slug]} reached the hard cap of {turns} turns")
+    for slug, turns in state.turns.items():
+        if slug in session.nudged and turns >= session.nudged[slug] + NUDGE_GRACE_TURNS:
+            return close("soft-cap", f"{state.cast[slug]} was nudged at the soft cap and the scene went on")
+        if turns >= limits.soft_cap_per_character and slug not in session.nudged:
+            nudge(session, slug)
+    return None
+
+
+def nudge(session: Session, slug: str) -> None:
+    """Tell one actor the end is approaching: the only content the coordinator ever adds."""
+    session.nudged[slug] = session.state.turns[slug]
+    session.director_note(SOFT_CAP_NUDGE, slug, source=COORDINATOR, reason="soft-cap")
+
+
+def stall(session: Session) -> Decision | None:
+    """After `stall_beats` silent beats: a moderator note and any scheduled event; twice that: close."""
+    state, limits = session.state, session.scene.limits
+    if state.silent_streak >= 2 * limits.stall_beats:
+        return close("stall", f"No one spoke for {state.silent_streak} beats")
+    if state.silent_streak == limits.stall_beats:
+        session.director_note(STALL_NOTE, None, source=COORDINATOR, reason="stall")
+        due = next((i for i, e in enumerate(session.scene.events) if i not in session.fired_events), None)
+        if due is not None:
+            session.fired_events.add(due)
+            session.world_event(session.scene.events[due].text, source=COORDINATOR)
+    return None
+
+
+async def judge(session: Session, new_speech: list[SpeakEvent]) -> Decision | None:
+    """Ask the coordinator (rules or an LLM judge) and act on its decision."""
+    state = session.state
+    view = SceneView(beat=state.beat, max_beats=state.max_beats, goal=session.scene.goal or "",
+                     new_speech=new_speech, recent_lines=session.public_lines[-40:],
+                     silent_streak=state.silent_streak)
+    decision = await session.coordinator.decide(view, session.ask_judge, lambda m: session.recorder.log("warning", m))
+    if decision.decision != "continue":
+        session.say("decision", decision.text or decision.decision, reason=decision.reason, target=decision.actor)
+    if decision.decision == "close":
+        return close(decision.reason or "natural", decision.text or "The coordinator closed the scene",
+                     decision.goal_achieved)
+    if decision.decision == "nudge" and decision.actor in state.cast and decision.actor not in session.nudged:
+        nudge(session, decision.actor)
+    return None
+
+
+def public_line(session: Session, speech: SpeakEvent) -> str:
+    """The line a speech adds to the public record (what judges and transcripts see)."""
+    return speech_line(session.state.cast[speech.from_], speech)

@@ -1,0 +1,67 @@
+"""The `promptdesk` command: the console by default, `--batch` headless, `replay RUN_DIR`.
+
+Importing this module is cheap: no SDK, no Textual. Each path imports what it needs when taken.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from core.errors import EXIT_INVALID
+
+def parser() -> argparse.ArgumentParser:
+    """Every flag of DESIGN §8, shared by the console and the batch runner."""
+    p = argparse.ArgumentParser(
+        prog="promptdesk",
+        description="A director's console for multi-agent dialogue. With no arguments, opens the console.",
+        epilog="Examples: promptdesk scenes/the-apology.yaml | promptdesk replay runs/X | "
+               "promptdesk --batch scenes/the-apology.yaml --isolation b --coordinator C")
+    p.add_argument("args", nargs="*", metavar="SCENE | replay RUN_DIR", help="a scene file, or `replay` and a run folder")
+    p.add_argument("--batch", metavar="SCENE", type=Path, help="run SCENE headless to its close")
+    p.add_argument("--isolation", choices=["a", "b"], help="a: fresh stateless call per turn; b: one thread per actor")
+    p.add_argument("--coordinator", choices=["A", "B", "C"], help="A: LLM judge with your notes; B: dedicated LLM judge; C: pure code")
+    p.add_argument("--provider", choices=["offline", "anthropic", "openai", "openai-compatible"])
+    p.add_argument("--model")
+    p.add_argument("--base-url", dest="base_url")
+    p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=Path, default=[], metavar="DIR")
+    p.add_argument("--out", type=Path, metavar="DIR", help="the run folder (default runs/<scene>-<stamp>)")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--max-beats", dest="max_beats", type=_positive_int)
+    p.add_argument("--budget-usd", dest="budget_usd", type=float, help="close the scene (reason budget) when spent")
+    p.add_argument("--quiet", action="store_true", help="batch: print only the summary")
+    return p
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text}")
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script; returns the process exit code."""
+    ns = parser().parse_args(argv)
+    if ns.batch is not None:
+        from core.batch import run_batch
+        return run_batch(ns)
+    if ns.args[:1] == ["replay"]:
+        if len(ns.args) != 2:
+            print("INVALID_CONFIG: usage: promptdesk replay RUN_DIR", file=sys.stderr)
+            return EXIT_INVALID
+        return _console(ns, replay=Path(ns.args[1]))
+    if len(ns.args) > 1:
+        print(f"INVALID_CONFIG: one scene file at most, got {len(ns.args)}: {' '.join(ns.args)}", file=sys.stderr)
+        return EXIT_INVALID
+    return _console(ns, scene=Path(ns.args[0]) if ns.args else None)
+
+
+def _console(ns: argparse.Namespace, scene: Path | None = None, replay: Path | None = None) -> int:
+    from tui.app import run_console
+    return run_console(ns, scene=scene, replay=replay)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

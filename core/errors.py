@@ -1,0 +1,44 @@
+"""Errors a user can act on: each carries a code from spec 003 and says what to fix."""
+
+from __future__ import annotations
+
+EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+"""Process exit codes: the scene closed (any reason); it failed; the input was invalid."""
+
+
+class PromptdeskError(Exception):
+    """Base of every user-facing error. `code` is stable; the message names what to fix."""
+
+    code = "ERROR"
+
+    def __init__(self, message: str, **context: object) -> None:
+        super().__init__(message)
+        self.message = message
+        self.context = context
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class InvalidConfig(PromptdeskError):
+    """A scene file, a flag or a setting is wrong (names the file, field and line)."""
+
+    code = "INVALID_CONFIG"
+
+
+class CharacterLoadError(PromptdeskError):
+    """A character could not be found or read (names the paths searched)."""
+
+    code = "CHARACTER_LOAD_ERROR"
+
+
+class ProviderError(PromptdeskError):
+    """A provider failed for good (after retries, or with an error that is never retried)."""
+
+    code = "PROVIDER_ERROR"
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
+                 **context: object) -> None:
+        super().__init__(message, **context)
+        self.status = status
+        self.retryable = retryable

@@ -1,0 +1,66 @@
+"""The offline improviser: a deterministic, seeded stand-in for a model. It is not a language model.
+
+It reads only the request (the briefing in the system prompt, the thread in the messages) and
+assembles an answer in the full protocol from the character's profile, the scene and phrase banks:
+thinking, speech with headers, silences, interruptions, reactions, a natural close, journals and
+coordinator decisions. The same seed and the same request always give the same answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from core.errors import ProviderError
+from core.improv.briefing_reader import read_briefing
+from core.improv.correction import malform, reformat
+from core.improv.dice import rng_for
+from core.improv.journal import write_journal
+from core.improv.judge import judge
+from core.improv.scene_turn import play_turn
+from core.providers.base import Request
+
+DISCLAIMER = ("The offline improviser is not a language model: it is a deterministic, seeded improviser "
+              "that assembles lines from the character's profile and the scene.")
+
+Player = Callable[[Request, int, float], str]
+
+
+def improvise(request: Request, seed: int = 0, malformed_rate: float = 0.0) -> str:
+    """The improviser's whole answer to one request."""
+    player = PLAYERS.get(request.purpose)
+    if player is None:
+        raise ProviderError(f"the offline improviser does not play purpose {request.purpose!r} yet",
+                            retryable=False)
+    return player(request, seed, malformed_rate)
+
+
+def request_rng(request: Request, seed: int, *extra: str):
+    """The generator for one request: seed, addressee, purpose, system prompt and every message."""
+    parts = [request.to, request.purpose, request.system]
+    parts += [f"{m.role}:{m.content}" for m in request.messages]
+    return rng_for(seed, *parts, *extra)
+
+
+def _turn(request: Request, seed: int, malformed_rate: float) -> str:
+    rng = request_rng(request, seed)
+    brief = read_briefing(request.system, request.messages, request.to, request.beat)
+    answer = play_turn(brief, seed, rng)
+    return malform(answer, rng) if malformed_rate and rng.random() < malformed_rate else answer
+
+
+def _correct(request: Request, seed: int, malformed_rate: float) -> str:
+    previous = next((m.content for m in reversed(request.messages) if m.role == "assistant"), "")
+    fixed = reformat(previous) if previous else None
+    return fixed or _turn(request, seed, 0.0)
+
+
+def _journal(request: Request, seed: int, malformed_rate: float) -> str:
+    brief = read_briefing(request.system, request.messages, request.to, request.beat)
+    return write_journal(brief, request_rng(request, seed))
+
+
+def _judge(request: Request, seed: int, malformed_rate: float) -> str:
+    return judge(request.system, request.messages, request_rng(request, seed))
+
+
+PLAYERS: dict[str, Player] = {"turn": _turn, "correct": _correct, "journal": _journal, "judge": _judge}

@@ -1,0 +1,74 @@
+"""When and how a character brings the scene to a close, and how a close is recognised.
+
+Each character has a seeded beat after which they close (7-15, mostly shared by the scene), and
+closes within two turns of the soft-cap nudge. The close line always carries one of spec 000's
+conservative close words, so a pure-code coordinator recognises it; a few scenes end explicitly.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from core.improv.briefing_reader import Briefing
+from core.improv.dice import rng_for
+
+EXPLICIT = "*[the scene ends here]*"
+CLOSE_WORDS = re.compile(
+    r"\b(thank you (both|all)|i'?ll let you go|i should (head out|get going|be going|let you get on)"
+    r"|i'?d better (go|get going|be going)|safe travels|goodbye)\b", re.I)
+EXIT_ACTIONS = re.compile(
+    r"\b(leaves|walks out|heads (for|out|to) the door|puts on (his|her|their) coat|stands to leave|exits)\b",
+    re.I)
+FAREWELLS = (
+    "I should head out. {wrap}",
+    "I'll let you go. {wrap}",
+    "I should let you get on with your day. {wrap}",
+    "I'd better get going. {wrap}",
+    "Safe travels home, {to}. {wrap}",
+)
+WRAPS = ("We know what happens next with {topic}.", "Let's hold each other to it.",
+         "This helped more than I expected.", "Same time next week, then.", "Thank you for hearing me out.")
+EXITS = ("picks up coat and leaves", "stands to leave", "heads for the door", "gathers things and walks out")
+EXPLICIT_RATE = 0.05
+
+
+def close_threshold(seed: int, brief: Briefing) -> int:
+    """The beat from which this character closes: a scene-wide base plus a small personal lag."""
+    base = rng_for(seed, "close", brief.scene_key).randint(7, 12)
+    return base + rng_for(seed, "close", brief.scene_key, brief.name).randint(0, 3)
+
+
+def explicit_scene(seed: int, brief: Briefing) -> bool:
+    """About one scene in twenty ends with the explicit close marker instead of a farewell."""
+    return rng_for(seed, "explicit", brief.scene_key).random() < EXPLICIT_RATE
+
+
+def close_due(brief: Briefing, seed: int, rng: random.Random) -> bool:
+    """Past the seeded beat, the turn after a nudge (often the same turn), or after a farewell."""
+    if "nudge" in brief.earlier_cues or any(closes(line.text, line.nonverbal) for line in brief.heard):
+        return True
+    if "nudge" in brief.cues:
+        return rng.random() < 0.6
+    return brief.beat >= close_threshold(seed, brief)
+
+
+def close_speech(brief: Briefing, seed: int, rng: random.Random, to: str, topic: str) -> str:
+    """The inside of `<speech>` for a closing turn."""
+    if explicit_scene(seed, brief):
+        return EXPLICIT
+    wrap = rng.choice(WRAPS).format(topic=topic)
+    if len(brief.others) >= 2 and rng.random() < 0.4:
+        words = f"Thank you {'both' if len(brief.others) == 2 else 'all'}, this was generous."
+    else:
+        options = [f for f in FAREWELLS if to or "{to}" not in f]
+        words = rng.choice(options).format(to=to, wrap=wrap)
+    parts = ([f"TO: {to}"] if to else []) + [f"TONE: {rng.choice(('warm', 'relieved', 'settled', 'grateful'))}"]
+    if rng.random() < 0.5:
+        parts.append(f"*{rng.choice(EXITS)}*")
+    return f'[{", ".join(parts)}] "{words}"'
+
+
+def closes(words: str, gesture: str = "") -> bool:
+    """Close words in what was said, or an exit in what was done."""
+    return bool(CLOSE_WORDS.search(words) or EXIT_ACTIONS.search(gesture) or EXPLICIT in words)

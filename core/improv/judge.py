@@ -1,0 +1,65 @@
+"""The coordinator judge (roles A and B): one JSON decision, never dialogue.
+
+Reads the speech lines in the request. A close word or exit action in the latest lines closes the
+scene ("natural"; the explicit marker gives "explicit"); a run of silent beats suggests a world
+event that fits the setting; anything else continues.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+from core.improv.closing import EXPLICIT, closes
+from core.improv.lines import parse_lines
+from core.providers.base import ChatMessage
+
+SILENT_STREAK = re.compile(r"silent beats(?: in a row)?:\s*(\d+)|(\d+)\s+(?:consecutive\s+)?silent beats", re.I)
+STALL_AT = 2
+EVENTS = (
+    (("office", "meeting", "deadline", "project", "client", "conference"),
+     ("The phone on the conference table rings", "Someone knocks on the glass door")),
+    (("kitchen", "breakfast", "tea", "coffee", "dinner"),
+     ("The kettle begins to whistle", "A plate slides off the counter and shatters")),
+    (("cafe", "café", "restaurant", "bar", "pub"),
+     ("A waiter drops a tray of glasses nearby", "The music cuts out mid-song")),
+    (("street", "park", "garden", "outside", "beach", "car"),
+     ("It starts to rain, hard", "A car alarm goes off nearby")),
+    (("home", "house", "living room", "apartment", "flat"),
+     ("The doorbell rings", "The lights flicker and go out for a moment")),
+)
+DEFAULT_EVENTS = ("A door slams somewhere down the hall", "A phone starts ringing and won't stop")
+
+
+def judge(system: str, messages: list[ChatMessage], rng: random.Random) -> str:
+    """The decision as a JSON object, and nothing else."""
+    text = "\n".join(m.content for m in messages if m.role == "user")
+    speech = [line for line in parse_lines(text) if line.kind == "speech"]
+    recent = speech[-3:]
+    if any(EXPLICIT in line.text or EXPLICIT in line.nonverbal for line in recent) or EXPLICIT in text[-400:]:
+        return _decision("close", "explicit", goal_achieved=True)
+    for line in reversed(recent):
+        if line.action != "silent" and closes(line.text, line.nonverbal):
+            return _decision("close", "natural", goal_achieved=True)
+    streak = SILENT_STREAK.search(text)
+    if streak and int(streak.group(1) or streak.group(2)) >= STALL_AT:
+        return _decision("suggest_event", "the scene has stalled: no one has spoken for a while",
+                         text=_event_for(f"{system}\n{text}", rng))
+    return _decision("continue", "the scene is still moving")
+
+
+def _event_for(context: str, rng: random.Random) -> str:
+    """A short world event that fits the setting (or the talk) when one can be told."""
+    setting = re.search(r"^Setting:\s*(.+)$", context, re.M)
+    for haystack in ([setting.group(1)] if setting else []) + [context]:
+        lowered = haystack.lower()
+        for keys, options in EVENTS:
+            if any(re.search(rf"\b{re.escape(key)}\b", lowered) for key in keys):
+                return rng.choice(options)
+    return rng.choice(DEFAULT_EVENTS)
+
+
+def _decision(decision: str, reason: str, *, text: str | None = None, goal_achieved: bool = False) -> str:
+    return json.dumps({"decision": decision, "reason": reason, "actor": None, "text": text,
+                       "goal_achieved": goal_achieved})

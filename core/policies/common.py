@@ -1,0 +1,46 @@
+"""What both scene policies share: scheduled world events, routing speech, addressing."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.events import SpeakEvent
+from core.formatting import speech_line
+
+if TYPE_CHECKING:
+    from core.actors import Actor
+    from core.session import Session
+
+
+def fire_scheduled(session: Session, beat: int) -> None:
+    """Deliver every scheduled world event due at or before this beat, once."""
+    for index, event in enumerate(session.scene.events):
+        if event.at_beat <= beat and index not in session.fired_events:
+            session.fired_events.add(index)
+            session.world_event(event.text, source="coordinator")
+
+
+def route(session: Session, speech: SpeakEvent) -> None:
+    """Count a spoken turn and forward the speech (never thinking) to every other actor."""
+    if speech.action == "silent":
+        return
+    session.state.turns[speech.from_] += 1
+    speaker = session.actors[speech.from_]
+    line = speech_line(speaker.name, speech)
+    session.public_lines.append(line)
+    for slug, actor in session.actors.items():
+        if slug != speech.from_:
+            actor.receive(line)
+            session.say("route", f"Forwarding {speaker.name}'s speech to {actor.name}", target=slug,
+                        beat=speech.beat)
+
+
+def addressed(session: Session, speech: SpeakEvent | None) -> Actor | None:
+    """The cast member a speech's `TO:` names (by slug, full name or first name), if any."""
+    if speech is None or not speech.target:
+        return None
+    wanted = speech.target.strip().lower()
+    for actor in session.actors.values():
+        if actor.slug != speech.from_ and wanted in (actor.slug, actor.name.lower(), actor.name.lower().split()[0]):
+            return actor
+    return None

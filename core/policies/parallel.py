@@ -1,0 +1,51 @@
+"""Parallel beats (specs 003/004): every actor gets the update at once; responses are kept in
+arrival order, SILENT is logged but not transcribed, and one failing actor does not stop the beat."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from core.briefing import BEGIN_NOTE, note_line
+from core.coordinator import Decision
+from core.events import SpeakEvent
+from core.policies.common import fire_scheduled, route
+from core.turn import play_turn
+
+if TYPE_CHECKING:
+    from core.actors import Actor
+    from core.session import Session
+
+
+async def play(session: Session) -> Decision:
+    """Beat 0: the initial speaker opens. Then every beat goes to the whole cast."""
+    cast = list(session.actors.values())
+    opener = session.actors[session.scene.initial_speaker or cast[0].slug]
+    opener.receive(note_line(BEGIN_NOTE))
+    beat = 0
+    while True:
+        session.state.beat = beat
+        await session.safe_point()
+        fire_scheduled(session, beat)
+        speeches = await run_beat(session, [opener] if beat == 0 else cast, beat)
+        decision = await session.check(speeches)
+        if decision:
+            return decision
+        beat += 1
+
+
+async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[SpeakEvent]:
+    """Ask every actor concurrently; return their speeches in arrival order, routed."""
+    from core.session import SceneStopped
+
+    session.say("beat", f"Beat {beat}", beat=beat)
+    first = len(session.recorder.events)
+    tasks = [session.track(asyncio.create_task(play_turn(session, actor, beat, timeout_s=actor.turn_timeout_s)))
+             for actor in actors]
+    await asyncio.gather(*tasks, return_exceptions=True)
+    if session.stopped:
+        raise SceneStopped
+    speeches = [e for e in session.recorder.events[first:] if isinstance(e, SpeakEvent)]
+    for speech in speeches:
+        route(session, speech)
+    return speeches

@@ -1,0 +1,45 @@
+"""Sequential dialogue (spec 000): one actor at a time; speech only is routed to the others; the
+next speaker is the one addressed, else the next in the cast."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from core.briefing import BEGIN_NOTE, note_line
+from core.coordinator import Decision
+from core.policies.common import addressed, fire_scheduled, route
+from core.turn import play_turn
+
+if TYPE_CHECKING:
+    from core.session import Session
+
+
+async def play(session: Session) -> Decision:
+    """Turn by turn until the coordinator, a limit or the operator closes the scene."""
+    from core.session import SceneStopped
+
+    cast = list(session.actors.values())
+    speaker = session.actors[session.scene.initial_speaker or cast[0].slug]
+    speaker.receive(note_line(BEGIN_NOTE))
+    beat = 0
+    while True:
+        session.state.beat = beat
+        await session.safe_point()
+        fire_scheduled(session, beat)
+        session.say("beat", f"Turn {beat}: {speaker.name}", beat=beat, target=speaker.slug)
+        task = session.track(asyncio.create_task(play_turn(session, speaker, beat, timeout_s=speaker.turn_timeout_s)))
+        try:
+            speech = await task
+        except asyncio.CancelledError:
+            if session.stopped:
+                raise SceneStopped from None
+            raise
+        if speech is not None:
+            route(session, speech)
+        decision = await session.check([speech] if speech else [])
+        if decision:
+            return decision
+        nxt = addressed(session, speech)
+        speaker = nxt or cast[(cast.index(speaker) + 1) % len(cast)]
+        beat += 1

@@ -1,0 +1,81 @@
+"""The one provider interface every model backend implements, and its request/response types.
+
+A `Request` is exactly what is sent to a model (and what `prompts.jsonl` records): a system
+prompt, the message thread, and a few routing facts (`to`, `purpose`) that a real provider ignores.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Purpose = Literal["turn", "correct", "journal", "judge", "envelope", "facilitator", "participant"]
+
+
+class ChatMessage(BaseModel):
+    """One message of a thread, as the model sees it."""
+
+    role: Literal["user", "assistant"]
+    content: str
+
+
+class Request(BaseModel):
+    """Everything one call sends to a model. Never holds an API key."""
+
+    to: str
+    purpose: Purpose = "turn"
+    system: str
+    messages: list[ChatMessage]
+    max_tokens: int = 1024
+    temperature: float | None = None
+    cache_prefix: bool = False
+    """Mark the system prompt as a stable cached prefix (isolation b)."""
+    cache_key: str | None = None
+    """A per-actor cache routing key (OpenAI `prompt_cache_key`)."""
+    json_schema: dict[str, Any] | None = None
+    """When set, ask for output matching this JSON schema (structured outputs)."""
+    beat: int | None = None
+
+
+class Usage(BaseModel):
+    """Tokens one call consumed, split the way providers bill them."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens + self.cache_write_tokens + self.cache_read_tokens
+
+
+class Completion(BaseModel):
+    """What came back: the whole text, its usage and timing."""
+
+    text: str
+    usage: Usage = Field(default_factory=Usage)
+    provider: str
+    model: str | None = None
+    latency_s: float = 0.0
+    ttft_s: float | None = None
+
+
+DeltaCallback = Callable[[str], None]
+
+
+class Provider(ABC):
+    """An async model backend. `complete` streams when `on_delta` is given."""
+
+    name: str = "provider"
+    model: str | None = None
+
+    @abstractmethod
+    async def complete(self, request: Request, on_delta: DeltaCallback | None = None) -> Completion:
+        """Send one request; call `on_delta(fragment)` as text arrives when streaming."""
+
+    async def aclose(self) -> None:
+        """Release connections. Default: nothing to release."""

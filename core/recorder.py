@@ -1,0 +1,102 @@
+"""The run folder's writer: `events.jsonl` appended and flushed event by event, every prompt to
+`prompts.jsonl`, warnings to `debug.log`, and the derived files written once at close.
+
+`events.jsonl` is the source of truth; `finish` rebuilds every other file from the events alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from core import outputs
+from core.events import BaseEvent, parse_event_json
+from core.providers.base import Request
+
+_SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{6,}|(?i:api[_-]?key)\s*[:=]\s*\S+)")
+
+
+def redact(text: str) -> str:
+    """Remove anything shaped like an API key from text bound for a file or a terminal."""
+    return _SECRET.sub("[redacted]", text)
+
+
+class Recorder:
+    """Owns one run folder. Every write is flushed at once so a crash loses nothing recorded."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self.events: list[BaseEvent] = []
+        self._files: dict[str, TextIO] = {}
+
+    def open(self) -> None:
+        """Create the folder and open the append-only logs."""
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        for name in ("events.jsonl", "prompts.jsonl", "debug.log"):
+            self._files[name] = open(self.run_dir / name, "a", encoding="utf-8")
+
+    def write_notes(self, text: str) -> None:
+        """Write `notes.md` (done before any actor is spawned)."""
+        (self.run_dir / "notes.md").write_text(text, encoding="utf-8")
+
+    def record(self, event: BaseEvent) -> None:
+        """Append one event to `events.jsonl` and flush."""
+        self.events.append(event)
+        self._append("events.jsonl", json.dumps(event.to_record(), ensure_ascii=False))
+
+    def record_prompt(self, t: float, request: Request) -> None:
+        """Append one request, exactly as sent, to `prompts.jsonl` (never a key: requests hold none)."""
+        line = {"t": round(t, 4), "to": request.to, "purpose": request.purpose,
+                "request": request.model_dump(exclude_none=True)}
+        if request.beat is not None:
+            line["beat"] = request.beat
+        self._append("prompts.jsonl", json.dumps(line, ensure_ascii=False))
+
+    def log(self, level: str, message: str, **context: Any) -> None:
+        """Append a warning or error with its context to `debug.log`."""
+        stamp = datetime.now().isoformat(timespec="milliseconds")
+        extra = " ".join(f"{k}={v!r}" for k, v in context.items())
+        self._append("debug.log", redact(f"{stamp} {level.upper()} {message} {extra}".rstrip()))
+
+    def _append(self, name: str, line: str) -> None:
+        handle = self._files.get(name)
+        if handle is None:
+            return
+        handle.write(line + "\n")
+        handle.flush()
+
+    def finish(self, when: datetime) -> None:
+        """Write the derived files from the recorded events, then close the logs."""
+        write_derived(self.run_dir, self.events, when)
+        for handle in self._files.values():
+            handle.close()
+        self._files.clear()
+
+
+def write_derived(run_dir: Path, events: list[BaseEvent], when: datetime) -> None:
+    """Rebuild `events.json`, both transcripts, `metadata.json` and `journals/` from events."""
+    records = [e.to_record() for e in events]
+    (run_dir / "events.json").write_text(json.dumps(records, indent=2, ensure_ascii=False), encoding="utf-8")
+    (run_dir / "transcript.md").write_text(outputs.transcript_md(events, when), encoding="utf-8")
+    (run_dir / "transcript.txt").write_text(outputs.transcript_txt(events, when), encoding="utf-8")
+    metadata = outputs.metadata(events)
+    (run_dir / "metadata.json").write_text(json.dumps(metadata, indent=2), encoding="utf-8")
+    for slug, text in outputs.journals(events).items():
+        (run_dir / "journals").mkdir(exist_ok=True)
+        (run_dir / "journals" / f"{slug}.md").write_text(text, encoding="utf-8")
+
+
+def read_events(run_dir: Path) -> list[BaseEvent]:
+    """Read `events.jsonl` back; a torn last line (a crash mid-write) is skipped."""
+    events: list[BaseEvent] = []
+    with open(run_dir / "events.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                try:
+                    events.append(parse_event_json(line))
+                except ValueError:
+                    continue
+    return events

@@ -1,0 +1,25 @@
+"""Untrusted text made safe for a terminal: no escape sequences, no control characters.
+
+Everything an actor, a character file or a scene file says passes through `strip_controls`
+before it reaches a terminal or a widget (ESC/CSI/OSC sequences such as `ESC[2J` or OSC 52,
+C0 controls except newline and tab, and C1 controls).
+"""
+
+from __future__ import annotations
+
+import re
+
+_SEQUENCES = re.compile(
+    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"   # OSC ... BEL / ST
+    r"|\x1b[P^_X][^\x1b]*(?:\x1b\\)?"       # DCS, PM, APC, SOS ... ST
+    r"|\x1b\[[0-?]*[ -/]*[@-~]?"            # CSI
+    r"|\x9b[0-?]*[ -/]*[@-~]?"              # 8-bit CSI
+    r"|\x9d[^\x07\x9c]*[\x07\x9c]?"         # 8-bit OSC
+    r"|\x1b[ -/]*[0-~]?"                    # other ESC sequences
+)
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def strip_controls(text: str) -> str:
+    """Remove terminal escape sequences and control characters; keep newlines and tabs."""
+    return _CONTROLS.sub("", _SEQUENCES.sub("", text))

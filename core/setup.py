@@ -1,0 +1,157 @@
+"""From a scene file and the operator's choices to a ready `Session` (nothing spawned yet).
+
+This is where "must present, must record" is enforced for every entry point: no isolation or
+coordinator choice, no session. The console's wizard and `--batch` both come through here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from core.actors import make_actor
+from core.briefing import build_briefing
+from core.characters import Character, load_cast, search_dirs
+from core.clock import Clock, RealClock
+from core.coordinator import JudgeCoordinator, RuleCoordinator
+from core.errors import InvalidConfig
+from core.notes import notes_text
+from core.providers.base import Provider
+from core.scenes import ProviderSpec, Scene, load_scene
+from core.session import Session
+
+ISOLATIONS = ("a", "b")
+ROLES = ("A", "B", "C")
+
+
+@dataclass
+class RunOptions:
+    """The operator's choices and overrides; `None` means "take it from the scene file"."""
+
+    isolation: str | None = None
+    coordinator: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    characters_dirs: list[Path] = field(default_factory=list)
+    out: Path | None = None
+    runs_root: Path = Path("runs")
+    seed: int | None = None
+    max_beats: int | None = None
+    budget_usd: float | None = None
+    clock: Clock | None = None
+    cwd: Path | None = None
+    write_character_journals: bool = True
+
+
+def choices(scene: Scene, options: RunOptions) -> tuple[str, str]:
+    """The two pre-experiment choices, from the flags or the scene file; never a silent default."""
+    isolation = options.isolation or scene.isolation
+    role = options.coordinator or scene.coordinator
+    missing = []
+    if isolation is None:
+        missing.append("--isolation a|b (a: fresh stateless call per turn; b: one thread per actor)")
+    if role is None:
+        missing.append("--coordinator A|B|C (A: LLM judge with your notes; B: dedicated LLM judge; C: pure code)")
+    if missing:
+        raise InvalidConfig("both pre-experiment choices are required and are never defaulted. Give "
+                            + " and ".join(missing) + ", or set `isolation:` and `coordinator:` in the scene file.")
+    if isolation not in ISOLATIONS:
+        raise InvalidConfig(f"--isolation must be a or b, not {isolation!r}")
+    if role not in ROLES:
+        raise InvalidConfig(f"--coordinator must be A, B or C, not {role!r}")
+    return isolation, role
+
+
+def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> ProviderSpec:
+    """The provider for one actor (or the judge, slug None): flags win over the scene file."""
+    spec = scene.provider_for(slug) if slug else (scene.judge or scene.provider)
+    update: dict[str, Any] = {}
+    if options.provider:
+        update["name"] = options.provider
+        if options.provider != spec.name:
+            update["model"] = None
+    if options.model:
+        update["model"] = options.model
+    if options.base_url:
+        update["base_url"] = options.base_url
+    return spec.model_copy(update=update) if update else spec
+
+
+def run_dir_for(scene: Scene, options: RunOptions) -> Path:
+    """`--out`, else a fresh `runs/<scene-name>-<YYYYmmdd-HHMMSS>` (suffixed if taken)."""
+    if options.out:
+        return options.out
+    base = options.runs_root / f"{scene.name}-{datetime.now():%Y%m%d-%H%M%S}"
+    candidate, n = base, 1
+    while candidate.exists():
+        n += 1
+        candidate = base.with_name(f"{base.name}-{n}")
+    return candidate
+
+
+class ProviderPool:
+    """One provider instance per distinct spec, shared by the actors that use it."""
+
+    def __init__(self, seed: int, clock: Clock) -> None:
+        self.seed, self.clock = seed, clock
+        self._made: dict[str, Provider] = {}
+
+    def get(self, spec: ProviderSpec) -> Provider:
+        key = spec.model_dump_json()
+        if key not in self._made:
+            self._made[key] = self._make(spec)
+        return self._made[key]
+
+    def _make(self, spec: ProviderSpec) -> Provider:
+        if spec.name == "offline":
+            from core.providers.offline import OfflineProvider
+            return OfflineProvider(seed=self.seed, latency_ms=spec.latency_ms, clock=self.clock)
+        from core.providers.registry import make_provider
+        return make_provider(spec, seed=self.seed)
+
+
+def turn_timeout(spec: ProviderSpec) -> float:
+    """The engine's own guard around one turn: every retry's timeout, plus backoff headroom."""
+    return spec.timeout_s * (spec.max_retries + 1) + spec.retry_after_cap_s * spec.max_retries + 5
+
+
+def operator_context(scene: Scene, notes: str, role: str) -> str:
+    """What role A's judge sees beyond the speech: notes.md and the scene's coordinator notes."""
+    if role != "A":
+        return ""
+    return notes + (f"\nCoordinator notes: {scene.coordinator_notes}\n" if scene.coordinator_notes else "")
+
+
+def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
+    """Validate everything, resolve the cast and providers, and return a session ready to run."""
+    scene = scene_or_path if isinstance(scene_or_path, Scene) else load_scene(Path(scene_or_path))
+    isolation, role = choices(scene, options)
+    cwd = options.cwd or Path.cwd()
+    cast: list[Character] = load_cast(scene.characters, search_dirs(options.characters_dirs, cwd))
+    seed = options.seed if options.seed is not None else (scene.seed if scene.seed is not None
+                                                          else int.from_bytes(os.urandom(3), "big"))
+    clock = options.clock or RealClock()
+    pool = ProviderPool(seed, clock)
+    specs = {c.slug: provider_spec(scene, c.slug, options) for c in cast}
+    names = [c.name for c in cast]
+    actors = []
+    for character in cast:
+        actor = make_actor(isolation, character, build_briefing(character, scene, names), pool.get(specs[character.slug]))
+        actor.turn_timeout_s = turn_timeout(specs[character.slug])
+        actors.append(actor)
+    judge_spec = provider_spec(scene, None, options)
+    notes = notes_text(scene, isolation, role, specs, judge_spec, seed, cast)
+    coordinator = (RuleCoordinator() if role == "C" else
+                   JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=operator_context(scene, notes, role)))
+    start = {"scene": scene.model_dump(include={"name", "title", "format", "turns", "setting", "goal"}),
+             "cast": {c.slug: c.name for c in cast}, "isolation": isolation, "coordinator": role,
+             "seed": seed, "providers": {s: f"{p.name}:{p.model or 'default'}" for s, p in specs.items()}}
+    return Session(scene, actors, isolation=isolation, coordinator=coordinator, run_dir=run_dir_for(scene, options),
+                   notes=notes, start_info=start, clock=clock, max_beats=options.max_beats,
+                   budget_usd=options.budget_usd, characters={c.slug: c for c in cast},
+                   write_character_journals=options.write_character_journals,
+                   judge_provider=pool.get(judge_spec) if role != "C" else None)

@@ -1,0 +1,111 @@
+"""One actor's turn: ask, stream, parse, correct (at most twice), salvage, record.
+
+A turn never crashes the scene: a provider failure or a timeout becomes a `system` event
+("[SYSTEM: Bob unable to respond]") and the scene goes on without that actor's line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+from core.actors import Actor
+from core.errors import ProviderError
+from core.events import CallEvent, DeltaEvent, SpeakEvent, ThinkEvent
+from core.formatting import speech_line
+from core.pricing import cost_usd
+from core.protocol import CORRECTION_PROMPT, ParsedTurn, TagSplitter, parse_turn, salvage
+from core.providers.base import Completion, Provider, Request
+
+if TYPE_CHECKING:
+    from core.session import Session
+
+MAX_CORRECTIONS = 2
+
+
+async def call(session: Session, provider: Provider, request: Request, *, stream_as: str | None = None) -> Completion:
+    """Send one request: record it in `prompts.jsonl`, stream deltas, record a `call` event."""
+    session.recorder.record_prompt(session.now(), request)
+    splitter = TagSplitter()
+
+    def on_delta(fragment: str) -> None:
+        for channel, text in splitter.feed(fragment):
+            session.emit(DeltaEvent(t=session.now(), **{"from": stream_as}, channel=channel, text=text, beat=request.beat))
+
+    started = time.perf_counter()
+    ok = False
+    completion: Completion | None = None
+    try:
+        completion = await provider.complete(request, on_delta if stream_as else None)
+        ok = True
+        return completion
+    finally:
+        session.emit(_call_event(session, provider, request, completion, ok, time.perf_counter() - started))
+
+
+def _call_event(session: Session, provider: Provider, request: Request, completion: Completion | None,
+                ok: bool, elapsed: float) -> CallEvent:
+    usage = completion.usage if completion else None
+    latency = completion.latency_s if completion and completion.latency_s else elapsed
+    out_tokens = usage.output_tokens if usage else 0
+    return CallEvent(
+        t=session.now(), **{"from": "coordinator"}, target=request.to, beat=request.beat,
+        text=f"{request.purpose} call for {request.to}", provider=provider.name,
+        model=(completion.model if completion else None) or provider.model, purpose=request.purpose,
+        input_tokens=usage.input_tokens if usage else 0, output_tokens=out_tokens,
+        cache_write_tokens=usage.cache_write_tokens if usage else 0,
+        cache_read_tokens=usage.cache_read_tokens if usage else 0,
+        cost_usd=cost_usd(provider.name, provider.model, usage) if usage else 0.0,
+        latency_s=round(latency, 4), ttft_s=completion.ttft_s if completion else None,
+        tokens_per_s=round(out_tokens / latency, 1) if out_tokens and latency > 0 else None, ok=ok)
+
+
+async def play_turn(session: Session, actor: Actor, beat: int, *, timeout_s: float | None = None) -> SpeakEvent | None:
+    """Play one turn for `actor`; returns the recorded speech, or None when the actor failed."""
+    user_text, items = actor.take_inbox(beat, session.state.max_beats)
+    request = actor.request(user_text, beat)
+    try:
+        parsed, normalised = await asyncio.wait_for(_ask_until_well_formed(session, actor, request), timeout_s)
+    except asyncio.CancelledError:
+        raise
+    except (ProviderError, asyncio.TimeoutError, OSError) as exc:
+        reason = "Response timeout" if isinstance(exc, asyncio.TimeoutError) else str(exc)
+        session.recorder.log("error", f"{actor.slug} unable to respond", beat=beat, error=reason)
+        session.say("system", f"{actor.name} unable to respond", target=actor.slug, reason=reason, beat=beat)
+        actor.inbox = items + actor.inbox
+        return None
+    return _record(session, actor, beat, parsed, user_text, items, normalised)
+
+
+async def _ask_until_well_formed(session: Session, actor: Actor, request: Request) -> tuple[ParsedTurn, str]:
+    completion = await call(session, actor.provider, request, stream_as=actor.slug)
+    parsed = parse_turn(completion.text)
+    tries = 0
+    while not parsed.well_formed and tries < MAX_CORRECTIONS:
+        tries += 1
+        session.say("correct", f"Asked {actor.name} to reformat ({'; '.join(parsed.problems)})",
+                    target=actor.slug, beat=request.beat)
+        request = actor.correction(request, completion.text, CORRECTION_PROMPT)
+        completion = await call(session, actor.provider, request, stream_as=actor.slug)
+        parsed = parse_turn(completion.text)
+    if not parsed.well_formed:
+        session.recorder.log("warning", f"{actor.slug} output salvaged after {tries} corrections",
+                             beat=request.beat, raw=completion.text[:500])
+        parsed = salvage(completion.text)
+    normalised = f"<thinking>{parsed.thinking or ''}</thinking>\n<speech>{parsed.speech.raw}</speech>"
+    return parsed, normalised
+
+
+def _record(session: Session, actor: Actor, beat: int, parsed: ParsedTurn, user_text: str,
+            items: list[str], normalised: str) -> SpeakEvent:
+    if parsed.thinking:
+        session.emit(ThinkEvent(t=session.now(), **{"from": actor.slug}, text=parsed.thinking, beat=beat))
+    s = parsed.speech
+    speech = SpeakEvent(t=session.now(), **{"from": actor.slug}, text=s.content, beat=beat, action=s.action,
+                        target=s.target, tone=s.tone, nonverbal=s.nonverbal, interrupt_after=s.interrupt_after,
+                        raw=s.raw, closes_scene=s.closes_scene or None)
+    session.emit(speech)
+    own = speech_line(actor.name, speech) if speech.action != "silent" else None
+    actor.remember(user_text, items, normalised, own)
+    return speech

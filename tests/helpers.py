@@ -1,0 +1,106 @@
+"""Test support: the repository's example scenes and characters, real sessions on a virtual
+clock, and the isolation audit that every engine run in the suite goes through."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.clock import VirtualClock
+from core.errors import PromptdeskError
+from core.recorder import read_events
+from core.scenes import Scene, load_scene, scene_from_dict
+from core.session import Session, SessionResult
+from core.setup import RunOptions, build_session
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENES = ROOT / "scenes"
+CHARACTERS = ROOT / "characters"
+
+
+@dataclass
+class Run:
+    """A finished run: the session, its result and its folder."""
+
+    session: Session
+    result: SessionResult
+
+    @property
+    def dir(self) -> Path:
+        return self.result.run_dir
+
+    def events(self) -> list:
+        return read_events(self.dir)
+
+    def records(self, name: str = "events.jsonl") -> list[dict[str, Any]]:
+        return [json.loads(line) for line in (self.dir / name).read_text().splitlines() if line.strip()]
+
+    def prompts(self) -> list[dict[str, Any]]:
+        return self.records("prompts.jsonl")
+
+
+def example_scene(name: str, **update: Any) -> Scene:
+    """An example scene from `scenes/`, with fields replaced (e.g. no simulated latency)."""
+    scene = load_scene(SCENES / f"{name}.yaml")
+    provider = update.pop("provider", {})
+    scene = scene.model_copy(update={"provider": scene.provider.model_copy(update={"latency_ms": None, **provider})})
+    if "limits" in update:
+        update["limits"] = scene.limits.model_copy(update=update["limits"])
+    return scene.model_copy(update=update)
+
+
+def make_scene(**data: Any) -> Scene:
+    """A scene from a dict (the same validation as a file)."""
+    return scene_from_dict({"name": "test-scene", "characters": ["alice", "bob", "charlie"], **data})
+
+
+async def run_session(tmp_path: Path, scene: Scene, *, audit: bool = True, before_run=None, **options: Any) -> Run:
+    """Build and run a real session on a virtual clock; audit its prompts for isolation leaks."""
+    opts = RunOptions(runs_root=tmp_path / "runs", characters_dirs=[CHARACTERS], cwd=tmp_path,
+                      clock=options.pop("clock", VirtualClock()), write_character_journals=False,
+                      seed=options.pop("seed", 1), **options)
+    session = build_session(scene, opts)
+    if before_run:
+        before_run(session)
+    result = await session.run()
+    run = Run(session, result)
+    if audit:
+        assert_isolated(run)
+    return run
+
+
+def assert_isolated(run: Run) -> None:
+    """No actor's prompt holds another actor's thinking, profile, journal or perspective, nor the
+    coordinator notes: checked on every request recorded in `prompts.jsonl`."""
+    session = run.session
+    scene = session.scene
+    thinking: dict[str, list[str]] = {}
+    for record in run.records():
+        if record["type"] == "think":
+            thinking.setdefault(record["from"], []).append(record["text"])
+    secrets: dict[str, list[str]] = {}
+    for slug, character in session.characters.items():
+        private = [p for p in (_marker(character.profile), _marker(character.journal),
+                               _marker(scene.perspective_for(slug))) if p]
+        secrets[slug] = private + [t for t in thinking.get(slug, []) if len(t) > 20]
+    notes = _marker(scene.coordinator_notes or "")
+    for prompt in run.prompts():
+        if prompt["to"] not in session.actors:
+            continue
+        text = json.dumps(prompt["request"], ensure_ascii=False)
+        if notes:
+            assert notes not in text, f"coordinator notes leaked to {prompt['to']}"
+        for slug, items in secrets.items():
+            if slug == prompt["to"]:
+                continue
+            for item in items:
+                assert json.dumps(item, ensure_ascii=False)[1:-1] not in text, \
+                    f"private material of {slug} leaked to {prompt['to']}: {item[:60]!r}"
+
+
+def _marker(text: str | None) -> str | None:
+    """A distinctive slice of private text: its longest line, if long enough to be unambiguous."""
+    lines = sorted((line.strip() for line in (text or "").splitlines()), key=len, reverse=True)
+    return lines[0] if lines and len(lines[0]) >= 24 else None

@@ -1,0 +1,122 @@
+"""`promptdesk --batch` end to end: exit codes, messages that name what to fix, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+from helpers import CHARACTERS, ROOT, SCENES
+
+APOLOGY = str(SCENES / "the-apology.yaml")
+
+
+def batch(capsys, *args: str) -> tuple[int, str]:
+    code = main(["--batch", *args])
+    return code, capsys.readouterr().err
+
+
+def test_a_batch_run_closes_the_scene_and_names_the_run_folder(tmp_path, capsys):
+    out = tmp_path / "run"
+    code, err = batch(capsys, APOLOGY, "--isolation", "b", "--coordinator", "C", "--seed", "3",
+                      "--max-beats", "6", "--out", str(out), "--characters-dir", str(CHARACTERS))
+    assert code == 0
+    assert f"Run folder: {out}" in err
+    assert "[beat 0] Alice" in err
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["isolation"] == "b" and meta["coordinator"] == "C"
+    assert (out / "notes.md").read_text().startswith("Isolation:        (b)")
+
+
+def test_batch_refuses_to_start_without_both_choices(tmp_path, capsys):
+    code, err = batch(capsys, APOLOGY, "--out", str(tmp_path / "run"))
+    assert code == 2
+    assert "--isolation" in err and "--coordinator" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_batch_refuses_to_start_without_the_coordinator_choice(tmp_path, capsys):
+    code, err = batch(capsys, APOLOGY, "--isolation", "a", "--out", str(tmp_path / "run"))
+    assert code == 2 and "--coordinator" in err and "INVALID_CONFIG" in err
+
+
+def test_an_unknown_character_fails_fast_with_the_paths_searched(tmp_path, capsys):
+    scene = tmp_path / "s.yaml"
+    scene.write_text("name: lost\ncharacters: [alice, nobody-here]\n")
+    code, err = batch(capsys, str(scene), "--isolation", "a", "--coordinator", "C",
+                      "--characters-dir", str(CHARACTERS), "--out", str(tmp_path / "run"))
+    assert code == 2
+    assert "CHARACTER_LOAD_ERROR" in err and "nobody-here" in err
+    assert str(CHARACTERS / "nobody-here") in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_bad_yaml_names_the_file_and_the_line(tmp_path, capsys):
+    scene = tmp_path / "broken.yaml"
+    scene.write_text("name: broken\ncharacters: [alice, bob\nturns: parallel\n")
+    code, err = batch(capsys, str(scene), "--isolation", "a", "--coordinator", "C")
+    assert code == 2 and "INVALID_CONFIG" in err and "broken.yaml" in err
+    assert any(f":{n}" in err for n in (2, 3, 4))
+
+
+def test_a_bad_field_names_the_file_the_field_and_the_line(tmp_path, capsys):
+    scene = tmp_path / "bad.yaml"
+    scene.write_text("name: bad\ncharacters: [alice, bob]\nlimits:\n  max_beats: 0\n")
+    code, err = batch(capsys, str(scene), "--isolation", "a", "--coordinator", "C")
+    assert code == 2 and "bad.yaml:4" in err and "limits.max_beats" in err
+
+
+@pytest.mark.parametrize("slug", ["../etc", "a/b", "Alice", "a b"])
+def test_a_bad_character_slug_is_refused_before_any_path_is_built(tmp_path, capsys, slug):
+    scene = tmp_path / "s.yaml"
+    scene.write_text(f"name: s\ncharacters: [alice, {json.dumps(slug)}]\n")
+    code, err = batch(capsys, str(scene), "--isolation", "a", "--coordinator", "C")
+    assert code == 2 and "INVALID_CONFIG" in err
+
+
+def test_a_missing_scene_file_is_invalid_input(tmp_path, capsys):
+    code, err = batch(capsys, str(tmp_path / "nope.yaml"), "--isolation", "a", "--coordinator", "C")
+    assert code == 2 and "nope.yaml" in err
+
+
+def test_a_bad_flag_value_exits_2_naming_the_flag(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--batch", APOLOGY, "--isolation", "c", "--coordinator", "C"])
+    assert exc.value.code == 2
+    assert "--isolation" in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_the_scene_and_every_file_is_still_written(tmp_path):
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "core.cli", "--batch", APOLOGY, "--isolation", "b", "--coordinator", "C",
+         "--out", str(out), "--characters-dir", str(CHARACTERS), "--seed", "1", "--max-beats", "40"],
+        cwd=tmp_path, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    deadline = time.monotonic() + 60
+    for line in proc.stderr:
+        if "[beat 1]" in line or time.monotonic() > deadline:
+            break
+    proc.send_signal(signal.SIGINT)
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=60) == 0
+    assert "Scene closed: stop" in rest
+    records = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert [r["type"] for r in records][-1] == "close" and records[-1]["reason"] == "stop"
+    assert any(r["type"] == "stop" for r in records)
+    for name in ("events.json", "transcript.md", "transcript.txt", "metadata.json", "notes.md"):
+        assert (out / name).is_file()
+
+
+def test_the_help_and_the_offline_path_import_no_sdk_and_no_textual():
+    code = ("import sys, core.cli, core.batch, core.setup, core.providers.offline\n"
+            "bad = [m for m in ('textual', 'rich', 'anthropic', 'openai') if m in sys.modules]\n"
+            "print(','.join(bad))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == ""
