@@ -52,8 +52,9 @@ class TurnPrinter:
         return None
 
 
-def run_batch(ns: argparse.Namespace, stream: TextIO = sys.stderr) -> int:
+def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     """Run the scene of `--batch` and return the exit code."""
+    stream = stream or sys.stderr
     try:
         session = build_session(ns.batch, options_from(ns))
     except PromptdeskError as exc:

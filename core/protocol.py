@@ -10,7 +10,8 @@ Everything here is a pure function of its input string: no I/O, and nothing rais
 makes the best of a response that stayed malformed after corrections, and `TagSplitter` routes
 streamed fragments to the `think` or `speech` channel as they arrive.
 
-Tags are matched case-insensitively and tolerate spaces inside the brackets (`< /Speech >`).
+Tags are matched case-insensitively and tolerate up to three spaces at each gap inside the
+angle brackets (`< /Speech >`); bounding them keeps every match linear on hostile input.
 """
 
 from __future__ import annotations
@@ -28,15 +29,15 @@ EXPLICIT_CLOSE = "*[the scene ends here]*"
 Action = Literal["speak", "interrupt", "silent", "react"]
 Channel = Literal["think", "speech"]
 
-_TAG_RE = re.compile(r"<\s*(/?)\s*(thinking|speech)\s*>", re.IGNORECASE)
-_TAG_SPLIT_RE = re.compile(r"<\s*/?\s*(?:thinking|speech)\s*>", re.IGNORECASE)
-_CLOSE_RE = re.compile(
-    r"^[ \t]*\**[ \t]*\[?[ \t]*the\s+scene\s+ends\s+here[ \t]*[.!]?[ \t]*\]?[ \t]*\**[ \t]*$",
-    re.IGNORECASE | re.MULTILINE,
-)
+_TAG_RE = re.compile(r"<\s{0,3}(?:(/)\s{0,3})?(thinking|speech)\s{0,3}>", re.IGNORECASE)
+_TAG_SPLIT_RE = re.compile(r"<\s{0,3}(?:/\s{0,3})?(?:thinking|speech)\s{0,3}>", re.IGNORECASE)
+_PARTIAL_TAG_RE = re.compile(r"<\s{0,3}(?:/\s{0,3})?([a-z]{0,8})(\s{0,3})", re.IGNORECASE)
+_CLOSE_NOISE_RE = re.compile(r"[*\[\].!]")
 _HEADER_RE = re.compile(r"\A\[([^\]]*)\]")
 _KEY_VALUE_RE = re.compile(r"\A([A-Za-z][A-Za-z _-]{0,30}?)\s*:\s*(.*)\Z", re.DOTALL)
-_INTERRUPT_RE = re.compile(r"\Ainterrupt\b\s*:?\s*(?:after\b\s*:?\s*(.*))?\Z", re.IGNORECASE | re.DOTALL)
+_INTERRUPT_RE = re.compile(
+    r"\Ainterrupt\b(?:\s*:)?\s*(?:after\b(?:\s*:)?\s*(.*))?\Z", re.IGNORECASE | re.DOTALL
+)
 _NONVERBAL_RE = re.compile(r"\*([^*]*)\*?")
 _QUOTES = "\"“”"
 _FLAGS: dict[str, Action] = {"silent": "silent", "react": "react", "speak": "speak"}
@@ -107,7 +108,7 @@ def parse_speech(text: str) -> Speech:
     `*[opens the door]* Hi` stay plain speech. Unknown keys are ignored.
     """
     raw = text.strip()
-    closes = bool(_CLOSE_RE.search(raw))
+    closes = any(_is_close_line(line) for line in raw.splitlines())
     header, rest = _split_header(raw)
     if header is None:
         return Speech("speak", _unquote(raw), raw, closes_scene=closes)
@@ -226,16 +227,19 @@ def _channel(tag_name: str) -> Channel:
 
 def _could_become_tag(text: str) -> bool:
     """Whether text (starting with "<") is an incomplete prefix of some protocol tag."""
-    rest = text[1:].lstrip()
-    if rest.startswith("/"):
-        rest = rest[1:].lstrip()
-    lowered = rest.lower()
-    for name in ("thinking", "speech"):
-        if name.startswith(lowered):
-            return True
-        if lowered.startswith(name) and not rest[len(name):].strip():
-            return True
-    return False
+    match = _PARTIAL_TAG_RE.fullmatch(text)
+    if not match:
+        return False
+    name, trailing = match.group(1).lower(), match.group(2)
+    if trailing:
+        return name in ("thinking", "speech")
+    return "thinking".startswith(name) or "speech".startswith(name)
+
+
+def _is_close_line(line: str) -> bool:
+    """Whether a line is the explicit close, ignoring case, spacing, `*`, `[`, `]`, `.` and `!`."""
+    words = _CLOSE_NOISE_RE.sub(" ", line).lower().split()
+    return words == ["the", "scene", "ends", "here"]
 
 
 def _scan(raw: str) -> tuple[list[_Block], list[re.Match[str]]]:
@@ -251,7 +255,8 @@ def _scan(raw: str) -> tuple[list[_Block], list[re.Match[str]]]:
             else:
                 open_tag = tag
         elif closing and name == open_tag.group(2).lower():
-            blocks.append(_Block(name, open_tag.start(), open_tag.end(), tag.start(), tag.end(), True))
+            span = (open_tag.start(), open_tag.end(), tag.start(), tag.end())
+            blocks.append(_Block(name, *span, closed=True))
             open_tag = None
         elif closing:
             stray.append(tag)

@@ -213,7 +213,8 @@ class Scene(_Model):
 
 _NESTED: dict[str, type[BaseModel]] = {"limits": Limits, "provider": ProviderSpec, "judge": ProviderSpec,
                                        "events": ScheduledEvent, "cast": CastOverride}
-_OWN_TYPES = {"slug", "latency", "caps", "alias", "not_in_cast", "duplicate", "too_short", "missing", "extra_forbidden"}
+_WITHOUT_GOT = {"slug", "latency", "caps", "alias", "not_in_cast", "duplicate", "too_short",
+                "missing", "extra_forbidden"}
 
 
 def _dotted(loc: tuple[Any, ...]) -> str:
@@ -252,11 +253,11 @@ def _message(error: Any, loc: tuple[Any, ...]) -> str:
     if kind == "extra_forbidden" and loc:
         model = Scene if len(loc) == 1 else _NESTED.get(str(loc[0]))
         if model is not None:
-            known = [n for n, f in model.model_fields.items()] + (["provider"] if model is CastOverride else [])
+            known = list(model.model_fields) + (["provider"] if model is CastOverride else [])
             close = difflib.get_close_matches(str(loc[-1]), known, n=1)
             msg = f"unknown key '{loc[-1]}'" + (f" (did you mean '{close[0]}'?)" if close else
                                                  f" (allowed: {', '.join(known)})")
-    elif kind not in _OWN_TYPES and isinstance(error.get("input"), (str, int, float, bool)):
+    elif kind not in _WITHOUT_GOT and isinstance(error.get("input"), (str, int, float, bool)):
         msg += f" (got {error['input']!r})"
     return msg
 
@@ -278,9 +279,9 @@ def _problems(exc: ValidationError, root: yaml.Node | None, source: str) -> list
         key = (error.get("ctx") or {}).get("key")
         if key is not None:
             loc += (key,)
-        rows.append((_line_of(root, loc) or 0, f"{_dotted(loc)}: {_message(error, loc)}"))
-    rows.sort(key=lambda r: r[0])
-    return [f"{_where(source, line or None)}: {text}" for line, text in rows]
+        rows.append((_line_of(root, loc), f"{_dotted(loc)}: {_message(error, loc)}"))
+    rows.sort(key=lambda row: row[0] or 0)
+    return [f"{_where(source, line)}: {text}" for line, text in rows]
 
 
 def _validate(data: Any, root: yaml.Node | None, source: str) -> Scene:
@@ -317,14 +318,16 @@ def _compose(text: str, source: str) -> tuple[Any, yaml.Node | None]:
         root = loader.get_single_node()
         return (loader.construct_document(root) if root is not None else None), root
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
+        mark, began = exc.problem_mark or exc.context_mark, exc.context_mark or exc.problem_mark
         line = mark.line + 1 if mark else 1
         where = f":{mark.column + 1}" if mark else ""
-        problem = " ".join(p for p in (exc.context, exc.problem) if p)
-        raise InvalidConfig(f"{source}:{line}{where}: {_near_key(text, line)}: YAML syntax error: {problem}",
+        opened = f" (line {began.line + 1})" if began and mark and began.line != mark.line else ""
+        problem = ", ".join(p for p in (f"{exc.context}{opened}" if exc.context else "", exc.problem) if p)
+        near = _near_key(text, began.line + 1 if began else line)
+        raise InvalidConfig(f"{source}:{line}{where}: {near}: invalid YAML: {problem}",
                             file=source, line=line) from None
     except yaml.YAMLError as exc:
-        raise InvalidConfig(f"{source}:1: (top level): YAML error: {exc}", file=source) from None
+        raise InvalidConfig(f"{source}:1: (top level): invalid YAML: {exc}", file=source) from None
     finally:
         loader.dispose()
 

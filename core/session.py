@@ -19,7 +19,8 @@ from typing import Any
 
 from core import checks, journals, policies, turn
 from core.actors import Actor
-from core.briefing import note_line, world_event_line
+from core.briefing import note_line
+from core.formatting import world_event_line
 from core.clock import Clock, RealClock
 from core.coordinator import Decision, JudgeCoordinator, RuleCoordinator
 from core.errors import ProviderError

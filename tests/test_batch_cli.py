@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,21 +19,30 @@ from helpers import CHARACTERS, ROOT, SCENES
 APOLOGY = str(SCENES / "the-apology.yaml")
 
 
+@pytest.fixture
+def cast_dir(tmp_path) -> Path:
+    """A private copy of the example characters: a run appends to their journals."""
+    copy = tmp_path / "characters"
+    shutil.copytree(CHARACTERS, copy)
+    return copy
+
+
 def batch(capsys, *args: str) -> tuple[int, str]:
     code = main(["--batch", *args])
     return code, capsys.readouterr().err
 
 
-def test_a_batch_run_closes_the_scene_and_names_the_run_folder(tmp_path, capsys):
+def test_a_batch_run_closes_the_scene_and_names_the_run_folder(tmp_path, capsys, cast_dir):
     out = tmp_path / "run"
     code, err = batch(capsys, APOLOGY, "--isolation", "b", "--coordinator", "C", "--seed", "3",
-                      "--max-beats", "6", "--out", str(out), "--characters-dir", str(CHARACTERS))
+                      "--max-beats", "6", "--out", str(out), "--characters-dir", str(cast_dir))
     assert code == 0
     assert f"Run folder: {out}" in err
     assert "[beat 0] Alice" in err
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["isolation"] == "b" and meta["coordinator"] == "C"
     assert (out / "notes.md").read_text().startswith("Isolation:        (b)")
+    assert "— The Apology" in (cast_dir / "alice" / "journal.md").read_text()
 
 
 def test_batch_refuses_to_start_without_both_choices(tmp_path, capsys):
@@ -93,11 +103,11 @@ def test_a_bad_flag_value_exits_2_naming_the_flag(capsys):
     assert "--isolation" in capsys.readouterr().err
 
 
-def test_ctrl_c_stops_the_scene_and_every_file_is_still_written(tmp_path):
+def test_ctrl_c_stops_the_scene_and_every_file_is_still_written(tmp_path, cast_dir):
     out = tmp_path / "run"
     proc = subprocess.Popen(
         [sys.executable, "-m", "core.cli", "--batch", APOLOGY, "--isolation", "b", "--coordinator", "C",
-         "--out", str(out), "--characters-dir", str(CHARACTERS), "--seed", "1", "--max-beats", "40"],
+         "--out", str(out), "--characters-dir", str(cast_dir), "--seed", "1", "--max-beats", "40"],
         cwd=tmp_path, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     deadline = time.monotonic() + 60
     for line in proc.stderr:

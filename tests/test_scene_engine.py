@@ -154,7 +154,7 @@ async def test_max_beats_forces_a_close_with_goal_not_achieved(run_scene):
 
 async def test_stop_mid_beat_cancels_calls_and_still_writes_every_file(run_scene):
     def stop_at_beat_two(session):
-        session.subscribe(lambda e: session.stop() if e.type == "beat" and e.beat == 2 else None)
+        session.subscribe(lambda e: session.stop() if e.type == "delta" and e.beat == 2 else None)
 
     scene = example_scene("the-apology", provider={"latency_ms": (200, 800)})
     run = await run_scene(scene, isolation="b", coordinator="C", before_run=stop_at_beat_two)

@@ -8,6 +8,7 @@ coordinator decisions. The same seed and the same request always give the same a
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 from core.errors import ProviderError
@@ -34,7 +35,7 @@ def improvise(request: Request, seed: int = 0, malformed_rate: float = 0.0) -> s
     return player(request, seed, malformed_rate)
 
 
-def request_rng(request: Request, seed: int, *extra: str):
+def request_rng(request: Request, seed: int, *extra: str) -> random.Random:
     """The generator for one request: seed, addressee, purpose, system prompt and every message."""
     parts = [request.to, request.purpose, request.system]
     parts += [f"{m.role}:{m.content}" for m in request.messages]

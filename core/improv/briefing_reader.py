@@ -77,8 +77,9 @@ def read_briefing(system: str, messages: list[ChatMessage], fallback_name: str, 
     brief = Briefing(**found)
     brief.temperament = read_temperament(_between(system, "## YOUR CHARACTER", "## YOUR JOURNAL") or system)
     users = [i for i, m in enumerate(messages) if m.role == "user"]
-    latest_at = next((i for i in reversed(users) if _BEAT.search(_now(messages[i].content))), users[-1] if users else -1)
-    for i, message in enumerate(messages[:latest_at + 1] if latest_at >= 0 else []):
+    updates = [i for i in users if _BEAT.search(_now(messages[i].content))]
+    latest_at = (updates or users or [-1])[-1]
+    for i, message in enumerate(messages):
         if message.role == "assistant":
             if own := _own_speech(message.content, brief.name):
                 brief.own.append(own)

@@ -10,5 +10,6 @@ def rng_for(seed: int, *parts: str) -> random.Random:
     """A generator that depends only on the seed and the given parts, never on time or globals."""
     digest = hashlib.sha256(str(seed).encode())
     for part in parts:
-        digest.update(b"\x1f" + part.encode("utf-8", "surrogatepass"))
+        data = part.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big") + data)
     return random.Random(int.from_bytes(digest.digest()[:16], "big"))

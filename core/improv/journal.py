@@ -9,7 +9,9 @@ from __future__ import annotations
 import random
 
 from core.improv.briefing_reader import Briefing
-from core.improv.scene_words import first_person, place, sentences
+from core.improv.closing import closes
+from core.improv.scene_words import place, sentences
+from core.improv.voice import as_me, first_person, self_trait
 
 OPENINGS = ("I'm writing this while it's still fresh.", "What a day.",
             "I need to get this down before I start remembering it more kindly than it was.")
@@ -37,21 +39,24 @@ PADDING = (
 
 def write_journal(brief: Briefing, rng: random.Random) -> str:
     """A diary entry in the character's own voice about the scene that just ended."""
-    others = [n for n in brief.others] or sorted({line.speaker for line in _spoken(brief) if not line.own})
+    others = list(brief.others) or sorted({line.speaker for line in _spoken(brief) if not line.own})
     who = _join(others) if others else "no one but myself"
     first = [rng.choice(OPENINGS), f"Today I was in {place(brief.setting)} with {who}."]
     if brief.perspective:
         first.append("Going in, this was on my mind. " + sentences(first_person(brief.perspective), 1))
-    said = [f"{line.speaker} said, \u201c{_clip(line.text)}\u201d" for line in _spoken(brief) if not line.own]
-    mine = [f"I told them, \u201c{_clip(line.text)}\u201d" for line in brief.own if line.text]
+    said = [f"{line.speaker} said, {_quote(line.text)}" for line in _spoken(brief) if not line.own]
+    mine = [f"{rng.choice(('I told them,', 'I said,', 'At one point I said,'))} {_quote(line.text)}"
+            for line in brief.own if line.text]
     picked = rng.sample(said, min(3, len(said))) + mine[-2:]
-    second = [s + "." for s in picked] or ["Hardly anything was said out loud, which says enough on its own."]
+    second = picked or ["Hardly anything was said out loud, which says enough on its own."]
     third = [_surprise(brief, rng)]
+    if ending := next((ln for ln in reversed(_spoken(brief)) if closes(ln.text, ln.nonverbal)), None):
+        third.append(f"It ended when {ending.speaker} said {_quote(ending.text)}")
     if brief.goal:
-        third.append(f"I keep turning over what we were there for. {brief.goal.rstrip('.')}.")
+        third.append(f"What we were there for, as I saw it going in: {as_me(brief.goal.rstrip('.'), brief.name)}.")
     traits = brief.temperament.traits
     if traits:
-        third.append(f"I know this about myself: {_lower(rng.choice(traits))}. It showed today.")
+        third.append(f"{self_trait(rng.choice(traits))} It showed today.")
     fourth = [NEXT_TIME[_leaning(brief)]]
     paragraphs = [first, second, third, fourth]
     pad = list(PADDING)
@@ -83,17 +88,15 @@ def _leaning(brief: Briefing) -> str:
     return max(scores, key=lambda k: (scores[k], k == "quiet"))
 
 
-def _clip(text: str, words: int = 24) -> str:
+def _quote(text: str, words: int = 24) -> str:
+    """A line quoted in the entry, clipped, ending with its own punctuation inside the quotes."""
     tokens = text.replace('"', "'").split()
-    return " ".join(tokens[:words]) + ("..." if len(tokens) > words else "")
+    clipped = " ".join(tokens[:words]) + ("..." if len(tokens) > words else "")
+    return f"\u201c{clipped}{'' if clipped[-1:] in '.!?-' else '.'}\u201d"
 
 
 def _join(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def _lower(text: str) -> str:
-    return text[:1].lower() + text[1:] if text[1:2].islower() else text
 
 
 def _count(paragraphs: list[list[str]]) -> int:

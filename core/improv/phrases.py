@@ -71,7 +71,8 @@ SPEECH: dict[str, tuple[str, ...]] = {
         "No - let me stop you there.",
         "Hold on, {to}. That's not it.",
         "Wait. Before you go on -",
-        "Sorry, I have to jump in.",
+        "Sorry, I have to jump in. This is about {topic}, remember?",
+        "No. We keep circling {topic} and never landing.",
         "Stop. We are talking about {topic}, not a detail.",
     ),
     "event": (
@@ -124,13 +125,13 @@ GESTURE_VERBS = frozenset(
     "shrugs smiles frowns rubs raises lowers sits stands paces adjusts touches clenches fiddles "
     "shifts tilts laughs gestures points stares narrows rolls scratches grips wrings".split())
 
-TRAIT_FRAMES = ("Note to self: {trait}.", "That's the thing about me - {trait}.",
-                "I know my habits: {trait}.", "Remember who I am here: {trait}.")
-
 EVENT_CUES = (
-    (("phone", "ring", "buzz"), "glances at the phone", "Should someone get that?"),
-    (("door", "knock", "enter", "janitor"), "turns toward the door", "Were we expecting anyone?"),
+    (("phone", "ring", "buzz"), "glances at the phone",
+     ("Should someone get that?", "Leave it. This matters more.", "Of course. Right now.")),
+    (("door", "knock", "enter", "janitor"), "turns toward the door",
+     ("Were we expecting anyone?", "Can it wait a minute?", "Come in - or don't.")),
     (("thunder", "storm", "rain", "lightning", "lights"), "looks up at the ceiling",
-     "That storm is getting closer."),
-    (("crash", "drop", "smash", "glass", "spill"), "jumps at the noise", "Is everyone alright?"),
+     ("That storm is getting closer.", "Well, that fits the mood.", "Nobody panic.")),
+    (("crash", "drop", "smash", "glass", "spill"), "jumps at the noise",
+     ("Is everyone alright?", "What was that?", "Nobody move for a second.")),
 )

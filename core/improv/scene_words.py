@@ -1,4 +1,4 @@
-"""Words taken from the scene itself: topics to talk about, the place, the perspective in 'I'."""
+"""Words taken from the scene itself: topics to talk about, the place, phrases worth echoing."""
 
 from __future__ import annotations
 
@@ -9,9 +9,6 @@ _STOP = frozenset(
     "when while if then than so because into over under causing has have had be been being it its "
     "not no yet also just very".split())
 _DETERMINERS = ("the", "a", "an", "this", "that")
-_SWAPS = ((r"\byou are\b", "I am"), (r"\byou're\b", "I'm"), (r"\byou've\b", "I've"),
-          (r"\byou'll\b", "I'll"), (r"\byou'd\b", "I'd"), (r"\byours\b", "mine"),
-          (r"\byourself\b", "myself"), (r"\byour\b", "my"))
 
 
 def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
@@ -49,24 +46,15 @@ def place(setting: str) -> str:
     return "this " + (first if proper else first[0].lower() + first[1:])
 
 
-def first_person(text: str) -> str:
-    """A second-person perspective ("You are under pressure") rewritten in the first person."""
-    out = text.strip()
-    for pattern, repl in _SWAPS:
-        out = re.sub(pattern, repl, out, flags=re.IGNORECASE)
-    out = re.sub(r"(^|[.;:!?]\s+|,\s+|\b(?:and|but)\s+)you\b", lambda m: m.group(1) + "I", out,
-                 flags=re.IGNORECASE)
-    out = re.sub(r"\byou\b", "me", out, flags=re.IGNORECASE)
-    return out[:1].upper() + out[1:] if out else out
-
-
 def sentences(text: str, limit: int = 2) -> str:
     """The first few sentences of a text, on one line."""
     parts = re.split(r"(?<=[.!?])\s+", " ".join(text.split()))
     return " ".join(parts[:limit]).strip()
 
 
-def short_phrase(words: str, rng_count: int) -> str:
-    """The first `rng_count` words of a line, without trailing punctuation or double quotes."""
-    tokens = words.replace('"', "").split()[:max(1, rng_count)]
-    return " ".join(tokens).rstrip(",.;:!?-")
+def short_phrase(words: str, limit: int) -> str:
+    """The opening clause of a line, at most `limit` words, without quotes or end punctuation."""
+    plain = re.sub(r"(?<!\w)'[^']*'(?!\w)", "", words.replace('"', "")).strip()
+    clauses = [c.strip() for c in re.split(r"[.,;:!?]|\s-\s|\u2014", plain) if len(c.split()) >= 2]
+    tokens = (clauses[0] if clauses else plain).split()[:max(1, limit)]
+    return " ".join(tokens).rstrip(",.;:!?- ")

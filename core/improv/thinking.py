@@ -5,13 +5,15 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from core.improv.phrases import TRAIT_FRAMES
-from core.improv.scene_words import first_person, place, sentences, short_phrase
+from core.improv.scene_words import place, sentences, short_phrase
+from core.improv.voice import as_me, first_person, self_trait
 
 if TYPE_CHECKING:
     from core.improv.briefing_reader import Briefing
-    from core.improv.scene_turn import Cue
+    from core.improv.speech import Cue
 
+GOAL_FRAMES = ("What has to come out of this: {goal}.", "The way this should end: {goal}.",
+               "I know where this needs to go: {goal}.", "If today goes right: {goal}.")
 INTENTS = {
     "silent": ("I'll hold my tongue and watch for now.", "Better to listen than to fill the air.",
                "Not yet. Let them finish first."),
@@ -37,9 +39,9 @@ def inner_voice(brief: Briefing, cue: Cue, rng: random.Random) -> str:
     thoughts = [_trigger(brief, rng)]
     t = brief.temperament
     if t.traits and rng.random() < 0.6:
-        trait = rng.choice(t.traits)
-        thoughts.append(rng.choice(TRAIT_FRAMES).format(trait=trait[:1].lower() + trait[1:]))
-    thoughts.append(_motive(brief, rng))
+        thoughts.append(self_trait(rng.choice(t.traits)))
+    if rng.random() < 0.7:
+        thoughts.append(_motive(brief, rng))
     if brief.notes:
         thoughts.append(f"I keep the director's word in mind: {brief.notes[-1]}")
     thoughts.append(rng.choice(INTENTS.get(cue.move, INTENTS["question"])).format(topic=cue.topic))
@@ -58,12 +60,14 @@ def _trigger(brief: Briefing, rng: random.Random) -> str:
         return "This feels like it is coming to an end."
     last = brief.addressed_by or brief.last_other
     if last and last.text:
-        heard = short_phrase(last.text, 8)
+        heard = short_phrase(last.text, 7)
         aside = rng.choice(("That landed harder than I'd like.", "I can work with that.",
                             "I'm not sure I believe it.", "Interesting choice of words."))
         return f"{last.speaker} said '{heard}'. {aside}"
     if last:
         return f"{last.speaker} isn't saying much, but I noticed."
+    if brief.own:
+        return rng.choice(("No one has answered me yet.", "Still nothing back from them."))
     return f"Nobody has said anything yet. {_cap(place(brief.setting))} feels very quiet."
 
 
@@ -72,7 +76,8 @@ def _motive(brief: Briefing, rng: random.Random) -> str:
     if brief.perspective and (rng.random() < 0.6 or not brief.goal):
         return sentences(first_person(brief.perspective), limit=1)
     if brief.goal:
-        return f"What has to come out of this: {brief.goal.rstrip('.')}."
+        frame = rng.choice(GOAL_FRAMES)
+        return frame.format(goal=as_me(brief.goal.rstrip("."), brief.name))
     return "I'm not leaving until I understand what this is really about."
 
 

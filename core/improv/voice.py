@@ -13,8 +13,8 @@ _SWAPS = ((r"\byou are\b", "I am"), (r"\byou're\b", "I'm"), (r"\byou've\b", "I'v
           (r"\byou'll\b", "I'll"), (r"\byou'd\b", "I'd"), (r"\byours\b", "mine"),
           (r"\byourself\b", "myself"), (r"\byour\b", "my"))
 _IRREGULAR = {"is": "am", "has": "have", "does": "do", "goes": "go", "was": "was"}
-_ADJECTIVE_ENDINGS = ("ly", "ed", "ive", "ful", "ous", "al", "ent", "ant", "ic", "able", "ible", "ing", "less")
-_ADJECTIVES = frozenset("calm kind direct quiet shy warm blunt loyal proud stubborn patient impatient "
+_ADJECTIVE_ENDINGS = ("ly", "ed", "ive", "ful", "ous", "al", "ent", "ant", "ic", "ate", "able", "ible", "ing", "less")
+_ADJECTIVES = frozenset("calm kind quiet prone shy warm blunt loyal proud stubborn patient impatient "
                         "gentle honest curious sharp dry brave bold open private nervous".split())
 
 
@@ -32,7 +32,8 @@ def as_me(text: str, name: str) -> str:
     """Third-person mentions of the character (`Bob apologises`) turned into `I apologise`."""
     if not name:
         return text
-    out = re.sub(rf"\b{re.escape(name)}\s+([a-z]+)\b", lambda m: "I " + base_verb(m.group(1)), text)
+    out = re.sub(rf"\b{re.escape(name)}\s+([a-z]+(?:s|ed)|{'|'.join(_IRREGULAR)})\b",
+                 lambda m: "I " + base_verb(m.group(1)), text)
     out = re.sub(rf"\b{re.escape(name)}'s\b", "my", out)
     return re.sub(rf"\b{re.escape(name)}\b", "me", out)
 
@@ -55,20 +56,42 @@ def self_trait(trait: str) -> str:
     """A profile bullet as the character would say it of themselves, ending with a full stop."""
     trait = re.sub(r"\b(his|her|their)\b", "my", trait.strip().rstrip("."))
     if match := re.match(r"^when ([^:]{2,30}):\s*(.+)$", trait, re.I):
-        return f"When I'm {match.group(1).lower()}, {self_trait(match.group(2))[:-1].replace('I ', 'I ', 1)}."
+        return f"When I'm {match.group(1).lower()}, {self_trait(match.group(2))}"
     if match := re.match(r"^default(?: state)?:\s*(.+)$", trait, re.I):
         return f"Most of the time I'm {match.group(1).lower()}."
-    words = trait.split()
-    if not words:
+    clauses = [c.strip() for c in re.split(r",\s*", trait) if c.strip()]
+    if not clauses:
         return ""
-    head = words[0].lower()
+    kinds = [_kind(c) for c in clauses]
+    if kinds[0] == "other":
+        return f"I know this about myself: {_low(trait)}."
+    spoken = [_clause(clauses[0], kinds[0], lead=True)]
+    spoken += [_clause(c, k, lead=kinds[0] != k) for c, k in zip(clauses[1:], kinds[1:])]
+    return ", ".join(spoken) + "."
+
+
+def _kind(clause: str) -> str:
+    head = clause.split()[0].lower()
     if head in _IRREGULAR or (head.endswith("s") and not head.endswith(("ss", "us", "ous")) and len(head) > 3):
-        clauses = [c.strip() for c in re.split(r",\s*", trait)]
-        verbs = [" ".join([base_verb(c.split()[0])] + c.split()[1:]) if c else c for c in clauses]
-        return "I " + ", ".join(verbs) + "."
+        return "verb"
     if head in ("a", "an", "the") or head in _ADJECTIVES or head.endswith(_ADJECTIVE_ENDINGS):
-        return f"I'm {trait[:1].lower() + trait[1:]}."
-    return f"I know this about myself: {trait[:1].lower() + trait[1:]}."
+        return "adjective"
+    return "other"
+
+
+def _clause(clause: str, kind: str, lead: bool) -> str:
+    words = clause.split()
+    if kind == "verb":
+        said = " ".join([base_verb(words[0])] + words[1:])
+        return f"I {said}" if lead else said
+    if kind == "adjective":
+        return f"I'm {_low(clause)}" if lead else _low(clause)
+    return _low(clause)
+
+
+def _low(text: str) -> str:
+    lower = text[1:2].islower() or text.split(" ", 1)[0] in ("A", "An", "The")
+    return text[:1].lower() + text[1:] if lower else text
 
 
 def _cap(text: str) -> str:

@@ -39,6 +39,8 @@ async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[Spe
     from core.session import SceneStopped
 
     session.say("beat", f"Beat {beat}", beat=beat)
+    if session.stopped:
+        raise SceneStopped
     first = len(session.recorder.events)
     tasks = [session.track(asyncio.create_task(play_turn(session, actor, beat, timeout_s=actor.turn_timeout_s)))
              for actor in actors]

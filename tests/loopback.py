@@ -1,0 +1,341 @@
+"""A loopback HTTP server that speaks the Anthropic Messages and OpenAI Chat Completions APIs.
+
+Tests drive the real SDKs against it: nothing is mocked above the HTTP boundary. Each request
+takes the next scripted `Reply` from a queue (or the default reply when the queue is empty) and
+is recorded (path, headers, parsed JSON body) for assertions.
+
+Served paths: `POST /v1/messages` (Anthropic) and `POST /v1/chat/completions` or
+`POST /chat/completions` (OpenAI, for base URLs that already end in `/v1`). Plain replies carry
+a `Content-Length`; streamed replies (SSE) use chunked transfer encoding, so a stream cut short
+(an error event, a stall, a dropped connection) is visible to the client as what it is.
+
+Import the `loopback` fixture from this module in a test module (`from loopback import loopback`).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+__all__ = ["LoopbackServer", "Recorded", "Reply", "loopback", "split_text"]
+
+
+@dataclass
+class Reply:
+    """One scripted answer. `usage` entries are merged verbatim into the wire usage object."""
+
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    text: str = "Hello from the loopback."
+    deltas: int = 3
+    """How many text deltas a streamed reply is split into."""
+    usage: dict[str, Any] = field(default_factory=dict)
+    delay_s: float = 0.0
+    """Wait before sending the status line (use it to provoke client timeouts)."""
+    gap_s: float = 0.0
+    """Wait between SSE events."""
+    error_after_deltas: int | None = None
+    """Streamed: send an error event after this many deltas, then end the stream."""
+    stall_after_deltas: int | None = None
+    """Streamed: after this many deltas stop sending and hold the connection (see `hold_s`)."""
+    drop_after_deltas: int | None = None
+    """Streamed: after this many deltas close the connection abruptly."""
+    hold_s: float = 2.0
+    """How long a stall holds the connection at most (shutdown releases it earlier)."""
+    error_type: str | None = None
+    """The error `type` in error bodies and error events (defaults per status and API)."""
+    error_message: str = "scripted failure"
+    body: dict[str, Any] | None = None
+    """A raw JSON body that replaces the generated one (plain replies only)."""
+
+
+@dataclass
+class Recorded:
+    """One request as the server saw it."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+    @property
+    def api(self) -> str:
+        return "anthropic" if self.path.endswith("/messages") else "openai"
+
+
+ReplySource = Reply | Callable[[Recorded], Reply]
+
+
+def split_text(text: str, n: int) -> list[str]:
+    """`text` cut into at most `n` non-empty consecutive pieces that join back to it."""
+    n = max(1, min(n, len(text))) if text else 1
+    size, extra = divmod(len(text), n)
+    pieces, start = [], 0
+    for i in range(n):
+        end = start + size + (1 if i < extra else 0)
+        pieces.append(text[start:end])
+        start = end
+    return [p for p in pieces if p] or [""]
+
+
+class LoopbackServer:
+    """A scripted, recording HTTP server on 127.0.0.1 (a context manager)."""
+
+    def __init__(self, default: ReplySource | None = None) -> None:
+        self.default: ReplySource = default or Reply()
+        self.queue: deque[ReplySource] = deque()
+        self.requests: list[Recorded] = []
+        self.closing = threading.Event()
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- scripting -------------------------------------------------------------------------
+    def script(self, *replies: ReplySource) -> LoopbackServer:
+        """Queue replies, served in order to the next requests."""
+        with self._lock:
+            self.queue.extend(replies)
+        return self
+
+    @property
+    def hits(self) -> int:
+        return len(self.requests)
+
+    def url(self, suffix: str = "") -> str:
+        assert self._httpd is not None, "server not started"
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}{suffix}"
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def __enter__(self) -> LoopbackServer:
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd.daemon_threads = True
+        self._httpd.owner = self  # type: ignore[attr-defined]
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="loopback", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.closing.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+
+    # -- used by the handler ---------------------------------------------------------------
+    def _next(self, recorded: Recorded) -> Reply:
+        with self._lock:
+            self.requests.append(recorded)
+            source = self.queue.popleft() if self.queue else self.default
+        return source(recorded) if callable(source) else source
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        """Silence the stdlib's per-request stderr log."""
+
+    @property
+    def owner(self) -> LoopbackServer:
+        return self.server.owner  # type: ignore[attr-defined]
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        recorded = Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        if not (self.path.endswith("/messages") or self.path.endswith("/chat/completions")):
+            self._send_json(404, {"error": {"type": "not_found_error", "message": f"no route {self.path}"}})
+            return
+        reply = self.owner._next(recorded)
+        try:
+            if reply.delay_s and self.owner.closing.wait(reply.delay_s):
+                return
+            if reply.status != 200:
+                self._send_json(reply.status, reply.body or _error_body(recorded.api, reply), reply.headers)
+            elif isinstance(body, dict) and body.get("stream"):
+                self._stream(recorded, reply)
+            else:
+                self._send_json(200, reply.body or _plain_body(recorded, reply), reply.headers)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    # -- writing ---------------------------------------------------------------------------
+    def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _stream(self, recorded: Recorded, reply: Reply) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.flush()
+        frames = _anthropic_frames if recorded.api == "anthropic" else _openai_frames
+        closing = self.owner.closing
+        for index, frame in enumerate(frames(recorded, reply)):
+            if frame == _STALL:
+                closing.wait(reply.hold_s)
+                self.close_connection = True
+                return
+            if frame == _DROP:
+                self.close_connection = True
+                return
+            if index and reply.gap_s and closing.wait(reply.gap_s):
+                return
+            self._chunk(frame)
+        self._chunk(b"")
+
+
+_STALL, _DROP = b"<stall>", b"<drop>"
+
+
+def _sse(data: Any, event: str | None = None) -> bytes:
+    head = f"event: {event}\n" if event else ""
+    payload = data if isinstance(data, str) else json.dumps(data)
+    return f"{head}data: {payload}\n\n".encode()
+
+
+def _cut(reply: Reply, delivered: int) -> bytes | None:
+    """The marker that interrupts a stream after `delivered` deltas, if the reply asks for one."""
+    if reply.stall_after_deltas == delivered:
+        return _STALL
+    if reply.drop_after_deltas == delivered:
+        return _DROP
+    return None
+
+
+def _prompt_words(body: Any) -> int:
+    text = json.dumps(body.get("messages", [])) + json.dumps(body.get("system", "")) if isinstance(body, dict) else ""
+    return max(1, len(text.split()))
+
+
+def _model(body: Any) -> str:
+    return body.get("model", "unknown") if isinstance(body, dict) else "unknown"
+
+
+def _error_type(api: str, reply: Reply) -> str:
+    if reply.error_type:
+        return reply.error_type
+    by_status = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+                 404: "not_found_error", 429: "rate_limit_error", 529: "overloaded_error"}
+    return by_status.get(reply.status, "api_error" if api == "anthropic" else "server_error")
+
+
+def _error_body(api: str, reply: Reply) -> dict[str, Any]:
+    error = {"type": _error_type(api, reply), "message": reply.error_message}
+    return {"type": "error", "error": error} if api == "anthropic" else {"error": {**error, "code": None}}
+
+
+# -- Anthropic -------------------------------------------------------------------------------
+def _anthropic_usage(recorded: Recorded, reply: Reply, output: int) -> dict[str, Any]:
+    return {"input_tokens": _prompt_words(recorded.body), "output_tokens": output,
+            "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, **reply.usage}
+
+
+def _plain_body(recorded: Recorded, reply: Reply) -> dict[str, Any]:
+    pieces = split_text(reply.text, reply.deltas)
+    if recorded.api == "anthropic":
+        return {"id": "msg_loopback", "type": "message", "role": "assistant", "model": _model(recorded.body),
+                "content": [{"type": "text", "text": reply.text}], "stop_reason": "end_turn",
+                "stop_sequence": None, "usage": _anthropic_usage(recorded, reply, len(pieces))}
+    return {"id": "chatcmpl-loopback", "object": "chat.completion", "created": 0, "model": _model(recorded.body),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
+                         "finish_reason": "stop", "logprobs": None}],
+            "usage": _openai_usage(recorded, reply, len(pieces))}
+
+
+def _anthropic_frames(recorded: Recorded, reply: Reply):
+    pieces = split_text(reply.text, reply.deltas)
+    usage = _anthropic_usage(recorded, reply, len(pieces))
+    start_usage = {**usage, "output_tokens": 1}
+    yield _sse({"type": "message_start", "message": {
+        "id": "msg_loopback", "type": "message", "role": "assistant", "model": _model(recorded.body),
+        "content": [], "stop_reason": None, "stop_sequence": None, "usage": start_usage}}, "message_start")
+    yield _sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+               "content_block_start")
+    yield _sse({"type": "ping"}, "ping")
+    for delivered, piece in enumerate(pieces):
+        if (cut := _cut(reply, delivered)) is not None:
+            yield cut
+        if reply.error_after_deltas == delivered:
+            yield _sse({"type": "error", "error": {"type": reply.error_type or "overloaded_error",
+                                                   "message": reply.error_message}}, "error")
+            return
+        yield _sse({"type": "content_block_delta", "index": 0,
+                    "delta": {"type": "text_delta", "text": piece}}, "content_block_delta")
+    if (cut := _cut(reply, len(pieces))) is not None:
+        yield cut
+    yield _sse({"type": "content_block_stop", "index": 0}, "content_block_stop")
+    yield _sse({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": usage["output_tokens"]}}, "message_delta")
+    yield _sse({"type": "message_stop"}, "message_stop")
+
+
+# -- OpenAI ----------------------------------------------------------------------------------
+def _openai_usage(recorded: Recorded, reply: Reply, output: int) -> dict[str, Any]:
+    prompt = _prompt_words(recorded.body)
+    usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": output,
+                             "prompt_tokens_details": {"cached_tokens": 0}, **reply.usage}
+    usage.setdefault("total_tokens", usage["prompt_tokens"] + usage["completion_tokens"])
+    return usage
+
+
+def _openai_frames(recorded: Recorded, reply: Reply):
+    pieces = split_text(reply.text, reply.deltas)
+    base = {"id": "chatcmpl-loopback", "object": "chat.completion.chunk", "created": 0,
+            "model": _model(recorded.body)}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        return _sse({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+
+    yield chunk({"role": "assistant", "content": ""})
+    for delivered, piece in enumerate(pieces):
+        if (cut := _cut(reply, delivered)) is not None:
+            yield cut
+        if reply.error_after_deltas == delivered:
+            yield _sse({"error": {"type": reply.error_type or "server_error", "message": reply.error_message}})
+            return
+        yield chunk({"content": piece})
+    if (cut := _cut(reply, len(pieces))) is not None:
+        yield cut
+    yield chunk({}, "stop")
+    options = recorded.body.get("stream_options") or {} if isinstance(recorded.body, dict) else {}
+    if options.get("include_usage"):
+        yield _sse({**base, "choices": [], "usage": _openai_usage(recorded, reply, len(pieces))})
+    yield _sse("[DONE]")
+
+
+@pytest.fixture
+def loopback():
+    """A started `LoopbackServer`, shut down (releasing any stalled stream) after the test."""
+    with LoopbackServer() as server:
+        yield server

@@ -1,0 +1,94 @@
+"""What the session-state panel shows, from a live session's state or folded from recorded events.
+
+The live stage copies `core.session.SessionState`; replay rebuilds the same picture from the
+events it has shown so far. Both end up as a `StageState`, so the panel has one input.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from core.events import BaseEvent, CallEvent, CloseEvent, SpeakEvent
+
+
+@dataclass
+class StageState:
+    """Where the scene is and what it has cost: one snapshot for the panel."""
+
+    format: str = "scene"
+    turns_mode: str = ""
+    isolation: str = "?"
+    coordinator: str = "?"
+    cast: dict[str, str] = field(default_factory=dict)
+    max_beats: int | None = None
+    beat: int = 0
+    turns: Counter[str] = field(default_factory=Counter)
+    silent_streak: int = 0
+    tokens: int = 0
+    cost_usd: float = 0.0
+    elapsed_s: float = 0.0
+    status: str = "ready"
+    close_reason: str | None = None
+    goal_achieved: bool | None = None
+    run_dir: str = ""
+
+
+def from_session(state: Any, elapsed_s: float | None = None) -> StageState:
+    """A copy of a live `SessionState` (with a fresher elapsed time when one is given)."""
+    return StageState(format=state.format, turns_mode=state.turns_mode, isolation=state.isolation,
+                      coordinator=state.coordinator, cast=dict(state.cast), max_beats=state.max_beats,
+                      beat=state.beat, turns=Counter(state.turns), silent_streak=state.silent_streak,
+                      tokens=state.tokens, cost_usd=state.cost_usd,
+                      elapsed_s=state.elapsed_s if elapsed_s is None else elapsed_s, status=state.status,
+                      close_reason=state.close_reason, run_dir=str(state.run_dir))
+
+
+class StateFold:
+    """Replay's state: events are folded in one at a time, in recorded order."""
+
+    def __init__(self, run_dir: str = "") -> None:
+        self.state = StageState(run_dir=run_dir)
+        self._spoke_this_beat: bool | None = None
+
+    def snapshot(self) -> StageState:
+        """A copy of the state so far."""
+        return replace(self.state, turns=Counter(self.state.turns), cast=dict(self.state.cast))
+
+    def feed(self, events: Iterable[BaseEvent]) -> None:
+        """Fold more events in."""
+        for event in events:
+            self._one(event)
+
+    def _one(self, event: BaseEvent) -> None:
+        s = self.state
+        s.elapsed_s = max(s.elapsed_s, event.t)
+        if event.type == "start":
+            self._start(event.model_extra or {})
+        elif event.type in ("beat", "round"):
+            self._next_beat(event.beat)
+        elif isinstance(event, SpeakEvent) and event.action != "silent":
+            s.turns[event.from_] += 1
+            self._spoke_this_beat = True
+        elif isinstance(event, CallEvent):
+            s.tokens += event.input_tokens + event.output_tokens + event.cache_write_tokens + event.cache_read_tokens
+            s.cost_usd += event.cost_usd
+        elif isinstance(event, CloseEvent):
+            s.status, s.close_reason, s.goal_achieved = "closed", event.reason, event.goal_achieved
+        elif event.type in ("pause", "resume", "stop"):
+            s.status = {"pause": "paused", "resume": "running", "stop": "closing"}[event.type]
+
+    def _start(self, info: dict[str, Any]) -> None:
+        s, scene = self.state, info.get("scene") or {}
+        s.format, s.turns_mode = scene.get("format", "scene"), scene.get("turns", "")
+        s.isolation, s.coordinator = info.get("isolation", "?"), info.get("coordinator", "?")
+        s.cast, s.max_beats, s.status = dict(info.get("cast") or {}), info.get("max_beats"), "running"
+
+    def _next_beat(self, beat: int | None) -> None:
+        if self._spoke_this_beat is not None:
+            self.state.silent_streak = 0 if self._spoke_this_beat else self.state.silent_streak + 1
+        self._spoke_this_beat = False
+        if beat is not None:
+            self.state.beat = beat

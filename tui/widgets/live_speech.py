@@ -1,0 +1,46 @@
+"""Speech as it streams in, one line per actor, until the finished line lands in the transcript."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from tui.render import Cast, safe
+
+STREAM_TAIL = 160
+"""How much of each speech being streamed is shown (its most recent characters)."""
+
+
+class LiveSpeech(Static):
+    """Who is speaking right now and what they have said so far (streamed deltas)."""
+
+    DEFAULT_CSS = """
+    LiveSpeech { height: auto; max-height: 5; color: $text-muted; padding: 0 1; display: none; }
+    LiveSpeech.-active { display: block; }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(markup=False, **kwargs)
+        self.cast = Cast({})
+        self.buffers: dict[str, str] = {}
+        """Slug to the speech streamed so far in the current turn."""
+
+    def stream(self, slug: str, fragment: str) -> None:
+        """Add a streamed fragment of `slug`'s speech."""
+        self.buffers[slug] = self.buffers.get(slug, "") + safe(fragment)
+
+    def end(self, slug: str) -> None:
+        """The actor's speech is finished (or abandoned): stop showing it."""
+        self.buffers.pop(slug, None)
+
+    def clear(self) -> None:
+        """Stop showing every stream."""
+        self.buffers.clear()
+        self.refresh_view()
+
+    def refresh_view(self) -> None:
+        """Redraw after a batch of changes."""
+        rows = [f"{self.cast.name(slug)} ▸ {' '.join(text.split())[-STREAM_TAIL:]}"
+                for slug, text in self.buffers.items() if text.strip()]
+        self.set_class(bool(rows), "-active")
+        self.update(Content("\n".join(rows)))

@@ -1,0 +1,75 @@
+"""The session-state panel: format, the two choices, beat of max, turns, cost, time, status."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.widgets import Static
+
+from tui.render import safe
+from tui.stage_state import StageState
+
+ISOLATION_SHORT = {"a": "(a) fresh call per turn", "b": "(b) one thread per actor"}
+ROLE_SHORT = {"A": "A — LLM judge + your notes", "B": "B — dedicated LLM judge", "C": "C — pure code"}
+LABEL = Style(dim=True)
+
+
+class StatePanel(Static):
+    """A read-only summary of the session, redrawn from a `StageState` snapshot."""
+
+    DEFAULT_CSS = """
+    StatePanel { width: 36; height: 1fr; border: round $primary; padding: 0 1; }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(markup=False, **kwargs)
+        self.snapshot = StageState()
+        """The state last shown."""
+
+    def on_mount(self) -> None:
+        self.border_title = "Session"
+
+    def show(self, state: StageState) -> None:
+        """Redraw from a snapshot."""
+        self.snapshot = state
+        self.update(render_state(state))
+
+
+def _row(text: Text, label: str, value: str, style: Style | str = "") -> None:
+    text.append(f"{label:<12}", LABEL)
+    text.append(f"{value}\n", style)
+
+
+def _beat(state: StageState) -> tuple[str, str]:
+    of = f" of {state.max_beats}" if state.max_beats else ""
+    if state.format == "collaborate":
+        return "Collab", f"{state.beat}/{state.max_beats or '?'}"
+    if state.format == "roundtable":
+        return "Round", f"{state.beat}{of}"
+    return ("Turn" if state.turns_mode == "sequential" else "Beat"), f"{state.beat}{of}"
+
+
+def render_state(state: StageState) -> Text:
+    """The panel's text (plain `Text`, no markup; names made safe)."""
+    text = Text(no_wrap=False, overflow="ellipsis")
+    fmt = " · ".join(x for x in (state.format, state.turns_mode) if x)
+    _row(text, "Format", fmt)
+    _row(text, "Isolation", ISOLATION_SHORT.get(state.isolation, state.isolation))
+    _row(text, "Coordinator", ROLE_SHORT.get(state.coordinator, state.coordinator))
+    label, value = _beat(state)
+    _row(text, label, value, "bold")
+    _row(text, "Status", state.status, "bold reverse" if state.status == "paused" else "bold")
+    _row(text, "Elapsed", f"{state.elapsed_s:.1f} s")
+    _row(text, "Tokens", f"{state.tokens:,}")
+    _row(text, "Cost", f"${state.cost_usd:.4f}")
+    _row(text, "Silent run", f"{state.silent_streak} beat{'s' if state.silent_streak != 1 else ''}")
+    if state.close_reason:
+        goal = {True: ", goal achieved", False: ", goal not achieved"}.get(state.goal_achieved, "")
+        _row(text, "Closed", f"{safe(state.close_reason)}{goal}", "bold")
+    text.append("Turns\n", LABEL)
+    for slug, name in state.cast.items():
+        text.append(f"  {safe(name)[:20]:<20} {state.turns.get(slug, 0):>3}\n")
+    if state.run_dir:
+        text.append("Run folder\n", LABEL)
+        text.append(f"  {safe(state.run_dir)}", Style(dim=True))
+    return text
