@@ -29,15 +29,17 @@ async def call(session: Session, provider: Provider, request: Request, *, stream
     session.recorder.record_prompt(session.now(), request)
     splitter = TagSplitter()
 
-    def on_delta(fragment: str) -> None:
-        for channel, text in splitter.feed(fragment):
+    def publish(pairs: list[tuple[str, str]]) -> None:
+        for channel, text in pairs:
             session.emit(DeltaEvent(t=session.now(), **{"from": stream_as}, channel=channel, text=text, beat=request.beat))
 
     started = time.perf_counter()
     ok = False
     completion: Completion | None = None
     try:
-        completion = await provider.complete(request, on_delta if stream_as else None)
+        completion = await provider.complete(request, (lambda f: publish(splitter.feed(f))) if stream_as else None)
+        if stream_as:
+            publish(splitter.flush())
         ok = True
         return completion
     finally:

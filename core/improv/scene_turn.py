@@ -11,7 +11,7 @@ import random
 
 from core.improv.briefing_reader import Briefing
 from core.improv.closing import close_due, close_speech, close_threshold
-from core.improv.scene_words import short_phrase, topics
+from core.improv.scene_words import quotes_someone, short_phrase, topics
 from core.improv.speech import Cue, speech_for
 from core.improv.thinking import inner_voice
 
@@ -53,7 +53,7 @@ def choose(brief: Briefing, seed: int, rng: random.Random) -> Cue:
     elif "nudge" in brief.cues:
         cue.move = rng.choice(("wind_down", "propose", "agree"))
     else:
-        cue.move = _intent(brief, seed, rng, bool(echo))
+        cue.move = _intent(brief, seed, rng, bool(echo) and not quotes_someone(last.text))
     return cue
 
 

@@ -52,9 +52,17 @@ def sentences(text: str, limit: int = 2) -> str:
     return " ".join(parts[:limit]).strip()
 
 
+_QUOTED = re.compile(r"(?<!\w)'[^']*'(?!\w)")
+
+
+def quotes_someone(words: str) -> bool:
+    """Whether a line itself echoes someone (`You said 'x'`): echoing it again sounds like a parrot."""
+    return bool(_QUOTED.search(words))
+
+
 def short_phrase(words: str, limit: int) -> str:
     """The opening clause of a line, at most `limit` words, without quotes or end punctuation."""
-    plain = re.sub(r"(?<!\w)'[^']*'(?!\w)", "", words.replace('"', "")).strip()
+    plain = _QUOTED.sub("", words.replace('"', "")).strip()
     clauses = [c.strip() for c in re.split(r"[.,;:!?]|\s-\s|\u2014", plain) if len(c.split()) >= 2]
     tokens = (clauses[0] if clauses else plain).split()[:max(1, limit)]
     return " ".join(tokens).rstrip(",.;:!?- ")

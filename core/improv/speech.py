@@ -38,15 +38,16 @@ def gesture(t: Temperament, mood: str, rng: random.Random) -> str:
 
 
 def _words(brief: Briefing, cue: Cue, rng: random.Random, move: str) -> str:
-    """A line from the move's bank, filled with scene words, avoiding this character's earlier lines."""
+    """A line from the move's bank, filled with scene words, not yet said in the scene if possible."""
     bank = [s for s in phrases.SPEECH[move] if (cue.to or "{to}" not in s) and (cue.echo or "{echo}" not in s)]
+    lines = [_fill(s, cue) for s in bank or phrases.SPEECH["question"][2:4]]
     said = {line.text for line in brief.own + brief.history + brief.latest}
-    for _ in range(6):
-        words = rng.choice(bank or phrases.SPEECH["question"][2:4]).format(to=cue.to, topic=cue.topic, echo=cue.echo)
-        words = words[:1].upper() + words[1:]
-        if words not in said:
-            break
-    return words
+    return rng.choice([line for line in lines if line not in said] or lines)
+
+
+def _fill(template: str, cue: Cue) -> str:
+    words = template.format(to=cue.to, topic=cue.topic, echo=cue.echo)
+    return words[:1].upper() + words[1:]
 
 
 def _speak(brief: Briefing, cue: Cue, rng: random.Random) -> str:

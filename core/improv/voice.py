@@ -67,7 +67,16 @@ def self_trait(trait: str) -> str:
         return f"I know this about myself: {_low(trait)}."
     spoken = [_clause(clauses[0], kinds[0], lead=True)]
     spoken += [_clause(c, k, lead=kinds[0] != k) for c, k in zip(clauses[1:], kinds[1:])]
-    return ", ".join(spoken) + "."
+    sentence = ", ".join(spoken)
+    if kinds[0] == "verb":
+        sentence = re.sub(r"\b(and|then|or)\s+([a-z-]+)\b", _connected_verb, sentence)
+    return sentence + "."
+
+
+def _connected_verb(match: re.Match[str]) -> str:
+    """`and speaks` -> `and speak` after a first-person verb."""
+    word = match.group(2)
+    return f"{match.group(1)} {base_verb(word) if _kind(word) == 'verb' else word}"
 
 
 def _kind(clause: str) -> str:

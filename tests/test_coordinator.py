@@ -1,0 +1,113 @@
+"""The coordinator decides and never speaks: close words, roles A and B, fallbacks, limits."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.coordinator import Decision, JudgeCoordinator, RuleCoordinator, SceneView, closes_naturally
+from core.events import SpeakEvent
+from helpers import example_scene
+
+
+def speech(text: str = "", nonverbal: str | None = None, action: str = "speak", raw: str | None = None) -> SpeakEvent:
+    return SpeakEvent(t=0, **{"from": "alice"}, text=text, nonverbal=nonverbal, action=action, raw=raw or text)
+
+
+@pytest.mark.parametrize("text", ["Thank you both, this was generous.", "I'll let you go.", "I should head out.",
+                                  "Safe travels!", "I should let you get on with your day."])
+def test_close_words_close_the_scene(text):
+    assert closes_naturally(speech(text))
+
+
+@pytest.mark.parametrize("nonverbal", ["picks up her coat and leaves", "walks out", "stands to leave"])
+def test_exit_actions_close_the_scene(nonverbal):
+    assert closes_naturally(speech("", nonverbal=nonverbal, action="react"))
+
+
+@pytest.mark.parametrize("text", ["Thank you.", "Let me go over the numbers.", "I should head back to the plan.",
+                                  "We'll leave it there for the data?", "Don't thank me yet."])
+def test_close_words_are_conservative(text):
+    assert not closes_naturally(speech(text))
+
+
+async def test_role_c_closes_on_close_words_and_otherwise_continues():
+    rules = RuleCoordinator()
+    view = SceneView(beat=3, max_beats=50, goal="", new_speech=[speech("I should head out.")])
+    assert (await rules.decide(view)).reason == "natural"
+    view.new_speech = [speech("Tell me what happened.")]
+    assert (await rules.decide(view)).decision == "continue"
+
+
+async def test_a_malformed_judge_decision_falls_back_to_role_c_and_is_logged():
+    judge = JudgeCoordinator("B", goal="agree")
+    warnings: list[str] = []
+
+    async def ask(request):
+        return "I think the scene should go on, maybe."
+
+    view = SceneView(beat=2, max_beats=50, goal="agree", new_speech=[speech("Thank you both.")])
+    decision = await judge.decide(view, ask, warnings.append)
+    assert decision.decision == "close" and decision.reason == "natural"
+    assert warnings and "role C" in warnings[0]
+
+
+def test_a_judge_decision_must_be_one_of_the_four():
+    with pytest.raises(ValueError):
+        JudgeCoordinator.parse('{"decision": "speak", "text": "Hello everyone"}')
+    assert JudgeCoordinator.parse('ok {"decision": "close", "reason": "natural"}') == \
+        Decision(decision="close", reason="natural")
+
+
+async def test_role_b_judge_sees_only_its_prompt_and_the_speech(run_scene):
+    scene = example_scene("the-apology", limits={"max_beats": 6})
+    run = await run_scene(scene, isolation="b", coordinator="B")
+    judged = [p for p in run.prompts() if p["to"] == "judge"]
+    assert judged and all(p["purpose"] == "judge" for p in judged)
+    body = json.dumps(judged[-1]["request"])
+    assert "Isolation:" not in body and scene.coordinator_notes[:30] not in body
+    assert "SPEECH SO FAR" in body
+    assert (run.dir / "notes.md").read_text().splitlines()[1].startswith("Coordinator role: B — ")
+
+
+async def test_role_a_judge_also_sees_notes_and_the_directors_notes(run_scene):
+    def note(session):
+        session.subscribe(lambda e: session.add_note("Keep it civil") if e.type == "beat" and e.beat == 1 else None)
+
+    scene = example_scene("the-apology", limits={"max_beats": 5})
+    run = await run_scene(scene, isolation="a", coordinator="A", before_run=note)
+    last = json.dumps([p for p in run.prompts() if p["to"] == "judge"][-1]["request"], ensure_ascii=False)
+    assert "Isolation:" in last and "Keep it civil" in last
+    assert scene.coordinator_notes.strip()[:30] in last
+
+
+async def test_the_judge_never_writes_dialogue(run_scene):
+    run = await run_scene(example_scene("the-apology", limits={"max_beats": 8}), isolation="b", coordinator="B")
+    speakers = {r["from"] for r in run.records() if r["type"] in ("speak", "think")}
+    assert speakers <= {"alice", "bob", "charlie"}
+
+
+async def test_the_hard_cap_closes_the_scene(run_scene):
+    scene = example_scene("the-apology", limits={"soft_cap_per_character": 2, "hard_cap_per_character": 2,
+                                                   "max_beats": 40})
+    run = await run_scene(scene, isolation="b", coordinator="C", seed=4)
+    assert run.result.close_reason == "hard-cap"
+    counts: dict[str, int] = {}
+    for r in run.records():
+        if r["type"] == "speak" and r["action"] != "silent":
+            counts[r["from"]] = counts.get(r["from"], 0) + 1
+    assert max(counts.values()) == 2
+
+
+async def test_the_soft_cap_nudges_once_with_timing_only(run_scene):
+    scene = example_scene("the-apology", limits={"soft_cap_per_character": 2, "hard_cap_per_character": 30,
+                                                   "max_beats": 40})
+    run = await run_scene(scene, isolation="b", coordinator="C", seed=4)
+    nudges = [r for r in run.records() if r["type"] == "note" and r.get("reason") == "soft-cap"]
+    assert nudges
+    assert len({n["target"] for n in nudges}) == len(nudges), "an actor was nudged twice"
+    first = nudges[0]
+    nudged = [p for p in run.prompts() if p["to"] == first["target"] and p["purpose"] == "turn"
+              and p["beat"] > first["beat"]]
+    assert "You sense the natural end" in nudged[0]["request"]["messages"][-1]["content"]

@@ -1,0 +1,130 @@
+"""The only module that knows both a core `Session` and Textual.
+
+The session runs in a Textual worker (an asyncio task on the app's loop, so a key press is
+answered while actors are mid-call). Every event it publishes is buffered; the first event of a
+batch posts one `SessionBridge.EventsArrived` message, and its handler drains everything that
+arrived meanwhile, so high-rate streaming deltas coalesce instead of queueing one message each.
+Controls go the other way, through the session's control channel. Nothing here calls a provider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from textual.message import Message
+from textual.message_pump import MessagePump
+from textual.worker import Worker, WorkerCancelled, WorkerFailed
+
+from core.events import BaseEvent
+
+
+class SessionLike(Protocol):
+    """What the console needs from `core.session.Session`: the event stream and the controls."""
+
+    state: Any
+
+    def subscribe(self, callback: Callable[[BaseEvent], None]) -> Callable[[], None]: ...
+    async def run(self) -> Any: ...
+    def stop(self) -> None: ...
+    def pause(self) -> None: ...
+    def resume(self) -> None: ...
+    def inject_event(self, text: str) -> None: ...
+    def add_note(self, text: str, to: str | None = None) -> None: ...
+
+
+class SessionBridge:
+    """Runs one session for one screen: events in as messages, controls out."""
+
+    class EventsArrived(Message):
+        """New events are waiting: call `SessionBridge.drain()` to take them (a coalesced doorbell)."""
+
+    class Finished(Message):
+        """The session's run returned (`result`) or failed (`error`); its run folder is closed."""
+
+        def __init__(self, result: Any = None, error: BaseException | None = None) -> None:
+            super().__init__()
+            self.result = result
+            """The `SessionResult`, when the run returned."""
+            self.error = error
+            """The exception, when the run itself failed (the scene's own errors are events)."""
+
+    def __init__(self, session: SessionLike, target: MessagePump) -> None:
+        self.session = session
+        self.target = target
+        self.worker: Worker[Any] | None = None
+        self._pending: list[BaseEvent] = []
+        self._rung = False
+
+    @property
+    def status(self) -> str:
+        """The session's status: ready, running, paused, closing or closed."""
+        return str(self.session.state.status)
+
+    @property
+    def live(self) -> bool:
+        """True while the scene can still be stopped (started and not yet closed)."""
+        return self.worker is not None and self.status in ("ready", "running", "paused")
+
+    def start(self) -> Worker[Any]:
+        """Run the session in a worker owned by the target screen."""
+        self.worker = self.target.run_worker(self._run(), name="session", group="session", exit_on_error=False)
+        return self.worker
+
+    async def _run(self) -> Any:
+        unsubscribe = self.session.subscribe(self.on_event)
+        try:
+            result = await self.session.run()
+        except BaseException as exc:
+            self.target.post_message(self.Finished(error=exc))
+            raise
+        finally:
+            unsubscribe()
+        self.target.post_message(self.Finished(result=result))
+        return result
+
+    def on_event(self, event: BaseEvent) -> None:
+        """The session's subscriber: buffer the event and ring once per batch."""
+        self._pending.append(event)
+        if not self._rung:
+            self._rung = True
+            self.target.post_message(self.EventsArrived())
+
+    def drain(self) -> list[BaseEvent]:
+        """Take every event that arrived since the last drain."""
+        events, self._pending, self._rung = self._pending, [], False
+        return events
+
+    # -- controls (each takes effect at the session's next safe point) ---------------------
+
+    def stop(self) -> None:
+        """Stop the scene; the session closes its run folder with reason `stop`."""
+        self.session.stop()
+
+    def pause(self) -> None:
+        """Hold the scene at the next safe point."""
+        self.session.pause()
+
+    def resume(self) -> None:
+        """Let a paused scene go on."""
+        self.session.resume()
+
+    def inject_event(self, text: str) -> None:
+        """Queue a world event for every actor."""
+        self.session.inject_event(text)
+
+    def add_note(self, text: str, to: str | None = None) -> None:
+        """Queue a director's note for everyone or one actor (a slug)."""
+        self.session.add_note(text, to)
+
+    async def close(self) -> None:
+        """Stop the scene if it is live and wait until its run folder is written and closed."""
+        if self.worker is None:
+            return
+        if self.live:
+            self.stop()
+        if not self.worker.is_finished:
+            try:
+                await self.worker.wait()
+            except (WorkerCancelled, WorkerFailed):
+                pass
