@@ -92,10 +92,11 @@ def assert_isolated(run: Run) -> None:
         text = json.dumps(prompt["request"], ensure_ascii=False)
         if notes:
             assert notes not in text, f"coordinator notes leaked to {prompt['to']}"
+        own = set(thinking.get(prompt["to"], []))
         for slug, items in secrets.items():
             if slug == prompt["to"]:
                 continue
-            for item in items:
+            for item in (i for i in items if i not in own):
                 assert json.dumps(item, ensure_ascii=False)[1:-1] not in text, \
                     f"private material of {slug} leaked to {prompt['to']}: {item[:60]!r}"
 

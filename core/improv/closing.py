@@ -62,7 +62,7 @@ def close_speech(brief: Briefing, seed: int, rng: random.Random, to: str, topic:
         words = f"Thank you {'both' if len(brief.others) == 2 else 'all'}, this was generous."
     else:
         options = [f for f in FAREWELLS if to or "{to}" not in f]
-        words = rng.choice(options).format(to=to, wrap=wrap)
+        words = rng.choice(options).format(to=to.split()[0] if to else "", wrap=wrap)
     parts = ([f"TO: {to}"] if to else []) + [f"TONE: {rng.choice(('warm', 'relieved', 'settled', 'grateful'))}"]
     if rng.random() < 0.5:
         parts.append(f"*{rng.choice(EXITS)}*")

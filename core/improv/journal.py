@@ -11,7 +11,7 @@ import random
 from core.improv.briefing_reader import Briefing
 from core.improv.closing import closes
 from core.improv.scene_words import place, sentences
-from core.improv.voice import as_me, first_person, self_trait
+from core.improv.voice import as_me, first_person, mid_sentence, self_trait
 
 OPENINGS = ("I'm writing this while it's still fresh.", "What a day.",
             "I need to get this down before I start remembering it more kindly than it was.")
@@ -53,7 +53,8 @@ def write_journal(brief: Briefing, rng: random.Random) -> str:
     if ending := next((ln for ln in reversed(_spoken(brief)) if closes(ln.text, ln.nonverbal)), None):
         third.append(f"It ended when {ending.speaker} said {_quote(ending.text)}")
     if brief.goal:
-        third.append(f"What we were there for, as I saw it going in: {as_me(brief.goal.rstrip('.'), brief.name)}.")
+        goal = mid_sentence(as_me(brief.goal.rstrip("."), brief.name), (brief.name, *brief.others))
+        third.append(f"What we were there for, as I saw it going in: {goal}.")
     traits = brief.temperament.traits
     if traits:
         third.append(f"{self_trait(rng.choice(traits))} It showed today.")

@@ -7,7 +7,8 @@ import re
 _STOP = frozenset(
     "of to and or with in on for at by from about as but is are was were who which that after before "
     "when while if then than so because into over under causing has have had be been being it its "
-    "not no yet also just very".split())
+    "not no yet also just very he she they we i you him her them his hers their our my your me us".split())
+_OBJECT_STARTS = frozenset("its his her their the a an my your our to him them me us".split())
 _DETERMINERS = ("the", "a", "an", "this", "that")
 
 
@@ -22,8 +23,10 @@ def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
                 if word.lower() not in _DETERMINERS:
                     continue
                 phrase = []
-                for nxt in words[i + 1:i + 4]:
+                for j, nxt in enumerate(words[i + 1:i + 4], start=i + 1):
                     if nxt.lower() in _STOP or nxt.lower() in _DETERMINERS or not re.fullmatch(r"[A-Za-z'-]+", nxt):
+                        break
+                    if phrase and j + 1 < len(words) and words[j + 1].lower() in _OBJECT_STARTS:
                         break
                     phrase.append(nxt)
                 if phrase and not banned & {re.sub(r"'s$", "", w.lower()) for w in phrase}:

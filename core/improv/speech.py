@@ -46,7 +46,7 @@ def _words(brief: Briefing, cue: Cue, rng: random.Random, move: str) -> str:
 
 
 def _fill(template: str, cue: Cue) -> str:
-    words = template.format(to=cue.to, topic=cue.topic, echo=cue.echo)
+    words = template.format(to=cue.to.split()[0] if cue.to else "", topic=cue.topic, echo=cue.echo)
     return words[:1].upper() + words[1:]
 
 

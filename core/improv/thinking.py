@@ -6,7 +6,7 @@ import random
 from typing import TYPE_CHECKING
 
 from core.improv.scene_words import place, sentences, short_phrase
-from core.improv.voice import as_me, first_person, self_trait
+from core.improv.voice import as_me, first_person, mid_sentence, self_trait
 
 if TYPE_CHECKING:
     from core.improv.briefing_reader import Briefing
@@ -77,7 +77,8 @@ def _motive(brief: Briefing, rng: random.Random) -> str:
         return sentences(first_person(brief.perspective), limit=1)
     if brief.goal:
         frame = rng.choice(GOAL_FRAMES)
-        return frame.format(goal=as_me(brief.goal.rstrip("."), brief.name))
+        goal = mid_sentence(as_me(brief.goal.rstrip("."), brief.name), (brief.name, *brief.others))
+        return frame.format(goal=goal)
     return "I'm not leaving until I understand what this is really about."
 
 

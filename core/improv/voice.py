@@ -13,6 +13,10 @@ _SWAPS = ((r"\byou are\b", "I am"), (r"\byou're\b", "I'm"), (r"\byou've\b", "I'v
           (r"\byou'll\b", "I'll"), (r"\byou'd\b", "I'd"), (r"\byours\b", "mine"),
           (r"\byourself\b", "myself"), (r"\byour\b", "my"))
 _IRREGULAR = {"is": "am", "has": "have", "does": "do", "goes": "go", "was": "was"}
+_COMMON_VERBS = frozenset(
+    "speak nod smile laugh sigh look go get talk shout avoid change withdraw shut leave walk cry fidget "
+    "pace promise retreat push snap joke deflect listen ask answer explain stare freeze raise lower "
+    "become turn start stop make take give keep fall grow try let say".split())
 _ADJECTIVE_ENDINGS = ("ly", "ed", "ive", "ful", "ous", "al", "ent", "ant", "ic", "ate", "able", "ible", "ing", "less")
 _ADJECTIVES = frozenset("calm kind quiet prone shy warm blunt loyal proud stubborn patient impatient "
                         "gentle honest curious sharp dry brave bold open private nervous".split())
@@ -23,7 +27,10 @@ def first_person(text: str) -> str:
     out = text.strip()
     for pattern, repl in _SWAPS:
         out = re.sub(pattern, repl, out, flags=re.IGNORECASE)
-    out = re.sub(r"(^|[.;:!?]\s+|,\s+|\b(?:and|but)\s+)you\b", lambda m: m.group(1) + "I", out, flags=re.I)
+    out = re.sub(r"(^|[.;:!?]\s+|,\s+|\b(?:and|but|because|since|when|if|that|so|while|although|as)\s+)you\b",
+                 lambda m: m.group(1) + "I", out, flags=re.I)
+    out = re.sub(r"\byou(?=\s+(?:\w+ed|can|could|will|would|should|must|may|might|want|need|know|think|feel|"
+                 r"have|had|were|do|did|don't|didn't|value|love|hate|like|hope|wish|still)\b)", "I", out, flags=re.I)
     out = re.sub(r"\byou\b", "me", out, flags=re.IGNORECASE)
     return _cap(out)
 
@@ -36,6 +43,13 @@ def as_me(text: str, name: str) -> str:
                  lambda m: "I " + base_verb(m.group(1)), text)
     out = re.sub(rf"\b{re.escape(name)}'s\b", "my", out)
     return re.sub(rf"\b{re.escape(name)}\b", "me", out)
+
+
+def mid_sentence(text: str, names: tuple[str, ...] = ()) -> str:
+    """A sentence made fit to follow a colon: its first letter lowered unless it starts with a name."""
+    first = text.split(" ", 1)[0].strip(",.;:")
+    keep = first in ("I", "I'm") or any(first and n.split()[0] == first for n in names) or first.isupper()
+    return text if keep or not text else text[:1].lower() + text[1:]
 
 
 def base_verb(word: str) -> str:
@@ -75,8 +89,9 @@ def self_trait(trait: str) -> str:
 
 def _connected_verb(match: re.Match[str]) -> str:
     """`and speaks` -> `and speak` after a first-person verb."""
-    word = match.group(2)
-    return f"{match.group(1)} {base_verb(word) if _kind(word) == 'verb' else word}"
+    word, base = match.group(2), base_verb(match.group(2))
+    verb = word != base and (base.split("-")[-1] in _COMMON_VERBS or base.endswith(("ise", "ize")))
+    return f"{match.group(1)} {base if verb else word}"
 
 
 def _kind(clause: str) -> str:

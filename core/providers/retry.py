@@ -1,0 +1,129 @@
+"""The one retry layer of every real provider, and the helpers that describe a failure safely.
+
+SDK clients are built with `max_retries=0`; `with_retries` is the only place a call is repeated.
+A provider's attempt raises `ProviderError` (see `status_error`, `transport_error`) whose
+`retryable` flag and `retry_after_s` context decide what happens next. Messages pass through
+`redact` so no API key ever reaches an exception, a log line or the run folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
+
+from core.errors import ProviderError
+
+T = TypeVar("T")
+OnRetry = Callable[[int, float, str], None]
+"""`on_retry(attempt, delay_s, reason)`: attempt is the number of the retry about to happen (1, 2...)."""
+
+NEVER_RETRIED = frozenset({400, 401, 403, 404, 422})
+RETRIED = frozenset({408, 409, 429})
+
+_SECRETISH = re.compile(r"(sk-[A-Za-z0-9_\-]{4,}|(?i:bearer)\s+\S+|(?i:x-api-key)[\"':=\s]+\S+)")
+
+
+def is_retryable_status(status: int | None) -> bool:
+    """408, 409, 429 and every 5xx (529 included) are worth another try; nothing else is."""
+    if status is None or status in NEVER_RETRIED:
+        return False
+    return status in RETRIED or 500 <= status <= 599
+
+
+def redact(text: str, *secrets: str | None) -> str:
+    """`text` with the given secrets, and anything shaped like a key or bearer token, blanked out."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return _SECRETISH.sub("[redacted]", text)
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
+    """Seconds to wait from `retry-after-ms`, or `retry-after` (seconds or an HTTP date); None if absent."""
+    if not headers:
+        return None
+    lower = {str(k).lower(): v for k, v in headers.items()}
+    try:
+        if (ms := lower.get("retry-after-ms")) is not None:
+            return max(0.0, float(ms) / 1000)
+    except ValueError:
+        pass
+    value = lower.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def status_error(provider: str, status: int | None, detail: str, *, headers: Mapping[str, str] | None = None,
+                 secrets: tuple[str | None, ...] = (), **context: Any) -> ProviderError:
+    """A ProviderError for an HTTP status (or a stream error event), with retry facts attached."""
+    hint = {401: " — check the API key (is the right environment variable set?)",
+            403: " — the key is not allowed to use this model or endpoint",
+            404: " — check the model name and the base URL"}.get(status or 0, "")
+    where = f"HTTP {status}" if status else "error"
+    message = redact(f"{provider}: {where}: {detail}{hint}", *secrets)
+    return ProviderError(message, status=status, retryable=is_retryable_status(status),
+                         retry_after_s=parse_retry_after(headers), **context)
+
+
+def transport_error(provider: str, exc: BaseException, *, secrets: tuple[str | None, ...] = (),
+                    **context: Any) -> ProviderError:
+    """A retryable ProviderError for a timeout, a refused or dropped connection, a broken stream."""
+    kind = "timed out" if "timeout" in type(exc).__name__.lower() else "connection failed"
+    detail = str(exc).strip()
+    message = redact(f"{provider}: {kind} ({type(exc).__name__}{': ' + detail if detail else ''})", *secrets)
+    return ProviderError(message, status=None, retryable=True, **context)
+
+
+def backoff_delay(retry: int, base_delay_s: float, cap_s: float, rng: random.Random) -> float:
+    """Exponential backoff with equal jitter for retry number `retry` (1, 2...), at most `cap_s`."""
+    full = min(cap_s, base_delay_s * 2 ** (retry - 1))
+    return full / 2 + rng.uniform(0, full / 2)
+
+
+async def with_retries(call: Callable[[], Awaitable[T]], *, max_retries: int, retry_after_cap_s: float,
+                       base_delay_s: float = 0.5, sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+                       on_retry: OnRetry | None = None, rng: random.Random | None = None) -> T:
+    """Await `call()`; on a retryable failure wait and try again, at most `max_retries` more times.
+
+    Retryable: a `ProviderError` with `retryable=True`, or a stdlib `TimeoutError`/`ConnectionError`.
+    The wait is the server's `retry-after` when it gave one, else exponential backoff with jitter,
+    never more than `retry_after_cap_s`. Any other exception propagates untouched. Giving up
+    raises a `ProviderError` with the last status, `retryable` as classified and `attempts` in its
+    context.
+    """
+    rng = rng or random.Random()
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return await call()
+        except ProviderError as exc:
+            failure = exc
+        except (TimeoutError, ConnectionError) as exc:
+            failure = transport_error("provider", exc)
+        failure.context["attempts"] = attempt
+        if not failure.retryable:
+            raise failure
+        if attempt > max_retries:
+            raise ProviderError(f"{failure.message} (gave up after {attempt} attempts)", status=failure.status,
+                                retryable=True, **failure.context) from None
+        hinted = failure.context.get("retry_after_s")
+        delay = (min(float(hinted), retry_after_cap_s) if hinted is not None
+                 else backoff_delay(attempt, base_delay_s, retry_after_cap_s, rng))
+        if on_retry is not None:
+            on_retry(attempt, delay, failure.message)
+        await sleep(delay)

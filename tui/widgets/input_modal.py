@@ -1,0 +1,85 @@
+"""The small dialog that takes a world event or a director's note, returned as typed data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select
+
+from tui.render import safe
+
+EVERYONE = "__everyone__"
+
+
+@dataclass(frozen=True)
+class WorldEvent:
+    """A world event to inject: every actor receives it at the next beat."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class DirectorNote:
+    """A director's note for every actor (`to` is None) or for one (`to` is a cast slug)."""
+
+    text: str
+    to: str | None = None
+
+
+class InputModal(ModalScreen[WorldEvent | DirectorNote | None]):
+    """Asks for one line of text (and, for a note, whom it is for); dismisses with the typed request."""
+
+    DEFAULT_CSS = """
+    InputModal { align: center middle; }
+    InputModal > Vertical { width: 72; max-width: 95%; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
+    InputModal Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
+    InputModal Select { margin-top: 1; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel", tooltip="Close without sending anything")]
+
+    def __init__(self, kind: str, cast: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.kind = kind
+        self.cast = dict(cast or {})
+
+    def compose(self) -> ComposeResult:
+        event = self.kind == "event"
+        with Vertical():
+            yield Label("Inject a world event (every actor gets it at the next beat)" if event
+                        else "Director's note (delivered at the next beat)")
+            yield Input(placeholder="The lights flicker and go out" if event else "Keep it short and warmer",
+                        id="text")
+            if not event:
+                options = [(Content("Everyone"), EVERYONE)] + [(Content(safe(n)), s) for s, n in self.cast.items()]
+                yield Select(options, value=EVERYONE, allow_blank=False, id="to")
+            with Horizontal():
+                yield Button("Send", variant="primary", id="send")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#text", Input).focus()
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#send")
+    def send(self) -> None:
+        """Dismiss with the request, unless the text is blank."""
+        text = self.query_one("#text", Input).value.strip()
+        if not text:
+            self.query_one("#text", Input).focus()
+            return
+        if self.kind == "event":
+            self.dismiss(WorldEvent(text))
+            return
+        to = self.query_one("#to", Select).value
+        self.dismiss(DirectorNote(text, None if to == EVERYONE else str(to)))
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        """Dismiss with nothing."""
+        self.dismiss(None)
