@@ -253,3 +253,28 @@ async def test_the_same_seed_plays_the_same_scene(run_scene, tmp_path):
     second = await run_scene(scene, isolation="b", coordinator="C", seed=9)
     strip = lambda rs: [(r["type"], r["from"], r.get("text")) for r in rs if r["type"] in ("speak", "think")]
     assert strip(first.records()) == strip(second.records())
+
+
+async def test_every_derived_file_can_be_rebuilt_from_events_jsonl_alone(run_scene, tmp_path):
+    from datetime import datetime
+    from core.recorder import read_events, write_derived
+
+    run = await run_scene(example_scene("the-apology", limits={"max_beats": 6}), isolation="b", coordinator="C")
+    rebuilt = tmp_path / "rebuilt"
+    rebuilt.mkdir()
+    write_derived(rebuilt, read_events(run.dir), datetime.now())
+    for name in ("events.json", "metadata.json", "journals/alice.md"):
+        assert (rebuilt / name).read_text() == (run.dir / name).read_text(), name
+    drop_dates = lambda text: [l for l in text.splitlines() if not l.startswith(("GENERATED", "**Date"))]
+    for name in ("transcript.md", "transcript.txt"):
+        assert drop_dates((rebuilt / name).read_text()) == drop_dates((run.dir / name).read_text()), name
+
+
+async def test_a_torn_last_line_of_events_jsonl_is_skipped_on_read(run_scene):
+    from core.recorder import read_events
+
+    run = await run_scene(example_scene("the-apology", limits={"max_beats": 3}), isolation="b", coordinator="C")
+    whole = read_events(run.dir)
+    with open(run.dir / "events.jsonl", "a") as handle:
+        handle.write('{"t": 9.9, "from": "alice", "type": "spe')
+    assert read_events(run.dir) == whole

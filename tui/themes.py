@@ -6,12 +6,13 @@ stylesheet and sets the paired Textual theme, which re-applies every style on ev
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from textual.app import App
 
-THEMES_DIR = Path(__file__).resolve().parent.parent / "themes"
+THEMES_DIR = Path(os.path.abspath(Path(__file__).parent.parent / "themes"))
 
 
 @dataclass(frozen=True)

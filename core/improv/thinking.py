@@ -63,9 +63,9 @@ def _trigger(brief: Briefing, rng: random.Random) -> str:
         heard = short_phrase(last.text, 7)
         aside = rng.choice(("That landed harder than I'd like.", "I can work with that.",
                             "I'm not sure I believe it.", "Interesting choice of words."))
-        return f"{last.speaker} said '{heard}'. {aside}"
+        return f"{last.speaker.split()[0]} said '{heard}'. {aside}"
     if last:
-        return f"{last.speaker} isn't saying much, but I noticed."
+        return f"{last.speaker.split()[0]} isn't saying much, but I noticed."
     if brief.own:
         return rng.choice(("No one has answered me yet.", "Still nothing back from them."))
     return f"Nobody has said anything yet. {_cap(place(brief.setting))} feels very quiet."
