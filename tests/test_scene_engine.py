@@ -278,3 +278,12 @@ async def test_a_torn_last_line_of_events_jsonl_is_skipped_on_read(run_scene):
     with open(run.dir / "events.jsonl", "a") as handle:
         handle.write('{"t": 9.9, "from": "alice", "type": "spe')
     assert read_events(run.dir) == whole
+
+
+async def test_an_interruption_is_transcribed_as_an_interruption(run_scene):
+    run = await run_scene(example_scene("the-apology"), isolation="b", coordinator="C", seed=1)
+    cuts = [e for e in run.events() if isinstance(e, SpeakEvent) and e.action == "interrupt"]
+    assert cuts, "seed 1 of the apology has interruptions"
+    transcript = (run.dir / "transcript.txt").read_text()
+    name = run.session.state.cast[cuts[0].from_]
+    assert f'{name} [INTERRUPT after "{cuts[0].interrupt_after}"' in transcript
