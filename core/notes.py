@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from core.characters import Character
+from core.improv import DISCLAIMER
 from core.scenes import ProviderSpec, Scene
 
 ISOLATION_LINES = {
@@ -17,8 +18,6 @@ ROLE_LINES = {
     "B": "B — dedicated coordinator agent: an LLM judge with only a coordinator system prompt",
     "C": "C — pure code: rule-based close words, caps and stall rules, no LLM",
 }
-OFFLINE_DISCLAIMER = ("The offline improviser is not a language model: it is a deterministic, seeded improviser "
-                      "that assembles lines from the character's profile and the scene.")
 
 
 def choice_lines(isolation: str, role: str) -> list[str]:
@@ -38,5 +37,5 @@ def notes_text(scene: Scene, isolation: str, role: str, specs: Mapping[str, Prov
     if role != "C":
         lines.append(f"- Coordinator judge: provider {judge.name}, model {judge.model or 'default'}")
     if any(spec.name == "offline" for spec in specs.values()) or (role != "C" and judge.name == "offline"):
-        lines += ["", f"> {OFFLINE_DISCLAIMER}"]
+        lines += ["", f"> {DISCLAIMER}"]
     return "\n".join(lines) + "\n"

@@ -1,0 +1,169 @@
+"""What the Anthropic and OpenAI providers share: key handling, the lazy SDK client, the one retry
+loop, delta bookkeeping, timing, and turning SDK exceptions into safe `ProviderError`s.
+
+Streaming contract (`complete(request, on_delta)`): `on_delta(fragment)` is called with each text
+fragment as it arrives, in order, and only for text that will never be taken back. A failure
+before the first fragment is retried like any other; a failure after it is not (the listener has
+already shown the text) and raises `ProviderError(retryable=False)` whose context holds
+`partial_text` and `deltas`. Timing (`latency_s`, `ttft_s`) is that of the attempt that answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import time
+from abc import abstractmethod
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from core.errors import InvalidConfig, ProviderError
+from core.providers.base import Completion, DeltaCallback, Provider, Request, Usage
+from core.providers.retry import status_error, transport_error, with_retries
+
+log = logging.getLogger("promptdesk.providers")
+
+ERROR_TYPE_STATUS = {
+    "invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
+    "not_found_error": 404, "request_too_large": 413, "rate_limit_error": 429, "rate_limit_exceeded": 429,
+    "api_error": 500, "server_error": 500, "timeout_error": 504, "overloaded_error": 529,
+}
+"""Status implied by the error `type` of an error that arrived inside a 200 stream."""
+
+
+class Stream:
+    """Delta bookkeeping and timing for one `complete` call (reset at each attempt)."""
+
+    def __init__(self, on_delta: DeltaCallback | None) -> None:
+        self.on_delta = on_delta
+        self.pieces: list[str] = []
+        self.started = self.first = 0.0
+
+    def begin(self) -> None:
+        self.started, self.first = time.perf_counter(), 0.0
+
+    def emit(self, piece: str | None) -> None:
+        """Deliver one text fragment to the listener."""
+        if not piece:
+            return
+        if not self.pieces:
+            self.first = time.perf_counter()
+        self.pieces.append(piece)
+        if self.on_delta is not None:
+            self.on_delta(piece)
+
+    @property
+    def ttft_s(self) -> float | None:
+        return self.first - self.started if self.on_delta is not None and self.pieces else None
+
+
+class RemoteProvider(Provider):
+    """A provider that talks HTTP through a vendor SDK. Subclasses fill in the four hooks."""
+
+    key_env: str = ""
+    base_url_env: str = ""
+    key_required: bool = True
+
+    def __init__(self, model: str | None, api_key: str | None = None, base_url: str | None = None, *,
+                 timeout_s: float = 60.0, max_retries: int = 3, retry_after_cap_s: float = 30.0,
+                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep, rng: random.Random | None = None,
+                 base_delay_s: float = 0.5) -> None:
+        if not model:
+            raise InvalidConfig(f"the {self.name} provider needs a model: set `model` in the scene's provider "
+                                f"(or pass --model)")
+        self.model = model
+        self._api_key = api_key or (os.environ.get(self.key_env) if self.key_env else None) or None
+        if self.key_required and not self._api_key:
+            raise ProviderError(f"{self.name}: no API key; set {self.key_env} in the environment", status=None)
+        self.base_url = base_url or (os.environ.get(self.base_url_env) if self.base_url_env else None) or None
+        self.timeout_s, self.max_retries, self.retry_after_cap_s = timeout_s, max_retries, retry_after_cap_s
+        self.base_delay_s, self._sleep, self._rng = base_delay_s, sleep, rng or random.Random()
+        self._client: Any = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
+
+    # -- hooks -----------------------------------------------------------------------------
+    @abstractmethod
+    def _build_client(self) -> Any:
+        """Import the SDK and build its async client, with `max_retries=0`."""
+
+    @abstractmethod
+    async def _plain(self, client: Any, request: Request) -> tuple[str, Usage]:
+        """One non-streaming call: the whole text and its usage."""
+
+    @abstractmethod
+    async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
+        """One streaming call, passing each text fragment to `stream.emit`."""
+
+    @abstractmethod
+    def _translate(self, exc: Exception) -> ProviderError | None:
+        """The ProviderError an SDK or transport exception means, or None for anything else."""
+
+    # -- shared ----------------------------------------------------------------------------
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = self._build_client()
+        return self._client
+
+    async def complete(self, request: Request, on_delta: DeltaCallback | None = None) -> Completion:
+        """Send `request`, retrying what is worth retrying; stream into `on_delta` when given."""
+        client, stream = self.client, Stream(on_delta)
+
+        async def attempt() -> tuple[str, Usage]:
+            stream.begin()
+            try:
+                if on_delta is None:
+                    return await self._plain(client, request)
+                return await self._stream(client, request, stream)
+            except ProviderError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - translated or re-raised below
+                error = self._translate(exc)
+                if error is None:
+                    raise
+            if stream.pieces:
+                raise self._broken_stream(error, stream) from None
+            raise error from None
+
+        text, usage = await with_retries(attempt, max_retries=self.max_retries,
+                                         retry_after_cap_s=self.retry_after_cap_s, base_delay_s=self.base_delay_s,
+                                         sleep=self._sleep, on_retry=self._log_retry, rng=self._rng)
+        return Completion(text=text, usage=usage, provider=self.name, model=self.model,
+                          latency_s=time.perf_counter() - stream.started, ttft_s=stream.ttft_s)
+
+    def _broken_stream(self, error: ProviderError, stream: Stream) -> ProviderError:
+        message = (f"{error.message} — the stream broke after {len(stream.pieces)} deltas; not retried "
+                   f"because that text was already delivered")
+        context = {k: v for k, v in error.context.items() if k != "retry_after_s"}
+        return ProviderError(message, status=error.status, retryable=False, partial_text="".join(stream.pieces),
+                             deltas=len(stream.pieces), **context)
+
+    def _log_retry(self, attempt: int, delay: float, reason: str) -> None:
+        log.warning("%s %s: retry %d/%d in %.2fs after: %s", self.name, self.model, attempt, self.max_retries,
+                    delay, reason)
+
+    def _status_error(self, status: int | None, detail: str, headers: Any = None, **context: Any) -> ProviderError:
+        return status_error(self.name, status, detail, headers=headers, secrets=(self._api_key,), **context)
+
+    def _transport_error(self, exc: BaseException) -> ProviderError:
+        return transport_error(self.name, exc, secrets=(self._api_key,))
+
+    async def aclose(self) -> None:
+        """Close the SDK client's connections, if one was built."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
+
+
+def error_detail(body: Any, fallback: str) -> tuple[str | None, str]:
+    """(error type, 'type: message') from an API error body, whichever shape it has."""
+    error = body.get("error", body) if isinstance(body, dict) else None
+    if isinstance(error, dict) and (error.get("message") or error.get("type")):
+        kind = error.get("type") or error.get("code")
+        kind = str(kind) if kind else None
+        return kind, f"{kind}: {error.get('message')}" if kind else str(error.get("message"))
+    return None, fallback

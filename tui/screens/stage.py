@@ -1,0 +1,155 @@
+"""The live stage: renders a running session's events and sends the operator's controls."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from tui.bridge import SessionBridge, SessionLike
+from tui.render import safe
+from tui.stage_state import from_session
+from tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
+from tui.widgets.stage_view import StageView
+
+CONTROL_EVENTS = frozenset({"pause", "resume", "stop", "close", "start"})
+"""Events after which the footer's available actions may have changed."""
+
+
+class StageScreen(Screen[None]):
+    """One scene, live: transcript, private thinking panes, session state, and the controls."""
+
+    BINDINGS = [
+        Binding("s", "stop", "Stop", id="stage.stop",
+                tooltip="Stop the scene now; in-flight calls are cancelled and the run folder is still written"),
+        Binding("e", "inject", "World event", id="stage.inject",
+                tooltip="Throw a world event into the scene: every actor receives it at the next beat"),
+        Binding("n", "note", "Note", id="stage.note",
+                tooltip="Send a director's note to every actor or to one, at the next beat"),
+        Binding("p", "pause", "Pause", id="stage.pause", tooltip="Hold the scene at the next safe point"),
+        Binding("r", "resume", "Resume", id="stage.resume", tooltip="Let a paused scene go on"),
+        Binding("o", "replay", "Replay", id="stage.replay",
+                tooltip="Open this run in the replay once the scene has closed"),
+    ]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    DEFAULT_CSS = """
+    StageScreen > #title { height: 1; padding: 0 1; }
+    StageScreen.-narrow StatePanel { width: 28; }
+    """
+
+    def __init__(self, session: SessionLike, title: str = "") -> None:
+        super().__init__()
+        self.session = session
+        self.title_text = title
+        self.bridge = SessionBridge(session, self)
+
+    def compose(self) -> ComposeResult:
+        state = self.session.state
+        yield Static(Content(f"Promptdesk · {safe(self.title_text)} · live · isolation ({state.isolation}) · "
+                             f"coordinator {state.coordinator}"), id="title")
+        yield StageView(dict(state.cast), id="stage")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_state()
+        self.bridge.start()
+        self.set_interval(0.5, self.refresh_state)
+
+    @property
+    def view(self) -> StageView:
+        """The stage widget."""
+        return self.query_one(StageView)
+
+    def refresh_state(self) -> None:
+        """Redraw the session panel from the session's own state (elapsed time ticks while live)."""
+        now = getattr(self.session, "now", None)
+        live = self.session.state.status in ("running", "paused") and callable(now)
+        self.view.show_state(from_session(self.session.state, now() if live else None))
+
+    def on_session_bridge_events_arrived(self, _: SessionBridge.EventsArrived) -> None:
+        events = self.bridge.drain()
+        if not events:
+            return
+        self.view.apply(events)
+        self.refresh_state()
+        if any(e.type in CONTROL_EVENTS for e in events):
+            self.refresh_bindings()
+
+    def on_session_bridge_finished(self, message: SessionBridge.Finished) -> None:
+        self.refresh_state()
+        self.refresh_bindings()
+        if message.error is not None:
+            self.notify(f"The session failed: {safe(message.error)}", severity="error", markup=False, timeout=10)
+        elif message.result is not None:
+            self.notify(f"Scene closed ({safe(message.result.close_reason)}). Run folder: {safe(message.result.run_dir)}",
+                        title="Scene closed", markup=False, timeout=8)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Every control is always listed; those that cannot act now are dimmed (None)."""
+        status = self.bridge.status if self.bridge.worker else "ready"
+        available = {
+            "stop": self.bridge.live,
+            "inject": status in ("running", "paused"),
+            "note": status in ("running", "paused"),
+            "pause": status == "running",
+            "resume": status == "paused",
+            "replay": status == "closed",
+        }.get(action, True)
+        return True if available else None
+
+    def action_stop(self) -> None:
+        """Stop the scene."""
+        self.bridge.stop()
+        self.notify("Stopping the scene…", markup=False, timeout=3)
+        self.refresh_bindings()
+
+    def action_pause(self) -> None:
+        """Pause at the next safe point."""
+        self.bridge.pause()
+        self.refresh_bindings()
+        self.refresh_state()
+
+    def action_resume(self) -> None:
+        """Resume a paused scene."""
+        self.bridge.resume()
+        self.refresh_bindings()
+        self.refresh_state()
+
+    def action_inject(self) -> None:
+        """Ask for a world event."""
+        self.app.push_screen(InputModal("event"), self.send_direction)
+
+    def action_note(self) -> None:
+        """Ask for a director's note."""
+        self.app.push_screen(InputModal("note", self.session.state.cast), self.send_direction)
+
+    def send_direction(self, request: WorldEvent | DirectorNote | None) -> None:
+        """Queue what the dialog returned; it reaches the actors at the next beat."""
+        if isinstance(request, WorldEvent):
+            self.bridge.inject_event(request.text)
+            self.notify("World event queued for the next beat", markup=False, timeout=3)
+        elif isinstance(request, DirectorNote):
+            self.bridge.add_note(request.text, request.to)
+            self.notify("Director's note queued for the next beat", markup=False, timeout=3)
+
+    def action_replay(self) -> None:
+        """Open this run's replay."""
+        from tui.screens.replay import ReplayScreen
+
+        self.app.push_screen(ReplayScreen(Path(self.session.state.run_dir)))
+
+    async def shutdown(self) -> None:
+        """Stop the scene if it is live and wait until its run folder is closed."""
+        await self.bridge.close()
+
+    def commands(self) -> Iterator[SystemCommand]:
+        """The stage's controls for the command palette (only those available now)."""
+        for binding in self.BINDINGS:
+            assert isinstance(binding, Binding)
+            if self.check_action(binding.action, ()):
+                yield SystemCommand(binding.description, binding.tooltip, getattr(self, f"action_{binding.action}"))
