@@ -98,6 +98,9 @@ class CastOverride(_Model):
     model: str | None = None
     base_url: str | None = None
     latency_ms: Latency | None = None
+    timeout_s: PositiveFloat | None = None
+    max_retries: NonNegativeInt | None = None
+    retry_after_cap_s: NonNegativeFloat | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -42,13 +42,13 @@ class Run:
 
 
 def example_scene(name: str, **update: Any) -> Scene:
-    """An example scene from `scenes/`, with fields replaced (e.g. no simulated latency)."""
-    scene = load_scene(SCENES / f"{name}.yaml")
-    provider = update.pop("provider", {})
-    scene = scene.model_copy(update={"provider": scene.provider.model_copy(update={"latency_ms": None, **provider})})
+    """An example scene from `scenes/`, re-validated with fields replaced; no simulated latency
+    unless `provider={"latency_ms": ...}` asks for it."""
+    data = load_scene(SCENES / f"{name}.yaml").model_dump(mode="json", by_alias=True, exclude_none=True)
+    data["provider"] = {**data.get("provider", {}), "latency_ms": None, **update.pop("provider", {})}
     if "limits" in update:
-        update["limits"] = scene.limits.model_copy(update=update["limits"])
-    return scene.model_copy(update=update)
+        update["limits"] = {**data.get("limits", {}), **update["limits"]}
+    return Scene.model_validate({**data, **update})
 
 
 def make_scene(**data: Any) -> Scene:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
+import traceback
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,7 +25,10 @@ from typing import Any
 
 import pytest
 
-__all__ = ["LoopbackServer", "Recorded", "Reply", "loopback", "split_text"]
+__all__ = ["CANARY", "FakeSleep", "LoopbackServer", "Recorded", "Reply", "assert_no_leak", "loopback", "split_text"]
+
+CANARY = "sk-canary-DO-NOT-LEAK-1234"
+"""An API key that must never show up in an exception, a log line or any output."""
 
 
 @dataclass
@@ -332,6 +336,28 @@ def _openai_frames(recorded: Recorded, reply: Reply):
     if options.get("include_usage"):
         yield _sse({**base, "choices": [], "usage": _openai_usage(recorded, reply, len(pieces))})
     yield _sse("[DONE]")
+
+
+class FakeSleep:
+    """An injectable `sleep` that records the delays asked for and returns at once."""
+
+    def __init__(self) -> None:
+        self.calls: list[float] = []
+
+    async def __call__(self, delay: float) -> None:
+        self.calls.append(delay)
+
+
+def assert_no_leak(*things: Any, logs: str = "") -> None:
+    """Neither the things (exceptions included: str, repr, context) nor the logs contain the canary key."""
+    for thing in things:
+        texts = [str(thing), repr(thing)]
+        texts += [repr(getattr(thing, "context", "")), repr(getattr(thing, "args", ""))]
+        if isinstance(thing, BaseException):
+            texts.append("".join(traceback.format_exception(thing)))
+        for text in texts:
+            assert CANARY not in text, f"API key leaked in {text!r}"
+    assert CANARY not in logs, "API key leaked in the logs"
 
 
 @pytest.fixture

@@ -119,10 +119,8 @@ class RemoteProvider(Provider):
                 if on_delta is None:
                     return await self._plain(client, request)
                 return await self._stream(client, request, stream)
-            except ProviderError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - translated or re-raised below
-                error = self._translate(exc)
+            except Exception as exc:  # noqa: BLE001 - translated, or re-raised untouched
+                error = exc if isinstance(exc, ProviderError) else self._translate(exc)
                 if error is None:
                     raise
             if stream.pieces:
@@ -147,7 +145,8 @@ class RemoteProvider(Provider):
                     delay, reason)
 
     def _status_error(self, status: int | None, detail: str, headers: Any = None, **context: Any) -> ProviderError:
-        return status_error(self.name, status, detail, headers=headers, secrets=(self._api_key,), **context)
+        return status_error(self.name, status, detail, headers=headers, secrets=(self._api_key,),
+                            key_env=self.key_env, **context)
 
     def _transport_error(self, exc: BaseException) -> ProviderError:
         return transport_error(self.name, exc, secrets=(self._api_key,))

@@ -68,9 +68,12 @@ def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = Non
 
 
 def status_error(provider: str, status: int | None, detail: str, *, headers: Mapping[str, str] | None = None,
-                 secrets: tuple[str | None, ...] = (), **context: Any) -> ProviderError:
-    """A ProviderError for an HTTP status (or a stream error event), with retry facts attached."""
-    hint = {401: " — check the API key (is the right environment variable set?)",
+                 secrets: tuple[str | None, ...] = (), key_env: str = "", **context: Any) -> ProviderError:
+    """A ProviderError for an HTTP status (or a stream error event), with retry facts attached.
+
+    `key_env` names the environment variable the key came from, for the 401 hint."""
+    where_key = f"{key_env} (or the key passed in)" if key_env else "the API key passed in"
+    hint = {401: f" — the API key was rejected: check {where_key}",
             403: " — the key is not allowed to use this model or endpoint",
             404: " — check the model name and the base URL"}.get(status or 0, "")
     where = f"HTTP {status}" if status else "error"

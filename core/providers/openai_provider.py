@@ -1,0 +1,101 @@
+"""OpenAI and any OpenAI-compatible server through Chat Completions (`AsyncOpenAI`, imported on first use).
+
+`openai`: key from `api_key` or OPENAI_API_KEY (required), base URL from `base_url` or
+OPENAI_BASE_URL; sends `prompt_cache_key` and `max_completion_tokens`.
+`openai-compatible` (Ollama, vLLM, llama.cpp, LM Studio...): `base_url` required, key optional
+("not-needed" when absent), `max_tokens`, no `prompt_cache_key`.
+Usage maps `prompt_tokens` minus cached (and reported cache-write) tokens to input,
+`completion_tokens` to output, `prompt_tokens_details.cached_tokens` to cache reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.errors import InvalidConfig, ProviderError
+from core.providers.base import Request, Usage
+from core.providers.remote import ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail
+
+NO_KEY = "not-needed"
+
+
+class OpenAIProvider(RemoteProvider):
+    """OpenAI Chat Completions, or a compatible server when `compatible=True`."""
+
+    def __init__(self, model: str | None, api_key: str | None = None, base_url: str | None = None,
+                 compatible: bool = False, **options: Any) -> None:
+        self.compatible = compatible
+        self.name = "openai-compatible" if compatible else "openai"
+        self.key_env = "" if compatible else "OPENAI_API_KEY"
+        self.base_url_env = "" if compatible else "OPENAI_BASE_URL"
+        self.key_required = not compatible
+        if compatible and not base_url:
+            raise InvalidConfig("the openai-compatible provider needs a base URL (--base-url or `base_url` in the "
+                                "scene's provider), e.g. http://localhost:11434/v1 for Ollama")
+        super().__init__(model, api_key, base_url, **options)
+
+    def _build_client(self) -> Any:
+        from openai import AsyncOpenAI
+
+        return AsyncOpenAI(api_key=self._api_key or NO_KEY, base_url=self.base_url or "https://api.openai.com/v1",
+                           timeout=self.timeout_s, max_retries=0)
+
+    def params(self, request: Request) -> dict[str, Any]:
+        """The Chat Completions arguments for `request`."""
+        messages = [{"role": "system", "content": request.system}] if request.system else []
+        messages += [{"role": m.role, "content": m.content} for m in request.messages]
+        params: dict[str, Any] = {"model": self.model, "messages": messages}
+        params["max_tokens" if self.compatible else "max_completion_tokens"] = request.max_tokens
+        if request.temperature is not None:
+            params["temperature"] = request.temperature
+        if request.cache_key and not self.compatible:
+            params["prompt_cache_key"] = request.cache_key
+        if request.json_schema is not None:
+            params["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": "envelope", "schema": request.json_schema, "strict": True}}
+        return params
+
+    async def _plain(self, client: Any, request: Request) -> tuple[str, Usage]:
+        response = await client.chat.completions.create(**self.params(request))
+        text = response.choices[0].message.content or "" if response.choices else ""
+        return text, _usage(response.usage)
+
+    async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
+        usage = Usage()
+        chunks = await client.chat.completions.create(**self.params(request), stream=True,
+                                                      stream_options={"include_usage": True})
+        async with chunks:
+            async for chunk in chunks:
+                for choice in chunk.choices or ():
+                    stream.emit(choice.delta.content if choice.delta else None)
+                if chunk.usage is not None:
+                    usage = _usage(chunk.usage)
+        return "".join(stream.pieces), usage
+
+    def _translate(self, exc: Exception) -> ProviderError | None:
+        import httpx2
+        import openai
+
+        if isinstance(exc, openai.APIStatusError):
+            _, detail = error_detail(exc.body, str(exc))
+            return self._status_error(exc.status_code, detail, exc.response.headers,
+                                      request_id=getattr(exc, "request_id", None))
+        if isinstance(exc, (openai.APIConnectionError, httpx2.TransportError)):
+            return self._transport_error(exc)
+        if isinstance(exc, openai.APIResponseValidationError):
+            return self._status_error(exc.status_code, "the response did not match the API schema")
+        if isinstance(exc, openai.APIError):  # an error object inside the stream
+            kind, detail = error_detail(exc.body, str(exc))
+            return self._status_error(ERROR_TYPE_STATUS.get(kind or "", 500), f"error in stream: {detail}")
+        return None
+
+
+def _usage(raw: Any) -> Usage:
+    if raw is None:
+        return Usage()
+    details = getattr(raw, "prompt_tokens_details", None)
+    cached = int(getattr(details, "cached_tokens", None) or 0)
+    written = int(getattr(details, "cache_write_tokens", None) or 0)
+    prompt = int(raw.prompt_tokens or 0)
+    return Usage(input_tokens=max(0, prompt - cached - written), output_tokens=int(raw.completion_tokens or 0),
+                 cache_write_tokens=written, cache_read_tokens=cached)

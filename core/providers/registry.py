@@ -1,0 +1,44 @@
+"""Build a provider from a provider spec, importing only the backend it names.
+
+Importing this module imports no SDK: each backend module is imported inside `make_provider`,
+and the SDKs themselves only when a real provider builds its client.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.errors import InvalidConfig
+from core.providers.base import Provider
+
+PROVIDER_NAMES = ("offline", "anthropic", "openai", "openai-compatible")
+
+
+def make_provider(spec: Any, *, seed: int = 0, sleep: Any = None) -> Provider:
+    """The provider `spec` names (`name`, `model`, `base_url`, `timeout_s`, `max_retries`,
+    `retry_after_cap_s`, `latency_ms`; missing attributes take their defaults).
+
+    `sleep` replaces `asyncio.sleep` for retry waits (tests). Raises InvalidConfig for an unknown
+    name or a missing model/base URL, ProviderError when a required API key is not set.
+    """
+    name = getattr(spec, "name", None) or "offline"
+    if name == "offline":
+        from core.providers.offline import OfflineProvider
+
+        return OfflineProvider(seed=seed, latency_ms=getattr(spec, "latency_ms", None))
+    if name not in PROVIDER_NAMES:
+        raise InvalidConfig(f"unknown provider {name!r}; valid providers: {', '.join(PROVIDER_NAMES)}")
+    options: dict[str, Any] = {
+        "timeout_s": getattr(spec, "timeout_s", 60.0), "max_retries": getattr(spec, "max_retries", 3),
+        "retry_after_cap_s": getattr(spec, "retry_after_cap_s", 30.0),
+    }
+    if sleep is not None:
+        options["sleep"] = sleep
+    model, base_url = getattr(spec, "model", None), getattr(spec, "base_url", None)
+    if name == "anthropic":
+        from core.providers.anthropic_provider import AnthropicProvider
+
+        return AnthropicProvider(model, base_url=base_url, **options)
+    from core.providers.openai_provider import OpenAIProvider
+
+    return OpenAIProvider(model, base_url=base_url, compatible=name == "openai-compatible", **options)

@@ -1,0 +1,148 @@
+"""Scenes whose actors misbehave, through the real SDKs against the loopback server: silence
+(stall), an explicit close, an actor that ignores the soft-cap nudge, a failing actor, malformed
+output (correction and salvage), a mixed cast, a budget, and a key that must never leak."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+import pytest
+
+from helpers import example_scene
+from loopback import Recorded, Reply, loopback  # noqa: F401  (fixture)
+
+CANARY = "sk-canary-DO-NOT-LEAK-1234"
+
+
+def actor_of(recorded: Recorded) -> str:
+    """Which character a request is for (the briefing says `You are <Name>.`)."""
+    system = recorded.body.get("system")
+    text = json.dumps(system) if system is not None else json.dumps(recorded.body.get("messages", [])[:1])
+    match = re.search(r"You are (\w+)\.", text)
+    return match.group(1).lower() if match else "?"
+
+
+def turn(speech: str, thinking: str = "I keep my own counsel.") -> str:
+    return f"<thinking>{thinking}</thinking>\n<speech>{speech}</speech>"
+
+
+def scripted(by_actor: Callable[[str, Recorded], str | Reply]) -> Callable[[Recorded], Reply]:
+    def reply(recorded: Recorded) -> Reply:
+        answer = by_actor(actor_of(recorded), recorded)
+        return answer if isinstance(answer, Reply) else Reply(text=answer)
+    return reply
+
+
+def remote_cast(server, *slugs: str, provider: str = "anthropic", model: str = "claude-sonnet-4-6",
+                max_retries: int = 0) -> dict:
+    base = server.url() if provider == "anthropic" else server.url("/v1")
+    return {slug: {"provider": provider, "model": model, "base_url": base, "max_retries": max_retries,
+                   "timeout_s": 5} for slug in slugs}
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+
+
+def all_text(run) -> str:
+    return "\n".join(p.read_text(errors="replace") for p in run.dir.rglob("*") if p.is_file())
+
+
+async def test_silent_beats_stall_the_scene_note_first_then_an_early_event_then_close(run_scene, loopback):
+    loopback.default = scripted(lambda who, r: turn("[SILENT, *looks at the floor*]"))
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
+                          events=[{"at_beat": 30, "text": "The fire alarm goes off"}],
+                          limits={"stall_beats": 3, "max_beats": 40})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    records = run.records()
+    note = next(r for r in records if r["type"] == "note" and r.get("reason") == "stall")
+    event = next(r for r in records if r["type"] == "event")
+    assert note["beat"] == event["beat"] < 30 and event["from"] == "coordinator"
+    assert run.result.close_reason == "stall"
+    next_prompts = [p for p in run.prompts() if p.get("beat") == note["beat"] + 1 and p["purpose"] == "turn"]
+    assert all("Someone should respond" in p["request"]["messages"][-1]["content"] for p in next_prompts)
+
+
+async def test_an_explicit_close_ends_the_scene(run_scene, loopback):
+    def answer(who, recorded):
+        beat = json.dumps(recorded.body["messages"][-1])
+        if who == "bob" and "BEAT 2" in beat:
+            return turn("*[the scene ends here]*")
+        return turn('[TONE: calm] "Let us go through the timeline again."')
+
+    loopback.default = scripted(answer)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"))
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    assert run.result.close_reason == "explicit" and run.result.goal_achieved
+    assert [r for r in run.records() if r["type"] == "close"][0]["beat"] == 2
+
+
+async def test_an_actor_that_ignores_the_nudge_is_closed_by_the_soft_cap(run_scene, loopback):
+    loopback.default = scripted(lambda who, r: turn('[TONE: stubborn] "And another thing about the timeline."'))
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
+                          limits={"soft_cap_per_character": 2, "hard_cap_per_character": 20, "max_beats": 40})
+    run = await run_scene(scene, isolation="a", coordinator="C")
+    assert run.result.close_reason == "soft-cap"
+    nudges = [r for r in run.records() if r["type"] == "note" and r.get("reason") == "soft-cap"]
+    assert nudges and run.result.beats <= 2 + 3 + 2
+
+
+async def test_a_failing_actor_becomes_a_system_line_and_the_scene_goes_on(run_scene, loopback):
+    def answer(who, recorded):
+        if who == "bob":
+            return Reply(status=500, error_message="overloaded")
+        return turn('[TONE: tense] "Bob? Are you with us?"')
+
+    loopback.default = scripted(answer)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
+                          limits={"max_beats": 4})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    assert run.result.close_reason == "max-beats"
+    assert "[SYSTEM: Bob unable to respond]" in (run.dir / "transcript.txt").read_text()
+    meta = json.loads((run.dir / "metadata.json").read_text())
+    assert {e["character"] for e in meta["errors"]} == {"bob"} and len(meta["errors"]) == 3
+    later = [r for r in run.records() if r["type"] == "speak" and r["beat"] == 3]
+    assert {r["from"] for r in later} == {"alice", "charlie"}
+    assert "bob unable to respond" in (run.dir / "debug.log").read_text()
+
+
+async def test_malformed_output_is_corrected_at_most_twice_then_salvaged(run_scene, loopback):
+    def answer(who, recorded):
+        if who == "bob":
+            return "Honestly? I messed up the Henderson numbers."
+        return turn('[TONE: firm] "Go on."')
+
+    loopback.default = scripted(answer)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
+                          limits={"max_beats": 3})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    corrections = [r for r in run.records() if r["type"] == "correct" and r["target"] == "bob"]
+    bob_turns = [r for r in run.records() if r["type"] == "speak" and r["from"] == "bob"]
+    assert len(corrections) == 2 * len(bob_turns) and bob_turns
+    assert bob_turns[0]["text"] == "Honestly? I messed up the Henderson numbers."
+    assert "salvaged" in (run.dir / "debug.log").read_text()
+    correction_prompts = [p for p in run.prompts() if p["purpose"] == "correct"]
+    assert "did not use `<thinking>` and `<speech>` tags" in correction_prompts[0]["request"]["messages"][-1]["content"]
+
+
+async def test_a_correction_that_works_replaces_the_malformed_turn(run_scene, loopback):
+    def answer(who, recorded):
+        last = json.dumps(recorded.body["messages"][-1])
+        if who == "bob" and "did not use" in last:
+            return turn('[TO: Alice, TONE: sorry] "I messed up."')
+        if who == "bob":
+            return 'Sure! [TO: Alice, TONE: sorry] "I messed up."'
+        return turn('[TONE: firm] "Go on."')
+
+    loopback.default = scripted(answer)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
+                          limits={"max_beats": 3})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    bob = [r for r in run.records() if r["type"] == "speak" and r["from"] == "bob"]
+    corrections = [r for r in run.records() if r["type"] == "correct"]
+    assert len(corrections) == len(bob) and bob[0]["target"] == "Alice" and bob[0]["text"] == "I messed up."
+    assert "salvaged" not in (run.dir / "debug.log").read_text()

@@ -1,0 +1,127 @@
+"""Replay: a run folder played back from `events.jsonl` alone, by `t`. No model is ever called."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from core.outputs import cast_names, start_info
+from core.recorder import read_events
+from tui.playback import Move, Playback
+from tui.render import safe
+from tui.stage_state import StateFold
+from tui.widgets.playback_bar import PlaybackBar
+from tui.widgets.stage_view import StageView
+
+TICK_S = 1 / 20
+"""How often the playhead moves while playing."""
+
+
+class ReplayScreen(Screen[None]):
+    """The stage, rebuilt event by event from a recorded run: transcript, thinking, state."""
+
+    BINDINGS = [
+        Binding("space", "toggle", "Play/Pause", id="replay.play", tooltip="Play or pause the replay"),
+        Binding("x", "speed", "Speed", id="replay.speed", tooltip="Cycle the speed: 1x, 4x, 16x"),
+        Binding("period", "step_event", "Step", id="replay.step", tooltip="Show the next event"),
+        Binding("b", "step_beat", "Beat", id="replay.beat", tooltip="Play the next beat in one step"),
+        Binding("left", "jump(-0.1)", "-10%", id="replay.back", tooltip="Scrub back a tenth of the run"),
+        Binding("right", "jump(0.1)", "+10%", id="replay.forward", tooltip="Scrub forward a tenth of the run"),
+        Binding("home", "seek(0)", "Start", id="replay.start", tooltip="Back to the beginning", show=False),
+        Binding("end", "seek(1)", "End", id="replay.end", tooltip="Jump to the end", show=False),
+    ]
+    DEFAULT_CSS = """
+    ReplayScreen > #title { height: 1; padding: 0 1; }
+    """
+
+    def __init__(self, run_dir: Path, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.run_dir = Path(run_dir)
+        self.clock = clock
+        self.playback = Playback(read_events(self.run_dir))
+        self.fold = StateFold(str(self.run_dir))
+        self._last_tick = clock()
+
+    def compose(self) -> ComposeResult:
+        info = start_info(self.playback.events)
+        scene = info.get("scene") or {}
+        title = safe(scene.get("title") or scene.get("name") or self.run_dir.name)
+        yield Static(Content(f"Promptdesk · replay · {title} · {safe(self.run_dir)}"), id="title")
+        yield StageView(cast_names(self.playback.events), id="stage")
+        yield PlaybackBar()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show(Move([]))
+        self.set_interval(TICK_S, self.advance)
+
+    def advance(self, seconds: float | None = None) -> None:
+        """Move the playhead by real time elapsed (or by `seconds`) and show what became due."""
+        now = self.clock()
+        elapsed, self._last_tick = now - self._last_tick, now
+        if self.playback.playing:
+            self.show(self.playback.tick(elapsed if seconds is None else seconds))
+
+    def show(self, move: Move) -> None:
+        """Put a transport move on stage, then redraw the state panel and the position bar."""
+        view = self.query_one(StageView)
+        if move.rebuild:
+            view.clear()
+            self.fold = StateFold(str(self.run_dir))
+        if move.events:
+            view.apply(move.events)
+            self.fold.feed(move.events)
+        state = self.fold.snapshot()
+        state.elapsed_s = self.playback.playhead
+        view.show_state(state)
+        self._show_position()
+
+    def _show_position(self) -> None:
+        p, bar = self.playback, self.query_one(PlaybackBar)
+        mode = "▶ playing" if p.playing else ("■ end" if p.done else "‖ paused")
+        bar.status = (f"{mode} · {p.speed:g}x · {p.playhead:.1f} s of {p.duration:.1f} s · "
+                      f"event {p.shown} of {len(p.events)}")
+        bar.fraction = (p.shown / len(p.events)) if p.events else 0.0
+
+    def action_toggle(self) -> None:
+        """Play or pause."""
+        self._last_tick = self.clock()
+        self.show(self.playback.toggle())
+
+    def action_speed(self) -> None:
+        """Cycle 1x, 4x, 16x."""
+        self.playback.cycle_speed()
+        self._show_position()
+
+    def action_step_event(self) -> None:
+        """One more event."""
+        self.show(self.playback.step_event())
+
+    def action_step_beat(self) -> None:
+        """One more beat."""
+        self.show(self.playback.step_beat())
+
+    def action_jump(self, fraction: float) -> None:
+        """Scrub by a fraction of the run."""
+        self.show(self.playback.jump(fraction))
+
+    def action_seek(self, fraction: float) -> None:
+        """Seek to a fraction of the run's events (0: start, 1: end)."""
+        self.show(self.playback.seek_index(round(fraction * len(self.playback.events))))
+
+    def on_playback_bar_scrubbed(self, message: PlaybackBar.Scrubbed) -> None:
+        self.action_seek(message.fraction)
+
+    def commands(self) -> Iterator[SystemCommand]:
+        """The replay's transport for the command palette."""
+        for binding in self.BINDINGS:
+            assert isinstance(binding, Binding)
+            yield SystemCommand(f"Replay: {binding.description}", binding.tooltip,
+                                lambda action=binding.action: self.run_action(action))

@@ -1,0 +1,100 @@
+"""One pre-experiment choice: the question, spec 000's trade-off table, and the options to pick from."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Label, RadioButton, RadioSet, Static
+
+from tui.choices import Choice
+
+
+def tradeoff_table(choice: Choice) -> Table:
+    """The choice's options as a table: option, what it means here, trade-off (plain `Text` cells)."""
+    table = Table(expand=True, show_lines=True, header_style="bold")
+    table.add_column("Option", ratio=2)
+    table.add_column("In Promptdesk", ratio=4)
+    table.add_column("Trade-off", ratio=4)
+    for option in choice.options:
+        table.add_row(Text(option.title, style="bold"), Text(option.here), Text(option.tradeoff))
+    return table
+
+
+class ChoicePicker(VerticalScroll):
+    """Presents one choice with nothing pre-selected, unless the scene file or a flag already chose.
+
+    Pick with the arrow keys and Enter/Space, or press an option's letter.
+    """
+
+    DEFAULT_CSS = """
+    ChoicePicker { height: 1fr; padding: 0 1; }
+    ChoicePicker > .question { text-style: bold; margin-bottom: 1; }
+    ChoicePicker > .intro { margin-bottom: 1; }
+    ChoicePicker > .tradeoffs { height: auto; margin-bottom: 1; }
+    ChoicePicker > .source { color: $text-muted; margin-top: 1; }
+    ChoicePicker > RadioSet { width: 100%; }
+    """
+
+    class Chosen(Message):
+        """The operator picked (or changed) an option."""
+
+        def __init__(self, picker: ChoicePicker, key: str) -> None:
+            super().__init__()
+            self.picker = picker
+            self.key = key
+            """The option picked: a/b for isolation, A/B/C for the coordinator."""
+
+        @property
+        def control(self) -> ChoicePicker:
+            return self.picker
+
+    def __init__(self, choice: Choice, **kwargs) -> None:
+        super().__init__(id=f"choice-{choice.name}", **kwargs)
+        self.choice = choice
+        self.value: str | None = None
+        """The option chosen so far, or None: never a silent default."""
+
+    def compose(self) -> ComposeResult:
+        letters = " or ".join(o.key for o in self.choice.options)
+        yield Label(self.choice.question, classes="question")
+        yield Static(Content(self.choice.intro), classes="intro")
+        yield Static(tradeoff_table(self.choice), classes="tradeoffs")
+        with RadioSet():
+            for option in self.choice.options:
+                yield RadioButton(Content(option.title), name=option.key)
+        yield Static(Content(f"Nothing is pre-selected. Press {letters}, or use ↑/↓ and Enter."), classes="source")
+
+    def preset(self, key: str | None, source: str) -> None:
+        """Show an option already chosen elsewhere (scene file, flag) as chosen; it stays changeable."""
+        if key is None or self.choice.option(key) is None:
+            return
+        self._press(key)
+        self.query_one(".source", Static).update(
+            Content(f"Chosen in {source}: {self.choice.option(key).title}. You can change it here."))
+
+    def _press(self, key: str) -> None:
+        for button in self.query(RadioButton):
+            if button.name == key and not button.value:
+                button.value = True
+        self.value = key
+
+    @on(RadioSet.Changed)
+    def _changed(self, event: RadioSet.Changed) -> None:
+        event.stop()
+        key = event.pressed.name or ""
+        if key:
+            self.value = key
+            self.post_message(self.Chosen(self, key))
+
+    def on_key(self, event: events.Key) -> None:
+        """An option's letter (either case) picks it."""
+        letter = (event.character or "").lower()
+        option = next((o for o in self.choice.options if o.key.lower() == letter), None) if letter else None
+        if option is not None:
+            event.stop()
+            self._press(option.key)
