@@ -242,10 +242,20 @@ class Session:
         if decision.reason != "stop":
             await journals.write_all(self)
         self.recorder.finish(datetime.now())
+        await self._close_providers()
         self.state.status = "closed"
         errors = sum(1 for e in self.recorder.events if e.type == "system" and e.target)
         return SessionResult(self.recorder.run_dir, decision.reason or "natural", decision.goal_achieved,
                              self.state.beat + 1, errors)
+
+    async def _close_providers(self) -> None:
+        """Release every provider's connections (each shared instance once)."""
+        providers = {id(p): p for p in [a.provider for a in self.actors.values()] + [self.judge_provider] if p}
+        for provider in providers.values():
+            try:
+                await provider.aclose()
+            except Exception as exc:  # a failed close must not lose a finished run
+                self.recorder.log("warning", f"closing provider {provider.name} failed: {exc!r}")
 
     async def _play(self) -> Decision:
         try:

@@ -1,0 +1,121 @@
+"""The unified reply envelope of spec 001 §3: `{message, handoff?: {to, task}, final?}`.
+
+`schema(participants)` is §3's JSON Schema (the `to` enum is the session's participants: `gpt`,
+`claude` for the default pair). `strict_schema` is the same contract in the form OpenAI's strict
+structured outputs accept (every key required, optional ones nullable, no length keywords); both
+forms validate through the same pydantic model. `parse_envelope` never raises: it returns the
+envelope or the problem, and the caller falls back as §3 says.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+TASK_MAX = 500
+
+
+class Handoff(BaseModel):
+    """Who speaks next, and the one-sentence task the router passes to them."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    to: str
+    task: str = Field(min_length=1, max_length=TASK_MAX)
+
+
+class Envelope(BaseModel):
+    """One participant's reply. `final: true` ends the collaboration (any handoff is ignored)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    message: str = Field(min_length=1)
+    handoff: Handoff | None = None
+    final: bool | None = None
+
+    @field_validator("message")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        """A message of whitespace shows nothing in the room: it is not a message."""
+        if not value.strip():
+            raise ValueError("message is blank")
+        return value
+
+    @property
+    def is_final(self) -> bool:
+        return bool(self.final)
+
+    @property
+    def next_handoff(self) -> Handoff | None:
+        """The handoff the router acts on: none once `final` is set."""
+        return None if self.is_final else self.handoff
+
+
+def schema(participants: list[str]) -> dict[str, Any]:
+    """Spec 001 §3's JSON Schema, with the `to` enum set to this session's participants."""
+    return {
+        "type": "object",
+        "properties": {
+            "message": {"type": "string", "minLength": 1},
+            "handoff": {
+                "type": "object",
+                "properties": {"to": {"type": "string", "enum": list(participants)},
+                               "task": {"type": "string", "minLength": 1, "maxLength": TASK_MAX}},
+                "required": ["to", "task"],
+                "additionalProperties": False,
+            },
+            "final": {"type": "boolean"},
+        },
+        "required": ["message"],
+        "additionalProperties": False,
+    }
+
+
+def strict_schema(participants: list[str]) -> dict[str, Any]:
+    """The same contract for OpenAI strict structured outputs: optional keys become nullable."""
+    handoff = {"type": "object",
+               "properties": {"to": {"type": "string", "enum": list(participants)}, "task": {"type": "string"}},
+               "required": ["to", "task"], "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {"message": {"type": "string"},
+                       "handoff": {"anyOf": [handoff, {"type": "null"}]},
+                       "final": {"type": ["boolean", "null"]}},
+        "required": ["message", "handoff", "final"],
+        "additionalProperties": False,
+    }
+
+
+_FENCE = re.compile(r"\A```(?:json)?\s*\n(?P<body>.*?)\n?```\Z", re.DOTALL)
+
+
+def parse_envelope(text: str, participants: list[str]) -> tuple[Envelope | None, str | None]:
+    """(envelope, None) when `text` is a valid envelope, else (None, what is wrong).
+
+    The whole text must be one JSON object (a single surrounding ``` fence is tolerated);
+    prose around it is a failure, as is a handoff to someone who is not a participant.
+    """
+    raw = text.strip()
+    fenced = _FENCE.match(raw)
+    if fenced:
+        raw = fenced.group("body").strip()
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        return None, f"not JSON ({exc.msg} at char {exc.pos})"
+    try:
+        envelope = Envelope.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'envelope'}: {e['msg']}" for e in exc.errors())
+        return None, f"wrong shape ({problems})"
+    if envelope.handoff is not None and envelope.handoff.to not in participants:
+        return None, f"wrong shape (handoff.to: {envelope.handoff.to!r} is not one of {', '.join(participants)})"
+    return envelope, None
+
+
+def fallback(text: str) -> Envelope:
+    """§3's rule for an invalid reply: the raw output as a plain message, no handoff, not final."""
+    return Envelope(message=text.strip() or "(empty reply)")

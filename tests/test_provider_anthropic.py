@@ -1,0 +1,249 @@
+"""The Anthropic provider through the real SDK against the loopback server: no mocks above HTTP."""
+
+from __future__ import annotations
+
+import logging
+from email.utils import format_datetime
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from core.errors import ProviderError
+from core.providers.anthropic_provider import AnthropicProvider
+from core.providers.base import ChatMessage, Request
+from loopback import CANARY, FakeSleep, Reply, assert_no_leak, loopback, split_text  # noqa: F401 - fixture
+
+
+@pytest.fixture
+def sleep():
+    return FakeSleep()
+
+
+@pytest.fixture
+def make(loopback, sleep):
+    """`make(**options)`: an AnthropicProvider pointed at the loopback server with the canary key."""
+    def _make(**options) -> AnthropicProvider:
+        options = {"api_key": CANARY, "base_url": loopback.url(), "sleep": sleep, "timeout_s": 5.0, **options}
+        return AnthropicProvider("claude-sonnet-4-6", **options)
+    return _make
+
+
+@pytest.fixture(autouse=True)
+def all_logs(caplog):
+    caplog.set_level(logging.DEBUG)
+    return caplog
+
+
+def request(**fields) -> Request:
+    base = {"to": "alice", "system": "You are Alice, a lighthouse keeper.",
+            "messages": [ChatMessage(role="user", content="The storm is coming.")]}
+    return Request(**{**base, **fields})
+
+
+async def test_plain_completion_maps_text_usage_and_request(loopback, make):
+    loopback.script(Reply(text="I will light the lamp.", usage={
+        "input_tokens": 12, "output_tokens": 7, "cache_creation_input_tokens": 50, "cache_read_input_tokens": 200}))
+    completion = await make().complete(request(max_tokens=200, temperature=0.7))
+
+    assert completion.text == "I will light the lamp."
+    assert completion.provider == "anthropic" and completion.model == "claude-sonnet-4-6"
+    usage = completion.usage
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_write_tokens, usage.cache_read_tokens) == (12, 7, 50, 200)
+    assert completion.ttft_s is None and completion.latency_s > 0
+    sent = loopback.requests[0]
+    assert sent.path == "/v1/messages"
+    assert sent.headers["x-api-key"] == CANARY
+    assert sent.body["model"] == "claude-sonnet-4-6"
+    assert sent.body["max_tokens"] == 200 and sent.body["temperature"] == 0.7
+    assert sent.body["messages"] == [{"role": "user", "content": "The storm is coming."}]
+    assert "stream" not in sent.body
+
+
+async def test_streaming_delivers_deltas_in_order_with_timing(loopback, make):
+    text = "The lamp turns, and the sea answers."
+    loopback.script(Reply(text=text, deltas=5, usage={"input_tokens": 30, "output_tokens": 9,
+                                                      "cache_read_input_tokens": 400}))
+    deltas: list[str] = []
+    completion = await make().complete(request(), on_delta=deltas.append)
+
+    assert deltas == split_text(text, 5) and len(deltas) == 5
+    assert completion.text == text
+    assert completion.usage.input_tokens == 30 and completion.usage.output_tokens == 9
+    assert completion.usage.cache_read_tokens == 400
+    assert completion.ttft_s is not None and 0 <= completion.ttft_s <= completion.latency_s
+    assert loopback.requests[0].body["stream"] is True
+
+
+@pytest.mark.parametrize("cache_prefix", [True, False])
+async def test_system_block_carries_cache_control_only_when_asked(loopback, make, cache_prefix):
+    await make().complete(request(cache_prefix=cache_prefix))
+    system = loopback.requests[0].body["system"]
+    assert system[0]["type"] == "text" and system[0]["text"] == "You are Alice, a lighthouse keeper."
+    if cache_prefix:
+        assert system[0]["cache_control"] == {"type": "ephemeral"}
+    else:
+        assert "cache_control" not in system[0]
+
+
+async def test_json_schema_asks_for_structured_output(loopback, make):
+    schema = {"type": "object", "properties": {"decision": {"type": "string"}}, "required": ["decision"]}
+    await make().complete(request(json_schema=schema))
+    assert loopback.requests[0].body["output_config"] == {"format": {"type": "json_schema", "schema": schema}}
+
+
+def _http_date(seconds_from_now: int) -> str:
+    return format_datetime(datetime.now(timezone.utc) + timedelta(seconds=seconds_from_now), usegmt=True)
+
+
+@pytest.mark.parametrize(("headers", "expected"), [
+    ({"retry-after": "2"}, 2.0),
+    ({"retry-after": "3600"}, 5.0),
+    ({"retry-after-ms": "1500"}, 1.5),
+    ({"retry-after": _http_date(7200)}, 5.0),
+])
+async def test_429_honours_retry_after_up_to_the_cap(loopback, make, sleep, headers, expected):
+    loopback.script(Reply(status=429, headers=headers))
+    completion = await make(retry_after_cap_s=5.0).complete(request())
+    assert completion.text == "Hello from the loopback."
+    assert sleep.calls == [pytest.approx(expected)]
+    assert loopback.hits == 2
+
+
+async def test_500_three_times_then_success(loopback, make, sleep, all_logs):
+    loopback.script(*[Reply(status=500)] * 3)
+    completion = await make(max_retries=3).complete(request())
+    assert completion.text == "Hello from the loopback."
+    assert loopback.hits == 4
+    assert len(sleep.calls) == 3
+    for retry, delay in enumerate(sleep.calls, start=1):  # equal jitter around 0.5 * 2**(retry-1)
+        full = 0.5 * 2 ** (retry - 1)
+        assert full / 2 <= delay <= full
+    assert all_logs.text.count("retry ") == 3
+    assert_no_leak(logs=all_logs.text)
+
+
+async def test_500_forever_gives_up_after_exactly_max_retries_plus_one_attempts(loopback, make, sleep, all_logs):
+    loopback.default = Reply(status=500)
+    with pytest.raises(ProviderError) as caught:
+        await make(max_retries=2).complete(request())
+    assert loopback.hits == 3  # the SDK retried nothing itself
+    assert len(sleep.calls) == 2
+    error = caught.value
+    assert error.status == 500 and error.retryable and error.context["attempts"] == 3
+    assert "gave up after 3 attempts" in str(error)
+    assert_no_leak(error, logs=all_logs.text)
+
+
+async def test_401_is_not_retried_and_names_the_key_variable(loopback, make, sleep, all_logs):
+    loopback.script(Reply(status=401, error_message=f"invalid x-api-key {CANARY}"))
+    with pytest.raises(ProviderError) as caught:
+        await make().complete(request())
+    assert loopback.hits == 1 and sleep.calls == []
+    error = caught.value
+    assert error.status == 401 and not error.retryable
+    assert "ANTHROPIC_API_KEY" in str(error)
+    assert "[redacted]" in str(error)
+    assert_no_leak(error, logs=all_logs.text)
+
+
+@pytest.mark.parametrize("status", [400, 403, 404, 422])
+async def test_client_errors_are_never_retried(loopback, make, sleep, status):
+    loopback.script(Reply(status=status))
+    with pytest.raises(ProviderError) as caught:
+        await make().complete(request())
+    assert caught.value.status == status and loopback.hits == 1 and sleep.calls == []
+
+
+@pytest.mark.parametrize("status", [408, 409, 502, 503, 529])
+async def test_transient_statuses_are_retried(loopback, make, sleep, status):
+    loopback.script(Reply(status=status))
+    assert (await make().complete(request())).text
+    assert loopback.hits == 2 and len(sleep.calls) == 1
+
+
+async def test_missing_key_says_which_variable_to_set(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(ProviderError, match="ANTHROPIC_API_KEY"):
+        AnthropicProvider("claude-sonnet-4-6")
+
+
+async def test_key_and_base_url_come_from_the_environment(loopback, monkeypatch, sleep):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", loopback.url())
+    provider = AnthropicProvider("claude-haiku-4-5", sleep=sleep)
+    assert CANARY not in repr(provider)
+    assert (await provider.complete(request())).text
+    assert loopback.requests[0].headers["x-api-key"] == CANARY
+    await provider.aclose()
+
+
+async def test_a_slow_server_times_out_is_retried_then_fails(loopback, make, sleep, all_logs):
+    loopback.default = Reply(delay_s=0.45)
+    with pytest.raises(ProviderError) as caught:
+        await make(timeout_s=0.15, max_retries=1).complete(request())
+    assert loopback.hits == 2 and len(sleep.calls) == 1
+    assert "timed out" in str(caught.value) and caught.value.retryable
+    assert_no_leak(caught.value, logs=all_logs.text)
+
+
+async def test_a_timeout_then_success(loopback, make, sleep):
+    loopback.script(Reply(delay_s=0.45))
+    completion = await make(timeout_s=0.15).complete(request(), on_delta=lambda _: None)
+    assert completion.text == "Hello from the loopback." and loopback.hits == 2
+
+
+async def test_an_error_event_mid_stream_keeps_delivered_deltas_and_is_not_retried(loopback, make, sleep, all_logs):
+    text = "one two three four five six"
+    loopback.script(Reply(text=text, deltas=4, error_after_deltas=2, error_message=f"overloaded {CANARY}"))
+    deltas: list[str] = []
+    with pytest.raises(ProviderError) as caught:
+        await make().complete(request(), on_delta=deltas.append)
+    assert deltas == split_text(text, 4)[:2]
+    error = caught.value
+    assert not error.retryable and error.status == 529
+    assert error.context["partial_text"] == "".join(deltas) and error.context["deltas"] == 2
+    assert loopback.hits == 1 and sleep.calls == []
+    assert_no_leak(error, logs=all_logs.text)
+
+
+async def test_an_error_event_before_any_delta_is_retried(loopback, make, sleep):
+    loopback.script(Reply(error_after_deltas=0))
+    deltas: list[str] = []
+    completion = await make().complete(request(), on_delta=deltas.append)
+    assert "".join(deltas) == completion.text == "Hello from the loopback."
+    assert loopback.hits == 2 and len(sleep.calls) == 1
+
+
+async def test_a_stalled_stream_times_out_and_keeps_its_deltas(loopback, make, sleep, all_logs):
+    text = "a stream that stops half way through"
+    loopback.script(Reply(text=text, deltas=4, stall_after_deltas=2, hold_s=1.0))
+    deltas: list[str] = []
+    with pytest.raises(ProviderError) as caught:
+        await make(timeout_s=0.2).complete(request(), on_delta=deltas.append)
+    assert deltas == split_text(text, 4)[:2]
+    assert "timed out" in str(caught.value) and not caught.value.retryable
+    assert loopback.hits == 1
+    assert_no_leak(caught.value, logs=all_logs.text)
+
+
+async def test_a_stream_stalled_before_any_delta_is_retried(loopback, make, sleep):
+    loopback.script(Reply(stall_after_deltas=0, hold_s=1.0))
+    completion = await make(timeout_s=0.2).complete(request(), on_delta=lambda _: None)
+    assert completion.text == "Hello from the loopback." and loopback.hits == 2
+
+
+async def test_a_dropped_connection_mid_stream(loopback, make):
+    loopback.script(Reply(text="cut off right here", deltas=3, drop_after_deltas=1))
+    deltas: list[str] = []
+    with pytest.raises(ProviderError, match="connection failed") as caught:
+        await make().complete(request(), on_delta=deltas.append)
+    assert len(deltas) == 1 and caught.value.context["partial_text"] == deltas[0]
+
+
+async def test_no_server_at_all_is_a_connection_error(sleep):
+    provider = AnthropicProvider("claude-sonnet-4-6", api_key=CANARY, base_url="http://127.0.0.1:9", sleep=sleep,
+                                 max_retries=1)
+    with pytest.raises(ProviderError, match="connection failed") as caught:
+        await provider.complete(request())
+    assert caught.value.retryable and len(sleep.calls) == 1
+    assert_no_leak(caught.value, provider)

@@ -1,0 +1,229 @@
+"""The setup wizard: scene → cast check → choice 1 → choice 2 → provider and model → confirm.
+
+Must present, must record: both pre-experiment choices are shown with spec 000's trade-offs and
+nothing pre-selected (a choice made in the scene file or by a flag is shown as chosen and can be
+changed); there is no way past a choice without an answer. Starting builds the session through
+`core.setup.build_session`, whose run writes `notes.md` before any actor is spawned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from rich.style import Style
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Button, ContentSwitcher, Footer, RadioSet, Select, Static
+
+from core.characters import search_dirs
+from core.errors import PromptdeskError
+from core.scenes import Scene, load_scene
+from core.setup import RunOptions, build_session
+from tui.choices import COORDINATOR, ISOLATION
+from tui.render import safe
+from tui.summary import scene_status, summary
+from tui.widgets.cast_check import CastCheck
+from tui.widgets.choice_picker import ChoicePicker
+from tui.widgets.provider_form import ProviderForm
+from tui.widgets.scene_picker import ScenePicker
+
+STEPS = ("scene", "cast", "isolation", "coordinator", "provider", "confirm")
+LABELS = ("Scene", "Cast", "Isolation", "Coordinator", "Provider", "Confirm")
+SceneTransform = Callable[[Scene], Scene]
+
+
+class WizardScreen(Screen[None]):
+    """Walks the operator from a scene file to a running stage."""
+
+    BINDINGS = [
+        Binding("ctrl+n", "next", "Next", id="wizard.next",
+                tooltip="Go on to the next step (dimmed until this step is answered)"),
+        Binding("escape", "back", "Back", id="wizard.back", tooltip="Go back one step"),
+    ]
+    DEFAULT_CSS = """
+    WizardScreen > #title, WizardScreen > #steps { height: 1; padding: 0 1; }
+    WizardScreen > #steps { margin-bottom: 1; }
+    WizardScreen > ContentSwitcher { height: 1fr; }
+    WizardScreen > #nav { height: 3; align-horizontal: right; padding: 0 1; }
+    WizardScreen #step-confirm { padding: 0 1; }
+    """
+
+    def __init__(self, options: RunOptions, scene_path: Path | None = None, cwd: Path | None = None,
+                 scene_transform: SceneTransform | None = None) -> None:
+        super().__init__()
+        self.options = options
+        self.cwd = Path(cwd or options.cwd or Path.cwd())
+        self.scene_path = scene_path
+        self.scene_transform = scene_transform
+        self.scene: Scene | None = None
+        self.step = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content("Promptdesk · set up a scene"), id="title")
+        yield Static(id="steps")
+        with ContentSwitcher(initial="step-scene"):
+            yield ScenePicker(self.cwd, self.scene_path, id="step-scene")
+            with VerticalScroll(id="step-cast"):
+                yield CastCheck()
+            yield ChoicePicker(ISOLATION, id="step-isolation")
+            yield ChoicePicker(COORDINATOR, id="step-coordinator")
+            yield ProviderForm(id="step-provider")
+            with VerticalScroll(id="step-confirm"):
+                yield Static(id="summary")
+                yield Static(classes="error", id="start-error")
+        with Horizontal(id="nav"):
+            yield Button("Back", id="back")
+            yield Button("Next", variant="primary", id="next")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.scene_path is not None:
+            self.load(self.scene_path)
+        self.show_step()
+
+    # -- state of the steps -------------------------------------------------------------------
+
+    def picker(self, name: str) -> ChoicePicker:
+        """The picker of a choice (`isolation` or `coordinator`)."""
+        return self.query_one(f"#step-{name}", ChoicePicker)
+
+    def ready(self, step: int | None = None) -> bool:
+        """Whether a step is answered, so that Next may go on."""
+        name = STEPS[self.step if step is None else step]
+        if name == "scene":
+            return self.scene is not None
+        if name == "cast":
+            return self.query_one(CastCheck).ok
+        if name in ("isolation", "coordinator"):
+            return self.picker(name).value is not None
+        return all(self.ready(i) for i in range(STEPS.index("provider")))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Next is dimmed until the step is answered; Back on the first step."""
+        if action == "next":
+            return True if self.ready() else None
+        if action == "back":
+            return True if self.step > 0 else None
+        return True
+
+    def show_step(self) -> None:
+        """Show the current step and refresh the step bar, the buttons and the footer."""
+        self.query_one(ContentSwitcher).current = f"step-{STEPS[self.step]}"
+        bar = Text()
+        for i, label in enumerate(LABELS):
+            style = Style(bold=True, reverse=True) if i == self.step else Style(dim=i > self.step)
+            bar.append(f" {i + 1} {label} ", style)
+            bar.append("›" if i < len(LABELS) - 1 else "", Style(dim=True))
+        self.query_one("#steps", Static).update(bar)
+        self.query_one("#next", Button).label = "Start the scene" if STEPS[self.step] == "confirm" else "Next"
+        self.query_one("#next", Button).disabled = not self.ready()
+        self.query_one("#back", Button).disabled = self.step == 0
+        self.refresh_bindings()
+        self._focus_step()
+
+    def _focus_step(self) -> None:
+        name = STEPS[self.step]
+        target = {"isolation": "#step-isolation RadioSet", "coordinator": "#step-coordinator RadioSet",
+                  "provider": "#step-provider Select"}.get(name)
+        if target:
+            self.query_one(target).focus()
+        elif name in ("cast", "confirm"):
+            self.query_one("#next", Button).focus()
+
+    # -- answering ---------------------------------------------------------------------------
+
+    def load(self, path: Path) -> None:
+        """Read and validate a scene file; preset what it already chose."""
+        picker = self.query_one(ScenePicker)
+        try:
+            scene = load_scene(path)
+            if self.scene_transform is not None:
+                scene = self.scene_transform(scene)
+        except PromptdeskError as exc:
+            self.scene = None
+            picker.show_status(str(exc), ok=False)
+        else:
+            self.scene, self.scene_path = scene, path
+            picker.show_status(scene_status(scene), ok=True)
+            self._preset(scene)
+        self.show_step()
+
+    def _preset(self, scene: Scene) -> None:
+        for name, flag, in_file in (("isolation", self.options.isolation, scene.isolation),
+                                    ("coordinator", self.options.coordinator, scene.coordinator)):
+            if self.picker(name).value is None:
+                self.picker(name).preset(flag or in_file, "the command line" if flag else "the scene file")
+        flag_provider = self.options.provider
+        same = flag_provider in (None, scene.provider.name)
+        self.query_one(ProviderForm).preset(flag_provider or scene.provider.name,
+                                            self.options.model or (scene.provider.model if same else None),
+                                            self.options.base_url or (scene.provider.base_url if same else None))
+
+    @on(ScenePicker.Picked)
+    def _picked(self, event: ScenePicker.Picked) -> None:
+        self.load(event.path)
+        if self.scene is not None:
+            self.action_next()
+
+    @on(ChoicePicker.Chosen)
+    @on(RadioSet.Changed)
+    @on(Select.Changed)
+    def _answered(self) -> None:
+        self.query_one("#next", Button).disabled = not self.ready()
+        self.refresh_bindings()
+
+    @on(Button.Pressed, "#next")
+    def action_next(self) -> None:
+        """Go on (or start the scene from the last step)."""
+        if not self.ready():
+            return
+        if STEPS[self.step] == "confirm":
+            self.start()
+            return
+        self.step += 1
+        if STEPS[self.step] == "cast" and self.scene is not None:
+            self.query_one(CastCheck).check(self.scene.characters, self.search_dirs())
+        if STEPS[self.step] == "confirm":
+            self.query_one("#summary", Static).update(summary(self.scene, self.run_options()))
+        self.show_step()
+
+    @on(Button.Pressed, "#back")
+    def action_back(self) -> None:
+        """Go back one step."""
+        if self.step > 0:
+            self.step -= 1
+            self.show_step()
+
+    def search_dirs(self) -> list[Path]:
+        """Where characters are looked up, as the engine will look."""
+        return search_dirs(self.options.characters_dirs, self.cwd)
+
+    def run_options(self) -> RunOptions:
+        """The run options with both choices and the provider step applied."""
+        assert self.scene is not None
+        provider, model, base_url = self.query_one(ProviderForm).values
+        spec = self.scene.provider
+        return replace(self.options, isolation=self.picker("isolation").value,
+                       coordinator=self.picker("coordinator").value, cwd=self.cwd,
+                       provider=provider if provider != spec.name else None,
+                       model=model if model != spec.model else None,
+                       base_url=base_url if base_url != spec.base_url else None)
+
+    def start(self) -> None:
+        """Build the session and hand it to the stage (its run writes notes.md first)."""
+        from tui.screens.stage import StageScreen
+
+        assert self.scene is not None
+        try:
+            session = build_session(self.scene, self.run_options())
+        except Exception as exc:  # noqa: BLE001 - any failure is shown in place, never a crash
+            self.query_one("#start-error", Static).update(Content(safe(f"Cannot start: {exc}")))
+            return
+        self.app.switch_screen(StageScreen(session, title=self.scene.title or self.scene.name))
