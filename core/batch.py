@@ -13,6 +13,7 @@ import signal
 import sys
 from typing import TextIO
 
+from core.collab import lines as collab_lines
 from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
 from core.events import BaseEvent, CloseEvent, SpeakEvent
 from core.formatting import speech_line
@@ -47,6 +48,8 @@ class TurnPrinter:
             return f"{where} {speech_line(name, event)}"
         if isinstance(event, CloseEvent):
             return f"{where} scene closed: {event.reason}"
+        if collab_lines.is_public(event) and event.type != "human_message":
+            return f"[round {(event.model_extra or {}).get('round', '-')}] {collab_lines.txt_line(event, self.cast)}"
         if event.type in ("event", "system", "note", "stop", "correct"):
             return f"{where} [{event.type.upper()}: {event.text}]"
         return None
@@ -56,14 +59,16 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     """Run the scene of `--batch` and return the exit code."""
     stream = stream or sys.stderr
     try:
-        session = build_session(ns.batch, options_from(ns))
+        from core.collab.headless import scene_for
+        session = build_session(scene_for(ns), options_from(ns))
     except PromptdeskError as exc:
         print(str(exc), file=stream)
         return EXIT_INVALID
     session.subscribe(TurnPrinter(session.state.cast, stream, quiet=ns.quiet))
     result = asyncio.run(_run_with_sigint(session))
     goal = "goal achieved" if result.goal_achieved else "goal not achieved"
-    print(f"Scene closed: {result.close_reason} ({goal}) after {result.beats} beats, "
+    unit = "rounds" if session.scene.format == "collaborate" else "beats"
+    print(f"Scene closed: {result.close_reason} ({goal}) after {result.beats} {unit}, "
           f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}, {result.errors} actor failures.\n"
           f"Run folder: {result.run_dir}", file=stream)
     return EXIT_FAILED if result.close_reason == "error" else EXIT_CLOSED

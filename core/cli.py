@@ -19,7 +19,8 @@ def parser() -> argparse.ArgumentParser:
         epilog="Examples: promptdesk scenes/the-apology.yaml | promptdesk replay runs/X | "
                "promptdesk --batch scenes/the-apology.yaml --isolation b --coordinator C")
     p.add_argument("args", nargs="*", metavar="SCENE | replay RUN_DIR", help="a scene file, or `replay` and a run folder")
-    p.add_argument("--batch", metavar="SCENE", type=Path, help="run SCENE headless to its close")
+    p.add_argument("--batch", metavar="SCENE", type=Path, nargs="?", const=True,
+                   help="run SCENE headless to its close (no SCENE with --collaborate GOAL)")
     p.add_argument("--isolation", choices=["a", "b"], help="a: fresh stateless call per turn; b: one thread per actor")
     p.add_argument("--coordinator", choices=["A", "B", "C"], help="A: LLM judge with your notes; B: dedicated LLM judge; C: pure code")
     p.add_argument("--provider", choices=["offline", "anthropic", "openai", "openai-compatible"])
@@ -31,6 +32,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-beats", dest="max_beats", type=_positive_int)
     p.add_argument("--budget-usd", dest="budget_usd", type=float, help="close the scene (reason budget) when spent")
     p.add_argument("--quiet", action="store_true", help="batch: print only the summary")
+    from core.collab.headless import add_flags
+    add_flags(p)
     return p
 
 

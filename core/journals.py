@@ -18,7 +18,12 @@ if TYPE_CHECKING:
 
 
 async def write_all(session: Session) -> None:
-    """Ask every actor for its entry concurrently; record each and append it to its journal."""
+    """Ask every actor for its entry concurrently; record each and append it to its journal.
+
+    A collaboration (spec 001) keeps no journals: its participants are assistants, not characters.
+    """
+    if session.scene.format == "collaborate":
+        return
     await asyncio.gather(*(write_one(session, actor) for actor in session.actors.values()))
 
 

@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 from datetime import datetime
 from typing import Any
 
+from core.collab import lines as collab_lines
 from core.events import BaseEvent, CallEvent, CloseEvent, GenericEvent, JournalEvent, SpeakEvent
 from core.formatting import speech_line
 
@@ -36,6 +37,8 @@ def is_public(event: BaseEvent) -> bool:
     """True for what a transcript shows: non-silent speech, world events, system lines."""
     if isinstance(event, SpeakEvent):
         return event.action != "silent"
+    if collab_lines.is_public(event):
+        return True
     return event.type in ("event", "system") and not getattr(event, "internal", False)
 
 
@@ -48,6 +51,8 @@ def transcript_lines(events: list[BaseEvent]) -> list[str]:
             continue
         if isinstance(event, SpeakEvent):
             lines.append(speech_line(names.get(event.from_, event.from_), event))
+        elif collab_lines.is_public(event):
+            lines.append(collab_lines.txt_line(event, names))
         elif event.type == "event":
             lines.append(f"[EVENT: {event.text}]")
         else:
@@ -57,7 +62,8 @@ def transcript_lines(events: list[BaseEvent]) -> list[str]:
 
 def turn_counts(events: list[BaseEvent]) -> Counter[str]:
     """Non-silent speeches per actor."""
-    return Counter(e.from_ for e in events if isinstance(e, SpeakEvent) and e.action != "silent")
+    return Counter(e.from_ for e in events if (isinstance(e, SpeakEvent) and e.action != "silent")
+                   or e.type == "agent_response")
 
 
 def duration_s(events: list[BaseEvent]) -> float:
@@ -107,6 +113,8 @@ def metadata(events: list[BaseEvent]) -> dict[str, Any]:
         if isinstance(event, SpeakEvent):
             row["silent" if event.action == "silent" else "turns"] += 1
             row["interrupts"] += event.action == "interrupt"
+        elif event.type == "agent_response":
+            row["turns"] += 1
         elif event.type == "correct":
             row["corrections"] += 1
         elif event.type == "system" and event.target:
@@ -119,6 +127,7 @@ def metadata(events: list[BaseEvent]) -> dict[str, Any]:
         "goalAchieved": bool(close and close.goal_achieved), "reason": close.reason if close else "incomplete",
         "errors": errors(events), "costs": costs(events),
         "actors": {slug: {k: int(v) for k, v in row.items()} for slug, row in per_actor.items()},
+        **collab_lines.metadata(events),
     }
 
 
@@ -136,6 +145,8 @@ def transcript_md(events: list[BaseEvent], when: datetime) -> str:
             continue
         if isinstance(event, SpeakEvent):
             out += [f"**{names.get(event.from_, event.from_).upper()}:** {event.raw or event.text}", ""]
+        elif collab_lines.is_public(event):
+            out += [collab_lines.md_line(event, names), ""]
         else:
             out += [f"*[{'EVENT' if event.type == 'event' else 'SYSTEM'}: {event.text}]*", ""]
     counts = turn_counts(events)

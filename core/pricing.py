@@ -1,14 +1,17 @@
 """The one price table: USD per million tokens, by model-name prefix, as of `PRICES_AS_OF`.
 
 Every cost Promptdesk shows comes from `cost_usd`. A model is matched by its longest prefix in
-`PRICES` (a gateway-style `vendor/` prefix is ignored). Anything unmatched (local models behind an
-OpenAI-compatible server, a model newer than this table) costs 0 and `is_priced` says so, so a
-report can flag the total as incomplete. The offline improviser always costs 0, and that price is
-known (`is_priced` is True for it).
+`PRICES` (a gateway-style `vendor/` prefix is ignored), so dated snapshots (`...-20251001`) take
+their model's price, and a newer version of a known family falls back to the family row. Anything
+unmatched (local models behind an OpenAI-compatible server, a family newer than this table) costs
+0 and `is_priced` says so, so a report can flag the total as incomplete. The offline improviser
+always costs 0, and that price is known (`is_priced` is True for it).
 
-Anthropic bills `input_tokens` without the cached part; `cache_write` is the 5-minute cache write
-price (1.25x input) and `cache_read` 0.1x input. OpenAI bills no cache-write surcharge (writes cost
-the input price) and cached input at its own rate. Standard tier, short-context list prices.
+Standard tier, short-context list prices (Haiku 5.5 above 100K prompt tokens and OpenAI above
+272K input tokens bill more; not modelled). Anthropic bills `input_tokens` without the cached part;
+`cache_write` is the 5-minute write price. OpenAI bills cache writes only from GPT-5.6 on (1.25x
+input); before that a write costs the input price. Update this table, and only this table, when
+prices change; keep `PRICES_AS_OF` in step.
 """
 
 from __future__ import annotations
@@ -29,38 +32,72 @@ class Price(NamedTuple):
     cache_read: float
 
 
-def _openai(input_: float, output: float, cached: float) -> Price:
-    return Price(input_, output, input_, cached)
+def _claude(input_: float, output: float, cache_read: float | None = None) -> Price:
+    """Anthropic: 5-minute cache writes at 1.25x input; reads at 0.1x input unless stated."""
+    return Price(input_, output, round(input_ * 1.25, 6), round(input_ * 0.1, 6) if cache_read is None else cache_read)
 
 
-def _claude(input_: float, output: float) -> Price:
-    return Price(input_, output, round(input_ * 1.25, 4), round(input_ * 0.1, 4))
+def _openai(input_: float, output: float, cached: float, write_surcharge: bool = False) -> Price:
+    """OpenAI: cached input at its own rate; writes at 1.25x input from GPT-5.6 on, else at input."""
+    return Price(input_, output, round(input_ * 1.25, 6) if write_surcharge else input_, cached)
 
 
 PRICES: dict[str, Price] = {
-    # Anthropic: current families first, then the older generations they would otherwise shadow.
-    "claude-opus": _claude(5.00, 25.00),          # Opus 4.5 and later
-    "claude-opus-4-0": _claude(15.00, 75.00),
-    "claude-opus-4-2025": _claude(15.00, 75.00),  # claude-opus-4-20250514
+    # -- Anthropic ---------------------------------------------------------------------------
+    "claude-fable": _claude(10.00, 50.00, 0.25),       # family fallback: Fable 5.1
+    "claude-fable-5-1": _claude(10.00, 50.00, 0.25),
+    "claude-fable-5": _claude(10.00, 50.00, 1.00),
+    "claude-mythos": _claude(10.00, 50.00, 0.25),      # Mythos shares Fable's prices
+    "claude-mythos-5-1": _claude(10.00, 50.00, 0.25),
+    "claude-mythos-5": _claude(10.00, 50.00, 1.00),
+    "claude-opus": _claude(5.00, 25.00),               # family fallback
+    "claude-opus-5-5": _claude(4.00, 20.00, 0.20),
+    "claude-opus-5": _claude(5.00, 25.00),
+    "claude-opus-4-5": _claude(5.00, 25.00),            # 4.5 to 4.8
+    "claude-opus-4-6": _claude(5.00, 25.00),
+    "claude-opus-4-7": _claude(5.00, 25.00),
+    "claude-opus-4-8": _claude(5.00, 25.00),
     "claude-opus-4-1": _claude(15.00, 75.00),
+    "claude-opus-4-0": _claude(15.00, 75.00),
+    "claude-opus-4-2025": _claude(15.00, 75.00),       # claude-opus-4-20250514
     "claude-3-opus": _claude(15.00, 75.00),
-    "claude-sonnet": _claude(3.00, 15.00),        # Sonnet 4, 4.5 and later
+    "claude-sonnet": _claude(3.00, 15.00),             # family fallback; Sonnet 4 to 4.6
+    "claude-sonnet-5-5": _claude(2.00, 10.00),
+    "claude-sonnet-5": _claude(2.00, 10.00),
     "claude-3-7-sonnet": _claude(3.00, 15.00),
     "claude-3-5-sonnet": _claude(3.00, 15.00),
-    "claude-haiku": _claude(1.00, 5.00),          # Haiku 4.5 and later
+    "claude-haiku": _claude(1.00, 5.00),               # family fallback; Haiku 4.5
+    "claude-haiku-5-5": _claude(0.10, 0.50, 0.01),      # prompts up to 100K tokens
     "claude-3-5-haiku": _claude(0.80, 4.00),
     "claude-3-haiku": Price(0.25, 1.25, 0.30, 0.03),
-    # OpenAI
-    "gpt-4o": _openai(2.50, 10.00, 1.25),
-    "gpt-4o-mini": _openai(0.15, 0.60, 0.075),
-    "gpt-4.1": _openai(2.00, 8.00, 0.50),
-    "gpt-4.1-mini": _openai(0.40, 1.60, 0.10),
-    "gpt-4.1-nano": _openai(0.10, 0.40, 0.025),
-    "gpt-5": _openai(1.25, 10.00, 0.125),         # gpt-5, gpt-5.1 and their chat/codex variants
+    # -- OpenAI ------------------------------------------------------------------------------
+    "gpt-6-astra": _openai(10.00, 50.00, 1.00, True),
+    "gpt-6-sol": _openai(2.00, 10.00, 0.20, True),
+    "gpt-6-luna": _openai(0.10, 0.50, 0.01, True),
+    "gpt-6.1-sol": _openai(2.00, 10.00, 0.10, True),
+    "gpt-6.1-terra": _openai(1.00, 5.00, 0.05, True),
+    "gpt-5.6-sol": _openai(4.00, 20.00, 0.40, True),    # promotional price, through 2026-11-21 at least
+    "gpt-5.6-terra": _openai(2.00, 12.00, 0.20, True),
+    "gpt-5.6-luna": _openai(0.20, 1.20, 0.02, True),
+    "gpt-5.5": _openai(5.00, 30.00, 0.50),
+    "gpt-5.5-pro": _openai(30.00, 180.00, 30.00),
+    "gpt-5.4": _openai(2.50, 15.00, 0.25),
+    "gpt-5.4-mini": _openai(0.75, 4.50, 0.075),
+    "gpt-5.4-nano": _openai(0.20, 1.25, 0.02),
+    "gpt-5.4-pro": _openai(30.00, 180.00, 30.00),
+    "gpt-5.2": _openai(1.75, 14.00, 0.175),
+    "gpt-5.2-pro": _openai(21.00, 168.00, 21.00),
+    "gpt-5.1": _openai(1.25, 10.00, 0.125),
+    "gpt-5": _openai(1.25, 10.00, 0.125),
     "gpt-5-mini": _openai(0.25, 2.00, 0.025),
     "gpt-5-nano": _openai(0.05, 0.40, 0.005),
     "gpt-5-pro": _openai(15.00, 120.00, 15.00),
-    "gpt-5.2": _openai(1.75, 14.00, 0.175),
+    "gpt-4.1": _openai(2.00, 8.00, 0.50),
+    "gpt-4.1-mini": _openai(0.40, 1.60, 0.10),
+    "gpt-4.1-nano": _openai(0.10, 0.40, 0.025),
+    "gpt-4o": _openai(2.50, 10.00, 1.25),
+    "gpt-4o-2024-05-13": Price(5.00, 15.00, 5.00, 5.00),  # no prompt caching
+    "gpt-4o-mini": _openai(0.15, 0.60, 0.075),
     "o1": _openai(15.00, 60.00, 7.50),
     "o1-mini": _openai(1.10, 4.40, 0.55),
     "o1-pro": _openai(150.00, 600.00, 150.00),

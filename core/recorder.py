@@ -7,7 +7,9 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
+from contextvars import ContextVar
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -22,6 +24,23 @@ _SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{6,}|(?i:api[_-]?key)\s*[:=]\s*\S+)")
 def redact(text: str) -> str:
     """Remove anything shaped like an API key from text bound for a file or a terminal."""
     return _SECRET.sub("[redacted]", text)
+
+
+ACTIVE: ContextVar[Recorder | None] = ContextVar("promptdesk_recorder", default=None)
+"""The recorder of the session whose task is running (sessions side by side keep their logs apart)."""
+
+
+class DebugLogHandler(logging.Handler):
+    """Sends the `promptdesk.*` loggers' warnings (retries, fallbacks) into a run's `debug.log`,
+    for records logged from within that run's own tasks."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__(logging.WARNING)
+        self.recorder = recorder
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if ACTIVE.get() is self.recorder:
+            self.recorder.log(record.levelname, f"{record.name}: {record.getMessage()}")
 
 
 class Recorder:

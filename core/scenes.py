@@ -111,6 +111,33 @@ class CastOverride(_Model):
         return data
 
 
+class Collaborate(_Model):
+    """Settings of the `collaborate` format (spec 001): the round cap, who speaks first, the session id
+    and the transcript window passed to each call. `first` overrides `initial_speaker`."""
+
+    max_rounds: PositiveInt = 6
+    first: Slug | None = None
+    session_id: str | None = None
+    window_items: PositiveInt = 8
+    window_tokens: PositiveInt = 2500
+
+
+class Roundtable(_Model):
+    """Settings of the `roundtable` format (spec 002): the topic, the strategy and its phases, blind or
+    sequential participation, the limits, the escalation triggers and the facilitator's provider."""
+
+    topic: str = ""
+    strategy: Slug = "free"
+    strategies_dirs: list[str] = Field(default_factory=list)
+    participation: Literal["parallel", "sequential"] = "parallel"
+    max_rounds: PositiveInt = 20
+    max_rounds_per_conflict: PositiveInt = 3
+    confidence_threshold: float = Field(0.3, ge=0.0, le=1.0)
+    critical_keywords: list[str] = Field(default_factory=lambda: ["security", "legal", "blocking", "must-have"])
+    facilitator: ProviderSpec | None = None
+    context: str = ""
+
+
 def _not_in_cast(slugs: list[str], info: ValidationInfo) -> Iterator[str]:
     """The slugs that are not in the (already validated) `characters` list."""
     cast = info.data.get("characters")
@@ -140,6 +167,8 @@ class Scene(_Model):
     cast: dict[str, CastOverride] = Field(default_factory=dict)
     judge: ProviderSpec | None = None
     seed: int | None = None
+    collaborate: Collaborate | None = None
+    roundtable: Roundtable | None = None
 
     @field_validator("setting", "prompt", "goal", "coordinator_notes", mode="before")
     @classmethod
@@ -195,6 +224,46 @@ class Scene(_Model):
             self.initial_speaker = self.characters[0]
         return self
 
+    @model_validator(mode="after")
+    def _collaboration_is_sound(self) -> Scene:
+        """`collaborate:` settings belong to `format: collaborate`; its first speaker is a participant.
+        (The goal is checked when a collaboration is built to run: see `core.collab.personas`.)"""
+        if self.format != "collaborate":
+            if self.collaborate is not None:
+                raise PydanticCustomError("format", "`collaborate:` settings need `format: collaborate`",
+                                          {"key": "collaborate"})
+            return self
+        first = self.collaborate.first if self.collaborate else None
+        if first is not None:
+            if first not in self.characters:
+                raise PydanticCustomError("not_in_cast", "collaborate.first '{slug}' is not in characters ({cast})",
+                                          {"slug": first, "cast": ", ".join(self.characters), "key": "collaborate"})
+            self.initial_speaker = first
+        return self
+
+    @model_validator(mode="after")
+    def _roundtable_is_sound(self) -> Scene:
+        """`roundtable:` settings belong to `format: roundtable`, which needs a topic (or a prompt or goal)."""
+        if self.format != "roundtable":
+            if self.roundtable is not None:
+                raise PydanticCustomError("format", "`roundtable:` settings need `format: roundtable`",
+                                          {"key": "roundtable"})
+            return self
+        if not (self.table.topic or self.prompt or self.goal).strip():
+            raise PydanticCustomError("missing", "a roundtable needs `roundtable.topic` (or a `prompt` or `goal`)",
+                                      {"key": "roundtable"})
+        return self
+
+    @property
+    def table(self) -> Roundtable:
+        """The roundtable settings, defaults filled in."""
+        return self.roundtable or Roundtable()
+
+    @property
+    def collab(self) -> Collaborate:
+        """The collaboration settings, defaults filled in."""
+        return self.collaborate or Collaborate()
+
     def provider_for(self, slug: str) -> ProviderSpec:
         """The provider for one character: its `cast` override merged over the scene's `provider`.
 
@@ -215,9 +284,10 @@ class Scene(_Model):
 
 
 _NESTED: dict[str, type[BaseModel]] = {"limits": Limits, "provider": ProviderSpec, "judge": ProviderSpec,
-                                       "events": ScheduledEvent, "cast": CastOverride}
+                                       "events": ScheduledEvent, "cast": CastOverride, "collaborate": Collaborate,
+                                       "roundtable": Roundtable}
 _WITHOUT_GOT = {"slug", "latency", "caps", "alias", "not_in_cast", "duplicate", "too_short",
-                "missing", "extra_forbidden"}
+                "missing", "extra_forbidden", "format"}
 
 
 def _dotted(loc: tuple[Any, ...]) -> str:

@@ -2,7 +2,8 @@
 
 Outside code (the console, the batch runner) talks to a session through two things only:
 - the event stream: `subscribe(callback)`; every recorded event, plus live `DeltaEvent`s;
-- the control channel: `stop()`, `pause()`, `resume()`, `inject_event(text)`, `add_note(text, to)`.
+- the control channel: `stop()`, `pause()`, `resume()`, `inject_event(text)`, `add_note(text, to)`,
+  `answer_escalation(decision, text)` (roundtable).
 Controls take effect at the next safe point (between beats); `stop()` during a beat cancels the
 in-flight calls cleanly.
 """
@@ -10,6 +11,7 @@ in-flight calls cleanly.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +28,8 @@ from core.coordinator import Decision, JudgeCoordinator, RuleCoordinator
 from core.errors import ProviderError
 from core.events import COORDINATOR, OPERATOR, BaseEvent, CallEvent, CloseEvent, DeltaEvent, GenericEvent
 from core.providers.base import Provider, Request
-from core.recorder import Recorder
+from core.recorder import ACTIVE, DebugLogHandler, Recorder
+from core.roundtable.escalation import EscalationDesk
 from core.scenes import Scene
 
 Subscriber = Callable[[BaseEvent], None]
@@ -101,6 +104,11 @@ class Session:
         self._running.set()
         self._pending: list[tuple[str, str, str | None]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.escalations = EscalationDesk()
+        self.roundtable: Any = None
+        """Roundtable format: the discussion's state (phase, round, consensus, conflicts) for display."""
+        self.roundtable_setup: Any = None
+        self.roundtable_file: Any = None
 
     # -- the event stream -------------------------------------------------------------------
 
@@ -174,6 +182,11 @@ class Session:
         if text.strip():
             self._pending.append(("note", text.strip(), to))
 
+    def answer_escalation(self, decision: str, text: str | None = None) -> None:
+        """Answer the roundtable's open escalation: `accept` the facilitator's recommendation, give your
+        `own` decision (`text`), or `continue` the discussion. Raises ValueError when none is open."""
+        self.escalations.answer(decision, text)
+
     async def safe_point(self) -> None:
         """Between beats: honour stop and pause, then deliver queued world events and notes."""
         if self._stopped:
@@ -228,6 +241,16 @@ class Session:
         """Play the scene to its close and write every file of the run folder."""
         self.recorder.open()
         self.recorder.write_notes(self.notes)
+        handler = DebugLogHandler(self.recorder)
+        logging.getLogger("promptdesk").addHandler(handler)
+        token = ACTIVE.set(self.recorder)
+        try:
+            return await self._run()
+        finally:
+            ACTIVE.reset(token)
+            logging.getLogger("promptdesk").removeHandler(handler)
+
+    async def _run(self) -> SessionResult:
         self._t0 = self.clock.now()
         self.state.status = "running"
         self.say("start", f"Scene {self.scene.name} started", **self.start_info)

@@ -45,6 +45,10 @@ class RunOptions:
     clock: Clock | None = None
     cwd: Path | None = None
     write_character_journals: bool = True
+    on_escalate: str | None = None
+    """Roundtable, headless: accept | continue | conclude; None asks the operator (console)."""
+    headless: bool = False
+    """True for `--batch`: an escalation with no `on_escalate` concludes (and says so)."""
 
 
 def choices(scene: Scene, options: RunOptions) -> tuple[str, str]:
@@ -126,12 +130,32 @@ def operator_context(scene: Scene, notes: str, role: str) -> str:
     return notes + (f"\nCoordinator notes: {scene.coordinator_notes}\n" if scene.coordinator_notes else "")
 
 
+def _cast_loader(scene: Scene) -> Any:
+    """How the cast is read: a collaboration falls back to the built-in `gpt`/`claude` personas."""
+    if scene.format == "collaborate":
+        from core.collab.personas import load_participants, require_goal
+        require_goal(scene)
+        return load_participants
+    return load_cast
+
+
+def _briefer(scene: Scene) -> Any:
+    """The system prompt builder of the scene's format."""
+    if scene.format == "collaborate":
+        from core.collab.briefing import build_collab_briefing
+        return build_collab_briefing
+    if scene.format == "roundtable":
+        from core.roundtable.setup import participant_briefing
+        return participant_briefing
+    return build_briefing
+
+
 def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     """Validate everything, resolve the cast and providers, and return a session ready to run."""
     scene = scene_or_path if isinstance(scene_or_path, Scene) else load_scene(Path(scene_or_path))
     isolation, role = choices(scene, options)
     cwd = options.cwd or Path.cwd()
-    cast: list[Character] = load_cast(scene.characters, search_dirs(options.characters_dirs, cwd))
+    cast: list[Character] = _cast_loader(scene)(scene.characters, search_dirs(options.characters_dirs, cwd))
     seed = options.seed if options.seed is not None else (scene.seed if scene.seed is not None
                                                           else int.from_bytes(os.urandom(3), "big"))
     clock = options.clock or RealClock()
@@ -140,7 +164,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     names = [c.name for c in cast]
     actors = []
     for character in cast:
-        actor = make_actor(isolation, character, build_briefing(character, scene, names), pool.get(specs[character.slug]))
+        actor = make_actor(isolation, character, _briefer(scene)(character, scene, names), pool.get(specs[character.slug]))
         actor.turn_timeout_s = turn_timeout(specs[character.slug])
         actors.append(actor)
     judge_spec = provider_spec(scene, None, options)
@@ -150,8 +174,12 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     start = {"scene": scene.model_dump(include={"name", "title", "format", "turns", "setting", "goal"}),
              "cast": {c.slug: c.name for c in cast}, "isolation": isolation, "coordinator": role,
              "seed": seed, "providers": {s: f"{p.name}:{p.model or 'default'}" for s, p in specs.items()}}
-    return Session(scene, actors, isolation=isolation, coordinator=coordinator, run_dir=run_dir_for(scene, options),
-                   notes=notes, start_info=start, clock=clock, max_beats=options.max_beats,
-                   budget_usd=options.budget_usd, characters={c.slug: c for c in cast},
-                   write_character_journals=options.write_character_journals,
-                   judge_provider=pool.get(judge_spec) if role != "C" else None)
+    session = Session(scene, actors, isolation=isolation, coordinator=coordinator, run_dir=run_dir_for(scene, options),
+                      notes=notes, start_info=start, clock=clock, max_beats=options.max_beats,
+                      budget_usd=options.budget_usd, characters={c.slug: c for c in cast},
+                      write_character_journals=options.write_character_journals,
+                      judge_provider=pool.get(judge_spec) if role != "C" else None)
+    if scene.format == "roundtable":
+        from core.roundtable.setup import prepare
+        prepare(session, scene, options, pool, role, cwd)
+    return session

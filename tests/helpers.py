@@ -3,7 +3,10 @@ clock, and the isolation audit that every engine run in the suite goes through."
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +20,25 @@ from core.setup import RunOptions, build_session
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENES = ROOT / "scenes"
-CHARACTERS = ROOT / "characters"
+
+
+def pristine_characters() -> Path:
+    """A private copy of the example characters, each with a distinctive private journal.
+
+    Runs append to journals, so tests never read the repository's own (which a `make demo`
+    changes), and every character has journal text the isolation audit can look for.
+    """
+    copy = Path(tempfile.mkdtemp(prefix="promptdesk-cast-")) / "characters"
+    shutil.copytree(ROOT / "characters", copy, ignore=shutil.ignore_patterns("*journal.md"))
+    atexit.register(shutil.rmtree, copy.parent, True)
+    for profile in [*copy.glob("*/profile.md"), *copy.glob("*.md")]:
+        slug = profile.parent.name if profile.name == "profile.md" else profile.stem
+        journal = profile.with_name("journal.md") if profile.name == "profile.md" else profile.with_name(f"{slug}.journal.md")
+        journal.write_text(f"## 2026-01-01 09:00 — Earlier\n\nPrivate memory of {slug}: the blue umbrella by the door was never mine.\n")
+    return copy
+
+
+CHARACTERS = pristine_characters()
 
 
 @dataclass

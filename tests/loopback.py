@@ -70,6 +70,14 @@ class Recorded:
     body: Any
 
     @property
+    def api_key(self) -> str | None:
+        """The key the client sent, as `x-api-key` or as a bearer token."""
+        if "x-api-key" in self.headers:
+            return self.headers["x-api-key"]
+        auth = self.headers.get("authorization", "")
+        return auth[len("Bearer "):] if auth.startswith("Bearer ") else None
+
+    @property
     def api(self) -> str:
         return "anthropic" if self.path.endswith("/messages") else "openai"
 
@@ -122,7 +130,7 @@ class LoopbackServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True
         self._httpd.owner = self  # type: ignore[attr-defined]
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01},
                                         name="loopback", daemon=True)
         self._thread.start()
         return self

@@ -329,7 +329,10 @@ async def test_turns_are_well_formed_by_default():
         assert parse_turn(text).well_formed
 
 
-async def test_a_request_it_cannot_play_fails_as_a_provider_error():
+async def test_a_request_it_cannot_play_fails_as_a_provider_error(monkeypatch):
+    from core.improv import PLAYERS
+
+    monkeypatch.delitem(PLAYERS, "envelope")
     with pytest.raises(ProviderError):
         await OfflineProvider().complete(turn("alice", 1, [], purpose="envelope"))
 

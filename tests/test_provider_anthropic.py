@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from email.utils import format_datetime
 from datetime import datetime, timedelta, timezone
@@ -20,12 +21,17 @@ def sleep():
 
 
 @pytest.fixture
-def make(loopback, sleep):
+async def make(loopback, sleep):
     """`make(**options)`: an AnthropicProvider pointed at the loopback server with the canary key."""
+    made: list[AnthropicProvider] = []
+
     def _make(**options) -> AnthropicProvider:
         options = {"api_key": CANARY, "base_url": loopback.url(), "sleep": sleep, "timeout_s": 5.0, **options}
-        return AnthropicProvider("claude-sonnet-4-6", **options)
-    return _make
+        made.append(provider := AnthropicProvider("claude-sonnet-4-6", **options))
+        return provider
+    yield _make
+    for provider in made:
+        await provider.aclose()
 
 
 @pytest.fixture(autouse=True)
@@ -48,13 +54,15 @@ async def test_plain_completion_maps_text_usage_and_request(loopback, make):
     assert completion.text == "I will light the lamp."
     assert completion.provider == "anthropic" and completion.model == "claude-sonnet-4-6"
     usage = completion.usage
-    assert (usage.input_tokens, usage.output_tokens, usage.cache_write_tokens, usage.cache_read_tokens) == (12, 7, 50, 200)
+    assert usage.model_dump() == {"input_tokens": 12, "output_tokens": 7, "cache_write_tokens": 50,
+                                  "cache_read_tokens": 200}
     assert completion.ttft_s is None and completion.latency_s > 0
     sent = loopback.requests[0]
     assert sent.path == "/v1/messages"
-    assert sent.headers["x-api-key"] == CANARY
+    assert sent.api_key == CANARY
     assert sent.body["model"] == "claude-sonnet-4-6"
-    assert sent.body["max_tokens"] == 200 and sent.body["temperature"] == 0.7
+    assert sent.body["max_tokens"] == 200
+    assert "temperature" not in sent.body  # this API version takes no sampling parameters
     assert sent.body["messages"] == [{"role": "user", "content": "The storm is coming."}]
     assert "stream" not in sent.body
 
@@ -173,7 +181,7 @@ async def test_key_and_base_url_come_from_the_environment(loopback, monkeypatch,
     provider = AnthropicProvider("claude-haiku-4-5", sleep=sleep)
     assert CANARY not in repr(provider)
     assert (await provider.complete(request())).text
-    assert loopback.requests[0].headers["x-api-key"] == CANARY
+    assert loopback.requests[0].api_key == CANARY
     await provider.aclose()
 
 
@@ -247,3 +255,13 @@ async def test_no_server_at_all_is_a_connection_error(sleep):
         await provider.complete(request())
     assert caught.value.retryable and len(sleep.calls) == 1
     assert_no_leak(caught.value, provider)
+    await provider.aclose()
+
+
+async def test_cancelling_a_call_mid_stream_returns_promptly(loopback, make):
+    """The engine's own turn timeout cancels the call; nothing inside swallows the cancellation."""
+    loopback.script(Reply(text="held open for a long while", deltas=3, stall_after_deltas=1, hold_s=2.0))
+    deltas: list[str] = []
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(make(timeout_s=5.0).complete(request(), on_delta=deltas.append), 0.2)
+    assert len(deltas) == 1 and loopback.hits == 1

@@ -281,9 +281,12 @@ async def test_a_torn_last_line_of_events_jsonl_is_skipped_on_read(run_scene):
 
 
 async def test_an_interruption_is_transcribed_as_an_interruption(run_scene):
-    run = await run_scene(example_scene("the-apology"), isolation="b", coordinator="C", seed=1)
-    cuts = [e for e in run.events() if isinstance(e, SpeakEvent) and e.action == "interrupt"]
-    assert cuts, "seed 1 of the apology has interruptions"
+    for seed in range(1, 30):
+        run = await run_scene(example_scene("the-apology"), isolation="b", coordinator="C", seed=seed)
+        cuts = [e for e in run.events() if isinstance(e, SpeakEvent) and e.action == "interrupt"]
+        if cuts:
+            break
+    assert cuts, "no interruption in 29 seeded scenes"
     transcript = (run.dir / "transcript.txt").read_text()
     name = run.session.state.cast[cuts[0].from_]
     assert f'{name} [INTERRUPT after "{cuts[0].interrupt_after}"' in transcript

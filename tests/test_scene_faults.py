@@ -98,10 +98,12 @@ async def test_a_failing_actor_becomes_a_system_line_and_the_scene_goes_on(run_s
         return turn('[TONE: tense] "Bob? Are you with us?"')
 
     loopback.default = scripted(answer)
-    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
-                          limits={"max_beats": 4})
+    cast = {**remote_cast(loopback, "alice", "charlie"), **remote_cast(loopback, "bob", max_retries=1)}
+    cast["bob"]["retry_after_cap_s"] = 0
+    scene = example_scene("the-apology", cast=cast, limits={"max_beats": 4})
     run = await run_scene(scene, isolation="b", coordinator="C")
     assert run.result.close_reason == "max-beats"
+    assert "WARNING promptdesk.providers" in (run.dir / "debug.log").read_text()
     assert "[SYSTEM: Bob unable to respond]" in (run.dir / "transcript.txt").read_text()
     meta = json.loads((run.dir / "metadata.json").read_text())
     assert {e["character"] for e in meta["errors"]} == {"bob"} and len(meta["errors"]) == 3

@@ -90,6 +90,11 @@ class SessionBridge:
             self._rung = True
             self.target.post_message(self.EventsArrived())
 
+    @property
+    def pending(self) -> int:
+        """How many events are waiting to be drained."""
+        return len(self._pending)
+
     def drain(self) -> list[BaseEvent]:
         """Take every event that arrived since the last drain."""
         events, self._pending, self._rung = self._pending, [], False

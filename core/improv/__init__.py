@@ -14,6 +14,7 @@ from collections.abc import Callable
 from core.errors import ProviderError
 from core.improv.briefing_reader import read_briefing
 from core.improv.correction import malform, reformat
+from core.improv.envelope import play_envelope
 from core.improv.dice import rng_for
 from core.improv.journal import write_journal
 from core.improv.judge import judge
@@ -64,4 +65,10 @@ def _judge(request: Request, seed: int, malformed_rate: float) -> str:
     return judge(request.system, request.messages, request_rng(request, seed))
 
 
-PLAYERS: dict[str, Player] = {"turn": _turn, "correct": _correct, "journal": _journal, "judge": _judge}
+PLAYERS: dict[str, Player] = {"turn": _turn, "correct": _correct, "journal": _journal, "judge": _judge,
+                              "envelope": play_envelope}
+
+from core.improv.roundtable_facilitator import facilitate as _facilitate  # noqa: E402 - the roundtable's players
+from core.improv.roundtable_participant import participate as _participate  # noqa: E402
+
+PLAYERS.update({"facilitator": _facilitate, "participant": _participate})

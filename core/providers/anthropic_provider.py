@@ -33,7 +33,10 @@ class AnthropicProvider(RemoteProvider):
                               timeout=self.timeout_s, max_retries=0)
 
     def params(self, request: Request) -> dict[str, Any]:
-        """The Messages API arguments for `request`."""
+        """The Messages API arguments for `request`.
+
+        `temperature` is not sent: this API version (SDK 2.x) no longer takes sampling parameters.
+        """
         params: dict[str, Any] = {
             "model": self.model, "max_tokens": request.max_tokens,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
@@ -43,8 +46,6 @@ class AnthropicProvider(RemoteProvider):
             if request.cache_prefix:
                 block["cache_control"] = {"type": "ephemeral"}
             params["system"] = [block]
-        if request.temperature is not None:
-            params["temperature"] = request.temperature
         if request.json_schema is not None:
             params["output_config"] = {"format": {"type": "json_schema", "schema": request.json_schema}}
         return params

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from time import monotonic
 
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from tui.bridge import SessionBridge, SessionLike
@@ -18,7 +20,11 @@ from tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
 from tui.widgets.stage_view import StageView
 
 CONTROL_EVENTS = frozenset({"pause", "resume", "stop", "close", "start"})
-"""Events after which the footer's available actions may have changed."""
+"""Events after which the footer's available actions may have changed (redrawn at once)."""
+FLUSH_EVERY_S = 0.05
+"""Events are rendered in batches at most this often, so the stage never falls behind the engine."""
+STATE_EVERY_S = 0.2
+"""The session panel is redrawn at most this often otherwise (it never falls behind the events)."""
 
 
 class StageScreen(Screen[None]):
@@ -39,7 +45,7 @@ class StageScreen(Screen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
     StageScreen > #title { height: 1; padding: 0 1; }
-    StageScreen.-narrow StatePanel { width: 28; }
+    StageScreen.-narrow StatePanel { width: 30; }
     """
 
     def __init__(self, session: SessionLike, title: str = "") -> None:
@@ -47,6 +53,9 @@ class StageScreen(Screen[None]):
         self.session = session
         self.title_text = title
         self.bridge = SessionBridge(session, self)
+        self._state_stale = True
+        self._last_flush = 0.0
+        self._flush_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         state = self.session.state
@@ -58,7 +67,12 @@ class StageScreen(Screen[None]):
     def on_mount(self) -> None:
         self.refresh_state()
         self.bridge.start()
-        self.set_interval(0.5, self.refresh_state)
+        self.set_interval(STATE_EVERY_S, self._tick)
+
+    def _tick(self) -> None:
+        """Redraw the panel when events changed it, and keep elapsed time ticking while live."""
+        if self._state_stale or self.session.state.status in ("running", "paused"):
+            self.refresh_state()
 
     @property
     def view(self) -> StageView:
@@ -70,17 +84,33 @@ class StageScreen(Screen[None]):
         now = getattr(self.session, "now", None)
         live = self.session.state.status in ("running", "paused") and callable(now)
         self.view.show_state(from_session(self.session.state, now() if live else None))
+        self._state_stale = False
 
     def on_session_bridge_events_arrived(self, _: SessionBridge.EventsArrived) -> None:
+        """Render now, or at the end of the current frame window if a batch was rendered recently."""
+        if self._flush_timer is not None:
+            return
+        wait = self._last_flush + FLUSH_EVERY_S - monotonic()
+        if wait <= 0:
+            self.flush()
+        else:
+            self._flush_timer = self.set_timer(wait, self.flush)
+
+    def flush(self) -> None:
+        """Render every event the bridge is holding, as one batch."""
+        self._flush_timer = None
+        self._last_flush = monotonic()
         events = self.bridge.drain()
         if not events:
             return
         self.view.apply(events)
-        self.refresh_state()
+        self._state_stale = True
         if any(e.type in CONTROL_EVENTS for e in events):
+            self.refresh_state()
             self.refresh_bindings()
 
     def on_session_bridge_finished(self, message: SessionBridge.Finished) -> None:
+        self.flush()
         self.refresh_state()
         self.refresh_bindings()
         if message.error is not None:

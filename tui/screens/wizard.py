@@ -52,6 +52,7 @@ class WizardScreen(Screen[None]):
     WizardScreen > #steps { margin-bottom: 1; }
     WizardScreen > ContentSwitcher { height: 1fr; }
     WizardScreen > #nav { height: 3; align-horizontal: right; padding: 0 1; }
+    WizardScreen > #nav > Button { width: auto; min-width: 10; margin-left: 1; }
     WizardScreen #step-confirm { padding: 0 1; }
     """
 

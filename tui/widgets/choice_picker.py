@@ -53,8 +53,8 @@ class ChoicePicker(VerticalScroll):
         def control(self) -> ChoicePicker:
             return self.picker
 
-    def __init__(self, choice: Choice, **kwargs) -> None:
-        super().__init__(id=f"choice-{choice.name}", **kwargs)
+    def __init__(self, choice: Choice, *, id: str | None = None, **kwargs) -> None:
+        super().__init__(id=id or f"choice-{choice.name}", **kwargs)
         self.choice = choice
         self.value: str | None = None
         """The option chosen so far, or None: never a silent default."""

@@ -9,13 +9,15 @@ from tui.render import Cast, safe
 
 STREAM_TAIL = 160
 """How much of each speech being streamed is shown (its most recent characters)."""
+MAX_ROWS = 5
+"""At most this many actors' streams are shown at once."""
 
 
 class LiveSpeech(Static):
     """Who is speaking right now and what they have said so far (streamed deltas)."""
 
     DEFAULT_CSS = """
-    LiveSpeech { height: auto; max-height: 5; color: $text-muted; padding: 0 1; display: none; }
+    LiveSpeech { height: 1; color: $text-muted; padding: 0 1; display: none; }
     LiveSpeech.-active { display: block; }
     """
 
@@ -24,6 +26,7 @@ class LiveSpeech(Static):
         self.cast = Cast({})
         self.buffers: dict[str, str] = {}
         """Slug to the speech streamed so far in the current turn."""
+        self._shown: list[str] = []
 
     def stream(self, slug: str, fragment: str) -> None:
         """Add a streamed fragment of `slug`'s speech."""
@@ -41,6 +44,11 @@ class LiveSpeech(Static):
     def refresh_view(self) -> None:
         """Redraw after a batch of changes."""
         rows = [f"{self.cast.name(slug)} ▸ {' '.join(text.split())[-STREAM_TAIL:]}"
-                for slug, text in self.buffers.items() if text.strip()]
-        self.set_class(bool(rows), "-active")
-        self.update(Content("\n".join(rows)))
+                for slug, text in self.buffers.items() if text.strip()][:MAX_ROWS]
+        if rows == self._shown:
+            return
+        if len(rows) != len(self._shown):
+            self.set_class(bool(rows), "-active")
+            self.styles.height = max(1, len(rows))
+        self._shown = rows
+        self.update(Content("\n".join(rows)), layout=False)

@@ -7,7 +7,6 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Input, Label, Select, Static
 
-from core.notes import OFFLINE_DISCLAIMER
 from tui.choices import PROVIDERS
 
 
@@ -27,7 +26,9 @@ class ProviderForm(VerticalScroll):
         yield Input(placeholder="default", id="model")
         yield Label("Base URL (openai-compatible servers: Ollama, vLLM, llama.cpp, LM Studio)")
         yield Input(placeholder="http://localhost:11434/v1", id="base-url")
-        yield Static(Content(f"offline: {OFFLINE_DISCLAIMER} No key, no network."), classes="hint")
+        yield Static(Content("offline is a deterministic, seeded improviser, not a language model: no key, no "
+                             "network, the same run for the same seed. The others need their API key in the "
+                             "environment (ANTHROPIC_API_KEY, OPENAI_API_KEY)."), classes="hint")
 
     def preset(self, provider: str, model: str | None, base_url: str | None) -> None:
         """Fill the form in from the scene file and the flags."""

@@ -26,7 +26,7 @@ class ScenePicker(Vertical):
 
     DEFAULT_CSS = """
     ScenePicker { height: 1fr; padding: 0 1; }
-    ScenePicker > OptionList { height: 1fr; min-height: 3; }
+    ScenePicker > OptionList { height: auto; max-height: 60%; min-height: 3; }
     ScenePicker > .status { height: auto; max-height: 12; margin-top: 1; }
     """
 

@@ -50,6 +50,7 @@ class StageView(Vertical):
         self.cast = Cast(dict(cast))
         self.goal_achieved: bool | None = None
         """Set when the close event says whether the scene's goal was achieved."""
+        self._panes: dict[str, ThinkingPane] = {}
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="upper"):
@@ -79,8 +80,9 @@ class StageView(Vertical):
 
     def pane(self, slug: str) -> ThinkingPane | None:
         """The thinking pane of one actor, if it is in the cast."""
-        panes = self.query(f"#thinking-{slug}")
-        return panes.first(ThinkingPane) if panes else None
+        if not self._panes:
+            self._panes = {pane.slug: pane for pane in self.query(ThinkingPane)}
+        return self._panes.get(slug)
 
     def show_state(self, state: StageState) -> None:
         """Redraw the session panel."""
@@ -145,9 +147,7 @@ class StageView(Vertical):
 
     def clear(self) -> None:
         """Empty every widget (replay rebuilds the stage when it seeks backwards)."""
-        transcript = self.query_one(Transcript)
-        transcript.entries.clear()
-        transcript.clear()
+        self.query_one(Transcript).clear()
         self.query_one(LiveSpeech).clear()
         for pane in self.query(ThinkingPane):
             pane.clear()

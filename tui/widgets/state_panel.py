@@ -9,8 +9,8 @@ from textual.widgets import Static
 from tui.render import safe
 from tui.stage_state import StageState
 
-ISOLATION_SHORT = {"a": "(a) fresh call per turn", "b": "(b) one thread per actor"}
-ROLE_SHORT = {"A": "A — LLM judge + your notes", "B": "B — dedicated LLM judge", "C": "C — pure code"}
+ISOLATION_SHORT = {"a": "(a) fresh call/turn", "b": "(b) thread per actor"}
+ROLE_SHORT = {"A": "A — judge + notes", "B": "B — LLM judge", "C": "C — pure code"}
 LABEL = Style(dim=True)
 
 
@@ -18,7 +18,7 @@ class StatePanel(Static):
     """A read-only summary of the session, redrawn from a `StageState` snapshot."""
 
     DEFAULT_CSS = """
-    StatePanel { width: 36; height: 1fr; border: round $primary; padding: 0 1; }
+    StatePanel { width: 36; height: 1fr; border: round $primary; padding: 0 1; overflow-y: auto; }
     """
 
     def __init__(self, **kwargs) -> None:
@@ -32,11 +32,11 @@ class StatePanel(Static):
     def show(self, state: StageState) -> None:
         """Redraw from a snapshot."""
         self.snapshot = state
-        self.update(render_state(state))
+        self.update(render_state(state), layout=False)
 
 
 def _row(text: Text, label: str, value: str, style: Style | str = "") -> None:
-    text.append(f"{label:<12}", LABEL)
+    text.append(f"{label:<10}", LABEL)
     text.append(f"{value}\n", style)
 
 
@@ -55,20 +55,21 @@ def render_state(state: StageState) -> Text:
     fmt = " · ".join(x for x in (state.format, state.turns_mode) if x)
     _row(text, "Format", fmt)
     _row(text, "Isolation", ISOLATION_SHORT.get(state.isolation, state.isolation))
-    _row(text, "Coordinator", ROLE_SHORT.get(state.coordinator, state.coordinator))
+    _row(text, "Coord", ROLE_SHORT.get(state.coordinator, state.coordinator))
     label, value = _beat(state)
     _row(text, label, value, "bold")
     _row(text, "Status", state.status, "bold reverse" if state.status == "paused" else "bold")
     _row(text, "Elapsed", f"{state.elapsed_s:.1f} s")
     _row(text, "Tokens", f"{state.tokens:,}")
     _row(text, "Cost", f"${state.cost_usd:.4f}")
-    _row(text, "Silent run", f"{state.silent_streak} beat{'s' if state.silent_streak != 1 else ''}")
+    _row(text, "Silent", f"{state.silent_streak} beat{'s' if state.silent_streak != 1 else ''}")
     if state.close_reason:
-        goal = {True: ", goal achieved", False: ", goal not achieved"}.get(state.goal_achieved, "")
-        _row(text, "Closed", f"{safe(state.close_reason)}{goal}", "bold")
+        _row(text, "Closed", safe(state.close_reason), "bold")
+        if state.goal_achieved is not None:
+            _row(text, "Goal", "achieved" if state.goal_achieved else "not achieved")
     text.append("Turns\n", LABEL)
     for slug, name in state.cast.items():
-        text.append(f"  {safe(name)[:20]:<20} {state.turns.get(slug, 0):>3}\n")
+        text.append(f"  {safe(name)[:18]:<18} {state.turns.get(slug, 0):>3}\n")
     if state.run_dir:
         text.append("Run folder\n", LABEL)
         text.append(f"  {safe(state.run_dir)}", Style(dim=True))

@@ -1,0 +1,81 @@
+"""Console benchmark: 10,000 transcript lines and 10,000 thinking lines through the real event path.
+
+Events are published the way the engine publishes them (synchronously, a beat at a time) into
+the real `SessionBridge`, whose coalesced messages the real `StageScreen` renders into the real
+widgets, headless at 120x40. Reported:
+
+- `console_append_s`: seconds for all 20,000 lines, from the first publish to the last line drawn;
+- `console_growth_ratio`: cost of the last thousand lines of each kind over the first thousand
+  (flat is 1.0; one widget per line would grow quadratically).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from core.events import GenericEvent, SpeakEvent, ThinkEvent
+
+LINES = int(__import__("os").environ.get("BENCH_LINES", 10_000))
+CHUNK = 1_000
+CAST = {"alice": "Alice", "bob": "Bob", "charlie": "Charlie", "dana": "Dana"}
+SIZE = (120, 40)
+
+
+def _beat(n: int) -> list:
+    """One parallel beat's worth of events: a marker, then each actor's thinking and speech."""
+    slugs, size = list(CAST), len(CAST)
+    events: list = [GenericEvent(t=n * 0.5, **{"from": "coordinator"}, type="beat", text=f"Beat {n}", beat=n)]
+    for i in range(size):
+        slug, other = slugs[(n + i) % size], slugs[(n + i + 1) % size]
+        events.append(ThinkEvent(t=n * 0.5, **{"from": slug}, beat=n,
+                                 text=f"Thought {n}.{i}: what {CAST[other]} said landed harder "
+                                      f"than I'd like; I should keep calm and [not] show it."))
+        events.append(SpeakEvent(t=n * 0.5, **{"from": slug}, beat=n, action="speak", target=other,
+                                 tone="measured", nonverbal="leans forward",
+                                 text=f"Line {n}.{i}: we should talk about the deadline [whispers] honestly."))
+    return events
+
+
+async def _measure() -> dict[str, float]:
+    from tui.app import create_app
+    from tui.scripted import ScriptedSession
+    from tui.widgets.transcript import Transcript
+
+    session = ScriptedSession(CAST, "Benchmark")
+    app = create_app(session=session)
+    chunk_times: list[float] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        transcript = app.screen.query_one(Transcript)
+        bridge = app.screen.bridge
+        beats_per_chunk = CHUNK // len(CAST)
+        started = time.perf_counter()
+        beat = 0
+        for _ in range(LINES // CHUNK):
+            t0 = time.perf_counter()
+            for _ in range(beats_per_chunk):
+                session.publish(_beat(beat))
+                beat += 1
+                await asyncio.sleep(0)
+            while bridge.pending:
+                await asyncio.sleep(0.001)
+            await pilot.pause()
+            chunk_times.append(time.perf_counter() - t0)
+        total = time.perf_counter() - started
+        shown = sum(1 for line in transcript.plain_lines() if line.startswith(tuple(CAST.values())))
+        session.stop()
+        await pilot.pause()
+    assert shown == LINES, f"only {shown} speech lines reached the transcript"
+    return {"console_append_s": round(total, 4),
+            "console_growth_ratio": round(chunk_times[-1] / chunk_times[0], 4)}
+
+
+def run() -> dict[str, float]:
+    """Run the benchmark once and return its figures."""
+    return asyncio.run(_measure())
+
+
+if __name__ == "__main__":
+    for key, value in run().items():
+        print(f"{key}: {value}")

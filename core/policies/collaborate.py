@@ -1,0 +1,144 @@
+"""The `collaborate` format (spec 001 §6): a bounded turn loop between participants.
+
+Each round the router calls the speaker with the goal, the transcript window, "Round r of max"
+and the schema instruction; shows the envelope's `message` (`agent_response`); then `final`
+ends (reason `final`), a `handoff` names the next speaker and its `task` becomes a router item
+addressed to them (`handoff`), and no handoff ends (reason `no_handoff`). Past `max_rounds` the
+loop ends (reason `cap`). Stop ends at once with the router line "Collaboration canceled by user."
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import TYPE_CHECKING
+
+from core.collab.ask import Reply, ask
+from core.collab.context import Item, user_message, window
+from core.collab.state import Collaboration
+from core.coordinator import Decision
+from core.errors import ProviderError
+from core.events import OPERATOR
+
+if TYPE_CHECKING:
+    from core.session import Session
+
+ROUTER = "router"
+CANCELED = "Collaboration canceled by user."
+
+
+def close(reason: str, text: str, goal_achieved: bool = False) -> Decision:
+    return Decision(decision="close", reason=reason, text=text, goal_achieved=goal_achieved)
+
+
+def start(session: Session) -> Collaboration:
+    """The collaboration's state, from the scene; attached to the session as `session.collab`."""
+    scene, settings = session.scene, session.scene.collab
+    collab = Collaboration.new(goal=scene.goal, participants=list(session.actors), max_rounds=settings.max_rounds,
+                               first=scene.initial_speaker or next(iter(session.actors)),
+                               session_id=settings.session_id, window_items=settings.window_items,
+                               window_tokens=settings.window_tokens)
+    session.state.max_beats = collab.max_rounds
+    session.collab = collab  # type: ignore[attr-defined]
+    return collab
+
+
+async def play(session: Session) -> Decision:
+    """Run the collaboration to `final`, `no_handoff`, `cap`, an error or the operator's stop."""
+    from core.session import SceneStopped
+
+    collab = start(session)
+    session.say("human_message", collab.goal, source=OPERATOR, target=ROUTER, **collab.tags())
+    try:
+        return await _rounds(session, collab)
+    except SceneStopped:
+        session.say("stop", CANCELED, source=ROUTER, target="all", **collab.tags())
+        return close("stop", CANCELED)
+
+
+async def _rounds(session: Session, collab: Collaboration) -> Decision:
+    while collab.round < collab.max_rounds:
+        collab.round += 1
+        session.state.beat = collab.round - 1
+        await session.safe_point()
+        session.say("round", f"Round {collab.round} of {collab.max_rounds}", source=ROUTER, **collab.tags())
+        reply = await _turn(session, collab)
+        if reply is None:
+            return close("error", f"{session.state.cast[collab.speaker]} was unable to respond")
+        decision = _after(session, collab, reply)
+        if decision is not None:
+            return decision
+        if session.budget_usd is not None and session.state.cost_usd >= session.budget_usd:
+            return close("budget", f"Budget of ${session.budget_usd:.2f} reached (${session.state.cost_usd:.4f})")
+    return close("cap", f"Reached the cap of {collab.max_rounds} rounds without a final answer")
+
+
+async def _turn(session: Session, collab: Collaboration) -> Reply | None:
+    """Call the speaker (cancellable by stop); record the call and the response."""
+    from core.session import SceneStopped
+
+    slug, actor = collab.speaker, session.actors[collab.speaker]
+    call_id = str(uuid.uuid4())
+    tags = collab.tags(call_id=call_id)
+    user_text = _context(collab, slug, actor.isolation)
+    pending = collab.transcript[-1].text if collab.transcript and collab.transcript[-1].role == ROUTER else collab.goal
+    session.say("agent_call", pending, source=ROUTER, target=slug, **tags)
+    if session.stopped:
+        raise SceneStopped
+    request = actor.request(user_text, collab.round - 1, purpose="envelope")
+    task = session.track(asyncio.create_task(ask(session, actor, request, collab.participants, tags)))
+    await asyncio.gather(task, return_exceptions=True)
+    if session.stopped or task.cancelled():
+        raise SceneStopped
+    error = task.exception()
+    if error is not None:
+        if not isinstance(error, (ProviderError, asyncio.TimeoutError, OSError)):
+            raise error
+        reason = "Response timeout" if isinstance(error, asyncio.TimeoutError) else str(error)
+        session.recorder.log("error", f"{slug} unable to respond", error=reason, **tags)
+        session.say("system", f"{actor.name} unable to respond", target=slug, reason=reason, **tags)
+        return None
+    reply = task.result()
+    _record(session, collab, reply, tags, user_text)
+    return reply
+
+
+def _context(collab: Collaboration, slug: str, isolation: str) -> str:
+    """Isolation a: the whole window each call. Isolation b: only what is new to this thread."""
+    if isolation == "b" and slug in collab.seen:
+        new = collab.transcript[collab.seen[slug]:]
+        return user_message(collab.goal, window(new, collab.window_items, collab.window_tokens), collab.round,
+                            collab.max_rounds, heading="NEW SINCE YOUR LAST TURN (oldest first)")
+    items = window(collab.transcript, collab.window_items, collab.window_tokens)
+    return user_message(collab.goal, items, collab.round, collab.max_rounds)
+
+
+def _record(session: Session, collab: Collaboration, reply: Reply, tags: dict, user_text: str) -> None:
+    slug, envelope = collab.speaker, reply.envelope
+    handoff = envelope.next_handoff if reply.valid else None
+    extra = {} if reply.valid else {"envelope_valid": False, "problem": reply.problem}
+    session.say("agent_response", envelope.message, source=slug, target=handoff.to if handoff else "all",
+                final=envelope.is_final or None, **extra, **tags)
+    session.state.turns[slug] += 1
+    collab.transcript.append(Item(slug, envelope.message))
+    actor = session.actors[slug]
+    if actor.isolation == "b":
+        actor.remember(user_text, [], reply.thread_text(), None)
+        collab.seen[slug] = len(collab.transcript)
+
+
+def _after(session: Session, collab: Collaboration, reply: Reply) -> Decision | None:
+    """Act on the envelope: final, handoff, or no handoff (an invalid reply never hands off)."""
+    name = session.state.cast[collab.speaker]
+    if not reply.valid:
+        return close("no_handoff", f"{name}'s reply was not a valid envelope ({reply.problem}); "
+                     "shown as a plain message, collaboration ended")
+    if reply.envelope.is_final:
+        return close("final", f"{name} marked the collaboration final", goal_achieved=True)
+    handoff = reply.envelope.next_handoff
+    if handoff is None:
+        return close("no_handoff", f"{name} handed off to no one")
+    session.say("handoff", handoff.task, source=collab.speaker, target=handoff.to, **collab.tags())
+    collab.transcript.append(Item(ROUTER, handoff.task, to=handoff.to))
+    collab.speaker = handoff.to
+    return None

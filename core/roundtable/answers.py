@@ -1,0 +1,186 @@
+"""The YAML blocks of spec 002 and their deterministic fallbacks. Pure functions, no I/O.
+
+The facilitator answers a question (`action: question`) or a synthesis (`action: synthesis`);
+a participant answers with `position`, `rationale` and `confidence` (0-1). Each parser returns the
+parsed value and, when the text could not be used as it stands, a `problem` saying why: the caller
+logs it. Invalid facilitator YAML gets spec 002's fallback texts; an unusable participant answer is
+salvaged (its first line as the position, the rest as the rationale, confidence unknown).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+NEXT_ACTIONS = ("continue", "phase", "conclude", "escalate")
+_FENCE = re.compile(r"```(?:ya?ml)?[ \t]*\r?\n(.*?)(?:```|\Z)", re.S | re.I)
+MAX_ROUNDS_NOTE = "Discussion reached maximum rounds without full consensus."
+
+
+@dataclass
+class Question:
+    """The facilitator's question for one round."""
+
+    question: str
+    participants: str | list[str] = "all"
+    focus: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"question": self.question, "participants": self.participants, "focus": self.focus}
+
+
+@dataclass
+class Synthesis:
+    """The facilitator's synthesis of one round, and what to do next."""
+
+    synthesis: str
+    consensus: list[str] = field(default_factory=list)
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+    resolved: list[str] = field(default_factory=list)
+    next_action: str = "continue"
+    next_focus: str = ""
+    recommendation: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {"synthesis": self.synthesis, "consensus": self.consensus, "conflicts": self.conflicts,
+                "resolved": self.resolved, "next_action": self.next_action, "next_focus": self.next_focus}
+        return {**data, "recommendation": self.recommendation} if self.recommendation else data
+
+
+@dataclass
+class Answer:
+    """One participant's answer. `confidence` is None when it was missing or unusable."""
+
+    position: str
+    rationale: str = ""
+    confidence: float | None = None
+    fallback: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"position": self.position, "rationale": self.rationale, "confidence": self.confidence}
+        return {**data, "fallback": True} if self.fallback else data
+
+
+def yaml_block(text: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The mapping in the first fenced YAML block (or the whole text); else None and the problem."""
+    match = _FENCE.search(text or "")
+    body = match.group(1) if match else (text or "")
+    if not body.strip():
+        return None, "empty answer"
+    try:
+        data = yaml.safe_load(body)
+    except yaml.YAMLError as exc:
+        return None, f"invalid YAML ({str(exc).splitlines()[0]})"
+    if not isinstance(data, dict):
+        return None, f"the YAML is {type(data).__name__}, not a mapping"
+    return data, None
+
+
+def fallback_question(topic: str) -> Question:
+    """Spec 002's fallback for question generation."""
+    return Question(question=f"What are the key considerations for {topic}?", participants="all",
+                    focus="Core requirements and constraints")
+
+
+def fallback_synthesis(topic: str) -> Synthesis:
+    """Spec 002's fallback for a synthesis."""
+    return Synthesis(synthesis=f"Discussion on {topic} requires further exploration.", next_focus="Clarify positions")
+
+
+def fallback_conclusion(consensus: list[str], conflicts: list[dict[str, Any]]) -> Synthesis:
+    """Spec 002's fallback for the concluding synthesis when `max_rounds` is reached."""
+    return Synthesis(synthesis=MAX_ROUNDS_NOTE, consensus=list(consensus), conflicts=list(conflicts),
+                     next_action="conclude",
+                     recommendation="Review consensus points and address unresolved items separately.")
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value).strip()
+
+
+def _strings(value: Any) -> list[str]:
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else [value]
+    return [_text(i) if not isinstance(i, dict) else "; ".join(f"{k}: {v}" for k, v in i.items()) for i in items
+            if _text(i)]
+
+
+def conflict(item: Any) -> dict[str, Any]:
+    """A conflict as `{topic, positions?}`, from a string or a mapping (`topic`/`issue`/`conflict` key)."""
+    if isinstance(item, dict):
+        topic = _text(item.get("topic") or item.get("issue") or item.get("conflict") or item.get("description"))
+        out: dict[str, Any] = {"topic": topic or "; ".join(f"{k}: {v}" for k, v in item.items())}
+        if isinstance(item.get("positions"), dict):
+            out["positions"] = {str(k): _text(v) for k, v in item["positions"].items()}
+        return out
+    return {"topic": _text(item)}
+
+
+def parse_question(text: str, topic: str, cast: list[str]) -> tuple[Question, str | None]:
+    """The facilitator's question; spec 002's fallback question when there is none to read."""
+    data, problem = yaml_block(text)
+    if data is None or not _text(data.get("question")):
+        return fallback_question(topic), problem or "no `question` in the facilitator's YAML"
+    wanted = data.get("participants", "all")
+    chosen: str | list[str] = "all"
+    note = None
+    if isinstance(wanted, list) and wanted:
+        chosen = [s for s in (_text(w) for w in wanted) if s in cast]
+        if len(chosen) != len(wanted):
+            note = f"unknown participants {[w for w in wanted if _text(w) not in cast]} dropped"
+        chosen = chosen or "all"
+    return Question(_text(data["question"]), chosen, _text(data.get("focus"))), note
+
+
+def parse_synthesis(text: str, topic: str) -> tuple[Synthesis, str | None]:
+    """The facilitator's synthesis; spec 002's fallback synthesis when there is none to read."""
+    data, problem = yaml_block(text)
+    if data is None or not (_text(data.get("synthesis")) or "next_action" in data):
+        return fallback_synthesis(topic), problem or "no `synthesis` in the facilitator's YAML"
+    action = _text(data.get("next_action")).lower() or "continue"
+    note = None
+    if action not in NEXT_ACTIONS:
+        note, action = f"unknown next_action {action!r} read as continue", "continue"
+    conflicts = data.get("conflicts") or []
+    conflicts = [conflict(c) for c in (conflicts if isinstance(conflicts, list) else [conflicts]) if c]
+    return Synthesis(synthesis=_text(data.get("synthesis")), consensus=_strings(data.get("consensus")),
+                     conflicts=[c for c in conflicts if c["topic"]], resolved=_strings(data.get("resolved")),
+                     next_action=action, next_focus=_text(data.get("next_focus")),
+                     recommendation=_text(data.get("recommendation"))), note
+
+
+def confidence(value: Any) -> float | None:
+    """A confidence in [0, 1]; percentages (`70%`, `70`) are scaled; anything else is None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    raw = str(value).strip().rstrip("%")
+    try:
+        number = float(raw)
+    except ValueError:
+        return None
+    if 1 < number <= 100:
+        number /= 100
+    return round(number, 3) if 0 <= number <= 1 else None
+
+
+def parse_answer(text: str) -> tuple[Answer, str | None]:
+    """A participant's answer; a salvaged one (first line, rest, no confidence) when unreadable."""
+    data, problem = yaml_block(text)
+    if data is None or not _text(data.get("position")):
+        return salvage_answer(text), problem or "no `position` in the participant's YAML"
+    value = confidence(data.get("confidence"))
+    note = None if value is not None else f"confidence {data.get('confidence')!r} is not a number in 0-1"
+    return Answer(_text(data["position"]), _text(data.get("rationale")), value), note
+
+
+def salvage_answer(text: str) -> Answer:
+    """The deterministic fallback for a participant: first line as position, the rest as rationale."""
+    lines = [ln.strip(" -*#>`\t") for ln in (text or "").splitlines()]
+    lines = [ln for ln in lines if ln and not ln.lower().startswith(("yaml", "```"))]
+    if not lines:
+        return Answer("(no answer)", "", None, fallback=True)
+    return Answer(lines[0][:200], " ".join(lines[1:])[:800], None, fallback=True)

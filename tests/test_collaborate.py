@@ -1,0 +1,275 @@
+"""The `collaborate` format (spec 001) end to end: acceptance tests A–E and edge cases 3–5 of §11,
+on the real SDKs against the loopback server with scripted envelopes, and on the offline improviser.
+
+Participants: `gpt` on OpenAI (structured outputs) and `claude` on Anthropic (instructions,
+validation, one repair), both the built-in personas (no character file of those slugs exists).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections import deque
+
+import pytest
+
+from core.clock import VirtualClock
+from core.scenes import scene_from_dict
+from helpers import run_session
+from loopback import Recorded, Reply, loopback  # noqa: F401  (fixture)
+from test_scene_faults import keys, remote_cast  # noqa: F401  (fixture)
+
+FAIRY = "Write a 2‑paragraph fairy tale—Claude drafts, GPT edits, alternate until done (≤4 rounds)."
+HIKING = "Collaborate to outline and refine a 5‑step plan for a weekend hiking trip. Keep it concise."
+ONE_SENTENCE = "Summarize this in 1 sentence, then stop."
+
+
+def collab_scene(server=None, goal: str = FAIRY, max_rounds: int = 4, first: str = "claude", **extra):
+    """gpt on OpenAI and claude on Anthropic (both on `server`), or both offline without one."""
+    cast = {}
+    if server is not None:
+        cast = {**remote_cast(server, "gpt", provider="openai", model="gpt-4o-mini"),
+                **remote_cast(server, "claude", provider="anthropic", model="claude-sonnet-4-6")}
+    return scene_from_dict({"name": "collab", "format": "collaborate", "goal": goal, "characters": ["gpt", "claude"],
+                            "cast": cast, "collaborate": {"max_rounds": max_rounds, "first": first}, **extra})
+
+
+def who(recorded: Recorded) -> str:
+    """The participant a request is for (its system prompt says `Your name is `x`.`)."""
+    return re.search(r"Your name is `(\w+)`", json.dumps(recorded.body)).group(1)
+
+
+def script(server, **replies: list) -> dict[str, deque]:
+    """Serve each participant its own replies in order (dicts are sent as JSON, strings verbatim)."""
+    queues = {slug: deque(items) for slug, items in replies.items()}
+
+    def reply(recorded: Recorded) -> Reply:
+        item = queues[who(recorded)].popleft()
+        item = item(recorded) if callable(item) else item
+        return item if isinstance(item, Reply) else Reply(text=item if isinstance(item, str) else json.dumps(item))
+    server.default = reply
+    return queues
+
+
+def envelope(message: str, to: str | None = None, task: str = "Your turn.", final: bool | None = None) -> dict:
+    data: dict = {"message": message}
+    if to:
+        data["handoff"] = {"to": to, "task": task}
+    if final is not None:
+        data["final"] = final
+    return data
+
+
+def of_type(run, *types: str) -> list[dict]:
+    return [r for r in run.records() if r["type"] in types]
+
+
+def request_text(recorded: Recorded) -> str:
+    return json.dumps(recorded.body, ensure_ascii=False)
+
+
+class TestAcceptanceOnLoopback:
+    """Spec 001 §8 on the real SDKs: what each participant was sent, and how the router acted."""
+
+    async def test_a_context_is_shared_and_the_tale_alternates_to_a_final(self, tmp_path, loopback):
+        script(loopback,
+               claude=[envelope("Para 1: a fox finds a lantern.", "gpt", "Edit paragraph 1 and ask for paragraph 2."),
+                       envelope("Para 2: the wood follows its light home.", "gpt", "Polish both and finish.")],
+               gpt=[envelope("Edited para 1: a small fox found a lantern.", "claude", "Write paragraph 2."),
+                    envelope("The finished two-paragraph tale.", final=True)])
+        run = await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C")
+        assert (run.result.close_reason, run.result.goal_achieved) == ("final", True)
+        speakers = [r["from"] for r in of_type(run, "agent_response")]
+        assert speakers == ["claude", "gpt", "claude", "gpt"]
+        to_gpt = [r for r in loopback.requests if who(r) == "gpt"]
+        assert "Para 1: a fox finds a lantern." in request_text(to_gpt[0])
+        assert "[router → gpt] Edit paragraph 1 and ask for paragraph 2." in request_text(to_gpt[0])
+        assert "Round 2 of 4" in request_text(to_gpt[0]) and FAIRY in request_text(to_gpt[0])
+        to_claude = [r for r in loopback.requests if who(r) == "claude"]
+        assert "Edited para 1: a small fox found a lantern." in request_text(to_claude[1])
+
+    async def test_openai_gets_strict_structured_outputs_and_anthropic_gets_instructions(self, tmp_path, loopback):
+        script(loopback, claude=[envelope("Draft.", "gpt")], gpt=[envelope("Done.", final=True)])
+        await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C")
+        openai = next(r for r in loopback.requests if r.api == "openai").body
+        fmt = openai["response_format"]
+        assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True
+        assert fmt["json_schema"]["schema"]["properties"]["handoff"]["anyOf"][0]["properties"]["to"]["enum"] == [
+            "gpt", "claude"]
+        anthropic = next(r for r in loopback.requests if r.api == "anthropic").body
+        assert "output_config" not in anthropic
+        system = anthropic["system"][0]["text"]
+        assert "Return only strict JSON" in system and "Your name is `claude`." in system
+        assert anthropic["messages"][-1]["content"].endswith("Return JSON only per schema—no extra text.")
+
+    async def test_b_bounded_rounds_end_at_the_cap(self, tmp_path, loopback):
+        script(loopback, claude=[envelope("Step one.", "gpt")], gpt=[envelope("Step two.", "claude")])
+        run = await run_session(tmp_path, collab_scene(loopback, goal="Plan a multi-step move.", max_rounds=2),
+                                isolation="a", coordinator="C")
+        assert run.result.close_reason == "cap"
+        assert len(of_type(run, "agent_response")) == 2 and loopback.hits == 2
+
+    async def test_c_message_and_handoff_continues_message_and_final_ends(self, tmp_path, loopback):
+        script(loopback, claude=[envelope("Here is a draft.", "gpt", "Review it.")],
+               gpt=[envelope("Reviewed; this is complete.", "claude", "ignored because final", final=True)])
+        run = await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C")
+        assert run.result.close_reason == "final" and loopback.hits == 2
+        handoffs = of_type(run, "handoff")
+        assert [(h["from"], h["target"], h["text"]) for h in handoffs] == [("claude", "gpt", "Review it.")]
+
+    async def test_a_reply_with_no_handoff_ends_the_collaboration(self, tmp_path, loopback):
+        script(loopback, claude=[envelope("Here is everything I have.")])
+        run = await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C")
+        assert run.result.close_reason == "no_handoff" and loopback.hits == 1
+
+    @pytest.mark.parametrize("bad", ["Sure! Here you go: {\"message\": \"hi\"} Hope that helps.",
+                                     json.dumps({"text": "no message key"}),
+                                     json.dumps(envelope("hi", "bard", "not a participant")),
+                                     json.dumps({"message": "hi", "handoff": {"to": "gpt"}})])
+    async def test_d_malformed_anthropic_reply_gets_one_repair_then_falls_back_and_ends(self, tmp_path, loopback, bad):
+        script(loopback, claude=[bad, bad])
+        run = await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C")
+        assert run.result.close_reason == "no_handoff" and loopback.hits == 2
+        repair = loopback.requests[1].body["messages"]
+        assert repair[-2] == {"role": "assistant", "content": bad} and "not a valid JSON envelope" in repair[-1]["content"]
+        [response] = of_type(run, "agent_response")
+        assert response["text"] == bad and response["envelope_valid"] is False and response["target"] == "all"
+        assert not of_type(run, "handoff")
+        assert "WARNING gpt" not in (run.dir / "debug.log").read_text()
+        assert "WARNING claude reply is not a valid envelope" in (run.dir / "debug.log").read_text()
+        assert "(not a valid envelope" in (run.dir / "transcript.md").read_text()
+
+    async def test_d_a_successful_repair_continues(self, tmp_path, loopback):
+        script(loopback, claude=["not json at all", envelope("Fixed draft.", "gpt")], gpt=[envelope("Done.", final=True)])
+        run = await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C")
+        assert run.result.close_reason == "final" and loopback.hits == 3
+        assert [r["text"] for r in of_type(run, "agent_response")] == ["Fixed draft.", "Done."]
+
+    async def test_d_openai_wrong_shape_is_not_repaired_and_falls_back(self, tmp_path, loopback):
+        script(loopback, gpt=[json.dumps({"message": ""})])
+        run = await run_session(tmp_path, collab_scene(loopback, first="gpt"), isolation="a", coordinator="C")
+        assert run.result.close_reason == "no_handoff" and loopback.hits == 1
+
+    async def test_e_stop_cancels_the_call_in_flight_and_the_router_posts_the_notice(self, tmp_path, loopback):
+        box = {}
+
+        def slow(recorded: Recorded) -> Reply:
+            box["loop"].call_soon_threadsafe(box["session"].stop)
+            return Reply(text=json.dumps(envelope("never shown", "claude")), delay_s=10)
+
+        script(loopback, claude=[envelope("Draft.", "gpt")], gpt=[slow])
+
+        def hold(session):
+            box["session"], box["loop"] = session, asyncio.get_running_loop()
+
+        run = await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C", before_run=hold)
+        assert run.result.close_reason == "stop"
+        assert [r["text"] for r in of_type(run, "agent_response")] == ["Draft."]
+        notice = [r for r in of_type(run, "stop") if r["from"] == "router"]
+        assert [n["text"] for n in notice] == ["Collaboration canceled by user."]
+        assert "*[ROUTER: Collaboration canceled by user.]*" in (run.dir / "transcript.md").read_text()
+
+    async def test_events_carry_the_session_round_cap_and_call_ids(self, tmp_path, loopback):
+        script(loopback, claude=[envelope("Draft.", "gpt")], gpt=[envelope("Done.", final=True)])
+        run = await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C")
+        tagged = of_type(run, "human_message", "agent_call", "agent_response", "handoff")
+        assert [r["type"] for r in tagged] == ["human_message", "agent_call", "agent_response", "handoff",
+                                               "agent_call", "agent_response"]
+        assert len({r["session_id"] for r in tagged}) == 1 and all(r["max_rounds"] == 4 for r in tagged)
+        calls, responses = of_type(run, "agent_call"), of_type(run, "agent_response")
+        assert [c["call_id"] for c in calls] == [r["call_id"] for r in responses]
+        assert [r["round"] for r in responses] == [1, 2]
+        meta = json.loads((run.dir / "metadata.json").read_text())
+        assert (meta["format"], meta["rounds"], meta["maxRounds"]) == ("collaborate", 2, 4)
+        assert meta["actors"]["claude"]["turns"] == 1 and not (run.dir / "journals").exists()
+
+    async def test_isolation_b_keeps_each_participant_s_own_thread(self, tmp_path, loopback):
+        script(loopback, claude=[envelope("Draft.", "gpt", "Edit."), envelope("Second.", "gpt", "Finish.")],
+               gpt=[envelope("Edited.", "claude", "Extend."), envelope("Done.", final=True)])
+        await run_session(tmp_path, collab_scene(loopback), isolation="b", coordinator="C")
+        second = [r for r in loopback.requests if who(r) == "claude"][1].body
+        assert second["system"][0]["cache_control"] == {"type": "ephemeral"}
+        assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user"]
+        assert json.loads(second["messages"][1]["content"])["message"] == "Draft."
+        assert "Draft." not in second["messages"][2]["content"] and "Edited." in second["messages"][2]["content"]
+
+    async def test_edge_3_a_one_sentence_goal_ends_on_the_first_final(self, tmp_path, loopback):
+        script(loopback, claude=[envelope("It says one thing.", final=True)])
+        run = await run_session(tmp_path, collab_scene(loopback, goal=ONE_SENTENCE), isolation="a", coordinator="C")
+        assert (run.result.close_reason, loopback.hits) == ("final", 1)
+
+    async def test_edge_4_two_collaborations_back_to_back_do_not_touch_each_other(self, tmp_path, loopback):
+        def reply(recorded: Recorded) -> Reply:
+            text = request_text(recorded)
+            tag = "ALPHA" if "alpha" in text else "BETA"
+            done = "Round 2" in text
+            return Reply(text=json.dumps(envelope(f"{tag} from {who(recorded)}", None if done else
+                                                  ("gpt" if who(recorded) == "claude" else "claude"), final=done)))
+        loopback.default = reply
+        runs = await asyncio.gather(
+            run_session(tmp_path / "1", collab_scene(loopback, goal="Plan alpha."), isolation="a", coordinator="C"),
+            run_session(tmp_path / "2", collab_scene(loopback, goal="Plan beta."), isolation="b", coordinator="C"))
+        ids = [{r["session_id"] for r in run.records() if "session_id" in r} for run in runs]
+        assert len(ids[0]) == len(ids[1]) == 1 and ids[0] != ids[1]
+        for run, mine, theirs in ((runs[0], "ALPHA", "BETA"), (runs[1], "BETA", "ALPHA")):
+            assert run.result.close_reason == "final"
+            assert all(mine in r["text"] for r in of_type(run, "agent_response"))
+            assert theirs not in (run.dir / "prompts.jsonl").read_text()
+
+
+class TestOfflineImproviser:
+    """The same flows with no key and no network: the improviser answers in envelopes."""
+
+    async def test_a_the_fairy_tale_alternates_and_ends_final_within_four_rounds(self, tmp_path):
+        run = await run_session(tmp_path, collab_scene(goal=FAIRY), isolation="b", coordinator="C")
+        responses = of_type(run, "agent_response")
+        assert run.result.close_reason == "final" and len(responses) == 4
+        assert [r["from"] for r in responses] == ["claude", "gpt", "claude", "gpt"]
+        assert "claude" in responses[1]["text"]  # the editor refers to the draft it was shown
+
+    async def test_hiking_plan_ends_final_within_six_rounds(self, tmp_path):
+        run = await run_session(tmp_path, collab_scene(goal=HIKING, max_rounds=6, first="gpt"),
+                                isolation="a", coordinator="C")
+        assert run.result.close_reason == "final" and len(of_type(run, "agent_response")) <= 6
+
+    async def test_b_two_rounds_then_the_cap(self, tmp_path):
+        run = await run_session(tmp_path, collab_scene(goal=HIKING, max_rounds=2), isolation="a", coordinator="C")
+        assert run.result.close_reason == "cap" and len(of_type(run, "agent_response")) == 2
+
+    async def test_edge_3_then_stop_is_final_at_once(self, tmp_path):
+        run = await run_session(tmp_path, collab_scene(goal=ONE_SENTENCE), isolation="a", coordinator="C")
+        assert run.result.close_reason == "final" and len(of_type(run, "agent_response")) == 1
+
+    async def test_edge_5_prose_around_the_json_falls_back_after_one_repair(self, tmp_path):
+        run = await run_session(tmp_path, collab_scene(goal="Explain tides; include prose with your JSON."),
+                                isolation="a", coordinator="C")
+        assert run.result.close_reason == "no_handoff" and len(of_type(run, "correct")) == 1
+        assert of_type(run, "agent_response")[0]["envelope_valid"] is False
+
+    async def test_e_stop_mid_call(self, tmp_path):
+        clock = VirtualClock()
+        scene = collab_scene(goal=HIKING, provider={"name": "offline", "latency_ms": [100, 200]})
+
+        def stop_in_round_2(session):
+            async def later():
+                await clock.sleep(0.01)
+                session.stop()
+
+            def on_event(event):
+                if event.type == "agent_call" and (event.model_extra or {}).get("round") == 2:
+                    asyncio.get_running_loop().create_task(later())
+            session.subscribe(on_event)
+
+        run = await run_session(tmp_path, scene, isolation="a", coordinator="C", clock=clock, before_run=stop_in_round_2)
+        assert run.result.close_reason == "stop" and len(of_type(run, "agent_response")) == 1
+        assert [r["text"] for r in of_type(run, "stop") if r["from"] == "router"] == ["Collaboration canceled by user."]
+
+    async def test_edge_4_concurrent_sessions_on_one_loop(self, tmp_path):
+        runs = await asyncio.gather(
+            run_session(tmp_path / "1", collab_scene(goal=FAIRY), isolation="a", coordinator="C"),
+            run_session(tmp_path / "2", collab_scene(goal=HIKING, max_rounds=2), isolation="b", coordinator="C"))
+        assert [r.result.close_reason for r in runs] == ["final", "cap"]
+        assert runs[0].session.collab.session_id != runs[1].session.collab.session_id
+        assert "hiking" not in (runs[0].dir / "prompts.jsonl").read_text()
+        assert "fairy" not in (runs[1].dir / "prompts.jsonl").read_text()

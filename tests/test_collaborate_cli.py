@@ -1,0 +1,80 @@
+"""`promptdesk --batch --collaborate GOAL ...` and `--batch` on a `format: collaborate` scene file."""
+
+from __future__ import annotations
+
+import json
+
+from core.cli import main
+from helpers import SCENES
+
+FAIRY = "Write a 2‑paragraph fairy tale—Claude drafts, GPT edits, alternate until done (≤4 rounds)."
+
+
+def batch(capsys, *args: str) -> tuple[int, str]:
+    code = main(["--batch", *args])
+    return code, capsys.readouterr().err
+
+
+def test_a_collaboration_runs_headless_from_flags_alone(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "run"
+    code, err = batch(capsys, "--collaborate", FAIRY, "--participants", "gpt,claude", "--max-rounds", "4",
+                      "--first", "claude", "--isolation", "b", "--coordinator", "C", "--seed", "2", "--out", str(out))
+    assert code == 0, err
+    assert '[round 1] Claude "' in err and "[round 1] [HANDOFF → GPT: " in err
+    assert "Scene closed: final (goal achieved) after 4 rounds" in err
+    meta = json.loads((out / "metadata.json").read_text())
+    assert (meta["format"], meta["maxRounds"], meta["reason"]) == ("collaborate", 4, "final")
+    assert (out / "notes.md").read_text().splitlines()[0].startswith("Isolation:        (b)")
+
+
+def test_the_cap_from_the_flags_bounds_the_rounds(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, err = batch(capsys, "--collaborate", "Plan a multi-step move.", "--max-rounds", "2",
+                      "--isolation", "a", "--coordinator", "C", "--out", str(tmp_path / "run"))
+    assert code == 0 and "Scene closed: cap" in err and "after 2 rounds" in err
+
+
+def test_the_two_choices_are_still_required(tmp_path, capsys):
+    code, err = batch(capsys, "--collaborate", FAIRY, "--isolation", "b", "--out", str(tmp_path / "run"))
+    assert code == 2 and "--coordinator A|B|C" in err
+
+
+def test_batch_without_a_scene_needs_collaborate(capsys):
+    code, err = batch(capsys, "--isolation", "b", "--coordinator", "C")
+    assert code == 2 and "--batch needs a scene file" in err and "--collaborate GOAL" in err
+
+
+def test_a_first_speaker_outside_the_participants_is_named(tmp_path, capsys):
+    code, err = batch(capsys, "--collaborate", FAIRY, "--first", "bard", "--isolation", "b", "--coordinator", "C",
+                      "--out", str(tmp_path / "run"))
+    assert code == 2 and "collaborate.first 'bard' is not in characters (gpt, claude)" in err
+
+
+def test_a_missing_participant_without_a_builtin_persona_fails_fast(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, err = batch(capsys, "--collaborate", FAIRY, "--participants", "gpt,nobody", "--isolation", "b",
+                      "--coordinator", "C", "--out", str(tmp_path / "run"))
+    assert code == 2 and "CHARACTER_LOAD_ERROR: Character 'nobody' not found" in err
+
+
+def test_a_collaborate_scene_file_runs_and_takes_flag_overrides(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, err = batch(capsys, str(SCENES / "fairy-tale.yaml"), "--isolation", "a", "--coordinator", "C",
+                      "--out", str(tmp_path / "one"))
+    assert code == 0 and "Scene closed: final" in err
+    code, err = batch(capsys, str(SCENES / "hiking-plan.yaml"), "--max-rounds", "1", "--isolation", "a",
+                      "--coordinator", "C", "--out", str(tmp_path / "two"))
+    assert code == 0 and "Scene closed: cap" in err and "after 1 rounds" in err
+
+
+def test_collaborate_flags_do_not_apply_to_a_scene_format_file(tmp_path, capsys):
+    code, err = batch(capsys, str(SCENES / "the-apology.yaml"), "--max-rounds", "2", "--isolation", "a",
+                      "--coordinator", "C", "--out", str(tmp_path / "run"))
+    assert code == 2 and "apply to `format: collaborate` scenes" in err
+
+
+def test_a_scene_file_and_a_collaborate_goal_together_are_refused(tmp_path, capsys):
+    code, err = batch(capsys, str(SCENES / "fairy-tale.yaml"), "--collaborate", FAIRY, "--isolation", "a",
+                      "--coordinator", "C")
+    assert code == 2 and "not both" in err

@@ -1,0 +1,224 @@
+"""The OpenAI and OpenAI-compatible providers through the real SDK against the loopback server."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from core.errors import InvalidConfig, ProviderError
+from core.providers.base import ChatMessage, Request
+from core.providers.openai_provider import NO_KEY, OpenAIProvider
+from loopback import CANARY, FakeSleep, Reply, assert_no_leak, loopback, split_text  # noqa: F401 - fixture
+
+
+@pytest.fixture
+def sleep():
+    return FakeSleep()
+
+
+@pytest.fixture
+async def make(loopback, sleep):
+    """`make(**options)`: an OpenAIProvider pointed at the loopback server with the canary key."""
+    made: list[OpenAIProvider] = []
+
+    def _make(model: str = "gpt-4.1-mini", **options) -> OpenAIProvider:
+        options = {"api_key": CANARY, "base_url": loopback.url("/v1"), "sleep": sleep, "timeout_s": 5.0, **options}
+        made.append(provider := OpenAIProvider(model, **options))
+        return provider
+    yield _make
+    for provider in made:
+        await provider.aclose()
+
+
+@pytest.fixture(autouse=True)
+def all_logs(caplog):
+    caplog.set_level(logging.DEBUG)
+    return caplog
+
+
+def request(**fields) -> Request:
+    base = {"to": "bob", "system": "You are Bob, a ferryman.",
+            "messages": [ChatMessage(role="user", content="Who is crossing tonight?"),
+                         ChatMessage(role="assistant", content="Nobody yet."),
+                         ChatMessage(role="user", content="Look again.")]}
+    return Request(**{**base, **fields})
+
+
+async def test_plain_completion_maps_text_usage_and_request(loopback, make):
+    loopback.script(Reply(text="A woman with a lantern.", usage={
+        "prompt_tokens": 100, "completion_tokens": 6, "prompt_tokens_details": {"cached_tokens": 60}}))
+    completion = await make().complete(request(max_tokens=300, temperature=0.4, cache_key="bob"))
+
+    assert completion.text == "A woman with a lantern."
+    assert completion.provider == "openai" and completion.model == "gpt-4.1-mini"
+    usage = completion.usage
+    assert usage.model_dump() == {"input_tokens": 40, "output_tokens": 6, "cache_write_tokens": 0,
+                                  "cache_read_tokens": 60}
+    assert completion.ttft_s is None
+    sent = loopback.requests[0]
+    assert sent.path == "/v1/chat/completions" and sent.api_key == CANARY
+    assert sent.body["messages"][0] == {"role": "system", "content": "You are Bob, a ferryman."}
+    assert [m["role"] for m in sent.body["messages"]] == ["system", "user", "assistant", "user"]
+    assert sent.body["max_completion_tokens"] == 300 and "max_tokens" not in sent.body
+    assert sent.body["temperature"] == 0.4
+    assert sent.body["prompt_cache_key"] == "bob"
+    assert "response_format" not in sent.body
+
+
+async def test_cache_writes_reported_by_newer_models_are_split_out(loopback, make):
+    loopback.script(Reply(usage={"prompt_tokens": 1000, "completion_tokens": 10,
+                                 "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 800}}))
+    usage = (await make("gpt-5.6-terra").complete(request())).usage
+    assert (usage.input_tokens, usage.cache_write_tokens, usage.cache_read_tokens) == (200, 800, 0)
+
+
+async def test_no_prompt_cache_key_unless_asked(loopback, make):
+    await make().complete(request())
+    assert "prompt_cache_key" not in loopback.requests[0].body
+
+
+async def test_streaming_delivers_deltas_in_order_with_final_usage(loopback, make):
+    text = "The river is high and the rope is wet."
+    loopback.script(Reply(text=text, deltas=6, usage={"prompt_tokens": 50, "completion_tokens": 11,
+                                                      "prompt_tokens_details": {"cached_tokens": 20}}))
+    deltas: list[str] = []
+    completion = await make().complete(request(cache_key="bob"), on_delta=deltas.append)
+
+    assert deltas == split_text(text, 6)
+    assert completion.text == text
+    usage = completion.usage
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (30, 11, 20)
+    assert completion.ttft_s is not None and 0 <= completion.ttft_s <= completion.latency_s
+    body = loopback.requests[0].body
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    assert body["prompt_cache_key"] == "bob"
+
+
+async def test_json_schema_becomes_a_strict_response_format(loopback, make):
+    schema = {"type": "object", "properties": {"decision": {"type": "string"}}, "required": ["decision"],
+              "additionalProperties": False}
+    await make().complete(request(json_schema=schema))
+    assert loopback.requests[0].body["response_format"] == {
+        "type": "json_schema", "json_schema": {"name": "envelope", "schema": schema, "strict": True}}
+
+
+async def test_compatible_server_needs_no_key_and_gets_no_cache_key(loopback, sleep, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    provider = OpenAIProvider("llama3.1:8b", base_url=loopback.url("/v1"), compatible=True, sleep=sleep)
+    assert provider.name == "openai-compatible"
+    deltas: list[str] = []
+    completion = await provider.complete(request(cache_key="bob", max_tokens=64), on_delta=deltas.append)
+    assert completion.provider == "openai-compatible" and "".join(deltas) == completion.text
+    sent = loopback.requests[0]
+    assert sent.api_key == NO_KEY
+    assert "prompt_cache_key" not in sent.body
+    assert sent.body["max_tokens"] == 64 and "max_completion_tokens" not in sent.body
+    await provider.aclose()
+
+
+async def test_compatible_base_url_without_v1(loopback, sleep):
+    provider = OpenAIProvider("mistral", base_url=loopback.url(), compatible=True, sleep=sleep)
+    assert (await provider.complete(request())).text
+    assert loopback.requests[0].path == "/chat/completions"
+    await provider.aclose()
+
+
+def test_compatible_without_base_url_is_a_config_error():
+    with pytest.raises(InvalidConfig, match="base URL"):
+        OpenAIProvider("llama3", compatible=True)
+
+
+def test_openai_without_a_key_says_which_variable_to_set(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ProviderError, match="OPENAI_API_KEY"):
+        OpenAIProvider("gpt-4o")
+
+
+def test_a_model_is_required():
+    with pytest.raises(InvalidConfig, match="model"):
+        OpenAIProvider(None, api_key=CANARY)
+
+
+async def test_key_and_base_url_come_from_the_environment(loopback, monkeypatch, sleep):
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    monkeypatch.setenv("OPENAI_BASE_URL", loopback.url("/v1"))
+    provider = OpenAIProvider("gpt-4o", sleep=sleep)
+    assert CANARY not in repr(provider) and CANARY not in str(vars(provider).get("base_url"))
+    assert (await provider.complete(request())).text
+    assert loopback.requests[0].api_key == CANARY
+    await provider.aclose()
+
+
+@pytest.mark.parametrize(("headers", "expected"), [
+    ({"retry-after": "3"}, 3.0),
+    ({"retry-after": "3600"}, 5.0),
+    ({"retry-after-ms": "120"}, 0.12),
+])
+async def test_429_honours_retry_after_up_to_the_cap(loopback, make, sleep, headers, expected):
+    loopback.script(Reply(status=429, headers=headers))
+    assert (await make(retry_after_cap_s=5.0).complete(request())).text
+    assert sleep.calls == [pytest.approx(expected)] and loopback.hits == 2
+
+
+async def test_500_three_times_then_success(loopback, make, sleep):
+    loopback.script(*[Reply(status=500)] * 3)
+    deltas: list[str] = []
+    completion = await make(max_retries=3).complete(request(), on_delta=deltas.append)
+    assert "".join(deltas) == completion.text
+    assert loopback.hits == 4 and len(sleep.calls) == 3
+
+
+async def test_500_forever_gives_up_after_exactly_max_retries_plus_one_attempts(loopback, make, sleep, all_logs):
+    loopback.default = Reply(status=500)
+    with pytest.raises(ProviderError) as caught:
+        await make(max_retries=3).complete(request())
+    assert loopback.hits == 4 and len(sleep.calls) == 3
+    assert caught.value.status == 500 and caught.value.context["attempts"] == 4
+    assert_no_leak(caught.value, logs=all_logs.text)
+
+
+async def test_401_is_not_retried_and_names_the_key_variable(loopback, make, sleep, all_logs):
+    loopback.script(Reply(status=401, error_type="invalid_api_key",
+                          error_message=f"Incorrect API key provided: {CANARY}"))
+    with pytest.raises(ProviderError) as caught:
+        await make().complete(request())
+    assert loopback.hits == 1 and sleep.calls == []
+    assert caught.value.status == 401 and "OPENAI_API_KEY" in str(caught.value)
+    assert_no_leak(caught.value, logs=all_logs.text)
+
+
+async def test_a_slow_server_times_out_is_retried_then_fails(loopback, make, sleep, all_logs):
+    loopback.default = Reply(delay_s=0.45)
+    with pytest.raises(ProviderError, match="timed out") as caught:
+        await make(timeout_s=0.15, max_retries=1).complete(request())
+    assert loopback.hits == 2 and len(sleep.calls) == 1
+    assert_no_leak(caught.value, logs=all_logs.text)
+
+
+async def test_an_error_mid_stream_keeps_delivered_deltas_and_is_not_retried(loopback, make, sleep, all_logs):
+    text = "first second third fourth"
+    loopback.script(Reply(text=text, deltas=4, error_after_deltas=3, error_message=f"boom {CANARY}"))
+    deltas: list[str] = []
+    with pytest.raises(ProviderError) as caught:
+        await make().complete(request(), on_delta=deltas.append)
+    assert deltas == split_text(text, 4)[:3]
+    assert caught.value.context["partial_text"] == "".join(deltas) and not caught.value.retryable
+    assert loopback.hits == 1 and sleep.calls == []
+    assert_no_leak(caught.value, logs=all_logs.text)
+
+
+async def test_an_error_before_any_delta_is_retried(loopback, make, sleep):
+    loopback.script(Reply(error_after_deltas=0))
+    completion = await make().complete(request(), on_delta=lambda _: None)
+    assert completion.text == "Hello from the loopback." and loopback.hits == 2
+
+
+async def test_a_stalled_stream_times_out_and_keeps_its_deltas(loopback, make, all_logs):
+    text = "stalling after the second piece"
+    loopback.script(Reply(text=text, deltas=4, stall_after_deltas=2, hold_s=1.0))
+    deltas: list[str] = []
+    with pytest.raises(ProviderError, match="timed out") as caught:
+        await make(timeout_s=0.2).complete(request(), on_delta=deltas.append)
+    assert deltas == split_text(text, 4)[:2] and loopback.hits == 1
+    assert_no_leak(caught.value, logs=all_logs.text)

@@ -1,0 +1,132 @@
+"""The console's `App`: thin on purpose. Screens own behaviour; this holds themes, quit and the palette.
+
+`run_console` is what `promptdesk` calls; `create_app` builds the same app (tests use it).
+Imports of the engine's setup path happen only when a live scene is wanted, so a replay never
+loads a provider.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from tui.themes import THEMES, apply_theme, next_theme
+from tui.widgets.confirm_modal import ConfirmModal
+
+if TYPE_CHECKING:
+    from core.setup import RunOptions
+    from tui.screens.wizard import SceneTransform
+
+KEYMAP_ENV = "PROMPTDESK_KEYMAP"
+"""Remap keys by binding id, e.g. `PROMPTDESK_KEYMAP="stage.stop=x;stage.inject=i"`."""
+
+
+class PromptdeskApp(App[int]):
+    """The director's console."""
+
+    TITLE = "Promptdesk"
+    BINDINGS = [
+        Binding("t", "toggle_theme", "Theme", id="app.theme", tooltip="Switch between the dark and light themes"),
+        Binding("q", "quit", "Quit", id="app.quit",
+                tooltip="Quit; asks first while a scene is running, and always closes the run folder cleanly"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit-now", show=False, priority=True,
+                tooltip="Quit (same as q)"),
+    ]
+
+    def __init__(self, first_screen: Callable[[], Screen[Any]], theme: str = "dark") -> None:
+        super().__init__(css_path=[THEMES[theme].path] if THEMES[theme].path.is_file() else None)
+        self.first_screen = first_screen
+        self.theme_name = theme
+        """The console theme in use (`dark` or `light`)."""
+
+    def on_mount(self) -> None:
+        apply_theme(self, self.theme_name)
+        self.set_keymap(keymap_from(os.environ.get(KEYMAP_ENV, "")))
+        self.push_screen(self.first_screen())
+
+    def action_toggle_theme(self) -> None:
+        """Switch to the next theme."""
+        self.theme_name = next_theme(self.theme_name)
+        apply_theme(self, self.theme_name)
+
+    async def action_quit(self) -> None:
+        """Quit, asking first when a scene is running; the session is stopped and closed either way."""
+        if isinstance(self.screen, ConfirmModal):
+            return
+        if any(stage.bridge.live for stage in self.stages()):
+            self.push_screen(ConfirmModal("A scene is running. Stop it and quit? Its run folder will be "
+                                          "closed cleanly.", yes="Stop and quit", no="Keep watching"),
+                             self._quit_if)
+            return
+        await self.shutdown()
+
+    async def _quit_if(self, yes: bool | None) -> None:
+        if yes:
+            await self.shutdown()
+
+    async def shutdown(self) -> None:
+        """Stop every live scene, wait for its run folder to close, then exit."""
+        for stage in self.stages():
+            await stage.shutdown()
+        self.exit(0)
+
+    def stages(self) -> list[Any]:
+        """Every stage screen in the stack (a replay may sit on top of one)."""
+        from tui.screens.stage import StageScreen
+
+        return [s for s in self.screen_stack if isinstance(s, StageScreen)]
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The palette: the screen's own commands, the theme switch, quit, and Textual's helpers."""
+        commands = getattr(screen, "commands", None)
+        if callable(commands):
+            yield from commands()
+        yield SystemCommand("Switch theme", "Switch between the dark and light themes", self.action_toggle_theme)
+        yield SystemCommand("Quit", "Quit (asks first while a scene is running)", self.action_quit)
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Theme", "Quit"):
+                yield command
+
+
+def keymap_from(text: str) -> dict[str, str]:
+    """`"stage.stop=x;stage.inject=i"` → `{"stage.stop": "x", "stage.inject": "i"}` (bad pairs skipped)."""
+    pairs = (item.split("=", 1) for item in text.split(";") if "=" in item)
+    return {key.strip(): value.strip() for key, value in pairs if key.strip() and value.strip()}
+
+
+def create_app(*, scene: Path | None = None, replay: Path | None = None, session: Any = None,
+               options: RunOptions | None = None, cwd: Path | None = None,
+               scene_transform: SceneTransform | None = None, theme: str = "dark") -> PromptdeskApp:
+    """The console opened on the replay of `replay`, on the stage of a built `session`, or on the wizard."""
+    def first() -> Screen[Any]:
+        if replay is not None:
+            from tui.screens.replay import ReplayScreen
+            return ReplayScreen(Path(replay))
+        if session is not None:
+            from tui.screens.stage import StageScreen
+            return StageScreen(session, title=session.scene.title or session.scene.name)
+        from core.setup import RunOptions
+        from tui.screens.wizard import WizardScreen
+        return WizardScreen(options or RunOptions(), scene, cwd, scene_transform)
+
+    return PromptdeskApp(first, theme=theme)
+
+
+def run_console(ns: argparse.Namespace, scene: Path | None = None, replay: Path | None = None) -> int:
+    """Open the console (what `promptdesk`, `promptdesk SCENE` and `promptdesk replay RUN_DIR` do)."""
+    if replay is not None:
+        if not (replay / "events.jsonl").is_file():
+            print(f"INVALID_CONFIG: {replay} is not a run folder (no events.jsonl in it)", file=sys.stderr)
+            return 2
+        return create_app(replay=replay).run() or 0
+    from core.batch import options_from
+
+    return create_app(scene=scene, options=options_from(ns)).run() or 0

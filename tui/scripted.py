@@ -1,0 +1,79 @@
+"""A scripted stand-in for a session: it publishes events it is handed, through the real bridge.
+
+Used by the console benchmark and by snapshot tests that need a stage frozen at an exact point:
+the stage, the bridge and the widgets are the real ones; only the engine behind them is replaced
+by a list of events. It never calls a provider (there is none).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import SimpleNamespace
+
+from core.events import BaseEvent, CloseEvent
+from tui.stage_state import StageState
+
+
+class ScriptedSession:
+    """Looks like a `core.session.Session` to the console; `publish` plays events into it."""
+
+    def __init__(self, cast: dict[str, str], title: str = "Scripted scene", *, max_beats: int = 50,
+                 isolation: str = "b", coordinator: str = "C", run_dir: str = "runs/scripted") -> None:
+        self.scene = SimpleNamespace(title=title, name="scripted")
+        self.state = StageState(format="scene", turns_mode="parallel", isolation=isolation, coordinator=coordinator,
+                                cast=dict(cast), max_beats=max_beats, run_dir=run_dir)
+        self.controls: list[tuple[str, tuple[object, ...]]] = []
+        """Every control the console sent, in order (`("inject_event", ("text",))`, ...)."""
+        self._subscribers: list[Callable[[BaseEvent], None]] = []
+        self._closed = asyncio.Event()
+
+    def subscribe(self, callback: Callable[[BaseEvent], None]) -> Callable[[], None]:
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback)
+
+    def publish(self, events: Iterable[BaseEvent]) -> None:
+        """Emit events to every subscriber, as the engine does (synchronously, in the loop)."""
+        for event in events:
+            self._track(event)
+            for callback in list(self._subscribers):
+                callback(event)
+
+    def _track(self, event: BaseEvent) -> None:
+        state = self.state
+        if event.beat is not None:
+            state.beat = event.beat
+        state.elapsed_s = max(state.elapsed_s, event.t)
+        if event.type == "speak" and getattr(event, "action", "speak") != "silent":
+            state.turns[event.from_] += 1
+        if isinstance(event, CloseEvent):
+            state.status, state.close_reason = "closed", event.reason
+            self._closed.set()
+
+    async def run(self) -> SimpleNamespace:
+        """Wait until a close event is published (or `stop()`), like a session running to its close."""
+        self.state.status = "running"
+        await self._closed.wait()
+        self.state.status = "closed"
+        return SimpleNamespace(run_dir=Path(self.state.run_dir), close_reason=self.state.close_reason or "stop",
+                               goal_achieved=False, beats=self.state.beat + 1, errors=0)
+
+    def stop(self) -> None:
+        self.controls.append(("stop", ()))
+        self.state.close_reason = self.state.close_reason or "stop"
+        self._closed.set()
+
+    def pause(self) -> None:
+        self.controls.append(("pause", ()))
+        self.state.status = "paused"
+
+    def resume(self) -> None:
+        self.controls.append(("resume", ()))
+        self.state.status = "running"
+
+    def inject_event(self, text: str) -> None:
+        self.controls.append(("inject_event", (text,)))
+
+    def add_note(self, text: str, to: str | None = None) -> None:
+        self.controls.append(("add_note", (text, to)))

@@ -1,0 +1,84 @@
+"""Word wrap for styled runs of plain text, straight to Textual strips.
+
+Rich's general layout engine costs about 0.1 ms a line; the console lays out thousands of lines
+that are only ever plain text in a few styles, so it wraps them itself: greedy, by words, by
+terminal cells (wide characters count double), hard breaks on newlines, over-long words split.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from rich.cells import cell_len, chop_cells
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
+
+Run = tuple[str, Style | None]
+"""A run of plain text (already stripped of control sequences) and its style."""
+
+_TOKENS = re.compile(r"\n|[^\S\n]+|[^\s]+")
+
+
+class _Lines:
+    """Accumulates segments into wrapped lines."""
+
+    def __init__(self, width: int) -> None:
+        self.width = max(1, width)
+        self.done: list[Strip] = []
+        self.segments: list[Segment] = []
+        self.used = 0
+
+    def break_line(self) -> None:
+        while self.segments and not self.segments[-1].text.strip():
+            self.used -= cell_len(self.segments.pop().text)
+        self.done.append(Strip(self.segments, self.used))
+        self.segments, self.used = [], 0
+
+    def add_space(self, text: str, style: Style | None) -> None:
+        if self.used == 0:
+            return
+        width = cell_len(text)
+        if self.used + width <= self.width:
+            self.segments.append(Segment(text, style))
+            self.used += width
+
+    def add_word(self, text: str, style: Style | None) -> None:
+        width = cell_len(text)
+        if self.used + width > self.width and self.used:
+            self.break_line()
+        if width <= self.width:
+            self.segments.append(Segment(text, style))
+            self.used += width
+            return
+        chunks = chop_cells(text, self.width)
+        for chunk in chunks[:-1]:
+            self.segments.append(Segment(chunk, style))
+            self.used += cell_len(chunk)
+            self.break_line()
+        self.segments.append(Segment(chunks[-1], style))
+        self.used += cell_len(chunks[-1])
+
+
+def wrap_runs(runs: Iterable[Run], width: int) -> list[Strip]:
+    """Lay styled runs out as strips at most `width` cells wide (at least one strip)."""
+    lines = _Lines(width)
+    for text, style in runs:
+        for token in _TOKENS.findall(text.expandtabs(4) if "\t" in text else text):
+            if token == "\n":
+                lines.break_line()
+            elif token[0].isspace():
+                lines.add_space(token, style)
+            else:
+                lines.add_word(token, style)
+    lines.break_line()
+    return lines.done
+
+
+def wrap_many(paragraphs: Sequence[Sequence[Run]], width: int) -> list[Strip]:
+    """Wrap several logical lines, one after another."""
+    strips: list[Strip] = []
+    for runs in paragraphs:
+        strips.extend(wrap_runs(runs, width))
+    return strips
