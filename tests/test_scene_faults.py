@@ -148,3 +148,21 @@ async def test_a_correction_that_works_replaces_the_malformed_turn(run_scene, lo
     corrections = [r for r in run.records() if r["type"] == "correct"]
     assert len(corrections) == len(bob) and bob[0]["target"] == "Alice" and bob[0]["text"] == "I messed up."
     assert "salvaged" not in (run.dir / "debug.log").read_text()
+
+
+async def test_a_stream_that_breaks_mid_way_becomes_a_system_line_and_keeps_its_deltas(run_scene, loopback):
+    def answer(who, recorded):
+        if who == "bob":
+            return Reply(text=turn('[TONE: shaky] "I was going to say that the migration was"'), deltas=6,
+                         error_after_deltas=2)
+        return turn('[TONE: firm] "Go on."')
+
+    loopback.default = scripted(answer)
+    deltas = []
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
+                          limits={"max_beats": 2})
+    run = await run_scene(scene, isolation="b", coordinator="C",
+                          before_run=lambda s: s.subscribe(lambda e: deltas.append(e) if e.type == "delta" else None))
+    assert "[SYSTEM: Bob unable to respond]" in (run.dir / "transcript.txt").read_text()
+    assert any(d.from_ == "bob" for d in deltas), "the deltas that arrived before the error were shown live"
+    assert not [r for r in run.records() if r["type"] == "speak" and r["from"] == "bob"]

@@ -36,6 +36,37 @@ class _Lines:
         self.done.append(Strip(self.segments, self.used))
         self.segments, self.used = [], 0
 
+    def push(self, text: str, style: Style | None, width: int) -> None:
+        self.segments.append(Segment(text, style))
+        self.used += width
+
+    def add_ascii(self, text: str, style: Style | None) -> None:
+        """Fast path for a run of printable ASCII without newlines: one cell per character,
+        break points found with `rfind` once per line rather than once per word."""
+        pos, end = 0, len(text)
+        while pos < end:
+            if self.used == 0:
+                while pos < end and text[pos] == " ":
+                    pos += 1
+                if pos == end:
+                    return
+            room = self.width - self.used
+            if end - pos <= room:
+                self.push(text[pos:], style, end - pos)
+                return
+            cut = text.rfind(" ", pos, pos + room + 1)
+            if cut > pos:
+                self.push(text[pos:cut], style, cut - pos)
+                self.break_line()
+                pos = cut + 1
+            elif cut == pos or self.used:
+                self.break_line()
+                pos += cut == pos
+            else:
+                self.push(text[pos:pos + room], style, room)
+                self.break_line()
+                pos += room
+
     def add_space(self, text: str, style: Style | None) -> None:
         if self.used == 0:
             return
@@ -65,6 +96,9 @@ def wrap_runs(runs: Iterable[Run], width: int) -> list[Strip]:
     """Lay styled runs out as strips at most `width` cells wide (at least one strip)."""
     lines = _Lines(width)
     for text, style in runs:
+        if text.isascii() and text.isprintable():
+            lines.add_ascii(text, style)
+            continue
         for token in _TOKENS.findall(text.expandtabs(4) if "\t" in text else text):
             if token == "\n":
                 lines.break_line()
