@@ -74,6 +74,8 @@ class _Lines:
         if self.used + width <= self.width:
             self.segments.append(Segment(text, style))
             self.used += width
+        else:
+            self.break_line()
 
     def add_word(self, text: str, style: Style | None) -> None:
         width = cell_len(text)

@@ -2,14 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
+from core.briefing import BEGIN_NOTE, note_line
 from core.events import SpeakEvent
 from core.formatting import speech_line
 
 if TYPE_CHECKING:
     from core.actors import Actor
     from core.session import Session
+
+
+def opener(session: Session) -> Actor:
+    """The initial speaker, told to begin the scene."""
+    actor = session.actors[session.scene.initial_speaker or next(iter(session.actors))]
+    actor.receive(note_line(BEGIN_NOTE))
+    return actor
+
+
+async def beats(session: Session) -> AsyncIterator[int]:
+    """Beat numbers from 0; before each, a safe point (stop, pause, controls) and the world events due."""
+    beat = 0
+    while True:
+        session.state.beat = beat
+        await session.safe_point()
+        fire_scheduled(session, beat)
+        yield beat
+        beat += 1
 
 
 def fire_scheduled(session: Session, beat: int) -> None:

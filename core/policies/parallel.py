@@ -6,10 +6,9 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from core.briefing import BEGIN_NOTE, note_line
 from core.coordinator import Decision
 from core.events import SpeakEvent
-from core.policies.common import fire_scheduled, route
+from core.policies.common import beats, opener, route
 from core.turn import play_turn
 
 if TYPE_CHECKING:
@@ -20,18 +19,13 @@ if TYPE_CHECKING:
 async def play(session: Session) -> Decision:
     """Beat 0: the initial speaker opens. Then every beat goes to the whole cast."""
     cast = list(session.actors.values())
-    opener = session.actors[session.scene.initial_speaker or cast[0].slug]
-    opener.receive(note_line(BEGIN_NOTE))
-    beat = 0
-    while True:
-        session.state.beat = beat
-        await session.safe_point()
-        fire_scheduled(session, beat)
-        speeches = await run_beat(session, [opener] if beat == 0 else cast, beat)
+    first = opener(session)
+    async for beat in beats(session):
+        speeches = await run_beat(session, [first] if beat == 0 else cast, beat)
         decision = await session.check(speeches)
         if decision:
             return decision
-        beat += 1
+    raise AssertionError("unreachable: beats() never ends")
 
 
 async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[SpeakEvent]:

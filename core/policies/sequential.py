@@ -6,9 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from core.briefing import BEGIN_NOTE, note_line
 from core.coordinator import Decision
-from core.policies.common import addressed, fire_scheduled, route
+from core.policies.common import addressed, beats, opener, route
 from core.turn import play_turn
 
 if TYPE_CHECKING:
@@ -20,13 +19,8 @@ async def play(session: Session) -> Decision:
     from core.session import SceneStopped
 
     cast = list(session.actors.values())
-    speaker = session.actors[session.scene.initial_speaker or cast[0].slug]
-    speaker.receive(note_line(BEGIN_NOTE))
-    beat = 0
-    while True:
-        session.state.beat = beat
-        await session.safe_point()
-        fire_scheduled(session, beat)
+    speaker = opener(session)
+    async for beat in beats(session):
         session.say("beat", f"Turn {beat}: {speaker.name}", beat=beat, target=speaker.slug)
         task = session.track(asyncio.create_task(play_turn(session, speaker, beat, timeout_s=speaker.turn_timeout_s)))
         try:
@@ -40,6 +34,5 @@ async def play(session: Session) -> Decision:
         decision = await session.check([speech] if speech else [])
         if decision:
             return decision
-        nxt = addressed(session, speech)
-        speaker = nxt or cast[(cast.index(speaker) + 1) % len(cast)]
-        beat += 1
+        speaker = addressed(session, speech) or cast[(cast.index(speaker) + 1) % len(cast)]
+    raise AssertionError("unreachable: beats() never ends")
