@@ -14,6 +14,7 @@ import sys
 from typing import TextIO
 
 from core.collab import lines as collab_lines
+from core.roundtable import lines as roundtable_lines
 from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
 from core.events import BaseEvent, CloseEvent, SpeakEvent
 from core.formatting import speech_line
@@ -24,7 +25,8 @@ def options_from(ns: argparse.Namespace) -> RunOptions:
     """The run options a parsed command line asks for."""
     return RunOptions(isolation=ns.isolation, coordinator=ns.coordinator, provider=ns.provider, model=ns.model,
                       base_url=ns.base_url, characters_dirs=list(ns.characters_dirs), out=ns.out, seed=ns.seed,
-                      max_beats=ns.max_beats, budget_usd=ns.budget_usd)
+                      max_beats=ns.max_beats, budget_usd=ns.budget_usd,
+                      on_escalate=getattr(ns, "on_escalate", None), headless=True)
 
 
 class TurnPrinter:
@@ -50,6 +52,8 @@ class TurnPrinter:
             return f"{where} scene closed: {event.reason}"
         if collab_lines.is_public(event) and event.type != "human_message":
             return f"[round {(event.model_extra or {}).get('round', '-')}] {collab_lines.txt_line(event, self.cast)}"
+        if roundtable_lines.is_public(event):
+            return f"{where} {roundtable_lines.txt_line(event, self.cast)}"
         if event.type in ("event", "system", "note", "stop", "correct"):
             return f"{where} [{event.type.upper()}: {event.text}]"
         return None
@@ -67,8 +71,9 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     session.subscribe(TurnPrinter(session.state.cast, stream, quiet=ns.quiet))
     result = asyncio.run(_run_with_sigint(session))
     goal = "goal achieved" if result.goal_achieved else "goal not achieved"
-    unit = "rounds" if session.scene.format == "collaborate" else "beats"
-    print(f"Scene closed: {result.close_reason} ({goal}) after {result.beats} {unit}, "
+    unit = "rounds" if session.scene.format in ("collaborate", "roundtable") else "beats"
+    played = len(session.roundtable.rounds) if session.roundtable is not None else result.beats
+    print(f"Scene closed: {result.close_reason} ({goal}) after {played} {unit}, "
           f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}, {result.errors} actor failures.\n"
           f"Run folder: {result.run_dir}", file=stream)
     return EXIT_FAILED if result.close_reason == "error" else EXIT_CLOSED

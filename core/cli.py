@@ -34,6 +34,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="batch: print only the summary")
     from core.collab.headless import add_flags
     add_flags(p)
+    from core.roundtable.headless import add_flags as add_roundtable_flags
+    add_roundtable_flags(p)
     return p
 
 

@@ -20,9 +20,10 @@ if TYPE_CHECKING:
 async def write_all(session: Session) -> None:
     """Ask every actor for its entry concurrently; record each and append it to its journal.
 
-    A collaboration (spec 001) keeps no journals: its participants are assistants, not characters.
+    Only scenes keep journals (spec 000): a collaboration's participants are assistants, and a
+    roundtable's answers are positions, not lived moments a character would remember.
     """
-    if session.scene.format == "collaborate":
+    if session.scene.format != "scene":
         return
     await asyncio.gather(*(write_one(session, actor) for actor in session.actors.values()))
 

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from core.collab import lines as collab_lines
+from core.roundtable import lines as roundtable_lines
 from core.events import BaseEvent, CallEvent, CloseEvent, GenericEvent, JournalEvent, SpeakEvent
 from core.formatting import speech_line
 
@@ -39,6 +40,8 @@ def is_public(event: BaseEvent) -> bool:
         return event.action != "silent"
     if collab_lines.is_public(event):
         return True
+    if roundtable_lines.is_public(event):
+        return True
     return event.type in ("event", "system") and not getattr(event, "internal", False)
 
 
@@ -53,6 +56,8 @@ def transcript_lines(events: list[BaseEvent]) -> list[str]:
             lines.append(speech_line(names.get(event.from_, event.from_), event))
         elif collab_lines.is_public(event):
             lines.append(collab_lines.txt_line(event, names))
+        elif roundtable_lines.is_public(event):
+            lines.append(roundtable_lines.txt_line(event, names))
         elif event.type == "event":
             lines.append(f"[EVENT: {event.text}]")
         else:
@@ -147,6 +152,8 @@ def transcript_md(events: list[BaseEvent], when: datetime) -> str:
             out += [f"**{names.get(event.from_, event.from_).upper()}:** {event.raw or event.text}", ""]
         elif collab_lines.is_public(event):
             out += [collab_lines.md_line(event, names), ""]
+        elif roundtable_lines.is_public(event):
+            out += [roundtable_lines.md_line(event, names), ""]
         else:
             out += [f"*[{'EVENT' if event.type == 'event' else 'SYSTEM'}: {event.text}]*", ""]
     counts = turn_counts(events)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from core.events import BaseEvent, CloseEvent, SpeakEvent
 from core.sanitize import strip_controls
@@ -31,16 +32,30 @@ def safe(text: object) -> str:
     return strip_controls("" if text is None else str(text))
 
 
-@dataclass(frozen=True)
-class Line:
-    """One transcript line as role-tagged pieces; `plain` is what a person reads."""
+class Line(NamedTuple):
+    """One transcript line as role-tagged pieces; `plain` is what a person reads.
 
-    pieces: tuple[Piece, ...]
+    Held as two tuples of strings so that thousands of kept lines cost the garbage collector
+    nothing (`tuple(line)` is what the transcript keeps).
+    """
+
+    texts: tuple[str, ...]
+    roles: tuple[str, ...]
+
+    @classmethod
+    def of(cls, *pieces: Piece) -> Line:
+        """A line from `(text, role)` pieces."""
+        return cls(tuple(t for t, _ in pieces), tuple(r for _, r in pieces))
+
+    @property
+    def pieces(self) -> tuple[Piece, ...]:
+        """The `(text, role)` pieces, in order."""
+        return tuple(zip(self.texts, self.roles))
 
     @property
     def plain(self) -> str:
         """The line's text without styles."""
-        return "".join(text for text, _ in self.pieces)
+        return "".join(self.texts)
 
 
 @dataclass(frozen=True)
@@ -63,7 +78,7 @@ def _speak(event: SpeakEvent, cast: Cast) -> Line:
     name = [(cast.name(event.from_), cast.role(event.from_))]
     if event.action == "silent":
         gesture = [(f" *{safe(event.nonverbal)}*", "nonverbal")] if event.nonverbal else []
-        return Line(tuple(name + [(" — silent", "muted")] + gesture))
+        return Line.of(*(name + [(" — silent", "muted")] + gesture))
     parts = list(name)
     if event.action == "interrupt":
         after = f' after "{safe(event.interrupt_after)}"' if event.interrupt_after else ""
@@ -78,30 +93,30 @@ def _speak(event: SpeakEvent, cast: Cast) -> Line:
         parts.append((f" *{safe(event.nonverbal)}*", "nonverbal"))
     if event.text:
         parts.append((f'  "{safe(event.text)}"', "speech"))
-    return Line(tuple(parts))
+    return Line.of(*(parts))
 
 
 def _world_event(event: BaseEvent, cast: Cast) -> Line:
     who = " (from you)" if event.from_ == "operator" else ""
-    return Line(((f"⚡ EVENT{who}: ", "event"), (safe(event.text), "event")))
+    return Line.of(*((f"⚡ EVENT{who}: ", "event"), (safe(event.text), "event")))
 
 
 def _note(event: BaseEvent, cast: Cast) -> Line:
     author = "Director's note" if event.from_ == "operator" else "Coordinator note"
     to = cast.name(event.target) if event.target else "everyone"
     why = f" ({safe(getattr(event, 'reason', None))})" if getattr(event, "reason", None) else ""
-    return Line(((f"✎ {author} to {to}{why}: ", "note"), (safe(event.text), "note")))
+    return Line.of(*((f"✎ {author} to {to}{why}: ", "note"), (safe(event.text), "note")))
 
 
 def _close(event: BaseEvent, cast: Cast) -> Line:
     assert isinstance(event, CloseEvent)
     goal = "goal achieved" if event.goal_achieved else "goal not achieved"
-    return Line(((f"■ Scene closed ({safe(event.reason)}, {goal}): ", "close"), (safe(event.text), "close")))
+    return Line.of(*((f"■ Scene closed ({safe(event.reason)}, {goal}): ", "close"), (safe(event.text), "close")))
 
 
 def _tagged(prefix: str, role: str) -> Callable[[BaseEvent, Cast], Line]:
     def line(event: BaseEvent, cast: Cast) -> Line:
-        return Line(((prefix, role), (safe(event.text), role)))
+        return Line.of(*((prefix, role), (safe(event.text), role)))
     return line
 
 
@@ -109,15 +124,15 @@ def _start(event: BaseEvent, cast: Cast) -> Line:
     scene = (event.model_extra or {}).get("scene") or {}
     title = safe(scene.get("title") or scene.get("name") or event.text)
     setting = safe(scene.get("setting") or "")
-    return Line(((f"Scene: {title}", "title"), (f" — {setting}" if setting else "", "muted")))
+    return Line.of(*((f"Scene: {title}", "title"), (f" — {setting}" if setting else "", "muted")))
 
 
 def _beat(event: BaseEvent, cast: Cast) -> Line:
-    return Line(((f"── {safe(event.text)} ──", "beat"),))
+    return Line.of(*((f"── {safe(event.text)} ──", "beat"),))
 
 
 def _journal(event: BaseEvent, cast: Cast) -> Line:
-    return Line(((f"{cast.name(event.from_)} wrote a journal entry", "muted"),))
+    return Line.of(*((f"{cast.name(event.from_)} wrote a journal entry", "muted"),))
 
 
 _LINES: dict[str, Callable[[BaseEvent, Cast], Line]] = {

@@ -1,14 +1,15 @@
-"""Word wrap for styled runs of plain text, straight to Textual strips.
+"""Word wrap for styled runs of plain text, straight to Textual strips (or just a row count).
 
 Rich's general layout engine costs about 0.1 ms a line; the console lays out thousands of lines
 that are only ever plain text in a few styles, so it wraps them itself: greedy, by words, by
 terminal cells (wide characters count double), hard breaks on newlines, over-long words split.
+Printable ASCII takes a fast path that finds break points once per row, not once per word.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from rich.cells import cell_len, chop_cells
 from rich.segment import Segment
@@ -21,28 +22,23 @@ Run = tuple[str, Style | None]
 _TOKENS = re.compile(r"\n|[^\S\n]+|[^\s]+")
 
 
-class _Lines:
-    """Accumulates segments into wrapped lines."""
+class _Rows:
+    """Counts the rows a text wraps to (the layout rules, without building anything)."""
 
     def __init__(self, width: int) -> None:
         self.width = max(1, width)
-        self.done: list[Strip] = []
-        self.segments: list[Segment] = []
+        self.rows = 0
         self.used = 0
 
-    def break_line(self) -> None:
-        while self.segments and not self.segments[-1].text.strip():
-            self.used -= cell_len(self.segments.pop().text)
-        self.done.append(Strip(self.segments, self.used))
-        self.segments, self.used = [], 0
-
     def push(self, text: str, style: Style | None, width: int) -> None:
-        self.segments.append(Segment(text, style))
         self.used += width
 
+    def break_line(self) -> None:
+        self.rows += 1
+        self.used = 0
+
     def add_ascii(self, text: str, style: Style | None) -> None:
-        """Fast path for a run of printable ASCII without newlines: one cell per character,
-        break points found with `rfind` once per line rather than once per word."""
+        """Printable ASCII without newlines: one cell per character, one `rfind` per row."""
         pos, end = 0, len(text)
         while pos < end:
             if self.used == 0:
@@ -72,8 +68,7 @@ class _Lines:
             return
         width = cell_len(text)
         if self.used + width <= self.width:
-            self.segments.append(Segment(text, style))
-            self.used += width
+            self.push(text, style, width)
         else:
             self.break_line()
 
@@ -82,39 +77,57 @@ class _Lines:
         if self.used + width > self.width and self.used:
             self.break_line()
         if width <= self.width:
-            self.segments.append(Segment(text, style))
-            self.used += width
+            self.push(text, style, width)
             return
         chunks = chop_cells(text, self.width)
         for chunk in chunks[:-1]:
-            self.segments.append(Segment(chunk, style))
-            self.used += cell_len(chunk)
+            self.push(chunk, style, cell_len(chunk))
             self.break_line()
-        self.segments.append(Segment(chunks[-1], style))
-        self.used += cell_len(chunks[-1])
+        self.push(chunks[-1], style, cell_len(chunks[-1]))
+
+    def feed(self, runs: Iterable[Run]) -> None:
+        for text, style in runs:
+            if text.isascii() and text.isprintable():
+                self.add_ascii(text, style)
+                continue
+            for token in _TOKENS.findall(text.expandtabs(4) if "\t" in text else text):
+                if token == "\n":
+                    self.break_line()
+                elif token[0].isspace():
+                    self.add_space(token, style)
+                else:
+                    self.add_word(token, style)
+        self.break_line()
+
+
+class _Strips(_Rows):
+    """The same layout, building one strip per row."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__(width)
+        self.done: list[Strip] = []
+        self.segments: list[Segment] = []
+
+    def push(self, text: str, style: Style | None, width: int) -> None:
+        self.segments.append(Segment(text, style))
+        self.used += width
+
+    def break_line(self) -> None:
+        while self.segments and not self.segments[-1].text.strip():
+            self.used -= cell_len(self.segments.pop().text)
+        self.done.append(Strip(self.segments, self.used))
+        self.segments, self.used = [], 0
 
 
 def wrap_runs(runs: Iterable[Run], width: int) -> list[Strip]:
     """Lay styled runs out as strips at most `width` cells wide (at least one strip)."""
-    lines = _Lines(width)
-    for text, style in runs:
-        if text.isascii() and text.isprintable():
-            lines.add_ascii(text, style)
-            continue
-        for token in _TOKENS.findall(text.expandtabs(4) if "\t" in text else text):
-            if token == "\n":
-                lines.break_line()
-            elif token[0].isspace():
-                lines.add_space(token, style)
-            else:
-                lines.add_word(token, style)
-    lines.break_line()
-    return lines.done
+    layout = _Strips(width)
+    layout.feed(runs)
+    return layout.done
 
 
-def wrap_many(paragraphs: Sequence[Sequence[Run]], width: int) -> list[Strip]:
-    """Wrap several logical lines, one after another."""
-    strips: list[Strip] = []
-    for runs in paragraphs:
-        strips.extend(wrap_runs(runs, width))
-    return strips
+def count_rows(runs: Iterable[Run], width: int) -> int:
+    """How many rows `wrap_runs` would make, without making them."""
+    layout = _Rows(width)
+    layout.feed(runs)
+    return layout.rows

@@ -33,7 +33,7 @@ def participate(request: Request, seed: int, malformed_rate: float) -> str:
     stance = _stance(info, name, seed, temper.warm, rng, last_user(request))
     rationale = _rationale(info, stance, temper.traits, rng)
     confidence = 0.55 + rng.random() * 0.35 + 0.08 * temper.forceful - 0.12 * temper.anxious
-    if rng.random() < 0.06:
+    if rng.random() < 0.03:
         confidence = 0.15 + rng.random() * 0.13
     answer = {"position": stance, "rationale": rationale, "confidence": round(min(0.98, max(0.05, confidence)), 2)}
     if malformed_rate and rng.random() < malformed_rate:

@@ -45,7 +45,7 @@ async def escalate(session: Session, setup: TableSetup, state: RoundtableState, 
         return Answered(setup.on_escalate, None, f"--on-escalate {setup.on_escalate}")
     if waiting is None:
         session.say("system", BATCH_DEFAULT, beat=state.round)
-        return Answered("conclude", BATCH_DEFAULT, "batch default")
+        return Answered("conclude", "concluded without a decision (no --on-escalate in --batch)", "batch default")
     try:
         return await session.track(asyncio.ensure_future(waiting))
     finally:

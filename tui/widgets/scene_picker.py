@@ -47,12 +47,13 @@ class ScenePicker(Vertical):
     def compose(self) -> ComposeResult:
         yield Label("Pick a scene (Enter), or type the path of a scene file:")
         yield OptionList(*[Option(Content(safe(self._label(p))), id=str(i)) for i, p in enumerate(self.files)])
-        yield Input(placeholder="path/to/scene.yaml", value=str(self.chosen or ""), id="scene-path")
+        yield Input(placeholder="path/to/scene.yaml", value=self._label(self.chosen) if self.chosen else "",
+                    id="scene-path")
         yield Static(Content(""), classes="status")
 
     def _label(self, path: Path) -> str:
         try:
-            return str(path.relative_to(self.cwd))
+            return str(path.resolve().relative_to(self.cwd.resolve()))
         except ValueError:
             return str(path)
 

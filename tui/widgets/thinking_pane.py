@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from rich.style import Style
 from textual.app import ComposeResult
@@ -19,12 +19,20 @@ STREAM_TAIL = 200
 """How much of a thought being streamed is shown (its most recent characters)."""
 
 
+class ThoughtLog(WrappedLog):
+    """Finished thoughts, as `(kind, text)` entries: `beat` headings and `thought`s."""
+
+    def runs(self, entry: tuple[str, str]) -> Sequence[Run]:
+        kind, text = entry
+        return ((text, BEAT if kind == "beat" else THOUGHT),)
+
+
 class ThinkingPane(Vertical):
     """The `<thinking>` of one actor, plainly marked PRIVATE: it is shown here and routed nowhere."""
 
     DEFAULT_CSS = """
     ThinkingPane { border: round $secondary; height: 1fr; min-height: 4; }
-    ThinkingPane > WrappedLog { height: 1fr; background: transparent; }
+    ThinkingPane > ThoughtLog { height: 1fr; background: transparent; }
     ThinkingPane > .stream { height: 2; color: $text-muted; text-style: italic; display: none; }
     ThinkingPane > .stream.-active { display: block; }
     """
@@ -39,7 +47,7 @@ class ThinkingPane(Vertical):
         self._stream = ""
 
     def compose(self) -> ComposeResult:
-        yield WrappedLog()
+        yield ThoughtLog()
         yield Static(classes="stream", markup=False)
 
     def on_mount(self) -> None:
@@ -48,15 +56,15 @@ class ThinkingPane(Vertical):
 
     def add_thoughts(self, thoughts: Iterable[tuple[int | None, str]]) -> None:
         """Append finished thoughts (beat, text) and clear the stream line."""
-        entries: list[tuple[Run, ...]] = []
+        entries: list[tuple[str, str]] = []
         for beat, thought in thoughts:
             if beat is not None and beat != self._beat:
                 self._beat = beat
-                entries.append(((f"· beat {beat} ·", BEAT),))
+                entries.append(("beat", f"· beat {beat} ·"))
             clean = safe(thought)
             self.thoughts.append(clean)
-            entries.append(((clean, THOUGHT),))
-        self.query_one(WrappedLog).add(entries)
+            entries.append(("thought", clean))
+        self.query_one(ThoughtLog).add(entries)
         self.end_stream()
 
     def stream(self, fragment: str) -> None:
@@ -77,7 +85,7 @@ class ThinkingPane(Vertical):
 
     def clear(self) -> None:
         """Empty the pane (replay seeks rebuild it from the start)."""
-        self.query_one(WrappedLog).clear()
+        self.query_one(ThoughtLog).clear()
         self.thoughts.clear()
         self._beat = None
         self.end_stream()

@@ -15,7 +15,7 @@ class Transcript(WrappedLog):
     """Everything said aloud, in order: speech, world events, notes, system lines.
 
     Entries are `tui.render.Line`s; each piece's role is a component class (`transcript--tone`,
-    ...) so the colours come from the theme, and a theme switch re-styles every kept line. Text
+) so the colours come from the theme, and a theme switch re-styles every kept line. Text
     is laid out as plain runs: nothing in it is ever read as markup.
     """
 
@@ -29,9 +29,14 @@ class Transcript(WrappedLog):
         super().__init__(**kwargs)
         self._styles: dict[str, Style] | None = None
 
-    def runs(self, entry: Line) -> Sequence[Run]:
+    def add(self, entries: Sequence[Line]) -> None:
+        """Append lines (kept as plain tuples of strings, which the garbage collector skips)."""
+        super().add([tuple(line) for line in entries])
+
+    def runs(self, entry: tuple[tuple[str, ...], tuple[str, ...]]) -> Sequence[Run]:
         styles = self.styles_by_role()
-        return [(text, styles.get(role)) for text, role in entry.pieces]
+        texts, roles = entry
+        return [(text, styles.get(role)) for text, role in zip(texts, roles)]
 
     def styles_by_role(self) -> dict[str, Style]:
         """The active theme's style for every role (cached until the styles change)."""
@@ -41,8 +46,6 @@ class Transcript(WrappedLog):
         return self._styles
 
     def notify_style_update(self) -> None:
-        """Re-style the kept lines when the theme changed a role's style (not on focus or hover)."""
+        """The theme may have changed: look the role styles up again when the lines are redrawn."""
         super().notify_style_update()
-        old, self._styles = self._styles, None
-        if old is not None and self.is_mounted and old != self.styles_by_role():
-            self.rewrap()
+        self._styles = None

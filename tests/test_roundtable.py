@@ -1,0 +1,209 @@
+"""The roundtable format end to end on the offline improviser: blind answers (audited on every
+recorded request), phases, escalation and the operator's answer, limits, and the run folder."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+import yaml
+
+from core.errors import InvalidConfig
+from helpers import example_scene, make_scene
+
+TOPIC = "Should the team adopt four-day sprints for the Henderson replacement?"
+
+
+def table(**settings):
+    return make_scene(format="roundtable", roundtable={"topic": TOPIC, "context": "Two-week sprints today.", **settings})
+
+
+def session_file(run) -> dict:
+    return yaml.safe_load((run.dir / "session.yaml").read_text())
+
+
+def syntheses_before(run, beat: int) -> str:
+    """Every synthesis of the rounds before `beat`: what a participant may legitimately have seen."""
+    return json.dumps([r["synthesis"] for r in session_file(run)["rounds"][:beat - 1]], ensure_ascii=False)
+
+
+def assert_blind(run) -> int:
+    """No participant's request ever holds another participant's answer of the same round (raw text,
+    position, rationale), nor another's raw answer or rationale of any round. Returns requests checked."""
+    answers = {}
+    for record in run.records():
+        if record["type"] == "answer":
+            answers.setdefault(record["beat"], {})[record["from"]] = (record["text"], record.get("rationale", ""))
+    prompts = run.prompts()
+    checked = 0
+    for prompt in prompts:
+        if prompt["purpose"] != "participant":
+            continue
+        text = json.dumps(prompt["request"], ensure_ascii=False)
+        me, beat = prompt["to"], prompt["beat"]
+        for round_no, by in answers.items():
+            for other, (position, rationale) in by.items():
+                if other == me:
+                    continue
+                if rationale:
+                    assert json.dumps(rationale)[1:-1] not in text, f"{other}'s rationale reached {me}"
+                if round_no == beat:
+                    if position not in syntheses_before(run, beat):
+                        assert json.dumps(position)[1:-1] not in text, f"{other}'s position reached {me}"
+        assert "ANSWERS GIVEN BEFORE YOURS" not in text
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("isolation", ["a", "b"])
+async def test_participants_answer_blind_on_every_recorded_request(run_scene, isolation):
+    run = await run_scene(table(strategy="disney"), isolation=isolation, coordinator="C", on_escalate="continue")
+    assert assert_blind(run) >= 9
+    data = session_file(run)
+    assert data["blind_answers"] is True and data["participation"] == "parallel"
+
+
+async def test_sequential_participation_shows_earlier_answers_and_is_recorded_as_not_blind(run_scene):
+    run = await run_scene(table(participation="sequential", max_rounds=2), isolation="a", coordinator="C",
+                          on_escalate="continue")
+    firsts = [p for p in run.prompts() if p["purpose"] == "participant" and p["to"] == "alice"]
+    lasts = [p for p in run.prompts() if p["purpose"] == "participant" and p["to"] == "charlie"]
+    assert all("ANSWERS GIVEN BEFORE YOURS" not in json.dumps(p) for p in firsts)
+    assert all("ANSWERS GIVEN BEFORE YOURS" in json.dumps(p) for p in lasts)
+    data = session_file(run)
+    assert data["blind_answers"] is False and "not blind" in data["note"]
+    assert any(r["type"] == "system" and r.get("reason") == "not-blind" for r in run.records())
+
+
+async def test_the_run_folder_holds_session_yaml_and_summary_md(run_scene):
+    run = await run_scene(table(strategy="disney"), isolation="b", coordinator="C", on_escalate="continue")
+    for name in ("notes.md", "events.jsonl", "transcript.md", "metadata.json", "prompts.jsonl",
+                 "session.yaml", "summary.md"):
+        assert (run.dir / name).is_file(), name
+    data = session_file(run)
+    assert data["topic"] == TOPIC and data["strategy"] == "disney" and data["status"] == "concluded"
+    assert data["total_rounds"] == len(data["rounds"]) == run.session.roundtable.round
+    first = data["rounds"][0]
+    assert set(first) >= {"round", "phase", "question", "answers", "synthesis"}
+    assert set(first["answers"]["alice"]) >= {"position", "rationale", "confidence"}
+    summary = (run.dir / "summary.md").read_text()
+    for heading in ("## Recommendation", "## Consensus", "## Open conflicts", "## Decisions"):
+        assert heading in summary
+    assert "**FACILITATOR:**" in (run.dir / "transcript.md").read_text()
+    assert "Facilitator: rule-based" in (run.dir / "notes.md").read_text()
+
+
+async def test_the_same_seed_plays_the_same_discussion(tmp_path):
+    from helpers import run_session
+
+    runs = [await run_session(tmp_path / str(i), table(strategy="six-hats"), isolation="a", coordinator="C",
+                              on_escalate="continue", seed=11) for i in range(2)]
+    assert [session_file(r)["rounds"] for r in runs][0] == session_file(runs[1])["rounds"]
+
+
+async def test_each_round_is_written_to_session_yaml_in_one_batch(run_scene):
+    seen = []
+
+    def watch(session):
+        def on_event(event):
+            if event.type in ("round", "question", "answer", "synthesis"):
+                data = yaml.safe_load((session.recorder.run_dir / "session.yaml").read_text())
+                seen.append((event.type, event.beat, data["total_rounds"]))
+        session.subscribe(on_event)
+
+    run = await run_scene(table(strategy="disney"), isolation="a", coordinator="C", on_escalate="continue",
+                          before_run=watch)
+    for kind, beat, written in seen:
+        assert written == beat - 1, f"{kind} of round {beat} saw {written} rounds written"
+    assert session_file(run)["total_rounds"] == max(b for _, b, _ in seen)
+    assert run.session.roundtable_file.writes >= len(session_file(run)["rounds"]) + 2
+
+
+async def test_max_rounds_forces_a_concluding_synthesis_noted_in_the_session_file(run_scene):
+    run = await run_scene(table(strategy="debate", max_rounds=2), isolation="a", coordinator="C",
+                          on_escalate="continue")
+    data = session_file(run)
+    assert run.result.close_reason == "max-rounds" and data["total_rounds"] == 2
+    assert data["conclusion"]["reason"] == "max-rounds" and "max_rounds (2) reached" in data["conclusion"]["note"]
+    conclude = [p for p in run.prompts() if p["purpose"] == "facilitator" and "TASK: conclude" in json.dumps(p)]
+    assert len(conclude) == 1
+    assert [r for r in run.records() if r["type"] == "synthesis"][-1]["forced"] == "max-rounds"
+
+
+async def test_low_confidence_escalates_and_accept_takes_the_recommendation(run_scene):
+    run = await run_scene(table(confidence_threshold=0.99), isolation="a", coordinator="C", on_escalate="accept")
+    escalate = next(r for r in run.records() if r["type"] == "escalate")
+    assert "confidence" in escalate["reason"] and escalate["round"] == 1
+    assert {p["slug"] for p in escalate["positions"]} == {"alice", "bob", "charlie"}
+    assert all(p["rationale"] and p["position"] for p in escalate["positions"])
+    data = session_file(run)
+    assert data["decisions"] == [{"round": 1, "decision": "accept", "by": "--on-escalate accept",
+                                  "text": escalate["recommendation"]}]
+    assert run.result.close_reason == "decided" and data["conclusion"]["recommendation"] == escalate["recommendation"]
+
+
+async def test_a_critical_keyword_escalates(run_scene):
+    run = await run_scene(table(critical_keywords=["henderson"]), isolation="a", coordinator="C",
+                          on_escalate="conclude")
+    escalate = next(r for r in run.records() if r["type"] == "escalate")
+    assert escalate["reason"] == "keyword" and "henderson" in escalate["text"]
+    assert run.result.close_reason == "escalation"
+    assert session_file(run)["decisions"][0]["decision"] == "conclude"
+
+
+async def test_continue_acknowledges_a_trigger_so_it_does_not_fire_every_round(run_scene):
+    run = await run_scene(table(critical_keywords=["henderson"], max_rounds=4), isolation="a", coordinator="C",
+                          on_escalate="continue")
+    keyword = [r for r in run.records() if r["type"] == "escalate" and "keyword" in r["reason"]]
+    assert len(keyword) == 1
+
+
+async def test_headless_without_on_escalate_concludes_and_says_so(run_scene):
+    run = await run_scene(table(confidence_threshold=0.99), isolation="a", coordinator="C", headless=True)
+    assert run.result.close_reason == "escalation"
+    assert any(r["type"] == "system" and "--on-escalate" in r["text"] for r in run.records())
+    assert session_file(run)["decisions"][0]["by"] == "batch default"
+
+
+async def test_the_operator_answers_an_escalation_through_the_control_channel(run_scene):
+    def watch(session):
+        def on_event(event):
+            if event.type == "escalate":
+                session.answer_escalation("own", "Pilot it with one squad for a month.")
+        session.subscribe(on_event)
+
+    run = await run_scene(table(confidence_threshold=0.99), isolation="a", coordinator="C", before_run=watch)
+    data = session_file(run)
+    assert data["decisions"] == [{"round": 1, "decision": "own", "by": "operator",
+                                  "text": "Pilot it with one squad for a month."}]
+    assert data["conclusion"]["recommendation"] == "Pilot it with one squad for a month."
+    assert run.result.close_reason == "decided" and run.result.goal_achieved
+
+
+async def test_an_escalation_waits_for_the_operator_and_a_stop_ends_it_cleanly(run_scene):
+    def watch(session):
+        def on_event(event):
+            if event.type == "escalate":
+                asyncio.get_running_loop().call_soon(session.stop)
+        session.subscribe(on_event)
+
+    run = await run_scene(table(confidence_threshold=0.99), isolation="a", coordinator="C", before_run=watch)
+    assert run.result.close_reason == "stop"
+    assert session_file(run)["status"] == "stopped" and (run.dir / "summary.md").is_file()
+
+
+async def test_a_missing_strategy_fails_before_anything_runs(run_scene):
+    with pytest.raises(InvalidConfig, match="no strategy 'nope'"):
+        await run_scene(table(strategy="nope"), isolation="a", coordinator="C")
+
+
+@pytest.mark.parametrize("name", ["roundtable-disney", "roundtable-six-hats", "roundtable-debate", "roundtable-free"])
+async def test_every_example_roundtable_runs_to_a_conclusion(run_scene, name):
+    run = await run_scene(example_scene(name), isolation="b", coordinator="C", on_escalate="continue")
+    data = session_file(run)
+    assert data["status"] == "concluded" and data["rounds"]
+    phases = {r["phase"] for r in data["rounds"]}
+    assert phases <= set(data["phases"])
+    if data["blind_answers"]:
+        assert_blind(run)

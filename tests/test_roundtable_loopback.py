@@ -1,0 +1,155 @@
+"""The roundtable through a real provider (the OpenAI-compatible SDK) against the loopback server:
+scripted facilitators and participants drive phase gating, each escalation trigger and each
+fallback on invalid YAML. Nothing is mocked above the HTTP boundary."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+
+import yaml
+
+from core.batch import run_batch
+from core.cli import parser
+from helpers import CHARACTERS, make_scene
+from loopback import Recorded, Reply, loopback  # noqa: F401 - fixture
+
+ANSWER = "```yaml\nposition: {p}\nrationale: {r}\nconfidence: {c}\n```"
+QUESTION = "```yaml\naction: question\nquestion: What now?\nparticipants: all\nfocus: next steps\n```"
+SYNTHESIS = ("```yaml\naction: synthesis\nsynthesis: Round done.\nconsensus: []\nconflicts: {conflicts}\n"
+             "resolved: []\nnext_action: {action}\nnext_focus: more\nrecommendation: Ship it in steps\n```")
+
+
+def script(question=QUESTION, synthesis=None, answer=None, conclude=None):
+    """A reply function: who is asking (facilitator task, or which participant) picks the reply."""
+    def reply(recorded: Recorded) -> Reply:
+        messages = recorded.body["messages"]
+        system, user = messages[0]["content"], messages[-1]["content"]
+        if system.startswith("You are the facilitator"):
+            if user.startswith("TASK: question"):
+                return Reply(text=question)
+            if user.startswith("TASK: conclude") and conclude is not None:
+                return Reply(text=conclude)
+            return Reply(text=synthesis(user) if callable(synthesis) else synthesis or
+                         SYNTHESIS.format(conflicts="[]", action="continue"))
+        name = system.split("You are ", 1)[1].split(",", 1)[0]
+        return Reply(text=answer(name) if answer else ANSWER.format(p=f"{name}'s plan", r=f"{name} reasons", c=0.8))
+    return reply
+
+
+def scene(server, **settings):
+    return make_scene(format="roundtable", characters=["alice", "bob"],
+                      provider={"name": "openai-compatible", "model": "m", "base_url": server.url("/v1"),
+                                "max_retries": 0},
+                      roundtable={"topic": "pricing", **settings})
+
+
+def data(run):
+    return yaml.safe_load((run.dir / "session.yaml").read_text())
+
+
+async def test_the_facilitator_cannot_advance_before_min_rounds(run_scene, loopback, tmp_path):
+    (tmp_path / "strategies").mkdir()
+    (tmp_path / "strategies" / "gated.yaml").write_text(
+        "phases:\n  - {name: one, goal: g1, min_rounds: 1}\n  - {name: two, goal: g2, min_rounds: 3}\n"
+        "  - {name: three, goal: g3, min_rounds: 1}\n")
+    loopback.default = script(synthesis=SYNTHESIS.format(conflicts="[]", action="phase"))
+    run = await run_scene(scene(loopback, strategy="gated"), isolation="a", coordinator="B")
+    assert [r["phase"] for r in data(run)["rounds"]] == ["one", "two", "two", "two", "three"]
+    gated = [r for r in run.records() if r["type"] == "phase" and r.get("reason") == "gated"]
+    assert [g["beat"] for g in gated] == [2, 3]
+    assert run.result.close_reason == "concluded"
+
+
+async def test_participants_requests_hold_no_other_answer_through_a_real_provider(run_scene, loopback):
+    loopback.default = script(synthesis=SYNTHESIS.format(conflicts="[]", action="continue"))
+    run = await run_scene(scene(loopback, max_rounds=3), isolation="b", coordinator="B")
+    participant_bodies = [r.body for r in loopback.requests
+                          if not r.body["messages"][0]["content"].startswith("You are the facilitator")]
+    rounds = [b for b in participant_bodies if b["messages"][-1]["content"].startswith("ROUND")]
+    assert len(rounds) == 6 and len(participant_bodies) == 6, "3 rounds of 2 answers, and no journals"
+    for body in participant_bodies:
+        me = body["messages"][0]["content"].split("You are ", 1)[1].split(",", 1)[0]
+        other = "Bob" if me == "Alice" else "Alice"
+        assert f"{other}'s plan" not in json.dumps(body) and f"{other} reasons" not in json.dumps(body)
+    assert run.result.close_reason == "max-rounds"
+
+
+async def test_a_conflict_that_persists_max_rounds_per_conflict_rounds_escalates(run_scene, loopback):
+    loopback.default = script(synthesis=SYNTHESIS.format(conflicts="[{topic: 'Price: high or low?'}]", action="continue"))
+    run = await run_scene(scene(loopback, max_rounds_per_conflict=2), isolation="a", coordinator="B",
+                          on_escalate="accept")
+    escalate = next(r for r in run.records() if r["type"] == "escalate")
+    assert escalate["round"] == 2 and escalate["reason"] == "conflict"
+    assert escalate["recommendation"] == "Ship it in steps"
+    assert data(run)["decisions"][0]["text"] == "Ship it in steps"
+
+
+async def test_the_facilitator_can_ask_for_an_escalation(run_scene, loopback):
+    loopback.default = script(synthesis=SYNTHESIS.format(conflicts="[]", action="escalate"))
+    run = await run_scene(scene(loopback), isolation="a", coordinator="B", on_escalate="conclude")
+    escalate = next(r for r in run.records() if r["type"] == "escalate")
+    assert escalate["reason"] == "facilitator" and escalate["round"] == 1
+    assert run.result.close_reason == "escalation"
+
+
+async def test_a_critical_keyword_in_an_answer_escalates(run_scene, loopback):
+    answer = lambda name: ANSWER.format(p="Wait", r="the legal review is not done" if name == "Bob" else "ok", c=0.9)  # noqa: E731
+    loopback.default = script(answer=answer)
+    run = await run_scene(scene(loopback), isolation="a", coordinator="B", on_escalate="conclude")
+    assert next(r for r in run.records() if r["type"] == "escalate")["reason"] == "keyword"
+
+
+async def test_invalid_facilitator_yaml_gets_spec_002s_fallbacks_each_logged(run_scene, loopback):
+    loopback.default = script(question="question: [broken", synthesis="synthesis: {nope", conclude="not: [yaml")
+    run = await run_scene(scene(loopback, max_rounds=2), isolation="a", coordinator="B")
+    rounds = data(run)["rounds"]
+    assert rounds[0]["question"]["question"] == "What are the key considerations for pricing?"
+    assert rounds[0]["synthesis"]["synthesis"] == "Discussion on pricing requires further exploration."
+    assert {f["fallback"] for f in rounds[0]["fallbacks"]} == {"question", "synthesis"}
+    conclusion = data(run)["conclusion"]
+    assert conclusion["synthesis"] == "Discussion reached maximum rounds without full consensus."
+    assert conclusion["recommendation"] == "Review consensus points and address unresolved items separately."
+    debug = (run.dir / "debug.log").read_text()
+    assert debug.count("roundtable fallback") == 5
+
+
+async def test_an_invalid_participant_answer_is_salvaged_and_logged(run_scene, loopback):
+    answer = lambda name: "We should: raise prices\nbecause costs rose" if name == "Bob" else \
+        ANSWER.format(p="Hold", r="r", c="sure")  # noqa: E731
+    loopback.default = script(answer=answer)
+    run = await run_scene(scene(loopback, max_rounds=1), isolation="a", coordinator="B")
+    answers = data(run)["rounds"][0]["answers"]
+    assert answers["bob"] == {"position": "We should: raise prices", "rationale": "because costs rose",
+                              "confidence": None, "fallback": True}
+    assert answers["alice"]["confidence"] is None
+    assert {f["who"] for f in data(run)["rounds"][0]["fallbacks"]} == {"alice", "bob"}
+
+
+async def test_a_participant_whose_provider_fails_is_a_system_line_not_a_lost_round(run_scene, loopback):
+    def reply(recorded):
+        if "You are Bob," in recorded.body["messages"][0]["content"]:
+            return Reply(status=400, error_message="bad request")
+        return script()(recorded)
+    loopback.default = reply
+    run = await run_scene(scene(loopback, max_rounds=1), isolation="a", coordinator="B")
+    assert list(data(run)["rounds"][0]["answers"]) == ["alice"]
+    assert any(r["type"] == "system" and r.get("target") == "bob" for r in run.records())
+
+
+def test_batch_on_escalate_flag_reaches_the_session(tmp_path, loopback):
+    loopback.default = script(synthesis=SYNTHESIS.format(conflicts="[]", action="escalate"))
+    path = tmp_path / "rt.yaml"
+    path.write_text(yaml.safe_dump(scene(loopback).model_dump(exclude_none=True)))
+    outputs = {}
+    for flag in ([], ["--on-escalate", "accept"]):
+        ns = parser().parse_args(["--batch", str(path), "--isolation", "a", "--coordinator", "B",
+                                  "--characters-dir", str(CHARACTERS), "--out", str(tmp_path / f"run{len(flag)}"),
+                                  "--seed", "1", *flag])
+        stream = io.StringIO()
+        assert run_batch(ns, stream) == 0
+        outputs[len(flag)] = stream.getvalue()
+    assert "without --on-escalate: concluding" in outputs[0] and "Scene closed: escalation" in outputs[0]
+    assert "Scene closed: decided" in outputs[2]
+    assert isinstance(parser().parse_args(["--on-escalate", "continue"]), argparse.Namespace)

@@ -1,0 +1,145 @@
+"""Spec 002's YAML blocks and their deterministic fallbacks, the escalation triggers and the
+strategy files, as pure functions."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.errors import InvalidConfig
+from core.roundtable.answers import (MAX_ROUNDS_NOTE, confidence, fallback_conclusion, parse_answer, parse_question,
+                                     parse_synthesis)
+from core.roundtable.escalation import EscalationDesk, keyword_hits, triggers
+from core.roundtable.answers import Answer, Synthesis
+from core.roundtable.state import RoundtableState
+from core.roundtable.strategies import available, load_strategy, search_dirs
+
+CAST = ["alice", "bob"]
+
+
+class TestQuestion:
+    def test_a_fenced_yaml_question_is_read(self):
+        text = "Here:\n```yaml\naction: question\nquestion: Why?\nparticipants: [bob]\nfocus: cost\n```"
+        question, problem = parse_question(text, "pricing", CAST)
+        assert (question.question, question.participants, question.focus, problem) == ("Why?", ["bob"], "cost", None)
+
+    @pytest.mark.parametrize("text", ["question: [unclosed", "just prose", "", "- a list\n- of things",
+                                      "action: question\nfocus: no question"])
+    def test_invalid_yaml_gets_spec_002s_fallback_question(self, text):
+        question, problem = parse_question(text, "pricing", CAST)
+        assert question.question == "What are the key considerations for pricing?"
+        assert question.participants == "all" and question.focus == "Core requirements and constraints"
+        assert problem
+
+    def test_unknown_participants_are_dropped_and_noted(self):
+        question, problem = parse_question("question: Q\nparticipants: [bob, zed]", "t", CAST)
+        assert question.participants == ["bob"] and "zed" in problem
+
+
+class TestSynthesis:
+    def test_conflicts_are_read_from_strings_and_mappings(self):
+        text = ("action: synthesis\nsynthesis: S\nconsensus: [a]\nconflicts:\n  - x vs y\n"
+                "  - {topic: cost, positions: {alice: high}}\nnext_action: PHASE\nrecommendation: R")
+        synthesis, problem = parse_synthesis(text, "t")
+        assert problem is None and synthesis.next_action == "phase" and synthesis.recommendation == "R"
+        assert synthesis.conflicts == [{"topic": "x vs y"}, {"topic": "cost", "positions": {"alice": "high"}}]
+
+    @pytest.mark.parametrize("text", ["synthesis: [oops", "not yaml at all: : :", "42"])
+    def test_invalid_yaml_gets_spec_002s_fallback_synthesis(self, text):
+        synthesis, problem = parse_synthesis(text, "pricing")
+        assert synthesis.synthesis == "Discussion on pricing requires further exploration."
+        assert (synthesis.consensus, synthesis.conflicts, synthesis.resolved) == ([], [], [])
+        assert synthesis.next_action == "continue" and synthesis.next_focus == "Clarify positions" and problem
+
+    def test_an_unknown_next_action_is_read_as_continue_and_noted(self):
+        synthesis, problem = parse_synthesis("synthesis: S\nnext_action: dance", "t")
+        assert synthesis.next_action == "continue" and "dance" in problem
+
+    def test_the_max_rounds_fallback_keeps_consensus_and_conflicts(self):
+        synthesis = fallback_conclusion(["a"], [{"topic": "b"}])
+        assert synthesis.synthesis == MAX_ROUNDS_NOTE and synthesis.next_action == "conclude"
+        assert synthesis.consensus == ["a"] and synthesis.conflicts == [{"topic": "b"}]
+        assert synthesis.recommendation == "Review consensus points and address unresolved items separately."
+
+
+class TestAnswer:
+    def test_a_participant_answer_is_read(self):
+        answer, problem = parse_answer("```yaml\nposition: Ship\nrationale: Fast\nconfidence: 0.8\n```")
+        assert (answer.position, answer.rationale, answer.confidence, answer.fallback, problem) == \
+            ("Ship", "Fast", 0.8, False, None)
+
+    def test_invalid_yaml_is_salvaged_first_line_as_position(self):
+        answer, problem = parse_answer("I think: we should: ship\nbecause it is ready")
+        assert answer.fallback and answer.position == "I think: we should: ship"
+        assert answer.rationale == "because it is ready" and answer.confidence is None and problem
+
+    def test_an_unusable_confidence_is_unknown_and_noted(self):
+        answer, problem = parse_answer("position: P\nconfidence: very")
+        assert answer.confidence is None and not answer.fallback and "very" in problem
+
+    @pytest.mark.parametrize("raw,value", [(0.4, 0.4), ("70%", 0.7), (85, 0.85), (1, 1.0), (-1, None), (True, None)])
+    def test_confidence_is_scaled_or_refused(self, raw, value):
+        assert confidence(raw) == value
+
+
+def _state(**kw):
+    strategy = load_strategy("free", search_dirs())
+    return RoundtableState(topic="t", strategy=strategy, participants={"alice": "Alice", "bob": "Bob"}, **kw)
+
+
+class TestTriggers:
+    def fire(self, state, answers, synthesis, **kw):
+        options = {"max_rounds_per_conflict": 3, "threshold": 0.3, "keywords": ["security", "must-have"], **kw}
+        return {t.kind for t in triggers(state, answers, synthesis, **options)}
+
+    def test_a_conflict_escalates_after_max_rounds_per_conflict_rounds(self):
+        state, synthesis = _state(), Synthesis("s", conflicts=[{"topic": "Cost!"}])
+        fired = []
+        for _ in range(3):
+            state.age_conflicts(synthesis)
+            fired.append(self.fire(state, {}, synthesis))
+        assert fired == [set(), set(), {"conflict"}]
+
+    def test_a_resolved_conflict_starts_over(self):
+        state = _state()
+        state.age_conflicts(Synthesis("s", conflicts=[{"topic": "cost"}]))
+        state.age_conflicts(Synthesis("s"))
+        state.age_conflicts(Synthesis("s", conflicts=[{"topic": "cost"}]))
+        assert state.conflict_ages == {"cost": 1}
+
+    def test_low_confidence_escalates(self):
+        assert self.fire(_state(), {"bob": Answer("p", "r", 0.2)}, Synthesis("s")) == {"confidence"}
+        assert self.fire(_state(), {"bob": Answer("p", "r", None)}, Synthesis("s")) == set()
+
+    def test_critical_keywords_are_whole_words_in_any_case(self):
+        assert keyword_hits(["security", "must-have"], ["A SECURITY hole", "a must-have"]) == ["security", "must-have"]
+        assert keyword_hits(["legal"], ["illegal", "paralegal"]) == []
+
+    def test_the_facilitator_can_ask(self):
+        assert self.fire(_state(), {}, Synthesis("s", next_action="escalate")) == {"facilitator"}
+
+
+def test_an_answer_needs_an_open_escalation_and_a_known_choice():
+    desk = EscalationDesk()
+    with pytest.raises(ValueError, match="no escalation"):
+        desk.answer("accept")
+    with pytest.raises(ValueError, match="accept | own | continue"):
+        desk.answer("maybe")
+
+
+def test_every_shipped_strategy_loads_with_its_phases():
+    dirs = search_dirs()
+    assert {"free", "disney", "six-hats", "debate"} <= set(available(dirs))
+    assert [p.name for p in load_strategy("disney", dirs).phases] == ["dreamer", "realist", "critic"]
+    assert len(load_strategy("six-hats", dirs).phases) == 6
+    assert load_strategy("debate", dirs).roles_for(["a", "b", "c"]) == {"a": "for", "b": "against", "c": "for"}
+
+
+def test_a_user_strategy_folder_comes_first_and_errors_name_the_file(tmp_path):
+    (tmp_path / "mine.yaml").write_text("title: Mine\nphases:\n  - {name: one, goal: g, min_rounds: 2}\n")
+    (tmp_path / "bad.yaml").write_text("phases: []\n")
+    dirs = search_dirs([tmp_path])
+    assert load_strategy("mine", dirs).phases[0].min_rounds == 2
+    with pytest.raises(InvalidConfig, match="bad.yaml"):
+        load_strategy("bad", dirs)
+    with pytest.raises(InvalidConfig, match="available: .*disney"):
+        load_strategy("nope", dirs)

@@ -1,0 +1,192 @@
+"""The live stage: stop, inject, notes, pause and resume, quitting, themes, private thinking."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.widgets import Input, Select
+
+from core.clock import RealClock
+from tui_support import session_for, wait_for
+
+from tui.app import create_app
+from tui.screens.stage import StageScreen
+from tui.themes import THEMES
+from tui.widgets.confirm_modal import ConfirmModal
+from tui.widgets.input_modal import InputModal
+from tui.widgets.stage_view import StageView
+from tui.widgets.transcript import Transcript
+
+SIZE = (120, 40)
+
+
+def records(session) -> list[dict]:
+    path = Path(session.state.run_dir) / "events.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def finished(stage: StageScreen) -> bool:
+    return stage.bridge.worker is not None and stage.bridge.worker.is_finished
+
+
+async def started(pilot, session, beat: int = 1) -> StageScreen:
+    """Wait until the scene has reached `beat`, then return the stage."""
+    stage = pilot.app.screen
+    assert isinstance(stage, StageScreen)
+    await wait_for(pilot, lambda: session.state.beat >= beat and session.state.status == "running", f"beat {beat}")
+    return stage
+
+
+def hold_at(session, beat: int = 1):
+    """Pause the scene (through its control channel) the moment `beat` starts: a fixed point."""
+    def on_event(event) -> None:
+        if event.type == "beat" and event.beat == beat and session.state.status == "running":
+            session.pause()
+    session.subscribe(on_event)
+    return session
+
+
+async def holding(pilot, session) -> StageScreen:
+    """Wait until the scene is held at its safe point, with every event on stage."""
+    await wait_for(pilot, lambda: session.state.status == "paused" and not session._tasks, "the pause to hold")
+    return pilot.app.screen
+
+
+class TestControls:
+    async def test_stop_closes_the_scene_and_still_writes_the_run_folder(self, workspace):
+        session = session_for(workspace, latency=True, clock=RealClock())
+        app = create_app(session=session)
+        async with app.run_test(size=SIZE) as pilot:
+            stage = await started(pilot, session)
+            await pilot.press("s")
+            await wait_for(pilot, lambda: finished(stage), "the stop")
+            await pilot.pause()
+            assert session.state.close_reason == "stop"
+            types = [r["type"] for r in records(session)]
+            assert types[-1] == "close" and "stop" in types and records(session)[-1]["reason"] == "stop"
+            assert (Path(session.state.run_dir) / "transcript.md").is_file()
+            assert stage.check_action("stop", ()) is None and stage.check_action("inject", ()) is None
+            assert any(line.startswith("■ Scene closed (stop") for line in stage.query_one(Transcript).plain_lines())
+
+    async def test_an_injected_event_reaches_every_actor_at_the_next_beat(self, workspace):
+        session = hold_at(session_for(workspace))
+        app = create_app(session=session)
+        async with app.run_test(size=SIZE) as pilot:
+            stage = await holding(pilot, session)
+            await pilot.press("e")
+            assert isinstance(app.screen, InputModal)
+            await pilot.press(*"The fire alarm goes off", "enter")
+            assert app.screen is stage
+            await pilot.press("r")
+            await wait_for(pilot, lambda: finished(stage), "the close")
+            rows = records(session)
+            at = next(i for i, r in enumerate(rows) if r["type"] == "event" and r["from"] == "operator")
+            assert rows[at]["text"] == "The fire alarm goes off"
+            assert any(r["type"] == "beat" for r in rows[at + 1:])
+            prompts = (Path(session.state.run_dir) / "prompts.jsonl").read_text()
+            assert prompts.count("The fire alarm goes off") >= len(session.state.cast)
+            await wait_for(pilot, lambda: "⚡ EVENT (from you): The fire alarm goes off"
+                           in stage.query_one(Transcript).plain_lines(), "the transcript line")
+
+    async def test_a_directors_note_can_go_to_one_actor(self, workspace):
+        session = hold_at(session_for(workspace))
+        app = create_app(session=session)
+        async with app.run_test(size=SIZE) as pilot:
+            stage = await holding(pilot, session)
+            await pilot.press("n")
+            app.screen.query_one(Select).value = "bob"
+            app.screen.query_one(Input).focus()
+            await pilot.press(*"Be kinder", "enter")
+            await pilot.press("r")
+            await wait_for(pilot, lambda: finished(stage), "the close")
+            note = next(r for r in records(session) if r["type"] == "note" and r["from"] == "operator")
+            assert (note["text"], note["target"]) == ("Be kinder", "bob")
+            await wait_for(pilot, lambda: "✎ Director's note to Bob: Be kinder"
+                           in stage.query_one(Transcript).plain_lines(), "the transcript line")
+
+    async def test_pause_holds_the_scene_and_resume_lets_it_go_on(self, workspace):
+        session = session_for(workspace, latency=True, clock=RealClock())
+        app = create_app(session=session)
+        async with app.run_test(size=SIZE) as pilot:
+            stage = await started(pilot, session)
+            await pilot.press("p")
+            await holding(pilot, session)
+            beat = session.state.beat
+            assert stage.check_action("pause", ()) is None and stage.check_action("resume", ())
+            for _ in range(50):
+                await pilot.pause()
+            assert session.state.beat == beat and session.state.status == "paused"
+            await pilot.press("r")
+            await wait_for(pilot, lambda: session.state.beat > beat, "the next beat")
+            types = [r["type"] for r in records(session)]
+            assert types.index("pause") < types.index("resume")
+
+    async def test_a_cancelled_dialog_sends_nothing(self, workspace):
+        session = hold_at(session_for(workspace))
+        app = create_app(session=session)
+        async with app.run_test(size=SIZE) as pilot:
+            await holding(pilot, session)
+            await pilot.press("e", *"ignored", "escape")
+            assert not session._pending
+
+
+class TestQuit:
+    async def test_quitting_a_running_scene_asks_first_and_closes_the_run_cleanly(self, workspace):
+        session = session_for(workspace, latency=True, clock=RealClock())
+        app = create_app(session=session)
+        async with app.run_test(size=SIZE) as pilot:
+            await started(pilot, session)
+            await pilot.press("q")
+            assert isinstance(app.screen, ConfirmModal)
+            await pilot.press("n")
+            assert isinstance(app.screen, StageScreen) and session.state.status == "running"
+            await pilot.press("q")
+            await pilot.press("y")
+            await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+        run_dir = Path(session.state.run_dir)
+        assert session.state.close_reason == "stop"
+        assert json.loads((run_dir / "metadata.json").read_text())["reason"] == "stop"
+
+    async def test_quitting_after_the_close_does_not_ask(self, workspace):
+        session = session_for(workspace)
+        app = create_app(session=session)
+        async with app.run_test(size=SIZE) as pilot:
+            stage = app.screen
+            await wait_for(pilot, lambda: finished(stage), "the close")
+            await pilot.press("q")
+            await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+
+
+async def test_the_theme_switches_at_run_time(workspace):
+    session = session_for(workspace)
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = app.screen.query_one(Transcript)
+        dark = transcript.styles_by_role()["speaker-0"]
+        await pilot.press("t")
+        await pilot.pause()
+        assert app.theme_name == "light" and app.theme == "textual-light"
+        assert (str(THEMES["light"].path), "") in app.stylesheet.source
+        assert (str(THEMES["dark"].path), "") not in app.stylesheet.source
+        assert transcript.styles_by_role()["speaker-0"] != dark
+        await pilot.press("t")
+        await pilot.pause()
+        assert app.theme_name == "dark" and transcript.styles_by_role()["speaker-0"] == dark
+
+
+async def test_thinking_is_shown_only_in_its_actors_private_pane(workspace):
+    session = session_for(workspace)
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        stage = app.screen
+        await wait_for(pilot, lambda: finished(stage), "the close")
+        await pilot.pause()
+        view = stage.query_one(StageView)
+        thoughts = [r for r in records(session) if r["type"] == "think"]
+        assert thoughts
+        transcript = "\n".join(view.query_one(Transcript).plain_lines())
+        for thought in thoughts:
+            assert thought["text"].strip() in view.pane(thought["from"]).thoughts
+            assert thought["text"].strip() not in transcript
+        assert str(view.pane("alice").border_title).startswith("PRIVATE")

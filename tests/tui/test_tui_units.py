@@ -1,0 +1,112 @@
+"""Pure parts of the console: wrapping, transcript lines, playback, the replay state, keymaps."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from core.events import CallEvent, CloseEvent, GenericEvent, SpeakEvent, ThinkEvent
+from tui.app import keymap_from
+from tui.playback import Playback
+from tui.render import Cast, safe, transcript_line
+from tui.stage_state import StateFold
+from tui.wrap import count_rows, wrap_runs
+
+CAST = Cast({"alice": "Alice", "bob": "Bob"})
+words = st.text(alphabet=st.sampled_from("abcdefgh日 \n\t"), max_size=120)
+
+
+def event(type_: str, t: float = 0.0, **fields) -> GenericEvent:
+    return GenericEvent(t=t, **{"from": fields.pop("from_", "coordinator")}, type=type_, **fields)
+
+
+class TestWrap:
+    @given(words, st.integers(min_value=2, max_value=60))
+    def test_no_row_is_wider_than_the_width(self, text: str, width: int) -> None:
+        assert all(strip.cell_length <= width for strip in wrap_runs([(text, None)], width))
+
+    @given(words, st.integers(min_value=2, max_value=60))
+    def test_counting_rows_agrees_with_building_them(self, text: str, width: int) -> None:
+        assert count_rows([(text, None)], width) == len(wrap_runs([(text, None)], width))
+
+    @given(st.lists(st.text(alphabet="abcdefghij", min_size=1, max_size=12), max_size=30),
+           st.integers(min_value=12, max_value=60))
+    def test_words_that_fit_are_never_split(self, items: list[str], width: int) -> None:
+        rows = [strip.text for strip in wrap_runs([(" ".join(items), None)], width)]
+        assert " ".join(rows).split() == items
+
+    def test_newlines_break_rows(self) -> None:
+        assert [s.text for s in wrap_runs([("one\ntwo", None)], 40)] == ["one", "two"]
+
+
+class TestTranscriptLines:
+    def test_speech_shows_target_tone_gesture_and_words(self) -> None:
+        line = transcript_line(SpeakEvent(t=0, **{"from": "alice"}, target="Bob", tone="firm",
+                                          nonverbal="folds arms", text="You missed it."), CAST)
+        assert line.plain == 'Alice → Bob (firm) *folds arms*  "You missed it."'
+        assert line.roles[0] == "speaker-0"
+
+    def test_interruptions_say_after_what(self) -> None:
+        line = transcript_line(SpeakEvent(t=0, **{"from": "bob"}, action="interrupt", interrupt_after="I only",
+                                          text="No."), CAST)
+        assert line.plain.startswith('Bob interrupts after "I only"')
+
+    def test_thinking_routing_and_calls_are_not_transcribed(self) -> None:
+        assert transcript_line(ThinkEvent(t=0, **{"from": "alice"}, text="secret"), CAST) is None
+        assert transcript_line(event("route", text="Forwarding"), CAST) is None
+        assert transcript_line(CallEvent(t=0, **{"from": "coordinator"}, provider="offline"), CAST) is None
+
+    def test_world_events_say_who_threw_them(self) -> None:
+        assert transcript_line(event("event", text="Rain", from_="operator"), CAST).plain == "⚡ EVENT (from you): Rain"
+
+    def test_control_sequences_are_stripped(self) -> None:
+        assert safe("a\x1b[2Jb\x1b]52;c;SGVsbG8=\x07c\x85d\x00") == "abcd"
+
+
+class TestPlayback:
+    def events(self) -> list:
+        return [event("start", 0.0), event("beat", 0.0, beat=0, text="Beat 0"),
+                SpeakEvent(t=1.0, **{"from": "alice"}, text="Hi", beat=0), event("beat", 2.0, beat=1, text="Beat 1"),
+                SpeakEvent(t=3.0, **{"from": "bob"}, text="Hello", beat=1),
+                CloseEvent(t=4.0, **{"from": "coordinator"}, reason="natural")]
+
+    def test_plays_by_t_at_the_chosen_speed(self) -> None:
+        playback = Playback(self.events())
+        playback.toggle()
+        assert [e.type for e in playback.tick(1.0).events] == ["start", "beat", "speak"]
+        playback.cycle_speed()
+        assert playback.speed == 4.0
+        assert [e.type for e in playback.tick(1.0).events] == ["beat", "speak", "close"]
+        assert playback.done and not playback.playing
+
+    def test_steps_by_event_and_by_beat(self) -> None:
+        playback = Playback(self.events())
+        assert [e.type for e in playback.step_event().events] == ["start"]
+        assert [e.type for e in playback.step_beat().events] == ["beat", "speak"]
+        assert [e.type for e in playback.step_beat().events] == ["beat", "speak", "close"]
+
+    def test_scrubbing_back_rebuilds_from_the_start(self) -> None:
+        playback = Playback(self.events())
+        playback.seek_index(6)
+        move = playback.jump(-0.5)
+        assert move.rebuild and playback.playhead == 2.0 and len(move.events) == playback.shown == 4
+
+    def test_speeds_cycle_through_1_4_16(self) -> None:
+        playback = Playback([])
+        assert [playback.cycle_speed() for _ in range(3)] == [4.0, 16.0, 1.0]
+
+
+def test_replay_state_is_folded_from_events() -> None:
+    fold = StateFold("runs/x")
+    fold.feed([event("start", 0.0, cast={"alice": "Alice"}, isolation="a", coordinator="C",
+                     scene={"format": "scene", "turns": "parallel"}),
+               event("beat", 0.1, beat=0), SpeakEvent(t=0.5, **{"from": "alice"}, text="Hi", beat=0),
+               CallEvent(t=0.5, **{"from": "coordinator"}, provider="offline", input_tokens=10, output_tokens=5),
+               event("beat", 1.0, beat=1), event("pause", 1.1), CloseEvent(t=2.0, **{"from": "coordinator"}, reason="stop")])
+    state = fold.snapshot()
+    assert (state.isolation, state.coordinator, state.beat, state.turns["alice"]) == ("a", "C", 1, 1)
+    assert (state.tokens, state.status, state.close_reason, state.elapsed_s) == (15, "closed", "stop", 2.0)
+
+
+def test_keys_are_remapped_by_binding_id() -> None:
+    assert keymap_from("stage.stop=x; stage.inject=i;bad;=y") == {"stage.stop": "x", "stage.inject": "i"}

@@ -1,0 +1,140 @@
+"""The setup wizard: must present, must record; scene and cast errors in place; a full offline run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import RadioButton
+from tui_support import fast, run_options, screen_text, wait_for
+
+from core.notes import choice_lines
+from tui.app import create_app
+from tui.screens.stage import StageScreen
+from tui.screens.wizard import WizardScreen
+from tui.widgets.cast_check import CastCheck
+from tui.widgets.scene_picker import ScenePicker
+from tui.widgets.state_panel import StatePanel
+from tui.widgets.transcript import Transcript
+
+SIZE = (120, 40)
+
+
+def wizard_app(workspace: Path, scene: str | None = "the-apology.yaml", **options):
+    path = workspace / "scenes" / scene if scene else None
+    return create_app(scene=path, options=run_options(workspace, **options), cwd=workspace, scene_transform=fast)
+
+
+def step(app) -> str:
+    screen = app.screen
+    assert isinstance(screen, WizardScreen)
+    return ("scene", "cast", "isolation", "coordinator", "provider", "confirm")[screen.step]
+
+
+def pressed(app, name: str) -> list[str]:
+    return [b.name for b in app.screen.query(f"#step-{name} RadioButton").results(RadioButton) if b.value]
+
+
+class TestMustPresent:
+    async def test_nothing_is_preselected_and_there_is_no_way_forward_without_both_choices(self, workspace):
+        app = wizard_app(workspace)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("ctrl+n", "ctrl+n")
+            assert step(app) == "isolation"
+            assert pressed(app, "isolation") == [] and app.screen.picker("isolation").value is None
+            assert app.screen.check_action("next", ()) is None
+            await pilot.press("ctrl+n")
+            await pilot.click("#next")
+            assert step(app) == "isolation"
+            await pilot.press("b", "ctrl+n")
+            assert step(app) == "coordinator"
+            assert pressed(app, "coordinator") == [] and app.screen.check_action("next", ()) is None
+            await pilot.press("ctrl+n")
+            assert step(app) == "coordinator"
+            await pilot.press("c", "ctrl+n")
+            assert step(app) == "provider"
+
+    async def test_the_trade_offs_of_spec_000_are_on_screen(self, workspace):
+        app = wizard_app(workspace)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("ctrl+n", "ctrl+n")
+            text = screen_text(app)
+            assert "Sub-agent per actor" in text and "More reproducible" in text and "Trade-off" in text
+            await pilot.press("a", "ctrl+n")
+            text = screen_text(app)
+            assert "routing bias" in text and "Best for pilots" in text and "Pure code" in text
+
+    async def test_choices_in_the_scene_file_are_shown_as_chosen_and_can_be_changed(self, workspace):
+        scene = workspace / "scenes" / "the-apology.yaml"
+        scene.write_text(scene.read_text() + "\nisolation: a\ncoordinator: B\n")
+        app = wizard_app(workspace)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("ctrl+n", "ctrl+n")
+            assert pressed(app, "isolation") == ["a"]
+            assert "scene file" in str(app.screen.query_one("#step-isolation .source").render())
+            await pilot.press("b")
+            assert pressed(app, "isolation") == ["b"] and app.screen.picker("isolation").value == "b"
+            await pilot.press("ctrl+n")
+            assert pressed(app, "coordinator") == ["B"]
+            await pilot.press("c")
+            assert app.screen.picker("coordinator").value == "C"
+            assert app.screen.run_options().coordinator == "C"
+
+    async def test_choices_given_as_flags_are_shown_as_chosen(self, workspace):
+        app = wizard_app(workspace, isolation="a", coordinator="C")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("ctrl+n", "ctrl+n")
+            assert pressed(app, "isolation") == ["a"]
+            assert "command line" in str(app.screen.query_one("#step-isolation .source").render())
+
+
+class TestSceneAndCast:
+    async def test_a_missing_character_is_reported_in_place_and_blocks_the_way(self, workspace):
+        scene = workspace / "scenes" / "the-apology.yaml"
+        scene.write_text(scene.read_text().replace("[alice, bob, charlie]", "[alice, bob, zed]")
+                         .replace("\n  charlie: |", "\n  zed: |"))
+        app = wizard_app(workspace)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("ctrl+n")
+            check = app.screen.query_one(CastCheck)
+            assert step(app) == "cast" and not check.ok
+            assert "CHARACTER_LOAD_ERROR" in str(check.render()) and "zed" in str(check.render())
+            await pilot.press("ctrl+n")
+            assert step(app) == "cast"
+
+    async def test_an_invalid_scene_file_shows_the_engine_message(self, workspace):
+        (workspace / "scenes" / "broken.yaml").write_text("name: broken\ncharacters: [alice]\nturns: sideways\n")
+        app = wizard_app(workspace, scene="broken.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            status = str(app.screen.query_one("#step-scene .status").render())
+            assert "INVALID_CONFIG" in status and "turns" in status
+            assert app.screen.check_action("next", ()) is None
+
+    async def test_every_scene_file_is_listed_and_a_path_can_be_typed(self, workspace):
+        app = wizard_app(workspace, scene=None)
+        async with app.run_test(size=SIZE) as pilot:
+            picker = app.screen.query_one(ScenePicker)
+            assert picker.files == sorted((workspace / "scenes").glob("*.yaml"))
+            assert "scenes/the-apology.yaml" in screen_text(app)
+            picker.query_one("#scene-path").value = "scenes/morning-kitchen.yaml"
+            picker.query_one("#scene-path").focus()
+            await pilot.press("enter")
+            assert app.screen.scene.name == "morning-kitchen" and step(app) == "cast"
+
+
+async def test_a_full_offline_scene_runs_from_the_wizard_to_its_close(workspace):
+    app = wizard_app(workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+n", "ctrl+n", "b", "ctrl+n", "c", "ctrl+n", "ctrl+n", "ctrl+n")
+        assert isinstance(app.screen, StageScreen)
+        stage = app.screen
+        await wait_for(pilot, lambda: stage.bridge.worker is not None and stage.bridge.worker.is_finished, "the close")
+        await wait_for(pilot, lambda: stage.query_one(StatePanel).snapshot.status == "closed", "the panel")
+        run_dir = Path(stage.session.state.run_dir)
+        for name in ("notes.md", "events.jsonl", "events.json", "transcript.md", "transcript.txt", "metadata.json",
+                     "prompts.jsonl"):
+            assert (run_dir / name).is_file(), name
+        assert (run_dir / "notes.md").read_text().splitlines()[:2] == choice_lines("b", "C")
+        lines = stage.query_one(Transcript).plain_lines()
+        assert any(line.startswith(("Alice", "Bob", "Charlie")) and '"' in line for line in lines)
+        assert any(line.startswith("■ Scene closed") for line in lines)

@@ -1,0 +1,57 @@
+"""Support for the console's tests: a private workspace, fast seeded scenes, bounded waiting."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from core.clock import VirtualClock
+from core.scenes import Scene, load_scene
+from core.setup import RunOptions, build_session
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = 7
+
+
+def make_workspace(folder: Path) -> Path:
+    """Copy the example scenes and characters into `folder` (runs and journals stay there)."""
+    shutil.copytree(ROOT / "scenes", folder / "scenes")
+    shutil.copytree(ROOT / "characters", folder / "characters")
+    return folder
+
+
+def fast(scene: Scene) -> Scene:
+    """The scene with no simulated model latency (the offline improviser answers at once)."""
+    return scene.model_copy(update={"provider": scene.provider.model_copy(update={"latency_ms": None})})
+
+
+def run_options(workspace: Path, **overrides) -> RunOptions:
+    """Seeded, private, journal-free run options inside the workspace."""
+    values = dict(seed=SEED, runs_root=workspace / "runs", write_character_journals=False, cwd=workspace)
+    values.update(overrides)
+    return RunOptions(**values)
+
+
+def session_for(workspace: Path, scene: str = "the-apology.yaml", *, latency: bool = False,
+                isolation: str = "b", coordinator: str = "C", **overrides):
+    """A real session on the seeded offline improviser, ready to run."""
+    loaded = load_scene(workspace / "scenes" / scene)
+    if not latency:
+        loaded = fast(loaded)
+    overrides.setdefault("clock", VirtualClock())
+    return build_session(loaded, run_options(workspace, isolation=isolation, coordinator=coordinator, **overrides))
+
+
+async def wait_for(pilot, condition: Callable[[], bool], what: str = "condition", limit: int = 4000) -> None:
+    """Let the app run (bounded number of `pilot.pause()` turns) until `condition()` holds."""
+    for _ in range(limit):
+        if condition():
+            return
+        await pilot.pause()
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def screen_text(app) -> str:
+    """Everything on the screen now, as plain text (one line per terminal row)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
