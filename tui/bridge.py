@@ -122,6 +122,16 @@ class SessionBridge:
         """Queue a director's note for everyone or one actor (a slug)."""
         self.session.add_note(text, to)
 
+    @property
+    def escalation(self) -> dict[str, Any] | None:
+        """The roundtable's open escalation (its details), if one is waiting for the operator."""
+        desk = getattr(self.session, "escalations", None)
+        return desk.current if desk is not None and desk.is_open else None
+
+    def answer_escalation(self, decision: str, text: str | None = None) -> None:
+        """Answer the open escalation: accept | own (with `text`) | continue."""
+        self.session.answer_escalation(decision, text)
+
     async def close(self) -> None:
         """Stop the scene if it is live and wait until its run folder is written and closed."""
         if self.worker is None:

@@ -34,6 +34,23 @@ class StageState:
     close_reason: str | None = None
     goal_achieved: bool | None = None
     run_dir: str = ""
+    round: int | None = None
+    """Collaborate and roundtable: the round under way, from the events."""
+    max_rounds: int | None = None
+    """Collaborate: the bound on rounds, from the events."""
+    phase: str | None = None
+    """Roundtable: the phase under way, from the events."""
+
+
+def note_progress(state: StageState, event: BaseEvent) -> None:
+    """Take the round, bound and phase an event of the other formats carries (scene events carry none)."""
+    extra = event.model_extra or {}
+    if isinstance(extra.get("round"), int) and event.type in ("round", "agent_call", "phase", "question"):
+        state.round = extra["round"]
+    if isinstance(extra.get("max_rounds"), int):
+        state.max_rounds = extra["max_rounds"]
+    if isinstance(extra.get("phase"), str):
+        state.phase = extra["phase"]
 
 
 def from_session(state: Any, elapsed_s: float | None = None) -> StageState:
@@ -65,6 +82,7 @@ class StateFold:
     def _one(self, event: BaseEvent) -> None:
         s = self.state
         s.elapsed_s = max(s.elapsed_s, event.t)
+        note_progress(s, event)
         if event.type == "start":
             self._start(event.model_extra or {})
         elif event.type in ("beat", "round"):

@@ -8,7 +8,7 @@ from rich.text import Text
 from core.notes import ISOLATION_LINES, ROLE_LINES
 from core.scenes import Scene
 from core.setup import RunOptions
-from tui.render import safe
+from tui.lines import safe
 
 LABEL = Style(dim=True)
 

@@ -75,7 +75,7 @@ async def test_replay_steps_by_event_and_by_beat_and_replays_thinking(tmp_path):
         assert view.pane("bob").thoughts == ["Say it now, before she asks."]
         assert "⚡ EVENT (from you): The phone rings" in screen.query_one(Transcript).plain_lines()
         state = screen.query_one(StatePanel).snapshot
-        assert (state.beat, state.turns["bob"], state.tokens) == (1, 1, 160)
+        assert (state.beat, state.turns["bob"], state.tokens) == (1, 1, 420)
 
 
 async def test_replay_scrubs_back_and_forth(tmp_path):

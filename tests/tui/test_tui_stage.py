@@ -11,6 +11,7 @@ from core.clock import RealClock
 from tui_support import session_for, wait_for
 
 from tui.app import create_app
+from tui.screens.replay import ReplayScreen
 from tui.screens.stage import StageScreen
 from tui.themes import THEMES
 from tui.widgets.confirm_modal import ConfirmModal
@@ -190,3 +191,34 @@ async def test_thinking_is_shown_only_in_its_actors_private_pane(workspace):
             assert thought["text"].strip() in view.pane(thought["from"]).thoughts
             assert thought["text"].strip() not in transcript
         assert str(view.pane("alice").border_title).startswith("PRIVATE")
+
+
+async def test_a_closed_run_opens_in_the_replay_and_escape_comes_back(workspace):
+    session = session_for(workspace)
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        stage = app.screen
+        assert stage.check_action("replay", ()) is None
+        await wait_for(pilot, lambda: finished(stage), "the close")
+        await pilot.pause()
+        await pilot.press("o")
+        assert isinstance(app.screen, ReplayScreen) and app.screen.run_dir == Path(session.state.run_dir)
+        await pilot.press("end")
+        assert app.screen.playback.done
+        await pilot.press("escape")
+        assert app.screen is stage
+
+
+async def test_every_available_control_is_in_the_command_palette(workspace):
+    session = hold_at(session_for(workspace))
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        stage = await holding(pilot, session)
+        titles = [command.title for command in app.get_system_commands(stage)]
+        assert {"Stop", "World event", "Note", "Resume", "Switch theme", "Quit"} <= set(titles)
+        assert "Pause" not in titles
+        resume = next(c for c in app.get_system_commands(stage) if c.title == "Resume")
+        resume.callback()
+        await wait_for(pilot, lambda: session.state.status != "paused", "the resume")
+        for binding in stage.BINDINGS + app.BINDINGS:
+            assert binding.id and binding.tooltip, binding

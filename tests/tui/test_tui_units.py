@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from core.events import CallEvent, CloseEvent, GenericEvent, SpeakEvent, ThinkEvent
 from tui.app import keymap_from
 from tui.playback import Playback
-from tui.render import Cast, safe, transcript_line
+from tui.lines import Cast, safe
+from tui.render import transcript_line
 from tui.stage_state import StateFold
 from tui.wrap import count_rows, wrap_runs
 

@@ -15,7 +15,8 @@ from textual.widgets import Footer, Static
 from core.outputs import cast_names, start_info
 from core.recorder import read_events
 from tui.playback import Move, Playback
-from tui.render import safe
+from tui.commands import binding_commands
+from tui.lines import safe
 from tui.stage_state import StateFold
 from tui.widgets.playback_bar import PlaybackBar
 from tui.widgets.stage_view import StageView
@@ -28,14 +29,17 @@ class ReplayScreen(Screen[None]):
     """The stage, rebuilt event by event from a recorded run: transcript, thinking, state."""
 
     BINDINGS = [
-        Binding("space", "toggle", "Play/Pause", id="replay.play", tooltip="Play or pause the replay"),
-        Binding("x", "speed", "Speed", id="replay.speed", tooltip="Cycle the speed: 1x, 4x, 16x"),
-        Binding("period", "step_event", "Step", id="replay.step", tooltip="Show the next event"),
-        Binding("b", "step_beat", "Beat", id="replay.beat", tooltip="Play the next beat in one step"),
-        Binding("left", "jump(-0.1)", "-10%", id="replay.back", tooltip="Scrub back a tenth of the run"),
-        Binding("right", "jump(0.1)", "+10%", id="replay.forward", tooltip="Scrub forward a tenth of the run"),
-        Binding("home", "seek(0)", "Start", id="replay.start", tooltip="Back to the beginning", show=False),
-        Binding("end", "seek(1)", "End", id="replay.end", tooltip="Jump to the end", show=False),
+        Binding("space", "toggle", "Play/Pause", id="replay.play", tooltip="Play or pause the replay",
+                priority=True),
+        Binding("x", "speed", "Speed", id="replay.speed", tooltip="Cycle the speed: 1x, 4x, 16x", priority=True),
+        Binding("period", "step_event", "Step", id="replay.step", tooltip="Show the next event", priority=True),
+        Binding("b", "step_beat", "Beat", id="replay.beat", tooltip="Play the next beat in one step", priority=True),
+        Binding("left", "jump(-0.1)", "-10%", id="replay.back", tooltip="Scrub back a tenth of the run", priority=True),
+        Binding("right", "jump(0.1)", "+10%", id="replay.forward", tooltip="Scrub forward a tenth of the run", priority=True),
+        Binding("home", "seek(0)", "Start", id="replay.start", tooltip="Back to the beginning", show=False,
+                priority=True),
+        Binding("end", "seek(1)", "End", id="replay.end", tooltip="Jump to the end", show=False, priority=True),
+        Binding("escape", "close", "Back", id="replay.close", tooltip="Close the replay and go back to the stage"),
     ]
     DEFAULT_CSS = """
     ReplayScreen > #title { height: 1; padding: 0 1; }
@@ -116,12 +120,19 @@ class ReplayScreen(Screen[None]):
         """Seek to a fraction of the run's events (0: start, 1: end)."""
         self.show(self.playback.seek_index(round(fraction * len(self.playback.events))))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Back is only there when the replay was opened from a stage."""
+        if action == "close":
+            return True if len(self.app.screen_stack) > 2 else None
+        return True
+
+    def action_close(self) -> None:
+        """Go back to the stage this replay was opened from."""
+        self.app.pop_screen()
+
     def on_playback_bar_scrubbed(self, message: PlaybackBar.Scrubbed) -> None:
         self.action_seek(message.fraction)
 
     def commands(self) -> Iterator[SystemCommand]:
         """The replay's transport for the command palette."""
-        for binding in self.BINDINGS:
-            assert isinstance(binding, Binding)
-            yield SystemCommand(f"Replay: {binding.description}", binding.tooltip,
-                                lambda action=binding.action: self.run_action(action))
+        return binding_commands(self, "Replay: ")

@@ -14,12 +14,14 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from tui.bridge import SessionBridge, SessionLike
-from tui.render import safe
+from tui.commands import binding_commands
+from tui.lines import safe
 from tui.stage_state import from_session
+from tui.widgets.escalation_modal import EscalationAnswer, EscalationModal
 from tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
 from tui.widgets.stage_view import StageView
 
-CONTROL_EVENTS = frozenset({"pause", "resume", "stop", "close", "start"})
+CONTROL_EVENTS = frozenset({"pause", "resume", "stop", "close", "start", "escalate", "decision"})
 """Events after which the footer's available actions may have changed (redrawn at once)."""
 FLUSH_EVERY_S = 0.05
 """Events are rendered in batches at most this often, so the stage never falls behind the engine."""
@@ -41,6 +43,8 @@ class StageScreen(Screen[None]):
         Binding("r", "resume", "Resume", id="stage.resume", tooltip="Let a paused scene go on"),
         Binding("o", "replay", "Replay", id="stage.replay",
                 tooltip="Open this run in the replay once the scene has closed"),
+        Binding("a", "escalation", "Decide", id="stage.escalation",
+                tooltip="Answer the roundtable's escalation (it waits for your decision)"),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
@@ -108,6 +112,8 @@ class StageScreen(Screen[None]):
         if any(e.type in CONTROL_EVENTS for e in events):
             self.refresh_state()
             self.refresh_bindings()
+        if any(e.type == "escalate" for e in events) and self.bridge.escalation is not None:
+            self.action_escalation()
 
     def on_session_bridge_finished(self, message: SessionBridge.Finished) -> None:
         self.flush()
@@ -129,6 +135,7 @@ class StageScreen(Screen[None]):
             "pause": status == "running",
             "resume": status == "paused",
             "replay": status == "closed",
+            "escalation": self.bridge.escalation is not None,
         }.get(action, True)
         return True if available else None
 
@@ -167,6 +174,23 @@ class StageScreen(Screen[None]):
             self.bridge.add_note(request.text, request.to)
             self.notify("Director's note queued for the next beat", markup=False, timeout=3)
 
+    def action_escalation(self) -> None:
+        """Open the escalation dialog (once: it is not stacked twice)."""
+        details = self.bridge.escalation
+        if details is not None and not isinstance(self.app.screen, EscalationModal):
+            self.app.push_screen(EscalationModal(details), self.send_decision)
+
+    def send_decision(self, answer: EscalationAnswer | None) -> None:
+        """Answer the escalation (or leave it open for later)."""
+        if answer is None:
+            self.refresh_bindings()
+            return
+        try:
+            self.bridge.answer_escalation(answer.decision, answer.text)
+        except ValueError as exc:
+            self.notify(safe(exc), severity="warning", markup=False)
+        self.refresh_bindings()
+
     def action_replay(self) -> None:
         """Open this run's replay."""
         from tui.screens.replay import ReplayScreen
@@ -179,7 +203,4 @@ class StageScreen(Screen[None]):
 
     def commands(self) -> Iterator[SystemCommand]:
         """The stage's controls for the command palette (only those available now)."""
-        for binding in self.BINDINGS:
-            assert isinstance(binding, Binding)
-            if self.check_action(binding.action, ()):
-                yield SystemCommand(binding.description, binding.tooltip, getattr(self, f"action_{binding.action}"))
+        return binding_commands(self)

@@ -12,8 +12,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from rich.style import Style
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -27,12 +25,13 @@ from core.errors import PromptdeskError
 from core.scenes import Scene, load_scene
 from core.setup import RunOptions, build_session
 from tui.choices import COORDINATOR, ISOLATION
-from tui.render import safe
+from tui.lines import safe
 from tui.summary import scene_status, summary
 from tui.widgets.cast_check import CastCheck
 from tui.widgets.choice_picker import ChoicePicker
 from tui.widgets.provider_form import ProviderForm
 from tui.widgets.scene_picker import ScenePicker
+from tui.widgets.step_bar import StepBar
 
 STEPS = ("scene", "cast", "isolation", "coordinator", "provider", "confirm")
 LABELS = ("Scene", "Cast", "Isolation", "Coordinator", "Provider", "Confirm")
@@ -48,8 +47,8 @@ class WizardScreen(Screen[None]):
         Binding("escape", "back", "Back", id="wizard.back", tooltip="Go back one step"),
     ]
     DEFAULT_CSS = """
-    WizardScreen > #title, WizardScreen > #steps { height: 1; padding: 0 1; }
-    WizardScreen > #steps { margin-bottom: 1; }
+    WizardScreen > #title { height: 1; padding: 0 1; }
+    WizardScreen > StepBar { margin-bottom: 1; }
     WizardScreen > ContentSwitcher { height: 1fr; }
     WizardScreen > #nav { height: 3; align-horizontal: right; padding: 0 1; }
     WizardScreen > #nav > Button { width: auto; min-width: 10; margin-left: 1; }
@@ -68,7 +67,7 @@ class WizardScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Content("Promptdesk · set up a scene"), id="title")
-        yield Static(id="steps")
+        yield StepBar(LABELS, id="steps")
         with ContentSwitcher(initial="step-scene"):
             yield ScenePicker(self.cwd, self.scene_path, id="step-scene")
             with VerticalScroll(id="step-cast"):
@@ -117,12 +116,7 @@ class WizardScreen(Screen[None]):
     def show_step(self) -> None:
         """Show the current step and refresh the step bar, the buttons and the footer."""
         self.query_one(ContentSwitcher).current = f"step-{STEPS[self.step]}"
-        bar = Text()
-        for i, label in enumerate(LABELS):
-            style = Style(bold=True, reverse=True) if i == self.step else Style(dim=i > self.step)
-            bar.append(f" {i + 1} {label} ", style)
-            bar.append("›" if i < len(LABELS) - 1 else "", Style(dim=True))
-        self.query_one("#steps", Static).update(bar)
+        self.query_one(StepBar).current = self.step
         self.query_one("#next", Button).label = "Start the scene" if STEPS[self.step] == "confirm" else "Next"
         self.query_one("#next", Button).disabled = not self.ready()
         self.query_one("#back", Button).disabled = self.step == 0
@@ -190,7 +184,7 @@ class WizardScreen(Screen[None]):
             return
         self.step += 1
         if STEPS[self.step] == "cast" and self.scene is not None:
-            self.query_one(CastCheck).check(self.scene.characters, self.search_dirs())
+            self.query_one(CastCheck).check(self.scene, self.search_dirs())
         if STEPS[self.step] == "confirm":
             self.query_one("#summary", Static).update(summary(self.scene, self.run_options()))
         self.show_step()

@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from core.characters import load_cast, load_character
+from core.characters import load_character
 from core.errors import PromptdeskError
-from tui.render import safe
+from core.scenes import Scene
+from tui.lines import safe
 
 OK, FAIL = Style(color="green", bold=True), Style(color="red", bold=True)
+
+
+def engine_cast_loader(scene: Scene) -> Callable[[Sequence[str], Sequence[Path]], list[Any]]:
+    """The loader the engine itself will use for this scene's format (characters, or a collaboration's
+    participants with their built-in personas)."""
+    from core import setup
+
+    loader = getattr(setup, "cast_loader", None) or getattr(setup, "_cast_loader")
+    return loader(scene)
 
 
 class CastCheck(Static):
@@ -28,34 +39,38 @@ class CastCheck(Static):
         self.ok = False
         """True when every character was found and read."""
 
-    def check(self, slugs: Sequence[str], dirs: Sequence[Path]) -> bool:
-        """Look every character up (as the engine will) and show the result."""
+    def check(self, scene: Scene, dirs: Sequence[Path]) -> bool:
+        """Load the cast as the engine will and show the result."""
         text = Text()
         text.append("Cast check — searched, in order: ", Style(bold=True))
         text.append(", ".join(safe(d) for d in dirs) + "\n\n")
-        found = 0
-        for slug in slugs:
-            try:
-                character = load_character(slug, dirs)
-            except PromptdeskError as exc:
-                text.append("  ✗ ", FAIL)
-                text.append(f"{safe(slug)}: {safe(exc)}\n")
-                continue
-            found += 1
-            text.append("  ✓ ", OK)
-            text.append(f"{safe(character.name)} ({slug}) — {safe(character.profile_path)}\n")
-        self.ok = found == len(slugs) and self._whole_cast(slugs, dirs, text)
+        try:
+            cast = engine_cast_loader(scene)(scene.characters, dirs)
+        except PromptdeskError as exc:
+            self.ok = False
+            self._each(scene, dirs, text)
+            text.append(f"\n  ✗ {safe(exc)}\n", FAIL)
+        else:
+            self.ok = True
+            for character in cast:
+                text.append("  ✓ ", OK)
+                text.append(f"{safe(character.name)} ({character.slug}) — {safe(character.profile_path)}\n")
         text.append("\nEvery character was found." if self.ok else "\nFix the cast before going on.",
                     OK if self.ok else FAIL)
         self.update(text)
         return self.ok
 
     @staticmethod
-    def _whole_cast(slugs: Sequence[str], dirs: Sequence[Path], text: Text) -> bool:
-        """The engine's own all-or-nothing check (it also rejects duplicates)."""
-        try:
-            load_cast(slugs, dirs)
-        except PromptdeskError as exc:
-            text.append(f"  ✗ {safe(exc)}\n", FAIL)
-            return False
-        return True
+    def _each(scene: Scene, dirs: Sequence[Path], text: Text) -> None:
+        """Which characters were found and which were not (for a scene or a roundtable's cast)."""
+        if scene.format == "collaborate":
+            return
+        for slug in scene.characters:
+            try:
+                character = load_character(slug, dirs)
+            except PromptdeskError:
+                text.append("  ✗ ", FAIL)
+                text.append(f"{safe(slug)}: not found\n")
+            else:
+                text.append("  ✓ ", OK)
+                text.append(f"{safe(character.name)} ({slug}) — {safe(character.profile_path)}\n")

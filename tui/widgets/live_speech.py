@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.render import Cast, safe
+from tui.lines import Cast, safe
 
 STREAM_TAIL = 160
 """How much of each speech being streamed is shown (its most recent characters)."""

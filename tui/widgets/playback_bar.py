@@ -23,7 +23,8 @@ class PlaybackBar(Widget):
     """How far through the run the playhead is, 0 to 1."""
 
     class Scrubbed(Message):
-        """The operator clicked the bar: seek to `fraction` (0 to 1) of the run."""
+        """The operator clicked the bar: seek to `fraction` (0 to 1) of the run (a click on the
+        last cell reaches the end)."""
 
         def __init__(self, fraction: float) -> None:
             super().__init__()
@@ -41,4 +42,4 @@ class PlaybackBar(Widget):
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is not None and offset.y == 1 and self.content_size.width:
-            self.post_message(self.Scrubbed(max(0.0, min(1.0, offset.x / self.content_size.width))))
+            self.post_message(self.Scrubbed(max(0.0, min(1.0, (offset.x + 1) / self.content_size.width))))

@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.render import safe
+from tui.lines import safe
 
 
 def scene_files(cwd: Path) -> list[Path]:

@@ -15,15 +15,29 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.events import Resize
 
 from core.events import BaseEvent, CloseEvent, DeltaEvent, SpeakEvent, ThinkEvent
-from tui.render import Cast, transcript_line
-from tui.stage_state import StageState
+from tui.lines import Cast
+from tui.render import transcript_line
+from tui.stage_state import StageState, note_progress
 from tui.widgets.live_speech import LiveSpeech
 from tui.widgets.state_panel import StatePanel
 from tui.widgets.thinking_pane import ThinkingPane
 from tui.widgets.transcript import Transcript
 
-PANE_MIN_WIDTH = 26
-"""The narrowest a thinking pane gets before panes wrap onto another row."""
+PANE_MIN_WIDTH, PANE_MIN_HEIGHT = 16, 5
+"""The smallest a thinking pane may get (border included) when choosing how many rows of panes."""
+
+
+def pane_grid(count: int, width: int, height: int) -> tuple[int, int]:
+    """Rows and columns for `count` panes in a `width` x `height` area: the layout that leaves the
+    most room for text, among those where no pane is smaller than the minimum (else one row)."""
+    best, best_room = (1, max(1, count)), -1
+    for rows in range(1, max(1, count) + 1):
+        columns = math.ceil(count / rows)
+        pane_w, pane_h = width // max(1, columns), height // rows
+        room = (pane_w - 2) * (pane_h - 2)
+        if pane_w >= PANE_MIN_WIDTH and pane_h >= PANE_MIN_HEIGHT and room > best_room:
+            best, best_room = (rows, columns), room
+    return best
 
 
 @dataclass
@@ -42,14 +56,14 @@ class StageView(Vertical):
     StageView { height: 1fr; }
     StageView > #upper { height: 3fr; }
     StageView #speech { width: 1fr; border: round $primary; }
-    StageView > #thinking { height: 2fr; grid-gutter: 0 1; }
+    StageView > #thinking { height: 2fr; }
     """
 
     def __init__(self, cast: dict[str, str], **kwargs) -> None:
         super().__init__(**kwargs)
         self.cast = Cast(dict(cast))
-        self.goal_achieved: bool | None = None
-        """Set when the close event says whether the scene's goal was achieved."""
+        self.progress = StageState()
+        """What the events say beyond the session's own state: goal achieved, round, bound, phase."""
         self._panes: dict[str, ThinkingPane] = {}
 
     def compose(self) -> ComposeResult:
@@ -65,18 +79,11 @@ class StageView(Vertical):
     def on_mount(self) -> None:
         self.query_one("#speech").border_title = "Transcript"
         self.query_one(LiveSpeech).cast = self.cast
-        self._layout_panes(self.size.width)
 
     def on_resize(self, event: Resize) -> None:
-        self._layout_panes(event.size.width)
-
-    def _layout_panes(self, width: int) -> None:
-        count = max(1, len(self.cast.names))
-        most = max(1, min(count, width // PANE_MIN_WIDTH)) if width else count
-        rows = math.ceil(count / most)
+        rows, columns = pane_grid(len(self.cast.names), event.size.width, event.size.height * 2 // 5)
         grid = self.query_one("#thinking", Grid)
-        grid.styles.grid_size_columns = math.ceil(count / rows)
-        grid.styles.grid_size_rows = rows
+        grid.styles.grid_size_columns, grid.styles.grid_size_rows = columns, rows
 
     def pane(self, slug: str) -> ThinkingPane | None:
         """The thinking pane of one actor, if it is in the cast."""
@@ -85,9 +92,10 @@ class StageView(Vertical):
         return self._panes.get(slug)
 
     def show_state(self, state: StageState) -> None:
-        """Redraw the session panel."""
-        if state.goal_achieved is None:
-            state.goal_achieved = self.goal_achieved
+        """Redraw the session panel (with what the events said that the state does not hold)."""
+        for name in ("goal_achieved", "round", "max_rounds", "phase"):
+            if getattr(state, name) is None:
+                setattr(state, name, getattr(self.progress, name))
         self.query_one(StatePanel).show(state)
 
     def apply(self, events: Sequence[BaseEvent]) -> None:
@@ -104,6 +112,7 @@ class StageView(Vertical):
                 batch.stream, batch.reset = "", True
                 continue
             self._finish_turns(event, panes, live)
+            note_progress(self.progress, event)
             line = transcript_line(event, self.cast)
             if line is not None:
                 lines.append(line)
@@ -127,7 +136,7 @@ class StageView(Vertical):
             panes.setdefault(event.target, _PaneBatch()).reset = True
             panes[event.target].stream = ""
         elif isinstance(event, CloseEvent):
-            self.goal_achieved = event.goal_achieved
+            self.progress.goal_achieved = event.goal_achieved
             live.buffers.clear()
             for slug in self.cast.names:
                 panes.setdefault(slug, _PaneBatch()).reset = True
@@ -151,4 +160,4 @@ class StageView(Vertical):
         self.query_one(LiveSpeech).clear()
         for pane in self.query(ThinkingPane):
             pane.clear()
-        self.goal_achieved = None
+        self.progress = StageState()

@@ -6,7 +6,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.render import safe
+from tui.lines import safe
 from tui.stage_state import StageState
 
 ISOLATION_SHORT = {"a": "(a) fresh call/turn", "b": "(b) thread per actor"}
@@ -41,18 +41,18 @@ def _row(text: Text, label: str, value: str, style: Style | str = "") -> None:
 
 
 def _beat(state: StageState) -> tuple[str, str]:
-    of = f" of {state.max_beats}" if state.max_beats else ""
     if state.format == "collaborate":
-        return "Collab", f"{state.beat}/{state.max_beats or '?'}"
+        return "Collab", f"{state.round or 0}/{state.max_rounds or '?'}"
     if state.format == "roundtable":
-        return "Round", f"{state.beat}{of}"
+        return "Round", f"{state.round or 0}" + (f" · {safe(state.phase)}" if state.phase else "")
+    of = f" of {state.max_beats}" if state.max_beats else ""
     return ("Turn" if state.turns_mode == "sequential" else "Beat"), f"{state.beat}{of}"
 
 
 def render_state(state: StageState) -> Text:
     """The panel's text (plain `Text`, no markup; names made safe)."""
     text = Text(no_wrap=False, overflow="ellipsis")
-    fmt = " · ".join(x for x in (state.format, state.turns_mode) if x)
+    fmt = " · ".join(x for x in (state.format, state.turns_mode if state.format == "scene" else "") if x)
     _row(text, "Format", fmt)
     _row(text, "Isolation", ISOLATION_SHORT.get(state.isolation, state.isolation))
     _row(text, "Coord", ROLE_SHORT.get(state.coordinator, state.coordinator))

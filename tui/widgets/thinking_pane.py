@@ -7,10 +7,11 @@ from collections.abc import Iterable, Sequence
 from rich.style import Style
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.events import Resize
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.render import safe
+from tui.lines import safe
 from tui.widgets.wrapped_log import WrappedLog
 from tui.wrap import Run
 
@@ -50,9 +51,13 @@ class ThinkingPane(Vertical):
         yield ThoughtLog()
         yield Static(classes="stream", markup=False)
 
-    def on_mount(self) -> None:
-        self.border_title = Content(f"PRIVATE · {self.actor_name}")
-        self.border_subtitle = Content("never routed")
+    def on_resize(self, event: Resize) -> None:
+        """`PRIVATE · name` on top when it fits; in a narrow pane the name on top, PRIVATE below."""
+        full = f"PRIVATE · {self.actor_name}"
+        if len(full) + 4 <= event.size.width:
+            self.border_title, self.border_subtitle = Content(full), Content("never routed")
+        else:
+            self.border_title, self.border_subtitle = Content(self.actor_name), Content("PRIVATE")
 
     def add_thoughts(self, thoughts: Iterable[tuple[int | None, str]]) -> None:
         """Append finished thoughts (beat, text) and clear the stream line."""

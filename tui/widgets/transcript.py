@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from rich.style import Style
 
-from tui.render import ROLES, Line
+from tui.lines import ROLES, Line
 from tui.widgets.wrapped_log import WrappedLog
 from tui.wrap import Run
 

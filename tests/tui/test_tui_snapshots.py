@@ -1,0 +1,72 @@
+"""Snapshots of the console at 120x40: the wizard, a live stage with three actors, a replay.
+
+Every scene here is played by the seeded offline improviser on a virtual clock, so the pictures
+are the same on every machine. Update with `pytest tests/tui/test_tui_snapshots.py --snapshot-update`
+after looking at the report.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from tui_support import fast, run_options, session_for, wait_for
+
+from tui.app import create_app
+
+SIZE = (120, 40)
+
+
+@pytest.fixture
+def here(workspace: Path) -> Path:
+    """The workspace, with the run folders named relatively so that they print the same everywhere."""
+    return workspace
+
+
+def test_wizard_presents_the_first_choice_with_nothing_selected(here, snap_compare):
+    """The wizard on "Choice 1 of 2 — How to enforce actor isolation": a sentence on what both options
+    guarantee, spec 000's table (Option | In Promptdesk | Trade-off) with rows (a) and (b), two radio
+    buttons with neither selected, "Nothing is pre-selected. Press a or b…", Back and Next at the
+    bottom right with Next greyed out, and the footer's "^n Next" dimmed."""
+    app = create_app(scene=here / "scenes" / "the-apology.yaml", options=run_options(here), cwd=here,
+                     scene_transform=fast)
+    assert snap_compare(app, press=["ctrl+n", "ctrl+n"], terminal_size=SIZE)
+
+
+def test_stage_with_three_actors_held_at_beat_three(here, snap_compare):
+    """The Apology, live, paused by the operator as beat 3 began (it holds before beat 4): the transcript
+    (scene title, beat rules,
+    coloured speaker names with → target, (tone), *gesture* and the quoted words, silences, the
+    "‖ Scene paused by the operator" line); the Session panel on the right (scene · parallel,
+    (b) thread per actor, C — pure code, Beat 4 of 30, Status paused, tokens, turns per actor, run
+    folder runs/the-apology-snapshot); below, three "PRIVATE · Alice/Bob/Charlie" thinking panes
+    side by side; the footer with Pause dimmed and Resume available."""
+    session = session_for(here, latency=True, out=Path("runs/the-apology-snapshot"))
+
+    def hold(event) -> None:
+        if event.type == "beat" and event.beat == 3 and session.state.status == "running":
+            session.pause()
+
+    session.subscribe(hold)
+
+    async def held(pilot) -> None:
+        stage = pilot.app.screen
+        await wait_for(pilot, lambda: session.state.status == "paused" and not session._tasks, "the pause")
+        stage.flush()
+        stage.refresh_state()
+        await pilot.pause()
+
+    assert snap_compare(create_app(session=session), terminal_size=SIZE, run_before=held)
+
+
+def test_replay_after_four_beats(here, snap_compare):
+    """The replay of a finished run of The Apology (runs/the-apology-replay) after four steps by beat:
+    the title "Promptdesk · replay · The Apology", the transcript through beat 2 (the first step plays
+    the preamble), the three private thinking panes with the thoughts of those beats, the Session
+    panel folded from the events (Beat 2, Status running), and
+    the position bar "‖ paused · 1x · … s of … s · event n of N" over a partly filled bar."""
+    session = session_for(here, latency=True, out=Path("runs/the-apology-replay"))
+    asyncio.run(session.run())
+    app = create_app(replay=Path("runs/the-apology-replay"))
+    assert snap_compare(app, press=["b", "b", "b", "b"], terminal_size=SIZE)

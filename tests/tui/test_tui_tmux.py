@@ -1,0 +1,125 @@
+"""End to end in a real terminal: the installed `promptdesk` under tmux, driven by keys only.
+
+A fresh tmux server (its own `-S` socket) per test; the screen is read with `capture-pane -p`,
+polled until a deadline (that waits on another process, it is not a sleep standing in for a
+condition). Skipped only when tmux is missing outside CI; in CI (`CI` set) it must run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tui_support import make_workspace
+
+from core.notes import choice_lines
+
+PROMPTDESK = Path(sys.executable).parent / "promptdesk"
+TERMINAL_ENV = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+"""The terminal's own size must win: the test runner may have exported an 80x24 COLUMNS/LINES."""
+DEADLINE_S = 30.0
+
+if shutil.which("tmux") is None and not os.environ.get("CI"):
+    pytest.skip("tmux is not installed (the test is required in CI)", allow_module_level=True)
+
+
+class Terminal:
+    """One tmux server with one 120x40 window running a command."""
+
+    def __init__(self, socket: Path) -> None:
+        self.socket = socket
+
+    def tmux(self, *args: str) -> str:
+        out = subprocess.run(["tmux", "-S", str(self.socket), *args], capture_output=True, text=True, timeout=10,
+                             env=TERMINAL_ENV)
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    def start(self, command: str, cwd: Path) -> None:
+        self.tmux("new-session", "-d", "-x", "120", "-y", "40", "-c", str(cwd), command)
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", *keys)
+
+    def type(self, text: str) -> None:
+        self.tmux("send-keys", "-l", text)
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p")
+
+    def wait_for(self, pattern: str, deadline_s: float = DEADLINE_S) -> str:
+        """Poll the screen until `pattern` (a regex) shows, or fail with the last screen."""
+        end = time.monotonic() + deadline_s
+        screen = ""
+        while time.monotonic() < end:
+            screen = self.screen()
+            if re.search(pattern, screen):
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"{pattern!r} never appeared; the screen was:\n{screen}")
+
+
+@pytest.fixture
+def terminal(tmp_path: Path) -> Iterator[Terminal]:
+    term = Terminal(tmp_path / "tmux.sock")
+    try:
+        yield term
+    finally:
+        subprocess.run(["tmux", "-S", str(term.socket), "kill-server"], capture_output=True)
+
+
+def test_the_console_walks_the_wizard_injects_an_event_and_stops_the_scene(tmp_path, terminal):
+    work = make_workspace(tmp_path / "work")
+    scene = work / "scenes" / "the-apology.yaml"
+    scene.write_text(scene.read_text().replace("latency_ms: [150, 900]", "latency_ms: [500, 800]"))
+    terminal.start(f"{PROMPTDESK} scenes/the-apology.yaml --seed 7; echo PROMPTDESK-EXITED-$?; sleep 60", work)
+
+    terminal.wait_for(r"Pick a scene")
+    terminal.wait_for(r"✓ The Apology")
+    terminal.keys("C-n")
+    terminal.wait_for(r"Every character was found")
+    terminal.keys("C-n")
+    terminal.wait_for(r"Choice 1 of 2")
+    assert "Nothing is pre-selected" in terminal.screen()
+    terminal.keys("C-n")
+    assert "Choice 1 of 2" in terminal.screen()
+    terminal.keys("b", "C-n")
+    terminal.wait_for(r"Choice 2 of 2")
+    terminal.keys("c", "C-n")
+    terminal.wait_for(r"Base URL")
+    terminal.keys("C-n")
+    terminal.wait_for(r"Starting writes notes\.md")
+    terminal.keys("C-n")
+
+    terminal.wait_for(r"PRIVATE · Alice")
+    terminal.wait_for(r"── Beat 1 ──")
+    terminal.keys("e")
+    terminal.wait_for(r"Inject a world event")
+    terminal.type("The fire alarm goes off")
+    terminal.keys("Enter")
+    terminal.wait_for(r"EVENT \(from you\): The fire alarm goes off")
+    terminal.keys("s")
+    screen = terminal.wait_for(r"Scene closed \(stop")
+    assert re.search(r"Status\s+closed", screen)
+
+    runs = list((work / "runs").iterdir())
+    assert len(runs) == 1
+    run = runs[0]
+    rows = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
+    event = next(i for i, r in enumerate(rows) if r["type"] == "event" and r["from"] == "operator")
+    assert rows[event]["text"] == "The fire alarm goes off"
+    assert any(r["type"] == "beat" for r in rows[event + 1:])
+    assert [r["type"] for r in rows][-1] == "close" and rows[-1]["reason"] == "stop"
+    assert (run / "notes.md").read_text().splitlines()[:2] == choice_lines("b", "C")
+    assert json.loads((run / "metadata.json").read_text())["reason"] == "stop"
+
+    terminal.keys("q")
+    terminal.wait_for(r"PROMPTDESK-EXITED-0")

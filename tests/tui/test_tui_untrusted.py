@@ -1,0 +1,80 @@
+"""Untrusted text (actors, character files, scene files) is shown literally and never interpreted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui_support import fast, run_options, screen_text, wait_for
+
+from core.events import GenericEvent, SpeakEvent, ThinkEvent
+from tui.app import create_app
+from tui.scripted import ScriptedSession
+from tui.widgets.stage_view import StageView
+from tui.widgets.transcript import Transcript
+
+SIZE = (120, 40)
+CLICK = "[@click=app.quit]"
+CLEAR, OSC52 = "\x1b[2J", "\x1b]52;c;cm0gLXJmIH4=\x07"
+EVIL_NAME = "[b]Alice[/b] [@click=app.quit]"
+
+
+def hostile_events() -> list:
+    return [
+        GenericEvent(t=0.0, **{"from": "coordinator"}, type="beat", text="Beat 0", beat=0),
+        ThinkEvent(t=0.1, **{"from": "alice"}, text=f"{CLICK} think [/bold] {CLEAR}quietly", beat=0),
+        SpeakEvent(t=0.2, **{"from": "alice"}, text=f"Press {CLICK}here to leave", tone="[/bold]", beat=0),
+        SpeakEvent(t=0.3, **{"from": "bob"}, text=f"[whispers] I knew.{OSC52}", nonverbal="[red]shrugs[/]", beat=0),
+        GenericEvent(t=0.4, **{"from": "operator"}, type="event", text=f"[/bold]{CLEAR}Lights out", beat=0),
+    ]
+
+
+async def test_markup_and_escapes_from_actors_are_shown_literally_and_never_act(tmp_path):
+    session = ScriptedSession({"alice": EVIL_NAME, "bob": "Bob"}, title=f"[@click=app.quit]Evil{CLEAR}")
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        session.publish(hostile_events())
+        stage = app.screen
+        await wait_for(pilot, lambda: len(stage.query_one(Transcript).entries) == 4, "the lines")
+        await pilot.pause()
+        lines = stage.query_one(Transcript).plain_lines()
+        assert f'{EVIL_NAME} ([/bold])  "Press {CLICK}here to leave"' in lines
+        assert 'Bob *[red]shrugs[/]*  "[whispers] I knew."' in lines
+        assert "⚡ EVENT (from you): [/bold]Lights out" in lines
+        assert stage.query_one(StageView).pane("alice").thoughts == [f"{CLICK} think [/bold] quietly"]
+        text = screen_text(app)
+        assert "[whispers] I knew." in text and CLICK in text and "PRIVATE · [b]Alice[/b]" in text
+        assert "\x1b" not in text and "\x07" not in text and "52;c" not in text
+        row = next(y for y, line in enumerate(text.splitlines()) if "here to leave" in line)
+        column = text.splitlines()[row].index(CLICK)
+        await pilot.click(offset=(column + 3, row))
+        await pilot.pause()
+        assert app.is_running and app.return_code is None
+
+
+async def test_typed_text_with_markup_reaches_the_engine_unchanged(tmp_path):
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("e", *"[/bold] [@click=app.quit]", "enter")
+        assert session.controls[-1] == ("inject_event", ("[/bold] [@click=app.quit]",))
+        assert app.is_running
+
+
+async def test_scene_and_character_files_are_shown_literally_in_the_wizard(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "scenes").mkdir()
+    (tmp_path / "characters").mkdir()
+    (tmp_path / "characters" / "ann.md").write_text("---\nname: \"[b]Ann[/b] [@click=app.quit]\"\n---\nAnn.\n")
+    (tmp_path / "characters" / "ben.md").write_text("# Ben\x1b[2J [/bold]\nBen.\n")
+    (tmp_path / "scenes" / "evil.yaml").write_text(
+        'name: evil\ntitle: "[@click=app.quit] Evil [/bold] \\e[2J"\ncharacters: [ann, ben]\n')
+    app = create_app(scene=tmp_path / "scenes" / "evil.yaml", options=run_options(tmp_path), cwd=tmp_path,
+                     scene_transform=fast)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "[@click=app.quit] Evil [/bold]" in screen_text(app)
+        await pilot.press("ctrl+n")
+        text = screen_text(app)
+        assert "[b]Ann[/b] [@click=app.quit] (ann)" in text and "Ben [/bold] (ben)" in text
+        assert "\x1b" not in text and app.is_running

@@ -1,0 +1,73 @@
+"""The vocabulary of the stage's text: role-tagged lines, the cast, and making untrusted text safe.
+
+Nothing here knows about colours or widgets. A `Line` is `(text, role)` pieces; the transcript
+maps each role to a style of the active theme. Every piece of untrusted text (anything an actor,
+a character file or a scene file said) passes through `safe`, which strips terminal control
+sequences; widgets then lay it out as plain text, never as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from core.sanitize import strip_controls
+
+Piece = tuple[str, str]
+"""A run of text and the role that styles it (`speaker-0`, `tone`, `event`, ...)."""
+
+SPEAKER_ROLES = 8
+"""Distinct speaker colours per theme (a scene has at most 8 characters)."""
+
+ROLES = tuple(f"speaker-{i}" for i in range(SPEAKER_ROLES)) + (
+    "speech", "target", "tone", "nonverbal", "interrupt", "event", "note", "system", "close", "beat",
+    "muted", "title")
+"""Every role a piece can have; each is a component class of the transcript."""
+
+
+def safe(text: object) -> str:
+    """Untrusted text made safe for a terminal: escape sequences and control characters removed."""
+    return strip_controls("" if text is None else str(text))
+
+
+class Line(NamedTuple):
+    """One transcript line as role-tagged pieces; `plain` is what a person reads.
+
+    Held as two tuples of strings so that thousands of kept lines cost the garbage collector
+    nothing (`tuple(line)` is what the transcript keeps).
+    """
+
+    texts: tuple[str, ...]
+    roles: tuple[str, ...]
+
+    @classmethod
+    def of(cls, *pieces: Piece) -> Line:
+        """A line from `(text, role)` pieces."""
+        return cls(tuple(t for t, _ in pieces), tuple(r for _, r in pieces))
+
+    @property
+    def pieces(self) -> tuple[Piece, ...]:
+        """The `(text, role)` pieces, in order."""
+        return tuple(zip(self.texts, self.roles))
+
+    @property
+    def plain(self) -> str:
+        """The line's text without styles."""
+        return "".join(self.texts)
+
+
+@dataclass(frozen=True)
+class Cast:
+    """Slug to display name for one scene, in cast order (the order picks the speaker colour)."""
+
+    names: Mapping[str, str]
+
+    def name(self, slug: str | None) -> str:
+        """A cast member's display name (or the slug itself), made safe."""
+        return safe(self.names.get(slug or "", slug or "?"))
+
+    def role(self, slug: str) -> str:
+        """The speaker role (colour) of a cast member; `muted` for anyone else."""
+        order = list(self.names)
+        return f"speaker-{order.index(slug) % SPEAKER_ROLES}" if slug in order else "muted"

@@ -1,0 +1,57 @@
+"""Transcript lines for the events of the other formats: collaborate (spec 001) and roundtable (002)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from core.events import BaseEvent
+from tui.lines import Cast, Line, safe
+
+
+def _extra(event: BaseEvent, key: str) -> Any:
+    return (event.model_extra or {}).get(key)
+
+
+def _audience(event: BaseEvent, cast: Cast) -> str:
+    target = event.target or ""
+    return "everyone" if target in ("", "all") else cast.name(target)
+
+
+def _task(event: BaseEvent, cast: Cast) -> Line:
+    return Line.of(("✎ Task from you: ", "note"), (safe(event.text), "note"))
+
+
+def _response(event: BaseEvent, cast: Cast) -> Line:
+    final = " (final)" if _extra(event, "final") else ""
+    return Line.of((cast.name(event.from_), cast.role(event.from_)), (f" → {_audience(event, cast)}{final}", "target"),
+                   (f'  "{safe(event.text)}"', "speech"))
+
+
+def _handoff(event: BaseEvent, cast: Cast) -> Line:
+    return Line.of((f"{cast.name(event.from_)} hands over to {_audience(event, cast)}: ", "muted"),
+                   (safe(event.text), "muted"))
+
+
+def _question(event: BaseEvent, cast: Cast) -> Line:
+    return Line.of(("Facilitator asks: ", "note"), (safe(event.text), "note"))
+
+
+def _answer(event: BaseEvent, cast: Cast) -> Line:
+    confidence = _extra(event, "confidence")
+    sure = f" (confidence {confidence:.2f})" if isinstance(confidence, (int, float)) else ""
+    why = safe(_extra(event, "rationale") or "")
+    return Line.of((cast.name(event.from_), cast.role(event.from_)), (f'  "{safe(event.text)}"', "speech"),
+                   (sure, "tone"), (f" — {why}" if why else "", "muted"))
+
+
+def _decision(event: BaseEvent, cast: Cast) -> Line:
+    who = "Your decision" if event.from_ == "operator" else "Coordinator"
+    return Line.of((f"{who}: ", "note" if event.from_ == "operator" else "muted"), (safe(event.text), "muted"))
+
+
+FORMAT_LINES: dict[str, Callable[[BaseEvent, Cast], Line]] = {
+    "human_message": _task, "agent_response": _response, "handoff": _handoff,
+    "question": _question, "answer": _answer, "decision": _decision,
+}
+"""Line makers by event type (`agent_call`, like `route`, has no line: it only says who is asked)."""

@@ -1,0 +1,98 @@
+"""The roundtable's escalation: every position, the facilitator's recommendation, the operator's answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+from tui.lines import safe
+
+BOLD, DIM = Style(bold=True), Style(dim=True)
+
+
+@dataclass(frozen=True)
+class EscalationAnswer:
+    """The operator's answer: `accept` the recommendation, `own` decision (`text`), or `continue`."""
+
+    decision: str
+    text: str | None = None
+
+
+def escalation_text(details: dict[str, Any]) -> Text:
+    """The escalation's details as plain text (every field is untrusted)."""
+    text = Text()
+    for trigger in details.get("triggers") or []:
+        text.append("Why: ", BOLD)
+        text.append(f"{safe(trigger.get('detail'))}\n")
+    text.append("\nPositions\n", BOLD)
+    for p in details.get("positions") or []:
+        sure = p.get("confidence")
+        text.append(f"  {safe(p.get('name') or p.get('slug'))}", BOLD)
+        text.append(f" ({safe(p.get('role'))})" if p.get("role") else "", DIM)
+        text.append(f": {safe(p.get('position'))}")
+        text.append(f"  confidence {sure:.2f}\n" if isinstance(sure, (int, float)) else "\n", DIM)
+        if p.get("rationale"):
+            text.append(f"    {safe(p['rationale'])}\n", DIM)
+    text.append("\nThe facilitator recommends: ", BOLD)
+    text.append(f"{safe(details.get('recommendation') or '—')}\n")
+    return text
+
+
+class EscalationModal(ModalScreen[EscalationAnswer | None]):
+    """Asks for the operator's decision; Escape leaves it open for later (key `a` on the stage)."""
+
+    DEFAULT_CSS = """
+    EscalationModal { align: center middle; }
+    EscalationModal > Vertical { width: 100; max-width: 95%; height: 90%; border: thick $warning;
+                                 background: $surface; padding: 1 2; }
+    EscalationModal VerticalScroll { height: 1fr; }
+    EscalationModal Horizontal { height: auto; margin-top: 1; }
+    EscalationModal Button { margin-right: 1; }
+    """
+    BINDINGS = [Binding("escape", "later", "Later", id="escalation.later",
+                        tooltip="Close this dialog and answer later (the roundtable waits)")]
+
+    def __init__(self, details: dict[str, Any]) -> None:
+        super().__init__()
+        self.details = details
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("The roundtable needs your decision", classes="title")
+            with VerticalScroll():
+                yield Static(escalation_text(self.details), markup=False)
+            yield Input(placeholder="Your own decision (for “Decide myself”)", id="own")
+            with Horizontal():
+                yield Button("Accept the recommendation", variant="primary", id="accept")
+                yield Button("Decide myself", id="own-button")
+                yield Button("Continue the discussion", id="continue")
+
+    @on(Button.Pressed, "#accept")
+    def accept(self) -> None:
+        self.dismiss(EscalationAnswer("accept"))
+
+    @on(Button.Pressed, "#continue")
+    def go_on(self) -> None:
+        self.dismiss(EscalationAnswer("continue"))
+
+    @on(Button.Pressed, "#own-button")
+    @on(Input.Submitted)
+    def own(self) -> None:
+        text = self.query_one("#own", Input).value.strip()
+        if not text:
+            self.query_one("#own", Input).focus()
+            return
+        self.dismiss(EscalationAnswer("own", text))
+
+    def action_later(self) -> None:
+        """Close without answering."""
+        self.dismiss(None)
