@@ -7,17 +7,23 @@ widgets, headless at 120x40. Reported:
 - `console_append_s`: seconds for all 20,000 lines, from the first publish to the last line drawn;
 - `console_growth_ratio`: cost (CPU seconds, so that idle frame waits do not count) of the last
   thousand lines of each kind over the first thousand (flat is 1.0; one widget per line would
-  grow quadratically).
+  grow quadratically). As `timeit` does, the garbage collector is paused while a thousand is
+  timed and run between thousands (inside `console_append_s`), so that a collection landing in
+  one thousand rather than another does not pass for growth;
+- `console_key_ms`: how long a key press (pause) takes to be acted on while lines stream in.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
+import os
 import time
 
 from core.events import GenericEvent, SpeakEvent, ThinkEvent
 
-LINES = int(__import__("os").environ.get("BENCH_LINES", 10_000))
+LINES = int(os.environ.get("BENCH_LINES", 10_000))
+"""Lines of each kind (transcript, thinking); `BENCH_LINES` overrides it for a longer soak."""
 CHUNK = 1_000
 CAST = {"alice": "Alice", "bob": "Bob", "charlie": "Charlie", "dana": "Dana"}
 SIZE = (120, 40)
@@ -53,23 +59,47 @@ async def _measure() -> dict[str, float]:
         beats_per_chunk = CHUNK // len(CAST)
         started = time.perf_counter()
         beat = 0
-        for _ in range(LINES // CHUNK):
-            t0 = time.process_time()
-            for _ in range(beats_per_chunk):
-                session.publish(_beat(beat))
-                beat += 1
-                await asyncio.sleep(0)
-            while bridge.pending:
-                await asyncio.sleep(0.001)
-            await pilot.pause()
-            chunk_times.append(time.process_time() - t0)
+        key_ms = 0.0
+        for chunk in range(LINES // CHUNK):
+            gc.collect()
+            gc.disable()
+            try:
+                t0 = time.process_time()
+                for step in range(beats_per_chunk):
+                    session.publish(_beat(beat))
+                    beat += 1
+                    await asyncio.sleep(0)
+                    if chunk == LINES // CHUNK // 2 and step == beats_per_chunk // 2:
+                        key_ms = await _key_latency(pilot, session)
+                while bridge.pending:
+                    await asyncio.sleep(0.001)
+                await pilot.pause()
+                chunk_times.append(time.process_time() - t0)
+            finally:
+                gc.enable()
         total = time.perf_counter() - started
         shown = sum(1 for line in transcript.plain_lines() if line.startswith(tuple(CAST.values())))
         session.stop()
         await pilot.pause()
     assert shown == LINES, f"only {shown} speech lines reached the transcript"
     return {"console_append_s": round(total, 4),
-            "console_growth_ratio": round(chunk_times[-1] / chunk_times[0], 4)}
+            "console_growth_ratio": round(chunk_times[-1] / chunk_times[0], 4),
+            "console_key_ms": round(key_ms, 2)}
+
+
+async def _key_latency(pilot, session) -> float:
+    """Milliseconds from pressing `p` to the pause reaching the session (then resume)."""
+    reached: list[float] = []
+    pause = session.pause
+    session.pause = lambda: (reached.append(time.perf_counter()), pause())
+    started = time.perf_counter()
+    press = asyncio.ensure_future(pilot.press("p"))
+    while not reached:
+        await asyncio.sleep(0)
+    await press
+    session.pause = pause
+    await pilot.press("r")
+    return (reached[0] - started) * 1000
 
 
 def run() -> dict[str, float]:

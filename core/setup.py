@@ -130,7 +130,7 @@ def operator_context(scene: Scene, notes: str, role: str) -> str:
     return notes + (f"\nCoordinator notes: {scene.coordinator_notes}\n" if scene.coordinator_notes else "")
 
 
-def _cast_loader(scene: Scene) -> Any:
+def cast_loader(scene: Scene) -> Any:
     """How the cast is read: a collaboration falls back to the built-in `gpt`/`claude` personas."""
     if scene.format == "collaborate":
         from core.collab.personas import load_participants, require_goal
@@ -155,7 +155,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     scene = scene_or_path if isinstance(scene_or_path, Scene) else load_scene(Path(scene_or_path))
     isolation, role = choices(scene, options)
     cwd = options.cwd or Path.cwd()
-    cast: list[Character] = _cast_loader(scene)(scene.characters, search_dirs(options.characters_dirs, cwd))
+    cast: list[Character] = cast_loader(scene)(scene.characters, search_dirs(options.characters_dirs, cwd))
     seed = options.seed if options.seed is not None else (scene.seed if scene.seed is not None
                                                           else int.from_bytes(os.urandom(3), "big"))
     clock = options.clock or RealClock()
@@ -182,4 +182,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     if scene.format == "roundtable":
         from core.roundtable.setup import prepare
         prepare(session, scene, options, pool, role, cwd)
+    start["max_beats"] = session.state.max_beats
+    if scene.collaborate is not None:
+        start["max_rounds"] = scene.collaborate.max_rounds
     return session

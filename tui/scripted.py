@@ -30,6 +30,7 @@ class ScriptedSession:
         self._closed = asyncio.Event()
 
     def subscribe(self, callback: Callable[[BaseEvent], None]) -> Callable[[], None]:
+        """As `Session.subscribe`: call `callback(event)` for every event; returns an unsubscribe."""
         self._subscribers.append(callback)
         return lambda: self._subscribers.remove(callback)
 
@@ -60,20 +61,25 @@ class ScriptedSession:
                                goal_achieved=False, beats=self.state.beat + 1, errors=0)
 
     def stop(self) -> None:
+        """Record the control and end `run()` (reason `stop` unless a close was published)."""
         self.controls.append(("stop", ()))
         self.state.close_reason = self.state.close_reason or "stop"
         self._closed.set()
 
     def pause(self) -> None:
+        """Record the control; the status shows paused."""
         self.controls.append(("pause", ()))
         self.state.status = "paused"
 
     def resume(self) -> None:
+        """Record the control; the status shows running."""
         self.controls.append(("resume", ()))
         self.state.status = "running"
 
     def inject_event(self, text: str) -> None:
+        """Record the control (nothing is played: the script decides what happens next)."""
         self.controls.append(("inject_event", (text,)))
 
     def add_note(self, text: str, to: str | None = None) -> None:
+        """Record the control."""
         self.controls.append(("add_note", (text, to)))

@@ -23,8 +23,7 @@ def engine_cast_loader(scene: Scene) -> Callable[[Sequence[str], Sequence[Path]]
     participants with their built-in personas)."""
     from core import setup
 
-    loader = getattr(setup, "cast_loader", None) or getattr(setup, "_cast_loader")
-    return loader(scene)
+    return setup.cast_loader(scene)
 
 
 class CastCheck(Static):

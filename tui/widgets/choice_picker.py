@@ -51,6 +51,7 @@ class ChoicePicker(VerticalScroll):
 
         @property
         def control(self) -> ChoicePicker:
+            """The picker (so that `@on(ChoicePicker.Chosen, "#id")` selectors work)."""
             return self.picker
 
     def __init__(self, choice: Choice, *, id: str | None = None, **kwargs) -> None:

@@ -40,6 +40,7 @@ class ConfirmModal(ModalScreen[bool]):
 
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
+        """Yes or No by button."""
         self.dismiss(event.button.id == "yes")
 
     def action_answer(self, yes: bool) -> None:

@@ -78,15 +78,18 @@ class EscalationModal(ModalScreen[EscalationAnswer | None]):
 
     @on(Button.Pressed, "#accept")
     def accept(self) -> None:
+        """Take the facilitator's recommendation."""
         self.dismiss(EscalationAnswer("accept"))
 
     @on(Button.Pressed, "#continue")
     def go_on(self) -> None:
+        """Let the discussion continue."""
         self.dismiss(EscalationAnswer("continue"))
 
     @on(Button.Pressed, "#own-button")
     @on(Input.Submitted)
     def own(self) -> None:
+        """Decide with the operator's own words (asks for them if the field is empty)."""
         text = self.query_one("#own", Input).value.strip()
         if not text:
             self.query_one("#own", Input).focus()

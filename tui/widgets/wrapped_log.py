@@ -23,6 +23,10 @@ from textual.strip import Strip
 from tui.wrap import Run, count_rows, wrap_runs
 
 
+ROW_CACHE = 64
+"""Entries whose rows are kept built: more than a screenful, few enough to keep the heap flat."""
+
+
 class WrappedLog(ScrollView, can_focus=True):
     """A log of entries (append-only, in batches); `runs(entry)` says how an entry reads."""
 
@@ -43,7 +47,7 @@ class WrappedLog(ScrollView, can_focus=True):
         """Every entry added, in order."""
         self._ends: list[int] = []
         self._width = 0
-        self._rows: LRUCache[int, list[Strip]] = LRUCache(256)
+        self._rows: LRUCache[int, list[Strip]] = LRUCache(ROW_CACHE)
         self._base_style: Style | None = None
 
     def runs(self, entry: Any) -> Sequence[Run]:
