@@ -58,9 +58,10 @@ def synthesis(info: dict[str, Any], conclude: bool = False) -> dict[str, Any]:
     unanimous = held == len(answers)
     conflicts = [] if unanimous else [{"topic": f"{name}: how to proceed",
                                        "positions": {s: a["position"] for s, a in answers.items()}}]
-    split = ", ".join(sorted(a.get("name", s) for s, a in answers.items() if a["position"] != best))
+    dissent = sorted(a.get("name", s) for s, a in answers.items() if a["position"] != best)
+    verb = "sees" if len(dissent) == 1 else "see"
     text = (f"Round {info.get('round')} ({name}): {held} of {len(answers)} favour '{best}'. "
-            + ("Everyone agrees." if unanimous else f"{split} see it differently."))
+            + ("Everyone agrees." if unanimous else f"{', '.join(dissent)} {verb} it differently."))
     return {"action": "synthesis", "synthesis": text, "consensus": [best] if unanimous else [],
             "conflicts": conflicts, "resolved": [c.get("topic", c) for c in before if isinstance(c, dict)] if unanimous else [],
             "next_action": "conclude" if conclude else _next(phase, unanimous, info),
