@@ -83,12 +83,12 @@ def test_a_bad_field_names_the_file_the_field_and_the_line(tmp_path, capsys):
     assert code == 2 and "bad.yaml:4" in err and "limits.max_beats" in err
 
 
-@pytest.mark.parametrize("slug", ["../etc", "a/b", "Alice", "a b"])
+@pytest.mark.parametrize("slug", ["../etc", "a/b", "Alice", "a b", "a\x00b", ""])
 def test_a_bad_character_slug_is_refused_before_any_path_is_built(tmp_path, capsys, slug):
     scene = tmp_path / "s.yaml"
     scene.write_text(f"name: s\ncharacters: [alice, {json.dumps(slug)}]\n")
     code, err = batch(capsys, str(scene), "--isolation", "a", "--coordinator", "C")
-    assert code == 2 and "INVALID_CONFIG" in err
+    assert code == 2 and "INVALID_CONFIG" in err and "a slug is" in err and "characters[1]" in err
 
 
 def test_a_missing_scene_file_is_invalid_input(tmp_path, capsys):

@@ -80,7 +80,7 @@ _LINES: dict[str, Callable[[BaseEvent, Cast], Line]] = {
     "pause": _tagged("‖ ", "system"), "resume": _tagged("▶ ", "system"),
     "correct": _tagged("↺ ", "muted"),
     "round": _beat, "phase": _beat,
-    "synthesis": _tagged("Synthesis: ", "note"), "escalate": _tagged("⚠ Escalation: ", "system"),
+    "escalate": _tagged("⚠ Escalation: ", "system"),
 }
 
 

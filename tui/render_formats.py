@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.events import BaseEvent
-from tui.lines import Cast, Line, safe
+from tui.lines import Cast, Line, Piece, safe
 
 
 def _extra(event: BaseEvent, key: str) -> Any:
@@ -45,6 +45,30 @@ def _answer(event: BaseEvent, cast: Cast) -> Line:
                    (sure, "tone"), (f" — {why}" if why else "", "muted"))
 
 
+def _conflict(item: Any) -> str:
+    return safe(item.get("topic") if isinstance(item, dict) else item)
+
+
+def _listed(label: str, items: Any, show: Callable[[Any], str] = safe) -> list[Piece]:
+    values = [show(x) for x in items] if isinstance(items, list) else []
+    values = [v for v in values if v]
+    return [(f" · {label}: ", "muted"), ("; ".join(values) if values else "none", "note")]
+
+
+def _synthesis(event: BaseEvent, cast: Cast) -> Line:
+    """The facilitator's synthesis: its text, consensus, open conflicts, next action, recommendation."""
+    rnd = _extra(event, "round")
+    head = f"Synthesis (round {rnd}): " if isinstance(rnd, int) else "Synthesis: "
+    pieces: list[Piece] = [(head, "note"), (safe(event.text), "note")]
+    pieces += _listed("consensus", _extra(event, "consensus"))
+    pieces += _listed("open conflicts", _extra(event, "conflicts"), _conflict)
+    if _extra(event, "next_action"):
+        pieces.append((f" · next: {safe(_extra(event, 'next_action'))}", "muted"))
+    if _extra(event, "recommendation"):
+        pieces += [(" · recommendation: ", "muted"), (safe(_extra(event, "recommendation")), "note")]
+    return Line.of(*pieces)
+
+
 def _decision(event: BaseEvent, cast: Cast) -> Line:
     who = "Your decision" if event.from_ == "operator" else "Coordinator"
     return Line.of((f"{who}: ", "note" if event.from_ == "operator" else "muted"), (safe(event.text), "muted"))
@@ -52,6 +76,6 @@ def _decision(event: BaseEvent, cast: Cast) -> Line:
 
 FORMAT_LINES: dict[str, Callable[[BaseEvent, Cast], Line]] = {
     "human_message": _task, "agent_response": _response, "handoff": _handoff,
-    "question": _question, "answer": _answer, "decision": _decision,
+    "question": _question, "answer": _answer, "synthesis": _synthesis, "decision": _decision,
 }
 """Line makers by event type (`agent_call`, like `route`, has no line: it only says who is asked)."""
