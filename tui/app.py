@@ -112,7 +112,7 @@ def create_app(*, scene: Path | None = None, replay: Path | None = None, session
             return ReplayScreen(Path(replay))
         if session is not None:
             from tui.screens.stage import StageScreen
-            return StageScreen(session, title=session.scene.title or session.scene.name)
+            return StageScreen(session, title=session.scene.title or session.scene.name, options=options)
         from core.setup import RunOptions
         from tui.screens.wizard import WizardScreen
         return WizardScreen(options or RunOptions(), scene, cwd, scene_transform)

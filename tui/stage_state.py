@@ -40,6 +40,12 @@ class StageState:
     """Collaborate: the bound on rounds, from the events."""
     phase: str | None = None
     """Roundtable: the phase under way, from the events."""
+    consensus_count: int | None = None
+    """Roundtable: points of consensus in the latest synthesis, from the events."""
+    conflict_count: int | None = None
+    """Roundtable: open conflicts in the latest synthesis, from the events."""
+    blind: bool | None = None
+    """Roundtable: whether answers are blind (sequential participation gives that up)."""
 
 
 def note_progress(state: StageState, event: BaseEvent) -> None:
@@ -51,6 +57,20 @@ def note_progress(state: StageState, event: BaseEvent) -> None:
         state.max_rounds = extra["max_rounds"]
     if isinstance(extra.get("phase"), str):
         state.phase = extra["phase"]
+    if event.type == "synthesis":
+        state.consensus_count = _count(extra, "consensus", "consensus_count")
+        state.conflict_count = _count(extra, "conflicts", "conflict_count")
+    if event.type == "system" and getattr(event, "reason", None) == "not-blind":
+        state.blind = False
+
+
+def _count(extra: dict[str, Any], key: str, count_key: str) -> int:
+    """The synthesis's own count when it gives one, else the length of its list."""
+    given = extra.get(count_key)
+    if isinstance(given, int):
+        return given
+    items = extra.get(key)
+    return len(items) if isinstance(items, list) else 0
 
 
 def from_session(state: Any, elapsed_s: float | None = None) -> StageState:
@@ -60,7 +80,8 @@ def from_session(state: Any, elapsed_s: float | None = None) -> StageState:
                       beat=state.beat, turns=Counter(state.turns), silent_streak=state.silent_streak,
                       tokens=state.tokens, cost_usd=state.cost_usd,
                       elapsed_s=state.elapsed_s if elapsed_s is None else elapsed_s, status=state.status,
-                      close_reason=state.close_reason, run_dir=str(state.run_dir))
+                      close_reason=state.close_reason, run_dir=str(state.run_dir),
+                      blind=(state.turns_mode != "sequential") if state.format == "roundtable" else None)
 
 
 class StateFold:

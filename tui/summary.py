@@ -9,6 +9,7 @@ from core.notes import ISOLATION_LINES, ROLE_LINES
 from core.scenes import Scene
 from core.setup import RunOptions
 from tui.lines import safe
+from tui.scene_formats import FORMATS, format_of
 
 LABEL = Style(dim=True)
 
@@ -28,6 +29,7 @@ def summary(scene: Scene | None, options: RunOptions) -> Text:
     rows = [
         ("Scene", f"{scene.title} ({scene.name})"),
         ("Setting", scene.setting or "—"),
+        ("Format", dict(FORMATS)[format_of(scene)]),
         ("Goal", scene.goal or "—"),
         ("Cast", ", ".join(scene.characters)),
         ("Isolation", ISOLATION_LINES.get(options.isolation or "", "not chosen")),

@@ -10,9 +10,12 @@ from tui_support import screen_text, session_for, wait_for
 
 from core.events import GenericEvent, SpeakEvent
 from tui.app import create_app
+from tui.lines import Cast
+from tui.render import transcript_line
 from tui.scripted import ScriptedSession
+from tui.stage_state import StageState, note_progress
 from tui.widgets.escalation_modal import EscalationModal
-from tui.widgets.state_panel import StatePanel
+from tui.widgets.state_panel import StatePanel, render_state
 from tui.widgets.thinking_pane import ThinkingPane
 from tui.widgets.transcript import Transcript
 
@@ -75,3 +78,58 @@ async def test_two_to_five_actors_each_get_a_readable_pane(size, actors):
             assert "PRIVATE" in f"{pane.border_title} {pane.border_subtitle}"
             assert pane.actor_name in str(pane.border_title)
         assert text.count("PRIVATE") == actors
+
+
+def synthesis_event(**extra) -> GenericEvent:
+    return GenericEvent(t=1, type="synthesis", text="We mostly\x1b[31m agree", beat=2, round=2,
+                        **{"from": "facilitator"}, **extra)
+
+
+def test_a_synthesis_line_shows_consensus_open_conflicts_next_action_and_recommendation_literally():
+    event = synthesis_event(consensus=["ship it [b]soon[/b]"], conflicts=[{"topic": "who\x07 pays"}, "scope"],
+                            next_action="escalate", recommendation="Split the work", consensus_count=1,
+                            conflict_count=2)
+    line = transcript_line(event, Cast({}))
+    assert line.plain == ("Synthesis (round 2): We mostly agree · consensus: ship it [b]soon[/b] · open conflicts: "
+                          "who pays; scope · next: escalate · recommendation: Split the work")
+
+
+def test_a_synthesis_with_nothing_agreed_says_none_and_the_panel_counts_from_the_lists():
+    state = StageState(format="roundtable")
+    note_progress(state, synthesis_event(consensus=[], conflicts=[{"topic": "a"}, {"topic": "b"}]))
+    assert (state.consensus_count, state.conflict_count) == (0, 2)
+    assert "consensus: none" in transcript_line(synthesis_event(consensus=[]), Cast({})).plain
+    assert "Answers   blind (parallel)" in render_state(state).plain
+
+
+async def answer_escalations(pilot, app, done) -> None:
+    """Run until `done()`, accepting the facilitator's recommendation whenever the dialog opens."""
+    for _ in range(8000):
+        if done():
+            return
+        if isinstance(app.screen, EscalationModal):
+            await pilot.click("#accept")
+        await pilot.pause()
+    raise AssertionError("timed out waiting for the roundtable to close")
+
+
+async def test_a_roundtable_stage_shows_the_synthesis_phase_round_counts_and_that_answers_are_not_blind(workspace):
+    session = session_for(workspace, "roundtable-free.yaml", isolation="a", coordinator="C")
+    app = create_app(session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        stage = app.screen
+        await answer_escalations(pilot, app, lambda: stage.bridge.worker is not None and stage.bridge.worker.is_finished)
+        await pilot.pause()
+        syntheses = [r for r in records(session) if r["type"] == "synthesis"]
+        assert syntheses
+        lines = stage.query_one(Transcript).plain_lines()
+        assert sum(line.startswith("Synthesis (round ") for line in lines) == len(syntheses)
+        last = syntheses[-1]
+        state = stage.query_one(StatePanel).snapshot
+        assert (state.format, state.blind, state.round) == ("roundtable", False, session.roundtable.round)
+        assert state.phase == session.roundtable.phase.name
+        assert (state.consensus_count, state.conflict_count) == (len(last["consensus"]), len(last["conflicts"]))
+        text = screen_text(app)
+        for row in (f"Round     {state.round}", f"Phase     {state.phase}", f"Consensus {state.consensus_count}",
+                    f"Conflicts {state.conflict_count}", "Answers   not blind (sequential)"):
+            assert row in text, row

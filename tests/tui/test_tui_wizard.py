@@ -12,6 +12,7 @@ from tui.app import create_app
 from tui.screens.stage import StageScreen
 from tui.screens.wizard import WizardScreen
 from tui.widgets.cast_check import CastCheck
+from tui.widgets.provider_form import ProviderForm
 from tui.widgets.scene_picker import ScenePicker
 from tui.widgets.state_panel import StatePanel
 from tui.widgets.transcript import Transcript
@@ -138,3 +139,41 @@ async def test_a_full_offline_scene_runs_from_the_wizard_to_its_close(workspace)
         lines = stage.query_one(Transcript).plain_lines()
         assert any(line.startswith(("Alice", "Bob", "Charlie")) and '"' in line for line in lines)
         assert any(line.startswith("■ Scene closed") for line in lines)
+
+
+class TestFormat:
+    """The wizard offers the format (Single call | Collaborate | Scene | Roundtable), preset from the file."""
+
+    async def test_the_format_is_preset_from_the_scene_file(self, workspace):
+        for scene, fmt, label in (("the-apology.yaml", "scene", "Scene"), ("hiking-plan.yaml", "collaborate",
+                                                                            "Collaborate"),
+                                  ("roundtable-free.yaml", "roundtable", "Roundtable")):
+            app = wizard_app(workspace, scene=scene)
+            async with app.run_test(size=SIZE) as pilot:
+                await pilot.press("ctrl+n", "ctrl+n", "a", "ctrl+n", "c", "ctrl+n")
+                assert step(app) == "provider" and app.screen.query_one(ProviderForm).format == fmt
+                assert f"Format (preset from the scene file)" in screen_text(app) and label in screen_text(app)
+
+    async def test_a_single_call_runs_one_participant_for_one_round_and_opens_the_room(self, workspace):
+        app = wizard_app(workspace, scene="hiking-plan.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("ctrl+n", "ctrl+n", "a", "ctrl+n", "c", "ctrl+n")
+            app.screen.query_one(ProviderForm).format = "single"
+            await pilot.press("ctrl+n")
+            assert step(app) == "confirm" and "Single call" in screen_text(app)
+            await pilot.press("ctrl+n")
+            stage = app.screen
+            assert isinstance(stage, StageScreen) and stage.has_room
+            await wait_for(pilot, lambda: stage.bridge.worker is not None and stage.bridge.worker.is_finished, "the close")
+            assert list(stage.session.state.cast) == ["gpt"] and stage.session.collab.max_rounds == 1
+            assert (stage.session.state.isolation, stage.session.state.coordinator) == ("a", "C")
+
+    async def test_a_format_that_does_not_fit_the_scene_says_why_and_does_not_start(self, workspace):
+        app = wizard_app(workspace, scene="hiking-plan.yaml")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("ctrl+n", "ctrl+n", "a", "ctrl+n", "c", "ctrl+n")
+            app.screen.query_one(ProviderForm).format = "scene"
+            await pilot.press("ctrl+n", "ctrl+n")
+            assert step(app) == "confirm"
+            error = str(app.screen.query_one("#start-error").render())
+            assert error.startswith("Cannot start:") and "gpt" in error, error

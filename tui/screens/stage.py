@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from time import monotonic
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -19,7 +21,11 @@ from tui.lines import safe
 from tui.stage_state import from_session
 from tui.widgets.escalation_modal import EscalationAnswer, EscalationModal
 from tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
+from tui.widgets.room_bar import RoomBar
 from tui.widgets.stage_view import StageView
+
+if TYPE_CHECKING:
+    from core.setup import RunOptions
 
 CONTROL_EVENTS = frozenset({"pause", "resume", "stop", "close", "start", "escalate", "decision"})
 """Events after which the footer's available actions may have changed (redrawn at once)."""
@@ -45,6 +51,8 @@ class StageScreen(Screen[None]):
                 tooltip="Open this run in the replay once the scene has closed"),
         Binding("a", "escalation", "Decide", id="stage.escalation",
                 tooltip="Answer the roundtable's escalation (it waits for your decision)"),
+        Binding("g", "room", "Room", id="stage.room",
+                tooltip="Type in the room: a goal, @gpt text for a single call, or @router collaborate gpt claude: GOAL"),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
@@ -52,9 +60,11 @@ class StageScreen(Screen[None]):
     StageScreen.-narrow StatePanel { width: 30; }
     """
 
-    def __init__(self, session: SessionLike, title: str = "") -> None:
+    def __init__(self, session: SessionLike, title: str = "", options: RunOptions | None = None) -> None:
         super().__init__()
         self.session = session
+        self.options = options
+        """The run options this stage was started with (the room reuses them and both choices)."""
         self.title_text = title
         self.bridge = SessionBridge(session, self)
         self._state_stale = True
@@ -66,9 +76,25 @@ class StageScreen(Screen[None]):
         yield Static(Content(f"Promptdesk · {safe(self.title_text)} · live · isolation ({state.isolation}) · "
                              f"coordinator {state.coordinator}"), id="title")
         yield StageView(dict(state.cast), id="stage")
+        if self.has_room:
+            yield RoomBar(self.room_participants(), id="room-bar")
         yield Footer()
 
+    @property
+    def has_room(self) -> bool:
+        """Only a collaboration's stage has a room (to start more sessions from)."""
+        return self.session.state.format == "collaborate"
+
+    def room_participants(self) -> set[str]:
+        """Who can be named in the room: the built-in personas and this scene's participants."""
+        from core.collab.personas import BUILTIN
+
+        scene = getattr(self.session, "scene", None)
+        return set(BUILTIN) | set(getattr(scene, "characters", []))
+
     def on_mount(self) -> None:
+        if self.has_room:
+            self.set_focus(None)
         self.refresh_state()
         self.bridge.start()
         self.set_interval(STATE_EVERY_S, self._tick)
@@ -137,6 +163,8 @@ class StageScreen(Screen[None]):
             "replay": status == "closed",
             "escalation": self.bridge.escalation is not None,
         }.get(action, True)
+        if action == "room":
+            return True if self.has_room else False
         return True if available else None
 
     def action_stop(self) -> None:
@@ -190,6 +218,29 @@ class StageScreen(Screen[None]):
         except ValueError as exc:
             self.notify(safe(exc), severity="warning", markup=False)
         self.refresh_bindings()
+
+    def action_room(self) -> None:
+        """Put the cursor in the room input."""
+        if self.has_room:
+            self.query_one("#room").focus()
+
+    def on_room_bar_commanded(self, message: RoomBar.Commanded) -> None:
+        """Start the command as a new session (its own `Session`, both choices as made here) on a new stage."""
+        from core.setup import RunOptions, build_session
+        from tui.room_scene import room_scene
+
+        room, state = self.query_one(RoomBar), self.session.state
+        options = replace(self.options or RunOptions(), isolation=state.isolation, coordinator=state.coordinator,
+                          out=None)
+        try:
+            scene = room_scene(message.command, self.session.scene)  # type: ignore[attr-defined]
+            session = build_session(scene, options)
+            Path(session.state.run_dir).mkdir(parents=True)
+        except Exception as exc:  # noqa: BLE001 - any failure is shown in the room, never a crash
+            room.show(f"Cannot start: {exc}", error=True)
+            return
+        self.set_focus(None)
+        self.app.push_screen(StageScreen(session, title=scene.title or scene.name, options=options))
 
     def action_replay(self) -> None:
         """Open this run's replay."""

@@ -26,6 +26,7 @@ from core.scenes import Scene, load_scene
 from core.setup import RunOptions, build_session
 from tui.choices import COORDINATOR, ISOLATION
 from tui.lines import safe
+from tui.scene_formats import as_format, format_of
 from tui.summary import scene_status, summary
 from tui.widgets.cast_check import CastCheck
 from tui.widgets.choice_picker import ChoicePicker
@@ -155,6 +156,7 @@ class WizardScreen(Screen[None]):
                                     ("coordinator", self.options.coordinator, scene.coordinator)):
             if self.picker(name).value is None:
                 self.picker(name).preset(flag or in_file, "the command line" if flag else "the scene file")
+        self.query_one(ProviderForm).format = format_of(scene)
         flag_provider = self.options.provider
         same = flag_provider in (None, scene.provider.name)
         self.query_one(ProviderForm).preset(flag_provider or scene.provider.name,
@@ -186,8 +188,24 @@ class WizardScreen(Screen[None]):
         if STEPS[self.step] == "cast" and self.scene is not None:
             self.query_one(CastCheck).check(self.scene, self.search_dirs())
         if STEPS[self.step] == "confirm":
-            self.query_one("#summary", Static).update(summary(self.scene, self.run_options()))
+            self._confirm()
         self.show_step()
+
+    def _confirm(self) -> None:
+        """The summary of what will run, in the format chosen (or why that format does not fit)."""
+        error = self.query_one("#start-error", Static)
+        error.update("")
+        try:
+            scene = self.chosen_scene()
+        except PromptdeskError as exc:
+            scene = self.scene
+            error.update(Content(safe(f"Cannot run as {self.query_one(ProviderForm).format}: {exc}")))
+        self.query_one("#summary", Static).update(summary(scene, self.run_options()))
+
+    def chosen_scene(self) -> Scene:
+        """The scene file in the format chosen on the provider step."""
+        assert self.scene is not None
+        return as_format(self.scene, self.query_one(ProviderForm).format)
 
     @on(Button.Pressed, "#back")
     def action_back(self) -> None:
@@ -217,8 +235,10 @@ class WizardScreen(Screen[None]):
 
         assert self.scene is not None
         try:
-            session = build_session(self.scene, self.run_options())
+            scene = self.chosen_scene()
+            session = build_session(scene, self.run_options())
         except Exception as exc:  # noqa: BLE001 - any failure is shown in place, never a crash
             self.query_one("#start-error", Static).update(Content(safe(f"Cannot start: {exc}")))
             return
-        self.app.switch_screen(StageScreen(session, title=self.scene.title or self.scene.name))
+        self.app.switch_screen(StageScreen(session, title=scene.title or scene.name,
+                                           options=self.run_options()))

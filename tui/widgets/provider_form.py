@@ -1,4 +1,4 @@
-"""The wizard's provider step: which provider answers, which model, and an optional base URL."""
+"""The wizard's provider step: the format, which provider answers, which model, and an optional base URL."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from textual.content import Content
 from textual.widgets import Input, Label, Select, Static
 
 from tui.choices import PROVIDERS
+from tui.scene_formats import FORMATS
 
 
 class ProviderForm(VerticalScroll):
-    """Provider, model and base URL; preset from the scene file and the flags, freely changeable."""
+    """Format, provider, model and base URL; preset from the scene file and the flags, freely changeable."""
 
     DEFAULT_CSS = """
     ProviderForm { height: 1fr; padding: 0 1; }
@@ -20,6 +21,8 @@ class ProviderForm(VerticalScroll):
     """
 
     def compose(self) -> ComposeResult:
+        yield Label("Format (preset from the scene file)")
+        yield Select([(label, key) for key, label in FORMATS], value="scene", allow_blank=False, id="format")
         yield Label("Provider")
         yield Select([(name, name) for name in PROVIDERS], value="offline", allow_blank=False, id="provider")
         yield Label("Model (blank: the provider's default)")
@@ -36,6 +39,15 @@ class ProviderForm(VerticalScroll):
             self.query_one("#provider", Select).value = provider
         self.query_one("#model", Input).value = model or ""
         self.query_one("#base-url", Input).value = base_url or ""
+
+    @property
+    def format(self) -> str:
+        """The format chosen: single, collaborate, scene or roundtable."""
+        return str(self.query_one("#format", Select).value)
+
+    @format.setter
+    def format(self, key: str) -> None:
+        self.query_one("#format", Select).value = key
 
     @property
     def values(self) -> tuple[str, str | None, str | None]:

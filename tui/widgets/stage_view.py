@@ -93,7 +93,7 @@ class StageView(Vertical):
 
     def show_state(self, state: StageState) -> None:
         """Redraw the session panel (with what the events said that the state does not hold)."""
-        for name in ("goal_achieved", "round", "max_rounds", "phase"):
+        for name in ("goal_achieved", "round", "max_rounds", "phase", "consensus_count", "conflict_count", "blind"):
             if getattr(state, name) is None:
                 setattr(state, name, getattr(self.progress, name))
         self.query_one(StatePanel).show(state)

@@ -49,6 +49,15 @@ def _beat(state: StageState) -> tuple[str, str]:
     return ("Turn" if state.turns_mode == "sequential" else "Beat"), f"{state.beat}{of}"
 
 
+def _roundtable_rows(text: Text, state: StageState) -> None:
+    """Phase, consensus and conflict counts, and whether answers are blind."""
+    _row(text, "Phase", safe(state.phase) if state.phase else "—")
+    _row(text, "Consensus", str(state.consensus_count or 0))
+    _row(text, "Conflicts", str(state.conflict_count or 0), "bold" if state.conflict_count else "")
+    blind = state.blind is not False
+    _row(text, "Answers", "blind (parallel)" if blind else "not blind (sequential)", "" if blind else "bold")
+
+
 def render_state(state: StageState) -> Text:
     """The panel's text (plain `Text`, no markup; names made safe)."""
     text = Text(no_wrap=False, overflow="ellipsis")
@@ -58,6 +67,8 @@ def render_state(state: StageState) -> Text:
     _row(text, "Coord", ROLE_SHORT.get(state.coordinator, state.coordinator))
     label, value = _beat(state)
     _row(text, label, value, "bold")
+    if state.format == "roundtable":
+        _roundtable_rows(text, state)
     _row(text, "Status", state.status, "bold reverse" if state.status == "paused" else "bold")
     _row(text, "Elapsed", f"{state.elapsed_s:.1f} s")
     _row(text, "Tokens", f"{state.tokens:,}")
