@@ -133,6 +133,7 @@ def metadata(events: list[BaseEvent]) -> dict[str, Any]:
         "errors": errors(events), "costs": costs(events),
         "actors": {slug: {k: int(v) for k, v in row.items()} for slug, row in per_actor.items()},
         **collab_lines.metadata(events),
+        **roundtable_lines.metadata(events),
     }
 
 

@@ -92,6 +92,9 @@ async def test_the_run_folder_holds_session_yaml_and_summary_md(run_scene):
         assert heading in summary
     assert "**FACILITATOR:**" in (run.dir / "transcript.md").read_text()
     assert "Facilitator: rule-based" in (run.dir / "notes.md").read_text()
+    meta = json.loads((run.dir / "metadata.json").read_text())
+    assert meta["rounds"] == data["total_rounds"] and meta["phase"] == data["rounds"][-1]["phase"]
+    assert meta["conflictCount"] == len(data["rounds"][-1]["synthesis"]["conflicts"])
 
 
 async def test_the_same_seed_plays_the_same_discussion(tmp_path):

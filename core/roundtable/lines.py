@@ -57,3 +57,17 @@ def txt_line(event: BaseEvent, names: Mapping[str, str]) -> str:
         return (f"[SYNTHESIS: {event.text} | consensus {len(extra.get('consensus') or [])}, conflicts "
                 f"{len(extra.get('conflicts') or [])}, next: {extra.get('next_action', '?')}]")
     return f"[{event.type.upper()}: {event.text}]"
+
+
+def metadata(events: list[BaseEvent]) -> dict[str, Any]:
+    """Rounds played, the last phase, and the last synthesis's consensus and conflict counts, for a
+    roundtable run (else nothing)."""
+    rounds = [e for e in events if e.type == "round"]
+    if not rounds:
+        return {}
+    syntheses = [_extra(e) for e in events if e.type == "synthesis"]
+    last = syntheses[-1] if syntheses else {}
+    return {"rounds": max(int(_extra(e).get("round") or 0) for e in rounds),
+            "phase": _extra(rounds[-1]).get("phase"),
+            "consensusCount": last.get("consensus_count", 0), "conflictCount": last.get("conflict_count", 0),
+            "escalations": sum(e.type == "escalate" for e in events)}
