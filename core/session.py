@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -31,33 +30,13 @@ from core.providers.base import Provider, Request
 from core.recorder import ACTIVE, DebugLogHandler, Recorder
 from core.roundtable.escalation import EscalationDesk
 from core.scenes import Scene
+from core.state import SessionState
 
 Subscriber = Callable[[BaseEvent], None]
 
 
 class SceneStopped(Exception):
     """Raised at a safe point once the operator has stopped the scene."""
-
-
-@dataclass
-class SessionState:
-    """A snapshot for display: where the session is and what it has cost so far."""
-
-    format: str
-    turns_mode: str
-    isolation: str
-    coordinator: str
-    cast: dict[str, str]
-    max_beats: int
-    beat: int = 0
-    turns: Counter[str] = field(default_factory=Counter)
-    silent_streak: int = 0
-    tokens: int = 0
-    cost_usd: float = 0.0
-    elapsed_s: float = 0.0
-    status: str = "ready"
-    close_reason: str | None = None
-    run_dir: str = ""
 
 
 @dataclass

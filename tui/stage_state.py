@@ -1,6 +1,6 @@
 """What the session-state panel shows, from a live session's state or folded from recorded events.
 
-The live stage copies `core.session.SessionState`; replay rebuilds the same picture from the
+The live stage copies `core.state.SessionState`; replay rebuilds the same picture from the
 events it has shown so far. Both end up as a `StageState`, so the panel has one input.
 """
 
@@ -8,32 +8,19 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from core.events import BaseEvent, CallEvent, CloseEvent, SpeakEvent
+from core.state import SessionState
 
 
 @dataclass
-class StageState:
-    """Where the scene is and what it has cost: one snapshot for the panel."""
+class StageState(SessionState):
+    """Where the scene is and what it has cost: the engine's `SessionState`, plus what the panel
+    folds in from the events of the other formats."""
 
-    format: str = "scene"
-    turns_mode: str = ""
-    isolation: str = "?"
-    coordinator: str = "?"
-    cast: dict[str, str] = field(default_factory=dict)
-    max_beats: int | None = None
-    beat: int = 0
-    turns: Counter[str] = field(default_factory=Counter)
-    silent_streak: int = 0
-    tokens: int = 0
-    cost_usd: float = 0.0
-    elapsed_s: float = 0.0
-    status: str = "ready"
-    close_reason: str | None = None
     goal_achieved: bool | None = None
-    run_dir: str = ""
     round: int | None = None
     """Collaborate and roundtable: the round under way, from the events."""
     max_rounds: int | None = None
@@ -75,13 +62,11 @@ def _count(extra: dict[str, Any], key: str, count_key: str) -> int:
 
 def from_session(state: Any, elapsed_s: float | None = None) -> StageState:
     """A copy of a live `SessionState` (with a fresher elapsed time when one is given)."""
-    return StageState(format=state.format, turns_mode=state.turns_mode, isolation=state.isolation,
-                      coordinator=state.coordinator, cast=dict(state.cast), max_beats=state.max_beats,
-                      beat=state.beat, turns=Counter(state.turns), silent_streak=state.silent_streak,
-                      tokens=state.tokens, cost_usd=state.cost_usd,
-                      elapsed_s=state.elapsed_s if elapsed_s is None else elapsed_s, status=state.status,
-                      close_reason=state.close_reason, run_dir=str(state.run_dir),
-                      blind=(state.turns_mode != "sequential") if state.format == "roundtable" else None)
+    copied = {f.name: getattr(state, f.name) for f in fields(SessionState)}
+    copied.update(cast=dict(state.cast), turns=Counter(state.turns), run_dir=str(state.run_dir))
+    if elapsed_s is not None:
+        copied["elapsed_s"] = elapsed_s
+    return StageState(**copied, blind=(state.turns_mode != "sequential") if state.format == "roundtable" else None)
 
 
 class StateFold:
