@@ -20,6 +20,11 @@ ROLE_LINES = {
 }
 
 
+def model_name(spec: ProviderSpec) -> str:
+    """The model a spec names, as a person reads it (the offline improviser has one, not a default)."""
+    return spec.model or ("improviser" if spec.name == "offline" else "default")
+
+
 def choice_lines(isolation: str, role: str) -> list[str]:
     """The first two lines of `notes.md`."""
     return [f"Isolation:        {ISOLATION_LINES[isolation]}", f"Coordinator role: {ROLE_LINES[role]}"]
@@ -33,9 +38,9 @@ def notes_text(scene: Scene, isolation: str, role: str, specs: Mapping[str, Prov
                                              f"- Seed: {seed}", "- Cast:"]
     for character in cast:
         spec = specs[character.slug]
-        lines.append(f"  - {character.name} ({character.slug}): provider {spec.name}, model {spec.model or 'default'}")
+        lines.append(f"  - {character.name} ({character.slug}): provider {spec.name}, model {model_name(spec)}")
     if role != "C":
-        lines.append(f"- Coordinator judge: provider {judge.name}, model {judge.model or 'default'}")
+        lines.append(f"- Coordinator judge: provider {judge.name}, model {model_name(judge)}")
     if any(spec.name == "offline" for spec in specs.values()) or (role != "C" and judge.name == "offline"):
         lines += ["", f"> {DISCLAIMER}"]
     return "\n".join(lines) + "\n"

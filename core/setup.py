@@ -18,7 +18,7 @@ from core.characters import Character, load_cast, search_dirs
 from core.clock import Clock, RealClock
 from core.coordinator import JudgeCoordinator, RuleCoordinator
 from core.errors import InvalidConfig
-from core.notes import notes_text
+from core.notes import model_name, notes_text
 from core.providers.base import Provider
 from core.scenes import ProviderSpec, Scene, load_scene
 from core.session import Session
@@ -173,7 +173,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
                    JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=operator_context(scene, notes, role)))
     start = {"scene": scene.model_dump(include={"name", "title", "format", "turns", "setting", "goal"}),
              "cast": {c.slug: c.name for c in cast}, "isolation": isolation, "coordinator": role,
-             "seed": seed, "providers": {s: f"{p.name}:{p.model or 'default'}" for s, p in specs.items()}}
+             "seed": seed, "providers": {s: f"{p.name}:{model_name(p)}" for s, p in specs.items()}}
     session = Session(scene, actors, isolation=isolation, coordinator=coordinator, run_dir=run_dir_for(scene, options),
                       notes=notes, start_info=start, clock=clock, max_beats=options.max_beats,
                       budget_usd=options.budget_usd, characters={c.slug: c for c in cast},

@@ -41,7 +41,9 @@ def test_a_batch_run_closes_the_scene_and_names_the_run_folder(tmp_path, capsys,
     assert "[beat 0] Alice" in err
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["isolation"] == "b" and meta["coordinator"] == "C"
-    assert (out / "notes.md").read_text().startswith("Isolation:        (b)")
+    notes = (out / "notes.md").read_text()
+    assert notes.startswith("Isolation:        (b)")
+    assert "Alice (alice): provider offline, model improviser" in notes and "not a language model" in notes
     assert "— The Apology" in (cast_dir / "alice" / "journal.md").read_text()
 
 
