@@ -210,3 +210,19 @@ async def test_every_example_roundtable_runs_to_a_conclusion(run_scene, name):
     assert phases <= set(data["phases"])
     if data["blind_answers"]:
         assert_blind(run)
+
+
+async def test_a_note_to_one_participant_reaches_only_that_participant(run_scene):
+    def notes(session):
+        def on_event(event):
+            if event.type == "round" and event.beat == 1:
+                session.add_note("Argue for the cautious option", to="bob")
+                session.add_note("Keep answers short")
+        session.subscribe(on_event)
+
+    run = await run_scene(table(strategy="free"), isolation="a", coordinator="C", on_escalate="continue",
+                          before_run=notes)
+    text = {p["to"]: json.dumps(p["request"]) for p in run.prompts() if "Keep answers short" in json.dumps(p["request"])}
+    assert "bob" in text and "alice" in text and "facilitator" in text, sorted(text)
+    assert "Argue for the cautious option" in text["bob"]
+    assert "Argue for the cautious option" not in text["alice"] + text["facilitator"]

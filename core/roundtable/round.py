@@ -42,13 +42,20 @@ def operator_lines(session: Session) -> dict[str, list[str]]:
     return taken
 
 
+def addressed_to_all(notes: dict[str, list[str]]) -> list[str]:
+    """The operator's lines every participant received (world events, notes to all): only these
+    reach the facilitator; a note to one participant stays with that participant."""
+    inboxes = list(notes.values())
+    return [line for line in inboxes[0] if all(line in other for other in inboxes[1:])] if inboxes else []
+
+
 async def play_round(session: Session, setup: TableSetup, state: RoundtableState) -> RoundResult:
     """Question, answers, synthesis; every event emitted as it happens."""
     phase = state.phase
     session.say("round", f"Round {state.round} - phase {phase.name}", beat=state.round, round=state.round,
                 phase=phase.name, phase_number=state.phase_index + 1, phases=len(state.strategy.phases))
     notes = operator_lines(session)
-    shared = sorted({line for lines in notes.values() for line in lines})
+    shared = addressed_to_all(notes)
     sink: list[dict[str, Any]] = []
     speakers = setup.strategy.speakers(phase, list(state.participants))
     question = await _question(session, setup, state, speakers, shared, sink)
