@@ -48,6 +48,10 @@ def _positive_int(text: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["import"]:
+        from core.import_cli import main as import_main
+        return import_main(argv[1:])
     ns = parser().parse_args(argv)
     if ns.batch is not None:
         from core.batch import run_batch

@@ -1,0 +1,204 @@
+"""`promptdesk import`: character cards V1/V2/V3 (JSON and PNG) and TinyTroupe personas become
+characters that play, with a mapping a person can predict and refusals that say why."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from PIL.PngImagePlugin import PngInfo
+
+from core.characters import load_character
+from core.cli import main
+from core.improv.temperament import read_temperament
+from helpers import make_scene, run_session
+
+V2_DATA = {
+    "name": "Seraphina",
+    "description": "{{char}} is a guardian of the glade. She heals travellers who stumble in. {{user}} is one.",
+    "personality": "gentle, protective, quietly stubborn",
+    "scenario": "A wounded {{user}} wakes in {{char}}'s cottage.",
+    "first_mes": "*{{char}} sets down a bowl of broth.* You are awake, {{user}}.",
+    "mes_example": "<START>\n{{user}}: Where am I?\n{{char}}: *smiles* Safe, for now.\n<START>\n{{char}}: Rest.",
+    "creator_notes": "Made for quiet scenes.",
+    "system_prompt": "Never break character.",
+    "post_history_instructions": "Stay terse.",
+    "alternate_greetings": ["Hello again."],
+    "character_book": {"entries": [{"keys": ["glade"], "content": "The glade is old."}]},
+    "tags": ["fantasy", "healer"],
+    "creator": "someone",
+    "character_version": "1.2",
+    "extensions": {},
+}
+
+
+def v2(**data) -> dict:
+    return {"spec": "chara_card_v2", "spec_version": "2.0", "data": {**V2_DATA, **data}}
+
+
+def v3(**data) -> dict:
+    return {"spec": "chara_card_v3", "spec_version": "3.0", "data": {**V2_DATA, "nickname": "Sera", **data}}
+
+
+def png(path: Path, **chunks: str) -> Path:
+    """A real 2x2 PNG with the given tEXt chunks, written by Pillow."""
+    info = PngInfo()
+    for key, value in chunks.items():
+        info.add_text(key, value)
+    Image.new("RGB", (2, 2), (200, 30, 30)).save(path, "PNG", pnginfo=info)
+    return path
+
+
+def b64(card: dict) -> str:
+    return base64.b64encode(json.dumps(card).encode()).decode()
+
+
+def run_import(capsys, *args) -> tuple[int, str]:
+    code = main(["import", *map(str, args)])
+    return code, capsys.readouterr().err
+
+
+class TestCards:
+    def test_a_v2_json_card_maps_to_profile_sections_and_a_snippet(self, tmp_path, capsys):
+        card = tmp_path / "sera.json"
+        card.write_text(json.dumps(v2()))
+        code, err = run_import(capsys, card, "--to", tmp_path / "chars")
+        assert code == 0, err
+        profile = (tmp_path / "chars" / "seraphina" / "profile.md").read_text()
+        assert "## Description\n\nSeraphina is a guardian of the glade." in profile
+        assert "- gentle\n- protective\n- quietly stubborn" in profile
+        assert "## Voice" in profile and "> the visitor: Where am I?" in profile
+        assert "<START>" not in profile and "{{" not in profile
+        assert "Never break character" not in profile and "Stay terse" not in profile
+        assert "creator_notes: Made for quiet scenes." in profile and "- fantasy" in profile
+        snippet = (tmp_path / "chars" / "seraphina" / "scene-snippet.yaml").read_text()
+        assert "A wounded the visitor wakes in Seraphina's cottage." in snippet
+        assert "You are awake, the visitor." in snippet
+        for dropped in ("system_prompt", "post_history_instructions", "character_book", "alternate_greetings"):
+            assert dropped in err
+        assert "--user" in err  # says how {{user}} was filled in
+        character = load_character("seraphina", [tmp_path / "chars"])
+        assert character.name == "Seraphina"
+        assert "gentle" in read_temperament(character.profile).traits
+
+    def test_user_names_the_visitor(self, tmp_path, capsys):
+        card = tmp_path / "sera.json"
+        card.write_text(json.dumps(v2()))
+        assert run_import(capsys, card, "--to", tmp_path / "c", "--user", "Rowan")[0] == 0
+        assert "> Rowan: Where am I?" in (tmp_path / "c" / "seraphina" / "profile.md").read_text()
+
+    def test_a_v1_card_is_read_from_its_flat_fields(self, tmp_path, capsys):
+        card = tmp_path / "old.json"
+        card.write_text(json.dumps({"name": "Old Tom", "description": "A ferryman. Talks of rivers.",
+                                    "personality": "dry, patient", "scenario": "", "first_mes": "Fare?",
+                                    "mes_example": "<USER>: Hi\n<BOT>: Fare first."}))
+        assert run_import(capsys, card, "--to", tmp_path / "c")[0] == 0
+        profile = (tmp_path / "c" / "old-tom" / "profile.md").read_text()
+        assert "name: Old Tom" in profile and "> Old Tom: Fare first." in profile and "card-v1" in profile
+
+    def test_a_png_card_with_both_chunks_reads_ccv3(self, tmp_path, capsys):
+        card = png(tmp_path / "sera.png", chara=b64(v2(name="Old Name")), ccv3=b64(v3()))
+        assert run_import(capsys, card, "--to", tmp_path / "c")[0] == 0
+        profile = (tmp_path / "c" / "seraphina" / "profile.md").read_text()
+        assert "card-v3 from sera.png" in profile
+
+    def test_a_png_card_with_chara_only_reads_it(self, tmp_path, capsys):
+        card = png(tmp_path / "c.png", chara=b64(v2(name="Mira Vale")))
+        assert run_import(capsys, card, "--to", tmp_path / "c")[0] == 0
+        assert (tmp_path / "c" / "mira-vale" / "profile.md").is_file()
+
+    def test_an_existing_character_is_not_overwritten_without_force(self, tmp_path, capsys):
+        card = tmp_path / "sera.json"
+        card.write_text(json.dumps(v2()))
+        target = tmp_path / "c" / "seraphina"
+        target.mkdir(parents=True)
+        (target / "profile.md").write_text("# Mine\n\nMy own Seraphina.\n")
+        code, err = run_import(capsys, card, "--to", tmp_path / "c")
+        assert code == 2 and "--force" in err
+        assert (target / "profile.md").read_text() == "# Mine\n\nMy own Seraphina.\n"
+        assert run_import(capsys, card, "--to", tmp_path / "c", "--force")[0] == 0
+        assert "guardian of the glade" in (target / "profile.md").read_text()
+
+
+@pytest.mark.parametrize("make, reason", [
+    (lambda p: png(p / "x.png", chara="%%%not base64%%%"), "not valid base64"),
+    (lambda p: png(p / "x.png", Title="just art"), "no character card"),
+    (lambda p: png(p / "x.png", chara=base64.b64encode(b"\xff\xfe{").decode()), "not UTF-8 JSON"),
+    (lambda p: _write(p / "x.json", {"spec": "chara_card_v2", "spec_version": "2.0"}), "needs a `data` object"),
+    (lambda p: _write(p / "x.json", v2(description="x" * 70_000)), "the limit is"),
+    (lambda p: _write(p / "x.json", {"spec": "chara_card_v9", "data": {}}), "unknown card spec"),
+    (lambda p: _write(p / "x.json", v2(name="")), "no `name`"),
+    (lambda p: _write(p / "x.json", v2(description=["a list"])), "must be text"),
+    (lambda p: _raw(p / "x.json", b"{ not json"), "not valid JSON"),
+    (lambda p: _raw(p / "x.png", b"\x89PNG\r\n\x1a\ntruncated"), "not a readable PNG"),
+    (lambda p: _write(p / "x.json", {"hello": "world"}), "not a character card"),
+])
+def test_a_malformed_source_is_refused_with_its_reason_and_nothing_is_written(tmp_path, capsys, make, reason):
+    good = _write(tmp_path / "good.json", v2(name="Good One"))
+    code, err = run_import(capsys, good, make(tmp_path), "--to", tmp_path / "c")
+    assert code == 2
+    assert reason in err and "nothing was imported" in err
+    assert not (tmp_path / "c").exists()
+
+
+def _write(path: Path, data) -> Path:
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _raw(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+TINY = {
+    "type": "TinyPerson",
+    "persona": {
+        "name": "Lisa Carter", "age": 28, "gender": "Female", "nationality": "Canadian",
+        "occupation": {"title": "Data Scientist", "organization": "a search team", "description": "Builds rankers."},
+        "personality": {"traits": ["Curious and asks many questions", "Impatient with vague answers"],
+                        "big_five": {"openness": "High.", "neuroticism": "Low."}},
+        "long_term_goals": ["Lead a research group"],
+        "beliefs": ["Data beats opinion"],
+        "preferences": {"interests": ["Cooking"], "likes": ["Quiet mornings"], "dislikes": ["Long meetings"]},
+        "skills": ["Python"],
+        "behaviors": {"general": ["Taps her pen when thinking"], "routines": {"morning": ["Runs 5 km"]}},
+        "relationships": [{"name": "Alex", "description": "her manager, supportive"}],
+        "style": "Warm but precise.",
+        "favourite_places": ["The harbour"],
+    },
+}
+
+
+def test_a_tinyperson_becomes_profile_sections_the_improviser_reads(tmp_path, capsys):
+    source = _write(tmp_path / "Lisa.agent.json", TINY)
+    code, err = run_import(capsys, source, "--to", tmp_path / "c")
+    assert code == 0, err
+    profile = (tmp_path / "c" / "lisa-carter" / "profile.md").read_text()
+    assert profile.splitlines()[profile.splitlines().index("---", 1) + 1] == "# Lisa Carter - Data Scientist"
+    for expected in ("- Age: 28", "- Nationality: Canadian", "Occupation: Data Scientist at a search team",
+                     "## Personality\n\n- Curious and asks many questions", "- Openness: High.",
+                     "## Goals\n\n- Lead a research group", "## Beliefs", "## Likes\n\n- Quiet mornings",
+                     "## Dislikes\n\n- Long meetings", "## Skills", "- Morning: Runs 5 km",
+                     "- Alex: her manager, supportive", "## Favourite Places\n\n- The harbour"):
+        assert expected in profile, expected
+    temperament = read_temperament(load_character("lisa-carter", [tmp_path / "c"]).profile)
+    assert "Impatient with vague answers" in temperament.traits
+    assert temperament.role == "Data Scientist"
+
+
+@pytest.mark.parametrize("isolation", ["a", "b"])
+async def test_imported_characters_play_a_scene_with_a_native_one(tmp_path, isolation):
+    chars = tmp_path / "characters"  # searched from the run's working folder
+    assert main(["import", str(_write(tmp_path / "s.json", v2())), str(_write(tmp_path / "l.json", TINY)),
+                 "--to", str(chars)]) == 0
+    scene = make_scene(characters=["seraphina", "lisa-carter", "alice"], limits={"max_beats": 4})
+    run = await run_session(tmp_path, scene, isolation=isolation, coordinator="C")
+    spoken = {e.from_ for e in run.events() if e.type == "speak"}
+    assert {"seraphina", "lisa-carter", "alice"} <= spoken
+    briefs = {p["to"]: p["request"]["system"] for p in run.prompts() if p["to"] in ("seraphina", "lisa-carter")}
+    assert "guardian of the glade" in briefs["seraphina"] and "Lisa Carter" in briefs["lisa-carter"]
