@@ -23,7 +23,7 @@ def parser() -> argparse.ArgumentParser:
                    help="run SCENE headless to its close (no SCENE with --collaborate GOAL)")
     p.add_argument("--isolation", choices=["a", "b"], help="a: fresh stateless call per turn; b: one thread per actor")
     p.add_argument("--coordinator", choices=["A", "B", "C"], help="A: LLM judge with your notes; B: dedicated LLM judge; C: pure code")
-    p.add_argument("--provider", choices=["offline", "anthropic", "openai", "openai-compatible"])
+    p.add_argument("--provider", choices=["offline", "anthropic", "openai", "openai-compatible", "claude-code"])
     p.add_argument("--model")
     p.add_argument("--base-url", dest="base_url")
     p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=Path, default=[], metavar="DIR")

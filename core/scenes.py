@@ -23,7 +23,7 @@ from core.characters import validate_slug
 from core.errors import InvalidConfig
 
 MAX_CAST = 8
-ProviderName = Literal["offline", "anthropic", "openai", "openai-compatible"]
+ProviderName = Literal["offline", "anthropic", "openai", "openai-compatible", "claude-code"]
 
 
 def _slug(value: str) -> str:
@@ -89,6 +89,8 @@ class ProviderSpec(_Model):
     timeout_s: PositiveFloat = 60.0
     max_retries: NonNegativeInt = 3
     retry_after_cap_s: NonNegativeFloat = 30.0
+    max_processes: PositiveInt = 4
+    """claude-code: at most this many Claude Code CLI processes at once."""
 
 
 class CastOverride(_Model):
@@ -101,6 +103,7 @@ class CastOverride(_Model):
     timeout_s: PositiveFloat | None = None
     max_retries: NonNegativeInt | None = None
     retry_after_cap_s: NonNegativeFloat | None = None
+    max_processes: PositiveInt | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -26,7 +26,7 @@ MAX_CORRECTIONS = 2
 
 async def call(session: Session, provider: Provider, request: Request, *, stream_as: str | None = None) -> Completion:
     """Send one request: record it in `prompts.jsonl`, stream deltas, record a `call` event."""
-    session.recorder.record_prompt(session.now(), request)
+    session.recorder.record_prompt(session.now(), provider.as_sent(request))
     splitter = TagSplitter()
 
     def publish(pairs: list[tuple[str, str]]) -> None:

@@ -169,8 +169,9 @@ class _Handler(BaseHTTPRequestHandler):
             body: Any = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        recorded = Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-        if not (self.path.endswith("/messages") or self.path.endswith("/chat/completions")):
+        path = self.path.split("?", 1)[0]
+        recorded = Recorded("POST", path, {k.lower(): v for k, v in self.headers.items()}, body)
+        if not (path.endswith("/messages") or path.endswith("/chat/completions")):
             self._send_json(404, {"error": {"type": "not_found_error", "message": f"no route {self.path}"}})
             return
         reply = self.owner._next(recorded)

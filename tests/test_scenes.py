@@ -231,8 +231,8 @@ def test_scene_format_needs_two_characters_but_other_formats_do_not(tmp_path):
 
 def test_latency_range_must_be_ordered_and_provider_known(tmp_path):
     message = problem(tmp_path, GOOD + "provider: {name: ollama, latency_ms: [900, 100]}\n")
-    assert ("x.yaml:13: provider.name: Input should be 'offline', 'anthropic', 'openai' or "
-            "'openai-compatible' (got 'ollama')") in message
+    assert ("x.yaml:13: provider.name: Input should be 'offline', 'anthropic', 'openai', "
+            "'openai-compatible' or 'claude-code' (got 'ollama')") in message
     assert "x.yaml:13: provider.latency_ms: latency_ms must be [lo, hi] with lo <= hi, got [900, 100]" in message
 
 

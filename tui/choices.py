@@ -76,5 +76,5 @@ COORDINATOR = Choice(
     ),
 )
 
-PROVIDERS = ("offline", "anthropic", "openai", "openai-compatible")
+PROVIDERS = ("offline", "anthropic", "openai", "openai-compatible", "claude-code")
 """Providers the wizard offers (the offline improviser needs no key and no network)."""

@@ -77,5 +77,10 @@ class Provider(ABC):
     async def complete(self, request: Request, on_delta: DeltaCallback | None = None) -> Completion:
         """Send one request; call `on_delta(fragment)` as text arrives when streaming."""
 
+    def as_sent(self, request: Request) -> Request:
+        """The request as the model will receive it (what `prompts.jsonl` records). Default: as is;
+        a backend that adds text of its own (Claude Code's fixed system line) says so here."""
+        return request
+
     async def aclose(self) -> None:
         """Release connections. Default: nothing to release."""

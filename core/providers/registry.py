@@ -11,7 +11,7 @@ from typing import Any
 from core.errors import InvalidConfig
 from core.providers.base import Provider
 
-PROVIDER_NAMES = ("offline", "anthropic", "openai", "openai-compatible")
+PROVIDER_NAMES = ("offline", "anthropic", "openai", "openai-compatible", "claude-code")
 
 
 def make_provider(spec: Any, *, seed: int = 0, sleep: Any = None) -> Provider:
@@ -35,6 +35,10 @@ def make_provider(spec: Any, *, seed: int = 0, sleep: Any = None) -> Provider:
     if sleep is not None:
         options["sleep"] = sleep
     model, base_url = getattr(spec, "model", None), getattr(spec, "base_url", None)
+    if name == "claude-code":
+        from core.providers.claude_code import ClaudeCodeProvider
+
+        return ClaudeCodeProvider(model, base_url=base_url, max_processes=getattr(spec, "max_processes", 4), **options)
     if name == "anthropic":
         from core.providers.anthropic_provider import AnthropicProvider
 

@@ -1,0 +1,221 @@
+"""Actors played by real Claude Code processes (`--provider claude-code`, the optional extra).
+
+Spec 000's isolation option (a) is literally "a sub-agent per actor in Claude Code". This provider
+runs the Claude Code CLI bundled with `claude-agent-sdk` (`pip install -e '.[claude-code]'`):
+
+- every call is one `claude_agent_sdk.query()`: tools disabled (`tools=[]`), no settings sources,
+  one model turn (`max_turns=1`), the actor's briefing as the system prompt;
+- a Claude Code session is kept per actor (`request.to`): when a request's earlier messages are
+  exactly what that session already holds, the call resumes it (`resume=session_id`) and sends only
+  the new message, so under isolation (b) each actor keeps its own thread inside Claude Code; any
+  other request (isolation (a)'s fresh turn, or a thread that no longer matches) starts a new session;
+- the CLI always puts one fixed line before our system prompt (`CLI_SYSTEM_LINE`); without an API
+  key (the Claude Code login) it cannot run `--bare` and also adds an environment block. `as_sent`
+  gives the request as the model saw it, and that is what `prompts.jsonl` records;
+- with an API key the CLI runs `--bare` with a private, temporary HOME (nothing is written to the
+  user's `~/.claude`); without one it uses the person's own login and HOME;
+- at most `max_processes` CLI processes run at once (default 4); a cancelled call's process is
+  terminated by the SDK's transport, and `aclose` removes the temporary HOME.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.errors import InvalidConfig, ProviderError
+from core.providers.base import ChatMessage, Completion, DeltaCallback, Provider, Request, Usage
+from core.providers.retry import is_retryable_status, redact, with_retries
+
+INSTALL_HINT = "pip install -e '.[claude-code]'"
+CLI_SYSTEM_LINE = "You are a Claude agent, built on Anthropic's Claude Agent SDK."
+LOGIN_BLOCK_NOTE = "[environment block added by the Claude Code CLI in login mode; its text is not visible to Promptdesk]"
+CLI_ENV = {"CLAUDE_CODE_MAX_RETRIES": "0", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
+           "DISABLE_ERROR_REPORTING": "1", "CLAUDE_CODE_ATTRIBUTION_HEADER": "0"}
+"""No telemetry or other traffic, and no retries inside the CLI: Promptdesk's one retry layer decides."""
+
+
+def available() -> bool:
+    """Whether the optional extra is installed (the SDK and its bundled CLI)."""
+    try:
+        import claude_agent_sdk  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def require_extra() -> None:
+    """Raise InvalidConfig (exit 2) naming the install line when the extra is missing."""
+    if not available():
+        raise InvalidConfig(f"the claude-code provider needs the optional extra: {INSTALL_HINT}")
+
+
+@dataclass
+class _Thread:
+    """One actor's Claude Code session: its id and the messages it holds, oldest first."""
+
+    session_id: str
+    messages: list[ChatMessage] = field(default_factory=list)
+
+
+class ClaudeCodeProvider(Provider):
+    """Claude Code as an actor's model: one CLI invocation per call, a session per actor."""
+
+    name = "claude-code"
+
+    def __init__(self, model: str | None, api_key: str | None = None, base_url: str | None = None, *,
+                 timeout_s: float = 120.0, max_retries: int = 1, max_processes: int = 4,
+                 retry_after_cap_s: float = 30.0, sleep: Any = asyncio.sleep) -> None:
+        require_extra()
+        if not model:
+            raise InvalidConfig("the claude-code provider needs a model: set `model` in the scene's provider "
+                                "(or pass --model), e.g. claude-sonnet-4-6")
+        self.model = model
+        self._api_key = api_key or os.environ.get("ANTHROPIC_API_KEY") or None
+        self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+        self.timeout_s, self.max_retries, self.retry_after_cap_s = timeout_s, max_retries, retry_after_cap_s
+        self._sleep = sleep
+        self._slots = asyncio.Semaphore(max_processes)
+        self.max_processes = max_processes
+        self._threads: dict[str, _Thread] = {}
+        self._home: str | None = tempfile.mkdtemp(prefix="promptdesk-claude-code-") if self._api_key else None
+        self._workdir = tempfile.mkdtemp(prefix="promptdesk-claude-code-cwd-")
+
+    @property
+    def bare(self) -> bool:
+        """`--bare` (no hooks, no CLAUDE.md, no environment block) needs an API key."""
+        return self._api_key is not None
+
+    # -- what the model sees ---------------------------------------------------------------
+    def _resumable(self, request: Request) -> _Thread | None:
+        """The actor's session when the request continues it: the same turns, the same user messages.
+
+        Assistant messages are not compared: the engine keeps its own normalised copy of a reply,
+        while the session holds the reply as the model wrote it (and that is what it will see)."""
+        thread = self._threads.get(request.to)
+        earlier = request.messages[:-1]
+        if not thread or not earlier or len(thread.messages) != len(earlier):
+            return None
+        same = all(a.role == b.role and (a.role == "assistant" or a.content == b.content)
+                   for a, b in zip(thread.messages, earlier))
+        return thread if same else None
+
+    def as_sent(self, request: Request) -> Request:
+        """The request as the model receives it: the CLI's fixed line first, and for a new session
+        with history, that history folded into the one prompt the CLI can send."""
+        system = CLI_SYSTEM_LINE + "\n\n" + request.system
+        if not self.bare:
+            system += "\n\n" + LOGIN_BLOCK_NOTE
+        messages = request.messages
+        thread = self._resumable(request)
+        if thread is not None:
+            messages = [*thread.messages, messages[-1]]
+        elif len(messages) > 1:
+            messages = [ChatMessage(role="user", content=_fold(messages))]
+        return request.model_copy(update={"system": system, "messages": messages})
+
+    # -- calling ---------------------------------------------------------------------------
+    async def complete(self, request: Request, on_delta: DeltaCallback | None = None) -> Completion:
+        """One model turn through the CLI, retried on 429/5xx as the other providers are."""
+        async def attempt() -> Completion:
+            async with self._slots:
+                return await asyncio.wait_for(self._once(request, on_delta), self.timeout_s)
+        try:
+            return await with_retries(attempt, max_retries=self.max_retries, retry_after_cap_s=self.retry_after_cap_s,
+                                      sleep=self._sleep)
+        except asyncio.TimeoutError:
+            raise ProviderError(f"claude-code: no answer within {self.timeout_s:g} s", retryable=True) from None
+
+    async def _once(self, request: Request, on_delta: DeltaCallback | None) -> Completion:
+        from claude_agent_sdk import (AssistantMessage, ClaudeSDKError, ResultMessage, StreamEvent, TextBlock,
+                                      query)
+
+        thread = self._resumable(request)
+        prompt = request.messages[-1].content if thread or len(request.messages) == 1 else _fold(request.messages)
+        started, first = time.perf_counter(), None
+        pieces: list[str] = []
+        result = None
+        try:
+            async for message in query(prompt=prompt, options=self._options(request, thread, on_delta is not None)):
+                if isinstance(message, StreamEvent) and on_delta is not None:
+                    text = _delta_text(message.event)
+                    if text:
+                        first = first or time.perf_counter()
+                        on_delta(text)
+                elif isinstance(message, AssistantMessage):
+                    pieces += [b.text for b in message.content if isinstance(b, TextBlock)]
+                elif isinstance(message, ResultMessage):
+                    result = message
+        except ClaudeSDKError as exc:
+            raise self._error(exc, result) from None
+        if result is None or result.is_error:
+            raise self._error(None, result)
+        text = "".join(pieces) or (result.result or "")
+        held = thread.messages if thread else []
+        sent = [request.messages[-1]] if thread else [ChatMessage(role="user", content=prompt)]
+        self._threads[request.to] = _Thread(result.session_id, [*held, *sent,
+                                                                 ChatMessage(role="assistant", content=text)])
+        return Completion(text=text, usage=_usage(result.usage), provider=self.name, model=self.model,
+                          latency_s=time.perf_counter() - started, ttft_s=(first - started) if first else None)
+
+    def _options(self, request: Request, thread: _Thread | None, stream: bool) -> Any:
+        from claude_agent_sdk import ClaudeAgentOptions
+
+        env = dict(CLI_ENV)
+        if self.base_url:
+            env["ANTHROPIC_BASE_URL"] = self.base_url
+        if self._api_key:
+            env["ANTHROPIC_API_KEY"] = self._api_key
+        if self._home:
+            env["HOME"] = env["CLAUDE_CODE_TMPDIR"] = self._home
+        return ClaudeAgentOptions(system_prompt=request.system, tools=[], setting_sources=[], max_turns=1,
+                                  model=self.model, env=env, cwd=self._workdir,
+                                  resume=thread.session_id if thread else None,
+                                  include_partial_messages=stream, extra_args={"bare": None} if self.bare else {},
+                                  stderr=lambda _line: None)
+
+    def _error(self, exc: BaseException | None, result: Any) -> ProviderError:
+        """A ProviderError from an SDK exception or an error result, retryable on 429/5xx."""
+        status = getattr(result, "api_error_status", None)
+        detail = (getattr(result, "result", None) or (str(exc) if exc else "no result from the CLI")).strip()
+        if exc is not None and type(exc).__name__ == "CLINotFoundError":
+            detail = f"the Claude Code CLI was not found ({INSTALL_HINT})"
+        hint = " — check ANTHROPIC_API_KEY, or log in with `claude` when no key is set" if status == 401 else ""
+        where = f"HTTP {status}" if status else "error"
+        message = redact(f"claude-code: {where}: {detail[:300]}{hint}", self._api_key)
+        return ProviderError(message, status=status, retryable=is_retryable_status(status))
+
+    async def aclose(self) -> None:
+        """Forget the sessions and remove the temporary folders."""
+        self._threads.clear()
+        for folder in (self._home, self._workdir):
+            if folder:
+                shutil.rmtree(folder, ignore_errors=True)
+        self._home = None
+
+
+def _fold(messages: list[ChatMessage]) -> str:
+    """A thread as one prompt: earlier turns quoted, then the newest message."""
+    earlier = "\n\n".join(f"[{'you' if m.role == 'assistant' else 'them'}]\n{m.content}" for m in messages[:-1])
+    return f"EARLIER IN THIS CONVERSATION:\n\n{earlier}\n\nNOW:\n\n{messages[-1].content}"
+
+
+def _delta_text(event: dict[str, Any]) -> str | None:
+    """The text of a raw `content_block_delta` stream event, if it is one."""
+    if event.get("type") == "content_block_delta":
+        delta = event.get("delta") or {}
+        if delta.get("type") == "text_delta":
+            return delta.get("text")
+    return None
+
+
+def _usage(raw: dict[str, Any] | None) -> Usage:
+    raw = raw or {}
+    return Usage(input_tokens=int(raw.get("input_tokens") or 0), output_tokens=int(raw.get("output_tokens") or 0),
+                 cache_write_tokens=int(raw.get("cache_creation_input_tokens") or 0),
+                 cache_read_tokens=int(raw.get("cache_read_input_tokens") or 0))
