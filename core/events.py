@@ -106,10 +106,13 @@ class CallEvent(BaseEvent):
 
 
 class DeltaEvent(BaseEvent):
-    """A streamed fragment of an actor's thinking or speech. Published live, never recorded."""
+    """A streamed fragment of an actor's thinking or speech. Published live, never recorded.
+
+    `channel="reset"` (empty text) retracts every fragment of this actor's call shown so far: the
+    attempt that streamed them failed, and the retry streams its answer from the start."""
 
     type: Literal["delta"] = "delta"
-    channel: Literal["think", "speech"] = "speech"
+    channel: Literal["think", "speech", "reset"] = "speech"
 
 
 Event = Annotated[

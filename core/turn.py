@@ -33,11 +33,17 @@ async def call(session: Session, provider: Provider, request: Request, *, stream
         for channel, text in pairs:
             session.emit(DeltaEvent(t=session.now(), **{"from": stream_as}, channel=channel, text=text, beat=request.beat))
 
+    def retract() -> None:
+        nonlocal splitter
+        splitter = TagSplitter()
+        publish([("reset", "")])
+
     started = time.perf_counter()
     ok = False
     completion: Completion | None = None
     try:
-        completion = await provider.complete(request, (lambda f: publish(splitter.feed(f))) if stream_as else None)
+        completion = await provider.complete(request, (lambda f: publish(splitter.feed(f))) if stream_as else None,
+                                             retract if stream_as else None)
         if stream_as:
             publish(splitter.flush())
         ok = True

@@ -51,6 +51,10 @@ class Reply:
     """Streamed: after this many deltas stop sending and hold the connection (see `hold_s`)."""
     drop_after_deltas: int | None = None
     """Streamed: after this many deltas close the connection abruptly."""
+    truncate_after_deltas: int | None = None
+    """Streamed: after this many deltas end the stream cleanly, without its finish marker."""
+    omit_marker: bool = False
+    """Streamed: send everything (stop reason, usage) except the finish marker (`message_stop`, `[DONE]`)."""
     hold_s: float = 2.0
     """How long a stall holds the connection at most (shutdown releases it earlier)."""
     error_type: str | None = None
@@ -221,13 +225,15 @@ class _Handler(BaseHTTPRequestHandler):
             if frame == _DROP:
                 self.close_connection = True
                 return
+            if frame == _TRUNCATE:
+                break
             if index and reply.gap_s and closing.wait(reply.gap_s):
                 return
             self._chunk(frame)
         self._chunk(b"")
 
 
-_STALL, _DROP = b"<stall>", b"<drop>"
+_STALL, _DROP, _TRUNCATE = b"<stall>", b"<drop>", b"<truncate>"
 
 
 def _sse(data: Any, event: str | None = None) -> bytes:
@@ -242,6 +248,8 @@ def _cut(reply: Reply, delivered: int) -> bytes | None:
         return _STALL
     if reply.drop_after_deltas == delivered:
         return _DROP
+    if reply.truncate_after_deltas == delivered:
+        return _TRUNCATE
     return None
 
 
@@ -309,7 +317,8 @@ def _anthropic_frames(recorded: Recorded, reply: Reply):
     yield _sse({"type": "content_block_stop", "index": 0}, "content_block_stop")
     yield _sse({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
                 "usage": {"output_tokens": usage["output_tokens"]}}, "message_delta")
-    yield _sse({"type": "message_stop"}, "message_stop")
+    if not reply.omit_marker:
+        yield _sse({"type": "message_stop"}, "message_stop")
 
 
 # -- OpenAI ----------------------------------------------------------------------------------
@@ -343,7 +352,8 @@ def _openai_frames(recorded: Recorded, reply: Reply):
     options = recorded.body.get("stream_options") or {} if isinstance(recorded.body, dict) else {}
     if options.get("include_usage"):
         yield _sse({**base, "choices": [], "usage": _openai_usage(recorded, reply, len(pieces))})
-    yield _sse("[DONE]")
+    if not reply.omit_marker:
+        yield _sse("[DONE]")
 
 
 class FakeSleep:

@@ -2,7 +2,7 @@
 
 The system prompt goes as one text block, marked `cache_control: ephemeral` when the request asks
 for a cached prefix. Usage maps `cache_creation_input_tokens` to cache writes and
-`cache_read_input_tokens` to cache reads. Streaming uses raw `create(stream=True)` events.
+`cache_read_input_tokens` to cache reads. Streaming uses raw `create(stream=True)` events; a stream is complete only once `message_stop` came.
 Errors: HTTP statuses, an `event: error` inside the stream (an `APIStatusError` with status 200,
 mapped to the status its error type implies), and raw `httpx2` transport errors on a stalled or
 dropped stream all become `ProviderError`s the shared retry loop understands.
@@ -25,6 +25,7 @@ class AnthropicProvider(RemoteProvider):
     name = "anthropic"
     key_env = "ANTHROPIC_API_KEY"
     base_url_env = "ANTHROPIC_BASE_URL"
+    finish_marker = "message_stop"
 
     def _build_client(self) -> Any:
         from anthropic import AsyncAnthropic
@@ -66,6 +67,8 @@ class AnthropicProvider(RemoteProvider):
                     stream.emit(event.delta.text)
                 elif event.type == "message_delta" and event.usage is not None:
                     usage = _usage(event.usage, usage)
+                elif event.type == "message_stop":
+                    stream.finished = True
         return "".join(stream.pieces), usage
 
     def _translate(self, exc: Exception) -> ProviderError | None:

@@ -65,16 +65,20 @@ class Completion(BaseModel):
 
 
 DeltaCallback = Callable[[str], None]
+ResetCallback = Callable[[], None]
+"""Called when every fragment delivered so far is taken back (a failed attempt, before a retry)."""
 
 
 class Provider(ABC):
-    """An async model backend. `complete` streams when `on_delta` is given."""
+    """An async model backend. `complete` streams when `on_delta` is given; `on_reset()` retracts
+    every fragment delivered so far (the attempt that sent them failed)."""
 
     name: str = "provider"
     model: str | None = None
 
     @abstractmethod
-    async def complete(self, request: Request, on_delta: DeltaCallback | None = None) -> Completion:
+    async def complete(self, request: Request, on_delta: DeltaCallback | None = None,
+                       on_reset: ResetCallback | None = None) -> Completion:
         """Send one request; call `on_delta(fragment)` as text arrives when streaming."""
 
     async def aclose(self) -> None:
