@@ -80,7 +80,7 @@ class JournalEvent(BaseEvent):
 
 class CloseEvent(BaseEvent):
     """The scene ended; `reason` is natural, explicit, soft-cap, hard-cap, max-beats, stop, stall,
-    budget, final, no_handoff, cap or error."""
+    budget, final, no_handoff, cap, error or provider-error (the calls fail: see `core.outcome`)."""
 
     type: Literal["close"] = "close"
     reason: str

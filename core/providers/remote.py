@@ -92,6 +92,8 @@ class RemoteProvider(Provider):
         if self.key_required and not self._api_key:
             raise ProviderError(f"{self.name}: no API key; set {self.key_env} in the environment", status=None)
         self.base_url = base_url or (os.environ.get(self.base_url_env) if self.base_url_env else None) or None
+        if self.base_url is not None:
+            check_base_url(self.base_url, self.name, "--base-url or `base_url`" if base_url else self.base_url_env)
         self.timeout_s, self.max_retries, self.retry_after_cap_s = timeout_s, max_retries, retry_after_cap_s
         self.base_delay_s, self._sleep, self._rng = base_delay_s, sleep, rng or random.Random()
         self._client: Any = None
@@ -180,6 +182,23 @@ class RemoteProvider(Provider):
         if self._client is not None:
             client, self._client = self._client, None
             await client.close()
+
+
+def check_base_url(url: str, provider: str, source: str) -> None:
+    """Refuse a base URL that is not `http(s)://host[:port][/path]` (InvalidConfig, exit 2), before any call."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
+        problem = ("the scheme must be http or https" if parts.scheme not in ("http", "https") else
+                   "it names no host" if not parts.hostname else
+                   "it contains spaces" if any(c.isspace() for c in url) else None)
+    except ValueError as exc:
+        problem = str(exc)
+    if problem:
+        raise InvalidConfig(f"invalid base URL {url!r} for {provider} (from {source}): {problem}; "
+                            f"expected e.g. http://localhost:11434/v1")
 
 
 def error_detail(body: Any, fallback: str) -> tuple[str | None, str]:
