@@ -237,6 +237,7 @@ class Session:
         """Play the scene to its close and write every file of the run folder."""
         self.recorder.open()
         self.recorder.write_notes(self.notes)
+        await asyncio.to_thread(self._prepare_providers)
         handler = DebugLogHandler(self.recorder)
         logging.getLogger("promptdesk").addHandler(handler)
         token = ACTIVE.set(self.recorder)
@@ -275,10 +276,24 @@ class Session:
         cause = self.failure or f"no call succeeded; the last failure: {self.health.cause}"
         return Decision(decision="close", reason=PROVIDER_ERROR, text=f"Run stopped: {cause}")
 
+    def _providers(self) -> list[Provider]:
+        """Every distinct provider of the run: the actors', the judge's, the facilitator's."""
+        setup = self.roundtable_setup
+        found = [a.provider for a in self.actors.values()] + [self.judge_provider, getattr(setup, "facilitator", None)]
+        return list({id(p): p for p in found if isinstance(p, Provider)}.values())
+
+    def _prepare_providers(self) -> None:
+        """Import the provider SDKs and build their clients before the first beat (run in a worker
+        thread, so that beat 0 waits only for its calls, not for an import on the event loop)."""
+        for provider in self._providers():
+            try:
+                provider.prepare()
+            except Exception as exc:  # the first call meets the same failure, and reports it
+                self.recorder.log("warning", f"preparing provider {provider.name} failed: {exc!r}")
+
     async def _close_providers(self) -> None:
         """Release every provider's connections (each shared instance once)."""
-        providers = {id(p): p for p in [a.provider for a in self.actors.values()] + [self.judge_provider] if p}
-        for provider in providers.values():
+        for provider in self._providers():
             try:
                 await provider.aclose()
             except Exception as exc:  # a failed close must not lose a finished run

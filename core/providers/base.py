@@ -81,5 +81,9 @@ class Provider(ABC):
                        on_reset: ResetCallback | None = None) -> Completion:
         """Send one request; call `on_delta(fragment)` as text arrives when streaming."""
 
+    def prepare(self) -> None:
+        """Do the slow, blocking set-up (importing an SDK, building its client) now, so that no call
+        has to. Called once before the first beat, in a worker thread. Default: nothing to do."""
+
     async def aclose(self) -> None:
         """Release connections. Default: nothing to release."""

@@ -125,6 +125,10 @@ class RemoteProvider(Provider):
             self._client = self._build_client()
         return self._client
 
+    def prepare(self) -> None:
+        """Import the SDK and build the client (blocking: the session runs this off the event loop)."""
+        self.client  # noqa: B018 - building it is the point
+
     async def complete(self, request: Request, on_delta: DeltaCallback | None = None,
                        on_reset: ResetCallback | None = None) -> Completion:
         """Send `request`, retrying what is worth retrying; stream into `on_delta` when given."""
