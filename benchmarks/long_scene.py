@@ -32,7 +32,10 @@ class Endless(RuleCoordinator):
 
 
 async def _long_run(out: Path, beats: int):
-    scene = _scene(None, beats).model_copy(update={"characters": ["alice", "bob", "charlie"]})
+    scene = _scene(None, beats)
+    limits = scene.limits.model_copy(update={"soft_cap_per_character": 10 * beats, "hard_cap_per_character": 20 * beats,
+                                             "stall_beats": beats})
+    scene = scene.model_copy(update={"characters": ["alice", "bob", "charlie"], "limits": limits})
     options = RunOptions(isolation="b", coordinator="C", seed=1, runs_root=out,
                          characters_dirs=[ROOT / "characters"], write_character_journals=False)
     session = build_session(scene, options)
