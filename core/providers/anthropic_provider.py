@@ -62,8 +62,8 @@ class AnthropicProvider(RemoteProvider):
     def __init__(self, model: str | None, api_key: str | None = None, base_url: str | None = None,
                  **options: Any) -> None:
         super().__init__(model, api_key, base_url, **options)
-        self._short_prefix_noted: set[str] = set()
-        """The actors already told (in debug.log) that their cached prefix is too short."""
+        self._prefix_checked: set[str] = set()
+        """The actors whose cached prefix was checked against the minimum (once each: it only grows)."""
 
     def _build_client(self) -> Any:
         from anthropic import AsyncAnthropic
@@ -94,10 +94,12 @@ class AnthropicProvider(RemoteProvider):
 
     def _note_short_prefix(self, request: Request) -> None:
         """Say in debug.log, once per actor, that its cached prefix is too short for the API to cache."""
+        if request.to in self._prefix_checked:
+            return
         minimum = min_cacheable_tokens(self.model)
         tokens = estimate_tokens(request.system) + sum(estimate_tokens(m.content) for m in request.messages)
-        if tokens < minimum and request.to not in self._short_prefix_noted:
-            self._short_prefix_noted.add(request.to)
+        self._prefix_checked.add(request.to)
+        if tokens < minimum:
             log.warning("%s: the cacheable prefix (about %d tokens) is under %s's minimum of %d tokens, so the API "
                         "caches nothing for it until the conversation grows past that", request.to, tokens,
                         self.model, minimum)
