@@ -1,9 +1,9 @@
 """Headless runs: one scene to its close, a line per turn and a summary on stderr.
 
 Exit codes: 0 when the scene closed (any reason, a stop included), 2 on invalid input (the
-message names what to fix), 1 otherwise: an engine error, or a run whose calls fail (close reason
-`provider-error`, the cause on stderr; see `core.outcome`). Ctrl-C stops the scene gracefully: the log is closed
-with a `stop` event and every file of the run folder is still written.
+message names what to fix), 1 otherwise: an engine error, or a run whose calls fail (close
+reason `provider-error`, the cause on stderr; see `core.outcome`). Ctrl-C stops the scene
+gracefully: the log is closed with a `stop` event and every file of the run folder is still written.
 """
 
 from __future__ import annotations

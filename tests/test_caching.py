@@ -94,7 +94,8 @@ def test_the_loopback_caches_only_prefixes_ending_at_a_breakpoint_and_over_the_m
     assert anthropic_cache_usage(body, cache) is None or anthropic_cache_usage(body, set()) == {
         "input_tokens": 1001, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
     assert not cache, "1000 tokens is under Sonnet's 1024"
-    long_user = {"role": "user", "content": [{"type": "text", "text": "u" * 400, "cache_control": {"type": "ephemeral"}}]}
+    long_user = {"role": "user", "content": [{"type": "text", "text": "u" * 400,
+                                              "cache_control": {"type": "ephemeral"}}]}
     first = anthropic_cache_usage({**body, "messages": [long_user]}, cache)
     assert first == {"input_tokens": 0, "cache_creation_input_tokens": 1100, "cache_read_input_tokens": 0}
     grown = {**body, "messages": [{"role": "user", "content": "u" * 400}, {"role": "assistant", "content": "a" * 40},

@@ -5,7 +5,8 @@ the system prompt (the briefing), the end of the conversation so far, and the en
 request's conversation (see `trailing_breakpoints`); the trailing marks move every turn. A prefix
 shorter than the model's minimum (`min_cacheable_tokens`) is not cached by the API: debug.log says
 so once per actor. Usage maps `cache_creation_input_tokens` to cache writes and
-`cache_read_input_tokens` to cache reads. Streaming uses raw `create(stream=True)` events; a stream is complete only once `message_stop` came.
+`cache_read_input_tokens` to cache reads. Streaming uses raw `create(stream=True)` events; a stream
+is complete only once `message_stop` came.
 Errors: HTTP statuses, an `event: error` inside the stream (an `APIStatusError` with status 200,
 mapped to the status its error type implies), and raw `httpx2` transport errors on a stalled or
 dropped stream all become `ProviderError`s the shared retry loop understands.
