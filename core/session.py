@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core import checks, journals, policies, turn
+from core import checks, heap, journals, policies, turn
 from core.actors import Actor
 from core.briefing import note_line
 from core.formatting import world_event_line
@@ -185,6 +185,7 @@ class Session:
 
     async def safe_point(self) -> None:
         """Between beats: honour stop and pause, then deliver queued world events and notes."""
+        heap.settle()
         if self._stopped:
             raise SceneStopped
         await self._running.wait()
