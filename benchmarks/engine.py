@@ -29,10 +29,13 @@ class TimedProvider(Provider):
         self.inner, self.name, self.model = inner, inner.name, inner.model
         self.calls: list[tuple[int | None, float]] = []
 
-    async def complete(self, request, on_delta=None):
+    def prepare(self) -> None:
+        self.inner.prepare()
+
+    async def complete(self, request, on_delta=None, on_reset=None):
         started = time.perf_counter()
         try:
-            return await self.inner.complete(request, on_delta)
+            return await self.inner.complete(request, on_delta, on_reset)
         finally:
             self.calls.append((request.beat, time.perf_counter() - started))
 

@@ -1,8 +1,9 @@
 """Headless runs: one scene to its close, a line per turn and a summary on stderr.
 
 Exit codes: 0 when the scene closed (any reason, a stop included), 2 on invalid input (the
-message names what to fix), 1 otherwise. Ctrl-C stops the scene gracefully: the log is closed
-with a `stop` event and every file of the run folder is still written.
+message names what to fix), 1 otherwise: an engine error, or a run whose calls fail (close
+reason `provider-error`, the cause on stderr; see `core.outcome`). Ctrl-C stops the scene
+gracefully: the log is closed with a `stop` event and every file of the run folder is still written.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from core.roundtable import lines as roundtable_lines
 from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
 from core.events import BaseEvent, CloseEvent, SpeakEvent
 from core.formatting import speech_line
+from core.outcome import PROVIDER_ERROR
 from core.sanitize import strip_controls
 from core.setup import RunOptions, build_session
 
@@ -76,7 +78,9 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     print(f"Scene closed: {result.close_reason} ({goal}) after {played} {unit}, "
           f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}, {result.errors} actor failures.\n"
           f"Run folder: {result.run_dir}", file=stream)
-    return EXIT_FAILED if result.close_reason == "error" else EXIT_CLOSED
+    if result.close_reason == PROVIDER_ERROR:
+        print(f"Run failed: {session.failure or session.health.cause}", file=stream)
+    return EXIT_FAILED if result.close_reason in ("error", PROVIDER_ERROR) else EXIT_CLOSED
 
 
 async def _run_with_sigint(session):

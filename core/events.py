@@ -80,7 +80,7 @@ class JournalEvent(BaseEvent):
 
 class CloseEvent(BaseEvent):
     """The scene ended; `reason` is natural, explicit, soft-cap, hard-cap, max-beats, stop, stall,
-    budget, final, no_handoff, cap or error."""
+    budget, final, no_handoff, cap, error or provider-error (the calls fail: see `core.outcome`)."""
 
     type: Literal["close"] = "close"
     reason: str
@@ -106,10 +106,13 @@ class CallEvent(BaseEvent):
 
 
 class DeltaEvent(BaseEvent):
-    """A streamed fragment of an actor's thinking or speech. Published live, never recorded."""
+    """A streamed fragment of an actor's thinking or speech. Published live, never recorded.
+
+    `channel="reset"` (empty text) retracts every fragment of this actor's call shown so far: the
+    attempt that streamed them failed, and the retry streams its answer from the start."""
 
     type: Literal["delta"] = "delta"
-    channel: Literal["think", "speech"] = "speech"
+    channel: Literal["think", "speech", "reset"] = "speech"
 
 
 Event = Annotated[

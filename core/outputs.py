@@ -14,6 +14,7 @@ from core.collab import lines as collab_lines
 from core.roundtable import lines as roundtable_lines
 from core.events import BaseEvent, CallEvent, CloseEvent, GenericEvent, JournalEvent, SpeakEvent
 from core.formatting import speech_line
+from core.pricing import cache_saving
 
 
 def start_info(events: list[BaseEvent]) -> dict[str, Any]:
@@ -134,6 +135,7 @@ def metadata(events: list[BaseEvent]) -> dict[str, Any]:
         "actors": {slug: {k: int(v) for k, v in row.items()} for slug, row in per_actor.items()},
         **collab_lines.metadata(events),
         **roundtable_lines.metadata(events),
+        "cache_saving": cache_saving(e for e in events if isinstance(e, CallEvent)),
     }
 
 

@@ -16,7 +16,8 @@ prices change; keep `PRICES_AS_OF` in step.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 from core.providers.base import Usage
 
@@ -134,3 +135,36 @@ def cost_usd(provider: str, model: str | None, usage: Usage) -> float:
     total = (usage.input_tokens * price.input + usage.output_tokens * price.output
              + usage.cache_write_tokens * price.cache_write + usage.cache_read_tokens * price.cache_read)
     return total / 1_000_000
+
+
+def input_costs(provider: str, model: str | None, usage: Usage) -> tuple[float, float]:
+    """(what this call's input would cost with no cache, what it cost) in USD; (0, 0) when unpriced."""
+    price = price_for(provider, model)
+    if price is None:
+        return 0.0, 0.0
+    uncached = (usage.input_tokens + usage.cache_write_tokens + usage.cache_read_tokens) * price.input
+    paid = (usage.input_tokens * price.input + usage.cache_write_tokens * price.cache_write
+            + usage.cache_read_tokens * price.cache_read)
+    return uncached / 1_000_000, paid / 1_000_000
+
+
+def cache_saving(calls: Iterable[Any]) -> dict[str, Any]:
+    """The share of input cost prompt caching saved, by the price table: for the run and per actor.
+
+    `calls` are `call` events (anything with provider, model, target and the four token counts).
+    1 - paid / uncached, where uncached bills every input token (written, read or not) at the input
+    price; negative when cache writes cost more than the reads saved; 0 with no priced input."""
+    totals: dict[str, list[float]] = {}
+    for call in calls:
+        usage = Usage(input_tokens=call.input_tokens, cache_write_tokens=call.cache_write_tokens,
+                      cache_read_tokens=call.cache_read_tokens)
+        uncached, paid = input_costs(call.provider, call.model, usage)
+        for key in ("run", call.target or "?"):
+            row = totals.setdefault(key, [0.0, 0.0])
+            row[0], row[1] = row[0] + uncached, row[1] + paid
+
+    def share(row: list[float]) -> float:
+        return round(1 - row[1] / row[0], 4) if row[0] > 0 else 0.0
+
+    run = totals.pop("run", [0.0, 0.0])
+    return {"run": share(run), "perActor": {who: share(row) for who, row in sorted(totals.items())}}

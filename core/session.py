@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core import checks, journals, policies, turn
+from core import checks, heap, journals, policies, turn
 from core.actors import Actor
 from core.briefing import note_line
 from core.formatting import world_event_line
@@ -26,6 +26,7 @@ from core.clock import Clock, RealClock
 from core.coordinator import Decision, JudgeCoordinator, RuleCoordinator
 from core.errors import ProviderError
 from core.events import COORDINATOR, OPERATOR, BaseEvent, CallEvent, CloseEvent, DeltaEvent, GenericEvent
+from core.outcome import PROVIDER_ERROR, CallHealth
 from core.providers.base import Provider, Request
 from core.recorder import ACTIVE, DebugLogHandler, Recorder
 from core.roundtable.escalation import EscalationDesk
@@ -74,6 +75,10 @@ class Session:
                                   cast={a.slug: a.name for a in actors},
                                   max_beats=max_beats or scene.limits.max_beats, run_dir=str(run_dir))
         self.nudged: dict[str, int] = {}
+        self.health = CallHealth([a.slug for a in actors])
+        """Succeeded and failed calls; see `core.outcome`."""
+        self.failure: str | None = None
+        """Why the run was stopped because its calls fail (`abort`), else None."""
         self.fired_events: set[int] = set()
         self.public_lines: list[str] = []
         self._subscribers: list[Subscriber] = []
@@ -135,6 +140,18 @@ class Session:
         for task in list(self._tasks):
             task.cancel()
 
+    def abort(self, cause: str) -> None:
+        """Stop a run that cannot succeed (its calls fail): in-flight calls are cancelled and the run
+        is closed with reason `provider-error`, `cause` in a `system` event and the close text."""
+        if self.failure or self._stopped or self.state.status in ("closed", "closing"):
+            return
+        self.failure = cause
+        self.say("system", f"Run stopped: {cause}", reason=PROVIDER_ERROR)
+        self._stopped = True
+        self._running.set()
+        for task in list(self._tasks):
+            task.cancel()
+
     def pause(self) -> None:
         """Hold the scene at the next safe point until `resume()`."""
         if self.state.status == "running":
@@ -168,6 +185,7 @@ class Session:
 
     async def safe_point(self) -> None:
         """Between beats: honour stop and pause, then deliver queued world events and notes."""
+        heap.settle()
         if self._stopped:
             raise SceneStopped
         await self._running.wait()
@@ -220,6 +238,7 @@ class Session:
         """Play the scene to its close and write every file of the run folder."""
         self.recorder.open()
         self.recorder.write_notes(self.notes)
+        await asyncio.to_thread(self._prepare_providers)
         handler = DebugLogHandler(self.recorder)
         logging.getLogger("promptdesk").addHandler(handler)
         token = ACTIVE.set(self.recorder)
@@ -236,12 +255,12 @@ class Session:
         for actor in self.actors.values():
             self.say("spawn", f"Spawning actor for character {actor.slug}", target=actor.slug)
             self.say("brief", "Sent actor system prompt + profile + journal + scene perspective", target=actor.slug)
-        decision = await self._play()
+        decision = self._honest(await self._play())
         self.state.status = "closing"
         self.state.close_reason = decision.reason
         self.emit(CloseEvent(t=self.now(), **{"from": COORDINATOR}, text=decision.text or f"Scene closed: {decision.reason}",
                              reason=decision.reason or "natural", goal_achieved=decision.goal_achieved, beat=self.state.beat))
-        if decision.reason != "stop":
+        if decision.reason not in ("stop", PROVIDER_ERROR):
             await journals.write_all(self)
         self.recorder.finish(datetime.now())
         await self._close_providers()
@@ -250,10 +269,32 @@ class Session:
         return SessionResult(self.recorder.run_dir, decision.reason or "natural", decision.goal_achieved,
                              self.state.beat + 1, errors)
 
+    def _honest(self, decision: Decision) -> Decision:
+        """The close decision, unless the run was aborted or no call at all succeeded: then
+        `provider-error` with the cause (an operator's stop stays a stop)."""
+        if self.failure is None and (not self.health.all_failed or decision.reason == "stop"):
+            return decision
+        cause = self.failure or f"no call succeeded; the last failure: {self.health.cause}"
+        return Decision(decision="close", reason=PROVIDER_ERROR, text=f"Run stopped: {cause}")
+
+    def _providers(self) -> list[Provider]:
+        """Every distinct provider of the run: the actors', the judge's, the facilitator's."""
+        setup = self.roundtable_setup
+        found = [a.provider for a in self.actors.values()] + [self.judge_provider, getattr(setup, "facilitator", None)]
+        return list({id(p): p for p in found if isinstance(p, Provider)}.values())
+
+    def _prepare_providers(self) -> None:
+        """Import the provider SDKs and build their clients before the first beat (run in a worker
+        thread, so that beat 0 waits only for its calls, not for an import on the event loop)."""
+        for provider in self._providers():
+            try:
+                provider.prepare()
+            except Exception as exc:  # the first call meets the same failure, and reports it
+                self.recorder.log("warning", f"preparing provider {provider.name} failed: {exc!r}")
+
     async def _close_providers(self) -> None:
         """Release every provider's connections (each shared instance once)."""
-        providers = {id(p): p for p in [a.provider for a in self.actors.values()] + [self.judge_provider] if p}
-        for provider in providers.values():
+        for provider in self._providers():
             try:
                 await provider.aclose()
             except Exception as exc:  # a failed close must not lose a finished run

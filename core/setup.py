@@ -115,7 +115,7 @@ class ProviderPool:
             from core.providers.offline import OfflineProvider
             return OfflineProvider(seed=self.seed, latency_ms=spec.latency_ms, clock=self.clock)
         from core.providers.registry import make_provider
-        return make_provider(spec, seed=self.seed)
+        return make_provider(spec, seed=self.seed, sleep=self.clock.sleep)
 
 
 def turn_timeout(spec: ProviderSpec) -> float:

@@ -25,7 +25,13 @@ MAX_CORRECTIONS = 2
 
 
 async def call(session: Session, provider: Provider, request: Request, *, stream_as: str | None = None) -> Completion:
-    """Send one request: record it in `prompts.jsonl`, stream deltas, record a `call` event."""
+    """Send one request: record it in `prompts.jsonl`, stream deltas, record a `call` event.
+
+    Once the run was aborted because its calls fail (`Session.abort`), no new call is made: this
+    raises `SceneStopped`, which every format's policy already turns into the end of the run."""
+    if session.failure is not None:
+        from core.session import SceneStopped
+        raise SceneStopped
     session.recorder.record_prompt(session.now(), provider.as_sent(request))
     splitter = TagSplitter()
 
@@ -33,17 +39,36 @@ async def call(session: Session, provider: Provider, request: Request, *, stream
         for channel, text in pairs:
             session.emit(DeltaEvent(t=session.now(), **{"from": stream_as}, channel=channel, text=text, beat=request.beat))
 
+    def retract() -> None:
+        nonlocal splitter
+        splitter = TagSplitter()
+        publish([("reset", "")])
+
     started = time.perf_counter()
     ok = False
     completion: Completion | None = None
+    error: Exception | None = None
     try:
-        completion = await provider.complete(request, (lambda f: publish(splitter.feed(f))) if stream_as else None)
+        completion = await provider.complete(request, (lambda f: publish(splitter.feed(f))) if stream_as else None,
+                                             retract if stream_as else None)
         if stream_as:
             publish(splitter.flush())
         ok = True
         return completion
+    except Exception as exc:
+        error = exc
+        raise
     finally:
         session.emit(_call_event(session, provider, request, completion, ok, time.perf_counter() - started))
+        _report_health(session, request.to, ok, error)
+
+
+def _report_health(session: Session, to: str, ok: bool, error: Exception | None) -> None:
+    """Tell the run's call health how the call went; stop the run when it cannot succeed."""
+    if ok:
+        session.health.ok(to)
+    elif error is not None and (cause := session.health.fail(to, error)):
+        session.abort(cause)
 
 
 def _call_event(session: Session, provider: Provider, request: Request, completion: Completion | None,

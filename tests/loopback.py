@@ -9,12 +9,21 @@ Served paths: `POST /v1/messages` (Anthropic) and `POST /v1/chat/completions` or
 a `Content-Length`; streamed replies (SSE) use chunked transfer encoding, so a stream cut short
 (an error event, a stall, a dropped connection) is visible to the client as what it is.
 
+Anthropic prompt caching is modelled the way the API bills it: a cached prefix ends at a
+`cache_control` block (at most 4 per request); a prefix under the model's minimum (1024 tokens,
+2048 for Haiku 3.x, 4096 for Haiku 4.5 and Opus 4.5/4.6) is not cached at all; a request reads
+the longest of its breakpoint prefixes already cached (`cache_read_input_tokens`), writes the rest
+up to its last breakpoint (`cache_creation_input_tokens`), and is billed `input_tokens` for what
+follows. Tokens are counted as about four characters each. The cache is per server and model.
+
 Import the `loopback` fixture from this module in a test module (`from loopback import loopback`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import threading
 import traceback
 from collections import deque
@@ -51,6 +60,10 @@ class Reply:
     """Streamed: after this many deltas stop sending and hold the connection (see `hold_s`)."""
     drop_after_deltas: int | None = None
     """Streamed: after this many deltas close the connection abruptly."""
+    truncate_after_deltas: int | None = None
+    """Streamed: after this many deltas end the stream cleanly, without its finish marker."""
+    omit_marker: bool = False
+    """Streamed: send everything (stop reason, usage) except the finish marker (`message_stop`, `[DONE]`)."""
     hold_s: float = 2.0
     """How long a stall holds the connection at most (shutdown releases it earlier)."""
     error_type: str | None = None
@@ -68,6 +81,8 @@ class Recorded:
     path: str
     headers: dict[str, str]
     body: Any
+    cache_usage: dict[str, int] | None = None
+    """Anthropic requests that mark a cache breakpoint: the usage the cache semantics give."""
 
     @property
     def api_key(self) -> str | None:
@@ -105,6 +120,8 @@ class LoopbackServer:
         self.queue: deque[ReplySource] = deque()
         self.requests: list[Recorded] = []
         self.closing = threading.Event()
+        self.cache: set[str] = set()
+        """Anthropic: fingerprints of the prompt prefixes cached so far (see the module docstring)."""
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -148,6 +165,8 @@ class LoopbackServer:
         with self._lock:
             self.requests.append(recorded)
             source = self.queue.popleft() if self.queue else self.default
+            if recorded.api == "anthropic" and isinstance(recorded.body, dict):
+                recorded.cache_usage = anthropic_cache_usage(recorded.body, self.cache)
         return source(recorded) if callable(source) else source
 
 
@@ -222,13 +241,15 @@ class _Handler(BaseHTTPRequestHandler):
             if frame == _DROP:
                 self.close_connection = True
                 return
+            if frame == _TRUNCATE:
+                break
             if index and reply.gap_s and closing.wait(reply.gap_s):
                 return
             self._chunk(frame)
         self._chunk(b"")
 
 
-_STALL, _DROP = b"<stall>", b"<drop>"
+_STALL, _DROP, _TRUNCATE = b"<stall>", b"<drop>", b"<truncate>"
 
 
 def _sse(data: Any, event: str | None = None) -> bytes:
@@ -243,6 +264,8 @@ def _cut(reply: Reply, delivered: int) -> bytes | None:
         return _STALL
     if reply.drop_after_deltas == delivered:
         return _DROP
+    if reply.truncate_after_deltas == delivered:
+        return _TRUNCATE
     return None
 
 
@@ -269,9 +292,52 @@ def _error_body(api: str, reply: Reply) -> dict[str, Any]:
 
 
 # -- Anthropic -------------------------------------------------------------------------------
+def cache_minimum(model: str) -> int:
+    """The API's minimum cacheable prefix, in tokens, for a model."""
+    if any(family in model for family in ("haiku-4", "opus-4-5", "opus-4-6")):
+        return 4096
+    return 2048 if "haiku" in model else 1024
+
+
+def _tokens(block: Any) -> int:
+    text = block.get("text", "") if isinstance(block, dict) else str(block)
+    return math.ceil(len(text) / 4)
+
+
+def _blocks(body: dict[str, Any]) -> list[tuple[Any, bool]]:
+    """The prompt as (block without its mark, marked?) in API order: system, then each message's content."""
+    system = body.get("system") or []
+    blocks: list[Any] = [{"type": "text", "text": system}] if isinstance(system, str) else list(system)
+    for message in body.get("messages", []):
+        content = message.get("content")
+        blocks += [{"role": message["role"], "type": "text", "text": content}] if isinstance(content, str) else [
+            {"role": message["role"], **block} for block in content]
+    return [({k: v for k, v in b.items() if k != "cache_control"} if isinstance(b, dict) else b,
+             isinstance(b, dict) and "cache_control" in b) for b in blocks]
+
+
+def anthropic_cache_usage(body: dict[str, Any], cache: set[str]) -> dict[str, int] | None:
+    """Input, cache-write and cache-read tokens of one request under the API's cache semantics
+    (None when it marks no breakpoint); records the prefixes it writes in `cache`."""
+    blocks = _blocks(body)
+    marks = [i for i, (_, marked) in enumerate(blocks) if marked]
+    if not marks:
+        return None
+    total, minimum, model = sum(_tokens(b) for b, _ in blocks), cache_minimum(str(body.get("model"))), body.get("model")
+    sizes = {i: sum(_tokens(b) for b, _ in blocks[:i + 1]) for i in marks}
+    keys = {i: hashlib.sha256(json.dumps([model, [b for b, _ in blocks[:i + 1]]]).encode()).hexdigest() for i in marks}
+    read = max((sizes[i] for i in marks if keys[i] in cache), default=0)
+    cacheable = [i for i in marks if sizes[i] >= minimum]
+    written = max(0, max((sizes[i] for i in cacheable), default=0) - read)
+    cache.update(keys[i] for i in cacheable)
+    return {"input_tokens": total - read - written, "cache_creation_input_tokens": written,
+            "cache_read_input_tokens": read}
+
+
 def _anthropic_usage(recorded: Recorded, reply: Reply, output: int) -> dict[str, Any]:
-    return {"input_tokens": _prompt_words(recorded.body), "output_tokens": output,
-            "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, **reply.usage}
+    usage = recorded.cache_usage or {"input_tokens": _prompt_words(recorded.body), "cache_creation_input_tokens": 0,
+                                     "cache_read_input_tokens": 0}
+    return {**usage, "output_tokens": output, **reply.usage}
 
 
 def _plain_body(recorded: Recorded, reply: Reply) -> dict[str, Any]:
@@ -310,7 +376,8 @@ def _anthropic_frames(recorded: Recorded, reply: Reply):
     yield _sse({"type": "content_block_stop", "index": 0}, "content_block_stop")
     yield _sse({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
                 "usage": {"output_tokens": usage["output_tokens"]}}, "message_delta")
-    yield _sse({"type": "message_stop"}, "message_stop")
+    if not reply.omit_marker:
+        yield _sse({"type": "message_stop"}, "message_stop")
 
 
 # -- OpenAI ----------------------------------------------------------------------------------
@@ -344,7 +411,8 @@ def _openai_frames(recorded: Recorded, reply: Reply):
     options = recorded.body.get("stream_options") or {} if isinstance(recorded.body, dict) else {}
     if options.get("include_usage"):
         yield _sse({**base, "choices": [], "usage": _openai_usage(recorded, reply, len(pieces))})
-    yield _sse("[DONE]")
+    if not reply.omit_marker:
+        yield _sse("[DONE]")
 
 
 class FakeSleep:

@@ -192,7 +192,9 @@ class TestAcceptanceOnLoopback:
         assert second["system"][0]["cache_control"] == {"type": "ephemeral"}
         assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user"]
         assert json.loads(second["messages"][1]["content"])["message"] == "Draft."
-        assert "Draft." not in second["messages"][2]["content"] and "Edited." in second["messages"][2]["content"]
+        last = second["messages"][2]["content"]  # the trailing cache breakpoint makes it a text block
+        assert last[0]["cache_control"] == {"type": "ephemeral"}
+        assert "Draft." not in last[0]["text"] and "Edited." in last[0]["text"]
 
     async def test_edge_3_a_one_sentence_goal_ends_on_the_first_final(self, tmp_path, loopback):
         script(loopback, claude=[envelope("It says one thing.", final=True)])

@@ -196,16 +196,6 @@ async def test_a_slow_server_times_out_is_retried_then_fails(loopback, make, sle
     assert_no_leak(caught.value, logs=all_logs.text)
 
 
-async def test_an_error_mid_stream_keeps_delivered_deltas_and_is_not_retried(loopback, make, sleep, all_logs):
-    text = "first second third fourth"
-    loopback.script(Reply(text=text, deltas=4, error_after_deltas=3, error_message=f"boom {CANARY}"))
-    deltas: list[str] = []
-    with pytest.raises(ProviderError) as caught:
-        await make().complete(request(), on_delta=deltas.append)
-    assert deltas == split_text(text, 4)[:3]
-    assert caught.value.context["partial_text"] == "".join(deltas) and not caught.value.retryable
-    assert loopback.hits == 1 and sleep.calls == []
-    assert_no_leak(caught.value, logs=all_logs.text)
 
 
 async def test_an_error_before_any_delta_is_retried(loopback, make, sleep):
@@ -213,12 +203,3 @@ async def test_an_error_before_any_delta_is_retried(loopback, make, sleep):
     completion = await make().complete(request(), on_delta=lambda _: None)
     assert completion.text == "Hello from the loopback." and loopback.hits == 2
 
-
-async def test_a_stalled_stream_times_out_and_keeps_its_deltas(loopback, make, all_logs):
-    text = "stalling after the second piece"
-    loopback.script(Reply(text=text, deltas=4, stall_after_deltas=2, hold_s=1.0))
-    deltas: list[str] = []
-    with pytest.raises(ProviderError, match="timed out") as caught:
-        await make(timeout_s=0.2).complete(request(), on_delta=deltas.append)
-    assert deltas == split_text(text, 4)[:2] and loopback.hits == 1
-    assert_no_leak(caught.value, logs=all_logs.text)

@@ -116,7 +116,7 @@ cast:
     code = main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--max-beats", "2",
                  "--out", str(out), "--characters-dir", str(CHARACTERS), "--seed", "1"])
     printed = capsys.readouterr()
-    assert code == 0
+    assert code == 1  # a rejected key stops the run: it cannot succeed
     assert CANARY not in printed.err + printed.out
     for path in out.rglob("*"):
         if path.is_file():

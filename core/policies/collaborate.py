@@ -52,7 +52,8 @@ async def play(session: Session) -> Decision:
     try:
         return await _rounds(session, collab)
     except SceneStopped:
-        session.say("stop", CANCELED, source=ROUTER, target="all", **collab.tags())
+        if session.failure is None:  # else the run was aborted because its calls fail, not canceled
+            session.say("stop", CANCELED, source=ROUTER, target="all", **collab.tags())
         return close("stop", CANCELED)
 
 

@@ -1,8 +1,12 @@
 """Claude through the Anthropic Messages API (`AsyncAnthropic`, imported on first use).
 
-The system prompt goes as one text block, marked `cache_control: ephemeral` when the request asks
-for a cached prefix. Usage maps `cache_creation_input_tokens` to cache writes and
-`cache_read_input_tokens` to cache reads. Streaming uses raw `create(stream=True)` events.
+When the request asks for a cached prefix, cache breakpoints (`cache_control: ephemeral`) mark
+the system prompt (the briefing), the end of the conversation so far, and the end of the previous
+request's conversation (see `trailing_breakpoints`); the trailing marks move every turn. A prefix
+shorter than the model's minimum (`min_cacheable_tokens`) is not cached by the API: debug.log says
+so once per actor. Usage maps `cache_creation_input_tokens` to cache writes and
+`cache_read_input_tokens` to cache reads. Streaming uses raw `create(stream=True)` events; a stream
+is complete only once `message_stop` came.
 Errors: HTTP statuses, an `event: error` inside the stream (an `APIStatusError` with status 200,
 mapped to the status its error type implies), and raw `httpx2` transport errors on a stalled or
 dropped stream all become `ProviderError`s the shared retry loop understands.
@@ -14,9 +18,38 @@ from typing import Any
 
 from core.errors import ProviderError
 from core.providers.base import Request, Usage
-from core.providers.remote import ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail
+from core.providers.remote import ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail, log
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
+EPHEMERAL = {"type": "ephemeral"}
+
+MIN_CACHEABLE_TOKENS = (("claude-opus-4-5", 4096), ("claude-opus-4-6", 4096), ("claude-haiku-4", 4096),
+                        ("claude-3-5-haiku", 2048), ("claude-3-haiku", 2048), ("claude-haiku", 4096))
+"""The shortest prefix the API caches, by model-name prefix (first match); 1024 for every other
+model (Sonnet 3.7 to 4.6, Opus 4 and 4.1). From Anthropic's prompt-caching documentation."""
+
+
+def min_cacheable_tokens(model: str | None) -> int:
+    """The shortest prompt prefix, in tokens, that the API caches for `model`."""
+    name = (model or "").lower().rsplit("/", 1)[-1]
+    return next((tokens for prefix, tokens in MIN_CACHEABLE_TOKENS if name.startswith(prefix)), 1024)
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters a token: enough to tell a prefix far from the minimum."""
+    return -(-len(text) // 4)
+
+
+def trailing_breakpoints(request: Request) -> list[int]:
+    """The messages that carry a cache breakpoint besides the system prompt: the last one (the whole
+    conversation so far is cached for the next turn) and, when the thread has grown since, the one
+    that ended the previous request (so this request reads exactly what the last one wrote).
+    With the system prompt that is at most 3 of the API's 4 breakpoints."""
+    last = len(request.messages) - 1
+    if last < 0:
+        return []
+    previous = last - 2
+    return [previous, last] if previous >= 0 and request.messages[previous].role == "user" else [last]
 
 
 class AnthropicProvider(RemoteProvider):
@@ -25,6 +58,13 @@ class AnthropicProvider(RemoteProvider):
     name = "anthropic"
     key_env = "ANTHROPIC_API_KEY"
     base_url_env = "ANTHROPIC_BASE_URL"
+    finish_marker = "message_stop"
+
+    def __init__(self, model: str | None, api_key: str | None = None, base_url: str | None = None,
+                 **options: Any) -> None:
+        super().__init__(model, api_key, base_url, **options)
+        self._prefix_checked: set[str] = set()
+        """The actors whose cached prefix was checked against the minimum (once each: it only grows)."""
 
     def _build_client(self) -> Any:
         from anthropic import AsyncAnthropic
@@ -37,18 +77,33 @@ class AnthropicProvider(RemoteProvider):
 
         `temperature` is not sent: this API version (SDK 2.x) no longer takes sampling parameters.
         """
-        params: dict[str, Any] = {
-            "model": self.model, "max_tokens": request.max_tokens,
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
-        }
+        messages: list[dict[str, Any]] = [{"role": m.role, "content": m.content} for m in request.messages]
+        params: dict[str, Any] = {"model": self.model, "max_tokens": request.max_tokens, "messages": messages}
         if request.system:
             block: dict[str, Any] = {"type": "text", "text": request.system}
             if request.cache_prefix:
-                block["cache_control"] = {"type": "ephemeral"}
+                block["cache_control"] = EPHEMERAL
             params["system"] = [block]
+        if request.cache_prefix:
+            self._note_short_prefix(request)
+            for index in trailing_breakpoints(request):
+                messages[index]["content"] = [{"type": "text", "text": messages[index]["content"],
+                                               "cache_control": EPHEMERAL}]
         if request.json_schema is not None:
             params["output_config"] = {"format": {"type": "json_schema", "schema": request.json_schema}}
         return params
+
+    def _note_short_prefix(self, request: Request) -> None:
+        """Say in debug.log, once per actor, that its cached prefix is too short for the API to cache."""
+        if request.to in self._prefix_checked:
+            return
+        minimum = min_cacheable_tokens(self.model)
+        tokens = estimate_tokens(request.system) + sum(estimate_tokens(m.content) for m in request.messages)
+        self._prefix_checked.add(request.to)
+        if tokens < minimum:
+            log.warning("%s: the cacheable prefix (about %d tokens) is under %s's minimum of %d tokens, so the API "
+                        "caches nothing for it until the conversation grows past that", request.to, tokens,
+                        self.model, minimum)
 
     async def _plain(self, client: Any, request: Request) -> tuple[str, Usage]:
         message = await client.messages.create(**self.params(request))
@@ -66,6 +121,8 @@ class AnthropicProvider(RemoteProvider):
                     stream.emit(event.delta.text)
                 elif event.type == "message_delta" and event.usage is not None:
                     usage = _usage(event.usage, usage)
+                elif event.type == "message_stop":
+                    stream.finished = True
         return "".join(stream.pieces), usage
 
     def _translate(self, exc: Exception) -> ProviderError | None:

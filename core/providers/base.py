@@ -65,22 +65,30 @@ class Completion(BaseModel):
 
 
 DeltaCallback = Callable[[str], None]
+ResetCallback = Callable[[], None]
+"""Called when every fragment delivered so far is taken back (a failed attempt, before a retry)."""
 
 
 class Provider(ABC):
-    """An async model backend. `complete` streams when `on_delta` is given."""
+    """An async model backend. `complete` streams when `on_delta` is given; `on_reset()` retracts
+    every fragment delivered so far (the attempt that sent them failed)."""
 
     name: str = "provider"
     model: str | None = None
 
     @abstractmethod
-    async def complete(self, request: Request, on_delta: DeltaCallback | None = None) -> Completion:
+    async def complete(self, request: Request, on_delta: DeltaCallback | None = None,
+                       on_reset: ResetCallback | None = None) -> Completion:
         """Send one request; call `on_delta(fragment)` as text arrives when streaming."""
 
     def as_sent(self, request: Request) -> Request:
         """The request as the model will receive it (what `prompts.jsonl` records). Default: as is;
         a backend that adds text of its own (Claude Code's fixed system line) says so here."""
         return request
+
+    def prepare(self) -> None:
+        """Do the slow, blocking set-up (importing an SDK, building its client) now, so that no call
+        has to. Called once before the first beat, in a worker thread. Default: nothing to do."""
 
     async def aclose(self) -> None:
         """Release connections. Default: nothing to release."""

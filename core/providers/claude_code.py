@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.errors import InvalidConfig, ProviderError
-from core.providers.base import ChatMessage, Completion, DeltaCallback, Provider, Request, Usage
+from core.providers.base import ChatMessage, Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 from core.providers.retry import is_retryable_status, redact, with_retries
 
 INSTALL_HINT = "pip install -e '.[claude-code]'"
@@ -120,11 +120,28 @@ class ClaudeCodeProvider(Provider):
         return request.model_copy(update={"system": system, "messages": messages})
 
     # -- calling ---------------------------------------------------------------------------
-    async def complete(self, request: Request, on_delta: DeltaCallback | None = None) -> Completion:
-        """One model turn through the CLI, retried on 429/5xx as the other providers are."""
+    def prepare(self) -> None:
+        """Import the SDK before the first beat, off the event loop."""
+        import claude_agent_sdk  # noqa: F401
+
+    async def complete(self, request: Request, on_delta: DeltaCallback | None = None,
+                       on_reset: ResetCallback | None = None) -> Completion:
+        """One model turn through the CLI, retried on 429/5xx as the other providers are; text shown
+        by a failed attempt is taken back (`on_reset`) before the next one."""
+        shown = False
+
+        def show(text: str) -> None:
+            nonlocal shown
+            shown = True
+            on_delta(text)
+
         async def attempt() -> Completion:
+            nonlocal shown
+            if shown and on_reset is not None:
+                on_reset()
+            shown = False
             async with self._slots:
-                return await asyncio.wait_for(self._once(request, on_delta), self.timeout_s)
+                return await asyncio.wait_for(self._once(request, show if on_delta else None), self.timeout_s)
         try:
             return await with_retries(attempt, max_retries=self.max_retries, retry_after_cap_s=self.retry_after_cap_s,
                                       sleep=self._sleep)

@@ -12,7 +12,7 @@ import re
 
 from core.clock import Clock, RealClock
 from core.improv import DISCLAIMER, improvise, request_rng
-from core.providers.base import Completion, DeltaCallback, Provider, Request, Usage
+from core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 
 __all__ = ["DISCLAIMER", "OfflineProvider"]
 
@@ -30,8 +30,10 @@ class OfflineProvider(Provider):
         self.clock = clock or RealClock()
         self.malformed_rate = malformed_rate
 
-    async def complete(self, request: Request, on_delta: DeltaCallback | None = None) -> Completion:
-        """Improvise the answer; stream it in word-boundary fragments when `on_delta` is given."""
+    async def complete(self, request: Request, on_delta: DeltaCallback | None = None,
+                       on_reset: ResetCallback | None = None) -> Completion:
+        """Improvise the answer; stream it in word-boundary fragments when `on_delta` is given
+        (it never fails, so it never retracts)."""
         text = improvise(request, self.seed, self.malformed_rate)
         rng = request_rng(request, self.seed, "delivery")
         total = rng.uniform(*self.latency_ms) / 1000 if self.latency_ms else 0.0

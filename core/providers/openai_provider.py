@@ -4,6 +4,7 @@
 OPENAI_BASE_URL; sends `prompt_cache_key` and `max_completion_tokens`.
 `openai-compatible` (Ollama, vLLM, llama.cpp, LM Studio...): `base_url` required, key optional
 ("not-needed" when absent), `max_tokens`, no `prompt_cache_key`.
+A stream is complete only with a `finish_reason` and `[DONE]` (see `_client_class`).
 Usage maps `prompt_tokens` minus cached (and reported cache-write) tokens to input,
 `completion_tokens` to output, `prompt_tokens_details.cached_tokens` to cache reads.
 """
@@ -34,11 +35,11 @@ class OpenAIProvider(RemoteProvider):
                                 "scene's provider), e.g. http://localhost:11434/v1 for Ollama")
         super().__init__(model, api_key, base_url, **options)
 
-    def _build_client(self) -> Any:
-        from openai import AsyncOpenAI
+    finish_marker = "finish_reason and [DONE]"
 
-        return AsyncOpenAI(api_key=self._api_key or NO_KEY, base_url=self.base_url or "https://api.openai.com/v1",
-                           timeout=self.timeout_s, max_retries=0)
+    def _build_client(self) -> Any:
+        return _client_class()(api_key=self._api_key or NO_KEY, base_url=self.base_url or "https://api.openai.com/v1",
+                               timeout=self.timeout_s, max_retries=0)
 
     def params(self, request: Request) -> dict[str, Any]:
         """The Chat Completions arguments for `request`."""
@@ -64,12 +65,15 @@ class OpenAIProvider(RemoteProvider):
         usage = Usage()
         chunks = await client.chat.completions.create(**self.params(request), stream=True,
                                                       stream_options={"include_usage": True})
+        finish = None
         async with chunks:
             async for chunk in chunks:
                 for choice in chunk.choices or ():
                     stream.emit(choice.delta.content if choice.delta else None)
+                    finish = choice.finish_reason or finish
                 if chunk.usage is not None:
                     usage = _usage(chunk.usage)
+        stream.finished = finish is not None and getattr(getattr(chunks, "_decoder", None), "done", False)
         return "".join(stream.pieces), usage
 
     def _translate(self, exc: Exception) -> ProviderError | None:
@@ -88,6 +92,36 @@ class OpenAIProvider(RemoteProvider):
             kind, detail = error_detail(exc.body, str(exc))
             return self._status_error(ERROR_TYPE_STATUS.get(kind or "", 500), f"error in stream: {detail}")
         return None
+
+
+def _client_class() -> type:
+    """`AsyncOpenAI`, with an SSE decoder that notes whether the stream's `[DONE]` arrived.
+
+    The SDK ends a stream silently both at `[DONE]` and when the connection just closes; only the
+    decoder (one per stream) sees the difference."""
+    global _CLIENT
+    if _CLIENT is None:
+        from openai import AsyncOpenAI
+        from openai._streaming import SSEDecoder
+
+        class MarkedDecoder(SSEDecoder):
+            done = False
+
+            async def aiter_bytes(self, iterator):  # type: ignore[no-untyped-def]
+                async for sse in super().aiter_bytes(iterator):
+                    if sse.data.startswith("[DONE]"):
+                        self.done = True
+                    yield sse
+
+        class Client(AsyncOpenAI):
+            def _make_sse_decoder(self) -> MarkedDecoder:
+                return MarkedDecoder()
+
+        _CLIENT = Client
+    return _CLIENT
+
+
+_CLIENT: type | None = None
 
 
 def _usage(raw: Any) -> Usage:

@@ -1,11 +1,14 @@
 """What the Anthropic and OpenAI providers share: key handling, the lazy SDK client, the one retry
 loop, delta bookkeeping, timing, and turning SDK exceptions into safe `ProviderError`s.
 
-Streaming contract (`complete(request, on_delta)`): `on_delta(fragment)` is called with each text
-fragment as it arrives, in order, and only for text that will never be taken back. A failure
-before the first fragment is retried like any other; a failure after it is not (the listener has
-already shown the text) and raises `ProviderError(retryable=False)` whose context holds
-`partial_text` and `deltas`. Timing (`latency_s`, `ttft_s`) is that of the attempt that answered.
+Streaming contract (`complete(request, on_delta, on_reset)`): `on_delta(fragment)` is called with
+each text fragment as it arrives, in order. A stream is complete only when its finish marker came
+(Anthropic `message_stop`; OpenAI a `finish_reason` and `[DONE]`): a stream that just ends is a
+failed call, retried like a 5xx. When an attempt fails after fragments were delivered (a dropped
+connection, an error event, a missing finish marker), `on_reset()` is called first: every fragment
+delivered so far is retracted, and the retry (if any) streams its answer from the start. A failure
+that is not retried carries `partial_text` and `deltas` in its context (for the log only).
+Timing (`latency_s`, `ttft_s`) is that of the attempt that answered.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from core.errors import InvalidConfig, ProviderError
-from core.providers.base import Completion, DeltaCallback, Provider, Request, Usage
+from core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 from core.providers.retry import status_error, transport_error, with_retries
 
 log = logging.getLogger("promptdesk.providers")
@@ -36,13 +39,22 @@ ERROR_TYPE_STATUS = {
 class Stream:
     """Delta bookkeeping and timing for one `complete` call (reset at each attempt)."""
 
-    def __init__(self, on_delta: DeltaCallback | None) -> None:
-        self.on_delta = on_delta
+    def __init__(self, on_delta: DeltaCallback | None, on_reset: ResetCallback | None = None) -> None:
+        self.on_delta, self.on_reset = on_delta, on_reset
         self.pieces: list[str] = []
         self.started = self.first = 0.0
+        self.finished = False
+        """Set by the provider when the stream's finish marker arrived."""
 
     def begin(self) -> None:
-        self.started, self.first = time.perf_counter(), 0.0
+        self.started, self.first, self.finished = time.perf_counter(), 0.0, False
+
+    def retract(self) -> list[str]:
+        """Take back every fragment delivered by the failed attempt: tell the listener, start afresh."""
+        pieces, self.pieces = self.pieces, []
+        if pieces and self.on_reset is not None:
+            self.on_reset()
+        return pieces
 
     def emit(self, piece: str | None) -> None:
         """Deliver one text fragment to the listener."""
@@ -65,6 +77,8 @@ class RemoteProvider(Provider):
     key_env: str = ""
     base_url_env: str = ""
     key_required: bool = True
+    finish_marker: str = "finish marker"
+    """What a complete stream ends with, named in the error when it is missing."""
 
     def __init__(self, model: str | None, api_key: str | None = None, base_url: str | None = None, *,
                  timeout_s: float = 60.0, max_retries: int = 3, retry_after_cap_s: float = 30.0,
@@ -78,6 +92,8 @@ class RemoteProvider(Provider):
         if self.key_required and not self._api_key:
             raise ProviderError(f"{self.name}: no API key; set {self.key_env} in the environment", status=None)
         self.base_url = base_url or (os.environ.get(self.base_url_env) if self.base_url_env else None) or None
+        if self.base_url is not None:
+            check_base_url(self.base_url, self.name, "--base-url or `base_url`" if base_url else self.base_url_env)
         self.timeout_s, self.max_retries, self.retry_after_cap_s = timeout_s, max_retries, retry_after_cap_s
         self.base_delay_s, self._sleep, self._rng = base_delay_s, sleep, rng or random.Random()
         self._client: Any = None
@@ -109,19 +125,28 @@ class RemoteProvider(Provider):
             self._client = self._build_client()
         return self._client
 
-    async def complete(self, request: Request, on_delta: DeltaCallback | None = None) -> Completion:
+    def prepare(self) -> None:
+        """Import the SDK and build the client (blocking: the session runs this off the event loop)."""
+        self.client  # noqa: B018 - building it is the point
+
+    async def complete(self, request: Request, on_delta: DeltaCallback | None = None,
+                       on_reset: ResetCallback | None = None) -> Completion:
         """Send `request`, retrying what is worth retrying; stream into `on_delta` when given."""
-        client, stream = self.client, Stream(on_delta)
+        client, stream = self.client, Stream(on_delta, on_reset)
 
         async def attempt() -> tuple[str, Usage]:
             stream.begin()
             try:
                 if on_delta is None:
                     return await self._plain(client, request)
-                return await self._stream(client, request, stream)
+                result = await self._stream(client, request, stream)
+                if not stream.finished:
+                    raise self._unfinished()
+                return result
             except Exception as exc:  # noqa: BLE001 - translated, or re-raised untouched
                 error = exc if isinstance(exc, ProviderError) else self._translate(exc)
                 if error is None:
+                    stream.retract()
                     raise
             if stream.pieces:
                 raise self._broken_stream(error, stream) from None
@@ -133,12 +158,17 @@ class RemoteProvider(Provider):
         return Completion(text=text, usage=usage, provider=self.name, model=self.model,
                           latency_s=time.perf_counter() - stream.started, ttft_s=stream.ttft_s)
 
+    def _unfinished(self) -> ProviderError:
+        """The failure of a stream that ended without its finish marker: retried like a 5xx."""
+        return ProviderError(f"{self.name}: the stream ended without its finish marker ({self.finish_marker}); "
+                             f"the answer may be cut short", status=None, retryable=True)
+
     def _broken_stream(self, error: ProviderError, stream: Stream) -> ProviderError:
-        message = (f"{error.message} — the stream broke after {len(stream.pieces)} deltas; not retried "
-                   f"because that text was already delivered")
-        context = {k: v for k, v in error.context.items() if k != "retry_after_s"}
-        return ProviderError(message, status=error.status, retryable=False, partial_text="".join(stream.pieces),
-                             deltas=len(stream.pieces), **context)
+        """`error`, after retracting the fragments the failed attempt delivered (kept for the log)."""
+        pieces = stream.retract()
+        message = f"{error.message} — the stream broke after {len(pieces)} deltas, which were retracted"
+        return ProviderError(message, status=error.status, retryable=error.retryable, partial_text="".join(pieces),
+                             deltas=len(pieces), **error.context)
 
     def _log_retry(self, attempt: int, delay: float, reason: str) -> None:
         log.warning("%s %s: retry %d/%d in %.2fs after: %s", self.name, self.model, attempt, self.max_retries,
@@ -156,6 +186,23 @@ class RemoteProvider(Provider):
         if self._client is not None:
             client, self._client = self._client, None
             await client.close()
+
+
+def check_base_url(url: str, provider: str, source: str) -> None:
+    """Refuse a base URL that is not `http(s)://host[:port][/path]` (InvalidConfig, exit 2), before any call."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
+        problem = ("the scheme must be http or https" if parts.scheme not in ("http", "https") else
+                   "it names no host" if not parts.hostname else
+                   "it contains spaces" if any(c.isspace() for c in url) else None)
+    except ValueError as exc:
+        problem = str(exc)
+    if problem:
+        raise InvalidConfig(f"invalid base URL {url!r} for {provider} (from {source}): {problem}; "
+                            f"expected e.g. http://localhost:11434/v1")
 
 
 def error_detail(body: Any, fallback: str) -> tuple[str | None, str]:

@@ -1,0 +1,141 @@
+"""Prompt caching that caches: Anthropic cache breakpoints on the briefing and on the end of the
+conversation (moved every turn), the API's cache semantics in the loopback server, the minimum
+cacheable length, and `cache_saving` in metadata.json. OpenAI keeps `prompt_cache_key`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.pricing import cache_saving
+from core.providers.anthropic_provider import AnthropicProvider, min_cacheable_tokens
+from core.providers.base import ChatMessage, Request
+from helpers import example_scene
+from loopback import CANARY, Reply, anthropic_cache_usage, loopback  # noqa: F401 - fixture
+from test_scene_faults import remote_cast, scripted, turn
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+
+
+def reply_of(who: str, recorded) -> str:
+    """A realistic reply (about 300 tokens), different every beat."""
+    beat = json.dumps(recorded.body["messages"][-1])[-60:]
+    thought = f"{who} weighs what was said at {beat}. " * 12
+    return turn(f'[TONE: measured] "I hear you, and I want to go through it once more, slowly. {beat}"', thought)
+
+
+def marks(body: dict) -> list[str]:
+    """Where a request's cache breakpoints are: 'system' or the index of a message."""
+    found = ["system" for b in body.get("system", []) if "cache_control" in b]
+    for i, m in enumerate(body["messages"]):
+        if isinstance(m["content"], list) and any("cache_control" in b for b in m["content"]):
+            found.append(str(i))
+    return found
+
+
+async def test_breakpoints_mark_the_briefing_and_the_end_of_the_conversation_and_move(run_scene, loopback):
+    loopback.default = scripted(reply_of)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"), limits={"max_beats": 4})
+    await run_scene(scene, isolation="b", coordinator="C")
+    turns = [r.body for r in loopback.requests if r.body.get("system") and "alice" in json.dumps(r.body["system"])]
+    assert len(turns) >= 3
+    for body in turns:
+        last = len(body["messages"]) - 1
+        expected = ["system", str(last - 2), str(last)] if last >= 2 else ["system", str(last)]
+        assert marks(body) == expected and len(marks(body)) <= 4
+    assert marks(turns[1])[-1] != marks(turns[2])[-1], "the trailing breakpoint moves every turn"
+
+
+async def test_a_twenty_beat_scene_in_isolation_b_saves_most_of_its_input_cost(run_scene, loopback):
+    loopback.default = scripted(reply_of)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
+                          limits={"max_beats": 20, "soft_cap_per_character": 40, "hard_cap_per_character": 60})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    meta = json.loads((run.dir / "metadata.json").read_text())
+    saving = meta["cache_saving"]
+    assert saving["run"] >= 0.75, saving
+    assert set(saving["perActor"]) >= {"alice", "bob", "charlie"}
+    assert all(share >= 0.75 for who, share in saving["perActor"].items() if who in ("alice", "bob", "charlie"))
+    calls = [r for r in run.records() if r["type"] == "call" and r["target"] == "alice"]
+    assert calls[-1]["cache_read_tokens"] > 0.8 * (calls[-1]["cache_read_tokens"] + calls[-1]["input_tokens"]
+                                                  + calls[-1]["cache_write_tokens"])
+
+
+async def test_a_prefix_under_the_minimum_is_noted_once_per_actor_in_debug_log(run_scene, loopback):
+    loopback.default = Reply(text=turn('[TONE: calm] "Fine."', "Short."))
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie",
+                                                          model="claude-haiku-4-5"), limits={"max_beats": 3})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    log = (run.dir / "debug.log").read_text()
+    notes = [line for line in log.splitlines() if "under claude-haiku-4-5's minimum of 4096 tokens" in line]
+    assert sorted(n.split("promptdesk.providers: ")[1].split(":")[0] for n in notes) == ["alice", "bob", "charlie"]
+    calls = [r for r in run.records() if r["type"] == "call"]
+    assert calls and all(c["cache_write_tokens"] == c["cache_read_tokens"] == 0 for c in calls)
+
+
+def test_the_minimum_cacheable_length_per_model_family():
+    assert min_cacheable_tokens("claude-sonnet-4-6") == 1024
+    assert min_cacheable_tokens("claude-opus-4-1-20250805") == 1024
+    assert min_cacheable_tokens("claude-opus-4-6") == 4096
+    assert min_cacheable_tokens("claude-haiku-4-5") == 4096
+    assert min_cacheable_tokens("claude-3-5-haiku-latest") == 2048
+    assert min_cacheable_tokens("anthropic/claude-3-haiku-20240307") == 2048
+
+
+def test_the_loopback_caches_only_prefixes_ending_at_a_breakpoint_and_over_the_minimum():
+    cache: set[str] = set()
+    system = [{"type": "text", "text": "b" * 4000, "cache_control": {"type": "ephemeral"}}]
+    body = {"model": "claude-sonnet-4-6", "system": system, "messages": [{"role": "user", "content": "hi"}]}
+    assert anthropic_cache_usage(body, cache) is None or anthropic_cache_usage(body, set()) == {
+        "input_tokens": 1001, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    assert not cache, "1000 tokens is under Sonnet's 1024"
+    long_user = {"role": "user", "content": [{"type": "text", "text": "u" * 400,
+                                              "cache_control": {"type": "ephemeral"}}]}
+    first = anthropic_cache_usage({**body, "messages": [long_user]}, cache)
+    assert first == {"input_tokens": 0, "cache_creation_input_tokens": 1100, "cache_read_input_tokens": 0}
+    grown = {**body, "messages": [{"role": "user", "content": "u" * 400}, {"role": "assistant", "content": "a" * 40},
+                                  {"role": "user", "content": [{"type": "text", "text": "v" * 40,
+                                                                "cache_control": {"type": "ephemeral"}}]}]}
+    second = anthropic_cache_usage(grown, cache)
+    assert second == {"input_tokens": 0, "cache_creation_input_tokens": 1120, "cache_read_input_tokens": 0}, \
+        "the earlier prefix is not marked here (a mark ends a cached prefix): nothing read, all written"
+    marked = {**grown, "messages": [long_user, *grown["messages"][1:]]}
+    third = anthropic_cache_usage(marked, cache)
+    assert third == {"input_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 1120}, \
+        "the longest cached breakpoint prefix is read"
+    onward = {**body, "messages": [*marked["messages"], {"role": "assistant", "content": "b" * 40},
+                                   {"role": "user", "content": [{"type": "text", "text": "w" * 40,
+                                                                 "cache_control": {"type": "ephemeral"}}]}]}
+    assert anthropic_cache_usage(onward, cache) == {"input_tokens": 0, "cache_creation_input_tokens": 20,
+                                                    "cache_read_input_tokens": 1120}
+
+
+def test_cache_saving_is_the_share_of_input_cost_saved_by_the_price_table():
+    class Call:
+        def __init__(self, target, provider, model, input_tokens, cache_write_tokens, cache_read_tokens):
+            self.__dict__.update(locals())
+
+    calls = [Call("alice", "anthropic", "claude-sonnet-4-6", 100, 1000, 0),
+             Call("alice", "anthropic", "claude-sonnet-4-6", 100, 100, 1000),
+             Call("bob", "offline", "improviser", 500, 0, 0)]
+    saving = cache_saving(calls)
+    uncached = (1100 + 1200) * 3.0
+    paid = 200 * 3.0 + 1100 * 3.75 + 1000 * 0.3
+    assert saving["perActor"]["alice"] == round(1 - paid / uncached, 4)
+    assert saving["run"] == saving["perActor"]["alice"] and saving["perActor"]["bob"] == 0.0
+
+
+async def test_openai_keeps_a_per_actor_prompt_cache_key_and_a_stable_prefix(run_scene, loopback):
+    loopback.default = scripted(reply_of)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie", provider="openai",
+                                                          model="gpt-4o-mini"), limits={"max_beats": 4})
+    await run_scene(scene, isolation="b", coordinator="C")
+    alice = [r.body for r in loopback.requests if r.body.get("prompt_cache_key") == "promptdesk-alice"]
+    assert len(alice) >= 3
+    for earlier, later in zip(alice, alice[1:]):
+        assert later["messages"][:len(earlier["messages"])] == earlier["messages"], "each request extends the last"

@@ -1,0 +1,177 @@
+"""Stream faults through both real SDKs against the loopback server: a stream without its finish
+marker is a failed call (retried like a 5xx), and a stream broken after some text is retried once
+its delivered text has been retracted (`on_reset`)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from core.errors import ProviderError
+from core.providers.anthropic_provider import AnthropicProvider
+from core.providers.base import ChatMessage, Request
+from core.providers.openai_provider import OpenAIProvider
+from loopback import CANARY, FakeSleep, Reply, assert_no_leak, loopback  # noqa: F401 - fixture
+
+TEXT = "<thinking>quiet</thinking><speech>The lamp is lit.</speech>"
+
+
+class Listener:
+    """What a console would show: fragments, with every reset wiping what was shown so far."""
+
+    def __init__(self) -> None:
+        self.fragments: list[str] = []
+        self.resets = 0
+        self.shown = ""
+
+    def delta(self, piece: str) -> None:
+        self.fragments.append(piece)
+        self.shown += piece
+
+    def reset(self) -> None:
+        self.resets += 1
+        self.shown = ""
+
+
+@pytest.fixture(params=["anthropic", "openai"])
+def api(request):
+    return request.param
+
+
+@pytest.fixture
+def sleep():
+    return FakeSleep()
+
+
+@pytest.fixture
+async def make(loopback, sleep, api):
+    made = []
+
+    def _make(**options):
+        options = {"api_key": CANARY, "sleep": sleep, "timeout_s": 5.0, **options}
+        if api == "anthropic":
+            provider = AnthropicProvider("claude-sonnet-4-6", base_url=loopback.url(), **options)
+        else:
+            provider = OpenAIProvider("gpt-4.1-mini", base_url=loopback.url("/v1"), **options)
+        made.append(provider)
+        return provider
+    yield _make
+    for provider in made:
+        await provider.aclose()
+
+
+def request() -> Request:
+    return Request(to="alice", system="You are Alice.", messages=[ChatMessage(role="user", content="Begin.")])
+
+
+async def stream(provider, listener: Listener):
+    return await provider.complete(request(), on_delta=listener.delta, on_reset=listener.reset)
+
+
+@pytest.mark.parametrize("fault", [
+    {"truncate_after_deltas": 2},  # mid-text
+    {"truncate_after_deltas": 4},  # after the last text, before stop reason and marker
+    {"omit_marker": True},  # stop reason and usage sent, only the marker missing
+], ids=["mid-text", "after-last-text", "only-marker-missing"])
+async def test_a_stream_without_its_finish_marker_is_retried_never_accepted(loopback, make, sleep, fault):
+    loopback.script(Reply(text=TEXT, deltas=4, **fault), Reply(text=TEXT, deltas=4))
+    listener = Listener()
+    completion = await stream(make(), listener)
+    assert loopback.hits == 2 and len(sleep.calls) == 1
+    assert completion.text == TEXT and listener.shown == TEXT
+    assert listener.resets == 1
+
+
+async def test_a_stream_that_never_finishes_fails_after_the_retries(loopback, make, api):
+    loopback.default = Reply(text=TEXT, deltas=4, omit_marker=True)
+    listener = Listener()
+    with pytest.raises(ProviderError, match="finish marker") as caught:
+        await stream(make(max_retries=2), listener)
+    assert loopback.hits == 3 and caught.value.retryable
+    assert listener.shown == "" and listener.resets == 3
+    assert ("message_stop" if api == "anthropic" else "[DONE]") in str(caught.value)
+
+
+async def test_a_connection_dropped_mid_stream_is_retried_after_a_reset(loopback, make, sleep, all_logs):
+    loopback.script(Reply(text=TEXT, deltas=4, drop_after_deltas=2), Reply(text=TEXT, deltas=4))
+    listener = Listener()
+    completion = await stream(make(), listener)
+    assert completion.text == TEXT and listener.shown == TEXT
+    assert listener.resets == 1 and loopback.hits == 2 and len(sleep.calls) == 1
+    assert len(listener.fragments) == 2 + 4
+    assert_no_leak(completion, logs=all_logs.text)
+
+
+async def test_an_error_event_mid_stream_is_retried_after_a_reset(loopback, make):
+    loopback.script(Reply(text=TEXT, deltas=4, error_after_deltas=3, error_message=f"overloaded {CANARY}"),
+                    Reply(text=TEXT, deltas=4))
+    listener = Listener()
+    completion = await stream(make(), listener)
+    assert completion.text == listener.shown == TEXT and listener.resets == 1 and loopback.hits == 2
+
+
+async def test_a_stall_mid_stream_times_out_and_is_retried(loopback, make):
+    loopback.script(Reply(text=TEXT, deltas=4, stall_after_deltas=1, hold_s=1.0), Reply(text=TEXT, deltas=4))
+    listener = Listener()
+    completion = await stream(make(timeout_s=0.2), listener)
+    assert completion.text == listener.shown == TEXT and listener.resets == 1
+
+
+async def test_a_drop_on_every_attempt_fails_with_nothing_left_shown(loopback, make, all_logs):
+    loopback.default = Reply(text=TEXT, deltas=4, drop_after_deltas=1)
+    listener = Listener()
+    with pytest.raises(ProviderError, match="connection failed") as caught:
+        await stream(make(max_retries=1), listener)
+    assert loopback.hits == 2 and listener.shown == "" and listener.resets == 2
+    assert "gave up after 2 attempts" in str(caught.value)
+    assert caught.value.context["partial_text"] == listener.fragments[-1]
+    assert_no_leak(caught.value, logs=all_logs.text)
+
+
+async def test_429_with_retry_after_then_5xx_then_success(loopback, make, sleep):
+    loopback.script(Reply(status=429, headers={"retry-after": "2"}), Reply(status=503), Reply(text=TEXT))
+    listener = Listener()
+    completion = await stream(make(), listener)
+    assert completion.text == listener.shown == TEXT and loopback.hits == 3
+    assert sleep.calls[0] == 2.0 and len(sleep.calls) == 2 and listener.resets == 0
+
+
+async def test_a_complete_stream_is_accepted_without_any_reset(loopback, make, sleep):
+    loopback.script(Reply(text=TEXT, deltas=5))
+    listener = Listener()
+    completion = await stream(make(), listener)
+    assert completion.text == listener.shown == TEXT and loopback.hits == 1 and listener.resets == 0
+
+
+@pytest.fixture(autouse=True)
+def all_logs(caplog):
+    caplog.set_level(logging.DEBUG)
+    return caplog
+
+
+async def test_a_scene_retries_a_truncated_turn_and_tells_the_listener_to_retract(run_scene, loopback, monkeypatch):
+    """Through the whole engine: the cut attempt's text is retracted by a `reset` delta, the retry's
+    answer is the one spoken, and nothing of the cut attempt is recorded as speech."""
+    from helpers import example_scene
+    from test_scene_faults import remote_cast, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    cut = turn('[TONE: firm] "We begin with the ledger, not with feelings."', "Draft one.")
+    whole = turn('[TONE: calm] "Let us start at the beginning."', "Draft two.")
+    loopback.script(Reply(text=cut, deltas=6, truncate_after_deltas=4))
+    loopback.default = Reply(text=whole, deltas=6)
+    cast = remote_cast(loopback, "alice", "bob", "charlie", max_retries=1)
+    deltas = []
+    run = await run_scene(example_scene("the-apology", cast=cast, limits={"max_beats": 2}), isolation="b",
+                          coordinator="C", before_run=lambda s: s.subscribe(
+                              lambda e: deltas.append(e) if e.type == "delta" else None))
+    first = [d for d in deltas if d.beat == 0]
+    resets = [i for i, d in enumerate(first) if d.channel == "reset"]
+    assert len(resets) == 1
+    after = "".join(d.text for d in first[resets[0] + 1:] if d.channel == "speech")
+    assert "Let us start at the beginning." in after
+    speeches = [r for r in run.records() if r["type"] == "speak"]
+    assert speeches[0]["text"] == "Let us start at the beginning."
+    assert not any("ledger" in r.get("text", "") for r in run.records())
+    assert not [r for r in run.records() if r["type"] == "system" and r.get("target")]
