@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from core import outputs
 from core.events import BaseEvent, parse_event_json
+from core.prompt_log import PromptLogWriter
 from core.providers.base import Request
 
 _SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{6,}|(?i:api[_-]?key)\s*[:=]\s*\S+)")
@@ -50,6 +51,7 @@ class Recorder:
         self.run_dir = run_dir
         self.events: list[BaseEvent] = []
         self._files: dict[str, TextIO] = {}
+        self.prompt_log = PromptLogWriter()
 
     def open(self) -> None:
         """Create the folder and open the append-only logs."""
@@ -67,12 +69,9 @@ class Recorder:
         self._append("events.jsonl", json.dumps(event.to_record(), ensure_ascii=False))
 
     def record_prompt(self, t: float, request: Request) -> None:
-        """Append one request, exactly as sent, to `prompts.jsonl` (never a key: requests hold none)."""
-        line = {"t": round(t, 4), "to": request.to, "purpose": request.purpose,
-                "request": request.model_dump(exclude_none=True)}
-        if request.beat is not None:
-            line["beat"] = request.beat
-        self._append("prompts.jsonl", json.dumps(line, ensure_ascii=False))
+        """Append one request, exactly as sent, to `prompts.jsonl` (never a key: requests hold none),
+        whole or as a delta against the same recipient's previous one (`core.prompt_log`)."""
+        self._append("prompts.jsonl", self.prompt_log.line(t, request))
 
     def log(self, level: str, message: str, **context: Any) -> None:
         """Append a warning or error with its context to `debug.log`."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from core.clock import VirtualClock
 from core.errors import PromptdeskError
+from core.prompt_log import read_requests
 from core.recorder import read_events
 from core.scenes import Scene, load_scene, scene_from_dict
 from core.session import Session, SessionResult
@@ -59,7 +60,8 @@ class Run:
         return [json.loads(line) for line in (self.dir / name).read_text().splitlines() if line.strip()]
 
     def prompts(self) -> list[dict[str, Any]]:
-        return self.records("prompts.jsonl")
+        """Every request sent, rebuilt whole from `prompts.jsonl` (which stores deltas)."""
+        return read_requests(self.dir)
 
 
 def example_scene(name: str, **update: Any) -> Scene:

@@ -1,0 +1,164 @@
+"""`prompts.jsonl`: every request sent to every actor and judge, recorded once, read back exactly.
+
+A request is kept as its canonical JSON text (`request_text`: `system` and `messages` first, then the
+other fields of `Request` in their declared order, `ensure_ascii=False`). Each line of the file is one
+request, numbered from 1 by `id`, with the routing facts beside it:
+
+    {"id": 7, "t": 12.5, "to": "bob", "purpose": "turn", "beat": 3, "request": {...}}          whole
+    {"id": 9, "t": 14.1, "to": "bob", "purpose": "turn", "beat": 4,
+     "extends": 7, "keep": 18234, "append": "...", "length": 18811}                            delta
+
+A delta means: the request's text is the first `keep` characters of request `extends` (the same
+recipient's previous request), followed by `append`; `length` is the length of the result, checked on
+reading. In isolation (b) the previous request is usually an exact prefix (the thread only grows), so
+`keep` is everything but its closing brackets; in isolation (a) and after a correction the shared part
+is the longest common prefix. A request shares less than `MIN_KEEP` characters with its predecessor is
+written whole. So the file grows with what is new in each request, not with the whole thread.
+
+`PromptLogWriter` encodes (used by `Recorder.record_prompt`); `read_prompts` rebuilds every request
+byte for byte. Every reader of `prompts.jsonl` (the audit, resume, tests) goes through `read_prompts`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.errors import PromptdeskError
+from core.providers.base import Request
+
+FILE = "prompts.jsonl"
+MIN_KEEP = 256
+"""A delta must reuse at least this many characters of its base, else the request is written whole."""
+_LEAD = ("system", "messages")
+
+
+class PromptLogError(PromptdeskError):
+    """`prompts.jsonl` cannot be read back (a delta whose base is missing, or a wrong length)."""
+
+    code = "PROMPT_LOG_ERROR"
+
+
+def request_text(request: Request | dict[str, Any]) -> str:
+    """The canonical JSON text of one request: what the log stores and rebuilds byte for byte."""
+    data = request.model_dump(exclude_none=True, exclude={"to", "purpose", "beat"}) \
+        if isinstance(request, Request) else {k: v for k, v in request.items() if k not in ("to", "purpose", "beat")}
+    ordered = {k: data[k] for k in _LEAD if k in data} | {k: v for k, v in data.items() if k not in _LEAD}
+    return json.dumps(ordered, ensure_ascii=False)
+
+
+def common_prefix(a: str, b: str) -> int:
+    """The length of the longest common prefix of two strings (binary search on C-level compares)."""
+    lo, hi = 0, min(len(a), len(b))
+    if a[:hi] == b[:hi]:
+        return hi
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+class PromptLogWriter:
+    """Turns each request into one line: whole, or a delta against its recipient's previous request."""
+
+    def __init__(self) -> None:
+        self._next_id = 1
+        self._last: dict[str, tuple[int, str]] = {}
+
+    def line(self, t: float, request: Request) -> str:
+        """The line (without its newline) that records one request."""
+        text = request_text(request)
+        record: dict[str, Any] = {"id": self._next_id, "t": round(t, 4), "to": request.to, "purpose": request.purpose}
+        if request.beat is not None:
+            record["beat"] = request.beat
+        previous = self._last.get(request.to)
+        keep = common_prefix(previous[1], text) if previous else 0
+        self._last[request.to] = (self._next_id, text)
+        self._next_id += 1
+        if previous and keep >= MIN_KEEP:
+            record.update(extends=previous[0], keep=keep, append=text[keep:], length=len(text))
+            return json.dumps(record, ensure_ascii=False)
+        return json.dumps(record, ensure_ascii=False)[:-1] + ', "request": ' + text + "}"
+
+
+@dataclass
+class PromptRecord:
+    """One request as it was sent, rebuilt: routing facts and the request itself."""
+
+    id: int
+    t: float
+    to: str
+    purpose: str
+    beat: int | None
+    text: str
+    """The request's canonical JSON text (see `request_text`)."""
+
+    @property
+    def request(self) -> dict[str, Any]:
+        return json.loads(self.text)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The whole-request shape: `{"id", "t", "to", "purpose", "beat"?, "request"}`."""
+        out: dict[str, Any] = {"id": self.id, "t": self.t, "to": self.to, "purpose": self.purpose,
+                               "request": self.request}
+        if self.beat is not None:
+            out["beat"] = self.beat
+        return out
+
+
+def read_prompts(run_dir: Path, *, warn=None) -> Iterator[PromptRecord]:
+    """Every request of a run's `prompts.jsonl`, rebuilt byte for byte, in order.
+
+    A torn or undecodable line (a crash mid-write) is skipped with a warning (`warn(message)`); a
+    delta that cannot be rebuilt raises `PromptLogError`, since what it held is unknown.
+    """
+    path = Path(run_dir) / FILE
+    if not path.exists():
+        return
+    texts: dict[int, str] = {}
+    last_of: dict[str, int] = {}
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+                record = _rebuild(data, texts, number)
+            except (ValueError, KeyError, TypeError) as exc:
+                if isinstance(exc, PromptLogError):
+                    raise
+                if warn:
+                    warn(f"{path}: line {number} skipped (unreadable: {exc})")
+                continue
+            stale = last_of.get(record.to)
+            if stale is not None:
+                texts.pop(stale, None)
+            texts[record.id], last_of[record.to] = record.text, record.id
+            yield record
+
+
+def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int) -> PromptRecord:
+    if "request" in data:
+        text = request_text(data["request"])
+    else:
+        base = texts.get(data["extends"])
+        if base is None:
+            raise PromptLogError(f"{FILE} line {number}: request {data['id']} extends request {data['extends']}, "
+                                 "which is not the previous request of the same recipient")
+        text = base[:data["keep"]] + data["append"]
+        if len(text) != data["length"]:
+            raise PromptLogError(f"{FILE} line {number}: request {data['id']} rebuilt to {len(text)} characters, "
+                                 f"expected {data['length']}")
+    return PromptRecord(id=data.get("id", number), t=data["t"], to=data["to"], purpose=data.get("purpose", "turn"),
+                        beat=data.get("beat"), text=text)
+
+
+def read_requests(run_dir: Path) -> list[dict[str, Any]]:
+    """Every request in the whole-request shape (small runs and tests; large runs should iterate)."""
+    return [record.as_dict() for record in read_prompts(run_dir)]
