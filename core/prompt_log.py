@@ -98,6 +98,12 @@ class PromptRecord:
     beat: int | None
     text: str
     """The request's canonical JSON text (see `request_text`)."""
+    line: int = 0
+    """Its line number in `prompts.jsonl`."""
+    extends: int | None = None
+    """The id of the request this one was recorded against, if it was a delta."""
+    keep: int = 0
+    """How many leading characters of `text` it shares with that request."""
 
     @property
     def request(self) -> dict[str, Any]:
@@ -156,7 +162,8 @@ def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int) -> Prompt
             raise PromptLogError(f"{FILE} line {number}: request {data['id']} rebuilt to {len(text)} characters, "
                                  f"expected {data['length']}")
     return PromptRecord(id=data.get("id", number), t=data["t"], to=data["to"], purpose=data.get("purpose", "turn"),
-                        beat=data.get("beat"), text=text)
+                        beat=data.get("beat"), text=text, line=number, extends=data.get("extends"),
+                        keep=data.get("keep", 0))
 
 
 def read_requests(run_dir: Path) -> list[dict[str, Any]]:

@@ -29,6 +29,7 @@ from core.events import COORDINATOR, OPERATOR, BaseEvent, CallEvent, CloseEvent,
 from core.providers.base import Provider, Request
 from core.recorder import ACTIVE, DebugLogHandler, Recorder
 from core.roundtable.escalation import EscalationDesk
+from core.run_record import write_private
 from core.scenes import Scene
 from core.state import SessionState
 
@@ -88,6 +89,8 @@ class Session:
         """Roundtable format: the discussion's state (phase, round, consensus, conflicts) for display."""
         self.roundtable_setup: Any = None
         self.roundtable_file: Any = None
+        self.private_record: dict[str, Any] | None = None
+        """What `private.json` records at the start (`core.run_record`): set by `build_session`."""
 
     # -- the event stream -------------------------------------------------------------------
 
@@ -220,6 +223,8 @@ class Session:
         """Play the scene to its close and write every file of the run folder."""
         self.recorder.open()
         self.recorder.write_notes(self.notes)
+        if self.private_record is not None:
+            write_private(self.recorder.run_dir, self.private_record)
         handler = DebugLogHandler(self.recorder)
         logging.getLogger("promptdesk").addHandler(handler)
         token = ACTIVE.set(self.recorder)
