@@ -55,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["rebuild"]:
         from core.rebuild import main as rebuild
         return rebuild(argv[1:])
+    if argv[:1] == ["resume"]:
+        from core.resume import main as resume
+        return resume(argv[1:])
     ns = parser().parse_args(argv)
     if ns.batch is not None:
         from core.batch import run_batch

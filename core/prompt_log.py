@@ -68,19 +68,19 @@ class PromptLogWriter:
     """Turns each request into one line: whole, or a delta against its recipient's previous request."""
 
     def __init__(self) -> None:
-        self._next_id = 1
+        self.next_id = 1
         self._last: dict[str, tuple[int, str]] = {}
 
     def line(self, t: float, request: Request) -> str:
         """The line (without its newline) that records one request."""
         text = request_text(request)
-        record: dict[str, Any] = {"id": self._next_id, "t": round(t, 4), "to": request.to, "purpose": request.purpose}
+        record: dict[str, Any] = {"id": self.next_id, "t": round(t, 4), "to": request.to, "purpose": request.purpose}
         if request.beat is not None:
             record["beat"] = request.beat
         previous = self._last.get(request.to)
         keep = common_prefix(previous[1], text) if previous else 0
-        self._last[request.to] = (self._next_id, text)
-        self._next_id += 1
+        self._last[request.to] = (self.next_id, text)
+        self.next_id += 1
         if previous and keep >= MIN_KEEP:
             record.update(extends=previous[0], keep=keep, append=text[keep:], length=len(text))
             return json.dumps(record, ensure_ascii=False)

@@ -59,6 +59,18 @@ class Recorder:
         for name in ("events.jsonl", "prompts.jsonl", "debug.log"):
             self._files[name] = open(self.run_dir / name, "a", encoding="utf-8")
 
+    def reopen(self, events: list[BaseEvent], next_prompt_id: int) -> None:
+        """Continue an existing run folder (resume): the events it keeps, its logs opened for appending,
+        each log's torn last line (a kill mid-write) ended so that nothing new joins it."""
+        self.events = list(events)
+        self.prompt_log.next_id = next_prompt_id
+        for name in ("events.jsonl", "prompts.jsonl", "debug.log"):
+            path = self.run_dir / name
+            torn = _ends_torn(path)
+            self._files[name] = open(path, "a", encoding="utf-8")
+            if torn:
+                self._append(name, "")
+
     def write_notes(self, text: str) -> None:
         """Write `notes.md` (done before any actor is spawned)."""
         (self.run_dir / "notes.md").write_text(text, encoding="utf-8")
@@ -92,6 +104,15 @@ class Recorder:
         for handle in self._files.values():
             handle.close()
         self._files.clear()
+
+
+def _ends_torn(path: Path) -> bool:
+    """True when a log's last line has no newline (it was cut mid-write)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return False
+    with open(path, "rb") as handle:
+        handle.seek(-1, 2)
+        return handle.read(1) != b"\n"
 
 
 def write_derived(run_dir: Path, events: list[BaseEvent], when: datetime) -> None:

@@ -9,7 +9,7 @@ Written once at the start (after `notes.md`, before any `spawn` event), mode 060
       "isolation": "a" | "b", "coordinator": "A" | "B" | "C", "seed": 7,
       "max_beats": 50, "budget_usd": null,
       "providers": {"<slug>": {ProviderSpec}, ...}, "judge": {ProviderSpec} | null,   (never a key)
-      "cast": {"<slug>": {"name", "briefing", "profile", "journal", "perspective"}, ...},
+      "cast": {"<slug>": {"name", "briefing", "profile", "journal", "perspective", "journal_path"}, ...},
       "coordinator_notes": "...",
       "operator_context": "..."      what a role A judge is told beyond speech
     }
@@ -47,7 +47,8 @@ def private_record(scene: Scene, *, isolation: str, role: str, seed: int, max_be
         "providers": {slug: spec.model_dump(mode="json") for slug, spec in specs.items()},
         "judge": judge.model_dump(mode="json") if judge is not None else None,
         "cast": {c.slug: {"name": c.name, "briefing": briefings.get(c.slug, ""), "profile": c.profile,
-                          "journal": c.journal, "perspective": scene.perspective_for(c.slug)} for c in cast},
+                          "journal": c.journal, "perspective": scene.perspective_for(c.slug),
+                          "journal_path": str(c.journal_path)} for c in cast},
         "coordinator_notes": scene.coordinator_notes or "",
         "operator_context": operator_context,
     }

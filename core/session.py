@@ -91,6 +91,14 @@ class Session:
         self.roundtable_file: Any = None
         self.private_record: dict[str, Any] | None = None
         """What `private.json` records at the start (`core.run_record`): set by `build_session`."""
+        self.seam: dict[str, Any] | None = None
+        """A resumed run (`core.resume`): the fields of its `resume` event; the log is already open."""
+        self.first_beat = 0
+        """The beat the turn policy starts from (a resumed run replays its cut beat)."""
+        self.resumed_speaker: str | None = None
+        """Sequential turns, resumed: who speaks at `first_beat`."""
+        self.t_offset = 0.0
+        """Seconds already on the record when this process started (a resumed run continues its `t`)."""
 
     # -- the event stream -------------------------------------------------------------------
 
@@ -221,8 +229,9 @@ class Session:
 
     async def run(self) -> SessionResult:
         """Play the scene to its close and write every file of the run folder."""
-        self.recorder.open()
-        self.recorder.write_notes(self.notes)
+        if self.seam is None:
+            self.recorder.open()
+            self.recorder.write_notes(self.notes)
         if self.private_record is not None:
             write_private(self.recorder.run_dir, self.private_record)
         handler = DebugLogHandler(self.recorder)
@@ -235,12 +244,12 @@ class Session:
             logging.getLogger("promptdesk").removeHandler(handler)
 
     async def _run(self) -> SessionResult:
-        self._t0 = self.clock.now()
+        self._t0 = self.clock.now() - self.t_offset
         self.state.status = "running"
-        self.say("start", f"Scene {self.scene.name} started", **self.start_info)
-        for actor in self.actors.values():
-            self.say("spawn", f"Spawning actor for character {actor.slug}", target=actor.slug)
-            self.say("brief", "Sent actor system prompt + profile + journal + scene perspective", target=actor.slug)
+        if self.seam is not None:
+            self.say("resume", **self.seam)
+        else:
+            self._spawn()
         decision = await self._play()
         self.state.status = "closing"
         self.state.close_reason = decision.reason
@@ -254,6 +263,12 @@ class Session:
         errors = sum(1 for e in self.recorder.events if e.type == "system" and e.target)
         return SessionResult(self.recorder.run_dir, decision.reason or "natural", decision.goal_achieved,
                              self.state.beat + 1, errors)
+
+    def _spawn(self) -> None:
+        self.say("start", f"Scene {self.scene.name} started", **self.start_info)
+        for actor in self.actors.values():
+            self.say("spawn", f"Spawning actor for character {actor.slug}", target=actor.slug)
+            self.say("brief", "Sent actor system prompt + profile + journal + scene perspective", target=actor.slug)
 
     async def _close_providers(self) -> None:
         """Release every provider's connections (each shared instance once)."""

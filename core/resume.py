@@ -1,0 +1,234 @@
+"""`promptdesk resume RUN_DIR [--base-url URL] [--quiet]`: continue a scene run that was killed.
+
+The session is rebuilt from the run folder alone: the scene, the choices, the providers and each
+actor's briefing from `private.json`, then the state from `events.jsonl`, replayed through the
+engine's own routing rules: every actor's inbox and (isolation b) thread, the coordinator's counters
+(turns, nudges, silent streak, fired events), the public lines, tokens and cost, and the beat number.
+
+The last beat on the log was cut off (a finished beat is always followed by the next one's `beat`
+event, or by the close): it is replayed from its start. Its partial events stay in the append-only
+log, superseded by one `resume` event (`reason: "restart"`, `superseded_from`: see `core.seams`), so
+no beat number is repeated in the transcript and no actor speaks twice in one beat. The run then
+closes normally and writes every file.
+
+Exit codes: 0 when the scene closed, 1 when it ended on an error, 2 when the folder is not a run,
+was closed cleanly (nothing to resume) or is of a format that cannot be resumed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.actors import Actor, make_actor
+from core.briefing import BEGIN_NOTE, beat_update, note_line
+from core.characters import Character
+from core.clock import RealClock
+from core.coordinator import JudgeCoordinator, RuleCoordinator
+from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, InvalidConfig, PromptdeskError
+from core.events import OPERATOR, BaseEvent, CallEvent, SpeakEvent
+from core.formatting import speech_line, world_event_line
+from core.prompt_log import read_prompts
+from core.recorder import read_events
+from core.run_record import read_private
+from core.scenes import ProviderSpec, Scene
+from core.seams import RESTART, effective_events, is_seam
+from core.session import Session
+
+
+@dataclass
+class Turn:
+    """An actor's turn in flight while the log is replayed: what it was told, what it thought."""
+
+    user_text: str
+    items: list[str]
+    thinking: str = ""
+
+
+@dataclass
+class Replay:
+    """Replays kept events into a fresh session, beat by beat."""
+
+    session: Session
+    turns: dict[str, Turn] = field(default_factory=dict)
+    spoke: bool = False
+
+    def apply(self, event: BaseEvent) -> None:
+        session = self.session
+        if isinstance(event, CallEvent):
+            session._account(event)
+        elif event.type == "beat":
+            self.end_beat()
+            self.start_beat(event)
+        elif event.type == "event":
+            self.world_event(event)
+        elif event.type == "note":
+            self.note(event)
+        elif event.type == "think" and event.from_ in self.turns:
+            self.turns[event.from_].thinking = event.text
+        elif isinstance(event, SpeakEvent) and event.from_ in self.turns:
+            self.speak(event)
+        session.state.elapsed_s = event.t
+
+    def start_beat(self, event: BaseEvent) -> None:
+        session, beat = self.session, event.beat or 0
+        session.state.beat = beat
+        if session.scene.turns == "sequential":
+            playing = [session.actors[event.target]] if event.target in session.actors else []
+        else:
+            playing = [session.actors[initial(session)]] if beat == 0 else list(session.actors.values())
+        for actor in playing:
+            user_text, items = actor.take_inbox(beat, session.state.max_beats)
+            self.turns[actor.slug] = Turn(user_text, items)
+
+    def end_beat(self) -> None:
+        """What `checks.after_beat` and a failed turn leave behind: the silent streak, unheard lines."""
+        if not self.turns and not self.spoke:
+            return
+        state = self.session.state
+        state.silent_streak = 0 if self.spoke else state.silent_streak + 1
+        for slug, turn in self.turns.items():
+            actor = self.session.actors[slug]
+            actor.inbox = turn.items + actor.inbox
+        self.turns, self.spoke = {}, False
+
+    def speak(self, speech: SpeakEvent) -> None:
+        """The actor keeps its turn as `core.turn` would, and the speech is routed as `policies.common.route`."""
+        session, turn = self.session, self.turns.pop(speech.from_)
+        actor = session.actors[speech.from_]
+        normalised = f"<thinking>{turn.thinking}</thinking>\n<speech>{speech.raw or ''}</speech>"
+        own = speech_line(actor.name, speech) if speech.action != "silent" else None
+        actor.remember(turn.user_text, turn.items, normalised, own)
+        if speech.action == "silent":
+            return
+        self.spoke = True
+        session.state.turns[speech.from_] += 1
+        session.public_lines.append(own)
+        for slug, other in session.actors.items():
+            if slug != speech.from_:
+                other.receive(own)
+
+    def world_event(self, event: BaseEvent) -> None:
+        session = self.session
+        session.public_lines.append(world_event_line(event.text))
+        for actor in session.actors.values():
+            actor.receive(world_event_line(event.text))
+        if event.from_ != OPERATOR:
+            for index, scheduled in enumerate(session.scene.events):
+                if index not in session.fired_events and scheduled.text == event.text:
+                    session.fired_events.add(index)
+                    break
+
+    def note(self, event: BaseEvent) -> None:
+        session = self.session
+        for slug, actor in session.actors.items():
+            if event.target is None or slug == event.target:
+                actor.receive(note_line(event.text))
+        if getattr(event, "reason", None) == "soft-cap" and event.target in session.actors:
+            session.nudged[event.target] = session.state.turns[event.target]
+        if event.from_ == OPERATOR and isinstance(session.coordinator, JudgeCoordinator):
+            session.coordinator.director_notes.append(event.text)
+
+
+def initial(session: Session) -> str:
+    return session.scene.initial_speaker or next(iter(session.actors))
+
+
+def _spec(data: dict[str, Any], base_url: str | None) -> ProviderSpec:
+    spec = ProviderSpec.model_validate(data)
+    return spec.model_copy(update={"base_url": base_url}) if base_url and spec.name != "offline" else spec
+
+
+def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
+    """A session for the run folder, every actor briefed as it was at the start; nothing replayed yet."""
+    from core.setup import ProviderPool, turn_timeout
+
+    record = read_private(run_dir)
+    scene = Scene.model_validate(record["scene"])
+    if scene.format != "scene":
+        raise InvalidConfig(f"{run_dir} is a {scene.format} run: only scene runs can be resumed")
+    clock = RealClock()
+    pool = ProviderPool(record["seed"], clock)
+    actors: list[Actor] = []
+    characters: dict[str, Character] = {}
+    for slug, member in record["cast"].items():
+        journal = Path(member.get("journal_path") or run_dir / "journals" / f"{slug}.md")
+        character = Character(slug=slug, name=member["name"], description="", profile=member["profile"],
+                              journal=member["journal"], profile_path=journal.with_name("profile.md"), journal_path=journal)
+        spec = _spec(record["providers"][slug], base_url)
+        actor = make_actor(record["isolation"], character, member["briefing"], pool.get(spec))
+        actor.turn_timeout_s = turn_timeout(spec)
+        actors.append(actor)
+        characters[slug] = character
+    role = record["coordinator"]
+    coordinator = (RuleCoordinator() if role == "C" else
+                   JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=record.get("operator_context", "")))
+    judge = _spec(record["judge"], base_url) if record.get("judge") else None
+    return Session(scene, actors, isolation=record["isolation"], coordinator=coordinator, run_dir=Path(run_dir),
+                   notes=(Path(run_dir) / "notes.md").read_text(encoding="utf-8"), start_info={}, clock=clock,
+                   max_beats=record["max_beats"], budget_usd=record.get("budget_usd"), characters=characters,
+                   write_character_journals=bool(record.get("write_character_journals", False)),
+                   judge_provider=pool.get(judge) if judge else None)
+
+
+def prepare(run_dir: Path, base_url: str | None = None) -> Session:
+    """The killed run's session, its state replayed from the log up to the cut beat, ready to `run()`."""
+    run_dir = Path(run_dir)
+    session = rebuild_session(run_dir, base_url)
+    events = read_events(run_dir)
+    kept = effective_events(events)
+    if any(e.type == "close" for e in kept):
+        raise InvalidConfig(f"{run_dir} was closed cleanly: there is nothing to resume (rebuild its files with "
+                            f"`promptdesk rebuild {run_dir}`)")
+    live = {id(e) for e in kept}
+    cut = max((i for i, e in enumerate(events) if e.type == "beat" and id(e) in live), default=None)
+    before = events[:cut] if cut is not None else events
+    replay = Replay(session)
+    session.actors[initial(session)].receive(note_line(BEGIN_NOTE))
+    for event in effective_events(before):
+        if not is_seam(event):
+            replay.apply(event)
+    replay.end_beat()
+    beat = (events[cut].beat or 0) if cut is not None else 0
+    session.first_beat = session.state.beat = beat
+    session.resumed_speaker = events[cut].target if cut is not None and session.scene.turns == "sequential" else None
+    session.t_offset = events[-1].t if events else 0.0
+    session.seam = {"text": f"Run resumed after an interruption; beat {beat} is replayed from its start",
+                    "reason": RESTART, "beat": beat, "superseded_from": cut if cut is not None else len(events)}
+    last_id = max((r.id for r in read_prompts(run_dir)), default=0)
+    session.recorder.reopen(effective_events(before), last_id + 1)
+    return session
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="promptdesk resume", description="Continue a scene run that was killed.")
+    p.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    p.add_argument("--base-url", dest="base_url", help="a new address for the run's remote providers")
+    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    return p
+
+
+def main(args: list[str]) -> int:
+    """The command; exit 0 closed, 1 ended on an error, 2 not resumable."""
+    from core.batch import TurnPrinter, _run_with_sigint
+
+    try:
+        ns = parser().parse_args(args)
+    except SystemExit as exc:
+        return EXIT_INVALID if exc.code else EXIT_CLOSED
+    try:
+        session = prepare(ns.run_dir, ns.base_url)
+    except (PromptdeskError, OSError, ValueError) as exc:
+        print(str(exc) if isinstance(exc, PromptdeskError) else f"NOT_A_RUN: cannot resume {ns.run_dir}: {exc}",
+              file=sys.stderr)
+        return EXIT_INVALID
+    print(f"Resuming {ns.run_dir} at beat {session.first_beat}.", file=sys.stderr)
+    session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
+    result = asyncio.run(_run_with_sigint(session))
+    print(f"Scene closed: {result.close_reason} after {result.beats} beats, {session.state.tokens:,} tokens, "
+          f"${session.state.cost_usd:.4f}, {result.errors} actor failures.\nRun folder: {result.run_dir}", file=sys.stderr)
+    return EXIT_FAILED if result.close_reason == "error" else EXIT_CLOSED
