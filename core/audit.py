@@ -13,7 +13,9 @@ recipient, whose material it is and what kind (profile, journal, perspective, co
 thinking). A request recorded as a delta is scanned only where it is new (with an overlap), and
 inherits the leaks of the part it shares with its base, so a long run audits in linear time.
 
-Fail closed: a `prompts.jsonl` that cannot be rebuilt makes the audit unclean.
+Fail closed: a `prompts.jsonl` that cannot be rebuilt (a delta whose base is missing or does not add
+up) makes the audit unclean. A torn line (a process killed mid-write, later resumed) is skipped with a
+warning: it was never a whole request, and no later line can extend it.
 """
 
 from __future__ import annotations
@@ -72,6 +74,8 @@ class AuditReport:
     requests: int = 0
     leaks: list[Leak] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """Lines skipped as torn (a process killed mid-write): what they held was never a whole request."""
 
     @property
     def clean(self) -> bool:
@@ -193,7 +197,7 @@ def audit_run(run_dir: Path) -> AuditReport:
     found: dict[int, list[tuple[Leak, int]]] = {}
     last_of: dict[str, int] = {}
     try:
-        for record in read_prompts(run_dir, warn=report.problems.append):
+        for record in read_prompts(run_dir, warn=report.warnings.append):
             report.requests += 1
             leaks = _scan(material, record, found.get(record.extends or -1, []))
             stale = last_of.get(record.to)
@@ -245,6 +249,8 @@ def main(args: list[str]) -> int:
         print(leak.describe())
     for problem in report.problems:
         print(f"UNCHECKED {problem}")
+    for warning in report.warnings:
+        print(f"WARNING {warning}", file=sys.stderr)
     print(report.summary())
     return EXIT_CLOSED if report.clean else EXIT_FAILED
 

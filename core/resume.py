@@ -199,7 +199,9 @@ def prepare(run_dir: Path, base_url: str | None = None) -> Session:
     session.t_offset = events[-1].t if events else 0.0
     session.seam = {"text": f"Run resumed after an interruption; beat {beat} is replayed from its start",
                     "reason": RESTART, "beat": beat, "superseded_from": cut if cut is not None else len(events)}
-    last_id = max((r.id for r in read_prompts(run_dir)), default=0)
+    with open(run_dir / "prompts.jsonl", "rb") as handle:
+        lines = sum(1 for _ in handle)
+    last_id = max([lines, *(r.id for r in read_prompts(run_dir))])
     session.recorder.reopen(effective_events(before), last_id + 1)
     return session
 
