@@ -64,27 +64,66 @@ def common_prefix(a: str, b: str) -> int:
     return lo
 
 
+@dataclass
+class _Sent:
+    """The writer's memory of a recipient's previous request."""
+
+    id: int
+    text: str
+    request: Request
+    tail: int
+    """Characters after the last message of `text` (`]`, the other fields, `}`)."""
+
+
 class PromptLogWriter:
-    """Turns each request into one line: whole, or a delta against its recipient's previous request."""
+    """Turns each request into one line: whole, or a delta against its recipient's previous request.
+
+    When a request's thread extends the previous one's (isolation b), only the new messages are
+    serialised; otherwise the whole request is, and the shared prefix is found by comparison.
+    """
 
     def __init__(self) -> None:
         self.next_id = 1
-        self._last: dict[str, tuple[int, str]] = {}
+        self._last: dict[str, _Sent] = {}
 
     def line(self, t: float, request: Request) -> str:
         """The line (without its newline) that records one request."""
-        text = request_text(request)
         record: dict[str, Any] = {"id": self.next_id, "t": round(t, 4), "to": request.to, "purpose": request.purpose}
         if request.beat is not None:
             record["beat"] = request.beat
         previous = self._last.get(request.to)
-        keep = common_prefix(previous[1], text) if previous else 0
-        self._last[request.to] = (self.next_id, text)
+        text, keep = _extended(previous, request) if previous else (None, 0)
+        if text is None:
+            text = request_text(request)
+            keep = common_prefix(previous.text, text) if previous else 0
+        self._last[request.to] = _Sent(self.next_id, text, request, len(text) - _messages_end(text, request))
         self.next_id += 1
         if previous and keep >= MIN_KEEP:
-            record.update(extends=previous[0], keep=keep, append=text[keep:], length=len(text))
+            record.update(extends=previous.id, keep=keep, append=text[keep:], length=len(text))
             return json.dumps(record, ensure_ascii=False)
         return json.dumps(record, ensure_ascii=False)[:-1] + ', "request": ' + text + "}"
+
+
+def _frame(request: Request) -> dict[str, Any]:
+    return request.model_dump(exclude_none=True, exclude={"to", "purpose", "beat", "system", "messages"})
+
+
+def _extended(previous: _Sent, request: Request) -> tuple[str | None, int]:
+    """The request's text built from the previous one's when its thread only grew, and how much it keeps."""
+    before, after = previous.request.messages, request.messages
+    if (len(after) < len(before) or request.system != previous.request.system
+            or any(a is not b and a != b for a, b in zip(before, after)) or _frame(request) != _frame(previous.request)):
+        return None, 0
+    keep = len(previous.text) - previous.tail
+    added = ", ".join(json.dumps(m.model_dump(), ensure_ascii=False) for m in after[len(before):])
+    joint = ", " if before and added else ""
+    return previous.text[:keep] + joint + added + previous.text[keep:], keep
+
+
+def _messages_end(text: str, request: Request) -> int:
+    """Where the messages list of a request's canonical text ends (at its closing `]`)."""
+    rest = request_text(request.model_copy(update={"system": "", "messages": []}))
+    return len(text) - (len(rest) - len('{"system": "", "messages": ['))
 
 
 @dataclass

@@ -80,7 +80,7 @@ def assert_compact(run_dir, sent: list[Request], ratio: float) -> None:
 def test_a_request_that_is_not_an_extension_is_written_whole(tmp_path):
     writer = PromptLogWriter()
     first = Request(to="bob", system="S" * 400, messages=[ChatMessage(role="user", content="one")])
-    longer = first.model_copy(update={"messages": [*first.messages, ChatMessage(role="assistant", content="two")]})
+    longer = first.model_copy(update={"messages": [*first.messages, ChatMessage(role="assistant", content='twö\n"\x1b')]})
     other = Request(to="bob", system="T" * 400, messages=[ChatMessage(role="user", content="one")])
     lines = [writer.line(0.0, r) for r in (first, longer, other)]
     (tmp_path / "prompts.jsonl").write_text("\n".join(lines) + "\n")
