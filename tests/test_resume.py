@@ -140,3 +140,14 @@ def test_a_batch_run_killed_with_sigkill_resumes_and_closes_with_every_file(tmp_
     assert json.loads((out / "metadata.json").read_text())["totalBeats"] >= 4
     assert audit_run(out).clean
     assert main(["resume", str(out)]) == 2
+
+
+def test_each_seam_leaves_out_exactly_the_events_it_supersedes():
+    from core.events import GenericEvent
+
+    def ev(n: int, type_: str = "beat", **extra) -> GenericEvent:
+        return GenericEvent(t=float(n), **{"from": "coordinator"}, type=type_, text=str(n), **extra)
+
+    log = [ev(0), ev(1), ev(2, "resume", reason="restart", superseded_from=1), ev(3), ev(4),
+           ev(5, "resume", reason="restart", superseded_from=3), ev(6), ev(7, "resume")]
+    assert [e.text for e in effective_events(log)] == ["0", "2", "5", "6", "7"]
