@@ -43,13 +43,15 @@ def spy(session, sent: list[Request]) -> None:
 
 async def test_every_request_of_a_60_beat_run_is_rebuilt_byte_for_byte(run_scene, loopback):
     loopback.default = never_closing()
-    scene = example_scene("the-apology", limits=LIMITS, cast=remote_cast(
-        loopback, "alice", "bob", "charlie", provider="openai-compatible", model="llama3"))
+    perspectives = example_scene("the-apology").perspectives
+    scene = example_scene("the-apology", limits=LIMITS, characters=["alice", "bob"],
+                          perspectives={s: perspectives[s] for s in ("alice", "bob")},
+                          cast=remote_cast(loopback, "alice", "bob", provider="openai-compatible", model="llama3"))
     sent: list[Request] = []
     run = await run_scene(scene, isolation="a", coordinator="C", before_run=lambda s: spy(s, sent))
     assert run.result.close_reason == "max-beats" and run.result.beats == 60
     rebuilt = list(read_prompts(run.dir))
-    assert len(rebuilt) == len(sent) > 170
+    assert len(rebuilt) == len(sent) > 115
     assert any(r.purpose == "correct" for r in rebuilt)
     for record, request in zip(rebuilt, sent):
         assert (record.to, record.purpose, record.beat) == (request.to, request.purpose, request.beat)
