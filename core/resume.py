@@ -169,7 +169,7 @@ def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
                    JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=record.get("operator_context", "")))
     judge = _spec(record["judge"], base_url) if record.get("judge") else None
     return Session(scene, actors, isolation=record["isolation"], coordinator=coordinator, run_dir=Path(run_dir),
-                   notes=(Path(run_dir) / "notes.md").read_text(encoding="utf-8"), start_info={}, clock=clock,
+                   notes=(Path(run_dir) / "notes.md").read_text(encoding="utf-8"), start_info=record.get("start", {}), clock=clock,
                    max_beats=record["max_beats"], budget_usd=record.get("budget_usd"), characters=characters,
                    write_character_journals=bool(record.get("write_character_journals", False)),
                    judge_provider=pool.get(judge) if judge else None)

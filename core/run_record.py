@@ -11,7 +11,8 @@ Written once at the start (after `notes.md`, before any `spawn` event), mode 060
       "providers": {"<slug>": {ProviderSpec}, ...}, "judge": {ProviderSpec} | null,   (never a key)
       "cast": {"<slug>": {"name", "briefing", "profile", "journal", "perspective", "journal_path"}, ...},
       "coordinator_notes": "...",
-      "operator_context": "..."      what a role A judge is told beyond speech
+      "operator_context": "...",     what a role A judge is told beyond speech
+      "write_character_journals": true, "start": {...}   the `start` event's fields
     }
 
 `briefing` is the system prompt the actor was spawned with (its own profile, its journal as read at

@@ -246,10 +246,10 @@ class Session:
     async def _run(self) -> SessionResult:
         self._t0 = self.clock.now() - self.t_offset
         self.state.status = "running"
+        if self.seam is None or not any(e.type == "start" for e in self.recorder.events):
+            self._spawn()
         if self.seam is not None:
             self.say("resume", **self.seam)
-        else:
-            self._spawn()
         decision = await self._play()
         self.state.status = "closing"
         self.state.close_reason = decision.reason

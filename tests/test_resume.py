@@ -151,3 +151,22 @@ def test_each_seam_leaves_out_exactly_the_events_it_supersedes():
     log = [ev(0), ev(1), ev(2, "resume", reason="restart", superseded_from=1), ev(3), ev(4),
            ev(5, "resume", reason="restart", superseded_from=3), ev(6), ev(7, "resume")]
     assert [e.text for e in effective_events(log)] == ["0", "2", "5", "6", "7"]
+
+
+async def test_a_run_killed_before_its_first_event_starts_over_from_its_start_record(run_scene, tmp_path):
+    whole = await run_scene(example_scene("the-apology"), isolation="b", coordinator="C")
+    killed = tmp_path / "killed"
+    killed.mkdir()
+    for name in ("notes.md", "private.json"):
+        shutil.copy(whole.dir / name, killed / name)
+    for name in ("events.jsonl", "prompts.jsonl", "debug.log"):
+        (killed / name).write_text("")
+    session = prepare(killed)
+    session.clock = VirtualClock()
+    await session.run()
+    assert played(killed) == played(whole.dir)
+    types = [e.type for e in read_events(killed)]
+    assert types[:2] == ["start", "spawn"] and types.count("resume") == 1
+    assert read_events(killed)[0].model_extra["cast"] == {"alice": "Alice", "bob": "Bob", "charlie": "Charlie"}
+    assert json.loads((killed / "metadata.json").read_text())["totalBeats"] == json.loads(
+        (whole.dir / "metadata.json").read_text())["totalBeats"]
