@@ -13,8 +13,9 @@ recipient, whose material it is and what kind (profile, journal, perspective, co
 thinking). A request recorded as a delta is scanned only where it is new (with an overlap), and
 inherits the leaks of the part it shares with its base, so a long run audits in linear time.
 
-Fail closed: a `prompts.jsonl` that cannot be rebuilt (a delta whose base is missing or does not add
-up) makes the audit unclean. A torn line (a process killed mid-write, later resumed) is skipped with a
+Fail closed: a request of `prompts.jsonl` that cannot be rebuilt exactly (a delta whose base is
+missing, or whose length does not add up: the file was edited) makes the audit unclean, and what can
+be read of it is still checked, so that a leak in it is still named. A torn line (a process killed mid-write, later resumed) is skipped with a
 warning: it was never a whole request, and no later line can extend it.
 """
 
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import NotARun
-from core.prompt_log import PromptLogError, read_prompts
+from core.prompt_log import read_prompts
 from core.recorder import read_events
 from core.run_record import read_private
 
@@ -147,8 +148,8 @@ class Material:
         return sorted((o, k) for o, k in self.index.get(shingle, ()) if o != recipient)
 
 
-def load_material(run_dir: Path) -> tuple[Material, set[str]]:
-    """The run's private material, and its cast (from `private.json` and `events.jsonl`)."""
+def load_material(run_dir: Path) -> Material:
+    """The run's private material (from `private.json` and `events.jsonl`)."""
     record = read_private(run_dir)
     events = read_events(run_dir)
     material = Material()
@@ -172,7 +173,7 @@ def load_material(run_dir: Path) -> tuple[Material, set[str]]:
         material.allow(slug, member.get("briefing") or "")
     for judge in ("judge", "facilitator"):
         material.allow(judge, (record.get("operator_context") or "") + "\n" + (record.get("coordinator_notes") or ""))
-    return material, set(record["cast"])
+    return material
 
 
 def _strings(value: object) -> Iterable[str]:
@@ -192,21 +193,19 @@ def audit_run(run_dir: Path) -> AuditReport:
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise NotARun(f"{run_dir} is not a folder: give a run folder (runs/<scene>-<stamp>)")
-    material, _cast = load_material(run_dir)
+    material = load_material(run_dir)
     report = AuditReport(run_dir)
     found: dict[int, list[tuple[Leak, int]]] = {}
     last_of: dict[str, int] = {}
-    try:
-        for record in read_prompts(run_dir, warn=report.warnings.append):
-            report.requests += 1
-            leaks = _scan(material, record, found.get(record.extends or -1, []))
-            stale = last_of.get(record.to)
-            if stale is not None:
-                found.pop(stale, None)
-            found[record.id], last_of[record.to] = leaks, record.id
-            report.leaks += [leak for leak, _ in leaks]
-    except PromptLogError as exc:
-        report.problems.append(f"{exc} (the requests after it cannot be checked)")
+    unexact = lambda problem: report.problems.append(f"{problem}: checked as far as it can be read")  # noqa: E731
+    for record in read_prompts(run_dir, warn=report.warnings.append, on_problem=unexact):
+        report.requests += 1
+        leaks = _scan(material, record, found.get(record.extends or -1, []))
+        stale = last_of.get(record.to)
+        if stale is not None:
+            found.pop(stale, None)
+        found[record.id], last_of[record.to] = leaks, record.id
+        report.leaks += [leak for leak, _ in leaks]
     return report
 
 

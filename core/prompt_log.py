@@ -157,11 +157,13 @@ class PromptRecord:
         return out
 
 
-def read_prompts(run_dir: Path, *, warn=None) -> Iterator[PromptRecord]:
+def read_prompts(run_dir: Path, *, warn=None, on_problem=None) -> Iterator[PromptRecord]:
     """Every request of a run's `prompts.jsonl`, rebuilt byte for byte, in order.
 
-    A torn or undecodable line (a crash mid-write) is skipped with a warning (`warn(message)`); a
-    delta that cannot be rebuilt raises `PromptLogError`, since what it held is unknown.
+    A torn or undecodable line (a crash mid-write) is skipped with a warning (`warn(message)`). A
+    delta that cannot be rebuilt (its base missing, or a length that does not add up: the file was
+    edited) raises `PromptLogError`; with `on_problem(message)` it is reported instead and the
+    record is yielded with what could be read of it, standing alone (`extends` None).
     """
     path = Path(run_dir) / FILE
     if not path.exists():
@@ -173,14 +175,15 @@ def read_prompts(run_dir: Path, *, warn=None) -> Iterator[PromptRecord]:
             if not line.strip():
                 continue
             try:
-                data = json.loads(line)
-                record = _rebuild(data, texts, number)
-            except (ValueError, KeyError, TypeError) as exc:
-                if isinstance(exc, PromptLogError):
-                    raise
+                record, problem = _rebuild(json.loads(line), texts, number)
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 if warn:
                     warn(f"{path}: line {number} skipped (unreadable: {exc})")
                 continue
+            if problem and on_problem is None:
+                raise PromptLogError(problem)
+            if problem:
+                on_problem(problem)
             stale = last_of.get(record.to)
             if stale is not None:
                 texts.pop(stale, None)
@@ -188,21 +191,26 @@ def read_prompts(run_dir: Path, *, warn=None) -> Iterator[PromptRecord]:
             yield record
 
 
-def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int) -> PromptRecord:
+def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int) -> tuple[PromptRecord, str | None]:
+    """One line's request, and what is wrong with it if it cannot be rebuilt exactly."""
+    problem, extends, keep = None, data.get("extends"), data.get("keep", 0)
     if "request" in data:
         text = request_text(data["request"])
     else:
-        base = texts.get(data["extends"])
+        base = texts.get(extends)
+        text = (base or "")[:keep] + data["append"]
         if base is None:
-            raise PromptLogError(f"{FILE} line {number}: request {data['id']} extends request {data['extends']}, "
-                                 "which is not the previous request of the same recipient")
-        text = base[:data["keep"]] + data["append"]
-        if len(text) != data["length"]:
-            raise PromptLogError(f"{FILE} line {number}: request {data['id']} rebuilt to {len(text)} characters, "
-                                 f"expected {data['length']}")
-    return PromptRecord(id=data.get("id", number), t=data["t"], to=data["to"], purpose=data.get("purpose", "turn"),
-                        beat=data.get("beat"), text=text, line=number, extends=data.get("extends"),
-                        keep=data.get("keep", 0))
+            problem = (f"{FILE} line {number}: request {data.get('id')} extends request {extends}, "
+                       "which is not the previous request of the same recipient")
+        elif len(text) != data["length"]:
+            problem = (f"{FILE} line {number}: request {data.get('id')} rebuilt to {len(text)} characters, "
+                       f"expected {data['length']} (the file was changed)")
+        if problem:
+            extends, keep = None, 0
+    record = PromptRecord(id=data.get("id", number), t=data.get("t", 0.0), to=data["to"],
+                          purpose=data.get("purpose", "turn"), beat=data.get("beat"), text=text, line=number,
+                          extends=extends, keep=keep)
+    return record, problem
 
 
 def read_requests(run_dir: Path) -> list[dict[str, Any]]:

@@ -100,7 +100,20 @@ async def test_a_record_that_cannot_be_rebuilt_fails_closed(apology_b):
     del lines[base - 1]
     (apology_b.dir / "prompts.jsonl").write_text("\n".join(lines) + "\n")
     report = audit_run(apology_b.dir)
-    assert not report.clean and "cannot be checked" in report.problems[-1]
+    assert not report.clean and not report.leaks and "not the previous request" in report.problems[0]
+
+
+async def test_material_written_into_a_delta_line_by_hand_is_still_named(apology_b, capsys):
+    lines = (apology_b.dir / "prompts.jsonl").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"extends"' in line and '"to": "charlie"' in line)
+    edited = json.loads(lines[at])
+    edited["append"] = private(apology_b)["cast"]["alice"]["perspective"] + edited["append"]
+    lines[at] = json.dumps(edited)
+    (apology_b.dir / "prompts.jsonl").write_text("\n".join(lines) + "\n")
+    assert main(["audit", str(apology_b.dir)]) == 1
+    out = capsys.readouterr().out
+    assert f"line {at + 1} " in out and "sent to charlie carries alice's perspective" in out
+    assert "UNCHECKED" in out and "the file was changed" in out
 
 
 def test_a_folder_that_is_not_a_run_exits_2(tmp_path, capsys):
