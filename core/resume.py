@@ -20,122 +20,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from core.actors import Actor, make_actor
-from core.briefing import BEGIN_NOTE, beat_update, note_line
+from core.briefing import BEGIN_NOTE, note_line
 from core.characters import Character
 from core.clock import RealClock
 from core.coordinator import JudgeCoordinator, RuleCoordinator
 from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, InvalidConfig, PromptdeskError
-from core.events import OPERATOR, BaseEvent, CallEvent, SpeakEvent
-from core.formatting import speech_line, world_event_line
 from core.prompt_log import read_prompts
 from core.recorder import read_events
+from core.policies.common import initial_speaker
+from core.restore import Replay
 from core.run_record import read_private
 from core.scenes import ProviderSpec, Scene
 from core.seams import RESTART, effective_events, is_seam
 from core.session import Session
-
-
-@dataclass
-class Turn:
-    """An actor's turn in flight while the log is replayed: what it was told, what it thought."""
-
-    user_text: str
-    items: list[str]
-    thinking: str = ""
-
-
-@dataclass
-class Replay:
-    """Replays kept events into a fresh session, beat by beat."""
-
-    session: Session
-    turns: dict[str, Turn] = field(default_factory=dict)
-    spoke: bool = False
-
-    def apply(self, event: BaseEvent) -> None:
-        session = self.session
-        if isinstance(event, CallEvent):
-            session._account(event)
-        elif event.type == "beat":
-            self.end_beat()
-            self.start_beat(event)
-        elif event.type == "event":
-            self.world_event(event)
-        elif event.type == "note":
-            self.note(event)
-        elif event.type == "think" and event.from_ in self.turns:
-            self.turns[event.from_].thinking = event.text
-        elif isinstance(event, SpeakEvent) and event.from_ in self.turns:
-            self.speak(event)
-        session.state.elapsed_s = event.t
-
-    def start_beat(self, event: BaseEvent) -> None:
-        session, beat = self.session, event.beat or 0
-        session.state.beat = beat
-        if session.scene.turns == "sequential":
-            playing = [session.actors[event.target]] if event.target in session.actors else []
-        else:
-            playing = [session.actors[initial(session)]] if beat == 0 else list(session.actors.values())
-        for actor in playing:
-            user_text, items = actor.take_inbox(beat, session.state.max_beats)
-            self.turns[actor.slug] = Turn(user_text, items)
-
-    def end_beat(self) -> None:
-        """What `checks.after_beat` and a failed turn leave behind: the silent streak, unheard lines."""
-        if not self.turns and not self.spoke:
-            return
-        state = self.session.state
-        state.silent_streak = 0 if self.spoke else state.silent_streak + 1
-        for slug, turn in self.turns.items():
-            actor = self.session.actors[slug]
-            actor.inbox = turn.items + actor.inbox
-        self.turns, self.spoke = {}, False
-
-    def speak(self, speech: SpeakEvent) -> None:
-        """The actor keeps its turn as `core.turn` would, and the speech is routed as `policies.common.route`."""
-        session, turn = self.session, self.turns.pop(speech.from_)
-        actor = session.actors[speech.from_]
-        normalised = f"<thinking>{turn.thinking}</thinking>\n<speech>{speech.raw or ''}</speech>"
-        own = speech_line(actor.name, speech) if speech.action != "silent" else None
-        actor.remember(turn.user_text, turn.items, normalised, own)
-        if speech.action == "silent":
-            return
-        self.spoke = True
-        session.state.turns[speech.from_] += 1
-        session.public_lines.append(own)
-        for slug, other in session.actors.items():
-            if slug != speech.from_:
-                other.receive(own)
-
-    def world_event(self, event: BaseEvent) -> None:
-        session = self.session
-        session.public_lines.append(world_event_line(event.text))
-        for actor in session.actors.values():
-            actor.receive(world_event_line(event.text))
-        if event.from_ != OPERATOR:
-            for index, scheduled in enumerate(session.scene.events):
-                if index not in session.fired_events and scheduled.text == event.text:
-                    session.fired_events.add(index)
-                    break
-
-    def note(self, event: BaseEvent) -> None:
-        session = self.session
-        for slug, actor in session.actors.items():
-            if event.target is None or slug == event.target:
-                actor.receive(note_line(event.text))
-        if getattr(event, "reason", None) == "soft-cap" and event.target in session.actors:
-            session.nudged[event.target] = session.state.turns[event.target]
-        if event.from_ == OPERATOR and isinstance(session.coordinator, JudgeCoordinator):
-            session.coordinator.director_notes.append(event.text)
-
-
-def initial(session: Session) -> str:
-    return session.scene.initial_speaker or next(iter(session.actors))
 
 
 def _spec(data: dict[str, Any], base_url: str | None) -> ProviderSpec:
@@ -188,7 +89,7 @@ def prepare(run_dir: Path, base_url: str | None = None) -> Session:
     cut = max((i for i, e in enumerate(events) if e.type == "beat" and id(e) in live), default=None)
     before = events[:cut] if cut is not None else events
     replay = Replay(session)
-    session.actors[initial(session)].receive(note_line(BEGIN_NOTE))
+    session.actors[initial_speaker(session)].receive(note_line(BEGIN_NOTE))
     for event in effective_events(before):
         if not is_seam(event):
             replay.apply(event)

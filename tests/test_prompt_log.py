@@ -11,7 +11,7 @@ from core.errors import PromptdeskError
 from core.prompt_log import PromptLogError, PromptLogWriter, read_prompts, request_text
 from core.providers.base import ChatMessage, Request
 from helpers import example_scene
-from loopback import Reply, loopback  # noqa: F401  (fixture)
+from loopback import loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys, remote_cast, scripted, turn  # noqa: F401
 
 LIMITS = {"max_beats": 60, "soft_cap_per_character": 500, "hard_cap_per_character": 500, "stall_beats": 100}
