@@ -3,6 +3,7 @@ replayed from its start, a `resume` event marks the seam, and nothing appears tw
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -170,3 +171,21 @@ async def test_a_run_killed_before_its_first_event_starts_over_from_its_start_re
     assert read_events(killed)[0].model_extra["cast"] == {"alice": "Alice", "bob": "Bob", "charlie": "Charlie"}
     assert json.loads((killed / "metadata.json").read_text())["totalBeats"] == json.loads(
         (whole.dir / "metadata.json").read_text())["totalBeats"]
+
+
+async def test_resume_sends_the_rest_of_the_run_to_a_new_base_url(run_scene, tmp_path, capsys):
+    from loopback import LoopbackServer, Reply
+    from test_scene_faults import remote_cast, turn
+
+    line = Reply(text=turn('[TONE: calm] "Go on."', "I wait and see."))
+    with LoopbackServer(line) as first, LoopbackServer(line) as second:
+        scene = example_scene("the-apology", limits={"max_beats": 6},
+                              cast=remote_cast(first, "alice", "bob", "charlie", provider="openai-compatible", model="llama3"))
+        run = await run_scene(scene, isolation="b", coordinator="C")
+        kill_mid_beat(run.dir, 3)
+        sent_before = first.hits
+        args = ["resume", str(run.dir), "--base-url", second.url("/v1"), "--quiet"]
+        assert await asyncio.to_thread(main, args) == 0
+        assert first.hits == sent_before and second.hits >= 3 * 3
+    assert "Scene closed: max-beats" in capsys.readouterr().err
+    assert_nothing_twice(run.dir)
