@@ -14,7 +14,7 @@ from typing import Any
 from core.audit import audit_run
 from core.clock import VirtualClock
 from core.errors import PromptdeskError
-from core.prompt_log import read_requests
+from core.prompt_log import read_prompts, read_requests
 from core.recorder import read_events
 from core.scenes import Scene, load_scene, scene_from_dict
 from core.session import Session, SessionResult
@@ -63,6 +63,11 @@ class Run:
     def prompts(self) -> list[dict[str, Any]]:
         """Every request sent, rebuilt whole from `prompts.jsonl` (which stores deltas)."""
         return read_requests(self.dir)
+
+
+def requests_text(run_dir: Path) -> str:
+    """Every request a run sent, rebuilt whole, as one text (for "never sent" checks)."""
+    return "\n".join(record.text for record in read_prompts(run_dir))
 
 
 def example_scene(name: str, **update: Any) -> Scene:
