@@ -265,6 +265,7 @@ class Session:
                              self.state.beat + 1, errors)
 
     def _spawn(self) -> None:
+        """The start of the log: the `start` event, then each actor spawned and briefed."""
         self.say("start", f"Scene {self.scene.name} started", **self.start_info)
         for actor in self.actors.values():
             self.say("spawn", f"Spawning actor for character {actor.slug}", target=actor.slug)

@@ -19,7 +19,18 @@ from helpers import example_scene
 
 @pytest.fixture
 async def apology_b(run_scene):
-    return await run_scene(example_scene("the-apology"), isolation="b", coordinator="C")
+    return await run_scene(example_scene("the-apology"), isolation="b", coordinator="C", before_run=watch_spawns)
+
+
+SEEN_AT_SPAWN: dict[str, bool] = {}
+
+
+def watch_spawns(session) -> None:
+    """Note, at each actor's spawn, whether the start record was already on disk."""
+    def seen(event) -> None:
+        if event.type == "spawn":
+            SEEN_AT_SPAWN[event.target] = (session.recorder.run_dir / "private.json").is_file()
+    session.subscribe(seen)
 
 
 def private(run) -> dict:
@@ -51,6 +62,7 @@ async def test_a_fresh_offline_apology_audits_clean(run_scene, capsys, isolation
 
 async def test_the_start_record_holds_every_private_text_and_is_private(apology_b):
     record = private(apology_b)
+    assert SEEN_AT_SPAWN == {"alice": True, "bob": True, "charlie": True}
     assert stat.S_IMODE(os.stat(apology_b.dir / "private.json").st_mode) == 0o600
     assert set(record["cast"]) == {"alice", "bob", "charlie"}
     bob = record["cast"]["bob"]
