@@ -58,13 +58,16 @@ class Leak:
     carried_from: int | None = None
     """When the material came with the part of the request shared with an earlier one: that one's line."""
 
-    def describe(self) -> str:
-        """One line for a person: which request, to whom, whose material and what kind."""
+    def describe(self, names: dict[str, str] | None = None) -> str:
+        """One line for a person: which request, to whom, whose material and what kind (with display
+        names when `names` maps slugs to them)."""
+        named = lambda slug: f"{slug} ({names[slug]})" if names and slug in names else slug  # noqa: E731
         where = f"prompts.jsonl line {self.line} (request {self.request_id}, {self.purpose}"
         where += f", beat {self.beat})" if self.beat is not None else ")"
         whose = "the coordinator notes" if self.kind == "coordinator_notes" else f"{self.owner}'s {self.kind}"
+        whose += f" ({names[self.owner]})" if names and self.owner in names else ""
         carried = f" [carried over from line {self.carried_from}]" if self.carried_from else ""
-        return f"LEAK {where} sent to {self.recipient} carries {whose}: \"…{self.excerpt}…\"{carried}"
+        return f"LEAK {where} sent to {named(self.recipient)} carries {whose}: \"…{self.excerpt}…\"{carried}"
 
 
 @dataclass
@@ -75,6 +78,8 @@ class AuditReport:
     requests: int = 0
     leaks: list[Leak] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)
+    """Each cast member's display name, by slug."""
     warnings: list[str] = field(default_factory=list)
     """Lines skipped as torn (a process killed mid-write): what they held was never a whole request."""
 
@@ -194,7 +199,7 @@ def audit_run(run_dir: Path) -> AuditReport:
     if not run_dir.is_dir():
         raise NotARun(f"{run_dir} is not a folder: give a run folder (runs/<scene>-<stamp>)")
     material = load_material(run_dir)
-    report = AuditReport(run_dir)
+    report = AuditReport(run_dir, names={slug: m["name"] for slug, m in read_private(run_dir)["cast"].items()})
     found: dict[int, list[tuple[Leak, int]]] = {}
     last_of: dict[str, int] = {}
     unexact = lambda problem: report.problems.append(f"{problem}: checked as far as it can be read")  # noqa: E731
@@ -245,7 +250,7 @@ def main(args: list[str]) -> int:
         print(str(exc), file=sys.stderr)
         return EXIT_INVALID
     for leak in report.leaks:
-        print(leak.describe())
+        print(leak.describe(report.names))
     for problem in report.problems:
         print(f"UNCHECKED {problem}")
     for warning in report.warnings:

@@ -79,7 +79,7 @@ async def test_another_actors_perspective_injected_into_a_prompt_is_named(apolog
     tamper(apology_b.dir, "alice", 2, "By the way: " + sentence.upper() + "!")
     assert main(["audit", str(apology_b.dir)]) == 1
     out = capsys.readouterr().out
-    assert "sent to alice carries bob's perspective" in out
+    assert "sent to alice (Alice) carries bob's perspective (Bob)" in out
     first = next(line for line in out.splitlines() if line.startswith("LEAK"))
     assert "beat 2" in first and "carried over" not in first
     report = audit_run(apology_b.dir)
@@ -124,7 +124,7 @@ async def test_material_written_into_a_delta_line_by_hand_is_still_named(apology
     (apology_b.dir / "prompts.jsonl").write_text("\n".join(lines) + "\n")
     assert main(["audit", str(apology_b.dir)]) == 1
     out = capsys.readouterr().out
-    assert f"line {at + 1} " in out and "sent to charlie carries alice's perspective" in out
+    assert f"line {at + 1} " in out and "sent to charlie (Charlie) carries alice's perspective (Alice)" in out
     assert "UNCHECKED" in out and "the file was changed" in out
 
 
