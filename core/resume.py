@@ -30,6 +30,7 @@ from core.clock import RealClock
 from core.coordinator import JudgeCoordinator, RuleCoordinator
 from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, InvalidConfig, PromptdeskError
 from core.prompt_log import read_prompts
+from core.events import BaseEvent
 from core.recorder import read_events
 from core.policies.common import initial_speaker
 from core.restore import Replay
@@ -81,30 +82,40 @@ def prepare(run_dir: Path, base_url: str | None = None) -> Session:
     run_dir = Path(run_dir)
     session = rebuild_session(run_dir, base_url)
     events = read_events(run_dir)
+    cut = cut_beat(events, run_dir)
+    kept = effective_events(events[:cut])
+    replay = Replay(session)
+    session.actors[initial_speaker(session)].receive(note_line(BEGIN_NOTE))
+    for event in kept:
+        if not is_seam(event):
+            replay.apply(event)
+    replay.end_beat()
+    at = events[cut] if cut < len(events) else None
+    session.first_beat = session.state.beat = (at.beat or 0) if at else 0
+    session.resumed_speaker = at.target if at and session.scene.turns == "sequential" else None
+    session.t_offset = events[-1].t if events else 0.0
+    session.seam = {"text": f"Run resumed after an interruption; beat {session.first_beat} is replayed from its start",
+                    "reason": RESTART, "beat": session.first_beat, "superseded_from": cut}
+    session.recorder.reopen(kept, next_prompt_id(run_dir))
+    return session
+
+
+def cut_beat(events: list[BaseEvent], run_dir: Path) -> int:
+    """The index of the `beat` event of the beat that was cut off (the last one in effect), or the
+    end of the log when no beat began; `InvalidConfig` when the run was closed cleanly."""
     kept = effective_events(events)
     if any(e.type == "close" for e in kept):
         raise InvalidConfig(f"{run_dir} was closed cleanly: there is nothing to resume (rebuild its files with "
                             f"`promptdesk rebuild {run_dir}`)")
     live = {id(e) for e in kept}
-    cut = max((i for i, e in enumerate(events) if e.type == "beat" and id(e) in live), default=None)
-    before = events[:cut] if cut is not None else events
-    replay = Replay(session)
-    session.actors[initial_speaker(session)].receive(note_line(BEGIN_NOTE))
-    for event in effective_events(before):
-        if not is_seam(event):
-            replay.apply(event)
-    replay.end_beat()
-    beat = (events[cut].beat or 0) if cut is not None else 0
-    session.first_beat = session.state.beat = beat
-    session.resumed_speaker = events[cut].target if cut is not None and session.scene.turns == "sequential" else None
-    session.t_offset = events[-1].t if events else 0.0
-    session.seam = {"text": f"Run resumed after an interruption; beat {beat} is replayed from its start",
-                    "reason": RESTART, "beat": beat, "superseded_from": cut if cut is not None else len(events)}
+    return max((i for i, e in enumerate(events) if e.type == "beat" and id(e) in live), default=len(events))
+
+
+def next_prompt_id(run_dir: Path) -> int:
+    """An id above every line of `prompts.jsonl`, torn ones included."""
     with open(run_dir / "prompts.jsonl", "rb") as handle:
         lines = sum(1 for _ in handle)
-    last_id = max([lines, *(r.id for r in read_prompts(run_dir))])
-    session.recorder.reopen(effective_events(before), last_id + 1)
-    return session
+    return max([lines, *(r.id for r in read_prompts(run_dir))]) + 1
 
 
 def parser() -> argparse.ArgumentParser:
