@@ -86,6 +86,18 @@ class PromptLogWriter:
         self.next_id = 1
         self._last: dict[str, _Sent] = {}
 
+    def continue_after(self, run_dir: Path) -> None:
+        """Go on writing an existing `prompts.jsonl` (a resumed run): ids above every line, torn ones
+        included, and each recipient's next request a delta against its last readable one."""
+        path = Path(run_dir) / FILE
+        with open(path, "rb") as handle:
+            self.next_id = sum(1 for _ in handle) + 1
+        for record in read_prompts(run_dir):
+            request = Request.model_validate({**record.request, "to": record.to, "purpose": record.purpose,
+                                              "beat": record.beat})
+            self._last[record.to] = _Sent(record.id, record.text, request, len(record.text) - _messages_end(record.text, request))
+            self.next_id = max(self.next_id, record.id + 1)
+
     def line(self, t: float, request: Request) -> str:
         """The line (without its newline) that records one request."""
         record: dict[str, Any] = {"id": self.next_id, "t": round(t, 4), "to": request.to, "purpose": request.purpose}

@@ -59,11 +59,11 @@ class Recorder:
         for name in ("events.jsonl", "prompts.jsonl", "debug.log"):
             self._files[name] = open(self.run_dir / name, "a", encoding="utf-8")
 
-    def reopen(self, events: list[BaseEvent], next_prompt_id: int) -> None:
+    def reopen(self, events: list[BaseEvent]) -> None:
         """Continue an existing run folder (resume): the events it keeps, its logs opened for appending,
         each log's torn last line (a kill mid-write) ended so that nothing new joins it."""
         self.events = list(events)
-        self.prompt_log.next_id = next_prompt_id
+        self.prompt_log.continue_after(self.run_dir)
         for name in ("events.jsonl", "prompts.jsonl", "debug.log"):
             path = self.run_dir / name
             torn = _ends_torn(path)

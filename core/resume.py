@@ -29,7 +29,6 @@ from core.characters import Character
 from core.clock import RealClock
 from core.coordinator import JudgeCoordinator, RuleCoordinator
 from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, InvalidConfig, PromptdeskError
-from core.prompt_log import read_prompts
 from core.events import BaseEvent
 from core.recorder import read_events
 from core.policies.common import initial_speaker
@@ -96,7 +95,7 @@ def prepare(run_dir: Path, base_url: str | None = None) -> Session:
     session.t_offset = events[-1].t if events else 0.0
     session.seam = {"text": f"Run resumed after an interruption; beat {session.first_beat} is replayed from its start",
                     "reason": RESTART, "beat": session.first_beat, "superseded_from": cut}
-    session.recorder.reopen(kept, next_prompt_id(run_dir))
+    session.recorder.reopen(kept)
     return session
 
 
@@ -109,13 +108,6 @@ def cut_beat(events: list[BaseEvent], run_dir: Path) -> int:
                             f"`promptdesk rebuild {run_dir}`)")
     live = {id(e) for e in kept}
     return max((i for i, e in enumerate(events) if e.type == "beat" and id(e) in live), default=len(events))
-
-
-def next_prompt_id(run_dir: Path) -> int:
-    """An id above every line of `prompts.jsonl`, torn ones included."""
-    with open(run_dir / "prompts.jsonl", "rb") as handle:
-        lines = sum(1 for _ in handle)
-    return max([lines, *(r.id for r in read_prompts(run_dir))]) + 1
 
 
 def parser() -> argparse.ArgumentParser:

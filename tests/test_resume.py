@@ -73,6 +73,8 @@ async def test_a_resumed_run_plays_on_exactly_as_if_it_had_never_stopped(run_sce
     superseded = read_events(killed)[seams[0].model_extra["superseded_from"]:read_events(killed).index(seams[0])]
     assert superseded and superseded[0].type == "beat" and any(e.type == "speak" for e in superseded)
     assert_nothing_twice(killed)
+    whole_lines = [line for line in (killed / "prompts.jsonl").read_text().splitlines() if '"request"' in line]
+    assert len(whole_lines) == 3, "after the seam each actor's requests go on as deltas"
     body = lambda path: path.read_text().split("\n", 6)[-1]  # noqa: E731 - the header carries the date
     assert body(killed / "transcript.md") == body(whole.dir / "transcript.md")
     assert audit_run(killed).clean
