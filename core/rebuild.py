@@ -1,8 +1,7 @@
 """`promptdesk rebuild RUN_DIR`: rewrite every derived file of a run from its `events.jsonl` alone.
 
 `events.json`, both transcripts, `metadata.json` and `journals/` are rebuilt (`core.recorder.write_derived`)
-from the events as they stand after any resume seam (the events a `resume` event supersedes are left
-out, as the resumed run itself left them out). The transcripts are dated by the log's last write.
+from the events of the log. The transcripts are dated by the log's last write.
 Exit 0 when rebuilt, 2 when the folder is not a run.
 """
 
@@ -14,7 +13,6 @@ from pathlib import Path
 
 from core.errors import EXIT_CLOSED, EXIT_INVALID, NotARun
 from core.recorder import read_events, write_derived
-from core.seams import effective_events
 
 
 def rebuild(run_dir: Path) -> int:
@@ -23,7 +21,7 @@ def rebuild(run_dir: Path) -> int:
     log = run_dir / "events.jsonl"
     if not log.is_file():
         raise NotARun(f"{run_dir} is not a run folder (no events.jsonl to rebuild from)")
-    events = effective_events(read_events(run_dir))
+    events = read_events(run_dir)
     write_derived(run_dir, events, datetime.fromtimestamp(log.stat().st_mtime))
     return len(events)
 

@@ -6,10 +6,10 @@ engine's own routing rules: every actor's inbox and (isolation b) thread, the co
 (turns, nudges, silent streak, fired events), the public lines, tokens and cost, and the beat number.
 
 The last beat on the log was cut off (a finished beat is always followed by the next one's `beat`
-event, or by the close): it is replayed from its start. Its partial events stay in the append-only
-log, superseded by one `resume` event (`reason: "restart"`, `superseded_from`: see `core.seams`), so
-no beat number is repeated in the transcript and no actor speaks twice in one beat. The run then
-closes normally and writes every file.
+event, or by the close): it is replayed from its start. Its partial events move from `events.jsonl`
+to `superseded.jsonl` and one `resume` event (`reason: "restart"`) marks the seam (`core.seams`), so
+no beat number is repeated and no actor speaks twice in one beat, for any reader of the log. The
+run then closes normally and writes every file.
 
 Exit codes: 0 when the scene closed, 1 when it ended on an error, 2 when the folder is not a run,
 was closed cleanly (nothing to resume) or is of a format that cannot be resumed.
@@ -29,13 +29,12 @@ from core.characters import Character
 from core.clock import RealClock
 from core.coordinator import JudgeCoordinator, RuleCoordinator
 from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, InvalidConfig, PromptdeskError
-from core.events import BaseEvent
 from core.recorder import read_events
 from core.policies.common import initial_speaker
 from core.restore import Replay
 from core.run_record import read_private
 from core.scenes import ProviderSpec, Scene
-from core.seams import RESTART, effective_events, is_seam
+from core.seams import RESTART, find_cut, is_seam, supersede
 from core.session import Session
 
 
@@ -77,37 +76,31 @@ def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
 
 
 def prepare(run_dir: Path, base_url: str | None = None) -> Session:
-    """The killed run's session, its state replayed from the log up to the cut beat, ready to `run()`."""
+    """The killed run's session, its state replayed from the log up to the cut beat, ready to `run()`.
+
+    Nothing in the folder changes until the run is known to be resumable; then the cut beat's lines
+    move to `superseded.jsonl` (`core.seams`)."""
     run_dir = Path(run_dir)
     session = rebuild_session(run_dir, base_url)
-    events = read_events(run_dir)
-    cut = cut_beat(events, run_dir)
-    kept = effective_events(events[:cut])
+    cut = find_cut(run_dir)
+    if cut.closed:
+        raise InvalidConfig(f"{run_dir} was closed cleanly: there is nothing to resume (rebuild its files with "
+                            f"`promptdesk rebuild {run_dir}`)")
     replay = Replay(session)
     session.actors[initial_speaker(session)].receive(note_line(BEGIN_NOTE))
-    for event in kept:
+    for event in cut.kept:
         if not is_seam(event):
             replay.apply(event)
     replay.end_beat()
-    at = events[cut] if cut < len(events) else None
+    at = cut.beat
     session.first_beat = session.state.beat = (at.beat or 0) if at else 0
     session.resumed_speaker = at.target if at and session.scene.turns == "sequential" else None
-    session.t_offset = events[-1].t if events else 0.0
+    session.t_offset = max([0.0, *(e.t for e in cut.kept), at.t if at else 0.0])
     session.seam = {"text": f"Run resumed after an interruption; beat {session.first_beat} is replayed from its start",
-                    "reason": RESTART, "beat": session.first_beat, "superseded_from": cut}
-    session.recorder.reopen(kept)
+                    "reason": RESTART, "beat": session.first_beat, "superseded": len(cut.moved)}
+    supersede(run_dir, cut)
+    session.recorder.reopen(cut.kept)
     return session
-
-
-def cut_beat(events: list[BaseEvent], run_dir: Path) -> int:
-    """The index of the `beat` event of the beat that was cut off (the last one in effect), or the
-    end of the log when no beat began; `InvalidConfig` when the run was closed cleanly."""
-    kept = effective_events(events)
-    if any(e.type == "close" for e in kept):
-        raise InvalidConfig(f"{run_dir} was closed cleanly: there is nothing to resume (rebuild its files with "
-                            f"`promptdesk rebuild {run_dir}`)")
-    live = {id(e) for e in kept}
-    return max((i for i, e in enumerate(events) if e.type == "beat" and id(e) in live), default=len(events))
 
 
 def parser() -> argparse.ArgumentParser:

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -20,19 +21,18 @@ from core.cli import main
 from core.clock import VirtualClock
 from core.recorder import read_events
 from core.resume import prepare
-from core.seams import effective_events
 from helpers import CHARACTERS, ROOT, SCENES, example_scene, make_scene
 
 PLAYED = ("speak", "think", "event", "note", "close", "journal")
 
 
 def played(run_dir: Path) -> list[tuple]:
-    """What the run's record says happened, seams applied."""
-    return [(e.type, e.from_, e.beat, e.text) for e in effective_events(read_events(run_dir)) if e.type in PLAYED]
+    """What the run's record says happened."""
+    return [(e.type, e.from_, e.beat, e.text) for e in read_events(run_dir) if e.type in PLAYED]
 
 
 def assert_nothing_twice(run_dir: Path) -> None:
-    events = effective_events(read_events(run_dir))
+    events = read_events(run_dir)
     beats = [e.beat for e in events if e.type == "beat"]
     assert beats == list(range(len(beats)))
     spoken = [(e.from_, e.beat) for e in events if e.type == "speak"]
@@ -70,8 +70,10 @@ async def test_a_resumed_run_plays_on_exactly_as_if_it_had_never_stopped(run_sce
     assert played(killed) == played(whole.dir)
     seams = [e for e in read_events(killed) if e.type == "resume"]
     assert len(seams) == 1 and seams[0].beat == 5 and seams[0].reason == "restart"
-    superseded = read_events(killed)[seams[0].model_extra["superseded_from"]:read_events(killed).index(seams[0])]
-    assert superseded and superseded[0].type == "beat" and any(e.type == "speak" for e in superseded)
+    moved = (killed / "superseded.jsonl").read_text().splitlines()
+    assert seams[0].model_extra["superseded"] == len(moved) and json.loads(moved[0])["type"] == "beat"
+    assert any(json.loads(line)["type"] == "speak" for line in moved[:-1]) and len(moved[-1]) == 25
+    assert stat.S_IMODE(os.stat(killed / "superseded.jsonl").st_mode) == 0o600
     assert_nothing_twice(killed)
     whole_lines = [line for line in (killed / "prompts.jsonl").read_text().splitlines() if '"request"' in line]
     assert len(whole_lines) == 3, "after the seam each actor's requests go on as deltas"
@@ -143,17 +145,6 @@ def test_a_batch_run_killed_with_sigkill_resumes_and_closes_with_every_file(tmp_
     assert json.loads((out / "metadata.json").read_text())["totalBeats"] >= 4
     assert audit_run(out).clean
     assert main(["resume", str(out)]) == 2
-
-
-def test_each_seam_leaves_out_exactly_the_events_it_supersedes():
-    from core.events import GenericEvent
-
-    def ev(n: int, type_: str = "beat", **extra) -> GenericEvent:
-        return GenericEvent(t=float(n), **{"from": "coordinator"}, type=type_, text=str(n), **extra)
-
-    log = [ev(0), ev(1), ev(2, "resume", reason="restart", superseded_from=1), ev(3), ev(4),
-           ev(5, "resume", reason="restart", superseded_from=3), ev(6), ev(7, "resume")]
-    assert [e.text for e in effective_events(log)] == ["0", "2", "5", "6", "7"]
 
 
 async def test_a_run_killed_before_its_first_event_starts_over_from_its_start_record(run_scene, tmp_path):

@@ -124,17 +124,3 @@ def test_replay_loads_no_provider_and_calls_no_model(tmp_path):
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "LOADED []" in out.stdout
-
-
-async def test_replay_leaves_out_what_a_resume_superseded(tmp_path):
-    run = shutil.copytree(FIXTURE, tmp_path / "run")
-    lines = (run / "events.jsonl").read_text().splitlines()
-    k = max(i for i, line in enumerate(lines) if '"type": "speak"' in line)
-    seam = ('{"t": 9.0, "from": "coordinator", "type": "resume", "reason": "restart", "text": "Run resumed", '
-            f'"superseded_from": {k}}}')
-    (run / "events.jsonl").write_text("\n".join(lines[:k + 1] + [seam] + lines[k:]) + "\n")
-    app = replay_app(run, FakeClock())
-    async with app.run_test(size=SIZE) as pilot:
-        screen = app.screen
-        await pilot.press("end")
-        assert screen.playback.done and len(speech(screen)) == 5 == len(set(speech(screen)))

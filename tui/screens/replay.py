@@ -14,7 +14,6 @@ from textual.widgets import Footer, Static
 
 from core.outputs import cast_names, start_info
 from core.recorder import read_events
-from core.seams import effective_events
 from tui.playback import Move, Playback
 from tui.commands import binding_commands
 from tui.lines import safe
@@ -50,7 +49,7 @@ class ReplayScreen(Screen[None]):
         super().__init__()
         self.run_dir = Path(run_dir)
         self.clock = clock
-        self.playback = Playback(effective_events(read_events(self.run_dir)))
+        self.playback = Playback(read_events(self.run_dir))
         self.fold = StateFold(str(self.run_dir))
         self._last_tick = clock()
 
