@@ -1,7 +1,8 @@
 """`promptdesk audit RUN_DIR`: re-check every recorded request against the run's private material.
 
 The private material of a run is what `private.json` recorded at the start (each actor's profile,
-journal as read and perspective; the coordinator notes) plus every actor's thinking in `events.jsonl`.
+journal as read and perspective; the coordinator notes) plus every actor's thinking in `events.jsonl`
+(and in `superseded.jsonl`, the cut beat a resume played again).
 Each private text is cut into word shingles (`SHINGLE` consecutive words, case and punctuation
 ignored; a text shorter than that but of at least `MIN_WORDS` words is one shingle of its own length).
 A shingle counts against a recipient only when it is *distinctive*: not in anything public (the
@@ -27,9 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import NotARun
+from core.events import BaseEvent, parse_event_json
 from core.prompt_log import read_prompts
 from core.recorder import read_events
 from core.run_record import read_private
+from core.seams import SUPERSEDED
 
 SHINGLE = 8
 MIN_WORDS = 5
@@ -162,6 +165,9 @@ def load_material(run_dir: Path) -> Material:
         for kind in ("profile", "journal", "perspective"):
             material.add(slug, kind, member.get(kind) or "")
     material.add(COORDINATOR, "coordinator_notes", record.get("coordinator_notes") or "")
+    for event in _superseded(run_dir):
+        if event.type == "think":
+            material.add(event.from_, "thinking", event.text)
     public: list[str] = []
     for event in events:
         if event.type == "think":
@@ -179,6 +185,20 @@ def load_material(run_dir: Path) -> Material:
     for judge in ("judge", "facilitator"):
         material.allow(judge, (record.get("operator_context") or "") + "\n" + (record.get("coordinator_notes") or ""))
     return material
+
+
+def _superseded(run_dir: Path) -> list[BaseEvent]:
+    """The readable events a resume moved out of the log (their thinking is private all the same)."""
+    path = run_dir / SUPERSEDED
+    if not path.exists():
+        return []
+    events = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            events.append(parse_event_json(line))
+        except ValueError:
+            continue
+    return events
 
 
 def _strings(value: object) -> Iterable[str]:

@@ -98,6 +98,15 @@ async def test_another_actors_thinking_and_the_coordinator_notes_are_named(apolo
     assert leaks == {("bob", "charlie", "thinking"), ("charlie", "coordinator", "coordinator_notes")}
 
 
+async def test_thinking_from_a_beat_a_resume_played_again_is_private_too(apology_b):
+    thought = "The shredder in the basement still has the March invoices in it"
+    (apology_b.dir / "superseded.jsonl").write_text(json.dumps(
+        {"t": 9.0, "from": "charlie", "type": "think", "text": thought, "beat": 4}) + "\n")
+    assert audit_run(apology_b.dir).clean
+    tamper(apology_b.dir, "alice", 5, thought.lower())
+    assert {(l.recipient, l.owner, l.kind) for l in audit_run(apology_b.dir).leaks} == {("alice", "charlie", "thinking")}
+
+
 async def test_an_actors_own_material_and_public_speech_are_not_leaks(apology_b):
     own = private(apology_b)["cast"]["alice"]["perspective"]
     said = next(r["raw"] for r in apology_b.records() if r["type"] == "speak" and r["from"] == "bob" and r.get("raw"))
