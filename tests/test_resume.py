@@ -46,10 +46,10 @@ def assert_nothing_twice(run_dir: Path) -> None:
 def kill_mid_beat(run_dir: Path, beat: int) -> None:
     """Leave the folder as a kill -9 would: the log stops inside `beat`, its last line torn, no derived files."""
     lines = (run_dir / "events.jsonl").read_text().splitlines(keepends=True)
-    cut = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "speak" and json.loads(line)["beat"] == beat)
+    cut = next(i for i, line in enumerate(lines) if '"type": "speak"' in line and f'"beat": {beat},' in line)
     (run_dir / "events.jsonl").write_text("".join(lines[:cut + 1]) + lines[cut + 1][:25])
     prompts = (run_dir / "prompts.jsonl").read_text().splitlines(keepends=True)
-    last = max(i for i, line in enumerate(prompts) if json.loads(line).get("beat") == beat)
+    last = max(i for i, line in enumerate(prompts) if f'"beat": {beat},' in line)
     (run_dir / "prompts.jsonl").write_text("".join(prompts[:last + 1]) + prompts[last + 1][:40])
     for name in ("events.json", "transcript.md", "transcript.txt", "metadata.json"):
         (run_dir / name).unlink()
@@ -182,3 +182,20 @@ async def test_resume_sends_the_rest_of_the_run_to_a_new_base_url(run_scene, tmp
         assert first.hits == sent_before and second.hits >= 3 * 3
     assert "Scene closed: max-beats" in capsys.readouterr().err
     assert_nothing_twice(run.dir)
+
+
+async def test_a_run_killed_again_after_a_resume_resumes_again(run_scene, tmp_path):
+    whole = await run_scene(example_scene("the-apology"), isolation="b", coordinator="C")
+    killed = tmp_path / "killed"
+    shutil.copytree(whole.dir, killed)
+    kill_mid_beat(killed, 4)
+    for beat in (8, None):
+        session = prepare(killed)
+        session.clock = VirtualClock()
+        await session.run()
+        if beat is not None:
+            kill_mid_beat(killed, beat)
+    assert played(killed) == played(whole.dir)
+    assert [e.beat for e in read_events(killed) if e.type == "resume"] == [4, 8]
+    assert_nothing_twice(killed)
+    assert audit_run(killed).clean
