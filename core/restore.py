@@ -36,9 +36,11 @@ class Replay:
 
     session: Session
     turns: dict[str, Turn] = field(default_factory=dict)
+    in_beat: bool = False
     spoke: bool = False
 
     def apply(self, event: BaseEvent) -> None:
+        """Take one recorded event into the session's state."""
         session = self.session
         if isinstance(event, CallEvent):
             session._account(event)
@@ -56,6 +58,7 @@ class Replay:
         session.state.elapsed_s = event.t
 
     def start_beat(self, event: BaseEvent) -> None:
+        """The actors who play this beat take their inboxes, as `core.turn.play_turn` does."""
         session, beat = self.session, event.beat or 0
         session.state.beat = beat
         if session.scene.turns == "sequential":
@@ -65,17 +68,18 @@ class Replay:
         for actor in playing:
             user_text, items = actor.take_inbox(beat, session.state.max_beats)
             self.turns[actor.slug] = Turn(user_text, items)
+        self.in_beat = True
 
     def end_beat(self) -> None:
         """What `checks.after_beat` and a failed turn leave behind: the silent streak, unheard lines."""
-        if not self.turns and not self.spoke:
+        if not self.in_beat:
             return
         state = self.session.state
         state.silent_streak = 0 if self.spoke else state.silent_streak + 1
         for slug, turn in self.turns.items():
             actor = self.session.actors[slug]
             actor.inbox = turn.items + actor.inbox
-        self.turns, self.spoke = {}, False
+        self.turns, self.spoke, self.in_beat = {}, False, False
 
     def speak(self, speech: SpeakEvent) -> None:
         """The actor keeps its turn as `core.turn` would, and the speech is routed as `policies.common.route`."""
@@ -94,6 +98,7 @@ class Replay:
                 other.receive(own)
 
     def world_event(self, event: BaseEvent) -> None:
+        """Routed to every actor; a scheduled one counts as fired."""
         session = self.session
         session.public_lines.append(world_event_line(event.text))
         for actor in session.actors.values():
@@ -105,6 +110,7 @@ class Replay:
                     break
 
     def note(self, event: BaseEvent) -> None:
+        """Routed to its actor or all; a soft-cap note is a nudge; role A's judge keeps the operator's."""
         session = self.session
         for slug, actor in session.actors.items():
             if event.target is None or slug == event.target:

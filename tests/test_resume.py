@@ -199,3 +199,20 @@ async def test_a_run_killed_again_after_a_resume_resumes_again(run_scene, tmp_pa
     assert [e.beat for e in read_events(killed) if e.type == "resume"] == [4, 8]
     assert_nothing_twice(killed)
     assert audit_run(killed).clean
+
+
+def test_silent_beats_on_the_log_count_toward_the_silent_streak(tmp_path):
+    from core.events import GenericEvent, SpeakEvent
+    from core.restore import Replay
+    from core.setup import RunOptions, build_session
+
+    session = build_session(example_scene("the-apology"), RunOptions(
+        isolation="a", coordinator="C", seed=1, characters_dirs=[CHARACTERS], runs_root=tmp_path))
+    replay = Replay(session)
+    for beat in (0, 1):
+        replay.apply(GenericEvent(t=beat, **{"from": "coordinator"}, type="beat", text=f"Beat {beat}", beat=beat))
+        for slug in (["alice"] if beat == 0 else ["alice", "bob", "charlie"]):
+            replay.apply(SpeakEvent(t=beat, **{"from": slug}, action="silent", raw="[SILENT]", beat=beat))
+    replay.end_beat()
+    assert session.state.silent_streak == 2 and session.state.beat == 1
+    assert all(not actor.inbox for actor in session.actors.values())
