@@ -48,10 +48,19 @@ def _positive_int(text: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
-    argv = sys.argv[1:] if argv is None else argv
+    argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["import"]:
         from core.import_cli import main as import_main
         return import_main(argv[1:])
+    if argv[:1] == ["audit"]:
+        from core.audit import main as audit
+        return audit(argv[1:])
+    if argv[:1] == ["rebuild"]:
+        from core.rebuild import main as rebuild
+        return rebuild(argv[1:])
+    if argv[:1] == ["resume"]:
+        from core.resume import main as resume
+        return resume(argv[1:])
     ns = parser().parse_args(argv)
     if ns.batch is not None:
         from core.batch import run_batch

@@ -42,3 +42,9 @@ class ProviderError(PromptdeskError):
         super().__init__(message, **context)
         self.status = status
         self.retryable = retryable
+
+
+class NotARun(PromptdeskError):
+    """A folder given as a run folder is not one (or lacks what the command needs); exit 2."""
+
+    code = "NOT_A_RUN"

@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from core import outputs
 from core.events import BaseEvent, parse_event_json
+from core.prompt_log import PromptLogWriter
 from core.providers.base import Request
 
 _SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{6,}|(?i:api[_-]?key)\s*[:=]\s*\S+)")
@@ -50,12 +51,25 @@ class Recorder:
         self.run_dir = run_dir
         self.events: list[BaseEvent] = []
         self._files: dict[str, TextIO] = {}
+        self.prompt_log = PromptLogWriter()
 
     def open(self) -> None:
         """Create the folder and open the append-only logs."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
         for name in ("events.jsonl", "prompts.jsonl", "debug.log"):
             self._files[name] = open(self.run_dir / name, "a", encoding="utf-8")
+
+    def reopen(self, events: list[BaseEvent]) -> None:
+        """Continue an existing run folder (resume): the events it keeps, its logs opened for appending,
+        each log's torn last line (a kill mid-write) ended so that nothing new joins it."""
+        self.events = list(events)
+        self.prompt_log.continue_after(self.run_dir)
+        for name in ("events.jsonl", "prompts.jsonl", "debug.log"):
+            path = self.run_dir / name
+            torn = _ends_torn(path)
+            self._files[name] = open(path, "a", encoding="utf-8")
+            if torn:
+                self._append(name, "")
 
     def write_notes(self, text: str) -> None:
         """Write `notes.md` (done before any actor is spawned)."""
@@ -67,12 +81,9 @@ class Recorder:
         self._append("events.jsonl", json.dumps(event.to_record(), ensure_ascii=False))
 
     def record_prompt(self, t: float, request: Request) -> None:
-        """Append one request, exactly as sent, to `prompts.jsonl` (never a key: requests hold none)."""
-        line = {"t": round(t, 4), "to": request.to, "purpose": request.purpose,
-                "request": request.model_dump(exclude_none=True)}
-        if request.beat is not None:
-            line["beat"] = request.beat
-        self._append("prompts.jsonl", json.dumps(line, ensure_ascii=False))
+        """Append one request, exactly as sent, to `prompts.jsonl` (never a key: requests hold none),
+        whole or as a delta against the same recipient's previous one (`core.prompt_log`)."""
+        self._append("prompts.jsonl", self.prompt_log.line(t, request))
 
     def log(self, level: str, message: str, **context: Any) -> None:
         """Append a warning or error with its context to `debug.log`."""
@@ -93,6 +104,15 @@ class Recorder:
         for handle in self._files.values():
             handle.close()
         self._files.clear()
+
+
+def _ends_torn(path: Path) -> bool:
+    """True when a log's last line has no newline (it was cut mid-write)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return False
+    with open(path, "rb") as handle:
+        handle.seek(-1, 2)
+        return handle.read(1) != b"\n"
 
 
 def write_derived(run_dir: Path, events: list[BaseEvent], when: datetime) -> None:

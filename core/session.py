@@ -30,6 +30,7 @@ from core.outcome import PROVIDER_ERROR, CallHealth
 from core.providers.base import Provider, Request
 from core.recorder import ACTIVE, DebugLogHandler, Recorder
 from core.roundtable.escalation import EscalationDesk
+from core.run_record import write_private
 from core.scenes import Scene
 from core.state import SessionState
 
@@ -93,6 +94,16 @@ class Session:
         """Roundtable format: the discussion's state (phase, round, consensus, conflicts) for display."""
         self.roundtable_setup: Any = None
         self.roundtable_file: Any = None
+        self.private_record: dict[str, Any] | None = None
+        """What `private.json` records at the start (`core.run_record`): set by `build_session`."""
+        self.seam: dict[str, Any] | None = None
+        """A resumed run (`core.resume`): the fields of its `resume` event; the log is already open."""
+        self.first_beat = 0
+        """The beat the turn policy starts from (a resumed run replays its cut beat)."""
+        self.resumed_speaker: str | None = None
+        """Sequential turns, resumed: who speaks at `first_beat`."""
+        self.t_offset = 0.0
+        """Seconds already on the record when this process started (a resumed run continues its `t`)."""
 
     # -- the event stream -------------------------------------------------------------------
 
@@ -236,8 +247,11 @@ class Session:
 
     async def run(self) -> SessionResult:
         """Play the scene to its close and write every file of the run folder."""
-        self.recorder.open()
-        self.recorder.write_notes(self.notes)
+        if self.seam is None:
+            self.recorder.open()
+            self.recorder.write_notes(self.notes)
+        if self.private_record is not None:
+            write_private(self.recorder.run_dir, self.private_record)
         await asyncio.to_thread(self._prepare_providers)
         handler = DebugLogHandler(self.recorder)
         logging.getLogger("promptdesk").addHandler(handler)
@@ -249,12 +263,12 @@ class Session:
             logging.getLogger("promptdesk").removeHandler(handler)
 
     async def _run(self) -> SessionResult:
-        self._t0 = self.clock.now()
+        self._t0 = self.clock.now() - self.t_offset
         self.state.status = "running"
-        self.say("start", f"Scene {self.scene.name} started", **self.start_info)
-        for actor in self.actors.values():
-            self.say("spawn", f"Spawning actor for character {actor.slug}", target=actor.slug)
-            self.say("brief", "Sent actor system prompt + profile + journal + scene perspective", target=actor.slug)
+        if self.seam is None or not any(e.type == "start" for e in self.recorder.events):
+            self._spawn()
+        if self.seam is not None:
+            self.say("resume", **self.seam)
         decision = self._honest(await self._play())
         self.state.status = "closing"
         self.state.close_reason = decision.reason
@@ -291,6 +305,13 @@ class Session:
                 provider.prepare()
             except Exception as exc:  # the first call meets the same failure, and reports it
                 self.recorder.log("warning", f"preparing provider {provider.name} failed: {exc!r}")
+
+    def _spawn(self) -> None:
+        """The start of the log: the `start` event, then each actor spawned and briefed."""
+        self.say("start", f"Scene {self.scene.name} started", **self.start_info)
+        for actor in self.actors.values():
+            self.say("spawn", f"Spawning actor for character {actor.slug}", target=actor.slug)
+            self.say("brief", "Sent actor system prompt + profile + journal + scene perspective", target=actor.slug)
 
     async def _close_providers(self) -> None:
         """Release every provider's connections (each shared instance once)."""

@@ -20,6 +20,7 @@ from core.coordinator import JudgeCoordinator, RuleCoordinator
 from core.errors import InvalidConfig
 from core.notes import model_name, notes_text
 from core.providers.base import Provider
+from core.run_record import private_record
 from core.scenes import ProviderSpec, Scene, load_scene
 from core.session import Session
 
@@ -183,6 +184,11 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
         from core.roundtable.setup import prepare
         prepare(session, scene, options, pool, role, cwd)
     start["max_beats"] = session.state.max_beats
+    session.private_record = private_record(
+        scene, isolation=isolation, role=role, seed=seed, max_beats=session.state.max_beats,
+        budget_usd=options.budget_usd, specs=specs, judge=judge_spec if role != "C" else None, cast=cast,
+        briefings={a.slug: a.briefing for a in actors}, operator_context=operator_context(scene, notes, role))
+    session.private_record.update(write_character_journals=options.write_character_journals, start=start)
     if scene.collaborate is not None:
         start["max_rounds"] = scene.collaborate.max_rounds
     return session

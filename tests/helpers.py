@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.audit import audit_run
 from core.clock import VirtualClock
 from core.errors import PromptdeskError
+from core.prompt_log import read_prompts, read_requests
 from core.recorder import read_events
 from core.scenes import Scene, load_scene, scene_from_dict
 from core.session import Session, SessionResult
@@ -59,7 +61,13 @@ class Run:
         return [json.loads(line) for line in (self.dir / name).read_text().splitlines() if line.strip()]
 
     def prompts(self) -> list[dict[str, Any]]:
-        return self.records("prompts.jsonl")
+        """Every request sent, rebuilt whole from `prompts.jsonl` (which stores deltas)."""
+        return read_requests(self.dir)
+
+
+def requests_text(run_dir: Path) -> str:
+    """Every request a run sent, rebuilt whole, as one text (for "never sent" checks)."""
+    return "\n".join(record.text for record in read_prompts(run_dir))
 
 
 def example_scene(name: str, **update: Any) -> Scene:
@@ -93,36 +101,8 @@ async def run_session(tmp_path: Path, scene: Scene, *, audit: bool = True, befor
 
 
 def assert_isolated(run: Run) -> None:
-    """No actor's prompt holds another actor's thinking, profile, journal or perspective, nor the
-    coordinator notes: checked on every request recorded in `prompts.jsonl`."""
-    session = run.session
-    scene = session.scene
-    thinking: dict[str, list[str]] = {}
-    for record in run.records():
-        if record["type"] == "think":
-            thinking.setdefault(record["from"], []).append(record["text"])
-    secrets: dict[str, list[str]] = {}
-    for slug, character in session.characters.items():
-        private = [p for p in (_marker(character.profile), _marker(character.journal),
-                               _marker(scene.perspective_for(slug))) if p]
-        secrets[slug] = private + [t for t in thinking.get(slug, []) if len(t) > 20]
-    notes = _marker(scene.coordinator_notes or "")
-    for prompt in run.prompts():
-        if prompt["to"] not in session.actors:
-            continue
-        text = json.dumps(prompt["request"], ensure_ascii=False)
-        if notes:
-            assert notes not in text, f"coordinator notes leaked to {prompt['to']}"
-        own = set(thinking.get(prompt["to"], []))
-        for slug, items in secrets.items():
-            if slug == prompt["to"]:
-                continue
-            for item in (i for i in items if i not in own):
-                assert json.dumps(item, ensure_ascii=False)[1:-1] not in text, \
-                    f"private material of {slug} leaked to {prompt['to']}: {item[:60]!r}"
-
-
-def _marker(text: str | None) -> str | None:
-    """A distinctive slice of private text: its longest line, if long enough to be unambiguous."""
-    lines = sorted((line.strip() for line in (text or "").splitlines()), key=len, reverse=True)
-    return lines[0] if lines and len(lines[0]) >= 24 else None
+    """No request holds another actor's thinking, profile, journal or perspective, nor the
+    coordinator notes: the product's own audit (`core.audit`) over the run folder alone."""
+    report = audit_run(run.dir)
+    assert report.requests > 0 or not (run.dir / "prompts.jsonl").stat().st_size
+    assert report.clean, "\n".join([report.summary(), *(leak.describe() for leak in report.leaks[:10]), *report.problems])

@@ -16,7 +16,7 @@ import pytest
 
 from core.clock import VirtualClock
 from core.scenes import scene_from_dict
-from helpers import run_session
+from helpers import requests_text, run_session
 from loopback import Recorded, Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys, remote_cast  # noqa: F401  (fixture)
 
@@ -217,7 +217,7 @@ class TestAcceptanceOnLoopback:
         for run, mine, theirs in ((runs[0], "ALPHA", "BETA"), (runs[1], "BETA", "ALPHA")):
             assert run.result.close_reason == "final"
             assert all(mine in r["text"] for r in of_type(run, "agent_response"))
-            assert theirs not in (run.dir / "prompts.jsonl").read_text()
+            assert theirs not in requests_text(run.dir)
 
 
 class TestOfflineImproviser:
@@ -273,5 +273,5 @@ class TestOfflineImproviser:
             run_session(tmp_path / "2", collab_scene(goal=HIKING, max_rounds=2), isolation="b", coordinator="C"))
         assert [r.result.close_reason for r in runs] == ["final", "cap"]
         assert runs[0].session.collab.session_id != runs[1].session.collab.session_id
-        assert "hiking" not in (runs[0].dir / "prompts.jsonl").read_text()
-        assert "fairy" not in (runs[1].dir / "prompts.jsonl").read_text()
+        assert "hiking" not in requests_text(runs[0].dir)
+        assert "fairy" not in requests_text(runs[1].dir)

@@ -15,15 +15,24 @@ if TYPE_CHECKING:
 
 
 def opener(session: Session) -> Actor:
-    """The initial speaker, told to begin the scene."""
-    actor = session.actors[session.scene.initial_speaker or next(iter(session.actors))]
+    """The initial speaker, told to begin the scene (a resumed run: who speaks at its first beat,
+    the note having been restored from the log with the rest of the inboxes)."""
+    if session.seam is not None:
+        return session.actors[session.resumed_speaker or initial_speaker(session)]
+    actor = session.actors[initial_speaker(session)]
     actor.receive(note_line(BEGIN_NOTE))
     return actor
 
 
+def initial_speaker(session: Session) -> str:
+    """The slug of the actor who opens the scene."""
+    return session.scene.initial_speaker or next(iter(session.actors))
+
+
 async def beats(session: Session) -> AsyncIterator[int]:
-    """Beat numbers from 0; before each, a safe point (stop, pause, controls) and the world events due."""
-    beat = 0
+    """Beat numbers from 0 (a resumed run: from its cut beat); before each, a safe point (stop, pause,
+    controls) and the world events due."""
+    beat = session.first_beat
     while True:
         session.state.beat = beat
         await session.safe_point()

@@ -8,6 +8,7 @@ from pathlib import Path
 from textual.widgets import Input, Select
 
 from core.clock import RealClock
+from helpers import requests_text
 from tui_support import session_for, wait_for
 
 from tui.app import create_app
@@ -85,7 +86,7 @@ class TestControls:
             at = next(i for i, r in enumerate(rows) if r["type"] == "event" and r["from"] == "operator")
             assert rows[at]["text"] == "The fire alarm goes off"
             assert any(r["type"] == "beat" for r in rows[at + 1:])
-            prompts = (Path(session.state.run_dir) / "prompts.jsonl").read_text()
+            prompts = requests_text(Path(session.state.run_dir))
             assert prompts.count("The fire alarm goes off") >= len(session.state.cast)
             await wait_for(pilot, lambda: "⚡ EVENT (from you): The fire alarm goes off"
                            in stage.query_one(Transcript).plain_lines(), "the transcript line")

@@ -1,0 +1,230 @@
+"""`prompts.jsonl`: every request sent to every actor and judge, recorded once, read back exactly.
+
+A request is kept as its canonical JSON text (`request_text`: `system` and `messages` first, then the
+other fields of `Request` in their declared order, `ensure_ascii=False`). Each line of the file is one
+request, numbered from 1 by `id`, with the routing facts beside it:
+
+    {"id": 7, "t": 12.5, "to": "bob", "purpose": "turn", "beat": 3, "request": {...}}          whole
+    {"id": 9, "t": 14.1, "to": "bob", "purpose": "turn", "beat": 4,
+     "extends": 7, "keep": 18234, "append": "...", "length": 18811}                            delta
+
+A delta means: the request's text is the first `keep` characters of request `extends` (the same
+recipient's previous request), followed by `append`; `length` is the length of the result, checked on
+reading. In isolation (b) the previous request is usually an exact prefix (the thread only grows), so
+`keep` is everything but its closing brackets; in isolation (a) and after a correction the shared part
+is the longest common prefix. A request shares less than `MIN_KEEP` characters with its predecessor is
+written whole. So the file grows with what is new in each request, not with the whole thread.
+
+`PromptLogWriter` encodes (used by `Recorder.record_prompt`); `read_prompts` rebuilds every request
+byte for byte. Every reader of `prompts.jsonl` (the audit, resume, tests) goes through `read_prompts`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.errors import PromptdeskError
+from core.providers.base import Request
+
+FILE = "prompts.jsonl"
+MIN_KEEP = 256
+"""A delta must reuse at least this many characters of its base, else the request is written whole."""
+_LEAD = ("system", "messages")
+
+
+class PromptLogError(PromptdeskError):
+    """`prompts.jsonl` cannot be read back (a delta whose base is missing, or a wrong length)."""
+
+    code = "PROMPT_LOG_ERROR"
+
+
+def request_text(request: Request | dict[str, Any]) -> str:
+    """The canonical JSON text of one request: what the log stores and rebuilds byte for byte."""
+    data = request.model_dump(exclude_none=True, exclude={"to", "purpose", "beat"}) \
+        if isinstance(request, Request) else {k: v for k, v in request.items() if k not in ("to", "purpose", "beat")}
+    ordered = {k: data[k] for k in _LEAD if k in data} | {k: v for k, v in data.items() if k not in _LEAD}
+    return json.dumps(ordered, ensure_ascii=False)
+
+
+def common_prefix(a: str, b: str) -> int:
+    """The length of the longest common prefix of two strings (binary search on C-level compares)."""
+    lo, hi = 0, min(len(a), len(b))
+    if a[:hi] == b[:hi]:
+        return hi
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@dataclass
+class _Sent:
+    """The writer's memory of a recipient's previous request."""
+
+    id: int
+    text: str
+    request: Request
+    tail: int
+    """Characters after the last message of `text` (`]`, the other fields, `}`)."""
+
+
+class PromptLogWriter:
+    """Turns each request into one line: whole, or a delta against its recipient's previous request.
+
+    When a request's thread extends the previous one's (isolation b), only the new messages are
+    serialised; otherwise the whole request is, and the shared prefix is found by comparison.
+    """
+
+    def __init__(self) -> None:
+        self.next_id = 1
+        self._last: dict[str, _Sent] = {}
+
+    def continue_after(self, run_dir: Path) -> None:
+        """Go on writing an existing `prompts.jsonl` (a resumed run): ids above every line, torn ones
+        included, and each recipient's next request a delta against its last readable one."""
+        path = Path(run_dir) / FILE
+        with open(path, "rb") as handle:
+            self.next_id = sum(1 for _ in handle) + 1
+        for record in read_prompts(run_dir):
+            request = Request.model_validate({**record.request, "to": record.to, "purpose": record.purpose,
+                                              "beat": record.beat})
+            self._last[record.to] = _Sent(record.id, record.text, request, len(record.text) - _messages_end(record.text, request))
+            self.next_id = max(self.next_id, record.id + 1)
+
+    def line(self, t: float, request: Request) -> str:
+        """The line (without its newline) that records one request."""
+        record: dict[str, Any] = {"id": self.next_id, "t": round(t, 4), "to": request.to, "purpose": request.purpose}
+        if request.beat is not None:
+            record["beat"] = request.beat
+        previous = self._last.get(request.to)
+        text, keep = _extended(previous, request) if previous else (None, 0)
+        if text is None:
+            text = request_text(request)
+            keep = common_prefix(previous.text, text) if previous else 0
+        self._last[request.to] = _Sent(self.next_id, text, request, len(text) - _messages_end(text, request))
+        self.next_id += 1
+        if previous and keep >= MIN_KEEP:
+            record.update(extends=previous.id, keep=keep, append=text[keep:], length=len(text))
+            return json.dumps(record, ensure_ascii=False)
+        return json.dumps(record, ensure_ascii=False)[:-1] + ', "request": ' + text + "}"
+
+
+def _frame(request: Request) -> dict[str, Any]:
+    return request.model_dump(exclude_none=True, exclude={"to", "purpose", "beat", "system", "messages"})
+
+
+def _extended(previous: _Sent, request: Request) -> tuple[str | None, int]:
+    """The request's text built from the previous one's when its thread only grew, and how much it keeps."""
+    before, after = previous.request.messages, request.messages
+    if (len(after) < len(before) or request.system != previous.request.system
+            or any(a is not b and a != b for a, b in zip(before, after)) or _frame(request) != _frame(previous.request)):
+        return None, 0
+    keep = len(previous.text) - previous.tail
+    added = ", ".join(json.dumps(m.model_dump(), ensure_ascii=False) for m in after[len(before):])
+    joint = ", " if before and added else ""
+    return previous.text[:keep] + joint + added + previous.text[keep:], keep
+
+
+def _messages_end(text: str, request: Request) -> int:
+    """Where the messages list of a request's canonical text ends (at its closing `]`)."""
+    rest = request_text(request.model_copy(update={"system": "", "messages": []}))
+    return len(text) - (len(rest) - len('{"system": "", "messages": ['))
+
+
+@dataclass
+class PromptRecord:
+    """One request as it was sent, rebuilt: routing facts and the request itself."""
+
+    id: int
+    t: float
+    to: str
+    purpose: str
+    beat: int | None
+    text: str
+    """The request's canonical JSON text (see `request_text`)."""
+    line: int = 0
+    """Its line number in `prompts.jsonl`."""
+    extends: int | None = None
+    """The id of the request this one was recorded against, if it was a delta."""
+    keep: int = 0
+    """How many leading characters of `text` it shares with that request."""
+
+    @property
+    def request(self) -> dict[str, Any]:
+        return json.loads(self.text)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The whole-request shape: `{"id", "t", "to", "purpose", "beat"?, "request"}`."""
+        out: dict[str, Any] = {"id": self.id, "t": self.t, "to": self.to, "purpose": self.purpose,
+                               "request": self.request}
+        if self.beat is not None:
+            out["beat"] = self.beat
+        return out
+
+
+def read_prompts(run_dir: Path, *, warn=None, on_problem=None) -> Iterator[PromptRecord]:
+    """Every request of a run's `prompts.jsonl`, rebuilt byte for byte, in order.
+
+    A torn or undecodable line (a crash mid-write) is skipped with a warning (`warn(message)`). A
+    delta that cannot be rebuilt (its base missing, or a length that does not add up: the file was
+    edited) raises `PromptLogError`; with `on_problem(message)` it is reported instead and the
+    record is yielded with what could be read of it, standing alone (`extends` None).
+    """
+    path = Path(run_dir) / FILE
+    if not path.exists():
+        return
+    texts: dict[int, str] = {}
+    last_of: dict[str, int] = {}
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record, problem = _rebuild(json.loads(line), texts, number)
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                if warn:
+                    warn(f"{path}: line {number} skipped (unreadable: {exc})")
+                continue
+            if problem and on_problem is None:
+                raise PromptLogError(problem)
+            if problem:
+                on_problem(problem)
+            stale = last_of.get(record.to)
+            if stale is not None:
+                texts.pop(stale, None)
+            texts[record.id], last_of[record.to] = record.text, record.id
+            yield record
+
+
+def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int) -> tuple[PromptRecord, str | None]:
+    """One line's request, and what is wrong with it if it cannot be rebuilt exactly."""
+    problem, extends, keep = None, data.get("extends"), data.get("keep", 0)
+    if "request" in data:
+        text = request_text(data["request"])
+    else:
+        base = texts.get(extends)
+        text = (base or "")[:keep] + data["append"]
+        if base is None:
+            problem = (f"{FILE} line {number}: request {data.get('id')} extends request {extends}, "
+                       "which is not the previous request of the same recipient")
+        elif len(text) != data["length"]:
+            problem = (f"{FILE} line {number}: request {data.get('id')} rebuilt to {len(text)} characters, "
+                       f"expected {data['length']} (the file was changed)")
+        if problem:
+            extends, keep = None, 0
+    record = PromptRecord(id=data.get("id", number), t=data.get("t", 0.0), to=data["to"],
+                          purpose=data.get("purpose", "turn"), beat=data.get("beat"), text=text, line=number,
+                          extends=extends, keep=keep)
+    return record, problem
+
+
+def read_requests(run_dir: Path) -> list[dict[str, Any]]:
+    """Every request in the whole-request shape (small runs and tests; large runs should iterate)."""
+    return [record.as_dict() for record in read_prompts(run_dir)]

@@ -1,0 +1,147 @@
+"""`promptdesk audit RUN_DIR`: every recorded request re-checked against the run's private material,
+from the run folder alone; exit 0 clean, 1 leak, 2 not a run."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+
+from core.audit import audit_run
+from core.cli import main
+from core.errors import NotARun, PromptdeskError
+from core.prompt_log import PromptLogWriter, read_prompts
+from core.providers.base import ChatMessage, Request
+from helpers import example_scene
+
+
+@pytest.fixture
+async def apology_b(run_scene):
+    return await run_scene(example_scene("the-apology"), isolation="b", coordinator="C", before_run=watch_spawns)
+
+
+SEEN_AT_SPAWN: dict[str, bool] = {}
+
+
+def watch_spawns(session) -> None:
+    """Note, at each actor's spawn, whether the start record was already on disk."""
+    def seen(event) -> None:
+        if event.type == "spawn":
+            SEEN_AT_SPAWN[event.target] = (session.recorder.run_dir / "private.json").is_file()
+    session.subscribe(seen)
+
+
+def private(run) -> dict:
+    return json.loads((run.dir / "private.json").read_text())
+
+
+def tamper(run_dir, recipient: str, beat: int, extra: str) -> None:
+    """Rewrite `prompts.jsonl` as if the message `recipient` got at `beat` had carried `extra` (in
+    isolation b, so does every later request of its thread)."""
+    writer, lines, at = PromptLogWriter(), [], None
+    for record in list(read_prompts(run_dir)):
+        request = Request.model_validate({**record.request, "to": record.to, "purpose": record.purpose, "beat": record.beat})
+        if record.to == recipient and at is None and record.beat == beat and record.purpose == "turn":
+            at = len(request.messages) - 1
+        if record.to == recipient and at is not None and len(request.messages) > at and (record.beat or 0) >= beat:
+            message = request.messages[at]
+            request.messages[at] = ChatMessage(role=message.role, content=message.content + "\n" + extra)
+        lines.append(writer.line(record.t, request))
+    (run_dir / "prompts.jsonl").write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("isolation", ["a", "b"])
+async def test_a_fresh_offline_apology_audits_clean(run_scene, capsys, isolation):
+    run = await run_scene(example_scene("the-apology"), isolation=isolation, coordinator="C", audit=False)
+    assert main(["audit", str(run.dir)]) == 0
+    out = capsys.readouterr().out
+    assert "Audit clean" in out and "LEAK" not in out
+
+
+async def test_the_start_record_holds_every_private_text_and_is_private(apology_b):
+    record = private(apology_b)
+    assert SEEN_AT_SPAWN == {"alice": True, "bob": True, "charlie": True}
+    assert stat.S_IMODE(os.stat(apology_b.dir / "private.json").st_mode) == 0o600
+    assert set(record["cast"]) == {"alice", "bob", "charlie"}
+    bob = record["cast"]["bob"]
+    assert "knew a month before the deadline" in bob["perspective"]
+    assert bob["journal"].startswith("## 2026-01-01") and bob["profile"].strip() in bob["briefing"]
+    assert "Charlie mediates" in record["coordinator_notes"]
+    assert (record["isolation"], record["coordinator"], record["seed"]) == ("b", "C", 1)
+    assert record["providers"]["alice"]["name"] == "offline" and record["scene"]["name"] == "the-apology"
+    assert "key" not in json.dumps(record["providers"]).lower()
+
+
+async def test_another_actors_perspective_injected_into_a_prompt_is_named(apology_b, capsys):
+    sentence = private(apology_b)["cast"]["bob"]["perspective"].split(".")[1]
+    tamper(apology_b.dir, "alice", 2, "By the way: " + sentence.upper() + "!")
+    assert main(["audit", str(apology_b.dir)]) == 1
+    out = capsys.readouterr().out
+    assert "sent to alice (Alice) carries bob's perspective (Bob)" in out
+    first = next(line for line in out.splitlines() if line.startswith("LEAK"))
+    assert "beat 2" in first and "carried over" not in first
+    report = audit_run(apology_b.dir)
+    assert not report.clean and {(l.recipient, l.owner, l.kind) for l in report.leaks} == {("alice", "bob", "perspective")}
+    later = [l for l in report.leaks if l.carried_from]
+    assert later and all(l.carried_from == report.leaks[0].line for l in later)
+
+
+async def test_another_actors_thinking_and_the_coordinator_notes_are_named(apology_b):
+    thought = next(r["text"] for r in apology_b.records() if r["type"] == "think" and r["from"] == "charlie"
+                   and len(r["text"].split()) > 12)
+    tamper(apology_b.dir, "bob", 3, " ".join(thought.split()[2:12]))
+    notes = private(apology_b)["coordinator_notes"]
+    tamper(apology_b.dir, "charlie", 4, notes.split(".")[1])
+    leaks = {(l.recipient, l.owner, l.kind) for l in audit_run(apology_b.dir).leaks}
+    assert leaks == {("bob", "charlie", "thinking"), ("charlie", "coordinator", "coordinator_notes")}
+
+
+async def test_thinking_from_a_beat_a_resume_played_again_is_private_too(apology_b):
+    thought = "The shredder in the basement still has the March invoices in it"
+    (apology_b.dir / "superseded.jsonl").write_text(json.dumps(
+        {"t": 9.0, "from": "charlie", "type": "think", "text": thought, "beat": 4}) + "\n")
+    assert audit_run(apology_b.dir).clean
+    tamper(apology_b.dir, "alice", 5, thought.lower())
+    assert {(l.recipient, l.owner, l.kind) for l in audit_run(apology_b.dir).leaks} == {("alice", "charlie", "thinking")}
+
+
+async def test_an_actors_own_material_and_public_speech_are_not_leaks(apology_b):
+    own = private(apology_b)["cast"]["alice"]["perspective"]
+    said = next(r["raw"] for r in apology_b.records() if r["type"] == "speak" and r["from"] == "bob" and r.get("raw"))
+    tamper(apology_b.dir, "alice", 2, own + "\n" + said)
+    assert audit_run(apology_b.dir).clean
+
+
+async def test_a_record_that_cannot_be_rebuilt_fails_closed(apology_b):
+    lines = (apology_b.dir / "prompts.jsonl").read_text().splitlines()
+    first_delta = next(i for i, line in enumerate(lines) if '"extends"' in line)
+    base = json.loads(lines[first_delta])["extends"]
+    del lines[base - 1]
+    (apology_b.dir / "prompts.jsonl").write_text("\n".join(lines) + "\n")
+    report = audit_run(apology_b.dir)
+    assert not report.clean and not report.leaks and "not the previous request" in report.problems[0]
+
+
+async def test_material_written_into_a_delta_line_by_hand_is_still_named(apology_b, capsys):
+    lines = (apology_b.dir / "prompts.jsonl").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"extends"' in line and '"to": "charlie"' in line)
+    edited = json.loads(lines[at])
+    edited["append"] = private(apology_b)["cast"]["alice"]["perspective"] + edited["append"]
+    lines[at] = json.dumps(edited)
+    (apology_b.dir / "prompts.jsonl").write_text("\n".join(lines) + "\n")
+    assert main(["audit", str(apology_b.dir)]) == 1
+    out = capsys.readouterr().out
+    assert f"line {at + 1} " in out and "sent to charlie (Charlie) carries alice's perspective (Alice)" in out
+    assert "UNCHECKED" in out and "the file was changed" in out
+
+
+def test_a_folder_that_is_not_a_run_exits_2(tmp_path, capsys):
+    assert main(["audit", str(tmp_path / "missing")]) == 2
+    assert "NOT_A_RUN" in capsys.readouterr().err
+    (tmp_path / "events.jsonl").write_text("")
+    with pytest.raises(NotARun, match="private.json") as caught:
+        audit_run(tmp_path)
+    assert isinstance(caught.value, PromptdeskError)
+    assert main(["audit"]) == 2

@@ -1,0 +1,106 @@
+"""`prompts.jsonl` records each request once (whole, or as a delta against its recipient's previous
+request) and `core.prompt_log.read_prompts` rebuilds every request byte for byte."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.errors import PromptdeskError
+from core.prompt_log import PromptLogError, PromptLogWriter, read_prompts, request_text
+from core.providers.base import ChatMessage, Request
+from helpers import example_scene
+from loopback import loopback  # noqa: F401  (fixture)
+from test_scene_faults import keys, remote_cast, scripted, turn  # noqa: F401
+
+LIMITS = {"max_beats": 60, "soft_cap_per_character": 500, "hard_cap_per_character": 500, "stall_beats": 100}
+
+
+def never_closing():
+    """Scripted actors that talk on every call and answer malformed on every 17th (then correct it)."""
+    calls: dict[str, int] = {}
+
+    def answer(slug: str, recorded) -> str:
+        calls[slug] = calls.get(slug, 0) + 1
+        if calls[slug] % 17 == 5:
+            return "I forgot the tags this time."
+        n = calls[slug]
+        return turn(f'[TONE: calm] "{slug} says something new, number {n}."', f"{slug} privately counts {n}.")
+    return scripted(answer)
+
+
+def spy(session, sent: list[Request]) -> None:
+    """Collect every request handed to a provider, as the engine handed it."""
+    for provider in {id(a.provider): a.provider for a in session.actors.values()}.values():
+        original = provider.complete
+
+        async def complete(request, on_delta=None, _original=original):
+            sent.append(request.model_copy(deep=True))
+            return await _original(request, on_delta)
+        provider.complete = complete
+
+
+async def test_every_request_of_a_60_beat_run_is_rebuilt_byte_for_byte(run_scene, loopback):
+    loopback.default = never_closing()
+    perspectives = example_scene("the-apology").perspectives
+    scene = example_scene("the-apology", limits=LIMITS, characters=["alice", "bob"],
+                          perspectives={s: perspectives[s] for s in ("alice", "bob")},
+                          cast=remote_cast(loopback, "alice", "bob", provider="openai-compatible", model="llama3"))
+    sent: list[Request] = []
+    run = await run_scene(scene, isolation="a", coordinator="C", before_run=lambda s: spy(s, sent))
+    assert run.result.close_reason == "max-beats" and run.result.beats == 60
+    rebuilt = list(read_prompts(run.dir))
+    assert len(rebuilt) == len(sent) > 115
+    assert any(r.purpose == "correct" for r in rebuilt)
+    for record, request in zip(rebuilt, sent):
+        assert (record.to, record.purpose, record.beat) == (request.to, request.purpose, request.beat)
+        assert record.text == request_text(request)
+        assert Request.model_validate({**record.request, "to": record.to, "purpose": record.purpose,
+                                       "beat": record.beat}) == request
+    assert_compact(run.dir, sent, ratio=8)
+
+
+@pytest.mark.parametrize("isolation", ["a", "b"])
+async def test_offline_runs_are_recorded_as_deltas_and_read_back_exactly(run_scene, isolation):
+    sent: list[Request] = []
+    run = await run_scene(example_scene("the-apology"), isolation=isolation, coordinator="C",
+                          before_run=lambda s: spy(s, sent))
+    assert [r.text for r in read_prompts(run.dir)] == [request_text(r) for r in sent]
+    assert_compact(run.dir, sent, ratio=3)
+
+
+def assert_compact(run_dir, sent: list[Request], ratio: float) -> None:
+    """Nearly every line is a delta, and the file is far smaller than the requests it holds."""
+    lines = [json.loads(line) for line in (run_dir / "prompts.jsonl").read_text().splitlines()]
+    first_of = {line["to"] for line in lines}
+    assert len([line for line in lines if "extends" in line]) >= (len(lines) - len(first_of)) * 0.9
+    whole = sum(len(request_text(r).encode()) for r in sent)
+    assert (run_dir / "prompts.jsonl").stat().st_size * ratio < whole
+
+
+def test_a_request_that_is_not_an_extension_is_written_whole(tmp_path):
+    writer = PromptLogWriter()
+    first = Request(to="bob", system="S" * 400, messages=[ChatMessage(role="user", content="one")])
+    longer = first.model_copy(update={"messages": [*first.messages, ChatMessage(role="assistant", content='twö\n"\x1b')]})
+    other = Request(to="bob", system="T" * 400, messages=[ChatMessage(role="user", content="one")])
+    lines = [writer.line(0.0, r) for r in (first, longer, other)]
+    (tmp_path / "prompts.jsonl").write_text("\n".join(lines) + "\n")
+    parsed = [json.loads(line) for line in lines]
+    assert "request" in parsed[0] and parsed[1]["extends"] == 1 and "request" in parsed[2]
+    assert [r.text for r in read_prompts(tmp_path)] == [request_text(r) for r in (first, longer, other)]
+
+
+def test_a_delta_without_its_base_is_an_error_and_a_torn_line_is_skipped(tmp_path):
+    writer = PromptLogWriter()
+    first = Request(to="bob", system="S" * 400, messages=[ChatMessage(role="user", content="one")])
+    longer = first.model_copy(update={"messages": [*first.messages, ChatMessage(role="user", content="two")]})
+    lines = [writer.line(0.0, first), writer.line(1.0, longer)]
+    (tmp_path / "prompts.jsonl").write_text(lines[0] + "\n" + lines[1][:30])
+    warnings: list[str] = []
+    assert [r.id for r in read_prompts(tmp_path, warn=warnings.append)] == [1]
+    assert "line 2" in warnings[0]
+    (tmp_path / "prompts.jsonl").write_text(lines[1] + "\n")
+    with pytest.raises(PromptLogError, match="extends request 1") as caught:
+        list(read_prompts(tmp_path))
+    assert isinstance(caught.value, PromptdeskError)

@@ -1,0 +1,218 @@
+"""`promptdesk resume RUN_DIR`: a killed scene run continues from its folder alone; the cut beat is
+replayed from its start, a `resume` event marks the seam, and nothing appears twice."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from core.audit import audit_run
+from core.cli import main
+from core.clock import VirtualClock
+from core.recorder import read_events
+from core.resume import prepare
+from helpers import CHARACTERS, ROOT, SCENES, example_scene, make_scene
+
+PLAYED = ("speak", "think", "event", "note", "close", "journal")
+
+
+def played(run_dir: Path) -> list[tuple]:
+    """What the run's record says happened."""
+    return [(e.type, e.from_, e.beat, e.text) for e in read_events(run_dir) if e.type in PLAYED]
+
+
+def assert_nothing_twice(run_dir: Path) -> None:
+    events = read_events(run_dir)
+    beats = [e.beat for e in events if e.type == "beat"]
+    assert beats == list(range(len(beats)))
+    spoken = [(e.from_, e.beat) for e in events if e.type == "speak"]
+    assert len(spoken) == len(set(spoken))
+    assert [e.type for e in events].count("close") == 1 and events[-1].type in ("close", "journal")
+    text = (run_dir / "transcript.txt").read_text()
+    said = [e.text for e in events if e.type == "speak" and e.action != "silent" and e.text]
+    assert all(text.count(line) >= 1 for line in said)
+
+
+def kill_mid_beat(run_dir: Path, beat: int) -> None:
+    """Leave the folder as a kill -9 would: the log stops inside `beat`, its last line torn, no derived files."""
+    lines = (run_dir / "events.jsonl").read_text().splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if '"type": "speak"' in line and f'"beat": {beat},' in line)
+    (run_dir / "events.jsonl").write_text("".join(lines[:cut + 1]) + lines[cut + 1][:25])
+    prompts = (run_dir / "prompts.jsonl").read_text().splitlines(keepends=True)
+    last = max(i for i, line in enumerate(prompts) if f'"beat": {beat},' in line)
+    (run_dir / "prompts.jsonl").write_text("".join(prompts[:last + 1]) + prompts[last + 1][:40])
+    for name in ("events.json", "transcript.md", "transcript.txt", "metadata.json"):
+        (run_dir / name).unlink()
+    shutil.rmtree(run_dir / "journals")
+
+
+@pytest.mark.parametrize("isolation,turns", [("a", "parallel"), ("b", "parallel"), ("b", "sequential")])
+async def test_a_resumed_run_plays_on_exactly_as_if_it_had_never_stopped(run_scene, tmp_path, isolation, turns):
+    whole = await run_scene(example_scene("the-apology", turns=turns), isolation=isolation, coordinator="C")
+    killed = tmp_path / "killed"
+    shutil.copytree(whole.dir, killed)
+    kill_mid_beat(killed, 5)
+    session = prepare(killed)
+    assert session.first_beat == 5
+    session.clock = VirtualClock()
+    result = await session.run()
+    assert (result.close_reason, result.beats) == (whole.result.close_reason, whole.result.beats)
+    assert played(killed) == played(whole.dir)
+    seams = [e for e in read_events(killed) if e.type == "resume"]
+    assert len(seams) == 1 and seams[0].beat == 5 and seams[0].reason == "restart"
+    moved = (killed / "superseded.jsonl").read_text().splitlines()
+    assert seams[0].model_extra["superseded"] == len(moved) and json.loads(moved[0])["type"] == "beat"
+    assert any(json.loads(line)["type"] == "speak" for line in moved[:-1]) and len(moved[-1]) == 25
+    assert stat.S_IMODE(os.stat(killed / "superseded.jsonl").st_mode) == 0o600
+    assert_nothing_twice(killed)
+    whole_lines = [line for line in (killed / "prompts.jsonl").read_text().splitlines() if '"request"' in line]
+    assert len(whole_lines) == 3, "after the seam each actor's requests go on as deltas"
+    body = lambda path: path.read_text().split("\n", 6)[-1]  # noqa: E731 - the header carries the date
+    assert body(killed / "transcript.md") == body(whole.dir / "transcript.md")
+    assert audit_run(killed).clean
+
+
+async def test_a_closed_run_cannot_be_resumed(run_scene, capsys):
+    run = await run_scene(example_scene("the-apology"), isolation="a", coordinator="C")
+    before = (run.dir / "events.jsonl").read_text()
+    assert main(["resume", str(run.dir)]) == 2
+    assert "closed cleanly" in capsys.readouterr().err
+    assert (run.dir / "events.jsonl").read_text() == before
+
+
+async def test_only_scene_runs_resume_and_a_folder_must_be_a_run(run_scene, tmp_path, capsys):
+    run = await run_scene(make_scene(format="roundtable", roundtable={"topic": "Four-day sprints?"}),
+                          isolation="a", coordinator="C", on_escalate="continue")
+    assert main(["resume", str(run.dir)]) == 2
+    assert "only scene runs" in capsys.readouterr().err
+    assert main(["resume", str(tmp_path / "nowhere")]) == 2
+    assert "NOT_A_RUN" in capsys.readouterr().err
+    assert main(["resume"]) == 2
+
+
+def fast_apology(tmp_path: Path) -> Path:
+    """The shipped scene, with the offline latency shortened so that a run takes about a second."""
+    text = (SCENES / "the-apology.yaml").read_text()
+    assert "latency_ms: [150, 900]" in text
+    path = tmp_path / "the-apology.yaml"
+    path.write_text(text.replace("latency_ms: [150, 900]", "latency_ms: [30, 60]"))
+    return path
+
+
+def wait_for_beat(log: Path, beat: int, proc: subprocess.Popen, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        if log.exists() and any('"type": "beat"' in line and f'"beat": {beat}' in line
+                                for line in log.read_text().splitlines()):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"the run never reached beat {beat} (exit {proc.poll()})")
+
+
+def test_a_batch_run_killed_with_sigkill_resumes_and_closes_with_every_file(tmp_path, capsys):
+    cast = tmp_path / "characters"
+    shutil.copytree(CHARACTERS, cast)
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "core.cli", "--batch", str(fast_apology(tmp_path)), "--isolation", "b",
+         "--coordinator", "C", "--seed", "4", "--out", str(out), "--characters-dir", str(cast), "--quiet"],
+        cwd=tmp_path, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        wait_for_beat(out / "events.jsonl", 3, proc)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    assert not (out / "metadata.json").exists()
+    assert main(["resume", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "Resuming" in err and "Scene closed:" in err
+    for name in ("events.json", "transcript.md", "transcript.txt", "metadata.json", "notes.md", "private.json"):
+        assert (out / name).is_file(), name
+    events = read_events(out)
+    assert [e.type for e in events].count("resume") == 1
+    assert_nothing_twice(out)
+    assert json.loads((out / "metadata.json").read_text())["totalBeats"] >= 4
+    assert audit_run(out).clean
+    assert main(["resume", str(out)]) == 2
+
+
+async def test_a_run_killed_before_its_first_event_starts_over_from_its_start_record(run_scene, tmp_path):
+    whole = await run_scene(example_scene("the-apology"), isolation="b", coordinator="C")
+    killed = tmp_path / "killed"
+    killed.mkdir()
+    for name in ("notes.md", "private.json"):
+        shutil.copy(whole.dir / name, killed / name)
+    for name in ("events.jsonl", "prompts.jsonl", "debug.log"):
+        (killed / name).write_text("")
+    session = prepare(killed)
+    session.clock = VirtualClock()
+    await session.run()
+    assert played(killed) == played(whole.dir)
+    types = [e.type for e in read_events(killed)]
+    assert types[:2] == ["start", "spawn"] and types.count("resume") == 1
+    assert read_events(killed)[0].model_extra["cast"] == {"alice": "Alice", "bob": "Bob", "charlie": "Charlie"}
+    assert json.loads((killed / "metadata.json").read_text())["totalBeats"] == json.loads(
+        (whole.dir / "metadata.json").read_text())["totalBeats"]
+
+
+async def test_resume_sends_the_rest_of_the_run_to_a_new_base_url(run_scene, tmp_path, capsys):
+    from loopback import LoopbackServer, Reply
+    from test_scene_faults import remote_cast, turn
+
+    line = Reply(text=turn('[TONE: calm] "Go on."', "I wait and see."))
+    with LoopbackServer(line) as first, LoopbackServer(line) as second:
+        scene = example_scene("the-apology", limits={"max_beats": 6},
+                              cast=remote_cast(first, "alice", "bob", "charlie", provider="openai-compatible", model="llama3"))
+        run = await run_scene(scene, isolation="b", coordinator="C")
+        kill_mid_beat(run.dir, 3)
+        sent_before = first.hits
+        args = ["resume", str(run.dir), "--base-url", second.url("/v1"), "--quiet"]
+        assert await asyncio.to_thread(main, args) == 0
+        assert first.hits == sent_before and second.hits >= 3 * 3
+    assert "Scene closed: max-beats" in capsys.readouterr().err
+    assert_nothing_twice(run.dir)
+
+
+async def test_a_run_killed_again_after_a_resume_resumes_again(run_scene, tmp_path):
+    whole = await run_scene(example_scene("the-apology"), isolation="b", coordinator="C")
+    killed = tmp_path / "killed"
+    shutil.copytree(whole.dir, killed)
+    kill_mid_beat(killed, 4)
+    for beat in (8, None):
+        session = prepare(killed)
+        session.clock = VirtualClock()
+        await session.run()
+        if beat is not None:
+            kill_mid_beat(killed, beat)
+    assert played(killed) == played(whole.dir)
+    assert [e.beat for e in read_events(killed) if e.type == "resume"] == [4, 8]
+    assert_nothing_twice(killed)
+    assert audit_run(killed).clean
+
+
+def test_silent_beats_on_the_log_count_toward_the_silent_streak(tmp_path):
+    from core.events import GenericEvent, SpeakEvent
+    from core.restore import Replay
+    from core.setup import RunOptions, build_session
+
+    session = build_session(example_scene("the-apology"), RunOptions(
+        isolation="a", coordinator="C", seed=1, characters_dirs=[CHARACTERS], runs_root=tmp_path))
+    replay = Replay(session)
+    for beat in (0, 1):
+        replay.apply(GenericEvent(t=beat, **{"from": "coordinator"}, type="beat", text=f"Beat {beat}", beat=beat))
+        for slug in (["alice"] if beat == 0 else ["alice", "bob", "charlie"]):
+            replay.apply(SpeakEvent(t=beat, **{"from": slug}, action="silent", raw="[SILENT]", beat=beat))
+    replay.end_beat()
+    assert session.state.silent_streak == 2 and session.state.beat == 1
+    assert all(not actor.inbox for actor in session.actors.values())
