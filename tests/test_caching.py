@@ -25,7 +25,7 @@ def keys(monkeypatch):
 def reply_of(who: str, recorded) -> str:
     """A realistic reply (about 300 tokens), different every beat."""
     beat = json.dumps(recorded.body["messages"][-1])[-60:]
-    thought = f"{who} weighs what was said at {beat}. " * 12
+    thought = f"{who} weighs what was said, turn {len(recorded.body['messages'])}. " * 12
     return turn(f'[TONE: measured] "I hear you, and I want to go through it once more, slowly. {beat}"', thought)
 
 

@@ -35,9 +35,9 @@ def spy(session, sent: list[Request]) -> None:
     for provider in {id(a.provider): a.provider for a in session.actors.values()}.values():
         original = provider.complete
 
-        async def complete(request, on_delta=None, _original=original):
+        async def complete(request, on_delta=None, on_reset=None, _original=original):
             sent.append(request.model_copy(deep=True))
-            return await _original(request, on_delta)
+            return await _original(request, on_delta, on_reset)
         provider.complete = complete
 
 
