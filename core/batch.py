@@ -70,7 +70,7 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
         return EXIT_INVALID
     session.subscribe(TurnPrinter(session.state.cast, stream, quiet=ns.quiet))
     result = asyncio.run(_run_with_sigint(session))
-    goal = "goal achieved" if result.goal_achieved else "goal not achieved"
+    goal = {True: "goal achieved", False: "goal not achieved"}.get(result.goal_achieved, "goal unknown")
     unit = "rounds" if session.scene.format in ("collaborate", "roundtable") else "beats"
     played = len(session.roundtable.rounds) if session.roundtable is not None else result.beats
     print(f"Scene closed: {result.close_reason} ({goal}) after {played} {unit}, "

@@ -79,12 +79,14 @@ class JournalEvent(BaseEvent):
 
 
 class CloseEvent(BaseEvent):
-    """The scene ended; `reason` is natural, explicit, soft-cap, hard-cap, max-beats, stop, stall,
-    budget, final, no_handoff, cap or error."""
+    """The scene ended; `reason` is natural, explicit, soft-cap, hard-cap, max_beats_exceeded, stop,
+    stall, budget, final, no_handoff, cap or error. `goal_achieved` is the goal verdict, apart from
+    the reason: True, False or None (unknown), with its one-line `goal_reason`."""
 
     type: Literal["close"] = "close"
     reason: str
-    goal_achieved: bool = False
+    goal_achieved: bool | None = None
+    goal_reason: str | None = None
 
 
 class CallEvent(BaseEvent):

@@ -45,7 +45,7 @@ class SessionResult:
 
     run_dir: Path
     close_reason: str
-    goal_achieved: bool
+    goal_achieved: bool | None
     beats: int
     errors: int
 
@@ -72,7 +72,7 @@ class Session:
         self.state = SessionState(format=scene.format, turns_mode=scene.turns, isolation=isolation,
                                   coordinator=getattr(coordinator, "role", "C"),
                                   cast={a.slug: a.name for a in actors},
-                                  max_beats=max_beats or scene.limits.max_beats, run_dir=str(run_dir))
+                                  max_beats=max_beats or scene.limits.beats_for(len(actors)), run_dir=str(run_dir))
         self.nudged: dict[str, int] = {}
         self.fired_events: set[int] = set()
         self.public_lines: list[str] = []
@@ -236,11 +236,12 @@ class Session:
         for actor in self.actors.values():
             self.say("spawn", f"Spawning actor for character {actor.slug}", target=actor.slug)
             self.say("brief", "Sent actor system prompt + profile + journal + scene perspective", target=actor.slug)
-        decision = await self._play()
+        decision = await checks.with_verdict(self, await self._play())
         self.state.status = "closing"
         self.state.close_reason = decision.reason
         self.emit(CloseEvent(t=self.now(), **{"from": COORDINATOR}, text=decision.text or f"Scene closed: {decision.reason}",
-                             reason=decision.reason or "natural", goal_achieved=decision.goal_achieved, beat=self.state.beat))
+                             reason=decision.reason or "natural", goal_achieved=decision.goal_achieved,
+                             goal_reason=decision.goal_reason, beat=self.state.beat))
         if decision.reason != "stop":
             await journals.write_all(self)
         self.recorder.finish(datetime.now())
