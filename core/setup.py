@@ -164,7 +164,8 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     names = [c.name for c in cast]
     actors = []
     for character in cast:
-        actor = make_actor(isolation, character, _briefer(scene)(character, scene, names), pool.get(specs[character.slug]))
+        actor = make_actor(isolation, character, _briefer(scene)(character, scene, names), pool.get(specs[character.slug]),
+                           window=scene.limits.window, thread_thinking=scene.thread_thinking)
         actor.turn_timeout_s = turn_timeout(specs[character.slug])
         actors.append(actor)
     judge_spec = provider_spec(scene, None, options)

@@ -126,7 +126,8 @@ async def test_isolation_a_sends_one_fresh_message_every_turn(run_scene):
 
 
 async def test_isolation_b_keeps_one_growing_thread_per_actor(run_scene):
-    run = await run_scene(example_scene("the-apology", limits={"max_beats": 5}), isolation="b", coordinator="C")
+    run = await run_scene(example_scene("the-apology", limits={"max_beats": 5}, thread_thinking="keep"),
+                          isolation="b", coordinator="C")
     for slug in ("alice", "bob", "charlie"):
         turns = [p["request"] for p in run.prompts() if p["to"] == slug and p["purpose"] == "turn"]
         assert all(t["cache_prefix"] for t in turns)
