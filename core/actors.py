@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from core.briefing import beat_update
+from core.collab.context import tokens
 from core.characters import Character
 from core.providers.base import ChatMessage, Provider, Request
 
@@ -108,7 +109,8 @@ class Exchange:
 class ThreadActor(Actor):
     """Isolation (b): its own API conversation for the whole scene, with a cached briefing.
 
-    Bounded: once the thread holds twice `window` turns, the oldest `window` are dropped at once, so
+    Bounded: once the thread holds twice `window` turns (or, with a `token_budget`, more tokens than
+    it allows), the oldest turns are dropped at once (`window`, or half), so
     the request prefix stays byte-stable between drops (caching keeps working) and the first message
     left says that earlier lines were dropped. `thread_thinking` decides which past replies keep their
     thinking: `keep` all, `last` only the most recent (default), `drop` none."""
@@ -122,6 +124,8 @@ class ThreadActor(Actor):
         self.thread_thinking = thread_thinking
         self.exchanges: list[Exchange] = []
         self.dropped = 0
+        self.token_budget: int | None = None
+        """When set (collaborate's 2–3K-token window), the kept turns also stay under this estimate."""
 
     @property
     def thread(self) -> list[ChatMessage]:
@@ -143,8 +147,17 @@ class ThreadActor(Actor):
     def remember(self, user_text: str, items: list[str], response: str, own_line: str | None) -> None:
         thinking, speech = split_reply(response)
         self.exchanges.append(Exchange(user_text, thinking, speech, response))
-        if len(self.exchanges) - self.dropped >= 2 * self.window:
-            self.dropped += self.window
+        while self._over():
+            kept = len(self.exchanges) - self.dropped
+            self.dropped += max(1, min(self.window, kept // 2))
+
+    def _over(self) -> bool:
+        """Twice the window of turns kept, or (with a token budget) more tokens than it allows."""
+        kept = self.exchanges[self.dropped:]
+        if len(kept) >= 2 * self.window:
+            return True
+        return bool(self.token_budget) and len(kept) > 1 and \
+            sum(tokens(m.content) for m in self.thread) > (self.token_budget or 0)
 
 
 def split_reply(response: str) -> tuple[str | None, str | None]:

@@ -155,8 +155,8 @@ def metadata(events: list[BaseEvent]) -> dict[str, Any]:
         "reason": close.reason if close else "incomplete",
         "errors": errors(events), "costs": costs(events),
         "actors": {slug: {k: int(v) for k, v in row.items()} for slug, row in per_actor.items()},
-        **collab_lines.metadata(events),
-        **roundtable_lines.metadata(events),
+        **{"collaborate": collab_lines.metadata, "roundtable": roundtable_lines.metadata}.get(
+            scene_format(events), lambda _: {})(events),
     }
 
 

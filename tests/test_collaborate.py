@@ -194,6 +194,16 @@ class TestAcceptanceOnLoopback:
         assert json.loads(second["messages"][1]["content"])["message"] == "Draft."
         assert "Draft." not in second["messages"][2]["content"] and "Edited." in second["messages"][2]["content"]
 
+    async def test_isolation_b_threads_stay_inside_the_token_window(self, tmp_path, loopback):
+        long = "word " * 300
+        script(loopback, claude=[envelope(f"C{i} {long}", "gpt", "Go on.") for i in range(8)],
+               gpt=[envelope(f"G{i} {long}", "claude", "Go on.") for i in range(7)] + [envelope("Done.", final=True)])
+        run = await run_session(tmp_path, collab_scene(loopback, max_rounds=16), isolation="b", coordinator="C")
+        assert run.result.close_reason == "final"
+        for recorded in (r for r in loopback.requests if who(r) == "claude"):
+            thread = recorded.body["messages"][:-1]
+            assert sum(len(m["content"]) for m in thread) / 4 <= 2500, "the thread outgrew the 2–3K-token window"
+
     async def test_edge_3_a_one_sentence_goal_ends_on_the_first_final(self, tmp_path, loopback):
         script(loopback, claude=[envelope("It says one thing.", final=True)])
         run = await run_session(tmp_path, collab_scene(loopback, goal=ONE_SENTENCE), isolation="a", coordinator="C")
@@ -221,11 +231,11 @@ class TestAcceptanceOnLoopback:
 class TestOfflineImproviser:
     """The same flows with no key and no network: the improviser answers in envelopes."""
 
-    async def test_a_the_fairy_tale_alternates_and_ends_final_within_four_rounds(self, tmp_path):
+    async def test_a_the_fairy_tale_alternates_until_final_or_the_cap(self, tmp_path):
         run = await run_session(tmp_path, collab_scene(goal=FAIRY), isolation="b", coordinator="C")
         responses = of_type(run, "agent_response")
-        assert run.result.close_reason == "final" and len(responses) == 4
-        assert [r["from"] for r in responses] == ["claude", "gpt", "claude", "gpt"]
+        assert run.result.close_reason in ("final", "cap") and 3 <= len(responses) <= 4
+        assert [r["from"] for r in responses] == ["claude", "gpt", "claude", "gpt"][:len(responses)]
         assert "claude" in responses[1]["text"]  # the editor refers to the draft it was shown
 
     async def test_hiking_plan_ends_final_within_six_rounds(self, tmp_path):
@@ -237,15 +247,14 @@ class TestOfflineImproviser:
         run = await run_session(tmp_path, collab_scene(goal=HIKING, max_rounds=2), isolation="a", coordinator="C")
         assert run.result.close_reason == "cap" and len(of_type(run, "agent_response")) == 2
 
-    async def test_edge_3_then_stop_is_final_at_once(self, tmp_path):
-        run = await run_session(tmp_path, collab_scene(goal=ONE_SENTENCE), isolation="a", coordinator="C")
-        assert run.result.close_reason == "final" and len(of_type(run, "agent_response")) == 1
-
-    async def test_edge_5_prose_around_the_json_falls_back_after_one_repair(self, tmp_path):
-        run = await run_session(tmp_path, collab_scene(goal="Explain tides; include prose with your JSON."),
-                                isolation="a", coordinator="C")
-        assert run.result.close_reason == "no_handoff" and len(of_type(run, "correct")) == 1
-        assert of_type(run, "agent_response")[0]["envelope_valid"] is False
+    @pytest.mark.parametrize("goal", [ONE_SENTENCE, "Explain tides; include prose with your JSON.",
+                                      "Plan a party in at most 1 round."])
+    async def test_the_improviser_knows_no_goal_wording(self, tmp_path, goal):
+        """No "then stop", "≤N rounds" or "prose" shortcut: every goal gets envelopes and a few rounds."""
+        run = await run_session(tmp_path, collab_scene(goal=goal, max_rounds=6), isolation="a", coordinator="C")
+        responses = of_type(run, "agent_response")
+        assert run.result.close_reason == "final" and 3 <= len(responses) <= 5
+        assert not of_type(run, "correct") and all(r.get("envelope_valid") is not False for r in responses)
 
     async def test_e_stop_mid_call(self, tmp_path):
         clock = VirtualClock()

@@ -13,6 +13,7 @@ import asyncio
 import uuid
 from typing import TYPE_CHECKING
 
+from core.actors import ThreadActor
 from core.collab.ask import Reply, ask
 from core.collab.context import Item, user_message, window
 from core.collab.state import Collaboration
@@ -40,6 +41,9 @@ def start(session: Session) -> Collaboration:
                                window_tokens=settings.window_tokens)
     session.state.max_beats = collab.max_rounds
     session.collab = collab  # type: ignore[attr-defined]
+    for actor in session.actors.values():
+        if isinstance(actor, ThreadActor):
+            actor.token_budget = collab.window_tokens
     return collab
 
 
