@@ -177,6 +177,9 @@ class TestAcceptanceOnLoopback:
         assert [r["type"] for r in tagged] == ["human_message", "agent_call", "agent_response", "handoff",
                                                "agent_call", "agent_response"]
         assert len({r["session_id"] for r in tagged}) == 1 and all(r["max_rounds"] == 4 for r in tagged)
+        assert all(r["thread"] == "default" and r["sender"] == r["from"] for r in tagged)
+        assert all(isinstance(r["ts"], int) and r["ts"] > 1_600_000_000 for r in tagged)
+        assert of_type(run, "human_message")[0]["from"] == "you"
         calls, responses = of_type(run, "agent_call"), of_type(run, "agent_response")
         assert [c["call_id"] for c in calls] == [r["call_id"] for r in responses]
         assert [r["round"] for r in responses] == [1, 2]
