@@ -68,6 +68,8 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     except PromptdeskError as exc:
         print(str(exc), file=stream)
         return EXIT_INVALID
+    for notice in session.notices:
+        print(notice, file=stream)
     session.subscribe(TurnPrinter(session.state.cast, stream, quiet=ns.quiet, fmt=session.scene.format))
     result = asyncio.run(_run_with_sigint(session))
     goal = {True: "goal achieved", False: "goal not achieved"}.get(result.goal_achieved, "goal unknown")

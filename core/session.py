@@ -88,6 +88,8 @@ class Session:
         """Roundtable format: the discussion's state (phase, round, consensus, conflicts) for display."""
         self.roundtable_setup: Any = None
         self.roundtable_file: Any = None
+        self.notices: list[str] = []
+        """Setup notices the operator must see before the run (e.g. a participant left offline)."""
 
     # -- the event stream -------------------------------------------------------------------
 

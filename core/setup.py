@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from core.actors import make_actor
+from core.collab.personas import default_providers
 from core.briefing import build_briefing
 from core.characters import Character, load_cast, search_dirs
 from core.clock import Clock, RealClock
@@ -160,7 +161,8 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
                                                           else int.from_bytes(os.urandom(3), "big"))
     clock = options.clock or RealClock()
     pool = ProviderPool(seed, clock)
-    specs = {c.slug: provider_spec(scene, c.slug, options) for c in cast}
+    specs, notices = default_providers(scene, {c.slug: provider_spec(scene, c.slug, options) for c in cast},
+                                       provider_flag=bool(options.provider))
     names = [c.name for c in cast]
     actors = []
     for character in cast:
@@ -169,7 +171,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
         actor.turn_timeout_s = turn_timeout(specs[character.slug])
         actors.append(actor)
     judge_spec = provider_spec(scene, None, options)
-    notes = notes_text(scene, isolation, role, specs, judge_spec, seed, cast)
+    notes = notes_text(scene, isolation, role, specs, judge_spec, seed, cast) + "".join(f"- {n}\n" for n in notices)
     coordinator = (RuleCoordinator() if role == "C" else
                    JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=operator_context(scene, notes, role)))
     start = {"scene": scene.model_dump(include={"name", "title", "format", "turns", "setting", "goal"}),
@@ -184,6 +186,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
         from core.roundtable.setup import prepare
         prepare(session, scene, options, pool, role, cwd)
     start["max_beats"] = session.state.max_beats
+    session.notices = notices
     if scene.collaborate is not None:
         start["max_rounds"] = scene.collaborate.max_rounds
     return session

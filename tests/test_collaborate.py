@@ -15,6 +15,7 @@ from collections import deque
 import pytest
 
 from core.clock import VirtualClock
+from core.collab.personas import default_providers
 from core.scenes import scene_from_dict
 from helpers import run_session
 from loopback import Recorded, Reply, loopback  # noqa: F401  (fixture)
@@ -31,6 +32,8 @@ def collab_scene(server=None, goal: str = FAIRY, max_rounds: int = 4, first: str
     if server is not None:
         cast = {**remote_cast(server, "gpt", provider="openai", model="gpt-4o-mini"),
                 **remote_cast(server, "claude", provider="anthropic", model="claude-sonnet-4-6")}
+    else:
+        extra.setdefault("provider", {"name": "offline"})
     return scene_from_dict({"name": "collab", "format": "collaborate", "goal": goal, "characters": ["gpt", "claude"],
                             "cast": cast, "collaborate": {"max_rounds": max_rounds, "first": first}, **extra})
 
@@ -285,3 +288,31 @@ class TestOfflineImproviser:
         assert runs[0].session.collab.session_id != runs[1].session.collab.session_id
         assert "hiking" not in (runs[0].dir / "prompts.jsonl").read_text()
         assert "fairy" not in (runs[1].dir / "prompts.jsonl").read_text()
+
+
+class TestDefaultProviders:
+    """§6: gpt on OpenAI and claude on Anthropic unless mapped, and only when the key is set."""
+
+    def test_the_pair_goes_to_its_own_providers_when_the_keys_are_set(self):
+        scene = scene_from_dict({"name": "c", "format": "collaborate", "goal": "g", "characters": ["gpt", "claude"]})
+        specs = {slug: scene.provider_for(slug) for slug in scene.characters}
+        chosen, notices = default_providers(scene, specs, provider_flag=False,
+                                            env={"OPENAI_API_KEY": "k1", "ANTHROPIC_API_KEY": "k2"})
+        assert (chosen["gpt"].name, chosen["claude"].name, notices) == ("openai", "anthropic", [])
+
+    def test_a_missing_key_leaves_that_participant_offline_and_says_how_to_map_it(self):
+        scene = scene_from_dict({"name": "c", "format": "collaborate", "goal": "g", "characters": ["gpt", "claude"]})
+        specs = {slug: scene.provider_for(slug) for slug in scene.characters}
+        chosen, notices = default_providers(scene, specs, provider_flag=False, env={"ANTHROPIC_API_KEY": "k2"})
+        assert (chosen["gpt"].name, chosen["claude"].name) == ("offline", "anthropic")
+        assert notices == ["gpt \u2192 offline improviser: OPENAI_API_KEY is not set; map it with --cast gpt=\u2026"]
+
+    def test_a_scene_or_flag_mapping_wins(self):
+        scene = scene_from_dict({"name": "c", "format": "collaborate", "goal": "g", "characters": ["gpt", "claude"],
+                                 "cast": {"gpt": {"provider": "offline"}}})
+        specs = {slug: scene.provider_for(slug) for slug in scene.characters}
+        env = {"OPENAI_API_KEY": "k1", "ANTHROPIC_API_KEY": "k2"}
+        chosen, _ = default_providers(scene, specs, provider_flag=False, env=env)
+        assert (chosen["gpt"].name, chosen["claude"].name) == ("offline", "anthropic")
+        chosen, _ = default_providers(scene, specs, provider_flag=True, env=env)
+        assert (chosen["gpt"].name, chosen["claude"].name) == ("offline", "offline")

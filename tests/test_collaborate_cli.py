@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from core.cli import main
 from helpers import SCENES
 
 FAIRY = "Write a 2‑paragraph fairy tale—Claude drafts, GPT edits, alternate until done (≤4 rounds)."
+
+
+@pytest.fixture(autouse=True)
+def no_keys(monkeypatch):
+    """No provider key: the default pair stays on the offline improviser (and the network is never used)."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
 
 
 def batch(capsys, *args: str) -> tuple[int, str]:
@@ -28,6 +37,8 @@ def test_a_collaboration_runs_headless_from_flags_alone(tmp_path, capsys, monkey
     assert (meta["format"], meta["maxRounds"], meta["reason"]) == ("collaborate", 4, "final")
     assert "phase" not in meta and "consensusCount" not in meta
     assert (out / "notes.md").read_text().splitlines()[0].startswith("Isolation:        (b)")
+    notice = "gpt \u2192 offline improviser: OPENAI_API_KEY is not set; map it with --cast gpt=\u2026"
+    assert notice in err and notice in (out / "notes.md").read_text()
 
 
 def test_the_cap_from_the_flags_bounds_the_rounds(tmp_path, capsys, monkeypatch):
