@@ -88,6 +88,10 @@ class CloseEvent(BaseEvent):
     goal_achieved: bool | None = None
     goal_reason: str | None = None
 
+    def to_record(self) -> dict[str, Any]:
+        """As every event, but `goal_achieved` is always written: `null` says "unknown"."""
+        return {**super().to_record(), "goal_achieved": self.goal_achieved}
+
 
 class CallEvent(BaseEvent):
     """One provider call: who it was for, tokens, cost and timing (honest costs, per call)."""

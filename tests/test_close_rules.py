@@ -118,6 +118,8 @@ async def test_a_stopped_scene_is_not_a_success(run_scene):
     run = await run_scene(example_scene("the-apology"), isolation="a", coordinator="C", before_run=stop_at_beat_two)
     meta = json.loads((run.dir / "metadata.json").read_text())
     assert (meta["reason"], meta["success"], meta["goalAchieved"]) == ("stop", False, None)
+    close = next(r for r in run.records() if r["type"] == "close")
+    assert "goal_achieved" in close and close["goal_achieved"] is None
 
 
 async def test_the_soft_cap_fires_with_the_defaults_to_one_actor_with_the_specs_words(run_scene, loopback):
