@@ -23,8 +23,9 @@ NUDGE_GRACE_TURNS = 3
 """Turns a nudged actor gets to close the scene before the soft cap closes it."""
 
 
-NO_VERDICT_CALL = ("stop", "error")
-"""Close reasons after which no judge is asked about the goal (the markers still are)."""
+NO_VERDICT_CALL = ("stop", "error", "budget")
+"""Close reasons after which no judge is asked about the goal (the markers still are): the operator
+stopped, the engine failed, or the budget is spent."""
 
 
 def close(reason: str, text: str) -> Decision:

@@ -28,6 +28,7 @@ Ask = Callable[[Request], Awaitable[str]]
 """How a coordinator calls its judge: the session sends, records and prices the request."""
 Warn = Callable[[str], None]
 
+
 class Decision(BaseModel):
     """One coordinator decision: continue, close(reason), nudge(actor), suggest_event(text)."""
 
