@@ -19,7 +19,7 @@ FAREWELLS = re.compile(_LEAD + r"(?:goodbye|good-bye|bye(?: now)?|farewell|good 
                        r"|see you (?:tomorrow|later|soon|around|next week|on monday|monday)"
                        r"|i'?ll let you (?:go|get on|get back to it)|i should (?:let you get on|head out|get going|"
                        r"be going|be off|go|leave)|i'?d better (?:go|get going|be going|be off|head out)"
-                       r"|i'?m (?:off|heading out|going to head out)|i have to go|i need to go|i must go"
+                       r"|i'?m (?:off|heading out|going to head out)|i (?:have|need|must|'?ve got) to (?:go|run|head out)|gotta (?:go|run)"
                        r"|time (?:for me )?to go|let'?s call it a day|let'?s leave it there)" + _END, re.I)
 THANKS = re.compile(_LEAD + r"(?:thank you|thanks)(?:,)? (?:both|all|everyone|all of you|both of you)"
                     r"(?: (?:for (?:this|everything|today|your time|listening|hearing me out|the conversation"
@@ -34,12 +34,12 @@ SENTENCES = re.compile(r"[^.!?\u2026]+[.!?\u2026]*")
 _ADVERB = r"(?:(?:\w+ly|then|finally|at last|without a word|without another word),?\s+)*"
 _SUBJECT = r"(?:(?:he|she|they|(?-i:[A-Z][a-z]+))\s+)?"
 _POSS = r"(?:(?:his|her|their|my)\s+)?"
-_GONE = r"(?:\s+(?:the|this)\s+(?:room|office|building|house|kitchen|table|meeting|café|cafe|bar|flat|apartment))?"
+_GONE = r"(?:\s+(?:of\s+)?(?:the|this)\s+(?:room|office|building|house|kitchen|table|meeting|café|cafe|bar|flat|apartment|door))?"
 EXITS = re.compile(
     r"^" + _SUBJECT + _ADVERB + r"(?:"
     r"(?:stands|gets up|rises)(?:\s+up)?(?:\s+to\s+(?:leave|go))?(?:\s+and\s+(?:leaves|goes|walks out|exits|heads for the door)"
     + _GONE + r")?"
-    r"|(?:leaves|exits|walks out|steps out|goes out|heads out)" + _GONE +
+    r"|(?:leaves|exits|walks out|storms out|steps out|goes out|heads out)" + _GONE +
     r"|heads (?:for|to|toward|towards) the (?:door|exit)"
     r"|puts on " + _POSS + r"(?:coat|jacket|scarf)(?:\s+and\s+(?:leaves|goes|walks out|heads for the door))?"
     r"|(?:picks up|grabs|collects|gathers) " + _POSS + r"(?:coat|jacket|bag|keys|things)\s+and\s+"
