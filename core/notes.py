@@ -38,11 +38,12 @@ def context_lines(scene: Scene, isolation: str) -> list[str]:
     """How much context each request carries: the window, and (isolation b) which past thoughts are re-sent."""
     if scene.format != "scene":
         return []
-    window = scene.limits.window
+    window, thinking = scene.limits.window, scene.thread_thinking
     if isolation == "a":
-        return [f"- Context window: the last {window} lines each actor witnessed"]
+        return [f"- Context window: the last {window} lines each actor witnessed",
+                f"- thread_thinking: {thinking} (isolation b only: no thread is kept here)"]
     return [f"- Context window: the thread keeps {window}–{2 * window - 1} turns, dropping {window} at a time",
-            f"- Thread thinking: {scene.thread_thinking} ({THREAD_THINKING[scene.thread_thinking]})"]
+            f"- thread_thinking: {thinking} ({THREAD_THINKING[thinking]})"]
 
 
 def notes_text(scene: Scene, isolation: str, role: str, specs: Mapping[str, ProviderSpec],

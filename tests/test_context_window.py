@@ -84,4 +84,4 @@ async def test_thread_thinking_decides_which_past_thoughts_are_resent(run_scene,
     assert len(replies) >= 3 and all("<speech>" in r for r in replies)
     assert with_thinking == {"all": [True] * len(replies), "none": [False] * len(replies),
                              "last": [False] * (len(replies) - 1) + [True]}[kept]
-    assert f"Thread thinking: {mode}" in (run.dir / "notes.md").read_text()
+    assert f"- thread_thinking: {mode} (" in (run.dir / "notes.md").read_text()
