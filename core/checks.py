@@ -115,16 +115,17 @@ def _warn(session: Session) -> Callable[[str], None]:
 
 
 async def judge(session: Session, new_speech: list[SpeakEvent]) -> Decision | None:
-    """Ask the coordinator (rules or an LLM judge) and act on its decision."""
+    """Ask the coordinator (rules or an LLM judge) and act on its decision. Whatever words a judge
+    gives as its reason, a coordinator's close is a `natural` close (its words stay in the decision)."""
     state = session.state
     decision = await session.coordinator.decide(scene_view(session, new_speech), session.ask_judge, _warn(session))
-    if decision.decision == "close" and (decision.reason or "natural") == "natural" and (why := close_allowed(session)):
+    if decision.decision == "close" and (why := close_allowed(session)):
         session.recorder.log("info", f"natural close not taken at beat {state.beat}: {why}")
         return None
     if decision.decision != "continue":
         session.say("decision", decision.text or decision.decision, reason=decision.reason, target=decision.actor)
     if decision.decision == "close":
-        return close(decision.reason or "natural", decision.text or "The coordinator closed the scene")
+        return close("natural", decision.text or decision.reason or "The coordinator closed the scene")
     if decision.decision == "nudge" and decision.actor in state.cast and decision.actor not in session.nudged:
         nudge(session, decision.actor)
     return None

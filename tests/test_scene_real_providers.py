@@ -94,7 +94,7 @@ async def test_an_llm_judge_can_close_the_scene_once_everyone_has_spoken_twice(r
         if "the scene has ended" in json.dumps(recorded.body):
             return Reply(text='{"goal_achieved": false, "reason": "Bob never apologised."}')
         if "coordinator of a scene" in json.dumps(recorded.body):
-            return Reply(text='{"decision": "close", "reason": "natural"}')
+            return Reply(text='{"decision": "close", "reason": "they reconciled"}')
         return Reply(text=LINE)
 
     loopback.default = answer
