@@ -28,6 +28,14 @@ NOT_THE_ACT = re.compile(r"\b(?:said|says|say|saying|told|tell|asked|wrote|whisp
                          r"|used to|years ago|back then|last time|that (?:night|day|morning)|when i was|never|not"
                          r"|don'?t|didn'?t|won'?t|can'?t|couldn'?t|wouldn'?t|shouldn'?t|if|unless|before|until)\b",
                          re.I)
+AGENDA = re.compile(r"^(?:(?:let'?s|let us|shall we|we should|we need to|i want to) (?:start|begin|get started|go over|look at|"
+                    r"talk about|discuss|move on|turn to|go through|get back|get into|review|continue)"
+                    r"|now|so|first|next|moving on|back to|where were we|before (?:we|i|you)"
+                    r"|but|one more thing|anyway,? (?:about|back))\b", re.I)
+"""A sentence that opens or continues business: after it, an earlier farewell or thanks is not the act."""
+STAND = re.compile(r"^" + r"(?:(?:he|she|they|(?-i:[A-Z][a-z]+))\s+)?(?:\w+ly\s+)?(?:stands|gets up|rises)(?:\s+up)?\s*[.!]?$",
+                   re.I)
+"""Standing up and nothing more: an exit only when it is the direction's last word."""
 QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<!\w)'[^']*'(?!\w)|\u2018[^\u2019]*\u2019")
 SENTENCES = re.compile(r"[^.!?\u2026]+[.!?\u2026]*")
 
@@ -55,7 +63,8 @@ def is_farewell(words: str) -> bool:
     sentences = [s.strip() for s in SENTENCES.findall(plain) if s.strip()]
     if not sentences or sentences[-1].endswith("?"):
         return False
-    return any(_is_leave_sentence(s) for s in sentences)
+    return any(_is_leave_sentence(s) and not any(AGENDA.match(later) for later in sentences[i + 1:])
+               for i, s in enumerate(sentences))
 
 
 def _is_leave_sentence(sentence: str) -> bool:
@@ -68,7 +77,8 @@ def _is_leave_sentence(sentence: str) -> bool:
 def is_exit(direction: str) -> bool:
     """A stage direction in which the speaker exits ("stands", "walks out", "puts on her coat")."""
     clauses = [c.strip() for c in re.split(r"[;,]\s*(?:then\s+)?", direction or "") if c.strip()]
-    return any(EXITS.match(c) and not NOT_THE_ACT.search(c) for c in clauses)
+    return any(EXITS.match(c) and not NOT_THE_ACT.search(c) and (i == len(clauses) - 1 or not STAND.match(c))
+               for i, c in enumerate(clauses))
 
 
 def stage_directions(raw: str) -> list[str]:
