@@ -34,8 +34,8 @@ def options_from(ns: argparse.Namespace) -> RunOptions:
 class TurnPrinter:
     """Prints one line per turn, world event, system line and close, with control sequences removed."""
 
-    def __init__(self, cast: dict[str, str], stream: TextIO, quiet: bool = False) -> None:
-        self.cast, self.stream, self.quiet = cast, stream, quiet
+    def __init__(self, cast: dict[str, str], stream: TextIO, quiet: bool = False, fmt: str = "scene") -> None:
+        self.cast, self.stream, self.quiet, self.fmt = cast, stream, quiet, fmt
 
     def __call__(self, event: BaseEvent) -> None:
         line = self.line(event)
@@ -52,9 +52,9 @@ class TurnPrinter:
             return f"{where} {speech_line(name, event)}"
         if isinstance(event, CloseEvent):
             return f"{where} scene closed: {event.reason}"
-        if collab_lines.is_public(event) and event.type != "human_message":
+        if self.fmt == "collaborate" and collab_lines.is_public(event) and event.type != "human_message":
             return f"[round {(event.model_extra or {}).get('round', '-')}] {collab_lines.txt_line(event, self.cast)}"
-        if roundtable_lines.is_public(event):
+        if self.fmt == "roundtable" and roundtable_lines.is_public(event):
             return f"{where} {roundtable_lines.txt_line(event, self.cast)}"
         if event.type in ("event", "system", "note", "stop", "correct"):
             return f"{where} [{event.type.upper()}: {event.text}]"
@@ -70,9 +70,11 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     except PromptdeskError as exc:
         print(str(exc), file=stream)
         return EXIT_INVALID
-    session.subscribe(TurnPrinter(session.state.cast, stream, quiet=ns.quiet))
+    for notice in session.notices:
+        print(notice, file=stream)
+    session.subscribe(TurnPrinter(session.state.cast, stream, quiet=ns.quiet, fmt=session.scene.format))
     result = asyncio.run(_run_with_sigint(session))
-    goal = "goal achieved" if result.goal_achieved else "goal not achieved"
+    goal = {True: "goal achieved", False: "goal not achieved"}.get(result.goal_achieved, "goal unknown")
     unit = "rounds" if session.scene.format in ("collaborate", "roundtable") else "beats"
     played = len(session.roundtable.rounds) if session.roundtable is not None else result.beats
     print(f"Scene closed: {result.close_reason} ({goal}) after {played} {unit}, "

@@ -38,12 +38,12 @@ OPENING_INSTRUCTION = (
 BEGIN_NOTE = "You speak first. Begin the scene."
 SOFT_CAP_NUDGE = (
     "You sense the natural end of this conversation approaching. "
-    "Bring it to a close in your own way over the next 2-3 turns."
+    "Bring it to a close in your own way over the next 2–3 turns."
 )
 STALL_NOTE = "Someone should respond to move the scene forward."
 JOURNAL_PROMPT = (
     "The scene has ended. Step partly back — not out of the character, but into reflective mode. "
-    "Write a brief journal entry (200-500 words) in the character's first-person voice about what "
+    "Write a brief journal entry (200–500 words) in the character's first-person voice about what "
     "happened in the scene, what surprised them, what they're left thinking, what they might do or "
     "feel differently next time. This will become part of the character's memory for the next "
     "scene they're in. Write only the entry, with no tags."

@@ -79,12 +79,19 @@ class JournalEvent(BaseEvent):
 
 
 class CloseEvent(BaseEvent):
-    """The scene ended; `reason` is natural, explicit, soft-cap, hard-cap, max-beats, stop, stall,
-    budget, final, no_handoff, cap, error or provider-error (the calls fail: see `core.outcome`)."""
+    """The scene ended; `reason` is natural, explicit, soft-cap, hard-cap, max_beats_exceeded, stop,
+    stall, budget, final, no_handoff, cap, error or provider-error (the calls fail: see
+    `core.outcome`). `goal_achieved` is the goal verdict, apart from the reason: True, False or None
+    (unknown), with its one-line `goal_reason`."""
 
     type: Literal["close"] = "close"
     reason: str
-    goal_achieved: bool = False
+    goal_achieved: bool | None = None
+    goal_reason: str | None = None
+
+    def to_record(self) -> dict[str, Any]:
+        """As every event, but `goal_achieved` is always written: `null` says "unknown"."""
+        return {**super().to_record(), "goal_achieved": self.goal_achieved}
 
 
 class CallEvent(BaseEvent):

@@ -30,6 +30,22 @@ def choice_lines(isolation: str, role: str) -> list[str]:
     return [f"Isolation:        {ISOLATION_LINES[isolation]}", f"Coordinator role: {ROLE_LINES[role]}"]
 
 
+THREAD_THINKING = {"keep": "every past reply keeps its thinking", "last": "only the most recent reply keeps its thinking",
+                   "drop": "past replies keep their speech only"}
+
+
+def context_lines(scene: Scene, isolation: str) -> list[str]:
+    """How much context each request carries: the window, and (isolation b) which past thoughts are re-sent."""
+    if scene.format != "scene":
+        return []
+    window, thinking = scene.limits.window, scene.thread_thinking
+    if isolation == "a":
+        return [f"- Context window: the last {window} lines each actor witnessed",
+                f"- thread_thinking: {thinking} (isolation b only: no thread is kept here)"]
+    return [f"- Context window: the thread keeps {window}–{2 * window - 1} turns, dropping {window} at a time",
+            f"- thread_thinking: {thinking} ({THREAD_THINKING[thinking]})"]
+
+
 def notes_text(scene: Scene, isolation: str, role: str, specs: Mapping[str, ProviderSpec],
                judge: ProviderSpec, seed: int, cast: Sequence[Character]) -> str:
     """The whole of `notes.md` for a run."""
@@ -41,6 +57,7 @@ def notes_text(scene: Scene, isolation: str, role: str, specs: Mapping[str, Prov
         lines.append(f"  - {character.name} ({character.slug}): provider {spec.name}, model {model_name(spec)}")
     if role != "C":
         lines.append(f"- Coordinator judge: provider {judge.name}, model {model_name(judge)}")
+    lines += context_lines(scene, isolation)
     if any(spec.name == "offline" for spec in specs.values()) or (role != "C" and judge.name == "offline"):
         lines += ["", f"> {DISCLAIMER}"]
     return "\n".join(lines) + "\n"

@@ -35,32 +35,52 @@ def close_event(events: list[BaseEvent]) -> CloseEvent | None:
     return next((e for e in reversed(events) if isinstance(e, CloseEvent)), None)
 
 
-def is_public(event: BaseEvent) -> bool:
-    """True for what a transcript shows: non-silent speech, world events, system lines."""
+MANUAL_CLOSES = ("stop", "error")
+"""Close reasons that mean the scene did not complete on its own (metadata `success` is false)."""
+
+
+def scene_format(events: list[BaseEvent]) -> str:
+    """The run's format, as recorded at start."""
+    return start_info(events).get("scene", {}).get("format") or "scene"
+
+
+def is_public(event: BaseEvent, fmt: str = "scene") -> bool:
+    """True for what the audience sees: non-silent speech, world events and notes that reached the
+    actors, actor failures, and the format's own lines. Coordinator decisions, suggested-but-unsent
+    events and other bookkeeping stay in `events.jsonl` only."""
     if isinstance(event, SpeakEvent):
         return event.action != "silent"
-    if collab_lines.is_public(event):
+    if fmt == "collaborate" and collab_lines.is_public(event):
         return True
-    if roundtable_lines.is_public(event):
+    if fmt == "roundtable" and roundtable_lines.is_public(event):
         return True
-    return event.type in ("event", "system") and not getattr(event, "internal", False)
+    if getattr(event, "internal", False):
+        return False
+    return event.type in ("event", "note") or (event.type == "system" and event.target is not None)
+
+
+def _note_line(event: BaseEvent, names: dict[str, str]) -> str:
+    """`NOTE to Bob: …` (or `to everyone`), the note as it reached the actors."""
+    return f"NOTE to {names.get(event.target, event.target) if event.target else 'everyone'}: {event.text}"
 
 
 def transcript_lines(events: list[BaseEvent]) -> list[str]:
     """Spec 004's lines: `Alice [TO: Bob, TONE: x] "…"`, `[EVENT: …]`, `[SYSTEM: …]`."""
-    names = cast_names(events)
+    names, fmt = cast_names(events), scene_format(events)
     lines = []
     for event in events:
-        if not is_public(event):
+        if not is_public(event, fmt):
             continue
         if isinstance(event, SpeakEvent):
             lines.append(speech_line(names.get(event.from_, event.from_), event))
-        elif collab_lines.is_public(event):
+        elif fmt == "collaborate" and collab_lines.is_public(event):
             lines.append(collab_lines.txt_line(event, names))
-        elif roundtable_lines.is_public(event):
+        elif fmt == "roundtable" and roundtable_lines.is_public(event):
             lines.append(roundtable_lines.txt_line(event, names))
         elif event.type == "event":
             lines.append(f"[EVENT: {event.text}]")
+        elif event.type == "note":
+            lines.append(f"[{_note_line(event, names)}]")
         else:
             lines.append(f"[SYSTEM: {event.text}]")
     return lines
@@ -130,11 +150,14 @@ def metadata(events: list[BaseEvent]) -> dict[str, Any]:
         "turns": scene.get("turns"), "isolation": info.get("isolation"),
         "coordinator": info.get("coordinator"), "duration": round(duration_s(events) * 1000),
         "totalBeats": beats(events), "characterCount": len(per_actor),
-        "goalAchieved": bool(close and close.goal_achieved), "reason": close.reason if close else "incomplete",
+        "success": bool(close) and close.reason not in MANUAL_CLOSES,
+        "goalAchieved": close.goal_achieved if close else None,
+        "goalReason": close.goal_reason if close else None,
+        "reason": close.reason if close else "incomplete",
         "errors": errors(events), "costs": costs(events),
         "actors": {slug: {k: int(v) for k, v in row.items()} for slug, row in per_actor.items()},
-        **collab_lines.metadata(events),
-        **roundtable_lines.metadata(events),
+        **{"collaborate": collab_lines.metadata, "roundtable": roundtable_lines.metadata}.get(
+            scene_format(events), lambda _: {})(events),
         "cache_saving": cache_saving(e for e in events if isinstance(e, CallEvent)),
     }
 
@@ -148,15 +171,18 @@ def transcript_md(events: list[BaseEvent], when: datetime) -> str:
            f"**Duration:** {duration_s(events) / 60:.1f} minutes (real-time generation)",
            f"**Participants:** {', '.join(names.values())}",
            f"**Setting:** {scene.get('setting') or '—'}", "", "---", ""]
+    fmt = scene_format(events)
     for event in events:
-        if not is_public(event):
+        if not is_public(event, fmt):
             continue
         if isinstance(event, SpeakEvent):
             out += [f"**{names.get(event.from_, event.from_).upper()}:** {event.raw or event.text}", ""]
-        elif collab_lines.is_public(event):
+        elif fmt == "collaborate" and collab_lines.is_public(event):
             out += [collab_lines.md_line(event, names), ""]
-        elif roundtable_lines.is_public(event):
+        elif fmt == "roundtable" and roundtable_lines.is_public(event):
             out += [roundtable_lines.md_line(event, names), ""]
+        elif event.type == "note":
+            out += [f"*[{_note_line(event, names)}]*", ""]
         else:
             out += [f"*[{'EVENT' if event.type == 'event' else 'SYSTEM'}: {event.text}]*", ""]
     counts = turn_counts(events)
@@ -164,6 +190,7 @@ def transcript_md(events: list[BaseEvent], when: datetime) -> str:
     spend = costs(events)
     out += ["*[end of scene]*" if close else "*[scene interrupted]*", "", "---", "", "## Post-scene notes",
             f"- Close reason: {close.reason if close else 'incomplete'}",
+            f"- Goal: {goal_label(close)}" + (f" — {close.goal_reason}" if close and close.goal_reason else ""),
             f"- Turn count: {sum(counts.values())} ({per})",
             f"- Coordinator's correction prompts issued: {sum(e.type == 'correct' for e in events)}",
             f"- Silent responses: {sum(isinstance(e, SpeakEvent) and e.action == 'silent' for e in events)}",
@@ -171,11 +198,17 @@ def transcript_md(events: list[BaseEvent], when: datetime) -> str:
     return "\n".join(out)
 
 
+def goal_label(close: CloseEvent | None) -> str:
+    """The goal verdict for `[SCENE END - Goal: …]`: Achieved, Not achieved or Unknown, with the close."""
+    verdict = {True: "Achieved", False: "Not achieved"}.get(close.goal_achieved, "Unknown") if close else "Unknown"
+    return f"{verdict} (closed: {close.reason if close else 'incomplete'})"
+
+
 def transcript_txt(events: list[BaseEvent], when: datetime) -> str:
     """Spec 004's transcript: header, bracket lines, world events, scene end, statistics."""
     info, names, close = start_info(events), cast_names(events), close_event(events)
     scene, spend = info.get("scene", {}), costs(events)
-    goal = "Achieved" if close and close.goal_achieved else f"Not achieved ({close.reason if close else 'incomplete'})"
+    goal = goal_label(close)
     out = [f"SCENE: {scene.get('title') or scene.get('name', '')}",
            f"CHARACTERS: {', '.join(names.values())}", f"GOAL: {scene.get('goal') or '—'}",
            f"GENERATED: {when:%Y-%m-%d %H:%M:%S}", "", "---", "", "[SCENE START]"]

@@ -56,10 +56,20 @@ class _Model(BaseModel):
 class Limits(_Model):
     """Safety limits: beats in the scene, spoken turns per character, silent beats before a stall."""
 
-    max_beats: PositiveInt = 50
+    max_beats: PositiveInt | None = None
+    """Unset: enough beats for the caps to be reached (`beats_for`), so max beats never pre-empts them."""
     soft_cap_per_character: PositiveInt = 40
     hard_cap_per_character: PositiveInt = 60
     stall_beats: PositiveInt = 3
+    min_turns_per_character: NonNegativeInt = 2
+    """No natural close before every actor has spoken this many times (and never at beat 0)."""
+    window: PositiveInt = 10
+    """Recent context: the exchanges an actor's request carries (isolation a), or the turns its
+    thread keeps before older ones are dropped in blocks of this size (isolation b)."""
+
+    def beats_for(self, cast_size: int) -> int:
+        """The scene's beat limit: `max_beats` when given, else one beat per turn up to every hard cap."""
+        return self.max_beats or self.hard_cap_per_character * max(1, cast_size)
 
     @model_validator(mode="after")
     def _soft_not_above_hard(self) -> Limits:
@@ -158,6 +168,8 @@ class Scene(_Model):
     setting: str = ""
     prompt: str = ""
     goal: str = ""
+    goal_markers: list[str] = Field(default_factory=list)
+    """Words that must each appear in some speech for role C to call the goal achieved."""
     characters: list[Slug] = Field(min_length=1, max_length=MAX_CAST)
     perspectives: dict[str, str] = Field(default_factory=dict)
     initial_speaker: str | None = None
@@ -170,6 +182,8 @@ class Scene(_Model):
     cast: dict[str, CastOverride] = Field(default_factory=dict)
     judge: ProviderSpec | None = None
     seed: int | None = None
+    thread_thinking: Literal["keep", "last", "drop"] = "last"
+    """Isolation (b): which of an actor's own past thoughts its thread re-sends."""
     collaborate: Collaborate | None = None
     roundtable: Roundtable | None = None
 

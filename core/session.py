@@ -47,7 +47,7 @@ class SessionResult:
 
     run_dir: Path
     close_reason: str
-    goal_achieved: bool
+    goal_achieved: bool | None
     beats: int
     errors: int
 
@@ -74,7 +74,7 @@ class Session:
         self.state = SessionState(format=scene.format, turns_mode=scene.turns, isolation=isolation,
                                   coordinator=getattr(coordinator, "role", "C"),
                                   cast={a.slug: a.name for a in actors},
-                                  max_beats=max_beats or scene.limits.max_beats, run_dir=str(run_dir))
+                                  max_beats=max_beats or scene.limits.beats_for(len(actors)), run_dir=str(run_dir))
         self.nudged: dict[str, int] = {}
         self.health = CallHealth([a.slug for a in actors])
         """Succeeded and failed calls; see `core.outcome`."""
@@ -104,6 +104,8 @@ class Session:
         """Sequential turns, resumed: who speaks at `first_beat`."""
         self.t_offset = 0.0
         """Seconds already on the record when this process started (a resumed run continues its `t`)."""
+        self.notices: list[str] = []
+        """Setup notices the operator must see before the run (e.g. a participant left offline)."""
 
     # -- the event stream -------------------------------------------------------------------
 
@@ -269,11 +271,12 @@ class Session:
             self._spawn()
         if self.seam is not None:
             self.say("resume", **self.seam)
-        decision = self._honest(await self._play())
+        decision = await checks.with_verdict(self, self._honest(await self._play()))
         self.state.status = "closing"
         self.state.close_reason = decision.reason
         self.emit(CloseEvent(t=self.now(), **{"from": COORDINATOR}, text=decision.text or f"Scene closed: {decision.reason}",
-                             reason=decision.reason or "natural", goal_achieved=decision.goal_achieved, beat=self.state.beat))
+                             reason=decision.reason or "natural", goal_achieved=decision.goal_achieved,
+                             goal_reason=decision.goal_reason, beat=self.state.beat))
         if decision.reason not in ("stop", PROVIDER_ERROR):
             await journals.write_all(self)
         self.recorder.finish(datetime.now())

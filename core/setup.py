@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from core.actors import make_actor
+from core.collab.personas import default_providers
 from core.briefing import build_briefing
 from core.characters import Character, load_cast, search_dirs
 from core.clock import Clock, RealClock
@@ -161,15 +162,17 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
                                                           else int.from_bytes(os.urandom(3), "big"))
     clock = options.clock or RealClock()
     pool = ProviderPool(seed, clock)
-    specs = {c.slug: provider_spec(scene, c.slug, options) for c in cast}
+    specs, notices = default_providers(scene, {c.slug: provider_spec(scene, c.slug, options) for c in cast},
+                                       provider_flag=bool(options.provider))
     names = [c.name for c in cast]
     actors = []
     for character in cast:
-        actor = make_actor(isolation, character, _briefer(scene)(character, scene, names), pool.get(specs[character.slug]))
+        actor = make_actor(isolation, character, _briefer(scene)(character, scene, names), pool.get(specs[character.slug]),
+                           window=scene.limits.window, thread_thinking=scene.thread_thinking)
         actor.turn_timeout_s = turn_timeout(specs[character.slug])
         actors.append(actor)
     judge_spec = provider_spec(scene, None, options)
-    notes = notes_text(scene, isolation, role, specs, judge_spec, seed, cast)
+    notes = notes_text(scene, isolation, role, specs, judge_spec, seed, cast) + "".join(f"- {n}\n" for n in notices)
     coordinator = (RuleCoordinator() if role == "C" else
                    JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=operator_context(scene, notes, role)))
     start = {"scene": scene.model_dump(include={"name", "title", "format", "turns", "setting", "goal"}),
@@ -189,6 +192,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
         budget_usd=options.budget_usd, specs=specs, judge=judge_spec if role != "C" else None, cast=cast,
         briefings={a.slug: a.briefing for a in actors}, operator_context=operator_context(scene, notes, role))
     session.private_record.update(write_character_journals=options.write_character_journals, start=start)
+    session.notices = notices
     if scene.collaborate is not None:
         start["max_rounds"] = scene.collaborate.max_rounds
     return session

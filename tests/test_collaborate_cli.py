@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from core.cli import main
 from helpers import SCENES
 
 FAIRY = "Write a 2‑paragraph fairy tale—Claude drafts, GPT edits, alternate until done (≤4 rounds)."
+
+
+@pytest.fixture(autouse=True)
+def no_keys(monkeypatch):
+    """No provider key: the default pair stays on the offline improviser (and the network is never used)."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
 
 
 def batch(capsys, *args: str) -> tuple[int, str]:
@@ -19,13 +28,17 @@ def test_a_collaboration_runs_headless_from_flags_alone(tmp_path, capsys, monkey
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "run"
     code, err = batch(capsys, "--collaborate", FAIRY, "--participants", "gpt,claude", "--max-rounds", "4",
-                      "--first", "claude", "--isolation", "b", "--coordinator", "C", "--seed", "2", "--out", str(out))
+                      "--first", "claude", "--isolation", "b", "--coordinator", "C", "--seed", "1", "--out", str(out))
     assert code == 0, err
     assert '[round 1] Claude "' in err and "[round 1] [HANDOFF → GPT: " in err
+    assert "[ROUND" not in err, "a roundtable line in a collaboration's output"
     assert "Scene closed: final (goal achieved) after 4 rounds" in err
     meta = json.loads((out / "metadata.json").read_text())
     assert (meta["format"], meta["maxRounds"], meta["reason"]) == ("collaborate", 4, "final")
+    assert "phase" not in meta and "consensusCount" not in meta
     assert (out / "notes.md").read_text().splitlines()[0].startswith("Isolation:        (b)")
+    notice = "gpt \u2192 offline improviser: OPENAI_API_KEY is not set; map it with --cast gpt=\u2026"
+    assert notice in err and notice in (out / "notes.md").read_text()
 
 
 def test_the_cap_from_the_flags_bounds_the_rounds(tmp_path, capsys, monkeypatch):
@@ -61,7 +74,7 @@ def test_a_missing_participant_without_a_builtin_persona_fails_fast(tmp_path, ca
 def test_a_collaborate_scene_file_runs_and_takes_flag_overrides(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, err = batch(capsys, str(SCENES / "fairy-tale.yaml"), "--isolation", "a", "--coordinator", "C",
-                      "--out", str(tmp_path / "one"))
+                      "--seed", "1", "--out", str(tmp_path / "one"))
     assert code == 0 and "Scene closed: final" in err
     code, err = batch(capsys, str(SCENES / "hiking-plan.yaml"), "--max-rounds", "1", "--isolation", "a",
                       "--coordinator", "C", "--out", str(tmp_path / "two"))

@@ -65,9 +65,12 @@ async def test_role_b_judge_sees_only_its_prompt_and_the_speech(run_scene):
     run = await run_scene(scene, isolation="b", coordinator="B")
     judged = [p for p in run.prompts() if p["to"] == "judge"]
     assert judged and all(p["purpose"] == "judge" for p in judged)
-    body = json.dumps(judged[-1]["request"])
-    assert "Isolation:" not in body and scene.coordinator_notes[:30] not in body
-    assert "SPEECH SO FAR" in body
+    for body in (json.dumps(p["request"]) for p in judged):
+        assert "Isolation:" not in body and scene.coordinator_notes[:30] not in body
+    assert "SPEECH SO FAR" in json.dumps(judged[0]["request"])
+    assert "Was the goal met?" in json.dumps(judged[-1]["request"]), "the verdict is asked at close"
+    meta = json.loads((run.dir / "metadata.json").read_text())
+    assert isinstance(meta["goalAchieved"], bool) and "key words" in meta["goalReason"]
     assert (run.dir / "notes.md").read_text().splitlines()[1].startswith("Coordinator role: B — ")
 
 

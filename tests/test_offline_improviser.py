@@ -15,7 +15,7 @@ import pytest
 
 from core.briefing import BEGIN_NOTE, JOURNAL_PROMPT, SOFT_CAP_NUDGE, STALL_NOTE, beat_update, build_briefing, note_line
 from core.characters import Character
-from core.coordinator import CLOSE_WORDS, EXIT_ACTIONS
+from core.leave_taking import takes_leave
 from core.errors import ProviderError
 from core.improv import DISCLAIMER
 from core.protocol import CORRECTION_PROMPT, parse_turn
@@ -105,8 +105,7 @@ async def play_scene(seed: int, beats: int = 16, cast: tuple[str, ...] = ("alice
 
 
 def closes(speech) -> bool:
-    return bool(speech.closes_scene or CLOSE_WORDS.search(speech.content)
-                or EXIT_ACTIONS.search(speech.nonverbal or ""))
+    return bool(speech.closes_scene or takes_leave(speech.content, speech.nonverbal, speech.raw))
 
 
 async def test_same_seed_and_same_request_give_a_byte_identical_answer():

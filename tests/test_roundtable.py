@@ -83,6 +83,8 @@ async def test_the_run_folder_holds_session_yaml_and_summary_md(run_scene):
         assert (run.dir / name).is_file(), name
     data = session_file(run)
     assert data["topic"] == TOPIC and data["strategy"] == "disney" and data["status"] == "concluded"
+    assert data["current_phase"] == data["rounds"][-1]["phase"] and "phase" not in data
+    assert data["output_type"] == "summary"
     assert data["total_rounds"] == len(data["rounds"]) == run.session.roundtable.round
     first = data["rounds"][0]
     assert set(first) >= {"round", "phase", "question", "answers", "synthesis"}
@@ -226,3 +228,12 @@ async def test_a_note_to_one_participant_reaches_only_that_participant(run_scene
     assert "bob" in text and "alice" in text and "facilitator" in text, sorted(text)
     assert "Argue for the cautious option" in text["bob"]
     assert "Argue for the cautious option" not in text["alice"] + text["facilitator"]
+
+
+async def test_role_a_facilitator_never_sees_the_coordinator_notes(run_scene):
+    secret = "COORDINATOR-ONLY: expect Bob to fold by round two"
+    scene = table(strategy="debate", max_rounds=2).model_copy(update={"coordinator_notes": secret})
+    run = await run_scene(scene, isolation="a", coordinator="A", on_escalate="continue")
+    facilitator = [p for p in run.prompts() if p["purpose"] == "facilitator"]
+    assert facilitator and "Isolation:" in json.dumps(facilitator[0]["request"])
+    assert not any(secret in json.dumps(p["request"]) for p in run.prompts())

@@ -126,7 +126,8 @@ async def test_isolation_a_sends_one_fresh_message_every_turn(run_scene):
 
 
 async def test_isolation_b_keeps_one_growing_thread_per_actor(run_scene):
-    run = await run_scene(example_scene("the-apology", limits={"max_beats": 5}), isolation="b", coordinator="C")
+    run = await run_scene(example_scene("the-apology", limits={"max_beats": 5}, thread_thinking="keep"),
+                          isolation="b", coordinator="C")
     for slug in ("alice", "bob", "charlie"):
         turns = [p["request"] for p in run.prompts() if p["to"] == slug and p["purpose"] == "turn"]
         assert all(t["cache_prefix"] for t in turns)
@@ -141,14 +142,15 @@ async def test_a_scene_closes_naturally_on_close_words(run_scene):
                           coordinator="C", seed=11)
     assert run.result.close_reason in ("natural", "explicit")
     meta = json.loads((run.dir / "metadata.json").read_text())
-    assert meta["goalAchieved"] is True
+    assert meta["goalAchieved"] is None and "goal_markers" in meta["goalReason"]
+    assert meta["success"] is True
 
 
 async def test_max_beats_forces_a_close_with_goal_not_achieved(run_scene):
     run = await run_scene(example_scene("the-apology"), isolation="b", coordinator="C", max_beats=3)
-    assert run.result.close_reason == "max-beats"
+    assert run.result.close_reason == "max_beats_exceeded"
     meta = json.loads((run.dir / "metadata.json").read_text())
-    assert meta["goalAchieved"] is False and meta["totalBeats"] == 3
+    assert meta["goalAchieved"] is None and meta["totalBeats"] == 3 and meta["reason"] == "max_beats_exceeded"
     assert "max beats" in (run.dir / "debug.log").read_text()
 
 

@@ -77,7 +77,7 @@ async def test_an_explicit_close_ends_the_scene(run_scene, loopback):
     loopback.default = scripted(answer)
     scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"))
     run = await run_scene(scene, isolation="b", coordinator="C")
-    assert run.result.close_reason == "explicit" and run.result.goal_achieved
+    assert run.result.close_reason == "explicit" and run.result.goal_achieved is None
     assert [r for r in run.records() if r["type"] == "close"][0]["beat"] == 2
 
 
@@ -102,7 +102,7 @@ async def test_a_failing_actor_becomes_a_system_line_and_the_scene_goes_on(run_s
     cast["bob"]["retry_after_cap_s"] = 0
     scene = example_scene("the-apology", cast=cast, limits={"max_beats": 4})
     run = await run_scene(scene, isolation="b", coordinator="C")
-    assert run.result.close_reason == "max-beats"
+    assert run.result.close_reason == "max_beats_exceeded"
     assert "WARNING promptdesk.providers" in (run.dir / "debug.log").read_text()
     assert "[SYSTEM: Bob unable to respond]" in (run.dir / "transcript.txt").read_text()
     meta = json.loads((run.dir / "metadata.json").read_text())

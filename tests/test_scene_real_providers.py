@@ -28,7 +28,7 @@ async def test_a_whole_scene_plays_on_each_provider_and_isolation(run_scene, loo
     deltas: list[DeltaEvent] = []
     run = await run_scene(scene, isolation=isolation, coordinator="C",
                           before_run=lambda s: s.subscribe(lambda e: deltas.append(e) if e.type == "delta" else None))
-    assert run.result.close_reason == "max-beats"
+    assert run.result.close_reason == "max_beats_exceeded"
     assert {r.path for r in loopback.requests} == {PATHS[provider]}
     turns = [r.body for r in loopback.requests if "BEAT" in json.dumps(r.body)]
     cached = [b for b in turns if "cache_control" in json.dumps(b.get("system", ""))]
@@ -89,18 +89,24 @@ async def test_a_malformed_llm_judge_decision_falls_back_to_role_c_and_is_logged
     assert any(p["to"] == "judge" for p in run.prompts())
 
 
-async def test_an_llm_judge_can_close_the_scene(run_scene, loopback):
+async def test_an_llm_judge_can_close_the_scene_once_everyone_has_spoken_twice(run_scene, loopback):
     def answer(recorded):
+        if "the scene has ended" in json.dumps(recorded.body):
+            return Reply(text='{"goal_achieved": false, "reason": "Bob never apologised."}')
         if "coordinator of a scene" in json.dumps(recorded.body):
-            return Reply(text='{"decision": "close", "reason": "natural", "goal_achieved": true}')
+            return Reply(text='{"decision": "close", "reason": "they reconciled"}')
         return Reply(text=LINE)
 
     loopback.default = answer
     judge = {"name": "openai", "model": "gpt-4o-mini", "base_url": loopback.url("/v1"), "max_retries": 0}
     scene = example_scene("the-apology", judge=judge, cast=remote_cast(loopback, "alice", "bob", "charlie"))
     run = await run_scene(scene, isolation="a", coordinator="A")
-    assert run.result.close_reason == "natural" and run.result.beats == 1
+    assert run.result.close_reason == "natural" and run.result.beats == 3
     assert any(r["type"] == "decision" for r in run.records())
+    close = next(r for r in run.records() if r["type"] == "close")
+    assert close["goal_achieved"] is False and close["goal_reason"] == "Bob never apologised."
+    meta = json.loads((run.dir / "metadata.json").read_text())
+    assert (meta["goalAchieved"], meta["goalReason"], meta["success"]) == (False, "Bob never apologised.", True)
 
 
 def test_the_api_key_appears_nowhere_whatever_fails(tmp_path, loopback, capsys):

@@ -73,7 +73,8 @@ def test_defaults_title_from_name_and_first_character_speaks_first(tmp_path):
     assert scene.title == "The Test" and scene.initial_speaker == "alice"
     assert scene.format == "scene" and scene.turns == "parallel"
     assert scene.limits.model_dump() == {"max_beats": 10, "soft_cap_per_character": 40,
-                                         "hard_cap_per_character": 60, "stall_beats": 3}
+                                         "hard_cap_per_character": 60, "stall_beats": 3,
+                                         "min_turns_per_character": 2, "window": 10}
     assert scene.provider == ProviderSpec() and scene.judge is None and scene.seed is None
 
 

@@ -49,7 +49,7 @@ def _note(event: BaseEvent, cast: Cast) -> Line:
 
 def _close(event: BaseEvent, cast: Cast) -> Line:
     assert isinstance(event, CloseEvent)
-    goal = "goal achieved" if event.goal_achieved else "goal not achieved"
+    goal = {True: "goal achieved", False: "goal not achieved"}.get(event.goal_achieved, "goal unknown")
     return Line.of((f"■ Scene closed ({safe(event.reason)}, {goal}): ", "close"), (safe(event.text), "close"))
 
 

@@ -18,7 +18,7 @@ def scene_status(scene: Scene) -> str:
     """One line about a valid scene: title, cast, format."""
     cast = ", ".join(scene.characters)
     return (f"✓ {scene.title} — {len(scene.characters)} characters ({cast}); format {scene.format}, "
-            f"{scene.turns} turns, up to {scene.limits.max_beats} beats")
+            f"{scene.turns} turns, up to {scene.limits.beats_for(len(scene.characters))} beats")
 
 
 def summary(scene: Scene | None, options: RunOptions) -> Text:

@@ -3,16 +3,21 @@
 Spec 001's default pair is `gpt` and `claude`. When no character file of that slug is found in the
 usual folders, a plain assistant persona is used instead (its `profile_path` points nowhere, so no
 journal is ever appended to it). Any other missing slug fails as a missing character does.
+
+Unless the scene or the command line maps them to a provider, `gpt` runs on OpenAI and `claude` on
+Anthropic when that provider's key is set; without the key the participant stays on the offline
+improviser and a notice says so (`default_providers`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from core.characters import Character, load_character
 from core.errors import CharacterLoadError, InvalidConfig
-from core.scenes import Scene
+from core.scenes import ProviderSpec, Scene
 
 BUILTIN = {
     "gpt": ("GPT", "A plain assistant persona: practical, structured, quick to turn a draft into steps and lists. "
@@ -54,3 +59,25 @@ def load_participants(slugs: Sequence[str], dirs: Sequence[Path]) -> list[Charac
         raise CharacterLoadError("\n".join(f.message for f in failures),
                                  character=failures[0].context.get("character"))
     return cast
+
+
+HOME_PROVIDERS = {"gpt": ("openai", "OPENAI_API_KEY"), "claude": ("anthropic", "ANTHROPIC_API_KEY")}
+"""slug -> (its own provider, the key that provider needs)."""
+
+
+def default_providers(scene: Scene, specs: Mapping[str, ProviderSpec], *, provider_flag: bool,
+                      env: Mapping[str, str] | None = None) -> tuple[dict[str, ProviderSpec], list[str]]:
+    """`gpt` on OpenAI and `claude` on Anthropic when nothing maps them and the key is set; the
+    notices name each participant that stays offline for want of its key, and how to map it."""
+    env = os.environ if env is None else env
+    chosen, notices = dict(specs), []
+    if scene.format != "collaborate" or provider_flag or "provider" in scene.model_fields_set:
+        return chosen, notices
+    for slug, (provider, key) in HOME_PROVIDERS.items():
+        if slug not in chosen or slug in scene.cast:
+            continue
+        if env.get(key):
+            chosen[slug] = chosen[slug].model_copy(update={"name": provider, "model": None})
+        else:
+            notices.append(f"{slug} \u2192 offline improviser: {key} is not set; map it with --cast {slug}=\u2026")
+    return chosen, notices

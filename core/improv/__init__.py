@@ -17,7 +17,7 @@ from core.improv.correction import malform, reformat
 from core.improv.envelope import play_envelope
 from core.improv.dice import rng_for
 from core.improv.journal import write_journal
-from core.improv.judge import judge
+from core.improv.judge import DECISION_ASK, VERDICT_ASK, judge, verdict
 from core.improv.scene_turn import play_turn
 from core.providers.base import Request
 
@@ -62,6 +62,9 @@ def _journal(request: Request, seed: int, malformed_rate: float) -> str:
 
 
 def _judge(request: Request, seed: int, malformed_rate: float) -> str:
+    """A decision after a beat, or the goal verdict at close when that is what the prompt asks for."""
+    if VERDICT_ASK in request.system and DECISION_ASK not in request.system:
+        return verdict(request.system, request.messages)
     return judge(request.system, request.messages, request_rng(request, seed))
 
 

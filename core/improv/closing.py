@@ -2,24 +2,19 @@
 
 Each character has a seeded beat after which they close (7-15, mostly shared by the scene), and
 closes within two turns of the soft-cap nudge. The close line always carries one of spec 000's
-conservative close words, so a pure-code coordinator recognises it; a few scenes end explicitly.
+leave-takings that `core.leave_taking` recognises, so a pure-code coordinator hears it; a few scenes end explicitly.
 """
 
 from __future__ import annotations
 
 import random
-import re
+
+from core.leave_taking import takes_leave
 
 from core.improv.briefing_reader import Briefing
 from core.improv.dice import rng_for
 
 EXPLICIT = "*[the scene ends here]*"
-CLOSE_WORDS = re.compile(
-    r"\b(thank you (both|all)|i'?ll let you go|i should (head out|get going|be going|let you get on)"
-    r"|i'?d better (go|get going|be going)|safe travels|goodbye)\b", re.I)
-EXIT_ACTIONS = re.compile(
-    r"\b(leaves|walks out|heads (for|out|to) the door|puts on (his|her|their) coat|stands to leave|exits)\b",
-    re.I)
 FAREWELLS = (
     "I should head out. {wrap}",
     "I'll let you go. {wrap}",
@@ -70,5 +65,5 @@ def close_speech(brief: Briefing, seed: int, rng: random.Random, to: str, topic:
 
 
 def closes(words: str, gesture: str = "") -> bool:
-    """Close words in what was said, or an exit in what was done."""
-    return bool(CLOSE_WORDS.search(words) or EXIT_ACTIONS.search(gesture) or EXPLICIT in words)
+    """A leave-taking in what was said or done (the engine's own rules), or the explicit close."""
+    return EXPLICIT in words or takes_leave(words, gesture or None)

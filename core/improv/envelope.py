@@ -2,10 +2,9 @@
 
 It reads its own name, the participants, the goal, the round and the transcript window from the
 request. It drafts, refines and hands off to the other participant with a one-sentence task, and
-sets `final: true` at the round the goal asks for ("≤4 rounds"), else after a few (3–5, fixed by
-the seed and the goal so both participants agree). A goal that says "then stop" is answered with
-an immediate final; a goal that asks for prose gets prose around the JSON, stubbornly, so the
-fallback of §8D can be seen offline.
+sets `final: true` after a few rounds (3–5, fixed by the seed and the goal so both participants
+agree), whatever the goal's wording: it knows no particular goal. With `malformed_rate` it wraps
+prose around the JSON that often, so the router's repair and fallback can be seen offline.
 """
 
 from __future__ import annotations
@@ -18,9 +17,6 @@ from dataclasses import dataclass, field
 from core.improv.dice import rng_for
 from core.providers.base import Request
 
-STOP_NOW = re.compile(r"\b(then|and|now)\s+stop\b|\bstop (right )?(there|now)\b", re.IGNORECASE)
-ASKS_PROSE = re.compile(r"\b(include|add|with|in)\s+(some\s+)?prose\b|\bno json\b", re.IGNORECASE)
-ROUND_CAP = re.compile(r"(?:≤|<=|at most|up to|within)\s*(\d+)\s*rounds?", re.IGNORECASE)
 NAME = re.compile(r"Your name is `([a-z0-9-]+)`\. Participants: ([a-z0-9, -]+?) \(")
 ROUND = re.compile(r"Round (\d+) of (\d+)\.")
 LINE = re.compile(r"^\[([a-z0-9-]+)(?: → ([a-z0-9-]+))?\] (.*)$")
@@ -31,10 +27,8 @@ REFINES = ("Building on {other}'s “{echo}”, I tightened it: {body}",
 FINALS = ("Final version, agreed with {other}: {body}", "Done. Incorporating {other}'s edits (“{echo}”): {body}")
 TASKS = ("Edit this for concision and fill any gap you see.", "Refine the weakest step and hand it back.",
          "Check it against the goal and tighten the wording.", "Finalize this if it meets the goal.")
-STEPS = ("pick the trail and check the forecast", "book the campsite or lodging", "pack water, layers and a map",
-         "share the route and return time with someone", "leave early and turn back by mid-afternoon")
-TALE = ("Once upon a time a small fox found a lantern that glowed only for honest words.",
-        "By the second winter the fox had learned to speak plainly, and the whole wood followed its light home.")
+POINTS = ("start from what {topic} needs most", "name the one constraint that matters",
+          "cut anything that does not serve the goal", "make the next step concrete", "check it reads plainly")
 
 
 @dataclass
@@ -73,27 +67,17 @@ def read(request: Request) -> Reading:
 
 
 def final_round(reading: Reading, seed: int) -> int:
-    """The round at which this goal is declared done."""
-    if STOP_NOW.search(reading.goal):
-        return 1
-    if cap := ROUND_CAP.search(reading.goal):
-        return max(1, int(cap.group(1)))
+    """The round at which this goal is declared done: 3–5, by the seed and the goal."""
     return rng_for(seed, "final-round", reading.goal).choice((3, 4, 5))
 
 
 def body(reading: Reading, rng: random.Random) -> str:
-    """The substance: steps for a plan, a tale for a story, else a short answer to the goal."""
-    goal = reading.goal.lower()
-    if "plan" in goal or "step" in goal:
-        steps = list(STEPS)
-        if reading.round > 1:
-            steps[rng.randrange(len(steps))] += " (revised)"
-        return " ".join(f"{i}) {s}." for i, s in enumerate(steps, 1))
-    if "tale" in goal or "story" in goal:
-        return " ".join(TALE[: 1 + (reading.round > 1)])
-    if STOP_NOW.search(reading.goal):
-        return f"In one sentence: {_topic(reading.goal)} comes down to its main point, stated plainly."
-    return f"a short answer to “{_topic(reading.goal)}”, step {reading.round}."
+    """The substance: points toward the goal, one more each round."""
+    topic = _topic(reading.goal)
+    points = [p.format(topic=topic) for p in POINTS[: min(len(POINTS), 1 + reading.round)]]
+    if reading.round > 1:
+        points[rng.randrange(len(points))] += " (revised)"
+    return " ".join(f"{i}) {p}." for i, p in enumerate(points, 1))
 
 
 def envelope(request: Request, seed: int = 0) -> dict:
@@ -111,10 +95,11 @@ def envelope(request: Request, seed: int = 0) -> dict:
 
 
 def play_envelope(request: Request, seed: int, malformed_rate: float = 0.0) -> str:
-    """The reply text: strict JSON, or prose around it when the goal asks for prose."""
+    """The reply text: strict JSON, or (at `malformed_rate`) prose around it."""
     reply = json.dumps(envelope(request, seed), ensure_ascii=False)
-    if ASKS_PROSE.search(read(request).goal):
-        return f"Sure! Here is my answer, with some prose as requested.\n{reply}\nHope this helps."
+    rng = rng_for(seed, "malformed", request.to, *(m.content for m in request.messages))
+    if malformed_rate and rng.random() < malformed_rate:
+        return f"Sure! Here is my answer.\n{reply}\nHope this helps."
     return reply
 
 

@@ -38,10 +38,10 @@ def judge(system: str, messages: list[ChatMessage], rng: random.Random) -> str:
     speech = [line for line in parse_lines(text) if line.kind == "speech"]
     recent = speech[-3:]
     if any(EXPLICIT in line.text or EXPLICIT in line.nonverbal for line in recent) or EXPLICIT in text[-400:]:
-        return _decision("close", "explicit", goal_achieved=True)
+        return _decision("close", "explicit")
     for line in reversed(recent):
         if line.action != "silent" and closes(line.text, line.nonverbal):
-            return _decision("close", "natural", goal_achieved=True)
+            return _decision("close", "natural")
     streak = SILENT_STREAK.search(text)
     if streak and int(streak.group(1) or streak.group(2)) >= STALL_AT:
         return _decision("suggest_event", "the scene has stalled: no one has spoken for a while",
@@ -60,6 +60,30 @@ def _event_for(context: str, rng: random.Random) -> str:
     return rng.choice(DEFAULT_EVENTS)
 
 
-def _decision(decision: str, reason: str, *, text: str | None = None, goal_achieved: bool = False) -> str:
-    return json.dumps({"decision": decision, "reason": reason, "actor": None, "text": text,
-                       "goal_achieved": goal_achieved})
+def _decision(decision: str, reason: str, *, text: str | None = None) -> str:
+    return json.dumps({"decision": decision, "reason": reason, "actor": None, "text": text})
+
+
+DECISION_ASK = '{"decision"'
+VERDICT_ASK = '{"goal_achieved"'
+"""The answer shapes a judge prompt asks for: a decision after a beat, a goal verdict at close."""
+GOAL = re.compile(r"^Scene goal:\s*(.+)$", re.M)
+CONTENT_WORD = re.compile(r"[a-z]{5,}")
+STEM = 5
+MET_SHARE = 0.6
+
+
+def verdict(system: str, messages: list[ChatMessage]) -> str:
+    """Was the goal met? The share of the goal's content words (by their first letters) that were spoken."""
+    goal = GOAL.search(system)
+    words = sorted({w[:STEM] for w in CONTENT_WORD.findall((goal.group(1) if goal else "").lower())})
+    if not words:
+        return json.dumps({"goal_achieved": None, "reason": "no goal to judge against"})
+    spoken = " ".join(line.text.lower() for line in parse_lines("\n".join(m.content for m in messages))
+                      if line.kind == "speech")
+    heard = [w for w in words if w in spoken]
+    met = len(heard) >= MET_SHARE * len(words)
+    missing = [w for w in words if w not in heard]
+    reason = (f"the speech touched {len(heard)} of the goal's {len(words)} key words"
+              + (f"; never: {', '.join(missing)}" if missing else ""))
+    return json.dumps({"goal_achieved": met, "reason": reason})

@@ -11,20 +11,30 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from core.actors import ThreadActor
 from core.collab.ask import Reply, ask
 from core.collab.context import Item, user_message, window
 from core.collab.state import Collaboration
 from core.coordinator import Decision
 from core.errors import ProviderError
-from core.events import OPERATOR
+from core.events import COORDINATOR
 
 if TYPE_CHECKING:
     from core.session import Session
 
 ROUTER = "router"
+HUMAN = "you"
+"""Spec 001's sender of the human's messages."""
 CANCELED = "Collaboration canceled by user."
+
+
+def say(session: Session, collab: Collaboration, type_: str, text: str, *, source: str, **extra: Any) -> None:
+    """Emit a collaboration event with spec 001's fields: `sender` (beside `from`), `thread`,
+    `session_id`, `round`, `max_rounds` and an epoch `ts` (beside the relative `t`)."""
+    session.say(type_, text, source=source, sender=source, ts=int(collab.epoch0 + session.now()),
+                **collab.tags(**extra))
 
 
 def close(reason: str, text: str, goal_achieved: bool = False) -> Decision:
@@ -40,6 +50,9 @@ def start(session: Session) -> Collaboration:
                                window_tokens=settings.window_tokens)
     session.state.max_beats = collab.max_rounds
     session.collab = collab  # type: ignore[attr-defined]
+    for actor in session.actors.values():
+        if isinstance(actor, ThreadActor):
+            actor.token_budget = collab.window_tokens
     return collab
 
 
@@ -48,12 +61,12 @@ async def play(session: Session) -> Decision:
     from core.session import SceneStopped
 
     collab = start(session)
-    session.say("human_message", collab.goal, source=OPERATOR, target=ROUTER, **collab.tags())
+    say(session, collab, "human_message", collab.goal, source=HUMAN, target=ROUTER)
     try:
         return await _rounds(session, collab)
     except SceneStopped:
         if session.failure is None:  # else the run was aborted because its calls fail, not canceled
-            session.say("stop", CANCELED, source=ROUTER, target="all", **collab.tags())
+            say(session, collab, "stop", CANCELED, source=ROUTER, target="all")
         return close("stop", CANCELED)
 
 
@@ -62,7 +75,7 @@ async def _rounds(session: Session, collab: Collaboration) -> Decision:
         collab.round += 1
         session.state.beat = collab.round - 1
         await session.safe_point()
-        session.say("round", f"Round {collab.round} of {collab.max_rounds}", source=ROUTER, **collab.tags())
+        say(session, collab, "round", f"Round {collab.round} of {collab.max_rounds}", source=ROUTER)
         reply = await _turn(session, collab)
         if reply is None:
             return close("error", f"{session.state.cast[collab.speaker]} was unable to respond")
@@ -83,7 +96,7 @@ async def _turn(session: Session, collab: Collaboration) -> Reply | None:
     tags = collab.tags(call_id=call_id)
     user_text = _context(collab, slug, actor.isolation)
     pending = collab.transcript[-1].text if collab.transcript and collab.transcript[-1].role == ROUTER else collab.goal
-    session.say("agent_call", pending, source=ROUTER, target=slug, **tags)
+    say(session, collab, "agent_call", pending, source=ROUTER, target=slug, call_id=call_id)
     if session.stopped:
         raise SceneStopped
     request = actor.request(user_text, collab.round - 1, purpose="envelope")
@@ -97,7 +110,8 @@ async def _turn(session: Session, collab: Collaboration) -> Reply | None:
             raise error
         reason = "Response timeout" if isinstance(error, asyncio.TimeoutError) else str(error)
         session.recorder.log("error", f"{slug} unable to respond", error=reason, **tags)
-        session.say("system", f"{actor.name} unable to respond", target=slug, reason=reason, **tags)
+        say(session, collab, "system", f"{actor.name} unable to respond", source=COORDINATOR, target=slug, reason=reason,
+            call_id=call_id)
         return None
     reply = task.result()
     _record(session, collab, reply, tags, user_text)
@@ -118,8 +132,8 @@ def _record(session: Session, collab: Collaboration, reply: Reply, tags: dict, u
     slug, envelope = collab.speaker, reply.envelope
     handoff = envelope.next_handoff if reply.valid else None
     extra = {} if reply.valid else {"envelope_valid": False, "problem": reply.problem}
-    session.say("agent_response", envelope.message, source=slug, target=handoff.to if handoff else "all",
-                final=envelope.is_final or None, **extra, **tags)
+    say(session, collab, "agent_response", envelope.message, source=slug, target=handoff.to if handoff else "all",
+        final=envelope.is_final or None, **extra, call_id=tags["call_id"])
     session.state.turns[slug] += 1
     collab.transcript.append(Item(slug, envelope.message))
     actor = session.actors[slug]
@@ -139,7 +153,7 @@ def _after(session: Session, collab: Collaboration, reply: Reply) -> Decision | 
     handoff = reply.envelope.next_handoff
     if handoff is None:
         return close("no_handoff", f"{name} handed off to no one")
-    session.say("handoff", handoff.task, source=collab.speaker, target=handoff.to, **collab.tags())
+    say(session, collab, "handoff", handoff.task, source=collab.speaker, target=handoff.to)
     collab.transcript.append(Item(ROUTER, handoff.task, to=handoff.to))
     collab.speaker = handoff.to
     return None

@@ -43,11 +43,14 @@ class Synthesis:
     next_action: str = "continue"
     next_focus: str = ""
     recommendation: str = ""
+    output_type: str = ""
+    """What the discussion produces (spec 002: e.g. `summary`), when the facilitator says."""
 
     def to_dict(self) -> dict[str, Any]:
         data = {"synthesis": self.synthesis, "consensus": self.consensus, "conflicts": self.conflicts,
                 "resolved": self.resolved, "next_action": self.next_action, "next_focus": self.next_focus}
-        return {**data, "recommendation": self.recommendation} if self.recommendation else data
+        extra = {"recommendation": self.recommendation, "output_type": self.output_type}
+        return {**data, **{k: v for k, v in extra.items() if v}}
 
 
 @dataclass
@@ -94,7 +97,8 @@ def fallback_conclusion(consensus: list[str], conflicts: list[dict[str, Any]]) -
     """Spec 002's fallback for the concluding synthesis when `max_rounds` is reached."""
     return Synthesis(synthesis=MAX_ROUNDS_NOTE, consensus=list(consensus), conflicts=list(conflicts),
                      next_action="conclude",
-                     recommendation="Review consensus points and address unresolved items separately.")
+                     recommendation="Review consensus points and address unresolved items separately.",
+                     output_type="summary")
 
 
 def _text(value: Any) -> str:
@@ -150,7 +154,7 @@ def parse_synthesis(text: str, topic: str) -> tuple[Synthesis, str | None]:
     return Synthesis(synthesis=_text(data.get("synthesis")), consensus=_strings(data.get("consensus")),
                      conflicts=[c for c in conflicts if c["topic"]], resolved=_strings(data.get("resolved")),
                      next_action=action, next_focus=_text(data.get("next_focus")),
-                     recommendation=_text(data.get("recommendation"))), note
+                     recommendation=_text(data.get("recommendation")), output_type=_text(data.get("output_type"))), note
 
 
 def confidence(value: Any) -> float | None:

@@ -16,7 +16,8 @@ def session_data(state: RoundtableState) -> dict[str, Any]:
     """The whole session file as data: topic, strategy, phase, rounds, decisions, conclusion."""
     data: dict[str, Any] = {
         "topic": state.topic, "strategy": state.strategy.name, "phases": [p.name for p in state.strategy.phases],
-        "phase": state.phase.name, "participation": state.participation, "blind_answers": state.blind,
+        "current_phase": state.phase.name, "output_type": output_type(state),
+        "participation": state.participation, "blind_answers": state.blind,
         "participants": [{"slug": s, "name": n, **({"role": state.roles[s]} if s in state.roles else {})}
                          for s, n in state.participants.items()],
         "status": state.status, "total_rounds": len(state.rounds), "max_rounds": state.max_rounds,
@@ -27,6 +28,12 @@ def session_data(state: RoundtableState) -> dict[str, Any]:
     if state.conclusion is not None:
         data["conclusion"] = state.conclusion
     return data
+
+
+def output_type(state: RoundtableState) -> str:
+    """The output the discussion produces: the latest the facilitator named, else spec 002's `summary`."""
+    named = [(r.get("synthesis") or {}).get("output_type") for r in state.rounds]
+    return next((n for n in reversed(named) if n), "summary")
 
 
 class SessionFile:

@@ -37,8 +37,11 @@ def facilitator_spec(scene: Scene, options: Any) -> ProviderSpec:
 
 
 def prepare(session: Session, scene: Scene, options: Any, pool: Any, role: str, cwd: Path) -> None:
-    """Attach the strategy, the facilitator and the headless escalation policy; note them in notes.md."""
-    from core.setup import operator_context, turn_timeout
+    """Attach the strategy, the facilitator and the headless escalation policy; note them in notes.md.
+
+    Role A's facilitator sees notes.md but never the coordinator notes: it writes the questions the
+    participants read, so anything it sees could reach them."""
+    from core.setup import turn_timeout
 
     on_escalate = getattr(options, "on_escalate", None)
     if on_escalate is not None and on_escalate not in HEADLESS_CHOICES:
@@ -47,7 +50,7 @@ def prepare(session: Session, scene: Scene, options: Any, pool: Any, role: str, 
     spec = facilitator_spec(scene, options) if role != "C" else ProviderSpec(name="offline")
     session.roundtable_setup = TableSetup(
         strategy=strategy, facilitator=pool.get(spec),
-        facilitator_system=facilitator_system(operator_context(scene, session.notes, role)),
+        facilitator_system=facilitator_system(session.notes if role == "A" else ""),
         facilitator_timeout_s=turn_timeout(spec), on_escalate=on_escalate,
         headless=bool(getattr(options, "headless", False)))
     played_by = RULE_BASED if role == "C" else f"provider {spec.name}, model {spec.model or 'default'}"

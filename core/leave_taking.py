@@ -1,0 +1,92 @@
+"""Is this line a leave-taking? The conservative close rules of spec 000 ("Natural close").
+
+A line closes the scene only when taking leave is its act: a farewell or a thanks that ends the
+meeting, said as the line's own sentence, or a stage direction in which the speaker exits
+("stands", "puts on her coat", "walks out"). Close words inside reported speech, a question, a
+negation, a memory or an object's action ("*rain leaves streaks*", "*leaves the report on the
+table*") never count. When unsure, the scene continues.
+"""
+
+from __future__ import annotations
+
+import re
+
+_LEAD = r"^(?:(?:well|ok(?:ay)?|right|alright|all right|so|anyway|then|now|listen|look|oh|ah|and|but|yes|yeah|no|"\
+        r"sorry|really|honestly|truly|again|both|everyone|folks|friends)[,.!]?\s+|(?-i:[A-Z][a-z]+),\s+)*"
+_END = r"(?:\s+(?:now|then|too|home|already|for now|for today|for real|for the night|tonight|"\
+       r"with your (?:day|evening|afternoon|morning|night|week)))?\s*(?:$|[,.!;:\u2014\u2013-])"
+FAREWELLS = re.compile(_LEAD + r"(?:goodbye|good-bye|bye(?: now)?|farewell|good ?night|safe travels|take care"
+                       r"|see you (?:tomorrow|later|soon|around|next week|on monday|monday)"
+                       r"|i'?ll let you (?:go|get on|get back to it)|i should (?:let you get on|head out|get going|"
+                       r"be going|be off|go|leave)|i'?d better (?:go|get going|be going|be off|head out)"
+                       r"|i'?m (?:off|heading out|going to head out)|i (?:have|need|must|'?ve got) to (?:go|run|head out)|gotta (?:go|run)"
+                       r"|time (?:for me )?to go|let'?s call it a day|let'?s leave it there)" + _END, re.I)
+THANKS = re.compile(_LEAD + r"(?:thank you|thanks)(?:,)? (?:both|all|everyone|all of you|both of you)"
+                    r"(?: (?:for (?:this|everything|today|your time|listening|hearing me out|the conversation"
+                    r"|being (?:honest|here)|that|all of it)|again|so much|truly|really))*" + _END, re.I)
+NOT_THE_ACT = re.compile(r"\b(?:said|says|say|saying|told|tell|asked|wrote|whispered|replied|remember|remembered"
+                         r"|used to|years ago|back then|last time|that (?:night|day|morning)|when i was|never|not"
+                         r"|don'?t|didn'?t|won'?t|can'?t|couldn'?t|wouldn'?t|shouldn'?t|if|unless|before|until)\b",
+                         re.I)
+AGENDA = re.compile(r"^(?:(?:let'?s|let us|shall we|we should|we need to|i want to) (?:start|begin|get started|go over|look at|"
+                    r"talk about|discuss|move on|turn to|go through|get back|get into|review|continue)"
+                    r"|now|so|first|next|moving on|back to|where were we|before (?:we|i|you)"
+                    r"|but|one more thing|anyway,? (?:about|back))\b", re.I)
+"""A sentence that opens or continues business: after it, an earlier farewell or thanks is not the act."""
+STAND = re.compile(r"^" + r"(?:(?:he|she|they|(?-i:[A-Z][a-z]+))\s+)?(?:\w+ly\s+)?(?:stands|gets up|rises)(?:\s+up)?\s*[.!]?$",
+                   re.I)
+"""Standing up and nothing more: an exit only when it is the direction's last word."""
+QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<!\w)'[^']*'(?!\w)|\u2018[^\u2019]*\u2019")
+SENTENCES = re.compile(r"[^.!?\u2026]+[.!?\u2026]*")
+
+_ADVERB = r"(?:(?:\w+ly|then|finally|at last|without a word|without another word),?\s+)*"
+_SUBJECT = r"(?:(?:he|she|they|(?-i:[A-Z][a-z]+))\s+)?"
+_POSS = r"(?:(?:his|her|their|my)\s+)?"
+_GONE = r"(?:\s+(?:of\s+)?(?:the|this)\s+(?:room|office|building|house|kitchen|table|meeting|café|cafe|bar|flat|apartment|door))?"
+EXITS = re.compile(
+    r"^" + _SUBJECT + _ADVERB + r"(?:"
+    r"(?:stands|gets up|rises)(?:\s+up)?(?:\s+to\s+(?:leave|go))?(?:\s+and\s+(?:leaves|goes|walks out|exits|heads for the door)"
+    + _GONE + r")?"
+    r"|(?:leaves|exits|walks out|storms out|steps out|goes out|heads out)" + _GONE +
+    r"|heads (?:for|to|toward|towards) the (?:door|exit)"
+    r"|puts on " + _POSS + r"(?:coat|jacket|scarf)(?:\s+and\s+(?:leaves|goes|walks out|heads for the door))?"
+    r"|(?:picks up|grabs|collects|gathers) " + _POSS + r"(?:coat|jacket|bag|keys|things)\s+and\s+"
+    r"(?:leaves|goes|walks out|heads (?:for|to) the door|exits)" + _GONE +
+    r")\s*(?:$|[,.;!\u2014\u2013-])", re.I)
+STAGE = re.compile(r"\*\[?([^*\]]+)\]?\*")
+
+
+def is_farewell(words: str) -> bool:
+    """The spoken words take leave: a farewell or closing thanks as a sentence's act, outside
+    quotes, never asked, negated or remembered, and the line does not end on a question."""
+    plain = QUOTED.sub(" ", words or "").strip()
+    sentences = [s.strip() for s in SENTENCES.findall(plain) if s.strip()]
+    if not sentences or sentences[-1].endswith("?"):
+        return False
+    return any(_is_leave_sentence(s) and not any(AGENDA.match(later) for later in sentences[i + 1:])
+               for i, s in enumerate(sentences))
+
+
+def _is_leave_sentence(sentence: str) -> bool:
+    if sentence.endswith("?"):
+        return False
+    match = FAREWELLS.match(sentence) or THANKS.match(sentence)
+    return bool(match) and not NOT_THE_ACT.search(sentence)
+
+
+def is_exit(direction: str) -> bool:
+    """A stage direction in which the speaker exits ("stands", "walks out", "puts on her coat")."""
+    clauses = [c.strip() for c in re.split(r"[;,]\s*(?:then\s+)?", direction or "") if c.strip()]
+    return any(EXITS.match(c) and not NOT_THE_ACT.search(c) and (i == len(clauses) - 1 or not STAND.match(c))
+               for i, c in enumerate(clauses))
+
+
+def stage_directions(raw: str) -> list[str]:
+    """The `*…*` (or `*[…]*`) stage directions inside a speech as written."""
+    return [d.strip() for d in STAGE.findall(raw or "")]
+
+
+def takes_leave(words: str, nonverbal: str | None = None, raw: str | None = None) -> bool:
+    """True when the line's act is taking leave: in its words, its gesture or its stage directions."""
+    directions = ([nonverbal] if nonverbal else []) + stage_directions(raw or "")
+    return is_farewell(words) or any(is_exit(d) for d in directions)

@@ -1,0 +1,142 @@
+"""Issue 10 §1-§3: role C errs toward continuing, the goal verdict is apart from the close reason,
+and the soft cap fires with the defaults, to one actor, with spec 000's words."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from core.briefing import JOURNAL_PROMPT, SOFT_CAP_NUDGE
+from core.coordinator import SceneView, closes_naturally, marker_verdict
+from core.events import SpeakEvent
+from helpers import example_scene
+from loopback import loopback  # noqa: F401  (fixture)
+from test_scene_faults import keys, remote_cast, scripted, turn  # noqa: F401  (fixture)
+
+CORPUS = Path(__file__).parent / "data" / "close_corpus.txt"
+OPENER = "Thank you both for coming in. Let us start with the numbers."
+
+
+def corpus() -> list[tuple[bool, SpeakEvent]]:
+    """(must close, speech) for every line of the corpus."""
+    rows = []
+    for line in CORPUS.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        kind, words, *gesture = line.split("|")
+        direction = gesture[0] if gesture else None
+        raw = " ".join(p for p in (f"*{direction}*" if direction else "", f'"{words}"' if words else "") if p)
+        action = "speak" if words else "react"
+        rows.append((kind == "close", SpeakEvent(t=0, **{"from": "bob"}, text=words, nonverbal=direction,
+                                                  action=action, raw=raw)))
+    return rows
+
+
+def test_the_close_rules_never_close_on_the_must_not_half_of_the_corpus():
+    rows = corpus()
+    must, must_not = [s for c, s in rows if c], [s for c, s in rows if not c]
+    assert len(rows) >= 60 and abs(len(must) - len(must_not)) <= 2
+    true_pos = sum(closes_naturally(s) for s in must)
+    false_pos = [s.text or s.nonverbal for s in must_not if closes_naturally(s)]
+    precision = true_pos / (true_pos + len(false_pos)) if true_pos + len(false_pos) else 1.0
+    recall = true_pos / len(must)
+    print(f"close rules on {len(rows)} lines: precision {precision:.2f}, recall {recall:.2f}")
+    assert not false_pos, f"false closes: {false_pos}"
+    assert recall >= 0.9
+
+
+def test_the_quoted_false_closes_of_the_issue_continue():
+    for words, gesture in ((OPENER, None), ("My father never said goodbye.", None),
+                           ("", "leaves the report on the table"), ("", "rain leaves streaks")):
+        assert not closes_naturally(SpeakEvent(t=0, **{"from": "bob"}, text=words, nonverbal=gesture,
+                                               raw=f"*{gesture}*" if gesture else words,
+                                               action="react" if gesture else "speak"))
+
+
+def _answers(closer_beat: int):
+    """Alice opens with thanks-for-coming; Bob says goodbye at beat 1 (too early) and again later."""
+    def answer(who, recorded):
+        beat = json.dumps(recorded.body["messages"][-1])
+        if who == "alice" and "BEAT 0" in beat:
+            return turn(f'[TONE: brisk] "{OPENER}"')
+        if who == "bob" and ("BEAT 1 " in beat or f"BEAT {closer_beat} " in beat):
+            return turn('[TO: Alice, TONE: tired] "I should head out."')
+        return turn('[TONE: calm] "Go on, I am listening."')
+    return answer
+
+
+async def test_no_natural_close_at_beat_0_nor_before_everyone_has_spoken_twice(run_scene, loopback):
+    loopback.default = scripted(_answers(closer_beat=4))
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
+                          limits={"max_beats": 10})
+    run = await run_scene(scene, isolation="a", coordinator="C")
+    close = next(r for r in run.records() if r["type"] == "close")
+    assert (close["reason"], close["beat"]) == ("natural", 4)
+    assert "natural close not taken at beat 1" in (run.dir / "debug.log").read_text()
+
+
+async def test_role_c_goal_verdict_comes_from_goal_markers_only(run_scene, loopback):
+    def answer(who, recorded):
+        if who == "bob" and "BEAT 3 " in json.dumps(recorded.body["messages"][-1]):
+            return turn('[TO: Alice, TONE: sincere] "I apologise. I should head out."')
+        return turn('[TONE: calm] "Go on, I am listening."')
+
+    loopback.default = scripted(answer)
+    cast = remote_cast(loopback, "alice", "bob", "charlie")
+    met = await run_scene(example_scene("the-apology", cast=cast, goal_markers=["apolog", "listening"]),
+                          isolation="b", coordinator="C")
+    meta = json.loads((met.dir / "metadata.json").read_text())
+    assert (meta["reason"], meta["goalAchieved"], meta["success"]) == ("natural", True, True)
+    assert "[SCENE END - Goal: Achieved" in (met.dir / "transcript.txt").read_text()
+
+
+async def test_close_words_alone_leave_the_goal_unknown_or_unmet(run_scene, loopback, tmp_path):
+    loopback.default = scripted(_answers(closer_beat=4))
+    cast = remote_cast(loopback, "alice", "bob", "charlie")
+    unmet = await run_scene(example_scene("the-apology", cast=cast, goal_markers=["apolog"]),
+                            isolation="b", coordinator="C")
+    meta = json.loads((unmet.dir / "metadata.json").read_text())
+    assert (meta["reason"], meta["goalAchieved"]) == ("natural", False)
+    assert "apolog" in meta["goalReason"]
+    close = next(r for r in unmet.records() if r["type"] == "close")
+    assert close["goal_achieved"] is False and "apolog" in close["goal_reason"]
+
+
+def test_marker_verdict_is_unknown_without_markers():
+    view = SceneView(beat=5, max_beats=10, goal="Bob apologises", speeches=["Goodbye.", "Thank you both."])
+    assert marker_verdict(view).achieved is None
+    view.goal_markers = ["apolog"]
+    assert marker_verdict(view).achieved is False
+    view.speeches.append("I apologise, truly.")
+    assert marker_verdict(view).achieved is True
+
+
+async def test_a_stopped_scene_is_not_a_success(run_scene):
+    def stop_at_beat_two(session):
+        session.subscribe(lambda e: session.stop() if e.type == "beat" and e.beat == 2 else None)
+
+    run = await run_scene(example_scene("the-apology"), isolation="a", coordinator="C", before_run=stop_at_beat_two)
+    meta = json.loads((run.dir / "metadata.json").read_text())
+    assert (meta["reason"], meta["success"], meta["goalAchieved"]) == ("stop", False, None)
+    close = next(r for r in run.records() if r["type"] == "close")
+    assert "goal_achieved" in close and close["goal_achieved"] is None
+
+
+async def test_the_soft_cap_fires_with_the_defaults_to_one_actor_with_the_specs_words(run_scene, loopback):
+    loopback.default = scripted(lambda who, r: turn('[TONE: calm] "Go on, I am listening."'))
+    scene = example_scene("the-apology", characters=["alice", "bob"], turns="sequential", perspectives={},
+                          limits={}, cast=remote_cast(loopback, "alice", "bob"))
+    scene = scene.model_copy(update={"limits": type(scene.limits)()})
+    run = await run_scene(scene, isolation="a", coordinator="C")
+    assert run.result.close_reason == "soft-cap"
+    nudges = [r for r in run.records() if r["type"] == "note" and r.get("reason") == "soft-cap"]
+    assert len(nudges) == 1 and nudges[0]["text"] == (
+        "You sense the natural end of this conversation approaching. "
+        "Bring it to a close in your own way over the next 2\u20133 turns.")
+    nudged = nudges[0]["target"]
+    received = {p["to"] for p in run.prompts() if SOFT_CAP_NUDGE in json.dumps(p["request"], ensure_ascii=False)}
+    assert received == {nudged}
+
+
+def test_the_journal_prompt_asks_for_200_to_500_words_with_an_en_dash():
+    assert "(200\u2013500 words)" in JOURNAL_PROMPT

@@ -1,0 +1,39 @@
+"""Issue 10 §4: the clean transcripts hold what the audience sees, and nothing of the engine's
+bookkeeping: speech, world events and director's notes that reached the actors."""
+
+from __future__ import annotations
+
+import json
+
+from helpers import example_scene
+from loopback import Reply, loopback  # noqa: F401  (fixture)
+from test_scene_faults import keys, remote_cast, scripted, turn  # noqa: F401  (fixture)
+
+
+async def test_decisions_and_unsent_suggestions_stay_out_of_the_transcripts(run_scene, loopback):
+    def answer(recorded):
+        body = json.dumps(recorded.body)
+        if "the scene has ended" in body:
+            return Reply(text='{"goal_achieved": null, "reason": "cannot tell"}')
+        if "coordinator of a scene" in body:
+            beat = 4 if "Beat 4 " in body else 0
+            if beat:
+                return Reply(text='{"decision": "close", "reason": "natural", "text": "DECIDED-CLOSE"}')
+            return Reply(text='{"decision": "suggest_event", "text": "UNSENT: a fire alarm"}')
+        return Reply(text=turn('[TONE: calm] "Go on, I am listening."'))
+
+    def note(session):
+        session.subscribe(lambda e: session.add_note("Speak up, Bob", to="bob") if e.type == "beat" and e.beat == 1 else None)
+
+    loopback.default = answer
+    judge = {"name": "openai", "model": "gpt-4o-mini", "base_url": loopback.url("/v1"), "max_retries": 0}
+    scene = example_scene("the-apology", judge=judge, cast=remote_cast(loopback, "alice", "bob", "charlie"),
+                          events=[{"at_beat": 2, "text": "The phone rings"}])
+    run = await run_scene(scene, isolation="a", coordinator="B", before_run=note)
+    assert run.result.close_reason == "natural"
+    assert any(r["type"] == "decision" and "UNSENT" in r["text"] for r in run.records())
+    md, txt = (run.dir / "transcript.md").read_text(), (run.dir / "transcript.txt").read_text()
+    for transcript in (md, txt):
+        assert "DECISION" not in transcript and "UNSENT" not in transcript and "DECIDED-CLOSE" not in transcript
+        assert "The phone rings" in transcript and "Go on, I am listening." in transcript
+    assert "[NOTE to Bob: Speak up, Bob]" in txt and "*[NOTE to Bob: Speak up, Bob]*" in md
