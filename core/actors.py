@@ -90,6 +90,9 @@ class StatelessActor(Actor):
             self.witnessed, self.forgotten = self.witnessed[excess:], self.forgotten + excess
 
 
+LAST_THOUGHT_HEADING = "YOUR LAST PRIVATE THOUGHT (only you ever see it):"
+
+
 @dataclass(frozen=True)
 class Exchange:
     """One turn of an actor's own thread: what it was told, and its reply split into thinking and speech."""
@@ -112,8 +115,11 @@ class ThreadActor(Actor):
     Bounded: once the thread holds twice `window` turns (or, with a `token_budget`, more tokens than
     it allows), the oldest turns are dropped at once (`window`, or half), so
     the request prefix stays byte-stable between drops (caching keeps working) and the first message
-    left says that earlier lines were dropped. `thread_thinking` decides which past replies keep their
-    thinking: `keep` all, `last` only the most recent (default), `drop` none."""
+    left says that earlier lines were dropped. `thread_thinking` decides which past thoughts are re-sent:
+    `keep` every reply whole, `drop` none, `last` (default) only the most recent one. Under `last`
+    every re-sent reply is its speech alone and the most recent thought opens the new update
+    (`LAST_THOUGHT_HEADING`), so no message already sent is ever rewritten and the whole thread
+    stays a cacheable prefix."""
 
     isolation = "b"
 
@@ -134,19 +140,25 @@ class ThreadActor(Actor):
         messages: list[ChatMessage] = []
         for index, exchange in enumerate(kept):
             user = DROPPED_NOTE + "\n\n" + exchange.user if index == 0 and self.dropped else exchange.user
-            thinking = self.thread_thinking == "keep" or (self.thread_thinking == "last" and index == len(kept) - 1)
             messages += [ChatMessage(role="user", content=user),
-                         ChatMessage(role="assistant", content=exchange.reply(thinking))]
+                         ChatMessage(role="assistant", content=exchange.reply(self.thread_thinking == "keep"))]
         return messages
+
+    def update(self, user_text: str) -> str:
+        """The new user message: under `last`, the most recent thought first, then the update."""
+        last = self.exchanges[-1] if self.exchanges and self.thread_thinking == "last" else None
+        if last is None or not last.thinking or last.speech is None:
+            return user_text
+        return f"{LAST_THOUGHT_HEADING}\n{last.thinking}\n\n{user_text}"
 
     def request(self, user_text: str, beat: int, purpose: str = "turn") -> Request:
         return Request(to=self.slug, purpose=purpose, system=self.briefing, beat=beat,
                        cache_prefix=True, cache_key=f"promptdesk-{self.slug}",
-                       messages=[*self.thread, ChatMessage(role="user", content=user_text)])
+                       messages=[*self.thread, ChatMessage(role="user", content=self.update(user_text))])
 
     def remember(self, user_text: str, items: list[str], response: str, own_line: str | None) -> None:
         thinking, speech = split_reply(response)
-        self.exchanges.append(Exchange(user_text, thinking, speech, response))
+        self.exchanges.append(Exchange(self.update(user_text), thinking, speech, response))
         while self._over():
             kept = len(self.exchanges) - self.dropped
             self.dropped += max(1, min(self.window, kept // 2))

@@ -45,9 +45,8 @@ async def test_breakpoints_mark_the_briefing_and_the_end_of_the_conversation_and
     turns = [r.body for r in loopback.requests if r.body.get("system") and "alice" in json.dumps(r.body["system"])]
     assert len(turns) >= 3
     for body in turns:
-        last = len(body["messages"]) - 1
-        expected = ["system", str(last - 2), str(last)] if last >= 2 else ["system", str(last)]
-        assert marks(body) == expected and len(marks(body)) <= 4
+        users = [str(i) for i, m in enumerate(body["messages"]) if m["role"] == "user"]
+        assert marks(body) == ["system", *users[-3:]] and len(marks(body)) <= 4
     assert marks(turns[1])[-1] != marks(turns[2])[-1], "the trailing breakpoint moves every turn"
 
 
@@ -60,8 +59,9 @@ async def test_a_twenty_beat_scene_in_isolation_b_saves_most_of_its_input_cost(r
     saving = meta["cache_saving"]
     assert saving["run"] >= 0.75, saving
     assert set(saving["perActor"]) >= {"alice", "bob", "charlie"}
-    assert all(share >= 0.75 for who, share in saving["perActor"].items() if who in ("alice", "bob", "charlie"))
-    calls = [r for r in run.records() if r["type"] == "call" and r["target"] == "alice"]
+    # an actor whose thread reached the window rebuilt its cache once (a block drop), so a bit less
+    assert all(share >= 0.7 for who, share in saving["perActor"].items() if who in ("alice", "bob", "charlie")), saving
+    calls = [r for r in run.records() if r["type"] == "call" and r["target"] == "alice" and r["purpose"] == "turn"]
     assert calls[-1]["cache_read_tokens"] > 0.8 * (calls[-1]["cache_read_tokens"] + calls[-1]["input_tokens"]
                                                   + calls[-1]["cache_write_tokens"])
 
@@ -137,5 +137,6 @@ async def test_openai_keeps_a_per_actor_prompt_cache_key_and_a_stable_prefix(run
     await run_scene(scene, isolation="b", coordinator="C")
     alice = [r.body for r in loopback.requests if r.body.get("prompt_cache_key") == "promptdesk-alice"]
     assert len(alice) >= 3
-    for earlier, later in zip(alice, alice[1:]):
-        assert later["messages"][:len(earlier["messages"])] == earlier["messages"], "each request extends the last"
+    for earlier, later in zip(alice, alice[1:]):  # all but the previous reply, whose thinking is taken out
+        stable = earlier["messages"][:-2]
+        assert later["messages"][:len(stable)] == stable, "each request keeps the last one's stable prefix"

@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from core.actors import LAST_THOUGHT_HEADING
+
 from helpers import example_scene
 from loopback import loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys, remote_cast, scripted, turn  # noqa: F401  (fixture)
@@ -83,5 +85,10 @@ async def test_thread_thinking_decides_which_past_thoughts_are_resent(run_scene,
     with_thinking = [("<thinking>" in r) for r in replies]
     assert len(replies) >= 3 and all("<speech>" in r for r in replies)
     assert with_thinking == {"all": [True] * len(replies), "none": [False] * len(replies),
-                             "last": [False] * (len(replies) - 1) + [True]}[kept]
+                             "last": [False] * len(replies)}[kept]
+    opens_with_thought = last[-1]["content"].startswith(LAST_THOUGHT_HEADING)
+    assert opens_with_thought == (kept == "last"), "under `last` the newest thought opens the update"
+    if kept == "last":  # ... and it is the thought bob had just before, not an older one
+        thoughts = [e.text for e in run.events() if e.type == "think" and e.from_ == "bob"]
+        assert thoughts[-2] in last[-1]["content"] and thoughts[-3] not in last[-1]["content"]
     assert f"- thread_thinking: {mode} (" in (run.dir / "notes.md").read_text()

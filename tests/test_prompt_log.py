@@ -49,7 +49,7 @@ async def test_every_request_of_a_60_beat_run_is_rebuilt_byte_for_byte(run_scene
                           cast=remote_cast(loopback, "alice", "bob", provider="openai-compatible", model="llama3"))
     sent: list[Request] = []
     run = await run_scene(scene, isolation="a", coordinator="C", before_run=lambda s: spy(s, sent))
-    assert run.result.close_reason == "max-beats" and run.result.beats == 60
+    assert run.result.close_reason == "max_beats_exceeded" and run.result.beats == 60
     rebuilt = list(read_prompts(run.dir))
     assert len(rebuilt) == len(sent) > 115
     assert any(r.purpose == "correct" for r in rebuilt)
@@ -58,7 +58,7 @@ async def test_every_request_of_a_60_beat_run_is_rebuilt_byte_for_byte(run_scene
         assert record.text == request_text(request)
         assert Request.model_validate({**record.request, "to": record.to, "purpose": record.purpose,
                                        "beat": record.beat}) == request
-    assert_compact(run.dir, sent, ratio=8)
+    assert_compact(run.dir, sent, ratio=4)  # (a) re-sends only its window of lines, so each request is small
 
 
 @pytest.mark.parametrize("isolation", ["a", "b"])

@@ -180,7 +180,7 @@ async def test_resume_sends_the_rest_of_the_run_to_a_new_base_url(run_scene, tmp
         args = ["resume", str(run.dir), "--base-url", second.url("/v1"), "--quiet"]
         assert await asyncio.to_thread(main, args) == 0
         assert first.hits == sent_before and second.hits >= 3 * 3
-    assert "Scene closed: max-beats" in capsys.readouterr().err
+    assert "Scene closed: max_beats_exceeded" in capsys.readouterr().err
     assert_nothing_twice(run.dir)
 
 

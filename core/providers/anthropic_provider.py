@@ -1,8 +1,8 @@
 """Claude through the Anthropic Messages API (`AsyncAnthropic`, imported on first use).
 
 When the request asks for a cached prefix, cache breakpoints (`cache_control: ephemeral`) mark
-the system prompt (the briefing), the end of the conversation so far, and the end of the previous
-request's conversation (see `trailing_breakpoints`); the trailing marks move every turn. A prefix
+the system prompt (the briefing) and the last three user messages of the conversation (see
+`trailing_breakpoints`); the trailing marks move every turn. A prefix
 shorter than the model's minimum (`min_cacheable_tokens`) is not cached by the API: debug.log says
 so once per actor. Usage maps `cache_creation_input_tokens` to cache writes and
 `cache_read_input_tokens` to cache reads. Streaming uses raw `create(stream=True)` events; a stream
@@ -41,15 +41,15 @@ def estimate_tokens(text: str) -> int:
 
 
 def trailing_breakpoints(request: Request) -> list[int]:
-    """The messages that carry a cache breakpoint besides the system prompt: the last one (the whole
-    conversation so far is cached for the next turn) and, when the thread has grown since, the one
-    that ended the previous request (so this request reads exactly what the last one wrote).
-    With the system prompt that is at most 3 of the API's 4 breakpoints."""
-    last = len(request.messages) - 1
-    if last < 0:
-        return []
-    previous = last - 2
-    return [previous, last] if previous >= 0 and request.messages[previous].role == "user" else [last]
+    """The messages that carry a cache breakpoint besides the system prompt: the last three user
+    messages, newest last (at most 3 of the API's 4 breakpoints).
+
+    The last one caches the whole conversation for the next turn. The one before it ended the
+    previous request, so this request reads what that one wrote. The third covers an actor's own
+    thread under `thread_thinking: last`: each turn takes the thinking out of its previous reply,
+    so the previous request's conversation is no longer a prefix, but the one before it still is."""
+    users = [i for i, m in enumerate(request.messages) if m.role == "user"]
+    return users[-3:]
 
 
 class AnthropicProvider(RemoteProvider):
