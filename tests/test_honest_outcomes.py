@@ -93,7 +93,7 @@ def test_a_run_that_recovers_is_not_a_failure(tmp_path, capsys, loopback):
     loopback.default = Reply(text=line)
     scene = scene_file(tmp_path, "scene", {"name": "anthropic", "model": "claude-sonnet-4-6",
                                            "base_url": loopback.url()})
-    code, err, out = batch(capsys, tmp_path, scene, "--max_beats_exceeded", "3")
+    code, err, out = batch(capsys, tmp_path, scene, "--max-beats", "3")
     assert code == 0 and "Run failed" not in err
     assert [r["reason"] for r in records(out) if r["type"] == "close"] == ["max_beats_exceeded"]
 
