@@ -46,8 +46,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+EXPERIMENT_COMMANDS = {"metrics": "core.metrics_cli", "sweep": "core.sweep_cli", "compare": "core.compare_cli",
+                       "report": "core.report_cli"}
+"""Subcommands of issue 12, each parsed in its own module (`main(argv) -> exit code`)."""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] and argv[0] in EXPERIMENT_COMMANDS:
+        return __import__(EXPERIMENT_COMMANDS[argv[0]], fromlist=["main"]).main(argv[1:])
     ns = parser().parse_args(argv)
     if ns.batch is not None:
         from core.batch import run_batch
