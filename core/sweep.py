@@ -236,8 +236,16 @@ class Sweep:
         return {"run": combo.name, **{k: metrics[k] for k in RESULT_FIELDS}}
 
     def _append(self, row: dict[str, Any]) -> None:
-        with open(self.folder / RESULTS_FILE, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        """Append one result line (after a torn last line, from a kill mid-write, on a line of its own)."""
+        path = self.folder / RESULTS_FILE
+        torn = path.is_file() and path.stat().st_size and not path.read_bytes().endswith(b"\n")
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(("\n" if torn else "") + json.dumps(row, ensure_ascii=False) + "\n")
+
+    def complete(self) -> bool:
+        """True when every planned run has a result line."""
+        done = {row.get("run") for row in read_results(self.folder)}
+        return all(c.name in done for c in self.plan.combinations())
 
 
 async def run_with_signals(sweep: Sweep, todo: list[Combination]) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
 from core.setup import ISOLATIONS, ROLES
-from core.sweep import Sweep, SweepPlan, parse_choices, parse_seeds, read_results, run_with_signals
+from core.sweep import Sweep, SweepPlan, parse_choices, parse_seeds, run_with_signals
 from core.sweep_progress import Progress
 
 
@@ -67,5 +67,4 @@ def main(argv: list[str]) -> int:
         return EXIT_INVALID
     asyncio.run(run_with_signals(sweep, todo))
     print(f"Sweep folder: {folder}", file=sys.stderr)
-    complete = len(read_results(folder)) >= len(plan.combinations())
-    return EXIT_CLOSED if complete and not sweep.failed and not sweep.stopping else EXIT_FAILED
+    return EXIT_CLOSED if sweep.complete() and not sweep.failed and not sweep.stopping else EXIT_FAILED

@@ -90,7 +90,7 @@ def test_goal_null_on_the_close_event_is_read_as_unknown(tmp_path):
 
 
 def test_metrics_agree_with_the_runs_own_metadata(tmp_path):
-    from tests.helpers import CHARACTERS, example_scene
+    from helpers import CHARACTERS, example_scene
     from core.setup import RunOptions, build_session
     import asyncio
     session = build_session(example_scene("the-apology"), RunOptions(
