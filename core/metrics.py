@@ -25,7 +25,7 @@ from typing import Any
 
 from core import outputs
 from core.errors import InvalidConfig, PromptdeskError
-from core.events import BaseEvent, SpeakEvent
+from core.events import BaseEvent, CallEvent, SpeakEvent
 
 _WORD = re.compile(r"[\w']+")
 EVERYONE = "*"
@@ -220,3 +220,37 @@ def metrics_of(run_dir: Path, audit: bool = True) -> RunMetrics:
         raise NotARunFolder(f"{run_dir} is not a run folder (no events.jsonl in it); give a folder a run wrote")
     events = read_events(run_dir)
     return run_metrics(events, run=run_dir.name, audit=audit_verdict(run_dir) if audit else "not run")
+
+
+SPOKE, SILENT, INTERRUPTED, REACTED, FAILED, ABSENT = "spoke", "silent", "interrupted", "reacted", "failed", ""
+"""The states of one actor in one beat, as the timeline shows them (a failure outranks the rest)."""
+
+_RANK = {ABSENT: 0, SILENT: 1, REACTED: 2, SPOKE: 3, INTERRUPTED: 4, FAILED: 5}
+
+
+def timeline(events: list[BaseEvent]) -> dict[str, list[str]]:
+    """Per actor, one state per beat: spoke, silent, interrupted, reacted, failed, or '' (no turn)."""
+    actors = list(outputs.cast_names(events))
+    rows = {slug: [ABSENT] * outputs.beats(events) for slug in actors}
+    for event in events:
+        if event.beat is None:
+            continue
+        if isinstance(event, SpeakEvent):
+            slug = event.from_
+            state = {"silent": SILENT, "interrupt": INTERRUPTED, "react": REACTED}.get(event.action, SPOKE)
+        elif event.type == "system" and event.target in rows:
+            slug, state = event.target, FAILED
+        else:
+            continue
+        row = rows.setdefault(slug, [ABSENT] * outputs.beats(events))
+        if event.beat < len(row) and _RANK[state] > _RANK[row[event.beat]]:
+            row[event.beat] = state
+    return rows
+
+
+def cost_per_beat(events: list[BaseEvent], field_name: str = "cost_usd") -> list[float]:
+    """The sum of every call's `cost_usd` (or another numeric call field, e.g. tokens) per beat."""
+    per = [0.0] * outputs.beats(events)
+    for call in (e for e in events if isinstance(e, CallEvent) and e.beat is not None and e.beat < len(per)):
+        per[call.beat] += getattr(call, field_name)
+    return per

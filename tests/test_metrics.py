@@ -138,3 +138,13 @@ def test_audit_verdict_is_unavailable_when_the_audit_refuses_the_folder(monkeypa
         raise PromptdeskError("no prompts.jsonl")
     _stand_in_audit(monkeypatch, refuse)
     assert audit_verdict(tmp_path) == "unavailable (no prompts.jsonl)"
+
+
+def test_timeline_marks_each_actor_per_beat_and_a_failure_outranks_the_rest(tmp_path):
+    from core.metrics import cost_per_beat, timeline
+    from core.recorder import read_events
+    events = read_events(write_run(tmp_path / "run", HAND_COUNTED))
+    assert timeline(events) == {"alice": ["spoke", "", "", "", "spoke"],
+                                "bob": ["", "interrupted", "", "", ""],
+                                "charlie": ["", "silent", "failed", "reacted", ""]}
+    assert cost_per_beat(events) == [0.01, 0.0, 0.002, 0.0, 0.0]
