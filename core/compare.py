@@ -101,14 +101,22 @@ def sweep_runs(folder: Path) -> list[Path]:
     return [folder / c.name for c in read_plan(folder).combinations() if c.name in done]
 
 
-def load(paths: list[Path], audit: bool = True) -> tuple[list[RunMetrics], str]:
-    """The runs named (run folders, or one sweep folder) measured, and how to group them."""
+def folders_of(paths: list[Path]) -> tuple[list[Path], str]:
+    """The run folders named (run folders, or one sweep folder's finished runs) and how to group them."""
     if len(paths) == 1 and is_sweep(paths[0]):
-        folders, by = sweep_runs(paths[0]), "condition"
+        folders = sweep_runs(paths[0])
         if not folders:
             raise NotARunFolder(f"{paths[0]} is a sweep with no finished run yet; run the sweep first")
-    else:
-        folders, by = paths, "run"
+        return folders, "condition"
+    for path in paths:
+        if not (path / "events.jsonl").is_file():
+            raise NotARunFolder(f"{path} is not a run folder (no events.jsonl in it) nor a sweep folder (no {PLAN_FILE})")
+    return paths, "run"
+
+
+def load(paths: list[Path], audit: bool = True) -> tuple[list[RunMetrics], str]:
+    """The runs named measured, and how to group them."""
+    folders, by = folders_of(paths)
     return [metrics_of(folder, audit=audit) for folder in folders], by
 
 

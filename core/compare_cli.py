@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from core.compare import METRICS, Comparison, compare, load, summary_line
+from core.compare import METRICS, Comparison, compare, folders_of, load, summary_line
 from core.errors import EXIT_CLOSED, EXIT_INVALID, PromptdeskError
 from core.metrics_cli import grid
 
@@ -28,15 +28,15 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     ns = parser().parse_args(argv)
     try:
+        if ns.tui:
+            from tui.screens.compare import run_compare_app
+            return run_compare_app(*folders_of(ns.paths))
         runs, by = load(ns.paths)
     except PromptdeskError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_INVALID
     comparison = compare(runs, by)
-    if ns.tui:
-        from tui.screens.compare import run_compare_app
-        run_compare_app(comparison)
-    elif ns.json:
+    if ns.json:
         print(json.dumps(comparison.to_dict(), indent=2))
     elif ns.csv:
         write_csv(comparison, sys.stdout)
