@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-MODULES = ("benchmarks.engine", "benchmarks.console")
+MODULES = ("benchmarks.engine", "benchmarks.console", "benchmarks.sweep")
 
 
 def main() -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from core.compare import folders_of
 from core.recorder import read_events
 from test_compare import make_sweep
@@ -35,3 +37,23 @@ async def test_the_timeline_grows_as_live_events_arrive(tmp_path):
         later = widget.render().plain.splitlines()
     assert first[:3] == ["Alice   █ ", "Bob      ▲", "Charlie   "]
     assert later[:3] == ["Alice   █   █", "Bob      ▲   ", "Charlie  ·✗◆ "]
+
+
+async def test_the_stage_keeps_a_live_beat_timeline_shown_from_the_palette(workspace):
+    from tui.app import create_app
+    from tui_support import session_for, wait_for
+    session = session_for(workspace)
+    app = create_app(session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "closed", "the close")
+        stage = app.screen
+        stage.flush()
+        timeline = stage.query_one(BeatTimeline)
+        assert timeline.has_class("-hidden")
+        next(c for c in stage.commands() if c.title == "Beat timeline").callback()
+        await pilot.pause()
+        assert not timeline.has_class("-hidden") and timeline.region.height == 4
+        rows = timeline.render().plain.splitlines()
+    assert [row.split()[0] for row in rows[:3]] == ["Alice", "Bob", "Charlie"]
+    assert sum(row.count("█") + row.count("▲") + row.count("◆") for row in rows[:3]) == \
+        sum(1 for e in read_events(Path(session.state.run_dir)) if e.type == "speak" and e.action != "silent")

@@ -28,6 +28,7 @@ class BeatTimeline(Widget):
 
     DEFAULT_CSS = """
     BeatTimeline { height: auto; padding: 0 1; }
+    BeatTimeline.-hidden { display: none; }
     """
 
     def __init__(self, names: dict[str, str], events: list[BaseEvent] | None = None, **kwargs) -> None:
