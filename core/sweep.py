@@ -210,18 +210,19 @@ class Sweep:
             if self.stopping or (self.plan.budget_usd is not None and self.spent_usd >= self.plan.budget_usd):
                 self.stopping = self.stopping or "budget"
                 return
-            session = build_session(self.scene, self.plan.run_options(combo, self.folder / combo.name))
-            self.limiters.attach(session)
-            session.subscribe(self._watch)
-            self.live[combo.name] = session
+            session = None
             try:
+                session = build_session(self.scene, self.plan.run_options(combo, self.folder / combo.name))
+                self.limiters.attach(session)
+                session.subscribe(self._watch)
+                self.live[combo.name] = session
                 await session.run()
                 row = self._result(combo, session.recorder.events)
             except Exception as exc:  # noqa: BLE001 - a run's crash is recorded, never dropped
                 row = {"run": combo.name, **asdict(combo), "close_reason": "error", "error": f"{type(exc).__name__}: {exc}"}
             finally:
                 self.live.pop(combo.name, None)
-            self.spent_usd += session.state.cost_usd
+            self.spent_usd += session.state.cost_usd if session is not None else 0.0
             if self.stopping and row["close_reason"] == "stop":
                 if self.progress:
                     self.progress.stopped(combo)

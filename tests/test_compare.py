@@ -79,3 +79,13 @@ def test_compare_run_folders_one_column_each_as_csv_and_json(tmp_path, capsys):
 def test_compare_of_something_that_is_not_a_run_exits_2(tmp_path, capsys):
     assert main(["compare", str(tmp_path)]) == 2
     assert "not a run folder" in capsys.readouterr().err
+
+
+def test_the_experiment_commands_import_no_textual_rich_or_sdk():
+    import subprocess
+    import sys
+    code = ("import sys, core.metrics, core.sweep, core.compare, core.report, core.metrics_cli, core.sweep_cli, "
+            "core.compare_cli, core.report_cli, core.ratelimit\n"
+            "print(','.join(m for m in ('textual', 'rich', 'anthropic', 'openai') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

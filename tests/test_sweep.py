@@ -188,3 +188,19 @@ def test_progress_on_a_terminal_draws_a_bar_per_condition():
     progress.begin(plan, [{"isolation": "a", "coordinator": "C", "close_reason": "natural", "cost_usd": 0.5}], 3)
     drawn = stream.getvalue()
     assert "a-C ██████████░░░░░░░░░░ 1/2" in drawn and "b-C ░░░░░░░░░░░░░░░░░░░░ 0/2" in drawn and "$0.5000" in drawn
+
+
+async def test_a_run_that_cannot_start_is_recorded_as_failed_not_dropped(tmp_path):
+    import shutil
+    cast = tmp_path / "cast"
+    shutil.copytree(CHARACTERS, cast)
+    plan = SweepPlan(scene=str(scene_file(tmp_path)), isolations=["b"], coordinators=["C"], seeds=[1, 2],
+                     characters_dirs=[str(cast)], concurrency=1)
+    sweep = Sweep(plan, tmp_path / "sweep")
+    sweep.validate()
+    todo = sweep.prepare_folder()
+    (cast / "bob" / "profile.md").write_text("---\nname: [unclosed\n---\n")   # edited badly mid-sweep
+    await sweep.run(todo)
+    rows = read_results(tmp_path / "sweep")
+    assert [(r["run"], r["close_reason"]) for r in rows] == [("b-C-seed1", "error"), ("b-C-seed2", "error")]
+    assert all("bob" in r["error"] for r in rows) and sweep.failed == 2 and sweep.complete()
