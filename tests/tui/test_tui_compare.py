@@ -57,3 +57,21 @@ async def test_the_stage_keeps_a_live_beat_timeline_shown_from_the_palette(works
     assert [row.split()[0] for row in rows[:3]] == ["Alice", "Bob", "Charlie"]
     assert sum(row.count("█") + row.count("▲") + row.count("◆") for row in rows[:3]) == \
         sum(1 for e in read_events(Path(session.state.run_dir)) if e.type == "speak" and e.action != "silent")
+
+
+async def test_compare_runs_from_the_palette_asks_for_folders_and_names_a_bad_one(tmp_path):
+    sweep = make_sweep(tmp_path / "sweep")
+    app = PromptdeskApp(lambda: CompareScreen([sweep / "a-C-seed1"], "run"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        command = next(c for c in app.get_system_commands(app.screen) if c.title == "Compare runs")
+        command.callback()
+        await pilot.pause()
+        await pilot.press(*str(tmp_path / "nothing-here"), "enter")
+        await pilot.pause()
+        problem = str(app.screen.query_one("#problem").render())
+        assert "not a run folder" in problem
+        app.screen.query_one("Input").value = str(sweep)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)
+        assert app.screen.by == "condition" and list(app.screen.comparison.columns) == ["a-C", "b-C"]

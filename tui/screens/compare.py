@@ -6,13 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Label, ProgressBar, Sparkline, Static
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Sparkline, Static
 
 from core import outputs
-from core.compare import METRICS, Comparison, compare, summary_line
+from core.compare import METRICS, Comparison, compare, folders_of, summary_line
+from core.errors import PromptdeskError
 from core.metrics import cost_per_beat, run_metrics
 from core.recorder import read_events
 from tui.widgets.beat_timeline import BeatTimeline
@@ -94,3 +95,44 @@ def run_compare_app(folders: list[Path], by: str) -> int:
     """Open the console on the Compare screen (`promptdesk compare … --tui`)."""
     from tui.app import PromptdeskApp
     return PromptdeskApp(lambda: CompareScreen(folders, by)).run() or 0
+
+
+class ComparePrompt(ModalScreen[tuple[list[Path], str] | None]):
+    """Asks for run folders (or one sweep folder) to compare; says what is wrong with a bad path."""
+
+    DEFAULT_CSS = """
+    ComparePrompt { align: center middle; }
+    ComparePrompt > Vertical { width: 80; max-width: 95%; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
+    ComparePrompt #problem { color: $error; }
+    """
+    BINDINGS = [("escape", "cancel", "Cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Compare: run folders, or one sweep folder (separated by spaces)")
+            yield Input(placeholder="sweeps/apology   or   runs/a runs/b", id="paths")
+            yield Static("", id="problem", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        """Dismiss with the folders and grouping, or show the problem and keep asking."""
+        paths = [Path(p) for p in message.value.split()]
+        if not paths:
+            return
+        try:
+            self.dismiss(folders_of(paths))
+        except PromptdeskError as exc:
+            self.query_one("#problem", Static).update(Text(str(exc)))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def open_compare(app: App) -> None:
+    """The palette's "Compare runs": ask for folders, then open the Compare screen on them."""
+    def opened(answer: tuple[list[Path], str] | None) -> None:
+        if answer is not None:
+            app.push_screen(CompareScreen(*answer))
+    app.push_screen(ComparePrompt(), opened)
