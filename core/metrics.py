@@ -103,15 +103,20 @@ def trigrams(text: str) -> set[tuple[str, ...]]:
     return {tuple(ws[i:i + 3]) for i in range(len(ws) - 2)}
 
 
-def speeches(events: list[BaseEvent]) -> list[SpeakEvent]:
-    """Every non-silent speech, in log order."""
-    return [e for e in events if isinstance(e, SpeakEvent) and e.action != "silent"]
+def is_speech(event: BaseEvent) -> bool:
+    """A turn that said something: a non-silent `speak`, or a collaboration's `agent_response`."""
+    return (isinstance(event, SpeakEvent) and event.action != "silent") or event.type == "agent_response"
+
+
+def speeches(events: list[BaseEvent]) -> list[BaseEvent]:
+    """Every turn that said something, in log order."""
+    return [e for e in events if is_speech(e)]
 
 
 def echoes(events: list[BaseEvent]) -> list[tuple[str, float]]:
     """(speaker, echo) for each speech that follows another actor's speech and has 3-grams."""
     out: list[tuple[str, float]] = []
-    previous: SpeakEvent | None = None
+    previous: BaseEvent | None = None
     for speech in speeches(events):
         grams = trigrams(speech.text)
         if previous is not None and previous.from_ != speech.from_ and grams:
@@ -146,13 +151,14 @@ def actor_metrics(events: list[BaseEvent]) -> dict[str, ActorMetrics]:
     """Per-actor counts, words, spend and echo (every cast member has a row, even a silent one)."""
     actors = {slug: ActorMetrics() for slug in outputs.cast_names(events)}
     for event in events:
-        if isinstance(event, SpeakEvent):
+        if isinstance(event, SpeakEvent) or event.type == "agent_response":
+            action = getattr(event, "action", "speak")
             row = actors.setdefault(event.from_, ActorMetrics())
-            row.silences += event.action == "silent"
-            row.turns += event.action != "silent"
-            row.interruptions += event.action == "interrupt"
-            row.reactions += event.action == "react"
-            row.words += len(words(event.text)) if event.action != "silent" else 0
+            row.silences += action == "silent"
+            row.turns += is_speech(event)
+            row.interruptions += action == "interrupt"
+            row.reactions += action == "react"
+            row.words += len(words(event.text)) if is_speech(event) else 0
         elif event.type in ("system", "correct") and event.target in actors:
             row = actors[event.target]
             row.failures += event.type == "system"

@@ -148,3 +148,15 @@ def test_timeline_marks_each_actor_per_beat_and_a_failure_outranks_the_rest(tmp_
                                 "bob": ["", "interrupted", "", "", ""],
                                 "charlie": ["", "silent", "failed", "reacted", ""]}
     assert cost_per_beat(events) == [0.01, 0.0, 0.002, 0.0, 0.0]
+
+
+def test_a_collaborations_agent_responses_count_as_turns_and_words(tmp_path):
+    records = [HAND_COUNTED[0],
+               {"t": 1.0, "from": "alice", "type": "agent_response", "text": "Here is the plan for today", "target": "bob",
+                "round": 1},
+               {"t": 2.0, "from": "bob", "type": "agent_response", "text": "the plan for today is fine", "target": "all",
+                "round": 2}]
+    m = metrics_of(write_run(tmp_path / "run", records), audit=False)
+    assert (m.turns, m.actors["alice"].turns, m.actors["alice"].words, m.actors["bob"].words) == (2, 1, 6, 6)
+    assert m.actors["bob"].echo == round(2 / 4, 4)          # "the plan for", "plan for today" of 4 3-grams
+    assert m.addressed["alice"] == {"bob": 1} and m.addressed["bob"] == {"*": 1}
