@@ -11,10 +11,10 @@ from html import escape
 from pathlib import Path
 
 from core import outputs
-from core.compare import METRICS, Comparison, compare, number, sweep_runs
+from core.compare import METRICS, Comparison, compare, is_sweep, number, summary_line, sweep_runs
 from core.events import BaseEvent, ThinkEvent
-from core.metrics import (FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, RunMetrics, audit_verdict, cost_per_beat,
-                          run_metrics, timeline)
+from core.metrics import (FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, NotARunFolder, RunMetrics, audit_verdict,
+                          cost_per_beat, run_metrics, timeline)
 from core.recorder import read_events
 
 COLOURS = {SPOKE: "#3b82f6", INTERRUPTED: "#f59e0b", REACTED: "#10b981", SILENT: "#9ca3af", FAILED: "#ef4444"}
@@ -128,7 +128,6 @@ def run_report(run_dir: Path) -> str:
 
 
 def comparison_html(comparison: Comparison) -> str:
-    from core.compare import summary_line
     rows = [[esc(metric), *(esc(s.text()) for s in comparison.table[metric].values())] for metric in METRICS]
     classes = ["beyond" if m in comparison.beyond_spread else "" for m in METRICS]
     return table(rows, ["metric", *(esc(c) for c in comparison.columns)], classes) + f"<p>{esc(summary_line(comparison))}</p>"
@@ -154,8 +153,6 @@ def sweep_report(folder: Path) -> str:
 
 def report(path: Path) -> str:
     """The HTML for a run folder or a sweep folder."""
-    from core.compare import is_sweep
-    from core.metrics import NotARunFolder
     if is_sweep(path):
         return sweep_report(path)
     if not (path / "events.jsonl").is_file():

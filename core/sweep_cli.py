@@ -12,7 +12,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
+from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, InvalidConfig, PromptdeskError
 from core.setup import ISOLATIONS, ROLES
 from core.sweep import Sweep, SweepPlan, parse_choices, parse_seeds, run_with_signals
 from core.sweep_progress import Progress
@@ -40,7 +40,6 @@ def parser() -> argparse.ArgumentParser:
 
 def plan_from(ns: argparse.Namespace) -> SweepPlan:
     """The plan the flags describe (raises InvalidConfig naming the flag to fix)."""
-    from core.errors import InvalidConfig
     for flag, value in (("--concurrency", ns.concurrency), ("--max-beats", ns.max_beats), ("--rpm", ns.requests_per_min),
                         ("--tpm", ns.tokens_per_min)):
         if value is not None and value <= 0:
