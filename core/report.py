@@ -135,8 +135,11 @@ def comparison_html(comparison: Comparison) -> str:
 
 def sweep_report(folder: Path) -> str:
     """The HTML of a sweep: comparison by condition, a chart per metric, and each run's outcome."""
-    runs = [run_metrics(read_events(d), run=d.name, audit=audit_verdict(d)) for d in sweep_runs(folder)]
+    logs = {d.name: read_events(d) for d in sweep_runs(folder)}
+    runs = [run_metrics(events, run=name, audit=audit_verdict(folder / name)) for name, events in logs.items()]
     comparison = compare(runs, "condition")
+    timelines = [f"<details><summary>{esc(name)}</summary>{timeline_svg(timeline(events), outputs.cast_names(events))}"
+                 f"</details>" for name, events in logs.items()]
     charts = []
     for metric in ("goal_achieved", "turns", "silences", "interruptions", "echo", "tokens", "cost_usd"):
         stats = comparison.table[metric]
@@ -147,7 +150,8 @@ def sweep_report(folder: Path) -> str:
                 for r in runs]
     body = [f"<h1>Sweep {esc(folder.name)}</h1>", f"<p>{len(runs)} finished runs.</p>",
             "<h2>Comparison by condition</h2>", comparison_html(comparison), "<h2>Charts</h2>", *charts,
-            "<h2>Runs</h2>", table(outcomes, ["run", "condition", "close", "goal", "beats", "audit"])]
+            "<h2>Runs</h2>", table(outcomes, ["run", "condition", "close", "goal", "beats", "audit"]),
+            "<h2>Timelines</h2>", *timelines]
     return page(f"Sweep {folder.name} — Promptdesk", body)
 
 

@@ -96,6 +96,8 @@ def test_a_sweep_report_holds_the_comparison_and_per_condition_charts(tmp_path):
     beyond = [attrs for tag, attrs in dom.tags if tag == "tr" and attrs.get("class") == "beyond"]
     assert len(beyond) >= 1
     assert sum(tag == "svg" for tag, _ in dom.tags) >= 5
+    folded = [attrs for tag, attrs in dom.tags if tag == "details"]
+    assert len(folded) == 4 and all("open" not in attrs for attrs in folded)   # a folded timeline per run
 
 
 def test_report_of_a_folder_that_is_neither_exits_2(tmp_path, capsys):
