@@ -6,6 +6,7 @@ Importing this module is cheap: no SDK, no Textual. Each path imports what it ne
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from pathlib import Path
 
@@ -16,7 +17,9 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="promptdesk",
         description="A director's console for multi-agent dialogue. With no arguments, opens the console.",
-        epilog="Examples: promptdesk scenes/the-apology.yaml | promptdesk replay runs/X | "
+        epilog="Commands: promptdesk audit RUN_DIR | rebuild RUN_DIR | resume RUN_DIR | import FILE... | "
+               "sweep SCENE ... | metrics RUN_DIR | compare RUN_DIR... | report RUN_DIR --html FILE "
+               "(each with --help). Examples: promptdesk scenes/the-apology.yaml | promptdesk replay runs/X | "
                "promptdesk --batch scenes/the-apology.yaml --isolation b --coordinator C")
     p.add_argument("args", nargs="*", metavar="SCENE | replay RUN_DIR", help="a scene file, or `replay` and a run folder")
     p.add_argument("--batch", metavar="SCENE", type=Path, nargs="?", const=True,
@@ -46,21 +49,17 @@ def _positive_int(text: str) -> int:
     return value
 
 
+SUBCOMMANDS = {"import": "core.import_cli", "audit": "core.audit", "rebuild": "core.rebuild", "resume": "core.resume",
+               "metrics": "core.metrics_cli", "sweep": "core.sweep_cli", "compare": "core.compare_cli",
+               "report": "core.report_cli"}
+"""Commands beside the console and `--batch`, each parsed in its own module (`main(argv) -> exit code`)."""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["import"]:
-        from core.import_cli import main as import_main
-        return import_main(argv[1:])
-    if argv[:1] == ["audit"]:
-        from core.audit import main as audit
-        return audit(argv[1:])
-    if argv[:1] == ["rebuild"]:
-        from core.rebuild import main as rebuild
-        return rebuild(argv[1:])
-    if argv[:1] == ["resume"]:
-        from core.resume import main as resume
-        return resume(argv[1:])
+    if argv[:1] and argv[0] in SUBCOMMANDS:
+        return importlib.import_module(SUBCOMMANDS[argv[0]]).main(argv[1:])
     ns = parser().parse_args(argv)
     if ns.batch is not None:
         from core.batch import run_batch

@@ -52,6 +52,11 @@ class PromptdeskApp(App[int]):
         self.set_keymap(keymap_from(os.environ.get(KEYMAP_ENV, "")))
         self.push_screen(self.first_screen())
 
+    def action_compare(self) -> None:
+        """Ask for run or sweep folders and open the Compare screen on them."""
+        from tui.screens.compare import open_compare
+        open_compare(self)
+
     def action_toggle_theme(self) -> None:
         """Switch to the next theme."""
         self.theme_name = next_theme(self.theme_name)
@@ -90,6 +95,7 @@ class PromptdeskApp(App[int]):
         if callable(commands):
             yield from commands()
         yield SystemCommand("Switch theme", "Switch between the dark and light themes", self.action_toggle_theme)
+        yield SystemCommand("Compare runs", "Runs or a sweep side by side, with timelines", self.action_compare)
         yield SystemCommand("Quit", "Quit (asks first while a scene is running)", self.action_quit)
         for command in super().get_system_commands(screen):
             if command.title not in ("Theme", "Quit"):

@@ -19,6 +19,7 @@ from tui.bridge import SessionBridge, SessionLike
 from tui.commands import binding_commands
 from tui.lines import safe
 from tui.stage_state import from_session
+from tui.widgets.beat_timeline import BeatTimeline
 from tui.widgets.escalation_modal import EscalationAnswer, EscalationModal
 from tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
 from tui.widgets.room_bar import RoomBar
@@ -76,6 +77,7 @@ class StageScreen(Screen[None]):
         yield Static(Content(f"Promptdesk · {safe(self.title_text)} · live · isolation ({state.isolation}) · "
                              f"coordinator {state.coordinator}"), id="title")
         yield StageView(dict(state.cast), id="stage")
+        yield BeatTimeline(dict(state.cast), id="timeline", classes="-hidden")
         if self.has_room:
             yield RoomBar(self.room_participants(), id="room-bar")
         yield Footer()
@@ -134,6 +136,7 @@ class StageScreen(Screen[None]):
         if not events:
             return
         self.view.apply(events)
+        self.query_one(BeatTimeline).extend(events)
         self._state_stale = True
         if any(e.type in CONTROL_EVENTS for e in events):
             self.refresh_state()
@@ -254,4 +257,6 @@ class StageScreen(Screen[None]):
 
     def commands(self) -> Iterator[SystemCommand]:
         """The stage's controls for the command palette (only those available now)."""
-        return binding_commands(self)
+        yield from binding_commands(self)
+        yield SystemCommand("Beat timeline", "Show or hide who spoke, was silent, interrupted, reacted or failed per beat",
+                            lambda: self.query_one(BeatTimeline).toggle_class("-hidden"))

@@ -1,0 +1,84 @@
+"""The sweep's progress on stderr: a bar per condition redrawn in place on a terminal, plain lines
+otherwise (a pipe, a log file, CI)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, TextIO
+
+BAR = 20
+
+
+class Progress:
+    """Counts runs done and failed per condition, spend so far and an ETA, and shows them."""
+
+    def __init__(self, stream: TextIO | None = None, tty: bool | None = None, now: Any = time.monotonic) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.now = now
+        self.done: dict[str, int] = {}
+        self.failed: dict[str, int] = {}
+        self.total: dict[str, int] = {}
+        self.spent = 0.0
+        self._drawn = 0
+
+    def begin(self, plan: Any, results: list[dict[str, Any]], todo: int) -> None:
+        per = len(plan.seeds)
+        self.total = dict.fromkeys(plan.conditions(), per)
+        self.done = dict.fromkeys(plan.conditions(), 0)
+        self.failed = dict.fromkeys(plan.conditions(), 0)
+        for row in results:
+            self._count(f"{row.get('isolation')}-{row.get('coordinator')}", row)
+        self.spent = sum(row.get("cost_usd") or 0.0 for row in results)
+        self.started, self.todo, self.finished_now = self.now(), todo, 0
+        self._say(f"sweep: {sum(self.total.values())} runs, {sum(self.done.values())} already done, {todo} to run")
+
+    def _count(self, condition: str, row: dict[str, Any]) -> None:
+        if condition in self.done:
+            self.done[condition] += 1
+            self.failed[condition] += row.get("close_reason") == "error"
+
+    def finished(self, combo: Any, row: dict[str, Any], spent: float) -> None:
+        self._count(combo.condition, row)
+        self.spent, self.finished_now = spent, self.finished_now + 1
+        goal = {True: "goal achieved", False: "goal not achieved"}.get(row.get("goal_achieved"), "goal unknown")
+        self._say(f"{combo.name}: {row.get('close_reason')} ({goal}) — {self.summary()}")
+
+    def stopped(self, combo: Any) -> None:
+        self._say(f"{combo.name}: stopped before its close; it runs again when the sweep is resumed")
+
+    def end(self, stopping: str | None) -> None:
+        why = {"budget": "stopped: the sweep's --budget-usd is spent", "stop": "stopped by a signal"}.get(stopping or "")
+        self._say(f"sweep {why or 'finished'} — {self.summary()}")
+
+    def eta_s(self) -> float | None:
+        left = self.todo - self.finished_now
+        if not self.finished_now or left <= 0:
+            return None
+        return (self.now() - self.started) / self.finished_now * left
+
+    def summary(self) -> str:
+        done, failed, total = sum(self.done.values()), sum(self.failed.values()), sum(self.total.values())
+        eta = self.eta_s()
+        return (f"{done}/{total} done, {failed} failed, ${self.spent:.4f} spent"
+                + (f", ETA {eta:.0f}s" if eta is not None else ""))
+
+    def bars(self) -> list[str]:
+        """One bar per condition, as drawn on a terminal."""
+        lines = []
+        for condition, total in self.total.items():
+            filled = round(BAR * self.done[condition] / total) if total else BAR
+            lines.append(f"{condition:>5} {'█' * filled}{'░' * (BAR - filled)} {self.done[condition]}/{total}"
+                         f"{f'  {self.failed[condition]} failed' if self.failed[condition] else ''}")
+        return lines
+
+    def _say(self, line: str) -> None:
+        if not self.tty:
+            print(line, file=self.stream, flush=True)
+            return
+        up = f"\x1b[{self._drawn}F\x1b[J" if self._drawn else ""
+        block = [line, *self.bars(), self.summary()]
+        self.stream.write(up + "\n".join(block) + "\n")
+        self.stream.flush()
+        self._drawn = len(block)

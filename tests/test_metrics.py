@@ -1,0 +1,162 @@
+"""Run metrics against an event log counted by hand, against a real offline run, and the CLI."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+from core.errors import PromptdeskError
+from core.metrics import audit_verdict, metrics_of, trigrams
+
+CAST = {"alice": "Alice", "bob": "Bob", "charlie": "Charlie"}
+
+
+def speak(t, who, text, beat, action="speak", target=None, **extra):
+    row = {"t": t, "from": who, "type": "speak", "text": text, "beat": beat, "action": action, **extra}
+    return row | ({"target": target} if target else {})
+
+
+def call(t, who, beat, **usage):
+    return {"t": t, "from": "coordinator", "target": who, "type": "call", "provider": "anthropic", "beat": beat,
+            "text": f"turn call for {who}", **usage}
+
+
+HAND_COUNTED = [
+    {"t": 0.0, "from": "coordinator", "type": "start", "text": "Scene tea started", "beat": 0,
+     "scene": {"name": "tea"}, "cast": CAST, "isolation": "b", "coordinator": "C", "seed": 3},
+    call(0.5, "alice", 0, input_tokens=100, output_tokens=20, cache_read_tokens=300, cost_usd=0.01),
+    speak(1.0, "alice", "The kettle is on the stove.", 0, target="Bob"),
+    speak(2.0, "bob", "The kettle is whistling now!", 1, action="interrupt", target="Alice, Charlie"),
+    speak(3.0, "charlie", "", 1, action="silent", nonverbal="shrugs"),
+    call(3.5, "bob", 2, input_tokens=50, output_tokens=10, cache_write_tokens=40, cost_usd=0.002),
+    {"t": 4.0, "from": "coordinator", "type": "correct", "target": "charlie", "text": "Asked Charlie to reformat", "beat": 2},
+    {"t": 5.0, "from": "coordinator", "type": "system", "target": "charlie", "text": "Charlie unable to respond",
+     "reason": "timeout", "beat": 2},
+    {"t": 5.5, "from": "coordinator", "type": "system", "text": "a line about nobody in particular", "beat": 2},
+    speak(6.0, "charlie", "Ha.", 3, action="react"),
+    speak(7.0, "alice", "Is whistling now, you say?", 4, target="everyone"),
+    {"t": 12.5, "from": "coordinator", "type": "close", "reason": "natural", "text": "closed", "beat": 4,
+     "goal_achieved": True, "success": False},
+]
+
+
+def write_run(folder: Path, records: list[dict]) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "events.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return folder
+
+
+def test_trigrams_are_lower_cased_words_without_punctuation():
+    assert trigrams("The kettle, is ON!") == {("the", "kettle", "is"), ("kettle", "is", "on")}
+    assert trigrams("two words") == set()
+
+
+def test_metrics_match_the_hand_counted_log(tmp_path):
+    m = metrics_of(write_run(tmp_path / "run", HAND_COUNTED), audit=False)
+    assert (m.scene, m.isolation, m.coordinator, m.seed, m.condition()) == ("tea", "b", "C", 3, "b-C")
+    assert (m.beats, m.close_reason, m.goal_achieved, m.success, m.duration_s) == (5, "natural", True, False, 12.5)
+    assert (m.turns, m.silences, m.interruptions, m.reactions) == (4, 1, 1, 1)
+    assert m.mean_speech_words == 4.25                      # 17 words over 4 speeches
+    assert (m.tokens, m.cost_usd) == (520, 0.012)
+    assert m.cache_read_share == round(300 / 490, 4)
+    assert (m.failures, m.corrections) == (1, 1)            # the untargeted system line is no actor's failure
+    alice, bob, charlie = m.actors["alice"], m.actors["bob"], m.actors["charlie"]
+    assert (alice.turns, alice.words, alice.talk_share) == (2, 11, round(11 / 17, 4))
+    assert (bob.turns, bob.interruptions, bob.words, bob.talk_share) == (1, 1, 5, round(5 / 17, 4))
+    assert (charlie.turns, charlie.silences, charlie.reactions, charlie.words) == (1, 1, 1, 1)
+    assert (charlie.failures, charlie.corrections, alice.failures) == (1, 1, 0)
+    assert (alice.tokens, bob.tokens, charlie.tokens) == (420, 100, 0)
+    assert (alice.cache_read_share, bob.cache_read_share) == (0.75, 0.0)
+    # Bob reuses one of his three 3-grams from Alice; Alice's last line follows Charlie's "Ha." (no 3-gram in common).
+    assert (bob.echo, alice.echo, charlie.echo) == (0.3333, 0.0, None)
+    assert m.echo == round((1 / 3 + 0) / 2, 4)
+    assert m.addressed == {"alice": {"bob": 1, "*": 1}, "bob": {"alice": 1, "charlie": 1}, "charlie": {"*": 1}}
+
+
+def test_an_unfinished_log_reads_as_incomplete_with_goal_unknown(tmp_path):
+    m = metrics_of(write_run(tmp_path / "run", HAND_COUNTED[:4]), audit=False)
+    assert (m.close_reason, m.goal_achieved, m.success, m.turns) == ("incomplete", None, None, 2)
+
+
+def test_goal_null_on_the_close_event_is_read_as_unknown(tmp_path):
+    close = {**HAND_COUNTED[-1], "goal_achieved": None}
+    m = metrics_of(write_run(tmp_path / "run", [*HAND_COUNTED[:-1], close]), audit=False)
+    assert m.goal_achieved is None
+
+
+def test_metrics_agree_with_the_runs_own_metadata(tmp_path):
+    from helpers import CHARACTERS, example_scene
+    from core.setup import RunOptions, build_session
+    import asyncio
+    session = build_session(example_scene("the-apology"), RunOptions(
+        isolation="b", coordinator="C", provider="offline", seed=4, out=tmp_path / "run",
+        characters_dirs=[CHARACTERS], write_character_journals=False))
+    result = asyncio.run(session.run())
+    meta = json.loads((result.run_dir / "metadata.json").read_text())
+    m = metrics_of(result.run_dir, audit=False)
+    assert (m.beats, m.close_reason, m.tokens) == (meta["totalBeats"], meta["reason"], meta["costs"]["totalTokens"])
+    for slug, row in meta["actors"].items():
+        assert (m.actors[slug].turns, m.actors[slug].silences) == (row.get("turns", 0), row.get("silent", 0))
+    assert sum(a.talk_share for a in m.actors.values()) == pytest.approx(1.0, abs=1e-3)
+
+
+def test_metrics_command_prints_a_table_and_json(tmp_path, capsys):
+    run = write_run(tmp_path / "run", HAND_COUNTED)
+    assert main(["metrics", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert "close_reason" in out and "natural" in out and "from \\ to" in out
+    assert main(["metrics", str(run), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["actors"]["bob"]["interruptions"] == 1 and data["addressed"]["bob"] == {"alice": 1, "charlie": 1}
+
+
+def test_metrics_of_a_folder_that_is_not_a_run_exits_2_naming_it(tmp_path, capsys):
+    assert main(["metrics", str(tmp_path)]) == 2
+    assert "not a run folder" in capsys.readouterr().err
+
+
+def _stand_in_audit(monkeypatch, audit_run):
+    module = types.ModuleType("core.audit")
+    module.audit_run = audit_run
+    monkeypatch.setitem(sys.modules, "core.audit", module)
+
+
+def test_audit_verdict_reports_clean_and_leaks_from_the_audit(monkeypatch, tmp_path):
+    _stand_in_audit(monkeypatch, lambda run_dir: types.SimpleNamespace(clean=True, leaks=[]))
+    assert audit_verdict(tmp_path) == "clean"
+    _stand_in_audit(monkeypatch, lambda run_dir: types.SimpleNamespace(clean=False, leaks=["a", "b"]))
+    assert audit_verdict(tmp_path) == "leaks: 2"
+
+
+def test_audit_verdict_is_unavailable_when_the_audit_refuses_the_folder(monkeypatch, tmp_path):
+    def refuse(run_dir):
+        raise PromptdeskError("no prompts.jsonl")
+    _stand_in_audit(monkeypatch, refuse)
+    assert audit_verdict(tmp_path) == "unavailable (no prompts.jsonl)"
+
+
+def test_timeline_marks_each_actor_per_beat_and_a_failure_outranks_the_rest(tmp_path):
+    from core.metrics import cost_per_beat, timeline
+    from core.recorder import read_events
+    events = read_events(write_run(tmp_path / "run", HAND_COUNTED))
+    assert timeline(events) == {"alice": ["spoke", "", "", "", "spoke"],
+                                "bob": ["", "interrupted", "", "", ""],
+                                "charlie": ["", "silent", "failed", "reacted", ""]}
+    assert cost_per_beat(events) == [0.01, 0.0, 0.002, 0.0, 0.0]
+
+
+def test_a_collaborations_agent_responses_count_as_turns_and_words(tmp_path):
+    records = [HAND_COUNTED[0],
+               {"t": 1.0, "from": "alice", "type": "agent_response", "text": "Here is the plan for today", "target": "bob",
+                "round": 1},
+               {"t": 2.0, "from": "bob", "type": "agent_response", "text": "the plan for today is fine", "target": "all",
+                "round": 2}]
+    m = metrics_of(write_run(tmp_path / "run", records), audit=False)
+    assert (m.turns, m.actors["alice"].turns, m.actors["alice"].words, m.actors["bob"].words) == (2, 1, 6, 6)
+    assert m.actors["bob"].echo == round(2 / 4, 4)          # "the plan for", "plan for today" of 4 3-grams
+    assert m.addressed["alice"] == {"bob": 1} and m.addressed["bob"] == {"*": 1}

@@ -1,0 +1,105 @@
+"""`promptdesk report`: one self-contained HTML file, read back by a real headless Chromium."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+from test_compare import make_sweep
+from test_metrics import HAND_COUNTED, write_run
+
+ATTACK = '<script>document.title="pwned"</script><img src=x onerror="document.body.dataset.pwned=1">'
+
+
+def browser() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing: .ci/run installs it (apt-get install chromium)")
+        pytest.skip("chromium is not installed here (CI installs it through .ci/run)")
+    return found
+
+
+def dump_dom(page: Path) -> str:
+    """The DOM as Chromium built it after loading the page (scripts, had any run, included)."""
+    result = subprocess.run([browser(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                             "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
+
+
+class Reader(HTMLParser):
+    """What a reader sees: the text outside <style>/<title>, and the elements present."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text, self.tags, self._skip = [], [], 0
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        self._skip += tag in ("style", "title")
+
+    def handle_endtag(self, tag):
+        self._skip -= tag in ("style", "title")
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.text.append(data)
+
+
+def read(dom: str) -> Reader:
+    reader = Reader()
+    reader.feed(dom)
+    return reader
+
+
+def hostile_run(tmp_path: Path) -> Path:
+    records = [dict(r) for r in HAND_COUNTED]
+    records[2]["text"] = f"The kettle is on the stove. {ATTACK}"
+    records.insert(3, {"t": 1.5, "from": "bob", "type": "think", "text": "Bob's secret plan: <b>stall</b>", "beat": 0})
+    return write_run(tmp_path / "run", records)
+
+
+def test_a_run_report_shows_escaped_model_text_and_folds_thinking_in_a_real_browser(tmp_path):
+    page = tmp_path / "run.html"
+    assert main(["report", str(hostile_run(tmp_path)), "--html", str(page)]) == 0
+    html = page.read_text()
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)          # nothing fetched from anywhere
+    dom = read(dump_dom(page))
+    seen = " ".join(dom.text)
+    assert ATTACK in seen                                 # the model's markup is shown as the text it is
+    assert not any(tag in ("script", "img") for tag, _ in dom.tags)
+    body = next(attrs for tag, attrs in dom.tags if tag == "body")
+    assert "data-pwned" not in body
+    assert "Bob's secret plan: <b>stall</b>" in seen
+    details = [attrs for tag, attrs in dom.tags if tag == "details"]
+    assert details and all("open" not in attrs for attrs in details)   # thinking is folded
+    rects = [attrs for tag, attrs in dom.tags if tag == "rect"]
+    assert len(rects) >= 6                                # a square per acted beat on the timeline (+ bars)
+    assert "Timeline" in seen and "Talk share" in seen and "close_reason" in seen
+
+
+def test_a_sweep_report_holds_the_comparison_and_per_condition_charts(tmp_path):
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(make_sweep(tmp_path / "sweep")), "--html", str(page)]) == 0
+    dom = read(dump_dom(page))
+    seen = " ".join(dom.text)
+    assert "2.5 ± 0.707 (n=2)" in seen and "Differences beyond the seed-to-seed spread" in seen
+    assert "a-C-seed1" in seen and "b-C-seed3" not in seen               # an unfinished run is not reported
+    beyond = [attrs for tag, attrs in dom.tags if tag == "tr" and attrs.get("class") == "beyond"]
+    assert len(beyond) >= 1
+    assert sum(tag == "svg" for tag, _ in dom.tags) >= 5
+    folded = [attrs for tag, attrs in dom.tags if tag == "details"]
+    assert len(folded) == 4 and all("open" not in attrs for attrs in folded)   # a folded timeline per run
+
+
+def test_report_of_a_folder_that_is_neither_exits_2(tmp_path, capsys):
+    assert main(["report", str(tmp_path), "--html", str(tmp_path / "x.html")]) == 2
+    assert "neither a run folder" in capsys.readouterr().err and not (tmp_path / "x.html").exists()

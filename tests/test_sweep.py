@@ -1,0 +1,206 @@
+"""`promptdesk sweep` on the offline improviser and on real SDKs against the loopback server:
+the plan, results.jsonl, resuming, a different plan refused, the budget, signals, shared rate limits."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+import yaml
+
+from core.cli import main
+from core.events import SpeakEvent
+from core.providers.anthropic_provider import AnthropicProvider
+from core.providers.base import Request
+from core.ratelimit import Limiters, Limits, LimitedProvider, RateLimiter
+from core.recorder import read_events
+from core.sweep import Sweep, SweepPlan, parse_seeds, read_results, run_with_signals
+from core.sweep_progress import Progress
+from helpers import CHARACTERS, example_scene
+from loopback import FakeSleep, Reply, loopback  # noqa: F401  (fixture)
+from test_scene_faults import CANARY, keys, remote_cast, turn  # noqa: F401
+
+
+def scene_file(tmp_path: Path, **update) -> Path:
+    scene = example_scene("the-apology", **update)
+    path = tmp_path / "scene.yaml"
+    path.write_text(yaml.safe_dump(scene.model_dump(mode="json", by_alias=True, exclude_none=True)))
+    return path
+
+
+def sweep_args(scene: Path, out: Path, *extra: str) -> list[str]:
+    return ["sweep", str(scene), "--isolation", "a,b", "--coordinator", "C", "--seeds", "1-2", "--out", str(out),
+            "--characters-dir", str(CHARACTERS), "--max-beats", "6", *extra]
+
+
+def test_seeds_parse_ranges_and_lists():
+    assert parse_seeds("1-3,7,2") == [1, 2, 3, 7]
+
+
+def test_a_sweep_runs_every_combination_as_an_ordinary_run(tmp_path, capsys):
+    out = tmp_path / "sweep"
+    assert main(sweep_args(scene_file(tmp_path), out, "--concurrency", "3")) == 0
+    rows = read_results(out)
+    assert sorted(r["run"] for r in rows) == ["a-C-seed1", "a-C-seed2", "b-C-seed1", "b-C-seed2"]
+    for row in rows:
+        start = json.loads((out / row["run"] / "events.jsonl").read_text().splitlines()[0])
+        assert (start["isolation"], start["coordinator"], start["seed"]) == (row["isolation"], row["coordinator"], row["seed"])
+        assert (out / row["run"] / "transcript.md").is_file() and row["close_reason"] != "error"
+    plan = yaml.safe_load((out / "sweep.yaml").read_text())
+    assert (plan["isolations"], plan["coordinators"], plan["seeds"]) == (["a", "b"], ["C"], [1, 2])
+    err = capsys.readouterr().err
+    assert "4/4 done, 0 failed" in err and "\x1b[" not in err          # stderr is not a terminal: plain lines
+
+
+def test_a_sweep_run_plays_exactly_as_the_same_batch_run(tmp_path):
+    scene = scene_file(tmp_path)
+    assert main(sweep_args(scene, tmp_path / "sweep")) == 0
+    assert main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "2", "--max-beats", "6",
+                 "--characters-dir", str(CHARACTERS), "--out", str(tmp_path / "batch"), "--quiet"]) == 0
+
+    def spoken(run: Path):
+        return [(e.from_, e.action, e.text) for e in read_events(run) if isinstance(e, SpeakEvent)]
+    assert spoken(tmp_path / "sweep" / "b-C-seed2") == spoken(tmp_path / "batch") != []
+
+
+def test_running_the_same_sweep_again_resumes(tmp_path):
+    scene, out = scene_file(tmp_path), tmp_path / "sweep"
+    assert main(sweep_args(scene, out)) == 0
+    rows = read_results(out)
+    kept = [r for r in rows if r["run"] != "b-C-seed2"]
+    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept) + '{"run": "torn')
+    first_events = (out / "a-C-seed1" / "events.jsonl").read_text()
+    assert main(sweep_args(scene, out)) == 0
+    assert sorted(r["run"] for r in read_results(out)) == sorted(r["run"] for r in rows)
+    assert (out / "a-C-seed1" / "events.jsonl").read_text() == first_events          # finished: not run again
+    assert (out / "b-C-seed2.partial-1" / "events.jsonl").is_file()                   # unfinished: kept aside, rerun
+    assert (out / "b-C-seed2" / "events.jsonl").is_file()
+
+
+def test_a_different_plan_in_the_same_folder_is_refused(tmp_path, capsys):
+    scene, out = scene_file(tmp_path), tmp_path / "sweep"
+    assert main(sweep_args(scene, out)) == 0
+    args = sweep_args(scene, out)
+    args[args.index("1-2")] = "1-3"
+    assert main(args) == 2
+    assert "different plan (seeds differ)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag, value, says", [("--isolation", "a,c", "--isolation takes"),
+                                               ("--seeds", "5-1", "--seeds must look like"),
+                                               ("--concurrency", "0", "--concurrency must be a positive")])
+def test_bad_flags_exit_2_naming_the_flag_and_write_nothing(tmp_path, capsys, flag, value, says):
+    args = sweep_args(scene_file(tmp_path), tmp_path / "sweep", "--concurrency", "2")
+    args[len(args) - 1 - args[::-1].index(flag) + 1] = value
+    assert main(args) == 2
+    assert says in capsys.readouterr().err and not (tmp_path / "sweep").exists()
+
+
+def test_the_budget_is_a_ceiling_for_the_whole_sweep(tmp_path, loopback, capsys):
+    loopback.default = Reply(text=turn('[TO: Bob] "Go on."', "Listen."), usage={"input_tokens": 200_000})
+    scene = scene_file(tmp_path, cast=remote_cast(loopback, "alice", "bob", "charlie"))
+    out = tmp_path / "sweep"
+    args = ["sweep", str(scene), "--isolation", "b", "--coordinator", "C", "--seeds", "1-3", "--concurrency", "1",
+            "--characters-dir", str(CHARACTERS), "--out", str(out), "--budget-usd", "1.0"]
+    assert main(args) == 1
+    assert "--budget-usd is spent" in capsys.readouterr().err
+    assert read_results(out) == []                                    # the stopped run runs again on resume
+    events = read_events(out / "b-C-seed1")
+    assert [e.type for e in events][-1] == "close" and any(e.type == "stop" for e in events)
+    assert not (out / "b-C-seed2").exists() and not (out / "b-C-seed3").exists()
+
+
+async def test_sigterm_stops_every_live_run_cleanly(tmp_path):
+    plan = SweepPlan(scene=str(scene_file(tmp_path)), isolations=["a", "b"], coordinators=["C"], seeds=[1, 2],
+                     characters_dirs=[str(CHARACTERS)], concurrency=4)
+    sweep = Sweep(plan, tmp_path / "sweep")
+    todo = sweep.prepare_folder()
+    original = sweep._watch
+    speeches = []
+
+    def watch(event):
+        original(event)
+        if isinstance(event, SpeakEvent):
+            speeches.append(event)
+            if len(speeches) == 3:
+                os.kill(os.getpid(), signal.SIGTERM)
+    sweep._watch = watch
+    await run_with_signals(sweep, todo)
+    assert sweep.stopping == "stop" and read_results(tmp_path / "sweep") == []
+    for name in ("a-C-seed1", "a-C-seed2", "b-C-seed1", "b-C-seed2"):
+        events = read_events(tmp_path / "sweep" / name)
+        assert events[-1].type == "close" and events[-1].reason == "stop"
+        assert (tmp_path / "sweep" / name / "metadata.json").is_file()
+
+
+class StepClock:
+    """A clock whose sleeps advance it at once, remembering each wait."""
+
+    def __init__(self) -> None:
+        self.t, self.waits = 0.0, []
+
+    def now(self) -> float:
+        return self.t
+
+    async def sleep(self, seconds: float) -> None:
+        self.waits.append(round(seconds, 3))
+        self.t += seconds
+
+
+async def test_the_limiter_holds_requests_beyond_the_per_minute_limits():
+    clock = StepClock()
+    limiter = RateLimiter(Limits(requests_per_min=2, tokens_per_min=1000), clock)
+    await limiter.acquire()
+    await limiter.acquire()
+    assert clock.waits == []
+    await limiter.acquire()                                 # third request in the minute waits for the first to expire
+    assert clock.waits == [60.0]
+    limiter.spent(1000)
+    await limiter.acquire()                                 # the token window is full until that spend is a minute old
+    assert clock.waits == [60.0, 60.0]
+
+
+async def test_a_retry_after_on_one_run_pauses_every_run_on_that_model(loopback):
+    loopback.script(Reply(status=429, headers={"retry-after": "7"}), Reply(text="one"), Reply(text="two"))
+    clock, limiters = StepClock(), Limiters(Limits())
+    limiters.clock = clock
+    first = LimitedProvider(AnthropicProvider("claude-haiku-4-5", api_key=CANARY, base_url=loopback.url(),
+                                              sleep=FakeSleep(), max_retries=2), limiters.for_provider(
+        AnthropicProvider("claude-haiku-4-5", api_key=CANARY, base_url=loopback.url())))
+    second = LimitedProvider(AnthropicProvider("claude-haiku-4-5", api_key=CANARY, base_url=loopback.url()),
+                             first.limiter)
+    request = Request(to="alice", system="s", messages=[{"role": "user", "content": "hi"}])
+    assert (await first.complete(request)).text == "one"
+    assert clock.waits == []                                # the run that got the 429 waited through its own retry
+    assert (await second.complete(request)).text == "two"
+    assert clock.waits == [7.0]                             # the other run held off for the server's retry-after
+    await first.aclose(), await second.aclose()
+
+
+def test_progress_on_a_terminal_draws_a_bar_per_condition():
+    stream = io.StringIO()
+    progress = Progress(stream, tty=True, now=lambda: 0.0)
+    plan = SweepPlan(scene="s.yaml", isolations=["a", "b"], coordinators=["C"], seeds=[1, 2])
+    progress.begin(plan, [{"isolation": "a", "coordinator": "C", "close_reason": "natural", "cost_usd": 0.5}], 3)
+    drawn = stream.getvalue()
+    assert "a-C ██████████░░░░░░░░░░ 1/2" in drawn and "b-C ░░░░░░░░░░░░░░░░░░░░ 0/2" in drawn and "$0.5000" in drawn
+
+
+async def test_a_run_that_cannot_start_is_recorded_as_failed_not_dropped(tmp_path):
+    import shutil
+    cast = tmp_path / "cast"
+    shutil.copytree(CHARACTERS, cast)
+    plan = SweepPlan(scene=str(scene_file(tmp_path)), isolations=["b"], coordinators=["C"], seeds=[1, 2],
+                     characters_dirs=[str(cast)], concurrency=1)
+    sweep = Sweep(plan, tmp_path / "sweep")
+    sweep.validate()
+    todo = sweep.prepare_folder()
+    (cast / "bob" / "profile.md").write_text("---\nname: [unclosed\n---\n")   # edited badly mid-sweep
+    await sweep.run(todo)
+    rows = read_results(tmp_path / "sweep")
+    assert [(r["run"], r["close_reason"]) for r in rows] == [("b-C-seed1", "error"), ("b-C-seed2", "error")]
+    assert all("bob" in r["error"] for r in rows) and sweep.failed == 2 and sweep.complete()

@@ -1,0 +1,77 @@
+"""The Compare screen (a snapshot) and the beat timeline widget, over hand-written run logs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.compare import folders_of
+from core.recorder import read_events
+from test_compare import make_sweep
+from test_metrics import HAND_COUNTED, write_run
+from tui.app import PromptdeskApp
+from tui.screens.compare import CompareScreen
+from tui.widgets.beat_timeline import BeatTimeline
+
+
+def test_compare_screen_of_a_sweep(tmp_path, snap_compare):
+    """A sweep of two conditions × two seeds: the title line; the comparison table (metric rows, columns
+    a-C and b-C with mean ± sd (n=2), `turns *` and `beats *` marked); the sentence naming the differences
+    beyond the spread; then a panel per run: its outcome line, Alice's and Bob's timeline rows (blue █
+    per beat Alice spoke), the legend, a talk-share bar per actor, and the spend-per-beat sparkline."""
+    folders, by = folders_of([make_sweep(tmp_path / "sweep")])
+    assert snap_compare(PromptdeskApp(lambda: CompareScreen(folders, by)), terminal_size=(120, 50))
+
+
+async def test_the_timeline_grows_as_live_events_arrive(tmp_path):
+    events = read_events(write_run(tmp_path / "run", HAND_COUNTED))
+    names = {"alice": "Alice", "bob": "Bob", "charlie": "Charlie"}
+    widget = BeatTimeline(names)
+    app = PromptdeskApp(lambda: CompareScreen([tmp_path / "run"], "run"))
+    async with app.run_test() as pilot:
+        await app.screen.mount(widget)
+        widget.extend(events[:4])
+        await pilot.pause()
+        first = widget.render().plain.splitlines()
+        widget.extend(events[4:])
+        await pilot.pause()
+        later = widget.render().plain.splitlines()
+    assert first[:3] == ["Alice   █ ", "Bob      ▲", "Charlie   "]
+    assert later[:3] == ["Alice   █   █", "Bob      ▲   ", "Charlie  ·✗◆ "]
+
+
+async def test_the_stage_keeps_a_live_beat_timeline_shown_from_the_palette(workspace):
+    from tui.app import create_app
+    from tui_support import session_for, wait_for
+    session = session_for(workspace)
+    app = create_app(session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "closed", "the close")
+        stage = app.screen
+        stage.flush()
+        timeline = stage.query_one(BeatTimeline)
+        assert timeline.has_class("-hidden")
+        next(c for c in stage.commands() if c.title == "Beat timeline").callback()
+        await pilot.pause()
+        assert not timeline.has_class("-hidden") and timeline.region.height == 4
+        rows = timeline.render().plain.splitlines()
+    assert [row.split()[0] for row in rows[:3]] == ["Alice", "Bob", "Charlie"]
+    assert sum(row.count("█") + row.count("▲") + row.count("◆") for row in rows[:3]) == \
+        sum(1 for e in read_events(Path(session.state.run_dir)) if e.type == "speak" and e.action != "silent")
+
+
+async def test_compare_runs_from_the_palette_asks_for_folders_and_names_a_bad_one(tmp_path):
+    sweep = make_sweep(tmp_path / "sweep")
+    app = PromptdeskApp(lambda: CompareScreen([sweep / "a-C-seed1"], "run"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        command = next(c for c in app.get_system_commands(app.screen) if c.title == "Compare runs")
+        command.callback()
+        await pilot.pause()
+        await pilot.press(*str(tmp_path / "nothing-here"), "enter")
+        await pilot.pause()
+        problem = str(app.screen.query_one("#problem").render())
+        assert "not a run folder" in problem
+        app.screen.query_one("Input").value = str(sweep)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)
+        assert app.screen.by == "condition" and list(app.screen.comparison.columns) == ["a-C", "b-C"]

@@ -1,0 +1,138 @@
+"""The Compare screen: the comparison table of `promptdesk compare`, then per run a beat
+timeline, talk-share bars and a cost-per-beat sparkline (tokens when no cost was recorded)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Sparkline, Static
+
+from core import outputs
+from core.compare import METRICS, Comparison, compare, folders_of, summary_line
+from core.errors import PromptdeskError
+from core.metrics import cost_per_beat, run_metrics
+from core.recorder import read_events
+from tui.widgets.beat_timeline import BeatTimeline
+
+
+class RunPanel(Vertical):
+    """One run: its outcome, timeline, talk share and spend per beat."""
+
+    DEFAULT_CSS = """
+    RunPanel { height: auto; border: round $primary; margin: 0 0 1 0; }
+    RunPanel .share { height: 1; }
+    RunPanel .share Label { width: 14; }
+    RunPanel Sparkline { height: 2; margin: 0 1; }
+    """
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__()
+        self.folder = folder
+        self.events = read_events(folder)
+        self.metrics = run_metrics(self.events, run=folder.name, audit="not run")
+
+    def compose(self) -> ComposeResult:
+        m, names = self.metrics, outputs.cast_names(self.events)
+        goal = {True: "goal achieved", False: "goal not achieved"}.get(m.goal_achieved, "goal unknown")
+        yield Static(Text(f"{m.run} · {m.condition()} · seed {m.seed} · {m.close_reason}, {goal}, {m.beats} beats"),
+                     markup=False)
+        yield BeatTimeline(names, self.events)
+        for slug, actor in m.actors.items():
+            with Horizontal(classes="share"):
+                yield Label(Text(names.get(slug, slug)))
+                yield _bar(1.0, actor.talk_share)
+        costs = cost_per_beat(self.events)
+        per_beat, unit = (costs, "cost per beat") if any(costs) else (cost_per_beat(self.events, "output_tokens"),
+                                                                      "output tokens per beat (no cost recorded)")
+        yield Label(unit)
+        yield Sparkline(per_beat or [0.0])
+
+
+def _bar(total: float, progress: float) -> ProgressBar:
+    bar = ProgressBar(total=total, show_eta=False)
+    bar.progress = progress
+    return bar
+
+
+class CompareScreen(Screen[None]):
+    """Runs (or a sweep's conditions) side by side, then each run as pictures."""
+
+    BINDINGS = [("escape", "app.pop_screen", "Back")]
+    DEFAULT_CSS = """
+    CompareScreen DataTable { height: auto; max-height: 20; margin: 0 0 1 0; }
+    CompareScreen #summary { margin: 0 1 1 1; }
+    """
+
+    def __init__(self, folders: list[Path], by: str = "run") -> None:
+        super().__init__()
+        self.folders, self.by = folders, by
+        self.comparison: Comparison = compare([run_metrics(read_events(f), run=f.name, audit="not run")
+                                               for f in folders], by)
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(f"Promptdesk · compare · {len(self.folders)} runs by {self.by}"), id="title", markup=False)
+        with VerticalScroll():
+            yield DataTable(zebra_stripes=True, cursor_type="row", id="comparison")
+            yield Static(Text(summary_line(self.comparison)), id="summary", markup=False)
+            for folder in self.folders:
+                yield RunPanel(folder)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("metric", *(Text(c) for c in self.comparison.columns))
+        for metric in METRICS:
+            marked = metric in self.comparison.beyond_spread
+            table.add_row(Text(metric + (" *" if marked else ""), style="bold" if marked else ""),
+                          *(Text(s.text()) for s in self.comparison.table[metric].values()))
+
+
+def run_compare_app(folders: list[Path], by: str) -> int:
+    """Open the console on the Compare screen (`promptdesk compare … --tui`)."""
+    from tui.app import PromptdeskApp
+    return PromptdeskApp(lambda: CompareScreen(folders, by)).run() or 0
+
+
+class ComparePrompt(ModalScreen[tuple[list[Path], str] | None]):
+    """Asks for run folders (or one sweep folder) to compare; says what is wrong with a bad path."""
+
+    DEFAULT_CSS = """
+    ComparePrompt { align: center middle; }
+    ComparePrompt > Vertical { width: 80; max-width: 95%; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
+    ComparePrompt #problem { color: $error; }
+    """
+    BINDINGS = [("escape", "cancel", "Cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Compare: run folders, or one sweep folder (separated by spaces)")
+            yield Input(placeholder="sweeps/apology   or   runs/a runs/b", id="paths")
+            yield Static("", id="problem", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        """Dismiss with the folders and grouping, or show the problem and keep asking."""
+        paths = [Path(p) for p in message.value.split()]
+        if not paths:
+            return
+        try:
+            self.dismiss(folders_of(paths))
+        except PromptdeskError as exc:
+            self.query_one("#problem", Static).update(Text(str(exc)))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def open_compare(app: App) -> None:
+    """The palette's "Compare runs": ask for folders, then open the Compare screen on them."""
+    def opened(answer: tuple[list[Path], str] | None) -> None:
+        if answer is not None:
+            app.push_screen(CompareScreen(*answer))
+    app.push_screen(ComparePrompt(), opened)

@@ -1,0 +1,58 @@
+"""The beat timeline: one row per actor, one cell per beat — spoke, interrupted, reacted, silent,
+failed — for a finished run (Compare screen) or a live one (fed events as they arrive)."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.widget import Widget
+
+from core.events import BaseEvent
+from core.metrics import FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, timeline
+
+GLYPHS = {SPOKE: ("█", "#3b82f6"), INTERRUPTED: ("▲", "#f59e0b"), REACTED: ("◆", "#10b981"),
+          SILENT: ("·", "#9ca3af"), FAILED: ("✗", "#ef4444")}
+"""Each state's cell: a distinct glyph (readable without colour) and a colour."""
+
+
+def legend() -> Text:
+    """The key to the cells."""
+    text = Text(no_wrap=True)
+    for state, (glyph, colour) in GLYPHS.items():
+        text.append(f"{glyph} {state}  ", Style(color=colour))
+    return text
+
+
+class BeatTimeline(Widget):
+    """Renders `core.metrics.timeline` of the events it holds; names are shown literally."""
+
+    DEFAULT_CSS = """
+    BeatTimeline { height: auto; padding: 0 1; }
+    BeatTimeline.-hidden { display: none; }
+    """
+
+    def __init__(self, names: dict[str, str], events: list[BaseEvent] | None = None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.names = names
+        self.events: list[BaseEvent] = list(events or [])
+
+    def extend(self, events: list[BaseEvent]) -> None:
+        """Add newly arrived events and redraw (the live stage calls this per batch)."""
+        self.events.extend(e for e in events if e.type != "delta")
+        self.refresh(layout=True)
+
+    def render(self) -> Text:
+        rows = timeline(self.events) if self.events else {slug: [] for slug in self.names}
+        width = max((len(self.names.get(s, s)) for s in rows), default=0) + 1
+        text = Text(no_wrap=True, overflow="crop")
+        for slug, states in rows.items():
+            text.append(self.names.get(slug, slug).ljust(width), Style(bold=True))
+            for state in states:
+                glyph, colour = GLYPHS.get(state, (" ", "default"))
+                text.append(glyph, Style(color=colour) if state else None)
+            text.append("\n")
+        text.append_text(legend())
+        return text
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return len(timeline(self.events) if self.events else self.names) + 1
