@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.clock import Clock, RealClock
-from core.providers.base import Completion, DeltaCallback, Provider, Request
+from core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback
 
 WINDOW_S = 60.0
 
@@ -91,11 +91,18 @@ class LimitedProvider(Provider):
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
-    async def complete(self, request: Request, on_delta: DeltaCallback | None = None) -> Completion:
+    async def complete(self, request: Request, on_delta: DeltaCallback | None = None,
+                       on_reset: ResetCallback | None = None) -> Completion:
         await self.limiter.acquire()
-        completion = await self.inner.complete(request, on_delta)
+        completion = await self.inner.complete(request, on_delta, on_reset)
         self.limiter.spent(completion.usage.total)
         return completion
+
+    def as_sent(self, request: Request) -> Request:
+        return self.inner.as_sent(request)
+
+    def prepare(self) -> None:
+        self.inner.prepare()
 
     async def aclose(self) -> None:
         await self.inner.aclose()
