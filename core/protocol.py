@@ -386,17 +386,25 @@ def _split_header(text: str) -> tuple[_Header | None, str]:
 
 
 def _header_items(inner: str) -> list[str]:
-    """Split a header on commas outside quotes, asterisks and nested brackets (plain split if
-    quotes are unbalanced)."""
+    """Split a header on commas outside quotes, asterisks and balanced brackets (a plain split on
+    commas when quotes do not balance, and one that ignores brackets when they do not)."""
+    items, depth_left = _split_items(inner, brackets=True)
+    if depth_left:
+        items, _ = _split_items(inner, brackets=False)
+    return items
+
+
+def _split_items(inner: str, *, brackets: bool) -> tuple[list[str], int]:
+    """The items of a header and the bracket depth left open at its end."""
     items, current, in_quote, in_stars, depth = [], [], False, False, 0
     for ch in inner:
         if ch in _QUOTES:
             in_quote = not in_quote
         elif ch == "*" and not in_quote:
             in_stars = not in_stars
-        elif ch in "[]" and not in_quote:
-            depth = max(0, depth + (1 if ch == "[" else -1))
-        if ch == "," and not in_quote and not in_stars and not depth:
+        elif brackets and ch in "[]" and not in_quote:
+            depth += 1 if ch == "[" else -1
+        if ch == "," and not in_quote and not in_stars and depth <= 0:
             items.append("".join(current))
             current = []
         else:
@@ -404,7 +412,7 @@ def _header_items(inner: str) -> list[str]:
     items.append("".join(current))
     if in_quote:
         items = inner.split(",")
-    return [item.strip() for item in items if item.strip()]
+    return [item.strip() for item in items if item.strip()], depth
 
 
 def _read_item(header: _Header, item: str) -> None:
