@@ -19,10 +19,9 @@ def speech_line(speaker: str, speech: SpeakEvent) -> str:
     """A factual line for one speech, in spec 004's transcript form: `Alice [TO: Bob, TONE: x] "…"`."""
     if not isinstance(speech, SpeakEvent):
         raise TypeError(f"only speech is ever routed, not {type(speech).__name__}")
-    header = speech_header(speech)
     words = one_line(speech.text)
-    quoted = f' "{words}"' if words else ""
-    return f"{one_line(speaker)} {header}{quoted}".rstrip()
+    parts = [one_line(speaker), speech_header(speech), f'"{words}"' if words else ""]
+    return " ".join(part for part in parts if part)
 
 
 def speech_header(speech: SpeakEvent) -> str:
