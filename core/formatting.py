@@ -53,6 +53,14 @@ def one_line(text: str) -> str:
     return text if _balanced(text) else text.replace("[", "(").replace("]", ")")
 
 
+def indented(text: str, indent: str = "    ") -> str:
+    """Multi-line model text for an item that keeps its lines (code, lists): the first line as
+    written, every further line (any kind of line break) indented, so that no line the text holds
+    starts where an engine line starts."""
+    lines = text.strip().splitlines()
+    return ("\n" + indent).join(lines)
+
+
 def world_event_line(text: str) -> str:
     """A world event as every actor and the transcript see it."""
     return f"[EVENT: {text}]"
