@@ -22,6 +22,7 @@ routes streamed fragments to the `think` or `speech` channel as they arrive. `pa
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -132,6 +133,7 @@ class _Reader:
         self.tags_seen = False
         self._open: _Element | None = None
         self._stack: list[str] = []
+        self._open_names: Counter[str] = Counter()
         self._fence: str | None = None
         self._pending = ""
 
@@ -151,8 +153,8 @@ class _Reader:
             i = step
         self._pending = text[i:]
         if final:
-            self._open, self._stack = None, []
-        return out
+            self._open = None
+        return _merged(out)
 
     def public_speech(self) -> str | None:
         """The body of the only speech, when it is well-formed; None otherwise."""
@@ -249,20 +251,30 @@ class _Reader:
     def _private_tag(self, out: list[tuple[Channel, str]], token: str, closing: bool, name: str,
                      opening: bool) -> None:
         """A tag inside a private element: nest, unnest, or close the element itself."""
-        if closing and name in self._stack:
-            depth = len(self._stack) - 1 - self._stack[::-1].index(name)
-            if depth == 0 and self._open is not None:
-                self._open.closed, self._open, self._stack = True, None, []
+        if closing and self._open_names[name]:
+            while self._pop() != name:
+                pass
+            if not self._stack and self._open is not None:
+                self._open.closed, self._open = True, None
                 return
-            del self._stack[depth:]
         elif opening:
-            self._stack.append(name)
+            self._push(name)
         self._text(out, token)
+
+    def _push(self, name: str) -> None:
+        self._stack.append(name)
+        self._open_names[name] += 1
+
+    def _pop(self) -> str:
+        name = self._stack.pop()
+        self._open_names[name] -= 1
+        return name
 
     def _start(self, kind: str, name: str) -> None:
         element = _Element(kind)
         self.elements.append(element)
-        self._open, self._stack = element, [name]
+        self._open, self._stack, self._open_names = element, [], Counter()
+        self._push(name)
 
     def _text(self, out: list[tuple[Channel, str]], text: str) -> None:
         """Text in the current place: top-level text is private and only noted."""
@@ -278,13 +290,20 @@ class _Reader:
 
 
 def _emit(out: list[tuple[Channel, str]], channel: Channel, text: str) -> None:
-    """Append a piece, merging it with the previous piece of the same channel."""
-    if not text:
-        return
-    if out and out[-1][0] == channel:
-        out[-1] = (channel, out[-1][1] + text)
-    else:
+    """Append a piece (merged per channel run by `_merged` when the fragment is done)."""
+    if text:
         out.append((channel, text))
+
+
+def _merged(pieces: list[tuple[Channel, str]]) -> list[tuple[Channel, str]]:
+    """Consecutive pieces of one channel joined into one."""
+    runs: list[tuple[Channel, list[str]]] = []
+    for channel, text in pieces:
+        if runs and runs[-1][0] == channel:
+            runs[-1][1].append(text)
+        else:
+            runs.append((channel, [text]))
+    return [(channel, "".join(texts)) for channel, texts in runs]
 
 
 def parse_speech(text: str) -> Speech:

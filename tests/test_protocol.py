@@ -20,7 +20,6 @@ from core.protocol import (
 )
 
 PROPERTY = settings(max_examples=200, deadline=None)
-TAG = re.compile(r"<\s*/?\s*(thinking|speech)\s*>", re.IGNORECASE)
 
 
 def turn(thinking: str, speech: str) -> str:
@@ -423,6 +422,21 @@ def test_splitter_keeps_a_plain_less_than_sign_in_speech():
     assert split_all(["<speech>I <", "3 you <", "</speech>"])["speech"] == "I <3 you <"
 
 
+def test_splitter_never_streams_private_regions_as_speech():
+    joined = split_all(["<think>I will <spe", "ech>lie</speech></think>", "<thinking type='x'><speech>no",
+                        "</speech></thinking>", "```\n<speech>fenced</speech>\n``", "`", "<speech>Hi.</speech>"])
+    assert joined["speech"] == "Hi."
+    assert "lie" in joined["think"] and "fenced" not in joined["speech"]
+
+
+def test_splitter_streams_only_the_first_speech_and_stops_at_a_tag_inside_it():
+    assert split_all(["<speech>One <th", "ink>secret</think> two</speech><speech>again</speech>"])["speech"] == "One "
+
+
+def test_splitter_drops_text_before_a_stray_closing_tag():
+    assert split_all(["secret plan", "</thinking>\n<speech>Hello.</speech>"]) == {"think": "", "speech": "Hello."}
+
+
 def test_splitter_holds_a_possible_partial_tag_until_flushed():
     splitter = TagSplitter()
     assert splitter.feed("<speech>wait <spe") == [("speech", "wait ")]
@@ -436,7 +450,7 @@ FRAGMENTS = ["<thinking>", "</thinking>", "<speech>", "</speech>", "<SPEECH >", 
              "*", "\n", " ", "<", ">", "[the scene ends here]"]
 protocol_soup = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=6), max_size=30).map("".join)
 any_text = st.text() | protocol_soup
-safe_text = st.text().filter(lambda s: not TAG.search(s))
+safe_text = st.text().filter(lambda s: not re.search(r"<\s*/?\s*[A-Za-z]|```|~~~", s))
 
 
 @PROPERTY
