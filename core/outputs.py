@@ -13,7 +13,7 @@ from typing import Any
 from core.collab import lines as collab_lines
 from core.roundtable import lines as roundtable_lines
 from core.events import BaseEvent, CallEvent, CloseEvent, GenericEvent, JournalEvent, SpeakEvent
-from core.formatting import speech_line
+from core.formatting import indented, speech_line
 
 
 def start_info(events: list[BaseEvent]) -> dict[str, Any]:
@@ -150,7 +150,7 @@ def transcript_md(events: list[BaseEvent], when: datetime) -> str:
         if not is_public(event):
             continue
         if isinstance(event, SpeakEvent):
-            out += [f"**{names.get(event.from_, event.from_).upper()}:** {event.raw or event.text}", ""]
+            out += [f"**{names.get(event.from_, event.from_).upper()}:** {indented(event.raw or event.text)}", ""]
         elif collab_lines.is_public(event):
             out += [collab_lines.md_line(event, names), ""]
         elif roundtable_lines.is_public(event):
