@@ -380,15 +380,30 @@ def _is_close_line(line: str) -> bool:
 
 
 def _header_end(text: str) -> int | None:
-    """The index just past the bracket that closes the leading `[`: nested brackets balance,
-    and an unbalanced header ends at its first `]`. None when there is no closing bracket."""
-    depth = 0
-    for index, ch in enumerate(text):
-        depth += (ch == "[") - (ch == "]")
-        if depth == 0:
-            return index + 1
+    """The index just past the bracket that closes the leading `[`, or None without one.
+
+    Brackets nest and brackets inside quotes do not count; when that finds no end, brackets
+    count even inside quotes; when nothing balances, the header ends at its first `]`.
+    """
+    for quotes in (True, False):
+        end = _balanced_end(text, quotes=quotes)
+        if end is not None:
+            return end
     first = text.find("]")
     return first + 1 if first > 0 else None
+
+
+def _balanced_end(text: str, *, quotes: bool) -> int | None:
+    """Where the bracket opened at index 0 closes, counting nested brackets."""
+    depth, in_quote = 0, False
+    for index, ch in enumerate(text):
+        if quotes and ch in _QUOTES:
+            in_quote = not in_quote
+        elif not in_quote and ch in "[]":
+            depth += 1 if ch == "[" else -1
+            if depth == 0:
+                return index + 1
+    return None
 
 
 def _split_header(text: str) -> tuple[_Header | None, str]:

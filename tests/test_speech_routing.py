@@ -132,3 +132,25 @@ def test_a_multi_line_speech_cannot_forge_a_line_of_transcript_md():
     lines = md.splitlines()
     assert "**ALICE:** Fine." in lines
     assert not [line for line in lines if line.startswith(("**BOB:**", "*[EVENT:", "*[end of scene]*"))]
+
+
+def test_a_bracket_inside_a_quoted_interrupt_phrase_does_not_end_the_header():
+    parsed = parse_speech('[INTERRUPT after "a ] b", TONE: cold] "No."')
+    assert (parsed.interrupt_after, parsed.tone, parsed.content) == ("a ] b", "cold", "No.")
+
+
+bracketed_names = st.from_regex(r"(Dr\. |Lady )?\[[A-Z][a-z]{1,8}( [A-Z][a-z]{1,8})?\]( [A-Z][a-z]{1,6})?", fullmatch=True)
+plain = st.text(alphabet="abcdefgh ijk.!?'", min_size=1, max_size=30).map(str.strip).filter(bool)
+
+
+@settings(max_examples=200, deadline=None)
+@given(bracketed_names, bracketed_names, st.sampled_from(["wry", "cold", "very tired"]), plain, st.booleans())
+def test_bracketed_names_round_trip_through_header_line_and_parser(speaker, target, tone, words, gesture):
+    nonverbal = "nods" if gesture else None
+    raw = f'[TO: {target}, TONE: {tone}{", *nods*" if gesture else ""}] "{words}"'
+    parsed = parse_speech(raw)
+    assert (parsed.target, parsed.tone, parsed.nonverbal, parsed.content) == (target, tone, nonverbal, words)
+    line = speech_line(speaker, spoken(parsed.content, target=parsed.target, tone=parsed.tone, nonverbal=nonverbal))
+    assert line == f"{speaker} {raw}"
+    again = parse_speech(line.removeprefix(speaker + " "))
+    assert (again.target, again.tone, again.content) == (target, tone, words)
