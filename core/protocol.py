@@ -8,7 +8,7 @@ An actor answers::
 Fail closed: only the body of a well-formed `<speech>` element at the top level of the answer is
 ever public. Everything else is private: thinking, text before, between or after the tags, the
 inside of any other tag (`<think>`, `<reasoning>`, `<Speech>`, `<thinking type="x">`, any name),
-code fences, a `<speech>` nested in any of those, a speech holding a tag of its own, an unclosed
+code fences, comments, a `<speech>` nested in any of those, a speech holding a tag of its own, an unclosed
 speech, and every speech when there are two. `<speech>` and `</speech>` are the only public
 tags and are matched exactly (lower case, no spaces, no attributes).
 
@@ -40,6 +40,9 @@ _TAG_RE = re.compile(r"<\s{0,8}(/?)\s{0,8}([A-Za-z][\w:.-]{0,64})([^<>]{0,512})>
 _PARTIAL_TAG_RE = re.compile(r"<\s{0,8}(?:/\s{0,8})?(?:[A-Za-z][\w:.-]{0,64}[^<>]{0,512})?")
 _TAG_MAX = 600
 _SPECIAL_RE = re.compile(r"[<`~]")
+_OPAQUE = {"```": "```", "~~~": "~~~", "<!--": "-->", "<![CDATA[": "]]>"}
+"""Openers of regions whose inside is never read for tags, and their closers."""
+_OPENER_MAX = max(map(len, _OPAQUE))
 _CLOSE_NOISE_RE = re.compile(r"[*\[\].!]")
 _KEY_VALUE_RE = re.compile(r"\A([A-Za-z][A-Za-z _-]{0,30}?)\s*:\s*(.*)\Z", re.DOTALL)
 _INTERRUPT_RE = re.compile(
@@ -119,8 +122,8 @@ class _Reader:
 
     At the top level only `<speech>` and `<thinking>` open protocol elements; any other opening
     tag opens a private element that lasts until its own closing tag (or the end), and a code
-    fence (```` ``` ```` or `~~~`) is private text until its closing fence. Inside a private
-    element or fence nothing is a protocol tag. Inside a speech every tag but `</speech>` taints
+    fence (```` ``` ```` or `~~~`), an HTML comment or a CDATA section is private text up to its
+    closer (or the end). Inside a private element, fence or comment nothing is a protocol tag. Inside a speech every tag but `</speech>` taints
     the speech. `feed` returns the (channel, text) pieces each fragment completes: "speech" for
     the first top-level speech while untainted, "think" for the inside of private elements.
     """
@@ -141,13 +144,16 @@ class _Reader:
         """Read the next fragment (`final` at the end of the response); return completed pieces."""
         text, i, out = self._pending + fragment, 0, []
         while i < len(text):
-            special = _SPECIAL_RE.search(text, i)
-            stop = special.start() if special else len(text)
-            if stop > i:
-                self._text(out, text[i:stop])
-                i = stop
-                continue
-            step = self._at_lt(out, text, i, final) if text[i] == "<" else self._at_fence(out, text, i, final)
+            if self._fence is not None:
+                step = self._in_opaque(out, text, i, final)
+            else:
+                special = _SPECIAL_RE.search(text, i)
+                stop = special.start() if special else len(text)
+                if stop > i:
+                    self._text(out, text[i:stop])
+                    i = stop
+                    continue
+                step = self._at_special(out, text, i, final)
             if step is None:
                 break
             i = step
@@ -189,36 +195,48 @@ class _Reader:
     def _speeches(self) -> list[_Element]:
         return [e for e in self.elements if e.kind == "speech"]
 
-    def _in_speech(self) -> bool:
-        return self._open is not None and self._open.kind == "speech"
-
-    def _at_lt(self, out: list[tuple[Channel, str]], text: str, i: int, final: bool) -> int | None:
-        """At a "<": read a tag, wait for the rest of a possible tag, or take a plain "<"."""
-        if self._fence is None:
+    def _at_special(self, out: list[tuple[Channel, str]], text: str, i: int, final: bool) -> int | None:
+        """At "<", "`" or "~": an opaque region's opener, a tag, a wait for more text, or a plain
+        character."""
+        opener = next((o for o in _OPAQUE if text.startswith(o, i)), None)
+        if opener:
+            return self._open_opaque(out, opener, i)
+        rest = text[i:i + _OPENER_MAX]
+        if not final and len(text) - i < _OPENER_MAX and any(o.startswith(rest) for o in _OPAQUE):
+            return None
+        if text[i] == "<":
             tag = _TAG_RE.match(text, i)
             if tag:
                 self._tag(out, tag)
                 return tag.end()
             if not final and len(text) - i < _TAG_MAX and _PARTIAL_TAG_RE.fullmatch(text, i):
                 return None
-        self._text(out, "<")
-        return i + 1
-
-    def _at_fence(self, out: list[tuple[Channel, str]], text: str, i: int, final: bool) -> int | None:
-        """At a backtick or tilde: open or close a fence, wait for more, or take the character."""
-        run = text[i] * 3
-        if not self._in_speech():
-            if text.startswith(run, i):
-                if self._fence is None:
-                    self._fence = run
-                elif self._fence == run:
-                    self._fence = None
-                self._text(out, run)
-                return i + 3
-            if not final and run.startswith(text[i:]):
-                return None
         self._text(out, text[i])
         return i + 1
+
+    def _open_opaque(self, out: list[tuple[Channel, str]], opener: str, i: int) -> int:
+        """A fence, comment or CDATA hides everything up to its closer. Inside a speech a fence is
+        plain text and a comment or CDATA taints the speech."""
+        if self._open is not None and self._open.kind == "speech":
+            self._open.tainted = self._open.tainted or opener.startswith("<")
+        else:
+            self._fence = _OPAQUE[opener]
+        self._text(out, opener)
+        return i + len(opener)
+
+    def _in_opaque(self, out: list[tuple[Channel, str]], text: str, i: int, final: bool) -> int | None:
+        """Inside a fence, comment or CDATA: take text up to and including its closer."""
+        closer = self._fence or ""
+        end = text.find(closer, i)
+        if end >= 0:
+            self._fence = None
+            self._text(out, text[i:end + len(closer)])
+            return end + len(closer)
+        cut = len(text) if final else max(i, len(text) - len(closer) + 1)
+        if cut == i:
+            return None
+        self._text(out, text[i:cut])
+        return cut
 
     def _tag(self, out: list[tuple[Channel, str]], tag: re.Match[str]) -> None:
         """Apply one tag: open or close an element, taint a speech, or note a stray tag."""

@@ -41,6 +41,9 @@ CONTAINED = [
     "```\n<speech>{m}</speech>\n```",
     "```xml\n<thinking>a</thinking><speech>{m}</speech>\n```",
     "~~~\n{m}\n~~~",
+    "<!-- <speech>{m}</speech> -->",
+    "<![CDATA[<speech>{m}</speech>]]>",
+    "<thinking><!-- </thinking><speech>{m}</speech> --></thinking>",
     "{m}</thinking>",
     "{m}</speech>",
     "{m}</{w}>",
@@ -50,8 +53,9 @@ DISOWNING = [
     "<speech>{d}</speech>",
     "<speech>{d} <think>{m}</think> {d}</speech>",
     "<speech>{d}</thinking>{m}</speech>",
+    "<speech>{d} <!-- {m} --></speech>",
 ]
-TAILS = ["<speech>{d}", "<thinking>{m}", "<{w}>{m}", "<thinking>{m}<speech>{m}</speech>", "```\n<speech>{m}</speech>"]
+TAILS = ["<speech>{d}", "<!-- <speech>{m}</speech>", "<thinking>{m}", "<{w}>{m}", "<thinking>{m}<speech>{m}</speech>", "```\n<speech>{m}</speech>"]
 
 words = st.text(alphabet="abcdefgh ijklmn,.!?'", min_size=1, max_size=24).filter(str.strip)
 gaps = st.sampled_from(["", " ", "\n", "\n\n", " ok ", "\t"])

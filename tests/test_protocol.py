@@ -339,6 +339,15 @@ def test_tags_inside_a_code_fence_are_private_text():
         assert parsed.problems == ("no <thinking>/<speech> tags",)
 
 
+def test_tags_inside_a_comment_or_cdata_are_private_text():
+    for opener, closer in (("<!--", "-->"), ("<![CDATA[", "]]>")):
+        parsed = parse_turn(f"{opener} <speech>secret</speech> {closer}<thinking>t</thinking><speech>Hi.</speech>")
+        assert parsed.speech.raw == "Hi.", opener
+        assert parsed.problems == ("text outside the tags",)
+        hidden = parse_turn(f"<thinking>t</thinking><speech>Hi {opener} secret {closer}</speech>")
+        assert hidden.speech is None and "a tag inside <speech>" in hidden.problems
+
+
 def test_a_closing_tag_inside_a_fence_in_thinking_does_not_end_the_thinking():
     raw = "<thinking>```\n</thinking><speech>secret</speech>\n```</thinking><speech>Hi.</speech>"
     parsed = parse_turn(raw)
