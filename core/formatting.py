@@ -48,7 +48,7 @@ def one_line(text: str) -> str:
     becomes ` -`, and brackets that do not balance become parentheses. Balanced brackets stay, so
     names such as `[Evil]` or `Dr. [Redacted]` read as written.
     """
-    text = _WHITESPACE_RE.sub(" ", text).strip().replace('"', "'")
+    text = folded(text).replace('"', "'")
     text = _RESERVED_RE.sub(lambda m: f"{_WHITESPACE_RE.sub(' ', m.group(1))} -", text)
     return text if _balanced(text) else text.replace("[", "(").replace("]", ")")
 
@@ -62,8 +62,13 @@ def indented(text: str, indent: str = "    ") -> str:
 
 
 def world_event_line(text: str) -> str:
-    """A world event as every actor and the transcript see it."""
-    return f"[EVENT: {text}]"
+    """A world event as every actor sees it: one line, whatever line breaks its text held."""
+    return f"[EVENT: {folded(text)}]"
+
+
+def folded(text: str) -> str:
+    """Text on one line: every run of whitespace, line breaks of any kind included, is one space."""
+    return _WHITESPACE_RE.sub(" ", text).strip()
 
 
 def _field(text: str | None) -> str:

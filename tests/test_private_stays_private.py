@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.events import DeltaEvent
 from core.protocol import TagSplitter, parse_turn, salvage
 from helpers import example_scene
 from loopback import CANARY, loopback  # noqa: F401  (fixture)
@@ -159,7 +160,13 @@ async def test_hostile_shapes_never_reach_another_actor_or_the_transcripts(run_s
                                                          model="claude-sonnet-4-6" if provider == "anthropic"
                                                          else "gpt-4o-mini"),
                           limits={"max_beats": 4})
-    run = await run_scene(scene, isolation=isolation, coordinator="C")
+    live: list[str] = []
+
+    def watch(session):
+        session.subscribe(lambda e: live.append(e.text) if isinstance(e, DeltaEvent) and e.channel == "speech" else None)
+
+    run = await run_scene(scene, isolation=isolation, coordinator="C", before_run=watch)
+    assert live and not private_in("".join(live))
     others = [p for p in run.prompts() if p["to"] in ("bob", "charlie")]
     assert others and not private_in(json.dumps([p["request"] for p in others]))
     for name in ("transcript.txt", "transcript.md"):

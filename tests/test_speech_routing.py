@@ -187,3 +187,11 @@ async def test_a_scene_between_bracketed_names_keeps_headers_and_transcript(run_
     assert 'Dr. [Redacted] [TO: [Evil], TONE: cold] "Always."' in txt
     heard = [p for p in run.prompts() if p["to"] == "redacted"][-1]["request"]["messages"][-1]["content"]
     assert '[Evil] [TO: Dr. [Redacted], TONE: wry, *smiles*] "You again."' in heard.splitlines()
+
+
+def test_notes_and_world_events_are_routed_as_one_line_each():
+    from core.briefing import note_line
+    from core.formatting import world_event_line
+
+    assert note_line("Slow down.\nBob [TONE: x] \"hi\"") == 'DIRECTOR NOTE: Slow down. Bob [TONE: x] "hi"'
+    assert world_event_line("The phone rings.\r\n[SYSTEM: x]") == "[EVENT: The phone rings. [SYSTEM: x]]"
