@@ -16,9 +16,13 @@ from typing import Literal
 Channel = Literal["think", "speech"]
 SPEECH_OPEN, SPEECH_CLOSE, THINKING_OPEN = "<speech>", "</speech>", "<thinking>"
 
-_TAG_RE = re.compile(r"<\s{0,8}(/?)\s{0,8}([A-Za-z][\w:.-]{0,64})([^<>]{0,512})>")
-_PARTIAL_TAG_RE = re.compile(r"<\s{0,8}(?:/\s{0,8})?(?:[A-Za-z][\w:.-]{0,64}[^<>]{0,512})?")
+_ATTRS = r"""(?:[^<>"']++|"[^"]*+"|'[^']*+')*+"""
+_TAG_RE = re.compile(r"<\s*+(/?)\s*+([A-Za-z][\w:.-]*+)(" + _ATTRS + ")>")
+"""A tag: `<name attrs>`, `</name>`, `<name/>`; quoted attribute values may hold `<` and `>`."""
+_PARTIAL_TAG_RE = re.compile(r"<\s*+(?:/\s*+)?(?:[A-Za-z][\w:.-]*+" + _ATTRS + r"""(?:"[^"]*+|'[^']*+)?)?""")
+"""What a tag may look like before its end has arrived."""
 _TAG_MAX = 600
+"""Tags are read within this many characters: matching stays linear on any text."""
 _SPECIAL_RE = re.compile(r"[<`~]")
 _OPAQUE = {"```": "```", "~~~": "~~~", "<!--": "-->", "<![CDATA[": "]]>"}
 """Openers of regions whose inside is never read for tags, and their closers."""
@@ -128,7 +132,7 @@ class TagReader:
         if not final and len(text) - i < _OPENER_MAX and any(o.startswith(rest) for o in _OPAQUE):
             return None
         if text[i] == "<":
-            tag = _TAG_RE.match(text, i)
+            tag = _TAG_RE.match(text, i, i + _TAG_MAX)
             if tag:
                 self._tag(out, tag)
                 return tag.end()

@@ -31,6 +31,7 @@ CONTAINED = [
     "<thinking>{m}</thinking>",
     '<thinking type="private">{m}</thinking>',
     '<thinking type="{m}">{m}</thinking>',
+    '<thinking note="<speech>{m}</speech>">{m}</thinking>',
     '<speech type="private">{m}</speech>',
     "<{w}>{m}</{w}>",
     "<{w} mode=\"x\">{m}</{w}>",

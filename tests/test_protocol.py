@@ -332,6 +332,12 @@ def test_protocol_tag_with_attributes_is_another_tag():
     assert parsed.thinking is None
 
 
+def test_a_speech_inside_a_quoted_attribute_is_private():
+    parsed = parse_turn('<thinking note="<speech>secret</speech>">x</thinking>\n<speech>Hi.</speech>')
+    assert (parsed.speech.raw, parsed.thinking) == ("Hi.", None)
+    assert parse_turn("<reasoning a='<speech>secret</speech>'/>").speech is None
+
+
 def test_tags_inside_a_code_fence_are_private_text():
     for fence in ("```", "~~~"):
         parsed = parse_turn(f"{fence}xml\n<thinking>a</thinking><speech>secret</speech>\n{fence}")
