@@ -21,8 +21,6 @@ _TAG_RE = re.compile(r"<\s*+(/?)\s*+([A-Za-z][\w:.-]*+)(" + _ATTRS + ")>")
 """A tag: `<name attrs>`, `</name>`, `<name/>`; quoted attribute values may hold `<` and `>`."""
 _PARTIAL_TAG_RE = re.compile(r"<\s*+(?:/\s*+)?(?:[A-Za-z][\w:.-]*+" + _ATTRS + r"""(?:"[^"]*+|'[^']*+)?)?""")
 """What a tag may look like before its end has arrived."""
-_VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
-"""HTML elements that never hold content: `<br>` opens nothing."""
 _TAG_MAX = 600
 """Tags are read within this many characters: matching stays linear on any text."""
 _SPECIAL_RE = re.compile(r"[<`~]")
@@ -171,7 +169,7 @@ class TagReader:
         """Apply one tag: open or close an element, taint a speech, or note a stray tag."""
         self.tags_seen = True
         token, closing, name = tag.group(0), bool(tag.group(1)), tag.group(2).lower()
-        opening = not closing and not tag.group(3).rstrip().endswith("/") and name not in _VOID
+        opening = not closing and not tag.group(3).rstrip().endswith("/")
         element = self._open
         if element is None:
             self._top_tag(token, closing, name, opening)

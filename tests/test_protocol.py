@@ -332,12 +332,6 @@ def test_protocol_tag_with_attributes_is_another_tag():
     assert parsed.thinking is None
 
 
-def test_a_void_html_tag_opens_no_private_region():
-    parsed = parse_turn("Note<br><thinking>t</thinking><hr/><speech>Hi.</speech>")
-    assert parsed.speech.raw == "Hi."
-    assert "a tag other than <thinking> and <speech>" in parsed.problems
-
-
 def test_a_speech_inside_a_quoted_attribute_is_private():
     parsed = parse_turn('<thinking note="<speech>secret</speech>">x</thinking>\n<speech>Hi.</speech>')
     assert (parsed.speech.raw, parsed.thinking) == ("Hi.", None)
