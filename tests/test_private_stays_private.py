@@ -147,36 +147,47 @@ def keys(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
 
 
-@pytest.mark.parametrize(("provider", "isolation"), [("anthropic", "b"), ("openai", "a")])
-async def test_hostile_shapes_never_reach_another_actor_or_the_transcripts(run_scene, loopback, provider, isolation):
-    alice_turns = iter(HOSTILE * 4)
+CAST = ("alice", "bob", "charlie")
+SAID = {"Explain the timeline.", "Go on.", "I am listening.", "Continue.", "Well?", "Take your time."}
+
+
+def hostile_scripts() -> dict[str, object]:
+    """Every actor answers every turn in a hostile shape (its corrections in the same shape), its
+    private markers named after it: over three beats the cast uses all six shapes."""
+    shapes = {who: iter(HOSTILE[offset::3] * 4) for offset, who in enumerate(CAST)}
+    last: dict[str, str] = {}
 
     def answer(who, recorded):
-        if who == "alice":
-            return next(alice_turns)
-        return turn('[TONE: tense] "I hear you."', thinking="I listen, as " + who)
+        if "journal entry" in json.dumps(recorded.body["messages"][-1]):
+            return "A quiet day."
+        if "did not use" not in json.dumps(recorded.body["messages"][-1]):
+            last[who] = next(shapes[who]).replace("PRIVATE", f"PRIVATE-{who}-")
+        return last[who]
+    return answer
 
-    loopback.default = scripted(answer)
-    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie", provider=provider,
-                                                         model="claude-sonnet-4-6" if provider == "anthropic"
-                                                         else "gpt-4o-mini"),
-                          limits={"max_beats": 4})
+
+@pytest.mark.parametrize(("provider", "isolation"), [("anthropic", "b"), ("openai", "a")])
+async def test_hostile_shapes_never_reach_another_actor_or_the_transcripts(run_scene, loopback, provider, isolation):
+    loopback.default = scripted(hostile_scripts())
+    model = "claude-sonnet-4-6" if provider == "anthropic" else "gpt-4o-mini"
+    scene = example_scene("the-apology", cast=remote_cast(loopback, *CAST, provider=provider, model=model),
+                          limits={"max_beats": 3})
     live: list[str] = []
 
     def watch(session):
         session.subscribe(lambda e: live.append(e.text) if isinstance(e, DeltaEvent) and e.channel == "speech" else None)
 
     run = await run_scene(scene, isolation=isolation, coordinator="C", before_run=watch)
-    assert live and not private_in("".join(live))
-    others = [p for p in run.prompts() if p["to"] in ("bob", "charlie")]
-    assert others and not private_in(json.dumps([p["request"] for p in others]))
+    assert live and "PRIVATE" not in "".join(live)
+    for who in CAST:
+        heard = json.dumps([p["request"] for p in run.prompts() if p["to"] != who])
+        assert f"PRIVATE-{who}-" not in heard, who
     for name in ("transcript.txt", "transcript.md"):
-        assert not private_in((run.dir / name).read_text()), name
-    alice = [r for r in run.records() if r["type"] == "speak" and r["from"] == "alice"]
-    assert {r["text"] for r in alice} <= {"Explain the timeline.", "Go on.", "I am listening.", "Continue.", "Well?",
-                                          "Take your time."} and len(alice) >= 4
-    heard = json.dumps(others[-1]["request"])
-    assert "Alice [TO: Bob, TONE: firm] \\\"Explain the timeline.\\\"" in heard
+        assert "PRIVATE" not in (run.dir / name).read_text(), name
+    spoken = [r for r in run.records() if r["type"] == "speak"]
+    assert {r["text"] for r in spoken} == SAID and len(spoken) >= 6
+    bob = [p for p in run.prompts() if p["to"] == "bob"][-1]["request"]
+    assert 'Alice [TO: Bob, TONE: firm] \\"Explain the timeline.\\"' in json.dumps(bob)
 
 
 async def test_a_reply_with_no_well_formed_speech_leaves_the_actor_silent(run_scene, loopback):
