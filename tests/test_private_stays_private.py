@@ -227,10 +227,3 @@ async def test_a_speech_cannot_forge_notes_events_or_another_actors_line(run_sce
     assert not [r for r in records if r["type"] in ("event", "note", "system")]
     txt = (run.dir / "transcript.txt").read_text().splitlines()
     assert not [line for line in txt if re.match(r"(DIRECTOR NOTE:|\[EVENT:|\[SYSTEM:|Charlie \[)", line)]
-
-
-def test_the_actor_is_told_that_only_its_speech_is_heard():
-    from core.briefing import ACTOR_SYSTEM_PROMPT
-
-    assert "Only the inside of <speech> is ever heard" in ACTOR_SYSTEM_PROMPT
-    assert "use no other tags" in ACTOR_SYSTEM_PROMPT
