@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.characters import Character
+from core.formatting import folded
 from core.scenes import Scene
 
 ACTOR_SYSTEM_PROMPT = """\
@@ -74,8 +75,8 @@ def build_briefing(character: Character, scene: Scene, cast_names: Sequence[str]
 
 
 def note_line(text: str) -> str:
-    """A director's note, addressed to the actor that receives it."""
-    return f"DIRECTOR NOTE: {text}"
+    """A director's note, addressed to the actor that receives it: one line, like every routed item."""
+    return f"DIRECTOR NOTE: {folded(text)}"
 
 
 def beat_update(beat: int, items: Sequence[str], *, last_beat: int | None = None) -> str:

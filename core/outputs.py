@@ -13,7 +13,7 @@ from typing import Any
 from core.collab import lines as collab_lines
 from core.roundtable import lines as roundtable_lines
 from core.events import BaseEvent, CallEvent, CloseEvent, GenericEvent, JournalEvent, SpeakEvent
-from core.formatting import speech_line
+from core.formatting import indented, speech_line
 from core.pricing import cache_saving
 
 
@@ -176,7 +176,7 @@ def transcript_md(events: list[BaseEvent], when: datetime) -> str:
         if not is_public(event, fmt):
             continue
         if isinstance(event, SpeakEvent):
-            out += [f"**{names.get(event.from_, event.from_).upper()}:** {event.raw or event.text}", ""]
+            out += [f"**{names.get(event.from_, event.from_).upper()}:** {indented(event.raw or event.text)}", ""]
         elif fmt == "collaborate" and collab_lines.is_public(event):
             out += [collab_lines.md_line(event, names), ""]
         elif fmt == "roundtable" and roundtable_lines.is_public(event):

@@ -1,7 +1,9 @@
 """One actor's turn: ask, stream, parse, correct (at most twice), salvage, record.
 
 A turn never crashes the scene: a provider failure or a timeout becomes a `system` event
-("[SYSTEM: Bob unable to respond]") and the scene goes on without that actor's line.
+("[SYSTEM: Bob unable to respond]") and the scene goes on without that actor's line. A reply
+that holds no well-formed `<speech>` after the corrections leaves the actor silent for the turn,
+with a `system` event saying why; the raw reply goes only to `debug.log`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from core.errors import ProviderError
 from core.events import CallEvent, DeltaEvent, SpeakEvent, ThinkEvent
 from core.formatting import speech_line
 from core.pricing import cost_usd
-from core.protocol import CORRECTION_PROMPT, ParsedTurn, TagSplitter, parse_turn, salvage
+from core.protocol import CORRECTION_PROMPT, ParsedTurn, Speech, TagSplitter, parse_turn, salvage
 from core.providers.base import Completion, Provider, Request
 
 if TYPE_CHECKING:
@@ -106,6 +108,7 @@ async def play_turn(session: Session, actor: Actor, beat: int, *, timeout_s: flo
 
 
 async def _ask_until_well_formed(session: Session, actor: Actor, request: Request) -> tuple[ParsedTurn, str]:
+    """Ask, then correct at most twice; what stays malformed is salvaged, never promoted to speech."""
     completion = await call(session, actor.provider, request, stream_as=actor.slug)
     parsed = parse_turn(completion.text)
     tries = 0
@@ -117,18 +120,25 @@ async def _ask_until_well_formed(session: Session, actor: Actor, request: Reques
         completion = await call(session, actor.provider, request, stream_as=actor.slug)
         parsed = parse_turn(completion.text)
     if not parsed.well_formed:
-        session.recorder.log("warning", f"{actor.slug} output salvaged after {tries} corrections",
-                             beat=request.beat, raw=completion.text[:500])
         parsed = salvage(completion.text)
-    normalised = f"<thinking>{parsed.thinking or ''}</thinking>\n<speech>{parsed.speech.raw}</speech>"
+        kept = "speech kept" if parsed.speech else "no well-formed speech: silent"
+        session.recorder.log("warning", f"{actor.slug} output salvaged after {tries} corrections ({kept})",
+                             beat=request.beat, problems="; ".join(parsed.problems), raw=completion.text)
+    speech_raw = parsed.speech.raw if parsed.speech else "[SILENT]"
+    normalised = f"<thinking>{parsed.thinking or ''}</thinking>\n<speech>{speech_raw}</speech>"
     return parsed, normalised
 
 
 def _record(session: Session, actor: Actor, beat: int, parsed: ParsedTurn, user_text: str,
             items: list[str], normalised: str) -> SpeakEvent:
-    if parsed.thinking:
-        session.emit(ThinkEvent(t=session.now(), **{"from": actor.slug}, text=parsed.thinking, beat=beat))
+    """Record thinking and speech; a turn without a well-formed speech is recorded as silent."""
     s = parsed.speech
+    if s is None:
+        session.say("system", f"{actor.name} silent this turn: no well-formed <speech> after "
+                    f"{MAX_CORRECTIONS} corrections ({'; '.join(parsed.problems)})", target=actor.slug, beat=beat)
+        s = Speech("silent", "", "")
+    elif parsed.thinking:
+        session.emit(ThinkEvent(t=session.now(), **{"from": actor.slug}, text=parsed.thinking, beat=beat))
     speech = SpeakEvent(t=session.now(), **{"from": actor.slug}, text=s.content, beat=beat, action=s.action,
                         target=s.target, tone=s.tone, nonverbal=s.nonverbal, interrupt_after=s.interrupt_after,
                         raw=s.raw, closes_scene=s.closes_scene or None)

@@ -20,7 +20,6 @@ from core.protocol import (
 )
 
 PROPERTY = settings(max_examples=200, deadline=None)
-TAG = re.compile(r"<\s*/?\s*(thinking|speech)\s*>", re.IGNORECASE)
 
 
 def turn(thinking: str, speech: str) -> str:
@@ -249,10 +248,11 @@ def test_well_formed_turn_splits_thinking_and_speech():
     )
 
 
-def test_uppercase_tags_with_surrounding_whitespace_are_well_formed():
+def test_tags_in_another_case_or_with_spaces_are_not_the_protocol_and_stay_private():
     parsed = parse_turn('\n  <THINKING> hm </Thinking>\n\n< SPEECH >"Yes."</ speech >\n')
-    assert parsed.well_formed
-    assert (parsed.thinking, parsed.speech.content) == ("hm", "Yes.")
+    assert not parsed.well_formed
+    assert parsed.speech is None
+    assert "a tag other than <thinking> and <speech>" in parsed.problems
 
 
 def test_missing_thinking_is_parsed_but_not_well_formed():
@@ -263,71 +263,145 @@ def test_missing_thinking_is_parsed_but_not_well_formed():
     assert parsed.problems == ("no <thinking> tag",)
 
 
-def test_thinking_without_speech_tag_takes_the_text_after_it_as_speech():
+def test_text_after_thinking_without_a_speech_tag_is_private():
     parsed = parse_turn("<thinking>Careful.</thinking>\nHello, Bob.")
-    assert (parsed.thinking, parsed.speech.content) == ("Careful.", "Hello, Bob.")
-    assert not parsed.well_formed
-    assert "no <speech> tag" in parsed.problems
+    assert parsed.thinking == "Careful."
+    assert parsed.speech is None
+    assert parsed.problems == ("no <speech> tag", "text outside the tags")
 
 
-def test_unclosed_thinking_ends_at_the_speech_tag():
+def test_unclosed_thinking_runs_to_the_end_and_hides_the_speech_inside_it():
     parsed = parse_turn("<thinking>Stay calm.\n<speech>Of course.</speech>")
-    assert (parsed.thinking, parsed.speech.content) == ("Stay calm.", "Of course.")
-    assert parsed.problems == ("unclosed <thinking> tag",)
+    assert parsed.speech is None
+    assert parsed.thinking == "Stay calm.\n<speech>Of course.</speech>"
+    assert parsed.problems == ("unclosed <thinking> tag", "no <speech> tag")
 
 
-def test_unclosed_speech_runs_to_the_end():
+def test_unclosed_speech_is_not_a_speech():
     parsed = parse_turn("<thinking>x</thinking><speech>I was going to say")
-    assert parsed.speech.content == "I was going to say"
+    assert parsed.speech is None
     assert parsed.problems == ("unclosed <speech> tag",)
 
 
-def test_prose_around_the_tags_is_parsed_but_not_well_formed():
+def test_prose_around_the_tags_is_private_and_not_well_formed():
     parsed = parse_turn("Sure! <thinking>a</thinking><speech>b</speech> Hope that helps.")
-    assert (parsed.thinking, parsed.speech.content) == ("a", "b")
+    assert (parsed.thinking, parsed.speech.raw) == ("a", "b")
     assert parsed.problems == ("text outside the tags",)
 
 
-def test_no_tags_at_all_gives_the_whole_text_as_speech_for_salvage():
+def test_no_tags_at_all_is_no_speech():
     parsed = parse_turn('  [TO: Bob] "Hi."  ')
-    assert parsed.thinking is None
-    assert (parsed.speech.target, parsed.speech.content) == ("Bob", "Hi.")
+    assert (parsed.thinking, parsed.speech) == (None, None)
     assert parsed.problems == ("no <thinking>/<speech> tags",)
     assert not parsed.well_formed
 
 
-def test_several_speech_tags_use_the_first_and_are_not_well_formed():
+def test_two_speech_blocks_are_no_speech_at_all():
     parsed = parse_turn(turn("t", "first") + "<speech>second</speech>")
-    assert parsed.speech.content == "first"
+    assert parsed.speech is None
     assert parsed.problems == ("more than one <speech> tag",)
 
 
-def test_stray_closing_tag_is_reported_and_never_reaches_the_text():
+def test_stray_closing_tag_is_reported_and_the_text_before_it_stays_private():
+    parsed = parse_turn("I will lie to him.</thinking>\n<speech>Hello.</speech>")
+    assert parsed.speech.raw == "Hello."
+    assert parsed.problems == ("no <thinking> tag", "a stray closing tag", "text outside the tags")
+
+
+def test_a_stray_closing_tag_inside_thinking_stays_in_the_thinking():
     parsed = parse_turn("<thinking>a</speech> b</thinking><speech>c</speech>")
-    assert (parsed.thinking, parsed.speech.content) == ("a b", "c")
-    assert parsed.problems == ("stray </speech> tag",)
+    assert (parsed.thinking, parsed.speech.raw, parsed.well_formed) == ("a</speech> b", "c", True)
+
+
+def test_speech_nested_in_thinking_is_private_thinking():
+    parsed = parse_turn("<thinking>Draft: <speech>I hate you.</speech></thinking><speech>Hi.</speech>")
+    assert parsed.speech.raw == "Hi."
+    assert "I hate you." in parsed.thinking
+
+
+def test_speech_nested_in_any_other_tag_is_private():
+    for wrapper in ("think", "reasoning", "reflection", "scratchpad", "Speech", "SPEECH", "x-notes"):
+        parsed = parse_turn(f"<{wrapper}><speech>secret</speech></{wrapper}>")
+        assert parsed.speech is None, wrapper
+        assert "a tag other than <thinking> and <speech>" in parsed.problems
+
+
+def test_protocol_tag_with_attributes_is_another_tag():
+    parsed = parse_turn('<thinking type="private"><speech>secret</speech></thinking><speech type="x">s</speech>')
+    assert parsed.speech is None
+    assert parsed.thinking is None
+
+
+def test_a_speech_inside_a_quoted_attribute_is_private():
+    parsed = parse_turn('<thinking note="<speech>secret</speech>">x</thinking>\n<speech>Hi.</speech>')
+    assert (parsed.speech.raw, parsed.thinking) == ("Hi.", None)
+    assert parse_turn("<reasoning a='<speech>secret</speech>'/>").speech is None
+
+
+def test_tags_inside_a_code_fence_are_private_text():
+    for fence in ("```", "~~~"):
+        parsed = parse_turn(f"{fence}xml\n<thinking>a</thinking><speech>secret</speech>\n{fence}")
+        assert parsed.speech is None, fence
+        assert parsed.problems == ("no <thinking>/<speech> tags",)
+
+
+def test_tags_inside_a_comment_or_cdata_are_private_text():
+    for opener, closer in (("<!--", "-->"), ("<![CDATA[", "]]>")):
+        parsed = parse_turn(f"{opener} <speech>secret</speech> {closer}<thinking>t</thinking><speech>Hi.</speech>")
+        assert parsed.speech.raw == "Hi.", opener
+        assert parsed.problems == ("text outside the tags",)
+        hidden = parse_turn(f"<thinking>t</thinking><speech>Hi {opener} secret {closer}</speech>")
+        assert hidden.speech is None and "a tag inside <speech>" in hidden.problems
+
+
+def test_a_closing_tag_inside_a_fence_in_thinking_does_not_end_the_thinking():
+    raw = "<thinking>```\n</thinking><speech>secret</speech>\n```</thinking><speech>Hi.</speech>"
+    parsed = parse_turn(raw)
+    assert (parsed.speech.raw, parsed.well_formed) == ("Hi.", True)
+
+
+def test_a_tag_inside_the_speech_makes_it_no_speech():
+    for inner in ("<think>secret</think>", "</thinking>", "<b>", "<thinking>x</thinking>", "<br/>"):
+        parsed = parse_turn(f"<thinking>t</thinking><speech>Hello {inner} there</speech>")
+        assert parsed.speech is None, inner
+        assert "a tag inside <speech>" in parsed.problems
+
+
+def test_problems_never_quote_the_response():
+    parsed = parse_turn('<SECRET-NAME attr="SECRET">x</SECRET-NAME></SECRETCLOSE>SECRET')
+    assert not any("SECRET" in problem for problem in parsed.problems)
+
+
+def test_less_than_signs_and_backticks_in_speech_are_kept():
+    parsed = parse_turn("<thinking>t</thinking><speech>I <3 you, 2 < 3, `code` and ``` fences</speech>")
+    assert parsed.well_formed
+    assert parsed.speech.raw == "I <3 you, 2 < 3, `code` and ``` fences"
 
 
 # --- salvage --------------------------------------------------------------------------------
 
 
-def test_salvage_of_untagged_text_is_the_whole_text_as_speech():
+def test_salvage_of_untagged_text_is_silence():
     salvaged = salvage("Well, I suppose you're right.")
-    assert salvaged.thinking is None
-    assert salvaged.speech.content == "Well, I suppose you're right."
+    assert salvaged.speech is None
     assert not salvaged.well_formed
     assert salvaged.problems
 
 
-def test_salvage_removes_tags_and_keeps_all_words_outside_thinking():
+def test_salvage_keeps_only_the_well_formed_speech():
     salvaged = salvage("Sure! <speech>Fine.</speech> Anything else?")
-    assert salvaged.speech.content == "Sure! Fine. Anything else?"
+    assert salvaged.speech.raw == "Fine."
 
 
 def test_salvage_never_puts_private_thinking_into_the_speech():
     salvaged = salvage("<thinking>I secretly hate him.</thinking> <speech>Nice to see you.</speech> ok")
-    assert "hate" not in salvaged.speech.raw
-    assert salvaged.thinking is None
+    assert salvaged.speech.raw == "Nice to see you."
+    assert salvaged.thinking == "I secretly hate him."
+
+
+def test_salvage_of_a_reasoning_model_answer_without_speech_is_silence():
+    salvaged = salvage("<think>I should pretend.</think>\nOkay, I'll say hello.")
+    assert salvaged.speech is None
 
 
 def test_salvage_of_a_well_formed_turn_is_still_marked_not_well_formed():
@@ -363,6 +437,21 @@ def test_splitter_keeps_a_plain_less_than_sign_in_speech():
     assert split_all(["<speech>I <", "3 you <", "</speech>"])["speech"] == "I <3 you <"
 
 
+def test_splitter_never_streams_private_regions_as_speech():
+    joined = split_all(["<think>I will <spe", "ech>lie</speech></think>", "<thinking type='x'><speech>no",
+                        "</speech></thinking>", "```\n<speech>fenced</speech>\n``", "`", "<speech>Hi.</speech>"])
+    assert joined["speech"] == "Hi."
+    assert "lie" in joined["think"] and "fenced" not in joined["speech"]
+
+
+def test_splitter_streams_only_the_first_speech_and_stops_at_a_tag_inside_it():
+    assert split_all(["<speech>One <th", "ink>secret</think> two</speech><speech>again</speech>"])["speech"] == "One "
+
+
+def test_splitter_drops_text_before_a_stray_closing_tag():
+    assert split_all(["secret plan", "</thinking>\n<speech>Hello.</speech>"]) == {"think": "", "speech": "Hello."}
+
+
 def test_splitter_holds_a_possible_partial_tag_until_flushed():
     splitter = TagSplitter()
     assert splitter.feed("<speech>wait <spe") == [("speech", "wait ")]
@@ -376,7 +465,7 @@ FRAGMENTS = ["<thinking>", "</thinking>", "<speech>", "</speech>", "<SPEECH >", 
              "*", "\n", " ", "<", ">", "[the scene ends here]"]
 protocol_soup = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=6), max_size=30).map("".join)
 any_text = st.text() | protocol_soup
-safe_text = st.text().filter(lambda s: not TAG.search(s))
+safe_text = st.text().filter(lambda s: not re.search(r"<\s*/?\s*[A-Za-z]|```|~~~", s))
 
 
 @PROPERTY

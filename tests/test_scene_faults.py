@@ -112,7 +112,7 @@ async def test_a_failing_actor_becomes_a_system_line_and_the_scene_goes_on(run_s
     assert "bob unable to respond" in (run.dir / "debug.log").read_text()
 
 
-async def test_malformed_output_is_corrected_at_most_twice_then_salvaged(run_scene, loopback):
+async def test_malformed_output_is_corrected_at_most_twice_then_the_actor_is_silent(run_scene, loopback):
     def answer(who, recorded):
         if who == "bob":
             return "Honestly? I messed up the Henderson numbers."
@@ -125,8 +125,11 @@ async def test_malformed_output_is_corrected_at_most_twice_then_salvaged(run_sce
     corrections = [r for r in run.records() if r["type"] == "correct" and r["target"] == "bob"]
     bob_turns = [r for r in run.records() if r["type"] == "speak" and r["from"] == "bob"]
     assert len(corrections) == 2 * len(bob_turns) and bob_turns
-    assert bob_turns[0]["text"] == "Honestly? I messed up the Henderson numbers."
-    assert "salvaged" in (run.dir / "debug.log").read_text()
+    assert {(r["action"], r["text"]) for r in bob_turns} == {("silent", "")}
+    silences = [r for r in run.records() if r["type"] == "system" and r["target"] == "bob"]
+    assert len(silences) == len(bob_turns) and "no well-formed <speech>" in silences[0]["text"]
+    assert "Henderson" not in (run.dir / "transcript.txt").read_text()
+    assert "Henderson" in (run.dir / "debug.log").read_text()
     correction_prompts = [p for p in run.prompts() if p["purpose"] == "correct"]
     assert "did not use `<thinking>` and `<speech>` tags" in correction_prompts[0]["request"]["messages"][-1]["content"]
 

@@ -13,6 +13,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.formatting import indented
+
 WINDOW_ITEMS = 8
 WINDOW_TOKENS = 2500
 JSON_ONLY = "Return JSON only per schema—no extra text."
@@ -38,10 +40,12 @@ class Item:
     to: str | None = None
 
     def line(self) -> str:
-        """The item as the participants read it."""
+        """The item as the participants read it; further lines of its text are indented, so a
+        message can never start a line that reads as another item."""
+        text = indented(self.text)
         if self.role == "router":
-            return f"[router → {self.to}] {self.text}" if self.to else f"[router] {self.text}"
-        return f"[{self.role}] {self.text}"
+            return f"[router → {self.to}] {text}" if self.to else f"[router] {text}"
+        return f"[{self.role}] {text}"
 
 
 def tokens(text: str) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from core.characters import Character
+from core.formatting import one_line
 from core.roundtable.answers import Answer, Question, Synthesis
 from core.roundtable.state import RoundtableState
 
@@ -112,7 +113,7 @@ def participant_message(state: RoundtableState, slug: str, question: Question, *
     if notes:
         parts.append("FROM THE OPERATOR:\n" + "\n".join(notes))
     if earlier:
-        lines = [f"- {state.participants[s]}: {a.position} ({a.rationale})" for s, a in earlier]
+        lines = [f"- {state.participants[s]}: {one_line(a.position)} ({one_line(a.rationale)})" for s, a in earlier]
         parts.append("ANSWERS GIVEN BEFORE YOURS THIS ROUND (sequential discussion):\n" + "\n".join(lines))
     parts.append(PARTICIPANT_FORMAT)
     return "\n\n".join(parts)
