@@ -74,7 +74,7 @@ def test_a_run_report_shows_escaped_model_text_and_folds_thinking_in_a_real_brow
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)          # nothing fetched from anywhere
     dom = read(dump_dom(page))
     seen = " ".join(dom.text)
-    assert ATTACK in seen                                 # the model's markup is shown as the text it is
+    assert ATTACK.replace('"', "'") in seen              # the model's markup is shown as text (quotes folded as on stage)
     assert not any(tag in ("script", "img") for tag, _ in dom.tags)
     body = next(attrs for tag, attrs in dom.tags if tag == "body")
     assert "data-pwned" not in body
