@@ -25,7 +25,7 @@ def options_from(ns: argparse.Namespace) -> RunOptions:
     """The run options a parsed command line asks for."""
     return RunOptions(isolation=ns.isolation, coordinator=ns.coordinator, provider=ns.provider, model=ns.model,
                       base_url=ns.base_url, characters_dirs=list(ns.characters_dirs), out=ns.out, seed=ns.seed,
-                      max_beats=ns.max_beats, budget_usd=ns.budget_usd,
+                      max_beats=ns.max_beats, budget_usd=ns.budget_usd, journals=ns.journals,
                       on_escalate=getattr(ns, "on_escalate", None), headless=True)
 
 

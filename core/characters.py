@@ -20,6 +20,7 @@ from pathlib import Path
 import yaml
 
 from core.errors import CharacterLoadError, InvalidConfig
+from core.sanitize import strip_controls
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]*")
 SLUG_MAX = 64
@@ -50,7 +51,8 @@ class Character:
     profile: str
     journal: str
     profile_path: Path
-    journal_path: Path
+    journal_path: Path | None
+    """Where this run reads and appends the journal; None when the run has no memory."""
 
 
 def search_dirs(characters_dirs: Sequence[Path] = (), cwd: Path | None = None) -> list[Path]:
@@ -115,10 +117,29 @@ def display_name(slug: str, profile: str, front_name: str | None = None) -> str:
     return slug.replace("-", " ").title()
 
 
-def _from_files(slug: str, profile_path: Path, journal_path: Path) -> Character:
-    """Build a Character from its profile file and (possibly missing) journal file."""
-    meta, profile = _split_front_matter(_read(profile_path, slug), profile_path, slug)
-    journal = _read(journal_path, slug) if journal_path.is_file() else ""
+def read_inside(path: Path, root: Path, slug: str) -> str:
+    """Read `path` only if it resolves inside `root`: a symlink out of the tree is refused."""
+    try:
+        inside = path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):
+        inside = False
+    if not inside:
+        raise CharacterLoadError(f"Character '{slug}': {path} resolves outside {root} "
+                                 f"(a symlink leaving the folder); replace it with a regular file.",
+                                 character=slug, path=str(path))
+    return _read(path, slug)
+
+
+def _from_files(slug: str, profile_path: Path, journal_path: Path, folder: Path) -> Character:
+    """Build a Character from its profile file and (possibly missing) journal file, both of
+    which must stay inside the characters `folder`."""
+    meta, profile = _split_front_matter(read_inside(profile_path, folder, slug), profile_path, slug)
+    if not profile.strip():
+        raise CharacterLoadError(f"Character '{slug}': {profile_path} has no profile text "
+                                 f"(write who the character is below the front matter).",
+                                 character=slug, path=str(profile_path))
+    present = journal_path.is_file() or journal_path.is_symlink()
+    journal = read_inside(journal_path, folder, slug) if present else ""
     return Character(slug=slug, name=display_name(slug, profile, meta.get("name")),
                      description=(meta.get("description") or "").strip(), profile=profile,
                      journal=journal, profile_path=profile_path, journal_path=journal_path)
@@ -131,7 +152,7 @@ def load_character(slug: str, dirs: Sequence[Path]) -> Character:
     for folder in dirs:
         for profile_path, journal_path in _layouts(slug, Path(folder)):
             if profile_path.is_file():
-                return _from_files(slug, profile_path, journal_path)
+                return _from_files(slug, profile_path, journal_path, Path(folder))
             searched.append(str(profile_path))
     where = ", ".join(searched) if searched else "(no folders to search)"
     raise CharacterLoadError(f"Character '{slug}' not found. Searched: {where}", character=slug, searched=searched)
@@ -160,15 +181,35 @@ def load_cast(slugs: Sequence[str], dirs: Sequence[Path]) -> list[Character]:
     return cast
 
 
+JOURNAL_ENTRY_MAX = 8000
+"""The longest journal entry kept, in characters; a longer one is cut and says so."""
+
+
+def cap_entry(entry: str) -> str:
+    """The entry, cut to `JOURNAL_ENTRY_MAX` characters with a visible note when longer."""
+    entry = entry.strip()
+    if len(entry) <= JOURNAL_ENTRY_MAX:
+        return entry
+    return entry[:JOURNAL_ENTRY_MAX].rstrip() + f"\n\n[entry cut at {JOURNAL_ENTRY_MAX} characters]"
+
+
 def append_journal(character: Character, entry: str, *, when: datetime, scene_title: str) -> None:
-    """Append an entry under a dated `## YYYY-mm-dd HH:MM — title` header, creating the file if needed."""
+    """Append an entry under a dated `## YYYY-mm-dd HH:MM — title` header, creating the file if needed.
+
+    A journal that does not exist yet starts with what the run read as the character's journal
+    (a store seeded from the journal beside the character); a run without memory writes nothing.
+    """
     path = character.journal_path
+    if path is None:
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() and character.journal.strip():
+        path.write_text(character.journal, encoding="utf-8")
     lead = ""
     if path.is_file() and path.stat().st_size:
         with path.open("rb") as existing:
             existing.seek(-1, 2)
             lead = "" if existing.read(1) == b"\n" else "\n"
-    block = f"{lead}\n## {when:%Y-%m-%d %H:%M} — {scene_title}\n\n{entry.strip()}\n"
+    block = f"{lead}\n## {when:%Y-%m-%d %H:%M} — {scene_title}\n\n{strip_controls(cap_entry(entry))}\n"
     with path.open("a", encoding="utf-8") as journal:
         journal.write(block)

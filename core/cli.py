@@ -27,6 +27,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--model")
     p.add_argument("--base-url", dest="base_url")
     p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=Path, default=[], metavar="DIR")
+    p.add_argument("--journals", metavar="DIR|none",
+                   help="where every character's journal is read and written; `none`: run without memory "
+                        "(default: beside a <slug>/profile.md you own, else .promptdesk/journals/ beside the scene)")
     p.add_argument("--out", type=Path, metavar="DIR", help="the run folder (default runs/<scene>-<stamp>)")
     p.add_argument("--seed", type=int)
     p.add_argument("--max-beats", dest="max_beats", type=_positive_int)

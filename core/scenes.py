@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, NonNegativeFloat, NonNegativeInt,
-                      PositiveFloat, PositiveInt, StringConstraints, ValidationError, ValidationInfo,
+                      PositiveFloat, PositiveInt, PrivateAttr, StringConstraints, ValidationError, ValidationInfo,
                       field_validator, model_validator)
 from pydantic_core import PydanticCustomError
 
@@ -169,6 +169,20 @@ class Scene(_Model):
     seed: int | None = None
     collaborate: Collaborate | None = None
     roundtable: Roundtable | None = None
+    journals: str | None = None
+    """Where the characters' journals live: a folder (relative to the scene file) or `none`."""
+    _folder: Path | None = PrivateAttr(default=None)
+
+    @property
+    def folder(self) -> Path | None:
+        """The folder of the scene file this scene was read from (None when built in code)."""
+        return self._folder
+
+    def __eq__(self, other: object) -> bool:
+        """Two scenes are equal when their settings are (where the file was read from is not compared)."""
+        if not isinstance(other, Scene):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
 
     @field_validator("setting", "prompt", "goal", "coordinator_notes", mode="before")
     @classmethod
@@ -417,4 +431,6 @@ def load_scene(path: Path) -> Scene:
     except OSError as exc:
         raise InvalidConfig(f"Cannot read scene file {source}: {exc.strerror or exc}.", file=source) from None
     data, root = _compose(text, source)
-    return _validate(data, root, source)
+    scene = _validate(data, root, source)
+    scene._folder = Path(path).resolve().parent
+    return scene

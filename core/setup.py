@@ -15,6 +15,7 @@ from typing import Any
 from core.actors import make_actor
 from core.briefing import build_briefing
 from core.characters import Character, load_cast, search_dirs
+from core import journal_store
 from core.clock import Clock, RealClock
 from core.coordinator import JudgeCoordinator, RuleCoordinator
 from core.errors import InvalidConfig
@@ -45,6 +46,8 @@ class RunOptions:
     clock: Clock | None = None
     cwd: Path | None = None
     write_character_journals: bool = True
+    journals: str | Path | None = None
+    """`--journals DIR|none`: where every journal lives (None: the scene's `journals:` or the default)."""
     on_escalate: str | None = None
     """Roundtable, headless: accept | continue | conclude; None asks the operator (console)."""
     headless: bool = False
@@ -156,6 +159,8 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     isolation, role = choices(scene, options)
     cwd = options.cwd or Path.cwd()
     cast: list[Character] = cast_loader(scene)(scene.characters, search_dirs(options.characters_dirs, cwd))
+    store, explicit = journal_store.store_for(options.journals, scene.journals, scene.folder, cwd)
+    cast = [journal_store.place(c, store, explicit) for c in cast]
     seed = options.seed if options.seed is not None else (scene.seed if scene.seed is not None
                                                           else int.from_bytes(os.urandom(3), "big"))
     clock = options.clock or RealClock()
