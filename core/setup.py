@@ -22,6 +22,7 @@ from core.errors import InvalidConfig
 from core.notes import model_name, notes_text
 from core.providers.base import Provider
 from core.scenes import ProviderSpec, Scene, load_scene
+from core.run_folder import claim_out, claim_fresh
 from core.session import Session
 
 ISOLATIONS = ("a", "b")
@@ -89,15 +90,19 @@ def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> Provid
 
 
 def run_dir_for(scene: Scene, options: RunOptions) -> Path:
-    """`--out`, else a fresh `runs/<scene-name>-<YYYYmmdd-HHMMSS>` (suffixed if taken)."""
+    """Create and return the run folder: `--out` (new or empty), else a fresh
+    `runs/<scene-name>-<YYYYmmdd-HHMMSS>` (suffixed if taken); see `core.run_folder`."""
     if options.out:
-        return options.out
-    base = options.runs_root / f"{scene.name}-{datetime.now():%Y%m%d-%H%M%S}"
-    candidate, n = base, 1
-    while candidate.exists():
-        n += 1
-        candidate = base.with_name(f"{base.name}-{n}")
-    return candidate
+        return claim_out(Path(options.out))
+    return claim_fresh(options.runs_root, scene.name)
+
+
+def _release(run_dir: Path) -> None:
+    """Remove a run folder claimed for a session that could not be built (only while it is empty)."""
+    try:
+        run_dir.rmdir()
+    except OSError:
+        pass
 
 
 class ProviderPool:
@@ -179,14 +184,19 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     start = {"scene": scene.model_dump(include={"name", "title", "format", "turns", "setting", "goal"}),
              "cast": {c.slug: c.name for c in cast}, "isolation": isolation, "coordinator": role,
              "seed": seed, "providers": {s: f"{p.name}:{model_name(p)}" for s, p in specs.items()}}
-    session = Session(scene, actors, isolation=isolation, coordinator=coordinator, run_dir=run_dir_for(scene, options),
+    run_dir = run_dir_for(scene, options)
+    session = Session(scene, actors, isolation=isolation, coordinator=coordinator, run_dir=run_dir,
                       notes=notes, start_info=start, clock=clock, max_beats=options.max_beats,
                       budget_usd=options.budget_usd, characters={c.slug: c for c in cast},
                       write_character_journals=options.write_character_journals,
                       judge_provider=pool.get(judge_spec) if role != "C" else None)
     if scene.format == "roundtable":
         from core.roundtable.setup import prepare
-        prepare(session, scene, options, pool, role, cwd)
+        try:
+            prepare(session, scene, options, pool, role, cwd)
+        except BaseException:
+            _release(run_dir)
+            raise
     start["max_beats"] = session.state.max_beats
     if scene.collaborate is not None:
         start["max_rounds"] = scene.collaborate.max_rounds
