@@ -66,7 +66,7 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
         from core.collab.headless import scene_for
         session = build_session(scene_for(ns), options_from(ns))
     except PromptdeskError as exc:
-        print(str(exc), file=stream)
+        print(strip_controls(str(exc)), file=stream)
         return EXIT_INVALID
     session.subscribe(TurnPrinter(session.state.cast, stream, quiet=ns.quiet))
     result = asyncio.run(_run_with_sigint(session))

@@ -130,6 +130,29 @@ def read_inside(path: Path, root: Path, slug: str) -> str:
     return _read(path, slug)
 
 
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _printable_name(slug: str, name: str, path: Path) -> str:
+    """The display name, refused if it holds a newline or any other control character."""
+    if _UNPRINTABLE.search(name):
+        raise CharacterLoadError(f"Character '{slug}': the display name {name!r} in {path} holds a newline or "
+                                 f"control character; give a one-line `name:` of printable text.",
+                                 character=slug, path=str(path))
+    return name
+
+
+def check_display_names(cast: Sequence[Character]) -> None:
+    """Refuse two cast members whose display names match (ignoring case): no transcript could tell them apart."""
+    seen: dict[str, Character] = {}
+    for character in cast:
+        other = seen.setdefault(character.name.casefold(), character)
+        if other is not character:
+            raise InvalidConfig(f"Two cast members are both called {character.name!r}: '{other.slug}' "
+                                f"({other.profile_path}) and '{character.slug}' ({character.profile_path}); "
+                                f"give one of them another `name:`.", name=character.name)
+
+
 def _from_files(slug: str, profile_path: Path, journal_path: Path, folder: Path) -> Character:
     """Build a Character from its profile file and (possibly missing) journal file, both of
     which must stay inside the characters `folder`."""
@@ -140,7 +163,7 @@ def _from_files(slug: str, profile_path: Path, journal_path: Path, folder: Path)
                                  character=slug, path=str(profile_path))
     present = journal_path.is_file() or journal_path.is_symlink()
     journal = read_inside(journal_path, folder, slug) if present else ""
-    return Character(slug=slug, name=display_name(slug, profile, meta.get("name")),
+    return Character(slug=slug, name=_printable_name(slug, display_name(slug, profile, meta.get("name")), profile_path),
                      description=(meta.get("description") or "").strip(), profile=profile,
                      journal=journal, profile_path=profile_path, journal_path=journal_path)
 
@@ -178,6 +201,7 @@ def load_cast(slugs: Sequence[str], dirs: Sequence[Path]) -> list[Character]:
         raise CharacterLoadError("\n".join(f.message for f in failures),
                                  character=failures[0].context.get("character"),
                                  characters=[f.context.get("character") for f in failures])
+    check_display_names(cast)
     return cast
 
 
