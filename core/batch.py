@@ -68,6 +68,9 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     except PromptdeskError as exc:
         print(strip_controls(str(exc)), file=stream)
         return EXIT_INVALID
+    for model in session.start_info.get("unpriced_models", []):
+        print(f"WARNING: no price is known for {strip_controls(model)}: its cost counts as $0 (unknown) "
+              f"in the totals and metadata.json.", file=stream)
     session.subscribe(TurnPrinter(session.state.cast, stream, quiet=ns.quiet))
     result = asyncio.run(_run_with_sigint(session))
     goal = "goal achieved" if result.goal_achieved else "goal not achieved"

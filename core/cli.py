@@ -6,6 +6,7 @@ Importing this module is cheap: no SDK, no Textual. Each path imports what it ne
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -33,7 +34,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, metavar="DIR", help="the run folder (default runs/<scene>-<stamp>)")
     p.add_argument("--seed", type=int)
     p.add_argument("--max-beats", dest="max_beats", type=_positive_int)
-    p.add_argument("--budget-usd", dest="budget_usd", type=float, help="close the scene (reason budget) when spent")
+    p.add_argument("--budget-usd", dest="budget_usd", type=_budget, help="close the scene (reason budget) when spent")
     p.add_argument("--quiet", action="store_true", help="batch: print only the summary")
     from core.collab.headless import add_flags
     add_flags(p)
@@ -46,6 +47,17 @@ def _positive_int(text: str) -> int:
     value = int(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text}")
+    return value
+
+
+def _budget(text: str) -> float:
+    """A budget in USD: a finite amount of 0 or more (no NaN, no infinity, no negative)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an amount in USD, not {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite amount of 0 or more, not {text!r}")
     return value
 
 

@@ -130,7 +130,7 @@ def metadata(events: list[BaseEvent]) -> dict[str, Any]:
         "coordinator": info.get("coordinator"), "duration": round(duration_s(events) * 1000),
         "totalBeats": beats(events), "characterCount": len(per_actor),
         "goalAchieved": bool(close and close.goal_achieved), "reason": close.reason if close else "incomplete",
-        "errors": errors(events), "costs": costs(events),
+        "errors": errors(events), "costs": costs(events), "unpricedModels": info.get("unpriced_models", []),
         "actors": {slug: {k: int(v) for k, v in row.items()} for slug, row in per_actor.items()},
         **collab_lines.metadata(events),
         **roundtable_lines.metadata(events),

@@ -6,6 +6,7 @@ coordinator choice, no session. The console's wizard and `--batch` both come thr
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,6 +21,7 @@ from core.clock import Clock, RealClock
 from core.coordinator import JudgeCoordinator, RuleCoordinator
 from core.errors import InvalidConfig
 from core.notes import model_name, notes_text
+from core.pricing import is_priced
 from core.providers.base import Provider
 from core.scenes import ProviderSpec, Scene, load_scene
 from core.run_folder import claim_out, claim_fresh
@@ -95,6 +97,20 @@ def run_dir_for(scene: Scene, options: RunOptions) -> Path:
     if options.out:
         return claim_out(Path(options.out))
     return claim_fresh(options.runs_root, scene.name)
+
+
+def check_budget(budget: float | None, specs: list[ProviderSpec]) -> list[str]:
+    """The models with no known price (as `provider:model`); a budget must be a finite amount
+    of zero or more, and is refused when any model's cost would be unknown."""
+    unpriced = sorted({f"{s.name}:{model_name(s)}" for s in specs if not is_priced(s.name, s.model)})
+    if budget is None:
+        return unpriced
+    if not math.isfinite(budget) or budget < 0:
+        raise InvalidConfig(f"--budget-usd must be a finite amount of 0 or more, not {budget!r}")
+    if unpriced:
+        raise InvalidConfig(f"--budget-usd {budget} cannot be kept: no price is known for {', '.join(unpriced)} "
+                            f"(see core/pricing.py); run without a budget or choose a priced model.")
+    return unpriced
 
 
 def _release(run_dir: Path) -> None:
@@ -179,12 +195,15 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
         actor.turn_timeout_s = turn_timeout(specs[character.slug])
         actors.append(actor)
     judge_spec = provider_spec(scene, None, options)
+    unpriced = check_budget(options.budget_usd, list(specs.values()) + ([judge_spec] if role != "C" else []))
     notes = notes_text(scene, isolation, role, specs, judge_spec, seed, cast)
     coordinator = (RuleCoordinator() if role == "C" else
                    JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=operator_context(scene, notes, role)))
     start = {"scene": scene.model_dump(include={"name", "title", "format", "turns", "setting", "goal"}),
              "cast": {c.slug: c.name for c in cast}, "isolation": isolation, "coordinator": role,
              "seed": seed, "providers": {s: f"{p.name}:{model_name(p)}" for s, p in specs.items()}}
+    if unpriced:
+        start["unpriced_models"] = unpriced
     run_dir = run_dir_for(scene, options)
     session = Session(scene, actors, isolation=isolation, coordinator=coordinator, run_dir=run_dir,
                       notes=notes, start_info=start, clock=clock, max_beats=options.max_beats,
