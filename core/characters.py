@@ -3,31 +3,31 @@
 A character is named by a slug and resolved, first hit wins, from the `--characters-dir` folders,
 then `./characters/`, then `./.claude/agents/`. In each folder two layouts are accepted:
 
-- `<slug>/profile.md`, with the journal at `<slug>/journal.md`;
-- `<slug>.md` (the `.claude/agents` form), with the journal at `<slug>.journal.md` beside it.
+- `<name>/profile.md`, with the journal at `<name>/journal.md`;
+- `<name>.md` (the `.claude/agents` form), with the journal at `<name>.journal.md` beside it.
 
-Either file may open with YAML front matter (`---` / `name:` / `description:` / `---`).
+The file is found by its listed name or its `name:` (see `core.character_search`), never by a path
+built from what the user typed. Either file may open with front matter, read tolerantly (see
+`core.front_matter`). Where a run keeps the journal is decided by `core.journal_store`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-import yaml
-
+from core import character_search, front_matter
 from core.errors import CharacterLoadError, InvalidConfig
 from core.sanitize import strip_controls
 
-SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]*")
+SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]*(?:\.[a-z0-9][a-z0-9-]*)*")
 SLUG_MAX = 64
 SLUG_RULE = (f"a slug is 1-{SLUG_MAX} characters of lower-case letters, digits and hyphens, "
-             "starting with a letter or digit (no '/', '..', spaces or capitals)")
+             "starting with a letter or digit, with single dots between them (no '/', '..', spaces or capitals)")
 
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
 _HEADING_SPLIT = re.compile(r"\s+[-—–]\s+")
 
 
@@ -62,12 +62,6 @@ def search_dirs(characters_dirs: Sequence[Path] = (), cwd: Path | None = None) -
     return list(dict.fromkeys(ordered))
 
 
-def _layouts(slug: str, folder: Path) -> list[tuple[Path, Path]]:
-    """(profile, journal) candidates for `slug` in one folder, in order of preference."""
-    return [(folder / slug / "profile.md", folder / slug / "journal.md"),
-            (folder / f"{slug}.md", folder / f"{slug}.journal.md")]
-
-
 def _read(path: Path, slug: str) -> str:
     """Read a UTF-8 text file, turning every failure into a CharacterLoadError naming it."""
     try:
@@ -80,28 +74,27 @@ def _read(path: Path, slug: str) -> str:
                                  character=slug, path=str(path)) from exc
 
 
-def _split_front_matter(text: str, path: Path, slug: str) -> tuple[dict[str, str], str]:
-    """Split optional YAML front matter (`name`, `description`, others ignored) from the body."""
-    if not re.match(r"---[ \t]*\r?\n", text):
-        return {}, text
-    match = _FRONT_MATTER.match(text)
-    if match is None:
-        raise CharacterLoadError(f"Character '{slug}': {path} opens front matter with '---' but never closes it.",
-                                 character=slug, path=str(path))
+def _split_front_matter(text: str, path: Path, slug: str) -> front_matter.FrontMatter:
+    """Split tolerant front matter (see `core.front_matter`) from the body; a file whose front
+    matter never closes, whose body is empty, or is only an unresolved include, is refused."""
     try:
-        meta = yaml.safe_load(match.group(1))
-    except yaml.YAMLError as exc:
-        raise CharacterLoadError(f"Character '{slug}': bad YAML front matter in {path}: {exc}",
-                                 character=slug, path=str(path)) from exc
-    meta = {} if meta is None else meta
-    if not isinstance(meta, dict):
-        raise CharacterLoadError(f"Character '{slug}': front matter in {path} must be a mapping of keys.",
-                                 character=slug, path=str(path))
-    for key in ("name", "description"):
-        if meta.get(key) is not None and not isinstance(meta[key], str):
-            raise CharacterLoadError(f"Character '{slug}': front matter `{key}` in {path} must be text.",
-                                     character=slug, path=str(path))
-    return meta, text[match.end():]
+        parsed = front_matter.split(text)
+    except front_matter.Unclosed as exc:
+        raise CharacterLoadError(f"Character '{slug}': {path}:1: {exc}.", character=slug, path=str(path)) from None
+    body = parsed.body
+    if not body.strip():
+        where = f"below the front matter (which ends on line {parsed.body_line - 1})" if parsed.meta or text.startswith("---") else ""
+        raise CharacterLoadError(f"Character '{slug}': {path} has no profile text {where}".rstrip()
+                                 + " (write who the character is).", character=slug, path=str(path))
+    if _INCLUDES_ONLY.fullmatch(body):
+        first = next(i for i, line in enumerate(body.splitlines()) if line.strip())
+        raise CharacterLoadError(f"Character '{slug}': {path}:{parsed.body_line + first}: the body is only an include "
+                                 f"({body.strip().splitlines()[0].strip()}), which Promptdesk does not resolve; "
+                                 f"paste the included text into the file.", character=slug, path=str(path))
+    return parsed
+
+
+_INCLUDES_ONLY = re.compile(r"\s*(?:\{\{\s*file\s*:[^}]*\}\}\s*)+")
 
 
 def display_name(slug: str, profile: str, front_name: str | None = None) -> str:
@@ -142,6 +135,15 @@ def _printable_name(slug: str, name: str, path: Path) -> str:
     return name
 
 
+def with_fields(character: Character, fields: Sequence[str]) -> Character:
+    """The character with the chosen front matter fields (`description`) written into its profile,
+    so that its briefing carries them; every other field (`tools`, `model`, `color`…) never does."""
+    extra = [f"{key.title()}: {getattr(character, key)}" for key in fields if getattr(character, key, "")]
+    if not extra:
+        return character
+    return replace(character, profile=character.profile.rstrip() + "\n\n" + "\n".join(extra) + "\n")
+
+
 def check_display_names(cast: Sequence[Character]) -> None:
     """Refuse two cast members whose display names match (ignoring case): no transcript could tell them apart."""
     seen: dict[str, Character] = {}
@@ -156,29 +158,28 @@ def check_display_names(cast: Sequence[Character]) -> None:
 def _from_files(slug: str, profile_path: Path, journal_path: Path, folder: Path) -> Character:
     """Build a Character from its profile file and (possibly missing) journal file, both of
     which must stay inside the characters `folder`."""
-    meta, profile = _split_front_matter(read_inside(profile_path, folder, slug), profile_path, slug)
-    if not profile.strip():
-        raise CharacterLoadError(f"Character '{slug}': {profile_path} has no profile text "
-                                 f"(write who the character is below the front matter).",
-                                 character=slug, path=str(profile_path))
+    parsed = _split_front_matter(read_inside(profile_path, folder, slug), profile_path, slug)
+    profile = parsed.body
     present = journal_path.is_file() or journal_path.is_symlink()
     journal = read_inside(journal_path, folder, slug) if present else ""
-    return Character(slug=slug, name=_printable_name(slug, display_name(slug, profile, meta.get("name")), profile_path),
-                     description=(meta.get("description") or "").strip(), profile=profile,
+    return Character(slug=slug, name=_printable_name(slug, display_name(slug, profile, parsed.text("name")), profile_path),
+                     description=parsed.text("description"), profile=profile,
                      journal=journal, profile_path=profile_path, journal_path=journal_path)
 
 
-def load_character(slug: str, dirs: Sequence[Path]) -> Character:
-    """Find and read one character; raise CharacterLoadError listing every path tried if absent."""
+def load_character(slug: str, dirs: Sequence[Path], cwd: Path | None = None) -> Character:
+    """Find (by file name or `name:`, see `core.character_search`) and read one character; raise
+    CharacterLoadError listing the paths searched and the nearest names on disk if absent."""
     validate_slug(slug)
-    searched: list[str] = []
-    for folder in dirs:
-        for profile_path, journal_path in _layouts(slug, Path(folder)):
-            if profile_path.is_file():
-                return _from_files(slug, profile_path, journal_path, Path(folder))
-            searched.append(str(profile_path))
+    found = character_search.find(slug, dirs)
+    if found is not None:
+        return _from_files(slug, found.profile, found.journal, found.folder)
+    searched = [str(path) for folder in dirs for path in (Path(folder) / slug / "profile.md", Path(folder) / f"{slug}.md")]
     where = ", ".join(searched) if searched else "(no folders to search)"
-    raise CharacterLoadError(f"Character '{slug}' not found. Searched: {where}", character=slug, searched=searched)
+    near = character_search.near_matches(slug, dirs, cwd)
+    hint = f" Did you mean {' or '.join(near)}?" if near else ""
+    raise CharacterLoadError(f"Character '{slug}' not found. Searched: {where}.{hint}", character=slug,
+                             searched=searched, near=near)
 
 
 def load_cast(slugs: Sequence[str], dirs: Sequence[Path]) -> list[Character]:

@@ -180,6 +180,8 @@ class Scene(_Model):
     collaborate: Collaborate | None = None
     roundtable: Roundtable | None = None
     journals: str | None = None
+    character_fields: list[Literal["description"]] = Field(default_factory=list)
+    """Front matter fields added to each actor's briefing with its profile (off by default)."""
     """Where the characters' journals live: a folder (relative to the scene file) or `none`."""
     _folder: Path | None = PrivateAttr(default=None)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from core.actors import make_actor
 from core.briefing import build_briefing
-from core.characters import Character, check_display_names, load_cast, search_dirs
+from core.characters import Character, check_display_names, load_cast, search_dirs, with_fields
 from core import journal_store
 from core.clock import Clock, RealClock
 from core.coordinator import JudgeCoordinator, RuleCoordinator
@@ -182,7 +182,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     cast: list[Character] = cast_loader(scene)(scene.characters, search_dirs(options.characters_dirs, cwd))
     store, explicit = journal_store.store_for(options.journals, scene.journals, scene.folder, cwd)
     check_display_names(cast)
-    cast = [journal_store.place(c, store, explicit) for c in cast]
+    cast = [with_fields(journal_store.place(c, store, explicit), scene.character_fields) for c in cast]
     seed = options.seed if options.seed is not None else (scene.seed if scene.seed is not None
                                                           else int.from_bytes(os.urandom(3), "big"))
     clock = options.clock or RealClock()
