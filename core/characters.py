@@ -162,7 +162,7 @@ def _from_files(slug: str, profile_path: Path, journal_path: Path, folder: Path)
     profile = parsed.body
     present = journal_path.is_file() or journal_path.is_symlink()
     journal = read_inside(journal_path, folder, slug) if present else ""
-    return Character(slug=slug, name=_printable_name(slug, display_name(slug, profile, parsed.text("name")), profile_path),
+    return Character(slug=slug, name=_printable_name(slug, display_name(slug, profile, parsed.text("name", fold=False)), profile_path),
                      description=parsed.text("description"), profile=profile,
                      journal=journal, profile_path=profile_path, journal_path=journal_path)
 

@@ -35,11 +35,12 @@ class FrontMatter:
     strict: bool = True
     """False when strict YAML refused the block and it was read line by line."""
 
-    def text(self, key: str) -> str:
-        """A field as one line of text ("" when absent or not a scalar)."""
+    def text(self, key: str, fold: bool = True) -> str:
+        """A field as text ("" when absent or not a scalar), its whitespace folded to single
+        spaces unless `fold` is False (a name keeps a newline, so that it can be refused)."""
         value = self.meta.get(key)
         if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-            return " ".join(str(value).split())
+            return " ".join(str(value).split()) if fold else str(value).strip()
         return ""
 
 
