@@ -137,7 +137,7 @@ def remote_scene(loopback, model: str) -> str:
 def test_a_model_without_a_price_is_flagged_on_stderr_and_in_metadata(tmp_path, capsys, loopback):
     loopback.default = Reply(text=turn('"Hello."'))
     chars = workspace(tmp_path, remote_scene(loopback, "mystery-model-7"))
-    assert batch(tmp_path, chars, "--journals", "none") == 0
+    assert batch(tmp_path, chars) == 0
     assert "WARNING: no price is known for anthropic:mystery-model-7" in capsys.readouterr().err
     meta = json.loads((tmp_path / "run" / "metadata.json").read_text())
     assert meta["unpricedModels"] == ["anthropic:mystery-model-7"]
@@ -149,5 +149,5 @@ def test_a_budget_with_an_unpriced_model_is_refused(tmp_path, capsys, loopback):
     assert "no price is known for anthropic:mystery-model-7" in capsys.readouterr().err
     assert loopback.hits == 0 and not (tmp_path / "run").exists()
     chars2 = workspace(tmp_path / "priced", remote_scene(loopback, "claude-haiku-4-5"))
-    assert main(["--batch", str(tmp_path / "priced" / "s.yaml"), "--characters-dir", str(chars2), "--journals", "none",
+    assert main(["--batch", str(tmp_path / "priced" / "s.yaml"), "--characters-dir", str(chars2),
                  "--out", str(tmp_path / "run2"), "--max-beats", "1", "--budget-usd", "0.5"]) == 0

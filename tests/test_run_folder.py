@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import stat
 import threading
 from pathlib import Path
@@ -14,8 +15,10 @@ APOLOGY = str(SCENES / "the-apology.yaml")
 
 
 def batch(capsys, out, *flags: str) -> tuple[int, str]:
-    code = main(["--batch", APOLOGY, "--isolation", "b", "--coordinator", "C", "--seed", "1", "--max-beats", "2",
-                 "--characters-dir", str(CHARACTERS), "--journals", "none", "--out", str(out), *flags])
+    """A short run of a copy of the example scene (so that its journal store sits in the test's folder)."""
+    scene = shutil.copy(APOLOGY, out.parent) if out.parent.is_dir() else APOLOGY
+    code = main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "1", "--max-beats", "2",
+                 "--characters-dir", str(CHARACTERS), "--out", str(out), *flags])
     return code, capsys.readouterr().err
 
 
@@ -26,7 +29,7 @@ def test_sessions_built_in_the_same_second_never_share_a_folder(tmp_path):
         try:
             barrier.wait()
             options = RunOptions(isolation="b", coordinator="C", runs_root=tmp_path / "runs", seed=1,
-                                 characters_dirs=[CHARACTERS], cwd=tmp_path, journals="none")
+                                 characters_dirs=[CHARACTERS], cwd=tmp_path)
             folders.append(build_session(Path(APOLOGY), options).recorder.run_dir)
         except Exception as exc:  # reported below
             errors.append(exc)
@@ -71,8 +74,7 @@ def test_an_out_that_cannot_be_created_is_one_line_and_exit_2(tmp_path, capsys):
 
 def test_the_run_folder_and_every_file_in_it_are_private(tmp_path, capsys):
     out = tmp_path / "run"
-    assert main(["--batch", APOLOGY, "--isolation", "b", "--coordinator", "C", "--seed", "1", "--max-beats", "2",
-                 "--characters-dir", str(CHARACTERS), "--journals", str(tmp_path / "mem"), "--out", str(out)]) == 0
+    assert batch(capsys, out)[0] == 0
     paths = [out, *out.rglob("*")]
     assert (out / "journals").is_dir() and (out / "prompts.jsonl").is_file()
     for path in paths:

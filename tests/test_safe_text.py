@@ -40,7 +40,7 @@ def test_scene_text_with_escape_sequences_reaches_no_file_and_no_stderr(tmp_path
     scene.write_text(SCENES.joinpath("the-apology.yaml").read_text().replace(
         "title: The Apology", 'title: "The \\e]52;c;aGk=\\a \\e[2JApology"', 1))
     code = main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "1", "--max-beats", "2",
-                 "--characters-dir", str(CHARACTERS), "--journals", "none", "--out", str(tmp_path / "run")])
+                 "--characters-dir", str(CHARACTERS), "--out", str(tmp_path / "run")])
     err = capsys.readouterr().err
     assert code == 0
     assert not CONTROL.search(err)
@@ -57,7 +57,7 @@ def cast_of(tmp_path, alice: str, bob: str = "# Bob\n\nBob bakes.\n"):
         (chars / slug / "profile.md").write_text(text)
     scene = tmp_path / "s.yaml"
     scene.write_text("name: s\ncharacters: [alice, bob]\nisolation: b\ncoordinator: C\n")
-    return ["--batch", str(scene), "--characters-dir", str(chars), "--out", str(tmp_path / "run"), "--journals", "none"]
+    return ["--batch", str(scene), "--characters-dir", str(chars), "--out", str(tmp_path / "run")]
 
 
 @pytest.mark.parametrize("alice", ['---\nname: "Al\\nice"\n---\nAlice audits.\n',
