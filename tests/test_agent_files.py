@@ -145,3 +145,13 @@ def test_character_fields_description_puts_it_in_the_briefing(tmp_path, agents, 
     system = next(p["request"]["system"] for p in prompts if p["to"] == "story-teller")
     assert 'Description: Tells stories: short ones, with "quotes" and emoji 🎭.' in system
     assert "inherit" not in json.dumps(prompts)
+
+
+def test_a_broken_file_for_a_builtin_participant_is_an_error_not_the_builtin_persona(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "gpt.md").write_text("---\nname: gpt\nnever closed\n")
+    assert main(["--batch", "--collaborate", "Plan a picnic", "--isolation", "a", "--coordinator", "C",
+                 "--out", str(tmp_path / "run")]) == 2
+    assert "gpt.md:1: opens front matter" in capsys.readouterr().err
