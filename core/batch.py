@@ -27,7 +27,7 @@ def options_from(ns: argparse.Namespace) -> RunOptions:
     """The run options a parsed command line asks for."""
     return RunOptions(isolation=ns.isolation, coordinator=ns.coordinator, provider=ns.provider, model=ns.model,
                       base_url=ns.base_url, characters_dirs=list(ns.characters_dirs), out=ns.out, seed=ns.seed,
-                      max_beats=ns.max_beats, budget_usd=ns.budget_usd,
+                      max_beats=ns.max_beats, budget_usd=ns.budget_usd, journals=ns.journals,
                       on_escalate=getattr(ns, "on_escalate", None), headless=True)
 
 
@@ -68,10 +68,13 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
         from core.collab.headless import scene_for
         session = build_session(scene_for(ns), options_from(ns))
     except PromptdeskError as exc:
-        print(str(exc), file=stream)
+        print(strip_controls(str(exc)), file=stream)
         return EXIT_INVALID
     for notice in session.notices:
         print(notice, file=stream)
+    for model in session.start_info.get("unpriced_models", []):
+        print(f"WARNING: no price is known for {strip_controls(model)}: its cost counts as $0 (unknown) "
+              f"in the totals and metadata.json.", file=stream)
     session.subscribe(TurnPrinter(session.state.cast, stream, quiet=ns.quiet, fmt=session.scene.format))
     result = asyncio.run(_run_with_sigint(session))
     goal = {True: "goal achieved", False: "goal not achieved"}.get(result.goal_achieved, "goal unknown")

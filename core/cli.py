@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import sys
 from pathlib import Path
 
@@ -30,10 +31,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--model")
     p.add_argument("--base-url", dest="base_url")
     p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=Path, default=[], metavar="DIR")
+    p.add_argument("--journals", metavar="DIR|none",
+                   help="where every character's journal is read and written; `none`: run without memory "
+                        "(default: beside a <slug>/profile.md you own, else .promptdesk/journals/ beside the scene)")
     p.add_argument("--out", type=Path, metavar="DIR", help="the run folder (default runs/<scene>-<stamp>)")
     p.add_argument("--seed", type=int)
     p.add_argument("--max-beats", dest="max_beats", type=_positive_int)
-    p.add_argument("--budget-usd", dest="budget_usd", type=float, help="close the scene (reason budget) when spent")
+    p.add_argument("--budget-usd", dest="budget_usd", type=_budget, help="close the scene (reason budget) when spent")
     p.add_argument("--quiet", action="store_true", help="batch: print only the summary")
     from core.collab.headless import add_flags
     add_flags(p)
@@ -46,6 +50,17 @@ def _positive_int(text: str) -> int:
     value = int(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text}")
+    return value
+
+
+def _budget(text: str) -> float:
+    """A budget in USD: a finite amount of 0 or more (no NaN, no infinity, no negative)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an amount in USD, not {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite amount of 0 or more, not {text!r}")
     return value
 
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from core.characters import Character
 from core.improv import DISCLAIMER
+from core.journal_store import where
 from core.scenes import ProviderSpec, Scene
 
 ISOLATION_LINES = {
@@ -55,6 +56,8 @@ def notes_text(scene: Scene, isolation: str, role: str, specs: Mapping[str, Prov
     for character in cast:
         spec = specs[character.slug]
         lines.append(f"  - {character.name} ({character.slug}): provider {spec.name}, model {model_name(spec)}")
+        if scene.format == "scene":
+            lines.append(f"    journal: {where(character)}")
     if role != "C":
         lines.append(f"- Coordinator judge: provider {judge.name}, model {model_name(judge)}")
     lines += context_lines(scene, isolation)

@@ -155,6 +155,7 @@ def metadata(events: list[BaseEvent]) -> dict[str, Any]:
         "goalReason": close.goal_reason if close else None,
         "reason": close.reason if close else "incomplete",
         "errors": errors(events), "costs": costs(events),
+        "unpricedModels": info.get("unpriced_models", []),
         "actors": {slug: {k: int(v) for k, v in row.items()} for slug, row in per_actor.items()},
         **{"collaborate": collab_lines.metadata, "roundtable": roundtable_lines.metadata}.get(
             scene_format(events), lambda _: {})(events),

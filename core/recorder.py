@@ -18,6 +18,8 @@ from core import outputs
 from core.events import BaseEvent, parse_event_json
 from core.prompt_log import PromptLogWriter
 from core.providers.base import Request
+from core.run_folder import DIR_MODE, lock_down, open_private
+from core.sanitize import strip_controls
 
 _SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{6,}|(?i:api[_-]?key)\s*[:=]\s*\S+)")
 
@@ -55,9 +57,10 @@ class Recorder:
 
     def open(self) -> None:
         """Create the folder and open the append-only logs."""
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.run_dir.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+        lock_down(self.run_dir)
         for name in ("events.jsonl", "prompts.jsonl", "debug.log"):
-            self._files[name] = open(self.run_dir / name, "a", encoding="utf-8")
+            self._files[name] = open_private(self.run_dir / name)
 
     def reopen(self, events: list[BaseEvent]) -> None:
         """Continue an existing run folder (resume): the events it keeps, its logs opened for appending,
@@ -72,8 +75,9 @@ class Recorder:
                 self._append(name, "")
 
     def write_notes(self, text: str) -> None:
-        """Write `notes.md` (done before any actor is spawned)."""
-        (self.run_dir / "notes.md").write_text(text, encoding="utf-8")
+        """Write `notes.md` (done before any actor is spawned), control characters removed."""
+        with open_private(self.run_dir / "notes.md", "w") as notes:
+            notes.write(strip_controls(text))
 
     def record(self, event: BaseEvent) -> None:
         """Append one event to `events.jsonl` and flush."""
@@ -119,13 +123,14 @@ def write_derived(run_dir: Path, events: list[BaseEvent], when: datetime) -> Non
     """Rebuild `events.json`, both transcripts, `metadata.json` and `journals/` from events."""
     records = [e.to_record() for e in events]
     (run_dir / "events.json").write_text(json.dumps(records, indent=2, ensure_ascii=False), encoding="utf-8")
-    (run_dir / "transcript.md").write_text(outputs.transcript_md(events, when), encoding="utf-8")
-    (run_dir / "transcript.txt").write_text(outputs.transcript_txt(events, when), encoding="utf-8")
+    (run_dir / "transcript.md").write_text(strip_controls(outputs.transcript_md(events, when)), encoding="utf-8")
+    (run_dir / "transcript.txt").write_text(strip_controls(outputs.transcript_txt(events, when)), encoding="utf-8")
     metadata = outputs.metadata(events)
     (run_dir / "metadata.json").write_text(json.dumps(metadata, indent=2), encoding="utf-8")
     for slug, text in outputs.journals(events).items():
-        (run_dir / "journals").mkdir(exist_ok=True)
-        (run_dir / "journals" / f"{slug}.md").write_text(text, encoding="utf-8")
+        (run_dir / "journals").mkdir(exist_ok=True, mode=DIR_MODE)
+        (run_dir / "journals" / f"{slug}.md").write_text(strip_controls(text), encoding="utf-8")
+    lock_down(run_dir)
 
 
 def read_events(run_dir: Path) -> list[BaseEvent]:

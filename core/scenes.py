@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, NonNegativeFloat, NonNegativeInt,
-                      PositiveFloat, PositiveInt, StringConstraints, ValidationError, ValidationInfo,
+                      PositiveFloat, PositiveInt, PrivateAttr, StringConstraints, ValidationError, ValidationInfo,
                       field_validator, model_validator)
 from pydantic_core import PydanticCustomError
 
@@ -23,6 +23,16 @@ from core.characters import validate_slug
 from core.errors import InvalidConfig
 
 MAX_CAST = 8
+SCENE_MAX_BYTES = 1_048_576
+"""A scene file larger than 1 MB is refused before it is parsed."""
+TEXT_MAX = 20_000
+"""The longest text a scene field may hold, in characters (a long setting is a page or two)."""
+LIST_MAX = 1_000
+"""The most entries a list or mapping in a scene may hold."""
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's loader when installed (several times faster on big files), else PyYAML's own."""
+PROBLEMS_SHOWN = 20
+"""At most this many validation problems are listed; the rest are counted."""
 ProviderName = Literal["offline", "anthropic", "openai", "openai-compatible", "claude-code"]
 
 
@@ -186,6 +196,22 @@ class Scene(_Model):
     """Isolation (b): which of an actor's own past thoughts its thread re-sends."""
     collaborate: Collaborate | None = None
     roundtable: Roundtable | None = None
+    journals: str | None = None
+    character_fields: list[Literal["description"]] = Field(default_factory=list)
+    """Front matter fields added to each actor's briefing with its profile (off by default)."""
+    """Where the characters' journals live: a folder (relative to the scene file) or `none`."""
+    _folder: Path | None = PrivateAttr(default=None)
+
+    @property
+    def folder(self) -> Path | None:
+        """The folder of the scene file this scene was read from (None when built in code)."""
+        return self._folder
+
+    def __eq__(self, other: object) -> bool:
+        """Two scenes are equal when their settings are (where the file was read from is not compared)."""
+        if not isinstance(other, Scene):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
 
     @field_validator("setting", "prompt", "goal", "coordinator_notes", mode="before")
     @classmethod
@@ -315,26 +341,53 @@ def _dotted(loc: tuple[Any, ...]) -> str:
     return out or "(top level)"
 
 
-def _line_of(root: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
-    """1-based line of the node at `loc`, or of the nearest existing parent (a key's own line for mappings).
+class _Lines:
+    """Finds the 1-based line of a location in the composed YAML, each mapping indexed once (so that
+    a file with thousands of keys is validated in linear time)."""
 
-    None when there is no YAML behind the data (`scene_from_dict`).
-    """
-    if root is None:
-        return None
-    node, line = root, root.start_mark.line + 1
-    for part in loc:
-        if isinstance(node, yaml.MappingNode):
-            hit = next(((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == str(part)), None)
-            if hit is None:
+    def __init__(self, root: yaml.Node | None) -> None:
+        self.root = root
+        self._index: dict[int, dict[str, tuple[yaml.Node, yaml.Node]]] = {}
+
+    def _entries(self, node: yaml.MappingNode) -> dict[str, tuple[yaml.Node, yaml.Node]]:
+        if id(node) not in self._index:
+            entries: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    entries.setdefault(key.value, (key, value))
+            self._index[id(node)] = entries
+        return self._index[id(node)]
+
+    def of(self, loc: tuple[Any, ...]) -> int | None:
+        """The line of the node at `loc`, or of the nearest existing parent (a key's own line for
+        mappings); None when there is no YAML behind the data (`scene_from_dict`)."""
+        if self.root is None:
+            return None
+        node, line = self.root, self.root.start_mark.line + 1
+        for part in loc:
+            if isinstance(node, yaml.MappingNode):
+                hit = self._entries(node).get(str(part))
+                if hit is None:
+                    break
+                line, node = hit[0].start_mark.line + 1, hit[1]
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+                node = node.value[part]
+                line = node.start_mark.line + 1
+            else:
                 break
-            line, node = hit[0].start_mark.line + 1, hit[1]
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
-            node = node.value[part]
-            line = node.start_mark.line + 1
-        else:
-            break
-    return line
+        return line
+
+
+def _line_of(root: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
+    """1-based line of the node at `loc` (see `_Lines.of`)."""
+    return _Lines(root).of(loc)
+
+
+def _capped(problems: list[str]) -> list[str]:
+    """The first `PROBLEMS_SHOWN` problems, and how many more there are."""
+    if len(problems) <= PROBLEMS_SHOWN:
+        return problems
+    return problems[:PROBLEMS_SHOWN] + [f"... and {len(problems) - PROBLEMS_SHOWN:,} more problems"]
 
 
 def _message(error: Any, loc: tuple[Any, ...]) -> str:
@@ -363,15 +416,31 @@ def _problems(exc: ValidationError, root: yaml.Node | None, source: str) -> list
     Our own errors may carry a `key` in their context: the entry inside the field that is wrong
     (a perspectives key, a duplicate's index); it is appended to the location to find its line.
     """
-    rows = []
+    rows, lines = [], _Lines(root)
     for error in exc.errors():
         loc = tuple(error["loc"])
         key = (error.get("ctx") or {}).get("key")
         if key is not None:
             loc += (key,)
-        rows.append((_line_of(root, loc), f"{_dotted(loc)}: {_message(error, loc)}"))
+        rows.append((lines.of(loc), f"{_dotted(loc)}: {_message(error, loc)}"))
     rows.sort(key=lambda row: row[0] or 0)
     return [f"{_where(source, line)}: {text}" for line, text in rows]
+
+
+def _oversized(data: Any, loc: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], str]]:
+    """(location, what) of every text over `TEXT_MAX` and every list or mapping over `LIST_MAX`."""
+    if isinstance(data, str):
+        if len(data) > TEXT_MAX:
+            yield loc, f"text of {len(data):,} characters is over the limit of {TEXT_MAX:,}"
+    elif isinstance(data, (list, dict)):
+        if len(data) > LIST_MAX:
+            yield loc, f"{len(data):,} entries is over the limit of {LIST_MAX:,}"
+            return
+        items = data.items() if isinstance(data, dict) else enumerate(data)
+        for key, value in items:
+            if isinstance(key, str) and len(key) > TEXT_MAX:
+                yield loc, f"a key of {len(key):,} characters is over the limit of {TEXT_MAX:,}"
+            yield from _oversized(value, loc + (key,))
 
 
 def _validate(data: Any, root: yaml.Node | None, source: str) -> Scene:
@@ -380,11 +449,15 @@ def _validate(data: Any, root: yaml.Node | None, source: str) -> Scene:
         kind = "empty" if data is None else f"a {type(data).__name__}"
         raise InvalidConfig(f"{_where(source, _line_of(root, ()))}: (top level): a scene must be a mapping of keys "
                             f"(name, characters, ...), but this file is {kind}.", file=source)
+    lines = _Lines(root)
+    too_big = [f"{_where(source, lines.of(loc))}: {_dotted(loc)}: {what}" for loc, what in _oversized(data)]
+    if too_big:
+        raise InvalidConfig("\n".join(_capped(too_big)), file=source, problems=too_big)
     try:
         return Scene.model_validate(data)
     except ValidationError as exc:
         problems = _problems(exc, root, source)
-        raise InvalidConfig("\n".join(problems), file=source, problems=problems) from None
+        raise InvalidConfig("\n".join(_capped(problems)), file=source, problems=problems) from None
 
 
 def scene_from_dict(data: dict, source: str = "<scene>") -> Scene:
@@ -403,7 +476,7 @@ def _near_key(text: str, line: int) -> str:
 
 def _compose(text: str, source: str) -> tuple[Any, yaml.Node | None]:
     """Parse YAML once, keeping both the node tree (for lines) and the data."""
-    loader = yaml.SafeLoader(text)
+    loader = _LOADER(text)
     try:
         root = loader.get_single_node()
         return (loader.construct_document(root) if root is not None else None), root
@@ -426,6 +499,10 @@ def load_scene(path: Path) -> Scene:
     """Read and validate a scene file; every InvalidConfig names the file, the field and the line."""
     source = str(path)
     try:
+        size = Path(path).stat().st_size
+        if size > SCENE_MAX_BYTES:
+            raise InvalidConfig(f"Scene file {source} is {size:,} bytes, over the limit of 1 MB "
+                                f"({SCENE_MAX_BYTES:,} bytes).", file=source)
         text = Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise InvalidConfig(f"Scene file {source} not found.", file=source) from None
@@ -434,4 +511,6 @@ def load_scene(path: Path) -> Scene:
     except OSError as exc:
         raise InvalidConfig(f"Cannot read scene file {source}: {exc.strerror or exc}.", file=source) from None
     data, root = _compose(text, source)
-    return _validate(data, root, source)
+    scene = _validate(data, root, source)
+    scene._folder = Path(path).resolve().parent
+    return scene

@@ -6,6 +6,7 @@ coordinator choice, no session. The console's wizard and `--batch` both come thr
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -15,14 +16,17 @@ from typing import Any
 from core.actors import make_actor
 from core.collab.personas import default_providers
 from core.briefing import build_briefing
-from core.characters import Character, load_cast, search_dirs
+from core.characters import Character, check_display_names, load_cast, search_dirs, with_fields
+from core import journal_store
 from core.clock import Clock, RealClock
 from core.coordinator import JudgeCoordinator, RuleCoordinator
 from core.errors import InvalidConfig
 from core.notes import model_name, notes_text
+from core.pricing import is_priced
 from core.providers.base import Provider
 from core.run_record import private_record
 from core.scenes import ProviderSpec, Scene, load_scene
+from core.run_folder import claim_out, claim_fresh
 from core.session import Session
 
 ISOLATIONS = ("a", "b")
@@ -47,6 +51,8 @@ class RunOptions:
     clock: Clock | None = None
     cwd: Path | None = None
     write_character_journals: bool = True
+    journals: str | Path | None = None
+    """`--journals DIR|none`: where every journal lives (None: the scene's `journals:` or the default)."""
     on_escalate: str | None = None
     """Roundtable, headless: accept | continue | conclude; None asks the operator (console)."""
     headless: bool = False
@@ -88,15 +94,33 @@ def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> Provid
 
 
 def run_dir_for(scene: Scene, options: RunOptions) -> Path:
-    """`--out`, else a fresh `runs/<scene-name>-<YYYYmmdd-HHMMSS>` (suffixed if taken)."""
+    """Create and return the run folder: `--out` (new or empty), else a fresh
+    `runs/<scene-name>-<YYYYmmdd-HHMMSS>` (suffixed if taken); see `core.run_folder`."""
     if options.out:
-        return options.out
-    base = options.runs_root / f"{scene.name}-{datetime.now():%Y%m%d-%H%M%S}"
-    candidate, n = base, 1
-    while candidate.exists():
-        n += 1
-        candidate = base.with_name(f"{base.name}-{n}")
-    return candidate
+        return claim_out(Path(options.out))
+    return claim_fresh(options.runs_root, scene.name)
+
+
+def check_budget(budget: float | None, specs: list[ProviderSpec]) -> list[str]:
+    """The models with no known price (as `provider:model`); a budget must be a finite amount
+    of zero or more, and is refused when any model's cost would be unknown."""
+    unpriced = sorted({f"{s.name}:{model_name(s)}" for s in specs if not is_priced(s.name, s.model)})
+    if budget is None:
+        return unpriced
+    if not math.isfinite(budget) or budget < 0:
+        raise InvalidConfig(f"--budget-usd must be a finite amount of 0 or more, not {budget!r}")
+    if unpriced:
+        raise InvalidConfig(f"--budget-usd {budget} cannot be kept: no price is known for {', '.join(unpriced)} "
+                            f"(see core/pricing.py); run without a budget or choose a priced model.")
+    return unpriced
+
+
+def _release(run_dir: Path) -> None:
+    """Remove a run folder claimed for a session that could not be built (only while it is empty)."""
+    try:
+        run_dir.rmdir()
+    except OSError:
+        pass
 
 
 class ProviderPool:
@@ -158,6 +182,9 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     isolation, role = choices(scene, options)
     cwd = options.cwd or Path.cwd()
     cast: list[Character] = cast_loader(scene)(scene.characters, search_dirs(options.characters_dirs, cwd))
+    store, explicit = journal_store.store_for(options.journals, scene.journals, scene.folder, cwd)
+    check_display_names(cast)
+    cast = [with_fields(journal_store.place(c, store, explicit), scene.character_fields) for c in cast]
     seed = options.seed if options.seed is not None else (scene.seed if scene.seed is not None
                                                           else int.from_bytes(os.urandom(3), "big"))
     clock = options.clock or RealClock()
@@ -172,20 +199,28 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
         actor.turn_timeout_s = turn_timeout(specs[character.slug])
         actors.append(actor)
     judge_spec = provider_spec(scene, None, options)
+    unpriced = check_budget(options.budget_usd, list(specs.values()) + ([judge_spec] if role != "C" else []))
     notes = notes_text(scene, isolation, role, specs, judge_spec, seed, cast) + "".join(f"- {n}\n" for n in notices)
     coordinator = (RuleCoordinator() if role == "C" else
                    JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=operator_context(scene, notes, role)))
     start = {"scene": scene.model_dump(include={"name", "title", "format", "turns", "setting", "goal"}),
              "cast": {c.slug: c.name for c in cast}, "isolation": isolation, "coordinator": role,
              "seed": seed, "providers": {s: f"{p.name}:{model_name(p)}" for s, p in specs.items()}}
-    session = Session(scene, actors, isolation=isolation, coordinator=coordinator, run_dir=run_dir_for(scene, options),
+    if unpriced:
+        start["unpriced_models"] = unpriced
+    run_dir = run_dir_for(scene, options)
+    session = Session(scene, actors, isolation=isolation, coordinator=coordinator, run_dir=run_dir,
                       notes=notes, start_info=start, clock=clock, max_beats=options.max_beats,
                       budget_usd=options.budget_usd, characters={c.slug: c for c in cast},
                       write_character_journals=options.write_character_journals,
                       judge_provider=pool.get(judge_spec) if role != "C" else None)
     if scene.format == "roundtable":
         from core.roundtable.setup import prepare
-        prepare(session, scene, options, pool, role, cwd)
+        try:
+            prepare(session, scene, options, pool, role, cwd)
+        except BaseException:
+            _release(run_dir)
+            raise
     start["max_beats"] = session.state.max_beats
     session.private_record = private_record(
         scene, isolation=isolation, role=role, seed=seed, max_beats=session.state.max_beats,

@@ -21,9 +21,10 @@ APOLOGY = str(SCENES / "the-apology.yaml")
 
 @pytest.fixture
 def cast_dir(tmp_path) -> Path:
-    """A private copy of the example characters: a run appends to their journals."""
+    """A private copy of the example characters, owned by the user (no examples marker): a run
+    appends to their journals."""
     copy = tmp_path / "characters"
-    shutil.copytree(CHARACTERS, copy)
+    shutil.copytree(CHARACTERS, copy, ignore=shutil.ignore_patterns(".promptdesk-examples"))
     return copy
 
 
@@ -34,7 +35,8 @@ def batch(capsys, *args: str) -> tuple[int, str]:
 
 def test_a_batch_run_closes_the_scene_and_names_the_run_folder(tmp_path, capsys, cast_dir):
     out = tmp_path / "run"
-    code, err = batch(capsys, APOLOGY, "--isolation", "b", "--coordinator", "C", "--seed", "3",
+    scene = shutil.copy(APOLOGY, tmp_path)
+    code, err = batch(capsys, scene, "--isolation", "b", "--coordinator", "C", "--seed", "3",
                       "--max-beats", "6", "--out", str(out), "--characters-dir", str(cast_dir))
     assert code == 0
     assert f"Run folder: {out}" in err
@@ -45,6 +47,7 @@ def test_a_batch_run_closes_the_scene_and_names_the_run_folder(tmp_path, capsys,
     assert notes.startswith("Isolation:        (b)")
     assert "Alice (alice): provider offline, model improviser" in notes and "not a language model" in notes
     assert "— The Apology" in (cast_dir / "alice" / "journal.md").read_text()
+    assert "— The Apology" in (tmp_path / ".promptdesk" / "journals" / "charlie.md").read_text()
 
 
 def test_batch_refuses_to_start_without_both_choices(tmp_path, capsys):

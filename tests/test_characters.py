@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import re
 from datetime import datetime
 from pathlib import Path
 
@@ -152,16 +153,25 @@ def test_non_utf8_journal_is_a_load_error_naming_the_file(tmp_path):
 
 
 @pytest.mark.parametrize("front, problem", [
-    ("---\nname: [unclosed\n---\n# Bob\n", "bad YAML front matter"),
-    ("---\n- a list\n---\n# Bob\n", "must be a mapping"),
-    ("---\nname: 42\n---\n# Bob\n", "`name`"),
-    ("---\nname: Bob\n# Bob, never closed\n", "never closes"),
+    ("---\nname: Bob\n# Bob, never closed\n", ":1: opens front matter with '---' on line 1 but never closes"),
+    ("---\nname: Bob\n---\n\n  \n", "has no profile text below the front matter (which ends on line 3)"),
 ])
 def test_bad_front_matter_is_a_load_error_naming_the_file(tmp_path, front, problem):
     path = write(tmp_path / "bob.md", front)
-    with pytest.raises(CharacterLoadError, match=problem) as caught:
+    with pytest.raises(CharacterLoadError, match=re.escape(problem)) as caught:
         load_character("bob", [tmp_path])
     assert str(path) in caught.value.message
+
+
+@pytest.mark.parametrize("front, name", [
+    ("---\nname: [unclosed\n---\n# Bob\n", "[unclosed"),
+    ("---\n- a list\n---\n# Bob\n", "Bob"),
+    ("---\nname: 42\n---\n# Bob\n", "42"),
+])
+def test_front_matter_strict_yaml_refuses_is_read_line_by_line(tmp_path, front, name):
+    write(tmp_path / "bob.md", front)
+    bob = load_character("bob", [tmp_path])
+    assert bob.name == name and bob.profile == "# Bob\n"
 
 
 def test_unreadable_profile_is_a_load_error_naming_the_file(tmp_path, monkeypatch):

@@ -1,7 +1,8 @@
 """Participants of a collaboration: characters from disk, or the built-in assistant personas.
 
 Spec 001's default pair is `gpt` and `claude`. When no character file of that slug is found in the
-usual folders, a plain assistant persona is used instead (its `profile_path` points nowhere, so no
+usual folders (a file that is found but broken is an error, never silently replaced), a plain
+assistant persona is used instead (its `profile_path` points nowhere, so no
 journal is ever appended to it). Any other missing slug fails as a missing character does.
 
 Unless the scene or the command line maps them to a provider, `gpt` runs on OpenAI and `claude` on
@@ -51,7 +52,7 @@ def load_participants(slugs: Sequence[str], dirs: Sequence[Path]) -> list[Charac
         try:
             cast.append(load_character(slug, dirs))
         except CharacterLoadError as exc:
-            if slug in BUILTIN:
+            if slug in BUILTIN and "searched" in exc.context:
                 cast.append(builtin(slug))
             else:
                 failures.append(exc)

@@ -76,5 +76,7 @@ async def test_scene_and_character_files_are_shown_literally_in_the_wizard(tmp_p
         assert "[@click=app.quit] Evil [/bold]" in screen_text(app)
         await pilot.press("ctrl+n")
         text = screen_text(app)
-        assert "[b]Ann[/b] [@click=app.quit] (ann)" in text and "Ben [/bold] (ben)" in text
+        assert "[b]Ann[/b] [@click=app.quit] (ann)" in text
+        # A control character in a display name is refused (issue 9 §3); the refusal is shown literally.
+        assert "ben: failed to parse" in text and "'Ben\\x1b[2J [/bold]'" in text
         assert "\x1b" not in text and app.is_running

@@ -16,7 +16,7 @@ SEED = 7
 
 def make_workspace(folder: Path) -> Path:
     """Copy the example scenes and characters into `folder` (runs and journals stay there)."""
-    shutil.copytree(ROOT / "scenes", folder / "scenes")
+    shutil.copytree(ROOT / "scenes", folder / "scenes", ignore=shutil.ignore_patterns(".promptdesk"))
     shutil.copytree(ROOT / "characters", folder / "characters")
     return folder
 

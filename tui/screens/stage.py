@@ -238,7 +238,6 @@ class StageScreen(Screen[None]):
         try:
             scene = room_scene(message.command, self.session.scene)  # type: ignore[attr-defined]
             session = build_session(scene, options)
-            Path(session.state.run_dir).mkdir(parents=True)
         except Exception as exc:  # noqa: BLE001 - any failure is shown in the room, never a crash
             room.show(f"Cannot start: {exc}", error=True)
             return

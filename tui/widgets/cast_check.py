@@ -16,6 +16,8 @@ from core.scenes import Scene
 from tui.lines import safe
 
 OK, FAIL = Style(color="green", bold=True), Style(color="red", bold=True)
+DESCRIPTION_SHOWN = 100
+"""The longest description shown under a character, in characters."""
 
 
 def engine_cast_loader(scene: Scene) -> Callable[[Sequence[str], Sequence[Path]], list[Any]]:
@@ -52,8 +54,7 @@ class CastCheck(Static):
         else:
             self.ok = True
             for character in cast:
-                text.append("  ✓ ", OK)
-                text.append(f"{safe(character.name)} ({character.slug}) — {safe(character.profile_path)}\n")
+                self._found(character, text)
         text.append("\nEvery character was found." if self.ok else "\nFix the cast before going on.",
                     OK if self.ok else FAIL)
         self.update(text)
@@ -67,9 +68,19 @@ class CastCheck(Static):
         for slug in scene.characters:
             try:
                 character = load_character(slug, dirs)
-            except PromptdeskError:
+            except PromptdeskError as exc:
                 text.append("  ✗ ", FAIL)
-                text.append(f"{safe(slug)}: not found\n")
+                problem = "not found" if "searched" in exc.context else f"failed to parse: {exc.message}"
+                text.append(f"{safe(slug)}: {safe(problem)}\n")
             else:
-                text.append("  ✓ ", OK)
-                text.append(f"{safe(character.name)} ({slug}) — {safe(character.profile_path)}\n")
+                CastCheck._found(character, text)
+
+    @staticmethod
+    def _found(character: Any, text: Text) -> None:
+        """One found character: its name, slug, file and (shortened) description."""
+        text.append("  ✓ ", OK)
+        text.append(f"{safe(character.name)} ({character.slug}) — {safe(character.profile_path)}\n")
+        if character.description:
+            short = character.description if len(character.description) <= DESCRIPTION_SHOWN else (
+                character.description[:DESCRIPTION_SHOWN - 1].rstrip() + "…")
+            text.append(f"      {safe(short)}\n")

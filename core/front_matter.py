@@ -1,0 +1,99 @@
+"""Front matter as people really write it: Claude Code agent files read as they are.
+
+A file may open with `---`, a block of `key: value` lines, and `---`. Strict YAML is tried first;
+when it refuses the block (unquoted descriptions with colons and quotes, agent-wizard
+`Examples: <example>…` text, a value opening with `**`), the block is read line by line: a line
+`key: value` at the left margin starts a key (lower-case keys only, so `Examples:` or `Context:`
+inside a long description continue it), indented or other lines continue the previous value, and
+`key: >` / `key: |` take the indented block below. Only `name` and `description` are kept as text;
+`tools`, `model`, `color` and anything else are kept in `meta` but never reach an actor.
+
+Line numbers in messages are the file's own, counted from 1 at the opening `---`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+_OPEN = re.compile(r"---[ \t]*\r?\n")
+_CLOSE = re.compile(r"^---[ \t]*$")
+_KEY = re.compile(r"([a-z][a-z0-9_-]*)[ \t]*:(?:[ \t]+(.*))?$")
+_BLOCK = re.compile(r"[>|][+-]?\d*$")
+
+
+@dataclass
+class FrontMatter:
+    """The parsed front matter, the body below it, and the file line the body starts on."""
+
+    meta: dict[str, Any] = field(default_factory=dict)
+    body: str = ""
+    body_line: int = 1
+    strict: bool = True
+    """False when strict YAML refused the block and it was read line by line."""
+
+    def text(self, key: str, fold: bool = True) -> str:
+        """A field as text ("" when absent or not a scalar), its whitespace folded to single
+        spaces unless `fold` is False (a name keeps a newline, so that it can be refused)."""
+        value = self.meta.get(key)
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            return " ".join(str(value).split()) if fold else str(value).strip()
+        return ""
+
+
+class Unclosed(ValueError):
+    """The file opens front matter with `---` and never closes it."""
+
+
+def split(text: str) -> FrontMatter:
+    """Split optional front matter from the body; raise Unclosed when `---` is never closed."""
+    if not _OPEN.match(text):
+        return FrontMatter(body=text)
+    lines = text.splitlines(keepends=True)
+    for index in range(1, len(lines)):
+        if _CLOSE.match(lines[index].rstrip("\r\n")):
+            block = "".join(lines[1:index])
+            meta, strict = _parse(block)
+            return FrontMatter(meta=meta, body="".join(lines[index + 1:]), body_line=index + 2, strict=strict)
+    raise Unclosed("opens front matter with '---' on line 1 but never closes it with a '---' line")
+
+
+def _parse(block: str) -> tuple[dict[str, Any], bool]:
+    """Strict YAML when it gives a mapping, else the line-by-line reading."""
+    try:
+        data = yaml.safe_load(block)
+    except yaml.YAMLError:
+        data = None
+    else:
+        if data is None and not block.strip():
+            return {}, True
+    if isinstance(data, dict):
+        return {str(k): v for k, v in data.items()}, True
+    return _lines(block), False
+
+
+def _lines(block: str) -> dict[str, Any]:
+    """`key: value` line by line; continuation lines join the previous key's value."""
+    meta: dict[str, list[str]] = {}
+    folded: dict[str, bool] = {}
+    key: str | None = None
+    for raw in block.splitlines():
+        match = _KEY.match(raw)
+        if match:
+            key, value = match.group(1), (match.group(2) or "").strip()
+            block_value = bool(_BLOCK.fullmatch(value))
+            folded[key] = not value.startswith("|")
+            meta[key] = [] if block_value or not value else [_unquote(value)]
+        elif key is not None and raw.strip():
+            meta[key].append(raw.strip())
+    return {k: (" " if folded[k] else "\n").join(v) for k, v in meta.items()}
+
+
+def _unquote(value: str) -> str:
+    """A value wrapped in one pair of matching quotes loses them."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value

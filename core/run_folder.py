@@ -1,0 +1,91 @@
+"""One run, one folder: created atomically and uniquely, never reused, private to its owner.
+
+A run folder is made with a single `mkdir` (which fails if the name is taken), so two runs started
+in the same second get two folders. `--out` may name a new or an empty folder, never one that
+already holds files. The folder is 0700 and every file in it 0600: `prompts.jsonl` holds every
+actor's private perspective and profile.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+from core.errors import InvalidConfig
+
+DIR_MODE, FILE_MODE = 0o700, 0o600
+
+
+def _refuse(path: Path, why: str) -> InvalidConfig:
+    return InvalidConfig(f"--out {path}: {why}; give a new or empty folder.", out=str(path))
+
+
+def claim_out(path: Path) -> Path:
+    """Create `--out` (or take it if it is an empty folder); refuse a folder that holds anything."""
+    try:
+        path.mkdir(parents=True, mode=DIR_MODE)
+    except FileExistsError:
+        if not path.is_dir():
+            raise _refuse(path, "exists and is not a folder") from None
+        try:
+            if any(path.iterdir()):
+                raise _refuse(path, "already holds files (a run folder is never reused)") from None
+        except OSError as exc:
+            raise _refuse(path, f"cannot be read ({exc.strerror or exc})") from None
+    except OSError as exc:
+        raise _refuse(path, f"cannot be created ({exc.strerror or exc})") from None
+    _chmod(path, DIR_MODE)
+    return path
+
+
+def claim_fresh(root: Path, name: str, when: datetime | None = None) -> Path:
+    """Create `root/<name>-<YYYYmmdd-HHMMSS>`, suffixed `-2`, `-3`… when taken, in one atomic step each."""
+    stamp = f"{name}-{(when or datetime.now()):%Y%m%d-%H%M%S}"
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidConfig(f"cannot create the runs folder {root} ({exc.strerror or exc}); "
+                            f"give --out DIR somewhere writable.", out=str(root)) from None
+    n = 1
+    while True:
+        candidate = root / (stamp if n == 1 else f"{stamp}-{n}")
+        try:
+            candidate.mkdir(mode=DIR_MODE)
+        except FileExistsError:
+            n += 1
+            continue
+        except OSError as exc:
+            raise InvalidConfig(f"cannot create the run folder {candidate} ({exc.strerror or exc}); "
+                                f"give --out DIR somewhere writable.", out=str(candidate)) from None
+        _chmod(candidate, DIR_MODE)
+        return candidate
+
+
+def open_private(path: Path, mode: str = "a"):
+    """Open a text file of the run folder, created 0600."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "a" else os.O_TRUNC)
+    handle = os.fdopen(os.open(path, flags, FILE_MODE), mode, encoding="utf-8")
+    _chmod(path, FILE_MODE)
+    return handle
+
+
+def lock_down(run_dir: Path) -> None:
+    """Make the folder and everything in it private (0700 folders, 0600 files)."""
+    _chmod(run_dir, DIR_MODE)
+    for folder, dirs, files in os.walk(run_dir):
+        for name in dirs:
+            _chmod(Path(folder) / name, DIR_MODE)
+        for name in files:
+            _chmod(Path(folder) / name, FILE_MODE)
+
+
+def _chmod(path: Path, mode: int) -> None:
+    try:
+        os.chmod(path, mode, follow_symlinks=False)
+    except (NotImplementedError, OSError):
+        try:
+            if not path.is_symlink():
+                os.chmod(path, mode)
+        except OSError:
+            pass

@@ -1,0 +1,157 @@
+"""Claude Code agent files load as they are: tolerant front matter, found by file name or `name:`,
+near matches when not found, only the name and (on request) the description reach an actor."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.characters import load_cast, load_character, search_dirs
+from core.cli import main
+from core.errors import CharacterLoadError, InvalidConfig
+
+WIZARD = """---
+name: code-reviewer
+description: Use this agent when you need a careful review. Examples: <example>Context: the user just wrote a parser. user: "Can you check it?" assistant: "I'll use the code-reviewer agent: it reads every branch" <commentary>Reviews catch bugs.</commentary></example>
+tools: Read, Grep, Glob
+model: inherit
+color: blue
+---
+
+You are a code reviewer who reads every branch twice and says what is wrong plainly.
+"""
+STARS = """---
+name: powershell-5.1-expert
+description: **Expert** in Windows PowerShell 5.1: modules, remoting, "quirks" and all.
+tools: [Read, Bash]
+---
+You write PowerShell 5.1 that runs on a fresh Windows Server.
+"""
+FOLDED = """---
+name: story-teller
+description: >
+  Tells stories: short ones,
+  with "quotes" and emoji 🎭.
+model: inherit: yes
+color: purple
+---
+# Story Teller 🎭
+
+You tell stories to anyone who stops by.
+"""
+RENAMED = """---
+name: Data Wrangler
+description: Cleans tables.
+---
+You clean tables and say which rows you dropped.
+"""
+
+
+@pytest.fixture
+def agents(tmp_path):
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    for name, text in (("CodeReviewer.md", WIZARD), ("powershell-5.1-expert.md", STARS),
+                       ("story_teller.md", FOLDED), ("helper-7.md", RENAMED)):
+        (folder / name).write_text(text)
+    return folder
+
+
+def dirs(tmp_path):
+    return search_dirs([], tmp_path)
+
+
+def test_agent_wizard_file_with_colons_quotes_and_examples_loads(tmp_path, agents):
+    reviewer = load_character("code-reviewer", dirs(tmp_path))
+    assert reviewer.name == "code-reviewer"
+    assert reviewer.description.startswith("Use this agent when you need a careful review. Examples: <example>")
+    assert reviewer.profile.strip() == "You are a code reviewer who reads every branch twice and says what is wrong plainly."
+
+
+def test_stars_dots_and_tools_as_a_list_load(tmp_path, agents):
+    for typed in ("powershell-5.1-expert", "powershell-5-1-expert"):
+        expert = load_character(typed, dirs(tmp_path))
+        assert expert.name == "powershell-5.1-expert" and expert.slug == typed
+        assert expert.description == '**Expert** in Windows PowerShell 5.1: modules, remoting, "quirks" and all.'
+
+
+def test_a_folded_block_survives_a_front_matter_strict_yaml_refuses(tmp_path, agents):
+    teller = load_character("story-teller", dirs(tmp_path))
+    assert teller.name == "story-teller"
+    assert teller.description == 'Tells stories: short ones, with "quotes" and emoji 🎭.'
+    assert teller.profile.startswith("# Story Teller 🎭")
+
+
+def test_a_character_is_found_by_file_name_folded_or_by_its_name(tmp_path, agents):
+    found = {slug: c.profile_path.name for slug, c in
+             ((s, load_character(s, dirs(tmp_path))) for s in ("code-reviewer", "codereviewer", "story-teller",
+                                                              "data-wrangler", "helper-7"))}
+    assert found == {"code-reviewer": "CodeReviewer.md", "codereviewer": "CodeReviewer.md",
+                     "story-teller": "story_teller.md", "data-wrangler": "helper-7.md", "helper-7": "helper-7.md"}
+
+
+def test_not_found_lists_near_matches_on_disk(tmp_path, agents, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CharacterLoadError) as caught:
+        load_character("code-reviwer", dirs(tmp_path))
+    assert "did you mean `code-reviewer` (from `.claude/agents/CodeReviewer.md`)?" in caught.value.message.replace("Did", "did")
+
+
+def test_the_slug_rule_still_guards_what_the_user_types(tmp_path, agents):
+    for typed in ("../agents/CodeReviewer", "CodeReviewer", "code_reviewer", "a..b", "x."):
+        with pytest.raises(InvalidConfig):
+            load_character(typed, dirs(tmp_path))
+
+
+def test_a_body_that_is_only_an_include_is_refused_naming_the_line(tmp_path):
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "wrapper.md").write_text("---\nname: wrapper\n---\n\n{{file: ../shared/prompt.md}}\n")
+    with pytest.raises(CharacterLoadError) as caught:
+        load_character("wrapper", dirs(tmp_path))
+    assert "wrapper.md:5: the body is only an include ({{file: ../shared/prompt.md}})" in caught.value.message
+
+
+def test_two_agents_with_the_same_name_are_refused(tmp_path):
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    for stem in ("reviewer-a", "reviewer-b"):
+        (folder / f"{stem}.md").write_text(f"---\nname: code-reviewer\n---\nI review, as {stem}.\n")
+    with pytest.raises(InvalidConfig, match="both called 'code-reviewer'"):
+        load_cast(["reviewer-a", "reviewer-b"], dirs(tmp_path))
+
+
+def run_agents(tmp_path, extra: str = "") -> list[dict]:
+    scene = tmp_path / "s.yaml"
+    scene.write_text(f"name: s\ncharacters: [code-reviewer, story-teller]\nisolation: b\ncoordinator: C\n{extra}")
+    assert main(["--batch", str(scene), "--out", str(tmp_path / "run"), "--max-beats", "1", "--seed", "1"]) == 0
+    return [json.loads(line) for line in (tmp_path / "run" / "prompts.jsonl").read_text().splitlines()]
+
+
+def test_tools_model_and_color_never_reach_an_actor_and_description_is_off_by_default(tmp_path, agents, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    before = {p.name: p.read_bytes() for p in agents.iterdir()}
+    sent = json.dumps(run_agents(tmp_path))
+    for private in ("Read, Grep, Glob", "inherit", "purple", "blue", "Use this agent", "Tells stories: short"):
+        assert private not in sent
+    assert "You are a code reviewer who reads every branch twice" in sent
+    assert {p.name: p.read_bytes() for p in agents.iterdir()} == before, "nothing is written in .claude/agents"
+
+
+def test_character_fields_description_puts_it_in_the_briefing(tmp_path, agents, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    prompts = run_agents(tmp_path, "character_fields: [description]\n")
+    system = next(p["request"]["system"] for p in prompts if p["to"] == "story-teller")
+    assert 'Description: Tells stories: short ones, with "quotes" and emoji 🎭.' in system
+    assert "inherit" not in json.dumps(prompts)
+
+
+def test_a_broken_file_for_a_builtin_participant_is_an_error_not_the_builtin_persona(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "gpt.md").write_text("---\nname: gpt\nnever closed\n")
+    assert main(["--batch", "--collaborate", "Plan a picnic", "--isolation", "a", "--coordinator", "C",
+                 "--out", str(tmp_path / "run")]) == 2
+    assert "gpt.md:1: opens front matter" in capsys.readouterr().err

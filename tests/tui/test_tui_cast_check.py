@@ -1,0 +1,39 @@
+"""The wizard's cast check: each character's description, and "failed to parse" for a file that
+was found but is broken (as opposed to "not found")."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from core.scenes import scene_from_dict
+from tui.widgets.cast_check import CastCheck
+
+
+class CheckApp(App):
+    def compose(self) -> ComposeResult:
+        yield CastCheck()
+
+
+async def checked(folder, characters) -> tuple[bool, str]:
+    app = CheckApp()
+    async with app.run_test() as pilot:
+        check = app.query_one(CastCheck)
+        ok = check.check(scene_from_dict({"name": "s", "characters": characters}), [folder])
+        await pilot.pause()
+        return ok, str(check.render())
+
+
+async def test_the_cast_check_shows_each_description(tmp_path):
+    for slug in ("ann", "ben"):
+        (tmp_path / f"{slug}.md").write_text(f"---\nname: {slug}\ndescription: {slug} minds the lighthouse: nights only.\n---\nBody.\n")
+    ok, text = await checked(tmp_path, ["ann", "ben"])
+    assert ok and "ann minds the lighthouse: nights only." in text
+
+
+async def test_a_found_but_broken_file_says_failed_to_parse_and_a_missing_one_not_found(tmp_path):
+    (tmp_path / "ann.md").write_text("---\nname: ann\nnever closed\n")
+    (tmp_path / "ben.md").write_text("Ben.\n")
+    ok, text = await checked(tmp_path, ["ann", "ben", "cy"])
+    assert not ok
+    assert "ann: failed to parse: Character 'ann':" in text and "never closes" in text
+    assert "cy: not found" in text
