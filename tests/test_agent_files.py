@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from core.prompt_log import read_requests
+
 from core.characters import load_cast, load_character, search_dirs
 from core.cli import main
 from core.errors import CharacterLoadError, InvalidConfig
@@ -126,7 +128,7 @@ def run_agents(tmp_path, extra: str = "") -> list[dict]:
     scene = tmp_path / "s.yaml"
     scene.write_text(f"name: s\ncharacters: [code-reviewer, story-teller]\nisolation: b\ncoordinator: C\n{extra}")
     assert main(["--batch", str(scene), "--out", str(tmp_path / "run"), "--max-beats", "1", "--seed", "1"]) == 0
-    return [json.loads(line) for line in (tmp_path / "run" / "prompts.jsonl").read_text().splitlines()]
+    return read_requests(tmp_path / "run")
 
 
 def test_tools_model_and_color_never_reach_an_actor_and_description_is_off_by_default(tmp_path, agents, monkeypatch):

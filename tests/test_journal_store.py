@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from core.prompt_log import read_requests
+
 from core.cli import main
 from helpers import ROOT
 
@@ -42,8 +44,7 @@ def batch(scene: str, out, *flags: str) -> int:
 
 
 def system_prompts(run) -> dict[str, str]:
-    lines = [json.loads(line) for line in (run / "prompts.jsonl").read_text().splitlines()]
-    return {line["to"]: line["request"]["system"] for line in lines if line["purpose"] != "journal"}
+    return {line["to"]: line["request"]["system"] for line in read_requests(run) if line["purpose"] != "journal"}
 
 
 def tree(folder) -> dict[str, bytes]:
