@@ -22,6 +22,8 @@ from test_scene_faults import remote_cast, scripted, turn
 
 BAD_USAGE = {"output_tokens": "lots"}
 """Anthropic usage the SDK passes through and the provider cannot count."""
+BAD_OPENAI_USAGE = {"prompt_tokens_details": {"cached_tokens": "lots"}}
+"""The same for OpenAI-shaped servers."""
 
 
 @pytest.fixture(autouse=True)
@@ -92,10 +94,10 @@ async def test_roundtable_faults_fall_back_for_the_facilitator_and_name_the_part
         good = base(recorded)
         system = recorded.body["messages"][0]["content"]
         if system.startswith("You are Bob,"):
-            return Reply(text=good.text, usage={"completion_tokens": "lots"})
+            return Reply(text=good.text, usage=BAD_OPENAI_USAGE)
         if system.startswith("You are the facilitator") and not first_question:
             first_question.append(recorded)
-            return Reply(text=good.text, usage={"completion_tokens": "lots"})
+            return Reply(text=good.text, usage=BAD_OPENAI_USAGE)
         return good
 
     loopback.default = reply
