@@ -29,6 +29,7 @@ from core.events import COORDINATOR, OPERATOR, BaseEvent, CallEvent, CloseEvent,
 from core.providers.base import Provider, Request
 from core.recorder import ACTIVE, DebugLogHandler, Recorder
 from core.roundtable.escalation import EscalationDesk
+from core.sanitize import mend
 from core.scenes import Scene
 from core.state import SessionState
 
@@ -173,14 +174,14 @@ class Session:
     def inject_event(self, text: str) -> None:
         """Queue a world event; every actor receives it at the next beat."""
         if text.strip():
-            self._pending.append(("event", text.strip(), None))
+            self._pending.append(("event", mend(text.strip()), None))
 
     def add_note(self, text: str, to: str | None = None) -> None:
         """Queue a director's note for every actor, or for one (`to` is a cast slug)."""
         if to is not None and to not in self.actors:
             raise ValueError(f"no actor '{to}' in this scene (cast: {', '.join(self.actors)})")
         if text.strip():
-            self._pending.append(("note", text.strip(), to))
+            self._pending.append(("note", mend(text.strip()), to))
 
     def answer_escalation(self, decision: str, text: str | None = None) -> None:
         """Answer the roundtable's open escalation: `accept` the facilitator's recommendation, give your

@@ -18,6 +18,7 @@ from core.errors import ProviderError, RecordingError
 from core.events import CallEvent, DeltaEvent, SpeakEvent, ThinkEvent
 from core.formatting import speech_line
 from core.pricing import cost_usd
+from core.sanitize import mend
 from core.protocol import CORRECTION_PROMPT, ParsedTurn, TagSplitter, parse_turn, salvage
 from core.providers.base import Completion, Provider, Request
 
@@ -40,11 +41,11 @@ async def call(session: Session, provider: Provider, request: Request, *, stream
     ok = False
     completion: Completion | None = None
     try:
-        completion = await provider.complete(request, (lambda f: publish(splitter.feed(f))) if stream_as else None)
+        completion = await provider.complete(request, (lambda f: publish(splitter.feed(mend(f)))) if stream_as else None)
         if stream_as:
             publish(splitter.flush())
         ok = True
-        return completion
+        return completion.model_copy(update={"text": mend(completion.text)})
     finally:
         session.emit(_call_event(session, provider, request, completion, ok, time.perf_counter() - started))
 
