@@ -24,7 +24,7 @@ from core.briefing import note_line
 from core.formatting import world_event_line
 from core.clock import Clock, RealClock
 from core.coordinator import Decision, JudgeCoordinator, RuleCoordinator
-from core.errors import ProviderError, RecordingError
+from core.errors import ProviderError, RecordingError, recording_error
 from core.events import COORDINATOR, OPERATOR, BaseEvent, CallEvent, CloseEvent, DeltaEvent, GenericEvent
 from core.providers.base import Provider, Request
 from core.recorder import ACTIVE, DebugLogHandler, Recorder
@@ -140,11 +140,15 @@ class Session:
             return
         self._stopped = True
         self._running.set()
-        if self.state.status == "closing":
-            self.say("stop", "Journal step stopped by the operator", source=OPERATOR)
-        elif self.state.status != "ready":
-            self.say("stop", "Scene stopped by the operator", source=OPERATOR)
-        self._cancel_tasks()
+        try:
+            if self.state.status == "closing":
+                self.say("stop", "Journal step stopped by the operator", source=OPERATOR)
+            elif self.state.status != "ready":
+                self.say("stop", "Scene stopped by the operator", source=OPERATOR)
+        except RecordingError:
+            pass  # the run is already stopping on it; the failure is what gets reported
+        finally:
+            self._cancel_tasks()
 
     def _cancel_tasks(self) -> None:
         for task in list(self._tasks):
@@ -249,8 +253,12 @@ class Session:
         When the folder cannot be written any more (a full disk, a permission), the run stops at once
         and the result says so (`close_reason` `record-error`, `error` the message)."""
         self.recorder.on_failure = self._recording_failed
-        self.recorder.open()
-        self.recorder.write_notes(self.notes)
+        try:
+            self.recorder.open()
+            self.recorder.write_notes(self.notes)
+        except OSError as exc:
+            error = recording_error(exc, f"the run folder {self.recorder.run_dir}")
+            return SessionResult(self.recorder.run_dir, "record-error", False, 0, 0, str(error))
         handler = DebugLogHandler(self.recorder)
         logging.getLogger("promptdesk").addHandler(handler)
         token = ACTIVE.set(self.recorder)

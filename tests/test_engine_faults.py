@@ -207,3 +207,17 @@ def test_the_batch_summary_counts_unexpected_turn_failures(tmp_path, loopback):
     assert run_batch(ns, stream) == 0
     assert "2 actor failures" in stream.getvalue()
     assert stream.getvalue().count("[SYSTEM: Bob unable to respond]") == 2
+
+
+async def test_a_subscriber_that_raises_costs_neither_the_turn_nor_the_run(run_scene, loopback):
+    loopback.default = scripted(lambda who, r: turn('[TONE: calm] "Go on."'))
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"), limits={"max_beats": 2})
+
+    def broken_display(event):
+        if event.type == "speak":
+            raise RuntimeError("the display fell over")
+
+    run = await run_scene(scene, isolation="b", coordinator="C", before_run=lambda s: s.subscribe(broken_display))
+    assert run.result.close_reason == "max-beats" and run.result.errors == 0
+    assert len([r for r in run.records() if r["type"] == "speak"]) == 4
+    assert "the display fell over" in (run.dir / "debug.log").read_text()

@@ -154,3 +154,15 @@ def test_a_full_disk_is_reported_with_exit_1_and_no_false_close_reason(tmp_path,
     assert json.loads((out / "metadata.json").read_text())["reason"] == "incomplete"
     calls_after = loopback.hits
     assert calls_after <= 6, "the run stopped spending as soon as its record failed"
+
+
+async def test_a_run_folder_that_cannot_be_started_is_a_recording_error(tmp_path, monkeypatch):
+    from helpers import run_session
+
+    def no_space(self, text):
+        raise OSError(errno.ENOSPC, "No space left on device", str(self.run_dir / "notes.md"))
+
+    monkeypatch.setattr(Recorder, "write_notes", no_space)
+    run = await run_session(tmp_path, example_scene("the-apology"), audit=False, isolation="b", coordinator="C")
+    assert run.result.close_reason == "record-error"
+    assert "could not write the run folder" in run.result.error and "the disk is full" in run.result.error
