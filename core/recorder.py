@@ -19,9 +19,9 @@ from core import outputs
 from core.errors import RecordingError, recording_error
 from core.events import BaseEvent, parse_event_json
 from core.providers.base import Request
+from core.sanitize import LONE_SURROGATE
 
 log = logging.getLogger("promptdesk.recorder")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{6,}|(?i:api[_-]?key)\s*[:=]\s*\S+)")
 
@@ -35,7 +35,7 @@ def storable(text: str) -> str:
     """`text` with every lone surrogate written as its `\\uXXXX` escape, so that it can be encoded
     as UTF-8. Inside a JSON string the escape reads back as the very same character; in plain text
     it shows what was there instead of losing the whole file."""
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 ACTIVE: ContextVar[Recorder | None] = ContextVar("promptdesk_recorder", default=None)
