@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import traceback
 from typing import TYPE_CHECKING
 
 from core.actors import Actor
@@ -77,11 +78,18 @@ def failure_reason(exc: BaseException) -> str:
     return f"unexpected {type(exc).__name__}: {exc}"[:500]
 
 
+def raised_at(exc: BaseException) -> str:
+    """Where an unexpected exception was raised (its innermost frame), for `debug.log`."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else "unknown"
+
+
 def actor_failed(session: Session, actor: Actor, beat: int | None, exc: BaseException, **tags: object) -> str:
     """Record that `actor` could not respond: a `debug.log` entry and a `system` event naming it
     (an actor failure in the summary and in `metadata.json`). Returns the reason recorded."""
     reason = failure_reason(exc)
-    session.recorder.log("error", f"{actor.slug} unable to respond", beat=beat, error=reason,
+    where = {} if isinstance(exc, (ProviderError, TimeoutError)) else {"where": raised_at(exc)}
+    session.recorder.log("error", f"{actor.slug} unable to respond", beat=beat, error=reason, **where,
                          **{k: v for k, v in tags.items() if k in ("session_id", "round", "call_id")})
     session.say("system", f"{actor.name} unable to respond", target=actor.slug, reason=reason, beat=beat, **tags)
     return reason

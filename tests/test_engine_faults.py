@@ -63,7 +63,8 @@ async def test_an_unexpected_exception_in_a_turn_is_a_system_event_and_the_misse
     failed = system_lines(run, "bob")
     assert len(failed) == 1 and failed[0]["text"] == "Bob unable to respond"
     assert failed[0]["reason"].startswith("unexpected ValueError")
-    assert "bob unable to respond" in (run.dir / "debug.log").read_text()
+    log = (run.dir / "debug.log").read_text()
+    assert "bob unable to respond" in log and "where='" in log
     assert run.result.errors == 1
     assert json.loads((run.dir / "metadata.json").read_text())["errors"][0]["character"] == "bob"
     bob_turns = [p for p in run.prompts() if p["to"] == "bob" and p["purpose"] == "turn"]
