@@ -138,19 +138,28 @@ class Recorder:
 
 
 def write_derived(run_dir: Path, events: list[BaseEvent], when: datetime) -> None:
-    """Rebuild `events.json`, both transcripts, `metadata.json` and `journals/` from events."""
-    records = [e.to_record() for e in events]
-    _write(run_dir / "events.json", json.dumps(records, indent=2, ensure_ascii=False))
-    _write(run_dir / "transcript.md", outputs.transcript_md(events, when))
-    _write(run_dir / "transcript.txt", outputs.transcript_txt(events, when))
-    _write(run_dir / "metadata.json", json.dumps(outputs.metadata(events), indent=2))
+    """Rebuild `events.json`, both transcripts, `metadata.json` and `journals/` from events.
+
+    Each file is attempted even when an earlier one could not be written; the first such `OSError`
+    is raised once all have been tried."""
+    files: dict[str, Callable[[], str]] = {
+        "events.json": lambda: json.dumps([e.to_record() for e in events], indent=2, ensure_ascii=False),
+        "transcript.md": lambda: outputs.transcript_md(events, when),
+        "transcript.txt": lambda: outputs.transcript_txt(events, when),
+        "metadata.json": lambda: json.dumps(outputs.metadata(events), indent=2),
+    }
     for slug, text in outputs.journals(events).items():
-        (run_dir / "journals").mkdir(exist_ok=True)
-        _write(run_dir / "journals" / f"{slug}.md", text)
-
-
-def _write(path: Path, text: str) -> None:
-    path.write_text(storable(text), encoding="utf-8")
+        files[f"journals/{slug}.md"] = lambda text=text: text
+    failures: list[OSError] = []
+    for name, render in files.items():
+        try:
+            path = run_dir / name
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(storable(render()), encoding="utf-8")
+        except OSError as exc:
+            failures.append(exc)
+    if failures:
+        raise failures[0]
 
 
 def read_events(run_dir: Path, warn: Callable[[str], None] | None = None) -> list[BaseEvent]:

@@ -166,3 +166,17 @@ async def test_a_run_folder_that_cannot_be_started_is_a_recording_error(tmp_path
     run = await run_session(tmp_path, example_scene("the-apology"), audit=False, isolation="b", coordinator="C")
     assert run.result.close_reason == "record-error"
     assert "could not write the run folder" in run.result.error and "the disk is full" in run.result.error
+
+
+def test_a_derived_file_that_cannot_be_written_does_not_cost_the_others(tmp_path):
+    from datetime import datetime
+
+    recorder = Recorder(tmp_path / "run")
+    recorder.open()
+    recorder.record(GenericEvent(t=0.0, **{"from": "coordinator"}, type="beat", text="Beat 0", beat=0))
+    (recorder.run_dir / "transcript.md").mkdir()  # where a file should go: IsADirectoryError
+    with pytest.raises(RecordingError) as raised:
+        recorder.finish(datetime(2026, 1, 1))
+    assert "transcript.md" in str(raised.value)
+    for name in ("events.json", "transcript.txt", "metadata.json"):
+        assert (recorder.run_dir / name).stat().st_size > 0, name
