@@ -258,6 +258,7 @@ class Session:
             self.recorder.write_notes(self.notes)
         except OSError as exc:
             error = recording_error(exc, f"the run folder {self.recorder.run_dir}")
+            self.state.status, self.state.close_reason = "closed", "record-error"
             return SessionResult(self.recorder.run_dir, "record-error", False, 0, 0, str(error))
         handler = DebugLogHandler(self.recorder)
         logging.getLogger("promptdesk").addHandler(handler)

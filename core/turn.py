@@ -19,9 +19,10 @@ from core.errors import ProviderError, RecordingError
 from core.events import CallEvent, DeltaEvent, SpeakEvent, ThinkEvent
 from core.formatting import speech_line
 from core.pricing import cost_usd
-from core.sanitize import mend
 from core.protocol import CORRECTION_PROMPT, ParsedTurn, TagSplitter, parse_turn, salvage
 from core.providers.base import Completion, Provider, Request
+from core.recorder import redact
+from core.sanitize import mend
 
 if TYPE_CHECKING:
     from core.session import Session
@@ -75,7 +76,7 @@ def failure_reason(exc: BaseException) -> str:
         return str(exc)
     if isinstance(exc, TimeoutError):
         return "Response timeout"
-    return f"unexpected {type(exc).__name__}: {exc}"[:500]
+    return redact(f"unexpected {type(exc).__name__}: {exc}")[:500]
 
 
 def raised_at(exc: BaseException) -> str:

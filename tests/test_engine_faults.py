@@ -222,3 +222,11 @@ async def test_a_subscriber_that_raises_costs_neither_the_turn_nor_the_run(run_s
     assert run.result.close_reason == "max-beats" and run.result.errors == 0
     assert len([r for r in run.records() if r["type"] == "speak"]) == 4
     assert "the display fell over" in (run.dir / "debug.log").read_text()
+
+
+def test_an_unexpected_failure_is_named_by_its_type_and_never_carries_a_key():
+    from core.turn import failure_reason
+
+    reason = failure_reason(ValueError("bad header x-api-key: sk-canary-DO-NOT-LEAK-1234"))
+    assert reason.startswith("unexpected ValueError: bad header") and "sk-canary" not in reason
+    assert failure_reason(TimeoutError()) == "Response timeout"
