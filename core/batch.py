@@ -1,15 +1,18 @@
 """Headless runs: one scene to its close, a line per turn and a summary on stderr.
 
 Exit codes: 0 when the scene closed (any reason, a stop included), 2 on invalid input (the
-message names what to fix), 1 otherwise: an engine error, or a run whose calls fail (close
-reason `provider-error`, the cause on stderr; see `core.outcome`). Ctrl-C stops the scene
-gracefully: the log is closed with a `stop` event and every file of the run folder is still written.
+message names what to fix), 1 otherwise: an engine error, a run whose calls fail (close reason
+`provider-error`, the cause on stderr; see `core.outcome`), or a run folder that could not be
+written (a full disk, a permission). Ctrl-C, SIGTERM and SIGHUP stop the scene gracefully: the log
+is closed with a `stop` event and every file of the run folder is still written, during the
+journal step too. A closed stderr (`2>&1 | head -1`) silences the printing, never the run.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import sys
 from typing import TextIO
@@ -31,8 +34,36 @@ def options_from(ns: argparse.Namespace) -> RunOptions:
                       on_escalate=getattr(ns, "on_escalate", None), headless=True)
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Signals that stop the scene the way Ctrl-C does."""
+
+
+def say(stream: TextIO, text: str) -> bool:
+    """Print a line to `stream`; False (and never an exception) when the reader has gone away.
+    A closed stderr is pointed at /dev/null so that the interpreter's last flush stays quiet."""
+    try:
+        print(strip_controls(text), file=stream, flush=True)
+        return True
+    except (BrokenPipeError, ValueError, OSError):
+        _silence(stream)
+        return False
+
+
+def _silence(stream: TextIO) -> None:
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
 class TurnPrinter:
-    """Prints one line per turn, world event, system line and close, with control sequences removed."""
+    """Prints one line per turn, world event, system line and close, with control sequences removed.
+    Once the stream is closed it goes quiet; the run is unaffected."""
 
     def __init__(self, cast: dict[str, str], stream: TextIO, quiet: bool = False, fmt: str = "scene") -> None:
         self.cast, self.stream, self.quiet, self.fmt = cast, stream, quiet, fmt
@@ -40,7 +71,7 @@ class TurnPrinter:
     def __call__(self, event: BaseEvent) -> None:
         line = self.line(event)
         if line and not self.quiet:
-            print(strip_controls(line), file=self.stream, flush=True)
+            self.quiet = not say(self.stream, strip_controls(line))
 
     def line(self, event: BaseEvent) -> str | None:
         """The printed form of an event, or None for events not worth a line."""
@@ -68,37 +99,41 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
         from core.collab.headless import scene_for
         session = build_session(scene_for(ns), options_from(ns))
     except PromptdeskError as exc:
-        print(strip_controls(str(exc)), file=stream)
+        say(stream, str(exc))
         return EXIT_INVALID
     for notice in session.notices:
-        print(notice, file=stream)
+        say(stream, notice)
     for model in session.start_info.get("unpriced_models", []):
-        print(f"WARNING: no price is known for {strip_controls(model)}: its cost counts as $0 (unknown) "
-              f"in the totals and metadata.json.", file=stream)
+        say(stream, f"WARNING: no price is known for {model}: its cost counts as $0 (unknown) "
+            f"in the totals and metadata.json.")
     session.subscribe(TurnPrinter(session.state.cast, stream, quiet=ns.quiet, fmt=session.scene.format))
-    result = asyncio.run(_run_with_sigint(session))
-    goal = {True: "goal achieved", False: "goal not achieved"}.get(result.goal_achieved, "goal unknown")
+    result = asyncio.run(_run_with_signals(session))
     unit = "rounds" if session.scene.format in ("collaborate", "roundtable") else "beats"
     played = len(session.roundtable.rounds) if session.roundtable is not None else result.beats
-    print(f"Scene closed: {result.close_reason} ({goal}) after {played} {unit}, "
-          f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}, {result.errors} actor failures.\n"
-          f"Run folder: {result.run_dir}", file=stream)
+    cost = f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}, {result.errors} actor failures"
+    if result.error is not None:
+        say(stream, f"{result.error}\nThe run stopped after {played} {unit}, {cost}.\nRun folder: {result.run_dir}")
+        return EXIT_FAILED
+    goal = {True: "goal achieved", False: "goal not achieved"}.get(result.goal_achieved, "goal unknown")
+    say(stream, f"Scene closed: {result.close_reason} ({goal}) after {played} {unit}, {cost}.\n"
+        f"Run folder: {result.run_dir}")
     if result.close_reason == PROVIDER_ERROR:
-        print(f"Run failed: {session.failure or session.health.cause}", file=stream)
+        say(stream, f"Run failed: {session.failure or session.health.cause}")
     return EXIT_FAILED if result.close_reason in ("error", PROVIDER_ERROR) else EXIT_CLOSED
 
 
-async def _run_with_sigint(session):
-    """Run the session; Ctrl-C asks it to stop instead of killing the process."""
+async def _run_with_signals(session):
+    """Run the session; Ctrl-C, SIGTERM and SIGHUP ask it to stop instead of killing the process."""
     loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGINT, session.stop)
-    except (NotImplementedError, RuntimeError):
-        pass
+    installed = []
+    for signum in STOP_SIGNALS:
+        try:
+            loop.add_signal_handler(signum, session.stop)
+            installed.append(signum)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
     try:
         return await session.run()
     finally:
-        try:
-            loop.remove_signal_handler(signal.SIGINT)
-        except (NotImplementedError, RuntimeError):
-            pass
+        for signum in installed:
+            loop.remove_signal_handler(signum)

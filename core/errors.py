@@ -48,3 +48,23 @@ class NotARun(PromptdeskError):
     """A folder given as a run folder is not one (or lacks what the command needs); exit 2."""
 
     code = "NOT_A_RUN"
+
+
+class RecordingError(PromptdeskError):
+    """The run folder could not be written (a full disk, a permission, a lost mount). The run stops:
+    a record that is no longer being kept is not an experiment. Exit 1, never a false close reason."""
+
+    code = "RECORDING_ERROR"
+
+
+def recording_error(exc: OSError, what: str) -> RecordingError:
+    """A `RecordingError` that says plainly what failed and what to do about it."""
+    import errno
+
+    cause = {errno.ENOSPC: "the disk is full (No space left on device)",
+             errno.EDQUOT: "the disk quota is exceeded",
+             errno.EACCES: "permission denied", errno.EPERM: "permission denied",
+             errno.EROFS: "the file system is read-only"}.get(exc.errno or 0, exc.strerror or str(exc))
+    return RecordingError(f"could not write {what}: {cause}. Free space or fix the permissions "
+                          "(or choose another --out) and run again; everything recorded before this point is kept",
+                          errno=exc.errno)

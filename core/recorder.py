@@ -9,17 +9,21 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from contextvars import ContextVar
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 from core import outputs
+from core.errors import RecordingError, recording_error
 from core.events import BaseEvent, parse_event_json
 from core.prompt_log import PromptLogWriter
 from core.providers.base import Request
 from core.run_folder import DIR_MODE, lock_down, open_private
-from core.sanitize import strip_controls
+from core.sanitize import LONE_SURROGATE, strip_controls
+
+log = logging.getLogger("promptdesk.recorder")
 
 _SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{6,}|(?i:api[_-]?key)\s*[:=]\s*\S+)")
 
@@ -27,6 +31,13 @@ _SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{6,}|(?i:api[_-]?key)\s*[:=]\s*\S+)")
 def redact(text: str) -> str:
     """Remove anything shaped like an API key from text bound for a file or a terminal."""
     return _SECRET.sub("[redacted]", text)
+
+
+def storable(text: str) -> str:
+    """`text` with every lone surrogate written as its `\\uXXXX` escape, so that it can be encoded
+    as UTF-8. Inside a JSON string the escape reads back as the very same character; in plain text
+    it shows what was there instead of losing the whole file."""
+    return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 ACTIVE: ContextVar[Recorder | None] = ContextVar("promptdesk_recorder", default=None)
@@ -54,6 +65,10 @@ class Recorder:
         self.events: list[BaseEvent] = []
         self._files: dict[str, TextIO] = {}
         self.prompt_log = PromptLogWriter()
+        self.failure: RecordingError | None = None
+        """The first write that failed; once set, nothing more is appended (the record stops there)."""
+        self.on_failure: Callable[[RecordingError], None] | None = None
+        """Called once, when the first write fails (the session stops the run)."""
 
     def open(self) -> None:
         """Create the folder and open the append-only logs."""
@@ -80,9 +95,9 @@ class Recorder:
             notes.write(strip_controls(text))
 
     def record(self, event: BaseEvent) -> None:
-        """Append one event to `events.jsonl` and flush."""
-        self.events.append(event)
+        """Append one event to `events.jsonl` and flush; raises `RecordingError` when it cannot."""
         self._append("events.jsonl", json.dumps(event.to_record(), ensure_ascii=False))
+        self.events.append(event)
 
     def record_prompt(self, t: float, request: Request) -> None:
         """Append one request, exactly as sent, to `prompts.jsonl` (never a key: requests hold none),
@@ -90,24 +105,50 @@ class Recorder:
         self._append("prompts.jsonl", self.prompt_log.line(t, request))
 
     def log(self, level: str, message: str, **context: Any) -> None:
-        """Append a warning or error with its context to `debug.log`."""
+        """Append a warning or error with its context to `debug.log`. Never raises: a failed write
+        is kept in `failure` (and stops the run) rather than masking the error being logged."""
         stamp = datetime.now().isoformat(timespec="milliseconds")
         extra = " ".join(f"{k}={v!r}" for k, v in context.items())
-        self._append("debug.log", redact(f"{stamp} {level.upper()} {message} {extra}".rstrip()))
+        try:
+            self._append("debug.log", redact(f"{stamp} {level.upper()} {message} {extra}".rstrip()))
+        except RecordingError:
+            pass
 
     def _append(self, name: str, line: str) -> None:
         handle = self._files.get(name)
         if handle is None:
             return
-        handle.write(line + "\n")
-        handle.flush()
+        if self.failure is not None:
+            raise self.failure
+        try:
+            handle.write(storable(line) + "\n")
+            handle.flush()
+        except OSError as exc:
+            self.fail(recording_error(exc, f"{name} in {self.run_dir}"))
+
+    def fail(self, error: RecordingError) -> None:
+        """Mark the record as broken by `error` (the first failure wins), tell the session, raise."""
+        if self.failure is None:
+            self.failure = error
+            if self.on_failure is not None:
+                self.on_failure(error)
+        raise self.failure
 
     def finish(self, when: datetime) -> None:
-        """Write the derived files from the recorded events, then close the logs."""
-        write_derived(self.run_dir, self.events, when)
-        for handle in self._files.values():
-            handle.close()
-        self._files.clear()
+        """Write the derived files from the recorded events, then close the logs.
+
+        Raises `RecordingError` when a file cannot be written; the logs are closed either way."""
+        try:
+            write_derived(self.run_dir, self.events, when)
+        except OSError as exc:
+            self.fail(recording_error(exc, f"the derived files in {self.run_dir} ({getattr(exc, 'filename', '')})"))
+        finally:
+            for handle in self._files.values():
+                try:
+                    handle.close()
+                except OSError:
+                    pass
+            self._files.clear()
 
 
 def _ends_torn(path: Path) -> bool:
@@ -120,27 +161,47 @@ def _ends_torn(path: Path) -> bool:
 
 
 def write_derived(run_dir: Path, events: list[BaseEvent], when: datetime) -> None:
-    """Rebuild `events.json`, both transcripts, `metadata.json` and `journals/` from events."""
-    records = [e.to_record() for e in events]
-    (run_dir / "events.json").write_text(json.dumps(records, indent=2, ensure_ascii=False), encoding="utf-8")
-    (run_dir / "transcript.md").write_text(strip_controls(outputs.transcript_md(events, when)), encoding="utf-8")
-    (run_dir / "transcript.txt").write_text(strip_controls(outputs.transcript_txt(events, when)), encoding="utf-8")
-    metadata = outputs.metadata(events)
-    (run_dir / "metadata.json").write_text(json.dumps(metadata, indent=2), encoding="utf-8")
+    """Rebuild `events.json`, both transcripts, `metadata.json` and `journals/` from events.
+
+    Each file is attempted even when an earlier one could not be written; the first such `OSError`
+    is raised once all have been tried."""
+    files: dict[str, Callable[[], str]] = {
+        "events.json": lambda: json.dumps([e.to_record() for e in events], indent=2, ensure_ascii=False),
+        "transcript.md": lambda: strip_controls(outputs.transcript_md(events, when)),
+        "transcript.txt": lambda: strip_controls(outputs.transcript_txt(events, when)),
+        "metadata.json": lambda: json.dumps(outputs.metadata(events), indent=2),
+    }
     for slug, text in outputs.journals(events).items():
-        (run_dir / "journals").mkdir(exist_ok=True, mode=DIR_MODE)
-        (run_dir / "journals" / f"{slug}.md").write_text(strip_controls(text), encoding="utf-8")
+        files[f"journals/{slug}.md"] = lambda text=text: strip_controls(text)
+    failures: list[OSError] = []
+    for name, render in files.items():
+        try:
+            path = run_dir / name
+            path.parent.mkdir(exist_ok=True, mode=DIR_MODE)
+            path.write_text(storable(render()), encoding="utf-8")
+        except OSError as exc:
+            failures.append(exc)
     lock_down(run_dir)
+    if failures:
+        raise failures[0]
 
 
-def read_events(run_dir: Path) -> list[BaseEvent]:
-    """Read `events.jsonl` back; a torn last line (a crash mid-write) is skipped."""
+def read_events(run_dir: Path, warn: Callable[[str], None] | None = None) -> list[BaseEvent]:
+    """Read `events.jsonl` back. A line that is torn (a crash mid-write), not UTF-8 or not an
+    event is skipped, and `warn` (default: the `promptdesk.recorder` logger) is told which."""
+    warn = warn or log.warning
+    path = run_dir / "events.jsonl"
     events: list[BaseEvent] = []
-    with open(run_dir / "events.jsonl", encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                try:
-                    events.append(parse_event_json(line))
-                except ValueError:
-                    continue
+    for number, raw in enumerate(path.read_bytes().split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            events.append(parse_event_json(raw.decode("utf-8")))
+        except ValueError as exc:  # UnicodeDecodeError and JSON/validation errors alike
+            warn(f"{path}: line {number} skipped, it is not a readable event ({_first_line(exc)})")
     return events
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:120] if text else type(exc).__name__

@@ -23,3 +23,14 @@ _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 def strip_controls(text: str) -> str:
     """Remove terminal escape sequences and control characters; keep newlines and tabs."""
     return _CONTROLS.sub("", _SEQUENCES.sub("", text))
+
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A surrogate code point on its own: valid in a Python string, not encodable as UTF-8."""
+
+
+def mend(text: str) -> str:
+    """Replace lone surrogates (what a model's `\\ud800` escape decodes to) with U+FFFD, as a UTF-8
+    decoder does with ill-formed input: such text cannot be encoded, so it could be neither sent
+    back to a model nor shown, and one stray escape would poison every later request."""
+    return LONE_SURROGATE.sub("\ufffd", text)

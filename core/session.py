@@ -18,19 +18,20 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core import checks, heap, journals, policies, turn
+from core import checks, heap, journals, outputs, policies, turn
 from core.actors import Actor
 from core.briefing import note_line
 from core.formatting import world_event_line
 from core.clock import Clock, RealClock
 from core.coordinator import Decision, JudgeCoordinator, RuleCoordinator
-from core.errors import ProviderError
+from core.errors import ProviderError, RecordingError, recording_error
 from core.events import COORDINATOR, OPERATOR, BaseEvent, CallEvent, CloseEvent, DeltaEvent, GenericEvent
 from core.outcome import PROVIDER_ERROR, CallHealth
 from core.providers.base import Provider, Request
 from core.recorder import ACTIVE, DebugLogHandler, Recorder
 from core.roundtable.escalation import EscalationDesk
 from core.run_record import write_private
+from core.sanitize import mend
 from core.scenes import Scene
 from core.state import SessionState
 
@@ -50,6 +51,8 @@ class SessionResult:
     goal_achieved: bool | None
     beats: int
     errors: int
+    error: str | None = None
+    """Why the run could not be recorded to its end (`close_reason` is then `record-error`)."""
 
 
 class Session:
@@ -85,6 +88,7 @@ class Session:
         self._subscribers: list[Subscriber] = []
         self._t0 = 0.0
         self._stopped = False
+        self._files_written = False
         self._running = asyncio.Event()
         self._running.set()
         self._pending: list[tuple[str, str, str | None]] = []
@@ -119,12 +123,17 @@ class Session:
         return round(self.clock.now() - self._t0, 4)
 
     def emit(self, event: BaseEvent) -> BaseEvent:
-        """Record an event (unless it is a live delta) and publish it to every subscriber."""
+        """Record an event (unless it is a live delta) and publish it to every subscriber.
+
+        A subscriber that raises is logged to `debug.log`; the event stays recorded and the run goes on."""
         if not isinstance(event, DeltaEvent):
             self.recorder.record(event)
             self._account(event)
         for callback in list(self._subscribers):
-            callback(event)
+            try:
+                callback(event)
+            except Exception as exc:  # noqa: BLE001 - a display must never cost the record
+                self.recorder.log("error", f"subscriber {callback!r} failed on a {event.type} event: {exc!r}")
         return event
 
     def say(self, type_: str, text: str, *, target: str | None = None, source: str = COORDINATOR,
@@ -143,13 +152,23 @@ class Session:
     # -- the control channel ----------------------------------------------------------------
 
     def stop(self) -> None:
-        """Stop the scene now: in-flight calls are cancelled, the run is closed with reason `stop`."""
-        if self._stopped or self.state.status in ("closed", "closing"):
+        """Stop the scene now: in-flight calls are cancelled, the run is closed with reason `stop`.
+        During the journal step, the entries not yet written are abandoned (a `stop` event says so)."""
+        if self._stopped or self._files_written or self.state.status == "closed":
             return
         self._stopped = True
         self._running.set()
-        if self.state.status != "ready":
-            self.say("stop", "Scene stopped by the operator", source=OPERATOR)
+        try:
+            if self.state.status == "closing":
+                self.say("stop", "Journal step stopped by the operator", source=OPERATOR)
+            elif self.state.status != "ready":
+                self.say("stop", "Scene stopped by the operator", source=OPERATOR)
+        except RecordingError:
+            pass  # the run is already stopping on it; the failure is what gets reported
+        finally:
+            self._cancel_tasks()
+
+    def _cancel_tasks(self) -> None:
         for task in list(self._tasks):
             task.cancel()
 
@@ -164,6 +183,13 @@ class Session:
         self._running.set()
         for task in list(self._tasks):
             task.cancel()
+
+    def _recording_failed(self, error: RecordingError) -> None:
+        """The run folder can no longer be written: stop everything at once (no more calls, no more
+        spending), without a `stop` event or a close reason the record could not hold anyway."""
+        self._stopped = True
+        self._running.set()
+        self._cancel_tasks()
 
     def pause(self) -> None:
         """Hold the scene at the next safe point until `resume()`."""
@@ -182,14 +208,14 @@ class Session:
     def inject_event(self, text: str) -> None:
         """Queue a world event; every actor receives it at the next beat."""
         if text.strip():
-            self._pending.append(("event", text.strip(), None))
+            self._pending.append(("event", mend(text.strip()), None))
 
     def add_note(self, text: str, to: str | None = None) -> None:
         """Queue a director's note for every actor, or for one (`to` is a cast slug)."""
         if to is not None and to not in self.actors:
             raise ValueError(f"no actor '{to}' in this scene (cast: {', '.join(self.actors)})")
         if text.strip():
-            self._pending.append(("note", text.strip(), to))
+            self._pending.append(("note", mend(text.strip()), to))
 
     def answer_escalation(self, decision: str, text: str | None = None) -> None:
         """Answer the roundtable's open escalation: `accept` the facilitator's recommendation, give your
@@ -236,7 +262,12 @@ class Session:
         """Send a coordinator judge's request (recorded and priced like any other call)."""
         if self.judge_provider is None:
             raise ProviderError("no provider for the coordinator judge")
-        completion = await turn.call(self, self.judge_provider, request)
+        try:
+            completion = await turn.call(self, self.judge_provider, request)
+        except (ProviderError, RecordingError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the judge falls back to role C on a ProviderError
+            raise ProviderError(f"judge call failed: {turn.failure_reason(exc)}") from exc
         return completion.text
 
     def track(self, task: asyncio.Task[Any]) -> asyncio.Task[Any]:
@@ -248,10 +279,19 @@ class Session:
     # -- the run ----------------------------------------------------------------------------
 
     async def run(self) -> SessionResult:
-        """Play the scene to its close and write every file of the run folder."""
+        """Play the scene to its close and write every file of the run folder.
+
+        When the folder cannot be written any more (a full disk, a permission), the run stops at once
+        and the result says so (`close_reason` `record-error`, `error` the message)."""
+        self.recorder.on_failure = self._recording_failed
         if self.seam is None:
-            self.recorder.open()
-            self.recorder.write_notes(self.notes)
+            try:
+                self.recorder.open()
+                self.recorder.write_notes(self.notes)
+            except OSError as exc:
+                error = recording_error(exc, f"the run folder {self.recorder.run_dir}")
+                self.state.status, self.state.close_reason = "closed", "record-error"
+                return SessionResult(self.recorder.run_dir, "record-error", False, 0, 0, str(error))
         if self.private_record is not None:
             write_private(self.recorder.run_dir, self.private_record)
         await asyncio.to_thread(self._prepare_providers)
@@ -273,18 +313,33 @@ class Session:
             self.say("resume", **self.seam)
         decision = await checks.with_verdict(self, self._honest(await self._play()))
         self.state.status = "closing"
+        try:
+            if self.recorder.failure is None:
+                await self._close(decision)
+        except RecordingError:
+            pass
+        try:
+            self.recorder.finish(datetime.now())
+        except RecordingError:
+            pass
+        self._files_written = True
+        await self._close_providers()
+        self.state.status = "closed"
+        failure = self.recorder.failure
+        if failure is not None:
+            self.state.close_reason = "record-error"
+        return SessionResult(self.recorder.run_dir, "record-error" if failure else decision.reason or "natural",
+                             decision.goal_achieved and not failure, self.state.beat + 1,
+                             len(outputs.errors(self.recorder.events)), str(failure) if failure else None)
+
+    async def _close(self, decision: Decision) -> None:
+        """Record the close, then (unless stopped) the journal step."""
         self.state.close_reason = decision.reason
         self.emit(CloseEvent(t=self.now(), **{"from": COORDINATOR}, text=decision.text or f"Scene closed: {decision.reason}",
                              reason=decision.reason or "natural", goal_achieved=decision.goal_achieved,
                              goal_reason=decision.goal_reason, beat=self.state.beat))
-        if decision.reason not in ("stop", PROVIDER_ERROR):
+        if decision.reason not in ("stop", PROVIDER_ERROR) and not self._stopped:
             await journals.write_all(self)
-        self.recorder.finish(datetime.now())
-        await self._close_providers()
-        self.state.status = "closed"
-        errors = sum(1 for e in self.recorder.events if e.type == "system" and e.target)
-        return SessionResult(self.recorder.run_dir, decision.reason or "natural", decision.goal_achieved,
-                             self.state.beat + 1, errors)
 
     def _honest(self, decision: Decision) -> Decision:
         """The close decision, unless the run was aborted or no call at all succeeded: then
@@ -329,9 +384,16 @@ class Session:
             return await policies.play(self)
         except SceneStopped:
             return Decision(decision="close", reason="stop", text="Scene stopped by the operator")
+        except RecordingError:
+            return Decision(decision="close", reason="record-error", text=str(self.recorder.failure))
         except Exception as exc:
+            if self.recorder.failure is not None:
+                return Decision(decision="close", reason="record-error", text=str(self.recorder.failure))
             self.recorder.log("error", f"engine failure: {exc!r}")
-            self.say("system", f"The scene ended on an engine error: {exc}")
+            try:
+                self.say("system", f"The scene ended on an engine error: {exc}")
+            except RecordingError:
+                pass
             return Decision(decision="close", reason="error", text=str(exc))
 
     async def check(self, new_speech: list) -> Decision | None:

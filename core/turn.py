@@ -1,24 +1,30 @@
 """One actor's turn: ask, stream, parse, correct (at most twice), salvage, record.
 
-A turn never crashes the scene: a provider failure or a timeout becomes a `system` event
-("[SYSTEM: Bob unable to respond]") and the scene goes on without that actor's line. A reply
-that holds no well-formed `<speech>` after the corrections leaves the actor silent for the turn,
-with a `system` event saying why; the raw reply goes only to `debug.log`.
+A turn never crashes the scene and never vanishes: a provider failure, a timeout or any unexpected
+exception (undecodable bytes, a malformed stream event, a parser bug) becomes a `debug.log` entry and
+a `system` event ("[SYSTEM: Bob unable to respond]"); the lines the actor was due to hear wait for its
+next turn, and the scene goes on. Only a `RecordingError` (the run folder cannot be written) passes
+through: the session stops the run on it. A reply that holds no well-formed `<speech>` after the
+corrections leaves the actor silent for the turn, with a `system` event saying why; the raw reply
+goes only to `debug.log`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+import traceback
 from typing import TYPE_CHECKING
 
 from core.actors import Actor
-from core.errors import ProviderError
+from core.errors import ProviderError, RecordingError
 from core.events import CallEvent, DeltaEvent, SpeakEvent, ThinkEvent
 from core.formatting import speech_line
 from core.pricing import cost_usd
 from core.protocol import CORRECTION_PROMPT, ParsedTurn, Speech, TagSplitter, parse_turn, salvage
 from core.providers.base import Completion, Provider, Request
+from core.recorder import redact
+from core.sanitize import mend
 
 if TYPE_CHECKING:
     from core.session import Session
@@ -51,12 +57,12 @@ async def call(session: Session, provider: Provider, request: Request, *, stream
     completion: Completion | None = None
     error: Exception | None = None
     try:
-        completion = await provider.complete(request, (lambda f: publish(splitter.feed(f))) if stream_as else None,
+        completion = await provider.complete(request, (lambda f: publish(splitter.feed(mend(f)))) if stream_as else None,
                                              retract if stream_as else None)
         if stream_as:
             publish(splitter.flush())
         ok = True
-        return completion
+        return completion.model_copy(update={"text": mend(completion.text)})
     except Exception as exc:
         error = exc
         raise
@@ -90,21 +96,46 @@ def _call_event(session: Session, provider: Provider, request: Request, completi
         tokens_per_s=round(out_tokens / latency, 1) if out_tokens and latency > 0 else None, ok=ok)
 
 
+def failure_reason(exc: BaseException) -> str:
+    """What a failed call or turn is recorded as: the provider's own message, a timeout, or the
+    unexpected exception named by its type."""
+    if isinstance(exc, ProviderError):
+        return str(exc)
+    if isinstance(exc, TimeoutError):
+        return "Response timeout"
+    return redact(f"unexpected {type(exc).__name__}: {exc}")[:500]
+
+
+def raised_at(exc: BaseException) -> str:
+    """Where an unexpected exception was raised (its innermost frame), for `debug.log`."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else "unknown"
+
+
+def actor_failed(session: Session, actor: Actor, beat: int | None, exc: BaseException, **tags: object) -> str:
+    """Record that `actor` could not respond: a `debug.log` entry and a `system` event naming it
+    (an actor failure in the summary and in `metadata.json`). Returns the reason recorded."""
+    reason = failure_reason(exc)
+    where = {} if isinstance(exc, (ProviderError, TimeoutError)) else {"where": raised_at(exc)}
+    session.recorder.log("error", f"{actor.slug} unable to respond", beat=beat, error=reason, **where,
+                         **{k: v for k, v in tags.items() if k in ("session_id", "round", "call_id")})
+    session.say("system", f"{actor.name} unable to respond", target=actor.slug, reason=reason, beat=beat, **tags)
+    return reason
+
+
 async def play_turn(session: Session, actor: Actor, beat: int, *, timeout_s: float | None = None) -> SpeakEvent | None:
     """Play one turn for `actor`; returns the recorded speech, or None when the actor failed."""
     user_text, items = actor.take_inbox(beat, session.state.max_beats)
-    request = actor.request(user_text, beat)
     try:
+        request = actor.request(user_text, beat)
         parsed, normalised = await asyncio.wait_for(_ask_until_well_formed(session, actor, request), timeout_s)
-    except asyncio.CancelledError:
+        return _record(session, actor, beat, parsed, user_text, items, normalised)
+    except RecordingError:
         raise
-    except (ProviderError, asyncio.TimeoutError, OSError) as exc:
-        reason = "Response timeout" if isinstance(exc, asyncio.TimeoutError) else str(exc)
-        session.recorder.log("error", f"{actor.slug} unable to respond", beat=beat, error=reason)
-        session.say("system", f"{actor.name} unable to respond", target=actor.slug, reason=reason, beat=beat)
+    except Exception as exc:  # noqa: BLE001 - any fault is this actor's failed turn, never a lost one
         actor.inbox = items + actor.inbox
+        actor_failed(session, actor, beat, exc)
         return None
-    return _record(session, actor, beat, parsed, user_text, items, normalised)
 
 
 async def _ask_until_well_formed(session: Session, actor: Actor, request: Request) -> tuple[ParsedTurn, str]:

@@ -18,8 +18,9 @@ from core.collab.ask import Reply, ask
 from core.collab.context import Item, user_message, window
 from core.collab.state import Collaboration
 from core.coordinator import Decision
-from core.errors import ProviderError
-from core.events import COORDINATOR
+from core.errors import RecordingError
+from core.events import COORDINATOR, OPERATOR
+from core.turn import actor_failed
 
 if TYPE_CHECKING:
     from core.session import Session
@@ -105,17 +106,18 @@ async def _turn(session: Session, collab: Collaboration) -> Reply | None:
     if session.stopped or task.cancelled():
         raise SceneStopped
     error = task.exception()
-    if error is not None:
-        if not isinstance(error, (ProviderError, asyncio.TimeoutError, OSError)):
-            raise error
-        reason = "Response timeout" if isinstance(error, asyncio.TimeoutError) else str(error)
-        session.recorder.log("error", f"{slug} unable to respond", error=reason, **tags)
-        say(session, collab, "system", f"{actor.name} unable to respond", source=COORDINATOR, target=slug, reason=reason,
-            call_id=call_id)
-        return None
-    reply = task.result()
-    _record(session, collab, reply, tags, user_text)
-    return reply
+    if error is None:
+        try:
+            _record(session, collab, task.result(), tags, user_text)
+            return task.result()
+        except RecordingError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - an unrecordable reply is a failed turn
+            error = exc
+    if isinstance(error, RecordingError):
+        raise error
+    actor_failed(session, actor, session.state.beat, error, **tags)
+    return None
 
 
 def _context(collab: Collaboration, slug: str, isolation: str) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core import turn
-from core.errors import ProviderError
+from core.errors import RecordingError
 from core.providers.base import ChatMessage, Provider, Request
 from core.roundtable.strategies import Strategy
 
@@ -47,9 +47,10 @@ async def ask_facilitator(session: Session, setup: TableSetup, content: str, rou
     task = session.track(asyncio.create_task(turn.call(session, setup.facilitator, request, stream_as=FACILITATOR)))
     try:
         completion = await asyncio.wait_for(task, setup.facilitator_timeout_s)
-    except (ProviderError, asyncio.TimeoutError, OSError) as exc:
-        reason = "Response timeout" if isinstance(exc, asyncio.TimeoutError) else str(exc)
-        session.recorder.log("error", "facilitator unable to respond", round=round_no, error=reason)
+    except RecordingError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any fault falls back, recorded by the caller
+        session.recorder.log("error", "facilitator unable to respond", round=round_no, error=turn.failure_reason(exc))
         return None
     return completion.text
 
@@ -60,10 +61,10 @@ async def ask_participant(session: Session, actor: Actor, content: str, round_no
     try:
         completion = await asyncio.wait_for(turn.call(session, actor.provider, request, stream_as=actor.slug),
                                             actor.turn_timeout_s)
-    except (ProviderError, asyncio.TimeoutError, OSError) as exc:
-        reason = "Response timeout" if isinstance(exc, asyncio.TimeoutError) else str(exc)
-        session.recorder.log("error", f"{actor.slug} unable to respond", round=round_no, error=reason)
-        session.say("system", f"{actor.name} unable to respond", target=actor.slug, reason=reason, beat=round_no)
+    except RecordingError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any fault is this participant's failed turn
+        turn.actor_failed(session, actor, round_no, exc)
         return None
     actor.remember(content, [], completion.text, None)
     return completion.text

@@ -49,7 +49,9 @@ class ReplayScreen(Screen[None]):
         super().__init__()
         self.run_dir = Path(run_dir)
         self.clock = clock
-        self.playback = Playback(read_events(self.run_dir))
+        self.skipped: list[str] = []
+        """Lines of `events.jsonl` that could not be read (torn or undecodable), told on mount."""
+        self.playback = Playback(read_events(self.run_dir, warn=self.skipped.append))
         self.fold = StateFold(str(self.run_dir))
         self._last_tick = clock()
 
@@ -63,6 +65,9 @@ class ReplayScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        if self.skipped:
+            self.notify(f"{len(self.skipped)} unreadable line(s) of events.jsonl skipped; first: {self.skipped[0]}",
+                        title="Replay", severity="warning", timeout=10, markup=False)
         self.show(Move([]))
         self.set_interval(TICK_S, self.advance)
 
