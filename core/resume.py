@@ -113,7 +113,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(args: list[str]) -> int:
     """The command; exit 0 closed, 1 ended on an error, 2 not resumable."""
-    from core.batch import TurnPrinter, _run_with_sigint
+    from core.batch import TurnPrinter, _run_with_signals
 
     try:
         ns = parser().parse_args(args)
@@ -127,7 +127,7 @@ def main(args: list[str]) -> int:
         return EXIT_INVALID
     print(f"Resuming {ns.run_dir} at beat {session.first_beat}.", file=sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
-    result = asyncio.run(_run_with_sigint(session))
+    result = asyncio.run(_run_with_signals(session))
     print(f"Scene closed: {result.close_reason} after {result.beats} beats, {session.state.tokens:,} tokens, "
           f"${session.state.cost_usd:.4f}, {result.errors} actor failures.\nRun folder: {result.run_dir}", file=sys.stderr)
     return EXIT_FAILED if result.close_reason == "error" else EXIT_CLOSED

@@ -82,7 +82,7 @@ async def test_a_failed_participant_in_a_collaboration_is_named_and_counted(run_
     failed = system_lines(run, "claude")
     assert len(failed) == 1 and failed[0]["reason"].startswith("unexpected ValueError")
     assert "claude unable to respond" in (run.dir / "debug.log").read_text()
-    assert run.result.close_reason == "error" and run.result.errors == 1
+    assert run.result.close_reason == "provider-error" and run.result.errors == 1  # its only call failed
     assert not any("engine error" in r["text"] for r in system_lines(run))
 
 
@@ -120,7 +120,7 @@ async def test_an_unexpected_judge_failure_falls_back_to_rules_and_the_scene_goe
     cast = remote_cast(loopback, "alice", "bob", "charlie")
     scene = example_scene("the-apology", cast=cast, judge={"name": "anthropic", **{k: v for k, v in cast["alice"].items() if k != "provider"}}, limits={"max_beats": 3})
     run = await run_scene(scene, isolation="b", coordinator="B")
-    assert run.result.close_reason == "max-beats"
+    assert run.result.close_reason == "max_beats_exceeded"
     assert "judge decision unusable" in (run.dir / "debug.log").read_text()
     assert "unexpected ValueError" in (run.dir / "debug.log").read_text()
 
@@ -189,7 +189,7 @@ async def test_the_journal_step_stops_as_soon_as_the_budget_runs_out(run_scene, 
     loopback.default = scripted(answer)
     scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"), limits={"max_beats": 2})
     run = await run_scene(scene, isolation="b", coordinator="C", budget_usd=0.04)
-    assert run.result.close_reason == "max-beats"
+    assert run.result.close_reason == "max_beats_exceeded"
     assert len([p for p in run.prompts() if p["purpose"] == "journal"]) == 1
     note = [r for r in system_lines(run) if r.get("reason") == "budget"]
     assert len(note) == 1 and "Bob, Charlie" in note[0]["text"]
@@ -219,7 +219,7 @@ async def test_a_subscriber_that_raises_costs_neither_the_turn_nor_the_run(run_s
             raise RuntimeError("the display fell over")
 
     run = await run_scene(scene, isolation="b", coordinator="C", before_run=lambda s: s.subscribe(broken_display))
-    assert run.result.close_reason == "max-beats" and run.result.errors == 0
+    assert run.result.close_reason == "max_beats_exceeded" and run.result.errors == 0
     assert len([r for r in run.records() if r["type"] == "speak"]) == 4
     assert "the display fell over" in (run.dir / "debug.log").read_text()
 

@@ -34,7 +34,7 @@ async def test_a_lone_surrogate_from_a_model_or_the_operator_poisons_nothing(run
     scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"), limits={"max_beats": 3})
     run = await run_scene(scene, isolation="b", coordinator="C",
                           before_run=lambda s: s.inject_event(f"A {LONE} sign flickers"))
-    assert run.result.errors == 0 and run.result.close_reason == "max-beats"
+    assert run.result.errors == 0 and run.result.close_reason == "max_beats_exceeded"
     events = read_events(run.dir)
     speeches = [e.text for e in events if e.type == "speak" and e.from_ == "bob"]
     assert len(speeches) == 2 and speeches[0] == "caf\ufffde au lait"

@@ -113,7 +113,7 @@ def test_ctrl_c_during_the_journal_step_stops_it_and_writes_every_file(tmp_path,
     stop = types.index("stop")
     assert types.index("close") < stop and log[stop]["text"] == "Journal step stopped by the operator"
     assert all(r["type"] == "call" and not r["ok"] for r in log[stop + 1:]), "only the cancelled calls follow"
-    assert json.loads((out / "metadata.json").read_text())["reason"] == "max-beats"
+    assert json.loads((out / "metadata.json").read_text())["reason"] == "max_beats_exceeded"
 
 
 def test_a_closed_stderr_does_not_abort_the_run(tmp_path):
@@ -127,5 +127,5 @@ def test_a_closed_stderr_does_not_abort_the_run(tmp_path):
             proc.kill()
     log = assert_whole(out)
     assert [r["type"] for r in log].count("journal") == 3
-    assert json.loads((out / "metadata.json").read_text())["reason"] == "max-beats"
+    assert json.loads((out / "metadata.json").read_text())["reason"] == "max_beats_exceeded"
     assert sorted(p.stem for p in (out / "journals").glob("*.md")) == ["alice", "bob", "charlie"]
