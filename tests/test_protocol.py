@@ -465,7 +465,7 @@ FRAGMENTS = ["<thinking>", "</thinking>", "<speech>", "</speech>", "<SPEECH >", 
              "*", "\n", " ", "<", ">", "[the scene ends here]"]
 protocol_soup = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=6), max_size=30).map("".join)
 any_text = st.text() | protocol_soup
-safe_text = st.text().filter(lambda s: not re.search(r"<\s*/?\s*[A-Za-z]|```|~~~", s))
+safe_text = st.text().filter(lambda s: not re.search(r"<\s*[/!?]?\s*[A-Za-z]|<!|```|~~~", s))  # no tag, comment or fence
 
 
 @PROPERTY
