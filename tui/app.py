@@ -127,6 +127,14 @@ def run_console(ns: argparse.Namespace, scene: Path | None = None, replay: Path 
             print(f"INVALID_CONFIG: {replay} is not a run folder (no events.jsonl in it)", file=sys.stderr)
             return 2
         return create_app(replay=replay).run() or 0
+    return create_app(scene=scene, options=console_options(ns)).run() or 0
+
+
+def console_options(ns: argparse.Namespace) -> RunOptions:
+    """The command line's run options for a console run: an operator is present, so the session is
+    not headless (a roundtable escalation waits for the operator's decision instead of concluding)."""
+    from dataclasses import replace
+
     from core.batch import options_from
 
-    return create_app(scene=scene, options=options_from(ns)).run() or 0
+    return replace(options_from(ns), headless=False)

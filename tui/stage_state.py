@@ -33,6 +33,8 @@ class StageState(SessionState):
     """Roundtable: open conflicts in the latest synthesis, from the events."""
     blind: bool | None = None
     """Roundtable: whether answers are blind (sequential participation gives that up)."""
+    waiting: str | None = None
+    """Live: what the scene is holding for at its safe point (the operator's decision), if anything."""
 
 
 def note_progress(state: StageState, event: BaseEvent) -> None:

@@ -113,7 +113,10 @@ class StageScreen(Screen[None]):
         """Redraw the session panel from the session's own state (elapsed time ticks while live)."""
         now = getattr(self.session, "now", None)
         live = self.session.state.status in ("running", "paused") and callable(now)
-        self.view.show_state(from_session(self.session.state, now() if live else None))
+        state = from_session(self.session.state, now() if live else None)
+        if self.bridge.escalation is not None:
+            state.waiting = "your decision (a)"
+        self.view.show_state(state)
         self._state_stale = False
 
     def on_session_bridge_events_arrived(self, _: SessionBridge.EventsArrived) -> None:
@@ -210,14 +213,13 @@ class StageScreen(Screen[None]):
 
     def send_decision(self, answer: EscalationAnswer | None) -> None:
         """Answer the escalation (or leave it open for later)."""
-        if answer is None:
-            self.refresh_bindings()
-            return
-        try:
-            self.bridge.answer_escalation(answer.decision, answer.text)
-        except ValueError as exc:
-            self.notify(safe(exc), severity="warning", markup=False)
+        if answer is not None:
+            try:
+                self.bridge.answer_escalation(answer.decision, answer.text)
+            except ValueError as exc:
+                self.notify(safe(exc), severity="warning", markup=False)
         self.refresh_bindings()
+        self.refresh_state()
 
     def action_room(self) -> None:
         """Put the cursor in the room input."""

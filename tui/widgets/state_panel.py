@@ -70,6 +70,8 @@ def render_state(state: StageState) -> Text:
     if state.format == "roundtable":
         _roundtable_rows(text, state)
     _row(text, "Status", state.status, "bold reverse" if state.status == "paused" else "bold")
+    if state.waiting:
+        _row(text, "Waiting", state.waiting, "bold reverse")
     _row(text, "Elapsed", f"{state.elapsed_s:.1f} s")
     _row(text, "Tokens", f"{state.tokens:,}")
     _row(text, "Cost", f"${state.cost_usd:.4f}")
