@@ -141,3 +141,35 @@ def test_replay_keys_as_a_terminal_sends_them(tmp_path, terminal):
     assert total and total.group(1) == total.group(2)
     terminal.keys("q")
     terminal.wait_for(r"PROMPTDESK-EXITED-0")
+
+
+WIZARD_STEPS = (r"✓ ", r"Every character was found", r"Choice 1 of 2", r"Choice 2 of 2", r"Base URL",
+                r"Starting writes notes\.md")
+
+
+def wizard_through(terminal: Terminal) -> None:
+    """From the scene step to the stage, both choices preset by the command line."""
+    for step in WIZARD_STEPS:
+        terminal.wait_for(step)
+        terminal.keys("C-n")
+
+
+def test_a_roundtable_escalation_waits_for_the_operator_in_the_console(tmp_path, terminal):
+    work = make_workspace(tmp_path / "work")
+    scene = work / "scenes" / "roundtable-debate.yaml"
+    scene.write_text(scene.read_text().replace("latency_ms: [150, 900]", "latency_ms: null"))
+    terminal.start(f"{PROMPTDESK} scenes/roundtable-debate.yaml --isolation a --coordinator C --seed 7; "
+                   "echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    wizard_through(terminal)
+    terminal.wait_for(r"The roundtable needs your decision")
+    terminal.keys("Escape")
+    terminal.wait_for(r"Waiting\s+your decision \(a\)")
+    terminal.keys("a")
+    terminal.wait_for(r"The roundtable needs your decision")
+    terminal.keys("Enter")
+    terminal.wait_for(r"Scene closed \(decided")
+    run = next((work / "runs").iterdir())
+    notes = (run / "notes.md").read_text()
+    assert "- On escalation: ask the operator" in notes and "(by operator)" in notes
+    terminal.keys("q")
+    terminal.wait_for(r"PROMPTDESK-EXITED-0")
