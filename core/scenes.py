@@ -167,6 +167,8 @@ class Scene(_Model):
     cast: dict[str, CastOverride] = Field(default_factory=dict)
     judge: ProviderSpec | None = None
     seed: int | None = None
+    pace: float | None = Field(None, ge=0.0, le=60.0)
+    """Minimum seconds per beat (`--pace` wins); unset: 0, or 1.5 s in the console on the offline improviser."""
     collaborate: Collaborate | None = None
     roundtable: Roundtable | None = None
 

@@ -23,6 +23,7 @@ from core.actors import Actor
 from core.briefing import note_line
 from core.formatting import world_event_line
 from core.clock import Clock, RealClock
+from core.pacing import SLICE_S, Pace, clamp
 from core.coordinator import Decision, JudgeCoordinator, RuleCoordinator
 from core.errors import ProviderError
 from core.events import COORDINATOR, OPERATOR, BaseEvent, CallEvent, CloseEvent, DeltaEvent, GenericEvent
@@ -57,7 +58,7 @@ class Session:
                  run_dir: Path, notes: str, start_info: dict[str, Any], clock: Clock | None = None,
                  max_beats: int | None = None, budget_usd: float | None = None,
                  characters: dict[str, Any] | None = None, write_character_journals: bool = True,
-                 judge_provider: Provider | None = None) -> None:
+                 judge_provider: Provider | None = None, pace_s: float = 0.0) -> None:
         self.scene = scene
         self.actors = {actor.slug: actor for actor in actors}
         self.coordinator = coordinator
@@ -73,6 +74,9 @@ class Session:
                                   coordinator=getattr(coordinator, "role", "C"),
                                   cast={a.slug: a.name for a in actors},
                                   max_beats=max_beats or scene.limits.max_beats, run_dir=str(run_dir))
+        self.pace = Pace(pace_s)
+        """The minimum seconds per beat, waited at the safe point (`set_pace` changes it)."""
+        self.state.pace_s = self.pace.seconds
         self.nudged: dict[str, int] = {}
         self.fired_events: set[int] = set()
         self.public_lines: list[str] = []
@@ -161,6 +165,11 @@ class Session:
         if text.strip():
             self._pending.append(("note", text.strip(), to))
 
+    def set_pace(self, seconds: float) -> float:
+        """Set the minimum seconds per beat (0 to 60); it applies from the next safe point. Returns it."""
+        self.pace.seconds = self.state.pace_s = clamp(seconds)
+        return self.pace.seconds
+
     def answer_escalation(self, decision: str, text: str | None = None) -> None:
         """Answer the roundtable's open escalation: `accept` the facilitator's recommendation, give your
         `own` decision (`text`), or `continue` the discussion. Raises ValueError when none is open."""
@@ -170,15 +179,29 @@ class Session:
         """Between beats: honour stop and pause, then deliver queued world events and notes."""
         if self._stopped:
             raise SceneStopped
+        await self._keep_pace()
         await self._running.wait()
         if self._stopped:
             raise SceneStopped
+        self.pace.began(self.clock.now())
         pending, self._pending = self._pending, []
         for kind, text, to in pending:
             if kind == "event":
                 self.world_event(text, source=OPERATOR)
             else:
                 self.director_note(text, to, source=OPERATOR)
+
+    async def _keep_pace(self) -> None:
+        """Wait until the last beat has lasted the pace (in slices, so a new pace applies at once)."""
+        while (wait := self.pace.remaining(self.clock.now())) > 0:
+            try:
+                await self.track(asyncio.ensure_future(self.clock.sleep(min(wait, SLICE_S))))
+            except asyncio.CancelledError:
+                if self._stopped:
+                    raise SceneStopped from None
+                raise
+            if self._stopped:
+                raise SceneStopped
 
     def world_event(self, text: str, *, source: str) -> None:
         """Record a world event and route it to every actor."""

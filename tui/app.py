@@ -132,9 +132,11 @@ def run_console(ns: argparse.Namespace, scene: Path | None = None, replay: Path 
 
 def console_options(ns: argparse.Namespace) -> RunOptions:
     """The command line's run options for a console run: an operator is present, so the session is
-    not headless (a roundtable escalation waits for the operator's decision instead of concluding)."""
+    not headless (a roundtable escalation waits for the operator's decision instead of concluding),
+    and a scene on the offline improviser is paced so that there is something to watch."""
     from dataclasses import replace
 
     from core.batch import options_from
+    from core.pacing import OFFLINE_CONSOLE_S
 
-    return replace(options_from(ns), headless=False)
+    return replace(options_from(ns), headless=False, offline_pace=OFFLINE_CONSOLE_S)

@@ -111,6 +111,7 @@ class StateFold:
         s.format, s.turns_mode = scene.get("format", "scene"), scene.get("turns", "")
         s.isolation, s.coordinator = info.get("isolation", "?"), info.get("coordinator", "?")
         s.cast, s.max_beats, s.status = dict(info.get("cast") or {}), info.get("max_beats"), "running"
+        s.pace_s = float(info.get("pace_s") or 0.0)
 
     def _next_beat(self, beat: int | None) -> None:
         if self._spoke_this_beat is not None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.widgets import Input, Select
 
 from core.clock import RealClock
-from tui_support import session_for, wait_for
+from tui_support import screen_text, session_for, wait_for
 
 from tui.app import create_app
 from tui.screens.replay import ReplayScreen
@@ -122,6 +122,22 @@ class TestControls:
             await wait_for(pilot, lambda: session.state.beat > beat, "the next beat")
             types = [r["type"] for r in records(session)]
             assert types.index("pause") < types.index("resume")
+
+    async def test_plus_and_minus_set_the_pace_shown_in_the_state_panel(self, workspace):
+        session = hold_at(session_for(workspace, pace=1.5))
+        app = create_app(session=session)
+        async with app.run_test(size=SIZE) as pilot:
+            stage = await holding(pilot, session)
+            assert "Pace      ≥ 1.5 s/beat" in screen_text(app)
+            await pilot.press("+")
+            assert session.state.pace_s == session.pace.seconds == 2.0
+            await pilot.pause()
+            assert "Pace      ≥ 2 s/beat" in screen_text(app)
+            await pilot.press(*"-----")
+            await pilot.pause()
+            assert session.pace.seconds == 0 and "Pace      as fast as answered" in screen_text(app)
+            assert "+ Slower" in screen_text(app) and "- Faster" in screen_text(app)
+            assert stage.check_action("pace", (1,))
 
     async def test_a_cancelled_dialog_sends_nothing(self, workspace):
         session = hold_at(session_for(workspace))

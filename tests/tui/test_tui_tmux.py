@@ -100,6 +100,12 @@ def test_the_console_walks_the_wizard_injects_an_event_and_stops_the_scene(tmp_p
     terminal.keys("C-n")
 
     terminal.wait_for(r"PRIVATE · Alice")
+    terminal.wait_for(r"Pace\s+≥ 1\.5 s/beat")
+    terminal.type("+")
+    terminal.wait_for(r"Pace\s+≥ 2 s/beat")
+    terminal.type("-")
+    terminal.type("-")
+    terminal.wait_for(r"Pace\s+≥ 1 s/beat")
     terminal.wait_for(r"── Beat 1 ──")
     terminal.keys("e")
     terminal.wait_for(r"Inject a world event")

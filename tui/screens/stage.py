@@ -47,6 +47,10 @@ class StageScreen(Screen[None]):
                 tooltip="Send a director's note to every actor or to one, at the next beat"),
         Binding("p", "pause", "Pause", id="stage.pause", tooltip="Hold the scene at the next safe point"),
         Binding("r", "resume", "Resume", id="stage.resume", tooltip="Let a paused scene go on"),
+        Binding("plus", "pace(1)", "Slower", id="stage.slower", key_display="+",
+                tooltip="Pace: half a second more per beat at least (the wait is between beats)"),
+        Binding("minus", "pace(-1)", "Faster", id="stage.faster", key_display="-",
+                tooltip="Pace: half a second less per beat (0 plays as fast as the actors answer)"),
         Binding("o", "replay", "Replay", id="stage.replay",
                 tooltip="Open this run in the replay once the scene has closed"),
         Binding("a", "escalation", "Decide", id="stage.escalation",
@@ -162,6 +166,7 @@ class StageScreen(Screen[None]):
             "inject": status in ("running", "paused"),
             "note": status in ("running", "paused"),
             "pause": status == "running",
+            "pace": self.bridge.live and hasattr(self.session, "set_pace"),
             "resume": status == "paused",
             "replay": status == "closed",
             "escalation": self.bridge.escalation is not None,
@@ -186,6 +191,14 @@ class StageScreen(Screen[None]):
         """Resume a paused scene."""
         self.bridge.resume()
         self.refresh_bindings()
+        self.refresh_state()
+
+    def action_pace(self, steps: int) -> None:
+        """Change the minimum seconds per beat by `steps` half-seconds (from the next safe point)."""
+        from core.pacing import STEP_S
+
+        seconds = self.bridge.set_pace(self.session.state.pace_s + steps * STEP_S)
+        self.notify(f"Pace: at least {seconds:g} s per beat", markup=False, timeout=2)
         self.refresh_state()
 
     def action_inject(self) -> None:

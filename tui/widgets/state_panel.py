@@ -73,6 +73,7 @@ def render_state(state: StageState) -> Text:
     if state.waiting:
         _row(text, "Waiting", state.waiting, "bold reverse")
     _row(text, "Elapsed", f"{state.elapsed_s:.1f} s")
+    _row(text, "Pace", f"≥ {state.pace_s:g} s/beat" if state.pace_s else "as fast as answered")
     _row(text, "Tokens", f"{state.tokens:,}")
     _row(text, "Cost", f"${state.cost_usd:.4f}")
     _row(text, "Silent", f"{state.silent_streak} beat{'s' if state.silent_streak != 1 else ''}")
