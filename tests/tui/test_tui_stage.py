@@ -238,3 +238,108 @@ async def test_every_available_control_is_in_the_command_palette(workspace):
         await wait_for(pilot, lambda: session.state.status != "paused", "the resume")
         for binding in stage.BINDINGS + app.BINDINGS:
             assert binding.id and binding.tooltip, binding
+
+
+def spoken(n: int, start: int = 0) -> list:
+    from core.events import SpeakEvent
+
+    return [SpeakEvent(t=0, **{"from": "alice"}, text=f"Line number {i}.", beat=0) for i in range(start, start + n)]
+
+
+async def test_scrolled_up_the_transcript_holds_still_and_counts_the_new_lines_until_end():
+    from tui.scripted import ScriptedSession
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = app.screen.query_one(Transcript)
+        session.publish(spoken(60))
+        await pilot.pause()
+        await pilot.pause()
+        assert transcript.scroll_y == transcript.max_scroll_y > 0
+        transcript.scroll_to(y=10, animate=False, immediate=True)
+        await pilot.pause()
+        session.publish(spoken(3, start=60))
+        await pilot.pause()
+        await pilot.pause()
+        assert transcript.scroll_y == 10
+        assert "▼ 3 new lines · end to follow" in screen_text(app)
+        await pilot.press("end")
+        await pilot.pause()
+        await pilot.pause()
+        assert transcript.scroll_y == transcript.max_scroll_y and "new lines" not in screen_text(app)
+        session.publish(spoken(5, start=63))
+        await pilot.pause()
+        await pilot.pause()
+        assert transcript.scroll_y == transcript.max_scroll_y and "Line number 67." in screen_text(app)
+
+
+async def test_scrolling_back_to_the_bottom_follows_again():
+    from tui.scripted import ScriptedSession
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = app.screen.query_one(Transcript)
+        session.publish(spoken(60))
+        await pilot.pause()
+        await pilot.pause()
+        transcript.scroll_to(y=5, animate=False, immediate=True)
+        session.publish(spoken(1, start=60))
+        await pilot.pause()
+        assert "▼ 1 new line · end" in screen_text(app)
+        transcript.scroll_to(y=transcript.max_scroll_y, animate=False, immediate=True)
+        await pilot.pause()
+        assert transcript.auto_scroll and transcript.unseen == 0
+        session.publish(spoken(4, start=61))
+        await pilot.pause()
+        await pilot.pause()
+        assert transcript.scroll_y == transcript.max_scroll_y
+
+
+async def test_transcript_text_selected_with_the_mouse_is_copied_with_ctrl_c():
+    from tui.scripted import ScriptedSession
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        session.publish(spoken(5))
+        await pilot.pause()
+        await pilot.pause()
+        transcript = app.screen.query_one(Transcript)
+        await pilot.mouse_down(transcript, offset=(2, 1))
+        await pilot.hover(transcript, offset=(15, 2))
+        await pilot.mouse_up(transcript, offset=(15, 2))
+        await pilot.pause()
+        assert "Line number 2." in screen_text(app)
+        await pilot.press("ctrl+c")
+        assert app.clipboard == 'ice  "Line number 1."\nAlice  "Line num'
+
+
+async def test_thinking_text_can_be_selected_and_copied():
+    from core.events import ThinkEvent
+    from tui.scripted import ScriptedSession
+    from tui.widgets.thinking_pane import ThoughtLog
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        session.publish([ThinkEvent(t=0, **{"from": "bob"}, text="She knows. Say it first.", beat=0)])
+        await pilot.pause()
+        await pilot.pause()
+        log = app.screen.query_one("#thinking-bob").query_one(ThoughtLog)
+        await pilot.mouse_down(log, offset=(0, 1))
+        await pilot.hover(log, offset=(9, 1))
+        await pilot.mouse_up(log, offset=(9, 1))
+        await pilot.press("ctrl+c")
+        assert app.clipboard == "She knows."
+
+
+async def test_the_palette_copies_the_run_folders_path(workspace):
+    session = hold_at(session_for(workspace))
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        stage = await holding(pilot, session)
+        command = next(c for c in app.get_system_commands(stage) if c.title == "Copy the run folder's path")
+        command.callback()
+        assert app.clipboard == str(Path(session.state.run_dir).resolve())

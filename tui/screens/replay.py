@@ -15,7 +15,7 @@ from textual.widgets import Footer, Static
 from core.outputs import cast_names, start_info
 from core.recorder import read_events
 from tui.playback import Move, Playback
-from tui.commands import binding_commands
+from tui.commands import binding_commands, copy_run_folder
 from tui.lines import safe
 from tui.stage_state import StateFold
 from tui.widgets.playback_bar import PlaybackBar
@@ -135,5 +135,6 @@ class ReplayScreen(Screen[None]):
         self.action_seek(message.fraction)
 
     def commands(self) -> Iterator[SystemCommand]:
-        """The replay's transport for the command palette."""
-        return binding_commands(self, "Replay: ")
+        """The replay's transport for the command palette, and the copy of the run folder's path."""
+        yield from binding_commands(self, "Replay: ")
+        yield copy_run_folder(self, self.run_dir)

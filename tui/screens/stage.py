@@ -16,13 +16,14 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from tui.bridge import SessionBridge, SessionLike
-from tui.commands import binding_commands
+from tui.commands import binding_commands, copy_run_folder
 from tui.lines import safe
 from tui.stage_state import from_session
 from tui.widgets.escalation_modal import EscalationAnswer, EscalationModal
 from tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
 from tui.widgets.room_bar import RoomBar
 from tui.widgets.stage_view import StageView
+from tui.widgets.wrapped_log import WrappedLog
 
 if TYPE_CHECKING:
     from core.setup import RunOptions
@@ -51,6 +52,8 @@ class StageScreen(Screen[None]):
                 tooltip="Pace: half a second more per beat at least (the wait is between beats)"),
         Binding("minus", "pace(-1)", "Faster", id="stage.faster", key_display="-",
                 tooltip="Pace: half a second less per beat (0 plays as fast as the actors answer)"),
+        Binding("end", "follow", "Follow", id="stage.follow", show=False,
+                tooltip="Follow the end of the transcript and of every thinking pane again (after scrolling up)"),
         Binding("o", "replay", "Replay", id="stage.replay",
                 tooltip="Open this run in the replay once the scene has closed"),
         Binding("a", "escalation", "Decide", id="stage.escalation",
@@ -193,6 +196,11 @@ class StageScreen(Screen[None]):
         self.refresh_bindings()
         self.refresh_state()
 
+    def action_follow(self) -> None:
+        """Scroll the transcript and every thinking pane back to the end, and follow it again."""
+        for log in self.query(WrappedLog):
+            log.follow()
+
     def action_pace(self, steps: int) -> None:
         """Change the minimum seconds per beat by `steps` half-seconds (from the next safe point)."""
         from core.pacing import STEP_S
@@ -268,5 +276,7 @@ class StageScreen(Screen[None]):
         await self.bridge.close()
 
     def commands(self) -> Iterator[SystemCommand]:
-        """The stage's controls for the command palette (only those available now)."""
-        return binding_commands(self)
+        """The stage's controls for the command palette (only those available now), and the copy of
+        the run folder's path."""
+        yield from binding_commands(self)
+        yield copy_run_folder(self, self.session.state.run_dir)
