@@ -179,3 +179,42 @@ def test_a_roundtable_escalation_waits_for_the_operator_in_the_console(tmp_path,
     assert "- On escalation: ask the operator" in notes and "(by operator)" in notes
     terminal.keys("q")
     terminal.wait_for(r"PROMPTDESK-EXITED-0")
+
+
+def test_scroll_lock_and_copy_in_a_real_terminal(tmp_path, terminal):
+    """Scrolled up, the transcript holds with a "▼ n new lines" marker and `End` follows again; a
+    mouse drag selects text and ctrl+c copies it, and the palette copies the run folder's path
+    (both reach the terminal's clipboard: tmux keeps what the app sends as a buffer)."""
+    work = make_workspace(tmp_path / "work")
+    scene = work / "scenes" / "the-apology.yaml"
+    scene.write_text(scene.read_text().replace("latency_ms: [150, 900]", "latency_ms: null"))
+    terminal.start(f"{PROMPTDESK} scenes/the-apology.yaml --isolation b --coordinator C --seed 7 --pace 0.4; "
+                   "echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    terminal.tmux("set-option", "-s", "set-clipboard", "on")
+    wizard_through(terminal)
+    terminal.wait_for(r"── Beat 4 ──")
+    terminal.keys("PageUp")
+    terminal.wait_for(r"▼ \d+ new lines? · end to follow")
+    terminal.keys("End")
+    terminal.wait_for(r"(?s)^(?!.*new lines? · end to follow)")
+    terminal.keys("s")
+    terminal.wait_for(r"Scene closed \(")
+
+    terminal.keys("C-p")
+    terminal.wait_for(r"Search for commands")
+    terminal.type("Copy the run folder")
+    terminal.wait_for(r"Copy the run folder's path")
+    terminal.keys("Enter")
+    terminal.wait_for(r"Copied: ")
+    run = next((work / "runs").iterdir())
+    assert terminal.tmux("show-buffer") == str(run.resolve())
+
+    row = terminal.screen().splitlines()[2]
+    terminal.type("\x1b[<0;3;3M\x1b[<32;12;3M\x1b[<0;12;3m")  # SGR mouse: press, drag, release on row 3
+    terminal.keys("C-c")
+    end = time.monotonic() + DEADLINE_S
+    while terminal.tmux("show-buffer") == str(run.resolve()) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert terminal.tmux("show-buffer") == row[2:12].strip() and row[2:12].strip()
+    terminal.keys("q")
+    terminal.wait_for(r"PROMPTDESK-EXITED-0")

@@ -114,6 +114,10 @@ class WrappedLog(ScrollView, can_focus=True):
         self.auto_scroll, self.unseen = True, 0
         self._resized()
 
+    def action_scroll_end(self) -> None:
+        """`end` on the log itself: follow the end again."""
+        self.follow()
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         """Scrolling up stops following the end; reaching the bottom follows it again."""
         super().watch_scroll_y(old_value, new_value)
