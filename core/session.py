@@ -40,6 +40,13 @@ class SceneStopped(Exception):
     """Raised at a safe point once the operator has stopped the scene."""
 
 
+class SceneClosed(RuntimeError):
+    """A world event or note came too late: the scene has closed (or is closing) and will not deliver it."""
+
+    def __init__(self) -> None:
+        super().__init__("the scene has closed")
+
+
 @dataclass
 class SessionResult:
     """What a finished run returns: where it was written and how it ended."""
@@ -86,6 +93,7 @@ class Session:
         self._running = asyncio.Event()
         self._running.set()
         self._pending: list[tuple[str, str, str | None]] = []
+        self._taking_controls = True
         self._tasks: set[asyncio.Task[Any]] = set()
         self.escalations = EscalationDesk()
         self.roundtable: Any = None
@@ -154,16 +162,24 @@ class Session:
             self._running.set()
 
     def inject_event(self, text: str) -> None:
-        """Queue a world event; every actor receives it at the next beat."""
+        """Queue a world event; every actor receives it at the next beat. Raises `SceneClosed` once the
+        scene is closing: a queued event is always recorded, never dropped."""
+        self._still_open()
         if text.strip():
             self._pending.append(("event", text.strip(), None))
 
     def add_note(self, text: str, to: str | None = None) -> None:
-        """Queue a director's note for every actor, or for one (`to` is a cast slug)."""
+        """Queue a director's note for every actor, or for one (`to` is a cast slug). Raises
+        `SceneClosed` once the scene is closing."""
+        self._still_open()
         if to is not None and to not in self.actors:
             raise ValueError(f"no actor '{to}' in this scene (cast: {', '.join(self.actors)})")
         if text.strip():
             self._pending.append(("note", text.strip(), to))
+
+    def _still_open(self) -> None:
+        if self._stopped or not self._taking_controls or self.state.status in ("closing", "closed"):
+            raise SceneClosed
 
     def set_pace(self, seconds: float) -> float:
         """Set the minimum seconds per beat (0 to 60); it applies from the next safe point. Returns it."""
@@ -184,6 +200,10 @@ class Session:
         if self._stopped:
             raise SceneStopped
         self.pace.began(self.clock.now())
+        self._deliver_pending()
+
+    def _deliver_pending(self) -> None:
+        """Record and route every queued world event and note (at a safe point, or last thing at the close)."""
         pending, self._pending = self._pending, []
         for kind, text, to in pending:
             if kind == "event":
@@ -260,6 +280,8 @@ class Session:
             self.say("spawn", f"Spawning actor for character {actor.slug}", target=actor.slug)
             self.say("brief", "Sent actor system prompt + profile + journal + scene perspective", target=actor.slug)
         decision = await self._play()
+        self._taking_controls = False
+        self._deliver_pending()
         self.state.status = "closing"
         self.state.close_reason = decision.reason
         self.emit(CloseEvent(t=self.now(), **{"from": COORDINATOR}, text=decision.text or f"Scene closed: {decision.reason}",

@@ -343,3 +343,21 @@ async def test_the_palette_copies_the_run_folders_path(workspace):
         command = next(c for c in app.get_system_commands(stage) if c.title == "Copy the run folder's path")
         command.callback()
         assert app.clipboard == str(Path(session.state.run_dir).resolve())
+
+
+async def test_a_world_event_sent_after_the_close_is_refused_on_stage_not_queued(workspace):
+    from tui.widgets.input_modal import WorldEvent
+
+    session = session_for(workspace)
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        stage = app.screen
+        await pilot.press("e")
+        assert isinstance(app.screen, InputModal)
+        await wait_for(pilot, lambda: finished(stage), "the close")
+        await pilot.press(*"Too late", "enter")
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+        assert "World event not sent: the scene has closed" in messages
+        assert not any("queued" in m for m in messages)
+        assert "Too late" not in (Path(session.state.run_dir) / "events.jsonl").read_text()

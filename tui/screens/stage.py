@@ -218,13 +218,22 @@ class StageScreen(Screen[None]):
         self.app.push_screen(InputModal("note", self.session.state.cast), self.send_direction)
 
     def send_direction(self, request: WorldEvent | DirectorNote | None) -> None:
-        """Queue what the dialog returned; it reaches the actors at the next beat."""
-        if isinstance(request, WorldEvent):
-            self.bridge.inject_event(request.text)
-            self.notify("World event queued for the next beat", markup=False, timeout=3)
-        elif isinstance(request, DirectorNote):
-            self.bridge.add_note(request.text, request.to)
-            self.notify("Director's note queued for the next beat", markup=False, timeout=3)
+        """Queue what the dialog returned; it reaches the actors at the next beat (or is recorded at the
+        close). Refused, and said so, when the scene closed while the dialog was open."""
+        from core.session import SceneClosed
+
+        if request is None:
+            return
+        what = "World event" if isinstance(request, WorldEvent) else "Director's note"
+        try:
+            if isinstance(request, WorldEvent):
+                self.bridge.inject_event(request.text)
+            else:
+                self.bridge.add_note(request.text, request.to)
+        except SceneClosed as exc:
+            self.notify(f"{what} not sent: {exc}", severity="warning", markup=False, timeout=6)
+            return
+        self.notify(f"{what} queued for the next beat", markup=False, timeout=3)
 
     def action_escalation(self) -> None:
         """Open the escalation dialog (once: it is not stacked twice)."""
