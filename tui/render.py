@@ -59,6 +59,13 @@ def _tagged(prefix: str, role: str) -> Callable[[BaseEvent, Cast], Line]:
     return line
 
 
+def _system(event: BaseEvent, cast: Cast) -> Line:
+    """A system line; an actor's failure (a `target`) says why, from the recorded reason."""
+    reason = getattr(event, "reason", None)
+    why = f" — {safe(reason)}" if reason and event.target else ""
+    return Line.of(("[SYSTEM] ", "system"), (safe(event.text) + why, "system"))
+
+
 def _start(event: BaseEvent, cast: Cast) -> Line:
     scene = (event.model_extra or {}).get("scene") or {}
     title = safe(scene.get("title") or scene.get("name") or event.text)
@@ -76,7 +83,7 @@ def _journal(event: BaseEvent, cast: Cast) -> Line:
 
 _LINES: dict[str, Callable[[BaseEvent, Cast], Line]] = {
     "start": _start, "beat": _beat, "event": _world_event, "note": _note, "close": _close,
-    "journal": _journal, "system": _tagged("[SYSTEM] ", "system"), "stop": _tagged("■ ", "system"),
+    "journal": _journal, "system": _system, "stop": _tagged("■ ", "system"),
     "pause": _tagged("‖ ", "system"), "resume": _tagged("▶ ", "system"),
     "correct": _tagged("↺ ", "muted"),
     "round": _beat, "phase": _beat,

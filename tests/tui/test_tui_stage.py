@@ -361,3 +361,38 @@ async def test_a_world_event_sent_after_the_close_is_refused_on_stage_not_queued
         assert "World event not sent: the scene has closed" in messages
         assert not any("queued" in m for m in messages)
         assert "Too late" not in (Path(session.state.run_dir) / "events.jsonl").read_text()
+
+
+async def test_why_an_actor_failed_is_on_the_system_line_and_notified_once_per_kind():
+    from core.events import GenericEvent
+    from tui.scripted import ScriptedSession
+
+    def failed(slug: str, name: str, reason: str, beat: int) -> GenericEvent:
+        return GenericEvent(t=beat, **{"from": "coordinator"}, type="system", text=f"{name} unable to respond",
+                            target=slug, reason=reason, beat=beat)
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        session.publish([failed("bob", "Bob", "HTTP 401: invalid x-api-key", 1),
+                         failed("alice", "Alice", "HTTP 401: invalid x-api-key", 1),
+                         failed("bob", "Bob", "Connection refused (127.0.0.1:9)", 2)])
+        await pilot.pause()
+        await pilot.pause()
+        lines = app.screen.query_one(Transcript).plain_lines()
+        assert "[SYSTEM] Bob unable to respond — HTTP 401: invalid x-api-key" in lines
+        assert "[SYSTEM] Bob unable to respond — Connection refused (127.0.0.1:9)" in lines
+        told = [(n.title, n.message) for n in app._notifications]
+        assert told == [("Actor failure (authentication)", "Bob unable to respond: HTTP 401: invalid x-api-key"),
+                        ("Actor failure (connection)", "Bob unable to respond: Connection refused (127.0.0.1:9)")]
+
+
+def test_failure_kinds_read_as_an_operator_would_name_them():
+    from tui.failures import failure_kind
+
+    assert failure_kind("Response timeout") == "timeout"
+    assert failure_kind("HTTP 429 rate limited; retry after 20 s") == "rate limit"
+    assert failure_kind("HTTP 403 forbidden") == "authentication"
+    assert failure_kind("[Errno 111] Connect call failed") == "connection"
+    assert failure_kind("HTTP 529 overloaded") == "server error"
+    assert failure_kind("the model said nothing") == "other"

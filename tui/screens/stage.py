@@ -77,6 +77,7 @@ class StageScreen(Screen[None]):
         self._state_stale = True
         self._last_flush = 0.0
         self._flush_timer: Timer | None = None
+        self._failures_told: set[str] = set()
 
     def compose(self) -> ComposeResult:
         state = self.session.state
@@ -150,6 +151,21 @@ class StageScreen(Screen[None]):
             self.refresh_bindings()
         if any(e.type == "escalate" for e in events) and self.bridge.escalation is not None:
             self.action_escalation()
+        self.tell_failures(events)
+
+    def tell_failures(self, events: list) -> None:
+        """Notify the first actor failure of each kind (timeout, authentication, ...) with its reason."""
+        from tui.failures import failure_kind
+
+        for event in events:
+            reason = getattr(event, "reason", None)
+            if event.type != "system" or not event.target or not reason:
+                continue
+            kind = failure_kind(str(reason))
+            if kind not in self._failures_told:
+                self._failures_told.add(kind)
+                self.notify(f"{safe(event.text)}: {safe(reason)}", title=f"Actor failure ({kind})",
+                            severity="error", markup=False, timeout=10)
 
     def on_session_bridge_finished(self, message: SessionBridge.Finished) -> None:
         self.flush()
