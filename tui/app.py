@@ -46,6 +46,8 @@ class PromptdeskApp(App[int]):
         self.first_screen = first_screen
         self.theme_name = theme
         """The console theme in use (`dark` or `light`)."""
+        self.run_dirs: list[str] = []
+        """The run folder of every scene started in this console, in order (printed after quitting)."""
 
     def on_mount(self) -> None:
         apply_theme(self, self.theme_name)
@@ -127,7 +129,16 @@ def run_console(ns: argparse.Namespace, scene: Path | None = None, replay: Path 
             print(f"INVALID_CONFIG: {replay} is not a run folder (no events.jsonl in it)", file=sys.stderr)
             return 2
         return create_app(replay=replay).run() or 0
-    return create_app(scene=scene, options=console_options(ns)).run() or 0
+    app = create_app(scene=scene, options=console_options(ns))
+    code = app.run() or 0
+    print_run_dirs(app.run_dirs)
+    return code
+
+
+def print_run_dirs(run_dirs: list[str], stream: Any = None) -> None:
+    """After quitting: where each run of this console was written (the terminal keeps it)."""
+    for run_dir in run_dirs:
+        print(f"Run folder: {run_dir}", file=stream or sys.stderr)
 
 
 def console_options(ns: argparse.Namespace) -> RunOptions:

@@ -135,7 +135,7 @@ class TestControls:
             assert "Pace      ≥ 2 s/beat" in screen_text(app)
             await pilot.press(*"-----")
             await pilot.pause()
-            assert session.pace.seconds == 0 and "Pace      as fast as answered" in screen_text(app)
+            assert session.pace.seconds == 0 and "Pace      off" in screen_text(app)
             assert "+ Slower" in screen_text(app) and "- Faster" in screen_text(app)
             assert stage.check_action("pace", (1,))
 

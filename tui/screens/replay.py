@@ -83,9 +83,7 @@ class ReplayScreen(Screen[None]):
         if move.events:
             view.apply(move.events)
             self.fold.feed(move.events)
-        state = self.fold.snapshot()
-        state.elapsed_s = self.playback.playhead
-        view.show_state(state)
+        view.show_state(self.fold.snapshot(self.playback.playhead))
         self._show_position()
 
     def _show_position(self) -> None:

@@ -18,7 +18,7 @@ from textual.widgets import Footer, Static
 from tui.bridge import SessionBridge, SessionLike
 from tui.commands import binding_commands, copy_run_folder
 from tui.lines import safe
-from tui.stage_state import from_session
+from tui.stage_state import PlayedTime, from_session
 from tui.widgets.escalation_modal import EscalationAnswer, EscalationModal
 from tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
 from tui.widgets.room_bar import RoomBar
@@ -40,6 +40,8 @@ class StageScreen(Screen[None]):
     """One scene, live: transcript, private thinking panes, session state, and the controls."""
 
     BINDINGS = [
+        Binding("q", "app.quit", "Quit", id="stage.quit",
+                tooltip="Quit; asks first while a scene is running, and always closes the run folder cleanly"),
         Binding("s", "stop", "Stop", id="stage.stop",
                 tooltip="Stop the scene now; in-flight calls are cancelled and the run folder is still written"),
         Binding("e", "inject", "World event", id="stage.inject",
@@ -78,15 +80,26 @@ class StageScreen(Screen[None]):
         self._last_flush = 0.0
         self._flush_timer: Timer | None = None
         self._failures_told: set[str] = set()
+        self.played = PlayedTime()
+        """The scene's clock without its pauses (the panel's elapsed time stands still while paused)."""
 
     def compose(self) -> ComposeResult:
         state = self.session.state
-        yield Static(Content(f"Promptdesk · {safe(self.title_text)} · live · isolation ({state.isolation}) · "
-                             f"coordinator {state.coordinator}"), id="title")
+        yield Static(self.title_line("live"), id="title")
         yield StageView(dict(state.cast), id="stage")
         if self.has_room:
             yield RoomBar(self.room_participants(), id="room-bar")
         yield Footer()
+
+    def title_line(self, status: str) -> Content:
+        """The title bar: the scene, whether it is live or closed, and both choices."""
+        state = self.session.state
+        return Content(f"Promptdesk · {safe(self.title_text)} · {status} · isolation ({state.isolation}) · "
+                       f"coordinator {state.coordinator}")
+
+    def on_resize(self) -> None:
+        """A narrow terminal gets the compact footer (Quit stays visible: it is listed first)."""
+        self.query_one(Footer).compact = self.size.width < 100
 
     @property
     def has_room(self) -> bool:
@@ -105,6 +118,7 @@ class StageScreen(Screen[None]):
             self.set_focus(None)
         self.refresh_state()
         self.bridge.start()
+        self.app.run_dirs.append(str(self.session.state.run_dir))
         self.set_interval(STATE_EVERY_S, self._tick)
 
     def _tick(self) -> None:
@@ -121,7 +135,7 @@ class StageScreen(Screen[None]):
         """Redraw the session panel from the session's own state (elapsed time ticks while live)."""
         now = getattr(self.session, "now", None)
         live = self.session.state.status in ("running", "paused") and callable(now)
-        state = from_session(self.session.state, now() if live else None)
+        state = from_session(self.session.state, self.played.played(now() if live else self.session.state.elapsed_s))
         if self.bridge.escalation is not None:
             state.waiting = "your decision (a)"
         self.view.show_state(state)
@@ -145,6 +159,8 @@ class StageScreen(Screen[None]):
         if not events:
             return
         self.view.apply(events)
+        for event in events:
+            self.played.feed(event)
         self._state_stale = True
         if any(e.type in CONTROL_EVENTS for e in events):
             self.refresh_state()
@@ -168,6 +184,7 @@ class StageScreen(Screen[None]):
                             severity="error", markup=False, timeout=10)
 
     def on_session_bridge_finished(self, message: SessionBridge.Finished) -> None:
+        self.query_one("#title", Static).update(self.title_line("closed"))
         self.flush()
         self.refresh_state()
         self.refresh_bindings()

@@ -96,6 +96,7 @@ class StageView(Vertical):
         for name in ("goal_achieved", "round", "max_rounds", "phase", "consensus_count", "conflict_count", "blind"):
             if getattr(state, name) is None:
                 setattr(state, name, getattr(self.progress, name))
+        state.beats_played = max(state.beats_played, self.progress.beats_played)
         self.query_one(StatePanel).show(state)
 
     def apply(self, events: Sequence[BaseEvent]) -> None:

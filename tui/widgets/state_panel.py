@@ -46,7 +46,7 @@ def _beat(state: StageState) -> tuple[str, str]:
     if state.format == "roundtable":
         return "Round", f"{state.round or 0}" + (f" · {safe(state.phase)}" if state.phase else "")
     of = f" of {state.max_beats}" if state.max_beats else ""
-    return ("Turn" if state.turns_mode == "sequential" else "Beat"), f"{state.beat}{of}"
+    return ("Turns" if state.turns_mode == "sequential" else "Beats"), f"{state.beats_played}{of}"
 
 
 def _roundtable_rows(text: Text, state: StageState) -> None:
@@ -73,7 +73,7 @@ def render_state(state: StageState) -> Text:
     if state.waiting:
         _row(text, "Waiting", state.waiting, "bold reverse")
     _row(text, "Elapsed", f"{state.elapsed_s:.1f} s")
-    _row(text, "Pace", f"≥ {state.pace_s:g} s/beat" if state.pace_s else "as fast as answered")
+    _row(text, "Pace", f"≥ {state.pace_s:g} s/beat" if state.pace_s else "off")
     _row(text, "Tokens", f"{state.tokens:,}")
     _row(text, "Cost", f"${state.cost_usd:.4f}")
     _row(text, "Silent", f"{state.silent_streak} beat{'s' if state.silent_streak != 1 else ''}")
