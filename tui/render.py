@@ -49,8 +49,14 @@ def _note(event: BaseEvent, cast: Cast) -> Line:
 
 def _close(event: BaseEvent, cast: Cast) -> Line:
     assert isinstance(event, CloseEvent)
+    if cast.single_call and event.reason in SINGLE_CALL_ANSWERED:
+        return Line.of(("■ Answered: one call, one reply", "close"))
     goal = "goal achieved" if event.goal_achieved else "goal not achieved"
     return Line.of((f"■ Scene closed ({safe(event.reason)}, {goal}): ", "close"), (safe(event.text), "close"))
+
+
+SINGLE_CALL_ANSWERED = frozenset({"cap", "final", "no_handoff"})
+"""How a single call's one round ends when its participant answered (the collaboration's own words)."""
 
 
 def _tagged(prefix: str, role: str) -> Callable[[BaseEvent, Cast], Line]:
@@ -81,7 +87,7 @@ def _journal(event: BaseEvent, cast: Cast) -> Line:
     return Line.of((f"{cast.name(event.from_)} wrote a journal entry", "muted"))
 
 
-_LINES: dict[str, Callable[[BaseEvent, Cast], Line]] = {
+_LINES: dict[str, Callable[[BaseEvent, Cast], Line | None]] = {
     "start": _start, "beat": _beat, "event": _world_event, "note": _note, "close": _close,
     "journal": _journal, "system": _system, "stop": _tagged("■ ", "system"),
     "pause": _tagged("‖ ", "system"), "resume": _tagged("▶ ", "system"),

@@ -37,6 +37,8 @@ class StageState(SessionState):
     """Beats begun so far (the last `beat` event's number plus one): what the record's `totalBeats` counts."""
     paused_s: float = 0.0
     """Seconds spent paused so far (the elapsed time shown leaves them out)."""
+    single_call: bool = False
+    """A single call from the room (its close reads as an answer, not as a collaboration's cap)."""
     waiting: str | None = None
     """Live: what the scene is holding for at its safe point (the operator's decision), if anything."""
 

@@ -59,7 +59,8 @@ class ReplayScreen(Screen[None]):
         scene = info.get("scene") or {}
         title = safe(scene.get("title") or scene.get("name") or self.run_dir.name)
         yield Static(Content(f"Promptdesk · replay · {title} · {safe(self.run_dir)}"), id="title")
-        yield StageView(cast_names(self.playback.events), id="stage")
+        cast = cast_names(self.playback.events)
+        yield StageView(cast, single_call=len(cast) == 1 and info.get("max_rounds") == 1, id="stage")
         yield PlaybackBar()
         yield Footer()
 

@@ -19,6 +19,7 @@ from tui.bridge import SessionBridge, SessionLike
 from tui.commands import binding_commands, copy_run_folder
 from tui.lines import safe
 from tui.stage_state import PlayedTime, from_session
+from tui.widgets.confirm_modal import ConfirmModal
 from tui.widgets.escalation_modal import EscalationAnswer, EscalationModal
 from tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
 from tui.widgets.room_bar import RoomBar
@@ -56,6 +57,8 @@ class StageScreen(Screen[None]):
                 tooltip="Pace: half a second less per beat (0 plays as fast as the actors answer)"),
         Binding("end", "follow", "Follow", id="stage.follow", show=False,
                 tooltip="Follow the end of the transcript and of every thinking pane again (after scrolling up)"),
+        Binding("escape", "leave", "Back", id="stage.leave",
+                tooltip="Back to the stage below (a stage started from the room); a running scene is stopped first"),
         Binding("o", "replay", "Replay", id="stage.replay",
                 tooltip="Open this run in the replay once the scene has closed"),
         Binding("a", "escalation", "Decide", id="stage.escalation",
@@ -86,7 +89,7 @@ class StageScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         state = self.session.state
         yield Static(self.title_line("live"), id="title")
-        yield StageView(dict(state.cast), id="stage")
+        yield StageView(dict(state.cast), single_call=self.single_call, id="stage")
         if self.has_room:
             yield RoomBar(self.room_participants(), id="room-bar")
         yield Footer()
@@ -100,6 +103,12 @@ class StageScreen(Screen[None]):
     def on_resize(self) -> None:
         """A narrow terminal gets the compact footer (Quit stays visible: it is listed first)."""
         self.query_one(Footer).compact = self.size.width < 100
+
+    @property
+    def single_call(self) -> bool:
+        """A single call started from the room: one participant, one round."""
+        collab = getattr(getattr(self.session, "scene", None), "collaborate", None)
+        return len(self.session.state.cast) == 1 and collab is not None and collab.max_rounds == 1
 
     @property
     def has_room(self) -> bool:
@@ -209,6 +218,8 @@ class StageScreen(Screen[None]):
         }.get(action, True)
         if action == "room":
             return True if self.has_room else False
+        if action == "leave":
+            return True if self.stacked else False
         return True if available else None
 
     def action_stop(self) -> None:
@@ -296,7 +307,7 @@ class StageScreen(Screen[None]):
 
         room, state = self.query_one(RoomBar), self.session.state
         options = replace(self.options or RunOptions(), isolation=state.isolation, coordinator=state.coordinator,
-                          out=None)
+                          out=None, max_beats=None)
         try:
             scene = room_scene(message.command, self.session.scene)  # type: ignore[attr-defined]
             session = build_session(scene, options)
@@ -306,6 +317,29 @@ class StageScreen(Screen[None]):
             return
         self.set_focus(None)
         self.app.push_screen(StageScreen(session, title=scene.title or scene.name, options=options))
+
+    @property
+    def stacked(self) -> bool:
+        """True when another stage lies below this one (it was started from that stage's room)."""
+        stages = self.app.stages()
+        return self in stages and stages.index(self) > 0
+
+    async def action_leave(self) -> None:
+        """Back to the stage below: a closed scene is left at once; a running one is stopped first (asked)."""
+        if not self.stacked:
+            return
+        if self.bridge.live:
+            self.app.push_screen(ConfirmModal("This scene is still running. Stop it and go back to the stage "
+                                              "below? Its run folder will be closed cleanly.",
+                                              yes="Stop and go back", no="Keep watching"), self._leave_if)
+            return
+        await self._leave_if(True)
+
+    async def _leave_if(self, yes: bool | None) -> None:
+        if yes:
+            await self.bridge.close()
+            if self.app.screen is self:
+                self.app.pop_screen()
 
     def action_replay(self) -> None:
         """Open this run's replay."""

@@ -7,6 +7,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.lines import safe
+from tui.render import SINGLE_CALL_ANSWERED
 from tui.stage_state import StageState
 
 ISOLATION_SHORT = {"a": "(a) fresh call/turn", "b": "(b) thread per actor"}
@@ -77,7 +78,9 @@ def render_state(state: StageState) -> Text:
     _row(text, "Tokens", f"{state.tokens:,}")
     _row(text, "Cost", f"${state.cost_usd:.4f}")
     _row(text, "Silent", f"{state.silent_streak} beat{'s' if state.silent_streak != 1 else ''}")
-    if state.close_reason:
+    if state.close_reason and state.single_call and state.close_reason in SINGLE_CALL_ANSWERED:
+        _row(text, "Closed", "answered (single call)", "bold")
+    elif state.close_reason:
         _row(text, "Closed", safe(state.close_reason), "bold")
         if state.goal_achieved is not None:
             _row(text, "Goal", "achieved" if state.goal_achieved else "not achieved")
