@@ -136,7 +136,7 @@ class TestControls:
             await pilot.press(*"-----")
             await pilot.pause()
             assert session.pace.seconds == 0 and "Pace      off" in screen_text(app)
-            assert "+ Slower" in screen_text(app) and "- Faster" in screen_text(app)
+            assert "+- Pace" in screen_text(app)
             assert stage.check_action("pace", (1,))
 
     async def test_a_cancelled_dialog_sends_nothing(self, workspace):

@@ -29,6 +29,8 @@ from tui.widgets.wrapped_log import WrappedLog
 if TYPE_CHECKING:
     from core.setup import RunOptions
 
+PACE_KEYS = Binding.Group("Pace", compact=True)
+"""`+` and `-` share one footer entry: "+- Pace"."""
 CONTROL_EVENTS = frozenset({"pause", "resume", "stop", "close", "start", "escalate", "decision"})
 """Events after which the footer's available actions may have changed (redrawn at once)."""
 FLUSH_EVERY_S = 0.05
@@ -51,9 +53,9 @@ class StageScreen(Screen[None]):
                 tooltip="Send a director's note to every actor or to one, at the next beat"),
         Binding("p", "pause", "Pause", id="stage.pause", tooltip="Hold the scene at the next safe point"),
         Binding("r", "resume", "Resume", id="stage.resume", tooltip="Let a paused scene go on"),
-        Binding("plus", "pace(1)", "Slower", id="stage.slower", key_display="+",
+        Binding("plus", "pace(1)", "Slower", id="stage.slower", key_display="+", group=PACE_KEYS,
                 tooltip="Pace: half a second more per beat at least (the wait is between beats)"),
-        Binding("minus", "pace(-1)", "Faster", id="stage.faster", key_display="-",
+        Binding("minus", "pace(-1)", "Faster", id="stage.faster", key_display="-", group=PACE_KEYS,
                 tooltip="Pace: half a second less per beat (0 plays as fast as the actors answer)"),
         Binding("end", "follow", "Follow", id="stage.follow", show=False,
                 tooltip="Follow the end of the transcript and of every thinking pane again (after scrolling up)"),
