@@ -1,0 +1,40 @@
+"""README's key table is complete: every key the footer shows (and every documented hidden key) is in
+the row for its screen, written as the footer writes it."""
+
+from __future__ import annotations
+
+import re
+
+from tui_support import ROOT
+
+from tui.app import PromptdeskApp
+from tui.screens.replay import ReplayScreen
+from tui.screens.stage import StageScreen
+from tui.screens.wizard import WizardScreen
+from tui.widgets.escalation_modal import EscalationModal
+
+DISPLAY = {"ctrl+n": "ctrl+n", "escape": "esc", "full_stop": ".", "plus": "+", "minus": "-", "left": "←",
+           "right": "→", "space": "space", "home": "home", "end": "end", "ctrl+q": "ctrl+q"}
+
+
+def rows() -> dict[str, str]:
+    text = (ROOT / "README.md").read_text()
+    table = text[text.index("| where | keys |"):]
+    return {m.group(1): m.group(2) for m in re.finditer(r"^\| ([a-z ]+) \| (.+) \|$", table, re.M)}
+
+
+def documented(row: str) -> set[str]:
+    return set(re.findall(r"`([^`]+)`", row))
+
+
+def test_every_key_of_every_screen_is_in_its_row_of_the_readme_key_table():
+    table = rows()
+    for where, screen in (("wizard", WizardScreen), ("stage", StageScreen), ("replay", ReplayScreen),
+                          ("anywhere", PromptdeskApp), ("escalation dialog", EscalationModal)):
+        keys = documented(table[where]) | {k for part in documented(table[where]) for k in part.split("/")}
+        for binding in screen.BINDINGS:
+            if where == "anywhere" and binding.key == "ctrl+q":
+                continue
+            shown = binding.key_display or DISPLAY.get(binding.key, binding.key)
+            where_else = documented(table.get("collaboration stage", "")) if binding.id in ("stage.room", "stage.leave") else set()
+            assert shown in keys or any(shown in k for k in where_else), (where, binding.key, shown)
