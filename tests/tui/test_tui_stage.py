@@ -348,12 +348,13 @@ async def test_the_palette_copies_the_run_folders_path(workspace):
 async def test_a_world_event_sent_after_the_close_is_refused_on_stage_not_queued(workspace):
     from tui.widgets.input_modal import WorldEvent
 
-    session = session_for(workspace)
+    session = hold_at(session_for(workspace))
     app = create_app(session=session)
     async with app.run_test(size=SIZE) as pilot:
-        stage = app.screen
+        stage = await holding(pilot, session)
         await pilot.press("e")
         assert isinstance(app.screen, InputModal)
+        session.stop()
         await wait_for(pilot, lambda: finished(stage), "the close")
         await pilot.press(*"Too late", "enter")
         await pilot.pause()
