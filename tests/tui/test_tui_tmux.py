@@ -188,11 +188,11 @@ def test_scroll_lock_and_copy_in_a_real_terminal(tmp_path, terminal):
     work = make_workspace(tmp_path / "work")
     scene = work / "scenes" / "the-apology.yaml"
     scene.write_text(scene.read_text().replace("latency_ms: [150, 900]", "latency_ms: null"))
-    terminal.start(f"{PROMPTDESK} scenes/the-apology.yaml --isolation b --coordinator C --seed 7 --pace 0.4; "
+    terminal.start(f"{PROMPTDESK} scenes/the-apology.yaml --isolation b --coordinator C --seed 7 --pace 1; "
                    "echo PROMPTDESK-EXITED-$?; sleep 60", work)
     terminal.tmux("set-option", "-s", "set-clipboard", "on")
     wizard_through(terminal)
-    terminal.wait_for(r"── Beat 4 ──")
+    terminal.wait_for(r"── Beat 5 ──")
     terminal.keys("PageUp")
     terminal.wait_for(r"▼ \d+ new lines? · end to follow")
     terminal.keys("End")
