@@ -7,9 +7,11 @@ STAMP := $(VENV)/.installed
 .PHONY: run test demo bench clean
 
 $(STAMP): pyproject.toml
+	@echo "Installing Promptdesk and its dependencies into $(VENV) (first run only, a minute or two)..."
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install --progress-bar on -e '.[dev]'
+	@echo "Installed. Opening..."
 	touch $(STAMP)
 
 run: $(STAMP)

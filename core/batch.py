@@ -31,7 +31,8 @@ def options_from(ns: argparse.Namespace) -> RunOptions:
     return RunOptions(isolation=ns.isolation, coordinator=ns.coordinator, provider=ns.provider, model=ns.model,
                       base_url=ns.base_url, characters_dirs=list(ns.characters_dirs), out=ns.out, seed=ns.seed,
                       max_beats=ns.max_beats, budget_usd=ns.budget_usd, journals=ns.journals,
-                      on_escalate=getattr(ns, "on_escalate", None), headless=True)
+                      on_escalate=getattr(ns, "on_escalate", None), headless=True,
+                      pace=getattr(ns, "pace", None))
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

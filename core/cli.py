@@ -38,6 +38,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int)
     p.add_argument("--max-beats", dest="max_beats", type=_positive_int)
     p.add_argument("--budget-usd", dest="budget_usd", type=_budget, help="close the scene (reason budget) when spent")
+    p.add_argument("--pace", type=_seconds, metavar="SECONDS",
+                   help="minimum seconds per beat, 0 to 60 (default: the scene's pace:, else 0; "
+                        "in the console 1.5 on the offline improviser)")
     p.add_argument("--quiet", action="store_true", help="batch: print only the summary")
     from core.collab.headless import add_flags
     add_flags(p)
@@ -50,6 +53,16 @@ def _positive_int(text: str) -> int:
     value = int(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {text}") from None
+    if not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 60 seconds, not {text}")
     return value
 
 

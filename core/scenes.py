@@ -194,6 +194,8 @@ class Scene(_Model):
     seed: int | None = None
     thread_thinking: Literal["keep", "last", "drop"] = "last"
     """Isolation (b): which of an actor's own past thoughts its thread re-sends."""
+    pace: float | None = Field(None, ge=0.0, le=60.0)
+    """Minimum seconds per beat (`--pace` wins); unset: 0, or 1.5 s in the console on the offline improviser."""
     collaborate: Collaborate | None = None
     roundtable: Roundtable | None = None
     journals: str | None = None

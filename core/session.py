@@ -23,6 +23,7 @@ from core.actors import Actor
 from core.briefing import note_line
 from core.formatting import world_event_line
 from core.clock import Clock, RealClock
+from core.pacing import SLICE_S, Pace, clamp
 from core.coordinator import Decision, JudgeCoordinator, RuleCoordinator
 from core.errors import ProviderError, RecordingError, recording_error
 from core.events import COORDINATOR, OPERATOR, BaseEvent, CallEvent, CloseEvent, DeltaEvent, GenericEvent
@@ -40,6 +41,13 @@ Subscriber = Callable[[BaseEvent], None]
 
 class SceneStopped(Exception):
     """Raised at a safe point once the operator has stopped the scene."""
+
+
+class SceneClosed(RuntimeError):
+    """A world event or note came too late: the scene has closed (or is closing) and will not deliver it."""
+
+    def __init__(self) -> None:
+        super().__init__("the scene has closed")
 
 
 @dataclass
@@ -62,7 +70,7 @@ class Session:
                  run_dir: Path, notes: str, start_info: dict[str, Any], clock: Clock | None = None,
                  max_beats: int | None = None, budget_usd: float | None = None,
                  characters: dict[str, Any] | None = None, write_character_journals: bool = True,
-                 judge_provider: Provider | None = None) -> None:
+                 judge_provider: Provider | None = None, pace_s: float = 0.0) -> None:
         self.scene = scene
         self.actors = {actor.slug: actor for actor in actors}
         self.coordinator = coordinator
@@ -78,6 +86,9 @@ class Session:
                                   coordinator=getattr(coordinator, "role", "C"),
                                   cast={a.slug: a.name for a in actors},
                                   max_beats=max_beats or scene.limits.beats_for(len(actors)), run_dir=str(run_dir))
+        self.pace = Pace(pace_s)
+        """The minimum seconds per beat, waited at the safe point (`set_pace` changes it)."""
+        self.state.pace_s = self.pace.seconds
         self.nudged: dict[str, int] = {}
         self.health = CallHealth([a.slug for a in actors])
         """Succeeded and failed calls; see `core.outcome`."""
@@ -92,6 +103,7 @@ class Session:
         self._running = asyncio.Event()
         self._running.set()
         self._pending: list[tuple[str, str, str | None]] = []
+        self._taking_controls = True
         self._tasks: set[asyncio.Task[Any]] = set()
         self.escalations = EscalationDesk()
         self.roundtable: Any = None
@@ -206,16 +218,29 @@ class Session:
             self._running.set()
 
     def inject_event(self, text: str) -> None:
-        """Queue a world event; every actor receives it at the next beat."""
+        """Queue a world event; every actor receives it at the next beat. Raises `SceneClosed` once the
+        scene is closing: a queued event is always recorded, never dropped."""
+        self._still_open()
         if text.strip():
             self._pending.append(("event", mend(text.strip()), None))
 
     def add_note(self, text: str, to: str | None = None) -> None:
-        """Queue a director's note for every actor, or for one (`to` is a cast slug)."""
+        """Queue a director's note for every actor, or for one (`to` is a cast slug). Raises
+        `SceneClosed` once the scene is closing."""
+        self._still_open()
         if to is not None and to not in self.actors:
             raise ValueError(f"no actor '{to}' in this scene (cast: {', '.join(self.actors)})")
         if text.strip():
             self._pending.append(("note", mend(text.strip()), to))
+
+    def _still_open(self) -> None:
+        if self._stopped or not self._taking_controls or self.state.status in ("closing", "closed"):
+            raise SceneClosed
+
+    def set_pace(self, seconds: float) -> float:
+        """Set the minimum seconds per beat (0 to 60); it applies from the next safe point. Returns it."""
+        self.pace.seconds = self.state.pace_s = clamp(seconds)
+        return self.pace.seconds
 
     def answer_escalation(self, decision: str, text: str | None = None) -> None:
         """Answer the roundtable's open escalation: `accept` the facilitator's recommendation, give your
@@ -227,15 +252,33 @@ class Session:
         heap.settle()
         if self._stopped:
             raise SceneStopped
+        await self._keep_pace()
         await self._running.wait()
         if self._stopped:
             raise SceneStopped
+        self.pace.began(self.clock.now())
+        self._deliver_pending()
+
+    def _deliver_pending(self) -> None:
+        """Record and route every queued world event and note (at a safe point, or last thing at the close)."""
         pending, self._pending = self._pending, []
         for kind, text, to in pending:
             if kind == "event":
                 self.world_event(text, source=OPERATOR)
             else:
                 self.director_note(text, to, source=OPERATOR)
+
+    async def _keep_pace(self) -> None:
+        """Wait until the last beat has lasted the pace (in slices, so a new pace applies at once)."""
+        while (wait := self.pace.remaining(self.clock.now())) > 0:
+            try:
+                await self.track(asyncio.ensure_future(self.clock.sleep(min(wait, SLICE_S))))
+            except asyncio.CancelledError:
+                if self._stopped:
+                    raise SceneStopped from None
+                raise
+            if self._stopped:
+                raise SceneStopped
 
     def world_event(self, text: str, *, source: str) -> None:
         """Record a world event and route it to every actor."""
@@ -312,6 +355,8 @@ class Session:
         if self.seam is not None:
             self.say("resume", **self.seam)
         decision = await checks.with_verdict(self, self._honest(await self._play()))
+        self._taking_controls = False
+        self._deliver_pending()
         self.state.status = "closing"
         try:
             if self.recorder.failure is None:

@@ -23,6 +23,7 @@ from core.coordinator import JudgeCoordinator, RuleCoordinator
 from core.errors import InvalidConfig
 from core.notes import model_name, notes_text
 from core.pricing import is_priced
+from core.pacing import resolve as resolve_pace
 from core.providers.base import Provider
 from core.run_record import private_record
 from core.scenes import ProviderSpec, Scene, load_scene
@@ -57,6 +58,10 @@ class RunOptions:
     """Roundtable, headless: accept | continue | conclude; None asks the operator (console)."""
     headless: bool = False
     """True for `--batch`: an escalation with no `on_escalate` concludes (and says so)."""
+    pace: float | None = None
+    """Minimum seconds per beat (`--pace`); None: the scene's `pace:`, else `offline_pace`."""
+    offline_pace: float = 0.0
+    """The pace when neither sets one and every call goes to the offline improviser (the console: 1.5 s)."""
 
 
 def choices(scene: Scene, options: RunOptions) -> tuple[str, str]:
@@ -213,7 +218,9 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
                       notes=notes, start_info=start, clock=clock, max_beats=options.max_beats,
                       budget_usd=options.budget_usd, characters={c.slug: c for c in cast},
                       write_character_journals=options.write_character_journals,
-                      judge_provider=pool.get(judge_spec) if role != "C" else None)
+                      judge_provider=pool.get(judge_spec) if role != "C" else None,
+                      pace_s=resolve_pace(options.pace, scene.pace, options.offline_pace,
+                                          [*specs.values(), *([judge_spec] if role != "C" else [])]))
     if scene.format == "roundtable":
         from core.roundtable.setup import prepare
         try:
@@ -228,6 +235,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
         briefings={a.slug: a.briefing for a in actors}, operator_context=operator_context(scene, notes, role))
     session.private_record.update(write_character_journals=options.write_character_journals, start=start)
     session.notices = notices
+    start["pace_s"] = session.pace.seconds
     if scene.collaborate is not None:
         start["max_rounds"] = scene.collaborate.max_rounds
     return session

@@ -28,3 +28,5 @@ class SessionState:
     status: str = "ready"
     close_reason: str | None = None
     run_dir: str = ""
+    pace_s: float = 0.0
+    """The minimum seconds per beat (pacing; 0 plays as fast as the actors answer)."""

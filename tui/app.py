@@ -46,6 +46,8 @@ class PromptdeskApp(App[int]):
         self.first_screen = first_screen
         self.theme_name = theme
         """The console theme in use (`dark` or `light`)."""
+        self.run_dirs: list[str] = []
+        """The run folder of every scene started in this console, in order (printed after quitting)."""
 
     def on_mount(self) -> None:
         apply_theme(self, self.theme_name)
@@ -133,6 +135,25 @@ def run_console(ns: argparse.Namespace, scene: Path | None = None, replay: Path 
             print(f"INVALID_CONFIG: {replay} is not a run folder (no events.jsonl in it)", file=sys.stderr)
             return 2
         return create_app(replay=replay).run() or 0
-    from core.batch import options_from
+    app = create_app(scene=scene, options=console_options(ns))
+    code = app.run() or 0
+    print_run_dirs(app.run_dirs)
+    return code
 
-    return create_app(scene=scene, options=options_from(ns)).run() or 0
+
+def print_run_dirs(run_dirs: list[str], stream: Any = None) -> None:
+    """After quitting: where each run of this console was written (the terminal keeps it)."""
+    for run_dir in run_dirs:
+        print(f"Run folder: {run_dir}", file=stream or sys.stderr)
+
+
+def console_options(ns: argparse.Namespace) -> RunOptions:
+    """The command line's run options for a console run: an operator is present, so the session is
+    not headless (a roundtable escalation waits for the operator's decision instead of concluding),
+    and a scene on the offline improviser is paced so that there is something to watch."""
+    from dataclasses import replace
+
+    from core.batch import options_from
+    from core.pacing import OFFLINE_CONSOLE_S
+
+    return replace(options_from(ns), headless=False, offline_pace=OFFLINE_CONSOLE_S)

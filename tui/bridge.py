@@ -30,6 +30,7 @@ class SessionLike(Protocol):
     def pause(self) -> None: ...
     def resume(self) -> None: ...
     def inject_event(self, text: str) -> None: ...
+    def set_pace(self, seconds: float) -> float: ...
     def add_note(self, text: str, to: str | None = None) -> None: ...
 
 
@@ -113,6 +114,10 @@ class SessionBridge:
     def resume(self) -> None:
         """Let a paused scene go on."""
         self.session.resume()
+
+    def set_pace(self, seconds: float) -> float:
+        """Set the minimum seconds per beat; returns the pace now in force."""
+        return float(self.session.set_pace(seconds))
 
     def inject_event(self, text: str) -> None:
         """Queue a world event for every actor."""

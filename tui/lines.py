@@ -62,6 +62,8 @@ class Cast:
     """Slug to display name for one scene, in cast order (the order picks the speaker colour)."""
 
     names: Mapping[str, str]
+    single_call: bool = False
+    """A single call from the room: one participant, one reply (it reads as one call, not a collaboration)."""
 
     def name(self, slug: str | None) -> str:
         """A cast member's display name (or the slug itself), made safe."""

@@ -61,8 +61,17 @@ class Playback:
         """Advance the playhead by `seconds` of real time (times the speed) while playing."""
         if not self.playing:
             return Move([])
+        self._skip_pause()
         return self._forward(bisect_right(self.times, self.playhead + seconds * self.speed),
                              min(self.duration, self.playhead + seconds * self.speed))
+
+    def _skip_pause(self) -> None:
+        """A recorded pause is not sat through again: from a pause, the playhead goes to its resume."""
+        if not 0 < self.shown < len(self.events) or self.events[self.shown - 1].type != "pause":
+            return
+        resume = next((e for e in self.events[self.shown:] if e.type == "resume"), None)
+        if resume is not None:
+            self.playhead = max(self.playhead, resume.t)
 
     def step_event(self) -> Move:
         """Show exactly one more event."""

@@ -49,14 +49,27 @@ def _note(event: BaseEvent, cast: Cast) -> Line:
 
 def _close(event: BaseEvent, cast: Cast) -> Line:
     assert isinstance(event, CloseEvent)
+    if cast.single_call and event.reason in SINGLE_CALL_ANSWERED:
+        return Line.of(("■ Answered: one call, one reply", "close"))
     goal = {True: "goal achieved", False: "goal not achieved"}.get(event.goal_achieved, "goal unknown")
     return Line.of((f"■ Scene closed ({safe(event.reason)}, {goal}): ", "close"), (safe(event.text), "close"))
+
+
+SINGLE_CALL_ANSWERED = frozenset({"cap", "final", "no_handoff"})
+"""How a single call's one round ends when its participant answered (the collaboration's own words)."""
 
 
 def _tagged(prefix: str, role: str) -> Callable[[BaseEvent, Cast], Line]:
     def line(event: BaseEvent, cast: Cast) -> Line:
         return Line.of((prefix, role), (safe(event.text), role))
     return line
+
+
+def _system(event: BaseEvent, cast: Cast) -> Line:
+    """A system line; an actor's failure (a `target`) says why, from the recorded reason."""
+    reason = getattr(event, "reason", None)
+    why = f" — {safe(reason)}" if reason and event.target else ""
+    return Line.of(("[SYSTEM] ", "system"), (safe(event.text) + why, "system"))
 
 
 def _start(event: BaseEvent, cast: Cast) -> Line:
@@ -74,9 +87,9 @@ def _journal(event: BaseEvent, cast: Cast) -> Line:
     return Line.of((f"{cast.name(event.from_)} wrote a journal entry", "muted"))
 
 
-_LINES: dict[str, Callable[[BaseEvent, Cast], Line]] = {
+_LINES: dict[str, Callable[[BaseEvent, Cast], Line | None]] = {
     "start": _start, "beat": _beat, "event": _world_event, "note": _note, "close": _close,
-    "journal": _journal, "system": _tagged("[SYSTEM] ", "system"), "stop": _tagged("■ ", "system"),
+    "journal": _journal, "system": _system, "stop": _tagged("■ ", "system"),
     "pause": _tagged("‖ ", "system"), "resume": _tagged("▶ ", "system"),
     "correct": _tagged("↺ ", "muted"),
     "round": _beat, "phase": _beat,

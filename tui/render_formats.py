@@ -23,12 +23,16 @@ def _task(event: BaseEvent, cast: Cast) -> Line:
 
 
 def _response(event: BaseEvent, cast: Cast) -> Line:
-    final = " (final)" if _extra(event, "final") else ""
-    return Line.of((cast.name(event.from_), cast.role(event.from_)), (f" → {_audience(event, cast)}{final}", "target"),
+    final = " (final)" if _extra(event, "final") and not cast.single_call else ""
+    to = "" if cast.single_call or event.target == event.from_ else f" → {_audience(event, cast)}"
+    return Line.of((cast.name(event.from_), cast.role(event.from_)), (f"{to}{final}", "target"),
                    (f'  "{safe(event.text)}"', "speech"))
 
 
-def _handoff(event: BaseEvent, cast: Cast) -> Line:
+def _handoff(event: BaseEvent, cast: Cast) -> Line | None:
+    """Who speaks next; nothing when there is no one else (a single call, or a hand-over to oneself)."""
+    if cast.single_call or event.target == event.from_:
+        return None
     return Line.of((f"{cast.name(event.from_)} hands over to {_audience(event, cast)}: ", "muted"),
                    (safe(event.text), "muted"))
 
@@ -74,7 +78,7 @@ def _decision(event: BaseEvent, cast: Cast) -> Line:
     return Line.of((f"{who}: ", "note" if event.from_ == "operator" else "muted"), (safe(event.text), "muted"))
 
 
-FORMAT_LINES: dict[str, Callable[[BaseEvent, Cast], Line]] = {
+FORMAT_LINES: dict[str, Callable[[BaseEvent, Cast], Line | None]] = {
     "human_message": _task, "agent_response": _response, "handoff": _handoff,
     "question": _question, "answer": _answer, "synthesis": _synthesis, "decision": _decision,
 }

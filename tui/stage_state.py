@@ -33,11 +33,21 @@ class StageState(SessionState):
     """Roundtable: open conflicts in the latest synthesis, from the events."""
     blind: bool | None = None
     """Roundtable: whether answers are blind (sequential participation gives that up)."""
+    beats_played: int = 0
+    """Beats begun so far (the last `beat` event's number plus one): what the record's `totalBeats` counts."""
+    paused_s: float = 0.0
+    """Seconds spent paused so far (the elapsed time shown leaves them out)."""
+    single_call: bool = False
+    """A single call from the room (its close reads as an answer, not as a collaboration's cap)."""
+    waiting: str | None = None
+    """Live: what the scene is holding for at its safe point (the operator's decision), if anything."""
 
 
 def note_progress(state: StageState, event: BaseEvent) -> None:
-    """Take the round, bound and phase an event of the other formats carries (scene events carry none)."""
+    """Take the beats begun, and the round, bound and phase an event of the other formats carries."""
     extra = event.model_extra or {}
+    if event.type == "beat" and event.beat is not None:
+        state.beats_played = max(state.beats_played, event.beat + 1)
     if isinstance(extra.get("round"), int) and event.type in ("round", "agent_call", "phase", "question"):
         state.round = extra["round"]
     if isinstance(extra.get("max_rounds"), int):
@@ -69,16 +79,40 @@ def from_session(state: Any, elapsed_s: float | None = None) -> StageState:
     return StageState(**copied, blind=(state.turns_mode != "sequential") if state.format == "roundtable" else None)
 
 
+class PlayedTime:
+    """The scene's clock without its pauses: recorded `t`s count paused time, the panel does not."""
+
+    def __init__(self) -> None:
+        self.paused_s = 0.0
+        self._paused_at: float | None = None
+
+    def feed(self, event: BaseEvent) -> None:
+        """Note a pause or a resume (by its recorded `t`)."""
+        if event.type == "pause" and self._paused_at is None:
+            self._paused_at = event.t
+        elif event.type == "resume" and self._paused_at is not None:
+            self.paused_s += max(0.0, event.t - self._paused_at)
+            self._paused_at = None
+
+    def played(self, t: float) -> float:
+        """Seconds of play at scene time `t`: the clock stands still while paused."""
+        stopped = self._paused_at if self._paused_at is not None else t
+        return max(0.0, min(t, stopped) - self.paused_s)
+
+
 class StateFold:
     """Replay's state: events are folded in one at a time, in recorded order."""
 
     def __init__(self, run_dir: str = "") -> None:
         self.state = StageState(run_dir=run_dir)
+        self.time = PlayedTime()
         self._spoke_this_beat: bool | None = None
 
-    def snapshot(self) -> StageState:
-        """A copy of the state so far."""
-        return replace(self.state, turns=Counter(self.state.turns), cast=dict(self.state.cast))
+    def snapshot(self, playhead: float | None = None) -> StageState:
+        """A copy of the state so far (elapsed: the play time at `playhead`, pauses left out)."""
+        state = replace(self.state, turns=Counter(self.state.turns), cast=dict(self.state.cast))
+        state.elapsed_s = self.time.played(self.state.elapsed_s if playhead is None else playhead)
+        return state
 
     def feed(self, events: Iterable[BaseEvent]) -> None:
         """Fold more events in."""
@@ -88,6 +122,7 @@ class StateFold:
     def _one(self, event: BaseEvent) -> None:
         s = self.state
         s.elapsed_s = max(s.elapsed_s, event.t)
+        self.time.feed(event)
         note_progress(s, event)
         if event.type == "start":
             self._start(event.model_extra or {})
@@ -109,6 +144,7 @@ class StateFold:
         s.format, s.turns_mode = scene.get("format", "scene"), scene.get("turns", "")
         s.isolation, s.coordinator = info.get("isolation", "?"), info.get("coordinator", "?")
         s.cast, s.max_beats, s.status = dict(info.get("cast") or {}), info.get("max_beats"), "running"
+        s.pace_s = float(info.get("pace_s") or 0.0)
 
     def _next_beat(self, beat: int | None) -> None:
         if self._spoke_this_beat is not None:

@@ -61,4 +61,7 @@ def record(session: Session, state: RoundtableState, answered: Answered, recomme
     state.decisions.append(entry)
     session.say("decision", text or answered.decision, source=OPERATOR, beat=state.round,
                 reason=answered.decision, by=answered.by, round=state.round)
+    session.notes += f"- Decision at round {state.round}: {answered.decision} (by {answered.by})" + (
+        f": {' '.join(text.split())}\n" if text else "\n")
+    session.recorder.write_notes(session.notes)
     return entry

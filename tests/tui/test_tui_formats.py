@@ -45,6 +45,46 @@ async def test_a_roundtable_escalation_opens_a_dialog_and_the_answer_goes_to_the
                                           for line in stage.query_one(Transcript).plain_lines()), "the decision")
 
 
+async def test_the_console_asks_the_operator_and_holds_the_roundtable_until_the_decision(workspace):
+    """The console's own options (from the command line) are not headless: the escalation waits, the
+    wait shows in the state panel, and notes.md records the decision as the operator's."""
+    from dataclasses import replace
+
+    from core.clock import VirtualClock
+    from core.cli import parser
+    from core.scenes import load_scene
+    from core.setup import build_session
+    from tui.app import console_options
+    from tui_support import fast, run_options
+
+    scene = workspace / "scenes" / "roundtable-debate.yaml"
+    options = console_options(parser().parse_args([str(scene), "--isolation", "a", "--coordinator", "C"]))
+    local = run_options(workspace, clock=VirtualClock())
+    options = replace(options, seed=local.seed, runs_root=local.runs_root, write_character_journals=False,
+                      cwd=workspace, clock=local.clock)
+    session = build_session(fast(load_scene(scene)), options)
+    app = create_app(session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        stage = app.screen
+        await wait_for(pilot, lambda: isinstance(app.screen, EscalationModal), "the escalation dialog")
+        await pilot.press("escape")
+        stage.refresh_state()
+        await pilot.pause()
+        assert "Waiting   your decision (a)" in screen_text(app)
+        assert not stage.bridge.worker.is_finished and session.state.status == "running"
+        await pilot.press("a")
+        await pilot.click("#own-button")
+        await pilot.press(*"Ship it", "enter")
+        await wait_for(pilot, lambda: stage.bridge.worker.is_finished, "the close")
+        await pilot.pause()
+        assert "Waiting" not in screen_text(app)
+    types = [r["type"] for r in records(session)]
+    assert "decision" in types and not any("without --on-escalate" in r["text"] for r in records(session))
+    notes = (Path(session.state.run_dir) / "notes.md").read_text()
+    assert "- On escalation: ask the operator" in notes
+    assert "- Decision at round " in notes and ": own (by operator): Ship it" in notes
+
+
 async def test_a_collaboration_shows_its_rounds_and_replies(workspace):
     session = session_for(workspace, "hiking-plan.yaml", isolation="a", coordinator="C")
     app = create_app(session=session)

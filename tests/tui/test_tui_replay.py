@@ -8,7 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tui_support import ROOT
+from tui_support import ROOT, screen_text
 
 from tui.app import create_app
 from tui.screens.replay import ReplayScreen
@@ -65,8 +65,9 @@ async def test_replay_steps_by_event_and_by_beat_and_replays_thinking(tmp_path):
     app = replay_app(shutil.copytree(FIXTURE, tmp_path / "run"))
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
-        await pilot.press("period")
+        await pilot.press(".")
         assert screen.playback.shown == 1
+        assert ". Step" in screen_text(app) and "period" not in screen_text(app)
         await pilot.press("b", "b")
         view = screen.query_one(StageView)
         assert view.pane("alice").thoughts == ["He knew. I could see it in the status reports."]

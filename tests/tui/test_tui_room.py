@@ -138,3 +138,60 @@ async def test_the_chip_counts_rounds_and_stop_ends_the_collaboration_with_the_r
         assert [e["text"] for e in stop] == [CANCELED]
         assert next(e for e in events if e["type"] == "close")["reason"] == "stop"
         assert any(CANCELED in line for line in stage.query_one(Transcript).plain_lines())
+
+
+def test_a_collaboration_from_the_room_gets_its_own_limits_not_the_stages():
+    from core.scenes import scene_from_dict
+    from tui.room_scene import room_scene
+
+    base = scene_from_dict({"name": "base", "format": "collaborate", "goal": "g", "characters": ["gpt", "claude"],
+                            "collaborate": {"max_rounds": 2}})
+    assert room_scene(RoomCommand("Plan a picnic", ("gpt", "claude")), base).collaborate.max_rounds == 6
+    assert room_scene(RoomCommand("Hi", ("gpt",), max_rounds=1), base).collaborate.max_rounds == 1
+
+
+async def test_a_single_call_reads_as_one_call_has_its_own_limits_and_escape_goes_back(workspace):
+    session = session_for(workspace, "hiking-plan.yaml", isolation="a", coordinator="C")
+    app = create_app(session=session, options=run_options(workspace, clock=session.clock, max_beats=2))
+    async with app.run_test(size=(120, 40)) as pilot:
+        bottom = app.screen
+        assert bottom.check_action("leave", ()) is False
+        await type_in_room(pilot, "@gpt Name three rivers")
+        await wait_for(pilot, lambda: len(app.stages()) == 2, "the single call's stage")
+        single = app.stages()[1]
+        assert single.options.max_beats is None
+        await wait_for(pilot, lambda: finished(single), "the answer")
+        await pilot.pause()
+        lines = single.query_one(Transcript).plain_lines()
+        assert any(line.startswith('GPT  "') for line in lines), lines
+        assert lines[-1] == "■ Answered: one call, one reply"
+        text = "\n".join(lines)
+        assert "→ GPT" not in text and "hands over to" not in text and "goal not achieved" not in text
+        assert "Closed    answered (single call)" in screen_text(app)
+        assert single.check_action("leave", ())
+        app.set_focus(None)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is bottom, "the stage below")
+        assert app.stages() == [bottom]
+
+
+async def test_escape_on_a_running_stacked_stage_asks_then_stops_it_cleanly(workspace):
+    from tui.widgets.confirm_modal import ConfirmModal
+
+    from core.clock import RealClock
+
+    session = session_for(workspace, "hiking-plan.yaml", isolation="a", coordinator="C")
+    app = create_app(session=session, options=run_options(workspace, clock=RealClock(), pace=60))
+    async with app.run_test(size=(120, 40)) as pilot:
+        bottom = app.screen
+        await type_in_room(pilot, "@router collaborate claude gpt: Plan a picnic for six")
+        await wait_for(pilot, lambda: len(app.stages()) == 2, "the second stage")
+        top = app.stages()[1]
+        assert top.bridge.live, top.session.state.status
+        app.set_focus(None)
+        await pilot.press("escape")
+        assert isinstance(app.screen, ConfirmModal), (app.screen, app.stages())
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.screen is bottom, "the stage below")
+        close = [r for r in records(top.session) if r["type"] == "close"]
+        assert close and close[0]["reason"] == "stop"

@@ -34,6 +34,42 @@ def test_wizard_presents_the_first_choice_with_nothing_selected(here, snap_compa
     assert snap_compare(app, press=["ctrl+n", "ctrl+n"], terminal_size=SIZE)
 
 
+def held_stage(here: Path, name: str):
+    """The Apology, live, paused by the operator as beat 3 began; returns the app and a `run_before`."""
+    session = session_for(here, latency=True, out=Path(f"runs/{name}"))
+
+    def hold(event) -> None:
+        if event.type == "beat" and event.beat == 3 and session.state.status == "running":
+            session.pause()
+
+    session.subscribe(hold)
+
+    async def held(pilot) -> None:
+        stage = pilot.app.screen
+        await wait_for(pilot, lambda: session.state.status == "paused" and not session._tasks, "the pause")
+        stage.flush()
+        stage.refresh_state()
+        await pilot.pause()
+
+    return create_app(session=session), held
+
+
+def test_stage_at_80x24(here, snap_compare):
+    """The same held stage in an 80x24 terminal: the title, the transcript (wrapped) beside a 30-column
+    Session panel (Beats 4 of 30, Status paused, Pace off), three thinking panes side by side marked
+    PRIVATE, and a compact footer that starts with "q Quit"."""
+    app, held = held_stage(here, "the-apology-80x24")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=held)
+
+
+def test_stage_at_200x50(here, snap_compare):
+    """The same held stage in a 200x50 terminal: a wide transcript with every line on one row, the Session
+    panel with every row (Format … Run folder), three tall thinking panes with "PRIVATE · name" titles and
+    "never routed" below, and the full footer (q Quit, s Stop, … + Slower, - Faster, … t Theme)."""
+    app, held = held_stage(here, "the-apology-200x50")
+    assert snap_compare(app, terminal_size=(200, 50), run_before=held)
+
+
 def test_stage_with_three_actors_held_at_beat_three(here, snap_compare):
     """The Apology, live, paused by the operator as beat 3 began (it holds before beat 4): the transcript
     (scene title, beat rules,

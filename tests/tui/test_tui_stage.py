@@ -9,7 +9,7 @@ from textual.widgets import Input, Select
 
 from core.clock import RealClock
 from helpers import requests_text
-from tui_support import session_for, wait_for
+from tui_support import screen_text, session_for, wait_for
 
 from tui.app import create_app
 from tui.screens.replay import ReplayScreen
@@ -124,6 +124,22 @@ class TestControls:
             types = [r["type"] for r in records(session)]
             assert types.index("pause") < types.index("resume")
 
+    async def test_plus_and_minus_set_the_pace_shown_in_the_state_panel(self, workspace):
+        session = hold_at(session_for(workspace, pace=1.5))
+        app = create_app(session=session)
+        async with app.run_test(size=SIZE) as pilot:
+            stage = await holding(pilot, session)
+            assert "Pace      ≥ 1.5 s/beat" in screen_text(app)
+            await pilot.press("+")
+            assert session.state.pace_s == session.pace.seconds == 2.0
+            await pilot.pause()
+            assert "Pace      ≥ 2 s/beat" in screen_text(app)
+            await pilot.press(*"-----")
+            await pilot.pause()
+            assert session.pace.seconds == 0 and "Pace      off" in screen_text(app)
+            assert "+- Pace" in screen_text(app)
+            assert stage.check_action("pace", (1,))
+
     async def test_a_cancelled_dialog_sends_nothing(self, workspace):
         session = hold_at(session_for(workspace))
         app = create_app(session=session)
@@ -223,3 +239,162 @@ async def test_every_available_control_is_in_the_command_palette(workspace):
         await wait_for(pilot, lambda: session.state.status != "paused", "the resume")
         for binding in stage.BINDINGS + app.BINDINGS:
             assert binding.id and binding.tooltip, binding
+
+
+def spoken(n: int, start: int = 0) -> list:
+    from core.events import SpeakEvent
+
+    return [SpeakEvent(t=0, **{"from": "alice"}, text=f"Line number {i}.", beat=0) for i in range(start, start + n)]
+
+
+async def test_scrolled_up_the_transcript_holds_still_and_counts_the_new_lines_until_end():
+    from tui.scripted import ScriptedSession
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = app.screen.query_one(Transcript)
+        session.publish(spoken(60))
+        await pilot.pause()
+        await pilot.pause()
+        assert transcript.scroll_y == transcript.max_scroll_y > 0
+        transcript.scroll_to(y=10, animate=False, immediate=True)
+        await pilot.pause()
+        session.publish(spoken(3, start=60))
+        await pilot.pause()
+        await pilot.pause()
+        assert transcript.scroll_y == 10
+        assert "▼ 3 new lines · end to follow" in screen_text(app)
+        await pilot.press("end")
+        await pilot.pause()
+        await pilot.pause()
+        assert transcript.scroll_y == transcript.max_scroll_y and "new lines" not in screen_text(app)
+        session.publish(spoken(5, start=63))
+        await pilot.pause()
+        await pilot.pause()
+        assert transcript.scroll_y == transcript.max_scroll_y and "Line number 67." in screen_text(app)
+
+
+async def test_scrolling_back_to_the_bottom_follows_again():
+    from tui.scripted import ScriptedSession
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = app.screen.query_one(Transcript)
+        session.publish(spoken(60))
+        await pilot.pause()
+        await pilot.pause()
+        transcript.scroll_to(y=5, animate=False, immediate=True)
+        session.publish(spoken(1, start=60))
+        await pilot.pause()
+        assert "▼ 1 new line · end" in screen_text(app)
+        transcript.scroll_to(y=transcript.max_scroll_y, animate=False, immediate=True)
+        await pilot.pause()
+        assert transcript.auto_scroll and transcript.unseen == 0
+        session.publish(spoken(4, start=61))
+        await pilot.pause()
+        await pilot.pause()
+        assert transcript.scroll_y == transcript.max_scroll_y
+
+
+async def test_transcript_text_selected_with_the_mouse_is_copied_with_ctrl_c():
+    from tui.scripted import ScriptedSession
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        session.publish(spoken(5))
+        await pilot.pause()
+        await pilot.pause()
+        transcript = app.screen.query_one(Transcript)
+        await pilot.mouse_down(transcript, offset=(2, 1))
+        await pilot.hover(transcript, offset=(15, 2))
+        await pilot.mouse_up(transcript, offset=(15, 2))
+        await pilot.pause()
+        assert "Line number 2." in screen_text(app)
+        await pilot.press("ctrl+c")
+        assert app.clipboard == 'ice  "Line number 1."\nAlice  "Line num'
+
+
+async def test_thinking_text_can_be_selected_and_copied():
+    from core.events import ThinkEvent
+    from tui.scripted import ScriptedSession
+    from tui.widgets.thinking_pane import ThoughtLog
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        session.publish([ThinkEvent(t=0, **{"from": "bob"}, text="She knows. Say it first.", beat=0)])
+        await pilot.pause()
+        await pilot.pause()
+        log = app.screen.query_one("#thinking-bob").query_one(ThoughtLog)
+        await pilot.mouse_down(log, offset=(0, 1))
+        await pilot.hover(log, offset=(9, 1))
+        await pilot.mouse_up(log, offset=(9, 1))
+        await pilot.press("ctrl+c")
+        assert app.clipboard == "She knows."
+
+
+async def test_the_palette_copies_the_run_folders_path(workspace):
+    session = hold_at(session_for(workspace))
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        stage = await holding(pilot, session)
+        command = next(c for c in app.get_system_commands(stage) if c.title == "Copy the run folder's path")
+        command.callback()
+        assert app.clipboard == str(Path(session.state.run_dir).resolve())
+
+
+async def test_a_world_event_sent_after_the_close_is_refused_on_stage_not_queued(workspace):
+    from tui.widgets.input_modal import WorldEvent
+
+    session = hold_at(session_for(workspace))
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        stage = await holding(pilot, session)
+        await pilot.press("e")
+        assert isinstance(app.screen, InputModal)
+        session.stop()
+        await wait_for(pilot, lambda: finished(stage), "the close")
+        await pilot.press(*"Too late", "enter")
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+        assert "World event not sent: the scene has closed" in messages
+        assert not any("queued" in m for m in messages)
+        assert "Too late" not in (Path(session.state.run_dir) / "events.jsonl").read_text()
+
+
+async def test_why_an_actor_failed_is_on_the_system_line_and_notified_once_per_kind():
+    from core.events import GenericEvent
+    from tui.scripted import ScriptedSession
+
+    def failed(slug: str, name: str, reason: str, beat: int) -> GenericEvent:
+        return GenericEvent(t=beat, **{"from": "coordinator"}, type="system", text=f"{name} unable to respond",
+                            target=slug, reason=reason, beat=beat)
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        session.publish([failed("bob", "Bob", "HTTP 401: invalid x-api-key", 1),
+                         failed("alice", "Alice", "HTTP 401: invalid x-api-key", 1),
+                         failed("bob", "Bob", "Connection refused (127.0.0.1:9)", 2)])
+        await pilot.pause()
+        await pilot.pause()
+        lines = app.screen.query_one(Transcript).plain_lines()
+        assert "[SYSTEM] Bob unable to respond — HTTP 401: invalid x-api-key" in lines
+        assert "[SYSTEM] Bob unable to respond — Connection refused (127.0.0.1:9)" in lines
+        told = [(n.title, n.message) for n in app._notifications]
+        assert told == [("Actor failure (authentication)", "Bob unable to respond: HTTP 401: invalid x-api-key"),
+                        ("Actor failure (connection)", "Bob unable to respond: Connection refused (127.0.0.1:9)")]
+
+
+def test_failure_kinds_read_as_an_operator_would_name_them():
+    from tui.failures import failure_kind
+
+    assert failure_kind("Response timeout") == "timeout"
+    assert failure_kind("HTTP 429 rate limited; retry after 20 s") == "rate limit"
+    assert failure_kind("HTTP 403 forbidden") == "authentication"
+    assert failure_kind("[Errno 111] Connect call failed") == "connection"
+    assert failure_kind("HTTP 529 overloaded") == "server error"
+    assert failure_kind("the model said nothing") == "other"

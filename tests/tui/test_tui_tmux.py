@@ -100,6 +100,12 @@ def test_the_console_walks_the_wizard_injects_an_event_and_stops_the_scene(tmp_p
     terminal.keys("C-n")
 
     terminal.wait_for(r"PRIVATE · Alice")
+    terminal.wait_for(r"Pace\s+≥ 1\.5 s/beat")
+    terminal.type("+")
+    terminal.wait_for(r"Pace\s+≥ 2 s/beat")
+    terminal.type("-")
+    terminal.type("-")
+    terminal.wait_for(r"Pace\s+≥ 1 s/beat")
     terminal.wait_for(r"── Beat 1 ──")
     terminal.keys("e")
     terminal.wait_for(r"Inject a world event")
@@ -121,5 +127,94 @@ def test_the_console_walks_the_wizard_injects_an_event_and_stops_the_scene(tmp_p
     assert (run / "notes.md").read_text().splitlines()[:2] == choice_lines("b", "C")
     assert json.loads((run / "metadata.json").read_text())["reason"] == "stop"
 
+    terminal.keys("q")
+    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+
+
+def test_replay_keys_as_a_terminal_sends_them(tmp_path, terminal):
+    """`.` steps one event (Textual calls it full_stop), `b` a beat, `end` jumps; the footer shows `.`."""
+    run = shutil.copytree(Path(__file__).parent / "fixtures" / "replay-run", tmp_path / "run")
+    terminal.start(f"{PROMPTDESK} replay {run}; echo PROMPTDESK-EXITED-$?; sleep 60", tmp_path)
+    terminal.wait_for(r"event 0 of \d+")
+    assert re.search(r"\. Step", terminal.screen())
+    terminal.type(".")
+    terminal.wait_for(r"event 1 of \d+")
+    terminal.type(".")
+    terminal.wait_for(r"event 2 of \d+")
+    terminal.keys("End")
+    screen = terminal.wait_for(r"■ end")
+    total = re.search(r"event (\d+) of (\d+)", screen)
+    assert total and total.group(1) == total.group(2)
+    terminal.keys("q")
+    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+
+
+WIZARD_STEPS = (r"✓ ", r"Every character was found", r"Choice 1 of 2", r"Choice 2 of 2", r"Base URL",
+                r"Starting writes notes\.md")
+
+
+def wizard_through(terminal: Terminal) -> None:
+    """From the scene step to the stage, both choices preset by the command line."""
+    for step in WIZARD_STEPS:
+        terminal.wait_for(step)
+        terminal.keys("C-n")
+
+
+def test_a_roundtable_escalation_waits_for_the_operator_in_the_console(tmp_path, terminal):
+    work = make_workspace(tmp_path / "work")
+    scene = work / "scenes" / "roundtable-debate.yaml"
+    scene.write_text(scene.read_text().replace("latency_ms: [150, 900]", "latency_ms: null"))
+    terminal.start(f"{PROMPTDESK} scenes/roundtable-debate.yaml --isolation a --coordinator C --seed 7; "
+                   "echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    wizard_through(terminal)
+    terminal.wait_for(r"The roundtable needs your decision")
+    terminal.keys("Escape")
+    terminal.wait_for(r"Waiting\s+your decision \(a\)")
+    terminal.keys("a")
+    terminal.wait_for(r"The roundtable needs your decision")
+    terminal.keys("Enter")
+    terminal.wait_for(r"Scene closed \(decided")
+    run = next((work / "runs").iterdir())
+    notes = (run / "notes.md").read_text()
+    assert "- On escalation: ask the operator" in notes and "(by operator)" in notes
+    terminal.keys("q")
+    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+
+
+def test_scroll_lock_and_copy_in_a_real_terminal(tmp_path, terminal):
+    """Scrolled up, the transcript holds with a "▼ n new lines" marker and `End` follows again; a
+    mouse drag selects text and ctrl+c copies it, and the palette copies the run folder's path
+    (both reach the terminal's clipboard: tmux keeps what the app sends as a buffer)."""
+    work = make_workspace(tmp_path / "work")
+    scene = work / "scenes" / "the-apology.yaml"
+    scene.write_text(scene.read_text().replace("latency_ms: [150, 900]", "latency_ms: null"))
+    terminal.start(f"{PROMPTDESK} scenes/the-apology.yaml --isolation b --coordinator C --seed 7 --pace 1; "
+                   "echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    terminal.tmux("set-option", "-s", "set-clipboard", "on")
+    wizard_through(terminal)
+    terminal.wait_for(r"── Beat 5 ──")
+    terminal.keys("PageUp")
+    terminal.wait_for(r"▼ \d+ new lines? · end to follow")
+    terminal.keys("End")
+    terminal.wait_for(r"(?s)^(?!.*new lines? · end to follow)")
+    terminal.keys("s")
+    terminal.wait_for(r"Scene closed \(")
+
+    terminal.keys("C-p")
+    terminal.wait_for(r"Search for commands")
+    terminal.type("Copy the run folder")
+    terminal.wait_for(r"Copy the run folder's path")
+    terminal.keys("Enter")
+    terminal.wait_for(r"Copied: ")
+    run = next((work / "runs").iterdir())
+    assert terminal.tmux("show-buffer") == str(run.resolve())
+
+    row = terminal.screen().splitlines()[2]
+    terminal.type("\x1b[<0;3;3M\x1b[<32;12;3M\x1b[<0;12;3m")  # SGR mouse: press, drag, release on row 3
+    terminal.keys("C-c")
+    end = time.monotonic() + DEADLINE_S
+    while terminal.tmux("show-buffer") == str(run.resolve()) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert terminal.tmux("show-buffer") == row[2:12].strip() and row[2:12].strip()
     terminal.keys("q")
     terminal.wait_for(r"PROMPTDESK-EXITED-0")

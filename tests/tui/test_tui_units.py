@@ -106,7 +106,43 @@ def test_replay_state_is_folded_from_events() -> None:
                event("beat", 1.0, beat=1), event("pause", 1.1), CloseEvent(t=2.0, **{"from": "coordinator"}, reason="stop")])
     state = fold.snapshot()
     assert (state.isolation, state.coordinator, state.beat, state.turns["alice"]) == ("a", "C", 1, 1)
-    assert (state.tokens, state.status, state.close_reason, state.elapsed_s) == (15, "closed", "stop", 2.0)
+    assert (state.tokens, state.status, state.close_reason) == (15, "closed", "stop")
+    assert state.elapsed_s == 1.1, "paused from 1.1 s to the close: the clock stood still"
+    assert state.beats_played == 2
+
+
+def test_the_elapsed_clock_stands_still_while_paused() -> None:
+    from tui.stage_state import PlayedTime
+
+    time = PlayedTime()
+    time.feed(event("pause", 2.0))
+    assert time.played(2.0) == time.played(9.0) == 2.0
+    time.feed(event("resume", 10.0))
+    assert time.played(11.5) == 3.5
+
+
+def test_replay_skips_the_time_a_scene_spent_paused() -> None:
+    events = [event("start", 0.0), event("beat", 0.5, beat=0), event("pause", 1.0), event("resume", 31.0),
+              event("beat", 31.5, beat=1)]
+    playback = Playback(events)
+    playback.toggle()
+    playback.tick(1.0)
+    assert [e.type for e in events[:playback.shown]] == ["start", "beat", "pause"]
+    move = playback.tick(0.5)
+    assert [e.type for e in move.events] == ["resume", "beat"] and playback.playhead == 31.5
+
+
+def test_the_beats_shown_live_in_replay_and_in_the_record_agree(tmp_path) -> None:
+    from core.outputs import metadata
+    from tui.widgets.state_panel import render_state
+
+    events = [event("start", 0.0, cast={"alice": "Alice"}, scene={"format": "scene", "turns": "parallel"}),
+              event("beat", 0.1, beat=0), event("beat", 0.2, beat=1), event("beat", 0.3, beat=2),
+              CloseEvent(t=0.4, **{"from": "coordinator"}, reason="natural", beat=2)]
+    fold = StateFold("runs/x")
+    fold.feed(events)
+    assert "Beats     3" in render_state(fold.snapshot()).plain
+    assert metadata(events)["totalBeats"] == 3
 
 
 def test_keys_are_remapped_by_binding_id() -> None:

@@ -177,3 +177,61 @@ class TestFormat:
             assert step(app) == "confirm"
             error = str(app.screen.query_one("#start-error").render())
             assert error.startswith("Cannot start:") and "gpt" in error, error
+
+
+class TestProviderStep:
+    """The provider step says what it needs, naming the field, before Start."""
+
+    async def to_provider(self, pilot, app) -> ProviderForm:
+        await pilot.press("ctrl+n", "ctrl+n", "a", "ctrl+n", "c", "ctrl+n")
+        assert step(app) == "provider"
+        return app.screen.query_one(ProviderForm)
+
+    async def test_offline_needs_nothing_and_no_placeholder_reads_as_a_value(self, workspace):
+        app = wizard_app(workspace)
+        async with app.run_test(size=SIZE) as pilot:
+            form = await self.to_provider(pilot, app)
+            assert form.problem() is None
+            text = screen_text(app)
+            assert "Model (blank: the offline improviser, its only model)" in text
+            for field in ("#model", "#base-url"):
+                placeholder = form.query_one(field).placeholder
+                assert placeholder.startswith("(") and placeholder.endswith(")"), placeholder
+
+    async def test_a_missing_api_key_is_said_on_the_step_and_blocks_start(self, workspace, monkeypatch):
+        monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+        app = wizard_app(workspace)
+        async with app.run_test(size=SIZE) as pilot:
+            form = await self.to_provider(pilot, app)
+            form.query_one("#provider").value = "anthropic"
+            await pilot.pause()
+            assert "Model: anthropic needs a model name (it has no default model here)." in screen_text(app)
+            form.query_one("#model").value = "claude-test"
+            await pilot.pause()
+            assert "API key: ANTHROPIC_API_KEY is not set in the environment" in screen_text(app)
+            assert app.screen.check_action("next", ()) is None
+            await pilot.press("ctrl+n")
+            assert step(app) == "provider"
+            monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-used")
+            form.show_needs()
+            app.screen._answered()
+            assert app.screen.check_action("next", ())
+
+    async def test_an_openai_compatible_server_needs_its_base_url_named_as_the_field(self, workspace):
+        app = wizard_app(workspace)
+        async with app.run_test(size=SIZE) as pilot:
+            form = await self.to_provider(pilot, app)
+            form.query_one("#provider").value = "openai-compatible"
+            form.query_one("#model").value = "llama3"
+            await pilot.pause()
+            assert "Base URL: openai-compatible needs your server's address." in screen_text(app)
+            assert "Base URL (required: your server's address" in screen_text(app)
+
+
+def test_engine_messages_about_flags_name_the_form_field_instead():
+    from tui.widgets.provider_form import in_form_words
+
+    message = "the anthropic provider needs a model: set `model` in the scene's provider (or pass --model)"
+    assert in_form_words(message).endswith("(or fill in the Model field)")
+    assert in_form_words("needs a base URL (--base-url or `base_url`)") == \
+        "needs a base URL (the Base URL field or `base_url`)"

@@ -15,7 +15,7 @@ from textual.widgets import Footer, Static
 from core.outputs import cast_names, start_info
 from core.recorder import read_events
 from tui.playback import Move, Playback
-from tui.commands import binding_commands
+from tui.commands import binding_commands, copy_run_folder
 from tui.lines import safe
 from tui.stage_state import StateFold
 from tui.widgets.playback_bar import PlaybackBar
@@ -32,7 +32,8 @@ class ReplayScreen(Screen[None]):
         Binding("space", "toggle", "Play/Pause", id="replay.play", tooltip="Play or pause the replay",
                 priority=True),
         Binding("x", "speed", "Speed", id="replay.speed", tooltip="Cycle the speed: 1x, 4x, 16x", priority=True),
-        Binding("period", "step_event", "Step", id="replay.step", tooltip="Show the next event", priority=True),
+        Binding("full_stop", "step_event", "Step", id="replay.step", key_display=".", tooltip="Show the next event",
+                priority=True),
         Binding("b", "step_beat", "Beat", id="replay.beat", tooltip="Play the next beat in one step", priority=True),
         Binding("left", "jump(-0.1)", "-10%", id="replay.back", tooltip="Scrub back a tenth of the run", priority=True),
         Binding("right", "jump(0.1)", "+10%", id="replay.forward", tooltip="Scrub forward a tenth of the run", priority=True),
@@ -60,7 +61,8 @@ class ReplayScreen(Screen[None]):
         scene = info.get("scene") or {}
         title = safe(scene.get("title") or scene.get("name") or self.run_dir.name)
         yield Static(Content(f"Promptdesk · replay · {title} · {safe(self.run_dir)}"), id="title")
-        yield StageView(cast_names(self.playback.events), id="stage")
+        cast = cast_names(self.playback.events)
+        yield StageView(cast, single_call=len(cast) == 1 and info.get("max_rounds") == 1, id="stage")
         yield PlaybackBar()
         yield Footer()
 
@@ -87,9 +89,7 @@ class ReplayScreen(Screen[None]):
         if move.events:
             view.apply(move.events)
             self.fold.feed(move.events)
-        state = self.fold.snapshot()
-        state.elapsed_s = self.playback.playhead
-        view.show_state(state)
+        view.show_state(self.fold.snapshot(self.playback.playhead))
         self._show_position()
 
     def _show_position(self) -> None:
@@ -139,5 +139,6 @@ class ReplayScreen(Screen[None]):
         self.action_seek(message.fraction)
 
     def commands(self) -> Iterator[SystemCommand]:
-        """The replay's transport for the command palette."""
-        return binding_commands(self, "Replay: ")
+        """The replay's transport for the command palette, and the copy of the run folder's path."""
+        yield from binding_commands(self, "Replay: ")
+        yield copy_run_folder(self, self.run_dir)

@@ -16,18 +16,22 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from tui.bridge import SessionBridge, SessionLike
-from tui.commands import binding_commands
+from tui.commands import binding_commands, copy_run_folder
 from tui.lines import safe
-from tui.stage_state import from_session
+from tui.stage_state import PlayedTime, from_session
 from tui.widgets.beat_timeline import BeatTimeline
+from tui.widgets.confirm_modal import ConfirmModal
 from tui.widgets.escalation_modal import EscalationAnswer, EscalationModal
 from tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
 from tui.widgets.room_bar import RoomBar
 from tui.widgets.stage_view import StageView
+from tui.widgets.wrapped_log import WrappedLog
 
 if TYPE_CHECKING:
     from core.setup import RunOptions
 
+PACE_KEYS = Binding.Group("Pace", compact=True)
+"""`+` and `-` share one footer entry: "+- Pace"."""
 CONTROL_EVENTS = frozenset({"pause", "resume", "stop", "close", "start", "escalate", "decision"})
 """Events after which the footer's available actions may have changed (redrawn at once)."""
 FLUSH_EVERY_S = 0.05
@@ -40,6 +44,8 @@ class StageScreen(Screen[None]):
     """One scene, live: transcript, private thinking panes, session state, and the controls."""
 
     BINDINGS = [
+        Binding("q", "app.quit", "Quit", id="stage.quit",
+                tooltip="Quit; asks first while a scene is running, and always closes the run folder cleanly"),
         Binding("s", "stop", "Stop", id="stage.stop",
                 tooltip="Stop the scene now; in-flight calls are cancelled and the run folder is still written"),
         Binding("e", "inject", "World event", id="stage.inject",
@@ -48,6 +54,14 @@ class StageScreen(Screen[None]):
                 tooltip="Send a director's note to every actor or to one, at the next beat"),
         Binding("p", "pause", "Pause", id="stage.pause", tooltip="Hold the scene at the next safe point"),
         Binding("r", "resume", "Resume", id="stage.resume", tooltip="Let a paused scene go on"),
+        Binding("plus", "pace(1)", "Slower", id="stage.slower", key_display="+", group=PACE_KEYS,
+                tooltip="Pace: half a second more per beat at least (the wait is between beats)"),
+        Binding("minus", "pace(-1)", "Faster", id="stage.faster", key_display="-", group=PACE_KEYS,
+                tooltip="Pace: half a second less per beat (0 plays as fast as the actors answer)"),
+        Binding("end", "follow", "Follow", id="stage.follow", show=False,
+                tooltip="Follow the end of the transcript and of every thinking pane again (after scrolling up)"),
+        Binding("escape", "leave", "Back", id="stage.leave",
+                tooltip="Back to the stage below (a stage started from the room); a running scene is stopped first"),
         Binding("o", "replay", "Replay", id="stage.replay",
                 tooltip="Open this run in the replay once the scene has closed"),
         Binding("a", "escalation", "Decide", id="stage.escalation",
@@ -71,16 +85,34 @@ class StageScreen(Screen[None]):
         self._state_stale = True
         self._last_flush = 0.0
         self._flush_timer: Timer | None = None
+        self._failures_told: set[str] = set()
+        self.played = PlayedTime()
+        """The scene's clock without its pauses (the panel's elapsed time stands still while paused)."""
 
     def compose(self) -> ComposeResult:
         state = self.session.state
-        yield Static(Content(f"Promptdesk · {safe(self.title_text)} · live · isolation ({state.isolation}) · "
-                             f"coordinator {state.coordinator}"), id="title")
-        yield StageView(dict(state.cast), id="stage")
+        yield Static(self.title_line("live"), id="title")
+        yield StageView(dict(state.cast), single_call=self.single_call, id="stage")
         yield BeatTimeline(dict(state.cast), id="timeline", classes="-hidden")
         if self.has_room:
             yield RoomBar(self.room_participants(), id="room-bar")
         yield Footer()
+
+    def title_line(self, status: str) -> Content:
+        """The title bar: the scene, whether it is live or closed, and both choices."""
+        state = self.session.state
+        return Content(f"Promptdesk · {safe(self.title_text)} · {status} · isolation ({state.isolation}) · "
+                       f"coordinator {state.coordinator}")
+
+    def on_resize(self) -> None:
+        """A narrow terminal gets the compact footer (Quit stays visible: it is listed first)."""
+        self.query_one(Footer).compact = self.size.width < 100
+
+    @property
+    def single_call(self) -> bool:
+        """A single call started from the room: one participant, one round."""
+        collab = getattr(getattr(self.session, "scene", None), "collaborate", None)
+        return len(self.session.state.cast) == 1 and collab is not None and collab.max_rounds == 1
 
     @property
     def has_room(self) -> bool:
@@ -99,6 +131,7 @@ class StageScreen(Screen[None]):
             self.set_focus(None)
         self.refresh_state()
         self.bridge.start()
+        self.app.run_dirs.append(str(self.session.state.run_dir))
         self.set_interval(STATE_EVERY_S, self._tick)
 
     def _tick(self) -> None:
@@ -115,7 +148,10 @@ class StageScreen(Screen[None]):
         """Redraw the session panel from the session's own state (elapsed time ticks while live)."""
         now = getattr(self.session, "now", None)
         live = self.session.state.status in ("running", "paused") and callable(now)
-        self.view.show_state(from_session(self.session.state, now() if live else None))
+        state = from_session(self.session.state, self.played.played(now() if live else self.session.state.elapsed_s))
+        if self.bridge.escalation is not None:
+            state.waiting = "your decision (a)"
+        self.view.show_state(state)
         self._state_stale = False
 
     def on_session_bridge_events_arrived(self, _: SessionBridge.EventsArrived) -> None:
@@ -137,14 +173,32 @@ class StageScreen(Screen[None]):
             return
         self.view.apply(events)
         self.query_one(BeatTimeline).extend(events)
+        for event in events:
+            self.played.feed(event)
         self._state_stale = True
         if any(e.type in CONTROL_EVENTS for e in events):
             self.refresh_state()
             self.refresh_bindings()
         if any(e.type == "escalate" for e in events) and self.bridge.escalation is not None:
             self.action_escalation()
+        self.tell_failures(events)
+
+    def tell_failures(self, events: list) -> None:
+        """Notify the first actor failure of each kind (timeout, authentication, ...) with its reason."""
+        from tui.failures import failure_kind
+
+        for event in events:
+            reason = getattr(event, "reason", None)
+            if event.type != "system" or not event.target or not reason:
+                continue
+            kind = failure_kind(str(reason))
+            if kind not in self._failures_told:
+                self._failures_told.add(kind)
+                self.notify(f"{safe(event.text)}: {safe(reason)}", title=f"Actor failure ({kind})",
+                            severity="error", markup=False, timeout=10)
 
     def on_session_bridge_finished(self, message: SessionBridge.Finished) -> None:
+        self.query_one("#title", Static).update(self.title_line("closed"))
         self.flush()
         self.refresh_state()
         self.refresh_bindings()
@@ -162,12 +216,15 @@ class StageScreen(Screen[None]):
             "inject": status in ("running", "paused"),
             "note": status in ("running", "paused"),
             "pause": status == "running",
+            "pace": self.bridge.live and hasattr(self.session, "set_pace"),
             "resume": status == "paused",
             "replay": status == "closed",
             "escalation": self.bridge.escalation is not None,
         }.get(action, True)
         if action == "room":
             return True if self.has_room else False
+        if action == "leave":
+            return True if self.stacked else False
         return True if available else None
 
     def action_stop(self) -> None:
@@ -188,6 +245,19 @@ class StageScreen(Screen[None]):
         self.refresh_bindings()
         self.refresh_state()
 
+    def action_follow(self) -> None:
+        """Scroll the transcript and every thinking pane back to the end, and follow it again."""
+        for log in self.query(WrappedLog):
+            log.follow()
+
+    def action_pace(self, steps: int) -> None:
+        """Change the minimum seconds per beat by `steps` half-seconds (from the next safe point)."""
+        from core.pacing import STEP_S
+
+        seconds = self.bridge.set_pace(self.session.state.pace_s + steps * STEP_S)
+        self.notify(f"Pace: at least {seconds:g} s per beat", markup=False, timeout=2)
+        self.refresh_state()
+
     def action_inject(self) -> None:
         """Ask for a world event."""
         self.app.push_screen(InputModal("event"), self.send_direction)
@@ -197,13 +267,22 @@ class StageScreen(Screen[None]):
         self.app.push_screen(InputModal("note", self.session.state.cast), self.send_direction)
 
     def send_direction(self, request: WorldEvent | DirectorNote | None) -> None:
-        """Queue what the dialog returned; it reaches the actors at the next beat."""
-        if isinstance(request, WorldEvent):
-            self.bridge.inject_event(request.text)
-            self.notify("World event queued for the next beat", markup=False, timeout=3)
-        elif isinstance(request, DirectorNote):
-            self.bridge.add_note(request.text, request.to)
-            self.notify("Director's note queued for the next beat", markup=False, timeout=3)
+        """Queue what the dialog returned; it reaches the actors at the next beat (or is recorded at the
+        close). Refused, and said so, when the scene closed while the dialog was open."""
+        from core.session import SceneClosed
+
+        if request is None:
+            return
+        what = "World event" if isinstance(request, WorldEvent) else "Director's note"
+        try:
+            if isinstance(request, WorldEvent):
+                self.bridge.inject_event(request.text)
+            else:
+                self.bridge.add_note(request.text, request.to)
+        except SceneClosed as exc:
+            self.notify(f"{what} not sent: {exc}", severity="warning", markup=False, timeout=6)
+            return
+        self.notify(f"{what} queued for the next beat", markup=False, timeout=3)
 
     def action_escalation(self) -> None:
         """Open the escalation dialog (once: it is not stacked twice)."""
@@ -213,14 +292,13 @@ class StageScreen(Screen[None]):
 
     def send_decision(self, answer: EscalationAnswer | None) -> None:
         """Answer the escalation (or leave it open for later)."""
-        if answer is None:
-            self.refresh_bindings()
-            return
-        try:
-            self.bridge.answer_escalation(answer.decision, answer.text)
-        except ValueError as exc:
-            self.notify(safe(exc), severity="warning", markup=False)
+        if answer is not None:
+            try:
+                self.bridge.answer_escalation(answer.decision, answer.text)
+            except ValueError as exc:
+                self.notify(safe(exc), severity="warning", markup=False)
         self.refresh_bindings()
+        self.refresh_state()
 
     def action_room(self) -> None:
         """Put the cursor in the room input."""
@@ -234,7 +312,7 @@ class StageScreen(Screen[None]):
 
         room, state = self.query_one(RoomBar), self.session.state
         options = replace(self.options or RunOptions(), isolation=state.isolation, coordinator=state.coordinator,
-                          out=None)
+                          out=None, max_beats=None)
         try:
             scene = room_scene(message.command, self.session.scene)  # type: ignore[attr-defined]
             session = build_session(scene, options)
@@ -243,6 +321,29 @@ class StageScreen(Screen[None]):
             return
         self.set_focus(None)
         self.app.push_screen(StageScreen(session, title=scene.title or scene.name, options=options))
+
+    @property
+    def stacked(self) -> bool:
+        """True when another stage lies below this one (it was started from that stage's room)."""
+        stages = self.app.stages()
+        return self in stages and stages.index(self) > 0
+
+    async def action_leave(self) -> None:
+        """Back to the stage below: a closed scene is left at once; a running one is stopped first (asked)."""
+        if not self.stacked:
+            return
+        if self.bridge.live:
+            self.app.push_screen(ConfirmModal("This scene is still running. Stop it and go back to the stage "
+                                              "below? Its run folder will be closed cleanly.",
+                                              yes="Stop and go back", no="Keep watching"), self._leave_if)
+            return
+        await self._leave_if(True)
+
+    async def _leave_if(self, yes: bool | None) -> None:
+        if yes:
+            await self.bridge.close()
+            if self.app.screen is self:
+                self.app.pop_screen()
 
     def action_replay(self) -> None:
         """Open this run's replay."""
@@ -255,7 +356,9 @@ class StageScreen(Screen[None]):
         await self.bridge.close()
 
     def commands(self) -> Iterator[SystemCommand]:
-        """The stage's controls for the command palette (only those available now)."""
+        """The stage's controls for the command palette (only those available now), and the copy of
+        the run folder's path."""
         yield from binding_commands(self)
+        yield copy_run_folder(self, self.session.state.run_dir)
         yield SystemCommand("Beat timeline", "Show or hide who spoke, was silent, interrupted, reacted or failed per beat",
                             lambda: self.query_one(BeatTimeline).toggle_class("-hidden"))

@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, ContentSwitcher, Footer, RadioSet, Select, Static
+from textual.widgets import Button, ContentSwitcher, Footer, Input, RadioSet, Select, Static
 
 from core.characters import search_dirs
 from core.errors import PromptdeskError
@@ -30,7 +30,7 @@ from tui.scene_formats import as_format, format_of
 from tui.summary import scene_status, summary
 from tui.widgets.cast_check import CastCheck
 from tui.widgets.choice_picker import ChoicePicker
-from tui.widgets.provider_form import ProviderForm
+from tui.widgets.provider_form import ProviderForm, in_form_words
 from tui.widgets.scene_picker import ScenePicker
 from tui.widgets.step_bar import StepBar
 
@@ -104,7 +104,8 @@ class WizardScreen(Screen[None]):
             return self.query_one(CastCheck).ok
         if name in ("isolation", "coordinator"):
             return self.picker(name).value is not None
-        return all(self.ready(i) for i in range(STEPS.index("provider")))
+        return (all(self.ready(i) for i in range(STEPS.index("provider")))
+                and self.query_one(ProviderForm).problem() is None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Next is dimmed until the step is answered; Back on the first step."""
@@ -172,6 +173,7 @@ class WizardScreen(Screen[None]):
     @on(ChoicePicker.Chosen)
     @on(RadioSet.Changed)
     @on(Select.Changed)
+    @on(Input.Changed)
     def _answered(self) -> None:
         self.query_one("#next", Button).disabled = not self.ready()
         self.refresh_bindings()
@@ -199,7 +201,7 @@ class WizardScreen(Screen[None]):
             scene = self.chosen_scene()
         except PromptdeskError as exc:
             scene = self.scene
-            error.update(Content(safe(f"Cannot run as {self.query_one(ProviderForm).format}: {exc}")))
+            error.update(Content(safe(in_form_words(f"Cannot run as {self.query_one(ProviderForm).format}: {exc}"))))
         self.query_one("#summary", Static).update(summary(scene, self.run_options()))
 
     def chosen_scene(self) -> Scene:
@@ -238,7 +240,7 @@ class WizardScreen(Screen[None]):
             scene = self.chosen_scene()
             session = build_session(scene, self.run_options())
         except Exception as exc:  # noqa: BLE001 - any failure is shown in place, never a crash
-            self.query_one("#start-error", Static).update(Content(safe(f"Cannot start: {exc}")))
+            self.query_one("#start-error", Static).update(Content(safe(in_form_words(f"Cannot start: {exc}"))))
             return
         self.app.switch_screen(StageScreen(session, title=scene.title or scene.name,
                                            options=self.run_options()))

@@ -70,6 +70,15 @@ class ChoicePicker(VerticalScroll):
                 yield RadioButton(Content(option.title), name=option.key)
         yield Static(Content(f"Nothing is pre-selected. Press {letters}, or use ↑/↓ and Enter."), classes="source")
 
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._no_cursor)
+
+    def _no_cursor(self) -> None:
+        """Nothing chosen, no row highlighted: Textual puts its cursor on the first row, which reads as
+        a pre-selected answer. ↓ brings the cursor back."""
+        if self.value is None:
+            self.query_one(RadioSet)._selected = None
+
     def preset(self, key: str | None, source: str) -> None:
         """Show an option already chosen elsewhere (scene file, flag) as chosen; it stays changeable."""
         if key is None or self.choice.option(key) is None:

@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label
+from textual.widgets import Button, Static
 
 
 class ConfirmModal(ModalScreen[bool]):
@@ -17,7 +17,9 @@ class ConfirmModal(ModalScreen[bool]):
     DEFAULT_CSS = """
     ConfirmModal { align: center middle; }
     ConfirmModal > Vertical { width: 64; max-width: 95%; height: auto; border: thick $warning; background: $surface; padding: 1 2; }
+    ConfirmModal #question { width: 1fr; height: auto; }
     ConfirmModal Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
+    ConfirmModal Button { width: auto; margin-left: 1; }
     """
     BINDINGS = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes", tooltip="Yes, go ahead"),
@@ -30,10 +32,10 @@ class ConfirmModal(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(Content(self.question))
+            yield Static(Content(self.question), id="question")
             with Horizontal():
-                yield Button(Content(self.yes), variant="warning", id="yes")
-                yield Button(Content(self.no), id="no")
+                yield Button(Content(f"{self.yes} (y)"), variant="warning", id="yes")
+                yield Button(Content(f"{self.no} (n)"), id="no")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

@@ -76,6 +76,10 @@ class EscalationModal(ModalScreen[EscalationAnswer | None]):
                 yield Button("Decide myself", id="own-button")
                 yield Button("Continue the discussion", id="continue")
 
+    def on_mount(self) -> None:
+        """Enter accepts the recommendation; Tab reaches your own decision and the other answers."""
+        self.query_one("#accept", Button).focus()
+
     @on(Button.Pressed, "#accept")
     def accept(self) -> None:
         """Take the facilitator's recommendation."""

@@ -1,7 +1,16 @@
-"""The wizard's provider step: the format, which provider answers, which model, and an optional base URL."""
+"""The wizard's provider step: the format, which provider answers, which model, and an optional base URL.
+
+The step says what it needs before Start: the offline improviser needs nothing; the others need a
+model name (they have no default model here) and their API key in the environment; an
+openai-compatible server needs its base URL. Placeholders are instructions in parentheses, never
+something that could be read as a value already filled in.
+"""
 
 from __future__ import annotations
 
+import os
+
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -9,6 +18,37 @@ from textual.widgets import Input, Label, Select, Static
 
 from tui.choices import PROVIDERS
 from tui.scene_formats import FORMATS
+
+MODEL_HINT = {
+    "offline": ("Model (blank: the offline improviser, its only model)", "(leave blank)"),
+    "anthropic": ("Model (required: Anthropic has no default model here; e.g. a Claude model id)",
+                  "(type a model id)"),
+    "openai": ("Model (required: OpenAI has no default model here; e.g. a GPT model id)", "(type a model id)"),
+    "openai-compatible": ("Model (required: the name your server knows the model by)", "(type a model name)"),
+}
+BASE_URL_HINT = {
+    "openai-compatible": ("Base URL (required: your server's address, e.g. Ollama's is http://localhost:11434/v1)",
+                          "(type the server's address)"),
+}
+BASE_URL_OPTIONAL = ("Base URL (blank: the provider's own address)", "(leave blank)")
+FIELD_NAMES = {"--base-url": "the Base URL field", "--model": "the Model field", "--provider": "the Provider field",
+               "--isolation": "the Isolation step", "--coordinator": "the Coordinator step"}
+
+
+KEY_ENVS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+"""Where each provider reads its API key (as `core.providers` reads it); the others need none."""
+
+
+def key_env(provider: str) -> str:
+    """The environment variable that holds a provider's API key ('' when it needs none)."""
+    return KEY_ENVS.get(provider, "")
+
+
+def in_form_words(message: str) -> str:
+    """An engine message about flags, reworded for the wizard: it names the form field instead."""
+    for flag, field in FIELD_NAMES.items():
+        message = message.replace(f"(or pass {flag})", f"(or fill in {field})").replace(flag, field)
+    return message
 
 
 class ProviderForm(VerticalScroll):
@@ -18,6 +58,7 @@ class ProviderForm(VerticalScroll):
     ProviderForm { height: 1fr; padding: 0 1; }
     ProviderForm > Label { margin-top: 1; }
     ProviderForm > .hint { color: $text-muted; margin-top: 1; }
+    ProviderForm > #needs { margin-top: 1; text-style: bold; color: $warning; }
     """
 
     def compose(self) -> ComposeResult:
@@ -25,13 +66,17 @@ class ProviderForm(VerticalScroll):
         yield Select([(label, key) for key, label in FORMATS], value="scene", allow_blank=False, id="format")
         yield Label("Provider")
         yield Select([(name, name) for name in PROVIDERS], value="offline", allow_blank=False, id="provider")
-        yield Label("Model (blank: the provider's default)")
-        yield Input(placeholder="default", id="model")
-        yield Label("Base URL (openai-compatible servers: Ollama, vLLM, llama.cpp, LM Studio)")
-        yield Input(placeholder="http://localhost:11434/v1", id="base-url")
+        yield Label(Content(MODEL_HINT["offline"][0]), id="model-label")
+        yield Input(placeholder=MODEL_HINT["offline"][1], id="model")
+        yield Label(Content(BASE_URL_OPTIONAL[0]), id="base-url-label")
+        yield Input(placeholder=BASE_URL_OPTIONAL[1], id="base-url")
+        yield Static(id="needs", markup=False)
         yield Static(Content("offline is a deterministic, seeded improviser, not a language model: no key, no "
                              "network, the same run for the same seed. The others need their API key in the "
                              "environment (ANTHROPIC_API_KEY, OPENAI_API_KEY)."), classes="hint")
+
+    def on_mount(self) -> None:
+        self.show_needs()
 
     def preset(self, provider: str, model: str | None, base_url: str | None) -> None:
         """Fill the form in from the scene file and the flags."""
@@ -39,6 +84,7 @@ class ProviderForm(VerticalScroll):
             self.query_one("#provider", Select).value = provider
         self.query_one("#model", Input).value = model or ""
         self.query_one("#base-url", Input).value = base_url or ""
+        self.show_needs()
 
     @property
     def format(self) -> str:
@@ -56,3 +102,29 @@ class ProviderForm(VerticalScroll):
         model = self.query_one("#model", Input).value.strip() or None
         base_url = self.query_one("#base-url", Input).value.strip() or None
         return provider, model, base_url
+
+    def problem(self) -> str | None:
+        """What the step still needs, naming the field (None when it can go on)."""
+        provider, model, base_url = self.values
+        if provider != "offline" and not model:
+            return f"Model: {provider} needs a model name (it has no default model here)."
+        if provider == "openai-compatible" and not base_url:
+            return "Base URL: openai-compatible needs your server's address."
+        env = key_env(provider)
+        if env and not os.environ.get(env):
+            return (f"API key: {env} is not set in the environment. Set it and start Promptdesk again, "
+                    "or choose the offline provider.")
+        return None
+
+    @on(Select.Changed, "#provider")
+    @on(Input.Changed)
+    def show_needs(self) -> None:
+        """Relabel the fields for the provider chosen and say what the step still needs."""
+        provider = self.values[0]
+        label, placeholder = MODEL_HINT.get(provider, MODEL_HINT["openai-compatible"])
+        self.query_one("#model-label", Label).update(Content(label))
+        self.query_one("#model", Input).placeholder = placeholder
+        label, placeholder = BASE_URL_HINT.get(provider, BASE_URL_OPTIONAL)
+        self.query_one("#base-url-label", Label).update(Content(label))
+        self.query_one("#base-url", Input).placeholder = placeholder
+        self.query_one("#needs", Static).update(self.problem() or "")

@@ -59,9 +59,9 @@ class StageView(Vertical):
     StageView > #thinking { height: 2fr; }
     """
 
-    def __init__(self, cast: dict[str, str], **kwargs) -> None:
+    def __init__(self, cast: dict[str, str], *, single_call: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.cast = Cast(dict(cast))
+        self.cast = Cast(dict(cast), single_call=single_call)
         self.progress = StageState()
         """What the events say beyond the session's own state: goal achieved, round, bound, phase."""
         self._panes: dict[str, ThinkingPane] = {}
@@ -96,6 +96,8 @@ class StageView(Vertical):
         for name in ("goal_achieved", "round", "max_rounds", "phase", "consensus_count", "conflict_count", "blind"):
             if getattr(state, name) is None:
                 setattr(state, name, getattr(self.progress, name))
+        state.beats_played = max(state.beats_played, self.progress.beats_played)
+        state.single_call = self.cast.single_call
         self.query_one(StatePanel).show(state)
 
     def apply(self, events: Sequence[BaseEvent]) -> None:

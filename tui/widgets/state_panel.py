@@ -7,6 +7,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.lines import safe
+from tui.render import SINGLE_CALL_ANSWERED
 from tui.stage_state import StageState
 
 ISOLATION_SHORT = {"a": "(a) fresh call/turn", "b": "(b) thread per actor"}
@@ -46,7 +47,7 @@ def _beat(state: StageState) -> tuple[str, str]:
     if state.format == "roundtable":
         return "Round", f"{state.round or 0}" + (f" · {safe(state.phase)}" if state.phase else "")
     of = f" of {state.max_beats}" if state.max_beats else ""
-    return ("Turn" if state.turns_mode == "sequential" else "Beat"), f"{state.beat}{of}"
+    return ("Turns" if state.turns_mode == "sequential" else "Beats"), f"{state.beats_played}{of}"
 
 
 def _roundtable_rows(text: Text, state: StageState) -> None:
@@ -70,11 +71,16 @@ def render_state(state: StageState) -> Text:
     if state.format == "roundtable":
         _roundtable_rows(text, state)
     _row(text, "Status", state.status, "bold reverse" if state.status == "paused" else "bold")
+    if state.waiting:
+        _row(text, "Waiting", state.waiting, "bold reverse")
     _row(text, "Elapsed", f"{state.elapsed_s:.1f} s")
+    _row(text, "Pace", f"≥ {state.pace_s:g} s/beat" if state.pace_s else "off")
     _row(text, "Tokens", f"{state.tokens:,}")
     _row(text, "Cost", f"${state.cost_usd:.4f}")
     _row(text, "Silent", f"{state.silent_streak} beat{'s' if state.silent_streak != 1 else ''}")
-    if state.close_reason:
+    if state.close_reason and state.single_call and state.close_reason in SINGLE_CALL_ANSWERED:
+        _row(text, "Closed", "answered (single call)", "bold")
+    elif state.close_reason:
         _row(text, "Closed", safe(state.close_reason), "bold")
         if state.goal_achieved is not None:
             _row(text, "Goal", "achieved" if state.goal_achieved else "not achieved")

@@ -4,6 +4,13 @@ The same Line API as Textual's `RichLog`, with two differences that keep it flat
 thousands of lines: entries are wrapped by `tui.wrap` (plain runs, no Rich layout, no markup),
 and only the rows on screen are ever built. Each entry costs one row count and one list slot;
 a resize or a theme change just recounts.
+
+Selection: a mouse drag selects text (Textual's selection, by row and column of the wrapped
+rows); `ctrl+c` copies it (`copy_to_clipboard`, through the terminal).
+
+Scroll lock: scrolled up from the end, the view holds where it is while entries arrive, and its
+last row says how many arrived ("▼ 3 new lines · end to follow"); `end`, or scrolling back to the
+bottom, follows the end again.
 """
 
 from __future__ import annotations
@@ -12,12 +19,14 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
+from rich.segment import Segment
 from rich.style import Style
 from textual.cache import LRUCache
 from textual.events import Resize
 from textual.geometry import Size
 from textual.reactive import var
 from textual.scroll_view import ScrollView
+from textual.selection import Selection
 from textual.strip import Strip
 
 from tui.wrap import Run, count_rows, wrap_runs
@@ -25,6 +34,7 @@ from tui.wrap import Run, count_rows, wrap_runs
 
 ROW_CACHE = 64
 """Entries whose rows are kept built: more than a screenful, few enough to keep the heap flat."""
+MARKER = Style(reverse=True, bold=True)
 
 
 class WrappedLog(ScrollView, can_focus=True):
@@ -49,6 +59,8 @@ class WrappedLog(ScrollView, can_focus=True):
         self._width = 0
         self._rows: LRUCache[int, list[Strip]] = LRUCache(ROW_CACHE)
         self._base_style: Style | None = None
+        self.unseen = 0
+        """Entries added since the view stopped following the end (shown on its last row)."""
 
     def runs(self, entry: Any) -> Sequence[Run]:
         """How one entry reads: (text, style) runs. By default an entry is its own runs."""
@@ -66,6 +78,8 @@ class WrappedLog(ScrollView, can_focus=True):
         self.entries.extend(entries)
         if self._width:
             self._count(entries)
+        if not self.auto_scroll:
+            self.unseen += len(entries)
         self._resized()
 
     def _count(self, entries: Sequence[Any]) -> None:
@@ -90,14 +104,39 @@ class WrappedLog(ScrollView, can_focus=True):
         self._resized()
 
     def clear(self) -> None:
-        """Forget every entry."""
+        """Forget every entry (and follow the end again)."""
         self.entries, self._ends = [], []
         self._rows.clear()
+        self.follow()
+
+    def follow(self) -> None:
+        """Follow the end again: jump there and forget the count of unseen lines."""
+        self.auto_scroll, self.unseen = True, 0
         self._resized()
+
+    def action_scroll_end(self) -> None:
+        """`end` on the log itself: follow the end again."""
+        self.follow()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Scrolling up stops following the end; reaching the bottom follows it again."""
+        super().watch_scroll_y(old_value, new_value)
+        if new_value >= self.max_scroll_y:
+            if not self.auto_scroll or self.unseen:
+                self.auto_scroll, self.unseen = True, 0
+                self.refresh()
+        elif new_value < old_value:
+            self.auto_scroll = False
 
     def plain_lines(self) -> list[str]:
         """Each entry as plain text (what a person reads, without styles)."""
         return ["".join(text for text, _ in self.runs(entry)) for entry in self.entries]
+
+    def marker(self, width: int) -> Strip:
+        """The last row while scrolled up: how many lines arrived below."""
+        lines = "line" if self.unseen == 1 else "lines"
+        text = f" ▼ {self.unseen} new {lines} · end to follow "
+        return Strip([Segment(text[:width].ljust(width), self._base_style + MARKER if self._base_style else MARKER)])
 
     def on_resize(self, event: Resize) -> None:
         self.call_after_refresh(self._check_width)
@@ -116,6 +155,8 @@ class WrappedLog(ScrollView, can_focus=True):
             self._base_style = self.rich_style
         scroll_x, scroll_y = self.scroll_offset
         width, row = self.scrollable_content_region.width, scroll_y + y
+        if self.unseen and y == self.scrollable_content_region.height - 1:
+            return self.marker(width)
         if row >= self.row_count:
             return Strip.blank(width, self._base_style)
         index = bisect_right(self._ends, row)
@@ -125,4 +166,30 @@ class WrappedLog(ScrollView, can_focus=True):
             self._rows[index] = strips
         first = self._ends[index - 1] if index else 0
         strip = strips[row - first] if row - first < len(strips) else Strip.blank(width)
-        return strip.crop_extend(scroll_x, scroll_x + width, self._base_style).apply_style(self._base_style)
+        strip = strip.crop_extend(scroll_x, scroll_x + width, self._base_style).apply_style(self._base_style)
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(row)) is not None:
+            strip = self._highlight(strip, *span)
+        return strip.apply_offsets(scroll_x, row)
+
+    def _highlight(self, strip: Strip, start: int, end: int) -> Strip:
+        """The strip with columns `start` to `end` (-1: the end) in the selection style."""
+        end = strip.cell_length if end == -1 else min(end, strip.cell_length)
+        if end <= start:
+            return strip
+        chosen = self.screen.get_component_rich_style("screen--selection")
+        return Strip.join([strip.crop(0, start), strip.crop(start, end).apply_style(chosen), strip.crop(end)])
+
+    def rows_text(self) -> str:
+        """Every wrapped row as plain text, one per line (what a selection's rows and columns index)."""
+        width = self._width or self.scrollable_content_region.width or 80
+        rows = (strip.text.rstrip() for entry in self.entries for strip in wrap_runs(self.runs(entry), width))
+        return "\n".join(rows)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text (by wrapped row and column), for `ctrl+c`."""
+        text = self.rows_text()
+        return (selection.extract(text), "\n") if text else None
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()

@@ -1,0 +1,128 @@
+"""The smaller things in an operator's way (issue 15, item 11): each one as the operator meets it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from textual.widgets import RadioButton, RadioSet
+from tui_support import ROOT, run_options, screen_text, session_for, wait_for
+
+from core.events import GenericEvent
+from tui.app import create_app
+from tui.scripted import ScriptedSession
+from tui.widgets.confirm_modal import ConfirmModal
+from tui.widgets.state_panel import StatePanel
+
+NARROW = (80, 24)
+
+
+def scripted(**kwargs) -> ScriptedSession:
+    return ScriptedSession({"alice": "Alice", "bob": "Bob"}, **kwargs)
+
+
+async def test_the_quit_dialog_shows_its_whole_question_and_its_keys_at_80_columns():
+    app = create_app(session=scripted())
+    async with app.run_test(size=NARROW) as pilot:
+        await pilot.press("q")
+        assert isinstance(app.screen, ConfirmModal)
+        inside = [line.split("█")[1].strip() for line in screen_text(app).splitlines() if line.count("█") >= 2]
+        text = " ".join(part for part in inside if part)
+        assert "A scene is running. Stop it and quit? Its run folder will be closed cleanly." in text
+        assert "Stop and quit (y)" in text and "Keep watching (n)" in text
+
+
+async def test_at_80_columns_the_footer_keeps_quit_visible():
+    app = create_app(session=scripted())
+    async with app.run_test(size=NARROW) as pilot:
+        await pilot.pause()
+        assert "q Quit" in screen_text(app).splitlines()[-1]
+
+
+async def test_the_title_stops_saying_live_after_the_close_and_the_beats_agree_with_the_record(workspace):
+    session = session_for(workspace)
+    app = create_app(session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        stage = app.screen
+        assert " · live · " in screen_text(app).splitlines()[0]
+        await wait_for(pilot, lambda: stage.bridge.worker is not None and stage.bridge.worker.is_finished, "the close")
+        await pilot.pause()
+        title = screen_text(app).splitlines()[0]
+        assert " · closed · " in title and " live " not in title
+        total = json.loads((Path(session.state.run_dir) / "metadata.json").read_text())["totalBeats"]
+        assert stage.query_one(StatePanel).snapshot.beats_played == total
+        assert f"Beats     {total} of " in screen_text(app)
+
+
+async def test_the_clock_stands_still_while_paused():
+    session = scripted()
+    clock = {"now": 0.0}
+    session.now = lambda: clock["now"]
+    app = create_app(session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        stage = app.screen
+        session.publish([GenericEvent(t=2.0, **{"from": "operator"}, type="pause", text="Scene paused")])
+        session.state.status = "paused"
+        clock["now"] = 9.0
+        await pilot.pause()
+        stage.flush()
+        stage.refresh_state()
+        assert stage.query_one(StatePanel).snapshot.elapsed_s == 2.0
+        session.publish([GenericEvent(t=10.0, **{"from": "operator"}, type="resume", text="Scene resumed")])
+        session.state.status = "running"
+        clock["now"] = 11.0
+        await pilot.pause()
+        stage.flush()
+        stage.refresh_state()
+        assert stage.query_one(StatePanel).snapshot.elapsed_s == 3.0
+
+
+async def test_the_focused_pane_has_a_border_of_its_own():
+    app = create_app(session=scripted())
+    async with app.run_test(size=(120, 40)) as pilot:
+        speech, pane = app.screen.query_one("#speech"), app.screen.query_one("#thinking-alice")
+        await pilot.pause()
+        assert speech.styles.border_top[0] == "heavy" and pane.styles.border_top[0] == "round"
+        await pilot.press("tab")
+        await pilot.pause()
+        assert speech.styles.border_top[0] == "round" and pane.styles.border_top[0] == "heavy"
+
+
+async def test_no_radio_row_looks_selected_before_the_operator_chooses(workspace):
+    from tui_support import fast
+
+    app = create_app(scene=workspace / "scenes" / "the-apology.yaml", options=run_options(workspace), cwd=workspace,
+                     scene_transform=fast)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("ctrl+n", "ctrl+n")
+        await pilot.pause()
+        radios = app.screen.query_one("#step-isolation").query_one(RadioSet)
+        assert radios.has_focus
+        assert not any(b.has_class("-selected") or b.value for b in radios.query(RadioButton))
+        await pilot.press("down")
+        assert radios.query(RadioButton).first().has_class("-selected")
+
+
+def test_after_quitting_the_run_folders_are_printed(capsys):
+    from tui.app import print_run_dirs
+
+    print_run_dirs(["runs/a-1", "runs/b-2"])
+    assert capsys.readouterr().err == "Run folder: runs/a-1\nRun folder: runs/b-2\n"
+
+
+async def test_the_console_remembers_every_run_folder_it_started(workspace):
+    session = session_for(workspace)
+    app = create_app(session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.run_dirs == [str(session.state.run_dir)]
+
+
+def test_a_first_make_run_says_what_it_is_installing():
+    out = subprocess.run(["make", "-n", "-B", ".venv/.installed"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert "Installing Promptdesk" in out.stdout
+    install = next(line for line in out.stdout.splitlines() if "pip install" in line and "-e" in line)
+    assert " -q " not in install
