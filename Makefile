@@ -18,7 +18,7 @@ run: $(STAMP)
 	$(BIN)/promptdesk scenes/the-apology.yaml
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2
 
 demo: $(STAMP)
 	$(BIN)/promptdesk --batch scenes/the-apology.yaml --isolation b --coordinator C --provider offline --seed 7
