@@ -53,6 +53,14 @@ def _latency(value: tuple[int, int]) -> tuple[int, int]:
 
 
 Slug = Annotated[str, AfterValidator(_slug)]
+CARD_SUFFIXES = (".png", ".json")
+"""File names in `characters` that are character cards cast directly (see `Scene.cards`)."""
+
+
+def card_slug(path: str) -> str:
+    """The slug a card file is cast as: its file name without the suffix, made a slug."""
+    stem = Path(path).name.rsplit(".", 1)[0].removesuffix(".card")
+    return re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-") or "card"
 Latency = Annotated[tuple[NonNegativeInt, NonNegativeInt], AfterValidator(_latency)]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
@@ -181,6 +189,9 @@ class Scene(_Model):
     goal_markers: list[str] = Field(default_factory=list)
     """Words that must each appear in some speech for role C to call the goal achieved."""
     characters: list[Slug] = Field(min_length=1, max_length=MAX_CAST)
+    cards: dict[Slug, str] = Field(default_factory=dict)
+    """Character cards cast directly: slug -> card file (`.png`/`.json`, relative to the scene file).
+    A `characters` entry that names a card file is moved here, cast as the slug of its file name."""
     perspectives: dict[str, str] = Field(default_factory=dict)
     initial_speaker: str | None = None
     coordinator_notes: str = ""
@@ -194,6 +205,25 @@ class Scene(_Model):
     seed: int | None = None
     thread_thinking: Literal["keep", "last", "drop"] = "last"
     """Isolation (b): which of an actor's own past thoughts its thread re-sends."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _cards_in_cast(cls, data: Any) -> Any:
+        """`characters: [cards/Seraphina.png, alice]`: a card file is cast as `seraphina`."""
+        if not isinstance(data, dict) or not isinstance(data.get("characters"), list):
+            return data
+        if not isinstance(data.get("cards") or {}, dict):
+            return data
+        cards = dict(data.get("cards") or {})
+        cast = []
+        for entry in data["characters"]:
+            if isinstance(entry, str) and entry.lower().endswith(CARD_SUFFIXES):
+                slug = card_slug(entry)
+                cards[slug] = entry
+                cast.append(slug)
+            else:
+                cast.append(entry)
+        return {**data, "characters": cast, "cards": cards} if cards else data
     pace: float | None = Field(None, ge=0.0, le=60.0)
     """Minimum seconds per beat (`--pace` wins); unset: 0, or 1.5 s in the console on the offline improviser."""
     collaborate: Collaborate | None = None

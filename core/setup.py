@@ -170,6 +170,15 @@ def cast_loader(scene: Scene) -> Any:
     return load_cast
 
 
+def load_scene_cast(scene: Scene, dirs: list[Path], cwd: Path) -> list[Character]:
+    """The cast in scene order: character files found in `dirs`, and cards cast directly (`cards`)."""
+    found = {c.slug: c for c in cast_loader(scene)([s for s in scene.characters if s not in scene.cards], dirs)}
+    if scene.cards:
+        from core.importers.cast import card_character
+        found |= {slug: card_character(slug, card, scene.folder, cwd) for slug, card in scene.cards.items()}
+    return [found[slug] for slug in scene.characters]
+
+
 def _briefer(scene: Scene) -> Any:
     """The system prompt builder of the scene's format."""
     if scene.format == "collaborate":
@@ -186,7 +195,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     scene = scene_or_path if isinstance(scene_or_path, Scene) else load_scene(Path(scene_or_path))
     isolation, role = choices(scene, options)
     cwd = options.cwd or Path.cwd()
-    cast: list[Character] = cast_loader(scene)(scene.characters, search_dirs(options.characters_dirs, cwd))
+    cast = load_scene_cast(scene, search_dirs(options.characters_dirs, cwd), cwd)
     store, explicit = journal_store.store_for(options.journals, scene.journals, scene.folder, cwd)
     check_display_names(cast)
     cast = [with_fields(journal_store.place(c, store, explicit), scene.character_fields) for c in cast]

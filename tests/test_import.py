@@ -202,3 +202,41 @@ async def test_imported_characters_play_a_scene_with_a_native_one(tmp_path, isol
     assert {"seraphina", "lisa-carter", "alice"} <= spoken
     briefs = {p["to"]: p["request"]["system"] for p in run.prompts() if p["to"] in ("seraphina", "lisa-carter")}
     assert "guardian of the glade" in briefs["seraphina"] and "Lisa Carter" in briefs["lisa-carter"]
+
+
+@pytest.mark.parametrize("isolation", ["a", "b"])
+def test_a_card_cast_directly_plays_beside_an_agent_file_and_a_native_character(tmp_path, monkeypatch, isolation):
+    """`characters: [cards/sera.png, code-helper, alice]`: the card is read in place (nothing is
+    imported), the agent file and the card journal into Promptdesk's store, never into `.claude/agents/`."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cards").mkdir()
+    png(tmp_path / "cards" / "sera.png", chara=b64(v2()))
+    agents = tmp_path / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "code-helper.md").write_text("---\nname: code-helper\ndescription: helps: with code\ntools: Read, Grep\n"
+                                           "model: inherit\ncolor: blue\n---\nYou are a patient code helper.\n")
+    native = tmp_path / "characters" / "alice"
+    native.mkdir(parents=True)
+    (native / "profile.md").write_text("# Alice - Project Manager\n\n## Personality\n\n- Direct\n")
+    before = {p.name: p.read_bytes() for p in agents.iterdir()}
+    (tmp_path / "s.yaml").write_text("name: mixed\ncharacters: [cards/sera.png, code-helper, alice]\n"
+                                     "perspectives: {sera: You remember the glade.}\n")
+    run = tmp_path / "run"
+    assert main(["--batch", "s.yaml", "--isolation", isolation, "--coordinator", "C", "--max-beats", "3",
+                 "--seed", "1", "--out", str(run)]) == 0
+    assert {p.name: p.read_bytes() for p in agents.iterdir()} == before
+    assert not (tmp_path / "characters" / "seraphina").exists()
+    from core.prompt_log import read_requests
+    sera = [r["request"]["system"] for r in read_requests(run) if r["to"] == "sera"]
+    assert sera and "guardian of the glade" in sera[0] and "You remember the glade." in sera[0]
+    assert "Seraphina" in (run / "transcript.md").read_text() or "SERAPHINA" in (run / "transcript.md").read_text()
+    assert main(["audit", str(run)]) == 0
+
+
+def test_a_missing_card_in_the_cast_names_the_file(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "characters" / "alice").mkdir(parents=True)
+    (tmp_path / "characters" / "alice" / "profile.md").write_text("# Alice\n\nDirect.\n")
+    (tmp_path / "s.yaml").write_text("name: m\ncharacters: [cards/nope.png, alice]\n")
+    assert main(["--batch", "s.yaml", "--isolation", "a", "--coordinator", "C"]) == 2
+    assert "nope.png" in capsys.readouterr().err

@@ -21,11 +21,11 @@ DESCRIPTION_SHOWN = 100
 
 
 def engine_cast_loader(scene: Scene) -> Callable[[Sequence[str], Sequence[Path]], list[Any]]:
-    """The loader the engine itself will use for this scene's format (characters, or a collaboration's
-    participants with their built-in personas)."""
+    """The loader the engine itself will use for this scene's format (characters, cards cast directly,
+    or a collaboration's participants with their built-in personas)."""
     from core import setup
 
-    return setup.cast_loader(scene)
+    return lambda _slugs, dirs: setup.load_scene_cast(scene, list(dirs), Path.cwd())
 
 
 class CastCheck(Static):
@@ -65,7 +65,7 @@ class CastCheck(Static):
         """Which characters were found and which were not (for a scene or a roundtable's cast)."""
         if scene.format == "collaborate":
             return
-        for slug in scene.characters:
+        for slug in (s for s in scene.characters if s not in scene.cards):
             try:
                 character = load_character(slug, dirs)
             except PromptdeskError as exc:
