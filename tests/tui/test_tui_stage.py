@@ -398,3 +398,26 @@ def test_failure_kinds_read_as_an_operator_would_name_them():
     assert failure_kind("[Errno 111] Connect call failed") == "connection"
     assert failure_kind("HTTP 529 overloaded") == "server error"
     assert failure_kind("the model said nothing") == "other"
+
+
+async def test_a_broken_stream_retried_takes_back_the_speech_and_thinking_it_had_shown():
+    """A `reset` delta (the provider retries a stream that broke mid-way) clears what that actor's
+    live speech and thinking pane were showing; the retried text then streams from the start."""
+    from core.events import DeltaEvent
+    from tui.scripted import ScriptedSession
+    from tui.widgets.live_speech import LiveSpeech
+
+    def delta(channel: str, text: str) -> DeltaEvent:
+        return DeltaEvent(t=1.0, **{"from": "alice"}, channel=channel, text=text, beat=0)
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        session.publish([delta("think", "half a thought"), delta("speech", "Half a sen")])
+        await pilot.pause()
+        live = app.screen.query_one(LiveSpeech)
+        assert live.buffers.get("alice") == "Half a sen"
+        session.publish([delta("reset", ""), delta("speech", "Whole sentence.")])
+        await pilot.pause()
+        assert live.buffers.get("alice") == "Whole sentence."
+        assert "half a thought" not in screen_text(app)

@@ -124,7 +124,12 @@ class StageView(Vertical):
 
     @staticmethod
     def _delta(event: DeltaEvent, batch: _PaneBatch | None, live: LiveSpeech) -> None:
-        if event.channel == "speech":
+        """Stream a fragment; a `reset` (a broken stream about to be retried) takes back what was shown."""
+        if event.channel == "reset":
+            live.end(event.from_)
+            if batch is not None:
+                batch.stream, batch.reset = "", True
+        elif event.channel == "speech":
             live.stream(event.from_, event.text)
         elif batch is not None:
             batch.stream += event.text
