@@ -96,6 +96,8 @@ class LimitedProvider(Provider):
         await self.limiter.acquire()
         completion = await self.inner.complete(request, on_delta, on_reset)
         self.limiter.spent(completion.usage.total)
+        if wait := getattr(self.inner, "rate_wait_s", None):
+            self.limiter.pause(wait)  # the provider's rate-limit headers say a budget is spent
         return completion
 
     def as_sent(self, request: Request) -> Request:

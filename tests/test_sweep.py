@@ -181,6 +181,41 @@ async def test_a_retry_after_on_one_run_pauses_every_run_on_that_model(loopback)
     await first.aclose(), await second.aclose()
 
 
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_spent_budget_in_the_rate_limit_headers_pauses_every_run_on_that_model(loopback, stream):
+    """OpenAI says `x-ratelimit-remaining-requests: 0`, reset in 6m0s: the next request on that
+    model, from any run, waits for the reset instead of drawing a 429."""
+    from core.providers.openai_provider import OpenAIProvider
+
+    spent = {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "6m0s",
+             "x-ratelimit-remaining-tokens": "5000", "x-ratelimit-reset-tokens": "1s"}
+    loopback.script(Reply(text="one", headers=spent), Reply(text="two"))
+    clock, limiters = StepClock(), Limiters(Limits())
+    limiters.clock = clock
+
+    def provider():
+        return OpenAIProvider("gpt-4o-mini", api_key=CANARY, base_url=loopback.url("/v1"))
+    first = LimitedProvider(provider(), limiters.for_provider(provider()))
+    second = LimitedProvider(provider(), first.limiter)
+    request = Request(to="alice", system="s", messages=[{"role": "user", "content": "hi"}])
+    pieces: list[str] = []
+    assert (await first.complete(request, pieces.append if stream else None)).text == "one"
+    assert (await second.complete(request)).text == "two"
+    assert clock.waits == [360.0]
+    await first.aclose(), await second.aclose()
+
+
+def test_anthropic_rate_limit_headers_are_read_as_a_wait_until_reset():
+    from core.providers.rate_headers import rate_limit_wait
+
+    headers = {"anthropic-ratelimit-tokens-remaining": "0", "anthropic-ratelimit-tokens-reset": "2026-11-23T04:00:30Z",
+               "anthropic-ratelimit-requests-remaining": "12", "anthropic-ratelimit-requests-reset": "2026-11-23T04:01:00Z"}
+    now = 1795406400.0  # 2026-11-23T04:00:00Z
+    assert rate_limit_wait(headers, now) == 30.0
+    assert rate_limit_wait({"anthropic-ratelimit-tokens-remaining": "900"}, now) is None
+    assert rate_limit_wait({}, now) is None
+
+
 def test_progress_on_a_terminal_draws_a_bar_per_condition():
     stream = io.StringIO()
     progress = Progress(stream, tty=True, now=lambda: 0.0)

@@ -18,7 +18,7 @@ from typing import Any
 
 from core.errors import ProviderError
 from core.providers.base import Request, Usage
-from core.providers.remote import ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail, log
+from core.providers.remote import parsed_body, ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail, log
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 EPHEMERAL = {"type": "ephemeral"}
@@ -106,13 +106,16 @@ class AnthropicProvider(RemoteProvider):
                         self.model, minimum)
 
     async def _plain(self, client: Any, request: Request) -> tuple[str, Usage]:
-        message = await client.messages.create(**self.params(request))
+        raw = await client.messages.with_raw_response.create(**self.params(request))
+        self.saw_headers(raw.headers)
+        message = await parsed_body(raw)
         text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
         return text, _usage(message.usage)
 
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         usage = Usage()
         events = await client.messages.create(**self.params(request), stream=True)
+        self.saw_headers(events.response.headers)
         async with events:
             async for event in events:
                 if event.type == "message_start":

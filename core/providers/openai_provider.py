@@ -15,7 +15,7 @@ from typing import Any
 
 from core.errors import InvalidConfig, ProviderError
 from core.providers.base import Request, Usage
-from core.providers.remote import ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail
+from core.providers.remote import parsed_body, ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail
 
 NO_KEY = "not-needed"
 
@@ -57,7 +57,9 @@ class OpenAIProvider(RemoteProvider):
         return params
 
     async def _plain(self, client: Any, request: Request) -> tuple[str, Usage]:
-        response = await client.chat.completions.create(**self.params(request))
+        raw = await client.chat.completions.with_raw_response.create(**self.params(request))
+        self.saw_headers(raw.headers)
+        response = await parsed_body(raw)
         text = response.choices[0].message.content or "" if response.choices else ""
         return text, _usage(response.usage)
 
@@ -65,6 +67,7 @@ class OpenAIProvider(RemoteProvider):
         usage = Usage()
         chunks = await client.chat.completions.create(**self.params(request), stream=True,
                                                       stream_options={"include_usage": True})
+        self.saw_headers(chunks.response.headers)
         finish = None
         async with chunks:
             async for chunk in chunks:

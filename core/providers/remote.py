@@ -14,6 +14,7 @@ Timing (`latency_s`, `ttft_s`) is that of the attempt that answered.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import os
 import random
@@ -24,6 +25,7 @@ from typing import Any
 
 from core.errors import InvalidConfig, ProviderError
 from core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
+from core.providers.rate_headers import rate_limit_wait
 from core.providers.retry import status_error, transport_error, with_retries
 
 log = logging.getLogger("promptdesk.providers")
@@ -97,6 +99,8 @@ class RemoteProvider(Provider):
         self.timeout_s, self.max_retries, self.retry_after_cap_s = timeout_s, max_retries, retry_after_cap_s
         self.base_delay_s, self._sleep, self._rng = base_delay_s, sleep, rng or random.Random()
         self._client: Any = None
+        self.rate_wait_s: float | None = None
+        """From the last response's rate-limit headers: seconds until a spent budget resets, else None."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
@@ -163,6 +167,10 @@ class RemoteProvider(Provider):
         return ProviderError(f"{self.name}: the stream ended without its finish marker ({self.finish_marker}); "
                              f"the answer may be cut short", status=None, retryable=True)
 
+    def saw_headers(self, headers: Any) -> None:
+        """Note what the response's rate-limit headers say about the next request."""
+        self.rate_wait_s = rate_limit_wait(headers)
+
     def _broken_stream(self, error: ProviderError, stream: Stream) -> ProviderError:
         """`error`, after retracting the fragments the failed attempt delivered (kept for the log)."""
         pieces = stream.retract()
@@ -203,6 +211,12 @@ def check_base_url(url: str, provider: str, source: str) -> None:
     if problem:
         raise InvalidConfig(f"invalid base URL {url!r} for {provider} (from {source}): {problem}; "
                             f"expected e.g. http://localhost:11434/v1")
+
+
+async def parsed_body(raw: Any) -> Any:
+    """The parsed body of an SDK raw response, whether its `parse()` is async or not."""
+    parsed = raw.parse()
+    return await parsed if inspect.isawaitable(parsed) else parsed
 
 
 def error_detail(body: Any, fallback: str) -> tuple[str | None, str]:
