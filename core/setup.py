@@ -106,6 +106,12 @@ def run_dir_for(scene: Scene, options: RunOptions) -> Path:
     return claim_fresh(options.runs_root, scene.name)
 
 
+def _facilitator_spec(scene: Scene, options: RunOptions) -> ProviderSpec:
+    """A roundtable's LLM facilitator (roles A and B), whose cost counts against the budget too."""
+    from core.roundtable.setup import facilitator_spec
+    return facilitator_spec(scene, options)
+
+
 def check_budget(budget: float | None, specs: list[ProviderSpec]) -> list[str]:
     """The models with no known price (as `provider:model`); a budget must be a finite amount
     of zero or more, and is refused when any model's cost would be unknown."""
@@ -213,7 +219,8 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
         actor.turn_timeout_s = turn_timeout(specs[character.slug])
         actors.append(actor)
     judge_spec = provider_spec(scene, None, options)
-    unpriced = check_budget(options.budget_usd, list(specs.values()) + ([judge_spec] if role != "C" else []))
+    unpriced = check_budget(options.budget_usd, list(specs.values()) + ([judge_spec] if role != "C" else [])
+                            + ([_facilitator_spec(scene, options)] if scene.format == "roundtable" and role != "C" else []))
     notes = notes_text(scene, isolation, role, specs, judge_spec, seed, cast) + "".join(f"- {n}\n" for n in notices)
     coordinator = (RuleCoordinator() if role == "C" else
                    JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=operator_context(scene, notes, role)))

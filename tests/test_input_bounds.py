@@ -9,6 +9,7 @@ import time
 from datetime import datetime
 
 import pytest
+import yaml
 
 from core.characters import JOURNAL_ENTRY_MAX, append_journal, load_character
 from core.cli import main
@@ -151,3 +152,20 @@ def test_a_budget_with_an_unpriced_model_is_refused(tmp_path, capsys, loopback):
     chars2 = workspace(tmp_path / "priced", remote_scene(loopback, "claude-haiku-4-5"))
     assert main(["--batch", str(tmp_path / "priced" / "s.yaml"), "--characters-dir", str(chars2),
                  "--out", str(tmp_path / "run2"), "--max-beats", "1", "--budget-usd", "0.5"]) == 0
+
+
+def test_a_budget_with_an_unpriced_roundtable_facilitator_is_refused(tmp_path, capsys):
+    """Roles A and B play the facilitator with a model; its cost counts, so it must be priced."""
+    import shutil
+
+    from helpers import CHARACTERS, SCENES
+
+    scene = yaml.safe_load((SCENES / "roundtable-disney.yaml").read_text())
+    scene["roundtable"] = {**scene.get("roundtable", {}), "facilitator": {"name": "anthropic", "model": "mystery-model-7"}}
+    (tmp_path / "t.yaml").write_text(yaml.safe_dump(scene))
+    shutil.copytree(CHARACTERS, tmp_path / "characters")
+    code = main(["--batch", str(tmp_path / "t.yaml"), "--isolation", "a", "--coordinator", "B", "--budget-usd", "1",
+                 "--characters-dir", str(tmp_path / "characters"), "--out", str(tmp_path / "run")])
+    assert code == 2
+    assert "no price is known for anthropic:mystery-model-7" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
