@@ -20,7 +20,7 @@ import gc
 import os
 import time
 
-from core.events import GenericEvent, SpeakEvent, ThinkEvent
+from core.record.events import GenericEvent, SpeakEvent, ThinkEvent
 
 LINES = int(os.environ.get("BENCH_LINES", 10_000))
 """Lines of each kind (transcript, thinking); `BENCH_LINES` overrides it for a longer soak."""

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 from core.providers.base import Provider
-from core.scenes import scene_from_dict
-from core.setup import RunOptions, build_session
+from core.casting.scene_file import scene_from_dict
+from core.casting.build import RunOptions, build_session
 
 ROOT = Path(__file__).resolve().parent.parent
 CAST = ["alice", "bob", "charlie", "maria-stern", "sam-reed"]

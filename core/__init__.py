@@ -1,5 +1,16 @@
-"""Promptdesk's engine: scenes, actors, providers, turn policies, coordinators and the recorder.
+"""Promptdesk's core: everything but the console. It never imports `textual`, `rich` or `tui`.
 
-Nothing in this package imports `textual` or `rich`; the console and the batch runner talk to it
-only through a session's event stream and control channel.
+Rooms, each importing only the rooms below it (checked by `lint-imports`, see `pyproject.toml`):
+
+    cli          the commands: `--batch`, audit, rebuild, resume, import, sweep, metrics, compare, report
+    experiments  sweep, metrics, compare (with statistics), report
+    casting      a scene file and the operator's choices become a session ready to play; resume
+    formats      the formats of play (scene, collaborate, roundtable) and their registry
+    engine       the session, beats and turns, actors, briefing, coordinator, journals, the Format interface
+    record       events, the recorder, the run folder, transcripts and metadata, prompt log, audit
+    improv       the offline improviser (its shared voice; format parts live in their format)
+    providers    model backends, provider specs, pricing, rate limits
+    characters   loading and search, front matter, journal store, importers
+    protocol     the actor protocol: tag reading, speech lines, sanitising
+    clock, errors
 """

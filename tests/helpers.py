@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.audit import audit_run
+from core.record.audit import audit_run
 from core.clock import VirtualClock
 from core.errors import PromptdeskError
-from core.prompt_log import read_prompts, read_requests
-from core.recorder import read_events
-from core.scenes import Scene, load_scene, scene_from_dict
-from core.session import Session, SessionResult
-from core.setup import RunOptions, build_session
+from core.record.prompt_log import read_prompts, read_requests
+from core.record.recorder import read_events
+from core.casting.scene_file import Scene, load_scene, scene_from_dict
+from core.engine.session import Session, SessionResult
+from core.casting.build import RunOptions, build_session
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENES = ROOT / "scenes"
@@ -102,7 +102,7 @@ async def run_session(tmp_path: Path, scene: Scene, *, audit: bool = True, befor
 
 def assert_isolated(run: Run) -> None:
     """No request holds another actor's thinking, profile, journal or perspective, nor the
-    coordinator notes: the product's own audit (`core.audit`) over the run folder alone."""
+    coordinator notes: the product's own audit (`core.record.audit`) over the run folder alone."""
     report = audit_run(run.dir)
     assert report.requests > 0 or not (run.dir / "prompts.jsonl").stat().st_size
     assert report.clean, "\n".join([report.summary(), *(leak.describe() for leak in report.leaks[:10]), *report.problems])

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from core.prompt_log import read_requests
+from core.record.prompt_log import read_requests
 
-from core.characters import load_cast, load_character, search_dirs
-from core.cli import main
+from core.characters.loading import load_cast, load_character, search_dirs
+from core.cli.main import main
 from core.errors import CharacterLoadError, InvalidConfig
 
 WIZARD = """---

@@ -9,10 +9,10 @@ import stat
 
 import pytest
 
-from core.audit import audit_run
-from core.cli import main
+from core.record.audit import audit_run
+from core.cli.main import main
 from core.errors import NotARun, PromptdeskError
-from core.prompt_log import PromptLogWriter, read_prompts
+from core.record.prompt_log import PromptLogWriter, read_prompts
 from core.providers.base import ChatMessage, Request
 from helpers import example_scene
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from core.pricing import cache_saving
+from core.providers.pricing import cache_saving
 from core.providers.anthropic_provider import AnthropicProvider, min_cacheable_tokens
 from core.providers.base import ChatMessage, Request
 from helpers import example_scene

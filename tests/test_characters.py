@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.characters import (Character, append_journal, load_cast, load_character, search_dirs,
+from core.characters.loading import (Character, append_journal, load_cast, load_character, search_dirs,
                              validate_slug)
 from core.errors import CharacterLoadError, InvalidConfig
 

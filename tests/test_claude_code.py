@@ -144,8 +144,8 @@ async def test_a_parallel_beat_never_runs_more_cli_processes_than_configured(tmp
 
 
 def test_choosing_claude_code_without_a_model_says_what_to_set(key):
-    from core.providers.registry import make_provider
-    from core.scenes import ProviderSpec
+    from core.casting.pool import make_provider
+    from core.casting.scene_file import ProviderSpec
 
     with pytest.raises(InvalidConfig, match="needs a model"):
         make_provider(ProviderSpec(name="claude-code"))

@@ -15,8 +15,8 @@ from collections import deque
 import pytest
 
 from core.clock import VirtualClock
-from core.collab.personas import default_providers
-from core.scenes import scene_from_dict
+from core.formats.collaborate.personas import default_providers
+from core.casting.scene_file import scene_from_dict
 from helpers import requests_text, run_session
 from loopback import Recorded, Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys, remote_cast  # noqa: F401  (fixture)
@@ -287,7 +287,7 @@ class TestOfflineImproviser:
             run_session(tmp_path / "1", collab_scene(goal=FAIRY), isolation="a", coordinator="C"),
             run_session(tmp_path / "2", collab_scene(goal=HIKING, max_rounds=2), isolation="b", coordinator="C"))
         assert [r.result.close_reason for r in runs] == ["final", "cap"]
-        assert runs[0].session.collab.session_id != runs[1].session.collab.session_id
+        assert runs[0].session.format_state.session_id != runs[1].session.format_state.session_id
         assert "hiking" not in requests_text(runs[0].dir)
         assert "fairy" not in requests_text(runs[1].dir)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import yaml
 
-from core.cli import main
-from core.compare import compare, load
+from core.cli.main import main
+from core.experiments.compare import compare, load
 
 CAST = {"alice": "Alice", "bob": "Bob"}
 
@@ -84,8 +84,8 @@ def test_compare_of_something_that_is_not_a_run_exits_2(tmp_path, capsys):
 def test_the_experiment_commands_import_no_textual_rich_or_sdk():
     import subprocess
     import sys
-    code = ("import sys, core.metrics, core.sweep, core.compare, core.report, core.metrics_cli, core.sweep_cli, "
-            "core.compare_cli, core.report_cli, core.ratelimit\n"
+    code = ("import sys, core.experiments.metrics, core.experiments.sweep, core.experiments.compare, core.experiments.report, core.cli.metrics, core.cli.sweep, "
+            "core.cli.compare, core.cli.report, core.providers.ratelimit\n"
             "print(','.join(m for m in ('textual', 'rich', 'anthropic', 'openai') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

@@ -8,13 +8,13 @@ import json
 
 import pytest
 
-from core.actors import LAST_THOUGHT_HEADING
+from core.engine.actors import LAST_THOUGHT_HEADING
 
 from helpers import example_scene
 from loopback import loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys, remote_cast, scripted, turn  # noqa: F401  (fixture)
 
-from core.actors import DROPPED_NOTE
+from core.engine.actors import DROPPED_NOTE
 
 LONG = {"max_beats": 60, "soft_cap_per_character": 100, "hard_cap_per_character": 100}
 

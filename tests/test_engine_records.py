@@ -11,11 +11,11 @@ import shutil
 
 import pytest
 
-from core.batch import run_batch
-from core.cli import parser
+from core.cli.batch import run_batch
+from core.cli.main import parser
 from core.errors import RecordingError
-from core.events import GenericEvent
-from core.recorder import Recorder, read_events
+from core.record.events import GenericEvent
+from core.record.recorder import Recorder, read_events
 from helpers import CHARACTERS, SCENES, example_scene
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys, remote_cast, scripted, turn  # noqa: F401  (fixture)
@@ -49,7 +49,7 @@ async def test_a_lone_surrogate_from_a_model_or_the_operator_poisons_nothing(run
 def test_any_string_accepted_is_stored_and_read_back_exactly(tmp_path):
     from datetime import datetime
 
-    from core.events import SpeakEvent
+    from core.record.events import SpeakEvent
 
     recorder = Recorder(tmp_path / "run")
     recorder.open()

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from core.cli import main
+from core.cli.main import main
 from core.errors import PromptdeskError
-from core.metrics import audit_verdict, metrics_of, trigrams
+from core.experiments.metrics import audit_verdict, metrics_of, trigrams
 
 CAST = {"alice": "Alice", "bob": "Bob", "charlie": "Charlie"}
 
@@ -91,7 +91,7 @@ def test_goal_null_on_the_close_event_is_read_as_unknown(tmp_path):
 
 def test_metrics_agree_with_the_runs_own_metadata(tmp_path):
     from helpers import CHARACTERS, example_scene
-    from core.setup import RunOptions, build_session
+    from core.casting.build import RunOptions, build_session
     import asyncio
     session = build_session(example_scene("the-apology"), RunOptions(
         isolation="b", coordinator="C", provider="offline", seed=4, out=tmp_path / "run",
@@ -121,9 +121,9 @@ def test_metrics_of_a_folder_that_is_not_a_run_exits_2_naming_it(tmp_path, capsy
 
 
 def _stand_in_audit(monkeypatch, audit_run):
-    module = types.ModuleType("core.audit")
+    module = types.ModuleType("core.record.audit")
     module.audit_run = audit_run
-    monkeypatch.setitem(sys.modules, "core.audit", module)
+    monkeypatch.setitem(sys.modules, "core.record.audit", module)
 
 
 def test_audit_verdict_reports_clean_and_leaks_from_the_audit(monkeypatch, tmp_path):
@@ -141,8 +141,8 @@ def test_audit_verdict_is_unavailable_when_the_audit_refuses_the_folder(monkeypa
 
 
 def test_timeline_marks_each_actor_per_beat_and_a_failure_outranks_the_rest(tmp_path):
-    from core.metrics import cost_per_beat, timeline
-    from core.recorder import read_events
+    from core.experiments.metrics import cost_per_beat, timeline
+    from core.record.recorder import read_events
     events = read_events(write_run(tmp_path / "run", HAND_COUNTED))
     assert timeline(events) == {"alice": ["spoke", "", "", "", "spoke"],
                                 "bob": ["", "interrupted", "", "", ""],

@@ -13,15 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from core.briefing import BEGIN_NOTE, JOURNAL_PROMPT, SOFT_CAP_NUDGE, STALL_NOTE, beat_update, build_briefing, note_line
-from core.characters import Character
-from core.leave_taking import takes_leave
+import core.formats.registry  # noqa: F401 - registering the formats teaches the improviser their parts
+from core.engine.briefing import BEGIN_NOTE, JOURNAL_PROMPT, SOFT_CAP_NUDGE, STALL_NOTE, beat_update, build_briefing, note_line
+from core.characters.loading import Character
+from core.protocol.leave_taking import takes_leave
 from core.errors import ProviderError
 from core.improv import DISCLAIMER
-from core.protocol import CORRECTION_PROMPT, parse_turn
+from core.protocol.reply import CORRECTION_PROMPT, parse_turn
 from core.providers.base import ChatMessage, Request
-from core.providers.offline import OfflineProvider
-from core.scenes import Scene
+from core.improv.provider import OfflineProvider
+from core.casting.scene_file import Scene
 
 ALICE = """# Alice - Senior Project Manager
 

@@ -7,12 +7,12 @@ import asyncio
 import pytest
 from helpers import CHARACTERS, example_scene, make_scene, run_session
 
-from core.cli import main, parser
+from core.cli.main import main, parser
 from core.clock import VirtualClock
 from core.errors import InvalidConfig
-from core.pacing import Pace, resolve
-from core.scenes import ProviderSpec
-from core.setup import RunOptions, build_session
+from core.engine.pacing import Pace, resolve
+from core.casting.scene_file import ProviderSpec
+from core.casting.build import RunOptions, build_session
 
 
 def beat_times(run) -> list[float]:
@@ -80,7 +80,7 @@ def test_a_pace_waits_only_after_a_beat_has_begun():
 
 
 def test_the_console_paces_the_offline_improviser_and_the_batch_does_not(tmp_path):
-    from core.batch import options_from
+    from core.cli.batch import options_from
     from tui.app import console_options
 
     scene = example_scene("the-apology")

@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from core.pricing import PRICES, PRICES_AS_OF, cost_usd, is_priced, price_for
+from core.providers.pricing import PRICES, PRICES_AS_OF, cost_usd, is_priced, price_for
 from core.providers.base import Usage
 
 MILLION = 1_000_000

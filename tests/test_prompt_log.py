@@ -1,5 +1,5 @@
 """`prompts.jsonl` records each request once (whole, or as a delta against its recipient's previous
-request) and `core.prompt_log.read_prompts` rebuilds every request byte for byte."""
+request) and `core.record.prompt_log.read_prompts` rebuilds every request byte for byte."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import pytest
 
 from core.errors import PromptdeskError
-from core.prompt_log import PromptLogError, PromptLogWriter, read_prompts, request_text
+from core.record.prompt_log import PromptLogError, PromptLogWriter, read_prompts, request_text
 from core.providers.base import ChatMessage, Request
 from helpers import example_scene
 from loopback import loopback  # noqa: F401  (fixture)

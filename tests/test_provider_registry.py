@@ -11,7 +11,8 @@ from types import SimpleNamespace
 import pytest
 
 from core.errors import InvalidConfig, ProviderError
-from core.providers.registry import PROVIDER_NAMES, make_provider
+from core.casting.pool import make_provider
+from core.providers.registry import PROVIDER_NAMES
 from loopback import CANARY, FakeSleep
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,8 +33,8 @@ def run_python(code: str, **env: str) -> str:
 def test_importing_the_provider_layer_imports_no_sdk():
     out = run_python("""
         import sys
-        import core.providers.registry, core.providers.retry, core.pricing
-        from core.providers.registry import make_provider
+        import core.providers.registry, core.providers.retry, core.providers.pricing
+        from core.casting.pool import make_provider
         from types import SimpleNamespace as S
         make_provider(S(name="anthropic", model="claude-haiku-4-5"))
         make_provider(S(name="openai", model="gpt-4o"))

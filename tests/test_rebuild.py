@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from core.cli import main
+from core.cli.main import main
 from helpers import example_scene
 
 DERIVED = ("events.json", "transcript.md", "transcript.txt", "metadata.json")

@@ -85,7 +85,7 @@ async def test_the_run_folder_holds_session_yaml_and_summary_md(run_scene):
     assert data["topic"] == TOPIC and data["strategy"] == "disney" and data["status"] == "concluded"
     assert data["current_phase"] == data["rounds"][-1]["phase"] and "phase" not in data
     assert data["output_type"] == "summary"
-    assert data["total_rounds"] == len(data["rounds"]) == run.session.roundtable.round
+    assert data["total_rounds"] == len(data["rounds"]) == run.session.format_state.discussion.round
     first = data["rounds"][0]
     assert set(first) >= {"round", "phase", "question", "answers", "synthesis"}
     assert set(first["answers"]["alice"]) >= {"position", "rationale", "confidence"}
@@ -122,7 +122,7 @@ async def test_each_round_is_written_to_session_yaml_in_one_batch(run_scene):
     for kind, beat, written in seen:
         assert written == beat - 1, f"{kind} of round {beat} saw {written} rounds written"
     assert session_file(run)["total_rounds"] == max(b for _, b, _ in seen)
-    assert run.session.roundtable_file.writes >= len(session_file(run)["rounds"]) + 2
+    assert run.session.format_state.file.writes >= len(session_file(run)["rounds"]) + 2
 
 
 async def test_max_rounds_forces_a_concluding_synthesis_noted_in_the_session_file(run_scene):
@@ -175,7 +175,7 @@ async def test_the_operator_answers_an_escalation_through_the_control_channel(ru
     def watch(session):
         def on_event(event):
             if event.type == "escalate":
-                session.answer_escalation("own", "Pilot it with one squad for a month.")
+                session.direct("answer_escalation", decision="own", text="Pilot it with one squad for a month.")
         session.subscribe(on_event)
 
     run = await run_scene(table(confidence_threshold=0.99), isolation="a", coordinator="C", before_run=watch)

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from core.errors import InvalidConfig
-from core.roundtable.answers import (MAX_ROUNDS_NOTE, confidence, fallback_conclusion, parse_answer, parse_question,
+from core.formats.roundtable.answers import (MAX_ROUNDS_NOTE, confidence, fallback_conclusion, parse_answer, parse_question,
                                      parse_synthesis)
-from core.roundtable.escalation import EscalationDesk, keyword_hits, triggers
-from core.roundtable.answers import Answer, Synthesis
-from core.roundtable.state import RoundtableState
-from core.roundtable.strategies import available, load_strategy, search_dirs
+from core.formats.roundtable.escalation import EscalationDesk, keyword_hits, triggers
+from core.formats.roundtable.answers import Answer, Synthesis
+from core.formats.roundtable.state import RoundtableState
+from core.formats.roundtable.strategies import available, load_strategy, search_dirs
 
 CAST = ["alice", "bob"]
 

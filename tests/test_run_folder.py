@@ -7,8 +7,8 @@ import stat
 import threading
 from pathlib import Path
 
-from core.cli import main
-from core.setup import RunOptions, build_session
+from core.cli.main import main
+from core.casting.build import RunOptions, build_session
 from helpers import CHARACTERS, SCENES
 
 APOLOGY = str(SCENES / "the-apology.yaml")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import InvalidConfig
-from core.scenes import ProviderSpec, Scene, load_scene, scene_from_dict
+from core.casting.scene_file import ProviderSpec, Scene, load_scene, scene_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = """\

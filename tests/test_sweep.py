@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core.cli import main
-from core.events import SpeakEvent
+from core.cli.main import main
+from core.record.events import SpeakEvent
 from core.providers.anthropic_provider import AnthropicProvider
 from core.providers.base import Request
-from core.ratelimit import Limiters, Limits, LimitedProvider, RateLimiter
-from core.recorder import read_events
-from core.sweep import Sweep, SweepPlan, parse_seeds, read_results, run_with_signals
-from core.sweep_progress import Progress
+from core.providers.ratelimit import Limiters, Limits, LimitedProvider, RateLimiter
+from core.record.recorder import read_events
+from core.experiments.sweep import Sweep, SweepPlan, parse_seeds, read_results, run_with_signals
+from core.experiments.progress import Progress
 from helpers import CHARACTERS, example_scene
 from loopback import FakeSleep, Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import CANARY, keys, remote_cast, turn  # noqa: F401

@@ -4,6 +4,11 @@ It reads only the request (the briefing in the system prompt, the thread in the 
 assembles an answer in the full protocol from the character's profile, the scene and phrase banks:
 thinking, speech with headers, silences, interruptions, reactions, a natural close, journals and
 coordinator decisions. The same seed and the same request always give the same answer.
+
+The shared voice lives here (scene turns, corrections, journals, judges) and `provider` puts it
+behind the provider interface; each format's own part lives in its format and is registered into
+`PLAYERS` by `core.formats.registry`. May import `core.providers`, `core.protocol`, `core.clock`
+and `core.errors`.
 """
 
 from __future__ import annotations
@@ -14,7 +19,6 @@ from collections.abc import Callable
 from core.errors import ProviderError
 from core.improv.briefing_reader import read_briefing
 from core.improv.correction import malform, reformat
-from core.improv.envelope import play_envelope
 from core.improv.dice import rng_for
 from core.improv.journal import write_journal
 from core.improv.judge import DECISION_ASK, VERDICT_ASK, judge, verdict
@@ -68,10 +72,7 @@ def _judge(request: Request, seed: int, malformed_rate: float) -> str:
     return judge(request.system, request.messages, request_rng(request, seed))
 
 
-PLAYERS: dict[str, Player] = {"turn": _turn, "correct": _correct, "journal": _journal, "judge": _judge,
-                              "envelope": play_envelope}
+PLAYERS: dict[str, Player] = {"turn": _turn, "correct": _correct, "journal": _journal, "judge": _judge}
+"""The improviser's parts by request purpose: the shared voice here; each format adds its own when
+`core.formats.registry` registers it."""
 
-from core.improv.roundtable_facilitator import facilitate as _facilitate  # noqa: E402 - the roundtable's players
-from core.improv.roundtable_participant import participate as _participate  # noqa: E402
-
-PLAYERS.update({"facilitator": _facilitate, "participant": _participate})

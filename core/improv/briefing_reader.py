@@ -1,6 +1,6 @@
 """Reading a request the way an actor would: who am I, who is here, what just happened to me.
 
-Understands the briefing of `core.briefing` (its `##` sections and scene lines) and both thread
+Understands the briefing of `core.engine.briefing` (its `##` sections and scene lines) and both thread
 shapes: isolation (b), a thread of beat updates and this actor's own answers; isolation (a), one
 message of lines witnessed so far (own lines marked `(you)`), then `NOW:` and the beat update.
 """

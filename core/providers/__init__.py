@@ -1,1 +1,7 @@
-"""Model backends behind one interface. SDKs are imported lazily, only when a provider is built."""
+"""Model backends behind one interface (`base`), built from a `ProviderSpec` (`spec`, `registry`),
+with retries (`retry`), rate-limit headers and limiters (`rate_headers`, `ratelimit`) and prices
+(`pricing`). SDKs are imported lazily, only when a provider is built. The offline improviser's
+provider is the improviser's own (`core.improv.provider`).
+
+May import `core.clock` and `core.errors` only.
+"""

@@ -1,6 +1,6 @@
-"""Build a provider from a provider spec, importing only the backend it names.
+"""Build a remote provider from a provider spec, importing only the backend it names.
 
-Importing this module imports no SDK: each backend module is imported inside `make_provider`,
+Importing this module imports no SDK: each backend module is imported inside `make_remote`,
 and the SDKs themselves only when a real provider builds its client.
 """
 
@@ -14,19 +14,16 @@ from core.providers.base import Provider
 PROVIDER_NAMES = ("offline", "anthropic", "openai", "openai-compatible", "claude-code")
 
 
-def make_provider(spec: Any, *, seed: int = 0, sleep: Any = None) -> Provider:
-    """The provider `spec` names (`name`, `model`, `base_url`, `timeout_s`, `max_retries`,
-    `retry_after_cap_s`, `latency_ms`; missing attributes take their defaults).
+def make_remote(spec: Any, *, sleep: Any = None) -> Provider:
+    """The remote provider `spec` names (`name`, `model`, `base_url`, `timeout_s`, `max_retries`,
+    `retry_after_cap_s`; missing attributes take their defaults). The offline improviser is not
+    built here: it is the improviser's (`core.improv.provider`), and `core.casting.pool` builds both.
 
     `sleep` replaces `asyncio.sleep` for retry waits (tests). Raises InvalidConfig for an unknown
     name or a missing model/base URL, ProviderError when a required API key is not set.
     """
     name = getattr(spec, "name", None) or "offline"
-    if name == "offline":
-        from core.providers.offline import OfflineProvider
-
-        return OfflineProvider(seed=seed, latency_ms=getattr(spec, "latency_ms", None))
-    if name not in PROVIDER_NAMES:
+    if name not in PROVIDER_NAMES or name == "offline":
         raise InvalidConfig(f"unknown provider {name!r}; valid providers: {', '.join(PROVIDER_NAMES)}")
     options: dict[str, Any] = {
         "timeout_s": getattr(spec, "timeout_s", 60.0), "max_retries": getattr(spec, "max_retries", 3),

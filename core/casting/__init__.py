@@ -1,0 +1,7 @@
+"""Casting: a scene file and the operator's two choices become a `Session` ready to play.
+
+Reading the scene file with its format's section (`scene_file`), the providers of a run (`pool`),
+`notes.md` (`notes`), `private.json`'s start record (`start_record`), building the session
+(`build`) and rebuilding a killed one from its folder (`resume`). May import the formats and every
+room below; never `core.experiments` or `core.cli`.
+"""

@@ -1,0 +1,206 @@
+"""From a scene file and the operator's choices to a ready `Session` (nothing spawned yet).
+
+This is where "must present, must record" is enforced for every entry point: no isolation or
+coordinator choice, no session. The console's wizard and `--batch` both come through here.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.casting.notes import model_name, notes_text
+from core.casting.pool import ProviderPool
+from core.casting.scene_file import Scene, load_scene
+from core.casting.start_record import private_record
+from core.characters import journal_store
+from core.characters.loading import Character, check_display_names, search_dirs, with_fields
+from core.clock import Clock, RealClock
+from core.engine.actors import make_actor
+from core.engine.coordinator import JudgeCoordinator, RuleCoordinator
+from core.engine.format import Setup
+from core.engine.pacing import resolve as resolve_pace
+from core.engine.session import Session
+from core.errors import InvalidConfig
+from core.formats.registry import get
+from core.providers.pricing import is_priced
+from core.providers.spec import ProviderSpec
+from core.record.run_folder import claim_fresh, claim_out
+
+ISOLATIONS = ("a", "b")
+ROLES = ("A", "B", "C")
+
+
+@dataclass
+class RunOptions:
+    """The operator's choices and overrides; `None` means "take it from the scene file"."""
+
+    isolation: str | None = None
+    coordinator: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    characters_dirs: list[Path] = field(default_factory=list)
+    out: Path | None = None
+    runs_root: Path = Path("runs")
+    seed: int | None = None
+    max_beats: int | None = None
+    budget_usd: float | None = None
+    clock: Clock | None = None
+    cwd: Path | None = None
+    write_character_journals: bool = True
+    journals: str | Path | None = None
+    """`--journals DIR|none`: where every journal lives (None: the scene's `journals:` or the default)."""
+    on_escalate: str | None = None
+    """Roundtable, headless: accept | continue | conclude; None asks the operator (console)."""
+    headless: bool = False
+    """True for `--batch`: an escalation with no `on_escalate` concludes (and says so)."""
+    pace: float | None = None
+    """Minimum seconds per beat (`--pace`); None: the scene's `pace:`, else `offline_pace`."""
+    offline_pace: float = 0.0
+    """The pace when neither sets one and every call goes to the offline improviser (the console: 1.5 s)."""
+
+
+def choices(scene: Scene, options: RunOptions) -> tuple[str, str]:
+    """The two pre-experiment choices, from the flags or the scene file; never a silent default."""
+    isolation = options.isolation or scene.isolation
+    role = options.coordinator or scene.coordinator
+    missing = []
+    if isolation is None:
+        missing.append("--isolation a|b (a: fresh stateless call per turn; b: one thread per actor)")
+    if role is None:
+        missing.append("--coordinator A|B|C (A: LLM judge with your notes; B: dedicated LLM judge; C: pure code)")
+    if missing:
+        raise InvalidConfig("both pre-experiment choices are required and are never defaulted. Give "
+                            + " and ".join(missing) + ", or set `isolation:` and `coordinator:` in the scene file.")
+    if isolation not in ISOLATIONS:
+        raise InvalidConfig(f"--isolation must be a or b, not {isolation!r}")
+    if role not in ROLES:
+        raise InvalidConfig(f"--coordinator must be A, B or C, not {role!r}")
+    return isolation, role
+
+
+def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> ProviderSpec:
+    """The provider for one actor (or the judge, slug None): flags win over the scene file."""
+    spec = scene.provider_for(slug) if slug else (scene.judge or scene.provider)
+    update: dict[str, Any] = {}
+    if options.provider:
+        update["name"] = options.provider
+        if options.provider != spec.name:
+            update["model"] = None
+    if options.model:
+        update["model"] = options.model
+    if options.base_url:
+        update["base_url"] = options.base_url
+    return spec.model_copy(update=update) if update else spec
+
+
+def run_dir_for(scene: Scene, options: RunOptions) -> Path:
+    """Create and return the run folder: `--out` (new or empty), else a fresh
+    `runs/<scene-name>-<YYYYmmdd-HHMMSS>` (suffixed if taken); see `core.record.run_folder`."""
+    if options.out:
+        return claim_out(Path(options.out))
+    return claim_fresh(options.runs_root, scene.name)
+
+
+def check_budget(budget: float | None, specs: list[ProviderSpec]) -> list[str]:
+    """The models with no known price (as `provider:model`); a budget must be a finite amount
+    of zero or more, and is refused when any model's cost would be unknown."""
+    unpriced = sorted({f"{s.name}:{model_name(s)}" for s in specs if not is_priced(s.name, s.model)})
+    if budget is None:
+        return unpriced
+    if not math.isfinite(budget) or budget < 0:
+        raise InvalidConfig(f"--budget-usd must be a finite amount of 0 or more, not {budget!r}")
+    if unpriced:
+        raise InvalidConfig(f"--budget-usd {budget} cannot be kept: no price is known for {', '.join(unpriced)} "
+                            f"(see core/providers/pricing.py); run without a budget or choose a priced model.")
+    return unpriced
+
+
+def _release(run_dir: Path) -> None:
+    """Remove a run folder claimed for a session that could not be built (only while it is empty)."""
+    try:
+        run_dir.rmdir()
+    except OSError:
+        pass
+
+
+def operator_context(scene: Scene, notes: str, role: str) -> str:
+    """What role A's judge sees beyond the speech: notes.md and the scene's coordinator notes."""
+    if role != "A":
+        return ""
+    return notes + (f"\nCoordinator notes: {scene.coordinator_notes}\n" if scene.coordinator_notes else "")
+
+
+def load_scene_cast(scene: Scene, dirs: list[Path], cwd: Path) -> list[Character]:
+    """The cast in scene order: characters found in `dirs` as the format reads them, and cards cast directly."""
+    slugs = [s for s in scene.characters if s not in scene.cards]
+    found = {c.slug: c for c in get(scene.format).load_cast(scene, slugs, dirs)}
+    if scene.cards:
+        from core.characters.importers.cast import card_character
+        found |= {slug: card_character(slug, card, scene.folder, cwd) for slug, card in scene.cards.items()}
+    return [found[slug] for slug in scene.characters]
+
+
+def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
+    """Validate everything, resolve the cast and providers, and return a session ready to run."""
+    scene = scene_or_path if isinstance(scene_or_path, Scene) else load_scene(Path(scene_or_path))
+    fmt = get(scene.format)
+    isolation, role = choices(scene, options)
+    cwd = options.cwd or Path.cwd()
+    cast = load_scene_cast(scene, search_dirs(options.characters_dirs, cwd), cwd)
+    store, explicit = journal_store.store_for(options.journals, scene.journals, scene.folder, cwd)
+    check_display_names(cast)
+    cast = [with_fields(journal_store.place(c, store, explicit), scene.character_fields) for c in cast]
+    seed = options.seed if options.seed is not None else (scene.seed if scene.seed is not None
+                                                          else int.from_bytes(os.urandom(3), "big"))
+    clock = options.clock or RealClock()
+    pool = ProviderPool(seed, clock)
+    setup = Setup(options=options, pool=pool, role=role, cwd=cwd,
+                  spec_for=lambda s, slug: provider_spec(s, slug, options))
+    specs, notices = fmt.default_providers(scene, {c.slug: provider_spec(scene, c.slug, options) for c in cast},
+                                           provider_flag=bool(options.provider))
+    names = [c.name for c in cast]
+    actors = []
+    for character in cast:
+        actor = make_actor(isolation, character, fmt.briefing(character, scene, names), pool.get(specs[character.slug]),
+                           window=scene.limits.window, thread_thinking=scene.thread_thinking)
+        actor.turn_timeout_s = specs[character.slug].turn_timeout_s
+        actors.append(actor)
+    judge_spec = provider_spec(scene, None, options)
+    unpriced = check_budget(options.budget_usd, list(specs.values()) + ([judge_spec] if role != "C" else [])
+                            + fmt.priced_specs(scene, setup))
+    notes = notes_text(scene, isolation, role, specs, judge_spec, seed, cast, fmt) + "".join(f"- {n}\n" for n in notices)
+    coordinator = (RuleCoordinator() if role == "C" else
+                   JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=operator_context(scene, notes, role)))
+    start = {"scene": scene.model_dump(include={"name", "title", "format", "turns", "setting", "goal"}),
+             "cast": {c.slug: c.name for c in cast}, "isolation": isolation, "coordinator": role,
+             "seed": seed, "providers": {s: f"{p.name}:{model_name(p)}" for s, p in specs.items()}}
+    if unpriced:
+        start["unpriced_models"] = unpriced
+    run_dir = run_dir_for(scene, options)
+    session = Session(scene, actors, fmt=fmt, isolation=isolation, coordinator=coordinator, run_dir=run_dir,
+                      notes=notes, start_info=start, clock=clock, max_beats=options.max_beats,
+                      budget_usd=options.budget_usd, characters={c.slug: c for c in cast},
+                      write_character_journals=options.write_character_journals,
+                      judge_provider=pool.get(judge_spec) if role != "C" else None,
+                      pace_s=resolve_pace(options.pace, scene.pace, options.offline_pace,
+                                          [*specs.values(), *([judge_spec] if role != "C" else [])]))
+    try:
+        fmt.prepare(session, setup)
+    except BaseException:
+        _release(run_dir)
+        raise
+    start["max_beats"] = session.state.max_beats
+    session.private_record = private_record(
+        scene, isolation=isolation, role=role, seed=seed, max_beats=session.state.max_beats,
+        budget_usd=options.budget_usd, specs=specs, judge=judge_spec if role != "C" else None, cast=cast,
+        briefings={a.slug: a.briefing for a in actors}, operator_context=operator_context(scene, notes, role))
+    session.private_record.update(write_character_journals=options.write_character_journals, start=start)
+    session.notices = notices
+    start["pace_s"] = session.pace.seconds
+    start.update(fmt.start_facts(scene))
+    return session

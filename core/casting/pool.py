@@ -1,0 +1,39 @@
+"""The providers of one run: one instance per distinct spec, shared by the actors that use it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.clock import Clock
+from core.improv.provider import OfflineProvider
+from core.providers.base import Provider
+from core.providers.registry import make_remote
+from core.providers.spec import ProviderSpec
+
+
+class ProviderPool:
+    """One provider instance per distinct spec; the offline improviser keeps the run's seed and clock."""
+
+    def __init__(self, seed: int, clock: Clock) -> None:
+        self.seed, self.clock = seed, clock
+        self._made: dict[str, Provider] = {}
+
+    def get(self, spec: ProviderSpec) -> Provider:
+        """The run's provider for `spec` (built on first use)."""
+        key = spec.model_dump_json()
+        if key not in self._made:
+            self._made[key] = self._make(spec)
+        return self._made[key]
+
+    def _make(self, spec: ProviderSpec) -> Provider:
+        if spec.name == "offline":
+            return OfflineProvider(seed=self.seed, latency_ms=spec.latency_ms, clock=self.clock)
+        return make_remote(spec, sleep=self.clock.sleep)
+
+
+def make_provider(spec: Any, *, seed: int = 0, sleep: Any = None) -> Provider:
+    """The provider `spec` names: the offline improviser (seeded), or a remote backend (`make_remote`).
+    `sleep` replaces `asyncio.sleep` for retry waits (tests)."""
+    if (getattr(spec, "name", None) or "offline") == "offline":
+        return OfflineProvider(seed=seed, latency_ms=getattr(spec, "latency_ms", None))
+    return make_remote(spec, sleep=sleep)

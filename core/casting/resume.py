@@ -1,0 +1,92 @@
+"""`promptdesk resume RUN_DIR [--base-url URL] [--quiet]`: continue a scene run that was killed.
+
+The session is rebuilt from the run folder alone: the scene, the choices, the providers and each
+actor's briefing from `private.json`, then the state from `events.jsonl`, replayed through the
+engine's own routing rules: every actor's inbox and (isolation b) thread, the coordinator's counters
+(turns, nudges, silent streak, fired events), the public lines, tokens and cost, and the beat number.
+
+The last beat on the log was cut off (a finished beat is always followed by the next one's `beat`
+event, or by the close): it is replayed from its start. Its partial events move from `events.jsonl`
+to `superseded.jsonl` and one `resume` event (`reason: "restart"`) marks the seam (`core.record.seams`), so
+no beat number is repeated and no actor speaks twice in one beat, for any reader of the log. The
+run then closes normally and writes every file.
+
+Exit codes: 0 when the scene closed, 1 when it ended on an error, 2 when the folder is not a run,
+was closed cleanly (nothing to resume) or is of a format that cannot be resumed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from core.engine.actors import Actor, make_actor
+from core.characters.loading import Character
+from core.clock import RealClock
+from core.engine.coordinator import JudgeCoordinator, RuleCoordinator
+from core.errors import InvalidConfig
+from core.record.private import read_private
+from core.casting.pool import ProviderPool
+from core.casting.scene_file import Scene
+from core.formats.registry import get
+from core.providers.spec import ProviderSpec
+from core.record.seams import RESTART, find_cut, supersede
+from core.engine.session import Session
+
+
+def _spec(data: dict[str, Any], base_url: str | None) -> ProviderSpec:
+    spec = ProviderSpec.model_validate(data)
+    return spec.model_copy(update={"base_url": base_url}) if base_url and spec.name != "offline" else spec
+
+
+def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
+    """A session for the run folder, every actor briefed as it was at the start; nothing replayed yet."""
+    record = read_private(run_dir)
+    scene = Scene.model_validate(record["scene"])
+    fmt = get(scene.format)
+    if not fmt.resumable():
+        raise InvalidConfig(f"{run_dir} is a {scene.format} run: only scene runs can be resumed")
+    clock = RealClock()
+    pool = ProviderPool(record["seed"], clock)
+    actors: list[Actor] = []
+    characters: dict[str, Character] = {}
+    for slug, member in record["cast"].items():
+        journal = Path(member.get("journal_path") or run_dir / "journals" / f"{slug}.md")
+        character = Character(slug=slug, name=member["name"], description="", profile=member["profile"],
+                              journal=member["journal"], profile_path=journal.with_name("profile.md"), journal_path=journal)
+        spec = _spec(record["providers"][slug], base_url)
+        actor = make_actor(record["isolation"], character, member["briefing"], pool.get(spec))
+        actor.turn_timeout_s = spec.turn_timeout_s
+        actors.append(actor)
+        characters[slug] = character
+    role = record["coordinator"]
+    coordinator = (RuleCoordinator() if role == "C" else
+                   JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=record.get("operator_context", "")))
+    judge = _spec(record["judge"], base_url) if record.get("judge") else None
+    return Session(scene, actors, fmt=fmt, isolation=record["isolation"], coordinator=coordinator, run_dir=Path(run_dir),
+                   notes=(Path(run_dir) / "notes.md").read_text(encoding="utf-8"), start_info=record.get("start", {}), clock=clock,
+                   max_beats=record["max_beats"], budget_usd=record.get("budget_usd"), characters=characters,
+                   write_character_journals=bool(record.get("write_character_journals", False)),
+                   judge_provider=pool.get(judge) if judge else None)
+
+
+def prepare(run_dir: Path, base_url: str | None = None) -> Session:
+    """The killed run's session, its state replayed from the log up to the cut beat, ready to `run()`.
+
+    Nothing in the folder changes until the run is known to be resumable; then the cut beat's lines
+    move to `superseded.jsonl` (`core.record.seams`)."""
+    run_dir = Path(run_dir)
+    session = rebuild_session(run_dir, base_url)
+    cut = find_cut(run_dir)
+    if cut.closed:
+        raise InvalidConfig(f"{run_dir} was closed cleanly: there is nothing to resume (rebuild its files with "
+                            f"`promptdesk rebuild {run_dir}`)")
+    at = cut.beat
+    session.format.restore(session, cut.kept, at)
+    session.first_beat = session.state.beat = (at.beat or 0) if at else 0
+    session.t_offset = max([0.0, *(e.t for e in cut.kept), at.t if at else 0.0])
+    session.seam = {"text": f"Run resumed after an interruption; beat {session.first_beat} is replayed from its start",
+                    "reason": RESTART, "beat": session.first_beat, "superseded": len(cut.moved)}
+    supersede(run_dir, cut)
+    session.recorder.reopen(cut.kept)
+    return session

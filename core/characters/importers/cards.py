@@ -1,0 +1,156 @@
+"""Character Card V1, V2 and V3 (the character community's format), from JSON or PNG.
+
+V1 is a flat object (`name`, `description`, `personality`, `scenario`, `first_mes`, `mes_example`);
+V2 (`spec: chara_card_v2`) and V3 (`spec: chara_card_v3`) put those and more under `data`. A PNG card
+carries the JSON base64-encoded in a `chara` (V1/V2) or `ccv3` (V3) text chunk; `ccv3` wins when both
+are present. The PNG is read with Pillow.
+
+Mapping (README "Bring your characters"): `name` -> name and slug; `description` and `personality`
+-> profile sections; `mes_example` -> a "Voice" section (`<START>` markers removed); `scenario` and
+`first_mes` -> scene suggestions; `creator_notes`, `tags`, `creator`, `character_version` -> front
+matter; `system_prompt`, `post_history_instructions`, the lorebook and alternate greetings are
+dropped and reported. `{{char}}` becomes the character's name and `{{user}}` the visitor's name.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from core.characters.importers.model import MAX_SOURCE_BYTES, Imported, ImportProblem, bullets, text_field
+
+DEFAULT_USER = "the visitor"
+DROPPED_FIELDS = ("system_prompt", "post_history_instructions", "character_book", "alternate_greetings",
+                  "group_only_greetings", "assets", "extensions")
+_CHAR = re.compile(r"\{\{\s*char\s*\}\}|<BOT>", re.IGNORECASE)
+_USER = re.compile(r"\{\{\s*user\s*\}\}|<USER>", re.IGNORECASE)
+_START = re.compile(r"^\s*<START>\s*$", re.IGNORECASE | re.MULTILINE)
+_PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def is_card(data: Any) -> bool:
+    """Whether parsed JSON looks like a character card of any version."""
+    if not isinstance(data, dict):
+        return False
+    if str(data.get("spec", "")).startswith("chara_card_"):
+        return True
+    return "name" in data and any(k in data for k in ("first_mes", "mes_example", "personality", "char_persona"))
+
+
+def card_json_from_png(path: Path) -> dict[str, Any]:
+    """The card JSON inside a PNG's `ccv3` or `chara` text chunk."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:
+            chunks = dict(getattr(image, "text", {}) or {})
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
+        raise ImportProblem(f"{path}: not a readable PNG ({exc})") from None
+    for key in ("ccv3", "chara"):
+        if key in chunks:
+            return _decode_chunk(path, key, chunks[key])
+    found = ", ".join(sorted(chunks)) or "none"
+    raise ImportProblem(f"{path}: this PNG holds no character card (no `chara` or `ccv3` text chunk; "
+                        f"text chunks found: {found})")
+
+
+def _decode_chunk(path: Path, key: str, value: str) -> dict[str, Any]:
+    """Base64 -> UTF-8 -> JSON object, each failure named."""
+    try:
+        raw = base64.b64decode(value.strip(), validate=True)
+    except (binascii.Error, ValueError):
+        raise ImportProblem(f"{path}: the `{key}` chunk is not valid base64") from None
+    if len(raw) > MAX_SOURCE_BYTES:
+        raise ImportProblem(f"{path}: the `{key}` chunk holds {len(raw):,} bytes; the limit is {MAX_SOURCE_BYTES:,}")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ImportProblem(f"{path}: the `{key}` chunk is not UTF-8 JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ImportProblem(f"{path}: the `{key}` chunk must hold a JSON object")
+    return data
+
+
+def is_png(path: Path) -> bool:
+    """Whether the file starts with the PNG signature (whatever its name says)."""
+    with open(path, "rb") as handle:
+        return handle.read(8) == _PNG_MAGIC
+
+
+def card_fields(path: Path, card: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """(version label, the object holding the fields) for a card of any version."""
+    spec = str(card.get("spec", ""))
+    if spec in ("chara_card_v2", "chara_card_v3"):
+        data = card.get("data")
+        if not isinstance(data, dict):
+            raise ImportProblem(f"{path}: a {spec} card needs a `data` object")
+        return ("card-v3" if spec.endswith("v3") else "card-v2"), data
+    if spec:
+        raise ImportProblem(f"{path}: unknown card spec {spec!r} (expected chara_card_v2 or chara_card_v3)")
+    return "card-v1", card
+
+
+def from_card(path: Path, card: dict[str, Any], user: str = DEFAULT_USER) -> Imported:
+    """An `Imported` character from a card's JSON, placeholders filled in."""
+    version, data = card_fields(path, card)
+    where = str(path)
+    name = text_field(data, "name", where) or text_field(data, "char_name", where)
+    if not name:
+        raise ImportProblem(f"{path}: the card has no `name`")
+    fill = _filler(name, user)
+    description = fill(text_field(data, "description", where) or text_field(data, "char_persona", where))
+    personality = fill(text_field(data, "personality", where))
+    voice = _voice(fill(text_field(data, "mes_example", where) or text_field(data, "example_dialogue", where)))
+    sections = [(title, body) for title, body in (
+        ("Description", description), ("Personality", bullets(personality)), ("Voice", voice)) if body]
+    if not sections:
+        raise ImportProblem(f"{path}: the card has no description, personality or example messages to play from")
+    imported = Imported(name=name, source=version, description=_first_sentence(description or personality),
+                        sections=sections, front=_provenance(data, where, version, path))
+    imported.snippet = {k: v for k, v in (("scenario", fill(text_field(data, "scenario", where) or
+                                                            text_field(data, "world_scenario", where))),
+                                          ("opener", fill(text_field(data, "first_mes", where) or
+                                                          text_field(data, "char_greeting", where)))) if v}
+    imported.dropped = [key for key in DROPPED_FIELDS if _present(data.get(key))]
+    if _USER.search(json.dumps(data, ensure_ascii=False)):
+        imported.notices.append(f"{{{{user}}}} in the card was written as {user!r} (choose with --user NAME)")
+    return imported
+
+
+def _filler(name: str, user: str):
+    """A function replacing `{{char}}` with the name and `{{user}}` with the visitor's name."""
+    return lambda text: _USER.sub(lambda _m: user, _CHAR.sub(lambda _m: name, text))
+
+
+def _voice(examples: str) -> str:
+    """Example dialogue as a block of lines, `<START>` separators removed."""
+    lines = [line.rstrip() for line in _START.sub("", examples).splitlines()]
+    kept = [line for line in lines if line.strip()]
+    return "Example lines, as this character speaks:\n\n" + "\n".join(f"> {line}" for line in kept) if kept else ""
+
+
+def _first_sentence(text: str, limit: int = 200) -> str:
+    """A one-line summary for front matter `description` and the console's cast check."""
+    first = re.split(r"(?<=[.!?])\s+", " ".join(text.split()), maxsplit=1)[0]
+    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
+
+
+def _provenance(data: dict[str, Any], where: str, version: str, path: Path) -> dict[str, Any]:
+    """Front matter kept so the character's origin stays known."""
+    front: dict[str, Any] = {"source": f"{version} from {path.name}"}
+    for key in ("creator", "character_version", "creator_notes"):
+        if value := text_field(data, key, where):
+            front[key] = value
+    tags = data.get("tags")
+    if isinstance(tags, list) and tags:
+        front["tags"] = [str(t) for t in tags if isinstance(t, (str, int, float))]
+    return front
+
+
+def _present(value: Any) -> bool:
+    """Whether a dropped field actually carried something."""
+    return bool(value) if not isinstance(value, dict) else any(_present(v) for v in value.values())

@@ -1,0 +1,80 @@
+"""What an importer produces: one character as Promptdesk will write it, plus what it left out."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.characters.loading import SLUG_MAX
+
+MAX_SOURCE_BYTES = 4_000_000
+"""Largest file an importer reads (cards with embedded art stay far below this)."""
+
+MAX_FIELD_CHARS = 60_000
+"""Longest single text field taken from a source; longer is refused as oversized, not cut."""
+
+
+class ImportProblem(ValueError):
+    """The source file cannot be imported; the message says why and names the file."""
+
+
+@dataclass
+class Imported:
+    """One character read from a foreign format.
+
+    `sections` are the profile's `## ` sections in order (heading, body); `front` is front matter
+    kept for provenance; `snippet` holds scene suggestions (`setting`, `prompt`, `opener`);
+    `dropped` names the source fields that have no place in Promptdesk and were left out;
+    `notices` are things the person importing should know (e.g. how `{{user}}` was filled in).
+    """
+
+    name: str
+    source: str
+    role: str = ""
+    description: str = ""
+    sections: list[tuple[str, str]] = field(default_factory=list)
+    front: dict[str, Any] = field(default_factory=dict)
+    snippet: dict[str, str] = field(default_factory=dict)
+    dropped: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def slug(self) -> str:
+        """The name as a slug: ASCII-folded, lower case, runs of other characters as one hyphen."""
+        return slugify(self.name)
+
+
+def slugify(name: str) -> str:
+    """`Seraphina the Healer` -> `seraphina-the-healer`; "" when nothing slug-worthy is left."""
+    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii").lower()
+    slug = re.sub(r"[^a-z0-9]+", "-", folded).strip("-")
+    return slug[:SLUG_MAX].rstrip("-")
+
+
+def text_field(data: dict[str, Any], key: str, where: str) -> str:
+    """A text field of the source, "" when absent; refused when it is not text or is oversized."""
+    value = data.get(key)
+    if value is None:
+        return ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise ImportProblem(f"{where}: `{key}` must be text, not {type(value).__name__}")
+    if len(value) > MAX_FIELD_CHARS:
+        raise ImportProblem(f"{where}: `{key}` is {len(value):,} characters; the limit is {MAX_FIELD_CHARS:,}")
+    return value.replace("\r\n", "\n").strip()
+
+
+def bullets(text: str) -> str:
+    """Prose or a comma list as `- ` bullets, one per sentence or item (profiles read as bullet lists)."""
+    text = text.strip()
+    if not text:
+        return ""
+    lines = [line.strip(" -*\t") for line in text.splitlines() if line.strip(" -*\t")]
+    if len(lines) == 1:
+        line = lines[0]
+        parts = re.split(r"(?<=[.!?])\s+", line) if re.search(r"[.!?]\s", line) else re.split(r"\s*[,;]\s*", line)
+        lines = [p.strip() for p in parts if p.strip()]
+    return "\n".join(f"- {line}" for line in lines)

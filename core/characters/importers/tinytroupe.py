@@ -1,0 +1,143 @@
+"""TinyTroupe's TinyPerson JSON (`*.agent.json`) as a Promptdesk character.
+
+A TinyPerson holds a `persona` (older files: `_persona`, or the fields at the top level): name, age,
+nationality, occupation, personality traits and Big Five, goals, beliefs, likes and dislikes, skills,
+routines, relationships and more. Each becomes a profile section; the trait sections use the
+headings the offline improviser and real models both read (`## Personality`, `## Communication
+Style`, `## Behavioral Traits`). Fields this module does not know still become sections, so
+nothing in the persona is lost.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from core.characters.importers.model import MAX_FIELD_CHARS, Imported, ImportProblem
+
+_FACTS = ("age", "gender", "nationality", "country_of_residence", "residence", "education")
+_KNOWN = {"name", "occupation", "personality", "style", "long_term_goals", "goals", "beliefs", "preferences",
+          "skills", "behaviors", "relationships", "other_facts", "health", "big_five", *_FACTS}
+
+
+def is_tiny_person(data: Any) -> bool:
+    """Whether parsed JSON looks like a TinyPerson specification."""
+    if not isinstance(data, dict):
+        return False
+    return data.get("type") == "TinyPerson" or isinstance(data.get("persona"), dict) or isinstance(
+        data.get("_persona"), dict)
+
+
+def from_tiny_person(path: Path, data: dict[str, Any]) -> Imported:
+    """An `Imported` character from a TinyPerson specification."""
+    persona = data.get("persona") or data.get("_persona") or data
+    if not isinstance(persona, dict):
+        raise ImportProblem(f"{path}: `persona` must be an object")
+    name = _text(persona.get("name") or data.get("name"))
+    if not name:
+        raise ImportProblem(f"{path}: the TinyPerson has no `name`")
+    role = _occupation_title(persona.get("occupation"))
+    sections = [s for s in (
+        ("Background", _bullets(_background(persona))),
+        ("Personality", _bullets(_traits(persona))),
+        ("Big Five", _bullets(_pairs(_big_five(persona)))),
+        ("Communication Style", _bullets(_items(persona.get("style")))),
+        ("Behavioral Traits", _bullets(_items(_get(persona.get("behaviors"), "general")))),
+        ("Routines", _bullets(_pairs(_get(persona.get("behaviors"), "routines")))),
+        ("Goals", _bullets(_items(persona.get("long_term_goals") or persona.get("goals")))),
+        ("Beliefs", _bullets(_items(persona.get("beliefs")))),
+        ("Interests", _bullets(_items(_get(persona.get("preferences"), "interests")))),
+        ("Likes", _bullets(_items(_get(persona.get("preferences"), "likes")))),
+        ("Dislikes", _bullets(_items(_get(persona.get("preferences"), "dislikes")))),
+        ("Skills", _bullets(_items(persona.get("skills")))),
+        ("Relationships", _bullets(_relationships(persona.get("relationships")))),
+        ("Health", _bullets(_items(persona.get("health")))),
+        ("Other Facts", _bullets(_items(persona.get("other_facts")))),
+    ) if s[1]]
+    sections += [(key.replace("_", " ").title(), body) for key, value in persona.items()
+                 if key not in _KNOWN and (body := _bullets(_items(value) or _pairs(value)))]
+    if not sections:
+        raise ImportProblem(f"{path}: the TinyPerson's persona has nothing to play from")
+    _check_size(path, sections)
+    summary = ", ".join(p for p in (_text(persona.get("age")), _text(persona.get("nationality")), role) if p)
+    return Imported(name=name, source="tinytroupe", role=role, description=summary, sections=sections,
+                    front={"source": f"tinytroupe from {path.name}"})
+
+
+def _text(value: Any) -> str:
+    return "" if value is None or isinstance(value, (dict, list)) else " ".join(str(value).split())
+
+
+def _get(value: Any, key: str) -> Any:
+    return value.get(key) if isinstance(value, dict) else None
+
+
+def _items(value: Any) -> list[str]:
+    """A string or a list of strings (or of small objects) as a list of lines."""
+    if isinstance(value, list):
+        return [line for item in value for line in (_items(item) if isinstance(item, list) else
+                                                   [_text(item) or _inline(item)]) if line]
+    return [_text(value)] if _text(value) else []
+
+
+def _inline(value: Any) -> str:
+    """A small object on one line: `key: value; key: value`."""
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_text(v) or _inline(v)}" for k, v in value.items() if _text(v) or _inline(v))
+    if isinstance(value, list):
+        return "; ".join(_items(value))
+    return _text(value)
+
+
+def _pairs(value: Any) -> list[str]:
+    """An object as `Key: value` lines (lists joined)."""
+    if not isinstance(value, dict):
+        return []
+    return [f"{k.replace('_', ' ').capitalize()}: {_inline(v)}" for k, v in value.items() if _inline(v)]
+
+
+def _occupation_title(value: Any) -> str:
+    return _text(_get(value, "title")) if isinstance(value, dict) else _text(value)
+
+
+def _background(persona: dict[str, Any]) -> list[str]:
+    lines = [f"{k.replace('_', ' ').capitalize()}: {_text(persona[k])}" for k in _FACTS if _text(persona.get(k))]
+    job = persona.get("occupation")
+    if isinstance(job, dict):
+        where = _text(job.get("organization"))
+        line = _occupation_title(job) + (f" at {where}" if where else "")
+        lines.append(f"Occupation: {line}" + (f". {_text(job.get('description'))}" if job.get("description") else ""))
+    elif _text(job):
+        lines.append(f"Occupation: {_text(job)}")
+    return lines
+
+
+def _traits(persona: dict[str, Any]) -> list[str]:
+    personality = persona.get("personality")
+    return _items(personality.get("traits")) if isinstance(personality, dict) else _items(personality)
+
+
+def _big_five(persona: dict[str, Any]) -> Any:
+    return _get(persona.get("personality"), "big_five") or persona.get("big_five")
+
+
+def _relationships(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [f"{k}: {_inline(v)}" for k, v in value.items()]
+    out = []
+    for item in value if isinstance(value, list) else []:
+        if isinstance(item, dict) and item.get("name"):
+            out.append(f"{_text(item['name'])}: {_text(item.get('description'))}".rstrip(": "))
+        elif _inline(item):
+            out.append(_inline(item))
+    return out
+
+
+def _bullets(lines: list[str]) -> str:
+    return "\n".join(f"- {line}" for line in lines if line)
+
+
+def _check_size(path: Path, sections: list[tuple[str, str]]) -> None:
+    total = sum(len(body) for _, body in sections)
+    if total > MAX_FIELD_CHARS * 4:
+        raise ImportProblem(f"{path}: the persona is {total:,} characters; the limit is {MAX_FIELD_CHARS * 4:,}")

@@ -1,0 +1,242 @@
+"""Characters: slugs, where their files live, how they are read, and their journals (DESIGN §4).
+
+A character is named by a slug and resolved, first hit wins, from the `--characters-dir` folders,
+then `./characters/`, then `./.claude/agents/`. In each folder two layouts are accepted:
+
+- `<name>/profile.md`, with the journal at `<name>/journal.md`;
+- `<name>.md` (the `.claude/agents` form), with the journal at `<name>.journal.md` beside it.
+
+The file is found by its listed name or its `name:` (see `core.characters.search`), never by a path
+built from what the user typed. Either file may open with front matter, read tolerantly (see
+`core.characters.front_matter`). Where a run keeps the journal is decided by `core.characters.journal_store`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+
+from core.characters import search as character_search
+
+from core.characters import front_matter
+from core.errors import CharacterLoadError, InvalidConfig
+from core.protocol.sanitize import strip_controls
+
+SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]*(?:\.[a-z0-9][a-z0-9-]*)*")
+SLUG_MAX = 64
+SLUG_RULE = (f"a slug is 1-{SLUG_MAX} characters of lower-case letters, digits and hyphens, "
+             "starting with a letter or digit, with single dots between them (no '/', '..', spaces or capitals)")
+
+_HEADING_SPLIT = re.compile(r"\s+[-—–]\s+")
+
+
+def validate_slug(slug: str, what: str = "character") -> str:
+    """Return `slug` if it is a valid slug; else raise InvalidConfig naming it and the rule.
+
+    Pure string check: it runs before any path is built from the slug.
+    """
+    if not isinstance(slug, str) or len(slug) > SLUG_MAX or not SLUG_RE.fullmatch(slug):
+        raise InvalidConfig(f"Invalid {what} {slug!r}: {SLUG_RULE}.", slug=slug, what=what)
+    return slug
+
+
+@dataclass(frozen=True)
+class Character:
+    """One character as read from disk: who it is, its profile and its journal so far."""
+
+    slug: str
+    name: str
+    description: str
+    profile: str
+    journal: str
+    profile_path: Path
+    journal_path: Path | None
+    """Where this run reads and appends the journal; None when the run has no memory."""
+
+
+def search_dirs(characters_dirs: Sequence[Path] = (), cwd: Path | None = None) -> list[Path]:
+    """The folders searched for characters, in order: the given ones, `characters/`, `.claude/agents/`."""
+    base = Path.cwd() if cwd is None else Path(cwd)
+    ordered = [Path(d) for d in characters_dirs] + [base / "characters", base / ".claude" / "agents"]
+    return list(dict.fromkeys(ordered))
+
+
+def _read(path: Path, slug: str) -> str:
+    """Read a UTF-8 text file, turning every failure into a CharacterLoadError naming it."""
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CharacterLoadError(f"Character '{slug}': {path} is not valid UTF-8 ({exc.reason} at byte {exc.start}).",
+                                 character=slug, path=str(path)) from exc
+    except OSError as exc:
+        raise CharacterLoadError(f"Character '{slug}': cannot read {path} ({exc.strerror or exc}).",
+                                 character=slug, path=str(path)) from exc
+
+
+def _split_front_matter(text: str, path: Path, slug: str) -> front_matter.FrontMatter:
+    """Split tolerant front matter (see `core.characters.front_matter`) from the body; a file whose front
+    matter never closes, whose body is empty, or is only an unresolved include, is refused."""
+    try:
+        parsed = front_matter.split(text)
+    except front_matter.Unclosed as exc:
+        raise CharacterLoadError(f"Character '{slug}': {path}:1: {exc}.", character=slug, path=str(path)) from None
+    body = parsed.body
+    if not body.strip():
+        where = f"below the front matter (which ends on line {parsed.body_line - 1})" if parsed.meta or text.startswith("---") else ""
+        raise CharacterLoadError(f"Character '{slug}': {path} has no profile text {where}".rstrip()
+                                 + " (write who the character is).", character=slug, path=str(path))
+    if _INCLUDES_ONLY.fullmatch(body):
+        first = next(i for i, line in enumerate(body.splitlines()) if line.strip())
+        raise CharacterLoadError(f"Character '{slug}': {path}:{parsed.body_line + first}: the body is only an include "
+                                 f"({body.strip().splitlines()[0].strip()}), which Promptdesk does not resolve; "
+                                 f"paste the included text into the file.", character=slug, path=str(path))
+    return parsed
+
+
+_INCLUDES_ONLY = re.compile(r"\s*(?:\{\{\s*file\s*:[^}]*\}\}\s*)+")
+
+
+def display_name(slug: str, profile: str, front_name: str | None = None) -> str:
+    """Front matter `name`, else the first `# ` heading before " - " / " — ", else the title-cased slug."""
+    if front_name and front_name.strip():
+        return front_name.strip()
+    for line in profile.splitlines():
+        if line.startswith("# "):
+            name = _HEADING_SPLIT.split(line[2:].strip(), maxsplit=1)[0].strip()
+            if name:
+                return name
+            break
+    return slug.replace("-", " ").title()
+
+
+def read_inside(path: Path, root: Path, slug: str) -> str:
+    """Read `path` only if it resolves inside `root`: a symlink out of the tree is refused."""
+    try:
+        inside = path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):
+        inside = False
+    if not inside:
+        raise CharacterLoadError(f"Character '{slug}': {path} resolves outside {root} "
+                                 f"(a symlink leaving the folder); replace it with a regular file.",
+                                 character=slug, path=str(path))
+    return _read(path, slug)
+
+
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _printable_name(slug: str, name: str, path: Path) -> str:
+    """The display name, refused if it holds a newline or any other control character."""
+    if _UNPRINTABLE.search(name):
+        raise CharacterLoadError(f"Character '{slug}': the display name {name!r} in {path} holds a newline or "
+                                 f"control character; give a one-line `name:` of printable text.",
+                                 character=slug, path=str(path))
+    return name
+
+
+def with_fields(character: Character, fields: Sequence[str]) -> Character:
+    """The character with the chosen front matter fields (`description`) written into its profile,
+    so that its briefing carries them; every other field (`tools`, `model`, `color`…) never does."""
+    extra = [f"{key.title()}: {getattr(character, key)}" for key in fields if getattr(character, key, "")]
+    if not extra:
+        return character
+    return replace(character, profile=character.profile.rstrip() + "\n\n" + "\n".join(extra) + "\n")
+
+
+def check_display_names(cast: Sequence[Character]) -> None:
+    """Refuse two cast members whose display names match (ignoring case): no transcript could tell them apart."""
+    seen: dict[str, Character] = {}
+    for character in cast:
+        other = seen.setdefault(character.name.casefold(), character)
+        if other is not character:
+            raise InvalidConfig(f"Two cast members are both called {character.name!r}: '{other.slug}' "
+                                f"({other.profile_path}) and '{character.slug}' ({character.profile_path}); "
+                                f"give one of them another `name:`.", name=character.name)
+
+
+def _from_files(slug: str, profile_path: Path, journal_path: Path, folder: Path) -> Character:
+    """Build a Character from its profile file and (possibly missing) journal file, both of
+    which must stay inside the characters `folder`."""
+    parsed = _split_front_matter(read_inside(profile_path, folder, slug), profile_path, slug)
+    profile = parsed.body
+    present = journal_path.is_file() or journal_path.is_symlink()
+    journal = read_inside(journal_path, folder, slug) if present else ""
+    return Character(slug=slug, name=_printable_name(slug, display_name(slug, profile, parsed.text("name", fold=False)), profile_path),
+                     description=parsed.text("description"), profile=profile,
+                     journal=journal, profile_path=profile_path, journal_path=journal_path)
+
+
+def load_character(slug: str, dirs: Sequence[Path], cwd: Path | None = None) -> Character:
+    """Find (by file name or `name:`, see `core.characters.search`) and read one character; raise
+    CharacterLoadError listing the paths searched and the nearest names on disk if absent."""
+    validate_slug(slug)
+    found = character_search.find(slug, dirs)
+    if found is not None:
+        return _from_files(slug, found.profile, found.journal, found.folder)
+    searched = [str(path) for folder in dirs for path in (Path(folder) / slug / "profile.md", Path(folder) / f"{slug}.md")]
+    where = ", ".join(searched) if searched else "(no folders to search)"
+    near = character_search.near_matches(slug, dirs, cwd)
+    hint = f" Did you mean {' or '.join(near)}?" if near else ""
+    raise CharacterLoadError(f"Character '{slug}' not found. Searched: {where}.{hint}", character=slug,
+                             searched=searched, near=near)
+
+
+def load_cast(slugs: Sequence[str], dirs: Sequence[Path]) -> list[Character]:
+    """Load every character or none: slugs are checked first, then every failure is reported."""
+    for slug in slugs:
+        validate_slug(slug)
+    duplicates = sorted({s for s in slugs if list(slugs).count(s) > 1})
+    if duplicates:
+        raise InvalidConfig(f"Duplicate character(s) in the cast: {', '.join(duplicates)}.", duplicates=duplicates)
+    cast: list[Character] = []
+    failures: list[CharacterLoadError] = []
+    for slug in slugs:
+        try:
+            cast.append(load_character(slug, dirs))
+        except CharacterLoadError as exc:
+            failures.append(exc)
+    if len(failures) == 1:
+        raise failures[0]
+    if failures:
+        raise CharacterLoadError("\n".join(f.message for f in failures),
+                                 character=failures[0].context.get("character"),
+                                 characters=[f.context.get("character") for f in failures])
+    check_display_names(cast)
+    return cast
+
+
+JOURNAL_ENTRY_MAX = 8000
+"""The longest journal entry kept, in characters; a longer one is cut and says so."""
+
+
+def cap_entry(entry: str) -> str:
+    """The entry, cut to `JOURNAL_ENTRY_MAX` characters with a visible note when longer."""
+    entry = entry.strip()
+    if len(entry) <= JOURNAL_ENTRY_MAX:
+        return entry
+    return entry[:JOURNAL_ENTRY_MAX].rstrip() + f"\n\n[entry cut at {JOURNAL_ENTRY_MAX} characters]"
+
+
+def append_journal(character: Character, entry: str, *, when: datetime, scene_title: str) -> None:
+    """Append an entry under a dated `## YYYY-mm-dd HH:MM — title` header, creating the file if needed.
+
+    A journal that does not exist yet starts with what the run read as the character's journal
+    (a store seeded from the journal beside the character); a run without memory writes nothing.
+    """
+    path = character.journal_path
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() and character.journal.strip():
+        path.write_text(character.journal, encoding="utf-8")
+    lead = ""
+    if path.is_file() and path.stat().st_size:
+        with path.open("rb") as existing:
+            existing.seek(-1, 2)
+            lead = "" if existing.read(1) == b"\n" else "\n"
+    block = f"{lead}\n## {when:%Y-%m-%d %H:%M} — {scene_title}\n\n{strip_controls(cap_entry(entry))}\n"
+    with path.open("a", encoding="utf-8") as journal:
+        journal.write(block)

@@ -1,0 +1,6 @@
+"""The commands: the entry point and parser (`main`), `--batch` (`batch`), and one small module per
+command (audit, rebuild, resume, importing, sweep, metrics, compare, report), sharing `common`.
+
+The top of the core: may import any room of it; never `tui` (the console hands itself in through
+`common.Console`, from `tui.launch`).
+"""

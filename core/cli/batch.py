@@ -1,0 +1,149 @@
+"""Headless runs: one scene to its close, a line per turn and a summary on stderr.
+
+Exit codes: 0 when the scene closed (any reason, a stop included), 2 on invalid input (the
+message names what to fix), 1 otherwise: an engine error, a run whose calls fail (close reason
+`provider-error`, the cause on stderr; see `core.engine.outcome`), or a run folder that could not be
+written (a full disk, a permission). Ctrl-C, SIGTERM and SIGHUP stop the scene gracefully: the log
+is closed with a `stop` event and every file of the run folder is still written, during the
+journal step too. A closed stderr (`2>&1 | head -1`) silences the printing, never the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+from typing import Any, TextIO
+
+from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
+from core.record.events import BaseEvent, CloseEvent, SpeakEvent
+from core.protocol.lines import speech_line
+from core.engine.outcome import PROVIDER_ERROR
+from core.protocol.sanitize import strip_controls
+from core.casting import scene_file
+from core.casting.build import RunOptions, build_session
+from core.engine.format import SceneReader
+from core.formats.registry import FORMATS
+from core.record.lines import PLAIN, FormatLines
+
+def options_from(ns: argparse.Namespace) -> RunOptions:
+    """The run options a parsed command line asks for."""
+    return RunOptions(isolation=ns.isolation, coordinator=ns.coordinator, provider=ns.provider, model=ns.model,
+                      base_url=ns.base_url, characters_dirs=list(ns.characters_dirs), out=ns.out, seed=ns.seed,
+                      max_beats=ns.max_beats, budget_usd=ns.budget_usd, journals=ns.journals,
+                      on_escalate=getattr(ns, "on_escalate", None), headless=True,
+                      pace=getattr(ns, "pace", None))
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Signals that stop the scene the way Ctrl-C does."""
+
+
+def say(stream: TextIO, text: str) -> bool:
+    """Print a line to `stream`; False (and never an exception) when the reader has gone away.
+    A closed stderr is pointed at /dev/null so that the interpreter's last flush stays quiet."""
+    try:
+        print(strip_controls(text), file=stream, flush=True)
+        return True
+    except (BrokenPipeError, ValueError, OSError):
+        _silence(stream)
+        return False
+
+
+def _silence(stream: TextIO) -> None:
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
+class TurnPrinter:
+    """Prints one line per turn, world event, system line and close, with control sequences removed.
+    Once the stream is closed it goes quiet; the run is unaffected."""
+
+    def __init__(self, cast: dict[str, str], stream: TextIO, quiet: bool = False, own: FormatLines = PLAIN) -> None:
+        self.cast, self.stream, self.quiet, self.own = cast, stream, quiet, own
+
+    def __call__(self, event: BaseEvent) -> None:
+        line = self.line(event)
+        if line and not self.quiet:
+            self.quiet = not say(self.stream, strip_controls(line))
+
+    def line(self, event: BaseEvent) -> str | None:
+        """The printed form of an event, or None for events not worth a line."""
+        where = f"[beat {event.beat}]" if event.beat is not None else "[-]"
+        if isinstance(event, SpeakEvent):
+            name = self.cast.get(event.from_, event.from_)
+            if event.action == "silent":
+                return f"{where} {name} (silent{': ' + event.nonverbal if event.nonverbal else ''})"
+            return f"{where} {speech_line(name, event)}"
+        if isinstance(event, CloseEvent):
+            return f"{where} scene closed: {event.reason}"
+        own = self.own.printed(event, self.cast)
+        if own is not None:
+            return own
+        if event.type in ("event", "system", "note", "stop", "correct"):
+            return f"{where} [{event.type.upper()}: {event.text}]"
+        return None
+
+
+def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
+    """Run the scene of `--batch` and return the exit code."""
+    stream = stream or sys.stderr
+    try:
+        session = build_session(scene_for(ns), options_from(ns))
+    except PromptdeskError as exc:
+        say(stream, str(exc))
+        return EXIT_INVALID
+    for notice in session.notices:
+        say(stream, notice)
+    for model in session.start_info.get("unpriced_models", []):
+        say(stream, f"WARNING: no price is known for {model}: its cost counts as $0 (unknown) "
+            f"in the totals and metadata.json.")
+    session.subscribe(TurnPrinter(session.state.cast, stream, quiet=ns.quiet, own=session.format.lines))
+    result = asyncio.run(_run_with_signals(session))
+    unit, played = session.format.unit, session.format.played(session, result)
+    cost = f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}, {result.errors} actor failures"
+    if result.error is not None:
+        say(stream, f"{result.error}\nThe run stopped after {played} {unit}, {cost}.\nRun folder: {result.run_dir}")
+        return EXIT_FAILED
+    goal = {True: "goal achieved", False: "goal not achieved"}.get(result.goal_achieved, "goal unknown")
+    say(stream, f"Scene closed: {result.close_reason} ({goal}) after {played} {unit}, {cost}.\n"
+        f"Run folder: {result.run_dir}")
+    if result.close_reason == PROVIDER_ERROR:
+        say(stream, f"Run failed: {session.failure or session.health.cause}")
+    return EXIT_FAILED if result.close_reason in ("error", PROVIDER_ERROR) else EXIT_CLOSED
+
+
+def scene_for(ns: argparse.Namespace) -> Any:
+    """The scene `--batch` runs: the file, unless a format's flags make or change it."""
+    reader = SceneReader(scene_file.load_scene, lambda data, source: scene_file.scene_from_dict(data, source=source))
+    for fmt in FORMATS.values():
+        scene = fmt.scene_from_flags(ns, reader)
+        if scene is not None:
+            return scene
+    return ns.batch
+
+
+async def _run_with_signals(session):
+    """Run the session; Ctrl-C, SIGTERM and SIGHUP ask it to stop instead of killing the process."""
+    loop = asyncio.get_running_loop()
+    installed = []
+    for signum in STOP_SIGNALS:
+        try:
+            loop.add_signal_handler(signum, session.stop)
+            installed.append(signum)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+    try:
+        return await session.run()
+    finally:
+        for signum in installed:
+            loop.remove_signal_handler(signum)

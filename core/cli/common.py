@@ -1,0 +1,29 @@
+"""What the commands share: one way to refuse bad input, and the console as the core may ask for it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Protocol
+
+from core.errors import EXIT_INVALID
+
+
+class Console(Protocol):
+    """The console, as a command may use it without importing it (given by `tui.launch`)."""
+
+    def open(self, ns: argparse.Namespace, scene: Path | None = None, replay: Path | None = None) -> int: ...
+
+    def compare(self, folders: list[Path], by: str) -> int: ...
+
+
+NO_CONSOLE = ("INVALID_CONFIG: the console is not part of this command; run `promptdesk` (with the same "
+              "arguments) to open it")
+
+
+def refuse(problem: BaseException | str) -> int:
+    """Say on stderr what is wrong (an error of Promptdesk's says it in its own words, with its code)
+    and return exit code 2, the code of every command for input that names what to fix."""
+    print(str(problem), file=sys.stderr)
+    return EXIT_INVALID

@@ -1,0 +1,65 @@
+"""`promptdesk import FILE... [--to DIR] [--user NAME] [--force]`: bring characters in.
+
+Reads Character Card V1/V2/V3 (JSON or PNG) and TinyTroupe TinyPerson JSON, and writes each as a
+Promptdesk character (`DIR/<slug>/profile.md` and `DIR/<slug>/scene-snippet.yaml`). Every file is
+checked before anything is written: one bad file means nothing is written, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from core.errors import EXIT_CLOSED, EXIT_INVALID
+from core.characters.importers.cards import DEFAULT_USER
+from core.characters.importers.model import ImportProblem
+from core.characters.importers.read import read_source
+from core.characters.importers.write import check_free, snippet_text, write
+from core.protocol.sanitize import strip_controls
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="promptdesk import",
+                                description="Import character cards (V1/V2/V3, JSON or PNG) and TinyTroupe "
+                                            "TinyPerson JSON as Promptdesk characters.")
+    p.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    p.add_argument("--to", type=Path, default=Path("characters"), metavar="DIR",
+                   help="the characters folder to write into (default: characters/)")
+    p.add_argument("--user", default=DEFAULT_USER, metavar="NAME",
+                   help=f"who {{{{user}}}} is in a card's story (default: {DEFAULT_USER!r})")
+    p.add_argument("--force", action="store_true", help="replace a character that already exists")
+    return p
+
+
+def main(argv: list[str], out: TextIO | None = None) -> int:
+    """Run the import; returns the exit code (0 imported, 2 nothing written)."""
+    out = out or sys.stderr
+    ns = parser().parse_args(argv)
+    try:
+        imported = [read_source(path, ns.user) for path in ns.files]
+        slugs = [item.slug for item in imported]
+        twice = sorted({s for s in slugs if slugs.count(s) > 1})
+        if twice:
+            raise ImportProblem(f"two files would both become {', '.join(twice)}; import them separately")
+        for item in imported:
+            check_free(item, ns.to, ns.force)
+    except ImportProblem as exc:
+        print(strip_controls(f"INVALID_CONFIG: {exc} — nothing was imported."), file=out)
+        return EXIT_INVALID
+    for item in imported:
+        folder = write(item, ns.to)
+        _report(item, folder, out)
+    return EXIT_CLOSED
+
+
+def _report(item, folder: Path, out: TextIO) -> None:
+    """What was written, what was left out, and the scene snippet."""
+    lines = [f"Imported {item.name} ({item.source}) as `{item.slug}`: {folder / 'profile.md'}"]
+    lines += [f"  note: {notice}" for notice in item.notices]
+    if item.dropped:
+        lines.append(f"  dropped (no place in Promptdesk): {', '.join(item.dropped)}")
+    lines.append(f"  scene snippet ({folder / 'scene-snippet.yaml'}):")
+    lines += [f"    {line}" for line in snippet_text(item).splitlines()]
+    print(strip_controls("\n".join(lines)), file=out)

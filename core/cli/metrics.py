@@ -1,0 +1,58 @@
+"""`promptdesk metrics RUN_DIR [--json]`: one run's metrics as a table or as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from core.cli.common import refuse
+from core.errors import EXIT_CLOSED, PromptdeskError
+from core.experiments.metrics import RunMetrics, metrics_of
+
+ACTOR_COLUMNS = ("turns", "silences", "interruptions", "reactions", "words", "talk_share", "tokens", "cost_usd",
+                 "cache_read_share", "echo", "failures", "corrections")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="promptdesk metrics", description="Measure one run from its events.jsonl alone.")
+    p.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    ns = parser().parse_args(argv)
+    try:
+        metrics = metrics_of(ns.run_dir)
+    except PromptdeskError as exc:
+        return refuse(str(exc))
+    print(json.dumps(metrics.to_dict(), indent=2) if ns.json else table(metrics))
+    return EXIT_CLOSED
+
+
+def grid(rows: list[list[str]]) -> str:
+    """Rows of cells as aligned plain-text columns (first column left, the rest right)."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+                     for row in rows)
+
+
+def cell(value: object) -> str:
+    """One value as printed in a table."""
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def table(m: RunMetrics) -> str:
+    """The run's metrics: a summary, a per-actor table and the address matrix."""
+    summary = [[k, cell(v)] for k, v in m.to_dict().items() if k not in ("actors", "addressed")]
+    actors = [["actor", *ACTOR_COLUMNS]] + [[slug, *(cell(getattr(a, c)) for c in ACTOR_COLUMNS)]
+                                            for slug, a in m.actors.items()]
+    targets = sorted({t for row in m.addressed.values() for t in row})
+    matrix = [["from \\ to", *targets]] + [[slug, *(str(row.get(t, 0)) for t in targets)]
+                                          for slug, row in m.addressed.items()]
+    return "\n\n".join([grid(summary), grid(actors), grid(matrix) if targets else "no speech addressed"])

@@ -1,0 +1,24 @@
+"""`promptdesk rebuild RUN_DIR`: rewrite every derived file of a run from its `events.jsonl` alone.
+Exit 0 when rebuilt, 2 when the folder is not a run."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from core.cli.common import refuse
+from core.errors import EXIT_CLOSED, NotARun
+from core.formats.registry import of_run
+from core.record.rebuild import rebuild
+
+
+def main(args: list[str]) -> int:
+    """The command: exit 0 when rebuilt, 2 when not a run."""
+    if len(args) != 1:
+        return refuse("INVALID_CONFIG: usage: promptdesk rebuild RUN_DIR")
+    try:
+        count = rebuild(Path(args[0]), lambda events: of_run(events).lines)
+    except (NotARun, OSError) as exc:
+        return refuse(str(exc) if isinstance(exc, NotARun) else f"NOT_A_RUN: cannot rebuild {args[0]}: {exc}")
+    print(f"Rebuilt the derived files of {args[0]} from {count} events.", file=sys.stderr)
+    return EXIT_CLOSED

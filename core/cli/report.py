@@ -1,0 +1,32 @@
+"""`promptdesk report RUN_DIR|SWEEP_DIR --html FILE`: write one self-contained HTML file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from core.cli.common import refuse
+from core.errors import EXIT_CLOSED, PromptdeskError
+from core.experiments.report import report
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="promptdesk report", description="A shareable HTML page of a run or a sweep.")
+    p.add_argument("path", type=Path, metavar="RUN_DIR | SWEEP_DIR")
+    p.add_argument("--html", type=Path, required=True, metavar="FILE", help="the HTML file to write")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    ns = parser().parse_args(argv)
+    try:
+        text = report(ns.path)
+    except PromptdeskError as exc:
+        return refuse(str(exc))
+    try:
+        ns.html.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        return refuse(f"INVALID_CONFIG: cannot write --html {ns.html}: {exc.strerror}")
+    print(f"Report: {ns.html}", file=sys.stderr)
+    return EXIT_CLOSED

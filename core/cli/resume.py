@@ -1,0 +1,45 @@
+"""`promptdesk resume RUN_DIR [--base-url URL] [--quiet]`: continue a scene run that was killed.
+
+How the session is rebuilt and its cut beat replayed: `core.casting.resume`.
+Exit codes: 0 when the scene closed, 1 when it ended on an error, 2 when the folder is not a run,
+was closed cleanly (nothing to resume) or is of a format that cannot be resumed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from core.casting.resume import prepare
+from core.cli.common import refuse
+from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="promptdesk resume", description="Continue a scene run that was killed.")
+    p.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    p.add_argument("--base-url", dest="base_url", help="a new address for the run's remote providers")
+    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    return p
+
+
+def main(args: list[str]) -> int:
+    """The command; exit 0 closed, 1 ended on an error, 2 not resumable."""
+    from core.cli.batch import TurnPrinter, _run_with_signals
+
+    try:
+        ns = parser().parse_args(args)
+    except SystemExit as exc:
+        return EXIT_INVALID if exc.code else EXIT_CLOSED
+    try:
+        session = prepare(ns.run_dir, ns.base_url)
+    except (PromptdeskError, OSError, ValueError) as exc:
+        return refuse(exc if isinstance(exc, PromptdeskError) else f"NOT_A_RUN: cannot resume {ns.run_dir}: {exc}")
+    print(f"Resuming {ns.run_dir} at beat {session.first_beat}.", file=sys.stderr)
+    session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
+    result = asyncio.run(_run_with_signals(session))
+    print(f"Scene closed: {result.close_reason} after {result.beats} beats, {session.state.tokens:,} tokens, "
+          f"${session.state.cost_usd:.4f}, {result.errors} actor failures.\nRun folder: {result.run_dir}", file=sys.stderr)
+    return EXIT_FAILED if result.close_reason == "error" else EXIT_CLOSED

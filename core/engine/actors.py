@@ -1,0 +1,194 @@
+"""Actors: one per character, holding only its own briefing and what was routed to it.
+
+Isolation (a) — `StatelessActor`: every turn is one fresh request, rebuilt from the public lines
+this actor has witnessed; no conversation persists in the actor between turns.
+Isolation (b) — `ThreadActor`: the actor keeps its own message thread for the whole scene; the
+briefing is a stable, cached prefix and the thread grows only by what is routed to it, dropping its
+oldest turns in blocks (`limits.window`) so that requests stay bounded.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from core.engine.briefing import beat_update
+from core.characters.loading import Character
+from core.providers.base import ChatMessage, Provider, Request
+
+WITNESSED_HEADING = "WHAT YOU HAVE WITNESSED SO FAR (speech only; your own lines marked 'you'):"
+RECENT_HEADING = ("WHAT YOU HAVE WITNESSED RECENTLY (the last {n} lines; earlier ones are not repeated; "
+                  "speech only; your own lines marked 'you'):")
+DROPPED_NOTE = "(Earlier lines of this scene were dropped from this conversation to keep it short.)"
+DEFAULT_WINDOW = 10
+NORMALISED = re.compile(r"<thinking>(.*)</thinking>\n<speech>(.*)</speech>", re.DOTALL)
+
+
+def tokens(text: str) -> int:
+    """A provider-neutral token estimate (about four characters a token)."""
+    return math.ceil(len(text) / 4)
+
+
+class Actor:
+    """Common to both isolation options: identity, briefing, provider and the pending inbox."""
+
+    isolation = "?"
+
+    def __init__(self, character: Character, briefing: str, provider: Provider) -> None:
+        self.slug = character.slug
+        self.name = character.name
+        self.briefing = briefing
+        self.provider = provider
+        self.inbox: list[str] = []
+        self.turn_timeout_s: float | None = None
+
+    def receive(self, item: str) -> None:
+        """Queue one routed line (speech, world event, note) for this actor's next turn."""
+        self.inbox.append(item)
+
+    def take_inbox(self, beat: int, last_beat: int | None) -> tuple[str, list[str]]:
+        """The user message for this turn and the items in it, emptying the inbox."""
+        items, self.inbox = self.inbox, []
+        return beat_update(beat, items, last_beat=last_beat), items
+
+    def request(self, user_text: str, beat: int, purpose: str = "turn") -> Request:
+        raise NotImplementedError
+
+    def remember(self, user_text: str, items: list[str], response: str, own_line: str | None) -> None:
+        """Keep what this isolation option keeps after a turn."""
+        raise NotImplementedError
+
+    def correction(self, original: Request, bad: str, prompt: str) -> Request:
+        """The same request plus the malformed answer and the correction prompt of spec 000."""
+        messages = [*original.messages, ChatMessage(role="assistant", content=bad or "(empty)"),
+                    ChatMessage(role="user", content=prompt)]
+        return original.model_copy(update={"messages": messages, "purpose": "correct"})
+
+
+class StatelessActor(Actor):
+    """Isolation (a): a sub-agent per turn. Holds the last `window` public lines it witnessed, never
+    its own thinking; older lines are forgotten and the heading says so."""
+
+    isolation = "a"
+
+    def __init__(self, character: Character, briefing: str, provider: Provider, *, window: int = DEFAULT_WINDOW) -> None:
+        super().__init__(character, briefing, provider)
+        self.window = window
+        self.witnessed: list[str] = []
+        self.forgotten = 0
+
+    def request(self, user_text: str, beat: int, purpose: str = "turn") -> Request:
+        content = user_text
+        if self.witnessed:
+            heading = WITNESSED_HEADING if not self.forgotten else RECENT_HEADING.format(n=len(self.witnessed))
+            content = heading + "\n" + "\n".join(self.witnessed) + "\n\nNOW:\n" + user_text
+        return Request(to=self.slug, purpose=purpose, system=self.briefing, beat=beat,
+                       messages=[ChatMessage(role="user", content=content)])
+
+    def remember(self, user_text: str, items: list[str], response: str, own_line: str | None) -> None:
+        self.witnessed += items
+        if own_line:
+            self.witnessed.append(f"(you) {own_line}")
+        excess = len(self.witnessed) - self.window
+        if excess > 0:
+            self.witnessed, self.forgotten = self.witnessed[excess:], self.forgotten + excess
+
+
+LAST_THOUGHT_HEADING = "YOUR LAST PRIVATE THOUGHT (only you ever see it):"
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One turn of an actor's own thread: what it was told, and its reply split into thinking and speech."""
+
+    user: str
+    thinking: str | None
+    speech: str | None
+    raw: str
+
+    def reply(self, with_thinking: bool) -> str:
+        """The assistant message as re-sent: whole, or its speech alone."""
+        if self.speech is None or with_thinking:
+            return self.raw
+        return f"<speech>{self.speech}</speech>"
+
+
+class ThreadActor(Actor):
+    """Isolation (b): its own API conversation for the whole scene, with a cached briefing.
+
+    Bounded: once the thread holds twice `window` turns (or, with a `token_budget`, more tokens than
+    it allows), the oldest turns are dropped at once (`window`, or half), so
+    the request prefix stays byte-stable between drops (caching keeps working) and the first message
+    left says that earlier lines were dropped. `thread_thinking` decides which past thoughts are re-sent:
+    `keep` every reply whole, `drop` none, `last` (default) only the most recent one. Under `last`
+    every re-sent reply is its speech alone and the most recent thought opens the new update
+    (`LAST_THOUGHT_HEADING`), so no message already sent is ever rewritten and the whole thread
+    stays a cacheable prefix."""
+
+    isolation = "b"
+
+    def __init__(self, character: Character, briefing: str, provider: Provider, *, window: int = DEFAULT_WINDOW,
+                 thread_thinking: str = "last") -> None:
+        super().__init__(character, briefing, provider)
+        self.window = window
+        self.thread_thinking = thread_thinking
+        self.exchanges: list[Exchange] = []
+        self.dropped = 0
+        self.token_budget: int | None = None
+        """When set (collaborate's 2–3K-token window), the kept turns also stay under this estimate."""
+
+    @property
+    def thread(self) -> list[ChatMessage]:
+        """The messages re-sent before this turn's update."""
+        kept = self.exchanges[self.dropped:]
+        messages: list[ChatMessage] = []
+        for index, exchange in enumerate(kept):
+            user = DROPPED_NOTE + "\n\n" + exchange.user if index == 0 and self.dropped else exchange.user
+            messages += [ChatMessage(role="user", content=user),
+                         ChatMessage(role="assistant", content=exchange.reply(self.thread_thinking == "keep"))]
+        return messages
+
+    def update(self, user_text: str) -> str:
+        """The new user message: under `last`, the most recent thought first, then the update."""
+        last = self.exchanges[-1] if self.exchanges and self.thread_thinking == "last" else None
+        if last is None or not last.thinking or last.speech is None:
+            return user_text
+        return f"{LAST_THOUGHT_HEADING}\n{last.thinking}\n\n{user_text}"
+
+    def request(self, user_text: str, beat: int, purpose: str = "turn") -> Request:
+        return Request(to=self.slug, purpose=purpose, system=self.briefing, beat=beat,
+                       cache_prefix=True, cache_key=f"promptdesk-{self.slug}",
+                       messages=[*self.thread, ChatMessage(role="user", content=self.update(user_text))])
+
+    def remember(self, user_text: str, items: list[str], response: str, own_line: str | None) -> None:
+        thinking, speech = split_reply(response)
+        self.exchanges.append(Exchange(self.update(user_text), thinking, speech, response))
+        while self._over():
+            kept = len(self.exchanges) - self.dropped
+            self.dropped += max(1, min(self.window, kept // 2))
+
+    def _over(self) -> bool:
+        """Twice the window of turns kept, or (with a token budget) more tokens than it allows."""
+        kept = self.exchanges[self.dropped:]
+        if len(kept) >= 2 * self.window:
+            return True
+        return bool(self.token_budget) and len(kept) > 1 and \
+            sum(tokens(m.content) for m in self.thread) > (self.token_budget or 0)
+
+
+def split_reply(response: str) -> tuple[str | None, str | None]:
+    """The thinking and speech of a normalised reply (`<thinking>…</thinking>\n<speech>…</speech>`),
+    or (None, None) when it has another shape."""
+    match = NORMALISED.fullmatch(response)
+    return (match.group(1), match.group(2)) if match else (None, None)
+
+
+def make_actor(isolation: str, character: Character, briefing: str, provider: Provider, *,
+               window: int = DEFAULT_WINDOW, thread_thinking: str = "last") -> Actor:
+    """The actor class for the chosen isolation option, with the scene's context window."""
+    if isolation == "b":
+        return ThreadActor(character, briefing, provider, window=window, thread_thinking=thread_thinking)
+    if isolation == "a":
+        return StatelessActor(character, briefing, provider, window=window)
+    raise KeyError(isolation)

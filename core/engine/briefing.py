@@ -1,0 +1,86 @@
+"""What an actor is told: its briefing (spec 000's order) and the factual lines routed to it.
+
+Every string an actor ever receives is built here, from its own character, its own perspective
+and public speech. Nothing here accepts a thinking event, another actor's profile or journal, or
+the coordinator's notes: that is the isolation guarantee in code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core.characters.loading import Character
+from core.protocol.lines import folded
+from core.engine.scene import Scene
+
+ACTOR_SYSTEM_PROMPT = """\
+You are an actor. You play exactly one character in a scene with other characters, each played by
+another actor you cannot see. Stay in character. Never describe another character's thoughts.
+
+Answer every turn in exactly this form and nothing else:
+<thinking>Your character's private reasoning, in their own voice. No one else ever sees it.</thinking>
+<speech>What your character says or does aloud.</speech>
+
+Inside <speech>, start with a bracket header, then the spoken words in quotes:
+  [TO: <name>, TONE: <emotion>] "words"              directed dialogue
+  [TONE: <emotion>] "words"                          general dialogue
+  [TO: <name>, TONE: <emotion>, *action*] "words"    dialogue with a gesture
+  [INTERRUPT after "<phrase>", TONE: <emotion>] "words"   cutting someone off
+  [SILENT] or [SILENT, *action*]                     saying nothing (always allowed)
+  [REACT, TONE: <emotion>, *action*]                 a wordless reaction
+Only speak when your character naturally would; silence is a fine answer.
+If your character has clearly said all they came to say, you may end the scene with
+<speech>*[the scene ends here]*</speech>."""
+
+OPENING_INSTRUCTION = (
+    "The scene begins now. Wait for the other character to speak, "
+    "or speak first if the scene briefing calls for it."
+)
+BEGIN_NOTE = "You speak first. Begin the scene."
+SOFT_CAP_NUDGE = (
+    "You sense the natural end of this conversation approaching. "
+    "Bring it to a close in your own way over the next 2–3 turns."
+)
+STALL_NOTE = "Someone should respond to move the scene forward."
+JOURNAL_PROMPT = (
+    "The scene has ended. Step partly back — not out of the character, but into reflective mode. "
+    "Write a brief journal entry (200–500 words) in the character's first-person voice about what "
+    "happened in the scene, what surprised them, what they're left thinking, what they might do or "
+    "feel differently next time. This will become part of the character's memory for the next "
+    "scene they're in. Write only the entry, with no tags."
+)
+
+
+def build_briefing(character: Character, scene: Scene, cast_names: Sequence[str]) -> str:
+    """The system prompt for one actor: system prompt, profile, journal, own perspective, instruction."""
+    others = [n for n in cast_names if n != character.name]
+    scene_lines = [f"Title: {scene.title}"]
+    if scene.setting:
+        scene_lines.append(f"Setting: {scene.setting}")
+    if scene.prompt:
+        scene_lines.append(scene.prompt.strip())
+    if scene.goal:
+        scene_lines.append(f"Goal of the scene: {scene.goal}")
+    scene_lines.append(f"You are {character.name}. Also present: {', '.join(others) or 'no one'}.")
+    perspective = scene.perspective_for(character.slug)
+    if perspective:
+        scene_lines.append(f"Your private perspective: {perspective.strip()}")
+    return "\n\n".join([
+        ACTOR_SYSTEM_PROMPT,
+        "## YOUR CHARACTER\n\n" + character.profile.strip(),
+        "## YOUR JOURNAL\n\n" + (character.journal.strip() or "(no entries yet)"),
+        "## THE SCENE — your perspective\n\n" + "\n".join(scene_lines),
+        "## INSTRUCTION\n\n" + OPENING_INSTRUCTION,
+    ])
+
+
+def note_line(text: str) -> str:
+    """A director's note, addressed to the actor that receives it: one line, like every routed item."""
+    return f"DIRECTOR NOTE: {folded(text)}"
+
+
+def beat_update(beat: int, items: Sequence[str], *, last_beat: int | None = None) -> str:
+    """The user message for one turn: the beat number, then what happened since, then the ask."""
+    heading = f"BEAT {beat}" + (f" of at most {last_beat}" if last_beat else "")
+    body = "\n".join(items) if items else "(nothing new has happened)"
+    return f"{heading}\n\n{body}\n\nRespond in character, or stay silent."

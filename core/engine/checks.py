@@ -1,0 +1,149 @@
+"""After every beat: explicit close, budget, caps, stall and the coordinator's judgment.
+
+The mechanical rules (caps, `max_beats`, stall, budget) apply whatever the coordinator role;
+judgment calls (is this a natural close?) are the coordinator's. A natural close is never taken
+at beat 0 nor before every actor has spoken `limits.min_turns_per_character` times. At close the
+coordinator's goal verdict is added (`with_verdict`), kept apart from the close reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from core.engine.briefing import SOFT_CAP_NUDGE, STALL_NOTE
+from core.engine.coordinator import Decision, SceneView, marker_verdict
+from core.record.events import COORDINATOR, SpeakEvent
+from core.protocol.lines import speech_line
+
+if TYPE_CHECKING:
+    from core.engine.stage import Stage
+
+NUDGE_GRACE_TURNS = 3
+"""Turns a nudged actor gets to close the scene before the soft cap closes it."""
+
+
+NO_VERDICT_CALL = ("stop", "error", "budget", "provider-error")
+"""Close reasons after which no judge is asked about the goal (the markers still are): the operator
+stopped, the engine failed, or the budget is spent."""
+
+
+def close(reason: str, text: str) -> Decision:
+    return Decision(decision="close", reason=reason, text=text)
+
+
+async def after_beat(session: Stage, new_speech: list[SpeakEvent]) -> Decision | None:
+    """The close decision for this beat, or None to play on."""
+    state, limits = session.state, session.scene.limits
+    spoken = [s for s in new_speech if s.action != "silent"]
+    state.silent_streak = 0 if spoken else state.silent_streak + 1
+    for speech in new_speech:
+        if speech.closes_scene:
+            return close("explicit", f"{state.cast[speech.from_]} ended the scene")
+    if session.budget_usd is not None and state.cost_usd >= session.budget_usd:
+        return close("budget", f"Budget of ${session.budget_usd:.2f} reached (${state.cost_usd:.4f})")
+    decision = caps(session) or stall(session)
+    if decision:
+        return decision
+    decision = await judge(session, new_speech)
+    if decision:
+        return decision
+    if state.beat + 1 >= state.max_beats:
+        session.recorder.log("warning", f"max beats ({state.max_beats}) reached without a natural close")
+        return close("max_beats_exceeded", f"Maximum of {state.max_beats} beats reached")
+    return None
+
+
+def caps(session: Stage) -> Decision | None:
+    """Hard cap closes; the soft cap nudges ONE actor once (timing only), then closes after a grace."""
+    state, limits = session.state, session.scene.limits
+    for slug, turns in state.turns.items():
+        if turns >= limits.hard_cap_per_character:
+            return close("hard-cap", f"{state.cast[slug]} reached the hard cap of {turns} turns")
+    for slug, turns in state.turns.items():
+        if slug in session.nudged and turns >= session.nudged[slug] + NUDGE_GRACE_TURNS:
+            return close("soft-cap", f"{state.cast[slug]} was nudged at the soft cap and the scene went on")
+    if not session.nudged:
+        due = [slug for slug, turns in state.turns.items() if turns >= limits.soft_cap_per_character]
+        if due:
+            nudge(session, max(due, key=lambda slug: state.turns[slug]))
+    return None
+
+
+def nudge(session: Stage, slug: str) -> None:
+    """Tell one actor the end is approaching: the only content the coordinator ever adds."""
+    session.nudged[slug] = session.state.turns[slug]
+    session.director_note(SOFT_CAP_NUDGE, slug, source=COORDINATOR, reason="soft-cap")
+
+
+def stall(session: Stage) -> Decision | None:
+    """After `stall_beats` silent beats: a moderator note and any scheduled event; twice that: close."""
+    state, limits = session.state, session.scene.limits
+    if state.silent_streak >= 2 * limits.stall_beats:
+        return close("stall", f"No one spoke for {state.silent_streak} beats")
+    if state.silent_streak == limits.stall_beats:
+        session.director_note(STALL_NOTE, None, source=COORDINATOR, reason="stall")
+        due = next((i for i, e in enumerate(session.scene.events) if i not in session.fired_events), None)
+        if due is not None:
+            session.fired_events.add(due)
+            session.world_event(session.scene.events[due].text, source=COORDINATOR)
+    return None
+
+
+def scene_view(session: Stage, new_speech: list[SpeakEvent], speeches: list[str] | None = None) -> SceneView:
+    """What the coordinator may look at: public speech and counters, nothing private."""
+    state = session.state
+    return SceneView(beat=state.beat, max_beats=state.max_beats, goal=session.scene.goal or "",
+                     new_speech=new_speech, recent_lines=session.public_lines[-40:],
+                     silent_streak=state.silent_streak, goal_markers=list(session.scene.goal_markers),
+                     speeches=speeches or [])
+
+
+def close_allowed(session: Stage) -> str | None:
+    """Why a natural close may not be taken yet (beat 0, too few exchanges), or None."""
+    state, least = session.state, session.scene.limits.min_turns_per_character
+    if state.beat == 0:
+        return "never at beat 0"
+    quiet = [state.cast[s] for s in state.cast if state.turns.get(s, 0) < least]
+    if quiet:
+        return f"{', '.join(quiet)} spoke fewer than {least} times"
+    return None
+
+
+def _warn(session: Stage) -> Callable[[str], None]:
+    return lambda message: session.recorder.log("warning", message)
+
+
+async def judge(session: Stage, new_speech: list[SpeakEvent]) -> Decision | None:
+    """Ask the coordinator (rules or an LLM judge) and act on its decision. Whatever words a judge
+    gives as its reason, a coordinator's close is a `natural` close (its words stay in the decision)."""
+    state = session.state
+    decision = await session.coordinator.decide(scene_view(session, new_speech), session.ask_judge, _warn(session))
+    if decision.decision == "close" and (why := close_allowed(session)):
+        session.recorder.log("info", f"natural close not taken at beat {state.beat}: {why}")
+        return None
+    if decision.decision != "continue":
+        session.say("decision", decision.text or decision.decision, reason=decision.reason, target=decision.actor)
+    if decision.decision == "close":
+        return close("natural", decision.text or decision.reason or "The coordinator closed the scene")
+    if decision.decision == "nudge" and decision.actor in state.cast and decision.actor not in session.nudged:
+        nudge(session, decision.actor)
+    return None
+
+
+def public_line(session: Stage, speech: SpeakEvent) -> str:
+    """The line a speech adds to the public record (what judges and transcripts see)."""
+    return speech_line(session.state.cast[speech.from_], speech)
+
+
+async def with_verdict(session: Stage, decision: Decision) -> Decision:
+    """The close decision with the coordinator's goal verdict (when the format gives one; others keep theirs)."""
+    if not session.format.judges_goal:
+        return decision
+    speeches = [e.text for e in session.recorder.events if isinstance(e, SpeakEvent) and e.action != "silent"]
+    view = scene_view(session, [], speeches)
+    if decision.reason in NO_VERDICT_CALL:
+        verdict = marker_verdict(view)
+    else:
+        verdict = await session.coordinator.verdict(view, session.ask_judge, _warn(session))
+    return decision.model_copy(update={"goal_achieved": verdict.achieved, "goal_reason": verdict.reason})

@@ -1,0 +1,200 @@
+"""The coordinator's judgment: is the scene over? It returns decisions, never dialogue.
+
+Role C is `RuleCoordinator` (conservative leave-taking rules, `core.protocol.leave_taking`). Roles A and B
+are `JudgeCoordinator`, an LLM judge asked for one JSON decision; a malformed answer falls back to
+role C's rules for that check and is logged. Mechanical limits live in `core.engine.checks`.
+
+At close every role gives a goal `Verdict` apart from the close reason: roles A and B ask their
+judge whether the scene's goal was met; role C answers only from the scene's `goal_markers`
+(each must appear in some speech) and otherwise says "unknown" (None). Close words never decide it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ValidationError
+
+from core.errors import ProviderError
+from core.record.events import SpeakEvent
+from core.protocol.leave_taking import takes_leave
+from core.providers.base import ChatMessage, Request
+
+Ask = Callable[[Request], Awaitable[str]]
+"""How a coordinator calls its judge: the session sends, records and prices the request."""
+Warn = Callable[[str], None]
+
+
+class Decision(BaseModel):
+    """One coordinator decision: continue, close(reason), nudge(actor), suggest_event(text)."""
+
+    decision: Literal["continue", "close", "nudge", "suggest_event"]
+    reason: str | None = None
+    actor: str | None = None
+    text: str | None = None
+    goal_achieved: bool | None = None
+    goal_reason: str | None = None
+
+
+@dataclass
+class Verdict:
+    """Was the scene's goal met? `achieved` is True, False or None (unknown), with a one-line reason."""
+
+    achieved: bool | None
+    reason: str
+
+
+CONTINUE = Decision(decision="continue")
+
+
+@dataclass
+class SceneView:
+    """What a coordinator may look at: public speech and counters, nothing private."""
+
+    beat: int
+    max_beats: int
+    goal: str
+    new_speech: list[SpeakEvent] = field(default_factory=list)
+    recent_lines: list[str] = field(default_factory=list)
+    silent_streak: int = 0
+    goal_markers: list[str] = field(default_factory=list)
+    speeches: list[str] = field(default_factory=list)
+    """Every spoken line's words so far (for the goal verdict)."""
+
+
+def closes_naturally(speech: SpeakEvent) -> bool:
+    """The line's act is taking leave (erring toward continuing; see `core.protocol.leave_taking`)."""
+    if speech.action == "silent" and not speech.nonverbal:
+        return False
+    return takes_leave(speech.text or "", speech.nonverbal, speech.raw)
+
+
+def marker_verdict(view: SceneView) -> Verdict:
+    """Role C's goal verdict: from `goal_markers` only (each must appear in some speech), else unknown."""
+    if not view.goal_markers:
+        return Verdict(None, "unknown: the scene defines no goal_markers to check")
+    spoken = [s.lower() for s in view.speeches]
+    missing = [m for m in view.goal_markers if not any(m.lower() in s for s in spoken)]
+    if missing:
+        return Verdict(False, f"goal markers never spoken: {', '.join(missing)}")
+    return Verdict(True, f"every goal marker was spoken: {', '.join(view.goal_markers)}")
+
+
+class RuleCoordinator:
+    """Role C: pure code, no LLM. Deterministic and free of routing bias."""
+
+    role = "C"
+
+    async def decide(self, view: SceneView, ask: Ask | None = None, warn: Warn | None = None) -> Decision:
+        for speech in view.new_speech:
+            if closes_naturally(speech):
+                return Decision(decision="close", reason="natural", text=f"{speech.from_} took leave")
+        return CONTINUE
+
+    async def verdict(self, view: SceneView, ask: Ask | None = None, warn: Warn | None = None) -> Verdict:
+        """Unknown unless the scene's goal markers can be checked; never inferred from close words."""
+        return marker_verdict(view)
+
+
+JUDGE_SYSTEM = """\
+You are the coordinator of a scene played by separate actors. You never write dialogue, stage
+directions or summaries. You only decide, after each beat, one of:
+- continue: the scene should go on
+- close: the scene has reached a natural end (reason: "natural")
+- nudge: an actor should be told the end is approaching (actor: their name)
+- suggest_event: the scene is stuck; propose a short world event for the operator (text)
+Err toward letting the scene continue. Answer with one JSON object only:
+{"decision": "...", "reason": "...", "actor": null, "text": null}"""
+
+VERDICT_SYSTEM = """\
+You are the coordinator of a scene played by separate actors, and the scene has ended. You never
+write dialogue. Judge only whether the scene's goal was met by what was said and done, not whether
+the scene ended well. Answer with one JSON object only:
+{"goal_achieved": true | false | null, "reason": "one line naming what was or was not said"}
+Use null only when the speech cannot tell."""
+
+
+class VerdictAnswer(BaseModel):
+    """The judge's goal verdict at close."""
+
+    goal_achieved: bool | None
+    reason: str = ""
+
+
+class JudgeCoordinator:
+    """Roles A and B: an LLM judge behind the same `decide` interface as role C."""
+
+    def __init__(self, role: Literal["A", "B"], *, goal: str, operator_context: str = "") -> None:
+        self.role = role
+        self.goal = goal
+        self.operator_context = operator_context
+        self.director_notes: list[str] = []
+        self.fallback = RuleCoordinator()
+
+    def _system(self, prompt: str) -> str:
+        """The judge's system prompt: role A also sees the operator's notes; role B only its prompt."""
+        system = f"{prompt}\n\nScene goal: {self.goal or '(none given)'}"
+        if self.role == "A":
+            notes = "\n".join(f"- {n}" for n in self.director_notes) or "(none)"
+            system += f"\n\n## Operator context (notes.md)\n\n{self.operator_context}\n\n## Director's notes\n\n{notes}"
+        return system
+
+    def request(self, view: SceneView) -> Request:
+        """The judge's request after a beat: the recent speech and the counters."""
+        lines = "\n".join(view.recent_lines) or "(no speech yet)"
+        user = (f"Beat {view.beat} of at most {view.max_beats}. Silent beats in a row: {view.silent_streak}.\n\n"
+                f"SPEECH SO FAR:\n{lines}\n\nYour decision, as JSON only:")
+        return Request(to="judge", purpose="judge", system=self._system(JUDGE_SYSTEM), beat=view.beat,
+                       max_tokens=200, messages=[ChatMessage(role="user", content=user)])
+
+    def verdict_request(self, view: SceneView) -> Request:
+        """The judge's request at close: was the goal met?"""
+        lines = "\n".join(view.recent_lines) or "(no speech)"
+        user = f"The scene closed at beat {view.beat}.\n\nSPEECH:\n{lines}\n\nWas the goal met? JSON only:"
+        return Request(to="judge", purpose="judge", system=self._system(VERDICT_SYSTEM), beat=view.beat,
+                       max_tokens=200, messages=[ChatMessage(role="user", content=user)])
+
+    async def verdict(self, view: SceneView, ask: Ask | None = None, warn: Warn | None = None) -> Verdict:
+        """The judge's goal verdict with its one-line reason; an unusable answer falls back to role C's."""
+        if not self.goal:
+            return Verdict(None, "unknown: the scene has no goal")
+        try:
+            if ask is None:
+                raise ValueError("no way to ask the judge")
+            answer = VerdictAnswer.model_validate(json.loads(_json_object(await ask(self.verdict_request(view)))))
+            return Verdict(answer.goal_achieved, " ".join(answer.reason.split())[:200] or "(no reason given)")
+        except (ValueError, ValidationError, ProviderError) as exc:
+            if warn:
+                warn(f"judge verdict unusable, role C's goal markers used: {exc}")
+            return marker_verdict(view)
+
+    @staticmethod
+    def parse(text: str) -> Decision:
+        """Validate the judge's answer; raises ValueError when it is not one decision."""
+        try:
+            return Decision.model_validate(json.loads(_json_object(text)))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            raise ValueError(f"invalid judge decision: {exc}") from exc
+
+    async def decide(self, view: SceneView, ask: Ask | None = None, warn: Warn | None = None) -> Decision:
+        """Ask the judge; on a malformed answer or a failed call, use role C's rules this once."""
+        if ask is None:
+            raise ValueError("an LLM judge needs a way to ask")
+        try:
+            return self.parse(await ask(self.request(view)))
+        except (ValueError, ProviderError) as exc:
+            if warn:
+                warn(f"judge decision unusable, role C rules used for beat {view.beat}: {exc}")
+            return await self.fallback.decide(view)
+
+
+def _json_object(text: str) -> str:
+    """The outermost `{…}` in a judge's answer; raises ValueError when there is none."""
+    match = re.search(r"\{.*\}", text, re.DOTALL)
+    if not match:
+        raise ValueError("no JSON object in the judge's answer")
+    return match.group(0)

@@ -1,0 +1,152 @@
+"""The Format interface: what a format of play supplies to the one engine.
+
+A format (the scene, the collaboration, the roundtable) is one package in `core.formats`, looked up
+by name in `core.formats.registry`. The engine, the record and the casting never test which format
+they run: they ask the format. A format subclasses `Format` and overrides only how it differs, as a
+team type does on autogen's one group-chat manager. What the base class gives is what a format with
+no opinion gets: the scene's cast loading, no scene-file section, no journals, no extra providers.
+
+This module may import the engine's floor (its own package, the record, characters, providers); it
+never imports `core.formats`, `core.casting` or `core.cli`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel
+
+from core.characters.loading import Character, load_cast
+from core.record.lines import PLAIN, FormatLines
+
+if TYPE_CHECKING:
+    from core.engine.coordinator import Decision
+    from core.engine.scene import Scene
+    from core.engine.stage import SessionResult, Stage
+    from core.providers.base import Provider
+    from core.providers.spec import ProviderSpec
+
+Control = Callable[..., None]
+"""A format's own control: called as `control(session, **arguments)` from `Stage.direct`."""
+Player = Callable[[Any, int, float], str]
+"""An offline improviser's part: `(request, seed, malformed_rate) -> answer`."""
+
+
+@dataclass
+class Setup:
+    """What casting hands a format's setup hooks: the operator's options, the run's providers, the
+    coordinator role, the working folder, and how flags override a scene's provider."""
+
+    options: Any
+    """The run options (`on_escalate`, `headless`, ...)."""
+    pool: Any
+    """The run's providers: `pool.get(spec)` gives the one instance for a spec."""
+    role: str
+    cwd: Path
+    spec_for: Callable[[Scene, str | None], ProviderSpec]
+    """`spec_for(scene, slug)`: an actor's provider spec (slug None: the judge's), flags applied."""
+
+
+@dataclass
+class SceneReader:
+    """How a format's command-line hook reads a scene file, or validates one it builds (`core.casting.scene_file`)."""
+
+    load: Callable[[Path], Scene]
+    from_dict: Callable[[dict, str], Scene]
+
+
+class Format:
+    """One format of play on the engine. Class attributes describe it; methods are its hooks."""
+
+    name: ClassVar[str] = ""
+    """The `format:` value of a scene file, and the key of the registry."""
+    title: ClassVar[str] = ""
+    """How a person names it (the console's wizard)."""
+    section: ClassVar[type[BaseModel] | None] = None
+    """The model of the format's own scene-file section (the key is `name`), or None for none."""
+    unit: ClassVar[str] = "beats"
+    """What the batch summary counts: beats, or rounds."""
+    keeps_journals: ClassVar[bool] = False
+    """True when the actors write journal entries after the close (spec 000's scenes)."""
+    judges_goal: ClassVar[bool] = False
+    """True when the coordinator gives its goal verdict at the close (the others decide their own)."""
+    lines: ClassVar[FormatLines] = PLAIN
+    """How the format's own events read in the record and the batch output."""
+    players: ClassVar[Mapping[str, Player]] = {}
+    """The offline improviser's parts for the format's request purposes."""
+    controls: ClassVar[Mapping[str, Control]] = {}
+    """Controls only this format has (the roundtable's escalation answer), by name."""
+
+    # -- the scene file and the cast (casting) ------------------------------------------------
+
+    def check_scene(self, scene: Scene) -> None:
+        """Cross-field rules of the format's section; raise pydantic's `PydanticCustomError` (with a
+        `key` in its context) to name the field. Called when a scene file is validated."""
+
+    def min_cast(self) -> int:
+        """The smallest cast the format can play."""
+        return 1
+
+    def load_cast(self, scene: Scene, slugs: Sequence[str], dirs: Sequence[Path]) -> list[Character]:
+        """The characters of `slugs`, from the character folders."""
+        return load_cast(slugs, dirs)
+
+    def briefing(self, character: Character, scene: Scene, names: Sequence[str]) -> str:
+        """An actor's system prompt (its stable, cached prefix under isolation b)."""
+        raise NotImplementedError(f"format {self.name} gives no briefing")
+
+    def default_providers(self, scene: Scene, specs: dict[str, ProviderSpec], *,
+                          provider_flag: bool) -> tuple[dict[str, ProviderSpec], list[str]]:
+        """Each actor's provider after the format's own defaults, and notices for the operator."""
+        return dict(specs), []
+
+    def priced_specs(self, scene: Scene, setup: Setup) -> list[ProviderSpec]:
+        """Providers the format calls beside the actors' and the judge's (a budget must price them)."""
+        return []
+
+    def prepare(self, session: Stage, setup: Setup) -> None:
+        """Last setup of a built session (its providers, `notes.md` lines, start facts). May raise
+        `InvalidConfig`; nothing is spawned yet."""
+
+    def start_facts(self, scene: Scene) -> dict[str, Any]:
+        """Facts of the format added to the `start` event."""
+        return {}
+
+    def notes_lines(self, scene: Scene, isolation: str) -> list[str]:
+        """Lines of `notes.md` about how the format runs (e.g. the context window)."""
+        return []
+
+    # -- the command line ----------------------------------------------------------------------
+
+    def add_flags(self, parser: argparse.ArgumentParser) -> None:
+        """The format's own flags on the one `promptdesk` parser."""
+
+    def scene_from_flags(self, ns: argparse.Namespace, reader: SceneReader) -> Any:
+        """The scene `--batch` runs when the format's flags make or change it, else None."""
+        return None
+
+    # -- playing -------------------------------------------------------------------------------
+
+    async def play(self, session: Stage) -> Decision:
+        """The turn policy: play until a close decision."""
+        raise NotImplementedError(f"format {self.name} cannot be played")
+
+    def providers(self, session: Stage) -> list[Provider]:
+        """Providers the format holds beside the actors' and the judge's (prepared and closed with them)."""
+        return []
+
+    def played(self, session: Stage, result: SessionResult) -> int:
+        """How many `unit`s the run played, for the batch summary."""
+        return result.beats
+
+    def resumable(self) -> bool:
+        """True when a killed run of this format can be resumed from its log."""
+        return False
+
+    def restore(self, session: Stage, kept: list[Any], cut_beat: Any) -> None:
+        """Replay a killed run's kept events into a fresh session (only when `resumable`)."""
+        raise NotImplementedError(f"a {self.name} run cannot be resumed")

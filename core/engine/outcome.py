@@ -1,0 +1,68 @@
+"""Whether a run's model calls are getting through, and when a run cannot succeed.
+
+Every call (turns, corrections, judges, facilitators, journals) reports here through
+`core.engine.turn.call`. A run is stopped early, closed with reason `provider-error`, when a call fails
+in a way no retry can mend (the key was rejected, the model or endpoint does not exist), or when
+calls have failed back to back for `FAILED_BEATS` beats' worth of the whole cast. A run in which
+no call succeeded is a failed run whatever closed it (exit 1, the cause on stderr).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from core.errors import ProviderError
+
+PROVIDER_ERROR = "provider-error"
+"""The close reason of a run stopped because its calls fail."""
+
+FATAL_STATUSES = frozenset({401, 403, 404})
+"""Statuses that say the configuration is wrong: retrying, or asking again next beat, cannot help."""
+
+FAILED_BEATS = 3
+"""Consecutive calls every cast member must have failed (about that many beats) before the run is stopped."""
+
+
+class CallHealth:
+    """Per call target: succeeded and failed counts and the current failure streak; the last cause.
+
+    Targets are cast slugs, or `judge`, `facilitator`... Only the cast decides: a coordinator that
+    still answers (a rule-based facilitator, say) does not keep alive a run whose actors all fail."""
+
+    def __init__(self, cast: list[str]) -> None:
+        self.cast = set(cast)
+        self.succeeded: dict[str, int] = {}
+        self.failed: dict[str, int] = {}
+        self.streak: dict[str, int] = {}
+        self.cause: str | None = None
+
+    def ok(self, to: str) -> None:
+        """A call for `to` succeeded: its streak is broken."""
+        self.succeeded[to] = self.succeeded.get(to, 0) + 1
+        self.streak[to] = 0
+
+    def fail(self, to: str, error: BaseException) -> str | None:
+        """A call for `to` failed; returns why the run should stop now, or None to go on."""
+        self.failed[to] = self.failed.get(to, 0) + 1
+        self.streak[to] = self.streak.get(to, 0) + 1
+        self.cause = describe(error)
+        if isinstance(error, ProviderError) and error.status in FATAL_STATUSES:
+            return self.cause
+        if self.cast and all(self.streak.get(slug, 0) >= FAILED_BEATS for slug in self.cast):
+            return f"every actor's last {FAILED_BEATS} calls failed; the last failure: {self.cause}"
+        return None
+
+    @property
+    def all_failed(self) -> bool:
+        """True when calls failed and no call for the cast (or for anyone, with no cast) succeeded."""
+        succeeded = sum(n for to, n in self.succeeded.items() if to in self.cast or not self.cast)
+        return bool(self.failed) and succeeded == 0
+
+
+def describe(error: BaseException) -> str:
+    """One line naming what failed and what to fix (never an API key: provider messages are redacted)."""
+    if isinstance(error, ProviderError):
+        return error.message
+    if isinstance(error, (asyncio.TimeoutError, TimeoutError)):
+        return "the call timed out"
+    return f"{type(error).__name__}: {error}"

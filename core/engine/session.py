@@ -1,0 +1,165 @@
+"""A session: actors, a recorder and a turn policy on one async engine; this module is its run loop.
+
+`Session.run()` opens the run folder, spawns and briefs the actors, plays the format's turn policy,
+closes (the goal verdict, the journal step) and writes every derived file. The event stream and
+the control channel are the `Stage`'s (`core.engine.stage`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime
+
+from core.engine import checks, journals, turn
+from core.record import outputs
+from core.engine.stage import SceneStopped, SessionResult, Stage
+from core.engine.coordinator import Decision
+from core.errors import ProviderError, RecordingError, recording_error
+from core.record.events import COORDINATOR, CloseEvent
+from core.engine.outcome import PROVIDER_ERROR
+from core.providers.base import Provider, Request
+from core.record.recorder import ACTIVE, DebugLogHandler
+from core.record.private import write_private
+
+
+
+class Session(Stage):
+    """Owns the actors, the recorder and the coordinator for one run of one scene, and plays it."""
+
+    async def ask_judge(self, request: Request) -> str:
+        """Send a coordinator judge's request (recorded and priced like any other call)."""
+        if self.judge_provider is None:
+            raise ProviderError("no provider for the coordinator judge")
+        try:
+            completion = await turn.call(self, self.judge_provider, request)
+        except (ProviderError, RecordingError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the judge falls back to role C on a ProviderError
+            raise ProviderError(f"judge call failed: {turn.failure_reason(exc)}") from exc
+        return completion.text
+
+    # -- the run ----------------------------------------------------------------------------
+
+    async def run(self) -> SessionResult:
+        """Play the scene to its close and write every file of the run folder.
+
+        When the folder cannot be written any more (a full disk, a permission), the run stops at once
+        and the result says so (`close_reason` `record-error`, `error` the message)."""
+        self.recorder.on_failure = self._recording_failed
+        if self.seam is None:
+            try:
+                self.recorder.open()
+                self.recorder.write_notes(self.notes)
+            except OSError as exc:
+                error = recording_error(exc, f"the run folder {self.recorder.run_dir}")
+                self.state.status, self.state.close_reason = "closed", "record-error"
+                return SessionResult(self.recorder.run_dir, "record-error", False, 0, 0, str(error))
+        if self.private_record is not None:
+            write_private(self.recorder.run_dir, self.private_record)
+        await asyncio.to_thread(self._prepare_providers)
+        handler = DebugLogHandler(self.recorder)
+        logging.getLogger("promptdesk").addHandler(handler)
+        token = ACTIVE.set(self.recorder)
+        try:
+            return await self._run()
+        finally:
+            ACTIVE.reset(token)
+            logging.getLogger("promptdesk").removeHandler(handler)
+
+    async def _run(self) -> SessionResult:
+        self._t0 = self.clock.now() - self.t_offset
+        self.state.status = "running"
+        if self.seam is None or not any(e.type == "start" for e in self.recorder.events):
+            self._spawn()
+        if self.seam is not None:
+            self.say("resume", **self.seam)
+        decision = await checks.with_verdict(self, self._honest(await self._play()))
+        self._taking_controls = False
+        self._deliver_pending()
+        self.state.status = "closing"
+        try:
+            if self.recorder.failure is None:
+                await self._close(decision)
+        except RecordingError:
+            pass
+        try:
+            self.recorder.finish(datetime.now())
+        except RecordingError:
+            pass
+        self._files_written = True
+        await self._close_providers()
+        self.state.status = "closed"
+        failure = self.recorder.failure
+        if failure is not None:
+            self.state.close_reason = "record-error"
+        return SessionResult(self.recorder.run_dir, "record-error" if failure else decision.reason or "natural",
+                             decision.goal_achieved and not failure, self.state.beat + 1,
+                             len(outputs.errors(self.recorder.events)), str(failure) if failure else None)
+
+    async def _close(self, decision: Decision) -> None:
+        """Record the close, then (unless stopped) the journal step."""
+        self.state.close_reason = decision.reason
+        self.emit(CloseEvent(t=self.now(), **{"from": COORDINATOR}, text=decision.text or f"Scene closed: {decision.reason}",
+                             reason=decision.reason or "natural", goal_achieved=decision.goal_achieved,
+                             goal_reason=decision.goal_reason, beat=self.state.beat))
+        if decision.reason not in ("stop", PROVIDER_ERROR) and not self._stopped:
+            await journals.write_all(self)
+
+    def _honest(self, decision: Decision) -> Decision:
+        """The close decision, unless the run was aborted or no call at all succeeded: then
+        `provider-error` with the cause (an operator's stop stays a stop)."""
+        if self.failure is None and (not self.health.all_failed or decision.reason == "stop"):
+            return decision
+        cause = self.failure or f"no call succeeded; the last failure: {self.health.cause}"
+        return Decision(decision="close", reason=PROVIDER_ERROR, text=f"Run stopped: {cause}")
+
+    def _providers(self) -> list[Provider]:
+        """Every distinct provider of the run: the actors', the judge's, the facilitator's."""
+        found = [a.provider for a in self.actors.values()] + [self.judge_provider, *self.format.providers(self)]
+        return list({id(p): p for p in found if isinstance(p, Provider)}.values())
+
+    def _prepare_providers(self) -> None:
+        """Import the provider SDKs and build their clients before the first beat (run in a worker
+        thread, so that beat 0 waits only for its calls, not for an import on the event loop)."""
+        for provider in self._providers():
+            try:
+                provider.prepare()
+            except Exception as exc:  # the first call meets the same failure, and reports it
+                self.recorder.log("warning", f"preparing provider {provider.name} failed: {exc!r}")
+
+    def _spawn(self) -> None:
+        """The start of the log: the `start` event, then each actor spawned and briefed."""
+        self.say("start", f"Scene {self.scene.name} started", **self.start_info)
+        for actor in self.actors.values():
+            self.say("spawn", f"Spawning actor for character {actor.slug}", target=actor.slug)
+            self.say("brief", "Sent actor system prompt + profile + journal + scene perspective", target=actor.slug)
+
+    async def _close_providers(self) -> None:
+        """Release every provider's connections (each shared instance once)."""
+        for provider in self._providers():
+            try:
+                await provider.aclose()
+            except Exception as exc:  # a failed close must not lose a finished run
+                self.recorder.log("warning", f"closing provider {provider.name} failed: {exc!r}")
+
+    async def _play(self) -> Decision:
+        try:
+            return await self.format.play(self)
+        except SceneStopped:
+            return Decision(decision="close", reason="stop", text="Scene stopped by the operator")
+        except RecordingError:
+            return Decision(decision="close", reason="record-error", text=str(self.recorder.failure))
+        except Exception as exc:
+            if self.recorder.failure is not None:
+                return Decision(decision="close", reason="record-error", text=str(self.recorder.failure))
+            self.recorder.log("error", f"engine failure: {exc!r}")
+            try:
+                self.say("system", f"The scene ended on an engine error: {exc}")
+            except RecordingError:
+                pass
+            return Decision(decision="close", reason="error", text=str(exc))
+
+    async def check(self, new_speech: list) -> Decision | None:
+        """After a beat: the limits, then the coordinator. Returns a close decision or None."""
+        return await checks.after_beat(self, new_speech)

@@ -1,0 +1,32 @@
+"""A session's state at a glance: the snapshot the console and the batch summary show.
+
+Kept apart from `core.engine.session` so that readers of a run (replay) need nothing of the engine.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+
+@dataclass
+class SessionState:
+    """A snapshot for display: where the session is and what it has cost so far."""
+
+    format: str = "scene"
+    turns_mode: str = ""
+    isolation: str = "?"
+    coordinator: str = "?"
+    cast: dict[str, str] = field(default_factory=dict)
+    max_beats: int | None = None
+    beat: int = 0
+    turns: Counter[str] = field(default_factory=Counter)
+    silent_streak: int = 0
+    tokens: int = 0
+    cost_usd: float = 0.0
+    elapsed_s: float = 0.0
+    status: str = "ready"
+    close_reason: str | None = None
+    run_dir: str = ""
+    pace_s: float = 0.0
+    """The minimum seconds per beat (pacing; 0 plays as fast as the actors answer)."""

@@ -1,0 +1,179 @@
+"""One actor's turn: ask, stream, parse, correct (at most twice), salvage, record.
+
+A turn never crashes the scene and never vanishes: a provider failure, a timeout or any unexpected
+exception (undecodable bytes, a malformed stream event, a parser bug) becomes a `debug.log` entry and
+a `system` event ("[SYSTEM: Bob unable to respond]"); the lines the actor was due to hear wait for its
+next turn, and the scene goes on. Only a `RecordingError` (the run folder cannot be written) passes
+through: the session stops the run on it. A reply that holds no well-formed `<speech>` after the
+corrections leaves the actor silent for the turn, with a `system` event saying why; the raw reply
+goes only to `debug.log`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+from typing import TYPE_CHECKING
+
+from core.engine.actors import Actor
+from core.errors import ProviderError, RecordingError
+from core.record.events import CallEvent, DeltaEvent, SpeakEvent, ThinkEvent
+from core.protocol.lines import speech_line
+from core.providers.pricing import cost_usd
+from core.protocol.reply import CORRECTION_PROMPT, ParsedTurn, Speech, TagSplitter, parse_turn, salvage
+from core.providers.base import Completion, Provider, Request
+from core.record.recorder import redact
+from core.protocol.sanitize import mend
+
+if TYPE_CHECKING:
+    from core.engine.stage import Stage
+
+MAX_CORRECTIONS = 2
+
+
+async def call(session: Stage, provider: Provider, request: Request, *, stream_as: str | None = None) -> Completion:
+    """Send one request: record it in `prompts.jsonl`, stream deltas, record a `call` event.
+
+    Once the run was aborted because its calls fail (`Stage.abort`), no new call is made: this
+    raises `SceneStopped`, which every format's policy already turns into the end of the run."""
+    if session.failure is not None:
+        from core.engine.stage import SceneStopped
+        raise SceneStopped
+    session.recorder.record_prompt(session.now(), provider.as_sent(request))
+    splitter = TagSplitter()
+
+    def publish(pairs: list[tuple[str, str]]) -> None:
+        for channel, text in pairs:
+            session.emit(DeltaEvent(t=session.now(), **{"from": stream_as}, channel=channel, text=text, beat=request.beat))
+
+    def retract() -> None:
+        nonlocal splitter
+        splitter = TagSplitter()
+        publish([("reset", "")])
+
+    started = time.perf_counter()
+    ok = False
+    completion: Completion | None = None
+    error: Exception | None = None
+    try:
+        completion = await provider.complete(request, (lambda f: publish(splitter.feed(mend(f)))) if stream_as else None,
+                                             retract if stream_as else None)
+        if stream_as:
+            publish(splitter.flush())
+        ok = True
+        return completion.model_copy(update={"text": mend(completion.text)})
+    except Exception as exc:
+        error = exc
+        raise
+    finally:
+        session.emit(_call_event(session, provider, request, completion, ok, time.perf_counter() - started))
+        _report_health(session, request.to, ok, error)
+
+
+def _report_health(session: Stage, to: str, ok: bool, error: Exception | None) -> None:
+    """Tell the run's call health how the call went; stop the run when it cannot succeed."""
+    if ok:
+        session.health.ok(to)
+    elif error is not None and (cause := session.health.fail(to, error)):
+        session.abort(cause)
+
+
+def _call_event(session: Stage, provider: Provider, request: Request, completion: Completion | None,
+                ok: bool, elapsed: float) -> CallEvent:
+    usage = completion.usage if completion else None
+    latency = completion.latency_s if completion and completion.latency_s else elapsed
+    out_tokens = usage.output_tokens if usage else 0
+    return CallEvent(
+        t=session.now(), **{"from": "coordinator"}, target=request.to, beat=request.beat,
+        text=f"{request.purpose} call for {request.to}", provider=provider.name,
+        model=(completion.model if completion else None) or provider.model, purpose=request.purpose,
+        input_tokens=usage.input_tokens if usage else 0, output_tokens=out_tokens,
+        cache_write_tokens=usage.cache_write_tokens if usage else 0,
+        cache_read_tokens=usage.cache_read_tokens if usage else 0,
+        cost_usd=cost_usd(provider.name, provider.model, usage) if usage else 0.0,
+        latency_s=round(latency, 4), ttft_s=completion.ttft_s if completion else None,
+        tokens_per_s=round(out_tokens / latency, 1) if out_tokens and latency > 0 else None, ok=ok)
+
+
+def failure_reason(exc: BaseException) -> str:
+    """What a failed call or turn is recorded as: the provider's own message, a timeout, or the
+    unexpected exception named by its type."""
+    if isinstance(exc, ProviderError):
+        return str(exc)
+    if isinstance(exc, TimeoutError):
+        return "Response timeout"
+    return redact(f"unexpected {type(exc).__name__}: {exc}")[:500]
+
+
+def raised_at(exc: BaseException) -> str:
+    """Where an unexpected exception was raised (its innermost frame), for `debug.log`."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else "unknown"
+
+
+def actor_failed(session: Stage, actor: Actor, beat: int | None, exc: BaseException, **tags: object) -> str:
+    """Record that `actor` could not respond: a `debug.log` entry and a `system` event naming it
+    (an actor failure in the summary and in `metadata.json`). Returns the reason recorded."""
+    reason = failure_reason(exc)
+    where = {} if isinstance(exc, (ProviderError, TimeoutError)) else {"where": raised_at(exc)}
+    session.recorder.log("error", f"{actor.slug} unable to respond", beat=beat, error=reason, **where,
+                         **{k: v for k, v in tags.items() if k in ("session_id", "round", "call_id")})
+    session.say("system", f"{actor.name} unable to respond", target=actor.slug, reason=reason, beat=beat, **tags)
+    return reason
+
+
+async def play_turn(session: Stage, actor: Actor, beat: int, *, timeout_s: float | None = None) -> SpeakEvent | None:
+    """Play one turn for `actor`; returns the recorded speech, or None when the actor failed."""
+    user_text, items = actor.take_inbox(beat, session.state.max_beats)
+    try:
+        request = actor.request(user_text, beat)
+        parsed, normalised = await asyncio.wait_for(_ask_until_well_formed(session, actor, request), timeout_s)
+        return _record(session, actor, beat, parsed, user_text, items, normalised)
+    except RecordingError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any fault is this actor's failed turn, never a lost one
+        actor.inbox = items + actor.inbox
+        actor_failed(session, actor, beat, exc)
+        return None
+
+
+async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request) -> tuple[ParsedTurn, str]:
+    """Ask, then correct at most twice; what stays malformed is salvaged, never promoted to speech."""
+    completion = await call(session, actor.provider, request, stream_as=actor.slug)
+    parsed = parse_turn(completion.text)
+    tries = 0
+    while not parsed.well_formed and tries < MAX_CORRECTIONS:
+        tries += 1
+        session.say("correct", f"Asked {actor.name} to reformat ({'; '.join(parsed.problems)})",
+                    target=actor.slug, beat=request.beat)
+        request = actor.correction(request, completion.text, CORRECTION_PROMPT)
+        completion = await call(session, actor.provider, request, stream_as=actor.slug)
+        parsed = parse_turn(completion.text)
+    if not parsed.well_formed:
+        parsed = salvage(completion.text)
+        kept = "speech kept" if parsed.speech else "no well-formed speech: silent"
+        session.recorder.log("warning", f"{actor.slug} output salvaged after {tries} corrections ({kept})",
+                             beat=request.beat, problems="; ".join(parsed.problems), raw=completion.text)
+    speech_raw = parsed.speech.raw if parsed.speech else "[SILENT]"
+    normalised = f"<thinking>{parsed.thinking or ''}</thinking>\n<speech>{speech_raw}</speech>"
+    return parsed, normalised
+
+
+def _record(session: Stage, actor: Actor, beat: int, parsed: ParsedTurn, user_text: str,
+            items: list[str], normalised: str) -> SpeakEvent:
+    """Record thinking and speech; a turn without a well-formed speech is recorded as silent."""
+    s = parsed.speech
+    if s is None:
+        session.say("system", f"{actor.name} silent this turn: no well-formed <speech> after "
+                    f"{MAX_CORRECTIONS} corrections ({'; '.join(parsed.problems)})", target=actor.slug, beat=beat)
+        s = Speech("silent", "", "")
+    elif parsed.thinking:
+        session.emit(ThinkEvent(t=session.now(), **{"from": actor.slug}, text=parsed.thinking, beat=beat))
+    speech = SpeakEvent(t=session.now(), **{"from": actor.slug}, text=s.content, beat=beat, action=s.action,
+                        target=s.target, tone=s.tone, nonverbal=s.nonverbal, interrupt_after=s.interrupt_after,
+                        raw=s.raw, closes_scene=s.closes_scene or None)
+    session.emit(speech)
+    own = speech_line(actor.name, speech) if speech.action != "silent" else None
+    actor.remember(user_text, items, normalised, own)
+    return speech

@@ -1,0 +1,269 @@
+"""What one run did, measured from its `events.jsonl` alone.
+
+Every function here is pure over the event list (plus `audit_verdict`, which asks the isolation
+audit about the run folder). `sweep`, `compare`, `report` and `promptdesk metrics` all call
+`run_metrics`, so a number means the same thing everywhere.
+
+Definitions:
+- a *turn* is a speech that is not a silence (`speak`, `interrupt` and `react` all count);
+- *words* are runs of letters, digits and apostrophes in the spoken text;
+- *talk share* is an actor's words over all actors' words;
+- *echo* of a speech is the share of its word 3-grams already used in the speech just before it by
+  another actor; a run's and an actor's echo are the mean over their speeches that have 3-grams and
+  follow another actor's speech;
+- *cache-read share* is cache-read tokens over all input-side tokens (input, cache write, cache read).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from core.record import outputs
+from core.errors import InvalidConfig, PromptdeskError
+from core.formats.registry import FORMATS
+from core.record.events import BaseEvent, CallEvent, SpeakEvent
+
+_WORD = re.compile(r"[\w']+")
+EVERYONE = "*"
+"""The column of the address matrix for speeches addressed to no one cast member (or to all)."""
+
+
+class NotARunFolder(InvalidConfig):
+    """A path given as a run folder holds no `events.jsonl`."""
+
+
+@dataclass
+class ActorMetrics:
+    """One actor's share of a run."""
+
+    turns: int = 0
+    silences: int = 0
+    interruptions: int = 0
+    reactions: int = 0
+    words: int = 0
+    talk_share: float = 0.0
+    tokens: int = 0
+    cost_usd: float = 0.0
+    cache_read_share: float = 0.0
+    failures: int = 0
+    corrections: int = 0
+    echo: float | None = None
+
+
+@dataclass
+class RunMetrics:
+    """Everything `promptdesk metrics` reports about one run."""
+
+    run: str
+    scene: str | None
+    isolation: str | None
+    coordinator: str | None
+    seed: int | None
+    beats: int
+    close_reason: str
+    goal_achieved: bool | None
+    success: bool | None
+    duration_s: float
+    tokens: int
+    cost_usd: float
+    cache_read_share: float
+    turns: int
+    silences: int
+    interruptions: int
+    reactions: int
+    mean_speech_words: float
+    echo: float | None
+    failures: int
+    corrections: int
+    audit: str
+    actors: dict[str, ActorMetrics] = field(default_factory=dict)
+    addressed: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (actors and matrix included)."""
+        return asdict(self)
+
+    def condition(self) -> str:
+        """The two pre-experiment choices as one label, e.g. `b-C`."""
+        return f"{self.isolation or '?'}-{self.coordinator or '?'}"
+
+
+def words(text: str) -> list[str]:
+    """The lower-cased words of a text."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def trigrams(text: str) -> set[tuple[str, ...]]:
+    """The distinct word 3-grams of a text."""
+    ws = words(text)
+    return {tuple(ws[i:i + 3]) for i in range(len(ws) - 2)}
+
+
+def is_speech(event: BaseEvent, turn_types: tuple[str, ...] = ()) -> bool:
+    """A turn that said something: a non-silent `speak`, or one of the format's own turns (a
+    collaboration's `agent_response`: its `FormatLines.turn_types`)."""
+    return (isinstance(event, SpeakEvent) and event.action != "silent") or event.type in turn_types
+
+
+TURN_TYPES = tuple(t for fmt in FORMATS.values() for t in fmt.lines.turn_types)
+"""Every format's own turn types (a log is read by its events, whatever format its start names)."""
+
+
+def speeches(events: list[BaseEvent]) -> list[BaseEvent]:
+    """Every turn that said something, in log order."""
+    return [e for e in events if is_speech(e, TURN_TYPES)]
+
+
+def echoes(events: list[BaseEvent]) -> list[tuple[str, float]]:
+    """(speaker, echo) for each speech that follows another actor's speech and has 3-grams."""
+    out: list[tuple[str, float]] = []
+    previous: BaseEvent | None = None
+    for speech in speeches(events):
+        grams = trigrams(speech.text)
+        if previous is not None and previous.from_ != speech.from_ and grams:
+            out.append((speech.from_, len(grams & trigrams(previous.text)) / len(grams)))
+        previous = speech
+    return out
+
+
+def address_matrix(events: list[BaseEvent]) -> dict[str, dict[str, int]]:
+    """Speaker to addressee (`TO:`) counts; unknown or missing addressees count under `*`."""
+    names = outputs.cast_names(events)
+    by_name = {name.lower(): slug for slug, name in names.items()} | {slug.lower(): slug for slug in names}
+    matrix: dict[str, Counter[str]] = {slug: Counter() for slug in names}
+    for speech in speeches(events):
+        targets = [t.strip().lower() for t in (speech.target or "").split(",") if t.strip()]
+        row = matrix.setdefault(speech.from_, Counter())
+        for target in targets or [EVERYONE]:
+            row[by_name.get(target, EVERYONE)] += 1
+    return {slug: dict(row) for slug, row in matrix.items()}
+
+
+def _share(part: float, whole: float) -> float:
+    return round(part / whole, 4) if whole else 0.0
+
+
+def _cache_share(row: dict[str, Any]) -> float:
+    read = row.get("cache_read_tokens", 0)
+    return _share(read, row.get("input_tokens", 0) + row.get("cache_write_tokens", 0) + read)
+
+
+def actor_metrics(events: list[BaseEvent]) -> dict[str, ActorMetrics]:
+    """Per-actor counts, words, spend and echo (every cast member has a row, even a silent one)."""
+    actors = {slug: ActorMetrics() for slug in outputs.cast_names(events)}
+    turn_types = TURN_TYPES
+    for event in events:
+        if isinstance(event, SpeakEvent) or event.type in turn_types:
+            action = getattr(event, "action", "speak")
+            row = actors.setdefault(event.from_, ActorMetrics())
+            row.silences += action == "silent"
+            row.turns += is_speech(event, turn_types)
+            row.interruptions += action == "interrupt"
+            row.reactions += action == "react"
+            row.words += len(words(event.text)) if is_speech(event, turn_types) else 0
+        elif event.type in ("system", "correct") and event.target in actors:
+            row = actors[event.target]
+            row.failures += event.type == "system"
+            row.corrections += event.type == "correct"
+    total_words = sum(row.words for row in actors.values())
+    spend = outputs.costs(events)["perActor"]
+    per_echo: dict[str, list[float]] = {}
+    for slug, value in echoes(events):
+        per_echo.setdefault(slug, []).append(value)
+    for slug, row in actors.items():
+        money = spend.get(slug, {})
+        row.talk_share = _share(row.words, total_words)
+        row.tokens = int(sum(money.get(k, 0) for k in ("input_tokens", "output_tokens", "cache_write_tokens",
+                                                       "cache_read_tokens")))
+        row.cost_usd = round(money.get("usd", 0.0), 6)
+        row.cache_read_share = _cache_share(money)
+        row.echo = round(mean(per_echo[slug]), 4) if slug in per_echo else None
+    return actors
+
+
+def _optional_bool(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def run_metrics(events: list[BaseEvent], run: str = "", audit: str = "unavailable") -> RunMetrics:
+    """The metrics of one run from its events (the audit verdict is passed in: it needs the folder)."""
+    info, close, spend = outputs.start_info(events), outputs.close_event(events), outputs.costs(events)
+    extra = (close.model_extra or {}) if close else {}
+    actors = actor_metrics(events)
+    said = speeches(events)
+    echo_values = [value for _, value in echoes(events)]
+    return RunMetrics(
+        run=run, scene=info.get("scene", {}).get("name"), isolation=info.get("isolation"),
+        coordinator=info.get("coordinator"), seed=info.get("seed"), beats=outputs.beats(events),
+        close_reason=close.reason if close else "incomplete",
+        goal_achieved=_optional_bool(close.goal_achieved) if close else None,
+        success=_optional_bool(extra.get("success")), duration_s=round(outputs.duration_s(events), 3),
+        tokens=spend["totalTokens"], cost_usd=spend["estimatedUSD"], cache_read_share=_cache_share(spend),
+        turns=len(said), silences=sum(a.silences for a in actors.values()),
+        interruptions=sum(a.interruptions for a in actors.values()),
+        reactions=sum(a.reactions for a in actors.values()),
+        mean_speech_words=round(mean(len(words(s.text)) for s in said), 2) if said else 0.0,
+        echo=round(mean(echo_values), 4) if echo_values else None,
+        failures=sum(a.failures for a in actors.values()), corrections=sum(a.corrections for a in actors.values()),
+        audit=audit, actors=actors, addressed=address_matrix(events))
+
+
+def audit_verdict(run_dir: Path) -> str:
+    """The isolation audit's verdict: `clean`, `leaks: N`, or `unavailable` when this build has no audit."""
+    try:
+        from core.record.audit import audit_run
+    except ImportError:
+        return "unavailable"
+    try:
+        report = audit_run(run_dir)
+    except PromptdeskError as exc:
+        return f"unavailable ({exc.message})"
+    return "clean" if report.clean else f"leaks: {len(report.leaks)}"
+
+
+def metrics_of(run_dir: Path, audit: bool = True) -> RunMetrics:
+    """Read a run folder's log and measure it (raises `NotARunFolder` when there is no log)."""
+    from core.record.recorder import read_events
+    if not (run_dir / "events.jsonl").is_file():
+        raise NotARunFolder(f"{run_dir} is not a run folder (no events.jsonl in it); give a folder a run wrote")
+    events = read_events(run_dir)
+    return run_metrics(events, run=run_dir.name, audit=audit_verdict(run_dir) if audit else "not run")
+
+
+SPOKE, SILENT, INTERRUPTED, REACTED, FAILED, ABSENT = "spoke", "silent", "interrupted", "reacted", "failed", ""
+"""The states of one actor in one beat, as the timeline shows them (a failure outranks the rest)."""
+
+_RANK = {ABSENT: 0, SILENT: 1, REACTED: 2, SPOKE: 3, INTERRUPTED: 4, FAILED: 5}
+
+
+def timeline(events: list[BaseEvent]) -> dict[str, list[str]]:
+    """Per actor, one state per beat: spoke, silent, interrupted, reacted, failed, or '' (no turn)."""
+    actors = list(outputs.cast_names(events))
+    rows = {slug: [ABSENT] * outputs.beats(events) for slug in actors}
+    for event in events:
+        if event.beat is None:
+            continue
+        if isinstance(event, SpeakEvent):
+            slug = event.from_
+            state = {"silent": SILENT, "interrupt": INTERRUPTED, "react": REACTED}.get(event.action, SPOKE)
+        elif event.type == "system" and event.target in rows:
+            slug, state = event.target, FAILED
+        else:
+            continue
+        row = rows.setdefault(slug, [ABSENT] * outputs.beats(events))
+        if event.beat < len(row) and _RANK[state] > _RANK[row[event.beat]]:
+            row[event.beat] = state
+    return rows
+
+
+def cost_per_beat(events: list[BaseEvent], field_name: str = "cost_usd") -> list[float]:
+    """The sum of every call's `cost_usd` (or another numeric call field, e.g. tokens) per beat."""
+    per = [0.0] * outputs.beats(events)
+    for call in (e for e in events if isinstance(e, CallEvent) and e.beat is not None and e.beat < len(per)):
+        per[call.beat] += getattr(call, field_name)
+    return per

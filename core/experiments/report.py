@@ -1,0 +1,165 @@
+"""One self-contained HTML file for a run or a sweep: no network, no script, inline SVG charts.
+
+Every piece of text that came from a model, a character file or a scene file goes through
+`esc` (html.escape, quotes included) before it reaches the page, and a Content-Security-Policy
+forbids scripts and remote resources even if something slipped through.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+from core.formats.registry import of_run
+from core.record import outputs
+from core.experiments.compare import METRICS, Comparison, compare, is_sweep, number, summary_line, sweep_runs
+from core.record.events import BaseEvent, ThinkEvent
+from core.experiments.metrics import (FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, NotARunFolder, RunMetrics, audit_verdict,
+                          cost_per_beat, run_metrics, timeline)
+from core.record.recorder import read_events
+
+COLOURS = {SPOKE: "#3b82f6", INTERRUPTED: "#f59e0b", REACTED: "#10b981", SILENT: "#9ca3af", FAILED: "#ef4444"}
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+STYLE = """body{font:15px/1.5 system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;color:#111}
+table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:right}
+td:first-child,th:first-child{text-align:left}tr.beyond td{background:#fff7d6}.line{margin:.3rem 0}
+details{margin:.3rem 0}summary{cursor:pointer}.private{color:#555;white-space:pre-wrap}.legend span{margin-right:1rem}"""
+
+
+def esc(text: object) -> str:
+    """Text made inert for HTML (element content and attribute values alike)."""
+    return escape(str(text), quote=True)
+
+
+def page(title: str, body: list[str]) -> str:
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>{''.join(body)}</body></html>")
+
+
+def table(rows: list[list[str]], header: list[str], classes: list[str] | None = None) -> str:
+    """An HTML table of already-escaped cells."""
+    head = "".join(f"<th>{h}</th>" for h in header)
+    body = "".join(f'<tr class="{(classes or [""] * len(rows))[i]}">' + "".join(f"<td>{c}</td>" for c in row) + "</tr>"
+                   for i, row in enumerate(rows))
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def timeline_svg(rows: dict[str, list[str]], names: dict[str, str]) -> str:
+    """One row per actor, one square per beat, coloured by what the actor did in it."""
+    cell, label = 14, 110
+    beats = max((len(r) for r in rows.values()), default=0)
+    width, height = label + cell * max(beats, 1), cell * len(rows) + 4
+    parts = [f'<svg role="img" aria-label="beat timeline" width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg">']
+    for y, (slug, states) in enumerate(rows.items()):
+        parts.append(f'<text x="0" y="{y * cell + 11}" font-size="11">{esc(names.get(slug, slug))}</text>')
+        for x, state in enumerate(states):
+            if state:
+                parts.append(f'<rect x="{label + x * cell}" y="{y * cell}" width="{cell - 2}" height="{cell - 2}" '
+                             f'fill="{COLOURS[state]}"><title>beat {x}: {state}</title></rect>')
+    legend = "".join(f'<span style="color:{c}">■ {s}</span>' for s, c in COLOURS.items())
+    return "".join(parts) + f'</svg><div class="legend">{legend}</div>'
+
+
+def bars_svg(values: dict[str, float], label: str, errors: dict[str, float] | None = None) -> str:
+    """Horizontal bars (with ± whiskers when given), scaled to the largest value."""
+    top = max([v + (errors or {}).get(k, 0) for k, v in values.items()] + [1e-9])
+    row, name_w, bar_w = 18, 110, 300
+    parts = [f'<svg role="img" aria-label="{esc(label)}" width="{name_w + bar_w + 120}" height="{row * len(values) + 4}" '
+             f'xmlns="http://www.w3.org/2000/svg">']
+    for i, (key, v) in enumerate(values.items()):
+        y, w = i * row, bar_w * v / top
+        parts.append(f'<text x="0" y="{y + 13}" font-size="11">{esc(key)}</text>'
+                     f'<rect x="{name_w}" y="{y + 2}" width="{w:.1f}" height="{row - 6}" fill="#3b82f6"/>'
+                     f'<text x="{name_w + w + 6:.1f}" y="{y + 13}" font-size="11">{esc(number(v))}</text>')
+        if errors and errors.get(key):
+            lo, hi = name_w + bar_w * max(0.0, v - errors[key]) / top, name_w + bar_w * (v + errors[key]) / top
+            parts.append(f'<line x1="{lo:.1f}" x2="{hi:.1f}" y1="{y + 8}" y2="{y + 8}" stroke="#111"/>')
+    return "".join(parts) + "</svg>"
+
+
+def sparkline_svg(values: list[float], label: str) -> str:
+    """A small line of a per-beat series."""
+    width, height = 300, 40
+    top = max(values + [1e-9])
+    step = width / max(len(values) - 1, 1)
+    points = " ".join(f"{i * step:.1f},{height - 2 - (height - 4) * v / top:.1f}" for i, v in enumerate(values))
+    return (f'<svg role="img" aria-label="{esc(label)}" width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg">'
+            f'<polyline fill="none" stroke="#3b82f6" stroke-width="1.5" points="{points}"/></svg>')
+
+
+def transcript(events: list[BaseEvent]) -> str:
+    return "".join(f'<p class="line">{esc(line)}</p>' for line in outputs.transcript_lines(events, of_run(events).lines))
+
+
+def thinking(events: list[BaseEvent], names: dict[str, str]) -> str:
+    """Each actor's private thinking, folded (closed `<details>`) per actor."""
+    out = []
+    for slug in names:
+        thoughts = [e for e in events if isinstance(e, ThinkEvent) and e.from_ == slug]
+        if thoughts:
+            body = "".join(f'<p class="private">[beat {e.beat}] {esc(e.text)}</p>' for e in thoughts)
+            out.append(f"<details><summary>{esc(names[slug])}: thinking (private, {len(thoughts)})</summary>{body}</details>")
+    return "".join(out) or "<p>No thinking recorded.</p>"
+
+
+def metrics_html(m: RunMetrics) -> str:
+    summary = [[esc(k), esc("—" if v is None else v)] for k, v in m.to_dict().items() if k not in ("actors", "addressed")]
+    cols = ("turns", "silences", "interruptions", "reactions", "talk_share", "tokens", "cost_usd", "echo", "failures",
+            "corrections")
+    actors = [[esc(slug), *(esc("—" if getattr(a, c) is None else getattr(a, c)) for c in cols)] for slug, a in m.actors.items()]
+    return table(summary, ["metric", "value"]) + table(actors, ["actor", *cols])
+
+
+def run_report(run_dir: Path) -> str:
+    """The HTML of one run."""
+    events = read_events(run_dir)
+    m = run_metrics(events, run=run_dir.name, audit=audit_verdict(run_dir))
+    names = outputs.cast_names(events)
+    title = outputs.start_info(events).get("scene", {}).get("title") or m.scene or run_dir.name
+    body = [f"<h1>{esc(title)}</h1>",
+            f"<p>Isolation {esc(m.isolation)}, coordinator {esc(m.coordinator)}, seed {esc(m.seed)}: closed "
+            f"<b>{esc(m.close_reason)}</b> after {m.beats} beats.</p>",
+            "<h2>Timeline</h2>", timeline_svg(timeline(events), names),
+            "<h2>Talk share</h2>", bars_svg({names.get(s, s): a.talk_share for s, a in m.actors.items()}, "talk share"),
+            "<h2>Cost per beat</h2>", sparkline_svg(cost_per_beat(events), "cost per beat"),
+            "<h2>Metrics</h2>", metrics_html(m), "<h2>Transcript</h2>", transcript(events),
+            "<h2>Thinking</h2>", thinking(events, names)]
+    return page(f"{title} — Promptdesk run", body)
+
+
+def comparison_html(comparison: Comparison) -> str:
+    rows = [[esc(metric), *(esc(s.text()) for s in comparison.table[metric].values())] for metric in METRICS]
+    classes = ["beyond" if m in comparison.beyond_spread else "" for m in METRICS]
+    return table(rows, ["metric", *(esc(c) for c in comparison.columns)], classes) + f"<p>{esc(summary_line(comparison))}</p>"
+
+
+def sweep_report(folder: Path) -> str:
+    """The HTML of a sweep: comparison by condition, a chart per metric, and each run's outcome."""
+    logs = {d.name: read_events(d) for d in sweep_runs(folder)}
+    runs = [run_metrics(events, run=name, audit=audit_verdict(folder / name)) for name, events in logs.items()]
+    comparison = compare(runs, "condition")
+    timelines = [f"<details><summary>{esc(name)}</summary>{timeline_svg(timeline(events), outputs.cast_names(events))}"
+                 f"</details>" for name, events in logs.items()]
+    charts = []
+    for metric in ("goal_achieved", "turns", "silences", "interruptions", "echo", "tokens", "cost_usd"):
+        stats = comparison.table[metric]
+        if any(s.mean is not None for s in stats.values()):
+            charts += [f"<h3>{esc(metric)} (mean ± sd)</h3>",
+                       bars_svg({c: s.mean or 0.0 for c, s in stats.items()}, metric, {c: s.sd for c, s in stats.items()})]
+    outcomes = [[esc(r.run), esc(r.condition()), esc(r.close_reason), esc(r.goal_achieved), str(r.beats), esc(r.audit)]
+                for r in runs]
+    body = [f"<h1>Sweep {esc(folder.name)}</h1>", f"<p>{len(runs)} finished runs.</p>",
+            "<h2>Comparison by condition</h2>", comparison_html(comparison), "<h2>Charts</h2>", *charts,
+            "<h2>Runs</h2>", table(outcomes, ["run", "condition", "close", "goal", "beats", "audit"]),
+            "<h2>Timelines</h2>", *timelines]
+    return page(f"Sweep {folder.name} — Promptdesk", body)
+
+
+def report(path: Path) -> str:
+    """The HTML for a run folder or a sweep folder."""
+    if is_sweep(path):
+        return sweep_report(path)
+    if not (path / "events.jsonl").is_file():
+        raise NotARunFolder(f"{path} is neither a run folder (no events.jsonl) nor a sweep folder (no sweep.yaml)")
+    return run_report(path)

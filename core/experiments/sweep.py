@@ -1,0 +1,266 @@
+"""A sweep: every combination of isolation × coordinator × seed as an ordinary run, in one process.
+
+The sweep folder holds `sweep.yaml` (the plan), one run folder per combination (named
+`<isolation>-<coordinator>-seed<N>`, built through `build_session` exactly as `--batch` builds a
+run) and `results.jsonl`, one line appended as each run finishes. Running the same plan into the
+same folder again resumes: runs with a result are skipped; a run folder without one (killed, or
+stopped by the sweep) is kept aside as `<name>.partial-<k>` and the run starts again.
+
+Runs of a sweep do not append to the characters' own journals: every run starts from the same
+memories, whatever order the runs finish in (the run folder's `journals/` still holds them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from core.errors import InvalidConfig
+from core.record.events import BaseEvent, CallEvent
+from core.experiments.metrics import audit_verdict, run_metrics
+from core.providers.ratelimit import Limiters, Limits
+from core.casting.scene_file import Scene, load_scene
+from core.casting.build import RunOptions, build_session
+
+PLAN_FILE, RESULTS_FILE = "sweep.yaml", "results.jsonl"
+RESULT_FIELDS = ("isolation", "coordinator", "seed", "close_reason", "goal_achieved", "success", "beats", "tokens",
+                 "cost_usd", "duration_s", "failures", "audit")
+
+
+@dataclass(frozen=True)
+class Combination:
+    """One cell of the plan: a condition and a seed."""
+
+    isolation: str
+    coordinator: str
+    seed: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.isolation}-{self.coordinator}-seed{self.seed}"
+
+    @property
+    def condition(self) -> str:
+        return f"{self.isolation}-{self.coordinator}"
+
+
+@dataclass
+class SweepPlan:
+    """What to run. Everything but `concurrency` and `budget_usd` must match to resume a sweep."""
+
+    scene: str
+    isolations: list[str]
+    coordinators: list[str]
+    seeds: list[int]
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    max_beats: int | None = None
+    characters_dirs: list[str] = field(default_factory=list)
+    concurrency: int = 4
+    budget_usd: float | None = None
+    requests_per_min: int | None = None
+    tokens_per_min: int | None = None
+
+    IDENTITY = ("scene", "isolations", "coordinators", "seeds", "provider", "model", "base_url", "max_beats",
+                "characters_dirs")
+
+    def combinations(self) -> list[Combination]:
+        return [Combination(i, c, s) for i in self.isolations for c in self.coordinators for s in self.seeds]
+
+    def conditions(self) -> list[str]:
+        return [f"{i}-{c}" for i in self.isolations for c in self.coordinators]
+
+    def differences(self, other: SweepPlan) -> list[str]:
+        """The identity fields on which two plans disagree."""
+        return [k for k in self.IDENTITY if getattr(self, k) != getattr(other, k)]
+
+    def run_options(self, combo: Combination, out: Path) -> RunOptions:
+        return RunOptions(isolation=combo.isolation, coordinator=combo.coordinator, provider=self.provider,
+                          model=self.model, base_url=self.base_url, seed=combo.seed, max_beats=self.max_beats,
+                          characters_dirs=[Path(d) for d in self.characters_dirs], out=out, headless=True,
+                          write_character_journals=False)
+
+
+def parse_seeds(text: str) -> list[int]:
+    """`1-10`, `1,3,5` or a mix such as `1-3,7` as a sorted list of distinct seeds."""
+    seeds: set[int] = set()
+    try:
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            low, _, high = part.partition("-")
+            first, last = int(low), int(high or low)
+            if last < first:
+                raise ValueError(part)
+            seeds.update(range(first, last + 1))
+    except ValueError:
+        raise InvalidConfig(f"--seeds must look like 1-10 or 1,3,5 (whole numbers, ranges low-high), not {text!r}") from None
+    if not seeds:
+        raise InvalidConfig("--seeds names no seed; give e.g. --seeds 1-5")
+    return sorted(seeds)
+
+
+def parse_choices(text: str, valid: tuple[str, ...], flag: str) -> list[str]:
+    """A comma-separated list of choices, each checked against `valid`."""
+    values = [v.strip() for v in text.split(",") if v.strip()]
+    wrong = [v for v in values if v not in valid]
+    if wrong or not values:
+        raise InvalidConfig(f"{flag} takes a comma-separated list of {', '.join(valid)}; got {text!r}")
+    return list(dict.fromkeys(values))
+
+
+def read_results(folder: Path) -> list[dict[str, Any]]:
+    """The result lines of a sweep folder (a torn last line, from a kill mid-write, is skipped)."""
+    path = folder / RESULTS_FILE
+    if not path.is_file():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
+
+
+def read_plan(folder: Path) -> SweepPlan:
+    """The plan recorded in a sweep folder's `sweep.yaml`."""
+    data = yaml.safe_load((folder / PLAN_FILE).read_text(encoding="utf-8")) or {}
+    return SweepPlan(**{k: v for k, v in data.items() if k in SweepPlan.__dataclass_fields__})
+
+
+class Sweep:
+    """Runs a plan into a folder: concurrency, shared rate limits, budget, results and stopping."""
+
+    def __init__(self, plan: SweepPlan, folder: Path, progress: Any = None) -> None:
+        self.plan, self.folder, self.progress = plan, folder, progress
+        self.scene: Scene = load_scene(Path(plan.scene))
+        self.limiters = Limiters(Limits(plan.requests_per_min, plan.tokens_per_min))
+        self.live: dict[str, Any] = {}
+        self.spent_usd = 0.0
+        self.stopping: str | None = None
+        self.failed = 0
+
+    def validate(self) -> None:
+        """Refuse a plan that cannot run (choices, cast, providers), before anything is written."""
+        with tempfile.TemporaryDirectory(prefix="promptdesk-sweep-check-") as scratch:
+            for combo in self.plan.combinations()[:1]:
+                build_session(self.scene, self.plan.run_options(combo, Path(scratch) / combo.name))
+
+    def prepare_folder(self) -> list[Combination]:
+        """Write or check `sweep.yaml`; set aside unfinished runs; return the runs still to do."""
+        plan_path = self.folder / PLAN_FILE
+        if plan_path.is_file():
+            wrong = read_plan(self.folder).differences(self.plan)
+            if wrong:
+                raise InvalidConfig(f"{self.folder} holds a sweep with a different plan ({', '.join(wrong)} differ); "
+                                    f"give another --out, or the same flags as before to resume")
+        elif self.folder.exists() and any(self.folder.iterdir()):
+            raise InvalidConfig(f"{self.folder} exists and is not a sweep folder (no {PLAN_FILE}); give another --out")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        plan_path.write_text(yaml.safe_dump(asdict(self.plan), sort_keys=False), encoding="utf-8")
+        done = {row.get("run") for row in read_results(self.folder)}
+        todo = [c for c in self.plan.combinations() if c.name not in done]
+        for combo in todo:
+            self._set_aside(self.folder / combo.name)
+        self.spent_usd = sum(row.get("cost_usd") or 0.0 for row in read_results(self.folder))
+        return todo
+
+    @staticmethod
+    def _set_aside(run_dir: Path) -> None:
+        if not run_dir.exists():
+            return
+        k = 1
+        while run_dir.with_name(f"{run_dir.name}.partial-{k}").exists():
+            k += 1
+        run_dir.rename(run_dir.with_name(f"{run_dir.name}.partial-{k}"))
+
+    async def run(self, todo: list[Combination]) -> None:
+        """Run every combination still to do, `concurrency` at a time, until done or stopped."""
+        slots = asyncio.Semaphore(self.plan.concurrency)
+        if self.progress:
+            self.progress.begin(self.plan, read_results(self.folder), len(todo))
+        await asyncio.gather(*(self._one(combo, slots) for combo in todo))
+        if self.progress:
+            self.progress.end(self.stopping)
+
+    def stop(self, why: str = "stop") -> None:
+        """Stop every live run cleanly and start no more (Ctrl-C, SIGTERM, the budget)."""
+        if self.stopping is None:
+            self.stopping = why
+        for session in list(self.live.values()):
+            session.stop()
+
+    def live_spend(self) -> float:
+        return self.spent_usd + sum(s.state.cost_usd for s in self.live.values())
+
+    def _watch(self, event: BaseEvent) -> None:
+        budget = self.plan.budget_usd
+        if isinstance(event, CallEvent) and budget is not None and self.live_spend() >= budget:
+            self.stop("budget")
+
+    async def _one(self, combo: Combination, slots: asyncio.Semaphore) -> None:
+        async with slots:
+            if self.stopping or (self.plan.budget_usd is not None and self.spent_usd >= self.plan.budget_usd):
+                self.stopping = self.stopping or "budget"
+                return
+            session = None
+            try:
+                session = build_session(self.scene, self.plan.run_options(combo, self.folder / combo.name))
+                self.limiters.attach(session)
+                session.subscribe(self._watch)
+                self.live[combo.name] = session
+                await session.run()
+                row = self._result(combo, session.recorder.events)
+            except Exception as exc:  # noqa: BLE001 - a run's crash is recorded, never dropped
+                row = {"run": combo.name, **asdict(combo), "close_reason": "error", "error": f"{type(exc).__name__}: {exc}"}
+            finally:
+                self.live.pop(combo.name, None)
+            self.spent_usd += session.state.cost_usd if session is not None else 0.0
+            if self.stopping and row["close_reason"] == "stop":
+                if self.progress:
+                    self.progress.stopped(combo)
+                return
+            self.failed += row["close_reason"] == "error"
+            self._append(row)
+            if self.progress:
+                self.progress.finished(combo, row, self.spent_usd)
+
+    def _result(self, combo: Combination, events: list[BaseEvent]) -> dict[str, Any]:
+        metrics = run_metrics(events, run=combo.name, audit=audit_verdict(self.folder / combo.name)).to_dict()
+        return {"run": combo.name, **{k: metrics[k] for k in RESULT_FIELDS}}
+
+    def _append(self, row: dict[str, Any]) -> None:
+        """Append one result line (after a torn last line, from a kill mid-write, on a line of its own)."""
+        path = self.folder / RESULTS_FILE
+        torn = path.is_file() and path.stat().st_size and not path.read_bytes().endswith(b"\n")
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(("\n" if torn else "") + json.dumps(row, ensure_ascii=False) + "\n")
+
+    def complete(self) -> bool:
+        """True when every planned run has a result line."""
+        done = {row.get("run") for row in read_results(self.folder)}
+        return all(c.name in done for c in self.plan.combinations())
+
+
+async def run_with_signals(sweep: Sweep, todo: list[Combination]) -> None:
+    """Run the sweep; Ctrl-C and SIGTERM stop every run cleanly instead of killing the process."""
+    loop = asyncio.get_running_loop()
+    installed = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, sweep.stop, "stop")
+            installed.append(sig)
+        except (NotImplementedError, RuntimeError):
+            pass
+    try:
+        await sweep.run(todo)
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)

@@ -1,0 +1,77 @@
+"""What each collaboration call carries (spec 001 §4–§5): a system prompt with the shared rules,
+the participant's name and persona and the schema; and a user message with the goal, the recent
+transcript window (oldest first), "Round r of max" and the JSON-only instruction.
+
+The window is the last `max_items` transcript items; when over `token_budget` (about four
+characters a token), the oldest are dropped first, and a lone item still too long is cut.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.engine.actors import tokens
+from core.protocol.lines import indented
+
+WINDOW_ITEMS = 8
+WINDOW_TOKENS = 2500
+JSON_ONLY = "Return JSON only per schema—no extra text."
+
+SHARED_RULES = """\
+1. You are collaborating with another assistant in a turn-based session managed by a router.
+2. Return only strict JSON matching the provided schema: {message, handoff?, final?}.
+3. If you want the other assistant to go next, include a concise `handoff` with `to` and a one-sentence `task`.
+4. If the solution is complete, set `final: true` and omit `handoff`.
+5. Be concise and move the task forward each turn."""
+
+REPAIR_PROMPT = ("Your reply was not a valid JSON envelope ({problem}). Reply again with only the JSON object "
+                 "{{\"message\": ..., \"handoff\"?: {{\"to\": ..., \"task\": ...}}, \"final\"?: true|false}} "
+                 "and no other text.")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One transcript item: `role` is user, router or a participant slug; `to` addresses router items."""
+
+    role: str
+    text: str
+    to: str | None = None
+
+    def line(self) -> str:
+        """The item as the participants read it; further lines of its text are indented, so a
+        message can never start a line that reads as another item."""
+        text = indented(self.text)
+        if self.role == "router":
+            return f"[router → {self.to}] {text}" if self.to else f"[router] {text}"
+        return f"[{self.role}] {text}"
+
+
+def window(items: Sequence[Item], max_items: int = WINDOW_ITEMS, token_budget: int = WINDOW_TOKENS) -> list[Item]:
+    """The last `max_items` items, oldest first, dropping the oldest while over `token_budget`."""
+    kept = list(items)[-max_items:] if max_items > 0 else []
+    while len(kept) > 1 and sum(tokens(i.line()) for i in kept) > token_budget:
+        kept.pop(0)
+    if kept and tokens(kept[0].line()) > token_budget:
+        only = kept[0]
+        kept = [Item(only.role, only.text[: max(1, token_budget * 4 - 40)] + " …", only.to)]
+    return kept
+
+
+def system_prompt(slug: str, participants: Sequence[str], persona: str, envelope_schema: dict) -> str:
+    """The stable part of every call to one participant (cached under isolation b)."""
+    others = ", ".join(p for p in participants if p != slug) or "no one"
+    parts = [SHARED_RULES, f"Your name is `{slug}`. Participants: {', '.join(participants)} (you work with {others})."]
+    if persona.strip():
+        parts.append("## YOUR PERSONA\n\n" + persona.strip())
+    parts.append("## REPLY SCHEMA\n\n" + json.dumps(envelope_schema, indent=2))
+    return "\n\n".join(parts)
+
+
+def user_message(goal: str, items: Sequence[Item], round_: int, max_rounds: int, *, heading: str = "") -> str:
+    """Goal, transcript window, round line and the JSON-only instruction, in that order."""
+    transcript = "\n".join(item.line() for item in items) or "(nothing yet: you start)"
+    title = heading or "RECENT TRANSCRIPT (oldest first)"
+    return (f"GOAL: {goal.strip()}\n\n{title}:\n{transcript}\n\n"
+            f"Round {round_} of {max_rounds}.\n{JSON_ONLY}")

@@ -1,0 +1,63 @@
+"""The `collaborate` format (spec 001): two assistants in bounded rounds, each reply a JSON envelope."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.characters.loading import Character
+from core.engine.format import Format, SceneReader
+from core.engine.scene import Scene
+from core.formats.collaborate import flags, lines, policy
+from core.formats.collaborate.briefing import build_collab_briefing
+from core.formats.collaborate.improv import play_envelope
+from core.formats.collaborate.personas import default_providers, load_participants, require_goal
+from core.formats.collaborate.settings import Collaborate, check, settings
+from core.providers.spec import ProviderSpec
+from core.record.lines import FormatLines
+
+if TYPE_CHECKING:
+    from core.engine.coordinator import Decision
+    from core.engine.session import Session
+
+
+class CollaborateFormat(Format):
+    """Participants hand the task to each other until one marks it final or the round cap is hit."""
+
+    name = "collaborate"
+    title = "Collaborate"
+    section = Collaborate
+    unit = "rounds"
+    lines = FormatLines(is_public=lines.is_public, txt_line=lines.txt_line, md_line=lines.md_line,
+                        metadata=lines.metadata, turn_types=("agent_response",), printed=lines.printed)
+    players = {"envelope": play_envelope}
+
+    def check_scene(self, scene: Scene) -> None:
+        check(scene)
+
+    def load_cast(self, scene: Scene, slugs: Sequence[str], dirs: Sequence[Path]) -> list[Character]:
+        """Characters from disk, else the built-in `gpt`/`claude` personas; a collaboration needs its goal."""
+        require_goal(scene)
+        return load_participants(slugs, dirs)
+
+    def briefing(self, character: Character, scene: Scene, names: Sequence[str]) -> str:
+        return build_collab_briefing(character, scene, names)
+
+    def default_providers(self, scene: Scene, specs: dict[str, ProviderSpec], *,
+                          provider_flag: bool) -> tuple[dict[str, ProviderSpec], list[str]]:
+        return default_providers(scene, specs, provider_flag=provider_flag)
+
+    def start_facts(self, scene: Scene) -> dict[str, Any]:
+        """The round cap, when the scene file sets the section."""
+        return {"max_rounds": settings(scene).max_rounds} if scene.section(self.name) is not None else {}
+
+    def add_flags(self, parser: argparse.ArgumentParser) -> None:
+        flags.add_flags(parser)
+
+    def scene_from_flags(self, ns: argparse.Namespace, reader: SceneReader) -> Any:
+        return flags.scene_for(ns, reader)
+
+    async def play(self, session: Session) -> Decision:
+        return await policy.play(session)

@@ -1,0 +1,161 @@
+"""The `collaborate` format (spec 001 §6): a bounded turn loop between participants.
+
+Each round the router calls the speaker with the goal, the transcript window, "Round r of max"
+and the schema instruction; shows the envelope's `message` (`agent_response`); then `final`
+ends (reason `final`), a `handoff` names the next speaker and its `task` becomes a router item
+addressed to them (`handoff`), and no handoff ends (reason `no_handoff`). Past `max_rounds` the
+loop ends (reason `cap`). Stop ends at once with the router line "Collaboration canceled by user."
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from core.engine.actors import ThreadActor
+from core.formats.collaborate.ask import Reply, ask
+from core.formats.collaborate.context import Item, user_message, window
+from core.formats.collaborate.settings import settings as collab_settings
+from core.formats.collaborate.state import Collaboration
+from core.engine.coordinator import Decision
+from core.errors import RecordingError
+from core.engine.turn import actor_failed
+
+if TYPE_CHECKING:
+    from core.engine.session import Session
+
+ROUTER = "router"
+HUMAN = "you"
+"""Spec 001's sender of the human's messages."""
+CANCELED = "Collaboration canceled by user."
+
+
+def say(session: Session, collab: Collaboration, type_: str, text: str, *, source: str, **extra: Any) -> None:
+    """Emit a collaboration event with spec 001's fields: `sender` (beside `from`), `thread`,
+    `session_id`, `round`, `max_rounds` and an epoch `ts` (beside the relative `t`)."""
+    session.say(type_, text, source=source, sender=source, ts=int(collab.epoch0 + session.now()),
+                **collab.tags(**extra))
+
+
+def close(reason: str, text: str, goal_achieved: bool = False) -> Decision:
+    return Decision(decision="close", reason=reason, text=text, goal_achieved=goal_achieved)
+
+
+def start(session: Session) -> Collaboration:
+    """The collaboration's state, from the scene; the session's `format_state`."""
+    scene, settings = session.scene, collab_settings(session.scene)
+    collab = Collaboration.new(goal=scene.goal, participants=list(session.actors), max_rounds=settings.max_rounds,
+                               first=scene.initial_speaker or next(iter(session.actors)),
+                               session_id=settings.session_id, window_items=settings.window_items,
+                               window_tokens=settings.window_tokens)
+    session.state.max_beats = collab.max_rounds
+    session.format_state = collab
+    for actor in session.actors.values():
+        if isinstance(actor, ThreadActor):
+            actor.token_budget = collab.window_tokens
+    return collab
+
+
+async def play(session: Session) -> Decision:
+    """Run the collaboration to `final`, `no_handoff`, `cap`, an error or the operator's stop."""
+    from core.engine.session import SceneStopped
+
+    collab = start(session)
+    say(session, collab, "human_message", collab.goal, source=HUMAN, target=ROUTER)
+    try:
+        return await _rounds(session, collab)
+    except SceneStopped:
+        if session.failure is None:  # else the run was aborted because its calls fail, not canceled
+            say(session, collab, "stop", CANCELED, source=ROUTER, target="all")
+        return close("stop", CANCELED)
+
+
+async def _rounds(session: Session, collab: Collaboration) -> Decision:
+    while collab.round < collab.max_rounds:
+        collab.round += 1
+        session.state.beat = collab.round - 1
+        await session.safe_point()
+        say(session, collab, "round", f"Round {collab.round} of {collab.max_rounds}", source=ROUTER)
+        reply = await _turn(session, collab)
+        if reply is None:
+            return close("error", f"{session.state.cast[collab.speaker]} was unable to respond")
+        decision = _after(session, collab, reply)
+        if decision is not None:
+            return decision
+        if session.budget_usd is not None and session.state.cost_usd >= session.budget_usd:
+            return close("budget", f"Budget of ${session.budget_usd:.2f} reached (${session.state.cost_usd:.4f})")
+    return close("cap", f"Reached the cap of {collab.max_rounds} rounds without a final answer")
+
+
+async def _turn(session: Session, collab: Collaboration) -> Reply | None:
+    """Call the speaker (cancellable by stop); record the call and the response."""
+    from core.engine.session import SceneStopped
+
+    slug, actor = collab.speaker, session.actors[collab.speaker]
+    call_id = str(uuid.uuid4())
+    tags = collab.tags(call_id=call_id)
+    user_text = _context(collab, slug, actor.isolation)
+    pending = collab.transcript[-1].text if collab.transcript and collab.transcript[-1].role == ROUTER else collab.goal
+    say(session, collab, "agent_call", pending, source=ROUTER, target=slug, call_id=call_id)
+    if session.stopped:
+        raise SceneStopped
+    request = actor.request(user_text, collab.round - 1, purpose="envelope")
+    task = session.track(asyncio.create_task(ask(session, actor, request, collab.participants, tags)))
+    await asyncio.gather(task, return_exceptions=True)
+    if session.stopped or task.cancelled():
+        raise SceneStopped
+    error = task.exception()
+    if error is None:
+        try:
+            _record(session, collab, task.result(), tags, user_text)
+            return task.result()
+        except RecordingError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - an unrecordable reply is a failed turn
+            error = exc
+    if isinstance(error, RecordingError):
+        raise error
+    actor_failed(session, actor, session.state.beat, error, **tags)
+    return None
+
+
+def _context(collab: Collaboration, slug: str, isolation: str) -> str:
+    """Isolation a: the whole window each call. Isolation b: only what is new to this thread."""
+    if isolation == "b" and slug in collab.seen:
+        new = collab.transcript[collab.seen[slug]:]
+        return user_message(collab.goal, window(new, collab.window_items, collab.window_tokens), collab.round,
+                            collab.max_rounds, heading="NEW SINCE YOUR LAST TURN (oldest first)")
+    items = window(collab.transcript, collab.window_items, collab.window_tokens)
+    return user_message(collab.goal, items, collab.round, collab.max_rounds)
+
+
+def _record(session: Session, collab: Collaboration, reply: Reply, tags: dict, user_text: str) -> None:
+    slug, envelope = collab.speaker, reply.envelope
+    handoff = envelope.next_handoff if reply.valid else None
+    extra = {} if reply.valid else {"envelope_valid": False, "problem": reply.problem}
+    say(session, collab, "agent_response", envelope.message, source=slug, target=handoff.to if handoff else "all",
+        final=envelope.is_final or None, **extra, call_id=tags["call_id"])
+    session.state.turns[slug] += 1
+    collab.transcript.append(Item(slug, envelope.message))
+    actor = session.actors[slug]
+    if actor.isolation == "b":
+        actor.remember(user_text, [], reply.thread_text(), None)
+        collab.seen[slug] = len(collab.transcript)
+
+
+def _after(session: Session, collab: Collaboration, reply: Reply) -> Decision | None:
+    """Act on the envelope: final, handoff, or no handoff (an invalid reply never hands off)."""
+    name = session.state.cast[collab.speaker]
+    if not reply.valid:
+        return close("no_handoff", f"{name}'s reply was not a valid envelope ({reply.problem}); "
+                     "shown as a plain message, collaboration ended")
+    if reply.envelope.is_final:
+        return close("final", f"{name} marked the collaboration final", goal_achieved=True)
+    handoff = reply.envelope.next_handoff
+    if handoff is None:
+        return close("no_handoff", f"{name} handed off to no one")
+    say(session, collab, "handoff", handoff.task, source=collab.speaker, target=handoff.to)
+    collab.transcript.append(Item(ROUTER, handoff.task, to=handoff.to))
+    collab.speaker = handoff.to
+    return None

@@ -1,0 +1,35 @@
+"""The `collaborate:` section of a scene file (spec 001): its settings and their rules."""
+
+from __future__ import annotations
+
+from pydantic import PositiveInt
+from pydantic_core import PydanticCustomError
+
+from core.engine.scene import Scene, SceneModel, Slug
+
+
+class Collaborate(SceneModel):
+    """Settings of the `collaborate` format (spec 001): the round cap, who speaks first, the session id
+    and the transcript window passed to each call. `first` overrides `initial_speaker`."""
+
+    max_rounds: PositiveInt = 6
+    first: Slug | None = None
+    session_id: str | None = None
+    window_items: PositiveInt = 8
+    window_tokens: PositiveInt = 2500
+
+
+def settings(scene: Scene) -> Collaborate:
+    """The collaboration settings of `scene`, defaults filled in."""
+    return scene.section("collaborate") or Collaborate()
+
+
+def check(scene: Scene) -> None:
+    """Its first speaker is a participant, and becomes the scene's `initial_speaker`. (The goal is
+    checked when a collaboration is built to run: see `core.formats.collaborate.personas`.)"""
+    first = settings(scene).first
+    if first is not None:
+        if first not in scene.characters:
+            raise PydanticCustomError("not_in_cast", "collaborate.first '{slug}' is not in characters ({cast})",
+                                      {"slug": first, "cast": ", ".join(scene.characters), "key": "collaborate"})
+        scene.initial_speaker = first

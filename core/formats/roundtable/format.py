@@ -1,0 +1,77 @@
+"""The `roundtable` format (spec 002): a facilitator asks, participants answer blind, the facilitator synthesises."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from core.characters.loading import Character
+from core.engine.format import Format, Setup
+from core.engine.scene import Scene
+from core.formats.roundtable import flags, lines, policy
+from core.formats.roundtable.improv_facilitator import facilitate
+from core.formats.roundtable.improv_participant import participate
+from core.formats.roundtable.prompts import participant_system
+from core.formats.roundtable.settings import Roundtable, check
+from core.formats.roundtable.setup import facilitator_spec, prepare
+from core.formats.roundtable.table import Table
+from core.providers.spec import ProviderSpec
+from core.record.lines import FormatLines
+
+if TYPE_CHECKING:
+    from core.engine.coordinator import Decision
+    from core.engine.session import Session, SessionResult
+    from core.providers.base import Provider
+
+
+def answer_escalation(session: Session, decision: str, text: str | None = None) -> None:
+    """Answer the open escalation: `accept` the facilitator's recommendation, give your `own` decision
+    (`text`), or `continue` the discussion. Raises ValueError when none is open."""
+    table = session.format_state
+    if not isinstance(table, Table):
+        raise ValueError("no escalation is waiting for an answer")
+    table.desk.answer(decision, text)
+
+
+class RoundtableFormat(Format):
+    """Rounds of question, blind answers and synthesis, through a strategy's phases, until a conclusion."""
+
+    name = "roundtable"
+    title = "Roundtable"
+    section = Roundtable
+    unit = "rounds"
+    lines = FormatLines(is_public=lines.is_public, txt_line=lines.txt_line, md_line=lines.md_line,
+                        metadata=lines.metadata, printed=lines.printed)
+    players = {"facilitator": facilitate, "participant": participate}
+    controls = {"answer_escalation": answer_escalation}
+
+    def check_scene(self, scene: Scene) -> None:
+        check(scene)
+
+    def briefing(self, character: Character, scene: Scene, names: Sequence[str]) -> str:
+        """A participant's own profile and the answer format."""
+        return participant_system(character)
+
+    def priced_specs(self, scene: Scene, setup: Setup) -> list[ProviderSpec]:
+        """An LLM facilitator (roles A and B), whose cost counts against the budget too."""
+        return [facilitator_spec(scene, setup)] if setup.role != "C" else []
+
+    def prepare(self, session: Session, setup: Setup) -> None:
+        prepare(session, setup)
+
+    def add_flags(self, parser: argparse.ArgumentParser) -> None:
+        flags.add_flags(parser)
+
+    async def play(self, session: Session) -> Decision:
+        return await policy.play(session)
+
+    def providers(self, session: Session) -> list[Provider]:
+        table = session.format_state
+        return [table.setup.facilitator] if isinstance(table, Table) else []
+
+    def played(self, session: Session, result: SessionResult) -> int:
+        """Rounds finished."""
+        table = session.format_state
+        discussion = table.discussion if isinstance(table, Table) else None
+        return len(discussion.rounds) if discussion is not None else result.beats

@@ -1,0 +1,81 @@
+"""`session.yaml` (rewritten whole, atomically, once per round: no partial round is ever visible)
+and the final `summary.md` of a roundtable run."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from core.formats.roundtable.state import RoundtableState
+
+
+def session_data(state: RoundtableState) -> dict[str, Any]:
+    """The whole session file as data: topic, strategy, phase, rounds, decisions, conclusion."""
+    data: dict[str, Any] = {
+        "topic": state.topic, "strategy": state.strategy.name, "phases": [p.name for p in state.strategy.phases],
+        "current_phase": state.phase.name, "output_type": output_type(state),
+        "participation": state.participation, "blind_answers": state.blind,
+        "participants": [{"slug": s, "name": n, **({"role": state.roles[s]} if s in state.roles else {})}
+                         for s, n in state.participants.items()],
+        "status": state.status, "total_rounds": len(state.rounds), "max_rounds": state.max_rounds,
+        "rounds": state.rounds, "decisions": state.decisions,
+    }
+    if not state.blind:
+        data["note"] = "participation: sequential - each participant saw the answers before theirs (not blind)"
+    if state.conclusion is not None:
+        data["conclusion"] = state.conclusion
+    return data
+
+
+def output_type(state: RoundtableState) -> str:
+    """The output the discussion produces: the latest the facilitator named, else spec 002's `summary`."""
+    named = [(r.get("synthesis") or {}).get("output_type") for r in state.rounds]
+    return next((n for n in reversed(named) if n), "summary")
+
+
+class SessionFile:
+    """Owns `session.yaml`; `writes` counts the batch writes (one per round, one per decision)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.writes = 0
+
+    def write(self, state: RoundtableState) -> None:
+        """Replace the file in one step (write a temporary file, then rename over)."""
+        text = yaml.safe_dump(session_data(state), sort_keys=False, allow_unicode=True, width=100)
+        tmp = self.path.with_suffix(".yaml.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, self.path)
+        self.writes += 1
+
+
+def _bullets(items: list[str], empty: str) -> list[str]:
+    return [f"- {i}" for i in items] or [f"- {empty}"]
+
+
+def summary_md(state: RoundtableState) -> str:
+    """The final summary: recommendation, consensus, open conflicts, decisions."""
+    end = state.conclusion or {}
+    conflicts = [c["topic"] if isinstance(c, dict) else str(c) for c in end.get("open_conflicts", [])]
+    decisions = [f"Round {d['round']}: **{d['decision']}**" + (f" - {d['text']}" if d.get("text") else "")
+                 + f" ({d['by']})" for d in state.decisions]
+    lines = [f"# Roundtable: {state.topic}", "",
+             f"- Strategy: {state.strategy.title or state.strategy.name} (phases: "
+             f"{', '.join(p.name for p in state.strategy.phases)}); ended in phase {state.phase.name}",
+             f"- Rounds: {len(state.rounds)} of at most {state.max_rounds}",
+             f"- Participation: {state.participation}" + ("" if state.blind else " (answers were not blind)"),
+             f"- Participants: {', '.join(state.participants.values())}",
+             f"- Ended: {end.get('reason', 'incomplete')}" + (f" - {end['note']}" if end.get("note") else ""),
+             "", "## Recommendation", "", end.get("recommendation") or "(none)", "",
+             "## Consensus", "", *_bullets(end.get("consensus", []), "(none)"), "",
+             "## Open conflicts", "", *_bullets(conflicts, "(none)"), "",
+             "## Decisions", "", *_bullets(decisions, "(none)"), ""]
+    return "\n".join(lines)
+
+
+def write_summary(run_dir: Path, state: RoundtableState) -> None:
+    """Write `summary.md` beside `session.yaml`."""
+    (run_dir / "summary.md").write_text(summary_md(state), encoding="utf-8")

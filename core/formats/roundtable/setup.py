@@ -1,0 +1,63 @@
+"""Preparing a session for the roundtable format (called by `core.casting.build.build_session`).
+
+The strategy is loaded here so that a missing or broken strategy file fails before anything runs.
+The coordinator role decides how the facilitator is played: A - an LLM facilitator that also sees
+the operator's context (`notes.md`, the scene's coordinator notes); B - an LLM facilitator with only
+its own prompt; C - pure code: the deterministic rule-based facilitator (questions from the
+strategy's phases, synthesis by comparing positions), never an LLM. Escalation triggers and limits
+are code in every role.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.errors import InvalidConfig
+from core.formats.roundtable.calls import TableSetup
+from core.formats.roundtable.escalation import HEADLESS_CHOICES
+from core.formats.roundtable.prompts import facilitator_system
+from core.formats.roundtable.strategies import load_strategy, search_dirs
+from core.engine.format import Setup
+from core.engine.scene import Scene
+from core.formats.roundtable.settings import settings
+from core.formats.roundtable.table import Table
+from core.providers.spec import ProviderSpec
+
+if TYPE_CHECKING:
+    from core.engine.session import Session
+
+RULE_BASED = "rule-based facilitator (pure code, the offline improviser's facilitator)"
+
+
+def facilitator_spec(scene: Scene, setup: Setup) -> ProviderSpec:
+    """`roundtable.facilitator`, else the scene's judge or provider; flags override as for every call."""
+    table = settings(scene)
+    if table.facilitator is None:
+        return setup.spec_for(scene, None)
+    return setup.spec_for(scene.model_copy(update={"judge": table.facilitator}), None)
+
+
+def prepare(session: Session, setup: Setup) -> None:
+    """Attach the strategy, the facilitator and the headless escalation policy; note them in notes.md.
+
+    Role A's facilitator sees notes.md but never the coordinator notes: it writes the questions the
+    participants read, so anything it sees could reach them."""
+    scene, options, role = session.scene, setup.options, setup.role
+    table = settings(scene)
+    on_escalate = getattr(options, "on_escalate", None)
+    if on_escalate is not None and on_escalate not in HEADLESS_CHOICES:
+        raise InvalidConfig(f"--on-escalate must be one of {', '.join(HEADLESS_CHOICES)}, not {on_escalate!r}")
+    strategy = load_strategy(table.strategy, search_dirs(table.strategies_dirs, setup.cwd))
+    spec = facilitator_spec(scene, setup) if role != "C" else ProviderSpec(name="offline")
+    session.format_state = Table(TableSetup(
+        strategy=strategy, facilitator=setup.pool.get(spec),
+        facilitator_system=facilitator_system(session.notes if role == "A" else ""),
+        facilitator_timeout_s=spec.turn_timeout_s, on_escalate=on_escalate,
+        headless=bool(getattr(options, "headless", False))))
+    played_by = RULE_BASED if role == "C" else f"provider {spec.name}, model {spec.model or 'default'}"
+    session.notes += (f"- Roundtable: strategy {strategy.name} ({', '.join(p.name for p in strategy.phases)}), "
+                      f"participation {table.participation}, max {table.max_rounds} rounds\n"
+                      f"- Facilitator: {played_by}\n"
+                      f"- On escalation: {on_escalate or ('conclude (batch, no --on-escalate)' if options.headless else 'ask the operator')}\n")
+    session.start_info["roundtable"] = {"topic": table.topic, "strategy": strategy.name,
+                                        "participation": table.participation, "facilitator": played_by}

@@ -1,0 +1,84 @@
+"""What both scene policies share: scheduled world events, routing speech, addressing."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.engine.briefing import BEGIN_NOTE, note_line
+from core.record.events import SpeakEvent
+from core.protocol.lines import speech_line
+
+if TYPE_CHECKING:
+    from core.engine.actors import Actor
+    from core.engine.session import Session
+
+
+@dataclass
+class Resumed:
+    """A resumed scene's own state (`session.format_state`): who speaks at its first beat (sequential turns)."""
+
+    speaker: str | None = None
+
+
+def opener(session: Session) -> Actor:
+    """The initial speaker, told to begin the scene (a resumed run: who speaks at its first beat,
+    the note having been restored from the log with the rest of the inboxes)."""
+    if session.seam is not None:
+        resumed = session.format_state if isinstance(session.format_state, Resumed) else Resumed()
+        return session.actors[resumed.speaker or initial_speaker(session)]
+    actor = session.actors[initial_speaker(session)]
+    actor.receive(note_line(BEGIN_NOTE))
+    return actor
+
+
+def initial_speaker(session: Session) -> str:
+    """The slug of the actor who opens the scene."""
+    return session.scene.initial_speaker or next(iter(session.actors))
+
+
+async def beats(session: Session) -> AsyncIterator[int]:
+    """Beat numbers from 0 (a resumed run: from its cut beat); before each, a safe point (stop, pause,
+    controls) and the world events due."""
+    beat = session.first_beat
+    while True:
+        session.state.beat = beat
+        await session.safe_point()
+        fire_scheduled(session, beat)
+        yield beat
+        beat += 1
+
+
+def fire_scheduled(session: Session, beat: int) -> None:
+    """Deliver every scheduled world event due at or before this beat, once."""
+    for index, event in enumerate(session.scene.events):
+        if event.at_beat <= beat and index not in session.fired_events:
+            session.fired_events.add(index)
+            session.world_event(event.text, source="coordinator")
+
+
+def route(session: Session, speech: SpeakEvent) -> None:
+    """Count a spoken turn and forward the speech (never thinking) to every other actor."""
+    if speech.action == "silent":
+        return
+    session.state.turns[speech.from_] += 1
+    speaker = session.actors[speech.from_]
+    line = speech_line(speaker.name, speech)
+    session.public_lines.append(line)
+    for slug, actor in session.actors.items():
+        if slug != speech.from_:
+            actor.receive(line)
+            session.say("route", f"Forwarding {speaker.name}'s speech to {actor.name}", target=slug,
+                        beat=speech.beat)
+
+
+def addressed(session: Session, speech: SpeakEvent | None) -> Actor | None:
+    """The cast member a speech's `TO:` names (by slug, full name or first name), if any."""
+    if speech is None or not speech.target:
+        return None
+    wanted = speech.target.strip().lower()
+    for actor in session.actors.values():
+        if actor.slug != speech.from_ and wanted in (actor.slug, actor.name.lower(), actor.name.lower().split()[0]):
+            return actor
+    return None

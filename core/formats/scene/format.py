@@ -1,0 +1,48 @@
+"""The `scene` format (specs 000, 003, 004): actors in the tag protocol, beats in parallel or turns in sequence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from core.characters.loading import Character
+from core.engine.briefing import build_briefing
+from core.engine.format import Format
+from core.engine.scene import Scene
+from core.formats.scene import parallel, sequential
+from core.formats.scene.context import context_lines
+from core.formats.scene.restore import restore
+
+if TYPE_CHECKING:
+    from core.engine.coordinator import Decision
+    from core.engine.session import Session
+
+
+class SceneFormat(Format):
+    """Isolated actors who think privately and speak through `<speech>`; the coordinator closes."""
+
+    name = "scene"
+    title = "Scene"
+    keeps_journals = True
+    judges_goal = True
+
+    def min_cast(self) -> int:
+        """A scene needs two people to be a dialogue."""
+        return 2
+
+    def briefing(self, character: Character, scene: Scene, names: Sequence[str]) -> str:
+        return build_briefing(character, scene, names)
+
+    def notes_lines(self, scene: Scene, isolation: str) -> list[str]:
+        return context_lines(scene, isolation)
+
+    async def play(self, session: Session) -> Decision:
+        """Parallel beats or sequential turns, as the scene's `turns:` says."""
+        policy = {"parallel": parallel, "sequential": sequential}[session.scene.turns]
+        return await policy.play(session)
+
+    def resumable(self) -> bool:
+        return True
+
+    def restore(self, session: Session, kept: list[Any], cut_beat: Any) -> None:
+        restore(session, kept, cut_beat)

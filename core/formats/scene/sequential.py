@@ -1,0 +1,38 @@
+"""Sequential dialogue (spec 000): one actor at a time; speech only is routed to the others; the
+next speaker is the one addressed, else the next in the cast."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from core.engine.coordinator import Decision
+from core.formats.scene.common import addressed, beats, opener, route
+from core.engine.turn import play_turn
+
+if TYPE_CHECKING:
+    from core.engine.session import Session
+
+
+async def play(session: Session) -> Decision:
+    """Turn by turn until the coordinator, a limit or the operator closes the scene."""
+    from core.engine.session import SceneStopped
+
+    cast = list(session.actors.values())
+    speaker = opener(session)
+    async for beat in beats(session):
+        session.say("beat", f"Turn {beat}: {speaker.name}", beat=beat, target=speaker.slug)
+        task = session.track(asyncio.create_task(play_turn(session, speaker, beat, timeout_s=speaker.turn_timeout_s)))
+        try:
+            speech = await task
+        except asyncio.CancelledError:
+            if session.stopped:
+                raise SceneStopped from None
+            raise
+        if speech is not None:
+            route(session, speech)
+        decision = await session.check([speech] if speech else [])
+        if decision:
+            return decision
+        speaker = addressed(session, speech) or cast[(cast.index(speaker) + 1) % len(cast)]
+    raise AssertionError("unreachable: beats() never ends")

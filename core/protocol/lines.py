@@ -1,0 +1,87 @@
+"""How speech and world events are written as lines: for actors, transcripts and the console.
+
+A speech is always written as exactly one line that starts with its speaker's name, and nothing a
+model put in it can read as one of the engine's own lines (another actor's line, `DIRECTOR NOTE:`,
+`[EVENT: …]`, `[SYSTEM: …]`): `one_line` folds and neutralises every model-written field.
+"""
+
+from __future__ import annotations
+
+import re
+
+from typing import Any
+
+_WHITESPACE_RE = re.compile(r"\s+")
+_RESERVED_RE = re.compile(r"\b(DIRECTOR\s+NOTE|EVENT|SYSTEM)\s*:", re.IGNORECASE)
+
+
+def speech_line(speaker: str, speech: Any) -> str:
+    """A factual line for one speech (a `speak` event), in spec 004's transcript form:
+    `Alice [TO: Bob, TONE: x] "…"`. Anything else (a thinking event above all) raises TypeError."""
+    if getattr(speech, "type", None) != "speak":
+        raise TypeError(f"only speech is ever routed, not {type(speech).__name__}")
+    words = one_line(speech.text)
+    parts = [one_line(speaker), speech_header(speech), f'"{words}"' if words else ""]
+    return " ".join(part for part in parts if part)
+
+
+def speech_header(speech: Any) -> str:
+    """The bracket header of a speech, rebuilt from its parsed fields, each folded to a plain value."""
+    parts: list[str] = []
+    if speech.action == "interrupt":
+        parts.append(f'INTERRUPT after "{_field(speech.interrupt_after)}"')
+    elif speech.action in ("silent", "react"):
+        parts.append(speech.action.upper())
+    if speech.target and speech.action != "silent":
+        parts.append(f"TO: {_field(speech.target)}")
+    if speech.tone:
+        parts.append(f"TONE: {_field(speech.tone)}")
+    if speech.nonverbal:
+        parts.append(f"*{_field(speech.nonverbal)}*")
+    return f"[{', '.join(parts)}]" if parts else ""
+
+
+def one_line(text: str) -> str:
+    """Model text made safe to stand inside an engine line.
+
+    Every run of whitespace (line breaks of any kind included) becomes one space, double quotes
+    become single quotes, the colon after a reserved word (`DIRECTOR NOTE`, `EVENT`, `SYSTEM`)
+    becomes ` -`, and brackets that do not balance become parentheses. Balanced brackets stay, so
+    names such as `[Evil]` or `Dr. [Redacted]` read as written.
+    """
+    text = folded(text).replace('"', "'")
+    text = _RESERVED_RE.sub(lambda m: f"{_WHITESPACE_RE.sub(' ', m.group(1))} -", text)
+    return text if _balanced(text) else text.replace("[", "(").replace("]", ")")
+
+
+def indented(text: str, indent: str = "    ") -> str:
+    """Multi-line model text for an item that keeps its lines (code, lists): the first line as
+    written, every further line (any kind of line break) indented, so that no line the text holds
+    starts where an engine line starts."""
+    lines = text.strip().splitlines()
+    return ("\n" + indent).join(lines)
+
+
+def world_event_line(text: str) -> str:
+    """A world event as every actor sees it: one line, whatever line breaks its text held."""
+    return f"[EVENT: {folded(text)}]"
+
+
+def folded(text: str) -> str:
+    """Text on one line: every run of whitespace, line breaks of any kind included, is one space."""
+    return _WHITESPACE_RE.sub(" ", text).strip()
+
+
+def _field(text: str | None) -> str:
+    """A header value: one line, with no item separator (`,`) and no gesture marker (`*`)."""
+    return one_line(text or "").replace(",", ";").replace("*", "")
+
+
+def _balanced(text: str) -> bool:
+    """Whether every `]` closes an earlier `[` and every `[` is closed."""
+    depth = 0
+    for ch in text:
+        depth += (ch == "[") - (ch == "]")
+        if depth < 0:
+            return False
+    return depth == 0

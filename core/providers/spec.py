@@ -1,0 +1,47 @@
+"""Which model answers an actor, and how patiently: the `provider:` of a scene file (and its `judge:`).
+
+`ProviderSpec` is what every backend is built from (`core.casting.pool`); it belongs to the providers
+because nothing else decides what a provider needs to know.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import (AfterValidator, BaseModel, ConfigDict, NonNegativeFloat, NonNegativeInt, PositiveFloat,
+                      PositiveInt)
+from pydantic_core import PydanticCustomError
+
+ProviderName = Literal["offline", "anthropic", "openai", "openai-compatible", "claude-code"]
+
+
+def _latency(value: tuple[int, int]) -> tuple[int, int]:
+    """A latency range [lo, hi] in milliseconds must have lo <= hi."""
+    if value[0] > value[1]:
+        raise PydanticCustomError("latency", "latency_ms must be [lo, hi] with lo <= hi, got {value}",
+                                  {"value": list(value)})
+    return value
+
+
+Latency = Annotated[tuple[NonNegativeInt, NonNegativeInt], AfterValidator(_latency)]
+
+
+class ProviderSpec(BaseModel):
+    """Which model answers, and how patiently: timeouts, retries, and the offline latency range."""
+
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+
+    name: ProviderName = "offline"
+    model: str | None = None
+    base_url: str | None = None
+    latency_ms: Latency | None = None
+    timeout_s: PositiveFloat = 60.0
+    max_retries: NonNegativeInt = 3
+    retry_after_cap_s: NonNegativeFloat = 30.0
+    max_processes: PositiveInt = 4
+    """claude-code: at most this many Claude Code CLI processes at once."""
+
+    @property
+    def turn_timeout_s(self) -> float:
+        """The engine's own guard around one turn: every retry's timeout, plus backoff headroom."""
+        return self.timeout_s * (self.max_retries + 1) + self.retry_after_cap_s * self.max_retries + 5

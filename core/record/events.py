@@ -1,0 +1,142 @@
+"""Every observable thing a session does, as one family of pydantic events.
+
+The recorder writes these to `events.jsonl`, the console renders them, the batch printer prints
+them and replay reads them back. On disk an event is `{"t", "from", "type", "target"?, "text",
+"reason"?, "beat"?, ...}` (spec 000's format, extended).
+
+`think` and `speak` are different types end to end: nothing that routes to an actor ever accepts
+a `ThinkEvent`. `DeltaEvent` carries streamed fragments for live display and is never recorded.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+COORDINATOR = "coordinator"
+"""The `from` of every event the engine itself emits (the coordinator is not an actor)."""
+
+OPERATOR = "operator"
+"""The `from` of controls sent by the person at the console or the batch runner."""
+
+GenericType = Literal[
+    "start", "spawn", "brief", "route", "correct", "event", "note", "system", "stop", "beat",
+    "pause", "resume", "round", "handoff", "synthesis", "escalate", "phase", "decision",
+    "human_message", "agent_call", "agent_response", "question", "answer",
+]
+
+
+class BaseEvent(BaseModel):
+    """Fields shared by every event: time since scene start, source, type, target, text."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="allow")
+
+    t: float
+    from_: str = Field(alias="from")
+    target: str | None = None
+    text: str = ""
+    beat: int | None = None
+
+    def to_record(self) -> dict[str, Any]:
+        """The dict written to `events.jsonl` (aliases, no empty optionals)."""
+        return self.model_dump(by_alias=True, exclude_none=True)
+
+
+class GenericEvent(BaseEvent):
+    """Coordinator bookkeeping, operator controls, world events, notes and format events."""
+
+    type: GenericType
+    reason: str | None = None
+
+
+class ThinkEvent(BaseEvent):
+    """An actor's private `<thinking>`: shown in its own pane, never routed to anyone."""
+
+    type: Literal["think"] = "think"
+
+
+class SpeakEvent(BaseEvent):
+    """An actor's `<speech>`, with the parsed bracket header of spec 004 Appendix B.
+
+    `action` is one of speak | interrupt | silent | react. `text` is the spoken words only; `raw` the
+    whole speech block as the actor wrote it. `target` is whom the actor addressed (`TO:`).
+    """
+
+    type: Literal["speak"] = "speak"
+    action: str = "speak"
+    tone: str | None = None
+    nonverbal: str | None = None
+    interrupt_after: str | None = None
+    raw: str | None = None
+    closes_scene: bool | None = None
+
+
+class JournalEvent(BaseEvent):
+    """A journal entry an actor wrote in character after the scene closed."""
+
+    type: Literal["journal"] = "journal"
+
+
+class CloseEvent(BaseEvent):
+    """The scene ended; `reason` is natural, explicit, soft-cap, hard-cap, max_beats_exceeded, stop,
+    stall, budget, final, no_handoff, cap, error or provider-error (the calls fail: see
+    `core.engine.outcome`). `goal_achieved` is the goal verdict, apart from the reason: True, False or None
+    (unknown), with its one-line `goal_reason`."""
+
+    type: Literal["close"] = "close"
+    reason: str
+    goal_achieved: bool | None = None
+    goal_reason: str | None = None
+
+    def to_record(self) -> dict[str, Any]:
+        """As every event, but `goal_achieved` is always written: `null` says "unknown"."""
+        return {**super().to_record(), "goal_achieved": self.goal_achieved}
+
+
+class CallEvent(BaseEvent):
+    """One provider call: who it was for, tokens, cost and timing (honest costs, per call)."""
+
+    type: Literal["call"] = "call"
+    provider: str
+    model: str | None = None
+    purpose: str = "turn"
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    ttft_s: float | None = None
+    tokens_per_s: float | None = None
+    ok: bool = True
+
+
+class DeltaEvent(BaseEvent):
+    """A streamed fragment of an actor's thinking or speech. Published live, never recorded.
+
+    `channel="reset"` (empty text) retracts every fragment of this actor's call shown so far: the
+    attempt that streamed them failed, and the retry streams its answer from the start."""
+
+    type: Literal["delta"] = "delta"
+    channel: Literal["think", "speech", "reset"] = "speech"
+
+
+Event = Annotated[
+    Union[GenericEvent, ThinkEvent, SpeakEvent, JournalEvent, CloseEvent, CallEvent, DeltaEvent],
+    Field(discriminator="type"),
+]
+
+_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def parse_event(data: dict[str, Any]) -> BaseEvent:
+    """Rebuild a typed event from one `events.jsonl` record."""
+    return _ADAPTER.validate_python(data)
+
+
+def parse_event_json(line: str) -> BaseEvent:
+    """Rebuild a typed event from one line of `events.jsonl` (through `json`, which, unlike the
+    strict validator's parser, reads a lone surrogate's escape back as the character it was)."""
+    return _ADAPTER.validate_python(json.loads(line))

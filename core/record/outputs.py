@@ -1,0 +1,222 @@
+"""The human-readable files of a run, rebuilt from its events alone.
+
+`transcript.md` follows spec 000, `transcript.txt` and `metadata.json` follow spec 004. Nothing here
+reads anything but the event list, so any run can be re-rendered from `events.jsonl`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from datetime import datetime
+from typing import Any
+
+from core.record.events import BaseEvent, CallEvent, CloseEvent, GenericEvent, JournalEvent, SpeakEvent
+from core.protocol.lines import indented, speech_line
+from core.record.lines import PLAIN, FormatLines
+from core.providers.pricing import cache_saving
+
+
+def start_info(events: list[BaseEvent]) -> dict[str, Any]:
+    """The `start` event's payload: scene facts, cast names and the two choices."""
+    for event in events:
+        if event.type == "start":
+            return event.model_extra or {}
+    return {}
+
+
+def cast_names(events: list[BaseEvent]) -> dict[str, str]:
+    """Slug to display name, as recorded at start (falls back to the slug)."""
+    return dict(start_info(events).get("cast", {}))
+
+
+def close_event(events: list[BaseEvent]) -> CloseEvent | None:
+    """The scene's close, if it was reached."""
+    return next((e for e in reversed(events) if isinstance(e, CloseEvent)), None)
+
+
+MANUAL_CLOSES = ("stop", "error")
+"""Close reasons that mean the scene did not complete on its own (metadata `success` is false)."""
+
+
+def scene_format(events: list[BaseEvent]) -> str:
+    """The run's format, as recorded at start."""
+    return start_info(events).get("scene", {}).get("format") or "scene"
+
+
+def is_public(event: BaseEvent, lines: FormatLines = PLAIN) -> bool:
+    """True for what the audience sees: non-silent speech, world events and notes that reached the
+    actors, actor failures, and the format's own lines. Coordinator decisions, suggested-but-unsent
+    events and other bookkeeping stay in `events.jsonl` only."""
+    if isinstance(event, SpeakEvent):
+        return event.action != "silent"
+    if lines.is_public(event):
+        return True
+    if getattr(event, "internal", False):
+        return False
+    return event.type in ("event", "note") or (event.type == "system" and event.target is not None)
+
+
+def _note_line(event: BaseEvent, names: dict[str, str]) -> str:
+    """`NOTE to Bob: …` (or `to everyone`), the note as it reached the actors."""
+    return f"NOTE to {names.get(event.target, event.target) if event.target else 'everyone'}: {event.text}"
+
+
+def transcript_lines(events: list[BaseEvent], own: FormatLines = PLAIN) -> list[str]:
+    """Spec 004's lines: `Alice [TO: Bob, TONE: x] "…"`, `[EVENT: …]`, `[SYSTEM: …]`, and the format's own."""
+    names = cast_names(events)
+    lines = []
+    for event in events:
+        if not is_public(event, own):
+            continue
+        if isinstance(event, SpeakEvent):
+            lines.append(speech_line(names.get(event.from_, event.from_), event))
+        elif own.is_public(event):
+            lines.append(own.txt_line(event, names))
+        elif event.type == "event":
+            lines.append(f"[EVENT: {event.text}]")
+        elif event.type == "note":
+            lines.append(f"[{_note_line(event, names)}]")
+        else:
+            lines.append(f"[SYSTEM: {event.text}]")
+    return lines
+
+
+def turn_counts(events: list[BaseEvent], own: FormatLines = PLAIN) -> Counter[str]:
+    """Non-silent speeches (and the format's own turns) per actor."""
+    return Counter(e.from_ for e in events if (isinstance(e, SpeakEvent) and e.action != "silent")
+                   or e.type in own.turn_types)
+
+
+def duration_s(events: list[BaseEvent]) -> float:
+    """Seconds from the first to the last recorded event."""
+    return (events[-1].t - events[0].t) if events else 0.0
+
+
+def costs(events: list[BaseEvent]) -> dict[str, Any]:
+    """Tokens and USD per run and per actor, summed over every recorded call."""
+    keys = ("input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")
+    total = dict.fromkeys(keys, 0)
+    usd = 0.0
+    per_actor: dict[str, dict[str, float]] = defaultdict(lambda: {**dict.fromkeys(keys, 0), "usd": 0.0, "calls": 0})
+    for call in (e for e in events if isinstance(e, CallEvent)):
+        row = per_actor[call.target or call.from_]
+        for key in keys:
+            total[key] += getattr(call, key)
+            row[key] += getattr(call, key)
+        row["usd"] += call.cost_usd
+        row["calls"] += 1
+        usd += call.cost_usd
+    return {**total, "totalTokens": sum(total.values()), "estimatedUSD": round(usd, 6),
+            "perActor": {k: {**v, "usd": round(v["usd"], 6)} for k, v in per_actor.items()}}
+
+
+def beats(events: list[BaseEvent]) -> int:
+    """Beats played (the highest beat number seen, plus one for beat 0)."""
+    numbers = [e.beat for e in events if e.beat is not None]
+    return (max(numbers) + 1) if numbers else 0
+
+
+def errors(events: list[BaseEvent]) -> list[dict[str, Any]]:
+    """Actor failures, as spec 003's `errors`: beat, character, error."""
+    return [{"beat": e.beat, "character": e.target, "error": e.reason or e.text}
+            for e in events if isinstance(e, GenericEvent) and e.type == "system" and e.target]
+
+
+def metadata(events: list[BaseEvent], own: FormatLines = PLAIN) -> dict[str, Any]:
+    """Spec 004's SceneResult metadata, extended with choices, costs and per-actor counts."""
+    info, close = start_info(events), close_event(events)
+    scene = info.get("scene", {})
+    per_actor: dict[str, dict[str, int]] = {slug: Counter() for slug in cast_names(events)}
+    for event in events:
+        row = per_actor.get(event.from_) if event.from_ in per_actor else per_actor.get(event.target or "")
+        if row is None:
+            continue
+        if isinstance(event, SpeakEvent):
+            row["silent" if event.action == "silent" else "turns"] += 1
+            row["interrupts"] += event.action == "interrupt"
+        elif event.type in own.turn_types:
+            row["turns"] += 1
+        elif event.type == "correct":
+            row["corrections"] += 1
+        elif event.type == "system" and event.target:
+            row["failures"] += 1
+    return {
+        "name": scene.get("name"), "title": scene.get("title"), "format": scene.get("format"),
+        "turns": scene.get("turns"), "isolation": info.get("isolation"),
+        "coordinator": info.get("coordinator"), "duration": round(duration_s(events) * 1000),
+        "totalBeats": beats(events), "characterCount": len(per_actor),
+        "success": bool(close) and close.reason not in MANUAL_CLOSES,
+        "goalAchieved": close.goal_achieved if close else None,
+        "goalReason": close.goal_reason if close else None,
+        "reason": close.reason if close else "incomplete",
+        "errors": errors(events), "costs": costs(events),
+        "unpricedModels": info.get("unpriced_models", []),
+        "actors": {slug: {k: int(v) for k, v in row.items()} for slug, row in per_actor.items()},
+        **own.metadata(events),
+        "cache_saving": cache_saving(e for e in events if isinstance(e, CallEvent)),
+    }
+
+
+def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PLAIN) -> str:
+    """Spec 000's transcript: header, `**NAME:** speech`, end marker, post-scene notes."""
+    info, names, close = start_info(events), cast_names(events), close_event(events)
+    scene = info.get("scene", {})
+    out = [f"# {scene.get('title') or scene.get('name', 'Scene')}", "",
+           f"**Date:** {when:%Y-%m-%d}",
+           f"**Duration:** {duration_s(events) / 60:.1f} minutes (real-time generation)",
+           f"**Participants:** {', '.join(names.values())}",
+           f"**Setting:** {scene.get('setting') or '—'}", "", "---", ""]
+    for event in events:
+        if not is_public(event, own):
+            continue
+        if isinstance(event, SpeakEvent):
+            out += [f"**{names.get(event.from_, event.from_).upper()}:** {indented(event.raw or event.text)}", ""]
+        elif own.is_public(event):
+            out += [own.md_line(event, names), ""]
+        elif event.type == "note":
+            out += [f"*[{_note_line(event, names)}]*", ""]
+        else:
+            out += [f"*[{'EVENT' if event.type == 'event' else 'SYSTEM'}: {event.text}]*", ""]
+    counts = turn_counts(events, own)
+    per = ", ".join(f"{names[s]}: {counts.get(s, 0)}" for s in names)
+    spend = costs(events)
+    out += ["*[end of scene]*" if close else "*[scene interrupted]*", "", "---", "", "## Post-scene notes",
+            f"- Close reason: {close.reason if close else 'incomplete'}",
+            f"- Goal: {goal_label(close)}" + (f" — {close.goal_reason}" if close and close.goal_reason else ""),
+            f"- Turn count: {sum(counts.values())} ({per})",
+            f"- Coordinator's correction prompts issued: {sum(e.type == 'correct' for e in events)}",
+            f"- Silent responses: {sum(isinstance(e, SpeakEvent) and e.action == 'silent' for e in events)}",
+            f"- Tokens: {spend['totalTokens']:,}; estimated cost ${spend['estimatedUSD']:.4f} USD", ""]
+    return "\n".join(out)
+
+
+def goal_label(close: CloseEvent | None) -> str:
+    """The goal verdict for `[SCENE END - Goal: …]`: Achieved, Not achieved or Unknown, with the close."""
+    verdict = {True: "Achieved", False: "Not achieved"}.get(close.goal_achieved, "Unknown") if close else "Unknown"
+    return f"{verdict} (closed: {close.reason if close else 'incomplete'})"
+
+
+def transcript_txt(events: list[BaseEvent], when: datetime, own: FormatLines = PLAIN) -> str:
+    """Spec 004's transcript: header, bracket lines, world events, scene end, statistics."""
+    info, names, close = start_info(events), cast_names(events), close_event(events)
+    scene, spend = info.get("scene", {}), costs(events)
+    goal = goal_label(close)
+    out = [f"SCENE: {scene.get('title') or scene.get('name', '')}",
+           f"CHARACTERS: {', '.join(names.values())}", f"GOAL: {scene.get('goal') or '—'}",
+           f"GENERATED: {when:%Y-%m-%d %H:%M:%S}", "", "---", "", "[SCENE START]"]
+    if scene.get("setting"):
+        out.append(f"[Setting: {scene['setting']}]")
+    out.append("")
+    for line in transcript_lines(events, own):
+        out += [line, ""]
+    out += [f"[SCENE END - Goal: {goal}]", "", "---", "", "STATISTICS:",
+            f"- Duration: {beats(events)} beats", f"- Processing time: {duration_s(events):.1f}s",
+            f"- Total tokens: ~{spend['totalTokens']:,}", f"- Estimated cost: ${spend['estimatedUSD']:.2f} USD", ""]
+    return "\n".join(out)
+
+
+def journals(events: list[BaseEvent]) -> dict[str, str]:
+    """This run's journal entries per actor, as written to `journals/<slug>.md`."""
+    names = cast_names(events)
+    return {e.from_: f"# {names.get(e.from_, e.from_)}: journal\n\n{e.text}\n"
+            for e in events if isinstance(e, JournalEvent)}

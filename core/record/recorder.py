@@ -1,0 +1,210 @@
+"""The run folder's writer: `events.jsonl` appended and flushed event by event, every prompt to
+`prompts.jsonl`, warnings to `debug.log`, and the derived files written once at close.
+
+`events.jsonl` is the source of truth; `finish` rebuilds every other file from the events alone.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable
+from contextvars import ContextVar
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from core.record import outputs
+from core.errors import RecordingError, recording_error
+from core.record.events import BaseEvent, parse_event_json
+from core.record.lines import PLAIN, FormatLines
+from core.record.prompt_log import PromptLogWriter
+from core.providers.base import Request
+from core.record.run_folder import DIR_MODE, lock_down, open_private
+from core.protocol.sanitize import LONE_SURROGATE, strip_controls
+
+log = logging.getLogger("promptdesk.recorder")
+
+_SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{6,}|(?i:api[_-]?key)\s*[:=]\s*\S+)")
+
+
+def redact(text: str) -> str:
+    """Remove anything shaped like an API key from text bound for a file or a terminal."""
+    return _SECRET.sub("[redacted]", text)
+
+
+def storable(text: str) -> str:
+    """`text` with every lone surrogate written as its `\\uXXXX` escape, so that it can be encoded
+    as UTF-8. Inside a JSON string the escape reads back as the very same character; in plain text
+    it shows what was there instead of losing the whole file."""
+    return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+ACTIVE: ContextVar[Recorder | None] = ContextVar("promptdesk_recorder", default=None)
+"""The recorder of the session whose task is running (sessions side by side keep their logs apart)."""
+
+
+class DebugLogHandler(logging.Handler):
+    """Sends the `promptdesk.*` loggers' warnings (retries, fallbacks) into a run's `debug.log`,
+    for records logged from within that run's own tasks."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__(logging.WARNING)
+        self.recorder = recorder
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if ACTIVE.get() is self.recorder:
+            self.recorder.log(record.levelname, f"{record.name}: {record.getMessage()}")
+
+
+class Recorder:
+    """Owns one run folder. Every write is flushed at once so a crash loses nothing recorded."""
+
+    def __init__(self, run_dir: Path, own: FormatLines = PLAIN) -> None:
+        self.run_dir = run_dir
+        self.own = own
+        """How the format's own events read in the derived files."""
+        self.events: list[BaseEvent] = []
+        self._files: dict[str, TextIO] = {}
+        self.prompt_log = PromptLogWriter()
+        self.failure: RecordingError | None = None
+        """The first write that failed; once set, nothing more is appended (the record stops there)."""
+        self.on_failure: Callable[[RecordingError], None] | None = None
+        """Called once, when the first write fails (the session stops the run)."""
+
+    def open(self) -> None:
+        """Create the folder and open the append-only logs."""
+        self.run_dir.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+        lock_down(self.run_dir)
+        for name in ("events.jsonl", "prompts.jsonl", "debug.log"):
+            self._files[name] = open_private(self.run_dir / name)
+
+    def reopen(self, events: list[BaseEvent]) -> None:
+        """Continue an existing run folder (resume): the events it keeps, its logs opened for appending,
+        each log's torn last line (a kill mid-write) ended so that nothing new joins it."""
+        self.events = list(events)
+        self.prompt_log.continue_after(self.run_dir)
+        for name in ("events.jsonl", "prompts.jsonl", "debug.log"):
+            path = self.run_dir / name
+            torn = _ends_torn(path)
+            self._files[name] = open(path, "a", encoding="utf-8")
+            if torn:
+                self._append(name, "")
+
+    def write_notes(self, text: str) -> None:
+        """Write `notes.md` (done before any actor is spawned), control characters removed."""
+        with open_private(self.run_dir / "notes.md", "w") as notes:
+            notes.write(strip_controls(text))
+
+    def record(self, event: BaseEvent) -> None:
+        """Append one event to `events.jsonl` and flush; raises `RecordingError` when it cannot."""
+        self._append("events.jsonl", json.dumps(event.to_record(), ensure_ascii=False))
+        self.events.append(event)
+
+    def record_prompt(self, t: float, request: Request) -> None:
+        """Append one request, exactly as sent, to `prompts.jsonl` (never a key: requests hold none),
+        whole or as a delta against the same recipient's previous one (`core.record.prompt_log`)."""
+        self._append("prompts.jsonl", self.prompt_log.line(t, request))
+
+    def log(self, level: str, message: str, **context: Any) -> None:
+        """Append a warning or error with its context to `debug.log`. Never raises: a failed write
+        is kept in `failure` (and stops the run) rather than masking the error being logged."""
+        stamp = datetime.now().isoformat(timespec="milliseconds")
+        extra = " ".join(f"{k}={v!r}" for k, v in context.items())
+        try:
+            self._append("debug.log", redact(f"{stamp} {level.upper()} {message} {extra}".rstrip()))
+        except RecordingError:
+            pass
+
+    def _append(self, name: str, line: str) -> None:
+        handle = self._files.get(name)
+        if handle is None:
+            return
+        if self.failure is not None:
+            raise self.failure
+        try:
+            handle.write(storable(line) + "\n")
+            handle.flush()
+        except OSError as exc:
+            self.fail(recording_error(exc, f"{name} in {self.run_dir}"))
+
+    def fail(self, error: RecordingError) -> None:
+        """Mark the record as broken by `error` (the first failure wins), tell the session, raise."""
+        if self.failure is None:
+            self.failure = error
+            if self.on_failure is not None:
+                self.on_failure(error)
+        raise self.failure
+
+    def finish(self, when: datetime) -> None:
+        """Write the derived files from the recorded events, then close the logs.
+
+        Raises `RecordingError` when a file cannot be written; the logs are closed either way."""
+        try:
+            write_derived(self.run_dir, self.events, when, self.own)
+        except OSError as exc:
+            self.fail(recording_error(exc, f"the derived files in {self.run_dir} ({getattr(exc, 'filename', '')})"))
+        finally:
+            for handle in self._files.values():
+                try:
+                    handle.close()
+                except OSError:
+                    pass
+            self._files.clear()
+
+
+def _ends_torn(path: Path) -> bool:
+    """True when a log's last line has no newline (it was cut mid-write)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return False
+    with open(path, "rb") as handle:
+        handle.seek(-1, 2)
+        return handle.read(1) != b"\n"
+
+
+def write_derived(run_dir: Path, events: list[BaseEvent], when: datetime, own: FormatLines = PLAIN) -> None:
+    """Rebuild `events.json`, both transcripts, `metadata.json` and `journals/` from events.
+
+    Each file is attempted even when an earlier one could not be written; the first such `OSError`
+    is raised once all have been tried."""
+    files: dict[str, Callable[[], str]] = {
+        "events.json": lambda: json.dumps([e.to_record() for e in events], indent=2, ensure_ascii=False),
+        "transcript.md": lambda: strip_controls(outputs.transcript_md(events, when, own)),
+        "transcript.txt": lambda: strip_controls(outputs.transcript_txt(events, when, own)),
+        "metadata.json": lambda: json.dumps(outputs.metadata(events, own), indent=2),
+    }
+    for slug, text in outputs.journals(events).items():
+        files[f"journals/{slug}.md"] = lambda text=text: strip_controls(text)
+    failures: list[OSError] = []
+    for name, render in files.items():
+        try:
+            path = run_dir / name
+            path.parent.mkdir(exist_ok=True, mode=DIR_MODE)
+            path.write_text(storable(render()), encoding="utf-8")
+        except OSError as exc:
+            failures.append(exc)
+    lock_down(run_dir)
+    if failures:
+        raise failures[0]
+
+
+def read_events(run_dir: Path, warn: Callable[[str], None] | None = None) -> list[BaseEvent]:
+    """Read `events.jsonl` back. A line that is torn (a crash mid-write), not UTF-8 or not an
+    event is skipped, and `warn` (default: the `promptdesk.recorder` logger) is told which."""
+    warn = warn or log.warning
+    path = run_dir / "events.jsonl"
+    events: list[BaseEvent] = []
+    for number, raw in enumerate(path.read_bytes().split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            events.append(parse_event_json(raw.decode("utf-8")))
+        except ValueError as exc:  # UnicodeDecodeError and JSON/validation errors alike
+            warn(f"{path}: line {number} skipped, it is not a readable event ({_first_line(exc)})")
+    return events
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:120] if text else type(exc).__name__

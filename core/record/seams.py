@@ -1,0 +1,76 @@
+"""The seam of a resumed run: the cut beat's partial events leave `events.jsonl` for `superseded.jsonl`.
+
+When a killed run is resumed, the beat that was cut off is played again from its start. So that
+nothing appears twice for any reader of `events.jsonl` (derived files, replay, metrics), the lines
+from that beat's `beat` event to the end of the log (a torn last line included) are moved, as they
+were, to `superseded.jsonl` (appended: a run resumed twice keeps both), and the resumed run then
+records one `resume` event (`reason: "restart"`, `superseded`: how many lines were moved) where they
+stood. Nothing is lost: the moved lines are written and synced before the log is replaced, at once,
+by its kept part.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.record.events import BaseEvent, parse_event_json
+
+RESTART = "restart"
+SUPERSEDED = "superseded.jsonl"
+
+
+@dataclass
+class Cut:
+    """A killed run's log split at its cut beat."""
+
+    kept: list[BaseEvent]
+    """The readable events before the cut beat, in order."""
+    beat: BaseEvent | None
+    """The `beat` event of the beat that was cut off (None when no beat had begun)."""
+    lines: list[str]
+    """The raw lines kept, and `moved` the raw lines from the cut on."""
+    moved: list[str]
+    closed: bool = False
+    """True when the log holds a `close` event: the run ended cleanly, there is nothing to resume."""
+
+
+def is_seam(event: BaseEvent) -> bool:
+    """True for the `resume` event a resumed run writes (not an operator's un-pause)."""
+    return event.type == "resume" and getattr(event, "reason", None) == RESTART
+
+
+def find_cut(run_dir: Path) -> Cut:
+    """Split `events.jsonl` at its last `beat` event (or at its end when no beat began)."""
+    raw = (Path(run_dir) / "events.jsonl").read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+    parsed: list[tuple[int, BaseEvent]] = []
+    for number, line in enumerate(raw):
+        try:
+            parsed.append((number, parse_event_json(line)))
+        except ValueError:
+            continue
+    beats = [(n, e) for n, e in parsed if e.type == "beat"]
+    at, beat = beats[-1] if beats else (len(raw), None)
+    return Cut([e for n, e in parsed if n < at], beat, raw[:at], raw[at:], any(e.type == "close" for _, e in parsed))
+
+
+def supersede(run_dir: Path, cut: Cut) -> None:
+    """Move the cut beat's lines to `superseded.jsonl`, then replace the log by its kept part."""
+    run_dir = Path(run_dir)
+    if cut.moved:
+        moved = "".join(line if line.endswith("\n") else line + "\n" for line in cut.moved)
+        _write(run_dir / SUPERSEDED, moved, append=True)
+    kept = "".join(line if line.endswith("\n") else line + "\n" for line in cut.lines)
+    _write(run_dir / "events.jsonl.tmp", kept, append=False)
+    os.replace(run_dir / "events.jsonl.tmp", run_dir / "events.jsonl")
+
+
+def _write(path: Path, text: str, *, append: bool) -> None:
+    """Write and sync a private (0600) file."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
+    fd = os.open(path, flags, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
