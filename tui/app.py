@@ -1,6 +1,7 @@
 """The console's `App`: thin on purpose. Screens own behaviour; this holds themes, quit and the palette.
 
-`run_console` is what `promptdesk` calls; `create_app` builds the same app (tests use it).
+`run_console` and `run_compare_app` are what `promptdesk` and `promptdesk compare --tui` call
+(through `tui.launch`); `create_app` builds the same app (tests use it).
 Imports of the engine's setup path happen only when a live scene is wanted, so a replay never
 loads a provider.
 """
@@ -22,7 +23,7 @@ from tui.themes import THEMES, apply_theme, next_theme
 from tui.widgets.confirm_modal import ConfirmModal
 
 if TYPE_CHECKING:
-    from core.setup import RunOptions
+    from core.casting.build import RunOptions
     from tui.screens.wizard import SceneTransform
 
 KEYMAP_ENV = "PROMPTDESK_KEYMAP"
@@ -121,7 +122,7 @@ def create_app(*, scene: Path | None = None, replay: Path | None = None, session
         if session is not None:
             from tui.screens.stage import StageScreen
             return StageScreen(session, title=session.scene.title or session.scene.name, options=options)
-        from core.setup import RunOptions
+        from core.casting.build import RunOptions
         from tui.screens.wizard import WizardScreen
         return WizardScreen(options or RunOptions(), scene, cwd, scene_transform)
 
@@ -141,6 +142,12 @@ def run_console(ns: argparse.Namespace, scene: Path | None = None, replay: Path 
     return code
 
 
+def run_compare_app(folders: list[Path], by: str) -> int:
+    """Open the console on the Compare screen (`promptdesk compare … --tui`)."""
+    from tui.screens.compare import CompareScreen
+    return PromptdeskApp(lambda: CompareScreen(folders, by)).run() or 0
+
+
 def print_run_dirs(run_dirs: list[str], stream: Any = None) -> None:
     """After quitting: where each run of this console was written (the terminal keeps it)."""
     for run_dir in run_dirs:
@@ -149,11 +156,11 @@ def print_run_dirs(run_dirs: list[str], stream: Any = None) -> None:
 
 def console_options(ns: argparse.Namespace) -> RunOptions:
     """The command line's run options for a console run: an operator is present, so the session is
-    not headless (a roundtable escalation waits for the operator's decision instead of concluding),
+    not headless (what a format asks the operator waits for the decision instead of a headless policy),
     and a scene on the offline improviser is paced so that there is something to watch."""
     from dataclasses import replace
 
-    from core.batch import options_from
-    from core.pacing import OFFLINE_CONSOLE_S
+    from core.cli.batch import options_from
+    from core.engine.pacing import OFFLINE_CONSOLE_S
 
     return replace(options_from(ns), headless=False, offline_pace=OFFLINE_CONSOLE_S)

@@ -4,7 +4,8 @@ The session runs in a Textual worker (an asyncio task on the app's loop, so a ke
 answered while actors are mid-call). Every event it publishes is buffered; the first event of a
 batch posts one `SessionBridge.EventsArrived` message, and its handler drains everything that
 arrived meanwhile, so high-rate streaming deltas coalesce instead of queueing one message each.
-Controls go the other way, through the session's control channel. Nothing here calls a provider.
+Controls go the other way, through the session's control channel (a format's own ones through
+`direct`, by name). Nothing here calls a provider.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from core.events import BaseEvent
+from core.record.events import BaseEvent
 
 
 class SessionLike(Protocol):
-    """What the console needs from `core.session.Session`: the event stream and the controls."""
+    """What the console needs from `core.engine.session.Session`: the event stream and the controls."""
 
     state: Any
 
@@ -32,6 +33,7 @@ class SessionLike(Protocol):
     def inject_event(self, text: str) -> None: ...
     def set_pace(self, seconds: float) -> float: ...
     def add_note(self, text: str, to: str | None = None) -> None: ...
+    def direct(self, name: str, **arguments: Any) -> None: ...
 
 
 class SessionBridge:
@@ -128,14 +130,13 @@ class SessionBridge:
         self.session.add_note(text, to)
 
     @property
-    def escalation(self) -> dict[str, Any] | None:
-        """The roundtable's open escalation (its details), if one is waiting for the operator."""
-        desk = getattr(self.session, "escalations", None)
-        return desk.current if desk is not None and desk.is_open else None
+    def format_state(self) -> Any:
+        """The session's own state of its format (opaque here; its console side reads it), or None."""
+        return getattr(self.session, "format_state", None)
 
-    def answer_escalation(self, decision: str, text: str | None = None) -> None:
-        """Answer the open escalation: accept | own (with `text`) | continue."""
-        self.session.answer_escalation(decision, text)
+    def direct(self, name: str, **arguments: Any) -> None:
+        """A control only the session's format has (the answer to what it waits for, ...), by name."""
+        self.session.direct(name, **arguments)
 
     async def close(self) -> None:
         """Stop the scene if it is live and wait until its run folder is written and closed."""

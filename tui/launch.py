@@ -22,7 +22,7 @@ class Console:
         return run_console(ns, scene=scene, replay=replay)
 
     def compare(self, folders: list[Path], by: str) -> int:
-        from tui.screens.compare import run_compare_app
+        from tui.app import run_compare_app
         return run_compare_app(folders, by)
 
 

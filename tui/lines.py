@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from core.sanitize import strip_controls
+from core.protocol.sanitize import strip_controls
 
 Piece = tuple[str, str]
 """A run of text and the role that styles it (`speaker-0`, `tone`, `event`, ...)."""
@@ -63,7 +63,9 @@ class Cast:
 
     names: Mapping[str, str]
     single_call: bool = False
-    """A single call from the room: one participant, one reply (it reads as one call, not a collaboration)."""
+    """A single call from the room: one participant, one reply (it reads as one call, not a conversation)."""
+    answered: frozenset[str] = frozenset()
+    """The close reasons that, for a single call, mean its participant answered (its format's words)."""
 
     def name(self, slug: str | None) -> str:
         """A cast member's display name (or the slug itself), made safe."""

@@ -10,10 +10,12 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.events import BaseEvent
+from core.record.events import BaseEvent
+from tui.formats.registry import MARKERS
 
 SPEEDS = (1.0, 4.0, 16.0)
-BEAT_MARKERS = frozenset({"beat", "round"})
+BEAT_MARKERS = MARKERS
+"""Where a beat step stops: a beat, or a format's own unit of play (a round)."""
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,18 @@
 """How core events read on the stage: pure functions from events to role-tagged lines (`tui.lines`).
 
-Scene events are here; the collaborate and roundtable formats' own events are in
-`tui.render_formats`. Events with no line (thinking, routing, calls, spawns, deltas) give None.
+The engine's own events (speech, beats, world events, notes, controls, the close) are here; each
+format's own event types read as its console side says (`tui.formats.registry.LINES`). Events with
+no line (thinking, routing, calls, spawns, deltas) give None.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.events import BaseEvent, CloseEvent, SpeakEvent
+from core.record.events import BaseEvent, CloseEvent, SpeakEvent
+from tui.formats.base import marker_line, tagged
+from tui.formats.registry import LINES as FORMAT_LINES
 from tui.lines import Cast, Line, safe
-from tui.render_formats import FORMAT_LINES
 
 
 def _speak(event: SpeakEvent, cast: Cast) -> Line:
@@ -49,20 +51,10 @@ def _note(event: BaseEvent, cast: Cast) -> Line:
 
 def _close(event: BaseEvent, cast: Cast) -> Line:
     assert isinstance(event, CloseEvent)
-    if cast.single_call and event.reason in SINGLE_CALL_ANSWERED:
+    if cast.single_call and event.reason in cast.answered:
         return Line.of(("■ Answered: one call, one reply", "close"))
     goal = {True: "goal achieved", False: "goal not achieved"}.get(event.goal_achieved, "goal unknown")
     return Line.of((f"■ Scene closed ({safe(event.reason)}, {goal}): ", "close"), (safe(event.text), "close"))
-
-
-SINGLE_CALL_ANSWERED = frozenset({"cap", "final", "no_handoff"})
-"""How a single call's one round ends when its participant answered (the collaboration's own words)."""
-
-
-def _tagged(prefix: str, role: str) -> Callable[[BaseEvent, Cast], Line]:
-    def line(event: BaseEvent, cast: Cast) -> Line:
-        return Line.of((prefix, role), (safe(event.text), role))
-    return line
 
 
 def _system(event: BaseEvent, cast: Cast) -> Line:
@@ -79,21 +71,15 @@ def _start(event: BaseEvent, cast: Cast) -> Line:
     return Line.of((f"Scene: {title}", "title"), (f" — {setting}" if setting else "", "muted"))
 
 
-def _beat(event: BaseEvent, cast: Cast) -> Line:
-    return Line.of((f"── {safe(event.text)} ──", "beat"))
-
-
 def _journal(event: BaseEvent, cast: Cast) -> Line:
     return Line.of((f"{cast.name(event.from_)} wrote a journal entry", "muted"))
 
 
 _LINES: dict[str, Callable[[BaseEvent, Cast], Line | None]] = {
-    "start": _start, "beat": _beat, "event": _world_event, "note": _note, "close": _close,
-    "journal": _journal, "system": _system, "stop": _tagged("■ ", "system"),
-    "pause": _tagged("‖ ", "system"), "resume": _tagged("▶ ", "system"),
-    "correct": _tagged("↺ ", "muted"),
-    "round": _beat, "phase": _beat,
-    "escalate": _tagged("⚠ Escalation: ", "system"),
+    "start": _start, "beat": marker_line, "event": _world_event, "note": _note, "close": _close,
+    "journal": _journal, "system": _system, "stop": tagged("■ ", "system"),
+    "pause": tagged("‖ ", "system"), "resume": tagged("▶ ", "system"),
+    "correct": tagged("↺ ", "muted"),
 }
 
 

@@ -12,17 +12,18 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import SimpleNamespace
 
-from core.events import BaseEvent, CloseEvent
-from tui.stage_state import StageState
+from core.record.events import BaseEvent, CloseEvent
+from tui.formats.registry import DEFAULT
+from tui.snapshot import StageState
 
 
 class ScriptedSession:
-    """Looks like a `core.session.Session` to the console; `publish` plays events into it."""
+    """Looks like a `core.engine.session.Session` to the console; `publish` plays events into it."""
 
     def __init__(self, cast: dict[str, str], title: str = "Scripted scene", *, max_beats: int = 50,
                  isolation: str = "b", coordinator: str = "C", run_dir: str = "runs/scripted") -> None:
         self.scene = SimpleNamespace(title=title, name="scripted")
-        self.state = StageState(format="scene", turns_mode="parallel", isolation=isolation, coordinator=coordinator,
+        self.state = StageState(format=DEFAULT, turns_mode="parallel", isolation=isolation, coordinator=coordinator,
                                 cast=dict(cast), max_beats=max_beats, run_dir=run_dir)
         self.controls: list[tuple[str, tuple[object, ...]]] = []
         """Every control the console sent, in order (`("inject_event", ("text",))`, ...)."""
@@ -83,3 +84,7 @@ class ScriptedSession:
     def add_note(self, text: str, to: str | None = None) -> None:
         """Record the control."""
         self.controls.append(("add_note", (text, to)))
+
+    def direct(self, name: str, **arguments: object) -> None:
+        """Record a format's own control (`(name, (("argument", value), ...))`)."""
+        self.controls.append((name, tuple(arguments.items())))

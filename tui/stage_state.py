@@ -1,82 +1,41 @@
 """What the session-state panel shows, from a live session's state or folded from recorded events.
 
-The live stage copies `core.state.SessionState`; replay rebuilds the same picture from the
-events it has shown so far. Both end up as a `StageState`, so the panel has one input.
+The live stage copies `core.engine.state.SessionState`; replay rebuilds the same picture from the
+events it has shown so far. Both end up as a `StageState` (`tui.snapshot`), so the panel has one
+input; what a format's own events say is folded in by its console side (`tui.formats`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from typing import Any
 
-from core.events import BaseEvent, CallEvent, CloseEvent, SpeakEvent
-from core.state import SessionState
+from core.engine.state import SessionState
+from core.record.events import BaseEvent, CallEvent, CloseEvent, SpeakEvent
+from tui.formats import registry
+from tui.snapshot import StageState
 
-
-@dataclass
-class StageState(SessionState):
-    """Where the scene is and what it has cost: the engine's `SessionState`, plus what the panel
-    folds in from the events of the other formats."""
-
-    goal_achieved: bool | None = None
-    round: int | None = None
-    """Collaborate and roundtable: the round under way, from the events."""
-    max_rounds: int | None = None
-    """Collaborate: the bound on rounds, from the events."""
-    phase: str | None = None
-    """Roundtable: the phase under way, from the events."""
-    consensus_count: int | None = None
-    """Roundtable: points of consensus in the latest synthesis, from the events."""
-    conflict_count: int | None = None
-    """Roundtable: open conflicts in the latest synthesis, from the events."""
-    blind: bool | None = None
-    """Roundtable: whether answers are blind (sequential participation gives that up)."""
-    beats_played: int = 0
-    """Beats begun so far (the last `beat` event's number plus one): what the record's `totalBeats` counts."""
-    paused_s: float = 0.0
-    """Seconds spent paused so far (the elapsed time shown leaves them out)."""
-    single_call: bool = False
-    """A single call from the room (its close reads as an answer, not as a collaboration's cap)."""
-    waiting: str | None = None
-    """Live: what the scene is holding for at its safe point (the operator's decision), if anything."""
+__all__ = ["PlayedTime", "StageState", "StateFold", "from_session", "note_progress"]
 
 
 def note_progress(state: StageState, event: BaseEvent) -> None:
-    """Take the beats begun, and the round, bound and phase an event of the other formats carries."""
-    extra = event.model_extra or {}
+    """Take the beats begun, and what an event of a format's own types says (its round, bound, phase,
+    counts), as that format's console side folds it."""
     if event.type == "beat" and event.beat is not None:
         state.beats_played = max(state.beats_played, event.beat + 1)
-    if isinstance(extra.get("round"), int) and event.type in ("round", "agent_call", "phase", "question"):
-        state.round = extra["round"]
-    if isinstance(extra.get("max_rounds"), int):
-        state.max_rounds = extra["max_rounds"]
-    if isinstance(extra.get("phase"), str):
-        state.phase = extra["phase"]
-    if event.type == "synthesis":
-        state.consensus_count = _count(extra, "consensus", "consensus_count")
-        state.conflict_count = _count(extra, "conflicts", "conflict_count")
-    if event.type == "system" and getattr(event, "reason", None) == "not-blind":
-        state.blind = False
-
-
-def _count(extra: dict[str, Any], key: str, count_key: str) -> int:
-    """The synthesis's own count when it gives one, else the length of its list."""
-    given = extra.get(count_key)
-    if isinstance(given, int):
-        return given
-    items = extra.get(key)
-    return len(items) if isinstance(items, list) else 0
+    registry.fold(state, event)
 
 
 def from_session(state: Any, elapsed_s: float | None = None) -> StageState:
-    """A copy of a live `SessionState` (with a fresher elapsed time when one is given)."""
+    """A copy of a live `SessionState` (with a fresher elapsed time when one is given), with what its
+    format implies beyond it (whether answers are blind)."""
     copied = {f.name: getattr(state, f.name) for f in fields(SessionState)}
     copied.update(cast=dict(state.cast), turns=Counter(state.turns), run_dir=str(state.run_dir))
     if elapsed_s is not None:
         copied["elapsed_s"] = elapsed_s
-    return StageState(**copied, blind=(state.turns_mode != "sequential") if state.format == "roundtable" else None)
+    return StageState(**copied, **registry.of(state).live_facts(state))
 
 
 class PlayedTime:
@@ -126,7 +85,7 @@ class StateFold:
         note_progress(s, event)
         if event.type == "start":
             self._start(event.model_extra or {})
-        elif event.type in ("beat", "round"):
+        elif event.type in registry.MARKERS:
             self._next_beat(event.beat)
         elif isinstance(event, SpeakEvent) and event.action != "silent":
             s.turns[event.from_] += 1
@@ -141,7 +100,7 @@ class StateFold:
 
     def _start(self, info: dict[str, Any]) -> None:
         s, scene = self.state, info.get("scene") or {}
-        s.format, s.turns_mode = scene.get("format", "scene"), scene.get("turns", "")
+        s.format, s.turns_mode = scene.get("format", registry.DEFAULT), scene.get("turns", "")
         s.isolation, s.coordinator = info.get("isolation", "?"), info.get("coordinator", "?")
         s.cast, s.max_beats, s.status = dict(info.get("cast") or {}), info.get("max_beats"), "running"
         s.pace_s = float(info.get("pace_s") or 0.0)

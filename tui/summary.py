@@ -5,11 +5,11 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
-from core.notes import ISOLATION_LINES, ROLE_LINES
-from core.scenes import Scene
-from core.setup import RunOptions
+from core.casting.notes import ISOLATION_LINES, ROLE_LINES
+from core.casting.scene_file import Scene
+from core.casting.build import RunOptions
+from tui.formats import registry
 from tui.lines import safe
-from tui.scene_formats import FORMATS, format_of
 
 LABEL = Style(dim=True)
 
@@ -29,7 +29,7 @@ def summary(scene: Scene | None, options: RunOptions) -> Text:
     rows = [
         ("Scene", f"{scene.title} ({scene.name})"),
         ("Setting", scene.setting or "—"),
-        ("Format", dict(FORMATS)[format_of(scene)]),
+        ("Format", registry.label(registry.choice_of(scene))),
         ("Goal", scene.goal or "—"),
         ("Cast", ", ".join(scene.characters)),
         ("Isolation", ISOLATION_LINES.get(options.isolation or "", "not chosen")),

@@ -15,9 +15,10 @@ import asyncio
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
-from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
+from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, InvalidConfig, PromptdeskError
 from core.record.events import BaseEvent, CloseEvent, SpeakEvent
 from core.protocol.lines import speech_line
 from core.engine.outcome import PROVIDER_ERROR
@@ -129,6 +130,8 @@ def scene_for(ns: argparse.Namespace) -> Any:
         scene = fmt.scene_from_flags(ns, reader)
         if scene is not None:
             return scene
+    if not isinstance(ns.batch, Path):
+        raise InvalidConfig("--batch needs a scene file (promptdesk --batch SCENE.yaml ...)")
     return ns.batch
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from core.scenes import scene_from_dict
+from core.casting.scene_file import scene_from_dict
 from tui.widgets.cast_check import CastCheck
 
 

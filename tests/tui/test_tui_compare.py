@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.compare import folders_of
-from core.recorder import read_events
+from core.experiments.compare import folders_of
+from core.record.recorder import read_events
 from test_compare import make_sweep
 from test_metrics import HAND_COUNTED, write_run
 from tui.app import PromptdeskApp

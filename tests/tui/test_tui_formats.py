@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from tui_support import screen_text, session_for, wait_for
 
-from core.events import GenericEvent, SpeakEvent
+from core.record.events import GenericEvent, SpeakEvent
 from tui.app import create_app
 from tui.lines import Cast
 from tui.render import transcript_line
 from tui.scripted import ScriptedSession
 from tui.stage_state import StageState, note_progress
-from tui.widgets.escalation_modal import EscalationModal
+from tui.formats.escalation_modal import EscalationModal
 from tui.widgets.state_panel import StatePanel, render_state
 from tui.widgets.thinking_pane import ThinkingPane
 from tui.widgets.transcript import Transcript
@@ -51,9 +51,9 @@ async def test_the_console_asks_the_operator_and_holds_the_roundtable_until_the_
     from dataclasses import replace
 
     from core.clock import VirtualClock
-    from core.cli import parser
-    from core.scenes import load_scene
-    from core.setup import build_session
+    from core.cli.main import parser
+    from core.casting.scene_file import load_scene
+    from core.casting.build import build_session
     from tui.app import console_options
     from tui_support import fast, run_options
 
@@ -166,8 +166,9 @@ async def test_a_roundtable_stage_shows_the_synthesis_phase_round_counts_and_tha
         assert sum(line.startswith("Synthesis (round ") for line in lines) == len(syntheses)
         last = syntheses[-1]
         state = stage.query_one(StatePanel).snapshot
-        assert (state.format, state.blind, state.round) == ("roundtable", False, session.roundtable.round)
-        assert state.phase == session.roundtable.phase.name
+        discussion = session.format_state.discussion
+        assert (state.format, state.blind, state.round) == ("roundtable", False, discussion.round)
+        assert state.phase == discussion.phase.name
         assert (state.consensus_count, state.conflict_count) == (len(last["consensus"]), len(last["conflicts"]))
         text = screen_text(app)
         for row in (f"Round     {state.round}", f"Phase     {state.phase}", f"Consensus {state.consensus_count}",

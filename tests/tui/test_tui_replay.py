@@ -118,8 +118,8 @@ def test_replay_loads_no_provider_and_calls_no_model(tmp_path):
                 await pilot.press("end")
                 assert app.screen.playback.done
         asyncio.run(main())
-        loaded = [m for m in sys.modules if m.startswith(("anthropic", "openai", "core.providers.offline",
-                  "core.providers.registry", "core.providers.remote", "core.setup", "core.session"))]
+        loaded = [m for m in sys.modules if m.startswith(("anthropic", "openai", "core.improv.provider",
+                  "core.providers.registry", "core.providers.remote", "core.casting.build", "core.engine.session"))]
         print("LOADED", loaded)
     """)
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)

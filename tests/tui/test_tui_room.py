@@ -10,9 +10,9 @@ import pytest
 from textual.widgets import Input, Static
 from tui_support import run_options, screen_text, session_for, wait_for
 
-from core.policies.collaborate import CANCELED
+from core.formats.collaborate.policy import CANCELED
 from tui.app import create_app
-from tui.room_commands import RoomCommand, RoomError, parse_room
+from tui.formats.room_commands import RoomCommand, RoomError, parse_room
 from tui.screens.stage import StageScreen
 from tui.widgets.state_panel import StatePanel
 from tui.widgets.transcript import Transcript
@@ -86,16 +86,16 @@ async def test_two_collaborations_started_back_to_back_run_side_by_side_without_
         sessions = [s.session for s in stages]
         assert sessions[0] is first and len({id(s) for s in sessions}) == 3
         assert len({s.state.run_dir for s in sessions}) == 3
-        assert len({s.collab.session_id for s in sessions}) == 3
+        assert len({s.format_state.session_id for s in sessions}) == 3
         assert all((s.state.isolation, s.state.coordinator) == ("a", "C") for s in sessions)
         goals = [first.scene.goal, "Plan a picnic for six", "Name three rivers"]
         for session, goal, cast in zip(sessions, goals, (["gpt", "claude"], ["claude", "gpt"], ["gpt"])):
             events = records(session)
             assert next(e["text"] for e in events if e["type"] == "human_message") == goal
-            assert {e["session_id"] for e in events if "session_id" in e} == {session.collab.session_id}
+            assert {e["session_id"] for e in events if "session_id" in e} == {session.format_state.session_id}
             assert list(session.state.cast) == cast
         single = sessions[2]
-        assert single.collab.max_rounds == 1 and single.state.close_reason in ("final", "cap", "no_handoff")
+        assert single.format_state.max_rounds == 1 and single.state.close_reason in ("final", "cap", "no_handoff")
         lines = "\n".join(stages[1].query_one(Transcript).plain_lines())
         assert "Name three rivers" not in lines and first.scene.goal not in lines
 
@@ -141,8 +141,10 @@ async def test_the_chip_counts_rounds_and_stop_ends_the_collaboration_with_the_r
 
 
 def test_a_collaboration_from_the_room_gets_its_own_limits_not_the_stages():
-    from core.scenes import scene_from_dict
-    from tui.room_scene import room_scene
+    from core.casting.scene_file import scene_from_dict
+    from tui.formats.registry import get
+
+    room_scene = get("collaborate").room_scene
 
     base = scene_from_dict({"name": "base", "format": "collaborate", "goal": "g", "characters": ["gpt", "claude"],
                             "collaborate": {"max_rounds": 2}})

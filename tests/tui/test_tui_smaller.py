@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.widgets import RadioButton, RadioSet
 from tui_support import ROOT, run_options, screen_text, session_for, wait_for
 
-from core.events import GenericEvent
+from core.record.events import GenericEvent
 from tui.app import create_app
 from tui.scripted import ScriptedSession
 from tui.widgets.confirm_modal import ConfirmModal

@@ -242,7 +242,7 @@ async def test_every_available_control_is_in_the_command_palette(workspace):
 
 
 def spoken(n: int, start: int = 0) -> list:
-    from core.events import SpeakEvent
+    from core.record.events import SpeakEvent
 
     return [SpeakEvent(t=0, **{"from": "alice"}, text=f"Line number {i}.", beat=0) for i in range(start, start + n)]
 
@@ -318,7 +318,7 @@ async def test_transcript_text_selected_with_the_mouse_is_copied_with_ctrl_c():
 
 
 async def test_thinking_text_can_be_selected_and_copied():
-    from core.events import ThinkEvent
+    from core.record.events import ThinkEvent
     from tui.scripted import ScriptedSession
     from tui.widgets.thinking_pane import ThoughtLog
 
@@ -366,7 +366,7 @@ async def test_a_world_event_sent_after_the_close_is_refused_on_stage_not_queued
 
 
 async def test_why_an_actor_failed_is_on_the_system_line_and_notified_once_per_kind():
-    from core.events import GenericEvent
+    from core.record.events import GenericEvent
     from tui.scripted import ScriptedSession
 
     def failed(slug: str, name: str, reason: str, beat: int) -> GenericEvent:
@@ -403,7 +403,7 @@ def test_failure_kinds_read_as_an_operator_would_name_them():
 async def test_a_broken_stream_retried_takes_back_the_speech_and_thinking_it_had_shown():
     """A `reset` delta (the provider retries a stream that broke mid-way) clears what that actor's
     live speech and thinking pane were showing; the retried text then streams from the start."""
-    from core.events import DeltaEvent
+    from core.record.events import DeltaEvent
     from tui.scripted import ScriptedSession
     from tui.widgets.live_speech import LiveSpeech
 

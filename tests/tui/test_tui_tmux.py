@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from tui_support import make_workspace
 
-from core.notes import choice_lines
+from core.casting.notes import choice_lines
 
 PROMPTDESK = Path(sys.executable).parent / "promptdesk"
 TERMINAL_ENV = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.events import CallEvent, CloseEvent, GenericEvent, SpeakEvent, ThinkEvent
+from core.record.events import CallEvent, CloseEvent, GenericEvent, SpeakEvent, ThinkEvent
 from tui.app import keymap_from
 from tui.playback import Playback
 from tui.lines import Cast, safe
@@ -133,7 +133,7 @@ def test_replay_skips_the_time_a_scene_spent_paused() -> None:
 
 
 def test_the_beats_shown_live_in_replay_and_in_the_record_agree(tmp_path) -> None:
-    from core.outputs import metadata
+    from core.record.outputs import metadata
     from tui.widgets.state_panel import render_state
 
     events = [event("start", 0.0, cast={"alice": "Alice"}, scene={"format": "scene", "turns": "parallel"}),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tui_support import fast, run_options, screen_text, wait_for
 
-from core.events import GenericEvent, SpeakEvent, ThinkEvent
+from core.record.events import GenericEvent, SpeakEvent, ThinkEvent
 from tui.app import create_app
 from tui.scripted import ScriptedSession
 from tui.widgets.stage_view import StageView

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.widgets import RadioButton
 from tui_support import fast, run_options, screen_text, wait_for
 
-from core.notes import choice_lines
+from core.casting.notes import choice_lines
 from tui.app import create_app
 from tui.screens.stage import StageScreen
 from tui.screens.wizard import WizardScreen
@@ -165,7 +165,7 @@ class TestFormat:
             stage = app.screen
             assert isinstance(stage, StageScreen) and stage.has_room
             await wait_for(pilot, lambda: stage.bridge.worker is not None and stage.bridge.worker.is_finished, "the close")
-            assert list(stage.session.state.cast) == ["gpt"] and stage.session.collab.max_rounds == 1
+            assert list(stage.session.state.cast) == ["gpt"] and stage.session.format_state.max_rounds == 1
             assert (stage.session.state.isolation, stage.session.state.coordinator) == ("a", "C")
 
     async def test_a_format_that_does_not_fit_the_scene_says_why_and_does_not_start(self, workspace):

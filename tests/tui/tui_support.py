@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.clock import VirtualClock
-from core.scenes import Scene, load_scene
-from core.setup import RunOptions, build_session
+from core.casting.scene_file import Scene, load_scene
+from core.casting.build import RunOptions, build_session
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 7

@@ -1,5 +1,7 @@
 """The Compare screen: the comparison table of `promptdesk compare`, then per run a beat
-timeline, talk-share bars and a cost-per-beat sparkline (tokens when no cost was recorded)."""
+timeline, talk-share bars and a cost-per-beat sparkline (tokens when no cost was recorded).
+
+The console's palette opens it (`open_compare`); `tui.app.run_compare_app` opens the console on it."""
 
 from __future__ import annotations
 
@@ -11,11 +13,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Sparkline, Static
 
-from core import outputs
-from core.compare import METRICS, Comparison, compare, folders_of, summary_line
+from core.record import outputs
+from core.experiments.compare import METRICS, Comparison, compare, folders_of, summary_line
 from core.errors import PromptdeskError
-from core.metrics import cost_per_beat, run_metrics
-from core.recorder import read_events
+from core.experiments.metrics import cost_per_beat, run_metrics
+from core.record.recorder import read_events
 from tui.widgets.beat_timeline import BeatTimeline
 
 
@@ -89,12 +91,6 @@ class CompareScreen(Screen[None]):
             marked = metric in self.comparison.beyond_spread
             table.add_row(Text(metric + (" *" if marked else ""), style="bold" if marked else ""),
                           *(Text(s.text()) for s in self.comparison.table[metric].values()))
-
-
-def run_compare_app(folders: list[Path], by: str) -> int:
-    """Open the console on the Compare screen (`promptdesk compare … --tui`)."""
-    from tui.app import PromptdeskApp
-    return PromptdeskApp(lambda: CompareScreen(folders, by)).run() or 0
 
 
 class ComparePrompt(ModalScreen[tuple[list[Path], str] | None]):

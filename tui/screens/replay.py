@@ -12,10 +12,11 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from core.outputs import cast_names, start_info
-from core.recorder import read_events
+from core.record.outputs import cast_names, start_info
+from core.record.recorder import read_events
 from tui.playback import Move, Playback
 from tui.commands import binding_commands, copy_run_folder
+from tui.formats import registry
 from tui.lines import safe
 from tui.stage_state import StateFold
 from tui.widgets.playback_bar import PlaybackBar
@@ -61,8 +62,8 @@ class ReplayScreen(Screen[None]):
         scene = info.get("scene") or {}
         title = safe(scene.get("title") or scene.get("name") or self.run_dir.name)
         yield Static(Content(f"Promptdesk · replay · {title} · {safe(self.run_dir)}"), id="title")
-        cast = cast_names(self.playback.events)
-        yield StageView(cast, single_call=len(cast) == 1 and info.get("max_rounds") == 1, id="stage")
+        cast, fmt = cast_names(self.playback.events), registry.of_record(info)
+        yield StageView(cast, single_call=fmt.recorded_single_call(info, len(cast)), answered=fmt.answered, id="stage")
         yield PlaybackBar()
         yield Footer()
 

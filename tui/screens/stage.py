@@ -17,23 +17,24 @@ from textual.widgets import Footer, Static
 
 from tui.bridge import SessionBridge, SessionLike
 from tui.commands import binding_commands, copy_run_folder
+from tui.formats import registry
+from tui.formats.room_bar import RoomBar
 from tui.lines import safe
 from tui.stage_state import PlayedTime, from_session
 from tui.widgets.beat_timeline import BeatTimeline
 from tui.widgets.confirm_modal import ConfirmModal
-from tui.widgets.escalation_modal import EscalationAnswer, EscalationModal
 from tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
-from tui.widgets.room_bar import RoomBar
 from tui.widgets.stage_view import StageView
 from tui.widgets.wrapped_log import WrappedLog
 
 if TYPE_CHECKING:
-    from core.setup import RunOptions
+    from core.casting.build import RunOptions
 
 PACE_KEYS = Binding.Group("Pace", compact=True)
 """`+` and `-` share one footer entry: "+- Pace"."""
-CONTROL_EVENTS = frozenset({"pause", "resume", "stop", "close", "start", "escalate", "decision"})
-"""Events after which the footer's available actions may have changed (redrawn at once)."""
+CONTROL_EVENTS = frozenset({"pause", "resume", "stop", "close", "start"})
+"""Events after which the footer's available actions may have changed (redrawn at once), besides the
+format's own (`ConsoleFormat.control_events`)."""
 FLUSH_EVERY_S = 0.05
 """Events are rendered in batches at most this often, so the stage never falls behind the engine."""
 STATE_EVERY_S = 0.2
@@ -64,10 +65,8 @@ class StageScreen(Screen[None]):
                 tooltip="Back to the stage below (a stage started from the room); a running scene is stopped first"),
         Binding("o", "replay", "Replay", id="stage.replay",
                 tooltip="Open this run in the replay once the scene has closed"),
-        Binding("a", "escalation", "Decide", id="stage.escalation",
-                tooltip="Answer the roundtable's escalation (it waits for your decision)"),
-        Binding("g", "room", "Room", id="stage.room",
-                tooltip="Type in the room: a goal, @gpt text for a single call, or @router collaborate gpt claude: GOAL"),
+        Binding("a", "escalation", "Decide", id="stage.escalation", tooltip=registry.ASK_HELP),
+        Binding("g", "room", "Room", id="stage.room", tooltip=registry.ROOM_HELP),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
@@ -78,6 +77,8 @@ class StageScreen(Screen[None]):
     def __init__(self, session: SessionLike, title: str = "", options: RunOptions | None = None) -> None:
         super().__init__()
         self.session = session
+        self.format = registry.of(session.state)
+        """The console side of the session's format (what it shows and asks beyond a scene)."""
         self.options = options
         """The run options this stage was started with (the room reuses them and both choices)."""
         self.title_text = title
@@ -92,7 +93,7 @@ class StageScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         state = self.session.state
         yield Static(self.title_line("live"), id="title")
-        yield StageView(dict(state.cast), single_call=self.single_call, id="stage")
+        yield StageView(dict(state.cast), single_call=self.single_call, answered=self.format.answered, id="stage")
         yield BeatTimeline(dict(state.cast), id="timeline", classes="-hidden")
         if self.has_room:
             yield RoomBar(self.room_participants(), id="room-bar")
@@ -111,20 +112,21 @@ class StageScreen(Screen[None]):
     @property
     def single_call(self) -> bool:
         """A single call started from the room: one participant, one round."""
-        collab = getattr(getattr(self.session, "scene", None), "collaborate", None)
-        return len(self.session.state.cast) == 1 and collab is not None and collab.max_rounds == 1
+        return self.format.single_call(getattr(self.session, "scene", None), len(self.session.state.cast))
 
     @property
     def has_room(self) -> bool:
-        """Only a collaboration's stage has a room (to start more sessions from)."""
-        return self.session.state.format == "collaborate"
+        """Only the stage of a format with a room has one (to start more sessions from)."""
+        return self.format.has_room
 
     def room_participants(self) -> set[str]:
-        """Who can be named in the room: the built-in personas and this scene's participants."""
-        from core.collab.personas import BUILTIN
+        """Who can be named in the room (as the format says: its built-in personas and this scene's cast)."""
+        return self.format.room_participants(getattr(self.session, "scene", None))
 
-        scene = getattr(self.session, "scene", None)
-        return set(BUILTIN) | set(getattr(scene, "characters", []))
+    @property
+    def waiting(self) -> object | None:
+        """What the scene holds for the operator to decide (its format's question's details), if anything."""
+        return self.format.waiting(self.bridge.format_state)
 
     def on_mount(self) -> None:
         if self.has_room:
@@ -149,8 +151,8 @@ class StageScreen(Screen[None]):
         now = getattr(self.session, "now", None)
         live = self.session.state.status in ("running", "paused") and callable(now)
         state = from_session(self.session.state, self.played.played(now() if live else self.session.state.elapsed_s))
-        if self.bridge.escalation is not None:
-            state.waiting = "your decision (a)"
+        if self.waiting is not None:
+            state.waiting = self.format.waiting_label
         self.view.show_state(state)
         self._state_stale = False
 
@@ -176,10 +178,10 @@ class StageScreen(Screen[None]):
         for event in events:
             self.played.feed(event)
         self._state_stale = True
-        if any(e.type in CONTROL_EVENTS for e in events):
+        if any(e.type in CONTROL_EVENTS or e.type in self.format.control_events for e in events):
             self.refresh_state()
             self.refresh_bindings()
-        if any(e.type == "escalate" for e in events) and self.bridge.escalation is not None:
+        if any(e.type in self.format.asks_on for e in events) and self.waiting is not None:
             self.action_escalation()
         self.tell_failures(events)
 
@@ -219,7 +221,7 @@ class StageScreen(Screen[None]):
             "pace": self.bridge.live and hasattr(self.session, "set_pace"),
             "resume": status == "paused",
             "replay": status == "closed",
-            "escalation": self.bridge.escalation is not None,
+            "escalation": self.waiting is not None,
         }.get(action, True)
         if action == "room":
             return True if self.has_room else False
@@ -252,7 +254,7 @@ class StageScreen(Screen[None]):
 
     def action_pace(self, steps: int) -> None:
         """Change the minimum seconds per beat by `steps` half-seconds (from the next safe point)."""
-        from core.pacing import STEP_S
+        from core.engine.pacing import STEP_S
 
         seconds = self.bridge.set_pace(self.session.state.pace_s + steps * STEP_S)
         self.notify(f"Pace: at least {seconds:g} s per beat", markup=False, timeout=2)
@@ -269,7 +271,7 @@ class StageScreen(Screen[None]):
     def send_direction(self, request: WorldEvent | DirectorNote | None) -> None:
         """Queue what the dialog returned; it reaches the actors at the next beat (or is recorded at the
         close). Refused, and said so, when the scene closed while the dialog was open."""
-        from core.session import SceneClosed
+        from core.engine.stage import SceneClosed
 
         if request is None:
             return
@@ -285,16 +287,16 @@ class StageScreen(Screen[None]):
         self.notify(f"{what} queued for the next beat", markup=False, timeout=3)
 
     def action_escalation(self) -> None:
-        """Open the escalation dialog (once: it is not stacked twice)."""
-        details = self.bridge.escalation
-        if details is not None and not isinstance(self.app.screen, EscalationModal):
-            self.app.push_screen(EscalationModal(details), self.send_decision)
+        """Open the format's dialog on what the scene waits for (once: it is not stacked twice)."""
+        details = self.waiting
+        if details is not None and not self.format.is_dialog(self.app.screen):
+            self.app.push_screen(self.format.dialog(details), self.send_decision)
 
-    def send_decision(self, answer: EscalationAnswer | None) -> None:
-        """Answer the escalation (or leave it open for later)."""
+    def send_decision(self, answer: object | None) -> None:
+        """Send the dialog's answer through the session's format controls (or leave the question open)."""
         if answer is not None:
             try:
-                self.bridge.answer_escalation(answer.decision, answer.text)
+                self.format.answer(self.bridge.direct, answer)
             except ValueError as exc:
                 self.notify(safe(exc), severity="warning", markup=False)
         self.refresh_bindings()
@@ -307,14 +309,13 @@ class StageScreen(Screen[None]):
 
     def on_room_bar_commanded(self, message: RoomBar.Commanded) -> None:
         """Start the command as a new session (its own `Session`, both choices as made here) on a new stage."""
-        from core.setup import RunOptions, build_session
-        from tui.room_scene import room_scene
+        from core.casting.build import RunOptions, build_session
 
         room, state = self.query_one(RoomBar), self.session.state
         options = replace(self.options or RunOptions(), isolation=state.isolation, coordinator=state.coordinator,
                           out=None, max_beats=None)
         try:
-            scene = room_scene(message.command, self.session.scene)  # type: ignore[attr-defined]
+            scene = self.format.room_scene(message.command, self.session.scene)  # type: ignore[attr-defined]
             session = build_session(scene, options)
         except Exception as exc:  # noqa: BLE001 - any failure is shown in the room, never a crash
             room.show(f"Cannot start: {exc}", error=True)

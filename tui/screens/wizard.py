@@ -3,7 +3,7 @@
 Must present, must record: both pre-experiment choices are shown with spec 000's trade-offs and
 nothing pre-selected (a choice made in the scene file or by a flag is shown as chosen and can be
 changed); there is no way past a choice without an answer. Starting builds the session through
-`core.setup.build_session`, whose run writes `notes.md` before any actor is spawned.
+`core.casting.build.build_session`, whose run writes `notes.md` before any actor is spawned.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, ContentSwitcher, Footer, Input, RadioSet, Select, Static
 
-from core.characters import search_dirs
+from core.characters.loading import search_dirs
 from core.errors import PromptdeskError
-from core.scenes import Scene, load_scene
-from core.setup import RunOptions, build_session
+from core.casting.scene_file import Scene, load_scene
+from core.casting.build import RunOptions, build_session
 from tui.choices import COORDINATOR, ISOLATION
+from tui.formats import registry
 from tui.lines import safe
-from tui.scene_formats import as_format, format_of
 from tui.summary import scene_status, summary
 from tui.widgets.cast_check import CastCheck
 from tui.widgets.choice_picker import ChoicePicker
@@ -157,7 +157,7 @@ class WizardScreen(Screen[None]):
                                     ("coordinator", self.options.coordinator, scene.coordinator)):
             if self.picker(name).value is None:
                 self.picker(name).preset(flag or in_file, "the command line" if flag else "the scene file")
-        self.query_one(ProviderForm).format = format_of(scene)
+        self.query_one(ProviderForm).format = registry.choice_of(scene)
         flag_provider = self.options.provider
         same = flag_provider in (None, scene.provider.name)
         self.query_one(ProviderForm).preset(flag_provider or scene.provider.name,
@@ -207,7 +207,7 @@ class WizardScreen(Screen[None]):
     def chosen_scene(self) -> Scene:
         """The scene file in the format chosen on the provider step."""
         assert self.scene is not None
-        return as_format(self.scene, self.query_one(ProviderForm).format)
+        return registry.as_choice(self.scene, self.query_one(ProviderForm).format)
 
     @on(Button.Pressed, "#back")
     def action_back(self) -> None:

@@ -7,8 +7,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
-from core.events import BaseEvent
-from core.metrics import FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, timeline
+from core.record.events import BaseEvent
+from core.experiments.metrics import FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, timeline
 
 GLYPHS = {SPOKE: ("█", "#3b82f6"), INTERRUPTED: ("▲", "#f59e0b"), REACTED: ("◆", "#10b981"),
           SILENT: ("·", "#9ca3af"), FAILED: ("✗", "#ef4444")}
@@ -24,7 +24,7 @@ def legend() -> Text:
 
 
 class BeatTimeline(Widget):
-    """Renders `core.metrics.timeline` of the events it holds; names are shown literally."""
+    """Renders `core.experiments.metrics.timeline` of the events it holds; names are shown literally."""
 
     DEFAULT_CSS = """
     BeatTimeline { height: auto; padding: 0 1; }

@@ -10,9 +10,10 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from core.characters import load_character
+from core.characters.loading import load_character
 from core.errors import PromptdeskError
-from core.scenes import Scene
+from core.casting.scene_file import Scene
+from tui.formats import registry
 from tui.lines import safe
 
 OK, FAIL = Style(color="green", bold=True), Style(color="red", bold=True)
@@ -22,8 +23,8 @@ DESCRIPTION_SHOWN = 100
 
 def engine_cast_loader(scene: Scene) -> Callable[[Sequence[str], Sequence[Path]], list[Any]]:
     """The loader the engine itself will use for this scene's format (characters, cards cast directly,
-    or a collaboration's participants with their built-in personas)."""
-    from core import setup
+    or the participants its format casts its own way)."""
+    from core.casting import build as setup
 
     return lambda _slugs, dirs: setup.load_scene_cast(scene, list(dirs), Path.cwd())
 
@@ -62,8 +63,8 @@ class CastCheck(Static):
 
     @staticmethod
     def _each(scene: Scene, dirs: Sequence[Path], text: Text) -> None:
-        """Which characters were found and which were not (for a scene or a roundtable's cast)."""
-        if scene.format == "collaborate":
+        """Which characters were found and which were not (for a format whose cast is listed one by one)."""
+        if not registry.get(scene.format).lists_cast:
             return
         for slug in (s for s in scene.characters if s not in scene.cards):
             try:

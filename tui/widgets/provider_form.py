@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.widgets import Input, Label, Select, Static
 
 from tui.choices import PROVIDERS
-from tui.scene_formats import FORMATS
+from tui.formats import registry
 
 MODEL_HINT = {
     "offline": ("Model (blank: the offline improviser, its only model)", "(leave blank)"),
@@ -63,7 +63,8 @@ class ProviderForm(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Label("Format (preset from the scene file)")
-        yield Select([(label, key) for key, label in FORMATS], value="scene", allow_blank=False, id="format")
+        yield Select([(c.label, c.key) for c in registry.CHOICES], value=registry.DEFAULT, allow_blank=False,
+                     id="format")
         yield Label("Provider")
         yield Select([(name, name) for name in PROVIDERS], value="offline", allow_blank=False, id="provider")
         yield Label(Content(MODEL_HINT["offline"][0]), id="model-label")
@@ -88,7 +89,7 @@ class ProviderForm(VerticalScroll):
 
     @property
     def format(self) -> str:
-        """The format chosen: single, collaborate, scene or roundtable."""
+        """The format chosen: the key of one of the wizard's choices (`tui.formats.registry.CHOICES`)."""
         return str(self.query_one("#format", Select).value)
 
     @format.setter

@@ -14,10 +14,11 @@ from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 from textual.events import Resize
 
-from core.events import BaseEvent, CloseEvent, DeltaEvent, SpeakEvent, ThinkEvent
+from core.record.events import BaseEvent, CloseEvent, DeltaEvent, SpeakEvent, ThinkEvent
 from tui.lines import Cast
 from tui.render import transcript_line
-from tui.stage_state import StageState, note_progress
+from tui.snapshot import FROM_EVENTS, StageState
+from tui.stage_state import note_progress
 from tui.widgets.live_speech import LiveSpeech
 from tui.widgets.state_panel import StatePanel
 from tui.widgets.thinking_pane import ThinkingPane
@@ -59,9 +60,10 @@ class StageView(Vertical):
     StageView > #thinking { height: 2fr; }
     """
 
-    def __init__(self, cast: dict[str, str], *, single_call: bool = False, **kwargs) -> None:
+    def __init__(self, cast: dict[str, str], *, single_call: bool = False, answered: frozenset[str] = frozenset(),
+                 **kwargs) -> None:
         super().__init__(**kwargs)
-        self.cast = Cast(dict(cast), single_call=single_call)
+        self.cast = Cast(dict(cast), single_call=single_call, answered=answered)
         self.progress = StageState()
         """What the events say beyond the session's own state: goal achieved, round, bound, phase."""
         self._panes: dict[str, ThinkingPane] = {}
@@ -93,7 +95,7 @@ class StageView(Vertical):
 
     def show_state(self, state: StageState) -> None:
         """Redraw the session panel (with what the events said that the state does not hold)."""
-        for name in ("goal_achieved", "round", "max_rounds", "phase", "consensus_count", "conflict_count", "blind"):
+        for name in FROM_EVENTS:
             if getattr(state, name) is None:
                 setattr(state, name, getattr(self.progress, name))
         state.beats_played = max(state.beats_played, self.progress.beats_played)

@@ -6,9 +6,10 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from tui.formats import registry
+from tui.formats.base import Row
 from tui.lines import safe
-from tui.render import SINGLE_CALL_ANSWERED
-from tui.stage_state import StageState
+from tui.snapshot import StageState
 
 ISOLATION_SHORT = {"a": "(a) fresh call/turn", "b": "(b) thread per actor"}
 ROLE_SHORT = {"A": "A — judge + notes", "B": "B — LLM judge", "C": "C — pure code"}
@@ -41,35 +42,22 @@ def _row(text: Text, label: str, value: str, style: Style | str = "") -> None:
     text.append(f"{value}\n", style)
 
 
-def _beat(state: StageState) -> tuple[str, str]:
-    if state.format == "collaborate":
-        return "Collab", f"{state.round or 0}/{state.max_rounds or '?'}"
-    if state.format == "roundtable":
-        return "Round", f"{state.round or 0}" + (f" · {safe(state.phase)}" if state.phase else "")
-    of = f" of {state.max_beats}" if state.max_beats else ""
-    return ("Turns" if state.turns_mode == "sequential" else "Beats"), f"{state.beats_played}{of}"
-
-
-def _roundtable_rows(text: Text, state: StageState) -> None:
-    """Phase, consensus and conflict counts, and whether answers are blind."""
-    _row(text, "Phase", safe(state.phase) if state.phase else "—")
-    _row(text, "Consensus", str(state.consensus_count or 0))
-    _row(text, "Conflicts", str(state.conflict_count or 0), "bold" if state.conflict_count else "")
-    blind = state.blind is not False
-    _row(text, "Answers", "blind (parallel)" if blind else "not blind (sequential)", "" if blind else "bold")
+def _rows(text: Text, rows: list[Row]) -> None:
+    for row in rows:
+        _row(text, row.label, row.value, row.style)
 
 
 def render_state(state: StageState) -> Text:
-    """The panel's text (plain `Text`, no markup; names made safe)."""
+    """The panel's text (plain `Text`, no markup; names made safe). The format's console side gives
+    its Format label, its progress row, its own rows and how a close reads."""
+    fmt = registry.of(state)
     text = Text(no_wrap=False, overflow="ellipsis")
-    fmt = " · ".join(x for x in (state.format, state.turns_mode if state.format == "scene" else "") if x)
-    _row(text, "Format", fmt)
+    _row(text, "Format", fmt.format_label(state))
     _row(text, "Isolation", ISOLATION_SHORT.get(state.isolation, state.isolation))
     _row(text, "Coord", ROLE_SHORT.get(state.coordinator, state.coordinator))
-    label, value = _beat(state)
+    label, value, _ = fmt.progress_row(state)
     _row(text, label, value, "bold")
-    if state.format == "roundtable":
-        _roundtable_rows(text, state)
+    _rows(text, fmt.rows(state))
     _row(text, "Status", state.status, "bold reverse" if state.status == "paused" else "bold")
     if state.waiting:
         _row(text, "Waiting", state.waiting, "bold reverse")
@@ -78,12 +66,7 @@ def render_state(state: StageState) -> Text:
     _row(text, "Tokens", f"{state.tokens:,}")
     _row(text, "Cost", f"${state.cost_usd:.4f}")
     _row(text, "Silent", f"{state.silent_streak} beat{'s' if state.silent_streak != 1 else ''}")
-    if state.close_reason and state.single_call and state.close_reason in SINGLE_CALL_ANSWERED:
-        _row(text, "Closed", "answered (single call)", "bold")
-    elif state.close_reason:
-        _row(text, "Closed", safe(state.close_reason), "bold")
-        if state.goal_achieved is not None:
-            _row(text, "Goal", "achieved" if state.goal_achieved else "not achieved")
+    _rows(text, fmt.closed_rows(state))
     text.append("Turns\n", LABEL)
     for slug, name in state.cast.items():
         text.append(f"  {safe(name)[:18]:<18} {state.turns.get(slug, 0):>3}\n")

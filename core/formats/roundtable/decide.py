@@ -1,6 +1,6 @@
 """Asking the operator: the `escalate` event (every position with its rationale, the facilitator's
 recommendation, the triggers), then the answer - from the console through
-`Session.answer_escalation`, or at once from the headless `--on-escalate` policy. In `--batch`
+`Session.direct("answer_escalation", ...)`, or at once from the headless `--on-escalate` policy. In `--batch`
 without `--on-escalate`, an escalation concludes the discussion and says so."""
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ facilitator's own `next_action: escalate`. A trigger the operator already chose 
 is acknowledged and does not fire again (a conflict's count starts over; a keyword is not raised
 twice; a participant's low confidence is raised again only after it has recovered).
 
-The desk: `open()` a future, then the console answers through `Session.answer_escalation`
+The desk: `open()` a future, then the console answers through `Session.direct("answer_escalation", ...)`
 (accept | own | continue), or the headless `--on-escalate` policy answers at once.
 """
 

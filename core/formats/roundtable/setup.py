@@ -1,4 +1,4 @@
-"""Preparing a session for the roundtable format (called by `core.casting.build.build_session`).
+"""Preparing a session for the roundtable format (its `prepare` hook, called by `core.casting.build.build_session`).
 
 The strategy is loaded here so that a missing or broken strategy file fails before anything runs.
 The coordinator role decides how the facilitator is played: A - an LLM facilitator that also sees
