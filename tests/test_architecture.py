@@ -146,3 +146,19 @@ def format_names_outside_formats() -> list[str]:
 
 def test_outside_the_format_packages_no_code_switches_on_a_format_name():
     assert format_names_outside_formats() == []
+
+
+def test_only_a_format_its_console_side_and_the_registries_import_a_format_package():
+    """What makes adding a format one package, its console side and one line in each registry:
+    nothing else reaches into `core.formats.<name>`."""
+    graph = grimp.build_graph("core", "tui", exclude_type_checking_imports=False)
+    names = [m.rsplit(".", 1)[1] for m in graph.find_children("core.formats") if m != "core.formats.registry"]
+    strays = []
+    for name in names:
+        package = f"core.formats.{name}"
+        allowed = (package, f"tui.formats.{name}", "core.formats.registry")
+        for module in graph.find_descendants(package) | {package}:
+            for importer in graph.find_modules_that_directly_import(module):
+                if not any(importer == a or importer.startswith(a + ".") for a in allowed):
+                    strays.append(f"{importer} -> {module}")
+    assert names and strays == []
