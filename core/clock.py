@@ -1,28 +1,44 @@
-"""Time as the engine sees it: a real clock for runs, a virtual one for deterministic tests.
+"""Time as the engine sees it: the real clock for real models, a simulated one for the improviser.
 
-Everything that waits (simulated model latency, backoff) sleeps through a `Clock`, and every `t`
-and arrival time is read from one, so a test can run a scene with latencies in virtual time.
+Everything that waits (simulated model latency, backoff, a turn's time limit, pacing) goes through a
+`Clock`, and every `t` and arrival time is read from one. When every call of a run goes to the
+offline improviser, the run plays on a `VirtualClock`: simulated latency decides who arrives first,
+in simulated time, so the same scene, choices and seed give the same record at any concurrency and
+under any machine load. Real models keep real arrival order on the `RealClock`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import itertools
 import time
-from typing import Protocol
+from collections.abc import Awaitable
+from typing import Literal, Protocol, TypeVar
+
+T = TypeVar("T")
+
+Arrivals = Literal["simulated", "real"]
+"""What decides arrival order in a run: simulated latency on a virtual clock, or the wall clock."""
 
 
 class Clock(Protocol):
-    """Monotonic seconds and an async sleep."""
+    """Monotonic seconds, an async sleep, and a time limit on an awaitable."""
+
+    arrivals: Arrivals
 
     def now(self) -> float: ...
 
     async def sleep(self, seconds: float) -> None: ...
 
+    async def wait_for(self, awaitable: Awaitable[T], timeout: float | None) -> T: ...
+
 
 class RealClock:
-    """Wall-clock time (monotonic) and `asyncio.sleep`."""
+    """Wall-clock time (monotonic), `asyncio.sleep` and `asyncio.wait_for`."""
+
+    arrivals: Arrivals = "real"
 
     def now(self) -> float:
         return time.monotonic()
@@ -30,22 +46,34 @@ class RealClock:
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(max(0.0, seconds))
 
+    async def wait_for(self, awaitable: Awaitable[T], timeout: float | None) -> T:
+        return await asyncio.wait_for(awaitable, timeout)
+
 
 class VirtualClock:
-    """Time that advances only when every task is waiting on it.
+    """Simulated time that advances only when every task is waiting on it.
 
     A sleeper is woken when all runnable work has settled (the loop has been yielded to a number
-    of times) and its deadline is the earliest. Order of wake-ups is deadline, then call order,
-    so runs are deterministic regardless of machine speed.
+    of times, no wall time involved) and its deadline is the earliest. Wake-ups go by deadline, then
+    by call order, so runs are the same on any machine at any load. A cancelled sleeper is dropped
+    without moving time.
+
+    `realtime=True` (the console) also waits each deadline out in wall time, from the moment the
+    clock last started, so a watched scene keeps its rhythm; the order of wake-ups is still decided
+    by simulated time alone. `timeouts=True` (a run on the improviser alone) also counts time limits
+    in simulated time; otherwise a limit is wall time, as a real model behind it would need.
     """
 
     SETTLE_YIELDS = 50
+    arrivals: Arrivals = "simulated"
 
-    def __init__(self, start: float = 0.0) -> None:
+    def __init__(self, start: float = 0.0, *, realtime: bool = False, timeouts: bool = False) -> None:
         self._now = start
+        self.realtime, self.timeouts = realtime, timeouts
         self._heap: list[tuple[float, int, asyncio.Future[None]]] = []
         self._seq = itertools.count()
         self._driver: asyncio.Task[None] | None = None
+        self._anchor = (time.monotonic(), start)
 
     def now(self) -> float:
         return self._now
@@ -55,16 +83,48 @@ class VirtualClock:
         future: asyncio.Future[None] = loop.create_future()
         heapq.heappush(self._heap, (self._now + max(0.0, seconds), next(self._seq), future))
         if self._driver is None or self._driver.done():
+            self._anchor = (time.monotonic(), self._now)
             self._driver = loop.create_task(self._drive())
         await future
+
+    async def wait_for(self, awaitable: Awaitable[T], timeout: float | None) -> T:
+        """`awaitable`'s result, or `TimeoutError` once `timeout` seconds have passed (simulated
+        ones when the clock counts `timeouts`)."""
+        if timeout is None or not self.timeouts:
+            return await asyncio.wait_for(awaitable, timeout)
+        task = asyncio.ensure_future(awaitable)
+        timer = asyncio.ensure_future(self.sleep(timeout))
+        try:
+            await asyncio.wait({task, timer}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            timer.cancel()
+            raise
+        if task.done():
+            timer.cancel()
+            return task.result()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        raise TimeoutError(f"no answer within {timeout:g} s (simulated)")
 
     async def _drive(self) -> None:
         while self._heap:
             for _ in range(self.SETTLE_YIELDS):
                 await asyncio.sleep(0)
+            while self._heap and self._heap[0][2].done():
+                heapq.heappop(self._heap)
             if not self._heap:
                 return
+            deadline = self._heap[0][0]
+            if self.realtime and (lag := self._wall_due(deadline) - time.monotonic()) > 0:
+                await asyncio.sleep(lag)
+                continue
             deadline, _, future = heapq.heappop(self._heap)
             self._now = max(self._now, deadline)
-            if not future.done():
-                future.set_result(None)
+            future.set_result(None)
+
+    def _wall_due(self, deadline: float) -> float:
+        """The wall time at which `deadline` falls, counting from when the clock last started."""
+        wall, virtual = self._anchor
+        return wall + (deadline - virtual)

@@ -18,7 +18,7 @@ from core.casting.scene_file import Scene, load_scene
 from core.casting.start_record import private_record
 from core.characters import journal_store
 from core.characters.loading import Character, check_display_names, search_dirs, with_fields
-from core.clock import Clock, RealClock
+from core.clock import Clock, RealClock, VirtualClock
 from core.engine.actors import make_actor
 from core.engine.coordinator import JudgeCoordinator, RuleCoordinator
 from core.engine.format import Setup
@@ -62,6 +62,16 @@ class RunOptions:
     """Minimum seconds per beat (`--pace`); None: the scene's `pace:`, else `offline_pace`."""
     offline_pace: float = 0.0
     """The pace when neither sets one and every call goes to the offline improviser (the console: 1.5 s)."""
+    realtime: bool = False
+    """True for the console: a run on simulated time also waits its simulated latency out in wall time."""
+
+
+def clock_for(specs: list[ProviderSpec], *, realtime: bool = False) -> Clock:
+    """Simulated time when every call goes to the offline improviser (arrival order then follows
+    simulated latency, the same at any load), else the wall clock (real models arrive when they do)."""
+    if specs and all(spec.name == "offline" for spec in specs):
+        return VirtualClock(realtime=realtime, timeouts=True)
+    return RealClock()
 
 
 def choices(scene: Scene, options: RunOptions) -> tuple[str, str]:
@@ -157,12 +167,14 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     cast = [with_fields(journal_store.place(c, store, explicit), scene.character_fields) for c in cast]
     seed = options.seed if options.seed is not None else (scene.seed if scene.seed is not None
                                                           else int.from_bytes(os.urandom(3), "big"))
-    clock = options.clock or RealClock()
-    pool = ProviderPool(seed, clock)
+    pool = ProviderPool(seed, RealClock())
     setup = Setup(options=options, pool=pool, role=role, cwd=cwd,
                   spec_for=lambda s, slug: provider_spec(s, slug, options))
     specs, notices = fmt.default_providers(scene, {c.slug: provider_spec(scene, c.slug, options) for c in cast},
                                            provider_flag=bool(options.provider))
+    judge_spec = provider_spec(scene, None, options)
+    called = [*specs.values(), *([judge_spec] if role != "C" else []), *fmt.priced_specs(scene, setup)]
+    pool.clock = clock = options.clock or clock_for(called, realtime=options.realtime)
     names = [c.name for c in cast]
     actors = []
     for character in cast:
@@ -170,15 +182,14 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
                            window=scene.limits.window, thread_thinking=scene.thread_thinking)
         actor.turn_timeout_s = specs[character.slug].turn_timeout_s
         actors.append(actor)
-    judge_spec = provider_spec(scene, None, options)
-    unpriced = check_budget(options.budget_usd, list(specs.values()) + ([judge_spec] if role != "C" else [])
-                            + fmt.priced_specs(scene, setup))
+    unpriced = check_budget(options.budget_usd, called)
     notes = notes_text(scene, isolation, role, specs, judge_spec, seed, cast, fmt) + "".join(f"- {n}\n" for n in notices)
     coordinator = (RuleCoordinator() if role == "C" else
                    JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=operator_context(scene, notes, role)))
     start = {"scene": scene.model_dump(include={"name", "title", "format", "turns", "setting", "goal"}),
              "cast": {c.slug: c.name for c in cast}, "isolation": isolation, "coordinator": role,
-             "seed": seed, "providers": {s: f"{p.name}:{model_name(p)}" for s, p in specs.items()}}
+             "seed": seed, "providers": {s: f"{p.name}:{model_name(p)}" for s, p in specs.items()},
+             "arrivals": clock.arrivals}
     if unpriced:
         start["unpriced_models"] = unpriced
     run_dir = run_dir_for(scene, options)

@@ -12,7 +12,6 @@ goes only to `debug.log`.
 from __future__ import annotations
 
 import asyncio
-import time
 import traceback
 from typing import TYPE_CHECKING
 
@@ -52,7 +51,7 @@ async def call(session: Stage, provider: Provider, request: Request, *, stream_a
         splitter = TagSplitter()
         publish([("reset", "")])
 
-    started = time.perf_counter()
+    started = session.clock.now()
     ok = False
     completion: Completion | None = None
     error: Exception | None = None
@@ -67,7 +66,7 @@ async def call(session: Stage, provider: Provider, request: Request, *, stream_a
         error = exc
         raise
     finally:
-        session.emit(_call_event(session, provider, request, completion, ok, time.perf_counter() - started))
+        session.emit(_call_event(session, provider, request, completion, ok, session.clock.now() - started))
         _report_health(session, request.to, ok, error)
 
 
@@ -128,13 +127,15 @@ async def play_turn(session: Stage, actor: Actor, beat: int, *, timeout_s: float
     user_text, items = actor.take_inbox(beat, session.state.max_beats)
     try:
         request = actor.request(user_text, beat)
-        parsed, normalised = await asyncio.wait_for(_ask_until_well_formed(session, actor, request), timeout_s)
+        parsed, normalised = await session.clock.wait_for(_ask_until_well_formed(session, actor, request), timeout_s)
         return _record(session, actor, beat, parsed, user_text, items, normalised)
     except RecordingError:
         raise
     except Exception as exc:  # noqa: BLE001 - any fault is this actor's failed turn, never a lost one
         actor.inbox = items + actor.inbox
         actor_failed(session, actor, beat, exc)
+        if isinstance(exc, TimeoutError):
+            _report_health(session, actor.slug, False, exc)
         return None
 
 

@@ -313,7 +313,7 @@ class StageScreen(Screen[None]):
 
         room, state = self.query_one(RoomBar), self.session.state
         options = replace(self.options or RunOptions(), isolation=state.isolation, coordinator=state.coordinator,
-                          out=None, max_beats=None)
+                          out=None, max_beats=None, realtime=True)
         try:
             scene = self.format.room_scene(message.command, self.session.scene)  # type: ignore[attr-defined]
             session = build_session(scene, options)

@@ -229,7 +229,7 @@ class WizardScreen(Screen[None]):
                        coordinator=self.picker("coordinator").value, cwd=self.cwd,
                        provider=provider if provider != spec.name else None,
                        model=model if model != spec.model else None,
-                       base_url=base_url if base_url != spec.base_url else None)
+                       base_url=base_url if base_url != spec.base_url else None, realtime=True)
 
     def start(self) -> None:
         """Build the session and hand it to the stage (its run writes notes.md first)."""

@@ -51,7 +51,7 @@ async def ask(session: Session, actor: Actor, request: Request, participants: li
               tags: dict[str, Any]) -> Reply:
     """Send the call, validate the envelope, repair once if allowed, else fall back with a warning."""
     request = prepare(actor, request, participants)
-    completion = await asyncio.wait_for(call(session, actor.provider, request), actor.turn_timeout_s)
+    completion = await session.clock.wait_for(call(session, actor.provider, request), actor.turn_timeout_s)
     envelope, problem = parse_envelope(completion.text, participants)
     if envelope is not None:
         return Reply(envelope, completion.text, True)
@@ -59,7 +59,7 @@ async def ask(session: Session, actor: Actor, request: Request, participants: li
         session.say("correct", f"Asked {actor.name} to repair its reply envelope ({problem})",
                     target=actor.slug, source="router", **tags)
         repair = _repair_request(request, completion.text, problem or "invalid")
-        again = await asyncio.wait_for(call(session, actor.provider, repair), actor.turn_timeout_s)
+        again = await session.clock.wait_for(call(session, actor.provider, repair), actor.turn_timeout_s)
         envelope, problem = parse_envelope(again.text, participants)
         if envelope is not None:
             return Reply(envelope, again.text, True, repaired=True)

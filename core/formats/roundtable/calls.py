@@ -46,7 +46,7 @@ async def ask_facilitator(session: Session, setup: TableSetup, content: str, rou
                       messages=[ChatMessage(role="user", content=content)], max_tokens=1500)
     task = session.track(asyncio.create_task(turn.call(session, setup.facilitator, request, stream_as=FACILITATOR)))
     try:
-        completion = await asyncio.wait_for(task, setup.facilitator_timeout_s)
+        completion = await session.clock.wait_for(task, setup.facilitator_timeout_s)
     except RecordingError:
         raise
     except Exception as exc:  # noqa: BLE001 - any fault falls back, recorded by the caller
@@ -59,7 +59,7 @@ async def ask_participant(session: Session, actor: Actor, content: str, round_no
     """One participant call, through the actor (isolation a: fresh; b: its own thread only)."""
     request = actor.request(content, round_no, purpose="participant")
     try:
-        completion = await asyncio.wait_for(turn.call(session, actor.provider, request, stream_as=actor.slug),
+        completion = await session.clock.wait_for(turn.call(session, actor.provider, request, stream_as=actor.slug),
                                             actor.turn_timeout_s)
     except RecordingError:
         raise
