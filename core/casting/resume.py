@@ -5,6 +5,10 @@ actor's briefing from `private.json`, then the state from `events.jsonl`, replay
 engine's own routing rules: every actor's inbox and (isolation b) thread, the coordinator's counters
 (turns, nudges, silent streak, fired events), the public lines, tokens and cost, and the beat number.
 
+Only one process writes a run folder at a time: `prepare` takes the folder's lock
+(`core.record.folder_lock`) before it reads the log, and a second `resume` (or a resume of a run
+still being played) is refused, exit 2, naming the holder's pid.
+
 The last beat on the log was cut off (a finished beat is always followed by the next one's `beat`
 event, or by the close): it is replayed from its start. Its partial events move from `events.jsonl`
 to `superseded.jsonl` and one `resume` event (`reason: "restart"`) marks the seam (`core.record.seams`), so
@@ -24,7 +28,8 @@ from core.engine.actors import Actor, make_actor
 from core.characters.loading import Character
 from core.clock import RealClock
 from core.engine.coordinator import JudgeCoordinator, RuleCoordinator
-from core.errors import InvalidConfig
+from core.errors import InvalidConfig, PromptdeskError
+from core.record.folder_lock import FolderLock
 from core.record.private import read_private
 from core.casting.pool import ProviderPool
 from core.casting.scene_file import Scene
@@ -70,23 +75,42 @@ def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
                    judge_provider=pool.get(judge) if judge else None)
 
 
-def prepare(run_dir: Path, base_url: str | None = None) -> Session:
+def resumable(run_dir: Path, stopped_too: bool = False) -> bool:
+    """Whether `prepare` could continue the run in `run_dir` (read only: nothing is changed or locked):
+    a scene run with its start record whose log was cut off (or, `stopped_too`, closed by a stop)."""
+    try:
+        record = read_private(Path(run_dir))
+        return (get(Scene.model_validate(record["scene"]).format).resumable()
+                and not find_cut(Path(run_dir), reopen_stopped=stopped_too).closed)
+    except (PromptdeskError, OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def prepare(run_dir: Path, base_url: str | None = None, *, stopped_too: bool = False) -> Session:
     """The killed run's session, its state replayed from the log up to the cut beat, ready to `run()`.
 
-    Nothing in the folder changes until the run is known to be resumable; then the cut beat's lines
-    move to `superseded.jsonl` (`core.record.seams`)."""
+    The folder's writer lock is taken first (`FolderBusy` while another process writes it) and held
+    by the session's recorder until the run's files are written. Nothing in the folder changes until
+    the run is known to be resumable; then the cut beat's lines move to `superseded.jsonl`
+    (`core.record.seams`). `stopped_too`: a run closed by a stop resumes too (a sweep's budget)."""
     run_dir = Path(run_dir)
     session = rebuild_session(run_dir, base_url)
-    cut = find_cut(run_dir)
-    if cut.closed:
-        raise InvalidConfig(f"{run_dir} was closed cleanly: there is nothing to resume (rebuild its files with "
-                            f"`promptdesk rebuild {run_dir}`)")
-    at = cut.beat
-    session.format.restore(session, cut.kept, at)
-    session.first_beat = session.state.beat = (at.beat or 0) if at else 0
-    session.t_offset = max([0.0, *(e.t for e in cut.kept), at.t if at else 0.0])
-    session.seam = {"text": f"Run resumed after an interruption; beat {session.first_beat} is replayed from its start",
-                    "reason": RESTART, "beat": session.first_beat, "superseded": len(cut.moved)}
-    supersede(run_dir, cut)
-    session.recorder.reopen(cut.kept)
+    lock = FolderLock.take(run_dir, "resume")
+    try:
+        cut = find_cut(run_dir, reopen_stopped=stopped_too)
+        if cut.closed:
+            raise InvalidConfig(f"{run_dir} was closed cleanly: there is nothing to resume (rebuild its files with "
+                                f"`promptdesk rebuild {run_dir}`)")
+        at = cut.beat
+        session.format.restore(session, cut.kept, at)
+        session.first_beat = session.state.beat = (at.beat or 0) if at else 0
+        session.t_offset = max([0.0, *(e.t for e in cut.kept), at.t if at else 0.0])
+        session.seam = {"text": f"Run resumed after an interruption; beat {session.first_beat} is replayed from its start",
+                        "reason": RESTART, "beat": session.first_beat, "superseded": len(cut.moved)}
+        supersede(run_dir, cut)
+        session.recorder.lock = lock
+        session.recorder.reopen(cut.kept)
+    except BaseException:
+        lock.release()
+        raise
     return session
