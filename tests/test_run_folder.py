@@ -116,6 +116,17 @@ class Holder:
         self.proc.stdin.close()
 
 
+def quick_batch(capsys, out: Path) -> tuple[int, str]:
+    """`batch`, with the offline improviser's simulated latency cut to almost nothing."""
+    scene = out.parent / "the-apology.yaml"
+    text = Path(APOLOGY).read_text()
+    assert "latency_ms: [150, 900]" in text
+    scene.write_text(text.replace("latency_ms: [150, 900]", "latency_ms: [1, 2]"))
+    code = main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "1", "--max-beats", "2",
+                 "--characters-dir", str(CHARACTERS), "--out", str(out)])
+    return code, capsys.readouterr().err
+
+
 def digest(folder: Path) -> dict[str, str]:
     """Every file of a folder (hidden ones included) by its SHA-256."""
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -124,7 +135,7 @@ def digest(folder: Path) -> dict[str, str]:
 
 def test_a_second_writer_is_refused_naming_the_holder_until_it_is_gone(tmp_path, capsys):
     out = tmp_path / "run"
-    assert batch(capsys, out)[0] == 0
+    assert quick_batch(capsys, out)[0] == 0
     assert not (out / LOCK_FILE).exists(), "a finished run leaves no lock file behind"
     holder_ = Holder(out, "resume")
     before = digest(out)
@@ -134,7 +145,7 @@ def test_a_second_writer_is_refused_naming_the_holder_until_it_is_gone(tmp_path,
     assert f"kill {holder_.pid}" in err
     assert main(["resume", str(out)]) == 2
     assert f"process {holder_.pid}" in capsys.readouterr().err
-    code, err = batch(capsys, out)
+    code, err = quick_batch(capsys, out)
     assert code == 2 and f"process {holder_.pid}" in err
     assert digest(out) == before
     with pytest.raises(FolderBusy, match=f"process {holder_.pid}"):
@@ -151,7 +162,7 @@ def test_a_lock_left_by_a_killed_process_never_blocks(tmp_path, capsys):
     killed.kill()
     assert (out / LOCK_FILE).read_text().split() == [str(killed.pid), "run"], "the file stays: only the lock went"
     assert holder(out) is None
-    assert batch(capsys, out)[0] == 0                        # an empty folder but for a dead lock is still empty
+    assert quick_batch(capsys, out)[0] == 0                        # an empty folder but for a dead lock is still empty
     assert not (out / LOCK_FILE).exists()
     Holder(out).kill()
     assert main(["rebuild", str(out)]) == 0
