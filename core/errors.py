@@ -33,15 +33,20 @@ class CharacterLoadError(PromptdeskError):
 
 
 class ProviderError(PromptdeskError):
-    """A provider failed for good (after retries, or with an error that is never retried)."""
+    """A provider failed for good (after retries, or with an error that is never retried).
+
+    `usage` is what the provider billed for the call's failed attempts before it failed (a
+    `core.providers.base.Usage`: a stream's `message_start` or usage chunk that arrived before it
+    broke), None when nothing billed was seen; the call's record counts it."""
 
     code = "PROVIDER_ERROR"
 
     def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
-                 **context: object) -> None:
+                 usage: object | None = None, **context: object) -> None:
         super().__init__(message, **context)
         self.status = status
         self.retryable = retryable
+        self.usage = usage
 
 
 class NotARun(PromptdeskError):

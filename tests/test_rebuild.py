@@ -1,11 +1,17 @@
-"""`promptdesk rebuild RUN_DIR`: every derived file rewritten from `events.jsonl` alone."""
+"""`promptdesk rebuild RUN_DIR`: every derived file rewritten from `events.jsonl` alone, never for worse:
+a log that cannot rebuild them whole is refused with nothing changed, and each file is replaced in one step."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import subprocess
+import sys
+
+import pytest
 
 from core.cli.main import main
-from helpers import example_scene
+from helpers import ROOT, example_scene
 
 DERIVED = ("events.json", "transcript.md", "transcript.txt", "metadata.json")
 
@@ -34,3 +40,56 @@ def test_rebuild_of_a_folder_that_is_not_a_run_exits_2(tmp_path, capsys):
     assert "NOT_A_RUN" in capsys.readouterr().err
     assert not (tmp_path / "transcript.md").exists()
     assert main(["rebuild"]) == 2
+
+
+@pytest.mark.parametrize("damage, says", [
+    (lambda log: log.write_bytes(b""), "events.jsonl is empty"),
+    (lambda log: log.write_bytes(b"\xff\xfe\x00garbled\n" * 40), "not readable events (line 1, 2, 3, 4, 5 ...)"),
+    (lambda log: log.write_text("".join(line for line in log.read_text().splitlines(keepends=True)
+                                        if '"type": "start"' not in line)), "has no `start` event"),
+    (lambda log: log.write_text(log.read_text().replace('"type": "speak"', '"type": "spe', 1)), "not readable events (line"),
+], ids=["empty", "unreadable", "no-start", "a-garbled-line-inside"])
+async def test_rebuild_refuses_a_log_that_would_make_things_worse_and_changes_nothing(run_scene, capsys, damage, says):
+    from test_run_folder import digest
+
+    run = await run_scene(example_scene("the-apology"), isolation="a", coordinator="C")
+    damage(run.dir / "events.jsonl")
+    before = digest(run.dir)
+    assert main(["rebuild", str(run.dir)]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "nothing was changed" in err and err.startswith("NOT_A_RUN")
+    assert digest(run.dir) == before
+    assert json.loads((run.dir / "metadata.json").read_text())["totalBeats"] > 0
+
+
+async def test_a_torn_last_line_is_a_kill_mid_write_and_does_not_stop_a_rebuild(run_scene, capsys):
+    run = await run_scene(example_scene("the-apology"), isolation="a", coordinator="C")
+    log = run.dir / "events.jsonl"
+    log.write_text(log.read_text() + '{"t": 9.0, "from": "alice", "te')
+    assert main(["rebuild", str(run.dir)]) == 0
+    assert len(json.loads((run.dir / "events.json").read_text())) == len(run.events())
+
+
+REBUILD_UNDER_A_SIZE_LIMIT = """
+import resource, signal, sys
+from core.cli.main import main
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]), int(sys.argv[2])))
+sys.exit(main(["rebuild", sys.argv[1]]))
+"""
+
+
+async def test_a_write_that_fails_midway_leaves_every_old_file_whole(run_scene):
+    """A real fault mid-write: the file-size limit (RLIMIT_FSIZE) stops `events.json` part way. Each
+    derived file is replaced in one step, so the folder is exactly as it was."""
+    from test_run_folder import digest
+
+    run = await run_scene(example_scene("the-apology"), isolation="a", coordinator="C")
+    assert main(["rebuild", str(run.dir)]) == 0           # the derived files as a rebuild writes them
+    limit = 4096
+    assert (run.dir / "events.json").stat().st_size > 2 * limit
+    before = digest(run.dir)
+    done = await asyncio.to_thread(subprocess.run, [sys.executable, "-c", REBUILD_UNDER_A_SIZE_LIMIT, str(run.dir),
+                                                    str(limit)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "File too large" in done.stderr, done.stderr
+    assert digest(run.dir) == before

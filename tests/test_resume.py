@@ -11,10 +11,12 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from core.record.audit import audit_run
 from core.cli.main import main
@@ -22,6 +24,7 @@ from core.clock import VirtualClock
 from core.record.recorder import read_events
 from core.casting.resume import prepare
 from helpers import CHARACTERS, ROOT, SCENES, example_scene, make_scene
+from loopback import Reply, loopback  # noqa: F401  (fixture)
 
 PLAYED = ("speak", "think", "event", "note", "close", "journal")
 
@@ -216,3 +219,93 @@ def test_silent_beats_on_the_log_count_toward_the_silent_streak(tmp_path):
     replay.end_beat()
     assert session.state.silent_streak == 2 and session.state.beat == 1
     assert all(not actor.inbox for actor in session.actors.values())
+
+
+# -- one writer per run folder -----------------------------------------------------------------------------------
+
+class Gate:
+    """A loopback reply source that holds every request until `opened` is set, so that a run stays
+    inside its first call, holding its folder, for as long as the test needs (no clock involved)."""
+
+    def __init__(self, reply) -> None:
+        self.reply, self.arrived, self.opened = reply, threading.Event(), threading.Event()
+
+    def __call__(self, recorded):
+        self.arrived.set()
+        self.opened.wait(60)
+        return self.reply
+
+
+def cli(*args: str, cwd: Path, **options) -> subprocess.Popen:
+    """`python -m core.cli ARGS` in another process."""
+    return subprocess.Popen([sys.executable, "-m", "core.cli", *args], cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            **options)
+
+
+def remote_scene_file(tmp_path: Path, server, max_beats: int = 3) -> Path:
+    from test_scene_faults import remote_cast
+
+    scene = example_scene("the-apology", limits={"max_beats": max_beats},
+                          cast=remote_cast(server, "alice", "bob", "charlie", provider="openai-compatible", model="llama3"))
+    path = tmp_path / "scene.yaml"
+    path.write_text(yaml.safe_dump(scene.model_dump(mode="json", by_alias=True, exclude_none=True)))
+    return path
+
+
+def test_a_live_run_holds_its_folder_and_a_killed_one_never_blocks_its_resume(tmp_path, loopback, capsys):
+    from test_run_folder import digest
+    from test_scene_faults import turn
+
+    gate = loopback.default = Gate(Reply(text=turn('[TONE: calm] "Go on."', "I wait and see.")))
+    cast = tmp_path / "characters"
+    shutil.copytree(CHARACTERS, cast)
+    out = tmp_path / "run"
+    proc = cli("--batch", str(remote_scene_file(tmp_path, loopback)), "--isolation", "b", "--coordinator", "C",
+               "--seed", "4", "--out", str(out), "--characters-dir", str(cast), "--quiet", cwd=tmp_path,
+               stderr=subprocess.DEVNULL)
+    try:
+        assert gate.arrived.wait(60), "the live run never made its first call"
+        before = digest(out)
+        assert main(["resume", str(out)]) == 2
+        assert f"FOLDER_BUSY: {out} is being written by process {proc.pid}, a run" in capsys.readouterr().err
+        assert main(["rebuild", str(out)]) == 2
+        assert f"process {proc.pid}" in capsys.readouterr().err
+        assert digest(out) == before and loopback.hits == 1
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+        gate.opened.set()
+    assert (out / ".lock").read_text().split()[0] == str(proc.pid), "the killed run's lock file is left behind"
+    assert main(["resume", str(out), "--quiet"]) == 0
+    assert not (out / ".lock").exists()
+    assert_nothing_twice(out)
+    assert audit_run(out).clean
+
+
+async def test_two_resumes_of_one_killed_run_one_finishes_it_the_other_is_refused(run_scene, tmp_path, loopback, capsys):
+    from test_scene_faults import remote_cast, turn
+
+    line = Reply(text=turn('[TONE: calm] "Go on."', "I wait and see."))
+    loopback.default = line
+    scene = example_scene("the-apology", limits={"max_beats": 6},
+                          cast=remote_cast(loopback, "alice", "bob", "charlie", provider="openai-compatible", model="llama3"))
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    kill_mid_beat(run.dir, 3)
+    gate = loopback.default = Gate(line)
+    sent_before = loopback.hits
+    first = cli("resume", str(run.dir), "--quiet", cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    try:
+        assert await asyncio.to_thread(gate.arrived.wait, 60), "the first resume never made a call"
+        moved = (run.dir / "superseded.jsonl").read_text()
+        assert await asyncio.to_thread(main, ["resume", str(run.dir)]) == 2
+        assert f"is being written by process {first.pid}, a resume" in capsys.readouterr().err
+        assert (run.dir / "superseded.jsonl").read_text() == moved
+    finally:
+        gate.opened.set()
+        _, err = await asyncio.to_thread(first.communicate, timeout=120)
+    assert first.returncode == 0, err
+    assert [e.type for e in read_events(run.dir)].count("resume") == 1
+    assert_nothing_twice(run.dir)
+    calls = [e for e in read_events(run.dir) if e.type == "call" and e.beat is not None and e.beat >= 3]
+    assert loopback.hits - sent_before == len(calls) > 0, "every call was made once, by one process"
+    assert audit_run(run.dir).clean

@@ -4,6 +4,7 @@ its delivered text has been retracted (`on_reset`)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
@@ -175,3 +176,101 @@ async def test_a_scene_retries_a_truncated_turn_and_tells_the_listener_to_retrac
     assert speeches[0]["text"] == "Let us start at the beginning."
     assert not any("ledger" in r.get("text", "") for r in run.records())
     assert not [r for r in run.records() if r["type"] == "system" and r.get("target")]
+
+
+# -- billed tokens of failed attempts ---------------------------------------------------------------------------
+
+def billed(api: str, tokens: int) -> dict:
+    """A reply's usage that bills `tokens` input tokens, in the wire form of `api`."""
+    return {"input_tokens": tokens} if api == "anthropic" else {"prompt_tokens": tokens}
+
+
+def cut(api: str) -> dict:
+    """A stream that breaks after the provider reported its usage: Anthropic's `message_start`
+    comes first, OpenAI's usage chunk only at the end (the `[DONE]` after it never comes)."""
+    return {"drop_after_deltas": 2} if api == "anthropic" else {"omit_marker": True}
+
+
+async def test_a_cut_stream_carries_what_it_was_billed_on_its_error(loopback, make, api):
+    loopback.default = Reply(text=TEXT, deltas=4, usage=billed(api, 4000), **cut(api))
+    with pytest.raises(ProviderError) as caught:
+        await stream(make(max_retries=1), Listener())
+    assert loopback.hits == 2
+    assert caught.value.usage is not None and caught.value.usage.input_tokens == 2 * 4000
+
+
+async def test_a_retried_call_counts_the_billed_tokens_of_its_failed_attempt(loopback, make, api):
+    loopback.script(Reply(text=TEXT, deltas=4, usage=billed(api, 4000), **cut(api)),
+                    Reply(text=TEXT, deltas=4, usage=billed(api, 300)))
+    completion = await stream(make(), Listener())
+    assert completion.text == TEXT and loopback.hits == 2
+    assert completion.usage.input_tokens == 4000 + 300
+
+
+async def test_a_failure_before_any_usage_arrived_bills_nothing(loopback, make):
+    loopback.default = Reply(status=503)
+    with pytest.raises(ProviderError) as caught:
+        await stream(make(max_retries=1), Listener())
+    assert caught.value.usage is None
+
+
+async def test_a_call_cancelled_mid_stream_still_carries_its_message_start_usage(loopback):
+    """A stop or a turn timeout cancels a call whose `message_start` already billed its input (only
+    Anthropic reports usage before the text; OpenAI's usage chunk comes last)."""
+    loopback.default = Reply(text=TEXT, deltas=4, usage={"input_tokens": 2500}, stall_after_deltas=1, hold_s=5.0)
+    provider = AnthropicProvider("claude-sonnet-4-6", api_key=CANARY, base_url=loopback.url(), timeout_s=5.0)
+    first = asyncio.Event()
+    task = asyncio.ensure_future(provider.complete(request(), on_delta=lambda piece: first.set(), on_reset=lambda: None))
+    await first.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError) as caught:
+        await task
+    assert caught.value.usage.input_tokens == 2500
+    await provider.aclose()
+
+
+def test_a_batch_run_counts_the_billed_tokens_of_a_cut_stream(tmp_path, loopback, monkeypatch, capsys):
+    """`--batch` through the engine: the first call's stream breaks after `message_start` billed
+    9000 input tokens; its retry answers. The call's record, metadata.json and the summary count both."""
+    import json
+
+    import yaml
+
+    from core.cli.main import main
+    from core.record.recorder import read_events
+    from helpers import CHARACTERS, example_scene
+    from test_scene_faults import remote_cast, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    answer = turn('[TONE: calm] "Let us start at the beginning."', "Draft.")
+    loopback.script(Reply(text=answer, deltas=6, drop_after_deltas=3, usage={"input_tokens": 9000}))
+    loopback.default = Reply(text=answer, deltas=6, usage={"input_tokens": 100})
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie", max_retries=1),
+                          limits={"max_beats": 2})
+    path = tmp_path / "scene.yaml"
+    path.write_text(yaml.safe_dump(scene.model_dump(mode="json", by_alias=True, exclude_none=True)))
+    out = tmp_path / "run"
+    assert main(["--batch", str(path), "--isolation", "b", "--coordinator", "C", "--seed", "1", "--quiet",
+                 "--characters-dir", str(CHARACTERS), "--out", str(out)]) == 0
+    calls = [e for e in read_events(out) if e.type == "call"]
+    assert calls[0].ok and calls[0].input_tokens == 9000 + 100
+    assert calls[0].cost_usd == pytest.approx((9000 + 100) * 3 / 1e6 + calls[0].output_tokens * 15 / 1e6)
+    tokens = sum(e.input_tokens + e.output_tokens + e.cache_write_tokens + e.cache_read_tokens for e in calls)
+    assert f"{tokens:,} tokens" in capsys.readouterr().err
+    assert json.loads((out / "metadata.json").read_text())["costs"]["totalTokens"] == tokens
+
+
+async def test_a_failed_call_records_the_input_tokens_its_cut_stream_was_billed(run_scene, loopback, monkeypatch):
+    from helpers import example_scene
+    from test_scene_faults import remote_cast, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    answer = turn('[TONE: calm] "Let us start at the beginning."', "Draft.")
+    loopback.script(Reply(text=answer, deltas=6, drop_after_deltas=2, usage={"input_tokens": 7000}))
+    loopback.default = Reply(text=answer, deltas=6, usage={"input_tokens": 100})
+    run = await run_scene(example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
+                                        limits={"max_beats": 2}), isolation="b", coordinator="C")
+    failed = [e for e in run.events() if e.type == "call" and not e.ok]
+    assert len(failed) == 1 and failed[0].input_tokens == 7000
+    assert failed[0].cost_usd == pytest.approx(7000 * 3 / 1e6 + failed[0].output_tokens * 15 / 1e6)
+    assert run.session.state.cost_usd == pytest.approx(sum(e.cost_usd for e in run.events() if e.type == "call"))

@@ -7,6 +7,7 @@ import io
 import json
 import os
 import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -239,3 +240,71 @@ async def test_a_run_that_cannot_start_is_recorded_as_failed_not_dropped(tmp_pat
     rows = read_results(tmp_path / "sweep")
     assert [(r["run"], r["close_reason"]) for r in rows] == [("b-C-seed1", "error"), ("b-C-seed2", "error")]
     assert all("bob" in r["error"] for r in rows) and sweep.failed == 2 and sweep.complete()
+
+
+def test_two_sweeps_on_one_folder_one_runs_the_other_is_refused(tmp_path, loopback, capsys):
+    from test_resume import Gate, cli
+
+    gate = loopback.default = Gate(Reply(text=turn('[TO: Bob] "Go on."', "Listen.")))
+    scene = scene_file(tmp_path, cast=remote_cast(loopback, "alice", "bob", "charlie", provider="openai-compatible",
+                                                  model="llama3"))
+    out = tmp_path / "sweep"
+    args = ["sweep", str(scene), "--isolation", "a,b", "--coordinator", "C", "--seeds", "1", "--concurrency", "1",
+            "--characters-dir", str(CHARACTERS), "--out", str(out), "--max-beats", "3"]
+    first = cli(*args, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    try:
+        assert gate.arrived.wait(60), "the first sweep never made a call"
+        assert main(args) == 2
+        assert f"{out} is being written by process {first.pid}, a sweep" in capsys.readouterr().err
+        assert loopback.hits == 1 and not (out / "results.jsonl").exists()
+    finally:
+        gate.opened.set()
+        _, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err
+    assert sorted(r["run"] for r in read_results(out)) == ["a-C-seed1", "b-C-seed1"]
+    assert sorted(p.name for p in out.iterdir()) == ["a-C-seed1", "b-C-seed1", "results.jsonl", "spend.json", "sweep.yaml"]
+
+
+def call_costs(folder: Path) -> float:
+    """What every call recorded in the sweep's run folders cost (superseded attempts included)."""
+    total = 0.0
+    for run in (p for p in folder.iterdir() if p.is_dir()):
+        for name in ("events.jsonl", "superseded.jsonl"):
+            if (run / name).is_file():
+                total += sum(r.get("cost_usd", 0.0) for r in map(json.loads, (run / name).read_text().splitlines())
+                             if r.get("type") == "call")
+    return total
+
+
+def test_the_budget_holds_across_invocations_and_a_raised_one_continues_the_stopped_run(tmp_path, loopback, capsys):
+    loopback.default = Reply(text=turn('[TO: Bob] "Go on."', "Listen."), usage={"input_tokens": 200_000})
+    scene = scene_file(tmp_path, cast=remote_cast(loopback, "alice", "bob", "charlie"))
+    out = tmp_path / "sweep"
+    base = ["sweep", str(scene), "--isolation", "b", "--coordinator", "C", "--seeds", "1-2", "--concurrency", "1",
+            "--characters-dir", str(CHARACTERS), "--out", str(out), "--max-beats", "4"]
+
+    assert main([*base, "--budget-usd", "1.0"]) == 1                      # $0.60 a call: stops inside beat 1
+    err = capsys.readouterr().err
+    spent = json.loads((out / "spend.json").read_text())["spent_usd"]
+    assert spent >= 1.0 and spent == pytest.approx(call_costs(out))
+    assert f"--budget-usd is spent (${spent:.4f} of $1.0000)" in err and f"${spent:.4f} spent" in err
+    stopped_log = (out / "b-C-seed1" / "events.jsonl").read_text().splitlines(keepends=True)
+    played = "".join(stopped_log[:max(i for i, line in enumerate(stopped_log) if '"type": "beat"' in line)])
+
+    hits = loopback.hits
+    for again in ([*base, "--budget-usd", "1.0"], base):                   # the same budget, or none given: it holds
+        assert main(again) == 1
+        err = capsys.readouterr().err
+        assert loopback.hits == hits, "a spent budget starts nothing"
+        assert f"budget is spent: ${spent:.4f} of --budget-usd 1" in err and "higher budget" in err
+
+    assert main([*base, "--budget-usd", "100"]) == 0
+    assert sorted(r["run"] for r in read_results(out)) == ["b-C-seed1", "b-C-seed2"]
+    assert not [p for p in out.iterdir() if ".partial" in p.name], "the stopped run continued, it did not start over"
+    resumed = read_events(out / "b-C-seed1")
+    seams = [e for e in resumed if e.type == "resume"]
+    assert len(seams) == 1 and seams[0].beat >= 1
+    assert (out / "b-C-seed1" / "events.jsonl").read_text().startswith(played)
+    total = json.loads((out / "spend.json").read_text())["spent_usd"]
+    assert total == pytest.approx(call_costs(out)) and total > spent
+    assert f"${total:.4f} spent" in capsys.readouterr().err

@@ -28,6 +28,7 @@ from core.errors import InvalidConfig
 from core.formats.registry import get
 from core.providers.pricing import is_priced
 from core.providers.spec import ProviderSpec
+from core.record.folder_lock import FolderLock
 from core.record.run_folder import claim_fresh, claim_out
 
 ISOLATIONS = ("a", "b")
@@ -108,8 +109,8 @@ def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> Provid
     return spec.model_copy(update=update) if update else spec
 
 
-def run_dir_for(scene: Scene, options: RunOptions) -> Path:
-    """Create and return the run folder: `--out` (new or empty), else a fresh
+def run_dir_for(scene: Scene, options: RunOptions) -> FolderLock:
+    """Create and lock the run folder: `--out` (new or empty), else a fresh
     `runs/<scene-name>-<YYYYmmdd-HHMMSS>` (suffixed if taken); see `core.record.run_folder`."""
     if options.out:
         return claim_out(Path(options.out))
@@ -130,10 +131,11 @@ def check_budget(budget: float | None, specs: list[ProviderSpec]) -> list[str]:
     return unpriced
 
 
-def _release(run_dir: Path) -> None:
-    """Remove a run folder claimed for a session that could not be built (only while it is empty)."""
+def _release(claim: FolderLock) -> None:
+    """Unlock and remove a run folder claimed for a session that could not be built (only while it is empty)."""
+    claim.release()
     try:
-        run_dir.rmdir()
+        claim.folder.rmdir()
     except OSError:
         pass
 
@@ -192,18 +194,19 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
              "arrivals": clock.arrivals}
     if unpriced:
         start["unpriced_models"] = unpriced
-    run_dir = run_dir_for(scene, options)
-    session = Session(scene, actors, fmt=fmt, isolation=isolation, coordinator=coordinator, run_dir=run_dir,
-                      notes=notes, start_info=start, clock=clock, max_beats=options.max_beats,
-                      budget_usd=options.budget_usd, characters={c.slug: c for c in cast},
-                      write_character_journals=options.write_character_journals,
-                      judge_provider=pool.get(judge_spec) if role != "C" else None,
-                      pace_s=resolve_pace(options.pace, scene.pace, options.offline_pace,
-                                          [*specs.values(), *([judge_spec] if role != "C" else [])]))
+    claim = run_dir_for(scene, options)
     try:
+        session = Session(scene, actors, fmt=fmt, isolation=isolation, coordinator=coordinator, run_dir=claim.folder,
+                          notes=notes, start_info=start, clock=clock, max_beats=options.max_beats,
+                          budget_usd=options.budget_usd, characters={c.slug: c for c in cast},
+                          write_character_journals=options.write_character_journals,
+                          judge_provider=pool.get(judge_spec) if role != "C" else None,
+                          pace_s=resolve_pace(options.pace, scene.pace, options.offline_pace,
+                                              [*specs.values(), *([judge_spec] if role != "C" else [])]))
+        session.recorder.lock = claim
         fmt.prepare(session, setup)
     except BaseException:
-        _release(run_dir)
+        _release(claim)
         raise
     start["max_beats"] = session.state.max_beats
     session.private_record = private_record(

@@ -5,6 +5,10 @@ actor's briefing from `private.json`, then the state from `events.jsonl`, replay
 engine's own routing rules: every actor's inbox and (isolation b) thread, the coordinator's counters
 (turns, nudges, silent streak, fired events), the public lines, tokens and cost, and the beat number.
 
+Only one process writes a run folder at a time: `prepare` takes the folder's lock
+(`core.record.folder_lock`) before it reads the log, and a second `resume` (or a resume of a run
+still being played) is refused, exit 2, naming the holder's pid.
+
 The last beat on the log was cut off (a finished beat is always followed by the next one's `beat`
 event, or by the close): it is replayed from its start. Its partial events move from `events.jsonl`
 to `superseded.jsonl` and one `resume` event (`reason: "restart"`) marks the seam (`core.record.seams`), so
@@ -22,10 +26,11 @@ from typing import Any
 
 from core.engine.actors import Actor, make_actor
 from core.characters.loading import Character
-from core.clock import RealClock
 from core.engine.coordinator import JudgeCoordinator, RuleCoordinator
-from core.errors import InvalidConfig
+from core.errors import InvalidConfig, PromptdeskError
+from core.record.folder_lock import FolderLock
 from core.record.private import read_private
+from core.casting.build import clock_for
 from core.casting.pool import ProviderPool
 from core.casting.scene_file import Scene
 from core.formats.registry import get
@@ -46,7 +51,9 @@ def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
     fmt = get(scene.format)
     if not fmt.resumable():
         raise InvalidConfig(f"{run_dir} is a {scene.format} run: only scene runs can be resumed")
-    clock = RealClock()
+    judge = _spec(record["judge"], base_url) if record.get("judge") else None
+    specs = {slug: _spec(record["providers"][slug], base_url) for slug in record["cast"]}
+    clock = clock_for([*specs.values(), *([judge] if judge else [])])
     pool = ProviderPool(record["seed"], clock)
     actors: list[Actor] = []
     characters: dict[str, Character] = {}
@@ -54,7 +61,7 @@ def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
         journal = Path(member.get("journal_path") or run_dir / "journals" / f"{slug}.md")
         character = Character(slug=slug, name=member["name"], description="", profile=member["profile"],
                               journal=member["journal"], profile_path=journal.with_name("profile.md"), journal_path=journal)
-        spec = _spec(record["providers"][slug], base_url)
+        spec = specs[slug]
         actor = make_actor(record["isolation"], character, member["briefing"], pool.get(spec))
         actor.turn_timeout_s = spec.turn_timeout_s
         actors.append(actor)
@@ -62,7 +69,6 @@ def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
     role = record["coordinator"]
     coordinator = (RuleCoordinator() if role == "C" else
                    JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=record.get("operator_context", "")))
-    judge = _spec(record["judge"], base_url) if record.get("judge") else None
     return Session(scene, actors, fmt=fmt, isolation=record["isolation"], coordinator=coordinator, run_dir=Path(run_dir),
                    notes=(Path(run_dir) / "notes.md").read_text(encoding="utf-8"), start_info=record.get("start", {}), clock=clock,
                    max_beats=record["max_beats"], budget_usd=record.get("budget_usd"), characters=characters,
@@ -70,23 +76,42 @@ def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
                    judge_provider=pool.get(judge) if judge else None)
 
 
-def prepare(run_dir: Path, base_url: str | None = None) -> Session:
+def resumable(run_dir: Path, stopped_too: bool = False) -> bool:
+    """Whether `prepare` could continue the run in `run_dir` (read only: nothing is changed or locked):
+    a scene run with its start record whose log was cut off (or, `stopped_too`, closed by a stop)."""
+    try:
+        record = read_private(Path(run_dir))
+        return (get(Scene.model_validate(record["scene"]).format).resumable()
+                and not find_cut(Path(run_dir), reopen_stopped=stopped_too).closed)
+    except (PromptdeskError, OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def prepare(run_dir: Path, base_url: str | None = None, *, stopped_too: bool = False) -> Session:
     """The killed run's session, its state replayed from the log up to the cut beat, ready to `run()`.
 
-    Nothing in the folder changes until the run is known to be resumable; then the cut beat's lines
-    move to `superseded.jsonl` (`core.record.seams`)."""
+    The folder's writer lock is taken first (`FolderBusy` while another process writes it) and held
+    by the session's recorder until the run's files are written. Nothing in the folder changes until
+    the run is known to be resumable; then the cut beat's lines move to `superseded.jsonl`
+    (`core.record.seams`). `stopped_too`: a run closed by a stop resumes too (a sweep's budget)."""
     run_dir = Path(run_dir)
     session = rebuild_session(run_dir, base_url)
-    cut = find_cut(run_dir)
-    if cut.closed:
-        raise InvalidConfig(f"{run_dir} was closed cleanly: there is nothing to resume (rebuild its files with "
-                            f"`promptdesk rebuild {run_dir}`)")
-    at = cut.beat
-    session.format.restore(session, cut.kept, at)
-    session.first_beat = session.state.beat = (at.beat or 0) if at else 0
-    session.t_offset = max([0.0, *(e.t for e in cut.kept), at.t if at else 0.0])
-    session.seam = {"text": f"Run resumed after an interruption; beat {session.first_beat} is replayed from its start",
-                    "reason": RESTART, "beat": session.first_beat, "superseded": len(cut.moved)}
-    supersede(run_dir, cut)
-    session.recorder.reopen(cut.kept)
+    lock = FolderLock.take(run_dir, "resume")
+    try:
+        cut = find_cut(run_dir, reopen_stopped=stopped_too)
+        if cut.closed:
+            raise InvalidConfig(f"{run_dir} was closed cleanly: there is nothing to resume (rebuild its files with "
+                                f"`promptdesk rebuild {run_dir}`)")
+        at = cut.beat
+        session.format.restore(session, cut.kept, at)
+        session.first_beat = session.state.beat = (at.beat or 0) if at else 0
+        session.t_offset = max([0.0, *(e.t for e in cut.kept), at.t if at else 0.0])
+        session.seam = {"text": f"Run resumed after an interruption; beat {session.first_beat} is replayed from its start",
+                        "reason": RESTART, "beat": session.first_beat, "superseded": len(cut.moved)}
+        supersede(run_dir, cut)
+        session.recorder.lock = lock
+        session.recorder.reopen(cut.kept)
+    except BaseException:
+        lock.release()
+        raise
     return session

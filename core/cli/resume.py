@@ -2,7 +2,8 @@
 
 How the session is rebuilt and its cut beat replayed: `core.casting.resume`.
 Exit codes: 0 when the scene closed, 1 when it ended on an error, 2 when the folder is not a run,
-was closed cleanly (nothing to resume) or is of a format that cannot be resumed.
+was closed cleanly (nothing to resume), is of a format that cannot be resumed, or is being written
+by another process (its pid named: a live run, another resume).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """`promptdesk sweep SCENE --isolation a,b --coordinator A,B,C --seeds 1-10 ...`: parse, check, run.
 
 Exit codes: 0 when every planned run has a result, 1 when a run failed or the sweep was stopped
-(signal or budget) before every run was done, 2 on invalid input (nothing run).
+(signal or budget) before every run was done, or its budget was already spent (nothing started),
+2 on invalid input or a folder another sweep is writing (nothing run).
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-beats", dest="max_beats", type=int)
     p.add_argument("--concurrency", type=int, default=4, help="runs at once (default 4)")
     p.add_argument("--out", type=Path, metavar="DIR", help="the sweep folder (default sweeps/<scene>-<stamp>)")
-    p.add_argument("--budget-usd", dest="budget_usd", type=float, help="ceiling on the whole sweep's spend")
+    p.add_argument("--budget-usd", dest="budget_usd", type=float,
+                   help="ceiling on the whole sweep's spend, across invocations (default: the one it was given before)")
     p.add_argument("--rpm", dest="requests_per_min", type=int, help="requests per minute per provider and model")
     p.add_argument("--tpm", dest="tokens_per_min", type=int, help="tokens per minute per provider and model")
     return p
@@ -64,6 +66,10 @@ def main(argv: list[str]) -> int:
         todo = sweep.prepare_folder()
     except PromptdeskError as exc:
         return refuse(str(exc))
+    if todo and sweep.budget_spent():
+        sweep.release()
+        print(f"{sweep.budget_message(todo)}\nSweep folder: {folder}", file=sys.stderr)
+        return EXIT_FAILED
     asyncio.run(run_with_signals(sweep, todo))
     print(f"Sweep folder: {folder}", file=sys.stderr)
     return EXIT_CLOSED if sweep.complete() and not sweep.failed and not sweep.stopping else EXIT_FAILED

@@ -21,7 +21,7 @@ from core.record.events import CallEvent, DeltaEvent, SpeakEvent, ThinkEvent
 from core.protocol.lines import speech_line
 from core.providers.pricing import cost_usd
 from core.protocol.reply import CORRECTION_PROMPT, ParsedTurn, Speech, TagSplitter, parse_turn, salvage
-from core.providers.base import Completion, Provider, Request
+from core.providers.base import Completion, Provider, Request, Usage
 from core.record.recorder import redact
 from core.protocol.sanitize import mend
 
@@ -62,12 +62,14 @@ async def call(session: Stage, provider: Provider, request: Request, *, stream_a
             publish(splitter.flush())
         ok = True
         return completion.model_copy(update={"text": mend(completion.text)})
-    except Exception as exc:
+    except BaseException as exc:
         error = exc
         raise
     finally:
-        session.emit(_call_event(session, provider, request, completion, ok, session.clock.now() - started))
-        _report_health(session, request.to, ok, error)
+        billed = getattr(error, "usage", None)
+        session.emit(_call_event(session, provider, request, completion, ok, session.clock.now() - started,
+                                 billed if isinstance(billed, Usage) else None))
+        _report_health(session, request.to, ok, error if isinstance(error, Exception) else None)
 
 
 def _report_health(session: Stage, to: str, ok: bool, error: Exception | None) -> None:
@@ -79,8 +81,9 @@ def _report_health(session: Stage, to: str, ok: bool, error: Exception | None) -
 
 
 def _call_event(session: Stage, provider: Provider, request: Request, completion: Completion | None,
-                ok: bool, elapsed: float) -> CallEvent:
-    usage = completion.usage if completion else None
+                ok: bool, elapsed: float, billed: Usage | None = None) -> CallEvent:
+    """The call's record; a failed call counts what its attempts were billed (`billed`, from its error)."""
+    usage = completion.usage if completion else billed
     latency = completion.latency_s if completion and completion.latency_s else elapsed
     out_tokens = usage.output_tokens if usage else 0
     return CallEvent(

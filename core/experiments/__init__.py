@@ -1,4 +1,4 @@
-"""Experiments over runs: sweeps of every combination (`sweep`, `progress`), metrics from a log
+"""Experiments over runs: sweeps of every combination (`sweep`, `progress`, `spend`), metrics from a log
 alone (`metrics`), comparisons with statistics (`compare`) and the HTML report (`report`).
 
 May import casting, formats and every room below; never `core.cli`.

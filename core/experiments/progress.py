@@ -23,16 +23,21 @@ class Progress:
         self.spent = 0.0
         self._drawn = 0
 
-    def begin(self, plan: Any, results: list[dict[str, Any]], todo: int) -> None:
+    def begin(self, plan: Any, results: list[dict[str, Any]], todo: int, spent: float | None = None,
+              resumed: int = 0) -> None:
+        """The sweep starts: `spent` is what it spent in earlier invocations (default: its results'
+        costs), `resumed` how many of the `todo` runs continue where they stopped."""
         per = len(plan.seeds)
         self.total = dict.fromkeys(plan.conditions(), per)
         self.done = dict.fromkeys(plan.conditions(), 0)
         self.failed = dict.fromkeys(plan.conditions(), 0)
         for row in results:
             self._count(f"{row.get('isolation')}-{row.get('coordinator')}", row)
-        self.spent = sum(row.get("cost_usd") or 0.0 for row in results)
+        self.spent = sum(row.get("cost_usd") or 0.0 for row in results) if spent is None else spent
         self.started, self.todo, self.finished_now = self.now(), todo, 0
-        self._say(f"sweep: {sum(self.total.values())} runs, {sum(self.done.values())} already done, {todo} to run")
+        self._say(f"sweep: {sum(self.total.values())} runs, {sum(self.done.values())} already done, {todo} to run"
+                  + (f" ({resumed} continuing where they stopped)" if resumed else "")
+                  + (f", ${self.spent:.4f} already spent" if self.spent else ""))
 
     def _count(self, condition: str, row: dict[str, Any]) -> None:
         if condition in self.done:
@@ -45,11 +50,18 @@ class Progress:
         goal = {True: "goal achieved", False: "goal not achieved"}.get(row.get("goal_achieved"), "goal unknown")
         self._say(f"{combo.name}: {row.get('close_reason')} ({goal}) — {self.summary()}")
 
-    def stopped(self, combo: Any) -> None:
-        self._say(f"{combo.name}: stopped before its close; it runs again when the sweep is resumed")
+    def stopped(self, combo: Any, spent: float | None = None) -> None:
+        if spent is not None:
+            self.spent = spent
+        self._say(f"{combo.name}: stopped before its close; it continues where it stopped when the sweep is run again")
 
-    def end(self, stopping: str | None) -> None:
-        why = {"budget": "stopped: the sweep's --budget-usd is spent", "stop": "stopped by a signal"}.get(stopping or "")
+    def end(self, stopping: str | None, spent: float | None = None, budget: float | None = None) -> None:
+        """The sweep ends: finished, or stopped (by the budget, `spent` of `budget`, or a signal)."""
+        if spent is not None:
+            self.spent = spent
+        of = f" (${self.spent:.4f} of ${budget:.4f})" if budget is not None else ""
+        why = {"budget": f"stopped: the sweep's --budget-usd is spent{of}; run it again with a higher --budget-usd "
+                         f"to go on", "stop": "stopped by a signal"}.get(stopping or "")
         self._say(f"sweep {why or 'finished'} — {self.summary()}")
 
     def eta_s(self) -> float | None:

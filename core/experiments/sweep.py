@@ -2,9 +2,16 @@
 
 The sweep folder holds `sweep.yaml` (the plan), one run folder per combination (named
 `<isolation>-<coordinator>-seed<N>`, built through `build_session` exactly as `--batch` builds a
-run) and `results.jsonl`, one line appended as each run finishes. Running the same plan into the
-same folder again resumes: runs with a result are skipped; a run folder without one (killed, or
-stopped by the sweep) is kept aside as `<name>.partial-<k>` and the run starts again.
+run), `results.jsonl`, one line appended as each run finishes, and `spend.json`, what the sweep has
+spent in all its invocations (`core.experiments.spend`). Running the same plan into the same folder
+again resumes: runs with a result are skipped; a run without one that was killed, or stopped by the
+sweep (its budget, a signal), is continued where it stopped (`core.casting.resume`); any other run
+folder without a result is kept aside as `<name>.partial-<k>` and the run starts again.
+
+One sweep at a time: the sweep holds its folder's lock (`core.record.folder_lock`) from
+`prepare_folder` to `release`, and each live run its run folder's. The budget (`--budget-usd`, or the
+one recorded in `sweep.yaml` when none is given) holds across invocations: it is compared with
+everything spent so far, and a sweep whose budget is spent starts nothing.
 
 Runs of a sweep do not append to the characters' own journals: every run starts from the same
 memories, whatever order the runs finish in (the run folder's `journals/` still holds them).
@@ -24,10 +31,13 @@ import yaml
 
 from core.errors import InvalidConfig
 from core.record.events import BaseEvent, CallEvent
+from core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
 from core.experiments.metrics import audit_verdict, run_metrics
+from core.experiments.spend import spent_so_far, write_spend
 from core.providers.ratelimit import Limiters, Limits
 from core.casting.scene_file import Scene, load_scene
 from core.casting.build import RunOptions, build_session
+from core.casting.resume import prepare, resumable
 
 PLAN_FILE, RESULTS_FILE = "sweep.yaml", "results.jsonl"
 RESULT_FIELDS = ("isolation", "coordinator", "seed", "close_reason", "goal_achieved", "success", "beats", "tokens",
@@ -143,34 +153,81 @@ class Sweep:
         self.scene: Scene = load_scene(Path(plan.scene))
         self.limiters = Limiters(Limits(plan.requests_per_min, plan.tokens_per_min))
         self.live: dict[str, Any] = {}
+        self.baseline: dict[str, float] = {}
+        """What each live run had already spent when this invocation took it up (a resumed run's past)."""
         self.spent_usd = 0.0
+        """Spent by the sweep in all its invocations, runs still live excepted (`live_spend` adds them)."""
+        self.to_resume: set[str] = set()
         self.stopping: str | None = None
         self.failed = 0
+        self.lock: FolderLock | None = None
 
     def validate(self) -> None:
         """Refuse a plan that cannot run (choices, cast, providers), before anything is written."""
         with tempfile.TemporaryDirectory(prefix="promptdesk-sweep-check-") as scratch:
             for combo in self.plan.combinations()[:1]:
-                build_session(self.scene, self.plan.run_options(combo, Path(scratch) / combo.name))
+                build_session(self.scene, self.plan.run_options(combo, Path(scratch) / combo.name)).recorder.release()
 
     def prepare_folder(self) -> list[Combination]:
-        """Write or check `sweep.yaml`; set aside unfinished runs; return the runs still to do."""
+        """Lock the folder, write or check `sweep.yaml`, read what was spent, note the stopped runs to
+        continue and set aside the other unfinished ones; return the runs still to do. Raises
+        `FolderBusy` while another sweep (or a run) writes the folder or one of its unfinished runs."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self.lock = FolderLock.take(self.folder, "sweep")
+        except OSError as exc:
+            raise InvalidConfig(f"{self.folder} cannot be used as a sweep folder ({exc.strerror or exc}); "
+                                f"give another --out") from None
+        try:
+            return self._prepare()
+        except BaseException:
+            self.release()
+            raise
+
+    def _prepare(self) -> list[Combination]:
         plan_path = self.folder / PLAN_FILE
         if plan_path.is_file():
-            wrong = read_plan(self.folder).differences(self.plan)
+            recorded = read_plan(self.folder)
+            wrong = recorded.differences(self.plan)
             if wrong:
                 raise InvalidConfig(f"{self.folder} holds a sweep with a different plan ({', '.join(wrong)} differ); "
                                     f"give another --out, or the same flags as before to resume")
-        elif self.folder.exists() and any(self.folder.iterdir()):
+            if self.plan.budget_usd is None:
+                self.plan.budget_usd = recorded.budget_usd
+        elif any(p.name != LOCK_FILE for p in self.folder.iterdir()):
             raise InvalidConfig(f"{self.folder} exists and is not a sweep folder (no {PLAN_FILE}); give another --out")
-        self.folder.mkdir(parents=True, exist_ok=True)
-        plan_path.write_text(yaml.safe_dump(asdict(self.plan), sort_keys=False), encoding="utf-8")
         done = {row.get("run") for row in read_results(self.folder)}
         todo = [c for c in self.plan.combinations() if c.name not in done]
         for combo in todo:
-            self._set_aside(self.folder / combo.name)
-        self.spent_usd = sum(row.get("cost_usd") or 0.0 for row in read_results(self.folder))
+            if (who := holder(self.folder / combo.name)) is not None:
+                raise busy(self.folder / combo.name, who)
+        plan_path.write_text(yaml.safe_dump(asdict(self.plan), sort_keys=False), encoding="utf-8")
+        for combo in todo:
+            if resumable(self.folder / combo.name, stopped_too=True):
+                self.to_resume.add(combo.name)
+            else:
+                self._set_aside(self.folder / combo.name)
+        self.spent_usd = spent_so_far(self.folder)
+        write_spend(self.folder, self.spent_usd, self.plan.budget_usd)
         return todo
+
+    def release(self) -> None:
+        """Let go of the sweep folder's lock (the end of the process does too)."""
+        if self.lock is not None:
+            self.lock.release()
+
+    def budget_spent(self) -> bool:
+        """True when the budget is already spent: nothing more may start."""
+        return self.plan.budget_usd is not None and self.spent_usd >= self.plan.budget_usd
+
+    def budget_message(self, todo: list[Combination]) -> str:
+        """Why a sweep whose budget is spent starts nothing, and how to go on."""
+        budget = self.plan.budget_usd or 0.0
+        more = max(budget * 2, self.spent_usd + budget)
+        return (f"The sweep's budget is spent: ${self.spent_usd:.4f} of --budget-usd {budget:g} (recorded in "
+                f"{self.folder / 'spend.json'}); {len(todo)} run(s) still to do, nothing was started. "
+                f"To go on, run the same command with a higher budget, e.g. --budget-usd {more:.2f}: "
+                f"stopped runs continue where they stopped.")
 
     @staticmethod
     def _set_aside(run_dir: Path) -> None:
@@ -185,10 +242,12 @@ class Sweep:
         """Run every combination still to do, `concurrency` at a time, until done or stopped."""
         slots = asyncio.Semaphore(self.plan.concurrency)
         if self.progress:
-            self.progress.begin(self.plan, read_results(self.folder), len(todo))
+            self.progress.begin(self.plan, read_results(self.folder), len(todo), self.spent_usd,
+                                resumed=len(self.to_resume & {c.name for c in todo}))
         await asyncio.gather(*(self._one(combo, slots) for combo in todo))
+        self._save_spend()
         if self.progress:
-            self.progress.end(self.stopping)
+            self.progress.end(self.stopping, self.spent_usd, self.plan.budget_usd)
 
     def stop(self, why: str = "stop") -> None:
         """Stop every live run cleanly and start no more (Ctrl-C, SIGTERM, the budget)."""
@@ -198,21 +257,41 @@ class Sweep:
             session.stop()
 
     def live_spend(self) -> float:
-        return self.spent_usd + sum(s.state.cost_usd for s in self.live.values())
+        """Spent so far, in this invocation's live runs too (a resumed run's earlier spend counted once)."""
+        return self.spent_usd + sum(s.state.cost_usd - self.baseline.get(name, 0.0) for name, s in self.live.items())
+
+    def _save_spend(self) -> None:
+        try:
+            write_spend(self.folder, self.live_spend(), self.plan.budget_usd)
+        except OSError:
+            pass  # the run folders' logs still hold every cost: the next start reads them
 
     def _watch(self, event: BaseEvent) -> None:
-        budget = self.plan.budget_usd
-        if isinstance(event, CallEvent) and budget is not None and self.live_spend() >= budget:
+        if not isinstance(event, CallEvent):
+            return
+        if event.cost_usd:
+            self._save_spend()
+        if self.plan.budget_usd is not None and self.live_spend() >= self.plan.budget_usd:
             self.stop("budget")
+
+    def _session(self, combo: Combination) -> Any:
+        """The run's session: its stopped or killed run continued, else a new one."""
+        run_dir = self.folder / combo.name
+        if combo.name in self.to_resume:
+            session = prepare(run_dir, self.plan.base_url, stopped_too=True)
+            self.baseline[combo.name] = session.state.cost_usd
+            return session
+        self.baseline[combo.name] = 0.0
+        return build_session(self.scene, self.plan.run_options(combo, run_dir))
 
     async def _one(self, combo: Combination, slots: asyncio.Semaphore) -> None:
         async with slots:
-            if self.stopping or (self.plan.budget_usd is not None and self.spent_usd >= self.plan.budget_usd):
+            if self.stopping or self.budget_spent():
                 self.stopping = self.stopping or "budget"
                 return
             session = None
             try:
-                session = build_session(self.scene, self.plan.run_options(combo, self.folder / combo.name))
+                session = self._session(combo)
                 self.limiters.attach(session)
                 session.subscribe(self._watch)
                 self.live[combo.name] = session
@@ -222,10 +301,11 @@ class Sweep:
                 row = {"run": combo.name, **asdict(combo), "close_reason": "error", "error": f"{type(exc).__name__}: {exc}"}
             finally:
                 self.live.pop(combo.name, None)
-            self.spent_usd += session.state.cost_usd if session is not None else 0.0
+            if session is not None:
+                self.spent_usd += session.state.cost_usd - self.baseline.get(combo.name, 0.0)
             if self.stopping and row["close_reason"] == "stop":
                 if self.progress:
-                    self.progress.stopped(combo)
+                    self.progress.stopped(combo, self.spent_usd)
                 return
             self.failed += row["close_reason"] == "error"
             self._append(row)
@@ -264,3 +344,4 @@ async def run_with_signals(sweep: Sweep, todo: list[Combination]) -> None:
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)
+        sweep.release()

@@ -6,7 +6,8 @@ the system prompt (the briefing) and the last three user messages of the convers
 shorter than the model's minimum (`min_cacheable_tokens`) is not cached by the API: debug.log says
 so once per actor. Usage maps `cache_creation_input_tokens` to cache writes and
 `cache_read_input_tokens` to cache reads. Streaming uses raw `create(stream=True)` events; a stream
-is complete only once `message_stop` came.
+is complete only once `message_stop` came. The `message_start` usage (input and cache tokens, billed
+from then on) is noted at once, so a stream cut later still counts it (`core.providers.remote`).
 Errors: HTTP statuses, an `event: error` inside the stream (an `APIStatusError` with status 200,
 mapped to the status its error type implies), and raw `httpx2` transport errors on a stalled or
 dropped stream all become `ProviderError`s the shared retry loop understands.
@@ -119,11 +120,11 @@ class AnthropicProvider(RemoteProvider):
         async with events:
             async for event in events:
                 if event.type == "message_start":
-                    usage = _usage(event.message.usage)
+                    usage = stream.observed = _usage(event.message.usage)
                 elif event.type == "content_block_delta" and getattr(event.delta, "type", "") == "text_delta":
                     stream.emit(event.delta.text)
                 elif event.type == "message_delta" and event.usage is not None:
-                    usage = _usage(event.usage, usage)
+                    usage = stream.observed = _usage(event.usage, usage)
                 elif event.type == "message_stop":
                     stream.finished = True
         return "".join(stream.pieces), usage

@@ -41,7 +41,8 @@ class Request(BaseModel):
 
 
 class Usage(BaseModel):
-    """Tokens one call consumed, split the way providers bill them."""
+    """Tokens one call consumed, split the way providers bill them: every attempt of the call, a
+    failed attempt's included when the provider billed it (a stream cut after its usage arrived)."""
 
     input_tokens: int = 0
     output_tokens: int = 0
@@ -51,6 +52,13 @@ class Usage(BaseModel):
     @property
     def total(self) -> int:
         return self.input_tokens + self.output_tokens + self.cache_write_tokens + self.cache_read_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        """Both together (a call's failed attempts and the one that answered are all billed)."""
+        return Usage(input_tokens=self.input_tokens + other.input_tokens,
+                     output_tokens=self.output_tokens + other.output_tokens,
+                     cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+                     cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens)
 
 
 class Completion(BaseModel):

@@ -4,7 +4,8 @@
 OPENAI_BASE_URL; sends `prompt_cache_key` and `max_completion_tokens`.
 `openai-compatible` (Ollama, vLLM, llama.cpp, LM Studio...): `base_url` required, key optional
 ("not-needed" when absent), `max_tokens`, no `prompt_cache_key`.
-A stream is complete only with a `finish_reason` and `[DONE]` (see `_client_class`).
+A stream is complete only with a `finish_reason` and `[DONE]` (see `_client_class`); a usage chunk
+that arrived before the stream broke is still counted (`core.providers.remote`).
 Usage maps `prompt_tokens` minus cached (and reported cache-write) tokens to input,
 `completion_tokens` to output, `prompt_tokens_details.cached_tokens` to cache reads.
 """
@@ -75,7 +76,7 @@ class OpenAIProvider(RemoteProvider):
                     stream.emit(choice.delta.content if choice.delta else None)
                     finish = choice.finish_reason or finish
                 if chunk.usage is not None:
-                    usage = _usage(chunk.usage)
+                    usage = stream.observed = _usage(chunk.usage)
         stream.finished = finish is not None and getattr(getattr(chunks, "_decoder", None), "done", False)
         return "".join(stream.pieces), usage
 

@@ -9,6 +9,12 @@ connection, an error event, a missing finish marker), `on_reset()` is called fir
 delivered so far is retracted, and the retry (if any) streams its answer from the start. A failure
 that is not retried carries `partial_text` and `deltas` in its context (for the log only).
 Timing (`latency_s`, `ttft_s`) is that of the attempt that answered.
+
+Billing: a stream's usage is noted as it arrives (`Stream.observed`: Anthropic's `message_start`,
+OpenAI's usage chunk). When an attempt fails after that, its observed usage is still billed: the
+completion's `usage` adds every failed attempt's to its own, and the exception that ends a failed
+call (a `ProviderError`, or the cancellation of a stopped or timed-out call) carries the billed total
+as `usage`, so the call's record never understates what was spent.
 """
 
 from __future__ import annotations
@@ -47,9 +53,18 @@ class Stream:
         self.started = self.first = 0.0
         self.finished = False
         """Set by the provider when the stream's finish marker arrived."""
+        self.observed: Usage | None = None
+        """The usage the provider reported so far in this attempt (set by the provider as it arrives)."""
+        self.billed = Usage()
+        """What the call's failed attempts were billed, so far."""
 
     def begin(self) -> None:
-        self.started, self.first, self.finished = time.perf_counter(), 0.0, False
+        self.started, self.first, self.finished, self.observed = time.perf_counter(), 0.0, False, None
+
+    def bill_failed(self) -> None:
+        """The attempt failed: what it was billed still counts."""
+        if self.observed is not None:
+            self.billed, self.observed = self.billed + self.observed, None
 
     def retract(self) -> list[str]:
         """Take back every fragment delivered by the failed attempt: tell the listener, start afresh."""
@@ -142,12 +157,14 @@ class RemoteProvider(Provider):
             stream.begin()
             try:
                 if on_delta is None:
-                    return await self._plain(client, request)
-                result = await self._stream(client, request, stream)
-                if not stream.finished:
-                    raise self._unfinished()
-                return result
+                    text, usage = await self._plain(client, request)
+                else:
+                    text, usage = await self._stream(client, request, stream)
+                    if not stream.finished:
+                        raise self._unfinished()
+                return text, stream.billed + usage
             except Exception as exc:  # noqa: BLE001 - translated, or re-raised untouched
+                stream.bill_failed()
                 error = exc if isinstance(exc, ProviderError) else self._translate(exc)
                 if error is None:
                     stream.retract()
@@ -156,9 +173,15 @@ class RemoteProvider(Provider):
                 raise self._broken_stream(error, stream) from None
             raise error from None
 
-        text, usage = await with_retries(attempt, max_retries=self.max_retries,
-                                         retry_after_cap_s=self.retry_after_cap_s, base_delay_s=self.base_delay_s,
-                                         sleep=self._sleep, on_retry=self._log_retry, rng=self._rng)
+        try:
+            text, usage = await with_retries(attempt, max_retries=self.max_retries,
+                                             retry_after_cap_s=self.retry_after_cap_s, base_delay_s=self.base_delay_s,
+                                             sleep=self._sleep, on_retry=self._log_retry, rng=self._rng)
+        except BaseException as exc:
+            stream.bill_failed()  # an attempt cancelled mid-stream (a stop, a turn timeout) was billed too
+            if stream.billed.total:
+                exc.usage = stream.billed  # type: ignore[attr-defined]
+            raise
         return Completion(text=text, usage=usage, provider=self.name, model=self.model,
                           latency_s=time.perf_counter() - stream.started, ttft_s=stream.ttft_s)
 

@@ -1,8 +1,14 @@
-"""Rewrite every derived file of a run from its `events.jsonl` alone.
+"""Rewrite every derived file of a run from its `events.jsonl` alone, never making things worse.
 
 `events.json`, both transcripts, `metadata.json` and `journals/` are rebuilt (`core.record.recorder.write_derived`)
 from the events of the log. The transcripts are dated by the log's last write.
-The command is `core.cli.rebuild`.
+
+A rebuild only replaces files with something at least as complete: it refuses (`NotARun`, exit 2,
+nothing changed) when the log cannot be read, is empty, has no `start` event, or holds a line that is
+not a readable event anywhere but at its very end (a torn last line is a kill mid-write and is
+skipped). It takes the folder's writer lock (`core.record.folder_lock`), so it never rewrites a run
+that is still being played or resumed, and each file is replaced in one step, so a crash mid-write
+leaves the old one. The command is `core.cli.rebuild`.
 """
 
 from __future__ import annotations
@@ -12,18 +18,53 @@ from datetime import datetime
 from pathlib import Path
 
 from core.errors import NotARun
-from core.record.events import BaseEvent
+from core.record.events import BaseEvent, parse_event_json
+from core.record.folder_lock import FolderLock
 from core.record.lines import PLAIN, FormatLines
-from core.record.recorder import read_events, write_derived
+from core.record.recorder import write_derived
+
+KEPT = "nothing was changed"
 
 
 def rebuild(run_dir: Path, own_lines: Callable[[list[BaseEvent]], FormatLines] = lambda events: PLAIN) -> int:
     """Rewrite the derived files (the run's format's own events read by `own_lines(events)`);
-    returns how many events they were built from."""
+    returns how many events they were built from. Raises `NotARun` (nothing written) when the log
+    could only make them worse, `FolderBusy` while another process writes the folder."""
     run_dir = Path(run_dir)
     log = run_dir / "events.jsonl"
     if not log.is_file():
         raise NotARun(f"{run_dir} is not a run folder (no events.jsonl to rebuild from)")
-    events = read_events(run_dir)
-    write_derived(run_dir, events, datetime.fromtimestamp(log.stat().st_mtime), own_lines(events))
+    with FolderLock.take(run_dir, "rebuild"):
+        events = readable_log(log)
+        write_derived(run_dir, events, datetime.fromtimestamp(log.stat().st_mtime), own_lines(events))
     return len(events)
+
+
+def readable_log(log: Path) -> list[BaseEvent]:
+    """Every event of the log, or `NotARun` saying why the log cannot be rebuilt from."""
+    try:
+        raw = log.read_bytes()
+    except OSError as exc:
+        raise NotARun(f"cannot rebuild {log.parent}: {log.name} cannot be read ({exc.strerror or exc}); {KEPT}") from None
+    lines = raw.split(b"\n")
+    events: list[BaseEvent] = []
+    unreadable: list[int] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            events.append(parse_event_json(line.decode("utf-8")))
+        except ValueError:
+            torn = number == len(lines)  # the last line, without its newline: a kill mid-write
+            if not torn:
+                unreadable.append(number)
+    where = f"cannot rebuild {log.parent}: {log.name}"
+    if not raw.strip():
+        raise NotARun(f"{where} is empty; {KEPT} (the derived files are all that is left of the run)")
+    if unreadable:
+        shown = ", ".join(map(str, unreadable[:5])) + (" ..." if len(unreadable) > 5 else "")
+        raise NotARun(f"{where} has {len(unreadable)} line(s) that are not readable events (line {shown}): the files "
+                      f"rebuilt from it would lose them; {KEPT}. Repair or remove those lines, then rebuild again")
+    if not any(e.type == "start" for e in events):
+        raise NotARun(f"{where} has no `start` event (it is not the whole log of a run); {KEPT}")
+    return events

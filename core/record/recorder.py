@@ -2,6 +2,8 @@
 `prompts.jsonl`, warnings to `debug.log`, and the derived files written once at close.
 
 `events.jsonl` is the source of truth; `finish` rebuilds every other file from the events alone.
+The recorder holds the folder's writer lock (`core.record.folder_lock`) from `open` (or from the
+claim that created the folder, or the resume that reopened it) until `finish` has written every file.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from core.record.events import BaseEvent, parse_event_json
 from core.record.lines import PLAIN, FormatLines
 from core.record.prompt_log import PromptLogWriter
 from core.providers.base import Request
-from core.record.run_folder import DIR_MODE, lock_down, open_private
+from core.record.folder_lock import FolderLock
+from core.record.run_folder import DIR_MODE, lock_down, open_private, write_atomic
 from core.protocol.sanitize import LONE_SURROGATE, strip_controls
 
 log = logging.getLogger("promptdesk.recorder")
@@ -72,13 +75,21 @@ class Recorder:
         """The first write that failed; once set, nothing more is appended (the record stops there)."""
         self.on_failure: Callable[[RecordingError], None] | None = None
         """Called once, when the first write fails (the session stops the run)."""
+        self.lock: FolderLock | None = None
+        """The folder's writer lock, held until `finish` (given by the claim or the resume that made it)."""
 
     def open(self) -> None:
-        """Create the folder and open the append-only logs."""
+        """Create the folder, lock it (unless the lock is already held) and open the append-only logs."""
         self.run_dir.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
-        lock_down(self.run_dir)
-        for name in ("events.jsonl", "prompts.jsonl", "debug.log"):
-            self._files[name] = open_private(self.run_dir / name)
+        if self.lock is None or not self.lock.held:
+            self.lock = FolderLock.take(self.run_dir, "run")
+        try:
+            lock_down(self.run_dir)
+            for name in ("events.jsonl", "prompts.jsonl", "debug.log"):
+                self._files[name] = open_private(self.run_dir / name)
+        except OSError:
+            self.release()
+            raise
 
     def reopen(self, events: list[BaseEvent]) -> None:
         """Continue an existing run folder (resume): the events it keeps, its logs opened for appending,
@@ -152,6 +163,12 @@ class Recorder:
                 except OSError:
                     pass
             self._files.clear()
+            self.release()
+
+    def release(self) -> None:
+        """Let go of the folder's writer lock (done by `finish`; for a session that never ran)."""
+        if self.lock is not None:
+            self.lock.release()
 
 
 def _ends_torn(path: Path) -> bool:
@@ -166,8 +183,9 @@ def _ends_torn(path: Path) -> bool:
 def write_derived(run_dir: Path, events: list[BaseEvent], when: datetime, own: FormatLines = PLAIN) -> None:
     """Rebuild `events.json`, both transcripts, `metadata.json` and `journals/` from events.
 
-    Each file is attempted even when an earlier one could not be written; the first such `OSError`
-    is raised once all have been tried."""
+    Each file is replaced in one step (`write_atomic`: a crash mid-write leaves the old file) and
+    attempted even when an earlier one could not be written; the first such `OSError` is raised
+    once all have been tried."""
     files: dict[str, Callable[[], str]] = {
         "events.json": lambda: json.dumps([e.to_record() for e in events], indent=2, ensure_ascii=False),
         "transcript.md": lambda: strip_controls(outputs.transcript_md(events, when, own)),
@@ -181,7 +199,7 @@ def write_derived(run_dir: Path, events: list[BaseEvent], when: datetime, own: F
         try:
             path = run_dir / name
             path.parent.mkdir(exist_ok=True, mode=DIR_MODE)
-            path.write_text(storable(render()), encoding="utf-8")
+            write_atomic(path, storable(render()))
         except OSError as exc:
             failures.append(exc)
     lock_down(run_dir)

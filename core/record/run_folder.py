@@ -2,8 +2,10 @@
 
 A run folder is made with a single `mkdir` (which fails if the name is taken), so two runs started
 in the same second get two folders. `--out` may name a new or an empty folder, never one that
-already holds files. The folder is 0700 and every file in it 0600: `prompts.jsonl` holds every
-actor's private perspective and profile.
+already holds files. Claiming a folder takes its writer's lock (`core.record.folder_lock`), kept by
+the run's recorder until its files are written. The folder is 0700 and every file in it 0600:
+`prompts.jsonl` holds every actor's private perspective and profile. Files that are rewritten whole
+(the derived files) are replaced in one step (`write_atomic`), so a crash mid-write leaves the old one.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from core.errors import InvalidConfig
+from core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
 
 DIR_MODE, FILE_MODE = 0o700, 0o600
 
@@ -21,26 +24,47 @@ def _refuse(path: Path, why: str) -> InvalidConfig:
     return InvalidConfig(f"--out {path}: {why}; give a new or empty folder.", out=str(path))
 
 
-def claim_out(path: Path) -> Path:
-    """Create `--out` (or take it if it is an empty folder); refuse a folder that holds anything."""
+def claim_out(path: Path) -> FolderLock:
+    """Create `--out` (or take it if it is an empty folder) and lock it; refuse a folder that holds
+    anything (naming the process writing it, if one is). A `.lock` left by a dead process is no content."""
     try:
         path.mkdir(parents=True, mode=DIR_MODE)
     except FileExistsError:
         if not path.is_dir():
             raise _refuse(path, "exists and is not a folder") from None
-        try:
-            if any(path.iterdir()):
-                raise _refuse(path, "already holds files (a run folder is never reused)") from None
-        except OSError as exc:
-            raise _refuse(path, f"cannot be read ({exc.strerror or exc})") from None
+        _check_empty(path)
     except OSError as exc:
         raise _refuse(path, f"cannot be created ({exc.strerror or exc})") from None
+    lock = _lock(path)
+    try:
+        _check_empty(path)
+    except BaseException:
+        lock.release()
+        raise
     _chmod(path, DIR_MODE)
-    return path
+    return lock
 
 
-def claim_fresh(root: Path, name: str, when: datetime | None = None) -> Path:
-    """Create `root/<name>-<YYYYmmdd-HHMMSS>`, suffixed `-2`, `-3`… when taken, in one atomic step each."""
+def _check_empty(path: Path) -> None:
+    try:
+        if any(p.name != LOCK_FILE for p in path.iterdir()):
+            if (who := holder(path)) is not None:
+                raise busy(path, who)
+            raise _refuse(path, "already holds files (a run folder is never reused)")
+    except OSError as exc:
+        raise _refuse(path, f"cannot be read ({exc.strerror or exc})") from None
+
+
+def _lock(path: Path) -> FolderLock:
+    try:
+        return FolderLock.take(path, "run")
+    except OSError as exc:
+        raise _refuse(path, f"cannot be locked ({exc.strerror or exc})") from None
+
+
+def claim_fresh(root: Path, name: str, when: datetime | None = None) -> FolderLock:
+    """Create `root/<name>-<YYYYmmdd-HHMMSS>`, suffixed `-2`, `-3`… when taken, in one atomic step
+    each, and lock it."""
     stamp = f"{name}-{(when or datetime.now()):%Y%m%d-%H%M%S}"
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -59,7 +83,7 @@ def claim_fresh(root: Path, name: str, when: datetime | None = None) -> Path:
             raise InvalidConfig(f"cannot create the run folder {candidate} ({exc.strerror or exc}); "
                                 f"give --out DIR somewhere writable.", out=str(candidate)) from None
         _chmod(candidate, DIR_MODE)
-        return candidate
+        return _lock(candidate)
 
 
 def open_private(path: Path, mode: str = "a"):
@@ -68,6 +92,25 @@ def open_private(path: Path, mode: str = "a"):
     handle = os.fdopen(os.open(path, flags, FILE_MODE), mode, encoding="utf-8")
     _chmod(path, FILE_MODE)
     return handle
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text` (UTF-8, 0600) in one step: written and synced to a temporary file
+    beside it, then renamed over it. A crash (or a full disk) mid-write leaves the old file whole."""
+    temp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with os.fdopen(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, FILE_MODE), "w",
+                       encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
 
 
 def lock_down(run_dir: Path) -> None:

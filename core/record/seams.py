@@ -41,8 +41,12 @@ def is_seam(event: BaseEvent) -> bool:
     return event.type == "resume" and getattr(event, "reason", None) == RESTART
 
 
-def find_cut(run_dir: Path) -> Cut:
-    """Split `events.jsonl` at its last `beat` event (or at its end when no beat began)."""
+def find_cut(run_dir: Path, reopen_stopped: bool = False) -> Cut:
+    """Split `events.jsonl` at its last `beat` event (or at its end when no beat began).
+
+    With `reopen_stopped`, a run closed by a stop (a sweep's budget, a signal) counts as cut where
+    it stopped: at its last beat, or at the stop itself when no beat began before it, so that the
+    stop and the close move aside with the beat they interrupted."""
     raw = (Path(run_dir) / "events.jsonl").read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
     parsed: list[tuple[int, BaseEvent]] = []
     for number, line in enumerate(raw):
@@ -50,9 +54,12 @@ def find_cut(run_dir: Path) -> Cut:
             parsed.append((number, parse_event_json(line)))
         except ValueError:
             continue
-    beats = [(n, e) for n, e in parsed if e.type == "beat"]
-    at, beat = beats[-1] if beats else (len(raw), None)
-    return Cut([e for n, e in parsed if n < at], beat, raw[:at], raw[at:], any(e.type == "close" for _, e in parsed))
+    closes = [(n, e) for n, e in parsed if e.type == "close"]
+    stopped = reopen_stopped and bool(closes) and getattr(closes[-1][1], "reason", None) == "stop"
+    end = min([n for n, e in parsed if e.type in ("stop", "close")], default=len(raw)) if stopped else len(raw)
+    beats = [(n, e) for n, e in parsed if e.type == "beat" and n < end]
+    at, beat = beats[-1] if beats else (end, None)
+    return Cut([e for n, e in parsed if n < at], beat, raw[:at], raw[at:], bool(closes) and not stopped)
 
 
 def supersede(run_dir: Path, cut: Cut) -> None:

@@ -1,0 +1,66 @@
+"""What a sweep has spent, across every invocation: `spend.json` in the sweep folder.
+
+The sweep rewrites the file (in one step, `core.record.run_folder.write_atomic`) after every paid
+call and at its end, so it holds the spend of every earlier invocation, whatever became of their
+runs (finished, stopped by the budget and resumed, set aside, killed). On start a sweep takes the
+larger of the file and what its run folders' logs record (`events.jsonl` and `superseded.jsonl` of
+every run folder, set-aside ones included), so a kill between a call and the file's next write, or a
+sweep folder from before the file existed, never makes the budget forget money already spent.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+from core.record.run_folder import write_atomic
+from core.record.seams import SUPERSEDED
+
+SPEND_FILE = "spend.json"
+
+
+def read_spend(folder: Path) -> float:
+    """The spend recorded in `spend.json` (0 when there is none or it cannot be read)."""
+    try:
+        data = json.loads((folder / SPEND_FILE).read_text(encoding="utf-8"))
+        return max(0.0, float(data["spent_usd"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0.0
+
+
+def logged_spend(folder: Path) -> float:
+    """What the call events of every run folder under `folder` cost, superseded attempts included."""
+    total = 0.0
+    try:
+        runs = [p for p in folder.iterdir() if p.is_dir()]
+    except OSError:
+        return 0.0
+    for run in runs:
+        for name in ("events.jsonl", SUPERSEDED):
+            try:
+                lines = (run / name).read_bytes().split(b"\n")
+            except OSError:
+                continue
+            for line in lines:
+                if b'"call"' not in line:
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(record, dict) and record.get("type") == "call":
+                    total += float(record.get("cost_usd") or 0.0)
+    return total
+
+
+def spent_so_far(folder: Path) -> float:
+    """What the sweep in `folder` has spent in all its invocations."""
+    return max(read_spend(folder), logged_spend(folder))
+
+
+def write_spend(folder: Path, spent_usd: float, budget_usd: float | None) -> None:
+    """Record the spend (and the budget it is held to) in `spend.json`, replaced in one step."""
+    data = {"spent_usd": round(spent_usd, 6), "budget_usd": budget_usd,
+            "updated": datetime.now().isoformat(timespec="seconds")}
+    write_atomic(folder / SPEND_FILE, json.dumps(data, indent=1) + "\n")
