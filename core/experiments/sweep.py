@@ -24,7 +24,7 @@ import yaml
 
 from core.errors import InvalidConfig
 from core.record.events import BaseEvent, CallEvent
-from core.experiments.metrics import audit_verdict, run_metrics
+from core.experiments.metrics import audit_verdict, recorded_success, run_metrics
 from core.providers.ratelimit import Limiters, Limits
 from core.casting.scene_file import Scene, load_scene
 from core.casting.build import RunOptions, build_session
@@ -233,7 +233,8 @@ class Sweep:
                 self.progress.finished(combo, row, self.spent_usd)
 
     def _result(self, combo: Combination, events: list[BaseEvent]) -> dict[str, Any]:
-        metrics = run_metrics(events, run=combo.name, audit=audit_verdict(self.folder / combo.name)).to_dict()
+        run_dir = self.folder / combo.name
+        metrics = run_metrics(events, run=combo.name, audit=audit_verdict(run_dir), success=recorded_success(run_dir)).to_dict()
         return {"run": combo.name, **{k: metrics[k] for k in RESULT_FIELDS}}
 
     def _append(self, row: dict[str, Any]) -> None:
