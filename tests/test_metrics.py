@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import types
 from pathlib import Path
@@ -41,7 +42,7 @@ HAND_COUNTED = [
     speak(6.0, "charlie", "Ha.", 3, action="react"),
     speak(7.0, "alice", "Is whistling now, you say?", 4, target="everyone"),
     {"t": 12.5, "from": "coordinator", "type": "close", "reason": "natural", "text": "closed", "beat": 4,
-     "goal_achieved": True, "success": False},
+     "goal_achieved": True},
 ]
 
 
@@ -59,7 +60,8 @@ def test_trigrams_are_lower_cased_words_without_punctuation():
 def test_metrics_match_the_hand_counted_log(tmp_path):
     m = metrics_of(write_run(tmp_path / "run", HAND_COUNTED), audit=False)
     assert (m.scene, m.isolation, m.coordinator, m.seed, m.condition()) == ("tea", "b", "C", 3, "b-C")
-    assert (m.beats, m.close_reason, m.goal_achieved, m.success, m.duration_s) == (5, "natural", True, False, 12.5)
+    # No metadata.json beside this log: success was never recorded, so it is unknown (None), not False.
+    assert (m.beats, m.close_reason, m.goal_achieved, m.success, m.duration_s) == (5, "natural", True, None, 12.5)
     assert (m.turns, m.silences, m.interruptions, m.reactions) == (4, 1, 1, 1)
     assert m.mean_speech_words == 4.25                      # 17 words over 4 speeches
     assert (m.tokens, m.cost_usd) == (520, 0.012)
@@ -100,9 +102,25 @@ def test_metrics_agree_with_the_runs_own_metadata(tmp_path):
     meta = json.loads((result.run_dir / "metadata.json").read_text())
     m = metrics_of(result.run_dir, audit=False)
     assert (m.beats, m.close_reason, m.tokens) == (meta["totalBeats"], meta["reason"], meta["costs"]["totalTokens"])
+    assert m.success is meta["success"] is True
     for slug, row in meta["actors"].items():
         assert (m.actors[slug].turns, m.actors[slug].silences) == (row.get("turns", 0), row.get("silent", 0))
     assert sum(a.talk_share for a in m.actors.values()) == pytest.approx(1.0, abs=1e-3)
+
+
+def test_success_is_the_runs_recorded_value_and_unknown_when_it_was_not_recorded(tmp_path, capsys):
+    run = write_run(tmp_path / "run", HAND_COUNTED)
+    meta = run / "metadata.json"
+    for written, read in (({"success": False, "reason": "natural"}, False), ({"success": True}, True),
+                          ({"reason": "natural"}, None), ({"success": "yes"}, None), ([True], None)):
+        meta.write_text(json.dumps(written))
+        assert metrics_of(run, audit=False).success is read, written
+    meta.write_text('{"success": fa')
+    assert metrics_of(run, audit=False).success is None
+    meta.unlink()
+    assert main(["metrics", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^success +unknown$", out, re.M) and re.search(r"^goal_achieved +True$", out, re.M)
 
 
 def test_metrics_command_prints_a_table_and_json(tmp_path, capsys):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.cli.main import main
-from test_compare import make_sweep
+from test_compare import make_stats_sweep, make_sweep
 from test_metrics import HAND_COUNTED, write_run
 
 ATTACK = '<script>document.title="pwned"</script><img src=x onerror="document.body.dataset.pwned=1">'
@@ -91,13 +91,50 @@ def test_a_sweep_report_holds_the_comparison_and_per_condition_charts(tmp_path):
     assert main(["report", str(make_sweep(tmp_path / "sweep")), "--html", str(page)]) == 0
     dom = read(dump_dom(page))
     seen = " ".join(dom.text)
-    assert "2.5 ± 0.707 (n=2)" in seen and "Differences beyond the seed-to-seed spread" in seen
+    assert "2.5 ± 0.707 (n=2)" in seen and "beyond the" not in seen
     assert "a-C-seed1" in seen and "b-C-seed3" not in seen               # an unfinished run is not reported
-    beyond = [attrs for tag, attrs in dom.tags if tag == "tr" and attrs.get("class") == "beyond"]
-    assert len(beyond) >= 1
     assert sum(tag == "svg" for tag, _ in dom.tags) >= 5
     folded = [attrs for tag, attrs in dom.tags if tag == "details"]
     assert len(folded) == 4 and all("open" not in attrs for attrs in folded)   # a folded timeline per run
+
+
+def test_a_sweep_report_marks_significant_differences_and_says_how_many_seeds_would_tell(tmp_path):
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(make_stats_sweep(tmp_path / "sweep")), "--html", str(page)]) == 0
+    html = page.read_text()
+    marked = re.findall(r'<tr class="significant">(.*?)</tr>', html)
+    cells = [re.findall(r"<td>(.*?)</td>", row) for row in marked]
+    # In the comparison table, the metrics with a significant difference; in the differences table, the pairs.
+    assert [c[0] for c in cells if len(c) == 4] == ["beats *", "goal_achieved *", "turns *"]
+    pairs = [c for c in cells if len(c) == 8]
+    assert [(c[0], c[1], c[2], c[6]) for c in pairs if c[0] == "turns"] == \
+        [("turns", "a-C", "b-C", "0.024 *"), ("turns", "b-B", "b-C", "0.024 *")]
+    assert "<th>seeds for 80% power</th>" in html and "Holm-adjusted" in html
+    assert "Significant at 0.05 after adjustment (*)" in html
+
+
+def chart(html: str, label: str) -> str:
+    found = re.search(rf'<svg role="img" aria-label="{label}".*?</svg>', html)
+    assert found, label
+    return found[0]
+
+
+def test_unknown_values_are_drawn_as_unknown_never_as_a_bar_of_0(tmp_path):
+    sweep = make_stats_sweep(tmp_path / "sweep")
+    for run in sweep.glob("b-B-seed*"):                        # b-B: the goal was never judged
+        log = run / "events.jsonl"
+        log.write_text(log.read_text().replace('"goal_achieved": false', '"goal_achieved": null'))
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(sweep), "--html", str(page)]) == 0
+    html = page.read_text()
+    goal = chart(html, "goal_achieved")
+    assert goal.count("<rect") == 2 and goal.count(">unknown</text>") == 1   # a-C (0) and b-C (1) drawn, b-B not
+    assert re.search(r">b-B</text><text [^>]*>unknown</text>", goal)
+    success = chart(html, "success")                          # only a-C recorded its success
+    assert success.count("<rect") == 1 and success.count(">unknown</text>") == 2
+    runs = [re.findall(r"<td>(.*?)</td>", row) for row in re.findall(r"<tr[^>]*>(.*?)</tr>", html)]
+    assert ["b-B-seed1", "b-B", "natural", "unknown", "unknown"] == next(r for r in runs if r[:1] == ["b-B-seed1"])[:5]
+    assert ["a-C-seed2", "a-C", "natural", "False", "False"] == next(r for r in runs if r[:1] == ["a-C-seed2"])[:5]
 
 
 def test_report_of_a_folder_that_is_neither_exits_2(tmp_path, capsys):

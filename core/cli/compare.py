@@ -1,4 +1,4 @@
-"""`promptdesk compare RUN_DIR... | SWEEP_DIR [--json | --csv | --tui]`: runs side by side."""
+"""`promptdesk compare RUN_DIR... | SWEEP_DIR [--metrics LIST] [--json | --csv | --csv-differences | --tui]`."""
 
 from __future__ import annotations
 
@@ -6,22 +6,30 @@ import argparse
 import csv
 import json
 import sys
+import textwrap
 from pathlib import Path
 
-from core.experiments.compare import METRICS, Comparison, compare, folders_of, load, summary_line
+from core.experiments.compare import (DIFFERENCE_HEADER, METRICS, Comparison, compare, difference_cells, folders_of,
+                                      load, notes, parse_metrics, shown_differences)
+from core.experiments.differences import Difference
 from core.errors import EXIT_CLOSED, PromptdeskError
 from core.cli.common import NO_CONSOLE, Console, refuse
 from core.cli.metrics import grid
 
 CSV_KEYS = ("run", "scene", "isolation", "coordinator", "seed", "close_reason", *METRICS, "audit")
+DIFFERENCE_KEYS = tuple(Difference.__dataclass_fields__)
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="promptdesk compare", description="Put runs, or a sweep's conditions, side by side.")
     p.add_argument("paths", nargs="+", type=Path, metavar="RUN_DIR | SWEEP_DIR")
+    p.add_argument("--metrics", metavar="LIST",
+                   help=f"only these metrics, comma-separated (default all: {','.join(METRICS)}; not with --tui)")
     form = p.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="the comparison as one JSON object")
     form.add_argument("--csv", action="store_true", help="one row per run, for pandas")
+    form.add_argument("--csv-differences", dest="csv_differences", action="store_true",
+                      help="one row per metric and pair of conditions (b − a, CI, p-values), for pandas")
     form.add_argument("--tui", action="store_true", help="open the Compare screen of the console")
     return p
 
@@ -31,17 +39,22 @@ def main(argv: list[str], console: Console | None = None) -> int:
     ns = parser().parse_args(argv)
     try:
         if ns.tui:
+            if ns.metrics is not None:
+                return refuse("INVALID_CONFIG: --metrics does not apply to --tui (the Compare screen shows every metric)")
             if console is None:
                 return refuse(NO_CONSOLE)
             return console.compare(*folders_of(ns.paths))
+        metrics = METRICS if ns.metrics is None else parse_metrics(ns.metrics)
         runs, by = load(ns.paths)
     except PromptdeskError as exc:
         return refuse(str(exc))
-    comparison = compare(runs, by)
+    comparison = compare(runs, by, metrics)
     if ns.json:
         print(json.dumps(comparison.to_dict(), indent=2))
     elif ns.csv:
         write_csv(comparison, sys.stdout)
+    elif ns.csv_differences:
+        write_differences_csv(comparison, sys.stdout)
     else:
         print(text(comparison))
     return EXIT_CLOSED
@@ -49,17 +62,31 @@ def main(argv: list[str], console: Console | None = None) -> int:
 
 def write_csv(comparison: Comparison, stream) -> None:
     """One row per run with every metric (booleans as true/false, unknown as empty)."""
-    writer = csv.DictWriter(stream, fieldnames=[*CSV_KEYS, "condition"], lineterminator="\n")
+    keys = [k for k in CSV_KEYS if k not in METRICS or k in comparison.metrics]
+    writer = csv.DictWriter(stream, fieldnames=[*keys, "condition"], lineterminator="\n")
     writer.writeheader()
     for run in comparison.runs:
         row = run.to_dict()
-        writer.writerow({**{k: "" if row[k] is None else row[k] for k in CSV_KEYS}, "condition": run.condition()})
+        writer.writerow({**{k: "" if row[k] is None else row[k] for k in keys}, "condition": run.condition()})
+
+
+def write_differences_csv(comparison: Comparison, stream) -> None:
+    """One row per metric and pair of columns, every field of `Difference` (unknown as empty)."""
+    writer = csv.DictWriter(stream, fieldnames=list(DIFFERENCE_KEYS), lineterminator="\n")
+    writer.writeheader()
+    for d in comparison.differences:
+        writer.writerow({k: "" if v is None else v for k, v in d.to_dict().items()})
 
 
 def text(comparison: Comparison) -> str:
-    """The table: a row per metric, a column per run or condition; `*` marks a metric whose
-    difference between some columns exceeds the seed-to-seed spread."""
+    """The table (a row per metric, a column per run or condition; `*` marks a metric with a difference
+    significant after adjustment), the differences table of a sweep, and the notes."""
+    marked = {d.metric for d in comparison.significant}
     header = ["metric", *comparison.columns]
-    rows = [[f"{m}{' *' if m in comparison.beyond_spread else ''}", *(s.text() for s in comparison.table[m].values())]
-            for m in METRICS]
-    return grid([header, *rows]) + "\n\n" + summary_line(comparison)
+    rows = [[f"{m}{' *' if m in marked else ''}", *(s.text() for s in comparison.table[m].values())]
+            for m in comparison.metrics]
+    parts = [grid([header, *rows])]
+    shown = shown_differences(comparison)
+    if shown:
+        parts.append(grid([DIFFERENCE_HEADER, *(difference_cells(d) for d in shown)]))
+    return "\n\n".join(parts) + "\n\n" + "\n".join(textwrap.fill(note, 100) for note in notes(comparison))

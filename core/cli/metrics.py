@@ -39,9 +39,9 @@ def grid(rows: list[list[str]]) -> str:
 
 
 def cell(value: object) -> str:
-    """One value as printed in a table."""
+    """One value as printed in a table (None, a value the run did not record or cannot have, as `unknown`)."""
     if value is None:
-        return "—"
+        return "unknown"
     if isinstance(value, float):
         return f"{value:.4g}"
     return str(value)

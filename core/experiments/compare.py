@@ -1,40 +1,44 @@
-"""Runs side by side: per run, or per condition (isolation-coordinator) with mean ± sd over seeds.
+"""Runs side by side: per run, or per condition (isolation-coordinator) with mean ± sd over seeds,
+and for a sweep how sure each difference between two conditions is (`core.experiments.differences`:
+a bootstrap interval, a permutation-test p-value, Holm-adjusted, and a power note).
 
-A difference between two conditions *exceeds the seed-to-seed spread* when the distance between
-their means is larger than the sum of their standard deviations, and each has at least two runs.
-It is a reading aid, not a significance test: with five seeds it says where to look.
+A value that is unknown for a run (`success` of an old run folder, a goal no one judged, the echo of
+a run without a 3-gram) is left out of the mean and counted as unknown, never read as 0.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
 from pathlib import Path
 from statistics import mean, stdev
 from typing import Any
 
+from core.errors import InvalidConfig
+from core.experiments.differences import ALPHA, N_RESAMPLES, POWER, SEED, Difference, differences
 from core.experiments.metrics import NotARunFolder, RunMetrics, metrics_of
 from core.experiments.sweep import PLAN_FILE, read_plan, read_results
 
 METRICS = ("beats", "goal_achieved", "success", "duration_s", "turns", "silences", "interruptions", "reactions",
            "mean_speech_words", "echo", "failures", "corrections", "tokens", "cost_usd", "cache_read_share")
-"""The rows of a comparison: every number of `RunMetrics` (booleans count as 0/1)."""
+"""The rows of a comparison: every number of `RunMetrics` (booleans count as 0/1: a mean is a rate)."""
 
 
 @dataclass
 class Stat:
-    """A metric over the runs of one column."""
+    """A metric over the runs of one column: mean and sd of the known values, n of them, how many unknown."""
 
     mean: float | None
     sd: float
     n: int
+    unknown: int = 0
 
     def text(self) -> str:
         if self.mean is None:
-            return "—"
+            return "unknown"
+        missing = f"{self.unknown} unknown" if self.unknown else ""
         if self.n < 2:
-            return number(self.mean)
-        return f"{number(self.mean)} ± {number(self.sd)} (n={self.n})"
+            return number(self.mean) + (f" ({missing})" if missing else "")
+        return f"{number(self.mean)} ± {number(self.sd)} (n={self.n}{', ' + missing if missing else ''})"
 
 
 def number(x: float) -> str:
@@ -46,18 +50,31 @@ def number(x: float) -> str:
 
 @dataclass
 class Comparison:
-    """Columns (runs or conditions), a `Stat` per metric and column, and the notable differences."""
+    """Columns (runs or conditions), a `Stat` per metric and column, and every pair's difference."""
 
     by: str
     runs: list[RunMetrics]
     columns: dict[str, list[RunMetrics]]
     table: dict[str, dict[str, Stat]]
-    beyond_spread: dict[str, list[tuple[str, str]]]
+    differences: list[Difference]
+
+    @property
+    def metrics(self) -> list[str]:
+        return list(self.table)
+
+    @property
+    def significant(self) -> list[Difference]:
+        """The differences significant at `ALPHA` after Holm's adjustment."""
+        return [d for d in self.differences if d.significant]
 
     def to_dict(self) -> dict[str, Any]:
         return {"by": self.by, "columns": list(self.columns),
                 "metrics": {m: {c: vars(s) for c, s in row.items()} for m, row in self.table.items()},
-                "beyond_spread": {m: [list(p) for p in pairs] for m, pairs in self.beyond_spread.items()},
+                "differences": [d.to_dict() for d in self.differences],
+                "statistics": {"alpha": ALPHA, "power": POWER, "n_resamples": N_RESAMPLES, "seed": SEED,
+                               "diff": "b minus a", "ci": "95% percentile bootstrap",
+                               "p_value": "two-sided permutation test of the difference of means",
+                               "p_adjusted": "Holm, across the metric's pairs"},
                 "runs": [r.to_dict() for r in self.runs]}
 
 
@@ -67,28 +84,38 @@ def value(run: RunMetrics, metric: str) -> float | None:
     return None if raw is None else float(raw)
 
 
+def known(runs: list[RunMetrics], metric: str) -> list[float]:
+    """The known values of a metric over runs."""
+    return [v for v in (value(r, metric) for r in runs) if v is not None]
+
+
 def stat(runs: list[RunMetrics], metric: str) -> Stat:
-    values = [v for v in (value(r, metric) for r in runs) if v is not None]
+    values = known(runs, metric)
     if not values:
-        return Stat(None, 0.0, 0)
-    return Stat(round(mean(values), 6), round(stdev(values), 6) if len(values) > 1 else 0.0, len(values))
+        return Stat(None, 0.0, 0, len(runs))
+    return Stat(round(mean(values), 6), round(stdev(values), 6) if len(values) > 1 else 0.0, len(values),
+                len(runs) - len(values))
 
 
-def exceeds(a: Stat, b: Stat) -> bool:
-    """True when two columns' means differ by more than their summed standard deviations."""
-    if a.mean is None or b.mean is None or a.n < 2 or b.n < 2:
-        return False
-    return abs(a.mean - b.mean) > a.sd + b.sd
-
-
-def compare(runs: list[RunMetrics], by: str = "run") -> Comparison:
-    """Group runs by `run` (one column each) or `condition`, and measure every metric per column."""
+def compare(runs: list[RunMetrics], by: str = "run", metrics: tuple[str, ...] = METRICS) -> Comparison:
+    """Group runs by `run` (one column each) or `condition`; measure each metric per column, and the
+    difference of every pair of columns."""
     columns: dict[str, list[RunMetrics]] = {}
     for run in runs:
         columns.setdefault(run.run if by == "run" else run.condition(), []).append(run)
-    table = {m: {c: stat(rs, m) for c, rs in columns.items()} for m in METRICS}
-    beyond = {m: [(a, b) for a, b in combinations(columns, 2) if exceeds(row[a], row[b])] for m, row in table.items()}
-    return Comparison(by, runs, columns, table, {m: pairs for m, pairs in beyond.items() if pairs})
+    table = {m: {c: stat(rs, m) for c, rs in columns.items()} for m in metrics}
+    found = [d for m in metrics for d in differences(m, {c: known(rs, m) for c, rs in columns.items()})]
+    return Comparison(by, runs, columns, table, found)
+
+
+def parse_metrics(text: str) -> tuple[str, ...]:
+    """`--metrics turns,tokens`: the metrics named, in the order given (raises InvalidConfig naming
+    the valid ones)."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    wrong = [n for n in names if n not in METRICS]
+    if wrong or not names:
+        raise InvalidConfig(f"--metrics takes a comma-separated list of {', '.join(METRICS)}; got {text!r}")
+    return tuple(dict.fromkeys(names))
 
 
 def is_sweep(path: Path) -> bool:
@@ -120,11 +147,55 @@ def load(paths: list[Path], audit: bool = True) -> tuple[list[RunMetrics], str]:
     return [metrics_of(folder, audit=audit) for folder in folders], by
 
 
-def summary_line(comparison: Comparison) -> str:
-    """The sentence under the table: which differences exceed the seed-to-seed spread."""
+def signed(x: float) -> str:
+    return ("+" if x > 0 else "") + number(x)
+
+
+def p_text(p: float | None) -> str:
+    if p is None:
+        return "—"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+DIFFERENCE_HEADER = ["metric", "a", "b", "b − a", "95% CI", "p", "p (Holm)", "seeds for 80% power"]
+"""The columns of the differences table (text, console and HTML alike)."""
+
+
+def shown_differences(comparison: Comparison) -> list[Difference]:
+    """The differences worth a row: tested ones where the runs did not all have the same value."""
+    return [d for d in comparison.differences if d.tested and not d.all_equal]
+
+
+def difference_cells(d: Difference) -> list[str]:
+    """One row of the differences table; `*` marks a difference significant after adjustment."""
+    ci = "—" if d.ci_low is None else f"{number(d.ci_low)} to {number(d.ci_high)}"
+    return [d.metric, d.a, d.b, "—" if d.diff is None else signed(d.diff), ci, p_text(d.p_value),
+            p_text(d.p_adjusted) + (" *" if d.significant else ""),
+            "—" if d.seeds_needed is None else str(d.seeds_needed)]
+
+
+def notes(comparison: Comparison) -> list[str]:
+    """The sentences under the tables: how the differences were tested, what is significant, and
+    where more seeds would be needed."""
     if comparison.by == "run":
-        return "One run per column: no seed-to-seed spread to compare against (compare a sweep for that)."
-    if not comparison.beyond_spread:
-        return "No difference between conditions exceeds the seed-to-seed spread (|Δmean| > sd₁ + sd₂)."
-    parts = [f"{m} ({'; '.join(f'{a} vs {b}' for a, b in pairs)})" for m, pairs in comparison.beyond_spread.items()]
-    return "Differences beyond the seed-to-seed spread (|Δmean| > sd₁ + sd₂): " + ", ".join(parts) + "."
+        return ["One run per column: no seed-to-seed spread to test a difference against (compare a sweep for that)."]
+    untested = [d for d in comparison.differences if not d.tested]
+    equal = [d for d in comparison.differences if d.all_equal]
+    out = [f"b − a: the difference of means, with its 95% bootstrap interval (percentile, {N_RESAMPLES:,} resamples) and "
+           f"a two-sided permutation-test p ({N_RESAMPLES:,} permutations at most), Holm-adjusted across each metric's "
+           f"pairs; fixed seed {SEED}."]
+    if equal or untested:
+        out.append(f"Not shown: {len(equal)} where every run had the same value (p = 1), {len(untested)} with a side "
+                   f"of fewer than 2 known values.")
+    significant = comparison.significant
+    if significant:
+        out.append(f"Significant at {ALPHA} after adjustment (*): "
+                   + "; ".join(f"{d.metric} ({d.a} vs {d.b})" for d in significant) + ".")
+    else:
+        out.append(f"No difference is significant at {ALPHA} after adjustment.")
+    have = min((len(rs) for rs in comparison.columns.values()), default=0)
+    more = [d for d in shown_differences(comparison) if not d.significant and d.seeds_needed and d.seeds_needed > have]
+    out.append(f"Seeds for 80% power: per condition, to find a difference of the observed size significant at {ALPHA} "
+               f"(normal approximation with the pooled sd, taking the observed difference as the true one)"
+               + (f"; {len(more)} not significant here would need more than the {have} seeds run." if more else "."))
+    return out

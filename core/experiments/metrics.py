@@ -1,8 +1,9 @@
 """What one run did, measured from its `events.jsonl` alone.
 
-Every function here is pure over the event list (plus `audit_verdict`, which asks the isolation
-audit about the run folder). `sweep`, `compare`, `report` and `promptdesk metrics` all call
-`run_metrics`, so a number means the same thing everywhere.
+Every function here is pure over the event list, but for two that read the run folder:
+`audit_verdict` (the isolation audit's verdict) and `recorded_success` (the `success` the run
+recorded in its `metadata.json`). `sweep`, `compare`, `report`, the console and `promptdesk metrics`
+all call `run_metrics`, so a number means the same thing everywhere.
 
 Definitions:
 - a *turn* is a speech that is not a silence (`speak`, `interrupt` and `react` all count);
@@ -11,11 +12,15 @@ Definitions:
 - *echo* of a speech is the share of its word 3-grams already used in the speech just before it by
   another actor; a run's and an actor's echo are the mean over their speeches that have 3-grams and
   follow another actor's speech;
-- *cache-read share* is cache-read tokens over all input-side tokens (input, cache write, cache read).
+- *cache-read share* is cache-read tokens over all input-side tokens (input, cache write, cache read);
+- *success* is the run's own record (`metadata.json`): true when the scene closed on its own, false
+  when it was stopped, failed or never closed (`core.record.outputs.succeeded`); None (unknown) when
+  the folder has no readable `metadata.json` with a true/false `success` (an old or unfinished run).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -190,10 +195,21 @@ def _optional_bool(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
-def run_metrics(events: list[BaseEvent], run: str = "", audit: str = "unavailable") -> RunMetrics:
-    """The metrics of one run from its events (the audit verdict is passed in: it needs the folder)."""
+def recorded_success(run_dir: Path) -> bool | None:
+    """The `success` a run recorded in its `metadata.json`; None (unknown) when the file is missing or
+    unreadable, or holds no true/false `success`."""
+    try:
+        data = json.loads((run_dir / "metadata.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return _optional_bool(data.get("success")) if isinstance(data, dict) else None
+
+
+def run_metrics(events: list[BaseEvent], run: str = "", audit: str = "unavailable",
+                success: bool | None = None) -> RunMetrics:
+    """The metrics of one run from its events; the audit verdict and the recorded success are passed
+    in, as they need the folder (`audit_verdict`, `recorded_success`; `metrics_of` reads both)."""
     info, close, spend = outputs.start_info(events), outputs.close_event(events), outputs.costs(events)
-    extra = (close.model_extra or {}) if close else {}
     actors = actor_metrics(events)
     said = speeches(events)
     echo_values = [value for _, value in echoes(events)]
@@ -202,7 +218,7 @@ def run_metrics(events: list[BaseEvent], run: str = "", audit: str = "unavailabl
         coordinator=info.get("coordinator"), seed=info.get("seed"), beats=outputs.beats(events),
         close_reason=close.reason if close else "incomplete",
         goal_achieved=_optional_bool(close.goal_achieved) if close else None,
-        success=_optional_bool(extra.get("success")), duration_s=round(outputs.duration_s(events), 3),
+        success=success, duration_s=round(outputs.duration_s(events), 3),
         tokens=spend["totalTokens"], cost_usd=spend["estimatedUSD"], cache_read_share=_cache_share(spend),
         turns=len(said), silences=sum(a.silences for a in actors.values()),
         interruptions=sum(a.interruptions for a in actors.values()),
@@ -232,7 +248,8 @@ def metrics_of(run_dir: Path, audit: bool = True) -> RunMetrics:
     if not (run_dir / "events.jsonl").is_file():
         raise NotARunFolder(f"{run_dir} is not a run folder (no events.jsonl in it); give a folder a run wrote")
     events = read_events(run_dir)
-    return run_metrics(events, run=run_dir.name, audit=audit_verdict(run_dir) if audit else "not run")
+    return run_metrics(events, run=run_dir.name, audit=audit_verdict(run_dir) if audit else "not run",
+                       success=recorded_success(run_dir))
 
 
 SPOKE, SILENT, INTERRUPTED, REACTED, FAILED, ABSENT = "spoke", "silent", "interrupted", "reacted", "failed", ""

@@ -12,17 +12,18 @@ from pathlib import Path
 
 from core.formats.registry import of_run
 from core.record import outputs
-from core.experiments.compare import METRICS, Comparison, compare, is_sweep, number, summary_line, sweep_runs
+from core.experiments.compare import (DIFFERENCE_HEADER, Comparison, compare, difference_cells, is_sweep, notes, number,
+                                      shown_differences, sweep_runs)
 from core.record.events import BaseEvent, ThinkEvent
 from core.experiments.metrics import (FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, NotARunFolder, RunMetrics, audit_verdict,
-                          cost_per_beat, run_metrics, timeline)
+                                      cost_per_beat, recorded_success, run_metrics, timeline)
 from core.record.recorder import read_events
 
 COLOURS = {SPOKE: "#3b82f6", INTERRUPTED: "#f59e0b", REACTED: "#10b981", SILENT: "#9ca3af", FAILED: "#ef4444"}
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 STYLE = """body{font:15px/1.5 system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;color:#111}
 table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:right}
-td:first-child,th:first-child{text-align:left}tr.beyond td{background:#fff7d6}.line{margin:.3rem 0}
+td:first-child,th:first-child{text-align:left}tr.significant td{background:#fff7d6;font-weight:600}.line{margin:.3rem 0}
 details{margin:.3rem 0}summary{cursor:pointer}.private{color:#555;white-space:pre-wrap}.legend span{margin-right:1rem}"""
 
 
@@ -61,14 +62,20 @@ def timeline_svg(rows: dict[str, list[str]], names: dict[str, str]) -> str:
     return "".join(parts) + f'</svg><div class="legend">{legend}</div>'
 
 
-def bars_svg(values: dict[str, float], label: str, errors: dict[str, float] | None = None) -> str:
-    """Horizontal bars (with ± whiskers when given), scaled to the largest value."""
-    top = max([v + (errors or {}).get(k, 0) for k, v in values.items()] + [1e-9])
+def bars_svg(values: dict[str, float | None], label: str, errors: dict[str, float] | None = None) -> str:
+    """Horizontal bars (with ± whiskers when given), scaled to the largest value; a value that is
+    None gets no bar and the word "unknown" (never a bar of 0)."""
+    top = max([v + (errors or {}).get(k, 0) for k, v in values.items() if v is not None] + [1e-9])
     row, name_w, bar_w = 18, 110, 300
     parts = [f'<svg role="img" aria-label="{esc(label)}" width="{name_w + bar_w + 120}" height="{row * len(values) + 4}" '
              f'xmlns="http://www.w3.org/2000/svg">']
     for i, (key, v) in enumerate(values.items()):
-        y, w = i * row, bar_w * v / top
+        y = i * row
+        if v is None:
+            parts.append(f'<text x="0" y="{y + 13}" font-size="11">{esc(key)}</text>'
+                         f'<text x="{name_w}" y="{y + 13}" font-size="11" fill="#6b7280">unknown</text>')
+            continue
+        w = bar_w * v / top
         parts.append(f'<text x="0" y="{y + 13}" font-size="11">{esc(key)}</text>'
                      f'<rect x="{name_w}" y="{y + 2}" width="{w:.1f}" height="{row - 6}" fill="#3b82f6"/>'
                      f'<text x="{name_w + w + 6:.1f}" y="{y + 13}" font-size="11">{esc(number(v))}</text>')
@@ -103,23 +110,29 @@ def thinking(events: list[BaseEvent], names: dict[str, str]) -> str:
     return "".join(out) or "<p>No thinking recorded.</p>"
 
 
+def known(value: object) -> str:
+    """A value as a cell, None (not recorded, or not measurable) as `unknown`."""
+    return esc("unknown" if value is None else value)
+
+
 def metrics_html(m: RunMetrics) -> str:
-    summary = [[esc(k), esc("—" if v is None else v)] for k, v in m.to_dict().items() if k not in ("actors", "addressed")]
+    summary = [[esc(k), known(v)] for k, v in m.to_dict().items() if k not in ("actors", "addressed")]
     cols = ("turns", "silences", "interruptions", "reactions", "talk_share", "tokens", "cost_usd", "echo", "failures",
             "corrections")
-    actors = [[esc(slug), *(esc("—" if getattr(a, c) is None else getattr(a, c)) for c in cols)] for slug, a in m.actors.items()]
+    actors = [[esc(slug), *(known(getattr(a, c)) for c in cols)] for slug, a in m.actors.items()]
     return table(summary, ["metric", "value"]) + table(actors, ["actor", *cols])
 
 
 def run_report(run_dir: Path) -> str:
     """The HTML of one run."""
     events = read_events(run_dir)
-    m = run_metrics(events, run=run_dir.name, audit=audit_verdict(run_dir))
+    m = run_metrics(events, run=run_dir.name, audit=audit_verdict(run_dir), success=recorded_success(run_dir))
     names = outputs.cast_names(events)
     title = outputs.start_info(events).get("scene", {}).get("title") or m.scene or run_dir.name
     body = [f"<h1>{esc(title)}</h1>",
             f"<p>Isolation {esc(m.isolation)}, coordinator {esc(m.coordinator)}, seed {esc(m.seed)}: closed "
-            f"<b>{esc(m.close_reason)}</b> after {m.beats} beats.</p>",
+            f"<b>{esc(m.close_reason)}</b> after {m.beats} beats; success {known(m.success)}, goal achieved "
+            f"{known(m.goal_achieved)}.</p>",
             "<h2>Timeline</h2>", timeline_svg(timeline(events), names),
             "<h2>Talk share</h2>", bars_svg({names.get(s, s): a.talk_share for s, a in m.actors.items()}, "talk share"),
             "<h2>Cost per beat</h2>", sparkline_svg(cost_per_beat(events), "cost per beat"),
@@ -129,29 +142,40 @@ def run_report(run_dir: Path) -> str:
 
 
 def comparison_html(comparison: Comparison) -> str:
-    rows = [[esc(metric), *(esc(s.text()) for s in comparison.table[metric].values())] for metric in METRICS]
-    classes = ["beyond" if m in comparison.beyond_spread else "" for m in METRICS]
-    return table(rows, ["metric", *(esc(c) for c in comparison.columns)], classes) + f"<p>{esc(summary_line(comparison))}</p>"
+    """The comparison table (a metric with a significant difference highlighted), the differences
+    table (each significant one highlighted and starred) and the notes."""
+    marked = {d.metric for d in comparison.significant}
+    rows = [[esc(metric + (" *" if metric in marked else "")), *(esc(s.text()) for s in comparison.table[metric].values())]
+            for metric in comparison.metrics]
+    classes = ["significant" if m in marked else "" for m in comparison.metrics]
+    out = table(rows, ["metric", *(esc(c) for c in comparison.columns)], classes)
+    shown = shown_differences(comparison)
+    if shown:
+        out += "<h3>Differences between conditions</h3>" + table(
+            [[esc(c) for c in difference_cells(d)] for d in shown], [esc(h) for h in DIFFERENCE_HEADER],
+            ["significant" if d.significant else "" for d in shown])
+    return out + "".join(f"<p>{esc(note)}</p>" for note in notes(comparison))
 
 
 def sweep_report(folder: Path) -> str:
     """The HTML of a sweep: comparison by condition, a chart per metric, and each run's outcome."""
     logs = {d.name: read_events(d) for d in sweep_runs(folder)}
-    runs = [run_metrics(events, run=name, audit=audit_verdict(folder / name)) for name, events in logs.items()]
+    runs = [run_metrics(events, run=name, audit=audit_verdict(folder / name), success=recorded_success(folder / name))
+            for name, events in logs.items()]
     comparison = compare(runs, "condition")
     timelines = [f"<details><summary>{esc(name)}</summary>{timeline_svg(timeline(events), outputs.cast_names(events))}"
                  f"</details>" for name, events in logs.items()]
     charts = []
-    for metric in ("goal_achieved", "turns", "silences", "interruptions", "echo", "tokens", "cost_usd"):
+    for metric in ("goal_achieved", "success", "turns", "silences", "interruptions", "echo", "tokens", "cost_usd"):
         stats = comparison.table[metric]
         if any(s.mean is not None for s in stats.values()):
             charts += [f"<h3>{esc(metric)} (mean ± sd)</h3>",
-                       bars_svg({c: s.mean or 0.0 for c, s in stats.items()}, metric, {c: s.sd for c, s in stats.items()})]
-    outcomes = [[esc(r.run), esc(r.condition()), esc(r.close_reason), esc(r.goal_achieved), str(r.beats), esc(r.audit)]
-                for r in runs]
+                       bars_svg({c: s.mean for c, s in stats.items()}, metric, {c: s.sd for c, s in stats.items()})]
+    outcomes = [[esc(r.run), esc(r.condition()), esc(r.close_reason), known(r.success), known(r.goal_achieved),
+                 str(r.beats), esc(r.audit)] for r in runs]
     body = [f"<h1>Sweep {esc(folder.name)}</h1>", f"<p>{len(runs)} finished runs.</p>",
             "<h2>Comparison by condition</h2>", comparison_html(comparison), "<h2>Charts</h2>", *charts,
-            "<h2>Runs</h2>", table(outcomes, ["run", "condition", "close", "goal", "beats", "audit"]),
+            "<h2>Runs</h2>", table(outcomes, ["run", "condition", "close", "success", "goal", "beats", "audit"]),
             "<h2>Timelines</h2>", *timelines]
     return page(f"Sweep {folder.name} — Promptdesk", body)
 

@@ -32,7 +32,7 @@ import yaml
 from core.errors import InvalidConfig
 from core.record.events import BaseEvent, CallEvent
 from core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
-from core.experiments.metrics import audit_verdict, run_metrics
+from core.experiments.metrics import audit_verdict, recorded_success, run_metrics
 from core.experiments.spend import spent_so_far, write_spend
 from core.providers.ratelimit import Limiters, Limits
 from core.casting.scene_file import Scene, load_scene
@@ -298,7 +298,8 @@ class Sweep:
                 await session.run()
                 row = self._result(combo, session.recorder.events)
             except Exception as exc:  # noqa: BLE001 - a run's crash is recorded, never dropped
-                row = {"run": combo.name, **asdict(combo), "close_reason": "error", "error": f"{type(exc).__name__}: {exc}"}
+                row = {"run": combo.name, **asdict(combo), "close_reason": "error", "success": False,
+                       "error": f"{type(exc).__name__}: {exc}"}
             finally:
                 self.live.pop(combo.name, None)
             if session is not None:
@@ -313,7 +314,8 @@ class Sweep:
                 self.progress.finished(combo, row, self.spent_usd)
 
     def _result(self, combo: Combination, events: list[BaseEvent]) -> dict[str, Any]:
-        metrics = run_metrics(events, run=combo.name, audit=audit_verdict(self.folder / combo.name)).to_dict()
+        run_dir = self.folder / combo.name
+        metrics = run_metrics(events, run=combo.name, audit=audit_verdict(run_dir), success=recorded_success(run_dir)).to_dict()
         return {"run": combo.name, **{k: metrics[k] for k in RESULT_FIELDS}}
 
     def _append(self, row: dict[str, Any]) -> None:

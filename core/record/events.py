@@ -81,8 +81,8 @@ class JournalEvent(BaseEvent):
 
 class CloseEvent(BaseEvent):
     """The scene ended; `reason` is natural, explicit, soft-cap, hard-cap, max_beats_exceeded, stop,
-    stall, budget, final, no_handoff, cap, error or provider-error (the calls fail: see
-    `core.engine.outcome`). `goal_achieved` is the goal verdict, apart from the reason: True, False or None
+    stall, budget, final, no_handoff, cap, a roundtable's own, error, provider-error (the calls fail: see
+    `core.engine.outcome`) or record-error (the run folder could not be written). `goal_achieved` is the goal verdict, apart from the reason: True, False or None
     (unknown), with its one-line `goal_reason`."""
 
     type: Literal["close"] = "close"

@@ -34,8 +34,17 @@ def close_event(events: list[BaseEvent]) -> CloseEvent | None:
     return next((e for e in reversed(events) if isinstance(e, CloseEvent)), None)
 
 
-MANUAL_CLOSES = ("stop", "error")
-"""Close reasons that mean the scene did not complete on its own (metadata `success` is false)."""
+NOT_COMPLETED = ("stop", "error", "provider-error", "record-error", "budget")
+"""Close reasons that mean the scene did not complete on its own (metadata `success` is false): the
+operator stopped it, the engine failed, its model calls failed, its folder could not be written, or
+the budget cut it short. Every other close (natural, explicit, caps, stall, a collaboration's final,
+cap or no_handoff, a roundtable's end) is the scene's own."""
+
+
+def succeeded(close: CloseEvent | None) -> bool:
+    """`success` in `metadata.json`: the scene reached a close of its own (a run without a close,
+    or closed for a reason in `NOT_COMPLETED`, did not)."""
+    return close is not None and close.reason not in NOT_COMPLETED
 
 
 def scene_format(events: list[BaseEvent]) -> str:
@@ -145,7 +154,7 @@ def metadata(events: list[BaseEvent], own: FormatLines = PLAIN) -> dict[str, Any
         "turns": scene.get("turns"), "isolation": info.get("isolation"),
         "coordinator": info.get("coordinator"), "duration": round(duration_s(events) * 1000),
         "totalBeats": beats(events), "characterCount": len(per_actor),
-        "success": bool(close) and close.reason not in MANUAL_CLOSES,
+        "success": succeeded(close),
         "goalAchieved": close.goal_achieved if close else None,
         "goalReason": close.goal_reason if close else None,
         "reason": close.reason if close else "incomplete",

@@ -6,20 +6,45 @@ from pathlib import Path
 
 from core.experiments.compare import folders_of
 from core.record.recorder import read_events
-from test_compare import make_sweep
+from test_compare import make_stats_sweep, make_sweep
 from test_metrics import HAND_COUNTED, write_run
 from tui.app import PromptdeskApp
-from tui.screens.compare import CompareScreen
+from textual.widgets import DataTable, Static
+
+from tui.screens.compare import CompareScreen, RunPanel
 from tui.widgets.beat_timeline import BeatTimeline
 
 
 def test_compare_screen_of_a_sweep(tmp_path, snap_compare):
     """A sweep of two conditions × two seeds: the title line; the comparison table (metric rows, columns
-    a-C and b-C with mean ± sd (n=2), `turns *` and `beats *` marked); the sentence naming the differences
-    beyond the spread; then a panel per run: its outcome line, Alice's and Bob's timeline rows (blue █
-    per beat Alice spoke), the legend, a talk-share bar per actor, and the spend-per-beat sparkline."""
+    a-C and b-C with mean ± sd (n=2), `success` unknown, nothing starred: two seeds cannot make a
+    difference significant); the differences table (b − a, 95% CI, p, p (Holm), seeds for 80% power);
+    the notes; then a panel per run: its outcome line (close, goal, success unknown, beats), Alice's and
+    Bob's timeline rows (blue █ per beat Alice spoke), the legend, a talk-share bar per actor, and the
+    spend-per-beat sparkline."""
     folders, by = folders_of([make_sweep(tmp_path / "sweep")])
     assert snap_compare(PromptdeskApp(lambda: CompareScreen(folders, by)), terminal_size=(120, 50))
+
+
+async def test_the_compare_screen_gives_the_differences_and_each_runs_recorded_success(tmp_path):
+    folders, by = folders_of([make_stats_sweep(tmp_path / "sweep")])
+    app = PromptdeskApp(lambda: CompareScreen(folders, by))
+    async with app.run_test(size=(160, 50)):
+        screen = app.screen
+        comparison = screen.query_one("#comparison", DataTable)
+        rows = [[str(c) for c in comparison.get_row(key)] for key in comparison.rows]
+        differences = screen.query_one("#differences", DataTable)
+        pairs = [[str(c) for c in differences.get_row(key)] for key in differences.rows]
+        summary = str(screen.query_one("#summary", Static).render())
+        outcomes = {panel.folder.name: str(panel.query_one(Static).render()) for panel in screen.query(RunPanel)}
+    assert ["success", "0.8 ± 0.447 (n=5)", "unknown", "unknown"] in rows and ["turns *"] == \
+        [r[0] for r in rows if r[0].startswith("turns")]
+    turns = next(p for p in pairs if p[:3] == ["turns", "a-C", "b-C"])
+    assert (turns[3], turns[5], turns[6], turns[7]) == ("+4.4", "0.008", "0.024 *", "5")
+    assert "Significant at 0.05 after adjustment (*): beats (a-C vs b-C)" in " ".join(summary.split())
+    assert "natural, goal not achieved, not a success, 3 beats" in outcomes["a-C-seed2"]
+    assert "goal not achieved, success, 2 beats" in outcomes["a-C-seed1"]
+    assert "success unknown" in outcomes["b-B-seed1"]
 
 
 async def test_the_timeline_grows_as_live_events_arrive(tmp_path):

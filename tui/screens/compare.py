@@ -1,5 +1,7 @@
-"""The Compare screen: the comparison table of `promptdesk compare`, then per run a beat
-timeline, talk-share bars and a cost-per-beat sparkline (tokens when no cost was recorded).
+"""The Compare screen: the comparison table of `promptdesk compare`, the differences between
+conditions (b − a, 95% CI, p, Holm-adjusted p, seeds for 80% power) and the notes under them, then
+per run a beat timeline, talk-share bars and a cost-per-beat sparkline (tokens when no cost was
+recorded).
 
 The console's palette opens it (`open_compare`); `tui.app.run_compare_app` opens the console on it."""
 
@@ -14,9 +16,10 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Sparkline, Static
 
 from core.record import outputs
-from core.experiments.compare import METRICS, Comparison, compare, folders_of, summary_line
+from core.experiments.compare import DIFFERENCE_HEADER, Comparison, compare, difference_cells, folders_of, notes, \
+    shown_differences
 from core.errors import PromptdeskError
-from core.experiments.metrics import cost_per_beat, run_metrics
+from core.experiments.metrics import RunMetrics, cost_per_beat, recorded_success, run_metrics
 from core.record.recorder import read_events
 from tui.widgets.beat_timeline import BeatTimeline
 
@@ -35,13 +38,14 @@ class RunPanel(Vertical):
         super().__init__()
         self.folder = folder
         self.events = read_events(folder)
-        self.metrics = run_metrics(self.events, run=folder.name, audit="not run")
+        self.metrics = measured(folder, self.events)
 
     def compose(self) -> ComposeResult:
         m, names = self.metrics, outputs.cast_names(self.events)
         goal = {True: "goal achieved", False: "goal not achieved"}.get(m.goal_achieved, "goal unknown")
-        yield Static(Text(f"{m.run} · {m.condition()} · seed {m.seed} · {m.close_reason}, {goal}, {m.beats} beats"),
-                     markup=False)
+        success = {True: "success", False: "not a success"}.get(m.success, "success unknown")
+        yield Static(Text(f"{m.run} · {m.condition()} · seed {m.seed} · {m.close_reason}, {goal}, {success}, "
+                          f"{m.beats} beats"), markup=False)
         yield BeatTimeline(names, self.events)
         for slug, actor in m.actors.items():
             with Horizontal(classes="share"):
@@ -52,6 +56,12 @@ class RunPanel(Vertical):
                                                                       "output tokens per beat (no cost recorded)")
         yield Label(unit)
         yield Sparkline(per_beat or [0.0])
+
+
+def measured(folder: Path, events: list | None = None) -> RunMetrics:
+    """A run's metrics as `promptdesk compare` has them (the recorded success; the audit not run)."""
+    return run_metrics(read_events(folder) if events is None else events, run=folder.name, audit="not run",
+                       success=recorded_success(folder))
 
 
 def _bar(total: float, progress: float) -> ProgressBar:
@@ -72,25 +82,32 @@ class CompareScreen(Screen[None]):
     def __init__(self, folders: list[Path], by: str = "run") -> None:
         super().__init__()
         self.folders, self.by = folders, by
-        self.comparison: Comparison = compare([run_metrics(read_events(f), run=f.name, audit="not run")
-                                               for f in folders], by)
+        self.comparison: Comparison = compare([measured(f) for f in folders], by)
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"Promptdesk · compare · {len(self.folders)} runs by {self.by}"), id="title", markup=False)
         with VerticalScroll():
             yield DataTable(zebra_stripes=True, cursor_type="row", id="comparison")
-            yield Static(Text(summary_line(self.comparison)), id="summary", markup=False)
+            if shown_differences(self.comparison):
+                yield DataTable(zebra_stripes=True, cursor_type="row", id="differences")
+            yield Static(Text("\n".join(notes(self.comparison))), id="summary", markup=False)
             for folder in self.folders:
                 yield RunPanel(folder)
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
+        table = self.query_one("#comparison", DataTable)
         table.add_columns("metric", *(Text(c) for c in self.comparison.columns))
-        for metric in METRICS:
-            marked = metric in self.comparison.beyond_spread
-            table.add_row(Text(metric + (" *" if marked else ""), style="bold" if marked else ""),
+        marked = {d.metric for d in self.comparison.significant}
+        for metric in self.comparison.metrics:
+            table.add_row(Text(metric + (" *" if metric in marked else ""), style="bold" if metric in marked else ""),
                           *(Text(s.text()) for s in self.comparison.table[metric].values()))
+        shown = shown_differences(self.comparison)
+        if shown:
+            differences = self.query_one("#differences", DataTable)
+            differences.add_columns(*(Text(h) for h in DIFFERENCE_HEADER))
+            for d in shown:
+                differences.add_row(*(Text(c, style="bold" if d.significant else "") for c in difference_cells(d)))
 
 
 class ComparePrompt(ModalScreen[tuple[list[Path], str] | None]):
