@@ -234,6 +234,18 @@ async def test_cancelling_a_call_mid_stream_returns_promptly(loopback, make):
     """The engine's own turn timeout cancels the call; nothing inside swallows the cancellation."""
     loopback.script(Reply(text="held open for a long while", deltas=3, stall_after_deltas=1, hold_s=2.0))
     deltas: list[str] = []
-    with pytest.raises(TimeoutError):
-        await asyncio.wait_for(make(timeout_s=5.0).complete(request(), on_delta=deltas.append), 0.2)
+    first = asyncio.Event()
+
+    def on_delta(text: str) -> None:
+        deltas.append(text)
+        first.set()
+
+    call = asyncio.ensure_future(make(timeout_s=5.0).complete(request(), on_delta=on_delta))
+    await first.wait()                      # mid-stream: the server now holds the rest back
+    loop = asyncio.get_running_loop()
+    cancelled_at = loop.time()
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):   # not swallowed, not waited out into a completion
+        await call
+    assert loop.time() - cancelled_at < 1.5       # well before the server's 2 s hold ends
     assert len(deltas) == 1 and loopback.hits == 1
