@@ -72,6 +72,13 @@ def test_a_missing_prompt_log_is_not_clean(run, capsys):
     assert metrics_of(run).audit == "incomplete"
 
 
+def test_a_prompt_log_that_cannot_be_opened_is_not_clean(run, capsys):
+    (run / "prompts.jsonl").unlink()
+    (run / "prompts.jsonl").mkdir()
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and "UNCHECKED prompts.jsonl cannot be read (Is a directory)" in out
+
+
 def test_an_empty_prompt_log_is_not_clean(run, capsys):
     (run / "prompts.jsonl").write_text("")
     code, out, _ = audit_cli(run, capsys)

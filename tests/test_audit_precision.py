@@ -1,7 +1,7 @@
 """The audit's precision, measured on a corpus: offline runs of every format (scene, collaborate,
 roundtable) and both isolations, whose characters keep one journal across the runs (so each journal
-quotes lines that later runs speak again, the case that used to be reported as a leak), all audit
-clean. The corpus is made once for the module."""
+quotes lines that later runs speak again, the case that used to be reported as a leak; some entries
+copy a whole transcript, line after line), all audit clean. The corpus is made once for the module."""
 
 from __future__ import annotations
 
@@ -45,6 +45,16 @@ def scene_of(fmt: str, name: str):
     return example_scene(name, limits=limits) if limits else example_scene(name)
 
 
+def copy_transcript(run: Path, journals: Path) -> None:
+    """An entry in each cast member's journal that copies the run's transcript as it stands (the
+    lines as the cast heard them, one after another), as a diligent diarist might."""
+    journals.mkdir(exist_ok=True)
+    lines = (run / "transcript.txt").read_text().split("[SCENE START]", 1)[1].split("[SCENE END", 1)[0]
+    for slug in read_private(run)["cast"]:
+        with open(journals / f"{slug}.md", "a") as journal:
+            journal.write(f"\n## Notes on {run.name}\n\nWhat was said, word for word:\n{lines}\n")
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> list[Path]:
     """Every run folder of the plan, played for real on the offline improviser with journals kept."""
@@ -61,6 +71,8 @@ def corpus(tmp_path_factory) -> list[Path]:
                                  write_character_journals=True, on_escalate="conclude")
             result = await build_session(scene_of(fmt, name), options).run()
             folders.append(result.run_dir)
+            if fmt == "scene" and iso == "a":
+                copy_transcript(result.run_dir, home / "journals")
         return folders
 
     return asyncio.run(play())
@@ -78,6 +90,8 @@ def test_the_corpus_is_every_format_and_isolation_with_journals_that_quote_earli
         spoken = {e.text for e in read_events(run) if e.type == "speak" and len(e.text.split()) >= 4}
         quoting += any(text in journals for text in spoken)
     assert quoting >= 4, "the journals should quote lines that later runs speak again"
+    assert sum("word for word" in read_private(run)["cast"][slug]["journal"]
+               for run in corpus for slug in read_private(run)["cast"]) >= 20
 
 
 def test_every_run_of_the_corpus_audits_clean_though_private_text_matches_abound(corpus):

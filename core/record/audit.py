@@ -90,12 +90,6 @@ class AuditReport:
         """True when every request was checked and none carries another owner's private material."""
         return not self.leaks and not self.problems
 
-    @property
-    def verdict(self) -> str:
-        """In a word or two, as metrics, sweeps and compare carry it: `clean`, `leaks: N` or
-        `incomplete` (no leak found, but the record could not all be checked)."""
-        return "clean" if self.clean else f"leaks: {len(self.leaks)}" if self.leaks else "incomplete"
-
     def summary(self) -> str:
         if self.clean:
             return f"Audit clean: {self.requests} requests in {self.run_dir} carry no other owner's private material."
