@@ -37,13 +37,13 @@ def private(run) -> dict:
     return json.loads((run.dir / "private.json").read_text())
 
 
-def tamper(run_dir, recipient: str, beat: int, extra: str) -> None:
-    """Rewrite `prompts.jsonl` as if the message `recipient` got at `beat` had carried `extra` (in
-    isolation b, so does every later request of its thread)."""
+def tamper(run_dir, recipient: str, beat: int, extra: str, purpose: str = "turn") -> None:
+    """Rewrite `prompts.jsonl` as if the message `recipient` got at `beat` (for `purpose`) had carried
+    `extra` (in isolation b, so does every later request of its thread)."""
     writer, lines, at = PromptLogWriter(), [], None
     for record in list(read_prompts(run_dir)):
         request = Request.model_validate({**record.request, "to": record.to, "purpose": record.purpose, "beat": record.beat})
-        if record.to == recipient and at is None and record.beat == beat and record.purpose == "turn":
+        if record.to == recipient and at is None and record.beat == beat and record.purpose == purpose:
             at = len(request.messages) - 1
         if record.to == recipient and at is not None and len(request.messages) > at and (record.beat or 0) >= beat:
             message = request.messages[at]

@@ -1,4 +1,5 @@
-"""`promptdesk audit RUN_DIR`: re-check every request of a run against its private material (`core.record.audit`)."""
+"""`promptdesk audit RUN_DIR...`: re-check every request of one run or many (or of every run of a sweep
+folder) against its private material (`core.record.audit`)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,43 @@ from pathlib import Path
 
 from core.cli.common import refuse
 from core.errors import EXIT_CLOSED, EXIT_FAILED, NotARun
-from core.record.audit import audit_run
+from core.experiments.compare import is_sweep
+from core.record.audit import AuditReport, audit_run
+
+USAGE = "INVALID_CONFIG: usage: promptdesk audit RUN_DIR... (run folders, or a sweep folder)"
 
 
 def main(args: list[str]) -> int:
-    """`promptdesk audit RUN_DIR`: print each leak; exit 0 clean, 1 leak (or unreadable), 2 not a run."""
-    if len(args) != 1:
-        return refuse("INVALID_CONFIG: usage: promptdesk audit RUN_DIR")
+    """Print each leak and each part of the record that could not be checked, then a verdict per run;
+    exit 0 when every run is clean, 1 when one has a leak or cannot all be checked, 2 not a run."""
+    if not args or any(a.startswith("-") for a in args):
+        return refuse(USAGE)
     try:
-        report = audit_run(Path(args[0]))
+        folders = [run for arg in args for run in runs_of(Path(arg))]
+        reports = [audit_run(folder) for folder in folders]
     except NotARun as exc:
         return refuse(str(exc))
+    for report in reports:
+        show(report)
+    if len(reports) > 1:
+        unclean = [r.run_dir.name for r in reports if not r.clean]
+        tail = f": {', '.join(unclean)}" if unclean else ""
+        print(f"{len(reports)} runs audited: {len(reports) - len(unclean)} clean, {len(unclean)} not clean{tail}.")
+    return EXIT_CLOSED if all(r.clean for r in reports) else EXIT_FAILED
+
+
+def runs_of(path: Path) -> list[Path]:
+    """A run folder, or the run folders of a sweep folder (every one it holds, finished or not)."""
+    if is_sweep(path) and not (path / "events.jsonl").is_file():
+        runs = sorted(p for p in path.iterdir() if (p / "events.jsonl").is_file())
+        if not runs:
+            raise NotARun(f"{path} is a sweep folder with no run in it yet: nothing to audit")
+        return runs
+    return [path]
+
+
+def show(report: AuditReport) -> None:
+    """One run's findings, then its verdict."""
     for leak in report.leaks:
         print(leak.describe(report.names))
     for problem in report.problems:
@@ -25,5 +52,3 @@ def main(args: list[str]) -> int:
     for warning in report.warnings:
         print(f"WARNING {warning}", file=sys.stderr)
     print(report.summary())
-    return EXIT_CLOSED if report.clean else EXIT_FAILED
-

@@ -18,7 +18,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="promptdesk",
         description="A director's console for multi-agent dialogue. With no arguments, opens the console.",
-        epilog="Commands: promptdesk audit RUN_DIR | rebuild RUN_DIR | resume RUN_DIR | import FILE... | "
+        epilog="Commands: promptdesk audit RUN_DIR... | rebuild RUN_DIR | resume RUN_DIR | import FILE... | "
                "sweep SCENE ... | metrics RUN_DIR | compare RUN_DIR... | report RUN_DIR --html FILE "
                "(each with --help). Examples: promptdesk scenes/the-apology.yaml | promptdesk replay runs/X | "
                "promptdesk --batch scenes/the-apology.yaml --isolation b --coordinator C")

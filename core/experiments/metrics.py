@@ -230,7 +230,8 @@ def run_metrics(events: list[BaseEvent], run: str = "", audit: str = "unavailabl
 
 
 def audit_verdict(run_dir: Path) -> str:
-    """The isolation audit's verdict: `clean`, `leaks: N`, or `unavailable` when this build has no audit."""
+    """The isolation audit's verdict: `clean`, `leaks: N`, `incomplete` (no leak found, but the record
+    could not all be checked: the audit fails closed), or `unavailable` when this build has no audit."""
     try:
         from core.record.audit import audit_run
     except ImportError:
@@ -239,7 +240,7 @@ def audit_verdict(run_dir: Path) -> str:
         report = audit_run(run_dir)
     except PromptdeskError as exc:
         return f"unavailable ({exc.message})"
-    return "clean" if report.clean else f"leaks: {len(report.leaks)}"
+    return "clean" if report.clean else f"leaks: {len(report.leaks)}" if report.leaks else "incomplete"
 
 
 def metrics_of(run_dir: Path, audit: bool = True) -> RunMetrics:

@@ -2,46 +2,42 @@
 
 The private material of a run is what `private.json` recorded at the start (each actor's profile,
 journal as read and perspective; the coordinator notes) plus every actor's thinking in `events.jsonl`
-(and in `superseded.jsonl`, the cut beat a resume played again).
-Each private text is cut into word shingles (`SHINGLE` consecutive words, case and punctuation
-ignored; a text shorter than that but of at least `MIN_WORDS` words is one shingle of its own length).
-A shingle counts against a recipient only when it is *distinctive*: not in anything public (the
-scene's shared fields, speech, world events, notes and other engine lines of the log) and not in the
-recipient's own material (its briefing, profile, journal, perspective and thinking; for a judge or a
-facilitator, the operator context it is given by design). A request that holds one distinctive
-shingle of another owner's text carries that text: the audit names the request's line, its
-recipient, whose material it is and what kind (profile, journal, perspective, coordinator_notes,
-thinking). A request recorded as a delta is scanned only where it is new (with an overlap), and
-inherits the leaks of the part it shares with its base, so a long run audits in linear time.
+(and in `superseded.jsonl`, the cut beat a resume played again). `core.record.audit_material` says
+how a text is cut into grams (8-word shingles; a shorter text whole; code words) and what excuses a
+match: public material as it was routed (so across line boundaries), or the recipient's own.
 
-Fail closed: a request of `prompts.jsonl` that cannot be rebuilt exactly (a delta whose base is
-missing, or whose length does not add up: the file was edited) makes the audit unclean, and what can
-be read of it is still checked, so that a leak in it is still named. A torn line (a process killed mid-write, later resumed) is skipped with a
-warning: it was never a whole request, and no later line can extend it.
+A request that holds an unexcused gram of another owner's text carries that text: the audit names
+the request's line, its recipient, whose material it is and what kind (profile, journal,
+perspective, coordinator_notes, thinking). A request recorded as a delta is scanned only where it is
+new (with an overlap), and inherits the leaks of the part it shares with its base, so a long run
+audits in linear time.
+
+Fail closed (`core.record.audit_record`): the audit is clean only when the record is whole. A
+request of `prompts.jsonl` that cannot be rebuilt exactly (a delta whose base is missing, or whose
+length does not add up: the file was edited) makes the audit unclean, and what can be read of it is
+still checked, so that a leak in it is still named; so does a missing or garbled `prompts.jsonl`, or
+one that holds fewer requests than `events.jsonl` records calls for. A line torn by a kill is skipped
+with a warning: it was never a whole request, and no later line can extend it.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from core.errors import NotARun
-from core.record.events import BaseEvent, parse_event_json
-from core.record.prompt_log import read_prompts
-from core.record.recorder import read_events
+from core.record import audit_record as whole
+from core.record.audit_framing import Framing, Suspect
+from core.record.audit_material import COORDINATOR, Material, json_words, material_of
 from core.record.private import read_private
+from core.record.prompt_log import FILE as PROMPTS, read_prompts
 from core.record.seams import SUPERSEDED
 
-SHINGLE = 8
-MIN_WORDS = 5
 OVERLAP = 600
 """Characters of a delta's shared part scanned again, for a shingle that spans the seam."""
 KINDS = ("profile", "journal", "perspective", "coordinator_notes", "thinking")
-COORDINATOR = "coordinator"
-_WORD = re.compile(r"\w+")
-_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
+__all__ = ["COORDINATOR", "KINDS", "AuditReport", "Leak", "audit_run"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +81,9 @@ class AuditReport:
     """Each cast member's display name, by slug."""
     warnings: list[str] = field(default_factory=list)
     """Lines skipped as torn (a process killed mid-write): what they held was never a whole request."""
+    excused: int = 0
+    """Matches of another owner's private words that the audit found in requests and excused as public
+    material (as routed), the recipient's own, or the engine's framing: what precision is made of."""
 
     @property
     def clean(self) -> bool:
@@ -94,123 +93,13 @@ class AuditReport:
     def summary(self) -> str:
         if self.clean:
             return f"Audit clean: {self.requests} requests in {self.run_dir} carry no other owner's private material."
+        unchecked = f"{len(self.problems)} part{'s' if len(self.problems) > 1 else ''} of the record could not be checked"
+        if not self.leaks:
+            return (f"Audit INCOMPLETE: no leak in the {self.requests} requests of {self.run_dir} that could be read, "
+                    f"but {unchecked} (UNCHECKED above), so the run cannot be called clean.")
         owners = sorted({f"{l.owner}'s {l.kind}" for l in self.leaks})
-        text = f"Audit FAILED: {len(self.leaks)} leaks in {self.requests} requests"
-        text += f" ({', '.join(owners)})" if owners else ""
-        return text + (f"; {len(self.problems)} problems" if self.problems else "") + "."
-
-
-def words(text: str) -> list[str]:
-    """The words of a text, lower-cased, punctuation dropped."""
-    return _WORD.findall(text.lower())
-
-
-def shingles(text: str) -> set[str]:
-    """The word shingles of a private text (see the module docstring)."""
-    tokens = words(text)
-    if len(tokens) < MIN_WORDS:
-        return set()
-    size = min(SHINGLE, len(tokens))
-    return {" ".join(tokens[i:i + size]) for i in range(len(tokens) - size + 1)}
-
-
-def _all_shingles(tokens: list[str], sizes: Iterable[int]) -> dict[str, int]:
-    """Every shingle of `tokens` of the given sizes, with the index of the token that ends it."""
-    found: dict[str, int] = {}
-    for size in sizes:
-        for i in range(len(tokens) - size + 1):
-            found.setdefault(" ".join(tokens[i:i + size]), i + size)
-    return found
-
-
-def _json_words(fragment: str) -> tuple[list[str], list[int]]:
-    """The words of a piece of canonical request JSON (escapes are word breaks), and where each ends."""
-    blanked = _ESCAPE.sub(lambda m: " " * len(m.group(0)), fragment)
-    found = list(_WORD.finditer(blanked.lower()))
-    return [m.group(0) for m in found], [m.end() for m in found]
-
-
-@dataclass
-class Material:
-    """The private texts of a run by owner and kind, indexed by shingle."""
-
-    index: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
-    own: dict[str, set[str]] = field(default_factory=dict)
-    public: set[str] = field(default_factory=set)
-    sizes: set[int] = field(default_factory=set)
-
-    def add(self, owner: str, kind: str, text: str) -> None:
-        for shingle in shingles(text):
-            self.index.setdefault(shingle, set()).add((owner, kind))
-            self.own.setdefault(owner, set()).add(shingle)
-            self.sizes.add(shingle.count(" ") + 1)
-
-    def allow(self, owner: str, text: str) -> None:
-        """Text that is an owner's own without being private to others (a briefing, an operator context)."""
-        self.own.setdefault(owner, set()).update(_all_shingles(words(text), self.sizes or {SHINGLE}))
-
-    def carried(self, recipient: str, shingle: str) -> list[tuple[str, str]]:
-        """The (owner, kind) pairs a shingle in a request to `recipient` would leak."""
-        if shingle in self.public or shingle in self.own.get(recipient, ()):
-            return []
-        return sorted((o, k) for o, k in self.index.get(shingle, ()) if o != recipient)
-
-
-def load_material(run_dir: Path) -> Material:
-    """The run's private material (from `private.json` and `events.jsonl`)."""
-    record = read_private(run_dir)
-    events = read_events(run_dir)
-    material = Material()
-    for slug, member in record["cast"].items():
-        for kind in ("profile", "journal", "perspective"):
-            material.add(slug, kind, member.get(kind) or "")
-    material.add(COORDINATOR, "coordinator_notes", record.get("coordinator_notes") or "")
-    for event in _superseded(run_dir):
-        if event.type == "think":
-            material.add(event.from_, "thinking", event.text)
-    public: list[str] = []
-    for event in events:
-        if event.type == "think":
-            material.add(event.from_, "thinking", event.text)
-        elif event.type not in ("journal", "call"):
-            public += list(_strings(event.to_record()))
-    scene = record.get("scene", {})
-    public += [str(scene.get(k) or "") for k in ("name", "title", "setting", "prompt", "goal", "topic")]
-    public += [e.get("text", "") for e in scene.get("events", [])]
-    sizes = material.sizes or {SHINGLE}
-    for text in public:
-        material.public.update(s for s in _all_shingles(words(text), sizes) if s in material.index)
-    for slug, member in record["cast"].items():
-        material.allow(slug, member.get("briefing") or "")
-    for judge in ("judge", "facilitator"):
-        material.allow(judge, (record.get("operator_context") or "") + "\n" + (record.get("coordinator_notes") or ""))
-    return material
-
-
-def _superseded(run_dir: Path) -> list[BaseEvent]:
-    """The readable events a resume moved out of the log (their thinking is private all the same)."""
-    path = run_dir / SUPERSEDED
-    if not path.exists():
-        return []
-    events = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            events.append(parse_event_json(line))
-        except ValueError:
-            continue
-    return events
-
-
-def _strings(value: object) -> Iterable[str]:
-    """Every string inside a recorded event (its text, raw speech, rationale, ...)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
+        text = f"Audit FAILED: {len(self.leaks)} leaks in {self.requests} requests of {self.run_dir} ({', '.join(owners)})"
+        return text + (f"; {unchecked}" if self.problems else "") + "."
 
 
 def audit_run(run_dir: Path) -> AuditReport:
@@ -218,38 +107,115 @@ def audit_run(run_dir: Path) -> AuditReport:
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise NotARun(f"{run_dir} is not a folder: give a run folder (runs/<scene>-<stamp>)")
-    material = load_material(run_dir)
-    report = AuditReport(run_dir, names={slug: m["name"] for slug, m in read_private(run_dir)["cast"].items()})
-    found: dict[int, list[tuple[Leak, int]]] = {}
-    last_of: dict[str, int] = {}
-    unexact = lambda problem: report.problems.append(f"{problem}: checked as far as it can be read")  # noqa: E731
-    for record in read_prompts(run_dir, warn=report.warnings.append, on_problem=unexact):
-        report.requests += 1
-        leaks = _scan(material, record, found.get(record.extends or -1, []))
-        stale = last_of.get(record.to)
-        if stale is not None:
-            found.pop(stale, None)
-        found[record.id], last_of[record.to] = leaks, record.id
-        report.leaks += [leak for leak, _ in leaks]
+    record = read_private(run_dir)
+    report = AuditReport(run_dir, names={slug: m["name"] for slug, m in record["cast"].items()})
+    intake = whole.Intake()
+    events = whole.read_log(run_dir / "events.jsonl", intake, required=True)
+    superseded = whole.read_log(run_dir / SUPERSEDED, intake, required=False)
+    if not any(e.type == "start" for e in events):
+        intake.problems.append("events.jsonl has no start event: what the run did cannot be told")
+    material = material_of(record, events, superseded)
+    calls = whole.calls_of([*superseded, *events])
+    if not (run_dir / PROMPTS).exists():
+        intake.problems.append(f"{PROMPTS} is missing: the {sum(calls.values())} calls events.jsonl records "
+                               "cannot be checked")
+    elif (sent := _scan_prompts(run_dir, material, report, intake)) is not None:
+        whole.check_coverage(intake, calls, sent)
+    report.problems += intake.problems
+    report.warnings += intake.warnings
     return report
 
 
-def _scan(material: Material, record, base: list[tuple[Leak, int]]) -> list[tuple[Leak, int]]:
-    """The leaks of one request, with where each ends in its text."""
-    leaks: list[tuple[Leak, int]] = []
-    seen: set[tuple[str, str]] = set()
-    for leak, end in base:
-        if end <= record.keep and (leak.owner, leak.kind) not in seen:
-            seen.add((leak.owner, leak.kind))
-            leaks.append((Leak(record.line, record.id, record.to, leak.owner, leak.kind, leak.excerpt, record.beat,
-                               record.purpose, leak.carried_from or leak.line), end))
+@dataclass
+class _Pending:
+    """A request's possible leak of one owner's material: the matches that may carry it."""
+
+    leak: Leak
+    end: int
+    """Where the first match ends in the request's text (a later request that keeps it inherits it)."""
+    suspects: list[Suspect]
+    inherited: int = 0
+    """How many of the suspects came with the part kept from the base request."""
+
+
+MAX_SUSPECTS = 8
+"""Matches kept per request and owner's material, awaiting the framing's verdict."""
+
+
+def _scan_prompts(run_dir: Path, material: Material, report: AuditReport, intake: whole.Intake) -> Counter | None:
+    """Scan every readable request for leaks; returns the requests by recipient, purpose and beat
+    (None when `prompts.jsonl` cannot be opened)."""
+    found: dict[int, list[_Pending]] = {}
+    last_of: dict[str, int] = {}
+    sent: Counter = Counter()
+    misplaced: list[tuple[int, int]] = []
+    unreadable: list[tuple[int, str, str]] = []
+    pending: list[_Pending] = []
+    framing = Framing()
+    unexact = lambda problem: report.problems.append(f"{problem}: checked as far as it can be read")  # noqa: E731
+    try:
+        for record in read_prompts(run_dir, on_problem=unexact,
+                                   on_unreadable=lambda n, line, exc: unreadable.append((n, line, whole.first_line(exc)))):
+            report.requests += 1
+            sent[(record.to, record.purpose, record.beat)] += 1
+            if record.id != record.line:
+                misplaced.append((record.line, record.id))
+            leaks = _scan(material, framing, record, found.get(record.extends or -1, []))
+            stale = last_of.get(record.to)
+            if stale is not None:
+                found.pop(stale, None)
+            found[record.id], last_of[record.to] = leaks, record.id
+            pending += leaks
+    except OSError as exc:
+        intake.problems.append(f"{PROMPTS} cannot be read ({exc.strerror or exc})")
+        return None
+    leaks, framed = _confirmed(pending, framing, material)
+    report.leaks += leaks
+    report.excused = material.excused + framed
+    whole.judge_unreadable(intake, PROMPTS, unreadable)
+    whole.check_numbering(intake, misplaced)
+    return sent
+
+
+def _confirmed(pending: list[_Pending], framing: Framing, material: Material) -> tuple[list[Leak], int]:
+    """The leaks among the possible ones, now that the framing of every request is known, and how
+    many matches the framing excused."""
+    verdicts: dict[int, bool] = {}
+
+    def leaks(suspect: Suspect) -> bool:
+        if id(suspect) not in verdicts:
+            verdicts[id(suspect)] = suspect.confirmed(framing, material)
+        return verdicts[id(suspect)]
+
+    out = []
+    for item in pending:
+        sure = next((i for i, suspect in enumerate(item.suspects) if leaks(suspect)), None)
+        if sure is not None:
+            carried = item.leak.carried_from if sure < item.inherited else None
+            out.append(replace(item.leak, excerpt=item.suspects[sure].excerpt, carried_from=carried))
+    return out, sum(1 for verdict in verdicts.values() if not verdict)
+
+
+def _scan(material: Material, framing: Framing, record, base: list[_Pending]) -> list[_Pending]:
+    """The possible leaks of one request (those of the part it keeps of its base, and its own)."""
+    leaks: dict[tuple[str, str], _Pending] = {}
+    for item in base:
+        key = (item.leak.owner, item.leak.kind)
+        if item.end <= record.keep and key not in leaks:
+            leak = item.leak
+            leaks[key] = _Pending(Leak(record.line, record.id, record.to, leak.owner, leak.kind, leak.excerpt,
+                                       record.beat, record.purpose, leak.carried_from or leak.line),
+                                  item.end, list(item.suspects), len(item.suspects))
     start = max(0, record.keep - OVERLAP) if record.extends else 0
-    tokens, ends = _json_words(record.text[start:])
-    for shingle, last in _all_shingles(tokens, material.sizes or {SHINGLE}).items():
-        for owner, kind in material.carried(record.to, shingle):
-            if (owner, kind) in seen:
-                continue
-            seen.add((owner, kind))
-            end = start + ends[last - 1]
-            leaks.append((Leak(record.line, record.id, record.to, owner, kind, shingle, record.beat, record.purpose), end))
-    return leaks
+    tokens, ends = json_words(record.text[start:])
+    framing.add(record.to, tokens)
+    for gram, first, last in material.candidates(tokens):
+        owners, needs = material.carried(record.to, tokens, first, last)
+        for owner, kind in owners:
+            item = leaks.get((owner, kind))
+            if item is None:
+                leak = Leak(record.line, record.id, record.to, owner, kind, gram, record.beat, record.purpose)
+                item = leaks[(owner, kind)] = _Pending(leak, start + ends[last - 1], [])
+            if len(item.suspects) < MAX_SUSPECTS and all((s.excerpt, s.needs) != (gram, needs) for s in item.suspects):
+                item.suspects.append(Suspect(owner, kind, gram, needs))
+    return list(leaks.values())

@@ -169,10 +169,11 @@ class PromptRecord:
         return out
 
 
-def read_prompts(run_dir: Path, *, warn=None, on_problem=None) -> Iterator[PromptRecord]:
+def read_prompts(run_dir: Path, *, warn=None, on_problem=None, on_unreadable=None) -> Iterator[PromptRecord]:
     """Every request of a run's `prompts.jsonl`, rebuilt byte for byte, in order.
 
-    A torn or undecodable line (a crash mid-write) is skipped with a warning (`warn(message)`). A
+    A torn or undecodable line (a crash mid-write) is skipped with a warning (`warn(message)`), and
+    `on_unreadable(number, line, exc)` is given it as it stands (the audit tells torn from garbled). A
     delta that cannot be rebuilt (its base missing, or a length that does not add up: the file was
     edited) raises `PromptLogError`; with `on_problem(message)` it is reported instead and the
     record is yielded with what could be read of it, standing alone (`extends` None).
@@ -191,6 +192,8 @@ def read_prompts(run_dir: Path, *, warn=None, on_problem=None) -> Iterator[Promp
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 if warn:
                     warn(f"{path}: line {number} skipped (unreadable: {exc})")
+                if on_unreadable:
+                    on_unreadable(number, line, exc)
                 continue
             if problem and on_problem is None:
                 raise PromptLogError(problem)

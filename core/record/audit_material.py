@@ -1,0 +1,256 @@
+"""What the isolation audit looks for, and what excuses a match: a run's private and public material.
+
+**Private material** is each actor's profile, journal (as read at the start) and perspective, the
+coordinator notes, and every actor's thinking. Each private text is cut into *grams* of normalised
+words (lower case, punctuation dropped): a text of `SHINGLE` words or more into every run of
+`SHINGLE` consecutive words; a shorter text is one gram, the whole normalised phrase (down to a single
+word); and a code word inside any text (a word that mixes letters and digits, such as `ZEPHYR-7`) is
+a gram of its own.
+
+**A match is excused** when the recipient may see those words anyway:
+
+- by content: the gram appears inside one public text (anything a `speak`, world event, note or other
+  public event holds, or the scene's shared fields), or inside the recipient's own material (its
+  briefing, its own private texts and thinking; for a judge or a facilitator, the operator context
+  it is given by design: with coordinator role A, the coordinator notes are part of it);
+- by place: every word of the match, where it stands in the request, lies inside a public unit *as
+  it was routed* there or inside the recipient's own material. A public unit is a routed line as the
+  engine writes it (`Alice [TO: Bob, TONE: calm] "…"`, `[EVENT: …]`), any public text, or a cast
+  member's name; a word lies inside one when a run of `COVER` words around it is a run of that unit
+  (a name or a line shorter than that: the whole of it). So the stream of lines an actor received is
+  public across its line boundaries: the end of one speech and the next speaker's name, quoted by a
+  journal, is not a leak.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.protocol.lines import speech_line, world_event_line
+from core.record.events import BaseEvent
+
+SHINGLE = 8
+COVER = 3
+"""Words of a run that places a word inside a public unit (a unit shorter than this counts whole)."""
+COORDINATOR = "coordinator"
+PRIVATE_KINDS = ("profile", "journal", "perspective")
+"""The private parts of each cast member recorded in `private.json` (besides the notes and thinking)."""
+_WORD = re.compile(r"\w+")
+_COMPOUND = re.compile(r"\w+(?:-\w+)*")
+_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
+Needs = tuple[tuple[str, ...], ...]
+"""For each word of a match that nothing else excuses, the runs around it (see `Material.carried`)."""
+_SCENE_PRIVATE = ("perspectives", "coordinator_notes", "cast", "provider", "judge")
+"""Keys of the scene as loaded that are not shown to the cast as they stand."""
+
+
+def words(text: str) -> list[str]:
+    """The words of a text, lower-cased, punctuation dropped."""
+    return _WORD.findall(text.lower())
+
+
+def json_words(fragment: str) -> tuple[list[str], list[int]]:
+    """The words of a piece of canonical request JSON (escapes are word breaks), and where each ends."""
+    blanked = _ESCAPE.sub(lambda m: " " * len(m.group(0)), fragment)
+    found = list(_WORD.finditer(blanked.lower()))
+    return [m.group(0) for m in found], [m.end() for m in found]
+
+
+def code_words(text: str) -> set[str]:
+    """The code words of a text (normalised): words of four characters or more, hyphens joining
+    their parts, that mix letters and digits (`ZEPHYR-7`, `X7Q9`, `B2B4`)."""
+    found = set()
+    for match in _COMPOUND.finditer(text):
+        token = match.group(0)
+        if len(token) >= 4 and any(c.isdigit() for c in token) and any(c.isalpha() for c in token):
+            found.add(" ".join(words(token)))
+    return found
+
+
+def grams(text: str) -> set[str]:
+    """The grams of a private text (see the module docstring)."""
+    tokens = words(text)
+    if not tokens:
+        return set()
+    size = min(SHINGLE, len(tokens))
+    return {" ".join(tokens[i:i + size]) for i in range(len(tokens) - size + 1)} | code_words(text)
+
+
+def runs(tokens: list[str], sizes: Iterable[int]) -> Iterator[tuple[str, int, int]]:
+    """Every run of `tokens` of the given sizes: (its words joined, where it starts, where it ends)."""
+    ordered = sorted(set(sizes))
+    for i in range(len(tokens)):
+        joined = ""
+        for size in range(1, (ordered[-1] if ordered else 0) + 1):
+            if i + size > len(tokens):
+                break
+            joined = tokens[i] if size == 1 else joined + " " + tokens[i + size - 1]
+            if size in sizes:
+                yield joined, i, i + size
+
+
+@dataclass
+class Units:
+    """Text as cover: its runs of `COVER` words, and the whole of each text shorter than that."""
+
+    runs: set[str] = field(default_factory=set)
+    short: set[str] = field(default_factory=set)
+
+    def add(self, text: str, *, short: bool = True) -> None:
+        tokens = words(text)
+        if len(tokens) >= COVER:
+            self.runs.update(" ".join(tokens[i:i + COVER]) for i in range(len(tokens) - COVER + 1))
+        elif tokens and short:
+            self.short.add(" ".join(tokens))
+
+    def holds(self, tokens: list[str], at: int) -> bool:
+        """True when the word at `at` lies inside one of these units where it stands in `tokens`."""
+        return any(run in self.runs for run in around(tokens, at)) or any(
+            " ".join(tokens[start:start + size]) in self.short
+            for size in range(1, COVER) for start in range(max(0, at - size + 1), min(at, len(tokens) - size) + 1))
+
+
+def around(tokens: list[str], at: int) -> tuple[str, ...]:
+    """The runs of `COVER` words of `tokens` that hold the word at `at`."""
+    return tuple(" ".join(tokens[start:start + COVER])
+                 for start in range(max(0, at - COVER + 1), min(at, len(tokens) - COVER) + 1))
+
+
+@dataclass
+class Material:
+    """A run's private grams by owner and kind, and what excuses a match (see the module docstring)."""
+
+    index: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
+    sizes: set[int] = field(default_factory=set)
+    public: set[str] = field(default_factory=set)
+    """Private grams that appear inside a public text."""
+    own: dict[str, set[str]] = field(default_factory=dict)
+    """Per recipient, the private grams that appear inside its own material."""
+    routed: Units = field(default_factory=Units)
+    """The public units, as routed."""
+    own_units: dict[str, Units] = field(default_factory=dict)
+    private_units: dict[str, Units] = field(default_factory=dict)
+    """Per owner, its private texts as units (runs of framing never excuse an owner's own words)."""
+    excused: int = 0
+    """Matches of another owner's gram found in requests and excused (public or the recipient's own)."""
+    _own_texts: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, owner: str, kind: str, text: str) -> None:
+        """One private text of `owner` (which is also that owner's own material)."""
+        for gram in grams(text):
+            self.index.setdefault(gram, set()).add((owner, kind))
+            self.sizes.add(gram.count(" ") + 1)
+        self.private_units.setdefault(owner, Units()).add(text, short=False)
+        self.allow(owner, text)
+
+    def allow(self, recipient: str, text: str) -> None:
+        """Text that is a recipient's own, whether or not it is private to others."""
+        if text:
+            self._own_texts.setdefault(recipient, []).append(text)
+
+    def settle(self, public: list[str]) -> None:
+        """Index, once every private text is known, the public texts and each recipient's own."""
+        self.public = self._found_in(public)
+        for recipient, texts in self._own_texts.items():
+            self.own[recipient] = self._found_in(texts)
+            units = self.own_units.setdefault(recipient, Units())
+            for text in texts:
+                units.add(text, short=False)
+
+    def _found_in(self, texts: list[str]) -> set[str]:
+        found: set[str] = set()
+        for text in texts:
+            found.update(gram for gram, _, _ in runs(words(text), self.sizes) if gram in self.index)
+        return found
+
+    def candidates(self, tokens: list[str]) -> Iterator[tuple[str, int, int]]:
+        """Every run of `tokens` that is a private gram: (the gram, where it starts, where it ends)."""
+        return ((gram, start, end) for gram, start, end in runs(tokens, self.sizes) if gram in self.index)
+
+    def carried(self, recipient: str, tokens: list[str], start: int, end: int) -> tuple[list[tuple[str, str]], Needs]:
+        """The (owner, kind) pairs that the words `tokens[start:end]` of a request to `recipient` may
+        carry (none when the match is excused), and, for each of its words that no public unit and
+        none of the recipient's own holds, the runs around it: the match is excused after all if
+        each such word has one run among them that is the engine's framing (`core.record.audit_framing`)."""
+        gram = " ".join(tokens[start:end])
+        owners = [(o, k) for o, k in self.index.get(gram, ()) if o != recipient]
+        if not owners:
+            return [], ()
+        own = self.own_units.get(recipient)
+        needs = () if gram in self.public or gram in self.own.get(recipient, ()) else tuple(
+            around(tokens, at) for at in range(start, end)
+            if not self.routed.holds(tokens, at) and not (own is not None and own.holds(tokens, at)))
+        if not needs:
+            self.excused += 1
+            return [], ()
+        return sorted(owners), needs
+
+
+def public_texts(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[str]:
+    """Every public text of a run: each public event's strings and the scene's shared fields.
+
+    Not public: thinking, journal entries, calls, and what a judge reasons apart from what it routes
+    (its `decision` events and a close's `goal_reason`; a judge may see the coordinator notes, and
+    what it has the engine say to the cast is recorded as an event of its own)."""
+    for event in events:
+        if event.type in ("think", "journal", "call") or (event.type == "decision" and event.from_ == COORDINATOR):
+            continue
+        record_ = event.to_record()
+        record_.pop("goal_reason", None)
+        yield from strings(record_)
+    yield from strings({k: v for k, v in (record.get("scene") or {}).items() if k not in _SCENE_PRIVATE})
+
+
+def routed_lines(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[str]:
+    """Each speech and world event as the engine routes it: one line, headed by the speaker's name."""
+    names = {slug: member.get("name") or slug for slug, member in record["cast"].items()}
+    for event in events:
+        if event.type == "speak" and getattr(event, "action", "") != "silent":
+            yield speech_line(names.get(event.from_, event.from_), event)
+        elif event.type == "event":
+            yield world_event_line(event.text)
+
+
+def names_of(record: dict[str, Any]) -> Iterator[str]:
+    """Every way a cast member is named: slug, display name, first name."""
+    for slug, member in record["cast"].items():
+        name = member.get("name") or slug
+        yield from (slug, name, name.split()[0] if name.split() else name)
+
+
+def strings(value: object) -> Iterator[str]:
+    """Every string inside a recorded value (an event's text, raw speech, rationale, ...)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings(item)
+
+
+def material_of(record: dict[str, Any], events: list[BaseEvent], superseded: list[BaseEvent]) -> Material:
+    """The run's material, from its start record (`private.json`) and its events (thinking included
+    from the beat a resume played again)."""
+    material = Material()
+    for slug, member in record["cast"].items():
+        for kind in PRIVATE_KINDS:
+            material.add(slug, kind, member.get(kind) or "")
+        material.allow(slug, member.get("briefing") or "")
+    material.add(COORDINATOR, "coordinator_notes", record.get("coordinator_notes") or "")
+    for event in [*superseded, *events]:
+        if event.type == "think":
+            material.add(event.from_, "thinking", event.text)
+    for judge in ("judge", "facilitator"):
+        material.allow(judge, record.get("operator_context") or "")
+    public = list(public_texts(record, events))
+    material.settle(public)
+    for text in public:
+        material.routed.add(text, short=False)
+    for line in [*routed_lines(record, events), *names_of(record)]:
+        material.routed.add(line)
+    return material

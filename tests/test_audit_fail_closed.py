@@ -1,0 +1,166 @@
+"""The audit fails closed: a run folder whose `prompts.jsonl` is missing, empty, garbled, or holds
+fewer requests than `events.jsonl` records calls for, is not clean (exit 1, naming what is missing),
+and neither is one whose `events.jsonl` cannot be read whole. A line torn by a kill is still only a
+warning. Metrics, sweeps and compare carry the verdict (`incomplete`), and `audit` takes many run
+folders or a sweep folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from core.cli.main import main
+from core.experiments.metrics import metrics_of
+from core.experiments.sweep import read_results
+from core.record.audit import audit_run
+from helpers import example_scene
+from test_sweep import scene_file, sweep_args
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> Path:
+    """One offline isolation (a) run (its requests stand whole or as deltas of a shared prefix)."""
+    import asyncio
+
+    from helpers import run_session
+    root = tmp_path_factory.mktemp("closed")
+    run = asyncio.run(run_session(root, example_scene("the-apology", limits={"max_beats": 6}), isolation="a",
+                                  coordinator="A"))
+    return run.dir
+
+
+@pytest.fixture
+def run(recorded, tmp_path) -> Path:
+    return Path(shutil.copytree(recorded, tmp_path / "run"))
+
+
+def calls(run_dir: Path) -> int:
+    return sum(1 for line in (run_dir / "events.jsonl").read_text().splitlines() if json.loads(line)["type"] == "call")
+
+
+def prompt_lines(run_dir: Path) -> list[str]:
+    return (run_dir / "prompts.jsonl").read_text().splitlines(keepends=True)
+
+
+def leaf(lines: list[str]) -> int:
+    """The index of a line in the middle of the log that no later line is a delta of."""
+    bases = {json.loads(line).get("extends") for line in lines}
+    return next(i for i, line in enumerate(lines) if i >= 3 and json.loads(line)["id"] not in bases)
+
+
+def audit_cli(run_dir: Path, capsys) -> tuple[int, str, str]:
+    code = main(["audit", str(run_dir)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_untouched_run_is_clean(recorded, capsys):
+    code, out, _ = audit_cli(recorded, capsys)
+    assert code == 0 and "Audit clean" in out and calls(recorded) == len(prompt_lines(recorded)) > 10
+    assert metrics_of(recorded).audit == "clean"
+
+
+def test_a_missing_prompt_log_is_not_clean(run, capsys):
+    (run / "prompts.jsonl").unlink()
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and "Audit clean" not in out
+    assert f"UNCHECKED prompts.jsonl is missing: the {calls(run)} calls events.jsonl records cannot be checked" in out
+    assert "Audit INCOMPLETE" in out
+    assert metrics_of(run).audit == "incomplete"
+
+
+def test_a_prompt_log_that_cannot_be_opened_is_not_clean(run, capsys):
+    (run / "prompts.jsonl").unlink()
+    (run / "prompts.jsonl").mkdir()
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and "UNCHECKED prompts.jsonl cannot be read (Is a directory)" in out
+
+
+def test_an_empty_prompt_log_is_not_clean(run, capsys):
+    (run / "prompts.jsonl").write_text("")
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and f"prompts.jsonl holds no request, but events.jsonl records {calls(run)} calls" in out
+
+
+def test_a_prompt_log_cut_short_does_not_cover_the_calls(run, capsys):
+    lines = prompt_lines(run)
+    (run / "prompts.jsonl").write_text("".join(lines[:-5]))
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and f"prompts.jsonl lacks 5 of the {calls(run)} requests events.jsonl records calls for" in out
+
+
+def test_a_request_taken_out_of_the_middle_is_named(run, capsys):
+    lines = prompt_lines(run)
+    whole = [i for i, line in enumerate(lines) if '"request"' in line and i < len(lines) - 4]
+    del lines[whole[-1]]
+    (run / "prompts.jsonl").write_text("".join(lines))
+    report = audit_run(run)
+    assert not report.clean and not report.leaks
+    assert any("lacks 1 of the" in p for p in report.problems)
+    assert any(f"line {whole[-1] + 1} holds request {whole[-1] + 2}: lines were removed, added or moved" in p
+               for p in report.problems)
+
+
+@pytest.mark.parametrize("garble", [
+    lambda line: "}{ this is not a request\n",
+    lambda line: line[:40] + "\x00\x01" + line[60:],
+    lambda line: json.dumps({"note": "hello"}) + "\n",
+], ids=["not-json", "bytes-in-the-middle", "json-but-no-request"])
+def test_a_garbled_prompt_line_is_not_clean(run, capsys, garble):
+    lines = prompt_lines(run)
+    at = leaf(lines)
+    lines[at] = garble(lines[at])
+    (run / "prompts.jsonl").write_text("".join(lines))
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and f"UNCHECKED prompts.jsonl line {at + 1} cannot be read" in out
+    assert "extends" not in out, "only the garbled line is at fault"
+
+
+def test_the_line_a_kill_tore_is_only_a_warning(run, capsys):
+    """A kill mid-write leaves the last line cut off, unended: that request was never sent."""
+    line = prompt_lines(run)[-1]
+    with open(run / "prompts.jsonl", "a") as log:
+        log.write(line[:len(line) // 2])
+    code, out, err = audit_cli(run, capsys)
+    assert code == 0 and "Audit clean" in out and "torn by a kill" in err
+
+
+def test_a_torn_line_no_resume_ended_is_garbling(run, capsys):
+    lines = prompt_lines(run)
+    at = leaf(lines)
+    lines[at] = lines[at][:len(lines[at]) // 2] + "\n"
+    (run / "prompts.jsonl").write_text("".join(lines))
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and f"UNCHECKED prompts.jsonl line {at + 1} cannot be read" in out
+
+
+def test_an_event_log_that_cannot_be_read_whole_is_not_clean(run, capsys):
+    events = (run / "events.jsonl").read_text().splitlines(keepends=True)
+    thought = next(i for i, line in enumerate(events) if '"type": "think"' in line)
+    events[thought] = events[thought][:30] + "\ufffd\ufffd garbled\n"
+    (run / "events.jsonl").write_text("".join(events))
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and f"UNCHECKED events.jsonl line {thought + 1} cannot be read" in out
+    (run / "events.jsonl").write_text("".join(events[1:thought] + events[thought + 1:]))
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and "events.jsonl has no start event" in out
+
+
+def test_a_sweep_folder_is_audited_run_by_run_and_carries_the_verdict(tmp_path, capsys):
+    out = tmp_path / "sweep"
+    assert main(sweep_args(scene_file(tmp_path), out)) == 0
+    assert {row["audit"] for row in read_results(out)} == {"clean"}
+    capsys.readouterr()
+    assert main(["audit", str(out)]) == 0
+    assert "4 runs audited: 4 clean, 0 not clean." in capsys.readouterr().out
+    (out / "b-C-seed2" / "prompts.jsonl").unlink()
+    assert main(["audit", str(out)]) == 1
+    printed = capsys.readouterr().out
+    assert "4 runs audited: 3 clean, 1 not clean: b-C-seed2." in printed and "prompts.jsonl is missing" in printed
+    assert main(["compare", str(out), "--csv"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    audit_column = rows[0].split(",").index("audit")
+    assert sorted(row.split(",")[audit_column] for row in rows[1:]) == ["clean", "clean", "clean", "incomplete"]
