@@ -5,6 +5,9 @@ actor's briefing from `private.json`, then the state from `events.jsonl`, replay
 engine's own routing rules: every actor's inbox and (isolation b) thread, the coordinator's counters
 (turns, nudges, silent streak, fired events), the public lines, tokens and cost, and the beat number.
 
+A run killed during its journal step (the close is on the log) finishes that step instead:
+`core.casting.journal_resume`.
+
 The last beat on the log was cut off (a finished beat is always followed by the next one's `beat`
 event, or by the close): it is replayed from its start. Its partial events move from `events.jsonl`
 to `superseded.jsonl` and one `resume` event (`reason: "restart"`) marks the seam (`core.record.seams`), so
@@ -26,6 +29,7 @@ from core.clock import RealClock
 from core.engine.coordinator import JudgeCoordinator, RuleCoordinator
 from core.errors import InvalidConfig
 from core.record.private import read_private
+from core.casting.journal_resume import journal_step
 from core.casting.pool import ProviderPool
 from core.casting.scene_file import Scene
 from core.formats.registry import get
@@ -37,6 +41,15 @@ from core.engine.session import Session
 def _spec(data: dict[str, Any], base_url: str | None) -> ProviderSpec:
     spec = ProviderSpec.model_validate(data)
     return spec.model_copy(update={"base_url": base_url}) if base_url and spec.name != "offline" else spec
+
+
+def _journal_path(member: dict[str, Any], run_dir: Path, slug: str) -> Path | None:
+    """Where the character's journal is appended; None for a run without memory (recorded as null,
+    or as "None" by earlier versions)."""
+    if "journal_path" not in member:
+        return run_dir / "journals" / f"{slug}.md"
+    raw = member["journal_path"]
+    return None if raw in (None, "", "None") else Path(raw)
 
 
 def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
@@ -51,9 +64,10 @@ def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
     actors: list[Actor] = []
     characters: dict[str, Character] = {}
     for slug, member in record["cast"].items():
-        journal = Path(member.get("journal_path") or run_dir / "journals" / f"{slug}.md")
+        journal = _journal_path(member, Path(run_dir), slug)
         character = Character(slug=slug, name=member["name"], description="", profile=member["profile"],
-                              journal=member["journal"], profile_path=journal.with_name("profile.md"), journal_path=journal)
+                              journal=member["journal"], profile_path=(journal or Path(run_dir) / slug).with_name("profile.md"),
+                              journal_path=journal)
         spec = _spec(record["providers"][slug], base_url)
         actor = make_actor(record["isolation"], character, member["briefing"], pool.get(spec))
         actor.turn_timeout_s = spec.turn_timeout_s
@@ -79,8 +93,7 @@ def prepare(run_dir: Path, base_url: str | None = None) -> Session:
     session = rebuild_session(run_dir, base_url)
     cut = find_cut(run_dir)
     if cut.closed:
-        raise InvalidConfig(f"{run_dir} was closed cleanly: there is nothing to resume (rebuild its files with "
-                            f"`promptdesk rebuild {run_dir}`)")
+        return journal_step(run_dir, session)
     at = cut.beat
     session.format.restore(session, cut.kept, at)
     session.first_beat = session.state.beat = (at.beat or 0) if at else 0

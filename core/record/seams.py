@@ -43,7 +43,7 @@ def is_seam(event: BaseEvent) -> bool:
 
 def find_cut(run_dir: Path) -> Cut:
     """Split `events.jsonl` at its last `beat` event (or at its end when no beat began)."""
-    raw = (Path(run_dir) / "events.jsonl").read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+    raw = log_lines(run_dir)
     parsed: list[tuple[int, BaseEvent]] = []
     for number, line in enumerate(raw):
         try:
@@ -53,6 +53,15 @@ def find_cut(run_dir: Path) -> Cut:
     beats = [(n, e) for n, e in parsed if e.type == "beat"]
     at, beat = beats[-1] if beats else (len(raw), None)
     return Cut([e for n, e in parsed if n < at], beat, raw[:at], raw[at:], any(e.type == "close" for _, e in parsed))
+
+
+def log_lines(run_dir: Path) -> list[str]:
+    """The lines of `events.jsonl`, each with its newline (a torn last line without): split at `\n`
+    only, since a record's JSON may hold U+2028 and other characters `str.splitlines` breaks at."""
+    text = (Path(run_dir) / "events.jsonl").read_text(encoding="utf-8", errors="replace")
+    lines = [line + "\n" for line in text.split("\n")]
+    last = lines.pop()[:-1]
+    return [*lines, last] if last else lines
 
 
 def supersede(run_dir: Path, cut: Cut) -> None:
