@@ -146,8 +146,10 @@ def test_journals_naming_a_file_is_refused_naming_the_setting(tmp_path, capsys, 
 def test_journals_under_a_file_is_refused(tmp_path, capsys):
     (tmp_path / "notes.txt").write_text("x")
     code = main(["--batch", str(SCENES / "the-apology.yaml"), "--journals", str(tmp_path / "notes.txt" / "j"),
-                 "--isolation", "a", "--coordinator", "C", "--out", str(tmp_path / "run")])
-    assert code == 2 and "--journals" in capsys.readouterr().err
+                 "--isolation", "a", "--coordinator", "C", "--out", str(tmp_path / "run"),
+                 "--characters-dir", str(CHARACTERS)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--journals" in err and "is a file" in err
 
 
 @pytest.mark.parametrize("killed_in", ["a beat", "the journal step"])
@@ -162,3 +164,17 @@ async def test_a_run_without_memory_resumed_writes_no_journal_anywhere(tmp_path,
     await resume(run.dir)
     assert sorted(entries(run.dir)) == ["alice", "bob"]
     assert not (tmp_path / "None").exists() and not list(tmp_path.glob("*.md"))
+
+
+def test_the_store_variable_moves_the_default_store_and_must_be_a_folder(tmp_path, capsys, monkeypatch):
+    scene = shutil.copy(SCENES / "the-apology.yaml", tmp_path / "the-apology.yaml")
+    elsewhere = tmp_path / "elsewhere"
+    monkeypatch.setenv("PROMPTDESK_JOURNAL_STORE", str(elsewhere))
+    args = ["--batch", str(scene), "--isolation", "a", "--coordinator", "C", "--max-beats", "2",
+            "--characters-dir", str(CHARACTERS)]
+    assert main([*args, "--out", str(tmp_path / "run")]) == 0, capsys.readouterr().err
+    assert "— The Apology" in (elsewhere / "alice.md").read_text()
+    assert not (tmp_path / ".promptdesk").exists()
+    monkeypatch.setenv("PROMPTDESK_JOURNAL_STORE", str(tmp_path / "the-apology.yaml"))
+    assert main([*args, "--out", str(tmp_path / "run2")]) == 2
+    assert "PROMPTDESK_JOURNAL_STORE" in capsys.readouterr().err and not (tmp_path / "run2").exists()
