@@ -88,7 +88,8 @@ def make_scene(**data: Any) -> Scene:
 async def run_session(tmp_path: Path, scene: Scene, *, audit: bool = True, before_run=None, **options: Any) -> Run:
     """Build and run a real session on a virtual clock; audit its prompts for isolation leaks."""
     opts = RunOptions(runs_root=tmp_path / "runs", characters_dirs=[CHARACTERS], cwd=tmp_path,
-                      clock=options.pop("clock", VirtualClock()), write_character_journals=False,
+                      clock=options.pop("clock", VirtualClock()),
+                      write_character_journals=options.pop("write_character_journals", False),
                       seed=options.pop("seed", 1), **options)
     session = build_session(scene, opts)
     if before_run:

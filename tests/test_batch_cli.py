@@ -33,7 +33,8 @@ def batch(capsys, *args: str) -> tuple[int, str]:
     return code, capsys.readouterr().err
 
 
-def test_a_batch_run_closes_the_scene_and_names_the_run_folder(tmp_path, capsys, cast_dir):
+def test_a_batch_run_closes_the_scene_and_names_the_run_folder(tmp_path, capsys, cast_dir, monkeypatch):
+    monkeypatch.delenv("PROMPTDESK_JOURNAL_STORE")  # the default store: beside the scene (a copy in tmp_path)
     out = tmp_path / "run"
     scene = shutil.copy(APOLOGY, tmp_path)
     code, err = batch(capsys, scene, "--isolation", "b", "--coordinator", "C", "--seed", "3",

@@ -19,6 +19,13 @@ from helpers import ROOT
 PROFILE = "# {name}\n\n{name} is a careful sort who keeps a notebook.\n"
 
 
+@pytest.fixture(autouse=True)
+def default_store(monkeypatch):
+    """These tests check where the store is by default: beside the scene (every scene here is in a
+    temporary folder), not where the suite's hermetic fixture moves it."""
+    monkeypatch.delenv("PROMPTDESK_JOURNAL_STORE", raising=False)
+
+
 def scene_file(folder, characters=("ann", "ben"), extra: str = "") -> str:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "meet.yaml"

@@ -95,7 +95,7 @@ class StateFold:
             s.cost_usd += event.cost_usd
         elif isinstance(event, CloseEvent):
             s.status, s.close_reason, s.goal_achieved = "closed", event.reason, event.goal_achieved
-        elif event.type in ("pause", "resume", "stop"):
+        elif event.type in ("pause", "resume", "stop") and s.status != "closed":
             s.status = {"pause": "paused", "resume": "running", "stop": "closing"}[event.type]
 
     def _start(self, info: dict[str, Any]) -> None:

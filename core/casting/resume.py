@@ -9,6 +9,9 @@ Only one process writes a run folder at a time: `prepare` takes the folder's loc
 (`core.record.folder_lock`) before it reads the log, and a second `resume` (or a resume of a run
 still being played) is refused, exit 2, naming the holder's pid.
 
+A run killed during its journal step (the close is on the log) finishes that step instead:
+`core.casting.journal_resume`.
+
 The last beat on the log was cut off (a finished beat is always followed by the next one's `beat`
 event, or by the close): it is replayed from its start. Its partial events move from `events.jsonl`
 to `superseded.jsonl` and one `resume` event (`reason: "restart"`) marks the seam (`core.record.seams`), so
@@ -31,6 +34,7 @@ from core.errors import InvalidConfig, PromptdeskError
 from core.record.folder_lock import FolderLock
 from core.record.private import read_private
 from core.casting.build import clock_for
+from core.casting.journal_resume import journal_step
 from core.casting.pool import ProviderPool
 from core.casting.scene_file import Scene
 from core.formats.registry import get
@@ -42,6 +46,15 @@ from core.engine.session import Session
 def _spec(data: dict[str, Any], base_url: str | None) -> ProviderSpec:
     spec = ProviderSpec.model_validate(data)
     return spec.model_copy(update={"base_url": base_url}) if base_url and spec.name != "offline" else spec
+
+
+def _journal_path(member: dict[str, Any], run_dir: Path, slug: str) -> Path | None:
+    """Where the character's journal is appended; None for a run without memory (recorded as null,
+    or as "None" by earlier versions)."""
+    if "journal_path" not in member:
+        return run_dir / "journals" / f"{slug}.md"
+    raw = member["journal_path"]
+    return None if raw in (None, "", "None") else Path(raw)
 
 
 def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
@@ -58,9 +71,10 @@ def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
     actors: list[Actor] = []
     characters: dict[str, Character] = {}
     for slug, member in record["cast"].items():
-        journal = Path(member.get("journal_path") or run_dir / "journals" / f"{slug}.md")
+        journal = _journal_path(member, Path(run_dir), slug)
         character = Character(slug=slug, name=member["name"], description="", profile=member["profile"],
-                              journal=member["journal"], profile_path=journal.with_name("profile.md"), journal_path=journal)
+                              journal=member["journal"], profile_path=(journal or Path(run_dir) / slug).with_name("profile.md"),
+                              journal_path=journal)
         spec = specs[slug]
         actor = make_actor(record["isolation"], character, member["briefing"], pool.get(spec))
         actor.turn_timeout_s = spec.turn_timeout_s
@@ -100,8 +114,9 @@ def prepare(run_dir: Path, base_url: str | None = None, *, stopped_too: bool = F
     try:
         cut = find_cut(run_dir, reopen_stopped=stopped_too)
         if cut.closed:
-            raise InvalidConfig(f"{run_dir} was closed cleanly: there is nothing to resume (rebuild its files with "
-                                f"`promptdesk rebuild {run_dir}`)")
+            session = journal_step(run_dir, session)
+            session.recorder.lock = lock
+            return session
         at = cut.beat
         session.format.restore(session, cut.kept, at)
         session.first_beat = session.state.beat = (at.beat or 0) if at else 0

@@ -22,7 +22,7 @@ def private_record(scene: Scene, *, isolation: str, role: str, seed: int, max_be
         "judge": judge.model_dump(mode="json") if judge is not None else None,
         "cast": {c.slug: {"name": c.name, "briefing": briefings.get(c.slug, ""), "profile": c.profile,
                           "journal": c.journal, "perspective": scene.perspective_for(c.slug),
-                          "journal_path": str(c.journal_path)} for c in cast},
+                          "journal_path": str(c.journal_path) if c.journal_path is not None else None} for c in cast},
         "coordinator_notes": scene.coordinator_notes or "",
         "operator_context": operator_context,
     }

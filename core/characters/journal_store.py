@@ -6,39 +6,66 @@
   examples shipped with Promptdesk, whose folder holds the `EXAMPLES_MARKER` file) keeps its journal
   in Promptdesk's own store, `.promptdesk/journals/<slug>.md` beside the scene file.
 - `--journals DIR` (or `journals: DIR` in the scene) puts every character's journal in DIR;
-  `--journals none` runs without memory: no journal is read, none is written.
+  `--journals none` runs without memory: no journal is read, none is written. DIR must be a folder
+  (or not exist yet): a file is refused.
+- `PROMPTDESK_JOURNAL_STORE=DIR` in the environment moves the default store (every scene's) to DIR;
+  characters that own their folder still keep their journal beside their profile.
 
 A store journal that does not exist yet starts from the journal found beside the character (if
 any), which is copied into the store on the first entry: the character's own folder is never written.
+Every entry goes under a dated heading whose scene title is made safe like every other written
+text: no control or escape sequence, one line (`append_entry`).
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 
-from core.characters.loading import Character, read_inside
+from core.characters.loading import Character, append_journal, cap_entry, read_inside
+from core.errors import InvalidConfig
+from core.protocol.lines import folded
+from core.protocol.sanitize import strip_controls
 
 EXAMPLES_MARKER = ".promptdesk-examples"
 """A file in a characters folder that marks it as shipped examples: runs never write into it."""
 STORE = Path(".promptdesk") / "journals"
 NONE = "none"
+STORE_ENV = "PROMPTDESK_JOURNAL_STORE"
+"""An environment variable naming the default store for every scene (instead of the one beside it)."""
 
 
 def store_for(flag: str | Path | None, scene_setting: str | None, scene_folder: Path | None,
-              cwd: Path) -> tuple[Path | None, bool]:
+              cwd: Path, env: dict[str, str] | None = None) -> tuple[Path | None, bool]:
     """(store folder or None for "no memory", whether the user chose it explicitly).
 
     The flag wins over the scene's `journals:`; a relative flag is relative to `cwd`, a relative
-    scene setting to the scene's folder; the default store sits beside the scene (or in `cwd`).
+    scene setting to the scene's folder; the default store sits beside the scene (or in `cwd`),
+    unless `PROMPTDESK_JOURNAL_STORE` names another. A store that is not a folder is refused.
     """
     if flag is not None:
-        return (None, True) if str(flag) == NONE else (cwd / Path(flag), True)
+        return (None, True) if str(flag) == NONE else (_folder(cwd / Path(flag), "--journals"), True)
     base = scene_folder or cwd
     if scene_setting is not None:
-        return (None, True) if scene_setting == NONE else (base / scene_setting, True)
+        return (None, True) if scene_setting == NONE else (_folder(base / scene_setting, "the scene's `journals:`"), True)
+    moved = (os.environ if env is None else env).get(STORE_ENV)
+    if moved:
+        return _folder(cwd / Path(moved), STORE_ENV), False
     return base / STORE, False
+
+
+def _folder(path: Path, named: str) -> Path:
+    """`path`, when it is a folder or can become one (its nearest existing ancestor is a folder)."""
+    existing = path
+    while not existing.exists() and not existing.is_symlink() and existing != existing.parent:
+        existing = existing.parent
+    if existing.exists() and not existing.is_dir():
+        what = "is a file" if existing == path else f"cannot be made: {existing} is a file"
+        raise InvalidConfig(f"{named} must be a folder for the journals, and {path} {what}; "
+                            f"give a folder (it is created if missing) or `none` to run without memory")
+    return path
 
 
 def owns_folder(character: Character) -> bool:
@@ -62,6 +89,29 @@ def place(character: Character, store: Path | None, explicit: bool) -> Character
     if target.is_file() or target.is_symlink():
         return replace(character, journal=read_inside(target, store, character.slug), journal_path=target)
     return replace(character, journal_path=target)
+
+
+def heading_title(title: str) -> str:
+    """A scene title as a journal heading holds it: no control or escape sequence, on one line."""
+    return folded(strip_controls(title)) or "Untitled scene"
+
+
+def append_entry(character: Character, entry: str, *, when: datetime, scene_title: str) -> None:
+    """Append one entry to the character's journal under its dated heading (title made safe)."""
+    append_journal(character, entry, when=when, scene_title=heading_title(scene_title))
+
+
+def holds_entry(character: Character, entry: str) -> bool:
+    """True when the character's journal already holds `entry` as `append_entry` writes it (or when
+    there is nothing to write: no journal, or an empty entry)."""
+    text = strip_controls(cap_entry(entry))
+    path = character.journal_path
+    if path is None or not text:
+        return True
+    try:
+        return text in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
 
 
 def where(character: Character) -> str:

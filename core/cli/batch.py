@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, InvalidConfig, PromptdeskError
 from core.record.events import BaseEvent, CloseEvent, SpeakEvent
-from core.protocol.lines import speech_line
+from core.protocol.lines import folded, one_line, speech_line
 from core.engine.outcome import PROVIDER_ERROR
 from core.protocol.sanitize import strip_controls
 from core.casting import scene_file
@@ -78,12 +78,13 @@ class TurnPrinter:
             self.quiet = not say(self.stream, strip_controls(line))
 
     def line(self, event: BaseEvent) -> str | None:
-        """The printed form of an event, or None for events not worth a line."""
+        """The printed form of an event (always one line: what a model wrote is folded), or None for
+        events not worth a line."""
         where = f"[beat {event.beat}]" if event.beat is not None else "[-]"
         if isinstance(event, SpeakEvent):
             name = self.cast.get(event.from_, event.from_)
             if event.action == "silent":
-                return f"{where} {name} (silent{': ' + event.nonverbal if event.nonverbal else ''})"
+                return f"{where} {name} (silent{': ' + one_line(event.nonverbal) if event.nonverbal else ''})"
             return f"{where} {speech_line(name, event)}"
         if isinstance(event, CloseEvent):
             return f"{where} scene closed: {event.reason}"
@@ -91,7 +92,7 @@ class TurnPrinter:
         if own is not None:
             return own
         if event.type in ("event", "system", "note", "stop", "correct"):
-            return f"{where} [{event.type.upper()}: {event.text}]"
+            return f"{where} [{event.type.upper()}: {folded(event.text)}]"
         return None
 
 

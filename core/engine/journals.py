@@ -4,35 +4,44 @@ The step is part of the run's bill: with `--budget-usd` it is skipped, with a `s
 budget is spent, and entries are then written one at a time so that the step stops as soon as the
 budget runs out. Any failure (the call, the reply, appending to the character's own journal) is a
 `system` event naming the actor; the run still writes every derived file. A stop cancels the step.
+
+A run killed during the step is resumed by writing what is missing (`pending`, `resume_step`): the
+entries of the actors the log has neither an entry nor a failure for, and the recorded entries that
+never reached the character's own journal.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from core.characters.journal_store import append_entry, holds_entry
 from core.engine.briefing import JOURNAL_PROMPT
-from core.characters.loading import append_journal
+from core.engine.outcome import PROVIDER_ERROR
 from core.errors import RecordingError
-from core.record.events import JournalEvent
+from core.record.events import BaseEvent, CloseEvent, JournalEvent
 from core.engine.turn import call, failure_reason
 
 if TYPE_CHECKING:
     from core.engine.actors import Actor
     from core.engine.stage import Stage
 
+SKIPPED_AFTER = ("stop", PROVIDER_ERROR)
+"""Close reasons after which no journal step is taken."""
 
-async def write_all(session: Stage) -> None:
-    """Ask every actor for its entry (concurrently, or one by one under a budget); record each and
-    append it to its journal.
+
+async def write_all(session: Stage, only: Sequence[str] | None = None) -> None:
+    """Ask every actor (or those in `only`) for its entry (concurrently, or one by one under a
+    budget); record each and append it to its journal.
 
     Only formats that keep journals write them (spec 000's scenes): a collaboration's participants
     are assistants, and a roundtable's answers are positions, not lived moments a character would remember.
     """
     if not session.format.keeps_journals:
         return
-    actors = list(session.actors.values())
+    actors = [a for a in session.actors.values() if only is None or a.slug in only]
     if session.budget_usd is None:
         await asyncio.gather(*(_tracked(session, actor) for actor in actors), return_exceptions=True)
         return
@@ -64,11 +73,16 @@ async def write_one(session: Stage, actor: Actor) -> None:
     except Exception as exc:  # noqa: BLE001 - any fault is this actor's missing entry, never a lost run
         _failed(session, actor, f"{actor.name} could not write a journal entry", exc)
         return
+    _append(session, actor, entry)
+
+
+def _append(session: Stage, actor: Actor, entry: str) -> None:
+    """Add a recorded entry to the character's own journal (when this run writes them)."""
     character = session.characters.get(actor.slug)
     if character is None or not session.write_character_journals:
         return
     try:
-        append_journal(character, entry, when=datetime.now(), scene_title=session.scene.title)
+        append_entry(character, entry, when=datetime.now(), scene_title=session.scene.title)
     except Exception as exc:  # noqa: BLE001 - the entry is in the run folder; the character file failed
         _failed(session, actor, f"{actor.name}'s journal entry is in this run's journals/ but could not be "
                 f"added to {character.journal_path}", exc)
@@ -78,3 +92,38 @@ def _failed(session: Stage, actor: Actor, text: str, exc: BaseException) -> None
     reason = failure_reason(exc)
     session.recorder.log("error", f"journal for {actor.slug} failed", error=reason)
     session.say("system", text, reason=reason, about=actor.slug)
+
+
+def pending(events: Sequence[BaseEvent], slugs: Iterable[str]) -> list[str]:
+    """The actors (in `slugs` order) whose journal step the log shows begun but never finished: the
+    scene closed for a reason that takes the step, and after the close there is neither an entry nor
+    a failure line for them, nor a stop or a budget skip that ended the step."""
+    closes = [i for i, e in enumerate(events) if isinstance(e, CloseEvent)]
+    if not closes or events[closes[-1]].reason in SKIPPED_AFTER:
+        return []
+    after = events[closes[-1] + 1:]
+    if any(e.type == "stop" or (e.type == "system" and getattr(e, "reason", None) == "budget") for e in after):
+        return []
+    done = {e.from_ for e in after if isinstance(e, JournalEvent)}
+    done |= {(e.model_extra or {}).get("about") for e in after if e.type == "system"}
+    return [slug for slug in slugs if slug not in done]
+
+
+def unappended(session: Stage, events: Sequence[BaseEvent]) -> list[JournalEvent]:
+    """Entries on the log after the close that the character's own journal does not hold (a kill
+    between recording an entry and appending it)."""
+    if not session.write_character_journals or not session.format.keeps_journals:
+        return []
+    closes = [i for i, e in enumerate(events) if isinstance(e, CloseEvent)]
+    after = events[closes[-1] + 1:] if closes else []
+    return [e for e in after if isinstance(e, JournalEvent) and e.from_ in session.characters
+            and not holds_entry(session.characters[e.from_], e.text)]
+
+
+async def resume_step(session: Stage, slugs: Sequence[str], recorded: Sequence[JournalEvent]) -> None:
+    """Finish a journal step cut off by a kill: append the `recorded` entries the characters'
+    journals miss, then ask the actors in `slugs` for theirs."""
+    for entry in recorded:
+        _append(session, session.actors[entry.from_], entry.text)
+    if slugs:
+        await write_all(session, only=slugs)

@@ -70,19 +70,10 @@ class Session(Stage):
     async def _run(self) -> SessionResult:
         self._t0 = self.clock.now() - self.t_offset
         self.state.status = "running"
-        if self.seam is None or not any(e.type == "start" for e in self.recorder.events):
-            self._spawn()
-        if self.seam is not None:
-            self.say("resume", **self.seam)
-        decision = await checks.with_verdict(self, self._honest(await self._play()))
-        self._taking_controls = False
-        self._deliver_pending()
-        self.state.status = "closing"
-        try:
-            if self.recorder.failure is None:
-                await self._close(decision)
-        except RecordingError:
-            pass
+        if self.journal_resume is not None:
+            decision = await self._finish_journal_step()
+        else:
+            decision = await self._scene()
         try:
             self.recorder.finish(datetime.now())
         except RecordingError:
@@ -97,13 +88,47 @@ class Session(Stage):
                              decision.goal_achieved and not failure, self.state.beat + 1,
                              len(outputs.errors(self.recorder.events)), str(failure) if failure else None)
 
+    async def _scene(self) -> Decision:
+        """Spawn (or take up a resumed log), play the format, give the verdict, close."""
+        if self.seam is None or not any(e.type == "start" for e in self.recorder.events):
+            self._spawn()
+        if self.seam is not None:
+            self.say("resume", **self.seam)
+        decision = await checks.with_verdict(self, self._honest(await self._play()))
+        self._taking_controls = False
+        self._deliver_pending()
+        self.state.status = "closing"
+        try:
+            if self.recorder.failure is None:
+                await self._close(decision)
+        except RecordingError:
+            pass
+        return decision
+
+    async def _finish_journal_step(self) -> Decision:
+        """A run killed in its journal step (`core.casting.journal_resume`): the seam, then the
+        entries still missing; the close stays the one on the log."""
+        close = outputs.close_event(self.recorder.events)
+        self._taking_controls = False
+        self.state.status = "closing"
+        self.state.close_reason = close.reason if close else None
+        slugs, recorded = self.journal_resume or ([], [])
+        try:
+            if self.seam is not None:
+                self.say("resume", **self.seam)
+            await journals.resume_step(self, slugs, recorded)
+        except RecordingError:
+            pass
+        return Decision(decision="close", reason=close.reason if close else "natural", text=close.text if close else "",
+                        goal_achieved=close.goal_achieved if close else None)
+
     async def _close(self, decision: Decision) -> None:
         """Record the close, then (unless stopped) the journal step."""
         self.state.close_reason = decision.reason
         self.emit(CloseEvent(t=self.now(), **{"from": COORDINATOR}, text=decision.text or f"Scene closed: {decision.reason}",
                              reason=decision.reason or "natural", goal_achieved=decision.goal_achieved,
                              goal_reason=decision.goal_reason, beat=self.state.beat))
-        if decision.reason not in ("stop", PROVIDER_ERROR) and not self._stopped:
+        if decision.reason not in journals.SKIPPED_AFTER and not self._stopped:
             await journals.write_all(self)
 
     def _honest(self, decision: Decision) -> Decision:

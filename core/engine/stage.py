@@ -114,6 +114,9 @@ class Stage:
         """What `private.json` records at the start (`core.record.private`): set by `build_session`."""
         self.seam: dict[str, Any] | None = None
         """A resumed run (`core.casting.resume`): the fields of its `resume` event; the log is already open."""
+        self.journal_resume: tuple[list[str], list[Any]] | None = None
+        """A run resumed in its journal step (`core.casting.journal_resume`): the actors whose entries
+        are still to be written, and the recorded entries their characters' journals miss."""
         self.first_beat = 0
         """The beat the turn policy starts from (a resumed run replays its cut beat)."""
         self.t_offset = 0.0

@@ -14,8 +14,15 @@ runs the Claude Code CLI bundled with `claude-agent-sdk` (`pip install -e '.[cla
   gives the request as the model saw it, and that is what `prompts.jsonl` records;
 - with an API key the CLI runs `--bare` with a private, temporary HOME (nothing is written to the
   user's `~/.claude`); without one it uses the person's own login and HOME;
+- the briefing (the system prompt: profile, perspective, journal) reaches the CLI through a file only
+  the user can read (0600, in a 0700 folder, removed after the call), never on its command line,
+  where any local user could read it (`ps`) and where over 128 KiB it could not be passed at all; the
+  messages go through the CLI's standard input;
+- an attempt that shows no sign of an answer (the CLI's first stream event) within
+  `first_byte_timeout_s` (default 20 s) fails and is retried like a timeout: a connection reset
+  before the answer is never reported by the CLI, which would otherwise wait out `timeout_s`;
 - at most `max_processes` CLI processes run at once (default 4); a cancelled call's process is
-  terminated by the SDK's transport, and `aclose` removes the temporary HOME.
+  terminated by the SDK's transport, and `aclose` removes the temporary HOME and folders.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +41,8 @@ from core.providers.base import ChatMessage, Completion, DeltaCallback, Provider
 from core.providers.retry import is_retryable_status, redact, with_retries
 
 INSTALL_HINT = "pip install -e '.[claude-code]'"
+FIRST_BYTE_TIMEOUT_S = 20.0
+"""How long an attempt may show no sign of an answer before it is failed and retried."""
 CLI_SYSTEM_LINE = "You are a Claude agent, built on Anthropic's Claude Agent SDK."
 LOGIN_BLOCK_NOTE = "[environment block added by the Claude Code CLI in login mode; its text is not visible to Promptdesk]"
 CLI_ENV = {"CLAUDE_CODE_MAX_RETRIES": "0", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
@@ -70,7 +80,9 @@ class ClaudeCodeProvider(Provider):
 
     def __init__(self, model: str | None, api_key: str | None = None, base_url: str | None = None, *,
                  timeout_s: float = 120.0, max_retries: int = 1, max_processes: int = 4,
-                 retry_after_cap_s: float = 30.0, sleep: Any = asyncio.sleep) -> None:
+                 retry_after_cap_s: float = 30.0, first_byte_timeout_s: float = FIRST_BYTE_TIMEOUT_S,
+                 sleep: Any = asyncio.sleep, cli_path: str | None = None) -> None:
+        """`cli_path` runs another Claude Code CLI than the SDK's bundled one."""
         require_extra()
         if not model:
             raise InvalidConfig("the claude-code provider needs a model: set `model` in the scene's provider "
@@ -79,12 +91,15 @@ class ClaudeCodeProvider(Provider):
         self._api_key = api_key or os.environ.get("ANTHROPIC_API_KEY") or None
         self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
         self.timeout_s, self.max_retries, self.retry_after_cap_s = timeout_s, max_retries, retry_after_cap_s
+        self.first_byte_timeout_s = first_byte_timeout_s
+        self.cli_path = cli_path
         self._sleep = sleep
         self._slots = asyncio.Semaphore(max_processes)
         self.max_processes = max_processes
         self._threads: dict[str, _Thread] = {}
         self._home: str | None = tempfile.mkdtemp(prefix="promptdesk-claude-code-") if self._api_key else None
         self._workdir = tempfile.mkdtemp(prefix="promptdesk-claude-code-cwd-")
+        self._briefings = tempfile.mkdtemp(prefix="promptdesk-claude-code-briefings-")
 
     @property
     def bare(self) -> bool:
@@ -141,14 +156,39 @@ class ClaudeCodeProvider(Provider):
                 on_reset()
             shown = False
             async with self._slots:
-                return await asyncio.wait_for(self._once(request, show if on_delta else None), self.timeout_s)
-        try:
-            return await with_retries(attempt, max_retries=self.max_retries, retry_after_cap_s=self.retry_after_cap_s,
-                                      sleep=self._sleep)
-        except asyncio.TimeoutError:
-            raise ProviderError(f"claude-code: no answer within {self.timeout_s:g} s", retryable=True) from None
+                return await self._timed(request, show if on_delta else None)
+        return await with_retries(attempt, max_retries=self.max_retries, retry_after_cap_s=self.retry_after_cap_s,
+                                  sleep=self._sleep)
 
-    async def _once(self, request: Request, on_delta: DeltaCallback | None) -> Completion:
+    async def _timed(self, request: Request, on_delta: DeltaCallback | None) -> Completion:
+        """One attempt under its two deadlines: the first sign of an answer within
+        `first_byte_timeout_s`, the whole answer within `timeout_s`. Either one missed is a retryable
+        ProviderError, and the attempt's CLI process is ended before the next attempt starts."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        answering = asyncio.Event()
+        task = asyncio.ensure_future(self._once(request, on_delta, answering.set))
+        heard = asyncio.ensure_future(answering.wait())
+        try:
+            first = min(self.first_byte_timeout_s, self.timeout_s)
+            await asyncio.wait({task, heard}, timeout=first, return_when=asyncio.FIRST_COMPLETED)
+            if not task.done() and not answering.is_set():
+                raise ProviderError(f"claude-code: no answer began within {first:g} s (the first-byte timeout)",
+                                    retryable=True)
+            done, _ = await asyncio.wait({task}, timeout=max(0.0, self.timeout_s - (loop.time() - started)))
+            if not done:
+                raise ProviderError(f"claude-code: no answer within {self.timeout_s:g} s", retryable=True)
+            return task.result()
+        finally:
+            heard.cancel()
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+    async def _once(self, request: Request, on_delta: DeltaCallback | None,
+                    answering: Callable[[], None] = lambda: None) -> Completion:
+        """One CLI invocation; `answering()` is called at the first sign of the model's answer (a
+        stream event, a message or the result: the CLI's own start-up messages do not count)."""
         from claude_agent_sdk import (AssistantMessage, ClaudeSDKError, ResultMessage, StreamEvent, TextBlock,
                                       query)
 
@@ -157,8 +197,11 @@ class ClaudeCodeProvider(Provider):
         started, first = time.perf_counter(), None
         pieces: list[str] = []
         result = None
+        briefing = self._briefing_file(request.system)
         try:
-            async for message in query(prompt=prompt, options=self._options(request, thread, on_delta is not None)):
+            async for message in query(prompt=prompt, options=self._options(request, thread, briefing)):
+                if isinstance(message, (StreamEvent, AssistantMessage, ResultMessage)):
+                    answering()
                 if isinstance(message, StreamEvent) and on_delta is not None:
                     text = _delta_text(message.event)
                     if text:
@@ -170,6 +213,11 @@ class ClaudeCodeProvider(Provider):
                     result = message
         except ClaudeSDKError as exc:
             raise self._error(exc, result) from None
+        except OSError as exc:  # the CLI could not be started at all
+            raise ProviderError(redact(f"claude-code: the CLI could not be started: {exc}", self._api_key),
+                                retryable=False) from None
+        finally:
+            _remove(briefing)
         if result is None or result.is_error:
             raise self._error(None, result)
         text = "".join(pieces) or (result.result or "")
@@ -180,7 +228,21 @@ class ClaudeCodeProvider(Provider):
         return Completion(text=text, usage=_usage(result.usage), provider=self.name, model=self.model,
                           latency_s=time.perf_counter() - started, ttft_s=(first - started) if first else None)
 
-    def _options(self, request: Request, thread: _Thread | None, stream: bool) -> Any:
+    def _briefing_file(self, system: str) -> str:
+        """The system prompt in a new file only the user can read (0600, in a 0700 folder)."""
+        fd, path = tempfile.mkstemp(prefix="briefing-", suffix=".md", dir=self._briefings)
+        try:
+            os.fchmod(fd, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(system)
+        except BaseException:
+            _remove(path)
+            raise
+        return path
+
+    def _options(self, request: Request, thread: _Thread | None, briefing: str) -> Any:
+        """The CLI's options: the briefing as a file, partial messages always (they show that an
+        answer has begun, for the first-byte timeout)."""
         from claude_agent_sdk import ClaudeAgentOptions
 
         env = dict(CLI_ENV)
@@ -190,10 +252,10 @@ class ClaudeCodeProvider(Provider):
             env["ANTHROPIC_API_KEY"] = self._api_key
         if self._home:
             env["HOME"] = env["CLAUDE_CODE_TMPDIR"] = self._home
-        return ClaudeAgentOptions(system_prompt=request.system, tools=[], setting_sources=[], max_turns=1,
-                                  model=self.model, env=env, cwd=self._workdir,
-                                  resume=thread.session_id if thread else None,
-                                  include_partial_messages=stream, extra_args={"bare": None} if self.bare else {},
+        return ClaudeAgentOptions(system_prompt={"type": "file", "path": briefing}, tools=[], setting_sources=[],
+                                  max_turns=1, model=self.model, env=env, cwd=self._workdir,
+                                  resume=thread.session_id if thread else None, cli_path=self.cli_path,
+                                  include_partial_messages=True, extra_args={"bare": None} if self.bare else {},
                                   stderr=lambda _line: None)
 
     def _error(self, exc: BaseException | None, result: Any) -> ProviderError:
@@ -210,10 +272,17 @@ class ClaudeCodeProvider(Provider):
     async def aclose(self) -> None:
         """Forget the sessions and remove the temporary folders."""
         self._threads.clear()
-        for folder in (self._home, self._workdir):
+        for folder in (self._home, self._workdir, self._briefings):
             if folder:
                 shutil.rmtree(folder, ignore_errors=True)
         self._home = None
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _fold(messages: list[ChatMessage]) -> str:

@@ -35,7 +35,8 @@ def make_remote(spec: Any, *, sleep: Any = None) -> Provider:
     if name == "claude-code":
         from core.providers.claude_code import ClaudeCodeProvider
 
-        return ClaudeCodeProvider(model, base_url=base_url, max_processes=getattr(spec, "max_processes", 4), **options)
+        return ClaudeCodeProvider(model, base_url=base_url, max_processes=getattr(spec, "max_processes", 4),
+                                  first_byte_timeout_s=getattr(spec, "first_byte_timeout_s", 20.0), **options)
     if name == "anthropic":
         from core.providers.anthropic_provider import AnthropicProvider
 

@@ -40,6 +40,8 @@ class ProviderSpec(BaseModel):
     retry_after_cap_s: NonNegativeFloat = 30.0
     max_processes: PositiveInt = 4
     """claude-code: at most this many Claude Code CLI processes at once."""
+    first_byte_timeout_s: PositiveFloat = 20.0
+    """claude-code: an attempt with no sign of an answer after this long is failed and retried."""
 
     @property
     def turn_timeout_s(self) -> float:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from core.protocol.lines import one_line
 from core.record.events import BaseEvent
 
 Names = Mapping[str, str]
@@ -21,7 +22,8 @@ def _never(event: BaseEvent) -> bool:
 
 
 def _text(event: BaseEvent, names: Names) -> str:
-    return event.text
+    """The event's text on one line: nothing in it can start a line of the record."""
+    return one_line(event.text)
 
 
 def _nothing(events: list[BaseEvent]) -> dict[str, Any]:
@@ -39,9 +41,10 @@ class FormatLines:
     is_public: Callable[[BaseEvent], bool] = _never
     """True for the format's events the audience sees (they are transcribed)."""
     txt_line: Callable[[BaseEvent, Names], str] = _text
-    """One public event as a `transcript.txt` line."""
+    """One public event as a `transcript.txt` line: exactly one line, model text folded into it."""
     md_line: Callable[[BaseEvent, Names], str] = _text
-    """One public event as a `transcript.md` paragraph."""
+    """One public event as a `transcript.md` paragraph: model text never starts a line of its own
+    (further lines indented, see `core.protocol.lines.indented`)."""
     metadata: Callable[[list[BaseEvent]], dict[str, Any]] = _nothing
     """The format's own keys of `metadata.json`."""
     turn_types: tuple[str, ...] = ()

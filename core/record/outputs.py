@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from core.record.events import BaseEvent, CallEvent, CloseEvent, GenericEvent, JournalEvent, SpeakEvent
-from core.protocol.lines import indented, speech_line
+from core.protocol.lines import folded, indented, speech_line
 from core.record.lines import PLAIN, FormatLines
 from core.providers.pricing import cache_saving
 
@@ -67,7 +67,7 @@ def is_public(event: BaseEvent, lines: FormatLines = PLAIN) -> bool:
 
 def _note_line(event: BaseEvent, names: dict[str, str]) -> str:
     """`NOTE to Bob: …` (or `to everyone`), the note as it reached the actors."""
-    return f"NOTE to {names.get(event.target, event.target) if event.target else 'everyone'}: {event.text}"
+    return f"NOTE to {names.get(event.target, event.target) if event.target else 'everyone'}: {folded(event.text)}"
 
 
 def transcript_lines(events: list[BaseEvent], own: FormatLines = PLAIN) -> list[str]:
@@ -82,11 +82,11 @@ def transcript_lines(events: list[BaseEvent], own: FormatLines = PLAIN) -> list[
         elif own.is_public(event):
             lines.append(own.txt_line(event, names))
         elif event.type == "event":
-            lines.append(f"[EVENT: {event.text}]")
+            lines.append(f"[EVENT: {folded(event.text)}]")
         elif event.type == "note":
             lines.append(f"[{_note_line(event, names)}]")
         else:
-            lines.append(f"[SYSTEM: {event.text}]")
+            lines.append(f"[SYSTEM: {folded(event.text)}]")
     return lines
 
 
@@ -170,11 +170,11 @@ def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PL
     """Spec 000's transcript: header, `**NAME:** speech`, end marker, post-scene notes."""
     info, names, close = start_info(events), cast_names(events), close_event(events)
     scene = info.get("scene", {})
-    out = [f"# {scene.get('title') or scene.get('name', 'Scene')}", "",
+    out = [f"# {folded(scene.get('title') or scene.get('name', 'Scene'))}", "",
            f"**Date:** {when:%Y-%m-%d}",
            f"**Duration:** {duration_s(events) / 60:.1f} minutes (real-time generation)",
            f"**Participants:** {', '.join(names.values())}",
-           f"**Setting:** {scene.get('setting') or '—'}", "", "---", ""]
+           f"**Setting:** {folded(scene.get('setting') or '—')}", "", "---", ""]
     for event in events:
         if not is_public(event, own):
             continue
@@ -185,7 +185,7 @@ def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PL
         elif event.type == "note":
             out += [f"*[{_note_line(event, names)}]*", ""]
         else:
-            out += [f"*[{'EVENT' if event.type == 'event' else 'SYSTEM'}: {event.text}]*", ""]
+            out += [f"*[{'EVENT' if event.type == 'event' else 'SYSTEM'}: {folded(event.text)}]*", ""]
     counts = turn_counts(events, own)
     per = ", ".join(f"{names[s]}: {counts.get(s, 0)}" for s in names)
     spend = costs(events)
@@ -210,11 +210,11 @@ def transcript_txt(events: list[BaseEvent], when: datetime, own: FormatLines = P
     info, names, close = start_info(events), cast_names(events), close_event(events)
     scene, spend = info.get("scene", {}), costs(events)
     goal = goal_label(close)
-    out = [f"SCENE: {scene.get('title') or scene.get('name', '')}",
-           f"CHARACTERS: {', '.join(names.values())}", f"GOAL: {scene.get('goal') or '—'}",
+    out = [f"SCENE: {folded(scene.get('title') or scene.get('name', ''))}",
+           f"CHARACTERS: {', '.join(names.values())}", f"GOAL: {folded(scene.get('goal') or '—')}",
            f"GENERATED: {when:%Y-%m-%d %H:%M:%S}", "", "---", "", "[SCENE START]"]
     if scene.get("setting"):
-        out.append(f"[Setting: {scene['setting']}]")
+        out.append(f"[Setting: {folded(scene['setting'])}]")
     out.append("")
     for line in transcript_lines(events, own):
         out += [line, ""]

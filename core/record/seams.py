@@ -47,7 +47,7 @@ def find_cut(run_dir: Path, reopen_stopped: bool = False) -> Cut:
     With `reopen_stopped`, a run closed by a stop (a sweep's budget, a signal) counts as cut where
     it stopped: at its last beat, or at the stop itself when no beat began before it, so that the
     stop and the close move aside with the beat they interrupted."""
-    raw = (Path(run_dir) / "events.jsonl").read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+    raw = log_lines(run_dir)
     parsed: list[tuple[int, BaseEvent]] = []
     for number, line in enumerate(raw):
         try:
@@ -60,6 +60,15 @@ def find_cut(run_dir: Path, reopen_stopped: bool = False) -> Cut:
     beats = [(n, e) for n, e in parsed if e.type == "beat" and n < end]
     at, beat = beats[-1] if beats else (end, None)
     return Cut([e for n, e in parsed if n < at], beat, raw[:at], raw[at:], bool(closes) and not stopped)
+
+
+def log_lines(run_dir: Path) -> list[str]:
+    """The lines of `events.jsonl`, each with its newline (a torn last line without): split at `\n`
+    only, since a record's JSON may hold U+2028 and other characters `str.splitlines` breaks at."""
+    text = (Path(run_dir) / "events.jsonl").read_text(encoding="utf-8", errors="replace")
+    lines = [line + "\n" for line in text.split("\n")]
+    last = lines.pop()[:-1]
+    return [*lines, last] if last else lines
 
 
 def supersede(run_dir: Path, cut: Cut) -> None:

@@ -111,6 +111,16 @@ def test_replay_state_is_folded_from_events() -> None:
     assert state.beats_played == 2
 
 
+def test_a_closed_run_stays_closed_through_its_journal_step_in_replay() -> None:
+    """After the close come the journal step's events: a stop during it, or the seam of a run resumed
+    in it (`resume`, reason `journals`); the replayed run is closed all the same."""
+    for after in (event("resume", 2.1, reason="journals"), event("stop", 2.1)):
+        fold = StateFold("runs/x")
+        fold.feed([event("start", 0.0, cast={"alice": "Alice"}), event("beat", 0.1, beat=0),
+                   CloseEvent(t=2.0, **{"from": "coordinator"}, reason="natural"), after])
+        assert (fold.snapshot().status, fold.snapshot().close_reason) == ("closed", "natural")
+
+
 def test_the_elapsed_clock_stands_still_while_paused() -> None:
     from tui.stage_state import PlayedTime
 

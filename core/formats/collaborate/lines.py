@@ -3,6 +3,12 @@
 `transcript.md`: `**YOU:** goal`, `**CLAUDE:** message`, router lines in italics
 (`*[ROUTER → GPT: task]*`, `*[ROUTER: Collaboration canceled by user.]*`).
 `transcript.txt`: `[GOAL: …]`, `Claude "message"`, `[HANDOFF → GPT: task]`, `[ROUTER: …]`.
+
+Every text a model (or the operator) wrote is folded so that it never starts a line of its own:
+in `transcript.md` a message keeps its line breaks, each further line indented (read as part of the
+paragraph, or as a code block after a blank line, never as another speaker's line or a router line);
+in `transcript.txt`, the batch output and every bracketed line it is folded onto one line
+(`core.protocol.lines.one_line`).
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from core.protocol.lines import indented, one_line
 from core.record.events import BaseEvent
 
 ROUTER = "router"
@@ -22,30 +29,30 @@ def is_public(event: BaseEvent) -> bool:
 
 
 def _name(names: Mapping[str, str], slug: str | None) -> str:
-    return names.get(slug or "", slug or "all")
+    return one_line(names.get(slug or "", slug or "all"))
 
 
 def md_line(event: BaseEvent, names: Mapping[str, str]) -> str:
     """One collaboration event as a `transcript.md` paragraph."""
     if event.type == "human_message":
-        return f"**YOU:** {event.text}"
+        return f"**YOU:** {indented(event.text)}"
     if event.type == "agent_response":
         warn = " *(not a valid envelope: shown as plain text)*" if _extra(event).get("envelope_valid") is False else ""
-        return f"**{_name(names, event.from_).upper()}:** {event.text}{warn}"
+        return f"**{_name(names, event.from_).upper()}:** {indented(event.text)}{warn}"
     if event.type == "handoff":
-        return f"*[ROUTER → {_name(names, event.target).upper()}: {event.text}]*"
-    return f"*[ROUTER: {event.text}]*"
+        return f"*[ROUTER → {_name(names, event.target).upper()}: {one_line(event.text)}]*"
+    return f"*[ROUTER: {one_line(event.text)}]*"
 
 
 def txt_line(event: BaseEvent, names: Mapping[str, str]) -> str:
-    """One collaboration event as a `transcript.txt` line."""
+    """One collaboration event as a `transcript.txt` line (always exactly one line)."""
     if event.type == "human_message":
-        return f"[GOAL: {event.text}]"
+        return f"[GOAL: {one_line(event.text)}]"
     if event.type == "agent_response":
-        return f'{_name(names, event.from_)} "{event.text}"'
+        return f'{_name(names, event.from_)} "{one_line(event.text)}"'
     if event.type == "handoff":
-        return f"[HANDOFF → {_name(names, event.target)}: {event.text}]"
-    return f"[ROUTER: {event.text}]"
+        return f"[HANDOFF → {_name(names, event.target)}: {one_line(event.text)}]"
+    return f"[ROUTER: {one_line(event.text)}]"
 
 
 def metadata(events: list[BaseEvent]) -> dict[str, Any]:

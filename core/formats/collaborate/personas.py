@@ -5,9 +5,9 @@ usual folders (a file that is found but broken is an error, never silently repla
 assistant persona is used instead (its `profile_path` points nowhere, so no
 journal is ever appended to it). Any other missing slug fails as a missing character does.
 
-Unless the scene or the command line maps them to a provider, `gpt` runs on OpenAI and `claude` on
-Anthropic when that provider's key is set; without the key the participant stays on the offline
-improviser and a notice says so (`default_providers`).
+Unless the scene or the command line maps them to a provider, `gpt` runs on OpenAI (`gpt-4o-mini`)
+and `claude` on Anthropic (`claude-sonnet-4-6`) when that provider's key is set; without the key the
+participant stays on the offline improviser and a notice says so (`default_providers`).
 """
 
 from __future__ import annotations
@@ -65,21 +65,42 @@ def load_participants(slugs: Sequence[str], dirs: Sequence[Path]) -> list[Charac
 
 HOME_PROVIDERS = {"gpt": ("openai", "OPENAI_API_KEY"), "claude": ("anthropic", "ANTHROPIC_API_KEY")}
 """slug -> (its own provider, the key that provider needs)."""
+DEFAULT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-sonnet-4-6"}
+"""The model a participant runs on its own provider when nothing names one (README: Collaborate)."""
 
 
 def default_providers(scene: Scene, specs: Mapping[str, ProviderSpec], *, provider_flag: bool,
                       env: Mapping[str, str] | None = None) -> tuple[dict[str, ProviderSpec], list[str]]:
-    """`gpt` on OpenAI and `claude` on Anthropic when nothing maps them and the key is set; the
-    notices name each participant that stays offline for want of its key, and how to map it."""
+    """`gpt` on OpenAI and `claude` on Anthropic, each on its default model (`DEFAULT_MODELS`), when
+    nothing maps them and the key is set; the notices name each participant that stays offline for
+    want of its key, and how to map it. A participant cast on its own provider without a model
+    (`--cast gpt=openai`) also takes the default model.
+
+    `--model` without `--provider` cannot name a model for two providers at once: when it would be
+    dropped (a participant goes to its own provider) it is refused, naming `--cast`."""
     env = os.environ if env is None else env
     chosen, notices = dict(specs), []
     if provider_flag or "provider" in scene.model_fields_set:
         return chosen, notices
     for slug, (provider, key) in HOME_PROVIDERS.items():
-        if slug not in chosen or slug in scene.cast:
+        if slug not in chosen:
+            continue
+        if slug in scene.cast:
+            if chosen[slug].name == provider and not chosen[slug].model:
+                chosen[slug] = chosen[slug].model_copy(update={"model": DEFAULT_MODELS[provider]})
             continue
         if env.get(key):
-            chosen[slug] = chosen[slug].model_copy(update={"name": provider, "model": None})
+            if chosen[slug].model:
+                raise InvalidConfig(_one_model_for_two(chosen[slug].model))
+            chosen[slug] = chosen[slug].model_copy(update={"name": provider, "model": DEFAULT_MODELS[provider]})
         else:
             notices.append(f"{slug} \u2192 offline improviser: {key} is not set; map it with --cast {slug}=\u2026")
     return chosen, notices
+
+
+def _one_model_for_two(model: str) -> str:
+    pairs = " and ".join(f"--cast {slug}={provider}:MODEL" for slug, (provider, _) in HOME_PROVIDERS.items())
+    defaults = ", ".join(f"{slug}: {provider}:{DEFAULT_MODELS[provider]}" for slug, (provider, _) in HOME_PROVIDERS.items())
+    return (f"--model {model} names one model for every participant, but gpt runs on OpenAI and claude on "
+            f"Anthropic: choose each one's model with {pairs} (the defaults are {defaults}), or run both on one "
+            f"provider with --provider NAME --model {model}")

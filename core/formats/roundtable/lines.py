@@ -3,6 +3,10 @@
 `transcript.md`: `### Round n - phase`, `**FACILITATOR:** question`, `**ALICE:** position - rationale
 (confidence 0.70)`, the synthesis in italics, escalations and decisions.
 `transcript.txt`: `[ROUND n: phase]`, `Facilitator "question"`, `Alice "position" (0.70)`, `[SYNTHESIS: …]`.
+
+What a model wrote (questions, positions, rationales, syntheses, decisions) never starts a line: a
+`transcript.md` paragraph keeps its line breaks with every further line indented, and everything
+else is folded onto its one line (`core.protocol.lines`).
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from core.protocol.lines import indented, one_line
 from core.record.events import BaseEvent
 
 TYPES = ("round", "question", "answer", "synthesis", "phase", "escalate", "decision")
@@ -33,30 +38,35 @@ def md_line(event: BaseEvent, names: Mapping[str, str]) -> str:
     """One roundtable event as a `transcript.md` paragraph."""
     extra = _extra(event)
     if event.type == "round":
-        return f"### {event.text}"
+        return f"### {one_line(event.text)}"
     if event.type == "question":
-        return f"**FACILITATOR:** {event.text}" + (f" *(focus: {extra['focus']})*" if extra.get("focus") else "")
+        focus = f" *(focus: {one_line(str(extra['focus']))})*" if extra.get("focus") else ""
+        return f"**FACILITATOR:** {indented(event.text)}{focus}"
     if event.type == "answer":
         rationale = f" - {extra['rationale']}" if extra.get("rationale") else ""
-        return f"**{names.get(event.from_, event.from_).upper()}:** {event.text}{rationale}{_confidence(event)}"
+        return f"**{_name(names, event.from_).upper()}:** {indented(event.text + rationale)}{_confidence(event)}"
     if event.type == "synthesis":
-        return f"*[SYNTHESIS: {event.text} - next: {extra.get('next_action', '?')}]*"
-    return f"*[{event.type.upper()}: {event.text}]*"
+        return f"*[SYNTHESIS: {one_line(event.text)} - next: {one_line(str(extra.get('next_action', '?')))}]*"
+    return f"*[{event.type.upper()}: {one_line(event.text)}]*"
 
 
 def txt_line(event: BaseEvent, names: Mapping[str, str]) -> str:
-    """One roundtable event as a `transcript.txt` (and batch) line."""
+    """One roundtable event as a `transcript.txt` (and batch) line (always exactly one line)."""
     extra = _extra(event)
     if event.type == "round":
-        return f"[ROUND {extra.get('round', event.beat)}: {extra.get('phase', '')}]"
+        return f"[ROUND {extra.get('round', event.beat)}: {one_line(str(extra.get('phase', '')))}]"
     if event.type == "question":
-        return f'Facilitator "{event.text}"'
+        return f'Facilitator "{one_line(event.text)}"'
     if event.type == "answer":
-        return f'{names.get(event.from_, event.from_)} "{event.text}"{_confidence(event)}'
+        return f'{_name(names, event.from_)} "{one_line(event.text)}"{_confidence(event)}'
     if event.type == "synthesis":
-        return (f"[SYNTHESIS: {event.text} | consensus {len(extra.get('consensus') or [])}, conflicts "
-                f"{len(extra.get('conflicts') or [])}, next: {extra.get('next_action', '?')}]")
-    return f"[{event.type.upper()}: {event.text}]"
+        return (f"[SYNTHESIS: {one_line(event.text)} | consensus {len(extra.get('consensus') or [])}, conflicts "
+                f"{len(extra.get('conflicts') or [])}, next: {one_line(str(extra.get('next_action', '?')))}]")
+    return f"[{event.type.upper()}: {one_line(event.text)}]"
+
+
+def _name(names: Mapping[str, str], slug: str | None) -> str:
+    return one_line(names.get(slug or "", slug or "?"))
 
 
 def metadata(events: list[BaseEvent]) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """`session.yaml` (rewritten whole, atomically, once per round: no partial round is ever visible)
-and the final `summary.md` of a roundtable run."""
+and the final `summary.md` of a roundtable run. In `summary.md` nothing a model wrote starts a line:
+each bullet is folded onto its line, the recommendation's further lines are indented."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 import yaml
 
 from core.formats.roundtable.state import RoundtableState
+from core.protocol.lines import indented, one_line
 
 
 def session_data(state: RoundtableState) -> dict[str, Any]:
@@ -53,7 +55,7 @@ class SessionFile:
 
 
 def _bullets(items: list[str], empty: str) -> list[str]:
-    return [f"- {i}" for i in items] or [f"- {empty}"]
+    return [f"- {one_line(str(i))}" for i in items] or [f"- {empty}"]
 
 
 def summary_md(state: RoundtableState) -> str:
@@ -62,14 +64,14 @@ def summary_md(state: RoundtableState) -> str:
     conflicts = [c["topic"] if isinstance(c, dict) else str(c) for c in end.get("open_conflicts", [])]
     decisions = [f"Round {d['round']}: **{d['decision']}**" + (f" - {d['text']}" if d.get("text") else "")
                  + f" ({d['by']})" for d in state.decisions]
-    lines = [f"# Roundtable: {state.topic}", "",
+    lines = [f"# Roundtable: {one_line(state.topic)}", "",
              f"- Strategy: {state.strategy.title or state.strategy.name} (phases: "
              f"{', '.join(p.name for p in state.strategy.phases)}); ended in phase {state.phase.name}",
              f"- Rounds: {len(state.rounds)} of at most {state.max_rounds}",
              f"- Participation: {state.participation}" + ("" if state.blind else " (answers were not blind)"),
              f"- Participants: {', '.join(state.participants.values())}",
-             f"- Ended: {end.get('reason', 'incomplete')}" + (f" - {end['note']}" if end.get("note") else ""),
-             "", "## Recommendation", "", end.get("recommendation") or "(none)", "",
+             f"- Ended: {end.get('reason', 'incomplete')}" + (f" - {one_line(str(end['note']))}" if end.get("note") else ""),
+             "", "## Recommendation", "", indented(str(end.get("recommendation") or "(none)")), "",
              "## Consensus", "", *_bullets(end.get("consensus", []), "(none)"), "",
              "## Open conflicts", "", *_bullets(conflicts, "(none)"), "",
              "## Decisions", "", *_bullets(decisions, "(none)"), ""]

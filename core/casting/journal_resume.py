@@ -1,0 +1,64 @@
+"""Resuming a run killed during its journal step: the scene had closed, some entries were not written.
+
+`promptdesk resume RUN_DIR` on such a folder (`core.casting.resume.prepare` hands it here) keeps the
+whole log, closed as it was: the session's state is restored from it (each actor's thread and what it
+heard, the tokens and cost the budget counts), a torn last line moves to `superseded.jsonl`, one
+`resume` event (`reason: "journals"`) marks the seam, and the journal step is finished: the recorded
+entries the characters' own journals miss are appended, and the actors with neither an entry nor a
+failure on the log are asked for theirs (`core.engine.journals.pending`). Then every derived file is
+written. A run whose step finished (or was never due: a stop, a provider error) is closed cleanly:
+there is nothing to resume.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.engine import journals
+from core.engine.session import Session
+from core.errors import InvalidConfig
+from core.record.events import BaseEvent, parse_event_json
+from core.record.seams import Cut, log_lines, supersede
+
+JOURNALS = "journals"
+"""The `reason` of the `resume` event of a run resumed in its journal step."""
+
+
+def journal_step(run_dir: Path, session: Session) -> Session:
+    """`session` (rebuilt from the folder, nothing replayed yet) set to finish the killed journal
+    step; raises InvalidConfig (closed cleanly) when nothing of it is missing."""
+    lines, torn = _log(run_dir)
+    events = _events(lines)
+    slugs = journals.pending(events, list(session.actors)) if session.format.keeps_journals else []
+    recorded = journals.unappended(session, events)
+    if not slugs and not recorded:
+        raise InvalidConfig(f"{run_dir} was closed cleanly: there is nothing to resume (rebuild its files with "
+                            f"`promptdesk rebuild {run_dir}`)")
+    session.format.restore(session, events, None)
+    session.first_beat = session.state.beat
+    session.t_offset = max([0.0, *(e.t for e in events)])
+    names = ", ".join(session.actors[s].name for s in slugs) or "none (their entries were recorded)"
+    session.seam = {"text": f"Run resumed in its journal step after an interruption; entries still to write: {names}",
+                    "reason": JOURNALS, "beat": session.state.beat, "superseded": len(torn)}
+    supersede(run_dir, Cut(events, None, lines, torn, closed=True))
+    session.recorder.reopen(events)
+    session.journal_resume = (slugs, recorded)
+    return session
+
+
+def _log(run_dir: Path) -> tuple[list[str], list[str]]:
+    """The log's lines, and its torn last line (a kill mid-write) apart."""
+    raw = log_lines(run_dir)
+    if raw and not raw[-1].endswith("\n"):
+        return raw[:-1], raw[-1:]
+    return raw, []
+
+
+def _events(lines: list[str]) -> list[BaseEvent]:
+    events = []
+    for line in lines:
+        try:
+            events.append(parse_event_json(line))
+        except ValueError:
+            continue
+    return events
