@@ -156,12 +156,12 @@ def test_a_batch_run_whose_private_record_cannot_be_written_is_a_recording_error
 
 @pytest.mark.parametrize("where", ["provider", "cast"])
 @pytest.mark.parametrize("field", ["retry_after_cap_s", "timeout_s"])
-def test_an_infinite_wait_cap_or_timeout_is_refused_naming_the_field(tmp_path, capsys, where, field):
+def test_an_infinite_wait_cap_or_timeout_is_refused_naming_the_field(tmp_path, loopback, capsys, where, field):
     """A cap of .inf would honour a reset in 2099 (and an infinite timeout a stalled server): refused."""
     import yaml
 
     scene = yaml.safe_load(scene_file(tmp_path).read_text())
-    provider = {"name": "anthropic", "model": "claude-sonnet-4-6"}
+    provider = {"name": "anthropic", "model": "claude-sonnet-4-6", "base_url": loopback.url()}
     if where == "provider":
         scene["provider"] = {**provider, field: float("inf")}
     else:
@@ -172,4 +172,36 @@ def test_an_infinite_wait_cap_or_timeout_is_refused_naming_the_field(tmp_path, c
     err = capsys.readouterr().err
     named = f"provider.{field}" if where == "provider" else f"cast.bob.{field}"
     assert f"{named}: Input should be a finite number" in err and "Traceback" not in err
-    assert not out.exists()
+    assert not out.exists() and loopback.hits == 0
+
+
+def test_a_sweep_folder_whose_lock_cannot_be_written_is_a_recording_error_not_a_wrong_out(tmp_path):
+    """The disk refuses the folder's lock record (EFBIG here, ENOSPC on a full disk): exit 1, not
+    "give another --out" (exit 2), which is for a folder that cannot be a sweep folder at all."""
+    scene, out = scene_file(tmp_path), tmp_path / "sweep"
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, (4, 4))\n"
+            "from core.cli.sweep import parser, plan_from\nfrom core.experiments.sweep import Sweep\n"
+            "try:\n    Sweep(plan_from(parser().parse_args(sys.argv[1:])), __import__('pathlib').Path(sys.argv[-1]))"
+            ".prepare_folder()\nexcept Exception as exc:\n    print(type(exc).__name__, exc)\n")
+    args = sweep_args(scene, out)[1:] + ["--out", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run([sys.executable, "-c", code, *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout.startswith(f"RecordingError RECORDING_ERROR: could not write {out}: the file is larger"), (
+        done.stdout + done.stderr)
+
+
+def test_a_recorded_budget_that_is_no_amount_is_refused_naming_the_plan_file(tmp_path, capsys):
+    """A sweep folder from before budgets were checked may record `budget_usd: .nan`: a run of it
+    without --budget-usd refuses it instead of taking it (nan compares false: no budget at all)."""
+    import yaml
+
+    scene, out = scene_file(tmp_path), tmp_path / "sweep"
+    args = sweep_args(scene, out)
+    args[args.index("1-2")] = "1"
+    assert main([*args, "--isolation", "a"]) == 0
+    plan = yaml.safe_load((out / "sweep.yaml").read_text())
+    (out / "sweep.yaml").write_text(yaml.safe_dump({**plan, "seeds": [1], "budget_usd": float("nan")}))
+    (out / "results.jsonl").write_text("")
+    assert main([*args, "--isolation", "a"]) == 2
+    assert f"{out / 'sweep.yaml'} records budget_usd nan, not a finite amount more than 0" in capsys.readouterr().err
