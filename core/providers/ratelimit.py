@@ -4,7 +4,7 @@ A limiter admits a request when the last minute holds fewer than `requests_per_m
 fewer than `tokens_per_min` tokens, and never before a shared pause has ended. A pause starts
 whenever any run's provider waits before a retry (the wait is the server's `retry-after` when it
 sent one), so one 429 slows every run on that provider and model instead of each run hammering
-on until it fails, and whenever a response's rate-limit headers say a budget is spent.
+on until it fails, and as soon as a response's rate-limit headers say a budget is spent.
 
 Every wait a header asked for is capped by the provider's `retry_after_cap_s` before it gets here,
 and said once to the operator through `say` (`core.providers.waits.Announcer`): the runs that queue
@@ -13,7 +13,6 @@ behind a pause do not repeat it.
 
 from __future__ import annotations
 
-import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -21,11 +20,9 @@ from typing import Any
 
 from core.clock import Clock, RealClock
 from core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback
-from core.providers.waits import Announcer
+from core.providers.waits import Announcer, Wait
 
 WINDOW_S = 60.0
-
-log = logging.getLogger("promptdesk.providers")
 
 
 @dataclass(frozen=True)
@@ -82,6 +79,12 @@ class RateLimiter:
         """Hold every request on this limiter for `seconds` from now (the longest pause wins)."""
         self.paused_until = max(self.paused_until, self.clock.now() + seconds)
 
+    def header_wait(self, wait: Wait) -> None:
+        """A response header asks for `wait` (a spent budget's reset, a retry-after): hold every
+        request on this limiter that long, and tell the operator once."""
+        self.pause(wait.seconds)
+        self.announce(wait)
+
     def pausing_sleep(self, sleep: Callable[[float], Awaitable[Any]]) -> Callable[[float], Awaitable[Any]]:
         """`sleep`, but each retry wait first pauses everyone sharing this limiter."""
         async def wait(seconds: float) -> Any:
@@ -99,7 +102,7 @@ class LimitedProvider(Provider):
         if hasattr(inner, "_sleep"):
             inner._sleep = limiter.pausing_sleep(inner._sleep)
         if hasattr(inner, "on_wait"):
-            inner.on_wait = limiter.announce
+            inner.on_wait = limiter.header_wait
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -109,11 +112,6 @@ class LimitedProvider(Provider):
         await self.limiter.acquire()
         completion = await self.inner.complete(request, on_delta, on_reset)
         self.limiter.spent(completion.usage.total)
-        wait = getattr(self.inner, "rate_wait", None)
-        if wait is not None and wait.seconds > 0:  # the provider's rate-limit headers say a budget is spent
-            log.warning("%s %s: %s", self.name, self.model, wait.text())
-            self.limiter.pause(wait.seconds)
-            self.limiter.announce(wait)
         return completion
 
     def as_sent(self, request: Request) -> Request:

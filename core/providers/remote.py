@@ -117,10 +117,11 @@ class RemoteProvider(Provider):
         self._client: Any = None
         self.rate_wait: Wait | None = None
         """From the last response's rate-limit headers: the wait until a spent budget resets (capped
-        by `retry_after_cap_s`), else None. Taken by a sweep's limiter (`core.providers.ratelimit`)."""
+        by `retry_after_cap_s`), else None."""
         self.on_wait: OnWait | None = None
-        """Told of each wait a response header asks for, as it is taken (set by whoever shows the
-        operator: a sweep's limiter). Each is in the run's debug.log either way."""
+        """Told of each wait a response header asks for, as the response arrives: a retry's, and a
+        spent budget's (set by a sweep's limiter, which pauses every run on it and tells the
+        operator; `core.providers.ratelimit`). Each wait told is in the run's debug.log too."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
@@ -200,8 +201,10 @@ class RemoteProvider(Provider):
         """Note what the response's rate-limit headers say about the next request (at most
         `retry_after_cap_s`, however far off the reset they name)."""
         spent = spent_budget(headers)
-        self.rate_wait = None if spent is None else capped_wait(
+        self.rate_wait = wait = None if spent is None else capped_wait(
             spent[0], self.retry_after_cap_s, f"the provider says the {spent[1]} budget is spent")
+        if wait is not None and wait.seconds > 0 and self.on_wait is not None:  # only a limiter takes this wait
+            self._header_wait(wait)
 
     def _header_wait(self, wait: Wait) -> None:
         """A wait a response header asked for is being taken: say so in debug.log and to `on_wait`."""
