@@ -100,7 +100,8 @@ def test_a_full_disk_is_a_recording_error_naming_the_file_and_the_sweep_resumes(
     assert done.returncode == 1, done.stderr
     assert "RECORDING_ERROR: could not write" in done.stderr and fails.format(out=out) in done.stderr, done.stderr
     assert "File too large" in done.stderr and "Traceback" not in done.stderr
-    assert read_results(out) == []                           # nothing got a result it did not earn
+    earned = read_results(out)                               # a run may have finished before the failure
+    assert len(earned) < 2 and all(r["close_reason"] not in ("error", "record-error", "stop") for r in earned), earned
     assert main(args) == 0
     rows = read_results(out)
     assert sorted(r["run"] for r in rows) == ["a-C-seed1", "b-C-seed1"]
