@@ -62,14 +62,17 @@ class RecordingError(PromptdeskError):
     code = "RECORDING_ERROR"
 
 
-def recording_error(exc: OSError, what: str) -> RecordingError:
-    """A `RecordingError` that says plainly what failed and what to do about it."""
+RUN_ADVICE = ("Free space or fix the permissions (or choose another --out) and run again; everything recorded "
+              "before this point is kept")
+
+
+def recording_error(exc: OSError, what: str, advice: str = RUN_ADVICE) -> RecordingError:
+    """A `RecordingError` that says plainly what failed and what to do about it (`advice`)."""
     import errno
 
     cause = {errno.ENOSPC: "the disk is full (No space left on device)",
              errno.EDQUOT: "the disk quota is exceeded",
+             errno.EFBIG: "the file is larger than the system allows (File too large)",
              errno.EACCES: "permission denied", errno.EPERM: "permission denied",
              errno.EROFS: "the file system is read-only"}.get(exc.errno or 0, exc.strerror or str(exc))
-    return RecordingError(f"could not write {what}: {cause}. Free space or fix the permissions "
-                          "(or choose another --out) and run again; everything recorded before this point is kept",
-                          errno=exc.errno)
+    return RecordingError(f"could not write {what}: {cause}. {advice}", errno=exc.errno)

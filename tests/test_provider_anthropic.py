@@ -249,3 +249,31 @@ async def test_cancelling_a_call_mid_stream_returns_promptly(loopback, make):
         await call
     assert loop.time() - cancelled_at < 1.5       # well before the server's 2 s hold ends
     assert len(deltas) == 1 and loopback.hits == 1
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_spent_budget_resetting_in_2099_is_read_as_a_wait_of_at_most_the_cap(loopback, make, stream):
+    loopback.script(Reply(headers={"anthropic-ratelimit-requests-remaining": "0",
+                                   "anthropic-ratelimit-requests-reset": "2099-01-01T00:00:00Z",
+                                   "anthropic-ratelimit-output-tokens-remaining": "0",
+                                   "anthropic-ratelimit-output-tokens-reset": "2099-01-01T00:00:01Z"}))
+    provider = make(retry_after_cap_s=12.0)
+    await provider.complete(request(), [].append if stream else None)
+    wait = provider.rate_wait
+    assert wait.seconds == 12.0 and wait.asked_s > 2e9
+    assert wait.text().startswith("waiting 12 s: the provider says the output-token budget is spent (it asked for ")
+    await provider.complete(request())                       # the next answer says nothing is spent
+    assert provider.rate_wait is None
+
+
+async def test_a_retry_after_in_2099_waits_the_cap_and_says_so_once(loopback, make, sleep, all_logs):
+    """An HTTP-date retry-after in 2099: the retry waits `retry_after_cap_s`, told once to `on_wait`
+    (the operator) and in the log, with what the server asked for."""
+    loopback.script(Reply(status=429, headers={"retry-after": "Thu, 01 Jan 2099 00:00:00 GMT"}))
+    provider, told = make(retry_after_cap_s=30.0), []
+    provider.on_wait = told.append
+    assert (await provider.complete(request())).text == "Hello from the loopback."
+    assert sleep.calls == [30.0] and loopback.hits == 2
+    assert [w.text().split(" (it asked")[0] for w in told] == [
+        "waiting 30 s: the provider asked for a pause before the retry (HTTP 429 with retry-after)"]
+    assert told[0].capped and "capped by retry_after_cap_s" in all_logs.text

@@ -203,3 +203,15 @@ async def test_an_error_before_any_delta_is_retried(loopback, make, sleep):
     completion = await make().complete(request(), on_delta=lambda _: None)
     assert completion.text == "Hello from the loopback." and loopback.hits == 2
 
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_spent_budget_with_a_reset_far_off_is_read_as_a_wait_of_at_most_the_cap(loopback, make, stream):
+    loopback.script(Reply(headers={"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "6m0s",
+                                   "x-ratelimit-remaining-tokens": "0", "x-ratelimit-reset-tokens": "100000h"}))
+    provider = make(retry_after_cap_s=30.0)
+    await provider.complete(request(), [].append if stream else None)
+    wait = provider.rate_wait
+    assert (wait.seconds, wait.asked_s) == (30.0, 360_000_000.0)
+    assert wait.text() == ("waiting 30 s: the provider says the token budget is spent "
+                           "(it asked for 4,167 days; capped by retry_after_cap_s)")

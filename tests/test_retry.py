@@ -151,3 +151,37 @@ def test_messages_never_carry_a_key():
     assert CANARY not in redact(f"key={CANARY}")
     assert redact("secret-value-123 here", "secret-value-123") == "[redacted] here"
     assert_no_leak(transport_error("openai", ConnectionError(f"reset while sending {CANARY}")))
+
+
+@pytest.mark.parametrize(("retry_after", "waits", "says"), [
+    ("86400", 30.0, "waiting 30 s: the provider asked for a pause before the retry (HTTP 429 with retry-after) "
+                    "(it asked for 24 h; capped by retry_after_cap_s)"),
+    ("1e400", 30.0, "waiting 30 s: the provider asked for a pause before the retry (HTTP 429 with retry-after) "
+                    "(it asked for forever; capped by retry_after_cap_s)"),
+    ("7", 7.0, "waiting 7 s: the provider asked for a pause before the retry (HTTP 429 with retry-after)"),
+])
+async def test_a_wait_the_server_asks_for_is_capped_and_told_before_it_is_taken(retry_after, waits, says):
+    sleep, told = FakeSleep(), []
+
+    def on_wait(wait):
+        assert sleep.calls == []                             # told before the wait, not after it
+        told.append(wait.text())
+    await with_retries(Script(http(429, {"retry-after": retry_after})), max_retries=1, retry_after_cap_s=30,
+                       sleep=sleep, on_wait=on_wait)
+    assert sleep.calls == [waits] and told == [says]
+
+
+async def test_a_backoff_wait_is_not_the_servers_and_is_not_told():
+    told = []
+    await with_retries(Script(http(500), http(503)), max_retries=2, retry_after_cap_s=30, sleep=FakeSleep(),
+                       on_wait=told.append)
+    assert told == []
+
+
+def test_waits_read_as_a_person_would_say_them():
+    from core.providers.waits import capped_wait, span
+
+    assert [span(s) for s in (0.25, 7, 30, 360, 5 * 3600, 3 * 86400)] == [
+        "0.2 s", "7 s", "30 s", "6 min", "5 h", "3 days"]
+    assert capped_wait(float("nan"), 30, "x").seconds == 0.0
+    assert capped_wait(-5, 30, "x").seconds == 0.0 and capped_wait(50, 0, "x").seconds == 0.0

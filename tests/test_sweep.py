@@ -3,6 +3,7 @@ the plan, results.jsonl, resuming, a different plan refused, the budget, signals
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import os
@@ -185,7 +186,8 @@ async def test_a_retry_after_on_one_run_pauses_every_run_on_that_model(loopback)
 @pytest.mark.parametrize("stream", [False, True])
 async def test_a_spent_budget_in_the_rate_limit_headers_pauses_every_run_on_that_model(loopback, stream):
     """OpenAI says `x-ratelimit-remaining-requests: 0`, reset in 6m0s: the next request on that
-    model, from any run, waits for the reset instead of drawing a 429."""
+    model, from any run, waits for the reset (under a `retry_after_cap_s` that allows it) instead
+    of drawing a 429."""
     from core.providers.openai_provider import OpenAIProvider
 
     spent = {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "6m0s",
@@ -195,7 +197,7 @@ async def test_a_spent_budget_in_the_rate_limit_headers_pauses_every_run_on_that
     limiters.clock = clock
 
     def provider():
-        return OpenAIProvider("gpt-4o-mini", api_key=CANARY, base_url=loopback.url("/v1"))
+        return OpenAIProvider("gpt-4o-mini", api_key=CANARY, base_url=loopback.url("/v1"), retry_after_cap_s=900)
     first = LimitedProvider(provider(), limiters.for_provider(provider()))
     second = LimitedProvider(provider(), first.limiter)
     request = Request(to="alice", system="s", messages=[{"role": "user", "content": "hi"}])
@@ -203,6 +205,46 @@ async def test_a_spent_budget_in_the_rate_limit_headers_pauses_every_run_on_that
     assert (await first.complete(request, pieces.append if stream else None)).text == "one"
     assert (await second.complete(request)).text == "two"
     assert clock.waits == [360.0]
+    await first.aclose(), await second.aclose()
+
+
+async def test_a_spent_budget_seen_by_two_calls_at_once_is_one_wait_said_once(loopback):
+    """Two runs' calls come back together, each saying the request budget is spent until 2099: one
+    capped pause, one line for the operator; the calls queued behind it add nothing."""
+    spent = {"anthropic-ratelimit-requests-remaining": "0", "anthropic-ratelimit-requests-reset": "2099-01-01T00:00:00Z"}
+    loopback.script(Reply(text="one", headers=spent), Reply(text="two", headers=spent))
+    clock, said = StepClock(), []
+    limiters = Limiters(Limits(), clock, say=said.append)
+
+    def provider():
+        return AnthropicProvider("claude-haiku-4-5", api_key=CANARY, base_url=loopback.url(), retry_after_cap_s=20)
+    limiter = limiters.for_provider(provider())
+    runs = [LimitedProvider(provider(), limiter) for _ in range(3)]
+    request = Request(to="alice", system="s", messages=[{"role": "user", "content": "hi"}])
+    await asyncio.gather(runs[0].complete(request), runs[1].complete(request))
+    await asyncio.gather(runs[1].complete(request), runs[2].complete(request))
+    assert clock.waits == [20.0]
+    assert len(said) == 1 and said[0].startswith(
+        "anthropic claude-haiku-4-5: waiting 20 s: the provider says the request budget is spent (it asked for ")
+    for run in runs:
+        await run.aclose()
+
+
+async def test_a_retry_after_of_one_run_is_said_once_for_every_run_waiting_on_it(loopback):
+    loopback.script(Reply(status=429, headers={"retry-after": "3600"}), Reply(text="one"), Reply(text="two"))
+    clock, said = StepClock(), []
+    limiters = Limiters(Limits(), clock, say=said.append)
+    inner = AnthropicProvider("claude-haiku-4-5", api_key=CANARY, base_url=loopback.url(), sleep=clock.sleep,
+                              max_retries=1, retry_after_cap_s=9)
+    first = LimitedProvider(inner, limiters.for_provider(inner))
+    second = LimitedProvider(AnthropicProvider("claude-haiku-4-5", api_key=CANARY, base_url=loopback.url()),
+                             first.limiter)
+    request = Request(to="alice", system="s", messages=[{"role": "user", "content": "hi"}])
+    assert (await first.complete(request)).text == "one"
+    assert (await second.complete(request)).text == "two"
+    assert said == ["anthropic claude-haiku-4-5: waiting 9 s: the provider asked for a pause before the retry "
+                    "(HTTP 429 with retry-after) (it asked for 60 min; capped by retry_after_cap_s)"]
+    assert clock.waits == [9.0]                              # the retry's own wait; the other run's was over by then
     await first.aclose(), await second.aclose()
 
 

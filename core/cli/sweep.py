@@ -1,20 +1,22 @@
 """`promptdesk sweep SCENE --isolation a,b --coordinator A,B,C --seeds 1-10 ...`: parse, check, run.
 
 Exit codes: 0 when every planned run has a result, 1 when a run failed or the sweep was stopped
-(signal or budget) before every run was done, or its budget was already spent (nothing started),
-2 on invalid input or a folder another sweep is writing (nothing run).
+(signal, budget, a file that could not be written: `RECORDING_ERROR`, naming it) before every run
+was done, or its budget was already spent (nothing started), 2 on invalid input or a folder another
+sweep is writing (nothing run).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import sys
 from datetime import datetime
 from pathlib import Path
 
 from core.cli.common import refuse
-from core.errors import EXIT_CLOSED, EXIT_FAILED, InvalidConfig, PromptdeskError
+from core.errors import EXIT_CLOSED, EXIT_FAILED, InvalidConfig, PromptdeskError, RecordingError
 from core.casting.build import ISOLATIONS, ROLES
 from core.experiments.sweep import Sweep, SweepPlan, parse_choices, parse_seeds, run_with_signals
 from core.experiments.progress import Progress
@@ -47,8 +49,8 @@ def plan_from(ns: argparse.Namespace) -> SweepPlan:
                         ("--tpm", ns.tokens_per_min)):
         if value is not None and value <= 0:
             raise InvalidConfig(f"{flag} must be a positive whole number, not {value}")
-    if ns.budget_usd is not None and ns.budget_usd <= 0:
-        raise InvalidConfig(f"--budget-usd must be more than 0, not {ns.budget_usd}")
+    if ns.budget_usd is not None and not (math.isfinite(ns.budget_usd) and ns.budget_usd > 0):
+        raise InvalidConfig(f"--budget-usd must be a finite amount more than 0, not {ns.budget_usd!r}")
     return SweepPlan(scene=str(ns.scene), isolations=parse_choices(ns.isolation, ISOLATIONS, "--isolation"),
                      coordinators=parse_choices(ns.coordinator, ROLES, "--coordinator"), seeds=parse_seeds(ns.seeds),
                      provider=ns.provider, model=ns.model, base_url=ns.base_url, max_beats=ns.max_beats,
@@ -64,6 +66,9 @@ def main(argv: list[str]) -> int:
         sweep = Sweep(plan, folder, Progress())
         sweep.validate()
         todo = sweep.prepare_folder()
+    except RecordingError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_FAILED
     except PromptdeskError as exc:
         return refuse(str(exc))
     if todo and sweep.budget_spent():
@@ -71,5 +76,8 @@ def main(argv: list[str]) -> int:
         print(f"{sweep.budget_message(todo)}\nSweep folder: {folder}", file=sys.stderr)
         return EXIT_FAILED
     asyncio.run(run_with_signals(sweep, todo))
+    if sweep.failure is not None:
+        print(sweep.failure, file=sys.stderr)
     print(f"Sweep folder: {folder}", file=sys.stderr)
-    return EXIT_CLOSED if sweep.complete() and not sweep.failed and not sweep.stopping else EXIT_FAILED
+    done = sweep.complete() and not sweep.failed and not sweep.stopping and sweep.failure is None
+    return EXIT_CLOSED if done else EXIT_FAILED

@@ -13,14 +13,13 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import (AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, NonNegativeFloat, NonNegativeInt,
-                      PositiveFloat, PositiveInt, PrivateAttr, StringConstraints, ValidationInfo,
-                      field_validator, model_validator)
+from pydantic import (AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt,
+                      PrivateAttr, StringConstraints, ValidationInfo, field_validator, model_validator)
 from pydantic_core import PydanticCustomError
 
 from core.characters.loading import validate_slug
 from core.errors import InvalidConfig
-from core.providers.spec import Latency, ProviderName, ProviderSpec
+from core.providers.spec import Latency, ProviderName, ProviderSpec, Timeout, WaitCap
 
 MAX_CAST = 8
 
@@ -94,9 +93,9 @@ class CastOverride(SceneModel):
     model: str | None = None
     base_url: str | None = None
     latency_ms: Latency | None = None
-    timeout_s: PositiveFloat | None = None
+    timeout_s: Timeout | None = None
     max_retries: NonNegativeInt | None = None
-    retry_after_cap_s: NonNegativeFloat | None = None
+    retry_after_cap_s: WaitCap | None = None
     max_processes: PositiveInt | None = None
 
     @model_validator(mode="before")

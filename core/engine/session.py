@@ -47,16 +47,16 @@ class Session(Stage):
         When the folder cannot be written any more (a full disk, a permission), the run stops at once
         and the result says so (`close_reason` `record-error`, `error` the message)."""
         self.recorder.on_failure = self._recording_failed
-        if self.seam is None:
-            try:
+        try:
+            if self.seam is None:
                 self.recorder.open()
                 self.recorder.write_notes(self.notes)
-            except OSError as exc:
-                error = recording_error(exc, f"the run folder {self.recorder.run_dir}")
-                self.state.status, self.state.close_reason = "closed", "record-error"
-                return SessionResult(self.recorder.run_dir, "record-error", False, 0, 0, str(error))
-        if self.private_record is not None:
-            write_private(self.recorder.run_dir, self.private_record)
+            if self.private_record is not None:
+                write_private(self.recorder.run_dir, self.private_record)
+        except OSError as exc:
+            self.recorder.failure = error = recording_error(exc, f"the run folder {self.recorder.run_dir}")
+            self.state.status, self.state.close_reason = "closed", "record-error"
+            return SessionResult(self.recorder.run_dir, "record-error", False, 0, 0, str(error))
         await asyncio.to_thread(self._prepare_providers)
         handler = DebugLogHandler(self.recorder)
         logging.getLogger("promptdesk").addHandler(handler)

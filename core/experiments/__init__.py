@@ -1,6 +1,6 @@
-"""Experiments over runs: sweeps of every combination (`sweep`, `progress`, `spend`), metrics from a log
-alone (`metrics`), comparisons (`compare`) with their statistics (`differences`) and the HTML
-report (`report`).
+"""Experiments over runs: sweeps of every combination (`sweep`, `sweep_checks`, `progress`, `spend`),
+metrics from a log alone (`metrics`), comparisons (`compare`) with their statistics (`differences`)
+and the HTML report (`report`).
 
 May import casting, formats and every room below; never `core.cli`.
 """

@@ -61,8 +61,13 @@ class Progress:
             self.spent = spent
         of = f" (${self.spent:.4f} of ${budget:.4f})" if budget is not None else ""
         why = {"budget": f"stopped: the sweep's --budget-usd is spent{of}; run it again with a higher --budget-usd "
-                         f"to go on", "stop": "stopped by a signal"}.get(stopping or "")
+                         f"to go on", "stop": "stopped by a signal",
+               "record-error": "stopped: a file could not be written (below)"}.get(stopping or "")
         self._say(f"sweep {why or 'finished'} — {self.summary()}")
+
+    def note(self, line: str) -> None:
+        """Say something the operator should know now (a provider's wait), on a line of its own."""
+        self._say(line)
 
     def eta_s(self) -> float | None:
         left = self.todo - self.finished_now

@@ -15,6 +15,12 @@ everything spent so far, and a sweep whose budget is spent starts nothing.
 
 Runs of a sweep do not append to the characters' own journals: every run starts from the same
 memories, whatever order the runs finish in (the run folder's `journals/` still holds them).
+
+A file that cannot be written (a full disk, a permission: the sweep's own files or a run's record)
+stops the sweep as a `RecordingError` naming the path (`failure`), with every live run stopped
+cleanly: nothing gets a result line it did not earn, and the same command run again continues.
+A wait a provider's response header asks for is capped by its `retry_after_cap_s` and said once on
+the progress stream (`core.providers.ratelimit`).
 """
 
 from __future__ import annotations
@@ -22,18 +28,19 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from core.errors import InvalidConfig
+from core.errors import InvalidConfig, RecordingError, recording_error
 from core.record.events import BaseEvent, CallEvent
 from core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
+from core.record.run_folder import write_atomic
 from core.experiments.metrics import audit_verdict, recorded_success, run_metrics
-from core.experiments.spend import spent_so_far, write_spend
+from core.experiments.spend import SPEND_FILE, spent_so_far, write_spend
+from core.experiments.sweep_checks import DISK_ERRNOS, SWEEP_ADVICE, check_plan, check_recorded_budget, writing
 from core.providers.ratelimit import Limiters, Limits
 from core.casting.scene_file import Scene, load_scene
 from core.casting.build import RunOptions, build_session
@@ -151,7 +158,7 @@ class Sweep:
     def __init__(self, plan: SweepPlan, folder: Path, progress: Any = None) -> None:
         self.plan, self.folder, self.progress = plan, folder, progress
         self.scene: Scene = load_scene(Path(plan.scene))
-        self.limiters = Limiters(Limits(plan.requests_per_min, plan.tokens_per_min))
+        self.limiters = Limiters(Limits(plan.requests_per_min, plan.tokens_per_min), say=self._note)
         self.live: dict[str, Any] = {}
         self.baseline: dict[str, float] = {}
         """What each live run had already spent when this invocation took it up (a resumed run's past)."""
@@ -160,13 +167,22 @@ class Sweep:
         self.to_resume: set[str] = set()
         self.stopping: str | None = None
         self.failed = 0
+        self.failure: RecordingError | None = None
+        """The first write that failed: the sweep stopped on it."""
+        self.unpriced: list[str] = []
+        """The plan's models with no known price (`provider:model`), found by `validate`."""
         self.lock: FolderLock | None = None
 
     def validate(self) -> None:
-        """Refuse a plan that cannot run (choices, cast, providers), before anything is written."""
-        with tempfile.TemporaryDirectory(prefix="promptdesk-sweep-check-") as scratch:
-            for combo in self.plan.combinations()[:1]:
-                build_session(self.scene, self.plan.run_options(combo, Path(scratch) / combo.name)).recorder.release()
+        """Refuse a plan that cannot run (choices, cast, providers, a budget that cannot be kept, as
+        `--batch` refuses it), before anything is written or sent. One run per coordinator is built
+        in a scratch folder: a judge's model counts."""
+        self.unpriced = check_plan(self.scene, self.plan)
+
+    def _note(self, line: str) -> None:
+        """Tell the operator something (a provider's wait) on the progress stream."""
+        if self.progress:
+            self.progress.note(line)
 
     def prepare_folder(self) -> list[Combination]:
         """Lock the folder, write or check `sweep.yaml`, read what was spent, note the stopped runs to
@@ -176,6 +192,8 @@ class Sweep:
             self.folder.mkdir(parents=True, exist_ok=True)
             self.lock = FolderLock.take(self.folder, "sweep")
         except OSError as exc:
+            if exc.errno in DISK_ERRNOS:
+                raise recording_error(exc, str(self.folder), SWEEP_ADVICE) from None
             raise InvalidConfig(f"{self.folder} cannot be used as a sweep folder ({exc.strerror or exc}); "
                                 f"give another --out") from None
         try:
@@ -194,6 +212,7 @@ class Sweep:
                                     f"give another --out, or the same flags as before to resume")
             if self.plan.budget_usd is None:
                 self.plan.budget_usd = recorded.budget_usd
+                check_recorded_budget(self.plan.budget_usd, plan_path, self.unpriced)
         elif any(p.name != LOCK_FILE for p in self.folder.iterdir()):
             raise InvalidConfig(f"{self.folder} exists and is not a sweep folder (no {PLAN_FILE}); give another --out")
         done = {row.get("run") for row in read_results(self.folder)}
@@ -201,14 +220,17 @@ class Sweep:
         for combo in todo:
             if (who := holder(self.folder / combo.name)) is not None:
                 raise busy(self.folder / combo.name, who)
-        plan_path.write_text(yaml.safe_dump(asdict(self.plan), sort_keys=False), encoding="utf-8")
+        with writing(plan_path):  # in one step: a write cut short leaves the old plan (or none), never half of one
+            write_atomic(plan_path, yaml.safe_dump(asdict(self.plan), sort_keys=False))
         for combo in todo:
             if resumable(self.folder / combo.name, stopped_too=True):
                 self.to_resume.add(combo.name)
             else:
-                self._set_aside(self.folder / combo.name)
+                with writing(self.folder / combo.name):
+                    self._set_aside(self.folder / combo.name)
         self.spent_usd = spent_so_far(self.folder)
-        write_spend(self.folder, self.spent_usd, self.plan.budget_usd)
+        with writing(self.folder / SPEND_FILE):
+            write_spend(self.folder, self.spent_usd, self.plan.budget_usd)
         return todo
 
     def release(self) -> None:
@@ -250,7 +272,7 @@ class Sweep:
             self.progress.end(self.stopping, self.spent_usd, self.plan.budget_usd)
 
     def stop(self, why: str = "stop") -> None:
-        """Stop every live run cleanly and start no more (Ctrl-C, SIGTERM, the budget)."""
+        """Stop every live run cleanly and start no more (Ctrl-C, SIGTERM, the budget, a failed write)."""
         if self.stopping is None:
             self.stopping = why
         for session in list(self.live.values()):
@@ -262,9 +284,16 @@ class Sweep:
 
     def _save_spend(self) -> None:
         try:
-            write_spend(self.folder, self.live_spend(), self.plan.budget_usd)
-        except OSError:
-            pass  # the run folders' logs still hold every cost: the next start reads them
+            with writing(self.folder / SPEND_FILE):
+                write_spend(self.folder, self.live_spend(), self.plan.budget_usd)
+        except RecordingError as error:
+            self.recording_failed(error)
+
+    def recording_failed(self, error: RecordingError) -> None:
+        """A write failed: keep the first such error and stop the sweep (every live run cleanly)."""
+        if self.failure is None:
+            self.failure = error
+        self.stop("record-error")
 
     def _watch(self, event: BaseEvent) -> None:
         if not isinstance(event, CallEvent):
@@ -289,14 +318,22 @@ class Sweep:
             if self.stopping or self.budget_spent():
                 self.stopping = self.stopping or "budget"
                 return
-            session = None
+            session, failure, row = None, None, {}
             try:
                 session = self._session(combo)
                 self.limiters.attach(session)
                 session.subscribe(self._watch)
                 self.live[combo.name] = session
-                await session.run()
-                row = self._result(combo, session.recorder.events)
+                result = await session.run()
+                if result.close_reason == "record-error":
+                    failure = session.recorder.failure or RecordingError(
+                        str(result.error).removeprefix(f"{RecordingError.code}: "))
+                else:
+                    row = self._result(combo, session.recorder.events)
+            except RecordingError as exc:
+                failure = exc
+            except OSError as exc:  # a file of the run could not be written (a resumed run's seam, as it is prepared)
+                failure = recording_error(exc, exc.filename or str(self.folder / combo.name), SWEEP_ADVICE)
             except Exception as exc:  # noqa: BLE001 - a run's crash is recorded, never dropped
                 row = {"run": combo.name, **asdict(combo), "close_reason": "error", "success": False,
                        "error": f"{type(exc).__name__}: {exc}"}
@@ -304,12 +341,19 @@ class Sweep:
                 self.live.pop(combo.name, None)
             if session is not None:
                 self.spent_usd += session.state.cost_usd - self.baseline.get(combo.name, 0.0)
-            if self.stopping and row["close_reason"] == "stop":
+            if failure is not None:
+                self.recording_failed(failure)
+            if failure is not None or (self.stopping and row["close_reason"] == "stop"):
                 if self.progress:
                     self.progress.stopped(combo, self.spent_usd)
                 return
+            try:
+                with writing(self.folder / RESULTS_FILE):
+                    self._append(row)
+            except RecordingError as error:
+                self.recording_failed(error)
+                return
             self.failed += row["close_reason"] == "error"
-            self._append(row)
             if self.progress:
                 self.progress.finished(combo, row, self.spent_usd)
 

@@ -3,7 +3,8 @@
 Anthropic sends `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-remaining` with a
 `…-reset` time (RFC 3339); OpenAI sends `x-ratelimit-remaining-{requests,tokens}` with a
 `x-ratelimit-reset-{requests,tokens}` duration (`1s`, `6m0s`, `20ms`). When any budget is spent
-(remaining 0), the wait is until its reset.
+(remaining 0), the wait is until its reset (capped by the provider's `retry_after_cap_s` where it
+is taken: `core.providers.waits`).
 """
 
 from __future__ import annotations
@@ -21,18 +22,27 @@ _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 def rate_limit_wait(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
     """Seconds until a spent budget resets, the longest if several are spent; None when none is."""
+    spent = spent_budget(headers, now)
+    return spent[0] if spent else None
+
+
+def spent_budget(headers: Mapping[str, str] | None, now: float | None = None) -> tuple[float, str] | None:
+    """(seconds until it resets, which budget: `request`, `token`, `input-token`...) of the spent
+    budget that resets last; None when no budget is spent (or a spent one gives no reset time)."""
     if not headers:
         return None
     lower = {str(k).lower(): str(v) for k, v in headers.items()}
     now = time.time() if now is None else now
-    waits = []
+    waits: list[tuple[float, str]] = []
     for key, value in lower.items():
+        wait = None
         if (match := _ANTHROPIC.fullmatch(key)) and _spent(value):
-            waits.append(_until(lower.get(f"anthropic-ratelimit-{match.group(1)}-reset"), now))
+            wait = _until(lower.get(f"anthropic-ratelimit-{match.group(1)}-reset"), now)
         elif (match := _OPENAI.fullmatch(key)) and _spent(value):
-            waits.append(_duration(lower.get(f"x-ratelimit-reset-{match.group(1)}")))
-    found = [w for w in waits if w is not None]
-    return max(found) if found else None
+            wait = _duration(lower.get(f"x-ratelimit-reset-{match.group(1)}"))
+        if wait is not None and match is not None:
+            waits.append((wait, match.group(1).removesuffix("s")))
+    return max(waits) if waits else None
 
 
 def _spent(value: str) -> bool:
@@ -48,7 +58,7 @@ def _until(stamp: str | None, now: float) -> float | None:
         return None
     try:
         return max(0.0, datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() - now)
-    except ValueError:
+    except (ValueError, OverflowError, OSError):
         return None
 
 

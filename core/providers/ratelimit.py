@@ -4,7 +4,11 @@ A limiter admits a request when the last minute holds fewer than `requests_per_m
 fewer than `tokens_per_min` tokens, and never before a shared pause has ended. A pause starts
 whenever any run's provider waits before a retry (the wait is the server's `retry-after` when it
 sent one), so one 429 slows every run on that provider and model instead of each run hammering
-on until it fails.
+on until it fails, and as soon as a response's rate-limit headers say a budget is spent.
+
+Every wait a header asked for is capped by the provider's `retry_after_cap_s` before it gets here,
+and said once to the operator through `say` (`core.providers.waits.Announcer`): the runs that queue
+behind a pause do not repeat it.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 
 from core.clock import Clock, RealClock
 from core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback
+from core.providers.waits import Announcer, Wait
 
 WINDOW_S = 60.0
 
@@ -31,12 +36,15 @@ class Limits:
 class RateLimiter:
     """Sliding one-minute windows of requests and tokens, plus a shared pause."""
 
-    def __init__(self, limits: Limits, clock: Clock | None = None) -> None:
+    def __init__(self, limits: Limits, clock: Clock | None = None, say: Callable[[str], None] | None = None,
+                 label: str = "") -> None:
         self.limits, self.clock = limits, clock or RealClock()
         self._requests: deque[float] = deque()
         self._tokens: deque[tuple[float, int]] = deque()
         self.paused_until = 0.0
         self.waited_s = 0.0
+        self.announce = Announcer(self.clock.now, say or (lambda line: None), label)
+        """Says a header's wait to the operator, once (see `core.providers.waits`)."""
 
     def _expire(self, now: float) -> None:
         while self._requests and self._requests[0] <= now - WINDOW_S:
@@ -71,6 +79,12 @@ class RateLimiter:
         """Hold every request on this limiter for `seconds` from now (the longest pause wins)."""
         self.paused_until = max(self.paused_until, self.clock.now() + seconds)
 
+    def header_wait(self, wait: Wait) -> None:
+        """A response header asks for `wait` (a spent budget's reset, a retry-after): hold every
+        request on this limiter that long, and tell the operator once."""
+        self.pause(wait.seconds)
+        self.announce(wait)
+
     def pausing_sleep(self, sleep: Callable[[float], Awaitable[Any]]) -> Callable[[float], Awaitable[Any]]:
         """`sleep`, but each retry wait first pauses everyone sharing this limiter."""
         async def wait(seconds: float) -> Any:
@@ -87,6 +101,8 @@ class LimitedProvider(Provider):
         self.name, self.model = inner.name, inner.model
         if hasattr(inner, "_sleep"):
             inner._sleep = limiter.pausing_sleep(inner._sleep)
+        if hasattr(inner, "on_wait"):
+            inner.on_wait = limiter.header_wait
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -96,8 +112,6 @@ class LimitedProvider(Provider):
         await self.limiter.acquire()
         completion = await self.inner.complete(request, on_delta, on_reset)
         self.limiter.spent(completion.usage.total)
-        if wait := getattr(self.inner, "rate_wait_s", None):
-            self.limiter.pause(wait)  # the provider's rate-limit headers say a budget is spent
         return completion
 
     def as_sent(self, request: Request) -> Request:
@@ -113,14 +127,15 @@ class LimitedProvider(Provider):
 class Limiters:
     """The limiters of one sweep, one per provider and model, created on first use."""
 
-    def __init__(self, limits: Limits, clock: Clock | None = None) -> None:
-        self.limits, self.clock = limits, clock
+    def __init__(self, limits: Limits, clock: Clock | None = None, say: Callable[[str], None] | None = None) -> None:
+        self.limits, self.clock, self.say = limits, clock, say
         self.by_key: dict[tuple[str, str | None], RateLimiter] = {}
 
     def for_provider(self, provider: Provider) -> RateLimiter:
         key = (provider.name, provider.model)
         if key not in self.by_key:
-            self.by_key[key] = RateLimiter(self.limits, self.clock)
+            label = f"{provider.name} {provider.model}" if provider.model else provider.name
+            self.by_key[key] = RateLimiter(self.limits, self.clock, self.say, label)
         return self.by_key[key]
 
     def attach(self, session: Any) -> None:

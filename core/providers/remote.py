@@ -31,8 +31,9 @@ from typing import Any
 
 from core.errors import InvalidConfig, ProviderError
 from core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
-from core.providers.rate_headers import rate_limit_wait
+from core.providers.rate_headers import spent_budget
 from core.providers.retry import status_error, transport_error, with_retries
+from core.providers.waits import OnWait, Wait, capped_wait
 
 log = logging.getLogger("promptdesk.providers")
 
@@ -114,8 +115,13 @@ class RemoteProvider(Provider):
         self.timeout_s, self.max_retries, self.retry_after_cap_s = timeout_s, max_retries, retry_after_cap_s
         self.base_delay_s, self._sleep, self._rng = base_delay_s, sleep, rng or random.Random()
         self._client: Any = None
-        self.rate_wait_s: float | None = None
-        """From the last response's rate-limit headers: seconds until a spent budget resets, else None."""
+        self.rate_wait: Wait | None = None
+        """From the last response's rate-limit headers: the wait until a spent budget resets (capped
+        by `retry_after_cap_s`), else None."""
+        self.on_wait: OnWait | None = None
+        """Told of each wait a response header asks for, as the response arrives: a retry's, and a
+        spent budget's (set by a sweep's limiter, which pauses every run on it and tells the
+        operator; `core.providers.ratelimit`). Each wait told is in the run's debug.log too."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
@@ -176,7 +182,8 @@ class RemoteProvider(Provider):
         try:
             text, usage = await with_retries(attempt, max_retries=self.max_retries,
                                              retry_after_cap_s=self.retry_after_cap_s, base_delay_s=self.base_delay_s,
-                                             sleep=self._sleep, on_retry=self._log_retry, rng=self._rng)
+                                             sleep=self._sleep, on_retry=self._log_retry, rng=self._rng,
+                                             on_wait=self._header_wait)
         except BaseException as exc:
             stream.bill_failed()  # an attempt cancelled mid-stream (a stop, a turn timeout) was billed too
             if stream.billed.total:
@@ -191,8 +198,19 @@ class RemoteProvider(Provider):
                              f"the answer may be cut short", status=None, retryable=True)
 
     def saw_headers(self, headers: Any) -> None:
-        """Note what the response's rate-limit headers say about the next request."""
-        self.rate_wait_s = rate_limit_wait(headers)
+        """Note what the response's rate-limit headers say about the next request (at most
+        `retry_after_cap_s`, however far off the reset they name)."""
+        spent = spent_budget(headers)
+        self.rate_wait = wait = None if spent is None else capped_wait(
+            spent[0], self.retry_after_cap_s, f"the provider says the {spent[1]} budget is spent")
+        if wait is not None and wait.seconds > 0 and self.on_wait is not None:  # only a limiter takes this wait
+            self._header_wait(wait)
+
+    def _header_wait(self, wait: Wait) -> None:
+        """A wait a response header asked for is being taken: say so in debug.log and to `on_wait`."""
+        log.warning("%s %s: %s", self.name, self.model, wait.text())
+        if self.on_wait is not None:
+            self.on_wait(wait)
 
     def _broken_stream(self, error: ProviderError, stream: Stream) -> ProviderError:
         """`error`, after retracting the fragments the failed attempt delivered (kept for the log)."""

@@ -17,6 +17,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 from core.errors import ProviderError
+from core.providers.waits import OnWait, capped_wait
 
 T = TypeVar("T")
 OnRetry = Callable[[int, float, str], None]
@@ -99,12 +100,14 @@ def backoff_delay(retry: int, base_delay_s: float, cap_s: float, rng: random.Ran
 
 async def with_retries(call: Callable[[], Awaitable[T]], *, max_retries: int, retry_after_cap_s: float,
                        base_delay_s: float = 0.5, sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
-                       on_retry: OnRetry | None = None, rng: random.Random | None = None) -> T:
+                       on_retry: OnRetry | None = None, rng: random.Random | None = None,
+                       on_wait: OnWait | None = None) -> T:
     """Await `call()`; on a retryable failure wait and try again, at most `max_retries` more times.
 
     Retryable: a `ProviderError` with `retryable=True`, or a stdlib `TimeoutError`/`ConnectionError`.
     The wait is the server's `retry-after` when it gave one, else exponential backoff with jitter,
-    never more than `retry_after_cap_s`. Any other exception propagates untouched. Giving up
+    never more than `retry_after_cap_s`; a wait the server asked for is told to `on_wait` (a
+    `core.providers.waits.Wait`) before it is taken. Any other exception propagates untouched. Giving up
     raises a `ProviderError` with the last status, `retryable` as classified and `attempts` in its
     context.
     """
@@ -125,8 +128,15 @@ async def with_retries(call: Callable[[], Awaitable[T]], *, max_retries: int, re
             raise ProviderError(f"{failure.message} (gave up after {attempt} attempts)", status=failure.status,
                                 retryable=True, **failure.context) from None
         hinted = failure.context.get("retry_after_s")
-        delay = (min(float(hinted), retry_after_cap_s) if hinted is not None
-                 else backoff_delay(attempt, base_delay_s, retry_after_cap_s, rng))
+        if hinted is None:
+            delay = backoff_delay(attempt, base_delay_s, retry_after_cap_s, rng)
+        else:
+            status = f"HTTP {failure.status}" if failure.status else "an error"
+            wait = capped_wait(float(hinted), retry_after_cap_s,
+                               f"the provider asked for a pause before the retry ({status} with retry-after)")
+            delay = wait.seconds
+            if on_wait is not None:
+                on_wait(wait)
         if on_retry is not None:
             on_retry(attempt, delay, failure.message)
         await sleep(delay)

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import (AfterValidator, BaseModel, ConfigDict, NonNegativeFloat, NonNegativeInt, PositiveFloat,
-                      PositiveInt)
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 from pydantic_core import PydanticCustomError
 
 ProviderName = Literal["offline", "anthropic", "openai", "openai-compatible", "claude-code"]
@@ -24,6 +23,10 @@ def _latency(value: tuple[int, int]) -> tuple[int, int]:
 
 
 Latency = Annotated[tuple[NonNegativeInt, NonNegativeInt], AfterValidator(_latency)]
+Timeout = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+"""Seconds a call may take: a finite amount (infinity would let a stalled server hang the run)."""
+WaitCap = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+"""The longest wait a response header may impose: a finite amount (infinity would honour a reset in 2099)."""
 
 
 class ProviderSpec(BaseModel):
@@ -35,12 +38,13 @@ class ProviderSpec(BaseModel):
     model: str | None = None
     base_url: str | None = None
     latency_ms: Latency | None = None
-    timeout_s: PositiveFloat = 60.0
+    timeout_s: Timeout = 60.0
     max_retries: NonNegativeInt = 3
-    retry_after_cap_s: NonNegativeFloat = 30.0
+    retry_after_cap_s: WaitCap = 30.0
+    """The longest wait a response header may impose (`retry-after`, a spent rate-limit budget's reset)."""
     max_processes: PositiveInt = 4
     """claude-code: at most this many Claude Code CLI processes at once."""
-    first_byte_timeout_s: PositiveFloat = 20.0
+    first_byte_timeout_s: Timeout = 20.0
     """claude-code: an attempt with no sign of an answer after this long is failed and retried."""
 
     @property

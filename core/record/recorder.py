@@ -155,7 +155,8 @@ class Recorder:
         try:
             write_derived(self.run_dir, self.events, when, self.own)
         except OSError as exc:
-            self.fail(recording_error(exc, f"the derived files in {self.run_dir} ({getattr(exc, 'filename', '')})"))
+            named = f" ({exc.filename})" if exc.filename else ""
+            self.fail(recording_error(exc, f"the derived files in {self.run_dir}{named}"))
         finally:
             for handle in self._files.values():
                 try:

@@ -1,0 +1,76 @@
+"""What a sweep checks before it starts, and how a write of a sweep fails.
+
+`check_plan` builds one run per coordinator in a scratch folder, exactly as the sweep will build
+them (`core.casting.build`), so a plan that cannot run is refused before anything is written or
+sent: a wrong choice, cast or provider, and a budget `--batch` would refuse (not a finite amount, or
+a model with no known price). `writing` turns an `OSError` on a file of the sweep into a
+`RecordingError` (exit 1) that names the path and says how to go on.
+"""
+
+from __future__ import annotations
+
+import errno
+import math
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from core.casting.build import build_session
+from core.errors import InvalidConfig, recording_error
+
+SWEEP_ADVICE = ("The sweep stopped. Free space or fix the permissions, then run the same command again: runs with a "
+                "result are kept, the others continue where they stopped")
+DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+"""A sweep folder that cannot be made for these is a disk's failure (exit 1), not a wrong --out (exit 2)."""
+
+
+def check_plan(scene: Any, plan: Any) -> list[str]:
+    """Build the first run of each coordinator (a judge's model counts) with the plan's budget in a
+    scratch folder; raise what building raises. Returns the models with no known price."""
+    firsts: dict[str, Any] = {}
+    for combo in plan.combinations():
+        firsts.setdefault(combo.coordinator, combo)
+    try:
+        scratch = Path(tempfile.mkdtemp(prefix="promptdesk-sweep-check-"))
+    except OSError as exc:
+        raise recording_error(exc, f"a scratch folder in {tempfile.gettempdir()}", SWEEP_ADVICE) from None
+    try:  # a disk that takes no write is the disk's failure, not the scratch run folder's (its lock is as small)
+        (scratch / "probe").write_text("a run folder's lock holds about this much\n", encoding="utf-8")
+    except OSError as exc:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise recording_error(exc, f"a scratch folder in {tempfile.gettempdir()}", SWEEP_ADVICE) from None
+    unpriced: list[str] = []
+    try:
+        for combo in firsts.values():
+            options = replace(plan.run_options(combo, scratch / combo.name), budget_usd=plan.budget_usd)
+            session = build_session(scene, options)
+            session.recorder.release()
+            unpriced += [m for m in session.start_info.get("unpriced_models", []) if m not in unpriced]
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return unpriced
+
+
+def check_recorded_budget(budget: Any, where: Path, unpriced: list[str]) -> None:
+    """A budget taken from `sweep.yaml` (none was given) must be one `--budget-usd` would take."""
+    if budget is None:
+        return
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not math.isfinite(budget) or budget <= 0:
+        raise InvalidConfig(f"{where} records budget_usd {budget!r}, not a finite amount more than 0; give --budget-usd")
+    if unpriced:
+        raise InvalidConfig(f"the budget recorded in {where} (${budget:g}) cannot be kept: no price is known for "
+                            f"{', '.join(unpriced)} (see core/providers/pricing.py); give another --out to run "
+                            f"without a budget")
+
+
+@contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """Write `path` of a sweep: an `OSError` becomes a `RecordingError` naming it."""
+    try:
+        yield
+    except OSError as exc:
+        raise recording_error(exc, str(path), SWEEP_ADVICE) from None
