@@ -30,8 +30,8 @@ async def journaled_run(tmp_path: Path, **scene):
 
 def kill_in_journal_step(run_dir: Path, entries_kept: int, torn: bool = False) -> list[dict]:
     """Leave the folder as a kill -9 during the journal step would: the log ends after the close and
-    `entries_kept` journal events (then, if `torn`, half a line), the journal requests after the last
-    kept entry are not in prompts.jsonl, and no derived file was written. Returns the kept entries."""
+    `entries_kept` journal events (then, if `torn`, half a line), prompts.jsonl holds the journal
+    requests only if an entry was kept (the step sends them all at once), and no derived file was written. Returns the kept entries."""
     lines = (run_dir / "events.jsonl").read_text().split("\n")[:-1]
     records = [json.loads(line) for line in lines]
     close = next(i for i, r in enumerate(records) if r["type"] == "close")
@@ -39,10 +39,10 @@ def kill_in_journal_step(run_dir: Path, entries_kept: int, torn: bool = False) -
     end = journal_at[entries_kept - 1] + 1 if entries_kept else close + 1
     kept = "".join(line + "\n" for line in lines[:end])
     (run_dir / "events.jsonl").write_text(kept + (lines[end][:30] if torn else ""))
-    prompts = (run_dir / "prompts.jsonl").read_text().split("\n")[:-1]
-    asked = [i for i, line in enumerate(prompts) if json.loads(line).get("purpose") == "journal"]
-    keep_prompts = asked[entries_kept] if entries_kept < len(asked) else len(prompts)
-    (run_dir / "prompts.jsonl").write_text("".join(line + "\n" for line in prompts[:keep_prompts]))
+    if not entries_kept:  # killed before the step asked anyone; once it asks, it asks everyone at once
+        prompts = (run_dir / "prompts.jsonl").read_text().split("\n")[:-1]
+        asked = [i for i, line in enumerate(prompts) if json.loads(line).get("purpose") == "journal"]
+        (run_dir / "prompts.jsonl").write_text("".join(line + "\n" for line in prompts[:asked[0]]))
     for name in DERIVED:
         (run_dir / name).unlink()
     shutil.rmtree(run_dir / "journals")
@@ -81,7 +81,8 @@ async def test_a_kill_after_the_close_and_before_any_entry_resumes_and_writes_ev
     assert seam.reason == "journals" and "Alice" in seam.text
     assert all((whole.dir / name).is_file() for name in DERIVED)
     assert json.loads((whole.dir / "metadata.json").read_text())["reason"] == "max_beats_exceeded"
-    assert audit_run(whole.dir).clean
+    report = audit_run(whole.dir)
+    assert report.clean, (report.leaks, report.problems)
 
 
 async def test_a_kill_mid_step_writes_only_what_is_missing_and_appends_a_recorded_entry_once(tmp_path):
@@ -103,7 +104,8 @@ async def test_a_kill_mid_step_writes_only_what_is_missing_and_appends_a_recorde
     assert (store / f"{missing}.md").read_text().count("— The Apology") == 1
     moved = (whole.dir / "superseded.jsonl").read_text().splitlines()
     assert len(moved) == 1 and len(moved[0]) == 30, "the torn line leaves the log"
-    assert audit_run(whole.dir).clean
+    report = audit_run(whole.dir)
+    assert report.clean, (report.leaks, report.problems)
 
 
 async def test_a_finished_journal_step_is_still_closed_cleanly(tmp_path, capsys):

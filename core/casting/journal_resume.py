@@ -18,10 +18,8 @@ from core.engine import journals
 from core.engine.session import Session
 from core.errors import InvalidConfig
 from core.record.events import BaseEvent, parse_event_json
-from core.record.seams import Cut, log_lines, supersede
+from core.record.seams import JOURNALS, Cut, log_lines, supersede
 
-JOURNALS = "journals"
-"""The `reason` of the `resume` event of a run resumed in its journal step."""
 
 
 def journal_step(run_dir: Path, session: Session) -> Session:

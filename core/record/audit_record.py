@@ -22,7 +22,7 @@ from pathlib import Path
 
 from core.record.events import BaseEvent, parse_event_json
 from core.record.prompt_log import FILE as PROMPTS
-from core.record.seams import is_seam
+from core.record.seams import resumed_at
 
 Key = tuple[str, str, "int | None"]
 """A request's recipient, purpose and beat."""
@@ -86,7 +86,7 @@ def read_log(path: Path, intake: Intake, *, required: bool) -> list[BaseEvent]:
         except ValueError as exc:
             ending = "" if number == len(lines) else "\n"
             unreadable.append((number, data.decode("utf-8", errors="replace") + ending, first_line(exc)))
-    intake.seams = max(intake.seams, sum(1 for e in events if is_seam(e)))
+    intake.seams = max(intake.seams, sum(1 for e in events if resumed_at(e)))
     judge_unreadable(intake, path.name, unreadable)
     return events
 

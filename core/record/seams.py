@@ -41,6 +41,16 @@ def is_seam(event: BaseEvent) -> bool:
     return event.type == "resume" and getattr(event, "reason", None) == RESTART
 
 
+JOURNALS = "journals"
+"""The `reason` of the `resume` event of a run resumed in its journal step (after its close)."""
+
+
+def resumed_at(event: BaseEvent) -> bool:
+    """True for the `resume` event of any resume, in a beat or in the journal step: each may have
+    left one torn line behind in each log."""
+    return event.type == "resume" and getattr(event, "reason", None) in (RESTART, JOURNALS)
+
+
 def find_cut(run_dir: Path, reopen_stopped: bool = False) -> Cut:
     """Split `events.jsonl` at its last `beat` event (or at its end when no beat began).
 
