@@ -88,6 +88,18 @@ def test_a_scene_nested_deep_exits_2_in_the_batch(tmp_path, capsys):
     assert "s.yaml:3: limits:" in err and "flatten" in err
 
 
+@pytest.mark.parametrize("value", ["2020-02-30", "!!float x", "!!int 0x", "!!timestamp 2020-99-99"])
+def test_a_value_yaml_cannot_build_is_refused_naming_its_line(tmp_path, capsys, value):
+    (tmp_path / "s.yaml").write_text(CAST + "title: x\nseed: " + value + "\n")
+    assert main(["--batch", str(tmp_path / "s.yaml"), "--characters-dir", str(CHARACTERS)]) == 2
+    assert "s.yaml:4:7: seed: invalid YAML: a value cannot be read" in capsys.readouterr().err
+
+
+def test_front_matter_yaml_cannot_build_is_read_line_by_line(tmp_path):
+    dirs = agent(tmp_path, "---\nname: Deep Diver\ncreated: 2020-02-30\n---\nI go deep.\n")
+    assert load_character("deep", dirs).name == "Deep Diver"
+
+
 def agent(tmp_path: Path, text: str) -> list[Path]:
     folder = tmp_path / ".claude" / "agents"
     folder.mkdir(parents=True)

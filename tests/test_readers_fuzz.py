@@ -39,7 +39,8 @@ FUZZ = settings(max_examples=30, deadline=None, derandomize=True, database=None,
 
 YAML_TOKENS = ["[", "]", "{", "}", ": ", ", ", "- ", "\n", "  ", "&a ", "*a", "&b ", "*b", "<<: ", "!!python/object ",
                "|\n", ">\n", "'", '"', "#", "name", "characters", "limits", "cast", "ann", "ben", "1", "~", "---\n",
-               "\x1b[2J", "\t", "\\u0000", "%YAML 1.1\n", "? "]
+               "\x1b[2J", "\t", "\\u0000", "%YAML 1.1\n", "? ", "2020-02-30", "!!float ", "!!int 0x", "!!binary ",
+               "!!timestamp ", "!!set ", "!!omap ", "1e999"]
 JSON_TOKENS = ["[", "]", "{", "}", ":", ",", '"name"', '"spec"', '"chara_card_v2"', '"data"', '"persona"',
                '"TinyPerson"', '"type"', '"x"', "1", "-1e999", "null", "true", '"\\ud800"', '"\\u001b[2J"', " ", "\n"]
 

@@ -21,7 +21,7 @@ from core.engine.scene import CastOverride, Limits, ScheduledEvent
 from core.engine.scene import Scene as PlayedScene
 from core.errors import InvalidConfig
 from core.formats.registry import FORMATS
-from core.protocol.bounded import LOADER, Unbounded, check_yaml
+from core.protocol.bounded import LOADER, Unbounded, check_yaml, construct
 from core.providers.spec import ProviderSpec
 
 SCENE_MAX_BYTES = 1_048_576
@@ -206,7 +206,7 @@ def _compose(text: str, source: str) -> tuple[Any, yaml.Node | None]:
     loader = LOADER(text)
     try:
         root = loader.get_single_node()
-        return (loader.construct_document(root) if root is not None else None), root
+        return (construct(loader, root) if root is not None else None), root
     except yaml.MarkedYAMLError as exc:
         mark, began = exc.problem_mark or exc.context_mark, exc.context_mark or exc.problem_mark
         line = mark.line + 1 if mark else 1

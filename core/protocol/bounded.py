@@ -102,12 +102,45 @@ def check_yaml(text: str) -> None:
         loader.dispose()
 
 
+def construct(loader: Any, root: yaml.Node) -> Any:
+    """The data of a composed document; a value that cannot be built (`2020-02-30`, `!!float x`),
+    which PyYAML raises as a bare `ValueError`, is a `ConstructorError` marked with its node's line."""
+    try:
+        return loader.construct_document(root)
+    except (ValueError, TypeError, OverflowError) as exc:
+        node = _unbuildable(root)
+        raise yaml.constructor.ConstructorError(None, None, f"a value cannot be read ({exc})",
+                                                node.start_mark if node is not None else None) from None
+
+
+def _unbuildable(root: yaml.Node) -> yaml.Node | None:
+    """The first scalar, in file order, whose value cannot be built."""
+    constructor = yaml.constructor.SafeConstructor()
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                constructor.construct_object(node, deep=True)
+            except (ValueError, TypeError, OverflowError, yaml.YAMLError):
+                return node
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(reversed(node.value))
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(item for key, value in reversed(node.value) for item in (value, key))
+    return None
+
+
 def load_yaml(text: str) -> Any:
     """The data of a single YAML document, after `check_yaml` (raises `Unbounded` or `yaml.YAMLError`)."""
     check_yaml(text)
     loader = LOADER(text)
     try:
-        return loader.get_single_data()
+        root = loader.get_single_node()
+        return construct(loader, root) if root is not None else None
     finally:
         loader.dispose()
 
