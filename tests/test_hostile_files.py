@@ -67,6 +67,29 @@ def test_an_alias_inside_the_node_it_names_is_a_loop_and_refused(tmp_path):
     assert f"{path}:3: limits:" in outcome.message and "loop" in outcome.message
 
 
+def test_a_scene_read_from_a_pipe_is_bounded_too(tmp_path):
+    """`--batch <(generate-scene)`: a pipe has no size to check first, so reading stops at the limit."""
+    import os
+    import threading
+    read_end, write_end = os.pipe()
+
+    def write() -> None:
+        with open(write_end, "wb") as pipe:
+            try:
+                pipe.write(CAST.encode() + b"# padding\n" * 120_000)
+            except BrokenPipeError:
+                pass
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        with pytest.raises(InvalidConfig, match="over the limit of 1 MB"):
+            load_scene(Path(f"/dev/fd/{read_end}"))
+    finally:
+        os.close(read_end)
+        writer.join()
+
+
 def test_a_few_small_anchors_still_load(tmp_path):
     path = tmp_path / "anchors.yaml"
     path.write_text("name: s\ncharacters: [ann, ben]\ncast:\n  ann: &fast {provider: offline}\n  ben: *fast\n")

@@ -21,7 +21,7 @@ from core.engine.scene import CastOverride, Limits, ScheduledEvent
 from core.engine.scene import Scene as PlayedScene
 from core.errors import InvalidConfig
 from core.formats.registry import FORMATS
-from core.protocol.bounded import LOADER, Unbounded, check_yaml, construct
+from core.protocol.bounded import LOADER, Unbounded, check_yaml, construct, read_capped
 from core.providers.spec import ProviderSpec
 
 SCENE_MAX_BYTES = 1_048_576
@@ -223,15 +223,17 @@ def _compose(text: str, source: str) -> tuple[Any, yaml.Node | None]:
 
 
 def _read_text(path: Path, what: str, max_bytes: int) -> str:
-    """A UTF-8 file's text, refused (InvalidConfig naming it) when missing, unreadable, not UTF-8 or
-    over `max_bytes`, checked before it is read."""
+    """A UTF-8 file's text (a pipe too), refused (InvalidConfig naming it) when missing, unreadable,
+    not UTF-8 or over `max_bytes`; never more than that is read."""
     source = str(path)
     try:
-        size = Path(path).stat().st_size
-        if size > max_bytes:
-            raise InvalidConfig(f"{what} {source} is {size:,} bytes, over the limit of {max_bytes / 1_048_576:g} MB "
+        with open(path, "rb") as handle:
+            raw = read_capped(handle, max_bytes)
+        if raw is None:
+            size = f"{Path(path).stat().st_size:,} bytes" if Path(path).is_file() else "more"
+            raise InvalidConfig(f"{what} {source} is {size}, over the limit of {max_bytes / 1_048_576:g} MB "
                                 f"({max_bytes:,} bytes).", file=source)
-        return Path(path).read_text(encoding="utf-8-sig")
+        return raw.decode("utf-8-sig")
     except FileNotFoundError:
         raise InvalidConfig(f"{what} {source} not found.", file=source) from None
     except UnicodeDecodeError as exc:
