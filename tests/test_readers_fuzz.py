@@ -9,7 +9,6 @@ import base64
 import json
 import shutil
 import struct
-import tempfile
 import time
 import tracemalloc
 import zlib
@@ -126,10 +125,8 @@ def bounded(read: Callable[[], object], allowed: tuple[type[BaseException], ...]
 
 
 @pytest.fixture(scope="module")
-def place():
-    folder = Path(tempfile.mkdtemp(prefix="promptdesk-fuzz-"))
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+def place(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("fuzz")
 
 
 def as_bytes(text: str) -> bytes:
