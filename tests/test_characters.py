@@ -53,10 +53,12 @@ def test_missing_journal_is_empty_and_points_where_it_will_be_kept(tmp_path):
     assert load_character("eve", [tmp_path]).journal_path == tmp_path / "eve.journal.md"
 
 
-def test_folder_layout_wins_over_single_file_in_the_same_folder(tmp_path):
+def test_a_folder_and_a_file_of_one_name_in_the_same_folder_are_ambiguous(tmp_path):
     write(tmp_path / "bob" / "profile.md", "# Folder Bob\n")
     write(tmp_path / "bob.md", "# File Bob\n")
-    assert load_character("bob", [tmp_path]).name == "Folder Bob"
+    with pytest.raises(CharacterLoadError, match="ambiguous") as caught:
+        load_character("bob", [tmp_path])
+    assert str(tmp_path / "bob" / "profile.md") in caught.value.message and str(tmp_path / "bob.md") in caught.value.message
 
 
 def test_front_matter_gives_name_and_description_and_is_not_in_the_profile(tmp_path):
@@ -180,7 +182,7 @@ def test_unreadable_profile_is_a_load_error_naming_the_file(tmp_path, monkeypatc
     def denied(self, *args, **kwargs):
         raise PermissionError(13, "Permission denied", str(self))
 
-    monkeypatch.setattr(Path, "read_text", denied)
+    monkeypatch.setattr(Path, "open", denied)
     with pytest.raises(CharacterLoadError, match="cannot read .*Permission denied") as caught:
         load_character("bob", [tmp_path])
     assert str(path) in caught.value.message

@@ -21,16 +21,15 @@ from core.engine.scene import CastOverride, Limits, ScheduledEvent
 from core.engine.scene import Scene as PlayedScene
 from core.errors import InvalidConfig
 from core.formats.registry import FORMATS
+from core.protocol.bounded import LOADER, Unbounded, check_yaml, construct, read_capped
 from core.providers.spec import ProviderSpec
 
 SCENE_MAX_BYTES = 1_048_576
-"""A scene file larger than 1 MB is refused before it is parsed."""
+"""A scene file (or a sweep plan) larger than 1 MB is refused before it is parsed."""
 TEXT_MAX = 20_000
 """The longest text a scene field may hold, in characters (a long setting is a page or two)."""
 LIST_MAX = 1_000
 """The most entries a list or mapping in a scene may hold."""
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's loader when installed (several times faster on big files), else PyYAML's own."""
 PROBLEMS_SHOWN = 20
 """At most this many validation problems are listed; the rest are counted."""
 
@@ -195,11 +194,19 @@ def _near_key(text: str, line: int) -> str:
 
 
 def _compose(text: str, source: str) -> tuple[Any, yaml.Node | None]:
-    """Parse YAML once, keeping both the node tree (for lines) and the data."""
-    loader = _LOADER(text)
+    """Parse YAML once, keeping both the node tree (for lines) and the data; aliases, loops and
+    nesting are checked first (`core.protocol.bounded`), before any node is built."""
+    try:
+        check_yaml(text)
+    except Unbounded as exc:
+        line = exc.line or 1
+        raise InvalidConfig(f"{source}:{line}: {_near_key(text, line)}: {exc}", file=source, line=line) from None
+    except yaml.YAMLError:
+        pass  # the same syntax error is reported below, with its context
+    loader = LOADER(text)
     try:
         root = loader.get_single_node()
-        return (loader.construct_document(root) if root is not None else None), root
+        return (construct(loader, root) if root is not None else None), root
     except yaml.MarkedYAMLError as exc:
         mark, began = exc.problem_mark or exc.context_mark, exc.context_mark or exc.problem_mark
         line = mark.line + 1 if mark else 1
@@ -209,28 +216,42 @@ def _compose(text: str, source: str) -> tuple[Any, yaml.Node | None]:
         near = _near_key(text, began.line + 1 if began else line)
         raise InvalidConfig(f"{source}:{line}{where}: {near}: invalid YAML: {problem}",
                             file=source, line=line) from None
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, RecursionError) as exc:
         raise InvalidConfig(f"{source}:1: (top level): invalid YAML: {exc}", file=source) from None
     finally:
         loader.dispose()
 
 
+def _read_text(path: Path, what: str, max_bytes: int) -> str:
+    """A UTF-8 file's text (a pipe too), refused (InvalidConfig naming it) when missing, unreadable,
+    not UTF-8 or over `max_bytes`; never more than that is read."""
+    source = str(path)
+    try:
+        with open(path, "rb") as handle:
+            raw = read_capped(handle, max_bytes)
+        if raw is None:
+            size = f"{Path(path).stat().st_size:,} bytes" if Path(path).is_file() else "more"
+            raise InvalidConfig(f"{what} {source} is {size}, over the limit of {max_bytes / 1_048_576:g} MB "
+                                f"({max_bytes:,} bytes).", file=source)
+        return raw.decode("utf-8-sig")
+    except FileNotFoundError:
+        raise InvalidConfig(f"{what} {source} not found.", file=source) from None
+    except UnicodeDecodeError as exc:
+        raise InvalidConfig(f"{what} {source} is not valid UTF-8 (byte {exc.start}).", file=source) from None
+    except OSError as exc:
+        raise InvalidConfig(f"Cannot read {what.lower()} {source}: {exc.strerror or exc}.", file=source) from None
+
+
+def read_yaml(path: Path, what: str = "YAML file", max_bytes: int = SCENE_MAX_BYTES) -> Any:
+    """The data of a YAML file a person brings (a sweep plan, ...), read within the scene file's
+    bounds: size, aliases, nesting. Every problem is an InvalidConfig naming the file and its line."""
+    return _compose(_read_text(Path(path), what, max_bytes), str(path))[0]
+
+
 def load_scene(path: Path) -> Scene:
     """Read and validate a scene file; every InvalidConfig names the file, the field and the line."""
     source = str(path)
-    try:
-        size = Path(path).stat().st_size
-        if size > SCENE_MAX_BYTES:
-            raise InvalidConfig(f"Scene file {source} is {size:,} bytes, over the limit of 1 MB "
-                                f"({SCENE_MAX_BYTES:,} bytes).", file=source)
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InvalidConfig(f"Scene file {source} not found.", file=source) from None
-    except UnicodeDecodeError as exc:
-        raise InvalidConfig(f"Scene file {source} is not valid UTF-8 (byte {exc.start}).", file=source) from None
-    except OSError as exc:
-        raise InvalidConfig(f"Cannot read scene file {source}: {exc.strerror or exc}.", file=source) from None
-    data, root = _compose(text, source)
+    data, root = _compose(_read_text(Path(path), "Scene file", SCENE_MAX_BYTES), source)
     scene = _validate(data, root, source)
     scene._folder = Path(path).resolve().parent
     return scene

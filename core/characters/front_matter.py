@@ -8,7 +8,9 @@ inside a long description continue it), indented or other lines continue the pre
 `key: >` / `key: |` take the indented block below. Only `name` and `description` are kept as text;
 `tools`, `model`, `color` and anything else are kept in `meta` but never reach an actor.
 
-Line numbers in messages are the file's own, counted from 1 at the opening `---`.
+Line numbers in messages are the file's own, counted from 1 at the opening `---`. Front matter whose
+YAML goes beyond the parsing bounds (an alias bomb, nesting too deep: `core.protocol.bounded`) is
+refused with `Unbounded`, never read line by line.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+
+from core.protocol.bounded import Unbounded, load_yaml
 
 _OPEN = re.compile(r"---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^---[ \t]*$")
@@ -49,7 +53,8 @@ class Unclosed(ValueError):
 
 
 def split(text: str) -> FrontMatter:
-    """Split optional front matter from the body; raise Unclosed when `---` is never closed."""
+    """Split optional front matter from the body; raise Unclosed when `---` is never closed, and
+    `Unbounded` (its line the file's) when the block goes beyond the parsing bounds."""
     if not _OPEN.match(text):
         return FrontMatter(body=text)
     lines = text.splitlines(keepends=True)
@@ -64,7 +69,9 @@ def split(text: str) -> FrontMatter:
 def _parse(block: str) -> tuple[dict[str, Any], bool]:
     """Strict YAML when it gives a mapping, else the line-by-line reading."""
     try:
-        data = yaml.safe_load(block)
+        data = load_yaml(block)
+    except Unbounded as exc:
+        raise Unbounded(str(exc), exc.line + 1 if exc.line else None) from None
     except yaml.YAMLError:
         data = None
     else:

@@ -23,6 +23,7 @@ from core.characters import search as character_search
 
 from core.characters import front_matter
 from core.errors import CharacterLoadError, InvalidConfig
+from core.protocol.bounded import Unbounded, read_capped
 from core.protocol.sanitize import strip_controls
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]*(?:\.[a-z0-9][a-z0-9-]*)*")
@@ -64,10 +65,21 @@ def search_dirs(characters_dirs: Sequence[Path] = (), cwd: Path | None = None) -
     return list(dict.fromkeys(ordered))
 
 
+CHARACTER_FILE_MAX = 1_048_576
+"""A profile or journal file over 1 MB is refused before it is read (a briefing is a page or two)."""
+
+
 def _read(path: Path, slug: str) -> str:
-    """Read a UTF-8 text file, turning every failure into a CharacterLoadError naming it."""
+    """Read a UTF-8 text file of at most `CHARACTER_FILE_MAX` bytes, turning every failure into a
+    CharacterLoadError naming it."""
     try:
-        return path.read_text(encoding="utf-8-sig")
+        with path.open("rb") as handle:
+            raw = read_capped(handle, CHARACTER_FILE_MAX)
+        if raw is None:
+            raise CharacterLoadError(f"Character '{slug}': {path} is over the limit of 1 MB ({CHARACTER_FILE_MAX:,} "
+                                     f"bytes); shorten it (move old journal entries elsewhere).",
+                                     character=slug, path=str(path))
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise CharacterLoadError(f"Character '{slug}': {path} is not valid UTF-8 ({exc.reason} at byte {exc.start}).",
                                  character=slug, path=str(path)) from exc
@@ -83,6 +95,9 @@ def _split_front_matter(text: str, path: Path, slug: str) -> front_matter.FrontM
         parsed = front_matter.split(text)
     except front_matter.Unclosed as exc:
         raise CharacterLoadError(f"Character '{slug}': {path}:1: {exc}.", character=slug, path=str(path)) from None
+    except Unbounded as exc:
+        raise CharacterLoadError(f"Character '{slug}': {path}:{exc.line or 1}: the front matter's {exc}.",
+                                 character=slug, path=str(path)) from None
     body = parsed.body
     if not body.strip():
         where = f"below the front matter (which ends on line {parsed.body_line - 1})" if parsed.meta or text.startswith("---") else ""
@@ -126,14 +141,32 @@ def read_inside(path: Path, root: Path, slug: str) -> str:
 
 
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_RESERVED = re.compile(r"\b(DIRECTOR\s+NOTE|EVENT|SYSTEM)\s*:", re.IGNORECASE)
+NAME_MAX = 100
+"""The longest display name, in characters (every other actor's briefing lists it)."""
 
 
-def _printable_name(slug: str, name: str, path: Path) -> str:
-    """The display name, refused if it holds a newline or any other control character."""
+def name_problem(name: str) -> str | None:
+    """What keeps `name` from being a display name, or None: the one gate every character passes
+    (folder, agent file, card imported or cast directly, persona), because the name reaches every
+    other actor's briefing, the transcripts and `notes.md`."""
+    if not name.strip():
+        return "is empty"
     if _UNPRINTABLE.search(name):
-        raise CharacterLoadError(f"Character '{slug}': the display name {name!r} in {path} holds a newline or "
-                                 f"control character; give a one-line `name:` of printable text.",
-                                 character=slug, path=str(path))
+        return "holds a newline or control character"
+    if _RESERVED.search(name):
+        return "holds one of the engine's own markers (`DIRECTOR NOTE:`, `EVENT:`, `SYSTEM:`)"
+    if len(name) > NAME_MAX:
+        return f"is {len(name):,} characters long, over the limit of {NAME_MAX}"
+    return None
+
+
+def check_name(slug: str, name: str, path: Path | str) -> str:
+    """The display name, or a CharacterLoadError naming the character, the file and what to fix."""
+    problem = name_problem(name)
+    if problem:
+        raise CharacterLoadError(f"Character '{slug}': the display name {name[:NAME_MAX * 2]!r} in {path} {problem}; "
+                                 f"give it a one-line name of printable text.", character=slug, path=str(path))
     return name
 
 
@@ -147,9 +180,11 @@ def with_fields(character: Character, fields: Sequence[str]) -> Character:
 
 
 def check_display_names(cast: Sequence[Character]) -> None:
-    """Refuse two cast members whose display names match (ignoring case): no transcript could tell them apart."""
+    """Refuse a display name that fails `check_name` (whichever way the character came in), and two cast
+    members whose display names match (ignoring case): no transcript could tell them apart."""
     seen: dict[str, Character] = {}
     for character in cast:
+        check_name(character.slug, character.name, character.profile_path)
         other = seen.setdefault(character.name.casefold(), character)
         if other is not character:
             raise InvalidConfig(f"Two cast members are both called {character.name!r}: '{other.slug}' "
@@ -161,19 +196,19 @@ def _from_files(slug: str, profile_path: Path, journal_path: Path, folder: Path)
     """Build a Character from its profile file and (possibly missing) journal file, both of
     which must stay inside the characters `folder`."""
     parsed = _split_front_matter(read_inside(profile_path, folder, slug), profile_path, slug)
-    profile = parsed.body
+    name = check_name(slug, display_name(slug, parsed.body, parsed.text("name", fold=False)), profile_path)
     present = journal_path.is_file() or journal_path.is_symlink()
     journal = read_inside(journal_path, folder, slug) if present else ""
-    return Character(slug=slug, name=_printable_name(slug, display_name(slug, profile, parsed.text("name", fold=False)), profile_path),
-                     description=parsed.text("description"), profile=profile,
-                     journal=journal, profile_path=profile_path, journal_path=journal_path)
+    return Character(slug=slug, name=name, description=strip_controls(parsed.text("description")),
+                     profile=strip_controls(parsed.body), journal=strip_controls(journal),
+                     profile_path=profile_path, journal_path=journal_path)
 
 
 def load_character(slug: str, dirs: Sequence[Path], cwd: Path | None = None) -> Character:
     """Find (by file name or `name:`, see `core.characters.search`) and read one character; raise
     CharacterLoadError listing the paths searched and the nearest names on disk if absent."""
     validate_slug(slug)
-    found = character_search.find(slug, dirs)
+    found = character_search.find(slug, dirs, cwd)
     if found is not None:
         return _from_files(slug, found.profile, found.journal, found.folder)
     searched = [str(path) for folder in dirs for path in (Path(folder) / slug / "profile.md", Path(folder) / f"{slug}.md")]

@@ -5,7 +5,8 @@ in each characters folder: a `<name>/profile.md` folder or a `<name>.md` file. N
 before comparing: case ignored, spaces and underscores as hyphens, `CamelCase` split
 (`CodeReviewer.md`, `code_reviewer.md` and `code-reviewer.md` are all `code-reviewer`), and a dot
 may be typed or given as a hyphen (`powershell-5.1-expert` or `powershell-5-1-expert`). In each
-folder, in search order: the exact name, then a folded file name, then a front matter `name:`.
+folder, every file answering to the name by any of these is found: the exact name, a folded file name,
+a front matter `name:`. The first folder holding one wins; two answering in one folder are refused.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.characters import front_matter
+from core.errors import CharacterLoadError
 
 _SEPARATORS = re.compile(r"[\s_]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -89,18 +91,46 @@ def _is_file(entry: os.DirEntry) -> bool:
         return False
 
 
-def find(slug: str, dirs: Sequence[Path]) -> Candidate | None:
-    """The first file, in folder order, listed under `slug` or under a name that folds to it."""
+def find(slug: str, dirs: Sequence[Path], cwd: Path | None = None) -> Candidate | None:
+    """The one file, in the first folder holding any, that answers to `slug`: by its listed name, by a
+    name that folds to it, or by its `name:`. Two or more files of that folder answering to it are
+    refused (`CharacterLoadError` naming each and how to pick one): none is chosen silently."""
     wanted = fold(slug)
     for folder in dirs:
-        listed = list(candidates(Path(folder)))
-        rules = (lambda c: c.label == slug, lambda c: bool(fold(c.label) & wanted),
-                 lambda c: bool(fold(c.front_name()) & wanted) if c.front_name() else False)
-        for rule in rules:
-            match = next((c for c in listed if rule(c)), None)
-            if match is not None:
-                return match
+        answering = []
+        for candidate in candidates(Path(folder)):
+            how = _answers(candidate, slug, wanted)
+            if how:
+                answering.append((candidate, how))
+        if len(answering) == 1:
+            return answering[0][0]
+        if answering:
+            raise _ambiguous(slug, answering, cwd)
     return None
+
+
+def _answers(candidate: Candidate, slug: str, wanted: set[str]) -> str:
+    """How a file answers to `slug` ("" when it does not): its file name, folded, or its `name:`."""
+    ways = []
+    if candidate.label == slug:
+        ways.append("its file name")
+    elif fold(candidate.label) & wanted:
+        ways.append(f"its file name `{candidate.label}`, folded")
+    name = candidate.front_name()
+    if name and fold(name) & wanted:
+        ways.append(f"its `name: {name}`")
+    return " and ".join(ways)
+
+
+def _ambiguous(slug: str, answering: list[tuple[Candidate, str]], cwd: Path | None) -> CharacterLoadError:
+    """The refusal for several files answering to one name."""
+    files = [f"`{_shown(c.profile, cwd)}` (by {how})" for c, how in answering]
+    listed = ", ".join(files[:-1]) + f" and {files[-1]}"
+    return CharacterLoadError(
+        f"Character '{slug}' is ambiguous: {len(files)} files answer to it: {listed}. Pick one: rename the "
+        f"others' files or change their `name:` so that only one answers to '{slug}', or move the one you "
+        f"mean into a folder of its own and pass it with --characters-dir (searched first).",
+        character=slug, candidates=[str(c.profile) for c, _ in answering])
 
 
 def near_matches(slug: str, dirs: Sequence[Path], cwd: Path | None = None, n: int = 3) -> list[str]:

@@ -1,6 +1,6 @@
 """`promptdesk import FILE... [--to DIR] [--user NAME] [--force]`: bring characters in.
 
-Reads Character Card V1/V2/V3 (JSON or PNG) and TinyTroupe TinyPerson JSON, and writes each as a
+Reads Character Card V1/V2/V3 (JSON, PNG or WebP) and TinyTroupe TinyPerson JSON, and writes each as a
 Promptdesk character (`DIR/<slug>/profile.md` and `DIR/<slug>/scene-snippet.yaml`). Every file is
 checked before anything is written: one bad file means nothing is written, exit 2.
 """
@@ -22,7 +22,7 @@ from core.protocol.sanitize import strip_controls
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="promptdesk import",
-                                description="Import character cards (V1/V2/V3, JSON or PNG) and TinyTroupe "
+                                description="Import character cards (V1/V2/V3, JSON, PNG or WebP) and TinyTroupe "
                                             "TinyPerson JSON as Promptdesk characters.")
     p.add_argument("files", nargs="+", type=Path, metavar="FILE")
     p.add_argument("--to", type=Path, default=Path("characters"), metavar="DIR",

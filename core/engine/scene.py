@@ -33,8 +33,10 @@ def _slug(value: str) -> str:
 
 
 Slug = Annotated[str, AfterValidator(_slug)]
-CARD_SUFFIXES = (".png", ".json")
-"""File names in `characters` that are character cards cast directly (see `Scene.cards`)."""
+CARD_SUFFIXES = (".png", ".webp", ".json", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".avif", ".heic", ".heif",
+                 ".ico", ".jxl", ".svg")
+"""File names in `characters` that are character cards cast directly (see `Scene.cards`): PNG, WebP or
+JSON cards, and any other image, so that reading it says what it is rather than breaking the slug rule."""
 
 
 def card_slug(path: str) -> str:
@@ -135,7 +137,7 @@ class Scene(SceneModel):
     """Words that must each appear in some speech for role C to call the goal achieved."""
     characters: list[Slug] = Field(min_length=1, max_length=MAX_CAST)
     cards: dict[Slug, str] = Field(default_factory=dict)
-    """Character cards cast directly: slug -> card file (`.png`/`.json`, relative to the scene file).
+    """Character cards cast directly: slug -> card file (`.png`/`.webp`/`.json`, relative to the scene file).
     A `characters` entry that names a card file is moved here, cast as the slug of its file name."""
     perspectives: dict[str, str] = Field(default_factory=dict)
     initial_speaker: str | None = None

@@ -10,10 +10,11 @@ a `ThinkEvent`. `DeltaEvent` carries streamed fragments for live display and is 
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from core.protocol.bounded import load_json
 
 COORDINATOR = "coordinator"
 """The `from` of every event the engine itself emits (the coordinator is not an actor)."""
@@ -138,5 +139,6 @@ def parse_event(data: dict[str, Any]) -> BaseEvent:
 
 def parse_event_json(line: str) -> BaseEvent:
     """Rebuild a typed event from one line of `events.jsonl` (through `json`, which, unlike the
-    strict validator's parser, reads a lone surrogate's escape back as the character it was)."""
-    return _ADAPTER.validate_python(json.loads(line))
+    strict validator's parser, reads a lone surrogate's escape back as the character it was), nested
+    no deeper than `core.protocol.bounded.MAX_DEPTH`; every failure is a `ValueError`."""
+    return _ADAPTER.validate_python(load_json(line))

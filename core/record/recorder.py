@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from core.record import outputs
 from core.errors import RecordingError, recording_error
@@ -208,20 +208,44 @@ def write_derived(run_dir: Path, events: list[BaseEvent], when: datetime, own: F
         raise failures[0]
 
 
+EVENT_LINE_MAX = 16 * 1_048_576
+"""An `events.jsonl` line over 16 MB is skipped unread (a whole briefing is far less)."""
+
+
 def read_events(run_dir: Path, warn: Callable[[str], None] | None = None) -> list[BaseEvent]:
-    """Read `events.jsonl` back. A line that is torn (a crash mid-write), not UTF-8 or not an
-    event is skipped, and `warn` (default: the `promptdesk.recorder` logger) is told which."""
+    """Read `events.jsonl` back, line by line within bounds. A line that is torn (a crash mid-write),
+    not UTF-8, not an event, nested too deep or over `EVENT_LINE_MAX` is skipped, and `warn` (default:
+    the `promptdesk.recorder` logger) is told which."""
     warn = warn or log.warning
     path = run_dir / "events.jsonl"
     events: list[BaseEvent] = []
-    for number, raw in enumerate(path.read_bytes().split(b"\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            events.append(parse_event_json(raw.decode("utf-8")))
-        except ValueError as exc:  # UnicodeDecodeError and JSON/validation errors alike
-            warn(f"{path}: line {number} skipped, it is not a readable event ({_first_line(exc)})")
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(bounded_lines(handle, EVENT_LINE_MAX), start=1):
+            if raw is None:
+                warn(f"{path}: line {number} skipped, it is over the limit of {EVENT_LINE_MAX:,} bytes")
+                continue
+            if not raw.strip():
+                continue
+            try:
+                events.append(parse_event_json(raw.decode("utf-8")))
+            except ValueError as exc:  # UnicodeDecodeError, JSON, depth and validation errors alike
+                warn(f"{path}: line {number} skipped, it is not a readable event ({_first_line(exc)})")
     return events
+
+
+def bounded_lines(handle: BinaryIO, limit: int) -> Iterator[bytes | None]:
+    """Each line of a binary file without its newline, never reading more than `limit` bytes of one
+    line into memory: a longer line is passed over and given as None."""
+    while True:
+        line = handle.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith(b"\n"):
+            while (rest := handle.readline(1 << 20)) and not rest.endswith(b"\n"):
+                pass
+            yield None
+        else:
+            yield line.removesuffix(b"\n")
 
 
 def _first_line(exc: Exception) -> str:

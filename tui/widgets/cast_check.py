@@ -71,7 +71,8 @@ class CastCheck(Static):
                 character = load_character(slug, dirs)
             except PromptdeskError as exc:
                 text.append("  ✗ ", FAIL)
-                problem = "not found" if "searched" in exc.context else f"failed to parse: {exc.message}"
+                problem = ("not found" if "searched" in exc.context else exc.message if "candidates" in exc.context
+                           else f"failed to parse: {exc.message}")
                 text.append(f"{safe(slug)}: {safe(problem)}\n")
             else:
                 CastCheck._found(character, text)

@@ -1,9 +1,10 @@
-"""Character Card V1, V2 and V3 (the character community's format), from JSON or PNG.
+"""Character Card V1, V2 and V3 (the character community's format), from JSON, PNG or WebP.
 
 V1 is a flat object (`name`, `description`, `personality`, `scenario`, `first_mes`, `mes_example`);
 V2 (`spec: chara_card_v2`) and V3 (`spec: chara_card_v3`) put those and more under `data`. A PNG card
 carries the JSON base64-encoded in a `chara` (V1/V2) or `ccv3` (V3) text chunk; `ccv3` wins when both
-are present. The PNG is read with Pillow.
+are present. A WebP card carries it in its XMP (`chara`/`ccv3`) or its EXIF UserComment. The image's
+metadata is read without decoding a pixel (`core.characters.importers.images`).
 
 Mapping (README "Bring your characters"): `name` -> name and slug; `description` and `personality`
 -> profile sections; `mes_example` -> a "Voice" section (`<START>` markers removed); `scenario` and
@@ -21,7 +22,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from core.characters.importers.images import KEYS_SHOWN, kind, png_texts, webp_texts
 from core.characters.importers.model import MAX_SOURCE_BYTES, Imported, ImportProblem, bullets, text_field
+from core.protocol.bounded import Unbounded, load_json
+from core.protocol.sanitize import strip_controls
 
 DEFAULT_USER = "the visitor"
 DROPPED_FIELDS = ("system_prompt", "post_history_instructions", "character_book", "alternate_greetings",
@@ -29,7 +33,9 @@ DROPPED_FIELDS = ("system_prompt", "post_history_instructions", "character_book"
 _CHAR = re.compile(r"\{\{\s*char\s*\}\}|<BOT>", re.IGNORECASE)
 _USER = re.compile(r"\{\{\s*user\s*\}\}|<USER>", re.IGNORECASE)
 _START = re.compile(r"^\s*<START>\s*$", re.IGNORECASE | re.MULTILINE)
-_PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+CARD_KEYS = ("ccv3", "chara")
+"""The text chunks a card image carries its JSON in, the first found winning."""
+_BYTE_LIST = re.compile(r"\d{1,3}(?:\s*,\s*\d{1,3})*")
 
 
 def is_card(data: Any) -> bool:
@@ -41,44 +47,57 @@ def is_card(data: Any) -> bool:
     return "name" in data and any(k in data for k in ("first_mes", "mes_example", "personality", "char_persona"))
 
 
-def card_json_from_png(path: Path) -> dict[str, Any]:
-    """The card JSON inside a PNG's `ccv3` or `chara` text chunk."""
-    from PIL import Image, UnidentifiedImageError
+def card_json_from_image(path: Path, data: bytes) -> dict[str, Any]:
+    """The card JSON inside a PNG's `ccv3` or `chara` text chunk, or a WebP's XMP or EXIF UserComment;
+    any other image type is refused as what it is. No pixel is decoded (`importers.images`)."""
+    where, image = str(path), kind(data[:16])
+    if image == "PNG":
+        texts, found = png_texts(data, where, CARD_KEYS)
+        key = next((k for k in CARD_KEYS if k in texts), None)
+        if key is not None:
+            return decode_card_text(path, key, texts[key])
+        keys = sorted({strip_controls(k) for k in found})
+        shown = ", ".join(keys[:KEYS_SHOWN]) + (f" and {len(keys) - KEYS_SHOWN:,} more" if len(keys) > KEYS_SHOWN else "")
+        raise ImportProblem(f"{path}: this PNG holds no character card (no `chara` or `ccv3` text chunk; "
+                            f"text chunks found: {shown or 'none'})")
+    if image == "WebP":
+        texts = webp_texts(data, where)
+        key = next((k for k in (*CARD_KEYS, "UserComment") if k in texts), None)
+        if key is not None:
+            return decode_card_text(path, key, texts[key])
+        raise ImportProblem(f"{path}: this WebP holds no character card (no `chara` or `ccv3` in its XMP metadata, "
+                            "no card in its EXIF UserComment)")
+    raise ImportProblem(f"{path}: a {image} image; a character card is a PNG or WebP image or a JSON file "
+                        "(export the card as PNG, WebP or JSON from the app that made it)")
 
-    try:
-        with Image.open(path) as image:
-            chunks = dict(getattr(image, "text", {}) or {})
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
-        raise ImportProblem(f"{path}: not a readable PNG ({exc})") from None
-    for key in ("ccv3", "chara"):
-        if key in chunks:
-            return _decode_chunk(path, key, chunks[key])
-    found = ", ".join(sorted(chunks)) or "none"
-    raise ImportProblem(f"{path}: this PNG holds no character card (no `chara` or `ccv3` text chunk; "
-                        f"text chunks found: {found})")
 
-
-def _decode_chunk(path: Path, key: str, value: str) -> dict[str, Any]:
-    """Base64 -> UTF-8 -> JSON object, each failure named."""
-    try:
-        raw = base64.b64decode(value.strip(), validate=True)
-    except (binascii.Error, ValueError):
-        raise ImportProblem(f"{path}: the `{key}` chunk is not valid base64") from None
+def decode_card_text(path: Path, key: str, value: str) -> dict[str, Any]:
+    """The card JSON object a text chunk holds: base64 of UTF-8 JSON (or, as some WebP writers
+    leave it, the JSON itself or its UTF-8 bytes as comma-separated numbers), each failure named."""
+    value = value.strip()
+    if value.startswith("{"):
+        raw = value.encode("utf-8", "surrogatepass")
+    elif _BYTE_LIST.fullmatch(value):
+        numbers = [int(n) for n in value.split(",")]
+        if any(n > 255 for n in numbers):
+            raise ImportProblem(f"{path}: the `{key}` text is a list of numbers that are not bytes")
+        raw = bytes(numbers)
+    else:
+        try:
+            raw = base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raise ImportProblem(f"{path}: the `{key}` chunk is not valid base64") from None
     if len(raw) > MAX_SOURCE_BYTES:
         raise ImportProblem(f"{path}: the `{key}` chunk holds {len(raw):,} bytes; the limit is {MAX_SOURCE_BYTES:,}")
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = load_json(raw.decode("utf-8"))
+    except Unbounded as exc:
+        raise ImportProblem(f"{path}: the `{key}` chunk's JSON: {exc}") from None
+    except (UnicodeDecodeError, ValueError) as exc:
         raise ImportProblem(f"{path}: the `{key}` chunk is not UTF-8 JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ImportProblem(f"{path}: the `{key}` chunk must hold a JSON object")
     return data
-
-
-def is_png(path: Path) -> bool:
-    """Whether the file starts with the PNG signature (whatever its name says)."""
-    with open(path, "rb") as handle:
-        return handle.read(8) == _PNG_MAGIC
 
 
 def card_fields(path: Path, card: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -1,5 +1,6 @@
 """A character card cast directly in a scene (`characters: [cards/Seraphina.png]`), read with the
-same mapping as `promptdesk import`, without writing anything."""
+same mapping and the same gate as `promptdesk import` (its name checked, its text stripped of control
+sequences), without writing anything."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from core.errors import CharacterLoadError
 from core.characters.importers.cards import DEFAULT_USER
 from core.characters.importers.model import ImportProblem
 from core.characters.importers.read import read_source
+from core.protocol.sanitize import strip_controls
 
 
 def card_character(slug: str, card: str, scene_folder: Path | None, cwd: Path) -> Character:
@@ -20,7 +22,8 @@ def card_character(slug: str, card: str, scene_folder: Path | None, cwd: Path) -
     try:
         imported = read_source(path, DEFAULT_USER)
     except ImportProblem as exc:
-        raise CharacterLoadError(f"Character '{slug}' (a card): {exc}", character=slug, path=str(path)) from None
+        raise CharacterLoadError(strip_controls(f"Character '{slug}' (a card): {exc}"), character=slug,
+                                 path=str(path)) from None
     body = "\n\n".join(f"## {heading}\n\n{text}" for heading, text in imported.sections)
     return Character(slug=slug, name=imported.name, description=imported.description,
                      profile=f"# {imported.name}\n\n{body}\n", journal="", profile_path=path, journal_path=None)

@@ -7,7 +7,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.characters.loading import SLUG_MAX
+from core.characters.loading import SLUG_MAX, name_problem
+from core.protocol.sanitize import strip_controls
 
 MAX_SOURCE_BYTES = 4_000_000
 """Largest file an importer reads (cards with embedded art stay far below this)."""
@@ -44,6 +45,23 @@ class Imported:
     def slug(self) -> str:
         """The name as a slug: ASCII-folded, lower case, runs of other characters as one hyphen."""
         return slugify(self.name)
+
+
+def admitted(imported: Imported, where: str) -> Imported:
+    """The character with every text it will write stripped of escape sequences and control characters,
+    and its name passed through the display-name gate (`core.characters.loading.name_problem`): an
+    import and a card cast directly are refused exactly as a character file with that name is."""
+    problem = name_problem(imported.name)
+    if problem:
+        raise ImportProblem(f"{where}: the name {imported.name[:200]!r} {problem}; edit the name in the file "
+                            f"to one line of printable text")
+    one_line = lambda text: " ".join(strip_controls(text).split())  # noqa: E731
+    imported.role, imported.description = one_line(imported.role), one_line(imported.description)
+    imported.sections = [(one_line(heading), strip_controls(body)) for heading, body in imported.sections]
+    imported.front = {key: [strip_controls(str(item)) for item in value] if isinstance(value, list) else
+                      strip_controls(str(value)) for key, value in imported.front.items()}
+    imported.snippet = {key: strip_controls(value) for key, value in imported.snippet.items()}
+    return imported
 
 
 def slugify(name: str) -> str:

@@ -1,39 +1,61 @@
-"""Recognise a source file and read it into an `Imported` character."""
+"""Recognise a source file and read it into an `Imported` character, within bounds.
+
+The file's size is checked before it is read (`MAX_SOURCE_BYTES`); a card image is recognised by its
+first bytes, whatever its name says, and read without decoding a pixel; JSON is parsed no deeper than
+`core.protocol.bounded.MAX_DEPTH`. What comes out passes the display-name gate and is stripped of
+control sequences (`model.admitted`).
+"""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from core.characters.importers.cards import DEFAULT_USER, card_json_from_png, from_card, is_card, is_png
-from core.characters.importers.model import MAX_SOURCE_BYTES, Imported, ImportProblem
+from core.characters.importers.cards import DEFAULT_USER, card_json_from_image, from_card, is_card
+from core.characters.importers.images import kind
+from core.characters.importers.model import MAX_SOURCE_BYTES, Imported, ImportProblem, admitted
 from core.characters.importers.tinytroupe import from_tiny_person, is_tiny_person
+from core.protocol.bounded import Unbounded, load_json, read_capped
+
+
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes, refused when missing, not a file or over `MAX_SOURCE_BYTES` (checked before reading)."""
+    try:
+        if not path.is_file():
+            raise ImportProblem(f"{path}: {'not a file' if path.exists() else 'no such file'}")
+        size = path.stat().st_size
+        if size > MAX_SOURCE_BYTES:
+            raise ImportProblem(f"{path}: {size:,} bytes; the limit is {MAX_SOURCE_BYTES:,}")
+        with open(path, "rb") as handle:
+            data = read_capped(handle, MAX_SOURCE_BYTES)
+    except OSError as exc:
+        raise ImportProblem(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if data is None:
+        raise ImportProblem(f"{path}: over the limit of {MAX_SOURCE_BYTES:,} bytes")
+    return data
 
 
 def read_source(path: Path, user: str = DEFAULT_USER) -> Imported:
-    """A card (JSON or PNG, any version) or a TinyPerson JSON; ImportProblem says why not."""
+    """A card (JSON, PNG or WebP, any version) or a TinyPerson JSON; ImportProblem says why not."""
     path = Path(path)
+    data = read_bytes(path)
+    if kind(data[:16]) is not None:
+        return admitted(from_card(path, card_json_from_image(path, data), user), str(path))
     try:
-        size = path.stat().st_size
-        if not path.is_file():
-            raise ImportProblem(f"{path}: not a file")
-        if size > MAX_SOURCE_BYTES:
-            raise ImportProblem(f"{path}: {size:,} bytes; the limit is {MAX_SOURCE_BYTES:,}")
-        if is_png(path):
-            return from_card(path, card_json_from_png(path), user)
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise ImportProblem(f"{path}: no such file") from None
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise ImportProblem(f"{path}: neither a PNG nor UTF-8 JSON") from None
-    except OSError as exc:
-        raise ImportProblem(f"{path}: cannot read it ({exc.strerror or exc})") from None
+        raise ImportProblem(f"{path}: neither a card image (PNG, WebP) nor UTF-8 JSON") from None
+    if text.lstrip().startswith("<"):
+        raise ImportProblem(f"{path}: an XML, SVG or HTML file, not a card; a character card is a PNG or WebP image "
+                            "or a JSON file")
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ImportProblem(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    if is_tiny_person(data):
-        return from_tiny_person(path, data)
-    if is_card(data):
-        return from_card(path, data, user)
+        parsed = load_json(text)
+    except Unbounded as exc:
+        raise ImportProblem(f"{path}: {exc}") from None
+    except ValueError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}: {exc.msg}" if hasattr(exc, "lineno") else str(exc)
+        raise ImportProblem(f"{path}: not valid JSON ({where})") from None
+    if is_tiny_person(parsed):
+        return admitted(from_tiny_person(path, parsed), str(path))
+    if is_card(parsed):
+        return admitted(from_card(path, parsed, user), str(path))
     raise ImportProblem(f"{path}: not a character card (V1/V2/V3) nor a TinyTroupe TinyPerson")

@@ -24,7 +24,8 @@ def profile_text(imported: Imported) -> str:
 def snippet_text(imported: Imported) -> str:
     """A scene snippet suggesting how to cast the character: setting/prompt and the opener."""
     slug = imported.slug
-    lines = [f"# Suggestions for a scene with {imported.name} (imported from {imported.front.get('source', '?')}).",
+    source = " ".join(str(imported.front.get("source", "?")).split())
+    lines = [f"# Suggestions for a scene with {imported.name} (imported from {source}).",
              "# Add the other characters, then save as scenes/<name>.yaml."]
     scene: dict[str, object] = {"name": f"{slug}-scene", "title": f"A scene with {imported.name}",
                                 "characters": [slug]}

@@ -1,0 +1,175 @@
+"""Untrusted files parsed within bounds: YAML and JSON checked before anything walks the data.
+
+A file a person brings (a scene, front matter, a card, a sweep plan, a run's records) may be hostile
+or broken: a 500-byte YAML "billion laughs" whose aliases expand a billion-fold, an alias to the list
+that holds it (a loop), or lists nested 100,000 deep that blow Python's stack. Here:
+
+- `check_yaml(text)` reads the YAML's event stream once (no data is built) and refuses nesting deeper
+  than `MAX_DEPTH`, an alias inside the node it names, and aliases that would add more than
+  `ALIAS_NODES_MAX` nodes or `ALIAS_CHARS_MAX` characters of text; `load_yaml(text)` checks, then loads.
+- `load_json(text)` parses JSON, refusing nesting deeper than `MAX_DEPTH` (and never letting a
+  `RecursionError` out).
+
+Each refusal is an `Unbounded` (a `ValueError`) carrying the 1-based line when it is known; the
+caller names the file and turns it into its own refusal. Pure functions over text, but for
+`read_capped`, which reads an open file no further than a limit.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, BinaryIO
+
+import yaml
+
+MAX_DEPTH = 64
+"""Deepest nesting of lists and mappings accepted in any file (real ones stay under 10)."""
+ALIAS_NODES_MAX = 10_000
+"""Most nodes YAML aliases may add to a document once expanded (a real scene's anchors add dozens)."""
+ALIAS_CHARS_MAX = 1_000_000
+"""Most characters of text YAML aliases may add to a document once expanded."""
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader when installed (several times faster on big files), else PyYAML's own."""
+
+
+class Unbounded(ValueError):
+    """A file goes beyond a parsing bound; `line` is 1-based, or None when unknown."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def read_capped(handle: BinaryIO, limit: int) -> bytes | None:
+    """The rest of an open binary file, or None when it holds more than `limit` bytes; never reads, nor
+    sets memory aside for, more than `limit` + 64 KB whatever the file's size (or growth)."""
+    parts: list[bytes] = []
+    total = 0
+    while part := handle.read(65_536):
+        total += len(part)
+        if total > limit:
+            return None
+        parts.append(part)
+    return b"".join(parts)
+
+
+def _line(event: Any) -> int | None:
+    mark = getattr(event, "start_mark", None)
+    return mark.line + 1 if mark is not None else None
+
+
+def check_yaml(text: str) -> None:
+    """Refuse YAML too deep, looping or alias-expanding past the budgets, before any data is built.
+
+    Raises `Unbounded`, or `yaml.YAMLError` for a syntax error met on the way."""
+    loader = LOADER(text)
+    sizes: dict[str, tuple[int, int]] = {}
+    """anchor -> (nodes, characters) of the node it names, aliases inside it expanded."""
+    opened: list[tuple[str | None, int, int]] = []
+    nodes = chars = added_nodes = added_chars = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            kind = type(event)
+            if kind is yaml.ScalarEvent:
+                nodes, chars = nodes + 1, chars + len(event.value)
+                if event.anchor:
+                    sizes[event.anchor] = (1, len(event.value))
+            elif kind is yaml.AliasEvent:
+                if event.anchor not in sizes:
+                    if any(anchor == event.anchor for anchor, _, _ in opened):
+                        raise Unbounded(f"the alias *{event.anchor} is inside the node &{event.anchor} names "
+                                        "(a loop); write the value out instead", _line(event))
+                    continue  # an undefined alias: the composer says so, with its line
+                more_nodes, more_chars = sizes[event.anchor]
+                nodes, chars = nodes + more_nodes, chars + more_chars
+                added_nodes, added_chars = added_nodes + more_nodes, added_chars + more_chars
+                if added_nodes > ALIAS_NODES_MAX or added_chars > ALIAS_CHARS_MAX:
+                    raise Unbounded(f"aliases (*name) expand past the limit of {ALIAS_NODES_MAX:,} nodes or "
+                                    f"{ALIAS_CHARS_MAX:,} characters (an alias bomb?); write the values out "
+                                    "instead of repeating anchors", _line(event))
+            elif kind is yaml.SequenceStartEvent or kind is yaml.MappingStartEvent:
+                opened.append((event.anchor, nodes, chars))
+                nodes += 1
+                if len(opened) > MAX_DEPTH:
+                    raise Unbounded(f"lists and mappings are nested more than {MAX_DEPTH} levels deep; "
+                                    "flatten the structure", _line(event))
+            elif kind is yaml.SequenceEndEvent or kind is yaml.MappingEndEvent:
+                anchor, nodes_before, chars_before = opened.pop()
+                if anchor:
+                    sizes[anchor] = (nodes - nodes_before, chars - chars_before)
+    finally:
+        loader.dispose()
+
+
+def construct(loader: Any, root: yaml.Node) -> Any:
+    """The data of a composed document; a value that cannot be built (`2020-02-30`, `!!float x`),
+    which PyYAML raises as a bare `ValueError`, is a `ConstructorError` marked with its node's line."""
+    try:
+        return loader.construct_document(root)
+    except (ValueError, TypeError, OverflowError) as exc:
+        node = _unbuildable(root)
+        raise yaml.constructor.ConstructorError(None, None, f"a value cannot be read ({exc})",
+                                                node.start_mark if node is not None else None) from None
+
+
+def _unbuildable(root: yaml.Node) -> yaml.Node | None:
+    """The first scalar, in file order, whose value cannot be built."""
+    constructor = yaml.constructor.SafeConstructor()
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                constructor.construct_object(node, deep=True)
+            except (ValueError, TypeError, OverflowError, yaml.YAMLError):
+                return node
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(reversed(node.value))
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(item for key, value in reversed(node.value) for item in (value, key))
+    return None
+
+
+def load_yaml(text: str) -> Any:
+    """The data of a single YAML document, after `check_yaml` (raises `Unbounded` or `yaml.YAMLError`)."""
+    check_yaml(text)
+    loader = LOADER(text)
+    try:
+        root = loader.get_single_node()
+        return construct(loader, root) if root is not None else None
+    finally:
+        loader.dispose()
+
+
+def depth_over(data: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether lists and mappings in already-parsed data nest deeper than `limit` (walked without
+    recursion; each list or mapping is visited once, so a structure sharing itself is no trap)."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    seen: set[int] = set()
+    while stack:
+        value, depth = stack.pop()
+        if not isinstance(value, (list, dict)) or id(value) in seen:
+            continue
+        if depth >= limit:
+            return True
+        seen.add(id(value))
+        stack.extend((item, depth + 1) for item in (value.values() if isinstance(value, dict) else value))
+    return False
+
+
+def load_json(text: str | bytes) -> Any:
+    """JSON data nested at most `MAX_DEPTH` deep; `Unbounded` when deeper, `ValueError` when not JSON."""
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        data = None
+        deep = True
+    else:
+        deep = depth_over(data)
+    if deep:
+        raise Unbounded(f"lists and objects are nested more than {MAX_DEPTH} levels deep")
+    return data

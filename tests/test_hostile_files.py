@@ -1,0 +1,244 @@
+"""Files a person brings are parsed within bounds: a YAML alias bomb or an alias loop is refused
+before any data is built, nesting 1,000 or 100,000 deep is refused (never a RecursionError), and a
+damaged `private.json` or `events.jsonl` is answered with a refusal or a skipped line, never a
+traceback. Each refusal exits 2 naming the file, the line when known, and what to fix."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from core.casting.scene_file import load_scene
+from core.characters.loading import load_character
+from core.cli.main import main
+from core.errors import CharacterLoadError, InvalidConfig
+from helpers import CHARACTERS, SCENES
+from in_child import in_child
+
+CAST = "name: s\ncharacters: [ann, ben]\n"
+
+
+def alias_bomb(levels: int) -> str:
+    """The classic "billion laughs": each anchor a list of nine aliases of the one before."""
+    lines = [CAST.strip(), 'l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"l{i}: &l{i} [{','.join([f'*l{i - 1}'] * 9)}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+def test_the_alias_bomb_of_the_report_is_refused_in_milliseconds_naming_file_and_line(tmp_path):
+    path = tmp_path / "bomb.yaml"
+    path.write_text(alias_bomb(10))
+    assert len(path.read_bytes()) < 600
+    started = time.perf_counter()
+    outcome = in_child(lambda: load_scene(path), seconds=5)
+    assert outcome.error == "InvalidConfig", outcome
+    assert time.perf_counter() - started < 3
+    assert f"{path}:" in outcome.message and "alias" in outcome.message and "write the values out" in outcome.message
+
+
+def test_a_smaller_bomb_is_refused_before_the_size_check_walks_it(tmp_path):
+    """Seven levels (4.8 million strings once expanded) took seconds to walk; refused at once now."""
+    path = tmp_path / "bomb.yaml"
+    path.write_text(alias_bomb(7))
+    started = time.perf_counter()
+    with pytest.raises(InvalidConfig, match="alias"):
+        load_scene(path)
+    assert time.perf_counter() - started < 0.5
+
+
+def test_the_batch_refuses_the_bomb_with_exit_2_and_no_run_folder(tmp_path):
+    (tmp_path / "bomb.yaml").write_text(alias_bomb(10))
+    args = ["--batch", str(tmp_path / "bomb.yaml"), "--characters-dir", str(CHARACTERS), "--out", str(tmp_path / "run")]
+    outcome = in_child(lambda: main(args), seconds=10)
+    assert outcome.value == "2", outcome
+    assert "bomb.yaml:" in outcome.stderr and "Traceback" not in outcome.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_alias_inside_the_node_it_names_is_a_loop_and_refused(tmp_path):
+    path = tmp_path / "loop.yaml"
+    path.write_text(CAST + "limits: &me [1, *me]\n")
+    outcome = in_child(lambda: load_scene(path), seconds=5)
+    assert outcome.error == "InvalidConfig", outcome
+    assert f"{path}:3: limits:" in outcome.message and "loop" in outcome.message
+
+
+def test_a_scene_read_from_a_pipe_is_bounded_too(tmp_path):
+    """`--batch <(generate-scene)`: a pipe has no size to check first, so reading stops at the limit."""
+    import os
+    import threading
+    read_end, write_end = os.pipe()
+
+    def write() -> None:
+        with open(write_end, "wb") as pipe:
+            try:
+                pipe.write(CAST.encode() + b"# padding\n" * 120_000)
+            except BrokenPipeError:
+                pass
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        with pytest.raises(InvalidConfig, match="over the limit of 1 MB"):
+            load_scene(Path(f"/dev/fd/{read_end}"))
+    finally:
+        os.close(read_end)
+        writer.join()
+
+
+def test_a_few_small_anchors_still_load(tmp_path):
+    path = tmp_path / "anchors.yaml"
+    path.write_text("name: s\ncharacters: [ann, ben]\ncast:\n  ann: &fast {provider: offline}\n  ben: *fast\n")
+    assert set(load_scene(path).cast) == {"ann", "ben"}
+
+
+def test_limits_nested_a_thousand_deep_is_refused_naming_the_line(tmp_path):
+    path = tmp_path / "deep.yaml"
+    path.write_text(CAST + "limits: " + "[" * 1000 + "]" * 1000 + "\n")
+    with pytest.raises(InvalidConfig) as caught:
+        load_scene(path)
+    assert caught.value.message.startswith(f"{path}:3: limits: ") and "nested more than 64 levels" in caught.value.message
+
+
+def test_a_scene_nested_deep_exits_2_in_the_batch(tmp_path, capsys):
+    (tmp_path / "s.yaml").write_text(CAST + "limits: " + "{a: " * 1000 + "1" + "}" * 1000 + "\n")
+    assert main(["--batch", str(tmp_path / "s.yaml"), "--characters-dir", str(CHARACTERS)]) == 2
+    err = capsys.readouterr().err
+    assert "s.yaml:3: limits:" in err and "flatten" in err
+
+
+@pytest.mark.parametrize("value", ["2020-02-30", "!!float x", "!!int 0x", "!!timestamp 2020-99-99"])
+def test_a_value_yaml_cannot_build_is_refused_naming_its_line(tmp_path, capsys, value):
+    (tmp_path / "s.yaml").write_text(CAST + "title: x\nseed: " + value + "\n")
+    assert main(["--batch", str(tmp_path / "s.yaml"), "--characters-dir", str(CHARACTERS)]) == 2
+    assert "s.yaml:4:7: seed: invalid YAML: a value cannot be read" in capsys.readouterr().err
+
+
+def test_front_matter_yaml_cannot_build_is_read_line_by_line(tmp_path):
+    dirs = agent(tmp_path, "---\nname: Deep Diver\ncreated: 2020-02-30\n---\nI go deep.\n")
+    assert load_character("deep", dirs).name == "Deep Diver"
+
+
+def agent(tmp_path: Path, text: str) -> list[Path]:
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "deep.md").write_text(text)
+    return [folder]
+
+
+def test_front_matter_nested_a_thousand_deep_is_refused_naming_file_and_line(tmp_path):
+    dirs = agent(tmp_path, "---\nname: deep\ntools: " + "[" * 1000 + "]" * 1000 + "\n---\nI go deep.\n")
+    with pytest.raises(CharacterLoadError) as caught:
+        load_character("deep", dirs)
+    assert f"{dirs[0] / 'deep.md'}:3: the front matter's lists and mappings are nested" in caught.value.message
+
+
+def test_a_front_matter_alias_bomb_is_refused(tmp_path):
+    bomb = alias_bomb(10).replace(CAST, "")
+    dirs = agent(tmp_path, "---\nname: deep\n" + bomb + "---\nI go deep.\n")
+    outcome = in_child(lambda: load_character("deep", dirs), seconds=5)
+    assert outcome.error == "CharacterLoadError" and "alias" in outcome.message, outcome
+
+
+def test_a_profile_over_1_mb_is_refused_before_it_is_read(tmp_path):
+    dirs = agent(tmp_path, "# Deep\n\n" + "I go on.\n" * 150_000)
+    with pytest.raises(CharacterLoadError, match="over the limit of 1 MB"):
+        load_character("deep", dirs)
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("text", [
+    '{"spec": "chara_card_v2", "spec_version": "2.0", "data": ' + DEEP + "}",
+    '{"type": "TinyPerson", "persona": {"name": "Deep", "skills": ' + DEEP + "}}",
+    '{"name": "Deep", "first_mes": "hi", "extensions": ' + "{\"a\": " * 500 + "1" + "}" * 500 + "}",
+], ids=["card", "tinyperson", "card-500-objects"])
+def test_json_nested_deep_is_refused_by_import_with_exit_2(tmp_path, capsys, text):
+    (tmp_path / "deep.json").write_text(text)
+    assert main(["import", str(tmp_path / "deep.json"), "--to", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err
+    assert "deep.json: lists and objects are nested more than 64 levels deep" in err and "nothing was imported" in err
+
+
+def test_a_card_nested_deep_cast_directly_exits_2(tmp_path, capsys):
+    (tmp_path / "deep.json").write_text('{"name": "Deep", "personality": "x", "data": ' + DEEP + "}")
+    (tmp_path / "s.yaml").write_text("name: s\ncharacters: [deep.json, alice]\nisolation: a\ncoordinator: C\n")
+    assert main(["--batch", str(tmp_path / "s.yaml"), "--characters-dir", str(CHARACTERS)]) == 2
+    assert "Character 'deep' (a card):" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def a_run(tmp_path_factory) -> Path:
+    run = tmp_path_factory.mktemp("hostile") / "run"
+    assert main(["--batch", str(SCENES / "the-apology.yaml"), "--characters-dir", str(CHARACTERS), "--isolation", "b",
+                 "--coordinator", "C", "--seed", "1", "--max-beats", "1", "--out", str(run), "--journals", "none",
+                 "--quiet"]) == 0
+    return run
+
+
+def damaged(a_run: Path, tmp_path: Path, name: str, text: str) -> Path:
+    run = tmp_path / "run"
+    shutil.copytree(a_run, run)
+    (run / name).write_text(text)
+    return run
+
+
+@pytest.mark.parametrize("text", ['{"version": 1, "cast": 5}', '{"version": 1, "cast": {"alice": 3}}',
+                                  '{"version": 1, "cast": {}, "scene": []}', "[" * 100_000 + "]" * 100_000, "[]"],
+                         ids=["cast-5", "member-3", "scene-list", "deep", "list"])
+def test_a_private_json_of_the_wrong_shape_is_refused_by_audit_and_resume(a_run, tmp_path, capsys, text):
+    run = damaged(a_run, tmp_path, "private.json", text)
+    for command in ("audit", "resume"):
+        assert main([command, str(run)]) == 2, command
+        err = capsys.readouterr().err
+        assert "NOT_A_RUN" in err and "private.json" in err and "Traceback" not in err, err
+
+
+def test_a_private_json_of_the_wrong_shape_names_the_fields(a_run, tmp_path, capsys):
+    run = damaged(a_run, tmp_path, "private.json", '{"version": 1, "cast": 5}')
+    assert main(["audit", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "cast: Input should be a valid dictionary (got 5)" in err and "scene: Field required" in err
+
+
+def test_metrics_and_compare_say_the_audit_is_unavailable_for_a_damaged_private_json(a_run, tmp_path, capsys):
+    run = damaged(a_run, tmp_path, "private.json", '{"version": 1, "cast": 5}')
+    assert main(["metrics", str(run), "--json"]) == 0
+    assert "unavailable" in json.loads(capsys.readouterr().out)["audit"]
+    assert main(["compare", str(run), str(a_run), "--csv"]) == 0
+    assert "unavailable" in capsys.readouterr().out
+
+
+def test_an_events_line_nested_deep_is_skipped_with_a_warning(a_run, tmp_path, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(a_run, run)
+    with open(run / "events.jsonl", "a") as log:
+        log.write('{"t": 1, "from": "x", "type": "note", "extra": ' + DEEP + "}\n")
+    assert main(["metrics", str(run), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["beats"] == 1
+    from core.record.recorder import read_events
+    warnings: list[str] = []
+    assert len(read_events(run, warn=warnings.append)) == len(read_events(a_run))
+    assert len(warnings) == 1 and "nested more than 64 levels" in warnings[0]
+
+
+def test_an_events_line_over_the_limit_is_passed_over_unread(tmp_path):
+    from core.record.recorder import bounded_lines
+    path = tmp_path / "events.jsonl"
+    path.write_bytes(b"first\n" + b"x" * 5000 + b"\nlast")
+    with open(path, "rb") as handle:
+        assert list(bounded_lines(handle, 1000)) == [b"first", None, b"last"]
+
+
+def test_the_sweep_plan_loader_is_bounded_like_a_scene(tmp_path):
+    from core.casting.scene_file import read_yaml
+    (tmp_path / "sweep.yaml").write_text(alias_bomb(10))
+    with pytest.raises(InvalidConfig, match="sweep.yaml:.*alias"):
+        read_yaml(tmp_path / "sweep.yaml", "Sweep plan")
+    (tmp_path / "sweep.yaml").write_text("scene: x.yaml\nseeds: [1, 2]\n")
+    assert read_yaml(tmp_path / "sweep.yaml", "Sweep plan") == {"scene": "x.yaml", "seeds": [1, 2]}
