@@ -14,6 +14,7 @@ import json
 from datetime import datetime
 from pathlib import Path
 
+from core.protocol.bounded import load_json
 from core.record.run_folder import write_atomic
 from core.record.seams import SUPERSEDED
 
@@ -23,7 +24,7 @@ SPEND_FILE = "spend.json"
 def read_spend(folder: Path) -> float:
     """The spend recorded in `spend.json` (0 when there is none or it cannot be read)."""
     try:
-        data = json.loads((folder / SPEND_FILE).read_text(encoding="utf-8"))
+        data = load_json((folder / SPEND_FILE).read_text(encoding="utf-8"))
         return max(0.0, float(data["spent_usd"]))
     except (OSError, ValueError, KeyError, TypeError):
         return 0.0
@@ -46,7 +47,7 @@ def logged_spend(folder: Path) -> float:
                 if b'"call"' not in line:
                     continue
                 try:
-                    record = json.loads(line)
+                    record = load_json(line)
                 except ValueError:
                     continue
                 if isinstance(record, dict) and record.get("type") == "call":

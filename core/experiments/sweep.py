@@ -42,7 +42,8 @@ from core.experiments.metrics import audit_verdict, recorded_success, run_metric
 from core.experiments.spend import SPEND_FILE, spent_so_far, write_spend
 from core.experiments.sweep_checks import DISK_ERRNOS, SWEEP_ADVICE, check_plan, check_recorded_budget, writing
 from core.providers.ratelimit import Limiters, Limits
-from core.casting.scene_file import Scene, load_scene
+from core.casting.scene_file import Scene, load_scene, read_yaml
+from core.protocol.bounded import load_json
 from core.casting.build import RunOptions, build_session
 from core.casting.resume import prepare, resumable
 
@@ -140,7 +141,7 @@ def read_results(folder: Path) -> list[dict[str, Any]]:
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
-            out.append(json.loads(line))
+            out.append(load_json(line))
         except ValueError:
             continue
     return out
@@ -148,7 +149,10 @@ def read_results(folder: Path) -> list[dict[str, Any]]:
 
 def read_plan(folder: Path) -> SweepPlan:
     """The plan recorded in a sweep folder's `sweep.yaml`."""
-    data = yaml.safe_load((folder / PLAN_FILE).read_text(encoding="utf-8")) or {}
+    data = read_yaml(folder / PLAN_FILE, "Sweep plan") or {}
+    if not isinstance(data, dict):
+        raise InvalidConfig(f"{folder / PLAN_FILE}: a sweep plan is a mapping of keys (scene, isolations, ...); "
+                            "move the folder aside or pass another --out", file=str(folder / PLAN_FILE))
     return SweepPlan(**{k: v for k, v in data.items() if k in SweepPlan.__dataclass_fields__})
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import PromptdeskError
+from core.protocol.bounded import load_json
 from core.providers.base import Request
 
 FILE = "prompts.jsonl"
@@ -188,7 +189,7 @@ def read_prompts(run_dir: Path, *, warn=None, on_problem=None, on_unreadable=Non
             if not line.strip():
                 continue
             try:
-                record, problem = _rebuild(json.loads(line), texts, number)
+                record, problem = _rebuild(load_json(line), texts, number)
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 if warn:
                     warn(f"{path}: line {number} skipped (unreadable: {exc})")

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
 from core.characters.loading import validate_slug
 from core.errors import InvalidConfig
+from core.protocol.bounded import Unbounded, load_yaml
 
 BUILTIN_DIR = Path(__file__).resolve().parents[3] / "strategies"
 
@@ -87,8 +88,8 @@ def load_strategy(name: str, dirs: Sequence[Path]) -> Strategy:
 def read_strategy(path: Path) -> Strategy:
     """Parse and validate one strategy file; problems name the file and the field."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
+        data = load_yaml(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, Unbounded) as exc:
         raise InvalidConfig(f"{path}: invalid YAML: {exc}", file=str(path)) from None
     if not isinstance(data, dict):
         raise InvalidConfig(f"{path}: a strategy must be a mapping with `name` and `phases`", file=str(path))
