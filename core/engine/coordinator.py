@@ -11,7 +11,6 @@ judge whether the scene's goal was met; role C answers only from the scene's `go
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ValidationError
 
 from core.errors import ProviderError
+from core.protocol.bounded import load_json
 from core.record.events import SpeakEvent
 from core.protocol.leave_taking import takes_leave
 from core.providers.base import ChatMessage, Request
@@ -165,7 +165,7 @@ class JudgeCoordinator:
         try:
             if ask is None:
                 raise ValueError("no way to ask the judge")
-            answer = VerdictAnswer.model_validate(json.loads(_json_object(await ask(self.verdict_request(view)))))
+            answer = VerdictAnswer.model_validate(load_json(_json_object(await ask(self.verdict_request(view)))))
             return Verdict(answer.goal_achieved, " ".join(answer.reason.split())[:200] or "(no reason given)")
         except (ValueError, ValidationError, ProviderError) as exc:
             if warn:
@@ -176,8 +176,8 @@ class JudgeCoordinator:
     def parse(text: str) -> Decision:
         """Validate the judge's answer; raises ValueError when it is not one decision."""
         try:
-            return Decision.model_validate(json.loads(_json_object(text)))
-        except (json.JSONDecodeError, ValidationError) as exc:
+            return Decision.model_validate(load_json(_json_object(text)))
+        except (ValueError, ValidationError) as exc:
             raise ValueError(f"invalid judge decision: {exc}") from exc
 
     async def decide(self, view: SceneView, ask: Ask | None = None, warn: Warn | None = None) -> Decision:

@@ -20,7 +20,6 @@ Definitions:
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -28,6 +27,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from core.protocol.bounded import load_json
 from core.record import outputs
 from core.errors import InvalidConfig, PromptdeskError
 from core.formats.registry import FORMATS
@@ -199,7 +199,7 @@ def recorded_success(run_dir: Path) -> bool | None:
     """The `success` a run recorded in its `metadata.json`; None (unknown) when the file is missing or
     unreadable, or holds no true/false `success`."""
     try:
-        data = json.loads((run_dir / "metadata.json").read_text(encoding="utf-8"))
+        data = load_json((run_dir / "metadata.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return _optional_bool(data.get("success")) if isinstance(data, dict) else None

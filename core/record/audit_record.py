@@ -47,6 +47,8 @@ def torn(line: str) -> bool:
         json.loads(text)
     except json.JSONDecodeError as exc:
         return exc.msg.startswith("Unterminated string") or exc.pos >= len(text) - 6
+    except RecursionError:  # nested past any bound: garbled, whatever its end
+        return False
     return False
 
 

@@ -32,7 +32,7 @@ async def test_a_roundtable_escalation_opens_a_dialog_and_the_answer_goes_to_the
     async with app.run_test(size=(120, 40)) as pilot:
         stage = app.screen
         await wait_for(pilot, lambda: isinstance(app.screen, EscalationModal), "the escalation dialog")
-        assert "The facilitator recommends" in screen_text(app)
+        await wait_for(pilot, lambda: "The facilitator recommends" in screen_text(app), "the dialog drawn")
         await pilot.press("escape")
         assert app.screen is stage and stage.check_action("escalation", ())
         await pilot.press("a")

@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from core.protocol.bounded import load_json
+
 TASK_MAX = 500
 
 
@@ -103,9 +105,11 @@ def parse_envelope(text: str, participants: list[str]) -> tuple[Envelope | None,
     if fenced:
         raw = fenced.group("body").strip()
     try:
-        data = json.loads(raw)
-    except ValueError as exc:
+        data = load_json(raw)
+    except json.JSONDecodeError as exc:
         return None, f"not JSON ({exc.msg} at char {exc.pos})"
+    except ValueError as exc:
+        return None, f"not usable JSON ({exc})"
     try:
         envelope = Envelope.model_validate(data)
     except ValidationError as exc:
