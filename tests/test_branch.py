@@ -205,13 +205,19 @@ def test_refusals_name_what_to_fix_and_make_nothing(runs, tmp_path, capsys):
     assert "never reused" in capsys.readouterr().err
 
 
-async def test_a_roundtable_or_a_collaboration_is_refused_saying_why(run_scene, capsys):
-    run = await run_scene(make_scene(format="roundtable", roundtable={"topic": "Four-day sprints?"}),
-                          isolation="a", coordinator="C", on_escalate="continue")
+@pytest.mark.parametrize("fmt", ["roundtable", "collaborate"])
+async def test_a_roundtable_or_a_collaboration_is_refused_saying_why(run_scene, capsys, fmt):
+    from test_collaborate import collab_scene
+
+    if fmt == "roundtable":
+        run = await run_scene(make_scene(format="roundtable", roundtable={"topic": "Four-day sprints?"}),
+                              isolation="a", coordinator="C", on_escalate="continue")
+    else:
+        run = await run_scene(collab_scene(max_rounds=3), isolation="b", coordinator="C")
     before = sorted(p.name for p in run.dir.parent.iterdir())
     assert await asyncio.to_thread(main, ["branch", str(run.dir), "--at-beat", "1"]) == 2
     err = capsys.readouterr().err
-    assert "roundtable run" in err and "only scene runs can be branched" in err and "not rebuilt from the log" in err
+    assert f"{fmt} run" in err and "only scene runs can be branched" in err and "not rebuilt from the log" in err
     assert sorted(p.name for p in run.dir.parent.iterdir()) == before
 
 
