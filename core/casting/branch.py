@@ -21,7 +21,6 @@ refused (`InvalidConfig`) with the reason.
 from __future__ import annotations
 
 import shutil
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,38 +34,7 @@ from core.providers.spec import ProviderSpec
 from core.record.folder_lock import FolderLock
 from core.record.private import read_private, write_private
 from core.record.run_folder import claim_fresh, claim_out
-from core.record.takes import BRANCH, describe_change, split_at_beat, write_prefix
-
-TAKE_KEY = "take"
-"""Where `private.json` of a take says whose take it is (`parent`, `beat`, `change`), from its start."""
-
-
-@dataclass(frozen=True)
-class Change:
-    """What a take does differently from its parent (all None: the same scene again)."""
-
-    event: str | None = None
-    note: str | None = None
-    to: str | None = None
-    seed: int | None = None
-    provider: str | None = None
-    model: str | None = None
-
-    def record(self) -> dict[str, Any]:
-        """The change as the `branch` event and `metadata.json` record it (only what was given)."""
-        return {k: v for k, v in asdict(self).items() if v is not None}
-
-    def check(self, cast: dict[str, Any]) -> None:
-        """A note's actor must be in the cast; texts must say something; `to` needs a note."""
-        for name in ("event", "note"):
-            text = getattr(self, name)
-            if text is not None and not text.strip():
-                raise InvalidConfig(f"--{name} needs a text")
-        if self.to is not None and self.note is None:
-            raise InvalidConfig("--to names who gets a --note: give the note too")
-        if self.to is not None and self.to not in cast:
-            raise InvalidConfig(f"--to {self.to}: no actor '{self.to}' in this run (cast: {', '.join(cast)})")
-
+from core.record.takes import BRANCH, TAKE_KEY, Change, describe_change, split_at_beat, write_prefix
 
 def _respec(data: dict[str, Any], change: Change) -> dict[str, Any]:
     """A provider spec of the parent with the change's provider and model (as `build.provider_spec` does)."""

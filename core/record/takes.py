@@ -22,18 +22,48 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from core.errors import InvalidConfig, NotARun
 from core.record.events import BaseEvent, parse_event_json
+from core.record.private import FILE as PRIVATE
 from core.record.prompt_log import FILE as PROMPTS
 from core.record.run_folder import FILE_MODE
 from core.record.seams import SUPERSEDED
 
 BRANCH = "branch"
 """The type of the event that opens a take's own part of the record."""
+TAKE_KEY = "take"
+"""Where `private.json` of a take says whose take it is (`parent`, `beat`, `change`), from its start."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a take does differently from its parent (all None: the same scene again)."""
+
+    event: str | None = None
+    note: str | None = None
+    to: str | None = None
+    seed: int | None = None
+    provider: str | None = None
+    model: str | None = None
+
+    def record(self) -> dict[str, Any]:
+        """The change as the `branch` event and `metadata.json` record it (only what was given)."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+    def check(self, cast: dict[str, Any]) -> None:
+        """A note's actor must be in the cast; texts must say something; `to` needs a note."""
+        for name in ("event", "note"):
+            text = getattr(self, name)
+            if text is not None and not text.strip():
+                raise InvalidConfig(f"--{name} needs a text")
+        if self.to is not None and self.note is None:
+            raise InvalidConfig("--to names who gets a --note: give the note too")
+        if self.to is not None and self.to not in cast:
+            raise InvalidConfig(f"--to {self.to}: no actor '{self.to}' in this run (cast: {', '.join(cast)})")
 
 
 @dataclass
@@ -158,3 +188,22 @@ def describe_change(change: dict[str, Any]) -> str:
     if change.get("provider") or change.get("model"):
         parts.append("provider " + ":".join(str(change[k]) for k in ("provider", "model") if change.get(k)))
     return "; ".join(parts) or "no change"
+
+
+def takes_of(run_dir: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """The takes of a run beside it (folders of the same parent folder whose `private.json` names it as
+    their parent), each with what `private.json` says of it (`parent`, `beat`, `change`), by beat then name."""
+    run_dir = Path(run_dir).resolve()
+    found: list[tuple[Path, dict[str, Any]]] = []
+    try:
+        siblings = sorted(p for p in run_dir.parent.iterdir() if p.is_dir() and p != run_dir)
+    except OSError:
+        return []
+    for folder in siblings:
+        try:
+            take = json.loads((folder / PRIVATE).read_text(encoding="utf-8")).get(TAKE_KEY)
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(take, dict) and Path(str(take.get("parent", ""))).name == run_dir.name:
+            found.append((folder, take))
+    return sorted(found, key=lambda pair: (pair[1].get("beat") or 0, pair[0].name))
