@@ -162,7 +162,6 @@ class ReplayScreen(Screen[None]):
     def start_take(self, beat: int, change: Change | None) -> None:
         """Make the take's folder and play it live on a stage of its own, the parent's beats before it shown."""
         from core.casting.branch import prepare_branch
-        from tui.screens.stage import StageScreen
 
         if change is None:
             return
@@ -174,7 +173,7 @@ class ReplayScreen(Screen[None]):
         start = next(i for i, e in enumerate(self.playback.events) if e.type == "beat" and e.beat == beat)
         scene = start_info(self.playback.events).get("scene") or {}
         title = f"{scene.get('title') or scene.get('name') or self.run_dir.name} · take of {self.run_dir.name} from beat {beat}"
-        self.app.push_screen(StageScreen(session, title=title, history=self.playback.events[:start]))
+        self.app.open_stage(session, title, history=self.playback.events[:start])
 
     def action_close(self) -> None:
         """Go back to the stage this replay was opened from."""
