@@ -62,28 +62,42 @@ class VirtualClock:
     clock last started, so a watched scene keeps its rhythm; the order of wake-ups is still decided
     by simulated time alone. `timeouts=True` (a run on the improviser alone) also counts time limits
     in simulated time; otherwise a limit is wall time, as a real model behind it would need.
+
+    Simulated time is kept as a whole number of ticks (`TICKS_PER_S`, a tenth of a millisecond: the
+    resolution of every recorded `t`), so a time read back from the record is exactly the time the
+    clock had: a take that starts at a recorded `t` (`core.casting.branch`) goes on at the very same
+    instants as the run it was taken from.
     """
 
     SETTLE_YIELDS = 50
+    TICKS_PER_S = 10_000
     arrivals: Arrivals = "simulated"
 
     def __init__(self, start: float = 0.0, *, realtime: bool = False, timeouts: bool = False) -> None:
-        self._now = start
+        self._ticks = round(start * self.TICKS_PER_S)
         self.realtime, self.timeouts = realtime, timeouts
-        self._heap: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._heap: list[tuple[int, int, asyncio.Future[None]]] = []
         self._seq = itertools.count()
         self._driver: asyncio.Task[None] | None = None
-        self._anchor = (time.monotonic(), start)
+        self._anchor = (time.monotonic(), self._ticks)
+
+    @classmethod
+    def ticks(cls, seconds: float) -> int:
+        """`seconds` as a whole number of ticks (to the nearest; at least one for any wait at all, so
+        that a loop waiting out a remainder smaller than a tick still moves time)."""
+        if seconds <= 0:
+            return 0
+        return max(1, round(seconds * cls.TICKS_PER_S))
 
     def now(self) -> float:
-        return self._now
+        return self._ticks / self.TICKS_PER_S
 
     async def sleep(self, seconds: float) -> None:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        heapq.heappush(self._heap, (self._now + max(0.0, seconds), next(self._seq), future))
+        heapq.heappush(self._heap, (self._ticks + self.ticks(seconds), next(self._seq), future))
         if self._driver is None or self._driver.done():
-            self._anchor = (time.monotonic(), self._now)
+            self._anchor = (time.monotonic(), self._ticks)
             self._driver = loop.create_task(self._drive())
         await future
 
@@ -121,10 +135,10 @@ class VirtualClock:
                 await asyncio.sleep(lag)
                 continue
             deadline, _, future = heapq.heappop(self._heap)
-            self._now = max(self._now, deadline)
+            self._ticks = max(self._ticks, deadline)
             future.set_result(None)
 
-    def _wall_due(self, deadline: float) -> float:
-        """The wall time at which `deadline` falls, counting from when the clock last started."""
+    def _wall_due(self, deadline: int) -> float:
+        """The wall time at which `deadline` (in ticks) falls, counting from when the clock last started."""
         wall, virtual = self._anchor
-        return wall + (deadline - virtual)
+        return wall + (deadline - virtual) / self.TICKS_PER_S

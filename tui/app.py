@@ -60,6 +60,12 @@ class PromptdeskApp(App[int]):
         from tui.screens.compare import open_compare
         open_compare(self)
 
+    def open_stage(self, session: Any, title: str, history: list[Any] | None = None) -> None:
+        """Play a built session live on a stage of its own, above the current screen (a take from a
+        replay: `history` is its parent's record before the branch, shown first)."""
+        from tui.screens.stage import StageScreen
+        self.push_screen(StageScreen(session, title=title, history=history))
+
     def action_toggle_theme(self) -> None:
         """Switch to the next theme."""
         self.theme_name = next_theme(self.theme_name)

@@ -79,7 +79,7 @@ _LINES: dict[str, Callable[[BaseEvent, Cast], Line | None]] = {
     "start": _start, "beat": marker_line, "event": _world_event, "note": _note, "close": _close,
     "journal": _journal, "system": _system, "stop": tagged("■ ", "system"),
     "pause": tagged("‖ ", "system"), "resume": tagged("▶ ", "system"),
-    "correct": tagged("↺ ", "muted"),
+    "correct": tagged("↺ ", "muted"), "branch": tagged("↳ ", "system"),
 }
 
 

@@ -67,11 +67,12 @@ class RunOptions:
     """True for the console: a run on simulated time also waits its simulated latency out in wall time."""
 
 
-def clock_for(specs: list[ProviderSpec], *, realtime: bool = False) -> Clock:
+def clock_for(specs: list[ProviderSpec], *, realtime: bool = False, start: float = 0.0) -> Clock:
     """Simulated time when every call goes to the offline improviser (arrival order then follows
-    simulated latency, the same at any load), else the wall clock (real models arrive when they do)."""
+    simulated latency, the same at any load), else the wall clock (real models arrive when they do).
+    `start`: where simulated time begins (a take goes on from its parent's time)."""
     if specs and all(spec.name == "offline" for spec in specs):
-        return VirtualClock(realtime=realtime, timeouts=True)
+        return VirtualClock(start, realtime=realtime, timeouts=True)
     return RealClock()
 
 

@@ -57,8 +57,10 @@ def _journal_path(member: dict[str, Any], run_dir: Path, slug: str) -> Path | No
     return None if raw in (None, "", "None") else Path(raw)
 
 
-def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
-    """A session for the run folder, every actor briefed as it was at the start; nothing replayed yet."""
+def rebuild_session(run_dir: Path, base_url: str | None = None, *, realtime: bool = False,
+                    clock_start: float = 0.0) -> Session:
+    """A session for the run folder, every actor briefed as it was at the start, at the pace it was
+    played at; nothing replayed yet. `realtime` and `clock_start`: the clock's (`clock_for`)."""
     record = read_private(run_dir)
     scene = Scene.model_validate(record["scene"])
     fmt = get(scene.format)
@@ -66,7 +68,7 @@ def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
         raise InvalidConfig(f"{run_dir} is a {scene.format} run: only scene runs can be resumed")
     judge = _spec(record["judge"], base_url) if record.get("judge") else None
     specs = {slug: _spec(record["providers"][slug], base_url) for slug in record["cast"]}
-    clock = clock_for([*specs.values(), *([judge] if judge else [])])
+    clock = clock_for([*specs.values(), *([judge] if judge else [])], realtime=realtime, start=clock_start)
     pool = ProviderPool(record["seed"], clock)
     actors: list[Actor] = []
     characters: dict[str, Character] = {}
@@ -76,7 +78,8 @@ def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
                               journal=member["journal"], profile_path=(journal or Path(run_dir) / slug).with_name("profile.md"),
                               journal_path=journal)
         spec = specs[slug]
-        actor = make_actor(record["isolation"], character, member["briefing"], pool.get(spec))
+        actor = make_actor(record["isolation"], character, member["briefing"], pool.get(spec),
+                           window=scene.limits.window, thread_thinking=scene.thread_thinking)
         actor.turn_timeout_s = spec.turn_timeout_s
         actors.append(actor)
         characters[slug] = character
@@ -87,7 +90,8 @@ def rebuild_session(run_dir: Path, base_url: str | None = None) -> Session:
                    notes=(Path(run_dir) / "notes.md").read_text(encoding="utf-8"), start_info=record.get("start", {}), clock=clock,
                    max_beats=record["max_beats"], budget_usd=record.get("budget_usd"), characters=characters,
                    write_character_journals=bool(record.get("write_character_journals", False)),
-                   judge_provider=pool.get(judge) if judge else None)
+                   judge_provider=pool.get(judge) if judge else None,
+                   pace_s=float(record.get("start", {}).get("pace_s") or 0.0))
 
 
 def resumable(run_dir: Path, stopped_too: bool = False) -> bool:

@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 
 from core.experiments.compare import (DIFFERENCE_HEADER, METRICS, Comparison, compare, difference_cells, folders_of,
-                                      load, notes, parse_metrics, shown_differences)
+                                      measure, notes, parse_metrics, shown_differences)
 from core.experiments.differences import Difference
 from core.errors import EXIT_CLOSED, PromptdeskError
 from core.cli.common import NO_CONSOLE, Console, refuse
@@ -45,10 +45,10 @@ def main(argv: list[str], console: Console | None = None) -> int:
                 return refuse(NO_CONSOLE)
             return console.compare(*folders_of(ns.paths))
         metrics = METRICS if ns.metrics is None else parse_metrics(ns.metrics)
-        runs, by = load(ns.paths)
+        runs, by, takes = measure(ns.paths)
     except PromptdeskError as exc:
         return refuse(str(exc))
-    comparison = compare(runs, by, metrics)
+    comparison = compare(runs, by, metrics, takes)
     if ns.json:
         print(json.dumps(comparison.to_dict(), indent=2))
     elif ns.csv:
@@ -86,6 +86,8 @@ def text(comparison: Comparison) -> str:
     rows = [[f"{m}{' *' if m in marked else ''}", *(s.text() for s in comparison.table[m].values())]
             for m in comparison.metrics]
     parts = [grid([header, *rows])]
+    if comparison.takes is not None:
+        parts.insert(0, "Takes:\n" + "\n".join(comparison.takes.tree_lines()))
     shown = shown_differences(comparison)
     if shown:
         parts.append(grid([DIFFERENCE_HEADER, *(difference_cells(d) for d in shown)]))

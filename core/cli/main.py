@@ -18,7 +18,8 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="promptdesk",
         description="A director's console for multi-agent dialogue. With no arguments, opens the console.",
-        epilog="Commands: promptdesk audit RUN_DIR... | rebuild RUN_DIR | resume RUN_DIR | import FILE... | "
+        epilog="Commands: promptdesk audit RUN_DIR... | rebuild RUN_DIR | resume RUN_DIR | branch RUN_DIR --at-beat K | "
+               "import FILE... | "
                "sweep SCENE ... | metrics RUN_DIR | compare RUN_DIR... | report RUN_DIR --html FILE "
                "(each with --help). Examples: promptdesk scenes/the-apology.yaml | promptdesk replay runs/X | "
                "promptdesk --batch scenes/the-apology.yaml --isolation b --coordinator C")
@@ -79,7 +80,8 @@ def _budget(text: str) -> float:
 
 SUBCOMMANDS = {"import": "core.cli.importing", "audit": "core.cli.audit", "rebuild": "core.cli.rebuild",
                "resume": "core.cli.resume", "metrics": "core.cli.metrics", "sweep": "core.cli.sweep",
-               "compare": "core.cli.compare", "report": "core.cli.report"}
+               "compare": "core.cli.compare", "report": "core.cli.report",
+               "branch": "core.cli.branch"}
 """Commands beside the console and `--batch`, each parsed in its own module (`main(argv) -> exit code`)."""
 
 

@@ -1,4 +1,5 @@
-"""`promptdesk report RUN_DIR|SWEEP_DIR --html FILE`: write one self-contained HTML file."""
+"""`promptdesk report RUN_DIR|SWEEP_DIR --html FILE` (or `report PARENT TAKE... --html FILE`, takes side
+by side): write one self-contained HTML file."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from core.experiments.report import report
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="promptdesk report", description="A shareable HTML page of a run or a sweep.")
-    p.add_argument("path", type=Path, metavar="RUN_DIR | SWEEP_DIR")
+    p.add_argument("paths", nargs="+", type=Path, metavar="RUN_DIR | SWEEP_DIR",
+                   help="a run, a sweep, or a run and its takes (promptdesk branch), side by side")
     p.add_argument("--html", type=Path, required=True, metavar="FILE", help="the HTML file to write")
     return p
 
@@ -21,7 +23,11 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     ns = parser().parse_args(argv)
     try:
-        text = report(ns.path)
+        if len(ns.paths) > 1:
+            from core.experiments.takes_report import takes_report
+            text = takes_report(ns.paths)
+        else:
+            text = report(ns.paths[0])
     except PromptdeskError as exc:
         return refuse(str(exc))
     try:

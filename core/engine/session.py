@@ -93,7 +93,7 @@ class Session(Stage):
         if self.seam is None or not any(e.type == "start" for e in self.recorder.events):
             self._spawn()
         if self.seam is not None:
-            self.say("resume", **self.seam)
+            self.say(self.seam_type, **self.seam)
         decision = await checks.with_verdict(self, self._honest(await self._play()))
         self._taking_controls = False
         self._deliver_pending()

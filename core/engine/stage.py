@@ -113,7 +113,10 @@ class Stage:
         self.private_record: dict[str, Any] | None = None
         """What `private.json` records at the start (`core.record.private`): set by `build_session`."""
         self.seam: dict[str, Any] | None = None
-        """A resumed run (`core.casting.resume`): the fields of its `resume` event; the log is already open."""
+        """A resumed run (`core.casting.resume`) or a take (`core.casting.branch`): the fields of the
+        event that marks where this process took the record up (`seam_type`); the log is already open."""
+        self.seam_type = "resume"
+        """The type of that event: `resume`, or `branch` for a take."""
         self.journal_resume: tuple[list[str], list[Any]] | None = None
         """A run resumed in its journal step (`core.casting.journal_resume`): the actors whose entries
         are still to be written, and the recorded entries their characters' journals miss."""

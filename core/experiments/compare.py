@@ -15,7 +15,8 @@ from typing import Any
 
 from core.errors import InvalidConfig
 from core.experiments.differences import ALPHA, N_RESAMPLES, POWER, SEED, Difference, differences
-from core.experiments.metrics import NotARunFolder, RunMetrics, metrics_of
+from core.experiments.metrics import NotARunFolder, RunMetrics, audit_verdict, metrics_of
+from core.experiments.takes import Family, family, metrics_after
 from core.experiments.sweep import PLAN_FILE, read_plan, read_results
 
 METRICS = ("beats", "goal_achieved", "success", "duration_s", "turns", "silences", "interruptions", "reactions",
@@ -57,6 +58,9 @@ class Comparison:
     columns: dict[str, list[RunMetrics]]
     table: dict[str, dict[str, Stat]]
     differences: list[Difference]
+    takes: Family | None = None
+    """When the runs are takes of one another (`core.experiments.takes`): where they branched and
+    diverge, and their tree; every metric is then of what follows the branch beat."""
 
     @property
     def metrics(self) -> list[str]:
@@ -75,7 +79,9 @@ class Comparison:
                                "diff": "b minus a", "ci": "95% percentile bootstrap",
                                "p_value": "two-sided permutation test of the difference of means",
                                "p_adjusted": "Holm, across the metric's pairs"},
-                "runs": [r.to_dict() for r in self.runs]}
+                "runs": [r.to_dict() for r in self.runs],
+                **({"branched_at": self.takes.branched_at, "diverges_at": self.takes.diverges_at,
+                    "takes": self.takes.to_dict()} if self.takes is not None else {})}
 
 
 def value(run: RunMetrics, metric: str) -> float | None:
@@ -97,15 +103,17 @@ def stat(runs: list[RunMetrics], metric: str) -> Stat:
                 len(runs) - len(values))
 
 
-def compare(runs: list[RunMetrics], by: str = "run", metrics: tuple[str, ...] = METRICS) -> Comparison:
+def compare(runs: list[RunMetrics], by: str = "run", metrics: tuple[str, ...] = METRICS,
+            takes: Family | None = None) -> Comparison:
     """Group runs by `run` (one column each) or `condition`; measure each metric per column, and the
-    difference of every pair of columns."""
+    difference of every pair of columns. `takes`: the runs are takes of one another (measured after
+    their branch beat)."""
     columns: dict[str, list[RunMetrics]] = {}
     for run in runs:
         columns.setdefault(run.run if by == "run" else run.condition(), []).append(run)
     table = {m: {c: stat(rs, m) for c, rs in columns.items()} for m in metrics}
     found = [d for m in metrics for d in differences(m, {c: known(rs, m) for c, rs in columns.items()})]
-    return Comparison(by, runs, columns, table, found)
+    return Comparison(by, runs, columns, table, found, takes)
 
 
 def parse_metrics(text: str) -> tuple[str, ...]:
@@ -147,6 +155,17 @@ def load(paths: list[Path], audit: bool = True) -> tuple[list[RunMetrics], str]:
     return [metrics_of(folder, audit=audit) for folder in folders], by
 
 
+def measure(paths: list[Path], audit: bool = True) -> tuple[list[RunMetrics], str, Family | None]:
+    """As `load`, but runs that are takes of one another are measured from their branch beat on, and
+    their family is returned with them."""
+    folders, by = folders_of(paths)
+    takes = family(folders) if by == "run" else None
+    if takes is None:
+        return [metrics_of(folder, audit=audit) for folder in folders], by, None
+    return [metrics_after(t, takes.branched_at, audit_verdict(t.folder) if audit else "not run")
+            for t in takes.takes], by, takes
+
+
 def signed(x: float) -> str:
     return ("+" if x > 0 else "") + number(x)
 
@@ -178,7 +197,8 @@ def notes(comparison: Comparison) -> list[str]:
     """The sentences under the tables: how the differences were tested, what is significant, and
     where more seeds would be needed."""
     if comparison.by == "run":
-        return ["One run per column: no seed-to-seed spread to test a difference against (compare a sweep for that)."]
+        return [*takes_notes(comparison.takes),
+                "One run per column: no seed-to-seed spread to test a difference against (compare a sweep for that)."]
     untested = [d for d in comparison.differences if not d.tested]
     equal = [d for d in comparison.differences if d.all_equal]
     out = [f"b − a: the difference of means, with its 95% bootstrap interval (percentile, {N_RESAMPLES:,} resamples) and "
@@ -199,3 +219,14 @@ def notes(comparison: Comparison) -> list[str]:
                f"(normal approximation with the pooled sd, taking the observed difference as the true one)"
                + (f"; {len(more)} not significant here would need more than the {have} seeds run." if more else "."))
     return out
+
+
+def takes_notes(takes: Family | None) -> list[str]:
+    """What a comparison of takes says first: the shared part, and where the takes part ways."""
+    if takes is None:
+        return []
+    shared = f"beats 0 to {takes.branched_at - 1}" if takes.branched_at else "nothing but their start"
+    where = (f"They diverge at beat {takes.diverges_at}." if takes.diverges_at is not None else
+             f"They played the same from beat {takes.branched_at} to the close: no divergence.")
+    return [f"Takes of one scene: they share {shared} (recorded once, paid once); every metric is of beat "
+            f"{takes.branched_at} on. {where}"]

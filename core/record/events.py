@@ -25,7 +25,7 @@ OPERATOR = "operator"
 GenericType = Literal[
     "start", "spawn", "brief", "route", "correct", "event", "note", "system", "stop", "beat",
     "pause", "resume", "round", "handoff", "synthesis", "escalate", "phase", "decision",
-    "human_message", "agent_call", "agent_response", "question", "answer",
+    "human_message", "agent_call", "agent_response", "question", "answer", "branch",
 ]
 
 

@@ -14,6 +14,7 @@ from core.record.events import BaseEvent, CallEvent, CloseEvent, GenericEvent, J
 from core.protocol.lines import folded, indented, speech_line
 from core.record.lines import PLAIN, FormatLines
 from core.providers.pricing import cache_saving
+from core.record.takes import branch_fields
 
 
 def start_info(events: list[BaseEvent]) -> dict[str, Any]:
@@ -163,6 +164,7 @@ def metadata(events: list[BaseEvent], own: FormatLines = PLAIN) -> dict[str, Any
         "actors": {slug: {k: int(v) for k, v in row.items()} for slug, row in per_actor.items()},
         **own.metadata(events),
         "cache_saving": cache_saving(e for e in events if isinstance(e, CallEvent)),
+        **branch_fields(events),
     }
 
 

@@ -218,3 +218,35 @@ def test_scroll_lock_and_copy_in_a_real_terminal(tmp_path, terminal):
     assert terminal.tmux("show-buffer") == row[2:12].strip() and row[2:12].strip()
     terminal.keys("q")
     terminal.wait_for(r"PROMPTDESK-EXITED-0")
+
+
+def test_f_in_a_replay_takes_the_scene_again_as_a_terminal_sends_it(tmp_path, terminal):
+    """Replay a run, step to beat 2, `f`: the dialog; type a world event and Enter: the take plays live
+    on a stage whose title says it is a take of that run from beat 2, and closes into a folder beside it."""
+    from core.cli.main import main
+
+    work = make_workspace(tmp_path / "work")
+    scene = work / "scenes" / "the-apology.yaml"
+    scene.write_text(scene.read_text().replace("latency_ms: [150, 900]", "latency_ms: [20, 40]"))
+    assert main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "7", "--max-beats", "6",
+                 "--characters-dir", str(work / "characters"), "--journals", "none", "--out", str(work / "runs" / "parent"),
+                 "--quiet"]) == 0
+    terminal.start(f"{PROMPTDESK} replay runs/parent; echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    terminal.wait_for(r"event 0 of \d+")
+    for _ in range(4):
+        terminal.type("b")
+    terminal.wait_for(r"── Beat 2 ──")
+    terminal.type("f")
+    terminal.wait_for(r"from the start of beat 2")
+    terminal.type("The window blows open")
+    terminal.keys("Enter")
+    terminal.wait_for(r"take of parent from beat 2")
+    terminal.wait_for(r"EVENT \(from you\): The window blows open")
+    terminal.wait_for(r"Scene closed \(")
+    takes = [p for p in (work / "runs").iterdir() if p.name.startswith("parent-take2-")]
+    assert len(takes) == 1
+    rows = [json.loads(line) for line in (takes[0] / "events.jsonl").read_text().splitlines()]
+    branch = next(i for i, r in enumerate(rows) if r["type"] == "branch")
+    assert rows[branch]["beat"] == 2 and rows[branch + 1]["text"] == "The window blows open"
+    terminal.keys("q")
+    terminal.wait_for(r"PROMPTDESK-EXITED-0")

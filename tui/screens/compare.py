@@ -21,7 +21,9 @@ from core.experiments.compare import DIFFERENCE_HEADER, Comparison, compare, dif
 from core.errors import PromptdeskError
 from core.experiments.metrics import RunMetrics, cost_per_beat, recorded_success, run_metrics
 from core.record.recorder import read_events
+from core.experiments.takes import family, metrics_after
 from tui.widgets.beat_timeline import BeatTimeline
+from tui.widgets.takes_view import TakesView
 
 
 class RunPanel(Vertical):
@@ -82,11 +84,19 @@ class CompareScreen(Screen[None]):
     def __init__(self, folders: list[Path], by: str = "run") -> None:
         super().__init__()
         self.folders, self.by = folders, by
-        self.comparison: Comparison = compare([measured(f) for f in folders], by)
+        takes = family(folders) if by == "run" else None
+        runs = [measured(f) for f in folders] if takes is None else \
+            [metrics_after(t, takes.branched_at) for t in takes.takes]
+        self.comparison: Comparison = compare(runs, by, takes=takes)
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"Promptdesk · compare · {len(self.folders)} runs by {self.by}"), id="title", markup=False)
+        takes = self.comparison.takes
+        what = f"{len(self.folders)} runs by {self.by}" if takes is None else \
+            f"{len(self.folders)} takes, measured from beat {takes.branched_at}"
+        yield Static(Text(f"Promptdesk · compare · {what}"), id="title", markup=False)
         with VerticalScroll():
+            if takes is not None:
+                yield TakesView(takes)
             yield DataTable(zebra_stripes=True, cursor_type="row", id="comparison")
             if shown_differences(self.comparison):
                 yield DataTable(zebra_stripes=True, cursor_type="row", id="differences")

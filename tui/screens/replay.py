@@ -1,4 +1,6 @@
-"""Replay: a run folder played back from `events.jsonl` alone, by `t`. No model is ever called."""
+"""Replay: a run folder played back from `events.jsonl` alone, by `t`. No model is ever called by the
+replay itself; `f` takes the scene again from the current beat (`core.casting.branch`), live on a stage of
+its own, and the palette lists the takes of the run (`core.record.takes.takes_of`)."""
 
 from __future__ import annotations
 
@@ -12,13 +14,16 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from core.errors import PromptdeskError
 from core.record.outputs import cast_names, start_info
 from core.record.recorder import read_events
+from core.record.takes import Change, describe_change, takes_of
 from tui.playback import Move, Playback
 from tui.commands import binding_commands, copy_run_folder
 from tui.formats import registry
 from tui.lines import safe
 from tui.stage_state import StateFold
+from tui.screens.take_dialog import TakeDialog
 from tui.widgets.playback_bar import PlaybackBar
 from tui.widgets.stage_view import StageView
 
@@ -41,6 +46,9 @@ class ReplayScreen(Screen[None]):
         Binding("home", "seek(0)", "Start", id="replay.start", tooltip="Back to the beginning", show=False,
                 priority=True),
         Binding("end", "seek(1)", "End", id="replay.end", tooltip="Jump to the end", show=False, priority=True),
+        Binding("f", "take", "Take from here", id="replay.take",
+                tooltip="Take the scene again from the start of the current beat, with a world event, a note or "
+                        "nothing changed, live on a stage of its own (a new run folder beside this one)"),
         Binding("escape", "close", "Back", id="replay.close", tooltip="Close the replay and go back to the stage"),
     ]
     DEFAULT_CSS = """
@@ -56,6 +64,8 @@ class ReplayScreen(Screen[None]):
         self.playback = Playback(read_events(self.run_dir, warn=self.skipped.append))
         self.fold = StateFold(str(self.run_dir))
         self._last_tick = clock()
+        self.branchable = branchable(self.run_dir, self.playback.events)
+        """Whether `f` can take this run again (a scene run with its start record)."""
 
     def compose(self) -> ComposeResult:
         info = start_info(self.playback.events)
@@ -127,10 +137,43 @@ class ReplayScreen(Screen[None]):
         self.show(self.playback.seek_index(round(fraction * len(self.playback.events))))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Back is only there when the replay was opened from a stage."""
+        """Back is only there when the replay was opened from a stage; a take only of a run that can be taken again."""
         if action == "close":
             return True if len(self.app.screen_stack) > 2 else None
+        if action == "take":
+            return True if self.branchable else None
         return True
+
+    @property
+    def beat(self) -> int:
+        """The current beat: the last one begun on stage (0 before the first)."""
+        shown = [e.beat for e in self.playback.events[:self.playback.shown] if e.type == "beat" and e.beat is not None]
+        return shown[-1] if shown else 0
+
+    def action_take(self) -> None:
+        """Ask what changes, then start the take from the start of the current beat."""
+        if not self.branchable:
+            return
+        self.playback.playing = False
+        beat = self.beat
+        self.app.push_screen(TakeDialog(self.run_dir.name, beat, cast_names(self.playback.events)),
+                             lambda change: self.start_take(beat, change))
+
+    def start_take(self, beat: int, change: Change | None) -> None:
+        """Make the take's folder and play it live on a stage of its own, the parent's beats before it shown."""
+        from core.casting.branch import prepare_branch
+
+        if change is None:
+            return
+        try:
+            session = prepare_branch(self.run_dir, beat, change, realtime=True)
+        except (PromptdeskError, OSError) as exc:
+            self.notify(safe(exc), title="No take", severity="error", markup=False, timeout=10)
+            return
+        start = next(i for i, e in enumerate(self.playback.events) if e.type == "beat" and e.beat == beat)
+        scene = start_info(self.playback.events).get("scene") or {}
+        title = f"{scene.get('title') or scene.get('name') or self.run_dir.name} · take of {self.run_dir.name} from beat {beat}"
+        self.app.open_stage(session, title, history=self.playback.events[:start])
 
     def action_close(self) -> None:
         """Go back to the stage this replay was opened from."""
@@ -143,3 +186,16 @@ class ReplayScreen(Screen[None]):
         """The replay's transport for the command palette, and the copy of the run folder's path."""
         yield from binding_commands(self, "Replay: ")
         yield copy_run_folder(self, self.run_dir)
+        for folder, take in takes_of(self.run_dir):
+            yield SystemCommand(f"Take: {folder.name}", f"From beat {take.get('beat')}: "
+                                f"{describe_change(take.get('change') or {})}; open its replay",
+                                lambda folder=folder: self.app.push_screen(ReplayScreen(folder)))
+
+
+def branchable(run_dir: Path, events: list) -> bool:
+    """A run can be taken again when it has its start record and its format can be rebuilt (a scene)."""
+    from core.formats.registry import FORMATS
+
+    fmt = FORMATS.get((start_info(events).get("scene") or {}).get("format") or "scene")
+    return (run_dir / "private.json").is_file() and fmt is not None and fmt.resumable() and \
+        any(e.type == "beat" for e in events)

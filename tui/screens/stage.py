@@ -62,7 +62,8 @@ class StageScreen(Screen[None]):
         Binding("end", "follow", "Follow", id="stage.follow", show=False,
                 tooltip="Follow the end of the transcript and of every thinking pane again (after scrolling up)"),
         Binding("escape", "leave", "Back", id="stage.leave",
-                tooltip="Back to the stage below (a stage started from the room); a running scene is stopped first"),
+                tooltip="Back to the screen below (the stage of the room it was started from, or the replay of a "
+                        "take); a running scene is stopped first"),
         Binding("o", "replay", "Replay", id="stage.replay",
                 tooltip="Open this run in the replay once the scene has closed"),
         Binding("a", "escalation", "Decide", id="stage.escalation", tooltip=registry.ASK_HELP),
@@ -74,9 +75,12 @@ class StageScreen(Screen[None]):
     StageScreen.-narrow StatePanel { width: 30; }
     """
 
-    def __init__(self, session: SessionLike, title: str = "", options: RunOptions | None = None) -> None:
+    def __init__(self, session: SessionLike, title: str = "", options: RunOptions | None = None,
+                 history: list | None = None) -> None:
         super().__init__()
         self.session = session
+        self.history = list(history or [])
+        """Recorded events shown before the session's own (a take: its parent's beats before the branch)."""
         self.format = registry.of(session.state)
         """The console side of the session's format (what it shows and asks beyond a scene)."""
         self.options = options
@@ -131,6 +135,9 @@ class StageScreen(Screen[None]):
     def on_mount(self) -> None:
         if self.has_room:
             self.set_focus(None)
+        if self.history:
+            self.view.apply(self.history)
+            self.query_one(BeatTimeline).extend(self.history)
         self.refresh_state()
         self.bridge.start()
         self.app.run_dirs.append(str(self.session.state.run_dir))
@@ -325,12 +332,13 @@ class StageScreen(Screen[None]):
 
     @property
     def stacked(self) -> bool:
-        """True when another stage lies below this one (it was started from that stage's room)."""
-        stages = self.app.stages()
-        return self in stages and stages.index(self) > 0
+        """True when another screen lies below this one: the stage it was started from (its room), or the
+        replay a take was started from."""
+        stack = self.app.screen_stack
+        return self in stack and stack.index(self) > 1
 
     async def action_leave(self) -> None:
-        """Back to the stage below: a closed scene is left at once; a running one is stopped first (asked)."""
+        """Back to the screen below: a closed scene is left at once; a running one is stopped first (asked)."""
         if not self.stacked:
             return
         if self.bridge.live:

@@ -1,0 +1,120 @@
+"""A take: a scene played again from the start of one of its beats, with another direction, in a new run folder.
+
+`prepare_branch(parent, beat, change)` makes the take's folder with the parent's record up to the start
+of that beat (`core.record.takes`: copied, never played again, so no call is paid twice), rebuilds the
+session from it exactly as `resume` does (`core.casting.resume.rebuild_session`, then the format's
+`restore`: every actor's inbox and isolation-b thread, the turn counts, nudges, silent streak, fired
+world events, tokens and budget spent), and returns it ready to `run()`: its first event a `branch`
+event naming the parent, the beat and the change, then the change itself (a world event, a note to one
+actor or to all) delivered at that beat's safe point, as the operator's, then the beat.
+
+The take goes on from the parent's time: its `t` continues the parent's, and on the offline
+improviser its simulated clock starts where the parent's stood at that beat (to the tick, so every
+later instant is the parent's own), with the run's seed unless the change gives another one. So on
+the improviser a take with no change plays the parent's beats again exactly. A take never appends to the characters' own journals: a rehearsal is
+not what happened to them (its `journals/` folder has the entries).
+
+Only formats that can be resumed can be branched (a scene); a collaboration or a roundtable is
+refused (`InvalidConfig`) with the reason.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from core.casting.build import check_budget
+from core.casting.resume import rebuild_session
+from core.casting.scene_file import Scene
+from core.engine.session import Session
+from core.errors import InvalidConfig
+from core.formats.registry import get
+from core.providers.spec import ProviderSpec
+from core.record.folder_lock import FolderLock
+from core.record.private import read_private, write_private
+from core.record.run_folder import claim_fresh, claim_out
+from core.record.takes import BRANCH, TAKE_KEY, Change, describe_change, split_at_beat, write_prefix
+
+def _respec(data: dict[str, Any], change: Change) -> dict[str, Any]:
+    """A provider spec of the parent with the change's provider and model (as `build.provider_spec` does)."""
+    spec = ProviderSpec.model_validate(data)
+    update: dict[str, Any] = {}
+    if change.provider:
+        update["name"] = change.provider
+        if change.provider != spec.name:
+            update |= {"model": None, "base_url": None}
+    if change.model:
+        update["model"] = change.model
+    return (spec.model_copy(update=update) if update else spec).model_dump(mode="json")
+
+
+def take_record(record: dict[str, Any], parent: Path, beat: int, change: Change) -> dict[str, Any]:
+    """The take's `private.json`: the parent's start record with the change's seed and providers, and
+    whose take it is. The characters' journals are never written by a take."""
+    taken = {**record, "write_character_journals": False,
+             TAKE_KEY: {"parent": str(parent), "beat": beat, "change": change.record()}}
+    if change.seed is not None:
+        taken["seed"] = change.seed
+    if change.provider or change.model:
+        taken["providers"] = {slug: _respec(spec, change) for slug, spec in record["providers"].items()}
+        if record.get("judge"):
+            taken["judge"] = _respec(record["judge"], change)
+    return taken
+
+
+def refuse_format(run_dir: Path, record: dict[str, Any]) -> None:
+    """Only a format that can be resumed can be branched; say why another cannot."""
+    scene = Scene.model_validate(record["scene"])
+    if not get(scene.format).resumable():
+        raise InvalidConfig(
+            f"{run_dir} is a {scene.format} run: a take is rebuilt from the record as a resume is, and a "
+            f"{scene.format}'s state between rounds (its own table, hand-offs and envelopes) is not rebuilt "
+            "from the log; only scene runs can be branched")
+
+
+def _claim(parent: Path, beat: int, out: Path | None) -> FolderLock:
+    """`--out`, else a new folder beside the parent: `<parent>-take<beat>-<stamp>`."""
+    return claim_out(Path(out)) if out else claim_fresh(parent.parent, f"{parent.name}-take{beat}")
+
+
+def prepare_branch(parent: Path, beat: int, change: Change = Change(), *, out: Path | None = None,
+                   base_url: str | None = None, realtime: bool = False) -> Session:
+    """The take of `parent` from the start of `beat` with `change`, its folder made and locked, ready
+    to `run()`. Raises `NotARun` when `parent` is not a run, `InvalidConfig` (nothing made) when the
+    beat was never begun, the format cannot be branched or the change does not fit."""
+    parent = Path(parent).resolve()
+    record = read_private(parent)
+    refuse_format(parent, record)
+    if beat < 0:
+        raise InvalidConfig(f"--at-beat must be 0 or more, not {beat}")
+    change.check(record["cast"])
+    prefix = split_at_beat(parent, beat)
+    taken = take_record(record, parent, beat, change)
+    specs = [ProviderSpec.model_validate(s) for s in [*taken["providers"].values(), *([taken["judge"]] if taken.get("judge") else [])]]
+    check_budget(record.get("budget_usd"), specs)
+    notes = (parent / "notes.md").read_text(encoding="utf-8") if (parent / "notes.md").exists() else ""
+    notes += f"\n- Take of {parent} from beat {beat}: {describe_change(change.record())}.\n"
+    claim = _claim(parent, beat, out)
+    try:
+        write_prefix(claim.folder, prefix, notes)
+        write_private(claim.folder, taken)
+        session = rebuild_session(claim.folder, base_url, realtime=realtime, clock_start=prefix.beat.t)
+        session.format.restore(session, prefix.events, prefix.beat)
+        session.first_beat = session.state.beat = beat
+        session.t_offset = prefix.beat.t
+        session.seam_type = BRANCH
+        session.seam = {"text": f"Take of {parent.name} from beat {beat}: {describe_change(change.record())}",
+                        "parent": str(parent), "beat": beat, "change": change.record(), "inherited": len(prefix.events),
+                        "arrivals": session.clock.arrivals}
+        session.recorder.lock = claim
+        session.recorder.reopen(prefix.events)
+        if change.event:
+            session.inject_event(change.event)
+        if change.note:
+            session.add_note(change.note, change.to)
+    except BaseException:
+        claim.release()
+        shutil.rmtree(claim.folder, ignore_errors=True)
+        raise
+    return session

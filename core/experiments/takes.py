@@ -1,0 +1,240 @@
+"""Takes side by side: runs that share their record up to the start of a beat (a run and its takes,
+takes of one run, takes of takes; `promptdesk branch`).
+
+Each run says whose take it is in its last `branch` event (`core.record.takes`). Following those links
+on disk gives every run's line of ancestors, each link with the beat it was taken from. Two runs share
+their record up to the smallest such beat on the path between them in the tree of takes; the runs given
+to `compare` or `report` share theirs up to `branched_at`, the smallest over all of them. From there on:
+
+- `diverges_at` is the first beat whose played lines (speech, world events, notes, failures, the close)
+  are not the same in every run; None when they played the same scene to the same close (a take with no
+  change on the improviser);
+- the metrics are measured on what follows only (`metrics_after`): beats and duration from that beat,
+  turns, words, tokens and cost of those beats; the shared part is the same in every run and paid once;
+- `by_beat` lines the runs up beat by beat, a take's change marked where it was made.
+
+A family copied or moved together is still one: a parent is looked for beside its take by its folder
+name first, then where it was recorded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from core.experiments.metrics import RunMetrics, recorded_success, run_metrics
+from core.formats.registry import of_run
+from core.record import outputs
+from core.record.events import BaseEvent, SpeakEvent
+from core.record.recorder import read_events
+from core.record.takes import BRANCH, branch_event, describe_change
+
+PLAYED = ("speak", "event", "note", "close")
+"""What a run played, beat by beat, for `diverges_at` (plus an actor's failure: a `system` with a target)."""
+
+
+@dataclass
+class Take:
+    """One run as a take: its folder, log, and whose take it is (None for a run that is not one)."""
+
+    folder: Path
+    events: list[BaseEvent]
+    parent: str | None = None
+    """The parent's folder, resolved when it was found on disk."""
+    beat: int | None = None
+    """The beat it was taken from."""
+    change: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return str(self.folder.resolve())
+
+    @property
+    def label(self) -> str:
+        """The run's name, and for a take where it came from."""
+        if self.parent is None:
+            return self.folder.name
+        return f"{self.folder.name} (take of {Path(self.parent).name} from beat {self.beat}: {describe_change(self.change)})"
+
+
+def read_take(folder: Path, events: list[BaseEvent] | None = None) -> Take:
+    """A run folder read as a take: its parent is the folder of the recorded name beside it when there is
+    one (a family copied or moved together), else the recorded folder."""
+    folder = Path(folder)
+    events = read_events(folder) if events is None else events
+    event = branch_event(events)
+    if event is None:
+        return Take(folder, events)
+    extra = event.model_extra or {}
+    recorded = Path(str(extra.get("parent") or ""))
+    beside = folder.parent / recorded.name
+    found = beside if (beside / "events.jsonl").is_file() and beside.resolve() != folder.resolve() else \
+        recorded if (recorded / "events.jsonl").is_file() else None
+    parent = str(found.resolve()) if found is not None else str(recorded)
+    return Take(folder, events, parent, event.beat, dict(extra.get("change") or {}))
+
+
+def ancestry(take: Take, limit: int = 64) -> list[tuple[str, int | None]]:
+    """The run and its ancestors as (folder, the beat it was taken from), nearest first."""
+    line: list[tuple[str, int | None]] = [(take.key, take.beat)]
+    current = take
+    while current.parent is not None and len(line) < limit:
+        folder = Path(current.parent)
+        if not (folder / "events.jsonl").is_file():
+            line.append((current.parent, None))
+            break
+        current = read_take(folder)
+        line.append((current.key, current.beat))
+    return line
+
+
+def shared_until(a: list[tuple[str, int | None]], b: list[tuple[str, int | None]]) -> int | None:
+    """The beat up to whose start two runs share their record (by their ancestries), None when unrelated."""
+    keys_b = [k for k, _ in b]
+    for i, (key, _) in enumerate(a):
+        if key in keys_b:
+            j = keys_b.index(key)
+            beats = [beat for _, beat in a[:i] + b[:j]]
+            return min(beats) if beats and None not in beats else None
+    return None
+
+
+@dataclass
+class Family:
+    """Runs that are takes of one another, in the order given."""
+
+    takes: list[Take]
+    branched_at: int
+    diverges_at: int | None
+
+    def tree(self) -> list[tuple[int, Take, str]]:
+        """The runs as a tree, depth first: (depth, take, the text drawn before its label: `├─ `,
+        `└─ ` and `│  ` under its parent), each under its parent when its parent is among them."""
+        keys = {t.key for t in self.takes}
+        children: dict[str | None, list[Take]] = {}
+        for take in self.takes:
+            children.setdefault(take.parent if take.parent in keys else None, []).append(take)
+        out: list[tuple[int, Take, str]] = []
+
+        def walk(parent: str | None, depth: int, indent: str) -> None:
+            kids = children.get(parent, [])
+            for n, child in enumerate(kids):
+                last = n == len(kids) - 1
+                out.append((depth, child, indent + ("└─ " if last else "├─ ") if depth else ""))
+                walk(child.key, depth + 1, indent + ("   " if last else "│  ") if depth else "")
+        walk(None, 0, "")
+        return out
+
+    def tree_lines(self) -> list[str]:
+        """The tree as text, one run a line."""
+        return [drawn + take.label for _, take, drawn in self.tree()]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"branched_at": self.branched_at, "diverges_at": self.diverges_at,
+                "takes": [{"run": t.folder.name, "parent": t.parent, "branched_at": t.beat, "change": t.change}
+                          for t in self.takes],
+                "tree": [{"run": t.folder.name, "depth": depth} for depth, t, _ in self.tree()]}
+
+
+def family(folders: list[Path]) -> Family | None:
+    """The runs as takes of one another, or None when they are not (fewer than two, or unrelated)."""
+    if len(folders) < 2:
+        return None
+    takes = [read_take(folder) for folder in folders]
+    if len({t.key for t in takes}) < len(takes) or all(t.parent is None for t in takes):
+        return None
+    lines = [ancestry(t) for t in takes]
+    shared = [shared_until(lines[0], other) for other in lines[1:]]
+    if any(beat is None for beat in shared):
+        return None
+    branched_at = min(beat for beat in shared if beat is not None)
+    return Family(takes, branched_at, diverges_at([after(t.events, branched_at) for t in takes], branched_at))
+
+
+def after(events: list[BaseEvent], beat: int) -> list[BaseEvent]:
+    """What a run recorded from the start of `beat` on: from its `branch` event of that beat when it is
+    a take from there (its change included), else from its `beat` event; `branch` events left out."""
+    start = next((i for i, e in enumerate(events) if e.beat == beat and e.type in ("beat", BRANCH)), len(events))
+    return [e for e in events[start:] if e.type != BRANCH]
+
+
+def _played(event: BaseEvent) -> tuple | None:
+    if isinstance(event, SpeakEvent):
+        return ("speak", event.from_, event.action, event.text)
+    if event.type in PLAYED or (event.type == "system" and event.target):
+        return (event.type, event.from_, event.target, event.text, getattr(event, "reason", None))
+    return None
+
+
+def played_by_beat(events: list[BaseEvent]) -> dict[int, list[tuple]]:
+    """Per beat, what was played in it (see `PLAYED`); the close belongs to the beat it closed."""
+    out: dict[int, list[tuple]] = {}
+    current = None
+    for event in events:
+        current = event.beat if event.beat is not None else current
+        played = _played(event)
+        if played is not None and current is not None:
+            out.setdefault(current, []).append(played)
+    return out
+
+
+def diverges_at(suffixes: list[list[BaseEvent]], start: int) -> int | None:
+    """The first beat from `start` on where the runs did not all play the same; None when they never differ."""
+    played = [played_by_beat(events) for events in suffixes]
+    last = max((max(p, default=start) for p in played), default=start)
+    for beat in range(start, last + 1):
+        if any(p.get(beat, []) != played[0].get(beat, []) for p in played[1:]):
+            return beat
+    return None
+
+
+def seed_of(take: Take) -> int | None:
+    """The seed the run played its own part with: the change's, else the start's."""
+    seeds = [(e.model_extra or {}).get("change", {}).get("seed") for e in take.events if e.type == BRANCH]
+    seeds = [s for s in seeds if s is not None]
+    return seeds[-1] if seeds else outputs.start_info(take.events).get("seed")
+
+
+def metrics_after(take: Take, beat: int, audit: str = "not run") -> RunMetrics:
+    """The run's metrics from the start of `beat` on (see the module docstring)."""
+    part = after(take.events, beat)
+    start = [e for e in take.events if e.type == "start"][:1]
+    measured = run_metrics(start + part, run=take.folder.name, audit=audit, success=recorded_success(take.folder))
+    numbers = [e.beat for e in part if e.beat is not None]
+    return replace(measured, beats=(max(numbers) + 1 - beat) if numbers else 0, seed=seed_of(take),
+                   duration_s=round(part[-1].t - part[0].t, 3) if part else 0.0)
+
+
+def change_events(take: Take) -> set[int]:
+    """The positions in the log of every change the run was taken with (its own and, for a take of a
+    take, its parent's on the inherited part): the operator's world event or note delivered right after
+    each `branch` event, at its beat."""
+    marked: set[int] = set()
+    for at, event in enumerate(take.events):
+        if event.type != BRANCH:
+            continue
+        for i in range(at + 1, len(take.events)):
+            e = take.events[i]
+            if e.type not in ("event", "note") or e.from_ != "operator" or e.beat != event.beat:
+                break
+            marked.add(i)
+    return marked
+
+
+def by_beat(take: Take, beat: int) -> dict[int, list[tuple[str, bool]]]:
+    """Per beat from `beat` on, the run's transcript lines (the close as `[SCENE END: reason]`), each
+    with whether it is a change the run was taken with."""
+    own = of_run(take.events).lines
+    start = [e for e in take.events if e.type == "start"][:1]
+    marked = {id(take.events[i]) for i in change_events(take)}
+    rows: dict[int, list[tuple[str, bool]]] = {}
+    current = beat
+    for event in after(take.events, beat):
+        current = event.beat if event.beat is not None else current
+        if event.type == "close":
+            rows.setdefault(current, []).append((f"[SCENE END: {event.reason}]", False))
+        elif outputs.is_public(event, own):
+            line = outputs.transcript_lines(start + [event], own)[-1]
+            rows.setdefault(current, []).append((line, id(event) in marked))
+    return rows

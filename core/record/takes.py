@@ -1,0 +1,209 @@
+"""Takes as the record holds them: a run played again from the start of one of its beats, in a folder of its own.
+
+A take of a run (its *parent*) from beat K starts with the parent's record up to the start of beat K,
+copied as it was, never played again:
+
+- `events.jsonl`: the parent's lines before its `beat` event of beat K;
+- `prompts.jsonl`: the parent's lines before its first request for beat K or later (so the requests
+  the parent paid for are on the take's record, and audited there, but never sent again);
+- `superseded.jsonl`: the parent's superseded lines of beats before K (a resumed parent's cut beats);
+- `notes.md`: the parent's, with a line saying whose take this is.
+
+Then one `branch` event: `parent` (the parent's folder), `beat` (K), `change` (what the take does
+differently: `event`, `note` and `to`, `seed`, `provider`, `model`; empty for a plain retake),
+`inherited` (how many of the take's events came from the parent) and `arrivals` (what decides arrival
+order from there on, as in the `start` event: a take on another provider may differ from its parent).
+The take's own events follow.
+`metadata.json` carries the last `branch` event as `parent`, `branchedAt` and `change` (`branch_fields`).
+How a take is cast and played: `core.casting.branch`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from core.errors import InvalidConfig, NotARun
+from core.record.events import BaseEvent, parse_event_json
+from core.record.private import FILE as PRIVATE
+from core.record.prompt_log import FILE as PROMPTS
+from core.record.run_folder import FILE_MODE
+from core.record.seams import SUPERSEDED
+
+BRANCH = "branch"
+"""The type of the event that opens a take's own part of the record."""
+TAKE_KEY = "take"
+"""Where `private.json` of a take says whose take it is (`parent`, `beat`, `change`), from its start."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a take does differently from its parent (all None: the same scene again)."""
+
+    event: str | None = None
+    note: str | None = None
+    to: str | None = None
+    seed: int | None = None
+    provider: str | None = None
+    model: str | None = None
+
+    def record(self) -> dict[str, Any]:
+        """The change as the `branch` event and `metadata.json` record it (only what was given)."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+    def check(self, cast: dict[str, Any]) -> None:
+        """A note's actor must be in the cast; texts must say something; `to` needs a note."""
+        for name in ("event", "note"):
+            text = getattr(self, name)
+            if text is not None and not text.strip():
+                raise InvalidConfig(f"--{name} needs a text")
+        if self.to is not None and self.note is None:
+            raise InvalidConfig("--to names who gets a --note: give the note too")
+        if self.to is not None and self.to not in cast:
+            raise InvalidConfig(f"--to {self.to}: no actor '{self.to}' in this run (cast: {', '.join(cast)})")
+
+
+@dataclass
+class Prefix:
+    """A run's record up to the start of one of its beats."""
+
+    beat: BaseEvent
+    """The parent's `beat` event of the beat the take starts from (not part of the prefix)."""
+    events: list[BaseEvent]
+    """The readable events before it, in order."""
+    lines: list[str]
+    """The raw lines of `events.jsonl` before it."""
+    prompts: list[str]
+    """The raw lines of `prompts.jsonl` before the first request of that beat or a later one."""
+    superseded: list[str]
+    """The raw lines of `superseded.jsonl` of earlier beats."""
+
+
+def _lines(path: Path) -> list[str]:
+    if not path.exists():
+        return []
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return [line if line.endswith("\n") else line + "\n" for line in text.splitlines(keepends=True)]
+
+
+def _beat_of(line: str) -> int | None:
+    try:
+        beat = json.loads(line).get("beat")
+    except (ValueError, AttributeError):
+        return None
+    return beat if isinstance(beat, int) else None
+
+
+def split_at_beat(run_dir: Path, beat: int) -> Prefix:
+    """The record of `run_dir` up to the start of `beat`; `InvalidConfig` naming the beats there are
+    when the run never began that beat."""
+    run_dir = Path(run_dir)
+    log = run_dir / "events.jsonl"
+    if not log.is_file():
+        raise NotARun(f"{run_dir} is not a run folder (no events.jsonl): give a folder under runs/ or the --out of a run")
+    raw = _lines(log)
+    kept: list[BaseEvent] = []
+    begun: list[int] = []
+    for number, line in enumerate(raw):
+        try:
+            event = parse_event_json(line)
+        except ValueError:
+            continue
+        if event.type == "beat" and event.beat is not None:
+            if event.beat == beat:
+                prompts = _lines(run_dir / PROMPTS)
+                cut = next((i for i, p in enumerate(prompts) if (_beat_of(p) or -1) >= beat), len(prompts))
+                return Prefix(event, kept, raw[:number], prompts[:cut], _superseded_before(run_dir, beat))
+            begun.append(event.beat)
+        kept.append(event)
+    played = f"beats 0 to {max(begun)}" if begun else "no beat at all"
+    raise InvalidConfig(f"--at-beat {beat}: {run_dir} never began beat {beat} (it played {played}); "
+                        "give a beat the run began")
+
+
+def _superseded_before(run_dir: Path, beat: int) -> list[str]:
+    """The superseded lines of beats before `beat`: each block a resume moved aside starts at the
+    `beat` event of its cut beat, and every line of the block belongs to that beat."""
+    kept: list[str] = []
+    current: int | None = None
+    for line in _lines(run_dir / SUPERSEDED):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            data = {}
+        if isinstance(data, dict) and data.get("type") == "beat" and isinstance(data.get("beat"), int):
+            current = data["beat"]
+        owner = current if current is not None else _beat_of(line)
+        if owner is not None and owner < beat:
+            kept.append(line)
+    return kept
+
+
+def write_prefix(folder: Path, prefix: Prefix, notes: str) -> None:
+    """Start a take's folder with its parent's record (`prefix`) and `notes`, every file 0600."""
+    folder = Path(folder)
+    files = {"events.jsonl": prefix.lines, PROMPTS: prefix.prompts, "debug.log": [], "notes.md": [notes]}
+    if prefix.superseded:
+        files[SUPERSEDED] = prefix.superseded
+    for name, lines in files.items():
+        fd = os.open(folder / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write("".join(lines))
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def branch_event(events: list[BaseEvent]) -> BaseEvent | None:
+    """The `branch` event that opens this take's own part (the last one: a take of a take inherits its parent's)."""
+    return next((e for e in reversed(events) if e.type == BRANCH), None)
+
+
+def branch_fields(events: list[BaseEvent]) -> dict[str, Any]:
+    """`parent`, `branchedAt` and `change` for `metadata.json` (nothing for a run that is not a take)."""
+    event = branch_event(events)
+    if event is None:
+        return {}
+    extra = event.model_extra or {}
+    return {"parent": extra.get("parent"), "branchedAt": event.beat, "change": extra.get("change") or {}}
+
+
+def inherited(events: list[BaseEvent]) -> int:
+    """How many of a take's events came from its parent (0 for a run that is not a take)."""
+    event = branch_event(events)
+    return int((event.model_extra or {}).get("inherited", 0)) if event is not None else 0
+
+
+def describe_change(change: dict[str, Any]) -> str:
+    """A change in a few words: `world event "…"`, `note to bob: "…"`, `seed 3`, `model x`; or `no change`."""
+    parts = []
+    if change.get("event"):
+        parts.append(f'world event "{change["event"]}"')
+    if change.get("note"):
+        parts.append(f'note to {change.get("to") or "everyone"}: "{change["note"]}"')
+    if change.get("seed") is not None:
+        parts.append(f"seed {change['seed']}")
+    if change.get("provider") or change.get("model"):
+        parts.append("provider " + ":".join(str(change[k]) for k in ("provider", "model") if change.get(k)))
+    return "; ".join(parts) or "no change"
+
+
+def takes_of(run_dir: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """The takes of a run beside it (folders of the same parent folder whose `private.json` names it as
+    their parent), each with what `private.json` says of it (`parent`, `beat`, `change`), by beat then name."""
+    run_dir = Path(run_dir).resolve()
+    found: list[tuple[Path, dict[str, Any]]] = []
+    try:
+        siblings = sorted(p for p in run_dir.parent.iterdir() if p.is_dir() and p != run_dir)
+    except OSError:
+        return []
+    for folder in siblings:
+        try:
+            take = json.loads((folder / PRIVATE).read_text(encoding="utf-8")).get(TAKE_KEY)
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(take, dict) and Path(str(take.get("parent", ""))).name == run_dir.name:
+            found.append((folder, take))
+    return sorted(found, key=lambda pair: (pair[1].get("beat") or 0, pair[0].name))

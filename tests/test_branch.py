@@ -1,0 +1,270 @@
+"""`promptdesk branch RUN_DIR --at-beat K`: a take of a scene from the start of beat K, in a new run folder
+whose record up to that beat is the parent's (copied, never played again), then a `branch` event, then
+the scene played on with the change. On the offline improviser a take with no change plays the
+parent's beats again exactly (simulated time and seed continue)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from core.casting.branch import Change, prepare_branch
+from core.cli.main import main
+from core.clock import VirtualClock
+from core.record.audit import audit_run
+from core.record.prompt_log import read_prompts
+from core.record.recorder import read_events
+from helpers import CHARACTERS, example_scene, make_scene
+from test_resume import assert_nothing_twice, kill_mid_beat
+
+LATENCY = {"latency_ms": [20, 70]}
+"""Simulated latency that puts sub-millisecond fractions in every `t` and decides arrival order."""
+
+
+def scene_file(folder: Path, **update) -> Path:
+    scene = example_scene("the-apology", provider=LATENCY, **update)
+    path = folder / "the-apology.yaml"
+    path.write_text(yaml.safe_dump(scene.model_dump(mode="json", by_alias=True, exclude_none=True)))
+    return path
+
+
+def batch(scene: Path, out: Path, isolation: str = "b", seed: int = 3) -> Path:
+    assert main(["--batch", str(scene), "--isolation", isolation, "--coordinator", "C", "--seed", str(seed),
+                 "--characters-dir", str(CHARACTERS), "--journals", "none", "--out", str(out), "--quiet"]) == 0
+    return out
+
+
+def branch(parent: Path, beat: int, out: Path, *extra: str) -> int:
+    return main(["branch", str(parent), "--at-beat", str(beat), "--out", str(out), "--quiet", *extra])
+
+
+def lines(run: Path, name: str = "events.jsonl") -> list[str]:
+    return (run / name).read_text().splitlines()
+
+
+def own_part(take: Path) -> list[str]:
+    """The take's lines after its own `branch` event."""
+    log = lines(take)
+    last = max(i for i, line in enumerate(log) if json.loads(line)["type"] == "branch")
+    return log[last + 1:]
+
+
+def from_beat(run: Path, beat: int) -> list[str]:
+    """The run's lines from its `beat` event of `beat` on."""
+    log = lines(run)
+    start = next(i for i, line in enumerate(log) if json.loads(line)["type"] == "beat" and json.loads(line)["beat"] == beat)
+    return log[start:]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> Path:
+    """Parents on the improviser with simulated latency: isolation a and b in parallel beats, b in sequential turns."""
+    folder = tmp_path_factory.mktemp("branch")
+    batch(scene_file(folder), folder / "b")
+    batch(scene_file(folder), folder / "a", isolation="a")
+    sequential = folder / "sequential"
+    sequential.mkdir()
+    batch(scene_file(sequential, turns="sequential"), folder / "b-sequential")
+    paced = folder / "paced"
+    paced.mkdir()
+    batch(scene_file(paced, pace=0.7, limits={"window": 2}), folder / "b-paced-window-2")
+    return folder
+
+
+@pytest.mark.parametrize("parent", ["b", "a", "b-sequential", "b-paced-window-2"])
+def test_a_take_with_no_change_plays_the_parents_beats_again_exactly(runs, tmp_path, parent):
+    parent = runs / parent
+    assert branch(parent, 4, tmp_path / "take") == 0
+    take = tmp_path / "take"
+    inherited = from_beat(parent, 4)
+    assert lines(take)[:len(lines(parent)) - len(inherited)] == lines(parent)[:len(lines(parent)) - len(inherited)]
+    assert own_part(take) == inherited, "every event from beat 4 on, `t` included, byte for byte"
+    assert any('"t": ' in line and not line.split('"t": ')[1].split(",")[0].endswith(("0", "5")) for line in inherited)
+    assert (take / "prompts.jsonl").read_bytes() == (parent / "prompts.jsonl").read_bytes()
+    event = next(e for e in read_events(take) if e.type == "branch")
+    assert (event.beat, event.model_extra["parent"], event.model_extra["change"]) == (4, str(parent.resolve()), {})
+    assert event.t == json.loads(inherited[0])["t"] and event.model_extra["inherited"] == len(lines(parent)) - len(inherited)
+    meta, parent_meta = (json.loads((run / "metadata.json").read_text()) for run in (take, parent))
+    assert (meta["parent"], meta["branchedAt"], meta["change"]) == (str(parent.resolve()), 4, {})
+    assert "parent" not in parent_meta and meta["totalBeats"] == parent_meta["totalBeats"]
+    body = lambda path: path.read_text().split("\n", 6)[-1]  # noqa: E731 - the header carries the date
+    assert body(take / "transcript.md") == body(parent / "transcript.md")
+    assert audit_run(take).clean and audit_run(take).requests == audit_run(parent).requests
+    assert "Take of " in (take / "notes.md").read_text()
+
+
+def test_a_change_reaches_the_actors_at_the_beat_and_only_then(runs, tmp_path):
+    parent = runs / "b"
+    assert branch(parent, 4, tmp_path / "event", "--event", "The lights go out") == 0
+    assert branch(parent, 4, tmp_path / "note", "--note", "Say what you knew and when", "--to", "bob") == 0
+    for take in (tmp_path / "event", tmp_path / "note"):
+        log = read_events(take)
+        at = [i for i, e in enumerate(log) if e.type == "branch"][0]
+        assert [e.type for e in log[at:at + 3]] == ["branch", "event" if take.name == "event" else "note", "beat"]
+        assert log[at + 1].from_ == "operator" and log[at + 1].beat == 4
+        assert audit_run(take).clean
+    told = lambda take, text: {r.to for r in read_prompts(take) if r.beat == 4 and text in r.text}  # noqa: E731
+    assert told(tmp_path / "event", "The lights go out") == {"alice", "bob", "charlie"}
+    assert told(tmp_path / "note", "Say what you knew and when") == {"bob"}
+    assert not any("The lights go out" in r.text for r in read_prompts(parent))
+    early = lambda run: [r.text for r in read_prompts(run) if r.beat < 4]  # noqa: E731
+    assert early(tmp_path / "event") == early(parent)
+    meta = json.loads((tmp_path / "note" / "metadata.json").read_text())
+    assert meta["change"] == {"note": "Say what you knew and when", "to": "bob"}
+    assert own_part(tmp_path / "event") != from_beat(parent, 4)
+
+
+def test_a_take_of_a_take_and_a_take_from_before_its_parents_branch(runs, tmp_path):
+    parent = runs / "b"
+    first, again, earlier = tmp_path / "first", tmp_path / "again", tmp_path / "earlier"
+    assert branch(parent, 3, first, "--event", "A fire drill starts", "--seed", "11") == 0
+    assert branch(first, 6, again) == 0
+    assert own_part(again) == from_beat(first, 6)
+    assert [e.model_extra["parent"] for e in read_events(again) if e.type == "branch"] == \
+        [str(parent.resolve()), str(first.resolve())]
+    assert json.loads((again / "metadata.json").read_text())["parent"] == str(first.resolve())
+    assert json.loads((again / "private.json").read_text())["seed"] == 11
+    assert branch(first, 2, earlier) == 0
+    assert own_part(earlier) != from_beat(first, 2)
+    assert [e.type for e in read_events(earlier)].count("branch") == 1
+    for run in (again, earlier):
+        assert audit_run(run).clean
+        assert_nothing_twice(run)
+
+
+async def test_every_actor_is_exactly_where_it_was_at_the_start_of_the_beat(run_scene, tmp_path):
+    """Inboxes, isolation-b threads, turn counts, nudges, silent streak, fired events, tokens and cost."""
+    seen = {}
+
+    def state(session):
+        return {"inbox": {s: list(a.inbox) for s, a in session.actors.items()},
+                "thread": {s: [m.model_dump() for m in a.thread] for s, a in session.actors.items()},
+                "turns": dict(session.state.turns), "nudged": dict(session.nudged),
+                "silent_streak": session.state.silent_streak, "fired": set(session.fired_events),
+                "tokens": session.state.tokens, "cost": round(session.state.cost_usd, 9), "beat": session.state.beat,
+                "public": list(session.public_lines)}
+
+    def watch(session):
+        session.subscribe(lambda e: seen.setdefault(e.beat, state(session)) if e.type == "beat" else None)
+
+    scene = example_scene("the-apology", provider=LATENCY, events=[{"at_beat": 2, "text": "The phone rings"}],
+                          limits={"soft_cap_per_character": 3, "hard_cap_per_character": 8, "max_beats": 12, "window": 2})
+    parent = await run_scene(scene, isolation="b", coordinator="C", before_run=watch)
+    nudged_at = next(e.beat for e in parent.events() if e.type == "note" and e.reason == "soft-cap")
+    beat = max(e.beat for e in parent.events() if e.type == "beat")
+    assert beat > nudged_at
+    session = prepare_branch(parent.dir, beat, out=tmp_path / "take")
+    try:
+        assert seen[beat]["nudged"] and seen[beat]["fired"]
+        assert state(session) == seen[beat]
+        begun = next(e.t for e in parent.events() if e.type == "beat" and e.beat == beat)
+        assert isinstance(session.clock, VirtualClock) and session.clock.now() == session.t_offset == begun
+    finally:
+        session.recorder.release()
+
+
+async def test_a_killed_take_resumes_and_plays_on_as_the_take(run_scene, tmp_path):
+    from core.casting.resume import prepare
+
+    parent = await run_scene(example_scene("the-apology", provider=LATENCY), isolation="b", coordinator="C")
+    whole = prepare_branch(parent.dir, 3, Change(event="The projector dies"), out=tmp_path / "whole")
+    await whole.run()
+    killed = tmp_path / "killed"
+    shutil.copytree(tmp_path / "whole", killed)
+    kill_mid_beat(killed, 6)
+    resumed = prepare(killed)
+    await resumed.run()
+    played = lambda run: [(e.type, e.from_, e.beat, e.text) for e in read_events(run)  # noqa: E731
+                          if e.type in ("speak", "event", "note", "close", "branch")]
+    assert played(killed) == played(tmp_path / "whole")
+    assert_nothing_twice(killed)
+    assert audit_run(killed).clean
+
+
+def test_refusals_name_what_to_fix_and_make_nothing(runs, tmp_path, capsys):
+    parent = runs / "b"
+    cases = [(["--at-beat", "99"], "never began beat 99"), (["--at-beat", "2", "--to", "bob"], "give the note too"),
+             (["--at-beat", "2", "--note", "Hush", "--to", "zed"], "no actor 'zed'"),
+             (["--at-beat", "2", "--event", " "], "--event needs a text"), (["--at-beat", "-1"], "0 or more")]
+    for args, message in cases:
+        assert main(["branch", str(parent), *args, "--out", str(tmp_path / "take")]) == 2
+        assert message in capsys.readouterr().err
+        assert not (tmp_path / "take").exists()
+    assert main(["branch", str(tmp_path / "nowhere"), "--at-beat", "1"]) == 2
+    assert "not a run folder" in capsys.readouterr().err
+    assert main(["branch", str(parent)]) == 2
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "x").write_text("mine")
+    assert branch(parent, 2, taken) == 2 and (taken / "x").read_text() == "mine"
+    assert "never reused" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["roundtable", "collaborate"])
+async def test_a_roundtable_or_a_collaboration_is_refused_saying_why(run_scene, capsys, fmt):
+    from test_collaborate import collab_scene
+
+    if fmt == "roundtable":
+        run = await run_scene(make_scene(format="roundtable", roundtable={"topic": "Four-day sprints?"}),
+                              isolation="a", coordinator="C", on_escalate="continue")
+    else:
+        run = await run_scene(collab_scene(max_rounds=3), isolation="b", coordinator="C")
+    before = sorted(p.name for p in run.dir.parent.iterdir())
+    assert await asyncio.to_thread(main, ["branch", str(run.dir), "--at-beat", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"{fmt} run" in err and "only scene runs can be branched" in err and "not rebuilt from the log" in err
+    assert sorted(p.name for p in run.dir.parent.iterdir()) == before
+
+
+def test_a_take_goes_beside_its_parent_by_default_and_never_writes_the_characters_journals(runs, tmp_path):
+    parent = tmp_path / "runs" / "parent"
+    shutil.copytree(runs / "b", parent)
+    assert main(["branch", str(parent), "--at-beat", "5", "--quiet"]) == 0
+    takes = [p for p in parent.parent.iterdir() if p.name.startswith("parent-take5-")]
+    assert len(takes) == 1 and (takes[0] / "metadata.json").is_file()
+    private = json.loads((takes[0] / "private.json").read_text())
+    assert private["write_character_journals"] is False and private["take"]["beat"] == 5
+
+
+async def test_a_take_on_real_models_sends_only_the_requests_from_its_beat_on(run_scene, tmp_path, capsys):
+    """Through the real OpenAI SDK against the loopback server: the parent's first beats are on the
+    take's record (and audited there) but no request before beat 3 reaches a server again."""
+    from loopback import LoopbackServer, Reply
+    from test_scene_faults import keys, remote_cast, turn  # noqa: F401
+
+    line = Reply(text=turn('[TONE: calm] "Go on."', "I wait and see."))
+    with LoopbackServer(line) as first, LoopbackServer(line) as second:
+        scene = example_scene("the-apology", limits={"max_beats": 6},
+                              cast=remote_cast(first, "alice", "bob", "charlie", provider="openai-compatible", model="llama3"))
+        parent = await run_scene(scene, isolation="b", coordinator="C")
+        sent = first.hits
+        args = ["branch", str(parent.dir), "--at-beat", "3", "--event", "The fire alarm", "--base-url", second.url("/v1"),
+                "--out", str(tmp_path / "take"), "--quiet"]
+        assert await asyncio.to_thread(main, args) == 0
+        assert first.hits == sent
+        requests = list(read_prompts(tmp_path / "take"))
+        own = [r for r in requests if r.beat >= 3]
+        assert second.hits == len(own) > 0
+        assert [r.text for r in requests if r.beat < 3] == [r.text for r in read_prompts(parent.dir) if r.beat < 3]
+        assert all("The fire alarm" in json.dumps(body.body) for body in second.requests[:3])
+    take = read_events(tmp_path / "take")
+    branch_event = next(e for e in take if e.type == "branch")
+    begun = next(e.t for e in parent.events() if e.type == "beat" and e.beat == 3)
+    assert begun <= branch_event.t < begun + 5, "the take's time goes on from the parent's, on the wall clock"
+    assert branch_event.model_extra["arrivals"] == "real", "the take's own clock: its models are real"
+    assert audit_run(tmp_path / "take").clean
+    assert "Take closed" in capsys.readouterr().err
+
+
+async def test_simulated_time_is_whole_ticks_so_a_recorded_t_is_the_clocks_own():
+    clock = VirtualClock(start=2.6617)
+    assert clock.now() == 2.6617
+    await clock.sleep(0.00004)
+    assert clock.now() == 2.6618, "a wait shorter than a tick still moves time (a pace's remainder never spins)"
+    await clock.sleep(0.12345678)
+    assert clock.now() == round(2.6618 + 0.1235, 4)

@@ -1,0 +1,130 @@
+"""Takes in the console: the Compare screen puts takes of one scene side by side from their branch beat."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from core.record.recorder import read_events
+from test_takes_compare import make_takes
+from tui.app import PromptdeskApp
+from tui.screens.compare import CompareScreen
+from tui.widgets.takes_view import TakesView
+
+
+@pytest.fixture(scope="module")
+def takes(tmp_path_factory) -> Path:
+    return make_takes(tmp_path_factory.mktemp("takes"))
+
+
+def test_compare_screen_of_two_takes(takes, snap_compare):
+    """A parent and its take with a world event at beat 4: the title says the takes are measured from beat
+    4; the "Takes from beat 4" panel shows the tree (parent, └─ phone: take of parent from beat 4, world
+    event) and a table with a row per beat from 4 and a column per take, the take's world event
+    highlighted after » in beat 4, beat 4 flagged ≠ (they diverge there); then the comparison table of
+    beats 4 on and a panel per run."""
+    folders = [takes / "parent", takes / "phone"]
+    assert snap_compare(PromptdeskApp(lambda: CompareScreen(folders, "run")), terminal_size=(120, 50))
+
+
+async def test_the_takes_table_is_aligned_by_beat_and_marks_the_change(takes):
+    folders = [takes / "parent", takes / "phone", takes / "phone-note"]
+    app = PromptdeskApp(lambda: CompareScreen(folders, "run"))
+    async with app.run_test(size=(160, 50)):
+        view = app.screen.query_one(TakesView)
+        table = view.query_one("#takes-beats", DataTable)
+        rows = [[str(c) for c in table.get_row(key)] for key in table.rows]
+        tree = str(view.query_one("#takes-tree", Static).render())
+        title = str(app.screen.query_one("#title", Static).render())
+        metrics = app.screen.query_one("#comparison", DataTable)
+        beats = next([str(c) for c in metrics.get_row(k)] for k in metrics.rows if str(metrics.get_row(k)[0]) == "beats")
+    assert [r[0] for r in rows][:3] == ["4 ≠", "5", "6"]
+    assert rows[0][2].startswith("» [EVENT: The phone rings") and rows[0][1] != rows[0][2]
+    assert rows[2][3].startswith("» [NOTE to Bob: Keep it short]"), "the note of the take of the take, at beat 6"
+    assert rows[0][2] == rows[0][3], "the take of the take shares its parent's beats up to 6"
+    assert tree.splitlines()[1].startswith("└─ phone (take of parent from beat 4") and "   └─ phone-note" in tree
+    assert "3 takes, measured from beat 4" in title
+    assert int(beats[1]) < 10, "beats are counted from the branch beat"
+
+
+async def step_to_beat(pilot, screen, beat: int) -> None:
+    """Press `b` until the replay's current beat is `beat`."""
+    for _ in range(60):
+        if screen.beat == beat and screen.playback.shown > 0:
+            return
+        await pilot.press("b")
+    raise AssertionError(f"beat {beat} never came on stage")
+
+
+async def test_f_in_replay_takes_the_scene_again_live_and_the_palette_lists_the_takes(takes, tmp_path):
+    from tui.app import create_app
+    from tui.screens.replay import ReplayScreen
+    from tui.screens.stage import StageScreen
+    from tui.screens.take_dialog import TakeDialog
+    from tui.widgets.transcript import Transcript
+    from tui_support import wait_for
+
+    parent = tmp_path / "runs" / "parent"
+    shutil.copytree(takes / "parent", parent)
+    app = create_app(replay=parent)
+    async with app.run_test(size=(140, 45)) as pilot:
+        replay = app.screen
+        await step_to_beat(pilot, replay, 3)
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, TakeDialog), "the take dialog")
+        assert "from the start of beat 3" in str(app.screen.query_one("Label").render())
+        await pilot.press(*"The window blows open", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, StageScreen), "the take's stage")
+        stage = app.screen
+        assert "take of parent from beat 3" in str(stage.query_one("#title").render())
+        await wait_for(pilot, lambda: stage.session.state.status == "closed", "the take's close", limit=20000)
+        stage.flush()
+        lines = stage.query_one(Transcript).plain_lines()
+        opened = next(i for i, line in enumerate(lines) if "Take of parent from beat 3" in line)
+        assert any(line.startswith(("Alice", "Bob", "Charlie")) for line in lines[:opened]), "the parent's beats first"
+        assert any("The window blows open" in line for line in lines[opened:])
+        take = Path(stage.session.state.run_dir)
+        assert take.parent == parent.parent and take.name.startswith("parent-take3-")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen), "back to the replay")
+        listed = [c for c in app.get_system_commands(app.screen) if c.title.startswith("Take: ")]
+        assert [c.title for c in listed] == [f"Take: {take.name}"]
+        assert 'From beat 3: world event "The window blows open"' in listed[0].help
+        listed[0].callback()
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.run_dir == take
+                       and bool(app.screen.query("#speech")), "its replay, on screen")
+        await pilot.press("end")
+        await wait_for(pilot, lambda: app.screen.playback.done, "the take replayed to its end")
+    event = next(e for e in read_events(take) if e.type == "branch")
+    assert event.beat == 3 and event.model_extra["change"] == {"event": "The window blows open"}
+
+
+async def test_the_take_dialog_gives_a_note_to_one_actor_or_nothing(tmp_path):
+    from textual.widgets import Select
+
+    from core.record.takes import Change
+    from tui.screens.take_dialog import NOTE_TO, NOTHING, TakeDialog
+
+    answers = []
+    for kind, text in ((NOTE_TO + "bob", "Own it"), (NOTHING, ""), ("__note__", "Slower")):
+        app = PromptdeskApp(lambda: CompareScreen([], "run"))
+        async with app.run_test(size=(120, 40)) as pilot:
+            app.push_screen(TakeDialog("parent", 2, {"alice": "Alice", "bob": "Bob"}), answers.append)
+            await pilot.pause()
+            app.screen.query_one("#kind", Select).value = kind
+            await pilot.pause()
+            await pilot.press(*text) if text else None
+            await pilot.click("#start")
+            await pilot.pause()
+    assert answers == [Change(note="Own it", to="bob"), Change(), Change(note="Slower")]
+
+
+def test_f_is_dimmed_for_a_run_that_cannot_be_taken_again(tmp_path):
+    from tui.screens.replay import ReplayScreen, branchable
+
+    fixture = Path(__file__).parent / "fixtures" / "replay-run"
+    assert not (fixture / "private.json").exists() and not branchable(fixture, read_events(fixture))
+    assert ReplayScreen.BINDINGS[-2].key == "f"
