@@ -63,12 +63,13 @@ async def resume(run_dir: Path):
     return await session.run()
 
 
-async def test_a_kill_after_the_close_and_before_any_entry_resumes_and_writes_every_entry(tmp_path):
+async def test_a_kill_after_the_close_and_before_any_entry_resumes_and_writes_every_entry(tmp_path, capsys):
     whole, store = await journaled_run(tmp_path)
     assert sorted(entries(whole.dir)) == ["alice", "bob", "charlie"]
     kill_in_journal_step(whole.dir, 0)
     shutil.rmtree(store)  # the store as it was before the journal step: nothing appended yet
     assert await asyncio.to_thread(main, ["resume", str(whole.dir), "--quiet"]) == 0
+    assert f"Resuming {whole.dir} in its journal step." in capsys.readouterr().err
     written = entries(whole.dir)
     assert sorted(written) == ["alice", "bob", "charlie"] and all(len(v) == 1 for v in written.values())
     for slug, [entry] in written.items():

@@ -38,7 +38,8 @@ def main(args: list[str]) -> int:
         session = prepare(ns.run_dir, ns.base_url)
     except (PromptdeskError, OSError, ValueError) as exc:
         return refuse(exc if isinstance(exc, PromptdeskError) else f"NOT_A_RUN: cannot resume {ns.run_dir}: {exc}")
-    print(f"Resuming {ns.run_dir} at beat {session.first_beat}.", file=sys.stderr)
+    where = "in its journal step" if session.journal_resume is not None else f"at beat {session.first_beat}"
+    print(f"Resuming {ns.run_dir} {where}.", file=sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
     result = asyncio.run(_run_with_signals(session))
     print(f"Scene closed: {result.close_reason} after {result.beats} beats, {session.state.tokens:,} tokens, "
