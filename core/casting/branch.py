@@ -34,7 +34,7 @@ from core.providers.spec import ProviderSpec
 from core.record.folder_lock import FolderLock
 from core.record.private import read_private, write_private
 from core.record.run_folder import claim_fresh, claim_out
-from core.record.takes import BRANCH, TAKE_KEY, Change, describe_change, split_at_beat, write_prefix
+from core.record.takes import BRANCH, TAKE_KEY, Change, Prefix, describe_change, split_at_beat, write_prefix
 
 def _respec(data: dict[str, Any], change: Change) -> dict[str, Any]:
     """A provider spec of the parent with the change's provider and model (as `build.provider_spec` does)."""
@@ -78,12 +78,9 @@ def _claim(parent: Path, beat: int, out: Path | None) -> FolderLock:
     return claim_out(Path(out)) if out else claim_fresh(parent.parent, f"{parent.name}-take{beat}")
 
 
-def prepare_branch(parent: Path, beat: int, change: Change = Change(), *, out: Path | None = None,
-                   base_url: str | None = None, realtime: bool = False) -> Session:
-    """The take of `parent` from the start of `beat` with `change`, its folder made and locked, ready
-    to `run()`. Raises `NotARun` when `parent` is not a run, `InvalidConfig` (nothing made) when the
-    beat was never begun, the format cannot be branched or the change does not fit."""
-    parent = Path(parent).resolve()
+def check_branch(parent: Path, beat: int, change: Change) -> tuple[dict[str, Any], Prefix, dict[str, Any]]:
+    """Everything that can refuse a take, before anything is made: the parent's start record, its
+    record up to the beat, and the take's start record."""
     record = read_private(parent)
     refuse_format(parent, record)
     if beat < 0:
@@ -93,6 +90,16 @@ def prepare_branch(parent: Path, beat: int, change: Change = Change(), *, out: P
     taken = take_record(record, parent, beat, change)
     specs = [ProviderSpec.model_validate(s) for s in [*taken["providers"].values(), *([taken["judge"]] if taken.get("judge") else [])]]
     check_budget(record.get("budget_usd"), specs)
+    return record, prefix, taken
+
+
+def prepare_branch(parent: Path, beat: int, change: Change = Change(), *, out: Path | None = None,
+                   base_url: str | None = None, realtime: bool = False) -> Session:
+    """The take of `parent` from the start of `beat` with `change`, its folder made and locked, ready
+    to `run()`. Raises `NotARun` when `parent` is not a run, `InvalidConfig` (nothing made) when the
+    beat was never begun, the format cannot be branched or the change does not fit."""
+    parent = Path(parent).resolve()
+    record, prefix, taken = check_branch(parent, beat, change)
     notes = (parent / "notes.md").read_text(encoding="utf-8") if (parent / "notes.md").exists() else ""
     notes += f"\n- Take of {parent} from beat {beat}: {describe_change(change.record())}.\n"
     claim = _claim(parent, beat, out)

@@ -23,9 +23,13 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     ns = parser().parse_args(argv)
     try:
+        from core.experiments.take_sweep import is_take_sweep
+        from core.experiments.takes_report import take_sweep_report, takes_report
+
         if len(ns.paths) > 1:
-            from core.experiments.takes_report import takes_report
             text = takes_report(ns.paths)
+        elif is_take_sweep(ns.paths[0]):
+            text = take_sweep_report(ns.paths[0])
         else:
             text = report(ns.paths[0])
     except PromptdeskError as exc:

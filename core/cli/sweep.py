@@ -59,6 +59,9 @@ def plan_from(ns: argparse.Namespace) -> SweepPlan:
 
 
 def main(argv: list[str]) -> int:
+    if any(arg == "--branch-from" or arg.startswith("--branch-from=") for arg in argv):
+        from core.cli.take_sweep import main as take_sweep
+        return take_sweep(argv)
     ns = parser().parse_args(argv)
     try:
         plan = plan_from(ns)

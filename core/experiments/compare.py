@@ -16,6 +16,7 @@ from typing import Any
 from core.errors import InvalidConfig
 from core.experiments.differences import ALPHA, N_RESAMPLES, POWER, SEED, Difference, differences
 from core.experiments.metrics import NotARunFolder, RunMetrics, audit_verdict, metrics_of
+from core.experiments.take_sweep import is_take_sweep, measure_take_sweep, take_sweep_runs
 from core.experiments.takes import Family, family, metrics_after
 from core.experiments.sweep import PLAN_FILE, read_plan, read_results
 
@@ -138,6 +139,11 @@ def sweep_runs(folder: Path) -> list[Path]:
 
 def folders_of(paths: list[Path]) -> tuple[list[Path], str]:
     """The run folders named (run folders, or one sweep folder's finished runs) and how to group them."""
+    if len(paths) == 1 and is_take_sweep(paths[0]):
+        folders = take_sweep_runs(paths[0])[0]
+        if not folders:
+            raise NotARunFolder(f"{paths[0]} is a sweep of takes with no finished take yet; run the sweep first")
+        return folders, "condition"
     if len(paths) == 1 and is_sweep(paths[0]):
         folders = sweep_runs(paths[0])
         if not folders:
@@ -159,6 +165,8 @@ def measure(paths: list[Path], audit: bool = True) -> tuple[list[RunMetrics], st
     """As `load`, but runs that are takes of one another are measured from their branch beat on, and
     their family is returned with them."""
     folders, by = folders_of(paths)
+    if len(paths) == 1 and is_take_sweep(paths[0]):
+        return measure_take_sweep(paths[0], audit), by, None
     takes = family(folders) if by == "run" else None
     if takes is None:
         return [metrics_of(folder, audit=audit) for folder in folders], by, None

@@ -88,14 +88,16 @@ class RunMetrics:
     audit: str
     actors: dict[str, ActorMetrics] = field(default_factory=dict)
     addressed: dict[str, dict[str, int]] = field(default_factory=dict)
+    condition_label: str | None = None
+    """The run's condition when it is not its two choices (a sweep of takes: `retake` or `change`)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (actors and matrix included)."""
         return asdict(self)
 
     def condition(self) -> str:
-        """The two pre-experiment choices as one label, e.g. `b-C`."""
-        return f"{self.isolation or '?'}-{self.coordinator or '?'}"
+        """The run's condition: the two pre-experiment choices as one label, e.g. `b-C` (or its own label)."""
+        return self.condition_label or f"{self.isolation or '?'}-{self.coordinator or '?'}"
 
 
 def words(text: str) -> list[str]:

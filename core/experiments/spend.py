@@ -5,7 +5,8 @@ call and at its end, so it holds the spend of every earlier invocation, whatever
 runs (finished, stopped by the budget and resumed, set aside, killed). On start a sweep takes the
 larger of the file and what its run folders' logs record (`events.jsonl` and `superseded.jsonl` of
 every run folder, set-aside ones included), so a kill between a call and the file's next write, or a
-sweep folder from before the file existed, never makes the budget forget money already spent.
+sweep folder from before the file existed, never makes the budget forget money already spent. A take
+(`core.record.takes`) counts only its own calls: what it inherited was paid by its parent.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from core.protocol.bounded import load_json
 from core.record.run_folder import write_atomic
 from core.record.seams import SUPERSEDED
+from core.record.takes import own_part_from
 
 SPEND_FILE = "spend.json"
 
@@ -38,6 +40,7 @@ def logged_spend(folder: Path) -> float:
     except OSError:
         return 0.0
     for run in runs:
+        since = own_part_from(run)
         for name in ("events.jsonl", SUPERSEDED):
             try:
                 lines = (run / name).read_bytes().split(b"\n")
@@ -50,7 +53,7 @@ def logged_spend(folder: Path) -> float:
                     record = load_json(line)
                 except ValueError:
                     continue
-                if isinstance(record, dict) and record.get("type") == "call":
+                if isinstance(record, dict) and record.get("type") == "call" and (record.get("beat") or 0) >= since:
                     total += float(record.get("cost_usd") or 0.0)
     return total
 

@@ -1,7 +1,10 @@
-"""The HTML page of takes (`promptdesk report PARENT TAKE... --html FILE`): the tree of takes, the takes
-side by side from the beat they branched at, aligned by beat with each take's change marked, and the
-comparison of what follows that beat (`core.experiments.takes`). Self-contained and inert, as every
-report (`core.experiments.report`)."""
+"""The HTML pages of takes, self-contained and inert as every report (`core.experiments.report`):
+
+- `promptdesk report PARENT TAKE... --html FILE`: the tree of takes, the takes side by side from the
+  beat they branched at, aligned by beat with each take's change marked, and the comparison of what
+  follows that beat (`core.experiments.takes`);
+- `promptdesk report SWEEP_OF_TAKES --html FILE`: a sweep of takes (`core.experiments.take_sweep`), the
+  `retake` and `change` conditions compared with their statistics, a chart per metric and each take."""
 
 from __future__ import annotations
 
@@ -10,9 +13,11 @@ from pathlib import Path
 from core.errors import InvalidConfig
 from core.experiments.compare import compare, takes_notes
 from core.experiments.metrics import audit_verdict
-from core.experiments.report import comparison_html, esc, page
+from core.experiments.report import bars_svg, comparison_html, esc, known, page, table
+from core.experiments.take_sweep import measure_take_sweep, read_take_plan
 from core.experiments.takes import Family, by_beat, family, metrics_after
 from core.record import outputs
+from core.record.takes import describe_change
 
 STYLE = """<style>table.takes td{text-align:left;vertical-align:top;min-width:14rem}
 mark.change{background:#fde68a;font-weight:600}tr.diverges td:first-child{border-left:4px solid #ef4444}
@@ -53,3 +58,26 @@ def takes_report(folders: list[Path]) -> str:
             f"<h2>Side by side from beat {takes.branched_at}</h2>", aligned(takes),
             f"<h2>Metrics from beat {takes.branched_at}</h2>", comparison_html(comparison)]
     return page(f"Takes of {title} — Promptdesk", body)
+
+
+def take_sweep_report(folder: Path) -> str:
+    """The HTML of a sweep of takes: what the change does over the seeds, from the branch beat on."""
+    plan = read_take_plan(folder)
+    runs = measure_take_sweep(folder)
+    comparison = compare(runs, "condition")
+    change = describe_change({"event": plan.event, "note": plan.note, "to": plan.to})
+    charts = []
+    for metric in ("success", "turns", "silences", "interruptions", "echo", "tokens", "cost_usd"):
+        stats = comparison.table[metric]
+        if any(s.mean is not None for s in stats.values()):
+            charts += [f"<h3>{esc(metric)} (mean ± sd)</h3>",
+                       bars_svg({c: s.mean for c, s in stats.items()}, metric, {c: s.sd for c, s in stats.items()})]
+    outcomes = [[esc(r.run), esc(r.condition()), esc(r.seed), esc(r.close_reason), known(r.success), str(r.beats),
+                 esc(r.audit)] for r in runs]
+    body = [f"<h1>Sweep of takes {esc(folder.name)}</h1>",
+            f"<p>Takes of {esc(Path(plan.parent).name)} from beat {plan.at_beat}, {len(plan.seeds)} seeds: "
+            f"<b>retake</b> changes nothing but the seed, <b>change</b> adds {esc(change)}. Every metric is of beat "
+            f"{plan.at_beat} on (the beats before it are the parent's, recorded once, paid once).</p>",
+            "<h2>Comparison</h2>", comparison_html(comparison), "<h2>Charts</h2>", *charts,
+            "<h2>Takes</h2>", table(outcomes, ["take", "condition", "seed", "close", "success", "beats", "audit"])]
+    return page(f"Sweep of takes {folder.name} — Promptdesk", body)

@@ -207,3 +207,21 @@ def takes_of(run_dir: Path) -> list[tuple[Path, dict[str, Any]]]:
         if isinstance(take, dict) and Path(str(take.get("parent", ""))).name == run_dir.name:
             found.append((folder, take))
     return sorted(found, key=lambda pair: (pair[1].get("beat") or 0, pair[0].name))
+
+
+def own_part_from(run_dir: Path) -> int:
+    """The beat a take's own part of the record begins at (its last `branch` event's), 0 for a run that
+    is not a take: its calls of earlier beats were inherited, paid by its parent."""
+    try:
+        with open(Path(run_dir) / "events.jsonl", "rb") as handle:
+            branches = [line for line in handle if b'"branch"' in line]
+    except OSError:
+        return 0
+    for line in reversed(branches):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and data.get("type") == BRANCH and isinstance(data.get("beat"), int):
+            return data["beat"]
+    return 0

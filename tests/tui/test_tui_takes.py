@@ -128,3 +128,20 @@ def test_f_is_dimmed_for_a_run_that_cannot_be_taken_again(tmp_path):
     fixture = Path(__file__).parent / "fixtures" / "replay-run"
     assert not (fixture / "private.json").exists() and not branchable(fixture, read_events(fixture))
     assert ReplayScreen.BINDINGS[-2].key == "f"
+
+
+async def test_the_compare_screen_of_a_sweep_of_takes_groups_by_retake_and_change(takes, tmp_path):
+    import asyncio
+
+    from core.cli.main import main
+    from core.experiments.compare import folders_of
+
+    out = tmp_path / "sweep"
+    assert await asyncio.to_thread(main, ["sweep", "--branch-from", str(takes / "parent"), "--at-beat", "4", "--event", "The lights go out",
+                 "--seeds", "1-2", "--out", str(out)]) == 0
+    folders, by = folders_of([out])
+    app = PromptdeskApp(lambda: CompareScreen(folders, by))
+    async with app.run_test(size=(160, 50)):
+        screen = app.screen
+        assert list(screen.comparison.columns) == ["retake", "change"]
+        assert all(len(runs) == 2 for runs in screen.comparison.columns.values())

@@ -21,6 +21,7 @@ from core.experiments.compare import DIFFERENCE_HEADER, Comparison, compare, dif
 from core.errors import PromptdeskError
 from core.experiments.metrics import RunMetrics, cost_per_beat, recorded_success, run_metrics
 from core.record.recorder import read_events
+from core.experiments.take_sweep import is_take_sweep, measure_take_sweep
 from core.experiments.takes import family, metrics_after
 from tui.widgets.beat_timeline import BeatTimeline
 from tui.widgets.takes_view import TakesView
@@ -87,6 +88,8 @@ class CompareScreen(Screen[None]):
         takes = family(folders) if by == "run" else None
         runs = [measured(f) for f in folders] if takes is None else \
             [metrics_after(t, takes.branched_at) for t in takes.takes]
+        if by == "condition" and folders and is_take_sweep(folders[0].parent):
+            runs = measure_take_sweep(folders[0].parent, audit=False)
         self.comparison: Comparison = compare(runs, by, takes=takes)
 
     def compose(self) -> ComposeResult:

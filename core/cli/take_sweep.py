@@ -1,0 +1,72 @@
+"""`promptdesk sweep --branch-from RUN_DIR --at-beat K (--event TEXT | --note TEXT [--to SLUG]) --seeds 1-10`:
+take one run again from beat K over many seeds, with the change and without it (`core.experiments.take_sweep`).
+
+Exit codes as `promptdesk sweep`: 0 when every planned take has a result, 1 when a take failed or the
+sweep was stopped (signal or budget) before every take was done, or its budget was already spent, 2 on
+invalid input or a folder another sweep is writing (nothing run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from core.cli.common import refuse
+from core.errors import EXIT_CLOSED, EXIT_FAILED, InvalidConfig, PromptdeskError
+from core.experiments.sweep import parse_seeds, run_with_signals
+from core.experiments.take_sweep import TakeProgress, TakeSweep, TakeSweepPlan
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="promptdesk sweep --branch-from",
+                                description="Take one run again from a beat over many seeds, with a change and without "
+                                            "it, to measure what the change does.")
+    p.add_argument("--branch-from", dest="branch_from", type=Path, required=True, metavar="RUN_DIR")
+    p.add_argument("--at-beat", dest="at_beat", type=int, required=True, metavar="K")
+    p.add_argument("--event", help="the world event of the `change` takes, at beat K")
+    p.add_argument("--note", help="the director's note of the `change` takes, at beat K (to everyone, or --to)")
+    p.add_argument("--to", metavar="SLUG", help="the actor the --note is for")
+    p.add_argument("--seeds", required=True, help="e.g. 1-10 or 1,3,5: one take with and one without the change each")
+    p.add_argument("--base-url", dest="base_url")
+    p.add_argument("--concurrency", type=int, default=4, help="takes at once (default 4)")
+    p.add_argument("--out", type=Path, metavar="DIR", help="the sweep folder (default sweeps/<run>-takes<K>-<stamp>)")
+    p.add_argument("--budget-usd", dest="budget_usd", type=float,
+                   help="ceiling on the whole sweep's spend, across invocations (default: the one it was given before)")
+    p.add_argument("--rpm", dest="requests_per_min", type=int, help="requests per minute per provider and model")
+    p.add_argument("--tpm", dest="tokens_per_min", type=int, help="tokens per minute per provider and model")
+    return p
+
+
+def plan_from(ns: argparse.Namespace) -> TakeSweepPlan:
+    """The plan the flags describe (raises InvalidConfig naming the flag to fix)."""
+    for flag, value in (("--concurrency", ns.concurrency), ("--rpm", ns.requests_per_min), ("--tpm", ns.tokens_per_min)):
+        if value is not None and value <= 0:
+            raise InvalidConfig(f"{flag} must be a positive whole number, not {value}")
+    if ns.budget_usd is not None and ns.budget_usd <= 0:
+        raise InvalidConfig(f"--budget-usd must be more than 0, not {ns.budget_usd}")
+    return TakeSweepPlan(parent=str(ns.branch_from), at_beat=ns.at_beat, seeds=parse_seeds(ns.seeds), event=ns.event,
+                         note=ns.note, to=ns.to, base_url=ns.base_url, concurrency=ns.concurrency,
+                         budget_usd=ns.budget_usd, requests_per_min=ns.requests_per_min,
+                         tokens_per_min=ns.tokens_per_min)
+
+
+def main(argv: list[str]) -> int:
+    ns = parser().parse_args(argv)
+    try:
+        plan = plan_from(ns)
+        folder = ns.out or Path("sweeps") / f"{ns.branch_from.name}-takes{ns.at_beat}-{datetime.now():%Y%m%d-%H%M%S}"
+        sweep = TakeSweep(plan, folder, TakeProgress())
+        sweep.validate()
+        todo = sweep.prepare_folder()
+    except PromptdeskError as exc:
+        return refuse(str(exc))
+    if todo and sweep.budget_spent():
+        sweep.release()
+        print(f"{sweep.budget_message(todo)}\nSweep folder: {folder}", file=sys.stderr)
+        return EXIT_FAILED
+    asyncio.run(run_with_signals(sweep, todo))
+    print(f"Sweep folder: {folder}", file=sys.stderr)
+    return EXIT_CLOSED if sweep.complete() and not sweep.failed and not sweep.stopping else EXIT_FAILED

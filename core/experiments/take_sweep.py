@@ -1,0 +1,191 @@
+"""A sweep of takes: one run taken again from beat K over many seeds, with one change and without it,
+so that what the change does is measured over many continuations with the statistics of `compare`.
+
+`promptdesk sweep --branch-from RUN_DIR --at-beat K --event TEXT --seeds 1-10` plans, per seed, two
+takes of the run from beat K (`core.casting.branch`): `retake-seed<N>` (no change but the seed) and
+`change-seed<N>` (the change, the same seed). The two conditions, `retake` and `change`, differ only
+by the change. The sweep folder holds `takes.yaml` (the plan), a take folder per combination,
+`results.jsonl` and `spend.json`; the rest is an ordinary sweep's (`core.experiments.sweep.Sweep`):
+concurrency, shared rate limits, a budget across invocations, resuming a stopped or killed take where
+it stopped. A take's spend is its own calls only (its inherited part was paid by its parent), and its
+results are measured from beat K on (`core.experiments.takes.metrics_after`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from core.casting.branch import check_branch, prepare_branch
+from core.casting.resume import prepare, resumable
+from core.errors import InvalidConfig
+from core.experiments.metrics import RunMetrics, audit_verdict
+from core.experiments.progress import Progress
+from core.experiments.spend import spent_so_far, write_spend
+from core.experiments.sweep import RESULT_FIELDS, Sweep, read_results
+from core.experiments.takes import metrics_after, read_take
+from core.providers.ratelimit import Limiters, Limits
+from core.record.events import BaseEvent
+from core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
+from core.record.takes import Change
+
+TAKES_PLAN = "takes.yaml"
+RETAKE, CHANGE = "retake", "change"
+CONDITIONS = (RETAKE, CHANGE)
+
+
+@dataclass(frozen=True)
+class TakeCombination:
+    """One take of the plan: with or without the change, and a seed."""
+
+    condition: str
+    seed: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.condition}-seed{self.seed}"
+
+
+@dataclass
+class TakeSweepPlan:
+    """What to take again. Everything but `concurrency` and `budget_usd` must match to resume."""
+
+    parent: str
+    at_beat: int
+    seeds: list[int]
+    event: str | None = None
+    note: str | None = None
+    to: str | None = None
+    base_url: str | None = None
+    concurrency: int = 4
+    budget_usd: float | None = None
+    requests_per_min: int | None = None
+    tokens_per_min: int | None = None
+
+    IDENTITY = ("parent", "at_beat", "seeds", "event", "note", "to", "base_url")
+
+    def combinations(self) -> list[TakeCombination]:
+        return [TakeCombination(c, s) for c in CONDITIONS for s in self.seeds]
+
+    def conditions(self) -> list[str]:
+        return list(CONDITIONS)
+
+    def differences(self, other: TakeSweepPlan) -> list[str]:
+        return [k for k in self.IDENTITY if getattr(self, k) != getattr(other, k)]
+
+    def change(self, combo: TakeCombination) -> Change:
+        """The take's change: the seed, and for the `change` condition the event or note."""
+        if combo.condition == RETAKE:
+            return Change(seed=combo.seed)
+        return Change(event=self.event, note=self.note, to=self.to, seed=combo.seed)
+
+
+def is_take_sweep(path: Path) -> bool:
+    return (Path(path) / TAKES_PLAN).is_file()
+
+
+def read_take_plan(folder: Path) -> TakeSweepPlan:
+    data = yaml.safe_load((Path(folder) / TAKES_PLAN).read_text(encoding="utf-8")) or {}
+    return TakeSweepPlan(**{k: v for k, v in data.items() if k in TakeSweepPlan.__dataclass_fields__})
+
+
+def take_sweep_runs(folder: Path) -> tuple[list[Path], dict[str, str], int]:
+    """The finished takes of a sweep of takes in plan order, each one's condition by name, and the beat."""
+    plan = read_take_plan(folder)
+    done = {row.get("run") for row in read_results(folder)}
+    finished = [c for c in plan.combinations() if c.name in done]
+    return [Path(folder) / c.name for c in finished], {c.name: c.condition for c in finished}, plan.at_beat
+
+
+class TakeProgress(Progress):
+    """The sweep's progress, its results counted by the take's condition."""
+
+    def begin(self, plan: Any, results: list[dict[str, Any]], todo: int, spent: float | None = None,
+              resumed: int = 0) -> None:
+        self.total = dict.fromkeys(plan.conditions(), len(plan.seeds))
+        self.done, self.failed = dict.fromkeys(plan.conditions(), 0), dict.fromkeys(plan.conditions(), 0)
+        for row in results:
+            self._count(str(row.get("condition")), row)
+        self.spent = sum(row.get("cost_usd") or 0.0 for row in results) if spent is None else spent
+        self.started, self.todo, self.finished_now = self.now(), todo, 0
+        self._say(f"sweep of takes: {sum(self.total.values())} takes, {sum(self.done.values())} already done, "
+                  f"{todo} to run" + (f" ({resumed} continuing where they stopped)" if resumed else "")
+                  + (f", ${self.spent:.4f} already spent" if self.spent else ""))
+
+
+class TakeSweep(Sweep):
+    """Runs a plan of takes into a folder (see the module docstring)."""
+
+    def __init__(self, plan: TakeSweepPlan, folder: Path, progress: Any = None) -> None:
+        self.plan, self.folder, self.progress = plan, folder, progress
+        self.parent = Path(plan.parent).resolve()
+        self.limiters = Limiters(Limits(plan.requests_per_min, plan.tokens_per_min))
+        self.live: dict[str, Any] = {}
+        self.baseline: dict[str, float] = {}
+        self.spent_usd = 0.0
+        self.to_resume: set[str] = set()
+        self.stopping: str | None = None
+        self.failed = 0
+        self.lock: FolderLock | None = None
+
+    def validate(self) -> None:
+        """Refuse a plan that cannot run (the parent, the beat, the change), before anything is written."""
+        if self.plan.event is None and self.plan.note is None:
+            raise InvalidConfig("a sweep of takes measures one change: give --event TEXT or --note TEXT")
+        for condition in CONDITIONS:
+            check_branch(self.parent, self.plan.at_beat, self.plan.change(TakeCombination(condition, self.plan.seeds[0])))
+
+    def _prepare(self) -> list[TakeCombination]:  # type: ignore[override]
+        plan_path = self.folder / TAKES_PLAN
+        if plan_path.is_file():
+            recorded = read_take_plan(self.folder)
+            wrong = recorded.differences(self.plan)
+            if wrong:
+                raise InvalidConfig(f"{self.folder} holds a sweep of takes with a different plan ({', '.join(wrong)} "
+                                    f"differ); give another --out, or the same flags as before to resume")
+            if self.plan.budget_usd is None:
+                self.plan.budget_usd = recorded.budget_usd
+        elif any(p.name != LOCK_FILE for p in self.folder.iterdir()):
+            raise InvalidConfig(f"{self.folder} exists and is not a sweep of takes (no {TAKES_PLAN}); give another --out")
+        done = {row.get("run") for row in read_results(self.folder)}
+        todo = [c for c in self.plan.combinations() if c.name not in done]
+        for combo in todo:
+            if (who := holder(self.folder / combo.name)) is not None:
+                raise busy(self.folder / combo.name, who)
+        plan_path.write_text(yaml.safe_dump({**asdict(self.plan), "parent": str(self.parent)}, sort_keys=False),
+                             encoding="utf-8")
+        for combo in todo:
+            if resumable(self.folder / combo.name, stopped_too=True):
+                self.to_resume.add(combo.name)
+            else:
+                self._set_aside(self.folder / combo.name)
+        self.spent_usd = spent_so_far(self.folder)
+        write_spend(self.folder, self.spent_usd, self.plan.budget_usd)
+        return todo
+
+    def _session(self, combo: TakeCombination) -> Any:  # type: ignore[override]
+        """The take: its stopped or killed run continued, else a new take; what it inherited is its baseline."""
+        run_dir = self.folder / combo.name
+        if combo.name in self.to_resume:
+            session = prepare(run_dir, self.plan.base_url, stopped_too=True)
+        else:
+            session = prepare_branch(self.parent, self.plan.at_beat, self.plan.change(combo), out=run_dir,
+                                     base_url=self.plan.base_url)
+        self.baseline[combo.name] = session.state.cost_usd
+        return session
+
+    def _result(self, combo: TakeCombination, events: list[BaseEvent]) -> dict[str, Any]:  # type: ignore[override]
+        run_dir = self.folder / combo.name
+        metrics = metrics_after(read_take(run_dir, events), self.plan.at_beat, audit_verdict(run_dir)).to_dict()
+        return {"run": combo.name, "condition": combo.condition, **{k: metrics[k] for k in RESULT_FIELDS}}
+
+
+
+def measure_take_sweep(folder: Path, audit: bool = True) -> list[RunMetrics]:
+    """The finished takes of a sweep of takes, measured from the branch beat, each labelled by its condition."""
+    folders, conditions, beat = take_sweep_runs(folder)
+    return [replace(metrics_after(read_take(f), beat, audit_verdict(f) if audit else "not run"),
+                    condition_label=conditions[f.name]) for f in folders]

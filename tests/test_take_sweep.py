@@ -1,0 +1,123 @@
+"""`promptdesk sweep --branch-from RUN_DIR --at-beat K --event TEXT --seeds 1-10`: one run taken again from
+beat K over many seeds, with the change (`change`) and without it (`retake`), compared with the
+statistics of `compare`. A take's inherited beats are never sent again nor counted against the budget."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from core.cli.main import main
+from core.experiments.spend import logged_spend
+from core.experiments.sweep import read_results
+from core.record.prompt_log import read_prompts
+from core.record.recorder import read_events
+from helpers import example_scene, make_scene
+from test_branch import batch, from_beat, own_part, scene_file
+from test_scene_faults import keys, remote_cast, turn  # noqa: F401  (fixture)
+
+
+def sweep(parent: Path, out: Path, *extra: str, seeds: str = "1-3") -> int:
+    return main(["sweep", "--branch-from", str(parent), "--at-beat", "4", "--seeds", seeds, "--out", str(out), *extra])
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("take-sweep")
+    batch(scene_file(folder), folder / "parent", seed=2)
+    assert sweep(folder / "parent", folder / "sweep", "--event", "The fire alarm goes off") == 0
+    return folder
+
+
+def test_a_sweep_of_takes_runs_a_retake_and_a_take_with_the_change_per_seed(swept):
+    out, parent = swept / "sweep", swept / "parent"
+    names = sorted(p.name for p in out.iterdir() if p.is_dir())
+    assert names == [f"{c}-seed{s}" for c in ("change", "retake") for s in (1, 2, 3)]
+    rows = {r["run"]: r for r in read_results(out)}
+    assert {r["condition"] for r in rows.values()} == {"retake", "change"} and len(rows) == 6
+    for name in names:
+        event = next(e for e in read_events(out / name) if e.type == "branch")
+        seed = int(name.rsplit("seed", 1)[1])
+        change = {"seed": seed} if name.startswith("retake") else {"event": "The fire alarm goes off", "seed": seed}
+        assert (event.beat, event.model_extra["change"]) == (4, change)
+        assert rows[name]["audit"] == "clean"
+    assert own_part(out / "retake-seed2") == from_beat(parent, 4), "the parent's own seed plays the parent again"
+    whole = json.loads((parent / "metadata.json").read_text())["totalBeats"]
+    assert rows["retake-seed2"]["beats"] == whole - 4, "results are measured from the branch beat"
+
+
+def test_compare_and_report_of_a_sweep_of_takes_give_the_statistics_by_condition(swept, tmp_path, capsys):
+    out = swept / "sweep"
+    assert main(["compare", str(out), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["by"] == "condition" and result["columns"] == ["retake", "change"]
+    assert result["metrics"]["turns"]["retake"]["n"] == 3
+    assert {(d["a"], d["b"]) for d in result["differences"]} == {("retake", "change")}
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(out), "--html", str(page)]) == 0
+    html = page.read_text()
+    assert "Sweep of takes" in html and 'world event &quot;The fire alarm goes off&quot;' in html
+    assert html.count("<td>retake-seed") == 3 and "Differences between conditions" in html
+
+
+def test_the_same_sweep_again_resumes_and_another_plan_is_refused(swept, capsys):
+    out = swept / "sweep"
+    before = (out / "results.jsonl").read_text()
+    assert sweep(swept / "parent", out, "--event", "The fire alarm goes off") == 0
+    assert (out / "results.jsonl").read_text() == before
+    assert sweep(swept / "parent", out, "--event", "Something else") == 2
+    assert "different plan (event differ)" in capsys.readouterr().err
+
+
+def test_a_sweep_of_takes_refuses_what_it_cannot_run(swept, tmp_path, capsys):
+    assert sweep(swept / "parent", tmp_path / "a") == 2
+    assert "give --event TEXT or --note TEXT" in capsys.readouterr().err
+    assert main(["sweep", "--branch-from", str(swept / "parent"), "--at-beat", "99", "--event", "x", "--seeds", "1",
+                 "--out", str(tmp_path / "b")]) == 2
+    assert "never began beat 99" in capsys.readouterr().err
+    assert sweep(swept / "parent", tmp_path / "c", "--note", "Hush", "--to", "zed") == 2
+    assert "no actor 'zed'" in capsys.readouterr().err
+    assert not any((tmp_path / n).exists() for n in "abc")
+
+
+async def test_takes_on_real_models_never_resend_nor_pay_again_what_they_inherit(run_scene, tmp_path, capsys):
+    """Through the real Anthropic SDK: only requests from beat 3 on reach the server, and the budget counts
+    the takes' own calls only (a budget below what they would cost with their inherited beats holds)."""
+    from loopback import LoopbackServer, Reply
+
+    line = Reply(text=turn('[TO: Bob] "Go on."', "Listen."), usage={"input_tokens": 100_000})
+    with LoopbackServer(line) as server:
+        scene = example_scene("the-apology", limits={"max_beats": 5}, cast=remote_cast(server, "alice", "bob", "charlie"))
+        parent = await run_scene(scene, isolation="b", coordinator="C")
+        sent = server.hits
+        costs = lambda run, own: sum(e.cost_usd for e in read_events(run)  # noqa: E731
+                                     if e.type == "call" and (e.beat >= 3) == own)
+        inherited = costs(parent.dir, False)
+        out = tmp_path / "sweep"
+        args = ["sweep", "--branch-from", str(parent.dir), "--at-beat", "3", "--event", "The fire alarm", "--seeds", "1-2",
+                "--out", str(out), "--concurrency", "1"]
+        own = 4 * costs(parent.dir, True)
+        budget = own + inherited  # below what four takes would cost if what they inherit were paid again
+        assert inherited > 0 and own + 4 * inherited > budget
+        assert await asyncio.to_thread(main, [*args, "--budget-usd", f"{budget:.4f}"]) == 0
+        takes = [p for p in out.iterdir() if p.is_dir()]
+        assert len(takes) == 4
+        assert server.hits - sent == sum(1 for t in takes for r in read_prompts(t) if r.beat >= 3)
+        spent = json.loads((out / "spend.json").read_text())["spent_usd"]
+        paid = sum(costs(t, True) for t in takes)
+        assert spent == pytest.approx(paid, abs=1e-5) and paid == pytest.approx(own, rel=0.01) and spent < budget
+        assert await asyncio.to_thread(main, [*args, "--budget-usd", f"{budget:.4f}"]) == 0
+        assert server.hits - sent == sum(1 for t in takes for r in read_prompts(t) if r.beat >= 3)
+        assert logged_spend(out) == pytest.approx(paid), "an invocation reading the logs counts own calls only"
+        assert json.loads((out / "spend.json").read_text())["spent_usd"] == pytest.approx(paid, abs=1e-5)
+
+
+async def test_a_sweep_of_takes_of_a_roundtable_is_refused(run_scene, capsys):
+    run = await run_scene(make_scene(format="roundtable", roundtable={"topic": "Four-day sprints?"}),
+                          isolation="a", coordinator="C", on_escalate="continue")
+    out = run.dir.parent / "sweep"
+    assert await asyncio.to_thread(sweep, run.dir, out, "--event", "x") == 2
+    assert "only scene runs can be branched" in capsys.readouterr().err and not out.exists()
