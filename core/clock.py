@@ -54,7 +54,9 @@ class VirtualClock:
     """Simulated time that advances only when every task is waiting on it.
 
     A sleeper is woken when all runnable work has settled (the loop has been yielded to a number
-    of times, no wall time involved) and its deadline is the earliest. Wake-ups go by deadline, then
+    of times since the last sleeper arrived, no wall time involved) and its deadline is the earliest:
+    a time limit set just before the work it guards finishes is cancelled, never fired, however long
+    the clock had already been settling. Wake-ups go by deadline, then
     by call order, so runs are the same on any machine at any load. A cancelled sleeper is dropped
     without moving time.
 
@@ -79,6 +81,7 @@ class VirtualClock:
         self._heap: list[tuple[int, int, asyncio.Future[None]]] = []
         self._seq = itertools.count()
         self._driver: asyncio.Task[None] | None = None
+        self._pushes = 0
         self._anchor = (time.monotonic(), self._ticks)
 
     @classmethod
@@ -96,6 +99,7 @@ class VirtualClock:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         heapq.heappush(self._heap, (self._ticks + self.ticks(seconds), next(self._seq), future))
+        self._pushes += 1
         if self._driver is None or self._driver.done():
             self._anchor = (time.monotonic(), self._ticks)
             self._driver = loop.create_task(self._drive())
@@ -124,8 +128,11 @@ class VirtualClock:
 
     async def _drive(self) -> None:
         while self._heap:
-            for _ in range(self.SETTLE_YIELDS):
-                await asyncio.sleep(0)
+            settled = -1
+            while settled != self._pushes:  # a sleeper that arrived meanwhile gets the whole settling too
+                settled = self._pushes
+                for _ in range(self.SETTLE_YIELDS):
+                    await asyncio.sleep(0)
             while self._heap and self._heap[0][2].done():
                 heapq.heappop(self._heap)
             if not self._heap:

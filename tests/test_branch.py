@@ -268,3 +268,46 @@ async def test_simulated_time_is_whole_ticks_so_a_recorded_t_is_the_clocks_own()
     assert clock.now() == 2.6618, "a wait shorter than a tick still moves time (a pace's remainder never spins)"
     await clock.sleep(0.12345678)
     assert clock.now() == round(2.6618 + 0.1235, 4)
+
+
+async def test_a_time_limit_set_while_the_clock_settles_is_cancelled_not_fired():
+    """A limit set near the end of the clock's settling (a turn starting right after another sleeper
+    was cancelled) must not fire once its work is done: the clock settles again for every new sleeper."""
+    clock = VirtualClock(timeouts=True)
+
+    async def quick() -> str:
+        for _ in range(3):
+            await asyncio.sleep(0)
+        return "done"
+
+    for lead in range(0, VirtualClock.SETTLE_YIELDS):
+        first = asyncio.ensure_future(clock.sleep(5))
+        await asyncio.sleep(0)
+        first.cancel()
+        for _ in range(lead):
+            await asyncio.sleep(0)
+        assert await clock.wait_for(quick(), 335) == "done"
+        for _ in range(3 * VirtualClock.SETTLE_YIELDS):
+            await asyncio.sleep(0)
+        assert clock.now() == 0.0, f"the limit fired after {lead} yields"
+
+
+async def test_a_take_of_a_resumed_run_inherits_its_superseded_attempts_of_earlier_beats(run_scene, tmp_path):
+    from core.casting.resume import prepare
+    from core.record.seams import SUPERSEDED
+
+    whole = await run_scene(example_scene("the-apology", provider=LATENCY), isolation="b", coordinator="C")
+    resumed = tmp_path / "resumed"
+    shutil.copytree(whole.dir, resumed)
+    kill_mid_beat(resumed, 5)
+    await prepare(resumed).run()
+    late, early = prepare_branch(resumed, 7, out=tmp_path / "late"), prepare_branch(resumed, 3, out=tmp_path / "early")
+    await late.run()
+    await early.run()
+    assert (tmp_path / "late" / SUPERSEDED).read_text() == (resumed / SUPERSEDED).read_text()
+    assert not (tmp_path / "early" / SUPERSEDED).exists()
+    cut = next(i for i, r in enumerate(read_prompts(resumed)) if r.beat >= 7)
+    assert [r.text for r in read_prompts(tmp_path / "late")][:cut] == [r.text for r in read_prompts(resumed)][:cut]
+    assert own_part(tmp_path / "late") == from_beat(resumed, 7)
+    for take in ("late", "early"):
+        assert audit_run(tmp_path / take).clean

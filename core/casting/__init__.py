@@ -2,6 +2,7 @@
 
 Reading the scene file with its format's section (`scene_file`), the providers of a run (`pool`),
 `notes.md` (`notes`), `private.json`'s start record (`start_record`), building the session
-(`build`) and rebuilding a killed one from its folder (`resume`). May import the formats and every
+(`build`), rebuilding a killed one from its folder (`resume`) and a take of a run from one of its
+beats (`branch`). May import the formats and every
 room below; never `core.experiments` or `core.cli`.
 """

@@ -1,5 +1,5 @@
 """The commands: the entry point and parser (`main`), `--batch` (`batch`), and one small module per
-command (audit, rebuild, resume, importing, sweep, metrics, compare, report), sharing `common`.
+command (audit, rebuild, resume, branch, importing, sweep, take_sweep, metrics, compare, report), sharing `common`.
 
 The top of the core: may import any room of it; never `tui` (the console hands itself in through
 `common.Console`, from `tui.launch`).
