@@ -142,10 +142,16 @@ async def play_turn(session: Stage, actor: Actor, beat: int, *, timeout_s: float
         return None
 
 
+def addressable(session: Stage) -> dict[str, str]:
+    """Every way a speech's `TO:` may name a cast member (display name, slug), to its display name."""
+    return {key: actor.name for actor in session.actors.values() for key in (actor.slug, actor.name)}
+
+
 async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request) -> tuple[ParsedTurn, str]:
     """Ask, then correct at most twice; what stays malformed is salvaged, never promoted to speech."""
+    cast = addressable(session)
     completion = await call(session, actor.provider, request, stream_as=actor.slug)
-    parsed = parse_turn(completion.text)
+    parsed = parse_turn(completion.text, cast)
     tries = 0
     while not parsed.well_formed and tries < MAX_CORRECTIONS:
         tries += 1
@@ -153,9 +159,9 @@ async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request)
                     target=actor.slug, beat=request.beat)
         request = actor.correction(request, completion.text, CORRECTION_PROMPT)
         completion = await call(session, actor.provider, request, stream_as=actor.slug)
-        parsed = parse_turn(completion.text)
+        parsed = parse_turn(completion.text, cast)
     if not parsed.well_formed:
-        parsed = salvage(completion.text)
+        parsed = salvage(completion.text, cast)
         kept = "speech kept" if parsed.speech else "no well-formed speech: silent"
         session.recorder.log("warning", f"{actor.slug} output salvaged after {tries} corrections ({kept})",
                              beat=request.beat, problems="; ".join(parsed.problems), raw=completion.text)

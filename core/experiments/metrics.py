@@ -144,7 +144,8 @@ def address_matrix(events: list[BaseEvent]) -> dict[str, dict[str, int]]:
     by_name = {name.lower(): slug for slug, name in names.items()} | {slug.lower(): slug for slug in names}
     matrix: dict[str, Counter[str]] = {slug: Counter() for slug in names}
     for speech in speeches(events):
-        targets = [t.strip().lower() for t in (speech.target or "").split(",") if t.strip()]
+        whole = (speech.target or "").strip().lower()
+        targets = [whole] if whole in by_name else [t.strip() for t in whole.split(",") if t.strip()]
         row = matrix.setdefault(speech.from_, Counter())
         for target in targets or [EVERYONE]:
             row[by_name.get(target, EVERYONE)] += 1

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, Mapping
 
 from core.protocol.tags import Channel, TagReader
 
@@ -42,6 +42,7 @@ _INTERRUPT_RE = re.compile(
 )
 _NONVERBAL_RE = re.compile(r"\*([^*]*)\*?")
 _QUOTES = "\"“”"
+_TO_RE = re.compile(r"\bTO\s*:\s*", re.IGNORECASE)
 _FLAGS: dict[str, Action] = {"silent": "silent", "react": "react", "speak": "speak"}
 
 
@@ -94,8 +95,13 @@ class _Header:
     recognised: bool = False
 
 
-def parse_speech(text: str) -> Speech:
+def parse_speech(text: str, cast: Mapping[str, str] | None = None) -> Speech:
     """Read a speech: an optional `[...]` header of spec 004 Appendix B, then the words.
+
+    `cast` maps every way a cast member may be named (display name, slug) to the display name the
+    record keeps. A `TO:` that starts with one of those (longest first, any case, quoted or not)
+    addresses that member whole, so a name holding a comma, a bracket or a quote is never cut at
+    its punctuation. Without a match the header is read item by item as before.
 
     A leading bracket counts as a header only if one of its items is understood (TO:, TONE:,
     any `KEY: value`, INTERRUPT, SILENT, REACT or `*gesture*`), so `[laughs] Hi` and
@@ -104,7 +110,7 @@ def parse_speech(text: str) -> Speech:
     """
     raw = text.strip()
     closes = any(_is_close_line(line) for line in raw.splitlines())
-    header, rest = _split_header(raw)
+    header, rest = _split_header(raw, cast or {})
     if header is None:
         return Speech("speak", _unquote(raw), raw, closes_scene=closes)
     content = "" if header.action in ("silent", "react") else _unquote(rest)
@@ -120,23 +126,24 @@ def parse_speech(text: str) -> Speech:
     )
 
 
-def parse_turn(raw: str) -> ParsedTurn:
-    """Split a response into its private thinking and its one public speech (see `ParsedTurn`)."""
+def parse_turn(raw: str, cast: Mapping[str, str] | None = None) -> ParsedTurn:
+    """Split a response into its private thinking and its one public speech (see `ParsedTurn`);
+    `cast` resolves the speech's `TO:` as in `parse_speech`."""
     reader = TagReader()
     reader.feed(raw, final=True)
     body = reader.public_speech()
     problems = reader.problems()
-    return ParsedTurn(thinking=reader.thinking(), speech=None if body is None else parse_speech(body),
+    return ParsedTurn(thinking=reader.thinking(), speech=None if body is None else parse_speech(body, cast),
                       well_formed=not problems, problems=problems)
 
 
-def salvage(raw: str) -> ParsedTurn:
+def salvage(raw: str, cast: Mapping[str, str] | None = None) -> ParsedTurn:
     """What may be kept once corrections failed: never more than the well-formed speech.
 
     Private text is never promoted to speech: with no well-formed `<speech>` element the speech is
     None and the actor is silent for the turn. The result is never well-formed.
     """
-    turn = parse_turn(raw)
+    turn = parse_turn(raw, cast)
     return replace(turn, well_formed=False, problems=turn.problems or ("salvaged",))
 
 
@@ -194,17 +201,55 @@ def _balanced_end(text: str, *, quotes: bool) -> int | None:
     return None
 
 
-def _split_header(text: str) -> tuple[_Header | None, str]:
+def _split_header(text: str, cast: Mapping[str, str]) -> tuple[_Header | None, str]:
     """Split a leading bracket header from the rest; (None, text) when there is none."""
-    end = _header_end(text) if text.startswith("[") else None
+    end = _cast_header_end(text, cast)
+    if end is None and text.startswith("["):
+        end = _header_end(text)
     if end is None:
         return None, text
     header = _Header()
-    for item in _header_items(text[1:end - 1]):
+    inner, target = _take_cast_target(text[1:end - 1], cast)
+    for item in _header_items(inner):
         _read_item(header, item)
+    if target is not None:
+        header.target, header.recognised = target, True
     if not header.recognised:
         return None, text
     return header, text[end:]
+
+
+def _cast_header_end(text: str, cast: Mapping[str, str]) -> int | None:
+    """The end of a leading header whose `TO:` names a cast member holding a bracket or quote."""
+    if not text.startswith("[") or not cast:
+        return None
+    for end in (i + 1 for i, ch in enumerate(text) if ch == "]"):
+        rest, target = _take_cast_target(text[1:end - 1], cast)
+        if target is not None and rest.count("[") == rest.count("]"):
+            return end
+    return None
+
+
+def _take_cast_target(inner: str, cast: Mapping[str, str]) -> tuple[str, str | None]:
+    """Cut a `TO:` item naming a cast member (longest name first) out of a header's inside.
+
+    Returns the inside without that item and the member's display name, or (inner, None)."""
+    for match in _TO_RE.finditer(inner):
+        if inner[:match.start()].strip() and not inner[:match.start()].rstrip().endswith(","):
+            continue
+        after = inner[match.end():]
+        for name in sorted(cast, key=len, reverse=True):
+            for opening, closing in (("", ""), ('"', '"'), ("“", "”")):
+                said = f"{opening}{name}{closing}"
+                if after[:len(said)].lower() == said.lower() and _ends_item(after[len(said):]):
+                    return inner[:match.start()] + after[len(said):].lstrip().removeprefix(","), cast[name]
+    return inner, None
+
+
+def _ends_item(rest: str) -> bool:
+    """Whether what follows a name ends its header item (nothing more, or a comma)."""
+    rest = rest.lstrip()
+    return not rest or rest.startswith(",")
 
 
 def _header_items(inner: str) -> list[str]:

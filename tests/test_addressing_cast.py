@@ -1,0 +1,72 @@
+"""A speech's `TO:` is resolved against the cast's display names and slugs (longest first), so any
+name that may be cast (commas, brackets, quotes, non-Latin letters) can be addressed, recorded and
+counted in the who-addressed-whom table."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.experiments.metrics import metrics_of
+from core.protocol.reply import parse_speech, parse_turn
+from loopback import loopback  # noqa: F401  (fixture)
+
+NAMES = {"gloria-pa": "Gloria, PA", "ace": 'Tom "Ace" Quinn', "wang": "王小明, 博士", "evil": "[Evil], Esq."}
+CAST = {key: name for slug, name in NAMES.items() for key in (slug, name)} | {"glo": "Gloria", "Gloria": "Gloria"}
+
+
+@pytest.mark.parametrize("header, target, tone", [
+    ("[TO: Gloria, PA, TONE: earnest]", "Gloria, PA", "earnest"),
+    ("[TONE: dry, TO: Gloria, PA]", "Gloria, PA", "dry"),
+    ("[TO: gloria, pa, TONE: a]", "Gloria, PA", "a"),
+    ("[TO: Gloria, TONE: a]", "Gloria", "a"),
+    ('[TO: Tom "Ace" Quinn, TONE: wry]', 'Tom "Ace" Quinn', "wry"),
+    ("[TO: 王小明, 博士, TONE: 平静]", "王小明, 博士", "平静"),
+    ("[TO: [Evil], Esq., TONE: cold, *nods*]", "[Evil], Esq.", "cold"),
+    ('[TO: "Gloria, PA", TONE: a]', "Gloria, PA", "a"),
+    ("[TO: wang, TONE: a]", "王小明, 博士", "a"),
+])
+def test_a_cast_name_is_addressed_whole_and_recorded_by_its_display_name(header, target, tone):
+    speech = parse_speech(f'{header} "Hello."', CAST)
+    assert (speech.target, speech.tone, speech.content) == (target, tone, "Hello.")
+
+
+def test_without_the_cast_or_a_match_the_header_reads_item_by_item_as_before():
+    assert parse_speech('[TO: Gloria, PA, TONE: earnest] "Hi"').target == "Gloria"
+    speech = parse_speech('[TO: Nobody, TONE: x] "Hi"', CAST)
+    assert (speech.target, speech.tone) == ("Nobody", "x")
+    assert parse_speech('[laughs] "Hi"', CAST).target is None
+    turn = parse_turn('<thinking>t</thinking>\n<speech>[TO: Gloria, PA, TONE: earnest] "Hi"</speech>', CAST)
+    assert turn.well_formed and turn.speech.target == "Gloria, PA"
+
+
+async def test_a_scene_records_and_counts_addresses_to_names_with_commas_quotes_and_other_scripts(
+        run_scene, loopback, tmp_path, monkeypatch):
+    from helpers import make_scene
+    from loopback import Reply
+    from test_scene_faults import CANARY, remote_cast, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    for slug, name in NAMES.items():
+        folder = tmp_path / "characters" / slug
+        folder.mkdir(parents=True)
+        (folder / "profile.md").write_text(f"---\nname: {json.dumps(name, ensure_ascii=False)}\n---\n# {slug}\n\n"
+                                           f"{slug} is a character who speaks tersely.\n")
+    order = list(NAMES.values())
+    lines = {name: f'[TO: {order[(i + 1) % len(order)]}, TONE: earnest] "Over to you."' for i, name in enumerate(order)}
+
+    def answer(recorded):
+        system = json.dumps(recorded.body.get("system"), ensure_ascii=False)
+        who = next(name for name in order if json.dumps(f"You are {name}.", ensure_ascii=False)[1:-1] in system)
+        return Reply(text=turn(lines[who]))
+
+    loopback.default = answer
+    scene = make_scene(characters=list(NAMES), cast=remote_cast(loopback, *NAMES), limits={"max_beats": 4})
+    run = await run_scene(scene, isolation="a", coordinator="C")
+    slugs = list(NAMES)
+    speeches = [(r["from"], r["target"], r["tone"]) for r in run.records() if r["type"] == "speak"]
+    assert set(speeches) == {(slug, order[(i + 1) % 4], "earnest") for i, slug in enumerate(slugs)}
+    said = {slug: sum(1 for s in speeches if s[0] == slug) for slug in slugs}
+    addressed = metrics_of(run.dir, audit=False).addressed
+    assert addressed == {slug: {slugs[(i + 1) % 4]: said[slug]} for i, slug in enumerate(slugs)}
