@@ -5,7 +5,9 @@ when it refuses the block (unquoted descriptions with colons and quotes, agent-w
 `Examples: <example>…` text, a value opening with `**`), the block is read line by line: a line
 `key: value` at the left margin starts a key (lower-case keys only, so `Examples:` or `Context:`
 inside a long description continue it), indented or other lines continue the previous value, and
-`key: >` / `key: |` take the indented block below. Only `name` and `description` are kept as text;
+`key: >` / `key: |` take the indented block below. Inside an `<example>` that is not yet closed, and
+for the wizard's dialogue labels (`user:`, `assistant:`, `context:`, `commentary:`), a line always
+continues the value, so a wizard description is kept whole. Only `name` and `description` are kept as text;
 `tools`, `model`, `color` and anything else are kept in `meta` but never reach an actor.
 
 Line numbers in messages are the file's own, counted from 1 at the opening `---`. Front matter whose
@@ -27,6 +29,18 @@ _OPEN = re.compile(r"---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^---[ \t]*$")
 _KEY = re.compile(r"([a-z][a-z0-9_-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BLOCK = re.compile(r"[>|][+-]?\d*$")
+_DIALOGUE = frozenset({"user", "assistant", "human", "context", "commentary", "example", "examples"})
+_EXAMPLES = re.compile(r"(?:\bExamples?\s*:\s*)?<example>.*?(?:</example>|\Z)", re.IGNORECASE | re.DOTALL)
+
+
+def without_examples(text: str) -> str:
+    """A description without its `<example>…</example>` blocks (and the `Examples:` that opens them)."""
+    return " ".join(_EXAMPLES.sub(" ", text).split())
+
+
+def examples(text: str) -> str:
+    """Only the `<example>…</example>` blocks of a description ("" when it has none)."""
+    return " ".join(" ".join(m.group(0).split()) for m in _EXAMPLES.finditer(text))
 
 
 @dataclass
@@ -89,6 +103,8 @@ def _lines(block: str) -> dict[str, Any]:
     key: str | None = None
     for raw in block.splitlines():
         match = _KEY.match(raw)
+        if match and key is not None and (match.group(1) in _DIALOGUE or _open_example(meta[key])):
+            match = None
         if match:
             key, value = match.group(1), (match.group(2) or "").strip()
             block_value = bool(_BLOCK.fullmatch(value))
@@ -97,6 +113,12 @@ def _lines(block: str) -> dict[str, Any]:
         elif key is not None and raw.strip():
             meta[key].append(raw.strip())
     return {k: (" " if folded[k] else "\n").join(v) for k, v in meta.items()}
+
+
+def _open_example(value: list[str]) -> bool:
+    """Whether a value read so far holds an `<example>` not yet closed."""
+    text = " ".join(value).lower()
+    return text.count("<example>") > text.count("</example>")
 
 
 def _unquote(value: str) -> str:

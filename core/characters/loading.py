@@ -22,6 +22,7 @@ from pathlib import Path
 from core.characters import search as character_search
 
 from core.characters import front_matter
+from core.characters.front_matter import examples, without_examples
 from core.errors import CharacterLoadError, InvalidConfig
 from core.protocol.bounded import Unbounded, read_capped
 from core.protocol.sanitize import strip_controls
@@ -42,6 +43,11 @@ def validate_slug(slug: str, what: str = "character") -> str:
     if not isinstance(slug, str) or len(slug) > SLUG_MAX or not SLUG_RE.fullmatch(slug):
         raise InvalidConfig(f"Invalid {what} {slug!r}: {SLUG_RULE}.", slug=slug, what=what)
     return slug
+
+
+def is_slug(text: str) -> bool:
+    """Whether `text` may be typed as a character's name (see `validate_slug`)."""
+    return len(text) <= SLUG_MAX and bool(SLUG_RE.fullmatch(text))
 
 
 @dataclass(frozen=True)
@@ -171,9 +177,11 @@ def check_name(slug: str, name: str, path: Path | str) -> str:
 
 
 def with_fields(character: Character, fields: Sequence[str]) -> Character:
-    """The character with the chosen front matter fields (`description`) written into its profile,
-    so that its briefing carries them; every other field (`tools`, `model`, `color`…) never does."""
-    extra = [f"{key.title()}: {getattr(character, key)}" for key in fields if getattr(character, key, "")]
+    """The character with the chosen front matter fields written into its profile, so that its
+    briefing carries them: `description` without its `<example>` blocks, `examples` those blocks
+    alone; every other field (`tools`, `model`, `color`…) never does."""
+    chosen = {"description": without_examples(character.description), "examples": examples(character.description)}
+    extra = [f"{key.title()}: {chosen[key]}" for key in fields if chosen.get(key)]
     if not extra:
         return character
     return replace(character, profile=character.profile.rstrip() + "\n\n" + "\n".join(extra) + "\n")
@@ -213,7 +221,7 @@ def load_character(slug: str, dirs: Sequence[Path], cwd: Path | None = None) -> 
         return _from_files(slug, found.profile, found.journal, found.folder)
     searched = [str(path) for folder in dirs for path in (Path(folder) / slug / "profile.md", Path(folder) / f"{slug}.md")]
     where = ", ".join(searched) if searched else "(no folders to search)"
-    near = character_search.near_matches(slug, dirs, cwd)
+    near = character_search.near_matches(slug, dirs, cwd, castable=is_slug)
     hint = f" Did you mean {' or '.join(near)}?" if near else ""
     raise CharacterLoadError(f"Character '{slug}' not found. Searched: {where}.{hint}", character=slug,
                              searched=searched, near=near)

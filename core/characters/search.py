@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,13 +133,15 @@ def _ambiguous(slug: str, answering: list[tuple[Candidate, str]], cwd: Path | No
         character=slug, candidates=[str(c.profile) for c, _ in answering])
 
 
-def near_matches(slug: str, dirs: Sequence[Path], cwd: Path | None = None, n: int = 3) -> list[str]:
-    """"`code-reviewer` (from `.claude/agents/CodeReviewer.md`)" for the closest names on disk."""
+def near_matches(slug: str, dirs: Sequence[Path], cwd: Path | None = None, n: int = 3,
+                 castable: Callable[[str], bool] = lambda name: True) -> list[str]:
+    """"`code-reviewer` (from `.claude/agents/CodeReviewer.md`)" for the closest names on disk; only
+    names `castable` accepts (a name holding `/` cannot be typed as a character) are offered."""
     options: dict[str, Candidate] = {}
     for folder in dirs:
         for candidate in candidates(Path(folder)):
             for name in (candidate.label, candidate.front_name()):
-                if name:
+                if name and castable(suggestion(name)):
                     options.setdefault(suggestion(name), candidate)
     close = difflib.get_close_matches(slug, list(options), n=n, cutoff=0.6)
     return [f"`{name}` (from `{_shown(options[name].profile, cwd)}`)" for name in close]

@@ -174,7 +174,7 @@ class Scene(SceneModel):
     pace: float | None = Field(None, ge=0.0, le=60.0)
     """Minimum seconds per beat (`--pace` wins); unset: 0, or 1.5 s in the console on the offline improviser."""
     journals: str | None = None
-    character_fields: list[Literal["description"]] = Field(default_factory=list)
+    character_fields: list[Literal["description", "examples"]] = Field(default_factory=list)
     """Front matter fields added to each actor's briefing with its profile (off by default)."""
     """Where the characters' journals live: a folder (relative to the scene file) or `none`."""
     _folder: Path | None = PrivateAttr(default=None)

@@ -20,16 +20,35 @@ _KNOWN = {"name", "occupation", "personality", "style", "long_term_goals", "goal
           "skills", "behaviors", "relationships", "other_facts", "health", "big_five", *_FACTS}
 
 
-def is_tiny_person(data: Any) -> bool:
-    """Whether parsed JSON looks like a TinyPerson specification."""
+_FRAGMENT_KEYS = {"beliefs", "preferences", "behaviors", "skills", "long_term_goals", "relationships",
+                  "other_facts", "big_five", "style"}
+"""Trait keys a TinyTroupe fragment (`*.fragment.json`) adds to a TinyPerson; none names a person."""
+
+
+def is_fragment(data: Any) -> bool:
+    """Whether parsed JSON is a TinyTroupe fragment: `type: "Fragment"`, or persona traits with no name."""
     if not isinstance(data, dict):
         return False
-    return data.get("type") == "TinyPerson" or isinstance(data.get("persona"), dict) or isinstance(
+    if str(data.get("type", "")).lower() == "fragment":
+        return True
+    persona = data.get("persona") or data.get("_persona") or data
+    return (isinstance(persona, dict) and not persona.get("name") and not data.get("name")
+            and bool(_FRAGMENT_KEYS & set(persona)) and data.get("type") in (None, "TinyPerson"))
+
+
+def is_tiny_person(data: Any) -> bool:
+    """Whether parsed JSON looks like a TinyPerson specification (or a fragment of one)."""
+    if not isinstance(data, dict):
+        return False
+    return is_fragment(data) or data.get("type") == "TinyPerson" or isinstance(data.get("persona"), dict) or isinstance(
         data.get("_persona"), dict)
 
 
 def from_tiny_person(path: Path, data: dict[str, Any]) -> Imported:
-    """An `Imported` character from a TinyPerson specification."""
+    """An `Imported` character from a TinyPerson specification; a fragment is refused as one."""
+    if is_fragment(data):
+        raise ImportProblem(f"{path}: this is a TinyTroupe fragment (traits to add to a TinyPerson), not a person: "
+                            f"it names no one. Import a TinyPerson file (`*.agent.json`) with a `name` instead.")
     persona = data.get("persona") or data.get("_persona") or data
     if not isinstance(persona, dict):
         raise ImportProblem(f"{path}: `persona` must be an object")
