@@ -115,6 +115,11 @@ def known(value: object) -> str:
     return esc("unknown" if value is None else value)
 
 
+def yes_no(value: bool | None) -> str:
+    """A recorded verdict as a reader says it: yes, no, or unknown (never `True`/`False`/`None`)."""
+    return {True: "yes", False: "no"}.get(value, "unknown")
+
+
 def metrics_html(m: RunMetrics) -> str:
     summary = [[esc(k), known(v)] for k, v in m.to_dict().items() if k not in ("actors", "addressed")]
     cols = ("turns", "silences", "interruptions", "reactions", "talk_share", "tokens", "cost_usd", "echo", "failures",
@@ -171,7 +176,7 @@ def sweep_report(folder: Path) -> str:
         if any(s.mean is not None for s in stats.values()):
             charts += [f"<h3>{esc(metric)} (mean ± sd)</h3>",
                        bars_svg({c: s.mean for c, s in stats.items()}, metric, {c: s.sd for c, s in stats.items()})]
-    outcomes = [[esc(r.run), esc(r.condition()), esc(r.close_reason), known(r.success), known(r.goal_achieved),
+    outcomes = [[esc(r.run), esc(r.condition()), esc(r.close_reason), yes_no(r.success), yes_no(r.goal_achieved),
                  str(r.beats), esc(r.audit)] for r in runs]
     body = [f"<h1>Sweep {esc(folder.name)}</h1>", f"<p>{len(runs)} finished runs.</p>",
             "<h2>Comparison by condition</h2>", comparison_html(comparison), "<h2>Charts</h2>", *charts,
