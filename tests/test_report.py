@@ -142,3 +142,17 @@ def test_unknown_values_are_drawn_as_unknown_never_as_a_bar_of_0(tmp_path):
 def test_report_of_a_folder_that_is_neither_exits_2(tmp_path, capsys):
     assert main(["report", str(tmp_path), "--html", str(tmp_path / "x.html")]) == 2
     assert "neither a run folder" in capsys.readouterr().err and not (tmp_path / "x.html").exists()
+
+
+def test_a_run_without_cost_shows_no_cost_recorded_and_tokens_per_beat(tmp_path):
+    free = [{k: v for k, v in r.items() if k != "cost_usd"} for r in HAND_COUNTED]
+    pages = {}
+    for name, records in (("paid", HAND_COUNTED), ("free", free)):
+        pages[name] = tmp_path / f"{name}.html"
+        assert main(["report", str(write_run(tmp_path / name, records)), "--html", str(pages[name])]) == 0
+    paid, unpaid = pages["paid"].read_text(), pages["free"].read_text()
+    assert "<h2>Cost per beat</h2>" in paid and "no cost recorded" not in paid.lower()
+    assert "<h2>Cost per beat</h2>" not in unpaid and "No cost recorded" in unpaid
+    tokens = chart(unpaid, re.escape("output tokens per beat (no cost recorded)"))
+    heights = [float(y) for y in re.findall(r",([\d.]+)", re.search(r'points="([^"]*)"', tokens)[1])]
+    assert len(set(heights)) > 1                                  # a line that moves, not an empty baseline

@@ -287,3 +287,12 @@ def cost_per_beat(events: list[BaseEvent], field_name: str = "cost_usd") -> list
     for call in (e for e in events if isinstance(e, CallEvent) and e.beat is not None and e.beat < len(per)):
         per[call.beat] += getattr(call, field_name)
     return per
+
+
+def spend_per_beat(events: list[BaseEvent]) -> tuple[list[float], str]:
+    """What each beat spent, with its unit: the cost when any cost was recorded, otherwise the
+    output tokens (an all-zero cost line would say nothing), labelled "no cost recorded"."""
+    costs = cost_per_beat(events)
+    if any(costs):
+        return costs, "cost per beat"
+    return cost_per_beat(events, "output_tokens"), "output tokens per beat (no cost recorded)"

@@ -16,7 +16,7 @@ from core.experiments.compare import (DIFFERENCE_HEADER, Comparison, compare, di
                                       shown_differences, sweep_runs)
 from core.record.events import BaseEvent, ThinkEvent
 from core.experiments.metrics import (FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, NotARunFolder, RunMetrics, audit_verdict,
-                                      cost_per_beat, recorded_success, run_metrics, timeline)
+                                      recorded_success, spend_per_beat, run_metrics, timeline)
 from core.record.recorder import read_events
 
 COLOURS = {SPOKE: "#3b82f6", INTERRUPTED: "#f59e0b", REACTED: "#10b981", SILENT: "#9ca3af", FAILED: "#ef4444"}
@@ -128,6 +128,15 @@ def metrics_html(m: RunMetrics) -> str:
     return table(summary, ["metric", "value"]) + table(actors, ["actor", *cols])
 
 
+def spend_html(events: list[BaseEvent]) -> list[str]:
+    """The spend per beat as the console shows it: cost, or output tokens when no cost was recorded."""
+    per_beat, unit = spend_per_beat(events)
+    if unit == "cost per beat":
+        return ["<h2>Cost per beat</h2>", sparkline_svg(per_beat, unit)]
+    return ["<h2>Tokens per beat</h2>", "<p>No cost recorded: output tokens per beat instead.</p>",
+            sparkline_svg(per_beat, unit)]
+
+
 def run_report(run_dir: Path) -> str:
     """The HTML of one run."""
     events = read_events(run_dir)
@@ -140,7 +149,7 @@ def run_report(run_dir: Path) -> str:
             f"{known(m.goal_achieved)}.</p>",
             "<h2>Timeline</h2>", timeline_svg(timeline(events), names),
             "<h2>Talk share</h2>", bars_svg({names.get(s, s): a.talk_share for s, a in m.actors.items()}, "talk share"),
-            "<h2>Cost per beat</h2>", sparkline_svg(cost_per_beat(events), "cost per beat"),
+            *spend_html(events),
             "<h2>Metrics</h2>", metrics_html(m), "<h2>Transcript</h2>", transcript(events),
             "<h2>Thinking</h2>", thinking(events, names)]
     return page(f"{title} — Promptdesk run", body)

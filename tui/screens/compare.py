@@ -19,7 +19,7 @@ from core.record import outputs
 from core.experiments.compare import DIFFERENCE_HEADER, Comparison, compare, difference_cells, folders_of, notes, \
     shown_differences
 from core.errors import PromptdeskError
-from core.experiments.metrics import RunMetrics, cost_per_beat, recorded_success, run_metrics
+from core.experiments.metrics import RunMetrics, recorded_success, run_metrics, spend_per_beat
 from core.record.recorder import read_events
 from core.experiments.take_sweep import is_take_sweep, measure_take_sweep
 from core.experiments.takes import family, metrics_after
@@ -54,9 +54,7 @@ class RunPanel(Vertical):
             with Horizontal(classes="share"):
                 yield Label(Text(names.get(slug, slug)))
                 yield _bar(1.0, actor.talk_share)
-        costs = cost_per_beat(self.events)
-        per_beat, unit = (costs, "cost per beat") if any(costs) else (cost_per_beat(self.events, "output_tokens"),
-                                                                      "output tokens per beat (no cost recorded)")
+        per_beat, unit = spend_per_beat(self.events)
         yield Label(unit)
         yield Sparkline(per_beat or [0.0])
 
