@@ -156,3 +156,14 @@ def test_a_run_without_cost_shows_no_cost_recorded_and_tokens_per_beat(tmp_path)
     tokens = chart(unpaid, re.escape("output tokens per beat (no cost recorded)"))
     heights = [float(y) for y in re.findall(r",([\d.]+)", re.search(r'points="([^"]*)"', tokens)[1])]
     assert len(set(heights)) > 1                                  # a line that moves, not an empty baseline
+
+
+def test_the_journal_steps_spend_is_reported_apart_from_the_beats(tmp_path):
+    from test_metrics import call
+    journal = call(13.0, "alice", 4, output_tokens=500, cost_usd=0.5) | {"purpose": "journal"}
+    page = tmp_path / "run.html"
+    assert main(["report", str(write_run(tmp_path / "run", [*HAND_COUNTED, journal])), "--html", str(page)]) == 0
+    html = page.read_text()
+    assert "Journal step, after the close (in no beat): 0.5" in html
+    points = re.search(r'points="([^"]*)"', chart(html, "cost per beat"))[1].split()
+    assert points[-1].endswith(",38.0")                    # the last beat spent nothing: its point is on the baseline

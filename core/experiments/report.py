@@ -130,11 +130,12 @@ def metrics_html(m: RunMetrics) -> str:
 
 def spend_html(events: list[BaseEvent]) -> list[str]:
     """The spend per beat as the console shows it: cost, or output tokens when no cost was recorded."""
-    per_beat, unit = spend_per_beat(events)
-    if unit == "cost per beat":
-        return ["<h2>Cost per beat</h2>", sparkline_svg(per_beat, unit)]
+    spend = spend_per_beat(events)
+    journal = [f"<p>Journal step, after the close (in no beat): {esc(number(spend.journal))}</p>"] if spend.journal else []
+    if spend.unit == "cost per beat":
+        return ["<h2>Cost per beat</h2>", sparkline_svg(spend.per_beat, spend.unit), *journal]
     return ["<h2>Tokens per beat</h2>", "<p>No cost recorded: output tokens per beat instead.</p>",
-            sparkline_svg(per_beat, unit)]
+            sparkline_svg(spend.per_beat, spend.unit), *journal]
 
 
 def run_report(run_dir: Path) -> str:

@@ -16,7 +16,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Sparkline, Static
 
 from core.record import outputs
-from core.experiments.compare import DIFFERENCE_HEADER, Comparison, compare, difference_cells, folders_of, notes, \
+from core.experiments.compare import DIFFERENCE_HEADER, Comparison, compare, difference_cells, folders_of, notes, number, \
     shown_differences
 from core.errors import PromptdeskError
 from core.experiments.metrics import RunMetrics, recorded_success, run_metrics, spend_per_beat
@@ -54,9 +54,11 @@ class RunPanel(Vertical):
             with Horizontal(classes="share"):
                 yield Label(Text(names.get(slug, slug)))
                 yield _bar(1.0, actor.talk_share)
-        per_beat, unit = spend_per_beat(self.events)
-        yield Label(unit)
-        yield Sparkline(per_beat or [0.0])
+        spend = spend_per_beat(self.events)
+        yield Label(spend.unit)
+        yield Sparkline(spend.per_beat or [0.0])
+        if spend.journal:
+            yield Label(Text(f"journal step, after the close: {number(spend.journal)}"), classes="journal")
 
 
 def measured(folder: Path, events: list | None = None) -> RunMetrics:
