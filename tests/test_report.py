@@ -167,3 +167,16 @@ def test_the_journal_steps_spend_is_reported_apart_from_the_beats(tmp_path):
     assert "Journal step, after the close (in no beat): 0.5" in html
     points = re.search(r'points="([^"]*)"', chart(html, "cost per beat"))[1].split()
     assert points[-1].endswith(",38.0")                    # the last beat spent nothing: its point is on the baseline
+
+
+def test_long_names_are_cut_to_fit_the_charts_with_the_whole_name_as_a_tooltip(tmp_path):
+    long = "Dr. Evangeline Montgomery-Smythe, Senior Partner"
+    records = [dict(r) for r in HAND_COUNTED]
+    records[0] = records[0] | {"cast": {"alice": long, "bob": "Bob", "charlie": "Charlie"}}
+    page = tmp_path / "run.html"
+    assert main(["report", str(write_run(tmp_path / "run", records)), "--html", str(page)]) == 0
+    html = page.read_text()
+    for label in ("beat timeline", "talk share"):
+        labels = re.findall(r'<text x="0"[^>]*><title>([^<]*)</title>([^<]*)</text>', chart(html, label))
+        assert (long, "Dr. Evangeline M…") in labels and ("Bob", "Bob") in labels
+        assert all(len(shown) <= 17 for _, shown in labels)

@@ -46,6 +46,17 @@ def table(rows: list[list[str]], header: list[str], classes: list[str] | None = 
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+LABEL_CHARS = 17
+"""How many characters of a name fit the 110px label column of the charts at 11px."""
+
+
+def label_svg(name: str, x: int, y: int) -> str:
+    """A chart's name label that fits its column: a longer name is cut with an ellipsis, and the
+    whole name is its tooltip (`<title>`)."""
+    shown = name if len(name) <= LABEL_CHARS else name[:LABEL_CHARS - 1].rstrip() + "…"
+    return f'<text x="{x}" y="{y}" font-size="11"><title>{esc(name)}</title>{esc(shown)}</text>'
+
+
 def timeline_svg(rows: dict[str, list[str]], names: dict[str, str]) -> str:
     """One row per actor, one square per beat, coloured by what the actor did in it."""
     cell, label = 14, 110
@@ -53,7 +64,7 @@ def timeline_svg(rows: dict[str, list[str]], names: dict[str, str]) -> str:
     width, height = label + cell * max(beats, 1), cell * len(rows) + 4
     parts = [f'<svg role="img" aria-label="beat timeline" width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg">']
     for y, (slug, states) in enumerate(rows.items()):
-        parts.append(f'<text x="0" y="{y * cell + 11}" font-size="11">{esc(names.get(slug, slug))}</text>')
+        parts.append(label_svg(names.get(slug, slug), 0, y * cell + 11))
         for x, state in enumerate(states):
             if state:
                 parts.append(f'<rect x="{label + x * cell}" y="{y * cell}" width="{cell - 2}" height="{cell - 2}" '
@@ -72,11 +83,11 @@ def bars_svg(values: dict[str, float | None], label: str, errors: dict[str, floa
     for i, (key, v) in enumerate(values.items()):
         y = i * row
         if v is None:
-            parts.append(f'<text x="0" y="{y + 13}" font-size="11">{esc(key)}</text>'
+            parts.append(label_svg(key, 0, y + 13) +
                          f'<text x="{name_w}" y="{y + 13}" font-size="11" fill="#6b7280">unknown</text>')
             continue
         w = bar_w * v / top
-        parts.append(f'<text x="0" y="{y + 13}" font-size="11">{esc(key)}</text>'
+        parts.append(label_svg(key, 0, y + 13) +
                      f'<rect x="{name_w}" y="{y + 2}" width="{w:.1f}" height="{row - 6}" fill="#3b82f6"/>'
                      f'<text x="{name_w + w + 6:.1f}" y="{y + 13}" font-size="11">{esc(number(v))}</text>')
         if errors and errors.get(key):
