@@ -117,3 +117,15 @@ async def test_the_journal_steps_spend_is_shown_apart_from_the_last_beat(tmp_pat
         labels = [str(label.render()) for label in panel.query(Label)]
     assert data == [20.0, 0.0, 10.0, 0.0, 0.0]
     assert "journal step, after the close: 500" in labels
+
+
+async def test_a_long_name_beside_its_talk_share_bar_is_cut_with_its_whole_name_as_tooltip(tmp_path):
+    long = "Dr. Evangeline Montgomery-Smythe, Senior Partner"
+    records = [dict(r) for r in HAND_COUNTED]
+    records[0] = records[0] | {"cast": {"alice": long, "bob": "Bob", "charlie": "Charlie"}}
+    write_run(tmp_path / "run", records)
+    app = PromptdeskApp(lambda: CompareScreen([tmp_path / "run"], "run"))
+    async with app.run_test(size=(120, 40)):
+        from textual.widgets import Label
+        labels = [(str(label.render()), label.tooltip) for label in app.screen.query(".share Label")]
+    assert labels[0] == ("Dr. Evangeli…", long) and ("Bob", "Bob") in labels

@@ -52,13 +52,24 @@ class RunPanel(Vertical):
         yield BeatTimeline(names, self.events)
         for slug, actor in m.actors.items():
             with Horizontal(classes="share"):
-                yield Label(Text(names.get(slug, slug)))
+                yield share_label(names.get(slug, slug))
                 yield _bar(1.0, actor.talk_share)
         spend = spend_per_beat(self.events)
         yield Label(spend.unit)
         yield Sparkline(spend.per_beat or [0.0])
         if spend.journal:
             yield Label(Text(f"journal step, after the close: {number(spend.journal)}"), classes="journal")
+
+
+SHARE_LABEL = 13
+"""Characters of a name shown beside its talk-share bar (the label is 14 cells wide)."""
+
+
+def share_label(name: str) -> Label:
+    """A name beside its bar: a longer one is cut with an ellipsis, the whole name its tooltip."""
+    label = Label(Text(name if len(name) <= SHARE_LABEL else name[:SHARE_LABEL - 1] + "…"))
+    label.tooltip = name
+    return label
 
 
 def measured(folder: Path, events: list | None = None) -> RunMetrics:
