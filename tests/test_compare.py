@@ -130,7 +130,7 @@ def test_compare_json_and_csv_give_every_difference(tmp_path, capsys):
     assert {"metric", "a", "b", "diff", "ci_low", "ci_high", "p_value", "p_adjusted"} <= set(row)
     unknown = next(d for d in data["differences"] if d["metric"] == "success")
     assert [unknown[k] for k in ("diff", "ci_low", "ci_high", "p_value", "p_adjusted")] == [None] * 5
-    assert data["metrics"]["success"]["b-C"] == {"mean": None, "sd": 0.0, "n": 0, "unknown": 5}
+    assert data["metrics"]["success"]["b-C"] == {"mean": None, "sd": None, "n": 0, "unknown": 5}
     assert main(["compare", sweep, "--csv-differences"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert len(rows) == 45

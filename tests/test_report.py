@@ -134,9 +134,49 @@ def test_unknown_values_are_drawn_as_unknown_never_as_a_bar_of_0(tmp_path):
     assert success.count("<rect") == 1 and success.count(">unknown</text>") == 2
     runs = [re.findall(r"<td>(.*?)</td>", row) for row in re.findall(r"<tr[^>]*>(.*?)</tr>", html)]
     assert ["b-B-seed1", "b-B", "natural", "unknown", "unknown"] == next(r for r in runs if r[:1] == ["b-B-seed1"])[:5]
-    assert ["a-C-seed2", "a-C", "natural", "False", "False"] == next(r for r in runs if r[:1] == ["a-C-seed2"])[:5]
+    assert ["a-C-seed2", "a-C", "natural", "no", "no"] == next(r for r in runs if r[:1] == ["a-C-seed2"])[:5]
+    assert ["b-C-seed1", "b-C", "natural", "unknown", "yes"] == next(r for r in runs if r[:1] == ["b-C-seed1"])[:5]
+    assert not {"True", "False", "None"} & {cell for row in runs for cell in row}
 
 
 def test_report_of_a_folder_that_is_neither_exits_2(tmp_path, capsys):
     assert main(["report", str(tmp_path), "--html", str(tmp_path / "x.html")]) == 2
     assert "neither a run folder" in capsys.readouterr().err and not (tmp_path / "x.html").exists()
+
+
+def test_a_run_without_cost_shows_no_cost_recorded_and_tokens_per_beat(tmp_path):
+    free = [{k: v for k, v in r.items() if k != "cost_usd"} for r in HAND_COUNTED]
+    pages = {}
+    for name, records in (("paid", HAND_COUNTED), ("free", free)):
+        pages[name] = tmp_path / f"{name}.html"
+        assert main(["report", str(write_run(tmp_path / name, records)), "--html", str(pages[name])]) == 0
+    paid, unpaid = pages["paid"].read_text(), pages["free"].read_text()
+    assert "<h2>Cost per beat</h2>" in paid and "no cost recorded" not in paid.lower()
+    assert "<h2>Cost per beat</h2>" not in unpaid and "No cost recorded" in unpaid
+    tokens = chart(unpaid, re.escape("output tokens per beat (no cost recorded)"))
+    heights = [float(y) for y in re.findall(r",([\d.]+)", re.search(r'points="([^"]*)"', tokens)[1])]
+    assert len(set(heights)) > 1                                  # a line that moves, not an empty baseline
+
+
+def test_the_journal_steps_spend_is_reported_apart_from_the_beats(tmp_path):
+    from test_metrics import call
+    journal = call(13.0, "alice", 4, output_tokens=500, cost_usd=0.5) | {"purpose": "journal"}
+    page = tmp_path / "run.html"
+    assert main(["report", str(write_run(tmp_path / "run", [*HAND_COUNTED, journal])), "--html", str(page)]) == 0
+    html = page.read_text()
+    assert "Journal step, after the close (in no beat): 0.5" in html
+    points = re.search(r'points="([^"]*)"', chart(html, "cost per beat"))[1].split()
+    assert points[-1].endswith(",38.0")                    # the last beat spent nothing: its point is on the baseline
+
+
+def test_long_names_are_cut_to_fit_the_charts_with_the_whole_name_as_a_tooltip(tmp_path):
+    long = "Dr. Evangeline Montgomery-Smythe, Senior Partner"
+    records = [dict(r) for r in HAND_COUNTED]
+    records[0] = records[0] | {"cast": {"alice": long, "bob": "Bob", "charlie": "Charlie"}}
+    page = tmp_path / "run.html"
+    assert main(["report", str(write_run(tmp_path / "run", records)), "--html", str(page)]) == 0
+    html = page.read_text()
+    for label in ("beat timeline", "talk share"):
+        labels = re.findall(r'<text x="0"[^>]*><title>([^<]*)</title>([^<]*)</text>', chart(html, label))
+        assert (long, "Dr. Evangeline M…") in labels and ("Bob", "Bob") in labels
+        assert all(len(shown) <= 17 for _, shown in labels)

@@ -108,6 +108,6 @@ def test_a_run_whose_every_call_failed_is_no_success_in_every_view(tmp_path, cap
     assert main(["report", str(sweep), "--html", str(tmp_path / "sweep.html")]) == 0
     runs = [r for r in table_rows(tmp_path / "sweep.html") if r and r[0].startswith("b-C-seed")]
     header = next(r for r in table_rows(tmp_path / "sweep.html") if r[:2] == ["run", "condition"])
-    assert [r[header.index("success")] for r in runs] == ["False", "False"]
+    assert [r[header.index("success")] for r in runs] == ["no", "no"]
     assert main(["report", str(run), "--html", str(tmp_path / "run.html")]) == 0
     assert ["success", "False"] in table_rows(tmp_path / "run.html")

@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.casting.cards import card_notices, offered, read_cards
 from core.casting.notes import model_name, notes_text
 from core.casting.pool import ProviderPool
 from core.casting.scene_file import Scene, load_scene
 from core.casting.start_record import private_record
 from core.characters import journal_store
+from core.characters.importers.cast import CastCard
 from core.characters.loading import Character, check_display_names, search_dirs, with_fields
 from core.clock import Clock, RealClock, VirtualClock
 from core.engine.actors import make_actor
@@ -148,13 +150,13 @@ def operator_context(scene: Scene, notes: str, role: str) -> str:
     return notes + (f"\nCoordinator notes: {scene.coordinator_notes}\n" if scene.coordinator_notes else "")
 
 
-def load_scene_cast(scene: Scene, dirs: list[Path], cwd: Path) -> list[Character]:
-    """The cast in scene order: characters found in `dirs` as the format reads them, and cards cast directly."""
+def load_scene_cast(scene: Scene, dirs: list[Path], cwd: Path,
+                    cards: dict[str, CastCard] | None = None) -> list[Character]:
+    """The cast in scene order: characters found in `dirs` as the format reads them, and cards cast
+    directly (`cards` when already read)."""
     slugs = [s for s in scene.characters if s not in scene.cards]
     found = {c.slug: c for c in get(scene.format).load_cast(scene, slugs, dirs)}
-    if scene.cards:
-        from core.characters.importers.cast import card_character
-        found |= {slug: card_character(slug, card, scene.folder, cwd) for slug, card in scene.cards.items()}
+    found |= {slug: card.character for slug, card in (read_cards(scene, cwd) if cards is None else cards).items()}
     return [found[slug] for slug in scene.characters]
 
 
@@ -164,7 +166,9 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     fmt = get(scene.format)
     isolation, role = choices(scene, options)
     cwd = options.cwd or Path.cwd()
-    cast = load_scene_cast(scene, search_dirs(options.characters_dirs, cwd), cwd)
+    cards = read_cards(scene, cwd)
+    scene = offered(scene, cards)
+    cast = load_scene_cast(scene, search_dirs(options.characters_dirs, cwd), cwd, cards)
     store, explicit = journal_store.store_for(options.journals, scene.journals, scene.folder, cwd)
     check_display_names(cast)
     cast = [with_fields(journal_store.place(c, store, explicit), scene.character_fields) for c in cast]
@@ -175,6 +179,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
                   spec_for=lambda s, slug: provider_spec(s, slug, options))
     specs, notices = fmt.default_providers(scene, {c.slug: provider_spec(scene, c.slug, options) for c in cast},
                                            provider_flag=bool(options.provider))
+    notices = card_notices(scene, cards) + notices
     judge_spec = provider_spec(scene, None, options)
     called = [*specs.values(), *([judge_spec] if role != "C" else []), *fmt.priced_specs(scene, setup)]
     pool.clock = clock = options.clock or clock_for(called, realtime=options.realtime)

@@ -139,6 +139,9 @@ class Scene(SceneModel):
     cards: dict[Slug, str] = Field(default_factory=dict)
     """Character cards cast directly: slug -> card file (`.png`/`.webp`/`.json`, relative to the scene file).
     A `characters` entry that names a card file is moved here, cast as the slug of its file name."""
+    card_scenario: bool = False
+    """Offer the cast cards' scenario (as `setting` and `prompt`) and first message (as the card's
+    character's perspective) where this scene leaves them unset; off, they are only reported."""
     perspectives: dict[str, str] = Field(default_factory=dict)
     initial_speaker: str | None = None
     coordinator_notes: str = ""

@@ -27,10 +27,11 @@ METRICS = ("beats", "goal_achieved", "success", "duration_s", "turns", "silences
 
 @dataclass
 class Stat:
-    """A metric over the runs of one column: mean and sd of the known values, n of them, how many unknown."""
+    """A metric over the runs of one column: mean and sd of the known values, n of them, how many unknown.
+    With no known value (n = 0) both mean and sd are None (unknown), never 0."""
 
     mean: float | None
-    sd: float
+    sd: float | None
     n: int
     unknown: int = 0
 
@@ -99,7 +100,7 @@ def known(runs: list[RunMetrics], metric: str) -> list[float]:
 def stat(runs: list[RunMetrics], metric: str) -> Stat:
     values = known(runs, metric)
     if not values:
-        return Stat(None, 0.0, 0, len(runs))
+        return Stat(None, None, 0, len(runs))
     return Stat(round(mean(values), 6), round(stdev(values), 6) if len(values) > 1 else 0.0, len(values),
                 len(runs) - len(values))
 

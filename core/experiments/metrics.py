@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from statistics import mean
-from typing import Any
+from typing import Any, NamedTuple
 
 from core.protocol.bounded import load_json
 from core.record import outputs
@@ -282,9 +282,38 @@ def timeline(events: list[BaseEvent]) -> dict[str, list[str]]:
     return rows
 
 
+JOURNAL = "journal"
+"""The purpose of the journal step's calls: made after the scene closed, so in no beat."""
+
+
 def cost_per_beat(events: list[BaseEvent], field_name: str = "cost_usd") -> list[float]:
-    """The sum of every call's `cost_usd` (or another numeric call field, e.g. tokens) per beat."""
+    """The sum of every call's `cost_usd` (or another numeric call field, e.g. tokens) per beat. The
+    journal step's calls come after the close and belong to no beat (`journal_spend`)."""
     per = [0.0] * outputs.beats(events)
-    for call in (e for e in events if isinstance(e, CallEvent) and e.beat is not None and e.beat < len(per)):
+    for call in (e for e in events if isinstance(e, CallEvent) and e.beat is not None and e.beat < len(per)
+                 and e.purpose != JOURNAL):
         per[call.beat] += getattr(call, field_name)
     return per
+
+
+def journal_spend(events: list[BaseEvent], field_name: str = "cost_usd") -> float:
+    """What the journal step's calls (after the close) spent, in the same field."""
+    return sum(getattr(e, field_name) for e in events if isinstance(e, CallEvent) and e.purpose == JOURNAL)
+
+
+class Spend(NamedTuple):
+    """What each beat spent, its unit, and what the journal step spent apart from the beats."""
+
+    per_beat: list[float]
+    unit: str
+    journal: float
+
+
+def spend_per_beat(events: list[BaseEvent]) -> Spend:
+    """What each beat spent, with its unit: the cost when any cost was recorded, otherwise the
+    output tokens (an all-zero cost line would say nothing), labelled "no cost recorded"."""
+    costs = cost_per_beat(events)
+    if any(costs) or journal_spend(events):
+        return Spend(costs, "cost per beat", journal_spend(events))
+    return Spend(cost_per_beat(events, "output_tokens"), "output tokens per beat (no cost recorded)",
+                 journal_spend(events, "output_tokens"))

@@ -16,7 +16,7 @@ from core.experiments.compare import (DIFFERENCE_HEADER, Comparison, compare, di
                                       shown_differences, sweep_runs)
 from core.record.events import BaseEvent, ThinkEvent
 from core.experiments.metrics import (FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, NotARunFolder, RunMetrics, audit_verdict,
-                                      cost_per_beat, recorded_success, run_metrics, timeline)
+                                      recorded_success, spend_per_beat, run_metrics, timeline)
 from core.record.recorder import read_events
 
 COLOURS = {SPOKE: "#3b82f6", INTERRUPTED: "#f59e0b", REACTED: "#10b981", SILENT: "#9ca3af", FAILED: "#ef4444"}
@@ -46,6 +46,17 @@ def table(rows: list[list[str]], header: list[str], classes: list[str] | None = 
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+LABEL_CHARS = 17
+"""How many characters of a name fit the 110px label column of the charts at 11px."""
+
+
+def label_svg(name: str, x: int, y: int) -> str:
+    """A chart's name label that fits its column: a longer name is cut with an ellipsis, and the
+    whole name is its tooltip (`<title>`)."""
+    shown = name if len(name) <= LABEL_CHARS else name[:LABEL_CHARS - 1].rstrip() + "…"
+    return f'<text x="{x}" y="{y}" font-size="11"><title>{esc(name)}</title>{esc(shown)}</text>'
+
+
 def timeline_svg(rows: dict[str, list[str]], names: dict[str, str]) -> str:
     """One row per actor, one square per beat, coloured by what the actor did in it."""
     cell, label = 14, 110
@@ -53,7 +64,7 @@ def timeline_svg(rows: dict[str, list[str]], names: dict[str, str]) -> str:
     width, height = label + cell * max(beats, 1), cell * len(rows) + 4
     parts = [f'<svg role="img" aria-label="beat timeline" width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg">']
     for y, (slug, states) in enumerate(rows.items()):
-        parts.append(f'<text x="0" y="{y * cell + 11}" font-size="11">{esc(names.get(slug, slug))}</text>')
+        parts.append(label_svg(names.get(slug, slug), 0, y * cell + 11))
         for x, state in enumerate(states):
             if state:
                 parts.append(f'<rect x="{label + x * cell}" y="{y * cell}" width="{cell - 2}" height="{cell - 2}" '
@@ -72,11 +83,11 @@ def bars_svg(values: dict[str, float | None], label: str, errors: dict[str, floa
     for i, (key, v) in enumerate(values.items()):
         y = i * row
         if v is None:
-            parts.append(f'<text x="0" y="{y + 13}" font-size="11">{esc(key)}</text>'
+            parts.append(label_svg(key, 0, y + 13) +
                          f'<text x="{name_w}" y="{y + 13}" font-size="11" fill="#6b7280">unknown</text>')
             continue
         w = bar_w * v / top
-        parts.append(f'<text x="0" y="{y + 13}" font-size="11">{esc(key)}</text>'
+        parts.append(label_svg(key, 0, y + 13) +
                      f'<rect x="{name_w}" y="{y + 2}" width="{w:.1f}" height="{row - 6}" fill="#3b82f6"/>'
                      f'<text x="{name_w + w + 6:.1f}" y="{y + 13}" font-size="11">{esc(number(v))}</text>')
         if errors and errors.get(key):
@@ -115,12 +126,27 @@ def known(value: object) -> str:
     return esc("unknown" if value is None else value)
 
 
+def yes_no(value: bool | None) -> str:
+    """A recorded verdict as a reader says it: yes, no, or unknown (never `True`/`False`/`None`)."""
+    return {True: "yes", False: "no"}.get(value, "unknown")
+
+
 def metrics_html(m: RunMetrics) -> str:
     summary = [[esc(k), known(v)] for k, v in m.to_dict().items() if k not in ("actors", "addressed")]
     cols = ("turns", "silences", "interruptions", "reactions", "talk_share", "tokens", "cost_usd", "echo", "failures",
             "corrections")
     actors = [[esc(slug), *(known(getattr(a, c)) for c in cols)] for slug, a in m.actors.items()]
     return table(summary, ["metric", "value"]) + table(actors, ["actor", *cols])
+
+
+def spend_html(events: list[BaseEvent]) -> list[str]:
+    """The spend per beat as the console shows it: cost, or output tokens when no cost was recorded."""
+    spend = spend_per_beat(events)
+    journal = [f"<p>Journal step, after the close (in no beat): {esc(number(spend.journal))}</p>"] if spend.journal else []
+    if spend.unit == "cost per beat":
+        return ["<h2>Cost per beat</h2>", sparkline_svg(spend.per_beat, spend.unit), *journal]
+    return ["<h2>Tokens per beat</h2>", "<p>No cost recorded: output tokens per beat instead.</p>",
+            sparkline_svg(spend.per_beat, spend.unit), *journal]
 
 
 def run_report(run_dir: Path) -> str:
@@ -135,7 +161,7 @@ def run_report(run_dir: Path) -> str:
             f"{known(m.goal_achieved)}.</p>",
             "<h2>Timeline</h2>", timeline_svg(timeline(events), names),
             "<h2>Talk share</h2>", bars_svg({names.get(s, s): a.talk_share for s, a in m.actors.items()}, "talk share"),
-            "<h2>Cost per beat</h2>", sparkline_svg(cost_per_beat(events), "cost per beat"),
+            *spend_html(events),
             "<h2>Metrics</h2>", metrics_html(m), "<h2>Transcript</h2>", transcript(events),
             "<h2>Thinking</h2>", thinking(events, names)]
     return page(f"{title} — Promptdesk run", body)
@@ -171,7 +197,7 @@ def sweep_report(folder: Path) -> str:
         if any(s.mean is not None for s in stats.values()):
             charts += [f"<h3>{esc(metric)} (mean ± sd)</h3>",
                        bars_svg({c: s.mean for c, s in stats.items()}, metric, {c: s.sd for c, s in stats.items()})]
-    outcomes = [[esc(r.run), esc(r.condition()), esc(r.close_reason), known(r.success), known(r.goal_achieved),
+    outcomes = [[esc(r.run), esc(r.condition()), esc(r.close_reason), yes_no(r.success), yes_no(r.goal_achieved),
                  str(r.beats), esc(r.audit)] for r in runs]
     body = [f"<h1>Sweep {esc(folder.name)}</h1>", f"<p>{len(runs)} finished runs.</p>",
             "<h2>Comparison by condition</h2>", comparison_html(comparison), "<h2>Charts</h2>", *charts,

@@ -100,3 +100,32 @@ async def test_compare_runs_from_the_palette_asks_for_folders_and_names_a_bad_on
         await pilot.pause()
         assert isinstance(app.screen, CompareScreen)
         assert app.screen.by == "condition" and list(app.screen.comparison.columns) == ["a-C", "b-C"]
+
+
+async def test_the_journal_steps_spend_is_shown_apart_from_the_last_beat(tmp_path):
+    """The journal calls come after the close (recorded at the last beat): their tokens are not the
+    last beat's, and the panel names them apart."""
+    from test_metrics import call
+    free = [{k: v for k, v in r.items() if k != "cost_usd"} for r in HAND_COUNTED]
+    journal = call(13.0, "alice", 4, input_tokens=900, output_tokens=500) | {"purpose": "journal"}
+    write_run(tmp_path / "run", [*free, journal])
+    app = PromptdeskApp(lambda: CompareScreen([tmp_path / "run"], "run"))
+    async with app.run_test(size=(120, 40)):
+        panel = app.screen.query_one(RunPanel)
+        from textual.widgets import Label, Sparkline
+        data = list(panel.query_one(Sparkline).data)
+        labels = [str(label.render()) for label in panel.query(Label)]
+    assert data == [20.0, 0.0, 10.0, 0.0, 0.0]
+    assert "journal step, after the close: 500" in labels
+
+
+async def test_a_long_name_beside_its_talk_share_bar_is_cut_with_its_whole_name_as_tooltip(tmp_path):
+    long = "Dr. Evangeline Montgomery-Smythe, Senior Partner"
+    records = [dict(r) for r in HAND_COUNTED]
+    records[0] = records[0] | {"cast": {"alice": long, "bob": "Bob", "charlie": "Charlie"}}
+    write_run(tmp_path / "run", records)
+    app = PromptdeskApp(lambda: CompareScreen([tmp_path / "run"], "run"))
+    async with app.run_test(size=(120, 40)):
+        from textual.widgets import Label
+        labels = [(str(label.render()), label.tooltip) for label in app.screen.query(".share Label")]
+    assert labels[0] == ("Dr. Evangeli…", long) and ("Bob", "Bob") in labels

@@ -16,10 +16,10 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Sparkline, Static
 
 from core.record import outputs
-from core.experiments.compare import DIFFERENCE_HEADER, Comparison, compare, difference_cells, folders_of, notes, \
+from core.experiments.compare import DIFFERENCE_HEADER, Comparison, compare, difference_cells, folders_of, notes, number, \
     shown_differences
 from core.errors import PromptdeskError
-from core.experiments.metrics import RunMetrics, cost_per_beat, recorded_success, run_metrics
+from core.experiments.metrics import RunMetrics, recorded_success, run_metrics, spend_per_beat
 from core.record.recorder import read_events
 from core.experiments.take_sweep import is_take_sweep, measure_take_sweep
 from core.experiments.takes import family, metrics_after
@@ -52,13 +52,24 @@ class RunPanel(Vertical):
         yield BeatTimeline(names, self.events)
         for slug, actor in m.actors.items():
             with Horizontal(classes="share"):
-                yield Label(Text(names.get(slug, slug)))
+                yield share_label(names.get(slug, slug))
                 yield _bar(1.0, actor.talk_share)
-        costs = cost_per_beat(self.events)
-        per_beat, unit = (costs, "cost per beat") if any(costs) else (cost_per_beat(self.events, "output_tokens"),
-                                                                      "output tokens per beat (no cost recorded)")
-        yield Label(unit)
-        yield Sparkline(per_beat or [0.0])
+        spend = spend_per_beat(self.events)
+        yield Label(spend.unit)
+        yield Sparkline(spend.per_beat or [0.0])
+        if spend.journal:
+            yield Label(Text(f"journal step, after the close: {number(spend.journal)}"), classes="journal")
+
+
+SHARE_LABEL = 13
+"""Characters of a name shown beside its talk-share bar (the label is 14 cells wide)."""
+
+
+def share_label(name: str) -> Label:
+    """A name beside its bar: a longer one is cut with an ellipsis, the whole name its tooltip."""
+    label = Label(Text(name if len(name) <= SHARE_LABEL else name[:SHARE_LABEL - 1] + "…"))
+    label.tooltip = name
+    return label
 
 
 def measured(folder: Path, events: list | None = None) -> RunMetrics:

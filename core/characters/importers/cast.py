@@ -1,9 +1,11 @@
 """A character card cast directly in a scene (`characters: [cards/Seraphina.png]`), read with the
 same mapping and the same gate as `promptdesk import` (its name checked, its text stripped of control
-sequences), without writing anything."""
+sequences), without writing anything. What `import` would report as left out travels with it
+(`CastCard`): the fields dropped, and the scenario and first message it suggests for a scene."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.characters.loading import Character
@@ -14,8 +16,30 @@ from core.characters.importers.read import read_source
 from core.protocol.sanitize import strip_controls
 
 
-def card_character(slug: str, card: str, scene_folder: Path | None, cwd: Path) -> Character:
-    """The character a card file plays, its path taken relative to the scene file (else `cwd`)."""
+@dataclass
+class CastCard:
+    """A card cast directly: the character it plays, the source fields dropped (as `import` names
+    them), and its `scenario` and `opener` (first message) when it has them."""
+
+    character: Character
+    card: str
+    dropped: list[str] = field(default_factory=list)
+    scenario: str = ""
+    opener: str = ""
+
+    def notices(self, offered: bool) -> list[str]:
+        """What the person running the scene should know was left out (nothing when nothing was)."""
+        where = f"{self.character.name} (card {self.card})"
+        out = [f"{where}: dropped (no place in Promptdesk): {', '.join(self.dropped)}"] if self.dropped else []
+        unused = [what for what, text in (("scenario", self.scenario), ("first message", self.opener)) if text]
+        if unused and not offered:
+            out.append(f"{where}: not used: {', '.join(unused)} (set `card_scenario: true` in the scene to offer "
+                       f"them where the scene leaves them unset)")
+        return out
+
+
+def cast_card(slug: str, card: str, scene_folder: Path | None, cwd: Path) -> CastCard:
+    """The card a scene casts, its path taken relative to the scene file (else `cwd`)."""
     path = Path(card)
     if not path.is_absolute():
         path = (scene_folder or cwd) / path
@@ -25,5 +49,12 @@ def card_character(slug: str, card: str, scene_folder: Path | None, cwd: Path) -
         raise CharacterLoadError(strip_controls(f"Character '{slug}' (a card): {exc}"), character=slug,
                                  path=str(path)) from None
     body = "\n\n".join(f"## {heading}\n\n{text}" for heading, text in imported.sections)
-    return Character(slug=slug, name=imported.name, description=imported.description,
-                     profile=f"# {imported.name}\n\n{body}\n", journal="", profile_path=path, journal_path=None)
+    character = Character(slug=slug, name=imported.name, description=imported.description,
+                          profile=f"# {imported.name}\n\n{body}\n", journal="", profile_path=path, journal_path=None)
+    return CastCard(character, card=strip_controls(card), dropped=list(imported.dropped),
+                    scenario=imported.snippet.get("scenario", ""), opener=imported.snippet.get("opener", ""))
+
+
+def card_character(slug: str, card: str, scene_folder: Path | None, cwd: Path) -> Character:
+    """The character a card file plays (`cast_card` without what was left out)."""
+    return cast_card(slug, card, scene_folder, cwd).character

@@ -1,0 +1,50 @@
+"""A card cast directly says what it drops (stderr and notes.md), as `import` does, and offers its
+scenario and first message to a scene that opts in with `card_scenario: true`."""
+
+from __future__ import annotations
+
+import json
+
+from core.cli.main import main
+from core.record.prompt_log import read_requests
+from test_import import v2
+
+
+def cast(tmp_path, monkeypatch, scene: str):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cards").mkdir()
+    (tmp_path / "cards" / "sera.json").write_text(json.dumps(v2()))
+    native = tmp_path / "characters" / "alice"
+    native.mkdir(parents=True)
+    (native / "profile.md").write_text("# Alice\n\nDirect.\n")
+    (tmp_path / "s.yaml").write_text("name: m\ncharacters: [cards/sera.json, alice]\n" + scene)
+    run = tmp_path / "run"
+    assert main(["--batch", "s.yaml", "--isolation", "a", "--coordinator", "C", "--max-beats", "2", "--seed", "1",
+                 "--out", str(run)]) == 0
+    return run, {r["to"]: r["request"]["system"] for r in read_requests(run)}
+
+
+def test_a_card_cast_directly_reports_what_it_drops_on_stderr_and_in_the_notes(tmp_path, monkeypatch, capsys):
+    run, briefs = cast(tmp_path, monkeypatch, "")
+    err, notes = capsys.readouterr().err, (run / "notes.md").read_text()
+    for text in (err, notes):
+        assert "Seraphina (card cards/sera.json): dropped (no place in Promptdesk): system_prompt, " \
+               "post_history_instructions, character_book, alternate_greetings" in text
+        assert "Seraphina (card cards/sera.json): not used: scenario, first message (set `card_scenario: true`" in text
+    assert "wakes in" not in briefs["sera"] and "bowl of broth" not in briefs["sera"]
+
+
+def test_card_scenario_offers_the_scenario_and_first_message_where_the_scene_leaves_them_unset(tmp_path, monkeypatch,
+                                                                                             capsys):
+    run, briefs = cast(tmp_path, monkeypatch, "card_scenario: true\n")
+    assert "A wounded the visitor wakes in Seraphina's cottage." in briefs["alice"]
+    assert "You are awake, the visitor." in briefs["sera"]
+    notes = (run / "notes.md").read_text()
+    assert "dropped (no place in Promptdesk)" in notes and "not used" not in notes
+
+
+def test_card_scenario_keeps_what_the_scene_sets(tmp_path, monkeypatch, capsys):
+    run, briefs = cast(tmp_path, monkeypatch, "card_scenario: true\nsetting: A train at night.\n"
+                                              "prompt: Talk about the timetable.\nperspectives: {sera: You are tired.}\n")
+    assert "A train at night." in briefs["alice"] and "wakes in" not in briefs["alice"]
+    assert "You are tired." in briefs["sera"] and "bowl of broth" not in briefs["sera"]
