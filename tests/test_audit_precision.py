@@ -6,6 +6,8 @@ copy a whole transcript, line after line), all audit clean. The corpus is made o
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
+from unittest import mock
 import re
 import shutil
 from pathlib import Path
@@ -75,7 +77,16 @@ def corpus(tmp_path_factory) -> list[Path]:
                 copy_transcript(result.run_dir, home / "journals")
         return folders
 
-    return asyncio.run(play())
+    with mock.patch("core.engine.journals.datetime", FixedDay):  # the journals' dated headings: one corpus
+        return asyncio.run(play())
+
+
+class FixedDay(datetime):
+    """Journal headings carry the time they were written; the corpus must not change with the minute."""
+
+    @classmethod
+    def now(cls, tz=None):  # noqa: D102
+        return cls(2026, 11, 23, 12, 0, tzinfo=tz)
 
 
 def test_the_corpus_is_every_format_and_isolation_with_journals_that_quote_earlier_runs(corpus):
