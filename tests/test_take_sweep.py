@@ -121,3 +121,18 @@ async def test_a_sweep_of_takes_of_a_roundtable_is_refused(run_scene, capsys):
     out = run.dir.parent / "sweep"
     assert await asyncio.to_thread(sweep, run.dir, out, "--event", "x") == 2
     assert "only scene runs can be branched" in capsys.readouterr().err and not out.exists()
+
+
+def test_a_sweep_of_takes_that_cannot_write_stops_as_a_recording_error_and_resumes(swept, tmp_path, capsys):
+    """A sweep of takes keeps every piece of a sweep's state: a failed write stops it cleanly, as a sweep."""
+    out = tmp_path / "takes"
+    assert sweep(swept / "parent", out, "--event", "The fire alarm goes off", seeds="1") == 0
+    (out / "results.jsonl").unlink()
+    (out / "results.jsonl").mkdir()                          # a folder where the results file should be
+    capsys.readouterr()
+    assert sweep(swept / "parent", out, "--event", "The fire alarm goes off", seeds="1") == 1
+    err = capsys.readouterr().err
+    assert f"RECORDING_ERROR: could not write {out / 'results.jsonl'}" in err and "Traceback" not in err
+    (out / "results.jsonl").rmdir()
+    assert sweep(swept / "parent", out, "--event", "The fire alarm goes off", seeds="1") == 0
+    assert len(read_results(out)) == 2

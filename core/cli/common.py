@@ -1,4 +1,5 @@
-"""What the commands share: one way to refuse bad input, and the console as the core may ask for it."""
+"""What the commands share: one way to refuse bad input, one way to end a sweep, and the console as
+the core may ask for it."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Protocol
 
-from core.errors import EXIT_INVALID
+from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID
 
 
 class Console(Protocol):
@@ -27,3 +28,18 @@ def refuse(problem: BaseException | str) -> int:
     and return exit code 2, the code of every command for input that names what to fix."""
     print(str(problem), file=sys.stderr)
     return EXIT_INVALID
+
+
+def swept(sweep, folder: Path, todo: list) -> int:
+    """Play a prepared sweep (of runs or of takes) to its end under the signals, say why it stopped
+    when a write failed, and give the exit code: 0 every run done, 1 otherwise."""
+    import asyncio
+
+    from core.experiments.sweep import run_with_signals
+
+    asyncio.run(run_with_signals(sweep, todo))
+    if sweep.failure is not None:
+        print(sweep.failure, file=sys.stderr)
+    print(f"Sweep folder: {folder}", file=sys.stderr)
+    done = sweep.complete() and not sweep.failed and not sweep.stopping and sweep.failure is None
+    return EXIT_CLOSED if done else EXIT_FAILED

@@ -9,16 +9,15 @@ sweep is writing (nothing run).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import math
 import sys
 from datetime import datetime
 from pathlib import Path
 
-from core.cli.common import refuse
-from core.errors import EXIT_CLOSED, EXIT_FAILED, InvalidConfig, PromptdeskError, RecordingError
+from core.cli.common import refuse, swept
+from core.errors import EXIT_FAILED, InvalidConfig, PromptdeskError, RecordingError
 from core.casting.build import ISOLATIONS, ROLES
-from core.experiments.sweep import Sweep, SweepPlan, parse_choices, parse_seeds, run_with_signals
+from core.experiments.sweep import Sweep, SweepPlan, parse_choices, parse_seeds
 from core.experiments.progress import Progress
 
 
@@ -78,9 +77,4 @@ def main(argv: list[str]) -> int:
         sweep.release()
         print(f"{sweep.budget_message(todo)}\nSweep folder: {folder}", file=sys.stderr)
         return EXIT_FAILED
-    asyncio.run(run_with_signals(sweep, todo))
-    if sweep.failure is not None:
-        print(sweep.failure, file=sys.stderr)
-    print(f"Sweep folder: {folder}", file=sys.stderr)
-    done = sweep.complete() and not sweep.failed and not sweep.stopping and sweep.failure is None
-    return EXIT_CLOSED if done else EXIT_FAILED
+    return swept(sweep, folder, todo)

@@ -9,14 +9,13 @@ invalid input or a folder another sweep is writing (nothing run).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from datetime import datetime
 from pathlib import Path
 
-from core.cli.common import refuse
-from core.errors import EXIT_CLOSED, EXIT_FAILED, InvalidConfig, PromptdeskError
-from core.experiments.sweep import parse_seeds, run_with_signals
+from core.cli.common import refuse, swept
+from core.errors import EXIT_FAILED, InvalidConfig, PromptdeskError
+from core.experiments.sweep import parse_seeds
 from core.experiments.take_sweep import TakeProgress, TakeSweep, TakeSweepPlan
 
 
@@ -67,6 +66,4 @@ def main(argv: list[str]) -> int:
         sweep.release()
         print(f"{sweep.budget_message(todo)}\nSweep folder: {folder}", file=sys.stderr)
         return EXIT_FAILED
-    asyncio.run(run_with_signals(sweep, todo))
-    print(f"Sweep folder: {folder}", file=sys.stderr)
-    return EXIT_CLOSED if sweep.complete() and not sweep.failed and not sweep.stopping else EXIT_FAILED
+    return swept(sweep, folder, todo)

@@ -160,14 +160,17 @@ class Sweep:
     """Runs a plan into a folder: concurrency, shared rate limits, budget, results and stopping."""
 
     def __init__(self, plan: SweepPlan, folder: Path, progress: Any = None) -> None:
-        self.plan, self.folder, self.progress = plan, folder, progress
         self.scene: Scene = load_scene(Path(plan.scene))
+        self._start(plan, folder, progress)
+
+    def _start(self, plan: Any, folder: Path, progress: Any) -> None:
+        """The state every sweep keeps while it runs (a sweep of takes starts from it too)."""
+        self.plan, self.folder, self.progress = plan, folder, progress
         self.limiters = Limiters(Limits(plan.requests_per_min, plan.tokens_per_min), say=self._note)
         self.live: dict[str, Any] = {}
         self.baseline: dict[str, float] = {}
         """What each live run had already spent when this invocation took it up (a resumed run's past)."""
-        self.spent_usd = 0.0
-        """Spent by the sweep in all its invocations, runs still live excepted (`live_spend` adds them)."""
+        self.spent_usd = 0.0  # in all its invocations; runs still live excepted (`live_spend` adds them)
         self.to_resume: set[str] = set()
         self.stopping: str | None = None
         self.failed = 0

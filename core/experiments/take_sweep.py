@@ -27,9 +27,8 @@ from core.experiments.progress import Progress
 from core.experiments.spend import spent_so_far, write_spend
 from core.experiments.sweep import RESULT_FIELDS, Sweep, read_results
 from core.experiments.takes import metrics_after, read_take
-from core.providers.ratelimit import Limiters, Limits
 from core.record.events import BaseEvent
-from core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
+from core.record.folder_lock import LOCK_FILE, busy, holder
 from core.record.takes import Change
 
 TAKES_PLAN = "takes.yaml"
@@ -120,16 +119,8 @@ class TakeSweep(Sweep):
     """Runs a plan of takes into a folder (see the module docstring)."""
 
     def __init__(self, plan: TakeSweepPlan, folder: Path, progress: Any = None) -> None:
-        self.plan, self.folder, self.progress = plan, folder, progress
+        self._start(plan, folder, progress)
         self.parent = Path(plan.parent).resolve()
-        self.limiters = Limiters(Limits(plan.requests_per_min, plan.tokens_per_min))
-        self.live: dict[str, Any] = {}
-        self.baseline: dict[str, float] = {}
-        self.spent_usd = 0.0
-        self.to_resume: set[str] = set()
-        self.stopping: str | None = None
-        self.failed = 0
-        self.lock: FolderLock | None = None
 
     def validate(self) -> None:
         """Refuse a plan that cannot run (the parent, the beat, the change), before anything is written."""
