@@ -6,6 +6,7 @@ copy a whole transcript, line after line), all audit clean. The corpus is made o
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import datetime
 from unittest import mock
 import re
@@ -19,8 +20,10 @@ from core.cli.main import main
 from core.clock import VirtualClock
 from core.record.audit import audit_run
 from core.record.private import read_private
+from core.record.prompt_log import read_prompts
 from core.record.recorder import read_events
 from helpers import CHARACTERS, example_scene, make_scene
+from test_audit import tamper
 
 SCENES = ("the-apology", "fairy-tale", "hiking-plan", "morning-kitchen")
 TABLES = ("roundtable-debate", "roundtable-disney", "roundtable-free", "roundtable-six-hats")
@@ -82,11 +85,13 @@ def corpus(tmp_path_factory) -> list[Path]:
 
 
 class FixedDay(datetime):
-    """Journal headings carry the time they were written; the corpus must not change with the minute."""
+    """Journal headings carry the time they were written; the corpus must not change with the minute.
+    At this minute the corpus holds a journal that quotes "… said so far." and the next routed line,
+    words a judge's request also holds across its own framing ("SPEECH SO FAR:" then the first line)."""
 
     @classmethod
     def now(cls, tz=None):  # noqa: D102
-        return cls(2026, 11, 23, 12, 0, tzinfo=tz)
+        return cls(2026, 11, 23, 23, 29, tzinfo=tz)
 
 
 def test_the_corpus_is_every_format_and_isolation_with_journals_that_quote_earlier_runs(corpus):
@@ -121,3 +126,22 @@ def test_the_cli_audits_the_whole_corpus_in_one_call(corpus, capsys):
     out = capsys.readouterr().out
     assert len(re.findall(r"^Audit clean", out, flags=re.M)) == len(corpus)
     assert f"{len(corpus)} runs audited: {len(corpus)} clean" in out
+
+
+async def test_a_journal_quoting_across_a_judges_framing_is_not_a_leak_but_the_journal_itself_is(run_scene):
+    """A judge is one recipient, so its framing cannot be learnt from several requests: its fixed words
+    are public units. A journal line ending "so far" followed by the first routed line the judge got
+    matches the judge's request across "SPEECH SO FAR:"; it is no leak. The journal's own sentence is."""
+    run = await run_scene(example_scene("the-apology", limits={"max_beats": 4}), isolation="a", coordinator="B")
+    first, routed = next((r, m["content"].split("SPEECH SO FAR:\n", 1)[1].split("\n", 1)[0])
+                         for r in read_prompts(run.dir) if r.to == "judge"
+                         for m in r.request["messages"] if "SPEECH SO FAR:\n" in m["content"])
+    assert len(routed.split()) >= 6, routed
+    record = json.loads((run.dir / "private.json").read_text())
+    secret = "The brass key to the customs shed hangs behind the third ledger."
+    record["cast"]["alice"]["journal"] = f"Nobody has said it so far. {routed}\n\n{secret}"
+    (run.dir / "private.json").write_text(json.dumps(record))
+    report = audit_run(run.dir)
+    assert report.clean, [leak.describe() for leak in report.leaks]
+    tamper(run.dir, "judge", first.beat, secret, purpose="judge")
+    assert {(leak.recipient, leak.owner, leak.kind) for leak in audit_run(run.dir).leaks} == {("judge", "alice", "journal")}

@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ValidationError
 
 from core.errors import ProviderError
+from core.protocol import judging
 from core.protocol.bounded import load_json
 from core.record.events import SpeakEvent
 from core.protocol.leave_taking import takes_leave
@@ -100,23 +101,6 @@ class RuleCoordinator:
         return marker_verdict(view)
 
 
-JUDGE_SYSTEM = """\
-You are the coordinator of a scene played by separate actors. You never write dialogue, stage
-directions or summaries. You only decide, after each beat, one of:
-- continue: the scene should go on
-- close: the scene has reached a natural end (reason: "natural")
-- nudge: an actor should be told the end is approaching (actor: their name)
-- suggest_event: the scene is stuck; propose a short world event for the operator (text)
-Err toward letting the scene continue. Answer with one JSON object only:
-{"decision": "...", "reason": "...", "actor": null, "text": null}"""
-
-VERDICT_SYSTEM = """\
-You are the coordinator of a scene played by separate actors, and the scene has ended. You never
-write dialogue. Judge only whether the scene's goal was met by what was said and done, not whether
-the scene ended well. Answer with one JSON object only:
-{"goal_achieved": true | false | null, "reason": "one line naming what was or was not said"}
-Use null only when the speech cannot tell."""
-
 
 class VerdictAnswer(BaseModel):
     """The judge's goal verdict at close."""
@@ -137,25 +121,24 @@ class JudgeCoordinator:
 
     def _system(self, prompt: str) -> str:
         """The judge's system prompt: role A also sees the operator's notes; role B only its prompt."""
-        system = f"{prompt}\n\nScene goal: {self.goal or '(none given)'}"
+        system = judging.SYSTEM.format(prompt=prompt, goal=self.goal or judging.NO_GOAL)
         if self.role == "A":
-            notes = "\n".join(f"- {n}" for n in self.director_notes) or "(none)"
-            system += f"\n\n## Operator context (notes.md)\n\n{self.operator_context}\n\n## Director's notes\n\n{notes}"
+            notes = "\n".join(f"- {n}" for n in self.director_notes) or judging.NO_NOTES
+            system += judging.OPERATOR.format(context=self.operator_context, notes=notes)
         return system
 
     def request(self, view: SceneView) -> Request:
         """The judge's request after a beat: the recent speech and the counters."""
-        lines = "\n".join(view.recent_lines) or "(no speech yet)"
-        user = (f"Beat {view.beat} of at most {view.max_beats}. Silent beats in a row: {view.silent_streak}.\n\n"
-                f"SPEECH SO FAR:\n{lines}\n\nYour decision, as JSON only:")
-        return Request(to="judge", purpose="judge", system=self._system(JUDGE_SYSTEM), beat=view.beat,
+        lines = "\n".join(view.recent_lines) or judging.NO_SPEECH_YET
+        user = judging.DECISION.format(beat=view.beat, max_beats=view.max_beats, silent=view.silent_streak, lines=lines)
+        return Request(to="judge", purpose="judge", system=self._system(judging.JUDGE_SYSTEM), beat=view.beat,
                        max_tokens=200, messages=[ChatMessage(role="user", content=user)])
 
     def verdict_request(self, view: SceneView) -> Request:
         """The judge's request at close: was the goal met?"""
-        lines = "\n".join(view.recent_lines) or "(no speech)"
-        user = f"The scene closed at beat {view.beat}.\n\nSPEECH:\n{lines}\n\nWas the goal met? JSON only:"
-        return Request(to="judge", purpose="judge", system=self._system(VERDICT_SYSTEM), beat=view.beat,
+        lines = "\n".join(view.recent_lines) or judging.NO_SPEECH
+        user = judging.VERDICT.format(beat=view.beat, lines=lines)
+        return Request(to="judge", purpose="judge", system=self._system(judging.VERDICT_SYSTEM), beat=view.beat,
                        max_tokens=200, messages=[ChatMessage(role="user", content=user)])
 
     async def verdict(self, view: SceneView, ask: Ask | None = None, warn: Warn | None = None) -> Verdict:

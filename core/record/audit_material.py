@@ -19,7 +19,8 @@ a gram of its own.
   member's name; a word lies inside one when a run of `COVER` words around it is a run of that unit
   (a name or a line shorter than that: the whole of it). So the stream of lines an actor received is
   public across its line boundaries: the end of one speech and the next speaker's name, quoted by a
-  journal, is not a leak.
+  journal, is not a leak. The engine's fixed words to a judge (`core.protocol.judging`) are public
+  units too: a judge is a single recipient, whose framing cannot be learnt from several requests.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.protocol import judging
 from core.protocol.lines import speech_line, world_event_line
 from core.record.events import BaseEvent
 
@@ -253,4 +255,6 @@ def material_of(record: dict[str, Any], events: list[BaseEvent], superseded: lis
         material.routed.add(text, short=False)
     for line in [*routed_lines(record, events), *names_of(record)]:
         material.routed.add(line)
+    for text in judging.fixed_texts():
+        material.routed.add(text, short=False)
     return material
