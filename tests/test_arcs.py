@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.cli.main import main
+from helpers import CHARACTERS, SCENES
 from core.experiments.arcs import arcs, beat_timing, current_tones, relationships
 from core.record.events import parse_event
 from tui.stage_state import StateFold
@@ -81,8 +82,8 @@ def test_beat_timing_is_wall_time_slowest_call_and_spread_without_the_journal_st
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("arcs") / "run"
-    assert main(["--batch", "scenes/the-apology.yaml", "--isolation", "b", "--coordinator", "C", "--seed", "7",
-                 "--out", str(out), "--quiet", "--journals", "none"]) == 0
+    assert main(["--batch", str(SCENES / "the-apology.yaml"), "--isolation", "b", "--coordinator", "C", "--seed", "7",
+                 "--out", str(out), "--quiet", "--journals", "none", "--characters-dir", str(CHARACTERS)]) == 0
     return out
 
 
