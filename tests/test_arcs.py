@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from core.cli.main import main
 from helpers import CHARACTERS, SCENES
 from core.experiments.arcs import arcs, beat_timing, current_tones, relationships
+from core.protocol.lines import speech_line
 from core.record.events import parse_event
 from tui.stage_state import StateFold
 from tui.widgets.state_panel import render_state
@@ -163,3 +165,23 @@ def test_session_panel_shows_each_actors_current_tone():
     fold.feed(events_of(EXAMPLE[11:]))
     text = render_state(fold.snapshot()).plain
     assert "accepting" in text and "earnest" in text and "relieved" in text and "furious" not in text
+
+
+def test_character_insights_put_each_beats_thinking_beside_the_response_it_led_to(run_dir, tmp_path):
+    html_path = tmp_path / "r.html"
+    assert main(["report", str(run_dir), "--html", str(html_path)]) == 0
+    html = html_path.read_text()
+    section = html.split("Character insights", 1)[1]
+    events = events_of(raw(run_dir))
+    names = {"alice": "Alice", "bob": "Bob", "charlie": "Charlie"}
+    checked = 0
+    for think in (e for e in events if e.type == "think"):
+        said = [e for e in events if e.type == "speak" and e.from_ == think.from_ and e.beat == think.beat
+                and e.action != "silent"]
+        if not said:
+            continue
+        block = section.split(f"{escape(names[think.from_])}: thinking", 1)[1].split("</details>", 1)[0]
+        beat = block.split(f"<b>beat {think.beat}</b>", 1)[1].split("<b>beat", 1)[0]
+        assert escape(think.text) in beat and escape(speech_line(names[think.from_], said[-1])) in beat
+        checked += 1
+    assert checked >= 5

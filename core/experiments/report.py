@@ -14,10 +14,10 @@ from core.formats.registry import of_run
 from core.record import outputs
 from core.experiments.compare import (DIFFERENCE_HEADER, Comparison, compare, difference_cells, is_sweep, notes, number,
                                       shown_differences, sweep_runs)
-from core.record.events import BaseEvent, ThinkEvent
+from core.record.events import BaseEvent
 from core.experiments.metrics import (NESTED, FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, NotARunFolder, RunMetrics, audit_verdict,
                                       recorded_success, spend_per_beat, run_metrics, timeline)
-from core.experiments.report_arcs import arcs_svg, graph_svg, relationships_rows
+from core.experiments.report_arcs import arcs_svg, graph_svg, insights_html, relationships_rows
 from core.record.recorder import read_events
 
 COLOURS = {SPOKE: "#3b82f6", INTERRUPTED: "#f59e0b", REACTED: "#10b981", SILENT: "#9ca3af", FAILED: "#ef4444"}
@@ -111,17 +111,6 @@ def transcript(events: list[BaseEvent]) -> str:
     return "".join(f'<p class="line">{esc(line)}</p>' for line in outputs.transcript_lines(events, of_run(events).lines))
 
 
-def thinking(events: list[BaseEvent], names: dict[str, str]) -> str:
-    """Each actor's private thinking, folded (closed `<details>`) per actor."""
-    out = []
-    for slug in names:
-        thoughts = [e for e in events if isinstance(e, ThinkEvent) and e.from_ == slug]
-        if thoughts:
-            body = "".join(f'<p class="private">[beat {e.beat}] {esc(e.text)}</p>' for e in thoughts)
-            out.append(f"<details><summary>{esc(names[slug])}: thinking (private, {len(thoughts)})</summary>{body}</details>")
-    return "".join(out) or "<p>No thinking recorded.</p>"
-
-
 def known(value: object) -> str:
     """A value as a cell, None (not recorded, or not measurable) as `unknown`."""
     return esc("unknown" if value is None else value)
@@ -175,7 +164,7 @@ def run_report(run_dir: Path) -> str:
             table(relationships_rows(m.relationships, names), ["from", "to", "speeches", "tones"]),
             "<h2>Timing per beat</h2>", timing_html(m),
             "<h2>Metrics</h2>", metrics_html(m), "<h2>Transcript</h2>", transcript(events),
-            "<h2>Thinking</h2>", thinking(events, names)]
+            "<h2>Character insights: thinking and response</h2>", insights_html(events, names)]
     return page(f"{title} — Promptdesk run", body)
 
 

@@ -1,4 +1,4 @@
-"""The run report's emotional arcs and addressing graph: inline SVG, no script.
+"""The run report's emotional arcs, addressing graph and character insights: inline SVG, no script.
 
 Tones are a model's words, so every one goes through `html.escape` before it reaches the page.
 Each distinct tone gets a colour of `PALETTE` in the order tones first appear (the same tone, the
@@ -11,6 +11,8 @@ import math
 from html import escape
 
 from core.experiments.arcs import Relationship, UNTONED
+from core.protocol.lines import speech_line
+from core.record.events import BaseEvent, SpeakEvent, ThinkEvent
 
 PALETTE = ("#3b82f6", "#ef4444", "#10b981", "#f59e0b", "#8b5cf6", "#ec4899", "#14b8a6", "#f97316", "#6366f1",
            "#84cc16", "#06b6d4", "#a855f7")
@@ -120,3 +122,30 @@ def relationships_rows(pairs: dict[str, dict[str, Relationship]], names: dict[st
     return [[esc(names.get(s, s)), esc(names.get(t, t)), str(r.speeches),
              esc(", ".join(f"{tone} {n}" for tone, n in r.tones.items()))]
             for s, row in pairs.items() for t, r in row.items()]
+
+
+def insights_html(events: list[BaseEvent], names: dict[str, str]) -> str:
+    """Character insights (spec 004's "why did character X respond this way?"): per actor, folded, each
+    beat's private thinking beside what it then said or did, with its tone and addressee."""
+    out = []
+    for slug, name in names.items():
+        beats: dict[int, dict[str, list[str]]] = {}
+        for event in events:
+            if event.from_ != slug or event.beat is None:
+                continue
+            if isinstance(event, ThinkEvent):
+                beats.setdefault(event.beat, {"think": [], "said": []})["think"].append(event.text)
+            elif isinstance(event, SpeakEvent):
+                said = "(silent)" if event.action == "silent" else speech_line(name, event)
+                beats.setdefault(event.beat, {"think": [], "said": []})["said"].append(said)
+        if not beats:
+            continue
+        thought = sum(bool(b["think"]) for b in beats.values())
+        body = "".join(
+            f'<div class="line"><b>beat {beat}</b>'
+            + "".join(f'<p class="private">{esc(t)}</p>' for t in parts["think"])
+            + "".join(f"<p>→ {esc(s)}</p>" for s in parts["said"]) + "</div>"
+            for beat, parts in sorted(beats.items()))
+        out.append(f"<details><summary>{esc(name)}: thinking (private, {thought}) beside each response"
+                   f"</summary>{body}</details>")
+    return "".join(out) or "<p>No thinking recorded.</p>"
