@@ -4,7 +4,6 @@ title, the journal prompt word for word, and the roundtable's stored `action:` k
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest

@@ -60,12 +60,12 @@ def current_tones(events: list[BaseEvent]) -> dict[str, str]:
 
 
 def addressees(speech: SpeakEvent, names: dict[str, str]) -> list[str]:
-    """The cast members a speech's `TO:` names (by display name or slug; a list counts each)."""
+    """The cast members a speech's `TO:` names (by display name or slug; a list counts each; a
+    speaker addressing itself is no pair)."""
     by_name = {name.lower(): slug for slug, name in names.items()} | {slug.lower(): slug for slug in names}
     whole = (speech.target or "").strip().lower()
-    if whole in by_name:
-        return [by_name[whole]]
-    found = [by_name[t.strip()] for t in whole.split(",") if t.strip() in by_name]
+    found = [by_name[whole]] if whole in by_name else [by_name[t.strip()] for t in whole.split(",")
+                                                       if t.strip() in by_name]
     return [slug for slug in dict.fromkeys(found) if slug != speech.from_]
 
 
