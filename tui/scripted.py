@@ -49,6 +49,7 @@ class ScriptedSession:
         state.elapsed_s = max(state.elapsed_s, event.t)
         if event.type == "speak" and getattr(event, "action", "speak") != "silent":
             state.turns[event.from_] += 1
+            state.note_tone(event.from_, getattr(event, "tone", None))
         if isinstance(event, CloseEvent):
             state.status, state.close_reason = "closed", event.reason
             self._closed.set()

@@ -32,7 +32,7 @@ def from_session(state: Any, elapsed_s: float | None = None) -> StageState:
     """A copy of a live `SessionState` (with a fresher elapsed time when one is given), with what its
     format implies beyond it (whether answers are blind)."""
     copied = {f.name: getattr(state, f.name) for f in fields(SessionState)}
-    copied.update(cast=dict(state.cast), turns=Counter(state.turns), run_dir=str(state.run_dir))
+    copied.update(cast=dict(state.cast), turns=Counter(state.turns), run_dir=str(state.run_dir), tones=dict(state.tones))
     if elapsed_s is not None:
         copied["elapsed_s"] = elapsed_s
     return StageState(**copied, **registry.of(state).live_facts(state))
@@ -69,7 +69,7 @@ class StateFold:
 
     def snapshot(self, playhead: float | None = None) -> StageState:
         """A copy of the state so far (elapsed: the play time at `playhead`, pauses left out)."""
-        state = replace(self.state, turns=Counter(self.state.turns), cast=dict(self.state.cast))
+        state = replace(self.state, turns=Counter(self.state.turns), cast=dict(self.state.cast), tones=dict(self.state.tones))
         state.elapsed_s = self.time.played(self.state.elapsed_s if playhead is None else playhead)
         return state
 
@@ -89,6 +89,7 @@ class StateFold:
             self._next_beat(event.beat)
         elif isinstance(event, SpeakEvent) and event.action != "silent":
             s.turns[event.from_] += 1
+            s.note_tone(event.from_, event.tone)
             self._spoke_this_beat = True
         elif isinstance(event, CallEvent):
             s.tokens += event.input_tokens + event.output_tokens + event.cache_write_tokens + event.cache_read_tokens

@@ -7,11 +7,13 @@ coordinator choice, no session. The console's wizard and `--batch` both come thr
 from __future__ import annotations
 
 import math
+import re
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.casting.choices import tradeoff_table
 from core.casting.cards import card_notices, offered, read_cards
 from core.casting.notes import model_name, notes_text
 from core.casting.pool import ProviderPool
@@ -89,7 +91,8 @@ def choices(scene: Scene, options: RunOptions) -> tuple[str, str]:
         missing.append("--coordinator A|B|C (A: LLM judge with your notes; B: dedicated LLM judge; C: pure code)")
     if missing:
         raise InvalidConfig("both pre-experiment choices are required and are never defaulted. Give "
-                            + " and ".join(missing) + ", or set `isolation:` and `coordinator:` in the scene file.")
+                            + " and ".join(missing) + ", or set `isolation:` and `coordinator:` in the scene file."
+                            + "\n\nThe two choices and their trade-offs:\n\n" + tradeoff_table())
     if isolation not in ISOLATIONS:
         raise InvalidConfig(f"--isolation must be a or b, not {isolation!r}")
     if role not in ROLES:
@@ -118,6 +121,22 @@ def run_dir_for(scene: Scene, options: RunOptions) -> FolderLock:
     if options.out:
         return claim_out(Path(options.out))
     return claim_fresh(options.runs_root, scene.name)
+
+
+def scene_number(scene: Scene, options: RunOptions, folder: Path) -> int | None:
+    """The number a run's transcript gives its scene: the scene file's `number:`, else the run's
+    sequence among this scene's runs in the runs folder (1 for its first; the folders
+    `<scene-name>-<YYYYmmdd-HHMMSS>[-n]` there, this one included). A run written with `--out` (or in a
+    sweep) keeps to its own folder and has no sequence: its title carries `number:` only."""
+    if scene.number is not None:
+        return scene.number
+    if options.out:
+        return None
+    pattern = re.compile(re.escape(scene.name) + r"-\d{8}-\d{6}(-\d+)?")
+    try:
+        return sum(1 for d in folder.parent.iterdir() if d.is_dir() and pattern.fullmatch(d.name)) or None
+    except OSError:
+        return None
 
 
 def check_budget(budget: float | None, specs: list[ProviderSpec]) -> list[str]:
@@ -201,6 +220,8 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     if unpriced:
         start["unpriced_models"] = unpriced
     claim = run_dir_for(scene, options)
+    if (number := scene_number(scene, options, claim.folder)) is not None:
+        start["scene"]["number"] = number
     try:
         session = Session(scene, actors, fmt=fmt, isolation=isolation, coordinator=coordinator, run_dir=claim.folder,
                           notes=notes, start_info=start, clock=clock, max_beats=options.max_beats,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from core.cli.common import refuse
 from core.errors import EXIT_CLOSED, PromptdeskError
-from core.experiments.metrics import RunMetrics, metrics_of
+from core.experiments.metrics import NESTED, RunMetrics, metrics_of
 
 ACTOR_COLUMNS = ("turns", "silences", "interruptions", "reactions", "words", "talk_share", "tokens", "cost_usd",
                  "cache_read_share", "echo", "failures", "corrections")
@@ -49,10 +49,37 @@ def cell(value: object) -> str:
 
 def table(m: RunMetrics) -> str:
     """The run's metrics: a summary, a per-actor table and the address matrix."""
-    summary = [[k, cell(v)] for k, v in m.to_dict().items() if k not in ("actors", "addressed")]
+    summary = [[k, cell(v)] for k, v in m.to_dict().items() if k not in NESTED]
     actors = [["actor", *ACTOR_COLUMNS]] + [[slug, *(cell(getattr(a, c)) for c in ACTOR_COLUMNS)]
                                             for slug, a in m.actors.items()]
     targets = sorted({t for row in m.addressed.values() for t in row})
     matrix = [["from \\ to", *targets]] + [[slug, *(str(row.get(t, 0)) for t in targets)]
                                           for slug, row in m.addressed.items()]
-    return "\n\n".join([grid(summary), grid(actors), grid(matrix) if targets else "no speech addressed"])
+    return "\n\n".join([grid(summary), grid(actors), grid(matrix) if targets else "no speech addressed",
+                        arcs_table(m), relationships_table(m), timing_table(m)])
+
+
+def arcs_table(m: RunMetrics) -> str:
+    """Each actor's tone per beat (`-` where it gave none), under a heading."""
+    if not any(tone for row in m.arcs.values() for tone in row):
+        return "Tone by beat: no tone recorded"
+    beats = max(len(row) for row in m.arcs.values())
+    rows = [["actor \\ beat", *(str(b) for b in range(beats))]]
+    rows += [[slug, *(tone or "-" for tone in row)] for slug, row in m.arcs.items()]
+    return "Tone by beat\n" + grid(rows)
+
+
+def relationships_table(m: RunMetrics) -> str:
+    """Who addressed whom, how often and in which tones, under a heading."""
+    rows = [["from", "to", "speeches", "tones"]]
+    rows += [[speaker, to, str(r.speeches), ", ".join(f"{tone} {n}" for tone, n in r.tones.items())]
+             for speaker, row in m.relationships.items() for to, r in row.items()]
+    return "Relationships\n" + (grid(rows) if len(rows) > 1 else "no speech addressed to a cast member")
+
+
+def timing_table(m: RunMetrics) -> str:
+    """Each beat's wall time, slowest call (and whose) and spread, under a heading."""
+    rows = [["beat", "wall_s", "calls", "slowest_s", "slowest", "spread_s"]]
+    rows += [[str(t.beat), cell(t.wall_s), str(t.calls), cell(t.slowest_s), t.slowest or "-", cell(t.spread_s)]
+             for t in m.beat_timing]
+    return "Timing per beat\n" + (grid(rows) if len(rows) > 1 else "no beat played")

@@ -8,29 +8,17 @@ the coordinator's notes: that is the isolation guarantee in code.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from core.characters.loading import Character
 from core.protocol.lines import folded
 from core.engine.scene import Scene
+from core.errors import InvalidConfig
 
-ACTOR_SYSTEM_PROMPT = """\
-You are an actor. You play exactly one character in a scene with other characters, each played by
-another actor you cannot see. Stay in character. Never describe another character's thoughts.
-
-Answer every turn in exactly this form and nothing else:
-<thinking>Your character's private reasoning, in their own voice. No one else ever sees it.</thinking>
-<speech>What your character says or does aloud.</speech>
-
-Inside <speech>, start with a bracket header, then the spoken words in quotes:
-  [TO: <name>, TONE: <emotion>] "words"              directed dialogue
-  [TONE: <emotion>] "words"                          general dialogue
-  [TO: <name>, TONE: <emotion>, *action*] "words"    dialogue with a gesture
-  [INTERRUPT after "<phrase>", TONE: <emotion>] "words"   cutting someone off
-  [SILENT] or [SILENT, *action*]                     saying nothing (always allowed)
-  [REACT, TONE: <emotion>, *action*]                 a wordless reaction
-Only speak when your character naturally would; silence is a fine answer.
-If your character has clearly said all they came to say, you may end the scene with
-<speech>*[the scene ends here]*</speech>."""
+SYSTEM_PROMPT_FILE = Path(__file__).resolve().parents[2] / "actor" / "system-prompt.md"
+"""The actor system prompt Promptdesk ships (spec 000: "SYSTEM PROMPT (from actor/system-prompt.md)")."""
+SYSTEM_PROMPT_MAX_CHARS = 64_000
+"""The longest actor system prompt read (a longer file is refused, naming it)."""
 
 OPENING_INSTRUCTION = (
     "The scene begins now. Wait for the other character to speak, "
@@ -47,12 +35,42 @@ JOURNAL_PROMPT = (
     "Write a brief journal entry (200–500 words) in the character's first-person voice about what "
     "happened in the scene, what surprised them, what they're left thinking, what they might do or "
     "feel differently next time. This will become part of the character's memory for the next "
-    "scene they're in. Write only the entry, with no tags."
+    "scene they're in."
 )
+"""Spec 000's journal-write prompt, word for word (the reply's tags, if any, are read by
+`core.engine.journals.entry_of`)."""
+
+
+def system_prompt_path(scene: Scene) -> Path:
+    """The actor system prompt file this scene plays with: its own `system_prompt:` (relative to the
+    scene file), else the shipped `actor/system-prompt.md`."""
+    if not scene.system_prompt:
+        return SYSTEM_PROMPT_FILE
+    path = Path(scene.system_prompt).expanduser()
+    return path if path.is_absolute() else (scene.folder or Path.cwd()) / path
+
+
+def actor_system_prompt(scene: Scene) -> str:
+    """The actor system prompt, read from its file (trimmed); an unreadable, empty or oversized file
+    is an InvalidConfig naming it, raised while the session is built, before anything is recorded."""
+    path = system_prompt_path(scene)
+    fix = "fix the file, or name another with `system_prompt:` in the scene file (relative to it)"
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not valid UTF-8"
+        raise InvalidConfig(f"Cannot read the actor system prompt {path}: {reason}; {fix}.", file=str(path)) from None
+    if not text:
+        raise InvalidConfig(f"The actor system prompt {path} is empty; {fix}.", file=str(path))
+    if len(text) > SYSTEM_PROMPT_MAX_CHARS:
+        raise InvalidConfig(f"The actor system prompt {path} is over {SYSTEM_PROMPT_MAX_CHARS:,} characters; {fix}.",
+                            file=str(path))
+    return text
 
 
 def build_briefing(character: Character, scene: Scene, cast_names: Sequence[str]) -> str:
-    """The system prompt for one actor: system prompt, profile, journal, own perspective, instruction."""
+    """The system prompt for one actor, in spec 000's order: the actor system prompt (its file),
+    profile, journal, own perspective, instruction."""
     others = [n for n in cast_names if n != character.name]
     scene_lines = [f"Title: {scene.title}"]
     if scene.setting:
@@ -66,7 +84,7 @@ def build_briefing(character: Character, scene: Scene, cast_names: Sequence[str]
     if perspective:
         scene_lines.append(f"Your private perspective: {perspective.strip()}")
     return "\n\n".join([
-        ACTOR_SYSTEM_PROMPT,
+        actor_system_prompt(scene),
         "## YOUR CHARACTER\n\n" + character.profile.strip(),
         "## YOUR JOURNAL\n\n" + (character.journal.strip() or "(no entries yet)"),
         "## THE SCENE — your perspective\n\n" + "\n".join(scene_lines),

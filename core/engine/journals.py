@@ -13,6 +13,7 @@ never reached the character's own journal.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ from core.characters.journal_store import append_entry, holds_entry
 from core.engine.briefing import JOURNAL_PROMPT
 from core.engine.outcome import PROVIDER_ERROR
 from core.errors import RecordingError
+from core.protocol.tags import TagReader
 from core.record.events import BaseEvent, CloseEvent, JournalEvent
 from core.engine.turn import call, failure_reason
 
@@ -66,7 +68,7 @@ async def write_one(session: Stage, actor: Actor) -> None:
     try:
         request = actor.request(JOURNAL_PROMPT, session.state.beat, purpose="journal")
         completion = await session.clock.wait_for(call(session, actor.provider, request), actor.turn_timeout_s)
-        entry = completion.text.strip()
+        entry = entry_of(completion.text)
         session.emit(JournalEvent(t=session.now(), **{"from": actor.slug}, text=entry))
     except RecordingError:
         raise
@@ -74,6 +76,25 @@ async def write_one(session: Stage, actor: Actor) -> None:
         _failed(session, actor, f"{actor.name} could not write a journal entry", exc)
         return
     _append(session, actor, entry)
+
+
+_THINKING = re.compile(r"<thinking>.*?(?:</thinking>|\Z)", re.S)
+_SPEECH_TAG = re.compile(r"</?speech>")
+
+
+def entry_of(reply: str) -> str:
+    """The journal entry a reply holds. The journal prompt is spec 000's word for word, so an actor
+    whose system prompt asks for `<thinking>`/`<speech>` on every turn may answer in that form: then
+    the entry is its one well-formed speech, else the reply without its thinking and speech tags
+    (thinking never reaches a journal). A reply in plain prose is the entry as written."""
+    reader = TagReader()
+    reader.feed(reply, final=True)
+    if not reader.tags_seen:
+        return reply.strip()
+    speech = reader.public_speech()
+    if speech:
+        return speech
+    return _SPEECH_TAG.sub("", _THINKING.sub("", reply)).strip()
 
 
 def _append(session: Stage, actor: Actor, entry: str) -> None:

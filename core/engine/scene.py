@@ -153,6 +153,12 @@ class Scene(SceneModel):
     cast: dict[str, CastOverride] = Field(default_factory=dict)
     judge: ProviderSpec | None = None
     seed: int | None = None
+    number: int | None = Field(None, ge=0)
+    """The scene's number in the transcript's title (`# Scene 001 — Title`); unset: the run's sequence
+    among this scene's runs in the runs folder (`core.casting.build.scene_number`)."""
+    system_prompt: str | None = None
+    """The actor system prompt file for this scene (relative to the scene file); unset: the shipped
+    `actor/system-prompt.md`."""
     thread_thinking: Literal["keep", "last", "drop"] = "last"
     """Isolation (b): which of an actor's own past thoughts its thread re-sends."""
 

@@ -30,3 +30,10 @@ class SessionState:
     run_dir: str = ""
     pace_s: float = 0.0
     """The minimum seconds per beat (pacing; 0 plays as fast as the actors answer)."""
+    tones: dict[str, str] = field(default_factory=dict)
+    """Each actor's latest `TONE:`, trimmed and lower-cased (an actor that never gave one is absent)."""
+
+    def note_tone(self, slug: str, tone: str | None) -> None:
+        """Keep an actor's latest tone (a speech with none leaves the one before)."""
+        if tone and tone.strip():
+            self.tones[slug] = tone.strip().lower()

@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 
 from core.protocol.bounded import load_json
 from core.record import outputs
+from core.experiments.arcs import JOURNAL, BeatTiming, Relationship, arcs, beat_timing, relationships
 from core.errors import InvalidConfig, PromptdeskError
 from core.formats.registry import FORMATS
 from core.record.events import BaseEvent, CallEvent, SpeakEvent
@@ -36,6 +37,10 @@ from core.record.events import BaseEvent, CallEvent, SpeakEvent
 _WORD = re.compile(r"[\w']+")
 EVERYONE = "*"
 """The column of the address matrix for speeches addressed to no one cast member (or to all)."""
+
+
+NESTED = ("actors", "addressed", "arcs", "relationships", "beat_timing")
+"""The fields of `RunMetrics` that are tables of their own, not one value of the summary."""
 
 
 class NotARunFolder(InvalidConfig):
@@ -90,6 +95,12 @@ class RunMetrics:
     addressed: dict[str, dict[str, int]] = field(default_factory=dict)
     condition_label: str | None = None
     """The run's condition when it is not its two choices (a sweep of takes: `retake` or `change`)."""
+    arcs: dict[str, list[str | None]] = field(default_factory=dict)
+    """Per actor, its tone in each beat (`core.experiments.arcs`)."""
+    relationships: dict[str, dict[str, Relationship]] = field(default_factory=dict)
+    """Speaker to addressee: how many speeches, in which tones."""
+    beat_timing: list[BeatTiming] = field(default_factory=list)
+    """Each beat's wall time, slowest call and spread."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (actors and matrix included)."""
@@ -229,7 +240,8 @@ def run_metrics(events: list[BaseEvent], run: str = "", audit: str = "unavailabl
         mean_speech_words=round(mean(len(words(s.text)) for s in said), 2) if said else 0.0,
         echo=round(mean(echo_values), 4) if echo_values else None,
         failures=sum(a.failures for a in actors.values()), corrections=sum(a.corrections for a in actors.values()),
-        audit=audit, actors=actors, addressed=address_matrix(events))
+        audit=audit, actors=actors, addressed=address_matrix(events), arcs=arcs(events),
+        relationships=relationships(events), beat_timing=beat_timing(events))
 
 
 def audit_verdict(run_dir: Path) -> str:
@@ -282,8 +294,6 @@ def timeline(events: list[BaseEvent]) -> dict[str, list[str]]:
     return rows
 
 
-JOURNAL = "journal"
-"""The purpose of the journal step's calls: made after the scene closed, so in no beat."""
 
 
 def cost_per_beat(events: list[BaseEvent], field_name: str = "cost_usd") -> list[float]:

@@ -14,9 +14,10 @@ from core.formats.registry import of_run
 from core.record import outputs
 from core.experiments.compare import (DIFFERENCE_HEADER, Comparison, compare, difference_cells, is_sweep, notes, number,
                                       shown_differences, sweep_runs)
-from core.record.events import BaseEvent, ThinkEvent
-from core.experiments.metrics import (FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, NotARunFolder, RunMetrics, audit_verdict,
+from core.record.events import BaseEvent
+from core.experiments.metrics import (NESTED, FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, NotARunFolder, RunMetrics, audit_verdict,
                                       recorded_success, spend_per_beat, run_metrics, timeline)
+from core.experiments.report_arcs import arcs_svg, graph_svg, insights_html, relationships_rows
 from core.record.recorder import read_events
 
 COLOURS = {SPOKE: "#3b82f6", INTERRUPTED: "#f59e0b", REACTED: "#10b981", SILENT: "#9ca3af", FAILED: "#ef4444"}
@@ -110,17 +111,6 @@ def transcript(events: list[BaseEvent]) -> str:
     return "".join(f'<p class="line">{esc(line)}</p>' for line in outputs.transcript_lines(events, of_run(events).lines))
 
 
-def thinking(events: list[BaseEvent], names: dict[str, str]) -> str:
-    """Each actor's private thinking, folded (closed `<details>`) per actor."""
-    out = []
-    for slug in names:
-        thoughts = [e for e in events if isinstance(e, ThinkEvent) and e.from_ == slug]
-        if thoughts:
-            body = "".join(f'<p class="private">[beat {e.beat}] {esc(e.text)}</p>' for e in thoughts)
-            out.append(f"<details><summary>{esc(names[slug])}: thinking (private, {len(thoughts)})</summary>{body}</details>")
-    return "".join(out) or "<p>No thinking recorded.</p>"
-
-
 def known(value: object) -> str:
     """A value as a cell, None (not recorded, or not measurable) as `unknown`."""
     return esc("unknown" if value is None else value)
@@ -132,11 +122,18 @@ def yes_no(value: bool | None) -> str:
 
 
 def metrics_html(m: RunMetrics) -> str:
-    summary = [[esc(k), known(v)] for k, v in m.to_dict().items() if k not in ("actors", "addressed")]
+    summary = [[esc(k), known(v)] for k, v in m.to_dict().items() if k not in NESTED]
     cols = ("turns", "silences", "interruptions", "reactions", "talk_share", "tokens", "cost_usd", "echo", "failures",
             "corrections")
     actors = [[esc(slug), *(known(getattr(a, c)) for c in cols)] for slug, a in m.actors.items()]
     return table(summary, ["metric", "value"]) + table(actors, ["actor", *cols])
+
+
+def timing_html(m: RunMetrics) -> str:
+    """Each beat's wall time, calls, slowest call (whose) and spread of latencies."""
+    rows = [[str(t.beat), known(t.wall_s), str(t.calls), known(t.slowest_s), known(t.slowest), known(t.spread_s)]
+            for t in m.beat_timing]
+    return table(rows, ["beat", "wall (s)", "calls", "slowest call (s)", "slowest", "spread (s)"])
 
 
 def spend_html(events: list[BaseEvent]) -> list[str]:
@@ -162,8 +159,12 @@ def run_report(run_dir: Path) -> str:
             "<h2>Timeline</h2>", timeline_svg(timeline(events), names),
             "<h2>Talk share</h2>", bars_svg({names.get(s, s): a.talk_share for s, a in m.actors.items()}, "talk share"),
             *spend_html(events),
+            "<h2>Emotional arcs</h2>", arcs_svg(m.arcs, names),
+            "<h2>Who addresses whom</h2>", graph_svg(m.relationships, names),
+            table(relationships_rows(m.relationships, names), ["from", "to", "speeches", "tones"]),
+            "<h2>Timing per beat</h2>", timing_html(m),
             "<h2>Metrics</h2>", metrics_html(m), "<h2>Transcript</h2>", transcript(events),
-            "<h2>Thinking</h2>", thinking(events, names)]
+            "<h2>Character insights: thinking and response</h2>", insights_html(events, names)]
     return page(f"{title} — Promptdesk run", body)
 
 

@@ -172,7 +172,9 @@ def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PL
     """Spec 000's transcript: header, `**NAME:** speech`, end marker, post-scene notes."""
     info, names, close = start_info(events), cast_names(events), close_event(events)
     scene = info.get("scene", {})
-    out = [f"# {folded(scene.get('title') or scene.get('name', 'Scene'))}", "",
+    title = folded(scene.get('title') or scene.get('name', 'Scene'))
+    number = scene.get("number")
+    out = [f"# Scene {number:03d} — {title}" if isinstance(number, int) else f"# {title}", "",
            f"**Date:** {when:%Y-%m-%d}",
            f"**Duration:** {duration_s(events) / 60:.1f} minutes (real-time generation)",
            f"**Participants:** {', '.join(names.values())}",

@@ -1,4 +1,5 @@
-"""The session-state panel: format, the two choices, beat of max, turns, cost, time, status."""
+"""The session-state panel: format, the two choices, beat of max, turns (and each actor's current
+tone), cost, time, status."""
 
 from __future__ import annotations
 
@@ -70,6 +71,8 @@ def render_state(state: StageState) -> Text:
     text.append("Turns\n", LABEL)
     for slug, name in state.cast.items():
         text.append(f"  {safe(name)[:18]:<18} {state.turns.get(slug, 0):>3}\n")
+        if slug in state.tones:
+            text.append(f"    tone: {safe(state.tones[slug])[:22]}\n", Style(italic=True))
     if state.run_dir:
         text.append("Run folder\n", LABEL)
         text.append(f"  {safe(state.run_dir)}", Style(dim=True))

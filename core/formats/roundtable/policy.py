@@ -155,7 +155,8 @@ async def _forced_conclusion(session: Session, setup: TableSetup, state: Roundta
     sink: list = []
     from core.formats.roundtable.answers import Answer, Question
 
-    question = Question(**last["question"]) if last else Question(question=state.topic)
+    question = (Question(**{k: v for k, v in last["question"].items() if k != "action"}) if last
+                else Question(question=state.topic))
     answers = {s: Answer(**a) for s, a in (last["answers"] if last else {}).items()}
     synthesis = await synthesise(session, setup, state, question, answers, sink,
                                  conclude=f"The discussion has reached its limit ({note}).")

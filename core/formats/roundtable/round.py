@@ -28,9 +28,12 @@ class RoundResult:
     fallbacks: list[dict[str, Any]] = field(default_factory=list)
 
     def record(self, state: RoundtableState) -> dict[str, Any]:
-        """The round as it goes into `session.yaml`."""
-        data = {"round": state.round, "phase": state.phase.name, "question": self.question.to_dict(),
-                "answers": {s: a.to_dict() for s, a in self.answers.items()}, "synthesis": self.synthesis.to_dict()}
+        """The round as it goes into `session.yaml`: the question and the synthesis as spec 002 writes
+        them, each led by its `action:` (`question`, `synthesis`)."""
+        data = {"round": state.round, "phase": state.phase.name,
+                "question": {"action": "question", **self.question.to_dict()},
+                "answers": {s: a.to_dict() for s, a in self.answers.items()},
+                "synthesis": {"action": "synthesis", **self.synthesis.to_dict()}}
         return {**data, "fallbacks": self.fallbacks} if self.fallbacks else data
 
 

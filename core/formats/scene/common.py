@@ -63,6 +63,7 @@ def route(session: Session, speech: SpeakEvent) -> None:
     if speech.action == "silent":
         return
     session.state.turns[speech.from_] += 1
+    session.state.note_tone(speech.from_, speech.tone)
     speaker = session.actors[speech.from_]
     line = speech_line(speaker.name, speech)
     session.public_lines.append(line)

@@ -94,6 +94,7 @@ class Replay:
             return
         self.spoke = True
         session.state.turns[speech.from_] += 1
+        session.state.note_tone(speech.from_, speech.tone)
         session.public_lines.append(own)
         for slug, other in session.actors.items():
             if slug != speech.from_:
