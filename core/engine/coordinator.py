@@ -38,6 +38,11 @@ class Decision(BaseModel):
     text: str | None = None
     goal_achieved: bool | None = None
     goal_reason: str | None = None
+    goal_met: bool | None = None
+    """A judge's answer, with every decision: has the goal been reached yet? (None: role C's markers decide.)"""
+    positions_stated: bool | None = None
+    """A judge's answer: has every character stated a final position since the close note? (None:
+    role C's rule decides, see `core.engine.winding`.)"""
 
 
 @dataclass
@@ -63,7 +68,11 @@ class SceneView:
     silent_streak: int = 0
     goal_markers: list[str] = field(default_factory=list)
     speeches: list[str] = field(default_factory=list)
-    """Every spoken line's words so far (for the goal verdict)."""
+    """Every spoken line's words so far (for the goal verdict and role C's goal markers)."""
+    cast: list[str] = field(default_factory=list)
+    """The cast's display names (a judge asks whether each has stated a final position)."""
+    since_close_note: list[str] | None = None
+    """The public lines since the close note went out (None: it has not; see `core.engine.winding`)."""
 
 
 def closes_naturally(speech: SpeakEvent) -> bool:
@@ -107,8 +116,12 @@ directions or summaries. You only decide, after each beat, one of:
 - close: the scene has reached a natural end (reason: "natural")
 - nudge: an actor should be told the end is approaching (actor: their name)
 - suggest_event: the scene is stuck; propose a short world event for the operator (text)
-Err toward letting the scene continue. Answer with one JSON object only:
-{"decision": "...", "reason": "...", "actor": null, "text": null}"""
+Err toward letting the scene continue. With every decision also answer two questions:
+- goal_met: has the scene's goal been reached in what was said and done? (true or false)
+- positions_stated: since the close note, has every character of the cast stated a final position,
+  where they now stand? (false while no close note has gone out)
+Answer with one JSON object only:
+{"decision": "...", "reason": "...", "actor": null, "text": null, "goal_met": false, "positions_stated": false}"""
 
 VERDICT_SYSTEM = """\
 You are the coordinator of a scene played by separate actors, and the scene has ended. You never
@@ -146,8 +159,13 @@ class JudgeCoordinator:
     def request(self, view: SceneView) -> Request:
         """The judge's request after a beat: the recent speech and the counters."""
         lines = "\n".join(view.recent_lines) or "(no speech yet)"
-        user = (f"Beat {view.beat} of at most {view.max_beats}. Silent beats in a row: {view.silent_streak}.\n\n"
-                f"SPEECH SO FAR:\n{lines}\n\nYour decision, as JSON only:")
+        cast = f"Cast: {', '.join(view.cast)}.\n" if view.cast else ""
+        if view.since_close_note is None:
+            since = "No close note has gone out yet.\n\n"
+        else:
+            since = "SPEECH SINCE THE CLOSE NOTE:\n" + ("\n".join(view.since_close_note) or "(none yet)") + "\n\n"
+        user = (f"Beat {view.beat} of at most {view.max_beats}. Silent beats in a row: {view.silent_streak}.\n{cast}\n"
+                f"SPEECH SO FAR:\n{lines}\n\n{since}Your decision, as JSON only:")
         return Request(to="judge", purpose="judge", system=self._system(JUDGE_SYSTEM), beat=view.beat,
                        max_tokens=200, messages=[ChatMessage(role="user", content=user)])
 
