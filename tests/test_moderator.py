@@ -269,3 +269,29 @@ def test_the_session_panel_counts_a_judges_fallbacks_live_and_in_replay():
     assert fold.state.judge_fallbacks == 3
     assert "judge → C rules ×3" in render_state(fold.snapshot()).plain
     assert "Fallback" not in render_state(StateFold().snapshot()).plain
+
+
+async def test_a_run_resumed_after_the_close_note_closes_as_it_would_have(run_scene, loopback, tmp_path):
+    import shutil
+
+    from core.clock import VirtualClock
+    from test_resume import kill_mid_beat, played, prepare
+
+    lines = {"bob": '[TO: Alice, TONE: remorseful] "I\'m truly sorry."',
+             "alice": '[TO: Bob, TONE: softening] "I accept your apology."'}
+    loopback.default = scripted(lambda who, r: turn(lines[who]))
+    scene = two_hander(cast=remote_cast(loopback, "alice", "bob"), goal_markers=["sorry", "accept"])
+    whole = await run_scene(scene, isolation="b", coordinator="C")
+    killed = tmp_path / "killed"
+    shutil.copytree(whole.dir, killed)
+    close_note = next(r["beat"] for r in whole.records() if r.get("reason") == "close-note")
+    prompts = killed / "prompts.jsonl"
+    prompts.write_text(prompts.read_text() + "\n")  # the last beat's last request is kept whole by the cut below
+    kill_mid_beat(killed, close_note + 1)
+    session = prepare(killed)
+    session.clock = VirtualClock()
+    result = await session.run()
+    assert (result.close_reason, result.beats) == (whole.result.close_reason, whole.result.beats) == ("goal", close_note + 2)
+    assert sorted(played(killed)) == sorted(played(whole.dir)), "arrival order within a beat is the loopback's"
+    notes = [e.get("reason") for e in map(json.loads, (killed / "events.jsonl").read_text().splitlines()) if e["type"] == "note"]
+    assert notes == ["wind-down", "close-note"], "the resumed run did not wind down a second time"
