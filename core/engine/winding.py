@@ -1,7 +1,7 @@
 """Winding down (spec 004, "Scene Completion Detection"): the nearing note, the close note, the `goal` close.
 
 A scene starts winding down when it has played `limits.wind_down_at` of its `max_beats` (default
-0.8, spec 004's "80%") or as soon as its goal is met: every actor is sent "Scene is nearing natural
+0.8, spec 004's "80%") or as soon as its goal is met, while a beat remains to hear it: every actor is sent "Scene is nearing natural
 conclusion. Begin wrapping up."; at the next beat, "Please close the scene by <final action>." (the
 scene's `closing_action:`, else `NEUTRAL_ACTION`). Once the goal is met and every character has
 stated a final position, the scene closes with reason `goal`.
@@ -82,6 +82,8 @@ def wind_down(session: Any, view: SceneView, decision: Decision, new_speech: lis
         winding.spoken |= {s.from_ for s in new_speech if s.action != "silent" and s.beat is not None
                            and s.beat > winding.close_beat}
     met = goal_met(view, decision)
+    if winding.close_beat is None and state.beat + 1 >= state.max_beats:
+        return None  # no beat left to hear a note: `max_beats` closes the scene now
     if winding.nearing_beat is None:
         if met or length_due(state.beat, state.max_beats, scene.limits.wind_down_at):
             winding.nearing_beat = state.beat

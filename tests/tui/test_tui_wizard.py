@@ -176,7 +176,7 @@ class TestFormat:
             await pilot.press("ctrl+n", "ctrl+n")
             assert step(app) == "confirm"
             error = str(app.screen.query_one("#start-error").render())
-            assert error.startswith("Cannot start:") and "gpt" in error, error
+            assert error.startswith("Cannot start:") and "Scene prompt is required" in error, error
 
 
 class TestProviderStep:
