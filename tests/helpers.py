@@ -82,7 +82,7 @@ def example_scene(name: str, **update: Any) -> Scene:
 
 def make_scene(**data: Any) -> Scene:
     """A scene from a dict (the same validation as a file)."""
-    return scene_from_dict({"name": "test-scene", "characters": ["alice", "bob", "charlie"], **data})
+    return scene_from_dict({"name": "test-scene", "prompt": "A scene.", "characters": ["alice", "bob", "charlie"], **data})
 
 
 async def run_session(tmp_path: Path, scene: Scene, *, audit: bool = True, before_run=None, **options: Any) -> Run:

@@ -126,7 +126,7 @@ def test_two_agents_with_the_same_name_are_refused(tmp_path):
 
 def run_agents(tmp_path, extra: str = "") -> list[dict]:
     scene = tmp_path / "s.yaml"
-    scene.write_text(f"name: s\ncharacters: [code-reviewer, story-teller]\nisolation: b\ncoordinator: C\n{extra}")
+    scene.write_text(f"name: s\nprompt: A scene.\ncharacters: [code-reviewer, story-teller]\nisolation: b\ncoordinator: C\n{extra}")
     assert main(["--batch", str(scene), "--out", str(tmp_path / "run"), "--max-beats", "1", "--seed", "1"]) == 0
     return read_requests(tmp_path / "run")
 

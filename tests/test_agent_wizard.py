@@ -51,7 +51,7 @@ def test_a_wizard_description_is_kept_whole_past_its_user_and_assistant_lines(tm
 
 def briefing(tmp_path, fields: str) -> str:
     scene = tmp_path / "s.yaml"
-    scene.write_text(f"name: s\ncharacters: [code-reviewer, story-teller]\nisolation: b\ncoordinator: C\n"
+    scene.write_text(f"name: s\nprompt: A scene.\ncharacters: [code-reviewer, story-teller]\nisolation: b\ncoordinator: C\n"
                      f"character_fields: {fields}\n")
     out = tmp_path / f"run-{len(fields)}"
     assert main(["--batch", str(scene), "--out", str(out), "--max-beats", "1", "--seed", "1"]) == 0

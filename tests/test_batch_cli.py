@@ -65,7 +65,7 @@ def test_batch_refuses_to_start_without_the_coordinator_choice(tmp_path, capsys)
 
 def test_an_unknown_character_fails_fast_with_the_paths_searched(tmp_path, capsys):
     scene = tmp_path / "s.yaml"
-    scene.write_text("name: lost\ncharacters: [alice, nobody-here]\n")
+    scene.write_text("name: lost\nprompt: A scene.\ncharacters: [alice, nobody-here]\n")
     code, err = batch(capsys, str(scene), "--isolation", "a", "--coordinator", "C",
                       "--characters-dir", str(CHARACTERS), "--out", str(tmp_path / "run"))
     assert code == 2
@@ -76,7 +76,7 @@ def test_an_unknown_character_fails_fast_with_the_paths_searched(tmp_path, capsy
 
 def test_bad_yaml_names_the_file_and_the_line(tmp_path, capsys):
     scene = tmp_path / "broken.yaml"
-    scene.write_text("name: broken\ncharacters: [alice, bob\nturns: parallel\n")
+    scene.write_text("name: broken\nprompt: A scene.\ncharacters: [alice, bob\nturns: parallel\n")
     code, err = batch(capsys, str(scene), "--isolation", "a", "--coordinator", "C")
     assert code == 2 and "INVALID_CONFIG" in err and "broken.yaml" in err
     assert any(f":{n}" in err for n in (2, 3, 4))
@@ -92,7 +92,7 @@ def test_a_bad_field_names_the_file_the_field_and_the_line(tmp_path, capsys):
 @pytest.mark.parametrize("slug", ["../etc", "a/b", "Alice", "a b", "a\x00b", ""])
 def test_a_bad_character_slug_is_refused_before_any_path_is_built(tmp_path, capsys, slug):
     scene = tmp_path / "s.yaml"
-    scene.write_text(f"name: s\ncharacters: [alice, {json.dumps(slug)}]\n")
+    scene.write_text(f"name: s\nprompt: A scene.\ncharacters: [alice, {json.dumps(slug)}]\n")
     code, err = batch(capsys, str(scene), "--isolation", "a", "--coordinator", "C")
     assert code == 2 and "INVALID_CONFIG" in err and "a slug is" in err and "characters[1]" in err
 

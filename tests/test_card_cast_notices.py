@@ -17,7 +17,7 @@ def cast(tmp_path, monkeypatch, scene: str):
     native = tmp_path / "characters" / "alice"
     native.mkdir(parents=True)
     (native / "profile.md").write_text("# Alice\n\nDirect.\n")
-    (tmp_path / "s.yaml").write_text("name: m\ncharacters: [cards/sera.json, alice]\n" + scene)
+    (tmp_path / "s.yaml").write_text("name: m\nprompt: A scene.\ncharacters: [cards/sera.json, alice]\n" + scene)
     run = tmp_path / "run"
     assert main(["--batch", "s.yaml", "--isolation", "a", "--coordinator", "C", "--max-beats", "2", "--seed", "1",
                  "--out", str(run)]) == 0

@@ -125,7 +125,7 @@ def test_a_webp_card_cast_directly_plays(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "cards").mkdir()
     webp(tmp_path / "cards" / "webby.webp", exif=exif_with_comment(CARD_JSON))
-    (tmp_path / "s.yaml").write_text("name: s\ncharacters: [cards/webby.webp, alice]\n")
+    (tmp_path / "s.yaml").write_text("name: s\nprompt: A scene.\ncharacters: [cards/webby.webp, alice]\n")
     run = tmp_path / "run"
     assert main(["--batch", "s.yaml", "--isolation", "a", "--coordinator", "C", "--max-beats", "2", "--seed", "1",
                  "--characters-dir", str(CHARACTERS), "--journals", "none", "--out", str(run), "--quiet"]) == 0
@@ -153,7 +153,7 @@ def test_every_other_image_type_is_refused_as_what_it_is(tmp_path, capsys, suffi
 def test_another_image_type_cast_directly_says_what_it_is_not_the_slug_rule(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     Image.new("RGB", (2, 2)).save(tmp_path / "sera.jpg", "JPEG")
-    (tmp_path / "s.yaml").write_text("name: s\ncharacters: [sera.jpg, alice]\n")
+    (tmp_path / "s.yaml").write_text("name: s\nprompt: A scene.\ncharacters: [sera.jpg, alice]\n")
     assert main(["--batch", "s.yaml", "--isolation", "a", "--coordinator", "C", "--characters-dir", str(CHARACTERS)]) == 2
     err = capsys.readouterr().err
     assert "Character 'sera' (a card)" in err and "a JPEG image" in err and "slug" not in err

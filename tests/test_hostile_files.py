@@ -92,7 +92,7 @@ def test_a_scene_read_from_a_pipe_is_bounded_too(tmp_path):
 
 def test_a_few_small_anchors_still_load(tmp_path):
     path = tmp_path / "anchors.yaml"
-    path.write_text("name: s\ncharacters: [ann, ben]\ncast:\n  ann: &fast {provider: offline}\n  ben: *fast\n")
+    path.write_text("name: s\nprompt: A scene.\ncharacters: [ann, ben]\ncast:\n  ann: &fast {provider: offline}\n  ben: *fast\n")
     assert set(load_scene(path).cast) == {"ann", "ben"}
 
 
@@ -167,7 +167,7 @@ def test_json_nested_deep_is_refused_by_import_with_exit_2(tmp_path, capsys, tex
 
 def test_a_card_nested_deep_cast_directly_exits_2(tmp_path, capsys):
     (tmp_path / "deep.json").write_text('{"name": "Deep", "personality": "x", "data": ' + DEEP + "}")
-    (tmp_path / "s.yaml").write_text("name: s\ncharacters: [deep.json, alice]\nisolation: a\ncoordinator: C\n")
+    (tmp_path / "s.yaml").write_text("name: s\nprompt: A scene.\ncharacters: [deep.json, alice]\nisolation: a\ncoordinator: C\n")
     assert main(["--batch", str(tmp_path / "s.yaml"), "--characters-dir", str(CHARACTERS)]) == 2
     assert "Character 'deep' (a card):" in capsys.readouterr().err
 

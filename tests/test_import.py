@@ -219,7 +219,7 @@ def test_a_card_cast_directly_plays_beside_an_agent_file_and_a_native_character(
     native.mkdir(parents=True)
     (native / "profile.md").write_text("# Alice - Project Manager\n\n## Personality\n\n- Direct\n")
     before = {p.name: p.read_bytes() for p in agents.iterdir()}
-    (tmp_path / "s.yaml").write_text("name: mixed\ncharacters: [cards/sera.png, code-helper, alice]\n"
+    (tmp_path / "s.yaml").write_text("name: mixed\nprompt: A scene.\ncharacters: [cards/sera.png, code-helper, alice]\n"
                                      "perspectives: {sera: You remember the glade.}\n")
     run = tmp_path / "run"
     assert main(["--batch", "s.yaml", "--isolation", isolation, "--coordinator", "C", "--max-beats", "3",
@@ -237,6 +237,6 @@ def test_a_missing_card_in_the_cast_names_the_file(tmp_path, monkeypatch, capsys
     monkeypatch.chdir(tmp_path)
     (tmp_path / "characters" / "alice").mkdir(parents=True)
     (tmp_path / "characters" / "alice" / "profile.md").write_text("# Alice\n\nDirect.\n")
-    (tmp_path / "s.yaml").write_text("name: m\ncharacters: [cards/nope.png, alice]\n")
+    (tmp_path / "s.yaml").write_text("name: m\nprompt: A scene.\ncharacters: [cards/nope.png, alice]\n")
     assert main(["--batch", "s.yaml", "--isolation", "a", "--coordinator", "C"]) == 2
     assert "nope.png" in capsys.readouterr().err

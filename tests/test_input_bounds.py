@@ -23,7 +23,7 @@ from test_scene_faults import keys, turn  # noqa: F401  (fixture)
 SCENE = "name: s\ncharacters: [ann, ben]\nisolation: b\ncoordinator: C\n"
 
 
-def workspace(tmp_path, scene: str = SCENE):
+def workspace(tmp_path, scene: str = SCENE + "prompt: A scene.\n"):
     chars = tmp_path / "chars"
     for slug in ("ann", "ben"):
         (chars / slug).mkdir(parents=True)
@@ -132,7 +132,8 @@ def test_budget_usd_rejects_nan_infinities_and_negatives(tmp_path, capsys, budge
 
 
 def remote_scene(loopback, model: str) -> str:
-    return SCENE + (f"provider: {{name: anthropic, model: {model}, base_url: '{loopback.url()}', max_retries: 0}}\n")
+    return SCENE + (f"provider: {{name: anthropic, model: {model}, base_url: '{loopback.url()}', max_retries: 0}}\n"
+                    "prompt: A scene.\n")
 
 
 def test_a_model_without_a_price_is_flagged_on_stderr_and_in_metadata(tmp_path, capsys, loopback):

@@ -56,7 +56,7 @@ def cast_of(tmp_path, alice: str, bob: str = "# Bob\n\nBob bakes.\n"):
         (chars / slug).mkdir(parents=True)
         (chars / slug / "profile.md").write_text(text)
     scene = tmp_path / "s.yaml"
-    scene.write_text("name: s\ncharacters: [alice, bob]\nisolation: b\ncoordinator: C\n")
+    scene.write_text("name: s\nprompt: A scene.\ncharacters: [alice, bob]\nisolation: b\ncoordinator: C\n")
     return ["--batch", str(scene), "--characters-dir", str(chars), "--out", str(tmp_path / "run")]
 
 

@@ -10,6 +10,8 @@ from core.errors import InvalidConfig
 from core.casting.scene_file import ProviderSpec, Scene, load_scene, scene_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
+PROMPT = "prompt: Alice and Bob settle an old quarrel while Charlie listens.\n"
+"""Appended to `GOOD` where it must load: a scene needs a prompt (its lines stay where they are)."""
 GOOD = """\
 name: the-test
 characters: [alice, bob, charlie]
@@ -69,29 +71,29 @@ def test_morning_kitchen_example_matches_spec_000():
 
 
 def test_defaults_title_from_name_and_first_character_speaks_first(tmp_path):
-    scene = load_scene(scene_file(tmp_path, GOOD))
+    scene = load_scene(scene_file(tmp_path, GOOD + PROMPT))
     assert scene.title == "The Test" and scene.initial_speaker == "alice"
     assert scene.format == "scene" and scene.turns == "parallel"
     assert scene.limits.model_dump() == {"max_beats": 10, "soft_cap_per_character": 40,
                                          "hard_cap_per_character": 60, "stall_beats": 3,
-                                         "min_turns_per_character": 2, "window": 10}
+                                         "min_turns_per_character": 2, "wind_down_at": 0.8, "window": 10}
     assert scene.provider == ProviderSpec() and scene.judge is None and scene.seed is None
 
 
 def test_empty_text_keys_mean_no_text(tmp_path):
-    scene = load_scene(scene_file(tmp_path, GOOD + "goal:\nsetting:\n"))
+    scene = load_scene(scene_file(tmp_path, GOOD + PROMPT + "goal:\nsetting:\n"))
     assert scene.goal == "" and scene.setting == ""
 
 
 def test_perspective_for_gives_only_that_characters_perspective(tmp_path):
-    scene = load_scene(scene_file(tmp_path, GOOD))
+    scene = load_scene(scene_file(tmp_path, GOOD + PROMPT))
     assert scene.perspective_for("alice") == "Only Alice knows this."
     assert scene.perspective_for("charlie") == ""
 
 
 def test_provider_for_merges_the_cast_override_over_the_scene_provider():
     scene = scene_from_dict({
-        "name": "s", "characters": ["alice", "bob", "charlie"],
+        "name": "s", "prompt": "A scene.", "characters": ["alice", "bob", "charlie"],
         "provider": {"name": "openai", "model": "gpt-x", "timeout_s": 5, "latency_ms": [1, 2]},
         "cast": {"alice": {"provider": "anthropic", "model": "claude-x"},
                  "bob": {"latency_ms": [10, 20]},
@@ -100,11 +102,11 @@ def test_provider_for_merges_the_cast_override_over_the_scene_provider():
                                                        latency_ms=(1, 2))
     assert scene.provider_for("bob") == ProviderSpec(name="openai", model="gpt-x", timeout_s=5, latency_ms=(10, 20))
     assert scene.provider_for("charlie").model is None, "another provider's model is not carried over"
-    assert scene_from_dict({"name": "s", "characters": ["a", "b"]}).provider_for("a") == ProviderSpec()
+    assert scene_from_dict({"name": "s", "prompt": "A scene.", "characters": ["a", "b"]}).provider_for("a") == ProviderSpec()
 
 
 def test_judge_and_seed_and_choices_are_read(tmp_path):
-    scene = load_scene(scene_file(tmp_path, GOOD + "judge: {name: anthropic, model: claude-j}\nseed: 7\n"
+    scene = load_scene(scene_file(tmp_path, GOOD + PROMPT + "judge: {name: anthropic, model: claude-j}\nseed: 7\n"
                                                    "isolation: b\ncoordinator: C\n"))
     assert scene.judge == ProviderSpec(name="anthropic", model="claude-j")
     assert (scene.seed, scene.isolation, scene.coordinator) == (7, "b", "C")
@@ -219,13 +221,13 @@ def test_characters_must_be_unique(tmp_path):
 
 
 def test_cast_size_is_one_to_eight(tmp_path):
-    assert "characters: List should have at least 1 item" in problem(tmp_path, "name: s\ncharacters: []\n")
+    assert "characters: List should have at least 1 item" in problem(tmp_path, "name: s\nprompt: A scene.\ncharacters: []\n")
     nine = ", ".join(f"c{i}" for i in range(9))
-    assert "characters: List should have at most 8 items" in problem(tmp_path, f"name: s\ncharacters: [{nine}]\n")
+    assert "characters: List should have at most 8 items" in problem(tmp_path, f"name: s\nprompt: A scene.\ncharacters: [{nine}]\n")
 
 
 def test_scene_format_needs_two_characters_but_other_formats_do_not(tmp_path):
-    assert "a scene needs at least 2 characters" in problem(tmp_path, "name: s\ncharacters: [alice]\n")
+    assert "a scene needs at least 2 characters" in problem(tmp_path, "name: s\nprompt: A scene.\ncharacters: [alice]\n")
     scene = load_scene(scene_file(tmp_path, "name: s\nformat: collaborate\ncharacters: [alice]\n"))
     assert scene.characters == ["alice"]
 
@@ -252,11 +254,11 @@ def test_multiple_errors_are_all_reported_one_per_line_in_file_order(tmp_path):
 
 def test_scene_from_dict_names_the_source_and_field():
     with pytest.raises(InvalidConfig) as caught:
-        scene_from_dict({"name": "s", "characters": ["a", "b"], "limits": {"max_beats": -1}}, source="cli")
+        scene_from_dict({"name": "s", "prompt": "A scene.", "characters": ["a", "b"], "limits": {"max_beats": -1}}, source="cli")
     assert caught.value.message == "cli: limits.max_beats: Input should be greater than 0 (got -1)"
 
 
 def test_scene_is_a_pydantic_model_that_round_trips(tmp_path):
-    scene = load_scene(scene_file(tmp_path, GOOD))
+    scene = load_scene(scene_file(tmp_path, GOOD + PROMPT))
     assert isinstance(scene, Scene)
     assert Scene.model_validate(scene.model_dump()) == scene

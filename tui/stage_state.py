@@ -14,6 +14,7 @@ from typing import Any
 
 from core.engine.state import SessionState
 from core.record.events import BaseEvent, CallEvent, CloseEvent, SpeakEvent
+from core.record.outputs import JUDGE_FALLBACK
 from tui.formats import registry
 from tui.snapshot import StageState
 
@@ -96,6 +97,8 @@ class StateFold:
             s.cost_usd += event.cost_usd
         elif isinstance(event, CloseEvent):
             s.status, s.close_reason, s.goal_achieved = "closed", event.reason, event.goal_achieved
+        elif event.type == "system" and getattr(event, "reason", None) == JUDGE_FALLBACK:
+            s.judge_fallbacks += 1
         elif event.type in ("pause", "resume", "stop") and s.status != "closed":
             s.status = {"pause": "paused", "resume": "running", "stop": "closing"}[event.type]
 

@@ -69,6 +69,19 @@ class RunOptions:
     """The pace when neither sets one and every call goes to the offline improviser (the console: 1.5 s)."""
     realtime: bool = False
     """True for the console: a run on simulated time also waits its simulated latency out in wall time."""
+    suggested_events: str | None = None
+    """`--suggested-events inject|ask|off`; None: the scene's `suggested_events:`, else `ask` in the
+    console and `off` headless."""
+
+
+def suggested_events(scene: Scene, options: RunOptions) -> tuple[str, list[str]]:
+    """What becomes of the coordinator's suggested world events, and a notice when headless `ask`
+    (no one to ask) falls back to `off`."""
+    mode = options.suggested_events or scene.suggested_events or ("off" if options.headless else "ask")
+    if mode == "ask" and options.headless:
+        return "off", ["suggested_events: ask has no operator to ask in a headless run; suggestions are "
+                       "only recorded (give --suggested-events inject to inject them)"]
+    return mode, []
 
 
 def clock_for(specs: list[ProviderSpec], *, realtime: bool = False, start: float = 0.0) -> Clock:
@@ -198,7 +211,8 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
                   spec_for=lambda s, slug: provider_spec(s, slug, options))
     specs, notices = fmt.default_providers(scene, {c.slug: provider_spec(scene, c.slug, options) for c in cast},
                                            provider_flag=bool(options.provider))
-    notices = card_notices(scene, cards) + notices
+    suggestions, told = suggested_events(scene, options)
+    notices = card_notices(scene, cards) + notices + told
     judge_spec = provider_spec(scene, None, options)
     called = [*specs.values(), *([judge_spec] if role != "C" else []), *fmt.priced_specs(scene, setup)]
     pool.clock = clock = options.clock or clock_for(called, realtime=options.realtime)
@@ -216,7 +230,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     start = {"scene": scene.model_dump(include={"name", "title", "format", "turns", "setting", "goal"}),
              "cast": {c.slug: c.name for c in cast}, "isolation": isolation, "coordinator": role,
              "seed": seed, "providers": {s: f"{p.name}:{model_name(p)}" for s, p in specs.items()},
-             "arrivals": clock.arrivals}
+             "arrivals": clock.arrivals, "suggested_events": suggestions}
     if unpriced:
         start["unpriced_models"] = unpriced
     claim = run_dir_for(scene, options)
@@ -231,6 +245,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
                           pace_s=resolve_pace(options.pace, scene.pace, options.offline_pace,
                                               [*specs.values(), *([judge_spec] if role != "C" else [])]))
         session.recorder.lock = claim
+        session.suggested_events = suggestions
         fmt.prepare(session, setup)
     except BaseException:
         _release(claim)

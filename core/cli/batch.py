@@ -25,6 +25,7 @@ from core.engine.outcome import PROVIDER_ERROR
 from core.protocol.sanitize import strip_controls
 from core.casting import scene_file
 from core.casting.build import RunOptions, build_session
+from core.record.outputs import fallback_notice
 from core.engine.format import SceneReader
 from core.formats.registry import FORMATS
 from core.record.lines import PLAIN, FormatLines
@@ -35,7 +36,7 @@ def options_from(ns: argparse.Namespace) -> RunOptions:
                       base_url=ns.base_url, characters_dirs=list(ns.characters_dirs), out=ns.out, seed=ns.seed,
                       max_beats=ns.max_beats, budget_usd=ns.budget_usd, journals=ns.journals,
                       on_escalate=getattr(ns, "on_escalate", None), headless=True,
-                      pace=getattr(ns, "pace", None))
+                      pace=getattr(ns, "pace", None), suggested_events=getattr(ns, "suggested_events", None))
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -119,6 +120,8 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     goal = {True: "goal achieved", False: "goal not achieved"}.get(result.goal_achieved, "goal unknown")
     say(stream, f"Scene closed: {result.close_reason} ({goal}) after {played} {unit}, {cost}.\n"
         f"Run folder: {result.run_dir}")
+    if session.state.judge_fallbacks:
+        say(stream, f"NOTICE: {fallback_notice(session.state.judge_fallbacks)}")
     if result.close_reason == PROVIDER_ERROR:
         say(stream, f"Run failed: {session.failure or session.health.cause}")
     return EXIT_FAILED if result.close_reason in ("error", PROVIDER_ERROR) else EXIT_CLOSED

@@ -42,6 +42,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--pace", type=_seconds, metavar="SECONDS",
                    help="minimum seconds per beat, 0 to 60 (default: the scene's pace:, else 0; "
                         "in the console 1.5 on the offline improviser)")
+    p.add_argument("--suggested-events", dest="suggested_events", choices=["inject", "ask", "off"],
+                   help="world events the coordinator suggests: inject them, ask you (console), or only record "
+                        "them (default: the scene's suggested_events:, else ask in the console, off headless)")
     p.add_argument("--quiet", action="store_true", help="batch: print only the summary")
     from core.formats.registry import FORMATS
 

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING
 
 from core.engine.briefing import SOFT_CAP_NUDGE, STALL_NOTE
 from core.engine.coordinator import Decision, SceneView, marker_verdict
+from core.engine.winding import wind_down
 from core.record.events import COORDINATOR, SpeakEvent
+from core.record.outputs import JUDGE_FALLBACK
 from core.protocol.lines import speech_line
 
 if TYPE_CHECKING:
@@ -90,13 +92,21 @@ def stall(session: Stage) -> Decision | None:
     return None
 
 
+def spoken_words(session: Stage) -> list[str]:
+    """The words of every non-silent speech so far."""
+    return [e.text for e in session.recorder.events if isinstance(e, SpeakEvent) and e.action != "silent"]
+
+
 def scene_view(session: Stage, new_speech: list[SpeakEvent], speeches: list[str] | None = None) -> SceneView:
     """What the coordinator may look at: public speech and counters, nothing private."""
     state = session.state
+    if speeches is None and session.scene.goal_markers:
+        speeches = spoken_words(session)
     return SceneView(beat=state.beat, max_beats=state.max_beats, goal=session.scene.goal or "",
                      new_speech=new_speech, recent_lines=session.public_lines[-40:],
                      silent_streak=state.silent_streak, goal_markers=list(session.scene.goal_markers),
-                     speeches=speeches or [])
+                     speeches=speeches or [], cast=list(state.cast.values()),
+                     since_close_note=session.winding.since_close_note(session.public_lines))
 
 
 def close_allowed(session: Stage) -> str | None:
@@ -111,24 +121,37 @@ def close_allowed(session: Stage) -> str | None:
 
 
 def _warn(session: Stage) -> Callable[[str], None]:
-    return lambda message: session.recorder.log("warning", message)
+    """What a coordinator calls when its judge fell back to role C's rules: `debug.log`, and a visible
+    `system` event (no target: it is no actor's failure) counted in the session's state."""
+    def fell_back(message: str) -> None:
+        session.recorder.log("warning", message)
+        session.state.judge_fallbacks += 1
+        session.say("system", f"The judge fell back to role C's rules: {message}", reason=JUDGE_FALLBACK)
+    return fell_back
 
 
 async def judge(session: Stage, new_speech: list[SpeakEvent]) -> Decision | None:
     """Ask the coordinator (rules or an LLM judge) and act on its decision. Whatever words a judge
     gives as its reason, a coordinator's close is a `natural` close (its words stay in the decision)."""
     state = session.state
-    decision = await session.coordinator.decide(scene_view(session, new_speech), session.ask_judge, _warn(session))
-    if decision.decision == "close" and (why := close_allowed(session)):
-        session.recorder.log("info", f"natural close not taken at beat {state.beat}: {why}")
-        return None
+    view = scene_view(session, new_speech)
+    decision = await session.coordinator.decide(view, session.ask_judge, _warn(session))
+    allowed = close_allowed(session)
+    if decision.decision == "close" and allowed:
+        session.recorder.log("info", f"natural close not taken at beat {state.beat}: {allowed}")
+        return wind_down(session, view, decision, new_speech, allowed)
+    suggested = decision.text if decision.decision == "suggest_event" else None
+    if suggested and session.suggested_events == "ask":
+        session.suggest(suggested)  # held before the decision event, so that its watchers see it pending
     if decision.decision != "continue":
         session.say("decision", decision.text or decision.decision, reason=decision.reason, target=decision.actor)
     if decision.decision == "close":
         return close("natural", decision.text or decision.reason or "The coordinator closed the scene")
     if decision.decision == "nudge" and decision.actor in state.cast and decision.actor not in session.nudged:
         nudge(session, decision.actor)
-    return None
+    if suggested and session.suggested_events == "inject":
+        session.suggest(suggested)  # recorded after the decision that suggested it
+    return wind_down(session, view, decision, new_speech, allowed)
 
 
 def public_line(session: Stage, speech: SpeakEvent) -> str:
@@ -140,8 +163,7 @@ async def with_verdict(session: Stage, decision: Decision) -> Decision:
     """The close decision with the coordinator's goal verdict (when the format gives one; others keep theirs)."""
     if not session.format.judges_goal:
         return decision
-    speeches = [e.text for e in session.recorder.events if isinstance(e, SpeakEvent) and e.action != "silent"]
-    view = scene_view(session, [], speeches)
+    view = scene_view(session, [], spoken_words(session))
     if decision.reason in NO_VERDICT_CALL:
         verdict = marker_verdict(view)
     else:

@@ -39,6 +39,11 @@ class Decision(BaseModel):
     text: str | None = None
     goal_achieved: bool | None = None
     goal_reason: str | None = None
+    goal_met: bool | None = None
+    """A judge's answer, with every decision: has the goal been reached yet? (None: role C's markers decide.)"""
+    positions_stated: bool | None = None
+    """A judge's answer: has every character stated a final position since the close note? (None:
+    role C's rule decides, see `core.engine.winding`.)"""
 
 
 @dataclass
@@ -64,7 +69,11 @@ class SceneView:
     silent_streak: int = 0
     goal_markers: list[str] = field(default_factory=list)
     speeches: list[str] = field(default_factory=list)
-    """Every spoken line's words so far (for the goal verdict)."""
+    """Every spoken line's words so far (for the goal verdict and role C's goal markers)."""
+    cast: list[str] = field(default_factory=list)
+    """The cast's display names (a judge asks whether each has stated a final position)."""
+    since_close_note: list[str] | None = None
+    """The public lines since the close note went out (None: it has not; see `core.engine.winding`)."""
 
 
 def closes_naturally(speech: SpeakEvent) -> bool:
@@ -101,7 +110,6 @@ class RuleCoordinator:
         return marker_verdict(view)
 
 
-
 class VerdictAnswer(BaseModel):
     """The judge's goal verdict at close."""
 
@@ -130,7 +138,13 @@ class JudgeCoordinator:
     def request(self, view: SceneView) -> Request:
         """The judge's request after a beat: the recent speech and the counters."""
         lines = "\n".join(view.recent_lines) or judging.NO_SPEECH_YET
-        user = judging.DECISION.format(beat=view.beat, max_beats=view.max_beats, silent=view.silent_streak, lines=lines)
+        cast = judging.CAST.format(names=", ".join(view.cast)) if view.cast else ""
+        if view.since_close_note is None:
+            since = judging.NO_CLOSE_NOTE
+        else:
+            since = judging.SINCE_CLOSE_NOTE.format(lines="\n".join(view.since_close_note) or judging.NONE_YET)
+        user = judging.DECISION.format(beat=view.beat, max_beats=view.max_beats, silent=view.silent_streak,
+                                       cast=cast, lines=lines, since=since)
         return Request(to="judge", purpose="judge", system=self._system(judging.JUDGE_SYSTEM), beat=view.beat,
                        max_tokens=200, messages=[ChatMessage(role="user", content=user)])
 

@@ -62,6 +62,9 @@ class Limits(SceneModel):
     stall_beats: PositiveInt = 3
     min_turns_per_character: NonNegativeInt = 2
     """No natural close before every actor has spoken this many times (and never at beat 0)."""
+    wind_down_at: float = Field(0.8, gt=0.0, le=1.0)
+    """The share of `max_beats` after which the scene winds down (`core.engine.winding`): the nearing
+    note, then the close note (spec 004's "80%")."""
     window: PositiveInt = 10
     """Recent context: the exchanges an actor's request carries (isolation a), or the turns its
     thread keeps before older ones are dropped in blocks of this size (isolation b)."""
@@ -135,6 +138,11 @@ class Scene(SceneModel):
     goal: str = ""
     goal_markers: list[str] = Field(default_factory=list)
     """Words that must each appear in some speech for role C to call the goal achieved."""
+    suggested_events: Literal["inject", "ask", "off"] | None = None
+    """What becomes of a world event the coordinator suggests (`--suggested-events` wins): `inject`,
+    `ask` the operator, or `off`; unset: `ask` in the console, `off` headless."""
+    closing_action: str = ""
+    """The final action the close note asks for ("Please close the scene by …"); unset: a neutral one."""
     characters: list[Slug] = Field(min_length=1, max_length=MAX_CAST)
     cards: dict[Slug, str] = Field(default_factory=dict)
     """Character cards cast directly: slug -> card file (`.png`/`.webp`/`.json`, relative to the scene file).
@@ -199,7 +207,7 @@ class Scene(SceneModel):
             return NotImplemented
         return type(self) is type(other) and self.__dict__ == other.__dict__
 
-    @field_validator("setting", "prompt", "goal", "coordinator_notes", mode="before")
+    @field_validator("setting", "prompt", "goal", "coordinator_notes", "closing_action", mode="before")
     @classmethod
     def _empty_is_blank(cls, value: Any) -> Any:
         """A key given with no value (`goal:`) means no text."""

@@ -74,6 +74,11 @@ class Session(Stage):
             decision = await self._finish_journal_step()
         else:
             decision = await self._scene()
+        if self.state.judge_fallbacks:
+            try:
+                self.recorder.add_to_notes(f"\n- Judge fallback: {outputs.fallback_notice(self.state.judge_fallbacks)}\n")
+            except OSError as exc:
+                self.recorder.log("warning", f"notes.md could not take the judge fallback notice: {exc!r}")
         try:
             self.recorder.finish(datetime.now())
         except RecordingError:

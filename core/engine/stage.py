@@ -34,6 +34,7 @@ from core.record.recorder import Recorder
 from core.protocol.sanitize import mend
 from core.engine.scene import Scene
 from core.engine.state import SessionState
+from core.engine.winding import Winding
 
 Subscriber = Callable[[BaseEvent], None]
 
@@ -93,6 +94,11 @@ class Stage:
         """The minimum seconds per beat, waited at the safe point (`set_pace` changes it)."""
         self.state.pace_s = self.pace.seconds
         self.nudged: dict[str, int] = {}
+        self.winding = Winding()
+        """Where the scene is in winding down (`core.engine.winding`)."""
+        self.suggested_events = "off"
+        """What becomes of a world event the coordinator suggests: `inject` it, `ask` the operator
+        (`accept_suggestion`), or `off` (recorded as the coordinator's decision only)."""
         self.health = CallHealth([a.slug for a in actors])
         """Succeeded and failed calls; see `core.engine.outcome`."""
         self.failure: str | None = None
@@ -237,6 +243,28 @@ class Stage:
         if text.strip():
             self._pending.append(("note", mend(text.strip()), to))
 
+    def suggest(self, text: str) -> None:
+        """The coordinator suggested a world event: inject it, hold it for the operator (the latest
+        suggestion replaces an older one), or leave it in its decision event, as `suggested_events` says."""
+        text = mend(text.strip())
+        if not text or self.suggested_events == "off":
+            return
+        if self.suggested_events == "inject":
+            self.world_event(text, source=COORDINATOR, suggested_by=COORDINATOR)
+        else:
+            self.state.suggestion = text
+
+    def accept_suggestion(self) -> str:
+        """Queue the pending suggested world event for the next beat (recorded from the operator,
+        `suggested_by` the coordinator); returns its text. ValueError when none is pending, `SceneClosed`
+        once the scene is closing."""
+        self._still_open()
+        text, self.state.suggestion = self.state.suggestion, None
+        if text is None:
+            raise ValueError("the coordinator has no suggested world event pending")
+        self._pending.append(("suggested", text, None))
+        return text
+
     def _still_open(self) -> None:
         if self._stopped or not self._taking_controls or self.state.status in ("closing", "closed"):
             raise SceneClosed
@@ -272,6 +300,8 @@ class Stage:
         for kind, text, to in pending:
             if kind == "event":
                 self.world_event(text, source=OPERATOR)
+            elif kind == "suggested":
+                self.world_event(text, source=OPERATOR, suggested_by=COORDINATOR)
             else:
                 self.director_note(text, to, source=OPERATOR)
 
@@ -287,9 +317,9 @@ class Stage:
             if self._stopped:
                 raise SceneStopped
 
-    def world_event(self, text: str, *, source: str) -> None:
-        """Record a world event and route it to every actor."""
-        self.say("event", text, source=source)
+    def world_event(self, text: str, *, source: str, suggested_by: str | None = None) -> None:
+        """Record a world event (with who suggested it, when the coordinator did) and route it to every actor."""
+        self.say("event", text, source=source, **({"suggested_by": suggested_by} if suggested_by else {}))
         self.public_lines.append(world_event_line(text))
         for actor in self.actors.values():
             actor.receive(world_event_line(text))

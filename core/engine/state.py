@@ -30,6 +30,10 @@ class SessionState:
     run_dir: str = ""
     pace_s: float = 0.0
     """The minimum seconds per beat (pacing; 0 plays as fast as the actors answer)."""
+    suggestion: str | None = None
+    """The world event the coordinator suggested and the operator has not accepted yet (`suggested_events: ask`)."""
+    judge_fallbacks: int = 0
+    """How many times a judge's answer was unusable and role C's rules decided instead."""
     tones: dict[str, str] = field(default_factory=dict)
     """Each actor's latest `TONE:`, trimmed and lower-cased (an actor that never gave one is absent)."""
 

@@ -235,6 +235,6 @@ def by_beat(take: Take, beat: int) -> dict[int, list[tuple[str, bool]]]:
         if event.type == "close":
             rows.setdefault(current, []).append((f"[SCENE END: {event.reason}]", False))
         elif outputs.is_public(event, own):
-            line = outputs.transcript_lines(start + [event], own)[-1]
+            line = outputs.transcript_lines(start + [event], own, notes=True)[-1]
             rows.setdefault(current, []).append((line, id(event) in marked))
     return rows

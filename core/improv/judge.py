@@ -2,7 +2,10 @@
 
 Reads the speech lines in the request. A close word or exit action in the latest lines closes the
 scene ("natural"; the explicit marker gives "explicit"); a run of silent beats suggests a world
-event that fits the setting; anything else continues.
+event that fits the setting; anything else continues. With every decision it answers the winding-down
+questions (`core.engine.winding`): the goal is met when the speech touched most of the goal's key
+words (as at the verdict), and every character has stated a final position when each one named in
+the `Cast:` line has a speech line since the close note.
 """
 
 from __future__ import annotations
@@ -37,16 +40,38 @@ def judge(system: str, messages: list[ChatMessage], rng: random.Random) -> str:
     text = "\n".join(m.content for m in messages if m.role == "user")
     speech = [line for line in parse_lines(text) if line.kind == "speech"]
     recent = speech[-3:]
+    winding = {"goal_met": _goal_met(system, text), "positions_stated": _positions_stated(text)}
     if any(EXPLICIT in line.text or EXPLICIT in line.nonverbal for line in recent) or EXPLICIT in text[-400:]:
-        return _decision("close", "explicit")
+        return _decision("close", "explicit", **winding)
     for line in reversed(recent):
         if line.action != "silent" and closes(line.text, line.nonverbal):
-            return _decision("close", "natural")
+            return _decision("close", "natural", **winding)
     streak = SILENT_STREAK.search(text)
     if streak and int(streak.group(1) or streak.group(2)) >= STALL_AT:
         return _decision("suggest_event", "the scene has stalled: no one has spoken for a while",
-                         text=_event_for(f"{system}\n{text}", rng))
-    return _decision("continue", "the scene is still moving")
+                         text=_event_for(f"{system}\n{text}", rng), **winding)
+    return _decision("continue", "the scene is still moving", **winding)
+
+
+CAST = re.compile(r"^Cast:\s*(.+?)\.?\s*$", re.M)
+SINCE = "SPEECH SINCE THE CLOSE NOTE:"
+
+
+def _goal_met(system: str, text: str) -> bool:
+    """Most of the goal's key words have been spoken (the verdict's measure)."""
+    words = _goal_words(system)
+    spoken = " ".join(line.text.lower() for line in parse_lines(text) if line.kind == "speech")
+    return bool(words) and sum(w in spoken for w in words) >= MET_SHARE * len(words)
+
+
+def _positions_stated(text: str) -> bool:
+    """Everyone in the `Cast:` line has said something since the close note."""
+    cast = CAST.search(text)
+    if not cast or SINCE not in text:
+        return False
+    since = text.split(SINCE, 1)[1]
+    speakers = {line.speaker for line in parse_lines(since) if line.kind == "speech" and line.action != "silent"}
+    return all(name.strip() in speakers for name in cast.group(1).split(","))
 
 
 def _event_for(context: str, rng: random.Random) -> str:
@@ -60,8 +85,8 @@ def _event_for(context: str, rng: random.Random) -> str:
     return rng.choice(DEFAULT_EVENTS)
 
 
-def _decision(decision: str, reason: str, *, text: str | None = None) -> str:
-    return json.dumps({"decision": decision, "reason": reason, "actor": None, "text": text})
+def _decision(decision: str, reason: str, *, text: str | None = None, **winding: bool) -> str:
+    return json.dumps({"decision": decision, "reason": reason, "actor": None, "text": text, **winding})
 
 
 DECISION_ASK = '{"decision"'
@@ -73,10 +98,15 @@ STEM = 5
 MET_SHARE = 0.6
 
 
+def _goal_words(system: str) -> list[str]:
+    """The goal's content words, by their first letters."""
+    goal = GOAL.search(system)
+    return sorted({w[:STEM] for w in CONTENT_WORD.findall((goal.group(1) if goal else "").lower())})
+
+
 def verdict(system: str, messages: list[ChatMessage]) -> str:
     """Was the goal met? The share of the goal's content words (by their first letters) that were spoken."""
-    goal = GOAL.search(system)
-    words = sorted({w[:STEM] for w in CONTENT_WORD.findall((goal.group(1) if goal else "").lower())})
+    words = _goal_words(system)
     if not words:
         return json.dumps({"goal_achieved": None, "reason": "no goal to judge against"})
     spoken = " ".join(line.text.lower() for line in parse_lines("\n".join(m.content for m in messages))

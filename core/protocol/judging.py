@@ -16,8 +16,12 @@ directions or summaries. You only decide, after each beat, one of:
 - close: the scene has reached a natural end (reason: "natural")
 - nudge: an actor should be told the end is approaching (actor: their name)
 - suggest_event: the scene is stuck; propose a short world event for the operator (text)
-Err toward letting the scene continue. Answer with one JSON object only:
-{"decision": "...", "reason": "...", "actor": null, "text": null}"""
+Err toward letting the scene continue. With every decision also answer two questions:
+- goal_met: has the scene's goal been reached in what was said and done? (true or false)
+- positions_stated: since the close note, has every character of the cast stated a final position,
+  where they now stand? (false while no close note has gone out)
+Answer with one JSON object only:
+{"decision": "...", "reason": "...", "actor": null, "text": null, "goal_met": false, "positions_stated": false}"""
 
 VERDICT_SYSTEM = """\
 You are the coordinator of a scene played by separate actors, and the scene has ended. You never
@@ -30,15 +34,19 @@ SYSTEM = "{prompt}\n\nScene goal: {goal}"
 NO_GOAL = "(none given)"
 OPERATOR = "\n\n## Operator context (notes.md)\n\n{context}\n\n## Director's notes\n\n{notes}"
 NO_NOTES = "(none)"
-DECISION = ("Beat {beat} of at most {max_beats}. Silent beats in a row: {silent}.\n\n"
-            "SPEECH SO FAR:\n{lines}\n\nYour decision, as JSON only:")
+DECISION = ("Beat {beat} of at most {max_beats}. Silent beats in a row: {silent}.\n{cast}\n"
+            "SPEECH SO FAR:\n{lines}\n\n{since}Your decision, as JSON only:")
+CAST = "Cast: {names}.\n"
+NO_CLOSE_NOTE = "No close note has gone out yet.\n\n"
+SINCE_CLOSE_NOTE = "SPEECH SINCE THE CLOSE NOTE:\n{lines}\n\n"
+NONE_YET = "(none yet)"
 NO_SPEECH_YET = "(no speech yet)"
 VERDICT = "The scene closed at beat {beat}.\n\nSPEECH:\n{lines}\n\nWas the goal met? JSON only:"
 NO_SPEECH = "(no speech)"
 
-_TEMPLATES = (JUDGE_SYSTEM, VERDICT_SYSTEM, SYSTEM, NO_GOAL, OPERATOR, NO_NOTES, DECISION, NO_SPEECH_YET,
-              VERDICT, NO_SPEECH)
-_LITERAL = (JUDGE_SYSTEM, VERDICT_SYSTEM, NO_GOAL, NO_NOTES, NO_SPEECH_YET, NO_SPEECH)
+_TEMPLATES = (JUDGE_SYSTEM, VERDICT_SYSTEM, SYSTEM, NO_GOAL, OPERATOR, NO_NOTES, DECISION, CAST, NO_CLOSE_NOTE,
+              SINCE_CLOSE_NOTE, NONE_YET, NO_SPEECH_YET, VERDICT, NO_SPEECH)
+_LITERAL = (JUDGE_SYSTEM, VERDICT_SYSTEM, NO_GOAL, NO_NOTES, NO_CLOSE_NOTE, NONE_YET, NO_SPEECH_YET, NO_SPEECH)
 """Texts sent as they stand (their braces are JSON, not placeholders)."""
 
 

@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from datetime import datetime
 from typing import Any
 
-from core.record.events import BaseEvent, CallEvent, CloseEvent, GenericEvent, JournalEvent, SpeakEvent
+from core.record.events import COORDINATOR, BaseEvent, CallEvent, CloseEvent, GenericEvent, JournalEvent, SpeakEvent
 from core.protocol.lines import folded, indented, speech_line
 from core.record.lines import PLAIN, FormatLines
 from core.providers.pricing import cache_saving
@@ -54,9 +54,9 @@ def scene_format(events: list[BaseEvent]) -> str:
 
 
 def is_public(event: BaseEvent, lines: FormatLines = PLAIN) -> bool:
-    """True for what the audience sees: non-silent speech, world events and notes that reached the
-    actors, actor failures, and the format's own lines. Coordinator decisions, suggested-but-unsent
-    events and other bookkeeping stay in `events.jsonl` only."""
+    """True for what reached the actors: non-silent speech, world events and notes, actor failures,
+    and the format's own lines. Coordinator decisions, suggested-but-unsent events and other
+    bookkeeping stay in `events.jsonl` only. The transcripts leave the notes out too (`transcribed`)."""
     if isinstance(event, SpeakEvent):
         return event.action != "silent"
     if lines.is_public(event):
@@ -66,17 +66,48 @@ def is_public(event: BaseEvent, lines: FormatLines = PLAIN) -> bool:
     return event.type in ("event", "note") or (event.type == "system" and event.target is not None)
 
 
+def transcribed(event: BaseEvent, lines: FormatLines = PLAIN) -> bool:
+    """True for what the transcripts hold: the public record without the moderator notes (spec 004:
+    notes are hidden from the transcript; they stay in `events.jsonl`, the console and replay, and
+    the post-scene notes count them)."""
+    return event.type != "note" and is_public(event, lines)
+
+
+def note_counts(events: list[BaseEvent]) -> dict[str, int]:
+    """Moderator notes that reached the actors: the coordinator's own (stall note, soft-cap nudge,
+    winding down) and the director's (the operator's)."""
+    notes = [e for e in events if e.type == "note"]
+    return {"coordinator": sum(e.from_ == COORDINATOR for e in notes),
+            "director": sum(e.from_ != COORDINATOR for e in notes)}
+
+
+JUDGE_FALLBACK = "judge-fallback"
+"""The `reason` of the `system` event a judge's fallback to role C's rules is recorded with."""
+
+
+def judge_fallbacks(events: list[BaseEvent]) -> int:
+    """How many times a judge's answer was unusable and role C's rules decided instead."""
+    return sum(e.type == "system" and getattr(e, "reason", None) == JUDGE_FALLBACK for e in events)
+
+
+def fallback_notice(count: int) -> str:
+    """The notice of a run whose judge fell back to role C's rules (stderr, `notes.md`, post-scene notes)."""
+    return (f"the coordinator's judge gave no usable answer {count} time{'s' if count != 1 else ''}: "
+            f"role C's rules decided instead (see debug.log)")
+
+
 def _note_line(event: BaseEvent, names: dict[str, str]) -> str:
     """`NOTE to Bob: …` (or `to everyone`), the note as it reached the actors."""
     return f"NOTE to {names.get(event.target, event.target) if event.target else 'everyone'}: {folded(event.text)}"
 
 
-def transcript_lines(events: list[BaseEvent], own: FormatLines = PLAIN) -> list[str]:
-    """Spec 004's lines: `Alice [TO: Bob, TONE: x] "…"`, `[EVENT: …]`, `[SYSTEM: …]`, and the format's own."""
+def transcript_lines(events: list[BaseEvent], own: FormatLines = PLAIN, *, notes: bool = False) -> list[str]:
+    """Spec 004's lines: `Alice [TO: Bob, TONE: x] "…"`, `[EVENT: …]`, `[SYSTEM: …]`, and the format's
+    own; with `notes`, also `[NOTE to Bob: …]` (views of the record that show notes, never a transcript)."""
     names = cast_names(events)
     lines = []
     for event in events:
-        if not is_public(event, own):
+        if not (is_public(event, own) if notes else transcribed(event, own)):
             continue
         if isinstance(event, SpeakEvent):
             lines.append(speech_line(names.get(event.from_, event.from_), event))
@@ -159,7 +190,8 @@ def metadata(events: list[BaseEvent], own: FormatLines = PLAIN) -> dict[str, Any
         "goalAchieved": close.goal_achieved if close else None,
         "goalReason": close.goal_reason if close else None,
         "reason": close.reason if close else "incomplete",
-        "errors": errors(events), "costs": costs(events),
+        "errors": errors(events), "costs": costs(events), "moderatorNotes": note_counts(events),
+        "judgeFallbacks": judge_fallbacks(events),
         "unpricedModels": info.get("unpriced_models", []),
         "actors": {slug: {k: int(v) for k, v in row.items()} for slug, row in per_actor.items()},
         **own.metadata(events),
@@ -180,24 +212,25 @@ def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PL
            f"**Participants:** {', '.join(names.values())}",
            f"**Setting:** {folded(scene.get('setting') or '—')}", "", "---", ""]
     for event in events:
-        if not is_public(event, own):
+        if not transcribed(event, own):
             continue
         if isinstance(event, SpeakEvent):
             out += [f"**{names.get(event.from_, event.from_).upper()}:** {indented(event.raw or event.text)}", ""]
         elif own.is_public(event):
             out += [own.md_line(event, names), ""]
-        elif event.type == "note":
-            out += [f"*[{_note_line(event, names)}]*", ""]
         else:
             out += [f"*[{'EVENT' if event.type == 'event' else 'SYSTEM'}: {folded(event.text)}]*", ""]
     counts = turn_counts(events, own)
     per = ", ".join(f"{names[s]}: {counts.get(s, 0)}" for s in names)
-    spend = costs(events)
+    spend, notes = costs(events), note_counts(events)
     out += ["*[end of scene]*" if close else "*[scene interrupted]*", "", "---", "", "## Post-scene notes",
             f"- Close reason: {close.reason if close else 'incomplete'}",
             f"- Goal: {goal_label(close)}" + (f" — {close.goal_reason}" if close and close.goal_reason else ""),
             f"- Turn count: {sum(counts.values())} ({per})",
             f"- Coordinator's correction prompts issued: {sum(e.type == 'correct' for e in events)}",
+            f"- Moderator notes (hidden from the transcripts): coordinator notes sent: {notes['coordinator']}, "
+            f"director's notes: {notes['director']}",
+            *([f"- Judge fallback: {fallback_notice(fallbacks)}"] if (fallbacks := judge_fallbacks(events)) else []),
             f"- Silent responses: {sum(isinstance(e, SpeakEvent) and e.action == 'silent' for e in events)}",
             f"- Tokens: {spend['totalTokens']:,}; estimated cost ${spend['estimatedUSD']:.4f} USD", ""]
     return "\n".join(out)
@@ -209,11 +242,22 @@ def goal_label(close: CloseEvent | None) -> str:
     return f"{verdict} (closed: {close.reason if close else 'incomplete'})"
 
 
+TIMED_OUT = "max_beats_exceeded"
+"""The close reason of a scene that reached `max_beats` (spec 004's timeout)."""
+
+
+def scene_end(close: CloseEvent | None) -> str:
+    """`transcript.txt`'s last line: spec 004's `[SCENE END - Maximum length reached]` for a timeout,
+    else `[SCENE END - Goal: …]` with the verdict and the close reason."""
+    if close is not None and close.reason == TIMED_OUT:
+        return "[SCENE END - Maximum length reached]"
+    return f"[SCENE END - Goal: {goal_label(close)}]"
+
+
 def transcript_txt(events: list[BaseEvent], when: datetime, own: FormatLines = PLAIN) -> str:
     """Spec 004's transcript: header, bracket lines, world events, scene end, statistics."""
     info, names, close = start_info(events), cast_names(events), close_event(events)
     scene, spend = info.get("scene", {}), costs(events)
-    goal = goal_label(close)
     out = [f"SCENE: {folded(scene.get('title') or scene.get('name', ''))}",
            f"CHARACTERS: {', '.join(names.values())}", f"GOAL: {folded(scene.get('goal') or '—')}",
            f"GENERATED: {when:%Y-%m-%d %H:%M:%S}", "", "---", "", "[SCENE START]"]
@@ -222,7 +266,7 @@ def transcript_txt(events: list[BaseEvent], when: datetime, own: FormatLines = P
     out.append("")
     for line in transcript_lines(events, own):
         out += [line, ""]
-    out += [f"[SCENE END - Goal: {goal}]", "", "---", "", "STATISTICS:",
+    out += [scene_end(close), "", "---", "", "STATISTICS:",
             f"- Duration: {beats(events)} beats", f"- Processing time: {duration_s(events):.1f}s",
             f"- Total tokens: ~{spend['totalTokens']:,}", f"- Estimated cost: ${spend['estimatedUSD']:.2f} USD", ""]
     return "\n".join(out)

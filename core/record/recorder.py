@@ -108,6 +108,11 @@ class Recorder:
         with open_private(self.run_dir / "notes.md", "w") as notes:
             notes.write(strip_controls(text))
 
+    def add_to_notes(self, text: str) -> None:
+        """Append a line to `notes.md` after the run (what the operator must know about it)."""
+        with open_private(self.run_dir / "notes.md", "a") as notes:
+            notes.write(strip_controls(text))
+
     def record(self, event: BaseEvent) -> None:
         """Append one event to `events.jsonl` and flush; raises `RecordingError` when it cannot."""
         self._append("events.jsonl", json.dumps(event.to_record(), ensure_ascii=False))

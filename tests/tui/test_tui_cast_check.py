@@ -18,7 +18,7 @@ async def checked(folder, characters) -> tuple[bool, str]:
     app = CheckApp()
     async with app.run_test() as pilot:
         check = app.query_one(CastCheck)
-        ok = check.check(scene_from_dict({"name": "s", "characters": characters}), [folder])
+        ok = check.check(scene_from_dict({"name": "s", "prompt": "A scene.", "characters": characters}), [folder])
         await pilot.pause()
         return ok, str(check.render())
 

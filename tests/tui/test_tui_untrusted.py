@@ -68,7 +68,7 @@ async def test_scene_and_character_files_are_shown_literally_in_the_wizard(tmp_p
     (tmp_path / "characters" / "ann.md").write_text("---\nname: \"[b]Ann[/b] [@click=app.quit]\"\n---\nAnn.\n")
     (tmp_path / "characters" / "ben.md").write_text("# Ben\x1b[2J [/bold]\nBen.\n")
     (tmp_path / "scenes" / "evil.yaml").write_text(
-        'name: evil\ntitle: "[@click=app.quit] Evil [/bold] \\e[2J"\ncharacters: [ann, ben]\n')
+        'name: evil\ntitle: "[@click=app.quit] Evil [/bold] \\e[2J"\nprompt: A scene.\ncharacters: [ann, ben]\n')
     app = create_app(scene=tmp_path / "scenes" / "evil.yaml", options=run_options(tmp_path), cwd=tmp_path,
                      scene_transform=fast)
     async with app.run_test(size=SIZE) as pilot:

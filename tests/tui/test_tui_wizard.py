@@ -103,7 +103,7 @@ class TestSceneAndCast:
             assert step(app) == "cast"
 
     async def test_an_invalid_scene_file_shows_the_engine_message(self, workspace):
-        (workspace / "scenes" / "broken.yaml").write_text("name: broken\ncharacters: [alice]\nturns: sideways\n")
+        (workspace / "scenes" / "broken.yaml").write_text("name: broken\nprompt: A scene.\ncharacters: [alice]\nturns: sideways\n")
         app = wizard_app(workspace, scene="broken.yaml")
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
@@ -176,7 +176,7 @@ class TestFormat:
             await pilot.press("ctrl+n", "ctrl+n")
             assert step(app) == "confirm"
             error = str(app.screen.query_one("#start-error").render())
-            assert error.startswith("Cannot start:") and "gpt" in error, error
+            assert error.startswith("Cannot start:") and "Scene prompt is required" in error, error
 
 
 class TestProviderStep:

@@ -67,6 +67,8 @@ class StageScreen(Screen[None]):
         Binding("o", "replay", "Replay", id="stage.replay",
                 tooltip="Open this run in the replay once the scene has closed"),
         Binding("a", "escalation", "Decide", id="stage.escalation", tooltip=registry.ASK_HELP),
+        Binding("y", "accept_suggestion", "Accept event", id="stage.accept", show=False,
+                tooltip="Inject the world event the coordinator suggests (shown in the Session panel) at the next beat"),
         Binding("g", "room", "Room", id="stage.room", tooltip=registry.ROOM_HELP),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
@@ -229,6 +231,7 @@ class StageScreen(Screen[None]):
             "resume": status == "paused",
             "replay": status == "closed",
             "escalation": self.waiting is not None,
+            "accept_suggestion": status in ("running", "paused") and bool(getattr(self.session.state, "suggestion", None)),
         }.get(action, True)
         if action == "room":
             return True if self.has_room else False
@@ -292,6 +295,18 @@ class StageScreen(Screen[None]):
             self.notify(f"{what} not sent: {exc}", severity="warning", markup=False, timeout=6)
             return
         self.notify(f"{what} queued for the next beat", markup=False, timeout=3)
+
+    def action_accept_suggestion(self) -> None:
+        """Inject the coordinator's pending suggested world event (`suggested_events: ask`)."""
+        from core.engine.stage import SceneClosed
+
+        try:
+            text = self.session.accept_suggestion()  # type: ignore[attr-defined]
+        except (SceneClosed, ValueError, AttributeError) as exc:
+            self.notify(f"No suggested event injected: {exc}", severity="warning", markup=False, timeout=6)
+            return
+        self.notify(f"Suggested world event queued for the next beat: {safe(text)}", markup=False, timeout=3)
+        self.refresh_state()
 
     def action_escalation(self) -> None:
         """Open the format's dialog on what the scene waits for (once: it is not stacked twice)."""

@@ -67,6 +67,10 @@ def render_state(state: StageState) -> Text:
     _row(text, "Tokens", f"{state.tokens:,}")
     _row(text, "Cost", f"${state.cost_usd:.4f}")
     _row(text, "Silent", f"{state.silent_streak} beat{'s' if state.silent_streak != 1 else ''}")
+    if state.judge_fallbacks:
+        _row(text, "Fallback", f"judge → C rules ×{state.judge_fallbacks}", "bold reverse")
+    if state.suggestion:
+        _row(text, "Suggests", f"{safe(state.suggestion)[:40]} (y: inject)", "bold")
     _rows(text, fmt.closed_rows(state))
     text.append("Turns\n", LABEL)
     for slug, name in state.cast.items():

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from pydantic_core import PydanticCustomError
+
 from core.characters.loading import Character
 from core.engine.briefing import build_briefing
 from core.engine.format import Format
@@ -29,6 +31,12 @@ class SceneFormat(Format):
     def min_cast(self) -> int:
         """A scene needs two people to be a dialogue."""
         return 2
+
+    def check_scene(self, scene: Scene) -> None:
+        """Spec 004's `SceneConfig.prompt` is required: `INVALID_CONFIG: Scene prompt is required` (a
+        scene that casts cards with `card_scenario: true` may take its prompt from a card instead)."""
+        if not scene.prompt.strip() and not (scene.card_scenario and scene.cards):
+            raise PydanticCustomError("missing", "Scene prompt is required", {"key": "prompt"})
 
     def briefing(self, character: Character, scene: Scene, names: Sequence[str]) -> str:
         return build_briefing(character, scene, names)

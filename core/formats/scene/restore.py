@@ -2,7 +2,7 @@
 
 `Replay.apply(event)` takes the kept events of a killed run in order and leaves the fresh session as
 the engine had it: every actor's inbox and (isolation b) thread or (a) witnessed lines, the turns,
-nudges, silent streak and fired world events of the coordinator, the public lines, tokens and cost,
+nudges, winding down, silent streak and fired world events of the coordinator, the public lines, tokens and cost,
 and the beat number. A turn that was under way when the log stops gives its lines back to its actor.
 """
 
@@ -93,6 +93,9 @@ class Replay:
         if speech.action == "silent":
             return
         self.spoke = True
+        winding = session.winding
+        if winding.close_beat is not None and speech.beat is not None and speech.beat > winding.close_beat:
+            winding.spoken.add(speech.from_)
         session.state.turns[speech.from_] += 1
         session.state.note_tone(speech.from_, speech.tone)
         session.public_lines.append(own)
@@ -118,8 +121,13 @@ class Replay:
         for slug, actor in session.actors.items():
             if event.target is None or slug == event.target:
                 actor.receive(note_line(event.text))
-        if getattr(event, "reason", None) == "soft-cap" and event.target in session.actors:
+        reason = getattr(event, "reason", None)
+        if reason == "soft-cap" and event.target in session.actors:
             session.nudged[event.target] = session.state.turns[event.target]
+        if reason == "wind-down":
+            session.winding.nearing_beat = event.beat
+        elif reason == "close-note":
+            session.winding.close_beat, session.winding.close_line = event.beat, len(session.public_lines)
         if event.from_ == OPERATOR and isinstance(session.coordinator, JudgeCoordinator):
             session.coordinator.director_notes.append(event.text)
 

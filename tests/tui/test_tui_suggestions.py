@@ -1,0 +1,30 @@
+"""On stage, `suggested_events: ask`: the coordinator's suggested world event waits in the Session
+panel until the operator injects it with `y`."""
+
+from __future__ import annotations
+
+from test_tui_stage import SIZE, finished, hold_at, holding, records
+from tui_support import session_for, wait_for
+
+from tui.app import create_app
+from tui.widgets.state_panel import StatePanel
+
+
+async def test_y_injects_the_suggested_world_event_at_the_next_beat(workspace):
+    session = hold_at(session_for(workspace))
+    assert session.suggested_events == "ask", "the console asks by default"
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        stage = await holding(pilot, session)
+        assert stage.check_action("accept_suggestion", ()) is None, "nothing to accept yet"
+        session.suggest("The lights flicker and go out")
+        await wait_for(pilot, lambda: "Suggests" in app.screen.query_one(StatePanel).render().plain, "the suggestion")
+        assert "The lights flicker and go out (y: inject)" in stage.query_one(StatePanel).render().plain
+        assert stage.check_action("accept_suggestion", ())
+        await pilot.press("y")
+        assert session.state.suggestion is None
+        await pilot.press("r")
+        await wait_for(pilot, lambda: finished(stage), "the close")
+        event = next(r for r in records(session) if r["type"] == "event")
+        assert (event["text"], event["from"], event["suggested_by"]) == \
+            ("The lights flicker and go out", "operator", "coordinator")
