@@ -67,6 +67,8 @@ class RunOptions:
     """The pace when neither sets one and every call goes to the offline improviser (the console: 1.5 s)."""
     realtime: bool = False
     """True for the console: a run on simulated time also waits its simulated latency out in wall time."""
+    provider_settings: dict[str, Any] = field(default_factory=dict)
+    """`--max-concurrency`, `--timeout`, `--journal-timeout`: spec fields set on every provider of the run."""
 
 
 def clock_for(specs: list[ProviderSpec], *, realtime: bool = False, start: float = 0.0) -> Clock:
@@ -109,6 +111,7 @@ def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> Provid
         update["model"] = options.model
     if options.base_url:
         update["base_url"] = options.base_url
+    update |= options.provider_settings
     return spec.model_copy(update=update) if update else spec
 
 
@@ -189,6 +192,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
         actor = make_actor(isolation, character, fmt.briefing(character, scene, names), pool.get(specs[character.slug]),
                            window=scene.limits.window, thread_thinking=scene.thread_thinking)
         actor.turn_timeout_s = specs[character.slug].turn_timeout_s
+        actor.journal_timeout_s = specs[character.slug].journal_turn_timeout_s
         actors.append(actor)
     unpriced = check_budget(options.budget_usd, called)
     notes = notes_text(scene, isolation, role, specs, judge_spec, seed, cast, fmt) + "".join(f"- {n}\n" for n in notices)

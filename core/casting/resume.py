@@ -81,6 +81,7 @@ def rebuild_session(run_dir: Path, base_url: str | None = None, *, realtime: boo
         actor = make_actor(record["isolation"], character, member["briefing"], pool.get(spec),
                            window=scene.limits.window, thread_thinking=scene.thread_thinking)
         actor.turn_timeout_s = spec.turn_timeout_s
+        actor.journal_timeout_s = spec.journal_turn_timeout_s
         actors.append(actor)
         characters[slug] = character
     role = record["coordinator"]

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from core.cli import provider_flags
 from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, InvalidConfig, PromptdeskError
 from core.record.events import BaseEvent, CloseEvent, SpeakEvent
 from core.protocol.lines import folded, one_line, speech_line
@@ -35,7 +36,7 @@ def options_from(ns: argparse.Namespace) -> RunOptions:
                       base_url=ns.base_url, characters_dirs=list(ns.characters_dirs), out=ns.out, seed=ns.seed,
                       max_beats=ns.max_beats, budget_usd=ns.budget_usd, journals=ns.journals,
                       on_escalate=getattr(ns, "on_escalate", None), headless=True,
-                      pace=getattr(ns, "pace", None))
+                      pace=getattr(ns, "pace", None), provider_settings=provider_flags.settings(ns))
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

@@ -43,7 +43,10 @@ def parser() -> argparse.ArgumentParser:
                    help="minimum seconds per beat, 0 to 60 (default: the scene's pace:, else 0; "
                         "in the console 1.5 on the offline improviser)")
     p.add_argument("--quiet", action="store_true", help="batch: print only the summary")
+    from core.cli import provider_flags
     from core.formats.registry import FORMATS
+
+    provider_flags.add(p)
 
     for fmt in FORMATS.values():
         fmt.add_flags(p)

@@ -65,7 +65,8 @@ async def write_one(session: Stage, actor: Actor) -> None:
     """One actor's entry; a failure is a `system` line, never a lost run."""
     try:
         request = actor.request(JOURNAL_PROMPT, session.state.beat, purpose="journal")
-        completion = await session.clock.wait_for(call(session, actor.provider, request), actor.turn_timeout_s)
+        completion = await session.clock.wait_for(call(session, actor.provider, request),
+                                                 actor.journal_timeout_s or actor.turn_timeout_s)
         entry = completion.text.strip()
         session.emit(JournalEvent(t=session.now(), **{"from": actor.slug}, text=entry))
     except RecordingError:

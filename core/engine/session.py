@@ -148,10 +148,17 @@ class Session(Stage):
         """Import the provider SDKs and build their clients before the first beat (run in a worker
         thread, so that beat 0 waits only for its calls, not for an import on the event loop)."""
         for provider in self._providers():
+            provider.on_notice = self._provider_notice
             try:
                 provider.prepare()
             except Exception as exc:  # the first call meets the same failure, and reports it
                 self.recorder.log("warning", f"preparing provider {provider.name} failed: {exc!r}")
+
+    def _provider_notice(self, text: str) -> None:
+        """What a provider tells the operator about its server: a `system` line (stderr, the
+        transcript) and a line in `notes.md` (`debug.log` has it from the provider's own log)."""
+        self.recorder.add_note(text)
+        self.say("system", text, reason="server")
 
     def _spawn(self) -> None:
         """The start of the log: the `start` event, then each actor spawned and briefed."""

@@ -22,6 +22,7 @@ from core.protocol.lines import speech_line
 from core.providers.pricing import cost_usd
 from core.protocol.reply import CORRECTION_PROMPT, ParsedTurn, Speech, TagSplitter, parse_turn, salvage
 from core.providers.base import Completion, Provider, Request, Usage
+from core.providers.concurrency import one_call
 from core.record.recorder import redact
 from core.protocol.sanitize import mend
 
@@ -35,7 +36,16 @@ async def call(session: Stage, provider: Provider, request: Request, *, stream_a
     """Send one request: record it in `prompts.jsonl`, stream deltas, record a `call` event.
 
     Once the run was aborted because its calls fail (`Stage.abort`), no new call is made: this
-    raises `SceneStopped`, which every format's policy already turns into the end of the run."""
+    raises `SceneStopped`, which every format's policy already turns into the end of the run.
+
+    A provider with a `max_concurrency` first waits for a place at its server, in arrival order
+    (`core.providers.concurrency`): the request is recorded and timed from when it goes."""
+    async with one_call(provider):
+        return await _send(session, provider, request, stream_as)
+
+
+async def _send(session: Stage, provider: Provider, request: Request, stream_as: str | None) -> Completion:
+    """`call`, once the server has a place for the request."""
     if session.failure is not None:
         from core.engine.stage import SceneStopped
         raise SceneStopped

@@ -86,7 +86,7 @@ class SweepPlan:
     budget_usd: float | None = None
     requests_per_min: int | None = None
     tokens_per_min: int | None = None
-
+    provider_settings: dict[str, Any] = field(default_factory=dict)
     IDENTITY = ("scene", "isolations", "coordinators", "seeds", "provider", "model", "base_url", "max_beats",
                 "characters_dirs")
 
@@ -104,7 +104,7 @@ class SweepPlan:
         return RunOptions(isolation=combo.isolation, coordinator=combo.coordinator, provider=self.provider,
                           model=self.model, base_url=self.base_url, seed=combo.seed, max_beats=self.max_beats,
                           characters_dirs=[Path(d) for d in self.characters_dirs], out=out, headless=True,
-                          write_character_journals=False)
+                          write_character_journals=False, provider_settings=self.provider_settings)
 
 
 def parse_seeds(text: str) -> list[int]:

@@ -108,6 +108,14 @@ class Recorder:
         with open_private(self.run_dir / "notes.md", "w") as notes:
             notes.write(strip_controls(text))
 
+    def add_note(self, line: str) -> None:
+        """Append one `- line` to `notes.md` (a notice that came up during the run); never raises."""
+        try:
+            with open(self.run_dir / "notes.md", "a", encoding="utf-8") as notes:
+                notes.write(f"- {strip_controls(line)}\n")
+        except OSError as exc:
+            self.log("error", f"notes.md could not take a notice: {exc!r}")
+
     def record(self, event: BaseEvent) -> None:
         """Append one event to `events.jsonl` and flush; raises `RecordingError` when it cannot."""
         self._append("events.jsonl", json.dumps(event.to_record(), ensure_ascii=False))
