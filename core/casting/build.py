@@ -223,7 +223,9 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
         scene, isolation=isolation, role=role, seed=seed, max_beats=session.state.max_beats,
         budget_usd=options.budget_usd, specs=specs, judge=judge_spec if role != "C" else None, cast=cast,
         briefings={a.slug: a.briefing for a in actors}, operator_context=operator_context(scene, notes, role))
-    session.private_record.update(write_character_journals=options.write_character_journals, start=start)
+    session.journal_step = store is not None
+    session.private_record.update(write_character_journals=options.write_character_journals, start=start,
+                                  journal_step=session.journal_step)
     session.notices = notices
     start["pace_s"] = session.pace.seconds
     start.update(fmt.start_facts(scene))

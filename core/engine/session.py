@@ -86,7 +86,8 @@ class Session(Stage):
             self.state.close_reason = "record-error"
         return SessionResult(self.recorder.run_dir, "record-error" if failure else decision.reason or "natural",
                              decision.goal_achieved and not failure, self.state.beat + 1,
-                             len(outputs.errors(self.recorder.events)), str(failure) if failure else None)
+                             len(outputs.errors(self.recorder.events)), str(failure) if failure else None,
+                             len(outputs.salvaged(self.recorder.events)))
 
     async def _scene(self) -> Decision:
         """Spawn (or take up a resumed log), play the format, give the verdict, close."""

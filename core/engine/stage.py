@@ -60,6 +60,13 @@ class SessionResult:
     errors: int
     error: str | None = None
     """Why the run could not be recorded to its end (`close_reason` is then `record-error`)."""
+    salvaged: int = 0
+    """Replies that did not keep the protocol and were salvaged (silence, a fallback): not failures."""
+
+    @property
+    def counts(self) -> str:
+        """"N actor failures, M salvaged replies": the summary's words, the same for every format."""
+        return f"{self.errors} actor failures, {self.salvaged} salvaged replies"
 
 
 class Stage:
@@ -85,6 +92,8 @@ class Stage:
         self.judge_provider = judge_provider
         self.characters = characters or {}
         self.write_character_journals = write_character_journals
+        self.journal_step = True
+        """False with `--journals none`: no journal step at all (no call, no entry)."""
         self.state = SessionState(format=scene.format, turns_mode=scene.turns, isolation=isolation,
                                   coordinator=getattr(coordinator, "role", "C"),
                                   cast={a.slug: a.name for a in actors},

@@ -23,6 +23,7 @@ from core.providers.pricing import cost_usd
 from core.protocol.reply import CORRECTION_PROMPT, ParsedTurn, Speech, TagSplitter, parse_turn, salvage
 from core.providers.base import Completion, Provider, Request, Usage
 from core.providers.concurrency import one_call
+from core.record.outputs import SILENCED
 from core.record.recorder import redact
 from core.protocol.sanitize import mend
 
@@ -186,7 +187,8 @@ def _record(session: Stage, actor: Actor, beat: int, parsed: ParsedTurn, user_te
     s = parsed.speech
     if s is None:
         session.say("system", f"{actor.name} silent this turn: no well-formed <speech> after "
-                    f"{MAX_CORRECTIONS} corrections ({'; '.join(parsed.problems)})", target=actor.slug, beat=beat)
+                    f"{MAX_CORRECTIONS} corrections ({'; '.join(parsed.problems)})", target=actor.slug, beat=beat,
+                    reason=SILENCED)
         s = Speech("silent", "", "")
     elif parsed.thinking:
         session.emit(ThinkEvent(t=session.now(), **{"from": actor.slug}, text=parsed.thinking, beat=beat))

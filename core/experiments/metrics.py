@@ -176,7 +176,7 @@ def actor_metrics(events: list[BaseEvent]) -> dict[str, ActorMetrics]:
             row.words += len(words(event.text)) if is_speech(event, turn_types) else 0
         elif event.type in ("system", "correct") and event.target in actors:
             row = actors[event.target]
-            row.failures += event.type == "system"
+            row.failures += outputs.is_failure(event)
             row.corrections += event.type == "correct"
     total_words = sum(row.words for row in actors.values())
     spend = outputs.costs(events)["perActor"]

@@ -126,10 +126,45 @@ def beats(events: list[BaseEvent]) -> int:
     return (max(numbers) + 1) if numbers else 0
 
 
+SILENCED = "silenced"
+"""The `reason` of the `system` line of a turn salvaged to silence (its reply never kept the protocol)."""
+
+
+def is_failure(event: BaseEvent) -> bool:
+    """A failed call: an actor unable to respond (a `system` line naming it), or a fallback line
+    taken because a call failed (`failed`). A turn salvaged to silence is not one (`is_salvage`)."""
+    if not isinstance(event, GenericEvent) or event.type != "system":
+        return False
+    if event.reason == "fallback":
+        return bool((event.model_extra or {}).get("failed"))
+    return bool(event.target) and event.reason != SILENCED
+
+
+def is_salvage(event: BaseEvent) -> bool:
+    """A reply that came back but did not keep the format's protocol, salvaged instead: a scene turn
+    salvaged to silence, a roundtable fallback line for an unusable answer, a collaboration reply
+    that is not a valid envelope (taken as a plain message)."""
+    extra = event.model_extra or {}
+    if isinstance(event, GenericEvent) and event.type == "system":
+        return event.reason == SILENCED or (event.reason == "fallback" and not extra.get("failed"))
+    return extra.get("envelope_valid") is False
+
+
+def _who(event: BaseEvent) -> str | None:
+    return event.target or (event.model_extra or {}).get("about") or event.from_
+
+
 def errors(events: list[BaseEvent]) -> list[dict[str, Any]]:
-    """Actor failures, as spec 003's `errors`: beat, character, error."""
-    return [{"beat": e.beat, "character": e.target, "error": e.reason or e.text}
-            for e in events if isinstance(e, GenericEvent) and e.type == "system" and e.target]
+    """Failed calls, as spec 003's `errors`: beat, character (or the facilitator), error."""
+    return [{"beat": e.beat, "character": _who(e), "error": e.reason if e.reason != "fallback" else e.text}
+            for e in events if is_failure(e)]
+
+
+def salvaged(events: list[BaseEvent]) -> list[dict[str, Any]]:
+    """Replies salvaged because they did not keep the protocol (`is_salvage`): beat, character, problem."""
+    return [{"beat": e.beat, "character": _who(e) if e.type == "system" else e.from_,
+             "problem": (e.model_extra or {}).get("problem") or e.text}
+            for e in events if is_salvage(e)]
 
 
 def metadata(events: list[BaseEvent], own: FormatLines = PLAIN) -> dict[str, Any]:
@@ -148,8 +183,10 @@ def metadata(events: list[BaseEvent], own: FormatLines = PLAIN) -> dict[str, Any
             row["turns"] += 1
         elif event.type == "correct":
             row["corrections"] += 1
-        elif event.type == "system" and event.target:
+        elif is_failure(event) and event.target:
             row["failures"] += 1
+        elif is_salvage(event) and event.type == "system" and event.target:
+            row["salvaged"] += 1
     return {
         "name": scene.get("name"), "title": scene.get("title"), "format": scene.get("format"),
         "turns": scene.get("turns"), "isolation": info.get("isolation"),
@@ -159,7 +196,7 @@ def metadata(events: list[BaseEvent], own: FormatLines = PLAIN) -> dict[str, Any
         "goalAchieved": close.goal_achieved if close else None,
         "goalReason": close.goal_reason if close else None,
         "reason": close.reason if close else "incomplete",
-        "errors": errors(events), "costs": costs(events),
+        "errors": errors(events), "salvaged": salvaged(events), "costs": costs(events),
         "unpricedModels": info.get("unpriced_models", []),
         "actors": {slug: {k: int(v) for k, v in row.items()} for slug, row in per_actor.items()},
         **own.metadata(events),
