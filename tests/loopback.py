@@ -71,6 +71,9 @@ class Reply:
     error_message: str = "scripted failure"
     body: dict[str, Any] | None = None
     """A raw JSON body that replaces the generated one (plain replies only)."""
+    no_usage: bool = False
+    """OpenAI: send no usage at all (no usage chunk on a stream, no `usage` in a plain body), as
+    llama.cpp's and many local servers' streams do."""
     cut_on_arrival: bool = False
     """Streamed: between events wait up to `gap_s` for another request; when one arrives, close the
     connection abruptly (llama.cpp's server does this unless started with --interrupt_requests False)."""
@@ -371,7 +374,7 @@ def _plain_body(recorded: Recorded, reply: Reply) -> dict[str, Any]:
     return {"id": "chatcmpl-loopback", "object": "chat.completion", "created": 0, "model": _model(recorded.body),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
                          "finish_reason": "stop", "logprobs": None}],
-            "usage": _openai_usage(recorded, reply, len(pieces))}
+            **({} if reply.no_usage else {"usage": _openai_usage(recorded, reply, len(pieces))})}
 
 
 def _anthropic_frames(recorded: Recorded, reply: Reply):
@@ -431,7 +434,7 @@ def _openai_frames(recorded: Recorded, reply: Reply):
         yield cut
     yield chunk({}, "stop")
     options = recorded.body.get("stream_options") or {} if isinstance(recorded.body, dict) else {}
-    if options.get("include_usage"):
+    if options.get("include_usage") and not reply.no_usage:
         yield _sse({**base, "choices": [], "usage": _openai_usage(recorded, reply, len(pieces))})
     if not reply.omit_marker:
         yield _sse("[DONE]")

@@ -91,8 +91,8 @@ class StateFold:
             s.turns[event.from_] += 1
             self._spoke_this_beat = True
         elif isinstance(event, CallEvent):
-            s.tokens += event.input_tokens + event.output_tokens + event.cache_write_tokens + event.cache_read_tokens
-            s.cost_usd += event.cost_usd
+            s.tokens += event.tokens
+            s.cost_usd += event.cost_usd or 0.0
         elif isinstance(event, CloseEvent):
             s.status, s.close_reason, s.goal_achieved = "closed", event.reason, event.goal_achieved
         elif event.type in ("pause", "resume", "stop") and s.status != "closed":

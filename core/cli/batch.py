@@ -113,7 +113,9 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     session.subscribe(TurnPrinter(session.state.cast, stream, quiet=ns.quiet, own=session.format.lines))
     result = asyncio.run(_run_with_signals(session))
     unit, played = session.format.unit, session.format.played(session, result)
-    cost = f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}, {result.counts}"
+    unknown = session.state.unknown_usage
+    spend = f" + unknown ({unknown} calls sent no usage)" if unknown else ""
+    cost = f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}{spend}, {result.counts}"
     if result.error is not None:
         say(stream, f"{result.error}\nThe run stopped after {played} {unit}, {cost}.\nRun folder: {result.run_dir}")
         return EXIT_FAILED

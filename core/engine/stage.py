@@ -171,8 +171,9 @@ class Stage:
     def _account(self, event: BaseEvent) -> None:
         self.state.elapsed_s = event.t
         if isinstance(event, CallEvent):
-            self.state.tokens += event.input_tokens + event.output_tokens + event.cache_write_tokens + event.cache_read_tokens
-            self.state.cost_usd += event.cost_usd
+            self.state.tokens += event.tokens
+            self.state.cost_usd += event.cost_usd or 0.0
+            self.state.unknown_usage += event.unknown
 
     # -- the control channel ----------------------------------------------------------------
 

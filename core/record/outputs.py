@@ -103,21 +103,34 @@ def duration_s(events: list[BaseEvent]) -> float:
 
 
 def costs(events: list[BaseEvent]) -> dict[str, Any]:
-    """Tokens and USD per run and per actor, summed over every recorded call."""
+    """Tokens and USD per run and per actor, summed over every recorded call whose usage is known;
+    `unknownUsageCalls` counts the others (their tokens and cost are unknown, so the sums are then
+    what is known, at least that much: `unknown_spend` says it in words)."""
     keys = ("input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")
     total = dict.fromkeys(keys, 0)
-    usd = 0.0
-    per_actor: dict[str, dict[str, float]] = defaultdict(lambda: {**dict.fromkeys(keys, 0), "usd": 0.0, "calls": 0})
+    usd, unknown = 0.0, 0
+    per_actor: dict[str, dict[str, float]] = defaultdict(
+        lambda: {**dict.fromkeys(keys, 0), "usd": 0.0, "calls": 0, "unknown_usage_calls": 0})
     for call in (e for e in events if isinstance(e, CallEvent)):
         row = per_actor[call.target or call.from_]
-        for key in keys:
-            total[key] += getattr(call, key)
-            row[key] += getattr(call, key)
-        row["usd"] += call.cost_usd
         row["calls"] += 1
-        usd += call.cost_usd
-    return {**total, "totalTokens": sum(total.values()), "estimatedUSD": round(usd, 6),
+        if call.unknown:
+            row["unknown_usage_calls"] += 1
+            unknown += 1
+            continue
+        for key in keys:
+            total[key] += getattr(call, key) or 0
+            row[key] += getattr(call, key) or 0
+        row["usd"] += call.cost_usd or 0.0
+        usd += call.cost_usd or 0.0
+    return {**total, "totalTokens": sum(total.values()), "estimatedUSD": round(usd, 6), "unknownUsageCalls": unknown,
             "perActor": {k: {**v, "usd": round(v["usd"], 6)} for k, v in per_actor.items()}}
+
+
+def unknown_spend(spend: dict[str, Any]) -> str:
+    """"" when every call's usage is known, else " + unknown (N calls sent no usage)"."""
+    n = spend.get("unknownUsageCalls") or 0
+    return f" + unknown ({n} call{'s' if n != 1 else ''} sent no usage)" if n else ""
 
 
 def beats(events: list[BaseEvent]) -> int:
@@ -234,7 +247,8 @@ def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PL
             f"- Turn count: {sum(counts.values())} ({per})",
             f"- Coordinator's correction prompts issued: {sum(e.type == 'correct' for e in events)}",
             f"- Silent responses: {sum(isinstance(e, SpeakEvent) and e.action == 'silent' for e in events)}",
-            f"- Tokens: {spend['totalTokens']:,}; estimated cost ${spend['estimatedUSD']:.4f} USD", ""]
+            f"- Tokens: {spend['totalTokens']:,}{unknown_spend(spend)}; estimated cost ${spend['estimatedUSD']:.4f} USD"
+            f"{unknown_spend(spend)}", ""]
     return "\n".join(out)
 
 
@@ -259,7 +273,8 @@ def transcript_txt(events: list[BaseEvent], when: datetime, own: FormatLines = P
         out += [line, ""]
     out += [f"[SCENE END - Goal: {goal}]", "", "---", "", "STATISTICS:",
             f"- Duration: {beats(events)} beats", f"- Processing time: {duration_s(events):.1f}s",
-            f"- Total tokens: ~{spend['totalTokens']:,}", f"- Estimated cost: ${spend['estimatedUSD']:.2f} USD", ""]
+            f"- Total tokens: ~{spend['totalTokens']:,}{unknown_spend(spend)}",
+            f"- Estimated cost: ${spend['estimatedUSD']:.2f} USD{unknown_spend(spend)}", ""]
     return "\n".join(out)
 
 
