@@ -185,3 +185,14 @@ def test_an_offline_run_with_a_limit_is_the_same_run_every_time_and_queues_its_c
     assert any(start < end_before - 1e-3 for (_, end_before), (start, _) in zip(parallel, parallel[1:]))
     speeches = [r for r in first if r["type"] == "speak"]
     assert [r["t"] for r in speeches] == sorted(r["t"] for r in speeches)
+
+
+def test_a_sweep_takes_the_flags_to_every_run(tmp_path):
+    from core.cli.sweep import parser, plan_from
+    from core.experiments.sweep import Combination
+
+    plan = plan_from(parser().parse_args([str(SCENES / "the-apology.yaml"), "--isolation", "a", "--coordinator", "C",
+                                          "--seeds", "1", "--max-concurrency", "1", "--timeout", "90",
+                                          "--journal-timeout", "200"]))
+    options = plan.run_options(Combination("a", "C", 1), tmp_path / "run")
+    assert options.provider_settings == {"max_concurrency": 1, "timeout_s": 90.0, "journal_timeout_s": 200.0}
