@@ -71,6 +71,12 @@ class Reply:
     error_message: str = "scripted failure"
     body: dict[str, Any] | None = None
     """A raw JSON body that replaces the generated one (plain replies only)."""
+    no_usage: bool = False
+    """OpenAI: send no usage at all (no usage chunk on a stream, no `usage` in a plain body), as
+    llama.cpp's and many local servers' streams do."""
+    cut_on_arrival: bool = False
+    """Streamed: between events wait up to `gap_s` for another request; when one arrives, close the
+    connection abruptly (llama.cpp's server does this unless started with --interrupt_requests False)."""
 
 
 @dataclass
@@ -123,6 +129,9 @@ class LoopbackServer:
         self.cache: set[str] = set()
         """Anthropic: fingerprints of the prompt prefixes cached so far (see the module docstring)."""
         self._lock = threading.Lock()
+        self.arrival = threading.Condition(self._lock)
+        self.in_flight = self.most_in_flight = 0
+        """Requests being answered now, and the most at once so far."""
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -164,6 +173,7 @@ class LoopbackServer:
     def _next(self, recorded: Recorded) -> Reply:
         with self._lock:
             self.requests.append(recorded)
+            self.arrival.notify_all()
             source = self.queue.popleft() if self.queue else self.default
             if recorded.api == "anthropic" and isinstance(recorded.body, dict):
                 recorded.cache_usage = anthropic_cache_usage(recorded.body, self.cache)
@@ -194,6 +204,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(404, {"error": {"type": "not_found_error", "message": f"no route {self.path}"}})
             return
         reply = self.owner._next(recorded)
+        with self.owner._lock:
+            self.owner.in_flight += 1
+            self.owner.most_in_flight = max(self.owner.most_in_flight, self.owner.in_flight)
         try:
             if reply.delay_s and self.owner.closing.wait(reply.delay_s):
                 return
@@ -205,6 +218,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(200, reply.body or _plain_body(recorded, reply), reply.headers)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+        finally:
+            with self.owner._lock:
+                self.owner.in_flight -= 1
 
     # -- writing ---------------------------------------------------------------------------
     def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
@@ -233,7 +249,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         frames = _anthropic_frames if recorded.api == "anthropic" else _openai_frames
         closing = self.owner.closing
+        seen = next(i for i, r in enumerate(self.owner.requests) if r is recorded) + 1
         for index, frame in enumerate(frames(recorded, reply)):
+            if index and reply.cut_on_arrival and self._another_arrives(seen, reply.gap_s):
+                self.close_connection = True
+                return
             if frame == _STALL:
                 closing.wait(reply.hold_s)
                 self.close_connection = True
@@ -243,10 +263,15 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if frame == _TRUNCATE:
                 break
-            if index and reply.gap_s and closing.wait(reply.gap_s):
+            if index and reply.gap_s and not reply.cut_on_arrival and closing.wait(reply.gap_s):
                 return
             self._chunk(frame)
         self._chunk(b"")
+
+    def _another_arrives(self, seen: int, within_s: float) -> bool:
+        """Whether a request beyond the first `seen` arrives within `within_s` seconds."""
+        with self.owner.arrival:
+            return self.owner.arrival.wait_for(lambda: self.owner.hits > seen, timeout=within_s)
 
 
 _STALL, _DROP, _TRUNCATE = b"<stall>", b"<drop>", b"<truncate>"
@@ -349,7 +374,7 @@ def _plain_body(recorded: Recorded, reply: Reply) -> dict[str, Any]:
     return {"id": "chatcmpl-loopback", "object": "chat.completion", "created": 0, "model": _model(recorded.body),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
                          "finish_reason": "stop", "logprobs": None}],
-            "usage": _openai_usage(recorded, reply, len(pieces))}
+            **({} if reply.no_usage else {"usage": _openai_usage(recorded, reply, len(pieces))})}
 
 
 def _anthropic_frames(recorded: Recorded, reply: Reply):
@@ -409,7 +434,7 @@ def _openai_frames(recorded: Recorded, reply: Reply):
         yield cut
     yield chunk({}, "stop")
     options = recorded.body.get("stream_options") or {} if isinstance(recorded.body, dict) else {}
-    if options.get("include_usage"):
+    if options.get("include_usage") and not reply.no_usage:
         yield _sse({**base, "choices": [], "usage": _openai_usage(recorded, reply, len(pieces))})
     if not reply.omit_marker:
         yield _sse("[DONE]")

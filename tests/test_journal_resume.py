@@ -155,17 +155,19 @@ def test_journals_under_a_file_is_refused(tmp_path, capsys):
     assert code == 2 and "--journals" in err and "is a file" in err
 
 
-@pytest.mark.parametrize("killed_in", ["a beat", "the journal step"])
-async def test_a_run_without_memory_resumed_writes_no_journal_anywhere(tmp_path, monkeypatch, killed_in):
-    """`--journals none` records no journal path: a resumed run must not invent one (it wrote `./None`)."""
+async def test_a_run_without_memory_resumed_writes_no_journal_anywhere(tmp_path, monkeypatch):
+    """`--journals none` records no journal path: a resumed run must not invent one (it wrote `./None`),
+    and, like the run it continues, it takes no journal step (no call, no entry)."""
     from test_resume import kill_mid_beat
 
     monkeypatch.chdir(tmp_path)
     run = await run_session(tmp_path, make_scene(characters=["alice", "bob"], limits={"max_beats": 4}),
                             isolation="a", coordinator="C", write_character_journals=True, journals="none")
-    kill_mid_beat(run.dir, 2) if killed_in == "a beat" else kill_in_journal_step(run.dir, 0)
+    kill_mid_beat(run.dir, 2)
     await resume(run.dir)
-    assert sorted(entries(run.dir)) == ["alice", "bob"]
+    assert run.records()[-1]["type"] == "close"
+    assert not [r for r in run.records() if r["type"] == "journal" or r.get("purpose") == "journal"]
+    assert not (run.dir / "journals").exists() or not list((run.dir / "journals").iterdir())
     assert not (tmp_path / "None").exists() and not list(tmp_path.glob("*.md"))
 
 

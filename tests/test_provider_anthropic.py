@@ -55,7 +55,7 @@ async def test_plain_completion_maps_text_usage_and_request(loopback, make):
     assert completion.provider == "anthropic" and completion.model == "claude-sonnet-4-6"
     usage = completion.usage
     assert usage.model_dump() == {"input_tokens": 12, "output_tokens": 7, "cache_write_tokens": 50,
-                                  "cache_read_tokens": 200}
+                                  "cache_read_tokens": 200, "reported": True}
     assert completion.ttft_s is None and completion.latency_s > 0
     sent = loopback.requests[0]
     assert sent.path == "/v1/messages"

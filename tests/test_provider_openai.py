@@ -54,7 +54,7 @@ async def test_plain_completion_maps_text_usage_and_request(loopback, make):
     assert completion.provider == "openai" and completion.model == "gpt-4.1-mini"
     usage = completion.usage
     assert usage.model_dump() == {"input_tokens": 40, "output_tokens": 6, "cache_write_tokens": 0,
-                                  "cache_read_tokens": 60}
+                                  "cache_read_tokens": 60, "reported": True}
     assert completion.ttft_s is None
     sent = loopback.requests[0]
     assert sent.path == "/v1/chat/completions" and sent.api_key == CANARY

@@ -128,7 +128,7 @@ def test_a_journal_reply_in_the_turn_form_keeps_its_speech_and_never_its_thinkin
 
 async def test_a_run_sends_the_verbatim_journal_prompt(tmp_path):
     run = await run_session(tmp_path, example_scene("the-apology", limits={"max_beats": 3}), isolation="a",
-                            coordinator="C", journals="none")
+                            coordinator="C", journals=tmp_path / "journals")
     journal_requests = [r for r in read_requests(run.dir) if r["purpose"] == "journal"]
     assert journal_requests
     for request in journal_requests:

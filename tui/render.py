@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from core.record.events import BaseEvent, CloseEvent, SpeakEvent
+from core.record.outputs import SILENCED
 from tui.formats.base import marker_line, tagged
 from tui.formats.registry import LINES as FORMAT_LINES
 from tui.lines import Cast, Line, safe
@@ -60,7 +61,7 @@ def _close(event: BaseEvent, cast: Cast) -> Line:
 def _system(event: BaseEvent, cast: Cast) -> Line:
     """A system line; an actor's failure (a `target`) says why, from the recorded reason."""
     reason = getattr(event, "reason", None)
-    why = f" — {safe(reason)}" if reason and event.target else ""
+    why = f" — {safe(reason)}" if reason and event.target and reason != SILENCED else ""
     return Line.of(("[SYSTEM] ", "system"), (safe(event.text) + why, "system"))
 
 

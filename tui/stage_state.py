@@ -93,8 +93,8 @@ class StateFold:
             s.note_tone(event.from_, event.tone)
             self._spoke_this_beat = True
         elif isinstance(event, CallEvent):
-            s.tokens += event.input_tokens + event.output_tokens + event.cache_write_tokens + event.cache_read_tokens
-            s.cost_usd += event.cost_usd
+            s.tokens += event.tokens
+            s.cost_usd += event.cost_usd or 0.0
         elif isinstance(event, CloseEvent):
             s.status, s.close_reason, s.goal_achieved = "closed", event.reason, event.goal_achieved
         elif event.type == "system" and getattr(event, "reason", None) == JUDGE_FALLBACK:

@@ -69,6 +69,8 @@ class RunOptions:
     """The pace when neither sets one and every call goes to the offline improviser (the console: 1.5 s)."""
     realtime: bool = False
     """True for the console: a run on simulated time also waits its simulated latency out in wall time."""
+    provider_settings: dict[str, Any] = field(default_factory=dict)
+    """`--max-concurrency`, `--timeout`, `--journal-timeout`: spec fields set on every provider of the run."""
     suggested_events: str | None = None
     """`--suggested-events inject|ask|off`; None: the scene's `suggested_events:`, else `ask` in the
     console and `off` headless."""
@@ -125,6 +127,7 @@ def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> Provid
         update["model"] = options.model
     if options.base_url:
         update["base_url"] = options.base_url
+    update |= options.provider_settings
     return spec.model_copy(update=update) if update else spec
 
 
@@ -222,6 +225,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
         actor = make_actor(isolation, character, fmt.briefing(character, scene, names), pool.get(specs[character.slug]),
                            window=scene.limits.window, thread_thinking=scene.thread_thinking)
         actor.turn_timeout_s = specs[character.slug].turn_timeout_s
+        actor.journal_timeout_s = specs[character.slug].journal_turn_timeout_s
         actors.append(actor)
     unpriced = check_budget(options.budget_usd, called)
     notes = notes_text(scene, isolation, role, specs, judge_spec, seed, cast, fmt) + "".join(f"- {n}\n" for n in notices)
@@ -255,7 +259,9 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
         scene, isolation=isolation, role=role, seed=seed, max_beats=session.state.max_beats,
         budget_usd=options.budget_usd, specs=specs, judge=judge_spec if role != "C" else None, cast=cast,
         briefings={a.slug: a.briefing for a in actors}, operator_context=operator_context(scene, notes, role))
-    session.private_record.update(write_character_journals=options.write_character_journals, start=start)
+    session.journal_step = store is not None
+    session.private_record.update(write_character_journals=options.write_character_journals, start=start,
+                                  journal_step=session.journal_step)
     session.notices = notices
     start["pace_s"] = session.pace.seconds
     start.update(fmt.start_facts(scene))

@@ -27,7 +27,9 @@ class ProviderPool:
 
     def _make(self, spec: ProviderSpec) -> Provider:
         if spec.name == "offline":
-            return OfflineProvider(seed=self.seed, latency_ms=spec.latency_ms, clock=self.clock)
+            provider = OfflineProvider(seed=self.seed, latency_ms=spec.latency_ms, clock=self.clock)
+            provider.max_concurrency = spec.max_concurrency
+            return provider
         return make_remote(spec, sleep=self.clock.sleep)
 
 

@@ -81,17 +81,20 @@ def rebuild_session(run_dir: Path, base_url: str | None = None, *, realtime: boo
         actor = make_actor(record["isolation"], character, member["briefing"], pool.get(spec),
                            window=scene.limits.window, thread_thinking=scene.thread_thinking)
         actor.turn_timeout_s = spec.turn_timeout_s
+        actor.journal_timeout_s = spec.journal_turn_timeout_s
         actors.append(actor)
         characters[slug] = character
     role = record["coordinator"]
     coordinator = (RuleCoordinator() if role == "C" else
                    JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=record.get("operator_context", "")))
-    return Session(scene, actors, fmt=fmt, isolation=record["isolation"], coordinator=coordinator, run_dir=Path(run_dir),
+    session = Session(scene, actors, fmt=fmt, isolation=record["isolation"], coordinator=coordinator, run_dir=Path(run_dir),
                    notes=(Path(run_dir) / "notes.md").read_text(encoding="utf-8"), start_info=record.get("start", {}), clock=clock,
                    max_beats=record["max_beats"], budget_usd=record.get("budget_usd"), characters=characters,
                    write_character_journals=bool(record.get("write_character_journals", False)),
                    judge_provider=pool.get(judge) if judge else None,
                    pace_s=float(record.get("start", {}).get("pace_s") or 0.0))
+    session.journal_step = bool(record.get("journal_step", True))
+    return session
 
 
 def resumable(run_dir: Path, stopped_too: bool = False) -> bool:

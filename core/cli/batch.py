@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from core.cli import provider_flags
 from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, InvalidConfig, PromptdeskError
 from core.record.events import BaseEvent, CloseEvent, SpeakEvent
 from core.protocol.lines import folded, one_line, speech_line
@@ -36,7 +37,8 @@ def options_from(ns: argparse.Namespace) -> RunOptions:
                       base_url=ns.base_url, characters_dirs=list(ns.characters_dirs), out=ns.out, seed=ns.seed,
                       max_beats=ns.max_beats, budget_usd=ns.budget_usd, journals=ns.journals,
                       on_escalate=getattr(ns, "on_escalate", None), headless=True,
-                      pace=getattr(ns, "pace", None), suggested_events=getattr(ns, "suggested_events", None))
+                      pace=getattr(ns, "pace", None), suggested_events=getattr(ns, "suggested_events", None),
+                      provider_settings=provider_flags.settings(ns))
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -113,7 +115,9 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     session.subscribe(TurnPrinter(session.state.cast, stream, quiet=ns.quiet, own=session.format.lines))
     result = asyncio.run(_run_with_signals(session))
     unit, played = session.format.unit, session.format.played(session, result)
-    cost = f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}, {result.errors} actor failures"
+    unknown = session.state.unknown_usage
+    spend = f" + unknown ({unknown} calls sent no usage)" if unknown else ""
+    cost = f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}{spend}, {result.counts}"
     if result.error is not None:
         say(stream, f"{result.error}\nThe run stopped after {played} {unit}, {cost}.\nRun folder: {result.run_dir}")
         return EXIT_FAILED

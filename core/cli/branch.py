@@ -62,7 +62,7 @@ def main(args: list[str]) -> int:
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
     result = asyncio.run(_run_with_signals(session))
     print(f"Take closed: {result.close_reason} after {result.beats} beats, {session.state.tokens:,} tokens, "
-          f"${session.state.cost_usd:.4f}, {result.errors} actor failures.\nRun folder: {result.run_dir}", file=sys.stderr)
+          f"${session.state.cost_usd:.4f}, {result.counts}.\nRun folder: {result.run_dir}", file=sys.stderr)
     if result.error is not None:
         print(result.error, file=sys.stderr)
     return EXIT_FAILED if result.error is not None or result.close_reason in ("error", PROVIDER_ERROR) else EXIT_CLOSED

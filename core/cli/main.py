@@ -46,7 +46,10 @@ def parser() -> argparse.ArgumentParser:
                    help="world events the coordinator suggests: inject them, ask you (console), or only record "
                         "them (default: the scene's suggested_events:, else ask in the console, off headless)")
     p.add_argument("--quiet", action="store_true", help="batch: print only the summary")
+    from core.cli import provider_flags
     from core.formats.registry import FORMATS
+
+    provider_flags.add(p)
 
     for fmt in FORMATS.values():
         fmt.add_flags(p)

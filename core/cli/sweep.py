@@ -14,6 +14,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
+from core.cli import provider_flags
 from core.cli.common import refuse, swept
 from core.errors import EXIT_FAILED, InvalidConfig, PromptdeskError, RecordingError
 from core.casting.build import ISOLATIONS, ROLES
@@ -39,6 +40,7 @@ def parser() -> argparse.ArgumentParser:
                    help="ceiling on the whole sweep's spend, across invocations (default: the one it was given before)")
     p.add_argument("--rpm", dest="requests_per_min", type=int, help="requests per minute per provider and model")
     p.add_argument("--tpm", dest="tokens_per_min", type=int, help="tokens per minute per provider and model")
+    provider_flags.add(p)
     return p
 
 
@@ -54,7 +56,8 @@ def plan_from(ns: argparse.Namespace) -> SweepPlan:
                      coordinators=parse_choices(ns.coordinator, ROLES, "--coordinator"), seeds=parse_seeds(ns.seeds),
                      provider=ns.provider, model=ns.model, base_url=ns.base_url, max_beats=ns.max_beats,
                      characters_dirs=[str(d) for d in ns.characters_dirs], concurrency=ns.concurrency,
-                     budget_usd=ns.budget_usd, requests_per_min=ns.requests_per_min, tokens_per_min=ns.tokens_per_min)
+                     budget_usd=ns.budget_usd, requests_per_min=ns.requests_per_min, tokens_per_min=ns.tokens_per_min,
+                     provider_settings=provider_flags.settings(ns))
 
 
 def main(argv: list[str]) -> int:

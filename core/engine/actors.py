@@ -42,6 +42,8 @@ class Actor:
         self.provider = provider
         self.inbox: list[str] = []
         self.turn_timeout_s: float | None = None
+        self.journal_timeout_s: float | None = None
+        """The engine's guard around this actor's journal entry (None: `turn_timeout_s`)."""
 
     def receive(self, item: str) -> None:
         """Queue one routed line (speech, world event, note) for this actor's next turn."""

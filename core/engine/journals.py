@@ -36,12 +36,13 @@ SKIPPED_AFTER = ("stop", PROVIDER_ERROR)
 
 async def write_all(session: Stage, only: Sequence[str] | None = None) -> None:
     """Ask every actor (or those in `only`) for its entry (concurrently, or one by one under a
-    budget); record each and append it to its journal.
+    budget); record each and append it to its journal. A run without memory (`--journals none`,
+    `Stage.journal_step` False) takes no journal step at all.
 
     Only formats that keep journals write them (spec 000's scenes): a collaboration's participants
     are assistants, and a roundtable's answers are positions, not lived moments a character would remember.
     """
-    if not session.format.keeps_journals:
+    if not session.format.keeps_journals or not session.journal_step:
         return
     actors = [a for a in session.actors.values() if only is None or a.slug in only]
     if session.budget_usd is None:
@@ -67,7 +68,8 @@ async def write_one(session: Stage, actor: Actor) -> None:
     """One actor's entry; a failure is a `system` line, never a lost run."""
     try:
         request = actor.request(JOURNAL_PROMPT, session.state.beat, purpose="journal")
-        completion = await session.clock.wait_for(call(session, actor.provider, request), actor.turn_timeout_s)
+        completion = await session.clock.wait_for(call(session, actor.provider, request),
+                                                 actor.journal_timeout_s or actor.turn_timeout_s)
         entry = entry_of(completion.text)
         session.emit(JournalEvent(t=session.now(), **{"from": actor.slug}, text=entry))
     except RecordingError:

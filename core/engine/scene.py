@@ -102,6 +102,8 @@ class CastOverride(SceneModel):
     max_retries: NonNegativeInt | None = None
     retry_after_cap_s: WaitCap | None = None
     max_processes: PositiveInt | None = None
+    max_concurrency: PositiveInt | None = None
+    journal_timeout_s: Timeout | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -76,7 +76,7 @@ class Session(Stage):
             decision = await self._scene()
         if self.state.judge_fallbacks:
             try:
-                self.recorder.add_to_notes(f"\n- Judge fallback: {outputs.fallback_notice(self.state.judge_fallbacks)}\n")
+                self.recorder.add_note(f"Judge fallback: {outputs.fallback_notice(self.state.judge_fallbacks)}")
             except OSError as exc:
                 self.recorder.log("warning", f"notes.md could not take the judge fallback notice: {exc!r}")
         try:
@@ -91,7 +91,8 @@ class Session(Stage):
             self.state.close_reason = "record-error"
         return SessionResult(self.recorder.run_dir, "record-error" if failure else decision.reason or "natural",
                              decision.goal_achieved and not failure, self.state.beat + 1,
-                             len(outputs.errors(self.recorder.events)), str(failure) if failure else None)
+                             len(outputs.errors(self.recorder.events)), str(failure) if failure else None,
+                             len(outputs.salvaged(self.recorder.events)))
 
     async def _scene(self) -> Decision:
         """Spawn (or take up a resumed log), play the format, give the verdict, close."""
@@ -153,10 +154,17 @@ class Session(Stage):
         """Import the provider SDKs and build their clients before the first beat (run in a worker
         thread, so that beat 0 waits only for its calls, not for an import on the event loop)."""
         for provider in self._providers():
+            provider.on_notice = self._provider_notice
             try:
                 provider.prepare()
             except Exception as exc:  # the first call meets the same failure, and reports it
                 self.recorder.log("warning", f"preparing provider {provider.name} failed: {exc!r}")
+
+    def _provider_notice(self, text: str) -> None:
+        """What a provider tells the operator about its server: a `system` line (stderr, the
+        transcript) and a line in `notes.md` (`debug.log` has it from the provider's own log)."""
+        self.recorder.add_note(text)
+        self.say("system", text, reason="server")
 
     def _spawn(self) -> None:
         """The start of the log: the `start` event, then each actor spawned and briefed."""

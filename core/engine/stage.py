@@ -61,6 +61,13 @@ class SessionResult:
     errors: int
     error: str | None = None
     """Why the run could not be recorded to its end (`close_reason` is then `record-error`)."""
+    salvaged: int = 0
+    """Replies that did not keep the protocol and were salvaged (silence, a fallback): not failures."""
+
+    @property
+    def counts(self) -> str:
+        """"N actor failures, M salvaged replies": the summary's words, the same for every format."""
+        return f"{self.errors} actor failures, {self.salvaged} salvaged replies"
 
 
 class Stage:
@@ -86,6 +93,8 @@ class Stage:
         self.judge_provider = judge_provider
         self.characters = characters or {}
         self.write_character_journals = write_character_journals
+        self.journal_step = True
+        """False with `--journals none`: no journal step at all (no call, no entry)."""
         self.state = SessionState(format=scene.format, turns_mode=scene.turns, isolation=isolation,
                                   coordinator=getattr(coordinator, "role", "C"),
                                   cast={a.slug: a.name for a in actors},
@@ -168,8 +177,9 @@ class Stage:
     def _account(self, event: BaseEvent) -> None:
         self.state.elapsed_s = event.t
         if isinstance(event, CallEvent):
-            self.state.tokens += event.input_tokens + event.output_tokens + event.cache_write_tokens + event.cache_read_tokens
-            self.state.cost_usd += event.cost_usd
+            self.state.tokens += event.tokens
+            self.state.cost_usd += event.cost_usd or 0.0
+            self.state.unknown_usage += event.unknown
 
     # -- the control channel ----------------------------------------------------------------
 

@@ -24,6 +24,8 @@ class SessionState:
     silent_streak: int = 0
     tokens: int = 0
     cost_usd: float = 0.0
+    unknown_usage: int = 0
+    """Calls whose response carried no usage: their tokens and cost are unknown (not in the totals)."""
     elapsed_s: float = 0.0
     status: str = "ready"
     close_reason: str | None = None

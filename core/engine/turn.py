@@ -22,6 +22,8 @@ from core.protocol.lines import speech_line
 from core.providers.pricing import cost_usd
 from core.protocol.reply import CORRECTION_PROMPT, ParsedTurn, Speech, TagSplitter, parse_turn, salvage
 from core.providers.base import Completion, Provider, Request, Usage
+from core.providers.concurrency import one_call
+from core.record.outputs import SILENCED
 from core.record.recorder import redact
 from core.protocol.sanitize import mend
 
@@ -35,7 +37,16 @@ async def call(session: Stage, provider: Provider, request: Request, *, stream_a
     """Send one request: record it in `prompts.jsonl`, stream deltas, record a `call` event.
 
     Once the run was aborted because its calls fail (`Stage.abort`), no new call is made: this
-    raises `SceneStopped`, which every format's policy already turns into the end of the run."""
+    raises `SceneStopped`, which every format's policy already turns into the end of the run.
+
+    A provider with a `max_concurrency` first waits for a place at its server, in arrival order
+    (`core.providers.concurrency`): the request is recorded and timed from when it goes."""
+    async with one_call(provider):
+        return await _send(session, provider, request, stream_as)
+
+
+async def _send(session: Stage, provider: Provider, request: Request, stream_as: str | None) -> Completion:
+    """`call`, once the server has a place for the request."""
     if session.failure is not None:
         from core.engine.stage import SceneStopped
         raise SceneStopped
@@ -67,9 +78,13 @@ async def call(session: Stage, provider: Provider, request: Request, *, stream_a
         raise
     finally:
         billed = getattr(error, "usage", None)
-        session.emit(_call_event(session, provider, request, completion, ok, session.clock.now() - started,
-                                 billed if isinstance(billed, Usage) else None))
+        event = session.emit(_call_event(session, provider, request, completion, ok, session.clock.now() - started,
+                                          billed if isinstance(billed, Usage) else None))
         _report_health(session, request.to, ok, error if isinstance(error, Exception) else None)
+        if event.unknown and session.budget_usd is not None:
+            session.abort(f"the budget of ${session.budget_usd:.2f} cannot be kept: {provider.name} "
+                          f"{provider.model or ''} sent no token usage for a call, so its cost is unknown; run "
+                          f"without --budget-usd, or on a server that reports usage")
 
 
 def _report_health(session: Stage, to: str, ok: bool, error: Exception | None) -> None:
@@ -85,16 +100,19 @@ def _call_event(session: Stage, provider: Provider, request: Request, completion
     """The call's record; a failed call counts what its attempts were billed (`billed`, from its error)."""
     usage = completion.usage if completion else billed
     latency = completion.latency_s if completion and completion.latency_s else elapsed
+    timing = {"latency_s": round(latency, 4), "ttft_s": completion.ttft_s if completion else None}
+    head = {"t": session.now(), "from": "coordinator", "target": request.to, "beat": request.beat,
+            "text": f"{request.purpose} call for {request.to}", "provider": provider.name,
+            "model": (completion.model if completion else None) or provider.model, "purpose": request.purpose}
+    if usage is not None and not usage.reported:
+        return CallEvent(**head, **timing, ok=ok, usage="unknown", input_tokens=None, output_tokens=None,
+                         cache_write_tokens=None, cache_read_tokens=None, cost_usd=None)
     out_tokens = usage.output_tokens if usage else 0
     return CallEvent(
-        t=session.now(), **{"from": "coordinator"}, target=request.to, beat=request.beat,
-        text=f"{request.purpose} call for {request.to}", provider=provider.name,
-        model=(completion.model if completion else None) or provider.model, purpose=request.purpose,
-        input_tokens=usage.input_tokens if usage else 0, output_tokens=out_tokens,
+        **head, **timing, input_tokens=usage.input_tokens if usage else 0, output_tokens=out_tokens,
         cache_write_tokens=usage.cache_write_tokens if usage else 0,
         cache_read_tokens=usage.cache_read_tokens if usage else 0,
         cost_usd=cost_usd(provider.name, provider.model, usage) if usage else 0.0,
-        latency_s=round(latency, 4), ttft_s=completion.ttft_s if completion else None,
         tokens_per_s=round(out_tokens / latency, 1) if out_tokens and latency > 0 else None, ok=ok)
 
 
@@ -176,7 +194,8 @@ def _record(session: Stage, actor: Actor, beat: int, parsed: ParsedTurn, user_te
     s = parsed.speech
     if s is None:
         session.say("system", f"{actor.name} silent this turn: no well-formed <speech> after "
-                    f"{MAX_CORRECTIONS} corrections ({'; '.join(parsed.problems)})", target=actor.slug, beat=beat)
+                    f"{MAX_CORRECTIONS} corrections ({'; '.join(parsed.problems)})", target=actor.slug, beat=beat,
+                    reason=SILENCED)
         s = Speech("silent", "", "")
     elif parsed.thinking:
         session.emit(ThinkEvent(t=session.now(), **{"from": actor.slug}, text=parsed.thinking, beat=beat))

@@ -57,8 +57,9 @@ class ActorMetrics:
     reactions: int = 0
     words: int = 0
     talk_share: float = 0.0
-    tokens: int = 0
-    cost_usd: float = 0.0
+    tokens: int | None = 0
+    """None (unknown) when a call of this actor's sent no usage; so is `cost_usd`."""
+    cost_usd: float | None = 0.0
     cache_read_share: float = 0.0
     failures: int = 0
     corrections: int = 0
@@ -79,8 +80,8 @@ class RunMetrics:
     goal_achieved: bool | None
     success: bool | None
     duration_s: float
-    tokens: int
-    cost_usd: float
+    tokens: int | None
+    cost_usd: float | None
     cache_read_share: float
     turns: int
     silences: int
@@ -187,7 +188,7 @@ def actor_metrics(events: list[BaseEvent]) -> dict[str, ActorMetrics]:
             row.words += len(words(event.text)) if is_speech(event, turn_types) else 0
         elif event.type in ("system", "correct") and event.target in actors:
             row = actors[event.target]
-            row.failures += event.type == "system"
+            row.failures += outputs.is_failure(event)
             row.corrections += event.type == "correct"
     total_words = sum(row.words for row in actors.values())
     spend = outputs.costs(events)["perActor"]
@@ -200,6 +201,8 @@ def actor_metrics(events: list[BaseEvent]) -> dict[str, ActorMetrics]:
         row.tokens = int(sum(money.get(k, 0) for k in ("input_tokens", "output_tokens", "cache_write_tokens",
                                                        "cache_read_tokens")))
         row.cost_usd = round(money.get("usd", 0.0), 6)
+        if money.get("unknown_usage_calls"):
+            row.tokens = row.cost_usd = None
         row.cache_read_share = _cache_share(money)
         row.echo = round(mean(per_echo[slug]), 4) if slug in per_echo else None
     return actors
@@ -233,7 +236,8 @@ def run_metrics(events: list[BaseEvent], run: str = "", audit: str = "unavailabl
         close_reason=close.reason if close else "incomplete",
         goal_achieved=_optional_bool(close.goal_achieved) if close else None,
         success=success, duration_s=round(outputs.duration_s(events), 3),
-        tokens=spend["totalTokens"], cost_usd=spend["estimatedUSD"], cache_read_share=_cache_share(spend),
+        tokens=None if spend["unknownUsageCalls"] else spend["totalTokens"],
+        cost_usd=None if spend["unknownUsageCalls"] else spend["estimatedUSD"], cache_read_share=_cache_share(spend),
         turns=len(said), silences=sum(a.silences for a in actors.values()),
         interruptions=sum(a.interruptions for a in actors.values()),
         reactions=sum(a.reactions for a in actors.values()),
@@ -302,13 +306,13 @@ def cost_per_beat(events: list[BaseEvent], field_name: str = "cost_usd") -> list
     per = [0.0] * outputs.beats(events)
     for call in (e for e in events if isinstance(e, CallEvent) and e.beat is not None and e.beat < len(per)
                  and e.purpose != JOURNAL):
-        per[call.beat] += getattr(call, field_name)
+        per[call.beat] += getattr(call, field_name) or 0  # unknown usage adds nothing it cannot know
     return per
 
 
 def journal_spend(events: list[BaseEvent], field_name: str = "cost_usd") -> float:
     """What the journal step's calls (after the close) spent, in the same field."""
-    return sum(getattr(e, field_name) for e in events if isinstance(e, CallEvent) and e.purpose == JOURNAL)
+    return sum(getattr(e, field_name) or 0 for e in events if isinstance(e, CallEvent) and e.purpose == JOURNAL)
 
 
 class Spend(NamedTuple):

@@ -62,7 +62,9 @@ class Progress:
         of = f" (${self.spent:.4f} of ${budget:.4f})" if budget is not None else ""
         why = {"budget": f"stopped: the sweep's --budget-usd is spent{of}; run it again with a higher --budget-usd "
                          f"to go on", "stop": "stopped by a signal",
-               "record-error": "stopped: a file could not be written (below)"}.get(stopping or "")
+               "record-error": "stopped: a file could not be written (below)",
+               "unknown-usage": "stopped: a call sent no token usage, so its cost is unknown and --budget-usd "
+                                "cannot be kept; run without a budget, or on a server that reports usage"}.get(stopping or "")
         self._say(f"sweep {why or 'finished'} — {self.summary()}")
 
     def note(self, line: str) -> None:

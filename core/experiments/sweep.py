@@ -11,17 +11,16 @@ folder without a result is kept aside as `<name>.partial-<k>` and the run starts
 One sweep at a time: the sweep holds its folder's lock (`core.record.folder_lock`) from
 `prepare_folder` to `release`, and each live run its run folder's. The budget (`--budget-usd`, or the
 one recorded in `sweep.yaml` when none is given) holds across invocations: it is compared with
-everything spent so far, and a sweep whose budget is spent starts nothing.
+everything spent so far, and a sweep whose budget is spent starts nothing; a call that sends no
+token usage stops a sweep with a budget (its cost is unknown, so the budget cannot be kept).
 
 Runs of a sweep do not append to the characters' own journals: every run starts from the same
 memories, whatever order the runs finish in (the run folder's `journals/` still holds them).
-
 A file that cannot be written (a full disk, a permission: the sweep's own files or a run's record)
 stops the sweep as a `RecordingError` naming the path (`failure`), with every live run stopped
 cleanly: nothing gets a result line it did not earn, and the same command run again continues.
 A wait a provider's response header asks for is capped by its `retry_after_cap_s` and said once on
-the progress stream (`core.providers.ratelimit`).
-"""
+the progress stream (`core.providers.ratelimit`)."""
 
 from __future__ import annotations
 
@@ -86,7 +85,7 @@ class SweepPlan:
     budget_usd: float | None = None
     requests_per_min: int | None = None
     tokens_per_min: int | None = None
-
+    provider_settings: dict[str, Any] = field(default_factory=dict)
     IDENTITY = ("scene", "isolations", "coordinators", "seeds", "provider", "model", "base_url", "max_beats",
                 "characters_dirs")
 
@@ -104,7 +103,7 @@ class SweepPlan:
         return RunOptions(isolation=combo.isolation, coordinator=combo.coordinator, provider=self.provider,
                           model=self.model, base_url=self.base_url, seed=combo.seed, max_beats=self.max_beats,
                           characters_dirs=[Path(d) for d in self.characters_dirs], out=out, headless=True,
-                          write_character_journals=False)
+                          write_character_journals=False, provider_settings=self.provider_settings)
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -303,8 +302,8 @@ class Sweep:
         self.stop("record-error")
 
     def _watch(self, event: BaseEvent) -> None:
-        if not isinstance(event, CallEvent):
-            return
+        if not isinstance(event, CallEvent) or (event.unknown and self.plan.budget_usd is not None):
+            return self.stop("unknown-usage") if isinstance(event, CallEvent) else None
         if event.cost_usd:
             self._save_spend()
         if self.plan.budget_usd is not None and self.live_spend() >= self.plan.budget_usd:

@@ -114,7 +114,7 @@ class AnthropicProvider(RemoteProvider):
         return text, _usage(message.usage)
 
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
-        usage = Usage()
+        usage = Usage(reported=False)
         events = await client.messages.create(**self.params(request), stream=True)
         self.saw_headers(events.response.headers)
         async with events:

@@ -42,12 +42,16 @@ class Request(BaseModel):
 
 class Usage(BaseModel):
     """Tokens one call consumed, split the way providers bill them: every attempt of the call, a
-    failed attempt's included when the provider billed it (a stream cut after its usage arrived)."""
+    failed attempt's included when the provider billed it (a stream cut after its usage arrived).
+
+    `reported` is False when the response carried no usage at all (many local servers send none
+    on a stream): the counts are then unknown, not zero, and the call's record says so."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     cache_write_tokens: int = 0
     cache_read_tokens: int = 0
+    reported: bool = True
 
     @property
     def total(self) -> int:
@@ -58,7 +62,8 @@ class Usage(BaseModel):
         return Usage(input_tokens=self.input_tokens + other.input_tokens,
                      output_tokens=self.output_tokens + other.output_tokens,
                      cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
-                     cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens)
+                     cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+                     reported=self.reported and other.reported)
 
 
 class Completion(BaseModel):
@@ -83,6 +88,10 @@ class Provider(ABC):
 
     name: str = "provider"
     model: str | None = None
+    max_concurrency: int | None = None
+    """At most this many calls at once to this provider's server (`core.providers.concurrency`); None: no limit."""
+    on_notice: Callable[[str], None] | None = None
+    """Told, once, of what the operator should know about the server (a stream cut by another request)."""
 
     @abstractmethod
     async def complete(self, request: Request, on_delta: DeltaCallback | None = None,

@@ -6,6 +6,7 @@ OPENAI_BASE_URL; sends `prompt_cache_key` and `max_completion_tokens`.
 ("not-needed" when absent), `max_tokens`, no `prompt_cache_key`.
 A stream is complete only with a `finish_reason` and `[DONE]` (see `_client_class`); a usage chunk
 that arrived before the stream broke is still counted (`core.providers.remote`).
+A response without usage (a local server that sends none) has unknown usage (`Usage.reported` False).
 Usage maps `prompt_tokens` minus cached (and reported cache-write) tokens to input,
 `completion_tokens` to output, `prompt_tokens_details.cached_tokens` to cache reads.
 """
@@ -65,7 +66,7 @@ class OpenAIProvider(RemoteProvider):
         return text, _usage(response.usage)
 
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
-        usage = Usage()
+        usage = Usage(reported=False)
         chunks = await client.chat.completions.create(**self.params(request), stream=True,
                                                       stream_options={"include_usage": True})
         self.saw_headers(chunks.response.headers)
@@ -130,7 +131,7 @@ _CLIENT: type | None = None
 
 def _usage(raw: Any) -> Usage:
     if raw is None:
-        return Usage()
+        return Usage(reported=False)
     details = getattr(raw, "prompt_tokens_details", None)
     cached = int(getattr(details, "cached_tokens", None) or 0)
     written = int(getattr(details, "cache_write_tokens", None) or 0)

@@ -156,6 +156,8 @@ def cache_saving(calls: Iterable[Any]) -> dict[str, Any]:
     price; negative when cache writes cost more than the reads saved; 0 with no priced input."""
     totals: dict[str, list[float]] = {}
     for call in calls:
+        if getattr(call, "usage", None) == "unknown":
+            continue
         usage = Usage(input_tokens=call.input_tokens, cache_write_tokens=call.cache_write_tokens,
                       cache_read_tokens=call.cache_read_tokens)
         uncached, paid = input_costs(call.provider, call.model, usage)

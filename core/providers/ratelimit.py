@@ -98,7 +98,7 @@ class LimitedProvider(Provider):
 
     def __init__(self, inner: Provider, limiter: RateLimiter) -> None:
         self.inner, self.limiter = inner, limiter
-        self.name, self.model = inner.name, inner.model
+        self.name, self.model, self.max_concurrency = inner.name, inner.model, inner.max_concurrency
         if hasattr(inner, "_sleep"):
             inner._sleep = limiter.pausing_sleep(inner._sleep)
         if hasattr(inner, "on_wait"):
@@ -106,6 +106,15 @@ class LimitedProvider(Provider):
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+    @property  # type: ignore[override]
+    def on_notice(self) -> Callable[[str], None] | None:
+        """The inner provider's: it is the one that notices."""
+        return self.inner.on_notice
+
+    @on_notice.setter
+    def on_notice(self, value: Callable[[str], None] | None) -> None:
+        self.inner.on_notice = value
 
     async def complete(self, request: Request, on_delta: DeltaCallback | None = None,
                        on_reset: ResetCallback | None = None) -> Completion:

@@ -16,7 +16,8 @@ PROVIDER_NAMES = ("offline", "anthropic", "openai", "openai-compatible", "claude
 
 def make_remote(spec: Any, *, sleep: Any = None) -> Provider:
     """The remote provider `spec` names (`name`, `model`, `base_url`, `timeout_s`, `max_retries`,
-    `retry_after_cap_s`; missing attributes take their defaults). The offline improviser is not
+    `retry_after_cap_s`, `max_concurrency`, `journal_timeout_s` (not claude-code's); missing attributes
+    take their defaults). The offline improviser is not
     built here: it is the improviser's (`core.improv.provider`), and `core.casting.pool` builds both.
 
     `sleep` replaces `asyncio.sleep` for retry waits (tests). Raises InvalidConfig for an unknown
@@ -28,6 +29,8 @@ def make_remote(spec: Any, *, sleep: Any = None) -> Provider:
     options: dict[str, Any] = {
         "timeout_s": getattr(spec, "timeout_s", 60.0), "max_retries": getattr(spec, "max_retries", 3),
         "retry_after_cap_s": getattr(spec, "retry_after_cap_s", 30.0),
+        "max_concurrency": getattr(spec, "max_concurrency", None),
+        "journal_timeout_s": getattr(spec, "journal_timeout_s", None),
     }
     if sleep is not None:
         options["sleep"] = sleep
@@ -35,8 +38,12 @@ def make_remote(spec: Any, *, sleep: Any = None) -> Provider:
     if name == "claude-code":
         from core.providers.claude_code import ClaudeCodeProvider
 
-        return ClaudeCodeProvider(model, base_url=base_url, max_processes=getattr(spec, "max_processes", 4),
-                                  first_byte_timeout_s=getattr(spec, "first_byte_timeout_s", 20.0), **options)
+        limit = options.pop("max_concurrency")
+        options.pop("journal_timeout_s")
+        provider = ClaudeCodeProvider(model, base_url=base_url, max_processes=getattr(spec, "max_processes", 4),
+                                      first_byte_timeout_s=getattr(spec, "first_byte_timeout_s", 20.0), **options)
+        provider.max_concurrency = limit
+        return provider
     if name == "anthropic":
         from core.providers.anthropic_provider import AnthropicProvider
 

@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from core.errors import InvalidConfig, ProviderError
+from core.providers import concurrency
 from core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 from core.providers.rate_headers import spent_budget
 from core.providers.retry import status_error, transport_error, with_retries
@@ -101,7 +102,8 @@ class RemoteProvider(Provider):
     def __init__(self, model: str | None, api_key: str | None = None, base_url: str | None = None, *,
                  timeout_s: float = 60.0, max_retries: int = 3, retry_after_cap_s: float = 30.0,
                  sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep, rng: random.Random | None = None,
-                 base_delay_s: float = 0.5) -> None:
+                 base_delay_s: float = 0.5, max_concurrency: int | None = None,
+                 journal_timeout_s: float | None = None) -> None:
         if not model:
             raise InvalidConfig(f"the {self.name} provider needs a model: set `model` in the scene's provider "
                                 f"(or pass --model)")
@@ -114,6 +116,7 @@ class RemoteProvider(Provider):
             check_base_url(self.base_url, self.name, "--base-url or `base_url`" if base_url else self.base_url_env)
         self.timeout_s, self.max_retries, self.retry_after_cap_s = timeout_s, max_retries, retry_after_cap_s
         self.base_delay_s, self._sleep, self._rng = base_delay_s, sleep, rng or random.Random()
+        self.max_concurrency, self.journal_timeout_s = max_concurrency, journal_timeout_s
         self._client: Any = None
         self.rate_wait: Wait | None = None
         """From the last response's rate-limit headers: the wait until a spent budget resets (capped
@@ -158,9 +161,13 @@ class RemoteProvider(Provider):
                        on_reset: ResetCallback | None = None) -> Completion:
         """Send `request`, retrying what is worth retrying; stream into `on_delta` when given."""
         client, stream = self.client, Stream(on_delta, on_reset)
+        if request.purpose == "journal" and self.journal_timeout_s is not None:
+            client = client.with_options(timeout=self.journal_timeout_s)
+        watch = concurrency.server(concurrency.server_key(self))
 
         async def attempt() -> tuple[str, Usage]:
             stream.begin()
+            mark = watch.begin()
             try:
                 if on_delta is None:
                     text, usage = await self._plain(client, request)
@@ -175,6 +182,8 @@ class RemoteProvider(Provider):
                 if error is None:
                     stream.retract()
                     raise
+            if on_delta is not None and error.status is None and watch.another_since(mark):
+                self._cut_by_another(watch)
             if stream.pieces:
                 raise self._broken_stream(error, stream) from None
             raise error from None
@@ -211,6 +220,14 @@ class RemoteProvider(Provider):
         log.warning("%s %s: %s", self.name, self.model, wait.text())
         if self.on_wait is not None:
             self.on_wait(wait)
+
+    def _cut_by_another(self, watch: concurrency.Server) -> None:
+        """A stream failed while another request to the same server had started: say so, once."""
+        if watch.tell_once():
+            text = concurrency.CUT_NOTICE.format(server=concurrency.server_key(self))
+            log.warning("%s %s: %s", self.name, self.model, text)
+            if self.on_notice is not None:
+                self.on_notice(text)
 
     def _broken_stream(self, error: ProviderError, stream: Stream) -> ProviderError:
         """`error`, after retracting the fragments the failed attempt delivered (kept for the log)."""

@@ -46,8 +46,19 @@ class ProviderSpec(BaseModel):
     """claude-code: at most this many Claude Code CLI processes at once."""
     first_byte_timeout_s: Timeout = 20.0
     """claude-code: an attempt with no sign of an answer after this long is failed and retried."""
+    max_concurrency: PositiveInt | None = None
+    """At most this many calls at once to this provider's server (the others queue in arrival
+    order); None: no limit (the hosted APIs). 1 for a server that serves one request at a time."""
+    journal_timeout_s: Timeout | None = None
+    """Seconds one journal call's attempt may take; None: `timeout_s`."""
 
     @property
     def turn_timeout_s(self) -> float:
         """The engine's own guard around one turn: every retry's timeout, plus backoff headroom."""
         return self.timeout_s * (self.max_retries + 1) + self.retry_after_cap_s * self.max_retries + 5
+
+    @property
+    def journal_turn_timeout_s(self) -> float:
+        """The engine's guard around one journal entry, as `turn_timeout_s` with the journal timeout."""
+        timeout = self.journal_timeout_s or self.timeout_s
+        return timeout * (self.max_retries + 1) + self.retry_after_cap_s * self.max_retries + 5

@@ -103,15 +103,35 @@ class CallEvent(BaseEvent):
     provider: str
     model: str | None = None
     purpose: str = "turn"
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_write_tokens: int = 0
-    cache_read_tokens: int = 0
-    cost_usd: float = 0.0
+    input_tokens: int | None = 0
+    output_tokens: int | None = 0
+    cache_write_tokens: int | None = 0
+    cache_read_tokens: int | None = 0
+    cost_usd: float | None = 0.0
     latency_s: float = 0.0
     ttft_s: float | None = None
     tokens_per_s: float | None = None
     ok: bool = True
+    usage: Literal["unknown"] | None = None
+    """`unknown` when the response carried no usage: the token counts and the cost are then `null`
+    (unknown), never 0."""
+
+    @property
+    def unknown(self) -> bool:
+        return self.usage == "unknown"
+
+    @property
+    def tokens(self) -> int:
+        """Every token this call was counted (0 when its usage is unknown)."""
+        return sum(getattr(self, key) or 0 for key in TOKEN_KEYS)
+
+    def to_record(self) -> dict[str, Any]:
+        """As every event, but unknown usage is written as `null` tokens and cost."""
+        record = super().to_record()
+        return {**record, **dict.fromkeys((*TOKEN_KEYS, "cost_usd"))} if self.unknown else record
+
+
+TOKEN_KEYS = ("input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")
 
 
 class DeltaEvent(BaseEvent):

@@ -134,21 +134,34 @@ def duration_s(events: list[BaseEvent]) -> float:
 
 
 def costs(events: list[BaseEvent]) -> dict[str, Any]:
-    """Tokens and USD per run and per actor, summed over every recorded call."""
+    """Tokens and USD per run and per actor, summed over every recorded call whose usage is known;
+    `unknownUsageCalls` counts the others (their tokens and cost are unknown, so the sums are then
+    what is known, at least that much: `unknown_spend` says it in words)."""
     keys = ("input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")
     total = dict.fromkeys(keys, 0)
-    usd = 0.0
-    per_actor: dict[str, dict[str, float]] = defaultdict(lambda: {**dict.fromkeys(keys, 0), "usd": 0.0, "calls": 0})
+    usd, unknown = 0.0, 0
+    per_actor: dict[str, dict[str, float]] = defaultdict(
+        lambda: {**dict.fromkeys(keys, 0), "usd": 0.0, "calls": 0, "unknown_usage_calls": 0})
     for call in (e for e in events if isinstance(e, CallEvent)):
         row = per_actor[call.target or call.from_]
-        for key in keys:
-            total[key] += getattr(call, key)
-            row[key] += getattr(call, key)
-        row["usd"] += call.cost_usd
         row["calls"] += 1
-        usd += call.cost_usd
-    return {**total, "totalTokens": sum(total.values()), "estimatedUSD": round(usd, 6),
+        if call.unknown:
+            row["unknown_usage_calls"] += 1
+            unknown += 1
+            continue
+        for key in keys:
+            total[key] += getattr(call, key) or 0
+            row[key] += getattr(call, key) or 0
+        row["usd"] += call.cost_usd or 0.0
+        usd += call.cost_usd or 0.0
+    return {**total, "totalTokens": sum(total.values()), "estimatedUSD": round(usd, 6), "unknownUsageCalls": unknown,
             "perActor": {k: {**v, "usd": round(v["usd"], 6)} for k, v in per_actor.items()}}
+
+
+def unknown_spend(spend: dict[str, Any]) -> str:
+    """"" when every call's usage is known, else " + unknown (N calls sent no usage)"."""
+    n = spend.get("unknownUsageCalls") or 0
+    return f" + unknown ({n} call{'s' if n != 1 else ''} sent no usage)" if n else ""
 
 
 def beats(events: list[BaseEvent]) -> int:
@@ -157,10 +170,45 @@ def beats(events: list[BaseEvent]) -> int:
     return (max(numbers) + 1) if numbers else 0
 
 
+SILENCED = "silenced"
+"""The `reason` of the `system` line of a turn salvaged to silence (its reply never kept the protocol)."""
+
+
+def is_failure(event: BaseEvent) -> bool:
+    """A failed call: an actor unable to respond (a `system` line naming it), or a fallback line
+    taken because a call failed (`failed`). A turn salvaged to silence is not one (`is_salvage`)."""
+    if not isinstance(event, GenericEvent) or event.type != "system":
+        return False
+    if event.reason == "fallback":
+        return bool((event.model_extra or {}).get("failed"))
+    return bool(event.target) and event.reason != SILENCED
+
+
+def is_salvage(event: BaseEvent) -> bool:
+    """A reply that came back but did not keep the format's protocol, salvaged instead: a scene turn
+    salvaged to silence, a roundtable fallback line for an unusable answer, a collaboration reply
+    that is not a valid envelope (taken as a plain message)."""
+    extra = event.model_extra or {}
+    if isinstance(event, GenericEvent) and event.type == "system":
+        return event.reason == SILENCED or (event.reason == "fallback" and not extra.get("failed"))
+    return extra.get("envelope_valid") is False
+
+
+def _who(event: BaseEvent) -> str | None:
+    return event.target or (event.model_extra or {}).get("about") or event.from_
+
+
 def errors(events: list[BaseEvent]) -> list[dict[str, Any]]:
-    """Actor failures, as spec 003's `errors`: beat, character, error."""
-    return [{"beat": e.beat, "character": e.target, "error": e.reason or e.text}
-            for e in events if isinstance(e, GenericEvent) and e.type == "system" and e.target]
+    """Failed calls, as spec 003's `errors`: beat, character (or the facilitator), error."""
+    return [{"beat": e.beat, "character": _who(e), "error": e.reason if e.reason != "fallback" else e.text}
+            for e in events if is_failure(e)]
+
+
+def salvaged(events: list[BaseEvent]) -> list[dict[str, Any]]:
+    """Replies salvaged because they did not keep the protocol (`is_salvage`): beat, character, problem."""
+    return [{"beat": e.beat, "character": _who(e) if e.type == "system" else e.from_,
+             "problem": (e.model_extra or {}).get("problem") or e.text}
+            for e in events if is_salvage(e)]
 
 
 def metadata(events: list[BaseEvent], own: FormatLines = PLAIN) -> dict[str, Any]:
@@ -179,8 +227,10 @@ def metadata(events: list[BaseEvent], own: FormatLines = PLAIN) -> dict[str, Any
             row["turns"] += 1
         elif event.type == "correct":
             row["corrections"] += 1
-        elif event.type == "system" and event.target:
+        elif is_failure(event) and event.target:
             row["failures"] += 1
+        elif is_salvage(event) and event.type == "system" and event.target:
+            row["salvaged"] += 1
     return {
         "name": scene.get("name"), "title": scene.get("title"), "format": scene.get("format"),
         "turns": scene.get("turns"), "isolation": info.get("isolation"),
@@ -190,7 +240,7 @@ def metadata(events: list[BaseEvent], own: FormatLines = PLAIN) -> dict[str, Any
         "goalAchieved": close.goal_achieved if close else None,
         "goalReason": close.goal_reason if close else None,
         "reason": close.reason if close else "incomplete",
-        "errors": errors(events), "costs": costs(events), "moderatorNotes": note_counts(events),
+        "errors": errors(events), "salvaged": salvaged(events), "costs": costs(events), "moderatorNotes": note_counts(events),
         "judgeFallbacks": judge_fallbacks(events),
         "unpricedModels": info.get("unpriced_models", []),
         "actors": {slug: {k: int(v) for k, v in row.items()} for slug, row in per_actor.items()},
@@ -232,7 +282,8 @@ def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PL
             f"director's notes: {notes['director']}",
             *([f"- Judge fallback: {fallback_notice(fallbacks)}"] if (fallbacks := judge_fallbacks(events)) else []),
             f"- Silent responses: {sum(isinstance(e, SpeakEvent) and e.action == 'silent' for e in events)}",
-            f"- Tokens: {spend['totalTokens']:,}; estimated cost ${spend['estimatedUSD']:.4f} USD", ""]
+            f"- Tokens: {spend['totalTokens']:,}{unknown_spend(spend)}; estimated cost ${spend['estimatedUSD']:.4f} USD"
+            f"{unknown_spend(spend)}", ""]
     return "\n".join(out)
 
 
@@ -268,7 +319,8 @@ def transcript_txt(events: list[BaseEvent], when: datetime, own: FormatLines = P
         out += [line, ""]
     out += [scene_end(close), "", "---", "", "STATISTICS:",
             f"- Duration: {beats(events)} beats", f"- Processing time: {duration_s(events):.1f}s",
-            f"- Total tokens: ~{spend['totalTokens']:,}", f"- Estimated cost: ${spend['estimatedUSD']:.2f} USD", ""]
+            f"- Total tokens: ~{spend['totalTokens']:,}{unknown_spend(spend)}",
+            f"- Estimated cost: ${spend['estimatedUSD']:.2f} USD{unknown_spend(spend)}", ""]
     return "\n".join(out)
 
 

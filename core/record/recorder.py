@@ -108,10 +108,13 @@ class Recorder:
         with open_private(self.run_dir / "notes.md", "w") as notes:
             notes.write(strip_controls(text))
 
-    def add_to_notes(self, text: str) -> None:
-        """Append a line to `notes.md` after the run (what the operator must know about it)."""
-        with open_private(self.run_dir / "notes.md", "a") as notes:
-            notes.write(strip_controls(text))
+    def add_note(self, line: str) -> None:
+        """Append one `- line` to `notes.md` (a notice that came up during the run); never raises."""
+        try:
+            with open_private(self.run_dir / "notes.md", "a") as notes:
+                notes.write(f"- {strip_controls(line)}\n")
+        except OSError as exc:
+            self.log("error", f"notes.md could not take a notice: {exc!r}")
 
     def record(self, event: BaseEvent) -> None:
         """Append one event to `events.jsonl` and flush; raises `RecordingError` when it cannot."""

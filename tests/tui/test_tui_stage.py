@@ -389,6 +389,23 @@ async def test_why_an_actor_failed_is_on_the_system_line_and_notified_once_per_k
                         ("Actor failure (connection)", "Bob unable to respond: Connection refused (127.0.0.1:9)")]
 
 
+async def test_a_turn_salvaged_to_silence_is_neither_told_nor_shown_as_a_failure():
+    from core.record.events import GenericEvent
+    from tui.scripted import ScriptedSession
+
+    silenced = GenericEvent(t=1, **{"from": "coordinator"}, type="system", target="bob", reason="silenced", beat=1,
+                            text="Bob silent this turn: no well-formed <speech> after 2 corrections (no <speech>)")
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        session.publish([silenced])
+        await pilot.pause()
+        await pilot.pause()
+        lines = app.screen.query_one(Transcript).plain_lines()
+        assert any(line.startswith("[SYSTEM] Bob silent this turn") and "— silenced" not in line for line in lines)
+        assert not [n for n in app._notifications if n.title.startswith("Actor failure")]
+
+
 def test_failure_kinds_read_as_an_operator_would_name_them():
     from tui.failures import failure_kind
 

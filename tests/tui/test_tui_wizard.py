@@ -227,6 +227,21 @@ class TestProviderStep:
             assert "Base URL: openai-compatible needs your server's address." in screen_text(app)
             assert "Base URL (required: your server's address" in screen_text(app)
 
+    async def test_a_concurrency_limit_is_asked_checked_and_passed_to_the_run(self, workspace):
+        app = wizard_app(workspace)
+        async with app.run_test(size=SIZE) as pilot:
+            form = await self.to_provider(pilot, app)
+            assert "Max concurrency (blank: no limit; 1 for a server that serves one request" in screen_text(app)
+            assert "max_concurrency" not in app.screen.run_options().provider_settings
+            form.query_one("#max-concurrency").value = "0"
+            await pilot.pause()
+            assert "Max concurrency: give a positive whole number" in screen_text(app)
+            assert app.screen.check_action("next", ()) is None
+            form.query_one("#max-concurrency").value = "1"
+            await pilot.pause()
+            assert form.problem() is None
+            assert app.screen.run_options().provider_settings["max_concurrency"] == 1
+
 
 def test_engine_messages_about_flags_name_the_form_field_instead():
     from tui.widgets.provider_form import in_form_words

@@ -196,11 +196,12 @@ class StageScreen(Screen[None]):
 
     def tell_failures(self, events: list) -> None:
         """Notify the first actor failure of each kind (timeout, authentication, ...) with its reason."""
+        from core.record.outputs import is_failure
         from tui.failures import failure_kind
 
         for event in events:
             reason = getattr(event, "reason", None)
-            if event.type != "system" or not event.target or not reason:
+            if not is_failure(event) or not event.target or not reason:  # a salvaged silence is no failure
                 continue
             kind = failure_kind(str(reason))
             if kind not in self._failures_told:

@@ -162,7 +162,9 @@ class WizardScreen(Screen[None]):
         same = flag_provider in (None, scene.provider.name)
         self.query_one(ProviderForm).preset(flag_provider or scene.provider.name,
                                             self.options.model or (scene.provider.model if same else None),
-                                            self.options.base_url or (scene.provider.base_url if same else None))
+                                            self.options.base_url or (scene.provider.base_url if same else None),
+                                            self.options.provider_settings.get("max_concurrency")
+                                            or scene.provider.max_concurrency)
 
     @on(ScenePicker.Picked)
     def _picked(self, event: ScenePicker.Picked) -> None:
@@ -224,8 +226,11 @@ class WizardScreen(Screen[None]):
         """The run options with both choices and the provider step applied."""
         assert self.scene is not None
         provider, model, base_url = self.query_one(ProviderForm).values
-        spec = self.scene.provider
-        return replace(self.options, isolation=self.picker("isolation").value,
+        spec, limit = self.scene.provider, self.query_one(ProviderForm).max_concurrency
+        settings = {k: v for k, v in self.options.provider_settings.items() if k != "max_concurrency"}
+        if limit != spec.max_concurrency:  # blank over a scene's limit: no limit
+            settings["max_concurrency"] = limit
+        return replace(self.options, isolation=self.picker("isolation").value, provider_settings=settings,
                        coordinator=self.picker("coordinator").value, cwd=self.cwd,
                        provider=provider if provider != spec.name else None,
                        model=model if model != spec.model else None,

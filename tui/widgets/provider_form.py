@@ -1,4 +1,5 @@
-"""The wizard's provider step: the format, which provider answers, which model, and an optional base URL.
+"""The wizard's provider step: the format, which provider answers, which model, an optional base URL,
+and an optional concurrency limit (blank: no limit; 1 for a server that serves one request at a time).
 
 The step says what it needs before Start: the offline improviser needs nothing; the others need a
 model name (they have no default model here) and their API key in the environment; an
@@ -31,6 +32,8 @@ BASE_URL_HINT = {
                           "(type the server's address)"),
 }
 BASE_URL_OPTIONAL = ("Base URL (blank: the provider's own address)", "(leave blank)")
+CONCURRENCY_HINT = ("Max concurrency (blank: no limit; 1 for a server that serves one request at a time, "
+                    "e.g. llama.cpp's)", "(leave blank for no limit)")
 FIELD_NAMES = {"--base-url": "the Base URL field", "--model": "the Model field", "--provider": "the Provider field",
                "--isolation": "the Isolation step", "--coordinator": "the Coordinator step"}
 
@@ -71,6 +74,8 @@ class ProviderForm(VerticalScroll):
         yield Input(placeholder=MODEL_HINT["offline"][1], id="model")
         yield Label(Content(BASE_URL_OPTIONAL[0]), id="base-url-label")
         yield Input(placeholder=BASE_URL_OPTIONAL[1], id="base-url")
+        yield Label(Content(CONCURRENCY_HINT[0]))
+        yield Input(placeholder=CONCURRENCY_HINT[1], id="max-concurrency")
         yield Static(id="needs", markup=False)
         yield Static(Content("offline is a deterministic, seeded improviser, not a language model: no key, no "
                              "network, the same run for the same seed. The others need their API key in the "
@@ -79,13 +84,20 @@ class ProviderForm(VerticalScroll):
     def on_mount(self) -> None:
         self.show_needs()
 
-    def preset(self, provider: str, model: str | None, base_url: str | None) -> None:
+    def preset(self, provider: str, model: str | None, base_url: str | None, max_concurrency: int | None = None) -> None:
         """Fill the form in from the scene file and the flags."""
         if provider in PROVIDERS:
             self.query_one("#provider", Select).value = provider
         self.query_one("#model", Input).value = model or ""
         self.query_one("#base-url", Input).value = base_url or ""
+        self.query_one("#max-concurrency", Input).value = str(max_concurrency or "")
         self.show_needs()
+
+    @property
+    def max_concurrency(self) -> int | None:
+        """The limit typed in: None when blank (no limit) or not a positive whole number (`problem` says so)."""
+        text = self.query_one("#max-concurrency", Input).value.strip()
+        return int(text) if text.isdigit() and int(text) > 0 else None
 
     @property
     def format(self) -> str:
@@ -111,6 +123,8 @@ class ProviderForm(VerticalScroll):
             return f"Model: {provider} needs a model name (it has no default model here)."
         if provider == "openai-compatible" and not base_url:
             return "Base URL: openai-compatible needs your server's address."
+        if self.query_one("#max-concurrency", Input).value.strip() and self.max_concurrency is None:
+            return "Max concurrency: give a positive whole number of calls at once, or leave it blank for no limit."
         env = key_env(provider)
         if env and not os.environ.get(env):
             return (f"API key: {env} is not set in the environment. Set it and start Promptdesk again, "

@@ -32,11 +32,15 @@ class TableSetup:
     headless: bool = False
 
 
-def fallback(session: Session, who: str, what: str, problem: str, round_no: int, sink: list[dict[str, Any]]) -> None:
-    """Log a fallback to `debug.log`, record it as a `system` event and in the round's `fallbacks`."""
+def fallback(session: Session, who: str, what: str, problem: str, round_no: int, sink: list[dict[str, Any]],
+             failed: bool = False) -> None:
+    """Log a fallback to `debug.log`, record it as a `system` event and in the round's `fallbacks`.
+    `failed`: the call itself failed (a failed call, counted with the actor failures); otherwise the
+    answer came but was unusable (a salvaged reply, `core.record.outputs.is_salvage`)."""
     text = f"{who}: {problem}; used the fallback {what}"
     session.recorder.log("warning", f"roundtable fallback: {text}", round=round_no)
-    session.say("system", text, reason="fallback", fallback=what, about=who, internal=True, beat=round_no)
+    session.say("system", text, reason="fallback", fallback=what, about=who, internal=True, beat=round_no,
+                **({"failed": True} if failed else {}))
     sink.append({"who": who, "fallback": what, "problem": problem})
 
 

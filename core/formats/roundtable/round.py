@@ -74,7 +74,7 @@ async def _question(session: Session, setup: TableSetup, state: RoundtableState,
                     notes: list[str], sink: list[dict[str, Any]]) -> Question:
     text = await ask_facilitator(session, setup, prompts.question_message(state, speakers, notes), state.round)
     if text is None:
-        fallback(session, FACILITATOR, "question", "no answer from the facilitator", state.round, sink)
+        fallback(session, FACILITATOR, "question", "no answer from the facilitator", state.round, sink, failed=True)
         return fallback_question(state.topic)
     question, problem = parse_question(text, state.topic, list(state.participants))
     if problem:
@@ -123,7 +123,7 @@ async def synthesise(session: Session, setup: TableSetup, state: RoundtableState
     text = await ask_facilitator(session, setup, content, state.round)
     what = "conclusion" if conclude else "synthesis"
     if text is None:
-        fallback(session, FACILITATOR, what, "no answer from the facilitator", state.round, sink)
+        fallback(session, FACILITATOR, what, "no answer from the facilitator", state.round, sink, failed=True)
         return _fallback_synthesis(state, conclude)
     synthesis, problem = parse_synthesis(text, state.topic)
     if problem and synthesis == fallback_synthesis(state.topic):

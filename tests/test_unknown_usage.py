@@ -1,0 +1,95 @@
+"""Usage unknown is unknown: a call whose response carries no usage (llama.cpp's server and many local
+servers send none on a stream) records `null` tokens and cost with `usage: unknown`, never 0; the
+totals, metrics, transcripts and the batch summary say unknown; a budget that would have to count
+such a call is refused (the run stops, the sweep stops), never kept on a guess."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from core.cli.main import main
+from core.experiments.metrics import metrics_of
+from helpers import CHARACTERS, SCENES
+from loopback import CANARY, Reply, loopback  # noqa: F401 - fixture
+from test_scene_faults import turn
+
+LINE = turn('[TO: Bob, TONE: firm] "Walk me through the timeline."', "I need facts first.")
+
+
+def scene_file(tmp_path: Path, server, provider: str = "openai-compatible", model: str = "gemma") -> Path:
+    data = yaml.safe_load((SCENES / "the-apology.yaml").read_text())
+    data["provider"] = {"name": provider, "model": model, "base_url": server.url("/v1"), "max_retries": 0,
+                        "timeout_s": 5}
+    data.pop("cast", None)
+    path = tmp_path / "scene.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def batch(capsys, tmp_path: Path, scene: Path, *flags: str) -> tuple[int, str, Path]:
+    out = tmp_path / "run"
+    code = main(["--batch", str(scene), "--isolation", "a", "--coordinator", "C", "--seed", "1", "--out", str(out),
+                 "--characters-dir", str(CHARACTERS), "--max-beats", "2", "--journals", "none", *flags])
+    return code, capsys.readouterr().err, out
+
+
+def calls(out: Path) -> list[dict]:
+    return [r for r in map(json.loads, (out / "events.jsonl").read_text().splitlines()) if r["type"] == "call"]
+
+
+def test_a_stream_without_usage_records_null_tokens_and_says_unknown(capsys, tmp_path, loopback):
+    loopback.default = Reply(text=LINE, no_usage=True)
+    code, err, out = batch(capsys, tmp_path, scene_file(tmp_path, loopback))
+    assert code == 0, err
+    recorded = calls(out)
+    assert recorded and all(c["ok"] for c in recorded)
+    for call in recorded:
+        assert call["usage"] == "unknown"
+        assert [call[k] for k in ("input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens",
+                                  "cost_usd")] == [None] * 5
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["costs"]["unknownUsageCalls"] == len(recorded)
+    assert f"+ unknown ({len(recorded)} calls sent no usage)" in err
+    assert "unknown" in (out / "transcript.md").read_text().split("## Post-scene notes")[1]
+    assert "+ unknown" in (out / "transcript.txt").read_text()
+    metrics = metrics_of(out, audit=False)
+    assert metrics.tokens is None and metrics.cost_usd is None
+    assert all(a.tokens is None for a in metrics.actors.values())
+    assert main(["metrics", str(out)]) == 0
+    assert "unknown" in capsys.readouterr().out
+
+
+def test_a_stream_with_usage_still_counts_it(capsys, tmp_path, loopback):
+    loopback.default = Reply(text=LINE)
+    code, err, out = batch(capsys, tmp_path, scene_file(tmp_path, loopback))
+    recorded = calls(out)
+    assert all("usage" not in c and c["output_tokens"] > 0 for c in recorded)
+    assert "sent no usage" not in err
+    assert metrics_of(out, audit=False).tokens > 0
+
+
+def test_a_budget_with_unknown_usage_is_refused(capsys, tmp_path, loopback, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    loopback.default = Reply(text=LINE, no_usage=True)
+    code, err, out = batch(capsys, tmp_path, scene_file(tmp_path, loopback, "openai", "gpt-4o-mini"),
+                           "--budget-usd", "1")
+    assert code == 1
+    assert "cannot be kept" in err and "sent no token usage" in err
+    recorded = calls(out)
+    assert 1 <= len(recorded) <= 3, "the run stops at the first beat's calls"
+    assert json.loads((out / "metadata.json").read_text())["reason"] == "provider-error"
+
+
+def test_a_sweep_budget_with_unknown_usage_stops_the_sweep(capsys, tmp_path, loopback, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    loopback.default = Reply(text=LINE, no_usage=True)
+    code = main(["sweep", str(scene_file(tmp_path, loopback, "openai", "gpt-4o-mini")), "--isolation", "a",
+                 "--coordinator", "C", "--seeds", "1-3", "--concurrency", "1", "--max-beats", "2",
+                 "--characters-dir", str(CHARACTERS), "--budget-usd", "5", "--out", str(tmp_path / "sweep")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "sent no token usage" in err and "--budget-usd" in err
+    assert len(list((tmp_path / "sweep").glob("a-C-seed*"))) == 1, "no run starts after the first"
