@@ -8,6 +8,9 @@ import json
 from pathlib import Path
 
 from core.cli.main import main
+from core.engine import actors
+from core.engine.coordinator import CONTINUE, RuleCoordinator
+from core.providers.base import ChatMessage
 from core.record.recorder import Recorder, read_events
 from core.record.audit import audit_run
 from helpers import make_scene, run_session
@@ -99,3 +102,48 @@ async def test_a_beat_is_flushed_at_the_safe_point_and_a_kill_loses_at_most_the_
         assert next_events - events >= 5, "a beat records several events"
         assert next_flushes - flushes <= 1, f"beat {beat}: {next_flushes - flushes} flushes for {next_events - events} events"
     assert len(read_events(run.dir)) == len(run.session.recorder.events), "the close flushed every held line"
+
+
+class NeverCloses(RuleCoordinator):
+    """Role C that never judges a close: the scene plays every beat up to its limit."""
+
+    async def decide(self, view, ask=None, warn=None):
+        return CONTINUE
+
+
+async def test_a_thread_turn_costs_the_same_however_long_the_thread(tmp_path, monkeypatch):
+    """Isolation (b): the messages an actor's request is built from are kept from turn to turn, so a
+    turn renders its own messages only, whether the thread holds 1 or 19 earlier turns (a drop
+    renders the kept turns once)."""
+    built = [0]
+
+    class Counted(ChatMessage):
+        def __init__(self, **data) -> None:
+            built[0] += 1
+            super().__init__(**data)
+
+    monkeypatch.setattr(actors, "ChatMessage", Counted)
+    per_turn: dict[int, set[int]] = {}
+    request = actors.ThreadActor.request
+
+    last_dropped: dict[str, int] = {}
+
+    def counted_request(self, user_text, beat, purpose="turn"):
+        before = built[0]
+        made = request(self, user_text, beat, purpose)
+        if last_dropped.get(self.slug, 0) == self.dropped and purpose == "turn":
+            per_turn.setdefault(len(self.exchanges) - self.dropped, set()).add(built[0] - before)
+        last_dropped[self.slug] = self.dropped
+        return made
+
+    monkeypatch.setattr(actors.ThreadActor, "request", counted_request)
+    scene = make_scene(limits={"max_beats": 45, "stall_beats": 45, "soft_cap_per_character": 100,
+                               "hard_cap_per_character": 200}, provider={"name": "offline"})
+
+    def endless(session):
+        session.coordinator = NeverCloses()
+
+    run = await run_session(tmp_path, scene, isolation="b", coordinator="C", before_run=endless)
+    assert run.result.beats >= 40
+    assert {1, 10, 19} <= set(per_turn), "short and long threads were both played"
+    assert max(max(counts) for counts in per_turn.values()) <= 3, per_turn
