@@ -13,6 +13,7 @@ claim that created the folder, or the resume that reopened it) until `finish` ha
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -84,6 +85,7 @@ class Recorder:
         """The folder's writer lock, held until `finish` (given by the claim or the resume that made it)."""
         self.hold = False
         """True while a beat is played: events and prompts are flushed at `commit`, not line by line."""
+        self._prompts: list[tuple[float, Request]] = []
 
     def open(self) -> None:
         """Create the folder, lock it (unless the lock is already held) and open the append-only logs."""
@@ -122,14 +124,40 @@ class Recorder:
 
     def record_prompt(self, t: float, request: Request) -> None:
         """Append one request, exactly as sent, to `prompts.jsonl` (never a key: requests hold none),
-        whole or as a delta against the same recipient's previous one (`core.record.prompt_log`)."""
-        self._append("prompts.jsonl", self.prompt_log.line(t, request), flush=not self.hold)
+        whole or as a delta against the same recipient's previous one (`core.record.prompt_log`).
+
+        While a beat is held, the line is written once the calls of the beat are under way (the
+        event loop's next turn, in order) rather than before this one starts: the cast's calls
+        start together, and `commit` writes any line still waiting."""
+        if self.failure is not None:
+            raise self.failure
+        self._prompts.append((t, request))
+        if not self.hold:
+            self._write_prompts()
+        elif len(self._prompts) == 1:
+            try:
+                asyncio.get_running_loop().call_soon(self._write_prompts_later)
+            except RuntimeError:
+                self._write_prompts()
+
+    def _write_prompts(self) -> None:
+        """Write the requests waiting, in the order they were sent; raises `RecordingError` when it cannot."""
+        waiting, self._prompts = self._prompts, []
+        for t, request in waiting:
+            self._append("prompts.jsonl", self.prompt_log.line(t, request), flush=not self.hold)
+
+    def _write_prompts_later(self) -> None:
+        try:
+            self._write_prompts()
+        except RecordingError:
+            pass  # kept in `failure`; the session was told (`on_failure`) and stops the run
 
     def commit(self) -> None:
         """Flush what was held (prompts first, then the events that answer them); raises
         `RecordingError` when it cannot."""
         if self.failure is not None:
             raise self.failure
+        self._write_prompts()
         for name in ("prompts.jsonl", "events.jsonl"):
             handle = self._files.get(name)
             if handle is not None:
