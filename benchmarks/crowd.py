@@ -6,9 +6,9 @@
   (measured around `complete`).
 - `short_beat_ratio` (goal <= 1.02): the same with 5 actors.
 - `b_turn_growth_100` (goal <= 1.1): isolation (b), 5 actors, 100 beats without simulated latency:
-  engine milliseconds per turn (a beat's wall time, from its `beat` mark to the next, minus the
-  time spent inside the provider) over beats 51-100, divided by the same over beats 1-50. Each
-  window's figure is the median of its beats' per-turn costs, so that a scheduler hiccup on a
+  engine milliseconds per turn (a beat's CPU time, from its `beat` mark to the next, minus the CPU
+  time spent inside the provider) over beats 51-100, divided by the same over beats 1-50. CPU time
+  (of this process) rather than wall time, and each window's median beat, so that other work on a
   shared machine is not taken for growth; the run is repeated `REPEATS` times and the median ratio kept.
 
 The coordinator never closes (`Endless`), so every beat is played; beat 0 (one opener) is left out.
@@ -32,7 +32,7 @@ from core.clock import RealClock
 
 ROOT = Path(__file__).resolve().parent.parent
 LATENCY = (400, 1000)
-REPEATS = 3
+REPEATS = 5
 
 
 def write_crowd(folder: Path, size: int) -> list[str]:
@@ -58,8 +58,21 @@ def crowd_scene(slugs: list[str], beats: int, latency: tuple[int, int] | None):
         "provider": {"name": "offline", "latency_ms": list(latency) if latency else None}})
 
 
-async def _play(scene, folder: Path, isolation: str = "b"):
-    """Play `scene` to its last beat; the session, the timed provider and each beat's start mark."""
+class CpuTimedProvider(TimedProvider):
+    """Measures the CPU time this process spends inside another provider's `complete`, per call
+    (for calls that never wait: the improviser without simulated latency)."""
+
+    async def complete(self, request, on_delta=None, on_reset=None):
+        started = time.process_time()
+        try:
+            return await self.inner.complete(request, on_delta, on_reset)
+        finally:
+            self.calls.append((request.beat, time.process_time() - started))
+
+
+async def _play(scene, folder: Path, isolation: str = "b", clock=time.perf_counter, timer=TimedProvider):
+    """Play `scene` to its last beat; the session, the timed provider and each beat's start mark
+    (and last event) on `clock`."""
     options = RunOptions(isolation=isolation, coordinator="C", seed=1, runs_root=folder / "runs",
                          characters_dirs=[folder / "characters"], write_character_journals=False)
     session = build_session(scene, options)
@@ -67,7 +80,7 @@ async def _play(scene, folder: Path, isolation: str = "b"):
     session.clock = RealClock()
     inner = next(iter(session.actors.values())).provider
     inner.clock = session.clock
-    timed = TimedProvider(inner)
+    timed = timer(inner)
     for actor in session.actors.values():
         actor.provider = timed
     marks: dict[int, float] = {}
@@ -75,8 +88,8 @@ async def _play(scene, folder: Path, isolation: str = "b"):
 
     def mark(event) -> None:
         if event.beat is not None and event.type != "delta":
-            marks.setdefault(event.beat, time.perf_counter()) if event.type == "beat" else None
-            last[event.beat] = time.perf_counter()
+            marks.setdefault(event.beat, clock()) if event.type == "beat" else None
+            last[event.beat] = clock()
 
     session.subscribe(mark)
     await session.run()
@@ -116,7 +129,8 @@ def turn_growth(size: int = 5, beats: int = 100) -> dict[str, float]:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             slugs = write_crowd(folder / "characters", size)
-            _, timed, marks, _ = asyncio.run(_play(crowd_scene(slugs, beats + 2, None), folder))
+            _, timed, marks, _ = asyncio.run(_play(crowd_scene(slugs, beats + 2, None), folder,
+                                                   clock=time.process_time, timer=CpuTimedProvider))
             half = beats // 2
             early.append(statistics.median(_per_turn_ms(timed, marks, 1, half)))
             late.append(statistics.median(_per_turn_ms(timed, marks, half + 1, beats)))
