@@ -5,7 +5,8 @@ from __future__ import annotations
 import importlib
 import sys
 
-MODULES = ("benchmarks.engine", "benchmarks.providers", "benchmarks.long_scene", "benchmarks.console", "benchmarks.sweep")
+MODULES = ("benchmarks.engine", "benchmarks.providers", "benchmarks.long_scene", "benchmarks.crowd", "benchmarks.console",
+           "benchmarks.sweep")
 
 
 def main() -> int:

@@ -42,20 +42,30 @@ async def test_notes_name_both_choices_before_any_actor_is_spawned(run_scene):
     assert seen[0][1].startswith("Coordinator role: C — ")
 
 
-async def test_events_jsonl_is_appended_and_flushed_event_by_event(run_scene):
-    mismatches = []
+async def test_events_jsonl_is_appended_in_order_and_never_behind_the_beat_being_played(run_scene):
+    """Lines are flushed at each safe point (not event by event): whatever is on disk is the record's
+    beginning, and it always holds every event of the beats before the current one; outside the
+    beats (the close, the journal step) every event is flushed as it happens."""
+    problems = []
 
     def watch(session):
         def on_event(event):
-            if event.type != "delta":
-                lines = (session.recorder.run_dir / "events.jsonl").read_text().splitlines()
-                if len(lines) != len(session.recorder.events):
-                    mismatches.append(event.type)
+            if event.type == "delta":
+                return
+            lines = (session.recorder.run_dir / "events.jsonl").read_text().splitlines()
+            recorded = session.recorder.events
+            if [json.loads(line) for line in lines] != [e.to_record() for e in recorded[:len(lines)]]:
+                problems.append(f"{event.type}: the file is not the record's beginning")
+            earlier = [e for e in recorded if e.beat is not None and e.beat < session.state.beat]
+            if len(lines) < len(earlier):
+                problems.append(f"{event.type} at beat {session.state.beat}: an earlier beat is not on disk")
+            if session.state.status != "running" and len(lines) != len(recorded):
+                problems.append(f"{event.type} while {session.state.status}: not flushed at once")
         session.subscribe(on_event)
 
     await run_scene(example_scene("the-apology", limits={"max_beats": 4}), isolation="b", coordinator="C",
                     before_run=watch)
-    assert mismatches == []
+    assert problems == []
 
 
 async def test_responses_are_kept_in_arrival_order_not_cast_order(run_scene):

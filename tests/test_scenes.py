@@ -220,10 +220,21 @@ def test_characters_must_be_unique(tmp_path):
     assert "x.yaml:2: characters[2]: 'alice' is listed twice" in message
 
 
-def test_cast_size_is_one_to_eight(tmp_path):
+def test_cast_size_is_one_to_fifty_and_the_limit_is_named(tmp_path):
     assert "characters: List should have at least 1 item" in problem(tmp_path, "name: s\nprompt: A scene.\ncharacters: []\n")
-    nine = ", ".join(f"c{i}" for i in range(9))
-    assert "characters: List should have at most 8 items" in problem(tmp_path, f"name: s\nprompt: A scene.\ncharacters: [{nine}]\n")
+    fifty = ", ".join(f"c{i}" for i in range(50))
+    for fmt in ("scene", "roundtable"):
+        scene = load_scene(scene_file(tmp_path, f"name: s\nformat: {fmt}\nprompt: A scene.\ngoal: a plan\ncharacters: [{fifty}]\n"))
+        assert len(scene.characters) == 50
+        message = problem(tmp_path, f"name: s\nformat: {fmt}\nprompt: A scene.\ngoal: a plan\ncharacters: [{fifty}, c50]\n")
+        assert f"characters: format {fmt} plays at most 50 characters (the cast limit, MAX_CAST), got 51: remove 1" \
+            in message
+
+
+def test_collaborate_stays_two_assistants(tmp_path):
+    message = problem(tmp_path, "name: s\nformat: collaborate\ncharacters: [alice, bob, charlie]\n")
+    assert "format collaborate plays at most 2 characters (two assistants" in message
+    assert "got 3: remove 1" in message
 
 
 def test_scene_format_needs_two_characters_but_other_formats_do_not(tmp_path):

@@ -18,7 +18,7 @@ Piece = tuple[str, str]
 """A run of text and the role that styles it (`speaker-0`, `tone`, `event`, ...)."""
 
 SPEAKER_ROLES = 8
-"""Distinct speaker colours per theme (a scene has at most 8 characters)."""
+"""Distinct speaker colours per theme; a larger cast (up to `core.engine.scene.MAX_CAST`) cycles them."""
 
 ROLES = tuple(f"speaker-{i}" for i in range(SPEAKER_ROLES)) + (
     "speech", "target", "tone", "nonverbal", "interrupt", "event", "note", "system", "close", "beat",

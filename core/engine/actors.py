@@ -139,17 +139,27 @@ class ThreadActor(Actor):
         self.dropped = 0
         self.token_budget: int | None = None
         """When set (collaborate's 2–3K-token window), the kept turns also stay under this estimate."""
+        self._messages: list[ChatMessage] = []
+        self._rendered = (0, 0)
+        """The kept turns `_messages` renders, and the `dropped` count it was rendered for."""
 
     @property
     def thread(self) -> list[ChatMessage]:
-        """The messages re-sent before this turn's update."""
-        kept = self.exchanges[self.dropped:]
-        messages: list[ChatMessage] = []
-        for index, exchange in enumerate(kept):
+        """The messages re-sent before this turn's update (a copy of the list; the messages are shared).
+
+        Kept from turn to turn rather than rendered anew: a turn adds its two messages, and only a
+        drop renders the kept turns again, so the cost of a turn does not grow with the thread (and
+        the prompt log sees the very same message objects, whose comparison costs nothing)."""
+        kept = len(self.exchanges) - self.dropped
+        if self._rendered[1] != self.dropped or self._rendered[0] > kept:
+            self._messages, self._rendered = [], (0, self.dropped)
+        for index in range(self._rendered[0], kept):
+            exchange = self.exchanges[self.dropped + index]
             user = DROPPED_NOTE + "\n\n" + exchange.user if index == 0 and self.dropped else exchange.user
-            messages += [ChatMessage(role="user", content=user),
-                         ChatMessage(role="assistant", content=exchange.reply(self.thread_thinking == "keep"))]
-        return messages
+            self._messages += [ChatMessage(role="user", content=user),
+                               ChatMessage(role="assistant", content=exchange.reply(self.thread_thinking == "keep"))]
+        self._rendered = (kept, self.dropped)
+        return list(self._messages)
 
     def update(self, user_text: str) -> str:
         """The new user message: under `last`, the most recent thought first, then the update."""

@@ -91,6 +91,13 @@ class Format:
         """The smallest cast the format can play."""
         return 1
 
+    max_cast_reason: ClassVar[str] = ""
+    """Why the format plays fewer than `core.engine.scene.MAX_CAST` characters (named in the error)."""
+
+    def max_cast(self) -> int:
+        """The largest cast the format can play (at most `core.engine.scene.MAX_CAST`, which applies anyway)."""
+        return 1_000_000
+
     def load_cast(self, scene: Scene, slugs: Sequence[str], dirs: Sequence[Path]) -> list[Character]:
         """The characters of `slugs`, from the character folders."""
         return load_cast(slugs, dirs)

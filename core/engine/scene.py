@@ -21,7 +21,9 @@ from core.characters.loading import validate_slug
 from core.errors import InvalidConfig
 from core.providers.spec import Latency, ProviderName, ProviderSpec, Timeout, WaitCap
 
-MAX_CAST = 8
+MAX_CAST = 50
+"""The largest cast any format plays (a town meeting, a focus group); a format may allow fewer
+(`Format.max_cast`: a collaboration is two assistants by design)."""
 
 
 def _slug(value: str) -> str:
@@ -145,7 +147,7 @@ class Scene(SceneModel):
     `ask` the operator, or `off`; unset: `ask` in the console, `off` headless."""
     closing_action: str = ""
     """The final action the close note asks for ("Please close the scene by …"); unset: a neutral one."""
-    characters: list[Slug] = Field(min_length=1, max_length=MAX_CAST)
+    characters: list[Slug] = Field(min_length=1)
     cards: dict[Slug, str] = Field(default_factory=dict)
     """Character cards cast directly: slug -> card file (`.png`/`.webp`/`.json`, relative to the scene file).
     A `characters` entry that names a card file is moved here, cast as the slug of its file name."""
@@ -227,11 +229,18 @@ class Scene(SceneModel):
     @field_validator("characters")
     @classmethod
     def _cast_is_sound(cls, slugs: list[str], info: ValidationInfo) -> list[str]:
-        """No one twice; as many people as the format needs (a `scene` needs two to be a dialogue)."""
+        """No one twice; as many people as the format needs (a `scene` needs two to be a dialogue) and
+        no more than it plays (`MAX_CAST`, or the format's own `max_cast`), the limit named when exceeded."""
         for index, slug in enumerate(slugs):
             if slug in slugs[:index]:
                 raise PydanticCustomError("duplicate", "'{slug}' is listed twice", {"slug": slug, "key": index})
         fmt = cls.formats.get(info.data.get("format") or "")
+        most = min(MAX_CAST, fmt.max_cast()) if fmt is not None else MAX_CAST
+        if len(slugs) > most:
+            reason = fmt.max_cast_reason if fmt is not None and most < MAX_CAST else "the cast limit, MAX_CAST"
+            raise PydanticCustomError("too_long", "format {format} plays at most {most} characters ({why}), got {n}: "
+                                      "remove {extra}", {"n": len(slugs), "most": most, "extra": len(slugs) - most,
+                                                         "why": reason, "format": fmt.name if fmt else "scene"})
         if fmt is not None and len(slugs) < fmt.min_cast():
             raise PydanticCustomError("too_short", "a {format} needs at least {least} characters, got {n}",
                                       {"n": len(slugs), "least": fmt.min_cast(), "format": fmt.name})

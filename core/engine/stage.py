@@ -156,8 +156,12 @@ class Stage:
     def emit(self, event: BaseEvent) -> BaseEvent:
         """Record an event (unless it is a live delta) and publish it to every subscriber.
 
-        A subscriber that raises is logged to `debug.log`; the event stays recorded and the run goes on."""
+        A subscriber that raises is logged to `debug.log`; the event stays recorded and the run goes on.
+        While the scene runs, the record is flushed at each safe point rather than event by event
+        (`Recorder.hold`): a killed run loses at most its current beat. Anything else (a pause, the
+        close, the journal step) is flushed at once, with what was held before it."""
         if not isinstance(event, DeltaEvent):
+            self.recorder.hold = self.state.status == "running"
             self.recorder.record(event)
             self._account(event)
         for callback in list(self._subscribers):
@@ -293,8 +297,10 @@ class Stage:
         control(self, **arguments)
 
     async def safe_point(self) -> None:
-        """Between beats: honour stop and pause, then deliver queued world events and notes."""
+        """Between beats: flush the beat's record, honour stop and pause, then deliver queued world
+        events and notes."""
         heap.settle()
+        self.recorder.commit()
         if self._stopped:
             raise SceneStopped
         await self._keep_pace()

@@ -8,6 +8,7 @@ message of lines witnessed so far (own lines marked `(you)`), then `NOW:` and th
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 
 from core.improv.lines import Line, logical_lines, parse_line, parse_lines, parse_speech_block
@@ -94,13 +95,20 @@ def read_briefing(system: str, messages: list[ChatMessage], fallback_name: str, 
 
 def _take(brief: Briefing, text: str, latest: bool) -> None:
     """File the items of one chunk of routed text under latest or history, and note its cues."""
-    items = parse_lines(text)
+    items, cues = _read_chunk(text)
     for item in items:
         if item.kind == "speech" and item.own:
             brief.own.append(item)
     (brief.latest if latest else brief.history).extend(i for i in items if not i.own)
+    (brief.cues if latest else brief.earlier_cues).update(cues)
+
+
+@lru_cache(maxsize=4096)
+def _read_chunk(text: str) -> tuple[tuple[Line, ...], frozenset[str]]:
+    """The items and cues of one chunk of routed text. Read once per text: a thread re-sends the
+    same messages every turn, and a crowd's threads are long (the items are frozen, so shared)."""
     plain = [ln for ln in logical_lines(text) if not ((p := parse_line(ln)) and p.kind != "note")]
-    (brief.cues if latest else brief.earlier_cues).update(_cue_names(" ".join(plain)))
+    return tuple(parse_lines(text)), frozenset(_cue_names(" ".join(plain)))
 
 
 def _cue_names(text: str) -> set[str]:

@@ -8,6 +8,7 @@ leave-takings that `core.protocol.leave_taking` recognises, so a pure-code coord
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 from core.protocol.leave_taking import takes_leave
 
@@ -64,6 +65,8 @@ def close_speech(brief: Briefing, seed: int, rng: random.Random, to: str, topic:
     return f'[{", ".join(parts)}] "{words}"'
 
 
+@lru_cache(maxsize=16384)
 def closes(words: str, gesture: str = "") -> bool:
-    """A leave-taking in what was said or done (the engine's own rules), or the explicit close."""
+    """A leave-taking in what was said or done (the engine's own rules), or the explicit close
+    (read once per line: in a crowd every actor weighs every line it heard)."""
     return EXPLICIT in words or takes_leave(words, gesture or None)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _EVENT = re.compile(r"^\[EVENT:\s*(.*?)\]\s*$")
 _NOTE = re.compile(r"^DIRECTOR NOTE:\s*(.*)$")
@@ -47,8 +48,10 @@ def logical_lines(text: str) -> list[str]:
     return [line for line in merged if line]
 
 
+@lru_cache(maxsize=16384)
 def parse_line(line: str) -> Line | None:
-    """One logical line as a routed item, or None when it is not one."""
+    """One logical line as a routed item, or None when it is not one. Read once per text (a routed
+    line reaches every other actor of a crowd; a `Line` is frozen, so it is shared)."""
     if match := _EVENT.match(line):
         return Line("event", match.group(1).strip())
     if match := _NOTE.match(line):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from core.improv.phrases import GESTURE_VERBS
 
@@ -36,8 +37,10 @@ class Temperament:
     anxious: float = 0.0
 
 
+@lru_cache(maxsize=256)
 def read_temperament(profile: str) -> Temperament:
-    """The temperament a profile describes; an empty profile gives a neutral one."""
+    """The temperament a profile describes; an empty profile gives a neutral one (read once per
+    profile: a briefing is re-sent with every request)."""
     sections = _bullets_by_section(profile)
     traits = [b for title, items in sections.items() for b in items
               if any(key in title for key in TRAIT_SECTIONS)] or [b for items in sections.values() for b in items]

@@ -109,7 +109,10 @@ class PromptLogWriter:
         if text is None:
             text = request_text(request)
             keep = common_prefix(previous.text, text) if previous else 0
-        self._last[request.to] = _Sent(self.next_id, text, request, len(text) - _messages_end(text, request))
+            tail = len(text) - _messages_end(text, request)
+        else:
+            tail = previous.tail  # the same frame after the same messages' end
+        self._last[request.to] = _Sent(self.next_id, text, request, tail)
         self.next_id += 1
         if previous and keep >= MIN_KEEP:
             record.update(extends=previous.id, keep=keep, append=text[keep:], length=len(text))

@@ -1,5 +1,10 @@
-"""The run folder's writer: `events.jsonl` appended and flushed event by event, every prompt to
-`prompts.jsonl`, warnings to `debug.log`, and the derived files written once at close.
+"""The run folder's writer: `events.jsonl` appended event by event, every prompt to `prompts.jsonl`,
+warnings to `debug.log`, and the derived files written once at close.
+
+Each line is flushed as it is written, except while the session `hold`s them (during a beat): then
+the lines of `events.jsonl` and `prompts.jsonl` are flushed together at `commit`, which the session
+calls at every safe point (between beats). A killed run so loses at most its current beat (which a
+resume replays anyway), and a beat of a large cast costs two flushes, not one per event.
 
 `events.jsonl` is the source of truth; `finish` rebuilds every other file from the events alone.
 The recorder holds the folder's writer lock (`core.record.folder_lock`) from `open` (or from the
@@ -8,6 +13,7 @@ claim that created the folder, or the resume that reopened it) until `finish` ha
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -77,6 +83,9 @@ class Recorder:
         """Called once, when the first write fails (the session stops the run)."""
         self.lock: FolderLock | None = None
         """The folder's writer lock, held until `finish` (given by the claim or the resume that made it)."""
+        self.hold = False
+        """True while a beat is played: events and prompts are flushed at `commit`, not line by line."""
+        self._prompts: list[tuple[float, Request]] = []
 
     def open(self) -> None:
         """Create the folder, lock it (unless the lock is already held) and open the append-only logs."""
@@ -117,14 +126,53 @@ class Recorder:
             self.log("error", f"notes.md could not take a notice: {exc!r}")
 
     def record(self, event: BaseEvent) -> None:
-        """Append one event to `events.jsonl` and flush; raises `RecordingError` when it cannot."""
-        self._append("events.jsonl", json.dumps(event.to_record(), ensure_ascii=False))
+        """Append one event to `events.jsonl` (flushed unless held); raises `RecordingError` when it cannot."""
+        self._append("events.jsonl", json.dumps(event.to_record(), ensure_ascii=False), flush=not self.hold)
         self.events.append(event)
 
     def record_prompt(self, t: float, request: Request) -> None:
         """Append one request, exactly as sent, to `prompts.jsonl` (never a key: requests hold none),
-        whole or as a delta against the same recipient's previous one (`core.record.prompt_log`)."""
-        self._append("prompts.jsonl", self.prompt_log.line(t, request))
+        whole or as a delta against the same recipient's previous one (`core.record.prompt_log`).
+
+        While a beat is held, the line is written once the calls of the beat are under way (the
+        event loop's next turn, in order) rather than before this one starts: the cast's calls
+        start together, and `commit` writes any line still waiting."""
+        if self.failure is not None:
+            raise self.failure
+        self._prompts.append((t, request))
+        if not self.hold:
+            self._write_prompts()
+        elif len(self._prompts) == 1:
+            try:
+                asyncio.get_running_loop().call_soon(self._write_prompts_later)
+            except RuntimeError:
+                self._write_prompts()
+
+    def _write_prompts(self) -> None:
+        """Write the requests waiting, in the order they were sent; raises `RecordingError` when it cannot."""
+        waiting, self._prompts = self._prompts, []
+        for t, request in waiting:
+            self._append("prompts.jsonl", self.prompt_log.line(t, request), flush=not self.hold)
+
+    def _write_prompts_later(self) -> None:
+        try:
+            self._write_prompts()
+        except RecordingError:
+            pass  # kept in `failure`; the session was told (`on_failure`) and stops the run
+
+    def commit(self) -> None:
+        """Flush what was held (prompts first, then the events that answer them); raises
+        `RecordingError` when it cannot."""
+        if self.failure is not None:
+            raise self.failure
+        self._write_prompts()
+        for name in ("prompts.jsonl", "events.jsonl"):
+            handle = self._files.get(name)
+            if handle is not None:
+                try:
+                    handle.flush()
+                except OSError as exc:
+                    self.fail(recording_error(exc, f"{name} in {self.run_dir}"))
 
     def log(self, level: str, message: str, **context: Any) -> None:
         """Append a warning or error with its context to `debug.log`. Never raises: a failed write
@@ -136,7 +184,7 @@ class Recorder:
         except RecordingError:
             pass
 
-    def _append(self, name: str, line: str) -> None:
+    def _append(self, name: str, line: str, flush: bool = True) -> None:
         handle = self._files.get(name)
         if handle is None:
             return
@@ -144,7 +192,8 @@ class Recorder:
             raise self.failure
         try:
             handle.write(storable(line) + "\n")
-            handle.flush()
+            if flush:
+                handle.flush()
         except OSError as exc:
             self.fail(recording_error(exc, f"{name} in {self.run_dir}"))
 
@@ -160,6 +209,11 @@ class Recorder:
         """Write the derived files from the recorded events, then close the logs.
 
         Raises `RecordingError` when a file cannot be written; the logs are closed either way."""
+        self.hold = False
+        try:
+            self.commit()
+        except RecordingError:
+            pass  # the failure is kept; the derived files still say what was recorded
         try:
             write_derived(self.run_dir, self.events, when, self.own)
         except OSError as exc:

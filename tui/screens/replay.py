@@ -25,13 +25,14 @@ from tui.lines import safe
 from tui.stage_state import StateFold
 from tui.screens.take_dialog import TakeDialog
 from tui.widgets.playback_bar import PlaybackBar
+from tui.widgets.pane_picker import PaneControls, panes_binding
 from tui.widgets.stage_view import StageView
 
 TICK_S = 1 / 20
 """How often the playhead moves while playing."""
 
 
-class ReplayScreen(Screen[None]):
+class ReplayScreen(PaneControls, Screen[None]):
     """The stage, rebuilt event by event from a recorded run: transcript, thinking, state."""
 
     BINDINGS = [
@@ -46,6 +47,7 @@ class ReplayScreen(Screen[None]):
         Binding("home", "seek(0)", "Start", id="replay.start", tooltip="Back to the beginning", show=False,
                 priority=True),
         Binding("end", "seek(1)", "End", id="replay.end", tooltip="Jump to the end", show=False, priority=True),
+        panes_binding("replay"),
         Binding("f", "take", "Take from here", id="replay.take",
                 tooltip="Take the scene again from the start of the current beat, with a world event, a note or "
                         "nothing changed, live on a stage of its own (a new run folder beside this one)"),
@@ -182,10 +184,14 @@ class ReplayScreen(Screen[None]):
     def on_playback_bar_scrubbed(self, message: PlaybackBar.Scrubbed) -> None:
         self.action_seek(message.fraction)
 
+    def pane_view(self) -> StageView:
+        return self.query_one(StageView)
+
     def commands(self) -> Iterator[SystemCommand]:
         """The replay's transport for the command palette, and the copy of the run folder's path."""
         yield from binding_commands(self, "Replay: ")
         yield copy_run_folder(self, self.run_dir)
+        yield from self.pane_commands()
         for folder, take in takes_of(self.run_dir):
             yield SystemCommand(f"Take: {folder.name}", f"From beat {take.get('beat')}: "
                                 f"{describe_change(take.get('change') or {})}; open its replay",

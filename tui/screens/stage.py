@@ -24,6 +24,7 @@ from tui.stage_state import PlayedTime, from_session
 from tui.widgets.beat_timeline import BeatTimeline
 from tui.widgets.confirm_modal import ConfirmModal
 from tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
+from tui.widgets.pane_picker import PaneControls, panes_binding
 from tui.widgets.stage_view import StageView
 from tui.widgets.wrapped_log import WrappedLog
 
@@ -41,7 +42,7 @@ STATE_EVERY_S = 0.2
 """The session panel is redrawn at most this often otherwise (it never falls behind the events)."""
 
 
-class StageScreen(Screen[None]):
+class StageScreen(PaneControls, Screen[None]):
     """One scene, live: transcript, private thinking panes, session state, and the controls."""
 
     BINDINGS = [
@@ -70,6 +71,7 @@ class StageScreen(Screen[None]):
         Binding("y", "accept_suggestion", "Accept event", id="stage.accept", show=False,
                 tooltip="Inject the world event the coordinator suggests (shown in the Session panel) at the next beat"),
         Binding("g", "room", "Room", id="stage.room", tooltip=registry.ROOM_HELP),
+        panes_binding("stage"),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
@@ -154,6 +156,9 @@ class StageScreen(Screen[None]):
     def view(self) -> StageView:
         """The stage widget."""
         return self.query_one(StageView)
+
+    def pane_view(self) -> StageView:
+        return self.view
 
     def refresh_state(self) -> None:
         """Redraw the session panel from the session's own state (elapsed time ticks while live)."""
@@ -385,5 +390,6 @@ class StageScreen(Screen[None]):
         the run folder's path."""
         yield from binding_commands(self)
         yield copy_run_folder(self, self.session.state.run_dir)
+        yield from self.pane_commands()
         yield SystemCommand("Beat timeline", "Show or hide who spoke, was silent, interrupted, reacted or failed per beat",
                             lambda: self.query_one(BeatTimeline).toggle_class("-hidden"))

@@ -1,4 +1,5 @@
-"""The stage itself: transcript and live speech, the session panel, one thinking pane per actor.
+"""The stage itself: transcript and live speech, the session panel, one thinking pane per actor
+(as many shown as fit; the operator picks which: `tui.widgets.pane_picker`).
 
 `StageView.apply(events)` is the one place where core events become widget updates; the live
 stage (through the bridge) and replay (from `events.jsonl`) both feed it, in batches.
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
+from textual.content import Content
 from textual.events import Resize
 
 from core.record.events import BaseEvent, CloseEvent, DeltaEvent, SpeakEvent, ThinkEvent
@@ -20,6 +22,7 @@ from tui.render import transcript_line
 from tui.snapshot import FROM_EVENTS, StageState
 from tui.stage_state import note_progress
 from tui.widgets.live_speech import LiveSpeech
+from tui.widgets.pane_picker import pane_capacity, shown_panes
 from tui.widgets.state_panel import StatePanel
 from tui.widgets.thinking_pane import ThinkingPane
 from tui.widgets.transcript import Transcript
@@ -58,6 +61,7 @@ class StageView(Vertical):
     StageView > #upper { height: 3fr; }
     StageView #speech { width: 1fr; border: round $primary; }
     StageView > #thinking { height: 2fr; }
+    StageView > #thinking.-crowd { border-top: solid $secondary; border-title-color: $text-muted; }
     """
 
     def __init__(self, cast: dict[str, str], *, single_call: bool = False, answered: frozenset[str] = frozenset(),
@@ -67,6 +71,11 @@ class StageView(Vertical):
         self.progress = StageState()
         """What the events say beyond the session's own state: goal achieved, round, bound, phase."""
         self._panes: dict[str, ThinkingPane] = {}
+        self.chosen: list[str] | None = None
+        """The actors whose panes the operator chose to show (None: the cast from its start)."""
+        self.capacity = len(self.cast.names)
+        """How many thinking panes fit (see `pane_capacity`)."""
+        self._area = (0, 0)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="upper"):
@@ -83,9 +92,34 @@ class StageView(Vertical):
         self.query_one(LiveSpeech).cast = self.cast
 
     def on_resize(self, event: Resize) -> None:
-        rows, columns = pane_grid(len(self.cast.names), event.size.width, event.size.height * 2 // 5)
+        self._area = (event.size.width, event.size.height * 2 // 5)
+        self.capacity = pane_capacity(*self._area)
+        self._lay_out_panes()
+
+    @property
+    def shown(self) -> list[str]:
+        """The slugs whose thinking panes are shown, in cast order."""
+        return shown_panes(list(self.cast.names), self.chosen, self.capacity)
+
+    def show_panes(self, slugs: list[str]) -> None:
+        """Show these actors' thinking panes (as many as fit, in cast order); hide the others."""
+        self.chosen = [slug for slug in self.cast.names if slug in slugs]
+        self._lay_out_panes()
+
+    def _lay_out_panes(self) -> None:
+        """Show the chosen panes (hidden ones keep their thoughts) in the grid that suits them best."""
+        shown = set(self.shown)
+        for slug in self.cast.names:
+            pane = self.pane(slug)
+            if pane is not None:
+                pane.display = slug in shown
+        rows, columns = pane_grid(len(shown), *self._area)
         grid = self.query_one("#thinking", Grid)
         grid.styles.grid_size_columns, grid.styles.grid_size_rows = columns, rows
+        hidden = len(self.cast.names) - len(shown)
+        grid.set_class(bool(hidden), "-crowd")
+        grid.border_title = Content(f"Thinking: {len(shown)} of {len(self.cast.names)} shown · v picks which") \
+            if hidden else None
 
     def pane(self, slug: str) -> ThinkingPane | None:
         """The thinking pane of one actor, if it is in the cast."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tui.formats import registry
@@ -17,25 +19,37 @@ ROLE_SHORT = {"A": "A — judge + notes", "B": "B — LLM judge", "C": "C — pu
 LABEL = Style(dim=True)
 
 
-class StatePanel(Static):
-    """A read-only summary of the session, redrawn from a `StageState` snapshot."""
+class StatePanel(VerticalScroll):
+    """A read-only summary of the session, redrawn from a `StageState` snapshot. It scrolls: a
+    crowd's turns (a row per actor) run past the bottom of the panel."""
 
     DEFAULT_CSS = """
-    StatePanel { width: 36; height: 1fr; border: round $primary; padding: 0 1; overflow-y: auto; }
+    StatePanel { width: 36; height: 1fr; border: round $primary; padding: 0 0 0 1; scrollbar-size-vertical: 1; }
+    StatePanel > Static { height: auto; }
     """
 
+    can_focus = False
+    """Scrolled with the mouse wheel; the keys stay with the transcript and the panes."""
+
     def __init__(self, **kwargs) -> None:
-        super().__init__(markup=False, **kwargs)
+        super().__init__(**kwargs)
         self.snapshot = StageState()
         """The state last shown."""
+        self._rows = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(markup=False)
 
     def on_mount(self) -> None:
         self.border_title = "Session"
 
     def show(self, state: StageState) -> None:
-        """Redraw from a snapshot."""
+        """Redraw from a snapshot (laid out again only when its number of lines changed)."""
         self.snapshot = state
-        self.update(render_state(state), layout=False)
+        text = render_state(state)
+        rows = text.plain.count("\n")
+        self.query_one(Static).update(text, layout=rows != self._rows)
+        self._rows = rows
 
 
 def _row(text: Text, label: str, value: str, style: Style | str = "") -> None:

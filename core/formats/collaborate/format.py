@@ -34,6 +34,12 @@ class CollaborateFormat(Format):
                         metadata=lines.metadata, turn_types=("agent_response",), printed=lines.printed)
     players = {"envelope": play_envelope}
 
+    max_cast_reason = "two assistants hand the work to each other by design; a crowd plays as a scene or a roundtable"
+
+    def max_cast(self) -> int:
+        """Two: a collaboration is two assistants handing work back and forth (spec 001)."""
+        return 2
+
     def check_scene(self, scene: Scene) -> None:
         check(scene)
 

@@ -1,0 +1,149 @@
+"""Crowds and the cost of a beat: a 20-actor scene runs headless end to end, and a beat's record is
+flushed once at the next safe point (never event by event) without a killed run losing more than
+its current beat."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from core.cli.main import main
+from core.engine import actors
+from core.engine.coordinator import CONTINUE, RuleCoordinator
+from core.providers.base import ChatMessage
+from core.record.recorder import Recorder, read_events
+from core.record.audit import audit_run
+from helpers import make_scene, run_session
+
+CROWD = 20
+
+
+def write_crowd(folder: Path, size: int = CROWD) -> list[str]:
+    """`size` character files (`person-01`, ...) under `folder`; their slugs."""
+    slugs = []
+    for n in range(1, size + 1):
+        slug = f"person-{n:02d}"
+        (folder / slug).mkdir(parents=True, exist_ok=True)
+        (folder / slug / "profile.md").write_text(
+            f"---\nname: Person {n}\ndescription: Resident number {n} at the town meeting.\n---\n"
+            f"# Person {n}\n\n## Personality\n- Has a view on the new road\n- Worried about the budget\n")
+        slugs.append(slug)
+    return slugs
+
+
+def test_a_twenty_actor_scene_runs_headless(tmp_path, capsys):
+    slugs = write_crowd(tmp_path / "characters")
+    scene = tmp_path / "town-meeting.yaml"
+    scene.write_text("name: town-meeting\nformat: scene\nturns: parallel\nsetting: The town hall\n"
+                     "prompt: Residents argue about the new road.\ngoal: They agree on a route.\n"
+                     f"characters: [{', '.join(slugs)}]\nprovider: {{name: offline}}\n")
+    out = tmp_path / "run"
+    code = main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "3", "--max-beats", "3",
+                 "--characters-dir", str(tmp_path / "characters"), "--out", str(out), "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    events = read_events(out)
+    spoke = {e.from_ for e in events if e.type == "speak" and e.beat == 1}
+    assert spoke == set(slugs), "every one of the twenty actors answered the first full beat"
+    routed = [e for e in events if e.type == "route" and e.beat == 1]
+    speeches = [e for e in events if e.type == "speak" and e.beat == 1 and e.action != "silent"]
+    assert len(routed) == len(speeches) * (CROWD - 1), "each speech reached the nineteen others"
+    assert json.loads((out / "metadata.json").read_text())["characterCount"] == CROWD
+    report = audit_run(out)
+    assert report.clean and report.requests >= 2 * CROWD, report.summary()
+
+
+class CountingHandle:
+    """An `events.jsonl` handle that counts its flushes (and passes everything through)."""
+
+    def __init__(self, real) -> None:
+        self.real, self.flushes = real, 0
+
+    def write(self, text: str) -> int:
+        return self.real.write(text)
+
+    def flush(self) -> None:
+        self.flushes += 1
+        self.real.flush()
+
+    def close(self) -> None:
+        self.real.close()
+
+
+async def test_a_beat_is_flushed_at_the_safe_point_and_a_kill_loses_at_most_the_current_beat(tmp_path, monkeypatch):
+    original = Recorder.open
+    handles: list[CountingHandle] = []
+
+    def counting_open(self):
+        original(self)
+        handles.append(CountingHandle(self._files["events.jsonl"]))
+        self._files["events.jsonl"] = handles[-1]
+
+    monkeypatch.setattr(Recorder, "open", counting_open)
+    per_beat: list[tuple[int, int, int]] = []
+    on_disk_short: list[str] = []
+
+    def watch(session):
+        def at_event(event) -> None:
+            if event.type != "beat":
+                return
+            path = session.recorder.run_dir / "events.jsonl"
+            disk = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+            earlier = [e for e in session.recorder.events if e.beat is not None and e.beat < event.beat]
+            if len(disk) < len(earlier):
+                on_disk_short.append(f"beat {event.beat}: {len(disk)} lines on disk, {len(earlier)} events before it")
+            per_beat.append((event.beat, handles[-1].flushes, len(session.recorder.events)))
+        session.subscribe(at_event)
+
+    scene = make_scene(limits={"max_beats": 6, "stall_beats": 6}, provider={"name": "offline"})
+    run = await run_session(tmp_path, scene, isolation="b", coordinator="C", before_run=watch)
+    assert not on_disk_short, on_disk_short
+    assert len(per_beat) >= 4
+    for (beat, flushes, events), (_, next_flushes, next_events) in zip(per_beat, per_beat[1:]):
+        assert next_events - events >= 5, "a beat records several events"
+        assert next_flushes - flushes <= 1, f"beat {beat}: {next_flushes - flushes} flushes for {next_events - events} events"
+    assert len(read_events(run.dir)) == len(run.session.recorder.events), "the close flushed every held line"
+
+
+class NeverCloses(RuleCoordinator):
+    """Role C that never judges a close: the scene plays every beat up to its limit."""
+
+    async def decide(self, view, ask=None, warn=None):
+        return CONTINUE
+
+
+async def test_a_thread_turn_costs_the_same_however_long_the_thread(tmp_path, monkeypatch):
+    """Isolation (b): the messages an actor's request is built from are kept from turn to turn, so a
+    turn renders its own messages only, whether the thread holds 1 or 19 earlier turns (a drop
+    renders the kept turns once)."""
+    built = [0]
+
+    class Counted(ChatMessage):
+        def __init__(self, **data) -> None:
+            built[0] += 1
+            super().__init__(**data)
+
+    monkeypatch.setattr(actors, "ChatMessage", Counted)
+    per_turn: dict[int, set[int]] = {}
+    request = actors.ThreadActor.request
+
+    last_dropped: dict[str, int] = {}
+
+    def counted_request(self, user_text, beat, purpose="turn"):
+        before = built[0]
+        made = request(self, user_text, beat, purpose)
+        if last_dropped.get(self.slug, 0) == self.dropped and purpose == "turn":
+            per_turn.setdefault(len(self.exchanges) - self.dropped, set()).add(built[0] - before)
+        last_dropped[self.slug] = self.dropped
+        return made
+
+    monkeypatch.setattr(actors.ThreadActor, "request", counted_request)
+    scene = make_scene(limits={"max_beats": 45, "stall_beats": 45, "soft_cap_per_character": 100,
+                               "hard_cap_per_character": 200}, provider={"name": "offline"})
+
+    def endless(session):
+        session.coordinator = NeverCloses()
+
+    run = await run_session(tmp_path, scene, isolation="b", coordinator="C", before_run=endless)
+    assert run.result.beats >= 40
+    assert {1, 10, 19} <= set(per_turn), "short and long threads were both played"
+    assert max(max(counts) for counts in per_turn.values()) <= 3, per_turn

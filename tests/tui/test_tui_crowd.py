@@ -1,0 +1,122 @@
+"""A crowd on the console: twenty actors on a 140x45 stage show as many thinking panes as fit, the
+operator picks which (the `v` key's checklist, or the palette), hidden panes keep their thoughts, and
+the replay does the same."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from tui_support import run_options, wait_for
+
+from core.casting.build import build_session
+from core.casting.scene_file import load_scene
+from core.clock import VirtualClock
+from tui.app import create_app
+from tui.widgets.pane_picker import PanePicker, pane_capacity, shown_panes, with_pane
+from tui.widgets.stage_view import StageView
+from tui.widgets.thinking_pane import ThinkingPane
+
+CROWD = 20
+SIZE = (140, 45)
+
+
+def town_meeting(workspace: Path) -> Path:
+    """Twenty residents (character files in the workspace) and the scene they play."""
+    slugs = []
+    for n in range(1, CROWD + 1):
+        slug = f"person-{n:02d}"
+        folder = workspace / "characters" / slug
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "profile.md").write_text(
+            f"---\nname: Person {n}\ndescription: Resident number {n} at the town meeting.\n---\n"
+            f"# Person {n}\n\n## Personality\n- Has a view on the new road\n- Worried about the budget\n")
+        slugs.append(slug)
+    scene = workspace / "scenes" / "town-meeting.yaml"
+    scene.write_text("name: town-meeting\nformat: scene\nturns: parallel\nsetting: The town hall\n"
+                     "prompt: Residents argue about the new road.\ngoal: They agree on a route.\n"
+                     f"characters: [{', '.join(slugs)}]\nlimits: {{max_beats: 3}}\nprovider: {{name: offline}}\n")
+    return scene
+
+
+def crowd_session(workspace: Path, out: str):
+    return build_session(load_scene(town_meeting(workspace)),
+                         run_options(workspace, isolation="b", coordinator="C", clock=VirtualClock(), out=Path(out)))
+
+
+def test_capacity_and_choice_rules():
+    assert pane_capacity(140, 16) == 10 and pane_capacity(60, 8) == 8
+    cast = [f"p{i}" for i in range(12)]
+    assert shown_panes(cast, None, 10) == cast[:10]
+    assert shown_panes(cast, ["p11", "p3", "nobody"], 10) == ["p3", "p11"]
+    assert with_pane(cast[:10], "p11", 10) == [*cast[1:10], "p11"]
+
+
+async def test_a_crowd_shows_the_panes_that_fit_and_the_operator_picks_them(workspace):
+    session = crowd_session(workspace, "runs/crowd-live")
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "closed", "the close")
+        stage = app.screen
+        stage.flush()
+        await pilot.pause()
+        view = stage.query_one(StageView)
+        shown = [pane.slug for pane in view.query(ThinkingPane) if pane.display]
+        assert 8 <= len(shown) < CROWD and shown == view.shown == [f"person-{n:02d}" for n in range(1, len(shown) + 1)]
+        hidden = view.pane("person-20")
+        assert not hidden.display and hidden.thoughts, "a hidden pane keeps its actor's thoughts"
+        titles = {command.title for command in app.get_system_commands(stage)}
+        assert {"Show thinking: Person 20", "Hide thinking: Person 1"} <= titles
+        next(c for c in app.get_system_commands(stage) if c.title == "Show thinking: Person 20").callback()
+        await pilot.pause()
+        assert "person-20" in view.shown and "person-01" not in view.shown and len(view.shown) == len(shown)
+        assert view.pane("person-20").display and not view.pane("person-01").display
+
+        await pilot.press("v")
+        await pilot.pause()
+        assert isinstance(app.screen, PanePicker)
+        picker = app.screen
+        from textual.widgets import SelectionList
+        choices = picker.query_one(SelectionList)
+        choices.deselect_all()
+        choices.select("person-07")
+        choices.select("person-13")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is stage and view.shown == ["person-07", "person-13"]
+        assert [p.slug for p in view.query(ThinkingPane) if p.display] == ["person-07", "person-13"]
+
+
+async def test_the_replay_of_a_crowd_picks_its_panes_too(workspace):
+    session = crowd_session(workspace, "runs/crowd-replay")
+    await session.run()
+    app = create_app(replay=Path("runs/crowd-replay"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        view = app.screen.query_one(StageView)
+        assert len(view.shown) < CROWD
+        await pilot.press("v")
+        await pilot.pause()
+        assert isinstance(app.screen, PanePicker)
+        await pilot.press("escape")
+        await pilot.pause()
+        next(c for c in app.get_system_commands(app.screen) if c.title == "Hide thinking: Person 2").callback()
+        await pilot.pause()
+        assert "person-02" not in view.shown and not view.pane("person-02").display
+
+
+def test_a_twenty_actor_stage_at_140x45(workspace, snap_compare):
+    """The town meeting (twenty residents, three beats) closed on a 140x45 stage: the transcript with
+    the residents' lines in cycling speaker colours, the Session panel (scrollable: Turns lists all
+    twenty), and under a "Thinking: 10 of 20 shown · v picks which" rule, ten PRIVATE thinking panes
+    (Person 1 to Person 10) in two rows of five."""
+    session = crowd_session(workspace, "runs/town-meeting")
+
+    async def closed(pilot) -> None:
+        await wait_for(pilot, lambda: session.state.status == "closed", "the close")
+        pilot.app.screen.flush()
+        pilot.app.screen.refresh_state()
+        await pilot.pause()
+
+    assert snap_compare(create_app(session=session), terminal_size=SIZE, run_before=closed)
