@@ -7,7 +7,7 @@ from test_tui_stage import SIZE, finished, hold_at, holding, records
 from tui_support import session_for, wait_for
 
 from tui.app import create_app
-from tui.widgets.state_panel import StatePanel
+from tui.widgets.state_panel import StatePanel, render_state
 
 
 async def test_y_injects_the_suggested_world_event_at_the_next_beat(workspace):
@@ -18,8 +18,8 @@ async def test_y_injects_the_suggested_world_event_at_the_next_beat(workspace):
         stage = await holding(pilot, session)
         assert stage.check_action("accept_suggestion", ()) is None, "nothing to accept yet"
         session.suggest("The lights flicker and go out")
-        await wait_for(pilot, lambda: "Suggests" in app.screen.query_one(StatePanel).render().plain, "the suggestion")
-        assert "The lights flicker and go out (y: inject)" in stage.query_one(StatePanel).render().plain
+        await wait_for(pilot, lambda: "Suggests" in render_state(app.screen.query_one(StatePanel).snapshot).plain, "the suggestion")
+        assert "The lights flicker and go out (y: inject)" in render_state(stage.query_one(StatePanel).snapshot).plain
         assert stage.check_action("accept_suggestion", ())
         await pilot.press("y")
         assert session.state.suggestion is None
