@@ -19,7 +19,7 @@ from core.record.outputs import cast_names, start_info
 from core.record.recorder import read_events
 from core.record.takes import Change, describe_change, takes_of
 from tui.playback import Move, Playback
-from tui.commands import binding_commands, copy_run_folder
+from tui.commands import binding_commands, copy_run_folder, copy_selection
 from tui.formats import registry
 from tui.lines import safe
 from tui.stage_state import StateFold
@@ -109,6 +109,10 @@ class ReplayScreen(Screen[None]):
         bar.status = (f"{mode} · {p.speed:g}x · {p.playhead:.1f} s of {p.duration:.1f} s · "
                       f"event {p.shown} of {len(p.events)}")
         bar.fraction = (p.shown / len(p.events)) if p.events else 0.0
+
+    def action_copy_text(self) -> None:
+        """`ctrl+c`: copy the selected text, and say how much was copied."""
+        copy_selection(self)
 
     def action_toggle(self) -> None:
         """Play or pause."""

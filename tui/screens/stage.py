@@ -16,7 +16,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from tui.bridge import SessionBridge, SessionLike
-from tui.commands import binding_commands, copy_run_folder
+from tui.commands import binding_commands, copy_run_folder, copy_selection
 from tui.formats import registry
 from tui.formats.room_bar import RoomBar
 from tui.lines import safe
@@ -235,6 +235,10 @@ class StageScreen(Screen[None]):
         if action == "leave":
             return True if self.stacked else False
         return True if available else None
+
+    def action_copy_text(self) -> None:
+        """`ctrl+c`: copy the selected text, and say how much was copied."""
+        copy_selection(self)
 
     def action_stop(self) -> None:
         """Stop the scene."""
