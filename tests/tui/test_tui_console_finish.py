@@ -4,7 +4,7 @@ headers, a footer that lists only what acts now, the stage's panes and panel per
 from __future__ import annotations
 
 from core.record.events import DeltaEvent, SpeakEvent, ThinkEvent
-from tui_support import screen_text
+from tui_support import screen_text, session_for, wait_for
 
 from tui.app import create_app
 from tui.scripted import ScriptedSession
@@ -98,3 +98,58 @@ async def test_the_streaming_preview_on_stage_hides_the_protocol_header():
         text = screen_text(app)
         assert "Alice ▸ I wan" in text
         assert "TONE" not in text and "measured" not in text
+
+
+def footer_line(app) -> str:
+    return screen_text(app).splitlines()[-1]
+
+
+def hold_at(session, beat: int = 1):
+    """Pause the scene the moment `beat` starts (a fixed point)."""
+    def on_event(event) -> None:
+        if event.type == "beat" and event.beat == beat and session.state.status == "running":
+            session.pause()
+    session.subscribe(on_event)
+    return session
+
+
+async def held(pilot, session):
+    await wait_for(pilot, lambda: session.state.status == "paused" and not session._tasks, "the pause to hold")
+    stage = pilot.app.screen
+    stage.flush()
+    stage.refresh_state()
+    await pilot.pause()
+    return stage
+
+
+async def test_at_80_columns_the_footer_lists_only_what_acts_now_each_key_apart(workspace):
+    session = hold_at(session_for(workspace, latency=True))
+    app = create_app(session=session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        stage = await held(pilot, session)
+        footer = footer_line(app)
+        for shown in ("q Quit", "s Stop", "e World event", "n Note", "r Resume", "+- Pace t Theme", "^p palette"):
+            assert shown in footer, (shown, footer)
+        for hidden in ("Pause", "Replay", "Decide", "Back", "Room"):
+            assert hidden not in footer, (hidden, footer)
+        session.stop()
+        await wait_for(pilot, lambda: stage.bridge.worker.is_finished, "the close")
+        await pilot.pause()
+        footer = footer_line(app)
+        assert "o Replay" in footer and "t Theme" in footer
+        for hidden in ("Stop", "World event", "Note", "Resume", "Pace"):
+            assert hidden not in footer, (hidden, footer)
+
+
+async def test_a_key_that_cannot_act_now_says_why(workspace):
+    session = hold_at(session_for(workspace, latency=True))
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await held(pilot, session)
+        await pilot.press("p", "o", "a")
+        await pilot.pause()
+        told = [n.message for n in app._notifications]
+        assert "Pause: not now, the scene is already paused (r resumes it)." in told
+        assert "Replay: not now, the replay opens once the scene has closed." in told
+        assert not any(m.startswith("Decide") for m in told), "a scene has no decisions to speak of"
+        assert session.state.status == "paused"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.content import Content
+from textual.events import Key
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static
@@ -73,6 +74,7 @@ class StageScreen(Screen[None]):
     DEFAULT_CSS = """
     StageScreen > #title { height: 1; padding: 0 1; }
     StageScreen.-narrow StatePanel { width: 30; }
+    StageScreen Footer.-compact FooterLabel { margin: 0 1 0 0; }
     """
 
     def __init__(self, session: SessionLike, title: str = "", options: RunOptions | None = None,
@@ -218,23 +220,42 @@ class StageScreen(Screen[None]):
                         title="Scene closed", markup=False, timeout=8)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Every control is always listed; those that cannot act now are dimmed (None)."""
+        """Only the controls that can act now are listed; the others are hidden, and pressing one says
+        why not (`on_key`)."""
+        return self.why_not(action) is None
+
+    def why_not(self, action: str) -> str | None:
+        """Why a control cannot act now (None: it can)."""
         status = self.bridge.status if self.bridge.worker else "ready"
-        available = {
-            "stop": self.bridge.live,
-            "inject": status in ("running", "paused"),
-            "note": status in ("running", "paused"),
-            "pause": status == "running",
-            "pace": self.bridge.live and hasattr(self.session, "set_pace"),
-            "resume": status == "paused",
-            "replay": status == "closed",
-            "escalation": self.waiting is not None,
-        }.get(action, True)
-        if action == "room":
-            return True if self.has_room else False
-        if action == "leave":
-            return True if self.stacked else False
-        return True if available else None
+        live, closed = status in ("running", "paused"), status == "closed"
+        over = "the scene has closed" if closed else "the scene is not running"
+        if action in ("stop", "inject", "note") and not (self.bridge.live if action == "stop" else live):
+            return over
+        if action == "pause" and status != "running":
+            return "the scene is already paused (r resumes it)" if status == "paused" else over
+        if action == "resume" and status != "paused":
+            return "the scene is not paused" if status == "running" else over
+        if action == "pace":
+            return None if self.bridge.live and hasattr(self.session, "set_pace") else over
+        if action == "replay" and not closed:
+            return "the replay opens once the scene has closed"
+        if action == "escalation" and self.waiting is None:
+            return "nothing is waiting for your decision"
+        if action == "room" and not self.has_room:
+            return "this stage has no room"
+        if action == "leave" and not self.stacked:
+            return "there is no screen below this stage"
+        return None
+
+    def on_key(self, event: Key) -> None:
+        """A stage key that cannot act now (hidden from the footer) says why, instead of doing nothing."""
+        for binding in self._bindings.key_to_bindings.get(event.key, []):
+            name = binding.action.split("(", 1)[0]
+            reason = self.why_not(name)
+            if reason is not None and binding.description and (name != "escalation" or self.format.ask_help):
+                event.stop()
+                self.notify(f"{binding.description}: not now, {reason}.", title="Not now", markup=False, timeout=3)
+                return
 
     def action_copy_text(self) -> None:
         """`ctrl+c`: copy the selected text, and say how much was copied."""
