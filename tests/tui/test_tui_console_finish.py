@@ -8,6 +8,7 @@ from tui_support import screen_text, session_for, wait_for
 
 from tui.app import create_app
 from tui.scripted import ScriptedSession
+from tui.widgets.state_panel import StatePanel
 from tui.widgets.transcript import Transcript
 
 SIZE = (120, 40)
@@ -153,3 +154,160 @@ async def test_a_key_that_cannot_act_now_says_why(workspace):
         assert "Replay: not now, the replay opens once the scene has closed." in told
         assert not any(m.startswith("Decide") for m in told), "a scene has no decisions to speak of"
         assert session.state.status == "paused"
+
+
+async def test_a_roundtable_at_80x24_waits_readably_and_its_dialog_shows_the_recommendation_first(workspace):
+    """`Waiting  your decision (a)` whole on one row, `a Decide` in the footer, the recommendation (what
+    Enter accepts) on screen without scrolling; answers counted per participant; no PRIVATE panes (no one
+    thinks in private) and no silent-beats row (no one is silent in a roundtable)."""
+    from tui.formats.escalation_modal import EscalationModal
+
+    session = session_for(workspace, "roundtable-debate.yaml", isolation="a", coordinator="C")
+    app = create_app(session=session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        stage = app.screen
+        await wait_for(pilot, lambda: isinstance(app.screen, EscalationModal), "the escalation dialog")
+        await pilot.pause()
+        dialog = screen_text(app)
+        assert "The facilitator recommends: Hold off" in dialog and "(Enter accepts it)" in dialog
+        await pilot.press("escape")
+        await pilot.pause()
+        text = screen_text(app)
+        assert any("Waiting   your decision (a)" in row for row in text.splitlines()), text
+        assert "a Decide" in footer_line(app)
+        assert "PRIVATE" not in text and "Silent" not in text and "Turns" not in text
+        stage.query_one(StatePanel).scroll_end(animate=False)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Answers given" in text
+        assert any(row.split("│")[-2].split() == ["Alice", "3"] for row in text.splitlines() if "Alice  " in row), text
+        await pilot.press("a")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: stage.bridge.worker.is_finished, "the close")
+
+
+async def test_a_collaboration_has_no_private_panes_and_no_silent_beats(workspace):
+    session = session_for(workspace, "hiking-plan.yaml", isolation="a", coordinator="C")
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        stage = app.screen
+        await wait_for(pilot, lambda: stage.bridge.worker is not None and stage.bridge.worker.is_finished, "the close")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "PRIVATE" not in text and "Silent" not in text
+        assert not stage.query("ThinkingPane")
+        assert stage.query_one("#speech").region.height > 30, "the transcript takes the room the panes had"
+
+
+async def test_a_scene_keeps_its_panes_which_say_no_turn_yet_then_only_you_see_this():
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "never routed" not in text and text.count("no turn yet") == 2
+        session.publish([ThinkEvent(t=0, **{"from": "bob"}, text="She knows.", beat=0)])
+        await pilot.pause()
+        await pilot.pause()
+        text = screen_text(app)
+        assert text.count("no turn yet") == 1 and text.count("only you see this") == 1
+        assert "Silent    0 beats" in text
+
+
+def test_the_run_folder_breaks_between_names_never_inside_one():
+    from tui.widgets.state_panel import path_rows
+
+    rows = path_rows("/tmp/pytest-of-root/pytest-12/runs/roundtable-debate-20261124-000322", 26)
+    assert rows == ["/tmp/pytest-of-root/", "pytest-12/runs/roundtable-", "debate-20261124-000322"]
+    assert all(len(row) <= 26 for row in rows)
+    assert path_rows("runs/the-apology-snapshot", 26) == ["runs/the-apology-snapshot"]
+
+
+async def test_the_run_folder_on_the_panel_is_not_cut_inside_a_name(workspace):
+    session = ScriptedSession({"alice": "Alice"}, run_dir="runs/a-rather-long-scene-name-20261124-000322")
+    app = create_app(session=session)
+    async with app.run_test(size=(80, 40)) as pilot:
+        await pilot.pause()
+        rows = [row.split("│")[-2].strip() for row in screen_text(app).splitlines() if row.count("│") >= 2]
+        start = rows.index("Run folder")
+        assert rows[start + 1:start + 3] == ["runs/a-rather-long-scene-", "name-20261124-000322"], rows
+
+
+def contrast(style) -> float:
+    """WCAG contrast ratio of a rendered cell's foreground on its background."""
+    def luminance(color) -> float:
+        def channel(c: int) -> float:
+            c = c / 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+        r, g, b = color.get_truecolor()
+        return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+    high, low = sorted((luminance(style.color), luminance(style.bgcolor)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def cells_with(app, text: str):
+    """The styles of the cells that show `text` (a row may split it into several segments)."""
+    return [segment.style for strip in app.screen._compositor.render_strips() if text in strip.text
+            for segment in strip if segment.text.strip() and segment.text.strip() in text]
+
+
+async def test_beat_headings_read_at_4_5_to_1_in_the_light_theme_and_the_dark():
+    from core.record.events import GenericEvent
+
+    for theme in ("light", "dark"):
+        session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+        app = create_app(session=session, theme=theme)
+        async with app.run_test(size=SIZE) as pilot:
+            session.publish([GenericEvent(t=0, **{"from": "coordinator"}, type="beat", text="Beat 1", beat=1),
+                             ThinkEvent(t=0, **{"from": "bob"}, text="She knows.", beat=1)])
+            await pilot.pause()
+            await pilot.pause()
+            for heading in ("── Beat 1 ──", "· beat 1 ·"):
+                styles = cells_with(app, heading)
+                assert styles, (theme, heading)
+                for style in styles:
+                    assert not style.dim and contrast(style) >= 4.5, (theme, heading, style, contrast(style))
+
+
+async def test_a_world_event_and_a_note_sent_while_paused_show_as_queued_until_the_resume_delivers_them(workspace):
+    session = hold_at(session_for(workspace))
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        stage = await held(pilot, session)
+        await pilot.press("e", *"The fire alarm", "enter")
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press(*"Slow down", "enter")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "⧗ Queued, delivered after the resume: world event “The fire alarm” · note “Slow down”" in text
+        await pilot.pause()
+        assert "Queued" in screen_text(app), "it stays while the scene is paused"
+        await pilot.press("r")
+        await wait_for(pilot, lambda: "EVENT (from you): The fire alarm" in "\n".join(
+            stage.query_one(Transcript).plain_lines()), "the delivery")
+        await wait_for(pilot, lambda: "Queued" not in screen_text(app), "the queued line to go")
+        stage.bridge.stop()
+        await wait_for(pilot, lambda: stage.bridge.worker.is_finished, "the close")
+
+
+async def test_a_single_call_says_answered_in_the_transcript_the_toast_and_the_panel(workspace):
+    from tui_support import run_options
+
+    session = session_for(workspace, "hiking-plan.yaml", isolation="a", coordinator="C")
+    app = create_app(session=session, options=run_options(workspace, clock=session.clock, max_beats=2))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g")
+        room = app.screen.query_one("#room")
+        room.value = "@gpt Name three rivers"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(app.stages()) == 2, "the single call's stage")
+        single = app.stages()[1]
+        await wait_for(pilot, lambda: single.bridge.worker is not None and single.bridge.worker.is_finished, "the answer")
+        await pilot.pause()
+        assert single.query_one(Transcript).plain_lines()[-1] == "■ Answered: one call, one reply"
+        told = [(n.title, n.message) for n in app._notifications if "single-call" in n.message]
+        assert len(told) == 1 and told[0][0] == "Single call answered", told
+        assert told[0][1].startswith("Answered: one call, one reply. Run folder: ")
+        text = screen_text(app)
+        assert "Format    single call" in text and "Format    collaborate" not in text

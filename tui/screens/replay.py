@@ -51,8 +51,10 @@ class ReplayScreen(Screen[None]):
                         "nothing changed, live on a stage of its own (a new run folder beside this one)"),
         Binding("escape", "close", "Back", id="replay.close", tooltip="Close the replay and go back to the stage"),
     ]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
     ReplayScreen > #title { height: 1; padding: 0 1; }
+    ReplayScreen.-narrow StatePanel { width: 31; }
     """
 
     def __init__(self, run_dir: Path, clock: Callable[[], float] = time.monotonic) -> None:
@@ -73,7 +75,8 @@ class ReplayScreen(Screen[None]):
         title = safe(scene.get("title") or scene.get("name") or self.run_dir.name)
         yield Static(Content(f"Promptdesk · replay · {title} · {safe(self.run_dir)}"), id="title")
         cast, fmt = cast_names(self.playback.events), registry.of_record(info)
-        yield StageView(cast, single_call=fmt.recorded_single_call(info, len(cast)), answered=fmt.answered, id="stage")
+        yield StageView(cast, single_call=fmt.recorded_single_call(info, len(cast)), answered=fmt.answered,
+                        thinking=fmt.has_thinking, id="stage")
         yield PlaybackBar()
         yield Footer()
 

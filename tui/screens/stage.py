@@ -21,10 +21,12 @@ from tui.commands import binding_commands, copy_run_folder, copy_selection
 from tui.formats import registry
 from tui.formats.room_bar import RoomBar
 from tui.lines import safe
+from tui.stage_controls import told_why, why_not
 from tui.stage_state import PlayedTime, from_session
 from tui.widgets.beat_timeline import BeatTimeline
 from tui.widgets.confirm_modal import ConfirmModal
 from tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
+from tui.widgets.queued_line import QueuedLine
 from tui.widgets.stage_view import StageView
 from tui.widgets.wrapped_log import WrappedLog
 
@@ -73,7 +75,7 @@ class StageScreen(Screen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
     StageScreen > #title { height: 1; padding: 0 1; }
-    StageScreen.-narrow StatePanel { width: 30; }
+    StageScreen.-narrow StatePanel { width: 31; }
     StageScreen Footer.-compact FooterLabel { margin: 0 1 0 0; }
     """
 
@@ -99,7 +101,9 @@ class StageScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         state = self.session.state
         yield Static(self.title_line("live"), id="title")
-        yield StageView(dict(state.cast), single_call=self.single_call, answered=self.format.answered, id="stage")
+        yield StageView(dict(state.cast), single_call=self.single_call, answered=self.format.answered,
+                        thinking=self.format.has_thinking, id="stage")
+        yield QueuedLine(id="queued")
         yield BeatTimeline(dict(state.cast), id="timeline", classes="-hidden")
         if self.has_room:
             yield RoomBar(self.room_participants(), id="room-bar")
@@ -190,9 +194,11 @@ class StageScreen(Screen[None]):
         if any(e.type in CONTROL_EVENTS or e.type in self.format.control_events for e in events):
             self.refresh_state()
             self.refresh_bindings()
+            self.show_queued()
         if any(e.type in self.format.asks_on for e in events) and self.waiting is not None:
             self.action_escalation()
         self.tell_failures(events)
+        self.query_one(QueuedLine).delivered(events)
 
     def tell_failures(self, events: list) -> None:
         """Notify the first actor failure of each kind (timeout, authentication, ...) with its reason."""
@@ -215,6 +221,9 @@ class StageScreen(Screen[None]):
         self.refresh_bindings()
         if message.error is not None:
             self.notify(f"The session failed: {safe(message.error)}", severity="error", markup=False, timeout=10)
+        elif message.result is not None and self.single_call and message.result.close_reason in self.format.answered:
+            self.notify(f"Answered: one call, one reply. Run folder: {safe(message.result.run_dir)}",
+                        title="Single call answered", markup=False, timeout=8)
         elif message.result is not None:
             self.notify(f"Scene closed ({safe(message.result.close_reason)}). Run folder: {safe(message.result.run_dir)}",
                         title="Scene closed", markup=False, timeout=8)
@@ -222,40 +231,16 @@ class StageScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Only the controls that can act now are listed; the others are hidden, and pressing one says
         why not (`on_key`)."""
-        return self.why_not(action) is None
-
-    def why_not(self, action: str) -> str | None:
-        """Why a control cannot act now (None: it can)."""
-        status = self.bridge.status if self.bridge.worker else "ready"
-        live, closed = status in ("running", "paused"), status == "closed"
-        over = "the scene has closed" if closed else "the scene is not running"
-        if action in ("stop", "inject", "note") and not (self.bridge.live if action == "stop" else live):
-            return over
-        if action == "pause" and status != "running":
-            return "the scene is already paused (r resumes it)" if status == "paused" else over
-        if action == "resume" and status != "paused":
-            return "the scene is not paused" if status == "running" else over
-        if action == "pace":
-            return None if self.bridge.live and hasattr(self.session, "set_pace") else over
-        if action == "replay" and not closed:
-            return "the replay opens once the scene has closed"
-        if action == "escalation" and self.waiting is None:
-            return "nothing is waiting for your decision"
-        if action == "room" and not self.has_room:
-            return "this stage has no room"
-        if action == "leave" and not self.stacked:
-            return "there is no screen below this stage"
-        return None
+        return why_not(self, action) is None
 
     def on_key(self, event: Key) -> None:
         """A stage key that cannot act now (hidden from the footer) says why, instead of doing nothing."""
-        for binding in self._bindings.key_to_bindings.get(event.key, []):
-            name = binding.action.split("(", 1)[0]
-            reason = self.why_not(name)
-            if reason is not None and binding.description and (name != "escalation" or self.format.ask_help):
-                event.stop()
-                self.notify(f"{binding.description}: not now, {reason}.", title="Not now", markup=False, timeout=3)
-                return
+        if told_why(self, event.key):
+            event.stop()
+
+    def show_queued(self) -> None:
+        """Redraw the queued line (it says whether delivery waits for the resume)."""
+        self.query_one(QueuedLine).show(self.session.state.status == "paused")
 
     def action_copy_text(self) -> None:
         """`ctrl+c`: copy the selected text, and say how much was copied."""
@@ -272,12 +257,14 @@ class StageScreen(Screen[None]):
         self.bridge.pause()
         self.refresh_bindings()
         self.refresh_state()
+        self.show_queued()
 
     def action_resume(self) -> None:
         """Resume a paused scene."""
         self.bridge.resume()
         self.refresh_bindings()
         self.refresh_state()
+        self.show_queued()
 
     def action_follow(self) -> None:
         """Scroll the transcript and every thinking pane back to the end, and follow it again."""
@@ -316,6 +303,8 @@ class StageScreen(Screen[None]):
         except SceneClosed as exc:
             self.notify(f"{what} not sent: {exc}", severity="warning", markup=False, timeout=6)
             return
+        self.query_one(QueuedLine).add("event" if isinstance(request, WorldEvent) else "note", request.text,
+                                       self.session.state.status == "paused")
         self.notify(f"{what} queued for the next beat", markup=False, timeout=3)
 
     def action_escalation(self) -> None:

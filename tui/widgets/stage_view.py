@@ -61,8 +61,10 @@ class StageView(Vertical):
     """
 
     def __init__(self, cast: dict[str, str], *, single_call: bool = False, answered: frozenset[str] = frozenset(),
-                 **kwargs) -> None:
+                 thinking: bool = True, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.thinking = thinking
+        """Whether the actors think in private (a pane each); formats that answer in the open have none."""
         self.cast = Cast(dict(cast), single_call=single_call, answered=answered)
         self.progress = StageState()
         """What the events say beyond the session's own state: goal achieved, round, bound, phase."""
@@ -74,15 +76,18 @@ class StageView(Vertical):
                 yield Transcript(id="transcript")
                 yield LiveSpeech(id="live")
             yield StatePanel(id="state")
-        with Grid(id="thinking"):
-            for slug, name in self.cast.names.items():
-                yield ThinkingPane(slug, name, self.cast.role(slug))
+        if self.thinking:
+            with Grid(id="thinking"):
+                for slug, name in self.cast.names.items():
+                    yield ThinkingPane(slug, name, self.cast.role(slug))
 
     def on_mount(self) -> None:
         self.query_one("#speech").border_title = "Transcript"
         self.query_one(LiveSpeech).cast = self.cast
 
     def on_resize(self, event: Resize) -> None:
+        if not self.thinking:
+            return
         rows, columns = pane_grid(len(self.cast.names), event.size.width, event.size.height * 2 // 5)
         grid = self.query_one("#thinking", Grid)
         grid.styles.grid_size_columns, grid.styles.grid_size_rows = columns, rows

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
@@ -34,7 +36,11 @@ class StatePanel(Static):
     def show(self, state: StageState) -> None:
         """Redraw from a snapshot."""
         self.snapshot = state
-        self.update(render_state(state), layout=False)
+        self.update(render_state(state, self.content_region.width), layout=False)
+
+    def on_resize(self) -> None:
+        """The run folder's rows are broken for the width: break them again."""
+        self.show(self.snapshot)
 
 
 def _row(text: Text, label: str, value: str, style: Style | str = "") -> None:
@@ -47,7 +53,25 @@ def _rows(text: Text, rows: list[Row]) -> None:
         _row(text, row.label, row.value, row.style)
 
 
-def render_state(state: StageState) -> Text:
+def path_rows(path: str, width: int) -> list[str]:
+    """A path in rows of at most `width` cells, broken after a `/` (or, inside a name longer than a row,
+    after a `-`), so that no name is cut at an arbitrary letter unless it has no such place at all."""
+    pieces = [p for p in re.split(r"(?<=/)", path) if p]
+    rows, row = [], ""
+    for piece in pieces:
+        parts = [piece] if len(piece) <= width else [p for p in re.split(r"(?<=-)", piece) if p]
+        for part in parts:
+            if row and len(row) + len(part) > width:
+                rows.append(row)
+                row = ""
+            while len(part) > width:
+                rows.append(part[:width])
+                part = part[width:]
+            row += part
+    return rows + [row] if row else rows
+
+
+def render_state(state: StageState, width: int = 0) -> Text:
     """The panel's text (plain `Text`, no markup; names made safe). The format's console side gives
     its Format label, its progress row, its own rows and how a close reads."""
     fmt = registry.of(state)
@@ -65,12 +89,15 @@ def render_state(state: StageState) -> Text:
     _row(text, "Pace", f"≥ {state.pace_s:g} s/beat" if state.pace_s else "off")
     _row(text, "Tokens", f"{state.tokens:,}")
     _row(text, "Cost", f"${state.cost_usd:.4f}")
-    _row(text, "Silent", f"{state.silent_streak} beat{'s' if state.silent_streak != 1 else ''}")
+    if fmt.counts_silences:
+        _row(text, "Silent", f"{state.silent_streak} beat{'s' if state.silent_streak != 1 else ''}")
     _rows(text, fmt.closed_rows(state))
-    text.append("Turns\n", LABEL)
+    heading, counts = fmt.turn_counts(state)
+    text.append(f"{heading}\n", LABEL)
     for slug, name in state.cast.items():
-        text.append(f"  {safe(name)[:18]:<18} {state.turns.get(slug, 0):>3}\n")
+        text.append(f"  {safe(name)[:18]:<18} {counts.get(slug, 0):>3}\n")
     if state.run_dir:
         text.append("Run folder\n", LABEL)
-        text.append(f"  {safe(state.run_dir)}", Style(dim=True))
+        rows = path_rows(safe(state.run_dir), width - 2) if width > 2 else [safe(state.run_dir)]
+        text.append("\n".join(f"  {row}" for row in rows), Style(dim=True))
     return text
