@@ -3,6 +3,8 @@ headers, a footer that lists only what acts now, the stage's panes and panel per
 
 from __future__ import annotations
 
+import pytest
+
 from core.record.events import DeltaEvent, SpeakEvent, ThinkEvent
 from tui_support import screen_text, session_for, wait_for
 
@@ -311,3 +313,52 @@ async def test_a_single_call_says_answered_in_the_transcript_the_toast_and_the_p
         assert told[0][1].startswith("Answered: one call, one reply. Run folder: ")
         text = screen_text(app)
         assert "Format    single call" in text and "Format    collaborate" not in text
+
+
+def replay_events(path, rows: list[dict]) -> None:
+    import json
+
+    path.mkdir()
+    (path / "events.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+START = {"t": 0.0, "from": "coordinator", "type": "start", "text": "The scene begins", "isolation": "b",
+         "coordinator": "A", "cast": {"alice": "Alice", "bob": "Bob"},
+         "scene": {"name": "x", "title": "X", "format": "scene", "turns": "parallel"}}
+
+
+async def test_replay_knows_both_choices_before_the_first_event(tmp_path):
+    replay_events(tmp_path / "run", [START, {"t": 0.1, "from": "coordinator", "type": "beat", "text": "Beat 0",
+                                             "beat": 0}])
+    app = create_app(replay=tmp_path / "run")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.screen.playback.shown == 0
+        text = screen_text(app)
+        assert "Isolation (b) thread per actor" in text and "Coord     A — judge + notes" in text
+        assert "?" not in text.split("Session", 1)[1]
+
+
+async def test_replay_time_leaves_pauses_out_and_a_step_shows_something_each_time(tmp_path):
+    def row(t: float, type_: str, **extra) -> dict:
+        return {"t": t, "from": extra.pop("from_", "coordinator"), "type": type_, "text": extra.pop("text", ""),
+                **extra}
+
+    replay_events(tmp_path / "run", [
+        START, row(0.1, "beat", text="Beat 0", beat=0), row(0.2, "spawn", target="alice"),
+        row(0.2, "brief", target="alice"), row(0.3, "route", target="alice", beat=0),
+        row(0.4, "speak", from_="alice", text="Hello.", beat=0),
+        row(1.0, "pause", text="Scene paused by the operator", from_="operator"),
+        row(61.0, "resume", text="Scene resumed by the operator", from_="operator"),
+        row(61.5, "speak", from_="bob", text="Hi.", beat=0)])
+    app = create_app(replay=tmp_path / "run")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert screen.playback.duration == 1.5, "the minute spent paused is not on the time axis"
+        await pilot.press(".", ".", ".")
+        assert [e.type for e in screen.playback.events[:screen.playback.shown]][-1] == "speak"
+        assert screen.playback.shown == 6, "spawn, brief and route are taken along with the speech"
+        await pilot.press("right")
+        assert screen.playback.playhead == pytest.approx(0.55)
+        await pilot.press("end")
+        assert "1.5 s of 1.5 s" in screen_text(app)

@@ -16,12 +16,14 @@ from textual.widgets import Footer, Static
 
 from core.errors import PromptdeskError
 from core.record.outputs import cast_names, start_info
+from core.record.events import BaseEvent, CallEvent, DeltaEvent, ThinkEvent
 from core.record.recorder import read_events
 from core.record.takes import Change, describe_change, takes_of
 from tui.playback import Move, Playback
 from tui.commands import binding_commands, copy_run_folder, copy_selection
 from tui.formats import registry
-from tui.lines import safe
+from tui.lines import Cast, safe
+from tui.render import transcript_line
 from tui.stage_state import StateFold
 from tui.screens.take_dialog import TakeDialog
 from tui.widgets.playback_bar import PlaybackBar
@@ -64,7 +66,7 @@ class ReplayScreen(Screen[None]):
         self.skipped: list[str] = []
         """Lines of `events.jsonl` that could not be read (torn or undecodable), told on mount."""
         self.playback = Playback(read_events(self.run_dir, warn=self.skipped.append))
-        self.fold = StateFold(str(self.run_dir))
+        self.fold = self.new_fold()
         self._last_tick = clock()
         self.branchable = branchable(self.run_dir, self.playback.events)
         """Whether `f` can take this run again (a scene run with its start record)."""
@@ -87,6 +89,12 @@ class ReplayScreen(Screen[None]):
         self.show(Move([]))
         self.set_interval(TICK_S, self.advance)
 
+    def new_fold(self) -> StateFold:
+        """An empty fold that already knows the run's choices and cast (from its start record)."""
+        fold = StateFold(str(self.run_dir))
+        fold.prime(start_info(self.playback.events))
+        return fold
+
     def advance(self, seconds: float | None = None) -> None:
         """Move the playhead by real time elapsed (or by `seconds`) and show what became due."""
         now = self.clock()
@@ -99,7 +107,7 @@ class ReplayScreen(Screen[None]):
         view = self.query_one(StageView)
         if move.rebuild:
             view.clear()
-            self.fold = StateFold(str(self.run_dir))
+            self.fold = self.new_fold()
         if move.events:
             view.apply(move.events)
             self.fold.feed(move.events)
@@ -128,8 +136,14 @@ class ReplayScreen(Screen[None]):
         self._show_position()
 
     def action_step_event(self) -> None:
-        """One more event."""
-        self.show(self.playback.step_event())
+        """One more event that changes the screen; those that show nothing (a spawn, a brief, a route, a
+        call that spent nothing) are taken along with it."""
+        events: list = []
+        while not self.playback.done:
+            events += self.playback.step_event().events
+            if events and changes_the_screen(events[-1], self.query_one(StageView).cast):
+                break
+        self.show(Move(events))
 
     def action_step_beat(self) -> None:
         """One more beat."""
@@ -197,6 +211,21 @@ class ReplayScreen(Screen[None]):
             yield SystemCommand(f"Take: {folder.name}", f"From beat {take.get('beat')}: "
                                 f"{describe_change(take.get('change') or {})}; open its replay",
                                 lambda folder=folder: self.app.push_screen(ReplayScreen(folder)))
+
+
+SHOWN_CONTROLS = frozenset({"start", "pause", "resume", "stop", "close"})
+"""Events that change the panel's status (or its choices) even when they have no transcript line."""
+
+
+def changes_the_screen(event: BaseEvent, cast: Cast) -> bool:
+    """Whether showing `event` changes anything on the replay's screen: a transcript line, a thought or
+    a stream, the panel's status, or a call's spend."""
+    if isinstance(event, (ThinkEvent, DeltaEvent)) or event.type in SHOWN_CONTROLS:
+        return True
+    if isinstance(event, CallEvent):
+        return bool(event.input_tokens or event.output_tokens or event.cache_write_tokens or event.cache_read_tokens
+                    or event.cost_usd)
+    return transcript_line(event, cast) is not None
 
 
 def branchable(run_dir: Path, events: list) -> bool:
