@@ -3,6 +3,8 @@ headers, a footer that lists only what acts now, the stage's panes and panel per
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from core.record.events import DeltaEvent, SpeakEvent, ThinkEvent
@@ -362,3 +364,38 @@ async def test_replay_time_leaves_pauses_out_and_a_step_shows_something_each_tim
         assert screen.playback.playhead == pytest.approx(0.55)
         await pilot.press("end")
         assert "1.5 s of 1.5 s" in screen_text(app)
+
+
+async def test_question_mark_lists_every_key_of_the_current_screen_from_its_bindings(tmp_path, monkeypatch):
+    from tui.screens.help import HelpScreen
+    from tui.screens.replay import ReplayScreen
+    from tui.screens.stage import StageScreen
+
+    monkeypatch.setenv("PROMPTDESK_KEYMAP", "stage.stop=x")
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await pilot.pause()
+        await pilot.press("?")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = screen_text(app)
+        for binding in StageScreen.BINDINGS:
+            assert binding.description in text, binding.description
+        assert re.search(r"\bx +Stop", text) and not re.search(r"\bs +Stop", text), "the remapped key is listed"
+        assert "Resume  (not now)" in text and "Pause  (not now)" not in text
+        assert re.search(r"\? +Keys", text) and re.search(r"\bt +Theme", text)
+        await pilot.press("escape")
+        assert isinstance(app.screen, StageScreen)
+
+    replay_events(tmp_path / "run", [START])
+    app = create_app(replay=tmp_path / "run")
+    async with app.run_test(size=(120, 60)) as pilot:
+        await pilot.press("?")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Keys · Replay" in text
+        for binding in ReplayScreen.BINDINGS:
+            assert binding.description in text, binding.description
+        await pilot.press("?")
+        assert isinstance(app.screen, ReplayScreen)
