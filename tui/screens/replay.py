@@ -29,6 +29,8 @@ from tui.screens.take_dialog import TakeDialog
 from tui.widgets.playback_bar import PlaybackBar
 from tui.widgets.stage_view import StageView
 
+SCRUB_KEYS = Binding.Group("Scrub", compact=True)
+"""`←` and `→` share one footer entry: "←→ Scrub" (each a tenth of the run)."""
 TICK_S = 1 / 20
 """How often the playhead moves while playing."""
 
@@ -37,18 +39,20 @@ class ReplayScreen(Screen[None]):
     """The stage, rebuilt event by event from a recorded run: transcript, thinking, state."""
 
     BINDINGS = [
-        Binding("space", "toggle", "Play/Pause", id="replay.play", tooltip="Play or pause the replay",
+        Binding("space", "toggle", "Play", id="replay.play", tooltip="Play or pause the replay",
                 priority=True),
         Binding("x", "speed", "Speed", id="replay.speed", tooltip="Cycle the speed: 1x, 4x, 16x", priority=True),
         Binding("full_stop", "step_event", "Step", id="replay.step", key_display=".", tooltip="Show the next event",
                 priority=True),
         Binding("b", "step_beat", "Beat", id="replay.beat", tooltip="Play the next beat in one step", priority=True),
-        Binding("left", "jump(-0.1)", "-10%", id="replay.back", tooltip="Scrub back a tenth of the run", priority=True),
-        Binding("right", "jump(0.1)", "+10%", id="replay.forward", tooltip="Scrub forward a tenth of the run", priority=True),
+        Binding("left", "jump(-0.1)", "-10%", id="replay.back", tooltip="Scrub back a tenth of the run", priority=True,
+                group=SCRUB_KEYS),
+        Binding("right", "jump(0.1)", "+10%", id="replay.forward", tooltip="Scrub forward a tenth of the run",
+                priority=True, group=SCRUB_KEYS),
         Binding("home", "seek(0)", "Start", id="replay.start", tooltip="Back to the beginning", show=False,
                 priority=True),
         Binding("end", "seek(1)", "End", id="replay.end", tooltip="Jump to the end", show=False, priority=True),
-        Binding("f", "take", "Take from here", id="replay.take",
+        Binding("f", "take", "Take", id="replay.take",
                 tooltip="Take the scene again from the start of the current beat, with a world event, a note or "
                         "nothing changed, live on a stage of its own (a new run folder beside this one)"),
         Binding("escape", "close", "Back", id="replay.close", tooltip="Close the replay and go back to the stage"),
@@ -57,6 +61,7 @@ class ReplayScreen(Screen[None]):
     DEFAULT_CSS = """
     ReplayScreen > #title { height: 1; padding: 0 1; }
     ReplayScreen.-narrow StatePanel { width: 31; }
+    ReplayScreen Footer.-compact FooterLabel { margin: 0 1 0 0; }
     """
 
     def __init__(self, run_dir: Path, clock: Callable[[], float] = time.monotonic) -> None:
@@ -81,6 +86,10 @@ class ReplayScreen(Screen[None]):
                         thinking=fmt.has_thinking, id="stage")
         yield PlaybackBar()
         yield Footer()
+
+    def on_resize(self) -> None:
+        """A narrow terminal gets the compact footer (every replay key still fits at 80 columns)."""
+        self.query_one(Footer).compact = self.size.width < 100
 
     def on_mount(self) -> None:
         if self.skipped:
@@ -160,7 +169,7 @@ class ReplayScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Back is only there when the replay was opened from a stage; a take only of a run that can be taken again."""
         if action == "close":
-            return True if len(self.app.screen_stack) > 2 else None
+            return len(self.app.screen_stack) > 2
         if action == "take":
             return True if self.branchable else None
         return True
