@@ -420,3 +420,32 @@ async def test_a_long_name_never_runs_under_the_compare_charts(tmp_path):
         assert rows[0].startswith("Dr. Evangeli… ") and long not in screen_text(app)
         assert len({len(row) - len(row[14:]) for row in rows[:3]}) == 1
         assert rows[1].startswith("Bob           ")
+
+
+async def test_an_actor_waited_on_for_a_while_shows_waiting_seconds_on_the_panel():
+    from core.record.events import CallEvent, GenericEvent
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    clock = {"now": 0.0}
+    session.now = lambda: clock["now"]
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        session.publish([GenericEvent(t=0.0, **{"from": "coordinator"}, type="beat", text="Beat 0", beat=0),
+                         CallEvent(t=1.0, **{"from": "coordinator"}, provider="offline", target="alice", beat=0)])
+        clock["now"] = 3.0
+        stage = app.screen
+        stage.flush()
+        stage.refresh_state()
+        await pilot.pause()
+        assert "waiting" not in screen_text(app), "a wait of 3 s is not slow"
+        clock["now"] = 12.4
+        stage.refresh_state()
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Bob        waiting 12 s" in text and "Alice      waiting" not in text
+        session.publish([DeltaEvent(t=12.5, **{"from": "bob"}, channel="speech", text='"Fi', beat=0)])
+        stage.flush()
+        stage.refresh_state()
+        await pilot.pause()
+        assert "waiting" not in screen_text(app), "answering is not waiting"

@@ -22,6 +22,7 @@ from tui.formats import registry
 from tui.formats.room_bar import RoomBar
 from tui.lines import safe
 from tui.stage_controls import told_why, why_not
+from tui.waits import Waits
 from tui.stage_state import PlayedTime, from_session
 from tui.widgets.beat_timeline import BeatTimeline
 from tui.widgets.confirm_modal import ConfirmModal
@@ -42,6 +43,11 @@ FLUSH_EVERY_S = 0.05
 """Events are rendered in batches at most this often, so the stage never falls behind the engine."""
 STATE_EVERY_S = 0.2
 """The session panel is redrawn at most this often otherwise (it never falls behind the events)."""
+
+
+def state_cast(session: SessionLike) -> list[str]:
+    """The slugs of a session's cast, in order."""
+    return list(session.state.cast)
 
 
 class StageScreen(Screen[None]):
@@ -95,6 +101,8 @@ class StageScreen(Screen[None]):
         self._last_flush = 0.0
         self._flush_timer: Timer | None = None
         self._failures_told: set[str] = set()
+        self.waits = Waits(state_cast(session), parallel=session.state.turns_mode != "sequential")
+        """Who the stage waits on (a slow provider shows on the panel as "waiting 12 s")."""
         self.played = PlayedTime()
         """The scene's clock without its pauses (the panel's elapsed time stands still while paused)."""
 
@@ -164,6 +172,8 @@ class StageScreen(Screen[None]):
         now = getattr(self.session, "now", None)
         live = self.session.state.status in ("running", "paused") and callable(now)
         state = from_session(self.session.state, self.played.played(now() if live else self.session.state.elapsed_s))
+        if live and self.session.state.status == "running":
+            state.slow = self.waits.slow(now())
         if self.waiting is not None:
             state.waiting = self.format.waiting_label
         self.view.show_state(state)
@@ -188,6 +198,7 @@ class StageScreen(Screen[None]):
             return
         self.view.apply(events)
         self.query_one(BeatTimeline).extend(events)
+        self.waits.feed(events)
         for event in events:
             self.played.feed(event)
         self._state_stale = True

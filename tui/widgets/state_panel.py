@@ -96,6 +96,10 @@ def render_state(state: StageState, width: int = 0) -> Text:
     text.append(f"{heading}\n", LABEL)
     for slug, name in state.cast.items():
         text.append(f"  {safe(name)[:18]:<18} {counts.get(slug, 0):>3}\n")
+    if state.slow:
+        text.append("Waiting on\n", LABEL)
+        for slug, seconds in state.slow.items():
+            text.append(f"  {safe(state.cast.get(slug, slug))[:10]:<10} waiting {seconds:.0f} s\n", "bold")
     if state.run_dir:
         text.append("Run folder\n", LABEL)
         rows = path_rows(safe(state.run_dir), width - 2) if width > 2 else [safe(state.run_dir)]
