@@ -32,8 +32,12 @@ def why_not(stage: Any, action: str) -> str | None:
 
 
 def told_why(stage: Any, key: str) -> bool:
-    """When `key` is a stage control that cannot act now, say why (a toast) and return True."""
-    for binding in stage._bindings.key_to_bindings.get(key, []):
+    """When `key` is a stage control that cannot act now (remapped by `PROMPTDESK_KEYMAP` or not), say
+    why (a toast) and return True."""
+    keymap = stage.app._keymap
+    bound = (binding for own, bindings in stage._bindings.key_to_bindings.items() for binding in bindings
+             if key in [k.strip() for k in keymap.get(binding.id or "", own).split(",")])
+    for binding in bound:
         name = binding.action.split("(", 1)[0]
         reason = why_not(stage, name)
         if reason is None or not binding.description or (name == "escalation" and not stage.format.ask_help):

@@ -449,3 +449,17 @@ async def test_an_actor_waited_on_for_a_while_shows_waiting_seconds_on_the_panel
         stage.refresh_state()
         await pilot.pause()
         assert "waiting" not in screen_text(app), "answering is not waiting"
+
+
+async def test_a_remapped_key_that_cannot_act_says_why_and_its_old_key_says_nothing(monkeypatch):
+    monkeypatch.setenv("PROMPTDESK_KEYMAP", "stage.resume=y")
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        await pilot.press("r")
+        await pilot.pause()
+        assert not [n for n in app._notifications if n.title == "Not now"]
+        await pilot.press("y")
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == ["Resume: not now, the scene is not paused."]
