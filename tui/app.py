@@ -40,6 +40,8 @@ class PromptdeskApp(App[int]):
                 tooltip="Quit; asks first while a scene is running, and always closes the run folder cleanly"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit-now", show=False, priority=True,
                 tooltip="Quit (same as q)"),
+        Binding("question_mark", "help", "Keys", id="app.help", key_display="?", show=False,
+                tooltip="Every key of this screen, what it does and whether it can act now"),
     ]
 
     def __init__(self, first_screen: Callable[[], Screen[Any]], theme: str = "dark") -> None:
@@ -65,6 +67,13 @@ class PromptdeskApp(App[int]):
         replay: `history` is its parent's record before the branch, shown first)."""
         from tui.screens.stage import StageScreen
         self.push_screen(StageScreen(session, title=title, history=history))
+
+    def action_help(self) -> None:
+        """Show every key of the current screen (not over another help)."""
+        from tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
 
     def action_toggle_theme(self) -> None:
         """Switch to the next theme."""

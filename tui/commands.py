@@ -29,3 +29,18 @@ def copy_run_folder(screen: Screen, run_dir: str | Path) -> SystemCommand:
         screen.notify(f"Copied: {path}", title="Run folder", markup=False, timeout=4)
     return SystemCommand("Copy the run folder's path", "Put the full path of this run's folder on the clipboard",
                          copy)
+
+
+def copy_selection(screen: Screen) -> None:
+    """`ctrl+c`: copy the text selected with the mouse and say how much was copied (nothing selected:
+    the key goes on to the app, as Textual's own copy does)."""
+    from textual.actions import SkipAction
+
+    text = screen.get_selected_text()
+    if not text:
+        raise SkipAction()
+    screen.app.copy_to_clipboard(text)
+    lines = text.count("\n") + 1
+    screen.notify(f"Copied {len(text)} character{'s' if len(text) != 1 else ''}"
+                  f"{f' ({lines} lines)' if lines > 1 else ''} to the clipboard", title="Copied",
+                  markup=False, timeout=3)

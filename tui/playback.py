@@ -26,12 +26,28 @@ class Move:
     rebuild: bool = False
 
 
+def played_times(events: Sequence[BaseEvent]) -> list[float]:
+    """Each event's time on the replay's axis: its recorded `t` without the time the operator kept the
+    scene paused before it (what was recorded during a pause sits at the moment the pause began)."""
+    times: list[float] = []
+    paused_s, paused_at = 0.0, None
+    for event in events:
+        if event.type == "pause" and paused_at is None:
+            paused_at = event.t
+        elif event.type == "resume" and paused_at is not None:
+            paused_s += max(0.0, event.t - paused_at)
+            paused_at = None
+        t = (event.t if paused_at is None else paused_at) - paused_s
+        times.append(max(t, times[-1]) if times else t)
+    return times
+
+
 class Playback:
-    """Plays recorded events by their `t` (seconds since the scene started)."""
+    """Plays recorded events on the played time axis: by `t`, the operator's pauses left out."""
 
     def __init__(self, events: Sequence[BaseEvent]) -> None:
         self.events = list(events)
-        self.times = [event.t for event in self.events]
+        self.times = played_times(self.events)
         self.shown = 0
         """How many events are on stage (always a prefix of the recording)."""
         self.playhead = self.times[0] if self.times else 0.0
@@ -40,7 +56,7 @@ class Playback:
 
     @property
     def duration(self) -> float:
-        """Seconds from the scene's start to its last recorded event."""
+        """Seconds of play from the scene's start to its last recorded event (pauses left out)."""
         return self.times[-1] if self.times else 0.0
 
     @property
@@ -63,17 +79,8 @@ class Playback:
         """Advance the playhead by `seconds` of real time (times the speed) while playing."""
         if not self.playing:
             return Move([])
-        self._skip_pause()
         return self._forward(bisect_right(self.times, self.playhead + seconds * self.speed),
                              min(self.duration, self.playhead + seconds * self.speed))
-
-    def _skip_pause(self) -> None:
-        """A recorded pause is not sat through again: from a pause, the playhead goes to its resume."""
-        if not 0 < self.shown < len(self.events) or self.events[self.shown - 1].type != "pause":
-            return
-        resume = next((e for e in self.events[self.shown:] if e.type == "resume"), None)
-        if resume is not None:
-            self.playhead = max(self.playhead, resume.t)
 
     def step_event(self) -> Move:
         """Show exactly one more event."""
@@ -114,7 +121,7 @@ class Playback:
         if playhead is not None:
             self.playhead = playhead
         elif new:
-            self.playhead = max(self.playhead, new[-1].t)
+            self.playhead = max(self.playhead, self.times[index - 1])
         if self.done:
             self.playing = False
         return Move(new)

@@ -37,7 +37,11 @@ class StageState(SessionState):
     """A single call from the room (its close reads as an answer, not as a cap on rounds)."""
     waiting: str | None = None
     """Live: what the scene is holding for at its safe point (the operator's decision), if anything."""
+    slow: dict[str, float] | None = None
+    """Live: the actors waited on for a while, and for how many seconds (`tui.waits`)."""
+    answers: dict[str, int] | None = None
+    """Answers given per participant, from the events (formats whose participants answer, not speak)."""
 
 
-FROM_EVENTS = ("goal_achieved", "round", "max_rounds", "phase", "consensus_count", "conflict_count", "blind")
+FROM_EVENTS = ("goal_achieved", "round", "max_rounds", "phase", "consensus_count", "conflict_count", "blind", "answers")
 """The fields only the events tell: a live snapshot takes them from what the stage folded in."""

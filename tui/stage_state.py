@@ -69,10 +69,17 @@ class StateFold:
         self._spoke_this_beat: bool | None = None
 
     def snapshot(self, playhead: float | None = None) -> StageState:
-        """A copy of the state so far (elapsed: the play time at `playhead`, pauses left out)."""
+        """A copy of the state so far (elapsed: the play time so far, pauses left out; `playhead` is a
+        time already on that axis, replay's)."""
         state = replace(self.state, turns=Counter(self.state.turns), cast=dict(self.state.cast), tones=dict(self.state.tones))
-        state.elapsed_s = self.time.played(self.state.elapsed_s if playhead is None else playhead)
+        state.elapsed_s = self.time.played(self.state.elapsed_s) if playhead is None else playhead
         return state
+
+    def prime(self, info: dict[str, Any]) -> None:
+        """Know the run's choices, format and cast before its first event is shown (from its start
+        record): the panel never reads `?` for what the run folder already says."""
+        self._start(info)
+        self.state.status = "ready"
 
     def feed(self, events: Iterable[BaseEvent]) -> None:
         """Fold more events in."""

@@ -102,7 +102,7 @@ def test_replay_after_four_beats(here, snap_compare):
     the preamble), the three private thinking panes with the thoughts of those beats, the Session
     panel folded from the events (Beat 2, Status running),
     the position bar "‖ paused · 1x · … s of … s · event n of N" over a partly filled bar, and the footer's
-    keys, `f Take from here` among them."""
+    keys, `f Take` among them."""
     session = session_for(here, latency=True, out=Path("runs/the-apology-replay"))
     asyncio.run(session.run())
     app = create_app(replay=Path("runs/the-apology-replay"))

@@ -68,7 +68,7 @@ class TestControls:
             types = [r["type"] for r in records(session)]
             assert types[-1] == "close" and "stop" in types and records(session)[-1]["reason"] == "stop"
             assert (Path(session.state.run_dir) / "transcript.md").is_file()
-            assert stage.check_action("stop", ()) is None and stage.check_action("inject", ()) is None
+            assert stage.check_action("stop", ()) is False and stage.check_action("inject", ()) is False
             assert any(line.startswith("■ Scene closed (stop") for line in stage.query_one(Transcript).plain_lines())
 
     async def test_an_injected_event_reaches_every_actor_at_the_next_beat(self, workspace):
@@ -115,7 +115,7 @@ class TestControls:
             await pilot.press("p")
             await holding(pilot, session)
             beat = session.state.beat
-            assert stage.check_action("pause", ()) is None and stage.check_action("resume", ())
+            assert stage.check_action("pause", ()) is False and stage.check_action("resume", ())
             for _ in range(50):
                 await pilot.pause()
             assert session.state.beat == beat and session.state.status == "paused"
@@ -215,7 +215,7 @@ async def test_a_closed_run_opens_in_the_replay_and_escape_comes_back(workspace)
     app = create_app(session=session)
     async with app.run_test(size=SIZE) as pilot:
         stage = app.screen
-        assert stage.check_action("replay", ()) is None
+        assert stage.check_action("replay", ()) is False
         await wait_for(pilot, lambda: finished(stage), "the close")
         await pilot.pause()
         await pilot.press("o")

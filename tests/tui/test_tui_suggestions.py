@@ -16,7 +16,7 @@ async def test_y_injects_the_suggested_world_event_at_the_next_beat(workspace):
     app = create_app(session=session)
     async with app.run_test(size=SIZE) as pilot:
         stage = await holding(pilot, session)
-        assert stage.check_action("accept_suggestion", ()) is None, "nothing to accept yet"
+        assert not stage.check_action("accept_suggestion", ()), "nothing to accept yet"
         session.suggest("The lights flicker and go out")
         await wait_for(pilot, lambda: "Suggests" in render_state(app.screen.query_one(StatePanel).snapshot).plain, "the suggestion")
         assert "The lights flicker and go out (y: inject)" in render_state(stage.query_one(StatePanel).snapshot).plain

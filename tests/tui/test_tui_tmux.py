@@ -132,7 +132,8 @@ def test_the_console_walks_the_wizard_injects_an_event_and_stops_the_scene(tmp_p
 
 
 def test_replay_keys_as_a_terminal_sends_them(tmp_path, terminal):
-    """`.` steps one event (Textual calls it full_stop), `b` a beat, `end` jumps; the footer shows `.`."""
+    """`.` steps to the next event that shows (Textual calls it full_stop), `b` a beat, `end` jumps; the
+    footer shows `.`."""
     run = shutil.copytree(Path(__file__).parent / "fixtures" / "replay-run", tmp_path / "run")
     terminal.start(f"{PROMPTDESK} replay {run}; echo PROMPTDESK-EXITED-$?; sleep 60", tmp_path)
     terminal.wait_for(r"event 0 of \d+")
@@ -140,7 +141,7 @@ def test_replay_keys_as_a_terminal_sends_them(tmp_path, terminal):
     terminal.type(".")
     terminal.wait_for(r"event 1 of \d+")
     terminal.type(".")
-    terminal.wait_for(r"event 2 of \d+")
+    terminal.wait_for(r"event 8 of \d+")  # the spawns and briefs show nothing: taken along to beat 0
     terminal.keys("End")
     screen = terminal.wait_for(r"■ end")
     total = re.search(r"event (\d+) of (\d+)", screen)
@@ -248,5 +249,60 @@ def test_f_in_a_replay_takes_the_scene_again_as_a_terminal_sends_it(tmp_path, te
     rows = [json.loads(line) for line in (takes[0] / "events.jsonl").read_text().splitlines()]
     branch = next(i for i, r in enumerate(rows) if r["type"] == "branch")
     assert rows[branch]["beat"] == 2 and rows[branch + 1]["text"] == "The window blows open"
+    terminal.keys("q")
+    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+
+
+def test_stage_keys_at_80x24_say_why_not_show_help_and_confirm_a_copy(tmp_path, terminal):
+    """At 80x24: the footer lists what acts now, each key apart; `r` while running says why not; `?` lists
+    the stage's keys and `esc` closes it; a mouse drag is highlighted and ctrl+c says what it copied."""
+    work = make_workspace(tmp_path / "work")
+    scene = work / "scenes" / "the-apology.yaml"
+    scene.write_text(scene.read_text().replace("latency_ms: [150, 900]", "latency_ms: null"))
+    terminal.start(f"{PROMPTDESK} scenes/the-apology.yaml --isolation b --coordinator C --seed 7 --pace 2; "
+                   "echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    terminal.tmux("set-option", "-s", "set-clipboard", "on")
+    wizard_through(terminal)
+    terminal.wait_for(r"PRIVATE · Alice")
+    terminal.tmux("resize-window", "-x", "80", "-y", "24")
+    screen = terminal.wait_for(r"── Beat 1 ──")
+    screen = terminal.wait_for(r"(?m)^q Quit")
+    footer = screen.splitlines()[-1]
+    assert "+- Pace t Theme" in footer and "Resume" not in footer and "Decide" not in footer, footer
+    terminal.type("r")
+    terminal.wait_for(r"Resume: not now, the scene is not")
+    terminal.type("?")
+    terminal.wait_for(r"Keys · Stage")
+    terminal.wait_for(r"World event")
+    terminal.keys("Escape")
+    terminal.wait_for(r"(?s)^(?!.*Keys · Stage)")
+    terminal.keys("s")
+    terminal.wait_for(r"Scene closed \(")
+    terminal.type("\x1b[<0;3;3M\x1b[<32;12;3M\x1b[<0;12;3m")
+    terminal.keys("C-c")
+    terminal.wait_for(r"Copied \d+ characters")
+    terminal.keys("q")
+    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+
+
+def test_replay_keys_at_80x24_fit_step_to_what_shows_and_open_the_help(tmp_path, terminal):
+    """The replay at 80x24: every footer key fits (Quit last), `.` skips what shows nothing (the spawns
+    and briefs before the first beat), and `?` lists the replay's keys."""
+    run = shutil.copytree(Path(__file__).parent / "fixtures" / "replay-run", tmp_path / "run")
+    terminal.tmux("new-session", "-d", "-x", "80", "-y", "24", "-c", str(tmp_path),
+                  f"{PROMPTDESK} replay {run}; echo PROMPTDESK-EXITED-$?; sleep 60")
+    screen = terminal.wait_for(r"event 0 of \d+")
+    assert re.search(r"Isolation \(b\)", screen), "both choices are known before the first event"
+    footer = screen.splitlines()[-1]
+    for key in ("←→ Scrub", "space Play", "x Speed", ". Step", "b Beat", "f Take", "t Theme", "q Quit"):
+        assert key in footer, (key, footer)
+    terminal.type(".")
+    terminal.wait_for(r"event 1 of \d+")
+    terminal.type(".")
+    terminal.wait_for(r"event 8 of \d+")
+    terminal.type("?")
+    terminal.wait_for(r"Keys · Replay")
+    terminal.keys("Escape")
+    terminal.wait_for(r"(?s)^(?!.*Keys · Replay)")
     terminal.keys("q")
     terminal.wait_for(r"PROMPTDESK-EXITED-0")

@@ -137,9 +137,10 @@ def test_replay_skips_the_time_a_scene_spent_paused() -> None:
     playback = Playback(events)
     playback.toggle()
     playback.tick(1.0)
-    assert [e.type for e in events[:playback.shown]] == ["start", "beat", "pause"]
+    assert [e.type for e in events[:playback.shown]] == ["start", "beat", "pause", "resume"]
     move = playback.tick(0.5)
-    assert [e.type for e in move.events] == ["resume", "beat"] and playback.playhead == 31.5
+    assert [e.type for e in move.events] == ["beat"] and playback.playhead == 1.5
+    assert playback.duration == 1.5, "the time axis leaves the operator's 30 s pause out"
 
 
 def test_the_beats_shown_live_in_replay_and_in_the_record_agree(tmp_path) -> None:

@@ -83,6 +83,10 @@ class ConsoleFormat:
     """What the stage's decide key says (the format that asks)."""
     waiting_label: ClassVar[str] = "your decision (a)"
     """The panel's Waiting row while the format waits for the operator."""
+    has_thinking: ClassVar[bool] = True
+    """True when its actors think in private (the stage gives each a PRIVATE pane)."""
+    counts_silences: ClassVar[bool] = True
+    """True when an actor may stay silent for a beat (the panel counts silent beats in a row)."""
 
     # -- the session panel ---------------------------------------------------------------------
 
@@ -105,6 +109,10 @@ class ConsoleFormat:
     def rows(self, state: StageState) -> list[Row]:
         """The format's own rows, after the progress row."""
         return []
+
+    def turn_counts(self, state: StageState) -> tuple[str, Mapping[str, int]]:
+        """The panel's per-actor count: its heading and the count per slug (turns taken, by default)."""
+        return "Turns", state.turns
 
     def closed_rows(self, state: StageState) -> list[Row]:
         """How the scene closed, and whether its goal was achieved (nothing while it runs)."""

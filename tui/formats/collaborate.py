@@ -60,6 +60,9 @@ class CollaborateFormat(ConsoleFormat):
     answered: ClassVar[frozenset[str]] = frozenset({"cap", "final", "no_handoff"})
     """How a single call's one round ends when its participant answered (the collaboration's own words)."""
     has_room: ClassVar[bool] = True
+    has_thinking: ClassVar[bool] = False
+    """Participants answer in the open: no private thinking to show."""
+    counts_silences: ClassVar[bool] = False
     room_help: ClassVar[str] = ("Type in the room: a goal, @gpt text for a single call, "
                                 "or @router collaborate gpt claude: GOAL")
 
@@ -72,6 +75,10 @@ class CollaborateFormat(ConsoleFormat):
             state.round = facts["round"]
         if isinstance(facts.get("max_rounds"), int):
             state.max_rounds = facts["max_rounds"]
+
+    def format_label(self, state: StageState) -> str:
+        """A single call says so (it is not a collaboration to the operator)."""
+        return "single call" if state.single_call else state.format
 
     def progress_row(self, state: StageState) -> Row:
         """The Collab chip: the round of the bound."""

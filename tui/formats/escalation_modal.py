@@ -28,7 +28,7 @@ class EscalationAnswer:
 
 
 def escalation_text(details: dict[str, Any]) -> Text:
-    """The escalation's details as plain text (every field is untrusted)."""
+    """Why the roundtable escalated, and every position, as plain text (every field is untrusted)."""
     text = Text()
     for trigger in details.get("triggers") or []:
         text.append("Why: ", BOLD)
@@ -42,8 +42,15 @@ def escalation_text(details: dict[str, Any]) -> Text:
         text.append(f"  confidence {sure:.2f}\n" if isinstance(sure, (int, float)) else "\n", DIM)
         if p.get("rationale"):
             text.append(f"    {safe(p['rationale'])}\n", DIM)
-    text.append("\nThe facilitator recommends: ", BOLD)
-    text.append(f"{safe(details.get('recommendation') or '—')}\n")
+    return text
+
+
+def recommendation_text(details: dict[str, Any]) -> Text:
+    """The facilitator's recommendation (what Enter accepts): shown above the positions, never scrolled away."""
+    text = Text()
+    text.append("The facilitator recommends: ", BOLD)
+    text.append(safe(details.get("recommendation") or "—"))
+    text.append("  (Enter accepts it)", DIM)
     return text
 
 
@@ -53,8 +60,9 @@ class EscalationModal(ModalScreen[EscalationAnswer | None]):
     DEFAULT_CSS = """
     EscalationModal { align: center middle; }
     EscalationModal > Vertical { width: 100; max-width: 95%; height: 90%; border: thick $warning;
-                                 background: $surface; padding: 1 2; }
+                                 background: $surface; padding: 0 2; }
     EscalationModal VerticalScroll { height: 1fr; }
+    EscalationModal #recommendation { height: auto; max-height: 6; margin-bottom: 1; }
     EscalationModal Horizontal { height: auto; margin-top: 1; }
     EscalationModal Button { margin-right: 1; }
     """
@@ -68,6 +76,7 @@ class EscalationModal(ModalScreen[EscalationAnswer | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("The roundtable needs your decision", classes="title")
+            yield Static(recommendation_text(self.details), id="recommendation", markup=False)
             with VerticalScroll():
                 yield Static(escalation_text(self.details), markup=False)
             yield Input(placeholder="Your own decision (for “Decide myself”)", id="own")

@@ -81,6 +81,9 @@ class RoundtableFormat(ConsoleFormat):
     control_events: ClassVar[frozenset[str]] = frozenset({"escalate", "decision"})
     asks_on: ClassVar[frozenset[str]] = frozenset({"escalate"})
     ask_help: ClassVar[str] = "Answer the roundtable's escalation (it waits for your decision)"
+    has_thinking: ClassVar[bool] = False
+    """Participants answer in the open: no private thinking to show."""
+    counts_silences: ClassVar[bool] = False
 
     # -- the session panel ---------------------------------------------------------------------
 
@@ -91,6 +94,9 @@ class RoundtableFormat(ConsoleFormat):
             state.round = facts["round"]
         if isinstance(facts.get("phase"), str):
             state.phase = facts["phase"]
+        if event.type == "answer" and event.from_:
+            state.answers = dict(state.answers or {})
+            state.answers[event.from_] = state.answers.get(event.from_, 0) + 1
         if event.type == "synthesis":
             state.consensus_count = _count(facts, "consensus", "consensus_count")
             state.conflict_count = _count(facts, "conflicts", "conflict_count")
@@ -112,6 +118,10 @@ class RoundtableFormat(ConsoleFormat):
                 Row("Consensus", str(state.consensus_count or 0)),
                 Row("Conflicts", str(state.conflict_count or 0), "bold" if state.conflict_count else ""),
                 Row("Answers", "blind (parallel)" if blind else "not blind (sequential)", "" if blind else "bold")]
+
+    def turn_counts(self, state: StageState) -> tuple[str, Mapping[str, int]]:
+        """Participants answer questions: the panel counts their answers."""
+        return "Answers given", state.answers or {}
 
     # -- the escalation ------------------------------------------------------------------------
 

@@ -16,18 +16,22 @@ from textual.widgets import Footer, Static
 
 from core.errors import PromptdeskError
 from core.record.outputs import cast_names, start_info
+from core.record.events import BaseEvent, CallEvent, DeltaEvent, ThinkEvent
 from core.record.recorder import read_events
 from core.record.takes import Change, describe_change, takes_of
 from tui.playback import Move, Playback
-from tui.commands import binding_commands, copy_run_folder
+from tui.commands import binding_commands, copy_run_folder, copy_selection
 from tui.formats import registry
-from tui.lines import safe
+from tui.lines import Cast, safe
+from tui.render import transcript_line
 from tui.stage_state import StateFold
 from tui.screens.take_dialog import TakeDialog
 from tui.widgets.playback_bar import PlaybackBar
 from tui.widgets.pane_picker import PaneControls, panes_binding
 from tui.widgets.stage_view import StageView
 
+SCRUB_KEYS = Binding.Group("Scrub", compact=True)
+"""`←` and `→` share one footer entry: "←→ Scrub" (each a tenth of the run)."""
 TICK_S = 1 / 20
 """How often the playhead moves while playing."""
 
@@ -36,25 +40,30 @@ class ReplayScreen(PaneControls, Screen[None]):
     """The stage, rebuilt event by event from a recorded run: transcript, thinking, state."""
 
     BINDINGS = [
-        Binding("space", "toggle", "Play/Pause", id="replay.play", tooltip="Play or pause the replay",
+        Binding("space", "toggle", "Play", id="replay.play", tooltip="Play or pause the replay",
                 priority=True),
         Binding("x", "speed", "Speed", id="replay.speed", tooltip="Cycle the speed: 1x, 4x, 16x", priority=True),
         Binding("full_stop", "step_event", "Step", id="replay.step", key_display=".", tooltip="Show the next event",
                 priority=True),
         Binding("b", "step_beat", "Beat", id="replay.beat", tooltip="Play the next beat in one step", priority=True),
-        Binding("left", "jump(-0.1)", "-10%", id="replay.back", tooltip="Scrub back a tenth of the run", priority=True),
-        Binding("right", "jump(0.1)", "+10%", id="replay.forward", tooltip="Scrub forward a tenth of the run", priority=True),
+        Binding("left", "jump(-0.1)", "-10%", id="replay.back", tooltip="Scrub back a tenth of the run", priority=True,
+                group=SCRUB_KEYS),
+        Binding("right", "jump(0.1)", "+10%", id="replay.forward", tooltip="Scrub forward a tenth of the run",
+                priority=True, group=SCRUB_KEYS),
         Binding("home", "seek(0)", "Start", id="replay.start", tooltip="Back to the beginning", show=False,
                 priority=True),
         Binding("end", "seek(1)", "End", id="replay.end", tooltip="Jump to the end", show=False, priority=True),
         panes_binding("replay"),
-        Binding("f", "take", "Take from here", id="replay.take",
+        Binding("f", "take", "Take", id="replay.take",
                 tooltip="Take the scene again from the start of the current beat, with a world event, a note or "
                         "nothing changed, live on a stage of its own (a new run folder beside this one)"),
         Binding("escape", "close", "Back", id="replay.close", tooltip="Close the replay and go back to the stage"),
     ]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
     ReplayScreen > #title { height: 1; padding: 0 1; }
+    ReplayScreen.-narrow StatePanel { width: 31; }
+    ReplayScreen Footer.-compact FooterLabel { margin: 0 1 0 0; }
     """
 
     def __init__(self, run_dir: Path, clock: Callable[[], float] = time.monotonic) -> None:
@@ -64,7 +73,7 @@ class ReplayScreen(PaneControls, Screen[None]):
         self.skipped: list[str] = []
         """Lines of `events.jsonl` that could not be read (torn or undecodable), told on mount."""
         self.playback = Playback(read_events(self.run_dir, warn=self.skipped.append))
-        self.fold = StateFold(str(self.run_dir))
+        self.fold = self.new_fold()
         self._last_tick = clock()
         self.branchable = branchable(self.run_dir, self.playback.events)
         """Whether `f` can take this run again (a scene run with its start record)."""
@@ -75,9 +84,14 @@ class ReplayScreen(PaneControls, Screen[None]):
         title = safe(scene.get("title") or scene.get("name") or self.run_dir.name)
         yield Static(Content(f"Promptdesk · replay · {title} · {safe(self.run_dir)}"), id="title")
         cast, fmt = cast_names(self.playback.events), registry.of_record(info)
-        yield StageView(cast, single_call=fmt.recorded_single_call(info, len(cast)), answered=fmt.answered, id="stage")
+        yield StageView(cast, single_call=fmt.recorded_single_call(info, len(cast)), answered=fmt.answered,
+                        thinking=fmt.has_thinking, id="stage")
         yield PlaybackBar()
         yield Footer()
+
+    def on_resize(self) -> None:
+        """A narrow terminal gets the compact footer (every replay key still fits at 80 columns)."""
+        self.query_one(Footer).compact = self.size.width < 100
 
     def on_mount(self) -> None:
         if self.skipped:
@@ -85,6 +99,12 @@ class ReplayScreen(PaneControls, Screen[None]):
                         title="Replay", severity="warning", timeout=10, markup=False)
         self.show(Move([]))
         self.set_interval(TICK_S, self.advance)
+
+    def new_fold(self) -> StateFold:
+        """An empty fold that already knows the run's choices and cast (from its start record)."""
+        fold = StateFold(str(self.run_dir))
+        fold.prime(start_info(self.playback.events))
+        return fold
 
     def advance(self, seconds: float | None = None) -> None:
         """Move the playhead by real time elapsed (or by `seconds`) and show what became due."""
@@ -98,7 +118,7 @@ class ReplayScreen(PaneControls, Screen[None]):
         view = self.query_one(StageView)
         if move.rebuild:
             view.clear()
-            self.fold = StateFold(str(self.run_dir))
+            self.fold = self.new_fold()
         if move.events:
             view.apply(move.events)
             self.fold.feed(move.events)
@@ -112,6 +132,10 @@ class ReplayScreen(PaneControls, Screen[None]):
                       f"event {p.shown} of {len(p.events)}")
         bar.fraction = (p.shown / len(p.events)) if p.events else 0.0
 
+    def action_copy_text(self) -> None:
+        """`ctrl+c`: copy the selected text, and say how much was copied."""
+        copy_selection(self)
+
     def action_toggle(self) -> None:
         """Play or pause."""
         self._last_tick = self.clock()
@@ -123,8 +147,14 @@ class ReplayScreen(PaneControls, Screen[None]):
         self._show_position()
 
     def action_step_event(self) -> None:
-        """One more event."""
-        self.show(self.playback.step_event())
+        """One more event that changes the screen; those that show nothing (a spawn, a brief, a route, a
+        call that spent nothing) are taken along with it."""
+        events: list = []
+        while not self.playback.done:
+            events += self.playback.step_event().events
+            if events and changes_the_screen(events[-1], self.query_one(StageView).cast):
+                break
+        self.show(Move(events))
 
     def action_step_beat(self) -> None:
         """One more beat."""
@@ -141,7 +171,7 @@ class ReplayScreen(PaneControls, Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Back is only there when the replay was opened from a stage; a take only of a run that can be taken again."""
         if action == "close":
-            return True if len(self.app.screen_stack) > 2 else None
+            return len(self.app.screen_stack) > 2
         if action == "take":
             return True if self.branchable else None
         return True
@@ -196,6 +226,21 @@ class ReplayScreen(PaneControls, Screen[None]):
             yield SystemCommand(f"Take: {folder.name}", f"From beat {take.get('beat')}: "
                                 f"{describe_change(take.get('change') or {})}; open its replay",
                                 lambda folder=folder: self.app.push_screen(ReplayScreen(folder)))
+
+
+SHOWN_CONTROLS = frozenset({"start", "pause", "resume", "stop", "close"})
+"""Events that change the panel's status (or its choices) even when they have no transcript line."""
+
+
+def changes_the_screen(event: BaseEvent, cast: Cast) -> bool:
+    """Whether showing `event` changes anything on the replay's screen: a transcript line, a thought or
+    a stream, the panel's status, or a call's spend."""
+    if isinstance(event, (ThinkEvent, DeltaEvent)) or event.type in SHOWN_CONTROLS:
+        return True
+    if isinstance(event, CallEvent):
+        return bool(event.input_tokens or event.output_tokens or event.cache_write_tokens or event.cache_read_tokens
+                    or event.cost_usd)
+    return transcript_line(event, cast) is not None
 
 
 def branchable(run_dir: Path, events: list) -> bool:

@@ -11,20 +11,24 @@ from typing import TYPE_CHECKING
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.content import Content
+from textual.events import Key
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from tui.bridge import SessionBridge, SessionLike
-from tui.commands import binding_commands, copy_run_folder
+from tui.commands import binding_commands, copy_run_folder, copy_selection
 from tui.formats import registry
 from tui.formats.room_bar import RoomBar
 from tui.lines import safe
+from tui.stage_controls import told_why, why_not
+from tui.waits import Waits
 from tui.stage_state import PlayedTime, from_session
 from tui.widgets.beat_timeline import BeatTimeline
 from tui.widgets.confirm_modal import ConfirmModal
 from tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
 from tui.widgets.pane_picker import PaneControls, panes_binding
+from tui.widgets.queued_line import QueuedLine
 from tui.widgets.stage_view import StageView
 from tui.widgets.wrapped_log import WrappedLog
 
@@ -40,6 +44,11 @@ FLUSH_EVERY_S = 0.05
 """Events are rendered in batches at most this often, so the stage never falls behind the engine."""
 STATE_EVERY_S = 0.2
 """The session panel is redrawn at most this often otherwise (it never falls behind the events)."""
+
+
+def state_cast(session: SessionLike) -> list[str]:
+    """The slugs of a session's cast, in order."""
+    return list(session.state.cast)
 
 
 class StageScreen(PaneControls, Screen[None]):
@@ -76,7 +85,8 @@ class StageScreen(PaneControls, Screen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
     StageScreen > #title { height: 1; padding: 0 1; }
-    StageScreen.-narrow StatePanel { width: 30; }
+    StageScreen.-narrow StatePanel { width: 31; }
+    StageScreen Footer.-compact FooterLabel { margin: 0 1 0 0; }
     """
 
     def __init__(self, session: SessionLike, title: str = "", options: RunOptions | None = None,
@@ -95,13 +105,17 @@ class StageScreen(PaneControls, Screen[None]):
         self._last_flush = 0.0
         self._flush_timer: Timer | None = None
         self._failures_told: set[str] = set()
+        self.waits = Waits(state_cast(session), parallel=session.state.turns_mode != "sequential")
+        """Who the stage waits on (a slow provider shows on the panel as "waiting 12 s")."""
         self.played = PlayedTime()
         """The scene's clock without its pauses (the panel's elapsed time stands still while paused)."""
 
     def compose(self) -> ComposeResult:
         state = self.session.state
         yield Static(self.title_line("live"), id="title")
-        yield StageView(dict(state.cast), single_call=self.single_call, answered=self.format.answered, id="stage")
+        yield StageView(dict(state.cast), single_call=self.single_call, answered=self.format.answered,
+                        thinking=self.format.has_thinking, id="stage")
+        yield QueuedLine(id="queued")
         yield BeatTimeline(dict(state.cast), id="timeline", classes="-hidden")
         if self.has_room:
             yield RoomBar(self.room_participants(), id="room-bar")
@@ -165,6 +179,8 @@ class StageScreen(PaneControls, Screen[None]):
         now = getattr(self.session, "now", None)
         live = self.session.state.status in ("running", "paused") and callable(now)
         state = from_session(self.session.state, self.played.played(now() if live else self.session.state.elapsed_s))
+        if live and self.session.state.status == "running":
+            state.slow = self.waits.slow(now())
         if self.waiting is not None:
             state.waiting = self.format.waiting_label
         self.view.show_state(state)
@@ -189,15 +205,18 @@ class StageScreen(PaneControls, Screen[None]):
             return
         self.view.apply(events)
         self.query_one(BeatTimeline).extend(events)
+        self.waits.feed(events)
         for event in events:
             self.played.feed(event)
         self._state_stale = True
         if any(e.type in CONTROL_EVENTS or e.type in self.format.control_events for e in events):
             self.refresh_state()
             self.refresh_bindings()
+            self.show_queued()
         if any(e.type in self.format.asks_on for e in events) and self.waiting is not None:
             self.action_escalation()
         self.tell_failures(events)
+        self.query_one(QueuedLine).delivered(events)
 
     def tell_failures(self, events: list) -> None:
         """Notify the first actor failure of each kind (timeout, authentication, ...) with its reason."""
@@ -221,29 +240,30 @@ class StageScreen(PaneControls, Screen[None]):
         self.refresh_bindings()
         if message.error is not None:
             self.notify(f"The session failed: {safe(message.error)}", severity="error", markup=False, timeout=10)
+        elif message.result is not None and self.single_call and message.result.close_reason in self.format.answered:
+            self.notify(f"Answered: one call, one reply. Run folder: {safe(message.result.run_dir)}",
+                        title="Single call answered", markup=False, timeout=8)
         elif message.result is not None:
             self.notify(f"Scene closed ({safe(message.result.close_reason)}). Run folder: {safe(message.result.run_dir)}",
                         title="Scene closed", markup=False, timeout=8)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Every control is always listed; those that cannot act now are dimmed (None)."""
-        status = self.bridge.status if self.bridge.worker else "ready"
-        available = {
-            "stop": self.bridge.live,
-            "inject": status in ("running", "paused"),
-            "note": status in ("running", "paused"),
-            "pause": status == "running",
-            "pace": self.bridge.live and hasattr(self.session, "set_pace"),
-            "resume": status == "paused",
-            "replay": status == "closed",
-            "escalation": self.waiting is not None,
-            "accept_suggestion": status in ("running", "paused") and bool(getattr(self.session.state, "suggestion", None)),
-        }.get(action, True)
-        if action == "room":
-            return True if self.has_room else False
-        if action == "leave":
-            return True if self.stacked else False
-        return True if available else None
+        """Only the controls that can act now are listed; the others are hidden, and pressing one says
+        why not (`on_key`)."""
+        return why_not(self, action) is None
+
+    def on_key(self, event: Key) -> None:
+        """A stage key that cannot act now (hidden from the footer) says why, instead of doing nothing."""
+        if told_why(self, event.key):
+            event.stop()
+
+    def show_queued(self) -> None:
+        """Redraw the queued line (it says whether delivery waits for the resume)."""
+        self.query_one(QueuedLine).show(self.session.state.status == "paused")
+
+    def action_copy_text(self) -> None:
+        """`ctrl+c`: copy the selected text, and say how much was copied."""
+        copy_selection(self)
 
     def action_stop(self) -> None:
         """Stop the scene."""
@@ -256,12 +276,14 @@ class StageScreen(PaneControls, Screen[None]):
         self.bridge.pause()
         self.refresh_bindings()
         self.refresh_state()
+        self.show_queued()
 
     def action_resume(self) -> None:
         """Resume a paused scene."""
         self.bridge.resume()
         self.refresh_bindings()
         self.refresh_state()
+        self.show_queued()
 
     def action_follow(self) -> None:
         """Scroll the transcript and every thinking pane back to the end, and follow it again."""
@@ -300,6 +322,8 @@ class StageScreen(PaneControls, Screen[None]):
         except SceneClosed as exc:
             self.notify(f"{what} not sent: {exc}", severity="warning", markup=False, timeout=6)
             return
+        self.query_one(QueuedLine).add("event" if isinstance(request, WorldEvent) else "note", request.text,
+                                       self.session.state.status == "paused")
         self.notify(f"{what} queued for the next beat", markup=False, timeout=3)
 
     def action_accept_suggestion(self) -> None:

@@ -23,6 +23,11 @@ def legend() -> Text:
     return text
 
 
+NAME_WIDTH = 13
+"""Cells of a name before its row (a longer one is cut with an ellipsis, as beside the talk-share bars),
+so that the rows of beats start in one column and never run under the charts."""
+
+
 class BeatTimeline(Widget):
     """Renders `core.experiments.metrics.timeline` of the events it holds; names are shown literally."""
 
@@ -43,10 +48,12 @@ class BeatTimeline(Widget):
 
     def render(self) -> Text:
         rows = timeline(self.events) if self.events else {slug: [] for slug in self.names}
-        width = max((len(self.names.get(s, s)) for s in rows), default=0) + 1
+        width = min(NAME_WIDTH, max((len(self.names.get(s, s)) for s in rows), default=0)) + 1
         text = Text(no_wrap=True, overflow="crop")
         for slug, states in rows.items():
-            text.append(self.names.get(slug, slug).ljust(width), Style(bold=True))
+            name = self.names.get(slug, slug)
+            name = name if len(name) <= NAME_WIDTH else name[:NAME_WIDTH - 1] + "…"
+            text.append(name.ljust(width), Style(bold=True))
             for state in states:
                 glyph, colour = GLYPHS.get(state, (" ", "default"))
                 text.append(glyph, Style(color=colour) if state else None)

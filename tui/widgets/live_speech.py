@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from textual.content import Content
 from textual.widgets import Static
 
 from tui.lines import Cast, safe
+
+QUOTES_AND_GESTURES = re.compile(r"\*[^*]*\*?|[\"“”]")
+"""What is not words in a speech's body: `*gestures*` (one still open too) and quotes."""
 
 STREAM_TAIL = 160
 """How much of each speech being streamed is shown (its most recent characters)."""
@@ -43,8 +48,8 @@ class LiveSpeech(Static):
 
     def refresh_view(self) -> None:
         """Redraw after a batch of changes."""
-        rows = [f"{self.cast.name(slug)} ▸ {' '.join(text.split())[-STREAM_TAIL:]}"
-                for slug, text in self.buffers.items() if text.strip()][:MAX_ROWS]
+        words = {slug: " ".join(spoken_so_far(text).split()) for slug, text in self.buffers.items()}
+        rows = [f"{self.cast.name(slug)} ▸ {text[-STREAM_TAIL:]}" for slug, text in words.items() if text][:MAX_ROWS]
         if rows == self._shown:
             return
         if len(rows) != len(self._shown):
@@ -52,3 +57,22 @@ class LiveSpeech(Static):
             self.styles.height = max(1, len(rows))
         self._shown = rows
         self.update(Content("\n".join(rows)), layout=False)
+
+
+def spoken_so_far(text: str) -> str:
+    """The words of a speech being streamed, as the transcript will show them: never its `[TO:, TONE:]`
+    header, gestures or quotes. Fail closed: nothing while the header is still open, and nothing at all
+    once the speech holds a `<` (a speech with a tag in it is private as a whole)."""
+    body = text.lstrip()
+    if "<" in body:
+        return ""
+    if body.startswith("["):
+        depth = 0
+        for index, ch in enumerate(body):
+            depth += {"[": 1, "]": -1}.get(ch, 0)
+            if depth == 0:
+                body = body[index + 1:]
+                break
+        else:
+            return ""
+    return QUOTES_AND_GESTURES.sub("", body).strip()

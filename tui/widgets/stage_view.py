@@ -65,8 +65,10 @@ class StageView(Vertical):
     """
 
     def __init__(self, cast: dict[str, str], *, single_call: bool = False, answered: frozenset[str] = frozenset(),
-                 **kwargs) -> None:
+                 thinking: bool = True, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.thinking = thinking
+        """Whether the actors think in private (a pane each); formats that answer in the open have none."""
         self.cast = Cast(dict(cast), single_call=single_call, answered=answered)
         self.progress = StageState()
         """What the events say beyond the session's own state: goal achieved, round, bound, phase."""
@@ -83,9 +85,10 @@ class StageView(Vertical):
                 yield Transcript(id="transcript")
                 yield LiveSpeech(id="live")
             yield StatePanel(id="state")
-        with Grid(id="thinking"):
-            for slug, name in self.cast.names.items():
-                yield ThinkingPane(slug, name, self.cast.role(slug))
+        if self.thinking:
+            with Grid(id="thinking"):
+                for slug, name in self.cast.names.items():
+                    yield ThinkingPane(slug, name, self.cast.role(slug))
 
     def on_mount(self) -> None:
         self.query_one("#speech").border_title = "Transcript"
@@ -108,6 +111,8 @@ class StageView(Vertical):
 
     def _lay_out_panes(self) -> None:
         """Show the chosen panes (hidden ones keep their thoughts) in the grid that suits them best."""
+        if not self.thinking:
+            return
         shown = set(self.shown)
         for slug in self.cast.names:
             pane = self.pane(slug)

@@ -3,6 +3,8 @@ tone), cost, time, status."""
 
 from __future__ import annotations
 
+import re
+
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -46,10 +48,14 @@ class StatePanel(VerticalScroll):
     def show(self, state: StageState) -> None:
         """Redraw from a snapshot (laid out again only when its number of lines changed)."""
         self.snapshot = state
-        text = render_state(state)
+        text = render_state(state, self.content_region.width)
         rows = text.plain.count("\n")
         self.query_one(Static).update(text, layout=rows != self._rows)
         self._rows = rows
+
+    def on_resize(self) -> None:
+        """The run folder's rows are broken for the width: break them again."""
+        self.show(self.snapshot)
 
 
 def _row(text: Text, label: str, value: str, style: Style | str = "") -> None:
@@ -62,7 +68,25 @@ def _rows(text: Text, rows: list[Row]) -> None:
         _row(text, row.label, row.value, row.style)
 
 
-def render_state(state: StageState) -> Text:
+def path_rows(path: str, width: int) -> list[str]:
+    """A path in rows of at most `width` cells, broken after a `/` (or, inside a name longer than a row,
+    after a `-`), so that no name is cut at an arbitrary letter unless it has no such place at all."""
+    pieces = [p for p in re.split(r"(?<=/)", path) if p]
+    rows, row = [], ""
+    for piece in pieces:
+        parts = [piece] if len(piece) <= width else [p for p in re.split(r"(?<=-)", piece) if p]
+        for part in parts:
+            if row and len(row) + len(part) > width:
+                rows.append(row)
+                row = ""
+            while len(part) > width:
+                rows.append(part[:width])
+                part = part[width:]
+            row += part
+    return rows + [row] if row else rows
+
+
+def render_state(state: StageState, width: int = 0) -> Text:
     """The panel's text (plain `Text`, no markup; names made safe). The format's console side gives
     its Format label, its progress row, its own rows and how a close reads."""
     fmt = registry.of(state)
@@ -80,18 +104,25 @@ def render_state(state: StageState) -> Text:
     _row(text, "Pace", f"≥ {state.pace_s:g} s/beat" if state.pace_s else "off")
     _row(text, "Tokens", f"{state.tokens:,}")
     _row(text, "Cost", f"${state.cost_usd:.4f}")
-    _row(text, "Silent", f"{state.silent_streak} beat{'s' if state.silent_streak != 1 else ''}")
+    if fmt.counts_silences:
+        _row(text, "Silent", f"{state.silent_streak} beat{'s' if state.silent_streak != 1 else ''}")
     if state.judge_fallbacks:
         _row(text, "Fallback", f"judge → C rules ×{state.judge_fallbacks}", "bold reverse")
     if state.suggestion:
         _row(text, "Suggests", f"{safe(state.suggestion)[:40]} (y: inject)", "bold")
     _rows(text, fmt.closed_rows(state))
-    text.append("Turns\n", LABEL)
+    heading, counts = fmt.turn_counts(state)
+    text.append(f"{heading}\n", LABEL)
     for slug, name in state.cast.items():
-        text.append(f"  {safe(name)[:18]:<18} {state.turns.get(slug, 0):>3}\n")
+        text.append(f"  {safe(name)[:18]:<18} {counts.get(slug, 0):>3}\n")
         if slug in state.tones:
             text.append(f"    tone: {safe(state.tones[slug])[:22]}\n", Style(italic=True))
+    if state.slow:
+        text.append("Waiting on\n", LABEL)
+        for slug, seconds in state.slow.items():
+            text.append(f"  {safe(state.cast.get(slug, slug))[:10]:<10} waiting {seconds:.0f} s\n", "bold")
     if state.run_dir:
         text.append("Run folder\n", LABEL)
-        text.append(f"  {safe(state.run_dir)}", Style(dim=True))
+        rows = path_rows(safe(state.run_dir), width - 2) if width > 2 else [safe(state.run_dir)]
+        text.append("\n".join(f"  {row}" for row in rows), Style(dim=True))
     return text

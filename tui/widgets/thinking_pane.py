@@ -15,17 +15,36 @@ from tui.lines import safe
 from tui.widgets.wrapped_log import WrappedLog
 from tui.wrap import Run
 
-BEAT, THOUGHT = Style(dim=True), Style(italic=True)
+THOUGHT = Style(italic=True)
 STREAM_TAIL = 200
 """How much of a thought being streamed is shown (its most recent characters)."""
 
 
 class ThoughtLog(WrappedLog):
-    """Finished thoughts, as `(kind, text)` entries: `beat` headings and `thought`s."""
+    """Finished thoughts, as `(kind, text)` entries: `beat` headings (in the theme's colour for them)
+    and `thought`s."""
+
+    COMPONENT_CLASSES = {"thought-log--beat"}
+    DEFAULT_CSS = """
+    ThoughtLog > .thought-log--beat { color: $text-muted; }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._beat_style: Style | None = None
 
     def runs(self, entry: tuple[str, str]) -> Sequence[Run]:
         kind, text = entry
-        return ((text, BEAT if kind == "beat" else THOUGHT),)
+        if kind != "beat":
+            return ((text, THOUGHT),)
+        if self._beat_style is None:
+            self._beat_style = self.get_component_rich_style("thought-log--beat", partial=True)
+        return ((text, self._beat_style),)
+
+    def notify_style_update(self) -> None:
+        """The theme may have changed: look the heading's style up again."""
+        super().notify_style_update()
+        self._beat_style = None
 
 
 class ThinkingPane(Vertical):
@@ -55,9 +74,14 @@ class ThinkingPane(Vertical):
         """`PRIVATE · name` on top when it fits; in a narrow pane the name on top, PRIVATE below."""
         full = f"PRIVATE · {self.actor_name}"
         if len(full) + 4 <= event.size.width:
-            self.border_title, self.border_subtitle = Content(full), Content("never routed")
+            self.border_title, self.border_subtitle = Content(full), Content(self.subtitle)
         else:
             self.border_title, self.border_subtitle = Content(self.actor_name), Content("PRIVATE")
+
+    @property
+    def subtitle(self) -> str:
+        """What the wide pane says below: that no actor sees it, or that its actor has not thought yet."""
+        return "only you see this" if self.thoughts or self._stream else "no turn yet"
 
     def add_thoughts(self, thoughts: Iterable[tuple[int | None, str]]) -> None:
         """Append finished thoughts (beat, text) and clear the stream line."""
@@ -71,6 +95,7 @@ class ThinkingPane(Vertical):
             entries.append(("thought", clean))
         self.query_one(ThoughtLog).add(entries)
         self.end_stream()
+        self._retitle()
 
     def stream(self, fragment: str) -> None:
         """Show more of the thought the actor is writing right now."""
@@ -79,6 +104,7 @@ class ThinkingPane(Vertical):
         line = self.query_one(".stream", Static)
         line.set_class(True, "-active")
         line.update(Content("… " + tail), layout=False)
+        self._retitle()
 
     def end_stream(self) -> None:
         """Forget the thought being streamed (it was finished, corrected or abandoned)."""
@@ -88,9 +114,14 @@ class ThinkingPane(Vertical):
             line.set_class(False, "-active")
             line.update(Content(""), layout=False)
 
+    def _retitle(self) -> None:
+        if self.border_subtitle and str(self.border_subtitle) != "PRIVATE":
+            self.border_subtitle = Content(self.subtitle)
+
     def clear(self) -> None:
         """Empty the pane (replay seeks rebuild it from the start)."""
         self.query_one(ThoughtLog).clear()
         self.thoughts.clear()
         self._beat = None
         self.end_stream()
+        self._retitle()

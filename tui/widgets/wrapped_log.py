@@ -6,7 +6,8 @@ and only the rows on screen are ever built. Each entry costs one row count and o
 a resize or a theme change just recounts.
 
 Selection: a mouse drag selects text (Textual's selection, by row and column of the wrapped
-rows); `ctrl+c` copies it (`copy_to_clipboard`, through the terminal).
+rows), shown in the selection colour over the text's own colours while dragging and after;
+`ctrl+c` copies it (`copy_to_clipboard`, through the terminal; the screen says how much).
 
 Scroll lock: scrolled up from the end, the view holds where it is while entries arrive, and its
 last row says how many arrived ("▼ 3 new lines · end to follow"); `end`, or scrolling back to the
@@ -178,7 +179,9 @@ class WrappedLog(ScrollView, can_focus=True):
         if end <= start:
             return strip
         chosen = self.screen.get_component_rich_style("screen--selection")
-        return Strip.join([strip.crop(0, start), strip.crop(start, end).apply_style(chosen), strip.crop(end)])
+        marked = Style(bgcolor=chosen.bgcolor) if chosen.bgcolor is not None else Style(reverse=True)
+        selected = Strip(Segment.apply_style(strip.crop(start, end), post_style=marked))
+        return Strip.join([strip.crop(0, start), selected, strip.crop(end)])
 
     def rows_text(self) -> str:
         """Every wrapped row as plain text, one per line (what a selection's rows and columns index)."""

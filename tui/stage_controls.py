@@ -1,0 +1,49 @@
+"""Which stage controls can act now, and why the others cannot (the footer hides them; a press says why)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def why_not(stage: Any, action: str) -> str | None:
+    """Why the stage's control `action` cannot act now (None: it can)."""
+    status = stage.bridge.status if stage.bridge.worker else "ready"
+    live, closed = status in ("running", "paused"), status == "closed"
+    over = "the scene has closed" if closed else "the scene is not running"
+    if action == "stop" and not stage.bridge.live:
+        return over
+    if action in ("inject", "note") and not live:
+        return over
+    if action == "pause" and status != "running":
+        return "the scene is already paused (r resumes it)" if status == "paused" else over
+    if action == "resume" and status != "paused":
+        return "the scene is not paused" if status == "running" else over
+    if action == "pace" and not (stage.bridge.live and hasattr(stage.session, "set_pace")):
+        return over
+    if action == "replay" and not closed:
+        return "the replay opens once the scene has closed"
+    if action == "escalation" and stage.waiting is None:
+        return "nothing is waiting for your decision"
+    if action == "accept_suggestion" and not (live and getattr(stage.session.state, "suggestion", None)):
+        return "the coordinator has suggested no world event"
+    if action == "room" and not stage.has_room:
+        return "this stage has no room"
+    if action == "leave" and not stage.stacked:
+        return "there is no screen below this stage"
+    return None
+
+
+def told_why(stage: Any, key: str) -> bool:
+    """When `key` is a stage control that cannot act now (remapped by `PROMPTDESK_KEYMAP` or not), say
+    why (a toast) and return True."""
+    keymap = stage.app._keymap
+    bound = (binding for own, bindings in stage._bindings.key_to_bindings.items() for binding in bindings
+             if key in [k.strip() for k in keymap.get(binding.id or "", own).split(",")])
+    for binding in bound:
+        name = binding.action.split("(", 1)[0]
+        reason = why_not(stage, name)
+        if reason is None or not binding.description or (name == "escalation" and not stage.format.ask_help):
+            continue
+        stage.notify(f"{binding.description}: not now, {reason}.", title="Not now", markup=False, timeout=3)
+        return True
+    return False
