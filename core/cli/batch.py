@@ -35,7 +35,7 @@ def options_from(ns: argparse.Namespace) -> RunOptions:
                       base_url=ns.base_url, characters_dirs=list(ns.characters_dirs), out=ns.out, seed=ns.seed,
                       max_beats=ns.max_beats, budget_usd=ns.budget_usd, journals=ns.journals,
                       on_escalate=getattr(ns, "on_escalate", None), headless=True,
-                      pace=getattr(ns, "pace", None))
+                      pace=getattr(ns, "pace", None), protocol=getattr(ns, "protocol", None))
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

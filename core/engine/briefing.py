@@ -32,6 +32,22 @@ Only speak when your character naturally would; silence is a fine answer.
 If your character has clearly said all they came to say, you may end the scene with
 <speech>*[the scene ends here]*</speech>."""
 
+ACTOR_JSON_PROMPT = """\
+You are an actor. You play exactly one character in a scene with other characters, each played by
+another actor you cannot see. Stay in character. Never describe another character's thoughts.
+
+Answer every turn with exactly one JSON object and nothing else, with these keys:
+  "thinking": your character's private reasoning, in their own voice. No one else ever sees it.
+  "action": "speak" (dialogue), "interrupt" (cutting someone off), "silent" (saying nothing,
+            always allowed) or "react" (a wordless reaction)
+  "to": the name of the character you address, or null to address everyone
+  "tone": the emotion, in a word or two, or null
+  "stage_direction": a gesture or action, or null
+  "words": the spoken words ("" when silent or react)
+Only speak when your character naturally would; silence is a fine answer.
+If your character has clearly said all they came to say, you may end the scene with the words
+"*[the scene ends here]*"."""
+
 OPENING_INSTRUCTION = (
     "The scene begins now. Wait for the other character to speak, "
     "or speak first if the scene briefing calls for it."
@@ -72,6 +88,12 @@ def build_briefing(character: Character, scene: Scene, cast_names: Sequence[str]
         "## THE SCENE — your perspective\n\n" + "\n".join(scene_lines),
         "## INSTRUCTION\n\n" + OPENING_INSTRUCTION,
     ])
+
+
+def for_protocol(briefing: str, protocol: str) -> str:
+    """The briefing for actors answering in `protocol`: under `json` the tag instructions give way
+    to the JSON ones (`ACTOR_JSON_PROMPT`); everything else is unchanged."""
+    return briefing.replace(ACTOR_SYSTEM_PROMPT, ACTOR_JSON_PROMPT, 1) if protocol == "json" else briefing
 
 
 def note_line(text: str) -> str:

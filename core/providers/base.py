@@ -83,6 +83,8 @@ class Provider(ABC):
 
     name: str = "provider"
     model: str | None = None
+    protocol: Literal["tags", "json"] = "tags"
+    """How actors on this provider answer (`ProviderSpec.protocol`, resolved when it is built)."""
 
     @abstractmethod
     async def complete(self, request: Request, on_delta: DeltaCallback | None = None,

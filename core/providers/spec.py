@@ -8,10 +8,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 from pydantic_core import PydanticCustomError
 
 ProviderName = Literal["offline", "anthropic", "openai", "openai-compatible", "claude-code"]
+ProtocolName = Literal["tags", "json", "auto"]
+CONSTRAINED = ("anthropic", "openai", "openai-compatible")
+"""The providers that can constrain a reply to a JSON schema: OpenAI and compatible servers through
+`response_format` (llama.cpp, llama-cpp-python, vLLM, SGLang, LM Studio, Ollama all take it),
+Anthropic through a forced tool. `protocol: auto` picks `json` for these, `tags` for the others."""
 
 
 def _latency(value: tuple[int, int]) -> tuple[int, int]:
@@ -46,8 +51,28 @@ class ProviderSpec(BaseModel):
     """claude-code: at most this many Claude Code CLI processes at once."""
     first_byte_timeout_s: Timeout = 20.0
     """claude-code: an attempt with no sign of an answer after this long is failed and retried."""
+    protocol: ProtocolName = "tags"
+    """How an actor answers: `tags` (<thinking>/<speech>), `json` (one object constrained by a JSON
+    schema, `core.protocol.structured`), or `auto` (`json` where the provider can constrain output)."""
+
+    @model_validator(mode="after")
+    def _protocol_fits(self) -> ProviderSpec:
+        turn_protocol(self)
+        return self
 
     @property
     def turn_timeout_s(self) -> float:
         """The engine's own guard around one turn: every retry's timeout, plus backoff headroom."""
         return self.timeout_s * (self.max_retries + 1) + self.retry_after_cap_s * self.max_retries + 5
+
+
+def turn_protocol(spec: object) -> Literal["tags", "json"]:
+    """The protocol `spec`'s actors answer in (`auto` resolved); `json` on a provider that cannot
+    constrain its output is refused (ValueError, with what to set instead)."""
+    name, protocol = getattr(spec, "name", None) or "offline", getattr(spec, "protocol", None) or "tags"
+    if protocol == "auto":
+        return "json" if name in CONSTRAINED else "tags"
+    if protocol == "json" and name not in CONSTRAINED:
+        raise ValueError(f"protocol: json needs a provider that can constrain its output ({', '.join(CONSTRAINED)}); "
+                         f"the {name} provider speaks tags only: set protocol to tags or auto")
+    return "json" if protocol == "json" else "tags"
