@@ -36,7 +36,9 @@ def make_remote(spec: Any, *, sleep: Any = None) -> Provider:
         from core.providers.claude_code import ClaudeCodeProvider
 
         return ClaudeCodeProvider(model, base_url=base_url, max_processes=getattr(spec, "max_processes", 4),
-                                  first_byte_timeout_s=getattr(spec, "first_byte_timeout_s", 20.0), **options)
+                                  first_byte_timeout_s=getattr(spec, "first_byte_timeout_s", 20.0),
+                                  thinking_tokens=getattr(spec, "thinking_tokens", None),
+                                  effort=getattr(spec, "effort", None), **options)
     if name == "anthropic":
         from core.providers.anthropic_provider import AnthropicProvider
 

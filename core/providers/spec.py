@@ -13,6 +13,7 @@ from pydantic_core import PydanticCustomError
 
 ProviderName = Literal["offline", "anthropic", "openai", "openai-compatible", "claude-code"]
 ProtocolName = Literal["tags", "json", "auto"]
+Effort = Literal["low", "medium", "high", "xhigh", "max"]
 CONSTRAINED = ("anthropic", "openai", "openai-compatible")
 """The providers that can constrain a reply to a JSON schema: OpenAI and compatible servers through
 `response_format` (llama.cpp, llama-cpp-python, vLLM, SGLang, LM Studio, Ollama all take it),
@@ -51,6 +52,10 @@ class ProviderSpec(BaseModel):
     """claude-code: at most this many Claude Code CLI processes at once."""
     first_byte_timeout_s: Timeout = 20.0
     """claude-code: an attempt with no sign of an answer after this long is failed and retried."""
+    thinking_tokens: PositiveInt | None = None
+    """claude-code: a budget for extended thinking; None (the default) turns it off."""
+    effort: Effort | None = None
+    """claude-code: the CLI's effort level; None (the default) sends none."""
     protocol: ProtocolName = "tags"
     """How an actor answers: `tags` (<thinking>/<speech>), `json` (one object constrained by a JSON
     schema, `core.protocol.structured`), or `auto` (`json` where the provider can constrain output)."""
