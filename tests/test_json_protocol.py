@@ -223,3 +223,15 @@ def test_json_on_a_provider_that_cannot_constrain_output_is_refused(tmp_path, ca
     assert "protocol: json needs a provider that can constrain its output" in capsys.readouterr().err
     with pytest.raises(Exception, match="offline provider speaks tags only"):
         example_scene("the-apology", cast={"alice": {"protocol": "json"}})
+
+
+async def test_llama_cpp_python_s_form_of_the_schema_is_a_provider_setting(run_scene, loopback):
+    loopback.default = Reply(text=reply(action="silent", to=None, tone=None, stage=None, words=""))
+    scene = example_scene("the-apology", limits={"max_beats": 1},
+                          cast=json_cast(loopback, "alice", "bob", "charlie", schema_format="json_object"))
+    run = await run_scene(scene, isolation="a", coordinator="C")
+    turns = turn_bodies(loopback)
+    assert turns and all(set(b["response_format"]) == {"type", "schema"} and
+                                   b["response_format"]["type"] == "json_object" and
+                                   b["response_format"]["schema"]["additionalProperties"] is False for b in turns)
+    assert [r["action"] for r in run.records() if r["type"] == "speak"] == ["silent"] * len(turns)

@@ -20,7 +20,8 @@ from pydantic_core import PydanticCustomError
 
 from core.characters.loading import validate_slug
 from core.errors import InvalidConfig
-from core.providers.spec import Effort, Latency, ProtocolName, ProviderName, ProviderSpec, Timeout, WaitCap, turn_protocol
+from core.providers.spec import (Effort, Latency, ProtocolName, ProviderName, ProviderSpec, SchemaFormat, Timeout,
+                                 WaitCap, turn_protocol)
 
 MAX_CAST = 8
 
@@ -101,6 +102,7 @@ class CastOverride(SceneModel):
     retry_after_cap_s: WaitCap | None = None
     max_processes: PositiveInt | None = None
     protocol: ProtocolName | None = None
+    schema_format: SchemaFormat | None = None
     thinking_tokens: PositiveInt | None = None
     effort: Effort | None = None
 

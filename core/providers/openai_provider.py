@@ -4,6 +4,9 @@
 OPENAI_BASE_URL; sends `prompt_cache_key` and `max_completion_tokens`.
 `openai-compatible` (Ollama, vLLM, llama.cpp, LM Studio...): `base_url` required, key optional
 ("not-needed" when absent), `max_tokens`, no `prompt_cache_key`.
+A JSON schema (`Request.json_schema`) goes as a strict `response_format` of type `json_schema`, or for
+a compatible server with `schema_format="json_object"` as `{"type": "json_object", "schema": ...}`
+(the only form llama-cpp-python's server takes).
 A stream is complete only with a `finish_reason` and `[DONE]` (see `_client_class`); a usage chunk
 that arrived before the stream broke is still counted (`core.providers.remote`).
 Usage maps `prompt_tokens` minus cached (and reported cache-write) tokens to input,
@@ -25,8 +28,9 @@ class OpenAIProvider(RemoteProvider):
     """OpenAI Chat Completions, or a compatible server when `compatible=True`."""
 
     def __init__(self, model: str | None, api_key: str | None = None, base_url: str | None = None,
-                 compatible: bool = False, **options: Any) -> None:
+                 compatible: bool = False, schema_format: str = "json_schema", **options: Any) -> None:
         self.compatible = compatible
+        self.schema_format = schema_format if compatible else "json_schema"
         self.name = "openai-compatible" if compatible else "openai"
         self.key_env = "" if compatible else "OPENAI_API_KEY"
         self.base_url_env = "" if compatible else "OPENAI_BASE_URL"
@@ -52,7 +56,9 @@ class OpenAIProvider(RemoteProvider):
             params["temperature"] = request.temperature
         if request.cache_key and not self.compatible:
             params["prompt_cache_key"] = request.cache_key
-        if request.json_schema is not None:
+        if request.json_schema is not None and self.schema_format == "json_object":
+            params["response_format"] = {"type": "json_object", "schema": request.json_schema}
+        elif request.json_schema is not None:
             params["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": "envelope", "schema": request.json_schema, "strict": True}}
         return params

@@ -45,4 +45,5 @@ def make_remote(spec: Any, *, sleep: Any = None) -> Provider:
         return AnthropicProvider(model, base_url=base_url, **options)
     from core.providers.openai_provider import OpenAIProvider
 
-    return OpenAIProvider(model, base_url=base_url, compatible=name == "openai-compatible", **options)
+    return OpenAIProvider(model, base_url=base_url, compatible=name == "openai-compatible",
+                          schema_format=getattr(spec, "schema_format", "json_schema"), **options)

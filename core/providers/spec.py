@@ -14,6 +14,7 @@ from pydantic_core import PydanticCustomError
 ProviderName = Literal["offline", "anthropic", "openai", "openai-compatible", "claude-code"]
 ProtocolName = Literal["tags", "json", "auto"]
 Effort = Literal["low", "medium", "high", "xhigh", "max"]
+SchemaFormat = Literal["json_schema", "json_object"]
 CONSTRAINED = ("anthropic", "openai", "openai-compatible")
 """The providers that can constrain a reply to a JSON schema: OpenAI and compatible servers through
 `response_format` (llama.cpp, llama-cpp-python, vLLM, SGLang, LM Studio, Ollama all take it),
@@ -56,6 +57,10 @@ class ProviderSpec(BaseModel):
     """claude-code: a budget for extended thinking; None (the default) turns it off."""
     effort: Effort | None = None
     """claude-code: the CLI's effort level; None (the default) sends none."""
+    schema_format: SchemaFormat = "json_schema"
+    """openai-compatible: how the server takes a JSON schema: `json_schema` (OpenAI's
+    `{"type": "json_schema", "json_schema": {...}}`: llama.cpp's server, vLLM, SGLang, LM Studio,
+    Ollama) or `json_object` (`{"type": "json_object", "schema": ...}`: llama-cpp-python's server)."""
     protocol: ProtocolName = "tags"
     """How an actor answers: `tags` (<thinking>/<speech>), `json` (one object constrained by a JSON
     schema, `core.protocol.structured`), or `auto` (`json` where the provider can constrain output)."""
