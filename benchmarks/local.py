@@ -72,7 +72,7 @@ def start_server(server_python: str, model: str, port: int, threads: int, log: P
     raise SystemExit(f"the llama-cpp-python server did not start within 180 s; see {log}")
 
 
-def play(protocol: str, base_url: str, beats: int, out: Path) -> float:
+def play(protocol: str, base_url: str, beats: int, out: Path, max_tokens: int) -> float:
     """Play the-apology headless on the local server with `protocol`; the wall seconds of its beats."""
     from core.casting.build import RunOptions, build_session
     from core.engine import journals
@@ -92,9 +92,18 @@ def play(protocol: str, base_url: str, beats: int, out: Path) -> float:
     options = RunOptions(isolation="a", coordinator="C", out=out, max_beats=beats, seed=7, journals="none",
                          write_character_journals=False, headless=True, cwd=ROOT)
     session = build_session(scene, options)
+    for actor in session.actors.values():  # a 270M base model otherwise rambles on to 1024 tokens a turn
+        actor.request = _capped(actor.request, max_tokens)  # type: ignore[method-assign]
     started = time.perf_counter()
     asyncio.run(session.run())
     return time.perf_counter() - started
+
+
+def _capped(request, max_tokens: int):  # type: ignore[no-untyped-def]
+    """An actor's `request` with every turn's output limit set to `max_tokens` (corrections copy it)."""
+    def capped(*args, **kwargs):  # type: ignore[no-untyped-def]
+        return request(*args, **kwargs).model_copy(update={"max_tokens": max_tokens})
+    return capped
 
 
 def wellformed(run: Path) -> tuple[float, int, int]:
@@ -114,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--server-python", required=True, help="the python of the venv with llama-cpp-python[server]")
     parser.add_argument("--beats", type=int, default=6)
+    parser.add_argument("--max-tokens", type=int, default=320, help="each turn's output limit")
+    parser.add_argument("--protocols", default="json,tags", help="which protocols to play, in order")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--keep", type=Path, help="keep the run folders and the server log here")
     ns = parser.parse_args(argv)
@@ -122,9 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     port = free_port()
     server = start_server(ns.server_python, gguf_path(ns.server_python), port, ns.threads, folder / "server.log")
     try:
-        for protocol in ("tags", "json"):
+        for protocol in ns.protocols.split(","):
             run = folder / f"the-apology-{protocol}"
-            seconds = play(protocol, f"http://127.0.0.1:{port}/v1", ns.beats, run)
+            seconds = play(protocol, f"http://127.0.0.1:{port}/v1", ns.beats, run, ns.max_tokens)
             share, turns, beats = wellformed(run)
             print(f"wellformed_{protocol}: {share:.4f}", flush=True)
             print(f"turns_{protocol}: {turns}", flush=True)
