@@ -76,7 +76,7 @@ def test_the_schema_is_strict_and_names_the_others():
     assert schema["additionalProperties"] is False
     assert schema["required"] == list(schema["properties"]) == ["thinking", "action", "to", "tone",
                                                                "stage_direction", "words"]
-    assert schema["properties"]["to"]["enum"] == ["Bob", "Charlie", None]
+    assert schema["properties"]["to"]["anyOf"] == [{"type": "string", "enum": ["Bob", "Charlie"]}, {"type": "null"}]
     assert schema["properties"]["action"]["enum"] == ["speak", "silent", "interrupt", "react"]
 
 
@@ -132,9 +132,11 @@ async def test_a_json_scene_records_and_routes_exactly_as_the_tag_scene(run_scen
         system = turns[0]["system"][0]["text"] if provider == "anthropic" else turns[0]["messages"][0]["content"]
         assert '"thinking"' in system and "<speech>" not in system
         sent = [p["request"] for p in run.prompts() if p["purpose"] == "turn"]
-        assert sent and all(p["json_schema"]["properties"]["to"]["enum"][-1] is None for p in sent)
+        assert sent and all(p["json_schema"]["properties"]["to"]["anyOf"][-1] == {"type": "null"} for p in sent)
         alice = next(p for p in sent if "You are Alice." in p["system"])
-        assert alice["json_schema"]["properties"]["to"]["enum"] == ["Bob", "Charlie", None]
+        assert alice["json_schema"]["properties"]["to"]["anyOf"][0]["enum"] == ["Bob", "Charlie"]
+        lengths = "maxLength" in json.dumps(turns[0])
+        assert lengths == (provider != "openai") == ("maxLength" in json.dumps(alice["json_schema"]))
         speech_deltas = [d.text for d in deltas if d.channel == "speech"]
         assert speech_deltas and not any("{" in t or SECRET in t for t in speech_deltas)
     assert speeches(runs["json"]) == speeches(runs["tags"]) and speeches(runs["json"])

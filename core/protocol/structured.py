@@ -36,25 +36,34 @@ JSON_CORRECTION_PROMPT = (
 ACTIONS = ("speak", "silent", "interrupt", "react")
 FIELDS = ("thinking", "action", "to", "tone", "stage_direction", "words")
 _NULLABLE = ("to", "tone", "stage_direction")
+MAX_LENGTH = {"thinking": 240, "tone": 30, "stage_direction": 80, "words": 240}
+"""Characters a field may hold: a server that enforces them (llama.cpp) keeps a small model from
+running on inside one string until its token limit cuts the object short. OpenAI's strict mode
+takes no `maxLength`, so the OpenAI provider sends the schema without them (`core.providers.openai_provider`)."""
 _TAGS = ("<thinking>", "</thinking>", "<speech>", "</speech>")
 
 
 def turn_schema(names: Sequence[str]) -> dict[str, Any]:
     """The JSON schema of one turn; `to` may name one of `names` (the other cast members) or be null.
 
-    Strict-mode shaped (every key required, no others), as OpenAI's strict structured outputs need."""
-    to: dict[str, Any] = {"type": ["string", "null"], "description": "who you address; null: everyone"}
-    if names:
-        to["enum"] = [*names, None]
+    Strict-mode shaped (every key required, no others), as OpenAI's strict structured outputs need;
+    unions are `anyOf`, which llama.cpp's grammar converter enforces (it ignores an `enum` beside a
+    list of types). Longer fields than `MAX_LENGTH` are not read as a violation (a server may not
+    enforce it): the bound is for the server."""
+    name: dict[str, Any] = {"type": "string", "enum": list(names)} if names else {"type": "string"}
     return {
         "type": "object",
         "properties": {
-            "thinking": {"type": "string", "description": "your character's private reasoning; no one else sees it"},
+            "thinking": {"type": "string", "maxLength": MAX_LENGTH["thinking"],
+                         "description": "your character's private reasoning; no one else sees it"},
             "action": {"type": "string", "enum": list(ACTIONS)},
-            "to": to,
-            "tone": {"type": ["string", "null"], "description": "the emotion, in a word or two"},
-            "stage_direction": {"type": ["string", "null"], "description": "a gesture or action, or null"},
-            "words": {"type": "string", "description": "the spoken words; empty when silent or react"},
+            "to": {"anyOf": [name, {"type": "null"}], "description": "who you address; null: everyone"},
+            "tone": {"anyOf": [{"type": "string", "maxLength": MAX_LENGTH["tone"]}, {"type": "null"}],
+                     "description": "the emotion, in a word or two"},
+            "stage_direction": {"anyOf": [{"type": "string", "maxLength": MAX_LENGTH["stage_direction"]},
+                                          {"type": "null"}], "description": "a gesture or action, or null"},
+            "words": {"type": "string", "maxLength": MAX_LENGTH["words"],
+                      "description": "the spoken words; empty when silent or react"},
         },
         "required": list(FIELDS),
         "additionalProperties": False,

@@ -46,8 +46,15 @@ class OpenAIProvider(RemoteProvider):
         return _client_class()(api_key=self._api_key or NO_KEY, base_url=self.base_url or "https://api.openai.com/v1",
                                timeout=self.timeout_s, max_retries=0)
 
+    def as_sent(self, request: Request) -> Request:
+        """OpenAI's strict mode takes no `maxLength`: the schema goes without it (and is recorded so)."""
+        if request.json_schema is None or self.compatible:
+            return request
+        return request.model_copy(update={"json_schema": _without_lengths(request.json_schema)})
+
     def params(self, request: Request) -> dict[str, Any]:
         """The Chat Completions arguments for `request`."""
+        request = self.as_sent(request)
         messages = [{"role": "system", "content": request.system}] if request.system else []
         messages += [{"role": m.role, "content": m.content} for m in request.messages]
         params: dict[str, Any] = {"model": self.model, "messages": messages}
@@ -132,6 +139,15 @@ def _client_class() -> type:
 
 
 _CLIENT: type | None = None
+
+
+def _without_lengths(schema: Any) -> Any:
+    """A JSON schema without its `maxLength`/`minLength` keywords, at every depth."""
+    if isinstance(schema, dict):
+        return {k: _without_lengths(v) for k, v in schema.items() if k not in ("maxLength", "minLength")}
+    if isinstance(schema, list):
+        return [_without_lengths(v) for v in schema]
+    return schema
 
 
 def _usage(raw: Any) -> Usage:
