@@ -61,6 +61,11 @@ def test_a_reply_off_the_schema_is_malformed_and_keeps_nothing(raw, problem):
     assert not any(SECRET in p for p in parsed.problems)
 
 
+def test_a_raw_line_break_inside_a_string_is_read_as_one():
+    raw = reply(thinking="first\nsecond", words="Line one.\nLine two.").replace("\\n", "\n")
+    assert "\n" in raw and parse_json_turn(raw, CAST).thinking == "first\nsecond"
+
+
 def test_the_splitter_holds_partial_json_back_and_releases_only_a_whole_valid_reply():
     splitter = JsonSplitter(CAST)
     text = reply()

@@ -107,7 +107,7 @@ class JsonSplitter:
 def _validated(raw: str) -> tuple[dict[str, Any] | None, list[str]]:
     """The reply as a dict when it matches the schema, else None and what is wrong (never quoting it)."""
     try:
-        reply = json.loads(raw)
+        reply = json.loads(raw, strict=False)  # a raw line break inside a string (llama.cpp's grammar allows it)
     except ValueError:
         return None, ["not valid JSON" if raw.strip() else "empty response"]
     if not isinstance(reply, dict):
