@@ -52,7 +52,7 @@ def test_a_json_reply_reads_as_the_same_turn_as_its_tag_form(as_json, as_tags):
     (reply(action="whisper"), "action must be one of"),
     (reply(words=42), "words must be a string"),
     (reply(tone=["x"]), "tone must be a string"),
-    (reply(thinking="</thinking><speech>" + SECRET + "</speech>"), "thinking holds a protocol tag"),
+    (reply(words="</speech><speech>" + SECRET), "words holds a protocol tag"),
 ])
 def test_a_reply_off_the_schema_is_malformed_and_keeps_nothing(raw, problem):
     parsed = parse_json_turn(raw, CAST)

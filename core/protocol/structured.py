@@ -14,7 +14,7 @@ routed, the speech's `raw` is the spec 004 bracket form (`[TO: Bob, TONE: frustr
 "You missed the deadline."`).
 
 Fail closed: a reply that is not exactly one JSON object matching the schema (bad JSON, a missing
-or extra key, a wrong type, an unknown action, a protocol tag inside a field) is malformed: it has no
+or extra key, a wrong type, an unknown action, a protocol tag inside a public field) is malformed: it has no
 speech at all, nothing is taken from any of its fields, and the engine asks for a correction, then
 leaves the actor silent. `JsonSplitter` streams nothing until the whole reply is in and
 well-formed, so partial JSON (and the thinking inside it) never reaches a public pane.
@@ -120,7 +120,7 @@ def _validated(raw: str) -> tuple[dict[str, Any] | None, list[str]]:
             continue
         if not isinstance(value, str):
             problems.append(f"{key} must be a string")
-        elif any(tag in value.lower() for tag in _TAGS):
+        elif key != "thinking" and any(tag in value.lower() for tag in _TAGS):
             problems.append(f"{key} holds a protocol tag")
     if isinstance(reply.get("action"), str) and reply["action"] not in ACTIONS:
         problems.append(f"action must be one of {', '.join(ACTIONS)}")
