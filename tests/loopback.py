@@ -368,13 +368,23 @@ def _anthropic_usage(recorded: Recorded, reply: Reply, output: int) -> dict[str,
 def _plain_body(recorded: Recorded, reply: Reply) -> dict[str, Any]:
     pieces = split_text(reply.text, reply.deltas)
     if recorded.api == "anthropic":
+        tool = _forced_tool(recorded)
+        content = {"type": "text", "text": reply.text} if tool is None else {
+            "type": "tool_use", "id": "toolu_loopback", "name": tool, "input": json.loads(reply.text)}
         return {"id": "msg_loopback", "type": "message", "role": "assistant", "model": _model(recorded.body),
-                "content": [{"type": "text", "text": reply.text}], "stop_reason": "end_turn",
+                "content": [content], "stop_reason": "end_turn" if tool is None else "tool_use",
                 "stop_sequence": None, "usage": _anthropic_usage(recorded, reply, len(pieces))}
     return {"id": "chatcmpl-loopback", "object": "chat.completion", "created": 0, "model": _model(recorded.body),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
                          "finish_reason": "stop", "logprobs": None}],
             **({} if reply.no_usage else {"usage": _openai_usage(recorded, reply, len(pieces))})}
+
+
+def _forced_tool(recorded: Recorded) -> str | None:
+    """The tool an Anthropic request forces (`tool_choice: {type: tool}`): the reply text is its
+    input, as JSON (a plain reply's text must then be JSON; a streamed one is sent as it is)."""
+    choice = recorded.body.get("tool_choice") if isinstance(recorded.body, dict) else None
+    return choice.get("name") if isinstance(choice, dict) and choice.get("type") == "tool" else None
 
 
 def _anthropic_frames(recorded: Recorded, reply: Reply):
@@ -384,8 +394,10 @@ def _anthropic_frames(recorded: Recorded, reply: Reply):
     yield _sse({"type": "message_start", "message": {
         "id": "msg_loopback", "type": "message", "role": "assistant", "model": _model(recorded.body),
         "content": [], "stop_reason": None, "stop_sequence": None, "usage": start_usage}}, "message_start")
-    yield _sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-               "content_block_start")
+    tool = _forced_tool(recorded)
+    block = {"type": "text", "text": ""} if tool is None else {"type": "tool_use", "id": "toolu_loopback",
+                                                               "name": tool, "input": {}}
+    yield _sse({"type": "content_block_start", "index": 0, "content_block": block}, "content_block_start")
     yield _sse({"type": "ping"}, "ping")
     for delivered, piece in enumerate(pieces):
         if (cut := _cut(reply, delivered)) is not None:
@@ -394,8 +406,9 @@ def _anthropic_frames(recorded: Recorded, reply: Reply):
             yield _sse({"type": "error", "error": {"type": reply.error_type or "overloaded_error",
                                                    "message": reply.error_message}}, "error")
             return
-        yield _sse({"type": "content_block_delta", "index": 0,
-                    "delta": {"type": "text_delta", "text": piece}}, "content_block_delta")
+        delta = {"type": "text_delta", "text": piece} if tool is None else {"type": "input_json_delta",
+                                                                            "partial_json": piece}
+        yield _sse({"type": "content_block_delta", "index": 0, "delta": delta}, "content_block_delta")
     if (cut := _cut(reply, len(pieces))) is not None:
         yield cut
     yield _sse({"type": "content_block_stop", "index": 0}, "content_block_stop")

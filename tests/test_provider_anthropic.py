@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import asyncio
 import logging
 from email.utils import format_datetime
@@ -93,10 +94,18 @@ async def test_system_block_carries_cache_control_only_when_asked(loopback, make
         assert "cache_control" not in system[0]
 
 
-async def test_json_schema_asks_for_structured_output(loopback, make):
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_json_schema_forces_a_tool_whose_input_is_the_answer(loopback, make, streamed):
     schema = {"type": "object", "properties": {"decision": {"type": "string"}}, "required": ["decision"]}
-    await make().complete(request(json_schema=schema))
-    assert loopback.requests[0].body["output_config"] == {"format": {"type": "json_schema", "schema": schema}}
+    loopback.default = Reply(text='{"decision": "wait"}')
+    pieces: list[str] = []
+    completion = await make().complete(request(json_schema=schema), pieces.append if streamed else None)
+    body = loopback.requests[0].body
+    assert body["tools"] == [{"name": "answer", "description": "Give your whole answer through this tool.",
+                              "input_schema": schema}]
+    assert body["tool_choice"] == {"type": "tool", "name": "answer"} and "output_config" not in body
+    assert json.loads(completion.text) == {"decision": "wait"}
+    assert ("".join(pieces) == completion.text) if streamed else not pieces
 
 
 def _http_date(seconds_from_now: int) -> str:

@@ -48,6 +48,8 @@ class RunOptions:
     provider: str | None = None
     model: str | None = None
     base_url: str | None = None
+    protocol: str | None = None
+    """`--protocol tags|json|auto`: how every actor answers (None: each provider's `protocol:`)."""
     characters_dirs: list[Path] = field(default_factory=list)
     out: Path | None = None
     runs_root: Path = Path("runs")
@@ -128,6 +130,8 @@ def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> Provid
     if options.base_url:
         update["base_url"] = options.base_url
     update |= options.provider_settings
+    if options.protocol and slug:
+        update["protocol"] = options.protocol
     return spec.model_copy(update=update) if update else spec
 
 

@@ -7,7 +7,9 @@ from typing import Any
 from core.clock import Clock
 from core.improv.provider import OfflineProvider
 from core.providers.base import Provider
+from core.errors import InvalidConfig
 from core.providers.registry import make_remote
+from core.providers.spec import turn_protocol
 from core.providers.spec import ProviderSpec
 
 
@@ -26,16 +28,31 @@ class ProviderPool:
         return self._made[key]
 
     def _make(self, spec: ProviderSpec) -> Provider:
+        protocol = protocol_of(spec)
         if spec.name == "offline":
             provider = OfflineProvider(seed=self.seed, latency_ms=spec.latency_ms, clock=self.clock)
             provider.max_concurrency = spec.max_concurrency
             return provider
-        return make_remote(spec, sleep=self.clock.sleep)
+        provider = make_remote(spec, sleep=self.clock.sleep)
+        provider.protocol = protocol
+        return provider
 
 
 def make_provider(spec: Any, *, seed: int = 0, sleep: Any = None) -> Provider:
     """The provider `spec` names: the offline improviser (seeded), or a remote backend (`make_remote`).
     `sleep` replaces `asyncio.sleep` for retry waits (tests)."""
+    protocol = protocol_of(spec)
     if (getattr(spec, "name", None) or "offline") == "offline":
         return OfflineProvider(seed=seed, latency_ms=getattr(spec, "latency_ms", None))
-    return make_remote(spec, sleep=sleep)
+    provider = make_remote(spec, sleep=sleep)
+    provider.protocol = protocol
+    return provider
+
+
+def protocol_of(spec: Any) -> str:
+    """The protocol `spec`'s actors answer in (`auto` resolved); a `json` the provider cannot keep
+    is refused as InvalidConfig (exit 2), before any provider is built."""
+    try:
+        return turn_protocol(spec)
+    except ValueError as exc:
+        raise InvalidConfig(str(exc)) from None

@@ -38,7 +38,7 @@ def options_from(ns: argparse.Namespace) -> RunOptions:
                       max_beats=ns.max_beats, budget_usd=ns.budget_usd, journals=ns.journals,
                       on_escalate=getattr(ns, "on_escalate", None), headless=True,
                       pace=getattr(ns, "pace", None), suggested_events=getattr(ns, "suggested_events", None),
-                      provider_settings=provider_flags.settings(ns))
+                      provider_settings=provider_flags.settings(ns), protocol=getattr(ns, "protocol", None))
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

@@ -31,6 +31,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--provider", choices=["offline", "anthropic", "openai", "openai-compatible", "claude-code"])
     p.add_argument("--model")
     p.add_argument("--base-url", dest="base_url")
+    p.add_argument("--protocol", choices=["tags", "json", "auto"],
+                   help="how actors answer: tags (<thinking>/<speech>), json (a JSON schema the server enforces: "
+                        "openai, anthropic, openai-compatible), auto (json where the provider can; default: the scene's)")
     p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=Path, default=[], metavar="DIR")
     p.add_argument("--journals", metavar="DIR|none",
                    help="where every character's journal is read and written; `none`: run without memory "

@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from core.engine.briefing import beat_update
+from core.engine.briefing import beat_update, for_protocol
 from core.characters.loading import Character
 from core.providers.base import ChatMessage, Provider, Request
 
@@ -198,7 +198,9 @@ def split_reply(response: str) -> tuple[str | None, str | None]:
 
 def make_actor(isolation: str, character: Character, briefing: str, provider: Provider, *,
                window: int = DEFAULT_WINDOW, thread_thinking: str = "last") -> Actor:
-    """The actor class for the chosen isolation option, with the scene's context window."""
+    """The actor class for the chosen isolation option, with the scene's context window; the
+    briefing's answer instructions follow the provider's protocol (`for_protocol`)."""
+    briefing = for_protocol(briefing, getattr(provider, "protocol", "tags"))
     if isolation == "b":
         return ThreadActor(character, briefing, provider, window=window, thread_thinking=thread_thinking)
     if isolation == "a":

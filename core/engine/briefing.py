@@ -18,7 +18,25 @@ from core.errors import InvalidConfig
 SYSTEM_PROMPT_FILE = Path(__file__).resolve().parents[2] / "actor" / "system-prompt.md"
 """The actor system prompt Promptdesk ships (spec 000: "SYSTEM PROMPT (from actor/system-prompt.md)")."""
 SYSTEM_PROMPT_MAX_CHARS = 64_000
+CHARACTER_HEADING = "\n\n## YOUR CHARACTER\n\n"
+"""Where the actor system prompt ends and the character begins, in every briefing."""
 """The longest actor system prompt read (a longer file is refused, naming it)."""
+
+ACTOR_JSON_PROMPT = """\
+You are an actor. You play exactly one character in a scene with other characters, each played by
+another actor you cannot see. Stay in character. Never describe another character's thoughts.
+
+Answer every turn with exactly one JSON object and nothing else, with these keys:
+  "thinking": your character's private reasoning, in their own voice. No one else ever sees it.
+  "action": "speak" (dialogue), "interrupt" (cutting someone off), "silent" (saying nothing,
+            always allowed) or "react" (a wordless reaction)
+  "to": the name of the character you address, or null to address everyone
+  "tone": the emotion, in a word or two, or null
+  "stage_direction": a gesture or action, or null
+  "words": the spoken words ("" when silent or react)
+Only speak when your character naturally would; silence is a fine answer.
+If your character has clearly said all they came to say, you may end the scene with the words
+"*[the scene ends here]*"."""
 
 OPENING_INSTRUCTION = (
     "The scene begins now. Wait for the other character to speak, "
@@ -85,11 +103,21 @@ def build_briefing(character: Character, scene: Scene, cast_names: Sequence[str]
         scene_lines.append(f"Your private perspective: {perspective.strip()}")
     return "\n\n".join([
         actor_system_prompt(scene),
-        "## YOUR CHARACTER\n\n" + character.profile.strip(),
+        CHARACTER_HEADING.lstrip() + character.profile.strip(),
         "## YOUR JOURNAL\n\n" + (character.journal.strip() or "(no entries yet)"),
         "## THE SCENE — your perspective\n\n" + "\n".join(scene_lines),
         "## INSTRUCTION\n\n" + OPENING_INSTRUCTION,
     ])
+
+
+def for_protocol(briefing: str, protocol: str) -> str:
+    """The briefing for actors answering in `protocol`: under `json` the actor system prompt that heads
+    it (the tag instructions, shipped or the scene's own) gives way to the JSON ones
+    (`ACTOR_JSON_PROMPT`); everything from `## YOUR CHARACTER` on is unchanged."""
+    if protocol != "json":
+        return briefing
+    _, section, rest = briefing.partition(CHARACTER_HEADING)
+    return ACTOR_JSON_PROMPT + section + rest
 
 
 def note_line(text: str) -> str:

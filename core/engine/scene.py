@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt,
-                      PrivateAttr, StringConstraints, ValidationInfo, field_validator, model_validator)
+                      PrivateAttr, StringConstraints, ValidationError, ValidationInfo, field_validator,
+                      model_validator)
 from pydantic_core import PydanticCustomError
 
 from core.characters.loading import validate_slug
 from core.errors import InvalidConfig
-from core.providers.spec import Latency, ProviderName, ProviderSpec, Timeout, WaitCap
+from core.providers.spec import (Effort, Latency, ProtocolName, ProviderName, ProviderSpec, SchemaFormat, Timeout,
+                                 WaitCap, turn_protocol)
 
 MAX_CAST = 50
 """The largest cast any format plays (a town meeting, a focus group); a format may allow fewer
@@ -106,6 +108,10 @@ class CastOverride(SceneModel):
     max_processes: PositiveInt | None = None
     max_concurrency: PositiveInt | None = None
     journal_timeout_s: Timeout | None = None
+    protocol: ProtocolName | None = None
+    schema_format: SchemaFormat | None = None
+    thinking_tokens: PositiveInt | None = None
+    effort: Effort | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -275,6 +281,18 @@ class Scene(SceneModel):
         return self
 
     @model_validator(mode="after")
+    def _protocols_fit(self) -> Scene:
+        """A cast entry's `protocol: json` needs a provider that can constrain its output."""
+        for slug, override in self.cast.items():
+            if override.protocol is not None:
+                try:
+                    turn_protocol(self.provider_for(slug))
+                except (ValueError, ValidationError) as exc:
+                    raise PydanticCustomError("protocol", "cast.{slug}: {problem}",
+                                              {"slug": slug, "problem": _first_problem(exc)}) from None
+        return self
+
+    @model_validator(mode="after")
     def _sections_fit(self) -> Scene:
         """Each format's section belongs to its format, which checks its own rules (in registry order)."""
         for name, fmt in type(self).formats.items():
@@ -305,3 +323,10 @@ class Scene(SceneModel):
     def perspective_for(self, slug: str) -> str:
         """This character's private perspective, or "" (never anyone else's)."""
         return self.perspectives.get(slug, "")
+
+
+def _first_problem(exc: Exception) -> str:
+    """The message of a ValueError, or of a ValidationError's first error."""
+    if isinstance(exc, ValidationError):
+        return str(exc.errors()[0].get("msg", exc)).removeprefix("Value error, ")
+    return str(exc)

@@ -21,6 +21,7 @@ from core.record.events import CallEvent, DeltaEvent, SpeakEvent, ThinkEvent
 from core.protocol.lines import speech_line
 from core.providers.pricing import cost_usd
 from core.protocol.reply import CORRECTION_PROMPT, ParsedTurn, Speech, TagSplitter, parse_turn, salvage
+from core.protocol.structured import JSON_CORRECTION_PROMPT, JsonSplitter, parse_json_turn, salvage_json, turn_schema
 from core.providers.base import Completion, Provider, Request, Usage
 from core.providers.concurrency import one_call
 from core.record.outputs import SILENCED
@@ -51,7 +52,9 @@ async def _send(session: Stage, provider: Provider, request: Request, stream_as:
         from core.engine.stage import SceneStopped
         raise SceneStopped
     session.recorder.record_prompt(session.now(), provider.as_sent(request))
-    splitter = TagSplitter()
+    structured = request.json_schema is not None and request.purpose in ("turn", "correct")
+    fresh = (lambda: JsonSplitter(addressable(session))) if structured else TagSplitter
+    splitter = fresh()
 
     def publish(pairs: list[tuple[str, str]]) -> None:
         for channel, text in pairs:
@@ -59,7 +62,7 @@ async def _send(session: Stage, provider: Provider, request: Request, stream_as:
 
     def retract() -> None:
         nonlocal splitter
-        splitter = TagSplitter()
+        splitter = fresh()
         publish([("reset", "")])
 
     started = session.clock.now()
@@ -166,20 +169,29 @@ def addressable(session: Stage) -> dict[str, str]:
 
 
 async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request) -> tuple[ParsedTurn, str]:
-    """Ask, then correct at most twice; what stays malformed is salvaged, never promoted to speech."""
+    """Ask, then correct at most twice; what stays malformed is salvaged, never promoted to speech.
+
+    Under `protocol: json` the request carries the turn's JSON schema and the reply is read by
+    `core.protocol.structured` into the same parsed turn; what stays malformed keeps nothing."""
     cast = addressable(session)
+    structured = actor.provider.protocol == "json"
+    if structured:
+        others = [a.name for a in session.actors.values() if a.slug != actor.slug]
+        request = request.model_copy(update={"json_schema": turn_schema(others)})
+    parse = (lambda text: parse_json_turn(text, cast)) if structured else (lambda text: parse_turn(text, cast))
     completion = await call(session, actor.provider, request, stream_as=actor.slug)
-    parsed = parse_turn(completion.text, cast)
+    parsed = parse(completion.text)
     tries = 0
     while not parsed.well_formed and tries < MAX_CORRECTIONS:
         tries += 1
         session.say("correct", f"Asked {actor.name} to reformat ({'; '.join(parsed.problems)})",
                     target=actor.slug, beat=request.beat)
-        request = actor.correction(request, completion.text, CORRECTION_PROMPT)
+        prompt = JSON_CORRECTION_PROMPT.format(problems="; ".join(parsed.problems)) if structured else CORRECTION_PROMPT
+        request = actor.correction(request, completion.text, prompt)
         completion = await call(session, actor.provider, request, stream_as=actor.slug)
-        parsed = parse_turn(completion.text, cast)
+        parsed = parse(completion.text)
     if not parsed.well_formed:
-        parsed = salvage(completion.text, cast)
+        parsed = salvage_json(completion.text) if structured else salvage(completion.text, cast)
         kept = "speech kept" if parsed.speech else "no well-formed speech: silent"
         session.recorder.log("warning", f"{actor.slug} output salvaged after {tries} corrections ({kept})",
                              beat=request.beat, problems="; ".join(parsed.problems), raw=completion.text)

@@ -109,7 +109,7 @@ def parse_speech(text: str, cast: Mapping[str, str] | None = None) -> Speech:
     name such as `[Evil]` or `Dr. [Redacted]` may stand in a header.
     """
     raw = text.strip()
-    closes = any(_is_close_line(line) for line in raw.splitlines())
+    closes = any(is_close_line(line) for line in raw.splitlines())
     header, rest = _split_header(raw, cast or {})
     if header is None:
         return Speech("speak", _unquote(raw), raw, closes_scene=closes)
@@ -168,10 +168,11 @@ class TagSplitter:
         return self._reader.feed("", final=True)
 
 
-def _is_close_line(line: str) -> bool:
+def is_close_line(line: str) -> bool:
     """Whether a line is the explicit close, ignoring case, spacing, `*`, `[`, `]`, `.` and `!`."""
     words = _CLOSE_NOISE_RE.sub(" ", line).lower().split()
     return words == ["the", "scene", "ends", "here"]
+
 
 
 def _header_end(text: str) -> int | None:

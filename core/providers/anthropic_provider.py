@@ -11,10 +11,14 @@ from then on) is noted at once, so a stream cut later still counts it (`core.pro
 Errors: HTTP statuses, an `event: error` inside the stream (an `APIStatusError` with status 200,
 mapped to the status its error type implies), and raw `httpx2` transport errors on a stalled or
 dropped stream all become `ProviderError`s the shared retry loop understands.
+A request with a JSON schema (`Request.json_schema`) forces one tool (`ANSWER_TOOL`) whose input
+schema it is: the answer is that tool's input, as JSON text (streamed as its `input_json_delta`
+fragments); any text block beside it is not part of the answer.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from core.errors import ProviderError
@@ -22,6 +26,8 @@ from core.providers.base import Request, Usage
 from core.providers.remote import parsed_body, ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail, log
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
+ANSWER_TOOL = "answer"
+"""The one tool a request with a JSON schema forces: its input is the answer (the text is ignored)."""
 EPHEMERAL = {"type": "ephemeral"}
 
 MIN_CACHEABLE_TOKENS = (("claude-opus-4-5", 4096), ("claude-opus-4-6", 4096), ("claude-haiku-4", 4096),
@@ -91,7 +97,9 @@ class AnthropicProvider(RemoteProvider):
                 messages[index]["content"] = [{"type": "text", "text": messages[index]["content"],
                                                "cache_control": EPHEMERAL}]
         if request.json_schema is not None:
-            params["output_config"] = {"format": {"type": "json_schema", "schema": request.json_schema}}
+            params["tools"] = [{"name": ANSWER_TOOL, "description": "Give your whole answer through this tool.",
+                                "input_schema": request.json_schema}]
+            params["tool_choice"] = {"type": "tool", "name": ANSWER_TOOL}
         return params
 
     def _note_short_prefix(self, request: Request) -> None:
@@ -110,19 +118,23 @@ class AnthropicProvider(RemoteProvider):
         raw = await client.messages.with_raw_response.create(**self.params(request))
         self.saw_headers(raw.headers)
         message = await parsed_body(raw)
+        if request.json_schema is not None:
+            inputs = [block.input for block in message.content if getattr(block, "type", "") == "tool_use"]
+            return (json.dumps(inputs[0], ensure_ascii=False) if inputs else ""), _usage(message.usage)
         text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
         return text, _usage(message.usage)
 
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         usage = Usage(reported=False)
+        wanted = "text_delta" if request.json_schema is None else "input_json_delta"
         events = await client.messages.create(**self.params(request), stream=True)
         self.saw_headers(events.response.headers)
         async with events:
             async for event in events:
                 if event.type == "message_start":
                     usage = stream.observed = _usage(event.message.usage)
-                elif event.type == "content_block_delta" and getattr(event.delta, "type", "") == "text_delta":
-                    stream.emit(event.delta.text)
+                elif event.type == "content_block_delta" and getattr(event.delta, "type", "") == wanted:
+                    stream.emit(event.delta.text if wanted == "text_delta" else event.delta.partial_json)
                 elif event.type == "message_delta" and event.usage is not None:
                     usage = stream.observed = _usage(event.usage, usage)
                 elif event.type == "message_stop":

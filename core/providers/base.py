@@ -92,6 +92,8 @@ class Provider(ABC):
     """At most this many calls at once to this provider's server (`core.providers.concurrency`); None: no limit."""
     on_notice: Callable[[str], None] | None = None
     """Told, once, of what the operator should know about the server (a stream cut by another request)."""
+    protocol: Literal["tags", "json"] = "tags"
+    """How actors on this provider answer (`ProviderSpec.protocol`, resolved when it is built)."""
 
     @abstractmethod
     async def complete(self, request: Request, on_delta: DeltaCallback | None = None,

@@ -5,10 +5,16 @@ runs the Claude Code CLI bundled with `claude-agent-sdk` (`pip install -e '.[cla
 
 - every call is one `claude_agent_sdk.query()`: tools disabled (`tools=[]`), no settings sources,
   one model turn (`max_turns=1`), the actor's briefing as the system prompt;
-- a Claude Code session is kept per actor (`request.to`): when a request's earlier messages are
-  exactly what that session already holds, the call resumes it (`resume=session_id`) and sends only
-  the new message, so under isolation (b) each actor keeps its own thread inside Claude Code; any
-  other request (isolation (a)'s fresh turn, or a thread that no longer matches) starts a new session;
+- a Claude Code session is kept per actor (`request.to`, `core.providers.claude_sessions`): when a
+  request's earlier messages are exactly those the session stands for, the call resumes it
+  (`resume=session_id`) and sends only the new message, so under isolation (b) each actor keeps its
+  own thread inside Claude Code; any other request (isolation (a)'s fresh turn, or the first after a
+  window drop) starts a new session with its thread folded into one prompt, resumed from then on.
+  Before a resume the session's stored replies are rewritten to the engine's copy, so past thoughts
+  are re-sent only as `thread_thinking` allows;
+- the output limit is the request's `max_tokens` (`CLAUDE_CODE_MAX_OUTPUT_TOKENS`); extended
+  thinking is off unless the provider's `thinking_tokens` asks for a budget, and `effort` is sent
+  only when the provider sets it (not the CLI's defaults: 32000 tokens, adaptive thinking);
 - the CLI always puts one fixed line before our system prompt (`CLI_SYSTEM_LINE`); without an API
   key (the Claude Code login) it cannot run `--bare` and also adds an environment block. `as_sent`
   gives the request as the model saw it, and that is what `prompts.jsonl` records;
@@ -33,11 +39,11 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from core.errors import InvalidConfig, ProviderError
 from core.providers.base import ChatMessage, Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
+from core.providers.claude_sessions import SessionThread, fold, rewrite_replies, transcript
 from core.providers.retry import is_retryable_status, redact, with_retries
 
 INSTALL_HINT = "pip install -e '.[claude-code]'"
@@ -65,14 +71,6 @@ def require_extra() -> None:
         raise InvalidConfig(f"the claude-code provider needs the optional extra: {INSTALL_HINT}")
 
 
-@dataclass
-class _Thread:
-    """One actor's Claude Code session: its id and the messages it holds, oldest first."""
-
-    session_id: str
-    messages: list[ChatMessage] = field(default_factory=list)
-
-
 class ClaudeCodeProvider(Provider):
     """Claude Code as an actor's model: one CLI invocation per call, a session per actor."""
 
@@ -81,8 +79,10 @@ class ClaudeCodeProvider(Provider):
     def __init__(self, model: str | None, api_key: str | None = None, base_url: str | None = None, *,
                  timeout_s: float = 120.0, max_retries: int = 1, max_processes: int = 4,
                  retry_after_cap_s: float = 30.0, first_byte_timeout_s: float = FIRST_BYTE_TIMEOUT_S,
-                 sleep: Any = asyncio.sleep, cli_path: str | None = None) -> None:
-        """`cli_path` runs another Claude Code CLI than the SDK's bundled one."""
+                 sleep: Any = asyncio.sleep, cli_path: str | None = None, thinking_tokens: int | None = None,
+                 effort: str | None = None) -> None:
+        """`cli_path` runs another Claude Code CLI than the SDK's bundled one; `thinking_tokens`
+        (a budget) turns extended thinking on, `effort` sets the CLI's effort level."""
         require_extra()
         if not model:
             raise InvalidConfig("the claude-code provider needs a model: set `model` in the scene's provider "
@@ -96,7 +96,8 @@ class ClaudeCodeProvider(Provider):
         self._sleep = sleep
         self._slots = asyncio.Semaphore(max_processes)
         self.max_processes = max_processes
-        self._threads: dict[str, _Thread] = {}
+        self.thinking_tokens, self.effort = thinking_tokens, effort
+        self._threads: dict[str, SessionThread] = {}
         self._home: str | None = tempfile.mkdtemp(prefix="promptdesk-claude-code-") if self._api_key else None
         self._workdir = tempfile.mkdtemp(prefix="promptdesk-claude-code-cwd-")
         self._briefings = tempfile.mkdtemp(prefix="promptdesk-claude-code-briefings-")
@@ -107,18 +108,18 @@ class ClaudeCodeProvider(Provider):
         return self._api_key is not None
 
     # -- what the model sees ---------------------------------------------------------------
-    def _resumable(self, request: Request) -> _Thread | None:
-        """The actor's session when the request continues it: the same turns, the same user messages.
+    def _resumable(self, request: Request) -> SessionThread | None:
+        """The actor's session when the request continues it (the same turns, the same user messages)
+        and its stored replies could be made the engine's copy; otherwise None (a new session).
 
         Assistant messages are not compared: the engine keeps its own normalised copy of a reply,
-        while the session holds the reply as the model wrote it (and that is what it will see)."""
+        and that copy is what the session holds once `rewrite_replies` has run (idempotent)."""
         thread = self._threads.get(request.to)
-        earlier = request.messages[:-1]
-        if not thread or not earlier or len(thread.messages) != len(earlier):
+        if thread is None or not thread.continued_by(request.messages):
             return None
-        same = all(a.role == b.role and (a.role == "assistant" or a.content == b.content)
-                   for a, b in zip(thread.messages, earlier))
-        return thread if same else None
+        if not rewrite_replies(transcript(self._home, thread.session_id), thread.replies(request.messages)):
+            return None
+        return thread
 
     def as_sent(self, request: Request) -> Request:
         """The request as the model receives it: the CLI's fixed line first, and for a new session
@@ -129,9 +130,9 @@ class ClaudeCodeProvider(Provider):
         messages = request.messages
         thread = self._resumable(request)
         if thread is not None:
-            messages = [*thread.messages, messages[-1]]
+            messages = thread.as_held(messages)
         elif len(messages) > 1:
-            messages = [ChatMessage(role="user", content=_fold(messages))]
+            messages = [ChatMessage(role="user", content=fold(messages))]
         return request.model_copy(update={"system": system, "messages": messages})
 
     # -- calling ---------------------------------------------------------------------------
@@ -193,7 +194,7 @@ class ClaudeCodeProvider(Provider):
                                       query)
 
         thread = self._resumable(request)
-        prompt = request.messages[-1].content if thread or len(request.messages) == 1 else _fold(request.messages)
+        prompt = request.messages[-1].content if thread else fold(request.messages)
         started, first = time.perf_counter(), None
         pieces: list[str] = []
         result = None
@@ -221,10 +222,9 @@ class ClaudeCodeProvider(Provider):
         if result is None or result.is_error:
             raise self._error(None, result)
         text = "".join(pieces) or (result.result or "")
-        held = thread.messages if thread else []
-        sent = [request.messages[-1]] if thread else [ChatMessage(role="user", content=prompt)]
-        self._threads[request.to] = _Thread(result.session_id, [*held, *sent,
-                                                                 ChatMessage(role="assistant", content=text)])
+        held = [*request.messages, ChatMessage(role="assistant", content=text)]
+        self._threads[request.to] = SessionThread(result.session_id, thread.prompt, thread.folded, held) if thread \
+            else SessionThread(result.session_id, prompt, len(request.messages), held)
         return Completion(text=text, usage=_usage(result.usage), provider=self.name, model=self.model,
                           latency_s=time.perf_counter() - started, ttft_s=(first - started) if first else None)
 
@@ -240,12 +240,16 @@ class ClaudeCodeProvider(Provider):
             raise
         return path
 
-    def _options(self, request: Request, thread: _Thread | None, briefing: str) -> Any:
+    def _options(self, request: Request, thread: SessionThread | None, briefing: str) -> Any:
         """The CLI's options: the briefing as a file, partial messages always (they show that an
-        answer has begun, for the first-byte timeout)."""
+        answer has begun, for the first-byte timeout), the request's output limit, thinking off
+        unless a budget is set, effort only when set."""
         from claude_agent_sdk import ClaudeAgentOptions
 
         env = dict(CLI_ENV)
+        env["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] = str(request.max_tokens + (self.thinking_tokens or 0))
+        if self.effort is None:
+            env["CLAUDE_CODE_EFFORT_LEVEL"] = "unset"  # the CLI then sends no effort at all
         if self.base_url:
             env["ANTHROPIC_BASE_URL"] = self.base_url
         if self._api_key:
@@ -256,7 +260,9 @@ class ClaudeCodeProvider(Provider):
                                   max_turns=1, model=self.model, env=env, cwd=self._workdir,
                                   resume=thread.session_id if thread else None, cli_path=self.cli_path,
                                   include_partial_messages=True, extra_args={"bare": None} if self.bare else {},
-                                  stderr=lambda _line: None)
+                                  stderr=lambda _line: None, effort=self.effort,
+                                  thinking={"type": "enabled", "budget_tokens": self.thinking_tokens}
+                                  if self.thinking_tokens else {"type": "disabled"})
 
     def _error(self, exc: BaseException | None, result: Any) -> ProviderError:
         """A ProviderError from an SDK exception or an error result, retryable on 429/5xx."""
@@ -283,12 +289,6 @@ def _remove(path: str) -> None:
         os.unlink(path)
     except OSError:
         pass
-
-
-def _fold(messages: list[ChatMessage]) -> str:
-    """A thread as one prompt: earlier turns quoted, then the newest message."""
-    earlier = "\n\n".join(f"[{'you' if m.role == 'assistant' else 'them'}]\n{m.content}" for m in messages[:-1])
-    return f"EARLIER IN THIS CONVERSATION:\n\n{earlier}\n\nNOW:\n\n{messages[-1].content}"
 
 
 def _delta_text(event: dict[str, Any]) -> str | None:

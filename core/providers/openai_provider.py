@@ -4,6 +4,9 @@
 OPENAI_BASE_URL; sends `prompt_cache_key` and `max_completion_tokens`.
 `openai-compatible` (Ollama, vLLM, llama.cpp, LM Studio...): `base_url` required, key optional
 ("not-needed" when absent), `max_tokens`, no `prompt_cache_key`.
+A JSON schema (`Request.json_schema`) goes as a strict `response_format` of type `json_schema`, or for
+a compatible server with `schema_format="json_object"` as `{"type": "json_object", "schema": ...}`
+(the only form llama-cpp-python's server takes).
 A stream is complete only with a `finish_reason` and `[DONE]` (see `_client_class`); a usage chunk
 that arrived before the stream broke is still counted (`core.providers.remote`).
 A response without usage (a local server that sends none) has unknown usage (`Usage.reported` False).
@@ -26,8 +29,9 @@ class OpenAIProvider(RemoteProvider):
     """OpenAI Chat Completions, or a compatible server when `compatible=True`."""
 
     def __init__(self, model: str | None, api_key: str | None = None, base_url: str | None = None,
-                 compatible: bool = False, **options: Any) -> None:
+                 compatible: bool = False, schema_format: str = "json_schema", **options: Any) -> None:
         self.compatible = compatible
+        self.schema_format = schema_format if compatible else "json_schema"
         self.name = "openai-compatible" if compatible else "openai"
         self.key_env = "" if compatible else "OPENAI_API_KEY"
         self.base_url_env = "" if compatible else "OPENAI_BASE_URL"
@@ -43,8 +47,15 @@ class OpenAIProvider(RemoteProvider):
         return _client_class()(api_key=self._api_key or NO_KEY, base_url=self.base_url or "https://api.openai.com/v1",
                                timeout=self.timeout_s, max_retries=0)
 
+    def as_sent(self, request: Request) -> Request:
+        """OpenAI's strict mode takes no `maxLength`: the schema goes without it (and is recorded so)."""
+        if request.json_schema is None or self.compatible:
+            return request
+        return request.model_copy(update={"json_schema": _without_lengths(request.json_schema)})
+
     def params(self, request: Request) -> dict[str, Any]:
         """The Chat Completions arguments for `request`."""
+        request = self.as_sent(request)
         messages = [{"role": "system", "content": request.system}] if request.system else []
         messages += [{"role": m.role, "content": m.content} for m in request.messages]
         params: dict[str, Any] = {"model": self.model, "messages": messages}
@@ -53,7 +64,9 @@ class OpenAIProvider(RemoteProvider):
             params["temperature"] = request.temperature
         if request.cache_key and not self.compatible:
             params["prompt_cache_key"] = request.cache_key
-        if request.json_schema is not None:
+        if request.json_schema is not None and self.schema_format == "json_object":
+            params["response_format"] = {"type": "json_object", "schema": request.json_schema}
+        elif request.json_schema is not None:
             params["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": "envelope", "schema": request.json_schema, "strict": True}}
         return params
@@ -127,6 +140,15 @@ def _client_class() -> type:
 
 
 _CLIENT: type | None = None
+
+
+def _without_lengths(schema: Any) -> Any:
+    """A JSON schema without its `maxLength`/`minLength` keywords, at every depth."""
+    if isinstance(schema, dict):
+        return {k: _without_lengths(v) for k, v in schema.items() if k not in ("maxLength", "minLength")}
+    if isinstance(schema, list):
+        return [_without_lengths(v) for v in schema]
+    return schema
 
 
 def _usage(raw: Any) -> Usage:

@@ -41,7 +41,9 @@ def make_remote(spec: Any, *, sleep: Any = None) -> Provider:
         limit = options.pop("max_concurrency")
         options.pop("journal_timeout_s")
         provider = ClaudeCodeProvider(model, base_url=base_url, max_processes=getattr(spec, "max_processes", 4),
-                                      first_byte_timeout_s=getattr(spec, "first_byte_timeout_s", 20.0), **options)
+                                      first_byte_timeout_s=getattr(spec, "first_byte_timeout_s", 20.0),
+                                      thinking_tokens=getattr(spec, "thinking_tokens", None),
+                                      effort=getattr(spec, "effort", None), **options)
         provider.max_concurrency = limit
         return provider
     if name == "anthropic":
@@ -50,4 +52,5 @@ def make_remote(spec: Any, *, sleep: Any = None) -> Provider:
         return AnthropicProvider(model, base_url=base_url, **options)
     from core.providers.openai_provider import OpenAIProvider
 
-    return OpenAIProvider(model, base_url=base_url, compatible=name == "openai-compatible", **options)
+    return OpenAIProvider(model, base_url=base_url, compatible=name == "openai-compatible",
+                          schema_format=getattr(spec, "schema_format", "json_schema"), **options)

@@ -8,10 +8,17 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 from pydantic_core import PydanticCustomError
 
 ProviderName = Literal["offline", "anthropic", "openai", "openai-compatible", "claude-code"]
+ProtocolName = Literal["tags", "json", "auto"]
+Effort = Literal["low", "medium", "high", "xhigh", "max"]
+SchemaFormat = Literal["json_schema", "json_object"]
+CONSTRAINED = ("anthropic", "openai", "openai-compatible")
+"""The providers that can constrain a reply to a JSON schema: OpenAI and compatible servers through
+`response_format` (llama.cpp, llama-cpp-python, vLLM, SGLang, LM Studio, Ollama all take it),
+Anthropic through a forced tool. `protocol: auto` picks `json` for these, `tags` for the others."""
 
 
 def _latency(value: tuple[int, int]) -> tuple[int, int]:
@@ -51,6 +58,22 @@ class ProviderSpec(BaseModel):
     order); None: no limit (the hosted APIs). 1 for a server that serves one request at a time."""
     journal_timeout_s: Timeout | None = None
     """Seconds one journal call's attempt may take; None: `timeout_s`."""
+    thinking_tokens: PositiveInt | None = None
+    """claude-code: a budget for extended thinking; None (the default) turns it off."""
+    effort: Effort | None = None
+    """claude-code: the CLI's effort level; None (the default) sends none."""
+    schema_format: SchemaFormat = "json_schema"
+    """openai-compatible: how the server takes a JSON schema: `json_schema` (OpenAI's
+    `{"type": "json_schema", "json_schema": {...}}`: llama.cpp's server, vLLM, SGLang, LM Studio,
+    Ollama) or `json_object` (`{"type": "json_object", "schema": ...}`: llama-cpp-python's server)."""
+    protocol: ProtocolName = "tags"
+    """How an actor answers: `tags` (<thinking>/<speech>), `json` (one object constrained by a JSON
+    schema, `core.protocol.structured`), or `auto` (`json` where the provider can constrain output)."""
+
+    @model_validator(mode="after")
+    def _protocol_fits(self) -> ProviderSpec:
+        turn_protocol(self)
+        return self
 
     @property
     def turn_timeout_s(self) -> float:
@@ -62,3 +85,15 @@ class ProviderSpec(BaseModel):
         """The engine's guard around one journal entry, as `turn_timeout_s` with the journal timeout."""
         timeout = self.journal_timeout_s or self.timeout_s
         return timeout * (self.max_retries + 1) + self.retry_after_cap_s * self.max_retries + 5
+
+
+def turn_protocol(spec: object) -> Literal["tags", "json"]:
+    """The protocol `spec`'s actors answer in (`auto` resolved); `json` on a provider that cannot
+    constrain its output is refused (ValueError, with what to set instead)."""
+    name, protocol = getattr(spec, "name", None) or "offline", getattr(spec, "protocol", None) or "tags"
+    if protocol == "auto":
+        return "json" if name in CONSTRAINED else "tags"
+    if protocol == "json" and name not in CONSTRAINED:
+        raise ValueError(f"protocol: json needs a provider that can constrain its output ({', '.join(CONSTRAINED)}); "
+                         f"the {name} provider speaks tags only: set protocol to tags or auto")
+    return "json" if protocol == "json" else "tags"
