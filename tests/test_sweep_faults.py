@@ -88,7 +88,7 @@ def sweep_under_file_limit(limit: int, args: list[str], cwd: Path) -> subprocess
 @pytest.mark.parametrize("limit, fails", [(8, "could not write a scratch folder in"),  # checking the plan
                                           (200, "could not write {out}/sweep.yaml"),  # the plan, before any run
                                           (6000, "could not write the run folder {out}/"),  # a run's private record
-                                          (21000, ".jsonl in {out}/")])  # a run's log, mid-run (private.json fits)
+                                          (21600, ".jsonl in {out}/")])  # a run's log, mid-run (private.json fits)
 def test_a_full_disk_is_a_recording_error_naming_the_file_and_the_sweep_resumes(tmp_path, limit, fails):
     """A real write failure (RLIMIT_FSIZE): on the sweep's own plan file, or on a run's record
     mid-run. Exit 1, RECORDING_ERROR naming the file, no traceback; the same command run again
