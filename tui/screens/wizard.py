@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -51,7 +51,8 @@ class WizardScreen(Screen[None]):
     WizardScreen > #title { height: 1; padding: 0 1; }
     WizardScreen > StepBar { margin-bottom: 1; }
     WizardScreen > ContentSwitcher { height: 1fr; }
-    WizardScreen > #nav { height: 3; align-horizontal: right; padding: 0 1; }
+    WizardScreen > #nav { height: 3; padding: 0 1; }
+    WizardScreen > #nav > #why { width: 1fr; height: 3; content-align: left middle; color: $warning; }
     WizardScreen > #nav > Button { width: auto; min-width: 10; margin-left: 1; }
     WizardScreen #step-confirm { padding: 0 1; }
     """
@@ -80,6 +81,7 @@ class WizardScreen(Screen[None]):
                 yield Static(id="summary")
                 yield Static(classes="error", id="start-error")
         with Horizontal(id="nav"):
+            yield Static(id="why", markup=False)
             yield Button("Back", id="back")
             yield Button("Next", variant="primary", id="next")
         yield Footer()
@@ -107,6 +109,34 @@ class WizardScreen(Screen[None]):
         return (all(self.ready(i) for i in range(STEPS.index("provider")))
                 and self.query_one(ProviderForm).problem() is None)
 
+    def why_not(self) -> str:
+        """Why Next is dimmed on this step, naming what to do ('' when the step is answered)."""
+        if self.ready():
+            return ""
+        name = STEPS[self.step]
+        if name == "scene":
+            return ("Next: this scene file has a problem (above): fix it or pick another."
+                    if self.scene_path is not None and self.scene is None
+                    else "Next: pick a scene first (Enter on one, or type a path and Enter).")
+        if name == "cast":
+            return "Next: the cast check failed (above). Fix the character files, or esc and pick another scene."
+        if name in ("isolation", "coordinator"):
+            letters = " or ".join(o.key for o in self.picker(name).choice.options)
+            return f"Next: choose an option first (press {letters})."
+        earlier = next((i for i in range(STEPS.index("provider")) if not self.ready(i)), None)
+        if earlier is not None:
+            return f"Next: step {earlier + 1} ({LABELS[earlier]}) is not answered yet."
+        return f"Next: {self.query_one(ProviderForm).problem()}"
+
+    def on_key(self, event: events.Key) -> None:
+        """The Next key on a step not yet answered says why instead of nothing."""
+        active = self.app.active_bindings.get(event.key)
+        if active is not None and active.binding.id == "wizard.next" and not active.enabled:
+            event.stop()
+            event.prevent_default()
+            self.notify(self.why_not() or "This step is not answered yet.", title="Not yet", severity="warning",
+                        markup=False)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Next is dimmed until the step is answered; Back on the first step."""
         if action == "next":
@@ -120,19 +150,23 @@ class WizardScreen(Screen[None]):
         self.query_one(ContentSwitcher).current = f"step-{STEPS[self.step]}"
         self.query_one(StepBar).current = self.step
         self.query_one("#next", Button).label = "Start the scene" if STEPS[self.step] == "confirm" else "Next"
-        self.query_one("#next", Button).disabled = not self.ready()
         self.query_one("#back", Button).disabled = self.step == 0
-        self.refresh_bindings()
+        self._answered()
         self._focus_step()
 
     def _focus_step(self) -> None:
+        """Focus a widget of the step shown, never one left on a hidden step (which would take the keys)."""
         name = STEPS[self.step]
         target = {"isolation": "#step-isolation RadioSet", "coordinator": "#step-coordinator RadioSet",
                   "provider": "#step-provider Select"}.get(name)
         if target:
             self.query_one(target).focus()
-        elif name in ("cast", "confirm"):
+        elif name == "scene":
+            self.query_one(ScenePicker).focus_first()
+        elif not self.query_one("#next", Button).disabled:
             self.query_one("#next", Button).focus()
+        else:
+            self.query_one(f"#step-{name}").focus()
 
     # -- answering ---------------------------------------------------------------------------
 
@@ -176,6 +210,7 @@ class WizardScreen(Screen[None]):
     @on(Input.Changed)
     def _answered(self) -> None:
         self.query_one("#next", Button).disabled = not self.ready()
+        self.query_one("#why", Static).update(self.why_not())
         self.refresh_bindings()
 
     @on(Button.Pressed, "#next")

@@ -61,7 +61,11 @@ class ScenePicker(Vertical):
         options = self.query_one(OptionList)
         if self.chosen is not None and self.chosen.resolve() in [p.resolve() for p in self.files]:
             options.highlighted = [p.resolve() for p in self.files].index(self.chosen.resolve())
-        (options if self.files else self.query_one(Input)).focus()
+        self.focus_first()
+
+    def focus_first(self) -> None:
+        """Focus the list of scenes (the path field when there is none)."""
+        (self.query_one(OptionList) if self.files else self.query_one(Input)).focus()
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:

@@ -1,0 +1,84 @@
+"""The wizard's steps keep the keys where the operator is and say what each one still needs: focus never
+stays on a hidden step, the reason Next is dimmed is on screen, and the Next key says it when pressed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input
+from tui_support import fast, run_options, screen_text
+
+from tui.app import create_app
+from tui.screens.wizard import STEPS, WizardScreen
+
+SMALL = (80, 24)
+
+
+def wizard_app(workspace: Path, scene: str | None = "the-apology.yaml", **options):
+    path = workspace / "scenes" / scene if scene else None
+    return create_app(scene=path, options=run_options(workspace, **options), cwd=workspace, scene_transform=fast)
+
+
+def step(app) -> str:
+    assert isinstance(app.screen, WizardScreen)
+    return STEPS[app.screen.step]
+
+
+def break_the_cast(workspace: Path) -> None:
+    scene = workspace / "scenes" / "the-apology.yaml"
+    scene.write_text(scene.read_text().replace("[alice, bob, charlie]", "[alice, bob, zed]")
+                     .replace("\n  charlie: |", "\n  zed: |"))
+
+
+class TestFocus:
+    async def test_after_a_failed_cast_check_letters_are_keys_not_text_and_q_quits(self, workspace):
+        break_the_cast(workspace)
+        app = wizard_app(workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.press("ctrl+n")
+            assert step(app) == "cast" and not app.screen.ready()
+            focused = app.focused
+            assert focused is not None and focused.display and focused.id == "step-cast", focused
+            await pilot.press("x", "t", "y")
+            assert app.theme_name == "light"
+            await pilot.press("escape")
+            assert step(app) == "scene"
+            assert app.screen.query_one("#scene-path", Input).value == "scenes/the-apology.yaml"
+            await pilot.press("ctrl+n", "q")
+            await pilot.pause()
+        assert app.return_code == 0
+
+    async def test_every_step_focuses_a_widget_of_its_own(self, workspace):
+        app = wizard_app(workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            for keys in ((), ("ctrl+n",), ("ctrl+n",), ("b", "ctrl+n"), ("c", "ctrl+n"), ("ctrl+n",)):
+                await pilot.press(*keys)
+                shown = app.screen.query_one(f"#step-{step(app)}")
+                assert app.focused is not None and (app.focused is shown or shown in app.focused.ancestors
+                                                    or app.focused.id == "next"), (step(app), app.focused)
+            assert step(app) == "confirm"
+            for _ in STEPS[1:]:
+                await pilot.press("escape")
+            assert step(app) == "scene" and app.focused is not None and app.focused.id != "scene-path"
+
+
+class TestWhyNextIsDimmed:
+    async def test_the_reason_is_on_screen_at_80x24_and_the_next_key_says_it(self, workspace):
+        app = wizard_app(workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.press("ctrl+n", "ctrl+n")
+            assert step(app) == "isolation"
+            assert "choose an option first (press a or b)" in screen_text(app)
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+            assert step(app) == "isolation"
+            assert [n.message for n in app._notifications] == ["Next: choose an option first (press a or b)."]
+            await pilot.press("a")
+            assert "choose an option first" not in screen_text(app)
+
+    async def test_a_failed_cast_check_says_what_to_do(self, workspace):
+        break_the_cast(workspace)
+        app = wizard_app(workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.press("ctrl+n")
+            assert "the cast check failed" in screen_text(app)
