@@ -82,3 +82,27 @@ class TestWhyNextIsDimmed:
         async with app.run_test(size=SMALL) as pilot:
             await pilot.press("ctrl+n")
             assert "the cast check failed" in screen_text(app)
+
+
+class TestChoiceStep:
+    async def test_at_80x24_the_options_are_on_screen_and_chosen_rows_have_their_own_glyph(self, workspace):
+        app = wizard_app(workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.press("ctrl+n", "ctrl+n")
+            rows = [line for line in screen_text(app).splitlines() if "(a) Sub-agent per actor" in line
+                    and "▐" in line or "(b) Separate API conversation per actor" in line and "▐" in line]
+            assert len(rows) == 2 and all("▐○▌" in row for row in rows), rows
+            await pilot.press("b")
+            rows = {("a" if "(a)" in line else "b"): line for line in screen_text(app).splitlines()
+                    if "▐" in line and ("(a) Sub" in line or "(b) Separate" in line)}
+            assert "▐○▌" in rows["a"] and "▐●▌" in rows["b"], rows
+
+    async def test_nothing_is_preselected_goes_once_an_option_is_chosen(self, workspace):
+        app = wizard_app(workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.press("ctrl+n", "ctrl+n")
+            assert "Nothing is pre-selected" in screen_text(app)
+            await pilot.press("b")
+            text = screen_text(app)
+            assert "Nothing is pre-selected" not in text
+            assert "Chosen: (b) Separate API conversation per actor. Press a to change it." in text
