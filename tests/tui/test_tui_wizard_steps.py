@@ -106,3 +106,113 @@ class TestChoiceStep:
             text = screen_text(app)
             assert "Nothing is pre-selected" not in text
             assert "Chosen: (b) Separate API conversation per actor. Press a to change it." in text
+
+
+async def to_provider(pilot, app) -> None:
+    await pilot.press("ctrl+n", "ctrl+n", "a", "ctrl+n", "c", "ctrl+n")
+    assert step(app) == "provider"
+
+
+class TestSceneList:
+    async def test_the_scene_list_shows_each_scene_by_its_title(self, workspace):
+        app = wizard_app(workspace, scene=None)
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.pause()
+            text = screen_text(app)
+            assert "The Apology  scenes/the-apology.yaml" in text
+            assert "A Weekend Hiking Plan  scenes/hiking-plan.yaml" in text
+
+
+class TestProviderStep:
+    async def test_a_model_typed_for_one_provider_does_not_stay_for_another(self, workspace):
+        from tui.widgets.provider_form import ProviderForm
+
+        app = wizard_app(workspace)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await to_provider(pilot, app)
+            form = app.screen.query_one(ProviderForm)
+            form.query_one("#provider").value = "openai-compatible"
+            await pilot.pause()
+            form.query_one("#model").value = "llama3"
+            await pilot.pause()
+            form.query_one("#provider").value = "anthropic"
+            await pilot.pause()
+            assert form.values == ("anthropic", None, None)
+            form.query_one("#provider").value = "openai-compatible"
+            await pilot.pause()
+            assert form.values == ("openai-compatible", "llama3", None)
+
+    async def test_the_hint_speaks_of_the_offline_improviser_only_when_it_is_chosen(self, workspace):
+        from tui.widgets.provider_form import ProviderForm
+
+        app = wizard_app(workspace)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await to_provider(pilot, app)
+            hint = app.screen.query_one("#provider-hint")
+            assert "improviser" in str(hint.render())
+            app.screen.query_one(ProviderForm).query_one("#provider").value = "anthropic"
+            await pilot.pause()
+            assert "improviser" not in str(hint.render()) and "ANTHROPIC_API_KEY" in str(hint.render())
+
+    async def test_seed_and_max_beats_reach_the_run_and_the_confirm_step(self, workspace):
+        app = wizard_app(workspace, seed=None)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await to_provider(pilot, app)
+            assert not app.screen.query_one("#first").display and not app.screen.query_one("#max_rounds").display
+            app.screen.query_one("#seed").value = "42"
+            app.screen.query_one("#max_beats").value = "5"
+            await pilot.pause()
+            await pilot.press("ctrl+n")
+            assert step(app) == "confirm"
+            options = app.screen.run_options()
+            assert (options.seed, options.max_beats) == (42, 5)
+            text = screen_text(app)
+            for row in ("Seed        42", "Max beats   5", "Base URL    the provider's own", "Pace        "):
+                assert row in text, row
+
+    async def test_a_max_beats_of_zero_is_named_and_blocks_next(self, workspace):
+        app = wizard_app(workspace)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await to_provider(pilot, app)
+            app.screen.query_one("#max_beats").value = "0"
+            await pilot.pause()
+            assert "Max beats: 1 or more, or blank." in screen_text(app)
+            assert app.screen.check_action("next", ()) is None
+
+    async def test_a_collaboration_offers_its_first_speaker_and_round_cap(self, workspace):
+        app = wizard_app(workspace, scene="hiking-plan.yaml")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await to_provider(pilot, app)
+            assert not app.screen.query_one("#max_beats").display
+            app.screen.query_one("#first").value = "claude"
+            app.screen.query_one("#max_rounds").value = "3"
+            await pilot.pause()
+            scene = app.screen.chosen_scene()
+            assert scene.initial_speaker == "claude"
+            assert (scene.section("collaborate").first, scene.section("collaborate").max_rounds) == ("claude", 3)
+            await pilot.press("ctrl+n")
+            text = screen_text(app)
+            assert "First       claude" in text and "Rounds      at most 3" in text
+
+    async def test_a_format_that_leaves_cast_members_out_says_so(self, workspace):
+        from tui.widgets.provider_form import ProviderForm
+
+        app = wizard_app(workspace)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await to_provider(pilot, app)
+            app.screen.query_one(ProviderForm).format = "collaborate"
+            await pilot.pause()
+            note = "Collaborate takes the first 2 characters of the scene: charlie is left out."
+            assert note in screen_text(app)
+            await pilot.press("ctrl+n")
+            assert "charlie is left out" in screen_text(app)
+
+    async def test_a_roundtable_confirm_shows_its_topic_and_strategy(self, workspace):
+        app = wizard_app(workspace, scene="roundtable-free.yaml")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await to_provider(pilot, app)
+            await pilot.press("ctrl+n")
+            text = screen_text(app)
+            assert "Topic       How should we share the on-call rota" in text
+            assert "Strategy    free" in text
+            assert "Setting" not in text and "Goal " not in text

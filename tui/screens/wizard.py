@@ -31,12 +31,25 @@ from tui.summary import scene_status, summary
 from tui.widgets.cast_check import CastCheck
 from tui.widgets.choice_picker import ChoicePicker
 from tui.widgets.provider_form import ProviderForm, in_form_words
+from tui.widgets.run_fields import RunFields
 from tui.widgets.scene_picker import ScenePicker
 from tui.widgets.step_bar import StepBar
 
 STEPS = ("scene", "cast", "isolation", "coordinator", "provider", "confirm")
 LABELS = ("Scene", "Cast", "Isolation", "Coordinator", "Provider", "Confirm")
 SceneTransform = Callable[[Scene], Scene]
+
+
+def left_out(scene: Scene, shaped: Scene | None, label: str) -> str:
+    """Who of `scene`'s cast the format (`label`) leaves out once `shaped` to it ('' for nobody)."""
+    if shaped is None:
+        return ""
+    gone = [slug for slug in scene.characters if slug not in shaped.characters]
+    if not gone:
+        return ""
+    kept = len(shaped.characters)
+    return (f"{label} takes the first {kept} character{'s' if kept != 1 else ''} of the scene: "
+            f"{', '.join(gone)} {'is' if len(gone) == 1 else 'are'} left out.")
 
 
 class WizardScreen(Screen[None]):
@@ -192,11 +205,25 @@ class WizardScreen(Screen[None]):
             if self.picker(name).value is None:
                 self.picker(name).preset(flag or in_file, "the command line" if flag else "the scene file")
         self.query_one(ProviderForm).format = registry.choice_of(scene)
+        self._format_chosen()
         flag_provider = self.options.provider
         same = flag_provider in (None, scene.provider.name)
         self.query_one(ProviderForm).preset(flag_provider or scene.provider.name,
                                             self.options.model or (scene.provider.model if same else None),
                                             self.options.base_url or (scene.provider.base_url if same else None))
+
+    @on(Select.Changed, "#format")
+    def _format_chosen(self) -> None:
+        """The format chosen: its run fields, and who it leaves out of the scene's cast (said, never silent)."""
+        if self.scene is None:
+            return
+        form = self.query_one(ProviderForm)
+        try:
+            scene = registry.as_choice(self.scene, form.format)
+        except PromptdeskError:
+            scene = None
+        form.query_one(RunFields).show_for(form.format, scene)
+        form.note_format(left_out(self.scene, scene, registry.label(form.format)))
 
     @on(ScenePicker.Picked)
     def _picked(self, event: ScenePicker.Picked) -> None:
@@ -237,12 +264,16 @@ class WizardScreen(Screen[None]):
         except PromptdeskError as exc:
             scene = self.scene
             error.update(Content(safe(in_form_words(f"Cannot run as {self.query_one(ProviderForm).format}: {exc}"))))
-        self.query_one("#summary", Static).update(summary(scene, self.run_options()))
+        note = left_out(self.scene, scene if scene is not self.scene else None, registry.label(
+            self.query_one(ProviderForm).format)) if self.scene is not None else ""
+        self.query_one("#summary", Static).update(summary(scene, self.run_options(), note))
 
     def chosen_scene(self) -> Scene:
-        """The scene file in the format chosen on the provider step."""
+        """The scene file in the format chosen on the provider step, with that format's run fields applied."""
         assert self.scene is not None
-        return registry.as_choice(self.scene, self.query_one(ProviderForm).format)
+        key = self.query_one(ProviderForm).format
+        scene = registry.as_choice(self.scene, key)
+        return registry.offering(key).tuned(scene, self.query_one(RunFields).values)
 
     @on(Button.Pressed, "#back")
     def action_back(self) -> None:
@@ -259,8 +290,11 @@ class WizardScreen(Screen[None]):
         """The run options with both choices and the provider step applied."""
         assert self.scene is not None
         provider, model, base_url = self.query_one(ProviderForm).values
+        fields = self.query_one(RunFields).values
         spec = self.scene.provider
         return replace(self.options, isolation=self.picker("isolation").value,
+                       seed=fields.get("seed", self.options.seed),
+                       max_beats=fields.get("max_beats", self.options.max_beats),
                        coordinator=self.picker("coordinator").value, cwd=self.cwd,
                        provider=provider if provider != spec.name else None,
                        model=model if model != spec.model else None,
