@@ -216,3 +216,50 @@ class TestProviderStep:
             assert "Topic       How should we share the on-call rota" in text
             assert "Strategy    free" in text
             assert "Setting" not in text and "Goal " not in text
+
+
+class TestNewScene:
+    async def test_a_closed_stage_goes_back_to_the_wizard_with_the_last_choices_suggested_only(self, workspace):
+        from textual.widgets import OptionList
+
+        from tui.screens.stage import StageScreen
+        from tui_support import wait_for
+
+        app = wizard_app(workspace, max_beats=2)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("ctrl+n", "ctrl+n", "b", "ctrl+n", "c", "ctrl+n")
+            app.screen.query_one("#seed").value = "11"
+            await pilot.press("ctrl+n", "ctrl+n")
+            stage = app.screen
+            assert isinstance(stage, StageScreen)
+            await wait_for(pilot, lambda: stage.bridge.worker is not None and stage.bridge.worker.is_finished, "close")
+            await wait_for(pilot, lambda: stage.check_action("new_scene", ()) is True, "closed")
+            await pilot.press("w")
+            await pilot.pause()
+            assert step(app) == "scene" and app.screen.scene is None
+            assert app.screen.check_action("next", ()) is None
+            picker = app.screen.query_one(OptionList)
+            assert picker.highlighted is not None
+            assert app.screen.query_one("#step-scene").files[picker.highlighted].name == "the-apology.yaml"
+            await pilot.press("enter", "ctrl+n")
+            assert step(app) == "isolation" and app.screen.picker("isolation").value is None
+            assert "Last scene: (b) Separate API conversation per actor (press b" in screen_text(app)
+            await pilot.press("a", "ctrl+n")
+            assert app.screen.picker("coordinator").value is None
+            await pilot.press("c", "ctrl+n")
+            assert app.screen.query_one("#seed").value == "11"
+
+    async def test_new_scene_is_in_the_palette_of_a_closed_stage(self, workspace):
+        from tui.screens.stage import StageScreen
+        from tui_support import session_for, wait_for
+
+        session = session_for(workspace, max_beats=1)
+        app = create_app(session=session)
+        async with app.run_test(size=(120, 40)) as pilot:
+            stage = app.screen
+            assert isinstance(stage, StageScreen)
+            await wait_for(pilot, lambda: stage.check_action("new_scene", ()) is True, "closed")
+            titles = [c.title for c in app.get_system_commands(stage)]
+            assert "New scene" in titles
+            next(c for c in app.get_system_commands(stage) if c.title == "New scene").callback()
+            await wait_for(pilot, lambda: isinstance(app.screen, WizardScreen), "the wizard")

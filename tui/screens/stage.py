@@ -68,6 +68,8 @@ class StageScreen(Screen[None]):
                 tooltip="Open this run in the replay once the scene has closed"),
         Binding("a", "escalation", "Decide", id="stage.escalation", tooltip=registry.ASK_HELP),
         Binding("g", "room", "Room", id="stage.room", tooltip=registry.ROOM_HELP),
+        Binding("w", "new_scene", "New scene", id="stage.new-scene",
+                tooltip="Once the scene has closed: back to the wizard for another (the last choices suggested)"),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
@@ -229,6 +231,7 @@ class StageScreen(Screen[None]):
             "resume": status == "paused",
             "replay": status == "closed",
             "escalation": self.waiting is not None,
+            "new_scene": status == "closed",
         }.get(action, True)
         if action == "room":
             return True if self.has_room else False
@@ -353,6 +356,10 @@ class StageScreen(Screen[None]):
             await self.bridge.close()
             if self.app.screen is self:
                 self.app.pop_screen()
+
+    def action_new_scene(self) -> None:
+        """Back to the wizard for another scene (the app keeps the last choices as suggestions)."""
+        self.app.new_scene()
 
     def action_replay(self) -> None:
         """Open this run's replay."""

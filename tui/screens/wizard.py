@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -71,8 +72,10 @@ class WizardScreen(Screen[None]):
     """
 
     def __init__(self, options: RunOptions, scene_path: Path | None = None, cwd: Path | None = None,
-                 scene_transform: SceneTransform | None = None) -> None:
+                 scene_transform: SceneTransform | None = None, last: dict[str, Any] | None = None) -> None:
         super().__init__()
+        self.last = dict(last or {})
+        """The last scene's set-up ("New scene"): its scene and choices are suggested, never chosen."""
         self.options = options
         self.cwd = Path(cwd or options.cwd or Path.cwd())
         self.scene_path = scene_path
@@ -84,11 +87,11 @@ class WizardScreen(Screen[None]):
         yield Static(Content("Promptdesk · set up a scene"), id="title")
         yield StepBar(LABELS, id="steps")
         with ContentSwitcher(initial="step-scene"):
-            yield ScenePicker(self.cwd, self.scene_path, id="step-scene")
+            yield ScenePicker(self.cwd, self.scene_path, suggested=self.last.get("scene"), id="step-scene")
             with VerticalScroll(id="step-cast"):
                 yield CastCheck()
-            yield ChoicePicker(ISOLATION, id="step-isolation")
-            yield ChoicePicker(COORDINATOR, id="step-coordinator")
+            yield ChoicePicker(ISOLATION, suggested=self.last.get("isolation"), id="step-isolation")
+            yield ChoicePicker(COORDINATOR, suggested=self.last.get("coordinator"), id="step-coordinator")
             yield ProviderForm(id="step-provider")
             with VerticalScroll(id="step-confirm"):
                 yield Static(id="summary")
@@ -211,6 +214,9 @@ class WizardScreen(Screen[None]):
         self.query_one(ProviderForm).preset(flag_provider or scene.provider.name,
                                             self.options.model or (scene.provider.model if same else None),
                                             self.options.base_url or (scene.provider.base_url if same else None))
+        if self.last.get("provider") and flag_provider is None:
+            self.query_one(ProviderForm).preset(*self.last["provider"])
+        self.query_one(RunFields).suggest(self.last.get("fields", {}))
 
     @on(Select.Changed, "#format")
     def _format_chosen(self) -> None:
@@ -311,5 +317,9 @@ class WizardScreen(Screen[None]):
         except Exception as exc:  # noqa: BLE001 - any failure is shown in place, never a crash
             self.query_one("#start-error", Static).update(Content(safe(in_form_words(f"Cannot start: {exc}"))))
             return
+        provider = self.query_one(ProviderForm).values
+        self.app.last_choices = {"scene": self.scene_path, "isolation": self.picker("isolation").value,
+                                 "coordinator": self.picker("coordinator").value, "provider": provider,
+                                 "fields": self.query_one(RunFields).values}
         self.app.switch_screen(StageScreen(session, title=scene.title or scene.name,
                                            options=self.run_options()))
