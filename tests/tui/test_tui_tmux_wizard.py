@@ -52,3 +52,36 @@ def test_the_next_key_on_an_unanswered_choice_says_why(tmp_path, terminal: Termi
     terminal.wait_for(r"Choice 2 of 2")
     terminal.keys("C-q")
     terminal.wait_for(r"PROMPTDESK-EXITED-0")
+
+
+def test_w_on_a_closed_stage_opens_the_wizard_again_with_suggestions_only(tmp_path, terminal: Terminal):
+    work = make_workspace(tmp_path / "work")
+    scene = work / "scenes" / "the-apology.yaml"
+    scene.write_text(scene.read_text().replace("latency_ms: [150, 900]", "latency_ms: null"))
+    terminal.start(f"{PROMPTDESK} scenes/the-apology.yaml --seed 7 --max-beats 2 --pace 0; "
+                   "echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    terminal.wait_for(r"✓ The Apology")
+    terminal.keys("C-n")
+    terminal.wait_for(r"Every character was found")
+    terminal.keys("C-n")
+    terminal.wait_for(r"Choice 1 of 2")
+    terminal.type("b")
+    terminal.keys("C-n")
+    terminal.wait_for(r"Choice 2 of 2")
+    terminal.type("c")
+    terminal.keys("C-n")
+    terminal.wait_for(r"Base URL")
+    terminal.keys("C-n")
+    terminal.wait_for(r"Starting writes notes\.md")
+    terminal.keys("C-n")
+    terminal.wait_for(r"Scene closed \(")
+    terminal.type("w")
+    screen = terminal.wait_for(r"Pick a scene")
+    assert "✓ The Apology" not in screen
+    terminal.keys("Enter")
+    terminal.wait_for(r"Every character was found")
+    terminal.keys("C-n")
+    screen = terminal.wait_for(r"Choice 1 of 2")
+    assert "Last scene: (b) Separate API conversation per actor" in screen and "▐●▌" not in screen
+    terminal.type("q")
+    terminal.wait_for(r"PROMPTDESK-EXITED-0")
