@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.style import Style
+from rich.table import Table
 from rich.text import Text
 
 from core.casting.notes import ISOLATION_LINES, ROLE_LINES
@@ -35,11 +37,10 @@ def pace_line(scene: Scene, options: RunOptions) -> str:
     return f"at least {seconds:g} s per beat ({where}; +/- on the stage)"
 
 
-def summary(scene: Scene | None, options: RunOptions, left_out: str = "") -> Text:
-    """Everything the run will use, as the operator confirms it."""
-    text = Text()
+def summary(scene: Scene | None, options: RunOptions, left_out: str = "") -> Group:
+    """Everything the run will use, as the operator confirms it (a long value wraps under itself)."""
     if scene is None:
-        return text
+        return Group()
     fmt = registry.get(scene.format)
     seed = options.seed if options.seed is not None else scene.seed
     rows = [
@@ -59,8 +60,10 @@ def summary(scene: Scene | None, options: RunOptions, left_out: str = "") -> Tex
           if "max_beats" in fmt.wizard_fields(registry.choice_of(scene)) else []),
         ("Run folder", str(options.out or options.runs_root / f"{scene.name}-<date-time>")),
     ]
+    table = Table.grid(padding=(0, 1))
+    table.add_column(style=LABEL, no_wrap=True, min_width=11)
+    table.add_column(ratio=1)
     for label, value in rows:
-        text.append(f"{label:<12}", LABEL)
-        text.append(f"{safe(value)}\n")
-    text.append("\nStarting writes notes.md (both choices first) before any actor is spawned.", Style(bold=True))
-    return text
+        table.add_row(label, Text(safe(value)))
+    return Group(table, Text("\nStarting writes notes.md (both choices first) before any actor is spawned.",
+                             Style(bold=True)))
