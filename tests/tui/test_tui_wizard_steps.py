@@ -263,3 +263,10 @@ class TestNewScene:
             assert "New scene" in titles
             next(c for c in app.get_system_commands(stage) if c.title == "New scene").callback()
             await wait_for(pilot, lambda: isinstance(app.screen, WizardScreen), "the wizard")
+
+
+async def test_seed_and_max_beats_given_on_the_command_line_fill_their_fields_in(workspace):
+    app = wizard_app(workspace, seed=9, max_beats=4)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_provider(pilot, app)
+        assert (app.screen.query_one("#seed").value, app.screen.query_one("#max_beats").value) == ("9", "4")

@@ -216,7 +216,8 @@ class WizardScreen(Screen[None]):
                                             self.options.base_url or (scene.provider.base_url if same else None))
         if self.last.get("provider") and flag_provider is None:
             self.query_one(ProviderForm).preset(*self.last["provider"])
-        self.query_one(RunFields).suggest(self.last.get("fields", {}))
+        self.query_one(RunFields).suggest({"seed": self.options.seed, "max_beats": self.options.max_beats,
+                                           **self.last.get("fields", {})})
 
     @on(Select.Changed, "#format")
     def _format_chosen(self) -> None:
