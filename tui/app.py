@@ -51,6 +51,10 @@ class PromptdeskApp(App[int]):
         """The console theme in use (`dark` or `light`)."""
         self.run_dirs: list[str] = []
         """The run folder of every scene started in this console, in order (printed after quitting)."""
+        self.wizard_setup: tuple[Any, Path | None, Any] = (None, None, None)
+        """(run options, working folder, scene transform) a new wizard starts from."""
+        self.last_choices: dict[str, Any] = {}
+        """What the last scene started from the wizard was set up with (offered as suggestions only)."""
 
     def on_mount(self) -> None:
         apply_theme(self, self.theme_name)
@@ -74,6 +78,15 @@ class PromptdeskApp(App[int]):
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
+
+    def new_scene(self) -> None:
+        """Back to the wizard in place of the current screen (a closed stage), the last scene's choices
+        offered as suggestions, never pre-selected."""
+        from core.casting.build import RunOptions
+        from tui.screens.wizard import WizardScreen
+
+        options, cwd, transform = self.wizard_setup
+        self.switch_screen(WizardScreen(options or RunOptions(), None, cwd, transform, last=self.last_choices))
 
     def action_toggle_theme(self) -> None:
         """Switch to the next theme."""
@@ -141,7 +154,9 @@ def create_app(*, scene: Path | None = None, replay: Path | None = None, session
         from tui.screens.wizard import WizardScreen
         return WizardScreen(options or RunOptions(), scene, cwd, scene_transform)
 
-    return PromptdeskApp(first, theme=theme)
+    app = PromptdeskApp(first, theme=theme)
+    app.wizard_setup = (options, cwd, scene_transform)
+    return app
 
 
 def run_console(ns: argparse.Namespace, scene: Path | None = None, replay: Path | None = None) -> int:

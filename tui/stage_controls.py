@@ -20,6 +20,8 @@ def why_not(stage: Any, action: str) -> str | None:
         return "the scene is not paused" if status == "running" else over
     if action == "pace" and not (stage.bridge.live and hasattr(stage.session, "set_pace")):
         return over
+    if action == "new_scene" and not closed:
+        return "a new scene starts once this one has closed"
     if action == "replay" and not closed:
         return "the replay opens once the scene has closed"
     if action == "escalation" and stage.waiting is None:

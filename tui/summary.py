@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.style import Style
+from rich.table import Table
 from rich.text import Text
 
 from core.casting.notes import ISOLATION_LINES, ROLE_LINES
@@ -21,25 +23,47 @@ def scene_status(scene: Scene) -> str:
             f"{scene.turns} turns, up to {scene.limits.beats_for(len(scene.characters))} beats")
 
 
-def summary(scene: Scene | None, options: RunOptions) -> Text:
-    """Everything the run will use, as the operator confirms it."""
-    text = Text()
+def pace_line(scene: Scene, options: RunOptions) -> str:
+    """The pace the run will keep, and where it comes from."""
+    from core.casting.build import provider_spec
+    from core.engine.pacing import resolve
+
+    seconds = resolve(options.pace, scene.pace, options.offline_pace,
+                      [provider_spec(scene, slug, options) for slug in scene.characters])
+    where = ("--pace" if options.pace is not None else "the scene file" if scene.pace is not None
+             else "the offline improviser's console pace" if seconds else "")
+    if not seconds:
+        return "off: each beat starts as soon as the last one ends (+/- on the stage)"
+    return f"at least {seconds:g} s per beat ({where}; +/- on the stage)"
+
+
+def summary(scene: Scene | None, options: RunOptions, left_out: str = "") -> Group:
+    """Everything the run will use, as the operator confirms it (a long value wraps under itself)."""
     if scene is None:
-        return text
+        return Group()
+    fmt = registry.get(scene.format)
+    seed = options.seed if options.seed is not None else scene.seed
     rows = [
         ("Scene", f"{scene.title} ({scene.name})"),
-        ("Setting", scene.setting or "—"),
         ("Format", registry.label(registry.choice_of(scene))),
-        ("Goal", scene.goal or "—"),
-        ("Cast", ", ".join(scene.characters)),
+        *fmt.summary_rows(scene),
+        ("Cast", ", ".join(scene.characters) + (f" ({left_out})" if left_out else "")),
         ("Isolation", ISOLATION_LINES.get(options.isolation or "", "not chosen")),
         ("Coordinator", ROLE_LINES.get(options.coordinator or "", "not chosen")),
         ("Provider", f"{options.provider or scene.provider.name}, model "
                      f"{options.model or (scene.provider.model if not options.provider else None) or 'default'}"),
+        ("Base URL", options.base_url or (scene.provider.base_url if not options.provider else None)
+         or "the provider's own"),
+        ("Pace", pace_line(scene, options)),
+        ("Seed", str(seed) if seed is not None else "random (written to notes.md)"),
+        *([("Max beats", str(options.max_beats or scene.limits.beats_for(len(scene.characters))))]
+          if "max_beats" in fmt.wizard_fields(registry.choice_of(scene)) else []),
         ("Run folder", str(options.out or options.runs_root / f"{scene.name}-<date-time>")),
     ]
+    table = Table.grid(padding=(0, 1))
+    table.add_column(style=LABEL, no_wrap=True, min_width=11)
+    table.add_column(ratio=1)
     for label, value in rows:
-        text.append(f"{label:<12}", LABEL)
-        text.append(f"{safe(value)}\n")
-    text.append("\nStarting writes notes.md (both choices first) before any actor is spawned.", Style(bold=True))
-    return text
+        table.add_row(label, Text(safe(value)))
+    return Group(table, Text("\nStarting writes notes.md (both choices first) before any actor is spawned.",
+                             Style(bold=True)))

@@ -222,6 +222,7 @@ class TestProviderStep:
         async with app.run_test(size=SIZE) as pilot:
             form = await self.to_provider(pilot, app)
             form.query_one("#provider").value = "openai-compatible"
+            await pilot.pause()
             form.query_one("#model").value = "llama3"
             await pilot.pause()
             assert "Base URL: openai-compatible needs your server's address." in screen_text(app)

@@ -167,6 +167,22 @@ class ConsoleFormat:
         """What a scene file of this format is about beyond its goal and prompt ('' for nothing)."""
         return ""
 
+    def wizard_fields(self, key: str) -> tuple[str, ...]:
+        """The run fields the wizard offers for choice `key` (`tui.widgets.run_fields.FIELDS`)."""
+        return ("seed", "max_beats")
+
+    def field_defaults(self, scene: Any) -> dict[str, Any]:
+        """What a blank run field means for `scene` (a scene of this format), by field name."""
+        return {"max_beats": scene.limits.beats_for(len(scene.characters))}
+
+    def tuned(self, scene: Any, values: Mapping[str, Any]) -> Any:
+        """`scene` (of this format) with the format's own run fields applied (`first`, `max_rounds`…)."""
+        return scene
+
+    def summary_rows(self, scene: Any) -> list[tuple[str, str]]:
+        """What the confirm step says the scene is about (label, value)."""
+        return [("Setting", scene.setting or "—"), ("Goal", scene.goal or "—")]
+
     def fill(self, data: dict[str, Any], scene: Any, key: str, goal: str) -> None:
         """Make `data` (a scene file turned into this format, shaped as choice `key`) fit the format:
         its cast and its own section."""

@@ -142,3 +142,33 @@ class CollaborateFormat(ConsoleFormat):
         data["cast"] = {k: v for k, v in data.get("cast", {}).items() if k in data["characters"]}
         data["perspectives"] = {k: v for k, v in data.get("perspectives", {}).items() if k in data["characters"]}
         data[self.name] = {"max_rounds": 1 if key == SINGLE else settings(scene).max_rounds}
+
+    def wizard_fields(self, key: str) -> tuple[str, ...]:
+        """A collaboration: who speaks first and the round cap; a single call has neither."""
+        return ("seed",) if key == SINGLE else ("seed", "first", "max_rounds")
+
+    def field_defaults(self, scene: Any) -> dict[str, Any]:
+        """The first speaker and the round cap of the `collaborate:` section (defaults filled in)."""
+        from core.formats.collaborate.settings import settings
+
+        section = settings(scene)
+        return {"first": section.first or scene.initial_speaker or scene.characters[0], "max_rounds": section.max_rounds}
+
+    def tuned(self, scene: Any, values: Mapping[str, Any]) -> Any:
+        """The `collaborate:` section with the first speaker and round cap given (the first speaker is a
+        participant: the wizard offers only those)."""
+        from core.formats.collaborate.settings import settings
+
+        update = {name: values[name] for name in ("first", "max_rounds") if values.get(name) is not None}
+        if not update:
+            return scene
+        changes: dict[str, Any] = {self.name: settings(scene).model_copy(update=update)}
+        if "first" in update:
+            changes["initial_speaker"] = update["first"]
+        return scene.model_copy(update=changes)
+
+    def summary_rows(self, scene: Any) -> list[tuple[str, str]]:
+        """The goal, who speaks first and the round cap."""
+        defaults = self.field_defaults(scene)
+        return [("Goal", scene.goal or scene.prompt or "—"), ("First", defaults["first"]),
+                ("Rounds", f"at most {defaults['max_rounds']}")]

@@ -149,6 +149,19 @@ class RoundtableFormat(ConsoleFormat):
 
         return settings(scene).topic
 
+    def wizard_fields(self, key: str) -> tuple[str, ...]:
+        """A roundtable is bounded by its rounds (its `roundtable:` section), not by beats."""
+        return ("seed",)
+
+    def summary_rows(self, scene: Any) -> list[tuple[str, str]]:
+        """The topic, the strategy (and how participants answer), and the round cap."""
+        from core.formats.roundtable.settings import settings
+
+        table = settings(scene)
+        return [("Topic", table.topic or scene.prompt or scene.goal or "—"),
+                ("Strategy", f"{table.strategy} ({table.participation} answers)"),
+                ("Rounds", f"at most {table.max_rounds}")]
+
     def fill(self, data: dict[str, Any], scene: Any, key: str, goal: str) -> None:
         """The goal becomes the topic."""
         data[self.name] = {"topic": goal}

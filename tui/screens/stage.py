@@ -22,11 +22,11 @@ from tui.formats import registry
 from tui.formats.room_bar import RoomBar
 from tui.lines import safe
 from tui.stage_controls import told_why, why_not
+from tui.stage_directions import Directions
 from tui.waits import Waits
 from tui.stage_state import PlayedTime, from_session
 from tui.widgets.beat_timeline import BeatTimeline
 from tui.widgets.confirm_modal import ConfirmModal
-from tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
 from tui.widgets.pane_picker import PaneControls, panes_binding
 from tui.widgets.queued_line import QueuedLine
 from tui.widgets.stage_view import StageView
@@ -51,7 +51,7 @@ def state_cast(session: SessionLike) -> list[str]:
     return list(session.state.cast)
 
 
-class StageScreen(PaneControls, Screen[None]):
+class StageScreen(Directions, PaneControls, Screen[None]):
     """One scene, live: transcript, private thinking panes, session state, and the controls."""
 
     BINDINGS = [
@@ -81,6 +81,8 @@ class StageScreen(PaneControls, Screen[None]):
                 tooltip="Inject the world event the coordinator suggests (shown in the Session panel) at the next beat"),
         Binding("g", "room", "Room", id="stage.room", tooltip=registry.ROOM_HELP),
         panes_binding("stage"),
+        Binding("w", "new_scene", "New scene", id="stage.new-scene",
+                tooltip="Once the scene has closed: back to the wizard for another (the last choices suggested)"),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
@@ -298,46 +300,6 @@ class StageScreen(PaneControls, Screen[None]):
         self.notify(f"Pace: at least {seconds:g} s per beat", markup=False, timeout=2)
         self.refresh_state()
 
-    def action_inject(self) -> None:
-        """Ask for a world event."""
-        self.app.push_screen(InputModal("event"), self.send_direction)
-
-    def action_note(self) -> None:
-        """Ask for a director's note."""
-        self.app.push_screen(InputModal("note", self.session.state.cast), self.send_direction)
-
-    def send_direction(self, request: WorldEvent | DirectorNote | None) -> None:
-        """Queue what the dialog returned; it reaches the actors at the next beat (or is recorded at the
-        close). Refused, and said so, when the scene closed while the dialog was open."""
-        from core.engine.stage import SceneClosed
-
-        if request is None:
-            return
-        what = "World event" if isinstance(request, WorldEvent) else "Director's note"
-        try:
-            if isinstance(request, WorldEvent):
-                self.bridge.inject_event(request.text)
-            else:
-                self.bridge.add_note(request.text, request.to)
-        except SceneClosed as exc:
-            self.notify(f"{what} not sent: {exc}", severity="warning", markup=False, timeout=6)
-            return
-        self.query_one(QueuedLine).add("event" if isinstance(request, WorldEvent) else "note", request.text,
-                                       self.session.state.status == "paused")
-        self.notify(f"{what} queued for the next beat", markup=False, timeout=3)
-
-    def action_accept_suggestion(self) -> None:
-        """Inject the coordinator's pending suggested world event (`suggested_events: ask`)."""
-        from core.engine.stage import SceneClosed
-
-        try:
-            text = self.session.accept_suggestion()  # type: ignore[attr-defined]
-        except (SceneClosed, ValueError, AttributeError) as exc:
-            self.notify(f"No suggested event injected: {exc}", severity="warning", markup=False, timeout=6)
-            return
-        self.notify(f"Suggested world event queued for the next beat: {safe(text)}", markup=False, timeout=3)
-        self.refresh_state()
-
     def action_escalation(self) -> None:
         """Open the format's dialog on what the scene waits for (once: it is not stacked twice)."""
         details = self.waiting
@@ -398,6 +360,10 @@ class StageScreen(PaneControls, Screen[None]):
             await self.bridge.close()
             if self.app.screen is self:
                 self.app.pop_screen()
+
+    def action_new_scene(self) -> None:
+        """Back to the wizard for another scene (the app keeps the last choices as suggestions)."""
+        self.app.new_scene()
 
     def action_replay(self) -> None:
         """Open this run's replay."""

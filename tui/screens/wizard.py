@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -31,12 +32,25 @@ from tui.summary import scene_status, summary
 from tui.widgets.cast_check import CastCheck
 from tui.widgets.choice_picker import ChoicePicker
 from tui.widgets.provider_form import ProviderForm, in_form_words
+from tui.widgets.run_fields import RunFields
 from tui.widgets.scene_picker import ScenePicker
 from tui.widgets.step_bar import StepBar
 
 STEPS = ("scene", "cast", "isolation", "coordinator", "provider", "confirm")
 LABELS = ("Scene", "Cast", "Isolation", "Coordinator", "Provider", "Confirm")
 SceneTransform = Callable[[Scene], Scene]
+
+
+def left_out(scene: Scene, shaped: Scene | None, label: str) -> str:
+    """Who of `scene`'s cast the format (`label`) leaves out once `shaped` to it ('' for nobody)."""
+    if shaped is None:
+        return ""
+    gone = [slug for slug in scene.characters if slug not in shaped.characters]
+    if not gone:
+        return ""
+    kept = len(shaped.characters)
+    return (f"{label} takes the first {kept} character{'s' if kept != 1 else ''} of the scene: "
+            f"{', '.join(gone)} {'is' if len(gone) == 1 else 'are'} left out.")
 
 
 class WizardScreen(Screen[None]):
@@ -51,14 +65,17 @@ class WizardScreen(Screen[None]):
     WizardScreen > #title { height: 1; padding: 0 1; }
     WizardScreen > StepBar { margin-bottom: 1; }
     WizardScreen > ContentSwitcher { height: 1fr; }
-    WizardScreen > #nav { height: 3; align-horizontal: right; padding: 0 1; }
+    WizardScreen > #nav { height: 3; padding: 0 1; }
+    WizardScreen > #nav > #why { width: 1fr; height: 3; content-align: left middle; color: $warning; }
     WizardScreen > #nav > Button { width: auto; min-width: 10; margin-left: 1; }
     WizardScreen #step-confirm { padding: 0 1; }
     """
 
     def __init__(self, options: RunOptions, scene_path: Path | None = None, cwd: Path | None = None,
-                 scene_transform: SceneTransform | None = None) -> None:
+                 scene_transform: SceneTransform | None = None, last: dict[str, Any] | None = None) -> None:
         super().__init__()
+        self.last = dict(last or {})
+        """The last scene's set-up ("New scene"): its scene and choices are suggested, never chosen."""
         self.options = options
         self.cwd = Path(cwd or options.cwd or Path.cwd())
         self.scene_path = scene_path
@@ -70,16 +87,17 @@ class WizardScreen(Screen[None]):
         yield Static(Content("Promptdesk · set up a scene"), id="title")
         yield StepBar(LABELS, id="steps")
         with ContentSwitcher(initial="step-scene"):
-            yield ScenePicker(self.cwd, self.scene_path, id="step-scene")
+            yield ScenePicker(self.cwd, self.scene_path, suggested=self.last.get("scene"), id="step-scene")
             with VerticalScroll(id="step-cast"):
                 yield CastCheck()
-            yield ChoicePicker(ISOLATION, id="step-isolation")
-            yield ChoicePicker(COORDINATOR, id="step-coordinator")
+            yield ChoicePicker(ISOLATION, suggested=self.last.get("isolation"), id="step-isolation")
+            yield ChoicePicker(COORDINATOR, suggested=self.last.get("coordinator"), id="step-coordinator")
             yield ProviderForm(id="step-provider")
             with VerticalScroll(id="step-confirm"):
                 yield Static(id="summary")
                 yield Static(classes="error", id="start-error")
         with Horizontal(id="nav"):
+            yield Static(id="why", markup=False)
             yield Button("Back", id="back")
             yield Button("Next", variant="primary", id="next")
         yield Footer()
@@ -107,6 +125,34 @@ class WizardScreen(Screen[None]):
         return (all(self.ready(i) for i in range(STEPS.index("provider")))
                 and self.query_one(ProviderForm).problem() is None)
 
+    def why_not(self) -> str:
+        """Why Next is dimmed on this step, naming what to do ('' when the step is answered)."""
+        if self.ready():
+            return ""
+        name = STEPS[self.step]
+        if name == "scene":
+            return ("Next: this scene file has a problem (above): fix it or pick another."
+                    if self.scene_path is not None and self.scene is None
+                    else "Next: pick a scene first (Enter on one, or type a path and Enter).")
+        if name == "cast":
+            return "Next: the cast check failed (above). Fix the character files, or esc and pick another scene."
+        if name in ("isolation", "coordinator"):
+            letters = " or ".join(o.key for o in self.picker(name).choice.options)
+            return f"Next: choose an option first (press {letters})."
+        earlier = next((i for i in range(STEPS.index("provider")) if not self.ready(i)), None)
+        if earlier is not None:
+            return f"Next: step {earlier + 1} ({LABELS[earlier]}) is not answered yet."
+        return f"Next: {self.query_one(ProviderForm).problem()}"
+
+    def on_key(self, event: events.Key) -> None:
+        """The Next key on a step not yet answered says why instead of nothing."""
+        active = self.app.active_bindings.get(event.key)
+        if active is not None and active.binding.id == "wizard.next" and not active.enabled:
+            event.stop()
+            event.prevent_default()
+            self.notify(self.why_not() or "This step is not answered yet.", title="Not yet", severity="warning",
+                        markup=False)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Next is dimmed until the step is answered; Back on the first step."""
         if action == "next":
@@ -120,19 +166,23 @@ class WizardScreen(Screen[None]):
         self.query_one(ContentSwitcher).current = f"step-{STEPS[self.step]}"
         self.query_one(StepBar).current = self.step
         self.query_one("#next", Button).label = "Start the scene" if STEPS[self.step] == "confirm" else "Next"
-        self.query_one("#next", Button).disabled = not self.ready()
         self.query_one("#back", Button).disabled = self.step == 0
-        self.refresh_bindings()
+        self._answered()
         self._focus_step()
 
     def _focus_step(self) -> None:
+        """Focus a widget of the step shown, never one left on a hidden step (which would take the keys)."""
         name = STEPS[self.step]
         target = {"isolation": "#step-isolation RadioSet", "coordinator": "#step-coordinator RadioSet",
                   "provider": "#step-provider Select"}.get(name)
         if target:
             self.query_one(target).focus()
-        elif name in ("cast", "confirm"):
+        elif name == "scene":
+            self.query_one(ScenePicker).focus_first()
+        elif not self.query_one("#next", Button).disabled:
             self.query_one("#next", Button).focus()
+        else:
+            self.query_one(f"#step-{name}").focus()
 
     # -- answering ---------------------------------------------------------------------------
 
@@ -158,6 +208,7 @@ class WizardScreen(Screen[None]):
             if self.picker(name).value is None:
                 self.picker(name).preset(flag or in_file, "the command line" if flag else "the scene file")
         self.query_one(ProviderForm).format = registry.choice_of(scene)
+        self._format_chosen()
         flag_provider = self.options.provider
         same = flag_provider in (None, scene.provider.name)
         self.query_one(ProviderForm).preset(flag_provider or scene.provider.name,
@@ -165,6 +216,23 @@ class WizardScreen(Screen[None]):
                                             self.options.base_url or (scene.provider.base_url if same else None),
                                             self.options.provider_settings.get("max_concurrency")
                                             or scene.provider.max_concurrency)
+        if self.last.get("provider") and flag_provider is None:
+            self.query_one(ProviderForm).preset(*self.last["provider"])
+        self.query_one(RunFields).suggest({"seed": self.options.seed, "max_beats": self.options.max_beats,
+                                           **self.last.get("fields", {})})
+
+    @on(Select.Changed, "#format")
+    def _format_chosen(self) -> None:
+        """The format chosen: its run fields, and who it leaves out of the scene's cast (said, never silent)."""
+        if self.scene is None:
+            return
+        form = self.query_one(ProviderForm)
+        try:
+            scene = registry.as_choice(self.scene, form.format)
+        except PromptdeskError:
+            scene = None
+        form.query_one(RunFields).show_for(form.format, scene)
+        form.note_format(left_out(self.scene, scene, registry.label(form.format)))
 
     @on(ScenePicker.Picked)
     def _picked(self, event: ScenePicker.Picked) -> None:
@@ -178,6 +246,7 @@ class WizardScreen(Screen[None]):
     @on(Input.Changed)
     def _answered(self) -> None:
         self.query_one("#next", Button).disabled = not self.ready()
+        self.query_one("#why", Static).update(self.why_not())
         self.refresh_bindings()
 
     @on(Button.Pressed, "#next")
@@ -204,12 +273,16 @@ class WizardScreen(Screen[None]):
         except PromptdeskError as exc:
             scene = self.scene
             error.update(Content(safe(in_form_words(f"Cannot run as {self.query_one(ProviderForm).format}: {exc}"))))
-        self.query_one("#summary", Static).update(summary(scene, self.run_options()))
+        note = left_out(self.scene, scene if scene is not self.scene else None, registry.label(
+            self.query_one(ProviderForm).format)) if self.scene is not None else ""
+        self.query_one("#summary", Static).update(summary(scene, self.run_options(), note))
 
     def chosen_scene(self) -> Scene:
-        """The scene file in the format chosen on the provider step."""
+        """The scene file in the format chosen on the provider step, with that format's run fields applied."""
         assert self.scene is not None
-        return registry.as_choice(self.scene, self.query_one(ProviderForm).format)
+        key = self.query_one(ProviderForm).format
+        scene = registry.as_choice(self.scene, key)
+        return registry.offering(key).tuned(scene, self.query_one(RunFields).values)
 
     @on(Button.Pressed, "#back")
     def action_back(self) -> None:
@@ -226,11 +299,14 @@ class WizardScreen(Screen[None]):
         """The run options with both choices and the provider step applied."""
         assert self.scene is not None
         provider, model, base_url = self.query_one(ProviderForm).values
+        fields = self.query_one(RunFields).values
         spec, limit = self.scene.provider, self.query_one(ProviderForm).max_concurrency
         settings = {k: v for k, v in self.options.provider_settings.items() if k != "max_concurrency"}
         if limit != spec.max_concurrency:  # blank over a scene's limit: no limit
             settings["max_concurrency"] = limit
         return replace(self.options, isolation=self.picker("isolation").value, provider_settings=settings,
+                       seed=fields.get("seed", self.options.seed),
+                       max_beats=fields.get("max_beats", self.options.max_beats),
                        coordinator=self.picker("coordinator").value, cwd=self.cwd,
                        provider=provider if provider != spec.name else None,
                        model=model if model != spec.model else None,
@@ -247,5 +323,9 @@ class WizardScreen(Screen[None]):
         except Exception as exc:  # noqa: BLE001 - any failure is shown in place, never a crash
             self.query_one("#start-error", Static).update(Content(safe(in_form_words(f"Cannot start: {exc}"))))
             return
+        provider = (*self.query_one(ProviderForm).values, self.query_one(ProviderForm).max_concurrency)
+        self.app.last_choices = {"scene": self.scene_path, "isolation": self.picker("isolation").value,
+                                 "coordinator": self.picker("coordinator").value, "provider": provider,
+                                 "fields": self.query_one(RunFields).values}
         self.app.switch_screen(StageScreen(session, title=scene.title or scene.name,
                                            options=self.run_options()))

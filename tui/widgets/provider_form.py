@@ -19,6 +19,7 @@ from textual.widgets import Input, Label, Select, Static
 
 from tui.choices import PROVIDERS
 from tui.formats import registry
+from tui.widgets.run_fields import RunFields
 
 MODEL_HINT = {
     "offline": ("Model (blank: the offline improviser, its only model)", "(leave blank)"),
@@ -37,6 +38,17 @@ CONCURRENCY_HINT = ("Max concurrency (blank: no limit; 1 for a server that serve
 FIELD_NAMES = {"--base-url": "the Base URL field", "--model": "the Model field", "--provider": "the Provider field",
                "--isolation": "the Isolation step", "--coordinator": "the Coordinator step"}
 
+
+PROVIDER_HINT = {
+    "offline": ("offline is a deterministic, seeded improviser, not a language model: no key, no network, the same "
+                "run for the same seed."),
+    "anthropic": "anthropic calls Anthropic's API: it reads its key from ANTHROPIC_API_KEY in the environment.",
+    "openai": "openai calls OpenAI's API: it reads its key from OPENAI_API_KEY in the environment.",
+    "openai-compatible": ("openai-compatible calls your own server (Ollama, vLLM, LM Studio…) at its base URL; "
+                          "a key, if it needs one, from OPENAI_API_KEY."),
+    "claude-code": "claude-code runs the Claude Code command line on this machine (logged in as you are).",
+}
+"""What the provider chosen is and needs (only that provider's line is shown)."""
 
 KEY_ENVS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 """Where each provider reads its API key (as `core.providers` reads it); the others need none."""
@@ -62,12 +74,21 @@ class ProviderForm(VerticalScroll):
     ProviderForm > Label { margin-top: 1; }
     ProviderForm > .hint { color: $text-muted; margin-top: 1; }
     ProviderForm > #needs { margin-top: 1; text-style: bold; color: $warning; }
+    ProviderForm > #format-note { color: $warning; display: none; }
     """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.provider = "offline"
+        """The provider the Model and Base URL fields are filled in for."""
+        self.typed: dict[str, tuple[str, str]] = {}
+        """(model, base URL) as last filled in for each provider: a value typed for one never stays for another."""
 
     def compose(self) -> ComposeResult:
         yield Label("Format (preset from the scene file)")
         yield Select([(c.label, c.key) for c in registry.CHOICES], value=registry.DEFAULT, allow_blank=False,
                      id="format")
+        yield Static(id="format-note", markup=False)
         yield Label("Provider")
         yield Select([(name, name) for name in PROVIDERS], value="offline", allow_blank=False, id="provider")
         yield Label(Content(MODEL_HINT["offline"][0]), id="model-label")
@@ -76,10 +97,9 @@ class ProviderForm(VerticalScroll):
         yield Input(placeholder=BASE_URL_OPTIONAL[1], id="base-url")
         yield Label(Content(CONCURRENCY_HINT[0]))
         yield Input(placeholder=CONCURRENCY_HINT[1], id="max-concurrency")
+        yield RunFields(id="run-fields")
         yield Static(id="needs", markup=False)
-        yield Static(Content("offline is a deterministic, seeded improviser, not a language model: no key, no "
-                             "network, the same run for the same seed. The others need their API key in the "
-                             "environment (ANTHROPIC_API_KEY, OPENAI_API_KEY)."), classes="hint")
+        yield Static(Content(PROVIDER_HINT["offline"]), classes="hint", id="provider-hint")
 
     def on_mount(self) -> None:
         self.show_needs()
@@ -88,10 +108,29 @@ class ProviderForm(VerticalScroll):
         """Fill the form in from the scene file and the flags."""
         if provider in PROVIDERS:
             self.query_one("#provider", Select).value = provider
+            self.provider = provider
         self.query_one("#model", Input).value = model or ""
         self.query_one("#base-url", Input).value = base_url or ""
         self.query_one("#max-concurrency", Input).value = str(max_concurrency or "")
+        self.typed[self.provider] = (model or "", base_url or "")
         self.show_needs()
+
+    @on(Select.Changed, "#provider")
+    def _switched(self, event: Select.Changed) -> None:
+        """Another provider: keep what was typed for the last one, and show what was typed for this one."""
+        new = str(event.value)
+        if new == self.provider:
+            return
+        model, base_url = self.query_one("#model", Input), self.query_one("#base-url", Input)
+        self.typed[self.provider] = (model.value, base_url.value)
+        self.provider = new
+        model.value, base_url.value = self.typed.get(new, ("", ""))
+        self.show_needs()
+
+    def note_format(self, text: str) -> None:
+        """Say what the format chosen does to the scene (who it leaves out), or nothing."""
+        self.query_one("#format-note", Static).update(text)
+        self.query_one("#format-note", Static).display = bool(text)
 
     @property
     def max_concurrency(self) -> int | None:
@@ -119,6 +158,9 @@ class ProviderForm(VerticalScroll):
     def problem(self) -> str | None:
         """What the step still needs, naming the field (None when it can go on)."""
         provider, model, base_url = self.values
+        fields = self.query_one(RunFields).problem()
+        if fields:
+            return fields
         if provider != "offline" and not model:
             return f"Model: {provider} needs a model name (it has no default model here)."
         if provider == "openai-compatible" and not base_url:
@@ -131,7 +173,6 @@ class ProviderForm(VerticalScroll):
                     "or choose the offline provider.")
         return None
 
-    @on(Select.Changed, "#provider")
     @on(Input.Changed)
     def show_needs(self) -> None:
         """Relabel the fields for the provider chosen and say what the step still needs."""
@@ -143,3 +184,4 @@ class ProviderForm(VerticalScroll):
         self.query_one("#base-url-label", Label).update(Content(label))
         self.query_one("#base-url", Input).placeholder = placeholder
         self.query_one("#needs", Static).update(self.problem() or "")
+        self.query_one("#provider-hint", Static).update(Content(PROVIDER_HINT.get(provider, "")))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -15,6 +16,18 @@ from textual.widgets.option_list import Option
 from tui.lines import safe
 
 
+def scene_title(path: Path) -> str:
+    """The scene file's `title:` (else its `name:`), read without validating it ('' when unreadable)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    title = data.get("title") or data.get("name")
+    return title.strip() if isinstance(title, str) else ""
+
+
 def scene_files(cwd: Path) -> list[Path]:
     """The example scenes: `scenes/*.yaml` and `*.yml` under `cwd`, sorted by name."""
     folder = cwd / "scenes"
@@ -22,7 +35,8 @@ def scene_files(cwd: Path) -> list[Path]:
 
 
 class ScenePicker(Vertical):
-    """Lists scene files; Enter on one, or a path typed and submitted, picks it."""
+    """Lists scene files by title and file; Enter on one, or a path typed and submitted, picks it.
+    `suggested` (the last scene played) only puts the cursor on its row: nothing is picked for the operator."""
 
     DEFAULT_CSS = """
     ScenePicker { height: 1fr; padding: 0 1; }
@@ -38,18 +52,24 @@ class ScenePicker(Vertical):
             self.path = path
             """The scene file (not yet validated)."""
 
-    def __init__(self, cwd: Path, chosen: Path | None = None, **kwargs) -> None:
+    def __init__(self, cwd: Path, chosen: Path | None = None, suggested: Path | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.cwd = cwd
         self.files = scene_files(cwd)
         self.chosen = chosen
+        self.suggested = suggested
 
     def compose(self) -> ComposeResult:
         yield Label("Pick a scene (Enter), or type the path of a scene file:")
-        yield OptionList(*[Option(Content(safe(self._label(p))), id=str(i)) for i, p in enumerate(self.files)])
+        yield OptionList(*[Option(self._row(p), id=str(i)) for i, p in enumerate(self.files)])
         yield Input(placeholder="path/to/scene.yaml", value=self._label(self.chosen) if self.chosen else "",
                     id="scene-path")
         yield Static(Content(""), classes="status")
+
+    def _row(self, path: Path) -> Content:
+        """One row of the list: the scene's title, then its file."""
+        title = safe(scene_title(path))
+        return Content.assemble(*([(title, "bold"), "  "] if title else []), (safe(self._label(path)), "dim"))
 
     def _label(self, path: Path) -> str:
         try:
@@ -59,9 +79,15 @@ class ScenePicker(Vertical):
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
-        if self.chosen is not None and self.chosen.resolve() in [p.resolve() for p in self.files]:
-            options.highlighted = [p.resolve() for p in self.files].index(self.chosen.resolve())
-        (options if self.files else self.query_one(Input)).focus()
+        files = [p.resolve() for p in self.files]
+        near = self.chosen or self.suggested
+        if near is not None and near.resolve() in files:
+            options.highlighted = files.index(near.resolve())
+        self.focus_first()
+
+    def focus_first(self) -> None:
+        """Focus the list of scenes (the path field when there is none)."""
+        (self.query_one(OptionList) if self.files else self.query_one(Input)).focus()
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:

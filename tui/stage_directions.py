@@ -1,0 +1,52 @@
+"""The operator's directions to a running scene, from the stage: a world event, a director's note,
+the coordinator's suggested world event accepted. Each is queued for the next beat and said so."""
+
+from __future__ import annotations
+
+from tui.lines import safe
+from tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
+from tui.widgets.queued_line import QueuedLine
+
+
+class Directions:
+    """The stage's direction actions (mixed into `StageScreen`, whose bridge, session and notify they use)."""
+
+    def action_inject(self) -> None:
+        """Ask for a world event."""
+        self.app.push_screen(InputModal("event"), self.send_direction)
+
+    def action_note(self) -> None:
+        """Ask for a director's note."""
+        self.app.push_screen(InputModal("note", self.session.state.cast), self.send_direction)
+
+    def send_direction(self, request: WorldEvent | DirectorNote | None) -> None:
+        """Queue what the dialog returned; it reaches the actors at the next beat (or is recorded at the
+        close). Refused, and said so, when the scene closed while the dialog was open."""
+        from core.engine.stage import SceneClosed
+
+        if request is None:
+            return
+        what = "World event" if isinstance(request, WorldEvent) else "Director's note"
+        try:
+            if isinstance(request, WorldEvent):
+                self.bridge.inject_event(request.text)
+            else:
+                self.bridge.add_note(request.text, request.to)
+        except SceneClosed as exc:
+            self.notify(f"{what} not sent: {exc}", severity="warning", markup=False, timeout=6)
+            return
+        self.query_one(QueuedLine).add("event" if isinstance(request, WorldEvent) else "note", request.text,
+                                       self.session.state.status == "paused")
+        self.notify(f"{what} queued for the next beat", markup=False, timeout=3)
+
+    def action_accept_suggestion(self) -> None:
+        """Inject the coordinator's pending suggested world event (`suggested_events: ask`)."""
+        from core.engine.stage import SceneClosed
+
+        try:
+            text = self.session.accept_suggestion()  # type: ignore[attr-defined]
+        except (SceneClosed, ValueError, AttributeError) as exc:
+            self.notify(f"No suggested event injected: {exc}", severity="warning", markup=False, timeout=6)
+            return
+        self.notify(f"Suggested world event queued for the next beat: {safe(text)}", markup=False, timeout=3)
+        self.refresh_state()

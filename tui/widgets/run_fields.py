@@ -1,0 +1,95 @@
+"""The wizard's run fields, on the provider step: seed, and what the chosen format lets the operator bound.
+
+Which fields a format has is the format's to say (`tui.formats.base.ConsoleFormat.wizard_fields`): a
+scene has a beat cap, a collaboration a first speaker and a round cap. Blank means "as the scene file
+says", and each placeholder says what that is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Input, Label, Select
+
+from tui.formats import registry
+
+FIELDS = ("seed", "max_beats", "first", "max_rounds")
+"""Every run field, in the order shown."""
+NAMES = {"seed": "Seed", "max_beats": "Max beats", "first": "First speaker", "max_rounds": "Round cap"}
+
+
+class RunFields(Vertical):
+    """Seed, max beats, first speaker, round cap: those the format chosen has, the others hidden."""
+
+    DEFAULT_CSS = """
+    RunFields { height: auto; }
+    RunFields > Label { margin-top: 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Label("Seed", id="seed-label")
+        yield Input(type="integer", placeholder="(blank: the scene's seed, else a random one)", id="seed")
+        yield Label("Max beats", id="max_beats-label")
+        yield Input(type="integer", placeholder="(blank: the scene's limit)", id="max_beats")
+        yield Label("First speaker", id="first-label")
+        yield Select([], prompt="(blank: as the scene file says)", id="first")
+        yield Label("Round cap", id="max_rounds-label")
+        yield Input(type="integer", placeholder="(blank: the scene's cap)", id="max_rounds")
+
+    def show_for(self, key: str, scene: Any | None) -> None:
+        """Show the fields of format choice `key` for `scene` (as that format: None when it does not fit)."""
+        shown = registry.offering(key).wizard_fields(key) if scene is not None else ("seed",)
+        for name in FIELDS:
+            self.query_one(f"#{name}-label").display = name in shown
+            self.query_one(f"#{name}").display = name in shown
+        if scene is None:
+            return
+        hints = registry.offering(key).field_defaults(scene)
+        if scene.seed is not None:
+            self.query_one("#seed", Input).placeholder = f"(blank: the scene's seed, {scene.seed})"
+        for name in ("max_beats", "max_rounds"):
+            if name in hints:
+                self.query_one(f"#{name}", Input).placeholder = f"(blank: the scene's, {hints[name]})"
+        first = self.query_one("#first", Select)
+        if "first" in shown:
+            value = first.value
+            first.set_options([(slug, slug) for slug in scene.characters])
+            first.prompt = f"(blank: {hints.get('first', 'as the scene file says')})"
+            if value in scene.characters:
+                first.value = value
+
+    def number(self, name: str) -> int | None:
+        """A number field's value (None when blank or hidden)."""
+        field = self.query_one(f"#{name}", Input)
+        text = field.value.strip()
+        return int(text) if field.display and text.lstrip("-").isdigit() else None
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """The fields filled in and shown, by name (`seed`, `max_beats`, `first`, `max_rounds`)."""
+        values: dict[str, Any] = {name: self.number(name) for name in ("seed", "max_beats", "max_rounds")}
+        first = self.query_one("#first", Select)
+        values["first"] = first.value if first.display and isinstance(first.value, str) else None
+        return {name: value for name, value in values.items() if value is not None}
+
+    def problem(self) -> str | None:
+        """A field that does not hold what it must, named (None when all do)."""
+        for name in ("seed", "max_beats", "max_rounds"):
+            field = self.query_one(f"#{name}", Input)
+            text = field.value.strip()
+            if not field.display or not text:
+                continue
+            if not text.lstrip("-").isdigit():
+                return f"{NAMES[name]}: a whole number, or blank."
+            if name != "seed" and int(text) < 1:
+                return f"{NAMES[name]}: 1 or more, or blank."
+        return None
+
+    def suggest(self, values: dict[str, Any]) -> None:
+        """Fill the fields in with earlier values (the last scene's)."""
+        for name in ("seed", "max_beats", "max_rounds"):
+            if values.get(name) is not None:
+                self.query_one(f"#{name}", Input).value = str(values[name])
+
