@@ -75,12 +75,6 @@ def start_server(server_python: str, model: str, port: int, threads: int, log: P
 def play(protocol: str, base_url: str, beats: int, out: Path, max_tokens: int) -> float:
     """Play the-apology headless on the local server with `protocol`; the wall seconds of its beats."""
     from core.casting.build import RunOptions, build_session
-    from core.engine import journals
-
-    async def no_journal_step(*_args: object, **_kwargs: object) -> None:
-        """The journal step is not what is measured here (and a 270M model's entries take minutes)."""
-
-    journals.write_all = no_journal_step  # type: ignore[assignment]
     from core.casting.scene_file import load_scene
 
     scene = load_scene(SCENE)
