@@ -94,7 +94,8 @@ class WrappedLog(ScrollView, can_focus=True):
         The log's own size never depends on its entries (its height is set by its container, unless
         it is `auto`), so the new virtual size is set without the screen-wide layout pass that
         Textual's `virtual_size` reactive asks for, and the scrollbar is updated in place. Following
-        the end, the view is scrolled there now (not after the next frame, which would draw twice).
+        the end, the view scrolls there after the next frame, as before (scrolling at once raced a
+        `PageUp` being animated and could undo it).
         """
         size = Size(self._width, self.row_count)
         if size != self.virtual_size:
@@ -105,7 +106,7 @@ class WrappedLog(ScrollView, can_focus=True):
                 self.set_reactive(WrappedLog.virtual_size, size)
                 self._scroll_update(size)
         if self.auto_scroll:
-            self.scroll_to(y=self.max_scroll_y, animate=False)
+            self.scroll_end(animate=False, immediate=False, x_axis=False)
         self.refresh()
 
     def relayout(self) -> None:
