@@ -10,6 +10,7 @@ Controls go the other way, through the session's control channel (a format's own
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -18,6 +19,29 @@ from textual.message_pump import MessagePump
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from core.record.events import BaseEvent
+
+
+_live_sessions = 0
+"""How many bridges are running a session (the heap is frozen while any is)."""
+
+
+def _freeze_heap() -> None:
+    """A session starts: leave everything alive now (modules, the app, its screens) out of the
+    garbage collector's full passes until the last live session ends. Those passes otherwise rescan
+    the whole startup heap (about 100,000 objects) again and again while lines stream in."""
+    global _live_sessions
+    _live_sessions += 1
+    if _live_sessions == 1:
+        gc.freeze()
+
+
+def _thaw_heap() -> None:
+    """The last live session ended: hand the frozen objects back to the collector (a screen closed
+    meanwhile is collected as usual)."""
+    global _live_sessions
+    _live_sessions = max(0, _live_sessions - 1)
+    if _live_sessions == 0:
+        gc.unfreeze()
 
 
 class SessionLike(Protocol):
@@ -76,12 +100,14 @@ class SessionBridge:
 
     async def _run(self) -> Any:
         unsubscribe = self.session.subscribe(self.on_event)
+        _freeze_heap()
         try:
             result = await self.session.run()
         except BaseException as exc:
             self.target.post_message(self.Finished(error=exc))
             raise
         finally:
+            _thaw_heap()
             unsubscribe()
         self.target.post_message(self.Finished(result=result))
         return result

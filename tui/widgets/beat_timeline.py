@@ -7,7 +7,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
-from core.record.events import BaseEvent
+from core.record.events import BaseEvent, SpeakEvent
 from core.experiments.metrics import FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, timeline
 
 GLYPHS = {SPOKE: ("█", "#3b82f6"), INTERRUPTED: ("▲", "#f59e0b"), REACTED: ("◆", "#10b981"),
@@ -40,11 +40,21 @@ class BeatTimeline(Widget):
         super().__init__(**kwargs)
         self.names = names
         self.events: list[BaseEvent] = list(events or [])
+        self._last_beat = max((e.beat for e in self.events if e.beat is not None), default=-1)
 
     def extend(self, events: list[BaseEvent]) -> None:
-        """Add newly arrived events and redraw (the live stage calls this per batch)."""
-        self.events.extend(e for e in events if e.type != "delta")
-        self.refresh(layout=True)
+        """Add newly arrived events and redraw (the live stage calls this per batch). Hidden, it only
+        keeps them: showing it lays it out and draws it anew, so no layout pass is asked for now.
+
+        Only what `timeline` reads is kept (the start, turns, failures, and each event that raises
+        the highest beat): a long scene's thoughts and deltas are not held twice."""
+        for event in events:
+            beat = -1 if event.beat is None else event.beat
+            if event.type in ("start", "system") or isinstance(event, SpeakEvent) or beat > self._last_beat:
+                self.events.append(event)
+                self._last_beat = max(self._last_beat, beat)
+        if self.display:
+            self.refresh(layout=True)
 
     def render(self) -> Text:
         rows = timeline(self.events) if self.events else {slug: [] for slug in self.names}

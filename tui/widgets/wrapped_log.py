@@ -90,7 +90,22 @@ class WrappedLog(ScrollView, can_focus=True):
             self._ends.append(total)
 
     def _resized(self) -> None:
-        self.virtual_size = Size(self._width, self.row_count)
+        """Take the new row count into account: one repaint of this widget, no layout of the screen.
+
+        The log's own size never depends on its entries (its height is set by its container, unless
+        it is `auto`), so the new virtual size is set without the screen-wide layout pass that
+        Textual's `virtual_size` reactive asks for, and the scrollbar is updated in place. Following
+        the end, the view scrolls there after the next frame, as before (scrolling at once raced a
+        `PageUp` being animated and could undo it).
+        """
+        size = Size(self._width, self.row_count)
+        if size != self.virtual_size:
+            height = self.styles.height
+            if height is not None and height.is_auto:
+                self.virtual_size = size
+            else:
+                self.set_reactive(WrappedLog.virtual_size, size)
+                self._scroll_update(size)
         if self.auto_scroll:
             self.scroll_end(animate=False, immediate=False, x_axis=False)
         self.refresh()

@@ -1,0 +1,102 @@
+"""Bulk appends to the live stage: a batch of lines costs the logs one repaint each, never a layout
+pass of the screen, however many lines it holds (what keeps `console_append_s` down)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from core.record.events import GenericEvent, SpeakEvent, ThinkEvent
+from tui_support import screen_text, wait_for
+
+from tui.app import create_app
+from tui.scripted import ScriptedSession
+from tui.widgets.beat_timeline import BeatTimeline
+from tui.widgets.thinking_pane import ThoughtLog
+from tui.widgets.transcript import Transcript
+from tui.widgets.wrapped_log import WrappedLog
+
+CAST = {"alice": "Alice", "bob": "Bob"}
+SIZE = (120, 40)
+
+
+def beats(first: int, count: int) -> list:
+    """`count` beats from `first`: a marker, then each actor's thought and line."""
+    events: list = []
+    for n in range(first, first + count):
+        events.append(GenericEvent(t=n, **{"from": "coordinator"}, type="beat", text=f"Beat {n}", beat=n))
+        for slug in CAST:
+            events.append(ThinkEvent(t=n, **{"from": slug}, beat=n, text=f"Thought {n} of {slug}."))
+            events.append(SpeakEvent(t=n, **{"from": slug}, beat=n, text=f"Line {n} of {slug}."))
+    return events
+
+
+def count_refreshes(widgets, counts: Counter) -> None:
+    """Count each widget's `refresh` calls: ("layout", widget) for those asking for a layout pass."""
+    for widget in widgets:
+        original = widget.refresh
+
+        def refresh(*regions, _original=original, _widget=widget, **options):
+            counts["layout" if options.get("layout") else "repaint", type(_widget).__name__] += 1
+            return _original(*regions, **options)
+
+        widget.refresh = refresh
+
+
+async def test_a_batch_of_any_size_costs_the_logs_no_layout_pass_and_a_bounded_number_of_repaints():
+    session = ScriptedSession(CAST, "Append")
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        stage = app.screen
+        transcript = stage.query_one(Transcript)
+        counts: Counter = Counter()
+        count_refreshes([*stage.query(WrappedLog), stage.query_one(BeatTimeline)], counts)
+        per_batch = []
+        for first, count in ((0, 5), (5, 200)):
+            counts.clear()
+            session.publish(beats(first, count))  # one tick: the bridge hands them over as one batch
+            await wait_for(pilot, lambda: not stage.bridge.pending, "the batch drawn")
+            await pilot.pause()
+            assert not [key for key in counts if key[0] == "layout"], f"a batch asked for a layout pass: {counts}"
+            per_batch.append(counts["repaint", "Transcript"])
+        assert max(per_batch) <= 3, f"transcript repaints grow with the batch: {per_batch}"
+
+        lines = transcript.plain_lines()
+        assert [line for line in lines if line.startswith(("Alice", "Bob"))] == \
+            [f'{CAST[slug]}  "Line {n} of {slug}."' for n in range(205) for slug in CAST]
+        thoughts = stage.query(ThoughtLog).first()
+        assert transcript.scroll_y == transcript.max_scroll_y > 0 and thoughts.scroll_y == thoughts.max_scroll_y > 0
+        assert "Line 204 of bob." in screen_text(app) and "Thought 204 of alice." in screen_text(app)
+        assert transcript.vertical_scrollbar.window_virtual_size == transcript.row_count
+
+
+async def test_the_hidden_timeline_keeps_only_what_it_draws_and_draws_the_same_once_shown():
+    session = ScriptedSession(CAST, "Append")
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        stage = app.screen
+        events = beats(0, 6)
+        session.publish(events)
+        await wait_for(pilot, lambda: not stage.bridge.pending, "the batch drawn")
+        timeline = stage.query_one(BeatTimeline)
+        assert not any(isinstance(event, ThinkEvent) for event in timeline.events)
+        assert timeline.render().plain == BeatTimeline(CAST, events).render().plain
+        timeline.remove_class("-hidden")
+        await pilot.pause()
+        assert "█" in screen_text(app)
+
+
+async def test_the_heap_is_left_out_of_full_collections_only_while_a_session_is_live():
+    import gc
+
+    session = ScriptedSession(CAST, "Append")
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        stage = app.screen
+        await wait_for(pilot, lambda: session.state.status == "running", "the session running")
+        assert gc.get_freeze_count() > 10_000, "the startup heap is still rescanned by every full collection"
+        session.stop()
+        await wait_for(pilot, lambda: stage.bridge.worker.is_finished, "the session closed")
+        assert gc.get_freeze_count() == 0, "the frozen heap was not handed back to the collector"
