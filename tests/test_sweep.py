@@ -20,7 +20,8 @@ from core.providers.anthropic_provider import AnthropicProvider
 from core.providers.base import Request
 from core.providers.ratelimit import Limiters, Limits, LimitedProvider, RateLimiter
 from core.record.recorder import read_events
-from core.experiments.sweep import Sweep, SweepPlan, parse_seeds, read_results, run_with_signals
+from core.experiments.sweep import Sweep, SweepPlan, read_results, run_with_signals
+from core.experiments.sweep_checks import parse_seeds
 from core.experiments.progress import Progress
 from helpers import CHARACTERS, example_scene
 from loopback import FakeSleep, Reply, loopback  # noqa: F401  (fixture)

@@ -136,3 +136,17 @@ def test_a_sweep_of_takes_that_cannot_write_stops_as_a_recording_error_and_resum
     (out / "results.jsonl").rmdir()
     assert sweep(swept / "parent", out, "--event", "The fire alarm goes off", seeds="1") == 0
     assert len(read_results(out)) == 2
+
+
+@pytest.mark.parametrize("limit", [8, 200])
+def test_a_sweep_of_takes_on_a_full_disk_before_any_run_exits_1_as_a_sweep_does(swept, tmp_path, limit):
+    """A write that fails while the plan is checked or written is a recording error (exit 1, resumable),
+    as it is for a sweep of runs, never a refusal of the input (exit 2)."""
+    from test_sweep_faults import sweep_under_file_limit
+
+    out = tmp_path / "takes"
+    args = ["sweep", "--branch-from", str(swept / "parent"), "--at-beat", "4", "--seeds", "1", "--out", str(out),
+            "--event", "The fire alarm goes off"]
+    done = sweep_under_file_limit(limit, args, tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "RECORDING_ERROR: could not write" in done.stderr and "Traceback" not in done.stderr

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID
 
@@ -28,6 +29,28 @@ def refuse(problem: BaseException | str) -> int:
     and return exit code 2, the code of every command for input that names what to fix."""
     print(str(problem), file=sys.stderr)
     return EXIT_INVALID
+
+
+def sweep_through(make: Callable[[], Any], folder: Path) -> int:
+    """Build a sweep (of runs or of takes) with `make`, check its plan, prepare its folder and play it
+    (`swept`). A plan or folder that cannot be used is refused (exit 2); a write that failed, or a
+    budget already spent, exits 1 before any request, saying why."""
+    from core.errors import PromptdeskError, RecordingError
+
+    try:
+        sweep = make()
+        sweep.validate()
+        todo = sweep.prepare_folder()
+    except RecordingError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_FAILED
+    except PromptdeskError as exc:
+        return refuse(str(exc))
+    if todo and sweep.budget_spent():
+        sweep.release()
+        print(f"{sweep.budget_message(todo)}\nSweep folder: {folder}", file=sys.stderr)
+        return EXIT_FAILED
+    return swept(sweep, folder, todo)
 
 
 def swept(sweep, folder: Path, todo: list) -> int:

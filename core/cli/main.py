@@ -11,6 +11,7 @@ import math
 import sys
 from pathlib import Path
 
+from core.cli import provider_flags
 from core.cli.common import NO_CONSOLE, Console, refuse
 
 def parser() -> argparse.ArgumentParser:
@@ -40,7 +41,7 @@ def parser() -> argparse.ArgumentParser:
                         "(default: beside a <slug>/profile.md you own, else .promptdesk/journals/ beside the scene)")
     p.add_argument("--out", type=Path, metavar="DIR", help="the run folder (default runs/<scene>-<stamp>)")
     p.add_argument("--seed", type=int)
-    p.add_argument("--max-beats", dest="max_beats", type=_positive_int)
+    p.add_argument("--max-beats", dest="max_beats", type=provider_flags.positive_int)
     p.add_argument("--budget-usd", dest="budget_usd", type=_budget, help="close the scene (reason budget) when spent")
     p.add_argument("--pace", type=_seconds, metavar="SECONDS",
                    help="minimum seconds per beat, 0 to 60 (default: the scene's pace:, else 0; "
@@ -49,7 +50,6 @@ def parser() -> argparse.ArgumentParser:
                    help="world events the coordinator suggests: inject them, ask you (console), or only record "
                         "them (default: the scene's suggested_events:, else ask in the console, off headless)")
     p.add_argument("--quiet", action="store_true", help="batch: print only the summary")
-    from core.cli import provider_flags
     from core.formats.registry import FORMATS
 
     provider_flags.add(p)
@@ -57,13 +57,6 @@ def parser() -> argparse.ArgumentParser:
     for fmt in FORMATS.values():
         fmt.add_flags(p)
     return p
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text}")
-    return value
 
 
 def _seconds(text: str) -> float:

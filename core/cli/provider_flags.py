@@ -14,7 +14,7 @@ FLAGS = {"max_concurrency": "--max-concurrency", "timeout_s": "--timeout", "jour
 
 def add(p: argparse.ArgumentParser) -> None:
     """Add the three flags to a command's parser."""
-    p.add_argument("--max-concurrency", dest="max_concurrency", type=_limit, metavar="N",
+    p.add_argument("--max-concurrency", dest="max_concurrency", type=positive_int, metavar="N",
                    help="at most N calls at once to each provider's server, the others queued in arrival order "
                         "(default: no limit; 1 for a server that serves one request at a time, e.g. llama.cpp)")
     p.add_argument("--timeout", dest="timeout_s", type=_timeout, metavar="SECONDS",
@@ -28,13 +28,14 @@ def settings(ns: argparse.Namespace) -> dict[str, Any]:
     return {key: getattr(ns, key) for key in FLAGS if getattr(ns, key, None) is not None}
 
 
-def _limit(text: str) -> int:
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number above 0 (a bad one is named in argparse's error)."""
     try:
         value = int(text)
     except ValueError:
         value = 0
     if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number of calls, not {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text!r}")
     return value
 
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from datetime import datetime
 from pathlib import Path
 
 from core.cli import provider_flags
-from core.cli.common import refuse, swept
-from core.errors import EXIT_FAILED, InvalidConfig, PromptdeskError, RecordingError
+from core.cli.common import sweep_through
+from core.errors import InvalidConfig
 from core.casting.build import ISOLATIONS, ROLES
-from core.experiments.sweep import Sweep, SweepPlan, parse_choices, parse_seeds
+from core.experiments.sweep import Sweep, SweepPlan
+from core.experiments.sweep_checks import parse_choices, parse_seeds
 from core.experiments.progress import Progress
 
 
@@ -65,19 +65,5 @@ def main(argv: list[str]) -> int:
         from core.cli.take_sweep import main as take_sweep
         return take_sweep(argv)
     ns = parser().parse_args(argv)
-    try:
-        plan = plan_from(ns)
-        folder = ns.out or Path("sweeps") / f"{ns.scene.stem}-{datetime.now():%Y%m%d-%H%M%S}"
-        sweep = Sweep(plan, folder, Progress())
-        sweep.validate()
-        todo = sweep.prepare_folder()
-    except RecordingError as exc:
-        print(exc, file=sys.stderr)
-        return EXIT_FAILED
-    except PromptdeskError as exc:
-        return refuse(str(exc))
-    if todo and sweep.budget_spent():
-        sweep.release()
-        print(f"{sweep.budget_message(todo)}\nSweep folder: {folder}", file=sys.stderr)
-        return EXIT_FAILED
-    return swept(sweep, folder, todo)
+    folder = ns.out or Path("sweeps") / f"{ns.scene.stem}-{datetime.now():%Y%m%d-%H%M%S}"
+    return sweep_through(lambda: Sweep(plan_from(ns), folder, Progress()), folder)

@@ -9,13 +9,12 @@ invalid input or a folder another sweep is writing (nothing run).
 from __future__ import annotations
 
 import argparse
-import sys
 from datetime import datetime
 from pathlib import Path
 
-from core.cli.common import refuse, swept
-from core.errors import EXIT_FAILED, InvalidConfig, PromptdeskError
-from core.experiments.sweep import parse_seeds
+from core.cli.common import sweep_through
+from core.errors import InvalidConfig
+from core.experiments.sweep_checks import parse_seeds
 from core.experiments.take_sweep import TakeProgress, TakeSweep, TakeSweepPlan
 
 
@@ -54,16 +53,5 @@ def plan_from(ns: argparse.Namespace) -> TakeSweepPlan:
 
 def main(argv: list[str]) -> int:
     ns = parser().parse_args(argv)
-    try:
-        plan = plan_from(ns)
-        folder = ns.out or Path("sweeps") / f"{ns.branch_from.name}-takes{ns.at_beat}-{datetime.now():%Y%m%d-%H%M%S}"
-        sweep = TakeSweep(plan, folder, TakeProgress())
-        sweep.validate()
-        todo = sweep.prepare_folder()
-    except PromptdeskError as exc:
-        return refuse(str(exc))
-    if todo and sweep.budget_spent():
-        sweep.release()
-        print(f"{sweep.budget_message(todo)}\nSweep folder: {folder}", file=sys.stderr)
-        return EXIT_FAILED
-    return swept(sweep, folder, todo)
+    folder = ns.out or Path("sweeps") / f"{ns.branch_from.name}-takes{ns.at_beat}-{datetime.now():%Y%m%d-%H%M%S}"
+    return sweep_through(lambda: TakeSweep(plan_from(ns), folder, TakeProgress()), folder)

@@ -106,32 +106,6 @@ class SweepPlan:
                           write_character_journals=False, provider_settings=self.provider_settings)
 
 
-def parse_seeds(text: str) -> list[int]:
-    """`1-10`, `1,3,5` or a mix such as `1-3,7` as a sorted list of distinct seeds."""
-    seeds: set[int] = set()
-    try:
-        for part in filter(None, (p.strip() for p in text.split(","))):
-            low, _, high = part.partition("-")
-            first, last = int(low), int(high or low)
-            if last < first:
-                raise ValueError(part)
-            seeds.update(range(first, last + 1))
-    except ValueError:
-        raise InvalidConfig(f"--seeds must look like 1-10 or 1,3,5 (whole numbers, ranges low-high), not {text!r}") from None
-    if not seeds:
-        raise InvalidConfig("--seeds names no seed; give e.g. --seeds 1-5")
-    return sorted(seeds)
-
-
-def parse_choices(text: str, valid: tuple[str, ...], flag: str) -> list[str]:
-    """A comma-separated list of choices, each checked against `valid`."""
-    values = [v.strip() for v in text.split(",") if v.strip()]
-    wrong = [v for v in values if v not in valid]
-    if wrong or not values:
-        raise InvalidConfig(f"{flag} takes a comma-separated list of {', '.join(valid)}; got {text!r}")
-    return list(dict.fromkeys(values))
-
-
 def read_results(folder: Path) -> list[dict[str, Any]]:
     """The result lines of a sweep folder (a torn last line, from a kill mid-write, is skipped)."""
     path = folder / RESULTS_FILE
@@ -208,26 +182,34 @@ class Sweep:
             self.release()
             raise
 
+    FOLDER = (PLAN_FILE, "a sweep", "a sweep folder")
+    """This kind of sweep's plan file, and what it is called (a sweep of takes has its own)."""
+
+    def _recorded_plan(self):  # noqa: ANN202 - the plan of this kind of sweep
+        return read_plan(self.folder)
+
+    def _plan_text(self) -> str:
+        return yaml.safe_dump(asdict(self.plan), sort_keys=False)
+
     def _prepare(self) -> list[Combination]:
-        plan_path = self.folder / PLAN_FILE
+        (name, kind, folder_kind), plan_path = self.FOLDER, self.folder / self.FOLDER[0]
         if plan_path.is_file():
-            recorded = read_plan(self.folder)
-            wrong = recorded.differences(self.plan)
-            if wrong:
-                raise InvalidConfig(f"{self.folder} holds a sweep with a different plan ({', '.join(wrong)} differ); "
+            recorded = self._recorded_plan()
+            if wrong := recorded.differences(self.plan):
+                raise InvalidConfig(f"{self.folder} holds {kind} with a different plan ({', '.join(wrong)} differ); "
                                     f"give another --out, or the same flags as before to resume")
             if self.plan.budget_usd is None:
                 self.plan.budget_usd = recorded.budget_usd
                 check_recorded_budget(self.plan.budget_usd, plan_path, self.unpriced)
         elif any(p.name != LOCK_FILE for p in self.folder.iterdir()):
-            raise InvalidConfig(f"{self.folder} exists and is not a sweep folder (no {PLAN_FILE}); give another --out")
+            raise InvalidConfig(f"{self.folder} exists and is not {folder_kind} (no {name}); give another --out")
         done = {row.get("run") for row in read_results(self.folder)}
         todo = [c for c in self.plan.combinations() if c.name not in done]
         for combo in todo:
             if (who := holder(self.folder / combo.name)) is not None:
                 raise busy(self.folder / combo.name, who)
         with writing(plan_path):  # in one step: a write cut short leaves the old plan (or none), never half of one
-            write_atomic(plan_path, yaml.safe_dump(asdict(self.plan), sort_keys=False))
+            write_atomic(plan_path, self._plan_text())
         for combo in todo:
             if resumable(self.folder / combo.name, stopped_too=True):
                 self.to_resume.add(combo.name)

@@ -4,7 +4,8 @@
 them (`core.casting.build`), so a plan that cannot run is refused before anything is written or
 sent: a wrong choice, cast or provider, and a budget `--batch` would refuse (not a finite amount, or
 a model with no known price). `writing` turns an `OSError` on a file of the sweep into a
-`RecordingError` (exit 1) that names the path and says how to go on.
+`RecordingError` (exit 1) that names the path and says how to go on. `parse_seeds` and
+`parse_choices` read the plan's lists as given on the command line.
 """
 
 from __future__ import annotations
@@ -74,3 +75,29 @@ def writing(path: Path) -> Iterator[None]:
         yield
     except OSError as exc:
         raise recording_error(exc, str(path), SWEEP_ADVICE) from None
+
+
+def parse_seeds(text: str) -> list[int]:
+    """`1-10`, `1,3,5` or a mix such as `1-3,7` as a sorted list of distinct seeds."""
+    seeds: set[int] = set()
+    try:
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            low, _, high = part.partition("-")
+            first, last = int(low), int(high or low)
+            if last < first:
+                raise ValueError(part)
+            seeds.update(range(first, last + 1))
+    except ValueError:
+        raise InvalidConfig(f"--seeds must look like 1-10 or 1,3,5 (whole numbers, ranges low-high), not {text!r}") from None
+    if not seeds:
+        raise InvalidConfig("--seeds names no seed; give e.g. --seeds 1-5")
+    return sorted(seeds)
+
+
+def parse_choices(text: str, valid: tuple[str, ...], flag: str) -> list[str]:
+    """A comma-separated list of choices, each checked against `valid`."""
+    values = [v.strip() for v in text.split(",") if v.strip()]
+    wrong = [v for v in values if v not in valid]
+    if wrong or not values:
+        raise InvalidConfig(f"{flag} takes a comma-separated list of {', '.join(valid)}; got {text!r}")
+    return list(dict.fromkeys(values))

@@ -20,15 +20,13 @@ from typing import Any
 import yaml
 
 from core.casting.branch import check_branch, prepare_branch
-from core.casting.resume import prepare, resumable
+from core.casting.resume import prepare
 from core.errors import InvalidConfig
 from core.experiments.metrics import RunMetrics, audit_verdict
 from core.experiments.progress import Progress
-from core.experiments.spend import spent_so_far, write_spend
 from core.experiments.sweep import RESULT_FIELDS, Sweep, read_results
 from core.experiments.takes import metrics_after, read_take
 from core.record.events import BaseEvent
-from core.record.folder_lock import LOCK_FILE, busy, holder
 from core.record.takes import Change
 
 TAKES_PLAN = "takes.yaml"
@@ -129,33 +127,13 @@ class TakeSweep(Sweep):
         for condition in CONDITIONS:
             check_branch(self.parent, self.plan.at_beat, self.plan.change(TakeCombination(condition, self.plan.seeds[0])))
 
-    def _prepare(self) -> list[TakeCombination]:  # type: ignore[override]
-        plan_path = self.folder / TAKES_PLAN
-        if plan_path.is_file():
-            recorded = read_take_plan(self.folder)
-            wrong = recorded.differences(self.plan)
-            if wrong:
-                raise InvalidConfig(f"{self.folder} holds a sweep of takes with a different plan ({', '.join(wrong)} "
-                                    f"differ); give another --out, or the same flags as before to resume")
-            if self.plan.budget_usd is None:
-                self.plan.budget_usd = recorded.budget_usd
-        elif any(p.name != LOCK_FILE for p in self.folder.iterdir()):
-            raise InvalidConfig(f"{self.folder} exists and is not a sweep of takes (no {TAKES_PLAN}); give another --out")
-        done = {row.get("run") for row in read_results(self.folder)}
-        todo = [c for c in self.plan.combinations() if c.name not in done]
-        for combo in todo:
-            if (who := holder(self.folder / combo.name)) is not None:
-                raise busy(self.folder / combo.name, who)
-        plan_path.write_text(yaml.safe_dump({**asdict(self.plan), "parent": str(self.parent)}, sort_keys=False),
-                             encoding="utf-8")
-        for combo in todo:
-            if resumable(self.folder / combo.name, stopped_too=True):
-                self.to_resume.add(combo.name)
-            else:
-                self._set_aside(self.folder / combo.name)
-        self.spent_usd = spent_so_far(self.folder)
-        write_spend(self.folder, self.spent_usd, self.plan.budget_usd)
-        return todo
+    FOLDER = (TAKES_PLAN, "a sweep of takes", "a sweep of takes")
+
+    def _recorded_plan(self) -> TakeSweepPlan:
+        return read_take_plan(self.folder)
+
+    def _plan_text(self) -> str:
+        return yaml.safe_dump({**asdict(self.plan), "parent": str(self.parent)}, sort_keys=False)
 
     def _session(self, combo: TakeCombination) -> Any:  # type: ignore[override]
         """The take: its stopped or killed run continued, else a new take; what it inherited is its baseline."""
