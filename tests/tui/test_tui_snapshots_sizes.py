@@ -11,31 +11,12 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from test_tui_snapshots import held_stage
 from tui_support import session_for, wait_for
 
 from tui.app import create_app
 
 SIZES = {"80x24": (80, 24), "140x45": (140, 45)}
-
-
-def held_stage(name: str):
-    """The Apology, live, paused by the operator as beat 3 began."""
-    session = session_for(Path.cwd(), latency=True, out=Path(f"runs/{name}"))
-
-    def hold(event) -> None:
-        if event.type == "beat" and event.beat == 3 and session.state.status == "running":
-            session.pause()
-
-    session.subscribe(hold)
-
-    async def held(pilot) -> None:
-        stage = pilot.app.screen
-        await wait_for(pilot, lambda: session.state.status == "paused" and not session._tasks, "the pause")
-        stage.flush()
-        stage.refresh_state()
-        await pilot.pause()
-
-    return create_app(session=session), held
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -44,7 +25,7 @@ def test_stage_held_at_beat_three(workspace, snap_compare, size):
     80 columns) with Beats 4 of 30, Status paused, the run folder broken between names; three PRIVATE
     panes saying "only you see this"; a footer of only what acts now: q Quit, s Stop, e World event,
     n Note, r Resume, +- Pace, t Theme, each apart."""
-    app, held = held_stage(f"the-apology-{size}")
+    app, held = held_stage(Path.cwd(), f"the-apology-{size}")
     assert snap_compare(app, terminal_size=SIZES[size], run_before=held)
 
 
