@@ -3,7 +3,9 @@
 Rich's general layout engine costs about 0.1 ms a line; the console lays out thousands of lines
 that are only ever plain text in a few styles, so it wraps them itself: greedy, by words, by
 terminal cells (wide characters count double), hard breaks on newlines, over-long words split.
-Printable ASCII takes a fast path that finds break points once per row, not once per word.
+Text whose every character is one cell wide and printable (ASCII, and the Latin, Greek, Cyrillic,
+punctuation, arrows and box drawing the stage's own lines use) takes a fast path that finds break
+points once per row, not once per word; it lays out exactly as the general path does.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from rich.cells import cell_len, chop_cells
+from rich.cells import cell_len, chop_cells, get_character_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
@@ -20,6 +22,15 @@ Run = tuple[str, Style | None]
 """A run of plain text (already stripped of control sequences) and its style."""
 
 _TOKENS = re.compile(r"\n|[^\S\n]+|[^\s]+")
+_NARROW_RANGES = ((0x20, 0x7E), (0xA0, 0x52F), (0x2010, 0x205E), (0x2190, 0x23FF), (0x2500, 0x27BF))
+NARROW = frozenset(char for first, last in _NARROW_RANGES for char in map(chr, range(first, last + 1))
+                   if char == " " or (char.isprintable() and not char.isspace() and get_character_cell_size(char) == 1))
+"""Characters laid out by the fast path: one cell wide, printable, and no space but " " (the only break)."""
+
+
+def narrow(text: str) -> bool:
+    """True when every character of `text` is in `NARROW` (the fast path lays it out)."""
+    return (text.isascii() and text.isprintable()) or NARROW.issuperset(text)
 
 
 class _Rows:
@@ -37,8 +48,8 @@ class _Rows:
         self.rows += 1
         self.used = 0
 
-    def add_ascii(self, text: str, style: Style | None) -> None:
-        """Printable ASCII without newlines: one cell per character, one `rfind` per row."""
+    def add_narrow(self, text: str, style: Style | None) -> None:
+        """Text of `NARROW` characters only: one cell per character, one `rfind` per row."""
         pos, end = 0, len(text)
         while pos < end:
             if self.used == 0:
@@ -85,10 +96,11 @@ class _Rows:
             self.break_line()
         self.push(chunks[-1], style, cell_len(chunks[-1]))
 
-    def feed(self, runs: Iterable[Run]) -> None:
+    def feed(self, runs: Iterable[Run], fast: bool = True) -> None:
+        """Lay the runs out (`fast=False` takes the general path for every run)."""
         for text, style in runs:
-            if text.isascii() and text.isprintable():
-                self.add_ascii(text, style)
+            if fast and narrow(text):
+                self.add_narrow(text, style)
                 continue
             for token in _TOKENS.findall(text.expandtabs(4) if "\t" in text else text):
                 if token == "\n":
@@ -113,16 +125,24 @@ class _Strips(_Rows):
         self.used += width
 
     def break_line(self) -> None:
-        while self.segments and not self.segments[-1].text.strip():
-            self.used -= cell_len(self.segments.pop().text)
-        self.done.append(Strip(self.segments, self.used))
+        """End the row without its trailing spaces (as many cells as they took)."""
+        segments = self.segments
+        while segments and not segments[-1].text.strip():
+            self.used -= cell_len(segments.pop().text)
+        if segments and segments[-1].text.endswith(" "):
+            last = segments[-1]
+            kept = last.text.rstrip(" ")
+            self.used -= len(last.text) - len(kept)
+            segments[-1] = Segment(kept, last.style)
+        self.done.append(Strip(segments, self.used))
         self.segments, self.used = [], 0
 
 
-def wrap_runs(runs: Iterable[Run], width: int) -> list[Strip]:
-    """Lay styled runs out as strips at most `width` cells wide (at least one strip)."""
+def wrap_runs(runs: Iterable[Run], width: int, fast: bool = True) -> list[Strip]:
+    """Lay styled runs out as strips at most `width` cells wide (at least one strip); `fast=False`
+    never takes the fast path (what it must agree with)."""
     layout = _Strips(width)
-    layout.feed(runs)
+    layout.feed(runs, fast)
     return layout.done
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from rich.style import Style
 
 from core.record.events import CallEvent, CloseEvent, GenericEvent, SpeakEvent, ThinkEvent
 from tui.app import keymap_from
@@ -11,10 +12,11 @@ from tui.playback import Playback
 from tui.lines import Cast, safe
 from tui.render import transcript_line
 from tui.stage_state import StateFold
-from tui.wrap import count_rows, wrap_runs
+from tui.wrap import count_rows, narrow, wrap_runs
 
 CAST = Cast({"alice": "Alice", "bob": "Bob"})
 words = st.text(alphabet=st.sampled_from("abcdefgh日 \n\t"), max_size=120)
+narrow_text = st.text(alphabet=st.sampled_from("abcdef  .,→·—é■Ж\"*"), max_size=90)
 
 
 def event(type_: str, t: float = 0.0, **fields) -> GenericEvent:
@@ -35,6 +37,21 @@ class TestWrap:
     def test_words_that_fit_are_never_split(self, items: list[str], width: int) -> None:
         rows = [strip.text for strip in wrap_runs([(" ".join(items), None)], width)]
         assert " ".join(rows).split() == items
+
+    @given(st.lists(narrow_text, min_size=1, max_size=5), st.integers(min_value=1, max_value=40))
+    def test_the_fast_path_lays_out_exactly_as_the_general_path(self, texts: list[str], width: int) -> None:
+        runs = [(text, Style(bold=i % 2 == 0)) for i, text in enumerate(texts)]
+        assert all(narrow(text) for text in texts)
+        fast, general = wrap_runs(runs, width), wrap_runs(runs, width, fast=False)
+        assert [[(s.text, s.style) for s in strip.simplify()] for strip in fast] == \
+            [[(s.text, s.style) for s in strip.simplify()] for strip in general]
+        assert [strip.cell_length for strip in fast] == [strip.cell_length for strip in general]
+        assert count_rows(runs, width) == len(general)
+
+    def test_wide_zero_width_and_other_spaces_are_not_narrow(self) -> None:
+        assert narrow("Alice → Bob · beat 3 — “fine”")
+        for text in ("日本", "⚡ EVENT", "e\u0301", "a\u00a0b", "a\u200bb", "tab\there", "two\nlines"):
+            assert not narrow(text), text
 
     def test_newlines_break_rows(self) -> None:
         assert [s.text for s in wrap_runs([("one\ntwo", None)], 40)] == ["one", "two"]
