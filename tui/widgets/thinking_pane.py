@@ -115,7 +115,9 @@ class ThinkingPane(Vertical):
             line.update(Content(""), layout=False)
 
     def _retitle(self) -> None:
-        if self.border_subtitle and str(self.border_subtitle) != "PRIVATE":
+        """Say below the pane whether its actor has thought yet (a repaint only when that changes)."""
+        shown = str(self.border_subtitle) if self.border_subtitle else ""
+        if shown and shown != "PRIVATE" and shown != self.subtitle:
             self.border_subtitle = Content(self.subtitle)
 
     def clear(self) -> None:

@@ -79,9 +79,18 @@ class WrappedLog(ScrollView, can_focus=True):
         self.entries.extend(entries)
         if self._width:
             self._count(entries)
+        if self.auto_scroll and self._leaving_end():
+            self.auto_scroll = False
         if not self.auto_scroll:
             self.unseen += len(entries)
         self._resized()
+
+    def _leaving_end(self) -> bool:
+        """A scroll up is being animated (a `PageUp` on its way): the view no longer follows the end."""
+        return self._scroll_animating() and self.scroll_target_y < self.scroll_y
+
+    def _scroll_animating(self) -> bool:
+        return self.is_mounted and self.app.animator.is_being_animated(self, "scroll_y")
 
     def _count(self, entries: Sequence[Any]) -> None:
         total, width = self.row_count, self._width
@@ -95,8 +104,9 @@ class WrappedLog(ScrollView, can_focus=True):
         The log's own size never depends on its entries (its height is set by its container, unless
         it is `auto`), so the new virtual size is set without the screen-wide layout pass that
         Textual's `virtual_size` reactive asks for, and the scrollbar is updated in place. Following
-        the end, the view scrolls there after the next frame, as before (scrolling at once raced a
-        `PageUp` being animated and could undo it).
+        the end, the view scrolls there at once, so the next frame draws the new end and no frame is
+        spent on the old one (while a scroll down is being animated, after the next frame). A scroll
+        up being animated has already stopped the following (`add`), so it is never undone.
         """
         size = Size(self._width, self.row_count)
         if size != self.virtual_size:
@@ -107,7 +117,7 @@ class WrappedLog(ScrollView, can_focus=True):
                 self.set_reactive(WrappedLog.virtual_size, size)
                 self._scroll_update(size)
         if self.auto_scroll:
-            self.scroll_end(animate=False, immediate=False, x_axis=False)
+            self.scroll_end(animate=False, immediate=not self._scroll_animating(), x_axis=False)
         self.refresh()
 
     def relayout(self) -> None:
