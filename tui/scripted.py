@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import SimpleNamespace
 
+from core.engine import heap
 from core.record.events import BaseEvent, CloseEvent
 from tui.formats.registry import DEFAULT
 from tui.snapshot import StageState
@@ -36,11 +37,13 @@ class ScriptedSession:
         return lambda: self._subscribers.remove(callback)
 
     def publish(self, events: Iterable[BaseEvent]) -> None:
-        """Emit events to every subscriber, as the engine does (synchronously, in the loop)."""
+        """Emit events to every subscriber, as the engine does (synchronously, in the loop), then
+        settle the heap as the engine does at its safe point after each beat (`heap.settle`)."""
         for event in events:
             self._track(event)
             for callback in list(self._subscribers):
                 callback(event)
+        heap.settle()
 
     def _track(self, event: BaseEvent) -> None:
         state = self.state

@@ -11,7 +11,7 @@ from tui_support import screen_text, wait_for
 from tui.app import create_app
 from tui.scripted import ScriptedSession
 from tui.widgets.beat_timeline import BeatTimeline
-from tui.widgets.thinking_pane import ThoughtLog
+from tui.widgets.thinking_pane import ThinkingPane, ThoughtLog
 from tui.widgets.transcript import Transcript
 from tui.widgets.wrapped_log import WrappedLog
 
@@ -100,3 +100,72 @@ async def test_the_heap_is_left_out_of_full_collections_only_while_a_session_is_
         session.stop()
         await wait_for(pilot, lambda: stage.bridge.worker.is_finished, "the session closed")
         assert gc.get_freeze_count() == 0, "the frozen heap was not handed back to the collector"
+
+
+async def test_following_the_end_scrolls_at_once_but_never_undoes_a_scroll_being_animated():
+    """A batch moves a following log to its new end before the next frame (no frame is drawn at the
+    old end); while a scroll up is being animated, a batch leaves it alone and is counted as unseen."""
+    session = ScriptedSession(CAST, "Append")
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        transcript = app.screen.query_one(Transcript)
+        transcript.add([(("Line", ), ("speech", ))] * 200)
+        assert transcript.max_scroll_y > 0 and transcript.scroll_y == transcript.max_scroll_y
+        await pilot.pause()
+
+        transcript.scroll_to(y=0, animate=True, duration=0.5)
+        assert app.animator.is_being_animated(transcript, "scroll_y")
+        transcript.add([(("More", ), ("speech", ))] * 5)
+        await app.animator.wait_for_idle()
+        await pilot.pause()
+        assert transcript.scroll_y == 0 and not transcript.auto_scroll and transcript.unseen == 5
+
+
+async def test_a_pane_is_repainted_for_its_subtitle_only_when_the_subtitle_changes():
+    session = ScriptedSession(CAST, "Append")
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.screen.query(ThinkingPane).first()
+        assert str(pane.border_subtitle) == "no turn yet"
+        counts: Counter = Counter()
+        count_refreshes([pane], counts)
+        pane.add_thoughts([(0, "First.")])
+        assert str(pane.border_subtitle) == "only you see this" and counts["repaint", "ThinkingPane"] == 1
+        pane.add_thoughts([(0, "Second.")])
+        assert counts["repaint", "ThinkingPane"] == 1, "the same subtitle was set again"
+
+
+def test_a_scripted_session_settles_the_heap_after_each_publish_as_the_engine_does_between_beats():
+    import gc
+
+    session = ScriptedSession(CAST, "Append")
+    gc.unfreeze()
+    try:
+        session.publish(beats(0, 1))
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
+async def test_the_console_benchmark_times_every_line_to_the_frame_that_shows_it():
+    """`benchmarks.console` on 2,000 lines: every speech line reaches the transcript (it asserts so), and
+    its wait for a thousand's frame returns with everything applied, scrolled to the end and drawn."""
+    from benchmarks import console
+
+    figures = await console._measure(2_000)
+    assert figures["console_append_s"] > 0 and figures["console_growth_ratio"] > 0 and figures["console_key_ms"] > 0
+
+    session = ScriptedSession(CAST, "Append")
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        stage = app.screen
+        session.publish(beats(0, 300))
+        await console.drawn(stage)
+        transcript = stage.query_one(Transcript)
+        assert not stage.bridge.pending and len(transcript.entries) > 600
+        assert transcript.scroll_y == transcript.max_scroll_y > 0
+        assert not (stage._dirty_widgets or stage._repaint_required or stage._layout_required)
+        assert "Line 299 of bob." in screen_text(app)
