@@ -1,5 +1,7 @@
 """Engine figures: how close a parallel beat comes to its slowest actor, and the engine's own
-cost per recorded event (parse, record, route), both on the offline improviser, real clock.
+cost per recorded event (parse, record, route), both on the offline improviser, real clock (a run
+on the improviser alone would otherwise be on simulated time, where a call costs no wall time and a
+beat's recorded duration is simulated seconds).
 
 - `beat_overhead_ratio`: over 50 beats of 5 actors with simulated latencies, the sum of beat
   durations divided by the sum of each beat's slowest call (measured around `complete`).
@@ -14,6 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from core.clock import RealClock
 from core.providers.base import Provider
 from core.casting.scene_file import scene_from_dict
 from core.casting.build import RunOptions, build_session
@@ -50,7 +53,7 @@ def _scene(latency: tuple[int, int] | None, max_beats: int):
 
 
 async def _run(scene, seed: int, out: Path):
-    options = RunOptions(isolation="b", coordinator="C", seed=seed, runs_root=out,
+    options = RunOptions(isolation="b", coordinator="C", seed=seed, runs_root=out, clock=RealClock(),
                          characters_dirs=[ROOT / "characters"], write_character_journals=False)
     session = build_session(scene, options)
     timed = {}
