@@ -36,7 +36,7 @@ def close(reason: str, text: str) -> Decision:
 
 async def after_beat(session: Stage, new_speech: list[SpeakEvent]) -> Decision | None:
     """The close decision for this beat, or None to play on."""
-    state, limits = session.state, session.scene.limits
+    state = session.state
     spoken = [s for s in new_speech if s.action != "silent"]
     state.silent_streak = 0 if spoken else state.silent_streak + 1
     for speech in new_speech:

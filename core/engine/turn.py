@@ -11,7 +11,6 @@ goes only to `debug.log`.
 
 from __future__ import annotations
 
-import asyncio
 import traceback
 from typing import TYPE_CHECKING
 

@@ -8,7 +8,6 @@ invalid after that is taken as a plain message with no handoff, and a warning go
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
