@@ -37,13 +37,15 @@ class ScriptedSession:
         return lambda: self._subscribers.remove(callback)
 
     def publish(self, events: Iterable[BaseEvent]) -> None:
-        """Emit events to every subscriber, as the engine does (synchronously, in the loop), then
-        settle the heap as the engine does at its safe point after each beat (`heap.settle`)."""
+        """Emit events to every subscriber, as the engine does (synchronously, in the loop), then,
+        while running, settle the heap as the engine does at its safe point after each beat
+        (`heap.settle`; the console hands the frozen heap back when the session ends)."""
         for event in events:
             self._track(event)
             for callback in list(self._subscribers):
                 callback(event)
-        heap.settle()
+        if self.state.status in ("running", "paused"):
+            heap.settle()
 
     def _track(self, event: BaseEvent) -> None:
         state = self.state

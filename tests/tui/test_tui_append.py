@@ -137,16 +137,22 @@ async def test_a_pane_is_repainted_for_its_subtitle_only_when_the_subtitle_chang
         assert counts["repaint", "ThinkingPane"] == 1, "the same subtitle was set again"
 
 
-def test_a_scripted_session_settles_the_heap_after_each_publish_as_the_engine_does_between_beats():
+async def test_a_running_scripted_session_settles_the_heap_after_each_publish_as_the_engine_does_between_beats():
     import gc
 
     session = ScriptedSession(CAST, "Append")
     gc.unfreeze()
-    try:
-        session.publish(beats(0, 1))
-        assert gc.get_freeze_count() > 0
-    finally:
-        gc.unfreeze()
+    session.publish(beats(0, 1))
+    assert gc.get_freeze_count() == 0, "a session that is not running froze the heap"
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the session running")
+        frozen = gc.get_freeze_count()
+        session.publish(beats(1, 1))
+        assert gc.get_freeze_count() > frozen
+        session.stop()
+        await wait_for(pilot, lambda: app.screen.bridge.worker.is_finished, "the session closed")
+    assert gc.get_freeze_count() == 0
 
 
 async def test_the_console_benchmark_times_every_line_to_the_frame_that_shows_it():
