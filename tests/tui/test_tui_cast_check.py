@@ -37,3 +37,16 @@ async def test_a_found_but_broken_file_says_failed_to_parse_and_a_missing_one_no
     assert not ok
     assert "ann: failed to parse: Character 'ann':" in text and "never closes" in text
     assert "cy: not found" in text
+
+
+async def test_the_verdict_comes_before_the_rows_so_a_crowd_does_not_push_it_below_the_fold(tmp_path):
+    slugs = [f"p{n:02d}" for n in range(1, 21)]
+    for slug in slugs:
+        (tmp_path / f"{slug}.md").write_text(f"---\nname: {slug}\ndescription: Resident {slug}.\n---\nBody.\n")
+    ok, text = await checked(tmp_path, slugs)
+    lines = text.splitlines()
+    assert ok and lines[1] == "Every character was found (20).", lines[:4]
+    rows = [n for n, line in enumerate(lines) if line.startswith("  ✓ ")]
+    assert len(rows) == 20 and rows[0] > 1
+    ok, text = await checked(tmp_path, [*slugs, "nobody"])
+    assert not ok and text.splitlines()[1] == "Fix the cast before going on."

@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
+from loopback import loopback  # noqa: F401  (fixture)
 from tui_support import make_workspace
 
 from core.casting.notes import choice_lines
@@ -306,3 +308,55 @@ def test_replay_keys_at_80x24_fit_step_to_what_shows_and_open_the_help(tmp_path,
     terminal.wait_for(r"(?s)^(?!.*Keys · Replay)")
     terminal.keys("q")
     terminal.wait_for(r"PROMPTDESK-EXITED-0")
+
+
+def test_v_picks_a_crowds_thinking_panes_as_a_terminal_sends_it(tmp_path, terminal):
+    """Twenty residents on a 120x40 stage: the panes that fit are shown and the grid says so; `v` opens
+    the checklist, space unticks the highlighted actor, Enter shows the others."""
+    from test_tui_crowd import CROWD, town_meeting
+
+    work = make_workspace(tmp_path / "work")
+    town_meeting(work)
+    terminal.start(f"{PROMPTDESK} scenes/town-meeting.yaml --isolation b --coordinator C --seed 7 --pace 3; "
+                   "echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    wizard_through(terminal)
+    shown = int(re.search(rf"Thinking: (\d+) of {CROWD} shown · v picks which",
+                          terminal.wait_for(rf"Thinking: \d+ of {CROWD} shown")).group(1))
+    assert 8 <= shown < CROWD
+    terminal.type("v")
+    terminal.wait_for(rf"Thinking panes: {shown} of {CROWD} shown")
+    terminal.keys("Space")
+    terminal.wait_for(rf"{shown - 1} ticked")
+    terminal.keys("Enter")
+    terminal.wait_for(rf"Thinking: {shown - 1} of {CROWD} shown")
+    terminal.keys("s")
+    terminal.wait_for(r"Scene closed \(")
+    terminal.keys("q")
+    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+
+
+def test_y_injects_the_coordinators_suggested_event_as_a_terminal_sends_it(tmp_path, terminal, loopback):
+    """A judge (on the loopback server) suggests a world event at beat 2: the Session panel offers it
+    (`y: inject`), `y` queues it, and it reaches the transcript as the operator's."""
+    from test_moderator import suggesting_judge
+
+    loopback.default = suggesting_judge(loopback)
+    work = make_workspace(tmp_path / "work")
+    scene = work / "scenes" / "the-apology.yaml"
+    data = yaml.safe_load(scene.read_text())
+    data["provider"]["latency_ms"] = None
+    data["judge"] = {"name": "openai", "model": "gpt-4o-mini", "base_url": loopback.url("/v1"), "max_retries": 0}
+    scene.write_text(yaml.safe_dump(data))
+    terminal.start(f"OPENAI_API_KEY=sk-loopback {PROMPTDESK} scenes/the-apology.yaml --isolation b --coordinator B "
+                   "--seed 7 --pace 1; echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    wizard_through(terminal)
+    terminal.wait_for(r"(?s)Suggests .*\(y: inject\)")  # the Session panel is narrow: it may wrap
+    terminal.type("y")
+    terminal.wait_for(r"EVENT \(from you\): A fire alarm goes off")
+    terminal.keys("s")
+    terminal.wait_for(r"Scene closed \(")
+    terminal.keys("q")
+    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+    event = next(json.loads(line) for line in next((work / "runs").iterdir()).joinpath("events.jsonl").open()
+                 if json.loads(line)["type"] == "event")
+    assert (event["text"], event["from"], event["suggested_by"]) == ("A fire alarm goes off", "operator", "coordinator")

@@ -42,22 +42,25 @@ class CastCheck(Static):
         """True when every character was found and read."""
 
     def check(self, scene: Scene, dirs: Sequence[Path]) -> bool:
-        """Load the cast as the engine will and show the result."""
-        text = Text()
-        text.append("Cast check — searched, in order: ", Style(bold=True))
-        text.append(", ".join(safe(d) for d in dirs) + "\n\n")
+        """Load the cast as the engine will and show the result: the verdict first (a crowd's list runs
+        below the fold), then one row per character."""
+        rows = Text()
         try:
             cast = engine_cast_loader(scene)(scene.characters, dirs)
         except PromptdeskError as exc:
             self.ok = False
-            self._each(scene, dirs, text)
-            text.append(f"\n  ✗ {safe(exc)}\n", FAIL)
+            self._each(scene, dirs, rows)
+            rows.append(f"\n  ✗ {safe(exc)}\n", FAIL)
         else:
             self.ok = True
             for character in cast:
-                self._found(character, text)
-        text.append("\nEvery character was found." if self.ok else "\nFix the cast before going on.",
+                self._found(character, rows)
+        text = Text()
+        text.append("Cast check — searched, in order: ", Style(bold=True))
+        text.append(", ".join(safe(d) for d in dirs) + "\n")
+        text.append(f"Every character was found ({len(cast)}).\n\n" if self.ok else "Fix the cast before going on.\n\n",
                     OK if self.ok else FAIL)
+        text.append_text(rows)
         self.update(text)
         return self.ok
 

@@ -75,8 +75,11 @@ class PanePicker(ModalScreen[list[str] | None]):
                                      id="pane-list")
 
     def on_mount(self) -> None:
+        """Focus the checklist on its first actor, so that space ticks someone at once."""
         self.query_one(Vertical).border_title = "Thinking panes"
-        self.query_one(SelectionList).focus()
+        choices = self.query_one(SelectionList)
+        choices.highlighted = 0
+        choices.focus()
 
     @on(SelectionList.SelectedChanged)
     def _count(self) -> None:
