@@ -54,6 +54,8 @@ def summary(scene: Scene | None, options: RunOptions, left_out: str = "") -> Gro
                      f"{options.model or (scene.provider.model if not options.provider else None) or 'default'}"),
         ("Base URL", options.base_url or (scene.provider.base_url if not options.provider else None)
          or "the provider's own"),
+        ("Protocol", f"{options.protocol} (every actor's replies)" if options.protocol
+         else f"{scene.provider.protocol} (as the scene file says)"),
         ("Pace", pace_line(scene, options)),
         ("Seed", str(seed) if seed is not None else "random (written to notes.md)"),
         *([("Max beats", str(options.max_beats or scene.limits.beats_for(len(scene.characters))))]

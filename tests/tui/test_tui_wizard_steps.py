@@ -170,6 +170,39 @@ class TestProviderStep:
             for row in ("Seed        42", "Max beats   5", "Base URL    the provider's own", "Pace        "):
                 assert row in text, row
 
+    async def test_the_reply_protocol_reaches_the_run_and_the_confirm_step_and_json_needs_a_constraining_provider(
+            self, workspace, monkeypatch):
+        from tui.widgets.provider_form import ProviderForm
+
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-wizard")
+        app = wizard_app(workspace)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await to_provider(pilot, app)
+            choice = app.screen.query_one("#protocol")
+            assert choice.display and "tags" in str(choice.prompt)
+            choice.value = "json"
+            await pilot.pause()
+            assert "Reply protocol: json needs a provider that can constrain its output" in screen_text(app)
+            assert app.screen.check_action("next", ()) is None
+            form = app.screen.query_one(ProviderForm)
+            form.query_one("#provider").value = "openai-compatible"
+            await pilot.pause()
+            form.query_one("#base-url").value = "http://127.0.0.1:9/v1"
+            form.query_one("#model").value = "local-model"
+            await pilot.pause()
+            await pilot.press("ctrl+n")
+            assert step(app) == "confirm", app.screen.why_not()
+            assert app.screen.run_options().protocol == "json"
+            assert "Protocol    json (every actor's replies)" in screen_text(app)
+
+    async def test_a_blank_reply_protocol_is_the_scene_files(self, workspace):
+        app = wizard_app(workspace)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await to_provider(pilot, app)
+            await pilot.press("ctrl+n")
+            assert app.screen.run_options().protocol is None
+            assert "Protocol    tags (as the scene file says)" in screen_text(app)
+
     async def test_a_max_beats_of_zero_is_named_and_blocks_next(self, workspace):
         app = wizard_app(workspace)
         async with app.run_test(size=(120, 40)) as pilot:

@@ -219,7 +219,7 @@ class WizardScreen(Screen[None]):
         if self.last.get("provider") and flag_provider is None:
             self.query_one(ProviderForm).preset(*self.last["provider"])
         self.query_one(RunFields).suggest({"seed": self.options.seed, "max_beats": self.options.max_beats,
-                                           **self.last.get("fields", {})})
+                                           "protocol": self.options.protocol, **self.last.get("fields", {})})
 
     @on(Select.Changed, "#format")
     def _format_chosen(self) -> None:
@@ -305,7 +305,7 @@ class WizardScreen(Screen[None]):
         if limit != spec.max_concurrency:  # blank over a scene's limit: no limit
             settings["max_concurrency"] = limit
         return replace(self.options, isolation=self.picker("isolation").value, provider_settings=settings,
-                       seed=fields.get("seed", self.options.seed),
+                       seed=fields.get("seed", self.options.seed), protocol=fields.get("protocol", self.options.protocol),
                        max_beats=fields.get("max_beats", self.options.max_beats),
                        coordinator=self.picker("coordinator").value, cwd=self.cwd,
                        provider=provider if provider != spec.name else None,

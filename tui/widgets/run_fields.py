@@ -1,8 +1,10 @@
-"""The wizard's run fields, on the provider step: seed, and what the chosen format lets the operator bound.
+"""The wizard's run fields, on the provider step: seed and reply protocol, and what the chosen format
+lets the operator bound.
 
-Which fields a format has is the format's to say (`tui.formats.base.ConsoleFormat.wizard_fields`): a
-scene has a beat cap, a collaboration a first speaker and a round cap. Blank means "as the scene file
-says", and each placeholder says what that is.
+Which bounds a format has is the format's to say (`tui.formats.base.ConsoleFormat.wizard_fields`): a
+scene has a beat cap, a collaboration a first speaker and a round cap. Every format has a seed and a
+reply protocol (`--protocol`: how every actor answers). Blank means "as the scene file says", and
+each placeholder says what that is.
 """
 
 from __future__ import annotations
@@ -15,9 +17,16 @@ from textual.widgets import Input, Label, Select
 
 from tui.formats import registry
 
-FIELDS = ("seed", "max_beats", "first", "max_rounds")
+FIELDS = ("seed", "protocol", "max_beats", "first", "max_rounds")
 """Every run field, in the order shown."""
-NAMES = {"seed": "Seed", "max_beats": "Max beats", "first": "First speaker", "max_rounds": "Round cap"}
+NAMES = {"seed": "Seed", "protocol": "Reply protocol", "max_beats": "Max beats", "first": "First speaker",
+         "max_rounds": "Round cap"}
+PROTOCOLS = (("tags: tagged lines, parsed and checked", "tags"),
+             ("json: one JSON object, constrained by the provider (OpenAI-compatible, Anthropic)", "json"),
+             ("auto: json where the provider can constrain it, else tags", "auto"))
+"""The reply protocols (`core.providers.spec.ProviderSpec.protocol`), as the wizard offers them."""
+EVERY_FORMAT = ("seed", "protocol")
+"""The fields every format has (the format adds its own bounds)."""
 
 
 class RunFields(Vertical):
@@ -31,6 +40,8 @@ class RunFields(Vertical):
     def compose(self) -> ComposeResult:
         yield Label("Seed", id="seed-label")
         yield Input(type="integer", placeholder="(blank: the scene's seed, else a random one)", id="seed")
+        yield Label("Reply protocol", id="protocol-label")
+        yield Select(PROTOCOLS, prompt="(blank: as the scene file says)", id="protocol")
         yield Label("Max beats", id="max_beats-label")
         yield Input(type="integer", placeholder="(blank: the scene's limit)", id="max_beats")
         yield Label("First speaker", id="first-label")
@@ -40,7 +51,7 @@ class RunFields(Vertical):
 
     def show_for(self, key: str, scene: Any | None) -> None:
         """Show the fields of format choice `key` for `scene` (as that format: None when it does not fit)."""
-        shown = registry.offering(key).wizard_fields(key) if scene is not None else ("seed",)
+        shown = (*EVERY_FORMAT, *registry.offering(key).wizard_fields(key)) if scene is not None else ("seed",)
         for name in FIELDS:
             self.query_one(f"#{name}-label").display = name in shown
             self.query_one(f"#{name}").display = name in shown
@@ -49,6 +60,7 @@ class RunFields(Vertical):
         hints = registry.offering(key).field_defaults(scene)
         if scene.seed is not None:
             self.query_one("#seed", Input).placeholder = f"(blank: the scene's seed, {scene.seed})"
+        self.query_one("#protocol", Select).prompt = f"(blank: as the scene file says, {scene.provider.protocol})"
         for name in ("max_beats", "max_rounds"):
             if name in hints:
                 self.query_one(f"#{name}", Input).placeholder = f"(blank: the scene's, {hints[name]})"
@@ -68,10 +80,11 @@ class RunFields(Vertical):
 
     @property
     def values(self) -> dict[str, Any]:
-        """The fields filled in and shown, by name (`seed`, `max_beats`, `first`, `max_rounds`)."""
+        """The fields filled in and shown, by name (`seed`, `protocol`, `max_beats`, `first`, `max_rounds`)."""
         values: dict[str, Any] = {name: self.number(name) for name in ("seed", "max_beats", "max_rounds")}
-        first = self.query_one("#first", Select)
-        values["first"] = first.value if first.display and isinstance(first.value, str) else None
+        for name in ("first", "protocol"):
+            choice = self.query_one(f"#{name}", Select)
+            values[name] = choice.value if choice.display and isinstance(choice.value, str) else None
         return {name: value for name, value in values.items() if value is not None}
 
     def problem(self) -> str | None:
@@ -92,4 +105,6 @@ class RunFields(Vertical):
         for name in ("seed", "max_beats", "max_rounds"):
             if values.get(name) is not None:
                 self.query_one(f"#{name}", Input).value = str(values[name])
+        if values.get("protocol") in {value for _, value in PROTOCOLS}:
+            self.query_one("#protocol", Select).value = values["protocol"]
 
