@@ -122,7 +122,8 @@ def test_compare_json_and_csv_give_every_difference(tmp_path, capsys):
     sweep = str(make_stats_sweep(tmp_path / "sweep"))
     assert main(["compare", sweep, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert len(data["differences"]) == 3 * 15
+    assert len(data["differences"]) == 3 * 16  # three pairs of conditions, sixteen metrics
+    assert {d["metric"] for d in data["differences"]} >= {"failures", "corrections", "salvaged"}
     row = next(d for d in data["differences"] if (d["metric"], d["a"], d["b"]) == ("turns", "a-C", "b-C"))
     assert {k: row[k] for k in ("diff", "p_value", "p_adjusted", "significant")} == \
         {"diff": 4.4, "p_value": pytest.approx(2 / 252, rel=1e-5), "p_adjusted": pytest.approx(6 / 252, rel=1e-5),
@@ -133,7 +134,7 @@ def test_compare_json_and_csv_give_every_difference(tmp_path, capsys):
     assert data["metrics"]["success"]["b-C"] == {"mean": None, "sd": None, "n": 0, "unknown": 5}
     assert main(["compare", sweep, "--csv-differences"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
-    assert len(rows) == 45
+    assert len(rows) == 3 * 16
     turns = next(r for r in rows if (r["metric"], r["a"], r["b"]) == ("turns", "a-C", "b-C"))
     assert (turns["diff"], float(turns["p_adjusted"]), turns["significant"]) == \
         ("4.4", pytest.approx(6 / 252, rel=1e-5), "True")

@@ -178,3 +178,24 @@ def test_a_collaborations_agent_responses_count_as_turns_and_words(tmp_path):
     assert (m.turns, m.actors["alice"].turns, m.actors["alice"].words, m.actors["bob"].words) == (2, 1, 6, 6)
     assert m.actors["bob"].echo == round(2 / 4, 4)          # "the plan for", "plan for today" of 4 3-grams
     assert m.addressed["alice"] == {"bob": 1} and m.addressed["bob"] == {"*": 1}
+
+
+def test_salvaged_replies_are_counted_apart_from_failures_per_actor_and_in_all(tmp_path, capsys):
+    """A turn salvaged to silence (the actor answered, out of protocol), a roundtable-style fallback line
+    for an unusable answer (`about`), and a collaboration message that was no valid envelope are salvaged,
+    each for whose reply it was; a failed fallback (the call itself failed) is a failure, not a salvage."""
+    records = [*HAND_COUNTED[:-1],
+               {"t": 8.0, "from": "coordinator", "type": "system", "target": "alice", "reason": "silenced",
+                "text": "Alice's reply was salvaged to silence", "beat": 4},
+               {"t": 8.5, "from": "coordinator", "type": "system", "reason": "fallback", "about": "bob",
+                "text": "Bob's answer taken as a fallback", "beat": 4},
+               {"t": 9.0, "from": "coordinator", "type": "system", "reason": "fallback", "about": "bob", "failed": True,
+                "text": "Bob's call failed: a fallback line", "beat": 4},
+               speak(9.5, "charlie", "Plain words, no envelope.", 4, envelope_valid=False),
+               HAND_COUNTED[-1]]
+    m = metrics_of(write_run(tmp_path / "run", records), audit=False)
+    assert {slug: a.salvaged for slug, a in m.actors.items()} == {"alice": 1, "bob": 1, "charlie": 1}
+    assert (m.salvaged, m.failures) == (3, 2)
+    assert main(["metrics", str(tmp_path / "run")]) == 0
+    header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("actor "))
+    assert header.split()[-1] == "salvaged"

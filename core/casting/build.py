@@ -11,6 +11,7 @@ import re
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from core.casting.choices import tradeoff_table
@@ -31,7 +32,7 @@ from core.engine.session import Session
 from core.errors import InvalidConfig
 from core.formats.registry import get
 from core.providers.pricing import is_priced
-from core.providers.spec import ProviderSpec
+from core.providers.spec import ProviderSpec, turn_protocol
 from core.record.folder_lock import FolderLock
 from core.record.run_folder import claim_fresh, claim_out
 
@@ -115,6 +116,16 @@ def choices(scene: Scene, options: RunOptions) -> tuple[str, str]:
     if role not in ROLES:
         raise InvalidConfig(f"--coordinator must be A, B or C, not {role!r}")
     return isolation, role
+
+
+def protocol_problem(provider: str, protocol: str | None) -> str | None:
+    """Why every actor cannot answer in `protocol` on `provider` (the engine's own words, as `--protocol`
+    would be refused), or None when it can."""
+    try:
+        turn_protocol(SimpleNamespace(name=provider, protocol=protocol))
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> ProviderSpec:

@@ -11,7 +11,7 @@ from core.errors import EXIT_CLOSED, PromptdeskError
 from core.experiments.metrics import NESTED, RunMetrics, metrics_of
 
 ACTOR_COLUMNS = ("turns", "silences", "interruptions", "reactions", "words", "talk_share", "tokens", "cost_usd",
-                 "cache_read_share", "echo", "failures", "corrections")
+                 "cache_read_share", "echo", "failures", "corrections", "salvaged")
 
 
 def parser() -> argparse.ArgumentParser:

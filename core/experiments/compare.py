@@ -21,7 +21,7 @@ from core.experiments.takes import Family, family, metrics_after
 from core.experiments.sweep import PLAN_FILE, read_plan, read_results
 
 METRICS = ("beats", "goal_achieved", "success", "duration_s", "turns", "silences", "interruptions", "reactions",
-           "mean_speech_words", "echo", "failures", "corrections", "tokens", "cost_usd", "cache_read_share")
+           "mean_speech_words", "echo", "failures", "corrections", "salvaged", "tokens", "cost_usd", "cache_read_share")
 """The rows of a comparison: every number of `RunMetrics` (booleans count as 0/1: a mean is a rate)."""
 
 

@@ -63,6 +63,8 @@ class ActorMetrics:
     cache_read_share: float = 0.0
     failures: int = 0
     corrections: int = 0
+    salvaged: int = 0
+    """Replies that did not keep the protocol and were salvaged (to silence, a fallback): not failures."""
     echo: float | None = None
 
 
@@ -91,6 +93,8 @@ class RunMetrics:
     echo: float | None
     failures: int
     corrections: int
+    salvaged: int
+    """Replies salvaged because they did not keep the protocol (each actor's, summed)."""
     audit: str
     actors: dict[str, ActorMetrics] = field(default_factory=dict)
     addressed: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -178,6 +182,8 @@ def actor_metrics(events: list[BaseEvent]) -> dict[str, ActorMetrics]:
     actors = {slug: ActorMetrics() for slug in outputs.cast_names(events)}
     turn_types = TURN_TYPES
     for event in events:
+        if outputs.is_salvage(event) and outputs.whose(event) in actors:
+            actors[outputs.whose(event)].salvaged += 1
         if isinstance(event, SpeakEvent) or event.type in turn_types:
             action = getattr(event, "action", "speak")
             row = actors.setdefault(event.from_, ActorMetrics())
@@ -186,8 +192,8 @@ def actor_metrics(events: list[BaseEvent]) -> dict[str, ActorMetrics]:
             row.interruptions += action == "interrupt"
             row.reactions += action == "react"
             row.words += len(words(event.text)) if is_speech(event, turn_types) else 0
-        elif event.type in ("system", "correct") and event.target in actors:
-            row = actors[event.target]
+        elif event.type in ("system", "correct") and outputs.whose(event) in actors:
+            row = actors[outputs.whose(event)]
             row.failures += outputs.is_failure(event)
             row.corrections += event.type == "correct"
     total_words = sum(row.words for row in actors.values())
@@ -244,6 +250,7 @@ def run_metrics(events: list[BaseEvent], run: str = "", audit: str = "unavailabl
         mean_speech_words=round(mean(len(words(s.text)) for s in said), 2) if said else 0.0,
         echo=round(mean(echo_values), 4) if echo_values else None,
         failures=sum(a.failures for a in actors.values()), corrections=sum(a.corrections for a in actors.values()),
+        salvaged=sum(a.salvaged for a in actors.values()),
         audit=audit, actors=actors, addressed=address_matrix(events), arcs=arcs(events),
         relationships=relationships(events), beat_timing=beat_timing(events))
 

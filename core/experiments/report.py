@@ -124,7 +124,7 @@ def yes_no(value: bool | None) -> str:
 def metrics_html(m: RunMetrics) -> str:
     summary = [[esc(k), known(v)] for k, v in m.to_dict().items() if k not in NESTED]
     cols = ("turns", "silences", "interruptions", "reactions", "talk_share", "tokens", "cost_usd", "echo", "failures",
-            "corrections")
+            "corrections", "salvaged")
     actors = [[esc(slug), *(known(getattr(a, c)) for c in cols)] for slug, a in m.actors.items()]
     return table(summary, ["metric", "value"]) + table(actors, ["actor", *cols])
 

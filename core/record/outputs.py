@@ -204,10 +204,15 @@ def errors(events: list[BaseEvent]) -> list[dict[str, Any]]:
             for e in events if is_failure(e)]
 
 
+def whose(event: BaseEvent) -> str | None:
+    """Whose turn an event is about: the actor a `system` or `correct` line names (its `target`, else
+    the `about` of a format's fallback line), else its author (a salvaged turn is its own)."""
+    return _who(event) if event.type in ("system", "correct") else event.from_
+
+
 def salvaged(events: list[BaseEvent]) -> list[dict[str, Any]]:
     """Replies salvaged because they did not keep the protocol (`is_salvage`): beat, character, problem."""
-    return [{"beat": e.beat, "character": _who(e) if e.type == "system" else e.from_,
-             "problem": (e.model_extra or {}).get("problem") or e.text}
+    return [{"beat": e.beat, "character": whose(e), "problem": (e.model_extra or {}).get("problem") or e.text}
             for e in events if is_salvage(e)]
 
 
@@ -217,7 +222,7 @@ def metadata(events: list[BaseEvent], own: FormatLines = PLAIN) -> dict[str, Any
     scene = info.get("scene", {})
     per_actor: dict[str, dict[str, int]] = {slug: Counter() for slug in cast_names(events)}
     for event in events:
-        row = per_actor.get(event.from_) if event.from_ in per_actor else per_actor.get(event.target or "")
+        row = per_actor.get(event.from_) if event.from_ in per_actor else per_actor.get(whose(event) or "")
         if row is None:
             continue
         if isinstance(event, SpeakEvent):
@@ -227,9 +232,9 @@ def metadata(events: list[BaseEvent], own: FormatLines = PLAIN) -> dict[str, Any
             row["turns"] += 1
         elif event.type == "correct":
             row["corrections"] += 1
-        elif is_failure(event) and event.target:
+        elif is_failure(event):
             row["failures"] += 1
-        elif is_salvage(event) and event.type == "system" and event.target:
+        if is_salvage(event):
             row["salvaged"] += 1
     return {
         "name": scene.get("name"), "title": scene.get("title"), "format": scene.get("format"),

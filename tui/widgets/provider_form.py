@@ -17,7 +17,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Input, Label, Select, Static
 
-from core.providers.spec import CONSTRAINED
+from core.casting.build import protocol_problem
 from tui.choices import PROVIDERS
 from tui.formats import registry
 from tui.widgets.run_fields import RunFields
@@ -162,9 +162,9 @@ class ProviderForm(VerticalScroll):
         fields = self.query_one(RunFields).problem()
         if fields:
             return fields
-        if self.query_one(RunFields).values.get("protocol") == "json" and provider not in CONSTRAINED:
-            return (f"Reply protocol: json needs a provider that can constrain its output ({', '.join(CONSTRAINED)}); "
-                    f"{provider} speaks tags only: choose tags or auto.")
+        protocol = protocol_problem(provider, self.query_one(RunFields).values.get("protocol"))
+        if protocol:
+            return f"Reply {protocol}."
         if provider != "offline" and not model:
             return f"Model: {provider} needs a model name (it has no default model here)."
         if provider == "openai-compatible" and not base_url:
