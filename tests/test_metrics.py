@@ -199,3 +199,9 @@ def test_salvaged_replies_are_counted_apart_from_failures_per_actor_and_in_all(t
     assert main(["metrics", str(tmp_path / "run")]) == 0
     header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("actor "))
     assert header.split()[-1] == "salvaged"
+    from core.record import outputs
+    from core.record.events import parse_event
+
+    actors = outputs.metadata([parse_event(r) for r in records])["actors"]
+    assert (actors["alice"]["salvaged"], actors["bob"]["salvaged"], actors["bob"]["failures"]) == (1, 1, 1)
+    assert (actors["charlie"]["salvaged"], actors["charlie"]["failures"]) == (1, 1)
