@@ -14,6 +14,7 @@ from tui.widgets.beat_timeline import BeatTimeline
 from tui.widgets.thinking_pane import ThinkingPane, ThoughtLog
 from tui.widgets.transcript import Transcript
 from tui.widgets.wrapped_log import WrappedLog
+from tui.wrap import wrap_runs
 
 CAST = {"alice": "Alice", "bob": "Bob"}
 SIZE = (120, 40)
@@ -175,3 +176,21 @@ async def test_the_console_benchmark_times_every_line_to_the_frame_that_shows_it
         assert transcript.scroll_y == transcript.max_scroll_y > 0
         assert not (stage._dirty_widgets or stage._repaint_required or stage._layout_required)
         assert "Line 299 of bob." in screen_text(app)
+
+
+async def test_each_log_counts_rows_from_the_same_texts_it_draws():
+    """A log counts an entry's rows from `texts(entry)` (no styles built): the texts of its runs."""
+    session = ScriptedSession(CAST, "Append")
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        session.publish(beats(0, 3))
+        await wait_for(pilot, lambda: not app.screen.bridge.pending, "the batch drawn")
+        await pilot.pause()
+        logs = list(app.screen.query(WrappedLog))
+        assert {type(log).__name__ for log in logs} == {"Transcript", "ThoughtLog"}
+        for log in logs:
+            assert log.entries
+            for entry in log.entries:
+                assert list(log.texts(entry)) == [text for text, _ in log.runs(entry)]
+            assert log.row_count == sum(len(wrap_runs(log.runs(e), log._width)) for e in log.entries)

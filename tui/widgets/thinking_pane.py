@@ -41,6 +41,9 @@ class ThoughtLog(WrappedLog):
             self._beat_style = self.get_component_rich_style("thought-log--beat", partial=True)
         return ((text, self._beat_style),)
 
+    def texts(self, entry: tuple[str, str]) -> Sequence[str]:
+        return (entry[1],)
+
     def notify_style_update(self) -> None:
         """The theme may have changed: look the heading's style up again."""
         super().notify_style_update()

@@ -38,6 +38,9 @@ class Transcript(WrappedLog):
         texts, roles = entry
         return [(text, styles.get(role)) for text, role in zip(texts, roles)]
 
+    def texts(self, entry: tuple[tuple[str, ...], tuple[str, ...]]) -> Sequence[str]:
+        return entry[0]
+
     def styles_by_role(self) -> dict[str, Style]:
         """The active theme's style for every role (cached until the styles change)."""
         if self._styles is None:

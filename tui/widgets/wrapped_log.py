@@ -30,7 +30,7 @@ from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
-from tui.wrap import Run, count_rows, wrap_runs
+from tui.wrap import Run, count_text_rows, wrap_runs
 
 
 ROW_CACHE = 64
@@ -67,6 +67,10 @@ class WrappedLog(ScrollView, can_focus=True):
         """How one entry reads: (text, style) runs. By default an entry is its own runs."""
         return entry
 
+    def texts(self, entry: Any) -> Sequence[str]:
+        """The texts of an entry's runs (all that its row count depends on)."""
+        return [text for text, _ in self.runs(entry)]
+
     @property
     def row_count(self) -> int:
         """Rows the entries take at the current width."""
@@ -94,9 +98,10 @@ class WrappedLog(ScrollView, can_focus=True):
 
     def _count(self, entries: Sequence[Any]) -> None:
         total, width = self.row_count, self._width
+        texts, ends = self.texts, self._ends
         for entry in entries:
-            total += count_rows(self.runs(entry), width)
-            self._ends.append(total)
+            total += count_text_rows(texts(entry), width)
+            ends.append(total)
 
     def _resized(self) -> None:
         """Take the new row count into account: one repaint of this widget, no layout of the screen.
