@@ -348,7 +348,7 @@ def test_y_injects_the_coordinators_suggested_event_as_a_terminal_sends_it(tmp_p
     data["judge"] = {"name": "openai", "model": "gpt-4o-mini", "base_url": loopback.url("/v1"), "max_retries": 0}
     scene.write_text(yaml.safe_dump(data))
     terminal.start(f"OPENAI_API_KEY=sk-loopback {PROMPTDESK} scenes/the-apology.yaml --isolation b --coordinator B "
-                   "--seed 7 --pace 1; echo PROMPTDESK-EXITED-$?; sleep 60", work)
+                   "--seed 7 --pace 0.5; echo PROMPTDESK-EXITED-$?; sleep 60", work)
     wizard_through(terminal)
     terminal.wait_for(r"(?s)Suggests .*\(y: inject\)")  # the Session panel is narrow: it may wrap
     terminal.type("y")
