@@ -40,16 +40,25 @@ run count for less."""
 
 
 def write_crowd(folder: Path, size: int) -> list[str]:
-    """`size` character folders (`person-01`, ...) under `folder`, each a short profile; their slugs."""
+    """`size` character folders (`person-01`, ...) under `folder`, each a short profile; their slugs
+    (the town meeting's residents, also cast by the crowd tests)."""
     slugs = []
     for n in range(1, size + 1):
         slug = f"person-{n:02d}"
         (folder / slug).mkdir(parents=True, exist_ok=True)
         (folder / slug / "profile.md").write_text(
             f"---\nname: Person {n}\ndescription: Resident number {n} at the town meeting.\n---\n"
-            f"# Person {n}\n\nA resident with a view on the new road, and a temper about the budget.\n")
+            f"# Person {n}\n\n## Personality\n- Has a view on the new road\n- Worried about the budget\n")
         slugs.append(slug)
     return slugs
+
+
+def town_meeting_yaml(slugs: list[str], max_beats: int | None = None) -> str:
+    """The town meeting as a scene file: `slugs` argue about the new road, on the offline improviser."""
+    limits = f"limits: {{max_beats: {max_beats}}}\n" if max_beats else ""
+    return ("name: town-meeting\nformat: scene\nturns: parallel\nsetting: The town hall\n"
+            "prompt: Residents argue about the new road.\ngoal: They agree on a route.\n"
+            f"characters: [{', '.join(slugs)}]\n{limits}provider: {{name: offline}}\n")
 
 
 def crowd_scene(slugs: list[str], beats: int, latency: tuple[int, int] | None):

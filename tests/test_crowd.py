@@ -5,8 +5,8 @@ its current beat."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
+from benchmarks.crowd import town_meeting_yaml, write_crowd
 from core.cli.main import main
 from core.engine import actors
 from core.engine.coordinator import CONTINUE, RuleCoordinator
@@ -18,25 +18,10 @@ from helpers import make_scene, run_session
 CROWD = 20
 
 
-def write_crowd(folder: Path, size: int = CROWD) -> list[str]:
-    """`size` character files (`person-01`, ...) under `folder`; their slugs."""
-    slugs = []
-    for n in range(1, size + 1):
-        slug = f"person-{n:02d}"
-        (folder / slug).mkdir(parents=True, exist_ok=True)
-        (folder / slug / "profile.md").write_text(
-            f"---\nname: Person {n}\ndescription: Resident number {n} at the town meeting.\n---\n"
-            f"# Person {n}\n\n## Personality\n- Has a view on the new road\n- Worried about the budget\n")
-        slugs.append(slug)
-    return slugs
-
-
 def test_a_twenty_actor_scene_runs_headless(tmp_path, capsys):
-    slugs = write_crowd(tmp_path / "characters")
+    slugs = write_crowd(tmp_path / "characters", CROWD)
     scene = tmp_path / "town-meeting.yaml"
-    scene.write_text("name: town-meeting\nformat: scene\nturns: parallel\nsetting: The town hall\n"
-                     "prompt: Residents argue about the new road.\ngoal: They agree on a route.\n"
-                     f"characters: [{', '.join(slugs)}]\nprovider: {{name: offline}}\n")
+    scene.write_text(town_meeting_yaml(slugs))
     out = tmp_path / "run"
     code = main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "3", "--max-beats", "3",
                  "--characters-dir", str(tmp_path / "characters"), "--out", str(out), "--quiet"])

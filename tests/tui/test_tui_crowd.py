@@ -4,12 +4,11 @@ the replay does the same."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
-import pytest
 from tui_support import run_options, wait_for
 
+from benchmarks.crowd import town_meeting_yaml, write_crowd
 from core.casting.build import build_session
 from core.casting.scene_file import load_scene
 from core.clock import VirtualClock
@@ -24,19 +23,8 @@ SIZE = (140, 45)
 
 def town_meeting(workspace: Path) -> Path:
     """Twenty residents (character files in the workspace) and the scene they play."""
-    slugs = []
-    for n in range(1, CROWD + 1):
-        slug = f"person-{n:02d}"
-        folder = workspace / "characters" / slug
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "profile.md").write_text(
-            f"---\nname: Person {n}\ndescription: Resident number {n} at the town meeting.\n---\n"
-            f"# Person {n}\n\n## Personality\n- Has a view on the new road\n- Worried about the budget\n")
-        slugs.append(slug)
     scene = workspace / "scenes" / "town-meeting.yaml"
-    scene.write_text("name: town-meeting\nformat: scene\nturns: parallel\nsetting: The town hall\n"
-                     "prompt: Residents argue about the new road.\ngoal: They agree on a route.\n"
-                     f"characters: [{', '.join(slugs)}]\nlimits: {{max_beats: 3}}\nprovider: {{name: offline}}\n")
+    scene.write_text(town_meeting_yaml(write_crowd(workspace / "characters", CROWD), max_beats=3))
     return scene
 
 
