@@ -4,6 +4,7 @@ pass of the screen, however many lines it holds (what keeps `console_append_s` d
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import asynccontextmanager
 
 from core.record.events import GenericEvent, SpeakEvent, ThinkEvent
 from tui_support import screen_text, wait_for
@@ -31,6 +32,17 @@ def beats(first: int, count: int) -> list:
     return events
 
 
+@asynccontextmanager
+async def staged(session: ScriptedSession | None = None):
+    """The live stage of a scripted session (of `CAST`, unless one is given), mounted and settled:
+    (session, app, pilot)."""
+    session = session or ScriptedSession(CAST, "Append")
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        yield session, app, pilot
+
+
 def count_refreshes(widgets, counts: Counter) -> None:
     """Count each widget's `refresh` calls: ("layout", widget) for those asking for a layout pass."""
     for widget in widgets:
@@ -44,10 +56,7 @@ def count_refreshes(widgets, counts: Counter) -> None:
 
 
 async def test_a_batch_of_any_size_costs_the_logs_no_layout_pass_and_a_bounded_number_of_repaints():
-    session = ScriptedSession(CAST, "Append")
-    app = create_app(session=session)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with staged() as (session, app, pilot):
         stage = app.screen
         transcript = stage.query_one(Transcript)
         counts: Counter = Counter()
@@ -72,10 +81,7 @@ async def test_a_batch_of_any_size_costs_the_logs_no_layout_pass_and_a_bounded_n
 
 
 async def test_the_hidden_timeline_keeps_only_what_it_draws_and_draws_the_same_once_shown():
-    session = ScriptedSession(CAST, "Append")
-    app = create_app(session=session)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with staged() as (session, app, pilot):
         stage = app.screen
         events = beats(0, 6)
         session.publish(events)
@@ -91,10 +97,7 @@ async def test_the_hidden_timeline_keeps_only_what_it_draws_and_draws_the_same_o
 async def test_the_heap_is_left_out_of_full_collections_only_while_a_session_is_live():
     import gc
 
-    session = ScriptedSession(CAST, "Append")
-    app = create_app(session=session)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with staged() as (session, app, pilot):
         stage = app.screen
         await wait_for(pilot, lambda: session.state.status == "running", "the session running")
         assert gc.get_freeze_count() > 10_000, "the startup heap is still rescanned by every full collection"
@@ -106,10 +109,7 @@ async def test_the_heap_is_left_out_of_full_collections_only_while_a_session_is_
 async def test_following_the_end_scrolls_at_once_but_never_undoes_a_scroll_being_animated():
     """A batch moves a following log to its new end before the next frame (no frame is drawn at the
     old end); while a scroll up is being animated, a batch leaves it alone and is counted as unseen."""
-    session = ScriptedSession(CAST, "Append")
-    app = create_app(session=session)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with staged() as (session, app, pilot):
         transcript = app.screen.query_one(Transcript)
         transcript.add([(("Line", ), ("speech", ))] * 200)
         assert transcript.max_scroll_y > 0 and transcript.scroll_y == transcript.max_scroll_y
@@ -124,10 +124,7 @@ async def test_following_the_end_scrolls_at_once_but_never_undoes_a_scroll_being
 
 
 async def test_a_pane_is_repainted_for_its_subtitle_only_when_the_subtitle_changes():
-    session = ScriptedSession(CAST, "Append")
-    app = create_app(session=session)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with staged() as (session, app, pilot):
         pane = app.screen.query(ThinkingPane).first()
         assert str(pane.border_subtitle) == "no turn yet"
         counts: Counter = Counter()
@@ -145,8 +142,7 @@ async def test_a_running_scripted_session_settles_the_heap_after_each_publish_as
     gc.unfreeze()
     session.publish(beats(0, 1))
     assert gc.get_freeze_count() == 0, "a session that is not running froze the heap"
-    app = create_app(session=session)
-    async with app.run_test(size=SIZE) as pilot:
+    async with staged(session) as (session, app, pilot):
         await wait_for(pilot, lambda: session.state.status == "running", "the session running")
         frozen = gc.get_freeze_count()
         session.publish(beats(1, 1))
@@ -164,10 +160,7 @@ async def test_the_console_benchmark_times_every_line_to_the_frame_that_shows_it
     figures = await console._measure(2_000)
     assert figures["console_append_s"] > 0 and figures["console_growth_ratio"] > 0 and figures["console_key_ms"] > 0
 
-    session = ScriptedSession(CAST, "Append")
-    app = create_app(session=session)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with staged() as (session, app, pilot):
         stage = app.screen
         session.publish(beats(0, 300))
         await console.drawn(stage)
@@ -180,10 +173,7 @@ async def test_the_console_benchmark_times_every_line_to_the_frame_that_shows_it
 
 async def test_each_log_counts_rows_from_the_same_texts_it_draws():
     """A log counts an entry's rows from `texts(entry)` (no styles built): the texts of its runs."""
-    session = ScriptedSession(CAST, "Append")
-    app = create_app(session=session)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with staged() as (session, app, pilot):
         session.publish(beats(0, 3))
         await wait_for(pilot, lambda: not app.screen.bridge.pending, "the batch drawn")
         await pilot.pause()
