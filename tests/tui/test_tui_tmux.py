@@ -45,8 +45,17 @@ class Terminal:
         assert out.returncode == 0, out.stderr
         return out.stdout
 
-    def start(self, command: str, cwd: Path) -> None:
-        self.tmux("new-session", "-d", "-x", "120", "-y", "40", "-c", str(cwd), command)
+    def start(self, command: str, cwd: Path, size: tuple[int, int] = (120, 40)) -> None:
+        self.tmux("new-session", "-d", "-x", str(size[0]), "-y", str(size[1]), "-c", str(cwd), command)
+
+    def run(self, args: str, cwd: Path, env: str = "", size: tuple[int, int] = (120, 40)) -> None:
+        """`promptdesk ARGS` (after `env`, e.g. a key), which prints `PROMPTDESK-EXITED-<status>` when it ends."""
+        self.start(f"{env + ' ' if env else ''}{PROMPTDESK} {args}; echo PROMPTDESK-EXITED-$?; sleep 60", cwd, size)
+
+    def quit(self) -> None:
+        """`q`, and Promptdesk exits with status 0."""
+        self.type("q")
+        self.wait_for(r"PROMPTDESK-EXITED-0")
 
     def keys(self, *keys: str) -> None:
         self.tmux("send-keys", *keys)
@@ -69,6 +78,15 @@ class Terminal:
         raise AssertionError(f"{pattern!r} never appeared; the screen was:\n{screen}")
 
 
+def workspace(tmp_path: Path, scene: str, latency: str = "null") -> Path:
+    """The example scenes and characters in `tmp_path/work`, `scene`'s simulated model latency set to
+    `latency` (as YAML: null for none, or [low, high] in ms)."""
+    work = make_workspace(tmp_path / "work")
+    path = work / "scenes" / scene
+    path.write_text(path.read_text().replace("latency_ms: [150, 900]", f"latency_ms: {latency}"))
+    return work
+
+
 @pytest.fixture
 def terminal(tmp_path: Path) -> Iterator[Terminal]:
     term = Terminal(tmp_path / "tmux.sock")
@@ -79,10 +97,8 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
 
 
 def test_the_console_walks_the_wizard_injects_an_event_and_stops_the_scene(tmp_path, terminal):
-    work = make_workspace(tmp_path / "work")
-    scene = work / "scenes" / "the-apology.yaml"
-    scene.write_text(scene.read_text().replace("latency_ms: [150, 900]", "latency_ms: [500, 800]"))
-    terminal.start(f"{PROMPTDESK} scenes/the-apology.yaml --seed 7; echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    work = workspace(tmp_path, "the-apology.yaml", "[500, 800]")
+    terminal.run("scenes/the-apology.yaml --seed 7", work)
 
     terminal.wait_for(r"Pick a scene")
     terminal.wait_for(r"✓ The Apology")
@@ -129,15 +145,14 @@ def test_the_console_walks_the_wizard_injects_an_event_and_stops_the_scene(tmp_p
     assert (run / "notes.md").read_text().splitlines()[:2] == choice_lines("b", "C")
     assert json.loads((run / "metadata.json").read_text())["reason"] == "stop"
 
-    terminal.keys("q")
-    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+    terminal.quit()
 
 
 def test_replay_keys_as_a_terminal_sends_them(tmp_path, terminal):
     """`.` steps to the next event that shows (Textual calls it full_stop), `b` a beat, `end` jumps; the
     footer shows `.`."""
     run = shutil.copytree(Path(__file__).parent / "fixtures" / "replay-run", tmp_path / "run")
-    terminal.start(f"{PROMPTDESK} replay {run}; echo PROMPTDESK-EXITED-$?; sleep 60", tmp_path)
+    terminal.run(f"replay {run}", tmp_path)
     terminal.wait_for(r"event 0 of \d+")
     assert re.search(r"\. Step", terminal.screen())
     terminal.type(".")
@@ -148,8 +163,7 @@ def test_replay_keys_as_a_terminal_sends_them(tmp_path, terminal):
     screen = terminal.wait_for(r"■ end")
     total = re.search(r"event (\d+) of (\d+)", screen)
     assert total and total.group(1) == total.group(2)
-    terminal.keys("q")
-    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+    terminal.quit()
 
 
 WIZARD_STEPS = (r"✓ ", r"Every character was found", r"Choice 1 of 2", r"Choice 2 of 2", r"Base URL",
@@ -164,11 +178,8 @@ def wizard_through(terminal: Terminal) -> None:
 
 
 def test_a_roundtable_escalation_waits_for_the_operator_in_the_console(tmp_path, terminal):
-    work = make_workspace(tmp_path / "work")
-    scene = work / "scenes" / "roundtable-debate.yaml"
-    scene.write_text(scene.read_text().replace("latency_ms: [150, 900]", "latency_ms: null"))
-    terminal.start(f"{PROMPTDESK} scenes/roundtable-debate.yaml --isolation a --coordinator C --seed 7; "
-                   "echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    work = workspace(tmp_path, "roundtable-debate.yaml", "null")
+    terminal.run("scenes/roundtable-debate.yaml --isolation a --coordinator C --seed 7", work)
     wizard_through(terminal)
     terminal.wait_for(r"The roundtable needs your decision")
     terminal.keys("Escape")
@@ -180,19 +191,15 @@ def test_a_roundtable_escalation_waits_for_the_operator_in_the_console(tmp_path,
     run = next((work / "runs").iterdir())
     notes = (run / "notes.md").read_text()
     assert "- On escalation: ask the operator" in notes and "(by operator)" in notes
-    terminal.keys("q")
-    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+    terminal.quit()
 
 
 def test_scroll_lock_and_copy_in_a_real_terminal(tmp_path, terminal):
     """Scrolled up, the transcript holds with a "▼ n new lines" marker and `End` follows again; a
     mouse drag selects text and ctrl+c copies it, and the palette copies the run folder's path
     (both reach the terminal's clipboard: tmux keeps what the app sends as a buffer)."""
-    work = make_workspace(tmp_path / "work")
-    scene = work / "scenes" / "the-apology.yaml"
-    scene.write_text(scene.read_text().replace("latency_ms: [150, 900]", "latency_ms: null"))
-    terminal.start(f"{PROMPTDESK} scenes/the-apology.yaml --isolation b --coordinator C --seed 7 --pace 1; "
-                   "echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    work = workspace(tmp_path, "the-apology.yaml", "null")
+    terminal.run("scenes/the-apology.yaml --isolation b --coordinator C --seed 7 --pace 1", work)
     terminal.tmux("set-option", "-s", "set-clipboard", "on")
     wizard_through(terminal)
     terminal.wait_for(r"── Beat 5 ──")
@@ -219,8 +226,7 @@ def test_scroll_lock_and_copy_in_a_real_terminal(tmp_path, terminal):
     while terminal.tmux("show-buffer") == str(run.resolve()) and time.monotonic() < end:
         time.sleep(0.05)
     assert terminal.tmux("show-buffer") == row[2:12].strip() and row[2:12].strip()
-    terminal.keys("q")
-    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+    terminal.quit()
 
 
 def test_f_in_a_replay_takes_the_scene_again_as_a_terminal_sends_it(tmp_path, terminal):
@@ -228,13 +234,11 @@ def test_f_in_a_replay_takes_the_scene_again_as_a_terminal_sends_it(tmp_path, te
     on a stage whose title says it is a take of that run from beat 2, and closes into a folder beside it."""
     from core.cli.main import main
 
-    work = make_workspace(tmp_path / "work")
-    scene = work / "scenes" / "the-apology.yaml"
-    scene.write_text(scene.read_text().replace("latency_ms: [150, 900]", "latency_ms: [20, 40]"))
-    assert main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "7", "--max-beats", "6",
-                 "--characters-dir", str(work / "characters"), "--journals", "none", "--out", str(work / "runs" / "parent"),
-                 "--quiet"]) == 0
-    terminal.start(f"{PROMPTDESK} replay runs/parent; echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    work = workspace(tmp_path, "the-apology.yaml", "[20, 40]")
+    assert main(["--batch", str(work / "scenes" / "the-apology.yaml"), "--isolation", "b", "--coordinator", "C",
+                 "--seed", "7", "--max-beats", "6", "--characters-dir", str(work / "characters"), "--journals", "none",
+                 "--out", str(work / "runs" / "parent"), "--quiet"]) == 0
+    terminal.run("replay runs/parent", work)
     terminal.wait_for(r"event 0 of \d+")
     for _ in range(4):
         terminal.type("b")
@@ -251,18 +255,14 @@ def test_f_in_a_replay_takes_the_scene_again_as_a_terminal_sends_it(tmp_path, te
     rows = [json.loads(line) for line in (takes[0] / "events.jsonl").read_text().splitlines()]
     branch = next(i for i, r in enumerate(rows) if r["type"] == "branch")
     assert rows[branch]["beat"] == 2 and rows[branch + 1]["text"] == "The window blows open"
-    terminal.keys("q")
-    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+    terminal.quit()
 
 
 def test_stage_keys_at_80x24_say_why_not_show_help_and_confirm_a_copy(tmp_path, terminal):
     """At 80x24: the footer lists what acts now, each key apart; `r` while running says why not; `?` lists
     the stage's keys and `esc` closes it; a mouse drag is highlighted and ctrl+c says what it copied."""
-    work = make_workspace(tmp_path / "work")
-    scene = work / "scenes" / "the-apology.yaml"
-    scene.write_text(scene.read_text().replace("latency_ms: [150, 900]", "latency_ms: null"))
-    terminal.start(f"{PROMPTDESK} scenes/the-apology.yaml --isolation b --coordinator C --seed 7 --pace 2; "
-                   "echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    work = workspace(tmp_path, "the-apology.yaml", "null")
+    terminal.run("scenes/the-apology.yaml --isolation b --coordinator C --seed 7 --pace 2", work)
     terminal.tmux("set-option", "-s", "set-clipboard", "on")
     wizard_through(terminal)
     terminal.wait_for(r"PRIVATE · Alice")
@@ -283,16 +283,14 @@ def test_stage_keys_at_80x24_say_why_not_show_help_and_confirm_a_copy(tmp_path, 
     terminal.type("\x1b[<0;3;3M\x1b[<32;12;3M\x1b[<0;12;3m")
     terminal.keys("C-c")
     terminal.wait_for(r"Copied \d+ characters")
-    terminal.keys("q")
-    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+    terminal.quit()
 
 
 def test_replay_keys_at_80x24_fit_step_to_what_shows_and_open_the_help(tmp_path, terminal):
     """The replay at 80x24: every footer key fits (Quit last), `.` skips what shows nothing (the spawns
     and briefs before the first beat), and `?` lists the replay's keys."""
     run = shutil.copytree(Path(__file__).parent / "fixtures" / "replay-run", tmp_path / "run")
-    terminal.tmux("new-session", "-d", "-x", "80", "-y", "24", "-c", str(tmp_path),
-                  f"{PROMPTDESK} replay {run}; echo PROMPTDESK-EXITED-$?; sleep 60")
+    terminal.run(f"replay {run}", tmp_path, size=(80, 24))
     screen = terminal.wait_for(r"event 0 of \d+")
     assert re.search(r"Isolation \(b\)", screen), "both choices are known before the first event"
     footer = screen.splitlines()[-1]
@@ -306,8 +304,7 @@ def test_replay_keys_at_80x24_fit_step_to_what_shows_and_open_the_help(tmp_path,
     terminal.wait_for(r"Keys · Replay")
     terminal.keys("Escape")
     terminal.wait_for(r"(?s)^(?!.*Keys · Replay)")
-    terminal.keys("q")
-    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+    terminal.quit()
 
 
 def test_v_picks_a_crowds_thinking_panes_as_a_terminal_sends_it(tmp_path, terminal):
@@ -317,8 +314,7 @@ def test_v_picks_a_crowds_thinking_panes_as_a_terminal_sends_it(tmp_path, termin
 
     work = make_workspace(tmp_path / "work")
     town_meeting(work)
-    terminal.start(f"{PROMPTDESK} scenes/town-meeting.yaml --isolation b --coordinator C --seed 7 --pace 3; "
-                   "echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    terminal.run("scenes/town-meeting.yaml --isolation b --coordinator C --seed 7 --pace 3", work)
     wizard_through(terminal)
     shown = int(re.search(rf"Thinking: (\d+) of {CROWD} shown · v picks which",
                           terminal.wait_for(rf"Thinking: \d+ of {CROWD} shown")).group(1))
@@ -331,8 +327,7 @@ def test_v_picks_a_crowds_thinking_panes_as_a_terminal_sends_it(tmp_path, termin
     terminal.wait_for(rf"Thinking: {shown - 1} of {CROWD} shown")
     terminal.keys("s")
     terminal.wait_for(r"Scene closed \(")
-    terminal.keys("q")
-    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+    terminal.quit()
 
 
 def test_y_injects_the_coordinators_suggested_event_as_a_terminal_sends_it(tmp_path, terminal, loopback):
@@ -347,16 +342,15 @@ def test_y_injects_the_coordinators_suggested_event_as_a_terminal_sends_it(tmp_p
     data["provider"]["latency_ms"] = None
     data["judge"] = {"name": "openai", "model": "gpt-4o-mini", "base_url": loopback.url("/v1"), "max_retries": 0}
     scene.write_text(yaml.safe_dump(data))
-    terminal.start(f"OPENAI_API_KEY=sk-loopback {PROMPTDESK} scenes/the-apology.yaml --isolation b --coordinator B "
-                   "--seed 7 --pace 0.5; echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    terminal.run("scenes/the-apology.yaml --isolation b --coordinator B --seed 7 --pace 0.5", work,
+                 env="OPENAI_API_KEY=sk-loopback")
     wizard_through(terminal)
     terminal.wait_for(r"(?s)Suggests .*\(y: inject\)")  # the Session panel is narrow: it may wrap
     terminal.type("y")
     terminal.wait_for(r"EVENT \(from you\): A fire alarm goes off")
     terminal.keys("s")
     terminal.wait_for(r"Scene closed \(")
-    terminal.keys("q")
-    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+    terminal.quit()
     event = next(json.loads(line) for line in next((work / "runs").iterdir()).joinpath("events.jsonl").open()
                  if json.loads(line)["type"] == "event")
     assert (event["text"], event["from"], event["suggested_by"]) == ("A fire alarm goes off", "operator", "coordinator")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_tui_tmux import PROMPTDESK, Terminal, terminal  # noqa: F401 - the fixture is used by name
+from test_tui_tmux import Terminal, terminal, workspace  # noqa: F401 - the fixture is used by name
 from tui_support import make_workspace
 
 
@@ -20,7 +20,7 @@ def broken_cast(tmp_path: Path) -> Path:
 
 def test_after_a_failed_cast_check_q_quits_and_the_path_field_stays_clean(tmp_path, terminal: Terminal):
     work = broken_cast(tmp_path)
-    terminal.start(f"{PROMPTDESK} scenes/the-apology.yaml --seed 7; echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    terminal.run("scenes/the-apology.yaml --seed 7", work)
     terminal.wait_for(r"✓ The Apology")
     terminal.keys("C-n")
     terminal.wait_for(r"Fix the cast before going on")
@@ -32,13 +32,12 @@ def test_after_a_failed_cast_check_q_quits_and_the_path_field_stays_clean(tmp_pa
     terminal.wait_for(r"Fix the cast before going on")
     terminal.keys("C-n")
     terminal.wait_for(r"Not yet")
-    terminal.type("q")
-    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+    terminal.quit()
 
 
 def test_the_next_key_on_an_unanswered_choice_says_why(tmp_path, terminal: Terminal):
     work = make_workspace(tmp_path / "work")
-    terminal.start(f"{PROMPTDESK} scenes/the-apology.yaml --seed 7; echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    terminal.run("scenes/the-apology.yaml --seed 7", work)
     terminal.wait_for(r"✓ The Apology")
     terminal.keys("C-n")
     terminal.wait_for(r"Every character was found")
@@ -55,11 +54,8 @@ def test_the_next_key_on_an_unanswered_choice_says_why(tmp_path, terminal: Termi
 
 
 def test_w_on_a_closed_stage_opens_the_wizard_again_with_suggestions_only(tmp_path, terminal: Terminal):
-    work = make_workspace(tmp_path / "work")
-    scene = work / "scenes" / "the-apology.yaml"
-    scene.write_text(scene.read_text().replace("latency_ms: [150, 900]", "latency_ms: null"))
-    terminal.start(f"{PROMPTDESK} scenes/the-apology.yaml --seed 7 --max-beats 2 --pace 0; "
-                   "echo PROMPTDESK-EXITED-$?; sleep 60", work)
+    work = workspace(tmp_path, "the-apology.yaml")
+    terminal.run("scenes/the-apology.yaml --seed 7 --max-beats 2 --pace 0", work)
     terminal.wait_for(r"✓ The Apology")
     terminal.keys("C-n")
     terminal.wait_for(r"Every character was found")
@@ -83,5 +79,4 @@ def test_w_on_a_closed_stage_opens_the_wizard_again_with_suggestions_only(tmp_pa
     terminal.keys("C-n")
     screen = terminal.wait_for(r"Choice 1 of 2")
     assert "Last scene: (b) Separate API conversation per actor" in screen and "▐●▌" not in screen
-    terminal.type("q")
-    terminal.wait_for(r"PROMPTDESK-EXITED-0")
+    terminal.quit()
