@@ -12,7 +12,7 @@ from core.cli.main import main
 from core.engine.coordinator import Decision, SceneView
 from helpers import CHARACTERS, SCENES, example_scene
 from loopback import Reply, loopback  # noqa: F401  (fixture)
-from test_scene_faults import keys, remote_cast, scripted, turn  # noqa: F401  (fixture)
+from test_scene_faults import judging, keys, remote_cast, scripted, turn  # noqa: F401  (fixture)
 
 NEARING = "Scene is nearing natural conclusion. Begin wrapping up."
 
@@ -144,18 +144,14 @@ async def test_role_c_winds_down_by_length_and_does_not_close_on_a_goal_it_never
 
 
 async def test_a_judge_is_asked_for_the_goal_and_the_final_positions(run_scene, loopback):
-    def answer(recorded):
-        body = json.dumps(recorded.body)
-        if "the scene has ended" in body:
-            return Reply(text='{"goal_achieved": true, "reason": "Bob apologised, Alice accepted"}')
-        if "coordinator of a scene" in body:
-            since = body.split("SPEECH SINCE THE CLOSE NOTE:", 1)
-            stated = len(since) == 2 and "Alice" in since[1] and "Bob" in since[1]
-            met = "Beat 1 " not in body and "Beat 0 " not in body
-            return Reply(text=json.dumps({"decision": "continue", "goal_met": met, "positions_stated": stated}))
-        return Reply(text=turn('[TONE: earnest] "Let us settle this."'))
+    def decide(body):
+        since = body.split("SPEECH SINCE THE CLOSE NOTE:", 1)
+        stated = len(since) == 2 and "Alice" in since[1] and "Bob" in since[1]
+        met = "Beat 1 " not in body and "Beat 0 " not in body
+        return json.dumps({"decision": "continue", "goal_met": met, "positions_stated": stated})
 
-    loopback.default = answer
+    loopback.default = judging(decide, verdict='{"goal_achieved": true, "reason": "Bob apologised, Alice accepted"}',
+                               speech='[TONE: earnest] "Let us settle this."')
     judge = {"name": "openai", "model": "gpt-4o-mini", "base_url": loopback.url("/v1"), "max_retries": 0}
     scene = two_hander(cast=remote_cast(loopback, "alice", "bob"), judge=judge, limits={"max_beats": 30})
     run = await run_scene(scene, isolation="b", coordinator="B")
@@ -171,16 +167,8 @@ async def test_a_judge_is_asked_for_the_goal_and_the_final_positions(run_scene, 
 
 def suggesting_judge(loopback):
     """A loopback judge that suggests a fire alarm at beat 2 and otherwise lets the scene go on."""
-    def answer(recorded):
-        body = json.dumps(recorded.body)
-        if "the scene has ended" in body:
-            return Reply(text='{"goal_achieved": null, "reason": "cannot tell"}')
-        if "coordinator of a scene" in body:
-            if "Beat 2 " in body:
-                return Reply(text='{"decision": "suggest_event", "text": "A fire alarm goes off"}')
-            return Reply(text='{"decision": "continue"}')
-        return Reply(text=turn('[TONE: calm] "Go on, I am listening."'))
-    return answer
+    return judging(lambda body: '{"decision": "suggest_event", "text": "A fire alarm goes off"}' if "Beat 2 " in body
+                   else '{"decision": "continue"}')
 
 
 @pytest.mark.parametrize("mode", ["inject", "ask", "off"])

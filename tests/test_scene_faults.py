@@ -35,6 +35,23 @@ def scripted(by_actor: Callable[[str, Recorded], str | Reply]) -> Callable[[Reco
     return reply
 
 
+UNKNOWN_VERDICT = '{"goal_achieved": null, "reason": "cannot tell"}'
+
+
+def judging(decide: Callable[[str], str], verdict: str = UNKNOWN_VERDICT,
+            speech: str = '[TONE: calm] "Go on, I am listening."') -> Callable[[Recorded], Reply]:
+    """A loopback's answers for a scene judged on it: the closing verdict request gets `verdict`, each
+    coordinator request `decide(body)` (the request as JSON text), and every actor's turn `speech`."""
+    def answer(recorded: Recorded) -> Reply:
+        body = json.dumps(recorded.body)
+        if "the scene has ended" in body:
+            return Reply(text=verdict)
+        if "coordinator of a scene" in body:
+            return Reply(text=decide(body))
+        return Reply(text=turn(speech))
+    return answer
+
+
 def remote_cast(server, *slugs: str, provider: str = "anthropic", model: str = "claude-sonnet-4-6",
                 max_retries: int = 0) -> dict:
     base = server.url() if provider == "anthropic" else server.url("/v1")

@@ -4,24 +4,14 @@ stay out of the transcripts)."""
 
 from __future__ import annotations
 
-import json
-
 from helpers import example_scene
-from loopback import Reply, loopback  # noqa: F401  (fixture)
-from test_scene_faults import keys, remote_cast, scripted, turn  # noqa: F401  (fixture)
+from loopback import loopback  # noqa: F401  (fixture)
+from test_scene_faults import judging, keys, remote_cast  # noqa: F401  (fixture)
 
 
 async def test_decisions_and_unsent_suggestions_stay_out_of_the_transcripts(run_scene, loopback):
-    def answer(recorded):
-        body = json.dumps(recorded.body)
-        if "the scene has ended" in body:
-            return Reply(text='{"goal_achieved": null, "reason": "cannot tell"}')
-        if "coordinator of a scene" in body:
-            beat = 4 if "Beat 4 " in body else 0
-            if beat:
-                return Reply(text='{"decision": "close", "reason": "natural", "text": "DECIDED-CLOSE"}')
-            return Reply(text='{"decision": "suggest_event", "text": "UNSENT: a fire alarm"}')
-        return Reply(text=turn('[TONE: calm] "Go on, I am listening."'))
+    answer = judging(lambda body: '{"decision": "close", "reason": "natural", "text": "DECIDED-CLOSE"}'
+                     if "Beat 4 " in body else '{"decision": "suggest_event", "text": "UNSENT: a fire alarm"}')
 
     def note(session):
         session.subscribe(lambda e: session.add_note("Speak up, Bob", to="bob") if e.type == "beat" and e.beat == 1 else None)
