@@ -13,7 +13,6 @@ from typing import Any
 
 from core.record.audit import audit_run
 from core.clock import VirtualClock
-from core.errors import PromptdeskError
 from core.record.prompt_log import read_prompts, read_requests
 from core.record.recorder import read_events
 from core.casting.scene_file import Scene, load_scene, scene_from_dict
@@ -107,3 +106,30 @@ def assert_isolated(run: Run) -> None:
     report = audit_run(run.dir)
     assert report.requests > 0 or not (run.dir / "prompts.jsonl").stat().st_size
     assert report.clean, "\n".join([report.summary(), *(leak.describe() for leak in report.leaks[:10]), *report.problems])
+
+
+def served_scene(tmp_path: Path, server, name: str = "openai-compatible", model: str = "gemma",
+                 **provider: Any) -> Path:
+    """The Apology as a scene file whose every actor is on one loopback `server`: two beats, no retries
+    (a cut call fails), `provider` fields over those."""
+    import yaml
+
+    data = yaml.safe_load((SCENES / "the-apology.yaml").read_text())
+    data["provider"] = {"name": name, "model": model, "base_url": server.url("/v1"), "max_retries": 0,
+                        "timeout_s": 10, **provider}
+    data.pop("cast", None)
+    data["limits"] = {**data.get("limits", {}), "max_beats": 2}
+    path = tmp_path / "scene.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def batch_run(capsys, tmp_path: Path, scene: Path, *flags: str) -> tuple[int, str, Path]:
+    """`promptdesk --batch` of `scene` (isolation a, coordinator C, seed 1, no journals) into
+    `tmp_path/run`: its exit code, its stderr and the run folder."""
+    from core.cli.main import main
+
+    out = tmp_path / "run"
+    code = main(["--batch", str(scene), "--isolation", "a", "--coordinator", "C", "--seed", "1", "--out", str(out),
+                 "--characters-dir", str(CHARACTERS), "--journals", "none", *flags])
+    return code, capsys.readouterr().err, out

@@ -15,31 +15,12 @@ import yaml
 from core.casting.build import RunOptions, provider_spec
 from core.cli.main import main
 from core.providers.concurrency import CUT_NOTICE, Gate
-from helpers import CHARACTERS, SCENES, example_scene
+from helpers import CHARACTERS, SCENES, batch_run, example_scene, served_scene
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import turn
 
 LINE = turn('[TO: Bob, TONE: firm, *taps the table*] "Walk me through the timeline."', "I need facts first.")
 NOTICE_HEAD = "cut a stream when another request arrived"
-
-
-def scene_file(tmp_path: Path, server, **provider) -> Path:
-    """the-apology on an openai-compatible server, one beat or two, no retries (a cut call fails)."""
-    data = yaml.safe_load((SCENES / "the-apology.yaml").read_text())
-    data["provider"] = {"name": "openai-compatible", "model": "gemma", "base_url": server.url("/v1"),
-                        "max_retries": 0, "timeout_s": 10, **provider}
-    data.pop("cast", None)
-    data["limits"] = {**data.get("limits", {}), "max_beats": 2}
-    path = tmp_path / "scene.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
-
-
-def batch(capsys, tmp_path: Path, scene: Path, *flags: str) -> tuple[int, str, Path]:
-    out = tmp_path / "run"
-    code = main(["--batch", str(scene), "--isolation", "a", "--coordinator", "C", "--seed", "1", "--out", str(out),
-                 "--characters-dir", str(CHARACTERS), "--journals", "none", *flags])
-    return code, capsys.readouterr().err, out
 
 
 def failures(out: Path) -> list[dict]:
@@ -48,7 +29,7 @@ def failures(out: Path) -> list[dict]:
 
 def test_a_server_that_cuts_streams_plays_without_failures_one_call_at_a_time(capsys, tmp_path, loopback):
     loopback.default = Reply(text=LINE, gap_s=0.02, cut_on_arrival=True)
-    code, err, out = batch(capsys, tmp_path, scene_file(tmp_path, loopback), "--max-concurrency", "1")
+    code, err, out = batch_run(capsys, tmp_path, served_scene(tmp_path, loopback), "--max-concurrency", "1")
     assert code == 0, err
     assert failures(out) == []
     assert loopback.most_in_flight == 1
@@ -59,15 +40,15 @@ def test_a_server_that_cuts_streams_plays_without_failures_one_call_at_a_time(ca
 
 def test_the_scene_setting_limits_it_too(capsys, tmp_path, loopback):
     loopback.default = Reply(text=LINE, gap_s=0.02, cut_on_arrival=True)
-    code, err, out = batch(capsys, tmp_path, scene_file(tmp_path, loopback, max_concurrency=1))
+    code, err, out = batch_run(capsys, tmp_path, served_scene(tmp_path, loopback, max_concurrency=1))
     assert code == 0, err
     assert failures(out) == [] and loopback.most_in_flight == 1
 
 
 def test_without_a_limit_the_cut_is_named_once_with_its_remedy(capsys, tmp_path, loopback):
     loopback.default = Reply(text=LINE, gap_s=0.2, cut_on_arrival=True)
-    scene = scene_file(tmp_path, loopback)
-    code, err, out = batch(capsys, tmp_path, scene)
+    scene = served_scene(tmp_path, loopback)
+    code, err, out = batch_run(capsys, tmp_path, scene)
     assert failures(out), err
     notice = CUT_NOTICE.format(server=loopback.url("/v1"))
     assert "--interrupt_requests False" in notice and "max_concurrency: 1" in notice
@@ -78,7 +59,7 @@ def test_without_a_limit_the_cut_is_named_once_with_its_remedy(capsys, tmp_path,
 
 def test_a_cut_with_no_other_request_is_not_blamed_on_one(capsys, tmp_path, loopback):
     loopback.default = Reply(text=LINE, drop_after_deltas=1)
-    code, err, out = batch(capsys, tmp_path, scene_file(tmp_path, loopback), "--max-concurrency", "1")
+    code, err, out = batch_run(capsys, tmp_path, served_scene(tmp_path, loopback), "--max-concurrency", "1")
     assert failures(out)
     assert NOTICE_HEAD not in err and NOTICE_HEAD not in (out / "notes.md").read_text()
 
@@ -108,7 +89,7 @@ def test_journal_calls_take_the_journal_timeout(capsys, tmp_path, loopback):
         journal = "journal" in json.dumps(recorded.body).lower() and "BEAT" not in json.dumps(recorded.body)
         return Reply(text="Dear journal, today I apologised.", delay_s=1.0) if journal else Reply(text=LINE)
     loopback.default = answer
-    scene = scene_file(tmp_path, loopback)
+    scene = served_scene(tmp_path, loopback)
     data = yaml.safe_load(scene.read_text())
     data["limits"]["max_beats"] = 1
     scene.write_text(yaml.safe_dump(data))

@@ -8,32 +8,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import yaml
-
 from core.cli.main import main
 from core.experiments.metrics import metrics_of
-from helpers import CHARACTERS, SCENES
+from helpers import CHARACTERS, batch_run, served_scene
 from loopback import CANARY, Reply, loopback  # noqa: F401 - fixture
 from test_scene_faults import turn
 
 LINE = turn('[TO: Bob, TONE: firm] "Walk me through the timeline."', "I need facts first.")
-
-
-def scene_file(tmp_path: Path, server, provider: str = "openai-compatible", model: str = "gemma") -> Path:
-    data = yaml.safe_load((SCENES / "the-apology.yaml").read_text())
-    data["provider"] = {"name": provider, "model": model, "base_url": server.url("/v1"), "max_retries": 0,
-                        "timeout_s": 5}
-    data.pop("cast", None)
-    path = tmp_path / "scene.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
-
-
-def batch(capsys, tmp_path: Path, scene: Path, *flags: str) -> tuple[int, str, Path]:
-    out = tmp_path / "run"
-    code = main(["--batch", str(scene), "--isolation", "a", "--coordinator", "C", "--seed", "1", "--out", str(out),
-                 "--characters-dir", str(CHARACTERS), "--max-beats", "2", "--journals", "none", *flags])
-    return code, capsys.readouterr().err, out
 
 
 def calls(out: Path) -> list[dict]:
@@ -42,7 +23,7 @@ def calls(out: Path) -> list[dict]:
 
 def test_a_stream_without_usage_records_null_tokens_and_says_unknown(capsys, tmp_path, loopback):
     loopback.default = Reply(text=LINE, no_usage=True)
-    code, err, out = batch(capsys, tmp_path, scene_file(tmp_path, loopback))
+    code, err, out = batch_run(capsys, tmp_path, served_scene(tmp_path, loopback))
     assert code == 0, err
     recorded = calls(out)
     assert recorded and all(c["ok"] for c in recorded)
@@ -64,7 +45,7 @@ def test_a_stream_without_usage_records_null_tokens_and_says_unknown(capsys, tmp
 
 def test_a_stream_with_usage_still_counts_it(capsys, tmp_path, loopback):
     loopback.default = Reply(text=LINE)
-    code, err, out = batch(capsys, tmp_path, scene_file(tmp_path, loopback))
+    code, err, out = batch_run(capsys, tmp_path, served_scene(tmp_path, loopback))
     recorded = calls(out)
     assert all("usage" not in c and c["output_tokens"] > 0 for c in recorded)
     assert "sent no usage" not in err
@@ -74,7 +55,7 @@ def test_a_stream_with_usage_still_counts_it(capsys, tmp_path, loopback):
 def test_a_budget_with_unknown_usage_is_refused(capsys, tmp_path, loopback, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
     loopback.default = Reply(text=LINE, no_usage=True)
-    code, err, out = batch(capsys, tmp_path, scene_file(tmp_path, loopback, "openai", "gpt-4o-mini"),
+    code, err, out = batch_run(capsys, tmp_path, served_scene(tmp_path, loopback, "openai", "gpt-4o-mini"),
                            "--budget-usd", "1")
     assert code == 1
     assert "cannot be kept" in err and "sent no token usage" in err
@@ -86,7 +67,7 @@ def test_a_budget_with_unknown_usage_is_refused(capsys, tmp_path, loopback, monk
 def test_a_sweep_budget_with_unknown_usage_stops_the_sweep(capsys, tmp_path, loopback, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
     loopback.default = Reply(text=LINE, no_usage=True)
-    code = main(["sweep", str(scene_file(tmp_path, loopback, "openai", "gpt-4o-mini")), "--isolation", "a",
+    code = main(["sweep", str(served_scene(tmp_path, loopback, "openai", "gpt-4o-mini")), "--isolation", "a",
                  "--coordinator", "C", "--seeds", "1-3", "--concurrency", "1", "--max-beats", "2",
                  "--characters-dir", str(CHARACTERS), "--budget-usd", "5", "--out", str(tmp_path / "sweep")])
     err = capsys.readouterr().err
