@@ -119,13 +119,32 @@ async def test_the_journal_steps_spend_is_shown_apart_from_the_last_beat(tmp_pat
     assert "journal step, after the close: 500" in labels
 
 
-async def test_a_long_name_beside_its_talk_share_bar_is_cut_with_its_whole_name_as_tooltip(tmp_path):
-    long = "Dr. Evangeline Montgomery-Smythe, Senior Partner"
+LONG = "Dr. Evangeline Montgomery-Smythe, Senior Partner"
+
+
+def long_named_compare(tmp_path: Path) -> PromptdeskApp:
+    """The compare screen of one hand-counted run whose Alice is called `LONG`."""
     records = [dict(r) for r in HAND_COUNTED]
-    records[0] = records[0] | {"cast": {"alice": long, "bob": "Bob", "charlie": "Charlie"}}
+    records[0] = records[0] | {"cast": {"alice": LONG, "bob": "Bob", "charlie": "Charlie"}}
     write_run(tmp_path / "run", records)
-    app = PromptdeskApp(lambda: CompareScreen([tmp_path / "run"], "run"))
+    return PromptdeskApp(lambda: CompareScreen([tmp_path / "run"], "run"))
+
+
+async def test_a_long_name_beside_its_talk_share_bar_is_cut_with_its_whole_name_as_tooltip(tmp_path):
+    app = long_named_compare(tmp_path)
     async with app.run_test(size=(120, 40)):
-        from textual.widgets import Label
         labels = [(str(label.render()), label.tooltip) for label in app.screen.query(".share Label")]
-    assert labels[0] == ("Dr. Evangeli…", long) and ("Bob", "Bob") in labels
+    assert labels[0] == ("Dr. Evangeli…", LONG) and ("Bob", "Bob") in labels
+
+
+async def test_a_long_name_never_runs_under_the_compare_charts(tmp_path):
+    """The timeline's beats start in the same column as the talk-share bars' (a long name is cut)."""
+    from tui_support import screen_text
+
+    app = long_named_compare(tmp_path)
+    async with app.run_test(size=(80, 40)) as pilot:
+        await pilot.pause()
+        rows = str(app.screen.query_one(BeatTimeline).render()).splitlines()
+        assert rows[0].startswith("Dr. Evangeli… ") and LONG not in screen_text(app)
+        assert len({len(row) - len(row[14:]) for row in rows[:3]}) == 1
+        assert rows[1].startswith("Bob           ")

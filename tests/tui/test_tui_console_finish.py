@@ -401,27 +401,6 @@ async def test_question_mark_lists_every_key_of_the_current_screen_from_its_bind
         assert isinstance(app.screen, ReplayScreen)
 
 
-async def test_a_long_name_never_runs_under_the_compare_charts(tmp_path):
-    """The timeline's beats start in the same column as the talk-share bars' (a long name is cut)."""
-    from test_metrics import HAND_COUNTED, write_run
-
-    from tui.app import PromptdeskApp
-    from tui.screens.compare import CompareScreen
-    from tui.widgets.beat_timeline import BeatTimeline
-
-    long = "Dr. Evangeline Montgomery-Smythe, Senior Partner"
-    records = [dict(r) for r in HAND_COUNTED]
-    records[0] = records[0] | {"cast": {"alice": long, "bob": "Bob", "charlie": "Charlie"}}
-    write_run(tmp_path / "run", records)
-    app = PromptdeskApp(lambda: CompareScreen([tmp_path / "run"], "run"))
-    async with app.run_test(size=(80, 40)) as pilot:
-        await pilot.pause()
-        rows = str(app.screen.query_one(BeatTimeline).render()).splitlines()
-        assert rows[0].startswith("Dr. Evangeli… ") and long not in screen_text(app)
-        assert len({len(row) - len(row[14:]) for row in rows[:3]}) == 1
-        assert rows[1].startswith("Bob           ")
-
-
 async def test_an_actor_waited_on_for_a_while_shows_waiting_seconds_on_the_panel():
     from core.record.events import CallEvent, GenericEvent
 
