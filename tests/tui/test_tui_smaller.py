@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from textual.widgets import RadioButton, RadioSet
-from tui_support import ROOT, run_options, screen_text, session_for, wait_for
+from tui_support import ROOT, screen_text, session_for, wait_for
 
 from core.record.events import GenericEvent
 from tui.app import create_app
@@ -90,10 +90,9 @@ async def test_the_focused_pane_has_a_border_of_its_own():
 
 
 async def test_no_radio_row_looks_selected_before_the_operator_chooses(workspace):
-    from tui_support import fast
+    from tui_support import wizard_app
 
-    app = create_app(scene=workspace / "scenes" / "the-apology.yaml", options=run_options(workspace), cwd=workspace,
-                     scene_transform=fast)
+    app = wizard_app(workspace)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("ctrl+n", "ctrl+n")
         await pilot.pause()

@@ -11,7 +11,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from tui_support import fast, run_options, session_for, wait_for
+from tui_support import session_for, wait_for, wizard_app
 
 from tui.app import create_app
 
@@ -29,8 +29,7 @@ def test_wizard_presents_the_first_choice_with_nothing_selected(here, snap_compa
     guarantee, spec 000's table (Option | In Promptdesk | Trade-off) with rows (a) and (b), two radio
     buttons with neither selected, "Nothing is pre-selected. Press a or b…", Back and Next at the
     bottom right with Next greyed out, and the footer's "^n Next" dimmed."""
-    app = create_app(scene=here / "scenes" / "the-apology.yaml", options=run_options(here), cwd=here,
-                     scene_transform=fast)
+    app = wizard_app(here)
     assert snap_compare(app, press=["ctrl+n", "ctrl+n"], terminal_size=SIZE)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_support import fast, run_options, screen_text, wait_for
+from tui_support import screen_text, wait_for, wizard_app
 
 from core.record.events import GenericEvent, SpeakEvent, ThinkEvent
 from tui.app import create_app
@@ -69,8 +69,7 @@ async def test_scene_and_character_files_are_shown_literally_in_the_wizard(tmp_p
     (tmp_path / "characters" / "ben.md").write_text("# Ben\x1b[2J [/bold]\nBen.\n")
     (tmp_path / "scenes" / "evil.yaml").write_text(
         'name: evil\ntitle: "[@click=app.quit] Evil [/bold] \\e[2J"\nprompt: A scene.\ncharacters: [ann, ben]\n')
-    app = create_app(scene=tmp_path / "scenes" / "evil.yaml", options=run_options(tmp_path), cwd=tmp_path,
-                     scene_transform=fast)
+    app = wizard_app(tmp_path, "evil.yaml")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert "[@click=app.quit] Evil [/bold]" in screen_text(app)

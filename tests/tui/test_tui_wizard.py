@@ -5,12 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import RadioButton
-from tui_support import fast, run_options, screen_text, wait_for
+from tui_support import screen_text, wait_for, wizard_app, wizard_step
 
 from core.casting.notes import choice_lines
-from tui.app import create_app
 from tui.screens.stage import StageScreen
-from tui.screens.wizard import WizardScreen
 from tui.widgets.cast_check import CastCheck
 from tui.widgets.provider_form import ProviderForm
 from tui.widgets.scene_picker import ScenePicker
@@ -18,17 +16,6 @@ from tui.widgets.state_panel import StatePanel
 from tui.widgets.transcript import Transcript
 
 SIZE = (120, 40)
-
-
-def wizard_app(workspace: Path, scene: str | None = "the-apology.yaml", **options):
-    path = workspace / "scenes" / scene if scene else None
-    return create_app(scene=path, options=run_options(workspace, **options), cwd=workspace, scene_transform=fast)
-
-
-def step(app) -> str:
-    screen = app.screen
-    assert isinstance(screen, WizardScreen)
-    return ("scene", "cast", "isolation", "coordinator", "provider", "confirm")[screen.step]
 
 
 def pressed(app, name: str) -> list[str]:
@@ -40,19 +27,19 @@ class TestMustPresent:
         app = wizard_app(workspace)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("ctrl+n", "ctrl+n")
-            assert step(app) == "isolation"
+            assert wizard_step(app) == "isolation"
             assert pressed(app, "isolation") == [] and app.screen.picker("isolation").value is None
             assert app.screen.check_action("next", ()) is None
             await pilot.press("ctrl+n")
             await pilot.click("#next")
-            assert step(app) == "isolation"
+            assert wizard_step(app) == "isolation"
             await pilot.press("b", "ctrl+n")
-            assert step(app) == "coordinator"
+            assert wizard_step(app) == "coordinator"
             assert pressed(app, "coordinator") == [] and app.screen.check_action("next", ()) is None
             await pilot.press("ctrl+n")
-            assert step(app) == "coordinator"
+            assert wizard_step(app) == "coordinator"
             await pilot.press("c", "ctrl+n")
-            assert step(app) == "provider"
+            assert wizard_step(app) == "provider"
 
     async def test_the_trade_offs_of_spec_000_are_on_screen(self, workspace):
         app = wizard_app(workspace)
@@ -97,10 +84,10 @@ class TestSceneAndCast:
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("ctrl+n")
             check = app.screen.query_one(CastCheck)
-            assert step(app) == "cast" and not check.ok
+            assert wizard_step(app) == "cast" and not check.ok
             assert "CHARACTER_LOAD_ERROR" in str(check.render()) and "zed" in str(check.render())
             await pilot.press("ctrl+n")
-            assert step(app) == "cast"
+            assert wizard_step(app) == "cast"
 
     async def test_an_invalid_scene_file_shows_the_engine_message(self, workspace):
         (workspace / "scenes" / "broken.yaml").write_text("name: broken\nprompt: A scene.\ncharacters: [alice]\nturns: sideways\n")
@@ -120,7 +107,7 @@ class TestSceneAndCast:
             picker.query_one("#scene-path").value = "scenes/morning-kitchen.yaml"
             picker.query_one("#scene-path").focus()
             await pilot.press("enter")
-            assert app.screen.scene.name == "morning-kitchen" and step(app) == "cast"
+            assert app.screen.scene.name == "morning-kitchen" and wizard_step(app) == "cast"
 
 
 async def test_a_full_offline_scene_runs_from_the_wizard_to_its_close(workspace):
@@ -151,8 +138,8 @@ class TestFormat:
             app = wizard_app(workspace, scene=scene)
             async with app.run_test(size=SIZE) as pilot:
                 await pilot.press("ctrl+n", "ctrl+n", "a", "ctrl+n", "c", "ctrl+n")
-                assert step(app) == "provider" and app.screen.query_one(ProviderForm).format == fmt
-                assert f"Format (preset from the scene file)" in screen_text(app) and label in screen_text(app)
+                assert wizard_step(app) == "provider" and app.screen.query_one(ProviderForm).format == fmt
+                assert "Format (preset from the scene file)" in screen_text(app) and label in screen_text(app)
 
     async def test_a_single_call_runs_one_participant_for_one_round_and_opens_the_room(self, workspace):
         app = wizard_app(workspace, scene="hiking-plan.yaml")
@@ -160,7 +147,7 @@ class TestFormat:
             await pilot.press("ctrl+n", "ctrl+n", "a", "ctrl+n", "c", "ctrl+n")
             app.screen.query_one(ProviderForm).format = "single"
             await pilot.press("ctrl+n")
-            assert step(app) == "confirm" and "Single call" in screen_text(app)
+            assert wizard_step(app) == "confirm" and "Single call" in screen_text(app)
             await pilot.press("ctrl+n")
             stage = app.screen
             assert isinstance(stage, StageScreen) and stage.has_room
@@ -174,7 +161,7 @@ class TestFormat:
             await pilot.press("ctrl+n", "ctrl+n", "a", "ctrl+n", "c", "ctrl+n")
             app.screen.query_one(ProviderForm).format = "scene"
             await pilot.press("ctrl+n", "ctrl+n")
-            assert step(app) == "confirm"
+            assert wizard_step(app) == "confirm"
             error = str(app.screen.query_one("#start-error").render())
             assert error.startswith("Cannot start:") and "Scene prompt is required" in error, error
 
@@ -184,7 +171,7 @@ class TestProviderStep:
 
     async def to_provider(self, pilot, app) -> ProviderForm:
         await pilot.press("ctrl+n", "ctrl+n", "a", "ctrl+n", "c", "ctrl+n")
-        assert step(app) == "provider"
+        assert wizard_step(app) == "provider"
         return app.screen.query_one(ProviderForm)
 
     async def test_offline_needs_nothing_and_no_placeholder_reads_as_a_value(self, workspace):
@@ -211,7 +198,7 @@ class TestProviderStep:
             assert "API key: ANTHROPIC_API_KEY is not set in the environment" in screen_text(app)
             assert app.screen.check_action("next", ()) is None
             await pilot.press("ctrl+n")
-            assert step(app) == "provider"
+            assert wizard_step(app) == "provider"
             monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-used")
             form.show_needs()
             app.screen._answered()

@@ -8,18 +8,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tui_support import fast, run_options
+from tui_support import wizard_app
 
-from tui.app import create_app
 
 SIZES = {"80x24": (80, 24), "140x45": (140, 45)}
 
 
 def wizard(workspace: Path, scene: str = "the-apology.yaml"):
     """The wizard on `scene`, its run folder named relatively (the same on every machine)."""
-    return create_app(scene=workspace / "scenes" / scene, options=run_options(workspace, runs_root=Path("runs")),
-                      cwd=workspace,
-                      scene_transform=fast)
+    return wizard_app(workspace, scene, runs_root=Path("runs"))
 
 
 @pytest.mark.parametrize("size", SIZES)

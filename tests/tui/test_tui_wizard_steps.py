@@ -6,22 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import Input
-from tui_support import fast, run_options, screen_text
+from tui_support import screen_text, wizard_app, wizard_step
 
 from tui.app import create_app
 from tui.screens.wizard import STEPS, WizardScreen
 
 SMALL = (80, 24)
-
-
-def wizard_app(workspace: Path, scene: str | None = "the-apology.yaml", **options):
-    path = workspace / "scenes" / scene if scene else None
-    return create_app(scene=path, options=run_options(workspace, **options), cwd=workspace, scene_transform=fast)
-
-
-def step(app) -> str:
-    assert isinstance(app.screen, WizardScreen)
-    return STEPS[app.screen.step]
 
 
 def break_the_cast(workspace: Path) -> None:
@@ -36,13 +26,13 @@ class TestFocus:
         app = wizard_app(workspace)
         async with app.run_test(size=SMALL) as pilot:
             await pilot.press("ctrl+n")
-            assert step(app) == "cast" and not app.screen.ready()
+            assert wizard_step(app) == "cast" and not app.screen.ready()
             focused = app.focused
             assert focused is not None and focused.display and focused.id == "step-cast", focused
             await pilot.press("x", "t", "y")
             assert app.theme_name == "light"
             await pilot.press("escape")
-            assert step(app) == "scene"
+            assert wizard_step(app) == "scene"
             assert app.screen.query_one("#scene-path", Input).value == "scenes/the-apology.yaml"
             await pilot.press("ctrl+n", "q")
             await pilot.pause()
@@ -53,13 +43,13 @@ class TestFocus:
         async with app.run_test(size=SMALL) as pilot:
             for keys in ((), ("ctrl+n",), ("ctrl+n",), ("b", "ctrl+n"), ("c", "ctrl+n"), ("ctrl+n",)):
                 await pilot.press(*keys)
-                shown = app.screen.query_one(f"#step-{step(app)}")
+                shown = app.screen.query_one(f"#step-{wizard_step(app)}")
                 assert app.focused is not None and (app.focused is shown or shown in app.focused.ancestors
-                                                    or app.focused.id == "next"), (step(app), app.focused)
-            assert step(app) == "confirm"
+                                                    or app.focused.id == "next"), (wizard_step(app), app.focused)
+            assert wizard_step(app) == "confirm"
             for _ in STEPS[1:]:
                 await pilot.press("escape")
-            assert step(app) == "scene" and app.focused is not None and app.focused.id != "scene-path"
+            assert wizard_step(app) == "scene" and app.focused is not None and app.focused.id != "scene-path"
 
 
 class TestWhyNextIsDimmed:
@@ -67,11 +57,11 @@ class TestWhyNextIsDimmed:
         app = wizard_app(workspace)
         async with app.run_test(size=SMALL) as pilot:
             await pilot.press("ctrl+n", "ctrl+n")
-            assert step(app) == "isolation"
+            assert wizard_step(app) == "isolation"
             assert "choose an option first (press a or b)" in screen_text(app)
             await pilot.press("ctrl+n")
             await pilot.pause()
-            assert step(app) == "isolation"
+            assert wizard_step(app) == "isolation"
             assert [n.message for n in app._notifications] == ["Next: choose an option first (press a or b)."]
             await pilot.press("a")
             assert "choose an option first" not in screen_text(app)
@@ -110,7 +100,7 @@ class TestChoiceStep:
 
 async def to_provider(pilot, app) -> None:
     await pilot.press("ctrl+n", "ctrl+n", "a", "ctrl+n", "c", "ctrl+n")
-    assert step(app) == "provider"
+    assert wizard_step(app) == "provider"
 
 
 class TestSceneList:
@@ -163,7 +153,7 @@ class TestProviderStep:
             app.screen.query_one("#max_beats").value = "5"
             await pilot.pause()
             await pilot.press("ctrl+n")
-            assert step(app) == "confirm"
+            assert wizard_step(app) == "confirm"
             options = app.screen.run_options()
             assert (options.seed, options.max_beats) == (42, 5)
             text = screen_text(app)
@@ -191,7 +181,7 @@ class TestProviderStep:
             form.query_one("#model").value = "local-model"
             await pilot.pause()
             await pilot.press("ctrl+n")
-            assert step(app) == "confirm", app.screen.why_not()
+            assert wizard_step(app) == "confirm", app.screen.why_not()
             assert app.screen.run_options().protocol == "json"
             assert "Protocol    json (every actor's replies)" in screen_text(app)
 
@@ -269,13 +259,13 @@ class TestNewScene:
             await wait_for(pilot, lambda: stage.check_action("new_scene", ()) is True, "closed")
             await pilot.press("w")
             await pilot.pause()
-            assert step(app) == "scene" and app.screen.scene is None
+            assert wizard_step(app) == "scene" and app.screen.scene is None
             assert app.screen.check_action("next", ()) is None
             picker = app.screen.query_one(OptionList)
             assert picker.highlighted is not None
             assert app.screen.query_one("#step-scene").files[picker.highlighted].name == "the-apology.yaml"
             await pilot.press("enter", "ctrl+n")
-            assert step(app) == "isolation" and app.screen.picker("isolation").value is None
+            assert wizard_step(app) == "isolation" and app.screen.picker("isolation").value is None
             assert "Last scene: (b) Separate API conversation per actor (press b" in screen_text(app)
             await pilot.press("a", "ctrl+n")
             assert app.screen.picker("coordinator").value is None

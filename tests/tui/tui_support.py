@@ -55,3 +55,20 @@ async def wait_for(pilot, condition: Callable[[], bool], what: str = "condition"
 def screen_text(app) -> str:
     """Everything on the screen now, as plain text (one line per terminal row)."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def wizard_app(workspace: Path, scene: str | None = "the-apology.yaml", **options):
+    """The console's setup wizard in `workspace` on `scene` (None: the scene list), with no simulated
+    model latency and seeded, private run options (`options` over them)."""
+    from tui.app import create_app
+
+    path = workspace / "scenes" / scene if scene else None
+    return create_app(scene=path, options=run_options(workspace, **options), cwd=workspace, scene_transform=fast)
+
+
+def wizard_step(app) -> str:
+    """The wizard's step on screen, by name (`tui.screens.wizard.STEPS`)."""
+    from tui.screens.wizard import STEPS, WizardScreen
+
+    assert isinstance(app.screen, WizardScreen), app.screen
+    return STEPS[app.screen.step]
