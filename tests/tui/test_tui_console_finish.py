@@ -8,7 +8,7 @@ import re
 import pytest
 
 from core.record.events import DeltaEvent, SpeakEvent, ThinkEvent
-from tui_support import screen_text, session_for, wait_for
+from tui_support import held, hold_at, screen_text, session_for, wait_for
 
 from tui.app import create_app
 from tui.scripted import ScriptedSession
@@ -107,24 +107,6 @@ async def test_the_streaming_preview_on_stage_hides_the_protocol_header():
 
 def footer_line(app) -> str:
     return screen_text(app).splitlines()[-1]
-
-
-def hold_at(session, beat: int = 1):
-    """Pause the scene the moment `beat` starts (a fixed point)."""
-    def on_event(event) -> None:
-        if event.type == "beat" and event.beat == beat and session.state.status == "running":
-            session.pause()
-    session.subscribe(on_event)
-    return session
-
-
-async def held(pilot, session):
-    await wait_for(pilot, lambda: session.state.status == "paused" and not session._tasks, "the pause to hold")
-    stage = pilot.app.screen
-    stage.flush()
-    stage.refresh_state()
-    await pilot.pause()
-    return stage
 
 
 async def test_at_80_columns_the_footer_lists_only_what_acts_now_each_key_apart(workspace):

@@ -11,7 +11,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from tui_support import session_for, wait_for, wizard_app
+from tui_support import held, hold_at, session_for, wait_for, wizard_app
 
 from tui.app import create_app
 
@@ -35,22 +35,12 @@ def test_wizard_presents_the_first_choice_with_nothing_selected(here, snap_compa
 
 def held_stage(here: Path, name: str):
     """The Apology, live, paused by the operator as beat 3 began; returns the app and a `run_before`."""
-    session = session_for(here, latency=True, out=Path(f"runs/{name}"))
+    session = hold_at(session_for(here, latency=True, out=Path(f"runs/{name}")), beat=3)
 
-    def hold(event) -> None:
-        if event.type == "beat" and event.beat == 3 and session.state.status == "running":
-            session.pause()
+    async def run_before(pilot) -> None:
+        await held(pilot, session)
 
-    session.subscribe(hold)
-
-    async def held(pilot) -> None:
-        stage = pilot.app.screen
-        await wait_for(pilot, lambda: session.state.status == "paused" and not session._tasks, "the pause")
-        stage.flush()
-        stage.refresh_state()
-        await pilot.pause()
-
-    return create_app(session=session), held
+    return create_app(session=session), run_before
 
 
 def test_stage_at_80x24(here, snap_compare):

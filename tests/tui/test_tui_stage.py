@@ -9,7 +9,7 @@ from textual.widgets import Input, Select
 
 from core.clock import RealClock
 from helpers import requests_text
-from tui_support import screen_text, session_for, wait_for
+from tui_support import held, hold_at, screen_text, session_for, wait_for
 
 from tui.app import create_app
 from tui.screens.replay import ReplayScreen
@@ -40,21 +40,6 @@ async def started(pilot, session, beat: int = 1) -> StageScreen:
     return stage
 
 
-def hold_at(session, beat: int = 1):
-    """Pause the scene (through its control channel) the moment `beat` starts: a fixed point."""
-    def on_event(event) -> None:
-        if event.type == "beat" and event.beat == beat and session.state.status == "running":
-            session.pause()
-    session.subscribe(on_event)
-    return session
-
-
-async def holding(pilot, session) -> StageScreen:
-    """Wait until the scene is held at its safe point, with every event on stage."""
-    await wait_for(pilot, lambda: session.state.status == "paused" and not session._tasks, "the pause to hold")
-    return pilot.app.screen
-
-
 class TestControls:
     async def test_stop_closes_the_scene_and_still_writes_the_run_folder(self, workspace):
         session = session_for(workspace, latency=True, clock=RealClock())
@@ -75,7 +60,7 @@ class TestControls:
         session = hold_at(session_for(workspace))
         app = create_app(session=session)
         async with app.run_test(size=SIZE) as pilot:
-            stage = await holding(pilot, session)
+            stage = await held(pilot, session)
             await pilot.press("e")
             assert isinstance(app.screen, InputModal)
             await pilot.press(*"The fire alarm goes off", "enter")
@@ -95,7 +80,7 @@ class TestControls:
         session = hold_at(session_for(workspace))
         app = create_app(session=session)
         async with app.run_test(size=SIZE) as pilot:
-            stage = await holding(pilot, session)
+            stage = await held(pilot, session)
             await pilot.press("n")
             app.screen.query_one(Select).value = "bob"
             app.screen.query_one(Input).focus()
@@ -113,7 +98,7 @@ class TestControls:
         async with app.run_test(size=SIZE) as pilot:
             stage = await started(pilot, session)
             await pilot.press("p")
-            await holding(pilot, session)
+            await held(pilot, session)
             beat = session.state.beat
             assert stage.check_action("pause", ()) is False and stage.check_action("resume", ())
             for _ in range(50):
@@ -128,7 +113,7 @@ class TestControls:
         session = hold_at(session_for(workspace, pace=1.5))
         app = create_app(session=session)
         async with app.run_test(size=SIZE) as pilot:
-            stage = await holding(pilot, session)
+            stage = await held(pilot, session)
             assert "Pace      ≥ 1.5 s/beat" in screen_text(app)
             await pilot.press("+")
             assert session.state.pace_s == session.pace.seconds == 2.0
@@ -144,7 +129,7 @@ class TestControls:
         session = hold_at(session_for(workspace))
         app = create_app(session=session)
         async with app.run_test(size=SIZE) as pilot:
-            await holding(pilot, session)
+            await held(pilot, session)
             await pilot.press("e", *"ignored", "escape")
             assert not session._pending
 
@@ -230,7 +215,7 @@ async def test_every_available_control_is_in_the_command_palette(workspace):
     session = hold_at(session_for(workspace))
     app = create_app(session=session)
     async with app.run_test(size=SIZE) as pilot:
-        stage = await holding(pilot, session)
+        stage = await held(pilot, session)
         titles = [command.title for command in app.get_system_commands(stage)]
         assert {"Stop", "World event", "Note", "Resume", "Switch theme", "Quit"} <= set(titles)
         assert "Pause" not in titles
@@ -340,19 +325,17 @@ async def test_the_palette_copies_the_run_folders_path(workspace):
     session = hold_at(session_for(workspace))
     app = create_app(session=session)
     async with app.run_test(size=SIZE) as pilot:
-        stage = await holding(pilot, session)
+        stage = await held(pilot, session)
         command = next(c for c in app.get_system_commands(stage) if c.title == "Copy the run folder's path")
         command.callback()
         assert app.clipboard == str(Path(session.state.run_dir).resolve())
 
 
 async def test_a_world_event_sent_after_the_close_is_refused_on_stage_not_queued(workspace):
-    from tui.widgets.input_modal import WorldEvent
-
     session = hold_at(session_for(workspace))
     app = create_app(session=session)
     async with app.run_test(size=SIZE) as pilot:
-        stage = await holding(pilot, session)
+        stage = await held(pilot, session)
         await pilot.press("e")
         assert isinstance(app.screen, InputModal)
         session.stop()

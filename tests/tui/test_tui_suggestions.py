@@ -3,8 +3,8 @@ panel until the operator injects it with `y`."""
 
 from __future__ import annotations
 
-from test_tui_stage import SIZE, finished, hold_at, holding, records
-from tui_support import session_for, wait_for
+from test_tui_stage import SIZE, finished, records
+from tui_support import held, hold_at, session_for, wait_for
 
 from tui.app import create_app
 from tui.widgets.state_panel import StatePanel, render_state
@@ -15,7 +15,7 @@ async def test_y_injects_the_suggested_world_event_at_the_next_beat(workspace):
     assert session.suggested_events == "ask", "the console asks by default"
     app = create_app(session=session)
     async with app.run_test(size=SIZE) as pilot:
-        stage = await holding(pilot, session)
+        stage = await held(pilot, session)
         assert not stage.check_action("accept_suggestion", ()), "nothing to accept yet"
         session.suggest("The lights flicker and go out")
         await wait_for(pilot, lambda: "Suggests" in render_state(app.screen.query_one(StatePanel).snapshot).plain, "the suggestion")

@@ -72,3 +72,23 @@ def wizard_step(app) -> str:
 
     assert isinstance(app.screen, WizardScreen), app.screen
     return STEPS[app.screen.step]
+
+
+def hold_at(session, beat: int = 1):
+    """Pause the scene (through its control channel) the moment `beat` starts: a fixed point."""
+    def on_event(event) -> None:
+        if event.type == "beat" and event.beat == beat and session.state.status == "running":
+            session.pause()
+    session.subscribe(on_event)
+    return session
+
+
+async def held(pilot, session):
+    """Wait until the scene is held at its safe point, then show every event and the session panel
+    as of then; the stage."""
+    await wait_for(pilot, lambda: session.state.status == "paused" and not session._tasks, "the pause to hold")
+    stage = pilot.app.screen
+    stage.flush()
+    stage.refresh_state()
+    await pilot.pause()
+    return stage
