@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import math
 import sys
 from pathlib import Path
 
 from core.cli import provider_flags
+from core.cli.numbers import budget_usd, pace_seconds, positive_int
 from core.cli.common import NO_CONSOLE, Console, refuse
 
 def parser() -> argparse.ArgumentParser:
@@ -41,9 +41,9 @@ def parser() -> argparse.ArgumentParser:
                         "(default: beside a <slug>/profile.md you own, else .promptdesk/journals/ beside the scene)")
     p.add_argument("--out", type=Path, metavar="DIR", help="the run folder (default runs/<scene>-<stamp>)")
     p.add_argument("--seed", type=int)
-    p.add_argument("--max-beats", dest="max_beats", type=provider_flags.positive_int)
-    p.add_argument("--budget-usd", dest="budget_usd", type=_budget, help="close the scene (reason budget) when spent")
-    p.add_argument("--pace", type=_seconds, metavar="SECONDS",
+    p.add_argument("--max-beats", dest="max_beats", type=positive_int)
+    p.add_argument("--budget-usd", dest="budget_usd", type=budget_usd, help="close the scene (reason budget) when spent")
+    p.add_argument("--pace", type=pace_seconds, metavar="SECONDS",
                    help="minimum seconds per beat, 0 to 60 (default: the scene's pace:, else 0; "
                         "in the console 1.5 on the offline improviser)")
     p.add_argument("--suggested-events", dest="suggested_events", choices=["inject", "ask", "off"],
@@ -57,27 +57,6 @@ def parser() -> argparse.ArgumentParser:
     for fmt in FORMATS.values():
         fmt.add_flags(p)
     return p
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {text}") from None
-    if not 0 <= value <= 60:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 60 seconds, not {text}")
-    return value
-
-
-def _budget(text: str) -> float:
-    """A budget in USD: a finite amount of 0 or more (no NaN, no infinity, no negative)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an amount in USD, not {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a finite amount of 0 or more, not {text!r}")
-    return value
 
 
 SUBCOMMANDS = {"import": "core.cli.importing", "audit": "core.cli.audit", "rebuild": "core.cli.rebuild",

@@ -1,0 +1,36 @@
+"""The numbers the command line takes, as argparse types: each refusal names what was wanted and
+what was given (argparse prints it after the flag's name)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+from typing import TypeVar
+
+N = TypeVar("N", int, float)
+
+
+def number_type(parse: Callable[[str], N], ok: Callable[[N], bool], wanted: str) -> Callable[[str], N]:
+    """An argparse type: `parse(text)` when `ok` accepts it, else the error "must be <wanted>, not …"."""
+    def convert(text: str) -> N:
+        try:
+            value = parse(text)
+        except ValueError:
+            value = None
+        if value is None or not ok(value):
+            raise argparse.ArgumentTypeError(f"must be {wanted}, not {text!r}")
+        return value
+    return convert
+
+
+positive_int = number_type(int, lambda value: value > 0, "a positive whole number")
+"""`--max-beats`, `--max-concurrency`."""
+pace_seconds = number_type(float, lambda value: 0 <= value <= 60, "a number of seconds from 0 to 60")
+"""`--pace`."""
+budget_usd = number_type(float, lambda value: math.isfinite(value) and value >= 0,
+                         "a finite amount in USD of 0 or more")
+"""`--budget-usd` (no NaN, no infinity, no negative)."""
+timeout_seconds = number_type(float, lambda value: math.isfinite(value) and value > 0,
+                              "a finite number of seconds more than 0")
+"""`--timeout`, `--journal-timeout`."""
