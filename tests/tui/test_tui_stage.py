@@ -283,44 +283,6 @@ async def test_scrolling_back_to_the_bottom_follows_again():
         assert transcript.scroll_y == transcript.max_scroll_y
 
 
-async def test_transcript_text_selected_with_the_mouse_is_copied_with_ctrl_c():
-    from tui.scripted import ScriptedSession
-
-    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
-    app = create_app(session=session)
-    async with app.run_test(size=SIZE) as pilot:
-        session.publish(spoken(5))
-        await pilot.pause()
-        await pilot.pause()
-        transcript = app.screen.query_one(Transcript)
-        await pilot.mouse_down(transcript, offset=(2, 1))
-        await pilot.hover(transcript, offset=(15, 2))
-        await pilot.mouse_up(transcript, offset=(15, 2))
-        await pilot.pause()
-        assert "Line number 2." in screen_text(app)
-        await pilot.press("ctrl+c")
-        assert app.clipboard == 'ice  "Line number 1."\nAlice  "Line num'
-
-
-async def test_thinking_text_can_be_selected_and_copied():
-    from core.record.events import ThinkEvent
-    from tui.scripted import ScriptedSession
-    from tui.widgets.thinking_pane import ThoughtLog
-
-    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
-    app = create_app(session=session)
-    async with app.run_test(size=SIZE) as pilot:
-        session.publish([ThinkEvent(t=0, **{"from": "bob"}, text="She knows. Say it first.", beat=0)])
-        await pilot.pause()
-        await pilot.pause()
-        log = app.screen.query_one("#thinking-bob").query_one(ThoughtLog)
-        await pilot.mouse_down(log, offset=(0, 1))
-        await pilot.hover(log, offset=(9, 1))
-        await pilot.mouse_up(log, offset=(9, 1))
-        await pilot.press("ctrl+c")
-        assert app.clipboard == "She knows."
-
-
 async def test_the_palette_copies_the_run_folders_path(workspace):
     session = hold_at(session_for(workspace))
     app = create_app(session=session)
