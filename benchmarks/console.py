@@ -25,7 +25,7 @@ import gc
 import os
 import time
 
-from core.record.events import GenericEvent, SpeakEvent, ThinkEvent
+from promptdesk.core.record.events import GenericEvent, SpeakEvent, ThinkEvent
 
 LINES = int(os.environ.get("BENCH_LINES", 10_000))
 """Lines of each kind (transcript, thinking); `BENCH_LINES` overrides it for a longer soak."""
@@ -50,9 +50,9 @@ def _beat(n: int) -> list:
 
 
 async def _measure(lines: int = LINES) -> dict[str, float]:
-    from tui.app import create_app
-    from tui.scripted import ScriptedSession
-    from tui.widgets.transcript import Transcript
+    from promptdesk.tui.app import create_app
+    from promptdesk.tui.scripted import ScriptedSession
+    from promptdesk.tui.widgets.transcript import Transcript
 
     session = ScriptedSession(CAST, "Benchmark")
     app = create_app(session=session)

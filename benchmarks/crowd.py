@@ -26,9 +26,9 @@ from pathlib import Path
 
 from benchmarks.engine import TimedProvider
 from benchmarks.long_scene import Endless
-from core.casting.build import RunOptions, build_session
-from core.casting.scene_file import scene_from_dict
-from core.clock import RealClock
+from promptdesk.core.casting.build import RunOptions, build_session
+from promptdesk.core.casting.scene_file import scene_from_dict
+from promptdesk.core.clock import RealClock
 
 ROOT = Path(__file__).resolve().parent.parent
 LATENCY = (400, 1000)

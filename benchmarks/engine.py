@@ -16,10 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from core.clock import RealClock
-from core.providers.base import Provider
-from core.casting.scene_file import scene_from_dict
-from core.casting.build import RunOptions, build_session
+from promptdesk.core.clock import RealClock
+from promptdesk.core.providers.base import Provider
+from promptdesk.core.casting.scene_file import scene_from_dict
+from promptdesk.core.casting.build import RunOptions, build_session
 
 ROOT = Path(__file__).resolve().parent.parent
 CAST = ["alice", "bob", "charlie", "maria-stern", "sam-reed"]

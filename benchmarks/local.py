@@ -74,8 +74,8 @@ def start_server(server_python: str, model: str, port: int, threads: int, log: P
 
 def play(protocol: str, base_url: str, beats: int, out: Path, max_tokens: int) -> float:
     """Play the-apology headless on the local server with `protocol`; the wall seconds of its beats."""
-    from core.casting.build import RunOptions, build_session
-    from core.casting.scene_file import load_scene
+    from promptdesk.core.casting.build import RunOptions, build_session
+    from promptdesk.core.casting.scene_file import load_scene
 
     scene = load_scene(SCENE)
     provider = {**scene.provider.model_dump(), "name": "openai-compatible", "model": MODEL_NAME,

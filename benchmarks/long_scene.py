@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from benchmarks.engine import TimedProvider, _scene
-from core.engine.coordinator import CONTINUE, RuleCoordinator
-from core.casting.build import RunOptions, build_session
+from promptdesk.core.engine.coordinator import CONTINUE, RuleCoordinator
+from promptdesk.core.casting.build import RunOptions, build_session
 
 ROOT = Path(__file__).resolve().parent.parent
 BEATS = 500

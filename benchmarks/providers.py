@@ -35,8 +35,8 @@ def _reply(recorded) -> object:
 
 
 async def _scene_run(tmp: Path, max_beats: int, delay_s: float = 0.0):
-    from core.casting.scene_file import scene_from_dict
-    from core.casting.build import RunOptions, build_session
+    from promptdesk.core.casting.scene_file import scene_from_dict
+    from promptdesk.core.casting.build import RunOptions, build_session
     from loopback import LoopbackServer
 
     _reply.delay_s = delay_s  # type: ignore[attr-defined]

@@ -39,7 +39,7 @@ def _scene(folder: Path, cast: dict | None) -> Path:
 
 def measure(kind: str) -> dict[str, float]:
     """Run one scenario in this process and return runs per minute."""
-    from core.experiments.sweep import Sweep, SweepPlan
+    from promptdesk.core.experiments.sweep import Sweep, SweepPlan
     seeds, concurrency = SCENARIOS[kind]
     with tempfile.TemporaryDirectory(prefix="promptdesk-bench-") as tmp:
         folder, server = Path(tmp), None

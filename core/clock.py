@@ -67,7 +67,7 @@ class VirtualClock:
 
     Simulated time is kept as a whole number of ticks (`TICKS_PER_S`, a tenth of a millisecond: the
     resolution of every recorded `t`), so a time read back from the record is exactly the time the
-    clock had: a take that starts at a recorded `t` (`core.casting.branch`) goes on at the very same
+    clock had: a take that starts at a recorded `t` (`promptdesk.core.casting.branch`) goes on at the very same
     instants as the run it was taken from.
     """
 

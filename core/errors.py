@@ -36,7 +36,7 @@ class ProviderError(PromptdeskError):
     """A provider failed for good (after retries, or with an error that is never retried).
 
     `usage` is what the provider billed for the call's failed attempts before it failed (a
-    `core.providers.base.Usage`: a stream's `message_start` or usage chunk that arrived before it
+    `promptdesk.core.providers.base.Usage`: a stream's `message_start` or usage chunk that arrived before it
     broke), None when nothing billed was seen; the call's record counts it."""
 
     code = "PROVIDER_ERROR"

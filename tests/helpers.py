@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.record.audit import audit_run
-from core.clock import VirtualClock
-from core.record.prompt_log import read_prompts, read_requests
-from core.record.recorder import read_events
-from core.casting.scene_file import Scene, load_scene, scene_from_dict
-from core.engine.session import Session, SessionResult
-from core.casting.build import RunOptions, build_session
+from promptdesk.core.record.audit import audit_run
+from promptdesk.core.clock import VirtualClock
+from promptdesk.core.record.prompt_log import read_prompts, read_requests
+from promptdesk.core.record.recorder import read_events
+from promptdesk.core.casting.scene_file import Scene, load_scene, scene_from_dict
+from promptdesk.core.engine.session import Session, SessionResult
+from promptdesk.core.casting.build import RunOptions, build_session
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENES = ROOT / "scenes"
@@ -102,7 +102,7 @@ async def run_session(tmp_path: Path, scene: Scene, *, audit: bool = True, befor
 
 def assert_isolated(run: Run) -> None:
     """No request holds another actor's thinking, profile, journal or perspective, nor the
-    coordinator notes: the product's own audit (`core.record.audit`) over the run folder alone."""
+    coordinator notes: the product's own audit (`promptdesk.core.record.audit`) over the run folder alone."""
     report = audit_run(run.dir)
     assert report.requests > 0 or not (run.dir / "prompts.jsonl").stat().st_size
     assert report.clean, "\n".join([report.summary(), *(leak.describe() for leak in report.leaks[:10]), *report.problems])
@@ -127,7 +127,7 @@ def served_scene(tmp_path: Path, server, name: str = "openai-compatible", model:
 def batch_run(capsys, tmp_path: Path, scene: Path, *flags: str) -> tuple[int, str, Path]:
     """`promptdesk --batch` of `scene` (isolation a, coordinator C, seed 1, no journals) into
     `tmp_path/run`: its exit code, its stderr and the run folder."""
-    from core.cli.main import main
+    from promptdesk.core.cli.main import main
 
     out = tmp_path / "run"
     code = main(["--batch", str(scene), "--isolation", "a", "--coordinator", "C", "--seed", "1", "--out", str(out),

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from core.experiments.metrics import metrics_of
-from core.protocol.reply import parse_speech, parse_turn
+from promptdesk.core.experiments.metrics import metrics_of
+from promptdesk.core.protocol.reply import parse_speech, parse_turn
 from loopback import loopback  # noqa: F401  (fixture)
 
 NAMES = {"gloria-pa": "Gloria, PA", "ace": 'Tom "Ace" Quinn', "wang": "王小明, 博士", "evil": "[Evil], Esq."}

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from core.record.prompt_log import read_requests
+from promptdesk.core.record.prompt_log import read_requests
 
-from core.characters.loading import load_cast, load_character, search_dirs
-from core.cli.main import main
-from core.errors import CharacterLoadError, InvalidConfig
+from promptdesk.core.characters.loading import load_cast, load_character, search_dirs
+from promptdesk.core.cli.main import main
+from promptdesk.core.errors import CharacterLoadError, InvalidConfig
 
 WIZARD = """---
 name: code-reviewer

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from core.characters.loading import load_character, search_dirs
-from core.cli.main import main
-from core.errors import CharacterLoadError
-from core.record.prompt_log import read_requests
+from promptdesk.core.characters.loading import load_character, search_dirs
+from promptdesk.core.cli.main import main
+from promptdesk.core.errors import CharacterLoadError
+from promptdesk.core.record.prompt_log import read_requests
 
 WIZARD = """---
 name: code-reviewer

@@ -34,7 +34,7 @@ def test_the_contracts_name_every_room_of_the_core():
     text = (ROOT / "pyproject.toml").read_text()
     rooms = {p.stem if p.is_file() else p.name for p in (ROOT / "core").iterdir()
              if (p.suffix == ".py" and p.stem != "__init__") or (p.is_dir() and (p / "__init__.py").exists())}
-    assert rooms and all(f'"core.{room}' in text or f" core.{room}" in text for room in rooms), rooms
+    assert rooms and all(f'"promptdesk.core.{room}' in text or f" promptdesk.core.{room}" in text for room in rooms), rooms
 
 
 def strongly_connected(graph: grimp.ImportGraph, modules: set[str]) -> list[list[str]]:
@@ -87,7 +87,7 @@ def strongly_connected(graph: grimp.ImportGraph, modules: set[str]) -> list[list
 
 def test_no_module_takes_part_in_an_import_circle():
     """Module by module (not only package by package): no circle at all, lazy imports included."""
-    graph = grimp.build_graph("core", "tui", exclude_type_checking_imports=False)
+    graph = grimp.build_graph("promptdesk", exclude_type_checking_imports=False)
     circles = strongly_connected(graph, set(graph.modules))
     assert circles == []
 
@@ -150,13 +150,13 @@ def test_outside_the_format_packages_no_code_switches_on_a_format_name():
 
 def test_only_a_format_its_console_side_and_the_registries_import_a_format_package():
     """What makes adding a format one package, its console side and one line in each registry:
-    nothing else reaches into `core.formats.<name>`."""
-    graph = grimp.build_graph("core", "tui", exclude_type_checking_imports=False)
-    names = [m.rsplit(".", 1)[1] for m in graph.find_children("core.formats") if m != "core.formats.registry"]
+    nothing else reaches into `promptdesk.core.formats.<name>`."""
+    graph = grimp.build_graph("promptdesk", exclude_type_checking_imports=False)
+    names = [m.rsplit(".", 1)[1] for m in graph.find_children("promptdesk.core.formats") if m != "promptdesk.core.formats.registry"]
     strays = []
     for name in names:
-        package = f"core.formats.{name}"
-        allowed = (package, f"tui.formats.{name}", "core.formats.registry")
+        package = f"promptdesk.core.formats.{name}"
+        allowed = (package, f"promptdesk.tui.formats.{name}", "promptdesk.core.formats.registry")
         for module in graph.find_descendants(package) | {package}:
             for importer in graph.find_modules_that_directly_import(module):
                 if not any(importer == a or importer.startswith(a + ".") for a in allowed):

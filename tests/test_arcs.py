@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import main
+from promptdesk.core.cli.main import main
 from helpers import CHARACTERS, SCENES
-from core.experiments.arcs import arcs, beat_timing, current_tones, relationships
-from core.protocol.lines import speech_line
-from core.record.events import parse_event
-from tui.stage_state import StateFold
-from tui.widgets.state_panel import render_state
+from promptdesk.core.experiments.arcs import arcs, beat_timing, current_tones, relationships
+from promptdesk.core.protocol.lines import speech_line
+from promptdesk.core.record.events import parse_event
+from promptdesk.tui.stage_state import StateFold
+from promptdesk.tui.widgets.state_panel import render_state
 
 CAST = {"alice": "Alice", "bob": "Bob", "charlie": "Charlie"}
 

@@ -9,11 +9,11 @@ import stat
 
 import pytest
 
-from core.record.audit import audit_run
-from core.cli.main import main
-from core.errors import NotARun, PromptdeskError
-from core.record.prompt_log import PromptLogWriter, read_prompts
-from core.providers.base import ChatMessage, Request
+from promptdesk.core.record.audit import audit_run
+from promptdesk.core.cli.main import main
+from promptdesk.core.errors import NotARun, PromptdeskError
+from promptdesk.core.record.prompt_log import PromptLogWriter, read_prompts
+from promptdesk.core.providers.base import ChatMessage, Request
 from helpers import example_scene
 
 

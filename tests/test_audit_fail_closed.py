@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import main
-from core.experiments.metrics import metrics_of
-from core.experiments.sweep import read_results
-from core.record.audit import audit_run
+from promptdesk.core.cli.main import main
+from promptdesk.core.experiments.metrics import metrics_of
+from promptdesk.core.experiments.sweep import read_results
+from promptdesk.core.record.audit import audit_run
 from helpers import example_scene
 from test_sweep import scene_file, sweep_args
 

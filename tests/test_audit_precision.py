@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from core.casting.build import RunOptions, build_session
-from core.cli.main import main
-from core.clock import VirtualClock
-from core.record.audit import audit_run
-from core.record.private import read_private
-from core.record.prompt_log import read_prompts
-from core.record.recorder import read_events
+from promptdesk.core.casting.build import RunOptions, build_session
+from promptdesk.core.cli.main import main
+from promptdesk.core.clock import VirtualClock
+from promptdesk.core.record.audit import audit_run
+from promptdesk.core.record.private import read_private
+from promptdesk.core.record.prompt_log import read_prompts
+from promptdesk.core.record.recorder import read_events
 from helpers import CHARACTERS, example_scene, make_scene
 from test_audit import tamper
 
@@ -80,7 +80,7 @@ def corpus(tmp_path_factory) -> list[Path]:
                 copy_transcript(result.run_dir, home / "journals")
         return folders
 
-    with mock.patch("core.engine.journals.datetime", FixedDay):  # the journals' dated headings: one corpus
+    with mock.patch("promptdesk.core.engine.journals.datetime", FixedDay):  # the journals' dated headings: one corpus
         return asyncio.run(play())
 
 

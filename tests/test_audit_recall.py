@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from core.casting.build import RunOptions, build_session
-from core.cli.main import main
-from core.clock import VirtualClock
-from core.record.audit import audit_run
-from core.record.prompt_log import read_prompts
+from promptdesk.core.casting.build import RunOptions, build_session
+from promptdesk.core.cli.main import main
+from promptdesk.core.clock import VirtualClock
+from promptdesk.core.record.audit import audit_run
+from promptdesk.core.record.prompt_log import read_prompts
 from helpers import example_scene
 from loopback import CANARY, LoopbackServer, Recorded, Reply
 from test_audit import tamper

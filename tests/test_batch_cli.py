@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import main
+from promptdesk.core.cli.main import main
 from helpers import CHARACTERS, ROOT, SCENES
 
 APOLOGY = str(SCENES / "the-apology.yaml")
@@ -112,7 +112,7 @@ def test_a_bad_flag_value_exits_2_naming_the_flag(capsys):
 def test_ctrl_c_stops_the_scene_and_every_file_is_still_written(tmp_path, cast_dir):
     out = tmp_path / "run"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "core.cli.main", "--batch", APOLOGY, "--isolation", "b", "--coordinator", "C",
+        [sys.executable, "-m", "promptdesk.core.cli.main", "--batch", APOLOGY, "--isolation", "b", "--coordinator", "C",
          "--out", str(out), "--characters-dir", str(cast_dir), "--seed", "1", "--max-beats", "40"],
         cwd=tmp_path, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     deadline = time.monotonic() + 60
@@ -131,7 +131,7 @@ def test_ctrl_c_stops_the_scene_and_every_file_is_still_written(tmp_path, cast_d
 
 
 def test_the_help_and_the_offline_path_import_no_sdk_and_no_textual():
-    code = ("import sys, core.cli.main, core.cli.batch, core.casting.build, core.improv.provider\n"
+    code = ("import sys, promptdesk.core.cli.main, promptdesk.core.cli.batch, promptdesk.core.casting.build, promptdesk.core.improv.provider\n"
             "bad = [m for m in ('textual', 'rich', 'anthropic', 'openai') if m in sys.modules]\n"
             "print(','.join(bad))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core.casting.branch import Change, prepare_branch
-from core.cli.main import main
-from core.clock import VirtualClock
-from core.record.audit import audit_run
-from core.record.prompt_log import read_prompts
-from core.record.recorder import read_events
+from promptdesk.core.casting.branch import Change, prepare_branch
+from promptdesk.core.cli.main import main
+from promptdesk.core.clock import VirtualClock
+from promptdesk.core.record.audit import audit_run
+from promptdesk.core.record.prompt_log import read_prompts
+from promptdesk.core.record.recorder import read_events
 from helpers import CHARACTERS, example_scene, make_scene
 from test_resume import assert_nothing_twice, kill_mid_beat
 
@@ -169,7 +169,7 @@ async def test_every_actor_is_exactly_where_it_was_at_the_start_of_the_beat(run_
 
 
 async def test_a_killed_take_resumes_and_plays_on_as_the_take(run_scene, tmp_path):
-    from core.casting.resume import prepare
+    from promptdesk.core.casting.resume import prepare
 
     parent = await run_scene(example_scene("the-apology", provider=LATENCY), isolation="b", coordinator="C")
     whole = prepare_branch(parent.dir, 3, Change(event="The projector dies"), out=tmp_path / "whole")
@@ -293,8 +293,8 @@ async def test_a_time_limit_set_while_the_clock_settles_is_cancelled_not_fired()
 
 
 async def test_a_take_of_a_resumed_run_inherits_its_superseded_attempts_of_earlier_beats(run_scene, tmp_path):
-    from core.casting.resume import prepare
-    from core.record.seams import SUPERSEDED
+    from promptdesk.core.casting.resume import prepare
+    from promptdesk.core.record.seams import SUPERSEDED
 
     whole = await run_scene(example_scene("the-apology", provider=LATENCY), isolation="b", coordinator="C")
     resumed = tmp_path / "resumed"

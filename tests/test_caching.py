@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from core.providers.pricing import cache_saving
-from core.providers.anthropic_provider import AnthropicProvider, min_cacheable_tokens
-from core.providers.base import ChatMessage, Request
+from promptdesk.core.providers.pricing import cache_saving
+from promptdesk.core.providers.anthropic_provider import AnthropicProvider, min_cacheable_tokens
+from promptdesk.core.providers.base import ChatMessage, Request
 from helpers import example_scene
 from loopback import CANARY, Reply, anthropic_cache_usage, loopback  # noqa: F401 - fixture
 from test_scene_faults import remote_cast, scripted, turn

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from core.cli.main import main
-from core.record.prompt_log import read_requests
+from promptdesk.core.cli.main import main
+from promptdesk.core.record.prompt_log import read_requests
 from test_import import v2
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from core.cli.main import main
+from promptdesk.core.cli.main import main
 from helpers import CHARACTERS
 from in_child import in_child
 from test_import import b64, png, v2

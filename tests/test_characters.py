@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from core.characters.loading import (Character, append_journal, load_cast, load_character, search_dirs,
+from promptdesk.core.characters.loading import (Character, append_journal, load_cast, load_character, search_dirs,
                              validate_slug)
-from core.errors import CharacterLoadError, InvalidConfig
+from promptdesk.core.errors import CharacterLoadError, InvalidConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD_SLUGS = ["../x", "a/b", "A", "a b", "a\x00b", "", "-a", "..", "x" * 65, "a_b", "café"]

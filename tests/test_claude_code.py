@@ -17,8 +17,8 @@ import pytest
 
 pytest.importorskip("claude_agent_sdk", reason="the claude-code extra is not installed: pip install -e '.[claude-code]'")
 
-from core.errors import InvalidConfig  # noqa: E402
-from core.providers.claude_code import CLI_SYSTEM_LINE  # noqa: E402
+from promptdesk.core.errors import InvalidConfig  # noqa: E402
+from promptdesk.core.providers.claude_code import CLI_SYSTEM_LINE  # noqa: E402
 from helpers import make_scene, run_session  # noqa: E402
 from loopback import LoopbackServer, Recorded, Reply  # noqa: E402
 
@@ -144,8 +144,8 @@ async def test_a_parallel_beat_never_runs_more_cli_processes_than_configured(tmp
 
 
 def test_choosing_claude_code_without_a_model_says_what_to_set(key):
-    from core.casting.pool import make_provider
-    from core.casting.scene_file import ProviderSpec
+    from promptdesk.core.casting.pool import make_provider
+    from promptdesk.core.casting.scene_file import ProviderSpec
 
     with pytest.raises(InvalidConfig, match="needs a model"):
         make_provider(ProviderSpec(name="claude-code"))

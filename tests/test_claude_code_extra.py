@@ -13,7 +13,7 @@ def test_claude_code_without_the_extra_exits_2_with_the_install_line(tmp_path):
     code = textwrap.dedent(f"""
         import sys
         sys.modules["claude_agent_sdk"] = None  # as if the extra were not installed
-        from core.cli.main import main
+        from promptdesk.core.cli.main import main
         sys.exit(main(["--batch", {str(SCENES / "the-apology.yaml")!r}, "--isolation", "a", "--coordinator", "C",
                        "--provider", "claude-code", "--model", "claude-sonnet-4-6", "--out", {str(tmp_path / "run")!r}]))
     """)

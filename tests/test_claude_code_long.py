@@ -13,8 +13,8 @@ import pytest
 
 pytest.importorskip("claude_agent_sdk", reason="the claude-code extra is not installed: pip install -e '.[claude-code]'")
 
-from core.engine.actors import ThreadActor  # noqa: E402
-from core.providers.claude_code import ClaudeCodeProvider  # noqa: E402
+from promptdesk.core.engine.actors import ThreadActor  # noqa: E402
+from promptdesk.core.providers.claude_code import ClaudeCodeProvider  # noqa: E402
 from loopback import LoopbackServer, Recorded, Reply  # noqa: E402
 
 MODEL = "claude-sonnet-4-6"

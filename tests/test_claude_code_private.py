@@ -20,10 +20,10 @@ import pytest
 
 pytest.importorskip("claude_agent_sdk", reason="the claude-code extra is not installed: pip install -e '.[claude-code]'")
 
-from core.errors import ProviderError  # noqa: E402
-from core.providers.base import ChatMessage, Request  # noqa: E402
-from core.providers.claude_code import ClaudeCodeProvider  # noqa: E402
-from core.record.private import read_private  # noqa: E402
+from promptdesk.core.errors import ProviderError  # noqa: E402
+from promptdesk.core.providers.base import ChatMessage, Request  # noqa: E402
+from promptdesk.core.providers.claude_code import ClaudeCodeProvider  # noqa: E402
+from promptdesk.core.record.private import read_private  # noqa: E402
 from helpers import make_scene, run_session  # noqa: E402
 from loopback import FakeSleep, LoopbackServer, Recorded, Reply  # noqa: E402
 from test_claude_code import MODEL, in_character  # noqa: E402
@@ -145,8 +145,8 @@ async def test_an_attempt_with_no_answer_is_failed_at_the_first_byte_timeout_and
 
 
 def test_the_first_byte_timeout_is_a_provider_setting():
-    from core.casting.pool import make_provider
-    from core.providers.spec import ProviderSpec
+    from promptdesk.core.casting.pool import make_provider
+    from promptdesk.core.providers.spec import ProviderSpec
 
     provider = make_provider(ProviderSpec(name="claude-code", model=MODEL, first_byte_timeout_s=7))
     assert provider.first_byte_timeout_s == 7

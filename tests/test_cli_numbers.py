@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from core.cli.numbers import budget_usd, pace_seconds, positive_int, timeout_seconds
+from promptdesk.core.cli.numbers import budget_usd, pace_seconds, positive_int, timeout_seconds
 
 
 @pytest.mark.parametrize("kind, text, value", [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from helpers import example_scene, run_session
 
-from core.engine.stage import SceneClosed
+from promptdesk.core.engine.stage import SceneClosed
 
 
 async def test_an_event_sent_after_the_last_safe_point_is_recorded_before_the_close(tmp_path):

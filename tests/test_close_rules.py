@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.engine.briefing import JOURNAL_PROMPT, SOFT_CAP_NUDGE
-from core.engine.coordinator import SceneView, closes_naturally, marker_verdict
-from core.record.events import SpeakEvent
+from promptdesk.core.engine.briefing import JOURNAL_PROMPT, SOFT_CAP_NUDGE
+from promptdesk.core.engine.coordinator import SceneView, closes_naturally, marker_verdict
+from promptdesk.core.record.events import SpeakEvent
 from helpers import example_scene
 from loopback import loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys, remote_cast, scripted, turn  # noqa: F401  (fixture)

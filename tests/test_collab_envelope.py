@@ -6,8 +6,8 @@ import json
 
 from hypothesis import given, strategies as st
 
-from core.formats.collaborate.context import Item, tokens, user_message, window
-from core.formats.collaborate.envelope import parse_envelope, schema
+from promptdesk.core.formats.collaborate.context import Item, tokens, user_message, window
+from promptdesk.core.formats.collaborate.envelope import parse_envelope, schema
 
 PAIR = ["gpt", "claude"]
 SPEC_SCHEMA = {

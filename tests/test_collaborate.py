@@ -14,9 +14,9 @@ from collections import deque
 
 import pytest
 
-from core.clock import VirtualClock
-from core.formats.collaborate.personas import default_providers
-from core.casting.scene_file import scene_from_dict
+from promptdesk.core.clock import VirtualClock
+from promptdesk.core.formats.collaborate.personas import default_providers
+from promptdesk.core.casting.scene_file import scene_from_dict
 from helpers import requests_text, run_session
 from loopback import Recorded, Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys, remote_cast  # noqa: F401  (fixture)

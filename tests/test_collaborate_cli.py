@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from core.cli.main import main
+from promptdesk.core.cli.main import main
 from helpers import SCENES
 
 FAIRY = "Write a 2‑paragraph fairy tale—Claude drafts, GPT edits, alternate until done (≤4 rounds)."

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from core.cli.main import main
-from core.formats.collaborate.personas import DEFAULT_MODELS
+from promptdesk.core.cli.main import main
+from promptdesk.core.formats.collaborate.personas import DEFAULT_MODELS
 from loopback import CANARY, Recorded, Reply, loopback  # noqa: F401  (fixture)
 
 GOAL = "Plan a picnic in three steps."

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core.cli.main import main
-from core.experiments.compare import compare, load
+from promptdesk.core.cli.main import main
+from promptdesk.core.experiments.compare import compare, load
 
 CAST = {"alice": "Alice", "bob": "Bob"}
 
@@ -176,8 +176,8 @@ def test_compare_of_something_that_is_not_a_run_exits_2(tmp_path, capsys):
 def test_the_experiment_commands_import_no_textual_rich_or_sdk():
     import subprocess
     import sys
-    code = ("import sys, core.experiments.metrics, core.experiments.sweep, core.experiments.compare, core.experiments.report, core.cli.metrics, core.cli.sweep, "
-            "core.cli.compare, core.cli.report, core.providers.ratelimit\n"
+    code = ("import sys, promptdesk.core.experiments.metrics, promptdesk.core.experiments.sweep, promptdesk.core.experiments.compare, promptdesk.core.experiments.report, promptdesk.core.cli.metrics, promptdesk.core.cli.sweep, "
+            "promptdesk.core.cli.compare, promptdesk.core.cli.report, promptdesk.core.providers.ratelimit\n"
             "print(','.join(m for m in ('textual', 'rich', 'anthropic', 'openai') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

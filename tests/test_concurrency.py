@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core.casting.build import RunOptions, provider_spec
-from core.cli.main import main
-from core.providers.concurrency import CUT_NOTICE, Gate
+from promptdesk.core.casting.build import RunOptions, provider_spec
+from promptdesk.core.cli.main import main
+from promptdesk.core.providers.concurrency import CUT_NOTICE, Gate
 from helpers import CHARACTERS, SCENES, batch_run, example_scene, served_scene
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import turn
@@ -169,8 +169,8 @@ def test_an_offline_run_with_a_limit_is_the_same_run_every_time_and_queues_its_c
 
 
 def test_a_sweep_takes_the_flags_to_every_run(tmp_path):
-    from core.cli.sweep import parser, plan_from
-    from core.experiments.sweep import Combination
+    from promptdesk.core.cli.sweep import parser, plan_from
+    from promptdesk.core.experiments.sweep import Combination
 
     plan = plan_from(parser().parse_args([str(SCENES / "the-apology.yaml"), "--isolation", "a", "--coordinator", "C",
                                           "--seeds", "1", "--max-concurrency", "1", "--timeout", "90",

@@ -8,13 +8,13 @@ import json
 
 import pytest
 
-from core.engine.actors import LAST_THOUGHT_HEADING
+from promptdesk.core.engine.actors import LAST_THOUGHT_HEADING
 
 from helpers import example_scene
 from loopback import loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys, remote_cast, scripted, turn  # noqa: F401  (fixture)
 
-from core.engine.actors import DROPPED_NOTE
+from promptdesk.core.engine.actors import DROPPED_NOTE
 
 LONG = {"max_beats": 60, "soft_cap_per_character": 100, "hard_cap_per_character": 100}
 

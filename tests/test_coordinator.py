@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from core.engine.coordinator import Decision, JudgeCoordinator, RuleCoordinator, SceneView, closes_naturally
-from core.record.events import SpeakEvent
+from promptdesk.core.engine.coordinator import Decision, JudgeCoordinator, RuleCoordinator, SceneView, closes_naturally
+from promptdesk.core.record.events import SpeakEvent
 from helpers import example_scene
 
 

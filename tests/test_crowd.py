@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 
 from benchmarks.crowd import town_meeting_yaml, write_crowd
-from core.cli.main import main
-from core.engine import actors
-from core.engine.coordinator import CONTINUE, RuleCoordinator
-from core.providers.base import ChatMessage
-from core.record.recorder import Recorder, read_events
-from core.record.audit import audit_run
+from promptdesk.core.cli.main import main
+from promptdesk.core.engine import actors
+from promptdesk.core.engine.coordinator import CONTINUE, RuleCoordinator
+from promptdesk.core.providers.base import ChatMessage
+from promptdesk.core.record.recorder import Recorder, read_events
+from promptdesk.core.record.audit import audit_run
 from helpers import make_scene, run_session
 
 CROWD = 20

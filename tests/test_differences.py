@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from core.experiments.differences import N_RESAMPLES, difference, differences, fewest_seeds, holm, seeds_for_power
+from promptdesk.core.experiments.differences import N_RESAMPLES, difference, differences, fewest_seeds, holm, seeds_for_power
 
 
 def test_holm_matches_a_hand_checked_example():

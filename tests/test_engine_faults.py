@@ -14,8 +14,8 @@ import json
 
 import pytest
 
-from core.cli.batch import run_batch
-from core.cli.main import parser
+from promptdesk.core.cli.batch import run_batch
+from promptdesk.core.cli.main import parser
 from helpers import CHARACTERS, SCENES, example_scene
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import remote_cast, scripted, turn
@@ -225,7 +225,7 @@ async def test_a_subscriber_that_raises_costs_neither_the_turn_nor_the_run(run_s
 
 
 def test_an_unexpected_failure_is_named_by_its_type_and_never_carries_a_key():
-    from core.engine.turn import failure_reason
+    from promptdesk.core.engine.turn import failure_reason
 
     reason = failure_reason(ValueError("bad header x-api-key: sk-canary-DO-NOT-LEAK-1234"))
     assert reason.startswith("unexpected ValueError: bad header") and "sk-canary" not in reason

@@ -11,11 +11,11 @@ import shutil
 
 import pytest
 
-from core.cli.batch import run_batch
-from core.cli.main import parser
-from core.errors import RecordingError
-from core.record.events import GenericEvent
-from core.record.recorder import Recorder, read_events
+from promptdesk.core.cli.batch import run_batch
+from promptdesk.core.cli.main import parser
+from promptdesk.core.errors import RecordingError
+from promptdesk.core.record.events import GenericEvent
+from promptdesk.core.record.recorder import Recorder, read_events
 from helpers import CHARACTERS, SCENES, example_scene
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys, remote_cast, scripted, turn  # noqa: F401  (fixture)
@@ -49,7 +49,7 @@ async def test_a_lone_surrogate_from_a_model_or_the_operator_poisons_nothing(run
 def test_any_string_accepted_is_stored_and_read_back_exactly(tmp_path):
     from datetime import datetime
 
-    from core.record.events import SpeakEvent
+    from promptdesk.core.record.events import SpeakEvent
 
     recorder = Recorder(tmp_path / "run")
     recorder.open()
@@ -99,7 +99,7 @@ def test_a_record_that_cannot_be_written_says_why_and_stops_appending(tmp_path):
 
 
 def _request():
-    from core.providers.base import ChatMessage, Request
+    from promptdesk.core.providers.base import ChatMessage, Request
     return Request(to="bob", purpose="turn", system="s", messages=[ChatMessage(role="user", content="hi")])
 
 

@@ -49,7 +49,7 @@ def start(tmp_path: Path, server=None, *extra: str, scene: Path | None = None,
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ANTHROPIC_API_KEY": "test-key"}
     model = (["--provider", "anthropic", "--model", "claude-sonnet-4-6", "--base-url", server.url()]
              if server else [])
-    command = [sys.executable, "-m", "core.cli.main", "--batch", str(scene or SCENES / "the-apology.yaml"),
+    command = [sys.executable, "-m", "promptdesk.core.cli.main", "--batch", str(scene or SCENES / "the-apology.yaml"),
                "--isolation", "b", "--coordinator", "C", *model, "--characters-dir", str(characters),
                "--out", str(out), "--seed", "1", *extra]
     return subprocess.Popen(command, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -9,7 +9,7 @@ import json
 
 import yaml
 
-from core.cli.main import main
+from promptdesk.core.cli.main import main
 from helpers import CHARACTERS
 from loopback import CANARY, Recorded, Reply, loopback  # noqa: F401  (fixture)
 from test_roundtable_loopback import QUESTION, SYNTHESIS, script as roundtable_script

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core.cli.main import main
+from promptdesk.core.cli.main import main
 from helpers import CHARACTERS, SCENES
 from loopback import CANARY, Reply, loopback  # noqa: F401 - fixture
 

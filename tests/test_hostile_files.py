@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from core.casting.scene_file import load_scene
-from core.characters.loading import load_character
-from core.cli.main import main
-from core.errors import CharacterLoadError, InvalidConfig
+from promptdesk.core.casting.scene_file import load_scene
+from promptdesk.core.characters.loading import load_character
+from promptdesk.core.cli.main import main
+from promptdesk.core.errors import CharacterLoadError, InvalidConfig
 from helpers import CHARACTERS, SCENES
 from in_child import in_child
 
@@ -221,14 +221,14 @@ def test_an_events_line_nested_deep_is_skipped_with_a_warning(a_run, tmp_path, c
         log.write('{"t": 1, "from": "x", "type": "note", "extra": ' + DEEP + "}\n")
     assert main(["metrics", str(run), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["beats"] == 1
-    from core.record.recorder import read_events
+    from promptdesk.core.record.recorder import read_events
     warnings: list[str] = []
     assert len(read_events(run, warn=warnings.append)) == len(read_events(a_run))
     assert len(warnings) == 1 and "nested more than 64 levels" in warnings[0]
 
 
 def test_an_events_line_over_the_limit_is_passed_over_unread(tmp_path):
-    from core.record.recorder import bounded_lines
+    from promptdesk.core.record.recorder import bounded_lines
     path = tmp_path / "events.jsonl"
     path.write_bytes(b"first\n" + b"x" * 5000 + b"\nlast")
     with open(path, "rb") as handle:
@@ -236,7 +236,7 @@ def test_an_events_line_over_the_limit_is_passed_over_unread(tmp_path):
 
 
 def test_the_sweep_plan_loader_is_bounded_like_a_scene(tmp_path):
-    from core.casting.scene_file import read_yaml
+    from promptdesk.core.casting.scene_file import read_yaml
     (tmp_path / "sweep.yaml").write_text(alias_bomb(10))
     with pytest.raises(InvalidConfig, match="sweep.yaml:.*alias"):
         read_yaml(tmp_path / "sweep.yaml", "Sweep plan")

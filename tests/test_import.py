@@ -12,9 +12,9 @@ import pytest
 from PIL import Image
 from PIL.PngImagePlugin import PngInfo
 
-from core.characters.loading import load_character
-from core.cli.main import main
-from core.improv.temperament import read_temperament
+from promptdesk.core.characters.loading import load_character
+from promptdesk.core.cli.main import main
+from promptdesk.core.improv.temperament import read_temperament
 from helpers import make_scene, run_session
 
 V2_DATA = {
@@ -226,7 +226,7 @@ def test_a_card_cast_directly_plays_beside_an_agent_file_and_a_native_character(
                  "--seed", "1", "--out", str(run)]) == 0
     assert {p.name: p.read_bytes() for p in agents.iterdir()} == before
     assert not (tmp_path / "characters" / "seraphina").exists()
-    from core.record.prompt_log import read_requests
+    from promptdesk.core.record.prompt_log import read_requests
     sera = [r["request"]["system"] for r in read_requests(run) if r["to"] == "sera"]
     assert sera and "guardian of the glade" in sera[0] and "You remember the glade." in sera[0]
     assert "Seraphina" in (run / "transcript.md").read_text() or "SERAPHINA" in (run / "transcript.md").read_text()

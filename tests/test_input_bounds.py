@@ -11,11 +11,11 @@ from datetime import datetime
 import pytest
 import yaml
 
-from core.characters.loading import JOURNAL_ENTRY_MAX, append_journal, load_character
-from core.cli.main import main
-from core.errors import InvalidConfig
-from core.casting.scene_file import PROBLEMS_SHOWN, TEXT_MAX, load_scene
-from core.casting.build import RunOptions, build_session
+from promptdesk.core.characters.loading import JOURNAL_ENTRY_MAX, append_journal, load_character
+from promptdesk.core.cli.main import main
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.casting.scene_file import PROBLEMS_SHOWN, TEXT_MAX, load_scene
+from promptdesk.core.casting.build import RunOptions, build_session
 from helpers import CHARACTERS, SCENES
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys, turn  # noqa: F401  (fixture)

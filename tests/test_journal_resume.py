@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from core.casting.resume import prepare
-from core.cli.main import main
-from core.clock import VirtualClock
-from core.record.audit import audit_run
-from core.record.recorder import read_events
+from promptdesk.core.casting.resume import prepare
+from promptdesk.core.cli.main import main
+from promptdesk.core.clock import VirtualClock
+from promptdesk.core.record.audit import audit_run
+from promptdesk.core.record.recorder import read_events
 from helpers import CHARACTERS, SCENES, example_scene, make_scene, run_session
 
 DERIVED = ("events.json", "transcript.md", "transcript.txt", "metadata.json")

@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
-from core.record.prompt_log import read_requests
+from promptdesk.core.record.prompt_log import read_requests
 
-from core.cli.main import main
+from promptdesk.core.cli.main import main
 from helpers import ROOT
 
 PROFILE = "# {name}\n\n{name} is a careful sort who keeps a notebook.\n"
@@ -72,7 +72,7 @@ def test_running_the_repository_example_changes_no_tracked_file(tmp_path):
     subprocess.run(git + ["add", "-A"], cwd=repo, check=True)
     subprocess.run(git + ["commit", "-qm", "x"], cwd=repo, check=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "core.cli.main", "--batch", "scenes/the-apology.yaml", "--isolation", "b",
+    done = subprocess.run([sys.executable, "-m", "promptdesk.core.cli.main", "--batch", "scenes/the-apology.yaml", "--isolation", "b",
                            "--coordinator", "C", "--provider", "offline", "--seed", "1", "--max-beats", "3",
                            "--out", str(tmp_path / "x")], cwd=repo, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

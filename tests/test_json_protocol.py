@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from core.cli.main import main
-from core.protocol.reply import parse_turn
-from core.protocol.structured import JsonSplitter, parse_json_turn, turn_schema
-from core.record.events import DeltaEvent
+from promptdesk.core.cli.main import main
+from promptdesk.core.protocol.reply import parse_turn
+from promptdesk.core.protocol.structured import JsonSplitter, parse_json_turn, turn_schema
+from promptdesk.core.record.events import DeltaEvent
 from helpers import CHARACTERS, SCENES, example_scene
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import actor_of, keys, remote_cast, scripted, turn  # noqa: F401

@@ -22,7 +22,7 @@ def cast(llmock, provider: str) -> dict:
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
 async def test_no_fail_finding_under_truncation_drops_429_and_5xx(run_scene, llmock, provider):
-    from core.clock import RealClock
+    from promptdesk.core.clock import RealClock
 
     llmock.truncate(after_chunks=2, times=2, provider=provider)
     llmock.disconnect(after_chunks=2, times=2, provider=provider)

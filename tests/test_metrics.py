@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import main
-from core.errors import PromptdeskError
-from core.experiments.metrics import audit_verdict, metrics_of, trigrams
+from promptdesk.core.cli.main import main
+from promptdesk.core.errors import PromptdeskError
+from promptdesk.core.experiments.metrics import audit_verdict, metrics_of, trigrams
 
 CAST = {"alice": "Alice", "bob": "Bob", "charlie": "Charlie"}
 
@@ -93,7 +93,7 @@ def test_goal_null_on_the_close_event_is_read_as_unknown(tmp_path):
 
 def test_metrics_agree_with_the_runs_own_metadata(tmp_path):
     from helpers import CHARACTERS, example_scene
-    from core.casting.build import RunOptions, build_session
+    from promptdesk.core.casting.build import RunOptions, build_session
     import asyncio
     session = build_session(example_scene("the-apology"), RunOptions(
         isolation="b", coordinator="C", provider="offline", seed=4, out=tmp_path / "run",
@@ -139,9 +139,9 @@ def test_metrics_of_a_folder_that_is_not_a_run_exits_2_naming_it(tmp_path, capsy
 
 
 def _stand_in_audit(monkeypatch, audit_run):
-    module = types.ModuleType("core.record.audit")
+    module = types.ModuleType("promptdesk.core.record.audit")
     module.audit_run = audit_run
-    monkeypatch.setitem(sys.modules, "core.record.audit", module)
+    monkeypatch.setitem(sys.modules, "promptdesk.core.record.audit", module)
 
 
 def test_audit_verdict_reports_clean_and_leaks_from_the_audit(monkeypatch, tmp_path):
@@ -159,8 +159,8 @@ def test_audit_verdict_is_unavailable_when_the_audit_refuses_the_folder(monkeypa
 
 
 def test_timeline_marks_each_actor_per_beat_and_a_failure_outranks_the_rest(tmp_path):
-    from core.experiments.metrics import cost_per_beat, timeline
-    from core.record.recorder import read_events
+    from promptdesk.core.experiments.metrics import cost_per_beat, timeline
+    from promptdesk.core.record.recorder import read_events
     events = read_events(write_run(tmp_path / "run", HAND_COUNTED))
     assert timeline(events) == {"alice": ["spoke", "", "", "", "spoke"],
                                 "bob": ["", "interrupted", "", "", ""],
@@ -199,8 +199,8 @@ def test_salvaged_replies_are_counted_apart_from_failures_per_actor_and_in_all(t
     assert main(["metrics", str(tmp_path / "run")]) == 0
     header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("actor "))
     assert header.split()[-1] == "salvaged"
-    from core.record import outputs
-    from core.record.events import parse_event
+    from promptdesk.core.record import outputs
+    from promptdesk.core.record.events import parse_event
 
     actors = outputs.metadata([parse_event(r) for r in records])["actors"]
     assert (actors["alice"]["salvaged"], actors["bob"]["salvaged"], actors["bob"]["failures"]) == (1, 1, 1)

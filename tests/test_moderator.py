@@ -8,8 +8,8 @@ import json
 import pytest
 import yaml
 
-from core.cli.main import main
-from core.engine.coordinator import Decision, SceneView
+from promptdesk.core.cli.main import main
+from promptdesk.core.engine.coordinator import Decision, SceneView
 from helpers import CHARACTERS, SCENES, example_scene
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import judging, keys, remote_cast, scripted, turn  # noqa: F401  (fixture)
@@ -91,7 +91,7 @@ def test_a_scene_without_a_prompt_is_refused(tmp_path, capsys):
 # -- winding down: the evaluator cases of spec 004 -------------------------------------------------
 
 def test_the_evaluator_goal_is_met_when_bob_apologises_and_alice_accepts():
-    from core.engine.winding import goal_met
+    from promptdesk.core.engine.winding import goal_met
 
     view = SceneView(beat=3, max_beats=50, goal="Bob apologizes, Alice accepts", goal_markers=["sorry", "accept"],
                      speeches=["I'm truly sorry.", "I accept your apology."])
@@ -101,7 +101,7 @@ def test_the_evaluator_goal_is_met_when_bob_apologises_and_alice_accepts():
 
 
 def test_role_c_counts_a_final_position_once_every_actor_spoke_after_the_close_note():
-    from core.engine.winding import Winding, positions_stated
+    from promptdesk.core.engine.winding import Winding, positions_stated
 
     continuing = Decision(decision="continue")
     assert not positions_stated(Winding(), ["alice", "bob"], continuing), "no close note yet"
@@ -247,9 +247,9 @@ def test_a_judge_that_fell_back_to_role_c_says_so_on_stderr_in_notes_and_in_the_
 
 
 def test_the_session_panel_counts_a_judges_fallbacks_live_and_in_replay():
-    from core.record.events import GenericEvent
-    from tui.stage_state import StateFold
-    from tui.widgets.state_panel import render_state
+    from promptdesk.core.record.events import GenericEvent
+    from promptdesk.tui.stage_state import StateFold
+    from promptdesk.tui.widgets.state_panel import render_state
 
     fold = StateFold()
     fold.feed([GenericEvent(t=1.0, **{"from": "coordinator"}, type="system", text="fell back", reason="judge-fallback")
@@ -262,7 +262,7 @@ def test_the_session_panel_counts_a_judges_fallbacks_live_and_in_replay():
 async def test_a_run_resumed_after_the_close_note_closes_as_it_would_have(run_scene, loopback, tmp_path):
     import shutil
 
-    from core.clock import VirtualClock
+    from promptdesk.core.clock import VirtualClock
     from test_resume import kill_mid_beat, played, prepare
 
     lines = {"bob": '[TO: Alice, TONE: remorseful] "I\'m truly sorry."',

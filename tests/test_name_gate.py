@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core.characters.loading import Character, check_display_names, load_character, search_dirs
-from core.cli.main import main
-from core.errors import CharacterLoadError
+from promptdesk.core.characters.loading import Character, check_display_names, load_character, search_dirs
+from promptdesk.core.cli.main import main
+from promptdesk.core.errors import CharacterLoadError
 from helpers import CHARACTERS
 from test_import import TINY, b64, png, v2
 
@@ -142,7 +142,7 @@ def test_the_batch_refuses_an_ambiguous_cast_member_with_exit_2(tmp_path, monkey
 
 
 def test_a_collaboration_participant_two_files_answer_to_is_refused_not_replaced_by_the_persona(tmp_path):
-    from core.formats.collaborate.personas import load_participants
+    from promptdesk.core.formats.collaborate.personas import load_participants
     agents(tmp_path, {"gpt.md": "I am one GPT.\n", "GPT-helper.md": "---\nname: GPT\n---\nI am another.\n"})
     with pytest.raises(CharacterLoadError, match="ambiguous"):
         load_participants(["gpt", "claude"], search_dirs([], tmp_path))

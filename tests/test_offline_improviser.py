@@ -13,16 +13,16 @@ from pathlib import Path
 
 import pytest
 
-import core.formats.registry  # noqa: F401 - registering the formats teaches the improviser their parts
-from core.engine.briefing import BEGIN_NOTE, JOURNAL_PROMPT, SOFT_CAP_NUDGE, STALL_NOTE, beat_update, build_briefing, note_line
-from core.characters.loading import Character
-from core.protocol.leave_taking import takes_leave
-from core.errors import ProviderError
-from core.improv import DISCLAIMER
-from core.protocol.reply import CORRECTION_PROMPT, parse_turn
-from core.providers.base import ChatMessage, Request
-from core.improv.provider import OfflineProvider
-from core.casting.scene_file import Scene
+import promptdesk.core.formats.registry  # noqa: F401 - registering the formats teaches the improviser their parts
+from promptdesk.core.engine.briefing import BEGIN_NOTE, JOURNAL_PROMPT, SOFT_CAP_NUDGE, STALL_NOTE, beat_update, build_briefing, note_line
+from promptdesk.core.characters.loading import Character
+from promptdesk.core.protocol.leave_taking import takes_leave
+from promptdesk.core.errors import ProviderError
+from promptdesk.core.improv import DISCLAIMER
+from promptdesk.core.protocol.reply import CORRECTION_PROMPT, parse_turn
+from promptdesk.core.providers.base import ChatMessage, Request
+from promptdesk.core.improv.provider import OfflineProvider
+from promptdesk.core.casting.scene_file import Scene
 
 ALICE = """# Alice - Senior Project Manager
 
@@ -330,7 +330,7 @@ async def test_turns_are_well_formed_by_default():
 
 
 async def test_a_request_it_cannot_play_fails_as_a_provider_error(monkeypatch):
-    from core.improv import PLAYERS
+    from promptdesk.core.improv import PLAYERS
 
     monkeypatch.delitem(PLAYERS, "envelope")
     with pytest.raises(ProviderError):

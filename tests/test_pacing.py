@@ -7,12 +7,12 @@ import asyncio
 import pytest
 from helpers import CHARACTERS, example_scene, make_scene, run_session
 
-from core.cli.main import main, parser
-from core.clock import VirtualClock
-from core.errors import InvalidConfig
-from core.engine.pacing import Pace, resolve
-from core.casting.scene_file import ProviderSpec
-from core.casting.build import RunOptions, build_session
+from promptdesk.core.cli.main import main, parser
+from promptdesk.core.clock import VirtualClock
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.engine.pacing import Pace, resolve
+from promptdesk.core.casting.scene_file import ProviderSpec
+from promptdesk.core.casting.build import RunOptions, build_session
 
 
 def beat_times(run) -> list[float]:
@@ -80,8 +80,8 @@ def test_a_pace_waits_only_after_a_beat_has_begun():
 
 
 def test_the_console_paces_the_offline_improviser_and_the_batch_does_not(tmp_path):
-    from core.cli.batch import options_from
-    from tui.app import console_options
+    from promptdesk.core.cli.batch import options_from
+    from promptdesk.tui.app import console_options
 
     scene = example_scene("the-apology")
     args = parser().parse_args(["x.yaml", "--isolation", "b", "--coordinator", "C"])

@@ -7,8 +7,8 @@ from datetime import date
 
 import pytest
 
-from core.providers.pricing import PRICES, PRICES_AS_OF, cost_usd, is_priced, price_for
-from core.providers.base import Usage
+from promptdesk.core.providers.pricing import PRICES, PRICES_AS_OF, cost_usd, is_priced, price_for
+from promptdesk.core.providers.base import Usage
 
 MILLION = 1_000_000
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.record.events import DeltaEvent
-from core.protocol.reply import TagSplitter, parse_turn, salvage
+from promptdesk.core.record.events import DeltaEvent
+from promptdesk.core.protocol.reply import TagSplitter, parse_turn, salvage
 from helpers import example_scene
 from loopback import CANARY, loopback  # noqa: F401  (fixture)
 from test_scene_faults import actor_of, remote_cast, scripted, turn

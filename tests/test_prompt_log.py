@@ -1,5 +1,5 @@
 """`prompts.jsonl` records each request once (whole, or as a delta against its recipient's previous
-request) and `core.record.prompt_log.read_prompts` rebuilds every request byte for byte."""
+request) and `promptdesk.core.record.prompt_log.read_prompts` rebuilds every request byte for byte."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from core.errors import PromptdeskError
-from core.record.prompt_log import PromptLogError, PromptLogWriter, read_prompts, request_text
-from core.providers.base import ChatMessage, Request
+from promptdesk.core.errors import PromptdeskError
+from promptdesk.core.record.prompt_log import PromptLogError, PromptLogWriter, read_prompts, request_text
+from promptdesk.core.providers.base import ChatMessage, Request
 from helpers import example_scene
 from loopback import loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys, remote_cast, scripted, turn  # noqa: F401

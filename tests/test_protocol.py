@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.protocol.reply import (
+from promptdesk.core.protocol.reply import (
     CORRECTION_PROMPT,
     EXPLICIT_CLOSE,
     ParsedTurn,

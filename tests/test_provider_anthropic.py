@@ -10,9 +10,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from core.errors import ProviderError
-from core.providers.anthropic_provider import AnthropicProvider
-from core.providers.base import ChatMessage, Request
+from promptdesk.core.errors import ProviderError
+from promptdesk.core.providers.anthropic_provider import AnthropicProvider
+from promptdesk.core.providers.base import ChatMessage, Request
 from loopback import CANARY, FakeSleep, Reply, assert_no_leak, loopback, split_text  # noqa: F401 - fixture
 
 

@@ -6,9 +6,9 @@ import logging
 
 import pytest
 
-from core.errors import InvalidConfig, ProviderError
-from core.providers.base import ChatMessage, Request
-from core.providers.openai_provider import NO_KEY, OpenAIProvider
+from promptdesk.core.errors import InvalidConfig, ProviderError
+from promptdesk.core.providers.base import ChatMessage, Request
+from promptdesk.core.providers.openai_provider import NO_KEY, OpenAIProvider
 from loopback import CANARY, FakeSleep, Reply, assert_no_leak, loopback, split_text  # noqa: F401 - fixture
 
 

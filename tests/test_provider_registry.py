@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from core.errors import InvalidConfig, ProviderError
-from core.casting.pool import make_provider
-from core.providers.registry import PROVIDER_NAMES
+from promptdesk.core.errors import InvalidConfig, ProviderError
+from promptdesk.core.casting.pool import make_provider
+from promptdesk.core.providers.registry import PROVIDER_NAMES
 from loopback import CANARY, FakeSleep
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,8 +33,8 @@ def run_python(code: str, **env: str) -> str:
 def test_importing_the_provider_layer_imports_no_sdk():
     out = run_python("""
         import sys
-        import core.providers.registry, core.providers.retry, core.providers.pricing
-        from core.casting.pool import make_provider
+        import promptdesk.core.providers.registry, promptdesk.core.providers.retry, promptdesk.core.providers.pricing
+        from promptdesk.core.casting.pool import make_provider
         from types import SimpleNamespace as S
         make_provider(S(name="anthropic", model="claude-haiku-4-5"))
         make_provider(S(name="openai", model="gpt-4o"))

@@ -19,14 +19,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.casting.scene_file import load_scene, read_yaml
-from core.characters.importers.model import ImportProblem
-from core.characters.importers.read import read_source
-from core.characters.loading import load_character
-from core.cli.main import main
-from core.errors import CharacterLoadError, InvalidConfig, NotARun
-from core.record.private import read_private
-from core.record.recorder import read_events
+from promptdesk.core.casting.scene_file import load_scene, read_yaml
+from promptdesk.core.characters.importers.model import ImportProblem
+from promptdesk.core.characters.importers.read import read_source
+from promptdesk.core.characters.loading import load_character
+from promptdesk.core.cli.main import main
+from promptdesk.core.errors import CharacterLoadError, InvalidConfig, NotARun
+from promptdesk.core.record.private import read_private
+from promptdesk.core.record.recorder import read_events
 
 SECONDS = 2.0
 """The most one read may take (generous: the machine is shared; a real read takes milliseconds)."""

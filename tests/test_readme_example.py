@@ -8,7 +8,7 @@ import shlex
 import shutil
 from pathlib import Path
 
-from core.cli.main import main
+from promptdesk.core.cli.main import main
 from helpers import ROOT
 
 MARKER = "<!-- worked-comparison:"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from core.cli.main import main
+from promptdesk.core.cli.main import main
 from helpers import ROOT
 from test_branch import from_beat, own_part
 from test_readme_example import worked_block

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from core.cli.main import main
+from promptdesk.core.cli.main import main
 from helpers import ROOT, example_scene
 
 DERIVED = ("events.json", "transcript.md", "transcript.txt", "metadata.json")
@@ -72,7 +72,7 @@ async def test_a_torn_last_line_is_a_kill_mid_write_and_does_not_stop_a_rebuild(
 
 REBUILD_UNDER_A_SIZE_LIMIT = """
 import resource, signal, sys
-from core.cli.main import main
+from promptdesk.core.cli.main import main
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]), int(sys.argv[2])))
 sys.exit(main(["rebuild", sys.argv[1]]))

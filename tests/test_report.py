@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import main
+from promptdesk.core.cli.main import main
 from test_compare import make_stats_sweep, make_sweep
 from test_metrics import HAND_COUNTED, write_run
 

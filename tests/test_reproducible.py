@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core.cli.main import main
-from core.clock import VirtualClock
-from core.record.events import SpeakEvent
-from core.record.recorder import read_events
+from promptdesk.core.cli.main import main
+from promptdesk.core.clock import VirtualClock
+from promptdesk.core.record.events import SpeakEvent
+from promptdesk.core.record.recorder import read_events
 from helpers import CHARACTERS, example_scene
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys, remote_cast, turn  # noqa: F401  (fixture)

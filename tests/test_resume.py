@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core.record.audit import audit_run
-from core.cli.main import main
-from core.clock import VirtualClock
-from core.record.recorder import read_events
-from core.casting.resume import prepare
+from promptdesk.core.record.audit import audit_run
+from promptdesk.core.cli.main import main
+from promptdesk.core.clock import VirtualClock
+from promptdesk.core.record.recorder import read_events
+from promptdesk.core.casting.resume import prepare
 from helpers import CHARACTERS, ROOT, SCENES, example_scene, make_scene
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 
@@ -127,7 +127,7 @@ def test_a_batch_run_killed_with_sigkill_resumes_and_closes_with_every_file(tmp_
     shutil.copytree(CHARACTERS, cast)
     out = tmp_path / "run"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "core.cli.main", "--batch", str(fast_apology(tmp_path)), "--isolation", "b",
+        [sys.executable, "-m", "promptdesk.core.cli.main", "--batch", str(fast_apology(tmp_path)), "--isolation", "b",
          "--coordinator", "C", "--seed", "4", "--out", str(out), "--characters-dir", str(cast), "--quiet"],
         cwd=tmp_path, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
@@ -205,9 +205,9 @@ async def test_a_run_killed_again_after_a_resume_resumes_again(run_scene, tmp_pa
 
 
 def test_silent_beats_on_the_log_count_toward_the_silent_streak(tmp_path):
-    from core.record.events import GenericEvent, SpeakEvent
-    from core.formats.scene.restore import Replay
-    from core.casting.build import RunOptions, build_session
+    from promptdesk.core.record.events import GenericEvent, SpeakEvent
+    from promptdesk.core.formats.scene.restore import Replay
+    from promptdesk.core.casting.build import RunOptions, build_session
 
     session = build_session(example_scene("the-apology"), RunOptions(
         isolation="a", coordinator="C", seed=1, characters_dirs=[CHARACTERS], runs_root=tmp_path))
@@ -237,8 +237,8 @@ class Gate:
 
 
 def cli(*args: str, cwd: Path, **options) -> subprocess.Popen:
-    """`python -m core.cli ARGS` in another process."""
-    return subprocess.Popen([sys.executable, "-m", "core.cli", *args], cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    """`python -m promptdesk.core.cli ARGS` in another process."""
+    return subprocess.Popen([sys.executable, "-m", "promptdesk.core.cli", *args], cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT)},
                             **options)
 
 

@@ -3,9 +3,9 @@ U+2028, U+0085 or another character `str.splitlines` breaks at is kept whole, ne
 
 from __future__ import annotations
 
-from core.casting.resume import prepare
-from core.clock import VirtualClock
-from core.record.recorder import read_events
+from promptdesk.core.casting.resume import prepare
+from promptdesk.core.clock import VirtualClock
+from promptdesk.core.record.recorder import read_events
 from helpers import example_scene, run_session
 from loopback import LoopbackServer, Reply
 from test_resume import assert_nothing_twice, kill_mid_beat

@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from core.errors import ProviderError
-from core.providers.retry import (backoff_delay, is_retryable_status, parse_retry_after, redact, status_error,
+from promptdesk.core.errors import ProviderError
+from promptdesk.core.providers.retry import (backoff_delay, is_retryable_status, parse_retry_after, redact, status_error,
                                   transport_error, with_retries)
 from loopback import CANARY, FakeSleep, assert_no_leak
 
@@ -179,7 +179,7 @@ async def test_a_backoff_wait_is_not_the_servers_and_is_not_told():
 
 
 def test_waits_read_as_a_person_would_say_them():
-    from core.providers.waits import capped_wait, span
+    from promptdesk.core.providers.waits import capped_wait, span
 
     assert [span(s) for s in (0.25, 7, 30, 360, 5 * 3600, 3 * 86400)] == [
         "0.2 s", "7 s", "30 s", "6 min", "5 h", "3 days"]

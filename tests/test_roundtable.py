@@ -9,7 +9,7 @@ import json
 import pytest
 import yaml
 
-from core.errors import InvalidConfig
+from promptdesk.core.errors import InvalidConfig
 from helpers import example_scene, make_scene
 
 TOPIC = "Should the team adopt four-day sprints for the Henderson replacement?"

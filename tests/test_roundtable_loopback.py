@@ -10,8 +10,8 @@ import json
 
 import yaml
 
-from core.cli.batch import run_batch
-from core.cli.main import parser
+from promptdesk.core.cli.batch import run_batch
+from promptdesk.core.cli.main import parser
 from helpers import CHARACTERS, make_scene
 from loopback import Recorded, Reply, loopback  # noqa: F401 - fixture
 

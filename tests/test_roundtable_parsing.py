@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from core.errors import InvalidConfig
-from core.formats.roundtable.answers import (MAX_ROUNDS_NOTE, confidence, fallback_conclusion, parse_answer, parse_question,
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.formats.roundtable.answers import (MAX_ROUNDS_NOTE, confidence, fallback_conclusion, parse_answer, parse_question,
                                      parse_synthesis)
-from core.formats.roundtable.escalation import EscalationDesk, keyword_hits, triggers
-from core.formats.roundtable.answers import Answer, Synthesis
-from core.formats.roundtable.state import RoundtableState
-from core.formats.roundtable.strategies import available, load_strategy, search_dirs
+from promptdesk.core.formats.roundtable.escalation import EscalationDesk, keyword_hits, triggers
+from promptdesk.core.formats.roundtable.answers import Answer, Synthesis
+from promptdesk.core.formats.roundtable.state import RoundtableState
+from promptdesk.core.formats.roundtable.strategies import available, load_strategy, search_dirs
 
 CAST = ["alice", "bob"]
 

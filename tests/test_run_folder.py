@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import main
-from core.casting.build import RunOptions, build_session
-from core.record.folder_lock import LOCK_FILE, FolderBusy, FolderLock, holder
+from promptdesk.core.cli.main import main
+from promptdesk.core.casting.build import RunOptions, build_session
+from promptdesk.core.record.folder_lock import LOCK_FILE, FolderBusy, FolderLock, holder
 from helpers import CHARACTERS, ROOT, SCENES
 
 APOLOGY = str(SCENES / "the-apology.yaml")
@@ -92,7 +92,7 @@ def test_the_run_folder_and_every_file_in_it_are_private(tmp_path, capsys):
 
 # -- one writer per folder ---------------------------------------------------------------------------------------
 
-HOLD = ("import sys; from pathlib import Path; from core.record.folder_lock import FolderLock; "
+HOLD = ("import sys; from pathlib import Path; from promptdesk.core.record.folder_lock import FolderLock; "
         "lock = FolderLock.take(Path(sys.argv[1]), sys.argv[2]); print('held', flush=True); sys.stdin.read(); "
         "lock.release()")
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from core.cli.main import main
+from promptdesk.core.cli.main import main
 from helpers import CHARACTERS, SCENES, example_scene
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys, remote_cast, turn  # noqa: F401  (fixture)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 
-from core.record.events import SpeakEvent, ThinkEvent
-from core.protocol.lines import speech_line
+from promptdesk.core.record.events import SpeakEvent, ThinkEvent
+from promptdesk.core.protocol.lines import speech_line
 from helpers import example_scene
 
 import pytest
@@ -247,8 +247,8 @@ async def test_journals_are_appended_to_each_characters_journal_with_a_dated_hea
     chars = tmp_path / "chars"
     shutil.copytree(CHARACTERS, chars)
     scene = example_scene("morning-kitchen", limits={"max_beats": 4})
-    from core.clock import VirtualClock
-    from core.casting.build import RunOptions, build_session
+    from promptdesk.core.clock import VirtualClock
+    from promptdesk.core.casting.build import RunOptions, build_session
     session = build_session(scene, RunOptions(isolation="a", coordinator="C", characters_dirs=[chars],
                                               runs_root=tmp_path / "runs", cwd=tmp_path, seed=4, clock=VirtualClock()))
     result = await session.run()
@@ -269,7 +269,7 @@ async def test_the_same_seed_plays_the_same_scene(run_scene, tmp_path):
 
 async def test_every_derived_file_can_be_rebuilt_from_events_jsonl_alone(run_scene, tmp_path):
     from datetime import datetime
-    from core.record.recorder import read_events, write_derived
+    from promptdesk.core.record.recorder import read_events, write_derived
 
     run = await run_scene(example_scene("the-apology", limits={"max_beats": 6}), isolation="b", coordinator="C")
     rebuilt = tmp_path / "rebuilt"
@@ -283,7 +283,7 @@ async def test_every_derived_file_can_be_rebuilt_from_events_jsonl_alone(run_sce
 
 
 async def test_a_torn_last_line_of_events_jsonl_is_skipped_on_read(run_scene):
-    from core.record.recorder import read_events
+    from promptdesk.core.record.recorder import read_events
 
     run = await run_scene(example_scene("the-apology", limits={"max_beats": 3}), isolation="b", coordinator="C")
     whole = read_events(run.dir)

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from core.cli.main import main
-from core.record.events import DeltaEvent
+from promptdesk.core.cli.main import main
+from promptdesk.core.record.events import DeltaEvent
 from helpers import CHARACTERS, SCENES, example_scene
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import CANARY, actor_of, keys, remote_cast, scripted, turn  # noqa: F401

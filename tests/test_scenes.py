@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import InvalidConfig
-from core.casting.scene_file import ProviderSpec, Scene, load_scene, scene_from_dict
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.casting.scene_file import ProviderSpec, Scene, load_scene, scene_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = "prompt: Alice and Bob settle an old quarrel while Charlie listens.\n"

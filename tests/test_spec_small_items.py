@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core.casting.choices import COORDINATOR, ISOLATION
-from core.cli.main import main
-from core.engine.briefing import JOURNAL_PROMPT, SYSTEM_PROMPT_FILE
-from core.engine.journals import entry_of
-from core.record.prompt_log import read_requests
+from promptdesk.core.casting.choices import COORDINATOR, ISOLATION
+from promptdesk.core.cli.main import main
+from promptdesk import resources
+from promptdesk.core.engine.briefing import JOURNAL_PROMPT
+from promptdesk.core.engine.journals import entry_of
+from promptdesk.core.record.prompt_log import read_requests
 from helpers import CHARACTERS, ROOT, SCENES, example_scene, run_session
 
 APOLOGY = SCENES / "the-apology.yaml"
@@ -45,15 +46,16 @@ def system_prompts(run_dir: Path) -> list[str]:
 
 
 def test_the_shipped_actor_system_prompt_is_read_from_its_file():
-    assert SYSTEM_PROMPT_FILE == ROOT / "actor" / "system-prompt.md"
-    text = SYSTEM_PROMPT_FILE.read_text(encoding="utf-8").strip()
+    shipped = resources.system_prompt_file()
+    assert shipped.resolve() == ROOT / "actor" / "system-prompt.md"
+    text = shipped.read_text(encoding="utf-8").strip()
     assert text.startswith("You are an actor.") and "[TO: <name>, TONE: <emotion>]" in text
 
 
 async def test_each_briefing_opens_with_the_actor_system_prompt_file(tmp_path, monkeypatch):
     shipped = tmp_path / "shipped.md"
     shipped.write_text("You are an actor of the shipped file, edited.\n")
-    monkeypatch.setattr("core.engine.briefing.SYSTEM_PROMPT_FILE", shipped)
+    monkeypatch.setattr("promptdesk.resources.system_prompt_file", lambda: shipped)
     run = await run_session(tmp_path, example_scene("the-apology", limits={"max_beats": 2}), isolation="a", coordinator="C")
     prompts = system_prompts(run.dir)
     assert prompts and all(p.startswith("You are an actor of the shipped file, edited.\n\n## YOUR CHARACTER") for p in prompts)

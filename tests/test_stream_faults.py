@@ -9,10 +9,10 @@ import logging
 
 import pytest
 
-from core.errors import ProviderError
-from core.providers.anthropic_provider import AnthropicProvider
-from core.providers.base import ChatMessage, Request
-from core.providers.openai_provider import OpenAIProvider
+from promptdesk.core.errors import ProviderError
+from promptdesk.core.providers.anthropic_provider import AnthropicProvider
+from promptdesk.core.providers.base import ChatMessage, Request
+from promptdesk.core.providers.openai_provider import OpenAIProvider
 from loopback import CANARY, FakeSleep, Reply, assert_no_leak, loopback  # noqa: F401 - fixture
 
 TEXT = "<thinking>quiet</thinking><speech>The lamp is lit.</speech>"
@@ -236,8 +236,8 @@ def test_a_batch_run_counts_the_billed_tokens_of_a_cut_stream(tmp_path, loopback
 
     import yaml
 
-    from core.cli.main import main
-    from core.record.recorder import read_events
+    from promptdesk.core.cli.main import main
+    from promptdesk.core.record.recorder import read_events
     from helpers import CHARACTERS, example_scene
     from test_scene_faults import remote_cast, turn
 

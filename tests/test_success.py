@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import main
-from core.experiments.sweep import read_results
-from core.record import outputs
-from core.record.events import parse_event
+from promptdesk.core.cli.main import main
+from promptdesk.core.experiments.sweep import read_results
+from promptdesk.core.record import outputs
+from promptdesk.core.record.events import parse_event
 from helpers import CHARACTERS
 from loopback import CANARY, Reply, loopback  # noqa: F401 - fixture
 from test_honest_outcomes import scene_file

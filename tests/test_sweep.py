@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core.cli.main import main
-from core.record.events import SpeakEvent
-from core.providers.anthropic_provider import AnthropicProvider
-from core.providers.base import Request
-from core.providers.ratelimit import Limiters, Limits, LimitedProvider, RateLimiter
-from core.record.recorder import read_events
-from core.experiments.sweep import Sweep, SweepPlan, read_results, run_with_signals
-from core.experiments.sweep_checks import parse_seeds
-from core.experiments.progress import Progress
+from promptdesk.core.cli.main import main
+from promptdesk.core.record.events import SpeakEvent
+from promptdesk.core.providers.anthropic_provider import AnthropicProvider
+from promptdesk.core.providers.base import Request
+from promptdesk.core.providers.ratelimit import Limiters, Limits, LimitedProvider, RateLimiter
+from promptdesk.core.record.recorder import read_events
+from promptdesk.core.experiments.sweep import Sweep, SweepPlan, read_results, run_with_signals
+from promptdesk.core.experiments.sweep_checks import parse_seeds
+from promptdesk.core.experiments.progress import Progress
 from helpers import CHARACTERS, example_scene
 from loopback import FakeSleep, Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import CANARY, keys, remote_cast, turn  # noqa: F401
@@ -189,7 +189,7 @@ async def test_a_spent_budget_in_the_rate_limit_headers_pauses_every_run_on_that
     """OpenAI says `x-ratelimit-remaining-requests: 0`, reset in 6m0s: the next request on that
     model, from any run, waits for the reset (under a `retry_after_cap_s` that allows it) instead
     of drawing a 429."""
-    from core.providers.openai_provider import OpenAIProvider
+    from promptdesk.core.providers.openai_provider import OpenAIProvider
 
     spent = {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "6m0s",
              "x-ratelimit-remaining-tokens": "5000", "x-ratelimit-reset-tokens": "1s"}
@@ -250,7 +250,7 @@ async def test_a_retry_after_of_one_run_is_said_once_for_every_run_waiting_on_it
 
 
 def test_anthropic_rate_limit_headers_are_read_as_a_wait_until_reset():
-    from core.providers.rate_headers import rate_limit_wait
+    from promptdesk.core.providers.rate_headers import rate_limit_wait
 
     headers = {"anthropic-ratelimit-tokens-remaining": "0", "anthropic-ratelimit-tokens-reset": "2026-11-23T04:00:30Z",
                "anthropic-ratelimit-requests-remaining": "12", "anthropic-ratelimit-requests-reset": "2026-11-23T04:01:00Z"}

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import main
-from core.cli.sweep import parser, plan_from
-from core.experiments.progress import Progress
-from core.experiments.sweep import Sweep, SweepPlan, read_results, run_with_signals
-from core.record.recorder import read_events
+from promptdesk.core.cli.main import main
+from promptdesk.core.cli.sweep import parser, plan_from
+from promptdesk.core.experiments.progress import Progress
+from promptdesk.core.experiments.sweep import Sweep, SweepPlan, read_results, run_with_signals
+from promptdesk.core.record.recorder import read_events
 from helpers import CHARACTERS, ROOT
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys, remote_cast, turn  # noqa: F401  (autouse fixture)
@@ -74,7 +74,7 @@ def test_a_results_file_that_cannot_be_written_stops_the_sweep_and_the_rerun_com
 
 
 FSIZE = ("import resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit})); "
-         "from core.cli.main import main; sys.exit(main(sys.argv[1:]))")
+         "from promptdesk.core.cli.main import main; sys.exit(main(sys.argv[1:]))")
 
 
 def sweep_under_file_limit(limit: int, args: list[str], cwd: Path) -> subprocess.CompletedProcess:
@@ -181,7 +181,7 @@ def test_a_sweep_folder_whose_lock_cannot_be_written_is_a_recording_error_not_a_
     "give another --out" (exit 2), which is for a folder that cannot be a sweep folder at all."""
     scene, out = scene_file(tmp_path), tmp_path / "sweep"
     code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, (4, 4))\n"
-            "from core.cli.sweep import parser, plan_from\nfrom core.experiments.sweep import Sweep\n"
+            "from promptdesk.core.cli.sweep import parser, plan_from\nfrom promptdesk.core.experiments.sweep import Sweep\n"
             "try:\n    Sweep(plan_from(parser().parse_args(sys.argv[1:])), __import__('pathlib').Path(sys.argv[-1]))"
             ".prepare_folder()\nexcept Exception as exc:\n    print(type(exc).__name__, exc)\n")
     args = sweep_args(scene, out)[1:] + ["--out", str(out)]

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import main
-from core.experiments.spend import logged_spend
-from core.experiments.sweep import read_results
-from core.record.prompt_log import read_prompts
-from core.record.recorder import read_events
+from promptdesk.core.cli.main import main
+from promptdesk.core.experiments.spend import logged_spend
+from promptdesk.core.experiments.sweep import read_results
+from promptdesk.core.record.prompt_log import read_prompts
+from promptdesk.core.record.recorder import read_events
 from helpers import example_scene, make_scene
 from test_branch import batch, from_beat, own_part, scene_file
 from test_scene_faults import keys, remote_cast, turn  # noqa: F401  (fixture)

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import main
-from core.record.events import CallEvent
-from core.record.recorder import read_events
+from promptdesk.core.cli.main import main
+from promptdesk.core.record.events import CallEvent
+from promptdesk.core.record.recorder import read_events
 from test_branch import batch, branch, scene_file
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.cli.main import main
-from core.experiments.metrics import metrics_of
+from promptdesk.core.cli.main import main
+from promptdesk.core.experiments.metrics import metrics_of
 from helpers import CHARACTERS, batch_run, served_scene
 from loopback import CANARY, Reply, loopback  # noqa: F401 - fixture
 from test_scene_faults import turn

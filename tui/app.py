@@ -1,7 +1,7 @@
 """The console's `App`: thin on purpose. Screens own behaviour; this holds themes, quit and the palette.
 
 `run_console` and `run_compare_app` are what `promptdesk` and `promptdesk compare --tui` call
-(through `tui.launch`); `create_app` builds the same app (tests use it).
+(through `promptdesk.tui.launch`); `create_app` builds the same app (tests use it).
 Imports of the engine's setup path happen only when a live scene is wanted, so a replay never
 loads a provider.
 """
@@ -19,12 +19,12 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from tui.themes import THEMES, apply_theme, next_theme
-from tui.widgets.confirm_modal import ConfirmModal
+from promptdesk.tui.themes import THEMES, apply_theme, next_theme
+from promptdesk.tui.widgets.confirm_modal import ConfirmModal
 
 if TYPE_CHECKING:
-    from core.casting.build import RunOptions
-    from tui.screens.wizard import SceneTransform
+    from promptdesk.core.casting.build import RunOptions
+    from promptdesk.tui.screens.wizard import SceneTransform
 
 KEYMAP_ENV = "PROMPTDESK_KEYMAP"
 """Remap keys by binding id, e.g. `PROMPTDESK_KEYMAP="stage.stop=x;stage.inject=i"`."""
@@ -63,18 +63,18 @@ class PromptdeskApp(App[int]):
 
     def action_compare(self) -> None:
         """Ask for run or sweep folders and open the Compare screen on them."""
-        from tui.screens.compare import open_compare
+        from promptdesk.tui.screens.compare import open_compare
         open_compare(self)
 
     def open_stage(self, session: Any, title: str, history: list[Any] | None = None) -> None:
         """Play a built session live on a stage of its own, above the current screen (a take from a
         replay: `history` is its parent's record before the branch, shown first)."""
-        from tui.screens.stage import StageScreen
+        from promptdesk.tui.screens.stage import StageScreen
         self.push_screen(StageScreen(session, title=title, history=history))
 
     def action_help(self) -> None:
         """Show every key of the current screen (not over another help)."""
-        from tui.screens.help import HelpScreen
+        from promptdesk.tui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
@@ -82,8 +82,8 @@ class PromptdeskApp(App[int]):
     def new_scene(self) -> None:
         """Back to the wizard in place of the current screen (a closed stage), the last scene's choices
         offered as suggestions, never pre-selected."""
-        from core.casting.build import RunOptions
-        from tui.screens.wizard import WizardScreen
+        from promptdesk.core.casting.build import RunOptions
+        from promptdesk.tui.screens.wizard import WizardScreen
 
         options, cwd, transform = self.wizard_setup
         self.switch_screen(WizardScreen(options or RunOptions(), None, cwd, transform, last=self.last_choices))
@@ -116,7 +116,7 @@ class PromptdeskApp(App[int]):
 
     def stages(self) -> list[Any]:
         """Every stage screen in the stack (a replay may sit on top of one)."""
-        from tui.screens.stage import StageScreen
+        from promptdesk.tui.screens.stage import StageScreen
 
         return [s for s in self.screen_stack if isinstance(s, StageScreen)]
 
@@ -145,13 +145,13 @@ def create_app(*, scene: Path | None = None, replay: Path | None = None, session
     """The console opened on the replay of `replay`, on the stage of a built `session`, or on the wizard."""
     def first() -> Screen[Any]:
         if replay is not None:
-            from tui.screens.replay import ReplayScreen
+            from promptdesk.tui.screens.replay import ReplayScreen
             return ReplayScreen(Path(replay))
         if session is not None:
-            from tui.screens.stage import StageScreen
+            from promptdesk.tui.screens.stage import StageScreen
             return StageScreen(session, title=session.scene.title or session.scene.name, options=options)
-        from core.casting.build import RunOptions
-        from tui.screens.wizard import WizardScreen
+        from promptdesk.core.casting.build import RunOptions
+        from promptdesk.tui.screens.wizard import WizardScreen
         return WizardScreen(options or RunOptions(), scene, cwd, scene_transform)
 
     app = PromptdeskApp(first, theme=theme)
@@ -174,7 +174,7 @@ def run_console(ns: argparse.Namespace, scene: Path | None = None, replay: Path 
 
 def run_compare_app(folders: list[Path], by: str) -> int:
     """Open the console on the Compare screen (`promptdesk compare … --tui`)."""
-    from tui.screens.compare import CompareScreen
+    from promptdesk.tui.screens.compare import CompareScreen
     return PromptdeskApp(lambda: CompareScreen(folders, by)).run() or 0
 
 
@@ -190,7 +190,7 @@ def console_options(ns: argparse.Namespace) -> RunOptions:
     and a scene on the offline improviser is paced so that there is something to watch."""
     from dataclasses import replace
 
-    from core.cli.batch import options_from
-    from core.engine.pacing import OFFLINE_CONSOLE_S
+    from promptdesk.core.cli.batch import options_from
+    from promptdesk.core.engine.pacing import OFFLINE_CONSOLE_S
 
     return replace(options_from(ns), headless=False, offline_pace=OFFLINE_CONSOLE_S)

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from core.record.events import BaseEvent
+from promptdesk.core.record.events import BaseEvent
 
 
 _live_sessions = 0
@@ -45,7 +45,7 @@ def _thaw_heap() -> None:
 
 
 class SessionLike(Protocol):
-    """What the console needs from `core.engine.session.Session`: the event stream and the controls."""
+    """What the console needs from `promptdesk.core.engine.session.Session`: the event stream and the controls."""
 
     state: Any
 

@@ -1,9 +1,9 @@
-"""The two pre-experiment choices as the wizard presents them (defined in `core.casting.choices`, which
+"""The two pre-experiment choices as the wizard presents them (defined in `promptdesk.core.casting.choices`, which
 a headless refusal prints too), and the providers the wizard offers."""
 
 from __future__ import annotations
 
-from core.casting.choices import COORDINATOR, ISOLATION, Choice, Option
+from promptdesk.core.casting.choices import COORDINATOR, ISOLATION, Choice, Option
 
 __all__ = ["COORDINATOR", "ISOLATION", "PROVIDERS", "Choice", "Option"]
 

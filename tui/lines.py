@@ -12,13 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from core.protocol.sanitize import strip_controls
+from promptdesk.core.protocol.sanitize import strip_controls
 
 Piece = tuple[str, str]
 """A run of text and the role that styles it (`speaker-0`, `tone`, `event`, ...)."""
 
 SPEAKER_ROLES = 8
-"""Distinct speaker colours per theme; a larger cast (up to `core.engine.scene.MAX_CAST`) cycles them."""
+"""Distinct speaker colours per theme; a larger cast (up to `promptdesk.core.engine.scene.MAX_CAST`) cycles them."""
 
 ROLES = tuple(f"speaker-{i}" for i in range(SPEAKER_ROLES)) + (
     "speech", "target", "tone", "nonverbal", "interrupt", "event", "note", "system", "close", "beat",

@@ -10,8 +10,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.record.events import BaseEvent
-from tui.formats.registry import MARKERS
+from promptdesk.core.record.events import BaseEvent
+from promptdesk.tui.formats.registry import MARKERS
 
 SPEEDS = (1.0, 4.0, 16.0)
 BEAT_MARKERS = MARKERS

@@ -1,7 +1,7 @@
-"""How core events read on the stage: pure functions from events to role-tagged lines (`tui.lines`).
+"""How core events read on the stage: pure functions from events to role-tagged lines (`promptdesk.tui.lines`).
 
 The engine's own events (speech, beats, world events, notes, controls, the close) are here; each
-format's own event types read as its console side says (`tui.formats.registry.LINES`). Events with
+format's own event types read as its console side says (`promptdesk.tui.formats.registry.LINES`). Events with
 no line (thinking, routing, calls, spawns, deltas) give None.
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.record.events import BaseEvent, CloseEvent, SpeakEvent
-from core.record.outputs import SILENCED
-from tui.formats.base import marker_line, tagged
-from tui.formats.registry import LINES as FORMAT_LINES
-from tui.lines import Cast, Line, safe
+from promptdesk.core.record.events import BaseEvent, CloseEvent, SpeakEvent
+from promptdesk.core.record.outputs import SILENCED
+from promptdesk.tui.formats.base import marker_line, tagged
+from promptdesk.tui.formats.registry import LINES as FORMAT_LINES
+from promptdesk.tui.lines import Cast, Line, safe
 
 
 def _speak(event: SpeakEvent, cast: Cast) -> Line:

@@ -12,14 +12,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import SimpleNamespace
 
-from core.engine import heap
-from core.record.events import BaseEvent, CloseEvent
-from tui.formats.registry import DEFAULT
-from tui.snapshot import StageState
+from promptdesk.core.engine import heap
+from promptdesk.core.record.events import BaseEvent, CloseEvent
+from promptdesk.tui.formats.registry import DEFAULT
+from promptdesk.tui.snapshot import StageState
 
 
 class ScriptedSession:
-    """Looks like a `core.engine.session.Session` to the console; `publish` plays events into it."""
+    """Looks like a `promptdesk.core.engine.session.Session` to the console; `publish` plays events into it."""
 
     def __init__(self, cast: dict[str, str], title: str = "Scripted scene", *, max_beats: int = 50,
                  isolation: str = "b", coordinator: str = "C", run_dir: str = "runs/scripted") -> None:

@@ -1,6 +1,6 @@
 """What the session-state panel shows: one plain dataclass, filled live or folded from recorded events.
 
-Kept apart from the folding (`tui.stage_state`) so that every part of the console that reads or
+Kept apart from the folding (`promptdesk.tui.stage_state`) so that every part of the console that reads or
 fills a snapshot (the formats' console sides among them) can import it without importing the fold.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.engine.state import SessionState
+from promptdesk.core.engine.state import SessionState
 
 
 @dataclass
@@ -38,7 +38,7 @@ class StageState(SessionState):
     waiting: str | None = None
     """Live: what the scene is holding for at its safe point (the operator's decision), if anything."""
     slow: dict[str, float] | None = None
-    """Live: the actors waited on for a while, and for how many seconds (`tui.waits`)."""
+    """Live: the actors waited on for a while, and for how many seconds (`promptdesk.tui.waits`)."""
     answers: dict[str, int] | None = None
     """Answers given per participant, from the events (formats whose participants answer, not speak)."""
 

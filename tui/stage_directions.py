@@ -3,9 +3,9 @@ the coordinator's suggested world event accepted. Each is queued for the next be
 
 from __future__ import annotations
 
-from tui.lines import safe
-from tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
-from tui.widgets.queued_line import QueuedLine
+from promptdesk.tui.lines import safe
+from promptdesk.tui.widgets.input_modal import DirectorNote, InputModal, WorldEvent
+from promptdesk.tui.widgets.queued_line import QueuedLine
 
 
 class Directions:
@@ -22,7 +22,7 @@ class Directions:
     def send_direction(self, request: WorldEvent | DirectorNote | None) -> None:
         """Queue what the dialog returned; it reaches the actors at the next beat (or is recorded at the
         close). Refused, and said so, when the scene closed while the dialog was open."""
-        from core.engine.stage import SceneClosed
+        from promptdesk.core.engine.stage import SceneClosed
 
         if request is None:
             return
@@ -41,7 +41,7 @@ class Directions:
 
     def action_accept_suggestion(self) -> None:
         """Inject the coordinator's pending suggested world event (`suggested_events: ask`)."""
-        from core.engine.stage import SceneClosed
+        from promptdesk.core.engine.stage import SceneClosed
 
         try:
             text = self.session.accept_suggestion()  # type: ignore[attr-defined]

@@ -1,8 +1,8 @@
 """What the session-state panel shows, from a live session's state or folded from recorded events.
 
-The live stage copies `core.engine.state.SessionState`; replay rebuilds the same picture from the
-events it has shown so far. Both end up as a `StageState` (`tui.snapshot`), so the panel has one
-input; what a format's own events say is folded in by its console side (`tui.formats`).
+The live stage copies `promptdesk.core.engine.state.SessionState`; replay rebuilds the same picture from the
+events it has shown so far. Both end up as a `StageState` (`promptdesk.tui.snapshot`), so the panel has one
+input; what a format's own events say is folded in by its console side (`promptdesk.tui.formats`).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from collections.abc import Iterable
 from dataclasses import fields, replace
 from typing import Any
 
-from core.engine.state import SessionState
-from core.record.events import BaseEvent, CallEvent, CloseEvent, SpeakEvent
-from core.record.outputs import JUDGE_FALLBACK
-from tui.formats import registry
-from tui.snapshot import StageState
+from promptdesk.core.engine.state import SessionState
+from promptdesk.core.record.events import BaseEvent, CallEvent, CloseEvent, SpeakEvent
+from promptdesk.core.record.outputs import JUDGE_FALLBACK
+from promptdesk.tui.formats import registry
+from promptdesk.tui.snapshot import StageState
 
 __all__ = ["PlayedTime", "StageState", "StateFold", "from_session", "note_progress"]
 

@@ -7,11 +7,11 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from core.casting.notes import ISOLATION_LINES, ROLE_LINES
-from core.casting.scene_file import Scene
-from core.casting.build import RunOptions
-from tui.formats import registry
-from tui.lines import safe
+from promptdesk.core.casting.notes import ISOLATION_LINES, ROLE_LINES
+from promptdesk.core.casting.scene_file import Scene
+from promptdesk.core.casting.build import RunOptions
+from promptdesk.tui.formats import registry
+from promptdesk.tui.lines import safe
 
 LABEL = Style(dim=True)
 
@@ -25,8 +25,8 @@ def scene_status(scene: Scene) -> str:
 
 def pace_line(scene: Scene, options: RunOptions) -> str:
     """The pace the run will keep, and where it comes from."""
-    from core.casting.build import provider_spec
-    from core.engine.pacing import resolve
+    from promptdesk.core.casting.build import provider_spec
+    from promptdesk.core.engine.pacing import resolve
 
     seconds = resolve(options.pace, scene.pace, options.offline_pace,
                       [provider_spec(scene, slug, options) for slug in scene.characters])

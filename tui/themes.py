@@ -6,13 +6,12 @@ stylesheet and sets the paired Textual theme, which re-applies every style on ev
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from textual.app import App
 
-THEMES_DIR = Path(os.path.abspath(Path(__file__).parent.parent / "themes"))
+from promptdesk import resources
 
 
 @dataclass(frozen=True)
@@ -25,7 +24,7 @@ class ConsoleTheme:
     @property
     def path(self) -> Path:
         """The `.tcss` file that holds this theme's styles."""
-        return THEMES_DIR / f"{self.name}.tcss"
+        return resources.theme_file(self.name)
 
 
 THEMES = {"dark": ConsoleTheme("dark", "textual-dark"), "light": ConsoleTheme("light", "textual-light")}

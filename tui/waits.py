@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.record.events import BaseEvent
+from promptdesk.core.record.events import BaseEvent
 
 SLOW_S = 5.0
 """A wait is shown once it is this long (a provider answering at its usual pace shows nothing)."""

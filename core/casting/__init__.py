@@ -4,5 +4,5 @@ The two choices and their trade-offs (`choices`), reading the scene file with it
 `notes.md` (`notes`), `private.json`'s start record (`start_record`), building the session
 (`build`), rebuilding a killed one from its folder (`resume`) and a take of a run from one of its
 beats (`branch`). May import the formats and every
-room below; never `core.experiments` or `core.cli`.
+room below; never `promptdesk.core.experiments` or `promptdesk.core.cli`.
 """

@@ -1,8 +1,8 @@
 """A take: a scene played again from the start of one of its beats, with another direction, in a new run folder.
 
 `prepare_branch(parent, beat, change)` makes the take's folder with the parent's record up to the start
-of that beat (`core.record.takes`: copied, never played again, so no call is paid twice), rebuilds the
-session from it exactly as `resume` does (`core.casting.resume.rebuild_session`, then the format's
+of that beat (`promptdesk.core.record.takes`: copied, never played again, so no call is paid twice), rebuilds the
+session from it exactly as `resume` does (`promptdesk.core.casting.resume.rebuild_session`, then the format's
 `restore`: every actor's inbox and isolation-b thread, the turn counts, nudges, silent streak, fired
 world events, tokens and budget spent), and returns it ready to `run()`: its first event a `branch`
 event naming the parent, the beat and the change, then the change itself (a world event, a note to one
@@ -24,17 +24,17 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from core.casting.build import check_budget
-from core.casting.resume import rebuild_session
-from core.casting.scene_file import Scene
-from core.engine.session import Session
-from core.errors import InvalidConfig
-from core.formats.registry import get
-from core.providers.spec import ProviderSpec
-from core.record.folder_lock import FolderLock
-from core.record.private import read_private, write_private
-from core.record.run_folder import claim_fresh, claim_out
-from core.record.takes import BRANCH, TAKE_KEY, Change, Prefix, describe_change, split_at_beat, write_prefix
+from promptdesk.core.casting.build import check_budget
+from promptdesk.core.casting.resume import rebuild_session
+from promptdesk.core.casting.scene_file import Scene
+from promptdesk.core.engine.session import Session
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.formats.registry import get
+from promptdesk.core.providers.spec import ProviderSpec
+from promptdesk.core.record.folder_lock import FolderLock
+from promptdesk.core.record.private import read_private, write_private
+from promptdesk.core.record.run_folder import claim_fresh, claim_out
+from promptdesk.core.record.takes import BRANCH, TAKE_KEY, Change, Prefix, describe_change, split_at_beat, write_prefix
 
 def _respec(data: dict[str, Any], change: Change) -> dict[str, Any]:
     """A provider spec of the parent with the change's provider and model (as `build.provider_spec` does)."""

@@ -14,27 +14,27 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from core.casting.choices import tradeoff_table
-from core.casting.cards import card_notices, offered, read_cards
-from core.casting.notes import model_name, notes_text
-from core.casting.pool import ProviderPool
-from core.casting.scene_file import Scene, load_scene
-from core.casting.start_record import private_record
-from core.characters import journal_store
-from core.characters.importers.cast import CastCard
-from core.characters.loading import Character, check_display_names, search_dirs, with_fields
-from core.clock import Clock, RealClock, VirtualClock
-from core.engine.actors import make_actor
-from core.engine.coordinator import JudgeCoordinator, RuleCoordinator
-from core.engine.format import Setup
-from core.engine.pacing import resolve as resolve_pace
-from core.engine.session import Session
-from core.errors import InvalidConfig
-from core.formats.registry import get
-from core.providers.pricing import is_priced
-from core.providers.spec import ProviderSpec, turn_protocol
-from core.record.folder_lock import FolderLock
-from core.record.run_folder import claim_fresh, claim_out
+from promptdesk.core.casting.choices import tradeoff_table
+from promptdesk.core.casting.cards import card_notices, offered, read_cards
+from promptdesk.core.casting.notes import model_name, notes_text
+from promptdesk.core.casting.pool import ProviderPool
+from promptdesk.core.casting.scene_file import Scene, load_scene
+from promptdesk.core.casting.start_record import private_record
+from promptdesk.core.characters import journal_store
+from promptdesk.core.characters.importers.cast import CastCard
+from promptdesk.core.characters.loading import Character, check_display_names, search_dirs, with_fields
+from promptdesk.core.clock import Clock, RealClock, VirtualClock
+from promptdesk.core.engine.actors import make_actor
+from promptdesk.core.engine.coordinator import JudgeCoordinator, RuleCoordinator
+from promptdesk.core.engine.format import Setup
+from promptdesk.core.engine.pacing import resolve as resolve_pace
+from promptdesk.core.engine.session import Session
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.formats.registry import get
+from promptdesk.core.providers.pricing import is_priced
+from promptdesk.core.providers.spec import ProviderSpec, turn_protocol
+from promptdesk.core.record.folder_lock import FolderLock
+from promptdesk.core.record.run_folder import claim_fresh, claim_out
 
 ISOLATIONS = ("a", "b")
 ROLES = ("A", "B", "C")
@@ -148,7 +148,7 @@ def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> Provid
 
 def run_dir_for(scene: Scene, options: RunOptions) -> FolderLock:
     """Create and lock the run folder: `--out` (new or empty), else a fresh
-    `runs/<scene-name>-<YYYYmmdd-HHMMSS>` (suffixed if taken); see `core.record.run_folder`."""
+    `runs/<scene-name>-<YYYYmmdd-HHMMSS>` (suffixed if taken); see `promptdesk.core.record.run_folder`."""
     if options.out:
         return claim_out(Path(options.out))
     return claim_fresh(options.runs_root, scene.name)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.characters.importers.cast import CastCard, cast_card
-from core.engine.scene import Scene
+from promptdesk.core.characters.importers.cast import CastCard, cast_card
+from promptdesk.core.engine.scene import Scene
 
 
 def read_cards(scene: Scene, cwd: Path) -> dict[str, CastCard]:

@@ -1,11 +1,11 @@
 """Resuming a run killed during its journal step: the scene had closed, some entries were not written.
 
-`promptdesk resume RUN_DIR` on such a folder (`core.casting.resume.prepare` hands it here) keeps the
+`promptdesk resume RUN_DIR` on such a folder (`promptdesk.core.casting.resume.prepare` hands it here) keeps the
 whole log, closed as it was: the session's state is restored from it (each actor's thread and what it
 heard, the tokens and cost the budget counts), a torn last line moves to `superseded.jsonl`, one
 `resume` event (`reason: "journals"`) marks the seam, and the journal step is finished: the recorded
 entries the characters' own journals miss are appended, and the actors with neither an entry nor a
-failure on the log are asked for theirs (`core.engine.journals.pending`). Then every derived file is
+failure on the log are asked for theirs (`promptdesk.core.engine.journals.pending`). Then every derived file is
 written. A run whose step finished (or was never due: a stop, a provider error) is closed cleanly:
 there is nothing to resume.
 """
@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.engine import journals
-from core.engine.session import Session
-from core.errors import InvalidConfig
-from core.record.events import BaseEvent, parse_event_json
-from core.record.seams import JOURNALS, Cut, log_lines, supersede
+from promptdesk.core.engine import journals
+from promptdesk.core.engine.session import Session
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.record.events import BaseEvent, parse_event_json
+from promptdesk.core.record.seams import JOURNALS, Cut, log_lines, supersede
 
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from core.characters.loading import Character
-from core.improv import DISCLAIMER
-from core.characters.journal_store import where
-from core.engine.format import Format
-from core.engine.scene import Scene
-from core.providers.spec import ProviderSpec
+from promptdesk.core.characters.loading import Character
+from promptdesk.core.improv import DISCLAIMER
+from promptdesk.core.characters.journal_store import where
+from promptdesk.core.engine.format import Format
+from promptdesk.core.engine.scene import Scene
+from promptdesk.core.providers.spec import ProviderSpec
 
 ISOLATION_LINES = {
     "a": "(a) — sub-agent per actor: every turn is a fresh, stateless call rebuilt from the record",

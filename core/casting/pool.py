@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.clock import Clock
-from core.improv.provider import OfflineProvider
-from core.providers.base import Provider
-from core.errors import InvalidConfig
-from core.providers.registry import make_remote
-from core.providers.spec import turn_protocol
-from core.providers.spec import ProviderSpec
+from promptdesk.core.clock import Clock
+from promptdesk.core.improv.provider import OfflineProvider
+from promptdesk.core.providers.base import Provider
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.providers.registry import make_remote
+from promptdesk.core.providers.spec import turn_protocol
+from promptdesk.core.providers.spec import ProviderSpec
 
 
 class ProviderPool:

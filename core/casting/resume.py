@@ -6,15 +6,15 @@ engine's own routing rules: every actor's inbox and (isolation b) thread, the co
 (turns, nudges, silent streak, fired events), the public lines, tokens and cost, and the beat number.
 
 Only one process writes a run folder at a time: `prepare` takes the folder's lock
-(`core.record.folder_lock`) before it reads the log, and a second `resume` (or a resume of a run
+(`promptdesk.core.record.folder_lock`) before it reads the log, and a second `resume` (or a resume of a run
 still being played) is refused, exit 2, naming the holder's pid.
 
 A run killed during its journal step (the close is on the log) finishes that step instead:
-`core.casting.journal_resume`.
+`promptdesk.core.casting.journal_resume`.
 
 The last beat on the log was cut off (a finished beat is always followed by the next one's `beat`
 event, or by the close): it is replayed from its start. Its partial events move from `events.jsonl`
-to `superseded.jsonl` and one `resume` event (`reason: "restart"`) marks the seam (`core.record.seams`), so
+to `superseded.jsonl` and one `resume` event (`reason: "restart"`) marks the seam (`promptdesk.core.record.seams`), so
 no beat number is repeated and no actor speaks twice in one beat, for any reader of the log. The
 run then closes normally and writes every file.
 
@@ -27,20 +27,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from core.engine.actors import Actor, make_actor
-from core.characters.loading import Character
-from core.engine.coordinator import JudgeCoordinator, RuleCoordinator
-from core.errors import InvalidConfig, PromptdeskError
-from core.record.folder_lock import FolderLock
-from core.record.private import read_private
-from core.casting.build import clock_for
-from core.casting.journal_resume import journal_step
-from core.casting.pool import ProviderPool
-from core.casting.scene_file import Scene
-from core.formats.registry import get
-from core.providers.spec import ProviderSpec
-from core.record.seams import RESTART, find_cut, supersede
-from core.engine.session import Session
+from promptdesk.core.engine.actors import Actor, make_actor
+from promptdesk.core.characters.loading import Character
+from promptdesk.core.engine.coordinator import JudgeCoordinator, RuleCoordinator
+from promptdesk.core.errors import InvalidConfig, PromptdeskError
+from promptdesk.core.record.folder_lock import FolderLock
+from promptdesk.core.record.private import read_private
+from promptdesk.core.casting.build import clock_for
+from promptdesk.core.casting.journal_resume import journal_step
+from promptdesk.core.casting.pool import ProviderPool
+from promptdesk.core.casting.scene_file import Scene
+from promptdesk.core.formats.registry import get
+from promptdesk.core.providers.spec import ProviderSpec
+from promptdesk.core.record.seams import RESTART, find_cut, supersede
+from promptdesk.core.engine.session import Session
 
 
 def _spec(data: dict[str, Any], base_url: str | None) -> ProviderSpec:
@@ -114,7 +114,7 @@ def prepare(run_dir: Path, base_url: str | None = None, *, stopped_too: bool = F
     The folder's writer lock is taken first (`FolderBusy` while another process writes it) and held
     by the session's recorder until the run's files are written. Nothing in the folder changes until
     the run is known to be resumable; then the cut beat's lines move to `superseded.jsonl`
-    (`core.record.seams`). `stopped_too`: a run closed by a stop resumes too (a sweep's budget)."""
+    (`promptdesk.core.record.seams`). `stopped_too`: a run closed by a stop resumes too (a sweep's budget)."""
     run_dir = Path(run_dir)
     session = rebuild_session(run_dir, base_url)
     lock = FolderLock.take(run_dir, "resume")

@@ -17,12 +17,12 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ValidationError, create_model
 
-from core.engine.scene import CastOverride, Limits, ScheduledEvent
-from core.engine.scene import Scene as PlayedScene
-from core.errors import InvalidConfig
-from core.formats.registry import FORMATS
-from core.protocol.bounded import LOADER, Unbounded, check_yaml, construct, read_capped
-from core.providers.spec import ProviderSpec
+from promptdesk.core.engine.scene import CastOverride, Limits, ScheduledEvent
+from promptdesk.core.engine.scene import Scene as PlayedScene
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.formats.registry import FORMATS
+from promptdesk.core.protocol.bounded import LOADER, Unbounded, check_yaml, construct, read_capped
+from promptdesk.core.providers.spec import ProviderSpec
 
 SCENE_MAX_BYTES = 1_048_576
 """A scene file (or a sweep plan) larger than 1 MB is refused before it is parsed."""
@@ -44,7 +44,7 @@ def _scene_model() -> type[PlayedScene]:
 
 
 Scene = _scene_model()
-"""A validated scene file (a `core.engine.scene.Scene` with its format's section)."""
+"""A validated scene file (a `promptdesk.core.engine.scene.Scene` with its format's section)."""
 _NESTED: dict[str, type[BaseModel]] = {"limits": Limits, "provider": ProviderSpec, "judge": ProviderSpec,
                                        "events": ScheduledEvent, "cast": CastOverride,
                                        **{name: fmt.section for name, fmt in FORMATS.items() if fmt.section}}
@@ -195,7 +195,7 @@ def _near_key(text: str, line: int) -> str:
 
 def _compose(text: str, source: str) -> tuple[Any, yaml.Node | None]:
     """Parse YAML once, keeping both the node tree (for lines) and the data; aliases, loops and
-    nesting are checked first (`core.protocol.bounded`), before any node is built."""
+    nesting are checked first (`promptdesk.core.protocol.bounded`), before any node is built."""
     try:
         check_yaml(text)
     except Unbounded as exc:

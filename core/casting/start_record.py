@@ -1,13 +1,13 @@
-"""What `private.json` holds for a run about to start (its format: `core.record.private`)."""
+"""What `private.json` holds for a run about to start (its format: `promptdesk.core.record.private`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from core.characters.loading import Character
-from core.engine.scene import Scene
-from core.providers.spec import ProviderSpec
-from core.record.private import VERSION
+from promptdesk.core.characters.loading import Character
+from promptdesk.core.engine.scene import Scene
+from promptdesk.core.providers.spec import ProviderSpec
+from promptdesk.core.record.private import VERSION
 
 
 def private_record(scene: Scene, *, isolation: str, role: str, seed: int, max_beats: int,

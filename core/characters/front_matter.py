@@ -11,7 +11,7 @@ continues the value, so a wizard description is kept whole. Only `name` and `des
 `tools`, `model`, `color` and anything else are kept in `meta` but never reach an actor.
 
 Line numbers in messages are the file's own, counted from 1 at the opening `---`. Front matter whose
-YAML goes beyond the parsing bounds (an alias bomb, nesting too deep: `core.protocol.bounded`) is
+YAML goes beyond the parsing bounds (an alias bomb, nesting too deep: `promptdesk.core.protocol.bounded`) is
 refused with `Unbounded`, never read line by line.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from core.protocol.bounded import Unbounded, load_yaml
+from promptdesk.core.protocol.bounded import Unbounded, load_yaml
 
 _OPEN = re.compile(r"---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^---[ \t]*$")

@@ -24,10 +24,10 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from core.characters.loading import Character, append_journal, cap_entry, read_inside
-from core.errors import InvalidConfig
-from core.protocol.lines import folded
-from core.protocol.sanitize import strip_controls
+from promptdesk.core.characters.loading import Character, append_journal, cap_entry, read_inside
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.protocol.lines import folded
+from promptdesk.core.protocol.sanitize import strip_controls
 
 EXAMPLES_MARKER = ".promptdesk-examples"
 """A file in a characters folder that marks it as shipped examples: runs never write into it."""

@@ -6,9 +6,9 @@ then `./characters/`, then `./.claude/agents/`. In each folder two layouts are a
 - `<name>/profile.md`, with the journal at `<name>/journal.md`;
 - `<name>.md` (the `.claude/agents` form), with the journal at `<name>.journal.md` beside it.
 
-The file is found by its listed name or its `name:` (see `core.characters.search`), never by a path
+The file is found by its listed name or its `name:` (see `promptdesk.core.characters.search`), never by a path
 built from what the user typed. Either file may open with front matter, read tolerantly (see
-`core.characters.front_matter`). Where a run keeps the journal is decided by `core.characters.journal_store`.
+`promptdesk.core.characters.front_matter`). Where a run keeps the journal is decided by `promptdesk.core.characters.journal_store`.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from core.characters import search as character_search
+from promptdesk.core.characters import search as character_search
 
-from core.characters import front_matter
-from core.characters.front_matter import examples, without_examples
-from core.errors import CharacterLoadError, InvalidConfig
-from core.protocol.bounded import Unbounded, read_capped
-from core.protocol.sanitize import strip_controls
+from promptdesk.core.characters import front_matter
+from promptdesk.core.characters.front_matter import examples, without_examples
+from promptdesk.core.errors import CharacterLoadError, InvalidConfig
+from promptdesk.core.protocol.bounded import Unbounded, read_capped
+from promptdesk.core.protocol.sanitize import strip_controls
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]*(?:\.[a-z0-9][a-z0-9-]*)*")
 SLUG_MAX = 64
@@ -95,7 +95,7 @@ def _read(path: Path, slug: str) -> str:
 
 
 def _split_front_matter(text: str, path: Path, slug: str) -> front_matter.FrontMatter:
-    """Split tolerant front matter (see `core.characters.front_matter`) from the body; a file whose front
+    """Split tolerant front matter (see `promptdesk.core.characters.front_matter`) from the body; a file whose front
     matter never closes, whose body is empty, or is only an unresolved include, is refused."""
     try:
         parsed = front_matter.split(text)
@@ -213,7 +213,7 @@ def _from_files(slug: str, profile_path: Path, journal_path: Path, folder: Path)
 
 
 def load_character(slug: str, dirs: Sequence[Path], cwd: Path | None = None) -> Character:
-    """Find (by file name or `name:`, see `core.characters.search`) and read one character; raise
+    """Find (by file name or `name:`, see `promptdesk.core.characters.search`) and read one character; raise
     CharacterLoadError listing the paths searched and the nearest names on disk if absent."""
     validate_slug(slug)
     found = character_search.find(slug, dirs, cwd)

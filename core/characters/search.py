@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.characters import front_matter
-from core.errors import CharacterLoadError
+from promptdesk.core.characters import front_matter
+from promptdesk.core.errors import CharacterLoadError
 
 _SEPARATORS = re.compile(r"[\s_]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")

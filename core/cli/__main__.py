@@ -1,5 +1,5 @@
-"""`python -m core.cli`: the same entry point as the `promptdesk` command."""
+"""`python -m promptdesk.core.cli`: the same entry point as the `promptdesk` command."""
 
-from core.cli.main import main
+from promptdesk.core.cli.main import main
 
 raise SystemExit(main())

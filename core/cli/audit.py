@@ -1,15 +1,15 @@
 """`promptdesk audit RUN_DIR...`: re-check every request of one run or many (or of every run of a sweep
-folder) against its private material (`core.record.audit`)."""
+folder) against its private material (`promptdesk.core.record.audit`)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from core.cli.common import refuse
-from core.errors import EXIT_CLOSED, EXIT_FAILED, NotARun
-from core.experiments.compare import is_sweep
-from core.record.audit import AuditReport, audit_run
+from promptdesk.core.cli.common import refuse
+from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, NotARun
+from promptdesk.core.experiments.compare import is_sweep
+from promptdesk.core.record.audit import AuditReport, audit_run
 
 USAGE = "INVALID_CONFIG: usage: promptdesk audit RUN_DIR... (run folders, or a sweep folder)"
 

@@ -2,7 +2,7 @@
 
 Exit codes: 0 when the scene closed (any reason, a stop included), 2 on invalid input (the
 message names what to fix), 1 otherwise: an engine error, a run whose calls fail (close reason
-`provider-error`, the cause on stderr; see `core.engine.outcome`), or a run folder that could not be
+`provider-error`, the cause on stderr; see `promptdesk.core.engine.outcome`), or a run folder that could not be
 written (a full disk, a permission). Ctrl-C, SIGTERM and SIGHUP stop the scene gracefully: the log
 is closed with a `stop` event and every file of the run folder is still written, during the
 journal step too. A closed stderr (`2>&1 | head -1`) silences the printing, never the run.
@@ -18,18 +18,18 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from core.cli import provider_flags
-from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, InvalidConfig, PromptdeskError
-from core.record.events import BaseEvent, CloseEvent, SpeakEvent
-from core.protocol.lines import folded, one_line, speech_line
-from core.engine.outcome import PROVIDER_ERROR
-from core.protocol.sanitize import strip_controls
-from core.casting import scene_file
-from core.casting.build import RunOptions, build_session
-from core.record.outputs import fallback_notice
-from core.engine.format import SceneReader
-from core.formats.registry import FORMATS
-from core.record.lines import PLAIN, FormatLines
+from promptdesk.core.cli import provider_flags
+from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, InvalidConfig, PromptdeskError
+from promptdesk.core.record.events import BaseEvent, CloseEvent, SpeakEvent
+from promptdesk.core.protocol.lines import folded, one_line, speech_line
+from promptdesk.core.engine.outcome import PROVIDER_ERROR
+from promptdesk.core.protocol.sanitize import strip_controls
+from promptdesk.core.casting import scene_file
+from promptdesk.core.casting.build import RunOptions, build_session
+from promptdesk.core.record.outputs import fallback_notice
+from promptdesk.core.engine.format import SceneReader
+from promptdesk.core.formats.registry import FORMATS
+from promptdesk.core.record.lines import PLAIN, FormatLines
 
 def options_from(ns: argparse.Namespace) -> RunOptions:
     """The run options a parsed command line asks for."""

@@ -2,7 +2,7 @@
 [--provider P] [--model M] [--base-url URL] [--out DIR] [--quiet]`: take a scene again from beat K.
 
 The take is a new run folder whose record up to the start of beat K is the parent's (copied, never
-played again), then a `branch` event, then the scene played on with the change (`core.casting.branch`).
+played again), then a `branch` event, then the scene played on with the change (`promptdesk.core.casting.branch`).
 Exit codes: 0 when the take closed, 1 when it ended on an error, 2 when the folder is not a run, the
 beat was never begun, the change does not fit, the run's format cannot be branched (a collaboration, a
 roundtable) or `--out` is taken.
@@ -15,10 +15,10 @@ import asyncio
 import sys
 from pathlib import Path
 
-from core.casting.branch import Change, prepare_branch
-from core.cli.common import refuse
-from core.engine.outcome import PROVIDER_ERROR
-from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
+from promptdesk.core.casting.branch import Change, prepare_branch
+from promptdesk.core.cli.common import refuse
+from promptdesk.core.engine.outcome import PROVIDER_ERROR
+from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
 
 PROVIDERS = ["offline", "anthropic", "openai", "openai-compatible", "claude-code"]
 
@@ -48,7 +48,7 @@ def change_of(ns: argparse.Namespace) -> Change:
 
 def main(args: list[str]) -> int:
     """The command; exit 0 closed, 1 ended on an error (or its calls failed), 2 refused."""
-    from core.cli.batch import TurnPrinter, _run_with_signals
+    from promptdesk.core.cli.batch import TurnPrinter, _run_with_signals
 
     try:
         ns = parser().parse_args(args)

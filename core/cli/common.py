@@ -9,11 +9,11 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID
+from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID
 
 
 class Console(Protocol):
-    """The console, as a command may use it without importing it (given by `tui.launch`)."""
+    """The console, as a command may use it without importing it (given by `promptdesk.tui.launch`)."""
 
     def open(self, ns: argparse.Namespace, scene: Path | None = None, replay: Path | None = None) -> int: ...
 
@@ -35,7 +35,7 @@ def sweep_through(make: Callable[[], Any], folder: Path) -> int:
     """Build a sweep (of runs or of takes) with `make`, check its plan, prepare its folder and play it
     (`swept`). A plan or folder that cannot be used is refused (exit 2); a write that failed, or a
     budget already spent, exits 1 before any request, saying why."""
-    from core.errors import PromptdeskError, RecordingError
+    from promptdesk.core.errors import PromptdeskError, RecordingError
 
     try:
         sweep = make()
@@ -58,7 +58,7 @@ def swept(sweep, folder: Path, todo: list) -> int:
     when a write failed, and give the exit code: 0 every run done, 1 otherwise."""
     import asyncio
 
-    from core.experiments.sweep import run_with_signals
+    from promptdesk.core.experiments.sweep import run_with_signals
 
     asyncio.run(run_with_signals(sweep, todo))
     if sweep.failure is not None:

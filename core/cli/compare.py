@@ -9,12 +9,12 @@ import sys
 import textwrap
 from pathlib import Path
 
-from core.experiments.compare import (DIFFERENCE_HEADER, METRICS, Comparison, compare, difference_cells, folders_of,
+from promptdesk.core.experiments.compare import (DIFFERENCE_HEADER, METRICS, Comparison, compare, difference_cells, folders_of,
                                       measure, notes, parse_metrics, shown_differences)
-from core.experiments.differences import Difference
-from core.errors import EXIT_CLOSED, PromptdeskError
-from core.cli.common import NO_CONSOLE, Console, refuse
-from core.cli.metrics import grid
+from promptdesk.core.experiments.differences import Difference
+from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
+from promptdesk.core.cli.common import NO_CONSOLE, Console, refuse
+from promptdesk.core.cli.metrics import grid
 
 CSV_KEYS = ("run", "scene", "isolation", "coordinator", "seed", "close_reason", *METRICS, "audit")
 DIFFERENCE_KEYS = tuple(Difference.__dataclass_fields__)
@@ -35,7 +35,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str], console: Console | None = None) -> int:
-    """The command; `--tui` opens the console's Compare screen through `console` (`core.cli.main.Console`)."""
+    """The command; `--tui` opens the console's Compare screen through `console` (`promptdesk.core.cli.main.Console`)."""
     ns = parser().parse_args(argv)
     try:
         if ns.tui:

@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from core.errors import EXIT_CLOSED, EXIT_INVALID
-from core.characters.importers.cards import DEFAULT_USER
-from core.characters.importers.model import ImportProblem
-from core.characters.importers.read import read_source
-from core.characters.importers.write import check_free, snippet_text, write
-from core.protocol.sanitize import strip_controls
+from promptdesk.core.errors import EXIT_CLOSED, EXIT_INVALID
+from promptdesk.core.characters.importers.cards import DEFAULT_USER
+from promptdesk.core.characters.importers.model import ImportProblem
+from promptdesk.core.characters.importers.read import read_source
+from promptdesk.core.characters.importers.write import check_free, snippet_text, write
+from promptdesk.core.protocol.sanitize import strip_controls
 
 
 def parser() -> argparse.ArgumentParser:

@@ -10,9 +10,9 @@ import importlib
 import sys
 from pathlib import Path
 
-from core.cli import provider_flags
-from core.cli.numbers import budget_usd, pace_seconds, positive_int
-from core.cli.common import NO_CONSOLE, Console, refuse
+from promptdesk.core.cli import provider_flags
+from promptdesk.core.cli.numbers import budget_usd, pace_seconds, positive_int
+from promptdesk.core.cli.common import NO_CONSOLE, Console, refuse
 
 def parser() -> argparse.ArgumentParser:
     """Every flag of DESIGN §8, shared by the console and the batch runner."""
@@ -50,7 +50,7 @@ def parser() -> argparse.ArgumentParser:
                    help="world events the coordinator suggests: inject them, ask you (console), or only record "
                         "them (default: the scene's suggested_events:, else ask in the console, off headless)")
     p.add_argument("--quiet", action="store_true", help="batch: print only the summary")
-    from core.formats.registry import FORMATS
+    from promptdesk.core.formats.registry import FORMATS
 
     provider_flags.add(p)
 
@@ -59,10 +59,10 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-SUBCOMMANDS = {"import": "core.cli.importing", "audit": "core.cli.audit", "rebuild": "core.cli.rebuild",
-               "resume": "core.cli.resume", "metrics": "core.cli.metrics", "sweep": "core.cli.sweep",
-               "compare": "core.cli.compare", "report": "core.cli.report",
-               "branch": "core.cli.branch"}
+SUBCOMMANDS = {"import": "promptdesk.core.cli.importing", "audit": "promptdesk.core.cli.audit", "rebuild": "promptdesk.core.cli.rebuild",
+               "resume": "promptdesk.core.cli.resume", "metrics": "promptdesk.core.cli.metrics", "sweep": "promptdesk.core.cli.sweep",
+               "compare": "promptdesk.core.cli.compare", "report": "promptdesk.core.cli.report",
+               "branch": "promptdesk.core.cli.branch"}
 """Commands beside the console and `--batch`, each parsed in its own module (`main(argv) -> exit code`)."""
 
 
@@ -71,13 +71,13 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> int:
     returns the process exit code."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["compare"]:
-        from core.cli.compare import main as compare_main
+        from promptdesk.core.cli.compare import main as compare_main
         return compare_main(argv[1:], console)
     if argv[:1] and argv[0] in SUBCOMMANDS:
         return importlib.import_module(SUBCOMMANDS[argv[0]]).main(argv[1:])
     ns = parser().parse_args(argv)
     if ns.batch is not None:
-        from core.cli.batch import run_batch
+        from promptdesk.core.cli.batch import run_batch
         return run_batch(ns)
     if ns.args[:1] == ["replay"]:
         if len(ns.args) != 2:

@@ -6,9 +6,9 @@ import argparse
 import json
 from pathlib import Path
 
-from core.cli.common import refuse
-from core.errors import EXIT_CLOSED, PromptdeskError
-from core.experiments.metrics import NESTED, RunMetrics, metrics_of
+from promptdesk.core.cli.common import refuse
+from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
+from promptdesk.core.experiments.metrics import NESTED, RunMetrics, metrics_of
 
 ACTOR_COLUMNS = ("turns", "silences", "interruptions", "reactions", "words", "talk_share", "tokens", "cost_usd",
                  "cache_read_share", "echo", "failures", "corrections", "salvaged")

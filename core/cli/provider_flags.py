@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from core.cli.numbers import positive_int, timeout_seconds
+from promptdesk.core.cli.numbers import positive_int, timeout_seconds
 
 FLAGS = {"max_concurrency": "--max-concurrency", "timeout_s": "--timeout", "journal_timeout_s": "--journal-timeout"}
 """Provider setting -> its flag."""

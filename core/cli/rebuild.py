@@ -7,10 +7,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from core.cli.common import refuse
-from core.errors import EXIT_CLOSED, PromptdeskError
-from core.formats.registry import of_run
-from core.record.rebuild import rebuild
+from promptdesk.core.cli.common import refuse
+from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
+from promptdesk.core.formats.registry import of_run
+from promptdesk.core.record.rebuild import rebuild
 
 
 def main(args: list[str]) -> int:

@@ -7,9 +7,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from core.cli.common import refuse
-from core.errors import EXIT_CLOSED, PromptdeskError
-from core.experiments.report import report
+from promptdesk.core.cli.common import refuse
+from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
+from promptdesk.core.experiments.report import report
 
 
 def parser() -> argparse.ArgumentParser:
@@ -23,8 +23,8 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     ns = parser().parse_args(argv)
     try:
-        from core.experiments.take_sweep import is_take_sweep
-        from core.experiments.takes_report import take_sweep_report, takes_report
+        from promptdesk.core.experiments.take_sweep import is_take_sweep
+        from promptdesk.core.experiments.takes_report import take_sweep_report, takes_report
 
         if len(ns.paths) > 1:
             text = takes_report(ns.paths)

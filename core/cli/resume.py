@@ -1,6 +1,6 @@
 """`promptdesk resume RUN_DIR [--base-url URL] [--quiet]`: continue a scene run that was killed.
 
-How the session is rebuilt and its cut beat replayed: `core.casting.resume`.
+How the session is rebuilt and its cut beat replayed: `promptdesk.core.casting.resume`.
 Exit codes: 0 when the scene closed, 1 when it ended on an error, 2 when the folder is not a run,
 was closed cleanly (nothing to resume), is of a format that cannot be resumed, or is being written
 by another process (its pid named: a live run, another resume).
@@ -13,9 +13,9 @@ import asyncio
 import sys
 from pathlib import Path
 
-from core.casting.resume import prepare
-from core.cli.common import refuse
-from core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
+from promptdesk.core.casting.resume import prepare
+from promptdesk.core.cli.common import refuse
+from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
 
 
 def parser() -> argparse.ArgumentParser:
@@ -28,7 +28,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(args: list[str]) -> int:
     """The command; exit 0 closed, 1 ended on an error, 2 not resumable."""
-    from core.cli.batch import TurnPrinter, _run_with_signals
+    from promptdesk.core.cli.batch import TurnPrinter, _run_with_signals
 
     try:
         ns = parser().parse_args(args)

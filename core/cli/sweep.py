@@ -13,13 +13,13 @@ import math
 from datetime import datetime
 from pathlib import Path
 
-from core.cli import provider_flags
-from core.cli.common import sweep_through
-from core.errors import InvalidConfig
-from core.casting.build import ISOLATIONS, ROLES
-from core.experiments.sweep import Sweep, SweepPlan
-from core.experiments.sweep_checks import parse_choices, parse_seeds
-from core.experiments.progress import Progress
+from promptdesk.core.cli import provider_flags
+from promptdesk.core.cli.common import sweep_through
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.casting.build import ISOLATIONS, ROLES
+from promptdesk.core.experiments.sweep import Sweep, SweepPlan
+from promptdesk.core.experiments.sweep_checks import parse_choices, parse_seeds
+from promptdesk.core.experiments.progress import Progress
 
 
 def parser() -> argparse.ArgumentParser:
@@ -62,7 +62,7 @@ def plan_from(ns: argparse.Namespace) -> SweepPlan:
 
 def main(argv: list[str]) -> int:
     if any(arg == "--branch-from" or arg.startswith("--branch-from=") for arg in argv):
-        from core.cli.take_sweep import main as take_sweep
+        from promptdesk.core.cli.take_sweep import main as take_sweep
         return take_sweep(argv)
     ns = parser().parse_args(argv)
     folder = ns.out or Path("sweeps") / f"{ns.scene.stem}-{datetime.now():%Y%m%d-%H%M%S}"

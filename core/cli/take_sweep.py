@@ -1,5 +1,5 @@
 """`promptdesk sweep --branch-from RUN_DIR --at-beat K (--event TEXT | --note TEXT [--to SLUG]) --seeds 1-10`:
-take one run again from beat K over many seeds, with the change and without it (`core.experiments.take_sweep`).
+take one run again from beat K over many seeds, with the change and without it (`promptdesk.core.experiments.take_sweep`).
 
 Exit codes as `promptdesk sweep`: 0 when every planned take has a result, 1 when a take failed or the
 sweep was stopped (signal or budget) before every take was done, or its budget was already spent, 2 on
@@ -12,10 +12,10 @@ import argparse
 from datetime import datetime
 from pathlib import Path
 
-from core.cli.common import sweep_through
-from core.errors import InvalidConfig
-from core.experiments.sweep_checks import parse_seeds
-from core.experiments.take_sweep import TakeProgress, TakeSweep, TakeSweepPlan
+from promptdesk.core.cli.common import sweep_through
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.experiments.sweep_checks import parse_seeds
+from promptdesk.core.experiments.take_sweep import TakeProgress, TakeSweep, TakeSweepPlan
 
 
 def parser() -> argparse.ArgumentParser:

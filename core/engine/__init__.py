@@ -3,7 +3,7 @@ state, `stage`), turns (`turn`), after-beat checks and the coordinator (`checks`
 actors and their briefing (`actors`, `briefing`), journals, pacing, the scene it plays (`scene`)
 and the `Format` interface every format implements (`format`).
 
-It names no format: it asks the session's `Format`. May import `core.record`, `core.providers`,
-`core.characters`, `core.protocol`, `core.clock`, `core.errors`; never `core.formats`,
-`core.casting`, `core.experiments` or `core.cli`.
+It names no format: it asks the session's `Format`. May import `promptdesk.core.record`, `promptdesk.core.providers`,
+`promptdesk.core.characters`, `promptdesk.core.protocol`, `promptdesk.core.clock`, `promptdesk.core.errors`; never `promptdesk.core.formats`,
+`promptdesk.core.casting`, `promptdesk.core.experiments` or `promptdesk.core.cli`.
 """

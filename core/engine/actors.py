@@ -13,9 +13,9 @@ import math
 import re
 from dataclasses import dataclass
 
-from core.engine.briefing import beat_update, for_protocol
-from core.characters.loading import Character
-from core.providers.base import ChatMessage, Provider, Request
+from promptdesk.core.engine.briefing import beat_update, for_protocol
+from promptdesk.core.characters.loading import Character
+from promptdesk.core.providers.base import ChatMessage, Provider, Request
 
 WITNESSED_HEADING = "WHAT YOU HAVE WITNESSED SO FAR (speech only; your own lines marked 'you'):"
 RECENT_HEADING = ("WHAT YOU HAVE WITNESSED RECENTLY (the last {n} lines; earlier ones are not repeated; "

@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.characters.loading import Character
-from core.protocol.lines import folded
-from core.engine.scene import Scene
-from core.errors import InvalidConfig
+from promptdesk.core.characters.loading import Character
+from promptdesk.core.protocol.lines import folded
+from promptdesk.core.engine.scene import Scene
+from promptdesk.core.errors import InvalidConfig
+from promptdesk import resources
 
-SYSTEM_PROMPT_FILE = Path(__file__).resolve().parents[2] / "actor" / "system-prompt.md"
-"""The actor system prompt Promptdesk ships (spec 000: "SYSTEM PROMPT (from actor/system-prompt.md)")."""
 SYSTEM_PROMPT_MAX_CHARS = 64_000
 CHARACTER_HEADING = "\n\n## YOUR CHARACTER\n\n"
 """Where the actor system prompt ends and the character begins, in every briefing."""
@@ -56,14 +55,14 @@ JOURNAL_PROMPT = (
     "scene they're in."
 )
 """Spec 000's journal-write prompt, word for word (the reply's tags, if any, are read by
-`core.engine.journals.entry_of`)."""
+`promptdesk.core.engine.journals.entry_of`)."""
 
 
 def system_prompt_path(scene: Scene) -> Path:
     """The actor system prompt file this scene plays with: its own `system_prompt:` (relative to the
     scene file), else the shipped `actor/system-prompt.md`."""
     if not scene.system_prompt:
-        return SYSTEM_PROMPT_FILE
+        return resources.system_prompt_file()
     path = Path(scene.system_prompt).expanduser()
     return path if path.is_absolute() else (scene.folder or Path.cwd()) / path
 

@@ -11,15 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from core.engine.briefing import SOFT_CAP_NUDGE, STALL_NOTE
-from core.engine.coordinator import Decision, SceneView, marker_verdict
-from core.engine.winding import wind_down
-from core.record.events import COORDINATOR, SpeakEvent
-from core.record.outputs import JUDGE_FALLBACK
-from core.protocol.lines import speech_line
+from promptdesk.core.engine.briefing import SOFT_CAP_NUDGE, STALL_NOTE
+from promptdesk.core.engine.coordinator import Decision, SceneView, marker_verdict
+from promptdesk.core.engine.winding import wind_down
+from promptdesk.core.record.events import COORDINATOR, SpeakEvent
+from promptdesk.core.record.outputs import JUDGE_FALLBACK
+from promptdesk.core.protocol.lines import speech_line
 
 if TYPE_CHECKING:
-    from core.engine.stage import Stage
+    from promptdesk.core.engine.stage import Stage
 
 NUDGE_GRACE_TURNS = 3
 """Turns a nudged actor gets to close the scene before the soft cap closes it."""

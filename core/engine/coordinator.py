@@ -1,8 +1,8 @@
 """The coordinator's judgment: is the scene over? It returns decisions, never dialogue.
 
-Role C is `RuleCoordinator` (conservative leave-taking rules, `core.protocol.leave_taking`). Roles A and B
+Role C is `RuleCoordinator` (conservative leave-taking rules, `promptdesk.core.protocol.leave_taking`). Roles A and B
 are `JudgeCoordinator`, an LLM judge asked for one JSON decision; a malformed answer falls back to
-role C's rules for that check and is logged. Mechanical limits live in `core.engine.checks`.
+role C's rules for that check and is logged. Mechanical limits live in `promptdesk.core.engine.checks`.
 
 At close every role gives a goal `Verdict` apart from the close reason: roles A and B ask their
 judge whether the scene's goal was met; role C answers only from the scene's `goal_markers`
@@ -18,12 +18,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
-from core.errors import ProviderError
-from core.protocol import judging
-from core.protocol.bounded import load_json
-from core.record.events import SpeakEvent
-from core.protocol.leave_taking import takes_leave
-from core.providers.base import ChatMessage, Request
+from promptdesk.core.errors import ProviderError
+from promptdesk.core.protocol import judging
+from promptdesk.core.protocol.bounded import load_json
+from promptdesk.core.record.events import SpeakEvent
+from promptdesk.core.protocol.leave_taking import takes_leave
+from promptdesk.core.providers.base import ChatMessage, Request
 
 Ask = Callable[[Request], Awaitable[str]]
 """How a coordinator calls its judge: the session sends, records and prices the request."""
@@ -43,7 +43,7 @@ class Decision(BaseModel):
     """A judge's answer, with every decision: has the goal been reached yet? (None: role C's markers decide.)"""
     positions_stated: bool | None = None
     """A judge's answer: has every character stated a final position since the close note? (None:
-    role C's rule decides, see `core.engine.winding`.)"""
+    role C's rule decides, see `promptdesk.core.engine.winding`.)"""
 
 
 @dataclass
@@ -73,11 +73,11 @@ class SceneView:
     cast: list[str] = field(default_factory=list)
     """The cast's display names (a judge asks whether each has stated a final position)."""
     since_close_note: list[str] | None = None
-    """The public lines since the close note went out (None: it has not; see `core.engine.winding`)."""
+    """The public lines since the close note went out (None: it has not; see `promptdesk.core.engine.winding`)."""
 
 
 def closes_naturally(speech: SpeakEvent) -> bool:
-    """The line's act is taking leave (erring toward continuing; see `core.protocol.leave_taking`)."""
+    """The line's act is taking leave (erring toward continuing; see `promptdesk.core.protocol.leave_taking`)."""
     if speech.action == "silent" and not speech.nonverbal:
         return False
     return takes_leave(speech.text or "", speech.nonverbal, speech.raw)

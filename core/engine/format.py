@@ -1,13 +1,13 @@
 """The Format interface: what a format of play supplies to the one engine.
 
-A format (the scene, the collaboration, the roundtable) is one package in `core.formats`, looked up
-by name in `core.formats.registry`. The engine, the record and the casting never test which format
+A format (the scene, the collaboration, the roundtable) is one package in `promptdesk.core.formats`, looked up
+by name in `promptdesk.core.formats.registry`. The engine, the record and the casting never test which format
 they run: they ask the format. A format subclasses `Format` and overrides only how it differs, as a
 team type does on autogen's one group-chat manager. What the base class gives is what a format with
 no opinion gets: the scene's cast loading, no scene-file section, no journals, no extra providers.
 
 This module may import the engine's floor (its own package, the record, characters, providers); it
-never imports `core.formats`, `core.casting` or `core.cli`.
+never imports `promptdesk.core.formats`, `promptdesk.core.casting` or `promptdesk.core.cli`.
 """
 
 from __future__ import annotations
@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel
 
-from core.characters.loading import Character, load_cast
-from core.record.lines import PLAIN, FormatLines
+from promptdesk.core.characters.loading import Character, load_cast
+from promptdesk.core.record.lines import PLAIN, FormatLines
 
 if TYPE_CHECKING:
-    from core.engine.coordinator import Decision
-    from core.engine.scene import Scene
-    from core.engine.stage import SessionResult, Stage
-    from core.providers.base import Provider
-    from core.providers.spec import ProviderSpec
+    from promptdesk.core.engine.coordinator import Decision
+    from promptdesk.core.engine.scene import Scene
+    from promptdesk.core.engine.stage import SessionResult, Stage
+    from promptdesk.core.providers.base import Provider
+    from promptdesk.core.providers.spec import ProviderSpec
 
 Control = Callable[..., None]
 """A format's own control: called as `control(session, **arguments)` from `Stage.direct`."""
@@ -53,7 +53,7 @@ class Setup:
 
 @dataclass
 class SceneReader:
-    """How a format's command-line hook reads a scene file, or validates one it builds (`core.casting.scene_file`)."""
+    """How a format's command-line hook reads a scene file, or validates one it builds (`promptdesk.core.casting.scene_file`)."""
 
     load: Callable[[Path], Scene]
     from_dict: Callable[[dict, str], Scene]
@@ -92,10 +92,10 @@ class Format:
         return 1
 
     max_cast_reason: ClassVar[str] = ""
-    """Why the format plays fewer than `core.engine.scene.MAX_CAST` characters (named in the error)."""
+    """Why the format plays fewer than `promptdesk.core.engine.scene.MAX_CAST` characters (named in the error)."""
 
     def max_cast(self) -> int:
-        """The largest cast the format can play (at most `core.engine.scene.MAX_CAST`, which applies anyway)."""
+        """The largest cast the format can play (at most `promptdesk.core.engine.scene.MAX_CAST`, which applies anyway)."""
         return 1_000_000
 
     def load_cast(self, scene: Scene, slugs: Sequence[str], dirs: Sequence[Path]) -> list[Character]:

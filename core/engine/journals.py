@@ -18,17 +18,17 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from core.characters.journal_store import append_entry, holds_entry
-from core.engine.briefing import JOURNAL_PROMPT
-from core.engine.outcome import PROVIDER_ERROR
-from core.errors import RecordingError
-from core.protocol.tags import TagReader
-from core.record.events import BaseEvent, CloseEvent, JournalEvent
-from core.engine.turn import call, failure_reason
+from promptdesk.core.characters.journal_store import append_entry, holds_entry
+from promptdesk.core.engine.briefing import JOURNAL_PROMPT
+from promptdesk.core.engine.outcome import PROVIDER_ERROR
+from promptdesk.core.errors import RecordingError
+from promptdesk.core.protocol.tags import TagReader
+from promptdesk.core.record.events import BaseEvent, CloseEvent, JournalEvent
+from promptdesk.core.engine.turn import call, failure_reason
 
 if TYPE_CHECKING:
-    from core.engine.actors import Actor
-    from core.engine.stage import Stage
+    from promptdesk.core.engine.actors import Actor
+    from promptdesk.core.engine.stage import Stage
 
 SKIPPED_AFTER = ("stop", PROVIDER_ERROR)
 """Close reasons after which no journal step is taken."""

@@ -1,7 +1,7 @@
 """Whether a run's model calls are getting through, and when a run cannot succeed.
 
 Every call (turns, corrections, judges, facilitators, journals) reports here through
-`core.engine.turn.call`. A run is stopped early, closed with reason `provider-error`, when a call fails
+`promptdesk.core.engine.turn.call`. A run is stopped early, closed with reason `provider-error`, when a call fails
 in a way no retry can mend (the key was rejected, the model or endpoint does not exist), or when
 calls have failed back to back for `FAILED_BEATS` beats' worth of the whole cast. A run in which
 no call succeeded is a failed run whatever closed it (exit 1, the cause on stderr).
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
-from core.errors import ProviderError
+from promptdesk.core.errors import ProviderError
 
 PROVIDER_ERROR = "provider-error"
 """The close reason of a run stopped because its calls fail."""

@@ -3,7 +3,7 @@
 A pydantic model whose unknown keys are errors, so that a typo is never a silently ignored setting.
 Cross-references (speaker, perspectives, cast overrides) are checked against `characters`. The
 formats' own sections (`collaborate:`, `roundtable:`) and the reading of YAML files with line
-numbers are the scene file's, in `core.casting.scene_file`.
+numbers are the scene file's, in `promptdesk.core.casting.scene_file`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from pydantic import (AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
                       model_validator)
 from pydantic_core import PydanticCustomError
 
-from core.characters.loading import validate_slug
-from core.errors import InvalidConfig
-from core.providers.spec import (Effort, Latency, ProtocolName, ProviderName, ProviderSpec, SchemaFormat, Timeout,
+from promptdesk.core.characters.loading import validate_slug
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.providers.spec import (Effort, Latency, ProtocolName, ProviderName, ProviderSpec, SchemaFormat, Timeout,
                                  WaitCap, turn_protocol)
 
 MAX_CAST = 50
@@ -67,7 +67,7 @@ class Limits(SceneModel):
     min_turns_per_character: NonNegativeInt = 2
     """No natural close before every actor has spoken this many times (and never at beat 0)."""
     wind_down_at: float = Field(0.8, gt=0.0, le=1.0)
-    """The share of `max_beats` after which the scene winds down (`core.engine.winding`): the nearing
+    """The share of `max_beats` after which the scene winds down (`promptdesk.core.engine.winding`): the nearing
     note, then the close note (spec 004's "80%")."""
     window: PositiveInt = 10
     """Recent context: the exchanges an actor's request carries (isolation a), or the turns its
@@ -133,7 +133,7 @@ class Scene(SceneModel):
     """A validated scene file. `title` and `initial_speaker` are always filled in after validation.
 
     This is what the engine plays: everything but the formats' own sections. The scene-file model
-    of `core.casting.scene_file` subclasses it with one field per format section and the registry
+    of `promptdesk.core.casting.scene_file` subclasses it with one field per format section and the registry
     in `formats`; validated through it, the format's rules (`Format.check_scene`) apply too."""
 
     formats: ClassVar[Mapping[str, Any]] = {}
@@ -173,7 +173,7 @@ class Scene(SceneModel):
     seed: int | None = None
     number: int | None = Field(None, ge=0)
     """The scene's number in the transcript's title (`# Scene 001 — Title`); unset: the run's sequence
-    among this scene's runs in the runs folder (`core.casting.build.scene_number`)."""
+    among this scene's runs in the runs folder (`promptdesk.core.casting.build.scene_number`)."""
     system_prompt: str | None = None
     """The actor system prompt file for this scene (relative to the scene file); unset: the shipped
     `actor/system-prompt.md`."""

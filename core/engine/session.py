@@ -2,7 +2,7 @@
 
 `Session.run()` opens the run folder, spawns and briefs the actors, plays the format's turn policy,
 closes (the goal verdict, the journal step) and writes every derived file. The event stream and
-the control channel are the `Stage`'s (`core.engine.stage`).
+the control channel are the `Stage`'s (`promptdesk.core.engine.stage`).
 """
 
 from __future__ import annotations
@@ -11,16 +11,16 @@ import asyncio
 import logging
 from datetime import datetime
 
-from core.engine import checks, journals, turn
-from core.record import outputs
-from core.engine.stage import SceneStopped, SessionResult, Stage
-from core.engine.coordinator import Decision
-from core.errors import ProviderError, RecordingError, recording_error
-from core.record.events import COORDINATOR, CloseEvent
-from core.engine.outcome import PROVIDER_ERROR
-from core.providers.base import Provider, Request
-from core.record.recorder import ACTIVE, DebugLogHandler
-from core.record.private import write_private
+from promptdesk.core.engine import checks, journals, turn
+from promptdesk.core.record import outputs
+from promptdesk.core.engine.stage import SceneStopped, SessionResult, Stage
+from promptdesk.core.engine.coordinator import Decision
+from promptdesk.core.errors import ProviderError, RecordingError, recording_error
+from promptdesk.core.record.events import COORDINATOR, CloseEvent
+from promptdesk.core.engine.outcome import PROVIDER_ERROR
+from promptdesk.core.providers.base import Provider, Request
+from promptdesk.core.record.recorder import ACTIVE, DebugLogHandler
+from promptdesk.core.record.private import write_private
 
 
 
@@ -112,7 +112,7 @@ class Session(Stage):
         return decision
 
     async def _finish_journal_step(self) -> Decision:
-        """A run killed in its journal step (`core.casting.journal_resume`): the seam, then the
+        """A run killed in its journal step (`promptdesk.core.casting.journal_resume`): the seam, then the
         entries still missing; the close stays the one on the log."""
         close = outputs.close_event(self.recorder.events)
         self._taking_controls = False

@@ -1,5 +1,5 @@
 """A session as everything inside a run sees it: the actors, the recorder, the state, the event
-stream and the control channel (`core.engine.session.Session` adds the run loop).
+stream and the control channel (`promptdesk.core.engine.session.Session` adds the run loop).
 
 Outside code (the console, the batch runner) talks to a session through two things only:
 - the event stream: `subscribe(callback)`; every recorded event, plus live `DeltaEvent`s;
@@ -19,22 +19,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.engine import heap
-from core.engine.actors import Actor
-from core.engine.briefing import note_line
-from core.protocol.lines import world_event_line
-from core.clock import Clock, RealClock
-from core.engine.pacing import SLICE_S, Pace, clamp
-from core.engine.coordinator import Decision, JudgeCoordinator, RuleCoordinator
-from core.errors import RecordingError
-from core.record.events import COORDINATOR, OPERATOR, BaseEvent, CallEvent, DeltaEvent, GenericEvent
-from core.engine.outcome import PROVIDER_ERROR, CallHealth
-from core.providers.base import Provider, Request
-from core.record.recorder import Recorder
-from core.protocol.sanitize import mend
-from core.engine.scene import Scene
-from core.engine.state import SessionState
-from core.engine.winding import Winding
+from promptdesk.core.engine import heap
+from promptdesk.core.engine.actors import Actor
+from promptdesk.core.engine.briefing import note_line
+from promptdesk.core.protocol.lines import world_event_line
+from promptdesk.core.clock import Clock, RealClock
+from promptdesk.core.engine.pacing import SLICE_S, Pace, clamp
+from promptdesk.core.engine.coordinator import Decision, JudgeCoordinator, RuleCoordinator
+from promptdesk.core.errors import RecordingError
+from promptdesk.core.record.events import COORDINATOR, OPERATOR, BaseEvent, CallEvent, DeltaEvent, GenericEvent
+from promptdesk.core.engine.outcome import PROVIDER_ERROR, CallHealth
+from promptdesk.core.providers.base import Provider, Request
+from promptdesk.core.record.recorder import Recorder
+from promptdesk.core.protocol.sanitize import mend
+from promptdesk.core.engine.scene import Scene
+from promptdesk.core.engine.state import SessionState
+from promptdesk.core.engine.winding import Winding
 
 Subscriber = Callable[[BaseEvent], None]
 
@@ -72,7 +72,7 @@ class SessionResult:
 
 class Stage:
     """A session as its turns, checks and formats see it: its actors, recorder, state, event stream
-    and control channel. `core.engine.session.Session` adds the run loop."""
+    and control channel. `promptdesk.core.engine.session.Session` adds the run loop."""
 
     def __init__(self, scene: Scene, actors: list[Actor], *, fmt: Any, isolation: str, coordinator: RuleCoordinator | JudgeCoordinator,
                  run_dir: Path, notes: str, start_info: dict[str, Any], clock: Clock | None = None,
@@ -81,7 +81,7 @@ class Stage:
                  judge_provider: Provider | None = None, pace_s: float = 0.0) -> None:
         self.scene = scene
         self.format = fmt
-        """The format this session plays (a `core.engine.format.Format`: its turn policy, record lines
+        """The format this session plays (a `promptdesk.core.engine.format.Format`: its turn policy, record lines
         and own controls)."""
         self.actors = {actor.slug: actor for actor in actors}
         self.coordinator = coordinator
@@ -104,12 +104,12 @@ class Stage:
         self.state.pace_s = self.pace.seconds
         self.nudged: dict[str, int] = {}
         self.winding = Winding()
-        """Where the scene is in winding down (`core.engine.winding`)."""
+        """Where the scene is in winding down (`promptdesk.core.engine.winding`)."""
         self.suggested_events = "off"
         """What becomes of a world event the coordinator suggests: `inject` it, `ask` the operator
         (`accept_suggestion`), or `off` (recorded as the coordinator's decision only)."""
         self.health = CallHealth([a.slug for a in actors])
-        """Succeeded and failed calls; see `core.engine.outcome`."""
+        """Succeeded and failed calls; see `promptdesk.core.engine.outcome`."""
         self.failure: str | None = None
         """Why the run was stopped because its calls fail (`abort`), else None."""
         self.fired_events: set[int] = set()
@@ -126,14 +126,14 @@ class Stage:
         self.format_state: Any = None
         """The format's own state (opaque to the engine): set by the format's setup or its play."""
         self.private_record: dict[str, Any] | None = None
-        """What `private.json` records at the start (`core.record.private`): set by `build_session`."""
+        """What `private.json` records at the start (`promptdesk.core.record.private`): set by `build_session`."""
         self.seam: dict[str, Any] | None = None
-        """A resumed run (`core.casting.resume`) or a take (`core.casting.branch`): the fields of the
+        """A resumed run (`promptdesk.core.casting.resume`) or a take (`promptdesk.core.casting.branch`): the fields of the
         event that marks where this process took the record up (`seam_type`); the log is already open."""
         self.seam_type = "resume"
         """The type of that event: `resume`, or `branch` for a take."""
         self.journal_resume: tuple[list[str], list[Any]] | None = None
-        """A run resumed in its journal step (`core.casting.journal_resume`): the actors whose entries
+        """A run resumed in its journal step (`promptdesk.core.casting.journal_resume`): the actors whose entries
         are still to be written, and the recorded entries their characters' journals miss."""
         self.first_beat = 0
         """The beat the turn policy starts from (a resumed run replays its cut beat)."""

@@ -1,6 +1,6 @@
 """A session's state at a glance: the snapshot the console and the batch summary show.
 
-Kept apart from `core.engine.session` so that readers of a run (replay) need nothing of the engine.
+Kept apart from `promptdesk.core.engine.session` so that readers of a run (replay) need nothing of the engine.
 """
 
 from __future__ import annotations

@@ -14,21 +14,21 @@ from __future__ import annotations
 import traceback
 from typing import TYPE_CHECKING
 
-from core.engine.actors import Actor
-from core.errors import ProviderError, RecordingError
-from core.record.events import CallEvent, DeltaEvent, SpeakEvent, ThinkEvent
-from core.protocol.lines import speech_line
-from core.providers.pricing import cost_usd
-from core.protocol.reply import CORRECTION_PROMPT, ParsedTurn, Speech, TagSplitter, parse_turn, salvage
-from core.protocol.structured import JSON_CORRECTION_PROMPT, JsonSplitter, parse_json_turn, salvage_json, turn_schema
-from core.providers.base import Completion, Provider, Request, Usage
-from core.providers.concurrency import one_call
-from core.record.outputs import SILENCED
-from core.record.recorder import redact
-from core.protocol.sanitize import mend
+from promptdesk.core.engine.actors import Actor
+from promptdesk.core.errors import ProviderError, RecordingError
+from promptdesk.core.record.events import CallEvent, DeltaEvent, SpeakEvent, ThinkEvent
+from promptdesk.core.protocol.lines import speech_line
+from promptdesk.core.providers.pricing import cost_usd
+from promptdesk.core.protocol.reply import CORRECTION_PROMPT, ParsedTurn, Speech, TagSplitter, parse_turn, salvage
+from promptdesk.core.protocol.structured import JSON_CORRECTION_PROMPT, JsonSplitter, parse_json_turn, salvage_json, turn_schema
+from promptdesk.core.providers.base import Completion, Provider, Request, Usage
+from promptdesk.core.providers.concurrency import one_call
+from promptdesk.core.record.outputs import SILENCED
+from promptdesk.core.record.recorder import redact
+from promptdesk.core.protocol.sanitize import mend
 
 if TYPE_CHECKING:
-    from core.engine.stage import Stage
+    from promptdesk.core.engine.stage import Stage
 
 MAX_CORRECTIONS = 2
 
@@ -40,7 +40,7 @@ async def call(session: Stage, provider: Provider, request: Request, *, stream_a
     raises `SceneStopped`, which every format's policy already turns into the end of the run.
 
     A provider with a `max_concurrency` first waits for a place at its server, in arrival order
-    (`core.providers.concurrency`): the request is recorded and timed from when it goes."""
+    (`promptdesk.core.providers.concurrency`): the request is recorded and timed from when it goes."""
     async with one_call(provider):
         return await _send(session, provider, request, stream_as)
 
@@ -48,7 +48,7 @@ async def call(session: Stage, provider: Provider, request: Request, *, stream_a
 async def _send(session: Stage, provider: Provider, request: Request, stream_as: str | None) -> Completion:
     """`call`, once the server has a place for the request."""
     if session.failure is not None:
-        from core.engine.stage import SceneStopped
+        from promptdesk.core.engine.stage import SceneStopped
         raise SceneStopped
     session.recorder.record_prompt(session.now(), provider.as_sent(request))
     structured = request.json_schema is not None and request.purpose in ("turn", "correct")
@@ -171,7 +171,7 @@ async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request)
     """Ask, then correct at most twice; what stays malformed is salvaged, never promoted to speech.
 
     Under `protocol: json` the request carries the turn's JSON schema and the reply is read by
-    `core.protocol.structured` into the same parsed turn; what stays malformed keeps nothing."""
+    `promptdesk.core.protocol.structured` into the same parsed turn; what stays malformed keeps nothing."""
     cast = addressable(session)
     structured = actor.provider.protocol == "json"
     if structured:

@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.engine.coordinator import Decision, SceneView, marker_verdict
-from core.record.events import COORDINATOR, SpeakEvent
+from promptdesk.core.engine.coordinator import Decision, SceneView, marker_verdict
+from promptdesk.core.record.events import COORDINATOR, SpeakEvent
 
 NEARING_NOTE = "Scene is nearing natural conclusion. Begin wrapping up."
 CLOSE_NOTE = "Please close the scene by {action}."
@@ -74,7 +74,7 @@ def positions_stated(winding: Winding, cast: list[str], decision: Decision) -> b
 def wind_down(session: Any, view: SceneView, decision: Decision, new_speech: list[SpeakEvent],
               allowed: str | None) -> Decision | None:
     """Send the nearing note, then the close note; close with `goal` when the goal is met and every
-    character has stated a final position. `session` is a `core.engine.stage.Stage` (which holds this
+    character has stated a final position. `session` is a `promptdesk.core.engine.stage.Stage` (which holds this
     module's `Winding`, so it is not imported here); `allowed` says why no natural close may be taken
     yet, or is None."""
     winding, state, scene = session.winding, session.state, session.scene

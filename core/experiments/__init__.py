@@ -4,5 +4,5 @@ metrics from a log alone (`metrics`) with its emotional arcs, relationships and 
 and the HTML report (`report`, its arcs, addressing graph and insights in `report_arcs`); takes of one run side by side (`takes`, `takes_report`) and sweeps
 of takes (`take_sweep`).
 
-May import casting, formats and every room below; never `core.cli`.
+May import casting, formats and every room below; never `promptdesk.core.cli`.
 """

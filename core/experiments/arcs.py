@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from core.record import outputs
-from core.record.events import BaseEvent, CallEvent, CloseEvent, SpeakEvent
+from promptdesk.core.record import outputs
+from promptdesk.core.record.events import BaseEvent, CallEvent, CloseEvent, SpeakEvent
 
 UNTONED = "untoned"
 """The tone a relationship counts for a speech that gave none."""

@@ -1,5 +1,5 @@
 """Runs side by side: per run, or per condition (isolation-coordinator) with mean ± sd over seeds,
-and for a sweep how sure each difference between two conditions is (`core.experiments.differences`:
+and for a sweep how sure each difference between two conditions is (`promptdesk.core.experiments.differences`:
 a bootstrap interval, a permutation-test p-value, Holm-adjusted, and a power note).
 
 A value that is unknown for a run (`success` of an old run folder, a goal no one judged, the echo of
@@ -13,12 +13,12 @@ from pathlib import Path
 from statistics import mean, stdev
 from typing import Any
 
-from core.errors import InvalidConfig
-from core.experiments.differences import ALPHA, N_RESAMPLES, POWER, SEED, Difference, differences
-from core.experiments.metrics import NotARunFolder, RunMetrics, audit_verdict, metrics_of
-from core.experiments.take_sweep import is_take_sweep, measure_take_sweep, take_sweep_runs
-from core.experiments.takes import Family, family, metrics_after
-from core.experiments.sweep import PLAN_FILE, read_plan, read_results
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.experiments.differences import ALPHA, N_RESAMPLES, POWER, SEED, Difference, differences
+from promptdesk.core.experiments.metrics import NotARunFolder, RunMetrics, audit_verdict, metrics_of
+from promptdesk.core.experiments.take_sweep import is_take_sweep, measure_take_sweep, take_sweep_runs
+from promptdesk.core.experiments.takes import Family, family, metrics_after
+from promptdesk.core.experiments.sweep import PLAN_FILE, read_plan, read_results
 
 METRICS = ("beats", "goal_achieved", "success", "duration_s", "turns", "silences", "interruptions", "reactions",
            "mean_speech_words", "echo", "failures", "corrections", "salvaged", "tokens", "cost_usd", "cache_read_share")
@@ -61,7 +61,7 @@ class Comparison:
     table: dict[str, dict[str, Stat]]
     differences: list[Difference]
     takes: Family | None = None
-    """When the runs are takes of one another (`core.experiments.takes`): where they branched and
+    """When the runs are takes of one another (`promptdesk.core.experiments.takes`): where they branched and
     diverge, and their tree; every metric is then of what follows the branch beat."""
 
     @property

@@ -14,7 +14,7 @@ Definitions:
   follow another actor's speech;
 - *cache-read share* is cache-read tokens over all input-side tokens (input, cache write, cache read);
 - *success* is the run's own record (`metadata.json`): true when the scene closed on its own, false
-  when it was stopped, failed or never closed (`core.record.outputs.succeeded`); None (unknown) when
+  when it was stopped, failed or never closed (`promptdesk.core.record.outputs.succeeded`); None (unknown) when
   the folder has no readable `metadata.json` with a true/false `success` (an old or unfinished run).
 """
 
@@ -27,12 +27,12 @@ from pathlib import Path
 from statistics import mean
 from typing import Any, NamedTuple
 
-from core.protocol.bounded import load_json
-from core.record import outputs
-from core.experiments.arcs import JOURNAL, BeatTiming, Relationship, arcs, beat_timing, relationships
-from core.errors import InvalidConfig, PromptdeskError
-from core.formats.registry import FORMATS
-from core.record.events import BaseEvent, CallEvent, SpeakEvent
+from promptdesk.core.protocol.bounded import load_json
+from promptdesk.core.record import outputs
+from promptdesk.core.experiments.arcs import JOURNAL, BeatTiming, Relationship, arcs, beat_timing, relationships
+from promptdesk.core.errors import InvalidConfig, PromptdeskError
+from promptdesk.core.formats.registry import FORMATS
+from promptdesk.core.record.events import BaseEvent, CallEvent, SpeakEvent
 
 _WORD = re.compile(r"[\w']+")
 EVERYONE = "*"
@@ -101,7 +101,7 @@ class RunMetrics:
     condition_label: str | None = None
     """The run's condition when it is not its two choices (a sweep of takes: `retake` or `change`)."""
     arcs: dict[str, list[str | None]] = field(default_factory=dict)
-    """Per actor, its tone in each beat (`core.experiments.arcs`)."""
+    """Per actor, its tone in each beat (`promptdesk.core.experiments.arcs`)."""
     relationships: dict[str, dict[str, Relationship]] = field(default_factory=dict)
     """Speaker to addressee: how many speeches, in which tones."""
     beat_timing: list[BeatTiming] = field(default_factory=list)
@@ -259,7 +259,7 @@ def audit_verdict(run_dir: Path) -> str:
     """The isolation audit's verdict: `clean`, `leaks: N`, `incomplete` (no leak found, but the record
     could not all be checked: the audit fails closed), or `unavailable` when this build has no audit."""
     try:
-        from core.record.audit import audit_run
+        from promptdesk.core.record.audit import audit_run
     except ImportError:
         return "unavailable"
     try:
@@ -271,7 +271,7 @@ def audit_verdict(run_dir: Path) -> str:
 
 def metrics_of(run_dir: Path, audit: bool = True) -> RunMetrics:
     """Read a run folder's log and measure it (raises `NotARunFolder` when there is no log)."""
-    from core.record.recorder import read_events
+    from promptdesk.core.record.recorder import read_events
     if not (run_dir / "events.jsonl").is_file():
         raise NotARunFolder(f"{run_dir} is not a run folder (no events.jsonl in it); give a folder a run wrote")
     events = read_events(run_dir)

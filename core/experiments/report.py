@@ -10,15 +10,15 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from core.formats.registry import of_run
-from core.record import outputs
-from core.experiments.compare import (DIFFERENCE_HEADER, Comparison, compare, difference_cells, is_sweep, notes, number,
+from promptdesk.core.formats.registry import of_run
+from promptdesk.core.record import outputs
+from promptdesk.core.experiments.compare import (DIFFERENCE_HEADER, Comparison, compare, difference_cells, is_sweep, notes, number,
                                       shown_differences, sweep_runs)
-from core.record.events import BaseEvent
-from core.experiments.metrics import (NESTED, FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, NotARunFolder, RunMetrics, audit_verdict,
+from promptdesk.core.record.events import BaseEvent
+from promptdesk.core.experiments.metrics import (NESTED, FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, NotARunFolder, RunMetrics, audit_verdict,
                                       recorded_success, spend_per_beat, run_metrics, timeline)
-from core.experiments.report_arcs import arcs_svg, graph_svg, insights_html, relationships_rows
-from core.record.recorder import read_events
+from promptdesk.core.experiments.report_arcs import arcs_svg, graph_svg, insights_html, relationships_rows
+from promptdesk.core.record.recorder import read_events
 
 COLOURS = {SPOKE: "#3b82f6", INTERRUPTED: "#f59e0b", REACTED: "#10b981", SILENT: "#9ca3af", FAILED: "#ef4444"}
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"

@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from html import escape
 
-from core.experiments.arcs import Relationship, UNTONED
-from core.protocol.lines import speech_line
-from core.record.events import BaseEvent, SpeakEvent, ThinkEvent
+from promptdesk.core.experiments.arcs import Relationship, UNTONED
+from promptdesk.core.protocol.lines import speech_line
+from promptdesk.core.record.events import BaseEvent, SpeakEvent, ThinkEvent
 
 PALETTE = ("#3b82f6", "#ef4444", "#10b981", "#f59e0b", "#8b5cf6", "#ec4899", "#14b8a6", "#f97316", "#6366f1",
            "#84cc16", "#06b6d4", "#a855f7")

@@ -1,12 +1,12 @@
 """What a sweep has spent, across every invocation: `spend.json` in the sweep folder.
 
-The sweep rewrites the file (in one step, `core.record.run_folder.write_atomic`) after every paid
+The sweep rewrites the file (in one step, `promptdesk.core.record.run_folder.write_atomic`) after every paid
 call and at its end, so it holds the spend of every earlier invocation, whatever became of their
 runs (finished, stopped by the budget and resumed, set aside, killed). On start a sweep takes the
 larger of the file and what its run folders' logs record (`events.jsonl` and `superseded.jsonl` of
 every run folder, set-aside ones included), so a kill between a call and the file's next write, or a
 sweep folder from before the file existed, never makes the budget forget money already spent. A take
-(`core.record.takes`) counts only its own calls: what it inherited was paid by its parent.
+(`promptdesk.core.record.takes`) counts only its own calls: what it inherited was paid by its parent.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import json
 from datetime import datetime
 from pathlib import Path
 
-from core.protocol.bounded import load_json
-from core.record.run_folder import write_atomic
-from core.record.seams import SUPERSEDED
-from core.record.takes import own_part_from
+from promptdesk.core.protocol.bounded import load_json
+from promptdesk.core.record.run_folder import write_atomic
+from promptdesk.core.record.seams import SUPERSEDED
+from promptdesk.core.record.takes import own_part_from
 
 SPEND_FILE = "spend.json"
 

@@ -3,12 +3,12 @@
 The sweep folder holds `sweep.yaml` (the plan), one run folder per combination (named
 `<isolation>-<coordinator>-seed<N>`, built through `build_session` exactly as `--batch` builds a
 run), `results.jsonl`, one line appended as each run finishes, and `spend.json`, what the sweep has
-spent in all its invocations (`core.experiments.spend`). Running the same plan into the same folder
+spent in all its invocations (`promptdesk.core.experiments.spend`). Running the same plan into the same folder
 again resumes: runs with a result are skipped; a run without one that was killed, or stopped by the
-sweep (its budget, a signal), is continued where it stopped (`core.casting.resume`); any other run
+sweep (its budget, a signal), is continued where it stopped (`promptdesk.core.casting.resume`); any other run
 folder without a result is kept aside as `<name>.partial-<k>` and the run starts again.
 
-One sweep at a time: the sweep holds its folder's lock (`core.record.folder_lock`) from
+One sweep at a time: the sweep holds its folder's lock (`promptdesk.core.record.folder_lock`) from
 `prepare_folder` to `release`, and each live run its run folder's. The budget (`--budget-usd`, or the
 one recorded in `sweep.yaml` when none is given) holds across invocations: it is compared with
 everything spent so far, and a sweep whose budget is spent starts nothing; a call that sends no
@@ -20,7 +20,7 @@ A file that cannot be written (a full disk, a permission: the sweep's own files 
 stops the sweep as a `RecordingError` naming the path (`failure`), with every live run stopped
 cleanly: nothing gets a result line it did not earn, and the same command run again continues.
 A wait a provider's response header asks for is capped by its `retry_after_cap_s` and said once on
-the progress stream (`core.providers.ratelimit`)."""
+the progress stream (`promptdesk.core.providers.ratelimit`)."""
 
 from __future__ import annotations
 
@@ -33,18 +33,18 @@ from typing import Any
 
 import yaml
 
-from core.errors import InvalidConfig, RecordingError, recording_error
-from core.record.events import BaseEvent, CallEvent
-from core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
-from core.record.run_folder import write_atomic
-from core.experiments.metrics import audit_verdict, recorded_success, run_metrics
-from core.experiments.spend import SPEND_FILE, spent_so_far, write_spend
-from core.experiments.sweep_checks import DISK_ERRNOS, SWEEP_ADVICE, check_plan, check_recorded_budget, writing
-from core.providers.ratelimit import Limiters, Limits
-from core.casting.scene_file import Scene, load_scene, read_yaml
-from core.protocol.bounded import load_json
-from core.casting.build import RunOptions, build_session
-from core.casting.resume import prepare, resumable
+from promptdesk.core.errors import InvalidConfig, RecordingError, recording_error
+from promptdesk.core.record.events import BaseEvent, CallEvent
+from promptdesk.core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
+from promptdesk.core.record.run_folder import write_atomic
+from promptdesk.core.experiments.metrics import audit_verdict, recorded_success, run_metrics
+from promptdesk.core.experiments.spend import SPEND_FILE, spent_so_far, write_spend
+from promptdesk.core.experiments.sweep_checks import DISK_ERRNOS, SWEEP_ADVICE, check_plan, check_recorded_budget, writing
+from promptdesk.core.providers.ratelimit import Limiters, Limits
+from promptdesk.core.casting.scene_file import Scene, load_scene, read_yaml
+from promptdesk.core.protocol.bounded import load_json
+from promptdesk.core.casting.build import RunOptions, build_session
+from promptdesk.core.casting.resume import prepare, resumable
 
 PLAN_FILE, RESULTS_FILE = "sweep.yaml", "results.jsonl"
 RESULT_FIELDS = ("isolation", "coordinator", "seed", "close_reason", "goal_achieved", "success", "beats", "tokens",

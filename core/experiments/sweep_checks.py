@@ -1,7 +1,7 @@
 """What a sweep checks before it starts, and how a write of a sweep fails.
 
 `check_plan` builds one run per coordinator in a scratch folder, exactly as the sweep will build
-them (`core.casting.build`), so a plan that cannot run is refused before anything is written or
+them (`promptdesk.core.casting.build`), so a plan that cannot run is refused before anything is written or
 sent: a wrong choice, cast or provider, and a budget `--batch` would refuse (not a finite amount, or
 a model with no known price). `writing` turns an `OSError` on a file of the sweep into a
 `RecordingError` (exit 1) that names the path and says how to go on. `parse_seeds` and
@@ -20,8 +20,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from core.casting.build import build_session
-from core.errors import InvalidConfig, recording_error
+from promptdesk.core.casting.build import build_session
+from promptdesk.core.errors import InvalidConfig, recording_error
 
 SWEEP_ADVICE = ("The sweep stopped. Free space or fix the permissions, then run the same command again: runs with a "
                 "result are kept, the others continue where they stopped")

@@ -2,13 +2,13 @@
 so that what the change does is measured over many continuations with the statistics of `compare`.
 
 `promptdesk sweep --branch-from RUN_DIR --at-beat K --event TEXT --seeds 1-10` plans, per seed, two
-takes of the run from beat K (`core.casting.branch`): `retake-seed<N>` (no change but the seed) and
+takes of the run from beat K (`promptdesk.core.casting.branch`): `retake-seed<N>` (no change but the seed) and
 `change-seed<N>` (the change, the same seed). The two conditions, `retake` and `change`, differ only
 by the change. The sweep folder holds `takes.yaml` (the plan), a take folder per combination,
-`results.jsonl` and `spend.json`; the rest is an ordinary sweep's (`core.experiments.sweep.Sweep`):
+`results.jsonl` and `spend.json`; the rest is an ordinary sweep's (`promptdesk.core.experiments.sweep.Sweep`):
 concurrency, shared rate limits, a budget across invocations, resuming a stopped or killed take where
 it stopped. A take's spend is its own calls only (its inherited part was paid by its parent), and its
-results are measured from beat K on (`core.experiments.takes.metrics_after`).
+results are measured from beat K on (`promptdesk.core.experiments.takes.metrics_after`).
 """
 
 from __future__ import annotations
@@ -19,15 +19,15 @@ from typing import Any
 
 import yaml
 
-from core.casting.branch import check_branch, prepare_branch
-from core.casting.resume import prepare
-from core.errors import InvalidConfig
-from core.experiments.metrics import RunMetrics, audit_verdict
-from core.experiments.progress import Progress
-from core.experiments.sweep import RESULT_FIELDS, Sweep, read_results
-from core.experiments.takes import metrics_after, read_take
-from core.record.events import BaseEvent
-from core.record.takes import Change
+from promptdesk.core.casting.branch import check_branch, prepare_branch
+from promptdesk.core.casting.resume import prepare
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.experiments.metrics import RunMetrics, audit_verdict
+from promptdesk.core.experiments.progress import Progress
+from promptdesk.core.experiments.sweep import RESULT_FIELDS, Sweep, read_results
+from promptdesk.core.experiments.takes import metrics_after, read_take
+from promptdesk.core.record.events import BaseEvent
+from promptdesk.core.record.takes import Change
 
 TAKES_PLAN = "takes.yaml"
 RETAKE, CHANGE = "retake", "change"

@@ -1,7 +1,7 @@
 """Takes side by side: runs that share their record up to the start of a beat (a run and its takes,
 takes of one run, takes of takes; `promptdesk branch`).
 
-Each run says whose take it is in its last `branch` event (`core.record.takes`). Following those links
+Each run says whose take it is in its last `branch` event (`promptdesk.core.record.takes`). Following those links
 on disk gives every run's line of ancestors, each link with the beat it was taken from. Two runs share
 their record up to the smallest such beat on the path between them in the tree of takes; the runs given
 to `compare` or `report` share theirs up to `branched_at`, the smallest over all of them. From there on:
@@ -23,12 +23,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from core.experiments.metrics import RunMetrics, recorded_success, run_metrics
-from core.formats.registry import of_run
-from core.record import outputs
-from core.record.events import BaseEvent, SpeakEvent
-from core.record.recorder import read_events
-from core.record.takes import BRANCH, branch_event, describe_change
+from promptdesk.core.experiments.metrics import RunMetrics, recorded_success, run_metrics
+from promptdesk.core.formats.registry import of_run
+from promptdesk.core.record import outputs
+from promptdesk.core.record.events import BaseEvent, SpeakEvent
+from promptdesk.core.record.recorder import read_events
+from promptdesk.core.record.takes import BRANCH, branch_event, describe_change
 
 PLAYED = ("speak", "event", "note", "close")
 """What a run played, beat by beat, for `diverges_at` (plus an actor's failure: a `system` with a target)."""

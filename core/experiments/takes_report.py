@@ -1,23 +1,23 @@
-"""The HTML pages of takes, self-contained and inert as every report (`core.experiments.report`):
+"""The HTML pages of takes, self-contained and inert as every report (`promptdesk.core.experiments.report`):
 
 - `promptdesk report PARENT TAKE... --html FILE`: the tree of takes, the takes side by side from the
   beat they branched at, aligned by beat with each take's change marked, and the comparison of what
-  follows that beat (`core.experiments.takes`);
-- `promptdesk report SWEEP_OF_TAKES --html FILE`: a sweep of takes (`core.experiments.take_sweep`), the
+  follows that beat (`promptdesk.core.experiments.takes`);
+- `promptdesk report SWEEP_OF_TAKES --html FILE`: a sweep of takes (`promptdesk.core.experiments.take_sweep`), the
   `retake` and `change` conditions compared with their statistics, a chart per metric and each take."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from core.errors import InvalidConfig
-from core.experiments.compare import compare, takes_notes
-from core.experiments.metrics import audit_verdict
-from core.experiments.report import bars_svg, comparison_html, esc, known, page, table
-from core.experiments.take_sweep import measure_take_sweep, read_take_plan
-from core.experiments.takes import Family, by_beat, family, metrics_after
-from core.record import outputs
-from core.record.takes import describe_change
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.experiments.compare import compare, takes_notes
+from promptdesk.core.experiments.metrics import audit_verdict
+from promptdesk.core.experiments.report import bars_svg, comparison_html, esc, known, page, table
+from promptdesk.core.experiments.take_sweep import measure_take_sweep, read_take_plan
+from promptdesk.core.experiments.takes import Family, by_beat, family, metrics_after
+from promptdesk.core.record import outputs
+from promptdesk.core.record.takes import describe_change
 
 STYLE = """<style>table.takes td{text-align:left;vertical-align:top;min-width:14rem}
 mark.change{background:#fde68a;font-weight:600}tr.diverges td:first-child{border-left:4px solid #ef4444}

@@ -6,14 +6,14 @@ run of any format can be played with no key and no network.
 
 from __future__ import annotations
 
-from core.engine.format import Format
-from core.errors import InvalidConfig
-from core.formats.collaborate.format import CollaborateFormat
-from core.formats.roundtable.format import RoundtableFormat
-from core.formats.scene.format import SceneFormat
-from core.improv import PLAYERS
-from core.record.events import BaseEvent
-from core.record.outputs import scene_format
+from promptdesk.core.engine.format import Format
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.formats.collaborate.format import CollaborateFormat
+from promptdesk.core.formats.roundtable.format import RoundtableFormat
+from promptdesk.core.formats.scene.format import SceneFormat
+from promptdesk.core.improv import PLAYERS
+from promptdesk.core.record.events import BaseEvent
+from promptdesk.core.record.outputs import scene_format
 
 FORMATS: dict[str, Format] = {fmt.name: fmt for fmt in (
     SceneFormat(),

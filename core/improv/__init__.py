@@ -7,8 +7,8 @@ coordinator decisions. The same seed and the same request always give the same a
 
 The shared voice lives here (scene turns, corrections, journals, judges) and `provider` puts it
 behind the provider interface; each format's own part lives in its format and is registered into
-`PLAYERS` by `core.formats.registry`. May import `core.providers`, `core.protocol`, `core.clock`
-and `core.errors`.
+`PLAYERS` by `promptdesk.core.formats.registry`. May import `promptdesk.core.providers`, `promptdesk.core.protocol`, `promptdesk.core.clock`
+and `promptdesk.core.errors`.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from core.errors import ProviderError
-from core.improv.briefing_reader import read_briefing
-from core.improv.correction import malform, reformat
-from core.improv.dice import rng_for
-from core.improv.journal import write_journal
-from core.improv.judge import DECISION_ASK, VERDICT_ASK, judge, verdict
-from core.improv.scene_turn import play_turn
-from core.providers.base import Request
+from promptdesk.core.errors import ProviderError
+from promptdesk.core.improv.briefing_reader import read_briefing
+from promptdesk.core.improv.correction import malform, reformat
+from promptdesk.core.improv.dice import rng_for
+from promptdesk.core.improv.journal import write_journal
+from promptdesk.core.improv.judge import DECISION_ASK, VERDICT_ASK, judge, verdict
+from promptdesk.core.improv.scene_turn import play_turn
+from promptdesk.core.providers.base import Request
 
 DISCLAIMER = ("The offline improviser is not a language model: it is a deterministic, seeded improviser "
               "that assembles lines from the character's profile and the scene.")
@@ -74,5 +74,5 @@ def _judge(request: Request, seed: int, malformed_rate: float) -> str:
 
 PLAYERS: dict[str, Player] = {"turn": _turn, "correct": _correct, "journal": _journal, "judge": _judge}
 """The improviser's parts by request purpose: the shared voice here; each format adds its own when
-`core.formats.registry` registers it."""
+`promptdesk.core.formats.registry` registers it."""
 

@@ -1,6 +1,6 @@
 """Reading a request the way an actor would: who am I, who is here, what just happened to me.
 
-Understands the briefing of `core.engine.briefing` (its `##` sections and scene lines) and both thread
+Understands the briefing of `promptdesk.core.engine.briefing` (its `##` sections and scene lines) and both thread
 shapes: isolation (b), a thread of beat updates and this actor's own answers; isolation (a), one
 message of lines witnessed so far (own lines marked `(you)`), then `NOW:` and the beat update.
 """
@@ -11,9 +11,9 @@ import re
 from functools import lru_cache
 from dataclasses import dataclass, field
 
-from core.improv.lines import Line, logical_lines, parse_line, parse_lines, parse_speech_block
-from core.improv.temperament import Temperament, read_temperament
-from core.providers.base import ChatMessage
+from promptdesk.core.improv.lines import Line, logical_lines, parse_line, parse_lines, parse_speech_block
+from promptdesk.core.improv.temperament import Temperament, read_temperament
+from promptdesk.core.providers.base import ChatMessage
 
 CUES = {
     "nudge": re.compile(r"natural end|bring it to a close|natural conclusion|wrap(?:ping)? up", re.I),

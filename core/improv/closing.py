@@ -2,7 +2,7 @@
 
 Each character has a seeded beat after which they close (7-15, mostly shared by the scene), and
 closes within two turns of the soft-cap nudge. The close line always carries one of spec 000's
-leave-takings that `core.protocol.leave_taking` recognises, so a pure-code coordinator hears it; a few scenes end explicitly.
+leave-takings that `promptdesk.core.protocol.leave_taking` recognises, so a pure-code coordinator hears it; a few scenes end explicitly.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
-from core.protocol.leave_taking import takes_leave
+from promptdesk.core.protocol.leave_taking import takes_leave
 
-from core.improv.briefing_reader import Briefing
-from core.improv.dice import rng_for
+from promptdesk.core.improv.briefing_reader import Briefing
+from promptdesk.core.improv.dice import rng_for
 
 EXPLICIT = "*[the scene ends here]*"
 FAREWELLS = (

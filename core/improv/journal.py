@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import random
 
-from core.improv.briefing_reader import Briefing
-from core.improv.closing import closes
-from core.improv.scene_words import place, sentences
-from core.improv.voice import as_me, first_person, mid_sentence, self_trait
+from promptdesk.core.improv.briefing_reader import Briefing
+from promptdesk.core.improv.closing import closes
+from promptdesk.core.improv.scene_words import place, sentences
+from promptdesk.core.improv.voice import as_me, first_person, mid_sentence, self_trait
 
 OPENINGS = ("I'm writing this while it's still fresh.", "What a day.",
             "I need to get this down before I start remembering it more kindly than it was.")

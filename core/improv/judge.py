@@ -3,7 +3,7 @@
 Reads the speech lines in the request. A close word or exit action in the latest lines closes the
 scene ("natural"; the explicit marker gives "explicit"); a run of silent beats suggests a world
 event that fits the setting; anything else continues. With every decision it answers the winding-down
-questions (`core.engine.winding`): the goal is met when the speech touched most of the goal's key
+questions (`promptdesk.core.engine.winding`): the goal is met when the speech touched most of the goal's key
 words (as at the verdict), and every character has stated a final position when each one named in
 the `Cast:` line has a speech line since the close note.
 """
@@ -14,9 +14,9 @@ import json
 import random
 import re
 
-from core.improv.closing import EXPLICIT, closes
-from core.improv.lines import parse_lines
-from core.providers.base import ChatMessage
+from promptdesk.core.improv.closing import EXPLICIT, closes
+from promptdesk.core.improv.lines import parse_lines
+from promptdesk.core.providers.base import ChatMessage
 
 SILENT_STREAK = re.compile(r"silent beats(?: in a row)?:\s*(\d+)|(\d+)\s+(?:consecutive\s+)?silent beats", re.I)
 STALL_AT = 2

@@ -1,6 +1,6 @@
 """The offline provider: Promptdesk with no API key and no network, through the improviser.
 
-It is not a language model (see `core.improv.DISCLAIMER`). Answers depend only on the seed and
+It is not a language model (see `promptdesk.core.improv.DISCLAIMER`). Answers depend only on the seed and
 the request. Usage is counted honestly (about four characters a token); cost is always zero.
 Simulated latency, when asked for, is waited through the injected clock.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 import re
 
-from core.clock import Clock, RealClock
-from core.improv import DISCLAIMER, improvise, request_rng
-from core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
+from promptdesk.core.clock import Clock, RealClock
+from promptdesk.core.improv import DISCLAIMER, improvise, request_rng
+from promptdesk.core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 
 __all__ = ["DISCLAIMER", "OfflineProvider"]
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import random
 
-from core.improv.briefing_reader import Briefing
-from core.improv.closing import close_due, close_speech, close_threshold
-from core.improv.scene_words import quotes_someone, short_phrase, topics
-from core.improv.speech import Cue, speech_for
-from core.improv.thinking import inner_voice
+from promptdesk.core.improv.briefing_reader import Briefing
+from promptdesk.core.improv.closing import close_due, close_speech, close_threshold
+from promptdesk.core.improv.scene_words import quotes_someone, short_phrase, topics
+from promptdesk.core.improv.speech import Cue, speech_for
+from promptdesk.core.improv.thinking import inner_voice
 
 
 def play_turn(brief: Briefing, seed: int, rng: random.Random) -> str:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from core.improv import phrases
-from core.improv.briefing_reader import Briefing
-from core.improv.temperament import Temperament
+from promptdesk.core.improv import phrases
+from promptdesk.core.improv.briefing_reader import Briefing
+from promptdesk.core.improv.temperament import Temperament
 
 
 @dataclass

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.improv.phrases import GESTURE_VERBS
+from promptdesk.core.improv.phrases import GESTURE_VERBS
 
 LEANINGS = {
     "quiet": ("quiet", "reserved", "shy", "introvert", "listen", "observ", "soft-spoken", "withdrawn",

@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from core.improv.scene_words import place, sentences, short_phrase
-from core.improv.voice import as_me, first_person, mid_sentence, self_trait
+from promptdesk.core.improv.scene_words import place, sentences, short_phrase
+from promptdesk.core.improv.voice import as_me, first_person, mid_sentence, self_trait
 
 if TYPE_CHECKING:
-    from core.improv.briefing_reader import Briefing
-    from core.improv.speech import Cue
+    from promptdesk.core.improv.briefing_reader import Briefing
+    from promptdesk.core.improv.speech import Cue
 
 GOAL_FRAMES = ("What has to come out of this: {goal}.", "The way this should end: {goal}.",
                "I know where this needs to go: {goal}.", "If today goes right: {goal}.")

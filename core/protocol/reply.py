@@ -16,7 +16,7 @@ Everything here is a pure function of its input string: no I/O, and nothing rais
 `parse_turn` reads a whole response, `parse_speech` reads the header inside a speech, `salvage`
 keeps what may be kept of a response that stayed malformed after corrections, and `TagSplitter`
 routes streamed fragments to the `think` or `speech` channel as they arrive. `parse_turn` and
-`TagSplitter` share one reader (`core.protocol.tags.TagReader`), so the live panes and the record follow one rule.
+`TagSplitter` share one reader (`promptdesk.core.protocol.tags.TagReader`), so the live panes and the record follow one rule.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal, Mapping
 
-from core.protocol.tags import Channel, TagReader
+from promptdesk.core.protocol.tags import Channel, TagReader
 
 CORRECTION_PROMPT = (
     "Your last response did not use `<thinking>` and `<speech>` tags. "

@@ -26,8 +26,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from core.protocol.reply import ParsedTurn, Speech, is_close_line
-from core.protocol.tags import Channel
+from promptdesk.core.protocol.reply import ParsedTurn, Speech, is_close_line
+from promptdesk.core.protocol.tags import Channel
 
 JSON_CORRECTION_PROMPT = (
     "Your last response was not one JSON object matching the schema ({problems}). "
@@ -39,7 +39,7 @@ _NULLABLE = ("to", "tone", "stage_direction")
 MAX_LENGTH = {"thinking": 240, "tone": 30, "stage_direction": 80, "words": 240}
 """Characters a field may hold: a server that enforces them (llama.cpp) keeps a small model from
 running on inside one string until its token limit cuts the object short. OpenAI's strict mode
-takes no `maxLength`, so the OpenAI provider sends the schema without them (`core.providers.openai_provider`)."""
+takes no `maxLength`, so the OpenAI provider sends the schema without them (`promptdesk.core.providers.openai_provider`)."""
 _TAGS = ("<thinking>", "</thinking>", "<speech>", "</speech>")
 
 

@@ -1,7 +1,7 @@
 """Reading an actor's answer as tags, the fail-closed way: which text is the one public speech.
 
 `TagReader` reads a response left to right, whole or in streamed fragments, and keeps the
-top-level elements it found. It decides nothing about headers or words: `core.protocol.reply` turns
+top-level elements it found. It decides nothing about headers or words: `promptdesk.core.protocol.reply` turns
 what it found into a `ParsedTurn`, and its `TagSplitter` streams with the same reader, so the
 live panes and the record follow one rule.
 """

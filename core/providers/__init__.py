@@ -2,7 +2,7 @@
 with retries (`retry`), rate-limit headers and limiters (`rate_headers`, `ratelimit`), the waits a
 response header asks for, capped and said once (`waits`), and prices (`pricing`). SDKs are imported
 lazily, only when a provider is built. The offline improviser's provider is the improviser's own
-(`core.improv.provider`).
+(`promptdesk.core.improv.provider`).
 
-May import `core.clock` and `core.errors` only.
+May import `promptdesk.core.clock` and `promptdesk.core.errors` only.
 """

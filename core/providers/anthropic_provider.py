@@ -7,7 +7,7 @@ shorter than the model's minimum (`min_cacheable_tokens`) is not cached by the A
 so once per actor. Usage maps `cache_creation_input_tokens` to cache writes and
 `cache_read_input_tokens` to cache reads. Streaming uses raw `create(stream=True)` events; a stream
 is complete only once `message_stop` came. The `message_start` usage (input and cache tokens, billed
-from then on) is noted at once, so a stream cut later still counts it (`core.providers.remote`).
+from then on) is noted at once, so a stream cut later still counts it (`promptdesk.core.providers.remote`).
 Errors: HTTP statuses, an `event: error` inside the stream (an `APIStatusError` with status 200,
 mapped to the status its error type implies), and raw `httpx2` transport errors on a stalled or
 dropped stream all become `ProviderError`s the shared retry loop understands.
@@ -21,9 +21,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from core.errors import ProviderError
-from core.providers.base import Request, Usage
-from core.providers.remote import parsed_body, ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail, log
+from promptdesk.core.errors import ProviderError
+from promptdesk.core.providers.base import Request, Usage
+from promptdesk.core.providers.remote import parsed_body, ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail, log
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 ANSWER_TOOL = "answer"

@@ -89,7 +89,7 @@ class Provider(ABC):
     name: str = "provider"
     model: str | None = None
     max_concurrency: int | None = None
-    """At most this many calls at once to this provider's server (`core.providers.concurrency`); None: no limit."""
+    """At most this many calls at once to this provider's server (`promptdesk.core.providers.concurrency`); None: no limit."""
     on_notice: Callable[[str], None] | None = None
     """Told, once, of what the operator should know about the server (a stream cut by another request)."""
     protocol: Literal["tags", "json"] = "tags"

@@ -5,7 +5,7 @@ runs the Claude Code CLI bundled with `claude-agent-sdk` (`pip install -e '.[cla
 
 - every call is one `claude_agent_sdk.query()`: tools disabled (`tools=[]`), no settings sources,
   one model turn (`max_turns=1`), the actor's briefing as the system prompt;
-- a Claude Code session is kept per actor (`request.to`, `core.providers.claude_sessions`): when a
+- a Claude Code session is kept per actor (`request.to`, `promptdesk.core.providers.claude_sessions`): when a
   request's earlier messages are exactly those the session stands for, the call resumes it
   (`resume=session_id`) and sends only the new message, so under isolation (b) each actor keeps its
   own thread inside Claude Code; any other request (isolation (a)'s fresh turn, or the first after a
@@ -41,10 +41,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from core.errors import InvalidConfig, ProviderError
-from core.providers.base import ChatMessage, Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
-from core.providers.claude_sessions import SessionThread, fold, rewrite_replies, transcript
-from core.providers.retry import is_retryable_status, redact, with_retries
+from promptdesk.core.errors import InvalidConfig, ProviderError
+from promptdesk.core.providers.base import ChatMessage, Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
+from promptdesk.core.providers.claude_sessions import SessionThread, fold, rewrite_replies, transcript
+from promptdesk.core.providers.retry import is_retryable_status, redact, with_retries
 
 INSTALL_HINT = "pip install -e '.[claude-code]'"
 FIRST_BYTE_TIMEOUT_S = 20.0

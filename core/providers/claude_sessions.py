@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.providers.base import ChatMessage
+from promptdesk.core.providers.base import ChatMessage
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """How many calls go to one server at once, and the one thing worth saying when a server cuts streams.
 
-`gate(provider)` is the queue every call to a provider's server waits in (`core.engine.turn.call`
+`gate(provider)` is the queue every call to a provider's server waits in (`promptdesk.core.engine.turn.call`
 enters it): at most the provider's `max_concurrency` calls at once, the others waiting in arrival
 order (first come, first served, so a beat's lines still arrive in the order the server answers
 them, and the simulated clock's offline runs stay the same run to run). One gate per server (its

@@ -8,7 +8,7 @@ A JSON schema (`Request.json_schema`) goes as a strict `response_format` of type
 a compatible server with `schema_format="json_object"` as `{"type": "json_object", "schema": ...}`
 (the only form llama-cpp-python's server takes).
 A stream is complete only with a `finish_reason` and `[DONE]` (see `_client_class`); a usage chunk
-that arrived before the stream broke is still counted (`core.providers.remote`).
+that arrived before the stream broke is still counted (`promptdesk.core.providers.remote`).
 A response without usage (a local server that sends none) has unknown usage (`Usage.reported` False).
 Usage maps `prompt_tokens` minus cached (and reported cache-write) tokens to input,
 `completion_tokens` to output, `prompt_tokens_details.cached_tokens` to cache reads.
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.errors import InvalidConfig, ProviderError
-from core.providers.base import Request, Usage
-from core.providers.remote import parsed_body, ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail
+from promptdesk.core.errors import InvalidConfig, ProviderError
+from promptdesk.core.providers.base import Request, Usage
+from promptdesk.core.providers.remote import parsed_body, ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail
 
 NO_KEY = "not-needed"
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from core.providers.base import Usage
+from promptdesk.core.providers.base import Usage
 
 PRICES_AS_OF = "2026-11-01"
 

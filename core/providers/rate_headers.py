@@ -4,7 +4,7 @@ Anthropic sends `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens
 `…-reset` time (RFC 3339); OpenAI sends `x-ratelimit-remaining-{requests,tokens}` with a
 `x-ratelimit-reset-{requests,tokens}` duration (`1s`, `6m0s`, `20ms`). When any budget is spent
 (remaining 0), the wait is until its reset (capped by the provider's `retry_after_cap_s` where it
-is taken: `core.providers.waits`).
+is taken: `promptdesk.core.providers.waits`).
 """
 
 from __future__ import annotations

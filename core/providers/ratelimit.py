@@ -7,7 +7,7 @@ sent one), so one 429 slows every run on that provider and model instead of each
 on until it fails, and as soon as a response's rate-limit headers say a budget is spent.
 
 Every wait a header asked for is capped by the provider's `retry_after_cap_s` before it gets here,
-and said once to the operator through `say` (`core.providers.waits.Announcer`): the runs that queue
+and said once to the operator through `say` (`promptdesk.core.providers.waits.Announcer`): the runs that queue
 behind a pause do not repeat it.
 """
 
@@ -18,9 +18,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from core.clock import Clock, RealClock
-from core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback
-from core.providers.waits import Announcer, Wait
+from promptdesk.core.clock import Clock, RealClock
+from promptdesk.core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback
+from promptdesk.core.providers.waits import Announcer, Wait
 
 WINDOW_S = 60.0
 
@@ -44,7 +44,7 @@ class RateLimiter:
         self.paused_until = 0.0
         self.waited_s = 0.0
         self.announce = Announcer(self.clock.now, say or (lambda line: None), label)
-        """Says a header's wait to the operator, once (see `core.providers.waits`)."""
+        """Says a header's wait to the operator, once (see `promptdesk.core.providers.waits`)."""
 
     def _expire(self, now: float) -> None:
         while self._requests and self._requests[0] <= now - WINDOW_S:

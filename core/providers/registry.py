@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.errors import InvalidConfig
-from core.providers.base import Provider
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.providers.base import Provider
 
 PROVIDER_NAMES = ("offline", "anthropic", "openai", "openai-compatible", "claude-code")
 
@@ -18,7 +18,7 @@ def make_remote(spec: Any, *, sleep: Any = None) -> Provider:
     """The remote provider `spec` names (`name`, `model`, `base_url`, `timeout_s`, `max_retries`,
     `retry_after_cap_s`, `max_concurrency`, `journal_timeout_s` (not claude-code's); missing attributes
     take their defaults). The offline improviser is not
-    built here: it is the improviser's (`core.improv.provider`), and `core.casting.pool` builds both.
+    built here: it is the improviser's (`promptdesk.core.improv.provider`), and `promptdesk.core.casting.pool` builds both.
 
     `sleep` replaces `asyncio.sleep` for retry waits (tests). Raises InvalidConfig for an unknown
     name or a missing model/base URL, ProviderError when a required API key is not set.
@@ -36,7 +36,7 @@ def make_remote(spec: Any, *, sleep: Any = None) -> Provider:
         options["sleep"] = sleep
     model, base_url = getattr(spec, "model", None), getattr(spec, "base_url", None)
     if name == "claude-code":
-        from core.providers.claude_code import ClaudeCodeProvider
+        from promptdesk.core.providers.claude_code import ClaudeCodeProvider
 
         limit = options.pop("max_concurrency")
         options.pop("journal_timeout_s")
@@ -47,10 +47,10 @@ def make_remote(spec: Any, *, sleep: Any = None) -> Provider:
         provider.max_concurrency = limit
         return provider
     if name == "anthropic":
-        from core.providers.anthropic_provider import AnthropicProvider
+        from promptdesk.core.providers.anthropic_provider import AnthropicProvider
 
         return AnthropicProvider(model, base_url=base_url, **options)
-    from core.providers.openai_provider import OpenAIProvider
+    from promptdesk.core.providers.openai_provider import OpenAIProvider
 
     return OpenAIProvider(model, base_url=base_url, compatible=name == "openai-compatible",
                           schema_format=getattr(spec, "schema_format", "json_schema"), **options)

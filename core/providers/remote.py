@@ -29,12 +29,12 @@ from abc import abstractmethod
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from core.errors import InvalidConfig, ProviderError
-from core.providers import concurrency
-from core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
-from core.providers.rate_headers import spent_budget
-from core.providers.retry import status_error, transport_error, with_retries
-from core.providers.waits import OnWait, Wait, capped_wait
+from promptdesk.core.errors import InvalidConfig, ProviderError
+from promptdesk.core.providers import concurrency
+from promptdesk.core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
+from promptdesk.core.providers.rate_headers import spent_budget
+from promptdesk.core.providers.retry import status_error, transport_error, with_retries
+from promptdesk.core.providers.waits import OnWait, Wait, capped_wait
 
 log = logging.getLogger("promptdesk.providers")
 
@@ -124,7 +124,7 @@ class RemoteProvider(Provider):
         self.on_wait: OnWait | None = None
         """Told of each wait a response header asks for, as the response arrives: a retry's, and a
         spent budget's (set by a sweep's limiter, which pauses every run on it and tells the
-        operator; `core.providers.ratelimit`). Each wait told is in the run's debug.log too."""
+        operator; `promptdesk.core.providers.ratelimit`). Each wait told is in the run's debug.log too."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"

@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
-from core.errors import ProviderError
-from core.providers.waits import OnWait, capped_wait
+from promptdesk.core.errors import ProviderError
+from promptdesk.core.providers.waits import OnWait, capped_wait
 
 T = TypeVar("T")
 OnRetry = Callable[[int, float, str], None]
@@ -107,7 +107,7 @@ async def with_retries(call: Callable[[], Awaitable[T]], *, max_retries: int, re
     Retryable: a `ProviderError` with `retryable=True`, or a stdlib `TimeoutError`/`ConnectionError`.
     The wait is the server's `retry-after` when it gave one, else exponential backoff with jitter,
     never more than `retry_after_cap_s`; a wait the server asked for is told to `on_wait` (a
-    `core.providers.waits.Wait`) before it is taken. Any other exception propagates untouched. Giving up
+    `promptdesk.core.providers.waits.Wait`) before it is taken. Any other exception propagates untouched. Giving up
     raises a `ProviderError` with the last status, `retryable` as classified and `attempts` in its
     context.
     """

@@ -1,6 +1,6 @@
 """Which model answers an actor, and how patiently: the `provider:` of a scene file (and its `judge:`).
 
-`ProviderSpec` is what every backend is built from (`core.casting.pool`); it belongs to the providers
+`ProviderSpec` is what every backend is built from (`promptdesk.core.casting.pool`); it belongs to the providers
 because nothing else decides what a provider needs to know.
 """
 
@@ -68,7 +68,7 @@ class ProviderSpec(BaseModel):
     Ollama) or `json_object` (`{"type": "json_object", "schema": ...}`: llama-cpp-python's server)."""
     protocol: ProtocolName = "tags"
     """How an actor answers: `tags` (<thinking>/<speech>), `json` (one object constrained by a JSON
-    schema, `core.protocol.structured`), or `auto` (`json` where the provider can constrain output)."""
+    schema, `promptdesk.core.protocol.structured`), or `auto` (`json` where the provider can constrain output)."""
 
     @model_validator(mode="after")
     def _protocol_fits(self) -> ProviderSpec:

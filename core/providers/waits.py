@@ -1,9 +1,9 @@
 """A wait a provider asked for in a response header, capped, and said to the operator once.
 
 Two headers make a provider wait: `retry-after` (or `retry-after-ms`) on a failed response, before
-the retry (`core.providers.retry`), and a rate-limit header saying a budget is spent (remaining 0)
-with its reset time (`core.providers.rate_headers`), before the next request of a sweep
-(`core.providers.ratelimit`). Either is a `Wait`: never longer than the provider spec's
+the retry (`promptdesk.core.providers.retry`), and a rate-limit header saying a budget is spent (remaining 0)
+with its reset time (`promptdesk.core.providers.rate_headers`), before the next request of a sweep
+(`promptdesk.core.providers.ratelimit`). Either is a `Wait`: never longer than the provider spec's
 `retry_after_cap_s`, whatever the server said (a reset in 2099 is a 30 s wait, not a hang), and with
 a sentence for the operator ("waiting 30 s: the provider says the request budget is spent").
 

@@ -3,6 +3,6 @@
 (`folder_lock`), the prompt log (`prompt_log`), `private.json` (`private`), the audit (`audit`),
 rebuilding (`rebuild`), resume seams (`seams`) and a take's record inherited from its parent (`takes`).
 
-A run can be read from its folder alone. May import `core.providers` (the request type),
-`core.protocol`, `core.errors`; never the engine, a format, casting or the commands.
+A run can be read from its folder alone. May import `promptdesk.core.providers` (the request type),
+`promptdesk.core.protocol`, `promptdesk.core.errors`; never the engine, a format, casting or the commands.
 """

@@ -2,7 +2,7 @@
 
 The private material of a run is what `private.json` recorded at the start (each actor's profile,
 journal as read and perspective; the coordinator notes) plus every actor's thinking in `events.jsonl`
-(and in `superseded.jsonl`, the cut beat a resume played again). `core.record.audit_material` says
+(and in `superseded.jsonl`, the cut beat a resume played again). `promptdesk.core.record.audit_material` says
 how a text is cut into grams (8-word shingles; a shorter text whole; code words) and what excuses a
 match: public material as it was routed (so across line boundaries), or the recipient's own.
 
@@ -12,7 +12,7 @@ perspective, coordinator_notes, thinking). A request recorded as a delta is scan
 new (with an overlap), and inherits the leaks of the part it shares with its base, so a long run
 audits in linear time.
 
-Fail closed (`core.record.audit_record`): the audit is clean only when the record is whole. A
+Fail closed (`promptdesk.core.record.audit_record`): the audit is clean only when the record is whole. A
 request of `prompts.jsonl` that cannot be rebuilt exactly (a delta whose base is missing, or whose
 length does not add up: the file was edited) makes the audit unclean, and what can be read of it is
 still checked, so that a leak in it is still named; so does a missing or garbled `prompts.jsonl`, or
@@ -26,13 +26,13 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from core.errors import NotARun
-from core.record import audit_record as whole
-from core.record.audit_framing import Framing, Suspect
-from core.record.audit_material import COORDINATOR, Material, json_words, material_of
-from core.record.private import read_private
-from core.record.prompt_log import FILE as PROMPTS, read_prompts
-from core.record.seams import SUPERSEDED
+from promptdesk.core.errors import NotARun
+from promptdesk.core.record import audit_record as whole
+from promptdesk.core.record.audit_framing import Framing, Suspect
+from promptdesk.core.record.audit_material import COORDINATOR, Material, json_words, material_of
+from promptdesk.core.record.private import read_private
+from promptdesk.core.record.prompt_log import FILE as PROMPTS, read_prompts
+from promptdesk.core.record.seams import SUPERSEDED
 
 OVERLAP = 600
 """Characters of a delta's shared part scanned again, for a shingle that spans the seam."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.record.audit_material import COVER, Material, Needs
+from promptdesk.core.record.audit_material import COVER, Material, Needs
 
 _MANY = "\0"
 

@@ -19,7 +19,7 @@ a gram of its own.
   member's name; a word lies inside one when a run of `COVER` words around it is a run of that unit
   (a name or a line shorter than that: the whole of it). So the stream of lines an actor received is
   public across its line boundaries: the end of one speech and the next speaker's name, quoted by a
-  journal, is not a leak. The engine's fixed words to a judge (`core.protocol.judging`) are public
+  journal, is not a leak. The engine's fixed words to a judge (`promptdesk.core.protocol.judging`) are public
   units too: a judge is a single recipient, whose framing cannot be learnt from several requests.
 """
 
@@ -30,9 +30,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.protocol import judging
-from core.protocol.lines import speech_line, world_event_line
-from core.record.events import BaseEvent
+from promptdesk.core.protocol import judging
+from promptdesk.core.protocol.lines import speech_line, world_event_line
+from promptdesk.core.record.events import BaseEvent
 
 SHINGLE = 8
 COVER = 3
@@ -176,7 +176,7 @@ class Material:
         """The (owner, kind) pairs that the words `tokens[start:end]` of a request to `recipient` may
         carry (none when the match is excused), and, for each of its words that no public unit and
         none of the recipient's own holds, the runs around it: the match is excused after all if
-        each such word has one run among them that is the engine's framing (`core.record.audit_framing`)."""
+        each such word has one run among them that is the engine's framing (`promptdesk.core.record.audit_framing`)."""
         gram = " ".join(tokens[start:end])
         owners = [(o, k) for o, k in self.index.get(gram, ()) if o != recipient]
         if not owners:

@@ -5,7 +5,7 @@ cannot be read and was not torn by a kill (a torn line is JSON cut off at its en
 the file, or a line a resume ended; there are at most as many of those as the run was resumed); when
 its requests are not numbered by their lines (lines were removed, added or moved); or when it holds
 fewer requests than `events.jsonl` (with `superseded.jsonl`) records calls for. Every call records
-its request before it is sent and its `call` event after it ends (`core.engine.turn.call`), so for
+its request before it is sent and its `call` event after it ends (`promptdesk.core.engine.turn.call`), so for
 each recipient, purpose and beat there are at least as many requests as calls. The same goes for
 `events.jsonl` itself (a line that cannot be read may hold thinking the audit would miss) and for a
 log without its `start` event.
@@ -20,9 +20,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.record.events import BaseEvent, parse_event_json
-from core.record.prompt_log import FILE as PROMPTS
-from core.record.seams import resumed_at
+from promptdesk.core.record.events import BaseEvent, parse_event_json
+from promptdesk.core.record.prompt_log import FILE as PROMPTS
+from promptdesk.core.record.seams import resumed_at
 
 Key = tuple[str, str, "int | None"]
 """A request's recipient, purpose and beat."""

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from core.protocol.bounded import load_json
+from promptdesk.core.protocol.bounded import load_json
 
 COORDINATOR = "coordinator"
 """The `from` of every event the engine itself emits (the coordinator is not an actor)."""
@@ -83,7 +83,7 @@ class JournalEvent(BaseEvent):
 class CloseEvent(BaseEvent):
     """The scene ended; `reason` is natural, explicit, soft-cap, hard-cap, max_beats_exceeded, stop,
     stall, budget, final, no_handoff, cap, a roundtable's own, error, provider-error (the calls fail: see
-    `core.engine.outcome`) or record-error (the run folder could not be written). `goal_achieved` is the goal verdict, apart from the reason: True, False or None
+    `promptdesk.core.engine.outcome`) or record-error (the run folder could not be written). `goal_achieved` is the goal verdict, apart from the reason: True, False or None
     (unknown), with its one-line `goal_reason`."""
 
     type: Literal["close"] = "close"
@@ -160,5 +160,5 @@ def parse_event(data: dict[str, Any]) -> BaseEvent:
 def parse_event_json(line: str) -> BaseEvent:
     """Rebuild a typed event from one line of `events.jsonl` (through `json`, which, unlike the
     strict validator's parser, reads a lone surrogate's escape back as the character it was), nested
-    no deeper than `core.protocol.bounded.MAX_DEPTH`; every failure is a `ValueError`."""
+    no deeper than `promptdesk.core.protocol.bounded.MAX_DEPTH`; every failure is a `ValueError`."""
     return _ADAPTER.validate_python(load_json(line))

@@ -18,7 +18,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from core.errors import PromptdeskError
+from promptdesk.core.errors import PromptdeskError
 
 LOCK_FILE = ".lock"
 FILE_MODE = 0o600

@@ -1,7 +1,7 @@
 """How a format's own events read in the record: the transcripts, `metadata.json` and the batch lines.
 
 The record knows speech, world events, notes and system lines; every other event type belongs to a
-format, which describes it with one `FormatLines` (see `core.engine.format`). The scene format adds
+format, which describes it with one `FormatLines` (see `promptdesk.core.engine.format`). The scene format adds
 nothing (`PLAIN`). Readers of a finished run get the right one by the format its `start` event names.
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.protocol.lines import one_line
-from core.record.events import BaseEvent
+from promptdesk.core.protocol.lines import one_line
+from promptdesk.core.record.events import BaseEvent
 
 Names = Mapping[str, str]
 
@@ -44,7 +44,7 @@ class FormatLines:
     """One public event as a `transcript.txt` line: exactly one line, model text folded into it."""
     md_line: Callable[[BaseEvent, Names], str] = _text
     """One public event as a `transcript.md` paragraph: model text never starts a line of its own
-    (further lines indented, see `core.protocol.lines.indented`)."""
+    (further lines indented, see `promptdesk.core.protocol.lines.indented`)."""
     metadata: Callable[[list[BaseEvent]], dict[str, Any]] = _nothing
     """The format's own keys of `metadata.json`."""
     turn_types: tuple[str, ...] = ()

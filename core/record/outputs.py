@@ -10,11 +10,11 @@ from collections import Counter, defaultdict
 from datetime import datetime
 from typing import Any
 
-from core.record.events import COORDINATOR, BaseEvent, CallEvent, CloseEvent, GenericEvent, JournalEvent, SpeakEvent
-from core.protocol.lines import folded, indented, speech_line
-from core.record.lines import PLAIN, FormatLines
-from core.providers.pricing import cache_saving
-from core.record.takes import branch_fields
+from promptdesk.core.record.events import COORDINATOR, BaseEvent, CallEvent, CloseEvent, GenericEvent, JournalEvent, SpeakEvent
+from promptdesk.core.protocol.lines import folded, indented, speech_line
+from promptdesk.core.record.lines import PLAIN, FormatLines
+from promptdesk.core.providers.pricing import cache_saving
+from promptdesk.core.record.takes import branch_fields
 
 
 def start_info(events: list[BaseEvent]) -> dict[str, Any]:

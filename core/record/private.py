@@ -18,7 +18,7 @@ Written once at the start (after `notes.md`, before any `spawn` event), mode 060
 `briefing` is the system prompt the actor was spawned with (its own profile, its journal as read at
 the start, its own perspective); `profile`, `journal` and `perspective` are the private parts the
 audit looks for in every other recipient's requests. Keys are never part of a `ProviderSpec`.
-The record is composed by `core.casting.start_record`; this module writes and reads it.
+The record is composed by `promptdesk.core.casting.start_record`; this module writes and reads it.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from core.errors import NotARun
-from core.protocol.bounded import Unbounded, load_json, read_capped
-from core.providers.spec import ProviderSpec
+from promptdesk.core.errors import NotARun
+from promptdesk.core.protocol.bounded import Unbounded, load_json, read_capped
+from promptdesk.core.providers.spec import ProviderSpec
 
 FILE = "private.json"
 VERSION = 1
@@ -43,7 +43,7 @@ PROBLEMS_SHOWN = 5
 
 
 class _Member(BaseModel):
-    """One cast member's private material, as `core.casting.start_record` writes it."""
+    """One cast member's private material, as `promptdesk.core.casting.start_record` writes it."""
 
     model_config = ConfigDict(extra="allow", strict=True)
     name: str

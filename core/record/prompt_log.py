@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.errors import PromptdeskError
-from core.protocol.bounded import load_json
-from core.providers.base import Request
+from promptdesk.core.errors import PromptdeskError
+from promptdesk.core.protocol.bounded import load_json
+from promptdesk.core.providers.base import Request
 
 FILE = "prompts.jsonl"
 MIN_KEEP = 256

@@ -1,14 +1,14 @@
 """Rewrite every derived file of a run from its `events.jsonl` alone, never making things worse.
 
-`events.json`, both transcripts, `metadata.json` and `journals/` are rebuilt (`core.record.recorder.write_derived`)
+`events.json`, both transcripts, `metadata.json` and `journals/` are rebuilt (`promptdesk.core.record.recorder.write_derived`)
 from the events of the log. The transcripts are dated by the log's last write.
 
 A rebuild only replaces files with something at least as complete: it refuses (`NotARun`, exit 2,
 nothing changed) when the log cannot be read, is empty, has no `start` event, or holds a line that is
 not a readable event anywhere but at its very end (a torn last line is a kill mid-write and is
-skipped). It takes the folder's writer lock (`core.record.folder_lock`), so it never rewrites a run
+skipped). It takes the folder's writer lock (`promptdesk.core.record.folder_lock`), so it never rewrites a run
 that is still being played or resumed, and each file is replaced in one step, so a crash mid-write
-leaves the old one. The command is `core.cli.rebuild`.
+leaves the old one. The command is `promptdesk.core.cli.rebuild`.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from core.errors import NotARun
-from core.record.events import BaseEvent, parse_event_json
-from core.record.folder_lock import FolderLock
-from core.record.lines import PLAIN, FormatLines
-from core.record.recorder import write_derived
+from promptdesk.core.errors import NotARun
+from promptdesk.core.record.events import BaseEvent, parse_event_json
+from promptdesk.core.record.folder_lock import FolderLock
+from promptdesk.core.record.lines import PLAIN, FormatLines
+from promptdesk.core.record.recorder import write_derived
 
 KEPT = "nothing was changed"
 

@@ -7,7 +7,7 @@ calls at every safe point (between beats). A killed run so loses at most its cur
 resume replays anyway), and a beat of a large cast costs two flushes, not one per event.
 
 `events.jsonl` is the source of truth; `finish` rebuilds every other file from the events alone.
-The recorder holds the folder's writer lock (`core.record.folder_lock`) from `open` (or from the
+The recorder holds the folder's writer lock (`promptdesk.core.record.folder_lock`) from `open` (or from the
 claim that created the folder, or the resume that reopened it) until `finish` has written every file.
 """
 
@@ -23,15 +23,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from core.record import outputs
-from core.errors import RecordingError, recording_error
-from core.record.events import BaseEvent, parse_event_json
-from core.record.lines import PLAIN, FormatLines
-from core.record.prompt_log import PromptLogWriter
-from core.providers.base import Request
-from core.record.folder_lock import FolderLock
-from core.record.run_folder import DIR_MODE, lock_down, open_private, write_atomic
-from core.protocol.sanitize import LONE_SURROGATE, strip_controls
+from promptdesk.core.record import outputs
+from promptdesk.core.errors import RecordingError, recording_error
+from promptdesk.core.record.events import BaseEvent, parse_event_json
+from promptdesk.core.record.lines import PLAIN, FormatLines
+from promptdesk.core.record.prompt_log import PromptLogWriter
+from promptdesk.core.providers.base import Request
+from promptdesk.core.record.folder_lock import FolderLock
+from promptdesk.core.record.run_folder import DIR_MODE, lock_down, open_private, write_atomic
+from promptdesk.core.protocol.sanitize import LONE_SURROGATE, strip_controls
 
 log = logging.getLogger("promptdesk.recorder")
 
@@ -132,7 +132,7 @@ class Recorder:
 
     def record_prompt(self, t: float, request: Request) -> None:
         """Append one request, exactly as sent, to `prompts.jsonl` (never a key: requests hold none),
-        whole or as a delta against the same recipient's previous one (`core.record.prompt_log`).
+        whole or as a delta against the same recipient's previous one (`promptdesk.core.record.prompt_log`).
 
         While a beat is held, the line is written once the calls of the beat are under way (the
         event loop's next turn, in order) rather than before this one starts: the cast's calls

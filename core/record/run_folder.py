@@ -2,7 +2,7 @@
 
 A run folder is made with a single `mkdir` (which fails if the name is taken), so two runs started
 in the same second get two folders. `--out` may name a new or an empty folder, never one that
-already holds files. Claiming a folder takes its writer's lock (`core.record.folder_lock`), kept by
+already holds files. Claiming a folder takes its writer's lock (`promptdesk.core.record.folder_lock`), kept by
 the run's recorder until its files are written. The folder is 0700 and every file in it 0600:
 `prompts.jsonl` holds every actor's private perspective and profile. Files that are rewritten whole
 (the derived files) are replaced in one step (`write_atomic`), so a crash mid-write leaves the old one.
@@ -14,8 +14,8 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from core.errors import InvalidConfig
-from core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
 
 DIR_MODE, FILE_MODE = 0o700, 0o600
 

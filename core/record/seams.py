@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.record.events import BaseEvent, parse_event_json
+from promptdesk.core.record.events import BaseEvent, parse_event_json
 
 RESTART = "restart"
 SUPERSEDED = "superseded.jsonl"

@@ -15,7 +15,7 @@ differently: `event`, `note` and `to`, `seed`, `provider`, `model`; empty for a 
 order from there on, as in the `start` event: a take on another provider may differ from its parent).
 The take's own events follow.
 `metadata.json` carries the last `branch` event as `parent`, `branchedAt` and `change` (`branch_fields`).
-How a take is cast and played: `core.casting.branch`.
+How a take is cast and played: `promptdesk.core.casting.branch`.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from core.errors import InvalidConfig, NotARun
-from core.record.events import BaseEvent, parse_event_json
-from core.record.private import FILE as PRIVATE
-from core.record.prompt_log import FILE as PROMPTS
-from core.record.run_folder import FILE_MODE
-from core.record.seams import SUPERSEDED
+from promptdesk.core.errors import InvalidConfig, NotARun
+from promptdesk.core.record.events import BaseEvent, parse_event_json
+from promptdesk.core.record.private import FILE as PRIVATE
+from promptdesk.core.record.prompt_log import FILE as PROMPTS
+from promptdesk.core.record.run_folder import FILE_MODE
+from promptdesk.core.record.seams import SUPERSEDED
 
 BRANCH = "branch"
 """The type of the event that opens a take's own part of the record."""

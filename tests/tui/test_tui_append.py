@@ -6,16 +6,16 @@ from __future__ import annotations
 from collections import Counter
 from contextlib import asynccontextmanager
 
-from core.record.events import GenericEvent, SpeakEvent, ThinkEvent
+from promptdesk.core.record.events import GenericEvent, SpeakEvent, ThinkEvent
 from tui_support import screen_text, wait_for
 
-from tui.app import create_app
-from tui.scripted import ScriptedSession
-from tui.widgets.beat_timeline import BeatTimeline
-from tui.widgets.thinking_pane import ThinkingPane, ThoughtLog
-from tui.widgets.transcript import Transcript
-from tui.widgets.wrapped_log import WrappedLog
-from tui.wrap import wrap_runs
+from promptdesk.tui.app import create_app
+from promptdesk.tui.scripted import ScriptedSession
+from promptdesk.tui.widgets.beat_timeline import BeatTimeline
+from promptdesk.tui.widgets.thinking_pane import ThinkingPane, ThoughtLog
+from promptdesk.tui.widgets.transcript import Transcript
+from promptdesk.tui.widgets.wrapped_log import WrappedLog
+from promptdesk.tui.wrap import wrap_runs
 
 CAST = {"alice": "Alice", "bob": "Bob"}
 SIZE = (120, 40)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from core.casting.scene_file import scene_from_dict
-from tui.widgets.cast_check import CastCheck
+from promptdesk.core.casting.scene_file import scene_from_dict
+from promptdesk.tui.widgets.cast_check import CastCheck
 
 
 class CheckApp(App):

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.experiments.compare import folders_of
-from core.record.recorder import read_events
+from promptdesk.core.experiments.compare import folders_of
+from promptdesk.core.record.recorder import read_events
 from test_compare import make_stats_sweep, make_sweep
 from test_metrics import HAND_COUNTED, write_run
-from tui.app import PromptdeskApp
+from promptdesk.tui.app import PromptdeskApp
 from textual.widgets import DataTable, Static
 
-from tui.screens.compare import CompareScreen, RunPanel
-from tui.widgets.beat_timeline import BeatTimeline
+from promptdesk.tui.screens.compare import CompareScreen, RunPanel
+from promptdesk.tui.widgets.beat_timeline import BeatTimeline
 
 
 def test_compare_screen_of_a_sweep(tmp_path, snap_compare):
@@ -65,7 +65,7 @@ async def test_the_timeline_grows_as_live_events_arrive(tmp_path):
 
 
 async def test_the_stage_keeps_a_live_beat_timeline_shown_from_the_palette(workspace):
-    from tui.app import create_app
+    from promptdesk.tui.app import create_app
     from tui_support import session_for, wait_for
     session = session_for(workspace)
     app = create_app(session=session)

@@ -7,13 +7,13 @@ import re
 
 import pytest
 
-from core.record.events import DeltaEvent, SpeakEvent, ThinkEvent
+from promptdesk.core.record.events import DeltaEvent, SpeakEvent, ThinkEvent
 from tui_support import held, hold_at, screen_text, session_for, wait_for
 
-from tui.app import create_app
-from tui.scripted import ScriptedSession
-from tui.widgets.state_panel import StatePanel
-from tui.widgets.transcript import Transcript
+from promptdesk.tui.app import create_app
+from promptdesk.tui.scripted import ScriptedSession
+from promptdesk.tui.widgets.state_panel import StatePanel
+from promptdesk.tui.widgets.transcript import Transcript
 
 SIZE = (120, 40)
 
@@ -59,7 +59,7 @@ async def test_a_drag_over_the_transcript_is_highlighted_and_the_copy_says_how_m
 
 
 async def test_a_drag_over_a_thinking_pane_is_highlighted_and_confirmed():
-    from tui.widgets.thinking_pane import ThoughtLog
+    from promptdesk.tui.widgets.thinking_pane import ThoughtLog
 
     session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
     app = create_app(session=session)
@@ -81,7 +81,7 @@ async def test_a_drag_over_a_thinking_pane_is_highlighted_and_confirmed():
 
 
 def test_the_speech_preview_shows_words_only_and_fails_closed():
-    from tui.widgets.live_speech import spoken_so_far
+    from promptdesk.tui.widgets.live_speech import spoken_so_far
 
     assert spoken_so_far('[TONE: measured] "I wanted to') == "I wanted to"
     assert spoken_so_far('[TO: Bob, TONE: x, *folds arms*] *sighs* "Fine.') == "Fine."
@@ -146,7 +146,7 @@ async def test_a_roundtable_at_80x24_waits_readably_and_its_dialog_shows_the_rec
     """`Waiting  your decision (a)` whole on one row, `a Decide` in the footer, the recommendation (what
     Enter accepts) on screen without scrolling; answers counted per participant; no PRIVATE panes (no one
     thinks in private) and no silent-beats row (no one is silent in a roundtable)."""
-    from tui.formats.escalation_modal import EscalationModal
+    from promptdesk.tui.formats.escalation_modal import EscalationModal
 
     session = session_for(workspace, "roundtable-debate.yaml", isolation="a", coordinator="C")
     app = create_app(session=session)
@@ -201,7 +201,7 @@ async def test_a_scene_keeps_its_panes_which_say_no_turn_yet_then_only_you_see_t
 
 
 def test_the_run_folder_breaks_between_names_never_inside_one():
-    from tui.widgets.state_panel import path_rows
+    from promptdesk.tui.widgets.state_panel import path_rows
 
     rows = path_rows("/tmp/pytest-of-root/pytest-12/runs/roundtable-debate-20261124-000322", 26)
     assert rows == ["/tmp/pytest-of-root/", "pytest-12/runs/roundtable-", "debate-20261124-000322"]
@@ -238,7 +238,7 @@ def cells_with(app, text: str):
 
 
 async def test_beat_headings_read_at_4_5_to_1_in_the_light_theme_and_the_dark():
-    from core.record.events import GenericEvent
+    from promptdesk.core.record.events import GenericEvent
 
     for theme in ("light", "dark"):
         session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
@@ -349,9 +349,9 @@ async def test_replay_time_leaves_pauses_out_and_a_step_shows_something_each_tim
 
 
 async def test_question_mark_lists_every_key_of_the_current_screen_from_its_bindings(tmp_path, monkeypatch):
-    from tui.screens.help import HelpScreen
-    from tui.screens.replay import ReplayScreen
-    from tui.screens.stage import StageScreen
+    from promptdesk.tui.screens.help import HelpScreen
+    from promptdesk.tui.screens.replay import ReplayScreen
+    from promptdesk.tui.screens.stage import StageScreen
 
     monkeypatch.setenv("PROMPTDESK_KEYMAP", "stage.stop=x")
     session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
@@ -384,7 +384,7 @@ async def test_question_mark_lists_every_key_of_the_current_screen_from_its_bind
 
 
 async def test_an_actor_waited_on_for_a_while_shows_waiting_seconds_on_the_panel():
-    from core.record.events import CallEvent, GenericEvent
+    from promptdesk.core.record.events import CallEvent, GenericEvent
 
     session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
     clock = {"now": 0.0}

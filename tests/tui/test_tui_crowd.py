@@ -9,13 +9,13 @@ from pathlib import Path
 from tui_support import run_options, wait_for
 
 from benchmarks.crowd import town_meeting_yaml, write_crowd
-from core.casting.build import build_session
-from core.casting.scene_file import load_scene
-from core.clock import VirtualClock
-from tui.app import create_app
-from tui.widgets.pane_picker import PanePicker, pane_capacity, shown_panes, with_pane
-from tui.widgets.stage_view import StageView
-from tui.widgets.thinking_pane import ThinkingPane
+from promptdesk.core.casting.build import build_session
+from promptdesk.core.casting.scene_file import load_scene
+from promptdesk.core.clock import VirtualClock
+from promptdesk.tui.app import create_app
+from promptdesk.tui.widgets.pane_picker import PanePicker, pane_capacity, shown_panes, with_pane
+from promptdesk.tui.widgets.stage_view import StageView
+from promptdesk.tui.widgets.thinking_pane import ThinkingPane
 
 CROWD = 20
 SIZE = (140, 45)

@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 from tui_support import screen_text, session_for, wait_for
 
-from core.record.events import GenericEvent, SpeakEvent
-from tui.app import create_app
-from tui.lines import Cast
-from tui.render import transcript_line
-from tui.scripted import ScriptedSession
-from tui.stage_state import StageState, note_progress
-from tui.formats.escalation_modal import EscalationModal
-from tui.widgets.state_panel import StatePanel, render_state
-from tui.widgets.thinking_pane import ThinkingPane
-from tui.widgets.transcript import Transcript
+from promptdesk.core.record.events import GenericEvent, SpeakEvent
+from promptdesk.tui.app import create_app
+from promptdesk.tui.lines import Cast
+from promptdesk.tui.render import transcript_line
+from promptdesk.tui.scripted import ScriptedSession
+from promptdesk.tui.stage_state import StageState, note_progress
+from promptdesk.tui.formats.escalation_modal import EscalationModal
+from promptdesk.tui.widgets.state_panel import StatePanel, render_state
+from promptdesk.tui.widgets.thinking_pane import ThinkingPane
+from promptdesk.tui.widgets.transcript import Transcript
 
 NAMES = ["Alice", "Bob", "Charlie", "Dana", "Eve"]
 
@@ -50,11 +50,11 @@ async def test_the_console_asks_the_operator_and_holds_the_roundtable_until_the_
     wait shows in the state panel, and notes.md records the decision as the operator's."""
     from dataclasses import replace
 
-    from core.clock import VirtualClock
-    from core.cli.main import parser
-    from core.casting.scene_file import load_scene
-    from core.casting.build import build_session
-    from tui.app import console_options
+    from promptdesk.core.clock import VirtualClock
+    from promptdesk.core.cli.main import parser
+    from promptdesk.core.casting.scene_file import load_scene
+    from promptdesk.core.casting.build import build_session
+    from promptdesk.tui.app import console_options
     from tui_support import fast, run_options
 
     scene = workspace / "scenes" / "roundtable-debate.yaml"

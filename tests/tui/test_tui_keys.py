@@ -7,11 +7,11 @@ import re
 
 from tui_support import ROOT
 
-from tui.app import PromptdeskApp
-from tui.screens.replay import ReplayScreen
-from tui.screens.stage import StageScreen
-from tui.screens.wizard import WizardScreen
-from tui.formats.escalation_modal import EscalationModal
+from promptdesk.tui.app import PromptdeskApp
+from promptdesk.tui.screens.replay import ReplayScreen
+from promptdesk.tui.screens.stage import StageScreen
+from promptdesk.tui.screens.wizard import WizardScreen
+from promptdesk.tui.formats.escalation_modal import EscalationModal
 
 DISPLAY = {"ctrl+n": "ctrl+n", "escape": "esc", "full_stop": ".", "plus": "+", "minus": "-", "left": "←",
            "right": "→", "space": "space", "home": "home", "end": "end", "ctrl+q": "ctrl+q"}

@@ -10,11 +10,11 @@ from pathlib import Path
 
 from tui_support import ROOT, screen_text
 
-from tui.app import create_app
-from tui.screens.replay import ReplayScreen
-from tui.widgets.stage_view import StageView
-from tui.widgets.state_panel import StatePanel
-from tui.widgets.transcript import Transcript
+from promptdesk.tui.app import create_app
+from promptdesk.tui.screens.replay import ReplayScreen
+from promptdesk.tui.widgets.stage_view import StageView
+from promptdesk.tui.widgets.state_panel import StatePanel
+from promptdesk.tui.widgets.transcript import Transcript
 
 FIXTURE = Path(__file__).parent / "fixtures" / "replay-run"
 SIZE = (120, 40)
@@ -110,7 +110,7 @@ def test_replay_loads_no_provider_and_calls_no_model(tmp_path):
     script = textwrap.dedent(f"""
         import asyncio, sys
         from pathlib import Path
-        from tui.app import create_app
+        from promptdesk.tui.app import create_app
 
         async def main():
             app = create_app(replay=Path({str(run)!r}))
@@ -118,8 +118,8 @@ def test_replay_loads_no_provider_and_calls_no_model(tmp_path):
                 await pilot.press("end")
                 assert app.screen.playback.done
         asyncio.run(main())
-        loaded = [m for m in sys.modules if m.startswith(("anthropic", "openai", "core.improv.provider",
-                  "core.providers.registry", "core.providers.remote", "core.casting.build", "core.engine.session"))]
+        loaded = [m for m in sys.modules if m.startswith(("anthropic", "openai", "promptdesk.core.improv.provider",
+                  "promptdesk.core.providers.registry", "promptdesk.core.providers.remote", "promptdesk.core.casting.build", "promptdesk.core.engine.session"))]
         print("LOADED", loaded)
     """)
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)

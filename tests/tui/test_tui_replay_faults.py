@@ -6,8 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tui.app import create_app
-from tui.widgets.transcript import Transcript
+from promptdesk.tui.app import create_app
+from promptdesk.tui.widgets.transcript import Transcript
 
 FIXTURE = Path(__file__).parent / "fixtures" / "replay-run"
 

@@ -10,12 +10,12 @@ import pytest
 from textual.widgets import Input, Static
 from tui_support import run_options, screen_text, session_for, wait_for
 
-from core.formats.collaborate.policy import CANCELED
-from tui.app import create_app
-from tui.formats.room_commands import RoomCommand, RoomError, parse_room
-from tui.screens.stage import StageScreen
-from tui.widgets.state_panel import StatePanel
-from tui.widgets.transcript import Transcript
+from promptdesk.core.formats.collaborate.policy import CANCELED
+from promptdesk.tui.app import create_app
+from promptdesk.tui.formats.room_commands import RoomCommand, RoomError, parse_room
+from promptdesk.tui.screens.stage import StageScreen
+from promptdesk.tui.widgets.state_panel import StatePanel
+from promptdesk.tui.widgets.transcript import Transcript
 
 KNOWN = {"gpt", "claude"}
 
@@ -141,8 +141,8 @@ async def test_the_chip_counts_rounds_and_stop_ends_the_collaboration_with_the_r
 
 
 def test_a_collaboration_from_the_room_gets_its_own_limits_not_the_stages():
-    from core.casting.scene_file import scene_from_dict
-    from tui.formats.registry import get
+    from promptdesk.core.casting.scene_file import scene_from_dict
+    from promptdesk.tui.formats.registry import get
 
     room_scene = get("collaborate").room_scene
 
@@ -178,9 +178,9 @@ async def test_a_single_call_reads_as_one_call_has_its_own_limits_and_escape_goe
 
 
 async def test_escape_on_a_running_stacked_stage_asks_then_stops_it_cleanly(workspace):
-    from tui.widgets.confirm_modal import ConfirmModal
+    from promptdesk.tui.widgets.confirm_modal import ConfirmModal
 
-    from core.clock import RealClock
+    from promptdesk.core.clock import RealClock
 
     session = session_for(workspace, "hiking-plan.yaml", isolation="a", coordinator="C")
     app = create_app(session=session, options=run_options(workspace, clock=RealClock(), pace=60))

@@ -9,11 +9,11 @@ from pathlib import Path
 from textual.widgets import RadioButton, RadioSet
 from tui_support import ROOT, screen_text, session_for, wait_for
 
-from core.record.events import GenericEvent
-from tui.app import create_app
-from tui.scripted import ScriptedSession
-from tui.widgets.confirm_modal import ConfirmModal
-from tui.widgets.state_panel import StatePanel
+from promptdesk.core.record.events import GenericEvent
+from promptdesk.tui.app import create_app
+from promptdesk.tui.scripted import ScriptedSession
+from promptdesk.tui.widgets.confirm_modal import ConfirmModal
+from promptdesk.tui.widgets.state_panel import StatePanel
 
 NARROW = (80, 24)
 
@@ -104,7 +104,7 @@ async def test_no_radio_row_looks_selected_before_the_operator_chooses(workspace
 
 
 def test_after_quitting_the_run_folders_are_printed(capsys):
-    from tui.app import print_run_dirs
+    from promptdesk.tui.app import print_run_dirs
 
     print_run_dirs(["runs/a-1", "runs/b-2"])
     assert capsys.readouterr().err == "Run folder: runs/a-1\nRun folder: runs/b-2\n"
@@ -119,9 +119,12 @@ async def test_the_console_remembers_every_run_folder_it_started(workspace):
 
 
 def test_a_first_make_run_says_what_it_is_installing():
-    out = subprocess.run(["make", "-n", "-B", ".venv/.installed"], cwd=ROOT, capture_output=True, text=True,
+    """`make run` on a fresh machine prints what it installs (uv's own progress is not silenced), from the
+    lock, without the test tools."""
+    out = subprocess.run(["make", "-n", "-B", ".venv/.run-installed"], cwd=ROOT, capture_output=True, text=True,
                          timeout=30)
     assert out.returncode == 0, out.stderr
     assert "Installing Promptdesk" in out.stdout
-    install = next(line for line in out.stdout.splitlines() if "pip install" in line and "-e" in line)
-    assert " -q " not in install
+    install = next(line for line in out.stdout.splitlines() if "uv sync" in line)
+    assert "--quiet" not in install and " -q" not in install
+    assert "--frozen" in install and "--no-dev" in install

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from tui_support import held, hold_at, session_for, wait_for, wizard_app
 
-from tui.app import create_app
+from promptdesk.tui.app import create_app
 
 SIZE = (120, 40)
 

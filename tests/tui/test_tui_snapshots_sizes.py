@@ -14,7 +14,7 @@ import pytest
 from test_tui_snapshots import held_stage
 from tui_support import session_for, wait_for
 
-from tui.app import create_app
+from promptdesk.tui.app import create_app
 
 SIZES = {"80x24": (80, 24), "140x45": (140, 45)}
 
@@ -33,7 +33,7 @@ def test_stage_held_at_beat_three(workspace, snap_compare, size):
 def test_roundtable_waiting_for_the_operator(workspace, snap_compare, size):
     """A roundtable whose escalation waits (its dialog closed with esc): no PRIVATE panes, the whole
     transcript; the panel's `Waiting   your decision (a)` on one row; `a Decide` in the footer."""
-    from tui.formats.escalation_modal import EscalationModal
+    from promptdesk.tui.formats.escalation_modal import EscalationModal
 
     session = session_for(Path.cwd(), "roundtable-debate.yaml", isolation="a", coordinator="C",
                           out=Path(f"runs/roundtable-{size}"))
@@ -63,9 +63,9 @@ def test_compare_screen_of_a_sweep(tmp_path, snap_compare, size):
     shares and spend per beat."""
     from test_compare import make_sweep
 
-    from core.experiments.compare import folders_of
-    from tui.app import PromptdeskApp
-    from tui.screens.compare import CompareScreen
+    from promptdesk.core.experiments.compare import folders_of
+    from promptdesk.tui.app import PromptdeskApp
+    from promptdesk.tui.screens.compare import CompareScreen
 
     folders, by = folders_of([make_sweep(tmp_path / "sweep")])
     assert snap_compare(PromptdeskApp(lambda: CompareScreen(folders, by)), terminal_size=SIZES[size])

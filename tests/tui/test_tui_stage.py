@@ -7,18 +7,18 @@ from pathlib import Path
 
 from textual.widgets import Input, Select
 
-from core.clock import RealClock
+from promptdesk.core.clock import RealClock
 from helpers import requests_text
 from tui_support import held, hold_at, screen_text, session_for, wait_for
 
-from tui.app import create_app
-from tui.screens.replay import ReplayScreen
-from tui.screens.stage import StageScreen
-from tui.themes import THEMES
-from tui.widgets.confirm_modal import ConfirmModal
-from tui.widgets.input_modal import InputModal
-from tui.widgets.stage_view import StageView
-from tui.widgets.transcript import Transcript
+from promptdesk.tui.app import create_app
+from promptdesk.tui.screens.replay import ReplayScreen
+from promptdesk.tui.screens.stage import StageScreen
+from promptdesk.tui.themes import THEMES
+from promptdesk.tui.widgets.confirm_modal import ConfirmModal
+from promptdesk.tui.widgets.input_modal import InputModal
+from promptdesk.tui.widgets.stage_view import StageView
+from promptdesk.tui.widgets.transcript import Transcript
 
 SIZE = (120, 40)
 
@@ -227,13 +227,13 @@ async def test_every_available_control_is_in_the_command_palette(workspace):
 
 
 def spoken(n: int, start: int = 0) -> list:
-    from core.record.events import SpeakEvent
+    from promptdesk.core.record.events import SpeakEvent
 
     return [SpeakEvent(t=0, **{"from": "alice"}, text=f"Line number {i}.", beat=0) for i in range(start, start + n)]
 
 
 async def test_scrolled_up_the_transcript_holds_still_and_counts_the_new_lines_until_end():
-    from tui.scripted import ScriptedSession
+    from promptdesk.tui.scripted import ScriptedSession
 
     session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
     app = create_app(session=session)
@@ -261,7 +261,7 @@ async def test_scrolled_up_the_transcript_holds_still_and_counts_the_new_lines_u
 
 
 async def test_scrolling_back_to_the_bottom_follows_again():
-    from tui.scripted import ScriptedSession
+    from promptdesk.tui.scripted import ScriptedSession
 
     session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
     app = create_app(session=session)
@@ -311,8 +311,8 @@ async def test_a_world_event_sent_after_the_close_is_refused_on_stage_not_queued
 
 
 async def test_why_an_actor_failed_is_on_the_system_line_and_notified_once_per_kind():
-    from core.record.events import GenericEvent
-    from tui.scripted import ScriptedSession
+    from promptdesk.core.record.events import GenericEvent
+    from promptdesk.tui.scripted import ScriptedSession
 
     def failed(slug: str, name: str, reason: str, beat: int) -> GenericEvent:
         return GenericEvent(t=beat, **{"from": "coordinator"}, type="system", text=f"{name} unable to respond",
@@ -335,8 +335,8 @@ async def test_why_an_actor_failed_is_on_the_system_line_and_notified_once_per_k
 
 
 async def test_a_turn_salvaged_to_silence_is_neither_told_nor_shown_as_a_failure():
-    from core.record.events import GenericEvent
-    from tui.scripted import ScriptedSession
+    from promptdesk.core.record.events import GenericEvent
+    from promptdesk.tui.scripted import ScriptedSession
 
     silenced = GenericEvent(t=1, **{"from": "coordinator"}, type="system", target="bob", reason="silenced", beat=1,
                             text="Bob silent this turn: no well-formed <speech> after 2 corrections (no <speech>)")
@@ -352,7 +352,7 @@ async def test_a_turn_salvaged_to_silence_is_neither_told_nor_shown_as_a_failure
 
 
 def test_failure_kinds_read_as_an_operator_would_name_them():
-    from tui.failures import failure_kind
+    from promptdesk.tui.failures import failure_kind
 
     assert failure_kind("Response timeout") == "timeout"
     assert failure_kind("HTTP 429 rate limited; retry after 20 s") == "rate limit"
@@ -365,9 +365,9 @@ def test_failure_kinds_read_as_an_operator_would_name_them():
 async def test_a_broken_stream_retried_takes_back_the_speech_and_thinking_it_had_shown():
     """A `reset` delta (the provider retries a stream that broke mid-way) clears what that actor's
     live speech and thinking pane were showing; the retried text then streams from the start."""
-    from core.record.events import DeltaEvent
-    from tui.scripted import ScriptedSession
-    from tui.widgets.live_speech import LiveSpeech
+    from promptdesk.core.record.events import DeltaEvent
+    from promptdesk.tui.scripted import ScriptedSession
+    from promptdesk.tui.widgets.live_speech import LiveSpeech
 
     def delta(channel: str, text: str) -> DeltaEvent:
         return DeltaEvent(t=1.0, **{"from": "alice"}, channel=channel, text=text, beat=0)

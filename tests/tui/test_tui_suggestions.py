@@ -6,8 +6,8 @@ from __future__ import annotations
 from test_tui_stage import SIZE, finished, records
 from tui_support import held, hold_at, session_for, wait_for
 
-from tui.app import create_app
-from tui.widgets.state_panel import StatePanel, render_state
+from promptdesk.tui.app import create_app
+from promptdesk.tui.widgets.state_panel import StatePanel, render_state
 
 
 async def test_y_injects_the_suggested_world_event_at_the_next_beat(workspace):

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Static
 
-from core.record.recorder import read_events
+from promptdesk.core.record.recorder import read_events
 from test_takes_compare import make_takes
-from tui.app import PromptdeskApp
-from tui.screens.compare import CompareScreen
-from tui.widgets.takes_view import TakesView
+from promptdesk.tui.app import PromptdeskApp
+from promptdesk.tui.screens.compare import CompareScreen
+from promptdesk.tui.widgets.takes_view import TakesView
 
 
 @pytest.fixture(scope="module")
@@ -60,11 +60,11 @@ async def step_to_beat(pilot, screen, beat: int) -> None:
 
 
 async def test_f_in_replay_takes_the_scene_again_live_and_the_palette_lists_the_takes(takes, tmp_path):
-    from tui.app import create_app
-    from tui.screens.replay import ReplayScreen
-    from tui.screens.stage import StageScreen
-    from tui.screens.take_dialog import TakeDialog
-    from tui.widgets.transcript import Transcript
+    from promptdesk.tui.app import create_app
+    from promptdesk.tui.screens.replay import ReplayScreen
+    from promptdesk.tui.screens.stage import StageScreen
+    from promptdesk.tui.screens.take_dialog import TakeDialog
+    from promptdesk.tui.widgets.transcript import Transcript
     from tui_support import wait_for
 
     parent = tmp_path / "runs" / "parent"
@@ -105,8 +105,8 @@ async def test_f_in_replay_takes_the_scene_again_live_and_the_palette_lists_the_
 async def test_the_take_dialog_gives_a_note_to_one_actor_or_nothing(tmp_path):
     from textual.widgets import Select
 
-    from core.record.takes import Change
-    from tui.screens.take_dialog import NOTE_TO, NOTHING, TakeDialog
+    from promptdesk.core.record.takes import Change
+    from promptdesk.tui.screens.take_dialog import NOTE_TO, NOTHING, TakeDialog
 
     answers = []
     for kind, text in ((NOTE_TO + "bob", "Own it"), (NOTHING, ""), ("__note__", "Slower")):
@@ -123,7 +123,7 @@ async def test_the_take_dialog_gives_a_note_to_one_actor_or_nothing(tmp_path):
 
 
 def test_f_is_dimmed_for_a_run_that_cannot_be_taken_again(tmp_path):
-    from tui.screens.replay import ReplayScreen, branchable
+    from promptdesk.tui.screens.replay import ReplayScreen, branchable
 
     fixture = Path(__file__).parent / "fixtures" / "replay-run"
     assert not (fixture / "private.json").exists() and not branchable(fixture, read_events(fixture))
@@ -133,8 +133,8 @@ def test_f_is_dimmed_for_a_run_that_cannot_be_taken_again(tmp_path):
 async def test_the_compare_screen_of_a_sweep_of_takes_groups_by_retake_and_change(takes, tmp_path):
     import asyncio
 
-    from core.cli.main import main
-    from core.experiments.compare import folders_of
+    from promptdesk.core.cli.main import main
+    from promptdesk.core.experiments.compare import folders_of
 
     out = tmp_path / "sweep"
     assert await asyncio.to_thread(main, ["sweep", "--branch-from", str(takes / "parent"), "--at-beat", "4", "--event", "The lights go out",

@@ -22,7 +22,7 @@ import yaml
 from loopback import loopback  # noqa: F401  (fixture)
 from tui_support import make_workspace
 
-from core.casting.notes import choice_lines
+from promptdesk.core.casting.notes import choice_lines
 
 PROMPTDESK = Path(sys.executable).parent / "promptdesk"
 TERMINAL_ENV = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
@@ -232,7 +232,7 @@ def test_scroll_lock_and_copy_in_a_real_terminal(tmp_path, terminal):
 def test_f_in_a_replay_takes_the_scene_again_as_a_terminal_sends_it(tmp_path, terminal):
     """Replay a run, step to beat 2, `f`: the dialog; type a world event and Enter: the take plays live
     on a stage whose title says it is a take of that run from beat 2, and closes into a folder beside it."""
-    from core.cli.main import main
+    from promptdesk.core.cli.main import main
 
     work = workspace(tmp_path, "the-apology.yaml", "[20, 40]")
     assert main(["--batch", str(work / "scenes" / "the-apology.yaml"), "--isolation", "b", "--coordinator", "C",

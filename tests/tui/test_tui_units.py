@@ -6,13 +6,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.style import Style
 
-from core.record.events import CallEvent, CloseEvent, GenericEvent, SpeakEvent, ThinkEvent
-from tui.app import keymap_from
-from tui.playback import Playback
-from tui.lines import Cast, safe
-from tui.render import transcript_line
-from tui.stage_state import StateFold
-from tui.wrap import count_rows, narrow, wrap_runs
+from promptdesk.core.record.events import CallEvent, CloseEvent, GenericEvent, SpeakEvent, ThinkEvent
+from promptdesk.tui.app import keymap_from
+from promptdesk.tui.playback import Playback
+from promptdesk.tui.lines import Cast, safe
+from promptdesk.tui.render import transcript_line
+from promptdesk.tui.stage_state import StateFold
+from promptdesk.tui.wrap import count_rows, narrow, wrap_runs
 
 CAST = Cast({"alice": "Alice", "bob": "Bob"})
 words = st.text(alphabet=st.sampled_from("abcdefgh日 \n\t"), max_size=120)
@@ -139,7 +139,7 @@ def test_a_closed_run_stays_closed_through_its_journal_step_in_replay() -> None:
 
 
 def test_the_elapsed_clock_stands_still_while_paused() -> None:
-    from tui.stage_state import PlayedTime
+    from promptdesk.tui.stage_state import PlayedTime
 
     time = PlayedTime()
     time.feed(event("pause", 2.0))
@@ -161,8 +161,8 @@ def test_replay_skips_the_time_a_scene_spent_paused() -> None:
 
 
 def test_the_beats_shown_live_in_replay_and_in_the_record_agree(tmp_path) -> None:
-    from core.record.outputs import metadata
-    from tui.widgets.state_panel import render_state
+    from promptdesk.core.record.outputs import metadata
+    from promptdesk.tui.widgets.state_panel import render_state
 
     events = [event("start", 0.0, cast={"alice": "Alice"}, scene={"format": "scene", "turns": "parallel"}),
               event("beat", 0.1, beat=0), event("beat", 0.2, beat=1), event("beat", 0.3, beat=2),

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from tui_support import screen_text, wait_for, wizard_app
 
-from core.record.events import GenericEvent, SpeakEvent, ThinkEvent
-from tui.app import create_app
-from tui.scripted import ScriptedSession
-from tui.widgets.stage_view import StageView
-from tui.widgets.transcript import Transcript
+from promptdesk.core.record.events import GenericEvent, SpeakEvent, ThinkEvent
+from promptdesk.tui.app import create_app
+from promptdesk.tui.scripted import ScriptedSession
+from promptdesk.tui.widgets.stage_view import StageView
+from promptdesk.tui.widgets.transcript import Transcript
 
 SIZE = (120, 40)
 CLICK = "[@click=app.quit]"

@@ -7,13 +7,13 @@ from pathlib import Path
 from textual.widgets import RadioButton
 from tui_support import screen_text, wait_for, wizard_app, wizard_step
 
-from core.casting.notes import choice_lines
-from tui.screens.stage import StageScreen
-from tui.widgets.cast_check import CastCheck
-from tui.widgets.provider_form import ProviderForm
-from tui.widgets.scene_picker import ScenePicker
-from tui.widgets.state_panel import StatePanel
-from tui.widgets.transcript import Transcript
+from promptdesk.core.casting.notes import choice_lines
+from promptdesk.tui.screens.stage import StageScreen
+from promptdesk.tui.widgets.cast_check import CastCheck
+from promptdesk.tui.widgets.provider_form import ProviderForm
+from promptdesk.tui.widgets.scene_picker import ScenePicker
+from promptdesk.tui.widgets.state_panel import StatePanel
+from promptdesk.tui.widgets.transcript import Transcript
 
 SIZE = (120, 40)
 
@@ -232,7 +232,7 @@ class TestProviderStep:
 
 
 def test_engine_messages_about_flags_name_the_form_field_instead():
-    from tui.widgets.provider_form import in_form_words
+    from promptdesk.tui.widgets.provider_form import in_form_words
 
     message = "the anthropic provider needs a model: set `model` in the scene's provider (or pass --model)"
     assert in_form_words(message).endswith("(or fill in the Model field)")

@@ -8,8 +8,8 @@ from pathlib import Path
 from textual.widgets import Input
 from tui_support import screen_text, wizard_app, wizard_step
 
-from tui.app import create_app
-from tui.screens.wizard import STEPS, WizardScreen
+from promptdesk.tui.app import create_app
+from promptdesk.tui.screens.wizard import STEPS, WizardScreen
 
 SMALL = (80, 24)
 
@@ -115,7 +115,7 @@ class TestSceneList:
 
 class TestProviderStep:
     async def test_a_model_typed_for_one_provider_does_not_stay_for_another(self, workspace):
-        from tui.widgets.provider_form import ProviderForm
+        from promptdesk.tui.widgets.provider_form import ProviderForm
 
         app = wizard_app(workspace)
         async with app.run_test(size=(120, 40)) as pilot:
@@ -133,7 +133,7 @@ class TestProviderStep:
             assert form.values == ("openai-compatible", "llama3", None)
 
     async def test_the_hint_speaks_of_the_offline_improviser_only_when_it_is_chosen(self, workspace):
-        from tui.widgets.provider_form import ProviderForm
+        from promptdesk.tui.widgets.provider_form import ProviderForm
 
         app = wizard_app(workspace)
         async with app.run_test(size=(120, 40)) as pilot:
@@ -162,7 +162,7 @@ class TestProviderStep:
 
     async def test_the_reply_protocol_reaches_the_run_and_the_confirm_step_and_json_needs_a_constraining_provider(
             self, workspace, monkeypatch):
-        from tui.widgets.provider_form import ProviderForm
+        from promptdesk.tui.widgets.provider_form import ProviderForm
 
         monkeypatch.setenv("OPENAI_API_KEY", "sk-wizard")
         app = wizard_app(workspace)
@@ -218,7 +218,7 @@ class TestProviderStep:
             assert "First       claude" in text and "Rounds      at most 3" in text
 
     async def test_a_format_that_leaves_cast_members_out_says_so(self, workspace):
-        from tui.widgets.provider_form import ProviderForm
+        from promptdesk.tui.widgets.provider_form import ProviderForm
 
         app = wizard_app(workspace)
         async with app.run_test(size=(120, 40)) as pilot:
@@ -245,7 +245,7 @@ class TestNewScene:
     async def test_a_closed_stage_goes_back_to_the_wizard_with_the_last_choices_suggested_only(self, workspace):
         from textual.widgets import OptionList
 
-        from tui.screens.stage import StageScreen
+        from promptdesk.tui.screens.stage import StageScreen
         from tui_support import wait_for
 
         app = wizard_app(workspace, max_beats=2)
@@ -273,7 +273,7 @@ class TestNewScene:
             assert app.screen.query_one("#seed").value == "11"
 
     async def test_new_scene_is_in_the_palette_of_a_closed_stage(self, workspace):
-        from tui.screens.stage import StageScreen
+        from promptdesk.tui.screens.stage import StageScreen
         from tui_support import session_for, wait_for
 
         session = session_for(workspace, max_beats=1)

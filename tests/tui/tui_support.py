@@ -6,9 +6,9 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from core.clock import VirtualClock
-from core.casting.scene_file import Scene, load_scene
-from core.casting.build import RunOptions, build_session
+from promptdesk.core.clock import VirtualClock
+from promptdesk.core.casting.scene_file import Scene, load_scene
+from promptdesk.core.casting.build import RunOptions, build_session
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 7
@@ -60,15 +60,15 @@ def screen_text(app) -> str:
 def wizard_app(workspace: Path, scene: str | None = "the-apology.yaml", **options):
     """The console's setup wizard in `workspace` on `scene` (None: the scene list), with no simulated
     model latency and seeded, private run options (`options` over them)."""
-    from tui.app import create_app
+    from promptdesk.tui.app import create_app
 
     path = workspace / "scenes" / scene if scene else None
     return create_app(scene=path, options=run_options(workspace, **options), cwd=workspace, scene_transform=fast)
 
 
 def wizard_step(app) -> str:
-    """The wizard's step on screen, by name (`tui.screens.wizard.STEPS`)."""
-    from tui.screens.wizard import STEPS, WizardScreen
+    """The wizard's step on screen, by name (`promptdesk.tui.screens.wizard.STEPS`)."""
+    from promptdesk.tui.screens.wizard import STEPS, WizardScreen
 
     assert isinstance(app.screen, WizardScreen), app.screen
     return STEPS[app.screen.step]

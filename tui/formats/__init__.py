@@ -7,9 +7,9 @@ and turns a scene file into it, what the cast check lists, its room (`room_comma
 and its dialog (`escalation_modal`). `registry` holds one object per format, by the core's name;
 the rest of the console looks a format up there and asks it, never tests which one it has.
 
-What the room may import: `tui.lines` and `tui.snapshot` (the vocabulary and the panel's data),
-Textual and Rich (for its own widgets), `core.record.events`, and, inside the functions that need
-them, the core's scene files and formats (`core.casting.scene_file`, `core.formats.*`), so that a
+What the room may import: `promptdesk.tui.lines` and `promptdesk.tui.snapshot` (the vocabulary and the panel's data),
+Textual and Rich (for its own widgets), `promptdesk.core.record.events`, and, inside the functions that need
+them, the core's scene files and formats (`promptdesk.core.casting.scene_file`, `promptdesk.core.formats.*`), so that a
 replay loads no part of the engine. It never imports the screens, widgets, fold or bridge of the
-console (they import it), nor `core.providers`.
+console (they import it), nor `promptdesk.core.providers`.
 """

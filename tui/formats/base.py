@@ -1,7 +1,7 @@
 """The console side of a format: `ConsoleFormat`, what a format with no opinion gets.
 
 A format's console side subclasses `ConsoleFormat` and overrides only how it differs, as the
-core's formats do on `core.engine.format.Format` (and autogen's team types on one manager): the
+core's formats do on `promptdesk.core.engine.format.Format` (and autogen's team types on one manager): the
 transcript lines of its own event types, what it folds into the session panel and the rows it
 shows there, how the wizard offers it and turns a scene file into it, what the cast check lists,
 its room, and the question it may put to the operator. The base class plays like a scene: no
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, NamedTuple
 
-from core.record.events import BaseEvent
-from tui.lines import Cast, Line, safe
-from tui.snapshot import StageState
+from promptdesk.core.record.events import BaseEvent
+from promptdesk.tui.lines import Cast, Line, safe
+from promptdesk.tui.snapshot import StageState
 
 LineMaker = Callable[[BaseEvent, Cast], Line | None]
 """One event type's transcript line (None: the event has no line)."""
@@ -60,7 +60,7 @@ class ConsoleFormat:
     """One format on the console. Class attributes describe it; methods are its hooks."""
 
     name: ClassVar[str] = ""
-    """The `format:` of a scene file: this object's key here and in `core.formats.registry`."""
+    """The `format:` of a scene file: this object's key here and in `promptdesk.core.formats.registry`."""
     choices: ClassVar[tuple[Choice, ...]] = ()
     """How the wizard offers the format (a format may be offered in more than one shape)."""
     lines: ClassVar[Mapping[str, LineMaker]] = {}
@@ -168,7 +168,7 @@ class ConsoleFormat:
         return ""
 
     def wizard_fields(self, key: str) -> tuple[str, ...]:
-        """The run fields the wizard offers for choice `key` (`tui.widgets.run_fields.FIELDS`)."""
+        """The run fields the wizard offers for choice `key` (`promptdesk.tui.widgets.run_fields.FIELDS`)."""
         return ("seed", "max_beats")
 
     def field_defaults(self, scene: Any) -> dict[str, Any]:
@@ -190,7 +190,7 @@ class ConsoleFormat:
     def converted(self, scene: Any, key: str, exclude: set[str], goal: str) -> Any:
         """`scene` turned into this format as choice `key`: its cast, provider and `goal` kept, the
         sections named in `exclude` dropped; raises the engine's `InvalidConfig` when it does not fit."""
-        from core.casting.scene_file import scene_from_dict
+        from promptdesk.core.casting.scene_file import scene_from_dict
 
         data: dict[str, Any] = scene.model_dump(exclude_none=True, exclude=exclude | {"initial_speaker"})
         data.update(goal=goal, format=self.name)

@@ -2,7 +2,7 @@
 
 A single call is the console's one-participant collaboration with `max_rounds` 1: the wizard
 offers it as its own choice, a room command starts one, and it reads as one call and one reply
-(no hand-over, no cap). The room (`tui.formats.room_bar`) starts more collaborations from a
+(no hand-over, no cap). The room (`promptdesk.tui.formats.room_bar`) starts more collaborations from a
 collaboration's stage; its scenes are built here in code from the stage's own scene.
 """
 
@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from core.record.events import BaseEvent
-from tui.formats.base import Choice, ConsoleFormat, LineMaker, Row, extra, marker_line
-from tui.formats.room_commands import RoomCommand
-from tui.lines import Cast, Line, safe
-from tui.snapshot import StageState
+from promptdesk.core.record.events import BaseEvent
+from promptdesk.tui.formats.base import Choice, ConsoleFormat, LineMaker, Row, extra, marker_line
+from promptdesk.tui.formats.room_commands import RoomCommand
+from promptdesk.tui.lines import Cast, Line, safe
+from promptdesk.tui.snapshot import StageState
 
 SINGLE = "single"
 """The wizard's key of a single call."""
@@ -103,7 +103,7 @@ class CollaborateFormat(ConsoleFormat):
 
     def room_participants(self, scene: Any) -> set[str]:
         """The built-in personas and this scene's participants."""
-        from core.formats.collaborate.personas import BUILTIN
+        from promptdesk.core.formats.collaborate.personas import BUILTIN
 
         return set(BUILTIN) | set(getattr(scene, "characters", []))
 
@@ -113,7 +113,7 @@ class CollaborateFormat(ConsoleFormat):
         The provider (and any per-participant override) is the base scene's; the limits are the new
         scene's own (the format's defaults, or 1 round for a single call), never the stage's it was
         started from. Validation is the engine's (`scene_from_dict`)."""
-        from core.casting.scene_file import scene_from_dict
+        from promptdesk.core.casting.scene_file import scene_from_dict
 
         first = command.participants[0]
         who = " + ".join(command.participants)
@@ -130,13 +130,13 @@ class CollaborateFormat(ConsoleFormat):
 
     def choice_of(self, scene: Any) -> str:
         """A one-round, one-participant collaboration is a single call."""
-        from core.formats.collaborate.settings import settings
+        from promptdesk.core.formats.collaborate.settings import settings
 
         return SINGLE if len(scene.characters) == 1 and settings(scene).max_rounds == 1 else self.name
 
     def fill(self, data: dict[str, Any], scene: Any, key: str, goal: str) -> None:
         """The first participant (single call) or the first two, and the round cap (1 for a single call)."""
-        from core.formats.collaborate.settings import settings
+        from promptdesk.core.formats.collaborate.settings import settings
 
         data["characters"] = scene.characters[:1] if key == SINGLE else scene.characters[:2]
         data["cast"] = {k: v for k, v in data.get("cast", {}).items() if k in data["characters"]}
@@ -149,7 +149,7 @@ class CollaborateFormat(ConsoleFormat):
 
     def field_defaults(self, scene: Any) -> dict[str, Any]:
         """The first speaker and the round cap of the `collaborate:` section (defaults filled in)."""
-        from core.formats.collaborate.settings import settings
+        from promptdesk.core.formats.collaborate.settings import settings
 
         section = settings(scene)
         return {"first": section.first or scene.initial_speaker or scene.characters[0], "max_rounds": section.max_rounds}
@@ -157,7 +157,7 @@ class CollaborateFormat(ConsoleFormat):
     def tuned(self, scene: Any, values: Mapping[str, Any]) -> Any:
         """The `collaborate:` section with the first speaker and round cap given (the first speaker is a
         participant: the wizard offers only those)."""
-        from core.formats.collaborate.settings import settings
+        from promptdesk.core.formats.collaborate.settings import settings
 
         update = {name: values[name] for name in ("first", "max_rounds") if values.get(name) is not None}
         if not update:

@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from tui.lines import safe
+from promptdesk.tui.lines import safe
 
 BOLD, DIM = Style(bold=True), Style(dim=True)
 

@@ -1,4 +1,4 @@
-"""Every format's console side, by the name `core.formats.registry` gives the format.
+"""Every format's console side, by the name `promptdesk.core.formats.registry` gives the format.
 
 The rest of the console never tests which format it shows: it looks the format up here (`get`,
 `of`, `of_record`) and asks it, or asks all of them at once (`LINES`, `fold`, `CHOICES`).
@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from core.record.events import BaseEvent
-from tui.formats.base import Choice, ConsoleFormat, LineMaker
-from tui.formats.collaborate import CollaborateFormat
-from tui.formats.roundtable import RoundtableFormat
-from tui.formats.scene import SceneFormat
-from tui.snapshot import StageState
+from promptdesk.core.record.events import BaseEvent
+from promptdesk.tui.formats.base import Choice, ConsoleFormat, LineMaker
+from promptdesk.tui.formats.collaborate import CollaborateFormat
+from promptdesk.tui.formats.roundtable import RoundtableFormat
+from promptdesk.tui.formats.scene import SceneFormat
+from promptdesk.tui.snapshot import StageState
 
 FORMATS: dict[str, ConsoleFormat] = {}
 """The console side of each format, by name, in the core registry's order."""

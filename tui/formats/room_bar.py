@@ -16,8 +16,8 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from tui.formats.room_commands import USAGE, RoomCommand, RoomError, parse_room
-from tui.lines import safe
+from promptdesk.tui.formats.room_commands import USAGE, RoomCommand, RoomError, parse_room
+from promptdesk.tui.lines import safe
 
 
 class RoomBar(Vertical):

@@ -2,7 +2,7 @@
 
 The facilitator's questions, the participants' answers and the synthesis read as transcript lines;
 the panel shows the round and phase, the latest synthesis's counts and whether answers are blind.
-When the roundtable escalates, the stage opens `tui.formats.escalation_modal` and the operator's
+When the roundtable escalates, the stage opens `promptdesk.tui.formats.escalation_modal` and the operator's
 answer goes back through the session's `answer_escalation` control.
 """
 
@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from core.record.events import BaseEvent
-from tui.formats.base import Choice, ConsoleFormat, Direct, LineMaker, Row, extra, marker_line, tagged
-from tui.formats.escalation_modal import EscalationAnswer, EscalationModal
-from tui.lines import Cast, Line, Piece, safe
-from tui.snapshot import StageState
+from promptdesk.core.record.events import BaseEvent
+from promptdesk.tui.formats.base import Choice, ConsoleFormat, Direct, LineMaker, Row, extra, marker_line, tagged
+from promptdesk.tui.formats.escalation_modal import EscalationAnswer, EscalationModal
+from promptdesk.tui.lines import Cast, Line, Piece, safe
+from promptdesk.tui.snapshot import StageState
 
 
 def _question(event: BaseEvent, cast: Cast) -> Line:
@@ -145,7 +145,7 @@ class RoundtableFormat(ConsoleFormat):
 
     def topic(self, scene: Any) -> str:
         """The roundtable's topic."""
-        from core.formats.roundtable.settings import settings
+        from promptdesk.core.formats.roundtable.settings import settings
 
         return settings(scene).topic
 
@@ -155,7 +155,7 @@ class RoundtableFormat(ConsoleFormat):
 
     def summary_rows(self, scene: Any) -> list[tuple[str, str]]:
         """The topic, the strategy (and how participants answer), and the round cap."""
-        from core.formats.roundtable.settings import settings
+        from promptdesk.core.formats.roundtable.settings import settings
 
         table = settings(scene)
         return [("Topic", table.topic or scene.prompt or scene.goal or "—"),

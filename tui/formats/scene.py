@@ -1,15 +1,15 @@
 """The scene format's console side (spec 000): the base class's behaviour, and its turn mode shown.
 
 A scene's events (speech, beats, journals, world events, notes) are the engine's own, so their
-lines are `tui.render`'s; the scene adds no event type, no room and no question to the operator.
+lines are `promptdesk.tui.render`'s; the scene adds no event type, no room and no question to the operator.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from tui.formats.base import Choice, ConsoleFormat
-from tui.snapshot import StageState
+from promptdesk.tui.formats.base import Choice, ConsoleFormat
+from promptdesk.tui.snapshot import StageState
 
 
 class SceneFormat(ConsoleFormat):

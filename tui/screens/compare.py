@@ -3,7 +3,7 @@ conditions (b − a, 95% CI, p, Holm-adjusted p, seeds for 80% power) and the no
 per run a beat timeline, talk-share bars and a cost-per-beat sparkline (tokens when no cost was
 recorded).
 
-The console's palette opens it (`open_compare`); `tui.app.run_compare_app` opens the console on it."""
+The console's palette opens it (`open_compare`); `promptdesk.tui.app.run_compare_app` opens the console on it."""
 
 from __future__ import annotations
 
@@ -15,16 +15,16 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Sparkline, Static
 
-from core.record import outputs
-from core.experiments.compare import DIFFERENCE_HEADER, Comparison, compare, difference_cells, folders_of, notes, number, \
+from promptdesk.core.record import outputs
+from promptdesk.core.experiments.compare import DIFFERENCE_HEADER, Comparison, compare, difference_cells, folders_of, notes, number, \
     shown_differences
-from core.errors import PromptdeskError
-from core.experiments.metrics import RunMetrics, recorded_success, run_metrics, spend_per_beat
-from core.record.recorder import read_events
-from core.experiments.take_sweep import is_take_sweep, measure_take_sweep
-from core.experiments.takes import family, metrics_after
-from tui.widgets.beat_timeline import BeatTimeline
-from tui.widgets.takes_view import TakesView
+from promptdesk.core.errors import PromptdeskError
+from promptdesk.core.experiments.metrics import RunMetrics, recorded_success, run_metrics, spend_per_beat
+from promptdesk.core.record.recorder import read_events
+from promptdesk.core.experiments.take_sweep import is_take_sweep, measure_take_sweep
+from promptdesk.core.experiments.takes import family, metrics_after
+from promptdesk.tui.widgets.beat_timeline import BeatTimeline
+from promptdesk.tui.widgets.takes_view import TakesView
 
 
 class RunPanel(Vertical):

@@ -1,6 +1,6 @@
 """Replay: a run folder played back from `events.jsonl` alone, by `t`. No model is ever called by the
-replay itself; `f` takes the scene again from the current beat (`core.casting.branch`), live on a stage of
-its own, and the palette lists the takes of the run (`core.record.takes.takes_of`)."""
+replay itself; `f` takes the scene again from the current beat (`promptdesk.core.casting.branch`), live on a stage of
+its own, and the palette lists the takes of the run (`promptdesk.core.record.takes.takes_of`)."""
 
 from __future__ import annotations
 
@@ -14,21 +14,21 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from core.errors import PromptdeskError
-from core.record.outputs import cast_names, start_info
-from core.record.events import BaseEvent, CallEvent, DeltaEvent, ThinkEvent
-from core.record.recorder import read_events
-from core.record.takes import Change, describe_change, takes_of
-from tui.playback import Move, Playback
-from tui.commands import binding_commands, copy_run_folder, copy_selection
-from tui.formats import registry
-from tui.lines import Cast, safe
-from tui.render import transcript_line
-from tui.stage_state import StateFold
-from tui.screens.take_dialog import TakeDialog
-from tui.widgets.playback_bar import PlaybackBar
-from tui.widgets.pane_picker import PaneControls, panes_binding
-from tui.widgets.stage_view import StageView
+from promptdesk.core.errors import PromptdeskError
+from promptdesk.core.record.outputs import cast_names, start_info
+from promptdesk.core.record.events import BaseEvent, CallEvent, DeltaEvent, ThinkEvent
+from promptdesk.core.record.recorder import read_events
+from promptdesk.core.record.takes import Change, describe_change, takes_of
+from promptdesk.tui.playback import Move, Playback
+from promptdesk.tui.commands import binding_commands, copy_run_folder, copy_selection
+from promptdesk.tui.formats import registry
+from promptdesk.tui.lines import Cast, safe
+from promptdesk.tui.render import transcript_line
+from promptdesk.tui.stage_state import StateFold
+from promptdesk.tui.screens.take_dialog import TakeDialog
+from promptdesk.tui.widgets.playback_bar import PlaybackBar
+from promptdesk.tui.widgets.pane_picker import PaneControls, panes_binding
+from promptdesk.tui.widgets.stage_view import StageView
 
 SCRUB_KEYS = Binding.Group("Scrub", compact=True)
 """`←` and `→` share one footer entry: "←→ Scrub" (each a tenth of the run)."""
@@ -193,7 +193,7 @@ class ReplayScreen(PaneControls, Screen[None]):
 
     def start_take(self, beat: int, change: Change | None) -> None:
         """Make the take's folder and play it live on a stage of its own, the parent's beats before it shown."""
-        from core.casting.branch import prepare_branch
+        from promptdesk.core.casting.branch import prepare_branch
 
         if change is None:
             return
@@ -245,7 +245,7 @@ def changes_the_screen(event: BaseEvent, cast: Cast) -> bool:
 
 def branchable(run_dir: Path, events: list) -> bool:
     """A run can be taken again when it has its start record and its format can be rebuilt (a scene)."""
-    from core.formats.registry import FORMATS
+    from promptdesk.core.formats.registry import FORMATS
 
     fmt = FORMATS.get((start_info(events).get("scene") or {}).get("format") or "scene")
     return (run_dir / "private.json").is_file() and fmt is not None and fmt.resumable() and \

@@ -16,24 +16,24 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
-from tui.bridge import SessionBridge, SessionLike
-from tui.commands import binding_commands, copy_run_folder, copy_selection
-from tui.formats import registry
-from tui.formats.room_bar import RoomBar
-from tui.lines import safe
-from tui.stage_controls import told_why, why_not
-from tui.stage_directions import Directions
-from tui.waits import Waits
-from tui.stage_state import PlayedTime, from_session
-from tui.widgets.beat_timeline import BeatTimeline
-from tui.widgets.confirm_modal import ConfirmModal
-from tui.widgets.pane_picker import PaneControls, panes_binding
-from tui.widgets.queued_line import QueuedLine
-from tui.widgets.stage_view import StageView
-from tui.widgets.wrapped_log import WrappedLog
+from promptdesk.tui.bridge import SessionBridge, SessionLike
+from promptdesk.tui.commands import binding_commands, copy_run_folder, copy_selection
+from promptdesk.tui.formats import registry
+from promptdesk.tui.formats.room_bar import RoomBar
+from promptdesk.tui.lines import safe
+from promptdesk.tui.stage_controls import told_why, why_not
+from promptdesk.tui.stage_directions import Directions
+from promptdesk.tui.waits import Waits
+from promptdesk.tui.stage_state import PlayedTime, from_session
+from promptdesk.tui.widgets.beat_timeline import BeatTimeline
+from promptdesk.tui.widgets.confirm_modal import ConfirmModal
+from promptdesk.tui.widgets.pane_picker import PaneControls, panes_binding
+from promptdesk.tui.widgets.queued_line import QueuedLine
+from promptdesk.tui.widgets.stage_view import StageView
+from promptdesk.tui.widgets.wrapped_log import WrappedLog
 
 if TYPE_CHECKING:
-    from core.casting.build import RunOptions
+    from promptdesk.core.casting.build import RunOptions
 
 PACE_KEYS = Binding.Group("Pace", compact=True)
 """`+` and `-` share one footer entry: "+- Pace"."""
@@ -222,8 +222,8 @@ class StageScreen(Directions, PaneControls, Screen[None]):
 
     def tell_failures(self, events: list) -> None:
         """Notify the first actor failure of each kind (timeout, authentication, ...) with its reason."""
-        from core.record.outputs import is_failure
-        from tui.failures import failure_kind
+        from promptdesk.core.record.outputs import is_failure
+        from promptdesk.tui.failures import failure_kind
 
         for event in events:
             reason = getattr(event, "reason", None)
@@ -294,7 +294,7 @@ class StageScreen(Directions, PaneControls, Screen[None]):
 
     def action_pace(self, steps: int) -> None:
         """Change the minimum seconds per beat by `steps` half-seconds (from the next safe point)."""
-        from core.engine.pacing import STEP_S
+        from promptdesk.core.engine.pacing import STEP_S
 
         seconds = self.bridge.set_pace(self.session.state.pace_s + steps * STEP_S)
         self.notify(f"Pace: at least {seconds:g} s per beat", markup=False, timeout=2)
@@ -323,7 +323,7 @@ class StageScreen(Directions, PaneControls, Screen[None]):
 
     def on_room_bar_commanded(self, message: RoomBar.Commanded) -> None:
         """Start the command as a new session (its own `Session`, both choices as made here) on a new stage."""
-        from core.casting.build import RunOptions, build_session
+        from promptdesk.core.casting.build import RunOptions, build_session
 
         room, state = self.query_one(RoomBar), self.session.state
         options = replace(self.options or RunOptions(), isolation=state.isolation, coordinator=state.coordinator,
@@ -367,7 +367,7 @@ class StageScreen(Directions, PaneControls, Screen[None]):
 
     def action_replay(self) -> None:
         """Open this run's replay."""
-        from tui.screens.replay import ReplayScreen
+        from promptdesk.tui.screens.replay import ReplayScreen
 
         self.app.push_screen(ReplayScreen(Path(self.session.state.run_dir)))
 

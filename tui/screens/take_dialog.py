@@ -1,5 +1,5 @@
 """The small dialog that asks how to take a scene again from a beat (replay's `f`): a world event, a
-note to every actor or to one, or nothing; returned as a `core.casting.branch.Change`."""
+note to every actor or to one, or nothing; returned as a `promptdesk.core.casting.branch.Change`."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select
 
-from core.record.takes import Change
-from tui.lines import safe
+from promptdesk.core.record.takes import Change
+from promptdesk.tui.lines import safe
 
 NOTHING, EVENT, NOTE_ALL = "__nothing__", "__event__", "__note__"
 NOTE_TO = "note:"

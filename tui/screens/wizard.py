@@ -3,7 +3,7 @@
 Must present, must record: both pre-experiment choices are shown with spec 000's trade-offs and
 nothing pre-selected (a choice made in the scene file or by a flag is shown as chosen and can be
 changed); there is no way past a choice without an answer. Starting builds the session through
-`core.casting.build.build_session`, whose run writes `notes.md` before any actor is spawned.
+`promptdesk.core.casting.build.build_session`, whose run writes `notes.md` before any actor is spawned.
 """
 
 from __future__ import annotations
@@ -21,20 +21,20 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, ContentSwitcher, Footer, Input, RadioSet, Select, Static
 
-from core.characters.loading import search_dirs
-from core.errors import PromptdeskError
-from core.casting.scene_file import Scene, load_scene
-from core.casting.build import RunOptions, build_session
-from tui.choices import COORDINATOR, ISOLATION
-from tui.formats import registry
-from tui.lines import safe
-from tui.summary import scene_status, summary
-from tui.widgets.cast_check import CastCheck
-from tui.widgets.choice_picker import ChoicePicker
-from tui.widgets.provider_form import ProviderForm, in_form_words
-from tui.widgets.run_fields import RunFields
-from tui.widgets.scene_picker import ScenePicker
-from tui.widgets.step_bar import StepBar
+from promptdesk.core.characters.loading import search_dirs
+from promptdesk.core.errors import PromptdeskError
+from promptdesk.core.casting.scene_file import Scene, load_scene
+from promptdesk.core.casting.build import RunOptions, build_session
+from promptdesk.tui.choices import COORDINATOR, ISOLATION
+from promptdesk.tui.formats import registry
+from promptdesk.tui.lines import safe
+from promptdesk.tui.summary import scene_status, summary
+from promptdesk.tui.widgets.cast_check import CastCheck
+from promptdesk.tui.widgets.choice_picker import ChoicePicker
+from promptdesk.tui.widgets.provider_form import ProviderForm, in_form_words
+from promptdesk.tui.widgets.run_fields import RunFields
+from promptdesk.tui.widgets.scene_picker import ScenePicker
+from promptdesk.tui.widgets.step_bar import StepBar
 
 STEPS = ("scene", "cast", "isolation", "coordinator", "provider", "confirm")
 LABELS = ("Scene", "Cast", "Isolation", "Coordinator", "Provider", "Confirm")
@@ -314,7 +314,7 @@ class WizardScreen(Screen[None]):
 
     def start(self) -> None:
         """Build the session and hand it to the stage (its run writes notes.md first)."""
-        from tui.screens.stage import StageScreen
+        from promptdesk.tui.screens.stage import StageScreen
 
         assert self.scene is not None
         try:

@@ -7,8 +7,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
-from core.record.events import BaseEvent, SpeakEvent
-from core.experiments.metrics import FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, timeline
+from promptdesk.core.record.events import BaseEvent, SpeakEvent
+from promptdesk.core.experiments.metrics import FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, timeline
 
 GLYPHS = {SPOKE: ("█", "#3b82f6"), INTERRUPTED: ("▲", "#f59e0b"), REACTED: ("◆", "#10b981"),
           SILENT: ("·", "#9ca3af"), FAILED: ("✗", "#ef4444")}
@@ -29,7 +29,7 @@ so that the rows of beats start in one column and never run under the charts."""
 
 
 class BeatTimeline(Widget):
-    """Renders `core.experiments.metrics.timeline` of the events it holds; names are shown literally."""
+    """Renders `promptdesk.core.experiments.metrics.timeline` of the events it holds; names are shown literally."""
 
     DEFAULT_CSS = """
     BeatTimeline { height: auto; padding: 0 1; }

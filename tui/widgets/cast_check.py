@@ -10,11 +10,11 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from core.characters.loading import load_character
-from core.errors import PromptdeskError
-from core.casting.scene_file import Scene
-from tui.formats import registry
-from tui.lines import safe
+from promptdesk.core.characters.loading import load_character
+from promptdesk.core.errors import PromptdeskError
+from promptdesk.core.casting.scene_file import Scene
+from promptdesk.tui.formats import registry
+from promptdesk.tui.lines import safe
 
 OK, FAIL = Style(color="green", bold=True), Style(color="red", bold=True)
 DESCRIPTION_SHOWN = 100
@@ -24,7 +24,7 @@ DESCRIPTION_SHOWN = 100
 def engine_cast_loader(scene: Scene) -> Callable[[Sequence[str], Sequence[Path]], list[Any]]:
     """The loader the engine itself will use for this scene's format (characters, cards cast directly,
     or the participants its format casts its own way)."""
-    from core.casting import build as setup
+    from promptdesk.core.casting import build as setup
 
     return lambda _slugs, dirs: setup.load_scene_cast(scene, list(dirs), Path.cwd())
 

@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Label, RadioButton, RadioSet, Static
 
-from tui.choices import Choice
+from promptdesk.tui.choices import Choice
 
 
 def tradeoff_table(choice: Choice) -> Table:

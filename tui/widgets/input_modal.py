@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select
 
-from tui.lines import safe
+from promptdesk.tui.lines import safe
 
 EVERYONE = "__everyone__"
 

@@ -7,7 +7,7 @@ import re
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.lines import Cast, safe
+from promptdesk.tui.lines import Cast, safe
 
 QUOTES_AND_GESTURES = re.compile(r"\*[^*]*\*?|[\"“”]")
 """What is not words in a speech's body: `*gestures*` (one still open too) and quotes."""

@@ -1,6 +1,6 @@
 """Which actors' thinking panes the stage shows, when the cast is larger than the panes that fit.
 
-A crowd (up to `core.engine.scene.MAX_CAST` actors) does not fit on the stage as one pane each:
+A crowd (up to `promptdesk.core.engine.scene.MAX_CAST` actors) does not fit on the stage as one pane each:
 the stage shows as many panes as fit at a readable size (`pane_capacity`; every pane of a cast of
 up to `ALWAYS_SHOWN` fits anyway, as it always did), and the operator picks which ones, with `v`
 (`PanePicker`, a checklist of the cast) or from the command palette (`pane_commands`: show or hide
@@ -20,7 +20,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 
-from tui.lines import safe
+from promptdesk.tui.lines import safe
 
 READABLE_WIDTH, READABLE_HEIGHT = 24, 6
 """The smallest pane (border included) a crowd's panes are given: about three lines of 22 characters."""

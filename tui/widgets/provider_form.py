@@ -17,10 +17,10 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Input, Label, Select, Static
 
-from core.casting.build import protocol_problem
-from tui.choices import PROVIDERS
-from tui.formats import registry
-from tui.widgets.run_fields import RunFields
+from promptdesk.core.casting.build import protocol_problem
+from promptdesk.tui.choices import PROVIDERS
+from promptdesk.tui.formats import registry
+from promptdesk.tui.widgets.run_fields import RunFields
 
 MODEL_HINT = {
     "offline": ("Model (blank: the offline improviser, its only model)", "(leave blank)"),
@@ -52,7 +52,7 @@ PROVIDER_HINT = {
 """What the provider chosen is and needs (only that provider's line is shown)."""
 
 KEY_ENVS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
-"""Where each provider reads its API key (as `core.providers` reads it); the others need none."""
+"""Where each provider reads its API key (as `promptdesk.core.providers` reads it); the others need none."""
 
 
 def key_env(provider: str) -> str:
@@ -141,7 +141,7 @@ class ProviderForm(VerticalScroll):
 
     @property
     def format(self) -> str:
-        """The format chosen: the key of one of the wizard's choices (`tui.formats.registry.CHOICES`)."""
+        """The format chosen: the key of one of the wizard's choices (`promptdesk.tui.formats.registry.CHOICES`)."""
         return str(self.query_one("#format", Select).value)
 
     @format.setter

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from textual.content import Content
 from textual.widgets import Static
 
-from core.record.events import BaseEvent
-from tui.lines import safe
+from promptdesk.core.record.events import BaseEvent
+from promptdesk.tui.lines import safe
 
 
 class QueuedLine(Static):

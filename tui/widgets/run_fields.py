@@ -1,7 +1,7 @@
 """The wizard's run fields, on the provider step: seed and reply protocol, and what the chosen format
 lets the operator bound.
 
-Which bounds a format has is the format's to say (`tui.formats.base.ConsoleFormat.wizard_fields`): a
+Which bounds a format has is the format's to say (`promptdesk.tui.formats.base.ConsoleFormat.wizard_fields`): a
 scene has a beat cap, a collaboration a first speaker and a round cap. Every format has a seed and a
 reply protocol (`--protocol`: how every actor answers). Blank means "as the scene file says", and
 each placeholder says what that is.
@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Label, Select
 
-from tui.formats import registry
+from promptdesk.tui.formats import registry
 
 FIELDS = ("seed", "protocol", "max_beats", "first", "max_rounds")
 """Every run field, in the order shown."""
@@ -24,7 +24,7 @@ NAMES = {"seed": "Seed", "protocol": "Reply protocol", "max_beats": "Max beats",
 PROTOCOLS = (("tags: tagged lines, parsed and checked", "tags"),
              ("json: one JSON object, constrained by the provider (OpenAI-compatible, Anthropic)", "json"),
              ("auto: json where the provider can constrain it, else tags", "auto"))
-"""The reply protocols (`core.providers.spec.ProviderSpec.protocol`), as the wizard offers them."""
+"""The reply protocols (`promptdesk.core.providers.spec.ProviderSpec.protocol`), as the wizard offers them."""
 EVERY_FORMAT = ("seed", "protocol")
 """The fields every format has (the format adds its own bounds)."""
 

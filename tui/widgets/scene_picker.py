@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.lines import safe
+from promptdesk.tui.lines import safe
 
 
 def scene_title(path: Path) -> str:

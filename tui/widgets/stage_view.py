@@ -1,5 +1,5 @@
 """The stage itself: transcript and live speech, the session panel, one thinking pane per actor
-(as many shown as fit; the operator picks which: `tui.widgets.pane_picker`).
+(as many shown as fit; the operator picks which: `promptdesk.tui.widgets.pane_picker`).
 
 `StageView.apply(events)` is the one place where core events become widget updates; the live
 stage (through the bridge) and replay (from `events.jsonl`) both feed it, in batches.
@@ -16,16 +16,16 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.content import Content
 from textual.events import Resize
 
-from core.record.events import BaseEvent, CloseEvent, DeltaEvent, SpeakEvent, ThinkEvent
-from tui.lines import Cast
-from tui.render import transcript_line
-from tui.snapshot import FROM_EVENTS, StageState
-from tui.stage_state import note_progress
-from tui.widgets.live_speech import LiveSpeech
-from tui.widgets.pane_picker import pane_capacity, shown_panes
-from tui.widgets.state_panel import StatePanel
-from tui.widgets.thinking_pane import ThinkingPane
-from tui.widgets.transcript import Transcript
+from promptdesk.core.record.events import BaseEvent, CloseEvent, DeltaEvent, SpeakEvent, ThinkEvent
+from promptdesk.tui.lines import Cast
+from promptdesk.tui.render import transcript_line
+from promptdesk.tui.snapshot import FROM_EVENTS, StageState
+from promptdesk.tui.stage_state import note_progress
+from promptdesk.tui.widgets.live_speech import LiveSpeech
+from promptdesk.tui.widgets.pane_picker import pane_capacity, shown_panes
+from promptdesk.tui.widgets.state_panel import StatePanel
+from promptdesk.tui.widgets.thinking_pane import ThinkingPane
+from promptdesk.tui.widgets.transcript import Transcript
 
 PANE_MIN_WIDTH, PANE_MIN_HEIGHT = 16, 5
 """The smallest a thinking pane may get (border included) when choosing how many rows of panes."""

@@ -11,10 +11,10 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from tui.formats import registry
-from tui.formats.base import Row
-from tui.lines import safe
-from tui.snapshot import StageState
+from promptdesk.tui.formats import registry
+from promptdesk.tui.formats.base import Row
+from promptdesk.tui.lines import safe
+from promptdesk.tui.snapshot import StageState
 
 ISOLATION_SHORT = {"a": "(a) fresh call/turn", "b": "(b) thread per actor"}
 ROLE_SHORT = {"A": "A — judge + notes", "B": "B — LLM judge", "C": "C — pure code"}

@@ -1,6 +1,6 @@
 """Takes side by side (the Compare screen, when the runs are takes of one another): the tree of takes,
 then a table with a row per beat from the branch beat and a column per take, each take's change marked
-(», highlighted) and the beat where the takes diverge flagged (`core.experiments.takes`)."""
+(», highlighted) and the beat where the takes diverge flagged (`promptdesk.core.experiments.takes`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from core.experiments.takes import Family, by_beat
+from promptdesk.core.experiments.takes import Family, by_beat
 
 COLUMN = 34
 """The width of a take's column, in cells (lines are wrapped to it)."""

@@ -11,9 +11,9 @@ from textual.events import Resize
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.lines import safe
-from tui.widgets.wrapped_log import WrappedLog
-from tui.wrap import Run
+from promptdesk.tui.lines import safe
+from promptdesk.tui.widgets.wrapped_log import WrappedLog
+from promptdesk.tui.wrap import Run
 
 THOUGHT = Style(italic=True)
 STREAM_TAIL = 200

@@ -6,15 +6,15 @@ from collections.abc import Sequence
 
 from rich.style import Style
 
-from tui.lines import ROLES, Line
-from tui.widgets.wrapped_log import WrappedLog
-from tui.wrap import Run
+from promptdesk.tui.lines import ROLES, Line
+from promptdesk.tui.widgets.wrapped_log import WrappedLog
+from promptdesk.tui.wrap import Run
 
 
 class Transcript(WrappedLog):
     """Everything said aloud, in order: speech, world events, notes, system lines.
 
-    Entries are `tui.render.Line`s; each piece's role is a component class (`transcript--tone`,
+    Entries are `promptdesk.tui.render.Line`s; each piece's role is a component class (`transcript--tone`,
 ) so the colours come from the theme, and a theme switch re-styles every kept line. Text
     is laid out as plain runs: nothing in it is ever read as markup.
     """

@@ -1,7 +1,7 @@
 """One scrolling widget for any number of lines of plain styled text, laid out lazily.
 
 The same Line API as Textual's `RichLog`, with two differences that keep it flat at tens of
-thousands of lines: entries are wrapped by `tui.wrap` (plain runs, no Rich layout, no markup),
+thousands of lines: entries are wrapped by `promptdesk.tui.wrap` (plain runs, no Rich layout, no markup),
 and only the rows on screen are ever built. Each entry costs one row count and one list slot;
 a resize or a theme change just recounts.
 
@@ -30,7 +30,7 @@ from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
-from tui.wrap import Run, count_text_rows, wrap_runs
+from promptdesk.tui.wrap import Run, count_text_rows, wrap_runs
 
 
 ROW_CACHE = 64

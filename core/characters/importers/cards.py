@@ -4,7 +4,7 @@ V1 is a flat object (`name`, `description`, `personality`, `scenario`, `first_me
 V2 (`spec: chara_card_v2`) and V3 (`spec: chara_card_v3`) put those and more under `data`. A PNG card
 carries the JSON base64-encoded in a `chara` (V1/V2) or `ccv3` (V3) text chunk; `ccv3` wins when both
 are present. A WebP card carries it in its XMP (`chara`/`ccv3`) or its EXIF UserComment. The image's
-metadata is read without decoding a pixel (`core.characters.importers.images`).
+metadata is read without decoding a pixel (`promptdesk.core.characters.importers.images`).
 
 Mapping (README "Bring your characters"): `name` -> name and slug; `description` and `personality`
 -> profile sections; `mes_example` -> a "Voice" section (`<START>` markers removed); `scenario` and
@@ -22,10 +22,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from core.characters.importers.images import KEYS_SHOWN, kind, png_texts, webp_texts
-from core.characters.importers.model import MAX_SOURCE_BYTES, Imported, ImportProblem, bullets, text_field
-from core.protocol.bounded import Unbounded, load_json
-from core.protocol.sanitize import strip_controls
+from promptdesk.core.characters.importers.images import KEYS_SHOWN, kind, png_texts, webp_texts
+from promptdesk.core.characters.importers.model import MAX_SOURCE_BYTES, Imported, ImportProblem, bullets, text_field
+from promptdesk.core.protocol.bounded import Unbounded, load_json
+from promptdesk.core.protocol.sanitize import strip_controls
 
 DEFAULT_USER = "the visitor"
 DROPPED_FIELDS = ("system_prompt", "post_history_instructions", "character_book", "alternate_greetings",

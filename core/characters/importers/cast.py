@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.characters.loading import Character
-from core.errors import CharacterLoadError
-from core.characters.importers.cards import DEFAULT_USER
-from core.characters.importers.model import ImportProblem
-from core.characters.importers.read import read_source
-from core.protocol.sanitize import strip_controls
+from promptdesk.core.characters.loading import Character
+from promptdesk.core.errors import CharacterLoadError
+from promptdesk.core.characters.importers.cards import DEFAULT_USER
+from promptdesk.core.characters.importers.model import ImportProblem
+from promptdesk.core.characters.importers.read import read_source
+from promptdesk.core.protocol.sanitize import strip_controls
 
 
 @dataclass

@@ -18,7 +18,7 @@ import re
 import struct
 import zlib
 
-from core.characters.importers.model import MAX_SOURCE_BYTES, ImportProblem
+from promptdesk.core.characters.importers.model import MAX_SOURCE_BYTES, ImportProblem
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 TEXT_MAX_BYTES = MAX_SOURCE_BYTES

@@ -7,8 +7,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.characters.loading import SLUG_MAX, name_problem
-from core.protocol.sanitize import strip_controls
+from promptdesk.core.characters.loading import SLUG_MAX, name_problem
+from promptdesk.core.protocol.sanitize import strip_controls
 
 MAX_SOURCE_BYTES = 4_000_000
 """Largest file an importer reads (cards with embedded art stay far below this)."""
@@ -49,7 +49,7 @@ class Imported:
 
 def admitted(imported: Imported, where: str) -> Imported:
     """The character with every text it will write stripped of escape sequences and control characters,
-    and its name passed through the display-name gate (`core.characters.loading.name_problem`): an
+    and its name passed through the display-name gate (`promptdesk.core.characters.loading.name_problem`): an
     import and a card cast directly are refused exactly as a character file with that name is."""
     problem = name_problem(imported.name)
     if problem:

@@ -2,7 +2,7 @@
 
 The file's size is checked before it is read (`MAX_SOURCE_BYTES`); a card image is recognised by its
 first bytes, whatever its name says, and read without decoding a pixel; JSON is parsed no deeper than
-`core.protocol.bounded.MAX_DEPTH`. What comes out passes the display-name gate and is stripped of
+`promptdesk.core.protocol.bounded.MAX_DEPTH`. What comes out passes the display-name gate and is stripped of
 control sequences (`model.admitted`).
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.characters.importers.cards import DEFAULT_USER, card_json_from_image, from_card, is_card
-from core.characters.importers.images import kind
-from core.characters.importers.model import MAX_SOURCE_BYTES, Imported, ImportProblem, admitted
-from core.characters.importers.tinytroupe import from_tiny_person, is_tiny_person
-from core.protocol.bounded import Unbounded, load_json, read_capped
+from promptdesk.core.characters.importers.cards import DEFAULT_USER, card_json_from_image, from_card, is_card
+from promptdesk.core.characters.importers.images import kind
+from promptdesk.core.characters.importers.model import MAX_SOURCE_BYTES, Imported, ImportProblem, admitted
+from promptdesk.core.characters.importers.tinytroupe import from_tiny_person, is_tiny_person
+from promptdesk.core.protocol.bounded import Unbounded, load_json, read_capped
 
 
 def read_bytes(path: Path) -> bytes:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from core.characters.importers.model import MAX_FIELD_CHARS, Imported, ImportProblem
+from promptdesk.core.characters.importers.model import MAX_FIELD_CHARS, Imported, ImportProblem
 
 _FACTS = ("age", "gender", "nationality", "country_of_residence", "residence", "education")
 _KNOWN = {"name", "occupation", "personality", "style", "long_term_goals", "goals", "beliefs", "preferences",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from core.characters.importers.model import Imported, ImportProblem
+from promptdesk.core.characters.importers.model import Imported, ImportProblem
 
 SNIPPET_NAME = "scene-snippet.yaml"
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core.formats.collaborate.context import REPAIR_PROMPT
-from core.formats.collaborate.envelope import Envelope, fallback, parse_envelope, strict_schema
-from core.providers.base import ChatMessage, Request
-from core.engine.turn import call
+from promptdesk.core.formats.collaborate.context import REPAIR_PROMPT
+from promptdesk.core.formats.collaborate.envelope import Envelope, fallback, parse_envelope, strict_schema
+from promptdesk.core.providers.base import ChatMessage, Request
+from promptdesk.core.engine.turn import call
 
 if TYPE_CHECKING:
-    from core.engine.actors import Actor
-    from core.engine.session import Session
+    from promptdesk.core.engine.actors import Actor
+    from promptdesk.core.engine.session import Session
 
 STRUCTURED_OUTPUTS = ("openai",)
 """Providers that enforce the schema themselves (strict structured outputs)."""

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.characters.loading import Character
-from core.formats.collaborate.context import system_prompt
-from core.formats.collaborate.envelope import schema
-from core.engine.scene import Scene
+from promptdesk.core.characters.loading import Character
+from promptdesk.core.formats.collaborate.context import system_prompt
+from promptdesk.core.formats.collaborate.envelope import schema
+from promptdesk.core.engine.scene import Scene
 
 
 def build_collab_briefing(character: Character, scene: Scene, cast_names: Sequence[str]) -> str:
-    """Same signature as `core.engine.briefing.build_briefing`, for the `collaborate` format."""
+    """Same signature as `promptdesk.core.engine.briefing.build_briefing`, for the `collaborate` format."""
     persona = character.profile
     perspective = scene.perspective_for(character.slug)
     if perspective:

@@ -12,8 +12,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.engine.actors import tokens
-from core.protocol.lines import indented
+from promptdesk.core.engine.actors import tokens
+from promptdesk.core.protocol.lines import indented
 
 WINDOW_ITEMS = 8
 WINDOW_TOKENS = 2500

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from core.protocol.bounded import load_json
+from promptdesk.core.protocol.bounded import load_json
 
 TASK_MAX = 500
 

@@ -11,9 +11,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from core.errors import InvalidConfig
-from core.engine.format import SceneReader
-from core.engine.scene import Scene
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.engine.format import SceneReader
+from promptdesk.core.engine.scene import Scene
 
 DEFAULT_PAIR = "gpt,claude"
 

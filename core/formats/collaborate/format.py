@@ -7,20 +7,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.characters.loading import Character
-from core.engine.format import Format, SceneReader
-from core.engine.scene import Scene
-from core.formats.collaborate import flags, lines, policy
-from core.formats.collaborate.briefing import build_collab_briefing
-from core.formats.collaborate.improv import play_envelope
-from core.formats.collaborate.personas import default_providers, load_participants, require_goal
-from core.formats.collaborate.settings import Collaborate, check, settings
-from core.providers.spec import ProviderSpec
-from core.record.lines import FormatLines
+from promptdesk.core.characters.loading import Character
+from promptdesk.core.engine.format import Format, SceneReader
+from promptdesk.core.engine.scene import Scene
+from promptdesk.core.formats.collaborate import flags, lines, policy
+from promptdesk.core.formats.collaborate.briefing import build_collab_briefing
+from promptdesk.core.formats.collaborate.improv import play_envelope
+from promptdesk.core.formats.collaborate.personas import default_providers, load_participants, require_goal
+from promptdesk.core.formats.collaborate.settings import Collaborate, check, settings
+from promptdesk.core.providers.spec import ProviderSpec
+from promptdesk.core.record.lines import FormatLines
 
 if TYPE_CHECKING:
-    from core.engine.coordinator import Decision
-    from core.engine.session import Session
+    from promptdesk.core.engine.coordinator import Decision
+    from promptdesk.core.engine.session import Session
 
 
 class CollaborateFormat(Format):

@@ -14,8 +14,8 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from core.improv.dice import rng_for
-from core.providers.base import Request
+from promptdesk.core.improv.dice import rng_for
+from promptdesk.core.providers.base import Request
 
 NAME = re.compile(r"Your name is `([a-z0-9-]+)`\. Participants: ([a-z0-9, -]+?) \(")
 ROUND = re.compile(r"Round (\d+) of (\d+)\.")

@@ -8,7 +8,7 @@ Every text a model (or the operator) wrote is folded so that it never starts a l
 in `transcript.md` a message keeps its line breaks, each further line indented (read as part of the
 paragraph, or as a code block after a blank line, never as another speaker's line or a router line);
 in `transcript.txt`, the batch output and every bracketed line it is folded onto one line
-(`core.protocol.lines.one_line`).
+(`promptdesk.core.protocol.lines.one_line`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from core.protocol.lines import indented, one_line
-from core.record.events import BaseEvent
+from promptdesk.core.protocol.lines import indented, one_line
+from promptdesk.core.record.events import BaseEvent
 
 ROUTER = "router"
 TYPES = ("human_message", "agent_response", "handoff")

@@ -16,10 +16,10 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from core.characters.loading import Character, load_character
-from core.errors import CharacterLoadError, InvalidConfig
-from core.engine.scene import Scene
-from core.providers.spec import ProviderSpec
+from promptdesk.core.characters.loading import Character, load_character
+from promptdesk.core.errors import CharacterLoadError, InvalidConfig
+from promptdesk.core.engine.scene import Scene
+from promptdesk.core.providers.spec import ProviderSpec
 
 BUILTIN = {
     "gpt": ("GPT", "A plain assistant persona: practical, structured, quick to turn a draft into steps and lists. "

@@ -13,17 +13,17 @@ import asyncio
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from core.engine.actors import ThreadActor
-from core.formats.collaborate.ask import Reply, ask
-from core.formats.collaborate.context import Item, user_message, window
-from core.formats.collaborate.settings import settings as collab_settings
-from core.formats.collaborate.state import Collaboration
-from core.engine.coordinator import Decision
-from core.errors import RecordingError
-from core.engine.turn import actor_failed
+from promptdesk.core.engine.actors import ThreadActor
+from promptdesk.core.formats.collaborate.ask import Reply, ask
+from promptdesk.core.formats.collaborate.context import Item, user_message, window
+from promptdesk.core.formats.collaborate.settings import settings as collab_settings
+from promptdesk.core.formats.collaborate.state import Collaboration
+from promptdesk.core.engine.coordinator import Decision
+from promptdesk.core.errors import RecordingError
+from promptdesk.core.engine.turn import actor_failed
 
 if TYPE_CHECKING:
-    from core.engine.session import Session
+    from promptdesk.core.engine.session import Session
 
 ROUTER = "router"
 HUMAN = "you"
@@ -59,7 +59,7 @@ def start(session: Session) -> Collaboration:
 
 async def play(session: Session) -> Decision:
     """Run the collaboration to `final`, `no_handoff`, `cap`, an error or the operator's stop."""
-    from core.engine.session import SceneStopped
+    from promptdesk.core.engine.session import SceneStopped
 
     collab = start(session)
     say(session, collab, "human_message", collab.goal, source=HUMAN, target=ROUTER)
@@ -90,7 +90,7 @@ async def _rounds(session: Session, collab: Collaboration) -> Decision:
 
 async def _turn(session: Session, collab: Collaboration) -> Reply | None:
     """Call the speaker (cancellable by stop); record the call and the response."""
-    from core.engine.session import SceneStopped
+    from promptdesk.core.engine.session import SceneStopped
 
     slug, actor = collab.speaker, session.actors[collab.speaker]
     call_id = str(uuid.uuid4())

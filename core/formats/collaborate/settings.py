@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import PositiveInt
 from pydantic_core import PydanticCustomError
 
-from core.engine.scene import Scene, SceneModel, Slug
+from promptdesk.core.engine.scene import Scene, SceneModel, Slug
 
 
 class Collaborate(SceneModel):
@@ -26,7 +26,7 @@ def settings(scene: Scene) -> Collaborate:
 
 def check(scene: Scene) -> None:
     """Its first speaker is a participant, and becomes the scene's `initial_speaker`. (The goal is
-    checked when a collaboration is built to run: see `core.formats.collaborate.personas`.)"""
+    checked when a collaboration is built to run: see `promptdesk.core.formats.collaborate.personas`.)"""
     first = settings(scene).first
     if first is not None:
         if first not in scene.characters:

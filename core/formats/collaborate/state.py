@@ -8,7 +8,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.formats.collaborate.context import Item
+from promptdesk.core.formats.collaborate.context import Item
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The roundtable's model calls, all through `core.engine.turn.call` (recorded in `prompts.jsonl`, streamed,
+"""The roundtable's model calls, all through `promptdesk.core.engine.turn.call` (recorded in `prompts.jsonl`, streamed,
 priced). A failed call never ends the discussion: the facilitator's becomes a fallback, a
 participant's a `system` line and a missing answer. Every fallback is logged and recorded."""
 
@@ -8,14 +8,14 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core.engine import turn
-from core.errors import RecordingError
-from core.providers.base import ChatMessage, Provider, Request
-from core.formats.roundtable.strategies import Strategy
+from promptdesk.core.engine import turn
+from promptdesk.core.errors import RecordingError
+from promptdesk.core.providers.base import ChatMessage, Provider, Request
+from promptdesk.core.formats.roundtable.strategies import Strategy
 
 if TYPE_CHECKING:
-    from core.engine.actors import Actor
-    from core.engine.session import Session
+    from promptdesk.core.engine.actors import Actor
+    from promptdesk.core.engine.session import Session
 
 FACILITATOR = "facilitator"
 
@@ -36,7 +36,7 @@ def fallback(session: Session, who: str, what: str, problem: str, round_no: int,
              failed: bool = False) -> None:
     """Log a fallback to `debug.log`, record it as a `system` event and in the round's `fallbacks`.
     `failed`: the call itself failed (a failed call, counted with the actor failures); otherwise the
-    answer came but was unusable (a salvaged reply, `core.record.outputs.is_salvage`)."""
+    answer came but was unusable (a salvaged reply, `promptdesk.core.record.outputs.is_salvage`)."""
     text = f"{who}: {problem}; used the fallback {what}"
     session.recorder.log("warning", f"roundtable fallback: {text}", round=round_no)
     session.say("system", text, reason="fallback", fallback=what, about=who, internal=True, beat=round_no,

@@ -9,14 +9,14 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.record.events import OPERATOR
-from core.formats.roundtable.answers import Answer, Synthesis
-from core.formats.roundtable.calls import FACILITATOR, TableSetup
-from core.formats.roundtable.escalation import Answered, Trigger
-from core.formats.roundtable.state import RoundtableState
+from promptdesk.core.record.events import OPERATOR
+from promptdesk.core.formats.roundtable.answers import Answer, Synthesis
+from promptdesk.core.formats.roundtable.calls import FACILITATOR, TableSetup
+from promptdesk.core.formats.roundtable.escalation import Answered, Trigger
+from promptdesk.core.formats.roundtable.state import RoundtableState
 
 if TYPE_CHECKING:
-    from core.engine.session import Session
+    from promptdesk.core.engine.session import Session
 
 BATCH_DEFAULT = ("escalation in --batch without --on-escalate: concluding the discussion. "
                  "Give --on-escalate accept|continue|conclude to choose what an escalation does.")

@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.formats.roundtable.answers import Answer, Synthesis
-from core.formats.roundtable.state import RoundtableState
+from promptdesk.core.formats.roundtable.answers import Answer, Synthesis
+from promptdesk.core.formats.roundtable.state import RoundtableState
 
 OPERATOR_CHOICES = ("accept", "own", "continue")
 HEADLESS_CHOICES = ("accept", "continue", "conclude")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from core.formats.roundtable.escalation import HEADLESS_CHOICES
+from promptdesk.core.formats.roundtable.escalation import HEADLESS_CHOICES
 
 
 def add_flags(parser: argparse.ArgumentParser) -> None:

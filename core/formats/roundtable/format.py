@@ -6,23 +6,23 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from core.characters.loading import Character
-from core.engine.format import Format, Setup
-from core.engine.scene import Scene
-from core.formats.roundtable import flags, lines, policy
-from core.formats.roundtable.improv_facilitator import facilitate
-from core.formats.roundtable.improv_participant import participate
-from core.formats.roundtable.prompts import participant_system
-from core.formats.roundtable.settings import Roundtable, check
-from core.formats.roundtable.setup import facilitator_spec, prepare
-from core.formats.roundtable.table import Table
-from core.providers.spec import ProviderSpec
-from core.record.lines import FormatLines
+from promptdesk.core.characters.loading import Character
+from promptdesk.core.engine.format import Format, Setup
+from promptdesk.core.engine.scene import Scene
+from promptdesk.core.formats.roundtable import flags, lines, policy
+from promptdesk.core.formats.roundtable.improv_facilitator import facilitate
+from promptdesk.core.formats.roundtable.improv_participant import participate
+from promptdesk.core.formats.roundtable.prompts import participant_system
+from promptdesk.core.formats.roundtable.settings import Roundtable, check
+from promptdesk.core.formats.roundtable.setup import facilitator_spec, prepare
+from promptdesk.core.formats.roundtable.table import Table
+from promptdesk.core.providers.spec import ProviderSpec
+from promptdesk.core.record.lines import FormatLines
 
 if TYPE_CHECKING:
-    from core.engine.coordinator import Decision
-    from core.engine.session import Session, SessionResult
-    from core.providers.base import Provider
+    from promptdesk.core.engine.coordinator import Decision
+    from promptdesk.core.engine.session import Session, SessionResult
+    from promptdesk.core.providers.base import Provider
 
 
 def answer_escalation(session: Session, decision: str, text: str | None = None) -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from core.formats.roundtable.improv_facts import as_block, facts, last_user
-from core.providers.base import Request
+from promptdesk.core.formats.roundtable.improv_facts import as_block, facts, last_user
+from promptdesk.core.providers.base import Request
 
 
 def facilitate(request: Request, seed: int, malformed_rate: float) -> str:

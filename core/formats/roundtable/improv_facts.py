@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from core.providers.base import Request
+from promptdesk.core.providers.base import Request
 
 _FENCE = re.compile(r"```ya?ml\s*\n(.*?)```", re.S)
 STANCES = ("Go ahead now, at full scope", "Go ahead in small, reversible steps",

@@ -7,10 +7,10 @@ from __future__ import annotations
 import random
 import re
 
-from core.improv.dice import rng_for
-from core.formats.roundtable.improv_facts import PHASE_LEAN, STANCES, as_block, facts, last_user
-from core.improv.temperament import read_temperament
-from core.providers.base import Request
+from promptdesk.core.improv.dice import rng_for
+from promptdesk.core.formats.roundtable.improv_facts import PHASE_LEAN, STANCES, as_block, facts, last_user
+from promptdesk.core.improv.temperament import read_temperament
+from promptdesk.core.providers.base import Request
 
 REASONS = (
     ("the upside is large and waiting costs us momentum", "people are ready for it now",

@@ -6,7 +6,7 @@
 
 What a model wrote (questions, positions, rationales, syntheses, decisions) never starts a line: a
 `transcript.md` paragraph keeps its line breaks with every further line indented, and everything
-else is folded onto its one line (`core.protocol.lines`).
+else is folded onto its one line (`promptdesk.core.protocol.lines`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from core.protocol.lines import indented, one_line
-from core.record.events import BaseEvent
+from promptdesk.core.protocol.lines import indented, one_line
+from promptdesk.core.record.events import BaseEvent
 
 TYPES = ("round", "question", "answer", "synthesis", "phase", "escalate", "decision")
 

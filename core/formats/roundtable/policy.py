@@ -8,18 +8,18 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from core.engine.coordinator import Decision
-from core.formats.roundtable import decide
-from core.formats.roundtable.calls import FACILITATOR, TableSetup
-from core.formats.roundtable.escalation import acknowledge, triggers
-from core.formats.roundtable.record import SessionFile, write_summary
-from core.formats.roundtable.round import RoundResult, play_round, synthesise
-from core.formats.roundtable.settings import settings
-from core.formats.roundtable.state import RoundtableState
-from core.formats.roundtable.table import Table
+from promptdesk.core.engine.coordinator import Decision
+from promptdesk.core.formats.roundtable import decide
+from promptdesk.core.formats.roundtable.calls import FACILITATOR, TableSetup
+from promptdesk.core.formats.roundtable.escalation import acknowledge, triggers
+from promptdesk.core.formats.roundtable.record import SessionFile, write_summary
+from promptdesk.core.formats.roundtable.round import RoundResult, play_round, synthesise
+from promptdesk.core.formats.roundtable.settings import settings
+from promptdesk.core.formats.roundtable.state import RoundtableState
+from promptdesk.core.formats.roundtable.table import Table
 
 if TYPE_CHECKING:
-    from core.engine.session import Session
+    from promptdesk.core.engine.session import Session
 
 
 def new_state(session: Session, setup: TableSetup) -> RoundtableState:
@@ -125,7 +125,7 @@ def _advance(session: Session, state: RoundtableState) -> None:
 async def _escalation(session: Session, setup: TableSetup, state: RoundtableState, fired, result: RoundResult,
                       file: SessionFile) -> Decision | None:
     """Ask, record the decision (a second write of the session file), and conclude unless `continue`."""
-    from core.engine.session import SceneStopped
+    from promptdesk.core.engine.session import SceneStopped
 
     try:
         answered = await decide.escalate(session, setup, state, fired, result.synthesis, result.answers)
@@ -153,7 +153,7 @@ async def _forced_conclusion(session: Session, setup: TableSetup, state: Roundta
             else f"budget of ${session.budget_usd:.2f} reached: concluding synthesis forced")
     last = state.rounds[-1] if state.rounds else None
     sink: list = []
-    from core.formats.roundtable.answers import Answer, Question
+    from promptdesk.core.formats.roundtable.answers import Answer, Question
 
     question = (Question(**{k: v for k, v in last["question"].items() if k != "action"}) if last
                 else Question(question=state.topic))

@@ -14,10 +14,10 @@ from typing import Any
 
 import yaml
 
-from core.characters.loading import Character
-from core.protocol.lines import one_line
-from core.formats.roundtable.answers import Answer, Question, Synthesis
-from core.formats.roundtable.state import RoundtableState
+from promptdesk.core.characters.loading import Character
+from promptdesk.core.protocol.lines import one_line
+from promptdesk.core.formats.roundtable.answers import Answer, Question, Synthesis
+from promptdesk.core.formats.roundtable.state import RoundtableState
 
 PARTICIPANT_FORMAT = """Answer with exactly one YAML block and nothing else:
 ```yaml

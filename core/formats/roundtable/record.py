@@ -10,8 +10,8 @@ from typing import Any
 
 import yaml
 
-from core.formats.roundtable.state import RoundtableState
-from core.protocol.lines import indented, one_line
+from promptdesk.core.formats.roundtable.state import RoundtableState
+from promptdesk.core.protocol.lines import indented, one_line
 
 
 def session_data(state: RoundtableState) -> dict[str, Any]:

@@ -8,14 +8,14 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core.formats.roundtable import prompts
-from core.formats.roundtable.answers import (Answer, Question, Synthesis, fallback_conclusion, fallback_question,
+from promptdesk.core.formats.roundtable import prompts
+from promptdesk.core.formats.roundtable.answers import (Answer, Question, Synthesis, fallback_conclusion, fallback_question,
                                      fallback_synthesis, parse_answer, parse_question, parse_synthesis)
-from core.formats.roundtable.calls import FACILITATOR, TableSetup, ask_facilitator, ask_participant, fallback
-from core.formats.roundtable.state import RoundtableState
+from promptdesk.core.formats.roundtable.calls import FACILITATOR, TableSetup, ask_facilitator, ask_participant, fallback
+from promptdesk.core.formats.roundtable.state import RoundtableState
 
 if TYPE_CHECKING:
-    from core.engine.session import Session
+    from promptdesk.core.engine.session import Session
 
 
 @dataclass
@@ -85,7 +85,7 @@ async def _question(session: Session, setup: TableSetup, state: RoundtableState,
 async def _answers(session: Session, state: RoundtableState, question: Question, asked: list[str],
                    notes: dict[str, list[str]], sink: list[dict[str, Any]]) -> dict[str, Answer]:
     """Blind and concurrent (parallel), or one by one with the earlier answers (sequential)."""
-    from core.engine.session import SceneStopped
+    from promptdesk.core.engine.session import SceneStopped
 
     answers: dict[str, Answer] = {}
 

@@ -7,8 +7,8 @@ from typing import Literal
 from pydantic import Field, PositiveInt
 from pydantic_core import PydanticCustomError
 
-from core.engine.scene import Scene, SceneModel, Slug
-from core.providers.spec import ProviderSpec
+from promptdesk.core.engine.scene import Scene, SceneModel, Slug
+from promptdesk.core.providers.spec import ProviderSpec
 
 
 class Roundtable(SceneModel):

@@ -1,4 +1,4 @@
-"""Preparing a session for the roundtable format (its `prepare` hook, called by `core.casting.build.build_session`).
+"""Preparing a session for the roundtable format (its `prepare` hook, called by `promptdesk.core.casting.build.build_session`).
 
 The strategy is loaded here so that a missing or broken strategy file fails before anything runs.
 The coordinator role decides how the facilitator is played: A - an LLM facilitator that also sees
@@ -12,19 +12,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.errors import InvalidConfig
-from core.formats.roundtable.calls import TableSetup
-from core.formats.roundtable.escalation import HEADLESS_CHOICES
-from core.formats.roundtable.prompts import facilitator_system
-from core.formats.roundtable.strategies import load_strategy, search_dirs
-from core.engine.format import Setup
-from core.engine.scene import Scene
-from core.formats.roundtable.settings import settings
-from core.formats.roundtable.table import Table
-from core.providers.spec import ProviderSpec
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.formats.roundtable.calls import TableSetup
+from promptdesk.core.formats.roundtable.escalation import HEADLESS_CHOICES
+from promptdesk.core.formats.roundtable.prompts import facilitator_system
+from promptdesk.core.formats.roundtable.strategies import load_strategy, search_dirs
+from promptdesk.core.engine.format import Setup
+from promptdesk.core.engine.scene import Scene
+from promptdesk.core.formats.roundtable.settings import settings
+from promptdesk.core.formats.roundtable.table import Table
+from promptdesk.core.providers.spec import ProviderSpec
 
 if TYPE_CHECKING:
-    from core.engine.session import Session
+    from promptdesk.core.engine.session import Session
 
 RULE_BASED = "rule-based facilitator (pure code, the offline improviser's facilitator)"
 

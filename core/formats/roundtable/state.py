@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.formats.roundtable.answers import Synthesis
-from core.formats.roundtable.strategies import Phase, Strategy
+from promptdesk.core.formats.roundtable.answers import Synthesis
+from promptdesk.core.formats.roundtable.strategies import Phase, Strategy
 
 
 def conflict_key(topic: str) -> str:

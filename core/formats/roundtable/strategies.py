@@ -17,11 +17,11 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
-from core.characters.loading import validate_slug
-from core.errors import InvalidConfig
-from core.protocol.bounded import Unbounded, load_yaml
+from promptdesk.core.characters.loading import validate_slug
+from promptdesk import resources
+from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.protocol.bounded import Unbounded, load_yaml
 
-BUILTIN_DIR = Path(__file__).resolve().parents[3] / "strategies"
 
 
 class Phase(BaseModel):
@@ -65,7 +65,7 @@ class Strategy(BaseModel):
 def search_dirs(extra: Sequence[str | Path] = (), cwd: Path | None = None) -> list[Path]:
     """Where strategy files are looked for, in order."""
     base = Path.cwd() if cwd is None else Path(cwd)
-    ordered = [base / Path(d) for d in extra] + [base / "strategies", BUILTIN_DIR]
+    ordered = [base / Path(d) for d in extra] + [base / "strategies", resources.strategies_dir()]
     return list(dict.fromkeys(ordered))
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from core.formats.roundtable.escalation import EscalationDesk
+from promptdesk.core.formats.roundtable.escalation import EscalationDesk
 
 if TYPE_CHECKING:
-    from core.formats.roundtable.calls import TableSetup
-    from core.formats.roundtable.record import SessionFile
-    from core.formats.roundtable.state import RoundtableState
+    from promptdesk.core.formats.roundtable.calls import TableSetup
+    from promptdesk.core.formats.roundtable.record import SessionFile
+    from promptdesk.core.formats.roundtable.state import RoundtableState
 
 
 @dataclass

@@ -6,13 +6,13 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.engine.briefing import BEGIN_NOTE, note_line
-from core.record.events import SpeakEvent
-from core.protocol.lines import speech_line
+from promptdesk.core.engine.briefing import BEGIN_NOTE, note_line
+from promptdesk.core.record.events import SpeakEvent
+from promptdesk.core.protocol.lines import speech_line
 
 if TYPE_CHECKING:
-    from core.engine.actors import Actor
-    from core.engine.session import Session
+    from promptdesk.core.engine.actors import Actor
+    from promptdesk.core.engine.session import Session
 
 
 @dataclass

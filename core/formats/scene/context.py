@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.engine.scene import Scene
+from promptdesk.core.engine.scene import Scene
 
 THREAD_THINKING = {"keep": "every past reply keeps its thinking", "last": "only the most recent reply keeps its thinking",
                    "drop": "past replies keep their speech only"}

@@ -7,17 +7,17 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_core import PydanticCustomError
 
-from core.characters.loading import Character
-from core.engine.briefing import build_briefing
-from core.engine.format import Format
-from core.engine.scene import Scene
-from core.formats.scene import parallel, sequential
-from core.formats.scene.context import context_lines
-from core.formats.scene.restore import restore
+from promptdesk.core.characters.loading import Character
+from promptdesk.core.engine.briefing import build_briefing
+from promptdesk.core.engine.format import Format
+from promptdesk.core.engine.scene import Scene
+from promptdesk.core.formats.scene import parallel, sequential
+from promptdesk.core.formats.scene.context import context_lines
+from promptdesk.core.formats.scene.restore import restore
 
 if TYPE_CHECKING:
-    from core.engine.coordinator import Decision
-    from core.engine.session import Session
+    from promptdesk.core.engine.coordinator import Decision
+    from promptdesk.core.engine.session import Session
 
 
 class SceneFormat(Format):

@@ -6,14 +6,14 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from core.engine.coordinator import Decision
-from core.record.events import SpeakEvent
-from core.formats.scene.common import beats, opener, route
-from core.engine.turn import play_turn
+from promptdesk.core.engine.coordinator import Decision
+from promptdesk.core.record.events import SpeakEvent
+from promptdesk.core.formats.scene.common import beats, opener, route
+from promptdesk.core.engine.turn import play_turn
 
 if TYPE_CHECKING:
-    from core.engine.actors import Actor
-    from core.engine.session import Session
+    from promptdesk.core.engine.actors import Actor
+    from promptdesk.core.engine.session import Session
 
 
 async def play(session: Session) -> Decision:
@@ -30,7 +30,7 @@ async def play(session: Session) -> Decision:
 
 async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[SpeakEvent]:
     """Ask every actor concurrently; return their speeches in arrival order, routed."""
-    from core.engine.session import SceneStopped
+    from promptdesk.core.engine.session import SceneStopped
 
     session.say("beat", f"Beat {beat}", beat=beat)
     if session.stopped:

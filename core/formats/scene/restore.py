@@ -11,16 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from core.engine.briefing import note_line
-from core.engine.coordinator import JudgeCoordinator
-from core.record.events import OPERATOR, BaseEvent, CallEvent, SpeakEvent
-from core.protocol.lines import speech_line, world_event_line
-from core.engine.briefing import BEGIN_NOTE
-from core.formats.scene.common import Resumed, initial_speaker
-from core.record.seams import is_seam
+from promptdesk.core.engine.briefing import note_line
+from promptdesk.core.engine.coordinator import JudgeCoordinator
+from promptdesk.core.record.events import OPERATOR, BaseEvent, CallEvent, SpeakEvent
+from promptdesk.core.protocol.lines import speech_line, world_event_line
+from promptdesk.core.engine.briefing import BEGIN_NOTE
+from promptdesk.core.formats.scene.common import Resumed, initial_speaker
+from promptdesk.core.record.seams import is_seam
 
 if TYPE_CHECKING:
-    from core.engine.session import Session
+    from promptdesk.core.engine.session import Session
 
 
 @dataclass
@@ -60,7 +60,7 @@ class Replay:
         session.state.elapsed_s = event.t
 
     def start_beat(self, event: BaseEvent) -> None:
-        """The actors who play this beat take their inboxes, as `core.engine.turn.play_turn` does."""
+        """The actors who play this beat take their inboxes, as `promptdesk.core.engine.turn.play_turn` does."""
         session, beat = self.session, event.beat or 0
         session.state.beat = beat
         if session.scene.turns == "sequential":
@@ -84,7 +84,7 @@ class Replay:
         self.turns, self.spoke, self.in_beat = {}, False, False
 
     def speak(self, speech: SpeakEvent) -> None:
-        """The actor keeps its turn as `core.engine.turn` would, and the speech is routed as `policies.common.route`."""
+        """The actor keeps its turn as `promptdesk.core.engine.turn` would, and the speech is routed as `policies.common.route`."""
         session, turn = self.session, self.turns.pop(speech.from_)
         actor = session.actors[speech.from_]
         normalised = f"<thinking>{turn.thinking}</thinking>\n<speech>{speech.raw or ''}</speech>"

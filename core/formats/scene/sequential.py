@@ -6,17 +6,17 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from core.engine.coordinator import Decision
-from core.formats.scene.common import addressed, beats, opener, route
-from core.engine.turn import play_turn
+from promptdesk.core.engine.coordinator import Decision
+from promptdesk.core.formats.scene.common import addressed, beats, opener, route
+from promptdesk.core.engine.turn import play_turn
 
 if TYPE_CHECKING:
-    from core.engine.session import Session
+    from promptdesk.core.engine.session import Session
 
 
 async def play(session: Session) -> Decision:
     """Turn by turn until the coordinator, a limit or the operator closes the scene."""
-    from core.engine.session import SceneStopped
+    from promptdesk.core.engine.session import SceneStopped
 
     cast = list(session.actors.values())
     speaker = opener(session)
