@@ -1,4 +1,4 @@
-"""README's "Where Promptdesk departs from the documents": a table with one whole row per departure,
+"""The docs' "Where Promptdesk departs from the documents" (`docs/departures.md`): a table with one whole row per departure,
 naming every requirement it lists, and the departures declined before it moved there (not kept
 elsewhere as declines of their own)."""
 
@@ -8,7 +8,8 @@ import re
 
 from helpers import ROOT
 
-HEADING = "## Where Promptdesk departs from the documents"
+PAGE = "docs/departures.md"
+HEADING = "# Where Promptdesk departs from the documents"
 COLUMNS = ["Document", "Id", "The document asks", "What Promptdesk does instead", "Why"]
 
 LISTED = {"0.48", "0.49", "3.12", "3.17", "4.15", "4.16", "4.17", "4.18", "4.32", "4.37", "4.39"}
@@ -22,8 +23,8 @@ DECLINED_BEFORE = ("sub-agent", "maxBeats", "goalAchieved: false")
 
 
 def section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert text.count(HEADING) == 1, "README has one departures section"
+    text = (ROOT / PAGE).read_text(encoding="utf-8")
+    assert text.count(HEADING + "\n") == 1, "the page has one departures section"
     return text.split(HEADING, 1)[1].split("\n## ", 1)[0]
 
 
@@ -59,6 +60,6 @@ def test_the_departures_declined_before_are_rows_of_the_section_and_declined_now
     table = " ".join(" ".join(row) for row in rows())
     for words in DECLINED_BEFORE:
         assert words in table, words
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    outside = readme.replace(section(), "")
+    docs = "".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").rglob("*.md")))
+    outside = (ROOT / "README.md").read_text(encoding="utf-8") + docs.replace(section(), "")
     assert "**Declined:" not in outside

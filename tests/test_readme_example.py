@@ -1,5 +1,5 @@
-"""The README's worked comparison is what its commands print: a real offline sweep, run here exactly
-as the README says (from a fresh copy of the scene and the characters), then `promptdesk compare`."""
+"""The docs' worked comparison (`docs/guide/experiments.md`) is what its commands print: a real offline sweep, run here exactly
+as the page says (from a fresh copy of the scene and the characters), then `promptdesk compare`."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def worked_block(readme: str) -> tuple[list[list[str]], str]:
 
 
 def test_the_readme_worked_comparison_is_what_its_commands_print(tmp_path, monkeypatch, capsys):
-    commands, expected = worked_block((ROOT / "README.md").read_text(encoding="utf-8"))
+    commands, expected = worked_block((ROOT / "docs" / "guide" / "experiments.md").read_text(encoding="utf-8"))
     assert [c[:2] for c in commands] == [["promptdesk", "sweep"], ["promptdesk", "compare"]]
     scene = Path(commands[0][2])
     (tmp_path / scene.parent).mkdir(parents=True)
@@ -38,5 +38,5 @@ def test_the_readme_worked_comparison_is_what_its_commands_print(tmp_path, monke
         capsys.readouterr()
         assert main(command[1:]) == 0, " ".join(command)
     printed = capsys.readouterr().out.rstrip("\n")
-    assert printed == expected, ("README.md's worked comparison differs from what its commands print now; "
+    assert printed == expected, ("docs/guide/experiments.md's worked comparison differs from what its commands print now; "
                                  "if the change is intended, paste this into the block:\n" + printed)

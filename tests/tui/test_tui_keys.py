@@ -1,4 +1,4 @@
-"""README's key table is complete: every key the footer shows (and every documented hidden key) is in
+"""The docs' key table (`docs/guide/console.md`) is complete: every key the footer shows (and every documented hidden key) is in
 the row for its screen, written as the footer writes it."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ DISPLAY = {"ctrl+n": "ctrl+n", "escape": "esc", "full_stop": ".", "plus": "+", "
 
 
 def rows() -> dict[str, str]:
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "guide" / "console.md").read_text()
     table = text[text.index("| where | keys |"):]
     return {m.group(1): m.group(2) for m in re.finditer(r"^\| ([a-z ]+) \| (.+) \|$", table, re.M)}
 
