@@ -4,8 +4,9 @@ A file a person brings (a scene, front matter, a card, a sweep plan, a run's rec
 or broken: a 500-byte YAML "billion laughs" whose aliases expand a billion-fold, an alias to the list
 that holds it (a loop), or lists nested 100,000 deep that blow Python's stack. Here:
 
-- `check_yaml(text)` reads the YAML's event stream once (no data is built) and refuses nesting deeper
-  than `MAX_DEPTH`, an alias inside the node it names, and aliases that would add more than
+- `check_yaml(text)` first measures the flow nesting from the text alone (`flow_depth`: the bound holds
+  before any YAML library is asked, whatever its own limits), then reads the YAML's event stream once
+  (no data is built) and refuses nesting deeper than `MAX_DEPTH`, an alias inside the node it names, and aliases that would add more than
   `ALIAS_NODES_MAX` nodes or `ALIAS_CHARS_MAX` characters of text; `load_yaml(text)` checks, then loads.
 - `load_json(text)` parses JSON, refusing nesting deeper than `MAX_DEPTH` (and never letting a
   `RecursionError` out).
@@ -22,6 +23,8 @@ from typing import Any, BinaryIO
 
 import yaml
 
+from promptdesk.core.protocol.flow_depth import deepest_flow
+
 MAX_DEPTH = 64
 """Deepest nesting of lists and mappings accepted in any file (real ones stay under 10)."""
 ALIAS_NODES_MAX = 10_000
@@ -30,6 +33,9 @@ ALIAS_CHARS_MAX = 1_000_000
 """Most characters of text YAML aliases may add to a document once expanded."""
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader when installed (several times faster on big files), else PyYAML's own."""
+
+
+DEEP = f"lists and mappings are nested more than {MAX_DEPTH} levels deep; flatten the structure"
 
 
 class Unbounded(ValueError):
@@ -62,6 +68,9 @@ def check_yaml(text: str) -> None:
     """Refuse YAML too deep, looping or alias-expanding past the budgets, before any data is built.
 
     Raises `Unbounded`, or `yaml.YAMLError` for a syntax error met on the way."""
+    deep = deepest_flow(text, MAX_DEPTH)
+    if deep is not None:
+        raise Unbounded(DEEP, deep)
     loader = LOADER(text)
     sizes: dict[str, tuple[int, int]] = {}
     """anchor -> (nodes, characters) of the node it names, aliases inside it expanded."""
@@ -92,8 +101,7 @@ def check_yaml(text: str) -> None:
                 opened.append((event.anchor, nodes, chars))
                 nodes += 1
                 if len(opened) > MAX_DEPTH:
-                    raise Unbounded(f"lists and mappings are nested more than {MAX_DEPTH} levels deep; "
-                                    "flatten the structure", _line(event))
+                    raise Unbounded(DEEP, _line(event))
             elif kind is yaml.SequenceEndEvent or kind is yaml.MappingEndEvent:
                 anchor, nodes_before, chars_before = opened.pop()
                 if anchor:
