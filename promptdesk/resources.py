@@ -80,6 +80,19 @@ def characters_dir() -> Path:
     return bundled(CHARACTERS, folder=True)
 
 
+CONSOLE_THEMES = ("dark", "light")
+
+
+def check_console() -> None:
+    """Raise `MissingResource` for the first shipped file the console cannot start without (its
+    themes, the actor system prompt, the example scenes): checked before the console opens, so a
+    damaged install is named and refused instead of a console drawn without its styles."""
+    for name in CONSOLE_THEMES:
+        theme_file(name)
+    system_prompt_file()
+    scenes_dir()
+
+
 def example_scenes() -> dict[str, Path]:
     """Every example scene Promptdesk ships, by name (its file's stem), sorted by name."""
     return {p.stem: p for p in sorted(scenes_dir().glob("*.yaml"))}

@@ -122,9 +122,7 @@ def test_a_journal_entry_is_capped_at_the_append_point(tmp_path):
 @pytest.mark.parametrize("budget", ["nan", "inf", "-inf", "-0.5", "lots"])
 def test_budget_usd_rejects_nan_infinities_and_negatives(tmp_path, capsys, budget):
     chars = workspace(tmp_path)
-    with pytest.raises(SystemExit) as caught:
-        batch(tmp_path, chars, f"--budget-usd={budget}")
-    assert caught.value.code == 2
+    assert batch(tmp_path, chars, f"--budget-usd={budget}") == 2
     assert "--budget-usd" in capsys.readouterr().err
     with pytest.raises(InvalidConfig, match="finite amount"):
         build_session(SCENES / "the-apology.yaml", RunOptions(isolation="b", coordinator="C", budget_usd=float("nan"),

@@ -95,7 +95,7 @@ def test_a_different_plan_in_the_same_folder_is_refused(tmp_path, capsys):
 
 @pytest.mark.parametrize("flag, value, says", [("--isolation", "a,c", "--isolation takes"),
                                                ("--seeds", "5-1", "--seeds must look like"),
-                                               ("--concurrency", "0", "--concurrency must be a positive")])
+                                               ("--concurrency", "0", "argument --concurrency: must be a positive whole number, not '0'")])
 def test_bad_flags_exit_2_naming_the_flag_and_write_nothing(tmp_path, capsys, flag, value, says):
     args = sweep_args(scene_file(tmp_path), tmp_path / "sweep", "--concurrency", "2")
     args[len(args) - 1 - args[::-1].index(flag) + 1] = value

@@ -110,9 +110,9 @@ def test_a_full_disk_is_a_recording_error_naming_the_file_and_the_sweep_resumes(
         assert [e.type for e in read_events(out / run)].count("close") == 1
 
 
-@pytest.mark.parametrize("budget, says", [("nan", "--budget-usd must be a finite amount more than 0, not nan"),
-                                          ("inf", "--budget-usd must be a finite amount more than 0, not inf"),
-                                          ("-1", "--budget-usd must be a finite amount more than 0, not -1.0")])
+@pytest.mark.parametrize("budget, says", [("nan", "--budget-usd: must be a finite amount in USD more than 0, not 'nan'"),
+                                          ("inf", "--budget-usd: must be a finite amount in USD more than 0, not 'inf'"),
+                                          ("-1", "--budget-usd: must be a finite amount in USD more than 0, not '-1'")])
 def test_a_budget_that_is_no_amount_is_refused_before_any_request(tmp_path, loopback, capsys, budget, says):
     loopback.default = Reply(text=turn('[TO: Bob] "Go on."', "Listen."))
     scene = scene_file(tmp_path, cast=remote_cast(loopback, "alice", "bob", "charlie"))

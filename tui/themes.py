@@ -28,6 +28,7 @@ class ConsoleTheme:
 
 
 THEMES = {"dark": ConsoleTheme("dark", "textual-dark"), "light": ConsoleTheme("light", "textual-light")}
+"""Every theme; `promptdesk.resources.CONSOLE_THEMES` names their stylesheets (checked before the console opens)."""
 ORDER = tuple(THEMES)
 
 

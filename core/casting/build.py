@@ -17,6 +17,7 @@ from typing import Any
 from promptdesk.core.casting.choices import tradeoff_table
 from promptdesk.core.casting.cards import card_notices, offered, read_cards
 from promptdesk.core.casting.notes import model_name, notes_text
+from promptdesk.core.casting import places
 from promptdesk.core.casting.pool import ProviderPool
 from promptdesk.core.casting.scene_file import Scene, load_scene
 from promptdesk.core.casting.start_record import private_record
@@ -218,8 +219,9 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     cwd = options.cwd or Path.cwd()
     cards = read_cards(scene, cwd)
     scene = offered(scene, cards)
-    cast = load_scene_cast(scene, search_dirs(options.characters_dirs, cwd), cwd, cards)
-    store, explicit = journal_store.store_for(options.journals, scene.journals, scene.folder, cwd)
+    cast = load_scene_cast(scene, search_dirs(options.characters_dirs, cwd, scene.folder), cwd, cards)
+    store, explicit = journal_store.store_for(options.journals, scene.journals,
+                                              None if places.is_example(scene.folder) else scene.folder, cwd)
     check_display_names(cast)
     cast = [with_fields(journal_store.place(c, store, explicit), scene.character_fields) for c in cast]
     seed = options.seed if options.seed is not None else (scene.seed if scene.seed is not None

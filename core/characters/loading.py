@@ -1,7 +1,8 @@
 """Characters: slugs, where their files live, how they are read, and their journals (DESIGN §4).
 
 A character is named by a slug and resolved, first hit wins, from the `--characters-dir` folders,
-then `./characters/`, then `./.claude/agents/`. In each folder two layouts are accepted:
+then `./characters/`, then `./.claude/agents/`, then the scene file's own (`<its folder>/characters/`,
+and `characters/` beside a `scenes/` folder: `beside_scene`). In each folder two layouts are accepted:
 
 - `<name>/profile.md`, with the journal at `<name>/journal.md`;
 - `<name>.md` (the `.claude/agents` form), with the journal at `<name>.journal.md` beside it.
@@ -64,11 +65,33 @@ class Character:
     """Where this run reads and appends the journal; None when the run has no memory."""
 
 
-def search_dirs(characters_dirs: Sequence[Path] = (), cwd: Path | None = None) -> list[Path]:
-    """The folders searched for characters, in order: the given ones, `characters/`, `.claude/agents/`."""
+def search_dirs(characters_dirs: Sequence[Path] = (), cwd: Path | None = None,
+                scene_folder: Path | None = None) -> list[Path]:
+    """The folders searched for characters, in order: the given ones, `characters/`, `.claude/agents/`,
+    then those the scene file brings (`beside_scene`)."""
     base = Path.cwd() if cwd is None else Path(cwd)
     ordered = [Path(d) for d in characters_dirs] + [base / "characters", base / ".claude" / "agents"]
-    return list(dict.fromkeys(ordered))
+    return distinct(ordered + beside_scene(scene_folder, "characters"))
+
+
+def distinct(folders: Sequence[Path]) -> list[Path]:
+    """`folders` in order, each folder once (a folder reached by two paths, a link, counts once)."""
+    seen: dict[Path, Path] = {}
+    for folder in folders:
+        seen.setdefault(folder.resolve(), folder)
+    return list(seen.values())
+
+
+def beside_scene(scene_folder: Path | None, kind: str) -> list[Path]:
+    """The folders named `kind` (`characters`, `strategies`) that a scene file brings: the one in the
+    scene's folder, and for a scene in a `scenes/` folder the one beside that folder (the layout
+    `promptdesk init` writes, and the shipped examples' own)."""
+    if scene_folder is None:
+        return []
+    found = [scene_folder / kind]
+    if scene_folder.name == "scenes":
+        found.append(scene_folder.parent / kind)
+    return found
 
 
 CHARACTER_FILE_MAX = 1_048_576

@@ -3,24 +3,30 @@ folder) against its private material (`promptdesk.core.record.audit`)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
-from promptdesk.core.cli.common import refuse
+from promptdesk.core.cli.common import command_parser, exit_codes, refuse
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, NotARun
 from promptdesk.core.experiments.compare import is_sweep
 from promptdesk.core.record.audit import AuditReport, audit_run
 
-USAGE = "INVALID_CONFIG: usage: promptdesk audit RUN_DIR... (run folders, or a sweep folder)"
+def parser() -> argparse.ArgumentParser:
+    p = command_parser("promptdesk audit", "Re-check every request sent to every actor and judge (prompts.jsonl) "
+                       "against the run's private material: name each leak and whose material it is.",
+                       exit_codes("every run is clean", "a leak, or a part of the record that could not be checked",
+                                  "not a run"))
+    p.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="run folders, or a sweep folder")
+    return p
 
 
 def main(args: list[str]) -> int:
     """Print each leak and each part of the record that could not be checked, then a verdict per run;
     exit 0 when every run is clean, 1 when one has a leak or cannot all be checked, 2 not a run."""
-    if not args or any(a.startswith("-") for a in args):
-        return refuse(USAGE)
+    ns = parser().parse_args(args)
     try:
-        folders = [run for arg in args for run in runs_of(Path(arg))]
+        folders = [run for arg in ns.run_dirs for run in runs_of(arg)]
         reports = [audit_run(folder) for folder in folders]
     except NotARun as exc:
         return refuse(str(exc))

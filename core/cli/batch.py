@@ -24,7 +24,7 @@ from promptdesk.core.record.events import BaseEvent, CloseEvent, SpeakEvent
 from promptdesk.core.protocol.lines import folded, one_line, speech_line
 from promptdesk.core.engine.outcome import PROVIDER_ERROR
 from promptdesk.core.protocol.sanitize import strip_controls
-from promptdesk.core.casting import scene_file
+from promptdesk.core.casting import places, scene_file
 from promptdesk.core.casting.build import RunOptions, build_session
 from promptdesk.core.record.outputs import fallback_notice
 from promptdesk.core.engine.format import SceneReader
@@ -132,14 +132,17 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
 
 
 def scene_for(ns: argparse.Namespace) -> Any:
-    """The scene `--batch` runs: the file, unless a format's flags make or change it."""
+    """The scene `--batch` runs: the file (or the scene a name means: `promptdesk.core.casting.places`),
+    unless a format's flags make or change it."""
+    if isinstance(ns.batch, Path):
+        ns = argparse.Namespace(**{**vars(ns), "batch": places.find_scene(ns.batch, Path.cwd())})
     reader = SceneReader(scene_file.load_scene, lambda data, source: scene_file.scene_from_dict(data, source=source))
     for fmt in FORMATS.values():
         scene = fmt.scene_from_flags(ns, reader)
         if scene is not None:
             return scene
     if not isinstance(ns.batch, Path):
-        raise InvalidConfig("--batch needs a scene file (promptdesk --batch SCENE.yaml ...)")
+        raise InvalidConfig("--batch needs a scene file or a scene's name (promptdesk --batch SCENE ...)")
     return ns.batch
 
 

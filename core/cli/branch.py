@@ -16,24 +16,26 @@ import sys
 from pathlib import Path
 
 from promptdesk.core.casting.branch import Change, prepare_branch
-from promptdesk.core.cli.common import refuse
+from promptdesk.core.cli import provider_flags
+from promptdesk.core.cli.common import command_parser, exit_codes, refuse
 from promptdesk.core.engine.outcome import PROVIDER_ERROR
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
 
-PROVIDERS = ["offline", "anthropic", "openai", "openai-compatible", "claude-code"]
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="promptdesk branch",
-                                description="Take a scene again from the start of one of its beats, with a change, "
-                                            "into a new run folder (the record before that beat is copied, not played again).")
+    p = command_parser("promptdesk branch", "Take a scene again from the start of one of its beats, with a change, "
+                       "into a new run folder (the record before that beat is copied, not played again).",
+                       exit_codes("the take closed", "the take ended on an error, or its calls failed",
+                                  "not a run, a beat never begun, a change that does not fit, a format that cannot "
+                                  "be branched (collaborate, roundtable), or --out taken"))
     p.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     p.add_argument("--at-beat", dest="at_beat", type=int, required=True, metavar="K", help="the beat the take starts from")
     p.add_argument("--event", help="a world event every actor receives at beat K")
     p.add_argument("--note", help="a director's note delivered at beat K (to everyone, or to --to)")
     p.add_argument("--to", metavar="SLUG", help="the actor the --note is for")
     p.add_argument("--seed", type=int, help="another seed for the rest of the scene")
-    p.add_argument("--provider", choices=PROVIDERS, help="take the rest of the scene with another provider")
+    p.add_argument("--provider", choices=provider_flags.PROVIDERS, help="take the rest of the scene with another provider")
     p.add_argument("--model", help="take the rest of the scene with another model")
     p.add_argument("--base-url", dest="base_url", help="a new address for the take's remote providers")
     p.add_argument("--out", type=Path, metavar="DIR", help="the take's folder (default: <RUN_DIR>-take<K>-<stamp> beside it)")

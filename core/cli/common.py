@@ -1,5 +1,5 @@
-"""What the commands share: one way to refuse bad input, one way to end a sweep, and the console as
-the core may ask for it."""
+"""What the commands share: one way to build a command's parser (its help ending with its exit codes),
+one way to refuse bad input, one way to end a sweep, and the console as the core may ask for it."""
 
 from __future__ import annotations
 
@@ -20,8 +20,29 @@ class Console(Protocol):
     def compare(self, folders: list[Path], by: str) -> int: ...
 
 
+def exit_codes(closed: str, failed: str | None, invalid: str = "invalid input: the message names what to fix") -> str:
+    """The sentence every help text ends with: what exit codes 0, 1 and 2 mean for this command."""
+    middle = f"; 1 {failed}" if failed else ""
+    return f"Exit codes: 0 {closed}{middle}; 2 {invalid}."
+
+
+def command_parser(prog: str, description: str, codes: str, epilog: str = "") -> argparse.ArgumentParser:
+    """A command's parser: its description, then its options, then `epilog` and its exit codes (kept
+    as written, one paragraph each)."""
+    return argparse.ArgumentParser(prog=prog, description=description,
+                                   epilog="\n\n".join(part for part in (epilog, codes) if part),
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 NO_CONSOLE = ("INVALID_CONFIG: the console is not part of this command; run `promptdesk` (with the same "
               "arguments) to open it")
+NO_TERMINAL = ("INVALID_CONFIG: the console needs a terminal (stdin and stdout are not one here); for a headless "
+               "run use --batch: promptdesk --batch SCENE --isolation a|b --coordinator A|B|C")
+
+
+def has_terminal() -> bool:
+    """Whether stdin and stdout are a terminal, which the console needs (never waits for one)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def refuse(problem: BaseException | str) -> int:

@@ -13,7 +13,7 @@ from promptdesk.core.experiments.compare import (DIFFERENCE_HEADER, METRICS, Com
                                       measure, notes, parse_metrics, shown_differences)
 from promptdesk.core.experiments.differences import Difference
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
-from promptdesk.core.cli.common import NO_CONSOLE, Console, refuse
+from promptdesk.core.cli.common import NO_CONSOLE, NO_TERMINAL, Console, command_parser, exit_codes, has_terminal, refuse
 from promptdesk.core.cli.metrics import grid
 
 CSV_KEYS = ("run", "scene", "isolation", "coordinator", "seed", "close_reason", *METRICS, "audit")
@@ -21,7 +21,9 @@ DIFFERENCE_KEYS = tuple(Difference.__dataclass_fields__)
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="promptdesk compare", description="Put runs, or a sweep's conditions, side by side.")
+    p = command_parser("promptdesk compare", "Put runs, or a sweep's conditions, side by side.",
+                       exit_codes("compared (or the Compare screen was quit)", None,
+                                  "invalid input: not runs, not comparable, or an unknown metric"))
     p.add_argument("paths", nargs="+", type=Path, metavar="RUN_DIR | SWEEP_DIR")
     p.add_argument("--metrics", metavar="LIST",
                    help=f"only these metrics, comma-separated (default all: {','.join(METRICS)}; not with --tui)")
@@ -43,6 +45,8 @@ def main(argv: list[str], console: Console | None = None) -> int:
                 return refuse("INVALID_CONFIG: --metrics does not apply to --tui (the Compare screen shows every metric)")
             if console is None:
                 return refuse(NO_CONSOLE)
+            if not has_terminal():
+                return refuse(NO_TERMINAL)
             return console.compare(*folders_of(ns.paths))
         metrics = METRICS if ns.metrics is None else parse_metrics(ns.metrics)
         runs, by, takes = measure(ns.paths)

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from promptdesk.core.cli.common import command_parser, exit_codes
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_INVALID
 from promptdesk.core.characters.importers.cards import DEFAULT_USER
 from promptdesk.core.characters.importers.model import ImportProblem
@@ -21,9 +22,10 @@ from promptdesk.core.protocol.sanitize import strip_controls
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="promptdesk import",
-                                description="Import character cards (V1/V2/V3, JSON, PNG or WebP) and TinyTroupe "
-                                            "TinyPerson JSON as Promptdesk characters.")
+    p = command_parser("promptdesk import", "Import character cards (V1/V2/V3, JSON, PNG or WebP) and TinyTroupe "
+                       "TinyPerson JSON as Promptdesk characters.",
+                       exit_codes("every file was imported", None,
+                                  "a file that cannot be imported (named, with why: the others are still imported)"))
     p.add_argument("files", nargs="+", type=Path, metavar="FILE")
     p.add_argument("--to", type=Path, default=Path("characters"), metavar="DIR",
                    help="the characters folder to write into (default: characters/)")

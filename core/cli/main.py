@@ -1,6 +1,9 @@
-"""The `promptdesk` command: the console by default, `--batch` headless, `replay RUN_DIR`.
+"""The `promptdesk` command: the console by default, `--batch` headless, and the commands beside them.
 
-Importing this module is cheap: no SDK, no Textual. Each path imports what it needs when taken.
+Importing this module is cheap: no SDK, no Textual. Each path imports what it needs when taken; the
+version and the list of commands need nothing at all. Nothing here ever waits for a terminal that is
+not there: the console is refused at once without one (exit 2), and a first word that is neither a
+command nor a scene is refused with the closest names.
 """
 
 from __future__ import annotations
@@ -10,31 +13,60 @@ import importlib
 import sys
 from pathlib import Path
 
-from promptdesk.core.cli import provider_flags
+from promptdesk.core.cli.common import NO_CONSOLE, NO_TERMINAL, Console, exit_codes, has_terminal, refuse
 from promptdesk.core.cli.numbers import budget_usd, pace_seconds, positive_int
-from promptdesk.core.cli.common import NO_CONSOLE, Console, refuse
+from promptdesk.core.errors import EXIT_CLOSED, EXIT_INVALID
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "replay": ("", "RUN_DIR: play a run folder back in the console"),
+    "audit": ("audit", "RUN_DIR...: re-check every request of a run against its private material"),
+    "rebuild": ("rebuild", "RUN_DIR: rewrite a run's derived files from its events.jsonl"),
+    "resume": ("resume", "RUN_DIR: continue a killed run from its log"),
+    "branch": ("branch", "RUN_DIR --at-beat K: take a scene again from a beat, with a change"),
+    "import": ("importing", "FILE...: character cards and personas to Promptdesk characters"),
+    "sweep": ("sweep", "SCENE --isolation a,b --coordinator A,B,C --seeds 1-10: every combination"),
+    "metrics": ("metrics", "RUN_DIR: a run's metrics, from its log alone"),
+    "compare": ("compare", "RUN_DIR...|SWEEP_DIR: runs or a sweep's conditions side by side"),
+    "report": ("report", "RUN_DIR|SWEEP_DIR --html FILE: one self-contained HTML page"),
+    "init": ("init", "[DIR]: a folder of scenes, characters and strategies to edit"),
+    "paths": ("paths", "[SCENE]: where this invocation reads and writes"),
+}
+"""Every command beside the console and `--batch`: its module in `promptdesk.core.cli` (`main(argv) -> exit
+code`, `parser()`) and its line in the help."""
+
+CODES = exit_codes("the scene closed (for any reason, a stop included), or the console was quit",
+                   "a run that failed (its calls failed, an engine error, a run folder that could not be written)")
+
+
+def epilog() -> str:
+    """The commands, examples and exit codes that end `promptdesk --help`."""
+    width = max(map(len, COMMANDS))
+    lines = [f"  {name:<{width}}  {summary}" for name, (_, summary) in COMMANDS.items()]
+    return "\n".join([
+        "Commands (each with --help):", *lines, "",
+        "Examples:",
+        "  promptdesk                                   the console: pick a scene, make the two choices, watch",
+        "  promptdesk the-apology                       the console on a scene (a file, or a name in ./scenes/ or the examples)",
+        "  promptdesk --batch the-apology --isolation b --coordinator C",
+        "  promptdesk replay runs/the-apology-20261128-101500",
+        "", CODES])
+
 
 def parser() -> argparse.ArgumentParser:
-    """Every flag of DESIGN §8, shared by the console and the batch runner."""
+    """Every flag of the console and `--batch` (DESIGN §8)."""
+    from promptdesk.core.cli import provider_flags
+    from promptdesk.core.formats.registry import FORMATS
+
     p = argparse.ArgumentParser(
-        prog="promptdesk",
-        description="A director's console for multi-agent dialogue. With no arguments, opens the console.",
-        epilog="Commands: promptdesk audit RUN_DIR... | rebuild RUN_DIR | resume RUN_DIR | branch RUN_DIR --at-beat K | "
-               "import FILE... | "
-               "sweep SCENE ... | metrics RUN_DIR | compare RUN_DIR... | report RUN_DIR --html FILE "
-               "(each with --help). Examples: promptdesk scenes/the-apology.yaml | promptdesk replay runs/X | "
-               "promptdesk --batch scenes/the-apology.yaml --isolation b --coordinator C")
-    p.add_argument("args", nargs="*", metavar="SCENE | replay RUN_DIR", help="a scene file, or `replay` and a run folder")
+        prog="promptdesk", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=epilog(),
+        description="A director's console for multi-agent dialogue. With no arguments, opens the console.")
+    p.add_argument("args", nargs="*", metavar="SCENE | replay RUN_DIR",
+                   help="a scene file or a scene's name, or `replay` and a run folder")
+    p.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     p.add_argument("--batch", metavar="SCENE", type=Path, nargs="?", const=True,
-                   help="run SCENE headless to its close (no SCENE with --collaborate GOAL)")
+                   help="run SCENE (a file or a name) headless to its close (no SCENE with --collaborate GOAL)")
     p.add_argument("--isolation", choices=["a", "b"], help="a: fresh stateless call per turn; b: one thread per actor")
     p.add_argument("--coordinator", choices=["A", "B", "C"], help="A: LLM judge with your notes; B: dedicated LLM judge; C: pure code")
-    p.add_argument("--provider", choices=["offline", "anthropic", "openai", "openai-compatible", "claude-code"])
-    p.add_argument("--model")
-    p.add_argument("--base-url", dest="base_url")
-    p.add_argument("--protocol", choices=["tags", "json", "auto"],
-                   help="how actors answer: tags (<thinking>/<speech>), json (a JSON schema the server enforces: "
-                        "openai, anthropic, openai-compatible), auto (json where the provider can; default: the scene's)")
     p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=Path, default=[], metavar="DIR")
     p.add_argument("--journals", metavar="DIR|none",
                    help="where every character's journal is read and written; `none`: run without memory "
@@ -50,32 +82,42 @@ def parser() -> argparse.ArgumentParser:
                    help="world events the coordinator suggests: inject them, ask you (console), or only record "
                         "them (default: the scene's suggested_events:, else ask in the console, off headless)")
     p.add_argument("--quiet", action="store_true", help="batch: print only the summary")
-    from promptdesk.core.formats.registry import FORMATS
-
     provider_flags.add(p)
-
     for fmt in FORMATS.values():
         fmt.add_flags(p)
     return p
-
-
-SUBCOMMANDS = {"import": "promptdesk.core.cli.importing", "audit": "promptdesk.core.cli.audit", "rebuild": "promptdesk.core.cli.rebuild",
-               "resume": "promptdesk.core.cli.resume", "metrics": "promptdesk.core.cli.metrics", "sweep": "promptdesk.core.cli.sweep",
-               "compare": "promptdesk.core.cli.compare", "report": "promptdesk.core.cli.report",
-               "branch": "promptdesk.core.cli.branch"}
-"""Commands beside the console and `--batch`, each parsed in its own module (`main(argv) -> exit code`)."""
 
 
 def main(argv: list[str] | None = None, console: Console | None = None) -> int:
     """Every command (the console's own through `console`, given by the `promptdesk` entry point);
     returns the process exit code."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["compare"]:
-        from promptdesk.core.cli.compare import main as compare_main
-        return compare_main(argv[1:], console)
-    if argv[:1] and argv[0] in SUBCOMMANDS:
-        return importlib.import_module(SUBCOMMANDS[argv[0]]).main(argv[1:])
+    if argv[:1] in (["-V"], ["--version"]):
+        from promptdesk import version
+        print(f"promptdesk {version()}")
+        return EXIT_CLOSED
+    from promptdesk.resources import MissingResource
+
+    try:
+        if argv[:1] and argv[0] in COMMANDS and argv[0] != "replay":
+            return _command(argv[0], argv[1:], console)
+        return _play(argv, console)
+    except MissingResource as exc:
+        return refuse(exc)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2, already printed)
+        return exc.code if isinstance(exc.code, int) else EXIT_INVALID
+
+
+def _command(name: str, argv: list[str], console: Console | None) -> int:
+    module = importlib.import_module(f"promptdesk.core.cli.{COMMANDS[name][0]}")
+    return module.main(argv, console) if name == "compare" else module.main(argv)
+
+
+def _play(argv: list[str], console: Console | None) -> int:
+    """The console (on a scene or a replay) or `--batch`."""
     ns = parser().parse_args(argv)
+    if ns.version:
+        return main(["--version"])
     if ns.batch is not None:
         from promptdesk.core.cli.batch import run_batch
         return run_batch(ns)
@@ -84,13 +126,25 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> int:
             return refuse("INVALID_CONFIG: usage: promptdesk replay RUN_DIR")
         return _console(console, ns, replay=Path(ns.args[1]))
     if len(ns.args) > 1:
-        return refuse(f"INVALID_CONFIG: one scene file at most, got {len(ns.args)}: {' '.join(ns.args)}")
-    return _console(console, ns, scene=Path(ns.args[0]) if ns.args else None)
+        return refuse(f"INVALID_CONFIG: one scene at most, got {len(ns.args)}: {' '.join(ns.args)}")
+    scene = None
+    if ns.args:
+        from promptdesk.core.casting import places
+        from promptdesk.core.errors import InvalidConfig
+
+        try:
+            scene = places.find_scene(ns.args[0], Path.cwd())
+        except InvalidConfig:
+            return refuse("INVALID_CONFIG: " + places.not_found(ns.args[0], places.own_scenes(Path.cwd()), places.examples(),
+                                           commands=(*COMMANDS, "--version", "--help", "--batch")))
+    return _console(console, ns, scene=scene)
 
 
 def _console(console: Console | None, ns: argparse.Namespace, **where: Path | None) -> int:
     if console is None:
         return refuse(NO_CONSOLE)
+    if not has_terminal():
+        return refuse(NO_TERMINAL)
     return console.open(ns, **where)
 
 

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from promptdesk.core.cli.common import refuse
+from promptdesk.core.cli.common import command_parser, exit_codes, refuse
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
 from promptdesk.core.experiments.metrics import NESTED, RunMetrics, metrics_of
 
@@ -15,7 +15,8 @@ ACTOR_COLUMNS = ("turns", "silences", "interruptions", "reactions", "words", "ta
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="promptdesk metrics", description="Measure one run from its events.jsonl alone.")
+    p = command_parser("promptdesk metrics", "Measure one run from its events.jsonl alone.",
+                       exit_codes("measured", None, "not a run folder"))
     p.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
     return p

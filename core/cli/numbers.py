@@ -31,6 +31,9 @@ pace_seconds = number_type(float, lambda value: 0 <= value <= 60, "a number of s
 budget_usd = number_type(float, lambda value: math.isfinite(value) and value >= 0,
                          "a finite amount in USD of 0 or more")
 """`--budget-usd` (no NaN, no infinity, no negative)."""
+sweep_budget_usd = number_type(float, lambda value: math.isfinite(value) and value > 0,
+                               "a finite amount in USD more than 0")
+"""A sweep's `--budget-usd`, of runs or of takes (a ceiling on the whole sweep: 0 would run nothing)."""
 timeout_seconds = number_type(float, lambda value: math.isfinite(value) and value > 0,
                               "a finite number of seconds more than 0")
 """`--timeout`, `--journal-timeout`."""

@@ -1,26 +1,39 @@
-"""The flags that set how every provider of a run is called: `--max-concurrency N`, `--timeout S`,
-`--journal-timeout S` (the console, `--batch` and `sweep` alike). Each wins over the scene file's
+"""The flags that choose and tune the run's provider, one set for every command that plays scenes (the
+console, `--batch`, `sweep`): `--provider`, `--model`, `--base-url`, `--protocol`, and
+`--max-concurrency N`, `--timeout S`, `--journal-timeout S`. The last three win over the scene file's
 `provider:`, `cast:` and `judge:` settings of the same name, for every provider of the run."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, get_args
 
 from promptdesk.core.cli.numbers import positive_int, timeout_seconds
+from promptdesk.core.providers.spec import ProtocolName, ProviderName
 
+PROVIDERS: tuple[str, ...] = get_args(ProviderName)
+PROTOCOLS: tuple[str, ...] = get_args(ProtocolName)
 FLAGS = {"max_concurrency": "--max-concurrency", "timeout_s": "--timeout", "journal_timeout_s": "--journal-timeout"}
 """Provider setting -> its flag."""
 
 
 def add(p: argparse.ArgumentParser) -> None:
-    """Add the three flags to a command's parser."""
-    p.add_argument("--max-concurrency", dest="max_concurrency", type=positive_int, metavar="N",
+    """Add the provider flags to a command's parser, as one group."""
+    g = p.add_argument_group("provider")
+    g.add_argument("--provider", choices=PROVIDERS,
+                   help="who answers (default: the scene's provider:, else offline, the improviser: no key, no network)")
+    g.add_argument("--model", help="the model id (anthropic and openai have no default model)")
+    g.add_argument("--base-url", dest="base_url", metavar="URL",
+                   help="the server's address, e.g. http://127.0.0.1:8080/v1 for a local openai-compatible server")
+    g.add_argument("--protocol", choices=PROTOCOLS,
+                   help="how actors answer: tags (<thinking>/<speech>), json (a JSON schema the server enforces: "
+                        "openai, anthropic, openai-compatible), auto (json where the provider can; default: the scene's)")
+    g.add_argument("--max-concurrency", dest="max_concurrency", type=positive_int, metavar="N",
                    help="at most N calls at once to each provider's server, the others queued in arrival order "
                         "(default: no limit; 1 for a server that serves one request at a time, e.g. llama.cpp)")
-    p.add_argument("--timeout", dest="timeout_s", type=timeout_seconds, metavar="SECONDS",
+    g.add_argument("--timeout", dest="timeout_s", type=timeout_seconds, metavar="SECONDS",
                    help="seconds one attempt of a call may take, for every provider (default: the scene's, else 60)")
-    p.add_argument("--journal-timeout", dest="journal_timeout_s", type=timeout_seconds, metavar="SECONDS",
+    g.add_argument("--journal-timeout", dest="journal_timeout_s", type=timeout_seconds, metavar="SECONDS",
                    help="seconds one attempt of a journal call may take (default: the call timeout)")
 
 

@@ -4,22 +4,31 @@ only make the files worse (empty, unreadable, no `start` event) or another proce
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
-from promptdesk.core.cli.common import refuse
+from promptdesk.core.cli.common import command_parser, exit_codes, refuse
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
 from promptdesk.core.formats.registry import of_run
 from promptdesk.core.record.rebuild import rebuild
 
 
+def parser() -> argparse.ArgumentParser:
+    p = command_parser("promptdesk rebuild", "Rewrite every derived file of a run (transcripts, metadata, "
+                       "events.json) from its events.jsonl alone.",
+                       exit_codes("rebuilt", None, "not a run, a log that would only make the files worse, or a "
+                                  "folder another process is writing (every file left as it was)"))
+    p.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    return p
+
+
 def main(args: list[str]) -> int:
     """The command: exit 0 when rebuilt, 2 when refused."""
-    if len(args) != 1:
-        return refuse("INVALID_CONFIG: usage: promptdesk rebuild RUN_DIR")
+    ns = parser().parse_args(args)
     try:
-        count = rebuild(Path(args[0]), lambda events: of_run(events).lines)
+        count = rebuild(ns.run_dir, lambda events: of_run(events).lines)
     except (PromptdeskError, OSError) as exc:
-        return refuse(exc if isinstance(exc, PromptdeskError) else f"NOT_A_RUN: cannot rebuild {args[0]}: {exc}")
-    print(f"Rebuilt the derived files of {args[0]} from {count} events.", file=sys.stderr)
+        return refuse(exc if isinstance(exc, PromptdeskError) else f"NOT_A_RUN: cannot rebuild {ns.run_dir}: {exc}")
+    print(f"Rebuilt the derived files of {ns.run_dir} from {count} events.", file=sys.stderr)
     return EXIT_CLOSED

@@ -7,13 +7,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from promptdesk.core.cli.common import refuse
+from promptdesk.core.cli.common import command_parser, exit_codes, refuse
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
 from promptdesk.core.experiments.report import report
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="promptdesk report", description="A shareable HTML page of a run or a sweep.")
+    p = command_parser("promptdesk report", "A shareable HTML page of a run or a sweep (or of a run and its takes).",
+                       exit_codes("the page was written", None, "not a run or sweep, or the file cannot be written"))
     p.add_argument("paths", nargs="+", type=Path, metavar="RUN_DIR | SWEEP_DIR",
                    help="a run, a sweep, or a run and its takes (promptdesk branch), side by side")
     p.add_argument("--html", type=Path, required=True, metavar="FILE", help="the HTML file to write")

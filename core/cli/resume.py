@@ -14,12 +14,16 @@ import sys
 from pathlib import Path
 
 from promptdesk.core.casting.resume import prepare
-from promptdesk.core.cli.common import refuse
+from promptdesk.core.cli.common import command_parser, exit_codes, refuse
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="promptdesk resume", description="Continue a scene run that was killed.")
+    p = command_parser("promptdesk resume", "Continue a scene run that was killed, from its events.jsonl (a cut beat "
+                       "is played again from its start; a `resume` event marks the seam).",
+                       exit_codes("the scene closed", "it ended on an error",
+                                  "not a run, closed cleanly (nothing to resume), a format that cannot be resumed, "
+                                  "or a folder another process is writing"))
     p.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     p.add_argument("--base-url", dest="base_url", help="a new address for the run's remote providers")
     p.add_argument("--quiet", action="store_true", help="print only the summary")

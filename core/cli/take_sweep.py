@@ -12,16 +12,22 @@ import argparse
 from datetime import datetime
 from pathlib import Path
 
-from promptdesk.core.cli.common import sweep_through
-from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.cli.common import command_parser, exit_codes, sweep_through
+from promptdesk.core.cli.numbers import positive_int, sweep_budget_usd
+from promptdesk.core.casting.places import SWEEPS
 from promptdesk.core.experiments.sweep_checks import parse_seeds
 from promptdesk.core.experiments.take_sweep import TakeProgress, TakeSweep, TakeSweepPlan
 
 
+CODES = exit_codes("every planned take has a result",
+                   "a take failed, or the sweep stopped (a signal, its budget) before every take was done, or its "
+                   "budget was already spent", "invalid input, or a folder another sweep is writing (nothing run)")
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="promptdesk sweep --branch-from",
-                                description="Take one run again from a beat over many seeds, with a change and without "
-                                            "it, to measure what the change does.")
+    p = command_parser("promptdesk sweep --branch-from",
+                       "Take one run again from a beat over many seeds, with a change and without it, to measure "
+                       "what the change does.", CODES, "Re-running the same command resumes the sweep in its folder.")
     p.add_argument("--branch-from", dest="branch_from", type=Path, required=True, metavar="RUN_DIR")
     p.add_argument("--at-beat", dest="at_beat", type=int, required=True, metavar="K")
     p.add_argument("--event", help="the world event of the `change` takes, at beat K")
@@ -29,22 +35,19 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--to", metavar="SLUG", help="the actor the --note is for")
     p.add_argument("--seeds", required=True, help="e.g. 1-10 or 1,3,5: one take with and one without the change each")
     p.add_argument("--base-url", dest="base_url")
-    p.add_argument("--concurrency", type=int, default=4, help="takes at once (default 4)")
+    p.add_argument("--concurrency", type=positive_int, default=4, metavar="N", help="takes at once (default 4)")
     p.add_argument("--out", type=Path, metavar="DIR", help="the sweep folder (default sweeps/<run>-takes<K>-<stamp>)")
-    p.add_argument("--budget-usd", dest="budget_usd", type=float,
+    p.add_argument("--budget-usd", dest="budget_usd", type=sweep_budget_usd, metavar="USD",
                    help="ceiling on the whole sweep's spend, across invocations (default: the one it was given before)")
-    p.add_argument("--rpm", dest="requests_per_min", type=int, help="requests per minute per provider and model")
-    p.add_argument("--tpm", dest="tokens_per_min", type=int, help="tokens per minute per provider and model")
+    p.add_argument("--rpm", dest="requests_per_min", type=positive_int, metavar="N",
+                   help="requests per minute per provider and model")
+    p.add_argument("--tpm", dest="tokens_per_min", type=positive_int, metavar="N",
+                   help="tokens per minute per provider and model")
     return p
 
 
 def plan_from(ns: argparse.Namespace) -> TakeSweepPlan:
-    """The plan the flags describe (raises InvalidConfig naming the flag to fix)."""
-    for flag, value in (("--concurrency", ns.concurrency), ("--rpm", ns.requests_per_min), ("--tpm", ns.tokens_per_min)):
-        if value is not None and value <= 0:
-            raise InvalidConfig(f"{flag} must be a positive whole number, not {value}")
-    if ns.budget_usd is not None and ns.budget_usd <= 0:
-        raise InvalidConfig(f"--budget-usd must be more than 0, not {ns.budget_usd}")
+    """The plan the flags describe."""
     return TakeSweepPlan(parent=str(ns.branch_from), at_beat=ns.at_beat, seeds=parse_seeds(ns.seeds), event=ns.event,
                          note=ns.note, to=ns.to, base_url=ns.base_url, concurrency=ns.concurrency,
                          budget_usd=ns.budget_usd, requests_per_min=ns.requests_per_min,
@@ -53,5 +56,5 @@ def plan_from(ns: argparse.Namespace) -> TakeSweepPlan:
 
 def main(argv: list[str]) -> int:
     ns = parser().parse_args(argv)
-    folder = ns.out or Path("sweeps") / f"{ns.branch_from.name}-takes{ns.at_beat}-{datetime.now():%Y%m%d-%H%M%S}"
+    folder = ns.out or SWEEPS / f"{ns.branch_from.name}-takes{ns.at_beat}-{datetime.now():%Y%m%d-%H%M%S}"
     return sweep_through(lambda: TakeSweep(plan_from(ns), folder, TakeProgress()), folder)

@@ -132,6 +132,11 @@ class Format:
     def add_flags(self, parser: argparse.ArgumentParser) -> None:
         """The format's own flags on the one `promptdesk` parser."""
 
+    def search_places(self, scene_folder: Path | None, cwd: Path) -> dict[str, list[Path]]:
+        """The folders the format searches for its own files (kind -> folders, in order), as
+        `promptdesk paths` prints them; `scene_folder` is the scene file's folder when one is given."""
+        return {}
+
     def scene_from_flags(self, ns: argparse.Namespace, reader: SceneReader) -> Any:
         """The scene `--batch` runs when the format's flags make or change it, else None."""
         return None

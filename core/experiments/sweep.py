@@ -86,8 +86,9 @@ class SweepPlan:
     requests_per_min: int | None = None
     tokens_per_min: int | None = None
     provider_settings: dict[str, Any] = field(default_factory=dict)
+    protocol: str | None = None
     IDENTITY = ("scene", "isolations", "coordinators", "seeds", "provider", "model", "base_url", "max_beats",
-                "characters_dirs")
+                "characters_dirs", "protocol")
 
     def combinations(self) -> list[Combination]:
         return [Combination(i, c, s) for i in self.isolations for c in self.coordinators for s in self.seeds]
@@ -103,7 +104,8 @@ class SweepPlan:
         return RunOptions(isolation=combo.isolation, coordinator=combo.coordinator, provider=self.provider,
                           model=self.model, base_url=self.base_url, seed=combo.seed, max_beats=self.max_beats,
                           characters_dirs=[Path(d) for d in self.characters_dirs], out=out, headless=True,
-                          write_character_journals=False, provider_settings=self.provider_settings)
+                          write_character_journals=False, provider_settings=self.provider_settings,
+                          protocol=self.protocol)
 
 
 def read_results(folder: Path) -> list[dict[str, Any]]:

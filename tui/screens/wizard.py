@@ -293,7 +293,7 @@ class WizardScreen(Screen[None]):
 
     def search_dirs(self) -> list[Path]:
         """Where characters are looked up, as the engine will look."""
-        return search_dirs(self.options.characters_dirs, self.cwd)
+        return search_dirs(self.options.characters_dirs, self.cwd, self.scene.folder if self.scene else None)
 
     def run_options(self) -> RunOptions:
         """The run options with both choices and the provider step applied."""

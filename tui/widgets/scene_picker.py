@@ -1,4 +1,5 @@
-"""The wizard's first step: every scene file in `scenes/`, or any path typed in."""
+"""The wizard's first step: every scene file in `scenes/` and the examples shipped with Promptdesk
+(marked as examples), or any path or scene name typed in."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from textual.message import Message
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from promptdesk.core.casting import places
+from promptdesk.core.errors import InvalidConfig
 from promptdesk.tui.lines import safe
 
 
@@ -28,10 +31,13 @@ def scene_title(path: Path) -> str:
     return title.strip() if isinstance(title, str) else ""
 
 
-def scene_files(cwd: Path) -> list[Path]:
-    """The example scenes: `scenes/*.yaml` and `*.yml` under `cwd`, sorted by name."""
-    folder = cwd / "scenes"
-    return sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")]) if folder.is_dir() else []
+def scene_files(cwd: Path) -> tuple[list[Path], set[Path]]:
+    """The scenes to list: `scenes/*.yaml` and `*.yml` under `cwd`, sorted by name, then the examples
+    shipped with Promptdesk whose names `scenes/` does not already use (as `promptdesk NAME` would
+    find them); and which of those are examples."""
+    own, shipped = places.own_scenes(cwd), places.examples()
+    extra = [path for name, path in shipped.items() if name not in own]
+    return [*own.values(), *extra], set(extra)
 
 
 class ScenePicker(Vertical):
@@ -55,12 +61,12 @@ class ScenePicker(Vertical):
     def __init__(self, cwd: Path, chosen: Path | None = None, suggested: Path | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.cwd = cwd
-        self.files = scene_files(cwd)
+        self.files, self.examples = scene_files(cwd)
         self.chosen = chosen
         self.suggested = suggested
 
     def compose(self) -> ComposeResult:
-        yield Label("Pick a scene (Enter), or type the path of a scene file:")
+        yield Label("Pick a scene (Enter), or type the path of a scene file or a scene's name:")
         yield OptionList(*[Option(self._row(p), id=str(i)) for i, p in enumerate(self.files)])
         yield Input(placeholder="path/to/scene.yaml", value=self._label(self.chosen) if self.chosen else "",
                     id="scene-path")
@@ -72,6 +78,8 @@ class ScenePicker(Vertical):
         return Content.assemble(*([(title, "bold"), "  "] if title else []), (safe(self._label(path)), "dim"))
 
     def _label(self, path: Path) -> str:
+        if path in self.examples:
+            return f"example: {path.stem}"
         try:
             return str(path.resolve().relative_to(self.cwd.resolve()))
         except ValueError:
@@ -93,14 +101,19 @@ class ScenePicker(Vertical):
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         path = self.files[int(event.option.id or 0)]
-        self.query_one(Input).value = self._label(path)
+        self.query_one(Input).value = path.stem if path in self.examples else self._label(path)
         self.post_message(self.Picked(path))
 
     @on(Input.Submitted)
     def _typed(self, event: Input.Submitted) -> None:
         event.stop()
-        if event.value.strip():
-            path = Path(event.value.strip()).expanduser()
+        typed = event.value.strip()
+        if typed:
+            path = Path(typed).expanduser()
+            try:
+                path = places.find_scene(path, self.cwd)
+            except InvalidConfig:
+                pass  # the wizard says why it cannot be read, naming the file as typed
             self.post_message(self.Picked(path if path.is_absolute() else self.cwd / path))
 
     def show_status(self, text: str, ok: bool) -> None:

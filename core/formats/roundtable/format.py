@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from promptdesk.core.characters.loading import Character
 from promptdesk.core.engine.format import Format, Setup
 from promptdesk.core.engine.scene import Scene
-from promptdesk.core.formats.roundtable import flags, lines, policy
+from promptdesk.core.formats.roundtable import flags, lines, policy, strategies
 from promptdesk.core.formats.roundtable.improv_facilitator import facilitate
 from promptdesk.core.formats.roundtable.improv_participant import participate
 from promptdesk.core.formats.roundtable.prompts import participant_system
@@ -62,6 +63,9 @@ class RoundtableFormat(Format):
 
     def add_flags(self, parser: argparse.ArgumentParser) -> None:
         flags.add_flags(parser)
+
+    def search_places(self, scene_folder: Path | None, cwd: Path) -> dict[str, list[Path]]:
+        return {"Strategies": strategies.search_dirs((), cwd, scene_folder)}
 
     async def play(self, session: Session) -> Decision:
         return await policy.play(session)

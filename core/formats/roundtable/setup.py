@@ -47,7 +47,7 @@ def prepare(session: Session, setup: Setup) -> None:
     on_escalate = getattr(options, "on_escalate", None)
     if on_escalate is not None and on_escalate not in HEADLESS_CHOICES:
         raise InvalidConfig(f"--on-escalate must be one of {', '.join(HEADLESS_CHOICES)}, not {on_escalate!r}")
-    strategy = load_strategy(table.strategy, search_dirs(table.strategies_dirs, setup.cwd))
+    strategy = load_strategy(table.strategy, search_dirs(table.strategies_dirs, setup.cwd, scene.folder))
     spec = facilitator_spec(scene, setup) if role != "C" else ProviderSpec(name="offline")
     session.format_state = Table(TableSetup(
         strategy=strategy, facilitator=setup.pool.get(spec),

@@ -6,6 +6,7 @@ a `name`, a `goal`, `min_rounds` (the facilitator cannot advance before them), `
 a list of roles or participant slugs) and an `instruction` given to whoever speaks.
 
 Files are searched, first hit wins, in the scene's `strategies_dirs`, then `./strategies/`, then the
+scene file's own (`<its folder>/strategies/`, and `strategies/` beside a `scenes/` folder), then the
 strategies shipped with Promptdesk.
 """
 
@@ -17,7 +18,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
-from promptdesk.core.characters.loading import validate_slug
+from promptdesk.core.characters.loading import beside_scene, distinct, validate_slug
 from promptdesk import resources
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.protocol.bounded import Unbounded, load_yaml
@@ -62,11 +63,14 @@ class Strategy(BaseModel):
         return chosen or list(slugs)
 
 
-def search_dirs(extra: Sequence[str | Path] = (), cwd: Path | None = None) -> list[Path]:
-    """Where strategy files are looked for, in order."""
+def search_dirs(extra: Sequence[str | Path] = (), cwd: Path | None = None,
+                scene_folder: Path | None = None) -> list[Path]:
+    """Where strategy files are looked for, in order: the scene's `strategies_dirs`, `./strategies/`,
+    those the scene file brings (`beside_scene`), the shipped ones."""
     base = Path.cwd() if cwd is None else Path(cwd)
-    ordered = [base / Path(d) for d in extra] + [base / "strategies", resources.strategies_dir()]
-    return list(dict.fromkeys(ordered))
+    ordered = [base / Path(d) for d in extra] + [base / "strategies", *beside_scene(scene_folder, "strategies"),
+                                                 resources.strategies_dir()]
+    return distinct(ordered)
 
 
 def available(dirs: Sequence[Path]) -> list[str]:

@@ -1,0 +1,211 @@
+"""The command line as installed software: it never waits for a terminal that is not there, every
+command helps (its --help exits 0 and ends with its exit codes), a mistyped word gets the closest
+names, scenes are found by name (./scenes/, then the shipped examples), `init` writes a folder to edit
+and never overwrites, `paths` says where things are read and written, and a damaged install is named."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+from helpers import ROOT
+from promptdesk import resources
+from promptdesk.core.cli import main as cli
+from promptdesk.core.cli.main import COMMANDS, main
+
+PLAY = ["--isolation", "b", "--coordinator", "C", "--provider", "offline", "--seed", "3", "--quiet"]
+
+
+def promptdesk(*args: str, cwd: Path, timeout: float = 5) -> subprocess.CompletedProcess:
+    """`python -m promptdesk ARGS` with stdin and stdout not a terminal (as from a script or CI)."""
+    return subprocess.run([sys.executable, "-m", "promptdesk", *args], cwd=cwd, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+class TestNeverHangs:
+    @pytest.mark.parametrize("args", [(), ("version",), ("the-apology",), ("replay", "runs/x")])
+    def test_without_a_terminal_the_console_is_refused_at_once(self, tmp_path, args):
+        started = time.monotonic()
+        done = promptdesk(*args, cwd=tmp_path)
+        assert time.monotonic() - started < 5
+        assert done.returncode == 2, done.stderr
+        if args == ("version",):
+            assert "Did you mean: --version?" in done.stderr
+        else:
+            assert "the console needs a terminal" in done.stderr and "--batch" in done.stderr
+
+    def test_compare_tui_without_a_terminal_is_refused(self, tmp_path):
+        done = promptdesk("compare", "runs/x", "--tui", cwd=tmp_path)
+        assert done.returncode == 2 and "the console needs a terminal" in done.stderr
+
+
+class TestHelp:
+    def test_every_command_help_exits_0_and_ends_with_its_exit_codes(self, capsys):
+        for argv in [["--help"], *([name, "--help"] for name in COMMANDS if name != "replay"),
+                     ["sweep", "--branch-from", "RUN", "--help"]]:
+            assert main(argv) == 0, argv
+            text = capsys.readouterr().out
+            assert text.rstrip().splitlines()[-1].startswith("Exit codes: 0 "), (argv, text[-300:])
+            assert "; 2 " in text.rstrip().splitlines()[-1], argv
+
+    def test_the_main_help_lists_every_command(self, capsys):
+        main(["--help"])
+        text = capsys.readouterr().out
+        assert all(f"  {name} " in text for name in COMMANDS)
+
+    @pytest.mark.parametrize("flag", ["--version", "-V"])
+    def test_the_version_comes_from_the_package_metadata(self, capsys, flag):
+        assert main([flag]) == 0
+        assert capsys.readouterr().out == f"promptdesk {version('promptdesk')}\n"
+
+    def test_the_version_imports_nothing_heavy(self, tmp_path):
+        code = ("import sys\nfrom promptdesk.core.cli.main import main\nmain(['--version'])\n"
+                "print(sorted(m for m in ('pydantic', 'yaml', 'textual', 'anthropic', 'openai') if m in sys.modules))")
+        done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=30)
+        assert done.stdout.splitlines()[-1] == "[]", done.stdout + done.stderr
+
+    def test_sweep_takes_every_provider_flag_batch_does_and_names_branch_from(self):
+        def provider_flags(p):
+            group = next(g for g in p._action_groups if g.title == "provider")
+            return {s for a in group._group_actions for s in a.option_strings}
+        from promptdesk.core.cli import sweep
+        batch, swept = provider_flags(cli.parser()), provider_flags(sweep.parser())
+        assert batch == swept and {"--provider", "--model", "--base-url", "--protocol", "--timeout"} <= swept
+        assert "claude-code" in next(a for a in sweep.parser()._actions if "--provider" in a.option_strings).choices
+        assert "--branch-from" in sweep.parser().format_help()
+
+
+class TestDidYouMean:
+    @pytest.mark.parametrize("typed, close", [("audti", "audit"), ("the-apolgy", "the-apology"),
+                                              ("sweeep", "sweep"), ("version", "--version")])
+    def test_a_word_that_is_neither_a_command_nor_a_scene_gets_the_closest_names(self, tmp_path, monkeypatch,
+                                                                                   capsys, typed, close):
+        monkeypatch.chdir(tmp_path)
+        assert main([typed]) == 2
+        err = capsys.readouterr().err
+        assert f"Did you mean: " in err and close in err.split("Did you mean: ", 1)[1].split("?")[0], err
+
+    def test_an_unknown_scene_for_batch_lists_both_places_and_the_examples(self, tmp_path, monkeypatch, capsys):
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "scenes").mkdir()
+        (tmp_path / "scenes" / "mine.yaml").write_text("name: mine\ncharacters: [alice]\n")
+        assert main(["--batch", "kitchen", *PLAY]) == 2
+        err = capsys.readouterr().err
+        assert "./scenes/kitchen.yaml" in err and "mine" in err
+        assert all(name in err for name in resources.example_scenes())
+
+
+class TestScenesByName:
+    def test_a_shipped_example_plays_by_name_from_an_empty_folder(self, tmp_path, monkeypatch):
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.delenv("PROMPTDESK_JOURNAL_STORE", raising=False)
+        assert main(["--batch", "the-apology", *PLAY]) == 0
+        runs = list((tmp_path / "runs").iterdir())
+        assert len(runs) == 1 and runs[0].name.startswith("the-apology-")
+        assert main(["audit", str(runs[0])]) == 0
+        assert sorted(p.name for p in (tmp_path / ".promptdesk" / "journals").iterdir()) == \
+            ["alice.md", "bob.md", "charlie.md"], "an example's journals are kept in the working folder"
+
+    def test_a_scene_in_scenes_is_found_by_name_before_an_example(self, tmp_path, monkeypatch, capsys):
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "scenes").mkdir()
+        (tmp_path / "scenes" / "the-apology.yaml").write_text("name: mine\nprompt: Two old friends.\ncharacters: [ann, ben]\n")
+        assert main(["--batch", "the-apology", *PLAY]) == 2
+        assert "ann" in capsys.readouterr().err, "./scenes/the-apology.yaml was read, not the example"
+
+    def test_characters_and_strategies_beside_a_scene_file_are_found(self, tmp_path, monkeypatch):
+        project = tmp_path / "project"
+        assert main(["init", str(project)]) == 0
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        monkeypatch.chdir(elsewhere)
+        (project / "strategies" / "quick.yaml").write_text((project / "strategies" / "free.yaml").read_text()
+                                                           .replace("name: free", "name: quick"))
+        scene = project / "scenes" / "roundtable-free.yaml"
+        scene.write_text(scene.read_text().replace("strategy: free", "strategy: quick").replace("sam-reed", "sam-own"))
+        (project / "characters" / "sam-reed").rename(project / "characters" / "sam-own")
+        (project / "scenes" / "the-apology.yaml").write_text(
+            (project / "scenes" / "the-apology.yaml").read_text().replace("charlie", "sam-own"))
+        assert main(["--batch", str(project / "scenes" / "the-apology.yaml"), *PLAY, "--journals", "none"]) == 0
+        assert main(["--batch", str(scene), *PLAY, "--journals", "none"]) == 0
+        notes = (next((elsewhere / "runs").glob("roundtable-free-*")) / "notes.md").read_text()
+        assert "strategy quick" in notes, "the strategy beside the scene's folder was used"
+
+
+class TestInit:
+    def test_init_writes_a_folder_whose_scene_plays(self, tmp_path, monkeypatch):
+        assert main(["init", str(tmp_path / "stage")]) == 0
+        stage = tmp_path / "stage"
+        assert (stage / "README.md").is_file() and (stage / "strategies" / "debate.yaml").is_file()
+        assert {p.name for p in (stage / "scenes").iterdir()} == {f"{n}.yaml" for n in resources.example_scenes()}
+        assert not list(stage.rglob(".promptdesk-examples")), "the copied characters are the operator's own"
+        monkeypatch.chdir(stage)
+        assert main(["--batch", "scenes/the-apology.yaml", *PLAY]) == 0
+        assert (stage / "characters" / "bob" / "journal.md").is_file(), "an owned character keeps its journal"
+
+    def test_init_over_existing_files_lists_them_and_writes_nothing(self, tmp_path, capsys):
+        (tmp_path / "scenes").mkdir()
+        (tmp_path / "scenes" / "the-apology.yaml").write_text("mine\n")
+        (tmp_path / "README.md").write_text("mine\n")
+        before = sorted(p for p in tmp_path.rglob("*"))
+        assert main(["init", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert "the-apology.yaml" in err and "README.md" in err and "writes nothing" in err
+        assert sorted(p for p in tmp_path.rglob("*")) == before
+        assert (tmp_path / "README.md").read_text() == "mine\n"
+
+    def test_init_into_a_file_is_refused(self, tmp_path, capsys):
+        (tmp_path / "f").write_text("")
+        assert main(["init", str(tmp_path / "f")]) == 2
+        assert "is a file" in capsys.readouterr().err
+
+
+class TestPaths:
+    def test_paths_names_every_place_in_the_order_searched(self, tmp_path, monkeypatch, capsys):
+        monkeypatch.chdir(tmp_path)
+        assert main(["paths"]) == 0
+        out = capsys.readouterr().out
+        chars = out.split("Characters, first found wins:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        assert chars[0].startswith("1. ./characters") and chars[1].startswith("2. ./.claude/agents")
+        assert "Runs:     ./runs/" in out and "Sweeps:   ./sweeps/" in out and "Journals:" in out
+        assert all(name in out for name in resources.example_scenes())
+
+    def test_paths_of_a_scene_adds_its_own_folders_and_journal_store(self, tmp_path, monkeypatch, capsys):
+        main(["init", str(tmp_path / "p")])
+        monkeypatch.chdir(tmp_path)
+        assert main(["paths", "p/scenes/the-apology.yaml", "--journals", "mem"]) == 0
+        out = capsys.readouterr().out
+        assert "./p/characters" in out and "./p/strategies" in out
+        assert "Journals: ./mem/<character>.md, for every character" in out
+
+
+class TestDamagedInstall:
+    @pytest.fixture
+    def damaged(self, tmp_path, monkeypatch):
+        """Promptdesk's package folder without its shipped files."""
+        empty = tmp_path / "site" / "promptdesk"
+        empty.mkdir(parents=True)
+        monkeypatch.setattr(resources, "root", lambda: empty)
+        monkeypatch.chdir(tmp_path)
+
+    def test_a_missing_shipped_file_exits_2_naming_it(self, damaged, capsys):
+        assert main(["--batch", "the-apology", *PLAY]) == 2
+        err = capsys.readouterr().err
+        assert "scenes is missing" in err and "reinstall promptdesk" in err
+
+    def test_the_console_is_refused_before_it_opens_without_its_themes(self, damaged, capsys):
+        from promptdesk.tui.launch import Console
+
+        with pytest.raises(resources.MissingResource, match="themes/dark.tcss is missing"):
+            Console().open(cli.parser().parse_args([]))
+
+
+def test_python_dash_m_promptdesk_is_the_command(tmp_path):
+    done = promptdesk("--version", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith("promptdesk ")
+    assert Path(__file__).resolve().parents[1] == ROOT
