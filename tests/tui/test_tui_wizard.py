@@ -110,6 +110,35 @@ class TestSceneAndCast:
             assert app.screen.scene.name == "morning-kitchen" and wizard_step(app) == "cast"
 
 
+    async def test_in_an_empty_folder_the_shipped_examples_are_listed_as_examples_and_play(self, tmp_path,
+                                                                                         monkeypatch):
+        """An operator with no scenes of their own sees every example Promptdesk ships, marked as one;
+        picking one passes the cast check with the examples' own characters."""
+        from promptdesk import resources
+        from promptdesk.tui.app import create_app
+        from tui_support import run_options
+
+        monkeypatch.chdir(tmp_path)
+        app = create_app(scene=None, options=run_options(tmp_path), cwd=tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            picker = app.screen.query_one(ScenePicker)
+            assert [p.stem for p in picker.files] == list(resources.example_scenes())
+            assert picker.examples == set(picker.files)
+            assert "example: the-apology" in screen_text(app)
+            picker.query_one("#scene-path").value = "morning-kitchen"
+            picker.query_one("#scene-path").focus()
+            await pilot.press("enter")
+            assert app.screen.scene.name == "morning-kitchen" and wizard_step(app) == "cast"
+            await pilot.pause()
+            assert app.screen.ready(), screen_text(app)
+
+    async def test_an_example_whose_name_scenes_uses_is_not_listed_twice(self, workspace):
+        app = wizard_app(workspace, scene=None)
+        async with app.run_test(size=SIZE):
+            picker = app.screen.query_one(ScenePicker)
+            assert picker.examples == set() and "example:" not in screen_text(app)
+
+
 async def test_a_full_offline_scene_runs_from_the_wizard_to_its_close(workspace):
     app = wizard_app(workspace)
     async with app.run_test(size=SIZE) as pilot:
