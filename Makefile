@@ -12,7 +12,7 @@ LLAMA_CPP_VERSION ?= 0.3.36
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: run test demo bench bench-local upgrade clean
+.PHONY: run test demo bench bench-local upgrade docs clean
 
 $(UV):
 	@echo "Setting up $(VENV) with the uv installer $(UV_VERSION) from PyPI (first run only)..."
@@ -42,6 +42,11 @@ demo: $(RUN_STAMP)
 
 bench: $(TEST_STAMP)
 	$(BIN)/python -m benchmarks
+
+# The docs site: regenerate the reference pages from the code, then build and serve it locally.
+docs: $(TEST_STAMP)
+	$(BIN)/python -m promptdesk.core.cli.reference docs/reference
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
 
 # Move the lock to the newest versions pyproject.toml allows, install them and run the suite: a
 # conscious step, committed only when it passes.

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ValidationError, create_model
+from pydantic import Field, BaseModel, ValidationError, create_model
 
 from promptdesk.core.engine.scene import CastOverride, Limits, ScheduledEvent
 from promptdesk.core.engine.scene import Scene as PlayedScene
@@ -36,9 +36,12 @@ PROBLEMS_SHOWN = 20
 
 def _scene_model() -> type[PlayedScene]:
     """The scene-file model: the engine's scene, its `format` one of the registry's, and each format's section."""
-    sections: dict[str, Any] = {name: (fmt.section | None, None) for name, fmt in FORMATS.items() if fmt.section}
+    sections: dict[str, Any] = {name: (fmt.section | None, Field(None, description=f"Settings of the `{name}` format."))
+                                for name, fmt in FORMATS.items() if fmt.section}
     model = create_model("Scene", __base__=PlayedScene, __module__=__name__,
-                         format=(Literal[tuple(FORMATS)], "scene"), **sections)  # type: ignore[call-overload]
+                         format=(Literal[tuple(FORMATS)],
+                                 Field("scene", description=PlayedScene.model_fields["format"].description)),
+                         **sections)  # type: ignore[call-overload]
     model.formats = FORMATS
     return model
 

@@ -126,3 +126,21 @@ def _unquote(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
         return value[1:-1]
     return value
+
+
+class FrontMatterFields:
+    """The front matter keys Promptdesk reads (`promptdesk schema character` prints them as a JSON
+    Schema). Any other key (`tools`, `model`, `color`, …) is kept with the character but never
+    reaches an actor."""
+
+    name = "The character's display name, as actors and transcripts call them; unset: the profile's first heading, else the slug."
+    description = ("A summary of the character; it reaches the actor only when the scene lists `description` "
+                   "(without its `<example>` blocks) or `examples` (only those blocks) in `character_fields`.")
+
+    @classmethod
+    def schema(cls) -> dict[str, Any]:
+        """The JSON Schema of a character file's front matter."""
+        return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "Character front matter",
+                "description": cls.__doc__.split("(")[0].strip() + ".", "type": "object",
+                "properties": {key: {"type": "string", "description": getattr(cls, key)} for key in ("name", "description")},
+                "additionalProperties": True}

@@ -29,7 +29,7 @@ def parser() -> argparse.ArgumentParser:
                        exit_codes("the take closed", "the take ended on an error, or its calls failed",
                                   "not a run, a beat never begun, a change that does not fit, a format that cannot "
                                   "be branched (collaborate, roundtable), or --out taken"))
-    p.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run to take again")
     p.add_argument("--at-beat", dest="at_beat", type=int, required=True, metavar="K", help="the beat the take starts from")
     p.add_argument("--event", help="a world event every actor receives at beat K")
     p.add_argument("--note", help="a director's note delivered at beat K (to everyone, or to --to)")

@@ -24,7 +24,8 @@ def parser() -> argparse.ArgumentParser:
     p = command_parser("promptdesk compare", "Put runs, or a sweep's conditions, side by side.",
                        exit_codes("compared (or the Compare screen was quit)", None,
                                   "invalid input: not runs, not comparable, or an unknown metric"))
-    p.add_argument("paths", nargs="+", type=Path, metavar="RUN_DIR | SWEEP_DIR")
+    p.add_argument("paths", nargs="+", type=Path, metavar="RUN_DIR | SWEEP_DIR",
+                   help="run folders, or sweep folders (their runs, by condition)")
     p.add_argument("--metrics", metavar="LIST",
                    help=f"only these metrics, comma-separated (default all: {','.join(METRICS)}; not with --tui)")
     form = p.add_mutually_exclusive_group()

@@ -26,7 +26,8 @@ def parser() -> argparse.ArgumentParser:
                        "TinyPerson JSON as Promptdesk characters.",
                        exit_codes("every file was imported", None,
                                   "a file that cannot be imported (named, with why: the others are still imported)"))
-    p.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    p.add_argument("files", nargs="+", type=Path, metavar="FILE",
+                   help="character cards (.json, .png, .webp) or TinyPerson JSON files")
     p.add_argument("--to", type=Path, default=Path("characters"), metavar="DIR",
                    help="the characters folder to write into (default: characters/)")
     p.add_argument("--user", default=DEFAULT_USER, metavar="NAME",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from promptdesk.core.cli.common import NO_CONSOLE, NO_TERMINAL, Console, exit_codes, has_terminal, refuse
 from promptdesk.core.cli.numbers import budget_usd, pace_seconds, positive_int
-from promptdesk.core.errors import EXIT_CLOSED, EXIT_INVALID
+from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("", "RUN_DIR: play a run folder back in the console"),
@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("report", "RUN_DIR|SWEEP_DIR --html FILE: one self-contained HTML page"),
     "init": ("init", "[DIR]: a folder of scenes, characters and strategies to edit"),
     "paths": ("paths", "[SCENE]: where this invocation reads and writes"),
+    "schema": ("schema", "scene|character|strategy: the JSON Schema of that file"),
 }
 """Every command beside the console and `--batch`: its module in `promptdesk.core.cli` (`main(argv) -> exit
 code`, `parser()`) and its line in the help."""
@@ -67,14 +68,18 @@ def parser() -> argparse.ArgumentParser:
                    help="run SCENE (a file or a name) headless to its close (no SCENE with --collaborate GOAL)")
     p.add_argument("--isolation", choices=["a", "b"], help="a: fresh stateless call per turn; b: one thread per actor")
     p.add_argument("--coordinator", choices=["A", "B", "C"], help="A: LLM judge with your notes; B: dedicated LLM judge; C: pure code")
-    p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=Path, default=[], metavar="DIR")
+    p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=Path, default=[], metavar="DIR",
+                   help="a folder to look for characters in first (repeatable); then ./characters/, ./.claude/agents/ "
+                        "and the scene's own (promptdesk paths)")
     p.add_argument("--journals", metavar="DIR|none",
                    help="where every character's journal is read and written; `none`: run without memory "
                         "(default: beside a <slug>/profile.md you own, else .promptdesk/journals/ beside the scene)")
     p.add_argument("--out", type=Path, metavar="DIR", help="the run folder (default runs/<scene>-<stamp>)")
-    p.add_argument("--seed", type=int)
-    p.add_argument("--max-beats", dest="max_beats", type=positive_int)
-    p.add_argument("--budget-usd", dest="budget_usd", type=budget_usd, help="close the scene (reason budget) when spent")
+    p.add_argument("--seed", type=int, metavar="N", help="the run's seed (default: the scene's seed:, else random)")
+    p.add_argument("--max-beats", dest="max_beats", type=positive_int, metavar="N",
+                   help="the scene's beat limit (default: the scene's limits.max_beats)")
+    p.add_argument("--budget-usd", dest="budget_usd", type=budget_usd, metavar="USD",
+                   help="close the scene (reason budget) when its calls have cost this much")
     p.add_argument("--pace", type=pace_seconds, metavar="SECONDS",
                    help="minimum seconds per beat, 0 to 60 (default: the scene's pace:, else 0; "
                         "in the console 1.5 on the offline improviser)")
@@ -106,6 +111,20 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> int:
         return refuse(exc)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2, already printed)
         return exc.code if isinstance(exc.code, int) else EXIT_INVALID
+    except BrokenPipeError:  # the reader went away (`| head`): stop printing, quietly
+        _silence_stdout()
+        return EXIT_FAILED
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush stays quiet."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)
 
 
 def _command(name: str, argv: list[str], console: Console | None) -> int:

@@ -17,7 +17,7 @@ ACTOR_COLUMNS = ("turns", "silences", "interruptions", "reactions", "words", "ta
 def parser() -> argparse.ArgumentParser:
     p = command_parser("promptdesk metrics", "Measure one run from its events.jsonl alone.",
                        exit_codes("measured", None, "not a run folder"))
-    p.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
     return p
 

@@ -22,7 +22,8 @@ def parser() -> argparse.ArgumentParser:
                        "writes runs, sweeps and journals (for SCENE: where its run would).",
                        exit_codes("printed", None, "a scene that cannot be found or read"))
     p.add_argument("scene", nargs="?", metavar="SCENE", help="a scene file, or a scene's name")
-    p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=Path, default=[], metavar="DIR")
+    p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=Path, default=[], metavar="DIR",
+                   help="a folder searched first for characters, as the console and --batch take it")
     p.add_argument("--journals", metavar="DIR|none", help="as the console and --batch take it")
     return p
 

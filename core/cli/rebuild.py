@@ -19,7 +19,7 @@ def parser() -> argparse.ArgumentParser:
                        "events.json) from its events.jsonl alone.",
                        exit_codes("rebuilt", None, "not a run, a log that would only make the files worse, or a "
                                   "folder another process is writing (every file left as it was)"))
-    p.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run folder")
     return p
 
 

@@ -42,8 +42,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", required=True, help="e.g. 1-10 or 1,3,5")
     p.add_argument("--branch-from", dest="branch_from", metavar="RUN_DIR",
                    help="sweep takes of RUN_DIR instead (see below): with --at-beat K and --event or --note")
-    p.add_argument("--characters-dir", dest="characters_dirs", action="append", default=[], metavar="DIR")
-    p.add_argument("--max-beats", dest="max_beats", type=positive_int, metavar="N")
+    p.add_argument("--characters-dir", dest="characters_dirs", action="append", default=[], metavar="DIR",
+                   help="a folder to look for characters in first (repeatable)")
+    p.add_argument("--max-beats", dest="max_beats", type=positive_int, metavar="N", help="each run's beat limit")
     p.add_argument("--concurrency", type=positive_int, default=4, metavar="N", help="runs at once (default 4)")
     p.add_argument("--out", type=Path, metavar="DIR", help="the sweep folder (default sweeps/<scene>-<stamp>)")
     p.add_argument("--budget-usd", dest="budget_usd", type=sweep_budget_usd, metavar="USD",

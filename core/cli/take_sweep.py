@@ -28,13 +28,15 @@ def parser() -> argparse.ArgumentParser:
     p = command_parser("promptdesk sweep --branch-from",
                        "Take one run again from a beat over many seeds, with a change and without it, to measure "
                        "what the change does.", CODES, "Re-running the same command resumes the sweep in its folder.")
-    p.add_argument("--branch-from", dest="branch_from", type=Path, required=True, metavar="RUN_DIR")
-    p.add_argument("--at-beat", dest="at_beat", type=int, required=True, metavar="K")
+    p.add_argument("--branch-from", dest="branch_from", type=Path, required=True, metavar="RUN_DIR",
+                   help="the run to take again")
+    p.add_argument("--at-beat", dest="at_beat", type=int, required=True, metavar="K",
+                   help="the beat every take starts from")
     p.add_argument("--event", help="the world event of the `change` takes, at beat K")
     p.add_argument("--note", help="the director's note of the `change` takes, at beat K (to everyone, or --to)")
     p.add_argument("--to", metavar="SLUG", help="the actor the --note is for")
     p.add_argument("--seeds", required=True, help="e.g. 1-10 or 1,3,5: one take with and one without the change each")
-    p.add_argument("--base-url", dest="base_url")
+    p.add_argument("--base-url", dest="base_url", metavar="URL", help="a new address for the takes' remote providers")
     p.add_argument("--concurrency", type=positive_int, default=4, metavar="N", help="takes at once (default 4)")
     p.add_argument("--out", type=Path, metavar="DIR", help="the sweep folder (default sweeps/<run>-takes<K>-<stamp>)")
     p.add_argument("--budget-usd", dest="budget_usd", type=sweep_budget_usd, metavar="USD",

@@ -53,7 +53,7 @@ Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 class SceneModel(BaseModel):
     """Base of every scene model: unknown keys are errors; numbers given for text are taken as text."""
 
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True, use_attribute_docstrings=True)
 
 
 class Limits(SceneModel):
@@ -62,8 +62,11 @@ class Limits(SceneModel):
     max_beats: PositiveInt | None = None
     """Unset: enough beats for the caps to be reached (`beats_for`), so max beats never pre-empts them."""
     soft_cap_per_character: PositiveInt = 40
+    """Spoken turns after which a character is asked to bring the scene to a close (timing, never topic)."""
     hard_cap_per_character: PositiveInt = 60
+    """Spoken turns after which a character is silent for the rest of the scene."""
     stall_beats: PositiveInt = 3
+    """Beats in a row in which no one speaks before the scene is nudged, then closed as a stall."""
     min_turns_per_character: NonNegativeInt = 2
     """No natural close before every actor has spoken this many times (and never at beat 0)."""
     wind_down_at: float = Field(0.8, gt=0.0, le=1.0)
@@ -92,26 +95,42 @@ class ScheduledEvent(SceneModel):
     """A world event delivered to every actor at (or after) beat `at_beat`."""
 
     at_beat: NonNegativeInt
+    """The beat at (or after) which every actor receives it; the first beat is 0."""
     text: Text
+    """What happens, in a line ("The phone rings")."""
 
 
 class CastOverride(SceneModel):
     """A per-character provider override; unset fields come from the scene's `provider`."""
 
     name: ProviderName | None = Field(None, validation_alias=AliasChoices("name", "provider"))
+    """This character's provider (`provider:` is the same key)."""
     model: str | None = None
+    """This character's model id."""
     base_url: str | None = None
+    """This character's server address."""
     latency_ms: Latency | None = None
+    """offline: this character's simulated answer time range, in milliseconds."""
     timeout_s: Timeout | None = None
+    """Seconds one attempt of this character's calls may take."""
     max_retries: NonNegativeInt | None = None
+    """Retries of this character's failed calls."""
     retry_after_cap_s: WaitCap | None = None
+    """The longest wait a response header may impose on this character's calls."""
     max_processes: PositiveInt | None = None
+    """claude-code: at most this many CLI processes at once for this character's provider."""
     max_concurrency: PositiveInt | None = None
+    """At most this many calls at once to this character's server."""
     journal_timeout_s: Timeout | None = None
+    """Seconds one attempt of this character's journal call may take."""
     protocol: ProtocolName | None = None
+    """How this character answers: `tags`, `json` or `auto` (see `provider.protocol`)."""
     schema_format: SchemaFormat | None = None
+    """openai-compatible: how this character's server takes a JSON schema (see `provider.schema_format`)."""
     thinking_tokens: PositiveInt | None = None
+    """claude-code: this character's budget for extended thinking."""
     effort: Effort | None = None
+    """claude-code: this character's effort level."""
 
     @model_validator(mode="before")
     @classmethod
@@ -140,12 +159,21 @@ class Scene(SceneModel):
     """The formats whose rules this model checks, by name (set by the scene-file model)."""
 
     name: str
+    """The scene's slug (`[a-z0-9][a-z0-9-]*`), which names its run folders (`runs/<name>-<stamp>/`)."""
     title: str | None = None
+    """The title the console and the transcripts show; unset: made from `name`."""
     format: str = "scene"
+    """How the scene is played: `scene` (actors in beats), `collaborate` (two assistants, bounded
+    rounds) or `roundtable` (a facilitator asks, participants answer)."""
     turns: Literal["parallel", "sequential"] = "parallel"
+    """`scene` format: `parallel` beats (every actor answers each update; answers ordered by arrival)
+    or `sequential` (one speaker at a time: the one addressed, else the next in the cast)."""
     setting: str = ""
+    """Where and when the scene happens; every actor is told."""
     prompt: str = ""
+    """The shared situation and what is at stake; every actor is told (a `scene` needs one)."""
     goal: str = ""
+    """What the scene is for; every actor is told, and the coordinator judges it at the close."""
     goal_markers: list[str] = Field(default_factory=list)
     """Words that must each appear in some speech for role C to call the goal achieved."""
     suggested_events: Literal["inject", "ask", "off"] | None = None
@@ -154,6 +182,8 @@ class Scene(SceneModel):
     closing_action: str = ""
     """The final action the close note asks for ("Please close the scene by …"); unset: a neutral one."""
     characters: list[Slug] = Field(min_length=1)
+    """The cast by slug, in order, each found in the characters folders (`promptdesk paths`); a card
+    file (`.png`, `.webp`, `.json`) is cast directly."""
     cards: dict[Slug, str] = Field(default_factory=dict)
     """Character cards cast directly: slug -> card file (`.png`/`.webp`/`.json`, relative to the scene file).
     A `characters` entry that names a card file is moved here, cast as the slug of its file name."""
@@ -161,16 +191,30 @@ class Scene(SceneModel):
     """Offer the cast cards' scenario (as `setting` and `prompt`) and first message (as the card's
     character's perspective) where this scene leaves them unset; off, they are only reported."""
     perspectives: dict[str, str] = Field(default_factory=dict)
+    """Private to each actor: slug -> what only that character knows or wants. No other actor, and
+    no transcript, ever carries it (the audit checks)."""
     initial_speaker: str | None = None
+    """The slug of who speaks first; unset: the first of `characters`."""
     coordinator_notes: str = ""
+    """For the coordinator only (what to watch for, how it should end): never in any actor's request."""
     events: list[ScheduledEvent] = Field(default_factory=list)
+    """World events at a beat, delivered to every actor."""
     limits: Limits = Field(default_factory=Limits)
+    """How long the scene may run: beats, caps on each character's turns, stalls, winding down."""
     isolation: Literal["a", "b"] | None = None
+    """Choice 1, how actors are isolated: `a` (a fresh stateless call per turn) or `b` (one
+    conversation per actor); unset: the wizard or `--isolation` must give it (never defaulted)."""
     coordinator: Literal["A", "B", "C"] | None = None
+    """Choice 2, who decides when the scene ends: `A` (an LLM judge that also sees your notes), `B`
+    (a dedicated LLM judge) or `C` (pure code); unset: the wizard or `--coordinator` must give it."""
     provider: ProviderSpec = Field(default_factory=ProviderSpec)
+    """The model every actor plays with, unless `cast` says otherwise (default: the offline improviser)."""
     cast: dict[str, CastOverride] = Field(default_factory=dict)
+    """Per-character provider settings: slug -> the `provider` fields that differ for that actor."""
     judge: ProviderSpec | None = None
+    """The coordinator's judge (roles A and B) when it is not the scene's `provider`."""
     seed: int | None = None
+    """The run's seed (`--seed` wins); unset: a random one, recorded in `notes.md`."""
     number: int | None = Field(None, ge=0)
     """The scene's number in the transcript's title (`# Scene 001 — Title`); unset: the run's sequence
     among this scene's runs in the runs folder (`promptdesk.core.casting.build.scene_number`)."""
@@ -201,9 +245,9 @@ class Scene(SceneModel):
     pace: float | None = Field(None, ge=0.0, le=60.0)
     """Minimum seconds per beat (`--pace` wins); unset: 0, or 1.5 s in the console on the offline improviser."""
     journals: str | None = None
+    """Where the characters' journals live: a folder (relative to the scene file) or `none`."""
     character_fields: list[Literal["description", "examples"]] = Field(default_factory=list)
     """Front matter fields added to each actor's briefing with its profile (off by default)."""
-    """Where the characters' journals live: a folder (relative to the scene file) or `none`."""
     _folder: Path | None = PrivateAttr(default=None)
 
     @property

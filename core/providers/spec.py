@@ -39,14 +39,24 @@ WaitCap = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 class ProviderSpec(BaseModel):
     """Which model answers, and how patiently: timeouts, retries, and the offline latency range."""
 
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True, use_attribute_docstrings=True)
 
     name: ProviderName = "offline"
+    """Who answers: `offline` (the improviser: no key, no network, not a model), `anthropic`, `openai`,
+    `openai-compatible` (any Chat Completions server: llama.cpp, vLLM, Ollama, LM Studio) or `claude-code`."""
     model: str | None = None
+    """The model id (anthropic and openai have no default: give one)."""
     base_url: str | None = None
+    """The server's address, `http(s)://host[:port][/path]`; unset: the provider's own (or
+    `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL`)."""
     latency_ms: Latency | None = None
+    """offline: a simulated answer time, drawn per call from [lo, hi] milliseconds (it decides who
+    arrives first in a parallel beat; batch runs do not wait it out)."""
     timeout_s: Timeout = 60.0
+    """Seconds one attempt of a call may take (`--timeout` wins)."""
     max_retries: NonNegativeInt = 3
+    """Retries after a failed attempt (429, 5xx, a timeout, a cut stream), with backoff; 401, 403
+    and 404 are never retried."""
     retry_after_cap_s: WaitCap = 30.0
     """The longest wait a response header may impose (`retry-after`, a spent rate-limit budget's reset)."""
     max_processes: PositiveInt = 4

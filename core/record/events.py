@@ -22,23 +22,52 @@ COORDINATOR = "coordinator"
 OPERATOR = "operator"
 """The `from` of controls sent by the person at the console or the batch runner."""
 
-GenericType = Literal[
-    "start", "spawn", "brief", "route", "correct", "event", "note", "system", "stop", "beat",
-    "pause", "resume", "round", "handoff", "synthesis", "escalate", "phase", "decision",
-    "human_message", "agent_call", "agent_response", "question", "answer", "branch",
-]
+GENERIC_TYPES: dict[str, str] = {
+    "start": "The run began: its scene, format, both choices, seed, providers and whether arrivals are simulated.",
+    "spawn": "An actor (or a participant) was created for a character.",
+    "brief": "An actor was briefed: its system prompt was built (the text is in prompts.jsonl, not here).",
+    "route": "Public speech was routed to an actor (spec 000's route).",
+    "correct": "A malformed reply was sent the correction prompt (at most twice per turn).",
+    "event": "A world event reached every actor: scheduled, injected by the operator, or suggested by the "
+             "coordinator (`suggested_by`).",
+    "note": "A director's note (to one actor or to all), or a coordinator's timing note.",
+    "system": "Something failed or was refused (a call, a journal, a salvaged reply): said once, never dropped.",
+    "stop": "The operator (or a signal) stopped the scene.",
+    "beat": "A beat began (`beat` is its number, from 0).",
+    "pause": "The operator paused the scene.",
+    "resume": "The scene went on: after a pause, or a killed run resumed from its log (the seam).",
+    "round": "A collaboration or roundtable round began.",
+    "handoff": "A collaborator handed the turn to another (`target`).",
+    "synthesis": "The roundtable's facilitator summed up a round.",
+    "escalate": "The roundtable's facilitator asked the operator to decide.",
+    "phase": "A roundtable strategy moved to its next phase.",
+    "decision": "The operator's (or the headless policy's) answer to an escalation.",
+    "human_message": "A collaboration's goal, as the operator gave it.",
+    "agent_call": "A single call to one collaborator (the room's `@name text`).",
+    "agent_response": "That collaborator's answer.",
+    "question": "The roundtable facilitator's question to the participants.",
+    "answer": "A roundtable participant's answer.",
+    "branch": "A take began: the record before this event was copied from the parent run (`promptdesk branch`).",
+}
+"""Every event type without a model of its own, and what it records (the run-folder reference lists them)."""
+GenericType = Literal[tuple(GENERIC_TYPES)]  # type: ignore[valid-type]
 
 
 class BaseEvent(BaseModel):
     """Fields shared by every event: time since scene start, source, type, target, text."""
 
-    model_config = ConfigDict(populate_by_name=True, extra="allow")
+    model_config = ConfigDict(populate_by_name=True, extra="allow", use_attribute_docstrings=True)
 
     t: float
+    """Seconds since the scene started (simulated seconds on the offline improviser alone: see `arrivals` in `start`)."""
     from_: str = Field(alias="from")
+    """Who it is from: an actor's slug, `coordinator` (the engine), `operator` (you), or a format's role."""
     target: str | None = None
+    """Whom it is for or about, when it is for one actor."""
     text: str = ""
+    """What was said or what happened."""
     beat: int | None = None
+    """The beat (or round) it belongs to."""
 
     def to_record(self) -> dict[str, Any]:
         """The dict written to `events.jsonl` (aliases, no empty optionals)."""
@@ -49,7 +78,9 @@ class GenericEvent(BaseEvent):
     """Coordinator bookkeeping, operator controls, world events, notes and format events."""
 
     type: GenericType
+    """One of the types listed below."""
     reason: str | None = None
+    """Why, when the type has one (a stop, a system line)."""
 
 
 class ThinkEvent(BaseEvent):
@@ -67,11 +98,17 @@ class SpeakEvent(BaseEvent):
 
     type: Literal["speak"] = "speak"
     action: str = "speak"
+    """`speak`, `interrupt`, `silent` or `react`."""
     tone: str | None = None
+    """The header's `TONE:`."""
     nonverbal: str | None = None
+    """The header's `*stage business*`."""
     interrupt_after: str | None = None
+    """The phrase after which the actor cut in (`INTERRUPT after \"…\"`)."""
     raw: str | None = None
+    """The whole speech block as the actor wrote it, header included."""
     closes_scene: bool | None = None
+    """True when the speech closed the scene explicitly (`*[the scene ends here]*`)."""
 
 
 class JournalEvent(BaseEvent):
@@ -88,8 +125,11 @@ class CloseEvent(BaseEvent):
 
     type: Literal["close"] = "close"
     reason: str
+    """Why the scene ended (see the class docstring's list)."""
     goal_achieved: bool | None = None
+    """The goal verdict: true, false, or null (unknown)."""
     goal_reason: str | None = None
+    """The verdict's reason, in a line."""
 
     def to_record(self) -> dict[str, Any]:
         """As every event, but `goal_achieved` is always written: `null` says "unknown"."""
@@ -101,17 +141,29 @@ class CallEvent(BaseEvent):
 
     type: Literal["call"] = "call"
     provider: str
+    """The provider that answered (`offline` for the improviser)."""
     model: str | None = None
+    """The model id, when there is one."""
     purpose: str = "turn"
+    """What the call was for: `turn`, `judge`, `journal`, a format's own."""
     input_tokens: int | None = 0
+    """Input tokens billed (null: unknown)."""
     output_tokens: int | None = 0
+    """Output tokens billed (null: unknown)."""
     cache_write_tokens: int | None = 0
+    """Tokens written to the provider's prompt cache."""
     cache_read_tokens: int | None = 0
+    """Tokens read from the provider's prompt cache."""
     cost_usd: float | None = 0.0
+    """What the call cost, by the price table (null: unknown)."""
     latency_s: float = 0.0
+    """Seconds from the request to the whole answer."""
     ttft_s: float | None = None
+    """Seconds to the first streamed token."""
     tokens_per_s: float | None = None
+    """Output tokens per second while streaming."""
     ok: bool = True
+    """False when the call failed (after its retries)."""
     usage: Literal["unknown"] | None = None
     """`unknown` when the response carried no usage: the token counts and the cost are then `null`
     (unknown), never 0."""
@@ -142,6 +194,7 @@ class DeltaEvent(BaseEvent):
 
     type: Literal["delta"] = "delta"
     channel: Literal["think", "speech", "reset"] = "speech"
+    """`think`, `speech`, or `reset` (retracts the fragments of a failed attempt)."""
 
 
 Event = Annotated[

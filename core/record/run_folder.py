@@ -19,6 +19,28 @@ from promptdesk.core.record.folder_lock import LOCK_FILE, FolderLock, busy, hold
 
 DIR_MODE, FILE_MODE = 0o700, 0o600
 
+RUN_FILES: dict[str, str] = {
+    "notes.md": "Written before any actor is spawned. Its first two lines are the two choices "
+                "(`Isolation:        (a|b) — …`, `Coordinator role: (A|B|C) — …`); then the provider, model, seed, cast, "
+                "and the operator's decisions.",
+    "events.jsonl": "The authoritative log: one event per line, appended and flushed as it happens (the event types "
+                    "below). Everything else can be rebuilt from it (`promptdesk rebuild`).",
+    "events.json": "The same events as one JSON array (spec 000's format), written at the close.",
+    "transcript.md": "Spec 000's transcript: a header, `**NAME:** speech` lines, `*[end of scene]*`, post-scene notes.",
+    "transcript.txt": "Spec 004's transcript: bracket headers, `[EVENT: …]`, `[SCENE END - Goal: …]`, statistics.",
+    "metadata.json": "Spec 004's SceneResult metadata: name, duration, beats, goal, close reason, errors, salvaged "
+                     "replies, costs (tokens, USD) and per-actor counts.",
+    "prompts.jsonl": "Every request sent to every actor and judge, one per line (a delta against the same actor's "
+                     "previous request when that is its prefix); never an API key. What `promptdesk audit` checks.",
+    "private.json": "The run's private material (each actor's perspective, profile and journal, the coordinator "
+                    "notes), which the audit looks for in every request.",
+    "debug.log": "Warnings and errors, with their context.",
+    "journals/": "This run's journal entries, one file per character (each is also appended to the character's "
+                 "own journal, under a dated heading).",
+    LOCK_FILE: "Held while a process writes the folder (its pid): a second writer is refused, naming it.",
+}
+"""Every file a run folder holds, and what it is (the run-folder reference lists them)."""
+
 
 def _refuse(path: Path, why: str) -> InvalidConfig:
     return InvalidConfig(f"--out {path}: {why}; give a new or empty folder.", out=str(path))

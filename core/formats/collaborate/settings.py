@@ -13,10 +13,15 @@ class Collaborate(SceneModel):
     and the transcript window passed to each call. `first` overrides `initial_speaker`."""
 
     max_rounds: PositiveInt = 6
+    """The round cap: the collaboration ends after this many turns in all (`--max-rounds` wins)."""
     first: Slug | None = None
+    """The participant who speaks first (`--first` wins); unset: the first of `characters`."""
     session_id: str | None = None
+    """A name for the collaboration, recorded with it; unset: made from the run."""
     window_items: PositiveInt = 8
+    """The most recent messages each call carries."""
     window_tokens: PositiveInt = 2500
+    """About how many tokens of recent messages each call carries at most."""
 
 
 def settings(scene: Scene) -> Collaborate:

@@ -16,15 +16,26 @@ class Roundtable(SceneModel):
     sequential participation, the limits, the escalation triggers and the facilitator's provider."""
 
     topic: str = ""
+    """The question the table discusses; unset: the scene's `prompt` or `goal`."""
     strategy: Slug = "free"
+    """The strategy's name: `free`, `debate`, `disney`, `six-hats` or one of your own (`strategies/<name>.yaml`)."""
     strategies_dirs: list[str] = Field(default_factory=list)
+    """More folders to look for strategy files in, first (relative to the working folder)."""
     participation: Literal["parallel", "sequential"] = "parallel"
+    """`parallel`: participants answer blind, each unaware of the others' answers; `sequential`:
+    each sees the answers before theirs (recorded as not blind)."""
     max_rounds: PositiveInt = 20
+    """The most rounds the table may take before it concludes."""
     max_rounds_per_conflict: PositiveInt = 3
+    """Rounds one disagreement may last before the facilitator escalates it to you."""
     confidence_threshold: float = Field(0.3, ge=0.0, le=1.0)
+    """A participant's stated confidence under this counts as doubt the facilitator follows up."""
     critical_keywords: list[str] = Field(default_factory=lambda: ["security", "legal", "blocking", "must-have"])
+    """Words that make an answer critical: the facilitator escalates when one appears."""
     facilitator: ProviderSpec | None = None
+    """The facilitator's provider (roles A and B); unset: the scene's `judge`, else its `provider`."""
     context: str = ""
+    """Background the facilitator and every participant are given with the topic."""
 
 
 def settings(scene: Scene) -> Roundtable:

@@ -28,25 +28,35 @@ from promptdesk.core.protocol.bounded import Unbounded, load_yaml
 class Phase(BaseModel):
     """One phase of a strategy: what it is for and who speaks in it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     name: str
+    """The phase's name, as the transcript and the console show it."""
     goal: str
+    """What the phase is for; the facilitator steers toward it."""
     min_rounds: PositiveInt = 1
+    """Rounds before the facilitator may move to the next phase."""
     speakers: str | list[str] = "all"
+    """Who speaks in this phase: `all`, or a list of roles or participant slugs."""
     instruction: str = ""
+    """What whoever speaks in this phase is told."""
 
 
 class Strategy(BaseModel):
     """A named sequence of phases (a free discussion is a single phase)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     name: str
+    """The strategy's name, as a scene's `roundtable.strategy` names it (its file is `<name>.yaml`)."""
     title: str = ""
+    """The title shown in the console."""
     description: str = ""
+    """What the strategy is for, in a sentence or two."""
     roles: dict[str, str] = Field(default_factory=dict)
+    """Role name -> what a participant in that role argues; roles go round-robin to the participants."""
     phases: list[Phase] = Field(min_length=1)
+    """The phases, in order (a free discussion is a single phase)."""
 
     def roles_for(self, slugs: Sequence[str]) -> dict[str, str]:
         """Each participant's role, round-robin over the strategy's roles ({} when it has none)."""

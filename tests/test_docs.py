@@ -1,0 +1,163 @@
+"""The docs site: built strictly (every link and anchor resolves, every page is in the navigation), its
+references generated from the code and current, the scene schema true to the shipped scenes, the
+README short, and every offline command the quickstart and the tutorial show runs as written."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from pydantic import BaseModel
+
+from helpers import ROOT
+from promptdesk import resources
+from promptdesk.core.cli import reference
+from promptdesk.core.cli.schema import schema_of
+
+DOCS = ROOT / "docs"
+
+
+def test_the_site_builds_strictly(tmp_path):
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    done = subprocess.run([Path(sys.executable).with_name("mkdocs"), "build", "--strict", "--site-dir", tmp_path / "site"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert (tmp_path / "site" / "reference" / "scene-file" / "index.html").is_file()
+
+
+def test_every_page_is_in_the_navigation():
+    nav = (ROOT / "mkdocs.yml").read_text()
+    pages = {str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")}
+    assert pages and {p for p in pages if p not in nav} == set()
+
+
+def test_the_reference_pages_are_what_the_code_generates_now():
+    generated = reference.generate()
+    stale = [name for name, text in generated.items() if (DOCS / "reference" / name).read_text() != text]
+    assert stale == [], f"regenerate with `make docs` (python -m promptdesk.core.cli.reference docs/reference): {stale}"
+    shipped = resources.scenes_dir() / reference.SHIPPED_SCHEMA
+    assert shipped.read_text() == generated[reference.SHIPPED_SCHEMA], "the schema beside the example scenes is stale"
+
+
+def models_of(model: type[BaseModel], seen: set | None = None) -> list[type[BaseModel]]:
+    """`model` and every model its fields hold, however nested."""
+    seen = set() if seen is None else seen
+    if model in seen:
+        return []
+    seen.add(model)
+    found = [model]
+    for info in model.model_fields.values():
+        for arg in _types(info.annotation):
+            if isinstance(arg, type) and issubclass(arg, BaseModel):
+                found += models_of(arg, seen)
+    return found
+
+
+def _types(annotation) -> list:
+    """Every type inside a (possibly generic or union) annotation."""
+    args = getattr(annotation, "__args__", ())
+    return [annotation, *(t for a in args for t in _types(a))]
+
+
+def scene_models() -> list[type[BaseModel]]:
+    from promptdesk.core.casting.scene_file import Scene
+    return models_of(Scene)
+
+
+def test_every_field_of_the_scene_models_is_described_and_in_the_reference():
+    page = (DOCS / "reference" / "scene-file.md").read_text()
+    sections = {m.split("\n", 1)[0]: m for m in page.split("\n## ")[1:]}
+    for model in scene_models():
+        name = "Top level" if model.__name__ == "Scene" else model.__name__
+        section = sections.get(name, "")
+        for field, info in model.model_fields.items():
+            assert info.description, f"{model.__name__}.{field} has no description"
+            assert f"| `{info.alias or field}` |" in section, f"{model.__name__}.{field} is not in the reference"
+    assert len(scene_models()) >= 7
+
+
+def test_every_command_and_flag_is_in_the_command_line_reference():
+    page = (DOCS / "reference" / "cli.md").read_text()
+    for name, parser in reference.parsers():
+        section = page.split(f"## `{name}`\n", 1)[1].split("\n## ", 1)[0]
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            for flag in action.option_strings or [action.metavar or action.dest]:
+                assert f"`{flag}`" in section, (name, flag)
+
+
+def test_every_shipped_scene_validates_against_the_printed_schema_and_names_it():
+    validator = jsonschema.Draft202012Validator(schema_of("scene"))
+    for path in resources.example_scenes().values():
+        text = path.read_text()
+        assert text.startswith("# yaml-language-server: $schema=scene.schema.json\n"), path
+        errors = [e.message for e in validator.iter_errors(yaml.safe_load(text))]
+        assert errors == [], (path.name, errors)
+
+
+def test_a_scene_with_an_unknown_key_or_a_wrong_value_does_not_validate():
+    validator = jsonschema.Draft202012Validator(schema_of("scene"))
+    good = yaml.safe_load(resources.example_scenes()["the-apology"].read_text())
+    assert validator.is_valid(good)
+    assert not validator.is_valid({**good, "setings": "a typo"})
+    assert not validator.is_valid({**good, "limits": {"max_beats": 0}})
+    assert not validator.is_valid({**good, "cast": {"bob": {"provider": "gpt-5"}}})
+    assert validator.is_valid({**good, "cast": {"bob": {"provider": "openai", "model": "gpt-4o-mini"}}})
+
+
+@pytest.mark.parametrize("kind", ["scene", "character", "strategy"])
+def test_promptdesk_schema_prints_the_schema(capsys, kind):
+    from promptdesk.core.cli.main import main
+
+    assert main(["schema", kind]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == schema_of(kind) and printed["$schema"].startswith("https://json-schema.org/")
+
+
+def test_every_shipped_strategy_validates_against_the_strategy_schema():
+    validator = jsonschema.Draft202012Validator(schema_of("strategy"))
+    for path in resources.strategies_dir().glob("*.yaml"):
+        assert list(validator.iter_errors(yaml.safe_load(path.read_text()))) == [], path
+
+
+def test_the_readme_is_a_short_shop_window():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.encode()) <= 12 * 1024
+    head = "\n".join(readme.splitlines()[:40])
+    assert "make run" in head and "make test" in head
+    for link in re.findall(r"\]\((docs/[^)#]+)", readme):
+        assert (ROOT / link).is_file(), link
+
+
+def offline_steps(page: Path) -> tuple[dict[str, str], list[str]]:
+    """The files a page writes (code blocks with a `title="path"`) and the commands of the code blocks
+    marked `<!-- offline-commands -->`, joined where a line ends with a backslash."""
+    text = page.read_text()
+    files = {m[1]: m[2] for m in re.finditer(r'```\w+ title="([^"]+)"\n(.*?)```', text, re.S)}
+    commands = []
+    for block in re.findall(r"<!-- offline-commands -->\n```sh\n(.*?)```", text, re.S):
+        commands += [line for line in block.replace("\\\n", " ").splitlines() if line.strip()]
+    return files, commands
+
+
+@pytest.mark.parametrize("page", ["quickstart.md", "tutorial.md"])
+def test_the_offline_commands_of_a_page_run_as_written(tmp_path, page):
+    files, commands = offline_steps(DOCS / page)
+    assert commands and all(c.startswith("promptdesk ") for c in commands), commands
+    for name, content in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(content)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    for command in commands:
+        done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=120, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
