@@ -142,7 +142,8 @@ class TestInit:
         assert main(["init", str(tmp_path / "stage")]) == 0
         stage = tmp_path / "stage"
         assert (stage / "README.md").is_file() and (stage / "strategies" / "debate.yaml").is_file()
-        assert {p.name for p in (stage / "scenes").iterdir()} == {f"{n}.yaml" for n in resources.example_scenes()}
+        assert {p.name for p in (stage / "scenes").iterdir()} == {f"{n}.yaml" for n in resources.example_scenes()} | \
+            {"scene.schema.json"}, "the scenes, and the schema their first line names"
         assert not list(stage.rglob(".promptdesk-examples")), "the copied characters are the operator's own"
         monkeypatch.chdir(stage)
         assert main(["--batch", "scenes/the-apology.yaml", *PLAY]) == 0

@@ -56,7 +56,7 @@ def epilog() -> str:
 def parser() -> argparse.ArgumentParser:
     """Every flag of the console and `--batch` (DESIGN §8)."""
     from promptdesk.core.cli import provider_flags
-    from promptdesk.core.formats.registry import FORMATS
+    from promptdesk.core.formats.registry import add_flags
 
     p = argparse.ArgumentParser(
         prog="promptdesk", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=epilog(),
@@ -88,8 +88,7 @@ def parser() -> argparse.ArgumentParser:
                         "them (default: the scene's suggested_events:, else ask in the console, off headless)")
     p.add_argument("--quiet", action="store_true", help="batch: print only the summary")
     provider_flags.add(p)
-    for fmt in FORMATS.values():
-        fmt.add_flags(p)
+    add_flags(p)
     return p
 
 

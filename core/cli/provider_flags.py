@@ -6,13 +6,11 @@ console, `--batch`, `sweep`): `--provider`, `--model`, `--base-url`, `--protocol
 from __future__ import annotations
 
 import argparse
-from typing import Any, get_args
+from typing import Any
 
 from promptdesk.core.cli.numbers import positive_int, timeout_seconds
-from promptdesk.core.providers.spec import ProtocolName, ProviderName
-
-PROVIDERS: tuple[str, ...] = get_args(ProviderName)
-PROTOCOLS: tuple[str, ...] = get_args(ProtocolName)
+from promptdesk.core.providers.names import PROTOCOL_NAMES as PROTOCOLS
+from promptdesk.core.providers.names import PROVIDER_NAMES as PROVIDERS
 FLAGS = {"max_concurrency": "--max-concurrency", "timeout_s": "--timeout", "journal_timeout_s": "--journal-timeout"}
 """Provider setting -> its flag."""
 

@@ -15,7 +15,6 @@ from typing import Any
 from promptdesk.core.cli.common import command_parser, exit_codes
 from promptdesk.core.errors import EXIT_CLOSED
 
-KINDS = ("scene", "character", "strategy")
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
@@ -23,8 +22,20 @@ def parser() -> argparse.ArgumentParser:
     p = command_parser("promptdesk schema", "Print the JSON Schema of a scene file, of a character file's front "
                        "matter, or of a strategy file, generated from the models Promptdesk checks them with.",
                        exit_codes("printed", None))
-    p.add_argument("kind", choices=KINDS, help="which file's schema")
+    p.add_argument("kind", choices=kinds(), help="which file's schema")
     return p
+
+
+def format_files() -> dict[str, Any]:
+    """The formats' own files by kind (a roundtable's `strategy`), with their models."""
+    from promptdesk.core.formats.registry import FORMATS
+
+    return {kind: model for fmt in FORMATS.values() for kind, model in fmt.file_models().items()}
+
+
+def kinds() -> tuple[str, ...]:
+    """Every kind of file whose schema Promptdesk prints."""
+    return ("scene", "character", *format_files())
 
 
 def scene_schema() -> dict[str, Any]:
@@ -38,14 +49,14 @@ def scene_schema() -> dict[str, Any]:
 
 
 def schema_of(kind: str) -> dict[str, Any]:
-    """The JSON Schema of `kind` (one of `KINDS`)."""
+    """The JSON Schema of `kind` (one of `kinds()`)."""
     if kind == "scene":
         return scene_schema()
     if kind == "character":
         from promptdesk.core.characters.front_matter import FrontMatterFields
         return FrontMatterFields.schema()
-    from promptdesk.core.formats.roundtable.strategies import Strategy
-    return {"$schema": SCHEMA_DIALECT, **Strategy.model_json_schema(mode="validation"), "title": "Promptdesk strategy file"}
+    model = format_files()[kind]
+    return {"$schema": SCHEMA_DIALECT, **model.model_json_schema(mode="validation"), "title": f"Promptdesk {kind} file"}
 
 
 def main(argv: list[str]) -> int:

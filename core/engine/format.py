@@ -129,8 +129,10 @@ class Format:
 
     # -- the command line ----------------------------------------------------------------------
 
-    def add_flags(self, parser: argparse.ArgumentParser) -> None:
-        """The format's own flags on the one `promptdesk` parser."""
+    def file_models(self) -> dict[str, type[BaseModel]]:
+        """The files of the format's own a person writes, by kind, with the model that checks them
+        (`promptdesk schema KIND` prints its JSON Schema)."""
+        return {}
 
     def search_places(self, scene_folder: Path | None, cwd: Path) -> dict[str, list[Path]]:
         """The folders the format searches for its own files (kind -> folders, in order), as

@@ -1,29 +1,65 @@
 """The formats Promptdesk plays, by name: adding a format is one package and one line here.
 
-Each registration also teaches the offline improviser the format's parts (`Format.players`), so a
-run of any format can be played with no key and no network.
+Each format's package offers `add_flags(parser)` (its command-line flags, importing nothing heavy)
+and `load()` (its `Format`), so that the command line builds its parser (`promptdesk --help`)
+without loading the engine. `FORMATS` loads every format the first time it is read, and teaches
+the offline improviser each format's parts (`Format.players`), so a run of any format can be
+played with no key and no network.
 """
 
 from __future__ import annotations
 
-from promptdesk.core.engine.format import Format
+import argparse
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
+
 from promptdesk.core.errors import InvalidConfig
-from promptdesk.core.formats.collaborate.format import CollaborateFormat
-from promptdesk.core.formats.roundtable.format import RoundtableFormat
-from promptdesk.core.formats.scene.format import SceneFormat
-from promptdesk.core.improv import PLAYERS
-from promptdesk.core.record.events import BaseEvent
-from promptdesk.core.record.outputs import scene_format
+from promptdesk.core.formats import collaborate, roundtable, scene
 
-FORMATS: dict[str, Format] = {fmt.name: fmt for fmt in (
-    SceneFormat(),
-    CollaborateFormat(),
-    RoundtableFormat(),
-)}
+if TYPE_CHECKING:
+    from promptdesk.core.engine.format import Format
+    from promptdesk.core.record.events import BaseEvent
+
+PACKAGES = (scene, collaborate, roundtable)
+"""Every format's package, in the order the console offers them."""
+
+
+def add_flags(parser: argparse.ArgumentParser) -> None:
+    """Every format's own flags, on the one `promptdesk` parser."""
+    for package in PACKAGES:
+        package.add_flags(parser)
+
+
+class Formats(Mapping[str, "Format"]):
+    """Every format by name, in the console's order, loaded on first use."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, Format] | None = None
+
+    def _all(self) -> dict[str, Format]:
+        if self._loaded is None:
+            from promptdesk.core.improv import PLAYERS
+
+            loaded = {}
+            for package in PACKAGES:
+                fmt = package.load()
+                loaded[fmt.name] = fmt
+                PLAYERS.update(fmt.players)
+            self._loaded = loaded
+        return self._loaded
+
+    def __getitem__(self, name: str) -> Format:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+FORMATS: Mapping[str, Format] = Formats()
 """Every format, in the order the console offers them."""
-
-for _format in FORMATS.values():
-    PLAYERS.update(_format.players)
 
 
 def get(name: str) -> Format:
@@ -36,4 +72,6 @@ def get(name: str) -> Format:
 
 def of_run(events: list[BaseEvent]) -> Format:
     """The format a recorded run was played in (its `start` event; a scene when it names none known)."""
+    from promptdesk.core.record.outputs import scene_format
+
     return FORMATS.get(scene_format(events), FORMATS["scene"])

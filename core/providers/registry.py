@@ -10,8 +10,8 @@ from typing import Any
 
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.providers.base import Provider
+from promptdesk.core.providers.names import PROVIDER_NAMES
 
-PROVIDER_NAMES = ("offline", "anthropic", "openai", "openai-compatible", "claude-code")
 
 
 def make_remote(spec: Any, *, sleep: Any = None) -> Provider:

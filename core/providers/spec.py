@@ -11,8 +11,10 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 from pydantic_core import PydanticCustomError
 
-ProviderName = Literal["offline", "anthropic", "openai", "openai-compatible", "claude-code"]
-ProtocolName = Literal["tags", "json", "auto"]
+from promptdesk.core.providers.names import PROTOCOL_NAMES, PROVIDER_NAMES
+
+ProviderName = Literal[PROVIDER_NAMES]  # type: ignore[valid-type]
+ProtocolName = Literal[PROTOCOL_NAMES]  # type: ignore[valid-type]
 Effort = Literal["low", "medium", "high", "xhigh", "max"]
 SchemaFormat = Literal["json_schema", "json_object"]
 CONSTRAINED = ("anthropic", "openai", "openai-compatible")

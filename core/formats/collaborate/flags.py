@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from promptdesk.core.errors import InvalidConfig
-from promptdesk.core.engine.format import SceneReader
-from promptdesk.core.engine.scene import Scene
+
+if TYPE_CHECKING:  # only annotations: the flags are added to the parser without loading the engine
+    from promptdesk.core.engine.format import SceneReader
+    from promptdesk.core.engine.scene import Scene
 
 DEFAULT_PAIR = "gpt,claude"
 

@@ -59,9 +59,6 @@ class CollaborateFormat(Format):
         """The round cap, when the scene file sets the section."""
         return {"max_rounds": settings(scene).max_rounds} if scene.section(self.name) is not None else {}
 
-    def add_flags(self, parser: argparse.ArgumentParser) -> None:
-        flags.add_flags(parser)
-
     def scene_from_flags(self, ns: argparse.Namespace, reader: SceneReader) -> Any:
         return flags.scene_for(ns, reader)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from promptdesk.core.formats.roundtable.escalation import HEADLESS_CHOICES
+HEADLESS_CHOICES = ("accept", "continue", "conclude")
+"""What `--on-escalate` may answer an escalation with, headless."""
 
 
 def add_flags(parser: argparse.ArgumentParser) -> None:

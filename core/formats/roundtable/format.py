@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
 
 from promptdesk.core.characters.loading import Character
 from promptdesk.core.engine.format import Format, Setup
@@ -61,8 +62,8 @@ class RoundtableFormat(Format):
     def prepare(self, session: Session, setup: Setup) -> None:
         prepare(session, setup)
 
-    def add_flags(self, parser: argparse.ArgumentParser) -> None:
-        flags.add_flags(parser)
+    def file_models(self) -> dict[str, type[BaseModel]]:
+        return {"strategy": strategies.Strategy}
 
     def search_places(self, scene_folder: Path | None, cwd: Path) -> dict[str, list[Path]]:
         return {"Strategies": strategies.search_dirs((), cwd, scene_folder)}

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.formats.roundtable.calls import TableSetup
-from promptdesk.core.formats.roundtable.escalation import HEADLESS_CHOICES
+from promptdesk.core.formats.roundtable.flags import HEADLESS_CHOICES
 from promptdesk.core.formats.roundtable.prompts import facilitator_system
 from promptdesk.core.formats.roundtable.strategies import load_strategy, search_dirs
 from promptdesk.core.engine.format import Setup
