@@ -3,7 +3,8 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-UV := $(BIN)/uv
+UV_DIR := .uv
+UV := $(UV_DIR)/bin/uv
 UV_VERSION ?= 0.13.9
 RUN_STAMP := $(VENV)/.run-installed
 TEST_STAMP := $(VENV)/.test-installed
@@ -11,13 +12,14 @@ LLAMA_CPP_VERSION ?= 0.3.36
 # uv: the lock, never a Python of its own, and the checkout's .venv.
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
+export UV_PYTHON := $(PY)
 
 .PHONY: run test demo bench bench-local upgrade docs clean
 
+# uv itself, from PyPI, into .uv/ (first run only); it then makes .venv and installs from the lock.
 $(UV):
-	@echo "Setting up $(VENV) with the uv installer $(UV_VERSION) from PyPI (first run only)..."
-	$(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	@echo "Fetching the uv installer $(UV_VERSION) from PyPI (first run only)..."
+	$(PY) -m pip install --quiet --disable-pip-version-check --target $(UV_DIR) uv==$(UV_VERSION)
 
 # The console's needs only: no test tools in the run path.
 $(RUN_STAMP): uv.lock pyproject.toml | $(UV)
@@ -35,7 +37,7 @@ run: $(RUN_STAMP)
 	$(BIN)/promptdesk scenes/the-apology.yaml
 
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest -n 2
+	UV=$(CURDIR)/$(UV) $(BIN)/python -m pytest -n 2
 
 demo: $(RUN_STAMP)
 	$(BIN)/promptdesk --batch scenes/the-apology.yaml --isolation b --coordinator C --provider offline --seed 7
@@ -54,7 +56,7 @@ upgrade: | $(UV)
 	$(UV) lock --upgrade
 	$(UV) sync --frozen --inexact --extra claude-code
 	@touch $(TEST_STAMP) $(RUN_STAMP)
-	$(BIN)/python -m pytest -n 2
+	UV=$(CURDIR)/$(UV) $(BIN)/python -m pytest -n 2
 
 # Opt-in, not part of `test`: a real local model (llama-cpp-python's server, Gemma 3 270M) in its own venv.
 LLAMA_VENV ?= .venv-llama
@@ -71,4 +73,4 @@ bench-local: $(TEST_STAMP) $(LLAMA_STAMP)
 	$(BIN)/python -m benchmarks.local --server-python $(LLAMA_VENV)/bin/python --beats $(BEATS)
 
 clean:
-	rm -rf $(VENV) $(LLAMA_VENV) runs sweeps
+	rm -rf $(VENV) $(UV_DIR) $(LLAMA_VENV) runs sweeps site

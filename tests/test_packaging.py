@@ -24,11 +24,11 @@ PLAY = ["--isolation", "b", "--coordinator", "C", "--provider", "offline", "--se
 
 
 def uv() -> str:
-    """The uv installer `make test` put beside this interpreter (else the one on PATH)."""
-    beside = Path(sys.executable).with_name("uv")
-    found = str(beside) if beside.is_file() else shutil.which("uv")
-    assert found, "uv is needed to build and install the wheel: run the suite with `make test`"
-    return found
+    """The uv installer `make test` fetched (`UV`, else `.uv/bin/uv` in the checkout), else one on PATH."""
+    for candidate in (os.environ.get("UV"), str(ROOT / ".uv" / "bin" / "uv"), shutil.which("uv")):
+        if candidate and Path(candidate).is_file():
+            return candidate
+    raise AssertionError("uv is needed to build and install the wheel: run the suite with `make test`")
 
 
 def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120,
