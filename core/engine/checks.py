@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING
 
 from promptdesk.core.engine.briefing import SOFT_CAP_NUDGE, STALL_NOTE
 from promptdesk.core.engine.coordinator import Decision, SceneView, marker_verdict
+from promptdesk.core.engine.suggestions import why_withheld
 from promptdesk.core.engine.winding import wind_down
 from promptdesk.core.record.events import COORDINATOR, SpeakEvent
 from promptdesk.core.record.outputs import JUDGE_FALLBACK
 from promptdesk.core.protocol.lines import speech_line
+from promptdesk.core.protocol.sanitize import mend
 
 if TYPE_CHECKING:
     from promptdesk.core.engine.stage import Stage
@@ -140,17 +142,19 @@ async def judge(session: Stage, new_speech: list[SpeakEvent]) -> Decision | None
     if decision.decision == "close" and allowed:
         session.recorder.log("info", f"natural close not taken at beat {state.beat}: {allowed}")
         return wind_down(session, view, decision, new_speech, allowed)
-    suggested = decision.text if decision.decision == "suggest_event" else None
-    if suggested and session.suggested_events == "ask":
+    suggested = (decision.text or "").strip() if decision.decision == "suggest_event" else ""
+    withheld = why_withheld(session, mend(suggested)) if suggested else None
+    if suggested and not withheld and session.suggested_events == "ask":
         session.suggest(suggested)  # held before the decision event, so that its watchers see it pending
     if decision.decision != "continue":
-        session.say("decision", decision.text or decision.decision, reason=decision.reason, target=decision.actor)
+        session.say("decision", decision.text or decision.decision, reason=decision.reason, target=decision.actor,
+                    decision=decision.decision, **({"withheld": withheld} if withheld else {}))
     if decision.decision == "close":
         return close("natural", decision.text or decision.reason or "The coordinator closed the scene")
     if decision.decision == "nudge" and decision.actor in state.cast and decision.actor not in session.nudged:
         nudge(session, decision.actor)
-    if suggested and session.suggested_events == "inject":
-        session.suggest(suggested)  # recorded after the decision that suggested it
+    if suggested and (withheld or session.suggested_events == "inject"):
+        session.suggest(suggested)  # injected, or said to be withheld, after the decision that suggested it
     return wind_down(session, view, decision, new_speech, allowed)
 
 
