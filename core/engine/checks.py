@@ -108,7 +108,16 @@ def scene_view(session: Stage, new_speech: list[SpeakEvent], speeches: list[str]
                      new_speech=new_speech, recent_lines=session.public_lines[-40:],
                      silent_streak=state.silent_streak, goal_markers=list(session.scene.goal_markers),
                      speeches=speeches or [], cast=list(state.cast.values()),
-                     since_close_note=session.winding.since_close_note(session.public_lines))
+                     since_close_note=session.winding.since_close_note(session.public_lines),
+                     suggested=suggested_so_far(session))
+
+
+def suggested_so_far(session: Stage) -> list[str]:
+    """The world events the coordinator's judge suggested so far and that were not withheld (a
+    withheld one is never shown again, to the judge either), each once."""
+    return list(dict.fromkeys(e.text for e in session.recorder.events if e.type == "decision"
+                              and (e.model_extra or {}).get("decision") == "suggest_event"
+                              and not (e.model_extra or {}).get("withheld")))
 
 
 def close_allowed(session: Stage) -> str | None:

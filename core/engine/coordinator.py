@@ -74,6 +74,8 @@ class SceneView:
     """The cast's display names (a judge asks whether each has stated a final position)."""
     since_close_note: list[str] | None = None
     """The public lines since the close note went out (None: it has not; see `promptdesk.core.engine.winding`)."""
+    suggested: list[str] = field(default_factory=list)
+    """The world events the judge suggested earlier in the run (none withheld), so that it never repeats one."""
 
 
 def closes_naturally(speech: SpeakEvent) -> bool:
@@ -143,8 +145,9 @@ class JudgeCoordinator:
             since = judging.NO_CLOSE_NOTE
         else:
             since = judging.SINCE_CLOSE_NOTE.format(lines="\n".join(view.since_close_note) or judging.NONE_YET)
+        suggested = judging.SUGGESTED.format(events="\n".join(f"- {e}" for e in view.suggested)) if view.suggested else ""
         user = judging.DECISION.format(beat=view.beat, max_beats=view.max_beats, silent=view.silent_streak,
-                                       cast=cast, lines=lines, since=since)
+                                       cast=cast, lines=lines, since=since, suggested=suggested)
         return Request(to="judge", purpose="judge", system=self._system(judging.JUDGE_SYSTEM), beat=view.beat,
                        max_tokens=200, messages=[ChatMessage(role="user", content=user)])
 

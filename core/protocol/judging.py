@@ -35,7 +35,9 @@ NO_GOAL = "(none given)"
 OPERATOR = "\n\n## Operator context (notes.md)\n\n{context}\n\n## Director's notes\n\n{notes}"
 NO_NOTES = "(none)"
 DECISION = ("Beat {beat} of at most {max_beats}. Silent beats in a row: {silent}.\n{cast}\n"
-            "SPEECH SO FAR:\n{lines}\n\n{since}Your decision, as JSON only:")
+            "SPEECH SO FAR:\n{lines}\n\n{since}{suggested}Your decision, as JSON only:")
+SUGGESTED = "WORLD EVENTS YOU ALREADY SUGGESTED (never suggest one again):\n{events}\n\n"
+"""Every world event the judge suggested earlier in the run and that was not withheld, one per line."""
 CAST = "Cast: {names}.\n"
 NO_CLOSE_NOTE = "No close note has gone out yet.\n\n"
 SINCE_CLOSE_NOTE = "SPEECH SINCE THE CLOSE NOTE:\n{lines}\n\n"
@@ -45,7 +47,7 @@ VERDICT = "The scene closed at beat {beat}.\n\nSPEECH:\n{lines}\n\nWas the goal 
 NO_SPEECH = "(no speech)"
 
 _TEMPLATES = (JUDGE_SYSTEM, VERDICT_SYSTEM, SYSTEM, NO_GOAL, OPERATOR, NO_NOTES, DECISION, CAST, NO_CLOSE_NOTE,
-              SINCE_CLOSE_NOTE, NONE_YET, NO_SPEECH_YET, VERDICT, NO_SPEECH)
+              SINCE_CLOSE_NOTE, SUGGESTED, NONE_YET, NO_SPEECH_YET, VERDICT, NO_SPEECH)
 _LITERAL = (JUDGE_SYSTEM, VERDICT_SYSTEM, NO_GOAL, NO_NOTES, NO_CLOSE_NOTE, NONE_YET, NO_SPEECH_YET, NO_SPEECH)
 """Texts sent as they stand (their braces are JSON, not placeholders)."""
 
