@@ -107,7 +107,7 @@ def scene_view(session: Stage, new_speech: list[SpeakEvent], speeches: list[str]
     return SceneView(beat=state.beat, max_beats=state.max_beats, goal=session.scene.goal or "",
                      new_speech=new_speech, recent_lines=session.public_lines[-40:],
                      silent_streak=state.silent_streak, goal_markers=list(session.scene.goal_markers),
-                     speeches=speeches or [], cast=list(state.cast.values()),
+                     speeches=speeches or [], cast=[state.cast[s] for s in session.health.playing(list(state.cast))],
                      since_close_note=session.winding.since_close_note(session.public_lines),
                      suggested=suggested_so_far(session))
 
@@ -121,11 +121,12 @@ def suggested_so_far(session: Stage) -> list[str]:
 
 
 def close_allowed(session: Stage) -> str | None:
-    """Why a natural close may not be taken yet (beat 0, too few exchanges), or None."""
+    """Why a natural close may not be taken yet (beat 0, too few exchanges), or None. An actor out of the
+    scene (unavailable) is not waited for."""
     state, least = session.state, session.scene.limits.min_turns_per_character
     if state.beat == 0:
         return "never at beat 0"
-    quiet = [state.cast[s] for s in state.cast if state.turns.get(s, 0) < least]
+    quiet = [state.cast[s] for s in session.health.playing(list(state.cast)) if state.turns.get(s, 0) < least]
     if quiet:
         return f"{', '.join(quiet)} spoke fewer than {least} times"
     return None

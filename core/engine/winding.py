@@ -103,7 +103,7 @@ def wind_down(session: Any, view: SceneView, decision: Decision, new_speech: lis
         session.director_note(notes.close_note(mode, scene.closing_action), None, source=COORDINATOR,
                               reason="close-note")
         return None
-    if met and positions_stated(winding, list(state.cast), decision):
+    if met and positions_stated(winding, session.health.playing(list(state.cast)), decision):
         if allowed:
             session.recorder.log("info", f"goal close not taken at beat {state.beat}: {allowed}")
             return None
