@@ -108,3 +108,21 @@ def test_the_last_actor_left_failing_stops_the_run(tmp_path, loopback, capsys):
     events = records(tmp_path)
     assert [e["reason"] for e in events if e["type"] == "close"] == ["provider-error"]
     assert [e["about"] for e in events if e.get("reason") == "unavailable"] == ["alice"]
+
+
+def test_a_roundtable_participant_on_a_rejected_provider_is_asked_no_more(tmp_path, loopback, capsys):
+    data = yaml.safe_load((SCENES / "roundtable-free.yaml").read_text())
+    data["cast"] = {**remote_cast(loopback, "bob", provider="openai", model="gpt-4o-mini")}
+    data["roundtable"]["max_rounds"] = 3
+    path = tmp_path / "table.yaml"
+    path.write_text(yaml.safe_dump(data))
+    loopback.default = Reply(status=401, error_message="invalid api key")
+    code = main(["--batch", str(path), "--isolation", "b", "--coordinator", "C", "--seed", "1",
+                 "--out", str(tmp_path / "run"), "--characters-dir", str(CHARACTERS), "--journals", "none"])
+    events = records(tmp_path)
+    assert code == 0, capsys.readouterr().err
+    assert loopback.hits == 1, "Bob is asked once"
+    assert [e["about"] for e in events if e.get("reason") == "unavailable"] == ["bob"]
+    answered = {e["from"] for e in events if e["type"] == "answer"}
+    assert answered == {"charlie", "sam-reed"}
+    assert max(e.get("round") or 0 for e in events) >= 2, "the discussion went on for rounds after"
