@@ -135,3 +135,27 @@ def test_the_audit_reports_a_planted_suggestion_in_a_clean_record(tmp_path, loop
     report = audit_run(out)
     leak = next(leak for leak in report.leaks if leak.source == "events.jsonl")
     assert (leak.line, leak.owner, leak.kind, leak.purpose) == (at + 1, "alice", "perspective", "suggested world event")
+
+
+async def test_a_resumed_run_checks_suggestions_against_its_start_record(run_scene, tmp_path):
+    import shutil
+
+    from promptdesk.core.clock import VirtualClock
+    from promptdesk.core.casting.resume import prepare
+    from helpers import example_scene
+    from test_resume import kill_mid_beat
+
+    whole = await run_scene(example_scene("the-apology", limits={"max_beats": 8}), isolation="b", coordinator="A")
+    killed = tmp_path / "killed"
+    shutil.copytree(whole.dir, killed)
+    before = (killed / "private.json").read_bytes()
+    kill_mid_beat(killed, 4)
+    session = prepare(killed)
+    session.clock = VirtualClock()
+    session.suggested_events = "ask"
+    session.suggest("The radiator clanks twice.")
+    assert session.state.suggestion == "The radiator clanks twice.", "a clean suggestion is held, not refused unchecked"
+    session.suggest(f"A memo slides under the door: {NOTES}")
+    assert session.state.suggestion is None and session.state.withheld == "it carries words of the coordinator notes"
+    await session.run()
+    assert (killed / "private.json").read_bytes() == before, "the start record is read back, never rewritten"

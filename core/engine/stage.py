@@ -129,7 +129,9 @@ class Stage:
         self.format_state: Any = None
         """The format's own state (opaque to the engine): set by the format's setup or its play."""
         self.private_record: dict[str, Any] | None = None
-        """What `private.json` records at the start (`promptdesk.core.record.private`): set by `build_session`."""
+        """What `private.json` records at the start (`promptdesk.core.record.private`): set by `build_session`
+        (and written at the start), or read back by a resume or a take (never rewritten); the leak
+        check of suggested world events reads it."""
         self.seam: dict[str, Any] | None = None
         """A resumed run (`promptdesk.core.casting.resume`) or a take (`promptdesk.core.casting.branch`): the fields of the
         event that marks where this process took the record up (`seam_type`); the log is already open."""

@@ -29,9 +29,12 @@ def why_withheld(stage: Stage, text: str) -> str | None:
     key = (text, stage.state.beat)
     if stage.vetted is not None and stage.vetted[0] == key:
         return stage.vetted[1]
-    found = vet(stage.private_record, stage.recorder.events, text)
-    owners = list(dict.fromkeys(whose(f, stage.state.cast) for f in found))
-    why = f"it carries words of {_and(owners)}" if owners else None
+    if stage.private_record is None:
+        why: str | None = "it cannot be checked: the run holds no record of its private material"
+    else:
+        found = vet(stage.private_record, stage.recorder.events, text)
+        owners = list(dict.fromkeys(whose(f, stage.state.cast) for f in found))
+        why = f"it carries words of {_and(owners)}" if owners else None
     stage.vetted = (key, why)
     return why
 
