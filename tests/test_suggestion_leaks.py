@@ -21,7 +21,8 @@ from test_scene_faults import keys  # noqa: F401  (fixture)
 
 SCENE = yaml.safe_load((SCENES / "the-apology.yaml").read_text())
 NOTES = " ".join(SCENE["coordinator_notes"].split())
-PERSPECTIVE = " ".join(SCENE["perspectives"]["alice"].split())
+PERSPECTIVE = " ".join(SCENE["perspectives"]["alice"].split()).split(" You want")[0]
+"""Alice's perspective, its first two sentences (a suggestion is at most 300 characters)."""
 
 
 def copying_judge(source: str):
@@ -159,3 +160,24 @@ async def test_a_resumed_run_checks_suggestions_against_its_start_record(run_sce
     assert session.state.suggestion is None and session.state.withheld == "it carries words of the coordinator notes"
     await session.run()
     assert (killed / "private.json").read_bytes() == before, "the start record is read back, never rewritten"
+
+
+@pytest.mark.parametrize("answer", [{"decision": "suggest_event", "text": "A memo slides under the door. " * 12},
+                                    {"decision": "suggest_event"}, {"decision": "suggest_event", "text": "  "},
+                                    {"decision": "announce", "text": "A bell rings"}])
+def test_a_judge_answer_that_is_no_valid_suggestion_falls_back_to_role_c_and_is_recorded(tmp_path, loopback,
+                                                                                         capsys, answer):
+    def judge(recorded):
+        body = json.dumps(recorded.body, ensure_ascii=False)
+        if "the scene has ended" in body:
+            return Reply(text='{"goal_achieved": null, "reason": "cannot tell"}')
+        return Reply(text=json.dumps(answer) if "Beat 2 " in body else '{"decision": "continue"}')
+
+    loopback.default = judge
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, "B") == 0
+    events = records(out)
+    fallback = [e for e in events if e.get("reason") == "judge-fallback"]
+    assert [e["beat"] for e in fallback] == [2], "that beat's decision fell back to role C's rules, on the record"
+    assert not [e for e in events if e["type"] in ("event", "decision")], "nothing suggested, nothing injected"
+    assert "NOTICE: the coordinator's judge gave no usable answer 1 time:" in capsys.readouterr().err

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, model_validator
 
 from promptdesk.core.errors import ProviderError
 from promptdesk.core.protocol import judging
@@ -44,6 +44,18 @@ class Decision(BaseModel):
     positions_stated: bool | None = None
     """A judge's answer: has every character stated a final position since the close note? (None:
     role C's rule decides, see `promptdesk.core.engine.winding`.)"""
+
+    @model_validator(mode="after")
+    def _a_suggestion_is_a_short_event(self) -> Decision:
+        """`suggest_event` carries its world event: some text, at most `SUGGESTION_MAX_CHARS` long."""
+        if self.decision == "suggest_event":
+            text = (self.text or "").strip()
+            if not text:
+                raise ValueError("suggest_event without the world event's text")
+            if len(text) > judging.SUGGESTION_MAX_CHARS:
+                raise ValueError(f"the suggested world event is {len(text)} characters long, over the limit of "
+                                 f"{judging.SUGGESTION_MAX_CHARS}")
+        return self
 
 
 @dataclass

@@ -15,7 +15,7 @@ directions or summaries. You only decide, after each beat, one of:
 - continue: the scene should go on
 - close: the scene has reached a natural end (reason: "natural")
 - nudge: an actor should be told the end is approaching (actor: their name)
-- suggest_event: the scene is stuck; propose a short world event for the operator (text)
+- suggest_event: the scene is stuck; propose a short world event for the operator (text, at most 300 characters)
 Err toward letting the scene continue. With every decision also answer two questions:
 - goal_met: has the scene's goal been reached in what was said and done? (true or false)
 - positions_stated: since the close note, has every character of the cast stated a final position,
@@ -30,6 +30,8 @@ the scene ended well. Answer with one JSON object only:
 {"goal_achieved": true | false | null, "reason": "one line naming what was or was not said"}
 Use null only when the speech cannot tell."""
 
+SUGGESTION_MAX_CHARS = 300
+"""The longest world event a judge may suggest (`JUDGE_SYSTEM` says so); a longer one is not a decision."""
 SYSTEM = "{prompt}\n\nScene goal: {goal}"
 NO_GOAL = "(none given)"
 OPERATOR = "\n\n## Operator context (notes.md)\n\n{context}\n\n## Director's notes\n\n{notes}"
