@@ -12,7 +12,8 @@ from pathlib import Path
 
 from promptdesk.core.characters.loading import Character
 from promptdesk.core.protocol.lines import folded
-from promptdesk.core.protocol.notes import BEGIN_NOTE as BEGIN_NOTE, SOFT_CAP_NUDGE as SOFT_CAP_NUDGE, STALL_NOTE as STALL_NOTE
+from promptdesk.core.protocol.notes import BEGIN_NOTE as BEGIN_NOTE
+from promptdesk.core.protocol.notes import SOFT_CAP_NUDGE as SOFT_CAP_NUDGE, STALL_NOTE as STALL_NOTE
 from promptdesk.core.engine.scene import Scene
 from promptdesk.core.errors import InvalidConfig
 from promptdesk import resources

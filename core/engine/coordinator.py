@@ -157,7 +157,8 @@ class JudgeCoordinator:
             since = judging.NO_CLOSE_NOTE
         else:
             since = judging.SINCE_CLOSE_NOTE.format(lines="\n".join(view.since_close_note) or judging.NONE_YET)
-        suggested = judging.SUGGESTED.format(events="\n".join(f"- {e}" for e in view.suggested)) if view.suggested else ""
+        listed = "\n".join(f"- {e}" for e in view.suggested)
+        suggested = judging.SUGGESTED.format(events=listed) if view.suggested else ""
         user = judging.DECISION.format(beat=view.beat, max_beats=view.max_beats, silent=view.silent_streak,
                                        cast=cast, lines=lines, since=since, suggested=suggested)
         return Request(to="judge", purpose="judge", system=self._system(judging.JUDGE_SYSTEM), beat=view.beat,

@@ -10,9 +10,9 @@ A request that holds an unexcused gram of another owner's text carries that text
 the request's line, its recipient, whose material it is and what kind (profile, journal,
 perspective, coordinator_notes, thinking). What the coordinator wrote is not public: a suggested
 world event or a coordinator note that reached the actors carrying private material is a leak too,
-named by its line in `events.jsonl` (`promptdesk.core.record.audit_coordinator`). A request recorded as a delta is scanned only where it is
-new (with an overlap), and inherits the leaks of the part it shares with its base, so a long run
-audits in linear time.
+named by its line in `events.jsonl` (`promptdesk.core.record.audit_coordinator`). A request
+recorded as a delta is scanned only where it is new (with an overlap), and inherits the leaks of the
+part it shares with its base, so a long run audits in linear time.
 
 Fail closed (`promptdesk.core.record.audit_record`): the audit is clean only when the record is whole. A
 request of `prompts.jsonl` that cannot be rebuilt exactly (a delta whose base is missing, or whose

@@ -216,8 +216,8 @@ def written_by_coordinator(event: BaseEvent) -> bool:
         return True
     if event.type == "close":
         return True
-    return event.from_ == COORDINATOR and (event.type in ("note", "decision") or
-                                            (event.type == "system" and getattr(event, "reason", None) == JUDGE_FALLBACK))
+    fallback = event.type == "system" and getattr(event, "reason", None) == JUDGE_FALLBACK
+    return event.from_ == COORDINATOR and (event.type in ("note", "decision") or fallback)
 
 
 def public_texts(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[str]:

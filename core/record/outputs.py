@@ -210,8 +210,9 @@ UNAVAILABLE = "unavailable"
 
 def unavailable(events: list[BaseEvent]) -> list[dict[str, Any]]:
     """The actors who left the scene because their provider failed for good: beat, character, error."""
+    found = [e for e in events if e.type == "system" and getattr(e, "reason", None) == UNAVAILABLE]
     return [{"beat": e.beat, "character": (e.model_extra or {}).get("about"), "error": (e.model_extra or {}).get("error")}
-            for e in events if e.type == "system" and getattr(e, "reason", None) == UNAVAILABLE]
+            for e in found]
 
 
 def whose(event: BaseEvent) -> str | None:
