@@ -180,3 +180,17 @@ def test_a_derived_file_that_cannot_be_written_does_not_cost_the_others(tmp_path
     assert "transcript.md" in str(raised.value)
     for name in ("events.json", "transcript.txt", "metadata.json"):
         assert (recorder.run_dir / name).stat().st_size > 0, name
+
+
+async def test_events_json_is_spec_000s_log_whose_speech_text_is_the_whole_speech_block(run_scene):
+    """Spec 000's event log: a `speak` event's `text` is the whole `<speech>` (stage business and all),
+    so a replay tool written to 000's schema keeps it; the spoken words are `words`. `events.jsonl`
+    keeps them as the engine reads them: the words in `text`, the block in `raw`."""
+    run = await run_scene(example_scene("the-apology", limits={"max_beats": 6}), isolation="a", coordinator="C")
+    logged = [r for r in run.records() if r["type"] == "speak"]
+    spec = [r for r in json.loads((run.dir / "events.json").read_text(encoding="utf-8")) if r["type"] == "speak"]
+    assert len(spec) == len(logged) and any(r.get("nonverbal") for r in logged), "some speech has stage business"
+    for line, entry in zip(logged, spec):
+        assert entry["text"] == line["raw"] and entry["words"] == line["text"] and "raw" not in entry
+    staged = next(r for r in spec if r.get("nonverbal"))
+    assert f"*{staged['nonverbal']}*" in staged["text"] and staged["nonverbal"] not in staged["words"]

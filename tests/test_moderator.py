@@ -15,6 +15,7 @@ from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import judging, keys, remote_cast, scripted, turn  # noqa: F401  (fixture)
 
 NEARING = "Scene is nearing natural conclusion. Begin wrapping up."
+TIMING_NEARING = "The scene is nearing its natural end."
 
 
 def transcripts(run) -> tuple[str, str]:
@@ -140,7 +141,8 @@ async def test_role_c_winds_down_by_length_and_does_not_close_on_a_goal_it_never
     assert run.result.close_reason == "max_beats_exceeded"
     notes = [r for r in run.records() if r["type"] == "note"]
     assert [(n["text"], n["beat"]) for n in notes] == \
-        [(NEARING, 4), ("Please close the scene by each of you stating where you now stand, then taking your leave.", 5)]
+        [(TIMING_NEARING, 4), ("The scene is ending now. Bring it to a close in your own way.", 5)], \
+        "without a closing_action the notes say only when (wind_down: timing)"
 
 
 async def test_a_judge_is_asked_for_the_goal_and_the_final_positions(run_scene, loopback):

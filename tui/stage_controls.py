@@ -27,7 +27,9 @@ def why_not(stage: Any, action: str) -> str | None:
     if action == "escalation" and stage.waiting is None:
         return "nothing is waiting for your decision"
     if action == "accept_suggestion" and not (live and getattr(stage.session.state, "suggestion", None)):
-        return "the coordinator has suggested no world event"
+        withheld = getattr(stage.session.state, "withheld", None)
+        return f"the coordinator's suggestion was withheld ({withheld})" if live and withheld else \
+            "the coordinator has suggested no world event"
     if action == "room" and not stage.has_room:
         return "this stage has no room"
     if action == "leave" and not stage.stacked:

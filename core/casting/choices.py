@@ -10,6 +10,11 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
+from promptdesk.core.engine.scene import Limits
+
+WINDOW = Limits().window
+"""The default context window, in lines, that an isolation (a) request carries."""
+
 
 @dataclass(frozen=True)
 class Option:
@@ -46,9 +51,11 @@ ISOLATION = Choice(
            "reproducible and easier to log granularly."),
     options=(
         Option("a", "(a) Sub-agent per actor",
-               "Every turn is a fresh, stateless call: briefing + what this actor has been routed, "
-               "rebuilt from the record. Nothing persists in the actor between turns.",
-               "Fast to iterate; each turn re-sends the whole context, so longer scenes cost more tokens."),
+               "Every turn is a fresh, stateless call: the briefing + the last "
+               f"{WINDOW} lines this actor witnessed (limits.window), rebuilt from the record. Nothing "
+               "persists in the actor between turns.",
+               f"Fast to iterate; a turn costs about the same early or late (the briefing and {WINDOW} lines), "
+               "but the briefing is re-sent every turn with no cache mark, and the actor remembers only that window."),
         Option("b", "(b) Separate API conversation per actor",
                "Each actor keeps its own message thread for the whole scene; the briefing is a stable, "
                "cached prefix (prompt caching where the provider offers it).",
@@ -64,7 +71,9 @@ COORDINATOR = Choice(
            "writes dialogue: it only decides continue, close, nudge or suggest an event."),
     options=(
         Option("A", "A — Parent LLM context",
-               "An LLM judge that also sees the operator's context: the run's notes.md and your director's notes.",
+               "An LLM judge that also sees the operator's context: the run's notes.md, the scene's "
+               "coordinator notes and your director's notes. A world event it suggests reaches no actor "
+               "unless it passes the isolation audit's leak check.",
                "Simple, observable, judgment-capable. But it carries the context it has loaded: risk of "
                "routing bias. Best for pilots."),
         Option("B", "B — Dedicated coordinator agent",

@@ -94,6 +94,7 @@ def rebuild_session(run_dir: Path, base_url: str | None = None, *, realtime: boo
                    judge_provider=pool.get(judge) if judge else None,
                    pace_s=float(record.get("start", {}).get("pace_s") or 0.0))
     session.journal_step = bool(record.get("journal_step", True))
+    session.private_record = record  # on disk already: read by the leak check of suggestions, never rewritten
     return session
 
 

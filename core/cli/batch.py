@@ -126,6 +126,8 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
         f"Run folder: {result.run_dir}")
     if session.state.judge_fallbacks:
         say(stream, f"NOTICE: {fallback_notice(session.state.judge_fallbacks)}")
+    for slug, cause in session.health.unavailable.items():
+        say(stream, f"NOTICE: {session.state.cast.get(slug, slug)} left the scene, the others played on: {cause}")
     if result.close_reason == PROVIDER_ERROR:
         say(stream, f"Run failed: {session.failure or session.health.cause}")
     return EXIT_FAILED if result.close_reason in ("error", PROVIDER_ERROR) else EXIT_CLOSED

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from promptdesk.core.characters.loading import Character
 from promptdesk.core.protocol.lines import folded
+from promptdesk.core.protocol.notes import BEGIN_NOTE as BEGIN_NOTE
+from promptdesk.core.protocol.notes import SOFT_CAP_NUDGE as SOFT_CAP_NUDGE, STALL_NOTE as STALL_NOTE
 from promptdesk.core.engine.scene import Scene
 from promptdesk.core.errors import InvalidConfig
 from promptdesk import resources
@@ -41,12 +43,6 @@ OPENING_INSTRUCTION = (
     "The scene begins now. Wait for the other character to speak, "
     "or speak first if the scene briefing calls for it."
 )
-BEGIN_NOTE = "You speak first. Begin the scene."
-SOFT_CAP_NUDGE = (
-    "You sense the natural end of this conversation approaching. "
-    "Bring it to a close in your own way over the next 2–3 turns."
-)
-STALL_NOTE = "Someone should respond to move the scene forward."
 JOURNAL_PROMPT = (
     "The scene has ended. Step partly back — not out of the character, but into reflective mode. "
     "Write a brief journal entry (200–500 words) in the character's first-person voice about what "

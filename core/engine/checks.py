@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING
 
 from promptdesk.core.engine.briefing import SOFT_CAP_NUDGE, STALL_NOTE
 from promptdesk.core.engine.coordinator import Decision, SceneView, marker_verdict
+from promptdesk.core.engine.suggestions import why_withheld
 from promptdesk.core.engine.winding import wind_down
 from promptdesk.core.record.events import COORDINATOR, SpeakEvent
 from promptdesk.core.record.outputs import JUDGE_FALLBACK
 from promptdesk.core.protocol.lines import speech_line
+from promptdesk.core.protocol.sanitize import mend
 
 if TYPE_CHECKING:
     from promptdesk.core.engine.stage import Stage
@@ -105,16 +107,26 @@ def scene_view(session: Stage, new_speech: list[SpeakEvent], speeches: list[str]
     return SceneView(beat=state.beat, max_beats=state.max_beats, goal=session.scene.goal or "",
                      new_speech=new_speech, recent_lines=session.public_lines[-40:],
                      silent_streak=state.silent_streak, goal_markers=list(session.scene.goal_markers),
-                     speeches=speeches or [], cast=list(state.cast.values()),
-                     since_close_note=session.winding.since_close_note(session.public_lines))
+                     speeches=speeches or [], cast=[state.cast[s] for s in session.health.playing(list(state.cast))],
+                     since_close_note=session.winding.since_close_note(session.public_lines),
+                     suggested=suggested_so_far(session))
+
+
+def suggested_so_far(session: Stage) -> list[str]:
+    """The world events the coordinator's judge suggested so far and that were not withheld (a
+    withheld one is never shown again, to the judge either), each once."""
+    return list(dict.fromkeys(e.text for e in session.recorder.events if e.type == "decision"
+                              and (e.model_extra or {}).get("decision") == "suggest_event"
+                              and not (e.model_extra or {}).get("withheld")))
 
 
 def close_allowed(session: Stage) -> str | None:
-    """Why a natural close may not be taken yet (beat 0, too few exchanges), or None."""
+    """Why a natural close may not be taken yet (beat 0, too few exchanges), or None. An actor out of the
+    scene (unavailable) is not waited for."""
     state, least = session.state, session.scene.limits.min_turns_per_character
     if state.beat == 0:
         return "never at beat 0"
-    quiet = [state.cast[s] for s in state.cast if state.turns.get(s, 0) < least]
+    quiet = [state.cast[s] for s in session.health.playing(list(state.cast)) if state.turns.get(s, 0) < least]
     if quiet:
         return f"{', '.join(quiet)} spoke fewer than {least} times"
     return None
@@ -140,17 +152,19 @@ async def judge(session: Stage, new_speech: list[SpeakEvent]) -> Decision | None
     if decision.decision == "close" and allowed:
         session.recorder.log("info", f"natural close not taken at beat {state.beat}: {allowed}")
         return wind_down(session, view, decision, new_speech, allowed)
-    suggested = decision.text if decision.decision == "suggest_event" else None
-    if suggested and session.suggested_events == "ask":
+    suggested = (decision.text or "").strip() if decision.decision == "suggest_event" else ""
+    withheld = why_withheld(session, mend(suggested)) if suggested else None
+    if suggested and not withheld and session.suggested_events == "ask":
         session.suggest(suggested)  # held before the decision event, so that its watchers see it pending
     if decision.decision != "continue":
-        session.say("decision", decision.text or decision.decision, reason=decision.reason, target=decision.actor)
+        session.say("decision", decision.text or decision.decision, reason=decision.reason, target=decision.actor,
+                    decision=decision.decision, **({"withheld": withheld} if withheld else {}))
     if decision.decision == "close":
         return close("natural", decision.text or decision.reason or "The coordinator closed the scene")
     if decision.decision == "nudge" and decision.actor in state.cast and decision.actor not in session.nudged:
         nudge(session, decision.actor)
-    if suggested and session.suggested_events == "inject":
-        session.suggest(suggested)  # recorded after the decision that suggested it
+    if suggested and (withheld or session.suggested_events == "inject"):
+        session.suggest(suggested)  # injected, or said to be withheld, after the decision that suggested it
     return wind_down(session, view, decision, new_speech, allowed)
 
 

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, model_validator
 
 from promptdesk.core.errors import ProviderError
 from promptdesk.core.protocol import judging
@@ -44,6 +44,18 @@ class Decision(BaseModel):
     positions_stated: bool | None = None
     """A judge's answer: has every character stated a final position since the close note? (None:
     role C's rule decides, see `promptdesk.core.engine.winding`.)"""
+
+    @model_validator(mode="after")
+    def _a_suggestion_is_a_short_event(self) -> Decision:
+        """`suggest_event` carries its world event: some text, at most `SUGGESTION_MAX_CHARS` long."""
+        if self.decision == "suggest_event":
+            text = (self.text or "").strip()
+            if not text:
+                raise ValueError("suggest_event without the world event's text")
+            if len(text) > judging.SUGGESTION_MAX_CHARS:
+                raise ValueError(f"the suggested world event is {len(text)} characters long, over the limit of "
+                                 f"{judging.SUGGESTION_MAX_CHARS}")
+        return self
 
 
 @dataclass
@@ -74,6 +86,8 @@ class SceneView:
     """The cast's display names (a judge asks whether each has stated a final position)."""
     since_close_note: list[str] | None = None
     """The public lines since the close note went out (None: it has not; see `promptdesk.core.engine.winding`)."""
+    suggested: list[str] = field(default_factory=list)
+    """The world events the judge suggested earlier in the run (none withheld), so that it never repeats one."""
 
 
 def closes_naturally(speech: SpeakEvent) -> bool:
@@ -143,8 +157,10 @@ class JudgeCoordinator:
             since = judging.NO_CLOSE_NOTE
         else:
             since = judging.SINCE_CLOSE_NOTE.format(lines="\n".join(view.since_close_note) or judging.NONE_YET)
+        listed = "\n".join(f"- {e}" for e in view.suggested)
+        suggested = judging.SUGGESTED.format(events=listed) if view.suggested else ""
         user = judging.DECISION.format(beat=view.beat, max_beats=view.max_beats, silent=view.silent_streak,
-                                       cast=cast, lines=lines, since=since)
+                                       cast=cast, lines=lines, since=since, suggested=suggested)
         return Request(to="judge", purpose="judge", system=self._system(judging.JUDGE_SYSTEM), beat=view.beat,
                        max_tokens=200, messages=[ChatMessage(role="user", content=user)])
 

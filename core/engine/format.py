@@ -74,6 +74,9 @@ class Format:
     """True when the actors write journal entries after the close (spec 000's scenes)."""
     judges_goal: ClassVar[bool] = False
     """True when the coordinator gives its goal verdict at the close (the others decide their own)."""
+    drops_unavailable_actors: ClassVar[bool] = False
+    """True when the format plays on without an actor whose provider failed for good (its turns
+    skipped; `promptdesk.core.engine.outcome`); False: such a failure stops the run."""
     lines: ClassVar[FormatLines] = PLAIN
     """How the format's own events read in the record and the batch output."""
     players: ClassVar[Mapping[str, Player]] = {}

@@ -1,17 +1,25 @@
 """Whether a run's model calls are getting through, and when a run cannot succeed.
 
 Every call (turns, corrections, judges, facilitators, journals) reports here through
-`promptdesk.core.engine.turn.call`. A run is stopped early, closed with reason `provider-error`, when a call fails
-in a way no retry can mend (the key was rejected, the model or endpoint does not exist), or when
-calls have failed back to back for `FAILED_BEATS` beats' worth of the whole cast. A run in which
-no call succeeded is a failed run whatever closed it (exit 1, the cause on stderr).
+`promptdesk.core.engine.turn.call`. A call that fails in a way no retry can mend (the key was
+rejected, the model or endpoint does not exist: `FATAL_STATUSES`) ends that actor's part, not the
+scene (spec 003: "Continue scene with remaining characters"): the actor is marked *unavailable*
+(`CallHealth.unavailable`), a `system` line says why once, and its turns are skipped from then on,
+in formats that can play on without one (`Format.drops_unavailable_actors`). The run is stopped early,
+closed with reason `provider-error`, when such a failure leaves no actor that can go on (none left,
+or every one left shares the failing provider), when it is the coordinator's judge's or a
+facilitator's, in a format that cannot play on without an actor, or when calls have failed back to
+back for `FAILED_BEATS` beats' worth of every actor still playing. A run in which no call succeeded
+is a failed run whatever closed it (exit 1, the cause on stderr).
 """
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from promptdesk.core.errors import ProviderError
+from promptdesk.core.record import outputs
 
 PROVIDER_ERROR = "provider-error"
 """The close reason of a run stopped because its calls fail."""
@@ -21,6 +29,8 @@ FATAL_STATUSES = frozenset({401, 403, 404})
 
 FAILED_BEATS = 3
 """Consecutive calls every cast member must have failed (about that many beats) before the run is stopped."""
+UNAVAILABLE = outputs.UNAVAILABLE
+"""The `reason` of the `system` line that says an actor is out of the scene for good (with `about`, its slug)."""
 
 
 class CallHealth:
@@ -35,6 +45,10 @@ class CallHealth:
         self.failed: dict[str, int] = {}
         self.streak: dict[str, int] = {}
         self.cause: str | None = None
+        self.unavailable: dict[str, str] = {}
+        """Actors whose provider failed for good, and why: skipped for the rest of the scene."""
+        self.announced: set[str] = set()
+        """The unavailable actors whose `system` line has been said."""
 
     def ok(self, to: str) -> None:
         """A call for `to` succeeded: its streak is broken."""
@@ -46,17 +60,35 @@ class CallHealth:
         self.failed[to] = self.failed.get(to, 0) + 1
         self.streak[to] = self.streak.get(to, 0) + 1
         self.cause = describe(error)
-        if isinstance(error, ProviderError) and error.status in FATAL_STATUSES:
+        if fatal(error):
             return self.cause
-        if self.cast and all(self.streak.get(slug, 0) >= FAILED_BEATS for slug in self.cast):
+        playing = self.cast - set(self.unavailable)
+        if playing and all(self.streak.get(slug, 0) >= FAILED_BEATS for slug in playing):
             return f"every actor's last {FAILED_BEATS} calls failed; the last failure: {self.cause}"
         return None
+
+    def playing(self, slugs: list[str]) -> list[str]:
+        """`slugs` without the unavailable actors, in order."""
+        return [slug for slug in slugs if slug not in self.unavailable]
 
     @property
     def all_failed(self) -> bool:
         """True when calls failed and no call for the cast (or for anyone, with no cast) succeeded."""
         succeeded = sum(n for to, n in self.succeeded.items() if to in self.cast or not self.cast)
         return bool(self.failed) and succeeded == 0
+
+
+def fatal(error: BaseException) -> bool:
+    """A failure no retry can mend: the key was rejected, the model or endpoint does not exist."""
+    return isinstance(error, ProviderError) and error.status in FATAL_STATUSES
+
+
+def can_play_without(actors: dict[str, Any], health: CallHealth, slug: str) -> bool:
+    """True when the scene can go on without actor `slug`, whose provider failed for good: another
+    actor still plays, on another provider (every actor left sharing the failing one would fail too)."""
+    failing = actors[slug].provider
+    others = [actor for other, actor in actors.items() if other != slug and other not in health.unavailable]
+    return any(actor.provider is not failing for actor in others)
 
 
 def describe(error: BaseException) -> str:

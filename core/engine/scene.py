@@ -181,6 +181,15 @@ class Scene(SceneModel):
     `ask` the operator, or `off`; unset: `ask` in the console, `off` headless."""
     closing_action: str = ""
     """The final action the close note asks for ("Please close the scene by …"); unset: a neutral one."""
+    wind_down: Literal["timing", "action", "off"] | None = Field(None, description=(
+        "How the coordinator winds the scene down (`limits.wind_down_at` of `max_beats`, or once the goal is "
+        "met): `timing` sends two notes that say only when the scene ends (\"The scene is nearing its natural "
+        "end.\", then \"The scene is ending now. Bring it to a close in your own way.\"), as spec 000 lets the "
+        "coordinator nudge timing but never topic; `action` sends spec 004's \"Scene is nearing natural "
+        "conclusion. Begin wrapping up.\" then \"Please close the scene by <closing_action>.\"; `off` sends no "
+        "note and never closes with `goal`. Unset: `action` when `closing_action:` is given, else `timing`. "
+        "`closing_action:` with `timing` or `off` is refused."))
+    """How the scene winds down; see `promptdesk.core.protocol.notes` and `promptdesk.core.engine.winding`."""
     characters: list[Slug] = Field(min_length=1)
     """The cast by slug, in order, each found in the characters folders (`promptdesk paths`); a card
     file (`.png`, `.webp`, `.json`) is cast directly."""
@@ -322,6 +331,23 @@ class Scene(SceneModel):
             self.title = self.name.replace("-", " ").title()
         if self.initial_speaker is None:
             self.initial_speaker = self.characters[0]
+        return self
+
+    @property
+    def winding(self) -> str:
+        """`wind_down:` as played: the value given, else `action` with a `closing_action:`, else `timing`."""
+        return self.wind_down or ("action" if self.closing_action.strip() else "timing")
+
+    @model_validator(mode="after")
+    def _closing_action_needs_a_close_note(self) -> Scene:
+        """A `closing_action:` is the final action spec 004's close note names: `wind_down: timing`
+        never names one and `off` sends no note, so either with it is a contradiction, refused."""
+        if self.closing_action.strip() and self.wind_down in ("timing", "off"):
+            sends = "no close note" if self.wind_down == "off" else "a close note that names no action"
+            raise PydanticCustomError("wind_down", "closing_action: is the action the close note names, but "
+                                      "wind_down: {mode} sends {sends}: remove closing_action:, or set "
+                                      "wind_down: action", {"mode": self.wind_down, "sends": sends,
+                                                             "key": "wind_down"})
         return self
 
     @model_validator(mode="after")

@@ -51,8 +51,8 @@ class Session(Stage):
             if self.seam is None:
                 self.recorder.open()
                 self.recorder.write_notes(self.notes)
-            if self.private_record is not None:
-                write_private(self.recorder.run_dir, self.private_record)
+                if self.private_record is not None:
+                    write_private(self.recorder.run_dir, self.private_record)
         except OSError as exc:
             self.recorder.failure = error = recording_error(exc, f"the run folder {self.recorder.run_dir}")
             self.state.status, self.state.close_reason = "closed", "record-error"

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from promptdesk.core.engine import heap
+from promptdesk.core.engine import heap, suggestions
 from promptdesk.core.engine.actors import Actor
 from promptdesk.core.engine.briefing import note_line
 from promptdesk.core.protocol.lines import world_event_line
@@ -112,6 +112,9 @@ class Stage:
         """Succeeded and failed calls; see `promptdesk.core.engine.outcome`."""
         self.failure: str | None = None
         """Why the run was stopped because its calls fail (`abort`), else None."""
+        self.vetted: tuple[tuple[str, int], str | None] | None = None
+        """The last suggested world event checked for private material (text and beat), and why it was
+        withheld (None: clean); see `promptdesk.core.engine.suggestions`."""
         self.fired_events: set[int] = set()
         self.public_lines: list[str] = []
         self._subscribers: list[Subscriber] = []
@@ -126,7 +129,9 @@ class Stage:
         self.format_state: Any = None
         """The format's own state (opaque to the engine): set by the format's setup or its play."""
         self.private_record: dict[str, Any] | None = None
-        """What `private.json` records at the start (`promptdesk.core.record.private`): set by `build_session`."""
+        """What `private.json` records at the start (`promptdesk.core.record.private`): set by `build_session`
+        (and written at the start), or read back by a resume or a take (never rewritten); the leak
+        check of suggested world events reads it."""
         self.seam: dict[str, Any] | None = None
         """A resumed run (`promptdesk.core.casting.resume`) or a take (`promptdesk.core.casting.branch`): the fields of the
         event that marks where this process took the record up (`seam_type`); the log is already open."""
@@ -259,10 +264,17 @@ class Stage:
 
     def suggest(self, text: str) -> None:
         """The coordinator suggested a world event: inject it, hold it for the operator (the latest
-        suggestion replaces an older one), or leave it in its decision event, as `suggested_events` says."""
+        suggestion replaces an older one), or leave it in its decision event, as `suggested_events` says.
+        First it is checked for private material (`promptdesk.core.engine.suggestions`): one that carries
+        any is withheld, said so without its words, and never delivered."""
         text = mend(text.strip())
         if not text or self.suggested_events == "off":
             return
+        why = suggestions.why_withheld(self, text)
+        if why:
+            suggestions.withhold(self, why)
+            return
+        self.state.withheld = None
         if self.suggested_events == "inject":
             self.world_event(text, source=COORDINATOR, suggested_by=COORDINATOR)
         else:

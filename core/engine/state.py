@@ -34,6 +34,9 @@ class SessionState:
     """The minimum seconds per beat (pacing; 0 plays as fast as the actors answer)."""
     suggestion: str | None = None
     """The world event the coordinator suggested and the operator has not accepted yet (`suggested_events: ask`)."""
+    withheld: str | None = None
+    """Why the coordinator's latest suggested world event was withheld (it carried private material;
+    its words are not kept here), until a clean one replaces it."""
     judge_fallbacks: int = 0
     """How many times a judge's answer was unusable and role C's rules decided instead."""
     tones: dict[str, str] = field(default_factory=dict)

@@ -15,6 +15,7 @@ import traceback
 from typing import TYPE_CHECKING
 
 from promptdesk.core.engine.actors import Actor
+from promptdesk.core.engine.outcome import UNAVAILABLE, can_play_without, fatal
 from promptdesk.core.errors import ProviderError, RecordingError
 from promptdesk.core.record.events import CallEvent, DeltaEvent, SpeakEvent, ThinkEvent
 from promptdesk.core.protocol.lines import speech_line
@@ -90,11 +91,16 @@ async def _send(session: Stage, provider: Provider, request: Request, stream_as:
 
 
 def _report_health(session: Stage, to: str, ok: bool, error: Exception | None) -> None:
-    """Tell the run's call health how the call went; stop the run when it cannot succeed."""
+    """Tell the run's call health how the call went; an actor whose provider failed for good leaves
+    the scene when it can play on without it (`promptdesk.core.engine.outcome`), else the run stops."""
     if ok:
         session.health.ok(to)
     elif error is not None and (cause := session.health.fail(to, error)):
-        session.abort(cause)
+        if fatal(error) and to in session.actors and session.format.drops_unavailable_actors \
+                and can_play_without(session.actors, session.health, to):
+            session.health.unavailable.setdefault(to, cause)
+        else:
+            session.abort(cause)
 
 
 def _call_event(session: Stage, provider: Provider, request: Request, completion: Completion | None,
@@ -142,6 +148,11 @@ def actor_failed(session: Stage, actor: Actor, beat: int | None, exc: BaseExcept
     session.recorder.log("error", f"{actor.slug} unable to respond", beat=beat, error=reason, **where,
                          **{k: v for k, v in tags.items() if k in ("session_id", "round", "call_id")})
     session.say("system", f"{actor.name} unable to respond", target=actor.slug, reason=reason, beat=beat, **tags)
+    cause = session.health.unavailable.get(actor.slug)
+    if cause is not None and actor.slug not in session.health.announced:
+        session.health.announced.add(actor.slug)
+        session.say("system", f"{actor.name} leaves the scene: {cause}. The scene goes on without {actor.name}.",
+                    about=actor.slug, reason=UNAVAILABLE, error=cause, beat=beat)
     return reason
 
 

@@ -1,17 +1,24 @@
 """Winding down (spec 004, "Scene Completion Detection"): the nearing note, the close note, the `goal` close.
 
 A scene starts winding down when it has played `limits.wind_down_at` of its `max_beats` (default
-0.8, spec 004's "80%") or as soon as its goal is met, while a beat remains to hear it: every actor is sent "Scene is nearing natural
-conclusion. Begin wrapping up."; at the next beat, "Please close the scene by <final action>." (the
-scene's `closing_action:`, else `NEUTRAL_ACTION`). Once the goal is met and every character has
-stated a final position, the scene closes with reason `goal`.
+0.8, spec 004's "80%") or as soon as its goal is met, while a beat remains to hear it: every actor is
+sent the nearing note; at the next beat, the close note. What the notes say is the scene's
+`wind_down:` (`promptdesk.core.protocol.notes`): `timing`, the default, says only when ("The scene is
+nearing its natural end.", then "The scene is ending now. Bring it to a close in your own way."), so
+that spec 000's rule holds (the coordinator nudges timing, never topic); `action`, the default when
+the scene names a `closing_action:`, is spec 004's ("Scene is nearing natural conclusion. Begin
+wrapping up.", then "Please close the scene by <final action>."); `off` sends neither and never
+closes with `goal`. Once the goal is met and every character has stated a final position, the
+scene closes with reason `goal`.
 
 Who judges what: role C (pure code) calls the goal met when every `goal_markers` entry has been
 spoken (without markers it cannot tell, and a scene wound down by its length closes another way),
-and a final position stated when every actor has spoken since the close note. Roles A and B ask their
-judge both questions with every decision (`goal_met`, `positions_stated`); an answer without them
-uses role C's rules. The notes are the coordinator's own (`reason` `wind-down`, `close-note`): like
-every moderator note they reach the actors and stay out of the transcripts.
+and a final position stated when every actor has *spoken* since the close note: a `speak` or an
+`interrupt` with words (`states_a_position`); a silence or a wordless reaction is not a position.
+Roles A and B ask their judge both questions with every decision (`goal_met`, `positions_stated`);
+an answer without them uses role C's rules. The notes are the coordinator's own (`reason`
+`wind-down`, `close-note`): like every moderator note they reach the actors and stay out of the
+transcripts.
 """
 
 from __future__ import annotations
@@ -20,12 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from promptdesk.core.engine.coordinator import Decision, SceneView, marker_verdict
+from promptdesk.core.protocol import notes
 from promptdesk.core.record.events import COORDINATOR, SpeakEvent
 
-NEARING_NOTE = "Scene is nearing natural conclusion. Begin wrapping up."
-CLOSE_NOTE = "Please close the scene by {action}."
-NEUTRAL_ACTION = "each of you stating where you now stand, then taking your leave"
-"""The final action the close note names when the scene file gives no `closing_action:`."""
 GOAL = "goal"
 """The close reason of a scene whose goal was met and whose characters all stated a final position."""
 
@@ -45,9 +49,10 @@ class Winding:
         return None if self.close_beat is None else public_lines[self.close_line:]
 
 
-def close_note(action: str) -> str:
-    """`Please close the scene by <action>.` (a trailing full stop in the action is not doubled)."""
-    return CLOSE_NOTE.format(action=(action.strip().rstrip(".") or NEUTRAL_ACTION))
+def states_a_position(speech: SpeakEvent) -> bool:
+    """Role C's final position: the actor *spoke* (a `speak` or an `interrupt` with words); a silence, a
+    wordless reaction or a gesture alone is not one."""
+    return speech.action in ("speak", "interrupt") and bool((speech.text or "").strip())
 
 
 def length_due(beat: int, max_beats: int, share: float) -> bool:
@@ -63,7 +68,8 @@ def goal_met(view: SceneView, decision: Decision) -> bool:
 
 
 def positions_stated(winding: Winding, cast: list[str], decision: Decision) -> bool:
-    """The judge's `positions_stated` when it gave one, else role C's: every actor spoke since the close note."""
+    """The judge's `positions_stated` when it gave one, else role C's: every actor spoke (words, see
+    `states_a_position`) since the close note."""
     if winding.close_beat is None:
         return False
     if decision.positions_stated is not None:
@@ -79,21 +85,25 @@ def wind_down(session: Any, view: SceneView, decision: Decision, new_speech: lis
     yet, or is None."""
     winding, state, scene = session.winding, session.state, session.scene
     if winding.close_beat is not None:
-        winding.spoken |= {s.from_ for s in new_speech if s.action != "silent" and s.beat is not None
+        winding.spoken |= {s.from_ for s in new_speech if states_a_position(s) and s.beat is not None
                            and s.beat > winding.close_beat}
+    mode = scene.winding
+    if mode == notes.OFF:
+        return None  # no note, so no close note for a final position to follow: no `goal` close
     met = goal_met(view, decision)
     if winding.close_beat is None and state.beat + 1 >= state.max_beats:
         return None  # no beat left to hear a note: `max_beats` closes the scene now
     if winding.nearing_beat is None:
         if met or length_due(state.beat, state.max_beats, scene.limits.wind_down_at):
             winding.nearing_beat = state.beat
-            session.director_note(NEARING_NOTE, None, source=COORDINATOR, reason="wind-down")
+            session.director_note(notes.nearing_note(mode), None, source=COORDINATOR, reason="wind-down")
         return None
     if winding.close_beat is None:
         winding.close_beat, winding.close_line = state.beat, len(session.public_lines)
-        session.director_note(close_note(scene.closing_action), None, source=COORDINATOR, reason="close-note")
+        session.director_note(notes.close_note(mode, scene.closing_action), None, source=COORDINATOR,
+                              reason="close-note")
         return None
-    if met and positions_stated(winding, list(state.cast), decision):
+    if met and positions_stated(winding, session.health.playing(list(state.cast)), decision):
         if allowed:
             session.recorder.log("info", f"goal close not taken at beat {state.beat}: {allowed}")
             return None

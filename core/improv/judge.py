@@ -48,8 +48,12 @@ def judge(system: str, messages: list[ChatMessage], rng: random.Random) -> str:
             return _decision("close", "natural", **winding)
     streak = SILENT_STREAK.search(text)
     if streak and int(streak.group(1) or streak.group(2)) >= STALL_AT:
-        return _decision("suggest_event", "the scene has stalled: no one has spoken for a while",
-                         text=_event_for(f"{system}\n{text}", rng), **winding)
+        event = _event_for(f"{system}\n{text}", rng, _already_suggested(text))
+        if event is None:
+            return _decision("continue", "the scene has stalled, but every event that fits was suggested already",
+                             **winding)
+        return _decision("suggest_event", "the scene has stalled: no one has spoken for a while", text=event,
+                         **winding)
     return _decision("continue", "the scene is still moving", **winding)
 
 
@@ -74,15 +78,28 @@ def _positions_stated(text: str) -> bool:
     return all(name.strip() in speakers for name in cast.group(1).split(","))
 
 
-def _event_for(context: str, rng: random.Random) -> str:
-    """A short world event that fits the setting (or the talk) when one can be told."""
+SUGGESTED = re.compile(r"^WORLD EVENTS YOU ALREADY SUGGESTED[^\n]*\n((?:- .*\n?)+)", re.M)
+
+
+def _already_suggested(text: str) -> set[str]:
+    """The world events the request says this judge suggested earlier in the run."""
+    found = SUGGESTED.search(text)
+    return {line[2:].strip() for line in found.group(1).splitlines()} if found else set()
+
+
+def _event_for(context: str, rng: random.Random, already: set[str] = frozenset()) -> str | None:
+    """A short world event that fits the setting (or the talk) when one can be told, never one
+    suggested before in the run; None once every event that fits (and every default) was."""
     setting = re.search(r"^Setting:\s*(.+)$", context, re.M)
     for haystack in ([setting.group(1)] if setting else []) + [context]:
         lowered = haystack.lower()
         for keys, options in EVENTS:
             if any(re.search(rf"\b{re.escape(key)}\b", lowered) for key in keys):
-                return rng.choice(options)
-    return rng.choice(DEFAULT_EVENTS)
+                fresh = [o for o in options if o not in already]
+                if fresh:
+                    return rng.choice(fresh)
+    fresh = [o for o in DEFAULT_EVENTS if o not in already]
+    return rng.choice(fresh) if fresh else None
 
 
 def _decision(decision: str, reason: str, *, text: str | None = None, **winding: bool) -> str:

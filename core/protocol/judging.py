@@ -15,7 +15,7 @@ directions or summaries. You only decide, after each beat, one of:
 - continue: the scene should go on
 - close: the scene has reached a natural end (reason: "natural")
 - nudge: an actor should be told the end is approaching (actor: their name)
-- suggest_event: the scene is stuck; propose a short world event for the operator (text)
+- suggest_event: the scene is stuck; propose a short world event for the operator (text, at most 300 characters)
 Err toward letting the scene continue. With every decision also answer two questions:
 - goal_met: has the scene's goal been reached in what was said and done? (true or false)
 - positions_stated: since the close note, has every character of the cast stated a final position,
@@ -30,12 +30,16 @@ the scene ended well. Answer with one JSON object only:
 {"goal_achieved": true | false | null, "reason": "one line naming what was or was not said"}
 Use null only when the speech cannot tell."""
 
+SUGGESTION_MAX_CHARS = 300
+"""The longest world event a judge may suggest (`JUDGE_SYSTEM` says so); a longer one is not a decision."""
 SYSTEM = "{prompt}\n\nScene goal: {goal}"
 NO_GOAL = "(none given)"
 OPERATOR = "\n\n## Operator context (notes.md)\n\n{context}\n\n## Director's notes\n\n{notes}"
 NO_NOTES = "(none)"
 DECISION = ("Beat {beat} of at most {max_beats}. Silent beats in a row: {silent}.\n{cast}\n"
-            "SPEECH SO FAR:\n{lines}\n\n{since}Your decision, as JSON only:")
+            "SPEECH SO FAR:\n{lines}\n\n{since}{suggested}Your decision, as JSON only:")
+SUGGESTED = "WORLD EVENTS YOU ALREADY SUGGESTED (never suggest one again):\n{events}\n\n"
+"""Every world event the judge suggested earlier in the run and that was not withheld, one per line."""
 CAST = "Cast: {names}.\n"
 NO_CLOSE_NOTE = "No close note has gone out yet.\n\n"
 SINCE_CLOSE_NOTE = "SPEECH SINCE THE CLOSE NOTE:\n{lines}\n\n"
@@ -45,7 +49,7 @@ VERDICT = "The scene closed at beat {beat}.\n\nSPEECH:\n{lines}\n\nWas the goal 
 NO_SPEECH = "(no speech)"
 
 _TEMPLATES = (JUDGE_SYSTEM, VERDICT_SYSTEM, SYSTEM, NO_GOAL, OPERATOR, NO_NOTES, DECISION, CAST, NO_CLOSE_NOTE,
-              SINCE_CLOSE_NOTE, NONE_YET, NO_SPEECH_YET, VERDICT, NO_SPEECH)
+              SINCE_CLOSE_NOTE, SUGGESTED, NONE_YET, NO_SPEECH_YET, VERDICT, NO_SPEECH)
 _LITERAL = (JUDGE_SYSTEM, VERDICT_SYSTEM, NO_GOAL, NO_NOTES, NO_CLOSE_NOTE, NONE_YET, NO_SPEECH_YET, NO_SPEECH)
 """Texts sent as they stand (their braces are JSON, not placeholders)."""
 

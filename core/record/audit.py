@@ -8,9 +8,11 @@ match: public material as it was routed (so across line boundaries), or the reci
 
 A request that holds an unexcused gram of another owner's text carries that text: the audit names
 the request's line, its recipient, whose material it is and what kind (profile, journal,
-perspective, coordinator_notes, thinking). A request recorded as a delta is scanned only where it is
-new (with an overlap), and inherits the leaks of the part it shares with its base, so a long run
-audits in linear time.
+perspective, coordinator_notes, thinking). What the coordinator wrote is not public: a suggested
+world event or a coordinator note that reached the actors carrying private material is a leak too,
+named by its line in `events.jsonl` (`promptdesk.core.record.audit_coordinator`). A request
+recorded as a delta is scanned only where it is new (with an overlap), and inherits the leaks of the
+part it shares with its base, so a long run audits in linear time.
 
 Fail closed (`promptdesk.core.record.audit_record`): the audit is clean only when the record is whole. A
 request of `prompts.jsonl` that cannot be rebuilt exactly (a delta whose base is missing, or whose
@@ -28,8 +30,9 @@ from pathlib import Path
 
 from promptdesk.core.errors import NotARun
 from promptdesk.core.record import audit_record as whole
+from promptdesk.core.record.audit_coordinator import EVERYONE, checked_material
 from promptdesk.core.record.audit_framing import Framing, Suspect
-from promptdesk.core.record.audit_material import COORDINATOR, Material, json_words, material_of
+from promptdesk.core.record.audit_material import COORDINATOR, Material, json_words
 from promptdesk.core.record.private import read_private
 from promptdesk.core.record.prompt_log import FILE as PROMPTS, read_prompts
 from promptdesk.core.record.seams import SUPERSEDED
@@ -56,17 +59,24 @@ class Leak:
     purpose: str = "turn"
     carried_from: int | None = None
     """When the material came with the part of the request shared with an earlier one: that one's line."""
+    source: str = PROMPTS
+    """The file of `line`: `prompts.jsonl` (a request), or `events.jsonl` (a text the coordinator wrote
+    that reached the actors: `request_id` is then 0 and `purpose` what the text was)."""
 
     def describe(self, names: dict[str, str] | None = None) -> str:
-        """One line for a person: which request, to whom, whose material and what kind (with display
-        names when `names` maps slugs to them)."""
+        """One line for a person: which request (or coordinator text), to whom, whose material and what
+        kind (with display names when `names` maps slugs to them)."""
         named = lambda slug: f"{slug} ({names[slug]})" if names and slug in names else slug  # noqa: E731
-        where = f"prompts.jsonl line {self.line} (request {self.request_id}, {self.purpose}"
+        if self.source == PROMPTS:
+            where = f"{PROMPTS} line {self.line} (request {self.request_id}, {self.purpose}"
+        else:
+            where = f"{self.source} line {self.line} ({self.purpose} written by the coordinator"
         where += f", beat {self.beat})" if self.beat is not None else ")"
         whose = "the coordinator notes" if self.kind == "coordinator_notes" else f"{self.owner}'s {self.kind}"
         whose += f" ({names[self.owner]})" if names and self.owner in names else ""
         carried = f" [carried over from line {self.carried_from}]" if self.carried_from else ""
-        return f"LEAK {where} sent to {named(self.recipient)} carries {whose}: \"…{self.excerpt}…\"{carried}"
+        to = named(self.recipient) if self.recipient else "every actor"
+        return f"LEAK {where} sent to {to} carries {whose}: \"…{self.excerpt}…\"{carried}"
 
 
 @dataclass
@@ -110,17 +120,21 @@ def audit_run(run_dir: Path) -> AuditReport:
     record = read_private(run_dir)
     report = AuditReport(run_dir, names={slug: m["name"] for slug, m in record["cast"].items()})
     intake = whole.Intake()
-    events = whole.read_log(run_dir / "events.jsonl", intake, required=True)
+    numbers: list[int] = []
+    events = whole.read_log(run_dir / "events.jsonl", intake, required=True, numbers=numbers)
     superseded = whole.read_log(run_dir / SUPERSEDED, intake, required=False)
     if not any(e.type == "start" for e in events):
         intake.problems.append("events.jsonl has no start event: what the run did cannot be told")
-    material = material_of(record, events, superseded)
+    material, coordinator_leaks = checked_material(record, events, superseded)
     calls = whole.calls_of([*superseded, *events])
     if not (run_dir / PROMPTS).exists():
         intake.problems.append(f"{PROMPTS} is missing: the {sum(calls.values())} calls events.jsonl records "
                                "cannot be checked")
     elif (sent := _scan_prompts(run_dir, material, report, intake)) is not None:
         whole.check_coverage(intake, calls, sent)
+    report.leaks += [Leak(numbers[index], 0, event.target or EVERYONE, found.owner, found.kind, found.excerpt,
+                          event.beat, "suggested world event" if event.type == "event" else "coordinator note",
+                          source="events.jsonl") for index, event, found in coordinator_leaks]
     report.problems += intake.problems
     report.warnings += intake.warnings
     return report

@@ -19,8 +19,15 @@ a gram of its own.
   member's name; a word lies inside one when a run of `COVER` words around it is a run of that unit
   (a name or a line shorter than that: the whole of it). So the stream of lines an actor received is
   public across its line boundaries: the end of one speech and the next speaker's name, quoted by a
-  journal, is not a leak. The engine's fixed words to a judge (`promptdesk.core.protocol.judging`) are public
-  units too: a judge is a single recipient, whose framing cannot be learnt from several requests.
+  journal, is not a leak. The engine's fixed words to a judge (`promptdesk.core.protocol.judging`) and
+  its fixed notes to the actors (`promptdesk.core.protocol.notes`) are public units too: a judge is a
+  single recipient, whose framing cannot be learnt from several requests.
+
+**Coordinator-written text is not public** (`written_by_coordinator`): a world event the coordinator
+suggested, the coordinator's notes, its decisions, its close and goal verdict, a judge's fallback.
+A judge may have read private material (role A's, the coordinator notes), so what it writes never
+excuses a match; where it reaches the actors it is checked like a request
+(`promptdesk.core.record.audit_coordinator`).
 """
 
 from __future__ import annotations
@@ -30,9 +37,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from promptdesk.core.protocol import judging
+from promptdesk.core.protocol import judging, notes
 from promptdesk.core.protocol.lines import speech_line, world_event_line
 from promptdesk.core.record.events import BaseEvent
+from promptdesk.core.record.outputs import JUDGE_FALLBACK
 
 SHINGLE = 8
 COVER = 3
@@ -162,6 +170,13 @@ class Material:
             for text in texts:
                 units.add(text, short=False)
 
+    def admit(self, text: str, line: str) -> None:
+        """A text found clean after `settle` (a coordinator-written one) becomes public: as content, as
+        a unit, and as the `line` it was routed as."""
+        self.public |= self._found_in([text])
+        self.routed.add(text, short=False)
+        self.routed.add(line)
+
     def _found_in(self, texts: list[str]) -> set[str]:
         found: set[str] = set()
         for text in texts:
@@ -191,18 +206,29 @@ class Material:
         return sorted(owners), needs
 
 
+def written_by_coordinator(event: BaseEvent) -> bool:
+    """Text the coordinator wrote (and a judge may have written after reading private material): a
+    world event it suggested (`suggested_by`, whoever injected it), its notes, decisions and close
+    (with the goal verdict), and a judge's fallback line (which quotes the judge's answer). Its
+    scheduled world events are the scene file's, and its bookkeeping (`route`, `beat`...) the engine's."""
+    extra = event.model_extra or {}
+    if extra.get("suggested_by") == COORDINATOR:
+        return True
+    if event.type == "close":
+        return True
+    fallback = event.type == "system" and getattr(event, "reason", None) == JUDGE_FALLBACK
+    return event.from_ == COORDINATOR and (event.type in ("note", "decision") or fallback)
+
+
 def public_texts(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[str]:
     """Every public text of a run: each public event's strings and the scene's shared fields.
 
-    Not public: thinking, journal entries, calls, and what a judge reasons apart from what it routes
-    (its `decision` events and a close's `goal_reason`; a judge may see the coordinator notes, and
-    what it has the engine say to the cast is recorded as an event of its own)."""
+    Not public: thinking, journal entries, calls, and whatever the coordinator wrote
+    (`written_by_coordinator`): a judge may see the coordinator notes."""
     for event in events:
-        if event.type in ("think", "journal", "call") or (event.type == "decision" and event.from_ == COORDINATOR):
+        if event.type in ("think", "journal", "call") or written_by_coordinator(event):
             continue
-        record_ = event.to_record()
-        record_.pop("goal_reason", None)
-        yield from strings(record_)
+        yield from strings(event.to_record())
     yield from strings({k: v for k, v in (record.get("scene") or {}).items() if k not in _SCENE_PRIVATE})
 
 
@@ -212,7 +238,7 @@ def routed_lines(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[st
     for event in events:
         if event.type == "speak" and getattr(event, "action", "") != "silent":
             yield speech_line(names.get(event.from_, event.from_), event)
-        elif event.type == "event":
+        elif event.type == "event" and not written_by_coordinator(event):
             yield world_event_line(event.text)
 
 
@@ -255,6 +281,6 @@ def material_of(record: dict[str, Any], events: list[BaseEvent], superseded: lis
         material.routed.add(text, short=False)
     for line in [*routed_lines(record, events), *names_of(record)]:
         material.routed.add(line)
-    for text in judging.fixed_texts():
+    for text in [*judging.fixed_texts(), *notes.fixed_texts()]:
         material.routed.add(text, short=False)
     return material

@@ -66,8 +66,9 @@ def judge_unreadable(intake: Intake, name: str, found: list[tuple[int, str, str]
             intake.problems.append(f"{name} line {number} cannot be read ({why}): what it held is not checked")
 
 
-def read_log(path: Path, intake: Intake, *, required: bool) -> list[BaseEvent]:
-    """The readable events of `events.jsonl` or `superseded.jsonl`; what cannot be read goes to `intake`."""
+def read_log(path: Path, intake: Intake, *, required: bool, numbers: list[int] | None = None) -> list[BaseEvent]:
+    """The readable events of `events.jsonl` or `superseded.jsonl`; what cannot be read goes to `intake`.
+    `numbers`, when given, receives each event's line number."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -85,6 +86,8 @@ def read_log(path: Path, intake: Intake, *, required: bool) -> list[BaseEvent]:
             continue
         try:
             events.append(parse_event_json(data.decode("utf-8")))
+            if numbers is not None:
+                numbers.append(number)
         except ValueError as exc:
             ending = "" if number == len(lines) else "\n"
             unreadable.append((number, data.decode("utf-8", errors="replace") + ending, first_line(exc)))

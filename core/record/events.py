@@ -93,7 +93,8 @@ class SpeakEvent(BaseEvent):
     """An actor's `<speech>`, with the parsed bracket header of spec 004 Appendix B.
 
     `action` is one of speak | interrupt | silent | react. `text` is the spoken words only; `raw` the
-    whole speech block as the actor wrote it. `target` is whom the actor addressed (`TO:`).
+    whole speech block as the actor wrote it. `target` is whom the actor addressed (`TO:`). In
+    `events.json`, spec 000's event log, the block is `text` and the words `words` (`spec_record`).
     """
 
     type: Literal["speak"] = "speak"
@@ -109,6 +110,17 @@ class SpeakEvent(BaseEvent):
     """The whole speech block as the actor wrote it, header included."""
     closes_scene: bool | None = None
     """True when the speech closed the scene explicitly (`*[the scene ends here]*`)."""
+
+
+def spec_record(event: BaseEvent) -> dict[str, Any]:
+    """An event as spec 000's event log writes it (`events.json`): a `speak` event's `text` is the whole
+    `<speech>` as the actor wrote it (stage business included: `"*[opens the door]* Hi, come in."`),
+    and its spoken words are `words`; every other event as in `events.jsonl` (`to_record`)."""
+    record = event.to_record()
+    if isinstance(event, SpeakEvent):
+        record.pop("raw", None)
+        record["text"], record["words"] = event.raw if event.raw is not None else event.text, event.text
+    return record
 
 
 class JournalEvent(BaseEvent):

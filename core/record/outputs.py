@@ -204,6 +204,17 @@ def errors(events: list[BaseEvent]) -> list[dict[str, Any]]:
             for e in events if is_failure(e)]
 
 
+UNAVAILABLE = "unavailable"
+"""The `reason` of the `system` line that says an actor left the scene for good (its provider failed)."""
+
+
+def unavailable(events: list[BaseEvent]) -> list[dict[str, Any]]:
+    """The actors who left the scene because their provider failed for good: beat, character, error."""
+    found = [e for e in events if e.type == "system" and getattr(e, "reason", None) == UNAVAILABLE]
+    return [{"beat": e.beat, "character": (e.model_extra or {}).get("about"), "error": (e.model_extra or {}).get("error")}
+            for e in found]
+
+
 def whose(event: BaseEvent) -> str | None:
     """Whose turn an event is about: the actor a `system` or `correct` line names (its `target`, else
     the `about` of a format's fallback line), else its author (a salvaged turn is its own)."""
@@ -245,7 +256,7 @@ def metadata(events: list[BaseEvent], own: FormatLines = PLAIN) -> dict[str, Any
         "goalAchieved": close.goal_achieved if close else None,
         "goalReason": close.goal_reason if close else None,
         "reason": close.reason if close else "incomplete",
-        "errors": errors(events), "salvaged": salvaged(events), "costs": costs(events), "moderatorNotes": note_counts(events),
+        "errors": errors(events), "unavailable": unavailable(events), "salvaged": salvaged(events), "costs": costs(events), "moderatorNotes": note_counts(events),
         "judgeFallbacks": judge_fallbacks(events),
         "unpricedModels": info.get("unpriced_models", []),
         "actors": {slug: {k: int(v) for k, v in row.items()} for slug, row in per_actor.items()},

@@ -25,7 +25,7 @@ from typing import Any, BinaryIO, TextIO
 
 from promptdesk.core.record import outputs
 from promptdesk.core.errors import RecordingError, recording_error
-from promptdesk.core.record.events import BaseEvent, parse_event_json
+from promptdesk.core.record.events import BaseEvent, parse_event_json, spec_record
 from promptdesk.core.record.lines import PLAIN, FormatLines
 from promptdesk.core.record.prompt_log import PromptLogWriter
 from promptdesk.core.providers.base import Request
@@ -250,7 +250,7 @@ def write_derived(run_dir: Path, events: list[BaseEvent], when: datetime, own: F
     attempted even when an earlier one could not be written; the first such `OSError` is raised
     once all have been tried."""
     files: dict[str, Callable[[], str]] = {
-        "events.json": lambda: json.dumps([e.to_record() for e in events], indent=2, ensure_ascii=False),
+        "events.json": lambda: json.dumps([spec_record(e) for e in events], indent=2, ensure_ascii=False),
         "transcript.md": lambda: strip_controls(outputs.transcript_md(events, when, own)),
         "transcript.txt": lambda: strip_controls(outputs.transcript_txt(events, when, own)),
         "metadata.json": lambda: json.dumps(outputs.metadata(events, own), indent=2),

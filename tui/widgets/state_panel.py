@@ -110,6 +110,8 @@ def render_state(state: StageState, width: int = 0) -> Text:
         _row(text, "Fallback", f"judge → C rules ×{state.judge_fallbacks}", "bold reverse")
     if state.suggestion:
         _row(text, "Suggests", f"{safe(state.suggestion)[:40]} (y: inject)", "bold")
+    elif state.withheld:
+        _row(text, "Suggests", "withheld: it carried private words", "bold reverse")
     _rows(text, fmt.closed_rows(state))
     heading, counts = fmt.turn_counts(state)
     text.append(f"{heading}\n", LABEL)

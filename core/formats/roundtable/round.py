@@ -63,6 +63,7 @@ async def play_round(session: Session, setup: TableSetup, state: RoundtableState
     speakers = setup.strategy.speakers(phase, list(state.participants))
     question = await _question(session, setup, state, speakers, shared, sink)
     asked = [s for s in speakers if question.participants == "all" or s in question.participants] or speakers
+    asked = session.health.playing(asked)  # a participant whose provider failed for good is asked no more
     session.say("question", question.question, source=FACILITATOR, target=",".join(asked), beat=state.round,
                 focus=question.focus, participants=asked, round=state.round)
     answers = await _answers(session, state, question, asked, notes, sink)

@@ -33,6 +33,11 @@ def opener(session: Session) -> Actor:
     return actor
 
 
+def playing(session: Session) -> list[Actor]:
+    """The cast still in the scene: every actor but those whose provider failed for good."""
+    return [session.actors[slug] for slug in session.health.playing(list(session.actors))]
+
+
 def initial_speaker(session: Session) -> str:
     """The slug of the actor who opens the scene."""
     return session.scene.initial_speaker or next(iter(session.actors))

@@ -27,6 +27,7 @@ class SceneFormat(Format):
     title = "Scene"
     keeps_journals = True
     judges_goal = True
+    drops_unavailable_actors = True
 
     def min_cast(self) -> int:
         """A scene needs two people to be a dialogue."""

@@ -1,5 +1,6 @@
 """Parallel beats (specs 003/004): every actor gets the update at once; responses are kept in
-arrival order, SILENT is logged but not transcribed, and one failing actor does not stop the beat."""
+arrival order, SILENT is logged but not transcribed, and one failing actor does not stop the beat
+(one whose provider failed for good is left out of the beats after it: `common.playing`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from promptdesk.core.engine.coordinator import Decision
 from promptdesk.core.record.events import SpeakEvent
-from promptdesk.core.formats.scene.common import beats, opener, route
+from promptdesk.core.formats.scene.common import beats, opener, playing, route
 from promptdesk.core.engine.turn import play_turn
 
 if TYPE_CHECKING:
@@ -18,10 +19,9 @@ if TYPE_CHECKING:
 
 async def play(session: Session) -> Decision:
     """Beat 0: the initial speaker opens. Then every beat goes to the whole cast."""
-    cast = list(session.actors.values())
     first = opener(session)
     async for beat in beats(session):
-        speeches = await run_beat(session, [first] if beat == 0 else cast, beat)
+        speeches = await run_beat(session, [first] if beat == 0 else playing(session), beat)
         decision = await session.check(speeches)
         if decision:
             return decision

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from promptdesk.core.engine.briefing import note_line
 from promptdesk.core.engine.coordinator import JudgeCoordinator
+from promptdesk.core.engine.winding import states_a_position
 from promptdesk.core.record.events import OPERATOR, BaseEvent, CallEvent, SpeakEvent
 from promptdesk.core.protocol.lines import speech_line, world_event_line
 from promptdesk.core.engine.briefing import BEGIN_NOTE
@@ -94,7 +95,8 @@ class Replay:
             return
         self.spoke = True
         winding = session.winding
-        if winding.close_beat is not None and speech.beat is not None and speech.beat > winding.close_beat:
+        if winding.close_beat is not None and speech.beat is not None and speech.beat > winding.close_beat \
+                and states_a_position(speech):
             winding.spoken.add(speech.from_)
         session.state.turns[speech.from_] += 1
         session.state.note_tone(speech.from_, speech.tone)

@@ -1,5 +1,5 @@
 """Sequential dialogue (spec 000): one actor at a time; speech only is routed to the others; the
-next speaker is the one addressed, else the next in the cast."""
+next speaker is the one addressed, else the next in the cast (an unavailable actor passed over)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from promptdesk.core.engine.coordinator import Decision
-from promptdesk.core.formats.scene.common import addressed, beats, opener, route
+from promptdesk.core.formats.scene.common import addressed, beats, opener, playing, route
 from promptdesk.core.engine.turn import play_turn
 
 if TYPE_CHECKING:
+    from promptdesk.core.engine.actors import Actor
     from promptdesk.core.engine.session import Session
 
 
@@ -18,7 +19,6 @@ async def play(session: Session) -> Decision:
     """Turn by turn until the coordinator, a limit or the operator closes the scene."""
     from promptdesk.core.engine.session import SceneStopped
 
-    cast = list(session.actors.values())
     speaker = opener(session)
     async for beat in beats(session):
         session.say("beat", f"Turn {beat}: {speaker.name}", beat=beat, target=speaker.slug)
@@ -34,5 +34,15 @@ async def play(session: Session) -> Decision:
         decision = await session.check([speech] if speech else [])
         if decision:
             return decision
-        speaker = addressed(session, speech) or cast[(cast.index(speaker) + 1) % len(cast)]
+        speaker = next_speaker(session, speaker, addressed(session, speech))
     raise AssertionError("unreachable: beats() never ends")
+
+
+def next_speaker(session: Session, speaker: Actor, wanted: Actor | None) -> Actor:
+    """The actor addressed, else the next in the cast after `speaker`; an unavailable one is passed over."""
+    cast = list(session.actors.values())
+    live = playing(session)
+    if wanted is not None and wanted in live:
+        return wanted
+    order = cast[cast.index(speaker) + 1:] + cast[:cast.index(speaker) + 1]
+    return next((actor for actor in order if actor in live), speaker)

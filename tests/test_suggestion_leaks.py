@@ -1,0 +1,183 @@
+"""No path from the coordinator's private material to an actor through a suggested world event (spec
+000: coordinator notes are never revealed to actors, "not even as hints"; isolation that does not
+rely on the coordinator "remembering not to"). A judge that copies the coordinator notes, or another
+actor's perspective, into its suggestion is withheld under `--suggested-events inject`, and the
+audit treats what the coordinator writes as coordinator material: a suggestion forced through is a leak."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import yaml
+
+from promptdesk.core.cli.main import main
+from promptdesk.core.engine import suggestions
+from promptdesk.core.record.audit import audit_run
+from helpers import CHARACTERS, SCENES
+from loopback import Reply, loopback  # noqa: F401  (fixture)
+from test_scene_faults import keys  # noqa: F401  (fixture)
+
+SCENE = yaml.safe_load((SCENES / "the-apology.yaml").read_text())
+NOTES = " ".join(SCENE["coordinator_notes"].split())
+PERSPECTIVE = " ".join(SCENE["perspectives"]["alice"].split()).split(" You want")[0]
+"""Alice's perspective, its first two sentences (a suggestion is at most 300 characters)."""
+
+
+def copying_judge(source: str):
+    """A loopback judge that, at beat 2, suggests a memo carrying `source` ('notes': the coordinator
+    notes as its own request shows them; else that text), and otherwise lets the scene go on. The
+    actors are the offline improviser."""
+    def answer(recorded):
+        body = json.dumps(recorded.body, ensure_ascii=False)
+        if "the scene has ended" in body:
+            return Reply(text='{"goal_achieved": null, "reason": "cannot tell"}')
+        if "Beat 2 " not in body:
+            return Reply(text='{"decision": "continue"}')
+        if source == "notes":
+            found = re.search(r"Coordinator notes: (.*?)\\n", body)
+            assert found, "role A's judge is shown the coordinator notes"
+            copied = found.group(1).replace("\\n", " ")
+        else:
+            copied = source
+        return Reply(text=json.dumps({"decision": "suggest_event", "text": f"A memo slides under the door: {copied}"}))
+    return answer
+
+
+def scene_file(tmp_path, loopback) -> str:
+    data = dict(SCENE, judge={"name": "openai", "model": "gpt-4o-mini", "base_url": loopback.url("/v1"),
+                              "max_retries": 0},
+                events=[], limits={"max_beats": 6}, provider={"name": "offline"})
+    path = tmp_path / "scene.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return str(path)
+
+
+def batch(path: str, out, role: str, *flags: str) -> int:
+    return main(["--batch", path, "--isolation", "b", "--coordinator", role, "--out", str(out), "--seed", "3",
+                 "--characters-dir", str(CHARACTERS), "--journals", "none", "--suggested-events", "inject", *flags])
+
+
+def records(out) -> list[dict]:
+    return [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+
+
+def actor_requests(out, cast=("alice", "bob", "charlie")) -> str:
+    return "\n".join(line for line in (out / "prompts.jsonl").read_text().splitlines()
+                     if json.loads(line)["to"] in cast)
+
+
+@pytest.mark.parametrize(("role", "source", "whose"), [("A", "notes", "the coordinator notes"),
+                                                       ("B", PERSPECTIVE, "Alice's perspective")])
+def test_a_suggestion_carrying_private_material_is_withheld_under_inject(tmp_path, loopback, capsys, role,
+                                                                          source, whose):
+    loopback.default = copying_judge(source)
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, role) == 0
+    err = capsys.readouterr().err
+    events = records(out)
+    decision = next(e for e in events if e["type"] == "decision" and e.get("decision") == "suggest_event")
+    assert decision["text"].startswith("A memo slides under the door"), "the judge's words are on the record"
+    assert decision["withheld"] == f"it carries words of {whose}"
+    notice = next(e for e in events if e["type"] == "system" and e.get("reason") == "withheld")
+    assert whose in notice["text"] and "memo" not in notice["text"], "said without the leaked words"
+    assert f"withheld: it carries words of {whose}" in err
+    assert not [e for e in events if e["type"] == "event"], "never delivered"
+    words, others = (NOTES, ("alice", "bob", "charlie")) if source == "notes" else (source, ("bob", "charlie"))
+    assert words[:60] not in actor_requests(out, others) and "memo slides" not in actor_requests(out)
+    assert audit_run(out).clean
+    assert main(["audit", str(out)]) == 0
+
+
+def test_a_clean_suggestion_is_still_injected(tmp_path, loopback, capsys):
+    loopback.default = copying_judge("The radiator clanks twice.")
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, "A") == 0
+    injected = [e for e in records(out) if e["type"] == "event"]
+    assert [(e["text"], e["suggested_by"]) for e in injected] == \
+        [("A memo slides under the door: The radiator clanks twice.", "coordinator")]
+    assert "memo slides under the door" in actor_requests(out)
+    assert audit_run(out).clean
+
+
+def test_the_audit_reports_a_suggested_event_forced_through_with_the_coordinator_notes(tmp_path, loopback,
+                                                                                      monkeypatch, capsys):
+    loopback.default = copying_judge("notes")
+    monkeypatch.setattr(suggestions, "why_withheld", lambda stage, text: None)  # the check taken away
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, "A") == 0
+    forced = next(e for e in records(out) if e["type"] == "event")
+    assert forced["suggested_by"] == "coordinator" and "Expected: Alice starts" in forced["text"]
+    capsys.readouterr()
+    assert main(["audit", str(out)]) == 1
+    printed = capsys.readouterr().out
+    assert "events.jsonl line" in printed and "suggested world event written by the coordinator" in printed
+    assert "sent to every actor carries the coordinator notes" in printed
+    report = audit_run(out)
+    assert not report.clean
+    line = next(n for n, text in enumerate((out / "events.jsonl").read_text().splitlines(), 1)
+                if json.loads(text)["type"] == "event")
+    assert [(leak.line, leak.owner, leak.kind) for leak in report.leaks if leak.source == "events.jsonl"] == \
+        [(line, "coordinator", "coordinator_notes")]
+
+
+def test_the_audit_reports_a_planted_suggestion_in_a_clean_record(tmp_path, loopback, capsys):
+    loopback.default = copying_judge("The radiator clanks twice.")
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, "B") == 0
+    log = out / "events.jsonl"
+    lines = log.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "event")
+    planted = json.loads(lines[at])
+    planted["text"] = f"A note is pinned to the wall: {PERSPECTIVE}"
+    lines[at] = json.dumps(planted)
+    log.write_text("\n".join(lines) + "\n")
+    report = audit_run(out)
+    leak = next(leak for leak in report.leaks if leak.source == "events.jsonl")
+    assert (leak.line, leak.owner, leak.kind, leak.purpose) == (at + 1, "alice", "perspective", "suggested world event")
+
+
+async def test_a_resumed_run_checks_suggestions_against_its_start_record(run_scene, tmp_path):
+    import shutil
+
+    from promptdesk.core.clock import VirtualClock
+    from promptdesk.core.casting.resume import prepare
+    from helpers import example_scene
+    from test_resume import kill_mid_beat
+
+    whole = await run_scene(example_scene("the-apology", limits={"max_beats": 8}), isolation="b", coordinator="A")
+    killed = tmp_path / "killed"
+    shutil.copytree(whole.dir, killed)
+    before = (killed / "private.json").read_bytes()
+    kill_mid_beat(killed, 4)
+    session = prepare(killed)
+    session.clock = VirtualClock()
+    session.suggested_events = "ask"
+    session.suggest("The radiator clanks twice.")
+    assert session.state.suggestion == "The radiator clanks twice.", "a clean suggestion is held, not refused unchecked"
+    session.suggest(f"A memo slides under the door: {NOTES}")
+    assert session.state.suggestion is None and session.state.withheld == "it carries words of the coordinator notes"
+    await session.run()
+    assert (killed / "private.json").read_bytes() == before, "the start record is read back, never rewritten"
+
+
+@pytest.mark.parametrize("answer", [{"decision": "suggest_event", "text": "A memo slides under the door. " * 12},
+                                    {"decision": "suggest_event"}, {"decision": "suggest_event", "text": "  "},
+                                    {"decision": "announce", "text": "A bell rings"}])
+def test_a_judge_answer_that_is_no_valid_suggestion_falls_back_to_role_c_and_is_recorded(tmp_path, loopback,
+                                                                                         capsys, answer):
+    def judge(recorded):
+        body = json.dumps(recorded.body, ensure_ascii=False)
+        if "the scene has ended" in body:
+            return Reply(text='{"goal_achieved": null, "reason": "cannot tell"}')
+        return Reply(text=json.dumps(answer) if "Beat 2 " in body else '{"decision": "continue"}')
+
+    loopback.default = judge
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, "B") == 0
+    events = records(out)
+    fallback = [e for e in events if e.get("reason") == "judge-fallback"]
+    assert [e["beat"] for e in fallback] == [2], "that beat's decision fell back to role C's rules, on the record"
+    assert not [e for e in events if e["type"] in ("event", "decision")], "nothing suggested, nothing injected"
+    assert "NOTICE: the coordinator's judge gave no usable answer 1 time:" in capsys.readouterr().err

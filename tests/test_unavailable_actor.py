@@ -1,0 +1,128 @@
+"""One character's fatal provider error does not end the scene (spec 003: "Continue scene with
+remaining characters. Don't fail entire scene for one character"): an actor whose provider answers
+401, 403 or 404 leaves the scene with one `system` line saying why, its failure is recorded, its turns
+are skipped, and the others play to the close. Through `promptdesk --batch` and the real SDKs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from promptdesk.core.cli.main import main
+from helpers import CHARACTERS, SCENES
+from loopback import Reply, loopback  # noqa: F401  (fixture)
+from test_scene_faults import keys, remote_cast, scripted, turn  # noqa: F401  (fixture)
+
+LINE = '[TONE: calm] "Go on, I am listening."'
+
+
+def scene_file(tmp_path: Path, loopback, cast: dict, **update) -> Path:
+    data = yaml.safe_load((SCENES / "the-apology.yaml").read_text())
+    data.update(cast=cast, events=[], limits={"max_beats": 6}, **update)
+    path = tmp_path / "scene.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def batch(tmp_path: Path, scene: Path) -> int:
+    return main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "1",
+                 "--out", str(tmp_path / "run"), "--characters-dir", str(CHARACTERS), "--journals", "none"])
+
+
+def records(tmp_path: Path) -> list[dict]:
+    return [json.loads(line) for line in (tmp_path / "run" / "events.jsonl").read_text().splitlines()]
+
+
+def failing_for(*slugs: str, status: int = 401):
+    def answer(who, recorded):
+        if who in slugs:
+            return Reply(status=status, error_message="invalid x-api-key")
+        return turn(LINE)
+    return scripted(answer)
+
+
+@pytest.mark.parametrize("turns", ["parallel", "sequential"])
+@pytest.mark.parametrize("status", [401, 403, 404])
+def test_one_actor_on_a_rejected_provider_leaves_and_the_others_play_to_the_close(tmp_path, loopback, capsys,
+                                                                                  turns, status):
+    loopback.default = failing_for("bob", status=status)
+    cast = {**remote_cast(loopback, "alice", "charlie"), **remote_cast(loopback, "bob", provider="openai",
+                                                                       model="gpt-4o-mini")}
+    code = batch(tmp_path, scene_file(tmp_path, loopback, cast, turns=turns, initial_speaker="bob"))
+    err = capsys.readouterr().err
+    events = records(tmp_path)
+    assert code == 0, err
+    close = next(e for e in events if e["type"] == "close")
+    assert close["reason"] == "max_beats_exceeded" and close["beat"] == 5, "the scene played to its own close"
+    bob_calls = [e for e in events if e["type"] == "call" and e["target"] == "bob"]
+    assert len(bob_calls) == 1 and not bob_calls[0]["ok"], "one failed call, then Bob is skipped"
+    left = [e for e in events if e["type"] == "system" and e.get("reason") == "unavailable"]
+    assert len(left) == 1 and left[0]["about"] == "bob" and str(status) in left[0]["text"]
+    assert "The scene goes on without Bob" in left[0]["text"]
+    spoke = {e["from"] for e in events if e["type"] == "speak"}
+    assert spoke == {"alice", "charlie"}
+    meta = json.loads((tmp_path / "run" / "metadata.json").read_text())
+    assert meta["success"] is True and meta["reason"] == "max_beats_exceeded"
+    assert [(e["character"], e["beat"]) for e in meta["errors"]] == [("bob", 0)]
+    assert [u["character"] for u in meta["unavailable"]] == ["bob"] and str(status) in meta["unavailable"][0]["error"]
+    assert "NOTICE: Bob left the scene, the others played on" in err and "Run failed" not in err
+
+
+def test_two_actors_on_the_failing_provider_leave_and_the_third_plays_on(tmp_path, loopback, capsys):
+    loopback.default = failing_for("alice", "bob")
+    cast = {**remote_cast(loopback, "alice", "bob"), **remote_cast(loopback, "charlie", provider="openai",
+                                                                   model="gpt-4o-mini")}
+    assert batch(tmp_path, scene_file(tmp_path, loopback, cast)) == 0
+    events = records(tmp_path)
+    assert sorted(e["about"] for e in events if e.get("reason") == "unavailable") == ["alice", "bob"]
+    assert {e["from"] for e in events if e["type"] == "speak"} == {"charlie"}
+    assert next(e for e in events if e["type"] == "close")["reason"] == "max_beats_exceeded"
+
+
+def test_every_actor_on_the_failing_provider_still_stops_the_run_at_once(tmp_path, loopback, capsys):
+    loopback.default = failing_for("alice", "bob", "charlie")
+    cast = remote_cast(loopback, "alice", "bob", "charlie")
+    assert batch(tmp_path, scene_file(tmp_path, loopback, cast)) == 1
+    err = capsys.readouterr().err
+    assert "Run failed:" in err and "401" in err
+    assert [e["reason"] for e in records(tmp_path) if e["type"] == "close"] == ["provider-error"]
+    assert loopback.hits == 1, "every actor shares the failing provider: no second call"
+    meta = json.loads((tmp_path / "run" / "metadata.json").read_text())
+    assert meta["success"] is False
+
+
+def test_the_last_actor_left_failing_stops_the_run(tmp_path, loopback, capsys):
+    """Alice leaves on a 401; then Bob's and Charlie's own provider rejects them too: no one can go on."""
+    def answer(who, recorded):
+        if who == "alice" or recorded.path.startswith("/v1/chat"):
+            return Reply(status=401, error_message="invalid x-api-key")
+        return turn(LINE)
+
+    loopback.default = scripted(answer)
+    cast = {**remote_cast(loopback, "alice"), **remote_cast(loopback, "bob", "charlie", provider="openai",
+                                                           model="gpt-4o-mini")}
+    assert batch(tmp_path, scene_file(tmp_path, loopback, cast)) == 1
+    events = records(tmp_path)
+    assert [e["reason"] for e in events if e["type"] == "close"] == ["provider-error"]
+    assert [e["about"] for e in events if e.get("reason") == "unavailable"] == ["alice"]
+
+
+def test_a_roundtable_participant_on_a_rejected_provider_is_asked_no_more(tmp_path, loopback, capsys):
+    data = yaml.safe_load((SCENES / "roundtable-free.yaml").read_text())
+    data["cast"] = {**remote_cast(loopback, "bob", provider="openai", model="gpt-4o-mini")}
+    data["roundtable"]["max_rounds"] = 3
+    path = tmp_path / "table.yaml"
+    path.write_text(yaml.safe_dump(data))
+    loopback.default = Reply(status=401, error_message="invalid api key")
+    code = main(["--batch", str(path), "--isolation", "b", "--coordinator", "C", "--seed", "1",
+                 "--out", str(tmp_path / "run"), "--characters-dir", str(CHARACTERS), "--journals", "none"])
+    events = records(tmp_path)
+    assert code == 0, capsys.readouterr().err
+    assert loopback.hits == 1, "Bob is asked once"
+    assert [e["about"] for e in events if e.get("reason") == "unavailable"] == ["bob"]
+    answered = {e["from"] for e in events if e["type"] == "answer"}
+    assert answered == {"charlie", "sam-reed"}
+    assert max(e.get("round") or 0 for e in events) >= 2, "the discussion went on for rounds after"
