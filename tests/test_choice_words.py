@@ -8,7 +8,7 @@ import json
 
 from promptdesk.core.casting.choices import COORDINATOR, ISOLATION, WINDOW
 from promptdesk.core.engine.actors import RECENT_HEADING
-from promptdesk.core.engine.scene import Limits
+from promptdesk.core.engine.scene_parts import Limits
 from helpers import example_scene
 
 

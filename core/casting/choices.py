@@ -10,7 +10,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
-from promptdesk.core.engine.scene import Limits
+from promptdesk.core.engine.scene_parts import Limits
 
 WINDOW = Limits().window
 """The default context window, in lines, that an isolation (a) request carries."""

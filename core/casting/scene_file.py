@@ -17,7 +17,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, BaseModel, ValidationError, create_model
 
-from promptdesk.core.engine.scene import CastOverride, Limits, ScheduledEvent
+from promptdesk.core.engine.scene_parts import CastOverride, Limits, ScheduledEvent
 from promptdesk.core.engine.scene import Scene as PlayedScene
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.formats.registry import FORMATS

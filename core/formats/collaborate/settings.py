@@ -5,7 +5,8 @@ from __future__ import annotations
 from pydantic import PositiveInt
 from pydantic_core import PydanticCustomError
 
-from promptdesk.core.engine.scene import Scene, SceneModel, Slug
+from promptdesk.core.engine.scene import Scene
+from promptdesk.core.engine.scene_parts import SceneModel, Slug
 
 
 class Collaborate(SceneModel):

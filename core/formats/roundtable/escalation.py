@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from promptdesk.core.formats.roundtable.answers import Answer, Synthesis
-from promptdesk.core.formats.roundtable.flags import HEADLESS_CHOICES
 from promptdesk.core.formats.roundtable.state import RoundtableState
 
 OPERATOR_CHOICES = ("accept", "own", "continue")

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from promptdesk.core.characters.loading import Character
 from promptdesk.core.engine.format import Format, Setup
 from promptdesk.core.engine.scene import Scene
-from promptdesk.core.formats.roundtable import flags, lines, policy, strategies
+from promptdesk.core.formats.roundtable import lines, policy, strategies
 from promptdesk.core.formats.roundtable.improv_facilitator import facilitate
 from promptdesk.core.formats.roundtable.improv_participant import participate
 from promptdesk.core.formats.roundtable.prompts import participant_system

@@ -7,7 +7,8 @@ from typing import Literal
 from pydantic import Field, PositiveInt
 from pydantic_core import PydanticCustomError
 
-from promptdesk.core.engine.scene import Scene, SceneModel, Slug
+from promptdesk.core.engine.scene import Scene
+from promptdesk.core.engine.scene_parts import SceneModel, Slug
 from promptdesk.core.providers.spec import ProviderSpec
 
 
