@@ -14,7 +14,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 export UV_PYTHON := $(PY)
 
-.PHONY: run test demo bench bench-local upgrade docs clean
+.PHONY: run test test-lowest demo bench bench-local upgrade docs clean
 
 # uv itself, from PyPI, into .uv/ (first run only); it then makes .venv and installs from the lock.
 $(UV):
@@ -45,6 +45,18 @@ demo: $(RUN_STAMP)
 bench: $(TEST_STAMP)
 	$(BIN)/python -m benchmarks
 
+# The lower bounds of pyproject.toml, tested: the test tools and the claude-code extra as the lock pins
+# them, then each runtime dependency at exactly its lower bound (`>=` read as `==`), then the suite.
+LOWEST := .venv-lowest
+test-lowest: | $(UV)
+	$(UV) venv --quiet --allow-existing --python $(PY) $(LOWEST)
+	$(UV) export --frozen --extra claude-code --no-hashes --no-emit-project --output-file $(LOWEST)/locked.txt
+	$(UV) pip install --quiet --python $(LOWEST)/bin/python -r $(LOWEST)/locked.txt
+	$(LOWEST)/bin/python -c "import tomllib; print('\n'.join(d.replace('>=', '==') for d in tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > $(LOWEST)/lowest.txt
+	$(UV) pip install --python $(LOWEST)/bin/python -r $(LOWEST)/lowest.txt
+	$(UV) pip install --quiet --python $(LOWEST)/bin/python --no-deps -e .
+	UV=$(CURDIR)/$(UV) $(LOWEST)/bin/python -m pytest -n 2
+
 # The docs site: regenerate the reference pages from the code, then build and serve it locally.
 docs: $(TEST_STAMP)
 	$(BIN)/python -m promptdesk.core.cli.reference docs/reference
@@ -73,4 +85,4 @@ bench-local: $(TEST_STAMP) $(LLAMA_STAMP)
 	$(BIN)/python -m benchmarks.local --server-python $(LLAMA_VENV)/bin/python --beats $(BEATS)
 
 clean:
-	rm -rf $(VENV) $(UV_DIR) $(LLAMA_VENV) runs sweeps site
+	rm -rf $(VENV) $(UV_DIR) $(LOWEST) $(LLAMA_VENV) runs sweeps site
