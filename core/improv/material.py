@@ -48,8 +48,11 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
     names = (name, *others, *(n.split()[0] for n in (name, *others) if n))
     mine_text = first_person(perspective) if perspective else ""
     scene_topics = tuple(topics(prompt, goal, exclude=names))
-    own = [p for p in topics(mine_text, profile[:PROFILE_READ], exclude=names) if p.lower() not in
-           {t.lower() for t in scene_topics}]
+    background = _section(profile[:PROFILE_READ], "background|history|about")
+    shared = {t.lower() for t in scene_topics}
+    own = [p for p in topics(mine_text, exclude=names) if p.lower() not in shared]
+    own += [p for p in topics(background, exclude=names) if len(p.split()) > 2 and p.lower() not in shared
+            and p not in own]
     return Material(topics=scene_topics, mine=tuple(own[:12]), props=_props(setting, prompt),
                     place=place_of(setting), owner=_owner(setting, (name, *others)),
                     facts=tuple(_sentences(mine_text)), background=tuple(_background(profile[:PROFILE_READ])),
@@ -110,12 +113,21 @@ def _wants(text: str) -> list[str]:
     return [m.group(1).strip() for m in re.finditer(r"\bI want (?:to )?([^.;]{3,60}?)(?:[.;,]|$)", text)]
 
 
+def _section(profile: str, titles: str) -> str:
+    """The body of the profile's first `#` section whose title starts with one of `titles`; with no
+    such section, the profile's text outside its headings (an agent file's prose)."""
+    found = re.search(rf"^#+\s*(?:{titles})[^\n]*\n(.*?)(?=^#|\Z)", profile, re.I | re.M | re.S)
+    if found:
+        return found.group(1)
+    return "" if re.search(r"^#+\s*(?:personality|communication)", profile, re.I | re.M) else \
+        re.sub(r"^---.*?---", "", profile, flags=re.S)
+
+
 def _background(profile: str) -> list[str]:
     """The profile's background bullets that read as the character's own sentence (`Missed the deadline
     by nine days` -> `I missed the deadline by nine days.`)."""
-    section = re.search(r"^#+\s*(?:background|history|about)[^\n]*\n(.*?)(?=^#|\Z)", profile, re.I | re.M | re.S)
     out = []
-    for bullet in re.findall(r"^\s*[-*+]\s+(.+)$", section.group(1) if section else "", re.M):
+    for bullet in re.findall(r"^\s*[-*+]\s+(.+)$", _section(profile, "background|history|about"), re.M):
         words = bullet.strip().rstrip(".").split()
         if len(words) < 3 or len(words) > 20 or re.search(r"\b(he|she|him|they|them|her)\b", bullet, re.I) \
                 or words[1].lower() in ("to", "by", "as", "for", "in", "at"):

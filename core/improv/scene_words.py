@@ -40,11 +40,19 @@ def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
                     phrase.append(nxt)
                 while phrase and _adjectival(phrase[-1]):
                     phrase.pop()
+                if phrase and phrase[-1].lower() in _NOT_TOPICS:
+                    continue
                 if phrase and not banned & {re.sub(r"'s$", "", w.lower()) for w in phrase}:
                     candidate = ("my " if word.lower() in ("my", "your") else "our " if word.lower() == "our" else "the ") + " ".join(phrase)
                     if candidate.lower() not in (f.lower() for f in found):
                         found.append(candidate)
     return found
+
+
+_NOT_TOPICS = frozenset("time times moment moments day days week weeks month months year years minute minutes hour "
+                        "hours while manager lead boss nephew niece aunt uncle mother father husband wife son "
+                        "daughter friend colleague person people someone one".split())
+"""Head nouns that make no topic to talk about: a stretch of time, or a person's role."""
 
 
 def _adjectival(word: str) -> bool:
