@@ -7,7 +7,9 @@ cannot fill is never chosen. Slots (see `speech.bindings`): `to` the addressee's
 scene's noun phrases, `mine` the character's own, `prop` the setting's objects, `place`, `echo` words
 just heard, `fact` and `bg` the character's own sentences, `ev`/`who` what a world event brought,
 `said`/`ask` what a director's note asked to say or ask, `goal_obj` what the goal asks to agree on,
-`host`/`guest` the other person when the place belongs to one of them.
+`host`/`guest` the other person when the place belongs to one of them. A sentence of the character's
+own (`fact`, `bg`) never ends a line: what follows a line in another actor's request is the engine's
+framing, and the character's words run on into it.
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ RULES: dict[str, tuple[str, ...]] = {
         "#to#, what are you not telling me about #topic#?",
     ),
     "explain": (
-        "#bg#",
-        "You should know this, #to#: #bg.low#",
+        "#bg# That's the part nobody asked about.",
+        "You should know this, #to#: #bg.low# There it is.",
         "Let me explain #mine#, #to#. It isn't as simple as it looks.",
         "There's more to #topic# than anyone has said. #mine.cap# was part of it.",
         "I know how #topic# sounds. Let me finish before you decide.",
@@ -98,9 +100,9 @@ RULES: dict[str, tuple[str, ...]] = {
         "No. We keep circling #topic# and never landing.",
     ),
     "confide": (
-        "#to#, there's something I haven't said. #fact#",
-        "I should say this plainly, #to#: #fact.low#",
-        "All right. #fact#",
+        "#to#, there's something I haven't said. #fact# There, it's out.",
+        "I should say this plainly, #to#: #fact.low# That's the truth of it.",
+        "All right. #fact# I've wanted to say that for a while.",
     ),
     "apologise": (
         "#to#, I'm sorry about #topic#. That's on me.",
@@ -135,37 +137,37 @@ RULES: dict[str, tuple[str, ...]] = {
         "I have to ask, #to#: #ask.low#?",
     ),
     "event": (
-        "#ev.cap#? Now, #to#?",
+        "#ev.cap#? Now, #to#? In the middle of #topic#?",
         "Never mind #ev#, #to#. #topic.cap# first.",
-        "Did you hear #ev#, #to#?",
+        "Did you hear #ev#? So much for #topic#.",
         "Of all the moments for #ev#. Go on about #topic#.",
     ),
     "event_call": (
         "Leave #ev#, #to#. #topic.cap# matters more.",
         "Should someone get #ev#, or do we carry on with #topic#?",
-        "Ignore #ev#, #to#. Finish what you were saying.",
-        "#ev.cap#, now? Let it ring, #to#.",
+        "Ignore #ev#, #to#. Finish what you were saying about #topic#.",
+        "#ev.cap#, now? Let it ring. I want to hear about #topic#.",
     ),
     "event_noise": (
-        "#ev.cap# - is everyone all right, #to#?",
-        "#ev.cap#? Nobody move for a second, #to#.",
-        "#ev.cap#, of all things. Are you hurt, #to#?",
+        "#ev.cap# - is everyone all right? #topic.cap# can wait a second.",
+        "#ev.cap#? Nobody move for a second, #to#. Then back to #topic#.",
+        "#ev.cap#, of all things, in the middle of #topic#. Are you hurt, #to#?",
     ),
     "event_enter": (
         "#who.cap#? Come in - we were just talking about #topic#.",
         "We'll have to finish #topic# in front of #who#, then.",
-        "#to#, #who# is here. Do we go on?",
-        "Is that #ev#? Someone's there, #to#.",
+        "#to#, #who# is here. Do we go on with #topic#?",
+        "Is that #ev#? Someone's there, and we're in the middle of #topic#.",
     ),
     "event_dark": (
-        "#ev.cap# - of course. Stay where you are, #to#.",
-        "I can't see a thing with #ev# gone. #to#, are you still there?",
+        "#ev.cap# - of course. Stay where you are, #to#. #topic.cap# can wait.",
+        "I can't see a thing with #ev# gone. #to#, we were talking about #topic#.",
         "#ev.cap#. Well, that fits #topic#.",
     ),
     "event_weather": (
         "Listen to #ev#. It suits #topic#, doesn't it, #to#?",
-        "#ev.cap#. Nobody is going anywhere for a while, #to#.",
-        "Of course, #ev#. And us in #place#.",
+        "#ev.cap#. Nobody is going anywhere for a while, so let's settle #topic#.",
+        "Of course, #ev#. And us in #place#, with #topic# still open.",
     ),
     "aftermath": (
         "So much for #ev#. Where were we on #topic#, #to#?",
@@ -178,7 +180,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "#to#, now that #who# has come in, say it again about #topic#.",
     ),
     "aftermath_dark": (
-        "In the dark it's easier to say, #to#: #fact.low#",
+        "In the dark it's easier to say, #to#: #fact.low# There.",
         "With #ev# gone, let's at least be honest about #topic#.",
     ),
     "leave_event": (
