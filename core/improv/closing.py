@@ -29,9 +29,10 @@ def close_threshold(seed: int, brief: Briefing) -> int:
 
 
 def explicit_scene(seed: int, brief: Briefing) -> bool:
-    """About one character in twenty ends the scene with the explicit close marker instead of a farewell
-    (a character's own choice, so two never say it together)."""
-    return rng_for(seed, "explicit", brief.scene_key, brief.name).random() < EXPLICIT_RATE
+    """About one scene in twenty ends with the explicit close marker instead of a farewell, said by one
+    character only (the first of the cast by name), so two never say it together."""
+    first = min((brief.name, *brief.others))
+    return first == brief.name and rng_for(seed, "explicit", brief.scene_key).random() < EXPLICIT_RATE
 
 
 def close_due(brief: Briefing, seed: int, rng: random.Random, shift: int = 0) -> bool:

@@ -44,6 +44,7 @@ class Event:
     """A world event as a character takes it in."""
 
     text: str
+    """The event's first clause, as the character registers it."""
     kind: str
     thing: str
     action: str
@@ -81,7 +82,7 @@ def read_event(text: str) -> Event:
     kinds = [(name, re.search(pattern, clean, re.I)) for name, pattern in EVENT_KINDS]
     kind, keyword = next(((name, m.group(0)) for name, m in kinds if m), ("other", ""))
     person = _PERSON.search(clean)
-    first = re.split(r";|,| and (?=everyone|we|they)", clean)[0].strip()
+    first = re.split(r"[;,.!?\[\](){}<>\n\r\u2028\x85*\"]| and (?=everyone|we|they)", clean)[0].strip()
     words = first.split()
     at = next((i for i, w in enumerate(words) if i >= 1 and w.lower() in _VERBS), None)
     if at is None:
@@ -97,7 +98,7 @@ def read_event(text: str) -> Event:
         thing = thing[:1].lower() + thing[1:]
     if thing and not thing[:1].isupper() and not thing.startswith(("the ", "a ")):
         thing = f"the {thing}"
-    return Event(text=clean, kind=kind, thing=thing, action=action, person=who)
+    return Event(text=first, kind=kind, thing=thing, action=action, person=who if who in first else "")
 
 
 def _object_of(action: str) -> str:
@@ -109,8 +110,10 @@ def _object_of(action: str) -> str:
 
 @lru_cache(maxsize=1024)
 def read_note(text: str) -> Note:
-    """What a director's note asks of the character who receives it."""
-    clean = " ".join(text.split()).strip().rstrip(".!")
+    """What a director's note asks of the character who receives it (its first sentence: that is what
+    the character takes from it)."""
+    clean = re.split(r"(?<=[.!?])\s|[\[\]{}<>\n\r\u2028\x85*\"]", text.strip())[0]
+    clean = " ".join(clean.split()).strip().rstrip(".!")
     lower = clean.lower()
     lower = re.sub(r"^(?:please|now|next|try to|you should|you must|make sure you|i want you to)\s+", "", lower)
     body = clean[len(clean) - len(lower):] if len(lower) <= len(clean) else clean

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from promptdesk.core.improv.scene_words import place as place_of, topics
 from promptdesk.core.improv.voice import base_verb, first_person
+from promptdesk.core.protocol.goal_acts import read_goal
 
 PROFILE_READ = 6000
 """The characters of a profile read for material (an agent file may hold tens of kilobytes)."""
@@ -39,6 +40,9 @@ class Material:
     background: tuple[str, ...] = ()
     tics: tuple[str, ...] = ()
     wants: tuple[str, ...] = ()
+    register: str = "meeting"
+    """`meeting` when the goal asks someone to do something (apologise, agree...), `talk` when it asks
+    for no outcome: the same moves, said as a visit rather than a meeting."""
 
 
 @lru_cache(maxsize=512)
@@ -47,7 +51,8 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
     """The material of one briefing (its fields as read by `briefing_reader`)."""
     names = (name, *others, *(n.split()[0] for n in (name, *others) if n))
     mine_text = first_person(perspective) if perspective else ""
-    scene_topics = tuple(topics(prompt, goal, exclude=names))
+    acts = any(c.act for c in read_goal(goal))
+    scene_topics = tuple(topics(prompt, goal if acts else "", exclude=names))
     background = _section(profile[:PROFILE_READ], "background|history|about")
     shared = {t.lower() for t in scene_topics}
     own = [p for p in topics(mine_text, exclude=names) if p.lower() not in shared]
@@ -56,7 +61,8 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
     return Material(topics=scene_topics, mine=tuple(own[:12]), props=_props(setting, prompt),
                     place=place_of(setting), owner=_owner(setting, (name, *others)),
                     facts=tuple(_sentences(mine_text)), background=tuple(_background(profile[:PROFILE_READ])),
-                    tics=tuple(_tics(profile[:PROFILE_READ])), wants=tuple(_wants(mine_text)))
+                    tics=tuple(_tics(profile[:PROFILE_READ])), wants=tuple(_wants(mine_text)),
+                    register="meeting" if acts else "talk")
 
 
 def address(name: str, present: tuple[str, ...]) -> str:

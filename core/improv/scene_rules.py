@@ -189,6 +189,43 @@ RULES: dict[str, tuple[str, ...]] = {
         "#ev.cap# - we have to go. #to#, take care.",
         "#to#, leave #topic#. It's #ev#. I'm heading out.",
     ),
+    "open_talk": (
+        "Sit down, #to#. I'll see to #prop#.",
+        "Well, #to#. It's been a while.",
+        "So, #to#. #place.cap#, after all this time.",
+        "#to#! You found the place. Mind #prop#.",
+    ),
+    "press_talk": (
+        "You didn't come all this way for #prop#, #to#.",
+        "What's this really about, #to#? #topic.cap#?",
+        "Say what you came to say about #topic#, #to#.",
+        "You keep looking at #prop#, #to#. What is it?",
+        "Is it #mine#, #to#? Is that why you're here?",
+    ),
+    "question_talk": (
+        "How have you really been, #to#?",
+        "Do you remember #mine#, #to#?",
+        "What do you make of #topic#, #to#?",
+        "#to#, when did you last think about #mine#?",
+    ),
+    "propose_talk": (
+        "Stay a while, #to#. #topic.cap# can wait.",
+        "Come again next week, #to#. We can talk about #topic# then.",
+        "Let me think about #topic#. That's all I'll promise today.",
+    ),
+    "agree_talk": (
+        "All right, #to#. I'll think about #topic#.",
+        "Fine. #topic.cap#, then - but in my own time.",
+        "You may have a point about #topic#, #to#. Don't let it go to your head.",
+    ),
+    "mediate_talk": (
+        "Let's not quarrel over #topic#, #to#.",
+        "We don't have to settle #topic# today, #to#.",
+    ),
+    "wind_down_talk": (
+        "That's enough about #topic# for one morning, #to#.",
+        "I think we've said what there is to say about #topic#.",
+    ),
     "close": (
         "I should head out, #to#. We know what happens next with #topic#.",
         "I'd better get going. Let's hold each other to #topic#.",
@@ -208,6 +245,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "Take care, #guest#. And think about #topic# before you decide anything for me.",
     ),
 }
-"""symbol -> alternatives; every alternative holds a slot filled from the request."""
+"""symbol -> alternatives; every alternative holds a slot filled from the request. A `_talk` variant
+is the same move in a conversation that asks for no outcome (a visit, not a meeting)."""
 
 GRAMMAR = Grammar(RULES)

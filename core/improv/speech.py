@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from promptdesk.core.improv import phrases
 from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.material import Material, address
-from promptdesk.core.improv.scene_rules import GRAMMAR
+from promptdesk.core.improv.scene_rules import GRAMMAR, RULES
 from promptdesk.core.improv.temperament import Temperament
 
 DRAWS = 8
@@ -73,6 +73,10 @@ LEADS = {"forceful": ("look", "listen", "no", "right"), "anxious": ("I mean", "s
 """How a line may begin, by the character's leaning (a verbal habit from the profile comes first)."""
 
 
+NO_LEAD = frozenset("and is are do does did can could should would will so okay well look listen fair".split())
+"""First words a lead-in would garble (`Honestly, and...`, `You know, is it...`)."""
+
+
 def _lead(t: Temperament, rng: random.Random) -> str:
     leaning = max(LEADS, key=lambda k: getattr(t, k))
     return rng.choice(LEADS[leaning]) if getattr(t, leaning) > 0 else ""
@@ -83,6 +87,8 @@ def words(brief: Briefing, m: Material, cue: Cue, rng: random.Random, extra: dic
     """A line for the cue, drawn again while it is one this actor already said (or just heard)."""
     slots = bindings(brief, m, cue, extra)
     symbol = cue.symbol or cue.move
+    if m.register == "talk" and f"{symbol}_talk" in RULES and rng.random() < 0.7:
+        symbol = f"{symbol}_talk"
     if not GRAMMAR.can_say(symbol, slots):
         symbol = "question" if GRAMMAR.can_say("question", slots) else "place_line"
     said = {line.text for line in brief.own} | {line.text for line in brief.heard}
@@ -92,7 +98,7 @@ def words(brief: Briefing, m: Material, cue: Cue, rng: random.Random, extra: dic
         text = GRAMMAR.expand(symbol, rng, slots) if symbol != "place_line" else f"So. Here we are in {m.place}."
         lead = "" if not lead_in else rng.choice(m.tics) if m.tics and rng.random() < 0.3 else \
             _lead(t, rng) if rng.random() < 0.3 else ""
-        if lead and not text.startswith("'"):
+        if lead and not text.startswith("'") and text.split(" ", 1)[0].lower().strip(",") not in NO_LEAD:
             text = f"{lead[:1].upper()}{lead[1:]}, {_lower_first(text, brief)}"
         if text not in said:
             break
