@@ -114,6 +114,18 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]]) -> tuple[bo
     return len(heard) >= 0.6 * len(clause.words), f"'{clause.text}': {len(heard)} of {len(clause.words)} key words"
 
 
-def _same(name: str, speaker: str) -> bool:
+def same_person(name: str, speaker: str) -> bool:
     """`Bob` names the speaker `Bob` or `Bob Smith`."""
-    return speaker == name or speaker.split()[:1] == name.split()[:1]
+    return bool(speaker) and (speaker == name or speaker.split()[:1] == name.split()[:1])
+
+
+_same = same_person
+
+
+def marker_owners(goal: str, marker: str) -> tuple[str, ...]:
+    """Who the goal names for the clause that holds `marker` (`Bob gives a sincere apology`, `apolog`
+    -> `('Bob',)`); () when no clause naming someone holds it."""
+    for clause in read_goal(goal or ""):
+        if clause.who and not clause.everyone and marker.lower() in clause.text.lower():
+            return clause.who
+    return ()
