@@ -184,9 +184,9 @@ RULES: dict[str, tuple[str, ...]] = {
         "With #ev# gone, let's at least be honest about #topic#.",
     ),
     "leave_event": (
-        "#ev.cap#. Everyone out - #to#, come on. I'm heading out.",
+        "#ev.cap#. Everyone out - #to#, come on. #topic.cap# will keep. I'm heading out.",
         "That's #ev#. We'll finish #topic# outside, #to#. I'm off.",
-        "#ev.cap# - we have to go. #to#, take care.",
+        "#ev.cap# - we have to go, #topic# or not. #to#, take care.",
         "#to#, leave #topic#. It's #ev#. I'm heading out.",
     ),
     "open_talk": (
@@ -228,7 +228,7 @@ RULES: dict[str, tuple[str, ...]] = {
     ),
     "close": (
         "I should head out, #to#. We know what happens next with #topic#.",
-        "I'd better get going. Let's hold each other to #topic#.",
+        "I'd better get going. We'll pick up #topic# another time.",
         "I'll let you go, #to#. #topic.cap# can wait until tomorrow.",
         "I should let you get on with your day, #to#. Thank you for hearing me out about #topic#.",
     ),

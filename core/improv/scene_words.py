@@ -10,7 +10,9 @@ _STOP = frozenset(
     "not no yet also just very he she they we i you him her them his hers their our my your me us "
     "would could should will shall may might must can did does do without more most less still someone "
     "something anyone nothing out up down off away every each some any all both died comes come came goes "
-    "went gets got makes made says said whatever".split())
+    "went gets got makes made says said whatever left lost knew told ran spent took saw kept thought felt "
+    "wrote grew began became won built bought brought caught found gave heard held led met paid put read sent "
+    "sold sat slept stood taught understood walked asked wanted needed".split())
 _OBJECT_STARTS = frozenset("its his her their the a an my your our to him them me us".split())
 _DETERMINERS = ("the", "a", "an", "my")
 _STARTS = ("this", "that", "your", "our")

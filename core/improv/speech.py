@@ -59,7 +59,7 @@ def bindings(brief: Briefing, m: Material, cue: Cue, extra: dict[str, list[str]]
     found = {
         "to": [address(cue.to, present)] if cue.to else [],
         "topic": list(m.mine) if personal else [cue.topic] if cue.topic else list(m.topics or m.mine),
-        "mine": list(m.mine), "prop": list(m.props),
+        "mine": [p for p in m.mine if p != cue.topic] or list(m.mine), "prop": list(m.props),
         "place": [m.place.replace(f"{first}'s ", "my ", 1) if own_place else m.place],
         "echo": [cue.echo] if cue.echo else [], "fact": list(m.facts), "bg": list(m.background),
         "host": [address(m.owner, present)] if m.owner and not own_place else [],
