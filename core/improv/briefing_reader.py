@@ -57,14 +57,6 @@ class Briefing:
                 if line.kind == kind and self.turns_since(at) <= within]
 
     @property
-    def events(self) -> list[str]:
-        return [line.text for line in self.latest if line.kind == "event"]
-
-    @property
-    def notes(self) -> list[str]:
-        return [line.text for line in self.latest if line.kind == "note" and not _cue_names(line.text)]
-
-    @property
     def heard(self) -> list[Line]:
         """Speech by others, in this beat, that said or did something."""
         return [line for line in self.latest if line.kind == "speech" and not line.own
@@ -131,7 +123,9 @@ def _cue_names(text: str) -> set[str]:
     return {name for name, pattern in CUES.items() if pattern.search(text)}
 
 
+@lru_cache(maxsize=4096)
 def _own_speech(answer: str, name: str) -> Line | None:
+    """This actor's own speech in one of its past answers (read once per answer: a thread re-sends them)."""
     match = re.search(r"<speech>(.*?)(?:</speech>|$)", answer, re.S)
     return parse_speech_block(match.group(1), speaker=name) if match else None
 

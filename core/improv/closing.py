@@ -24,8 +24,13 @@ EXPLICIT_RATE = 0.05
 
 def close_threshold(seed: int, brief: Briefing) -> int:
     """The beat from which this character closes: a scene-wide base plus a small personal lag."""
-    base = rng_for(seed, "close", brief.scene_key).randint(7, 12)
-    return base + rng_for(seed, "close", brief.scene_key, brief.name).randint(0, 3)
+    return _threshold(seed, brief.scene_key, brief.name)
+
+
+@lru_cache(maxsize=1024)
+def _threshold(seed: int, scene_key: str, name: str) -> int:
+    base = rng_for(seed, "close", scene_key).randint(7, 12)
+    return base + rng_for(seed, "close", scene_key, name).randint(0, 3)
 
 
 def explicit_scene(seed: int, brief: Briefing) -> bool:

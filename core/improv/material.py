@@ -105,11 +105,13 @@ def _owner(setting: str, names: tuple[str, ...]) -> str:
 
 
 def _sentences(text: str) -> list[str]:
-    """Short first-person sentences of a perspective that can be said aloud."""
+    """Short first-person sentences of a perspective that can be said aloud (none that speaks of a third
+    person: said to their face, `she` would be wrong)."""
     out = []
     for sentence in re.split(r"(?<=[.!?])\s+", " ".join(text.split())):
         sentence = sentence.strip()
-        if 4 <= len(sentence.split()) <= 22 and re.match(r"^(I|My|It|That|Still)\b", sentence) and '"' not in sentence:
+        if 4 <= len(sentence.split()) <= 22 and re.match(r"^(I|My|It|That|Still)\b", sentence) and '"' not in sentence \
+                and not re.search(r"\b(?:he|she|him|his|her|they|them)\b", sentence, re.I):
             out.append(sentence if sentence[-1] in ".!?" else sentence + ".")
     return out
 

@@ -190,10 +190,11 @@ RULES: dict[str, tuple[str, ...]] = {
         "#to#, leave #topic#. It's #ev#. I'm heading out.",
     ),
     "open_talk": (
-        "Sit down, #to#. I'll see to #prop#.",
+        "Sit down, #guest#. I'll see to #prop#.",
         "Well, #to#. It's been a while.",
         "So, #to#. #place.cap#, after all this time.",
-        "#to#! You found the place. Mind #prop#.",
+        "#guest#! You found the place, then.",
+        "#host#, thank you for having me. I won't stay long.",
     ),
     "press_talk": (
         "You didn't come all this way for #prop#, #to#.",

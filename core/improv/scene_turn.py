@@ -11,6 +11,7 @@ after, one that sends everyone out closes the scene, and a note is acted on in t
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.dice import rng_for
@@ -86,8 +87,13 @@ def _topic(brief: Briefing, seed: int, pool: list[str], rng: random.Random) -> s
     """A topic from the pool, each character favouring its own few (what they keep coming back to)."""
     if not pool:
         return ""
-    weights = [0.3 + 3 * rng_for(seed, "concern", brief.name, topic).random() ** 2 for topic in pool]
-    return rng.choices(pool, weights)[0]
+    return rng.choices(pool, _concerns(seed, brief.name, tuple(pool)))[0]
+
+
+@lru_cache(maxsize=1024)
+def _concerns(seed: int, name: str, pool: tuple[str, ...]) -> list[float]:
+    """How much each topic weighs with this character in this run (read once per run and pool)."""
+    return [0.3 + 3 * rng_for(seed, "concern", name, topic).random() ** 2 for topic in pool]
 
 
 def _event_slots(story: Story) -> dict[str, list[str]]:

@@ -8,6 +8,7 @@ character (`Bob apologises`) -> `I apologise`; a profile bullet (`Raises voice w
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _SWAPS = ((r"\byou are\b", "I am"), (r"\byou're\b", "I'm"), (r"\byou've\b", "I've"),
           (r"\byou'll\b", "I'll"), (r"\byou'd\b", "I'd"), (r"\byours\b", "mine"),
@@ -23,6 +24,7 @@ _ADJECTIVES = frozenset("calm kind quiet prone shy warm blunt loyal proud stubbo
                         "gentle honest curious sharp dry brave bold open private nervous".split())
 
 
+@lru_cache(maxsize=1024)
 def first_person(text: str) -> str:
     """A second-person perspective rewritten in the first person."""
     out = text.strip()

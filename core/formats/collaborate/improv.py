@@ -12,7 +12,6 @@ prose around the JSON that often, so the router's repair and fallback can be see
 from __future__ import annotations
 
 import json
-import random
 import re
 from dataclasses import dataclass, field
 
@@ -44,11 +43,6 @@ class Reading:
     @property
     def other(self) -> str:
         return next((p for p in self.participants if p != self.me), self.me)
-
-    @property
-    def last_other(self) -> str:
-        """The newest thing another participant said, if anything."""
-        return next((text for role, _, text in reversed(self.lines) if role not in ("router", "user", self.me)), "")
 
 
 def read(request: Request) -> Reading:
