@@ -66,9 +66,20 @@ def overlap_share(lines: list[str], others: set[str]) -> float:
     return sum(line in others for line in lines) / len(lines) if lines else 0.0
 
 
+DISCOURSE_MARKERS = frozenset("look listen well okay ok right so no yes honestly sorry anyway oh hm i mean you know "
+                              "all right".split()) | {"i mean", "you know", "all right"}
+"""English interjections a line may open with (`Look, ...`): a line said again behind one is the same line."""
+
+
+def plain(text: str) -> str:
+    """A line without an opening interjection."""
+    head, sep, rest = text.partition(", ")
+    return rest if sep and head.lower() in DISCOURSE_MARKERS else text
+
+
 def repeats(run_dir: Path) -> list[tuple[str, str]]:
-    """Lines an actor said more than once in the run: (actor, line)."""
-    said = Counter((t.actor, t.text) for t in turns(run_dir) if t.spoke)
+    """Lines an actor said more than once in the run (an opening interjection aside): (actor, line)."""
+    said = Counter((t.actor, plain(t.text)) for t in turns(run_dir) if t.spoke)
     return [key for key, n in said.items() if n > 1]
 
 

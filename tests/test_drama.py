@@ -8,6 +8,7 @@ improviser can say appears here, and the events and notes are arbitrary directio
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,19 @@ def test_a_manner_note_changes_how_the_addressee_plays_the_rest_of_the_scene(tak
     firsts = [next((t for t in turns(run) if t.actor == actor and t.beat >= 3), None) for run in takes["assert"]]
     assert sum(bool(t and t.spoke) for t in firsts) >= 0.75 * len(firsts)
     assert silent_share(takes["assert"]) < silent_share(takes["retake"])
+
+
+def test_a_crowd_of_labelled_people_is_addressed_by_their_whole_names(tmp_path, capsys):
+    """`Person 3` is called `Person 3`, never `Person`: a first name only when it tells people apart."""
+    from benchmarks.crowd import town_meeting_yaml, write_crowd
+    from promptdesk.core.cli.main import main
+
+    slugs = write_crowd(tmp_path / "characters", 6)
+    scene = tmp_path / "town-meeting.yaml"
+    scene.write_text(town_meeting_yaml(slugs))
+    out = tmp_path / "run"
+    assert main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "5", "--max-beats", "6",
+                 "--characters-dir", str(tmp_path / "characters"), "--out", str(out), "--quiet"]) == 0
+    said = " ".join(t.text for t in turns(out) if t.spoke) + " ".join(text for _, _, text in thoughts(out))
+    assert "Person" in said
+    assert not re.search(r"\bPerson\b(?!\s+\d)", said)

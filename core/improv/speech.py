@@ -73,8 +73,18 @@ LEADS = {"forceful": ("look", "listen", "no", "right"), "anxious": ("I mean", "s
 """How a line may begin, by the character's leaning (a verbal habit from the profile comes first)."""
 
 
+def core(text: str, leads: frozenset[str] = frozenset()) -> str:
+    """A line without its lead-in (`Look, ...`, `Honestly, ...`): two lines that differ only there are
+    the same line."""
+    head, sep, rest = text.partition(", ")
+    return rest if sep and len(head.split()) <= 2 and head.lower() in LEAD_WORDS | leads else text
+
+
 NO_LEAD = frozenset("and is are do does did can could should would will so okay well look listen fair".split())
 """First words a lead-in would garble (`Honestly, and...`, `You know, is it...`)."""
+
+
+LEAD_WORDS = frozenset(w for words in LEADS.values() for w in words) | {"honestly"}
 
 
 def _lead(t: Temperament, rng: random.Random) -> str:
@@ -91,7 +101,8 @@ def words(brief: Briefing, m: Material, cue: Cue, rng: random.Random, extra: dic
         symbol = f"{symbol}_talk"
     if not GRAMMAR.can_say(symbol, slots):
         symbol = "question" if GRAMMAR.can_say("question", slots) else "place_line"
-    said = {line.text for line in brief.own} | {line.text for line in brief.heard}
+    leads = frozenset(tic.lower() for tic in m.tics)
+    said = {core(line.text, leads) for line in brief.own} | {core(line.text, leads) for line in brief.heard}
     t = t or brief.temperament
     text = ""
     for _ in range(DRAWS):
@@ -100,7 +111,7 @@ def words(brief: Briefing, m: Material, cue: Cue, rng: random.Random, extra: dic
             _lead(t, rng) if rng.random() < 0.3 else ""
         if lead and not text.startswith("'") and text.split(" ", 1)[0].lower().strip(",") not in NO_LEAD:
             text = f"{lead[:1].upper()}{lead[1:]}, {_lower_first(text, brief)}"
-        if text not in said:
+        if core(text, leads) not in said:
             break
     return text
 

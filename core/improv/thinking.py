@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
+from promptdesk.core.improv.material import address
 from promptdesk.core.improv.scene_words import place, sentences, short_phrase
 from promptdesk.core.improv.voice import as_me, first_person, mid_sentence, self_trait
 
@@ -100,9 +101,9 @@ def _trigger(brief: Briefing, rng: random.Random, story: Story) -> str:
         heard = short_phrase(last.text, 7)
         aside = rng.choice(("That landed harder than I'd like.", "I can work with that.",
                             "I'm not sure I believe it.", "Interesting choice of words."))
-        return f"{last.speaker.split()[0]} said '{heard}'. {aside}"
+        return f"{address(last.speaker, (brief.name, *brief.others))} said '{heard}'. {aside}"
     if last:
-        return f"{last.speaker.split()[0]} isn't saying much, but I noticed."
+        return f"{address(last.speaker, (brief.name, *brief.others))} isn't saying much, but I noticed."
     if brief.own:
         return rng.choice(("No one has answered me yet.", "Still nothing back from them."))
     return f"Nobody has said anything yet. {_cap(place(brief.setting))} feels very quiet."
