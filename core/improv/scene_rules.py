@@ -116,8 +116,8 @@ RULES: dict[str, tuple[str, ...]] = {
         "That's what I needed to hear about #topic#, #to#. I accept it.",
     ),
     "agree_goal": (
-        "Then we agree on #goal_obj#, #to#.",
-        "Agreed: #goal_obj#, starting this week.",
+        "Then we agree on #goal_obj#, #to#. I'll start with #mine#.",
+        "Agreed: #goal_obj#, starting this week. #mine.cap# comes first for me.",
         "I agree, #to#. #goal_obj.cap#, written down, today.",
     ),
     "admit": (

@@ -57,6 +57,8 @@ def choose(brief: Briefing, seed: int, rng: random.Random, m: Material, story: S
     echo = short_phrase(last.text, rng.randint(2, 4)) if last and last.text else ""
     cue = Cue("speak", to, _topic(brief, seed, pool, rng), echo)
     extra = _event_slots(story)
+    if story.goal_object():
+        extra["goal_obj"] = [story.goal_object()]
     shift = story.length_shift()
     t = story.temperament
     if story.leaving or close_due(brief, seed, rng, shift):

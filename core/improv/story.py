@@ -92,7 +92,15 @@ class Story:
                 return clause.act if clause.act in ("apologise", "admit") else "concede", ""
         return None
 
+    @cached_property
+    def _goal_object(self) -> str:
+        return self._find_goal_object()
+
     def goal_object(self) -> str:
+        """What the goal asks the characters to agree on (read once per turn)."""
+        return self._goal_object
+
+    def _find_goal_object(self) -> str:
         """What the goal asks the characters to agree on (`agree on accountability measures`)."""
         for clause in self.clauses:
             if clause.act == "agree":

@@ -3,7 +3,7 @@
 `Bob gives a sincere apology, Alice accepts, and they agree on accountability measures` reads as three
 clauses: Bob / apologise; Alice / accept; everyone / agree (on `accountability measures`). A line does
 an act when one of its sentences carries the act's marker words, not as a question and not negated
-(`I'm not sorry` is no apology). This is word matching, not understanding: it is how the offline
+(`I'm not sorry` is no apology; `Sorry, I have to cut in` is an interjection, not one). This is word matching, not understanding: it is how the offline
 judge decides a goal (docs/guide/offline-improviser.md), and how the improviser knows which acts its
 scene is heading for.
 """
@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 ACTS: dict[str, tuple[str, str]] = {
-    "apologise": (r"apolog|\bsay(?:s)? sorry\b", r"\bsorry\b|\bapologi[sz]e|\bapology\b|\bmy fault\b"),
+    "apologise": (r"apolog|\bsay(?:s)? sorry\b", r"\b(?:i'?m|i am|am|so|truly|really|deeply|very) sorry\b|^\W*sorry\W*$"
+                  r"|\bapologi[sz]e|\bmy apologies\b|\bowe (?:you|them|everyone) an apology\b|\bmy fault\b"
+                  r"|\bi was wrong\b"),
     "accept": (r"\baccept|\bforgiv", r"\baccept|\bi forgive\b|\bforgiven\b"),
     "admit": (r"\badmit|\bconfess|\bown(?:s)? up\b|\breveal", r"\badmit|\bconfess|\bthe truth is\b|\bi should have told\b"),
     "thank": (r"\bthank", r"\bthank"),
