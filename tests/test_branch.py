@@ -122,7 +122,7 @@ def test_a_change_reaches_the_actors_at_the_beat_and_only_then(runs, tmp_path):
 def test_a_take_of_a_take_and_a_take_from_before_its_parents_branch(runs, tmp_path):
     parent = runs / "b"
     first, again, earlier = tmp_path / "first", tmp_path / "again", tmp_path / "earlier"
-    assert branch(parent, 3, first, "--event", "A fire drill starts", "--seed", "11") == 0
+    assert branch(parent, 3, first, "--event", "The lights flicker", "--seed", "11") == 0
     assert branch(first, 6, again) == 0
     assert own_part(again) == from_beat(first, 6)
     assert [e.model_extra["parent"] for e in read_events(again) if e.type == "branch"] == \

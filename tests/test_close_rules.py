@@ -111,6 +111,19 @@ def test_marker_verdict_is_unknown_without_markers():
     assert marker_verdict(view).achieved is True
 
 
+def test_a_goal_marker_said_by_the_wrong_person_does_not_count():
+    """`Bob apologises, Alice accepts`: Alice's apology is not Bob's, and Bob accepting is not Alice."""
+    view = SceneView(beat=5, max_beats=10, goal="Bob apologises, Alice accepts", goal_markers=["apolog", "accept"],
+                     speeches=["I apologise for shouting.", "I accept that."], speakers=["Alice", "Bob"])
+    verdict = marker_verdict(view)
+    assert verdict.achieved is False and "Bob" in verdict.reason and "Alice" in verdict.reason
+    view.speeches, view.speakers = [*view.speeches, "I apologise.", "I accept it."], [*view.speakers, "Bob", "Alice"]
+    assert marker_verdict(view).achieved is True
+    unnamed = SceneView(beat=5, max_beats=10, goal="Everyone agrees on a date", goal_markers=["agree"],
+                        speeches=["We agree."], speakers=["Bob"])
+    assert marker_verdict(unnamed).achieved is True, "a goal naming no one counts anyone's marker"
+
+
 async def test_a_stopped_scene_is_not_a_success(run_scene):
     def stop_at_beat_two(session):
         session.subscribe(lambda e: session.stop() if e.type == "beat" and e.beat == 2 else None)

@@ -221,12 +221,15 @@ async def test_every_scene_comes_to_a_natural_close_on_its_own():
         assert 6 <= turns[-1][1].beat <= 16
 
 
-async def test_a_few_scenes_end_with_the_explicit_close():
+async def test_a_few_scenes_end_with_the_explicit_close_said_by_one_character():
     explicit = 0
     for seed in range(200):
-        speech = parse_turn((await OfflineProvider(seed=seed).complete(turn("bob", 30, []))).text).speech
-        assert closes(speech)
-        explicit += speech.closes_scene
+        speeches = [parse_turn((await OfflineProvider(seed=seed).complete(turn(slug, 30, [])))
+                               .text).speech for slug in ("alice", "bob", "charlie")]
+        assert all(closes(speech) for speech in speeches)
+        said = sum(speech.closes_scene for speech in speeches)
+        assert said <= 1, "two characters never say the explicit close together"
+        explicit += said
     assert 0 < explicit < 30
 
 
@@ -339,3 +342,28 @@ async def test_a_request_it_cannot_play_fails_as_a_provider_error(monkeypatch):
 
 def test_the_disclaimer_says_it_is_not_a_language_model():
     assert "not a language model" in DISCLAIMER and OfflineProvider.name == "offline"
+
+
+async def test_the_offline_judge_counts_a_goal_act_only_from_the_person_the_goal_names():
+    """An Apology in which Alice apologises and Bob never does is not achieved, whatever words were said."""
+    from promptdesk.core.engine.coordinator import JudgeCoordinator, SceneView
+
+    goal = "Bob gives a sincere apology, Alice accepts, and they agree on accountability measures."
+    judge = JudgeCoordinator("B", goal=goal)
+
+    async def verdict(lines: list[str]) -> dict:
+        request = judge.verdict_request(SceneView(beat=9, max_beats=30, goal=goal, recent_lines=lines))
+        return json.loads((await OfflineProvider(seed=1).complete(request)).text)
+
+    wrong = await verdict(['Alice [TO: Bob, TONE: soft] "I\'m sorry I shouted, Bob. I apologise."',
+                           'Bob [TO: Alice, TONE: relieved] "I accept that. We agree on accountability measures."',
+                           'Charlie [TONE: warm] "Agreed, accountability measures it is."'])
+    assert wrong["goal_achieved"] is False and "Bob" in wrong["reason"]
+    right = await verdict(['Bob [TO: Alice, TONE: ashamed] "I\'m sorry, Alice. I apologise for the deadline."',
+                           'Alice [TO: Bob, TONE: warm] "I accept your apology."',
+                           'Charlie [TONE: warm] "Then we agree on accountability measures."',
+                           'Bob [TONE: firm] "Agreed: accountability measures, weekly."'])
+    assert right["goal_achieved"] is True
+    refused = await verdict(['Bob [TO: Alice, TONE: defiant] "I\'m not sorry, and I will not apologise."',
+                             'Alice [TONE: cold] "Then I accept nothing."'])
+    assert refused["goal_achieved"] is False

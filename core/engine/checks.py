@@ -99,15 +99,23 @@ def spoken_words(session: Stage) -> list[str]:
     return [e.text for e in session.recorder.events if isinstance(e, SpeakEvent) and e.action != "silent"]
 
 
+def _speakers(session: Stage) -> list[str]:
+    """Who said each of `spoken_words`, by display name."""
+    return [session.state.cast.get(e.from_, e.from_) for e in session.recorder.events
+            if isinstance(e, SpeakEvent) and e.action != "silent"]
+
+
 def scene_view(session: Stage, new_speech: list[SpeakEvent], speeches: list[str] | None = None) -> SceneView:
     """What the coordinator may look at: public speech and counters, nothing private."""
     state = session.state
     if speeches is None and session.scene.goal_markers:
         speeches = spoken_words(session)
+    speakers = _speakers(session) if session.scene.goal_markers else []
     return SceneView(beat=state.beat, max_beats=state.max_beats, goal=session.scene.goal or "",
                      new_speech=new_speech, recent_lines=session.public_lines[-40:],
                      silent_streak=state.silent_streak, goal_markers=list(session.scene.goal_markers),
-                     speeches=speeches or [], cast=[state.cast[s] for s in session.health.playing(list(state.cast))],
+                     speeches=speeches or [], speakers=speakers,
+                     cast=[state.cast[s] for s in session.health.playing(list(state.cast))],
                      since_close_note=session.winding.since_close_note(session.public_lines),
                      suggested=suggested_so_far(session))
 

@@ -6,7 +6,8 @@ role C's rules for that check and is logged. Mechanical limits live in `promptde
 
 At close every role gives a goal `Verdict` apart from the close reason: roles A and B ask their
 judge whether the scene's goal was met; role C answers only from the scene's `goal_markers`
-(each must appear in some speech) and otherwise says "unknown" (None). Close words never decide it.
+(each must appear in some speech, said by the person the goal names for it, if any) and otherwise
+says "unknown" (None). Close words never decide it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pydantic import BaseModel, ValidationError, model_validator
 from promptdesk.core.errors import ProviderError
 from promptdesk.core.protocol import judging
 from promptdesk.core.protocol.bounded import load_json
+from promptdesk.core.protocol.goal_acts import marker_owners, same_person
 from promptdesk.core.record.events import SpeakEvent
 from promptdesk.core.protocol.leave_taking import takes_leave
 from promptdesk.core.providers.base import ChatMessage, Request
@@ -82,6 +84,8 @@ class SceneView:
     goal_markers: list[str] = field(default_factory=list)
     speeches: list[str] = field(default_factory=list)
     """Every spoken line's words so far (for the goal verdict and role C's goal markers)."""
+    speakers: list[str] = field(default_factory=list)
+    """Who said each of `speeches` (display names; empty when not known)."""
     cast: list[str] = field(default_factory=list)
     """The cast's display names (a judge asks whether each has stated a final position)."""
     since_close_note: list[str] | None = None
@@ -98,13 +102,20 @@ def closes_naturally(speech: SpeakEvent) -> bool:
 
 
 def marker_verdict(view: SceneView) -> Verdict:
-    """Role C's goal verdict: from `goal_markers` only (each must appear in some speech), else unknown."""
+    """Role C's goal verdict: from `goal_markers` only (each must appear in some speech), else unknown.
+    A marker that stands in a clause of the goal naming who must do it (`Bob gives a sincere apology`,
+    marker `apolog`) counts only when that person says it."""
     if not view.goal_markers:
         return Verdict(None, "unknown: the scene defines no goal_markers to check")
     spoken = [s.lower() for s in view.speeches]
-    missing = [m for m in view.goal_markers if not any(m.lower() in s for s in spoken)]
+    known = len(view.speakers) == len(spoken) and bool(spoken)
+    by = view.speakers if known else [""] * len(spoken)
+    owners = {m: marker_owners(view.goal, m) if known else () for m in view.goal_markers}
+    missing = [m for m in view.goal_markers if not any(
+        m.lower() in s and (not owners[m] or any(same_person(o, who) for o in owners[m])) for s, who in zip(spoken, by))]
     if missing:
-        return Verdict(False, f"goal markers never spoken: {', '.join(missing)}")
+        named = [f"{m} (by {' or '.join(owners[m])})" if owners[m] else m for m in missing]
+        return Verdict(False, f"goal markers never spoken: {', '.join(named)}")
     return Verdict(True, f"every goal marker was spoken: {', '.join(view.goal_markers)}")
 
 

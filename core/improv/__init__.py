@@ -1,9 +1,11 @@
 """The offline improviser: a deterministic, seeded stand-in for a model. It is not a language model.
 
 It reads only the request (the briefing in the system prompt, the thread in the messages) and
-assembles an answer in the full protocol from the character's profile, the scene and phrase banks:
-thinking, speech with headers, silences, interruptions, reactions, a natural close, journals and
-coordinator decisions. The same seed and the same request always give the same answer.
+assembles an answer in the full protocol from a grammar (`scene_rules`, `grammar`) filled with the
+request's own words (`material`: the scene, the character's perspective and profile) and what the
+request says happened (`story`: world events, director's notes, the goal's acts): thinking, speech
+with headers, silences, interruptions, reactions, a natural close, journals and coordinator
+decisions. The same seed and the same request always give the same answer.
 
 The shared voice lives here (scene turns, corrections, journals, judges) and `provider` puts it
 behind the provider interface; each format's own part lives in its format and is registered into

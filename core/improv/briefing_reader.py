@@ -42,14 +42,19 @@ class Briefing:
     own: list[Line] = field(default_factory=list)
     cues: set[str] = field(default_factory=set)
     earlier_cues: set[str] = field(default_factory=set)
+    profile: str = ""
+    directions: list[tuple[Line, int]] = field(default_factory=list)
+    """Every world event and director's note read, in order, with how many of this actor's own turns
+    came before it (`turns_since` turns it into "how long ago")."""
 
-    @property
-    def events(self) -> list[str]:
-        return [line.text for line in self.latest if line.kind == "event"]
+    def turns_since(self, at: int) -> int:
+        """This actor's own turns since a direction read when it had taken `at` turns."""
+        return len(self.own) - at
 
-    @property
-    def notes(self) -> list[str]:
-        return [line.text for line in self.latest if line.kind == "note" and not _cue_names(line.text)]
+    def recent(self, kind: str, within: int) -> list[tuple[Line, int]]:
+        """The events or notes (`kind`) at most `within` own turns ago, newest last, with turns since."""
+        return [(line, self.turns_since(at)) for line, at in self.directions
+                if line.kind == kind and self.turns_since(at) <= within]
 
     @property
     def heard(self) -> list[Line]:
@@ -76,7 +81,8 @@ def read_briefing(system: str, messages: list[ChatMessage], fallback_name: str, 
     found = _scene_fields(system)
     found["name"] = found.get("name") or fallback_name
     brief = Briefing(**found)
-    brief.temperament = read_temperament(_between(system, "## YOUR CHARACTER", "## YOUR JOURNAL") or system)
+    brief.profile = _between(system, "## YOUR CHARACTER", "## YOUR JOURNAL") or system
+    brief.temperament = read_temperament(brief.profile)
     users = [i for i, m in enumerate(messages) if m.role == "user"]
     updates = [i for i in users if _BEAT.search(_now(messages[i].content))]
     latest_at = (updates or users or [-1])[-1]
@@ -99,6 +105,8 @@ def _take(brief: Briefing, text: str, latest: bool) -> None:
     for item in items:
         if item.kind == "speech" and item.own:
             brief.own.append(item)
+        elif item.kind == "event" or (item.kind == "note" and not _cue_names(item.text)):
+            brief.directions.append((item, len(brief.own)))
     (brief.latest if latest else brief.history).extend(i for i in items if not i.own)
     (brief.cues if latest else brief.earlier_cues).update(cues)
 
@@ -115,7 +123,9 @@ def _cue_names(text: str) -> set[str]:
     return {name for name, pattern in CUES.items() if pattern.search(text)}
 
 
+@lru_cache(maxsize=4096)
 def _own_speech(answer: str, name: str) -> Line | None:
+    """This actor's own speech in one of its past answers (read once per answer: a thread re-sends them)."""
     match = re.search(r"<speech>(.*?)(?:</speech>|$)", answer, re.S)
     return parse_speech_block(match.group(1), speaker=name) if match else None
 

@@ -3,8 +3,8 @@
 Reads the speech lines in the request. A close word or exit action in the latest lines closes the
 scene ("natural"; the explicit marker gives "explicit"); a run of silent beats suggests a world
 event that fits the setting; anything else continues. With every decision it answers the winding-down
-questions (`promptdesk.core.engine.winding`): the goal is met when the speech touched most of the goal's key
-words (as at the verdict), and every character has stated a final position when each one named in
+questions (`promptdesk.core.engine.winding`): the goal is met as at the verdict (`assess`: each clause that
+names who must do what needs that act from that person), and every character has stated a final position when each one named in
 the `Cast:` line has a speech line since the close note.
 """
 
@@ -16,6 +16,7 @@ import re
 
 from promptdesk.core.improv.closing import EXPLICIT, closes
 from promptdesk.core.improv.lines import parse_lines
+from promptdesk.core.protocol.goal_acts import clause_met, read_goal
 from promptdesk.core.providers.base import ChatMessage
 
 SILENT_STREAK = re.compile(r"silent beats(?: in a row)?:\s*(\d+)|(\d+)\s+(?:consecutive\s+)?silent beats", re.I)
@@ -59,13 +60,6 @@ def judge(system: str, messages: list[ChatMessage], rng: random.Random) -> str:
 
 CAST = re.compile(r"^Cast:\s*(.+?)\.?\s*$", re.M)
 SINCE = "SPEECH SINCE THE CLOSE NOTE:"
-
-
-def _goal_met(system: str, text: str) -> bool:
-    """Most of the goal's key words have been spoken (the verdict's measure)."""
-    words = _goal_words(system)
-    spoken = " ".join(line.text.lower() for line in parse_lines(text) if line.kind == "speech")
-    return bool(words) and sum(w in spoken for w in words) >= MET_SHARE * len(words)
 
 
 def _positions_stated(text: str) -> bool:
@@ -115,22 +109,47 @@ STEM = 5
 MET_SHARE = 0.6
 
 
-def _goal_words(system: str) -> list[str]:
-    """The goal's content words, by their first letters."""
-    goal = GOAL.search(system)
-    return sorted({w[:STEM] for w in CONTENT_WORD.findall((goal.group(1) if goal else "").lower())})
+def _goal(system: str) -> str:
+    match = GOAL.search(system)
+    return match.group(1).strip() if match and match.group(1).strip() != "(none given)" else ""
+
+
+def _spoken(text: str) -> list[tuple[str, str]]:
+    """Every speech line of a request as (speaker, words)."""
+    return [(line.speaker, line.text) for line in parse_lines(text) if line.kind == "speech" and line.text]
+
+
+def assess(goal: str, lines: list[tuple[str, str]]) -> tuple[bool | None, str]:
+    """Was the goal met by these (speaker, words) lines? When the goal names who must do what, each such
+    clause needs its act from that person (`goal_acts`); a goal naming no one and no act falls back to
+    the share of its key words spoken by anyone."""
+    clauses = read_goal(goal)
+    if not clauses:
+        return None, "no goal to judge against"
+    if not any(c.who or c.act for c in clauses):
+        words = sorted({w[:STEM] for w in CONTENT_WORD.findall(goal.lower())})
+        spoken = " ".join(text.lower() for _, text in lines)
+        heard = [w for w in words if w in spoken]
+        missing = [w for w in words if w not in heard]
+        reason = (f"the goal names no one and no act; the speech touched {len(heard)} of its {len(words)} key words"
+                  + (f"; never: {', '.join(missing)}" if missing else ""))
+        return bool(words) and len(heard) >= MET_SHARE * len(words), reason
+    results = [clause_met(c, lines) for c in clauses]
+    met = all(ok for ok, _ in results)
+    reasons = [why for _, why in results if why]
+    return met, ("met: " if met else "not met: ") + "; ".join(reasons)
+
+
+def _goal_met(system: str, text: str) -> bool:
+    """Whether the goal has been met in the speech so far (the verdict's measure)."""
+    goal = _goal(system)
+    return bool(goal) and assess(goal, _spoken(text))[0] is True
 
 
 def verdict(system: str, messages: list[ChatMessage]) -> str:
-    """Was the goal met? The share of the goal's content words (by their first letters) that were spoken."""
-    words = _goal_words(system)
-    if not words:
+    """Was the goal met? Each clause naming who must do what is checked against that person's lines."""
+    goal = _goal(system)
+    if not goal:
         return json.dumps({"goal_achieved": None, "reason": "no goal to judge against"})
-    spoken = " ".join(line.text.lower() for line in parse_lines("\n".join(m.content for m in messages))
-                      if line.kind == "speech")
-    heard = [w for w in words if w in spoken]
-    met = len(heard) >= MET_SHARE * len(words)
-    missing = [w for w in words if w not in heard]
-    reason = (f"the speech touched {len(heard)} of the goal's {len(words)} key words"
-              + (f"; never: {', '.join(missing)}" if missing else ""))
-    return json.dumps({"goal_achieved": met, "reason": reason})
+    met, reason = assess(goal, _spoken("\n".join(m.content for m in messages)))
+    return json.dumps({"goal_achieved": met, "reason": reason[:300]})

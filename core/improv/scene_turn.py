@@ -1,84 +1,183 @@
 """One turn of a scene: choose a move the way this character would, then say it in Appendix B form.
 
-Moves: open, press, explain, question, echo, concede, mediate, propose, agree, wind_down (spoken,
-directed or general, sometimes with a gesture), interrupt, silent, react and event (to a world
-event), and close. The arc follows the beat: tense early, conceding in the middle, agreeing late.
+Moves: open, press, explain, question, echo, concede, mediate, propose, agree, wind_down, confide
+(spoken, directed or general, sometimes with a gesture), the goal's acts (apologise, accept,
+agree_goal), a director's note acted on (admit, mention, ask, or a manner), interrupt, silent, react
+and event (to a world event), aftermath (the turn after one), and close. The arc follows the beat:
+tense early, conceding in the middle, agreeing late; a world event is taken up at once and the turn
+after, one that sends everyone out closes the scene, and a note is acted on in the next turn.
 """
 
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 from promptdesk.core.improv.briefing_reader import Briefing
-from promptdesk.core.improv.closing import close_due, close_speech, close_threshold
-from promptdesk.core.improv.scene_words import quotes_someone, short_phrase, topics
-from promptdesk.core.improv.speech import Cue, speech_for
+from promptdesk.core.improv.dice import rng_for
+from promptdesk.core.improv.closing import close_due, close_speech, close_threshold, closes
+from promptdesk.core.improv.material import Material, read_material
+from promptdesk.core.improv.scene_words import quotes_someone, short_phrase
+from promptdesk.core.improv.speech import Cue, speech_for, words
+from promptdesk.core.improv.story import Story
 from promptdesk.core.improv.thinking import inner_voice
+
+NOTE_MOVES = {"apologise": "apologise", "accept": "accept", "ask": "ask"}
+MANNER_MOVES = {"forceful": ("press", "interrupt"), "warm": ("mediate", "concede"), "quiet": ("concede", "agree"),
+                "anxious": ("explain", "question")}
+
+
+def material_of(brief: Briefing) -> Material:
+    return read_material(brief.name, tuple(brief.others), brief.setting, brief.prompt, brief.goal,
+                         brief.perspective, brief.profile)
 
 
 def play_turn(brief: Briefing, seed: int, rng: random.Random) -> str:
     """A whole well-formed answer: `<thinking>…</thinking>` then `<speech>…</speech>`."""
-    cue = choose(brief, seed, rng)
+    m, story = material_of(brief), Story(brief)
+    cue, extra = choose(brief, seed, rng, m, story)
     if cue.move == "close":
-        speech = close_speech(brief, seed, rng, cue.to, cue.topic)
+        speech = _close(brief, seed, rng, m, story, cue, extra)
     else:
-        speech = speech_for(brief, cue, rng)
-    return render(inner_voice(brief, cue, rng), speech)
+        speech = speech_for(brief, m, cue, rng, story.temperament, extra)
+    return render(inner_voice(brief, cue, rng, story), speech)
 
 
 def render(thinking: str, speech: str) -> str:
     return f"<thinking>{thinking}</thinking>\n<speech>{speech}</speech>"
 
 
-def choose(brief: Briefing, seed: int, rng: random.Random) -> Cue:
-    """The move for this turn, its addressee, topic and echoed phrase."""
+def choose(brief: Briefing, seed: int, rng: random.Random, m: Material, story: Story) -> tuple[Cue, dict]:
+    """The move for this turn, its addressee, topic and echoed phrase, and the slots it brings."""
     last = brief.addressed_by if brief.addressed_by and rng.random() < 0.85 else brief.last_other
     to = last.speaker if last and rng.random() < 0.7 else ""
     if not to and brief.others and rng.random() < 0.3:
         to = rng.choice(brief.others)
-    scene_topics = topics(brief.goal, brief.prompt, brief.perspective, exclude=(brief.name, *brief.others))
-    topic = rng.choice(scene_topics or ["what happened", "all of this"])
+    pool = list(m.topics) if m.topics and (not m.mine or rng.random() < 0.65) else list(m.mine or m.props)
     echo = short_phrase(last.text, rng.randint(2, 4)) if last and last.text else ""
-    cue = Cue("speak", to, topic, echo)
-    if close_due(brief, seed, rng):
+    cue = Cue("speak", to, _topic(brief, seed, pool, rng), echo)
+    extra = _event_slots(story)
+    if story.goal_object():
+        extra["goal_obj"] = [story.goal_object()]
+    shift = story.length_shift()
+    t = story.temperament
+    if story.leaving or close_due(brief, seed, rng, shift):
         cue.move = "close"
     elif "begin" in brief.cues:
         cue.move = "open"
-    elif brief.events:
-        cue.move = "react" if rng.random() < 0.45 else "event"
-    elif not brief.cues and rng.random() < silence_rate(brief):
+    elif story.note and story.note.kind != "other":
+        _note_move(cue, story, extra, last, rng)
+    elif story.event and story.event[1] == 0:
+        cue.move = "react" if rng.random() < 0.3 else "event"
+        cue.symbol = f"event_{story.event[0].kind}" if rng.random() < 0.7 else "event"
+    elif story.event and story.event[1] == 1 and rng.random() < 0.65:
+        cue.move = "aftermath"
+        kind = story.event[0].kind
+        cue.symbol = f"aftermath_{kind}" if kind in ("enter", "dark") and rng.random() < 0.6 else "aftermath"
+    elif not brief.cues and rng.random() < silence_rate(brief, t.quiet, t.forceful):
         cue.move = "silent"
-    elif last and len(last.text.split()) >= 4 and rng.random() < 0.1 + 0.25 * brief.temperament.forceful:
+    elif last and len(last.text.split()) >= 4 and rng.random() < 0.1 + 0.25 * t.forceful:
         cue.move, cue.to = "interrupt", last.speaker
     elif "nudge" in brief.cues:
         cue.move = rng.choice(("wind_down", "propose", "agree"))
     else:
-        cue.move = _intent(brief, seed, rng, bool(echo) and not quotes_someone(last.text))
-    return cue
+        _story_move(brief, seed, rng, m, story, cue, last)
+    return cue, extra
 
 
-def silence_rate(brief: Briefing) -> float:
+def _topic(brief: Briefing, seed: int, pool: list[str], rng: random.Random) -> str:
+    """A topic from the pool, each character favouring its own few (what they keep coming back to)."""
+    if not pool:
+        return ""
+    return rng.choices(pool, _concerns(seed, brief.name, tuple(pool)))[0]
+
+
+@lru_cache(maxsize=1024)
+def _concerns(seed: int, name: str, pool: tuple[str, ...]) -> list[float]:
+    """How much each topic weighs with this character in this run (read once per run and pool)."""
+    return [0.3 + 3 * rng_for(seed, "concern", name, topic).random() ** 2 for topic in pool]
+
+
+def _event_slots(story: Story) -> dict[str, list[str]]:
+    if not story.event:
+        return {}
+    event = story.event[0]
+    who = event.person if event.person and event.person.lower() not in ("someone", "somebody") else ""
+    return {"ev": [event.thing] if event.thing else [], "who": [who] if who else []}
+
+
+def _note_move(cue: Cue, story: Story, extra: dict, last, rng: random.Random) -> None:
+    """Act on the director's note of this turn."""
+    note = story.note
+    if note.kind == "leave":
+        cue.move = "close"
+    elif note.kind == "say":
+        cue.move = "admit" if not note.names_a_thing else "mention"
+        extra["said"] = [note.said]
+    elif note.kind == "manner":
+        cue.move = rng.choice(MANNER_MOVES[note.manner])
+        if cue.move == "interrupt" and not (last and last.text):
+            cue.move = "press"
+        if cue.move == "interrupt":
+            cue.to = last.speaker
+    else:
+        cue.move = NOTE_MOVES[note.kind]
+        if note.said:
+            extra["ask"] = [note.said]
+        if note.kind == "accept" and last:
+            cue.to = last.speaker
+
+
+def _story_move(brief: Briefing, seed: int, rng: random.Random, m: Material, story: Story, cue: Cue, last) -> None:
+    """A goal act when its moment has come, a confidence now and then, else an intent of the arc."""
+    progress = brief.beat / (close_threshold(seed, brief) + story.length_shift())
+    goal = story.goal_move(progress)
+    if goal and rng.random() < 0.55:
+        cue.move = goal[0]
+        cue.to = goal[1] or cue.to
+        return
+    if m.facts and progress >= 0.45 and rng.random() < 0.12:
+        cue.move = "confide"
+        return
+    cue.move = _intent(brief, progress, story, rng, bool(cue.echo) and not quotes_someone(last.text))
+
+
+def _close(brief: Briefing, seed: int, rng: random.Random, m: Material, story: Story, cue: Cue, extra: dict) -> str:
+    """The closing speech: leaving because of an event, as host or guest, to the group, or plain."""
+    own_place = bool(m.owner) and m.owner == brief.name
+    if story.leaving and extra.get("ev"):
+        cue.symbol = "leave_event"
+    elif m.owner and len(brief.others) == 1:
+        cue.symbol = "close_host" if own_place else "close_guest"
+    elif len(brief.others) >= 2 and rng.random() < 0.4:
+        cue.symbol = "close_group"
+    else:
+        cue.symbol = "close"
+    said = words(brief, m, cue, rng, extra, lead_in=False)
+    if not closes(said):
+        said = f"{said} I should head out."
+    return close_speech(brief, seed, rng, cue.to, said, host=own_place and not story.leaving)
+
+
+def silence_rate(brief: Briefing, quiet: float, forceful: float) -> float:
     """How likely this character is to say nothing: more when quiet, less when addressed."""
-    t = brief.temperament
     if not brief.heard:
         base = 0.55 if brief.beat <= 1 else 0.35
     else:
         base = 0.32 if len(brief.others) >= 2 else 0.08
-    base += 0.2 * t.quiet - 0.12 * t.forceful
+    base += 0.2 * quiet - 0.12 * forceful
     return max(0.0, base * (0.3 if brief.addressed_by else 1.0))
 
 
-def _intent(brief: Briefing, seed: int, rng: random.Random, can_echo: bool) -> str:
+def _intent(brief: Briefing, progress: float, story: Story, rng: random.Random, can_echo: bool) -> str:
     """A spoken intent weighted by the scene's progress and the character's leanings."""
-    t = brief.temperament
-    progress = brief.beat / close_threshold(seed, brief)
+    t = story.temperament
     if progress < 0.35:
         weights = {"press": 1 + 2 * t.forceful, "explain": 1 + t.anxious, "question": 1,
                    "echo": can_echo, "mediate": 0.5 + t.warm}
     elif progress < 0.7:
         weights = {"question": 1, "concede": max(0.2, 0.5 + t.anxious + t.warm - 0.4 * t.forceful),
-                   "explain": 1, "echo": can_echo,
-                   "mediate": 0.5 + t.warm, "propose": 0.5}
+                   "explain": 1, "echo": can_echo, "mediate": 0.5 + t.warm, "propose": 0.5}
     else:
         weights = {"propose": 2, "agree": 1.5 + t.warm, "concede": 1, "mediate": t.warm}
     names = [k for k, w in weights.items() if w > 0]

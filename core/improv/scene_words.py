@@ -7,9 +7,20 @@ import re
 _STOP = frozenset(
     "of to and or with in on for at by from about as but is are was were who which that after before "
     "when while if then than so because into over under causing has have had be been being it its "
-    "not no yet also just very he she they we i you him her them his hers their our my your me us".split())
+    "not no yet also just very he she they we i you him her them his hers their our my your me us "
+    "would could should will shall may might must can did does do without more most less still someone "
+    "something anyone nothing out up down off away every each some any all both died comes come came goes "
+    "went gets got makes made says said whatever left lost knew told ran spent took saw kept thought felt "
+    "wrote grew began became won built bought brought caught found gave heard held led met paid put read sent "
+    "sold sat slept stood taught understood walked asked wanted needed".split())
 _OBJECT_STARTS = frozenset("its his her their the a an my your our to him them me us".split())
-_DETERMINERS = ("the", "a", "an", "this", "that")
+_DETERMINERS = ("the", "a", "an", "my")
+_STARTS = ("this", "that", "your", "our")
+_ADJECTIVE_END = ("ly", "ive", "ful", "ous", "able", "ible", "less", "ish", "ed", "ing", "ant", "ent", "est")
+_ADJECTIVES = frozenset("intact sincere whole own same other new old good bad big small real true sure fine "
+                        "important genuine late early open close safe right wrong clear free full single alone "
+                        "enough able afraid quick slow fair first second third last next two three four five six seven eight "
+                        "nine ten one".split())
 
 
 def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
@@ -20,7 +31,7 @@ def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
         for sentence in re.split(r"[.,;:!?\n()]", text):
             words = sentence.split()
             for i, word in enumerate(words):
-                if word.lower() not in _DETERMINERS:
+                if word.lower() not in _DETERMINERS and word.lower() not in _STARTS:
                     continue
                 phrase = []
                 for j, nxt in enumerate(words[i + 1:i + 4], start=i + 1):
@@ -29,11 +40,34 @@ def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
                     if phrase and j + 1 < len(words) and words[j + 1].lower() in _OBJECT_STARTS:
                         break
                     phrase.append(nxt)
+                while phrase and _adjectival(phrase[-1]):
+                    phrase.pop()
+                if phrase and phrase[-1].lower() in _NOT_TOPICS:
+                    continue
                 if phrase and not banned & {re.sub(r"'s$", "", w.lower()) for w in phrase}:
-                    candidate = "the " + " ".join(phrase)
+                    candidate = ("my " if word.lower() in ("my", "your") else "our " if word.lower() == "our" else "the ") + " ".join(phrase)
                     if candidate.lower() not in (f.lower() for f in found):
                         found.append(candidate)
     return found
+
+
+_NOT_TOPICS = frozenset("time times moment moments day days week weeks month months year years minute minutes hour "
+                        "hours while manager lead boss nephew niece aunt uncle mother father husband wife son "
+                        "daughter friend colleague person people someone one".split())
+"""Head nouns that make no topic to talk about: a stretch of time, or a person's role."""
+
+
+def _adjectival(word: str) -> bool:
+    """A word that cannot end a noun phrase (`intact`, `sincere`, `quickly`): a slot never takes one."""
+    lower = word.lower()
+    return lower in _ADJECTIVES or lower in _STOP or (lower.endswith(_ADJECTIVE_END) and not lower.endswith(
+        ("ment", "ness", "ing")) and len(lower) > 3 and not word[:1].isupper() and lower not in _NOUNS_LIKE)
+
+
+_NOUNS_LIKE = frozenset("client deadline account estimate migration agent parent student patient event "
+                        "moment comment content talent payment apartment document bed shed need seed speed "
+                        "feed weed evening morning meeting building ceiling feeling thing ring king wedding "
+                        "pudding offering ending setting planning training".split())
 
 
 def place(setting: str) -> str:

@@ -1,8 +1,9 @@
 """The inside of `<speech>` for each move, in spec 004 Appendix B form, in this character's manner.
 
-Tones come from the profile's own tone words when they fit the mood, gestures from the profile's
-physical habits; lines come from the phrase banks filled with scene words, never repeating a line
-already said in the scene.
+Words come from the scene grammar (`scene_rules`) filled with this actor's own material
+(`material`) and what just happened (`story`); a line this actor has already said in the scene is
+drawn again. Tones come from the profile's own tone words when they fit the mood, gestures from the
+profile's physical habits, and the business of a reaction points at what happened.
 """
 
 from __future__ import annotations
@@ -12,7 +13,15 @@ from dataclasses import dataclass
 
 from promptdesk.core.improv import phrases
 from promptdesk.core.improv.briefing_reader import Briefing
+from promptdesk.core.improv.material import Material, address
+from promptdesk.core.improv.scene_rules import GRAMMAR, RULES
 from promptdesk.core.improv.temperament import Temperament
+
+DRAWS = 8
+"""How often a line is drawn again when this actor has already said it."""
+PERSONAL = frozenset({"event", "aftermath", "close"})
+"""Moves every actor makes at the same beat (a world event, its aftermath, the close): their topic is
+the character's own, so that two actors answering blind do not say the same line."""
 
 
 @dataclass
@@ -23,12 +32,16 @@ class Cue:
     to: str = ""
     topic: str = ""
     echo: str = ""
+    symbol: str = ""
+    """The grammar symbol the words are drawn from (the move's own when empty)."""
 
 
 def tone(t: Temperament, mood: str, rng: random.Random) -> str:
     """A tone for a mood, from the profile's own tone words half the time when it has fitting ones."""
     known = set().union(*phrases.VALENCE.values())
     fitting = [x for x in t.tones if x in phrases.VALENCE.get(mood, ()) or (mood == "neutral" and x not in known)]
+    if t.forceful >= 1.0 and mood in ("neutral", "soft"):
+        mood = "tense"
     return rng.choice(fitting) if fitting and rng.random() < 0.5 else rng.choice(phrases.TONES[mood])
 
 
@@ -37,62 +50,122 @@ def gesture(t: Temperament, mood: str, rng: random.Random) -> str:
     return rng.choice(t.gestures) if t.gestures and rng.random() < 0.6 else rng.choice(phrases.GESTURES[mood])
 
 
-def _words(brief: Briefing, cue: Cue, rng: random.Random, move: str) -> str:
-    """A line from the move's bank, filled with scene words, not yet said in the scene if possible."""
-    bank = [s for s in phrases.SPEECH[move] if (cue.to or "{to}" not in s) and (cue.echo or "{echo}" not in s)]
-    lines = [_fill(s, cue) for s in bank or phrases.SPEECH["question"][2:4]]
-    said = {line.text for line in brief.own + brief.history + brief.latest}
-    return rng.choice([line for line in lines if line not in said] or lines)
+def bindings(brief: Briefing, m: Material, cue: Cue, extra: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
+    """The grammar's slots for this turn, every one filled from this actor's own request."""
+    present = (brief.name, *brief.others)
+    first = brief.name.split()[0] if brief.name else ""
+    own_place = bool(m.owner) and m.owner == brief.name
+    personal = cue.move in PERSONAL and m.mine
+    found = {
+        "to": [address(cue.to, present)] if cue.to else [],
+        "topic": list(m.mine) if personal else [cue.topic] if cue.topic else list(m.topics or m.mine),
+        "mine": [p for p in m.mine if p != cue.topic] or list(m.mine), "prop": list(m.props),
+        "place": [m.place.replace(f"{first}'s ", "my ", 1) if own_place else m.place],
+        "echo": [cue.echo] if cue.echo else [], "fact": list(m.facts), "bg": list(m.background),
+        "host": [address(m.owner, present)] if m.owner and not own_place else [],
+        "guest": [address(o, present) for o in brief.others][:1] if own_place and len(brief.others) == 1 else [],
+    }
+    return {**found, **(extra or {})}
 
 
-def _fill(template: str, cue: Cue) -> str:
-    words = template.format(to=cue.to.split()[0] if cue.to else "", topic=cue.topic, echo=cue.echo)
-    return words[:1].upper() + words[1:]
+LEADS = {"forceful": ("look", "listen", "no", "right"), "anxious": ("I mean", "sorry", "well", "okay"),
+         "warm": ("okay", "all right", "you know", "well"), "quiet": ("well", "hm", "so")}
+"""How a line may begin, by the character's leaning (a verbal habit from the profile comes first)."""
 
 
-def _speak(brief: Briefing, cue: Cue, rng: random.Random) -> str:
-    mood = phrases.MOOD_OF[cue.move]
-    parts = ([f"TO: {cue.to}"] if cue.to else []) + [f"TONE: {tone(brief.temperament, mood, rng)}"]
-    if rng.random() < 0.35 + 0.2 * brief.temperament.anxious:
-        parts.append(f"*{gesture(brief.temperament, mood, rng)}*")
-    return f'[{", ".join(parts)}] "{_words(brief, cue, rng, cue.move)}"'
+def core(text: str, leads: frozenset[str] = frozenset()) -> str:
+    """A line without its lead-in (`Look, ...`, `Honestly, ...`): two lines that differ only there are
+    the same line."""
+    head, sep, rest = text.partition(", ")
+    return rest if sep and len(head.split()) <= 2 and head.lower() in LEAD_WORDS | leads else text
 
 
-def _interrupt(brief: Briefing, cue: Cue, rng: random.Random) -> str:
-    words = _words(brief, cue, rng, "interrupt")
-    return f'[INTERRUPT after "{cue.echo}", TONE: {tone(brief.temperament, "tense", rng)}] "{words}"'
+NO_LEAD = frozenset("and is are do does did can could should would will so okay well look listen fair".split())
+"""First words a lead-in would garble (`Honestly, and...`, `You know, is it...`)."""
 
 
-def _silent(brief: Briefing, cue: Cue, rng: random.Random) -> str:
+LEAD_WORDS = frozenset(w for words in LEADS.values() for w in words) | {"honestly"}
+
+
+def _lead(t: Temperament, rng: random.Random) -> str:
+    leaning = max(LEADS, key=lambda k: getattr(t, k))
+    return rng.choice(LEADS[leaning]) if getattr(t, leaning) > 0 else ""
+
+
+def words(brief: Briefing, m: Material, cue: Cue, rng: random.Random, extra: dict[str, list[str]] | None = None,
+          t: Temperament | None = None, lead_in: bool = True) -> str:
+    """A line for the cue, drawn again while it is one this actor already said (or just heard)."""
+    slots = bindings(brief, m, cue, extra)
+    symbol = cue.symbol or cue.move
+    if m.register == "talk" and f"{symbol}_talk" in RULES and rng.random() < 0.7:
+        symbol = f"{symbol}_talk"
+    if not GRAMMAR.can_say(symbol, slots):
+        symbol = "question" if GRAMMAR.can_say("question", slots) else "place_line"
+    leads = frozenset(tic.lower() for tic in m.tics)
+    said = {core(line.text, leads) for line in brief.own} | {core(line.text, leads) for line in brief.heard}
+    t = t or brief.temperament
+    text = ""
+    for _ in range(DRAWS):
+        text = GRAMMAR.expand(symbol, rng, slots) if symbol != "place_line" else f"So. Here we are in {m.place}."
+        lead = "" if not lead_in else rng.choice(m.tics) if m.tics and rng.random() < 0.3 else \
+            _lead(t, rng) if rng.random() < 0.3 else ""
+        if lead and not text.startswith("'") and text.split(" ", 1)[0].lower().strip(",") not in NO_LEAD:
+            text = f"{lead[:1].upper()}{lead[1:]}, {_lower_first(text, brief)}"
+        if core(text, leads) not in said:
+            break
+    return text
+
+
+def _lower_first(text: str, brief: Briefing) -> str:
+    """The line's first letter lowered to follow a lead-in, unless it starts a name or `I`."""
+    first = text.split(" ", 1)[0].strip(",.;:!?'")
+    names = {n.split()[0] for n in (brief.name, *brief.others) if n}
+    return text if first in names or first in ("I", "I'm", "I'll", "I've", "I'd") else text[:1].lower() + text[1:]
+
+
+def _speak(brief: Briefing, m: Material, cue: Cue, rng: random.Random, t: Temperament, extra: dict) -> str:
+    mood = phrases.MOOD_OF.get(cue.move, "neutral")
+    parts = ([f"TO: {cue.to}"] if cue.to else []) + [f"TONE: {tone(t, mood, rng)}"]
+    if rng.random() < 0.35 + 0.2 * t.anxious:
+        parts.append(f"*{gesture(t, mood, rng)}*")
+    return f'[{", ".join(parts)}] "{words(brief, m, cue, rng, extra, t)}"'
+
+
+def _interrupt(brief: Briefing, m: Material, cue: Cue, rng: random.Random, t: Temperament, extra: dict) -> str:
+    said = words(brief, m, cue, rng, extra, t)
+    return f'[INTERRUPT after "{cue.echo}", TONE: {tone(t, "tense", rng)}] "{said}"'
+
+
+def _silent(brief: Briefing, m: Material, cue: Cue, rng: random.Random, t: Temperament, extra: dict) -> str:
     if rng.random() < 0.4:
         return "[SILENT]"
-    habits = [g for g in brief.temperament.gestures if "voice" not in g]
+    habits = [g for g in t.gestures if "voice" not in g]
     action = rng.choice(habits) if habits and rng.random() < 0.4 else rng.choice(phrases.SILENT_GESTURES)
     return f"[SILENT, *{action}*]"
 
 
-def _event_cue(event: str, rng: random.Random) -> tuple[str, str]:
-    lowered = event.lower()
-    for keys, action, lines in phrases.EVENT_CUES:
-        if any(key in lowered for key in keys):
-            return action, rng.choice(lines)
-    return rng.choice(phrases.GESTURES["startled"]), rng.choice(phrases.SPEECH["event"])
+def business(extra: dict[str, list[str]], rng: random.Random) -> str:
+    """A gesture that points at what just happened (`looks toward the fire alarm`)."""
+    if extra.get("who"):
+        return f"turns toward {extra['who'][0][:1].lower() + extra['who'][0][1:]}"
+    if extra.get("ev"):
+        return f"{rng.choice(('looks toward', 'glances at', 'stares at'))} {extra['ev'][0]}"
+    return rng.choice(phrases.GESTURES["startled"])
 
 
-def _react(brief: Briefing, cue: Cue, rng: random.Random) -> str:
-    action, _ = _event_cue(brief.events[-1], rng)
-    return f"[REACT, TONE: {tone(brief.temperament, 'startled', rng)}, *{action}*]"
+def _react(brief: Briefing, m: Material, cue: Cue, rng: random.Random, t: Temperament, extra: dict) -> str:
+    return f"[REACT, TONE: {tone(t, 'startled', rng)}, *{business(extra, rng)}*]"
 
 
-def _event(brief: Briefing, cue: Cue, rng: random.Random) -> str:
-    action, line = _event_cue(brief.events[-1], rng)
-    head = f"TONE: {tone(brief.temperament, 'startled', rng)}, *{action}*"
-    return f'[{f"TO: {cue.to}, " if cue.to else ""}{head}] "{line}"'
+def _event(brief: Briefing, m: Material, cue: Cue, rng: random.Random, t: Temperament, extra: dict) -> str:
+    head = f"TONE: {tone(t, 'startled', rng)}, *{business(extra, rng)}*"
+    return f'[{f"TO: {cue.to}, " if cue.to else ""}{head}] "{words(brief, m, cue, rng, extra, t)}"'
 
 
 SPEAKERS = {"interrupt": _interrupt, "silent": _silent, "react": _react, "event": _event}
 
 
-def speech_for(brief: Briefing, cue: Cue, rng: random.Random) -> str:
+def speech_for(brief: Briefing, m: Material, cue: Cue, rng: random.Random, t: Temperament,
+               extra: dict[str, list[str]] | None = None) -> str:
     """The speech block for any move but the close."""
-    return SPEAKERS.get(cue.move, _speak)(brief, cue, rng)
+    return SPEAKERS.get(cue.move, _speak)(brief, m, cue, rng, t, extra or {})

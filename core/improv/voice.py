@@ -8,6 +8,7 @@ character (`Bob apologises`) -> `I apologise`; a profile bullet (`Raises voice w
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _SWAPS = ((r"\byou are\b", "I am"), (r"\byou're\b", "I'm"), (r"\byou've\b", "I've"),
           (r"\byou'll\b", "I'll"), (r"\byou'd\b", "I'd"), (r"\byours\b", "mine"),
@@ -16,12 +17,14 @@ _IRREGULAR = {"is": "am", "has": "have", "does": "do", "goes": "go", "was": "was
 _COMMON_VERBS = frozenset(
     "speak nod smile laugh sigh look go get talk shout avoid change withdraw shut leave walk cry fidget "
     "pace promise retreat push snap joke deflect listen ask answer explain stare freeze raise lower "
-    "become turn start stop make take give keep fall grow try let say".split())
+    "become turn start stop make take give keep fall grow try let say mean care hide admit want need show work "
+    "sleep worry hate love like".split())
 _ADJECTIVE_ENDINGS = ("ly", "ed", "ive", "ful", "ous", "al", "ent", "ant", "ic", "ate", "able", "ible", "ing", "less")
 _ADJECTIVES = frozenset("calm kind quiet prone shy warm blunt loyal proud stubborn patient impatient "
                         "gentle honest curious sharp dry brave bold open private nervous".split())
 
 
+@lru_cache(maxsize=1024)
 def first_person(text: str) -> str:
     """A second-person perspective rewritten in the first person."""
     out = text.strip()
@@ -59,6 +62,8 @@ def base_verb(word: str) -> str:
         return _IRREGULAR[lower]
     if lower.endswith("ies") and len(lower) > 4:
         return lower[:-3] + "y"
+    if re.search(r"(?:i[sz]|y[sz])es$", lower):
+        return lower[:-1]
     if re.search(r"(ss|sh|ch|x|z)es$", lower):
         return lower[:-2]
     if lower.endswith("s") and not lower.endswith(("ss", "us")):
@@ -83,7 +88,7 @@ def self_trait(trait: str) -> str:
     spoken += [_clause(c, k, lead=kinds[0] != k) for c, k in zip(clauses[1:], kinds[1:])]
     sentence = ", ".join(spoken)
     if kinds[0] == "verb":
-        sentence = re.sub(r"\b(and|then|or)\s+([a-z-]+)\b", _connected_verb, sentence)
+        sentence = re.sub(r"\b(and|then|or|but)\s+([a-z-]+)\b", _connected_verb, sentence)
     return sentence + "."
 
 

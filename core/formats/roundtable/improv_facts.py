@@ -12,7 +12,31 @@ from promptdesk.core.providers.base import Request
 _FENCE = re.compile(r"```ya?ml\s*\n(.*?)```", re.S)
 STANCES = ("Go ahead now, at full scope", "Go ahead in small, reversible steps",
            "Hold off until the main risks are understood")
-"""The offline participants' positions: the same three for any topic, so agreement can be counted."""
+"""The three leanings of an offline participant (go, go in steps, hold off); `stances` words them for
+the topic at hand, the same for every participant, so agreement can be counted."""
+_ASKING = re.compile(r"^(?:should|shall|would|could|can|do|does|is|are|will|must)\s+(?:we|the \w+|our \w+|they|you|i)\s+",
+                     re.I)
+_HOUSE = re.compile(r"^this house (?:would|will|should|believes that)\s+", re.I)
+_OPEN = re.compile(r"^(?:how|what|which|who|when|where|why)\s+(?:should|shall|would|could|can|do|does|is|are|will)\s+"
+                   r"(?:we|the \w+|our \w+|they|you|i)\s+", re.I)
+
+
+def stances(topic: str) -> tuple[str, str, str]:
+    """The three positions, in the topic's own words: `Should the team move X?` -> `Yes: move X, in
+    full, now` / `Yes, as a trial first: move X` / `Not yet: no move X until...`; an open question
+    (`How should we share X?`) gets the same three leanings on deciding it."""
+    text = " ".join(str(topic or "").split()).rstrip("?.! ")
+    if not text:
+        return STANCES
+    if match := _OPEN.match(text):
+        act = text[match.end():]
+        return (f"Decide now, one way for everyone: {act}", f"Try one way for a month, then review: {act}",
+                f"Keep the current way for now, and decide how to {act} once we know more")
+    act = _HOUSE.sub("", _ASKING.sub("", text))
+    if act == text and not _HOUSE.match(text) and not _ASKING.match(text):
+        act = f"act on this: {text[:1].lower()}{text[1:]}"
+    return (f"Yes, in full, now: {act}", f"Yes, as a trial first: {act}, one part at a time",
+            f"Not yet: {act} only once the risks are understood")
 PHASE_LEAN = {"dreamer": 0, "yellow": 0, "green": 0, "opening": 0, "realist": 1, "white": 1, "blue": 1,
               "red": 1, "discussion": 1, "rebuttal": 1, "closing": 1, "critic": 2, "black": 2}
 """Which stance a phase pulls towards (dreamers dream, critics hold off)."""

@@ -1,6 +1,9 @@
-"""The improviser as a roundtable participant: a position (one of three stances), a rationale in the
-character's own terms, and a confidence - pulled by the phase, the strategy role and the character's
-temperament, converging now and then on the previous synthesis's consensus. Deterministic per seed."""
+"""The improviser as a roundtable participant: a position (one of three, worded for the topic), a
+rationale in the character's own terms (a reason about the topic, one of their traits), and a
+confidence - pulled by the phase, the strategy role and the character's temperament (the forceful
+lean to going ahead, the anxious to holding off, so a table's participants differ), converging now
+and then on the previous synthesis's consensus. Deterministic per seed; every rationale says it was
+improvised."""
 
 from __future__ import annotations
 
@@ -8,20 +11,27 @@ import random
 import re
 
 from promptdesk.core.improv.dice import rng_for
-from promptdesk.core.formats.roundtable.improv_facts import PHASE_LEAN, STANCES, as_block, facts, last_user
+from promptdesk.core.formats.roundtable.improv_facts import PHASE_LEAN, as_block, facts, last_user, stances
+from promptdesk.core.improv.scene_words import topics
+from promptdesk.core.improv.voice import self_trait
 from promptdesk.core.improv.temperament import read_temperament
 from promptdesk.core.providers.base import Request
 
 REASONS = (
-    ("the upside is large and waiting costs us momentum", "people are ready for it now",
-     "a bold first version teaches us the most"),
-    ("a staged rollout lets us learn without betting everything", "we can reverse a small step cheaply",
-     "the team can absorb it a piece at a time"),
-    ("we do not yet know what it would break", "the cost of getting it wrong is higher than the cost of waiting",
-     "nobody has owned the risks yet"),
+    ("waiting on {o} costs us momentum", "people are ready for {o} now", "a bold first version of {o} teaches us the most"),
+    ("a trial of {o} lets us learn without betting everything", "we can undo a small step on {o} cheaply",
+     "the team can absorb {o} a piece at a time"),
+    ("we do not yet know what {o} would break", "getting {o} wrong costs more than waiting",
+     "nobody has owned the risks of {o} yet"),
 )
+TIES = (("So I say go.", "That is why I would start tomorrow.", "Momentum matters more to me than polish."),
+        ("So: a trial, with a date to look at it again.", "That is why I want one small step first.",
+         "I would rather learn than guess."),
+        ("So I would wait.", "That is why I want the risks written down first.", "I would rather be late than wrong."))
 RISKS = ("there is an open security question nobody has answered", "legal has not seen this yet",
          "one dependency looks blocking for the first release")
+NOTICE = "(improvised offline)"
+"""Said with every rationale: the improviser claims no judgement of its own."""
 
 
 def participate(request: Request, seed: int, malformed_rate: float) -> str:
@@ -30,8 +40,11 @@ def participate(request: Request, seed: int, malformed_rate: float) -> str:
     name = _name(request.system) or request.to
     temper = read_temperament(request.system.split("## WHO YOU ARE", 1)[-1])
     rng = rng_for(seed, "participant", request.to, request.system, last_user(request))
-    stance = _stance(info, name, seed, temper.warm, rng, last_user(request))
-    rationale = _rationale(info, stance, temper.traits, rng)
+    options = stances(str(info.get("topic") or ""))
+    lean = _leaning(temper)
+    index = _stance(info, name, seed, temper.warm, lean, rng, last_user(request), options)
+    stance = options[index]
+    rationale = _rationale(info, index, temper.traits, rng)
     confidence = 0.55 + rng.random() * 0.35 + 0.08 * temper.forceful - 0.12 * temper.anxious
     if rng.random() < 0.03:
         confidence = 0.15 + rng.random() * 0.13
@@ -46,31 +59,41 @@ def _name(system: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _stance(info: dict, name: str, seed: int, warm: float, rng: random.Random, text: str) -> str:
-    """The phase's lean, the character's own leaning (stable through a phase), and convergence."""
+def _leaning(temper) -> int:
+    """Which way the character's temperament tilts them: the forceful go, the anxious hold off."""
+    tilt = temper.anxious + 0.5 * temper.quiet - temper.forceful
+    return 1 if tilt >= 0.5 else -1 if tilt <= -0.5 else 0
+
+
+def _stance(info: dict, name: str, seed: int, warm: float, lean: int, rng: random.Random, text: str,
+            options: tuple[str, ...]) -> int:
+    """The phase's pull, the character's own leaning (stable through a phase), and convergence (only
+    once a synthesis has been heard: an opening round states one's own position): the index of the
+    position taken."""
     role = (info.get("role") or {}).get("name", "")
-    lean = {"for": 0, "against": 2}.get(role, PHASE_LEAN.get(str(info.get("phase", "")), 1))
+    pull = {"for": 0, "against": 2}.get(role, PHASE_LEAN.get(str(info.get("phase", "")), 1))
     own = rng_for(seed, "stance", name, str(info.get("topic")), str(info.get("phase"))).choice((-1, 0, 0, 1))
-    stance = STANCES[max(0, min(2, lean + own))]
+    index = max(0, min(2, pull + (own + lean if not role else 0)))
     synthesis = info.get("previous_synthesis") or {}
-    agreed = [c for c in synthesis.get("consensus") or [] if c in STANCES]
+    agreed = [options.index(c) for c in synthesis.get("consensus") or [] if c in options]
     if agreed and not role and rng.random() < 0.5 + 0.3 * warm:
         return agreed[0]
     earlier = re.findall(r"^- [^:]+: (.+?) \(", text.split("ANSWERS GIVEN BEFORE YOURS", 1)[-1], re.M) \
         if "ANSWERS GIVEN BEFORE YOURS" in text else []
-    if earlier and earlier[-1] in STANCES and not role and rng.random() < 0.4:
-        return earlier[-1]
+    if earlier and earlier[-1] in options and not role and synthesis and rng.random() < 0.4:
+        return options.index(earlier[-1])
     if synthesis.get("conflicts") and not role and rng.random() < 0.3 * (1 + warm):
-        return STANCES[1]
-    return stance
+        return 1
+    return index
 
 
-def _rationale(info: dict, stance: str, traits: tuple[str, ...], rng: random.Random) -> str:
-    index = STANCES.index(stance)
-    reason = rng.choice(REASONS[index])
-    topic = str(info.get("topic") or "this").rstrip("?.! ")
-    trait = f" Speaking as someone {traits[0].lower().rstrip('.')}, I" if traits else " I"
-    text = f"On {topic[:80]}: {reason}.{trait} would rather say it plainly now than regret it later."
-    if str(info.get("phase")) in ("critic", "black", "rebuttal") and rng.random() < 0.25:
-        text += f" Also, {rng.choice(RISKS)}."
-    return text
+def _rationale(info: dict, index: int, traits: tuple[str, ...], rng: random.Random) -> str:
+    """Why, in the character's own terms: a reason about the topic's object, one of their traits, a tie."""
+    topic = str(info.get("topic") or "this")
+    found = topics(re.sub(r"^\s*this house (?:would|will|should)\s+", "", topic, flags=re.I))
+    thing = found[0] if found else "this"
+    reason = rng.choice(REASONS[index]).format(o=thing)
+    trait = self_trait(rng.choice(traits)) if traits else ""
+    risk = f" Also, {rng.choice(RISKS)}." if str(info.get("phase")) in ("critic", "black", "rebuttal") \
+        and rng.random() < 0.25 else ""
+    return f"{reason[:1].upper()}{reason[1:]}. {rng.choice(TIES[index])}{risk} {trait} {NOTICE}".replace("  ", " ")

@@ -1,0 +1,171 @@
+"""The improviser's drafts for a collaboration goal: the kind of thing the goal asks for, in its shape.
+
+A goal is read for what it asks: writing (`Write a 2-paragraph fairy tale` -> two paragraphs of a
+tale), a plan (`a 5-step plan for a weekend hiking trip` -> five numbered steps about the trip), a
+list of facts (`Name three rivers in Europe` -> three numbered places to fill in: the improviser
+knows no facts, and says so), or anything else (a short answer in prose). A draft is revised one
+visible change at a time. Everything is drawn with the caller's seeded generator; nothing claims to be
+good writing: every message says it was improvised offline.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+
+NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+           "ten": 10, "a couple of": 2, "a few": 3}
+WRITING = r"\b(?:write|draft|compose|tale|story|poem|haiku|letter|email|e-mail|essay|paragraph|speech|toast|fable|blurb)"
+PLANNING = r"\b(?:plan|steps?|outline|schedule|itinerary|agenda|checklist|roadmap|process)\b"
+LISTING = r"^\s*(?:name|list|give(?: me)?|suggest|recommend|find|identify)\b"
+STEPS = ("Write down what {s} must achieve, in one sentence.", "Agree who takes part in {s}, and who decides.",
+         "Fix the date, and the day by which everything is ready.",
+         "List what {s} needs (bookings, things to bring, money) and who sees to each.",
+         "Set a budget and agree who pays for what.", "Check the conditions a few days before, and agree the fallback.",
+         "Tell everyone the plan, with one contact for questions.", "On the day, start early and go through the list once.",
+         "Afterwards, write down what to do differently next time.")
+HEROES = (("a miller's daughter", "the girl"), ("a tailor with one good needle", "the tailor"), ("a young fox", "the fox"),
+          ("an old ferryman", "the ferryman"), ("a goose girl", "the goose girl"))
+WISHES = ("wanted to see the sea", "wanted a coat that would never wear out", "wanted to know where the river ended",
+          "wanted one night of proper sleep", "wanted the king to learn one true thing")
+TRIALS = ("a bridge that asked a riddle", "a wolf who wanted her bread", "a mountain that moved at night",
+          "a well that only answered in rhymes", "a door with two painted handles")
+ENDINGS = ("and from then on, whoever crossed that way was given bread and a place by the fire",
+           "and the story says the road still remembers footsteps that were kind to it",
+           "and it was a long time before anyone laughed at a small wish again")
+HEADER = "(improvised offline: a draft in the requested shape, not a model's writing)"
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What a goal asks for: `writing`, `plan`, `list` or `answer`, how many parts, and of what."""
+
+    kind: str
+    count: int
+    subject: str
+    genre: str = ""
+
+
+def read_ask(goal: str) -> Ask:
+    """The kind, size and subject of what the goal asks for."""
+    text = " ".join(goal.replace("\u2011", "-").split())
+    count = _count(text)
+    subject = _subject(text)
+    if re.search(LISTING, text, re.I) and not re.search(PLANNING, text, re.I):
+        return Ask("list", count or 3, _listed(text))
+    if re.search(PLANNING, text, re.I):
+        return Ask("plan", min(count or 5, len(STEPS)), subject or "it")
+    if re.search(WRITING, text, re.I):
+        genre = re.search(r"(fairy tale|tale|story|fable|poem|haiku|letter|e-?mail|essay|speech|toast|blurb)", text, re.I)
+        return Ask("writing", min(count or 2, 5), subject, genre.group(1).lower() if genre else "piece")
+    return Ask("answer", count or 2, subject or text.rstrip(".?!"))
+
+
+def _count(text: str) -> int:
+    match = re.search(r"\b(\d{1,2})\s*-?\s*(?:paragraph|step|item|point|idea|line|stanza|sentence|example|part)s?\b", text, re.I)
+    if match:
+        return int(match.group(1))
+    for word, n in NUMBERS.items():
+        if re.search(rf"\b{word}[\s-]+(?:paragraph|step|item|point|idea|line|stanza|sentence|example|part|\w+s)\b", text, re.I):
+            return n
+    return 0
+
+
+def _subject(text: str) -> str:
+    """The noun phrase the goal is about (`a 5-step plan for a weekend hiking trip` -> `the weekend hiking trip`)."""
+    match = re.search(r"\b(?:for|about|on|of)\s+(?:a|an|the|our|my)?\s*([\w' -]+?)(?:[.,;:(—–]|\s+-|\s+(?:keep|and|that|which|with|so)\b|$)",
+                      text, re.I)
+    if not match or not match.group(1).strip():
+        return ""
+    phrase = match.group(1).strip().lower()
+    return phrase if phrase.split()[0].endswith("ing") else "the " + phrase
+
+
+def _listed(text: str) -> str:
+    """What a listing goal wants named (`Name three rivers in Europe` -> `rivers in Europe`)."""
+    match = re.search(LISTING + r"\s+(?:(?:\d+|" + "|".join(NUMBERS) + r")\s+)?(.+?)[.?!]?$", text, re.I)
+    return match.group(1) if match else "items"
+
+
+def first_draft(ask: Ask, rng: random.Random) -> str:
+    """A draft of what the goal asks for, in its shape."""
+    if ask.kind == "plan":
+        picked = sorted(rng.sample(range(len(STEPS)), ask.count))
+        return "\n".join(f"{i}. {STEPS[k].format(s=ask.subject)}" for i, k in enumerate(picked, 1))
+    if ask.kind == "list":
+        return "\n".join(f"{i}. {_cap(_singular(ask.subject))}: to be filled in (the improviser knows no facts)."
+                          for i in range(1, ask.count + 1))
+    if ask.kind == "writing":
+        return "\n\n".join(_paragraph(ask, i, rng) for i in range(ask.count))
+    return "\n".join(f"{i}. A first thought on {ask.subject}: {line}" for i, line in enumerate(
+        rng.sample(("say what it is for", "say what it costs", "say who decides", "say what could go wrong"),
+                   min(ask.count, 4)), 1))
+
+
+def _paragraph(ask: Ask, index: int, rng: random.Random) -> str:
+    if ask.subject.startswith("the ") and ask.genre in ("tale", "fairy tale", "story", "fable"):
+        hero, short = _a(ask.subject[4:]), "the " + ask.subject.split()[-1]
+    else:
+        hero, short = rng.choice(HEROES)
+    if index == 0:
+        return (f"Once upon a time there was {hero} who {rng.choice(WISHES)}. Everyone said it could not be done, "
+                f"so one grey morning {short} set out alone.")
+    if index == ask.count - 1:
+        return (f"At last the way was blocked by {rng.choice(TRIALS)}. Instead of fighting, the traveller listened, "
+                f"answered honestly, and was let through, {rng.choice(ENDINGS)}.")
+    return f"On the road there was {rng.choice(TRIALS)}, and it cost a day and a kindness to get past it."
+
+
+def revise(draft: str, ask: Ask, rng: random.Random) -> tuple[str, str]:
+    """The draft with one visible change, and a sentence saying what changed."""
+    if ask.kind == "list":
+        lines = draft.splitlines()
+        open_items = [i for i, line in enumerate(lines) if line.endswith("facts).")]
+        if not open_items:
+            return draft, "Kept the placeholders: the answer needs facts the improviser does not have."
+        at = rng.choice(open_items)
+        lines[at] = lines[at] + rng.choice((" Check an atlas or a reference.", " Ask someone who knows.",
+                                                 " Look it up before sending."))
+        return "\n".join(lines), f"Said how to fill item {at + 1}; the facts still have to come from elsewhere."
+    if ask.kind == "writing":
+        parts = draft.split("\n\n")
+        closes = ("and nobody forgot it", "which was the hard part", "as these things go")
+        plain = [i for i, part in enumerate(parts) if not part.rstrip(".").endswith(closes)]
+        if not plain:
+            return draft, "Read it through once more; it holds."
+        at = rng.choice(plain)
+        parts[at] = parts[at].rstrip(".") + ", " + rng.choice(closes) + "."
+        return "\n\n".join(parts), f"Gave paragraph {at + 1} a fuller close."
+    lines = draft.splitlines()
+    plain = [i for i, line in enumerate(lines) if not line.endswith(").")]
+    if not plain:
+        return draft, "Read it through once more; nothing left to tighten."
+    at = rng.choice(plain)
+    number, _, body = lines[at].partition(". ")
+    lines[at] = f"{number}. {re.sub(r', (?:and )?(?:who decides|who pays for what|and agree the fallback)', '', body)}".rstrip(".") \
+        + rng.choice((" (one owner).", " (by Friday).", " (write it down)."))
+    return "\n".join(lines), f"Made step {at + 1} concrete."
+
+
+def draft_in(text: str, ask: Ask) -> str:
+    """The draft a message carries, when it carries one of the requested shape ('' otherwise)."""
+    body = text.split("\n", 1)[1] if "\n" in text else ""
+    if ask.kind == "writing":
+        return body if len([p for p in body.split("\n\n") if p.strip()]) >= ask.count else ""
+    numbered = [ln for ln in body.splitlines() if re.match(r"^\d+\.\s", ln)]
+    return body if len(numbered) >= ask.count else ""
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _a(phrase: str) -> str:
+    return phrase if phrase.startswith(("a ", "an ", "the ")) else ("an " if phrase[:1] in "aeiou" else "a ") + phrase
+
+
+def _singular(phrase: str) -> str:
+    head, _, rest = phrase.partition(" ")
+    one = head[:-1] if head.endswith("s") and not head.endswith("ss") else head
+    return f"one of the {phrase}" if one == head else f"a {one} {rest}".strip()

@@ -1,0 +1,140 @@
+"""Reading a direction the way an actor would: what a world event changes, what a director's note asks.
+
+A world event is read for its people, its object and its action (`A fire alarm goes off; everyone has
+to leave the room` -> object `the fire alarm`, action `goes off`, kind `leave`), and sorted into the
+kind of change it makes: `leave` (everyone has to go: the scene closes), `enter` (someone arrives: a
+new presence to deal with), `dark` (the lights go), `call` (a phone, a message), `noise` (a crash),
+`weather`, or `other`. A note is read for what it asks of the character: to `say` something (admit,
+confess, tell, mention: its content turned into the character's own first person), to `apologise`,
+to `accept`, to `ask`, to `leave`, or a `manner` (be more assertive, be warmer...), else `other`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from promptdesk.core.improv.voice import first_person
+
+EVENT_KINDS = (
+    ("leave", r"\b(?:leave|leaving|evacuat\w*|get out|everyone out|clear the (?:room|building)|fire|closing time|"
+              r"has to go|have to go|must go|are asked to go|kicked out)\b"),
+    ("enter", r"\b(?:enters|walks in|comes in|came in|arrives|arrived|bursts in|joins|knocks|doorbell|steps in)\b"),
+    ("dark", r"\b(?:lights? (?:go|goes|went|flicker\w*)|blackout|power (?:cut|goes|fails|failure)|darkness)\b"),
+    ("call", r"\b(?:phone|rings|ringing|call|buzz\w*|message|text)\b"),
+    ("noise", r"\b(?:crash\w*|bang\w*|smash\w*|drops?|shatter\w*|slams?|spill\w*|breaks?)\b"),
+    ("weather", r"\b(?:rain\w*|thunder\w*|storm\w*|snow\w*|wind|hail|lightning)\b"),
+)
+_DET = r"(?:a|an|the|some|someone's|his|her|their)"
+_PERSON = re.compile(r"\b(?:(?:a|an|the)\s+(?:\w+\s+)?(?:man|woman|stranger|janitor|cleaner|waiter|waitress|courier|"
+                     r"neighbour|neighbor|boss|manager|guard|child|kid|doctor|nurse|officer|colleague|visitor|delivery \w+))\b"
+                     r"|\b[A-Z][a-z]+(?: from [A-Z][a-z]+)?(?= (?:enters|walks|comes|arrives|bursts|knocks|joins|steps|calls))",
+                     re.I)
+MANNERS = {
+    "forceful": r"assertive|firm|forceful|angr|direct|blunt|louder|tough|stronger|push|confront|demanding|bolder",
+    "warm": r"warm|kind|gentle|soft|friendl|generous|forgiving|patient|tender",
+    "quiet": r"quiet|calm|reserved|brief|terse|fewer words|less talk",
+    "anxious": r"nervous|anxious|worried|unsure|hesitant|afraid|scared",
+}
+
+
+@dataclass(frozen=True)
+class Event:
+    """A world event as a character takes it in."""
+
+    text: str
+    """The event's first clause, as the character registers it."""
+    kind: str
+    thing: str
+    action: str
+    person: str
+
+
+@dataclass(frozen=True)
+class Note:
+    """A director's note as the character takes it: what it asks, and its content in their own words."""
+
+    text: str
+    kind: str
+    said: str = ""
+    manner: str = ""
+
+    @property
+    def names_a_thing(self) -> bool:
+        """The content is a noun phrase (`mention the brochure`), not a clause (`admit you knew`)."""
+        return bool(re.match(r"^(?:the|a|an|my|our|this|that)\s", self.said, re.I)) and len(self.said.split()) <= 5
+
+
+_VERBS = frozenset("go goes went ring rings rang start starts begin begins knock knocks walk walks come comes came "
+                   "arrive arrives drop drops slide slides shatter shatters fall falls break breaks burst bursts "
+                   "slam slams whistle whistles flicker flickers cut cuts stop stops open opens close closes enter "
+                   "enters buzz buzzes sound sounds explode explodes spill spills bark barks cry cries scream screams "
+                   "appear appears leave leaves shut shuts fail fails die dies hit hits crash crashes bang bangs "
+                   "beep beeps blare blares pour pours is are was were has have".split())
+_PRONOUNS = frozenset("it there someone somebody something everyone everybody they we".split())
+
+
+@lru_cache(maxsize=1024)
+def read_event(text: str) -> Event:
+    """The event's kind, its object (a noun phrase), its action (a verb phrase) and any person in it."""
+    clean = text.strip().rstrip(".!")
+    kinds = [(name, re.search(pattern, clean, re.I)) for name, pattern in EVENT_KINDS]
+    kind, keyword = next(((name, m.group(0)) for name, m in kinds if m), ("other", ""))
+    person = _PERSON.search(clean)
+    first = re.split(r"[;,.!?\[\](){}<>\n\r\u2028\x85*\"]| and (?=everyone|we|they)", clean)[0].strip()
+    words = first.split()
+    at = next((i for i, w in enumerate(words) if i >= 1 and w.lower() in _VERBS), None)
+    if at is None:
+        at = next((i for i, w in enumerate(words) if i >= 1 and w.endswith("s") and words[i - 1].lower()
+                   not in ("a", "an", "the")), len(words))
+    thing = " ".join(words[:at])
+    action = " ".join(words[at:])
+    thing = re.sub(rf"^{_DET}\s+", "", thing, flags=re.I)
+    who = person.group(0).strip() if person else ""
+    if thing.lower() in _PRONOUNS or not thing:
+        thing = _object_of(action) or (keyword.lower() if kind not in ("leave", "other") else "")
+    elif not (who and who.endswith(thing)):
+        thing = thing[:1].lower() + thing[1:]
+    if thing and not thing[:1].isupper() and not thing.startswith(("the ", "a ")):
+        thing = f"the {thing}"
+    return Event(text=first, kind=kind, thing=thing, action=action, person=who if who in first else "")
+
+
+def _object_of(action: str) -> str:
+    """The first noun phrase after a determiner in an event's action (`knocks on the glass door`)."""
+    match = re.search(r"\b(?:the|a|an)\s+((?:[a-z'-]+\s+){0,2}?[a-z'-]+)(?=\s+(?:on|in|at|of|and|with|nearby|now|again|too)\b|$)",
+                      action, re.I)
+    return f"the {match.group(1).lower()}" if match else ""
+
+
+@lru_cache(maxsize=1024)
+def read_note(text: str) -> Note:
+    """What a director's note asks of the character who receives it (its first sentence: that is what
+    the character takes from it)."""
+    clean = re.split(r"(?<=[.!?])\s|[\[\]{}<>\n\r\u2028\x85*\"]", text.strip())[0]
+    clean = " ".join(clean.split()).strip().rstrip(".!")
+    lower = clean.lower()
+    lower = re.sub(r"^(?:please|now|next|try to|you should|you must|make sure you|i want you to)\s+", "", lower)
+    body = clean[len(clean) - len(lower):] if len(lower) <= len(clean) else clean
+    if match := re.match(r"^(?:admit|confess|reveal|own up to|tell (?:them|him|her|everyone|\w+)|say|mention|"
+                         r"bring up|let (?:them|him|her) know)\s+(?:that\s+)?(.+)$", lower):
+        return Note(clean, "say", said=first_person(_keep_case(match.group(1), body)))
+    if re.match(r"^(?:apologi[sz]e|say sorry|say you'?re sorry)", lower):
+        return Note(clean, "apologise")
+    if re.match(r"^(?:accept|forgive|agree)", lower):
+        return Note(clean, "accept")
+    if match := re.match(r"^ask (?:\w+ )?(?:about |whether |why |what |how |if )?(.+)$", lower):
+        return Note(clean, "ask", said=first_person(_keep_case(match.group(1), body)))
+    if re.match(r"^(?:leave|go|exit|walk out|wrap (?:it )?up|end the scene|say goodbye|head out)\b", lower):
+        return Note(clean, "leave")
+    for manner, pattern in MANNERS.items():
+        if re.search(rf"\b(?:be|sound|get|act|play it|more|less)\b.*\b(?:{pattern})", lower) or re.match(pattern, lower):
+            return Note(clean, "manner", manner=manner)
+    return Note(clean, "other", said=first_person(body[:1].lower() + body[1:]))
+
+
+def _keep_case(tail: str, original: str) -> str:
+    """`tail` (lowercased) as it was written in `original` (names keep their capitals)."""
+    at = original.lower().rfind(tail)
+    return original[at:at + len(tail)] if at >= 0 else tail

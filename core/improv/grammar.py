@@ -1,0 +1,123 @@
+"""A small Tracery-style grammar: rules expand `#symbol#` references into well-formed sentences.
+
+A grammar is a mapping of symbol -> alternatives; an alternative is text with `#symbol#` or
+`#symbol.modifier#` references. The symbols a request brings (a scene's noun phrases, a name, a
+quoted phrase) are passed as `bindings` at expansion time: an alternative that needs a binding the
+request lacks is never chosen, so a line never has an empty slot. Bindings are whole noun phrases or
+whole clauses, never bare adjectives. Choice is by the caller's seeded `random.Random` only.
+
+Modifiers: `cap` (first letter upper), `low` (first letter lower, unless a name or `I`), `a` (an
+indefinite article before a bare noun phrase).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+_REF = re.compile(r"#([a-z_]+)(?:\.([a-z]+))?#")
+Bindings = Mapping[str, Sequence[str]]
+
+
+@dataclass(frozen=True)
+class _Alternative:
+    """One parsed alternative: its literal pieces and references, and the symbols it needs."""
+
+    pieces: tuple[str | tuple[str, str], ...]
+    needs: frozenset[str]
+
+
+class Grammar:
+    """Rules parsed once; `expand` draws one sentence for a symbol with the given bindings."""
+
+    def __init__(self, rules: Mapping[str, Sequence[str]]) -> None:
+        self.rules = {symbol: tuple(_parse(text) for text in alternatives) for symbol, alternatives in rules.items()}
+        self._memo: dict[tuple[str, frozenset[str]], tuple[_Alternative, ...]] = {}
+
+    def can_say(self, symbol: str, bindings: Bindings) -> bool:
+        """Whether `symbol` has an alternative whose every slot can be filled."""
+        return bool(self._alternatives(symbol, _present(bindings)))
+
+    def expand(self, symbol: str, rng: random.Random, bindings: Bindings) -> str:
+        """One expansion of `symbol` ('' when nothing can be said with these bindings)."""
+        return _tidy(self._expand(symbol, rng, bindings, _present(bindings)))
+
+    def _alternatives(self, symbol: str, present: frozenset[str]) -> tuple[_Alternative, ...]:
+        """The alternatives of `symbol` that can be filled when these bindings are present (memoised:
+        it depends only on which bindings are present)."""
+        key = (symbol, present)
+        if key not in self._memo:
+            self._memo[key] = ()
+            self._memo[key] = tuple(alt for alt in self.rules.get(symbol, ()) if all(
+                (need in present) if need not in self.rules else bool(self._alternatives(need, present))
+                for need in alt.needs))
+        return self._memo[key]
+
+    def _expand(self, symbol: str, rng: random.Random, bindings: Bindings, present: frozenset[str]) -> str:
+        if symbol not in self.rules:
+            options = bindings.get(symbol) or ()
+            return rng.choice(options) if options else ""
+        usable = self._alternatives(symbol, present)
+        if not usable:
+            return ""
+        out = []
+        for piece in rng.choice(usable).pieces:
+            if isinstance(piece, str):
+                out.append(piece)
+            else:
+                name, modifier = piece
+                out.append(MODIFIERS[modifier](self._expand(name, rng, bindings, present)))
+        return "".join(out)
+
+
+def _present(bindings: Bindings) -> frozenset[str]:
+    return frozenset(key for key, value in bindings.items() if value)
+
+
+def _parse(text: str) -> _Alternative:
+    pieces: list[str | tuple[str, str]] = []
+    at = 0
+    for match in _REF.finditer(text):
+        if match.start() > at:
+            pieces.append(text[at:match.start()])
+        pieces.append((match.group(1), match.group(2) or ""))
+        at = match.end()
+    if at < len(text):
+        pieces.append(text[at:])
+    return _Alternative(tuple(pieces), frozenset(p[0] for p in pieces if isinstance(p, tuple)))
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _low(text: str) -> str:
+    first = text.split(" ", 1)[0]
+    if first in ("I", "I'm", "I've", "I'd", "I'll") or (first[:1].isupper() and first[1:2].islower() and first not in _PLAIN):
+        return text
+    return text[:1].lower() + text[1:]
+
+
+_PLAIN = frozenset("The A An This That My Your Our Their His Her It We You They There What When How".split())
+
+
+def _article(text: str) -> str:
+    first = text.split(" ", 1)[0].lower()
+    if first in ("the", "a", "an", "my", "your", "his", "her", "our", "their", "this", "that") or not text:
+        return text
+    vowel = first[:1] in "aeiou" and not first.startswith(("uni", "use", "eu", "one"))
+    return ("an " if vowel or first.startswith("hour") else "a ") + text
+
+
+MODIFIERS = {"": lambda s: s, "cap": _cap, "low": _low, "a": _article}
+
+
+def _tidy(text: str) -> str:
+    """One space between words, no space before punctuation, no doubled end marks, a capital first."""
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
+    text = re.sub(r"([.!?])[.]+", r"\1", text)
+    text = re.sub(r",([.!?])", r"\1", text)
+    return _cap(text)

@@ -1,0 +1,133 @@
+"""Who must do what: a scene goal read as clauses, and whether a spoken line does a clause's act.
+
+`Bob gives a sincere apology, Alice accepts, and they agree on accountability measures` reads as three
+clauses: Bob / apologise; Alice / accept; everyone / agree (on `accountability measures`). A line does
+an act when one of its sentences carries the act's marker words, not as a question and not negated
+(`I'm not sorry` is no apology; `Sorry, I have to cut in` is an interjection, not one). This is word matching, not understanding: it is how the offline
+judge decides a goal (docs/guide/offline-improviser.md), and how the improviser knows which acts its
+scene is heading for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+ACTS: dict[str, tuple[str, str]] = {
+    "apologise": (r"apolog|\bsay(?:s)? sorry\b", r"\b(?:i'?m|i am|am|so|truly|really|deeply|very) sorry\b|^\W*sorry\W*$"
+                  r"|\bapologi[sz]e|\bmy apologies\b|\bowe (?:you|them|everyone) an apology\b|\bmy fault\b"
+                  r"|\bi was wrong\b"),
+    "accept": (r"\baccept|\bforgiv", r"\baccept|\bi forgive\b|\bforgiven\b"),
+    "admit": (r"\badmit|\bconfess|\bown(?:s)? up\b|\breveal", r"\badmit|\bconfess|\bthe truth is\b|\bi should have told\b"),
+    "thank": (r"\bthank", r"\bthank"),
+    "promise": (r"\bpromis|\bcommit(?:s)? to\b|\bvow", r"\bpromise|\bi will\b|\bi'll\b|\bi commit\b"),
+    "agree": (r"\bagree|\bsettle(?:s)? on\b|\bdecide(?:s)? on\b", r"\bagree|\bagreed\b|\bit'?s a deal\b|\bdeal\.|\bsettled\b"),
+    "refuse": (r"\brefus|\bdecline|\bturn(?:s)? down\b", r"\bno\b|\brefuse|\bwon'?t\b|\bnot going to\b"),
+}
+"""act -> (how a goal names it, the marker words of a line that does it)."""
+_PLURAL = re.compile(r"^(?:they|both|everyone|all|the two|the pair|together|we)\b", re.I)
+_NOT_A_NAME = frozenset("the a an let no it this that there when if once after before everyone they both all we "
+                        "someone each".split())
+_NEGATION = re.compile(r"\b(?:not|never|no|n't|nothing)\b", re.I)
+_CONTENT = re.compile(r"[a-z]{5,}")
+_FILLER = frozenset("gives makes offers shows takes sincere sincerely genuine genuinely explicit explicitly clearly finally really "
+                    "properly something someone together other their about after before which there where".split())
+STEM = 5
+
+
+@dataclass(frozen=True)
+class GoalClause:
+    """One thing the goal asks for: who (names; `('*',)` for all of them; `()` for anyone), which act
+    (or None when no act is recognised), and its other content words (first five letters)."""
+
+    text: str
+    who: tuple[str, ...]
+    act: str | None
+    words: tuple[str, ...]
+
+    @property
+    def everyone(self) -> bool:
+        return self.who == ("*",)
+
+
+@lru_cache(maxsize=256)
+def read_goal(goal: str) -> tuple[GoalClause, ...]:
+    """The goal's clauses, in order."""
+    parts = [p.strip(" .") for p in re.split(r"[;,.]|\band then\b|\band\b(?=\s+(?:they|both|everyone|[A-Z]))", goal)
+             if p and p.strip(" .")]
+    return tuple(_clause(part) for part in parts)
+
+
+def _clause(text: str) -> GoalClause:
+    words = text.split()
+    who: tuple[str, ...] = ()
+    rest = text
+    if _PLURAL.match(text):
+        who, rest = ("*",), text
+    elif words and words[0][:1].isupper() and words[0].lower() not in _NOT_A_NAME:
+        names = re.match(r"^((?:[A-Z][\w'-]*)(?:\s+(?:and|&)\s+[A-Z][\w'-]*)*)\b(.*)$", text)
+        if names:
+            who = tuple(n.strip() for n in re.split(r"\s+(?:and|&)\s+", names.group(1)))
+            rest = names.group(2)
+    act = next((name for name, (named, _) in ACTS.items() if re.search(named, rest, re.I)), None)
+    content = sorted({w[:STEM] for w in _CONTENT.findall(rest.lower()) if w not in _FILLER
+                      and not (act and re.search(ACTS[act][0], w, re.I))})
+    return GoalClause(text=text, who=who, act=act, words=tuple(content))
+
+
+def does_act(words: str, act: str) -> bool:
+    """Whether some sentence of `words` does `act`: its marker, not in a question, not negated."""
+    marker = ACTS[act][1]
+    for sentence in re.findall(r"[^.!?]+[.!?]*", words or ""):
+        if sentence.strip().endswith("?"):
+            continue
+        found = re.search(marker, sentence, re.I)
+        if found and not (act != "refuse" and _NEGATION.search(sentence[:found.start()][-24:])):
+            return True
+    return False
+
+
+def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]]) -> tuple[bool, str]:
+    """Whether `(speaker, words)` lines do what the clause asks, by whom it asks, with a short reason."""
+    lines = [(who, text) for who, text in lines if text]
+    if clause.act and clause.words and clause.act in ("agree", "promise", "refuse"):
+        spoken = " ".join(text.lower() for _, text in lines)
+        missing = [w for w in clause.words if w not in spoken]
+        if len(missing) > len(clause.words) / 2:
+            return False, f"'{clause.text}': never spoken of ({', '.join(missing)})"
+    if clause.act:
+        doers = {who for who, text in lines if does_act(text, clause.act)}
+        if clause.everyone:
+            speakers = {who for who, _ in lines}
+            ok = len(doers) >= min(2, len(speakers)) and bool(doers)
+            return ok, f"{clause.act}: {', '.join(sorted(doers)) or 'no one'}"
+        if clause.who:
+            named = [n for n in clause.who if not any(_same(n, d) for d in doers)]
+            wrong = sorted(d for d in doers if not any(_same(n, d) for n in clause.who))
+            why = f"{clause.act} by {' and '.join(clause.who)}: " + ("yes" if not named else "never")
+            return not named, why + (f" (only by {', '.join(wrong)}, which does not count)" if named and wrong else "")
+        return bool(doers), f"{clause.act}: {'yes' if doers else 'never'}"
+    if not clause.words:
+        return True, ""
+    spoken = " ".join(text.lower() for who, text in lines if not clause.who or any(_same(n, who) for n in clause.who))
+    heard = [w for w in clause.words if w in spoken]
+    return len(heard) >= 0.6 * len(clause.words), f"'{clause.text}': {len(heard)} of {len(clause.words)} key words"
+
+
+def same_person(name: str, speaker: str) -> bool:
+    """`Bob` names the speaker `Bob` or `Bob Smith`."""
+    return bool(speaker) and (speaker == name or speaker.split()[:1] == name.split()[:1])
+
+
+_same = same_person
+
+
+def marker_owners(goal: str, marker: str) -> tuple[str, ...]:
+    """Who the goal names for the clause that holds `marker` (`Bob gives a sincere apology`, `apolog`
+    -> `('Bob',)`); () when no clause naming someone holds it."""
+    for clause in read_goal(goal or ""):
+        if clause.who and not clause.everyone and marker.lower() in clause.text.lower():
+            return clause.who
+    return ()

@@ -1,0 +1,151 @@
+"""The drama check: is an offline scene worth watching? Measured from the run folders of the shipped
+scenes over several seeds, as a writer would count it: scenes do not share their lines, no actor
+repeats itself, no two actors say the same line in one beat, a world event is taken up within two
+beats, an event that sends everyone out shortens the scene, and a director's note is acted on by its
+addressee in their next speaking turn. Every threshold is a property of the output; no line the
+improviser can say appears here, and the events and notes are arbitrary directions a director gives."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import pytest
+
+from promptdesk.core.casting.branch import prepare_branch
+from promptdesk.core.record.takes import Change
+from drama import (directions, last_beat, next_line, overlap_share, repeats, same_beat_duplicates, thoughts,
+                   turns, uptake, words_of)
+from helpers import example_scene, run_session
+
+SCENES = ("the-apology", "morning-kitchen")
+SEEDS = range(1, 7)
+LEAVING = "A fire alarm goes off; everyone has to leave the room"
+EVENTS = {"the-apology": "A courier walks in carrying a large box of printouts",
+          "morning-kitchen": "A pigeon lands on the windowsill and taps at the glass"}
+ADMIT = ("bob", "admit you knew a month before the deadline")
+ASSERT = ("charlie", "Be more assertive")
+
+
+def play(tmp: Path, name: str, seed: int, isolation: str = "b", **update) -> Path:
+    scene = example_scene(name, **update)
+    run = asyncio.run(run_session(tmp / f"{name}-{seed}-{isolation}-{len(update)}", scene, seed=seed,
+                                  isolation=isolation, coordinator="C"))
+    return run.dir
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory) -> dict[str, list[Path]]:
+    """The shipped scenes over six seeds, in both isolations; the Apology again with a fire alarm at
+    beat 3; each scene with an event of its own at beat 2."""
+    tmp = tmp_path_factory.mktemp("drama")
+    runs = {name: [play(tmp, name, s, iso) for s in SEEDS for iso in "ab"] for name in SCENES}
+    runs["leaving"] = [play(tmp, "the-apology", s, events=[{"at_beat": 3, "text": LEAVING}]) for s in SEEDS]
+    for name, text in EVENTS.items():
+        runs[f"event-{name}"] = [play(tmp, name, s, events=[{"at_beat": 2, "text": text}]) for s in SEEDS]
+    return runs
+
+
+def spoken(runs: list[Path]) -> list[str]:
+    return [t.text for run in runs for t in turns(run) if t.spoke]
+
+
+def test_shipped_scenes_share_at_most_a_tenth_of_their_lines(sweep):
+    apology, kitchen = spoken(sweep["the-apology"]), spoken(sweep["morning-kitchen"])
+    assert len(apology) > 100 and len(kitchen) > 50
+    assert overlap_share(kitchen, set(apology)) <= 0.10
+    assert overlap_share(apology, set(kitchen)) <= 0.10
+
+
+def test_no_actor_repeats_a_line_and_no_two_say_the_same_line_in_one_beat(sweep):
+    for run in [r for runs in sweep.values() for r in runs]:
+        assert not repeats(run), (run, repeats(run))
+        assert not same_beat_duplicates(run), (run, same_beat_duplicates(run))
+
+
+def test_a_world_event_is_taken_up_by_most_actors_within_two_beats(sweep):
+    shares = []
+    for key in ("the-apology", "event-the-apology", "event-morning-kitchen"):
+        for run in sweep[key]:
+            for beat, text, _ in directions(run, "event"):
+                if beat + 1 <= last_beat(run):
+                    shares.append(uptake(run, beat, text))
+    assert len(shares) >= 12
+    assert sum(share > 0.5 for share in shares) >= 0.8 * len(shares), shares
+
+
+def test_an_event_that_sends_everyone_out_ends_the_scene_early(sweep):
+    plain = {run: last_beat(run) for run in sweep["the-apology"][::2]}
+    leaving = {run: last_beat(run) for run in sweep["leaving"]}
+    assert all(beat <= 3 + 2 for beat in leaving.values()), leaving
+    assert sum(leaving.values()) < sum(plain.values()) - 2 * len(leaving)
+    for run in sweep["leaving"]:
+        closing = [t for t in turns(run) if t.beat >= 3 and t.spoke]
+        assert sum(bool(words_of(t.text + " " + t.business) & words_of(LEAVING)) for t in closing) >= len(closing) / 2
+
+
+@pytest.fixture(scope="module")
+def takes(tmp_path_factory) -> dict[str, list[Path]]:
+    """From one Apology run, takes from beat 3 over eight seeds: with a note, and retakes without."""
+    tmp = tmp_path_factory.mktemp("takes")
+    parent = play(tmp, "the-apology", 11, limits={"max_beats": 12})
+    out: dict[str, list[Path]] = {"retake": [], "admit": [], "assert": []}
+    for seed in range(1, 9):
+        for key, change in (("retake", Change(seed=seed)), ("admit", Change(note=ADMIT[1], to=ADMIT[0], seed=seed)),
+                            ("assert", Change(note=ASSERT[1], to=ASSERT[0], seed=seed))):
+            session = prepare_branch(parent, 3, change, out=tmp / f"{key}-{seed}")
+            asyncio.run(session.run())
+            out[key].append(tmp / f"{key}-{seed}")
+    return out
+
+
+def test_a_note_is_acted_on_by_its_addressee_in_their_next_speaking_turn(takes):
+    actor, note = ADMIT
+    content = words_of(note) - words_of("admit")
+
+    def acted(run: Path) -> bool:
+        line = next_line(run, actor, 3)
+        return bool(line) and len(words_of(line.text) & content) >= len(content) / 2
+
+    with_note = sum(acted(run) for run in takes["admit"])
+    without = sum(acted(run) for run in takes["retake"])
+    assert with_note >= 0.75 * len(takes["admit"]) and with_note > without
+
+
+def test_a_thought_takes_the_note_in_its_own_words_rather_than_quoting_it(takes):
+    actor, note = ADMIT
+    quoted = 0
+    for run in takes["admit"]:
+        thought = next(text for beat, who, text in thoughts(run) if who == actor and beat >= 3)
+        words = note.lower().split()
+        quoted += any(" ".join(words[i:i + 4]) in thought.lower() for i in range(len(words) - 3))
+    assert quoted == 0
+
+
+def test_a_manner_note_changes_how_the_addressee_plays_the_rest_of_the_scene(takes):
+    actor, _ = ASSERT
+
+    def silent_share(runs: list[Path]) -> float:
+        played = [t for run in runs for t in turns(run) if t.actor == actor and t.beat >= 3]
+        return sum(not t.spoke for t in played) / len(played)
+
+    firsts = [next((t for t in turns(run) if t.actor == actor and t.beat >= 3), None) for run in takes["assert"]]
+    assert sum(bool(t and t.spoke) for t in firsts) >= 0.75 * len(firsts)
+    assert silent_share(takes["assert"]) < silent_share(takes["retake"])
+
+
+def test_a_crowd_of_labelled_people_is_addressed_by_their_whole_names(tmp_path, capsys):
+    """`Person 3` is called `Person 3`, never `Person`: a first name only when it tells people apart."""
+    from benchmarks.crowd import town_meeting_yaml, write_crowd
+    from promptdesk.core.cli.main import main
+
+    slugs = write_crowd(tmp_path / "characters", 6)
+    scene = tmp_path / "town-meeting.yaml"
+    scene.write_text(town_meeting_yaml(slugs))
+    out = tmp_path / "run"
+    assert main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "5", "--max-beats", "6",
+                 "--characters-dir", str(tmp_path / "characters"), "--out", str(out), "--quiet"]) == 0
+    said = " ".join(t.text for t in turns(out) if t.spoke) + " ".join(text for _, _, text in thoughts(out))
+    assert "Person" in said
+    assert not re.search(r"\bPerson\b(?!\s+\d)", said)
