@@ -105,7 +105,10 @@ def test_the_corpus_is_every_format_and_isolation_with_journals_that_quote_earli
         journals = " ".join(m["journal"] for m in read_private(run)["cast"].values())
         spoken = {e.text for e in read_events(run) if e.type == "speak" and len(e.text.split()) >= 4}
         quoting += any(text in journals for text in spoken)
-    assert quoting >= 4, "the journals should quote lines that later runs speak again"
+    # Three runs, not the four of the stock-line improviser: lines are now built from each scene and
+    # never repeated by an actor, so fewer come back word for word in a later run; those that do are
+    # what this corpus is for.
+    assert quoting >= 3, "the journals should quote lines that later runs speak again"
     assert sum("word for word" in read_private(run)["cast"][slug]["journal"]
                for run in corpus for slug in read_private(run)["cast"]) >= 20
 
