@@ -12,8 +12,8 @@ from pathlib import Path
 
 from promptdesk.core.formats.registry import of_run
 from promptdesk.core.record import outputs
-from promptdesk.core.experiments.compare import (DIFFERENCE_HEADER, Comparison, compare, difference_cells, is_sweep, notes, number,
-                                      shown_differences, sweep_runs)
+from promptdesk.core.experiments.compare import Comparison, compare, is_sweep, number, sweep_runs
+from promptdesk.core.experiments.compare_text import difference_cells, difference_header, notes, shown_differences
 from promptdesk.core.record.events import BaseEvent
 from promptdesk.core.experiments.metrics import (NESTED, FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, NotARunFolder, RunMetrics, audit_verdict,
                                       recorded_success, spend_per_beat, run_metrics, timeline)
@@ -179,7 +179,7 @@ def comparison_html(comparison: Comparison) -> str:
     shown = shown_differences(comparison)
     if shown:
         out += "<h3>Differences between conditions</h3>" + table(
-            [[esc(c) for c in difference_cells(d)] for d in shown], [esc(h) for h in DIFFERENCE_HEADER],
+            [[esc(c) for c in difference_cells(d)] for d in shown], [esc(h) for h in difference_header(comparison)],
             ["significant" if d.significant else "" for d in shown])
     return out + "".join(f"<p>{esc(note)}</p>" for note in notes(comparison))
 

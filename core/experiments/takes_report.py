@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from promptdesk.core.errors import InvalidConfig
-from promptdesk.core.experiments.compare import compare, takes_notes
+from promptdesk.core.experiments.compare import compare
+from promptdesk.core.experiments.compare_text import takes_notes
 from promptdesk.core.experiments.metrics import audit_verdict
 from promptdesk.core.experiments.report import bars_svg, comparison_html, esc, known, page, table
 from promptdesk.core.experiments.take_sweep import measure_take_sweep, read_take_plan
