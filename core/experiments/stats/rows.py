@@ -79,6 +79,9 @@ class Difference:
     ci_high: float | None = None
     ci_unbounded: bool = False
     """No shift can be rejected with so few units: the interval is the whole line."""
+    ci_excludes_zero: bool | None = None
+    """The interval's verdict on "no difference" (equal to p ≤ alpha: the interval is the test turned around;
+    it also settles an end that lies exactly on 0, which the signed-rank interval may leave out)."""
     effect: float | None = None
     effect_low: float | None = None
     effect_high: float | None = None
@@ -126,6 +129,7 @@ def _test(found: Difference, test: ShiftTest) -> None:
         found.ci_low, found.ci_high = _sig(test.low), _sig(test.high)
     else:
         found.ci_unbounded = True
+    found.ci_excludes_zero = not test.contains(0.0)
     found.p_value, found.exact = _sig(test.p_value), test.exact
     found.arrangements = test.arrangements or None
 
@@ -146,7 +150,7 @@ def paired_row(metric: str, a: str, b: str, left: Sample, right: Sample, options
         return found
     if not any(d):
         found.ci_low = found.ci_high = 0.0
-        found.p_value, found.all_equal = 1.0, True
+        found.p_value, found.all_equal, found.ci_excludes_zero = 1.0, True, False
         return found
     if options.test == "wilcoxon":
         from promptdesk.core.experiments.stats.signed_rank import signed_rank_test
@@ -167,7 +171,7 @@ def unpaired_row(metric: str, a: str, b: str, left: Sample, right: Sample, optio
         return found
     if len(set(x + y)) == 1:
         found.ci_low = found.ci_high = 0.0
-        found.p_value, found.all_equal = 1.0, True
+        found.p_value, found.all_equal, found.ci_excludes_zero = 1.0, True, False
         return found
     _test(found, independent_test(x, y, options.alpha))
     _effect(found, effects.independent_effect(x, y, options.alpha))
