@@ -101,7 +101,7 @@ def text(comparison: Comparison) -> str:
     and the notes."""
     marked = {d.metric for d in comparison.significant}
     header = ["metric", *comparison.columns]
-    rows = [[f"{m}{' *' if m in marked else ''}", *(s.text() for s in comparison.table[m].values())]
+    rows = [[f"{comparison.label(m)}{' *' if m in marked else ''}", *(s.text() for s in comparison.table[m].values())]
             for m in comparison.metrics]
     parts = [grid([header, *rows])]
     if comparison.takes is not None:

@@ -100,6 +100,15 @@ class Comparison:
         return list(self.table)
 
     @property
+    def simulated(self) -> bool:
+        """Every run kept simulated time (the offline improviser's clock): its durations are not wall time."""
+        return bool(self.runs) and all(r.clock == "simulated" for r in self.runs)
+
+    def label(self, metric: str) -> str:
+        """A metric's row label: `duration_s` says when its seconds are simulated."""
+        return metric + (" (simulated time)" if metric == "duration_s" and self.simulated else "")
+
+    @property
     def differences(self) -> list[Difference]:
         return self.statistics.rows
 

@@ -152,7 +152,9 @@ def transcript(events: list[BaseEvent]) -> str:
 
 
 def known(value: object) -> str:
-    """A value as a cell, None (not recorded, or not measurable) as `unknown`."""
+    """A value as a cell: None (not recorded, or not measurable) as `unknown`, true and false as yes and no."""
+    if isinstance(value, bool):
+        return yes_no(value)
     return esc("unknown" if value is None else value)
 
 
@@ -162,7 +164,8 @@ def yes_no(value: bool | None) -> str:
 
 
 def metrics_html(m: RunMetrics) -> str:
-    summary = [[esc(k), known(v)] for k, v in m.to_dict().items() if k not in NESTED]
+    summary = [[esc(k), known(v) + (" (simulated time)" if k == "duration_s" and m.clock == "simulated" else "")]
+               for k, v in m.to_dict().items() if k not in NESTED]
     cols = ("turns", "silences", "interruptions", "reactions", "talk_share", "tokens", "cost_usd", "echo", "failures",
             "corrections", "salvaged")
     actors = [[esc(slug), *(known(getattr(a, c)) for c in cols)] for slug, a in m.actors.items()]
@@ -248,7 +251,8 @@ def comparison_html(comparison: Comparison) -> str:
     """The comparison table (a metric with a significant difference highlighted), the differences
     table (each significant one highlighted and starred), the factorial table and the notes."""
     marked = {d.metric for d in comparison.significant}
-    rows = [[esc(metric + (" *" if metric in marked else "")), *(esc(s.text()) for s in comparison.table[metric].values())]
+    rows = [[esc(comparison.label(metric) + (" *" if metric in marked else "")),
+             *(esc(s.text()) for s in comparison.table[metric].values())]
             for metric in comparison.metrics]
     classes = ["significant" if m in marked else "" for m in comparison.metrics]
     out = table(rows, ["metric", *(esc(c) for c in comparison.columns)], classes)
