@@ -193,8 +193,12 @@ def factorial_notes(comparison: Comparison) -> list[str]:
     if not comparison.factorial:
         return []
     first = comparison.factorial[0]
+    three = [f"{k} ({len(v)} levels)" for k, v in next((f.means for f in comparison.factorial if f.means), {}).items()
+             if len(v) > 2]
+    sphericity = (f" and, for {' and '.join(three)}, sphericity (equal spread of the differences between its levels; "
+                  "no correction applied)") if three else ""
     how = ("a two-way repeated-measures ANOVA with the seed as subject (statsmodels AnovaRM), on the seeds known in "
-           "every cell; it assumes roughly normal values and, for the 3-level factor, sphericity (uncorrected)"
+           f"every cell; it assumes roughly normal values{sphericity}"
            if first.design.startswith("repeated") else
            "a two-way ANOVA of the runs with interaction (statsmodels OLS, type II sums of squares)")
     skipped = [f"{f.metric} ({f.untested})" for f in comparison.factorial if f.untested]

@@ -1,5 +1,5 @@
 """The Compare screen: the comparison table of `promptdesk compare`, the differences between
-conditions (b − a, 95% CI, p, Holm-adjusted p, seeds for 80% power) and the notes under them, then
+conditions (n, b − a, 95% CI, effect size, p, adjusted p, seeds for 80% power) and the notes under them, then
 per run a beat timeline, talk-share bars and a cost-per-beat sparkline (tokens when no cost was
 recorded).
 
