@@ -222,3 +222,23 @@ def test_compare_of_a_real_sweep_reads_the_seeds_design(real_sweep):
     assert found.paired and all(d.pairs == 6 and not d.dropped for d in found.differences)
     tokens = next(d for d in found.differences if (d.a, d.b) == ("a-A", "a-C"))
     assert tokens.p_value == pytest.approx(2 / 64, rel=1e-5) and tokens.diff < 0   # lower in every seed
+
+
+def test_a_caller_can_pair_by_scene_and_seed_and_add_its_own_metrics(tmp_path):
+    """Scenarios run under every condition (as a benchmark's are): pairs are (scene, seed), and a
+    metric of the caller's own is read by its own function, through the same statistics."""
+    from promptdesk.core.experiments.compare import BY_SCENE_AND_SEED
+    tea = write_sweep(tmp_path / "tea", {"a-C": [4, 9, 14], "b-C": [5, 10, 15]})
+    coffee = write_sweep(tmp_path / "coffee", {"a-C": [20, 30, 40], "b-C": [21, 31, 41]}, scene="coffee")
+    runs = load([tea], audit=False)[0] + load([coffee], audit=False)[0]
+    scores = {run.run + str(run.scene): float(run.turns) / 2 for run in runs}   # e.g. a judge's score per run
+
+    def measure(run, metric):
+        return scores[run.run + str(run.scene)] if metric == "believability" else float(getattr(run, metric))
+    found = compare(runs, "condition", ("turns", "believability"), unit=BY_SCENE_AND_SEED, measure=measure)
+    turns, believability = found.differences
+    assert found.paired and turns.pairs == 6 and turns.diff == 1.0 and turns.p_value == pytest.approx(2 / 64, rel=1e-5)
+    assert believability.pairs == 6 and believability.diff == 0.5
+    assert found.to_dict()["statistics"]["unit"] == "scene and seed"
+    with pytest.raises(Exception, match="different scenes"):
+        compare(runs, "condition", ("turns",))                         # by seed alone: refused
