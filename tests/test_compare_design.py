@@ -102,6 +102,8 @@ def test_runs_of_different_scenes_are_refused_unless_unpaired(tmp_path, capsys):
     assert main(["compare", str(tea), str(coffee)]) == 2
     err = capsys.readouterr().err
     assert "2 different scenes (coffee, tea)" in err and "--unpaired" in err
+    assert main(["compare", str(tea), str(coffee), "--tui"]) == 2          # refused before any screen opens
+    assert "2 different scenes (coffee, tea)" in capsys.readouterr().err
     assert main(["compare", str(tea), str(coffee), "--unpaired", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["design"] == "unpaired" and data["columns"] == ["a-C", "b-C", "a-B", "b-B"]

@@ -335,7 +335,7 @@ def transcript_txt(events: list[BaseEvent], when: datetime, own: FormatLines = P
     for line in transcript_lines(events, own):
         out += [line, ""]
     out += [scene_end(close), "", "---", "", "STATISTICS:",
-            f"- Duration: {beats(events)} beats", f"- Processing time: {duration_s(events):.1f}s",
+            f"- Duration: {beats(events)} beats", f"- Processing time: {duration_s(events):.1f}s" + (" of simulated time" if simulated(events) else ""),
             f"- Total tokens: ~{spend['totalTokens']:,}{unknown_spend(spend)}",
             f"- Estimated cost: ${spend['estimatedUSD']:.2f} USD{unknown_spend(spend)}", ""]
     return "\n".join(out)

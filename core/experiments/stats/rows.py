@@ -94,6 +94,11 @@ class Difference:
     """Why there is no test (too few pairs, too few values), None when there is one."""
     exact: bool | None = None
     arrangements: int | None = None
+    test: str = ""
+    """Which test: `sign-flip` or `wilcoxon` (paired), `permutation` (unpaired); the interval is that
+    test turned around."""
+    adjustment: str = ""
+    """How `p_adjusted` was adjusted across the table: `holm` or `bh`."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -195,6 +200,9 @@ def differences(samples: dict[str, dict[str, Sample]], options: Options = Option
     make = paired_row if paired else unpaired_row
     rows = [make(metric, a, b, columns[a], columns[b], options)
             for metric, columns in samples.items() for a, b in combinations(columns, 2)]
+    for d in rows:
+        d.test = (options.test if paired else "permutation") if d.tested else ""
+        d.adjustment = options.adjust
     family = [d for d in rows if d.tested and not d.all_equal]
     for d, adjusted in zip(family, adjust([d.p_value for d in family], options.adjust)):
         d.p_adjusted = _sig(adjusted)
