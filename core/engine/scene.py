@@ -205,11 +205,17 @@ class Scene(SceneModel):
     """Front matter fields added to each actor's briefing with its profile (off by default)."""
     """Where the characters' journals live: a folder (relative to the scene file) or `none`."""
     _folder: Path | None = PrivateAttr(default=None)
+    _file: str | None = PrivateAttr(default=None)
 
     @property
     def folder(self) -> Path | None:
         """The folder of the scene file this scene was read from (None when built in code)."""
         return self._folder
+
+    @property
+    def file_name(self) -> str | None:
+        """The name of the scene file this scene was read from, without its folder (None when built in code)."""
+        return self._file
 
     def __eq__(self, other: object) -> bool:
         """Two scenes are equal when their settings are (where the file was read from is not compared)."""
