@@ -40,7 +40,15 @@ def difference_header(comparison: Comparison) -> list[str]:
 
 
 def shown_differences(comparison: Comparison) -> list[Difference]:
-    """The differences worth a row: tested ones where not every difference was 0."""
+    """The differences worth a row: tested ones where not every difference was 0, and, between
+    conditions, the untested ones, which say why (too few pairs) where a p-value would be (one run
+    per column has no test to speak of: the notes say so once)."""
+    return [d for d in comparison.differences
+            if (d.tested and not d.all_equal) or (d.untested and comparison.by == "condition")]
+
+
+def tested_differences(comparison: Comparison) -> list[Difference]:
+    """The rows with a test that could reject (not every difference 0)."""
     return [d for d in comparison.differences if d.tested and not d.all_equal]
 
 
@@ -59,8 +67,9 @@ def seeds_text(seeds: int | None) -> str:
 def difference_cells(d: Difference) -> list[str]:
     """One row of the differences table; `*` marks a difference significant after adjustment."""
     effect = "—" if d.effect is None else f"{signed(d.effect)} ({number(d.effect_low)} to {number(d.effect_high)})"
+    p = d.untested if d.untested else p_text(d.p_value)
     return [d.metric, d.a, d.b, d.n_text, "—" if d.diff is None else signed(d.diff), interval_text(d), effect,
-            p_text(d.p_value), p_text(d.p_adjusted) + (" *" if d.significant else ""), seeds_text(d.seeds_needed)]
+            p, p_text(d.p_adjusted) + (" *" if d.significant else ""), seeds_text(d.seeds_needed)]
 
 
 FACTORIAL_HEADER = ["metric", "term", "F", "df", "p", "partial η²", "level means"]
@@ -177,7 +186,7 @@ def notes(comparison: Comparison) -> list[str]:
         out.append(f"No difference is significant at {options.alpha} after adjustment.")
     have = max((d.pairs or 0) if d.design == "paired" else min(d.n_a, d.n_b) for d in comparison.differences) \
         if comparison.differences else 0
-    more = [d for d in shown_differences(comparison) if not d.significant and d.seeds_needed and d.seeds_needed > have]
+    more = [d for d in tested_differences(comparison) if not d.significant and d.seeds_needed and d.seeds_needed > have]
     what = "pairs" if comparison.paired else "runs per condition"
     out.append(f"Seeds for {options.power:.0%} power: {what} for the {'paired' if comparison.paired else 'two-sample'} "
                f"t-test to find an effect of the observed size at {options.alpha} / {max(m, 1)} (the level the adjustment "
@@ -213,7 +222,7 @@ def cite(comparison: Comparison) -> str:
     """How to cite a number of this comparison: the test, n, the adjustment and an example row."""
     if comparison.by == "run":
         return "One run per column: these are descriptions of single runs, not estimates; cite them as such."
-    shown = shown_differences(comparison)
+    shown = tested_differences(comparison)
     example = min(shown, key=lambda d: d.p_value or 1.0) if shown else None
     options = comparison.options
     n = ("n = pairs of " + comparison.unit.name + "s") if comparison.paired else "n = runs per condition"

@@ -19,7 +19,8 @@ def test_compare_screen_of_a_sweep(tmp_path, snap_compare):
     """A sweep of two conditions × two seeds: the title line; the comparison table (metric rows, columns
     a-C and b-C with mean ± sd (n=2), `success` unknown, nothing starred: two seeds cannot make a
     difference significant); the differences table (n pairs, b − a, 95% CI, d_z, p, p (Holm), seeds for
-    80% power); the notes (paired by seed, the test, the adjustment); then a panel per run: its outcome line (close, goal, success unknown, beats), Alice's and
+    80% power; `success` and `echo`, unknown in every run, say "too few pairs" where p would be); the notes
+    (paired by seed, the test, the adjustment); then a panel per run: its outcome line (close, goal, success unknown, beats), Alice's and
     Bob's timeline rows (blue █ per beat Alice spoke), the legend, a talk-share bar per actor, and the
     spend-per-beat sparkline."""
     folders, by = folders_of([make_sweep(tmp_path / "sweep")])
