@@ -225,3 +225,19 @@ def test_long_names_are_cut_to_fit_the_charts_with_the_whole_name_as_a_tooltip(t
         labels = re.findall(r'<text x="0"[^>]*><title>([^<]*)</title>([^<]*)</text>', chart(html, label))
         assert (long, "Dr. Evangeline M…") in labels and ("Bob", "Bob") in labels
         assert all(len(shown) <= 17 for _, shown in labels)
+
+
+def test_sweep_charts_have_an_axis_with_units_and_keep_their_whiskers_inside(tmp_path):
+    from promptdesk.core.experiments.report import CHART_WIDTH
+    from test_compare_design import SPREAD, write_sweep
+    sweep = write_sweep(tmp_path / "sweep", {"a-C": SPREAD, "b-C": [n * 3 for n in SPREAD]})
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(sweep), "--html", str(page)]) == 0
+    turns = chart(page.read_text(), "turns")
+    assert f'viewBox="0 0 {CHART_WIDTH} ' in turns and 'width="100%"' in turns       # shrinks with the page
+    assert ">speeches per run</text>" in turns and re.search(r'text-anchor="middle" fill="#374151">0</text>', turns)
+    xs = [float(x) for x in re.findall(r'\bx\d?="([\d.]+)"', turns)]
+    widths = [float(x) + float(w) for x, w in re.findall(r'<rect x="([\d.]+)"[^>]*width="([\d.]+)"', turns)]
+    assert xs and max(xs + widths) <= CHART_WIDTH                               # bars, whiskers and labels inside
+    whiskers = re.findall(r'<line x1="([\d.]+)" x2="([\d.]+)" y1="(\d+)" y2="\3" stroke="#111"/>', turns)
+    assert len(whiskers) == 2 and all(float(b) <= CHART_WIDTH - 90 for _, b, _ in whiskers)
