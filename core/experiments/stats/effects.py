@@ -109,13 +109,14 @@ def _power(effect: float, n: object, alpha: float, paired: bool) -> object:
     """The two-sided t-test's power at `alpha` for `n` units (an array), by the noncentral t (by the
     normal distribution where scipy's noncentral t gives no number, far in its tail)."""
     import numpy as np
-    from scipy.stats import nct, norm, t as student
+    from scipy.special import nctdtr, stdtrit  # the noncentral t's and Student's t's functions, as scipy.stats calls them
+    from scipy.stats import norm
     n = np.asarray(n, dtype=float)
     df = n - 1 if paired else 2 * n - 2
     lam = effect * (np.sqrt(n) if paired else np.sqrt(n / 2))
-    critical = student.ppf(1 - alpha / 2, df)
+    critical = stdtrit(df, 1 - alpha / 2)
     with np.errstate(all="ignore"):
-        exact = 1 - nct.cdf(critical, df, lam) + nct.cdf(-critical, df, lam)
+        exact = 1 - nctdtr(df, lam, critical) + nctdtr(df, lam, -critical)
     return np.where(np.isnan(exact), norm.sf(critical - lam) + norm.cdf(-critical - lam), exact)
 
 
