@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 MODULES = ("benchmarks.engine", "benchmarks.providers", "benchmarks.long_scene", "benchmarks.crowd", "benchmarks.console",
-           "benchmarks.sweep")
+           "benchmarks.sweep", "benchmarks.compare")
 
 
 def run_one(name: str) -> int:

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from statistics import stdev
 
 from promptdesk.core.cli.main import main
 from promptdesk.core.experiments.compare import compare, load
+from promptdesk.core.experiments.stats.shift import fewest_pairs
 
 CAST = {"alice": "Alice", "bob": "Bob"}
 
@@ -73,25 +75,29 @@ def test_a_sweep_compares_by_condition_with_mean_sd_and_n(tmp_path):
     assert result.table["goal_achieved"]["b-C"].mean == 1.0 and result.table["goal_achieved"]["a-C"].mean == 0.0
 
 
-def test_the_differences_of_a_sweep_are_hand_checked_and_holm_adjusted(tmp_path):
+def test_the_differences_of_a_sweep_are_paired_by_seed_and_hand_checked(tmp_path):
     runs, by = load([make_stats_sweep(tmp_path / "sweep")], audit=False)
-    found = {(d.metric, d.a, d.b): d for d in compare(runs, by).differences}
-    # Columns in plan order: a-C, b-B, b-C (a-B has no run). Three pairs per metric.
+    comparison = compare(runs, by)
+    found = {(d.metric, d.a, d.b): d for d in comparison.differences}
+    # Columns in plan order: a-C, b-B, b-C (a-B has no run). Three pairs per metric, paired by seed.
     assert [k[1:] for k in found if k[0] == "turns"] == [("a-C", "b-B"), ("a-C", "b-C"), ("b-B", "b-C")]
-    apart, near, also_apart = found["turns", "a-C", "b-C"], found["turns", "a-C", "b-B"], found["turns", "b-B", "b-C"]
-    # b − a: 6.8 − 2.4. Five runs against five, all of b above all of a: the exact permutation test finds
-    # the observed difference (or its mirror) in 2 of the C(10, 5) = 252 arrangements.
-    assert (apart.diff, apart.p_value) == (4.4, pytest.approx(2 / 252, rel=1e-5))
-    assert apart.ci_low > 0 and apart.ci_high < 6 and apart.ci_low < 4.4 < apart.ci_high
-    # Holm over the metric's three pairs: the smallest p times 3, the next times 2 (kept monotone).
-    assert apart.p_adjusted == also_apart.p_adjusted == pytest.approx(3 * 2 / 252, rel=1e-5)
-    assert apart.significant and also_apart.significant and not near.significant
-    assert near.p_adjusted == max(near.p_value, apart.p_adjusted)
-    # The power note: seeds per condition for 80% power, never below the 5 that three pairs need.
-    assert apart.seeds_needed == 5 and near.seeds_needed > 5
-    # Seeded: the same runs give the same numbers, whatever else is compared alongside.
+    apart, near = found["turns", "a-C", "b-C"], found["turns", "a-C", "b-B"]
+    # Seed by seed b-C − a-C is 4, 4, 4, 4, 6: every one positive, so of the 2^5 = 32 sign flips only the
+    # observed one and its mirror are as extreme: p = 2/32, the smallest five pairs can give.
+    assert (apart.design, apart.pairs, apart.diff, apart.p_value) == ("paired", 5, 4.4, pytest.approx(2 / 32))
+    assert apart.ci_unbounded and apart.ci_low is None    # p ≥ 0.0625 for every shift: none can be rejected
+    assert apart.effect == pytest.approx(4.4 / stdev([4, 4, 4, 4, 6]), rel=1e-5)
+    # b-B − a-C is 1, −1, 1, 1, 0 (mean 0.4): the flips of the four nonzero ones reach |sum| ≥ 2 unless two
+    # are + and two −, 10 of 16, times the zero's two signs: 20 of 32.
+    assert (near.diff, near.p_value) == (0.4, pytest.approx(20 / 32))
+    # Holm across every test of the table that could reject; with five seeds none can reach 0.05.
+    family = [d for d in comparison.differences if d.tested and not d.all_equal]
+    assert comparison.statistics.family == len(family) > 3
+    assert apart.p_adjusted == pytest.approx(min(1.0, len(family) * 2 / 32)) and not comparison.significant
+    assert apart.seeds_needed == fewest_pairs(0.05 / len(family))   # so large an effect: the exact test's floor
+    # The same runs always give the same numbers, whatever else is compared alongside (but the family).
     again = {(d.metric, d.a, d.b): d for d in compare(runs, by, ("turns",)).differences}
-    assert again["turns", "a-C", "b-C"] == apart
+    assert again["turns", "a-C", "b-C"].p_value == apart.p_value and again["turns", "a-C", "b-C"].ci_unbounded
 
 
 def test_a_side_with_fewer_than_two_known_values_has_no_interval_nor_p(tmp_path):
@@ -106,16 +112,14 @@ def test_a_side_with_fewer_than_two_known_values_has_no_interval_nor_p(tmp_path)
 def test_compare_prints_the_table_the_differences_and_what_is_significant(tmp_path, capsys):
     assert main(["compare", str(make_stats_sweep(tmp_path / "sweep"))]) == 0
     out = capsys.readouterr().out
-    assert "beyond the spread" not in out and "sd₁ + sd₂" not in out
-    assert re.search(r"^turns \* +2\.4 ± 0\.548 \(n=5\) +2\.8 ± 0\.837 \(n=5\) +6\.8 ± 0\.837 \(n=5\)$", out, re.M)
+    assert re.search(r"^turns +2\.4 ± 0\.548 \(n=5\) +2\.8 ± 0\.837 \(n=5\) +6\.8 ± 0\.837 \(n=5\)$", out, re.M)
     assert re.search(r"^success +0\.8 ± 0\.447 \(n=5\) +unknown +unknown$", out, re.M)
-    row = re.search(r"^turns +a-C +b-C +\+4\.4 +(\S+) to (\S+) +0\.008 +0\.024 \* +5$", out, re.M)
-    assert row and 0 < float(row[1]) < 4.4 < float(row[2])
-    assert re.search(r"^turns +a-C +b-B +\+0\.4 .* (0\.\d{3}) +\1 +\d+$", out, re.M)   # not starred
+    assert re.search(r"^turns +a-C +b-C +5 +\+4\.4 +unbounded +\+4\.92 \(\S+ to \S+\) +0\.062 +0\.500 +9$", out, re.M)   # Holm: 8 tests × 2/32
     prose = " ".join(out.split("\n\n")[-1].split())
-    assert ("Significant at 0.05 after adjustment (*): beats (a-C vs b-C); beats (b-B vs b-C); goal_achieved (a-C vs "
-            "b-C); goal_achieved (b-B vs b-C); turns (a-C vs b-C); turns (b-B vs b-C).") in prose
-    assert "Holm-adjusted across each metric's pairs" in prose and "Seeds for 80% power" in prose
+    assert "No difference is significant at 0.05 after adjustment." in prose
+    assert ("With these units the smallest p the exact test can give is 0.062: times" in prose
+            and "no difference can be significant after Holm's adjustment" in prose)
+    assert "Paired by seed" in prose and "Seeds for 80% power" in prose
 
 
 def test_compare_json_and_csv_give_every_difference(tmp_path, capsys):
@@ -125,19 +129,20 @@ def test_compare_json_and_csv_give_every_difference(tmp_path, capsys):
     assert len(data["differences"]) == 3 * 16  # three pairs of conditions, sixteen metrics
     assert {d["metric"] for d in data["differences"]} >= {"failures", "corrections", "salvaged"}
     row = next(d for d in data["differences"] if (d["metric"], d["a"], d["b"]) == ("turns", "a-C", "b-C"))
-    assert {k: row[k] for k in ("diff", "p_value", "p_adjusted", "significant")} == \
-        {"diff": 4.4, "p_value": pytest.approx(2 / 252, rel=1e-5), "p_adjusted": pytest.approx(6 / 252, rel=1e-5),
-         "significant": True}
-    assert {"metric", "a", "b", "diff", "ci_low", "ci_high", "p_value", "p_adjusted"} <= set(row)
+    assert {k: row[k] for k in ("diff", "pairs", "p_value", "significant", "design")} == \
+        {"diff": 4.4, "pairs": 5, "p_value": 0.0625, "significant": False, "design": "paired"}
+    assert {"metric", "a", "b", "diff", "ci_low", "ci_high", "effect", "effect_low", "p_value", "p_adjusted"} <= set(row)
     unknown = next(d for d in data["differences"] if d["metric"] == "success")
-    assert [unknown[k] for k in ("diff", "ci_low", "ci_high", "p_value", "p_adjusted")] == [None] * 5
+    assert [unknown[k] for k in ("ci_low", "ci_high", "p_value", "p_adjusted")] == [None] * 4
+    assert unknown["untested"] == "too few pairs"
     assert data["metrics"]["success"]["b-C"] == {"mean": None, "sd": None, "n": 0, "unknown": 5}
+    assert data["statistics"]["adjustment"] == "holm" and data["statistics"]["unit"] == "seed"
     assert main(["compare", sweep, "--csv-differences"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert len(rows) == 3 * 16
     turns = next(r for r in rows if (r["metric"], r["a"], r["b"]) == ("turns", "a-C", "b-C"))
-    assert (turns["diff"], float(turns["p_adjusted"]), turns["significant"]) == \
-        ("4.4", pytest.approx(6 / 252, rel=1e-5), "True")
+    assert (turns["diff"], float(turns["p_value"]), turns["significant"], turns["pairs"]) == \
+        ("4.4", 0.0625, "False", "5")
     assert next(r for r in rows if r["metric"] == "success")["p_value"] == ""
 
 

@@ -95,7 +95,7 @@ def test_claude_agents_journal_goes_to_the_store_beside_the_scene_never_into_the
     assert tree(agents) == before
     store = tmp_path / "scenes" / ".promptdesk" / "journals"
     assert "— Meet" in (store / "ann.md").read_text()
-    assert f"journal: {store / 'ann.md'}" in (tmp_path / "run" / "notes.md").read_text()
+    assert "journal: .promptdesk/journals/ann.md\n" in (tmp_path / "run" / "notes.md").read_text()  # from the scene's folder
     assert batch(scene, tmp_path / "run2") == 0
     remembered = (tmp_path / "run" / "journals" / "ann.md").read_text().split("\n\n", 1)[1].strip()
     assert remembered[:200] in system_prompts(tmp_path / "run2")["ann"], "the next run reads where this one wrote"

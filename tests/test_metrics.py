@@ -120,7 +120,7 @@ def test_success_is_the_runs_recorded_value_and_unknown_when_it_was_not_recorded
     meta.unlink()
     assert main(["metrics", str(run)]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"^success +unknown$", out, re.M) and re.search(r"^goal_achieved +True$", out, re.M)
+    assert re.search(r"^success +unknown$", out, re.M) and re.search(r"^goal_achieved +yes$", out, re.M)
 
 
 def test_metrics_command_prints_a_table_and_json(tmp_path, capsys):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from promptdesk.core.cli.main import main
+from helpers import ROOT
 from test_compare import make_stats_sweep, make_sweep
 from test_metrics import HAND_COUNTED, write_run
 
@@ -99,18 +101,61 @@ def test_a_sweep_report_holds_the_comparison_and_per_condition_charts(tmp_path):
 
 
 def test_a_sweep_report_marks_significant_differences_and_says_how_many_seeds_would_tell(tmp_path):
+    from test_compare_design import SPREAD, write_sweep
+    sweep = write_sweep(tmp_path / "sweep", {"a-C": [n + 1 for n in SPREAD], "b-C": SPREAD, "b-B": [n + 1 for n in SPREAD]})
     page = tmp_path / "sweep.html"
-    assert main(["report", str(make_stats_sweep(tmp_path / "sweep")), "--html", str(page)]) == 0
+    assert main(["report", str(sweep), "--html", str(page)]) == 0
     html = page.read_text()
     marked = re.findall(r'<tr class="significant">(.*?)</tr>', html)
     cells = [re.findall(r"<td>(.*?)</td>", row) for row in marked]
     # In the comparison table, the metrics with a significant difference; in the differences table, the pairs.
-    assert [c[0] for c in cells if len(c) == 4] == ["beats *", "goal_achieved *", "turns *"]
-    pairs = [c for c in cells if len(c) == 8]
-    assert [(c[0], c[1], c[2], c[6]) for c in pairs if c[0] == "turns"] == \
-        [("turns", "a-C", "b-C", "0.024 *"), ("turns", "b-B", "b-C", "0.024 *")]
-    assert "<th>seeds for 80% power</th>" in html and "Holm-adjusted" in html
-    assert "Significant at 0.05 after adjustment (*)" in html
+    assert [c[0] for c in cells if len(c) == 4] == ["beats *", "turns *"]
+    pairs = [c for c in cells if len(c) == 10]
+    assert [(c[0], c[1], c[2], c[3], c[7]) for c in pairs if c[0] == "turns"] == \
+        [("turns", "a-C", "b-C", "10", "0.002"), ("turns", "b-B", "b-C", "10", "0.002")]
+    assert "<th>seeds for 80% power</th>" in html and "<th>p (Holm)</th>" in html and "<th>d_z (95% CI)</th>" in html
+    assert "Significant at 0.05 after adjustment (*)" in html and "Paired by seed" in html
+    assert "How to cite these numbers" in html and "sign-flip permutation test, paired by seed" in html
+
+
+def test_a_sweep_report_says_what_was_run_in_a_real_browser(tmp_path):
+    """Scene and file, provider and model per role, seeds, version, the choices in words and the labels."""
+    from promptdesk import version
+    from test_compare_design import SPREAD, write_sweep
+    sweep = write_sweep(tmp_path / "sweep", {"a-C": SPREAD[:4], "b-C": SPREAD[:4]})
+    for log in sweep.glob("*/events.jsonl"):
+        records = [json.loads(line) for line in log.read_text().splitlines()]
+        records[0]["scene"] = {"name": "tea", "title": "Tea at Four", "format": "scene"}
+        records[0]["providers"] = {"alice": "anthropic:claude-sonnet-4-6", "bob": "openai:gpt-4o"}
+        log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(sweep), "--html", str(page)]) == 0
+    seen = " ".join(" ".join(read(dump_dom(page)).text).split())
+    for words in ("What was run", "Tea at Four ( tea.yaml ), format scene", "Alice anthropic, model claude-sonnet-4-6",
+                  "Bob openai, model gpt-4o", "Seeds 1-4", f"Promptdesk {version()}", "Isolation a sub-agent per actor",
+                  "Isolation b separate API conversation per actor", "Coordinator C pure code",
+                  "a-B is isolation a with coordinator B", "Judge none: coordinator C decides by rules in code",
+                  "Run with promptdesk sweep tea.yaml --isolation a,b --coordinator C --seeds 1-4",
+                  "This report promptdesk report", "How to cite these numbers"):
+        assert words in seen, words
+    assert "not a model" not in seen                      # no offline run here: nothing to disclaim
+
+
+def test_an_offline_report_says_the_improviser_is_no_model_and_how_its_judge_decides(tmp_path, monkeypatch):
+    shutil.copytree(ROOT / "characters", tmp_path / "characters", ignore=shutil.ignore_patterns(".promptdesk"))
+    (tmp_path / "scenes").mkdir()
+    shutil.copy(ROOT / "scenes" / "the-apology.yaml", tmp_path / "scenes")
+    monkeypatch.chdir(tmp_path)
+    assert main(["--batch", "scenes/the-apology.yaml", "--isolation", "b", "--coordinator", "B", "--seed", "3",
+                 "--out", "run"]) == 0
+    assert main(["report", "run", "--html", "run.html"]) == 0
+    html = (tmp_path / "run.html").read_text()
+    assert "The Apology (<code>the-apology.yaml</code>)" in html
+    assert "judge (coordinator)</dt><dd>offline improviser (not a model)" in html
+    assert "The offline improviser is not a language model" in html and "by matching words, not by understanding" in html
+    assert "simulated time" in html and "Run with</dt><dd><code>promptdesk --batch the-apology.yaml --isolation b " \
+        "--coordinator B --provider offline --seed 3</code>" in html
+    assert re.search(r"success yes, goal achieved (yes|no)\.", html)
 
 
 def chart(html: str, label: str) -> str:
@@ -133,9 +178,9 @@ def test_unknown_values_are_drawn_as_unknown_never_as_a_bar_of_0(tmp_path):
     success = chart(html, "success")                          # only a-C recorded its success
     assert success.count("<rect") == 1 and success.count(">unknown</text>") == 2
     runs = [re.findall(r"<td>(.*?)</td>", row) for row in re.findall(r"<tr[^>]*>(.*?)</tr>", html)]
-    assert ["b-B-seed1", "b-B", "natural", "unknown", "unknown"] == next(r for r in runs if r[:1] == ["b-B-seed1"])[:5]
-    assert ["a-C-seed2", "a-C", "natural", "no", "no"] == next(r for r in runs if r[:1] == ["a-C-seed2"])[:5]
-    assert ["b-C-seed1", "b-C", "natural", "unknown", "yes"] == next(r for r in runs if r[:1] == ["b-C-seed1"])[:5]
+    assert ["b-B-seed1", "b-B", "1", "natural", "unknown", "unknown"] == next(r for r in runs if r[:1] == ["b-B-seed1"])[:6]
+    assert ["a-C-seed2", "a-C", "2", "natural", "no", "no"] == next(r for r in runs if r[:1] == ["a-C-seed2"])[:6]
+    assert ["b-C-seed1", "b-C", "1", "natural", "unknown", "yes"] == next(r for r in runs if r[:1] == ["b-C-seed1"])[:6]
     assert not {"True", "False", "None"} & {cell for row in runs for cell in row}
 
 
@@ -180,3 +225,19 @@ def test_long_names_are_cut_to_fit_the_charts_with_the_whole_name_as_a_tooltip(t
         labels = re.findall(r'<text x="0"[^>]*><title>([^<]*)</title>([^<]*)</text>', chart(html, label))
         assert (long, "Dr. Evangeline M…") in labels and ("Bob", "Bob") in labels
         assert all(len(shown) <= 17 for _, shown in labels)
+
+
+def test_sweep_charts_have_an_axis_with_units_and_keep_their_whiskers_inside(tmp_path):
+    from promptdesk.core.experiments.report import CHART_WIDTH
+    from test_compare_design import SPREAD, write_sweep
+    sweep = write_sweep(tmp_path / "sweep", {"a-C": SPREAD, "b-C": [n * 3 for n in SPREAD]})
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(sweep), "--html", str(page)]) == 0
+    turns = chart(page.read_text(), "turns")
+    assert f'viewBox="0 0 {CHART_WIDTH} ' in turns and 'width="100%"' in turns       # shrinks with the page
+    assert ">speeches per run</text>" in turns and re.search(r'text-anchor="middle" fill="#374151">0</text>', turns)
+    xs = [float(x) for x in re.findall(r'\bx\d?="([\d.]+)"', turns)]
+    widths = [float(x) + float(w) for x, w in re.findall(r'<rect x="([\d.]+)"[^>]*width="([\d.]+)"', turns)]
+    assert xs and max(xs + widths) <= CHART_WIDTH                               # bars, whiskers and labels inside
+    whiskers = re.findall(r'<line x1="([\d.]+)" x2="([\d.]+)" y1="(\d+)" y2="\3" stroke="#111"/>', turns)
+    assert len(whiskers) == 2 and all(float(b) <= CHART_WIDTH - 90 for _, b, _ in whiskers)

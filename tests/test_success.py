@@ -87,7 +87,7 @@ def test_a_run_whose_every_call_failed_is_no_success_in_every_view(tmp_path, cap
     assert main(["metrics", str(run), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["success"] is False
     assert main(["metrics", str(run)]) == 0
-    assert re.search(r"^success +False$", capsys.readouterr().out, re.M)
+    assert re.search(r"^success +no$", capsys.readouterr().out, re.M)          # yes and no, never True and False
 
     sweep = tmp_path / "sweep"
     main(["sweep", str(scene), "--isolation", "b", "--coordinator", "C", "--seeds", "1-2", "--out", str(sweep),
@@ -110,4 +110,4 @@ def test_a_run_whose_every_call_failed_is_no_success_in_every_view(tmp_path, cap
     header = next(r for r in table_rows(tmp_path / "sweep.html") if r[:2] == ["run", "condition"])
     assert [r[header.index("success")] for r in runs] == ["no", "no"]
     assert main(["report", str(run), "--html", str(tmp_path / "run.html")]) == 0
-    assert ["success", "False"] in table_rows(tmp_path / "run.html")
+    assert ["success", "no"] in table_rows(tmp_path / "run.html")

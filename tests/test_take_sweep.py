@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -56,11 +57,15 @@ def test_compare_and_report_of_a_sweep_of_takes_give_the_statistics_by_condition
     assert result["by"] == "condition" and result["columns"] == ["retake", "change"]
     assert result["metrics"]["turns"]["retake"]["n"] == 3
     assert {(d["a"], d["b"]) for d in result["differences"]} == {("retake", "change")}
+    assert result["design"] == "paired"                # retake-seedN and change-seedN share seed N
+    assert {d["pairs"] for d in result["differences"] if d["untested"] is None} == {3}
     page = tmp_path / "sweep.html"
     assert main(["report", str(out), "--html", str(page)]) == 0
     html = page.read_text()
     assert "Sweep of takes" in html and 'world event &quot;The fire alarm goes off&quot;' in html
     assert html.count("<td>retake-seed") == 3 and "Differences between conditions" in html
+    assert "What was run" in html and "How to cite these numbers" in html and "paired by seed" in html
+    assert not re.search(r"<td>(True|False)</td>", html)
 
 
 def test_the_same_sweep_again_resumes_and_another_plan_is_refused(swept, capsys):

@@ -101,7 +101,7 @@ def prepare_branch(parent: Path, beat: int, change: Change = Change(), *, out: P
     parent = Path(parent).resolve()
     record, prefix, taken = check_branch(parent, beat, change)
     notes = (parent / "notes.md").read_text(encoding="utf-8") if (parent / "notes.md").exists() else ""
-    notes += f"\n- Take of {parent} from beat {beat}: {describe_change(change.record())}.\n"
+    notes += f"\n- Take of {parent.name} from beat {beat}: {describe_change(change.record())}.\n"
     claim = _claim(parent, beat, out)
     try:
         write_prefix(claim.folder, prefix, notes)

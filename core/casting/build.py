@@ -252,6 +252,8 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
              "cast": {c.slug: c.name for c in cast}, "isolation": isolation, "coordinator": role,
              "seed": seed, "providers": {s: f"{p.name}:{model_name(p)}" for s, p in specs.items()},
              "arrivals": clock.arrivals, "suggested_events": suggestions}
+    if scene.file_name:
+        start["scene"]["file"] = scene.file_name  # its name, never where it sits on this machine
     if unpriced:
         start["unpriced_models"] = unpriced
     claim = run_dir_for(scene, options)

@@ -1,13 +1,19 @@
 """`notes.md`: the two pre-experiment choices first, exactly as spec 000 records them, then the
-provider, model, seed and cast. Written before any actor is spawned."""
+provider, model, seed and cast. Written before any actor is spawned.
+
+Role A's judge reads `notes.md` in every request, so nothing in it may depend on where the project
+sits on this machine: a journal is named relative to the scene file's folder (`journal_place`), or by
+its character when it lies outside the scene's project; never by an absolute path, which would change
+the judge's requests (and their tokens) when the folder moves, and send local paths to a vendor.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from promptdesk.core.characters.loading import Character
 from promptdesk.core.improv import DISCLAIMER
-from promptdesk.core.characters.journal_store import where
 from promptdesk.core.engine.format import Format
 from promptdesk.core.engine.scene import Scene
 from promptdesk.core.providers.spec import ProviderSpec
@@ -28,6 +34,21 @@ def model_name(spec: ProviderSpec) -> str:
     return spec.model or ("improviser" if spec.name == "offline" else "default")
 
 
+def journal_place(character: Character, scene_folder: Path | None) -> str:
+    """Where the character's journal is, as `notes.md` names it (see the module docstring)."""
+    path = character.journal_path
+    if path is None:
+        return "none (this run has no memory)"
+    if scene_folder is not None:
+        base = Path(scene_folder).resolve()
+        for root, prefix in ((base, Path()), (base.parent, Path(".."))):
+            try:
+                return (prefix / Path(path).resolve().relative_to(root)).as_posix()
+            except ValueError:
+                continue
+    return f"{character.slug}'s own journal, outside the scene's project"
+
+
 def choice_lines(isolation: str, role: str) -> list[str]:
     """The first two lines of `notes.md`."""
     return [f"Isolation:        {ISOLATION_LINES[isolation]}", f"Coordinator role: {ROLE_LINES[role]}"]
@@ -43,7 +64,7 @@ def notes_text(scene: Scene, isolation: str, role: str, specs: Mapping[str, Prov
         spec = specs[character.slug]
         lines.append(f"  - {character.name} ({character.slug}): provider {spec.name}, model {model_name(spec)}")
         if fmt.keeps_journals:
-            lines.append(f"    journal: {where(character)}")
+            lines.append(f"    journal: {journal_place(character, scene.folder)}")
     if role != "C":
         lines.append(f"- Coordinator judge: provider {judge.name}, model {model_name(judge)}")
     lines += fmt.notes_lines(scene, isolation)

@@ -257,4 +257,5 @@ def load_scene(path: Path) -> Scene:
     data, root = _compose(_read_text(Path(path), "Scene file", SCENE_MAX_BYTES), source)
     scene = _validate(data, root, source)
     scene._folder = Path(path).resolve().parent
+    scene._file = Path(path).name
     return scene

@@ -112,8 +112,3 @@ def holds_entry(character: Character, entry: str) -> bool:
         return text in path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-
-
-def where(character: Character) -> str:
-    """The journal location as notes.md records it."""
-    return "none (this run has no memory)" if character.journal_path is None else str(character.journal_path)

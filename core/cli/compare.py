@@ -1,4 +1,5 @@
-"""`promptdesk compare RUN_DIR... | SWEEP_DIR [--metrics LIST] [--json | --csv | --csv-differences | --tui]`."""
+"""`promptdesk compare RUN_DIR... | SWEEP_DIR... [--metrics LIST] [--unpaired] [--test sign-flip|wilcoxon]
+[--adjust holm|bh] [--json | --csv | --csv-differences | --tui]`."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import sys
 import textwrap
 from pathlib import Path
 
-from promptdesk.core.experiments.compare import (DIFFERENCE_HEADER, METRICS, Comparison, compare, difference_cells, folders_of,
-                                      measure, notes, parse_metrics, shown_differences)
-from promptdesk.core.experiments.differences import Difference
+from promptdesk.core.experiments.compare import METRICS, Comparison, compare, folders_of, measure, parse_metrics
+from promptdesk.core.experiments.compare_text import (difference_cells, difference_header, factorial_header,
+                                                      factorial_rows, notes, shown_differences)
+from promptdesk.core.experiments.stats.multiplicity import ADJUSTMENTS
+from promptdesk.core.experiments.stats.rows import PAIRED_TESTS, Difference, Options
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
 from promptdesk.core.cli.common import NO_CONSOLE, NO_TERMINAL, Console, command_parser, exit_codes, has_terminal, refuse
 from promptdesk.core.cli.metrics import grid
@@ -21,18 +24,29 @@ DIFFERENCE_KEYS = tuple(Difference.__dataclass_fields__)
 
 
 def parser() -> argparse.ArgumentParser:
-    p = command_parser("promptdesk compare", "Put runs, or a sweep's conditions, side by side.",
+    p = command_parser("promptdesk compare", "Put runs, or the conditions of one or more sweeps, side by side, with "
+                       "the statistics their design allows.",
                        exit_codes("compared (or the Compare screen was quit)", None,
-                                  "invalid input: not runs, not comparable, or an unknown metric"))
+                                  "invalid input: not runs, not comparable (runs of different scenes, unless "
+                                  "--unpaired), or an unknown metric"))
     p.add_argument("paths", nargs="+", type=Path, metavar="RUN_DIR | SWEEP_DIR",
                    help="run folders, or sweep folders (their runs, by condition)")
     p.add_argument("--metrics", metavar="LIST",
                    help=f"only these metrics, comma-separated (default all: {','.join(METRICS)}; not with --tui)")
+    p.add_argument("--unpaired", action="store_true",
+                   help="compare conditions as independent samples even when they share seeds (and allow runs of "
+                        "different scenes)")
+    p.add_argument("--test", choices=PAIRED_TESTS, default="sign-flip",
+                   help="the paired test: the exact sign-flip permutation test of the mean difference (default) or "
+                        "Wilcoxon's signed-rank test")
+    p.add_argument("--adjust", choices=tuple(ADJUSTMENTS), default="holm",
+                   help="the adjustment across every test of the comparison: holm (family-wise error rate, default) or "
+                        "bh (Benjamini-Hochberg, false discovery rate)")
     form = p.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="the comparison as one JSON object")
     form.add_argument("--csv", action="store_true", help="one row per run, for pandas")
     form.add_argument("--csv-differences", dest="csv_differences", action="store_true",
-                      help="one row per metric and pair of conditions (b − a, CI, p-values), for pandas")
+                      help="one row per metric and pair of conditions (b − a, CI, effect, p-values), for pandas")
     form.add_argument("--tui", action="store_true", help="open the Compare screen of the console")
     return p
 
@@ -48,12 +62,14 @@ def main(argv: list[str], console: Console | None = None) -> int:
                 return refuse(NO_CONSOLE)
             if not has_terminal():
                 return refuse(NO_TERMINAL)
+            runs, by, takes = measure(ns.paths, audit=False)
+            compare(runs, by, METRICS, takes)   # a design the screen cannot compare is refused here, with its reason
             return console.compare(*folders_of(ns.paths))
         metrics = METRICS if ns.metrics is None else parse_metrics(ns.metrics)
-        runs, by, takes = measure(ns.paths)
+        runs, by, takes = measure(ns.paths, audit=ns.json or ns.csv)
+        comparison = compare(runs, by, metrics, takes, Options(unpaired=ns.unpaired, test=ns.test, adjust=ns.adjust))
     except PromptdeskError as exc:
         return refuse(str(exc))
-    comparison = compare(runs, by, metrics, takes)
     if ns.json:
         print(json.dumps(comparison.to_dict(), indent=2))
     elif ns.csv:
@@ -76,24 +92,30 @@ def write_csv(comparison: Comparison, stream) -> None:
 
 
 def write_differences_csv(comparison: Comparison, stream) -> None:
-    """One row per metric and pair of columns, every field of `Difference` (unknown as empty)."""
+    """One row per metric and pair of columns, every field of `Difference` (unknown as empty; the units
+    dropped from the pairs separated by spaces)."""
     writer = csv.DictWriter(stream, fieldnames=list(DIFFERENCE_KEYS), lineterminator="\n")
     writer.writeheader()
     for d in comparison.differences:
-        writer.writerow({k: "" if v is None else v for k, v in d.to_dict().items()})
+        row = d.to_dict()
+        row["dropped"] = " ".join(str(u) for u in d.dropped)
+        writer.writerow({k: "" if v is None else v for k, v in row.items()})
 
 
 def text(comparison: Comparison) -> str:
     """The table (a row per metric, a column per run or condition; `*` marks a metric with a difference
-    significant after adjustment), the differences table of a sweep, and the notes."""
+    significant after adjustment), the differences table, the factorial table of a two-choice sweep,
+    and the notes."""
     marked = {d.metric for d in comparison.significant}
     header = ["metric", *comparison.columns]
-    rows = [[f"{m}{' *' if m in marked else ''}", *(s.text() for s in comparison.table[m].values())]
+    rows = [[f"{comparison.label(m)}{' *' if m in marked else ''}", *(s.text() for s in comparison.table[m].values())]
             for m in comparison.metrics]
     parts = [grid([header, *rows])]
     if comparison.takes is not None:
         parts.insert(0, "Takes:\n" + "\n".join(comparison.takes.tree_lines()))
     shown = shown_differences(comparison)
     if shown:
-        parts.append(grid([DIFFERENCE_HEADER, *(difference_cells(d) for d in shown)]))
+        parts.append(grid([difference_header(comparison), *(difference_cells(d) for d in shown)]))
+    if factorial_rows(comparison):
+        parts.append(grid([factorial_header(comparison), *factorial_rows(comparison)]))
     return "\n\n".join(parts) + "\n\n" + "\n".join(textwrap.fill(note, 100) for note in notes(comparison))

@@ -40,9 +40,12 @@ def grid(rows: list[list[str]]) -> str:
 
 
 def cell(value: object) -> str:
-    """One value as printed in a table (None, a value the run did not record or cannot have, as `unknown`)."""
+    """One value as printed in a table (None, a value the run did not record or cannot have, as `unknown`;
+    true and false as yes and no)."""
     if value is None:
         return "unknown"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.4g}"
     return str(value)
@@ -50,7 +53,8 @@ def cell(value: object) -> str:
 
 def table(m: RunMetrics) -> str:
     """The run's metrics: a summary, a per-actor table and the address matrix."""
-    summary = [[k, cell(v)] for k, v in m.to_dict().items() if k not in NESTED]
+    summary = [[k, cell(v) + (" (simulated time)" if k == "duration_s" and m.clock == "simulated" else "")]
+               for k, v in m.to_dict().items() if k not in NESTED]
     actors = [["actor", *ACTOR_COLUMNS]] + [[slug, *(cell(getattr(a, c)) for c in ACTOR_COLUMNS)]
                                             for slug, a in m.actors.items()]
     targets = sorted({t for row in m.addressed.values() for t in row})

@@ -4,6 +4,7 @@ by side): write one self-contained HTML file."""
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -27,12 +28,13 @@ def main(argv: list[str]) -> int:
         from promptdesk.core.experiments.take_sweep import is_take_sweep
         from promptdesk.core.experiments.takes_report import take_sweep_report, takes_report
 
+        command = shlex.join(["promptdesk", "report", *argv])
         if len(ns.paths) > 1:
-            text = takes_report(ns.paths)
+            text = takes_report(ns.paths, command)
         elif is_take_sweep(ns.paths[0]):
-            text = take_sweep_report(ns.paths[0])
+            text = take_sweep_report(ns.paths[0], command)
         else:
-            text = report(ns.paths[0])
+            text = report(ns.paths[0], command)
     except PromptdeskError as exc:
         return refuse(str(exc))
     try:

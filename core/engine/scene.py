@@ -156,11 +156,17 @@ class Scene(SceneModel):
     character_fields: list[Literal["description", "examples"]] = Field(default_factory=list)
     """Front matter fields added to each actor's briefing with its profile (off by default)."""
     _folder: Path | None = PrivateAttr(default=None)
+    _file: str | None = PrivateAttr(default=None)
 
     @property
     def folder(self) -> Path | None:
         """The folder of the scene file this scene was read from (None when built in code)."""
         return self._folder
+
+    @property
+    def file_name(self) -> str | None:
+        """The name of the scene file this scene was read from, without its folder (None when built in code)."""
+        return self._file
 
     def __eq__(self, other: object) -> bool:
         """Two scenes are equal when their settings are (where the file was read from is not compared)."""

@@ -1,28 +1,55 @@
 """Runs side by side: per run, or per condition (isolation-coordinator) with mean ± sd over seeds,
-and for a sweep how sure each difference between two conditions is (`promptdesk.core.experiments.differences`:
-a bootstrap interval, a permutation-test p-value, Holm-adjusted, and a power note).
+and how sure each difference between two conditions is (`promptdesk.core.experiments.stats`).
+
+The design comes from the runs. Runs are paired by their `Unit` (by default the seed: the same seed
+fixes the improviser's draw, and a replayed model's), so when two conditions share seeds, as every
+cell of a sweep and both arms of a sweep of takes do, each difference is taken seed by seed (a
+paired analysis); conditions that share no seed, or `--unpaired`, are compared as independent
+samples. A sweep over both choices also gets the factorial view (`stats.factorial`).
+
+Runs of different scenes cannot be paired by seed (a seed draws different lines in each scene):
+`compare` refuses them, unless the analysis is unpaired, or the unit pairs by scene and seed
+(`BY_SCENE_AND_SEED`, for a set of scenarios run under every condition).
 
 A value that is unknown for a run (`success` of an old run folder, a goal no one judged, the echo of
-a run without a 3-gram) is left out of the mean and counted as unknown, never read as 0.
+a run without a 3-gram) is left out of the mean and counted as unknown, never read as 0; in a paired
+analysis it drops that seed's pair for that metric.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean, stdev
 from typing import Any
 
 from promptdesk.core.errors import InvalidConfig
-from promptdesk.core.experiments.differences import ALPHA, N_RESAMPLES, POWER, SEED, Difference, differences
 from promptdesk.core.experiments.metrics import NotARunFolder, RunMetrics, audit_verdict, metrics_of
-from promptdesk.core.experiments.take_sweep import is_take_sweep, measure_take_sweep, take_sweep_runs
-from promptdesk.core.experiments.takes import Family, family, metrics_after
+from promptdesk.core.experiments.stats.design import Sample, repeated, shares_units, unit_text
+from promptdesk.core.experiments.stats.factorial import Factorial, adjust_all, factorial, is_factorial
+from promptdesk.core.experiments.stats.rows import Difference, Options, Table, differences, method
 from promptdesk.core.experiments.sweep import PLAN_FILE, read_plan, read_results
+from promptdesk.core.experiments.take_sweep import is_take_sweep, measure_take_sweep
+from promptdesk.core.experiments.takes import Family, family, metrics_after
 
 METRICS = ("beats", "goal_achieved", "success", "duration_s", "turns", "silences", "interruptions", "reactions",
            "mean_speech_words", "echo", "failures", "corrections", "salvaged", "tokens", "cost_usd", "cache_read_share")
 """The rows of a comparison: every number of `RunMetrics` (booleans count as 0/1: a mean is a rate)."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What pairs runs across conditions: a name for readers and the key of a run."""
+
+    name: str
+    of: Callable[[RunMetrics], Hashable]
+    includes_scene: bool = False
+    """The key tells scenes apart, so runs of several scenes can be paired (scenario by scenario)."""
+
+
+BY_SEED = Unit("seed", lambda run: run.seed)
+BY_SCENE_AND_SEED = Unit("scene and seed", lambda run: (run.scene, run.seed), includes_scene=True)
 
 
 @dataclass
@@ -53,34 +80,61 @@ def number(x: float) -> str:
 
 @dataclass
 class Comparison:
-    """Columns (runs or conditions), a `Stat` per metric and column, and every pair's difference."""
+    """Columns (runs or conditions), a `Stat` per metric and column, every pair's difference, and for
+    a two-factor sweep the factorial view."""
 
     by: str
     runs: list[RunMetrics]
     columns: dict[str, list[RunMetrics]]
     table: dict[str, dict[str, Stat]]
-    differences: list[Difference]
+    statistics: Table
     takes: Family | None = None
     """When the runs are takes of one another (`promptdesk.core.experiments.takes`): where they branched and
     diverge, and their tree; every metric is then of what follows the branch beat."""
+    unit: Unit = BY_SEED
+    factorial: list[Factorial] = field(default_factory=list)
+    factorial_family: int = 0
 
     @property
     def metrics(self) -> list[str]:
         return list(self.table)
 
     @property
+    def simulated(self) -> bool:
+        """Every run kept simulated time (the offline improviser's clock): its durations are not wall time."""
+        return bool(self.runs) and all(r.clock == "simulated" for r in self.runs)
+
+    def label(self, metric: str) -> str:
+        """A metric's row label: `duration_s` says when its seconds are simulated."""
+        return metric + (" (simulated time)" if metric == "duration_s" and self.simulated else "")
+
+    @property
+    def differences(self) -> list[Difference]:
+        return self.statistics.rows
+
+    @property
+    def options(self) -> Options:
+        return self.statistics.options
+
+    @property
+    def paired(self) -> bool:
+        return self.statistics.paired
+
+    @property
     def significant(self) -> list[Difference]:
-        """The differences significant at `ALPHA` after Holm's adjustment."""
+        """The differences significant at alpha after the adjustment across the table."""
         return [d for d in self.differences if d.significant]
 
     def to_dict(self) -> dict[str, Any]:
+        stats = method(self.statistics) | {"unit": self.unit.name}
+        if self.factorial:
+            stats["factorial"] = (f"{self.factorial[0].design}; terms adjusted together "
+                                  f"({self.factorial_family} tests)")
         return {"by": self.by, "columns": list(self.columns),
                 "metrics": {m: {c: vars(s) for c, s in row.items()} for m, row in self.table.items()},
+                "design": stats["design"], "statistics": stats,
                 "differences": [d.to_dict() for d in self.differences],
-                "statistics": {"alpha": ALPHA, "power": POWER, "n_resamples": N_RESAMPLES, "seed": SEED,
-                               "diff": "b minus a", "ci": "95% percentile bootstrap",
-                               "p_value": "two-sided permutation test of the difference of means",
-                               "p_adjusted": "Holm, across the metric's pairs"},
+                "factorial": [f.to_dict() for f in self.factorial],
                 "runs": [r.to_dict() for r in self.runs],
                 **({"branched_at": self.takes.branched_at, "diverges_at": self.takes.diverges_at,
                     "takes": self.takes.to_dict()} if self.takes is not None else {})}
@@ -97,25 +151,69 @@ def known(runs: list[RunMetrics], metric: str) -> list[float]:
     return [v for v in (value(r, metric) for r in runs) if v is not None]
 
 
-def stat(runs: list[RunMetrics], metric: str) -> Stat:
-    values = known(runs, metric)
-    if not values:
-        return Stat(None, None, 0, len(runs))
-    return Stat(round(mean(values), 6), round(stdev(values), 6) if len(values) > 1 else 0.0, len(values),
-                len(runs) - len(values))
+def stat(values: list[float | None]) -> Stat:
+    present = [v for v in values if v is not None]
+    if not present:
+        return Stat(None, None, 0, len(values))
+    return Stat(round(mean(present), 6), round(stdev(present), 6) if len(present) > 1 else 0.0, len(present),
+                len(values) - len(present))
+
+
+def check_design(runs: list[RunMetrics], unit: Unit, options: Options) -> None:
+    """Refuse runs of several scenes unless they can be compared (see the module docstring)."""
+    scenes = sorted({str(r.scene) for r in runs})
+    if len(scenes) > 1 and not unit.includes_scene and not options.unpaired:
+        raise InvalidConfig(f"these runs are of {len(scenes)} different scenes ({', '.join(scenes)}): runs are paired "
+                            "by seed, and a seed draws different lines in each scene; compare each scene's runs "
+                            "apart, or give --unpaired to compare them as independent samples")
+
+
+def check_pairs(columns: dict[str, list[RunMetrics]], samples: dict[str, Sample], unit: Unit) -> None:
+    """Refuse a paired design where a condition has two runs of one unit (which would be its pair?)."""
+    for column, sample in samples.items():
+        twice = repeated(sample)
+        if twice:
+            names = [r.run for r in columns[column] if unit.of(r) in twice]
+            raise InvalidConfig(f"{column} has more than one run with {unit.name} {unit_text(twice)} ({', '.join(names)}):"
+                                f" a paired comparison needs one run per {unit.name} and condition; leave the extra "
+                                "runs out, or give --unpaired")
+
+
+def cells_of(columns: dict[str, list[RunMetrics]]) -> dict[tuple[str, str], str] | None:
+    """The columns as (isolation, coordinator) cells when they are a sweep's plain conditions."""
+    cells: dict[tuple[str, str], str] = {}
+    for column, runs in columns.items():
+        first = runs[0]
+        if first.condition_label or first.isolation is None or first.coordinator is None:
+            return None
+        cells[(first.isolation, first.coordinator)] = column
+    return cells
 
 
 def compare(runs: list[RunMetrics], by: str = "run", metrics: tuple[str, ...] = METRICS,
-            takes: Family | None = None) -> Comparison:
-    """Group runs by `run` (one column each) or `condition`; measure each metric per column, and the
-    difference of every pair of columns. `takes`: the runs are takes of one another (measured after
-    their branch beat)."""
+            takes: Family | None = None, options: Options = Options(), unit: Unit = BY_SEED,
+            measure: Callable[[RunMetrics, str], float | None] = value) -> Comparison:
+    """Group runs by `run` (one column each) or `condition`; measure each metric per column (`measure`:
+    how a metric is read from a run, `value` by default), and test every pair of columns as the design
+    allows (`options`). `takes`: the runs are takes of one another (measured after their branch beat)."""
+    check_design(runs, unit, options)
     columns: dict[str, list[RunMetrics]] = {}
     for run in runs:
         columns.setdefault(run.run if by == "run" else run.condition(), []).append(run)
-    table = {m: {c: stat(rs, m) for c, rs in columns.items()} for m in metrics}
-    found = [d for m in metrics for d in differences(m, {c: known(rs, m) for c, rs in columns.items()})]
-    return Comparison(by, runs, columns, table, found, takes)
+    samples = {m: {c: [(unit.of(r), measure(r, m)) for r in rs] for c, rs in columns.items()} for m in metrics}
+    table = {m: {c: stat([v for _, v in sample]) for c, sample in row.items()} for m, row in samples.items()}
+    if by == "run":
+        options = Options(True, options.test, options.adjust, options.alpha, options.power)
+    elif not options.unpaired and samples and shares_units(next(iter(samples.values()))):
+        check_pairs(columns, next(iter(samples.values())), unit)
+    statistics = differences(samples, options)
+    found = Comparison(by, runs, columns, table, statistics, takes, unit)
+    cells = cells_of(columns) if by == "condition" else None
+    if cells is not None and is_factorial({cell: [] for cell in cells}):
+        found.factorial = [factorial(m, {cell: samples[m][column] for cell, column in cells.items()},
+                                     statistics.paired) for m in metrics]
+        found.factorial_family = adjust_all(found.factorial, options.adjust, options.alpha)
+    return found
 
 
 def parse_metrics(text: str) -> tuple[str, ...]:
@@ -138,104 +236,69 @@ def sweep_runs(folder: Path) -> list[Path]:
     return [folder / c.name for c in read_plan(folder).combinations() if c.name in done]
 
 
+def _expand(path: Path) -> tuple[list[Path], bool]:
+    """The run folders a path names (itself, or a sweep's finished runs) and whether it was a sweep."""
+    from promptdesk.core.experiments.take_sweep import take_sweep_runs
+    if is_take_sweep(path) or is_sweep(path):
+        folders = take_sweep_runs(path)[0] if is_take_sweep(path) else sweep_runs(path)
+        if not folders:
+            kind = "a sweep of takes with no finished take" if is_take_sweep(path) else "a sweep with no finished run"
+            raise NotARunFolder(f"{path} is {kind} yet; run the sweep first")
+        return folders, True
+    if not (path / "events.jsonl").is_file():
+        raise NotARunFolder(f"{path} is not a run folder (no events.jsonl in it) nor a sweep folder (no {PLAN_FILE})")
+    return [path], False
+
+
 def folders_of(paths: list[Path]) -> tuple[list[Path], str]:
-    """The run folders named (run folders, or one sweep folder's finished runs) and how to group them."""
-    if len(paths) == 1 and is_take_sweep(paths[0]):
-        folders = take_sweep_runs(paths[0])[0]
-        if not folders:
-            raise NotARunFolder(f"{paths[0]} is a sweep of takes with no finished take yet; run the sweep first")
-        return folders, "condition"
-    if len(paths) == 1 and is_sweep(paths[0]):
-        folders = sweep_runs(paths[0])
-        if not folders:
-            raise NotARunFolder(f"{paths[0]} is a sweep with no finished run yet; run the sweep first")
-        return folders, "condition"
-    for path in paths:
-        if not (path / "events.jsonl").is_file():
-            raise NotARunFolder(f"{path} is not a run folder (no events.jsonl in it) nor a sweep folder (no {PLAN_FILE})")
-    return paths, "run"
+    """The run folders named (run folders, and the finished runs of each sweep folder) and how to group
+    them: by condition when a sweep is among them, else one column per run."""
+    expanded = [_expand(path) for path in paths]
+    return [f for folders, _ in expanded for f in folders], "condition" if any(s for _, s in expanded) else "run"
+
+
+def _labelled(groups: list[tuple[Path, list[RunMetrics]]]) -> list[RunMetrics]:
+    """The runs of several sweeps; when one condition is in more than one of them, every run's column
+    is labelled with its sweep folder's name (or, when two have the same name, the path given)."""
+    seen: dict[str, set[Path]] = {}
+    for path, runs in groups:
+        for run in runs:
+            seen.setdefault(run.condition(), set()).add(path)
+    if all(len(paths) < 2 for paths in seen.values()):
+        return [run for _, runs in groups for run in runs]
+    names = [path.name for path, _ in groups]
+    out = []
+    for path, runs in groups:
+        prefix = path.name if names.count(path.name) == 1 else str(path)
+        out += [_relabel(run, f"{prefix}:{run.condition()}") for run in runs]
+    return out
+
+
+def _relabel(run: RunMetrics, label: str) -> RunMetrics:
+    from dataclasses import replace
+    return replace(run, condition_label=label)
+
+
+def measure(paths: list[Path], audit: bool = True) -> tuple[list[RunMetrics], str, Family | None]:
+    """The runs named, measured, how to group them, and their family when they are takes of one another
+    (then measured from their branch beat on). Several sweep folders are compared together; run
+    folders with two conditions of two runs or more each are grouped by condition, else one column each."""
+    expanded = [(path, *_expand(path)) for path in paths]
+    if any(swept for _, _, swept in expanded):
+        groups = [(path, measure_take_sweep(path, audit) if is_take_sweep(path)
+                   else [metrics_of(f, audit=audit) for f in folders]) for path, folders, _ in expanded]
+        return _labelled(groups), "condition", None
+    folders = [f for _, fs, _ in expanded for f in fs]
+    takes = family(folders)
+    if takes is not None:
+        return [metrics_after(t, takes.branched_at, audit_verdict(t.folder) if audit else "not run")
+                for t in takes.takes], "run", takes
+    runs = [metrics_of(folder, audit=audit) for folder in folders]
+    counts = [sum(r.condition() == c for r in runs) for c in dict.fromkeys(r.condition() for r in runs)]
+    return runs, "condition" if sum(n > 1 for n in counts) > 1 else "run", None
 
 
 def load(paths: list[Path], audit: bool = True) -> tuple[list[RunMetrics], str]:
     """The runs named measured, and how to group them."""
-    folders, by = folders_of(paths)
-    return [metrics_of(folder, audit=audit) for folder in folders], by
-
-
-def measure(paths: list[Path], audit: bool = True) -> tuple[list[RunMetrics], str, Family | None]:
-    """As `load`, but runs that are takes of one another are measured from their branch beat on, and
-    their family is returned with them."""
-    folders, by = folders_of(paths)
-    if len(paths) == 1 and is_take_sweep(paths[0]):
-        return measure_take_sweep(paths[0], audit), by, None
-    takes = family(folders) if by == "run" else None
-    if takes is None:
-        return [metrics_of(folder, audit=audit) for folder in folders], by, None
-    return [metrics_after(t, takes.branched_at, audit_verdict(t.folder) if audit else "not run")
-            for t in takes.takes], by, takes
-
-
-def signed(x: float) -> str:
-    return ("+" if x > 0 else "") + number(x)
-
-
-def p_text(p: float | None) -> str:
-    if p is None:
-        return "—"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
-DIFFERENCE_HEADER = ["metric", "a", "b", "b − a", "95% CI", "p", "p (Holm)", "seeds for 80% power"]
-"""The columns of the differences table (text, console and HTML alike)."""
-
-
-def shown_differences(comparison: Comparison) -> list[Difference]:
-    """The differences worth a row: tested ones where the runs did not all have the same value."""
-    return [d for d in comparison.differences if d.tested and not d.all_equal]
-
-
-def difference_cells(d: Difference) -> list[str]:
-    """One row of the differences table; `*` marks a difference significant after adjustment."""
-    ci = "—" if d.ci_low is None else f"{number(d.ci_low)} to {number(d.ci_high)}"
-    return [d.metric, d.a, d.b, "—" if d.diff is None else signed(d.diff), ci, p_text(d.p_value),
-            p_text(d.p_adjusted) + (" *" if d.significant else ""),
-            "—" if d.seeds_needed is None else str(d.seeds_needed)]
-
-
-def notes(comparison: Comparison) -> list[str]:
-    """The sentences under the tables: how the differences were tested, what is significant, and
-    where more seeds would be needed."""
-    if comparison.by == "run":
-        return [*takes_notes(comparison.takes),
-                "One run per column: no seed-to-seed spread to test a difference against (compare a sweep for that)."]
-    untested = [d for d in comparison.differences if not d.tested]
-    equal = [d for d in comparison.differences if d.all_equal]
-    out = [f"b − a: the difference of means, with its 95% bootstrap interval (percentile, {N_RESAMPLES:,} resamples) and "
-           f"a two-sided permutation-test p ({N_RESAMPLES:,} permutations at most), Holm-adjusted across each metric's "
-           f"pairs; fixed seed {SEED}."]
-    if equal or untested:
-        out.append(f"Not shown: {len(equal)} where every run had the same value (p = 1), {len(untested)} with a side "
-                   f"of fewer than 2 known values.")
-    significant = comparison.significant
-    if significant:
-        out.append(f"Significant at {ALPHA} after adjustment (*): "
-                   + "; ".join(f"{d.metric} ({d.a} vs {d.b})" for d in significant) + ".")
-    else:
-        out.append(f"No difference is significant at {ALPHA} after adjustment.")
-    have = min((len(rs) for rs in comparison.columns.values()), default=0)
-    more = [d for d in shown_differences(comparison) if not d.significant and d.seeds_needed and d.seeds_needed > have]
-    out.append(f"Seeds for 80% power: per condition, to find a difference of the observed size significant at {ALPHA} "
-               f"(normal approximation with the pooled sd, taking the observed difference as the true one)"
-               + (f"; {len(more)} not significant here would need more than the {have} seeds run." if more else "."))
-    return out
-
-
-def takes_notes(takes: Family | None) -> list[str]:
-    """What a comparison of takes says first: the shared part, and where the takes part ways."""
-    if takes is None:
-        return []
-    shared = f"beats 0 to {takes.branched_at - 1}" if takes.branched_at else "nothing but their start"
-    where = (f"They diverge at beat {takes.diverges_at}." if takes.diverges_at is not None else
-             f"They played the same from beat {takes.branched_at} to the close: no divergence.")
-    return [f"Takes of one scene: they share {shared} (recorded once, paid once); every metric is of beat "
-            f"{takes.branched_at} on. {where}"]
+    runs, by, _ = measure(paths, audit)
+    return runs, by

@@ -13,6 +13,8 @@ Definitions:
   another actor; a run's and an actor's echo are the mean over their speeches that have 3-grams and
   follow another actor's speech;
 - *cache-read share* is cache-read tokens over all input-side tokens (input, cache write, cache read);
+- *duration* is seconds from the first to the last recorded event, on the run's clock (`clock`):
+  simulated time for a run on the offline improviser, wall time otherwise;
 - *success* is the run's own record (`metadata.json`): true when the scene closed on its own, false
   when it was stopped, failed or never closed (`promptdesk.core.record.outputs.succeeded`); None (unknown) when
   the folder has no readable `metadata.json` with a true/false `success` (an old or unfinished run).
@@ -100,6 +102,9 @@ class RunMetrics:
     addressed: dict[str, dict[str, int]] = field(default_factory=dict)
     condition_label: str | None = None
     """The run's condition when it is not its two choices (a sweep of takes: `retake` or `change`)."""
+    clock: str = "real"
+    """Which clock `duration_s` was kept on: `simulated` (the offline improviser's virtual clock: a scene
+    without simulated latency takes 0 s) or `real` (wall time)."""
     arcs: dict[str, list[str | None]] = field(default_factory=dict)
     """Per actor, its tone in each beat (`promptdesk.core.experiments.arcs`)."""
     relationships: dict[str, dict[str, Relationship]] = field(default_factory=dict)
@@ -251,7 +256,8 @@ def run_metrics(events: list[BaseEvent], run: str = "", audit: str = "unavailabl
         echo=round(mean(echo_values), 4) if echo_values else None,
         failures=sum(a.failures for a in actors.values()), corrections=sum(a.corrections for a in actors.values()),
         salvaged=sum(a.salvaged for a in actors.values()),
-        audit=audit, actors=actors, addressed=address_matrix(events), arcs=arcs(events),
+        audit=audit, clock="simulated" if outputs.simulated(events) else "real",
+        actors=actors, addressed=address_matrix(events), arcs=arcs(events),
         relationships=relationships(events), beat_timing=beat_timing(events))
 
 

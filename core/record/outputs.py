@@ -133,6 +133,18 @@ def duration_s(events: list[BaseEvent]) -> float:
     return (events[-1].t - events[0].t) if events else 0.0
 
 
+def simulated(events: list[BaseEvent]) -> bool:
+    """Whether the run kept simulated time (the improviser's virtual clock) rather than wall time."""
+    return start_info(events).get("arrivals") == "simulated"
+
+
+def duration_label(events: list[BaseEvent]) -> str:
+    """The transcript's duration, saying which clock kept it: simulated time for a run on the
+    improviser's virtual clock (0 when its scene simulates no latency), real time otherwise."""
+    minutes = f"{duration_s(events) / 60:.1f} minutes"
+    return f"{minutes} of simulated time (offline improviser)" if simulated(events) else f"{minutes} (real-time generation)"
+
+
 def costs(events: list[BaseEvent]) -> dict[str, Any]:
     """Tokens and USD per run and per actor, summed over every recorded call whose usage is known;
     `unknownUsageCalls` counts the others (their tokens and cost are unknown, so the sums are then
@@ -274,7 +286,7 @@ def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PL
     number = scene.get("number")
     out = [f"# Scene {number:03d} — {title}" if isinstance(number, int) else f"# {title}", "",
            f"**Date:** {when:%Y-%m-%d}",
-           f"**Duration:** {duration_s(events) / 60:.1f} minutes (real-time generation)",
+           f"**Duration:** {duration_label(events)}",
            f"**Participants:** {', '.join(names.values())}",
            f"**Setting:** {folded(scene.get('setting') or '—')}", "", "---", ""]
     for event in events:
@@ -334,7 +346,7 @@ def transcript_txt(events: list[BaseEvent], when: datetime, own: FormatLines = P
     for line in transcript_lines(events, own):
         out += [line, ""]
     out += [scene_end(close), "", "---", "", "STATISTICS:",
-            f"- Duration: {beats(events)} beats", f"- Processing time: {duration_s(events):.1f}s",
+            f"- Duration: {beats(events)} beats", f"- Processing time: {duration_s(events):.1f}s" + (" of simulated time" if simulated(events) else ""),
             f"- Total tokens: ~{spend['totalTokens']:,}{unknown_spend(spend)}",
             f"- Estimated cost: ${spend['estimatedUSD']:.2f} USD{unknown_spend(spend)}", ""]
     return "\n".join(out)

@@ -18,8 +18,9 @@ from promptdesk.tui.widgets.beat_timeline import BeatTimeline
 def test_compare_screen_of_a_sweep(tmp_path, snap_compare):
     """A sweep of two conditions × two seeds: the title line; the comparison table (metric rows, columns
     a-C and b-C with mean ± sd (n=2), `success` unknown, nothing starred: two seeds cannot make a
-    difference significant); the differences table (b − a, 95% CI, p, p (Holm), seeds for 80% power);
-    the notes; then a panel per run: its outcome line (close, goal, success unknown, beats), Alice's and
+    difference significant); the differences table (n pairs, b − a, 95% CI, d_z, p, p (Holm), seeds for
+    80% power; `success` and `echo`, unknown in every run, say "too few pairs" where p would be); the notes
+    (paired by seed, the test, the adjustment); then a panel per run: its outcome line (close, goal, success unknown, beats), Alice's and
     Bob's timeline rows (blue █ per beat Alice spoke), the legend, a talk-share bar per actor, and the
     spend-per-beat sparkline."""
     folders, by = folders_of([make_sweep(tmp_path / "sweep")])
@@ -37,11 +38,12 @@ async def test_the_compare_screen_gives_the_differences_and_each_runs_recorded_s
         pairs = [[str(c) for c in differences.get_row(key)] for key in differences.rows]
         summary = str(screen.query_one("#summary", Static).render())
         outcomes = {panel.folder.name: str(panel.query_one(Static).render()) for panel in screen.query(RunPanel)}
-    assert ["success", "0.8 ± 0.447 (n=5)", "unknown", "unknown"] in rows and ["turns *"] == \
+    assert ["success", "0.8 ± 0.447 (n=5)", "unknown", "unknown"] in rows and ["turns"] == \
         [r[0] for r in rows if r[0].startswith("turns")]
     turns = next(p for p in pairs if p[:3] == ["turns", "a-C", "b-C"])
-    assert (turns[3], turns[5], turns[6], turns[7]) == ("+4.4", "0.008", "0.024 *", "5")
-    assert "Significant at 0.05 after adjustment (*): beats (a-C vs b-C)" in " ".join(summary.split())
+    assert (turns[3], turns[4], turns[5], turns[7], turns[8], turns[9]) == ("5", "+4.4", "unbounded", "0.062", "0.500", "9")
+    prose = " ".join(summary.split())
+    assert "Paired by seed" in prose and "No difference is significant at 0.05 after adjustment." in prose
     assert "natural, goal not achieved, not a success, 3 beats" in outcomes["a-C-seed2"]
     assert "goal not achieved, success, 2 beats" in outcomes["a-C-seed1"]
     assert "success unknown" in outcomes["b-B-seed1"]

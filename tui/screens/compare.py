@@ -1,5 +1,5 @@
 """The Compare screen: the comparison table of `promptdesk compare`, the differences between
-conditions (b − a, 95% CI, p, Holm-adjusted p, seeds for 80% power) and the notes under them, then
+conditions (n, b − a, 95% CI, effect size, p, adjusted p, seeds for 80% power) and the notes under them, then
 per run a beat timeline, talk-share bars and a cost-per-beat sparkline (tokens when no cost was
 recorded).
 
@@ -16,8 +16,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Sparkline, Static
 
 from promptdesk.core.record import outputs
-from promptdesk.core.experiments.compare import DIFFERENCE_HEADER, Comparison, compare, difference_cells, folders_of, notes, number, \
-    shown_differences
+from promptdesk.core.experiments.compare import Comparison, compare, folders_of, number
+from promptdesk.core.experiments.compare_text import difference_cells, difference_header, notes, shown_differences
 from promptdesk.core.errors import PromptdeskError
 from promptdesk.core.experiments.metrics import RunMetrics, recorded_success, run_metrics, spend_per_beat
 from promptdesk.core.record.recorder import read_events
@@ -129,7 +129,7 @@ class CompareScreen(Screen[None]):
         shown = shown_differences(self.comparison)
         if shown:
             differences = self.query_one("#differences", DataTable)
-            differences.add_columns(*(Text(h) for h in DIFFERENCE_HEADER))
+            differences.add_columns(*(Text(h) for h in difference_header(self.comparison)))
             for d in shown:
                 differences.add_row(*(Text(c, style="bold" if d.significant else "") for c in difference_cells(d)))
 

@@ -1,0 +1,174 @@
+"""What every HTML report opens with, so that its numbers can be cited: what was run, and how to cite it.
+
+"What was run" is read from the record alone: the scene (title, name, file, format), the two choices
+in words, the provider and model of every role (the offline improviser named as what it is: not a
+model), the seeds, the dates the runs were recorded, how time was kept (simulated on the improviser's
+virtual clock, or real), the Promptdesk version that wrote the report, the command that ran the
+experiment (rebuilt from the record) and the command that made the report. Nothing in it is a
+path of the machine but what the person typed.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from promptdesk.core.casting.notes import ISOLATION_LINES, ROLE_LINES
+from promptdesk.core.improv import DISCLAIMER
+from promptdesk.core.record import outputs
+from promptdesk.core.record.events import BaseEvent
+
+OFFLINE_GOAL = ("The offline judge decides a goal by matching words, not by understanding: it reads the goal as "
+                "clauses of who must do what (apologise, accept, agree, admit, ...) and counts a clause only when the "
+                "person it names said one of that act's marker words, not in a question or after a negation; a goal "
+                "that names no one and no act counts when at least 60% of its key words were spoken.")
+"""How the offline improviser's judge gives its goal verdict (`promptdesk.core.improv.judge`)."""
+
+STYLE = """.facts{border:1px solid #cbd5e1;background:#f8fafc;padding:.6rem 1rem;margin:1rem 0}
+.facts dt{font-weight:600;float:left;clear:left;width:11rem}.facts dd{margin:0 0 .25rem 11.5rem}
+.cite{border-left:4px solid #2563eb;background:#eff6ff;padding:.6rem 1rem;margin:1rem 0}
+.cite code,.facts code{font-size:.9em;word-break:break-all}"""
+
+
+def esc(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+@dataclass
+class Facts:
+    """What one or more runs of one experiment were."""
+
+    title: str = ""
+    scene: str = ""
+    file: str | None = None
+    format: str = "scene"
+    isolations: list[str] = field(default_factory=list)
+    coordinators: list[str] = field(default_factory=list)
+    seeds: list[int] = field(default_factory=list)
+    providers: dict[str, set[str]] = field(default_factory=dict)
+    """Role (an actor's name, or `judge`) to the `provider:model` it ran on."""
+    dates: list[str] = field(default_factory=list)
+    clocks: set[str] = field(default_factory=set)
+
+
+def _date(folder: Path) -> str | None:
+    try:
+        stamp = (folder / "events.jsonl").stat().st_mtime
+    except OSError:
+        return None
+    return datetime.fromtimestamp(stamp, timezone.utc).strftime("%Y-%m-%d")
+
+
+def _judge(folder: Path) -> str | None:
+    """The judge's provider and model, from the run's start record (its name and model only)."""
+    try:
+        from promptdesk.core.record.private import read_private
+        judge = read_private(folder).get("judge")
+    except Exception:  # an old or damaged record: the judge is simply not named
+        return None
+    if not isinstance(judge, dict):
+        return None
+    return f"{judge.get('name')}:{judge.get('model') or ('improviser' if judge.get('name') == 'offline' else 'default')}"
+
+
+def gather(runs: list[tuple[Path, list[BaseEvent]]], file: str | None = None) -> Facts:
+    """The facts of the runs of one experiment (a run, a sweep, takes)."""
+    facts = Facts(file=file)
+    for folder, events in runs:
+        info = outputs.start_info(events)
+        scene = info.get("scene", {})
+        facts.title = facts.title or scene.get("title") or scene.get("name") or folder.name
+        facts.scene = facts.scene or scene.get("name") or ""
+        facts.file = facts.file or scene.get("file")
+        facts.format = scene.get("format") or facts.format
+        for key, values in (("isolation", facts.isolations), ("coordinator", facts.coordinators), ("seed", facts.seeds)):
+            if info.get(key) is not None and info[key] not in values:
+                values.append(info[key])
+        names = outputs.cast_names(events)
+        for slug, spec in (info.get("providers") or {}).items():
+            facts.providers.setdefault(names.get(slug, slug), set()).add(str(spec))
+        if info.get("coordinator") in ("A", "B") and (judge := _judge(folder)):
+            facts.providers.setdefault("judge (coordinator)", set()).add(judge)
+        facts.clocks.add(str(info.get("arrivals") or "real"))
+        if (date := _date(folder)) and date not in facts.dates:
+            facts.dates.append(date)
+    return facts
+
+
+def offline(facts: Facts) -> bool:
+    return any(spec.startswith("offline:") for specs in facts.providers.values() for spec in specs)
+
+
+def _spec(spec: str) -> str:
+    provider, _, model = spec.partition(":")
+    if provider == "offline":
+        return "offline improviser (not a model)"
+    return f"{provider}, model {model}"
+
+
+def seeds_text(seeds: list[int]) -> str:
+    from promptdesk.core.experiments.stats.design import unit_text
+    return unit_text(seeds) if seeds else "not recorded"
+
+
+def facts_html(facts: Facts, *, ran: str | None, made: str | None, extra: list[tuple[str, str]] = ()) -> str:
+    """The "What was run" box (already-escaped HTML)."""
+    from promptdesk import version
+    rows = [("Scene", f"{esc(facts.title)} (<code>{esc(facts.file or facts.scene + ' (its file is not recorded)')}</code>), "
+                      f"format {esc(facts.format)}")]
+    rows += [("Isolation " + esc(i), esc(ISOLATION_LINES.get(i, "?").split(" — ", 1)[-1])) for i in sorted(facts.isolations)]
+    rows += [("Coordinator " + esc(c), esc(ROLE_LINES.get(c, "?").split(" — ", 1)[-1])) for c in sorted(facts.coordinators)]
+    if len(facts.isolations) * len(facts.coordinators) > 1:
+        rows.append(("Condition labels", "isolation-coordinator: <code>a-B</code> is isolation a with coordinator B"))
+    for role, specs in facts.providers.items():
+        rows.append((esc(role), esc("; ".join(_spec(s) for s in sorted(specs)))))
+    if not any(role.startswith("judge") for role in facts.providers):
+        rows.append(("Judge", "none: coordinator C decides by rules in code" if "C" in facts.coordinators else "not recorded"))
+    rows.append(("Seeds", esc(seeds_text(facts.seeds))))
+    rows.append(("Recorded", esc(", ".join(sorted(facts.dates)) or "unknown") + " (UTC)"))
+    clock = ("simulated time: the improviser's virtual clock (durations are simulated, not wall time)"
+             if facts.clocks == {"simulated"} else "real time" if facts.clocks == {"real"} else "mixed")
+    rows.append(("Time", esc(clock)))
+    rows += list(extra)
+    rows.append(("Promptdesk", esc(version())))
+    if ran:
+        rows.append(("Run with", f"<code>{esc(ran)}</code>"))
+    if made:
+        rows.append(("This report", f"<code>{esc(made)}</code>"))
+    notes = [DISCLAIMER, OFFLINE_GOAL] if offline(facts) else []
+    body = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows)
+    return (f'<section class="facts"><h2>What was run</h2><dl>{body}</dl>'
+            + "".join(f"<p>{esc(n)}</p>" for n in notes) + "</section>")
+
+
+def cite_html(text: str) -> str:
+    """The "How to cite these numbers" box."""
+    return f'<aside class="cite"><h2>How to cite these numbers</h2><p>{esc(text)}</p></aside>'
+
+
+def sweep_command(plan: Any) -> str:
+    """The `promptdesk sweep` command that runs a plan (`promptdesk.core.experiments.sweep.SweepPlan`)."""
+    words = ["promptdesk", "sweep", str(plan.scene), "--isolation", ",".join(plan.isolations),
+             "--coordinator", ",".join(plan.coordinators), "--seeds", seeds_text(list(plan.seeds)).replace(", ", ",").replace(" ", "")]
+    for flag, value in (("--provider", plan.provider), ("--model", plan.model), ("--max-beats", plan.max_beats)):
+        if value is not None:
+            words += [flag, str(value)]
+    return shlex.join(words)
+
+
+def run_command(events: list[BaseEvent]) -> str:
+    """The `promptdesk --batch` command that plays a run again (its scene file by name when recorded)."""
+    info = outputs.start_info(events)
+    scene = info.get("scene", {})
+    providers = {str(p).partition(":")[0] for p in (info.get("providers") or {}).values()}
+    words = ["promptdesk", "--batch", scene.get("file") or f"{scene.get('name', 'SCENE')}.yaml",
+             "--isolation", str(info.get("isolation")), "--coordinator", str(info.get("coordinator"))]
+    if len(providers) == 1:
+        words += ["--provider", providers.pop()]
+    if info.get("seed") is not None:
+        words += ["--seed", str(info["seed"])]
+    return shlex.join(words)
