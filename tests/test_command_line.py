@@ -40,7 +40,8 @@ class TestNeverHangs:
             assert "the console needs a terminal" in done.stderr and "--batch" in done.stderr
 
     def test_compare_tui_without_a_terminal_is_refused(self, tmp_path):
-        done = promptdesk("compare", "runs/x", "--tui", cwd=tmp_path)
+        assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "run")]) == 0
+        done = promptdesk("compare", "run", "--tui", cwd=tmp_path)
         assert done.returncode == 2 and "the console needs a terminal" in done.stderr
 
 

@@ -1,6 +1,6 @@
 """Promptdesk as installed software: the wheel, built from the committed files and installed with its
-dependencies (the versions uv.lock pins, from uv's cache: no network) into a fresh virtualenv outside
-the checkout, plays from an empty folder.
+dependencies (the versions uv.lock pins, from the cache `make test`'s own install filled: no network)
+into a fresh virtualenv outside the checkout, plays from an empty folder.
 
 One test, in order, because it shares one build and one install: the distribution owns one import
 package; `--version` and every command's `--help` answer; a bundled example plays by name and audits
@@ -58,14 +58,15 @@ def test_the_wheel_installs_with_one_import_name_and_plays_from_an_empty_folder(
                 "--out-dir", tmp_path / "dist", source, cwd=tmp_path)
     assert built.returncode == 0, built.stderr[-3000:]
     wheel = next((tmp_path / "dist").glob("promptdesk-*.whl"))
-    requirements = run(uv(), "export", "--frozen", "--no-dev", "--no-hashes", "--no-emit-project",
-                       "--format", "requirements-txt", "--output-file", tmp_path / "requirements.txt", cwd=source)
-    assert requirements.returncode == 0, requirements.stderr[-2000:]
     venv = tmp_path / "venv"
     made = run(uv(), "venv", "--python", sys.executable, venv, cwd=tmp_path)
     assert made.returncode == 0, made.stderr
-    installed = run(uv(), "pip", "install", "--offline", "--python", venv / "bin" / "python",
-                    "-r", tmp_path / "requirements.txt", wheel, cwd=tmp_path, timeout=300)
+    env = {**os.environ, "UV_PROJECT_ENVIRONMENT": str(venv)}
+    locked = run(uv(), "sync", "--frozen", "--offline", "--no-dev", "--no-install-project", cwd=source, env=env,
+                 timeout=300)
+    assert locked.returncode == 0, locked.stderr[-3000:]
+    installed = run(uv(), "pip", "install", "--offline", "--no-deps", "--python", venv / "bin" / "python", wheel,
+                    cwd=tmp_path)
     assert installed.returncode == 0, installed.stderr[-3000:]
 
     site = Path(run(venv / "bin" / "python", "-c", "import promptdesk, pathlib; print(pathlib.Path(promptdesk.__file__).parent)",

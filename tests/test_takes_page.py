@@ -33,7 +33,7 @@ def family(tmp_path_factory: pytest.TempPathFactory) -> Path:
                  "--provider", "offline", "--seed", "7", "--out", str(runs / "base"), "--characters-dir",
                  str(root / "characters"), "--journals", "none"]) == 0
     changes = {"note": ["--note", "Bob, say nothing for a while.", "--to", "bob"],
-               "event": ["--event", "The fire alarm goes off"], "again": ["--seed", "3"], "again2": ["--seed", "4"]}
+               "event": ["--event", "The lights flicker"], "again": ["--seed", "3"], "again2": ["--seed", "4"]}
     for name, change in changes.items():
         assert main(["branch", str(runs / "base"), "--at-beat", "3", *change, "--out", str(runs / name), "--quiet"]) == 0
     plant(runs / "note", {"from": "coordinator", "type": "note", "target": "alice", "reason": "winding-down",
@@ -75,7 +75,7 @@ def test_the_directors_change_and_the_coordinators_notes_are_told_apart_by_their
     _, html = page_of(family, tmp_path)
     assert re.findall(r'<p class="change">» ([^<]*)</p>', html) == [
         "The director&#x27;s change: note to Bob: Bob, say nothing for a while.",
-        "The director&#x27;s change: [EVENT: The fire alarm goes off]"]
+        "The director&#x27;s change: [EVENT: The lights flicker]"]
     # Each note by its `from`, whatever its words say.
     assert '<p class="coordinator">Coordinator&#x27;s note to Alice (winding-down): Director&#x27;s note: start ' \
            'closing the scene.</p>' in html

@@ -58,12 +58,12 @@ def main(argv: list[str], console: Console | None = None) -> int:
         if ns.tui:
             if ns.metrics is not None:
                 return refuse("INVALID_CONFIG: --metrics does not apply to --tui (the Compare screen shows every metric)")
+            runs, by, takes = measure(ns.paths, audit=False)
+            compare(runs, by, METRICS, takes)   # a design the screen cannot compare is refused here, with its reason
             if console is None:
                 return refuse(NO_CONSOLE)
             if not has_terminal():
                 return refuse(NO_TERMINAL)
-            runs, by, takes = measure(ns.paths, audit=False)
-            compare(runs, by, METRICS, takes)   # a design the screen cannot compare is refused here, with its reason
             return console.compare(*folders_of(ns.paths))
         metrics = METRICS if ns.metrics is None else parse_metrics(ns.metrics)
         runs, by, takes = measure(ns.paths, audit=ns.json or ns.csv)
