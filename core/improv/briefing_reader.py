@@ -76,7 +76,7 @@ def read_briefing(system: str, messages: list[ChatMessage], fallback_name: str, 
     found = _scene_fields(system)
     found["name"] = found.get("name") or fallback_name
     brief = Briefing(**found)
-    brief.temperament = read_temperament(_between(system, "## YOUR CHARACTER", "## YOUR JOURNAL") or system)
+    brief.temperament = read_temperament(_character(system) or system)
     users = [i for i, m in enumerate(messages) if m.role == "user"]
     updates = [i for i in users if _BEAT.search(_now(messages[i].content))]
     latest_at = (updates or users or [-1])[-1]
@@ -127,6 +127,12 @@ def _split(content: str) -> tuple[str, str]:
 
 def _now(content: str) -> str:
     return _split(content)[1]
+
+
+def _character(system: str) -> str:
+    """The character's section of a briefing: up to its journal, or the scene when it has no journal."""
+    section = _between(system, "## YOUR CHARACTER", "## YOUR JOURNAL")
+    return _between(section, "", "## THE SCENE") if "## THE SCENE" in section else section
 
 
 def _between(text: str, start: str, end: str) -> str:
