@@ -80,11 +80,16 @@ class AnthropicProvider(RemoteProvider):
         self._prefix_checked: set[str] = set()
         """The actors whose cached prefix was checked against the minimum (once each: it only grows)."""
 
-    def _build_client(self) -> Any:
+    def _build_client(self, http_client: Any = None) -> Any:
         from anthropic import AsyncAnthropic
 
         return AsyncAnthropic(api_key=self._api_key, base_url=self.base_url or DEFAULT_BASE_URL,
-                              timeout=self.timeout_s, max_retries=0)
+                              timeout=self.timeout_s, max_retries=0, http_client=http_client)
+
+    def _http_client_class(self) -> type | None:
+        import anthropic
+
+        return getattr(anthropic, "DefaultAsyncHttpxClient", None)
 
     def params(self, request: Request) -> dict[str, Any]:
         """The Messages API arguments for `request`.

@@ -43,9 +43,14 @@ class OpenAIProvider(RemoteProvider):
 
     finish_marker = "finish_reason and [DONE]"
 
-    def _build_client(self) -> Any:
+    def _build_client(self, http_client: Any = None) -> Any:
         return _client_class()(api_key=self._api_key or NO_KEY, base_url=self.base_url or "https://api.openai.com/v1",
-                               timeout=self.timeout_s, max_retries=0)
+                               timeout=self.timeout_s, max_retries=0, http_client=http_client)
+
+    def _http_client_class(self) -> type | None:
+        import openai
+
+        return getattr(openai, "DefaultAsyncHttpxClient", None)
 
     def as_sent(self, request: Request) -> Request:
         """OpenAI's strict mode takes no `maxLength`: the schema goes without it (and is recorded so)."""
