@@ -85,8 +85,9 @@ class OpenAIProvider(RemoteProvider):
 
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         usage = Usage(reported=False)
-        chunks = await client.chat.completions.create(**untransformed(self.params(request)), stream=True,
-                                                      stream_options={"include_usage": True})
+        params = self.params(request)
+        params["stream_options"] = {"include_usage": True}
+        chunks = await client.chat.completions.create(**untransformed(params), stream=True)
         self.saw_headers(chunks.response.headers)
         finish = None
         async with chunks:
@@ -118,15 +119,17 @@ class OpenAIProvider(RemoteProvider):
 
 
 def untransformed(params: dict[str, Any]) -> dict[str, Any]:
-    """`params` with the messages passed as `extra_body`, which the SDK sends as they are.
+    """`params` for `create`: the model as an argument, everything else as `extra_body`, which the
+    SDK sends as it is.
 
     The SDK otherwise runs every argument through its type-directed transform (for aliases and
     formats), a recursive walk of every message of every request: for a thread of forty messages
     it costs more than the rest of sending the request, and a crowd's beat pays it once per actor
-    before the last request can leave. Messages here are plain `role`/`content` strings, which that
-    transform leaves as they are, so the body on the wire is the same (the SDK merges `extra_body`
-    over the transformed arguments, the messages keeping their place)."""
-    return {**params, "messages": [], "extra_body": {"messages": params["messages"]}}
+    before the last request can leave. The arguments here are plain JSON (strings, numbers, a
+    schema), which that transform leaves as they are, so the body on the wire is the same (the SDK
+    merges `extra_body` over its own arguments, each keeping its place)."""
+    rest = {key: value for key, value in params.items() if key not in ("model", "messages")}
+    return {"model": params["model"], "messages": [], "extra_body": {"messages": params["messages"], **rest}}
 
 
 def _client_class() -> type:
