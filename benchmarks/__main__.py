@@ -11,8 +11,8 @@ import importlib
 import subprocess
 import sys
 
-MODULES = ("benchmarks.engine", "benchmarks.providers", "benchmarks.long_scene", "benchmarks.crowd", "benchmarks.console",
-           "benchmarks.sweep")
+MODULES = ("benchmarks.engine", "benchmarks.providers", "benchmarks.long_scene", "benchmarks.crowd",
+           "benchmarks.crowd_sdk", "benchmarks.request_size", "benchmarks.console", "benchmarks.sweep")
 
 
 def run_one(name: str) -> int:

@@ -46,13 +46,14 @@ KEY = "sk-bench-not-a-real-key"
 class ModelServer:
     """`benchmarks.model_server` in a child process (a context manager); `requests` once it is closed."""
 
-    def __init__(self, seed: int) -> None:
-        self.seed = seed
+    def __init__(self, seed: int, latency: tuple[float, float] | None = None) -> None:
+        self.seed, self.latency = seed, latency
         self.requests: list[dict] = []
 
     def __enter__(self) -> ModelServer:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.proc = subprocess.Popen([sys.executable, "-m", "benchmarks.model_server", str(self.seed)], cwd=ROOT,
+        bounds = [str(b) for b in self.latency] if self.latency else []
+        self.proc = subprocess.Popen([sys.executable, "-m", "benchmarks.model_server", str(self.seed), *bounds], cwd=ROOT,
                                      env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.port = int(self.proc.stdout.readline())  # type: ignore[union-attr]
         return self
@@ -119,13 +120,14 @@ def figures(marks: dict[int, tuple[float, float]], requests: list[dict], beats: 
             "between_ms": statistics.median(between) * 1000 if between else float("nan"), "cpu_ms": cpu * 1000}
 
 
-def measure(size: int, seed: int, beats: int = BEATS) -> dict[str, float]:
-    """One scene of `size` actors, `beats` measured beats, the server seeded with `seed`."""
+def measure(size: int, seed: int, beats: int = BEATS, latency: tuple[float, float] | None = None) -> dict[str, float]:
+    """One scene of `size` actors, `beats` measured beats, the server seeded with `seed` (its
+    latencies U(0.4, 1.0) s unless `latency` says otherwise)."""
     os.environ.setdefault("OPENAI_API_KEY", KEY)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         slugs = write_crowd(folder / "characters", size)
-        with ModelServer(seed) as server:
+        with ModelServer(seed, latency) as server:
             _, marks = asyncio.run(_play(crowd_sdk_scene(slugs, beats + 2, server.url()), folder))
         return figures(marks, server.requests, beats)
 

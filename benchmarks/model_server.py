@@ -1,6 +1,6 @@
 """A loopback model for the crowd benchmark: an OpenAI Chat Completions server in its own process.
 
-`python -m benchmarks.model_server SEED` serves `POST /v1/chat/completions` on 127.0.0.1 (a free
+`python -m benchmarks.model_server SEED [LOW_S HIGH_S]` serves `POST /v1/chat/completions` on 127.0.0.1 (a free
 port, printed as the first line of stdout) until its standard input closes, then prints one JSON
 line: every request's timings on the machine's monotonic clock (`time.monotonic`, shared by every
 process), so the benchmark can tell when each request's headers and body arrived and when its reply
@@ -43,14 +43,14 @@ def reply_text(rng: random.Random) -> str:
 class Model:
     """The server's state: the seeded latencies and replies, and every request's timings."""
 
-    def __init__(self, seed: int) -> None:
-        self.rng = random.Random(seed)
+    def __init__(self, seed: int, low_s: float = LOW_S, high_s: float = HIGH_S) -> None:
+        self.rng, self.low_s, self.high_s = random.Random(seed), low_s, high_s
         self.lock = threading.Lock()
         self.requests: list[dict] = []
 
     def draw(self) -> tuple[float, str]:
         with self.lock:
-            return self.rng.uniform(LOW_S, HIGH_S), reply_text(self.rng)
+            return self.rng.uniform(self.low_s, self.high_s), reply_text(self.rng)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -97,7 +97,8 @@ class Server(ThreadingHTTPServer):
 
 def main(argv: list[str]) -> int:
     server = Server(("127.0.0.1", 0), Handler)
-    server.model = Model(int(argv[0]) if argv else 1)  # type: ignore[attr-defined]
+    bounds = [float(a) for a in argv[1:3]] if len(argv) >= 3 else [LOW_S, HIGH_S]
+    server.model = Model(int(argv[0]) if argv else 1, *bounds)  # type: ignore[attr-defined]
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
     print(server.server_address[1], flush=True)
     sys.stdin.read()
