@@ -11,8 +11,8 @@ The model's replies are stored by the CLI as it wrote them (thinking included), 
 re-sends its own copy (`thread_thinking`: speech alone under `last` and `drop`); and the engine
 keeps its newest update without what only that turn needed (the last private thought, the ask),
 so the session's last user message may differ from the engine's copy. Before a session is resumed,
-`rewrite_replies` replaces each reply in the CLI's transcript with the engine's copy, and that last
-update too (unless it went into the opening prompt, which stays as it was sent), so the model sees
+`rewrite_replies` replaces each reply in the CLI's transcript with the engine's copy, and each user
+message past the opening prompt too (the opening prompt stays as it was sent), so the model sees
 exactly the thread the scene's settings allow. When the transcript cannot be
 found or does not have the expected shape, the session is not resumed (a new one starts with the
 thread folded): a past thought is never re-sent against the settings.
@@ -49,11 +49,9 @@ class SessionThread:
         return all(a.role == b.role and (a.role == "assistant" or a.content == b.content or i == last)
                    for i, (a, b) in enumerate(zip(self.messages, earlier)))
 
-    def updates(self, messages: list[ChatMessage]) -> list[tuple[str, str]]:
-        """The session's user messages the engine now keeps otherwise, as (as sent, engine's copy),
-        past the opening prompt."""
-        return [(a.content, b.content) for a, b in zip(self.messages[self.folded:], messages[self.folded:-1])
-                if a.role == "user" and a.content != b.content]
+    def updates(self, messages: list[ChatMessage]) -> list[str]:
+        """The engine's copy of each user message the session holds past its opening prompt, oldest first."""
+        return [m.content for m in messages[self.folded:-1] if m.role == "user"]
 
     def as_held(self, messages: list[ChatMessage]) -> list[ChatMessage]:
         """The messages the resumed session holds once its replies are rewritten, plus the new one."""
@@ -80,12 +78,12 @@ def transcript(home: str | None, session_id: str) -> Path | None:
     return found[0] if len(found) == 1 else None
 
 
-def rewrite_replies(path: Path | None, replies: list[str], updates: list[tuple[str, str]] = ()) -> bool:
+def rewrite_replies(path: Path | None, replies: list[str], updates: list[str] = ()) -> bool:
     """Put the engine's copy of each reply in place of the model's in the transcript at `path`, and
-    of each user message in `updates` (as sent, engine's copy) in place of the one sent.
+    of each user message past the opening prompt (`updates`, oldest first) in place of the one sent.
 
     Returns False (and changes nothing) unless the transcript holds exactly one text reply per
-    expected reply, and exactly one user message as sent (or already rewritten) for each update."""
+    expected reply and, after its opening prompt, one text prompt per expected update."""
     if path is None:
         return False
     try:
@@ -96,19 +94,14 @@ def rewrite_replies(path: Path | None, replies: list[str], updates: list[tuple[s
     answers = [e for e in entries if isinstance(e, dict) and e.get("type") == "assistant"]
     if len(answers) != len(replies) or not all(_text_only(e) for e in answers):
         return False
+    prompts = [e for e in entries if isinstance(e, dict) and e.get("type") == "user" and _user_text(e) is not None]
+    if len(prompts) != len(updates) + 1:
+        return False
     for entry, text in zip(answers, replies):
         entry["message"]["content"] = [{"type": "text", "text": text}]
-    changed = {id(e) for e in answers}
-    users = [e for e in entries if isinstance(e, dict) and e.get("type") == "user"]
-    for sent, kept in updates:
-        found = [e for e in users if _user_text(e) == sent]
-        if not found and sum(_user_text(e) == kept for e in users) == 1:
-            continue  # rewritten already (idempotent, as the replies are)
-        if len(found) != 1:
-            return False
-        found[0]["message"]["content"] = kept if isinstance(found[0]["message"]["content"], str) else \
-            [{"type": "text", "text": kept}]
-        changed.add(id(found[0]))
+    for entry, text in zip(prompts[1:], updates):
+        entry["message"]["content"] = text if isinstance(entry["message"]["content"], str) else [{"type": "text", "text": text}]
+    changed = {id(e) for e in [*answers, *prompts[1:]]}
     body = "\n".join(json.dumps(entry) if entry is not None and id(entry) in changed else line
                      for line, entry in zip(lines, entries)) + "\n"
     temporary = path.with_name(path.name + ".rewrite")
