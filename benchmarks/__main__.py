@@ -11,8 +11,9 @@ import importlib
 import subprocess
 import sys
 
-MODULES = ("benchmarks.engine", "benchmarks.providers", "benchmarks.long_scene", "benchmarks.crowd", "benchmarks.console",
-           "benchmarks.sweep", "benchmarks.compare")
+MODULES = ("benchmarks.engine", "benchmarks.providers", "benchmarks.long_scene", "benchmarks.crowd",
+           "benchmarks.crowd_sdk", "benchmarks.request_size", "benchmarks.console", "benchmarks.sweep",
+           "benchmarks.compare")
 
 
 def run_one(name: str) -> int:

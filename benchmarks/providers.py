@@ -1,9 +1,13 @@
 """Provider figures, with the real SDKs against the loopback server of `tests/loopback.py`.
 
-- `cache_saving_b` (goal >= 0.75): the run's `cache_saving` from metadata.json for a 20-beat
-  scene in isolation (b) on Anthropic, where the loopback server bills caching like the API
-  (prefixes end at `cache_control` marks; under the model's minimum nothing is cached) and every
-  reply is a realistic ~300 tokens.
+- `cache_saving_b`: the run's `cache_saving` from metadata.json for a 20-beat scene in isolation (b)
+  on Anthropic, where the loopback server bills caching like the API (prefixes end at
+  `cache_control` marks; under the model's minimum nothing is cached) and every reply is a
+  realistic ~300 tokens (a thought of about 280). The share of the input's price that caching
+  saved: each request carries its actor's last thought once, and that part (with the lines new to
+  it) is never cached, so the share is bounded by the size of the thread it re-sends.
+- `cache_input_usd_b`: what the same run paid for its input (cache writes and reads included), in
+  US dollars by the price table: the figure the share is a share of.
 - `beat0_ratio` (goal <= 1.05): beat 0's wall time (its `beat` event to the next beat's) over its
   slowest call (the `call` event's latency), for a 3-actor Anthropic scene whose replies take
   0.5 s, measured in a fresh interpreter so the SDK import is counted wherever it happens.
@@ -55,13 +59,25 @@ async def _scene_run(tmp: Path, max_beats: int, delay_s: float = 0.0):
         return session
 
 
-def cache_saving_b() -> float:
-    """The run's share of input cost saved by caching, 20 beats, isolation (b)."""
+def cache_saving_b(beats: int = 20) -> dict[str, float]:
+    """The run's share of input cost saved by caching, and its input cost, 20 beats, isolation (b)."""
     os.environ.setdefault("ANTHROPIC_API_KEY", KEY)
     with tempfile.TemporaryDirectory() as tmp:
-        session = asyncio.run(_scene_run(Path(tmp), 20))
+        session = asyncio.run(_scene_run(Path(tmp), beats))
         meta = json.loads((session.recorder.run_dir / "metadata.json").read_text())
-        return float(meta["cache_saving"]["run"])
+        _, paid = input_cost(session.recorder.events)
+        return {"cache_saving_b": float(meta["cache_saving"]["run"]), "cache_input_usd_b": round(paid, 4)}
+
+
+def input_cost(events) -> tuple[float, float]:
+    """What a run's input would cost uncached, and what it cost, by the price table (US dollars)."""
+    from promptdesk.core.providers.base import Usage
+    from promptdesk.core.providers.pricing import input_costs
+
+    costs = [input_costs(e.provider, e.model, Usage(input_tokens=e.input_tokens, cache_write_tokens=e.cache_write_tokens,
+                                                    cache_read_tokens=e.cache_read_tokens))
+             for e in events if e.type == "call"]
+    return sum(c[0] for c in costs), sum(c[1] for c in costs)
 
 
 def _beat0() -> float:
@@ -85,7 +101,7 @@ def beat0_ratio() -> float:
 
 
 def run() -> dict[str, float]:
-    return {"beat0_ratio": beat0_ratio(), "cache_saving_b": cache_saving_b()}
+    return {"beat0_ratio": beat0_ratio(), **cache_saving_b()}
 
 
 if __name__ == "__main__":

@@ -33,6 +33,20 @@ def watch_spawns(session) -> None:
     session.subscribe(seen)
 
 
+def private_words(run, slug: str) -> str:
+    """Ten words in a row of `slug`'s thinking that quote nothing public (no three of them in a row
+    were spoken or announced: a thought that quotes a line or a world event would be excused)."""
+    records = run.records()
+    public = " ".join((r.get("raw") or r.get("text") or "").lower() for r in records if r["type"] in ("speak", "event", "note"))
+    for record in records:
+        words = record["text"].split() if record["type"] == "think" and record["from"] == slug else []
+        for start in range(len(words) - 9):
+            window = words[start:start + 10]
+            if not any(" ".join(window[i:i + 3]).lower() in public for i in range(8)):
+                return " ".join(window)
+    raise AssertionError(f"no private run of words in {slug}'s thinking")
+
+
 def private(run) -> dict:
     return json.loads((run.dir / "private.json").read_text())
 
@@ -84,14 +98,13 @@ async def test_another_actors_perspective_injected_into_a_prompt_is_named(apolog
     assert "beat 2" in first and "carried over" not in first
     report = audit_run(apology_b.dir)
     assert not report.clean and {(l.recipient, l.owner, l.kind) for l in report.leaks} == {("alice", "bob", "perspective")}
-    later = [l for l in report.leaks if l.carried_from]
-    assert later and all(l.carried_from == report.leaks[0].line for l in later)
+    later = [l for l in report.leaks if l.carried_from]  # the thread keeps the update it was in (re-sent
+    found = {l.line for l in report.leaks if not l.carried_from}  # without its ask: found afresh once)
+    assert later and len(found) <= 2 and all(l.carried_from in found for l in later)
 
 
 async def test_another_actors_thinking_and_the_coordinator_notes_are_named(apology_b):
-    thought = next(r["text"] for r in apology_b.records() if r["type"] == "think" and r["from"] == "charlie"
-                   and len(r["text"].split()) > 12)
-    tamper(apology_b.dir, "bob", 3, " ".join(thought.split()[2:12]))
+    tamper(apology_b.dir, "bob", 3, private_words(apology_b, "charlie"))
     notes = private(apology_b)["coordinator_notes"]
     tamper(apology_b.dir, "charlie", 4, notes.split(".")[1])
     leaks = {(l.recipient, l.owner, l.kind) for l in audit_run(apology_b.dir).leaks}

@@ -70,6 +70,8 @@ async def test_after_a_window_drop_one_new_session_starts_and_is_resumed_with_th
     # thread_thinking: last: the replies re-sent are speech alone (the last thought opens the new update)
     assert all("private thought" not in replies(r) and "Line" in replies(r) for r in [*requests[1:4], requests[5]])
     assert "private thought 2" in json.dumps(requests[3].body["messages"][-1])
+    # one thought, once: the resumed session holds the earlier updates as the engine keeps them
+    assert "private thought 1" not in json.dumps(requests[3].body["messages"])
     body = requests[0].body  # the provider's settings, not the CLI's defaults (32000 tokens, thinking, effort high)
     assert body["max_tokens"] == 1024 and body["thinking"] == {"type": "disabled"}
     assert "effort" not in json.dumps(body.get("output_config") or {})

@@ -197,10 +197,10 @@ class TestAcceptanceOnLoopback:
         second = [r for r in loopback.requests if who(r) == "claude"][1].body
         assert second["system"][0]["cache_control"] == {"type": "ephemeral"}
         assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user"]
-        assert json.loads(second["messages"][1]["content"])["message"] == "Draft."
-        last = second["messages"][2]["content"]  # the trailing cache breakpoint makes it a text block
-        assert last[0]["cache_control"] == {"type": "ephemeral"}
-        assert "Draft." not in last[0]["text"] and "Edited." in last[0]["text"]
+        reply = second["messages"][1]["content"]  # the last reply carries the trailing cache breakpoint
+        assert reply[0]["cache_control"] == {"type": "ephemeral"} and json.loads(reply[0]["text"])["message"] == "Draft."
+        last = second["messages"][2]["content"]
+        assert isinstance(last, str) and "Draft." not in last and "Edited." in last
 
     async def test_isolation_b_threads_stay_inside_the_token_window(self, tmp_path, loopback):
         long = "word " * 300

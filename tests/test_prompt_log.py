@@ -91,6 +91,34 @@ def test_a_request_that_is_not_an_extension_is_written_whole(tmp_path):
     assert [r.text for r in read_prompts(tmp_path)] == [request_text(r) for r in (first, longer, other)]
 
 
+def test_a_thread_whose_newest_update_was_kept_shorter_is_a_delta_built_without_serialising_it_all(tmp_path, monkeypatch):
+    """Isolation (b) re-sends its newest update without the last thought and the ask: the line is
+    still built from the previous one's text (new messages only), and read back byte for byte."""
+    import promptdesk.core.record.prompt_log as prompt_log
+
+    writer = PromptLogWriter()
+    thread = [ChatMessage(role="user", content="BEAT 1\n\nAlice: \"Hi.\""), ChatMessage(role="assistant", content="Hé")]
+    first = Request(to="bob", system="S" * 400, messages=[*thread, ChatMessage(role="user", content="THOUGHT\n\nBEAT 2 ask")])
+    second = first.model_copy(update={"messages": [*thread, ChatMessage(role="user", content="BEAT 2"),
+                                                   ChatMessage(role="assistant", content="Yes."),
+                                                   ChatMessage(role="user", content="THOUGHT 2\n\nBEAT 3 ask")]})
+    lonely = Request(to="eve", system="S" * 400, messages=[ChatMessage(role="user", content="THOUGHT\n\nBEAT 2 ask")])
+    lone_next = lonely.model_copy(update={"messages": [ChatMessage(role="user", content="BEAT 2"),
+                                                       ChatMessage(role="assistant", content="No."),
+                                                       ChatMessage(role="user", content="BEAT 3")]})
+    lines = [writer.line(0.0, first), writer.line(0.0, lonely)]
+    whole = []
+    monkeypatch.setattr(prompt_log, "request_text", lambda r: whole.append(r) or request_text(r))
+    lines += [writer.line(1.0, second), writer.line(1.0, lone_next)]
+    assert whole == [], "the newer requests were serialised whole"
+    parsed = [json.loads(line) for line in lines]
+    assert parsed[2]["extends"] == 1 and "BEAT 1" not in parsed[2]["append"] and parsed[2]["append"].startswith(", {")
+    assert parsed[3]["extends"] == 2
+    (tmp_path / "prompts.jsonl").write_text("\n".join(lines) + "\n")
+    monkeypatch.undo()
+    assert [r.text for r in read_prompts(tmp_path)] == [request_text(r) for r in (first, lonely, second, lone_next)]
+
+
 def test_a_delta_without_its_base_is_an_error_and_a_torn_line_is_skipped(tmp_path):
     writer = PromptLogWriter()
     first = Request(to="bob", system="S" * 400, messages=[ChatMessage(role="user", content="one")])

@@ -215,3 +215,20 @@ async def test_a_spent_budget_with_a_reset_far_off_is_read_as_a_wait_of_at_most_
     assert (wait.seconds, wait.asked_s) == (30.0, 360_000_000.0)
     assert wait.text() == ("waiting 30 s: the provider says the token budget is spent "
                            "(it asked for 4,167 days; capped by retry_after_cap_s)")
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_the_body_on_the_wire_is_every_argument_as_given(loopback, make, streamed):
+    """The arguments go past the SDK's per-message transform (as `extra_body`): the server still
+    receives each of them, whole, with `stream` and its usage option when streamed."""
+    schema = {"type": "object", "properties": {"words": {"type": "string"}}, "required": ["words"],
+              "additionalProperties": False}
+    provider = make()
+    sent = request(max_tokens=300, temperature=0.4, cache_key="bob", json_schema=schema)
+    loopback.script(Reply(text='{"words": "Aye."}'))
+    await provider.complete(sent, (lambda piece: None) if streamed else None)
+    expected = provider.params(sent)
+    if streamed:
+        expected |= {"stream": True, "stream_options": {"include_usage": True}}
+    assert loopback.requests[0].body == expected
+    assert [m["content"] for m in loopback.requests[0].body["messages"]][1:] == [m.content for m in sent.messages]

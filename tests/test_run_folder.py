@@ -176,3 +176,24 @@ def test_one_process_cannot_take_a_folder_twice(tmp_path):
     with FolderLock.take(tmp_path, "sweep") as again:
         assert again.held and holder(tmp_path) == f"{os.getpid()} sweep"
     assert not again.held and not (tmp_path / LOCK_FILE).exists()
+
+
+def test_derived_files_are_replaced_whole_without_waiting_for_the_disk(tmp_path, monkeypatch):
+    """The derived files are rebuilt from the events at need: replaced in one step, not synced; a
+    file that is the only copy of what it holds (write_atomic's default) is synced before the rename."""
+    import os
+    from datetime import datetime
+
+    from promptdesk.core.record import run_folder
+    from promptdesk.core.record.events import GenericEvent
+    from promptdesk.core.record.recorder import write_derived
+
+    synced: list[int] = []
+    monkeypatch.setattr(run_folder.os, "fsync", lambda fd: synced.append(fd))
+    (tmp_path / "metadata.json").write_text("old")
+    write_derived(tmp_path, [GenericEvent(t=0.0, **{"from": "coordinator"}, type="start", text="Scene x started")],
+                  datetime(2026, 1, 1))
+    assert synced == [] and (tmp_path / "metadata.json").read_text() != "old"
+    assert not [p for p in os.listdir(tmp_path) if ".tmp-" in p]
+    run_folder.write_atomic(tmp_path / "plan.json", "{}")
+    assert len(synced) == 1 and (tmp_path / "plan.json").read_text() == "{}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+from promptdesk.core.engine.briefing import ASK, answered
 from promptdesk.core.record.events import SpeakEvent, ThinkEvent
 from promptdesk.core.protocol.lines import speech_line
 from helpers import example_scene
@@ -143,8 +144,10 @@ async def test_isolation_b_keeps_one_growing_thread_per_actor(run_scene):
     for slug in ("alice", "bob", "charlie"):
         turns = [p["request"] for p in run.prompts() if p["to"] == slug and p["purpose"] == "turn"]
         assert all(t["cache_prefix"] for t in turns)
-        for before, after in zip(turns, turns[1:]):
-            assert after["messages"][:len(before["messages"])] == before["messages"]
+        for before, after in zip(turns, turns[1:]):  # the newest update is kept without its ask and limit
+            assert after["messages"][:len(before["messages"]) - 1] == before["messages"][:-1]
+            kept = after["messages"][len(before["messages"]) - 1]["content"]
+            assert kept == answered(before["messages"][-1]["content"]) and not kept.endswith(ASK)
             assert len(after["messages"]) == len(before["messages"]) + 2
             assert after["system"] == before["system"]
 

@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from promptdesk.core.engine.briefing import beat_update, for_protocol
+from promptdesk.core.engine.briefing import answered, beat_update, for_protocol
 from promptdesk.core.characters.loading import Character
 from promptdesk.core.providers.base import ChatMessage, Provider, Request
 
@@ -125,8 +125,9 @@ class ThreadActor(Actor):
     left says that earlier lines were dropped. `thread_thinking` decides which past thoughts are re-sent:
     `keep` every reply whole, `drop` none, `last` (default) only the most recent one. Under `last`
     every re-sent reply is its speech alone and the most recent thought opens the new update
-    (`LAST_THOUGHT_HEADING`), so no message already sent is ever rewritten and the whole thread
-    stays a cacheable prefix."""
+    (`LAST_THOUGHT_HEADING`); the thread keeps that update without it (`answered`: nor its ask and
+    beat limit), so each request carries one thought, once. The newest update is the only message
+    a later request sends otherwise than it was sent: everything before it stays a cacheable prefix."""
 
     isolation = "b"
 
@@ -162,7 +163,8 @@ class ThreadActor(Actor):
         return list(self._messages)
 
     def update(self, user_text: str) -> str:
-        """The new user message: under `last`, the most recent thought first, then the update."""
+        """The new user message: under `last`, the most recent thought first, then the update (the
+        thread keeps the update alone: `remember`)."""
         last = self.exchanges[-1] if self.exchanges and self.thread_thinking == "last" else None
         if last is None or not last.thinking or last.speech is None:
             return user_text
@@ -175,7 +177,7 @@ class ThreadActor(Actor):
 
     def remember(self, user_text: str, items: list[str], response: str, own_line: str | None) -> None:
         thinking, speech = split_reply(response)
-        self.exchanges.append(Exchange(self.update(user_text), thinking, speech, response))
+        self.exchanges.append(Exchange(answered(user_text), thinking, speech, response))
         while self._over():
             kept = len(self.exchanges) - self.dropped
             self.dropped += max(1, min(self.window, kept // 2))

@@ -7,6 +7,7 @@ the coordinator's notes: that is the isolation guarantee in code.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -83,7 +84,8 @@ def actor_system_prompt(scene: Scene) -> str:
 
 def build_briefing(character: Character, scene: Scene, cast_names: Sequence[str]) -> str:
     """The system prompt for one actor, in spec 000's order: the actor system prompt (its file),
-    profile, journal, own perspective, instruction."""
+    profile, journal, own perspective, instruction. A character with no journal entries has no
+    journal section (an empty one would tell the actor nothing, on every request)."""
     others = [n for n in cast_names if n != character.name]
     scene_lines = [f"Title: {scene.title}"]
     if scene.setting:
@@ -96,10 +98,11 @@ def build_briefing(character: Character, scene: Scene, cast_names: Sequence[str]
     perspective = scene.perspective_for(character.slug)
     if perspective:
         scene_lines.append(f"Your private perspective: {perspective.strip()}")
+    journal = character.journal.strip()
     return "\n\n".join([
         actor_system_prompt(scene),
         CHARACTER_HEADING.lstrip() + character.profile.strip(),
-        "## YOUR JOURNAL\n\n" + (character.journal.strip() or "(no entries yet)"),
+        *(["## YOUR JOURNAL\n\n" + journal] if journal else []),
         "## THE SCENE — your perspective\n\n" + "\n".join(scene_lines),
         "## INSTRUCTION\n\n" + OPENING_INSTRUCTION,
     ])
@@ -120,8 +123,22 @@ def note_line(text: str) -> str:
     return f"DIRECTOR NOTE: {folded(text)}"
 
 
+ASK = "Respond in character, or stay silent."
+"""What closes every turn's update."""
+_HEADING = re.compile(r"BEAT \d+(?: of at most \d+)?")
+
+
 def beat_update(beat: int, items: Sequence[str], *, last_beat: int | None = None) -> str:
     """The user message for one turn: the beat number, then what happened since, then the ask."""
     heading = f"BEAT {beat}" + (f" of at most {last_beat}" if last_beat else "")
     body = "\n".join(items) if items else "(nothing new has happened)"
-    return f"{heading}\n\n{body}\n\nRespond in character, or stay silent."
+    return f"{heading}\n\n{body}\n\n{ASK}"
+
+
+def answered(update: str) -> str:
+    """An update as a thread keeps it once the turn was answered (isolation b): what happened, without
+    the beat heading and the ask, which the newest update (and the order of the thread) carry."""
+    head, sep, rest = update.partition("\n\n")
+    if not (sep and _HEADING.fullmatch(head)):
+        return update
+    return rest.removesuffix("\n\n" + ASK)

@@ -33,6 +33,7 @@ from typing import Any
 
 import yaml
 
+from promptdesk.core.engine import heap
 from promptdesk.core.errors import InvalidConfig, RecordingError, recording_error
 from promptdesk.core.record.events import BaseEvent, CallEvent
 from promptdesk.core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
@@ -346,6 +347,7 @@ class Sweep:
             self.failed += row["close_reason"] == "error"
             if self.progress:
                 self.progress.finished(combo, row, self.spent_usd)
+            heap.release()  # the run's heap, frozen beat by beat, can be collected once it is garbage
 
     def _result(self, combo: Combination, events: list[BaseEvent]) -> dict[str, Any]:
         run_dir = self.folder / combo.name

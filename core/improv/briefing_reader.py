@@ -81,7 +81,7 @@ def read_briefing(system: str, messages: list[ChatMessage], fallback_name: str, 
     found = _scene_fields(system)
     found["name"] = found.get("name") or fallback_name
     brief = Briefing(**found)
-    brief.profile = _between(system, "## YOUR CHARACTER", "## YOUR JOURNAL") or system
+    brief.profile = _character(system) or system
     brief.temperament = read_temperament(brief.profile)
     users = [i for i, m in enumerate(messages) if m.role == "user"]
     updates = [i for i in users if _BEAT.search(_now(messages[i].content))]
@@ -137,6 +137,12 @@ def _split(content: str) -> tuple[str, str]:
 
 def _now(content: str) -> str:
     return _split(content)[1]
+
+
+def _character(system: str) -> str:
+    """The character's section of a briefing: up to its journal, or the scene when it has no journal."""
+    section = _between(system, "## YOUR CHARACTER", "## YOUR JOURNAL")
+    return _between(section, "", "## THE SCENE") if "## THE SCENE" in section else section
 
 
 def _between(text: str, start: str, end: str) -> str:

@@ -1,7 +1,7 @@
 """Claude through the Anthropic Messages API (`AsyncAnthropic`, imported on first use).
 
 When the request asks for a cached prefix, cache breakpoints (`cache_control: ephemeral`) mark
-the system prompt (the briefing) and the last three user messages of the conversation (see
+the system prompt (the briefing) and the last two replies of the conversation (see
 `trailing_breakpoints`); the trailing marks move every turn. A prefix
 shorter than the model's minimum (`min_cacheable_tokens`) is not cached by the API: debug.log says
 so once per actor. Usage maps `cache_creation_input_tokens` to cache writes and
@@ -48,15 +48,22 @@ def estimate_tokens(text: str) -> int:
 
 
 def trailing_breakpoints(request: Request) -> list[int]:
-    """The messages that carry a cache breakpoint besides the system prompt: the last three user
-    messages, newest last (at most 3 of the API's 4 breakpoints).
+    """The messages that carry a cache breakpoint besides the system prompt: the last two assistant
+    messages, newest last, and the last user message when no assistant message follows the
+    briefing yet (at most 3 of the API's 4 breakpoints).
 
-    The last one caches the whole conversation for the next turn. The one before it ended the
-    previous request, so this request reads what that one wrote. The third covers an actor's own
-    thread under `thread_thinking: last`: each turn takes the thinking out of its previous reply,
-    so the previous request's conversation is no longer a prefix, but the one before it still is."""
+    An actor's thread (isolation b) re-sends every message of its previous request but the newest
+    update, which it keeps without the last private thought and the ask (`ThreadActor`): what the
+    next request shares with this one ends at this one's last reply. So the last assistant message
+    caches the conversation for the next turn, and the one before it reads what the previous
+    request wrote (a correction's request, whose last assistant message is the answer it corrects,
+    still reads it). A window drop changes the thread from its first message on: the first request
+    after it writes the kept thread anew at its last reply, and the next ones read it again."""
+    replies = [i for i, m in enumerate(request.messages) if m.role == "assistant"]
+    if replies:
+        return replies[-2:]
     users = [i for i, m in enumerate(request.messages) if m.role == "user"]
-    return users[-3:]
+    return users[-1:]
 
 
 class AnthropicProvider(RemoteProvider):
@@ -73,11 +80,16 @@ class AnthropicProvider(RemoteProvider):
         self._prefix_checked: set[str] = set()
         """The actors whose cached prefix was checked against the minimum (once each: it only grows)."""
 
-    def _build_client(self) -> Any:
+    def _build_client(self, http_client: Any = None) -> Any:
         from anthropic import AsyncAnthropic
 
         return AsyncAnthropic(api_key=self._api_key, base_url=self.base_url or DEFAULT_BASE_URL,
-                              timeout=self.timeout_s, max_retries=0)
+                              timeout=self.timeout_s, max_retries=0, http_client=http_client)
+
+    def _http_client_class(self) -> type | None:
+        import anthropic
+
+        return getattr(anthropic, "DefaultAsyncHttpxClient", None)
 
     def params(self, request: Request) -> dict[str, Any]:
         """The Messages API arguments for `request`.

@@ -117,7 +117,8 @@ class ClaudeCodeProvider(Provider):
         thread = self._threads.get(request.to)
         if thread is None or not thread.continued_by(request.messages):
             return None
-        if not rewrite_replies(transcript(self._home, thread.session_id), thread.replies(request.messages)):
+        if not rewrite_replies(transcript(self._home, thread.session_id), thread.replies(request.messages),
+                               thread.updates(request.messages)):
             return None
         return thread
 

@@ -8,9 +8,12 @@ a message of its own. A request continues the session when its earlier messages 
 is resumed from then on).
 
 The model's replies are stored by the CLI as it wrote them (thinking included), while the engine
-re-sends its own copy (`thread_thinking`: speech alone under `last` and `drop`). Before a session
-is resumed, `rewrite_replies` replaces each reply in the CLI's transcript with the engine's copy,
-so the model sees exactly the thread the scene's settings allow. When the transcript cannot be
+re-sends its own copy (`thread_thinking`: speech alone under `last` and `drop`); and the engine
+keeps its newest update without what only that turn needed (the last private thought, the ask),
+so the session's last user message may differ from the engine's copy. Before a session is resumed,
+`rewrite_replies` replaces each reply in the CLI's transcript with the engine's copy, and each user
+message past the opening prompt too (the opening prompt stays as it was sent), so the model sees
+exactly the thread the scene's settings allow. When the transcript cannot be
 found or does not have the expected shape, the session is not resumed (a new one starts with the
 thread folded): a past thought is never re-sent against the settings.
 """
@@ -37,12 +40,18 @@ class SessionThread:
 
     def continued_by(self, messages: list[ChatMessage]) -> bool:
         """Whether a request with these messages continues the session: the same turns, the same
-        user messages, and one new message after them."""
+        user messages (but the session's last, which the engine may keep shorter than it was sent),
+        and one new message after them."""
         earlier = messages[:-1]
         if not earlier or len(self.messages) != len(earlier):
             return False
-        return all(a.role == b.role and (a.role == "assistant" or a.content == b.content)
-                   for a, b in zip(self.messages, earlier))
+        last = max((i for i, m in enumerate(self.messages) if m.role == "user"), default=-1)
+        return all(a.role == b.role and (a.role == "assistant" or a.content == b.content or i == last)
+                   for i, (a, b) in enumerate(zip(self.messages, earlier)))
+
+    def updates(self, messages: list[ChatMessage]) -> list[str]:
+        """The engine's copy of each user message the session holds past its opening prompt, oldest first."""
+        return [m.content for m in messages[self.folded:-1] if m.role == "user"]
 
     def as_held(self, messages: list[ChatMessage]) -> list[ChatMessage]:
         """The messages the resumed session holds once its replies are rewritten, plus the new one."""
@@ -69,11 +78,12 @@ def transcript(home: str | None, session_id: str) -> Path | None:
     return found[0] if len(found) == 1 else None
 
 
-def rewrite_replies(path: Path | None, replies: list[str]) -> bool:
-    """Put the engine's copy of each reply in place of the model's in the transcript at `path`.
+def rewrite_replies(path: Path | None, replies: list[str], updates: list[str] = ()) -> bool:
+    """Put the engine's copy of each reply in place of the model's in the transcript at `path`, and
+    of each user message past the opening prompt (`updates`, oldest first) in place of the one sent.
 
     Returns False (and changes nothing) unless the transcript holds exactly one text reply per
-    expected reply."""
+    expected reply and, after its opening prompt, one text prompt per expected update."""
     if path is None:
         return False
     try:
@@ -84,9 +94,15 @@ def rewrite_replies(path: Path | None, replies: list[str]) -> bool:
     answers = [e for e in entries if isinstance(e, dict) and e.get("type") == "assistant"]
     if len(answers) != len(replies) or not all(_text_only(e) for e in answers):
         return False
+    prompts = [e for e in entries if isinstance(e, dict) and e.get("type") == "user" and _user_text(e) is not None]
+    if len(prompts) != len(updates) + 1:
+        return False
     for entry, text in zip(answers, replies):
         entry["message"]["content"] = [{"type": "text", "text": text}]
-    body = "\n".join(line if entry is None or (entry.get("type") != "assistant") else json.dumps(entry)
+    for entry, text in zip(prompts[1:], updates):
+        entry["message"]["content"] = text if isinstance(entry["message"]["content"], str) else [{"type": "text", "text": text}]
+    changed = {id(e) for e in [*answers, *prompts[1:]]}
+    body = "\n".join(json.dumps(entry) if entry is not None and id(entry) in changed else line
                      for line, entry in zip(lines, entries)) + "\n"
     temporary = path.with_name(path.name + ".rewrite")
     try:
@@ -95,6 +111,16 @@ def rewrite_replies(path: Path | None, replies: list[str]) -> bool:
     except OSError:
         return False
     return True
+
+
+def _user_text(entry: dict) -> str | None:
+    """The text of a transcript's user entry (a string, or text blocks only), else None."""
+    content = (entry.get("message") or {}).get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and content and all(isinstance(b, dict) and b.get("type") == "text" for b in content):
+        return "".join(b.get("text", "") for b in content)
+    return None
 
 
 def _text_only(entry: dict) -> bool:

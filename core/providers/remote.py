@@ -118,6 +118,10 @@ class RemoteProvider(Provider):
         self.base_delay_s, self._sleep, self._rng = base_delay_s, sleep, rng or random.Random()
         self.max_concurrency, self.journal_timeout_s = max_concurrency, journal_timeout_s
         self._client: Any = None
+        self._clients: dict[str, Any] = {}
+        """One SDK client per recipient (`client_for`)."""
+        self._tls: Any = None
+        """The TLS context every recipient's client shares (built once: it is the slow part of a client)."""
         self.rate_wait: Wait | None = None
         """From the last response's rate-limit headers: the wait until a spent budget resets (capped
         by `retry_after_cap_s`), else None."""
@@ -131,8 +135,12 @@ class RemoteProvider(Provider):
 
     # -- hooks -----------------------------------------------------------------------------
     @abstractmethod
-    def _build_client(self) -> Any:
-        """Import the SDK and build its async client, with `max_retries=0`."""
+    def _build_client(self, http_client: Any = None) -> Any:
+        """Import the SDK and build its async client, with `max_retries=0` (on `http_client` when given)."""
+
+    def _http_client_class(self) -> type | None:
+        """The SDK's own HTTP client class (`DefaultAsyncHttpxClient`), when it has one."""
+        return None
 
     @abstractmethod
     async def _plain(self, client: Any, request: Request) -> tuple[str, Usage]:
@@ -154,13 +162,47 @@ class RemoteProvider(Provider):
         return self._client
 
     def prepare(self) -> None:
-        """Import the SDK and build the client (blocking: the session runs this off the event loop)."""
+        """Import the SDK, build the client and the TLS context every recipient's client will share
+        (blocking: the session runs this off the event loop)."""
         self.client  # noqa: B018 - building it is the point
+        self._shared_tls()
+
+    def client_for(self, to: str | None) -> Any:
+        """The SDK client that carries `to`'s calls: one per recipient, each with a connection pool
+        of its own, sharing one TLS context.
+
+        The SDK's pool looks at every connection it holds whenever a request starts or ends (it
+        probes each idle one's socket), so with one client for a cast of fifty each beat pays those
+        probes thousands of times, on the event loop, while its requests are leaving. An actor's
+        calls never overlap, so its client keeps one connection, reused from beat to beat. Without
+        the SDK's HTTP client class (or its TLS helper), every recipient shares `client`."""
+        if not to:
+            return self.client
+        found = self._clients.get(to)
+        if found is None:
+            tls = self._shared_tls()
+            found = self._clients[to] = self.client if tls is None else \
+                self._build_client(http_client=self._http_client_class()(verify=tls))  # type: ignore[misc]
+        return found
+
+    def _shared_tls(self) -> Any:
+        """The TLS context of the SDK's HTTP library, made as its own client makes one by default
+        (its CA bundle, `SSL_CERT_FILE`/`SSL_CERT_DIR` honoured); None when it cannot be had."""
+        if self._tls is None:
+            try:
+                import importlib
+
+                http = self._http_client_class()
+                library = importlib.import_module(http.__mro__[1].__module__.partition(".")[0]) if http else None
+                self._tls = library.create_ssl_context() if library is not None else False
+            except Exception:  # noqa: BLE001 - an older SDK or library: one shared client will do
+                self._tls = False
+        return self._tls or None
 
     async def complete(self, request: Request, on_delta: DeltaCallback | None = None,
                        on_reset: ResetCallback | None = None) -> Completion:
         """Send `request`, retrying what is worth retrying; stream into `on_delta` when given."""
-        client, stream = self.client, Stream(on_delta, on_reset)
+        client, stream = self.client_for(request.to), Stream(on_delta, on_reset)
         if request.purpose == "journal" and self.journal_timeout_s is not None:
             client = client.with_options(timeout=self.journal_timeout_s)
         watch = concurrency.server(concurrency.server_key(self))
@@ -248,9 +290,10 @@ class RemoteProvider(Provider):
         return transport_error(self.name, exc, secrets=(self._api_key,))
 
     async def aclose(self) -> None:
-        """Close the SDK client's connections, if one was built."""
-        if self._client is not None:
-            client, self._client = self._client, None
+        """Close the SDK clients' connections, those that were built."""
+        clients = {id(c): c for c in [self._client, *self._clients.values()] if c is not None}
+        self._client, self._clients = None, {}
+        for client in clients.values():
             await client.close()
 
 

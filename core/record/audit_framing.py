@@ -28,7 +28,7 @@ class Framing:
     def add(self, recipient: str, tokens: list[str]) -> None:
         """The words of (the new part of) one request to `recipient`."""
         for start in range(len(tokens) - COVER + 1):
-            key = hash(" ".join(tokens[start:start + COVER]))
+            key = hash(tuple(tokens[start:start + COVER]))  # the words' own hashes are kept: no new string
             first = self._first.get(key)
             if first is None:
                 self._first[key] = recipient
@@ -36,7 +36,8 @@ class Framing:
                 self._first[key] = _MANY
 
     def frames(self, run: str) -> bool:
-        return self._first.get(hash(run)) == _MANY
+        """Whether `run` (its words joined by single spaces) went to two recipients or more."""
+        return self._first.get(hash(tuple(run.split(" ")))) == _MANY
 
 
 @dataclass(eq=False)

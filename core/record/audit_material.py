@@ -33,7 +33,7 @@ excuses a match; where it reaches the actors it is checked like a request
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,19 +89,6 @@ def grams(text: str) -> set[str]:
     return {" ".join(tokens[i:i + size]) for i in range(len(tokens) - size + 1)} | code_words(text)
 
 
-def runs(tokens: list[str], sizes: Iterable[int]) -> Iterator[tuple[str, int, int]]:
-    """Every run of `tokens` of the given sizes: (its words joined, where it starts, where it ends)."""
-    ordered = sorted(set(sizes))
-    for i in range(len(tokens)):
-        joined = ""
-        for size in range(1, (ordered[-1] if ordered else 0) + 1):
-            if i + size > len(tokens):
-                break
-            joined = tokens[i] if size == 1 else joined + " " + tokens[i + size - 1]
-            if size in sizes:
-                yield joined, i, i + size
-
-
 @dataclass
 class Units:
     """Text as cover: its runs of `COVER` words, and the whole of each text shorter than that."""
@@ -147,6 +134,7 @@ class Material:
     excused: int = 0
     """Matches of another owner's gram found in requests and excused (public or the recipient's own)."""
     _own_texts: dict[str, list[str]] = field(default_factory=dict)
+    _first_words: tuple[int, set[str]] = (-1, set())
 
     def add(self, owner: str, kind: str, text: str) -> None:
         """One private text of `owner` (which is also that owner's own material)."""
@@ -180,12 +168,29 @@ class Material:
     def _found_in(self, texts: list[str]) -> set[str]:
         found: set[str] = set()
         for text in texts:
-            found.update(gram for gram, _, _ in runs(words(text), self.sizes) if gram in self.index)
+            found.update(gram for gram, _, _ in self.candidates(words(text)))
         return found
 
     def candidates(self, tokens: list[str]) -> Iterator[tuple[str, int, int]]:
-        """Every run of `tokens` that is a private gram: (the gram, where it starts, where it ends)."""
-        return ((gram, start, end) for gram, start, end in runs(tokens, self.sizes) if gram in self.index)
+        """Every run of `tokens` that is a private gram: (the gram, where it starts, where it ends),
+        in the order of `runs`. Only the words that begin some private gram are looked at (most of
+        a request's words begin none), and each run there is joined once, at its own size."""
+        firsts, sizes, index, count = self._firsts(), sorted(self.sizes), self.index, len(tokens)
+        for start, token in enumerate(tokens):
+            if token not in firsts:
+                continue
+            for size in sizes:
+                if start + size > count:
+                    break
+                gram = token if size == 1 else " ".join(tokens[start:start + size])
+                if gram in index:
+                    yield gram, start, start + size
+
+    def _firsts(self) -> set[str]:
+        """The first word of every private gram (kept until the index grows)."""
+        if self._first_words[0] != len(self.index):
+            self._first_words = (len(self.index), {gram.split(" ", 1)[0] for gram in self.index})
+        return self._first_words[1]
 
     def carried(self, recipient: str, tokens: list[str], start: int, end: int) -> tuple[list[tuple[str, str]], Needs]:
         """The (owner, kind) pairs that the words `tokens[start:end]` of a request to `recipient` may

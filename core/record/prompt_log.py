@@ -125,15 +125,24 @@ def _frame(request: Request) -> dict[str, Any]:
 
 
 def _extended(previous: _Sent, request: Request) -> tuple[str | None, int]:
-    """The request's text built from the previous one's when its thread only grew, and how much it keeps."""
+    """The request's text built from the previous one's when its thread only grew (or grew after a
+    new copy of its newest message: an isolation (b) thread keeps the update it answered shorter
+    than it was sent), and how much of the previous text it keeps."""
     before, after = previous.request.messages, request.messages
-    if (len(after) < len(before) or request.system != previous.request.system
-            or any(a is not b and a != b for a, b in zip(before, after)) or _frame(request) != _frame(previous.request)):
+    if len(after) < len(before) or request.system != previous.request.system or _frame(request) != _frame(previous.request):
         return None, 0
-    keep = len(previous.text) - previous.tail
-    added = ", ".join(json.dumps(m.model_dump(), ensure_ascii=False) for m in after[len(before):])
-    joint = ", " if before and added else ""
-    return previous.text[:keep] + joint + added + previous.text[keep:], keep
+    kept = next((i for i, (a, b) in enumerate(zip(before, after)) if a is not b and a != b), len(before))
+    if kept < len(before) - 1:
+        return None, 0
+    end = keep = len(previous.text) - previous.tail
+    if kept < len(before):  # the newest message was replaced: keep what precedes it (and its ", ")
+        replaced = json.dumps(before[-1].model_dump(), ensure_ascii=False)
+        keep = end - len(replaced) - (2 if kept else 0)
+        if previous.text[end - len(replaced):end] != replaced:
+            return None, 0
+    added = ", ".join(json.dumps(m.model_dump(), ensure_ascii=False) for m in after[kept:])
+    joint = ", " if kept and added else ""
+    return previous.text[:keep] + joint + added + previous.text[end:], keep
 
 
 def _messages_end(text: str, request: Request) -> int:

@@ -262,7 +262,7 @@ def write_derived(run_dir: Path, events: list[BaseEvent], when: datetime, own: F
         try:
             path = run_dir / name
             path.parent.mkdir(exist_ok=True, mode=DIR_MODE)
-            write_atomic(path, storable(render()))
+            write_atomic(path, storable(render()), durable=False)  # rebuilt from the events at need
         except OSError as exc:
             failures.append(exc)
     lock_down(run_dir)

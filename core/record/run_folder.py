@@ -116,16 +116,23 @@ def open_private(path: Path, mode: str = "a"):
     return handle
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` (UTF-8, 0600) in one step: written and synced to a temporary file
-    beside it, then renamed over it. A crash (or a full disk) mid-write leaves the old file whole."""
+def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
+    """Replace `path` with `text` (UTF-8, 0600) in one step: written (and, when `durable`, synced to
+    disk) to a temporary file beside it, then renamed over it. A crash (or a full disk) mid-write
+    leaves the old file whole.
+
+    `durable=False` is for files rebuilt from the run's events (the derived files): the rename keeps
+    them whole when the process dies, and what a power cut may leave of them `promptdesk rebuild`
+    writes again, so they need not wait for the disk (a sweep writes five per run; the sync of each
+    cost more than the run's own work)."""
     temp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         with os.fdopen(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, FILE_MODE), "w",
                        encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(temp, path)
     except BaseException:
         try:
