@@ -4,6 +4,7 @@ from the run folder alone; exit 0 clean, 1 leak, 2 not a run."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import stat
 
@@ -34,16 +35,21 @@ def watch_spawns(session) -> None:
 
 
 def private_words(run, slug: str) -> str:
-    """Ten words in a row of `slug`'s thinking that quote nothing public (no three of them in a row
-    were spoken or announced: a thought that quotes a line or a world event would be excused)."""
+    """Ten words in a row of `slug`'s thinking that are `slug`'s alone: no three of them in a row were
+    spoken, announced or thought by anyone else (a thought that quotes a line or a world event, or a
+    stock phrase every actor thinks, would be excused)."""
     records = run.records()
-    public = " ".join((r.get("raw") or r.get("text") or "").lower() for r in records if r["type"] in ("speak", "event", "note"))
+    def shingles(text: str) -> set[str]:
+        words = re.findall(r"[a-z0-9']+", text.lower())
+        return {" ".join(words[i:i + 3]) for i in range(len(words) - 2)}
+    elsewhere = set().union(*(shingles(r.get("raw") or r.get("text") or "") for r in records
+                              if r["type"] in ("speak", "event", "note") or (r["type"] == "think" and r["from"] != slug)))
     for record in records:
         words = record["text"].split() if record["type"] == "think" and record["from"] == slug else []
         for start in range(len(words) - 9):
-            window = words[start:start + 10]
-            if not any(" ".join(window[i:i + 3]).lower() in public for i in range(8)):
-                return " ".join(window)
+            window = " ".join(words[start:start + 10])
+            if not shingles(window) & elsewhere:
+                return window
     raise AssertionError(f"no private run of words in {slug}'s thinking")
 
 

@@ -91,6 +91,26 @@ def test_a_request_that_is_not_an_extension_is_written_whole(tmp_path):
     assert [r.text for r in read_prompts(tmp_path)] == [request_text(r) for r in (first, longer, other)]
 
 
+def test_a_sliding_window_of_lines_is_recorded_as_what_it_still_shows_plus_what_is_new(tmp_path):
+    """Isolation (a) re-sends the briefing and a window of the latest lines: when the window slides,
+    the lines it still shows are a `copy` of the previous request, and an edited copy is caught."""
+    writer, briefing = PromptLogWriter(), "You play Bob. " * 40
+    lines = [f"Alice: \"Line number {n} of the scene, said at some length so it matters.\"" for n in range(12)]
+    window = lambda first: Request(to="bob", system=briefing, messages=[ChatMessage(
+        role="user", content="SCENE SO FAR\n" + "\n".join(lines[first:first + 8]) + "\n\nYour turn.")])
+    requests = [window(0), window(2), window(4)]
+    written = [writer.line(float(i), r) for i, r in enumerate(requests)]
+    parsed = [json.loads(line) for line in written]
+    assert "copy" in parsed[1] and "copy" in parsed[2]
+    assert "number 3 " not in parsed[1]["append"] and "number 9 " in parsed[1]["append"]
+    (tmp_path / "prompts.jsonl").write_text("\n".join(written) + "\n")
+    assert [r.text for r in read_prompts(tmp_path)] == [request_text(r) for r in requests]
+    parsed[2]["copy"][1] -= 5
+    (tmp_path / "prompts.jsonl").write_text("\n".join(json.dumps(p) for p in parsed) + "\n")
+    with pytest.raises(PromptLogError, match="request 3 rebuilt to"):
+        list(read_prompts(tmp_path))
+
+
 def test_a_thread_whose_newest_update_was_kept_shorter_is_a_delta_built_without_serialising_it_all(tmp_path, monkeypatch):
     """Isolation (b) re-sends its newest update without the last thought and the ask: the line is
     still built from the previous one's text (new messages only), and read back byte for byte."""

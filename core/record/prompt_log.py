@@ -7,13 +7,17 @@ request, numbered from 1 by `id`, with the routing facts beside it:
     {"id": 7, "t": 12.5, "to": "bob", "purpose": "turn", "beat": 3, "request": {...}}          whole
     {"id": 9, "t": 14.1, "to": "bob", "purpose": "turn", "beat": 4,
      "extends": 7, "keep": 18234, "append": "...", "length": 18811}                            delta
+    {"id": 12, "t": 20.3, "to": "bob", "purpose": "turn", "beat": 5,
+     "extends": 9, "keep": 3520, "copy": [3980, 4410], "append": "...", "length": 4702}        sliding
 
 A delta means: the request's text is the first `keep` characters of request `extends` (the same
-recipient's previous request), followed by `append`; `length` is the length of the result, checked on
-reading. In isolation (b) the previous request is usually an exact prefix (the thread only grows), so
-`keep` is everything but its closing brackets; in isolation (a) and after a correction the shared part
-is the longest common prefix. A request shares less than `MIN_KEEP` characters with its predecessor is
-written whole. So the file grows with what is new in each request, not with the whole thread.
+recipient's previous request), then (when `copy` is given) the characters of that request from
+`copy[0]` to `copy[1]`, then `append`; `length` is the length of the result, checked on reading. In
+isolation (b) the previous request is usually an exact prefix (the thread only grows), so `keep` is
+everything but its closing brackets; in isolation (a) the shared part is the longest common prefix
+(the briefing), and the window of recent lines slides: what it still shows of the previous window is
+a `copy`. A request that shares less than `MIN_KEEP` characters with its predecessor is written whole.
+So the file grows with what is new in each request, not with the whole thread.
 
 `PromptLogWriter` encodes (used by `Recorder.record_prompt`); `read_prompts` rebuilds every request
 byte for byte. Every reader of `prompts.jsonl` (the audit, resume, tests) goes through `read_prompts`.
@@ -115,9 +119,30 @@ class PromptLogWriter:
         self._last[request.to] = _Sent(self.next_id, text, request, tail)
         self.next_id += 1
         if previous and keep >= MIN_KEEP:
-            record.update(extends=previous.id, keep=keep, append=text[keep:], length=len(text))
+            shared = keep + common_prefix(previous.text[keep:], text[keep:])
+            copy = _slid(previous.text, text, shared)
+            keep = shared if copy else keep
+            record.update(extends=previous.id, keep=keep)
+            if copy:
+                record["copy"] = list(copy)
+            record.update(append=text[keep + (copy[1] - copy[0] if copy else 0):], length=len(text))
             return json.dumps(record, ensure_ascii=False)
         return json.dumps(record, ensure_ascii=False)[:-1] + ', "request": ' + text + "}"
+
+
+def _slid(base: str, text: str, keep: int) -> tuple[int, int] | None:
+    """The longest stretch of `base` after its first `keep` characters that `text` goes on with at
+    `keep` (a window of lines that slid: what it still shows of the previous one), if it is worth a
+    `copy` (at least `MIN_KEEP` characters)."""
+    probe = text[keep:keep + 64]
+    best, at, tries = None, base.find(probe, keep) if len(probe) == 64 else -1, 0
+    while at != -1 and tries < 8:  # a few candidates: a window's lines rarely repeat 64 characters
+        tries += 1
+        length = common_prefix(base[at:], text[keep:])
+        if length >= MIN_KEEP and (best is None or length > best[1] - best[0]):
+            best = (at, at + length)
+        at = base.find(probe, at + 1)
+    return best
 
 
 def _frame(request: Request) -> dict[str, Any]:
@@ -167,7 +192,8 @@ class PromptRecord:
     extends: int | None = None
     """The id of the request this one was recorded against, if it was a delta."""
     keep: int = 0
-    """How many leading characters of `text` it shares with that request."""
+    """How many leading characters of `text` it shares with that request (its prefix; a `copy` after
+    it is not counted: what was copied is read afresh, as the audit reads it)."""
 
     @property
     def request(self) -> dict[str, Any]:
@@ -226,7 +252,8 @@ def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int) -> tuple[
         text = request_text(data["request"])
     else:
         base = texts.get(extends)
-        text = (base or "")[:keep] + data["append"]
+        copy = data.get("copy")
+        text = (base or "")[:keep] + ((base or "")[int(copy[0]):int(copy[1])] if copy else "") + data["append"]
         if base is None:
             problem = (f"{FILE} line {number}: request {data.get('id')} extends request {extends}, "
                        "which is not the previous request of the same recipient")
