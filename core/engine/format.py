@@ -164,6 +164,8 @@ class Format:
         """True when a killed run of this format can be resumed from its log."""
         return False
 
-    def restore(self, session: Stage, kept: list[Any], cut_beat: Any) -> None:
-        """Replay a killed run's kept events into a fresh session (only when `resumable`)."""
+    def restore(self, session: Stage, kept: list[Any], cut_beat: Any, finished: Any = None) -> None:
+        """Replay a killed run's kept events into a fresh session (only when `resumable`): `cut_beat` is
+        the `beat` event of the beat played again, or `finished` the `beat_end` of the last beat when
+        it had finished."""
         raise NotImplementedError(f"a {self.name} run cannot be resumed")

@@ -53,5 +53,5 @@ class SceneFormat(Format):
     def resumable(self) -> bool:
         return True
 
-    def restore(self, session: Session, kept: list[Any], cut_beat: Any) -> None:
-        restore(session, kept, cut_beat)
+    def restore(self, session: Session, kept: list[Any], cut_beat: Any, finished: Any = None) -> None:
+        restore(session, kept, cut_beat, finished)
