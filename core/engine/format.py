@@ -74,6 +74,10 @@ class Format:
     """True when the actors write journal entries after the close (spec 000's scenes)."""
     judges_goal: ClassVar[bool] = False
     """True when the coordinator gives its goal verdict at the close (the others decide their own)."""
+    actor_protocol: ClassVar[bool] = False
+    """True when the format's actors answer in the scene actor protocol, so that `--protocol` and
+    `protocol:` (tags or JSON) apply; False: the format keeps its own replies (envelopes, YAML) and
+    prompts, and the setting is ignored with a notice."""
     drops_unavailable_actors: ClassVar[bool] = False
     """True when the format plays on without an actor whose provider failed for good (its turns
     skipped; `promptdesk.core.engine.outcome`); False: such a failure stops the run."""

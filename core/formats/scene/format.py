@@ -26,6 +26,7 @@ class SceneFormat(Format):
     name = "scene"
     title = "Scene"
     keeps_journals = True
+    actor_protocol = True
     judges_goal = True
     drops_unavailable_actors = True
 
