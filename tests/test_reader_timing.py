@@ -17,7 +17,6 @@ import struct
 import time
 import zlib
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
