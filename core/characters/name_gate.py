@@ -36,6 +36,8 @@ INVISIBLE = frozenset(
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SEPARATORS = re.compile(r"[\W_]+")
+_JOINED = re.compile(r"(?<=[^\W_])[-'\u2019](?=[^\W_])")
+"""A hyphen or apostrophe inside a word joins it (`System-Admin`, `O'Brien` are one word each)."""
 _WORDS = r"(?:event|system)"
 _MARKERS = re.compile(r"(?:^|[ |])(?:director[ |]?note|scene[ |]?end|scene[ |]?start)(?=[ |]|$)"
                       rf"|\|{_WORDS}(?=[ |]|$)|(?:^|[ |]){_WORDS}\|")
@@ -43,9 +45,10 @@ MARKERS = ("DIRECTOR NOTE", "EVENT", "SYSTEM", "SCENE END", "SCENE START")
 
 
 def normalised(name: str) -> str:
-    """The name as the marker check reads it: NFKC, case folded, each run of spaces and punctuation
-    one separator (` ` for spaces alone, `|` when it holds punctuation), trimmed."""
-    text = unicodedata.normalize("NFKC", name).casefold()
+    """The name as the marker check reads it: NFKC, case folded, a hyphen or apostrophe inside a word
+    dropped, each other run of spaces and punctuation one separator (` ` for spaces alone, `|` when it
+    holds punctuation), trimmed."""
+    text = _JOINED.sub("", unicodedata.normalize("NFKC", name).casefold())
     return _SEPARATORS.sub(lambda run: " " if run.group().isspace() else "|", text).strip()
 
 
