@@ -14,11 +14,7 @@ a handful, a packet of a million empty elements would cost seconds of callbacks 
 
 from __future__ import annotations
 
-from xml.sax import SAXException
 from xml.sax.handler import ContentHandler
-
-import defusedxml.sax
-from defusedxml import DefusedXmlException
 
 
 MAX_ELEMENTS = 50_000
@@ -75,6 +71,11 @@ class _Fields(ContentHandler):
 def xmp_fields(packet: bytes, wanted: tuple[str, ...]) -> dict[str, str]:
     """{field: text} for each `wanted` field found in an XMP packet; `XmpProblem` when the packet is
     not well-formed XML or declares entities or a DTD that fetches anything."""
+    from xml.sax import SAXException
+
+    import defusedxml.sax
+    from defusedxml import DefusedXmlException
+
     handler = _Fields(wanted)
     parser = defusedxml.sax.make_parser()
     parser.setContentHandler(handler)
