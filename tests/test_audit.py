@@ -120,7 +120,7 @@ async def test_another_actors_thinking_and_the_coordinator_notes_are_named(apolo
 async def test_thinking_from_a_beat_a_resume_played_again_is_private_too(apology_b):
     thought = "The shredder in the basement still has the March invoices in it"
     (apology_b.dir / "superseded.jsonl").write_text(json.dumps(
-        {"t": 9.0, "from": "charlie", "type": "think", "text": thought, "beat": 4}) + "\n")
+        {"t": 0.0, "from": "charlie", "type": "think", "text": thought, "beat": 4}) + "\n")
     assert audit_run(apology_b.dir).clean
     tamper(apology_b.dir, "alice", 5, thought.lower())
     assert {(l.recipient, l.owner, l.kind) for l in audit_run(apology_b.dir).leaks} == {("alice", "charlie", "thinking")}
@@ -164,3 +164,32 @@ def test_a_folder_that_is_not_a_run_exits_2(tmp_path, capsys):
         audit_run(tmp_path)
     assert isinstance(caught.value, PromptdeskError)
     assert main(["audit"]) == 2
+
+
+async def test_a_thought_counts_as_leaked_only_into_requests_sent_after_it_existed(apology_b):
+    """A request sent before a thought was written cannot carry it: the thought copied the request (the
+    engine's framing, a line it was told), not the other way round. The same words in a request sent
+    after it are a leak."""
+    later = max(r["t"] for r in apology_b.records() if r["type"] == "think")
+    words = "the crimson ledger under the third floorboard stays hidden tonight"
+    tamper(apology_b.dir, "alice", 2, words)
+    sent = [r.t for r in read_prompts(apology_b.dir) if r.to == "alice" and r.beat == 2]
+    (apology_b.dir / "superseded.jsonl").write_text(json.dumps(
+        {"t": later + 100.0, "from": "charlie", "type": "think", "text": words, "beat": 9}) + "\n")
+    assert sent and max(sent) < later + 100.0
+    assert audit_run(apology_b.dir).clean, "a thought written after the request cannot have leaked into it"
+    (apology_b.dir / "superseded.jsonl").write_text(json.dumps(
+        {"t": min(sent) - 0.001, "from": "charlie", "type": "think", "text": words, "beat": 1}) + "\n")
+    assert {(l.recipient, l.owner, l.kind) for l in audit_run(apology_b.dir).leaks} == {("alice", "charlie", "thinking")}
+
+
+async def test_the_engines_fixed_words_are_public_even_in_a_thought(apology_b):
+    """A thought that copies the engine's own words (its correction prompt, sent to one actor only, so
+    no framing learnt from the requests excuses it) does not make the request that carries them a leak."""
+    from promptdesk.core.protocol.reply import CORRECTION_PROMPT
+
+    copied = CORRECTION_PROMPT
+    (apology_b.dir / "superseded.jsonl").write_text(json.dumps(
+        {"t": 0.0, "from": "charlie", "type": "think", "text": copied, "beat": 0}) + "\n")
+    tamper(apology_b.dir, "alice", 3, copied)
+    assert audit_run(apology_b.dir).clean

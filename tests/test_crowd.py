@@ -1,6 +1,6 @@
-"""Crowds and the cost of a beat: a 20-actor scene runs headless end to end, and a beat's record is
-flushed once at the next safe point (never event by event) without a killed run losing more than
-its current beat."""
+"""Crowds and the cost of a beat: a 20-actor scene runs headless end to end, and a beat's `route`
+events (one per speech and listener, the bulk of a crowd's beat) are flushed together at the next
+safe point, never one by one, while every other event is on disk before it is shown."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ class CountingHandle:
         self.real.close()
 
 
-async def test_a_beat_is_flushed_at_the_safe_point_and_a_kill_loses_at_most_the_current_beat(tmp_path, monkeypatch):
+async def test_a_beats_routes_are_flushed_at_the_safe_point_and_what_is_shown_is_on_disk(tmp_path, monkeypatch):
     original = Recorder.open
     handles: list[CountingHandle] = []
 
@@ -64,28 +64,35 @@ async def test_a_beat_is_flushed_at_the_safe_point_and_a_kill_loses_at_most_the_
         self._files["events.jsonl"] = handles[-1]
 
     monkeypatch.setattr(Recorder, "open", counting_open)
-    per_beat: list[tuple[int, int, int]] = []
+    per_beat: list[tuple[int, int, int, int]] = []
     on_disk_short: list[str] = []
 
     def watch(session):
         def at_event(event) -> None:
+            path = session.recorder.run_dir / "events.jsonl"
+            if event.type not in ("route", "delta"):
+                disk = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+                if not disk or disk[-1]["type"] != event.type or disk[-1].get("text") != event.text:
+                    on_disk_short.append(f"a {event.type} event was shown before it was on disk")
             if event.type != "beat":
                 return
-            path = session.recorder.run_dir / "events.jsonl"
             disk = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
             earlier = [e for e in session.recorder.events if e.beat is not None and e.beat < event.beat]
             if len(disk) < len(earlier):
                 on_disk_short.append(f"beat {event.beat}: {len(disk)} lines on disk, {len(earlier)} events before it")
-            per_beat.append((event.beat, handles[-1].flushes, len(session.recorder.events)))
+            routes = sum(e.type == "route" for e in session.recorder.events)
+            per_beat.append((event.beat, handles[-1].flushes, len(session.recorder.events), routes))
         session.subscribe(at_event)
 
     scene = make_scene(limits={"max_beats": 6, "stall_beats": 6}, provider={"name": "offline"})
     run = await run_session(tmp_path, scene, isolation="b", coordinator="C", before_run=watch)
     assert not on_disk_short, on_disk_short
     assert len(per_beat) >= 4
-    for (beat, flushes, events), (_, next_flushes, next_events) in zip(per_beat, per_beat[1:]):
-        assert next_events - events >= 5, "a beat records several events"
-        assert next_flushes - flushes <= 1, f"beat {beat}: {next_flushes - flushes} flushes for {next_events - events} events"
+    for (beat, flushes, events, routes), (_, next_flushes, next_events, next_routes) in zip(per_beat, per_beat[1:]):
+        assert next_events - events >= 5 and next_routes > routes, "a beat records several events, routes among them"
+        shown = (next_events - events) - (next_routes - routes)
+        assert next_flushes - flushes <= shown + 1, \
+            f"beat {beat}: {next_flushes - flushes} flushes for {shown} shown events and {next_routes - routes} routes"
     assert len(read_events(run.dir)) == len(run.session.recorder.events), "the close flushed every held line"
 
 

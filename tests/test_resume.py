@@ -80,9 +80,14 @@ async def test_a_resumed_run_plays_on_exactly_as_if_it_had_never_stopped(run_sce
     assert_nothing_twice(killed)
     whole_lines = [line for line in (killed / "prompts.jsonl").read_text().splitlines() if '"request"' in line]
     assert len(whole_lines) == 3, "after the seam each actor's requests go on as deltas"
-    body = lambda path: path.read_text().split("\n", 6)[-1]  # noqa: E731 - the header carries the date
+    body = lambda path: [line for line in path.read_text().split("\n", 6)[-1].splitlines()  # noqa: E731
+                         if not line.startswith("- Tokens:")]  # the header carries the date
     assert body(killed / "transcript.md") == body(whole.dir / "transcript.md")
     assert audit_run(killed).clean
+    cut = [json.loads(line) for line in moved[:-1] if json.loads(line)["type"] == "call"]
+    spent = lambda path: json.loads((path / "metadata.json").read_text())["costs"]  # noqa: E731
+    assert cut and spent(killed)["cutCalls"] == len(cut), "the cut beat's calls were paid for: they are counted"
+    assert spent(killed)["input_tokens"] == spent(whole.dir)["input_tokens"] + sum(c["input_tokens"] for c in cut)
 
 
 async def test_a_closed_run_cannot_be_resumed(run_scene, capsys):

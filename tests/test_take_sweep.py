@@ -155,3 +155,44 @@ def test_a_sweep_of_takes_on_a_full_disk_before_any_run_exits_1_as_a_sweep_does(
     done = sweep_under_file_limit(limit, args, tmp_path)
     assert done.returncode == 1, done.stderr
     assert "RECORDING_ERROR: could not write" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_sweep_of_takes_resumes_from_any_working_folder_and_inherits_a_flag_not_given(swept, tmp_path, monkeypatch,
+                                                                                         capsys):
+    """The plan knows its parent by its resolved path and identity, not as typed: started with a relative
+    `--branch-from`, the same sweep goes on from another folder with another relative path, and a
+    `--base-url` given once is no difference when it is not given again."""
+    out = tmp_path / "takes"
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    monkeypatch.chdir(swept)
+    args = ["--at-beat", "4", "--event", "The fire alarm goes off", "--out", str(out)]
+    assert main(["sweep", "--branch-from", "parent", "--seeds", "1", *args]) == 0
+    monkeypatch.chdir(tmp_path / "deep" / "er")
+    relative = Path("..") / ".." / Path(*[".."] * len(tmp_path.parts[1:])) / swept.relative_to("/") / "parent"
+    assert main(["sweep", "--branch-from", str(relative), "--seeds", "1", *args]) == 0
+    assert main(["sweep", "--branch-from", str(relative), "--seeds", "1-2", *args]) == 2
+    assert "different plan (seeds differ)" in capsys.readouterr().err
+    assert len(read_results(out)) == 2
+    (swept / "other").mkdir(exist_ok=True)
+    assert main(["sweep", "--branch-from", str(swept / "other" / ".." / "parent"), "--seeds", "1", *args]) == 0
+
+
+async def test_a_budget_stopped_sweep_of_takes_goes_on_with_a_higher_budget(run_scene, tmp_path, monkeypatch, capsys):
+    """Stopped by its budget, started with a relative parent: the same command with a higher budget
+    (and without the `--base-url` it was given) continues it."""
+    from loopback import LoopbackServer, Reply
+
+    line = Reply(text=turn('[TO: Bob] "Go on."', "Listen."), usage={"input_tokens": 100_000})
+    with LoopbackServer(line) as server:
+        scene = example_scene("the-apology", limits={"max_beats": 6}, cast=remote_cast(server, "alice", "bob", "charlie"))
+        parent = await run_scene(scene, isolation="b", coordinator="C")
+        monkeypatch.chdir(parent.dir.parent)
+        args = ["sweep", "--branch-from", parent.dir.name, "--at-beat", "3", "--event", "The fire alarm", "--seeds", "1",
+                "--out", str(tmp_path / "takes"), "--concurrency", "1"]
+        one_beat = sum(e.cost_usd for e in read_events(parent.dir) if e.type == "call" and e.beat == 3)
+        given = ["--base-url", server.url()]  # given once: not giving it again is no difference
+        assert await asyncio.to_thread(main, [*args, *given, "--budget-usd", f"{one_beat * 1.5:.4f}"]) == 1
+        assert "budget" in capsys.readouterr().err.lower()
+        assert len(read_results(tmp_path / "takes")) < 2
+        assert await asyncio.to_thread(main, [*args, "--budget-usd", "1000"]) == 0
+        assert len(read_results(tmp_path / "takes")) == 2

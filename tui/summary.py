@@ -37,6 +37,15 @@ def pace_line(scene: Scene, options: RunOptions) -> str:
     return f"at least {seconds:g} s per beat ({where}; +/- on the stage)"
 
 
+def protocol_line(scene: Scene, options: RunOptions, applies: bool) -> str:
+    """How the actors answer; for a format that keeps its own replies, that the setting is ignored."""
+    if not applies:
+        return f"the {scene.format} format's own replies (--protocol and protocol: concern scene actors only)"
+    if options.protocol:
+        return f"{options.protocol} (every actor's replies)"
+    return f"{scene.provider.protocol} (as the scene file says)"
+
+
 def summary(scene: Scene | None, options: RunOptions, left_out: str = "") -> Group:
     """Everything the run will use, as the operator confirms it (a long value wraps under itself)."""
     if scene is None:
@@ -54,8 +63,7 @@ def summary(scene: Scene | None, options: RunOptions, left_out: str = "") -> Gro
                      f"{options.model or (scene.provider.model if not options.provider else None) or 'default'}"),
         ("Base URL", options.base_url or (scene.provider.base_url if not options.provider else None)
          or "the provider's own"),
-        ("Protocol", f"{options.protocol} (every actor's replies)" if options.protocol
-         else f"{scene.provider.protocol} (as the scene file says)"),
+        ("Protocol", protocol_line(scene, options, "protocol" in fmt.wizard_fields(registry.choice_of(scene)))),
         ("Pace", pace_line(scene, options)),
         ("Seed", str(seed) if seed is not None else "random (written to notes.md)"),
         *([("Max beats", str(options.max_beats or scene.limits.beats_for(len(scene.characters))))]

@@ -27,7 +27,7 @@ from promptdesk.core.characters.loading import Character, check_display_names, s
 from promptdesk.core.clock import Clock, RealClock, VirtualClock
 from promptdesk.core.engine.actors import make_actor
 from promptdesk.core.engine.coordinator import JudgeCoordinator, RuleCoordinator
-from promptdesk.core.engine.format import Setup
+from promptdesk.core.engine.format import Format, Setup
 from promptdesk.core.engine.pacing import resolve as resolve_pace
 from promptdesk.core.engine.session import Session
 from promptdesk.core.errors import InvalidConfig
@@ -127,6 +127,19 @@ def protocol_problem(provider: str, protocol: str | None) -> str | None:
     except ValueError as exc:
         return str(exc)
     return None
+
+
+def own_replies(fmt: Format, specs: dict[str, ProviderSpec], options: RunOptions,
+                notices: list[str]) -> tuple[dict[str, ProviderSpec], list[str]]:
+    """A format whose actors keep their own replies and prompts (`Format.actor_protocol` False: a
+    collaboration's envelopes, a roundtable's YAML) ignores `--protocol` and `protocol:`, saying so."""
+    asked = sorted({spec.protocol for spec in specs.values() if spec.protocol != "tags"})
+    if fmt.actor_protocol or not asked:
+        return specs, notices
+    given = f"--protocol {options.protocol}" if options.protocol else f"protocol: {', '.join(asked)}"
+    notice = (f"{given} ignored: the protocol concerns scene actors; a {fmt.name} run keeps its own replies and "
+              "prompts")
+    return {slug: spec.model_copy(update={"protocol": "tags"}) for slug, spec in specs.items()}, [*notices, notice]
 
 
 def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> ProviderSpec:
@@ -231,6 +244,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
                   spec_for=lambda s, slug: provider_spec(s, slug, options))
     specs, notices = fmt.default_providers(scene, {c.slug: provider_spec(scene, c.slug, options) for c in cast},
                                            provider_flag=bool(options.provider))
+    specs, notices = own_replies(fmt, specs, options, notices)
     suggestions, told = suggested_events(scene, options)
     notices = card_notices(scene, cards) + notices + told
     judge_spec = provider_spec(scene, None, options)

@@ -6,8 +6,8 @@ heard, the tokens and cost the budget counts), a torn last line moves to `supers
 `resume` event (`reason: "journals"`) marks the seam, and the journal step is finished: the recorded
 entries the characters' own journals miss are appended, and the actors with neither an entry nor a
 failure on the log are asked for theirs (`promptdesk.core.engine.journals.pending`). Then every derived file is
-written. A run whose step finished (or was never due: a stop, a provider error) is closed cleanly:
-there is nothing to resume.
+written. A run whose step finished (or was never due: a stop, a provider error, `--journals none`)
+is finished: there is nothing to resume (exit 2).
 """
 
 from __future__ import annotations
@@ -27,10 +27,11 @@ def journal_step(run_dir: Path, session: Session) -> Session:
     step; raises InvalidConfig (closed cleanly) when nothing of it is missing."""
     lines, torn = _log(run_dir)
     events = _events(lines)
-    slugs = journals.pending(events, list(session.actors)) if session.format.keeps_journals else []
+    due = session.format.keeps_journals and session.journal_step  # `--journals none`: no step, nothing pending
+    slugs = journals.pending(events, list(session.actors)) if due else []
     recorded = journals.unappended(session, events)
     if not slugs and not recorded:
-        raise InvalidConfig(f"{run_dir} was closed cleanly: there is nothing to resume (rebuild its files with "
+        raise InvalidConfig(f"{run_dir} is finished (it was closed cleanly): there is nothing to resume (rebuild its files with "
                             f"`promptdesk rebuild {run_dir}`)")
     session.format.restore(session, events, None)
     session.first_beat = session.state.beat

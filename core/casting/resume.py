@@ -12,11 +12,15 @@ still being played) is refused, exit 2, naming the holder's pid.
 A run killed during its journal step (the close is on the log) finishes that step instead:
 `promptdesk.core.casting.journal_resume`.
 
-The last beat on the log was cut off (a finished beat is always followed by the next one's `beat`
-event, or by the close): it is replayed from its start. Its partial events move from `events.jsonl`
-to `superseded.jsonl` and one `resume` event (`reason: "restart"`) marks the seam (`promptdesk.core.record.seams`), so
-no beat number is repeated and no actor speaks twice in one beat, for any reader of the log. The
-run then closes normally and writes every file.
+A beat that finished is on the log with its `beat_end` (flushed before anyone saw its lines go by):
+the resumed run never plays it again. It makes the coordinator's check after it again (the kill came
+during or after that check, whose records move aside) and goes on with the next beat. A beat cut off
+before its end is replayed from its start. What follows the cut moves from `events.jsonl` to
+`superseded.jsonl` and one `resume` event (`reason: "restart"`) marks the seam
+(`promptdesk.core.record.seams`), so no beat number is repeated and no actor speaks twice in one beat,
+for any reader of the log. The requests sent after the cut stay in `prompts.jsonl` (each was recorded
+before it was sent); the seam names them (`unfinished_requests`). The run then closes normally and
+writes every file.
 
 Exit codes: 0 when the scene closed, 1 when it ended on an error, 2 when the folder is not a run,
 was closed cleanly (nothing to resume) or is of a format that cannot be resumed.
@@ -39,6 +43,7 @@ from promptdesk.core.casting.pool import ProviderPool
 from promptdesk.core.casting.scene_file import Scene
 from promptdesk.core.formats.registry import get
 from promptdesk.core.providers.spec import ProviderSpec
+from promptdesk.core.record.prompt_log import requests_since
 from promptdesk.core.record.seams import RESTART, find_cut, supersede
 from promptdesk.core.engine.session import Session
 
@@ -126,11 +131,18 @@ def prepare(run_dir: Path, base_url: str | None = None, *, stopped_too: bool = F
             session.recorder.lock = lock
             return session
         at = cut.beat
-        session.format.restore(session, cut.kept, at)
-        session.first_beat = session.state.beat = (at.beat or 0) if at else 0
+        session.format.restore(session, cut.kept, at, cut.finished)
+        if cut.finished is not None:
+            session.first_beat = (cut.finished.beat or 0) + 1
+            text = (f"Run resumed after an interruption; beat {cut.finished.beat} had finished (the coordinator's "
+                    f"check after it is made again); beat {session.first_beat} begins")
+        else:
+            session.first_beat = (at.beat or 0) if at else 0
+            text = f"Run resumed after an interruption; beat {session.first_beat} is replayed from its start"
+        session.state.beat = session.first_beat
         session.t_offset = max([0.0, *(e.t for e in cut.kept), at.t if at else 0.0])
-        session.seam = {"text": f"Run resumed after an interruption; beat {session.first_beat} is replayed from its start",
-                        "reason": RESTART, "beat": session.first_beat, "superseded": len(cut.moved)}
+        session.seam = {"text": text, "reason": RESTART, "beat": session.first_beat, "superseded": len(cut.moved),
+                        "unfinished_requests": requests_since(run_dir, cut.since)}
         supersede(run_dir, cut)
         session.recorder.lock = lock
         session.recorder.reopen(cut.kept)

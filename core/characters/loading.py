@@ -24,6 +24,7 @@ from promptdesk.core.characters import search as character_search
 
 from promptdesk.core.characters import front_matter
 from promptdesk.core.characters.front_matter import examples, without_examples
+from promptdesk.core.characters.name_gate import NAME_MAX, name_problem, normalised
 from promptdesk.core.errors import CharacterLoadError, InvalidConfig
 from promptdesk.core.protocol.bounded import Unbounded, read_capped
 from promptdesk.core.protocol.sanitize import strip_controls
@@ -169,27 +170,6 @@ def read_inside(path: Path, root: Path, slug: str) -> str:
     return _read(path, slug)
 
 
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-_RESERVED = re.compile(r"\b(DIRECTOR\s+NOTE|EVENT|SYSTEM)\s*:", re.IGNORECASE)
-NAME_MAX = 100
-"""The longest display name, in characters (every other actor's briefing lists it)."""
-
-
-def name_problem(name: str) -> str | None:
-    """What keeps `name` from being a display name, or None: the one gate every character passes
-    (folder, agent file, card imported or cast directly, persona), because the name reaches every
-    other actor's briefing, the transcripts and `notes.md`."""
-    if not name.strip():
-        return "is empty"
-    if _UNPRINTABLE.search(name):
-        return "holds a newline or control character"
-    if _RESERVED.search(name):
-        return "holds one of the engine's own markers (`DIRECTOR NOTE:`, `EVENT:`, `SYSTEM:`)"
-    if len(name) > NAME_MAX:
-        return f"is {len(name):,} characters long, over the limit of {NAME_MAX}"
-    return None
-
-
 def check_name(slug: str, name: str, path: Path | str) -> str:
     """The display name, or a CharacterLoadError naming the character, the file and what to fix."""
     problem = name_problem(name)
@@ -212,11 +192,12 @@ def with_fields(character: Character, fields: Sequence[str]) -> Character:
 
 def check_display_names(cast: Sequence[Character]) -> None:
     """Refuse a display name that fails `check_name` (whichever way the character came in), and two cast
-    members whose display names match (ignoring case): no transcript could tell them apart."""
+    members whose display names match once normalised (case, Unicode compatibility forms, punctuation):
+    no transcript could tell them apart."""
     seen: dict[str, Character] = {}
     for character in cast:
         check_name(character.slug, character.name, character.profile_path)
-        other = seen.setdefault(character.name.casefold(), character)
+        other = seen.setdefault(normalised(character.name), character)
         if other is not character:
             raise InvalidConfig(f"Two cast members are both called {character.name!r}: '{other.slug}' "
                                 f"({other.profile_path}) and '{character.slug}' ({character.profile_path}); "

@@ -18,6 +18,7 @@ from pathlib import Path
 from promptdesk.core.casting.branch import Change, prepare_branch
 from promptdesk.core.cli import provider_flags
 from promptdesk.core.cli.common import command_parser, exit_codes, refuse
+from promptdesk.core.cli.numbers import beat_number
 from promptdesk.core.engine.outcome import PROVIDER_ERROR
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
 
@@ -30,7 +31,7 @@ def parser() -> argparse.ArgumentParser:
                                   "not a run, a beat never begun, a change that does not fit, a format that cannot "
                                   "be branched (collaborate, roundtable), or --out taken"))
     p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run to take again")
-    p.add_argument("--at-beat", dest="at_beat", type=int, required=True, metavar="K", help="the beat the take starts from")
+    p.add_argument("--at-beat", dest="at_beat", type=beat_number, required=True, metavar="K", help="the beat the take starts from")
     p.add_argument("--event", help="a world event every actor receives at beat K")
     p.add_argument("--note", help="a director's note delivered at beat K (to everyone, or to --to)")
     p.add_argument("--to", metavar="SLUG", help="the actor the --note is for")

@@ -41,6 +41,7 @@ def main(argv: list[str], out: TextIO | None = None) -> int:
     out = out or sys.stderr
     ns = parser().parse_args(argv)
     try:
+        check_folder(ns.to)
         imported = [read_source(path, ns.user) for path in ns.files]
         slugs = [item.slug for item in imported]
         twice = sorted({s for s in slugs if slugs.count(s) > 1})
@@ -52,9 +53,26 @@ def main(argv: list[str], out: TextIO | None = None) -> int:
         print(strip_controls(f"INVALID_CONFIG: {exc} — nothing was imported."), file=out)
         return EXIT_INVALID
     for item in imported:
-        folder = write(item, ns.to)
+        try:
+            folder = write(item, ns.to)
+        except OSError as exc:
+            print(strip_controls(f"INVALID_CONFIG: {ns.to}: cannot write {item.slug} there ({exc.strerror or exc})"),
+                  file=out)
+            return EXIT_INVALID
         _report(item, folder, out)
     return EXIT_CLOSED
+
+
+def check_folder(to: Path) -> None:
+    """`--to` must be a folder, or a path whose nearest existing part is one (it is then created);
+    ImportProblem names what is in the way."""
+    for part in (to, *to.parents):
+        if part.exists() or part.is_symlink():
+            if not part.is_dir():
+                what = "is a file" if part == to else f"cannot be made: {part} is a file"
+                raise ImportProblem(f"--to {to} {what}, not a folder; give the characters folder to write into "
+                                    "(it is created when missing)")
+            return
 
 
 def _report(item, folder: Path, out: TextIO) -> None:

@@ -26,6 +26,8 @@ def number_type(parse: Callable[[str], N], ok: Callable[[N], bool], wanted: str)
 
 positive_int = number_type(int, lambda value: value > 0, "a positive whole number")
 """`--max-beats`, `--max-concurrency`."""
+beat_number = number_type(int, lambda value: value >= 0, "a beat number (0 or more)")
+"""`--at-beat`."""
 pace_seconds = number_type(float, lambda value: 0 <= value <= 60, "a number of seconds from 0 to 60")
 """`--pace`."""
 budget_usd = number_type(float, lambda value: math.isfinite(value) and value >= 0,

@@ -11,7 +11,9 @@ from typing import Any
 from promptdesk.core.cli.numbers import positive_int, timeout_seconds
 from promptdesk.core.providers.names import PROTOCOL_NAMES as PROTOCOLS
 from promptdesk.core.providers.names import PROVIDER_NAMES as PROVIDERS
-FLAGS = {"max_concurrency": "--max-concurrency", "timeout_s": "--timeout", "journal_timeout_s": "--journal-timeout"}
+from promptdesk.core.providers.names import SCHEMA_FORMATS
+FLAGS = {"schema_format": "--schema-format", "max_concurrency": "--max-concurrency", "timeout_s": "--timeout",
+         "journal_timeout_s": "--journal-timeout"}
 """Provider setting -> its flag."""
 
 
@@ -25,12 +27,18 @@ def add(p: argparse.ArgumentParser) -> None:
                    help="the server's address, e.g. http://127.0.0.1:8080/v1 for a local openai-compatible server")
     g.add_argument("--protocol", choices=PROTOCOLS,
                    help="how actors answer: tags (<thinking>/<speech>), json (a JSON schema the server enforces: "
-                        "openai, anthropic, openai-compatible), auto (json where the provider can; default: the scene's)")
+                        "openai, anthropic, openai-compatible), auto (json where the provider can; default: the "
+                        "scene's); scene actors only: collaborate and roundtable runs keep their own replies")
+    g.add_argument("--schema-format", dest="schema_format", choices=SCHEMA_FORMATS,
+                   help="openai-compatible: how the server takes the JSON schema of --protocol json: json_schema "
+                        "(llama.cpp's server, vLLM, Ollama, LM Studio; the default) or json_object "
+                        "(llama-cpp-python's server)")
     g.add_argument("--max-concurrency", dest="max_concurrency", type=positive_int, metavar="N",
                    help="at most N calls at once to each provider's server, the others queued in arrival order "
                         "(default: no limit; 1 for a server that serves one request at a time, e.g. llama.cpp)")
     g.add_argument("--timeout", dest="timeout_s", type=timeout_seconds, metavar="SECONDS",
-                   help="seconds one attempt of a call may take, for every provider (default: the scene's, else 60)")
+                   help="seconds one attempt of a call may take from its start to its last byte, for every provider "
+                        "(default: the scene's, else 60)")
     g.add_argument("--journal-timeout", dest="journal_timeout_s", type=timeout_seconds, metavar="SECONDS",
                    help="seconds one attempt of a journal call may take (default: the call timeout)")
 

@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from promptdesk.core.cli.common import command_parser, exit_codes, sweep_through
-from promptdesk.core.cli.numbers import positive_int, sweep_budget_usd
+from promptdesk.core.cli.numbers import beat_number, positive_int, sweep_budget_usd
 from promptdesk.core.casting.places import SWEEPS
 from promptdesk.core.experiments.sweep_checks import parse_seeds
 from promptdesk.core.experiments.take_sweep import TakeProgress, TakeSweep, TakeSweepPlan
@@ -30,7 +30,7 @@ def parser() -> argparse.ArgumentParser:
                        "what the change does.", CODES, "Re-running the same command resumes the sweep in its folder.")
     p.add_argument("--branch-from", dest="branch_from", type=Path, required=True, metavar="RUN_DIR",
                    help="the run to take again")
-    p.add_argument("--at-beat", dest="at_beat", type=int, required=True, metavar="K",
+    p.add_argument("--at-beat", dest="at_beat", type=beat_number, required=True, metavar="K",
                    help="the beat every take starts from")
     p.add_argument("--event", help="the world event of the `change` takes, at beat K")
     p.add_argument("--note", help="the director's note of the `change` takes, at beat K (to everyone, or --to)")

@@ -12,7 +12,6 @@ says "unknown" (None). Close words never decide it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -217,8 +216,9 @@ class JudgeCoordinator:
 
 
 def _json_object(text: str) -> str:
-    """The outermost `{…}` in a judge's answer; raises ValueError when there is none."""
-    match = re.search(r"\{.*\}", text, re.DOTALL)
-    if not match:
+    """The outermost `{…}` in a judge's answer (from its first `{` to its last `}`, found in linear
+    time); raises ValueError when there is none."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
         raise ValueError("no JSON object in the judge's answer")
-    return match.group(0)
+    return text[start:end + 1]

@@ -74,6 +74,10 @@ class Format:
     """True when the actors write journal entries after the close (spec 000's scenes)."""
     judges_goal: ClassVar[bool] = False
     """True when the coordinator gives its goal verdict at the close (the others decide their own)."""
+    actor_protocol: ClassVar[bool] = False
+    """True when the format's actors answer in the scene actor protocol, so that `--protocol` and
+    `protocol:` (tags or JSON) apply; False: the format keeps its own replies (envelopes, YAML) and
+    prompts, and the setting is ignored with a notice."""
     drops_unavailable_actors: ClassVar[bool] = False
     """True when the format plays on without an actor whose provider failed for good (its turns
     skipped; `promptdesk.core.engine.outcome`); False: such a failure stops the run."""
@@ -164,6 +168,8 @@ class Format:
         """True when a killed run of this format can be resumed from its log."""
         return False
 
-    def restore(self, session: Stage, kept: list[Any], cut_beat: Any) -> None:
-        """Replay a killed run's kept events into a fresh session (only when `resumable`)."""
+    def restore(self, session: Stage, kept: list[Any], cut_beat: Any, finished: Any = None) -> None:
+        """Replay a killed run's kept events into a fresh session (only when `resumable`): `cut_beat` is
+        the `beat` event of the beat played again, or `finished` the `beat_end` of the last beat when
+        it had finished."""
         raise NotImplementedError(f"a {self.name} run cannot be resumed")

@@ -162,9 +162,8 @@ class Stage:
         """Record an event (unless it is a live delta) and publish it to every subscriber.
 
         A subscriber that raises is logged to `debug.log`; the event stays recorded and the run goes on.
-        While the scene runs, the record is flushed at each safe point rather than event by event
-        (`Recorder.hold`): a killed run loses at most its current beat. Anything else (a pause, the
-        close, the journal step) is flushed at once, with what was held before it."""
+        The event is durable before anyone is shown it; while the scene runs (`Recorder.hold`), only
+        the `route` events wait for the next flush or the safe point (`promptdesk.core.record.recorder`)."""
         if not isinstance(event, DeltaEvent):
             self.recorder.hold = self.state.status == "running"
             self.recorder.record(event)

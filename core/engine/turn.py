@@ -26,6 +26,7 @@ from promptdesk.core.providers.base import Completion, Provider, Request, Usage
 from promptdesk.core.providers.concurrency import one_call
 from promptdesk.core.record.outputs import SILENCED
 from promptdesk.core.record.recorder import redact
+from promptdesk.core.protocol.bounded import REPLY_MAX_CHARS
 from promptdesk.core.protocol.sanitize import mend
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ async def _send(session: Stage, provider: Provider, request: Request, stream_as:
         if stream_as:
             publish(splitter.flush())
         ok = True
-        return completion.model_copy(update={"text": mend(completion.text)})
+        return completion.model_copy(update={"text": mend(_within_bound(session, request, completion.text))})
     except BaseException as exc:
         error = exc
         raise
@@ -88,6 +89,15 @@ async def _send(session: Stage, provider: Provider, request: Request, stream_as:
             session.abort(f"the budget of ${session.budget_usd:.2f} cannot be kept: {provider.name} "
                           f"{provider.model or ''} sent no token usage for a call, so its cost is unknown; run "
                           f"without --budget-usd, or on a server that reports usage")
+
+
+def _within_bound(session: Stage, request: Request, text: str) -> str:
+    """A reply cut at `REPLY_MAX_CHARS` (said in `debug.log`), so that reading it is bounded."""
+    if len(text) <= REPLY_MAX_CHARS:
+        return text
+    session.recorder.log("warning", f"a reply of {len(text):,} characters to {request.to} was cut at "
+                         f"{REPLY_MAX_CHARS:,}", beat=request.beat)
+    return text[:REPLY_MAX_CHARS]
 
 
 def _report_health(session: Stage, to: str, ok: bool, error: Exception | None) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from statistics import mean
@@ -35,6 +36,7 @@ from promptdesk.core.experiments.arcs import JOURNAL, BeatTiming, Relationship, 
 from promptdesk.core.errors import InvalidConfig, PromptdeskError
 from promptdesk.core.formats.registry import FORMATS
 from promptdesk.core.record.events import BaseEvent, CallEvent, SpeakEvent
+from promptdesk.core.record.seams import superseded_calls
 
 _WORD = re.compile(r"[\w']+")
 EVERYONE = "*"
@@ -182,8 +184,9 @@ def _cache_share(row: dict[str, Any]) -> float:
     return _share(read, row.get("input_tokens", 0) + row.get("cache_write_tokens", 0) + read)
 
 
-def actor_metrics(events: list[BaseEvent]) -> dict[str, ActorMetrics]:
-    """Per-actor counts, words, spend and echo (every cast member has a row, even a silent one)."""
+def actor_metrics(events: list[BaseEvent], cut: Sequence[BaseEvent] = ()) -> dict[str, ActorMetrics]:
+    """Per-actor counts, words, spend (`cut`: the calls of beats played again, paid for too) and echo
+    (every cast member has a row, even a silent one)."""
     actors = {slug: ActorMetrics() for slug in outputs.cast_names(events)}
     turn_types = TURN_TYPES
     for event in events:
@@ -202,7 +205,7 @@ def actor_metrics(events: list[BaseEvent]) -> dict[str, ActorMetrics]:
             row.failures += outputs.is_failure(event)
             row.corrections += event.type == "correct"
     total_words = sum(row.words for row in actors.values())
-    spend = outputs.costs(events)["perActor"]
+    spend = outputs.costs(events, cut)["perActor"]
     per_echo: dict[str, list[float]] = {}
     for slug, value in echoes(events):
         per_echo.setdefault(slug, []).append(value)
@@ -234,11 +237,11 @@ def recorded_success(run_dir: Path) -> bool | None:
 
 
 def run_metrics(events: list[BaseEvent], run: str = "", audit: str = "unavailable",
-                success: bool | None = None) -> RunMetrics:
+                success: bool | None = None, cut: Sequence[BaseEvent] = ()) -> RunMetrics:
     """The metrics of one run from its events; the audit verdict and the recorded success are passed
     in, as they need the folder (`audit_verdict`, `recorded_success`; `metrics_of` reads both)."""
-    info, close, spend = outputs.start_info(events), outputs.close_event(events), outputs.costs(events)
-    actors = actor_metrics(events)
+    info, close, spend = outputs.start_info(events), outputs.close_event(events), outputs.costs(events, cut)
+    actors = actor_metrics(events, cut)
     said = speeches(events)
     echo_values = [value for _, value in echoes(events)]
     return RunMetrics(
@@ -282,7 +285,7 @@ def metrics_of(run_dir: Path, audit: bool = True) -> RunMetrics:
         raise NotARunFolder(f"{run_dir} is not a run folder (no events.jsonl in it); give a folder a run wrote")
     events = read_events(run_dir)
     return run_metrics(events, run=run_dir.name, audit=audit_verdict(run_dir) if audit else "not run",
-                       success=recorded_success(run_dir))
+                       success=recorded_success(run_dir), cut=superseded_calls(run_dir))
 
 
 SPOKE, SILENT, INTERRUPTED, REACTED, FAILED, ABSENT = "spoke", "silent", "interrupted", "reacted", "failed", ""

@@ -90,6 +90,8 @@ class SweepPlan:
     protocol: str | None = None
     IDENTITY = ("scene", "isolations", "coordinators", "seeds", "provider", "model", "base_url", "max_beats",
                 "characters_dirs", "protocol")
+    INHERITED = ("provider", "model", "base_url", "protocol")
+    """Provider flags that, not given again, are the recorded plan's (a flag not given is no difference)."""
 
     def combinations(self) -> list[Combination]:
         return [Combination(i, c, s) for i in self.isolations for c in self.coordinators for s in self.seeds]
@@ -198,6 +200,9 @@ class Sweep:
         (name, kind, folder_kind), plan_path = self.FOLDER, self.folder / self.FOLDER[0]
         if plan_path.is_file():
             recorded = self._recorded_plan()
+            for key in self.plan.INHERITED:
+                if getattr(self.plan, key) is None:
+                    setattr(self.plan, key, getattr(recorded, key))
             if wrong := recorded.differences(self.plan):
                 raise InvalidConfig(f"{self.folder} holds {kind} with a different plan ({', '.join(wrong)} differ); "
                                     f"give another --out, or the same flags as before to resume")

@@ -13,6 +13,7 @@ results are measured from beat K on (`promptdesk.core.experiments.takes.metrics_
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -61,8 +62,13 @@ class TakeSweepPlan:
     budget_usd: float | None = None
     requests_per_min: int | None = None
     tokens_per_min: int | None = None
+    parent_id: str | None = None
+    """The parent run's identity beside its absolute path (`run_identity`): a folder replaced by
+    another run at the same path is a different parent."""
 
-    IDENTITY = ("parent", "at_beat", "seeds", "event", "note", "to", "base_url")
+    IDENTITY = ("parent", "at_beat", "seeds", "event", "note", "to", "base_url", "parent_id")
+    INHERITED = ("base_url",)
+    """Provider flags that, not given again, are the recorded plan's (a flag not given is no difference)."""
 
     def combinations(self) -> list[TakeCombination]:
         return [TakeCombination(c, s) for c in CONDITIONS for s in self.seeds]
@@ -71,13 +77,29 @@ class TakeSweepPlan:
         return list(CONDITIONS)
 
     def differences(self, other: TakeSweepPlan) -> list[str]:
-        return [k for k in self.IDENTITY if getattr(self, k) != getattr(other, k)]
+        """The identity fields on which two plans disagree: the parent by its resolved path (from any
+        working folder) and its identity when both know it."""
+        wrong = [k for k in self.IDENTITY if k not in ("parent", "parent_id") and getattr(self, k) != getattr(other, k)]
+        if Path(self.parent).resolve() != Path(other.parent).resolve():
+            wrong.insert(0, "parent")
+        elif self.parent_id and other.parent_id and self.parent_id != other.parent_id:
+            wrong.insert(0, "parent (another run now stands at its path)")
+        return wrong
 
     def change(self, combo: TakeCombination) -> Change:
         """The take's change: the seed, and for the `change` condition the event or note."""
         if combo.condition == RETAKE:
             return Change(seed=combo.seed)
         return Change(event=self.event, note=self.note, to=self.to, seed=combo.seed)
+
+
+def run_identity(run_dir: Path) -> str | None:
+    """A run's identity: a digest of its `private.json` (written once at its start, never rewritten),
+    or None when it cannot be read."""
+    try:
+        return hashlib.sha256((Path(run_dir) / "private.json").read_bytes()).hexdigest()[:16]
+    except OSError:
+        return None
 
 
 def is_take_sweep(path: Path) -> bool:
@@ -119,6 +141,7 @@ class TakeSweep(Sweep):
     def __init__(self, plan: TakeSweepPlan, folder: Path, progress: Any = None) -> None:
         self._start(plan, folder, progress)
         self.parent = Path(plan.parent).resolve()
+        plan.parent, plan.parent_id = str(self.parent), run_identity(self.parent)
 
     def validate(self) -> None:
         """Refuse a plan that cannot run (the parent, the beat, the change), before anything is written."""
@@ -133,7 +156,7 @@ class TakeSweep(Sweep):
         return read_take_plan(self.folder)
 
     def _plan_text(self) -> str:
-        return yaml.safe_dump({**asdict(self.plan), "parent": str(self.parent)}, sort_keys=False)
+        return yaml.safe_dump(asdict(self.plan), sort_keys=False)
 
     def _session(self, combo: TakeCombination) -> Any:  # type: ignore[override]
         """The take: its stopped or killed run continued, else a new take; what it inherited is its baseline."""

@@ -31,6 +31,9 @@ ALIAS_NODES_MAX = 10_000
 """Most nodes YAML aliases may add to a document once expanded (a real scene's anchors add dozens)."""
 ALIAS_CHARS_MAX = 1_000_000
 """Most characters of text YAML aliases may add to a document once expanded."""
+REPLY_MAX_CHARS = 1_000_000
+"""The most characters of one model reply that are read (far past any `max_tokens`; a server that
+sends more is cut there, and `debug.log` says so): every reader of model output is timed at it."""
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader when installed (several times faster on big files), else PyYAML's own."""
 

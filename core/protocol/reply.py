@@ -44,6 +44,9 @@ _NONVERBAL_RE = re.compile(r"\*([^*]*)\*?")
 _QUOTES = "\"“”"
 _TO_RE = re.compile(r"\bTO\s*:\s*", re.IGNORECASE)
 _FLAGS: dict[str, Action] = {"silent": "silent", "react": "react", "speak": "speak"}
+HEADER_MAX = 2000
+"""The most characters a bracket header may span: a `[` not closed within them opens no header (the
+speech is plain), so reading a header costs the same whatever the length of the reply."""
 
 
 @dataclass(frozen=True)
@@ -203,10 +206,12 @@ def _balanced_end(text: str, *, quotes: bool) -> int | None:
 
 
 def _split_header(text: str, cast: Mapping[str, str]) -> tuple[_Header | None, str]:
-    """Split a leading bracket header from the rest; (None, text) when there is none."""
-    end = _cast_header_end(text, cast)
-    if end is None and text.startswith("["):
-        end = _header_end(text)
+    """Split a leading bracket header (within `HEADER_MAX` characters) from the rest; (None, text)
+    when there is none."""
+    head = text[:HEADER_MAX]
+    end = _cast_header_end(head, cast)
+    if end is None and head.startswith("["):
+        end = _header_end(head)
     if end is None:
         return None, text
     header = _Header()
@@ -222,10 +227,11 @@ def _split_header(text: str, cast: Mapping[str, str]) -> tuple[_Header | None, s
 
 def _cast_header_end(text: str, cast: Mapping[str, str]) -> int | None:
     """The end of a leading header whose `TO:` names a cast member holding a bracket or quote."""
-    if not text.startswith("[") or not cast:
+    held = {name: shown for name, shown in cast.items() if any(ch in name for ch in '[]"“”')}
+    if not text.startswith("[") or not held:
         return None
     for end in (i + 1 for i, ch in enumerate(text) if ch == "]"):
-        rest, target = _take_cast_target(text[1:end - 1], cast)
+        rest, target = _take_cast_target(text[1:end - 1], held)
         if target is not None and rest.count("[") == rest.count("]"):
             return end
     return None

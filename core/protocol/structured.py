@@ -71,8 +71,13 @@ def turn_schema(names: Sequence[str]) -> dict[str, Any]:
 
 
 def parse_json_turn(raw: str, cast: Mapping[str, str] | None = None) -> ParsedTurn:
-    """A JSON reply as the tag protocol's `ParsedTurn`; a malformed one has no speech and no thinking."""
+    """A JSON reply as the tag protocol's `ParsedTurn`; a malformed one has no speech and no thinking. A
+    `to` that names no one in `cast` (when a cast is given) makes the reply malformed: it is corrected,
+    never routed to a name the scene does not have."""
     reply, problems = _validated(raw)
+    if reply is not None and cast and (reply["to"] or "").strip() and _target(reply["to"], cast) not in cast.values():
+        names = ", ".join(dict.fromkeys(cast.values()))
+        reply, problems = None, [f"to names no one in the cast (name one of {names}, or give null)"]
     if reply is None:
         return ParsedTurn(thinking=None, speech=None, well_formed=False, problems=tuple(problems))
     return ParsedTurn(thinking=reply["thinking"], speech=_speech(reply, cast or {}), well_formed=True)

@@ -28,7 +28,10 @@ runs the Claude Code CLI bundled with `claude-agent-sdk` (`pip install -e '.[cla
   `first_byte_timeout_s` (default 20 s) fails and is retried like a timeout: a connection reset
   before the answer is never reported by the CLI, which would otherwise wait out `timeout_s`;
 - at most `max_processes` CLI processes run at once (default 4); a cancelled call's process is
-  terminated by the SDK's transport, and `aclose` removes the temporary HOME and folders.
+  terminated by the SDK's transport, and `aclose` removes the temporary HOME and folders;
+- those folders live in one folder per provider instance, named for the process, and each CLI
+  process is bound to Promptdesk's life (`promptdesk.core.providers.claude_places`): after a SIGKILL no
+  CLI process stays, and the next start (a resume, another run) removes what the killed one left.
 """
 
 from __future__ import annotations
@@ -39,9 +42,11 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from promptdesk.core.errors import InvalidConfig, ProviderError
+from promptdesk.core.providers import claude_places
 from promptdesk.core.providers.base import ChatMessage, Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 from promptdesk.core.providers.claude_sessions import SessionThread, fold, rewrite_replies, transcript
 from promptdesk.core.providers.retry import is_retryable_status, redact, with_retries
@@ -51,9 +56,14 @@ FIRST_BYTE_TIMEOUT_S = 20.0
 """How long an attempt may show no sign of an answer before it is failed and retried."""
 CLI_SYSTEM_LINE = "You are a Claude agent, built on Anthropic's Claude Agent SDK."
 LOGIN_BLOCK_NOTE = "[environment block added by the Claude Code CLI in login mode; its text is not visible to Promptdesk]"
-CLI_ENV = {"CLAUDE_CODE_MAX_RETRIES": "0", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
-           "DISABLE_ERROR_REPORTING": "1", "CLAUDE_CODE_ATTRIBUTION_HEADER": "0"}
-"""No telemetry or other traffic, and no retries inside the CLI: Promptdesk's one retry layer decides."""
+CLI_ENV = {"CLAUDE_CODE_MAX_RETRIES": "0", "CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK": "1",
+           "CLAUDE_CODE_NONSTREAMING_TIMEOUT_RETRIES": "0", "CLAUDE_CODE_NO_MODEL_FALLBACK": "1",
+           "CLAUDE_CODE_DISABLE_MODEL_ACCESS_FALLBACK": "1", "CLAUDE_CODE_DISABLE_REFUSAL_RETRY": "1",
+           "CLAUDE_CODE_DISABLE_REFUSAL_FALLBACK": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+           "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
+           "CLAUDE_CODE_ATTRIBUTION_HEADER": "0"}
+"""No telemetry or other traffic, and no retries inside the CLI (not after an error, nor by sending again
+without streaming after a stream that broke, nor with another model): Promptdesk's one retry layer decides."""
 
 
 def available() -> bool:
@@ -98,9 +108,11 @@ class ClaudeCodeProvider(Provider):
         self.max_processes = max_processes
         self.thinking_tokens, self.effort = thinking_tokens, effort
         self._threads: dict[str, SessionThread] = {}
-        self._home: str | None = tempfile.mkdtemp(prefix="promptdesk-claude-code-") if self._api_key else None
-        self._workdir = tempfile.mkdtemp(prefix="promptdesk-claude-code-cwd-")
-        self._briefings = tempfile.mkdtemp(prefix="promptdesk-claude-code-briefings-")
+        self._folder = claude_places.instance_folder()
+        self._home: str | None = _private(self._folder / "home") if self._api_key else None
+        self._workdir = _private(self._folder / "cwd")
+        self._briefings = _private(self._folder / "briefings")
+        self._launcher = claude_places.launcher(self._folder, cli_path or claude_places.bundled_cli())
 
     @property
     def bare(self) -> bool:
@@ -247,7 +259,7 @@ class ClaudeCodeProvider(Provider):
         unless a budget is set, effort only when set."""
         from claude_agent_sdk import ClaudeAgentOptions
 
-        env = dict(CLI_ENV)
+        env = {**CLI_ENV, "PROMPTDESK_PARENT_PID": str(os.getpid())}
         env["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] = str(request.max_tokens + (self.thinking_tokens or 0))
         if self.effort is None:
             env["CLAUDE_CODE_EFFORT_LEVEL"] = "unset"  # the CLI then sends no effort at all
@@ -259,7 +271,8 @@ class ClaudeCodeProvider(Provider):
             env["HOME"] = env["CLAUDE_CODE_TMPDIR"] = self._home
         return ClaudeAgentOptions(system_prompt={"type": "file", "path": briefing}, tools=[], setting_sources=[],
                                   max_turns=1, model=self.model, env=env, cwd=self._workdir,
-                                  resume=thread.session_id if thread else None, cli_path=self.cli_path,
+                                  resume=thread.session_id if thread else None,
+                                  cli_path=self._launcher or self.cli_path,
                                   include_partial_messages=True, extra_args={"bare": None} if self.bare else {},
                                   stderr=lambda _line: None, effort=self.effort,
                                   thinking={"type": "enabled", "budget_tokens": self.thinking_tokens}
@@ -279,10 +292,14 @@ class ClaudeCodeProvider(Provider):
     async def aclose(self) -> None:
         """Forget the sessions and remove the temporary folders."""
         self._threads.clear()
-        for folder in (self._home, self._workdir, self._briefings):
-            if folder:
-                shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(self._folder, ignore_errors=True)
         self._home = None
+
+
+def _private(path: Path) -> str:
+    """A new folder only the user can enter (0700)."""
+    path.mkdir(mode=0o700)
+    return str(path)
 
 
 def _remove(path: str) -> None:

@@ -5,3 +5,5 @@ from __future__ import annotations
 
 PROVIDER_NAMES = ("offline", "anthropic", "openai", "openai-compatible", "claude-code")
 PROTOCOL_NAMES = ("tags", "json", "auto")
+SCHEMA_FORMATS = ("json_schema", "json_object")
+"""How an openai-compatible server takes a JSON schema (`promptdesk.core.providers.spec.SchemaFormat`)."""

@@ -77,7 +77,10 @@ class OpenAIProvider(RemoteProvider):
         return params
 
     async def _plain(self, client: Any, request: Request) -> tuple[str, Usage]:
-        raw = await client.chat.completions.with_raw_response.create(**untransformed(self.params(request)))
+        try:
+            raw = await client.chat.completions.with_raw_response.create(**untransformed(self.params(request)))
+        except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
+            raise self._schema_refused(exc, request) from None
         self.saw_headers(raw.headers)
         response = await parsed_body(raw)
         text = response.choices[0].message.content or "" if response.choices else ""
@@ -87,7 +90,10 @@ class OpenAIProvider(RemoteProvider):
         usage = Usage(reported=False)
         params = self.params(request)
         params["stream_options"] = {"include_usage": True}
-        chunks = await client.chat.completions.create(**untransformed(params), stream=True)
+        try:
+            chunks = await client.chat.completions.create(**untransformed(params), stream=True)
+        except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
+            raise self._schema_refused(exc, request) from None
         self.saw_headers(chunks.response.headers)
         finish = None
         async with chunks:
@@ -99,6 +105,23 @@ class OpenAIProvider(RemoteProvider):
                     usage = stream.observed = _usage(chunk.usage)
         stream.finished = finish is not None and getattr(getattr(chunks, "_decoder", None), "done", False)
         return "".join(stream.pieces), usage
+
+    def _schema_refused(self, exc: Exception, request: Request) -> Exception:
+        """An HTTP error answering a request that carried a JSON schema names the setting to change
+        (`--schema-format`, `schema_format:`, or the tag protocol); any other error is returned as it is."""
+        import openai
+
+        if request.json_schema is None or not isinstance(exc, openai.APIStatusError) or exc.status_code in (401, 403, 429):
+            return exc
+        error = self._translate(exc)
+        if error is None:
+            return exc
+        other = "json_object" if self.schema_format == "json_schema" else "json_schema"
+        how = (f"give --schema-format {other} (llama-cpp-python's server takes only json_object), or schema_format: "
+               f"{other} in the scene's provider:" if self.compatible else "the model may not take structured output")
+        return ProviderError(f"{error.message} — the request carried a JSON schema as response_format "
+                             f"{self.schema_format}: {how}; or answer in tags (--protocol tags)",
+                             status=error.status, retryable=error.retryable, **error.context)
 
     def _translate(self, exc: Exception) -> ProviderError | None:
         import httpx2

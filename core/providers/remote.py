@@ -203,8 +203,9 @@ class RemoteProvider(Provider):
                        on_reset: ResetCallback | None = None) -> Completion:
         """Send `request`, retrying what is worth retrying; stream into `on_delta` when given."""
         client, stream = self.client_for(request.to), Stream(on_delta, on_reset)
+        limit = self.timeout_s
         if request.purpose == "journal" and self.journal_timeout_s is not None:
-            client = client.with_options(timeout=self.journal_timeout_s)
+            client, limit = client.with_options(timeout=self.journal_timeout_s), self.journal_timeout_s
         watch = concurrency.server(concurrency.server_key(self))
 
         async def attempt() -> tuple[str, Usage]:
@@ -212,9 +213,9 @@ class RemoteProvider(Provider):
             mark = watch.begin()
             try:
                 if on_delta is None:
-                    text, usage = await self._plain(client, request)
+                    text, usage = await self._within(self._plain(client, request), limit)
                 else:
-                    text, usage = await self._stream(client, request, stream)
+                    text, usage = await self._within(self._stream(client, request, stream), limit)
                     if not stream.finished:
                         raise self._unfinished()
                 return text, stream.billed + usage
@@ -242,6 +243,20 @@ class RemoteProvider(Provider):
             raise
         return Completion(text=text, usage=usage, provider=self.name, model=self.model,
                           latency_s=time.perf_counter() - stream.started, ttft_s=stream.ttft_s)
+
+    async def _within(self, call: Any, limit: float) -> tuple[str, Usage]:
+        """One attempt, bounded as a whole by `limit` seconds (the SDK's own timeout only bounds the
+        wait between two reads, so a server trickling bytes could hold an attempt for ever): past it
+        the attempt fails, retryable like any timeout."""
+        scope = asyncio.timeout(limit)
+        try:
+            async with scope:
+                return await call
+        except TimeoutError:
+            if not scope.expired():
+                raise
+            raise ProviderError(f"{self.name}: timed out: no whole answer within {limit:g} s (the timeout bounds "
+                                "each attempt from its start to its last byte)", status=None, retryable=True) from None
 
     def _unfinished(self) -> ProviderError:
         """The failure of a stream that ended without its finish marker: retried like a 5xx."""

@@ -33,6 +33,7 @@ from promptdesk.core.record import audit_record as whole
 from promptdesk.core.record.audit_coordinator import EVERYONE, checked_material
 from promptdesk.core.record.audit_framing import Framing, Suspect
 from promptdesk.core.record.audit_material import COORDINATOR, Material, json_words
+from promptdesk.core.record.outputs import unfinished_requests
 from promptdesk.core.record.private import read_private
 from promptdesk.core.record.prompt_log import FILE as PROMPTS, read_prompts
 from promptdesk.core.record.seams import SUPERSEDED
@@ -91,6 +92,9 @@ class AuditReport:
     """Each cast member's display name, by slug."""
     warnings: list[str] = field(default_factory=list)
     """Lines skipped as torn (a process killed mid-write): what they held was never a whole request."""
+    unfinished: int = 0
+    """Requests sent for a beat a kill cut off (kept in `prompts.jsonl`, named by a resume's seam):
+    checked like every other, since a server received them."""
     excused: int = 0
     """Matches of another owner's private words that the audit found in requests and excused as public
     material (as routed), the recipient's own, or the engine's framing: what precision is made of."""
@@ -101,8 +105,10 @@ class AuditReport:
         return not self.leaks and not self.problems
 
     def summary(self) -> str:
+        cut = f" ({self.unfinished} of them sent in beats a kill cut off)" if self.unfinished else ""
         if self.clean:
-            return f"Audit clean: {self.requests} requests in {self.run_dir} carry no other owner's private material."
+            return (f"Audit clean: {self.requests} requests{cut} in {self.run_dir} carry no other owner's private "
+                    "material.")
         unchecked = f"{len(self.problems)} part{'s' if len(self.problems) > 1 else ''} of the record could not be checked"
         if not self.leaks:
             return (f"Audit INCOMPLETE: no leak in the {self.requests} requests of {self.run_dir} that could be read, "
@@ -125,6 +131,7 @@ def audit_run(run_dir: Path) -> AuditReport:
     superseded = whole.read_log(run_dir / SUPERSEDED, intake, required=False)
     if not any(e.type == "start" for e in events):
         intake.problems.append("events.jsonl has no start event: what the run did cannot be told")
+    report.unfinished = unfinished_requests(events)
     material, coordinator_leaks = checked_material(record, events, superseded)
     calls = whole.calls_of([*superseded, *events])
     if not (run_dir / PROMPTS).exists():
@@ -224,7 +231,7 @@ def _scan(material: Material, framing: Framing, record, base: list[_Pending]) ->
     tokens, ends = json_words(record.text[start:])
     framing.add(record.to, tokens)
     for gram, first, last in material.candidates(tokens):
-        owners, needs = material.carried(record.to, tokens, first, last)
+        owners, needs = material.carried(record.to, tokens, first, last, record.t)
         for owner, kind in owners:
             item = leaks.get((owner, kind))
             if item is None:

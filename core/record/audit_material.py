@@ -32,6 +32,7 @@ excuses a match; where it reaches the actors it is checked like a request
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -39,6 +40,8 @@ from typing import Any
 
 from promptdesk.core.protocol import judging, notes
 from promptdesk.core.protocol.lines import speech_line, world_event_line
+from promptdesk.core.protocol.reply import CORRECTION_PROMPT
+from promptdesk.core.protocol.structured import JSON_CORRECTION_PROMPT
 from promptdesk.core.record.events import BaseEvent
 from promptdesk.core.record.outputs import JUDGE_FALLBACK
 
@@ -133,14 +136,20 @@ class Material:
     """Per owner, its private texts as units (runs of framing never excuse an owner's own words)."""
     excused: int = 0
     """Matches of another owner's gram found in requests and excused (public or the recipient's own)."""
+    born: dict[tuple[str, str, str], float] = field(default_factory=dict)
+    """When a gram of an owner's material first existed (`t` of its thought); material recorded at the
+    start (profiles, journals, perspectives, notes) has none: it existed before any request."""
     _own_texts: dict[str, list[str]] = field(default_factory=dict)
     _first_words: tuple[int, set[str]] = (-1, set())
 
-    def add(self, owner: str, kind: str, text: str) -> None:
-        """One private text of `owner` (which is also that owner's own material)."""
+    def add(self, owner: str, kind: str, text: str, t: float | None = None) -> None:
+        """One private text of `owner` (which is also that owner's own material), written at `t`
+        (None: before the run's first request)."""
         for gram in grams(text):
             self.index.setdefault(gram, set()).add((owner, kind))
             self.sizes.add(gram.count(" ") + 1)
+            if t is not None and self.born.get((gram, owner, kind), math.inf) > t:
+                self.born[(gram, owner, kind)] = t
         self.private_units.setdefault(owner, Units()).add(text, short=False)
         self.allow(owner, text)
 
@@ -192,13 +201,20 @@ class Material:
             self._first_words = (len(self.index), {gram.split(" ", 1)[0] for gram in self.index})
         return self._first_words[1]
 
-    def carried(self, recipient: str, tokens: list[str], start: int, end: int) -> tuple[list[tuple[str, str]], Needs]:
+    def existed(self, gram: str, owner: str, kind: str, t: float | None) -> bool:
+        """Whether an owner's gram existed at `t` (a request's time; None: whenever)."""
+        born = self.born.get((gram, owner, kind))
+        return born is None or t is None or born <= t
+
+    def carried(self, recipient: str, tokens: list[str], start: int, end: int,
+                t: float | None = None) -> tuple[list[tuple[str, str]], Needs]:
         """The (owner, kind) pairs that the words `tokens[start:end]` of a request to `recipient` may
         carry (none when the match is excused), and, for each of its words that no public unit and
         none of the recipient's own holds, the runs around it: the match is excused after all if
-        each such word has one run among them that is the engine's framing (`promptdesk.core.record.audit_framing`)."""
+        each such word has one run among them that is the engine's framing (`promptdesk.core.record.audit_framing`).
+        A gram that did not exist yet at `t` (a thought recorded after the request was sent) is carried by nobody."""
         gram = " ".join(tokens[start:end])
-        owners = [(o, k) for o, k in self.index.get(gram, ()) if o != recipient]
+        owners = [(o, k) for o, k in self.index.get(gram, ()) if o != recipient and self.existed(gram, o, k, t)]
         if not owners:
             return [], ()
         own = self.own_units.get(recipient)
@@ -266,6 +282,12 @@ def strings(value: object) -> Iterator[str]:
             yield from strings(item)
 
 
+def engine_words() -> list[str]:
+    """The engine's own fixed words (to a judge, in its notes, in its correction prompts): public
+    wherever they appear, a thought that copies them included."""
+    return [*judging.fixed_texts(), *notes.fixed_texts(), CORRECTION_PROMPT, JSON_CORRECTION_PROMPT]
+
+
 def material_of(record: dict[str, Any], events: list[BaseEvent], superseded: list[BaseEvent]) -> Material:
     """The run's material, from its start record (`private.json`) and its events (thinking included
     from the beat a resume played again)."""
@@ -277,10 +299,10 @@ def material_of(record: dict[str, Any], events: list[BaseEvent], superseded: lis
     material.add(COORDINATOR, "coordinator_notes", record.get("coordinator_notes") or "")
     for event in [*superseded, *events]:
         if event.type == "think":
-            material.add(event.from_, "thinking", event.text)
+            material.add(event.from_, "thinking", event.text, event.t)
     for judge in ("judge", "facilitator"):
         material.allow(judge, record.get("operator_context") or "")
-    public = list(public_texts(record, events))
+    public = [*public_texts(record, events), *engine_words()]
     material.settle(public)
     for text in public:
         material.routed.add(text, short=False)

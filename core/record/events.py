@@ -34,6 +34,8 @@ GENERIC_TYPES: dict[str, str] = {
     "system": "Something failed or was refused (a call, a journal, a salvaged reply): said once, never dropped.",
     "stop": "The operator (or a signal) stopped the scene.",
     "beat": "A beat began (`beat` is its number, from 0).",
+    "beat_end": "A beat's turns were all played and their speech routed (`beat` its number): a resume goes on "
+                "after it and never plays it again (only the coordinator's check after it is made again).",
     "pause": "The operator paused the scene.",
     "resume": "The scene went on: after a pause, or a killed run resumed from its log (the seam).",
     "round": "A collaboration or roundtable round began.",

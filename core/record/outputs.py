@@ -7,6 +7,7 @@ reads anything but the event list, so any run can be re-rendered from `events.js
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -145,16 +146,17 @@ def duration_label(events: list[BaseEvent]) -> str:
     return f"{minutes} of simulated time (offline improviser)" if simulated(events) else f"{minutes} (real-time generation)"
 
 
-def costs(events: list[BaseEvent]) -> dict[str, Any]:
+def costs(events: list[BaseEvent], cut: Sequence[BaseEvent] = ()) -> dict[str, Any]:
     """Tokens and USD per run and per actor, summed over every recorded call whose usage is known;
     `unknownUsageCalls` counts the others (their tokens and cost are unknown, so the sums are then
-    what is known, at least that much: `unknown_spend` says it in words)."""
+    what is known, at least that much: `unknown_spend` says it in words). `cut`: the calls of beats a
+    resume played again (`superseded.jsonl`): paid for, so counted too (`cutCalls` says how many)."""
     keys = ("input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")
     total = dict.fromkeys(keys, 0)
     usd, unknown = 0.0, 0
     per_actor: dict[str, dict[str, float]] = defaultdict(
         lambda: {**dict.fromkeys(keys, 0), "usd": 0.0, "calls": 0, "unknown_usage_calls": 0})
-    for call in (e for e in events if isinstance(e, CallEvent)):
+    for call in (e for e in [*cut, *events] if isinstance(e, CallEvent)):
         row = per_actor[call.target or call.from_]
         row["calls"] += 1
         if call.unknown:
@@ -167,7 +169,14 @@ def costs(events: list[BaseEvent]) -> dict[str, Any]:
         row["usd"] += call.cost_usd or 0.0
         usd += call.cost_usd or 0.0
     return {**total, "totalTokens": sum(total.values()), "estimatedUSD": round(usd, 6), "unknownUsageCalls": unknown,
+            "cutCalls": sum(isinstance(e, CallEvent) for e in cut),
             "perActor": {k: {**v, "usd": round(v["usd"], 6)} for k, v in per_actor.items()}}
+
+
+def unfinished_requests(events: list[BaseEvent]) -> int:
+    """Requests sent for a beat a kill cut off (or a check made again), kept in `prompts.jsonl` and
+    named by the seams of the resumes that followed (`promptdesk.core.record.seams`)."""
+    return sum(len((e.model_extra or {}).get("unfinished_requests") or []) for e in events if e.type == "resume")
 
 
 def unknown_spend(spend: dict[str, Any]) -> str:
@@ -239,8 +248,8 @@ def salvaged(events: list[BaseEvent]) -> list[dict[str, Any]]:
             for e in events if is_salvage(e)]
 
 
-def metadata(events: list[BaseEvent], own: FormatLines = PLAIN) -> dict[str, Any]:
-    """Spec 004's SceneResult metadata, extended with choices, costs and per-actor counts."""
+def metadata(events: list[BaseEvent], own: FormatLines = PLAIN, cut: Sequence[BaseEvent] = ()) -> dict[str, Any]:
+    """Spec 004's SceneResult metadata, extended with choices, costs (`cut`: see `costs`) and per-actor counts."""
     info, close = start_info(events), close_event(events)
     scene = info.get("scene", {})
     per_actor: dict[str, dict[str, int]] = {slug: Counter() for slug in cast_names(events)}
@@ -268,7 +277,8 @@ def metadata(events: list[BaseEvent], own: FormatLines = PLAIN) -> dict[str, Any
         "goalAchieved": close.goal_achieved if close else None,
         "goalReason": close.goal_reason if close else None,
         "reason": close.reason if close else "incomplete",
-        "errors": errors(events), "unavailable": unavailable(events), "salvaged": salvaged(events), "costs": costs(events), "moderatorNotes": note_counts(events),
+        "errors": errors(events), "unavailable": unavailable(events), "salvaged": salvaged(events), "costs": costs(events, cut),
+        "unfinishedRequests": unfinished_requests(events), "moderatorNotes": note_counts(events),
         "judgeFallbacks": judge_fallbacks(events),
         "unpricedModels": info.get("unpriced_models", []),
         "actors": {slug: {k: int(v) for k, v in row.items()} for slug, row in per_actor.items()},
@@ -278,7 +288,7 @@ def metadata(events: list[BaseEvent], own: FormatLines = PLAIN) -> dict[str, Any
     }
 
 
-def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PLAIN) -> str:
+def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PLAIN, cut: Sequence[BaseEvent] = ()) -> str:
     """Spec 000's transcript: header, `**NAME:** speech`, end marker, post-scene notes."""
     info, names, close = start_info(events), cast_names(events), close_event(events)
     scene = info.get("scene", {})
@@ -300,7 +310,7 @@ def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PL
             out += [f"*[{'EVENT' if event.type == 'event' else 'SYSTEM'}: {folded(event.text)}]*", ""]
     counts = turn_counts(events, own)
     per = ", ".join(f"{names[s]}: {counts.get(s, 0)}" for s in names)
-    spend, notes = costs(events), note_counts(events)
+    spend, notes = costs(events, cut), note_counts(events)
     out += ["*[end of scene]*" if close else "*[scene interrupted]*", "", "---", "", "## Post-scene notes",
             f"- Close reason: {close.reason if close else 'incomplete'}",
             f"- Goal: {goal_label(close)}" + (f" — {close.goal_reason}" if close and close.goal_reason else ""),
@@ -333,10 +343,10 @@ def scene_end(close: CloseEvent | None) -> str:
     return f"[SCENE END - Goal: {goal_label(close)}]"
 
 
-def transcript_txt(events: list[BaseEvent], when: datetime, own: FormatLines = PLAIN) -> str:
+def transcript_txt(events: list[BaseEvent], when: datetime, own: FormatLines = PLAIN, cut: Sequence[BaseEvent] = ()) -> str:
     """Spec 004's transcript: header, bracket lines, world events, scene end, statistics."""
     info, names, close = start_info(events), cast_names(events), close_event(events)
-    scene, spend = info.get("scene", {}), costs(events)
+    scene, spend = info.get("scene", {}), costs(events, cut)
     out = [f"SCENE: {folded(scene.get('title') or scene.get('name', ''))}",
            f"CHARACTERS: {', '.join(names.values())}", f"GOAL: {folded(scene.get('goal') or '—')}",
            f"GENERATED: {when:%Y-%m-%d %H:%M:%S}", "", "---", "", "[SCENE START]"]

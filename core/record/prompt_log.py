@@ -271,3 +271,22 @@ def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int) -> tuple[
 def read_requests(run_dir: Path) -> list[dict[str, Any]]:
     """Every request in the whole-request shape (small runs and tests; large runs should iterate)."""
     return [record.as_dict() for record in read_prompts(run_dir)]
+
+
+def requests_since(run_dir: Path, t: float | None) -> list[int]:
+    """The ids of the requests of `prompts.jsonl` recorded at or after `t` (none when `t` is None):
+    those a resume finds sent for a beat it plays again, or a check it makes again. A line that
+    cannot be read is passed over (the audit judges it)."""
+    path = Path(run_dir) / FILE
+    if t is None or not path.exists():
+        return []
+    found: list[int] = []
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            try:
+                record = load_json(line)
+                if isinstance(record, dict) and float(record["t"]) >= t:
+                    found.append(int(record["id"]))
+            except (ValueError, KeyError, TypeError):
+                continue
+    return found

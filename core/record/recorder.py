@@ -1,10 +1,15 @@
 """The run folder's writer: `events.jsonl` appended event by event, every prompt to `prompts.jsonl`,
 warnings to `debug.log`, and the derived files written once at close.
 
-Each line is flushed as it is written, except while the session `hold`s them (during a beat): then
-the lines of `events.jsonl` and `prompts.jsonl` are flushed together at `commit`, which the session
-calls at every safe point (between beats). A killed run so loses at most its current beat (which a
-resume replays anyway), and a beat of a large cast costs two flushes, not one per event.
+What is written is durable at the moment it matters (flushed to the operating system, so a
+`kill -9` loses none of it):
+- every request is written and flushed to `prompts.jsonl` before it is sent (`record_prompt` returns
+  only then), so what a server received, and may bill, is on the record whatever happens next;
+- every event is flushed as it is recorded, before the session shows it to anyone, so a line the
+  operator saw is in `events.jsonl`; except, while the session `hold`s the record (during a beat),
+  the `route` events (`BATCHED`: one per speech and listener, the bulk of a large cast's beat, and
+  each one a consequence of a `speak` event already durable), which wait for the next flush or for
+  `commit` at the safe point.
 
 `events.jsonl` is the source of truth; `finish` rebuilds every other file from the events alone.
 The recorder holds the folder's writer lock (`promptdesk.core.record.folder_lock`) from `open` (or from the
@@ -13,7 +18,6 @@ claim that created the folder, or the resume that reopened it) until `finish` ha
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
@@ -30,6 +34,7 @@ from promptdesk.core.record.lines import PLAIN, FormatLines
 from promptdesk.core.record.prompt_log import PromptLogWriter
 from promptdesk.core.providers.base import Request
 from promptdesk.core.record.folder_lock import FolderLock
+from promptdesk.core.record.seams import superseded_calls
 from promptdesk.core.record.run_folder import DIR_MODE, lock_down, open_private, write_atomic
 from promptdesk.core.protocol.sanitize import LONE_SURROGATE, strip_controls
 
@@ -49,6 +54,9 @@ def storable(text: str) -> str:
     it shows what was there instead of losing the whole file."""
     return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
+
+BATCHED = frozenset({"route"})
+"""Event types written without a flush of their own while the record is held (see the module's docstring)."""
 
 ACTIVE: ContextVar[Recorder | None] = ContextVar("promptdesk_recorder", default=None)
 """The recorder of the session whose task is running (sessions side by side keep their logs apart)."""
@@ -84,8 +92,7 @@ class Recorder:
         self.lock: FolderLock | None = None
         """The folder's writer lock, held until `finish` (given by the claim or the resume that made it)."""
         self.hold = False
-        """True while a beat is played: events and prompts are flushed at `commit`, not line by line."""
-        self._prompts: list[tuple[float, Request]] = []
+        """True while a beat is played: `BATCHED` events are flushed with the next line or at `commit`."""
 
     def open(self) -> None:
         """Create the folder, lock it (unless the lock is already held) and open the append-only logs."""
@@ -126,46 +133,25 @@ class Recorder:
             self.log("error", f"notes.md could not take a notice: {exc!r}")
 
     def record(self, event: BaseEvent) -> None:
-        """Append one event to `events.jsonl` (flushed unless held); raises `RecordingError` when it cannot."""
-        self._append("events.jsonl", json.dumps(event.to_record(), ensure_ascii=False), flush=not self.hold)
+        """Append one event to `events.jsonl`, flushed unless it is `BATCHED` while held; raises
+        `RecordingError` when it cannot."""
+        self._append("events.jsonl", json.dumps(event.to_record(), ensure_ascii=False),
+                     flush=not (self.hold and event.type in BATCHED))
         self.events.append(event)
 
     def record_prompt(self, t: float, request: Request) -> None:
-        """Append one request, exactly as sent, to `prompts.jsonl` (never a key: requests hold none),
-        whole or as a delta against the same recipient's previous one (`promptdesk.core.record.prompt_log`).
-
-        While a beat is held, the line is written once the calls of the beat are under way (the
-        event loop's next turn, in order) rather than before this one starts: the cast's calls
-        start together, and `commit` writes any line still waiting."""
+        """Append one request, exactly as it is about to be sent, to `prompts.jsonl` and flush it (never
+        a key: requests hold none), whole or as a delta against the same recipient's previous one
+        (`promptdesk.core.record.prompt_log`). Raises `RecordingError` when it cannot: then the
+        request must not be sent."""
         if self.failure is not None:
             raise self.failure
-        self._prompts.append((t, request))
-        if not self.hold:
-            self._write_prompts()
-        elif len(self._prompts) == 1:
-            try:
-                asyncio.get_running_loop().call_soon(self._write_prompts_later)
-            except RuntimeError:
-                self._write_prompts()
-
-    def _write_prompts(self) -> None:
-        """Write the requests waiting, in the order they were sent; raises `RecordingError` when it cannot."""
-        waiting, self._prompts = self._prompts, []
-        for t, request in waiting:
-            self._append("prompts.jsonl", self.prompt_log.line(t, request), flush=not self.hold)
-
-    def _write_prompts_later(self) -> None:
-        try:
-            self._write_prompts()
-        except RecordingError:
-            pass  # kept in `failure`; the session was told (`on_failure`) and stops the run
+        self._append("prompts.jsonl", self.prompt_log.line(t, request))
 
     def commit(self) -> None:
-        """Flush what was held (prompts first, then the events that answer them); raises
-        `RecordingError` when it cannot."""
+        """Flush what was held (the `BATCHED` events); raises `RecordingError` when it cannot."""
         if self.failure is not None:
             raise self.failure
-        self._write_prompts()
         for name in ("prompts.jsonl", "events.jsonl"):
             handle = self._files.get(name)
             if handle is not None:
@@ -244,16 +230,18 @@ def _ends_torn(path: Path) -> bool:
 
 
 def write_derived(run_dir: Path, events: list[BaseEvent], when: datetime, own: FormatLines = PLAIN) -> None:
-    """Rebuild `events.json`, both transcripts, `metadata.json` and `journals/` from events.
+    """Rebuild `events.json`, both transcripts, `metadata.json` and `journals/` from events (the
+    costs count the calls of `superseded.jsonl` too: they were paid for).
 
     Each file is replaced in one step (`write_atomic`: a crash mid-write leaves the old file) and
     attempted even when an earlier one could not be written; the first such `OSError` is raised
     once all have been tried."""
+    cut = superseded_calls(run_dir)
     files: dict[str, Callable[[], str]] = {
         "events.json": lambda: json.dumps([spec_record(e) for e in events], indent=2, ensure_ascii=False),
-        "transcript.md": lambda: strip_controls(outputs.transcript_md(events, when, own)),
-        "transcript.txt": lambda: strip_controls(outputs.transcript_txt(events, when, own)),
-        "metadata.json": lambda: json.dumps(outputs.metadata(events, own), indent=2),
+        "transcript.md": lambda: strip_controls(outputs.transcript_md(events, when, own, cut)),
+        "transcript.txt": lambda: strip_controls(outputs.transcript_txt(events, when, own, cut)),
+        "metadata.json": lambda: json.dumps(outputs.metadata(events, own, cut), indent=2),
     }
     for slug, text in outputs.journals(events).items():
         files[f"journals/{slug}.md"] = lambda text=text: strip_controls(text)

@@ -1,12 +1,15 @@
 """The seam of a resumed run: the cut beat's partial events leave `events.jsonl` for `superseded.jsonl`.
 
-When a killed run is resumed, the beat that was cut off is played again from its start. So that
-nothing appears twice for any reader of `events.jsonl` (derived files, replay, metrics), the lines
-from that beat's `beat` event to the end of the log (a torn last line included) are moved, as they
-were, to `superseded.jsonl` (appended: a run resumed twice keeps both), and the resumed run then
-records one `resume` event (`reason: "restart"`, `superseded`: how many lines were moved) where they
-stood. Nothing is lost: the moved lines are written and synced before the log is replaced, at once,
-by its kept part.
+When a killed run is resumed, the beat that was cut off is played again from its start; a beat that
+had finished (its `beat_end` is on the log) is never played again: only the coordinator's check after
+it is made again, and the next beat follows. So that nothing appears twice for any reader of
+`events.jsonl` (derived files, replay, metrics), the lines from the cut (the cut beat's `beat` event,
+or just after the finished beat's `beat_end`) to the end of the log (a torn last line included) are
+moved, as they were, to `superseded.jsonl` (appended: a run resumed twice keeps both), and the
+resumed run then records one `resume` event (`reason: "restart"`, `superseded`: how many lines were
+moved, `unfinished_requests`: the ids of the requests of `prompts.jsonl` sent after the cut, which
+stay there) where they stood. Nothing is lost: the moved lines are written and synced before the
+log is replaced, at once, by its kept part.
 """
 
 from __future__ import annotations
@@ -26,14 +29,19 @@ class Cut:
     """A killed run's log split at its cut beat."""
 
     kept: list[BaseEvent]
-    """The readable events before the cut beat, in order."""
+    """The readable events before the cut, in order."""
     beat: BaseEvent | None
-    """The `beat` event of the beat that was cut off (None when no beat had begun)."""
+    """The `beat` event of the beat that was cut off (None when no beat had begun, or when the last
+    beat had finished)."""
     lines: list[str]
     """The raw lines kept, and `moved` the raw lines from the cut on."""
     moved: list[str]
     closed: bool = False
     """True when the log holds a `close` event: the run ended cleanly, there is nothing to resume."""
+    finished: BaseEvent | None = None
+    """The `beat_end` of the last beat when it had finished: the cut is just after it."""
+    since: float | None = None
+    """The `t` of the cut: requests recorded at or after it were sent for what is played again."""
 
 
 def is_seam(event: BaseEvent) -> bool:
@@ -69,7 +77,15 @@ def find_cut(run_dir: Path, reopen_stopped: bool = False) -> Cut:
     end = min([n for n, e in parsed if e.type in ("stop", "close")], default=len(raw)) if stopped else len(raw)
     beats = [(n, e) for n, e in parsed if e.type == "beat" and n < end]
     at, beat = beats[-1] if beats else (end, None)
-    return Cut([e for n, e in parsed if n < at], beat, raw[:at], raw[at:], bool(closes) and not stopped)
+    ended = [(n, e) for n, e in parsed if e.type == "beat_end" and beat is not None and at < n < end
+             and e.beat == beat.beat]
+    finished = None
+    if ended:
+        at, finished = ended[-1][0] + 1, ended[-1][1]
+        beat = None
+    since = finished.t if finished else beat.t if beat else None
+    return Cut([e for n, e in parsed if n < at], beat, raw[:at], raw[at:], bool(closes) and not stopped, finished,
+               since)
 
 
 def log_lines(run_dir: Path) -> list[str]:
@@ -100,3 +116,24 @@ def _write(path: Path, text: str, *, append: bool) -> None:
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def superseded_calls(run_dir: Path) -> list[BaseEvent]:
+    """The `call` events of `superseded.jsonl` (the beats a resume played again): calls that were
+    made, and paid for. Unreadable lines are passed over (the audit judges them)."""
+    path = Path(run_dir) / SUPERSEDED
+    try:
+        lines = path.read_bytes().split(b"\n")
+    except OSError:
+        return []
+    calls: list[BaseEvent] = []
+    for line in lines:
+        if b'"call"' not in line:
+            continue
+        try:
+            event = parse_event_json(line.decode("utf-8"))
+        except ValueError:
+            continue
+        if event.type == "call":
+            calls.append(event)
+    return calls

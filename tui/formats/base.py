@@ -168,8 +168,9 @@ class ConsoleFormat:
         return ""
 
     def wizard_fields(self, key: str) -> tuple[str, ...]:
-        """The run fields the wizard offers for choice `key` (`promptdesk.tui.widgets.run_fields.FIELDS`)."""
-        return ("seed", "max_beats")
+        """The run fields the wizard offers for choice `key` (`promptdesk.tui.widgets.run_fields.FIELDS`): a
+        scene's actors answer in the actor protocol, so it has a reply protocol."""
+        return ("seed", "protocol", "max_beats")
 
     def field_defaults(self, scene: Any) -> dict[str, Any]:
         """What a blank run field means for `scene` (a scene of this format), by field name."""

@@ -2,9 +2,10 @@
 lets the operator bound.
 
 Which bounds a format has is the format's to say (`promptdesk.tui.formats.base.ConsoleFormat.wizard_fields`): a
-scene has a beat cap, a collaboration a first speaker and a round cap. Every format has a seed and a
-reply protocol (`--protocol`: how every actor answers). Blank means "as the scene file says", and
-each placeholder says what that is.
+scene has a beat cap and a reply protocol (`--protocol`: how its actors answer, tags or JSON), a
+collaboration a first speaker and a round cap (it keeps its own JSON envelopes, so it has no reply
+protocol, nor has a roundtable, which keeps its YAML). Every format has a seed. Blank means "as the
+scene file says", and each placeholder says what that is.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ PROTOCOLS = (("tags: tagged lines, parsed and checked", "tags"),
              ("json: one JSON object, constrained by the provider (OpenAI-compatible, Anthropic)", "json"),
              ("auto: json where the provider can constrain it, else tags", "auto"))
 """The reply protocols (`promptdesk.core.providers.spec.ProviderSpec.protocol`), as the wizard offers them."""
-EVERY_FORMAT = ("seed", "protocol")
+EVERY_FORMAT = ("seed",)
 """The fields every format has (the format adds its own bounds)."""
 
 

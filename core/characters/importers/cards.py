@@ -61,12 +61,12 @@ def card_json_from_image(path: Path, data: bytes) -> dict[str, Any]:
         raise ImportProblem(f"{path}: this PNG holds no character card (no `chara` or `ccv3` text chunk; "
                             f"text chunks found: {shown or 'none'})")
     if image == "WebP":
-        texts = webp_texts(data, where)
+        texts, xmp_problem = webp_texts(data, where)
         key = next((k for k in (*CARD_KEYS, "UserComment") if k in texts), None)
         if key is not None:
             return decode_card_text(path, key, texts[key])
-        raise ImportProblem(f"{path}: this WebP holds no character card (no `chara` or `ccv3` in its XMP metadata, "
-                            "no card in its EXIF UserComment)")
+        xmp = f"{xmp_problem}, so" if xmp_problem else "no `chara` or `ccv3` in its XMP metadata,"
+        raise ImportProblem(f"{path}: this WebP holds no character card ({xmp} no card in its EXIF UserComment)")
     raise ImportProblem(f"{path}: a {image} image; a character card is a PNG or WebP image or a JSON file "
                         "(export the card as PNG, WebP or JSON from the app that made it)")
 

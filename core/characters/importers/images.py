@@ -7,18 +7,18 @@ bounded by `MAX_SOURCE_BYTES`) are walked chunk by chunk with `struct`:
 - PNG: `tEXt`, `zTXt` and `iTXt` chunks, keyword -> text (a compressed chunk is inflated only for
   the keywords asked for, and never past `TEXT_MAX_BYTES`);
 - WebP (a RIFF file): the `EXIF` chunk's UserComment (TavernAI and SillyTavern write the card JSON
-  there) and `chara`/`ccv3` in the `XMP ` chunk.
+  there) and `chara`/`ccv3` in the `XMP ` chunk (read as XML by `importers.xmp`, never by a pattern).
 
 `kind(head)` names any other image type from its first bytes, so that it is refused as what it is.
 """
 
 from __future__ import annotations
 
-import re
 import struct
 import zlib
 
 from promptdesk.core.characters.importers.model import MAX_SOURCE_BYTES, ImportProblem
+from promptdesk.core.characters.importers.xmp import XmpProblem, xmp_fields
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 TEXT_MAX_BYTES = MAX_SOURCE_BYTES
@@ -101,8 +101,9 @@ def _inflate(data: bytes, where: str, key: str) -> bytes:
     return raw
 
 
-def webp_texts(data: bytes, where: str) -> dict[str, str]:
-    """The card text candidates of a WebP: `ccv3` and `chara` from its XMP, `UserComment` from its EXIF."""
+def webp_texts(data: bytes, where: str) -> tuple[dict[str, str], str | None]:
+    """The card text candidates of a WebP (`ccv3` and `chara` from its XMP, `UserComment` from its
+    EXIF), and why its XMP could not be read (None when it could, or when there is none)."""
     if not (data[:4] == b"RIFF" and data[8:12] == b"WEBP"):
         raise ImportProblem(f"{where}: not a readable WebP (no RIFF/WEBP header)")
     chunks: dict[bytes, bytes] = {}
@@ -116,16 +117,16 @@ def webp_texts(data: bytes, where: str) -> dict[str, str]:
         chunks.setdefault(name, body)
         at += 8 + size + (size & 1)
     texts: dict[str, str] = {}
+    problem = None
     if b"XMP " in chunks:
-        xmp = chunks[b"XMP "].decode("utf-8", "replace")
-        for key in ("ccv3", "chara"):
-            match = re.search(rf"""(?:\w+:)?{key}\s*=\s*["']([^"']*)["']|<(?:\w+:)?{key}>([^<]*)<""", xmp)
-            if match:
-                texts[key] = match.group(1) if match.group(1) is not None else match.group(2)
+        try:
+            texts.update(xmp_fields(chunks[b"XMP "], ("ccv3", "chara")))
+        except XmpProblem as exc:
+            problem = str(exc)
     comment = exif_user_comment(chunks.get(b"EXIF", b""))
     if comment:
         texts["UserComment"] = comment
-    return texts
+    return texts, problem
 
 
 _TYPE_SIZES = {1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8}

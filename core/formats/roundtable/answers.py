@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from promptdesk.core.protocol.bounded import Unbounded, load_yaml
+
 NEXT_ACTIONS = ("continue", "phase", "conclude", "escalate")
 _FENCE = re.compile(r"```(?:ya?ml)?[ \t]*\r?\n(.*?)(?:```|\Z)", re.S | re.I)
 MAX_ROUNDS_NOTE = "Discussion reached maximum rounds without full consensus."
@@ -74,7 +76,9 @@ def yaml_block(text: str) -> tuple[dict[str, Any] | None, str | None]:
     if not body.strip():
         return None, "empty answer"
     try:
-        data = yaml.safe_load(body)
+        data = load_yaml(body)
+    except Unbounded as exc:
+        return None, f"unusable YAML ({exc})"
     except yaml.YAMLError as exc:
         return None, f"invalid YAML ({str(exc).splitlines()[0]})"
     if not isinstance(data, dict):

@@ -7,6 +7,8 @@ from typing import Any
 
 import yaml
 
+from promptdesk.core.protocol.bounded import Unbounded, load_yaml
+
 from promptdesk.core.providers.base import Request
 
 _FENCE = re.compile(r"```ya?ml\s*\n(.*?)```", re.S)
@@ -47,8 +49,8 @@ def facts(request: Request) -> dict[str, Any]:
     text = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
     match = _FENCE.search(text)
     try:
-        data = yaml.safe_load(match.group(1)) if match else None
-    except yaml.YAMLError:
+        data = load_yaml(match.group(1)) if match else None
+    except (yaml.YAMLError, Unbounded):
         data = None
     return data if isinstance(data, dict) else {}
 

@@ -12,6 +12,7 @@ from promptdesk.core.protocol.lines import speech_line
 
 if TYPE_CHECKING:
     from promptdesk.core.engine.actors import Actor
+    from promptdesk.core.engine.coordinator import Decision
     from promptdesk.core.engine.session import Session
 
 
@@ -20,6 +21,26 @@ class Resumed:
     """A resumed scene's own state (`session.format_state`): who speaks at its first beat (sequential turns)."""
 
     speaker: str | None = None
+    recheck: list[SpeakEvent] | None = None
+    """The speeches of the last beat, when it had finished before the kill: the coordinator's check
+    after it is made again before the next beat (None: the run resumes inside a beat, or is fresh)."""
+
+
+def played(session: Session, beat: int) -> None:
+    """Record that a beat's turns were all played and routed (`beat_end`, durable at once): a resume
+    goes on after it, never playing it again."""
+    session.say("beat_end", f"Beat {beat} played", beat=beat)
+
+
+async def recheck(session: Session) -> tuple[Decision | None, list[SpeakEvent] | None]:
+    """A run resumed after a beat that had finished: the coordinator's check after it, made again (the
+    kill came during or after it, and what it recorded was moved aside). Returns its decision and the
+    speeches it judged (None, None for any other run)."""
+    resumed = session.format_state if isinstance(session.format_state, Resumed) else None
+    if session.seam is None or resumed is None or resumed.recheck is None:
+        return None, None
+    session.state.beat = session.first_beat - 1
+    return await session.check(resumed.recheck), resumed.recheck
 
 
 def opener(session: Session) -> Actor:

@@ -26,6 +26,7 @@ class SceneFormat(Format):
     name = "scene"
     title = "Scene"
     keeps_journals = True
+    actor_protocol = True
     judges_goal = True
     drops_unavailable_actors = True
 
@@ -53,5 +54,5 @@ class SceneFormat(Format):
     def resumable(self) -> bool:
         return True
 
-    def restore(self, session: Session, kept: list[Any], cut_beat: Any) -> None:
-        restore(session, kept, cut_beat)
+    def restore(self, session: Session, kept: list[Any], cut_beat: Any, finished: Any = None) -> None:
+        restore(session, kept, cut_beat, finished)

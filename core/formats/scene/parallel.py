@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from promptdesk.core.engine.coordinator import Decision
 from promptdesk.core.record.events import SpeakEvent
-from promptdesk.core.formats.scene.common import beats, opener, playing, route
+from promptdesk.core.formats.scene.common import beats, opener, played, playing, recheck, route
 from promptdesk.core.engine.turn import play_turn
 
 if TYPE_CHECKING:
@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 async def play(session: Session) -> Decision:
     """Beat 0: the initial speaker opens. Then every beat goes to the whole cast."""
     first = opener(session)
+    decision, _ = await recheck(session)
+    if decision:
+        return decision
     async for beat in beats(session):
         speeches = await run_beat(session, [first] if beat == 0 else playing(session), beat)
         decision = await session.check(speeches)
@@ -44,4 +47,5 @@ async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[Spe
     speeches = [e for e in session.recorder.events[first:] if isinstance(e, SpeakEvent)]
     for speech in speeches:
         route(session, speech)
+    played(session, beat)
     return speeches

@@ -73,12 +73,13 @@ class Replay:
             self.turns[actor.slug] = Turn(user_text, items)
         self.in_beat = True
 
-    def end_beat(self) -> None:
-        """What `checks.after_beat` and a failed turn leave behind: the silent streak, unheard lines."""
+    def end_beat(self, checked: bool = True) -> None:
+        """What a failed turn and (`checked`) `checks.after_beat` leave behind: unheard lines, the silent streak."""
         if not self.in_beat:
             return
         state = self.session.state
-        state.silent_streak = 0 if self.spoke else state.silent_streak + 1
+        if checked:
+            state.silent_streak = 0 if self.spoke else state.silent_streak + 1
         for slug, turn in self.turns.items():
             actor = self.session.actors[slug]
             actor.inbox = turn.items + actor.inbox
@@ -134,14 +135,22 @@ class Replay:
             session.coordinator.director_notes.append(event.text)
 
 
-def restore(session: Session, kept: list[BaseEvent], cut_beat: BaseEvent | None) -> None:
+def restore(session: Session, kept: list[BaseEvent], cut_beat: BaseEvent | None,
+            finished: BaseEvent | None = None) -> None:
     """Replay a killed scene's kept events into its fresh session: the opening note, every inbox and
-    thread, the coordinator's counters; in sequential turns, who speaks at the replayed beat."""
+    thread, the coordinator's counters; in sequential turns, who speaks at the replayed beat. After a
+    beat that had `finished`, its speeches wait for the coordinator's check made again (`Resumed.recheck`)."""
     replay = Replay(session)
     session.actors[initial_speaker(session)].receive(note_line(BEGIN_NOTE))
     for event in kept:
         if not is_seam(event):
             replay.apply(event)
-    replay.end_beat()
+    replay.end_beat(checked=finished is None)
+    if finished is not None:
+        last = next((e for e in reversed(kept) if e.type == "beat" and e.beat == finished.beat), None)
+        speeches = [e for e in kept if isinstance(e, SpeakEvent) and e.beat == finished.beat]
+        speaker = last.target if last is not None and session.scene.turns == "sequential" else None
+        session.format_state = Resumed(speaker, speeches)
+        return
     speaker = cut_beat.target if cut_beat is not None and session.scene.turns == "sequential" else None
     session.format_state = Resumed(speaker)

@@ -7,7 +7,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from promptdesk.core.engine.coordinator import Decision
-from promptdesk.core.formats.scene.common import addressed, beats, opener, playing, route
+from promptdesk.core.formats.scene.common import addressed, beats, opener, played, playing, recheck, route
 from promptdesk.core.engine.turn import play_turn
 
 if TYPE_CHECKING:
@@ -20,6 +20,11 @@ async def play(session: Session) -> Decision:
     from promptdesk.core.engine.session import SceneStopped
 
     speaker = opener(session)
+    decision, judged = await recheck(session)
+    if decision:
+        return decision
+    if judged is not None:
+        speaker = next_speaker(session, speaker, addressed(session, judged[0] if judged else None))
     async for beat in beats(session):
         session.say("beat", f"Turn {beat}: {speaker.name}", beat=beat, target=speaker.slug)
         task = session.track(asyncio.create_task(play_turn(session, speaker, beat, timeout_s=speaker.turn_timeout_s)))
@@ -31,6 +36,7 @@ async def play(session: Session) -> Decision:
             raise
         if speech is not None:
             route(session, speech)
+        played(session, beat)
         decision = await session.check([speech] if speech else [])
         if decision:
             return decision

@@ -1,0 +1,69 @@
+"""The display-name gate: one check for every name that enters a scene, lookalikes included.
+
+A display name reaches every other actor's briefing (`Also present: …`), starts lines of the
+transcripts and is listed in `notes.md`, so it must never read as one of the engine's own lines. A
+name is refused when it:
+
+- is empty, or longer than `NAME_MAX` characters;
+- holds a line break or a control character;
+- holds an invisible or direction-changing character (`INVISIBLE`: zero-width spaces and joiners,
+  bidi embeddings, overrides and isolates): what a reader sees would not be what the text says;
+- once normalised (`normalised`: Unicode NFKC, case folded, each run of punctuation and spaces
+  collapsed to one separator) holds an engine marker (`MARKERS`): `DIRECTOR NOTE`, `SCENE END` or
+  `SCENE START` in any spelling, or `EVENT` or `SYSTEM` set off by punctuation (`[SYSTEM] …`,
+  `EVENT: …`, `SYSTEM - …`, the fullwidth `：` and the engine's own defused form `DIRECTOR NOTE - …`
+  alike), while `System Admin` or `Event Horizon` stay names.
+
+The checks are linear in the name (which is at most `NAME_MAX` characters anyway).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+NAME_MAX = 100
+"""The longest display name, in characters (every other actor's briefing lists it)."""
+
+INVISIBLE = frozenset(
+    [0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180E, 0x3164, 0xFEFF, 0xFFA0]
+    + list(range(0x200B, 0x2010))      # zero-width space, non-joiner, joiner; left-to-right and right-to-left marks
+    + list(range(0x202A, 0x202F))      # bidi embeddings and overrides, pop directional formatting
+    + list(range(0x2060, 0x2065))      # word joiner, invisible operators
+    + list(range(0x2066, 0x206A))      # bidi isolates
+    + list(range(0x206A, 0x2070)))     # deprecated format characters
+"""Code points refused in a name outright: invisible, or changing the direction text is shown in."""
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SEPARATORS = re.compile(r"[\W_]+")
+_JOINED = re.compile(r"(?<=[^\W_])[-'\u2019](?=[^\W_])")
+"""A hyphen or apostrophe inside a word joins it (`System-Admin`, `O'Brien` are one word each)."""
+_WORDS = r"(?:event|system)"
+_MARKERS = re.compile(r"(?:^|[ |])(?:director[ |]?note|scene[ |]?end|scene[ |]?start)(?=[ |]|$)"
+                      rf"|\|{_WORDS}(?=[ |]|$)|(?:^|[ |]){_WORDS}\|")
+MARKERS = ("DIRECTOR NOTE", "EVENT", "SYSTEM", "SCENE END", "SCENE START")
+
+
+def normalised(name: str) -> str:
+    """The name as the marker check reads it: NFKC, case folded, a hyphen or apostrophe inside a word
+    dropped, each other run of spaces and punctuation one separator (` ` for spaces alone, `|` when it
+    holds punctuation), trimmed."""
+    text = _JOINED.sub("", unicodedata.normalize("NFKC", name).casefold())
+    return _SEPARATORS.sub(lambda run: " " if run.group().isspace() else "|", text).strip()
+
+
+def name_problem(name: str) -> str | None:
+    """What keeps `name` from being a display name, or None (see the module's docstring)."""
+    if not name.strip():
+        return "is empty"
+    if len(name) > NAME_MAX:
+        return f"is {len(name):,} characters long, over the limit of {NAME_MAX}"
+    if _CONTROL.search(name):
+        return "holds a newline or control character"
+    hidden = sorted({f"U+{ord(ch):04X}" for ch in name if ord(ch) in INVISIBLE})
+    if hidden:
+        return (f"holds an invisible or direction-changing character ({', '.join(hidden)}): what is shown would "
+                "not be what it says")
+    if _MARKERS.search(normalised(name)):
+        return f"reads as one of the engine's own lines (it holds a marker: {', '.join(MARKERS)})"
+    return None

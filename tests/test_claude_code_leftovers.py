@@ -1,0 +1,136 @@
+"""claude-code leaves nothing behind, even after SIGKILL: its private folders live in one folder named
+for the process, which the next start (a resume, another run) removes once that process is gone, and
+its CLI processes die with their parent. The CLI's own retries are off: Promptdesk's one retry layer
+decides. The CLI is faked at the process edge where a real one is not needed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("claude_agent_sdk", reason="the claude-code extra is not installed: pip install -e '.[claude-code]'")
+
+from promptdesk.core.errors import ProviderError  # noqa: E402
+from promptdesk.core.providers.base import ChatMessage, Request  # noqa: E402
+from promptdesk.core.providers.claude_code import ClaudeCodeProvider  # noqa: E402
+from helpers import ROOT  # noqa: E402
+from loopback import LoopbackServer, Reply  # noqa: E402
+
+MODEL = "claude-sonnet-4-6"
+REQUEST = Request(to="alice", system="You are Alice. Your secret: the ledger.", messages=[ChatMessage(role="user", content="Speak.")])
+
+
+def waiting_cli(folder: Path) -> Path:
+    """A stand-in for the CLI: it writes its pid and environment, reads its input and never answers."""
+    script = folder / "claude-waits"
+    script.write_text(f"#!{sys.executable}\nimport json, os, sys\n"
+                      f"open({str(folder / 'cli.json')!r}, 'w').write(json.dumps({{'pid': os.getpid(), 'env': dict(os.environ)}}))\n"
+                      "for _ in sys.stdin:\n    pass\n")
+    script.chmod(0o700)
+    return script
+
+
+def gone(pid: int, within_s: float = 15) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        try:  # a zombie still answers kill(0): it is dead once its state says so
+            if (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return True
+        except OSError:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+CHILD = """
+import asyncio, sys
+sys.path.insert(0, {root!r})
+from promptdesk.core.providers.claude_code import ClaudeCodeProvider
+from promptdesk.core.providers.base import ChatMessage, Request
+provider = ClaudeCodeProvider({model!r}, cli_path={cli!r}, timeout_s=600, first_byte_timeout_s=600, max_retries=0)
+print(provider._folder, flush=True)
+asyncio.run(provider.complete(Request(to="alice", system="You are Alice. Your secret: the ledger.",
+                                      messages=[ChatMessage(role="user", content="Speak.")])))
+"""
+
+
+def test_a_killed_process_leaves_no_cli_running_and_the_next_start_removes_its_files(tmp_path, monkeypatch):
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    cli = waiting_cli(tmp_path)
+    child = subprocess.Popen([sys.executable, "-c", CHILD.format(root=str(ROOT), model=MODEL, cli=str(cli))],
+                             stdout=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(temp),
+                                                                     "ANTHROPIC_API_KEY": "sk-test-dummy"})
+    try:
+        folder = Path(child.stdout.readline().strip())
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "cli.json").exists():
+            assert child.poll() is None and time.monotonic() < deadline, "the CLI never started"
+            time.sleep(0.02)
+        started = json.loads((tmp_path / "cli.json").read_text())
+        assert folder.is_dir() and folder.parent.parent == temp and any((folder / "briefings").iterdir())
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert gone(started["pid"]), "the CLI process died with its parent"
+    assert folder.is_dir(), "a killed process could not clean up"
+    assert oct(folder.parent.stat().st_mode & 0o777) == "0o700"
+    again = ClaudeCodeProvider(MODEL, cli_path=str(cli), api_key="sk-test-dummy")
+    try:
+        assert not folder.exists(), "the next start removed what the killed process left"
+        assert again._folder.is_dir() and again._folder.name.startswith(f"{os.getpid()}-")
+    finally:
+        import asyncio
+        asyncio.run(again.aclose())
+    assert not again._folder.exists()
+
+
+def test_a_folder_of_a_live_process_is_left_alone(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    first = ClaudeCodeProvider(MODEL, api_key="sk-test-dummy")
+    live = first._folder.parent / f"{os.getppid()}-someone"
+    live.mkdir()
+    second = ClaudeCodeProvider(MODEL, api_key="sk-test-dummy")
+    assert first._folder.is_dir() and live.is_dir() and second._folder != first._folder
+
+
+async def test_the_cli_is_told_not_to_retry_nor_fall_back(tmp_path):
+    provider = ClaudeCodeProvider(MODEL, cli_path=str(waiting_cli(tmp_path)), first_byte_timeout_s=0.5, max_retries=0)
+    try:
+        with pytest.raises(ProviderError):
+            await provider.complete(REQUEST)
+    finally:
+        await provider.aclose()
+    env = json.loads((tmp_path / "cli.json").read_text())["env"]
+    assert env["CLAUDE_CODE_MAX_RETRIES"] == "0" and env["CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK"] == "1"
+    assert env["CLAUDE_CODE_NONSTREAMING_TIMEOUT_RETRIES"] == "0"
+
+
+async def test_a_stream_reset_mid_answer_is_sent_once_by_the_real_cli(monkeypatch):
+    """Through the CLI bundled with the SDK: a stream cut after its first delta is not sent again by the
+    CLI (no retry, no fallback without streaming); Promptdesk's own retries are off here too."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-dummy")
+    with LoopbackServer(Reply(text="one two three four", deltas=4, drop_after_deltas=1)) as server:
+        provider = ClaudeCodeProvider(MODEL, base_url=server.url(), max_retries=0, timeout_s=60)
+        try:
+            with pytest.raises(ProviderError):
+                await provider.complete(REQUEST, lambda text: None, lambda: None)
+        finally:
+            await provider.aclose()
+        messages = [r for r in server.requests if r.path.endswith("/v1/messages")]
+    assert len(messages) == 1, f"the CLI sent the request {len(messages)} times"
