@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from promptdesk.core.casting.build import RunOptions
     from promptdesk.tui.screens.wizard import SceneTransform
 
+REPLACED_COMMANDS = frozenset({"Theme", "Quit", "Keys"})
+"""Textual's own palette commands that the console replaces with its own (its Keys panel is the help screen)."""
 KEYMAP_ENV = "PROMPTDESK_KEYMAP"
 """Remap keys by binding id, e.g. `PROMPTDESK_KEYMAP="stage.stop=x;stage.inject=i"`."""
 
@@ -61,6 +63,13 @@ class PromptdeskApp(App[int]):
         self.set_keymap(keymap_from(os.environ.get(KEYMAP_ENV, "")))
         self.push_screen(self.first_screen())
 
+    def action_command_palette(self) -> None:
+        """The command palette, over a backdrop drawn once (`promptdesk.tui.dialog`)."""
+        from promptdesk.tui.dialog import Palette
+
+        if self.use_command_palette and not Palette.is_open(self):
+            self.push_screen(Palette(id="--command-palette"))
+
     def action_compare(self) -> None:
         """Ask for run or sweep folders and open the Compare screen on them."""
         from promptdesk.tui.screens.compare import open_compare
@@ -81,12 +90,16 @@ class PromptdeskApp(App[int]):
 
     def new_scene(self) -> None:
         """Back to the wizard in place of the current screen (a closed stage), the last scene's choices
-        offered as suggestions, never pre-selected."""
+        offered as suggestions, never pre-selected: the two choices given on the command line were the
+        first scene's, so the next one asks for them again (its own scene file may still set them)."""
         from promptdesk.core.casting.build import RunOptions
         from promptdesk.tui.screens.wizard import WizardScreen
 
+        from dataclasses import replace
+
         options, cwd, transform = self.wizard_setup
-        self.switch_screen(WizardScreen(options or RunOptions(), None, cwd, transform, last=self.last_choices))
+        unchosen = replace(options or RunOptions(), isolation=None, coordinator=None)
+        self.switch_screen(WizardScreen(unchosen, None, cwd, transform, last=self.last_choices))
 
     def action_toggle_theme(self) -> None:
         """Switch to the next theme."""
@@ -125,11 +138,13 @@ class PromptdeskApp(App[int]):
         commands = getattr(screen, "commands", None)
         if callable(commands):
             yield from commands()
+        yield SystemCommand("Keys", "Every key of this screen, what it does and whether it can act now (esc closes)",
+                            self.action_help)
         yield SystemCommand("Switch theme", "Switch between the dark and light themes", self.action_toggle_theme)
         yield SystemCommand("Compare runs", "Runs or a sweep side by side, with timelines", self.action_compare)
         yield SystemCommand("Quit", "Quit (asks first while a scene is running)", self.action_quit)
         for command in super().get_system_commands(screen):
-            if command.title not in ("Theme", "Quit"):
+            if command.title not in REPLACED_COMMANDS:
                 yield command
 
 

@@ -169,7 +169,7 @@ class ConsoleFormat:
 
     def wizard_fields(self, key: str) -> tuple[str, ...]:
         """The run fields the wizard offers for choice `key` (`promptdesk.tui.widgets.run_fields.FIELDS`)."""
-        return ("seed", "max_beats")
+        return ("seed", "protocol", "max_beats")
 
     def field_defaults(self, scene: Any) -> dict[str, Any]:
         """What a blank run field means for `scene` (a scene of this format), by field name."""

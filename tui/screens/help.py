@@ -15,8 +15,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.dom import DOMNode
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Label, Static
+
+from promptdesk.tui.dialog import Dialog
 
 KEY, DIM = Style(bold=True), Style(dim=True)
 
@@ -67,7 +69,7 @@ def screen_name(screen: Screen) -> str:
     return names.get(type(screen).__name__, type(screen).__name__)
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     """Every key of the screen it was opened on; `esc` or `?` closes it."""
 
     DEFAULT_CSS = """

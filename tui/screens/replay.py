@@ -197,12 +197,16 @@ class ReplayScreen(PaneControls, Screen[None]):
 
         if change is None:
             return
+        start = next((i for i, e in enumerate(self.playback.events) if e.type == "beat" and e.beat == beat), None)
+        if start is None:
+            self.notify(f"Beat {beat} was never begun in this run: a take starts at a beat the run played.",
+                        title="No take", severity="error", markup=False, timeout=10)
+            return
         try:
             session = prepare_branch(self.run_dir, beat, change, realtime=True)
         except (PromptdeskError, OSError) as exc:
             self.notify(safe(exc), title="No take", severity="error", markup=False, timeout=10)
             return
-        start = next(i for i, e in enumerate(self.playback.events) if e.type == "beat" and e.beat == beat)
         scene = start_info(self.playback.events).get("scene") or {}
         title = f"{scene.get('title') or scene.get('name') or self.run_dir.name} · take of {self.run_dir.name} from beat {beat}"
         self.app.open_stage(session, title, history=self.playback.events[:start])
@@ -222,9 +226,10 @@ class ReplayScreen(PaneControls, Screen[None]):
         yield from binding_commands(self, "Replay: ")
         yield copy_run_folder(self, self.run_dir)
         yield from self.pane_commands()
+        names = cast_names(self.playback.events)
         for folder, take in takes_of(self.run_dir):
             yield SystemCommand(f"Take: {folder.name}", f"From beat {take.get('beat')}: "
-                                f"{describe_change(take.get('change') or {})}; open its replay",
+                                f"{safe(describe_change(take.get('change') or {}, names))}; open its replay",
                                 lambda folder=folder: self.app.push_screen(ReplayScreen(folder)))
 
 

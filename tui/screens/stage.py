@@ -40,6 +40,9 @@ PACE_KEYS = Binding.Group("Pace", compact=True)
 CONTROL_EVENTS = frozenset({"pause", "resume", "stop", "close", "start"})
 """Events after which the footer's available actions may have changed (redrawn at once), besides the
 format's own (`ConsoleFormat.control_events`)."""
+TITLE_STATUS = {"ready": "starting", "running": "live", "paused": "paused", "closing": "closing",
+                "closed": "closed"}
+"""How the title bar names each status of the session."""
 FLUSH_EVERY_S = 0.05
 """Events are rendered in batches at most this often, so the stage never falls behind the engine."""
 STATE_EVERY_S = 0.2
@@ -77,7 +80,7 @@ class StageScreen(Directions, PaneControls, Screen[None]):
         Binding("o", "replay", "Replay", id="stage.replay",
                 tooltip="Open this run in the replay once the scene has closed"),
         Binding("a", "escalation", "Decide", id="stage.escalation", tooltip=registry.ASK_HELP),
-        Binding("y", "accept_suggestion", "Accept event", id="stage.accept", show=False,
+        Binding("y", "accept_suggestion", "Inject suggestion", id="stage.accept",
                 tooltip="Inject the world event the coordinator suggests (shown in the Session panel) at the next beat"),
         Binding("g", "room", "Room", id="stage.room", tooltip=registry.ROOM_HELP),
         panes_binding("stage"),
@@ -86,7 +89,7 @@ class StageScreen(Directions, PaneControls, Screen[None]):
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
-    StageScreen > #title { height: 1; padding: 0 1; }
+    StageScreen > #title { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     StageScreen.-narrow StatePanel { width: 31; }
     StageScreen Footer.-compact FooterLabel { margin: 0 1 0 0; }
     """
@@ -107,6 +110,8 @@ class StageScreen(Directions, PaneControls, Screen[None]):
         self._last_flush = 0.0
         self._flush_timer: Timer | None = None
         self._failures_told: set[str] = set()
+        self._titled = "ready"
+        self._offered = False
         self.waits = Waits(state_cast(session), parallel=session.state.turns_mode != "sequential")
         """Who the stage waits on (a slow provider shows on the panel as "waiting 12 s")."""
         self.played = PlayedTime()
@@ -114,7 +119,7 @@ class StageScreen(Directions, PaneControls, Screen[None]):
 
     def compose(self) -> ComposeResult:
         state = self.session.state
-        yield Static(self.title_line("live"), id="title")
+        yield Static(self.title_line("ready"), id="title")
         yield StageView(dict(state.cast), single_call=self.single_call, answered=self.format.answered,
                         thinking=self.format.has_thinking, id="stage")
         yield QueuedLine(id="queued")
@@ -124,10 +129,18 @@ class StageScreen(Directions, PaneControls, Screen[None]):
         yield Footer()
 
     def title_line(self, status: str) -> Content:
-        """The title bar: the scene, whether it is live or closed, and both choices."""
+        """The title bar: whether the scene is live, paused, closing or closed (first, so that a narrow
+        terminal still shows it), the scene, and both choices."""
         state = self.session.state
-        return Content(f"Promptdesk · {safe(self.title_text)} · {status} · isolation ({state.isolation}) · "
-                       f"coordinator {state.coordinator}")
+        return Content(f"Promptdesk · {TITLE_STATUS.get(status, status)} · {safe(self.title_text)} · "
+                       f"isolation ({state.isolation}) · coordinator {state.coordinator}")
+
+    def show_title(self) -> None:
+        """Redraw the title bar when the session's status has changed since it was drawn."""
+        status = self.session.state.status if self.bridge.worker is not None else "ready"
+        if status != self._titled:
+            self._titled = status
+            self.query_one("#title", Static).update(self.title_line(status))
 
     def on_resize(self) -> None:
         """A narrow terminal gets the compact footer (Quit stays visible: it is listed first)."""
@@ -186,7 +199,12 @@ class StageScreen(Directions, PaneControls, Screen[None]):
         if self.waiting is not None:
             state.waiting = self.format.waiting_label
         self.view.show_state(state)
+        self.show_title()
         self._state_stale = False
+        offered = bool(state.suggestion) and state.status in ("running", "paused")
+        if offered != self._offered:
+            self._offered = offered
+            self.refresh_bindings()
 
     def on_session_bridge_events_arrived(self, _: SessionBridge.EventsArrived) -> None:
         """Render now, or at the end of the current frame window if a batch was rendered recently."""
@@ -236,6 +254,7 @@ class StageScreen(Directions, PaneControls, Screen[None]):
                             severity="error", markup=False, timeout=10)
 
     def on_session_bridge_finished(self, message: SessionBridge.Finished) -> None:
+        self._titled = "closed"
         self.query_one("#title", Static).update(self.title_line("closed"))
         self.flush()
         self.refresh_state()

@@ -48,9 +48,11 @@ def left_out(scene: Scene, shaped: Scene | None, label: str) -> str:
     gone = [slug for slug in scene.characters if slug not in shaped.characters]
     if not gone:
         return ""
-    kept = len(shaped.characters)
-    return (f"{label} takes the first {kept} character{'s' if kept != 1 else ''} of the scene: "
-            f"{', '.join(gone)} {'is' if len(gone) == 1 else 'are'} left out.")
+    kept = ", ".join(shaped.characters)
+    first = "only the scene's first character" if len(shaped.characters) == 1 else \
+        f"the scene's first {len(shaped.characters)} characters"
+    named = gone[0] if len(gone) == 1 else f"{', '.join(gone[:-1])} and {gone[-1]}"
+    return f"{label} takes {first} ({kept}): {named} {'is' if len(gone) == 1 else 'are'} left out."
 
 
 class WizardScreen(Screen[None]):

@@ -1,10 +1,10 @@
-"""The wizard's run fields, on the provider step: seed and reply protocol, and what the chosen format
-lets the operator bound.
+"""The wizard's run fields, on the provider step: the seed, and what the chosen format lets the operator set.
 
-Which bounds a format has is the format's to say (`promptdesk.tui.formats.base.ConsoleFormat.wizard_fields`): a
-scene has a beat cap, a collaboration a first speaker and a round cap. Every format has a seed and a
-reply protocol (`--protocol`: how every actor answers). Blank means "as the scene file says", and
-each placeholder says what that is.
+Which fields a format has is the format's to say (`promptdesk.tui.formats.base.ConsoleFormat.wizard_fields`): a
+scene has a reply protocol (`--protocol`: how every actor answers its turns; a collaboration answers in
+its JSON envelope and a roundtable in its YAML blocks, whatever the protocol) and a beat cap, a
+collaboration a first speaker and a round cap. Every format has a seed. Blank means "as the scene file
+says", and each placeholder says what that is.
 """
 
 from __future__ import annotations
@@ -21,12 +21,22 @@ FIELDS = ("seed", "protocol", "max_beats", "first", "max_rounds")
 """Every run field, in the order shown."""
 NAMES = {"seed": "Seed", "protocol": "Reply protocol", "max_beats": "Max beats", "first": "First speaker",
          "max_rounds": "Round cap"}
+
+
+def constraining() -> list[str]:
+    """The providers that can constrain a reply to JSON: those the engine takes `protocol: json` for."""
+    from promptdesk.core.casting.build import protocol_problem
+    from promptdesk.tui.choices import PROVIDERS
+
+    return [name for name in PROVIDERS if protocol_problem(name, "json") is None]
+
+
 PROTOCOLS = (("tags: tagged lines, parsed and checked", "tags"),
-             ("json: one JSON object, constrained by the provider (OpenAI-compatible, Anthropic)", "json"),
+             (f"json: one JSON object, constrained by the provider ({', '.join(constraining())} only)", "json"),
              ("auto: json where the provider can constrain it, else tags", "auto"))
 """The reply protocols (`promptdesk.core.providers.spec.ProviderSpec.protocol`), as the wizard offers them."""
-EVERY_FORMAT = ("seed", "protocol")
-"""The fields every format has (the format adds its own bounds)."""
+EVERY_FORMAT = ("seed",)
+"""The field every format has (the format adds its own: a scene's reply protocol and beat cap, ...)."""
 
 
 class RunFields(Vertical):
@@ -34,7 +44,7 @@ class RunFields(Vertical):
 
     DEFAULT_CSS = """
     RunFields { height: auto; }
-    RunFields > Label { margin-top: 1; }
+    RunFields > Label { margin-top: 1; width: 1fr; }
     """
 
     def compose(self) -> ComposeResult:
@@ -60,7 +70,8 @@ class RunFields(Vertical):
         hints = registry.offering(key).field_defaults(scene)
         if scene.seed is not None:
             self.query_one("#seed", Input).placeholder = f"(blank: the scene's seed, {scene.seed})"
-        self.query_one("#protocol", Select).prompt = f"(blank: as the scene file says, {scene.provider.protocol})"
+        if "protocol" in shown:
+            self.query_one("#protocol", Select).prompt = f"(blank: as the scene file says, {scene.provider.protocol})"
         for name in ("max_beats", "max_rounds"):
             if name in hints:
                 self.query_one(f"#{name}", Input).placeholder = f"(blank: the scene's, {hints[name]})"
