@@ -339,3 +339,15 @@ async def test_a_request_it_cannot_play_fails_as_a_provider_error(monkeypatch):
 
 def test_the_disclaimer_says_it_is_not_a_language_model():
     assert "not a language model" in DISCLAIMER and OfflineProvider.name == "offline"
+
+
+@pytest.mark.parametrize("note", ["Keep it short and warmer", "Keep it short and warmer.", "Are you sure?"])
+async def test_a_directors_note_in_a_thought_ends_as_a_sentence(note):
+    """A note typed without a full stop is one sentence of the thought, never run on into the next."""
+    for seed in range(8):
+        text = (await OfflineProvider(seed=seed).complete(turn("bob", 3, [note_line(note)]))).text
+        thinking = parse_turn(text).thinking
+        assert f"I keep the director's word in mind: {note}" in thinking
+        after = thinking.split(f"in mind: {note}", 1)[1]
+        assert after == "" or after.startswith("." if note[-1] not in ".?" else " "), (note, after)
+        assert ".." not in thinking and "?." not in thinking

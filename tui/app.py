@@ -195,8 +195,10 @@ def run_compare_app(folders: list[Path], by: str) -> int:
 
 def print_run_dirs(run_dirs: list[str], stream: Any = None) -> None:
     """After quitting: where each run of this console was written (the terminal keeps it)."""
+    from promptdesk.tui.lines import shown_path
+
     for run_dir in run_dirs:
-        print(f"Run folder: {run_dir}", file=stream or sys.stderr)
+        print(f"Run folder: {shown_path(run_dir)}", file=stream or sys.stderr)
 
 
 def console_options(ns: argparse.Namespace) -> RunOptions:

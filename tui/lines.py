@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 from promptdesk.core.protocol.sanitize import strip_controls
@@ -29,6 +30,22 @@ ROLES = tuple(f"speaker-{i}" for i in range(SPEAKER_ROLES)) + (
 def safe(text: object) -> str:
     """Untrusted text made safe for a terminal: escape sequences and control characters removed."""
     return strip_controls("" if text is None else str(text))
+
+
+def shown_path(path: object, cwd: Path | None = None) -> str:
+    """A run folder as the operator reads it: relative to the working folder when it is inside it
+    (`runs/the-apology-…`, as a run started here is named), else from the home folder (`~/…`), else whole."""
+    full = Path(str(path)).expanduser()
+    if not full.is_absolute():
+        return str(full)
+    here = (cwd or Path.cwd()).resolve()
+    full = full.resolve()
+    for base, prefix in ((here, ""), (Path.home().resolve(), "~/")):
+        try:
+            return prefix + str(full.relative_to(base))
+        except ValueError:
+            continue
+    return str(full)
 
 
 class Line(NamedTuple):

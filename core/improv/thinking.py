@@ -43,9 +43,16 @@ def inner_voice(brief: Briefing, cue: Cue, rng: random.Random) -> str:
     if rng.random() < 0.7:
         thoughts.append(_motive(brief, rng))
     if brief.notes:
-        thoughts.append(f"I keep the director's word in mind: {brief.notes[-1]}")
+        thoughts.append(f"I keep the director's word in mind: {full_stop(brief.notes[-1])}")
     thoughts.append(rng.choice(INTENTS.get(cue.move, INTENTS["question"])).format(topic=cue.topic))
     return " ".join(s.strip() for s in thoughts if s).replace("<", "(").replace(">", ")")
+
+
+def full_stop(text: str) -> str:
+    """`text` as a sentence: ended with a full stop unless it already ends like one (a note is often typed
+    without one, and the next thought must not run on from it)."""
+    text = text.strip()
+    return text if not text or text[-1] in ".!?…\"'”’)" else f"{text}."
 
 
 def _trigger(brief: Briefing, rng: random.Random) -> str:

@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Sparkline, Static
+from textual.widgets import DataTable, Input, Label, ProgressBar, Sparkline, Static
 
 from promptdesk.core.record import outputs
 from promptdesk.core.experiments.compare import DIFFERENCE_HEADER, Comparison, compare, difference_cells, folders_of, notes, number, \
@@ -25,6 +25,7 @@ from promptdesk.core.experiments.take_sweep import is_take_sweep, measure_take_s
 from promptdesk.core.experiments.takes import Family, family, metrics_after
 from promptdesk.tui.dialog import Dialog
 from promptdesk.tui.widgets.beat_timeline import BeatTimeline
+from promptdesk.tui.widgets.key_bar import KeyBar
 from promptdesk.tui.widgets.takes_view import TakesView
 
 
@@ -118,7 +119,7 @@ class CompareScreen(Screen[None]):
             yield Static(Text("\n".join(notes(self.comparison))), id="summary", markup=False)
             for folder in self.folders:
                 yield RunPanel(folder)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         table = self.query_one("#comparison", DataTable)

@@ -12,7 +12,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from promptdesk.core.errors import PromptdeskError
 from promptdesk.core.record.outputs import cast_names, start_info
@@ -22,12 +22,13 @@ from promptdesk.core.record.takes import Change, describe_change, takes_of
 from promptdesk.tui.playback import Move, Playback
 from promptdesk.tui.commands import binding_commands, copy_run_folder, copy_selection
 from promptdesk.tui.formats import registry
-from promptdesk.tui.lines import Cast, safe
+from promptdesk.tui.lines import Cast, safe, shown_path
 from promptdesk.tui.render import transcript_line
 from promptdesk.tui.stage_state import StateFold
 from promptdesk.tui.screens.take_dialog import TakeDialog
-from promptdesk.tui.widgets.playback_bar import PlaybackBar
+from promptdesk.tui.widgets.key_bar import KeyBar
 from promptdesk.tui.widgets.pane_picker import PaneControls, panes_binding
+from promptdesk.tui.widgets.playback_bar import PlaybackBar
 from promptdesk.tui.widgets.stage_view import StageView
 
 SCRUB_KEYS = Binding.Group("Scrub", compact=True)
@@ -61,9 +62,8 @@ class ReplayScreen(PaneControls, Screen[None]):
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
-    ReplayScreen > #title { height: 1; padding: 0 1; }
+    ReplayScreen > #title { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     ReplayScreen.-narrow StatePanel { width: 31; }
-    ReplayScreen Footer.-compact FooterLabel { margin: 0 1 0 0; }
     """
 
     def __init__(self, run_dir: Path, clock: Callable[[], float] = time.monotonic) -> None:
@@ -82,16 +82,13 @@ class ReplayScreen(PaneControls, Screen[None]):
         info = start_info(self.playback.events)
         scene = info.get("scene") or {}
         title = safe(scene.get("title") or scene.get("name") or self.run_dir.name)
-        yield Static(Content(f"Promptdesk · replay · {title} · {safe(self.run_dir)}"), id="title")
+        yield Static(Content(f"Promptdesk · replay · {title} · {safe(shown_path(self.run_dir))}"), id="title")
         cast, fmt = cast_names(self.playback.events), registry.of_record(info)
         yield StageView(cast, single_call=fmt.recorded_single_call(info, len(cast)), answered=fmt.answered,
                         thinking=fmt.has_thinking, id="stage")
         yield PlaybackBar()
-        yield Footer()
+        yield KeyBar()
 
-    def on_resize(self) -> None:
-        """A narrow terminal gets the compact footer (every replay key still fits at 80 columns)."""
-        self.query_one(Footer).compact = self.size.width < 100
 
     def on_mount(self) -> None:
         if self.skipped:

@@ -14,19 +14,20 @@ from textual.content import Content
 from textual.events import Key
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from promptdesk.tui.bridge import SessionBridge, SessionLike
 from promptdesk.tui.commands import binding_commands, copy_run_folder, copy_selection
 from promptdesk.tui.formats import registry
 from promptdesk.tui.formats.room_bar import RoomBar
-from promptdesk.tui.lines import safe
+from promptdesk.tui.lines import safe, shown_path
 from promptdesk.tui.stage_controls import told_why, why_not
 from promptdesk.tui.stage_directions import Directions
 from promptdesk.tui.waits import Waits
 from promptdesk.tui.stage_state import PlayedTime, from_session
 from promptdesk.tui.widgets.beat_timeline import BeatTimeline
 from promptdesk.tui.widgets.confirm_modal import ConfirmModal
+from promptdesk.tui.widgets.key_bar import KeyBar
 from promptdesk.tui.widgets.pane_picker import PaneControls, panes_binding
 from promptdesk.tui.widgets.queued_line import QueuedLine
 from promptdesk.tui.widgets.stage_view import StageView
@@ -91,7 +92,6 @@ class StageScreen(Directions, PaneControls, Screen[None]):
     DEFAULT_CSS = """
     StageScreen > #title { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     StageScreen.-narrow StatePanel { width: 31; }
-    StageScreen Footer.-compact FooterLabel { margin: 0 1 0 0; }
     """
 
     def __init__(self, session: SessionLike, title: str = "", options: RunOptions | None = None,
@@ -126,7 +126,7 @@ class StageScreen(Directions, PaneControls, Screen[None]):
         yield BeatTimeline(dict(state.cast), id="timeline", classes="-hidden")
         if self.has_room:
             yield RoomBar(self.room_participants(), id="room-bar")
-        yield Footer()
+        yield KeyBar()
 
     def title_line(self, status: str) -> Content:
         """The title bar: whether the scene is live, paused, closing or closed (first, so that a narrow
@@ -142,9 +142,6 @@ class StageScreen(Directions, PaneControls, Screen[None]):
             self._titled = status
             self.query_one("#title", Static).update(self.title_line(status))
 
-    def on_resize(self) -> None:
-        """A narrow terminal gets the compact footer (Quit stays visible: it is listed first)."""
-        self.query_one(Footer).compact = self.size.width < 100
 
     @property
     def single_call(self) -> bool:
@@ -262,10 +259,11 @@ class StageScreen(Directions, PaneControls, Screen[None]):
         if message.error is not None:
             self.notify(f"The session failed: {safe(message.error)}", severity="error", markup=False, timeout=10)
         elif message.result is not None and self.single_call and message.result.close_reason in self.format.answered:
-            self.notify(f"Answered: one call, one reply. Run folder: {safe(message.result.run_dir)}",
+            self.notify(f"Answered: one call, one reply. Run folder: {safe(shown_path(message.result.run_dir))}",
                         title="Single call answered", markup=False, timeout=8)
         elif message.result is not None:
-            self.notify(f"Scene closed ({safe(message.result.close_reason)}). Run folder: {safe(message.result.run_dir)}",
+            self.notify(f"Scene closed ({safe(message.result.close_reason)}). Run folder: "
+                        f"{safe(shown_path(message.result.run_dir))}",
                         title="Scene closed", markup=False, timeout=8)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -316,7 +314,8 @@ class StageScreen(Directions, PaneControls, Screen[None]):
         from promptdesk.core.engine.pacing import STEP_S
 
         seconds = self.bridge.set_pace(self.session.state.pace_s + steps * STEP_S)
-        self.notify(f"Pace: at least {seconds:g} s per beat", markup=False, timeout=2)
+        self.notify(f"Pace: at least {seconds:g} s per beat" if seconds else
+                    "Pace: off (each beat starts as soon as the last one ends)", markup=False, timeout=2)
         self.refresh_state()
 
     def action_escalation(self) -> None:

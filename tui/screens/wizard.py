@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, ContentSwitcher, Footer, Input, RadioSet, Select, Static
+from textual.widgets import Button, ContentSwitcher, Input, RadioSet, Select, Static
 
 from promptdesk.core.characters.loading import search_dirs
 from promptdesk.core.errors import PromptdeskError
@@ -31,6 +31,7 @@ from promptdesk.tui.lines import safe
 from promptdesk.tui.summary import scene_status, summary
 from promptdesk.tui.widgets.cast_check import CastCheck
 from promptdesk.tui.widgets.choice_picker import ChoicePicker
+from promptdesk.tui.widgets.key_bar import KeyBar
 from promptdesk.tui.widgets.provider_form import ProviderForm, in_form_words
 from promptdesk.tui.widgets.run_fields import RunFields
 from promptdesk.tui.widgets.scene_picker import ScenePicker
@@ -102,7 +103,7 @@ class WizardScreen(Screen[None]):
             yield Static(id="why", markup=False)
             yield Button("Back", id="back")
             yield Button("Next", variant="primary", id="next")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         if self.scene_path is not None:

@@ -14,6 +14,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Label, Select
+from textual.widgets._select import SelectOverlay
 
 from promptdesk.tui.formats import registry
 
@@ -39,6 +40,17 @@ EVERY_FORMAT = ("seed",)
 """The field every format has (the format adds its own: a scene's reply protocol and beat cap, ...)."""
 
 
+class FieldSelect(Select[str]):
+    """A run field's list: opened on the blank value ("as the scene file says"), that row is highlighted,
+    so `↓` moves to the first option and `Enter` picks it (Textual highlights no row there, and `↓` then
+    lands on the blank row, so `↓ Enter` kept the blank)."""
+
+    def _watch_expanded(self, expanded: bool) -> None:
+        super()._watch_expanded(expanded)
+        if expanded and self.is_blank():
+            self.query_one(SelectOverlay).select(0)
+
+
 class RunFields(Vertical):
     """Seed, max beats, first speaker, round cap: those the format chosen has, the others hidden."""
 
@@ -51,11 +63,11 @@ class RunFields(Vertical):
         yield Label("Seed", id="seed-label")
         yield Input(type="integer", placeholder="(blank: the scene's seed, else a random one)", id="seed")
         yield Label("Reply protocol", id="protocol-label")
-        yield Select(PROTOCOLS, prompt="(blank: as the scene file says)", id="protocol")
+        yield FieldSelect(PROTOCOLS, prompt="(blank: as the scene file says)", id="protocol")
         yield Label("Max beats", id="max_beats-label")
         yield Input(type="integer", placeholder="(blank: the scene's limit)", id="max_beats")
         yield Label("First speaker", id="first-label")
-        yield Select([], prompt="(blank: as the scene file says)", id="first")
+        yield FieldSelect([], prompt="(blank: as the scene file says)", id="first")
         yield Label("Round cap", id="max_rounds-label")
         yield Input(type="integer", placeholder="(blank: the scene's cap)", id="max_rounds")
 

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from promptdesk.tui.formats import registry
 from promptdesk.tui.formats.base import Row
-from promptdesk.tui.lines import safe
+from promptdesk.tui.lines import safe, shown_path
 from promptdesk.tui.snapshot import StageState
 
 ISOLATION_SHORT = {"a": "(a) fresh call/turn", "b": "(b) thread per actor"}
@@ -135,6 +135,7 @@ def render_state(state: StageState, width: int = 0) -> Text:
             text.append(f"  {safe(state.cast.get(slug, slug))[:10]:<10} waiting {seconds:.0f} s\n", "bold")
     if state.run_dir:
         text.append("Run folder\n", LABEL)
-        rows = path_rows(safe(state.run_dir), width - 2) if width > 2 else [safe(state.run_dir)]
+        where = safe(shown_path(state.run_dir))
+        rows = path_rows(where, width - 2) if width > 2 else [where]
         text.append("\n".join(f"  {row}" for row in rows), Style(dim=True))
     return text
