@@ -9,17 +9,18 @@ loads a provider.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App, SystemCommand
+from textual.app import App, ScreenError, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from promptdesk.tui.themes import THEMES, apply_theme, next_theme
+from promptdesk.tui.themes import THEMES, ParsedRules, apply_theme, next_theme
 from promptdesk.tui.widgets.confirm_modal import ConfirmModal
 
 if TYPE_CHECKING:
@@ -28,6 +29,20 @@ if TYPE_CHECKING:
 
 REPLACED_COMMANDS = frozenset({"Theme", "Quit", "Keys"})
 """Textual's own palette commands that the console replaces with its own (its Keys panel is the help screen)."""
+PRELOADED = ("promptdesk.tui.screens.help", "promptdesk.tui.screens.replay", "promptdesk.tui.screens.take_dialog",
+             "promptdesk.tui.screens.wizard", "promptdesk.tui.screens.stage", "promptdesk.tui.widgets.input_modal",
+             "textual.command")
+"""The modules a key of the console opens (the help, replay, the take dialog, the wizard, the note dialog, the
+palette); none of them loads a provider (a replay never does; the take dialog loads what a take needs)."""
+PRELOAD_AFTER_S = 0.5
+
+
+def preload(names: tuple[str, ...] = PRELOADED) -> None:
+    """Import `names` (a worker thread runs this while the console waits for keys)."""
+    for name in names:
+        importlib.import_module(name)
+
+
 KEYMAP_ENV = "PROMPTDESK_KEYMAP"
 """Remap keys by binding id, e.g. `PROMPTDESK_KEYMAP="stage.stop=x;stage.inject=i"`."""
 
@@ -55,6 +70,7 @@ class PromptdeskApp(App[int]):
         """The run folder of every scene started in this console, in order (printed after quitting)."""
         self.wizard_setup: tuple[Any, Path | None, Any] = (None, None, None)
         """(run options, working folder, scene transform) a new wizard starts from."""
+        self._parsed_rules = ParsedRules()
         self.last_choices: dict[str, Any] = {}
         """What the last scene started from the wizard was set up with (offered as suggestions only)."""
 
@@ -62,6 +78,11 @@ class PromptdeskApp(App[int]):
         apply_theme(self, self.theme_name)
         self.set_keymap(keymap_from(os.environ.get(KEYMAP_ENV, "")))
         self.push_screen(self.first_screen())
+        self.set_timer(PRELOAD_AFTER_S, self._preload)
+
+    def _preload(self) -> None:
+        """Import, once the console is on screen, what its keys open (a key's first press pays no import)."""
+        self.run_worker(preload, thread=True, group="preload", exit_on_error=False)
 
     def action_command_palette(self) -> None:
         """The command palette, over a backdrop drawn once (`promptdesk.tui.dialog`)."""
@@ -100,6 +121,24 @@ class PromptdeskApp(App[int]):
         options, cwd, transform = self.wizard_setup
         unchosen = replace(options or RunOptions(), isolation=None, coordinator=None)
         self.switch_screen(WizardScreen(unchosen, None, cwd, transform, last=self.last_choices))
+
+    def refresh_css(self, animate: bool = True) -> None:
+        """Textual's `refresh_css`, with the rules of a theme seen before taken from `ParsedRules` instead
+        of parsed again."""
+        stylesheet = self.stylesheet
+        stylesheet.set_variables(self.get_css_variables())
+        self._parsed_rules.reparse(stylesheet)
+        stylesheet.update(self, animate=animate)
+        try:
+            if self.screen.is_mounted:
+                self.screen._refresh_layout(self.size)
+                self.screen._css_update_count = self._css_update_count
+        except ScreenError:
+            pass
+        for screen in self.screen_stack:
+            if screen != self.screen:
+                stylesheet.update(screen, animate=animate)
+                screen._css_update_count = self._css_update_count
 
     def action_toggle_theme(self) -> None:
         """Switch to the next theme."""

@@ -9,44 +9,52 @@ draws it again at most every `BACKDROP_EVERY_S` (a running scene goes on behind 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from time import monotonic
 from typing import Any, Generic, TypeVar
 
-from rich.console import Console, ConsoleOptions
-from rich.segment import Segment
+from textual._context import active_app
 from textual.command import CommandPalette
+from textual.css.styles import RulesMap
 from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import ModalScreen
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual
 
 ResultType = TypeVar("ResultType")
 BACKDROP_EVERY_S = 1.0
 """How often a dialog redraws the dimmed screen below it while it stays open (a live stage goes on)."""
 
 
-class Backdrop:
-    """A `BackgroundScreen` rendered once per size (and again once it is `BACKDROP_EVERY_S` old)."""
+class Backdrop(Visual):
+    """A `BackgroundScreen` rendered to strips once per size (and again once it is `BACKDROP_EVERY_S` old):
+    every later frame of the dialog takes the strips as they are."""
 
     def __init__(self, inner: BackgroundScreen) -> None:
         self.inner = inner
         self.key = (id(inner.screen), inner.color)
-        self._lines: list[list[Segment]] | None = None
+        self._strips: list[Strip] | None = None
         self._size: tuple[int, int | None] = (0, None)
         self._drawn_at = 0.0
 
     def stale(self) -> bool:
         """True once the picture is old enough to be drawn again."""
-        return self._lines is not None and monotonic() - self._drawn_at >= BACKDROP_EVERY_S
+        return self._strips is not None and monotonic() - self._drawn_at >= BACKDROP_EVERY_S
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
-        size = (options.max_width, options.height)
-        if self._lines is None or size != self._size:
-            self._lines = console.render_lines(self.inner, options, pad=True)
-            self._size, self._drawn_at = size, monotonic()
-        new_line = Segment.line()
-        for line in self._lines:
-            yield from line
-            yield new_line
+    def render_strips(self, width: int, height: int | None, style: Style, options: RenderOptions) -> list[Strip]:
+        if self._strips is None or (width, height) != self._size:
+            app = active_app.get()
+            lines = app.console.render_lines(self.inner, app.console_options.update(width=width, height=height),
+                                             pad=True)
+            self._strips = [Strip(line, width) for line in lines]
+            self._size, self._drawn_at = (width, height), monotonic()
+        return self._strips
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return container_width
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return self._size[1] or 0
 
 
 class BackdropMixin:

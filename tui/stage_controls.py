@@ -26,7 +26,7 @@ def why_not(stage: Any, action: str) -> str | None:
         return "the replay opens once the scene has closed"
     if action == "escalation" and stage.waiting is None:
         return "nothing is waiting for your decision" if stage.format.ask_help else \
-            f"a {stage.format.name} never waits for your decision (only a roundtable's escalation does)"
+            f"a {stage.format.noun} never waits for your decision (only a roundtable's escalation does)"
     if action == "accept_suggestion":
         return suggestion_why_not(stage.session.state, live, over)
     if action == "panes":

@@ -185,6 +185,7 @@ class ReplayScreen(PaneControls, Screen[None]):
             return
         self.playback.playing = False
         beat = self.beat
+        self.run_worker(import_takes, thread=True, group="preload", exit_on_error=False)
         self.app.push_screen(TakeDialog(self.run_dir.name, beat, cast_names(self.playback.events)),
                              lambda change: self.start_take(beat, change))
 
@@ -243,6 +244,12 @@ def changes_the_screen(event: BaseEvent, cast: Cast) -> bool:
         return bool(event.input_tokens or event.output_tokens or event.cache_write_tokens or event.cache_read_tokens
                     or event.cost_usd)
     return transcript_line(event, cast) is not None
+
+
+def import_takes() -> None:
+    """Import what a take needs (the engine and its providers) while the take's change is typed: a replay
+    loads none of it until a take is asked for."""
+    import promptdesk.core.casting.branch  # noqa: F401
 
 
 def branchable(run_dir: Path, events: list) -> bool:

@@ -169,7 +169,7 @@ class StageScreen(Directions, PaneControls, Screen[None]):
             self.view.apply(self.history)
             self.query_one(BeatTimeline).extend(self.history)
         self.refresh_state()
-        self.bridge.start()
+        self.call_after_refresh(self.bridge.start)
         self.app.run_dirs.append(str(self.session.state.run_dir))
         self.set_interval(STATE_EVERY_S, self._tick)
 

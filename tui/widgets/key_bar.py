@@ -79,6 +79,7 @@ class KeyBar(Widget):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._spans: list[tuple[int, int, str]] = []
+        self._entries: tuple[list[Entry], bool] | None = None
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -87,12 +88,23 @@ class KeyBar(Widget):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: object) -> None:
+        """The screen's keys changed (a control became available, the focus moved): read them again."""
+        self._entries = None
         self.refresh()
 
-    def entries(self) -> list[Entry]:
+    def keys(self) -> tuple[list[Entry], bool]:
+        """The entries, and whether the palette key is active: read from the screen's bindings once per
+        change of them (reading them asks every binding whether it can act)."""
+        if self._entries is None:
+            active = self.screen.active_bindings
+            palette = self.app.ENABLE_COMMAND_PALETTE and self.app.COMMAND_PALETTE_BINDING in active
+            self._entries = (self.entries(active), palette)
+        return self._entries
+
+    def entries(self, active: dict) -> list[Entry]:
         """The keys to show, as Textual's footer lists them: one per action, a group's keys together."""
         shown: dict[str, tuple[Binding, bool]] = {}
-        for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
+        for _node, binding, enabled, _tooltip in active.values():
             if binding.show:
                 shown.setdefault(binding.action, (binding, enabled))
         entries: list[Entry] = []
@@ -107,9 +119,7 @@ class KeyBar(Widget):
         return entries
 
     def render(self) -> Text:
-        entries, width = self.entries(), self.content_size.width
-        palette = self.app.ENABLE_COMMAND_PALETTE and any(
-            b.binding.key == self.app.COMMAND_PALETTE_BINDING for b in self.screen.active_bindings.values())
+        (entries, palette), width = self.keys(), self.content_size.width
         for short, gap, with_palette in FORMS:
             texts = [entry.text(short) for entry in entries]
             used = len(" " + gap.join(texts)) + ((len(PALETTE) + 3) if with_palette and palette else 0)
