@@ -13,12 +13,14 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App, ScreenError, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.timer import Timer
 
 from promptdesk.tui.themes import THEMES, ParsedRules, apply_theme, next_theme
 from promptdesk.tui.widgets.confirm_modal import ConfirmModal
@@ -33,7 +35,9 @@ PRELOADED = ("promptdesk.tui.screens.help", "promptdesk.tui.screens.replay", "pr
              "promptdesk.tui.screens.wizard", "promptdesk.tui.screens.stage", "promptdesk.tui.widgets.input_modal",
              "textual.command")
 """The modules a key of the console opens (the help, replay, the take dialog, the wizard, the note dialog, the
-palette); none of them loads a provider (a replay never does; the take dialog loads what a take needs)."""
+palette). The wizard's loads the engine's setup (providers among it): a console opened on a replay, which
+never loads a provider, preloads `REPLAY_PRELOADED` instead (the take dialog loads what a take needs)."""
+REPLAY_PRELOADED = tuple(name for name in PRELOADED if name != "promptdesk.tui.screens.wizard")
 PRELOAD_AFTER_S = 0.5
 
 
@@ -61,9 +65,12 @@ class PromptdeskApp(App[int]):
                 tooltip="Every key of this screen, what it does and whether it can act now"),
     ]
 
-    def __init__(self, first_screen: Callable[[], Screen[Any]], theme: str = "dark") -> None:
+    def __init__(self, first_screen: Callable[[], Screen[Any]], theme: str = "dark",
+                 preloaded: tuple[str, ...] = PRELOADED) -> None:
         super().__init__(css_path=[THEMES[theme].path] if THEMES[theme].path.is_file() else None)
         self.first_screen = first_screen
+        self.preloaded = preloaded
+        """The modules imported while the console waits for keys (`preload`)."""
         self.theme_name = theme
         """The console theme in use (`dark` or `light`)."""
         self.run_dirs: list[str] = []
@@ -71,6 +78,7 @@ class PromptdeskApp(App[int]):
         self.wizard_setup: tuple[Any, Path | None, Any] = (None, None, None)
         """(run options, working folder, scene transform) a new wizard starts from."""
         self._parsed_rules = ParsedRules()
+        self._preparing: Timer | None = None
         self.last_choices: dict[str, Any] = {}
         """What the last scene started from the wizard was set up with (offered as suggestions only)."""
 
@@ -79,10 +87,26 @@ class PromptdeskApp(App[int]):
         self.set_keymap(keymap_from(os.environ.get(KEYMAP_ENV, "")))
         self.push_screen(self.first_screen())
         self.set_timer(PRELOAD_AFTER_S, self._preload)
+        self.screen_change_signal.subscribe(self, self._prepare_theme)
+        self._prepare_theme()
+
+    def _prepare_theme(self, screen: Screen[Any] | None = None) -> None:
+        """A screen came up: once it has settled, parse the other theme's rules for it (`ParsedRules.prepare`),
+        so that `t` has nothing to parse."""
+        if self._preparing is not None:
+            self._preparing.stop()
+        self._preparing = self.set_timer(PRELOAD_AFTER_S, lambda: self._parsed_rules.prepare(
+            self, next_theme(self.theme_name)))
+
+    def on_unmount(self) -> None:
+        """The console closes: what the sessions left frozen goes back to the collector."""
+        from promptdesk.tui.bridge import release_heap
+
+        release_heap()
 
     def _preload(self) -> None:
         """Import, once the console is on screen, what its keys open (a key's first press pays no import)."""
-        self.run_worker(preload, thread=True, group="preload", exit_on_error=False)
+        self.run_worker(partial(preload, self.preloaded), thread=True, group="preload", exit_on_error=False)
 
     def action_command_palette(self) -> None:
         """The command palette, over a backdrop drawn once (`promptdesk.tui.dialog`)."""
@@ -141,9 +165,10 @@ class PromptdeskApp(App[int]):
                 screen._css_update_count = self._css_update_count
 
     def action_toggle_theme(self) -> None:
-        """Switch to the next theme."""
+        """Switch to the next theme (and prepare the one after it)."""
         self.theme_name = next_theme(self.theme_name)
         apply_theme(self, self.theme_name)
+        self._prepare_theme()
 
     async def action_quit(self) -> None:
         """Quit, asking first when a scene is running; the session is stopped and closed either way."""
@@ -208,7 +233,7 @@ def create_app(*, scene: Path | None = None, replay: Path | None = None, session
         from promptdesk.tui.screens.wizard import WizardScreen
         return WizardScreen(options or RunOptions(), scene, cwd, scene_transform)
 
-    app = PromptdeskApp(first, theme=theme)
+    app = PromptdeskApp(first, theme=theme, preloaded=REPLAY_PRELOADED if replay is not None else PRELOADED)
     app.wizard_setup = (options, cwd, scene_transform)
     return app
 
@@ -229,7 +254,7 @@ def run_console(ns: argparse.Namespace, scene: Path | None = None, replay: Path 
 def run_compare_app(folders: list[Path], by: str) -> int:
     """Open the console on the Compare screen (`promptdesk compare … --tui`)."""
     from promptdesk.tui.screens.compare import CompareScreen
-    return PromptdeskApp(lambda: CompareScreen(folders, by)).run() or 0
+    return PromptdeskApp(lambda: CompareScreen(folders, by), preloaded=REPLAY_PRELOADED).run() or 0
 
 
 def print_run_dirs(run_dirs: list[str], stream: Any = None) -> None:

@@ -9,7 +9,9 @@ sequences; widgets then lay it out as plain text, never as markup.
 from __future__ import annotations
 
 from collections.abc import Mapping
+import os
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -35,10 +37,15 @@ def safe(text: object) -> str:
 def shown_path(path: object, cwd: Path | None = None) -> str:
     """A run folder as the operator reads it: relative to the working folder when it is inside it
     (`runs/the-apology-…`, as a run started here is named), else from the home folder (`~/…`), else whole."""
-    full = Path(str(path)).expanduser()
+    return _shown(str(path), str(cwd or os.getcwd()))
+
+
+@lru_cache(maxsize=64)
+def _shown(path: str, cwd: str) -> str:
+    full = Path(path).expanduser()
     if not full.is_absolute():
         return str(full)
-    here = (cwd or Path.cwd()).resolve()
+    here = Path(cwd).resolve()
     full = full.resolve()
     for base, prefix in ((here, ""), (Path.home().resolve(), "~/")):
         try:

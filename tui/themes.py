@@ -74,10 +74,34 @@ class ParsedRules:
     def __init__(self) -> None:
         self._parsed: dict[int, tuple[list, dict]] = {}
 
+    @staticmethod
+    def key(variables: dict[str, str], sources: dict) -> int:
+        return hash((tuple(sorted(variables.items())), tuple((where, s.content) for where, s in sources.items())))
+
+    def prepare(self, app: App, name: str) -> None:
+        """Parse, ahead of the switch, the rules the app will need once theme `name` is applied (with the
+        stylesheets loaded now): the first switch to it then parses nothing either."""
+        theme, sheet = THEMES[name], app.stylesheet
+        colours = app.get_theme(theme.textual_theme)
+        css = theme_css(theme)
+        if colours is None or css is None:
+            return
+        variables = {**app.get_theme_variable_defaults(), **colours.to_color_system().generate(), **colours.variables}
+        sources = {where: source for where, source in sheet.source.items()
+                   if where not in {(str(t.path), "") for t in THEMES.values()}}
+        ahead = Stylesheet(variables=variables)
+        for where, source in sources.items():
+            ahead.add_source(source.content, read_from=where, is_default_css=source.is_defaults,
+                             tie_breaker=source.tie_breaker, scope=source.scope)
+        ahead.add_source(css, read_from=(str(theme.path), ""))
+        key = self.key(variables, ahead.source)
+        if key not in self._parsed:
+            ahead.parse()
+            self._parsed[key] = (ahead.rules, dict(ahead.source))
+
     def reparse(self, sheet: Stylesheet) -> None:
         """`sheet.reparse()`, or the rules it gave for the same sources and variables."""
-        key = hash((tuple(sorted(sheet._variables.items())),
-                    tuple((where, source.content) for where, source in sheet.source.items())))
+        key = self.key(sheet._variables, sheet.source)
         kept = self._parsed.get(key)
         if kept is None:
             sheet.reparse()
