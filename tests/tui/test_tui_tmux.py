@@ -269,8 +269,8 @@ def test_stage_keys_at_80x24_say_why_not_show_help_and_confirm_a_copy(tmp_path, 
     terminal.wait_for(r"PRIVATE · Alice")
     terminal.tmux("resize-window", "-x", "80", "-y", "24")
     screen = terminal.wait_for(r"── Beat 1 ──")
-    screen = terminal.wait_for(r"(?m)^q Quit")
-    footer = screen.splitlines()[-1]
+    screen = terminal.wait_for(r"(?m)^ q Quit")
+    footer = " ".join(screen.splitlines()[-1].split())
     assert "+- Pace t Theme" in footer and "Resume" not in footer and "Decide" not in footer, footer
     terminal.type("r")
     terminal.wait_for(r"Resume: not now, the scene is not")
