@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from time import monotonic
 from typing import TYPE_CHECKING
@@ -23,6 +22,7 @@ from promptdesk.tui.formats.room_bar import RoomBar
 from promptdesk.tui.lines import safe, shown_path
 from promptdesk.tui.stage_controls import told_why, why_not
 from promptdesk.tui.stage_directions import Directions
+from promptdesk.tui.stage_room import RoomControls
 from promptdesk.tui.waits import Waits
 from promptdesk.tui.stage_state import PlayedTime, from_session
 from promptdesk.tui.widgets.beat_timeline import BeatTimeline
@@ -55,7 +55,7 @@ def state_cast(session: SessionLike) -> list[str]:
     return list(session.state.cast)
 
 
-class StageScreen(Directions, PaneControls, Screen[None]):
+class StageScreen(Directions, RoomControls, PaneControls, Screen[None]):
     """One scene, live: transcript, private thinking panes, session state, and the controls."""
 
     BINDINGS = [
@@ -333,27 +333,6 @@ class StageScreen(Directions, PaneControls, Screen[None]):
                 self.notify(safe(exc), severity="warning", markup=False)
         self.refresh_bindings()
         self.refresh_state()
-
-    def action_room(self) -> None:
-        """Put the cursor in the room input."""
-        if self.has_room:
-            self.query_one("#room").focus()
-
-    def on_room_bar_commanded(self, message: RoomBar.Commanded) -> None:
-        """Start the command as a new session (its own `Session`, both choices as made here) on a new stage."""
-        from promptdesk.core.casting.build import RunOptions, build_session
-
-        room, state = self.query_one(RoomBar), self.session.state
-        options = replace(self.options or RunOptions(), isolation=state.isolation, coordinator=state.coordinator,
-                          out=None, max_beats=None, realtime=True)
-        try:
-            scene = self.format.room_scene(message.command, self.session.scene)  # type: ignore[attr-defined]
-            session = build_session(scene, options)
-        except Exception as exc:  # noqa: BLE001 - any failure is shown in the room, never a crash
-            room.show(f"Cannot start: {exc}", error=True)
-            return
-        self.set_focus(None)
-        self.app.push_screen(StageScreen(session, title=scene.title or scene.name, options=options))
 
     @property
     def stacked(self) -> bool:
