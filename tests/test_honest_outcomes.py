@@ -58,6 +58,11 @@ def test_a_rejected_key_stops_the_run_at_once_with_exit_1_and_the_cause(tmp_path
     close = [r for r in records(out) if r["type"] == "close"]
     assert [c["reason"] for c in close] == ["provider-error"]
     assert "401" in close[0]["text"]
+    rows = records(out)
+    stop = [i for i, r in enumerate(rows) if r["type"] == "system" and r["text"].startswith("Run stopped")]
+    assert len(stop) == 1, "the stop is said once"
+    assert not [r for r in rows[stop[0]:] if r["type"] == "system" and r.get("target")], \
+        "the failure that stopped the run is told before the stop, never after it"
     assert loopback.hits == 1, "a rejected key is not worth a second call"
     assert json.loads((out / "metadata.json").read_text())["reason"] == "provider-error"
 

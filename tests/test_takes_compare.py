@@ -78,7 +78,7 @@ def test_unrelated_runs_are_compared_whole_and_the_text_shows_the_tree(takes, tm
     assert main(["compare", str(takes / "parent"), str(takes / "phone"), str(takes / "phone-note")]) == 0
     text = capsys.readouterr().out
     assert "Takes:\nparent\n└─ phone (take of parent from beat 4: world event \"The phone rings and rings\")\n" \
-           "   └─ phone-note (take of phone from beat 6: note to bob: \"Keep it short\")" in text
+           "   └─ phone-note (take of phone from beat 6: note to Bob: \"Keep it short\")" in text
     assert "they share beats 0 to 3" in " ".join(text.split()) and "They diverge at beat 4." in text
 
 

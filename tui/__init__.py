@@ -7,5 +7,6 @@ the one module that touches a running session.
 Its rooms, each importing only rooms below it (and the core, never `promptdesk.core.providers`): `launch`;
 `app` and `scripted`; `screens`; `bridge` and `widgets`; `render`, `stage_state`, `playback` and
 `summary`; `formats` (the only room that names a format); and the vocabulary: `lines`, `snapshot`,
-`wrap`, `choices`, `themes`, `commands` and `failures`, which import no other room.
+`wrap`, `choices`, `themes`, `commands`, `failures` and `dialog` (the dialogs' backdrop), which import no
+other room.
 """

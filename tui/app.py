@@ -9,22 +9,43 @@ loads a provider.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App, SystemCommand
+from textual.app import App, ScreenError, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.timer import Timer
 
-from promptdesk.tui.themes import THEMES, apply_theme, next_theme
+from promptdesk.tui.themes import THEMES, ParsedRules, apply_theme, next_theme
 from promptdesk.tui.widgets.confirm_modal import ConfirmModal
 
 if TYPE_CHECKING:
     from promptdesk.core.casting.build import RunOptions
     from promptdesk.tui.screens.wizard import SceneTransform
+
+REPLACED_COMMANDS = frozenset({"Theme", "Quit", "Keys"})
+"""Textual's own palette commands that the console replaces with its own (its Keys panel is the help screen)."""
+PRELOADED = ("promptdesk.tui.screens.help", "promptdesk.tui.screens.replay", "promptdesk.tui.screens.take_dialog",
+             "promptdesk.tui.screens.wizard", "promptdesk.tui.screens.stage", "promptdesk.tui.widgets.input_modal",
+             "textual.command")
+"""The modules a key of the console opens (the help, replay, the take dialog, the wizard, the note dialog, the
+palette). The wizard's loads the engine's setup (providers among it): a console opened on a replay, which
+never loads a provider, preloads `REPLAY_PRELOADED` instead (the take dialog loads what a take needs)."""
+REPLAY_PRELOADED = tuple(name for name in PRELOADED if name != "promptdesk.tui.screens.wizard")
+PRELOAD_AFTER_S = 0.5
+
+
+def preload(names: tuple[str, ...] = PRELOADED) -> None:
+    """Import `names` (a worker thread runs this while the console waits for keys)."""
+    for name in names:
+        importlib.import_module(name)
+
 
 KEYMAP_ENV = "PROMPTDESK_KEYMAP"
 """Remap keys by binding id, e.g. `PROMPTDESK_KEYMAP="stage.stop=x;stage.inject=i"`."""
@@ -44,15 +65,20 @@ class PromptdeskApp(App[int]):
                 tooltip="Every key of this screen, what it does and whether it can act now"),
     ]
 
-    def __init__(self, first_screen: Callable[[], Screen[Any]], theme: str = "dark") -> None:
+    def __init__(self, first_screen: Callable[[], Screen[Any]], theme: str = "dark",
+                 preloaded: tuple[str, ...] = PRELOADED) -> None:
         super().__init__(css_path=[THEMES[theme].path] if THEMES[theme].path.is_file() else None)
         self.first_screen = first_screen
+        self.preloaded = preloaded
+        """The modules imported while the console waits for keys (`preload`)."""
         self.theme_name = theme
         """The console theme in use (`dark` or `light`)."""
         self.run_dirs: list[str] = []
         """The run folder of every scene started in this console, in order (printed after quitting)."""
         self.wizard_setup: tuple[Any, Path | None, Any] = (None, None, None)
         """(run options, working folder, scene transform) a new wizard starts from."""
+        self._parsed_rules = ParsedRules()
+        self._preparing: Timer | None = None
         self.last_choices: dict[str, Any] = {}
         """What the last scene started from the wizard was set up with (offered as suggestions only)."""
 
@@ -60,6 +86,34 @@ class PromptdeskApp(App[int]):
         apply_theme(self, self.theme_name)
         self.set_keymap(keymap_from(os.environ.get(KEYMAP_ENV, "")))
         self.push_screen(self.first_screen())
+        self.set_timer(PRELOAD_AFTER_S, self._preload)
+        self.screen_change_signal.subscribe(self, self._prepare_theme)
+        self._prepare_theme()
+
+    def _prepare_theme(self, screen: Screen[Any] | None = None) -> None:
+        """A screen came up: once it has settled, parse the other theme's rules for it (`ParsedRules.prepare`),
+        so that `t` has nothing to parse."""
+        if self._preparing is not None:
+            self._preparing.stop()
+        self._preparing = self.set_timer(PRELOAD_AFTER_S, lambda: self._parsed_rules.prepare(
+            self, next_theme(self.theme_name)))
+
+    def on_unmount(self) -> None:
+        """The console closes: what the sessions left frozen goes back to the collector."""
+        from promptdesk.tui.bridge import release_heap
+
+        release_heap()
+
+    def _preload(self) -> None:
+        """Import, once the console is on screen, what its keys open (a key's first press pays no import)."""
+        self.run_worker(partial(preload, self.preloaded), thread=True, group="preload", exit_on_error=False)
+
+    def action_command_palette(self) -> None:
+        """The command palette, over a backdrop drawn once (`promptdesk.tui.dialog`)."""
+        from promptdesk.tui.dialog import Palette
+
+        if self.use_command_palette and not Palette.is_open(self):
+            self.push_screen(Palette(id="--command-palette"))
 
     def action_compare(self) -> None:
         """Ask for run or sweep folders and open the Compare screen on them."""
@@ -81,17 +135,40 @@ class PromptdeskApp(App[int]):
 
     def new_scene(self) -> None:
         """Back to the wizard in place of the current screen (a closed stage), the last scene's choices
-        offered as suggestions, never pre-selected."""
+        offered as suggestions, never pre-selected: the two choices given on the command line were the
+        first scene's, so the next one asks for them again (its own scene file may still set them)."""
         from promptdesk.core.casting.build import RunOptions
         from promptdesk.tui.screens.wizard import WizardScreen
 
+        from dataclasses import replace
+
         options, cwd, transform = self.wizard_setup
-        self.switch_screen(WizardScreen(options or RunOptions(), None, cwd, transform, last=self.last_choices))
+        unchosen = replace(options or RunOptions(), isolation=None, coordinator=None)
+        self.switch_screen(WizardScreen(unchosen, None, cwd, transform, last=self.last_choices))
+
+    def refresh_css(self, animate: bool = True) -> None:
+        """Textual's `refresh_css`, with the rules of a theme seen before taken from `ParsedRules` instead
+        of parsed again."""
+        stylesheet = self.stylesheet
+        stylesheet.set_variables(self.get_css_variables())
+        self._parsed_rules.reparse(stylesheet)
+        stylesheet.update(self, animate=animate)
+        try:
+            if self.screen.is_mounted:
+                self.screen._refresh_layout(self.size)
+                self.screen._css_update_count = self._css_update_count
+        except ScreenError:
+            pass
+        for screen in self.screen_stack:
+            if screen != self.screen:
+                stylesheet.update(screen, animate=animate)
+                screen._css_update_count = self._css_update_count
 
     def action_toggle_theme(self) -> None:
-        """Switch to the next theme."""
+        """Switch to the next theme (and prepare the one after it)."""
         self.theme_name = next_theme(self.theme_name)
         apply_theme(self, self.theme_name)
+        self._prepare_theme()
 
     async def action_quit(self) -> None:
         """Quit, asking first when a scene is running; the session is stopped and closed either way."""
@@ -125,11 +202,13 @@ class PromptdeskApp(App[int]):
         commands = getattr(screen, "commands", None)
         if callable(commands):
             yield from commands()
+        yield SystemCommand("Keys", "Every key of this screen, what it does and whether it can act now (esc closes)",
+                            self.action_help)
         yield SystemCommand("Switch theme", "Switch between the dark and light themes", self.action_toggle_theme)
         yield SystemCommand("Compare runs", "Runs or a sweep side by side, with timelines", self.action_compare)
         yield SystemCommand("Quit", "Quit (asks first while a scene is running)", self.action_quit)
         for command in super().get_system_commands(screen):
-            if command.title not in ("Theme", "Quit"):
+            if command.title not in REPLACED_COMMANDS:
                 yield command
 
 
@@ -154,7 +233,7 @@ def create_app(*, scene: Path | None = None, replay: Path | None = None, session
         from promptdesk.tui.screens.wizard import WizardScreen
         return WizardScreen(options or RunOptions(), scene, cwd, scene_transform)
 
-    app = PromptdeskApp(first, theme=theme)
+    app = PromptdeskApp(first, theme=theme, preloaded=REPLAY_PRELOADED if replay is not None else PRELOADED)
     app.wizard_setup = (options, cwd, scene_transform)
     return app
 
@@ -175,13 +254,15 @@ def run_console(ns: argparse.Namespace, scene: Path | None = None, replay: Path 
 def run_compare_app(folders: list[Path], by: str) -> int:
     """Open the console on the Compare screen (`promptdesk compare … --tui`)."""
     from promptdesk.tui.screens.compare import CompareScreen
-    return PromptdeskApp(lambda: CompareScreen(folders, by)).run() or 0
+    return PromptdeskApp(lambda: CompareScreen(folders, by), preloaded=REPLAY_PRELOADED).run() or 0
 
 
 def print_run_dirs(run_dirs: list[str], stream: Any = None) -> None:
     """After quitting: where each run of this console was written (the terminal keeps it)."""
+    from promptdesk.tui.lines import shown_path
+
     for run_dir in run_dirs:
-        print(f"Run folder: {run_dir}", file=stream or sys.stderr)
+        print(f"Run folder: {shown_path(run_dir)}", file=stream or sys.stderr)
 
 
 def console_options(ns: argparse.Namespace) -> RunOptions:

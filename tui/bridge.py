@@ -36,10 +36,23 @@ def _freeze_heap() -> None:
 
 
 def _thaw_heap() -> None:
-    """The last live session ended: hand the frozen objects back to the collector (a screen closed
-    meanwhile is collected as usual)."""
+    """The last live session ended: hand the frozen objects back to the collector, collect what is
+    garbage now (a screen closed meanwhile, what the run let go of), and freeze what survives again.
+
+    Handed back and left there, the run's whole heap (every event it recorded) would be walked by the
+    collector's next full pass, whenever that comes: on the operator's next key (the replay, a theme,
+    a new scene), a pause of a tenth of a second or more. It is walked here, once, as the scene closes.
+    What the survivors let go of later waits for the next session's end, or the console's (`release_heap`)."""
     global _live_sessions
     _live_sessions = max(0, _live_sessions - 1)
+    if _live_sessions == 0:
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+
+
+def release_heap() -> None:
+    """The console is closing: hand every frozen object back to the collector."""
     if _live_sessions == 0:
         gc.unfreeze()
 

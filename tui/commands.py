@@ -11,9 +11,10 @@ from textual.screen import Screen
 
 
 def binding_commands(screen: Screen, prefix: str = "") -> Iterator[SystemCommand]:
-    """One palette command per binding of `screen` that can act now (dimmed ones are left out)."""
+    """One palette command per binding of `screen` that can act now (dimmed ones are left out); a binding
+    of an app action (quit) is left to the app's own command, so that it is listed once."""
     for binding in screen.BINDINGS:
-        if not isinstance(binding, Binding):
+        if not isinstance(binding, Binding) or binding.action.startswith("app."):
             continue
         name = binding.action.split("(", 1)[0]
         if screen.check_action(name, ()):

@@ -9,7 +9,10 @@ sequences; widgets then lay it out as plain text, never as markup.
 from __future__ import annotations
 
 from collections.abc import Mapping
+import os
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import NamedTuple
 
 from promptdesk.core.protocol.sanitize import strip_controls
@@ -29,6 +32,27 @@ ROLES = tuple(f"speaker-{i}" for i in range(SPEAKER_ROLES)) + (
 def safe(text: object) -> str:
     """Untrusted text made safe for a terminal: escape sequences and control characters removed."""
     return strip_controls("" if text is None else str(text))
+
+
+def shown_path(path: object, cwd: Path | None = None) -> str:
+    """A run folder as the operator reads it: relative to the working folder when it is inside it
+    (`runs/the-apology-…`, as a run started here is named), else from the home folder (`~/…`), else whole."""
+    return _shown(str(path), str(cwd or os.getcwd()))
+
+
+@lru_cache(maxsize=64)
+def _shown(path: str, cwd: str) -> str:
+    full = Path(path).expanduser()
+    if not full.is_absolute():
+        return str(full)
+    here = Path(cwd).resolve()
+    full = full.resolve()
+    for base, prefix in ((here, ""), (Path.home().resolve(), "~/")):
+        try:
+            return prefix + str(full.relative_to(base))
+        except ValueError:
+            continue
+    return str(full)
 
 
 class Line(NamedTuple):

@@ -39,8 +39,31 @@ def _speak(event: SpeakEvent, cast: Cast) -> Line:
 
 
 def _world_event(event: BaseEvent, cast: Cast) -> Line:
-    who = " (from you)" if event.from_ == "operator" else ""
+    suggested = (event.model_extra or {}).get("suggested_by") == "coordinator"
+    who = (" (from you, suggested by the coordinator)" if suggested else " (from you)") if event.from_ == "operator" \
+        else (" (suggested by the coordinator)" if suggested else "")
     return Line.of((f"⚡ EVENT{who}: ", "event"), (safe(event.text), "event"))
+
+
+def _decision(event: BaseEvent, cast: Cast) -> Line | None:
+    """The coordinator's decision, saying what kind it is: a suggested world event reads as a suggestion,
+    never as something that happened (a withheld one has no line here: its system line says why, without
+    its words). An operator's decision (a roundtable's escalation) reads as its format says."""
+    if event.from_ != "coordinator":
+        maker = FORMAT_LINES.get("decision")
+        return maker(event, cast) if maker else None
+    facts = event.model_extra or {}
+    kind, text = facts.get("decision"), safe(event.text)
+    if kind == "suggest_event":
+        if facts.get("withheld"):
+            return None
+        return Line.of(("✦ Coordinator suggests a world event (not in the scene unless injected): ", "muted"),
+                       (text, "note"))
+    if kind == "nudge":
+        return Line.of((f"✦ Coordinator nudges {cast.name(event.target)}: ", "muted"), (text, "muted"))
+    if kind == "close":
+        return Line.of(("✦ Coordinator closes the scene: ", "muted"), (text, "muted"))
+    return Line.of(("✦ Coordinator: ", "muted"), (text, "muted"))
 
 
 def _note(event: BaseEvent, cast: Cast) -> Line:
@@ -77,7 +100,7 @@ def _journal(event: BaseEvent, cast: Cast) -> Line:
 
 
 _LINES: dict[str, Callable[[BaseEvent, Cast], Line | None]] = {
-    "start": _start, "beat": marker_line, "event": _world_event, "note": _note, "close": _close,
+    "start": _start, "beat": marker_line, "event": _world_event, "note": _note, "close": _close, "decision": _decision,
     "journal": _journal, "system": _system, "stop": tagged("■ ", "system"),
     "pause": tagged("‖ ", "system"), "resume": tagged("▶ ", "system"),
     "correct": tagged("↺ ", "muted"), "branch": tagged("↳ ", "system"),

@@ -25,16 +25,28 @@ def why_not(stage: Any, action: str) -> str | None:
     if action == "replay" and not closed:
         return "the replay opens once the scene has closed"
     if action == "escalation" and stage.waiting is None:
-        return "nothing is waiting for your decision"
-    if action == "accept_suggestion" and not (live and getattr(stage.session.state, "suggestion", None)):
-        withheld = getattr(stage.session.state, "withheld", None)
-        return f"the coordinator's suggestion was withheld ({withheld})" if live and withheld else \
-            "the coordinator has suggested no world event"
+        return "nothing is waiting for your decision" if stage.format.ask_help else \
+            f"a {stage.format.noun} never waits for your decision (only a roundtable's escalation does)"
+    if action == "accept_suggestion":
+        return suggestion_why_not(stage.session.state, live, over)
+    if action == "panes":
+        return stage.panes_why_not()
     if action == "room" and not stage.has_room:
         return "this stage has no room"
     if action == "leave" and not stage.stacked:
         return "there is no screen below this stage"
     return None
+
+
+def suggestion_why_not(state: Any, live: bool, over: str) -> str | None:
+    """Why `y` cannot inject the coordinator's suggested world event now (None: it can)."""
+    if not live:
+        return over
+    if getattr(state, "suggestion", None):
+        return None
+    withheld = getattr(state, "withheld", None)
+    return f"the coordinator's suggestion was withheld ({withheld})" if withheld else \
+        "the coordinator has suggested no world event"
 
 
 def told_why(stage: Any, key: str) -> bool:
@@ -46,7 +58,7 @@ def told_why(stage: Any, key: str) -> bool:
     for binding in bound:
         name = binding.action.split("(", 1)[0]
         reason = why_not(stage, name)
-        if reason is None or not binding.description or (name == "escalation" and not stage.format.ask_help):
+        if reason is None or not binding.description:
             continue
         stage.notify(f"{binding.description}: not now, {reason}.", title="Not now", markup=False, timeout=3)
         return True

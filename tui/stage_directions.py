@@ -26,17 +26,20 @@ class Directions:
 
         if request is None:
             return
-        what = "World event" if isinstance(request, WorldEvent) else "Director's note"
+        event = isinstance(request, WorldEvent)
+        whom = "everyone" if event or request.to is None else \
+            safe(self.session.state.cast.get(request.to, request.to))
+        what = "World event" if event else f"Director's note to {whom}"
         try:
-            if isinstance(request, WorldEvent):
+            if event:
                 self.bridge.inject_event(request.text)
             else:
                 self.bridge.add_note(request.text, request.to)
-        except SceneClosed as exc:
-            self.notify(f"{what} not sent: {exc}", severity="warning", markup=False, timeout=6)
+        except (SceneClosed, ValueError) as exc:
+            self.notify(f"{what} not sent: {safe(exc)}", severity="warning", markup=False, timeout=6)
             return
-        self.query_one(QueuedLine).add("event" if isinstance(request, WorldEvent) else "note", request.text,
-                                       self.session.state.status == "paused")
+        self.query_one(QueuedLine).add("event" if event else "note", request.text,
+                                       self.session.state.status == "paused", whom)
         self.notify(f"{what} queued for the next beat", markup=False, timeout=3)
 
     def action_accept_suggestion(self) -> None:

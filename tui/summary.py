@@ -14,6 +14,46 @@ from promptdesk.tui.formats import registry
 from promptdesk.tui.lines import safe
 
 LABEL = Style(dim=True)
+ADDRESSES = {"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com/v1",
+             "claude-code": "the Claude Code command on this machine, which calls Anthropic"}
+"""Where a provider's calls go when no base URL is given (the SDKs' own addresses)."""
+
+
+def spec_words(spec) -> str:
+    """How a provider spec reads to a person: what answers, which model, at which address."""
+    if spec.name == "offline":
+        return "the offline improviser (a seeded program on this machine, not a language model)"
+    model = spec.model or "no model given"
+    where = spec.base_url or ADDRESSES.get(spec.name, "its default address")
+    return f"{spec.name}, model {model}, at {where}"
+
+
+def calls_rows(scene: Scene, options: RunOptions) -> list[tuple[str, str]]:
+    """Who answers the actors, who judges the scene (and what the judge reads), and what leaves this
+    machine: the rows a first-time director reads to know where the scene's words go."""
+    from promptdesk.core.casting.build import provider_spec
+
+    groups: dict[str, list[str]] = {}
+    remote: list[str] = []
+    for slug in scene.characters:
+        spec = provider_spec(scene, slug, options)
+        groups.setdefault(spec_words(spec), []).append(slug)
+        if spec.name != "offline" and "every actor's briefing and replies" not in remote:
+            remote.append("every actor's briefing and replies")
+    actors = next(iter(groups)) if len(groups) == 1 else "; ".join(
+        f"{', '.join(slugs)}: {words}" for words, slugs in groups.items())
+    role = options.coordinator or ""
+    if role in ("A", "B"):
+        judge = provider_spec(scene, None, options)
+        reads = "every beat's speech, your notes.md and the coordinator notes" if role == "A" else "every beat's speech"
+        judge_row = f"{spec_words(judge)}; it reads {reads} (role {role})"
+        if judge.name != "offline":
+            remote.append(f"{reads}, to the judge ({judge.name})")
+    else:
+        judge_row = "none: role C's rules decide in code, no call is made"
+    sent = ("nothing: every call is answered on this machine" if not remote else
+            "; ".join(remote) + ". Calls to a paid API are billed by it (the Session panel shows the cost).")
+    return [("Actors", actors), ("Judge", judge_row), ("Sent out", sent)]
 
 
 def scene_status(scene: Scene) -> str:
@@ -59,10 +99,7 @@ def summary(scene: Scene | None, options: RunOptions, left_out: str = "") -> Gro
         ("Cast", ", ".join(scene.characters) + (f" ({left_out})" if left_out else "")),
         ("Isolation", ISOLATION_LINES.get(options.isolation or "", "not chosen")),
         ("Coordinator", ROLE_LINES.get(options.coordinator or "", "not chosen")),
-        ("Provider", f"{options.provider or scene.provider.name}, model "
-                     f"{options.model or (scene.provider.model if not options.provider else None) or 'default'}"),
-        ("Base URL", options.base_url or (scene.provider.base_url if not options.provider else None)
-         or "the provider's own"),
+        *calls_rows(scene, options),
         ("Protocol", protocol_line(scene, options, "protocol" in fmt.wizard_fields(registry.choice_of(scene)))),
         ("Pace", pace_line(scene, options)),
         ("Seed", str(seed) if seed is not None else "random (written to notes.md)"),

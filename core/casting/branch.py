@@ -101,7 +101,8 @@ def prepare_branch(parent: Path, beat: int, change: Change = Change(), *, out: P
     parent = Path(parent).resolve()
     record, prefix, taken = check_branch(parent, beat, change)
     notes = (parent / "notes.md").read_text(encoding="utf-8") if (parent / "notes.md").exists() else ""
-    notes += f"\n- Take of {parent.name} from beat {beat}: {describe_change(change.record())}.\n"
+    names = {slug: str(member.get("name") or slug) for slug, member in record["cast"].items()}
+    notes += f"\n- Take of {parent.name} from beat {beat}: {describe_change(change.record(), names)}.\n"
     claim = _claim(parent, beat, out)
     try:
         write_prefix(claim.folder, prefix, notes)
@@ -111,7 +112,7 @@ def prepare_branch(parent: Path, beat: int, change: Change = Change(), *, out: P
         session.first_beat = session.state.beat = beat
         session.t_offset = prefix.beat.t
         session.seam_type = BRANCH
-        session.seam = {"text": f"Take of {parent.name} from beat {beat}: {describe_change(change.record())}",
+        session.seam = {"text": f"Take of {parent.name} from beat {beat}: {describe_change(change.record(), names)}",
                         "parent": str(parent), "beat": beat, "change": change.record(), "inherited": len(prefix.events),
                         "arrivals": session.clock.arrivals}
         session.recorder.lock = claim

@@ -100,7 +100,12 @@ class Session(Stage):
             self._spawn()
         if self.seam is not None:
             self.say(self.seam_type, **self.seam)
-        decision = await checks.with_verdict(self, self._honest(await self._play()))
+        played = await self._play()
+        try:
+            self.announce_stop()
+        except RecordingError:
+            pass
+        decision = await checks.with_verdict(self, self._honest(played))
         self._taking_controls = False
         self._deliver_pending()
         self.state.status = "closing"

@@ -120,6 +120,7 @@ class Stage:
         self._subscribers: list[Subscriber] = []
         self._t0 = 0.0
         self._stopped = False
+        self._stop_line: str | None = None
         self._files_written = False
         self._running = asyncio.Event()
         self._running.set()
@@ -214,15 +215,23 @@ class Stage:
 
     def abort(self, cause: str) -> None:
         """Stop a run that cannot succeed (its calls fail): in-flight calls are cancelled and the run
-        is closed with reason `provider-error`, `cause` in a `system` event and the close text."""
+        is closed with reason `provider-error`, `cause` in a `system` event and the close text. The
+        event is said by `announce_stop`: after the failed turn that caused it (an actor's call fails,
+        the run is stopped, then its turn records the failure), at the latest before the close."""
         if self.failure or self._stopped or self.state.status in ("closed", "closing"):
             return
         self.failure = cause
-        self.say("system", f"Run stopped: {cause}", reason=PROVIDER_ERROR)
+        self._stop_line = f"Run stopped: {cause}"
         self._stopped = True
         self._running.set()
         for task in list(self._tasks):
             task.cancel()
+
+    def announce_stop(self) -> None:
+        """Say why the run was stopped (`abort`), once."""
+        line, self._stop_line = self._stop_line, None
+        if line:
+            self.say("system", line, reason=PROVIDER_ERROR)
 
     def _recording_failed(self, error: RecordingError) -> None:
         """The run folder can no longer be written: stop everything at once (no more calls, no more
@@ -258,6 +267,9 @@ class Stage:
         self._still_open()
         if to is not None and to not in self.actors:
             raise ValueError(f"no actor '{to}' in this scene (cast: {', '.join(self.actors)})")
+        if to is not None and to in self.health.unavailable:
+            raise ValueError(f"{self.state.cast.get(to, to)} is no longer on the stage "
+                             f"({self.health.unavailable[to]}): no note can reach them")
         if text.strip():
             self._pending.append(("note", mend(text.strip()), to))
 

@@ -163,6 +163,7 @@ def actor_failed(session: Stage, actor: Actor, beat: int | None, exc: BaseExcept
         session.health.announced.add(actor.slug)
         session.say("system", f"{actor.name} leaves the scene: {cause}. The scene goes on without {actor.name}.",
                     about=actor.slug, reason=UNAVAILABLE, error=cause, beat=beat)
+    session.announce_stop()
     return reason
 
 

@@ -55,7 +55,8 @@ class Take:
         """The run's name, and for a take where it came from."""
         if self.parent is None:
             return self.folder.name
-        return f"{self.folder.name} (take of {Path(self.parent).name} from beat {self.beat}: {describe_change(self.change)})"
+        change = describe_change(self.change, outputs.cast_names(self.events))
+        return f"{self.folder.name} (take of {Path(self.parent).name} from beat {self.beat}: {change})"
 
 
 def read_take(folder: Path, events: list[BaseEvent] | None = None) -> Take:

@@ -176,13 +176,15 @@ def inherited(events: list[BaseEvent]) -> int:
     return int((event.model_extra or {}).get("inherited", 0)) if event is not None else 0
 
 
-def describe_change(change: dict[str, Any]) -> str:
-    """A change in a few words: `world event "…"`, `note to bob: "…"`, `seed 3`, `model x`; or `no change`."""
+def describe_change(change: dict[str, Any], names: dict[str, str] | None = None) -> str:
+    """A change in a few words: `world event "…"`, `note to Bob: "…"` (the actor by its name in `names`,
+    else its slug), `seed 3`, `model x`; or `no change`."""
     parts = []
     if change.get("event"):
         parts.append(f'world event "{change["event"]}"')
     if change.get("note"):
-        parts.append(f'note to {change.get("to") or "everyone"}: "{change["note"]}"')
+        to = change.get("to")
+        parts.append(f'note to {(names or {}).get(to, to) if to else "everyone"}: "{change["note"]}"')
     if change.get("seed") is not None:
         parts.append(f"seed {change['seed']}")
     if change.get("provider") or change.get("model"):

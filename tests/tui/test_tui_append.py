@@ -94,16 +94,33 @@ async def test_the_hidden_timeline_keeps_only_what_it_draws_and_draws_the_same_o
         assert "█" in screen_text(app)
 
 
-async def test_the_heap_is_left_out_of_full_collections_only_while_a_session_is_live():
+class Cycle:
+    """An object in a reference cycle: only the cyclic collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+async def test_the_heap_is_left_out_of_full_collections_and_collected_once_as_the_scene_closes():
+    """While a session is live the heap is frozen; as it closes, what became garbage meanwhile is collected
+    at once (never on a later key) and what survives is frozen again, until the console closes."""
     import gc
+    import weakref
 
     async with staged() as (session, app, pilot):
         stage = app.screen
         await wait_for(pilot, lambda: session.state.status == "running", "the session running")
         assert gc.get_freeze_count() > 10_000, "the startup heap is still rescanned by every full collection"
+        dropped = Cycle()
+        gone = weakref.ref(dropped)
+        gc.freeze()  # it survived a beat, as what a run lets go of has
+        del dropped
+        assert gone() is not None
         session.stop()
         await wait_for(pilot, lambda: stage.bridge.worker.is_finished, "the session closed")
-        assert gc.get_freeze_count() == 0, "the frozen heap was not handed back to the collector"
+        assert gone() is None, "what the run let go of was not collected as it closed"
+        assert gc.get_freeze_count() > 10_000, "the survivors are walked again by the next key's collection"
+    assert gc.get_freeze_count() == 0, "the console closed without handing the heap back"
 
 
 async def test_following_the_end_scrolls_at_once_but_never_undoes_a_scroll_being_animated():
@@ -149,7 +166,7 @@ async def test_a_running_scripted_session_settles_the_heap_after_each_publish_as
         assert gc.get_freeze_count() > frozen
         session.stop()
         await wait_for(pilot, lambda: app.screen.bridge.worker.is_finished, "the session closed")
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() == 0, "the console closed without handing the heap back"
 
 
 async def test_the_console_benchmark_times_every_line_to_the_frame_that_shows_it():

@@ -49,4 +49,13 @@ async def test_the_verdict_comes_before_the_rows_so_a_crowd_does_not_push_it_bel
     rows = [n for n, line in enumerate(lines) if line.startswith("  ✓ ")]
     assert len(rows) == 20 and rows[0] > 1
     ok, text = await checked(tmp_path, [*slugs, "nobody"])
-    assert not ok and text.splitlines()[1] == "Fix the cast before going on."
+    assert not ok and text.splitlines()[1] == "Fix the cast before going on (CHARACTER_LOAD_ERROR)."
+
+
+async def test_a_broken_character_is_reported_once(tmp_path):
+    """The failing character's row says why; the engine's error about the same file is not said again."""
+    (tmp_path / "ann.md").write_text("---\nname: ann\nnever closed\n")
+    (tmp_path / "ben.md").write_text("Ben.\n")
+    ok, text = await checked(tmp_path, ["ann", "ben"])
+    assert not ok and text.count("never closes") == 1, text
+    assert text.count("✗") == 1, text

@@ -12,6 +12,7 @@ from promptdesk.tui.screens.replay import ReplayScreen
 from promptdesk.tui.screens.stage import StageScreen
 from promptdesk.tui.screens.wizard import WizardScreen
 from promptdesk.tui.formats.escalation_modal import EscalationModal
+from promptdesk.tui.widgets.confirm_modal import ConfirmModal
 
 DISPLAY = {"ctrl+n": "ctrl+n", "escape": "esc", "full_stop": ".", "plus": "+", "minus": "-", "left": "←",
            "right": "→", "space": "space", "home": "home", "end": "end", "ctrl+q": "ctrl+q"}
@@ -34,9 +35,11 @@ ROW_OF = {"stage.room": "collaboration stage", "stage.leave": "collaboration sta
 def test_every_key_of_every_screen_is_in_its_row_of_the_readme_key_table():
     table = rows()
     for where, screen in (("wizard", WizardScreen), ("stage", StageScreen), ("replay", ReplayScreen),
-                          ("anywhere", PromptdeskApp), ("escalation dialog", EscalationModal)):
+                          ("anywhere", PromptdeskApp), ("escalation dialog", EscalationModal),
+                          ("quit dialog", ConfirmModal)):
         for binding in screen.BINDINGS:
             row = documented(table[ROW_OF.get(binding.id or "", where)])
             keys = row | {key for written in row for key in written.split("/")}
-            shown = binding.key_display or DISPLAY.get(binding.key, binding.key)
-            assert shown in keys, (where, binding.id, shown)
+            for key in binding.key.split(","):
+                shown = binding.key_display or DISPLAY.get(key, key)
+                assert shown in keys, (where, binding.id, shown)

@@ -125,3 +125,22 @@ def test_replay_loads_no_provider_and_calls_no_model(tmp_path):
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "LOADED []" in out.stdout
+
+
+def test_what_a_replay_preloads_while_it_waits_for_keys_loads_no_provider(tmp_path):
+    """The modules a replay console imports ahead of its keys (the help, the take dialog, ...) are none of
+    the engine's setup: a replay loads no provider, ahead of time either."""
+    script = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from promptdesk.tui.app import create_app, preload
+
+        app = create_app(replay=Path({str(FIXTURE)!r}))
+        preload(app.preloaded)
+        loaded = [m for m in sys.modules if m.startswith(("anthropic", "openai", "promptdesk.core.improv.provider",
+                  "promptdesk.core.providers.registry", "promptdesk.core.casting.build", "promptdesk.core.engine.session"))]
+        print("LOADED", loaded, "promptdesk.tui.screens.help" in sys.modules)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "LOADED [] True" in out.stdout, out.stdout

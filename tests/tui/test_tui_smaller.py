@@ -45,7 +45,7 @@ async def test_the_title_stops_saying_live_after_the_close_and_the_beats_agree_w
     app = create_app(session=session)
     async with app.run_test(size=(120, 40)) as pilot:
         stage = app.screen
-        assert " · live · " in screen_text(app).splitlines()[0]
+        await wait_for(pilot, lambda: " · live · " in screen_text(app).splitlines()[0], "the title saying live")
         await wait_for(pilot, lambda: stage.bridge.worker is not None and stage.bridge.worker.is_finished, "the close")
         await pilot.pause()
         title = screen_text(app).splitlines()[0]

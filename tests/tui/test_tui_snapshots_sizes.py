@@ -1,5 +1,5 @@
-"""Snapshots at the two sizes the console is tried at, 80x24 and 140x45: the stage (a scene held at beat
-3, a roundtable waiting for the operator), the replay and the Compare screen.
+"""Snapshots at the two sizes the console is tried at, 80x24 and 140x45 (the stage at 60x20 too): the stage
+(a scene held at beat 3, a roundtable waiting for the operator), the replay and the Compare screen.
 
 Every scene is played by the seeded offline improviser on a virtual clock, so the pictures are the same
 on every machine. Update with `pytest tests/tui/test_tui_snapshots_sizes.py --snapshot-update`.
@@ -19,14 +19,19 @@ from promptdesk.tui.app import create_app
 SIZES = {"80x24": (80, 24), "140x45": (140, 45)}
 
 
-@pytest.mark.parametrize("size", SIZES)
+STAGE_SIZES = {**SIZES, "60x20": (60, 20)}
+
+
+@pytest.mark.parametrize("size", STAGE_SIZES)
 def test_stage_held_at_beat_three(workspace, snap_compare, size):
-    """Title; transcript through beat 3 and "‖ Scene paused by the operator"; the Session panel (narrow at
-    80 columns) with Beats 4 of 30, Status paused, the run folder broken between names; three PRIVATE
-    panes saying "only you see this"; a footer of only what acts now: q Quit, s Stop, e World event,
-    n Note, r Resume, +- Pace, t Theme, each apart."""
+    """The title starting "Promptdesk · paused ·"; transcript through beat 3 and "‖ Scene paused by the
+    operator"; the Session panel (narrow at 80 columns and less) with Beats 4 of 30, Status paused, the run
+    folder broken between names; three thinking panes titled alike ("PRIVATE · Alice" and "only you see
+    this" below when wide; at 60x20 "Alice" above and "PRIVATE" below, every pane the same way); a key bar
+    of only what acts now, each key whole: q Quit, s Stop, e World event (e Event at 60 columns), n Note,
+    r Resume, +- Pace, t Theme (and ^p palette where it fits)."""
     app, held = held_stage(Path.cwd(), f"the-apology-{size}")
-    assert snap_compare(app, terminal_size=SIZES[size], run_before=held)
+    assert snap_compare(app, terminal_size=STAGE_SIZES[size], run_before=held)
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -46,7 +46,8 @@ async def test_the_takes_table_is_aligned_by_beat_and_marks_the_change(takes):
     assert rows[2][3].startswith("» [NOTE to Bob: Keep it short]"), "the note of the take of the take, at beat 6"
     assert rows[0][2] == rows[0][3], "the take of the take shares its parent's beats up to 6"
     assert tree.splitlines()[1].startswith("└─ phone (take of parent from beat 4") and "   └─ phone-note" in tree
-    assert "3 takes, measured from beat 4" in title
+    assert 'note to Bob: "Keep it short"' in tree, "the actor by name, not by slug"
+    assert "a run and 2 takes of it, measured from beat 4" in title
     assert int(beats[1]) < 10, "beats are counted from the branch beat"
 
 
@@ -75,7 +76,7 @@ async def test_f_in_replay_takes_the_scene_again_live_and_the_palette_lists_the_
         await step_to_beat(pilot, replay, 3)
         await pilot.press("f")
         await wait_for(pilot, lambda: isinstance(app.screen, TakeDialog), "the take dialog")
-        assert "from the start of beat 3" in str(app.screen.query_one("Label").render())
+        assert "from the start of beat 3" in str(app.screen.query_one("#explanation").render())
         await pilot.press(*"The window blows open", "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, StageScreen), "the take's stage")
         stage = app.screen
@@ -145,3 +146,38 @@ async def test_the_compare_screen_of_a_sweep_of_takes_groups_by_retake_and_chang
         screen = app.screen
         assert list(screen.comparison.columns) == ["retake", "change"]
         assert all(len(runs) == 2 for runs in screen.comparison.columns.values())
+
+
+def visible_words(app, widget) -> str:
+    """What shows of `widget` on the screen, its borders taken out and every run of spaces and line
+    breaks made one space (a sentence wrapped over several rows reads as one line)."""
+    import re
+
+    region = widget.region
+    rows = [strip.crop(region.x, region.right).text for y, strip in enumerate(app.screen._compositor.render_strips())
+            if region.y <= y < region.bottom]
+    return " ".join(re.sub(r"[█▀▄▊▎▔▁│┃╭╮╰╯─━]", " ", "\n".join(rows)).split())
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (140, 45)])
+async def test_the_take_dialog_shows_its_whole_explanation_at_every_size(size):
+    """What a take keeps and plays again is the console's only explanation of it: every word shows."""
+    from promptdesk.tui.screens.take_dialog import TakeDialog, explanation
+
+    app = PromptdeskApp(lambda: CompareScreen([], "run"))
+    async with app.run_test(size=size) as pilot:
+        app.push_screen(TakeDialog("the-apology-20261128-084124", 2, {"alice": "Alice", "bob": "Bob"}))
+        await pilot.pause()
+        await pilot.pause()
+        words = visible_words(app, app.screen.query_one("VerticalScroll"))
+    said = explanation("the-apology-20261128-084124", 2)
+    assert said in words, (said, words)
+    assert "beats 0 to 1 are kept as recorded" in said and "beat 2 and every beat after it are played again" in said
+    assert "Start the take" in words, "the button is on screen too"
+
+
+def test_a_take_from_the_first_beats_says_what_is_kept_in_the_singular_or_that_nothing_is():
+    from promptdesk.tui.screens.take_dialog import explanation
+
+    assert "beat 0 is kept as recorded" in explanation("run", 1)
+    assert "nothing of it is kept" in explanation("run", 0)

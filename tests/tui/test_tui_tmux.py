@@ -245,6 +245,7 @@ def test_f_in_a_replay_takes_the_scene_again_as_a_terminal_sends_it(tmp_path, te
     terminal.wait_for(r"── Beat 2 ──")
     terminal.type("f")
     terminal.wait_for(r"from the start of beat 2")
+    terminal.wait_for(r"this run stays as it is")  # the whole explanation, not its first row only
     terminal.type("The window blows open")
     terminal.keys("Enter")
     terminal.wait_for(r"take of parent from beat 2")
@@ -268,8 +269,8 @@ def test_stage_keys_at_80x24_say_why_not_show_help_and_confirm_a_copy(tmp_path, 
     terminal.wait_for(r"PRIVATE · Alice")
     terminal.tmux("resize-window", "-x", "80", "-y", "24")
     screen = terminal.wait_for(r"── Beat 1 ──")
-    screen = terminal.wait_for(r"(?m)^q Quit")
-    footer = screen.splitlines()[-1]
+    screen = terminal.wait_for(r"(?m)^ q Quit")
+    footer = " ".join(screen.splitlines()[-1].split())
     assert "+- Pace t Theme" in footer and "Resume" not in footer and "Decide" not in footer, footer
     terminal.type("r")
     terminal.wait_for(r"Resume: not now, the scene is not")
@@ -346,8 +347,11 @@ def test_y_injects_the_coordinators_suggested_event_as_a_terminal_sends_it(tmp_p
                  env="OPENAI_API_KEY=sk-loopback")
     wizard_through(terminal)
     terminal.wait_for(r"(?s)Suggests .*\(y: inject\)")  # the Session panel is narrow: it may wrap
+    screen = terminal.wait_for(r"y Inject suggestion")
+    assert "✦ Coordinator suggests a world event" in screen, \
+        "the suggestion reads as a suggestion, never as something that happened"
     terminal.type("y")
-    terminal.wait_for(r"EVENT \(from you\): A fire alarm goes off")
+    terminal.wait_for(r"EVENT \(from you, suggested by the coordinator\): A fire")
     terminal.keys("s")
     terminal.wait_for(r"Scene closed \(")
     terminal.quit()

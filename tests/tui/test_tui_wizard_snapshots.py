@@ -37,7 +37,9 @@ def test_wizard_first_choice_answered(workspace, snap_compare, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_wizard_confirm_of_a_roundtable(workspace, snap_compare, size):
     """The confirm step of the on-call rota roundtable: Scene, Format Roundtable, Topic, Strategy "free
-    (parallel answers)", Rounds, Cast, both choices, Provider, Base URL, Pace, Seed 7, Run folder, and
+    (sequential answers)", Rounds, Cast, both choices, Actors (the offline improviser, a program on this
+    machine), Judge (none, role C), Sent out (nothing), Pace, Seed 7, Run folder (no Protocol row: a
+    roundtable answers in its own blocks), and
     "Starting writes notes.md…"; the button reads "Start the scene"."""
     assert snap_compare(wizard(workspace, "roundtable-free.yaml"),
                         press=["ctrl+n", "ctrl+n", "a", "ctrl+n", "c", "ctrl+n", "ctrl+n"],

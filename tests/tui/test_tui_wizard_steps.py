@@ -157,7 +157,8 @@ class TestProviderStep:
             options = app.screen.run_options()
             assert (options.seed, options.max_beats) == (42, 5)
             text = screen_text(app)
-            for row in ("Seed        42", "Max beats   5", "Base URL    the provider's own", "Pace        "):
+            for row in ("Seed        42", "Max beats   5", "Actors      the offline improviser", "Judge       none",
+                        "Sent out    nothing", "Pace        "):
                 assert row in text, row
 
     async def test_the_reply_protocol_reaches_the_run_and_the_confirm_step_and_json_needs_a_constraining_provider(
@@ -225,10 +226,14 @@ class TestProviderStep:
             await to_provider(pilot, app)
             app.screen.query_one(ProviderForm).format = "collaborate"
             await pilot.pause()
-            note = "Collaborate takes the first 2 characters of the scene: charlie is left out."
+            note = "Collaborate takes the scene's first 2 characters (alice, bob): charlie is left out."
+            assert note in screen_text(app)
+            app.screen.query_one(ProviderForm).format = "single"
+            await pilot.pause()
+            note = "Single call takes only the scene's first character (alice): bob and charlie are left out."
             assert note in screen_text(app)
             await pilot.press("ctrl+n")
-            assert "charlie is left out" in screen_text(app)
+            assert "bob and charlie are left out" in screen_text(app)
 
     async def test_a_roundtable_confirm_shows_its_topic_and_strategy(self, workspace):
         app = wizard_app(workspace, scene="roundtable-free.yaml")

@@ -61,6 +61,8 @@ class ConsoleFormat:
 
     name: ClassVar[str] = ""
     """The `format:` of a scene file: this object's key here and in `promptdesk.core.formats.registry`."""
+    noun: ClassVar[str] = "scene"
+    """What one run of the format is called in a sentence (`a scene`, `a collaboration`)."""
     choices: ClassVar[tuple[Choice, ...]] = ()
     """How the wizard offers the format (a format may be offered in more than one shape)."""
     lines: ClassVar[Mapping[str, LineMaker]] = {}

@@ -49,6 +49,7 @@ class CollaborateFormat(ConsoleFormat):
     """Two participants (or one, for a single call) handing a goal to each other, round by round."""
 
     name: ClassVar[str] = "collaborate"
+    noun: ClassVar[str] = "collaboration"
     choices: ClassVar[tuple[Choice, ...]] = (Choice(SINGLE, "Single call", 0), Choice("collaborate", "Collaborate", 1))
     lines: ClassVar[Mapping[str, LineMaker]] = {
         "human_message": _task, "agent_response": _response, "handoff": _handoff, "round": marker_line,

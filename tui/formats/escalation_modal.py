@@ -11,9 +11,9 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
+from promptdesk.tui.dialog import Dialog
 from promptdesk.tui.lines import safe
 
 BOLD, DIM = Style(bold=True), Style(dim=True)
@@ -54,7 +54,7 @@ def recommendation_text(details: dict[str, Any]) -> Text:
     return text
 
 
-class EscalationModal(ModalScreen[EscalationAnswer | None]):
+class EscalationModal(Dialog[EscalationAnswer | None]):
     """Asks for the operator's decision; Escape leaves it open for later (key `a` on the stage)."""
 
     DEFAULT_CSS = """
@@ -62,6 +62,7 @@ class EscalationModal(ModalScreen[EscalationAnswer | None]):
     EscalationModal > Vertical { width: 100; max-width: 95%; height: 90%; border: thick $warning;
                                  background: $surface; padding: 0 2; }
     EscalationModal VerticalScroll { height: 1fr; }
+    EscalationModal Label { width: 1fr; }
     EscalationModal #recommendation { height: auto; max-height: 6; margin-bottom: 1; }
     EscalationModal Horizontal { height: auto; margin-top: 1; }
     EscalationModal Button { margin-right: 1; }

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 ROUTER = "router"
 DEFAULT_PAIR = ("gpt", "claude")
-USAGE = "type a goal, `@gpt text` for a single call, or `@router collaborate gpt claude: GOAL`"
+USAGE = "type a goal, “@gpt text” for a single call, or “@router collaborate gpt claude: GOAL”"
 
 
 @dataclass(frozen=True)
@@ -52,28 +52,28 @@ def parse_room(text: str, known: Collection[str], pair: tuple[str, str] = DEFAUL
     if name not in known:
         return RoomError(f"No participant called @{name or '?'} ({_known(known)}); {USAGE}.")
     if not rest:
-        return RoomError(f"Nothing to say to @{name}: type `@{name} text`.")
+        return RoomError(f"Nothing to say to @{name}: type “@{name} text”.")
     return RoomCommand(rest, (name,), max_rounds=1)
 
 
 def _router(rest: str, known: Collection[str]) -> RoomCommand | RoomError:
     verb, _, rest = rest.partition(" ")
     if verb.lower() != "collaborate":
-        return RoomError("@router understands one command: `@router collaborate gpt claude: GOAL`.")
+        return RoomError("@router understands one command: “@router collaborate gpt claude: GOAL”.")
     names, colon, goal = rest.partition(":")
     slugs = tuple(s.lower() for s in names.replace(",", " ").split())
     if not colon:
-        return RoomError("Put a colon before the goal: `@router collaborate gpt claude: GOAL`.")
+        return RoomError("Put a colon before the goal: “@router collaborate gpt claude: GOAL”.")
     if len(slugs) != 2:
         return RoomError(f"A collaboration takes two participants, got {len(slugs)}: "
-                         "`@router collaborate gpt claude: GOAL`.")
+                         "“@router collaborate gpt claude: GOAL”.")
     if slugs[0] == slugs[1]:
         return RoomError(f"@{slugs[0]} is named twice: a collaboration takes two different participants.")
     unknown = [s for s in slugs if s not in known]
     if unknown:
         return RoomError(f"No participant called @{unknown[0]} ({_known(known)}).")
     if not goal.strip():
-        return RoomError("The goal is empty: `@router collaborate gpt claude: GOAL`.")
+        return RoomError("The goal is empty: “@router collaborate gpt claude: GOAL”.")
     return RoomCommand(goal.strip(), slugs)
 
 

@@ -72,6 +72,7 @@ class RoundtableFormat(ConsoleFormat):
     """A facilitator asks, participants answer (blind, unless sequential), the facilitator synthesises."""
 
     name: ClassVar[str] = "roundtable"
+    noun: ClassVar[str] = "roundtable"
     choices: ClassVar[tuple[Choice, ...]] = (Choice("roundtable", "Roundtable", 3),)
     lines: ClassVar[Mapping[str, LineMaker]] = {
         "question": _question, "answer": _answer, "synthesis": _synthesis, "decision": _decision,

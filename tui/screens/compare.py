@@ -12,8 +12,8 @@ from pathlib import Path
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Sparkline, Static
+from textual.screen import Screen
+from textual.widgets import DataTable, Input, Label, ProgressBar, Sparkline, Static
 
 from promptdesk.core.record import outputs
 from promptdesk.core.experiments.compare import Comparison, compare, folders_of, number
@@ -22,8 +22,10 @@ from promptdesk.core.errors import PromptdeskError
 from promptdesk.core.experiments.metrics import RunMetrics, recorded_success, run_metrics, spend_per_beat
 from promptdesk.core.record.recorder import read_events
 from promptdesk.core.experiments.take_sweep import is_take_sweep, measure_take_sweep
-from promptdesk.core.experiments.takes import family, metrics_after
+from promptdesk.core.experiments.takes import Family, family, metrics_after
+from promptdesk.tui.dialog import Dialog
 from promptdesk.tui.widgets.beat_timeline import BeatTimeline
+from promptdesk.tui.widgets.key_bar import KeyBar
 from promptdesk.tui.widgets.takes_view import TakesView
 
 
@@ -106,7 +108,7 @@ class CompareScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         takes = self.comparison.takes
         what = f"{len(self.folders)} runs by {self.by}" if takes is None else \
-            f"{len(self.folders)} takes, measured from beat {takes.branched_at}"
+            f"{family_words(takes)}, measured from beat {takes.branched_at}"
         yield Static(Text(f"Promptdesk · compare · {what}"), id="title", markup=False)
         with VerticalScroll():
             if takes is not None:
@@ -117,7 +119,7 @@ class CompareScreen(Screen[None]):
             yield Static(Text("\n".join(notes(self.comparison))), id="summary", markup=False)
             for folder in self.folders:
                 yield RunPanel(folder)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         table = self.query_one("#comparison", DataTable)
@@ -134,13 +136,23 @@ class CompareScreen(Screen[None]):
                 differences.add_row(*(Text(c, style="bold" if d.significant else "") for c in difference_cells(d)))
 
 
-class ComparePrompt(ModalScreen[tuple[list[Path], str] | None]):
+def family_words(takes: Family) -> str:
+    """How many runs are compared and how many of them are takes: `a run and 2 takes of it`."""
+    taken = sum(1 for take in takes.takes if take.parent is not None)
+    plural = "s" if taken != 1 else ""
+    if taken == len(takes.takes) - 1:
+        return f"a run and {taken} take{plural} of it"
+    return f"{len(takes.takes)} runs, {taken} of them take{plural}"
+
+
+class ComparePrompt(Dialog[tuple[list[Path], str] | None]):
     """Asks for run folders (or one sweep folder) to compare; says what is wrong with a bad path."""
 
     DEFAULT_CSS = """
     ComparePrompt { align: center middle; }
     ComparePrompt > Vertical { width: 80; max-width: 95%; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
     ComparePrompt #problem { color: $error; }
+    ComparePrompt Label { width: 1fr; }
     """
     BINDINGS = [("escape", "cancel", "Cancel")]
 

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from rich.console import Console
 from rich.style import Style
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.dom import DOMNode
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Label, Static
+
+from promptdesk.tui.dialog import Dialog
 
 KEY, DIM = Style(bold=True), Style(dim=True)
 
@@ -39,25 +41,53 @@ def key_rows(node: DOMNode) -> Iterator[tuple[str, Binding]]:
         yield "/".join(dict.fromkeys(keys[what])), binding
 
 
-def help_table(screen: Screen, app_node: DOMNode) -> Table:
-    """The help's rows: the screen's own keys, then the console's, each with what it does and whether
-    it can act now."""
-    table = Table(box=None, show_header=False, expand=True, padding=(0, 1))
-    table.add_column("key", style=KEY, no_wrap=True)
-    table.add_column("what")
+def help_rows(screen: Screen, app_node: DOMNode) -> list[tuple[str, Text]]:
+    """The help's rows: a heading (no keys), then the screen's own keys, then the console's, each with
+    what it does and whether it can act now."""
+    rows: list[tuple[str, Text]] = []
     for title, node in ((screen_name(screen), screen), ("Anywhere", app_node)):
-        table.add_row(Text(title, KEY), "")
+        rows.append(("", Text(title, KEY)))
         for keys, binding in key_rows(node):
             name = binding.action.split("(", 1)[0].removeprefix("app.").removeprefix("screen.")
-            available = node.check_action(name, ())
             what = Text(binding.description or name)
-            if not available:
+            if not node.check_action(name, ()):
                 what.append("  (not now)", DIM)
             if binding.tooltip:
                 what.append(f" · {binding.tooltip}", DIM)
-            table.add_row(Text(f"  {keys}"), what)
-        table.add_row("", "")
-    return table
+            rows.append((keys, what))
+        rows.append(("", Text()))
+    return rows
+
+
+def help_text(rows: list[tuple[str, Text]], width: int) -> Text:
+    """The rows as two columns, laid out here (a table would be laid out by Rich on every frame): the keys,
+    then what they do, wrapped under itself."""
+    column = max((len(keys) for keys, _ in rows), default=0) + 4
+    text = Text(no_wrap=True, overflow="crop")
+    for keys, what in rows:
+        if not keys:
+            text.append_text(what)
+            text.append("\n")
+            continue
+        lines = what.wrap(Console(width=max(10, width - column)), max(10, width - column))
+        for n, line in enumerate(lines):
+            text.append(f"  {keys}".ljust(column) if n == 0 else " " * column, KEY)
+            text.append_text(line)
+            text.append("\n")
+    return text
+
+
+class KeysText(Static):
+    """The help's two columns, laid out again when the width changes."""
+
+    def __init__(self, rows: list[tuple[str, Text]], width: int) -> None:
+        super().__init__(help_text(rows, width), markup=False)
+        self.rows, self.laid_out = rows, width
+
+    def on_resize(self) -> None:
+        if self.content_size.width and self.content_size.width != self.laid_out:
+            self.laid_out = self.content_size.width
+            self.update(help_text(self.rows, self.laid_out))
 
 
 def screen_name(screen: Screen) -> str:
@@ -67,14 +97,14 @@ def screen_name(screen: Screen) -> str:
     return names.get(type(screen).__name__, type(screen).__name__)
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     """Every key of the screen it was opened on; `esc` or `?` closes it."""
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > Vertical { width: 96; max-width: 100%; height: 90%; border: thick $primary;
                             background: $surface; padding: 0 1; }
-    HelpScreen VerticalScroll { height: 1fr; }
+    HelpScreen VerticalScroll { height: 1fr; scrollbar-size-vertical: 1; }
     """
     BINDINGS = [Binding("escape,question_mark", "close", "Close", id="help.close", tooltip="Close the help")]
 
@@ -86,7 +116,7 @@ class HelpScreen(ModalScreen[None]):
         with Vertical():
             yield Label(f"Keys · {screen_name(self.below)} (esc closes)")
             with VerticalScroll():
-                yield Static(help_table(self.below, self.app), markup=False)
+                yield KeysText(help_rows(self.below, self.app), min(96, self.app.size.width) - 5)
 
     def action_close(self) -> None:
         """Back to the screen below."""

@@ -12,7 +12,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from promptdesk.core.errors import PromptdeskError
 from promptdesk.core.record.outputs import cast_names, start_info
@@ -22,12 +22,13 @@ from promptdesk.core.record.takes import Change, describe_change, takes_of
 from promptdesk.tui.playback import Move, Playback
 from promptdesk.tui.commands import binding_commands, copy_run_folder, copy_selection
 from promptdesk.tui.formats import registry
-from promptdesk.tui.lines import Cast, safe
+from promptdesk.tui.lines import Cast, safe, shown_path
 from promptdesk.tui.render import transcript_line
 from promptdesk.tui.stage_state import StateFold
 from promptdesk.tui.screens.take_dialog import TakeDialog
-from promptdesk.tui.widgets.playback_bar import PlaybackBar
+from promptdesk.tui.widgets.key_bar import KeyBar
 from promptdesk.tui.widgets.pane_picker import PaneControls, panes_binding
+from promptdesk.tui.widgets.playback_bar import PlaybackBar
 from promptdesk.tui.widgets.stage_view import StageView
 
 SCRUB_KEYS = Binding.Group("Scrub", compact=True)
@@ -61,9 +62,8 @@ class ReplayScreen(PaneControls, Screen[None]):
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
-    ReplayScreen > #title { height: 1; padding: 0 1; }
+    ReplayScreen > #title { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     ReplayScreen.-narrow StatePanel { width: 31; }
-    ReplayScreen Footer.-compact FooterLabel { margin: 0 1 0 0; }
     """
 
     def __init__(self, run_dir: Path, clock: Callable[[], float] = time.monotonic) -> None:
@@ -82,16 +82,13 @@ class ReplayScreen(PaneControls, Screen[None]):
         info = start_info(self.playback.events)
         scene = info.get("scene") or {}
         title = safe(scene.get("title") or scene.get("name") or self.run_dir.name)
-        yield Static(Content(f"Promptdesk · replay · {title} · {safe(self.run_dir)}"), id="title")
+        yield Static(Content(f"Promptdesk · replay · {title} · {safe(shown_path(self.run_dir))}"), id="title")
         cast, fmt = cast_names(self.playback.events), registry.of_record(info)
         yield StageView(cast, single_call=fmt.recorded_single_call(info, len(cast)), answered=fmt.answered,
                         thinking=fmt.has_thinking, id="stage")
         yield PlaybackBar()
-        yield Footer()
+        yield KeyBar()
 
-    def on_resize(self) -> None:
-        """A narrow terminal gets the compact footer (every replay key still fits at 80 columns)."""
-        self.query_one(Footer).compact = self.size.width < 100
 
     def on_mount(self) -> None:
         if self.skipped:
@@ -188,6 +185,7 @@ class ReplayScreen(PaneControls, Screen[None]):
             return
         self.playback.playing = False
         beat = self.beat
+        self.run_worker(import_takes, thread=True, group="preload", exit_on_error=False)
         self.app.push_screen(TakeDialog(self.run_dir.name, beat, cast_names(self.playback.events)),
                              lambda change: self.start_take(beat, change))
 
@@ -197,12 +195,16 @@ class ReplayScreen(PaneControls, Screen[None]):
 
         if change is None:
             return
+        start = next((i for i, e in enumerate(self.playback.events) if e.type == "beat" and e.beat == beat), None)
+        if start is None:
+            self.notify(f"Beat {beat} was never begun in this run: a take starts at a beat the run played.",
+                        title="No take", severity="error", markup=False, timeout=10)
+            return
         try:
             session = prepare_branch(self.run_dir, beat, change, realtime=True)
         except (PromptdeskError, OSError) as exc:
             self.notify(safe(exc), title="No take", severity="error", markup=False, timeout=10)
             return
-        start = next(i for i, e in enumerate(self.playback.events) if e.type == "beat" and e.beat == beat)
         scene = start_info(self.playback.events).get("scene") or {}
         title = f"{scene.get('title') or scene.get('name') or self.run_dir.name} · take of {self.run_dir.name} from beat {beat}"
         self.app.open_stage(session, title, history=self.playback.events[:start])
@@ -222,9 +224,10 @@ class ReplayScreen(PaneControls, Screen[None]):
         yield from binding_commands(self, "Replay: ")
         yield copy_run_folder(self, self.run_dir)
         yield from self.pane_commands()
+        names = cast_names(self.playback.events)
         for folder, take in takes_of(self.run_dir):
             yield SystemCommand(f"Take: {folder.name}", f"From beat {take.get('beat')}: "
-                                f"{describe_change(take.get('change') or {})}; open its replay",
+                                f"{safe(describe_change(take.get('change') or {}, names))}; open its replay",
                                 lambda folder=folder: self.app.push_screen(ReplayScreen(folder)))
 
 
@@ -241,6 +244,12 @@ def changes_the_screen(event: BaseEvent, cast: Cast) -> bool:
         return bool(event.input_tokens or event.output_tokens or event.cache_write_tokens or event.cache_read_tokens
                     or event.cost_usd)
     return transcript_line(event, cast) is not None
+
+
+def import_takes() -> None:
+    """Import what a take needs (the engine and its providers) while the take's change is typed: a replay
+    loads none of it until a take is asked for."""
+    import promptdesk.core.casting.branch  # noqa: F401
 
 
 def branchable(run_dir: Path, events: list) -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from time import monotonic
 from typing import TYPE_CHECKING
@@ -14,19 +13,21 @@ from textual.content import Content
 from textual.events import Key
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from promptdesk.tui.bridge import SessionBridge, SessionLike
 from promptdesk.tui.commands import binding_commands, copy_run_folder, copy_selection
 from promptdesk.tui.formats import registry
 from promptdesk.tui.formats.room_bar import RoomBar
-from promptdesk.tui.lines import safe
+from promptdesk.tui.lines import safe, shown_path
 from promptdesk.tui.stage_controls import told_why, why_not
 from promptdesk.tui.stage_directions import Directions
+from promptdesk.tui.stage_room import RoomControls
 from promptdesk.tui.waits import Waits
 from promptdesk.tui.stage_state import PlayedTime, from_session
 from promptdesk.tui.widgets.beat_timeline import BeatTimeline
 from promptdesk.tui.widgets.confirm_modal import ConfirmModal
+from promptdesk.tui.widgets.key_bar import KeyBar
 from promptdesk.tui.widgets.pane_picker import PaneControls, panes_binding
 from promptdesk.tui.widgets.queued_line import QueuedLine
 from promptdesk.tui.widgets.stage_view import StageView
@@ -40,6 +41,9 @@ PACE_KEYS = Binding.Group("Pace", compact=True)
 CONTROL_EVENTS = frozenset({"pause", "resume", "stop", "close", "start"})
 """Events after which the footer's available actions may have changed (redrawn at once), besides the
 format's own (`ConsoleFormat.control_events`)."""
+TITLE_STATUS = {"ready": "starting", "running": "live", "paused": "paused", "closing": "closing",
+                "closed": "closed"}
+"""How the title bar names each status of the session."""
 FLUSH_EVERY_S = 0.05
 """Events are rendered in batches at most this often, so the stage never falls behind the engine."""
 STATE_EVERY_S = 0.2
@@ -51,7 +55,7 @@ def state_cast(session: SessionLike) -> list[str]:
     return list(session.state.cast)
 
 
-class StageScreen(Directions, PaneControls, Screen[None]):
+class StageScreen(Directions, RoomControls, PaneControls, Screen[None]):
     """One scene, live: transcript, private thinking panes, session state, and the controls."""
 
     BINDINGS = [
@@ -77,7 +81,7 @@ class StageScreen(Directions, PaneControls, Screen[None]):
         Binding("o", "replay", "Replay", id="stage.replay",
                 tooltip="Open this run in the replay once the scene has closed"),
         Binding("a", "escalation", "Decide", id="stage.escalation", tooltip=registry.ASK_HELP),
-        Binding("y", "accept_suggestion", "Accept event", id="stage.accept", show=False,
+        Binding("y", "accept_suggestion", "Inject suggestion", id="stage.accept",
                 tooltip="Inject the world event the coordinator suggests (shown in the Session panel) at the next beat"),
         Binding("g", "room", "Room", id="stage.room", tooltip=registry.ROOM_HELP),
         panes_binding("stage"),
@@ -86,9 +90,8 @@ class StageScreen(Directions, PaneControls, Screen[None]):
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
-    StageScreen > #title { height: 1; padding: 0 1; }
+    StageScreen > #title { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     StageScreen.-narrow StatePanel { width: 31; }
-    StageScreen Footer.-compact FooterLabel { margin: 0 1 0 0; }
     """
 
     def __init__(self, session: SessionLike, title: str = "", options: RunOptions | None = None,
@@ -107,6 +110,8 @@ class StageScreen(Directions, PaneControls, Screen[None]):
         self._last_flush = 0.0
         self._flush_timer: Timer | None = None
         self._failures_told: set[str] = set()
+        self._titled = "ready"
+        self._offered = False
         self.waits = Waits(state_cast(session), parallel=session.state.turns_mode != "sequential")
         """Who the stage waits on (a slow provider shows on the panel as "waiting 12 s")."""
         self.played = PlayedTime()
@@ -114,24 +119,29 @@ class StageScreen(Directions, PaneControls, Screen[None]):
 
     def compose(self) -> ComposeResult:
         state = self.session.state
-        yield Static(self.title_line("live"), id="title")
+        yield Static(self.title_line("ready"), id="title")
         yield StageView(dict(state.cast), single_call=self.single_call, answered=self.format.answered,
                         thinking=self.format.has_thinking, id="stage")
         yield QueuedLine(id="queued")
         yield BeatTimeline(dict(state.cast), id="timeline", classes="-hidden")
         if self.has_room:
             yield RoomBar(self.room_participants(), id="room-bar")
-        yield Footer()
+        yield KeyBar()
 
     def title_line(self, status: str) -> Content:
-        """The title bar: the scene, whether it is live or closed, and both choices."""
+        """The title bar: whether the scene is live, paused, closing or closed (first, so that a narrow
+        terminal still shows it), the scene, and both choices."""
         state = self.session.state
-        return Content(f"Promptdesk · {safe(self.title_text)} · {status} · isolation ({state.isolation}) · "
-                       f"coordinator {state.coordinator}")
+        return Content(f"Promptdesk · {TITLE_STATUS.get(status, status)} · {safe(self.title_text)} · "
+                       f"isolation ({state.isolation}) · coordinator {state.coordinator}")
 
-    def on_resize(self) -> None:
-        """A narrow terminal gets the compact footer (Quit stays visible: it is listed first)."""
-        self.query_one(Footer).compact = self.size.width < 100
+    def show_title(self) -> None:
+        """Redraw the title bar when the session's status has changed since it was drawn."""
+        status = self.session.state.status if self.bridge.worker is not None else "ready"
+        if status != self._titled:
+            self._titled = status
+            self.query_one("#title", Static).update(self.title_line(status))
+
 
     @property
     def single_call(self) -> bool:
@@ -159,7 +169,7 @@ class StageScreen(Directions, PaneControls, Screen[None]):
             self.view.apply(self.history)
             self.query_one(BeatTimeline).extend(self.history)
         self.refresh_state()
-        self.bridge.start()
+        self.call_after_refresh(self.bridge.start)
         self.app.run_dirs.append(str(self.session.state.run_dir))
         self.set_interval(STATE_EVERY_S, self._tick)
 
@@ -186,7 +196,12 @@ class StageScreen(Directions, PaneControls, Screen[None]):
         if self.waiting is not None:
             state.waiting = self.format.waiting_label
         self.view.show_state(state)
+        self.show_title()
         self._state_stale = False
+        offered = bool(state.suggestion) and state.status in ("running", "paused")
+        if offered != self._offered:
+            self._offered = offered
+            self.refresh_bindings()
 
     def on_session_bridge_events_arrived(self, _: SessionBridge.EventsArrived) -> None:
         """Render now, or at the end of the current frame window if a batch was rendered recently."""
@@ -236,6 +251,7 @@ class StageScreen(Directions, PaneControls, Screen[None]):
                             severity="error", markup=False, timeout=10)
 
     def on_session_bridge_finished(self, message: SessionBridge.Finished) -> None:
+        self._titled = "closed"
         self.query_one("#title", Static).update(self.title_line("closed"))
         self.flush()
         self.refresh_state()
@@ -243,10 +259,11 @@ class StageScreen(Directions, PaneControls, Screen[None]):
         if message.error is not None:
             self.notify(f"The session failed: {safe(message.error)}", severity="error", markup=False, timeout=10)
         elif message.result is not None and self.single_call and message.result.close_reason in self.format.answered:
-            self.notify(f"Answered: one call, one reply. Run folder: {safe(message.result.run_dir)}",
+            self.notify(f"Answered: one call, one reply. Run folder: {safe(shown_path(message.result.run_dir))}",
                         title="Single call answered", markup=False, timeout=8)
         elif message.result is not None:
-            self.notify(f"Scene closed ({safe(message.result.close_reason)}). Run folder: {safe(message.result.run_dir)}",
+            self.notify(f"Scene closed ({safe(message.result.close_reason)}). Run folder: "
+                        f"{safe(shown_path(message.result.run_dir))}",
                         title="Scene closed", markup=False, timeout=8)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -297,7 +314,8 @@ class StageScreen(Directions, PaneControls, Screen[None]):
         from promptdesk.core.engine.pacing import STEP_S
 
         seconds = self.bridge.set_pace(self.session.state.pace_s + steps * STEP_S)
-        self.notify(f"Pace: at least {seconds:g} s per beat", markup=False, timeout=2)
+        self.notify(f"Pace: at least {seconds:g} s per beat" if seconds else
+                    "Pace: off (each beat starts as soon as the last one ends)", markup=False, timeout=2)
         self.refresh_state()
 
     def action_escalation(self) -> None:
@@ -315,27 +333,6 @@ class StageScreen(Directions, PaneControls, Screen[None]):
                 self.notify(safe(exc), severity="warning", markup=False)
         self.refresh_bindings()
         self.refresh_state()
-
-    def action_room(self) -> None:
-        """Put the cursor in the room input."""
-        if self.has_room:
-            self.query_one("#room").focus()
-
-    def on_room_bar_commanded(self, message: RoomBar.Commanded) -> None:
-        """Start the command as a new session (its own `Session`, both choices as made here) on a new stage."""
-        from promptdesk.core.casting.build import RunOptions, build_session
-
-        room, state = self.query_one(RoomBar), self.session.state
-        options = replace(self.options or RunOptions(), isolation=state.isolation, coordinator=state.coordinator,
-                          out=None, max_beats=None, realtime=True)
-        try:
-            scene = self.format.room_scene(message.command, self.session.scene)  # type: ignore[attr-defined]
-            session = build_session(scene, options)
-        except Exception as exc:  # noqa: BLE001 - any failure is shown in the room, never a crash
-            room.show(f"Cannot start: {exc}", error=True)
-            return
-        self.set_focus(None)
-        self.app.push_screen(StageScreen(session, title=scene.title or scene.name, options=options))
 
     @property
     def stacked(self) -> bool:

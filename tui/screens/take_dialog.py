@@ -6,12 +6,12 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select
+from textual.widgets import Button, Input, Select, Static
 
 from promptdesk.core.record.takes import Change
+from promptdesk.tui.dialog import Dialog
 from promptdesk.tui.lines import safe
 
 NOTHING, EVENT, NOTE_ALL = "__nothing__", "__event__", "__note__"
@@ -19,14 +19,27 @@ NOTE_TO = "note:"
 """The value of "a note to one actor" is this prefix and the actor's slug."""
 
 
-class TakeDialog(ModalScreen[Change | None]):
+def explanation(run: str, beat: int) -> str:
+    """What a take from the start of `beat` of `run` keeps, what it plays again, and where it is written."""
+    kept = ("nothing of it is kept" if beat == 0 else
+            "beat 0 is kept as recorded" if beat == 1 else f"beats 0 to {beat - 1} are kept as recorded")
+    return (f"A take of {safe(run)} from the start of beat {beat}: {kept} (not played or paid for again); "
+            f"beat {beat} and every beat after it are played again, live, with the change chosen here. "
+            "The take is a new run folder beside this one; this run stays as it is.")
+
+
+class TakeDialog(Dialog[Change | None]):
     """Asks what changes at the beat a take starts from; dismisses with the change (None: cancelled)."""
 
     DEFAULT_CSS = """
     TakeDialog { align: center middle; }
-    TakeDialog > Vertical { width: 76; max-width: 95%; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
+    TakeDialog > VerticalScroll { width: 76; max-width: 95%; height: auto; max-height: 100%; border: thick $accent;
+                                  background: $surface; padding: 1 2; scrollbar-size-vertical: 1; }
+    TakeDialog #explanation { width: 1fr; height: auto; }
     TakeDialog Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
     TakeDialog Select, TakeDialog Input { margin-top: 1; }
+    TakeDialog.-small > VerticalScroll { padding: 0 1; }
+    TakeDialog.-small Select, TakeDialog.-small Input, TakeDialog.-small Horizontal { margin-top: 0; }
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="take.cancel", tooltip="Close without starting a take")]
 
@@ -38,9 +51,8 @@ class TakeDialog(ModalScreen[Change | None]):
         options = [(Content("A world event every actor receives"), EVENT), (Content("A note to every actor"), NOTE_ALL),
                    *((Content(f"A note to {safe(name)}"), NOTE_TO + slug) for slug, name in self.cast.items()),
                    (Content("Nothing: the same scene again"), NOTHING)]
-        with Vertical():
-            yield Label(Content(f"A take of {safe(self.run)} from the start of beat {self.beat}: the beats before it "
-                                f"are kept as recorded, beat {self.beat} is played again with this change."))
+        with VerticalScroll():
+            yield Static(Content(explanation(self.run, self.beat)), id="explanation")
             yield Select(options, value=EVENT, allow_blank=False, id="kind")
             yield Input(placeholder="The phone rings", id="text")
             with Horizontal():
@@ -49,6 +61,10 @@ class TakeDialog(ModalScreen[Change | None]):
 
     def on_mount(self) -> None:
         self.query_one("#text", Input).focus()
+
+    def on_resize(self) -> None:
+        """A small terminal gets the dialog without its margins, so that everything in it shows."""
+        self.set_class(self.size.height < 24 or self.size.width < 70, "-small")
 
     @on(Select.Changed, "#kind")
     def _kind(self, message: Select.Changed) -> None:

@@ -8,6 +8,7 @@ changed); there is no way past a choice without an answer. Starting builds the s
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -19,7 +20,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, ContentSwitcher, Footer, Input, RadioSet, Select, Static
+from textual.widget import Widget
+from textual.widgets import Button, ContentSwitcher, Input, RadioSet, Select, Static
 
 from promptdesk.core.characters.loading import search_dirs
 from promptdesk.core.errors import PromptdeskError
@@ -31,6 +33,7 @@ from promptdesk.tui.lines import safe
 from promptdesk.tui.summary import scene_status, summary
 from promptdesk.tui.widgets.cast_check import CastCheck
 from promptdesk.tui.widgets.choice_picker import ChoicePicker
+from promptdesk.tui.widgets.key_bar import KeyBar
 from promptdesk.tui.widgets.provider_form import ProviderForm, in_form_words
 from promptdesk.tui.widgets.run_fields import RunFields
 from promptdesk.tui.widgets.scene_picker import ScenePicker
@@ -48,9 +51,11 @@ def left_out(scene: Scene, shaped: Scene | None, label: str) -> str:
     gone = [slug for slug in scene.characters if slug not in shaped.characters]
     if not gone:
         return ""
-    kept = len(shaped.characters)
-    return (f"{label} takes the first {kept} character{'s' if kept != 1 else ''} of the scene: "
-            f"{', '.join(gone)} {'is' if len(gone) == 1 else 'are'} left out.")
+    kept = ", ".join(shaped.characters)
+    first = "only the scene's first character" if len(shaped.characters) == 1 else \
+        f"the scene's first {len(shaped.characters)} characters"
+    named = gone[0] if len(gone) == 1 else f"{', '.join(gone[:-1])} and {gone[-1]}"
+    return f"{label} takes {first} ({kept}): {named} {'is' if len(gone) == 1 else 'are'} left out."
 
 
 class WizardScreen(Screen[None]):
@@ -82,29 +87,43 @@ class WizardScreen(Screen[None]):
         self.scene_transform = scene_transform
         self.scene: Scene | None = None
         self.step = 0
+        self._steps: asyncio.Future[None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Content("Promptdesk · set up a scene"), id="title")
         yield StepBar(LABELS, id="steps")
         with ContentSwitcher(initial="step-scene"):
             yield ScenePicker(self.cwd, self.scene_path, suggested=self.last.get("scene"), id="step-scene")
-            with VerticalScroll(id="step-cast"):
-                yield CastCheck()
-            yield ChoicePicker(ISOLATION, suggested=self.last.get("isolation"), id="step-isolation")
-            yield ChoicePicker(COORDINATOR, suggested=self.last.get("coordinator"), id="step-coordinator")
-            yield ProviderForm(id="step-provider")
-            with VerticalScroll(id="step-confirm"):
-                yield Static(id="summary")
-                yield Static(classes="error", id="start-error")
         with Horizontal(id="nav"):
             yield Static(id="why", markup=False)
             yield Button("Back", id="back")
             yield Button("Next", variant="primary", id="next")
-        yield Footer()
+        yield KeyBar()
 
-    def on_mount(self) -> None:
+    def later_steps(self) -> list[Widget]:
+        """Every step after the scene's, hidden: mounted once the scene list is on screen (opening the
+        wizard then costs the scene list only), or at once when the wizard opens on a scene."""
+        steps = [VerticalScroll(CastCheck(), id="step-cast"),
+                 ChoicePicker(ISOLATION, suggested=self.last.get("isolation"), id="step-isolation"),
+                 ChoicePicker(COORDINATOR, suggested=self.last.get("coordinator"), id="step-coordinator"),
+                 ProviderForm(id="step-provider"),
+                 VerticalScroll(Static(id="summary"), Static(classes="error", id="start-error"), id="step-confirm")]
+        for step in steps:
+            step.display = False
+        return steps
+
+    async def steps_mounted(self) -> None:
+        """Wait until every step is mounted (mounting them if no one has yet)."""
+        if self._steps is None:
+            self._steps = asyncio.ensure_future(self.query_one(ContentSwitcher).mount(*self.later_steps()))
+        await self._steps
+
+    async def on_mount(self) -> None:
         if self.scene_path is not None:
+            await self.steps_mounted()
             self.load(self.scene_path)
+        else:
+            self.call_after_refresh(self.steps_mounted)
         self.show_step()
 
     # -- state of the steps -------------------------------------------------------------------
@@ -235,10 +254,11 @@ class WizardScreen(Screen[None]):
         form.note_format(left_out(self.scene, scene, registry.label(form.format)))
 
     @on(ScenePicker.Picked)
-    def _picked(self, event: ScenePicker.Picked) -> None:
+    async def _picked(self, event: ScenePicker.Picked) -> None:
+        await self.steps_mounted()
         self.load(event.path)
         if self.scene is not None:
-            self.action_next()
+            await self.action_next()
 
     @on(ChoicePicker.Chosen)
     @on(RadioSet.Changed)
@@ -250,8 +270,9 @@ class WizardScreen(Screen[None]):
         self.refresh_bindings()
 
     @on(Button.Pressed, "#next")
-    def action_next(self) -> None:
+    async def action_next(self) -> None:
         """Go on (or start the scene from the last step)."""
+        await self.steps_mounted()
         if not self.ready():
             return
         if STEPS[self.step] == "confirm":

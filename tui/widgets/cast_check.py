@@ -44,13 +44,13 @@ class CastCheck(Static):
     def check(self, scene: Scene, dirs: Sequence[Path]) -> bool:
         """Load the cast as the engine will and show the result: the verdict first (a crowd's list runs
         below the fold), then one row per character."""
-        rows = Text()
+        rows, code = Text(), ""
         try:
             cast = engine_cast_loader(scene)(scene.characters, dirs)
         except PromptdeskError as exc:
-            self.ok = False
-            self._each(scene, dirs, rows)
-            rows.append(f"\n  ✗ {safe(exc)}\n", FAIL)
+            self.ok, code = False, exc.code
+            if not self._each(scene, dirs, rows):
+                rows.append(f"\n  ✗ {safe(exc)}\n", FAIL)
         else:
             self.ok = True
             for character in cast:
@@ -58,17 +58,19 @@ class CastCheck(Static):
         text = Text()
         text.append("Cast check — searched, in order: ", Style(bold=True))
         text.append(", ".join(safe(d) for d in dirs) + "\n")
-        text.append(f"Every character was found ({len(cast)}).\n\n" if self.ok else "Fix the cast before going on.\n\n",
-                    OK if self.ok else FAIL)
+        text.append(f"Every character was found ({len(cast)}).\n\n" if self.ok else
+                    f"Fix the cast before going on ({code}).\n\n", OK if self.ok else FAIL)
         text.append_text(rows)
         self.update(text)
         return self.ok
 
     @staticmethod
-    def _each(scene: Scene, dirs: Sequence[Path], text: Text) -> None:
-        """Which characters were found and which were not (for a format whose cast is listed one by one)."""
+    def _each(scene: Scene, dirs: Sequence[Path], text: Text) -> int:
+        """Which characters were found and which were not (for a format whose cast is listed one by one);
+        how many were not (each said once, with why: the engine's own error is then not said again)."""
+        failed = 0
         if not registry.get(scene.format).lists_cast:
-            return
+            return failed
         for slug in (s for s in scene.characters if s not in scene.cards):
             try:
                 character = load_character(slug, dirs)
@@ -77,8 +79,10 @@ class CastCheck(Static):
                 problem = ("not found" if "searched" in exc.context else exc.message if "candidates" in exc.context
                            else f"failed to parse: {exc.message}")
                 text.append(f"{safe(slug)}: {safe(problem)}\n")
+                failed += 1
             else:
                 CastCheck._found(character, text)
+        return failed
 
     @staticmethod
     def _found(character: Any, text: Text) -> None:

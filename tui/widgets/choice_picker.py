@@ -43,7 +43,7 @@ class ChoicePicker(VerticalScroll):
 
     DEFAULT_CSS = """
     ChoicePicker { height: 1fr; padding: 0 1; }
-    ChoicePicker > .question { text-style: bold; }
+    ChoicePicker > .question { text-style: bold; width: 1fr; }
     ChoicePicker > .intro { margin-top: 1; }
     ChoicePicker > .tradeoffs { height: auto; margin-top: 1; }
     ChoicePicker > .source { color: $text-muted; }

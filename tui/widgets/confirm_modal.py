@@ -7,11 +7,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from promptdesk.tui.dialog import Dialog
 
-class ConfirmModal(ModalScreen[bool]):
+
+class ConfirmModal(Dialog[bool]):
     """Asks before doing something that cannot be undone (quitting while a scene is running)."""
 
     DEFAULT_CSS = """
@@ -24,6 +25,10 @@ class ConfirmModal(ModalScreen[bool]):
     BINDINGS = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes", tooltip="Yes, go ahead"),
         Binding("n,escape", "answer(False)", "No", id="confirm.no", tooltip="No, go back"),
+        Binding("left", "app.focus_previous", "Previous button", id="confirm.left", show=False,
+                tooltip="Move to the button on the left"),
+        Binding("right", "app.focus_next", "Next button", id="confirm.right", show=False,
+                tooltip="Move to the button on the right"),
     ]
 
     def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:

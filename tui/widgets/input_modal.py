@@ -9,9 +9,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select
 
+from promptdesk.tui.dialog import Dialog
 from promptdesk.tui.lines import safe
 
 EVERYONE = "__everyone__"
@@ -32,7 +32,7 @@ class DirectorNote:
     to: str | None = None
 
 
-class InputModal(ModalScreen[WorldEvent | DirectorNote | None]):
+class InputModal(Dialog[WorldEvent | DirectorNote | None]):
     """Asks for one line of text (and, for a note, whom it is for); dismisses with the typed request."""
 
     DEFAULT_CSS = """
@@ -40,6 +40,7 @@ class InputModal(ModalScreen[WorldEvent | DirectorNote | None]):
     InputModal > Vertical { width: 72; max-width: 95%; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
     InputModal Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
     InputModal Select { margin-top: 1; }
+    InputModal Label { width: 1fr; }
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel", tooltip="Close without sending anything")]
 

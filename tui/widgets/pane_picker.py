@@ -12,14 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from rich.segment import Segment
 from textual import on
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
+from textual.strip import Strip
 from textual.widgets import SelectionList, Static
+from textual.widgets._toggle_button import ToggleButton
+from textual.widgets.option_list import OptionDoesNotExist
 
+from promptdesk.tui.dialog import Dialog
 from promptdesk.tui.lines import safe
 
 READABLE_WIDTH, READABLE_HEIGHT = 24, 6
@@ -46,7 +50,23 @@ def with_pane(shown: Sequence[str], slug: str, capacity: int) -> list[str]:
     return [*kept[max(0, len(kept) - capacity + 1):], slug]
 
 
-class PanePicker(ModalScreen[list[str] | None]):
+class Checklist(SelectionList[str]):
+    """A `SelectionList` whose box says, not only by its colour, whether a row is ticked: `▐✓▌` or `▐ ▌`."""
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        segments = list(strip)
+        if len(segments) < 2 or segments[1].text != ToggleButton.BUTTON_INNER:
+            return strip
+        try:
+            option = self.get_option_at_index(self.scroll_offset.y + y)
+        except OptionDoesNotExist:
+            return strip
+        segments[1] = Segment("✓" if option.value in self._selected else " ", segments[1].style)
+        return Strip(segments, strip.cell_length)
+
+
+class PanePicker(Dialog[list[str] | None]):
     """A checklist of the cast: tick the actors whose thinking panes to show (Enter), Esc to cancel."""
 
     DEFAULT_CSS = """
@@ -71,8 +91,8 @@ class PanePicker(ModalScreen[list[str] | None]):
             yield Static(Content(f"Thinking panes: {len(self.shown)} of {len(self.cast)} shown; {self.capacity} fit. "
                                  "Space ticks an actor, Enter shows the ticked ones (the first "
                                  f"{self.capacity} in cast order), Esc cancels."), id="pane-help")
-            yield SelectionList[str](*((safe(name), slug, slug in self.shown) for slug, name in self.cast.items()),
-                                     id="pane-list")
+            yield Checklist(*((safe(name), slug, slug in self.shown) for slug, name in self.cast.items()),
+                            id="pane-list")
 
     def on_mount(self) -> None:
         """Focus the checklist on its first actor, so that space ticks someone at once."""
@@ -105,7 +125,22 @@ def panes_binding(screen: str) -> Binding:
 class PaneControls:
     """The pane choice on a screen that holds a `StageView` (as `view`): the `v` key and its palette commands."""
 
+    def panes_why_not(self) -> str | None:
+        """Why `v` cannot act now: no panes on this stage, or every actor's pane already shows (None: it can)."""
+        view = self.pane_view()  # type: ignore[attr-defined]
+        if not view.thinking:
+            return "no one thinks in private on this stage, so it has no thinking panes"
+        if len(view.shown) == len(view.cast.names):
+            count = len(view.cast.names)
+            return f"every actor's thinking pane is shown ({count} of {count})"
+        return None
+
     def action_panes(self) -> None:
+        """Open the checklist of the cast (or say why not, when every pane already shows)."""
+        reason = self.panes_why_not()
+        if reason is not None:
+            self.notify(f"Panes: not now, {reason}.", title="Not now", markup=False, timeout=3)  # type: ignore[attr-defined]
+            return
         view = self.pane_view()  # type: ignore[attr-defined]
 
         def chosen(slugs: list[str] | None) -> None:

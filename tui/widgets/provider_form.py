@@ -28,6 +28,8 @@ MODEL_HINT = {
                   "(type a model id)"),
     "openai": ("Model (required: OpenAI has no default model here; e.g. a GPT model id)", "(type a model id)"),
     "openai-compatible": ("Model (required: the name your server knows the model by)", "(type a model name)"),
+    "claude-code": ("Model (required: the Claude model the Claude Code command runs, e.g. claude-sonnet-4-6)",
+                    "(type a model id)"),
 }
 BASE_URL_HINT = {
     "openai-compatible": ("Base URL (required: your server's address, e.g. Ollama's is http://localhost:11434/v1)",
@@ -72,7 +74,7 @@ class ProviderForm(VerticalScroll):
 
     DEFAULT_CSS = """
     ProviderForm { height: 1fr; padding: 0 1; }
-    ProviderForm > Label { margin-top: 1; }
+    ProviderForm > Label { margin-top: 1; width: 1fr; }
     ProviderForm > .hint { color: $text-muted; margin-top: 1; }
     ProviderForm > #needs { margin-top: 1; text-style: bold; color: $warning; }
     ProviderForm > #format-note { color: $warning; display: none; }

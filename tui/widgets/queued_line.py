@@ -25,13 +25,13 @@ class QueuedLine(Static):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(markup=False, **kwargs)
-        self.queued: list[tuple[str, str]] = []
-        """`("event" | "note", text)`, in the order they were sent."""
+        self.queued: list[tuple[str, str, str]] = []
+        """`("event" | "note", text, whom)`, in the order they were sent (`whom`: a note's reader, by name)."""
         self.paused = False
 
-    def add(self, kind: str, text: str, paused: bool) -> None:
-        """Note one more world event (`kind` "event") or note sent."""
-        self.queued.append((kind, text.strip()))
+    def add(self, kind: str, text: str, paused: bool, whom: str = "everyone") -> None:
+        """Note one more world event (`kind` "event") or note (for `whom`: an actor's name, or everyone) sent."""
+        self.queued.append((kind, text.strip(), whom))
         self.show(paused)
 
     def delivered(self, events: Iterable[BaseEvent]) -> None:
@@ -40,8 +40,8 @@ class QueuedLine(Static):
         for event in events:
             if event.from_ != "operator" or event.type not in ("event", "note"):
                 continue
-            same = [i for i, (kind, text) in enumerate(self.queued) if kind == event.type and text == event.text]
-            kind_only = [i for i, (kind, _) in enumerate(self.queued) if kind == event.type]
+            same = [i for i, (kind, text, _) in enumerate(self.queued) if kind == event.type and text == event.text]
+            kind_only = [i for i, (kind, _, _) in enumerate(self.queued) if kind == event.type]
             if same or kind_only:
                 del self.queued[(same or kind_only)[0]]
         if len(self.queued) != before:
@@ -51,6 +51,7 @@ class QueuedLine(Static):
         """Redraw (hidden when nothing waits); `paused` says the delivery waits for the resume."""
         self.paused = paused
         when = "after the resume" if paused else "at the next beat"
-        items = [f"{'world event' if kind == 'event' else 'note'} “{safe(text)}”" for kind, text in self.queued]
+        items = [f"world event “{safe(text)}”" if kind == "event" else f"note to {safe(whom)} “{safe(text)}”"
+                 for kind, text, whom in self.queued]
         self.update(Content(f"⧗ Queued, delivered {when}: " + " · ".join(items)) if items else Content(""))
         self.set_class(bool(items), "-active")

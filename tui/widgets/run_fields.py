@@ -1,5 +1,4 @@
-"""The wizard's run fields, on the provider step: seed and reply protocol, and what the chosen format
-lets the operator bound.
+"""The wizard's run fields, on the provider step: the seed, and what the chosen format lets the operator set.
 
 Which bounds a format has is the format's to say (`promptdesk.tui.formats.base.ConsoleFormat.wizard_fields`): a
 scene has a beat cap and a reply protocol (`--protocol`: how its actors answer, tags or JSON), a
@@ -15,6 +14,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Label, Select
+from textual.widgets._select import SelectOverlay
 
 from promptdesk.tui.formats import registry
 
@@ -22,12 +22,33 @@ FIELDS = ("seed", "protocol", "max_beats", "first", "max_rounds")
 """Every run field, in the order shown."""
 NAMES = {"seed": "Seed", "protocol": "Reply protocol", "max_beats": "Max beats", "first": "First speaker",
          "max_rounds": "Round cap"}
+
+
+def constraining() -> list[str]:
+    """The providers that can constrain a reply to JSON: those the engine takes `protocol: json` for."""
+    from promptdesk.core.casting.build import protocol_problem
+    from promptdesk.tui.choices import PROVIDERS
+
+    return [name for name in PROVIDERS if protocol_problem(name, "json") is None]
+
+
 PROTOCOLS = (("tags: tagged lines, parsed and checked", "tags"),
-             ("json: one JSON object, constrained by the provider (OpenAI-compatible, Anthropic)", "json"),
+             (f"json: one JSON object, constrained by the provider ({', '.join(constraining())} only)", "json"),
              ("auto: json where the provider can constrain it, else tags", "auto"))
 """The reply protocols (`promptdesk.core.providers.spec.ProviderSpec.protocol`), as the wizard offers them."""
 EVERY_FORMAT = ("seed",)
 """The fields every format has (the format adds its own bounds)."""
+
+
+class FieldSelect(Select[str]):
+    """A run field's list: opened on the blank value ("as the scene file says"), that row is highlighted,
+    so `↓` moves to the first option and `Enter` picks it (Textual highlights no row there, and `↓` then
+    lands on the blank row, so `↓ Enter` kept the blank)."""
+
+    def _watch_expanded(self, expanded: bool) -> None:
+        super()._watch_expanded(expanded)
+        if expanded and self.is_blank():
+            self.query_one(SelectOverlay).select(0)
 
 
 class RunFields(Vertical):
@@ -35,18 +56,18 @@ class RunFields(Vertical):
 
     DEFAULT_CSS = """
     RunFields { height: auto; }
-    RunFields > Label { margin-top: 1; }
+    RunFields > Label { margin-top: 1; width: 1fr; }
     """
 
     def compose(self) -> ComposeResult:
         yield Label("Seed", id="seed-label")
         yield Input(type="integer", placeholder="(blank: the scene's seed, else a random one)", id="seed")
         yield Label("Reply protocol", id="protocol-label")
-        yield Select(PROTOCOLS, prompt="(blank: as the scene file says)", id="protocol")
+        yield FieldSelect(PROTOCOLS, prompt="(blank: as the scene file says)", id="protocol")
         yield Label("Max beats", id="max_beats-label")
         yield Input(type="integer", placeholder="(blank: the scene's limit)", id="max_beats")
         yield Label("First speaker", id="first-label")
-        yield Select([], prompt="(blank: as the scene file says)", id="first")
+        yield FieldSelect([], prompt="(blank: as the scene file says)", id="first")
         yield Label("Round cap", id="max_rounds-label")
         yield Input(type="integer", placeholder="(blank: the scene's cap)", id="max_rounds")
 
@@ -61,7 +82,8 @@ class RunFields(Vertical):
         hints = registry.offering(key).field_defaults(scene)
         if scene.seed is not None:
             self.query_one("#seed", Input).placeholder = f"(blank: the scene's seed, {scene.seed})"
-        self.query_one("#protocol", Select).prompt = f"(blank: as the scene file says, {scene.provider.protocol})"
+        if "protocol" in shown:
+            self.query_one("#protocol", Select).prompt = f"(blank: as the scene file says, {scene.provider.protocol})"
         for name in ("max_beats", "max_rounds"):
             if name in hints:
                 self.query_one(f"#{name}", Input).placeholder = f"(blank: the scene's, {hints[name]})"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -19,10 +19,27 @@ from promptdesk.core.errors import InvalidConfig
 from promptdesk.tui.lines import safe
 
 
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader when PyYAML has it (ten times faster: the list opens with every scene's title)."""
+_TITLES: dict[tuple[str, int, int], str] = {}
+
+
 def scene_title(path: Path) -> str:
-    """The scene file's `title:` (else its `name:`), read without validating it ('' when unreadable)."""
+    """The scene file's `title:` (else its `name:`), read without validating it ('' when unreadable);
+    read again only when the file changed."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        stat = path.stat()
+    except OSError:
+        return ""
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _TITLES:
+        _TITLES[key] = _read_title(path)
+    return _TITLES[key]
+
+
+def _read_title(path: Path) -> str:
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=LOADER)  # noqa: S506 - a safe loader
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return ""
     if not isinstance(data, dict):
@@ -40,12 +57,28 @@ def scene_files(cwd: Path) -> tuple[list[Path], set[Path]]:
     return [*own.values(), *extra], set(extra)
 
 
+class ScenePath(Input):
+    """The field for a scene file's path or a scene's name. No path or name holds a `?`, so `?` is left to
+    the console: it shows the keys, as it does everywhere else."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return character != "?" and super().check_consume_key(key, character)
+
+    async def _on_key(self, event: events.Key) -> None:
+        """`?` opens the keys (and is not typed); anything else is the field's."""
+        if event.character == "?":
+            event.stop()
+            event.prevent_default()
+            await self.app.run_action("app.help")
+
+
 class ScenePicker(Vertical):
     """Lists scene files by title and file; Enter on one, or a path typed and submitted, picks it.
     `suggested` (the last scene played) only puts the cursor on its row: nothing is picked for the operator."""
 
     DEFAULT_CSS = """
     ScenePicker { height: 1fr; padding: 0 1; }
+    ScenePicker > Label { width: 1fr; }
     ScenePicker > OptionList { height: auto; max-height: 60%; min-height: 3; }
     ScenePicker > .status { height: auto; max-height: 12; margin-top: 1; }
     """
@@ -68,8 +101,8 @@ class ScenePicker(Vertical):
     def compose(self) -> ComposeResult:
         yield Label("Pick a scene (Enter), or type the path of a scene file or a scene's name:")
         yield OptionList(*[Option(self._row(p), id=str(i)) for i, p in enumerate(self.files)])
-        yield Input(placeholder="path/to/scene.yaml", value=self._label(self.chosen) if self.chosen else "",
-                    id="scene-path")
+        yield ScenePath(placeholder="path/to/scene.yaml", value=self._label(self.chosen) if self.chosen else "",
+                        id="scene-path")
         yield Static(Content(""), classes="status")
 
     def _row(self, path: Path) -> Content:

@@ -87,8 +87,9 @@ class StageView(Vertical):
             yield StatePanel(id="state")
         if self.thinking:
             with Grid(id="thinking"):
+                longest = max((len(self.cast.name(slug)) for slug in self.cast.names), default=0)
                 for slug, name in self.cast.names.items():
-                    yield ThinkingPane(slug, name, self.cast.role(slug))
+                    yield ThinkingPane(slug, name, self.cast.role(slug), longest)
 
     def on_mount(self) -> None:
         self.query_one("#speech").border_title = "Transcript"

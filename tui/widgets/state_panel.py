@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from promptdesk.tui.formats import registry
 from promptdesk.tui.formats.base import Row
-from promptdesk.tui.lines import safe
+from promptdesk.tui.lines import safe, shown_path
 from promptdesk.tui.snapshot import StageState
 
 ISOLATION_SHORT = {"a": "(a) fresh call/turn", "b": "(b) thread per actor"}
@@ -86,6 +86,14 @@ def path_rows(path: str, width: int) -> list[str]:
     return rows + [row] if row else rows
 
 
+def shortened(text: str, most: int) -> str:
+    """`text` at most `most` characters long, cut after a word with `…` when it is longer."""
+    if len(text) <= most:
+        return text
+    cut = text[:most - 1].rsplit(" ", 1)[0] if " " in text[:most - 1] else text[:most - 1]
+    return cut.rstrip(" ,;:.") + "…"
+
+
 def render_state(state: StageState, width: int = 0) -> Text:
     """The panel's text (plain `Text`, no markup; names made safe). The format's console side gives
     its Format label, its progress row, its own rows and how a close reads."""
@@ -108,8 +116,10 @@ def render_state(state: StageState, width: int = 0) -> Text:
         _row(text, "Silent", f"{state.silent_streak} beat{'s' if state.silent_streak != 1 else ''}")
     if state.judge_fallbacks:
         _row(text, "Fallback", f"judge → C rules ×{state.judge_fallbacks}", "bold reverse")
-    if state.suggestion:
-        _row(text, "Suggests", f"{safe(state.suggestion)[:40]} (y: inject)", "bold")
+    if state.suggestion and state.status in ("running", "paused"):
+        _row(text, "Suggests", f"{shortened(safe(state.suggestion), 40)} (y: inject)", "bold")
+    elif state.suggestion:
+        _row(text, "Suggested", f"{shortened(safe(state.suggestion), 40)} (never injected)")
     elif state.withheld:
         _row(text, "Suggests", "withheld: it carried private words", "bold reverse")
     _rows(text, fmt.closed_rows(state))
@@ -125,6 +135,7 @@ def render_state(state: StageState, width: int = 0) -> Text:
             text.append(f"  {safe(state.cast.get(slug, slug))[:10]:<10} waiting {seconds:.0f} s\n", "bold")
     if state.run_dir:
         text.append("Run folder\n", LABEL)
-        rows = path_rows(safe(state.run_dir), width - 2) if width > 2 else [safe(state.run_dir)]
+        where = safe(shown_path(state.run_dir))
+        rows = path_rows(where, width - 2) if width > 2 else [where]
         text.append("\n".join(f"  {row}" for row in rows), Style(dim=True))
     return text

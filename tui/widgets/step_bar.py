@@ -9,7 +9,7 @@ from textual.widget import Widget
 
 
 class StepBar(Widget):
-    """`1 Scene › 2 Cast › …` with the current step highlighted."""
+    """`1 Scene › 2 Cast › …` with the current step highlighted (`1 › 2 Cast › 3 …` when narrow)."""
 
     DEFAULT_CSS = """
     StepBar { height: 1; padding: 0 1; }
@@ -23,10 +23,12 @@ class StepBar(Widget):
         self.labels = labels
 
     def render(self) -> Text:
+        """Every step by number and name; in a terminal too narrow for that, the current step's name only."""
+        named = sum(len(label) + 4 for label in self.labels) + len(self.labels) - 1 <= self.content_size.width
         bar = Text(no_wrap=True, overflow="ellipsis")
         for i, label in enumerate(self.labels):
             style = Style(bold=True, reverse=True) if i == self.current else Style(dim=i > self.current)
-            bar.append(f" {i + 1} {label} ", style)
+            bar.append(f" {i + 1} {label} " if named or i == self.current else f" {i + 1} ", style)
             if i < len(self.labels) - 1:
                 bar.append("›", Style(dim=True))
         return bar

@@ -16,6 +16,8 @@ from promptdesk.tui.widgets.wrapped_log import WrappedLog
 from promptdesk.tui.wrap import Run
 
 THOUGHT = Style(italic=True)
+BORDER_TEXT = 6
+"""Cells of a pane's width that a border title cannot use: the corners and `─ ` ` ─` around it."""
 STREAM_TAIL = 200
 """How much of a thought being streamed is shown (its most recent characters)."""
 
@@ -60,10 +62,13 @@ class ThinkingPane(Vertical):
     ThinkingPane > .stream.-active { display: block; }
     """
 
-    def __init__(self, slug: str, name: str, speaker_role: str = "speaker-0") -> None:
+    def __init__(self, slug: str, name: str, speaker_role: str = "speaker-0", longest: int = 0) -> None:
         super().__init__(id=f"thinking-{slug}", classes=speaker_role)
         self.slug = slug
         self.actor_name = safe(name)
+        self.longest = max(longest, len(self.actor_name))
+        """The longest name in the cast: every pane of the stage picks the same form of title by it."""
+        self._room = 0
         self.thoughts: list[str] = []
         """Every finished thought shown so far (plain text)."""
         self._beat: int | None = None
@@ -74,12 +79,26 @@ class ThinkingPane(Vertical):
         yield Static(classes="stream", markup=False)
 
     def on_resize(self, event: Resize) -> None:
-        """`PRIVATE · name` on top when it fits; in a narrow pane the name on top, PRIVATE below."""
-        full = f"PRIVATE · {self.actor_name}"
-        if len(full) + 4 <= event.size.width:
-            self.border_title, self.border_subtitle = Content(full), Content(self.subtitle)
+        """`PRIVATE · name` on top when the cast's longest name fits so (every pane of the stage reads the
+        same way); in narrower panes the name on top (cut with `…` when even it does not fit), PRIVATE below."""
+        self._room = event.size.width - BORDER_TEXT
+        if self.wide:
+            self.border_title = Content(f"PRIVATE · {self.actor_name}")
+            self.border_subtitle = Content(self.fitted_subtitle)
         else:
-            self.border_title, self.border_subtitle = Content(self.actor_name), Content("PRIVATE")
+            name = self.actor_name if len(self.actor_name) <= self._room else \
+                self.actor_name[:max(1, self._room - 1)] + "…"
+            self.border_title, self.border_subtitle = Content(name), Content("PRIVATE")
+
+    @property
+    def wide(self) -> bool:
+        """True when the title says `PRIVATE · name` (the cast's longest name fits so)."""
+        return len("PRIVATE · ") + self.longest <= self._room
+
+    @property
+    def fitted_subtitle(self) -> str:
+        """The wide pane's subtitle when it fits whole ('' when it does not: the title says PRIVATE)."""
+        return self.subtitle if len(self.subtitle) <= self._room else ""
 
     @property
     def subtitle(self) -> str:
@@ -120,8 +139,8 @@ class ThinkingPane(Vertical):
     def _retitle(self) -> None:
         """Say below the pane whether its actor has thought yet (a repaint only when that changes)."""
         shown = str(self.border_subtitle) if self.border_subtitle else ""
-        if shown and shown != "PRIVATE" and shown != self.subtitle:
-            self.border_subtitle = Content(self.subtitle)
+        if self._room and self.wide and shown != self.fitted_subtitle:
+            self.border_subtitle = Content(self.fitted_subtitle)
 
     def clear(self) -> None:
         """Empty the pane (replay seeks rebuild it from the start)."""

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from promptdesk.core.engine import turn
+from promptdesk.core.engine.stage import SceneStopped
 from promptdesk.core.errors import RecordingError
 from promptdesk.core.providers.base import ChatMessage, Provider, Request
 from promptdesk.core.formats.roundtable.strategies import Strategy
@@ -51,8 +52,8 @@ async def ask_facilitator(session: Session, setup: TableSetup, content: str, rou
     task = session.track(asyncio.create_task(turn.call(session, setup.facilitator, request, stream_as=FACILITATOR)))
     try:
         completion = await session.clock.wait_for(task, setup.facilitator_timeout_s)
-    except RecordingError:
-        raise
+    except (RecordingError, SceneStopped):
+        raise  # a stopped run is no facilitator's failure
     except Exception as exc:  # noqa: BLE001 - any fault falls back, recorded by the caller
         session.recorder.log("error", "facilitator unable to respond", round=round_no, error=turn.failure_reason(exc))
         return None
@@ -65,8 +66,8 @@ async def ask_participant(session: Session, actor: Actor, content: str, round_no
     try:
         completion = await session.clock.wait_for(turn.call(session, actor.provider, request, stream_as=actor.slug),
                                             actor.turn_timeout_s)
-    except RecordingError:
-        raise
+    except (RecordingError, SceneStopped):
+        raise  # a stopped run is no participant's failure
     except Exception as exc:  # noqa: BLE001 - any fault is this participant's failed turn
         turn.actor_failed(session, actor, round_no, exc)
         return None
