@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 MODULES = ("benchmarks.engine", "benchmarks.providers", "benchmarks.long_scene", "benchmarks.crowd", "benchmarks.console",
-           "benchmarks.sweep", "benchmarks.compare")
+           "benchmarks.sweep", "benchmarks.compare", "benchmarks.sotopia_import")
 
 
 def run_one(name: str) -> int:
