@@ -34,7 +34,7 @@ def isolation_line(report: AuditReport | None, slug: str) -> str:
     if reached:
         named = ", ".join(f"{r} ({report.names[r]})" if r in report.names else r for r in reached)
         return f"goal or secret: SENT to {named} (the audit found the leak)"
-    if not report.clean:
+    if report.problems:
         return "goal and secret: not proven (the audit could not check the whole record)"
     if len(report.names) > 2:
         return PROVEN.replace("the other actor", "any other actor")
