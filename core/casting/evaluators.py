@@ -19,8 +19,8 @@ from promptdesk.core.engine.scene import Scene
 from promptdesk.core.protocol.rubrics import RUBRICS
 from promptdesk.core.providers.spec import ProviderSpec
 
-RECORD_KEY = "evaluator"
-"""The key of `private.json` that holds the evaluator's spec (absent: the run is not evaluated)."""
+RECORD_KEY = "evaluators"
+"""The key of `private.json` that holds the rubric and the evaluators' specs (absent: the run is not evaluated)."""
 
 
 def spec_for(scene: Scene, judge: ProviderSpec) -> ProviderSpec | None:
@@ -43,18 +43,23 @@ def attach(session: Any, scene: Scene, spec: ProviderSpec | None, pool: Provider
     if spec is None or scene.evaluate is None:
         session.evaluators = []
         return
-    session.evaluators = [evaluator_for(RUBRICS[scene.evaluate], pool.get(spec), spec)]
+    attach_all(session, scene.evaluate, [spec], pool)
+
+
+def attach_all(session: Any, rubric: str, specs: list[ProviderSpec], pool: ProviderPool) -> None:
+    """Give the session these evaluators on `rubric` (a benchmark sweep's), and record them."""
+    session.evaluators = [evaluator_for(RUBRICS[rubric], pool.get(spec), spec) for spec in specs]
     if session.private_record is not None:
-        session.private_record[RECORD_KEY] = spec.model_dump(mode="json")
+        session.private_record[RECORD_KEY] = {"rubric": rubric, "specs": [s.model_dump(mode="json") for s in specs]}
 
 
 def from_record(session: Any, scene: Scene, record: dict[str, Any], pool: ProviderPool, base_url: str | None) -> None:
-    """A resumed run's evaluator, as `private.json` recorded it."""
+    """A resumed run's evaluators, as `private.json` recorded them."""
     data = record.get(RECORD_KEY)
-    if scene.evaluate is None or not isinstance(data, dict):
+    if not isinstance(data, dict) or data.get("rubric") not in RUBRICS or not isinstance(data.get("specs"), list):
         session.evaluators = []
         return
-    spec = ProviderSpec.model_validate(data)
-    if base_url and spec.name != "offline":
-        spec = spec.model_copy(update={"base_url": base_url})
-    session.evaluators = [evaluator_for(RUBRICS[scene.evaluate], pool.get(spec), spec)]
+    specs = [ProviderSpec.model_validate(item) for item in data["specs"]]
+    if base_url:
+        specs = [s if s.name == "offline" else s.model_copy(update={"base_url": base_url}) for s in specs]
+    attach_all(session, data["rubric"], specs, pool)

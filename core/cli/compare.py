@@ -13,6 +13,7 @@ from pathlib import Path
 from promptdesk.core.experiments.compare import METRICS, Comparison, compare, folders_of, measure, parse_metrics
 from promptdesk.core.experiments.compare_text import (difference_cells, difference_header, factorial_header,
                                                       factorial_rows, notes, shown_differences)
+from promptdesk.core.experiments.evaluation_compare import evaluation_metrics, means_json, means_text_rows, measured, unit_for
 from promptdesk.core.experiments.stats.multiplicity import ADJUSTMENTS
 from promptdesk.core.experiments.stats.rows import PAIRED_TESTS, Difference, Options
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
@@ -65,13 +66,15 @@ def main(argv: list[str], console: Console | None = None) -> int:
             runs, by, takes = measure(ns.paths, audit=False)
             compare(runs, by, METRICS, takes)   # a design the screen cannot compare is refused here, with its reason
             return console.compare(*folders_of(ns.paths))
-        metrics = METRICS if ns.metrics is None else parse_metrics(ns.metrics)
         runs, by, takes = measure(ns.paths, audit=ns.json or ns.csv)
-        comparison = compare(runs, by, metrics, takes, Options(unpaired=ns.unpaired, test=ns.test, adjust=ns.adjust))
+        known = (*METRICS, *evaluation_metrics(runs))
+        metrics = known if ns.metrics is None else parse_metrics(ns.metrics, known)
+        comparison = compare(runs, by, metrics, takes, Options(unpaired=ns.unpaired, test=ns.test, adjust=ns.adjust),
+                             unit_for(runs, ns.paths), measured)
     except PromptdeskError as exc:
         return refuse(str(exc))
     if ns.json:
-        print(json.dumps(comparison.to_dict(), indent=2))
+        print(json.dumps({**comparison.to_dict(), "evaluation": means_json(comparison)}, indent=2))
     elif ns.csv:
         write_csv(comparison, sys.stdout)
     elif ns.csv_differences:
@@ -118,4 +121,5 @@ def text(comparison: Comparison) -> str:
         parts.append(grid([difference_header(comparison), *(difference_cells(d) for d in shown)]))
     if factorial_rows(comparison):
         parts.append(grid([factorial_header(comparison), *factorial_rows(comparison)]))
+    parts += [f"{title}\n{grid(rows)}" for title, rows in means_text_rows(comparison)]
     return "\n\n".join(parts) + "\n\n" + "\n".join(textwrap.fill(note, 100) for note in notes(comparison))
