@@ -94,3 +94,18 @@ def test_a_plan_names_its_models_and_refuses_a_malformed_one():
     assert run_name("ferry-slot", "openai:gpt-5#2", "b-C-seed1") == "ferry-slot--openai-gpt-5-2--b-C-seed1"
     with pytest.raises(InvalidConfig, match="provider:model"):
         parse_model("gpt5 please", "--models")
+
+
+def test_the_reports_show_the_dimensions_per_model_and_each_actors_proof(bench, loopback, tmp_path):
+    loopback.default = served
+    assert sweep(loopback, "--seeds", "1") == 0
+    assert main(["report", "sw", "--html", "sweep.html"]) == 0
+    page = (bench / "sweep.html").read_text()
+    assert "Evaluation: mean over agents and episodes" in page and "sotopia.goal" in page
+    assert "openai:gpt-5-mini b-C" in page and "--models" in page and "--evaluator" in page
+    assert "Zhou" in page and "ICLR 2024" in page
+    run = next(p for p in (bench / "sw").iterdir() if p.is_dir() and "ferry-slot-ava-ben" in p.name)
+    assert main(["report", str(run), "--html", "run.html"]) == 0
+    page = (bench / "run.html").read_text()
+    assert page.count("goal and secret: never sent to the other actor (audited)") == 2
+    assert "about believability" in page and "<h3>SOTOPIA-EVAL by openai:gpt-5</h3>" in page

@@ -294,3 +294,18 @@ async def test_the_core_asks_once_more_at_most(tmp_path):
     episode = Episode("T", "", "", (Member("a", "Al", "# Al"), Member("b", "Bo", "# Bo")), ())
     scored = await score(send, Evaluator(SOTOPIA, provider=None, label="x:y"), episode, "a")  # type: ignore[arg-type]
     assert len(asked) == 2 and scored.tries == 2 and set(scored.reading.scores.values()) == {None}
+
+
+async def test_evaluation_adds_one_call_per_actor_after_the_close_and_nothing_to_any_beat(tmp_path, cast_dir):
+    from promptdesk.core.experiments.metrics import metrics_of
+
+    _, plain = await play(tmp_path / "plain", cast_dir, {**slot_scene(), "evaluate": None})
+    _, scored = await play(tmp_path / "scored", cast_dir, slot_scene())
+    before, after = records(plain), records(scored)
+    close = next(i for i, r in enumerate(after) if r["type"] == "close")
+    strip = lambda rows: [{k: v for k, v in r.items() if k != "t"} for r in rows]  # noqa: E731
+    assert strip(after[:close + 1]) == strip(before)  # the scene itself is the same, event for event
+    added = after[close + 1:]
+    assert [r["type"] for r in added].count("call") == 2 and all("beat" not in r for r in added)
+    one, two = metrics_of(plain, audit=False), metrics_of(scored, audit=False)
+    assert one.beat_timing == two.beat_timing and one.beats == two.beats and one.turns == two.turns

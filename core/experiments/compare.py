@@ -274,7 +274,7 @@ def _labelled(groups: list[tuple[Path, list[RunMetrics]]]) -> list[RunMetrics]:
     return out
 
 
-def _conditions(folder: Path, runs: list[RunMetrics]) -> list[RunMetrics]:
+def benchmark_conditions(folder: Path, runs: list[RunMetrics]) -> list[RunMetrics]:
     """A benchmark sweep's runs, each labelled with its combination's condition (its model and choices)."""
     plan = read_plan(folder)
     if not plan.models:
@@ -295,7 +295,7 @@ def measure(paths: list[Path], audit: bool = True) -> tuple[list[RunMetrics], st
     expanded = [(path, *_expand(path)) for path in paths]
     if any(swept for _, _, swept in expanded):
         groups = [(path, measure_take_sweep(path, audit) if is_take_sweep(path)
-                   else _conditions(path, [metrics_of(f, audit=audit) for f in folders])) for path, folders, _ in expanded]
+                   else benchmark_conditions(path, [metrics_of(f, audit=audit) for f in folders])) for path, folders, _ in expanded]
         return _labelled(groups), "condition", None
     folders = [f for _, fs, _ in expanded for f in fs]
     takes = family(folders)
