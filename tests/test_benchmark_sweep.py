@@ -109,3 +109,14 @@ def test_the_reports_show_the_dimensions_per_model_and_each_actors_proof(bench, 
     page = (bench / "run.html").read_text()
     assert page.count("goal and secret: never sent to the other actor (audited)") == 2
     assert "about believability" in page and "<h3>SOTOPIA-EVAL by openai:gpt-5</h3>" in page
+
+
+def test_offline_actors_are_scored_by_a_remote_evaluator_on_the_wall_clock(bench, loopback):
+    """The actors' time is simulated; the evaluator's calls still wait for a real server, for real."""
+    loopback.default = Reply(text=answer(**IN_RANGE), delay_s=0.05)
+    assert main(["sweep", "sotopia/scenes", "--evaluator", f"openai:gpt-5@{loopback.url('/v1')}", "--isolation", "a",
+                 "--coordinator", "C", "--seeds", "1", "--max-beats", "2", "--out", "sw"]) == 0
+    for run in (p for p in (bench / "sw").iterdir() if p.is_dir()):
+        found = json.loads((run / "evaluation.json").read_text())["evaluations"][0]
+        assert all(actor["scores"] == IN_RANGE for actor in found["actors"].values()), run.name
+    assert loopback.hits == 6

@@ -309,3 +309,20 @@ async def test_evaluation_adds_one_call_per_actor_after_the_close_and_nothing_to
     assert [r["type"] for r in added].count("call") == 2 and all("beat" not in r for r in added)
     one, two = metrics_of(plain, audit=False), metrics_of(scored, audit=False)
     assert one.beat_timing == two.beat_timing and one.beats == two.beats and one.turns == two.turns
+
+
+def test_a_killed_run_resumes_with_the_evaluator_it_started_with(tmp_path, cast_dir, loopback):
+    from promptdesk.core.cli.main import main
+    from test_resume import kill_mid_beat
+
+    loopback.default = Reply(text=answer(**IN_RANGE))
+    import asyncio
+    _, run_dir = asyncio.run(play(tmp_path, cast_dir, evaluator_scene(loopback)))
+    kill_mid_beat(run_dir, 2)
+    (run_dir / "evaluation.json").unlink()
+    hits = loopback.hits
+    assert main(["resume", str(run_dir), "--quiet"]) == 0
+    assert loopback.hits == hits + 2
+    evaluation = json.loads((run_dir / "evaluation.json").read_text())["evaluations"]
+    assert [e["evaluator"] for e in evaluation] == ["openai:gpt-4o-mini"]
+    assert evaluation[0]["actors"]["ava-lee"]["scores"] == IN_RANGE

@@ -53,13 +53,19 @@ def attach_all(session: Any, rubric: str, specs: list[ProviderSpec], pool: Provi
         session.private_record[RECORD_KEY] = {"rubric": rubric, "specs": [s.model_dump(mode="json") for s in specs]}
 
 
-def from_record(session: Any, scene: Scene, record: dict[str, Any], pool: ProviderPool, base_url: str | None) -> None:
-    """A resumed run's evaluators, as `private.json` recorded them."""
+def specs_of(record: dict[str, Any], base_url: str | None = None) -> list[ProviderSpec]:
+    """The evaluators' specs `private.json` recorded ([] when the run is not evaluated); `base_url`
+    replaces a remote one's server, as `promptdesk resume --base-url` does for every provider."""
     data = record.get(RECORD_KEY)
     if not isinstance(data, dict) or data.get("rubric") not in RUBRICS or not isinstance(data.get("specs"), list):
-        session.evaluators = []
-        return
+        return []
     specs = [ProviderSpec.model_validate(item) for item in data["specs"]]
-    if base_url:
-        specs = [s if s.name == "offline" else s.model_copy(update={"base_url": base_url}) for s in specs]
-    attach_all(session, data["rubric"], specs, pool)
+    return [s if not base_url or s.name == "offline" else s.model_copy(update={"base_url": base_url}) for s in specs]
+
+
+def from_record(session: Any, scene: Scene, record: dict[str, Any], pool: ProviderPool, base_url: str | None) -> None:
+    """A resumed run's evaluators, as `private.json` recorded them."""
+    specs = specs_of(record, base_url)
+    session.evaluators = []
+    if specs:
+        attach_all(session, record[RECORD_KEY]["rubric"], specs, pool)

@@ -69,7 +69,8 @@ def rebuild_session(run_dir: Path, base_url: str | None = None, *, realtime: boo
         raise InvalidConfig(f"{run_dir} is a {scene.format} run: only scene runs can be resumed")
     judge = _spec(record["judge"], base_url) if record.get("judge") else None
     specs = {slug: _spec(record["providers"][slug], base_url) for slug in record["cast"]}
-    clock = clock_for([*specs.values(), *([judge] if judge else [])], realtime=realtime, start=clock_start)
+    clock = clock_for([*specs.values(), *([judge] if judge else []), *evaluators.specs_of(record)], realtime=realtime,
+                      start=clock_start)
     pool = ProviderPool(record["seed"], clock)
     actors: list[Actor] = []
     characters: dict[str, Character] = {}

@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from promptdesk.core.clock import RealClock
 from promptdesk.core.engine.briefing import note_line
 from promptdesk.core.errors import RecordingError
 from promptdesk.core.protocol.evaluation import EVALUATOR, PURPOSE, RETRY, Episode, Member, request_text, secret_of, \
@@ -189,8 +190,11 @@ def _tracked(session: Stage, evaluator: Evaluator, episode: Episode, slug: str) 
 
 async def _one(session: Stage, evaluator: Evaluator, episode: Episode, slug: str) -> None:
     """One actor's evaluation; a failure is a `system` line naming it, never a lost run."""
+    # A remote evaluator's time is the wall clock's, even in a run on simulated time (offline actors).
+    waiter = session.clock if evaluator.provider.name == "offline" else RealClock()
+
     async def send(request: Request) -> Completion:
-        return await session.clock.wait_for(call(session, evaluator.provider, request), evaluator.timeout_s)
+        return await waiter.wait_for(call(session, evaluator.provider, request), evaluator.timeout_s)
 
     try:
         scored = await score(send, evaluator, episode, slug)

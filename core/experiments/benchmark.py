@@ -29,6 +29,7 @@ from promptdesk.core.casting import evaluators as casting_evaluators
 from promptdesk.core.casting.build import build_session, check_budget
 from promptdesk.core.casting.places import find_scene
 from promptdesk.core.casting.pool import ProviderPool
+from promptdesk.core.clock import RealClock
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.providers.names import PROVIDER_NAMES
 from promptdesk.core.providers.spec import ProviderSpec
@@ -126,7 +127,7 @@ def attach_evaluators(session: Any, evaluators: list[str], settings: dict[str, A
     if not evaluators:
         return
     rubric = session.scene.evaluate or "sotopia"
-    pool = ProviderPool(int((session.private_record or {}).get("seed") or 0), session.clock)
+    pool = ProviderPool(int((session.private_record or {}).get("seed") or 0), RealClock())  # its retries wait for real
     casting_evaluators.attach_all(session, rubric, evaluator_specs(evaluators, settings), pool)
 
 
