@@ -120,3 +120,15 @@ def test_offline_actors_are_scored_by_a_remote_evaluator_on_the_wall_clock(bench
         found = json.loads((run / "evaluation.json").read_text())["evaluations"][0]
         assert all(actor["scores"] == IN_RANGE for actor in found["actors"].values()), run.name
     assert loopback.hits == 6
+
+
+def test_compare_csv_gives_each_runs_dimensions_for_pandas(bench, loopback, capsys):
+    loopback.default = served
+    assert sweep(loopback, "--seeds", "1") == 0
+    capsys.readouterr()
+    assert main(["compare", "sw", "--csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[0].split(",")
+    assert {"sotopia.goal", "sotopia.overall", "condition", "scene"} <= set(header) and len(lines) == 7
+    goals = {line.split(",")[header.index("condition")]: line.split(",")[header.index("sotopia.goal")] for line in lines[1:]}
+    assert goals == {"openai:gpt-5-mini b-C": "8.0", "openai:gpt-5-nano b-C": "3.0"}

@@ -85,13 +85,16 @@ def main(argv: list[str], console: Console | None = None) -> int:
 
 
 def write_csv(comparison: Comparison, stream) -> None:
-    """One row per run with every metric (booleans as true/false, unknown as empty)."""
+    """One row per run with every metric (booleans as true/false, unknown as empty), an evaluation's
+    dimensions (the mean of the run's actors) after them."""
     keys = [k for k in CSV_KEYS if k not in METRICS or k in comparison.metrics]
-    writer = csv.DictWriter(stream, fieldnames=[*keys, "condition"], lineterminator="\n")
+    scored = [m for m in comparison.metrics if m not in METRICS]
+    writer = csv.DictWriter(stream, fieldnames=[*keys, "condition", *scored], lineterminator="\n")
     writer.writeheader()
     for run in comparison.runs:
         row = run.to_dict()
-        writer.writerow({**{k: "" if row[k] is None else row[k] for k in keys}, "condition": run.condition()})
+        writer.writerow({**{k: "" if row[k] is None else row[k] for k in keys}, "condition": run.condition(),
+                         **{m: "" if (v := measured(run, m)) is None else v for m in scored}})
 
 
 def write_differences_csv(comparison: Comparison, stream) -> None:
