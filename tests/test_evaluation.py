@@ -19,6 +19,7 @@ from promptdesk.core.protocol.evaluation import Episode, Member, read_focus, req
 from promptdesk.core.protocol.rubrics import SOTOPIA
 from promptdesk.core.providers.base import ChatMessage, Completion, Request
 from promptdesk.core.record.audit import audit_run
+from promptdesk.core.record.rebuild import rebuild
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys  # noqa: F401  (fixture: canary keys)
 
@@ -181,6 +182,10 @@ async def test_an_offline_run_is_evaluated_after_its_close_one_call_per_actor(tm
     evaluated = (run_dir / "prompts.jsonl").read_text()
     assert "He owes three months of rent" in evaluated and "studying stage magic" in evaluated
     assert audit_run(run_dir).clean
+    written = (run_dir / "evaluation.json").read_text()
+    (run_dir / "evaluation.json").unlink()
+    rebuild(run_dir)
+    assert (run_dir / "evaluation.json").read_text() == written  # derived from the events alone
 
 
 async def test_no_evaluation_without_evaluate_and_none_after_a_stop(tmp_path, cast_dir):
