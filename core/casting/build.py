@@ -17,7 +17,7 @@ from typing import Any
 from promptdesk.core.casting.choices import tradeoff_table
 from promptdesk.core.casting.cards import card_notices, offered, read_cards
 from promptdesk.core.casting.notes import model_name, notes_text
-from promptdesk.core.casting import places
+from promptdesk.core.casting import evaluators, places
 from promptdesk.core.casting.pool import ProviderPool
 from promptdesk.core.casting.scene_file import Scene, load_scene
 from promptdesk.core.casting.start_record import private_record
@@ -248,7 +248,9 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     suggestions, told = suggested_events(scene, options)
     notices = card_notices(scene, cards) + notices + told
     judge_spec = provider_spec(scene, None, options)
-    called = [*specs.values(), *([judge_spec] if role != "C" else []), *fmt.priced_specs(scene, setup)]
+    evaluator_spec = evaluators.spec_for(scene, judge_spec)
+    called = [*specs.values(), *([judge_spec] if role != "C" else []), *fmt.priced_specs(scene, setup),
+              *([evaluator_spec] if evaluator_spec else [])]
     pool.clock = clock = options.clock or clock_for(called, realtime=options.realtime)
     names = [c.name for c in cast]
     actors = []
@@ -259,7 +261,8 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
         actor.journal_timeout_s = specs[character.slug].journal_turn_timeout_s
         actors.append(actor)
     unpriced = check_budget(options.budget_usd, called)
-    notes = notes_text(scene, isolation, role, specs, judge_spec, seed, cast, fmt) + "".join(f"- {n}\n" for n in notices)
+    notes = (notes_text(scene, isolation, role, specs, judge_spec, seed, cast, fmt) + evaluators.notes_lines(scene, evaluator_spec)
+             + "".join(f"- {n}\n" for n in notices))
     coordinator = (RuleCoordinator() if role == "C" else
                    JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=operator_context(scene, notes, role)))
     start = {"scene": scene.model_dump(include={"name", "title", "format", "turns", "setting", "goal"}),
@@ -293,6 +296,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
         budget_usd=options.budget_usd, specs=specs, judge=judge_spec if role != "C" else None, cast=cast,
         briefings={a.slug: a.briefing for a in actors}, operator_context=operator_context(scene, notes, role))
     session.journal_step = store is not None
+    evaluators.attach(session, scene, evaluator_spec, pool)
     session.private_record.update(write_character_journals=options.write_character_journals, start=start,
                                   journal_step=session.journal_step)
     session.notices = notices

@@ -37,6 +37,7 @@ from promptdesk.core.engine.coordinator import JudgeCoordinator, RuleCoordinator
 from promptdesk.core.errors import InvalidConfig, PromptdeskError
 from promptdesk.core.record.folder_lock import FolderLock
 from promptdesk.core.record.private import read_private
+from promptdesk.core.casting import evaluators
 from promptdesk.core.casting.build import clock_for
 from promptdesk.core.casting.journal_resume import journal_step
 from promptdesk.core.casting.pool import ProviderPool
@@ -73,7 +74,8 @@ def rebuild_session(run_dir: Path, base_url: str | None = None, *, realtime: boo
         raise InvalidConfig(f"{run_dir} is a {scene.format} run: only scene runs can be resumed")
     judge = _spec(record["judge"], base_url) if record.get("judge") else None
     specs = {slug: _spec(record["providers"][slug], base_url) for slug in record["cast"]}
-    clock = clock_for([*specs.values(), *([judge] if judge else [])], realtime=realtime, start=clock_start)
+    clock = clock_for([*specs.values(), *([judge] if judge else []), *evaluators.specs_of(record)], realtime=realtime,
+                      start=clock_start)
     pool = ProviderPool(record["seed"], clock)
     actors: list[Actor] = []
     characters: dict[str, Character] = {}
@@ -99,6 +101,7 @@ def rebuild_session(run_dir: Path, base_url: str | None = None, *, realtime: boo
                    judge_provider=pool.get(judge) if judge else None,
                    pace_s=float(record.get("start", {}).get("pace_s") or 0.0))
     session.journal_step = bool(record.get("journal_step", True))
+    evaluators.from_record(session, scene, record, pool, base_url)
     session.private_record = record  # on disk already: read by the leak check of suggestions, never rewritten
     return session
 

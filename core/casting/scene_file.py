@@ -17,7 +17,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, BaseModel, ValidationError, create_model
 
-from promptdesk.core.engine.scene_parts import CastOverride, Limits, ScheduledEvent
+from promptdesk.core.engine.scene_parts import BenchmarkSource, CastOverride, Limits, ScheduledEvent
 from promptdesk.core.engine.scene import Scene as PlayedScene
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.formats.registry import FORMATS
@@ -49,6 +49,7 @@ def _scene_model() -> type[PlayedScene]:
 Scene = _scene_model()
 """A validated scene file (a `promptdesk.core.engine.scene.Scene` with its format's section)."""
 _NESTED: dict[str, type[BaseModel]] = {"limits": Limits, "provider": ProviderSpec, "judge": ProviderSpec,
+                                       "evaluator": ProviderSpec, "benchmark": BenchmarkSource,
                                        "events": ScheduledEvent, "cast": CastOverride,
                                        **{name: fmt.section for name, fmt in FORMATS.items() if fmt.section}}
 _WITHOUT_GOT = {"slug", "latency", "caps", "alias", "not_in_cast", "duplicate", "too_short",

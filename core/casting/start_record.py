@@ -6,6 +6,7 @@ from typing import Any
 
 from promptdesk.core.characters.loading import Character
 from promptdesk.core.engine.scene import Scene
+from promptdesk.core.protocol.evaluation import secret_of
 from promptdesk.core.providers.spec import ProviderSpec
 from promptdesk.core.record.private import VERSION
 
@@ -22,6 +23,7 @@ def private_record(scene: Scene, *, isolation: str, role: str, seed: int, max_be
         "judge": judge.model_dump(mode="json") if judge is not None else None,
         "cast": {c.slug: {"name": c.name, "briefing": briefings.get(c.slug, ""), "profile": c.profile,
                           "journal": c.journal, "perspective": scene.perspective_for(c.slug),
+                          "secret": secret_of(c.profile),
                           "journal_path": str(c.journal_path) if c.journal_path is not None else None} for c in cast},
         "coordinator_notes": scene.coordinator_notes or "",
         "operator_context": operator_context,

@@ -13,6 +13,7 @@ from pathlib import Path
 from promptdesk.core.experiments.compare import METRICS, Comparison, compare, folders_of, measure, parse_metrics
 from promptdesk.core.experiments.compare_text import (difference_cells, difference_header, factorial_header,
                                                       factorial_rows, notes, shown_differences)
+from promptdesk.core.experiments.evaluation_compare import evaluation_metrics, means_json, means_text_rows, measured, unit_for
 from promptdesk.core.experiments.stats.multiplicity import ADJUSTMENTS
 from promptdesk.core.experiments.stats.rows import PAIRED_TESTS, Difference, Options
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
@@ -65,13 +66,15 @@ def main(argv: list[str], console: Console | None = None) -> int:
             if not has_terminal():
                 return refuse(NO_TERMINAL)
             return console.compare(*folders_of(ns.paths))
-        metrics = METRICS if ns.metrics is None else parse_metrics(ns.metrics)
         runs, by, takes = measure(ns.paths, audit=ns.json or ns.csv)
-        comparison = compare(runs, by, metrics, takes, Options(unpaired=ns.unpaired, test=ns.test, adjust=ns.adjust))
+        known = (*METRICS, *evaluation_metrics(runs))
+        metrics = known if ns.metrics is None else parse_metrics(ns.metrics, known)
+        comparison = compare(runs, by, metrics, takes, Options(unpaired=ns.unpaired, test=ns.test, adjust=ns.adjust),
+                             unit_for(runs, ns.paths), measured)
     except PromptdeskError as exc:
         return refuse(str(exc))
     if ns.json:
-        print(json.dumps(comparison.to_dict(), indent=2))
+        print(json.dumps({**comparison.to_dict(), "evaluation": means_json(comparison)}, indent=2))
     elif ns.csv:
         write_csv(comparison, sys.stdout)
     elif ns.csv_differences:
@@ -82,13 +85,16 @@ def main(argv: list[str], console: Console | None = None) -> int:
 
 
 def write_csv(comparison: Comparison, stream) -> None:
-    """One row per run with every metric (booleans as true/false, unknown as empty)."""
+    """One row per run with every metric (booleans as true/false, unknown as empty), an evaluation's
+    dimensions (the mean of the run's actors) after them."""
     keys = [k for k in CSV_KEYS if k not in METRICS or k in comparison.metrics]
-    writer = csv.DictWriter(stream, fieldnames=[*keys, "condition"], lineterminator="\n")
+    scored = [m for m in comparison.metrics if m not in METRICS]
+    writer = csv.DictWriter(stream, fieldnames=[*keys, "condition", *scored], lineterminator="\n")
     writer.writeheader()
     for run in comparison.runs:
         row = run.to_dict()
-        writer.writerow({**{k: "" if row[k] is None else row[k] for k in keys}, "condition": run.condition()})
+        writer.writerow({**{k: "" if row[k] is None else row[k] for k in keys}, "condition": run.condition(),
+                         **{m: "" if (v := measured(run, m)) is None else v for m in scored}})
 
 
 def write_differences_csv(comparison: Comparison, stream) -> None:
@@ -118,4 +124,5 @@ def text(comparison: Comparison) -> str:
         parts.append(grid([difference_header(comparison), *(difference_cells(d) for d in shown)]))
     if factorial_rows(comparison):
         parts.append(grid([factorial_header(comparison), *factorial_rows(comparison)]))
+    parts += [f"{title}\n{grid(rows)}" for title, rows in means_text_rows(comparison)]
     return "\n\n".join(parts) + "\n\n" + "\n".join(textwrap.fill(note, 100) for note in notes(comparison))

@@ -3,6 +3,9 @@
 Reads Character Card V1/V2/V3 (JSON, PNG or WebP) and TinyTroupe TinyPerson JSON, and writes each as a
 Promptdesk character (`DIR/<slug>/profile.md` and `DIR/<slug>/scene-snippet.yaml`). Every file is
 checked before anything is written: one bad file means nothing is written, exit 2.
+
+`promptdesk import sotopia EXPORT.json ...` imports Sotopia's scenarios and characters instead
+(`promptdesk.core.cli.import_sotopia`).
 """
 
 from __future__ import annotations
@@ -37,7 +40,11 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str], out: TextIO | None = None) -> int:
-    """Run the import; returns the exit code (0 imported, 2 nothing written)."""
+    """Run the import; returns the exit code (0 imported, 2 nothing written). `import sotopia EXPORT`
+    is the sub-form for Sotopia's scenarios (`promptdesk.core.cli.import_sotopia`)."""
+    if argv[:1] == ["sotopia"]:
+        from promptdesk.core.cli.import_sotopia import main as sotopia
+        return sotopia(argv[1:], out)
     out = out or sys.stderr
     ns = parser().parse_args(argv)
     try:

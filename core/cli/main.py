@@ -24,7 +24,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "resume": ("resume", "RUN_DIR: continue a killed run from its log"),
     "branch": ("branch", "RUN_DIR --at-beat K: take a scene again from a beat, with a change"),
     "import": ("importing", "FILE...: character cards and personas to Promptdesk characters"),
-    "sweep": ("sweep", "SCENE --isolation a,b --coordinator A,B,C --seeds 1-10: every combination"),
+    "sweep": ("sweep", "SCENE... --isolation a,b --coordinator A,B,C --seeds 1-10: every combination "
+                       "(several scenes, --models: a benchmark)"),
+    "evaluate": ("evaluate", "RUN_DIR...: score a closed run's actors on a rubric (Sotopia's seven dimensions)"),
     "metrics": ("metrics", "RUN_DIR: a run's metrics, from its log alone"),
     "compare": ("compare", "RUN_DIR...|SWEEP_DIR: runs or a sweep's conditions side by side"),
     "report": ("report", "RUN_DIR|SWEEP_DIR --html FILE: one self-contained HTML page"),

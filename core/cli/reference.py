@@ -133,7 +133,7 @@ def option_rows(parser: argparse.ArgumentParser) -> list[str]:
 
 def parsers() -> list[tuple[str, argparse.ArgumentParser]]:
     """Every parser of the command line: `promptdesk` itself, then each command's, in the help's order."""
-    from promptdesk.core.cli import take_sweep
+    from promptdesk.core.cli import import_sotopia, take_sweep
     from promptdesk.core.cli.main import COMMANDS, parser
 
     found = [("promptdesk", parser())]
@@ -142,6 +142,8 @@ def parsers() -> list[tuple[str, argparse.ArgumentParser]]:
             found.append((f"promptdesk {name}", importlib.import_module(f"promptdesk.core.cli.{module}").parser()))
             if name == "sweep":
                 found.append(("promptdesk sweep --branch-from", take_sweep.parser()))
+            if name == "import":
+                found.append(("promptdesk import sotopia", import_sotopia.parser()))
     return found
 
 

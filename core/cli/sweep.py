@@ -17,6 +17,7 @@ from promptdesk.core.casting.places import SWEEPS, find_scene
 from promptdesk.core.cli.common import command_parser, exit_codes, sweep_through
 from promptdesk.core.cli.numbers import positive_int, sweep_budget_usd
 from promptdesk.core.casting.build import ISOLATIONS, ROLES
+from promptdesk.core.experiments.benchmark import parse_models, scene_files
 from promptdesk.core.experiments.sweep import Sweep, SweepPlan
 from promptdesk.core.experiments.sweep_checks import parse_choices, parse_seeds
 from promptdesk.core.experiments.progress import Progress
@@ -34,12 +35,21 @@ CODES = exit_codes("every planned run has a result",
 
 
 def parser() -> argparse.ArgumentParser:
-    p = command_parser("promptdesk sweep", "Run every isolation × coordinator × seed combination of a scene, "
-                       "each an ordinary run in one sweep folder with results.jsonl.", CODES, EPILOG)
-    p.add_argument("scene", type=Path, metavar="SCENE", help="a scene file, or a scene's name (./scenes/, then the examples)")
+    p = command_parser("promptdesk sweep", "Run every isolation × coordinator × seed combination of a scene (or, for "
+                       "a benchmark, of several scenes × --models), each an ordinary run in one sweep folder with "
+                       "results.jsonl.", CODES, EPILOG)
+    p.add_argument("scenes", type=Path, nargs="+", metavar="SCENE",
+                   help="a scene file, or a scene's name (./scenes/, then the examples); several, or a folder of "
+                        "scene files, make a benchmark sweep (each scene a factor)")
     p.add_argument("--isolation", required=True, help="comma-separated, e.g. a,b")
     p.add_argument("--coordinator", required=True, help="comma-separated, e.g. A,B,C")
     p.add_argument("--seeds", required=True, help="e.g. 1-10 or 1,3,5")
+    p.add_argument("--models", metavar="LIST",
+                   help="the actors' models as a factor, comma-separated provider:model[@base_url] (e.g. "
+                        "openai:gpt-4o-mini,anthropic:claude-haiku-4-5); every actor of a run plays on its model")
+    p.add_argument("--evaluator", metavar="LIST",
+                   help="the models that score every run after its close on its scene's rubric (else sotopia), "
+                        "comma-separated provider:model[@base_url]; default: each scene's own evaluator:")
     p.add_argument("--branch-from", dest="branch_from", metavar="RUN_DIR",
                    help="sweep takes of RUN_DIR instead (see below): with --at-beat K and --event or --note")
     p.add_argument("--characters-dir", dest="characters_dirs", action="append", default=[], metavar="DIR",
@@ -59,8 +69,12 @@ def parser() -> argparse.ArgumentParser:
 
 def plan_from(ns: argparse.Namespace) -> SweepPlan:
     """The plan the flags describe (raises InvalidConfig naming the flag to fix)."""
-    scene = find_scene(ns.scene, Path.cwd())
-    return SweepPlan(scene=str(scene), isolations=parse_choices(ns.isolation, ISOLATIONS, "--isolation"),
+    benchmark = len(ns.scenes) > 1 or ns.scenes[0].is_dir() or ns.models or ns.evaluator
+    scenes = scene_files([str(s) for s in ns.scenes], Path.cwd()) if benchmark else []
+    scene = str(ns.scenes[0]) if benchmark else str(find_scene(ns.scenes[0], Path.cwd()))
+    return SweepPlan(scene=scene, scenes=scenes, models=parse_models(ns.models, "--models"),
+                     evaluators=parse_models(ns.evaluator, "--evaluator"),
+                     isolations=parse_choices(ns.isolation, ISOLATIONS, "--isolation"),
                      coordinators=parse_choices(ns.coordinator, ROLES, "--coordinator"), seeds=parse_seeds(ns.seeds),
                      provider=ns.provider, model=ns.model, base_url=ns.base_url, max_beats=ns.max_beats,
                      characters_dirs=[str(d) for d in ns.characters_dirs], concurrency=ns.concurrency,
@@ -73,5 +87,5 @@ def main(argv: list[str]) -> int:
         from promptdesk.core.cli.take_sweep import main as take_sweep
         return take_sweep(argv)
     ns = parser().parse_args(argv)
-    folder = ns.out or SWEEPS / f"{ns.scene.stem}-{datetime.now():%Y%m%d-%H%M%S}"
+    folder = ns.out or SWEEPS / f"{ns.scenes[0].stem}-{datetime.now():%Y%m%d-%H%M%S}"
     return sweep_through(lambda: Sweep(plan_from(ns), folder, Progress()), folder)

@@ -18,8 +18,9 @@ from pydantic import (Field, PrivateAttr, ValidationError, ValidationInfo, field
 from pydantic_core import PydanticCustomError
 
 from promptdesk.core.characters.loading import validate_slug
-from promptdesk.core.engine.scene_parts import CastOverride, Limits, SceneModel, ScheduledEvent, Slug
+from promptdesk.core.engine.scene_parts import BenchmarkSource, CastOverride, Limits, SceneModel, ScheduledEvent, Slug
 from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.protocol.rubrics import RUBRICS
 from promptdesk.core.providers.spec import ProviderSpec, turn_protocol
 
 MAX_CAST = 50
@@ -155,6 +156,16 @@ class Scene(SceneModel):
     """Where the characters' journals live: a folder (relative to the scene file) or `none`."""
     character_fields: list[Literal["description", "examples"]] = Field(default_factory=list)
     """Front matter fields added to each actor's briefing with its profile (off by default)."""
+    evaluate: Literal[tuple(RUBRICS)] | None = None  # type: ignore[valid-type]
+    """After the close (and the journal step), have an evaluator score every actor on this rubric:
+    `sotopia`, SOTOPIA-EVAL's seven dimensions (believability, relationship, knowledge, secret,
+    social_rules, financial_and_material_benefits, goal). The scores go to `evaluation.json`; unset: no
+    evaluation (`promptdesk evaluate RUN` can score a run later)."""
+    evaluator: ProviderSpec | None = None
+    """The evaluator's model (`evaluate:`), priced and budgeted like any call; unset: the `judge`, else
+    the scene's `provider` (so set it to keep the models under test apart from the one scoring them)."""
+    benchmark: BenchmarkSource | None = None
+    """Where the scene comes from in a published benchmark (`promptdesk import sotopia` writes it)."""
     _folder: Path | None = PrivateAttr(default=None)
     _file: str | None = PrivateAttr(default=None)
 

@@ -117,3 +117,26 @@ class CastOverride(SceneModel):
         if isinstance(data, dict) and "name" in data and "provider" in data:
             raise PydanticCustomError("alias", "give `provider` or `name`, not both")
         return data
+
+
+class BenchmarkSource(SceneModel):
+    """Where an imported scene comes from in a published benchmark (written by `promptdesk import sotopia`;
+    for the record and for analysis: no actor is told any of it)."""
+
+    name: str
+    """The benchmark (`sotopia`)."""
+    scenario: str = ""
+    """The scenario's own name in the benchmark (Sotopia's environment `codename`)."""
+    environment: str | None = None
+    """The benchmark's id of the scenario (Sotopia's `EnvironmentProfile` pk)."""
+    combo: str | None = None
+    """The benchmark's id of this pairing of scenario and characters (Sotopia's `EnvAgentComboStorage` pk)."""
+    agents: list[str] = Field(default_factory=list)
+    """The benchmark's ids of the characters, in the scene's `characters` order (Sotopia's `AgentProfile` pks)."""
+    relationship: str | None = None
+    """The relationship the characters have (Sotopia's: stranger, know_by_name, acquaintance, friend,
+    romantic_relationship, family_member), which decides what each is told of the other."""
+    turn_order: str | None = None
+    """How turns were taken when the scene was imported: `round-robin` (Sotopia's own runner, `turns:
+    sequential`) or `parallel` (Promptdesk's beats)."""
+

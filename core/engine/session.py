@@ -11,7 +11,7 @@ import asyncio
 import logging
 from datetime import datetime
 
-from promptdesk.core.engine import checks, journals, turn
+from promptdesk.core.engine import checks, evaluation, journals, turn
 from promptdesk.core.record import outputs
 from promptdesk.core.engine.stage import SceneStopped, SessionResult, Stage
 from promptdesk.core.engine.coordinator import Decision
@@ -134,13 +134,14 @@ class Session(Stage):
                         goal_achieved=close.goal_achieved if close else None)
 
     async def _close(self, decision: Decision) -> None:
-        """Record the close, then (unless stopped) the journal step."""
+        """Record the close, then (unless stopped) the journal step and the evaluation step."""
         self.state.close_reason = decision.reason
         self.emit(CloseEvent(t=self.now(), **{"from": COORDINATOR}, text=decision.text or f"Scene closed: {decision.reason}",
                              reason=decision.reason or "natural", goal_achieved=decision.goal_achieved,
                              goal_reason=decision.goal_reason, beat=self.state.beat))
         if decision.reason not in journals.SKIPPED_AFTER and not self._stopped:
             await journals.write_all(self)
+        await evaluation.evaluate_all(self, decision.reason)
 
     def _honest(self, decision: Decision) -> Decision:
         """The close decision, unless the run was aborted or no call at all succeeded: then
@@ -151,8 +152,9 @@ class Session(Stage):
         return Decision(decision="close", reason=PROVIDER_ERROR, text=f"Run stopped: {cause}")
 
     def _providers(self) -> list[Provider]:
-        """Every distinct provider of the run: the actors', the judge's, the facilitator's."""
+        """Every distinct provider of the run: the actors', the judge's, the facilitator's, the evaluators'."""
         found = [a.provider for a in self.actors.values()] + [self.judge_provider, *self.format.providers(self)]
+        found += [evaluator.provider for evaluator in self.evaluators]
         return list({id(p): p for p in found if isinstance(p, Provider)}.values())
 
     def _prepare_providers(self) -> None:

@@ -147,6 +147,9 @@ class Stage:
         """Seconds already on the record when this process started (a resumed run continues its `t`)."""
         self.notices: list[str] = []
         """Setup notices the operator must see before the run (e.g. a participant left offline)."""
+        self.evaluators: list[Any] = []
+        """Who scores the actors after the close (`promptdesk.core.engine.evaluation.Evaluator`s; none:
+        no evaluation step), set by `promptdesk.core.casting.evaluators`."""
 
     # -- the event stream -------------------------------------------------------------------
 

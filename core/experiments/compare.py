@@ -216,13 +216,13 @@ def compare(runs: list[RunMetrics], by: str = "run", metrics: tuple[str, ...] = 
     return found
 
 
-def parse_metrics(text: str) -> tuple[str, ...]:
+def parse_metrics(text: str, known: tuple[str, ...] = METRICS) -> tuple[str, ...]:
     """`--metrics turns,tokens`: the metrics named, in the order given (raises InvalidConfig naming
-    the valid ones)."""
+    the valid ones: `known`, which an evaluation's dimensions may extend)."""
     names = [n.strip() for n in text.split(",") if n.strip()]
-    wrong = [n for n in names if n not in METRICS]
+    wrong = [n for n in names if n not in known]
     if wrong or not names:
-        raise InvalidConfig(f"--metrics takes a comma-separated list of {', '.join(METRICS)}; got {text!r}")
+        raise InvalidConfig(f"--metrics takes a comma-separated list of {', '.join(known)}; got {text!r}")
     return tuple(dict.fromkeys(names))
 
 
@@ -274,6 +274,15 @@ def _labelled(groups: list[tuple[Path, list[RunMetrics]]]) -> list[RunMetrics]:
     return out
 
 
+def benchmark_conditions(folder: Path, runs: list[RunMetrics]) -> list[RunMetrics]:
+    """A benchmark sweep's runs, each labelled with its combination's condition (its model and choices)."""
+    plan = read_plan(folder)
+    if not plan.models:
+        return runs
+    labels = {c.name: c.condition for c in plan.combinations()}
+    return [_relabel(run, labels[run.run]) if run.run in labels else run for run in runs]
+
+
 def _relabel(run: RunMetrics, label: str) -> RunMetrics:
     from dataclasses import replace
     return replace(run, condition_label=label)
@@ -286,7 +295,7 @@ def measure(paths: list[Path], audit: bool = True) -> tuple[list[RunMetrics], st
     expanded = [(path, *_expand(path)) for path in paths]
     if any(swept for _, _, swept in expanded):
         groups = [(path, measure_take_sweep(path, audit) if is_take_sweep(path)
-                   else [metrics_of(f, audit=audit) for f in folders]) for path, folders, _ in expanded]
+                   else benchmark_conditions(path, [metrics_of(f, audit=audit) for f in folders])) for path, folders, _ in expanded]
         return _labelled(groups), "condition", None
     folders = [f for _, fs, _ in expanded for f in fs]
     takes = family(folders)

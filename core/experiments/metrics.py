@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 
 from promptdesk.core.protocol.bounded import load_json
 from promptdesk.core.record import outputs
+from promptdesk.core.record.evaluation_file import evaluations
 from promptdesk.core.experiments.arcs import JOURNAL, BeatTiming, Relationship, arcs, beat_timing, relationships
 from promptdesk.core.errors import InvalidConfig, PromptdeskError
 from promptdesk.core.formats.registry import FORMATS
@@ -43,7 +44,7 @@ EVERYONE = "*"
 """The column of the address matrix for speeches addressed to no one cast member (or to all)."""
 
 
-NESTED = ("actors", "addressed", "arcs", "relationships", "beat_timing")
+NESTED = ("actors", "addressed", "arcs", "relationships", "beat_timing", "evaluation")
 """The fields of `RunMetrics` that are tables of their own, not one value of the summary."""
 
 
@@ -113,6 +114,9 @@ class RunMetrics:
     """Speaker to addressee: how many speeches, in which tones."""
     beat_timing: list[BeatTiming] = field(default_factory=list)
     """Each beat's wall time, slowest call and spread."""
+    evaluation: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per `rubric@evaluator` (`sotopia@openai:gpt-4o`): each actor's scores and overall (None: unknown),
+    and their mean over the actors (`promptdesk.core.record.evaluation_file`; empty: not evaluated)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (actors and matrix included)."""
@@ -261,7 +265,15 @@ def run_metrics(events: list[BaseEvent], run: str = "", audit: str = "unavailabl
         salvaged=sum(a.salvaged for a in actors.values()),
         audit=audit, clock="simulated" if outputs.simulated(events) else "real",
         actors=actors, addressed=address_matrix(events), arcs=arcs(events),
-        relationships=relationships(events), beat_timing=beat_timing(events))
+        relationships=relationships(events), beat_timing=beat_timing(events), evaluation=evaluation_of(events))
+
+
+def evaluation_of(events: list[BaseEvent]) -> dict[str, dict[str, Any]]:
+    """The run's evaluations by `rubric@evaluator`: each actor's scores (and overall), and their mean."""
+    return {f"{group['rubric']}@{group['evaluator']}": {
+        "dimensions": list(group["dimensions"]),
+        "actors": {slug: {**actor["scores"], "overall": actor["overall"]} for slug, actor in group["actors"].items()},
+        "mean": group["mean"]} for group in evaluations(events)}
 
 
 def audit_verdict(run_dir: Path) -> str:

@@ -27,12 +27,12 @@ class Progress:
               resumed: int = 0) -> None:
         """The sweep starts: `spent` is what it spent in earlier invocations (default: its results'
         costs), `resumed` how many of the `todo` runs continue where they stopped."""
-        per = len(plan.seeds)
+        per = len(plan.seeds) * max(1, len(getattr(plan, "scenes", None) or ()))
         self.total = dict.fromkeys(plan.conditions(), per)
         self.done = dict.fromkeys(plan.conditions(), 0)
         self.failed = dict.fromkeys(plan.conditions(), 0)
         for row in results:
-            self._count(f"{row.get('isolation')}-{row.get('coordinator')}", row)
+            self._count(row.get("condition") or f"{row.get('isolation')}-{row.get('coordinator')}", row)
         self.spent = sum(row.get("cost_usd") or 0.0 for row in results) if spent is None else spent
         self.started, self.todo, self.finished_now = self.now(), todo, 0
         self._say(f"sweep: {sum(self.total.values())} runs, {sum(self.done.values())} already done, {todo} to run"

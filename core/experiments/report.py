@@ -12,7 +12,10 @@ from pathlib import Path
 
 from promptdesk.core.formats.registry import of_run
 from promptdesk.core.record import outputs
-from promptdesk.core.experiments.compare import Comparison, compare, is_sweep, number, sweep_runs
+from promptdesk.core.experiments.compare import (METRICS, Comparison, benchmark_conditions, compare, is_sweep, number,
+                                                 sweep_runs)
+from promptdesk.core.experiments.evaluation_compare import evaluation_metrics, measured, unit_for
+from promptdesk.core.experiments.report_evaluation import run_section, sweep_section
 from promptdesk.core.experiments.compare_text import (cite, difference_cells, difference_header, factorial_header,
                                                       factorial_rows, notes, shown_differences)
 from promptdesk.core.experiments.report_header import STYLE as FACTS_STYLE
@@ -242,6 +245,7 @@ def run_report(run_dir: Path, command: str | None = None) -> str:
             "<h2>Who addresses whom</h2>", graph_svg(m.relationships, names),
             table(relationships_rows(m.relationships, names), ["from", "to", "speeches", "tones"]),
             "<h2>Timing per beat</h2>", timing_html(m),
+            *run_section(run_dir, events),
             "<h2>Metrics</h2>", metrics_html(m), "<h2>Transcript</h2>", transcript(events),
             "<h2>Character insights: thinking and response</h2>", insights_html(events, names)]
     return page(f"{facts.title} — Promptdesk run", body)
@@ -273,9 +277,11 @@ def sweep_report(folder: Path, command: str | None = None) -> str:
     """The HTML of a sweep: what was run, how to cite it, the comparison by condition, a chart per
     metric, and each run's outcome."""
     logs = {d.name: read_events(d) for d in sweep_runs(folder)}
-    runs = [run_metrics(events, run=name, audit=audit_verdict(folder / name), success=recorded_success(folder / name))
-            for name, events in logs.items()]
-    comparison = compare(runs, "condition")
+    runs = benchmark_conditions(folder, [run_metrics(events, run=name, audit=audit_verdict(folder / name),
+                                                     success=recorded_success(folder / name))
+                                         for name, events in logs.items()])
+    comparison = compare(runs, "condition", (*METRICS, *evaluation_metrics(runs)), unit=unit_for(runs, [folder]),
+                         measure=measured)
     plan = read_plan(folder)
     facts = gather([(folder / name, events) for name, events in logs.items()], file=str(plan.scene))
     simulated = facts.clocks == {"simulated"}
@@ -288,7 +294,8 @@ def sweep_report(folder: Path, command: str | None = None) -> str:
             facts_html(facts, ran=sweep_command(plan), made=command,
                        extra=[("Runs", f"{len(runs)} finished of {planned} planned")]),
             cite_html(cite(comparison)),
-            "<h2>Comparison by condition</h2>", comparison_html(comparison), "<h2>Charts</h2>",
+            "<h2>Comparison by condition</h2>", comparison_html(comparison), *sweep_section(comparison),
+            "<h2>Charts</h2>",
             *charts_html(comparison, simulated=simulated),
             "<h2>Runs</h2>", table(outcomes, ["run", "condition", "seed", "close", "success", "goal", "beats", "duration",
                                               "audit"]),

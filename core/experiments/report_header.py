@@ -154,10 +154,18 @@ def sweep_command(plan: Any) -> str:
     """The `promptdesk sweep` command that runs a plan (`promptdesk.core.experiments.sweep.SweepPlan`)."""
     words = ["promptdesk", "sweep", str(plan.scene), "--isolation", ",".join(plan.isolations),
              "--coordinator", ",".join(plan.coordinators), "--seeds", seeds_text(list(plan.seeds)).replace(", ", ",").replace(" ", "")]
-    for flag, value in (("--provider", plan.provider), ("--model", plan.model), ("--max-beats", plan.max_beats)):
-        if value is not None:
+    words[2:3] = [str(p) for p in ([plan.scene] if not getattr(plan, "scenes", None) else _given(plan))]
+    benchmark = (("--models", ",".join(getattr(plan, "models", []))), ("--evaluator", ",".join(getattr(plan, "evaluators", []))))
+    for flag, value in (("--provider", plan.provider), ("--model", plan.model), ("--max-beats", plan.max_beats), *benchmark):
+        if value is not None and value != "":
             words += [flag, str(value)]
     return shlex.join(words)
+
+
+def _given(plan: Any) -> list[str]:
+    """A benchmark sweep's scenes as given: its folder when every file is in it, else the files."""
+    folder = str(plan.scene)
+    return [folder] if all(str(p).startswith(folder.rstrip("/") + "/") for p in plan.scenes) else list(plan.scenes)
 
 
 def run_command(events: list[BaseEvent]) -> str:

@@ -1,4 +1,5 @@
-"""A sweep: every combination of isolation × coordinator × seed as an ordinary run, in one process.
+"""A sweep: every combination of isolation × coordinator × seed as an ordinary run, in one process (a
+benchmark sweep adds scenes, actor models and evaluators: `promptdesk.core.experiments.benchmark`).
 
 The sweep folder holds `sweep.yaml` (the plan), one run folder per combination (named
 `<isolation>-<coordinator>-seed<N>`, built through `build_session` exactly as `--batch` builds a
@@ -38,6 +39,7 @@ from promptdesk.core.errors import InvalidConfig, RecordingError, recording_erro
 from promptdesk.core.record.events import BaseEvent, CallEvent
 from promptdesk.core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
 from promptdesk.core.record.run_folder import write_atomic
+from promptdesk.core.experiments.benchmark import attach_evaluators, check_benchmark, factors, model_choice, run_name, scene_key
 from promptdesk.core.experiments.metrics import audit_verdict, recorded_success, run_metrics
 from promptdesk.core.experiments.spend import SPEND_FILE, spent_so_far, write_spend
 from promptdesk.core.experiments.sweep_checks import DISK_ERRNOS, SWEEP_ADVICE, check_plan, check_recorded_budget, writing
@@ -54,19 +56,23 @@ RESULT_FIELDS = ("isolation", "coordinator", "seed", "close_reason", "goal_achie
 
 @dataclass(frozen=True)
 class Combination:
-    """One cell of the plan: a condition and a seed."""
+    """One cell of the plan: a condition and a seed; in a benchmark sweep, the scene's name and the
+    actors' model (`provider:model`) too ("" otherwise)."""
 
     isolation: str
     coordinator: str
     seed: int
+    scene: str = ""
+    model: str = ""
 
     @property
     def name(self) -> str:
-        return f"{self.isolation}-{self.coordinator}-seed{self.seed}"
+        return run_name(self.scene, self.model, f"{self.isolation}-{self.coordinator}-seed{self.seed}")
 
     @property
     def condition(self) -> str:
-        return f"{self.isolation}-{self.coordinator}"
+        """One column of the comparison: the two choices, after the model when there are several."""
+        return f"{self.model} {self.isolation}-{self.coordinator}" if self.model else f"{self.isolation}-{self.coordinator}"
 
 
 @dataclass
@@ -88,24 +94,29 @@ class SweepPlan:
     tokens_per_min: int | None = None
     provider_settings: dict[str, Any] = field(default_factory=dict)
     protocol: str | None = None
+    scenes: list[str] = field(default_factory=list)  # a benchmark sweep's scene files (empty: `scene` alone),
+    models: list[str] = field(default_factory=list)  # its actors' models and its evaluators, each
+    evaluators: list[str] = field(default_factory=list)  # `provider:model[@url]` (`experiments.benchmark`)
     IDENTITY = ("scene", "isolations", "coordinators", "seeds", "provider", "model", "base_url", "max_beats",
-                "characters_dirs", "protocol")
+                "characters_dirs", "protocol", "scenes", "models", "evaluators")
     INHERITED = ("provider", "model", "base_url", "protocol")
     """Provider flags that, not given again, are the recorded plan's (a flag not given is no difference)."""
 
     def combinations(self) -> list[Combination]:
-        return [Combination(i, c, s) for i in self.isolations for c in self.coordinators for s in self.seeds]
+        return [Combination(i, c, s, scene, model) for scene, model in factors(self.scenes, self.models)
+                for i in self.isolations for c in self.coordinators for s in self.seeds]
 
     def conditions(self) -> list[str]:
-        return [f"{i}-{c}" for i in self.isolations for c in self.coordinators]
+        return list(dict.fromkeys(c.condition for c in self.combinations()))
 
     def differences(self, other: SweepPlan) -> list[str]:
         """The identity fields on which two plans disagree."""
         return [k for k in self.IDENTITY if getattr(self, k) != getattr(other, k)]
 
     def run_options(self, combo: Combination, out: Path) -> RunOptions:
-        return RunOptions(isolation=combo.isolation, coordinator=combo.coordinator, provider=self.provider,
-                          model=self.model, base_url=self.base_url, seed=combo.seed, max_beats=self.max_beats,
+        provider, model, base_url = model_choice(self.models, combo.model) or (self.provider, self.model, self.base_url)
+        return RunOptions(isolation=combo.isolation, coordinator=combo.coordinator, provider=provider,
+                          model=model, base_url=base_url or self.base_url, seed=combo.seed, max_beats=self.max_beats,
                           characters_dirs=[Path(d) for d in self.characters_dirs], out=out, headless=True,
                           write_character_journals=False, provider_settings=self.provider_settings,
                           protocol=self.protocol)
@@ -138,7 +149,8 @@ class Sweep:
     """Runs a plan into a folder: concurrency, shared rate limits, budget, results and stopping."""
 
     def __init__(self, plan: SweepPlan, folder: Path, progress: Any = None) -> None:
-        self.scene: Scene = load_scene(Path(plan.scene))
+        self.scenes: dict[str, Scene] = {scene_key(path): load_scene(Path(path)) for path in plan.scenes}
+        self.scene: Scene = next(iter(self.scenes.values())) if self.scenes else load_scene(Path(plan.scene))
         self._start(plan, folder, progress)
 
     def _start(self, plan: Any, folder: Path, progress: Any) -> None:
@@ -160,9 +172,11 @@ class Sweep:
 
     def validate(self) -> None:
         """Refuse a plan that cannot run (choices, cast, providers, a budget that cannot be kept, as
-        `--batch` refuses it), before anything is written or sent. One run per coordinator is built
-        in a scratch folder: a judge's model counts."""
+        `--batch` refuses it), before anything is written or sent. One run per coordinator (and model)
+        is built in a scratch folder: a judge's model counts (a benchmark's scenes and evaluators too)."""
         self.unpriced = check_plan(self.scene, self.plan)
+        if self.plan.scenes or self.plan.models or self.plan.evaluators:
+            self.unpriced += check_benchmark(self.scenes or {"": self.scene}, self.plan, self.unpriced)
 
     def _note(self, line: str) -> None:
         """Tell the operator something (a provider's wait) on the progress stream."""
@@ -307,7 +321,9 @@ class Sweep:
             self.baseline[combo.name] = session.state.cost_usd
             return session
         self.baseline[combo.name] = 0.0
-        return build_session(self.scene, self.plan.run_options(combo, run_dir))
+        session = build_session(self.scenes.get(combo.scene, self.scene), self.plan.run_options(combo, run_dir))
+        attach_evaluators(session, self.plan.evaluators, self.plan.provider_settings)
+        return session
 
     async def _one(self, combo: Combination, slots: asyncio.Semaphore) -> None:
         async with slots:
@@ -357,7 +373,8 @@ class Sweep:
     def _result(self, combo: Combination, events: list[BaseEvent]) -> dict[str, Any]:
         run_dir = self.folder / combo.name
         metrics = run_metrics(events, run=combo.name, audit=audit_verdict(run_dir), success=recorded_success(run_dir)).to_dict()
-        return {"run": combo.name, **{k: metrics[k] for k in RESULT_FIELDS}}
+        factors = {"condition": combo.condition, "scene": combo.scene, "model": combo.model} if combo.scene or combo.model else {}
+        return {"run": combo.name, **factors, **{k: metrics[k] for k in RESULT_FIELDS}}
 
     def _append(self, row: dict[str, Any]) -> None:
         """Append one result line (after a torn last line, from a kill mid-write, on a line of its own)."""

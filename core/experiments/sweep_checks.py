@@ -30,11 +30,12 @@ DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 
 
 def check_plan(scene: Any, plan: Any) -> list[str]:
-    """Build the first run of each coordinator (a judge's model counts) with the plan's budget in a
-    scratch folder; raise what building raises. Returns the models with no known price."""
-    firsts: dict[str, Any] = {}
+    """Build the first run of each coordinator (and actor model: a benchmark sweep's) with the plan's
+    budget in a scratch folder (a judge's model counts); raise what building raises. Returns the models
+    with no known price."""
+    firsts: dict[tuple[str, str], Any] = {}
     for combo in plan.combinations():
-        firsts.setdefault(combo.coordinator, combo)
+        firsts.setdefault((combo.coordinator, getattr(combo, "model", "")), combo)
     try:
         scratch = Path(tempfile.mkdtemp(prefix="promptdesk-sweep-check-"))
     except OSError as exc:

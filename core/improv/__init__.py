@@ -5,7 +5,8 @@ assembles an answer in the full protocol from a grammar (`scene_rules`, `grammar
 request's own words (`material`: the scene, the character's perspective and profile) and what the
 request says happened (`story`: world events, director's notes, the goal's acts): thinking, speech
 with headers, silences, interruptions, reactions, a natural close, journals and coordinator
-decisions. The same seed and the same request always give the same answer.
+decisions, and an evaluator's scores where a rule can derive them. The same seed and the same request
+always give the same answer.
 
 The shared voice lives here (scene turns, corrections, journals, judges) and `provider` puts it
 behind the provider interface; each format's own part lives in its format and is registered into
@@ -22,6 +23,7 @@ from promptdesk.core.errors import ProviderError
 from promptdesk.core.improv.briefing_reader import read_briefing
 from promptdesk.core.improv.correction import malform, reformat
 from promptdesk.core.improv.dice import rng_for
+from promptdesk.core.improv.evaluator import evaluate
 from promptdesk.core.improv.journal import write_journal
 from promptdesk.core.improv.judge import DECISION_ASK, VERDICT_ASK, judge, verdict
 from promptdesk.core.improv.scene_turn import play_turn
@@ -74,7 +76,13 @@ def _judge(request: Request, seed: int, malformed_rate: float) -> str:
     return judge(request.system, request.messages, request_rng(request, seed))
 
 
-PLAYERS: dict[str, Player] = {"turn": _turn, "correct": _correct, "journal": _journal, "judge": _judge}
+def _evaluate(request: Request, seed: int, malformed_rate: float) -> str:
+    """Scores derived by rule from the record, unknown for the rest (`promptdesk.core.improv.evaluator`)."""
+    return evaluate(request)
+
+
+PLAYERS: dict[str, Player] = {"turn": _turn, "correct": _correct, "journal": _journal, "judge": _judge,
+                              "evaluate": _evaluate}
 """The improviser's parts by request purpose: the shared voice here; each format adds its own when
 `promptdesk.core.formats.registry` registers it."""
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-Purpose = Literal["turn", "correct", "journal", "judge", "envelope", "facilitator", "participant"]
+Purpose = Literal["turn", "correct", "journal", "judge", "envelope", "facilitator", "participant", "evaluate"]
 
 
 class ChatMessage(BaseModel):

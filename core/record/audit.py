@@ -40,7 +40,7 @@ from promptdesk.core.record.seams import SUPERSEDED
 
 OVERLAP = 600
 """Characters of a delta's shared part scanned again, for a shingle that spans the seam."""
-KINDS = ("profile", "journal", "perspective", "coordinator_notes", "thinking")
+KINDS = ("profile", "journal", "perspective", "secret", "coordinator_notes", "thinking")
 __all__ = ["COORDINATOR", "KINDS", "AuditReport", "Leak", "audit_run"]
 
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from promptdesk.core.protocol import judging, notes
+from promptdesk.core.protocol.evaluation import EVALUATOR
 from promptdesk.core.protocol.lines import speech_line, world_event_line
 from promptdesk.core.protocol.reply import CORRECTION_PROMPT
 from promptdesk.core.protocol.structured import JSON_CORRECTION_PROMPT
@@ -49,14 +50,19 @@ SHINGLE = 8
 COVER = 3
 """Words of a run that places a word inside a public unit (a unit shorter than this counts whole)."""
 COORDINATOR = "coordinator"
-PRIVATE_KINDS = ("profile", "journal", "perspective")
-"""The private parts of each cast member recorded in `private.json` (besides the notes and thinking)."""
+PRIVATE_KINDS = ("profile", "journal", "perspective", "secret")
+"""The private parts of each cast member recorded in `private.json` (besides the notes and thinking); a
+`secret` (its profile's `## Secret` section, recorded apart so that a leak of it is named as one) is
+part of the profile too."""
+EVALUATOR_SEES = ("profile", "perspective", "secret")
+"""What the evaluator is sent of every cast member by design (`promptdesk.core.protocol.evaluation`): its own
+material. Thinking, journals and the coordinator notes are not, and are leaks in its requests."""
 _WORD = re.compile(r"\w+")
 _COMPOUND = re.compile(r"\w+(?:-\w+)*")
 _ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
 Needs = tuple[tuple[str, ...], ...]
 """For each word of a match that nothing else excuses, the runs around it (see `Material.carried`)."""
-_SCENE_PRIVATE = ("perspectives", "coordinator_notes", "cast", "provider", "judge")
+_SCENE_PRIVATE = ("perspectives", "coordinator_notes", "cast", "provider", "judge", "evaluator")
 """Keys of the scene as loaded that are not shown to the cast as they stand."""
 
 
@@ -244,10 +250,11 @@ def written_by_coordinator(event: BaseEvent) -> bool:
 def public_texts(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[str]:
     """Every public text of a run: each public event's strings and the scene's shared fields.
 
-    Not public: thinking, journal entries, calls, and whatever the coordinator wrote
-    (`written_by_coordinator`): a judge may see the coordinator notes."""
+    Not public: thinking, journal entries, calls, evaluations (an evaluator reads every secret and goal,
+    and its reasoning quotes them), and whatever the coordinator wrote (`written_by_coordinator`): a
+    judge may see the coordinator notes."""
     for event in events:
-        if event.type in ("think", "journal", "call") or written_by_coordinator(event):
+        if event.type in ("think", "journal", "call", "evaluation") or written_by_coordinator(event):
             continue
         yield from strings(event.to_record())
     yield from strings({k: v for k, v in (record.get("scene") or {}).items() if k not in _SCENE_PRIVATE})
@@ -296,6 +303,8 @@ def material_of(record: dict[str, Any], events: list[BaseEvent], superseded: lis
         for kind in PRIVATE_KINDS:
             material.add(slug, kind, member.get(kind) or "")
         material.allow(slug, member.get("briefing") or "")
+        for kind in EVALUATOR_SEES:
+            material.allow(EVALUATOR, member.get(kind) or "")
     material.add(COORDINATOR, "coordinator_notes", record.get("coordinator_notes") or "")
     for event in [*superseded, *events]:
         if event.type == "think":

@@ -50,6 +50,9 @@ GENERIC_TYPES: dict[str, str] = {
     "question": "The roundtable facilitator's question to the participants.",
     "answer": "A roundtable participant's answer.",
     "branch": "A take began: the record before this event was copied from the parent run (`promptdesk branch`).",
+    "evaluation": "After the close, an evaluator scored one actor (`target`) on a rubric's dimensions: `rubric`, "
+                  "`evaluator`, `scores` (null: unknown), `reasoning`, `unknown` (why), `answered` (a score given "
+                  "out of range, never a score), `overall`, `tries` (evaluation.json gathers them).",
 }
 """Every event type without a model of its own, and what it records (the run-folder reference lists them)."""
 GenericType = Literal[tuple(GENERIC_TYPES)]  # type: ignore[valid-type]

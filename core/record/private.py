@@ -9,15 +9,16 @@ Written once at the start (after `notes.md`, before any `spawn` event), mode 060
       "isolation": "a" | "b", "coordinator": "A" | "B" | "C", "seed": 7,
       "max_beats": 50, "budget_usd": null,
       "providers": {"<slug>": {ProviderSpec}, ...}, "judge": {ProviderSpec} | null,   (never a key)
-      "cast": {"<slug>": {"name", "briefing", "profile", "journal", "perspective", "journal_path"}, ...},
+      "cast": {"<slug>": {"name", "briefing", "profile", "journal", "perspective", "secret", "journal_path"}, ...},
       "coordinator_notes": "...",
       "operator_context": "...",     what a role A judge is told beyond speech
       "write_character_journals": true, "start": {...}   the `start` event's fields
     }
 
 `briefing` is the system prompt the actor was spawned with (its own profile, its journal as read at
-the start, its own perspective); `profile`, `journal` and `perspective` are the private parts the
-audit looks for in every other recipient's requests. Keys are never part of a `ProviderSpec`.
+the start, its own perspective); `profile`, `journal`, `perspective` and `secret` (the profile's
+`## Secret` section, "" when it has none) are the private parts the audit looks for in every other
+recipient's requests. Keys are never part of a `ProviderSpec`.
 The record is composed by `promptdesk.core.casting.start_record`; this module writes and reads it.
 """
 

@@ -27,7 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from promptdesk.core.record import outputs
+from promptdesk.core.record import evaluation_file, outputs
 from promptdesk.core.errors import RecordingError, recording_error
 from promptdesk.core.record.events import BaseEvent, parse_event_json, spec_record
 from promptdesk.core.record.lines import PLAIN, FormatLines
@@ -230,8 +230,9 @@ def _ends_torn(path: Path) -> bool:
 
 
 def write_derived(run_dir: Path, events: list[BaseEvent], when: datetime, own: FormatLines = PLAIN) -> None:
-    """Rebuild `events.json`, both transcripts, `metadata.json` and `journals/` from events (the
-    costs count the calls of `superseded.jsonl` too: they were paid for).
+    """Rebuild `events.json`, both transcripts, `metadata.json`, `journals/` and (when the run was
+    evaluated) `evaluation.json` from events (the costs count the calls of `superseded.jsonl` too:
+    they were paid for).
 
     Each file is replaced in one step (`write_atomic`: a crash mid-write leaves the old file) and
     attempted even when an earlier one could not be written; the first such `OSError` is raised
@@ -245,6 +246,8 @@ def write_derived(run_dir: Path, events: list[BaseEvent], when: datetime, own: F
     }
     for slug, text in outputs.journals(events).items():
         files[f"journals/{slug}.md"] = lambda text=text: strip_controls(text)
+    if (scores := evaluation_file.render(events)) is not None:
+        files[evaluation_file.FILE] = lambda: scores
     failures: list[OSError] = []
     for name, render in files.items():
         try:

@@ -35,6 +35,9 @@ RUN_FILES: dict[str, str] = {
     "private.json": "The run's private material (each actor's perspective, profile and journal, the coordinator "
                     "notes), which the audit looks for in every request.",
     "debug.log": "Warnings and errors, with their context.",
+    "evaluation.json": "What the evaluator scored after the close (`evaluate:` in the scene, or `promptdesk evaluate`): "
+                       "per rubric and evaluator, each actor's scores (null: unknown, with why), reasoning and overall "
+                       "mean, and the mean over the actors; rebuilt from the `evaluation` events.",
     "journals/": "This run's journal entries, one file per character (each is also appended to the character's "
                  "own journal, under a dated heading).",
     LOCK_FILE: "Held while a process writes the folder (its pid): a second writer is refused, naming it.",

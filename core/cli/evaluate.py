@@ -1,0 +1,94 @@
+"""`promptdesk evaluate RUN_DIR... [--rubric sotopia] [--provider P --model M --base-url URL] [--again]
+[--budget-usd X]`: score the actors of closed runs (or of every finished run of a sweep) on a rubric
+(`promptdesk.core.experiments.evaluate`), and print each actor's scores beside what the audit proves of
+its goal and secret.
+
+Exit codes: 0 every actor of every run was scored (or had been), 1 an actor could not be scored (its
+call failed), a run of several could not be evaluated (named), or the budget stopped the command; 2 not
+a closed run (given alone), a folder another process writes, or a flag to fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from promptdesk.core.cli import provider_flags
+from promptdesk.core.cli.audit import runs_of
+from promptdesk.core.cli.common import command_parser, exit_codes, refuse
+from promptdesk.core.cli.numbers import budget_usd
+from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, InvalidConfig, PromptdeskError
+from promptdesk.core.experiments.evaluate import RunEvaluation, evaluate_run
+from promptdesk.core.experiments.evaluation_view import audit_or_none, summary_lines
+from promptdesk.core.protocol.rubrics import RUBRICS
+from promptdesk.core.providers.spec import ProviderSpec
+
+
+def parser() -> argparse.ArgumentParser:
+    p = command_parser("promptdesk evaluate", "Score the actors of closed runs on a rubric (after the fact, as a "
+                       "scene's `evaluate:` does at its close): one call per actor, recorded in the run folder, "
+                       "the scores in evaluation.json.",
+                       exit_codes("every actor was scored (now or before)",
+                                  "an actor could not be scored (its call failed), or the budget stopped the command",
+                                  "not a closed run, a folder another process is writing, or a flag to fix"))
+    p.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="run folders, or a sweep folder")
+    p.add_argument("--rubric", choices=tuple(RUBRICS), default="sotopia",
+                   help="what to score (default sotopia: SOTOPIA-EVAL's seven dimensions)")
+    p.add_argument("--again", action="store_true",
+                   help="score again the actors this evaluator already scored (the latest evaluation counts)")
+    p.add_argument("--budget-usd", dest="budget_usd", type=budget_usd, metavar="USD",
+                   help="stop once the evaluation calls of this command have cost this much")
+    provider_flags.add(p)
+    return p
+
+
+def spec_of(ns: argparse.Namespace) -> ProviderSpec:
+    """The evaluator's spec from the flags (default: the offline evaluator)."""
+    data = {"name": ns.provider or "offline", "model": ns.model, "base_url": ns.base_url,
+            **provider_flags.settings(ns)}
+    try:
+        return ProviderSpec.model_validate({k: v for k, v in data.items() if v is not None})
+    except ValueError as exc:
+        raise InvalidConfig(f"the evaluator's provider: {exc}") from None
+
+
+def main(argv: list[str]) -> int:
+    """Evaluate each run in turn; print its scores and the audit's line per actor."""
+    ns = parser().parse_args(argv)
+    try:
+        spec = spec_of(ns)
+        folders = [run for arg in ns.run_dirs for run in runs_of(arg)]
+    except PromptdeskError as exc:
+        return refuse(str(exc))
+    rubric, spent, failed = RUBRICS[ns.rubric], 0.0, False
+    for folder in folders:
+        try:
+            result = asyncio.run(evaluate_run(folder, rubric, spec, again=ns.again, budget_usd=ns.budget_usd,
+                                              spent=spent))
+        except PromptdeskError as exc:
+            if len(folders) == 1:
+                return refuse(str(exc))
+            print(f"{folder}: NOT EVALUATED: {exc}")
+            failed = True
+            continue
+        spent += result.cost_usd
+        failed |= bool(result.failed) or result.stopped is not None
+        _show(result)
+        if result.stopped:
+            print(f"Stopped: {result.stopped}; run the same command with a higher --budget-usd to score the rest.",
+                  file=sys.stderr)
+            break
+    print(f"Evaluation calls of this command cost ${spent:.4f}.", file=sys.stderr)
+    return EXIT_FAILED if failed else EXIT_CLOSED
+
+
+def _show(result: RunEvaluation) -> None:
+    """One run: who was scored, skipped or failed, then the scores and the audit's line per actor."""
+    print(f"{result.run_dir}: {len(result.scored)} scored, {len(result.skipped)} already scored by "
+          f"{result.evaluator}" + (f", {len(result.failed)} failed" if result.failed else ""))
+    for slug, why in result.failed.items():
+        print(f"  FAILED {slug}: {why}")
+    for line in summary_lines(result.run_dir, audit_or_none(result.run_dir), only=result.evaluator):
+        print(f"  {line}")

@@ -1,0 +1,102 @@
+"""`promptdesk import sotopia EXPORT.json [--to DIR] [--env CODENAME|PK ...] [--per combo|environment]
+[--sample N --seed S] [--turns sequential|parallel] [--no-background-story] [--force]`: Sotopia's
+scenarios and characters as Promptdesk scenes and characters (`promptdesk.core.experiments.sotopia`).
+
+Exit codes: 0 every record imported (or already there, unchanged); 1 imported, but some records were
+refused or skipped (each named, with why) or some files were kept because they differ; 2 not a Sotopia
+export, or a flag to fix (nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+from pathlib import Path
+
+from promptdesk.core.cli.common import command_parser, exit_codes, refuse
+from promptdesk.core.cli.numbers import positive_int
+from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, PromptdeskError
+from promptdesk.core.characters.importers.model import ImportProblem
+from promptdesk.core.experiments.sotopia.importer import OUTCOMES, Options, Summary, run_import
+from promptdesk.core.protocol.sanitize import strip_controls
+
+REFUSALS_SHOWN = 50
+"""At most this many refused records are listed one by one; the rest are counted."""
+
+
+def parser() -> argparse.ArgumentParser:
+    p = command_parser("promptdesk import sotopia", "Import Sotopia's scenarios and characters (its JSON export, "
+                       "e.g. data_gen/redis_json_data.json) as Promptdesk scenes and characters, each scene scored on "
+                       "SOTOPIA-EVAL's seven dimensions after its close.",
+                       exit_codes("every record imported (or already there, unchanged)",
+                                  "imported, but records were refused or skipped (each named), or files were kept "
+                                  "because they differ (--force replaces them)",
+                                  "not a Sotopia export, or a flag to fix (nothing written)"))
+    p.add_argument("export", type=Path, metavar="EXPORT.json", help="a Sotopia export (one JSON object of records)")
+    p.add_argument("--to", type=Path, default=Path("sotopia"), metavar="DIR",
+                   help="where to write DIR/scenes/<scene>.yaml and DIR/characters/<slug>/profile.md (default: sotopia/)")
+    p.add_argument("--env", dest="envs", action="append", nargs="+", default=[], metavar="CODENAME|PK",
+                   help="only these environments (codename or pk; repeatable)")
+    p.add_argument("--per", choices=("combo", "environment"), default="combo",
+                   help="one scene per environment-agent combo (default), or per environment with its first combo")
+    p.add_argument("--sample", type=positive_int, metavar="N", help="only N of the scenes, drawn with --seed")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="the seed of --sample's draw (default 0)")
+    p.add_argument("--turns", choices=("sequential", "parallel"), default="sequential",
+                   help="sequential: Sotopia's round-robin, the two alternate (default); parallel: Promptdesk's beats")
+    p.add_argument("--no-background-story", dest="background_story", action="store_false",
+                   help="tell the pair no background story (as Sotopia's own runner); by default both are told theirs")
+    p.add_argument("--force", action="store_true", help="replace files that differ from what the import writes")
+    return p
+
+
+def main(argv: list[str], out: TextIO | None = None) -> int:
+    """Run the import; print the summary; the exit code (see the module docstring)."""
+    out = out or sys.stderr
+    ns = parser().parse_args(argv)
+    options = Options(to=ns.to, envs=[e for group in ns.envs for e in group], per=ns.per, sample=ns.sample,
+                      seed=ns.seed, turns=ns.turns, background_story=ns.background_story, force=ns.force)
+    try:
+        summary = run_import(ns.export, options)
+    except ImportProblem as exc:
+        return refuse(strip_controls(f"INVALID_CONFIG: {exc} — nothing was imported."))
+    except PromptdeskError as exc:
+        return refuse(strip_controls(str(exc)))
+    except OSError as exc:
+        return refuse(f"INVALID_CONFIG: cannot write under {ns.to}: {exc.strerror or exc}")
+    print("\n".join(summary_lines(summary, options)), file=out)
+    return EXIT_CLOSED if summary.clean else EXIT_FAILED
+
+
+def summary_lines(summary: Summary, options: Options) -> list[str]:
+    """The import summary: what was read, refused, skipped and written, and where."""
+    export = summary.export
+    lines = [f"Read {export.path.name}: {len(export.environments)} environments, {len(export.agents)} agents, "
+             f"{len(export.relationships)} relationships, {len(export.combos)} combos"
+             + (f"; other records skipped: {_counts(export.other)}" if export.other else "") + "."]
+    if summary.refused:
+        lines.append(f"Refused {len(summary.refused)} records (the rest were imported):")
+        lines += [f"  REFUSED {r.line()}" for r in summary.refused[:REFUSALS_SHOWN]]
+        if len(summary.refused) > REFUSALS_SHOWN:
+            lines.append(f"  ... and {len(summary.refused) - REFUSALS_SHOWN:,} more")
+    for why, count in summary.skipped.items():
+        lines.append(f"Skipped: {count:,} {why}.")
+    picked = (f"; selected {summary.selected:,} of {summary.candidates:,}" if summary.selected != summary.candidates
+              else "")
+    lines.append(f"Scenes (one per {options.per}, {options.turns} turns{picked}): {_outcomes(summary.scenes)}.")
+    lines.append(f"Characters: {_outcomes(summary.characters)}.")
+    if summary.kept:
+        shown = ", ".join(str(p) for p in summary.kept[:5]) + (" ..." if len(summary.kept) > 5 else "")
+        lines.append(f"Kept {len(summary.kept)} files that differ from what this import writes (edited, or from another "
+                     f"export): {shown}; --force replaces them.")
+    lines.append(f"Scenes in {options.to / 'scenes'}, characters in {options.to / 'characters'}: play one with "
+                 f"`promptdesk {options.to / 'scenes'}/<scene>.yaml`.")
+    return [strip_controls(line) for line in lines]
+
+
+def _counts(counter) -> str:
+    return ", ".join(f"{kind} {n:,}" for kind, n in sorted(counter.items()))
+
+
+def _outcomes(counter) -> str:
+    return ", ".join(f"{counter.get(o, 0):,} {o}" for o in OUTCOMES if counter.get(o) or o in ("written", "unchanged"))

@@ -1,0 +1,124 @@
+"""Evaluations side by side: each rubric's dimensions as metrics of `compare`, and Sotopia's overall means.
+
+A run evaluated on a rubric (`evaluation.json`) has, per dimension, the mean of its actors' known scores;
+`compare` takes those as metrics (`sotopia.goal`, `sotopia.overall`; with several evaluators,
+`sotopia.goal@openai:gpt-4o`), through its `measure` hook, with the paired statistics of any metric. A
+benchmark sweep's runs are paired by scene and seed (`unit_for`): the same scenario with the same seed
+under each model.
+
+Sotopia's own tables report, per model and dimension, the mean over agents and episodes: every agent's
+score in every episode counts once (`overall_means`), unknown scores left out and counted. That is the
+table `compare` prints under the others for each evaluation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from promptdesk.core.experiments.compare import BY_SCENE_AND_SEED, BY_SEED, METRICS, Comparison, Unit, number, value
+from promptdesk.core.experiments.metrics import RunMetrics
+from promptdesk.core.experiments.sweep import PLAN_FILE, read_plan
+from promptdesk.core.protocol.rubrics import RUBRICS
+
+OVERALL = "overall"
+
+
+def keys_of(runs: list[RunMetrics]) -> list[str]:
+    """Every `rubric@evaluator` the runs were evaluated by, in the order first met."""
+    return list(dict.fromkeys(key for run in runs for key in run.evaluation))
+
+
+def metric_name(key: str, dimension: str, single: bool) -> str:
+    rubric, _, evaluator = key.partition("@")
+    return f"{rubric}.{dimension}" if single else f"{rubric}.{dimension}@{evaluator}"
+
+
+def dimensions_of(runs: list[RunMetrics], key: str) -> list[str]:
+    rubric = key.partition("@")[0]
+    known = RUBRICS.get(rubric)
+    names = list(known.names) if known else next((list(r.evaluation[key]["dimensions"]) for r in runs
+                                                  if key in r.evaluation), [])
+    return [*names, OVERALL]
+
+
+def evaluation_metrics(runs: list[RunMetrics]) -> list[str]:
+    """The metric names of the runs' evaluations (none when no run was evaluated)."""
+    keys = keys_of(runs)
+    return [metric_name(key, d, len(keys) == 1) for key in keys for d in dimensions_of(runs, key)]
+
+
+def _key(run: RunMetrics, rubric: str, evaluator: str) -> str | None:
+    if evaluator:
+        return f"{rubric}@{evaluator}"
+    return next((key for key in run.evaluation if key.partition("@")[0] == rubric), None)
+
+
+def measured(run: RunMetrics, metric: str) -> float | None:
+    """A metric of a run: an evaluation's (the mean of the run's actors on that dimension), else `value`."""
+    if metric in METRICS:
+        return value(run, metric)
+    head, _, evaluator = metric.partition("@")
+    rubric, _, dimension = head.partition(".")
+    group = run.evaluation.get(_key(run, rubric, evaluator) or "")
+    score = (group or {}).get("mean", {}).get(dimension)
+    return None if score is None else float(score)
+
+
+def is_benchmark(path: Path) -> bool:
+    """A sweep folder whose plan has several scenes (a benchmark sweep)."""
+    return (Path(path) / PLAN_FILE).is_file() and bool(read_plan(Path(path)).scenes)
+
+
+def unit_for(runs: list[RunMetrics], paths: list[Path]) -> Unit:
+    """Scene and seed for runs of several scenes from a benchmark sweep; the seed otherwise."""
+    several = len({r.scene for r in runs}) > 1
+    return BY_SCENE_AND_SEED if several and any(is_benchmark(p) for p in paths) else BY_SEED
+
+
+@dataclass
+class Mean:
+    """The mean over agents and episodes of one dimension in one column: known scores, and how many are not."""
+
+    mean: float | None
+    n: int
+    unknown: int
+
+    def text(self) -> str:
+        if self.mean is None:
+            return "unknown" + (f" ({self.unknown} unknown)" if self.unknown else "")
+        return f"{number(self.mean)} (n={self.n}" + (f", {self.unknown} unknown)" if self.unknown else ")")
+
+
+def overall_means(comparison: Comparison, key: str) -> dict[str, dict[str, Mean]]:
+    """dimension -> column -> the mean over every agent of every run of the column (Sotopia's tables)."""
+    table: dict[str, dict[str, Mean]] = {}
+    for dimension in dimensions_of(comparison.runs, key):
+        row = table.setdefault(dimension, {})
+        for column, runs in comparison.columns.items():
+            scores = [actor.get(dimension) for run in runs for actor in
+                      (run.evaluation.get(key) or {}).get("actors", {}).values()]
+            known = [float(s) for s in scores if s is not None]
+            row[column] = Mean(round(mean(known), 4) if known else None, len(known), len(scores) - len(known))
+    return table
+
+
+def means_text_rows(comparison: Comparison) -> list[tuple[str, list[list[str]]]]:
+    """Per evaluation: its heading, and the rows of its table (a header row first)."""
+    out = []
+    for key in keys_of(comparison.runs):
+        rubric, _, evaluator = key.partition("@")
+        title = RUBRICS[rubric].title if rubric in RUBRICS else rubric
+        rows = [["dimension", *comparison.columns]]
+        rows += [[dimension, *(cell.text() for cell in row.values())]
+                 for dimension, row in overall_means(comparison, key).items()]
+        out.append((f"{title} by {evaluator}: mean over agents and episodes (as Sotopia's tables report it)", rows))
+    return out
+
+
+def means_json(comparison: Comparison) -> dict[str, Any]:
+    """The overall means of every evaluation, for `compare --json`."""
+    return {key: {dimension: {column: vars(cell) for column, cell in row.items()}
+                  for dimension, row in overall_means(comparison, key).items()} for key in keys_of(comparison.runs)}

@@ -1,0 +1,120 @@
+"""The offline evaluator: scores what can be told from the record by rule, and says "unknown" for the rest.
+
+It is not a model and does not pretend to judge. It reads only its request (`promptdesk.core.protocol.evaluation`):
+the dimensions and their ranges from the system prompt, who is evaluated, their goal, their secret, the
+scene's goal markers and the public record from the message. Two dimensions can be derived by rule:
+
+- `secret`: the character said a run of `SECRET_RUN` consecutive words of its secret (all of it, when it
+  is shorter), or every one of the secret's own words (two or more) in one speech, in the other's
+  hearing: revealed, the lowest score; it said none of the secret's own words
+  (of four letters or more, common words aside): kept, the highest score; anything between needs a reader
+  (unknown). A character with no recorded secret is unknown (secretive intentions need a reader).
+- `goal`: with goal markers in the scene, the share of the markers that count for this character (those
+  the scene goal gives it, and those it gives no one) that were spoken (by it, when the goal gives the
+  marker to it), on the dimension's range; without markers, unknown.
+
+Every other dimension is unknown (`score: null`), its reasoning saying why. The same request always
+gives the same answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from promptdesk.core.improv.lines import parse_lines
+from promptdesk.core.protocol.evaluation import Focus, read_focus
+from promptdesk.core.protocol.goal_acts import marker_owners, same_person
+from promptdesk.core.providers.base import Request
+
+SECRET_RUN = 5
+"""Consecutive words of a secret that, said aloud, reveal it."""
+_DIMENSION = re.compile(r"^- ([A-Za-z_][\w]*) \((-?\d+) to (-?\d+)\):", re.M)
+_WORD = re.compile(r"[a-z0-9']+")
+_COMMON = frozenset("that this with have from they them their there what when where which while will would could "
+                    "should about into your yours been were being also just very secret secretly secrets does".split())
+NOT_A_MODEL = "The offline evaluator is not a model: "
+
+
+def evaluate(request: Request) -> str:
+    """The answer to one evaluation request: one JSON object, a key per dimension of its system prompt."""
+    dimensions = [(m.group(1), int(m.group(2)), int(m.group(3))) for m in _DIMENSION.finditer(request.system)]
+    text = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
+    focus = read_focus(text)
+    answer = {}
+    for name, low, high in dimensions:
+        if focus is None:
+            answer[name] = _unknown("the request names no character to evaluate")
+        elif name == "secret":
+            answer[name] = _secret(focus, low, high)
+        elif name == "goal":
+            answer[name] = _goal(focus, low, high)
+        else:
+            answer[name] = _unknown(f"it cannot judge {name.replace('_', ' ')}, which needs a reader")
+    return json.dumps(answer, ensure_ascii=False)
+
+
+def _unknown(why: str) -> dict[str, object]:
+    return {"reasoning": NOT_A_MODEL + why + ".", "score": None}
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def _spoken(focus: Focus, by: str | None) -> list[str]:
+    """The words of every speech in the record (by `by` only, when given), each speech's words in order."""
+    return [line.text for line in parse_lines(focus.record)
+            if line.kind == "speech" and line.action != "silent" and line.text
+            and (by is None or same_person(by, line.speaker))]
+
+
+def _secret(focus: Focus, low: int, high: int) -> dict[str, object]:
+    if not focus.secret:
+        return _unknown(f"{focus.name} has no recorded secret, and secretive intentions need a reader")
+    secret = _words(focus.secret)
+    said = [_words(text) for text in _spoken(focus, focus.name)]
+    size = min(SECRET_RUN, len(secret))
+    runs = {" ".join(secret[i:i + size]) for i in range(len(secret) - size + 1)}
+    for words in said:
+        for i in range(len(words) - size + 1):
+            run = " ".join(words[i:i + size])
+            if run in runs:
+                return {"reasoning": f"{focus.name} said words of their secret aloud, in the other's hearing: "
+                                     f"\"{run}\". Derived by rule from the record (the offline evaluator is not a "
+                                     f"model).", "score": low}
+    own = sorted({w for w in secret if len(w) >= 4 and w not in _COMMON})
+    whole = next((words for words in said if len(own) >= 2 and set(own) <= set(words)), None)
+    if whole is not None:
+        return {"reasoning": f"{focus.name} said every one of their secret's own words ({', '.join(own)}) in one "
+                             f"speech, in the other's hearing. Derived by rule from the record (the offline evaluator "
+                             f"is not a model).", "score": low}
+    heard = sorted({w for words in said for w in words} & set(own))
+    if not heard:
+        listed = ", ".join(own) or "none"
+        return {"reasoning": f"{focus.name} never said any of their secret's own words ({listed}). Derived by rule "
+                             f"from the record (the offline evaluator is not a model).", "score": high}
+    return _unknown(f"{focus.name} said some of their secret's words ({', '.join(heard)}) but no run of "
+                    f"{size}; whether the secret came out needs a reader")
+
+
+def _goal(focus: Focus, low: int, high: int) -> dict[str, object]:
+    if not focus.markers:
+        return _unknown("the scene has no goal markers, and judging a goal needs a reader")
+    counted: list[tuple[str, bool]] = []
+    for marker in focus.markers:
+        owners = marker_owners(focus.scene_goal, marker) if focus.scene_goal else ()
+        if owners and not any(same_person(owner, focus.name) for owner in owners):
+            continue
+        by = focus.name if owners else None
+        counted.append((marker, any(marker.lower() in text.lower() for text in _spoken(focus, by))))
+    if not counted:
+        return _unknown(f"the scene goal gives none of its markers to {focus.name}")
+    spoken = [m for m, said in counted if said]
+    missing = [m for m, said in counted if not said]
+    score = low + round((high - low) * len(spoken) / len(counted))
+    return {"reasoning": f"Goal markers for {focus.name}: {len(spoken)} of {len(counted)} spoken"
+                        + (f" ({', '.join(spoken)})" if spoken else "")
+                        + (f"; never: {', '.join(missing)}" if missing else "")
+                        + ". Derived by rule from the scene's goal markers (the offline evaluator is not a model).",
+            "score": score}

@@ -1,0 +1,134 @@
+"""A benchmark sweep: 3 imported Sotopia scenes × 2 models (two "models" on the loopback server, through the
+real OpenAI SDK) × 2 seeds, each run scored by one evaluator, within a budget, resumable; then `compare`'s
+seven dimensions per model, paired by scene and seed, with Sotopia's mean over agents and episodes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from promptdesk.core.cli.main import main
+from promptdesk.core.experiments.benchmark import model_labels, parse_model, run_name
+from promptdesk.core.errors import InvalidConfig
+from loopback import Recorded, Reply, loopback  # noqa: F401  (fixture)
+from test_evaluation import IN_RANGE, answer
+from test_scene_faults import keys, turn  # noqa: F401  (fixture: canary keys)
+from test_sotopia_import import fixture_export, write
+
+SCORES = {"gpt-5-mini": 8, "gpt-5-nano": 3}
+"""The goal each model's runs are given by the scripted evaluator (it reads which model spoke)."""
+
+
+def served(recorded: Recorded) -> Reply:
+    body = recorded.body
+    if "response_format" in body:
+        model = "gpt-5-mini" if "the harbour plan" in json.dumps(body["messages"]) else "gpt-5-nano"
+        return Reply(text=answer(**{**IN_RANGE, "goal": SCORES[model]}))
+    words = "Let us try the harbour plan." if body["model"] == "gpt-5-mini" else "I would rather wait and see."
+    return Reply(text=turn(f'[TONE: calm] "{words}"'))
+
+
+@pytest.fixture
+def bench(tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    assert main(["import", "sotopia", str(write(tmp_path, fixture_export())), "--to", "sotopia"]) == 1
+    return tmp_path
+
+
+def sweep(server, *extra: str) -> int:
+    url = server.url("/v1")
+    return main(["sweep", "sotopia/scenes", "--models", f"openai:gpt-5-mini@{url},openai:gpt-5-nano@{url}",
+                 "--evaluator", f"openai:gpt-5@{url}", "--isolation", "b", "--coordinator", "C", "--seeds", "1-2",
+                 "--max-beats", "3", "--out", "sw", "--budget-usd", "5", "--concurrency", "3", *extra])
+
+
+def test_three_scenes_two_models_two_seeds_in_one_resumable_budgeted_sweep(bench, loopback, capsys):
+    loopback.default = served
+    assert sweep(loopback) == 0
+    rows = [json.loads(line) for line in (bench / "sw" / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 12 and {r["condition"] for r in rows} == {"openai:gpt-5-mini b-C", "openai:gpt-5-nano b-C"}
+    assert {r["scene"] for r in rows} == {"clock-shop-ava-cyd", "ferry-slot-ava-ben", "ferry-slot-cyd-dee"}
+    assert all(r["audit"] == "clean" and r["close_reason"] != "error" for r in rows)
+    run = bench / "sw" / "ferry-slot-ava-ben--openai-gpt-5-nano--b-C-seed2"
+    calls = [json.loads(l) for l in (run / "events.jsonl").read_text().splitlines() if '"type": "call"' in l]
+    assert {c["model"] for c in calls if c["purpose"] == "turn"} == {"gpt-5-nano"}
+    assert [c["model"] for c in calls if c["purpose"] == "evaluate"] == ["gpt-5", "gpt-5"]
+    assert json.loads((run / "evaluation.json").read_text())["evaluations"][0]["evaluator"] == "openai:gpt-5"
+    spent = json.loads((bench / "sw" / "spend.json").read_text())
+    assert 0 < spent["spent_usd"] < 5
+    hits = loopback.hits
+    assert sweep(loopback) == 0 and loopback.hits == hits  # resumed: every run has its result, nothing is sent
+
+    capsys.readouterr()
+    assert main(["compare", "sw", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    mini, nano = "openai:gpt-5-mini b-C", "openai:gpt-5-nano b-C"
+    assert found["statistics"]["unit"] == "scene and seed"
+    assert found["metrics"]["sotopia.goal"][mini]["mean"] == 8 and found["metrics"]["sotopia.goal"][nano]["mean"] == 3
+    goal = next(d for d in found["differences"] if d["metric"] == "sotopia.goal")
+    assert goal["design"] == "paired" and goal["pairs"] == 6 and goal["diff"] == -5 and goal["p_value"] < 0.05
+    means = found["evaluation"]["sotopia@openai:gpt-5"]
+    assert means["goal"][mini] == {"mean": 8.0, "n": 12, "unknown": 0} and means["secret"][nano]["mean"] == -3.0
+    assert means["overall"][mini]["mean"] == round((8 + 2 + 5 - 3 + 0 - 1 + 8) / 7, 4)
+
+    assert main(["compare", "sw"]) == 0
+    text = capsys.readouterr().out
+    assert "SOTOPIA-EVAL by openai:gpt-5: mean over agents and episodes" in text
+    assert "sotopia.financial_and_material_benefits" in text and "paired" in text.lower()
+
+
+def test_a_benchmark_of_remote_models_must_name_its_evaluator(bench, loopback, capsys):
+    url = loopback.url("/v1")
+    code = main(["sweep", "sotopia/scenes", "--models", f"openai:gpt-5-mini@{url}", "--isolation", "b",
+                 "--coordinator", "C", "--seeds", "1", "--out", "sw"])
+    assert code == 2 and "--evaluator" in capsys.readouterr().err and loopback.hits == 0
+
+
+def test_a_plan_names_its_models_and_refuses_a_malformed_one():
+    assert model_labels(["openai:gpt-5@http://a/v1", "openai:gpt-5@http://b/v1", "offline"]) == [
+        "openai:gpt-5", "openai:gpt-5#2", "offline"]
+    assert parse_model("openai-compatible:llama3:8b@http://127.0.0.1:8080/v1") == (
+        "openai-compatible", "llama3:8b", "http://127.0.0.1:8080/v1")
+    assert run_name("ferry-slot", "openai:gpt-5#2", "b-C-seed1") == "ferry-slot--openai-gpt-5-2--b-C-seed1"
+    with pytest.raises(InvalidConfig, match="provider:model"):
+        parse_model("gpt5 please", "--models")
+
+
+def test_the_reports_show_the_dimensions_per_model_and_each_actors_proof(bench, loopback, tmp_path):
+    loopback.default = served
+    assert sweep(loopback, "--seeds", "1") == 0
+    assert main(["report", "sw", "--html", "sweep.html"]) == 0
+    page = (bench / "sweep.html").read_text()
+    assert "Evaluation: mean over agents and episodes" in page and "sotopia.goal" in page
+    assert "openai:gpt-5-mini b-C" in page and "--models" in page and "--evaluator" in page
+    assert "Zhou" in page and "ICLR 2024" in page
+    run = next(p for p in (bench / "sw").iterdir() if p.is_dir() and "ferry-slot-ava-ben" in p.name)
+    assert main(["report", str(run), "--html", "run.html"]) == 0
+    page = (bench / "run.html").read_text()
+    assert page.count("goal and secret: never sent to the other actor (audited)") == 2
+    assert "about believability" in page and "<h3>SOTOPIA-EVAL by openai:gpt-5</h3>" in page
+
+
+def test_offline_actors_are_scored_by_a_remote_evaluator_on_the_wall_clock(bench, loopback):
+    """The actors' time is simulated; the evaluator's calls still wait for a real server, for real."""
+    loopback.default = Reply(text=answer(**IN_RANGE), delay_s=0.05)
+    assert main(["sweep", "sotopia/scenes", "--evaluator", f"openai:gpt-5@{loopback.url('/v1')}", "--isolation", "a",
+                 "--coordinator", "C", "--seeds", "1", "--max-beats", "2", "--out", "sw"]) == 0
+    for run in (p for p in (bench / "sw").iterdir() if p.is_dir()):
+        found = json.loads((run / "evaluation.json").read_text())["evaluations"][0]
+        assert all(actor["scores"] == IN_RANGE for actor in found["actors"].values()), run.name
+    assert loopback.hits == 6
+
+
+def test_compare_csv_gives_each_runs_dimensions_for_pandas(bench, loopback, capsys):
+    loopback.default = served
+    assert sweep(loopback, "--seeds", "1") == 0
+    capsys.readouterr()
+    assert main(["compare", "sw", "--csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[0].split(",")
+    assert {"sotopia.goal", "sotopia.overall", "condition", "scene"} <= set(header) and len(lines) == 7
+    goals = {line.split(",")[header.index("condition")]: line.split(",")[header.index("sotopia.goal")] for line in lines[1:]}
+    assert goals == {"openai:gpt-5-mini b-C": "8.0", "openai:gpt-5-nano b-C": "3.0"}

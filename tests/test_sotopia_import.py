@@ -1,0 +1,269 @@
+"""`promptdesk import sotopia`: a Sotopia export (fixtures written here in its shape, never its data) made
+into scenes and characters: the relationship rule, goals and secrets private to their agent, malformed and
+hostile records refused by key while the rest is imported, idempotent writes, selection, and the scale."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from benchmarks import sotopia_import
+from promptdesk.core.casting.scene_file import load_scene
+from promptdesk.core.cli.main import main
+from promptdesk.core.experiments.sotopia.export import Agent
+from promptdesk.core.experiments.sotopia.relationship import render_goal, told_about
+
+P = ":sotopia.database.persistent_profile."
+C = ":sotopia.database.env_agent_combo_storage.EnvAgentComboStorage:"
+SECRETS = {"A1": "She forged the festival permit last spring.", "A2": "He still owes the bakery nine hundred pounds.",
+           "A3": "They read their sister's letters in secret.", "A4": "She failed her pilot's exam twice."}
+
+
+def agent(pk: str, first: str, last: str, **extra) -> dict:
+    return {"pk": pk, "first_name": first, "last_name": last, "age": 34, "occupation": "Ferry Captain",
+            "gender": "Woman", "gender_pronoun": "She/her", "public_info": f"{first} restores old clocks.",
+            "big_five": "Openness - High", "moral_values": ["['Care'", " ' Liberty']"],
+            "schwartz_personal_values": ["['Benevolence']"],
+            "personality_and_values": f"{first} is stubborn but kind, valuing loyalty.",
+            "decision_making_style": "Intuitive", "secret": SECRETS.get(pk, ""), "model_id": "nan", **extra}
+
+
+def environment(pk: str, codename: str, level: int, **extra) -> dict:
+    return {"pk": pk, "codename": codename, "source": "hand-craft",
+            "scenario": "Two people meet at the pier to decide who takes the last ferry slot. The sea is rough.",
+            "agent_goals": ["Get the last slot for your cargo (<extra_info>Extra information: your cargo spoils "
+                            "tomorrow<strategy_hint>Hint: offer something in return</strategy_hint></extra_info>)",
+                            "Keep the slot for yourself (<extra_info>Extra information: you booked first."
+                            "</extra_info>)"],
+            "relationship": level, "age_constraint": "[(18, 70), (18, 70)]", "occupation_constraint": "nan",
+            "agent_constraint": None, **extra}
+
+
+def fixture_export(**extra_records) -> dict:
+    data = {
+        f"{P}AgentProfile:A1": agent("A1", "Ava", "Lee"),
+        f"{P}AgentProfile:A2": agent("A2", "Ben", "Ko", gender="Man", gender_pronoun="He/him"),
+        f"{P}AgentProfile:A3": agent("A3", "Cyd", "Moss", gender="Nonbinary", gender_pronoun="They/them"),
+        f"{P}AgentProfile:A4": agent("A4", "Dee", "Park"),
+        f"{P}EnvironmentProfile:E1": environment("E1", "ferry_slot", 3),
+        f"{P}EnvironmentProfile:E2": environment("E2", "ferry_slot", 0),
+        f"{P}EnvironmentProfile:E3": environment("E3", "clock_shop", 2),
+        f"{P}RelationshipProfile:R1": {"pk": "R1", "agent_1_id": "A2", "agent_2_id": "A1", "relationship": 3,
+                                         "background_story": "They grew up on the same street by the harbour."},
+        f"{C}K1": {"pk": "K1", "env_id": "E1", "agent_ids": ["A1", "A2"]},
+        f"{C}K2": {"pk": "K2", "env_id": "E2", "agent_ids": ["A3", "A4"]},
+        f"{C}K3": {"pk": "K3", "env_id": "E3", "agent_ids": ["A1", "A3"]},
+        f"{C}K4": {"pk": "K4", "env_id": "E9", "agent_ids": ["A1", "A2"]},
+        f"{C}K5": {"pk": "K5", "env_id": "E1", "agent_ids": ["A1", "A9"]},
+        ":__main__.Person:X1": {"pk": "X1", "name": "someone", "age": 3},
+    }
+    data.update(extra_records)
+    return data
+
+
+def write(tmp_path: Path, data, name: str = "export.json") -> Path:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path
+
+
+def run_import(capsys, tmp_path: Path, source: Path, *flags: str) -> tuple[int, str, Path]:
+    out = tmp_path / "sotopia"
+    code = main(["import", "sotopia", str(source), "--to", str(out), *flags])
+    return code, capsys.readouterr().err, out
+
+
+def scene(out: Path, name: str) -> dict:
+    return yaml.safe_load((out / "scenes" / f"{name}.yaml").read_text())
+
+
+def files(out: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+# -- the mapping ---------------------------------------------------------------------------------
+
+
+def test_each_combo_is_a_scene_and_each_agent_a_character(capsys, tmp_path):
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export()))
+    assert code == 1  # two combos name an environment or an agent the export lacks
+    assert sorted(p.stem for p in (out / "scenes").glob("*.yaml")) == [
+        "clock-shop-ava-cyd", "ferry-slot-ava-ben", "ferry-slot-cyd-dee"]
+    assert sorted(p.name for p in (out / "characters").iterdir()) == ["ava-lee", "ben-ko", "cyd-moss", "dee-park"]
+    assert "4 agents, 1 relationships, 5 combos; other records skipped: Person 1." in err
+    assert "Skipped: 1 combos naming a missing environment." in err and "Skipped: 1 combos naming a missing agent." in err
+    data = scene(out, "ferry-slot-ava-ben")
+    assert data["characters"] == ["ava-lee", "ben-ko"] and data["initial_speaker"] == "ava-lee"
+    assert data["turns"] == "sequential" and data["limits"] == {"max_beats": 20} and data["evaluate"] == "sotopia"
+    assert data["setting"] == "Two people meet at the pier to decide who takes the last ferry slot."
+    assert data["prompt"].startswith("Two people meet at the pier") and "Ava Lee and Ben Ko are friends." in data["prompt"]
+    assert "Their background: They grew up on the same street" in data["prompt"]
+    assert data["benchmark"] == {"name": "sotopia", "scenario": "ferry_slot", "environment": "E1", "combo": "K1",
+                                 "agents": ["A1", "A2"], "relationship": "friend", "turn_order": "round-robin"}
+    load_scene(out / "scenes" / "ferry-slot-ava-ben.yaml")  # a valid scene file
+
+
+def test_each_goal_with_its_hints_is_its_own_agents_perspective_only(capsys, tmp_path):
+    _, _, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export()))
+    data = scene(out, "ferry-slot-ava-ben")
+    ava, ben = data["perspectives"]["ava-lee"], data["perspectives"]["ben-ko"]
+    assert ava.startswith("Your goal: Get the last slot for your cargo (Extra information: your cargo spoils tomorrow "
+                          "Hint: offer something in return)")
+    assert "you booked first" not in ava and "your cargo spoils" not in ben and "you booked first" in ben
+    shared = json.dumps({k: v for k, v in data.items() if k != "perspectives"})
+    assert "cargo spoils" not in shared and "booked first" not in shared and "<extra_info>" not in json.dumps(data)
+
+
+def test_a_secret_is_in_its_own_profile_only_and_never_told_to_the_other(capsys, tmp_path):
+    _, _, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export()))
+    profile = (out / "characters" / "ava-lee" / "profile.md").read_text()
+    assert f"## Secret\n\n{SECRETS['A1']}" in profile
+    assert "moral_values:\n- Care\n- Liberty" in profile and "big_five: Openness - High" in profile
+    everything_else = "".join(text.decode() for name, text in files(out).items() if name != "characters/ava-lee/profile.md")
+    assert SECRETS["A1"] not in everything_else
+
+
+AVA = Agent("A1", "Ava", "Lee", 34, "Ferry Captain", "Woman", "She/her", "Ava restores old clocks.", "", (), (),
+            "Ava is stubborn but kind.", "", SECRETS["A1"])
+
+
+@pytest.mark.parametrize(("level", "told", "untold"), [
+    (0, [], ["Ava Lee is", "restores old clocks", "stubborn"]),
+    (1, ["Ava Lee"], ["34-year-old", "restores old clocks", "stubborn"]),
+    (2, ["Ava Lee is a 34-year-old female ferry captain. She/her pronouns. Ava restores old clocks."], ["stubborn"]),
+    (3, ["restores old clocks", "Personality and values description: Ava is stubborn but kind."], []),
+    (4, ["stubborn but kind"], []), (5, ["stubborn but kind"], [])])
+def test_what_the_other_is_told_follows_sotopias_relationship_rule(level, told, untold):
+    text = told_about(AVA, level)
+    assert all(t in text for t in told) and not any(u in text for u in untold)
+    assert "forged" not in text and "secret" not in text.lower()
+
+
+def test_strangers_are_told_nothing_of_each_other_in_the_scene(capsys, tmp_path):
+    _, _, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export()))
+    cyd = scene(out, "ferry-slot-cyd-dee")["perspectives"]["cyd-moss"]
+    assert "you are strangers" in cyd and "restores old clocks" not in cyd and "stubborn" not in cyd
+    acquainted = scene(out, "clock-shop-ava-cyd")["perspectives"]["ava-lee"]
+    assert "Cyd restores old clocks" in acquainted and "stubborn" not in acquainted
+
+
+def test_goal_tags_become_their_text():
+    assert render_goal("Win (<extra_info>Extra information: x<clarification_hint>Hint: y</clarification_hint>"
+                       "</extra_info>) <p viewer='agent_1'>z</p>") == "Win (Extra information: x Hint: y) <p viewer='agent_1'>z</p>"
+
+
+def test_parallel_beats_and_no_background_story_are_recorded_in_the_scene(capsys, tmp_path):
+    _, _, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export()), "--turns", "parallel",
+                           "--no-background-story")
+    data = scene(out, "ferry-slot-ava-ben")
+    assert data["turns"] == "parallel" and data["limits"] == {"max_beats": 10}
+    assert data["benchmark"]["turn_order"] == "parallel" and "Their background" not in data["prompt"]
+
+
+# -- bad input -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("content", [
+    json.dumps({"spec": "chara_card_v2", "data": {"name": "Seraphina"}}), "[1, 2, 3]", "{not json",
+    "[" * 5000 + "]" * 5000, json.dumps({":other.Thing:1": {}})])
+def test_a_file_that_is_not_a_sotopia_export_exits_2_naming_what_was_expected(capsys, tmp_path, content):
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, content))
+    assert code == 2 and "nothing was imported" in err and not out.exists()
+    assert "Sotopia export" in err or "JSON" in err or "nested" in err
+
+
+def test_malformed_records_are_refused_by_key_and_the_rest_imported(capsys, tmp_path):
+    bad = {
+        f"{P}EnvironmentProfile:E4": environment("E4", "three_way", 1, agent_goals=["a", "b", "c"]),
+        f"{P}EnvironmentProfile:E5": environment("E5", "odd_level", 9),
+        f"{P}EnvironmentProfile:E6": ["not", "an", "object"],
+        f"{P}AgentProfile:A5": agent("A5", "Eve", "Roe", age="old"),
+        f"{P}AgentProfile:A6": agent("A6", "Line\nBreak", "Name"),
+        f"{P}AgentProfile:A7": agent("A7", "Huge", "Story", public_info="x" * 1_000_000),
+        f"{C}K6": {"pk": "K6", "env_id": "E1", "agent_ids": ["A1", "A2", "A3"]},
+        f"{C}K7": {"pk": "K7", "env_id": "E1", "agent_ids": ["A1", "A1"]},
+        f"{C}K8": {"pk": "K8", "env_id": "E4", "agent_ids": ["A1", "A2"]},
+        f"{C}K9": {"pk": "K9", "env_id": "E1", "agent_ids": ["A1", "A6"]},
+        f"{C}K10": {"pk": "WRONG", "env_id": "E1", "agent_ids": ["A1", "A2"]},
+    }
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**bad)))
+    assert code == 1
+    refused = dict(re.findall(r"REFUSED (\S+): (.*)", err))
+    assert "two goals" in refused[f"{P}EnvironmentProfile:E4"] and "0 to 5" in refused[f"{P}EnvironmentProfile:E5"]
+    assert "not an object" in refused[f"{P}EnvironmentProfile:E6"] and "`age`" in refused[f"{P}AgentProfile:A5"]
+    assert "newline or control character" in refused[f"{P}AgentProfile:A6"]
+    assert "1,000,000 characters; the limit is 60,000" in refused[f"{P}AgentProfile:A7"]
+    assert "two agents" in refused[f"{C}K6"] and "the same agent twice" in refused[f"{C}K7"]
+    assert "names" in refused[f"{C}K10"] and "WRONG" in refused[f"{C}K10"]
+    assert "Skipped: 1 combos naming a refused environment." in err and "Skipped: 1 combos naming a refused agent." in err
+    assert len(list((out / "scenes").glob("*.yaml"))) == 3 and (out / "characters" / "ava-lee" / "profile.md").is_file()
+
+
+def test_hostile_text_is_stripped_of_control_sequences_and_kept_literal(capsys, tmp_path):
+    hostile = {f"{P}EnvironmentProfile:E1": environment(
+        "E1", "ferry_slot\x1b[31m", 3, scenario="[bold red]Two[/] people \x1b]0;pwned\x07meet at <b>the pier</b>."),
+        f"{P}AgentProfile:A2": agent("A2", "Ben", "Ko", public_info="Likes \x1b[2J{{char}} [link=x]clicks[/link].",
+                                     secret="He hides \x00 a \u202e reversed note.")}
+    code, _, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**hostile)))
+    written = b"".join(files(out).values())
+    assert b"\x1b" not in written and b"\x07" not in written and b"\x00" not in written
+    data = scene(out, "ferry-slot-ava-ben")
+    assert data["prompt"].startswith("[bold red]Two[/] people meet at <b>the pier</b>.")
+    assert "[link=x]clicks[/link]" in data["perspectives"]["ava-lee"]
+    assert load_scene(out / "scenes" / "ferry-slot-ava-ben.yaml").name == "ferry-slot-ava-ben"
+
+
+# -- idempotence and selection -------------------------------------------------------------------
+
+
+def test_importing_again_changes_nothing_and_an_edited_file_is_kept_unless_forced(capsys, tmp_path):
+    source = write(tmp_path, fixture_export())
+    _, _, out = run_import(capsys, tmp_path, source)
+    before = files(out)
+    code, err, _ = run_import(capsys, tmp_path, source)
+    assert files(out) == before and "0 written, 3 unchanged" in err and "0 written, 4 unchanged" in err
+    edited = out / "scenes" / "ferry-slot-ava-ben.yaml"
+    edited.write_text(edited.read_text() + "# my note\n")
+    code, err, _ = run_import(capsys, tmp_path, source)
+    assert code == 1 and "Kept 1 files that differ" in err and edited.read_text().endswith("# my note\n")
+    code, err, _ = run_import(capsys, tmp_path, source, "--force")
+    assert "1 replaced" in err and files(out) == before
+
+
+def test_env_selects_by_codename_or_pk_and_an_unknown_one_writes_nothing(capsys, tmp_path):
+    source = write(tmp_path, fixture_export())
+    code, err, out = run_import(capsys, tmp_path, source, "--env", "nowhere", "E3")
+    assert code == 2 and "--env nowhere" in err and not out.exists()
+    _, _, out = run_import(capsys, tmp_path, source, "--env", "E3")
+    assert [p.stem for p in (out / "scenes").glob("*.yaml")] == ["clock-shop-ava-cyd"]
+    assert sorted(p.name for p in (out / "characters").iterdir()) == ["ava-lee", "cyd-moss"]
+
+
+def test_a_sample_is_drawn_by_its_seed_and_names_do_not_depend_on_the_selection(capsys, tmp_path):
+    source = sotopia_import.write_export(tmp_path / "big.json", n_env=20, n_agents=10, n_combos=120)
+    drawn = []
+    for seed in ("1", "1", "2"):
+        _, _, out = run_import(capsys, tmp_path / f"s{len(drawn)}", source, "--sample", "5", "--seed", seed)
+        drawn.append(sorted(p.stem for p in (out / "scenes").glob("*.yaml")))
+    assert drawn[0] == drawn[1] and drawn[0] != drawn[2] and len(drawn[0]) == 5
+    _, _, whole = run_import(capsys, tmp_path / "whole", source)
+    assert set(drawn[0]) <= {p.stem for p in (whole / "scenes").glob("*.yaml")}
+
+
+def test_per_environment_takes_each_environments_first_combo(capsys, tmp_path):
+    _, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export()), "--per", "environment")
+    names = sorted(p.stem for p in (out / "scenes").glob("*.yaml"))
+    assert names == ["clock-shop", "ferry-slot-e1", "ferry-slot-e2"]  # one codename, two environments
+    assert scene(out, "ferry-slot-e1")["benchmark"]["combo"] is None
+
+
+def test_an_export_of_sotopias_size_imports_within_ten_seconds_and_200_mb(tmp_path):
+    source = sotopia_import.write_export(tmp_path / "export.json")
+    measured = sotopia_import.import_in_child(source, tmp_path / "out")
+    assert measured["exit"] == 0
+    assert len(list((tmp_path / "out" / "scenes").glob("*.yaml"))) == 2800
+    assert measured["cpu_s"] < 10 and measured["mb"] < 200, measured
