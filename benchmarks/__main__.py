@@ -13,7 +13,7 @@ import sys
 
 MODULES = ("benchmarks.engine", "benchmarks.providers", "benchmarks.long_scene", "benchmarks.crowd",
            "benchmarks.crowd_sdk", "benchmarks.request_size", "benchmarks.console", "benchmarks.sweep",
-           "benchmarks.compare",
+           "benchmarks.compare", "benchmarks.console_keys",
            "benchmarks.sotopia_import")
 
 

@@ -76,11 +76,19 @@ def write_export(path: Path, **sizes: int) -> Path:
 
 
 def import_in_child(source: Path, to: Path) -> dict[str, float]:
-    """CPU seconds and peak resident MB of one `promptdesk import sotopia` in a fresh interpreter."""
+    """CPU seconds and peak resident MB of one `promptdesk import sotopia` in a fresh interpreter.
+
+    The peak is the kernel's high-water mark of the child's own memory (`VmHWM`, which starts afresh
+    at `exec`); `ru_maxrss` is kept across `exec` on Linux, so a child of a large process (a test
+    worker) would report its parent's size."""
     code = ("import resource, sys\nfrom promptdesk.core.cli.main import main\n"
             "code = main(['import', 'sotopia', sys.argv[1], '--to', sys.argv[2]])\n"
             "usage = resource.getrusage(resource.RUSAGE_SELF)\n"
-            "print(code, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)\n")
+            "try:\n"
+            "    hwm = next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:'))\n"
+            "except OSError:\n"
+            "    hwm = usage.ru_maxrss\n"
+            "print(code, usage.ru_utime + usage.ru_stime, hwm / 1024)\n")
     done = subprocess.run([sys.executable, "-c", code, str(source), str(to)], capture_output=True, text=True, check=True)
     exit_code, seconds, mb = done.stdout.split()
     return {"exit": int(exit_code), "cpu_s": float(seconds), "mb": float(mb)}

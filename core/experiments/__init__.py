@@ -1,4 +1,4 @@
-"""Experiments over runs: sweeps of every combination (`sweep`, `sweep_checks`, `progress`, `spend`),
+"""Experiments over runs: sweeps of every combination (`sweep`, `sweep_plan`, `sweep_checks`, `progress`, `spend`),
 metrics from a log alone (`metrics`) with its emotional arcs, relationships and per-beat timing
 (`arcs`), comparisons (`compare`, in words: `compare_text`) with their statistics (the `stats`
 package: pairing by unit, exact permutation tests and their intervals, effect sizes, power, the

@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -39,110 +39,17 @@ from promptdesk.core.errors import InvalidConfig, RecordingError, recording_erro
 from promptdesk.core.record.events import BaseEvent, CallEvent
 from promptdesk.core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
 from promptdesk.core.record.run_folder import write_atomic
-from promptdesk.core.experiments.benchmark import attach_evaluators, check_benchmark, factors, model_choice, run_name, scene_key
+from promptdesk.core.experiments.benchmark import attach_evaluators, check_benchmark, scene_key
 from promptdesk.core.experiments.metrics import audit_verdict, recorded_success, run_metrics
 from promptdesk.core.experiments.spend import SPEND_FILE, spent_so_far, write_spend
 from promptdesk.core.experiments.sweep_checks import DISK_ERRNOS, SWEEP_ADVICE, check_plan, check_recorded_budget, writing
 from promptdesk.core.providers.ratelimit import Limiters, Limits
-from promptdesk.core.casting.scene_file import Scene, load_scene, read_yaml
-from promptdesk.core.protocol.bounded import load_json
-from promptdesk.core.casting.build import RunOptions, build_session
+from promptdesk.core.casting.scene_file import Scene, load_scene
+from promptdesk.core.casting.build import build_session
 from promptdesk.core.casting.resume import prepare, resumable
 
-PLAN_FILE, RESULTS_FILE = "sweep.yaml", "results.jsonl"
-RESULT_FIELDS = ("isolation", "coordinator", "seed", "close_reason", "goal_achieved", "success", "beats", "tokens",
-                 "cost_usd", "duration_s", "failures", "audit")
-
-
-@dataclass(frozen=True)
-class Combination:
-    """One cell of the plan: a condition and a seed; in a benchmark sweep, the scene's name and the
-    actors' model (`provider:model`) too ("" otherwise)."""
-
-    isolation: str
-    coordinator: str
-    seed: int
-    scene: str = ""
-    model: str = ""
-
-    @property
-    def name(self) -> str:
-        return run_name(self.scene, self.model, f"{self.isolation}-{self.coordinator}-seed{self.seed}")
-
-    @property
-    def condition(self) -> str:
-        """One column of the comparison: the two choices, after the model when there are several."""
-        return f"{self.model} {self.isolation}-{self.coordinator}" if self.model else f"{self.isolation}-{self.coordinator}"
-
-
-@dataclass
-class SweepPlan:
-    """What to run. Everything but `concurrency` and `budget_usd` must match to resume a sweep."""
-
-    scene: str
-    isolations: list[str]
-    coordinators: list[str]
-    seeds: list[int]
-    provider: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    max_beats: int | None = None
-    characters_dirs: list[str] = field(default_factory=list)
-    concurrency: int = 4
-    budget_usd: float | None = None
-    requests_per_min: int | None = None
-    tokens_per_min: int | None = None
-    provider_settings: dict[str, Any] = field(default_factory=dict)
-    protocol: str | None = None
-    scenes: list[str] = field(default_factory=list)  # a benchmark sweep's scene files (empty: `scene` alone),
-    models: list[str] = field(default_factory=list)  # its actors' models and its evaluators, each
-    evaluators: list[str] = field(default_factory=list)  # `provider:model[@url]` (`experiments.benchmark`)
-    IDENTITY = ("scene", "isolations", "coordinators", "seeds", "provider", "model", "base_url", "max_beats",
-                "characters_dirs", "protocol", "scenes", "models", "evaluators")
-    INHERITED = ("provider", "model", "base_url", "protocol")
-    """Provider flags that, not given again, are the recorded plan's (a flag not given is no difference)."""
-
-    def combinations(self) -> list[Combination]:
-        return [Combination(i, c, s, scene, model) for scene, model in factors(self.scenes, self.models)
-                for i in self.isolations for c in self.coordinators for s in self.seeds]
-
-    def conditions(self) -> list[str]:
-        return list(dict.fromkeys(c.condition for c in self.combinations()))
-
-    def differences(self, other: SweepPlan) -> list[str]:
-        """The identity fields on which two plans disagree."""
-        return [k for k in self.IDENTITY if getattr(self, k) != getattr(other, k)]
-
-    def run_options(self, combo: Combination, out: Path) -> RunOptions:
-        provider, model, base_url = model_choice(self.models, combo.model) or (self.provider, self.model, self.base_url)
-        return RunOptions(isolation=combo.isolation, coordinator=combo.coordinator, provider=provider,
-                          model=model, base_url=base_url or self.base_url, seed=combo.seed, max_beats=self.max_beats,
-                          characters_dirs=[Path(d) for d in self.characters_dirs], out=out, headless=True,
-                          write_character_journals=False, provider_settings=self.provider_settings,
-                          protocol=self.protocol)
-
-
-def read_results(folder: Path) -> list[dict[str, Any]]:
-    """The result lines of a sweep folder (a torn last line, from a kill mid-write, is skipped)."""
-    path = folder / RESULTS_FILE
-    if not path.is_file():
-        return []
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            out.append(load_json(line))
-        except ValueError:
-            continue
-    return out
-
-
-def read_plan(folder: Path) -> SweepPlan:
-    """The plan recorded in a sweep folder's `sweep.yaml`."""
-    data = read_yaml(folder / PLAN_FILE, "Sweep plan") or {}
-    if not isinstance(data, dict):
-        raise InvalidConfig(f"{folder / PLAN_FILE}: a sweep plan is a mapping of keys (scene, isolations, ...); "
-                            "move the folder aside or pass another --out", file=str(folder / PLAN_FILE))
-    return SweepPlan(**{k: v for k, v in data.items() if k in SweepPlan.__dataclass_fields__})
+from promptdesk.core.experiments.sweep_plan import (PLAN_FILE, RESULT_FIELDS, RESULTS_FILE, Combination,  # noqa: F401
+                                                   SweepPlan, read_plan, read_results)
 
 
 class Sweep:
