@@ -17,20 +17,21 @@ from promptdesk.core.characters.importers.tinytroupe import from_tiny_person, is
 from promptdesk.core.protocol.bounded import Unbounded, load_json, read_capped
 
 
-def read_bytes(path: Path) -> bytes:
-    """The file's bytes, refused when missing, not a file or over `MAX_SOURCE_BYTES` (checked before reading)."""
+def read_bytes(path: Path, limit: int = MAX_SOURCE_BYTES, problem: type[ImportProblem] = ImportProblem) -> bytes:
+    """The file's bytes, refused (as `problem`, naming the file) when missing, not a file or over
+    `limit` bytes (checked before reading, and again as it is read)."""
     try:
         if not path.is_file():
-            raise ImportProblem(f"{path}: {'not a file' if path.exists() else 'no such file'}")
+            raise problem(f"{path}: {'not a file' if path.exists() else 'no such file'}")
         size = path.stat().st_size
-        if size > MAX_SOURCE_BYTES:
-            raise ImportProblem(f"{path}: {size:,} bytes; the limit is {MAX_SOURCE_BYTES:,}")
+        if size > limit:
+            raise problem(f"{path}: {size:,} bytes; the limit is {limit:,}")
         with open(path, "rb") as handle:
-            data = read_capped(handle, MAX_SOURCE_BYTES)
+            data = read_capped(handle, limit)
     except OSError as exc:
-        raise ImportProblem(f"{path}: cannot read it ({exc.strerror or exc})") from None
+        raise problem(f"{path}: cannot read it ({exc.strerror or exc})") from None
     if data is None:
-        raise ImportProblem(f"{path}: over the limit of {MAX_SOURCE_BYTES:,} bytes")
+        raise problem(f"{path}: over the limit of {limit:,} bytes")
     return data
 
 

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from promptdesk.core.characters.importers.model import MAX_FIELD_CHARS, ImportProblem
-from promptdesk.core.protocol.bounded import Unbounded, load_json, read_capped
+from promptdesk.core.characters.importers.read import read_bytes
+from promptdesk.core.protocol.bounded import Unbounded, load_json
 from promptdesk.core.protocol.sanitize import strip_controls
 
 EXPORT_MAX_BYTES = 256 * 1_048_576
@@ -166,15 +167,7 @@ def read_export(path: Path) -> Export:
 
 def _load(path: Path) -> dict[str, Any]:
     """The export's top-level object, read within bounds."""
-    try:
-        if not path.is_file():
-            raise NotAnExport(f"{path}: {'not a file' if path.exists() else 'no such file'}")
-        with open(path, "rb") as handle:
-            raw = read_capped(handle, EXPORT_MAX_BYTES)
-    except OSError as exc:
-        raise NotAnExport(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    if raw is None:
-        raise NotAnExport(f"{path}: over the limit of {EXPORT_MAX_BYTES:,} bytes")
+    raw = read_bytes(path, EXPORT_MAX_BYTES, NotAnExport)
     try:
         data = load_json(raw.decode("utf-8-sig"))
     except Unbounded as exc:
