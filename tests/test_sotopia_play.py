@@ -5,6 +5,7 @@ evaluator's reasoning quotes, with the per-actor line the reports show."""
 from __future__ import annotations
 
 import asyncio
+import re
 import json
 from pathlib import Path
 
@@ -102,6 +103,8 @@ def test_evaluate_prints_each_actors_scores_beside_the_audits_proof(tmp_path, im
     out = capsys.readouterr().out
     assert "0 scored, 2 already scored by offline:improviser" in out
     assert out.count(PROVEN) == 2 and "Ava Lee (ava-lee): believability unknown" in out
+    partial = re.findall(r"overall (-?\d+\.\d\d)( \(mean of the (\d) known of 7\))?", out)
+    assert partial and all(known and 0 < int(n) < 7 for _, known, n in partial)  # never read as a mean of seven
     plant(run_dir, "ben-ko", SECRETS["A1"])
     assert main(["evaluate", str(run_dir), "--again"]) == 0
     out = capsys.readouterr().out

@@ -58,6 +58,16 @@ def score_text(score: Any) -> str:
     return "unknown" if score is None else str(score)
 
 
+def overall_text(actor: dict[str, Any]) -> str:
+    """An actor's overall score, saying over how many dimensions it is the mean when some are unknown
+    (a mean of one known score is not a mean of seven)."""
+    if actor["overall"] is None:
+        return "unknown"
+    scores = list(actor["scores"].values())
+    known = sum(score is not None for score in scores)
+    return f"{actor['overall']:.2f}" + (f" (mean of the {known} known of {len(scores)})" if known < len(scores) else "")
+
+
 def summary_lines(run_dir: Path, report: AuditReport | None = None, only: str | None = None) -> list[str]:
     """Per evaluation (or the one by `only`, an evaluator label), per actor: its scores and overall, and
     what the audit proves of its goal and secret."""
@@ -68,7 +78,6 @@ def summary_lines(run_dir: Path, report: AuditReport | None = None, only: str | 
         out.append(f"{group['title']} by {group['evaluator']}:")
         for slug, actor in group["actors"].items():
             scores = ", ".join(f"{name} {score_text(score)}" for name, score in actor["scores"].items())
-            overall = "unknown" if actor["overall"] is None else f"{actor['overall']:.2f}"
-            out.append(f"  {actor['name']} ({slug}): {scores}; overall {overall}")
+            out.append(f"  {actor['name']} ({slug}): {scores}; overall {overall_text(actor)}")
             out.append(f"    {isolation_line(report, slug)}")
     return out

@@ -13,7 +13,7 @@ from typing import Any
 
 from promptdesk.core.experiments.compare import Comparison, number
 from promptdesk.core.experiments.evaluation_compare import means_text_rows
-from promptdesk.core.experiments.evaluation_view import audit_or_none, isolation_line
+from promptdesk.core.experiments.evaluation_view import audit_or_none, isolation_line, overall_text
 from promptdesk.core.protocol.rubrics import RUBRICS
 from promptdesk.core.record.evaluation_file import evaluations
 from promptdesk.core.record.events import BaseEvent
@@ -50,7 +50,7 @@ def run_section(run_dir: Path, events: list[BaseEvent]) -> list[str]:
            "the isolation audit proves the engine sent.</p>"]
     for group in groups:
         names = list(group["dimensions"])
-        rows = [[esc(actor["name"]), *(_score(actor["scores"].get(n)) for n in names), _score(actor["overall"]),
+        rows = [[esc(actor["name"]), *(_score(actor["scores"].get(n)) for n in names), esc(overall_text(actor)),
                  esc(isolation_line(audit, slug))] for slug, actor in group["actors"].items()]
         out += [f"<h3>{esc(group['title'])} by {esc(group['evaluator'])}</h3>",
                 _table(rows, ["actor", *(esc(n) for n in names), "overall", "goal and secret (audit)"])]
