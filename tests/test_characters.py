@@ -244,3 +244,19 @@ def test_example_characters_load_from_the_repository():
     assert "## 20" in cast["alice"].journal
     for character in cast.values():
         assert "## Personality" in character.profile and "## Behavioral Traits" in character.profile
+
+
+def test_a_cast_reads_each_files_name_once_however_many_it_casts(tmp_path, monkeypatch):
+    """Casting n characters from one folder looks for each among every file: the files' `name:` are
+    read once for the whole cast, not once per character (n² reads at a crowd's size)."""
+    from promptdesk.core.characters import search
+
+    slugs = [f"person-{n}" for n in range(12)]
+    for slug in slugs:
+        (tmp_path / f"{slug}.md").write_text(f"---\nname: {slug.title()}\n---\n# {slug}\n", encoding="utf-8")
+    read: list[Path] = []
+    original = search.Candidate.front_name
+    monkeypatch.setattr(search.Candidate, "front_name", lambda self: read.append(self.profile) or original(self))
+    cast = load_cast(slugs, [tmp_path])
+    assert [c.slug for c in cast] == slugs
+    assert sorted(read) == sorted(tmp_path / f"{slug}.md" for slug in slugs)

@@ -216,11 +216,13 @@ def _from_files(slug: str, profile_path: Path, journal_path: Path, folder: Path)
                      profile_path=profile_path, journal_path=journal_path)
 
 
-def load_character(slug: str, dirs: Sequence[Path], cwd: Path | None = None) -> Character:
+def load_character(slug: str, dirs: Sequence[Path], cwd: Path | None = None,
+                   names: dict[Path, str] | None = None) -> Character:
     """Find (by file name or `name:`, see `promptdesk.core.characters.search`) and read one character; raise
-    CharacterLoadError listing the paths searched and the nearest names on disk if absent."""
+    CharacterLoadError listing the paths searched and the nearest names on disk if absent. `names`: the
+    files' `name:` read so far, shared by the loads of one cast."""
     validate_slug(slug)
-    found = character_search.find(slug, dirs, cwd)
+    found = character_search.find(slug, dirs, cwd, names)
     if found is not None:
         return _from_files(slug, found.profile, found.journal, found.folder)
     searched = [str(path) for folder in dirs for path in (Path(folder) / slug / "profile.md", Path(folder) / f"{slug}.md")]
@@ -240,9 +242,10 @@ def load_cast(slugs: Sequence[str], dirs: Sequence[Path]) -> list[Character]:
         raise InvalidConfig(f"Duplicate character(s) in the cast: {', '.join(duplicates)}.", duplicates=duplicates)
     cast: list[Character] = []
     failures: list[CharacterLoadError] = []
+    names: dict[Path, str] = {}
     for slug in slugs:
         try:
-            cast.append(load_character(slug, dirs))
+            cast.append(load_character(slug, dirs, names=names))
         except CharacterLoadError as exc:
             failures.append(exc)
     if len(failures) == 1:

@@ -91,15 +91,19 @@ def _is_file(entry: os.DirEntry) -> bool:
         return False
 
 
-def find(slug: str, dirs: Sequence[Path], cwd: Path | None = None) -> Candidate | None:
+def find(slug: str, dirs: Sequence[Path], cwd: Path | None = None,
+         names: dict[Path, str] | None = None) -> Candidate | None:
     """The one file, in the first folder holding any, that answers to `slug`: by its listed name, by a
     name that folds to it, or by its `name:`. Two or more files of that folder answering to it are
-    refused (`CharacterLoadError` naming each and how to pick one): none is chosen silently."""
-    wanted = fold(slug)
+    refused (`CharacterLoadError` naming each and how to pick one): none is chosen silently.
+
+    `names`: the `name:` of each file read so far, kept by the caller across the finds of one cast (a
+    cast of n characters from one folder would otherwise read every file n times)."""
+    wanted, names = fold(slug), {} if names is None else names
     for folder in dirs:
         answering = []
         for candidate in candidates(Path(folder)):
-            how = _answers(candidate, slug, wanted)
+            how = _answers(candidate, slug, wanted, names)
             if how:
                 answering.append((candidate, how))
         if len(answering) == 1:
@@ -109,14 +113,16 @@ def find(slug: str, dirs: Sequence[Path], cwd: Path | None = None) -> Candidate 
     return None
 
 
-def _answers(candidate: Candidate, slug: str, wanted: set[str]) -> str:
+def _answers(candidate: Candidate, slug: str, wanted: set[str], names: dict[Path, str]) -> str:
     """How a file answers to `slug` ("" when it does not): its file name, folded, or its `name:`."""
     ways = []
     if candidate.label == slug:
         ways.append("its file name")
     elif fold(candidate.label) & wanted:
         ways.append(f"its file name `{candidate.label}`, folded")
-    name = candidate.front_name()
+    if candidate.profile not in names:
+        names[candidate.profile] = candidate.front_name()
+    name = names[candidate.profile]
     if name and fold(name) & wanted:
         ways.append(f"its `name: {name}`")
     return " and ".join(ways)
