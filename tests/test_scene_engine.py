@@ -85,6 +85,25 @@ async def test_responses_are_kept_in_arrival_order_not_cast_order(run_scene):
     assert reordered, "arrival order never differed from cast order: latencies were not simulated"
 
 
+async def test_a_speech_is_routed_while_its_beat_still_waits_for_slower_actors(run_scene):
+    """Each speech's routes follow it at once, in the order the speeches arrived; the beat's last
+    speech is not where every route of the beat is paid (a crowd's n² routes between beats)."""
+    scene = example_scene("the-apology", provider={"latency_ms": (100, 3000)}, limits={"max_beats": 6})
+    run = await run_scene(scene, isolation="b", coordinator="C", seed=3)
+    events, early = run.events(), 0
+    for beat in range(1, run.result.beats):
+        spoken = [i for i, e in enumerate(events) if isinstance(e, SpeakEvent) and e.beat == beat and e.action != "silent"]
+        routes = [i for i, e in enumerate(events) if e.type == "route" and e.beat == beat]
+        assert len(routes) == 2 * len(spoken)  # each spoken line, to the two others
+        names = run.session.state.cast
+        assert [(events[i].text.split("'s speech")[0].removeprefix("Forwarding "), events[i].target) for i in routes] == \
+            [(names[events[at].from_], other) for at in spoken for other in names if other != events[at].from_]
+        assert all(min(i for i in routes if events[i].text.startswith(f"Forwarding {names[events[at].from_]}'")) > at
+                   for at in spoken)
+        early += sum(1 for i in routes if i < spoken[-1]) if spoken else 0
+    assert early, "every route came after the beat's last speech"
+
+
 async def test_a_parallel_beat_takes_as_long_as_its_slowest_actor(run_scene):
     scene = example_scene("the-apology", provider={"latency_ms": (500, 500)}, limits={"max_beats": 3})
     run = await run_scene(scene, isolation="b", coordinator="C")

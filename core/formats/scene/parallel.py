@@ -32,20 +32,39 @@ async def play(session: Session) -> Decision:
 
 
 async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[SpeakEvent]:
-    """Ask every actor concurrently; return their speeches in arrival order, routed."""
+    """Ask every actor concurrently; return their speeches in arrival order, routed.
+
+    Each speech is routed as soon as it is recorded, while the beat still waits for its slower
+    actors: a line reaches the others' inboxes for the next beat either way, and a crowd's routes (one
+    per speaker and listener) are then not all paid between two beats. The order of the routes, of
+    `public_lines` and of the returned speeches is the order the speeches were recorded in."""
     from promptdesk.core.engine.session import SceneStopped
 
     session.say("beat", f"Beat {beat}", beat=beat)
     if session.stopped:
         raise SceneStopped
-    first = len(session.recorder.events)
+    first = seen = len(session.recorder.events)
     tasks = [session.track(asyncio.create_task(play_turn(session, actor, beat, timeout_s=actor.turn_timeout_s)))
              for actor in actors]
-    await asyncio.gather(*tasks, return_exceptions=True)
+    waiting = set(tasks)
+    while waiting:
+        _, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        if session.stopped:
+            break
+        seen = _route_new(session, seen)
+    for task in tasks:  # a turn's exception is its own (a failed turn is recorded by play_turn): read, never raised
+        if task.done() and not task.cancelled():
+            task.exception()
     if session.stopped:
         raise SceneStopped
-    speeches = [e for e in session.recorder.events[first:] if isinstance(e, SpeakEvent)]
-    for speech in speeches:
-        route(session, speech)
+    _route_new(session, seen)
     played(session, beat)
-    return speeches
+    return [e for e in session.recorder.events[first:] if isinstance(e, SpeakEvent)]
+
+
+def _route_new(session: Session, seen: int) -> int:
+    """Route the speeches recorded since event `seen`; returns the number of events now recorded."""
+    for event in session.recorder.events[seen:]:
+        if isinstance(event, SpeakEvent):
+            route(session, event)
+    return len(session.recorder.events)
