@@ -115,3 +115,37 @@ async def test_the_soft_cap_nudges_once_with_timing_only(run_scene):
     nudged = [p for p in run.prompts() if p["to"] == first["target"] and p["purpose"] == "turn"
               and p["beat"] > first["beat"]]
     assert "You sense the natural end" in nudged[0]["request"]["messages"][-1]["content"]
+
+
+def test_the_record_tally_reads_each_event_once_and_matches_a_full_reading():
+    """The checks' view of the whole record (speeches for goal markers, the judge's suggestions) is
+    kept as the record grows: an update reads only what was added, and gives what reading every
+    event would."""
+    from promptdesk.core.engine.record_tally import RecordTally
+    from promptdesk.core.record.events import GenericEvent, SpeakEvent
+
+    class Record(list):
+        read_from: list[int] = []
+
+        def __getitem__(self, key):
+            if isinstance(key, slice):
+                self.read_from.append(key.start or 0)
+            return super().__getitem__(key)
+
+    def speak(n: int, who: str, action: str = "speak") -> SpeakEvent:
+        return SpeakEvent(t=n, **{"from": who}, text=f"line {n}", action=action, beat=n)
+
+    def suggest(n: int, text: str, withheld: str | None = None) -> GenericEvent:
+        extra = {"decision": "suggest_event", **({"withheld": withheld} if withheld else {})}
+        return GenericEvent(t=n, **{"from": "coordinator"}, type="decision", text=text, beat=n, **extra)
+
+    cast = {"alice": "Alice", "bob": "Bob"}
+    events = Record([speak(1, "alice"), speak(2, "bob", "silent"), suggest(2, "A storm"), suggest(3, "Secret", "private")])
+    tally = RecordTally().update(events, cast)
+    events += [speak(4, "bob"), suggest(4, "A storm"), suggest(5, "The lights go out")]
+    tally.update(events, cast)
+    assert Record.read_from == [0, 4]
+    assert (tally.words, tally.speakers) == (["line 1", "line 4"], ["Alice", "Bob"])
+    assert tally.suggested == ["A storm", "The lights go out"]
+    replaced = [speak(7, "alice")]
+    assert tally.update(replaced, cast).words == ["line 7"] and tally.suggested == []

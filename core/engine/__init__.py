@@ -1,5 +1,5 @@
 """The one engine: a `Session` (run loop, `session`) on a `Stage` (event stream, control channel,
-state, `stage`), turns (`turn`), after-beat checks and the coordinator (`checks`, `coordinator`),
+state, `stage`), turns (`turn`), after-beat checks and the coordinator (`checks`, `record_tally`, `coordinator`),
 actors and their briefing (`actors`, `briefing`), journals, the evaluation step after the close
 (`evaluation`), pacing, the scene it plays (`scene`)
 and the `Format` interface every format implements (`format`).

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from promptdesk.core.engine.briefing import SOFT_CAP_NUDGE, STALL_NOTE
 from promptdesk.core.engine.coordinator import Decision, SceneView, marker_verdict
+from promptdesk.core.engine.record_tally import RecordTally
 from promptdesk.core.engine.suggestions import why_withheld
 from promptdesk.core.engine.winding import wind_down
 from promptdesk.core.record.events import COORDINATOR, SpeakEvent
@@ -94,15 +95,19 @@ def stall(session: Stage) -> Decision | None:
     return None
 
 
+def tally(session: Stage) -> RecordTally:
+    """The stage's running tally of its record, brought up to date."""
+    return session.tally.update(session.recorder.events, session.state.cast)
+
+
 def spoken_words(session: Stage) -> list[str]:
     """The words of every non-silent speech so far."""
-    return [e.text for e in session.recorder.events if isinstance(e, SpeakEvent) and e.action != "silent"]
+    return list(tally(session).words)
 
 
 def _speakers(session: Stage) -> list[str]:
     """Who said each of `spoken_words`, by display name."""
-    return [session.state.cast.get(e.from_, e.from_) for e in session.recorder.events
-            if isinstance(e, SpeakEvent) and e.action != "silent"]
+    return list(tally(session).speakers)
 
 
 def scene_view(session: Stage, new_speech: list[SpeakEvent], speeches: list[str] | None = None) -> SceneView:
@@ -123,9 +128,7 @@ def scene_view(session: Stage, new_speech: list[SpeakEvent], speeches: list[str]
 def suggested_so_far(session: Stage) -> list[str]:
     """The world events the coordinator's judge suggested so far and that were not withheld (a
     withheld one is never shown again, to the judge either), each once."""
-    return list(dict.fromkeys(e.text for e in session.recorder.events if e.type == "decision"
-                              and (e.model_extra or {}).get("decision") == "suggest_event"
-                              and not (e.model_extra or {}).get("withheld")))
+    return tally(session).suggested
 
 
 def close_allowed(session: Stage) -> str | None:

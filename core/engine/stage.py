@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from promptdesk.core.engine import heap, suggestions
+from promptdesk.core.engine.record_tally import RecordTally
 from promptdesk.core.engine.actors import Actor
 from promptdesk.core.engine.briefing import note_line
 from promptdesk.core.protocol.lines import world_event_line
@@ -147,6 +148,8 @@ class Stage:
         """Seconds already on the record when this process started (a resumed run continues its `t`)."""
         self.notices: list[str] = []
         """Setup notices the operator must see before the run (e.g. a participant left offline)."""
+        self.tally = RecordTally()
+        """What the checks read of the whole record every beat, kept as it grows (`record_tally`)."""
         self.evaluators: list[Any] = []
         """Who scores the actors after the close (`promptdesk.core.engine.evaluation.Evaluator`s; none:
         no evaluation step), set by `promptdesk.core.casting.evaluators`."""
