@@ -1,6 +1,7 @@
 """How core events read on the stage: pure functions from events to role-tagged lines (`promptdesk.tui.lines`).
 
-The engine's own events (speech, beats, world events, notes, controls, the close) are here; each
+The engine's own events (speech, beats, world events, notes, controls, the close, the evaluation
+after it) are here; each
 format's own event types read as its console side says (`promptdesk.tui.formats.registry.LINES`). Events with
 no line (thinking, routing, calls, spawns, deltas) give None.
 """
@@ -104,6 +105,7 @@ _LINES: dict[str, Callable[[BaseEvent, Cast], Line | None]] = {
     "journal": _journal, "system": _system, "stop": tagged("■ ", "system"),
     "pause": tagged("‖ ", "system"), "resume": tagged("▶ ", "system"),
     "correct": tagged("↺ ", "muted"), "branch": tagged("↳ ", "system"),
+    "evaluation": tagged("★ ", "note"),
 }
 
 

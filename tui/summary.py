@@ -51,9 +51,27 @@ def calls_rows(scene: Scene, options: RunOptions) -> list[tuple[str, str]]:
             remote.append(f"{reads}, to the judge ({judge.name})")
     else:
         judge_row = "none: role C's rules decide in code, no call is made"
+    evaluation = evaluation_row(scene, options, remote)
     sent = ("nothing: every call is answered on this machine" if not remote else
             "; ".join(remote) + ". Calls to a paid API are billed by it (the Session panel shows the cost).")
-    return [("Actors", actors), ("Judge", judge_row), ("Sent out", sent)]
+    return [("Actors", actors), ("Judge", judge_row), *evaluation, ("Sent out", sent)]
+
+
+def evaluation_row(scene: Scene, options: RunOptions, remote: list[str]) -> list[tuple[str, str]]:
+    """The scene's evaluation after the close (`evaluate:`), if it has one: its rubric, who scores and
+    what that evaluator reads (added to `remote` when it is not on this machine)."""
+    from promptdesk.core.casting.build import provider_spec
+    from promptdesk.core.casting.evaluators import spec_for
+    from promptdesk.core.protocol.rubrics import RUBRICS
+
+    spec = spec_for(scene, provider_spec(scene, None, options))
+    if spec is None or scene.evaluate is None:
+        return []
+    reads = "the transcript and every actor's profile, goal and secret"
+    if spec.name != "offline":
+        remote.append(f"{reads}, after the close, to the evaluator ({spec.name})")
+    return [("Evaluation", f"{RUBRICS[scene.evaluate].title} after the close, one call per actor, by "
+                           f"{spec_words(spec)}; it reads {reads}")]
 
 
 def scene_status(scene: Scene) -> str:

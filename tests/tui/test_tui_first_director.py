@@ -518,3 +518,28 @@ class TestSmallTerminals:
             assert len(" " + " ".join(texts)) <= width or texts[1:-2] == [e.keys for e in entries[1:-2]]
             assert [t.split()[0] for t in texts] == [e.keys for e in entries], "every key is there"
             assert texts[0] == "←→ Scrub" and texts[-2:] == ["t Theme", "q Quit"]
+
+
+class TestTheEvaluationOnTheConfirmStep:
+    async def test_a_scored_scene_names_its_evaluator_and_what_it_reads_leaves_the_machine(self, workspace):
+        """A scene evaluated after the close by a remote model: the confirm step says who scores it, on
+        which rubric, and that the transcript, goals and secrets are sent to it, though every actor and
+        the coordinator are on this machine."""
+        import yaml
+        from tui_support import wizard_app
+
+        path = workspace / "scenes" / "the-apology.yaml"
+        data = yaml.safe_load(path.read_text())
+        data["evaluate"] = "sotopia"
+        data["evaluator"] = {"name": "openai", "model": "gpt-4o-mini", "base_url": "http://127.0.0.1:9/v1"}
+        path.write_text(yaml.safe_dump(data))
+        app = wizard_app(workspace, isolation="b", coordinator="C")
+        async with app.run_test(size=(140, 45)) as pilot:
+            for _ in range(5):
+                await pilot.press("ctrl+n")
+                await pilot.pause()
+            summary = summary_words(app)
+        assert "Evaluation SOTOPIA-EVAL" in summary and "by openai, model gpt-4o-mini, at http://127.0.0.1:9/v1" in summary
+        assert "Sent out the transcript and every actor's profile, goal and secret, after the close, to the " \
+               "evaluator (openai)" in summary
+        assert "nothing: every call is answered on this machine" not in summary

@@ -77,6 +77,11 @@ class TestTranscriptLines:
     def test_world_events_say_who_threw_them(self) -> None:
         assert transcript_line(event("event", text="Rain", from_="operator"), CAST).plain == "⚡ EVENT (from you): Rain"
 
+    def test_an_evaluation_after_the_close_shows_its_scores(self) -> None:
+        scored = event("evaluation", from_="evaluator", target="alice", rubric="sotopia",
+                       text="SOTOPIA-EVAL by openai:gpt-5 for Alice: goal 7, secret \x1b[2J-2")
+        assert transcript_line(scored, CAST).plain == "★ SOTOPIA-EVAL by openai:gpt-5 for Alice: goal 7, secret -2"
+
     def test_control_sequences_are_stripped(self) -> None:
         assert safe("a\x1b[2Jb\x1b]52;c;SGVsbG8=\x07c\x85d\x00") == "abcd"
 
