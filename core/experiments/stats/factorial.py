@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -146,13 +148,10 @@ def repeated(metric: str, cells: dict[tuple[str, str], Sample]) -> Factorial:
     if len(complete) < 2:
         found.untested = "fewer than 2 seeds known in every cell"
         return found
-    found.means = _means(rows)
-    if len({y for *_, y in rows}) == 1:
-        found.untested = "every run had the same value"
+    if _constant(found, rows):
         return found
     from statsmodels.stats.anova import AnovaRM
-    with warnings.catch_warnings(), _quiet():
-        warnings.simplefilter("ignore")
+    with _quiet():
         table = AnovaRM(_frame(rows), "y", "unit", within=list(FACTORS)).fit().anova_table
     flat = _flat_terms(rows)
     if all(flat.get(term) == NO_EFFECT for term in TERMS.values()):
@@ -173,14 +172,11 @@ def between(metric: str, cells: dict[tuple[str, str], Sample]) -> Factorial:
     if len(rows) <= len(cells):
         found.untested = "no run to spare for the error term (one run per cell)"
         return found
-    found.means = _means(rows)
-    if len({y for *_, y in rows}) == 1:
-        found.untested = "every run had the same value"
+    if _constant(found, rows):
         return found
     from statsmodels.formula.api import ols
     from statsmodels.stats.anova import anova_lm
-    with warnings.catch_warnings(), _quiet():
-        warnings.simplefilter("ignore")
+    with _quiet():
         model = ols("y ~ C(isolation) * C(coordinator)", data=_frame(rows)).fit()
         table = anova_lm(model, typ=2)
     residual = float(table.loc["Residual", "df"])
@@ -195,9 +191,23 @@ def between(metric: str, cells: dict[tuple[str, str], Sample]) -> Factorial:
     return found
 
 
-def _quiet() -> Any:
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """statsmodels and numpy without their warnings (a degenerate design is reported, not warned about)."""
     import numpy as np
-    return np.errstate(all="ignore")
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
+
+
+def _constant(found: Factorial, rows: list[tuple]) -> bool:
+    """Record the cell means; True (and why, in `untested`) when every run had the same value."""
+    found.means = _means(rows)
+    if len({y for *_, y in rows}) == 1:
+        found.untested = "every run had the same value"
+        return True
+    return False
 
 
 def factorial(metric: str, cells: dict[tuple[str, str], Sample], paired: bool) -> Factorial:
