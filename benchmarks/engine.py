@@ -31,6 +31,7 @@ class TimedProvider(Provider):
     def __init__(self, inner: Provider) -> None:
         self.inner, self.name, self.model = inner, inner.name, inner.model
         self.calls: list[tuple[int | None, float]] = []
+        self.purposes: list[str] = []
 
     def prepare(self) -> None:
         self.inner.prepare()
@@ -41,6 +42,7 @@ class TimedProvider(Provider):
             return await self.inner.complete(request, on_delta, on_reset)
         finally:
             self.calls.append((request.beat, time.perf_counter() - started))
+            self.purposes.append(request.purpose)
 
 
 def _scene(latency: tuple[int, int] | None, max_beats: int):
@@ -66,7 +68,10 @@ async def _run(scene, seed: int, out: Path):
 
 
 def beat_overhead_ratio(beats_wanted: int = 50, latency=(100, 600)) -> float:
-    """Sum of beat durations over sum of slowest calls, for `beats_wanted` full-cast beats."""
+    """Sum of beat durations over sum of slowest calls, for `beats_wanted` full-cast beats.
+
+    Only turn calls count: the journals written at the close carry the last beat's number but are
+    made after its span ends."""
     spent = slowest = 0.0
     counted, seed = 0, 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -75,7 +80,8 @@ def beat_overhead_ratio(beats_wanted: int = 50, latency=(100, 600)) -> float:
             events = session.recorder.events
             for beat in range(1, session.state.beat + 1):
                 in_beat = [e for e in events if e.beat == beat and e.type in ("beat", "speak", "route", "system")]
-                calls = [d for b, d in timed.calls if b == beat]
+                calls = [d for (b, d), purpose in zip(timed.calls, timed.purposes)
+                         if b == beat and purpose == "turn"]
                 if len(calls) < len(CAST) or counted >= beats_wanted:
                     continue
                 spent += in_beat[-1].t - in_beat[0].t
