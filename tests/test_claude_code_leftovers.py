@@ -29,10 +29,12 @@ REQUEST = Request(to="alice", system="You are Alice. Your secret: the ledger.", 
 
 
 def waiting_cli(folder: Path) -> Path:
-    """A stand-in for the CLI: it writes its pid and environment, reads its input and never answers."""
+    """A stand-in for the CLI: it writes its pid and environment (whole, by a rename, so a reader that sees
+    the file never sees it half written), reads its input and never answers."""
     script = folder / "claude-waits"
     script.write_text(f"#!{sys.executable}\nimport json, os, sys\n"
-                      f"open({str(folder / 'cli.json')!r}, 'w').write(json.dumps({{'pid': os.getpid(), 'env': dict(os.environ)}}))\n"
+                      f"open({str(folder / 'cli.part')!r}, 'w').write(json.dumps({{'pid': os.getpid(), 'env': dict(os.environ)}}))\n"
+                      f"os.replace({str(folder / 'cli.part')!r}, {str(folder / 'cli.json')!r})\n"
                       "for _ in sys.stdin:\n    pass\n")
     script.chmod(0o700)
     return script
