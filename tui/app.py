@@ -17,11 +17,13 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import App, ScreenError, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.timer import Timer
 
+from promptdesk.tui import heap_keeper, textual_fixes
 from promptdesk.tui.themes import THEMES, ParsedRules, apply_theme, next_theme
 from promptdesk.tui.widgets.confirm_modal import ConfirmModal
 
@@ -39,6 +41,8 @@ palette). The wizard's loads the engine's setup (providers among it): a console 
 never loads a provider, preloads `REPLAY_PRELOADED` instead (the take dialog loads what a take needs)."""
 REPLAY_PRELOADED = tuple(name for name in PRELOADED if name != "promptdesk.tui.screens.wizard")
 PRELOAD_AFTER_S = 0.5
+SETTLE_AFTER_S = 0.1
+"""Seconds after a screen comes up when what opening it made is settled (its first frame drawn by then)."""
 
 
 def preload(names: tuple[str, ...] = PRELOADED) -> None:
@@ -68,6 +72,7 @@ class PromptdeskApp(App[int]):
     def __init__(self, first_screen: Callable[[], Screen[Any]], theme: str = "dark",
                  preloaded: tuple[str, ...] = PRELOADED) -> None:
         super().__init__(css_path=[THEMES[theme].path] if THEMES[theme].path.is_file() else None)
+        textual_fixes.apply()
         self.first_screen = first_screen
         self.preloaded = preloaded
         """The modules imported while the console waits for keys (`preload`)."""
@@ -79,6 +84,7 @@ class PromptdeskApp(App[int]):
         """(run options, working folder, scene transform) a new wizard starts from."""
         self._parsed_rules = ParsedRules()
         self._preparing: Timer | None = None
+        self._tidying: Timer | None = None
         self.last_choices: dict[str, Any] = {}
         """What the last scene started from the wizard was set up with (offered as suggestions only)."""
 
@@ -91,18 +97,28 @@ class PromptdeskApp(App[int]):
         self._prepare_theme()
 
     def _prepare_theme(self, screen: Screen[Any] | None = None) -> None:
-        """A screen came up: once it has settled, parse the other theme's rules for it (`ParsedRules.prepare`),
-        so that `t` has nothing to parse."""
+        """A screen came up: once drawn, settle what opening it made (`heap_keeper.settle`; a timer, not a
+        callback after the refresh, which would hold the widget that opened it); once it has
+        settled, parse the other theme's rules for it (`ParsedRules.prepare`), so that `t` has nothing
+        to parse."""
+        if screen is not None:
+            self.set_timer(SETTLE_AFTER_S, heap_keeper.settle)
         if self._preparing is not None:
             self._preparing.stop()
         self._preparing = self.set_timer(PRELOAD_AFTER_S, lambda: self._parsed_rules.prepare(
             self, next_theme(self.theme_name)))
 
     def on_unmount(self) -> None:
-        """The console closes: what the sessions left frozen goes back to the collector."""
-        from promptdesk.tui.bridge import release_heap
+        """The console closes: what it left frozen goes back to the collector."""
+        heap_keeper.release()
 
-        release_heap()
+    async def on_event(self, event: events.Event) -> None:
+        """Any input puts off the heap's tidying until the console is left alone (`heap_keeper`)."""
+        if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
+            if self._tidying is not None:
+                self._tidying.stop()
+            self._tidying = self.set_timer(heap_keeper.TIDY_AFTER_S, heap_keeper.tidy_if_untidy)
+        await super().on_event(event)
 
     def _preload(self) -> None:
         """Import, once the console is on screen, what its keys open (a key's first press pays no import)."""

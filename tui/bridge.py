@@ -10,7 +10,6 @@ Controls go the other way, through the session's control channel (a format's own
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -19,42 +18,7 @@ from textual.message_pump import MessagePump
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from promptdesk.core.record.events import BaseEvent
-
-
-_live_sessions = 0
-"""How many bridges are running a session (the heap is frozen while any is)."""
-
-
-def _freeze_heap() -> None:
-    """A session starts: leave everything alive now (modules, the app, its screens) out of the
-    garbage collector's full passes until the last live session ends. Those passes otherwise rescan
-    the whole startup heap (about 100,000 objects) again and again while lines stream in."""
-    global _live_sessions
-    _live_sessions += 1
-    if _live_sessions == 1:
-        gc.freeze()
-
-
-def _thaw_heap() -> None:
-    """The last live session ended: hand the frozen objects back to the collector, collect what is
-    garbage now (a screen closed meanwhile, what the run let go of), and freeze what survives again.
-
-    Handed back and left there, the run's whole heap (every event it recorded) would be walked by the
-    collector's next full pass, whenever that comes: on the operator's next key (the replay, a theme,
-    a new scene), a pause of a tenth of a second or more. It is walked here, once, as the scene closes.
-    What the survivors let go of later waits for the next session's end, or the console's (`release_heap`)."""
-    global _live_sessions
-    _live_sessions = max(0, _live_sessions - 1)
-    if _live_sessions == 0:
-        gc.unfreeze()
-        gc.collect()
-        gc.freeze()
-
-
-def release_heap() -> None:
-    """The console is closing: hand every frozen object back to the collector."""
-    if _live_sessions == 0:
-        gc.unfreeze()
+from promptdesk.tui import heap_keeper
 
 
 class SessionLike(Protocol):
@@ -113,14 +77,14 @@ class SessionBridge:
 
     async def _run(self) -> Any:
         unsubscribe = self.session.subscribe(self.on_event)
-        _freeze_heap()
+        heap_keeper.session_started()
         try:
             result = await self.session.run()
         except BaseException as exc:
             self.target.post_message(self.Finished(error=exc))
             raise
         finally:
-            _thaw_heap()
+            heap_keeper.session_ended()
             unsubscribe()
         self.target.post_message(self.Finished(result=result))
         return result
