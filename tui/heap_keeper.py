@@ -54,11 +54,6 @@ def session_ended() -> None:
         tidy()
 
 
-def live() -> bool:
-    """Whether a scene is live in this console."""
-    return _live_sessions > 0
-
-
 def settle() -> None:
     """Collect the young generations and freeze what survives; every `SETTLES_PER_TIDY`-th time since
     the last tidy, when no scene is live, `tidy` instead (a console driven without a pause, by a

@@ -58,9 +58,9 @@ def test_no_tidy_while_a_scene_is_live_and_one_as_the_last_closes():
     ref = frozen_garbage()
     heap_keeper.tidy_if_untidy()
     heap_keeper.session_ended()
-    assert ref() is not None and heap_keeper.live(), "one scene is still live: nothing walked"
+    assert ref() is not None and heap_keeper._live_sessions == 1, "one scene is still live: nothing walked"
     heap_keeper.session_ended()
-    assert ref() is None and not heap_keeper.live()
+    assert ref() is None and heap_keeper._live_sessions == 0
 
 
 def test_tidy_if_untidy_does_nothing_after_a_tidy():
