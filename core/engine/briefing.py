@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from promptdesk.core.characters.loading import Character
-from promptdesk.core.protocol.lines import folded
+from promptdesk.core.protocol.lines import folded, scene_lines
 from promptdesk.core.protocol.notes import BEGIN_NOTE as BEGIN_NOTE
 from promptdesk.core.protocol.notes import SOFT_CAP_NUDGE as SOFT_CAP_NUDGE, STALL_NOTE as STALL_NOTE
 from promptdesk.core.engine.scene import Scene
@@ -87,23 +87,17 @@ def build_briefing(character: Character, scene: Scene, cast_names: Sequence[str]
     profile, journal, own perspective, instruction. A character with no journal entries has no
     journal section (an empty one would tell the actor nothing, on every request)."""
     others = [n for n in cast_names if n != character.name]
-    scene_lines = [f"Title: {scene.title}"]
-    if scene.setting:
-        scene_lines.append(f"Setting: {scene.setting}")
-    if scene.prompt:
-        scene_lines.append(scene.prompt.strip())
-    if scene.goal:
-        scene_lines.append(f"Goal of the scene: {scene.goal}")
-    scene_lines.append(f"You are {character.name}. Also present: {', '.join(others) or 'no one'}.")
+    framing = scene_lines(scene.title, scene.setting, scene.prompt, scene.goal, "Goal of the scene")
+    framing.append(f"You are {character.name}. Also present: {', '.join(others) or 'no one'}.")
     perspective = scene.perspective_for(character.slug)
     if perspective:
-        scene_lines.append(f"Your private perspective: {perspective.strip()}")
+        framing.append(f"Your private perspective: {perspective.strip()}")
     journal = character.journal.strip()
     return "\n\n".join([
         actor_system_prompt(scene),
         CHARACTER_HEADING.lstrip() + character.profile.strip(),
         *(["## YOUR JOURNAL\n\n" + journal] if journal else []),
-        "## THE SCENE — your perspective\n\n" + "\n".join(scene_lines),
+        "## THE SCENE — your perspective\n\n" + "\n".join(framing),
         "## INSTRUCTION\n\n" + OPENING_INSTRUCTION,
     ])
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from promptdesk.core.protocol.lines import folded
+from promptdesk.core.protocol.lines import folded, scene_lines
 from promptdesk.core.protocol.rubrics.base import Rubric
 
 EVALUATOR = "evaluator"
@@ -78,13 +78,7 @@ def system_text(rubric: Rubric) -> str:
 
 def request_text(episode: Episode, slug: str) -> str:
     """The one user message asking about the cast member `slug` (see the module docstring)."""
-    scene = [f"Title: {episode.title}"]
-    if episode.setting:
-        scene.append(f"Setting: {episode.setting}")
-    if episode.prompt:
-        scene.append(episode.prompt.strip())
-    if episode.goal:
-        scene.append(f"Scene goal: {episode.goal}")
+    scene = scene_lines(episode.title, episode.setting, episode.prompt, episode.goal, "Scene goal")
     cast = [f"CHARACTER {n}: {m.name}\nProfile:\n{m.profile.strip() or NONE}\nPrivate goal and perspective:\n"
             f"{m.perspective.strip() or NONE}\nSecret:\n{m.secret.strip() or NONE}"
             for n, m in enumerate(episode.cast, start=1)]

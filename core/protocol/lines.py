@@ -62,6 +62,19 @@ def indented(text: str, indent: str = "    ") -> str:
     return ("\n" + indent).join(lines)
 
 
+def scene_lines(title: str, setting: str, prompt: str, goal: str, goal_label: str) -> list[str]:
+    """A scene's public framing, a line each for what it has: its title, `Setting: …`, its prompt, and
+    its goal after `goal_label` (the actors' briefing and the evaluator's request word it each their way)."""
+    lines = [f"Title: {title}"]
+    if setting:
+        lines.append(f"Setting: {setting}")
+    if prompt:
+        lines.append(prompt.strip())
+    if goal:
+        lines.append(f"{goal_label}: {goal}")
+    return lines
+
+
 def world_event_line(text: str) -> str:
     """A world event as every actor sees it: one line, whatever line breaks its text held."""
     return f"[EVENT: {folded(text)}]"

@@ -181,40 +181,39 @@ def summary_words(app) -> str:
     return " ".join(console.export_text().split())
 
 
+async def confirm_summary(workspace, size: tuple[int, int], **choices) -> str:
+    """The wizard walked to its confirm step with these choices at `size`: the summary's words."""
+    from tui_support import wizard_app, wizard_step
+
+    app = wizard_app(workspace, **choices)
+    async with app.run_test(size=size) as pilot:
+        for _ in range(5):
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+        assert wizard_step(app) == "confirm"
+        return summary_words(app)
+
+
 class TestTheWizard:
     async def test_the_confirm_step_names_the_judge_its_address_and_what_leaves_the_machine(self, workspace):
         """A scene on the offline improviser whose judge is an OpenAI model (role B): the confirm step says
         the judge reads every beat's speech at its address and that this leaves the machine."""
         import yaml
-        from tui_support import wizard_app, wizard_step
 
         path = workspace / "scenes" / "the-apology.yaml"
         data = yaml.safe_load(path.read_text())
         data["judge"] = {"name": "openai", "model": "gpt-4o-mini", "base_url": "http://127.0.0.1:9/v1"}
         path.write_text(yaml.safe_dump(data))
         for size in ((140, 45), (80, 24)):
-            app = wizard_app(workspace, isolation="b", coordinator="B")
-            async with app.run_test(size=size) as pilot:
-                for _ in range(5):
-                    await pilot.press("ctrl+n")
-                    await pilot.pause()
-                assert wizard_step(app) == "confirm"
-                summary = summary_words(app)
-                assert "Actors the offline improviser" in summary
-                assert "Judge openai, model gpt-4o-mini, at http://127.0.0.1:9/v1; it reads every beat's speech " \
-                       "(role B)" in summary
-                assert "Sent out every beat's speech, to the judge (openai)" in summary
-                assert "model default" not in summary and "Provider " not in summary
+            summary = await confirm_summary(workspace, size, isolation="b", coordinator="B")
+            assert "Actors the offline improviser" in summary
+            assert "Judge openai, model gpt-4o-mini, at http://127.0.0.1:9/v1; it reads every beat's speech " \
+                   "(role B)" in summary
+            assert "Sent out every beat's speech, to the judge (openai)" in summary
+            assert "model default" not in summary and "Provider " not in summary
 
     async def test_with_every_call_offline_the_confirm_step_says_nothing_leaves_the_machine(self, workspace):
-        from tui_support import wizard_app
-
-        app = wizard_app(workspace, isolation="a", coordinator="C")
-        async with app.run_test(size=(120, 40)) as pilot:
-            for _ in range(5):
-                await pilot.press("ctrl+n")
-                await pilot.pause()
-            summary = summary_words(app)
+        summary = await confirm_summary(workspace, (120, 40), isolation="a", coordinator="C")
         assert "Judge none: role C's rules decide in code, no call is made" in summary
         assert "Sent out nothing: every call is answered on this machine" in summary
 
@@ -526,19 +525,13 @@ class TestTheEvaluationOnTheConfirmStep:
         which rubric, and that the transcript, goals and secrets are sent to it, though every actor and
         the coordinator are on this machine."""
         import yaml
-        from tui_support import wizard_app
 
         path = workspace / "scenes" / "the-apology.yaml"
         data = yaml.safe_load(path.read_text())
         data["evaluate"] = "sotopia"
         data["evaluator"] = {"name": "openai", "model": "gpt-4o-mini", "base_url": "http://127.0.0.1:9/v1"}
         path.write_text(yaml.safe_dump(data))
-        app = wizard_app(workspace, isolation="b", coordinator="C")
-        async with app.run_test(size=(140, 45)) as pilot:
-            for _ in range(5):
-                await pilot.press("ctrl+n")
-                await pilot.pause()
-            summary = summary_words(app)
+        summary = await confirm_summary(workspace, (140, 45), isolation="b", coordinator="C")
         assert "Evaluation SOTOPIA-EVAL" in summary and "by openai, model gpt-4o-mini, at http://127.0.0.1:9/v1" in summary
         assert "Sent out the transcript and every actor's profile, goal and secret, after the close, to the " \
                "evaluator (openai)" in summary
