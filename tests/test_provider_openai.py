@@ -219,8 +219,9 @@ async def test_a_spent_budget_with_a_reset_far_off_is_read_as_a_wait_of_at_most_
 
 @pytest.mark.parametrize("streamed", [False, True])
 async def test_the_body_on_the_wire_is_every_argument_as_given(loopback, make, streamed):
-    """The arguments go past the SDK's per-message transform (as `extra_body`): the server still
-    receives each of them, whole, with `stream` and its usage option when streamed."""
+    """The arguments go past the SDK's per-message transform (as `extra_body`, or streamed as a body
+    built once, `wire_body`): the server still receives each of them, whole, with `stream` and its
+    usage option when streamed."""
     schema = {"type": "object", "properties": {"words": {"type": "string"}}, "required": ["words"],
               "additionalProperties": False}
     provider = make()
