@@ -35,8 +35,21 @@ class Clock(Protocol):
     async def wait_for(self, awaitable: Awaitable[T], timeout: float | None) -> T: ...
 
 
+async def within(awaitable: Awaitable[T], timeout: float | None) -> T:
+    """`awaitable`'s result, or `TimeoutError` once `timeout` wall seconds have passed (None: no limit).
+
+    It runs in the calling task (`asyncio.timeout`), where `asyncio.wait_for` (Python 3.11) wraps it
+    in a task of its own, which starts only after every task already queued has taken a step: in a
+    crowd's parallel beat that made each actor's request wait until every other actor's had been
+    built, before the first one could leave."""
+    if timeout is None:
+        return await awaitable
+    async with asyncio.timeout(timeout):
+        return await awaitable
+
+
 class RealClock:
-    """Wall-clock time (monotonic), `asyncio.sleep` and `asyncio.wait_for`."""
+    """Wall-clock time (monotonic), `asyncio.sleep`, and time limits in wall time (`within`)."""
 
     arrivals: Arrivals = "real"
 
@@ -47,7 +60,7 @@ class RealClock:
         await asyncio.sleep(max(0.0, seconds))
 
     async def wait_for(self, awaitable: Awaitable[T], timeout: float | None) -> T:
-        return await asyncio.wait_for(awaitable, timeout)
+        return await within(awaitable, timeout)
 
 
 class VirtualClock:
@@ -109,7 +122,7 @@ class VirtualClock:
         """`awaitable`'s result, or `TimeoutError` once `timeout` seconds have passed (simulated
         ones when the clock counts `timeouts`)."""
         if timeout is None or not self.timeouts:
-            return await asyncio.wait_for(awaitable, timeout)
+            return await within(awaitable, timeout)
         task = asyncio.ensure_future(awaitable)
         timer = asyncio.ensure_future(self.sleep(timeout))
         try:

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import gc
 
+import pytest
 from helpers import example_scene
+
+from promptdesk.core.engine import heap
+from promptdesk.core.record.recorder import Recorder
 
 
 async def test_events_recorded_before_a_beat_are_frozen_out_of_the_collector(run_scene):
@@ -24,3 +28,35 @@ async def test_events_recorded_before_a_beat_are_frozen_out_of_the_collector(run
     assert run.result.beats >= 4
     assert gc.get_freeze_count() > before
     assert seen["tracked_before"] is False, "the start event was frozen at an earlier safe point"
+
+
+@pytest.mark.parametrize("turns", ["parallel", "sequential"])
+async def test_a_parallel_beat_settles_the_heap_once_its_requests_are_out(run_scene, monkeypatch, turns):
+    """A parallel beat settles when its first turn is back (the heap's 2 ms then delay no request);
+    a sequential scene still settles between beats, after one beat ends and before the next."""
+    marks: list[str] = []
+    monkeypatch.setattr(heap, "settle", lambda: marks.append("settle"))
+    asked = Recorder.record_prompt
+
+    def record_prompt(self, t, request) -> None:
+        marks.append("ask")
+        asked(self, t, request)
+
+    monkeypatch.setattr(Recorder, "record_prompt", record_prompt)
+
+    def watch(session) -> None:
+        session.subscribe(lambda e: marks.append(e.type) if e.type in ("beat", "beat_end") else None)
+
+    run = await run_scene(example_scene("the-apology", turns=turns, limits={"max_beats": 4}), isolation="b",
+                          coordinator="C", before_run=watch)
+    assert run.result.beats >= 3
+    beats = " ".join(marks).split("beat ")[1:]  # from each beat's mark to the next one's
+    played = [b for b in beats if "beat_end" in b][:-1]  # the last one is followed by the close, not a beat
+    assert len(played) >= 2
+    for beat in played:
+        asks, rest = beat.split("beat_end")
+        if turns == "parallel":
+            assert asks.count("settle") == 1 and asks.index("settle") > asks.index("ask"), beat
+            assert "settle" not in rest, beat
+        else:
+            assert "settle" not in asks and rest.count("settle") == 1, beat

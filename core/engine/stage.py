@@ -216,7 +216,9 @@ class Stage:
             self._cancel_tasks()
 
     def _cancel_tasks(self) -> None:
-        for task in list(self._tasks):
+        """Cancel every in-flight call but the asking one (whose failed call stopped the run: it ends by itself)."""
+        asking = asyncio.current_task() if asyncio.events._get_running_loop() else None  # noqa: SLF001
+        for task in (t for t in list(self._tasks) if t is not asking):
             task.cancel()
 
     def abort(self, cause: str) -> None:
@@ -230,8 +232,7 @@ class Stage:
         self._stop_line = f"Run stopped: {cause}"
         self._stopped = True
         self._running.set()
-        for task in list(self._tasks):
-            task.cancel()
+        self._cancel_tasks()
 
     def announce_stop(self) -> None:
         """Say why the run was stopped (`abort`), once."""
@@ -325,10 +326,11 @@ class Stage:
             raise ValueError(f"a {self.format.name} session has no control {name!r}")
         control(self, **arguments)
 
-    async def safe_point(self) -> None:
-        """Between beats: flush the beat's record, honour stop and pause, then deliver queued world
-        events and notes."""
-        heap.settle()
+    async def safe_point(self, settle: bool = True) -> None:
+        """Between beats: settle the heap (unless the beat will: `settle=False`), flush the beat's
+        record, honour stop and pause, then deliver queued world events and notes."""
+        if settle:
+            heap.settle()
         self.recorder.commit()
         if self._stopped:
             raise SceneStopped

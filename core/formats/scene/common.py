@@ -64,13 +64,13 @@ def initial_speaker(session: Session) -> str:
     return session.scene.initial_speaker or next(iter(session.actors))
 
 
-async def beats(session: Session) -> AsyncIterator[int]:
+async def beats(session: Session, settle: bool = True) -> AsyncIterator[int]:
     """Beat numbers from 0 (a resumed run: from its cut beat); before each, a safe point (stop, pause,
-    controls) and the world events due."""
+    controls) and the world events due. `settle=False`: the beat settles the heap itself (`Stage.safe_point`)."""
     beat = session.first_beat
     while True:
         session.state.beat = beat
-        await session.safe_point()
+        await session.safe_point(settle)
         fire_scheduled(session, beat)
         yield beat
         beat += 1
