@@ -149,3 +149,21 @@ def test_the_record_tally_reads_each_event_once_and_matches_a_full_reading():
     assert tally.suggested == ["A storm", "The lights go out"]
     replaced = [speak(7, "alice")]
     assert tally.update(replaced, cast).words == ["line 7"] and tally.suggested == []
+
+
+async def test_a_parallel_beat_reads_its_record_into_the_tally_while_it_plays(run_scene):
+    """The checks' tally is brought up to date as a parallel beat's speeches are routed, so that the
+    check after the beat's last turn has almost nothing left to read (at fifty actors a beat records
+    thousands of events, a millisecond and more to read all at once between two beats)."""
+    behind: list[int] = []
+
+    def watch(session) -> None:
+        def on_event(event) -> None:
+            if event.type == "beat_end":  # said once every turn of the beat is routed, before the check
+                behind.append(len(session.recorder.events) - 1 - session.tally.read)
+        session.subscribe(on_event)
+
+    run = await run_scene(example_scene("the-apology", limits={"max_beats": 5}), isolation="b", coordinator="C",
+                          before_run=watch)
+    assert run.result.beats >= 4 and len(behind) >= 4
+    assert behind == [0] * len(behind), behind

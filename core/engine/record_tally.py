@@ -16,7 +16,8 @@ class RecordTally:
 
     def __init__(self) -> None:
         self._events: list[BaseEvent] | None = None
-        self._read = 0
+        self.read = 0
+        """How many events of the record it has read."""
         self.words: list[str] = []
         self.speakers: list[str] = []
         self._suggested: dict[str, None] = {}
@@ -24,10 +25,10 @@ class RecordTally:
     def update(self, events: list[BaseEvent], cast: dict[str, str]) -> RecordTally:
         """Read the `events` recorded since the last update (all of them again if the record was
         replaced); `cast` names each speaker (slug to display name)."""
-        if events is not self._events or len(events) < self._read:
+        if events is not self._events or len(events) < self.read:
             self.__init__()
             self._events = events
-        for event in events[self._read:]:
+        for event in events[self.read:]:
             if isinstance(event, SpeakEvent):
                 if event.action != "silent":
                     self.words.append(event.text)
@@ -36,7 +37,7 @@ class RecordTally:
                 extra = event.model_extra or {}
                 if extra.get("decision") == "suggest_event" and not extra.get("withheld"):
                     self._suggested.setdefault(event.text)
-        self._read = len(events)
+        self.read = len(events)
         return self
 
     @property

@@ -8,6 +8,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from promptdesk.core.engine import heap
+from promptdesk.core.engine.checks import tally
 from promptdesk.core.engine.coordinator import Decision
 from promptdesk.core.record.events import SpeakEvent
 from promptdesk.core.formats.scene.common import beats, opener, played, playing, recheck, route
@@ -71,8 +72,11 @@ async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[Spe
 
 
 def _route_new(session: Session, seen: int) -> int:
-    """Route the speeches recorded since event `seen`; returns the number of events now recorded."""
+    """Route the speeches recorded since event `seen`, and bring the checks' tally of the record up
+    to date with them and their routes (`checks.tally`: read now, while the beat waits, not all
+    after its last turn); returns the number of events now recorded."""
     for event in session.recorder.events[seen:]:
         if isinstance(event, SpeakEvent):
             route(session, event)
+    tally(session)
     return len(session.recorder.events)
