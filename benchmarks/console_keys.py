@@ -16,7 +16,11 @@ one in its process, and another console's leftovers, collected during a press, a
 - `key_palette_ms`: `ctrl+p`, the command palette open with the stage's commands listed;
 - `key_note_ms`: `n`, the director's note dialog;
 - `key_help_ms`: `?`, the keys of the stage;
-- `key_replay_ms`: `o` on the closed stage, its replay;
+- `key_replay_ms`: `o` on the closed stage as soon as it is back on screen, its replay (built as
+  it is pushed);
+- `key_replay_ready_ms`: `o` on a closed stage that has been on screen a moment (half a second):
+  its replay was made ready meanwhile (`promptdesk.tui.replay_ready`), as it is when an operator
+  reads the close before pressing `o`;
 - `key_new_scene_ms`: `w` on the closed stage, the wizard's scene list;
 - `take_start_ms`: Enter in a replay's take dialog, the take's live stage (goal: 300 ms; the others 100 ms).
 """
@@ -36,6 +40,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SIZE = (120, 40)
 REPEATS = 7
 HELD_AT = 6
+READ_S = 0.2
+"""After the closed stage's replay is ready, how much longer the operator reads before pressing `o`."""
 
 
 class Frames:
@@ -139,6 +145,13 @@ async def _stage_keys(folder: Path, figures: dict[str, list[tuple[float, float]]
                                                           lambda: isinstance(app.screen, ReplayScreen)))
             await pilot.press("escape")
             await _until(pilot, lambda: app.screen is stage)
+        for _ in range(REPEATS):
+            await _until(pilot, lambda: stage.replay.screen is not None)
+            await pilot.pause(READ_S)
+            figures["key_replay_ready_ms"].append(await latency(pilot, frames, ("o",),
+                                                                lambda: isinstance(app.screen, ReplayScreen)))
+            await pilot.press("escape")
+            await _until(pilot, lambda: app.screen is stage)
         figures["key_new_scene_ms"].append(await latency(pilot, frames, ("w",),
                                                          lambda: isinstance(app.screen, WizardScreen)))
     return Path(session.state.run_dir)
@@ -189,7 +202,8 @@ async def _take(run_dir: Path, figures: dict[str, list[tuple[float, float]]]) ->
 
 
 async def _measure() -> dict[str, float]:
-    names = ("key_theme_ms", "key_palette_ms", "key_note_ms", "key_help_ms", "key_replay_ms", "key_new_scene_ms",
+    names = ("key_theme_ms", "key_palette_ms", "key_note_ms", "key_help_ms", "key_replay_ms", "key_replay_ready_ms",
+             "key_new_scene_ms",
              "take_start_ms")
     figures: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
     with tempfile.TemporaryDirectory() as tmp:

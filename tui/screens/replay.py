@@ -71,6 +71,7 @@ class ReplayScreen(PaneControls, Screen[None]):
         self.run_dir = Path(run_dir)
         self.clock = clock
         self.skipped: list[str] = []
+        self._skips_told = False
         """Lines of `events.jsonl` that could not be read (torn or undecodable), told on mount."""
         self.playback = Playback(read_events(self.run_dir, warn=self.skipped.append))
         self.fold = self.new_fold()
@@ -91,11 +92,15 @@ class ReplayScreen(PaneControls, Screen[None]):
 
 
     def on_mount(self) -> None:
-        if self.skipped:
-            self.notify(f"{len(self.skipped)} unreadable line(s) of events.jsonl skipped; first: {self.skipped[0]}",
-                        title="Replay", severity="warning", timeout=10, markup=False)
         self.show(Move([]))
         self.set_interval(TICK_S, self.advance)
+
+    def on_screen_resume(self) -> None:
+        """Shown (it may have been made ready off screen, `promptdesk.tui.replay_ready`): say once what was skipped."""
+        if self.skipped and not self._skips_told:
+            self.notify(f"{len(self.skipped)} unreadable line(s) of events.jsonl skipped; first: {self.skipped[0]}",
+                        title="Replay", severity="warning", timeout=10, markup=False)
+            self._skips_told = True
 
     def new_fold(self) -> StateFold:
         """An empty fold that already knows the run's choices and cast (from its start record)."""

@@ -20,6 +20,7 @@ from promptdesk.tui.commands import binding_commands, copy_run_folder, copy_sele
 from promptdesk.tui.formats import registry
 from promptdesk.tui.formats.room_bar import RoomBar
 from promptdesk.tui.lines import safe, shown_path
+from promptdesk.tui.replay_ready import ReplayReady
 from promptdesk.tui.stage_controls import told_why, why_not
 from promptdesk.tui.stage_directions import Directions
 from promptdesk.tui.stage_room import RoomControls
@@ -53,6 +54,13 @@ STATE_EVERY_S = 0.2
 def state_cast(session: SessionLike) -> list[str]:
     """The slugs of a session's cast, in order."""
     return list(session.state.cast)
+
+
+def replay_screen(run_dir: Path) -> Screen:
+    """The replay of the run in `run_dir`."""
+    from promptdesk.tui.screens.replay import ReplayScreen
+
+    return ReplayScreen(run_dir)
 
 
 class StageScreen(Directions, RoomControls, PaneControls, Screen[None]):
@@ -116,6 +124,8 @@ class StageScreen(Directions, RoomControls, PaneControls, Screen[None]):
         """Who the stage waits on (a slow provider shows on the panel as "waiting 12 s")."""
         self.played = PlayedTime()
         """The scene's clock without its pauses (the panel's elapsed time stands still while paused)."""
+        self.replay = ReplayReady(self, lambda: replay_screen(Path(self.session.state.run_dir)))
+        """This run's replay, made ready while the closed stage waits (`replay_ready`)."""
 
     def compose(self) -> ComposeResult:
         state = self.session.state
@@ -251,6 +261,7 @@ class StageScreen(Directions, RoomControls, PaneControls, Screen[None]):
                             severity="error", markup=False, timeout=10)
 
     def on_session_bridge_finished(self, message: SessionBridge.Finished) -> None:
+        self.replay.soon()
         self._titled = "closed"
         self.query_one("#title", Static).update(self.title_line("closed"))
         self.flush()
@@ -363,10 +374,15 @@ class StageScreen(Directions, RoomControls, PaneControls, Screen[None]):
         self.app.new_scene()
 
     def action_replay(self) -> None:
-        """Open this run's replay."""
-        from promptdesk.tui.screens.replay import ReplayScreen
+        """Open this run's replay (the one made ready while the stage waited, if it is)."""
+        self.app.push_screen(self.replay.take())
 
-        self.app.push_screen(ReplayScreen(Path(self.session.state.run_dir)))
+    def on_screen_resume(self) -> None:
+        if self.session.state.status == "closed":
+            self.replay.soon()
+
+    def on_unmount(self) -> None:
+        self.replay.discard()
 
     async def shutdown(self) -> None:
         """Stop the scene if it is live and wait until its run folder is closed."""

@@ -1,0 +1,69 @@
+"""A closed stage makes its replay ready off screen while it waits; `o` then shows that very screen.
+
+Nothing is made ready while the scene plays; a replay is shown once (the next `o` gets a new one);
+`o` before it is ready builds it as before; a ready replay goes with its stage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tui_support import session_for, wait_for
+
+from promptdesk.tui import replay_ready
+from promptdesk.tui.app import create_app
+from promptdesk.tui.screens.replay import ReplayScreen
+
+SIZE = (120, 40)
+
+
+@pytest.fixture(autouse=True)
+def _at_once(monkeypatch):
+    """Ready a millisecond after the close, so that no test waits on the wall clock for it."""
+    monkeypatch.setattr(replay_ready, "READY_AFTER_S", 0.001)
+
+
+async def test_a_closed_stage_readies_its_replay_and_o_shows_that_one(workspace):
+    session = session_for(workspace)
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        stage = app.screen
+        assert stage.replay.screen is None, "nothing is made ready while the scene plays"
+        await wait_for(pilot, lambda: stage.replay.screen is not None, "the ready replay")
+        ready = stage.replay.screen
+        assert session.state.status == "closed"
+        assert isinstance(ready, ReplayScreen) and ready.run_dir == Path(session.state.run_dir)
+        assert ready.is_running and ready not in app.screen_stack, "mounted, not shown"
+        await pilot.press("o")
+        assert app.screen is ready and stage.replay.screen is None
+        await pilot.press("end")
+        assert ready.playback.done
+        await pilot.press("escape")
+        assert app.screen is stage
+        await wait_for(pilot, lambda: stage.replay.screen is not None, "the next ready replay")
+        assert stage.replay.screen is not ready, "a replay shown is not shown again: the next opens afresh"
+
+
+async def test_o_before_the_replay_is_ready_builds_it_then(workspace, monkeypatch):
+    monkeypatch.setattr(replay_ready, "READY_AFTER_S", 60.0)
+    session = session_for(workspace)
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        stage = app.screen
+        await wait_for(pilot, lambda: stage.bridge.worker is not None and stage.bridge.worker.is_finished, "the close")
+        await pilot.pause()
+        assert stage.replay.screen is None
+        await pilot.press("o")
+        assert isinstance(app.screen, ReplayScreen) and app.screen.run_dir == Path(session.state.run_dir)
+
+
+async def test_a_ready_replay_goes_with_its_stage(workspace):
+    session = session_for(workspace)
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        stage = app.screen
+        await wait_for(pilot, lambda: stage.replay.screen is not None, "the ready replay")
+        ready = stage.replay.screen
+        stage.replay.discard()
+        await wait_for(pilot, lambda: not ready.is_attached, "the ready replay removed")
+        assert stage.replay.screen is None
