@@ -34,6 +34,7 @@ from promptdesk.core.providers import concurrency
 from promptdesk.core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 from promptdesk.core.providers.rate_headers import spent_budget
 from promptdesk.core.providers.retry import status_error, transport_error, with_retries
+from promptdesk.core.providers.whole_requests import send_whole
 from promptdesk.core.providers.waits import OnWait, Wait, capped_wait
 
 log = logging.getLogger("promptdesk.providers")
@@ -175,14 +176,20 @@ class RemoteProvider(Provider):
         probes each idle one's socket), so with one client for a cast of fifty each beat pays those
         probes thousands of times, on the event loop, while its requests are leaving. An actor's
         calls never overlap, so its client keeps one connection, reused from beat to beat. Without
-        the SDK's HTTP client class (or its TLS helper), every recipient shares `client`."""
+        the SDK's HTTP client class (or its TLS helper), every recipient shares `client`. Each
+        recipient's client sends a request's head and body in one write (`send_whole`)."""
         if not to:
             return self.client
         found = self._clients.get(to)
         if found is None:
             tls = self._shared_tls()
-            found = self._clients[to] = self.client if tls is None else \
-                self._build_client(http_client=self._http_client_class()(verify=tls))  # type: ignore[misc]
+            if tls is None:
+                found = self.client
+            else:
+                http = self._http_client_class()(verify=tls)  # type: ignore[misc]
+                send_whole(http)
+                found = self._build_client(http_client=http)
+            self._clients[to] = found
         return found
 
     def _shared_tls(self) -> Any:
