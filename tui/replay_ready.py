@@ -6,9 +6,14 @@ second layout pass once its last child has mounted (Textual's `AwaitMount` asks 
 first frame is drawn). A screen registered with the app before it is pushed is composed and mounted
 then, off screen; pushed later, it is only styled for the screen, laid out and drawn.
 
+Off screen, the ready replay is also laid out for the app's size, until its widgets' answers to
+their sizes change nothing more. Shown, it then only has its styles refreshed and is drawn: one frame
+(about 55 ms where a replay composed as `o` is pressed takes about 110).
+
 Registering a screen without pushing it is what Textual's `push_screen` does first for a screen that
-is not running yet (`App._register`, a private method of the pinned Textual). Where it is missing,
-nothing is made ready and `o` builds the replay as it is pushed.
+is not running yet (`App._register`, a private method of the pinned Textual); laying a screen out is
+`Screen._refresh_layout`, which draws nothing for a screen that is not the current one. Where
+`_register` is missing, nothing is made ready and `o` builds the replay as it is pushed.
 """
 
 from __future__ import annotations
@@ -20,9 +25,16 @@ from textual.app import App
 from textual.screen import Screen
 from textual.timer import Timer
 
-READY_AFTER_S = 0.3
+READY_AFTER_S = 0.1
 """How long the closed stage stays on screen before its replay is made ready (its close's own frames
-and notices come first)."""
+and notices come first). Shorter than a person takes to see the stage and press a key: only `o` typed
+ahead (with the key that brought the stage back) finds nothing ready."""
+SETTLE_S = 0.05
+"""Between two layouts of the ready replay off screen (its widgets answer their new sizes between)."""
+SETTLE_LAYOUTS = 6
+"""At most this many layouts off screen (three settle the replay: its size, its panes' answer, a look)."""
+SETTLE_WAITS = 40
+"""At most this many looks while the ready replay is still mounting."""
 
 
 class ReplayReady:
@@ -32,13 +44,19 @@ class ReplayReady:
         self.stage, self.build = stage, build
         self.screen: Screen | None = None
         """The ready replay, registered with the app and mounted, not yet shown."""
+        self.settled = False
+        """Whether `screen` is laid out for the app's size, with nothing left to lay out."""
         self._timer: Timer | None = None
 
     def soon(self) -> None:
         """Make the replay ready once the stage has stayed on screen `READY_AFTER_S` (again after each
-        return to the stage: a replay shown is not shown twice)."""
-        if self.screen is None and self._timer is None and hasattr(App, "_register"):
+        return to the stage: a replay shown is not shown twice), or finish laying it out."""
+        if self._timer is not None or not hasattr(App, "_register"):
+            return
+        if self.screen is None:
             self._timer = self.stage.set_timer(READY_AFTER_S, self._make)
+        elif not self.settled:
+            self._timer = self.stage.set_timer(SETTLE_S, self._settle)
 
     def _make(self) -> None:
         self._timer = None
@@ -50,11 +68,35 @@ class ReplayReady:
         except Exception:  # noqa: BLE001 - the run cannot be read now: `o` will build it and say why
             return
         app._register(app, screen)  # noqa: SLF001 - see the module docstring
-        self.screen = screen
+        self.screen, self.settled = screen, False
+        self._timer = self.stage.set_timer(SETTLE_S, self._settle)
+
+    def _settle(self, layouts: int = SETTLE_LAYOUTS, waits: int = SETTLE_WAITS) -> None:
+        """Lay the ready replay out for the app's size while it is off screen, then again once its
+        widgets have answered their new sizes (the thinking panes pick their grid from theirs), until
+        a look finds nothing to do: shown, it then needs no layout of its own (Textual lays a resumed
+        screen out only when its size differs from the app's) and no second pass. At most `layouts`
+        layouts, and `waits` looks while it is still mounting; past either, `o` lays it out."""
+        self._timer = None
+        screen: Any = self.screen
+        app = self.stage.app
+        if screen is None or app.screen is not self.stage:
+            return
+        if not screen.is_mounted:
+            if waits > 0:
+                self._timer = self.stage.set_timer(SETTLE_S, lambda: self._settle(layouts, waits - 1))
+            return
+        if screen._size == app.size and not screen._layout_required and not screen._layout_widgets:  # noqa: SLF001
+            self.settled = True
+            return
+        if layouts > 0:
+            screen._refresh_layout(app.size)  # noqa: SLF001 - see the module docstring
+            screen._layout_required = False  # noqa: SLF001
+            self._timer = self.stage.set_timer(SETTLE_S, lambda: self._settle(layouts - 1, waits))
 
     def take(self) -> Screen:
         """The ready replay (and nothing ready any more), or one built now."""
-        screen, self.screen = self.screen, None
+        screen, self.screen, self.settled = self.screen, None, False
         return screen if screen is not None else self.build()
 
     def discard(self) -> None:
@@ -62,6 +104,8 @@ class ReplayReady:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        screen, self.screen = self.screen, None
-        if screen is not None:
+        screen, self.screen, self.settled = self.screen, None, False
+        if screen is not None and screen.is_mounted:
             screen.remove()
+        elif screen is not None:  # still composing: removed once its widgets are mounted, not under them
+            screen.call_later(screen.remove)

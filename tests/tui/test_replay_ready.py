@@ -5,6 +5,7 @@ Nothing is made ready while the scene plays; a replay is shown once (the next `o
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ SIZE = (120, 40)
 def _at_once(monkeypatch):
     """Ready a millisecond after the close, so that no test waits on the wall clock for it."""
     monkeypatch.setattr(replay_ready, "READY_AFTER_S", 0.001)
+    monkeypatch.setattr(replay_ready, "SETTLE_S", 0.001)
 
 
 async def test_a_closed_stage_readies_its_replay_and_o_shows_that_one(workspace):
@@ -67,3 +69,52 @@ async def test_a_ready_replay_goes_with_its_stage(workspace):
         stage.replay.discard()
         await wait_for(pilot, lambda: not ready.is_attached, "the ready replay removed")
         assert stage.replay.screen is None
+
+
+async def test_a_replay_discarded_while_it_is_still_mounting_goes_quietly(workspace, monkeypatch):
+    made = replay_ready.ReplayReady._make
+    caught: list = []
+
+    def make_then_discard(self) -> None:
+        made(self)
+        if self.screen is not None and not caught:
+            caught.append(self.screen)
+            assert not self.screen.is_mounted, "the replay is discarded before it has mounted"
+            self.discard()
+
+    monkeypatch.setattr(replay_ready.ReplayReady, "_make", make_then_discard)
+    session = session_for(workspace)
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        stage = app.screen
+        await wait_for(pilot, lambda: bool(caught), "a replay made ready")
+        await wait_for(pilot, lambda: not caught[0].is_attached, "the discarded replay removed")
+        assert stage.replay.screen is None and app.screen is stage
+        await pilot.press("o")
+        assert isinstance(app.screen, ReplayScreen) and app.screen is not caught[0]
+
+
+def _picture(app) -> str:
+    return re.sub(r"terminal-\d+", "terminal", app.export_screenshot())
+
+
+async def test_a_ready_replay_is_laid_out_off_screen_and_shows_as_one_built_at_once(workspace):
+    session = session_for(workspace)
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        stage = app.screen
+        await wait_for(pilot, lambda: stage.replay.screen is not None and stage.replay.settled, "the replay laid out")
+        ready = stage.replay.screen
+        assert ready.size == app.size and ready not in app.screen_stack
+        await pilot.press("t")  # a theme chosen while the replay waits off screen is the one it shows
+        await pilot.press("o")
+        assert app.screen is ready
+        await pilot.pause(0.1)
+        shown = _picture(app)
+        await pilot.press("escape")
+        stage.replay.discard()
+        await pilot.pause()
+        await pilot.press("o")
+        assert app.screen is not ready
+        await pilot.pause(0.1)
+        assert _picture(app) == shown
