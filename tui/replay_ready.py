@@ -10,6 +10,11 @@ Off screen, the ready replay is also laid out for the app's size, until its widg
 their sizes change nothing more. Shown, it then only has its styles refreshed and is drawn: one frame
 (about 55 ms where a replay composed as `o` is pressed takes about 110).
 
+A replay shown is kept (installed with the app, so that closing it does not remove it). Back on the
+stage, it is rewound to the run's start and made ready again; `o` pressed before that (typed ahead
+with the key that closed it) rewinds it as it shows it. Only the first `o` after the close, pressed
+within `READY_AFTER_S`, composes a replay as it is pushed. The kept replay goes with its stage.
+
 Registering a screen without pushing it is what Textual's `push_screen` does first for a screen that
 is not running yet (`App._register`, a private method of the pinned Textual); laying a screen out is
 `Screen._refresh_layout`, which draws nothing for a screen that is not the current one. Where
@@ -38,7 +43,7 @@ SETTLE_WAITS = 40
 
 
 class ReplayReady:
-    """One replay screen for a closed stage's run, made ready off screen; handed over once."""
+    """The replay of a closed stage's run, made ready off screen, shown, kept, made ready again."""
 
     def __init__(self, stage: Screen, build: Callable[[], Screen]) -> None:
         self.stage, self.build = stage, build
@@ -46,11 +51,15 @@ class ReplayReady:
         """The ready replay, registered with the app and mounted, not yet shown."""
         self.settled = False
         """Whether `screen` is laid out for the app's size, with nothing left to lay out."""
+        self.kept: Screen | None = None
+        """The replay shown last, installed with the app so that closing it keeps it: made ready
+        again, rewound, instead of a new one (a screen without `rewind` is not kept)."""
+        self._name = f"promptdesk-replay-{id(self)}"
         self._timer: Timer | None = None
 
     def soon(self) -> None:
         """Make the replay ready once the stage has stayed on screen `READY_AFTER_S` (again after each
-        return to the stage: a replay shown is not shown twice), or finish laying it out."""
+        return to the stage: the one shown is rewound), or finish laying it out."""
         if self._timer is not None or not hasattr(App, "_register"):
             return
         if self.screen is None:
@@ -63,11 +72,13 @@ class ReplayReady:
         app: Any = self.stage.app
         if self.screen is not None or app.screen is not self.stage:
             return
-        try:
-            screen = self.build()
-        except Exception:  # noqa: BLE001 - the run cannot be read now: `o` will build it and say why
-            return
-        app._register(app, screen)  # noqa: SLF001 - see the module docstring
+        screen = self._rewound()
+        if screen is None:
+            try:
+                screen = self.build()
+            except Exception:  # noqa: BLE001 - the run cannot be read now: `o` will build it and say why
+                return
+            app._register(app, screen)  # noqa: SLF001 - see the module docstring
         self.screen, self.settled = screen, False
         self._timer = self.stage.set_timer(SETTLE_S, self._settle)
 
@@ -95,16 +106,47 @@ class ReplayReady:
             self._timer = self.stage.set_timer(SETTLE_S, lambda: self._settle(layouts - 1, waits))
 
     def take(self) -> Screen:
-        """The ready replay (and nothing ready any more), or one built now."""
+        """The ready replay (and nothing ready any more), else the kept one rewound, else one built
+        now; kept from now on."""
         screen, self.screen, self.settled = self.screen, None, False
-        return screen if screen is not None else self.build()
+        if screen is None:
+            screen = self._rewound()
+        if screen is None:
+            screen = self.build()
+        self._keep(screen)
+        return screen
+
+    def _rewound(self) -> Screen | None:
+        """The kept replay, rewound, when it is off screen and still mounted; else None."""
+        kept: Any = self.kept
+        if kept is None or not kept.is_mounted or kept in self.stage.app.screen_stack:
+            return None
+        kept.rewind()
+        return kept
+
+    def _keep(self, screen: Screen) -> None:
+        if screen is self.kept:
+            return
+        self._drop_kept()
+        if callable(getattr(screen, "rewind", None)):
+            self.stage.app.install_screen(screen, self._name)
+            self.kept = screen
+
+    def _drop_kept(self) -> None:
+        kept, self.kept = self.kept, None
+        if kept is not None and kept not in self.stage.app.screen_stack:
+            self.stage.app.uninstall_screen(kept)
+            kept.remove()
 
     def discard(self) -> None:
-        """The stage is going: a replay made ready and never shown goes with it."""
+        """The stage is going: the replay made ready, and the one kept, go with it."""
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
         screen, self.screen, self.settled = self.screen, None, False
+        if screen is not None and screen is self.kept:
+            screen = None
+        self._drop_kept()
         if screen is not None and screen.is_mounted:
             screen.remove()
         elif screen is not None:  # still composing: removed once its widgets are mounted, not under them

@@ -43,7 +43,8 @@ async def test_a_closed_stage_readies_its_replay_and_o_shows_that_one(workspace)
         await pilot.press("escape")
         assert app.screen is stage
         await wait_for(pilot, lambda: stage.replay.screen is not None, "the next ready replay")
-        assert stage.replay.screen is not ready, "a replay shown is not shown again: the next opens afresh"
+        assert stage.replay.screen is ready, "the replay shown is kept and made ready again"
+        assert ready.playback.shown == 0 and not ready.playback.done and not ready.playback.playing, "rewound"
 
 
 async def test_o_before_the_replay_is_ready_builds_it_then(workspace, monkeypatch):
@@ -118,3 +119,34 @@ async def test_a_ready_replay_is_laid_out_off_screen_and_shows_as_one_built_at_o
         assert app.screen is not ready
         await pilot.pause(0.1)
         assert _picture(app) == shown
+
+
+async def test_a_kept_replay_opens_again_as_a_new_one_would(workspace):
+    session = session_for(workspace)
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        stage = app.screen
+        await wait_for(pilot, lambda: stage.replay.settled, "the replay laid out")
+        await pilot.press("o")
+        kept = app.screen
+        await pilot.press("end", "x")
+        view = kept.pane_view()
+        view.show_panes(list(view.cast.names)[:1])
+        assert kept.playback.done and view.shown != list(view.cast.names)
+        await pilot.press("escape", "o")  # typed ahead: nothing made ready yet, the kept one is rewound
+        assert app.screen is kept and kept.playback.shown == 0 and view.shown == list(view.cast.names)
+        await pilot.press("end")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: stage.replay.screen is kept and stage.replay.settled, "the kept replay ready")
+        await pilot.press("o")
+        await wait_for(pilot, lambda: not app.screen._layout_required, "the replay drawn")
+        again = _picture(app)
+        await pilot.press("escape")
+        stage.replay.discard()
+        await wait_for(pilot, lambda: not kept.is_attached, "the kept replay removed with discard")
+        assert not app.is_screen_installed(kept)
+        await pilot.press("o")
+        assert app.screen is not kept and isinstance(app.screen, ReplayScreen)
+        await wait_for(pilot, lambda: not app.screen._layout_required, "the new replay drawn")
+        await pilot.pause()
+        assert _picture(app) == again

@@ -102,6 +102,16 @@ class ReplayScreen(PaneControls, Screen[None]):
                         title="Replay", severity="warning", timeout=10, markup=False)
             self._skips_told = True
 
+    def rewind(self) -> None:
+        """Back to how the replay opens: at the run's start, paused, at the first speed, every thinking
+        pane as before any choice, nothing focused (a replay kept to be shown again:
+        `promptdesk.tui.replay_ready`)."""
+        self.playback = Playback(self.playback.events)
+        self.pane_view().show_panes(None)
+        self.set_focus(None)
+        self.show(Move([], rebuild=True))
+        self._last_tick = self.clock()
+
     def new_fold(self) -> StateFold:
         """An empty fold that already knows the run's choices and cast (from its start record)."""
         fold = StateFold(str(self.run_dir))

@@ -105,9 +105,10 @@ class StageView(Vertical):
         """The slugs whose thinking panes are shown, in cast order."""
         return shown_panes(list(self.cast.names), self.chosen, self.capacity)
 
-    def show_panes(self, slugs: list[str]) -> None:
-        """Show these actors' thinking panes (as many as fit, in cast order); hide the others."""
-        self.chosen = [slug for slug in self.cast.names if slug in slugs]
+    def show_panes(self, slugs: list[str] | None) -> None:
+        """Show these actors' thinking panes (as many as fit, in cast order); hide the others. None:
+        as before any choice (the cast from its start)."""
+        self.chosen = None if slugs is None else [slug for slug in self.cast.names if slug in slugs]
         self._lay_out_panes()
 
     def _lay_out_panes(self) -> None:
