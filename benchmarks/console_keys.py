@@ -20,8 +20,10 @@ one in its process, and another console's leftovers, collected during a press, a
   person sees it and presses a key): its replay is made ready meanwhile
   (`promptdesk.tui.replay_ready`), in whatever state it has reached;
 - `key_replay_ready_ms`: `o` once that replay is ready and laid out, and `READ_S` more;
-- `key_replay_cold_ms`: `o` with nothing made ready (typed ahead, with the key that brought the
-  stage back): the replay is composed as it is pushed;
+- `key_replay_typed_ms`: `o` typed ahead with the `escape` that closed the replay, before anything
+  is made ready: the replay kept from the last `o` is rewound as it is shown;
+- `key_replay_cold_ms`: `o` with nothing made ready or kept (the first `o` within 0.1 s of the close):
+  the replay is composed as it is pushed;
 - `key_new_scene_ms`: `w` on the closed stage, the wizard's scene list;
 - `take_start_ms`: Enter in a replay's take dialog, the take's live stage (goal: 300 ms; the others 100 ms).
 """
@@ -143,7 +145,7 @@ async def _stage_keys(folder: Path, figures: dict[str, list[tuple[float, float]]
                 await _until(pilot, lambda: app.screen is stage)
         await pilot.press("r")
         await _until(pilot, lambda: session.state.status == "closed" and stage.bridge.worker.is_finished)
-        for name in ("key_replay_cold_ms", "key_replay_ms", "key_replay_ready_ms"):
+        for name in ("key_replay_cold_ms", "key_replay_ms", "key_replay_ready_ms", "key_replay_typed_ms"):
             for _ in range(REPEATS):
                 await _replay_key(pilot, frames, stage, name, figures[name])
         figures["key_new_scene_ms"].append(await latency(pilot, frames, ("w",),
@@ -157,8 +159,14 @@ async def _replay_key(pilot: Any, frames: Frames, stage: Any, name: str, figures
 
     app = pilot.app
     if name == "key_replay_cold_ms":
-        stage.replay.discard()  # what `o` typed ahead finds: nothing made ready yet
+        stage.replay.discard()  # nothing made ready, nothing kept
         await pilot.pause()
+    elif name == "key_replay_typed_ms":
+        await pilot.press("o")
+        await _until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await pilot.press("escape")
+        await _until(pilot, lambda: app.screen is stage)
+        assert stage.replay.screen is None, "a replay was made ready before the typed-ahead `o`"
     elif name == "key_replay_ms":
         await pilot.pause(QUICK_S)
     else:
@@ -215,7 +223,7 @@ async def _take(run_dir: Path, figures: dict[str, list[tuple[float, float]]]) ->
 
 async def _measure() -> dict[str, float]:
     names = ("key_theme_ms", "key_palette_ms", "key_note_ms", "key_help_ms", "key_replay_ms", "key_replay_ready_ms",
-             "key_replay_cold_ms", "key_new_scene_ms", "take_start_ms")
+             "key_replay_typed_ms", "key_replay_cold_ms", "key_new_scene_ms", "take_start_ms")
     figures: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
