@@ -2,7 +2,7 @@
 say why they cannot act on a small scene's stage, a note says whom it is for, `-` to a pace of 0 says off,
 the palette's Keys is the help and `esc` closes it, the key bar stays whole at 60x20, `←` moves to the
 quit dialog's other button; in the wizard `?` in the scene path shows the keys, and after `w` the choices
-the command line gave are asked again."""
+the command line gave are asked again; `o` on a closed stage opens its replay at the start, each time."""
 
 from __future__ import annotations
 
@@ -76,4 +76,32 @@ def test_question_mark_in_the_scene_path_and_the_choices_asked_again_after_w(tmp
     screen = terminal.wait_for(r"Choice 1 of 2")
     assert "Nothing is pre-selected" in screen and "▐●▌" not in screen, screen
     assert re.search(r"Last scene: \(b\)", screen), screen
+    terminal.quit()
+
+
+def test_o_on_a_closed_stage_opens_its_replay_and_again_from_the_start(tmp_path, terminal: Terminal):
+    """`o` on the closed stage, the replay played to its end, `escape`, and `o` as soon as the stage
+    shows, twice: each time the replay opens at the run's first event (it is kept and rewound). The model takes some time, so that the run's events are not all at its first instant."""
+    work = workspace(tmp_path, "the-apology.yaml", "[100, 200]")
+    terminal.run("scenes/the-apology.yaml --isolation b --coordinator C --seed 7 --max-beats 2 --pace 0", work)
+    wizard_through(terminal)
+    terminal.wait_for(r"Scene closed \(")
+    terminal.wait_for(r"o Replay")
+    terminal.type("o")
+    terminal.wait_for(r"replay · The Apology")
+    terminal.wait_for(r"event 0 of \d+")
+    terminal.keys("End")
+    terminal.wait_for(r"■ end")
+    terminal.keys("Escape")  # a terminal sends `escape` then `o` within its escape delay as alt+o
+    terminal.wait_for(r"Promptdesk · closed ·")
+    terminal.type("o")
+    screen = terminal.wait_for(r"event 0 of \d+")
+    assert "■ end" not in screen and "replay · The Apology" in screen
+    terminal.keys("End")
+    terminal.wait_for(r"■ end")
+    terminal.keys("Escape")
+    terminal.wait_for(r"Promptdesk · closed ·")
+    terminal.type("o")
+    screen = terminal.wait_for(r"event 0 of \d+")
+    assert "replay · The Apology" in screen
     terminal.quit()
