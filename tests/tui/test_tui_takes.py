@@ -181,3 +181,24 @@ def test_a_take_from_the_first_beats_says_what_is_kept_in_the_singular_or_that_n
 
     assert "beat 0 is kept as recorded" in explanation("run", 1)
     assert "nothing of it is kept" in explanation("run", 0)
+
+
+async def test_a_take_from_a_beat_past_the_end_says_why_and_starts_nothing(takes, tmp_path):
+    from promptdesk.core.record.takes import Change
+    from promptdesk.tui.app import create_app
+    from promptdesk.tui.screens.replay import ReplayScreen
+
+    runs = tmp_path / "runs"
+    parent = runs / "parent"
+    shutil.copytree(takes / "parent", parent)
+    app = create_app(replay=parent)
+    told: list[str] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        replay = app.screen
+        last = max(e.beat for e in replay.playback.events if e.type == "beat")
+        app.notify = lambda message, **kw: told.append(str(message))  # type: ignore[method-assign]
+        replay.start_take(last + 1, Change(event="The window blows open"))
+        await pilot.pause()
+        assert app.screen is replay and isinstance(app.screen, ReplayScreen)
+    assert told == [f"Beat {last + 1} was never begun in this run: a take starts at a beat the run played."]
+    assert [p.name for p in runs.iterdir()] == ["parent"], "no take's folder was made"
