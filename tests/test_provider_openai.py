@@ -233,3 +233,44 @@ async def test_the_body_on_the_wire_is_every_argument_as_given(loopback, make, s
         expected |= {"stream": True, "stream_options": {"include_usage": True}}
     assert loopback.requests[0].body == expected
     assert [m["content"] for m in loopback.requests[0].body["messages"]][1:] == [m.content for m in sent.messages]
+
+
+def test_a_body_built_from_the_last_requests_messages_is_the_body_encoded_whole():
+    """`wire_body` reuses each message's JSON from the recipient's last request: byte for byte the
+    body that encoding it whole gives, and what it keeps is the last request's messages only."""
+    import json
+
+    from promptdesk.core.providers.openai_provider import wire_body
+
+    def whole(params: dict) -> bytes:
+        body = {"model": params["model"], "messages": params["messages"], "stream": True}
+        body |= {k: v for k, v in params.items() if k not in body}
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+    odd = 'She said "no"\\n\tthen — ünïcödé 🎭 \x01 and a \\ backslash'
+    thread = [{"role": "system", "content": "You are Bob."}, {"role": "user", "content": odd},
+              {"role": "assistant", "content": "<speech>Aye.</speech>"}, {"role": "user", "content": odd},
+              {"role": "assistant", "content": odd}]
+    known: dict = {}
+    params = {"model": "gpt-4.1-mini", "messages": thread[:2], "max_completion_tokens": 300, "temperature": 0.4,
+              "prompt_cache_key": "bob", "stream_options": {"include_usage": True}}
+    assert wire_body(params, True, known) == whole(params)
+    grown = {**params, "messages": thread + [{"role": "user", "content": "Look again."}]}
+    assert wire_body(grown, True, known) == whole(grown)
+    assert set(known) == {(m["role"], m["content"]) for m in grown["messages"]}
+    slid = {**params, "messages": [thread[0], {"role": "user", "content": "Look again."}]}
+    assert wire_body(slid, True, known) == whole(slid) and len(known) == 2, "a window that slid keeps no old line"
+    other = {**params, "messages": [{"role": "user", "content": ["not", "a", "string"]}]}
+    assert wire_body(other, True, known) == whole(other)
+
+
+async def test_a_recipients_growing_thread_reaches_the_server_whole_each_time(loopback, make):
+    provider = make()
+    first = request(cache_key="bob")
+    grown = request(cache_key="bob", messages=[*first.messages, ChatMessage(role="assistant", content="Still nobody."),
+                                               ChatMessage(role="user", content='A "shadow" — on the jetty?')])
+    for sent in (first, grown):
+        loopback.script(Reply(text="Nobody."))
+        await provider.complete(sent, lambda piece: None)
+    for recorded, sent in zip(loopback.requests, (first, grown)):
+        assert recorded.body == provider.params(sent) | {"stream": True, "stream_options": {"include_usage": True}}

@@ -41,6 +41,8 @@ class OpenAIProvider(RemoteProvider):
             raise InvalidConfig("the openai-compatible provider needs a base URL (--base-url or `base_url` in the "
                                 "scene's provider), e.g. http://localhost:11434/v1 for Ollama")
         super().__init__(model, api_key, base_url, **options)
+        self._encoded: dict[str, dict[tuple[str, str], str]] = {}
+        """Each recipient's messages as JSON, from its last streamed request (`wire_body`)."""
 
     finish_marker = "finish_reason and [DONE]"
 
@@ -92,7 +94,8 @@ class OpenAIProvider(RemoteProvider):
         params = self.params(request)
         params["stream_options"] = {"include_usage": True}
         try:
-            chunks = await client.post("/chat/completions", content=wire_body(params, stream=True), cast_to=_types()[0],
+            body = wire_body(params, stream=True, known=self._encoded.setdefault(request.to, {}) if request.to else None)
+            chunks = await client.post("/chat/completions", content=body, cast_to=_types()[0],
                                        stream=True, stream_cls=_types()[1])
         except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
             raise self._schema_refused(exc, request) from None
@@ -143,16 +146,39 @@ class OpenAIProvider(RemoteProvider):
         return None
 
 
-def wire_body(params: dict[str, Any], stream: bool) -> bytes:
-    """The request body as the SDK would write it for `params` (its JSON settings: no ASCII
-    escaping, no spaces, no NaN), built once here and handed to the SDK's `post` whole.
+def _dumps(value: Any) -> str:
+    """JSON as the SDK writes it: no ASCII escaping, no spaces, no NaN."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def wire_body(params: dict[str, Any], stream: bool, known: dict[tuple[str, str], str] | None = None) -> bytes:
+    """The request body as the SDK would write it for `params` (`_dumps`), built once here and handed
+    to the SDK's `post` whole.
 
     `create` costs about 0.35 ms more per request than `post` on this machine (its options,
     argument merge and encoding), paid by a crowd's beat once per actor before the last request
-    can leave; the body on the wire is the same (`stream` after the messages, as `create` puts it)."""
-    body = {"model": params["model"], "messages": params["messages"], "stream": stream}
-    body.update((key, value) for key, value in params.items() if key not in body)
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    can leave; the body on the wire is the same (`stream` after the messages, as `create` puts it).
+
+    `known` maps a message's role and content to its JSON from the same recipient's last request:
+    an isolation (b) thread grows by a few messages a beat, so most of it is not encoded again (at
+    50 actors, 0.25 ms a request before). It is refilled with this request's messages only, so it
+    holds one thread's worth. The bytes are those of encoding the whole body at once."""
+    messages, previous = [], known.copy() if known is not None else None
+    if known is not None:
+        known.clear()
+    for message in params["messages"]:
+        role, content = message.get("role"), message.get("content")
+        if previous is None or len(message) != 2 or not isinstance(role, str) or not isinstance(content, str):
+            messages.append(_dumps(message))
+            continue
+        encoded = previous.get((role, content))
+        if encoded is None:
+            encoded = _dumps(message)
+        known[(role, content)] = encoded  # type: ignore[index]
+        messages.append(encoded)
+    rest = {"stream": stream} | {key: value for key, value in params.items() if key not in ("model", "messages", "stream")}
+    return (_dumps({"model": params["model"]})[:-1] + ',"messages":[' + ",".join(messages) + "]," +
+            _dumps(rest)[1:]).encode()
 
 
 def _types() -> tuple[type, type]:
