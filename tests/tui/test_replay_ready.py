@@ -150,3 +150,30 @@ async def test_a_kept_replay_opens_again_as_a_new_one_would(workspace):
         await wait_for(pilot, lambda: not app.screen._layout_required, "the new replay drawn")
         await pilot.pause()
         assert _picture(app) == again
+
+
+@pytest.mark.parametrize("steps", [0, 1, 2, 3, 5, 8, 13, 21, 34, 55])
+async def test_the_app_closing_while_a_replay_is_made_ready_closes_cleanly(workspace, monkeypatch, steps):
+    """The app closes `steps` turns of the event loop after a replay began to be made ready: at one of
+    them it is still composing, and the close must neither fail nor draw into what it removed."""
+    import asyncio
+
+    made = replay_ready.ReplayReady._make
+    caught: list = []
+
+    def make_and_note(self) -> None:
+        made(self)
+        if self.screen is not None:
+            caught.append(self.screen)
+
+    monkeypatch.setattr(replay_ready.ReplayReady, "_make", make_and_note)
+    session = session_for(workspace)
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE):
+        for _ in range(100_000):
+            if caught:
+                break
+            await asyncio.sleep(0)
+        for _ in range(steps):
+            await asyncio.sleep(0)
+    assert caught, "a replay was made ready"

@@ -92,6 +92,8 @@ class ReplayScreen(PaneControls, Screen[None]):
 
 
     def on_mount(self) -> None:
+        if not self.app.is_running:  # closing while it was made ready off screen: its widgets are going
+            return
         self.show(Move([]))
         self.set_interval(TICK_S, self.advance)
 

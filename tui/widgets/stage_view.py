@@ -92,6 +92,8 @@ class StageView(Vertical):
                     yield ThinkingPane(slug, name, self.cast.role(slug), longest)
 
     def on_mount(self) -> None:
+        if not self.app.is_running:  # the app is closing (a replay made ready off screen as it quit)
+            return
         self.query_one("#speech").border_title = "Transcript"
         self.query_one(LiveSpeech).cast = self.cast
 
