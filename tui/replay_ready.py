@@ -128,8 +128,9 @@ class ReplayReady:
         if screen is self.kept:
             return
         self._drop_kept()
-        if callable(getattr(screen, "rewind", None)):
-            self.stage.app.install_screen(screen, self._name)
+        app = self.stage.app
+        if callable(getattr(screen, "rewind", None)) and not app.is_screen_installed(self._name):
+            app.install_screen(screen, self._name)
             self.kept = screen
 
     def _drop_kept(self) -> None:
