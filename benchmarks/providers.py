@@ -4,8 +4,8 @@
   on Anthropic, where the loopback server bills caching like the API (prefixes end at
   `cache_control` marks; under the model's minimum nothing is cached) and every reply is a
   realistic ~300 tokens (a thought of about 280). The share of the input's price that caching
-  saved: each request carries its actor's last thought once, and that part (with the lines new to
-  it) is never cached, so the share is bounded by the size of the thread it re-sends.
+  saved: each request carries its actor's last thought once, and that part (with the beat heading
+  and the ask after it) is never cached, so the share is bounded by the size of the thread it re-sends.
 - `cache_input_usd_b`: what the same run paid for its input (cache writes and reads included), in
   US dollars by the price table: the figure the share is a share of.
 - `beat0_ratio` (goal <= 1.05): beat 0's wall time (its `beat` event to the next beat's) over its

@@ -1,10 +1,11 @@
-"""Prompt caching that caches: Anthropic cache breakpoints on the briefing and on the last two
-replies of the conversation (moved every turn), the API's cache semantics in the loopback server, the minimum
+"""Prompt caching that caches: Anthropic cache breakpoints on the briefing and at the end of what
+the next request re-sends (moved every turn), the API's cache semantics in the loopback server, the minimum
 cacheable length, and `cache_saving` in metadata.json. OpenAI keeps `prompt_cache_key`."""
 
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -38,16 +39,25 @@ def marks(body: dict) -> list[str]:
     return found
 
 
-async def test_breakpoints_mark_the_briefing_and_the_end_of_the_conversation_and_move(run_scene, loopback):
+async def test_breakpoints_mark_the_briefing_and_the_end_of_what_the_next_request_re_sends(run_scene, loopback):
     loopback.default = scripted(reply_of)
     scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"), limits={"max_beats": 4})
     await run_scene(scene, isolation="b", coordinator="C")
     turns = [r.body for r in loopback.requests if r.body.get("system") and "alice" in json.dumps(r.body["system"])]
     assert len(turns) >= 3
-    for body in turns:  # the last two replies: what the next request re-sends ends at the last one
+    for body, after in zip(turns, [*turns[1:], None]):
         replies = [str(i) for i, m in enumerate(body["messages"]) if m["role"] == "assistant"]
         users = [str(i) for i, m in enumerate(body["messages"]) if m["role"] == "user"]
-        assert marks(body) == ["system", *(replies[-2:] or users[-1:])] and len(marks(body)) <= 4
+        # where the previous request's mark was, the last reply (a correction reads it), and the newest
+        # update up to the end of what happened, in a block of its own: the rest is this request's alone
+        assert marks(body) == ["system", *users[-2:-1], *replies[-1:], users[-1]], marks(body)
+        kept, alone = body["messages"][-1]["content"]
+        assert "cache_control" in kept and "cache_control" not in alone
+        assert alone["text"].endswith("Respond in character, or stay silent.") or "journal entry" in kept["text"]
+        assert "BEAT" not in kept["text"] and "PRIVATE THOUGHT" not in kept["text"]
+        if after is not None:  # the next request re-sends the marked part unchanged
+            again = after["messages"][len(body["messages"]) - 1]["content"]
+            assert (again if isinstance(again, str) else again[0]["text"]) == kept["text"]
     assert marks(turns[1])[-1] != marks(turns[2])[-1], "the trailing breakpoint moves every turn"
 
 
@@ -71,6 +81,11 @@ async def test_a_twenty_beat_scene_in_isolation_b_reads_all_it_re_sends_from_the
             # all that the previous request cached is read, and only what it did not send is written
             assert after["cache_read_tokens"] == before["cache_read_tokens"] + before["cache_write_tokens"], slug
             assert after["cache_write_tokens"] < 0.3 * after["cache_read_tokens"], slug
+    for recorded in loopback.requests:  # billed as new input: the last thought, the beat heading, the ask
+        usage = recorded.cache_usage
+        if usage and usage["cache_read_input_tokens"]:
+            alone = recorded.body["messages"][-1]["content"][-1]["text"]
+            assert usage["input_tokens"] == math.ceil(len(alone) / 4) and "PRIVATE THOUGHT" in alone
 
 
 async def test_a_prefix_under_the_minimum_is_noted_once_per_actor_in_debug_log(run_scene, loopback):
@@ -147,3 +162,22 @@ async def test_openai_keeps_a_per_actor_prompt_cache_key_and_a_stable_prefix(run
     for earlier, later in zip(alice, alice[1:]):  # all but the previous reply, whose thinking is taken out
         stable = earlier["messages"][:-2]
         assert later["messages"][:len(stable)] == stable, "each request keeps the last one's stable prefix"
+
+
+def test_a_correction_and_an_update_kept_whole_end_their_cached_prefix_at_the_last_replies():
+    from types import SimpleNamespace
+
+    from promptdesk.core.engine.actors import ThreadActor
+
+    provider = AnthropicProvider("claude-sonnet-4-6", api_key=CANARY)
+    actor = ThreadActor(SimpleNamespace(slug="bob", name="Bob"), "You are Bob.", provider)
+    first = actor.request("BEAT 0 of at most 9\n\nAlice [TONE: calm] \"Hello.\"\n\nRespond in character, or stay silent.", 0)
+    assert first.messages[-1].content.startswith("Alice [TONE: calm]") and first.thread_kept == len('Alice [TONE: calm] "Hello."')
+    split = provider.params(first)["messages"][-1]["content"]
+    assert [b["text"] for b in split] == ['Alice [TONE: calm] "Hello."', "\n\nBEAT 0 of at most 9\n\nRespond in character, or stay silent."]
+    correction = actor.correction(first, "no tags", "Answer in the tags.")
+    assert correction.thread_kept is None
+    assert marks(provider.params(correction)) == ["system", "1"]  # the answer it corrects, whole
+    whole = actor.request("DIRECTOR NOTE: Begin.", 0)  # no heading and no thought: all of it is kept
+    assert whole.thread_kept is None and isinstance(provider.params(whole)["messages"][-1]["content"], list)
+    assert marks(provider.params(whole)) == ["system", "0"]

@@ -67,7 +67,7 @@ async def test_after_a_window_drop_one_new_session_starts_and_is_resumed_with_th
         wire = [m["content"] if isinstance(m["content"], str) else "".join(b["text"] for b in m["content"])
                 for m in recorded.body["messages"]]
         assert wire == [m.content for m in as_sent.messages]
-    # thread_thinking: last: the replies re-sent are speech alone (the last thought opens the new update)
+    # thread_thinking: last: the replies re-sent are speech alone (the last thought follows what happened in the new update)
     assert all("private thought" not in replies(r) and "Line" in replies(r) for r in [*requests[1:4], requests[5]])
     assert "private thought 2" in json.dumps(requests[3].body["messages"][-1])
     # one thought, once: the resumed session holds the earlier updates as the engine keeps them

@@ -86,8 +86,8 @@ async def test_thread_thinking_decides_which_past_thoughts_are_resent(run_scene,
     assert len(replies) >= 3 and all("<speech>" in r for r in replies)
     assert with_thinking == {"all": [True] * len(replies), "none": [False] * len(replies),
                              "last": [False] * len(replies)}[kept]
-    opens_with_thought = last[-1]["content"].startswith(LAST_THOUGHT_HEADING)
-    assert opens_with_thought == (kept == "last"), "under `last` the newest thought opens the update"
+    with_thought = f"\n\n{LAST_THOUGHT_HEADING}\n" in last[-1]["content"]
+    assert with_thought == (kept == "last"), "under `last` the newest thought follows what happened in the update"
     if kept == "last":  # ... and it is the thought bob had just before, not an older one
         thoughts = [e.text for e in run.events() if e.type == "think" and e.from_ == "bob"]
         assert thoughts[-2] in last[-1]["content"] and thoughts[-3] not in last[-1]["content"]

@@ -88,8 +88,10 @@ async def test_a_beats_routes_are_flushed_at_the_safe_point_and_what_is_shown_is
     run = await run_session(tmp_path, scene, isolation="b", coordinator="C", before_run=watch)
     assert not on_disk_short, on_disk_short
     assert len(per_beat) >= 4
-    for (beat, flushes, events, routes), (_, next_flushes, next_events, next_routes) in zip(per_beat, per_beat[1:]):
-        assert next_events - events >= 5 and next_routes > routes, "a beat records several events, routes among them"
+    pairs = list(zip(per_beat, per_beat[1:]))
+    assert sum(after[3] > before[3] for before, after in pairs) >= 3, "most beats route lines"
+    for (beat, flushes, events, routes), (_, next_flushes, next_events, next_routes) in pairs:
+        assert next_events - events >= 5, "a beat records several events"
         shown = (next_events - events) - (next_routes - routes)
         assert next_flushes - flushes <= shown + 1, \
             f"beat {beat}: {next_flushes - flushes} flushes for {shown} shown events and {next_routes - routes} routes"

@@ -11,7 +11,10 @@ requests were trimmed (`data/apology_requests_before.json`), once the trimming i
   its ask (`Respond in character, or stay silent.`), which the newest update repeats (the thread's
   order keeps the beats' order); and only the newest update
   carries the actor's last private thought (before, every kept update carried the thought of the
-  turn before it, so a thread re-sent every thought of its window).
+  turn before it, so a thread re-sent every thought of its window);
+- in (b), the newest update says what happened first, then the last private thought, the beat
+  heading and the ask (before: thought, heading, what happened, ask), so that the next request
+  re-sends it unchanged up to the end of what happened (a cache mark can end there).
 
 Nothing else may differ: not a line routed, not a word of a briefing, not a message's place.
 """
@@ -95,7 +98,21 @@ def trimmed(text: str, isolation: str) -> dict:
                              message["content"], flags=re.S)
             content = re.sub(r"^((?:\(Earlier[^\n]*\n\n)?)BEAT \d+ of at most \d+\n\n", r"\1", content)
             message["content"] = content.removesuffix(ASK)
+        if users:
+            users[-1]["content"] = _what_happened_first(users[-1]["content"])
     return request
+
+
+def _what_happened_first(content: str) -> str:
+    """A newest update as sent before (thought, heading, what happened, ask) in today's order."""
+    thought = ""
+    if content.startswith(THOUGHT):
+        thought, _, content = content.partition("\n\n")
+        thought += "\n\n"
+    heading = re.fullmatch(r"(BEAT \d+ of at most \d+)\n\n(.*)" + re.escape(ASK), content, re.S)
+    if heading:
+        return f"{heading[2]}\n\n{thought}{heading[1]}{ASK}"
+    return f"{content}\n\n{thought.rstrip()}" if thought else content
 
 
 @pytest.mark.parametrize("isolation", ["a", "b"])

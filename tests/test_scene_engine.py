@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
-from promptdesk.core.engine.briefing import ASK, answered
+from promptdesk.core.engine.briefing import ASK
 from promptdesk.core.record.events import SpeakEvent, ThinkEvent
 from promptdesk.core.protocol.lines import speech_line
 from helpers import example_scene
@@ -166,7 +167,9 @@ async def test_isolation_b_keeps_one_growing_thread_per_actor(run_scene):
         for before, after in zip(turns, turns[1:]):  # the newest update is kept without its ask and limit
             assert after["messages"][:len(before["messages"]) - 1] == before["messages"][:-1]
             kept = after["messages"][len(before["messages"]) - 1]["content"]
-            assert kept == answered(before["messages"][-1]["content"]) and not kept.endswith(ASK)
+            sent = before["messages"][-1]["content"]
+            assert sent.startswith(kept + "\n\n") and sent.endswith(ASK)  # re-sent unchanged up to its kept part
+            assert not kept.endswith(ASK) and not re.search(r"^BEAT \d+", kept, re.M)
             assert len(after["messages"]) == len(before["messages"]) + 2
             assert after["system"] == before["system"]
 

@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from promptdesk.core.engine.briefing import answered, beat_update, for_protocol
+from promptdesk.core.engine.briefing import answered, beat_update, for_protocol, kept_and_framing
 from promptdesk.core.characters.loading import Character
 from promptdesk.core.providers.base import ChatMessage, Provider, Request
 
@@ -65,7 +65,7 @@ class Actor:
         """The same request plus the malformed answer and the correction prompt of spec 000."""
         messages = [*original.messages, ChatMessage(role="assistant", content=bad or "(empty)"),
                     ChatMessage(role="user", content=prompt)]
-        return original.model_copy(update={"messages": messages, "purpose": "correct"})
+        return original.model_copy(update={"messages": messages, "purpose": "correct", "thread_kept": None})
 
 
 class StatelessActor(Actor):
@@ -124,9 +124,9 @@ class ThreadActor(Actor):
     the request prefix stays byte-stable between drops (caching keeps working) and the first message
     left says that earlier lines were dropped. `thread_thinking` decides which past thoughts are re-sent:
     `keep` every reply whole, `drop` none, `last` (default) only the most recent one. Under `last`
-    every re-sent reply is its speech alone and the most recent thought opens the new update
-    (`LAST_THOUGHT_HEADING`); the thread keeps that update without it (`answered`: nor its ask and
-    beat limit), so each request carries one thought, once. The newest update is the only message
+    every re-sent reply is its speech alone and the most recent thought follows what happened in the
+    new update (`LAST_THOUGHT_HEADING`); the thread keeps that update without it (`answered`: nor
+    its beat heading and ask), so each request carries one thought, once. The newest update is the only message
     a later request sends otherwise than it was sent: everything before it stays a cacheable prefix."""
 
     isolation = "b"
@@ -162,18 +162,24 @@ class ThreadActor(Actor):
         self._rendered = (kept, self.dropped)
         return list(self._messages)
 
-    def update(self, user_text: str) -> str:
-        """The new user message: under `last`, the most recent thought first, then the update (the
-        thread keeps the update alone: `remember`)."""
+    def update(self, user_text: str) -> tuple[str, int | None]:
+        """The new user message, and how much of it the thread keeps (None: all of it).
+
+        What happened comes first, as the thread will keep it (`answered`); then what this request
+        alone carries: under `last` the most recent thought, then the beat heading and the ask. So
+        the next request re-sends this one unchanged up to the end of what happened, and a cached
+        prefix can end there (`Request.thread_kept`)."""
+        kept, framing = kept_and_framing(user_text)
         last = self.exchanges[-1] if self.exchanges and self.thread_thinking == "last" else None
-        if last is None or not last.thinking or last.speech is None:
-            return user_text
-        return f"{LAST_THOUGHT_HEADING}\n{last.thinking}\n\n{user_text}"
+        thought = f"{LAST_THOUGHT_HEADING}\n{last.thinking}" if last and last.thinking and last.speech is not None else ""
+        alone = "\n\n".join(part for part in (thought, framing) if part)
+        return (f"{kept}\n\n{alone}", len(kept)) if alone else (user_text, None)
 
     def request(self, user_text: str, beat: int, purpose: str = "turn") -> Request:
+        content, kept = self.update(user_text)
         return Request(to=self.slug, purpose=purpose, system=self.briefing, beat=beat,
-                       cache_prefix=True, cache_key=f"promptdesk-{self.slug}",
-                       messages=[*self.thread, ChatMessage(role="user", content=self.update(user_text))])
+                       cache_prefix=True, cache_key=f"promptdesk-{self.slug}", thread_kept=kept,
+                       messages=[*self.thread, ChatMessage(role="user", content=content)])
 
     def remember(self, user_text: str, items: list[str], response: str, own_line: str | None) -> None:
         thinking, speech = split_reply(response)

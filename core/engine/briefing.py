@@ -129,10 +129,17 @@ def beat_update(beat: int, items: Sequence[str], *, last_beat: int | None = None
     return f"{heading}\n\n{body}\n\n{ASK}"
 
 
-def answered(update: str) -> str:
-    """An update as a thread keeps it once the turn was answered (isolation b): what happened, without
-    the beat heading and the ask, which the newest update (and the order of the thread) carry."""
+def kept_and_framing(update: str) -> tuple[str, str]:
+    """An update split in two: what a thread keeps of it once the turn was answered (isolation b:
+    what happened), and the framing it keeps no more, the beat heading and the ask ("" when the
+    update has no heading), which the newest update (and the order of the thread) carry."""
     head, sep, rest = update.partition("\n\n")
     if not (sep and _HEADING.fullmatch(head)):
-        return update
-    return rest.removesuffix("\n\n" + ASK)
+        return update, ""
+    body = rest.removesuffix("\n\n" + ASK)
+    return body, head + ("\n\n" + ASK if len(body) < len(rest) else "")
+
+
+def answered(update: str) -> str:
+    """An update as a thread keeps it once the turn was answered (`kept_and_framing`)."""
+    return kept_and_framing(update)[0]

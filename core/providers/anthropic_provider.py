@@ -1,8 +1,9 @@
 """Claude through the Anthropic Messages API (`AsyncAnthropic`, imported on first use).
 
 When the request asks for a cached prefix, cache breakpoints (`cache_control: ephemeral`) mark
-the system prompt (the briefing) and the last two replies of the conversation (see
-`trailing_breakpoints`); the trailing marks move every turn. A prefix
+the system prompt (the briefing) and the end of what the next request will re-send: the newest
+update's kept part, in a text block of its own (see `trailing_breakpoints`); the trailing marks
+move every turn. A prefix
 shorter than the model's minimum (`min_cacheable_tokens`) is not cached by the API: debug.log says
 so once per actor. Usage maps `cache_creation_input_tokens` to cache writes and
 `cache_read_input_tokens` to cache reads. Streaming uses raw `create(stream=True)` events; a stream
@@ -48,22 +49,32 @@ def estimate_tokens(text: str) -> int:
 
 
 def trailing_breakpoints(request: Request) -> list[int]:
-    """The messages that carry a cache breakpoint besides the system prompt: the last two assistant
-    messages, newest last, and the last user message when no assistant message follows the
-    briefing yet (at most 3 of the API's 4 breakpoints).
+    """The messages that carry a cache breakpoint besides the system prompt (at most 3 of the API's 4).
 
-    An actor's thread (isolation b) re-sends every message of its previous request but the newest
-    update, which it keeps without the last private thought and the ask (`ThreadActor`): what the
-    next request shares with this one ends at this one's last reply. So the last assistant message
-    caches the conversation for the next turn, and the one before it reads what the previous
-    request wrote (a correction's request, whose last assistant message is the answer it corrects,
-    still reads it). A window drop changes the thread from its first message on: the first request
-    after it writes the kept thread anew at its last reply, and the next ones read it again."""
+    An actor's thread (isolation b) re-sends every message of its previous request, the newest
+    update as far as the thread keeps it (`Request.thread_kept`: what happened, without the last
+    private thought, the beat heading and the ask, which follow it). So when the last message says
+    where its kept part ends (`kept_part`), that part is marked, where the next request will read
+    from; the previous user message, marked there by the previous request, reads what it wrote; and
+    the last assistant message is marked too, so that a correction's request (whose last assistant
+    message is the answer it corrects) still reads it. Otherwise the last two assistant messages,
+    newest last, and the last user message when no assistant message follows the briefing yet.
+    A window drop changes the thread from its first message on: the first request after it writes
+    the kept thread anew, and the next ones read it again."""
     replies = [i for i, m in enumerate(request.messages) if m.role == "assistant"]
-    if replies:
-        return replies[-2:]
     users = [i for i, m in enumerate(request.messages) if m.role == "user"]
-    return users[-1:]
+    if kept_part(request) is not None:
+        return sorted({*users[-2:-1], *replies[-1:]})
+    return replies[-2:] if replies else users[-1:]
+
+
+def kept_part(request: Request) -> int | None:
+    """Where the last message's kept part ends, when it is a user message whose kept part and rest
+    both hold text (`Request.thread_kept`); None otherwise."""
+    kept, last = request.thread_kept, request.messages[-1] if request.messages else None
+    if not kept or last is None or last.role != "user" or not last.content[:kept].strip() or not last.content[kept:].strip():
+        return None
+    return kept
 
 
 class AnthropicProvider(RemoteProvider):
@@ -108,6 +119,10 @@ class AnthropicProvider(RemoteProvider):
             for index in trailing_breakpoints(request):
                 messages[index]["content"] = [{"type": "text", "text": messages[index]["content"],
                                                "cache_control": EPHEMERAL}]
+            if (kept := kept_part(request)) is not None:
+                text = messages[-1]["content"]
+                messages[-1]["content"] = [{"type": "text", "text": text[:kept], "cache_control": EPHEMERAL},
+                                           {"type": "text", "text": text[kept:]}]
         if request.json_schema is not None:
             params["tools"] = [{"name": ANSWER_TOOL, "description": "Give your whole answer through this tool.",
                                 "input_schema": request.json_schema}]

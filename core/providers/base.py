@@ -38,6 +38,10 @@ class Request(BaseModel):
     json_schema: dict[str, Any] | None = None
     """When set, ask for output matching this JSON schema (structured outputs)."""
     beat: int | None = None
+    thread_kept: int | None = None
+    """How many leading characters of the last message the actor's thread keeps (isolation b): the
+    next request re-sends them unchanged, so a cached prefix may end there. The rest of that message
+    (the last private thought, the beat heading, the ask) is this request's alone."""
 
 
 class Usage(BaseModel):

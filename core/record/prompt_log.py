@@ -39,6 +39,9 @@ FILE = "prompts.jsonl"
 MIN_KEEP = 256
 """A delta must reuse at least this many characters of its base, else the request is written whole."""
 _LEAD = ("system", "messages")
+_ROUTING = frozenset({"to", "purpose", "beat", "thread_kept"})
+"""`Request` fields that are not part of a request's text: the line's routing facts, and where its
+thread's kept part ends (a hint for placing a cache mark; the next request shows that part)."""
 
 
 class PromptLogError(PromptdeskError):
@@ -49,8 +52,8 @@ class PromptLogError(PromptdeskError):
 
 def request_text(request: Request | dict[str, Any]) -> str:
     """The canonical JSON text of one request: what the log stores and rebuilds byte for byte."""
-    data = request.model_dump(exclude_none=True, exclude={"to", "purpose", "beat"}) \
-        if isinstance(request, Request) else {k: v for k, v in request.items() if k not in ("to", "purpose", "beat")}
+    data = request.model_dump(exclude_none=True, exclude=_ROUTING) \
+        if isinstance(request, Request) else {k: v for k, v in request.items() if k not in _ROUTING}
     ordered = {k: data[k] for k in _LEAD if k in data} | {k: v for k, v in data.items() if k not in _LEAD}
     return json.dumps(ordered, ensure_ascii=False)
 
@@ -146,7 +149,7 @@ def _slid(base: str, text: str, keep: int) -> tuple[int, int] | None:
 
 
 def _frame(request: Request) -> dict[str, Any]:
-    return request.model_dump(exclude_none=True, exclude={"to", "purpose", "beat", "system", "messages"})
+    return request.model_dump(exclude_none=True, exclude={*_ROUTING, "system", "messages"})
 
 
 def _extended(previous: _Sent, request: Request) -> tuple[str | None, int]:
