@@ -27,3 +27,19 @@ def test_a_short_scene_measures_the_requests_of_the_beat_asked():
     got = request_size.measure(beat=3, cast=["alice", "bob", "charlie"])
     # by beat 3 the group chat holds the briefing and eight lines at most; ours a thread of three turns
     assert 3000 < got["b_request_r15_bytes"] < 8000 and 3000 < got["b_request_r15_groupchat_bytes"] < 8000, got
+
+
+def test_the_benchmarks_keep_journals_in_a_store_of_their_own(tmp_path):
+    """A journal left in the checkout's `.promptdesk/journals/` by a scene played by hand is not read."""
+    import os
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    env = {k: v for k, v in os.environ.items() if k != "PROMPTDESK_JOURNAL_STORE"}
+    env["PYTHONPATH"] = str(ROOT)
+    out = subprocess.run([sys.executable, "-c", "import os, benchmarks; store = os.environ['PROMPTDESK_JOURNAL_STORE']; "
+                          "print(store, os.path.isdir(store), len(os.listdir(store)))"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert out[1:] == ["True", "0"] and not out[0].startswith(str(ROOT))
