@@ -22,7 +22,7 @@ from promptdesk.core.record.takes import Change, describe_change, takes_of
 from promptdesk.tui.playback import Move, Playback
 from promptdesk.tui.commands import binding_commands, copy_run_folder, copy_selection
 from promptdesk.tui.formats import registry
-from promptdesk.tui.lines import Cast, safe, shown_path
+from promptdesk.tui.lines import Cast, literal, safe, shown_path
 from promptdesk.tui.render import transcript_line
 from promptdesk.tui.stage_state import StateFold
 from promptdesk.tui.screens.take_dialog import TakeDialog
@@ -243,8 +243,8 @@ class ReplayScreen(PaneControls, Screen[None]):
         yield from self.pane_commands()
         names = cast_names(self.playback.events)
         for folder, take in takes_of(self.run_dir):
-            yield SystemCommand(f"Take: {folder.name}", f"From beat {take.get('beat')}: "
-                                f"{safe(describe_change(take.get('change') or {}, names))}; open its replay",
+            yield SystemCommand(f"Take: {literal(folder.name)}", f"From beat {literal(take.get('beat'))}: "
+                                f"{literal(describe_change(take.get('change') or {}, names))}; open its replay",
                                 lambda folder=folder: self.app.push_screen(ReplayScreen(folder)))
 
 
