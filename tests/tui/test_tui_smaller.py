@@ -128,3 +128,25 @@ def test_a_first_make_run_says_what_it_is_installing():
     install = next(line for line in out.stdout.splitlines() if "uv sync" in line)
     assert "--quiet" not in install and " -q" not in install
     assert "--frozen" in install and "--no-dev" in install
+
+
+async def test_below_60_columns_the_transcript_takes_the_whole_width_and_resizing_gives_the_panel_back():
+    """At 40 columns the Session panel (31 wide) left the transcript 7 columns: a word a row. Below 60
+    it is hidden (the title still says where the scene is); widened again, it comes back."""
+    from promptdesk.tui.widgets.transcript import Transcript
+
+    session = scripted()
+    app = create_app(session=session)
+    async with app.run_test(size=(40, 12)) as pilot:
+        session.publish([GenericEvent(t=0.0, **{"from": "coordinator"}, type="beat", text="Beat 0", beat=0),
+                         GenericEvent(t=0.1, **{"from": "operator"}, type="event", text="Lights out", beat=0)])
+        stage = app.screen
+        await wait_for(pilot, lambda: any("Lights out" in line for line in stage.query_one(Transcript).plain_lines()),
+                       "the event's line")
+        await pilot.pause()
+        assert not stage.query_one(StatePanel).display
+        assert stage.query_one(Transcript).size.width >= 36
+        assert "⚡ EVENT (from you): Lights out" in screen_text(app)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert stage.query_one(StatePanel).display and stage.query_one(StatePanel).size.width > 0

@@ -60,10 +60,12 @@ class ReplayScreen(PaneControls, Screen[None]):
                         "nothing changed, live on a stage of its own (a new run folder beside this one)"),
         Binding("escape", "close", "Back", id="replay.close", tooltip="Close the replay and go back to the stage"),
     ]
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (60, "-narrow"), (100, "-wide")]
+    """Below 60 columns the Session panel is hidden: beside it the transcript would be a word wide."""
     DEFAULT_CSS = """
     ReplayScreen > #title { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     ReplayScreen.-narrow StatePanel { width: 31; }
+    ReplayScreen.-tiny StatePanel { display: none; }
     """
 
     def __init__(self, run_dir: Path, clock: Callable[[], float] = time.monotonic) -> None:
