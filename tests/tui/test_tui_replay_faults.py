@@ -68,3 +68,22 @@ async def test_a_start_record_edited_by_hand_replays_with_what_makes_sense(tmp_p
         if edit == "names not text":
             assert "PRIVATE · alice" in text and "PRIVATE · bob" in text
     assert app.return_code in (None, 0)
+
+
+async def test_at_the_end_of_a_record_that_never_closed_the_panel_says_so_not_running(tmp_path):
+    """A run cut off (the process killed, the disk full) has no close: at the end of its replay nothing is
+    running, so the panel says `not closed` (and the bar says the record ends there), not `running`."""
+    from promptdesk.tui.widgets.state_panel import StatePanel
+
+    run = shutil.copytree(FIXTURE, tmp_path / "run")
+    log = run / "events.jsonl"
+    log.write_text("\n".join(line for line in log.read_text().splitlines() if '"type": "close"' not in line) + "\n")
+    app = create_app(replay=run)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("end")
+        await pilot.pause()
+        assert app.screen.query_one(StatePanel).snapshot.status == "not closed"
+        assert "Status    not closed" in screen_text(app) and "■ end of the record, no close" in screen_text(app)
+        await pilot.press("home")
+        await pilot.pause()
+        assert app.screen.query_one(StatePanel).snapshot.status == "ready"

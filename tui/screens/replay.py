@@ -138,12 +138,21 @@ class ReplayScreen(PaneControls, Screen[None]):
         if move.events:
             view.apply(move.events)
             self.fold.feed(move.events)
-        view.show_state(self.fold.snapshot(self.playback.playhead))
+        state = self.fold.snapshot(self.playback.playhead)
+        if self.unclosed:
+            state.status = "not closed"
+        view.show_state(state)
         self._show_position()
+
+    @property
+    def unclosed(self) -> bool:
+        """At the end of a record that never closed (the process was cut off, or it is still being written)."""
+        return self.playback.done and bool(self.playback.events) and self.fold.state.status != "closed"
 
     def _show_position(self) -> None:
         p, bar = self.playback, self.query_one(PlaybackBar)
-        mode = "▶ playing" if p.playing else ("■ end" if p.done else "‖ paused")
+        mode = "▶ playing" if p.playing else (("■ end of the record, no close" if self.unclosed else "■ end")
+                                              if p.done else "‖ paused")
         bar.status = (f"{mode} · {p.speed:g}x · {p.playhead:.1f} s of {p.duration:.1f} s · "
                       f"event {p.shown} of {len(p.events)}")
         bar.fraction = (p.shown / len(p.events)) if p.events else 0.0
