@@ -150,3 +150,31 @@ async def test_below_60_columns_the_transcript_takes_the_whole_width_and_resizin
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         assert stage.query_one(StatePanel).display and stage.query_one(StatePanel).size.width > 0
+
+
+async def test_q_in_the_keys_help_quits_as_the_help_says_it_does_anywhere(workspace):
+    """The help lists `q Quit` among the keys that act anywhere, but a dialog hides the app's keys: `q` in
+    the help did nothing. It closes the help and quits: asking first while a scene runs, at once otherwise."""
+    from tui_support import wizard_app
+
+    from promptdesk.tui.screens.help import HelpScreen
+
+    app = create_app(session=scripted())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        assert "q           Quit" in screen_text(app) or "^q/q        Quit" in screen_text(app)
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), "the quit dialog")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not isinstance(app.screen, (ConfirmModal, HelpScreen)), "the stage")
+        assert app.is_running
+
+    app = wizard_app(workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        await pilot.press("q")
+        await wait_for(pilot, lambda: not app.is_running, "the console to quit")
