@@ -183,3 +183,18 @@ async def test_a_name_beside_its_talk_share_bar_is_cut_by_cells_and_its_tooltip_
             await pilot.pause()
         assert tooltip.display and str(tooltip.render()) == "[/]"
         assert app.is_running
+
+
+def test_the_timeline_lines_its_beats_up_by_cells_under_names_of_wide_characters(tmp_path):
+    """A name of wide characters was padded and cut by characters: its row's beats stood right of the
+    others', so a beat read under the wrong column."""
+    from rich.cells import cell_len
+
+    events = read_events(write_run(tmp_path / "run", HAND_COUNTED))
+    names = {"alice": "山田太郎🎭", "bob": "Bob", "charlie": "長い名前の登場人物です本当に長い"}
+    rows = BeatTimeline(names, events).render().plain.splitlines()[:3]
+    plain = BeatTimeline({"alice": "Alice", "bob": "Bob", "charlie": "Charlie"}, events).render().plain.splitlines()
+    beats = [row[-4:] for row in plain[:3]]
+    assert [row[-4:] for row in rows] == beats
+    assert len({cell_len(row) for row in rows}) == 1, rows
+    assert rows[2].startswith("長い名前の登…")
