@@ -178,3 +178,25 @@ async def test_q_in_the_keys_help_quits_as_the_help_says_it_does_anywhere(worksp
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
         await pilot.press("q")
         await wait_for(pilot, lambda: not app.is_running, "the console to quit")
+
+
+async def test_a_thinking_pane_titled_by_a_name_of_wide_characters_shows_it_whole_or_cut_with_an_ellipsis():
+    """The pane's title form was chosen by counting characters: a name of wide characters (two cells each)
+    was thought to fit beside PRIVATE and the border cut it mid-name (`PRIVATE · 山田太郎山田 …`)."""
+    from rich.cells import cell_len
+
+    from promptdesk.tui.widgets.thinking_pane import ThinkingPane
+
+    name = "山田太郎山田太郎"
+    app = create_app(session=ScriptedSession({"yamada": name, "bob": "Bob"}))
+    async with app.run_test(size=(60, 24)) as pilot:
+        await pilot.pause()
+        pane = app.screen.query(ThinkingPane).first()
+        title = str(pane.border_title)
+        assert title == name and str(pane.border_subtitle) == "PRIVATE", title
+        assert name in screen_text(app)
+        await pilot.resize_terminal(40, 24)
+        await pilot.pause()
+        title = str(pane.border_title)
+        assert title.endswith("…") and cell_len(title) <= pane.outer_size.width - 6, title
+        assert title in screen_text(app)
