@@ -34,6 +34,14 @@ def safe(text: object) -> str:
     return strip_controls("" if text is None else str(text))
 
 
+def literal(text: object) -> str:
+    """Untrusted text for a place that reads its text as markup (the command palette's titles and help):
+    made `safe`, then its square brackets escaped, so that it is shown as written and never acts."""
+    from textual.markup import escape
+
+    return escape(safe(text))
+
+
 def shown_path(path: object, cwd: Path | None = None) -> str:
     """A run folder as the operator reads it: relative to the working folder when it is inside it
     (`runs/the-apology-…`, as a run started here is named), else from the home folder (`~/…`), else whole."""

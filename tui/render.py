@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from promptdesk.core.record.events import BaseEvent, CloseEvent, SpeakEvent
-from promptdesk.core.record.outputs import SILENCED
+from promptdesk.core.record.outputs import SILENCED, well_formed
 from promptdesk.tui.formats.base import marker_line, tagged
 from promptdesk.tui.formats.registry import LINES as FORMAT_LINES
 from promptdesk.tui.lines import Cast, Line, safe
@@ -90,7 +90,7 @@ def _system(event: BaseEvent, cast: Cast) -> Line:
 
 
 def _start(event: BaseEvent, cast: Cast) -> Line:
-    scene = (event.model_extra or {}).get("scene") or {}
+    scene = well_formed(event.model_extra or {})["scene"]
     title = safe(scene.get("title") or scene.get("name") or event.text)
     setting = safe(scene.get("setting") or "")
     return Line.of((f"Scene: {title}", "title"), (f" — {setting}" if setting else "", "muted"))

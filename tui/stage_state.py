@@ -14,7 +14,7 @@ from typing import Any
 
 from promptdesk.core.engine.state import SessionState
 from promptdesk.core.record.events import BaseEvent, CallEvent, CloseEvent, SpeakEvent
-from promptdesk.core.record.outputs import JUDGE_FALLBACK
+from promptdesk.core.record.outputs import JUDGE_FALLBACK, well_formed
 from promptdesk.tui.formats import registry
 from promptdesk.tui.snapshot import StageState
 
@@ -92,7 +92,7 @@ class StateFold:
         self.time.feed(event)
         note_progress(s, event)
         if event.type == "start":
-            self._start(event.model_extra or {})
+            self._start(well_formed(event.model_extra or {}))
         elif event.type in registry.MARKERS:
             self._next_beat(event.beat)
         elif isinstance(event, SpeakEvent) and event.action != "silent":

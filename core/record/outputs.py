@@ -19,11 +19,38 @@ from promptdesk.core.record.takes import branch_fields
 
 
 def start_info(events: list[BaseEvent]) -> dict[str, Any]:
-    """The `start` event's payload: scene facts, cast names and the two choices."""
+    """The `start` event's payload: scene facts, cast names and the two choices (`well_formed`)."""
     for event in events:
         if event.type == "start":
-            return event.model_extra or {}
+            return well_formed(event.model_extra or {})
     return {}
+
+
+_TEXT_FIELDS = ("isolation", "coordinator")
+_SCENE_TEXT = ("name", "title", "format", "turns", "setting", "goal", "file")
+
+
+def well_formed(info: dict[str, Any]) -> dict[str, Any]:
+    """A start record as far as it makes sense (one edited by hand may not): `scene` and `cast` are
+    mappings, a cast name that is not text reads as its slug, the choices and the scene's words are text,
+    `max_beats` a whole number and `pace_s` seconds, none below zero; what is not of its kind is left out."""
+    info = dict(info)
+    scene = info.get("scene")
+    scene = dict(scene) if isinstance(scene, dict) else {}
+    info["scene"] = {k: v for k, v in scene.items() if k not in _SCENE_TEXT or isinstance(v, str)}
+    cast = info.get("cast")
+    info["cast"] = ({str(slug): name if isinstance(name, str) else str(slug) for slug, name in cast.items()}
+                    if isinstance(cast, dict) else {})
+    for key in _TEXT_FIELDS:
+        if key in info and not isinstance(info[key], str):
+            del info[key]
+    beats = info.get("max_beats")
+    if beats is not None and not (isinstance(beats, int) and not isinstance(beats, bool) and beats >= 0):
+        del info["max_beats"]
+    pace = info.get("pace_s")
+    if pace is not None and not (isinstance(pace, (int, float)) and not isinstance(pace, bool) and pace >= 0):
+        del info["pace_s"]
+    return info
 
 
 def cast_names(events: list[BaseEvent]) -> dict[str, str]:

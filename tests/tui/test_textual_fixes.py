@@ -43,3 +43,31 @@ def test_a_fixed_textual_is_left_alone():
     assert StylesCache.__dict__["get_inner_outer"] is applied
     assert not textual_fixes.caches_instances(applied) and not textual_fixes.caches_instances(len)
     assert textual_fixes.caches_instances(__import__("functools").lru_cache(4)(lambda self, x: x))
+
+
+def pasted(*chunks: str) -> list:
+    """What the terminal parser makes of `chunks` read one after the other (the fixes applied)."""
+    from textual._xterm_parser import XTermParser
+
+    textual_fixes.apply()
+    parser = XTermParser()
+    return [event for chunk in chunks for event in parser.feed(chunk)]
+
+
+def test_an_escape_sequence_inside_a_paste_is_pasted_text_not_key_presses():
+    """A bracketed paste holding an escape sequence (a coloured line copied from a terminal) had what
+    followed the ESC turned into key presses, before the paste itself: pasted into the note field,
+    `\\r q y` sent the note, opened the quit dialog and said yes. The sequence is taken out of the paste
+    and the rest stays pasted text, in order."""
+    from textual.events import Key, Paste
+
+    events = pasted("\x1b[200~Lights \x1b[31mred\x1b[0m out\r\x1b]52;c;cm0=\x07qy\x1b[201~")
+    assert not [e for e in events if isinstance(e, Key)], events
+    assert [e.text for e in events if isinstance(e, Paste)] == ["Lights red out\rqy"]
+    split = pasted("\x1b[200~one \x1b[1mtwo\x1b[2", "01~", "q")
+    assert [e.text for e in split if isinstance(e, Paste)] == ["one two"]
+    assert [e.key for e in split if isinstance(e, Key)] == ["q"], "keys after the paste are keys"
+    only_escapes = pasted("\x1b[200~a", "\x1b[31m", "b\x1b[2", "01~", "z")
+    assert [e.text for e in only_escapes if isinstance(e, Paste)] == ["ab"], "a read left empty is not the end"
+    assert [e.key for e in only_escapes if isinstance(e, Key)] == ["z"]
+    assert [e.key for e in pasted("\x1b[A", "x")] == ["up", "x"], "outside a paste nothing changes"

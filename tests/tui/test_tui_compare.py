@@ -135,7 +135,7 @@ def long_named_compare(tmp_path: Path) -> PromptdeskApp:
 async def test_a_long_name_beside_its_talk_share_bar_is_cut_with_its_whole_name_as_tooltip(tmp_path):
     app = long_named_compare(tmp_path)
     async with app.run_test(size=(120, 40)):
-        labels = [(str(label.render()), label.tooltip) for label in app.screen.query(".share Label")]
+        labels = [(str(label.render()), str(label.tooltip)) for label in app.screen.query(".share Label")]
     assert labels[0] == ("Dr. Evangeli…", LONG) and ("Bob", "Bob") in labels
 
 
@@ -150,3 +150,51 @@ async def test_a_long_name_never_runs_under_the_compare_charts(tmp_path):
         assert rows[0].startswith("Dr. Evangeli… ") and LONG not in screen_text(app)
         assert len({len(row) - len(row[14:]) for row in rows[:3]}) == 1
         assert rows[1].startswith("Bob           ")
+
+
+async def test_a_name_beside_its_talk_share_bar_is_cut_by_cells_and_its_tooltip_is_literal(tmp_path):
+    """A name written as markup (`[/]`) was the bar's tooltip as markup: hovering it raised a MarkupError.
+    A name of wide characters was cut by characters, so it ran past its 14 cells."""
+    import json
+    import shutil
+
+    from rich.cells import cell_len
+    from textual.widgets import Label
+    from textual.widgets._tooltip import Tooltip
+
+    run = shutil.copytree(Path(__file__).parent / "fixtures" / "replay-run", tmp_path / "run")
+    lines = (run / "events.jsonl").read_text().splitlines()
+    start = json.loads(lines[0])
+    start["cast"].update(alice="[/]", bob="山田太郎山田太郎山田太郎🎭")
+    (run / "events.jsonl").write_text("\n".join([json.dumps(start), *lines[1:]]) + "\n")
+    folders, by = folders_of([run])
+    app = PromptdeskApp(lambda: CompareScreen(folders, by))
+    app.TOOLTIP_DELAY = 0.001
+    async with app.run_test(size=(140, 45), tooltips=True) as pilot:
+        labels = {str(label.render()): label for label in app.screen.query(".share Label").results(Label)}
+        assert "[/]" in labels
+        wide = next(text for text in labels if text.startswith("山田"))
+        assert cell_len(wide) <= 14 and wide.endswith("…"), wide
+        await pilot.hover(labels["[/]"])
+        tooltip = app.screen.get_child_by_type(Tooltip)
+        for _ in range(200):
+            if tooltip.display:
+                break
+            await pilot.pause()
+        assert tooltip.display and str(tooltip.render()) == "[/]"
+        assert app.is_running
+
+
+def test_the_timeline_lines_its_beats_up_by_cells_under_names_of_wide_characters(tmp_path):
+    """A name of wide characters was padded and cut by characters: its row's beats stood right of the
+    others', so a beat read under the wrong column."""
+    from rich.cells import cell_len
+
+    events = read_events(write_run(tmp_path / "run", HAND_COUNTED))
+    names = {"alice": "山田太郎🎭", "bob": "Bob", "charlie": "長い名前の登場人物です本当に長い"}
+    rows = BeatTimeline(names, events).render().plain.splitlines()[:3]
+    plain = BeatTimeline({"alice": "Alice", "bob": "Bob", "charlie": "Charlie"}, events).render().plain.splitlines()
+    beats = [row[-4:] for row in plain[:3]]
+    assert [row[-4:] for row in rows] == beats
+    assert len({cell_len(row) for row in rows}) == 1, rows
+    assert rows[2].startswith("長い名前の登…")

@@ -128,3 +128,75 @@ def test_a_first_make_run_says_what_it_is_installing():
     install = next(line for line in out.stdout.splitlines() if "uv sync" in line)
     assert "--quiet" not in install and " -q" not in install
     assert "--frozen" in install and "--no-dev" in install
+
+
+async def test_below_60_columns_the_transcript_takes_the_whole_width_and_resizing_gives_the_panel_back():
+    """At 40 columns the Session panel (31 wide) left the transcript 7 columns: a word a row. Below 60
+    it is hidden (the title still says where the scene is); widened again, it comes back."""
+    from promptdesk.tui.widgets.transcript import Transcript
+
+    session = scripted()
+    app = create_app(session=session)
+    async with app.run_test(size=(40, 12)) as pilot:
+        session.publish([GenericEvent(t=0.0, **{"from": "coordinator"}, type="beat", text="Beat 0", beat=0),
+                         GenericEvent(t=0.1, **{"from": "operator"}, type="event", text="Lights out", beat=0)])
+        stage = app.screen
+        await wait_for(pilot, lambda: any("Lights out" in line for line in stage.query_one(Transcript).plain_lines()),
+                       "the event's line")
+        await pilot.pause()
+        assert not stage.query_one(StatePanel).display
+        assert stage.query_one(Transcript).size.width >= 36
+        assert "⚡ EVENT (from you): Lights out" in screen_text(app)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert stage.query_one(StatePanel).display and stage.query_one(StatePanel).size.width > 0
+
+
+async def test_q_in_the_keys_help_quits_as_the_help_says_it_does_anywhere(workspace):
+    """The help lists `q Quit` among the keys that act anywhere, but a dialog hides the app's keys: `q` in
+    the help did nothing. It closes the help and quits: asking first while a scene runs, at once otherwise."""
+    from tui_support import wizard_app
+
+    from promptdesk.tui.screens.help import HelpScreen
+
+    app = create_app(session=scripted())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        assert "q           Quit" in screen_text(app) or "^q/q        Quit" in screen_text(app)
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), "the quit dialog")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not isinstance(app.screen, (ConfirmModal, HelpScreen)), "the stage")
+        assert app.is_running
+
+    app = wizard_app(workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        await pilot.press("q")
+        await wait_for(pilot, lambda: not app.is_running, "the console to quit")
+
+
+async def test_a_thinking_pane_titled_by_a_name_of_wide_characters_shows_it_whole_or_cut_with_an_ellipsis():
+    """The pane's title form was chosen by counting characters: a name of wide characters (two cells each)
+    was thought to fit beside PRIVATE and the border cut it mid-name (`PRIVATE · 山田太郎山田 …`)."""
+    from rich.cells import cell_len
+
+    from promptdesk.tui.widgets.thinking_pane import ThinkingPane
+
+    name = "山田太郎山田太郎"
+    app = create_app(session=ScriptedSession({"yamada": name, "bob": "Bob"}))
+    async with app.run_test(size=(60, 24)) as pilot:
+        await pilot.pause()
+        pane = app.screen.query(ThinkingPane).first()
+        title = str(pane.border_title)
+        assert title == name and str(pane.border_subtitle) == "PRIVATE", title
+        assert name in screen_text(app)
+        await pilot.resize_terminal(40, 24)
+        await pilot.pause()
+        title = str(pane.border_title)
+        assert title.endswith("…") and cell_len(title) <= pane.outer_size.width - 6, title
+        assert title in screen_text(app)

@@ -180,3 +180,21 @@ def test_the_beats_shown_live_in_replay_and_in_the_record_agree(tmp_path) -> Non
 
 def test_keys_are_remapped_by_binding_id() -> None:
     assert keymap_from("stage.stop=x; stage.inject=i;bad;=y") == {"stage.stop": "x", "stage.inject": "i"}
+
+
+def test_the_session_panel_lines_its_columns_up_by_terminal_cells() -> None:
+    """A name of wide characters (CJK, emoji) takes two cells a character: the turn counts still stand in
+    one column, a name too long is cut by cells, and no row is wider than the panel's text."""
+    from rich.cells import cell_len
+
+    from promptdesk.tui.snapshot import StageState
+    from promptdesk.tui.widgets.state_panel import render_state
+
+    cast = {"yamada": "山田太郎🎭", "long": "長い名前の登場人物です本当に長い", "bob": "Bob", "ann": "Ann-Marie Long-Surname"}
+    state = StageState(cast=cast, tones={"yamada": "穏やかで落ち着いた静かな声で話す感じ"}, slow={"long": 12.0})
+    rows = render_state(state, 34).plain.splitlines()
+    turns = rows[rows.index("Turns") + 1:]
+    counted = [row for row in turns if row.rstrip().endswith("0") and not row.startswith("    ")]
+    assert len(counted) == 4
+    assert {cell_len(row) for row in counted} == {2 + 18 + 1 + 3}, counted
+    assert all(cell_len(row) <= 34 for row in rows), [row for row in rows if cell_len(row) > 34]

@@ -79,3 +79,48 @@ async def test_scene_and_character_files_are_shown_literally_in_the_wizard(tmp_p
         # A control character in a display name is refused (issue 9 §3); the refusal is shown literally.
         assert "ben: failed to parse" in text and "'Ben\\x1b[2J [/bold]'" in text
         assert "\x1b" not in text and app.is_running
+
+
+CROWD = {"slash": "[/]", "styled": "[bold]Bo[/] [link=https://x.example]here[/link]",
+         **{f"p{i}": f"Person {i}" for i in range(8)}}
+"""A cast larger than the panes that fit at 100x30, two names written as markup (one that does not parse)."""
+
+
+async def test_the_pane_picker_shows_names_written_as_markup_literally():
+    app = create_app(session=ScriptedSession(dict(CROWD)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("v")
+        from promptdesk.tui.widgets.pane_picker import PanePicker
+        await wait_for(pilot, lambda: isinstance(app.screen, PanePicker), "the pane picker")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "[/]" in text and "[bold]Bo[/] [link=https://x.example]here[/link]" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.is_running and app.return_code is None
+
+
+async def test_the_palette_lists_names_and_changes_written_as_markup_literally(tmp_path):
+    import json
+    import shutil
+
+    app = create_app(session=ScriptedSession(dict(CROWD)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p", *"thinking")
+        await wait_for(pilot, lambda: "Hide thinking: [/]" in screen_text(app), "the palette's pane commands")
+        assert "Hide thinking: [bold]Bo[/] [link=https://x.example]here[/link]" in screen_text(app)
+        assert app.is_running and app.return_code is None
+
+    fixture = Path(__file__).parent / "fixtures" / "replay-run"
+    parent, take = shutil.copytree(fixture, tmp_path / "parent"), shutil.copytree(fixture, tmp_path / "take")
+    change = {"event": "[/] The [@click=app.quit]phone[/] rings"}
+    (take / "private.json").write_text(json.dumps({"take": {"parent": str(parent), "beat": 1, "change": change}}))
+    app = create_app(replay=parent)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p", *"take")
+        await wait_for(pilot, lambda: "Take: take" in screen_text(app), "the palette's take command")
+        assert 'world event "[/] The [@click=app.quit]phone[/] rings"' in screen_text(app)
+        assert app.is_running and app.return_code is None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -24,6 +25,7 @@ from promptdesk.core.record.recorder import read_events
 from promptdesk.core.experiments.take_sweep import is_take_sweep, measure_take_sweep
 from promptdesk.core.experiments.takes import Family, family, metrics_after
 from promptdesk.tui.dialog import Dialog
+from promptdesk.tui.lines import safe
 from promptdesk.tui.widgets.beat_timeline import BeatTimeline
 from promptdesk.tui.widgets.key_bar import KeyBar
 from promptdesk.tui.widgets.takes_view import TakesView
@@ -64,13 +66,16 @@ class RunPanel(Vertical):
 
 
 SHARE_LABEL = 13
-"""Characters of a name shown beside its talk-share bar (the label is 14 cells wide)."""
+"""Cells of a name shown beside its talk-share bar (the label is 14 cells wide)."""
 
 
 def share_label(name: str) -> Label:
-    """A name beside its bar: a longer one is cut with an ellipsis, the whole name its tooltip."""
-    label = Label(Text(name if len(name) <= SHARE_LABEL else name[:SHARE_LABEL - 1] + "…"))
-    label.tooltip = name
+    """A name beside its bar: a longer one is cut by cells with an ellipsis, the whole name its tooltip
+    (untrusted: made safe and shown literally)."""
+    name = safe(name)
+    cut = name if cell_len(name) <= SHARE_LABEL else set_cell_size(name, SHARE_LABEL - 1).rstrip() + "…"
+    label = Label(Text(cut))
+    label.tooltip = Text(name)
     return label
 
 

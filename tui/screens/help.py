@@ -106,7 +106,9 @@ class HelpScreen(Dialog[None]):
                             background: $surface; padding: 0 1; }
     HelpScreen VerticalScroll { height: 1fr; scrollbar-size-vertical: 1; }
     """
-    BINDINGS = [Binding("escape,question_mark", "close", "Close", id="help.close", tooltip="Close the help")]
+    BINDINGS = [Binding("escape,question_mark", "close", "Close", id="help.close", tooltip="Close the help"),
+                Binding("q", "quit", "Quit", id="help.quit", show=False,
+                        tooltip="Close the help and quit (a dialog hides the app's own `q`)")]
 
     def __init__(self, below: Screen) -> None:
         super().__init__()
@@ -121,3 +123,8 @@ class HelpScreen(Dialog[None]):
     def action_close(self) -> None:
         """Back to the screen below."""
         self.dismiss(None)
+
+    def action_quit(self) -> None:
+        """Back to the screen below, then quit from there (asking first while a scene runs)."""
+        self.dismiss(None)
+        self.app.call_later(self.app.run_action, "quit")

@@ -22,7 +22,7 @@ from promptdesk.core.record.takes import Change, describe_change, takes_of
 from promptdesk.tui.playback import Move, Playback
 from promptdesk.tui.commands import binding_commands, copy_run_folder, copy_selection
 from promptdesk.tui.formats import registry
-from promptdesk.tui.lines import Cast, safe, shown_path
+from promptdesk.tui.lines import Cast, literal, safe, shown_path
 from promptdesk.tui.render import transcript_line
 from promptdesk.tui.stage_state import StateFold
 from promptdesk.tui.screens.take_dialog import TakeDialog
@@ -60,10 +60,12 @@ class ReplayScreen(PaneControls, Screen[None]):
                         "nothing changed, live on a stage of its own (a new run folder beside this one)"),
         Binding("escape", "close", "Back", id="replay.close", tooltip="Close the replay and go back to the stage"),
     ]
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (60, "-narrow"), (100, "-wide")]
+    """Below 60 columns the Session panel is hidden: beside it the transcript would be a word wide."""
     DEFAULT_CSS = """
     ReplayScreen > #title { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     ReplayScreen.-narrow StatePanel { width: 31; }
+    ReplayScreen.-tiny StatePanel { display: none; }
     """
 
     def __init__(self, run_dir: Path, clock: Callable[[], float] = time.monotonic) -> None:
@@ -136,12 +138,21 @@ class ReplayScreen(PaneControls, Screen[None]):
         if move.events:
             view.apply(move.events)
             self.fold.feed(move.events)
-        view.show_state(self.fold.snapshot(self.playback.playhead))
+        state = self.fold.snapshot(self.playback.playhead)
+        if self.unclosed:
+            state.status = "not closed"
+        view.show_state(state)
         self._show_position()
+
+    @property
+    def unclosed(self) -> bool:
+        """At the end of a record that never closed (the process was cut off, or it is still being written)."""
+        return self.playback.done and bool(self.playback.events) and self.fold.state.status != "closed"
 
     def _show_position(self) -> None:
         p, bar = self.playback, self.query_one(PlaybackBar)
-        mode = "▶ playing" if p.playing else ("■ end" if p.done else "‖ paused")
+        mode = "▶ playing" if p.playing else (("■ end of the record, no close" if self.unclosed else "■ end")
+                                              if p.done else "‖ paused")
         bar.status = (f"{mode} · {p.speed:g}x · {p.playhead:.1f} s of {p.duration:.1f} s · "
                       f"event {p.shown} of {len(p.events)}")
         bar.fraction = (p.shown / len(p.events)) if p.events else 0.0
@@ -243,8 +254,8 @@ class ReplayScreen(PaneControls, Screen[None]):
         yield from self.pane_commands()
         names = cast_names(self.playback.events)
         for folder, take in takes_of(self.run_dir):
-            yield SystemCommand(f"Take: {folder.name}", f"From beat {take.get('beat')}: "
-                                f"{safe(describe_change(take.get('change') or {}, names))}; open its replay",
+            yield SystemCommand(f"Take: {literal(folder.name)}", f"From beat {literal(take.get('beat'))}: "
+                                f"{literal(describe_change(take.get('change') or {}, names))}; open its replay",
                                 lambda folder=folder: self.app.push_screen(ReplayScreen(folder)))
 
 

@@ -96,10 +96,11 @@ class StageScreen(Directions, RoomControls, PaneControls, Screen[None]):
         Binding("w", "new_scene", "New scene", id="stage.new-scene",
                 tooltip="Once the scene has closed: back to the wizard for another (the last choices suggested)"),
     ]
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (60, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
     StageScreen > #title { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     StageScreen.-narrow StatePanel { width: 31; }
+    StageScreen.-tiny StatePanel { display: none; }
     """
 
     def __init__(self, session: SessionLike, title: str = "", options: RunOptions | None = None,

@@ -3,6 +3,7 @@ failed — for a finished run (Compare screen) or a live one (fed events as they
 
 from __future__ import annotations
 
+from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
@@ -58,12 +59,12 @@ class BeatTimeline(Widget):
 
     def render(self) -> Text:
         rows = timeline(self.events) if self.events else {slug: [] for slug in self.names}
-        width = min(NAME_WIDTH, max((len(self.names.get(s, s)) for s in rows), default=0)) + 1
+        width = min(NAME_WIDTH, max((cell_len(self.names.get(s, s)) for s in rows), default=0)) + 1
         text = Text(no_wrap=True, overflow="crop")
         for slug, states in rows.items():
             name = self.names.get(slug, slug)
-            name = name if len(name) <= NAME_WIDTH else name[:NAME_WIDTH - 1] + "…"
-            text.append(name.ljust(width), Style(bold=True))
+            name = name if cell_len(name) <= NAME_WIDTH else set_cell_size(name, NAME_WIDTH - 1).rstrip() + "…"
+            text.append(set_cell_size(name, width), Style(bold=True))
             for state in states:
                 glyph, colour = GLYPHS.get(state, (" ", "default"))
                 text.append(glyph, Style(color=colour) if state else None)

@@ -24,7 +24,7 @@ from textual.widgets._toggle_button import ToggleButton
 from textual.widgets.option_list import OptionDoesNotExist
 
 from promptdesk.tui.dialog import Dialog
-from promptdesk.tui.lines import safe
+from promptdesk.tui.lines import literal, safe
 
 READABLE_WIDTH, READABLE_HEIGHT = 24, 6
 """The smallest pane (border included) a crowd's panes are given: about three lines of 22 characters."""
@@ -91,7 +91,7 @@ class PanePicker(Dialog[list[str] | None]):
             yield Static(Content(f"Thinking panes: {len(self.shown)} of {len(self.cast)} shown; {self.capacity} fit. "
                                  "Space ticks an actor, Enter shows the ticked ones (the first "
                                  f"{self.capacity} in cast order), Esc cancels."), id="pane-help")
-            yield Checklist(*((safe(name), slug, slug in self.shown) for slug, name in self.cast.items()),
+            yield Checklist(*((Content(safe(name)), slug, slug in self.shown) for slug, name in self.cast.items()),
                             id="pane-list")
 
     def on_mount(self) -> None:
@@ -156,9 +156,9 @@ class PaneControls:
             return
         for slug, name in view.cast.names.items():
             if slug in view.shown:
-                yield SystemCommand(f"Hide thinking: {safe(name)}", f"Hide {safe(name)}'s thinking pane",
+                yield SystemCommand(f"Hide thinking: {literal(name)}", f"Hide {literal(name)}'s thinking pane",
                                     lambda slug=slug: view.show_panes([s for s in view.shown if s != slug]))
             else:
-                yield SystemCommand(f"Show thinking: {safe(name)}", f"Show {safe(name)}'s thinking pane "
+                yield SystemCommand(f"Show thinking: {literal(name)}", f"Show {literal(name)}'s thinking pane "
                                     "(the first one shown gives way when no more fit)",
                                     lambda slug=slug: view.show_panes(with_pane(view.shown, slug, view.capacity)))

@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 from textual.content import Content
@@ -87,7 +88,7 @@ class StageView(Vertical):
             yield StatePanel(id="state")
         if self.thinking:
             with Grid(id="thinking"):
-                longest = max((len(self.cast.name(slug)) for slug in self.cast.names), default=0)
+                longest = max((cell_len(self.cast.name(slug)) for slug in self.cast.names), default=0)
                 for slug, name in self.cast.names.items():
                     yield ThinkingPane(slug, name, self.cast.role(slug), longest)
 

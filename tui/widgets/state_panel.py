@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -86,6 +87,11 @@ def path_rows(path: str, width: int) -> list[str]:
     return rows + [row] if row else rows
 
 
+def cells(text: str, most: int) -> str:
+    """`text` cut to at most `most` terminal cells (a wide character counts two; none is split)."""
+    return text if cell_len(text) <= most else set_cell_size(text, most).rstrip()
+
+
 def shortened(text: str, most: int) -> str:
     """`text` at most `most` characters long, cut after a word with `…` when it is longer."""
     if len(text) <= most:
@@ -126,13 +132,13 @@ def render_state(state: StageState, width: int = 0) -> Text:
     heading, counts = fmt.turn_counts(state)
     text.append(f"{heading}\n", LABEL)
     for slug, name in state.cast.items():
-        text.append(f"  {safe(name)[:18]:<18} {counts.get(slug, 0):>3}\n")
+        text.append(f"  {set_cell_size(safe(name), 18)} {counts.get(slug, 0):>3}\n")
         if slug in state.tones:
-            text.append(f"    tone: {safe(state.tones[slug])[:22]}\n", Style(italic=True))
+            text.append(f"    tone: {cells(safe(state.tones[slug]), 22)}\n", Style(italic=True))
     if state.slow:
         text.append("Waiting on\n", LABEL)
         for slug, seconds in state.slow.items():
-            text.append(f"  {safe(state.cast.get(slug, slug))[:10]:<10} waiting {seconds:.0f} s\n", "bold")
+            text.append(f"  {set_cell_size(safe(state.cast.get(slug, slug)), 10)} waiting {seconds:.0f} s\n", "bold")
     if state.run_dir:
         text.append("Run folder\n", LABEL)
         where = safe(shown_path(state.run_dir))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -66,7 +67,7 @@ class ThinkingPane(Vertical):
         super().__init__(id=f"thinking-{slug}", classes=speaker_role)
         self.slug = slug
         self.actor_name = safe(name)
-        self.longest = max(longest, len(self.actor_name))
+        self.longest = max(longest, cell_len(self.actor_name))
         """The longest name in the cast: every pane of the stage picks the same form of title by it."""
         self._room = 0
         self.thoughts: list[str] = []
@@ -86,8 +87,8 @@ class ThinkingPane(Vertical):
             self.border_title = Content(f"PRIVATE · {self.actor_name}")
             self.border_subtitle = Content(self.fitted_subtitle)
         else:
-            name = self.actor_name if len(self.actor_name) <= self._room else \
-                self.actor_name[:max(1, self._room - 1)] + "…"
+            name = self.actor_name if cell_len(self.actor_name) <= self._room else \
+                set_cell_size(self.actor_name, max(1, self._room - 1)).rstrip() + "…"
             self.border_title, self.border_subtitle = Content(name), Content("PRIVATE")
 
     @property
