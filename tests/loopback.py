@@ -77,6 +77,12 @@ class Reply:
     cut_on_arrival: bool = False
     """Streamed: between events wait up to `gap_s` for another request; when one arrives, close the
     connection abruptly (llama.cpp's server does this unless started with --interrupt_requests False)."""
+    raw: bytes | list[bytes] | None = None
+    """Sent as it is with `status` and `content_type`, whatever the request asked for: bytes as a
+    body with a `Content-Length`, a list as chunks of a chunked body (hand-written SSE frames, or a
+    200 whose body is an error or an HTML page)."""
+    content_type: str = "text/event-stream"
+    """The `Content-Type` of a `raw` reply."""
 
 
 @dataclass
@@ -210,7 +216,9 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if reply.delay_s and self.owner.closing.wait(reply.delay_s):
                 return
-            if reply.status != 200:
+            if reply.raw is not None:
+                self._send_raw(reply)
+            elif reply.status != 200:
                 self._send_json(reply.status, reply.body or _error_body(recorded.api, reply), reply.headers)
             elif isinstance(body, dict) and body.get("stream"):
                 self._stream(recorded, reply)
@@ -233,6 +241,23 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
         self.wfile.flush()
+
+    def _send_raw(self, reply: Reply) -> None:
+        self.send_response(reply.status)
+        self.send_header("Content-Type", reply.content_type)
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        if isinstance(reply.raw, bytes):
+            self.send_header("Content-Length", str(len(reply.raw)))
+            self.end_headers()
+            self.wfile.write(reply.raw)
+            self.wfile.flush()
+            return
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for frame in reply.raw or ():
+            self._chunk(frame)
+        self._chunk(b"")
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")

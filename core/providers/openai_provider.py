@@ -21,7 +21,7 @@ from typing import Any
 
 from promptdesk.core.errors import InvalidConfig, ProviderError
 from promptdesk.core.providers.base import Request, Usage
-from promptdesk.core.providers.remote import parsed_body, ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail
+from promptdesk.core.providers.remote import ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail
 
 NO_KEY = "not-needed"
 
@@ -85,9 +85,9 @@ class OpenAIProvider(RemoteProvider):
         except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
             raise self._schema_refused(exc, request) from None
         self.saw_headers(raw.headers)
-        response = await parsed_body(raw)
-        text = response.choices[0].message.content or "" if response.choices else ""
-        return text, _usage(response.usage)
+        response = await self._answer_body(raw, lambda body: bool(getattr(body, "choices", None)))
+        text = response.choices[0].message.content or ""
+        return text, _usage(getattr(response, "usage", None))
 
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         usage = Usage(reported=False)
@@ -100,6 +100,7 @@ class OpenAIProvider(RemoteProvider):
         except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
             raise self._schema_refused(exc, request) from None
         self.saw_headers(chunks.response.headers)
+        await self._expect_events(chunks.response)
         finish = None
         async with chunks:
             async for chunk in chunks:
@@ -250,7 +251,9 @@ def _without_lengths(schema: Any) -> Any:
 
 
 def _usage(raw: Any) -> Usage:
-    if raw is None:
+    """Usage from an SDK usage object; unknown (`reported` False) when it is absent or counts nothing
+    (a server that sends `usage` with every count null)."""
+    if raw is None or (getattr(raw, "prompt_tokens", None) is None and getattr(raw, "completion_tokens", None) is None):
         return Usage(reported=False)
     details = getattr(raw, "prompt_tokens_details", None)
     cached = int(getattr(details, "cached_tokens", None) or 0)
