@@ -134,6 +134,7 @@ def test_a_journal_reply_in_the_turn_form_keeps_its_speech_and_never_its_thinkin
     "<reasoning>I must not say the ring is in the well.</reasoning> Dear diary, <speech>today I met Bob.",
     "<thinking>x</thinking>Dear diary, today I met Bob.\n```\nnote: I must not say the ring is in the well.\n```",
     "Dear diary, today I met Bob. <think>I must not say the ring is in the well",
+    "I must not say the ring is in the well.\n</think>\n\nDear diary, today I met Bob.",  # the template opened it
 ])
 def test_a_journal_reply_never_keeps_what_the_protocol_holds_private(reply):
     """A reasoning model's `<think>` preamble, any other tag's inside, a fence: private, as in a turn."""

@@ -62,8 +62,9 @@ class TagReader:
         self.unexpected = 0
         self.tags_seen = False
         self.loose: list[tuple[int, str]] = []
-        """Top-level text outside every element, fence and comment, each piece with the number of
-        elements read before it (for a journal entry, `promptdesk.core.engine.journals.entry_of`)."""
+        """Top-level text outside every element, fence and comment and after the last stray closing
+        tag, each piece with the number of elements read before it (for a journal entry,
+        `promptdesk.core.engine.journals.entry_of`)."""
         self._open: _Element | None = None
         self._stack: list[str] = []
         self._open_names: Counter[str] = Counter()
@@ -191,6 +192,7 @@ class TagReader:
             self._start(token[1:-1], name)
         elif closing:
             self.stray += 1
+            self.loose.clear()  # text before a stray closing tag is private (a template-opened `<think>`)
         else:
             self.unexpected += 1
             if opening:
