@@ -210,3 +210,17 @@ async def test_an_html_error_page_is_named_by_its_title_not_pasted_whole(loopbac
         await complete(make(), mode)
     assert caught.value.status == 502 and "502 Bad Gateway" in caught.value.message
     assert len(caught.value.message) < 400
+
+
+@pytest.mark.parametrize("api", ["openai"])
+@pytest.mark.parametrize("error, status, retried", [
+    ("the model crashed", 500, True),  # an error that is a plain string
+    ({"object": "error", "message": "the model crashed", "type": "BadRequestError", "code": 400}, 400, False),  # vLLM
+])
+async def test_an_error_inside_the_stream_is_named_and_its_code_read(loopback, make, error, status, retried):
+    frames = openai_frames("Hi.")
+    loopback.script(*[Reply(raw=[frames[0], frames[1], sse({"error": error})])] * 2)
+    with pytest.raises(ProviderError) as caught:
+        await complete(make(), "stream")
+    assert "the model crashed" in caught.value.message and caught.value.status == status
+    assert loopback.hits == (2 if retried else 1)

@@ -21,7 +21,8 @@ from typing import Any
 
 from promptdesk.core.errors import InvalidConfig, ProviderError
 from promptdesk.core.providers.base import Request, Usage
-from promptdesk.core.providers.remote import ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail
+from promptdesk.core.providers.bodies import error_status
+from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail
 
 NO_KEY = "not-needed"
 
@@ -143,7 +144,7 @@ class OpenAIProvider(RemoteProvider):
             return self._status_error(exc.status_code, "the response did not match the API schema")
         if isinstance(exc, openai.APIError):  # an error object inside the stream
             kind, detail = error_detail(exc.body, str(exc))
-            return self._status_error(ERROR_TYPE_STATUS.get(kind or "", 500), f"error in stream: {detail}")
+            return self._status_error(error_status(kind, exc.body), f"error in stream: {detail}")
         return None
 
 
