@@ -83,6 +83,9 @@ class Reply:
     200 whose body is an error or an HTML page)."""
     content_type: str = "text/event-stream"
     """The `Content-Type` of a `raw` reply."""
+    at_limit: bool = False
+    """The reply stopped at its token limit: Anthropic `stop_reason: max_tokens`, OpenAI
+    `finish_reason: length` (plain and streamed)."""
 
 
 @dataclass
@@ -397,11 +400,12 @@ def _plain_body(recorded: Recorded, reply: Reply) -> dict[str, Any]:
         content = {"type": "text", "text": reply.text} if tool is None else {
             "type": "tool_use", "id": "toolu_loopback", "name": tool, "input": json.loads(reply.text)}
         return {"id": "msg_loopback", "type": "message", "role": "assistant", "model": _model(recorded.body),
-                "content": [content], "stop_reason": "end_turn" if tool is None else "tool_use",
+                "content": [content], "stop_reason": "max_tokens" if reply.at_limit else
+                "end_turn" if tool is None else "tool_use",
                 "stop_sequence": None, "usage": _anthropic_usage(recorded, reply, len(pieces))}
     return {"id": "chatcmpl-loopback", "object": "chat.completion", "created": 0, "model": _model(recorded.body),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
-                         "finish_reason": "stop", "logprobs": None}],
+                         "finish_reason": "length" if reply.at_limit else "stop", "logprobs": None}],
             **({} if reply.no_usage else {"usage": _openai_usage(recorded, reply, len(pieces))})}
 
 
@@ -437,7 +441,8 @@ def _anthropic_frames(recorded: Recorded, reply: Reply):
     if (cut := _cut(reply, len(pieces))) is not None:
         yield cut
     yield _sse({"type": "content_block_stop", "index": 0}, "content_block_stop")
-    yield _sse({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+    stop = "max_tokens" if reply.at_limit else "end_turn"
+    yield _sse({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
                 "usage": {"output_tokens": usage["output_tokens"]}}, "message_delta")
     if not reply.omit_marker:
         yield _sse({"type": "message_stop"}, "message_stop")
@@ -470,7 +475,7 @@ def _openai_frames(recorded: Recorded, reply: Reply):
         yield chunk({"content": piece})
     if (cut := _cut(reply, len(pieces))) is not None:
         yield cut
-    yield chunk({}, "stop")
+    yield chunk({}, "length" if reply.at_limit else "stop")
     options = recorded.body.get("stream_options") or {} if isinstance(recorded.body, dict) else {}
     if options.get("include_usage") and not reply.no_usage:
         yield _sse({**base, "choices": [], "usage": _openai_usage(recorded, reply, len(pieces))})

@@ -71,6 +71,9 @@ async def write_one(session: Stage, actor: Actor) -> None:
                                                  actor.journal_timeout_s or actor.turn_timeout_s)
         entry = entry_of(completion.text)
         session.emit(JournalEvent(t=session.now(), **{"from": actor.slug}, text=entry))
+        if completion.truncated:
+            session.say("system", f"{actor.name}'s journal entry stopped at its token limit ({request.max_tokens} "
+                        "tokens): it may be cut short", about=actor.slug, reason="truncated")
     except RecordingError:
         raise
     except Exception as exc:  # noqa: BLE001 - any fault is this actor's missing entry, never a lost run

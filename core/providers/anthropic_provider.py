@@ -126,11 +126,12 @@ class AnthropicProvider(RemoteProvider):
                         "caches nothing for it until the conversation grows past that", request.to, tokens,
                         self.model, minimum)
 
-    async def _plain(self, client: Any, request: Request) -> tuple[str, Usage]:
+    async def _plain(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         raw = await client.messages.with_raw_response.create(**self.params(request))
         self.saw_headers(raw.headers)
         message = await self._answer_body(raw, lambda body: isinstance(getattr(body, "content", None), list))
         usage = _usage(getattr(message, "usage", None))
+        stream.truncated = getattr(message, "stop_reason", None) == "max_tokens"
         if request.json_schema is not None:
             inputs = [block.input for block in message.content if getattr(block, "type", "") == "tool_use"]
             return (json.dumps(inputs[0], ensure_ascii=False) if inputs else ""), usage
@@ -149,8 +150,10 @@ class AnthropicProvider(RemoteProvider):
                     usage = stream.observed = _usage(getattr(event.message, "usage", None))
                 elif event.type == "content_block_delta" and getattr(event.delta, "type", "") == wanted:
                     stream.emit(event.delta.text if wanted == "text_delta" else event.delta.partial_json)
-                elif event.type == "message_delta" and event.usage is not None:
-                    usage = stream.observed = _usage(event.usage, usage)
+                elif event.type == "message_delta":
+                    stream.truncated = getattr(event.delta, "stop_reason", None) == "max_tokens"
+                    if event.usage is not None:
+                        usage = stream.observed = _usage(event.usage, usage)
                 elif event.type == "message_stop":
                     stream.finished = True
         return "".join(stream.pieces), usage

@@ -80,7 +80,7 @@ class OpenAIProvider(RemoteProvider):
                 "name": "envelope", "schema": request.json_schema, "strict": True}}
         return params
 
-    async def _plain(self, client: Any, request: Request) -> tuple[str, Usage]:
+    async def _plain(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         try:
             raw = await client.chat.completions.with_raw_response.create(**untransformed(self.params(request)))
         except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
@@ -88,6 +88,7 @@ class OpenAIProvider(RemoteProvider):
         self.saw_headers(raw.headers)
         response = await self._answer_body(raw, lambda body: bool(getattr(body, "choices", None)))
         text = response.choices[0].message.content or ""
+        stream.truncated = response.choices[0].finish_reason == "length"
         return text, _usage(getattr(response, "usage", None))
 
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
@@ -108,6 +109,7 @@ class OpenAIProvider(RemoteProvider):
                 for choice in chunk.choices or ():
                     stream.emit(choice.delta.content if choice.delta else None)
                     finish = choice.finish_reason or finish
+                    stream.truncated = stream.truncated or choice.finish_reason == "length"
                 if chunk.usage is not None:
                     usage = stream.observed = _usage(chunk.usage)
         stream.finished = finish is not None and getattr(getattr(chunks, "_decoder", None), "done", False)

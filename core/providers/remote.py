@@ -50,6 +50,8 @@ class Stream:
         self.started = self.first = 0.0
         self.finished = False
         """Set by the provider when the stream's finish marker arrived."""
+        self.truncated = False
+        """Set by the provider when the attempt's reply stopped at its token limit."""
         self.observed: Usage | None = None
         """The usage the provider reported so far in this attempt (set by the provider as it arrives)."""
         self.billed = Usage()
@@ -57,6 +59,7 @@ class Stream:
 
     def begin(self) -> None:
         self.started, self.first, self.finished, self.observed = time.perf_counter(), 0.0, False, None
+        self.truncated = False
 
     def bill_failed(self) -> None:
         """The attempt failed: what it was billed still counts."""
@@ -138,12 +141,14 @@ class RemoteProvider(Provider):
         return None
 
     @abstractmethod
-    async def _plain(self, client: Any, request: Request) -> tuple[str, Usage]:
-        """One non-streaming call: the whole text and its usage."""
+    async def _plain(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
+        """One non-streaming call: the whole text and its usage (setting `stream.truncated` when the
+        reply stopped at its token limit; nothing is emitted)."""
 
     @abstractmethod
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
-        """One streaming call, passing each text fragment to `stream.emit`."""
+        """One streaming call, passing each text fragment to `stream.emit` (and setting
+        `stream.finished`, and `stream.truncated` when the reply stopped at its token limit)."""
 
     @abstractmethod
     def _translate(self, exc: Exception) -> ProviderError | None:
@@ -214,7 +219,7 @@ class RemoteProvider(Provider):
             mark = watch.begin()
             try:
                 if on_delta is None:
-                    text, usage = await self._within(self._plain(client, request), limit)
+                    text, usage = await self._within(self._plain(client, request, stream), limit)
                 else:
                     text, usage = await self._within(self._stream(client, request, stream), limit)
                     if not stream.finished:
@@ -243,7 +248,8 @@ class RemoteProvider(Provider):
                 exc.usage = stream.billed  # type: ignore[attr-defined]
             raise
         return Completion(text=text, usage=usage, provider=self.name, model=self.model,
-                          latency_s=time.perf_counter() - stream.started, ttft_s=stream.ttft_s)
+                          latency_s=time.perf_counter() - stream.started, ttft_s=stream.ttft_s,
+                          truncated=stream.truncated)
 
     async def _within(self, call: Any, limit: float) -> tuple[str, Usage]:
         """One attempt, bounded as a whole by `limit` seconds (the SDK's own timeout only bounds the
