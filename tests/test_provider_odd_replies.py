@@ -152,7 +152,8 @@ async def test_a_200_whose_body_is_an_error_is_a_failed_call_naming_the_error(lo
     assert loopback.hits == 1
 
 
-@pytest.mark.parametrize("body", [{"error": "the model crashed"}, {"detail": "the model crashed"}])
+@pytest.mark.parametrize("body", [{"error": "the model crashed"}, {"detail": "the model crashed"},
+                                  {"choices": [{"index": 0, "text": "the model crashed", "finish_reason": "stop"}]}])
 async def test_a_200_whose_body_holds_no_answer_is_retried_then_fails(loopback, make, api, mode, body):
     loopback.script(*[Reply(raw=json.dumps(body).encode(), content_type="application/json")] * 2)
     with pytest.raises(ProviderError) as caught:

@@ -86,7 +86,7 @@ class OpenAIProvider(RemoteProvider):
         except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
             raise self._schema_refused(exc, request) from None
         self.saw_headers(raw.headers)
-        response = await self._answer_body(raw, lambda body: bool(getattr(body, "choices", None)))
+        response = await self._answer_body(raw, _holds_a_message)
         text = response.choices[0].message.content or ""
         stream.truncated = response.choices[0].finish_reason == "length"
         return text, _usage(getattr(response, "usage", None))
@@ -148,6 +148,13 @@ class OpenAIProvider(RemoteProvider):
             kind, detail = error_detail(exc.body, str(exc))
             return self._status_error(error_status(kind, exc.body), f"error in stream: {detail}")
         return None
+
+
+def _holds_a_message(body: Any) -> bool:
+    """Whether a Chat Completions body holds an answer: a first choice with a `message` (a
+    completions-shaped `text` choice, an error object or an empty `choices` does not)."""
+    choices = getattr(body, "choices", None)
+    return bool(choices) and getattr(choices[0], "message", None) is not None
 
 
 def _dumps(value: Any) -> str:
