@@ -152,8 +152,7 @@ async def test_a_200_whose_body_is_an_error_is_a_failed_call_naming_the_error(lo
     assert loopback.hits == 1
 
 
-@pytest.mark.parametrize("body", [{"error": "the model crashed"}, {"detail": "the model crashed"},
-                                  {"choices": [{"index": 0, "text": "the model crashed", "finish_reason": "stop"}]}])
+@pytest.mark.parametrize("body", [{"error": "the model crashed"}, {"detail": "the model crashed"}])
 async def test_a_200_whose_body_holds_no_answer_is_retried_then_fails(loopback, make, api, mode, body):
     loopback.script(*[Reply(raw=json.dumps(body).encode(), content_type="application/json")] * 2)
     with pytest.raises(ProviderError) as caught:
@@ -225,3 +224,27 @@ async def test_an_error_inside_the_stream_is_named_and_its_code_read(loopback, m
         await complete(make(), "stream")
     assert "the model crashed" in caught.value.message and caught.value.status == status
     assert loopback.hits == (2 if retried else 1)
+
+
+async def test_a_body_of_another_shape_is_described_never_quoted(loopback, make, api, mode):
+    """JSON that names no error may hold a model's text (a completions-shaped choice): its keys are
+    named, its values never reach the failure's message."""
+    body = {"choices": [{"index": 0, "text": "<thinking>PRIVATE plan</thinking>", "finish_reason": "stop"}]}
+    loopback.script(*[Reply(raw=json.dumps(body).encode(), content_type="application/json")] * 2)
+    with pytest.raises(ProviderError) as caught:
+        await complete(make(), mode)
+    assert "PRIVATE" not in caught.value.message and "choices" in caught.value.message
+
+
+@pytest.mark.parametrize("api", ["openai"])
+async def test_bytes_that_are_not_utf8_fail_the_attempt_not_the_turn(loopback, make, mode):
+    if mode == "stream":
+        bad = (b'data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"llama3","choices":'
+               b'[{"index":0,"delta":{"content":"caf\xe9"},"finish_reason":null}]}\n\n')
+        reply = Reply(raw=[bad, sse("[DONE]")])
+    else:
+        reply = Reply(raw=plain_body("openai", "caf\udce9").replace(b"\\udce9", b"\xe9"), content_type="application/json")
+    loopback.script(reply, reply)
+    with pytest.raises(ProviderError) as caught:
+        await complete(make(), mode)
+    assert "not UTF-8" in caught.value.message and caught.value.retryable and loopback.hits == 2

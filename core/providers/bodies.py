@@ -46,6 +46,8 @@ def error_detail(body: Any, fallback: str) -> tuple[str | None, str]:
         return kind, f"{kind}: {error.get('message')}" if kind else str(error.get("message"))
     if isinstance(error, str) and error.strip():
         return None, readable(error)
+    if isinstance(error, dict) and isinstance(error.get("detail"), str) and error["detail"].strip():
+        return None, readable(error["detail"])  # a FastAPI server's error (llama-cpp-python's)
     return None, readable(fallback)
 
 
@@ -61,7 +63,8 @@ def error_status(kind: str | None, body: Any) -> int:
 
 def unanswered(text: str, content_type: str) -> tuple[int | None, str]:
     """What a 200 body that is not an answer holds: (the status its error object implies, the
-    error) when it names one, else (None, its content type and a readable line of it)."""
+    error) when it names one, else (None, its content type and a readable line of it). JSON that
+    names no error is described by its keys, never quoted: it may hold a model's text."""
     try:
         body = json.loads(text)
     except ValueError:
@@ -71,4 +74,8 @@ def unanswered(text: str, content_type: str) -> tuple[int | None, str]:
         if detail:
             return error_status(kind, body), detail
     media = content_type.split(";")[0].strip() or "no content type"
+    if isinstance(body, dict):
+        return None, f"{media}: a JSON object with the keys {', '.join(sorted(map(str, body))[:8]) or '(none)'}"
+    if body is not None:
+        return None, f"{media}: a JSON {type(body).__name__}"
     return None, f"{media}: {readable(text) or 'an empty body'}"

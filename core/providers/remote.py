@@ -271,8 +271,11 @@ class RemoteProvider(Provider):
                              f"the answer may be cut short", status=None, retryable=True)
 
     def _unreadable(self, exc: Exception) -> ProviderError | None:
-        """A body or a stream event that is not JSON (a proxy's keep-alive text, a broken server): the
-        attempt failed, retried like a broken stream; None for any other exception."""
+        """A body or a stream event that is not JSON (a proxy's keep-alive text, a broken server) or
+        not UTF-8: the attempt failed, retried like a broken stream; None for any other exception."""
+        if isinstance(exc, UnicodeDecodeError):
+            return ProviderError(f"{self.name}: the server sent bytes that are not UTF-8 (at byte {exc.start})",
+                                 status=None, retryable=True)
         if not isinstance(exc, json.JSONDecodeError):
             return None
         return ProviderError(f"{self.name}: the server sent a response that is not JSON ({exc.msg} at character "
@@ -294,6 +297,8 @@ class RemoteProvider(Provider):
         http = raw.http_response
         try:
             parsed = await parsed_body(raw)
+        except UnicodeDecodeError as exc:
+            raise self._unreadable(exc) from None  # type: ignore[misc]
         except ValueError:
             parsed = None
         if parsed is None or isinstance(parsed, (str, bytes)) or not answered(parsed):
