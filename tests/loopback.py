@@ -77,6 +77,15 @@ class Reply:
     cut_on_arrival: bool = False
     """Streamed: between events wait up to `gap_s` for another request; when one arrives, close the
     connection abruptly (llama.cpp's server does this unless started with --interrupt_requests False)."""
+    raw: bytes | list[bytes] | None = None
+    """Sent as it is with `status` and `content_type`, whatever the request asked for: bytes as a
+    body with a `Content-Length`, a list as chunks of a chunked body (hand-written SSE frames, or a
+    200 whose body is an error or an HTML page)."""
+    content_type: str = "text/event-stream"
+    """The `Content-Type` of a `raw` reply."""
+    at_limit: bool = False
+    """The reply stopped at its token limit: Anthropic `stop_reason: max_tokens`, OpenAI
+    `finish_reason: length` (plain and streamed)."""
 
 
 @dataclass
@@ -210,7 +219,9 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if reply.delay_s and self.owner.closing.wait(reply.delay_s):
                 return
-            if reply.status != 200:
+            if reply.raw is not None:
+                self._send_raw(reply)
+            elif reply.status != 200:
                 self._send_json(reply.status, reply.body or _error_body(recorded.api, reply), reply.headers)
             elif isinstance(body, dict) and body.get("stream"):
                 self._stream(recorded, reply)
@@ -233,6 +244,23 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
         self.wfile.flush()
+
+    def _send_raw(self, reply: Reply) -> None:
+        self.send_response(reply.status)
+        self.send_header("Content-Type", reply.content_type)
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        if isinstance(reply.raw, bytes):
+            self.send_header("Content-Length", str(len(reply.raw)))
+            self.end_headers()
+            self.wfile.write(reply.raw)
+            self.wfile.flush()
+            return
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for frame in reply.raw or ():
+            self._chunk(frame)
+        self._chunk(b"")
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
@@ -372,11 +400,12 @@ def _plain_body(recorded: Recorded, reply: Reply) -> dict[str, Any]:
         content = {"type": "text", "text": reply.text} if tool is None else {
             "type": "tool_use", "id": "toolu_loopback", "name": tool, "input": json.loads(reply.text)}
         return {"id": "msg_loopback", "type": "message", "role": "assistant", "model": _model(recorded.body),
-                "content": [content], "stop_reason": "end_turn" if tool is None else "tool_use",
+                "content": [content], "stop_reason": "max_tokens" if reply.at_limit else
+                "end_turn" if tool is None else "tool_use",
                 "stop_sequence": None, "usage": _anthropic_usage(recorded, reply, len(pieces))}
     return {"id": "chatcmpl-loopback", "object": "chat.completion", "created": 0, "model": _model(recorded.body),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
-                         "finish_reason": "stop", "logprobs": None}],
+                         "finish_reason": "length" if reply.at_limit else "stop", "logprobs": None}],
             **({} if reply.no_usage else {"usage": _openai_usage(recorded, reply, len(pieces))})}
 
 
@@ -412,7 +441,8 @@ def _anthropic_frames(recorded: Recorded, reply: Reply):
     if (cut := _cut(reply, len(pieces))) is not None:
         yield cut
     yield _sse({"type": "content_block_stop", "index": 0}, "content_block_stop")
-    yield _sse({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+    stop = "max_tokens" if reply.at_limit else "end_turn"
+    yield _sse({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
                 "usage": {"output_tokens": usage["output_tokens"]}}, "message_delta")
     if not reply.omit_marker:
         yield _sse({"type": "message_stop"}, "message_stop")
@@ -445,7 +475,7 @@ def _openai_frames(recorded: Recorded, reply: Reply):
         yield chunk({"content": piece})
     if (cut := _cut(reply, len(pieces))) is not None:
         yield cut
-    yield chunk({}, "stop")
+    yield chunk({}, "length" if reply.at_limit else "stop")
     options = recorded.body.get("stream_options") or {} if isinstance(recorded.body, dict) else {}
     if options.get("include_usage") and not reply.no_usage:
         yield _sse({**base, "choices": [], "usage": _openai_usage(recorded, reply, len(pieces))})

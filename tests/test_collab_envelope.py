@@ -7,7 +7,7 @@ import json
 from hypothesis import given, strategies as st
 
 from promptdesk.core.formats.collaborate.context import Item, tokens, user_message, window
-from promptdesk.core.formats.collaborate.envelope import parse_envelope, schema
+from promptdesk.core.formats.collaborate.envelope import fallback, parse_envelope, schema
 
 PAIR = ["gpt", "claude"]
 SPEC_SCHEMA = {
@@ -77,3 +77,15 @@ def test_the_user_message_has_goal_window_round_and_instruction_in_order():
     assert text.index("GOAL: G") < text.index("[claude] draft") < text.index("[router → gpt] edit it") \
         < text.index("Round 2 of 6.") < text.index("Return JSON only per schema—no extra text.")
     json.dumps(text)
+
+
+def test_a_reasoning_models_think_preamble_is_not_part_of_the_envelope():
+    reply = '<think>They will never notice the bug.</think>\n{"message": "Here is the plan.", "final": true}'
+    envelope, problem = parse_envelope(reply, ["gpt", "claude"])
+    assert problem is None and envelope.message == "Here is the plan." and envelope.is_final
+
+
+def test_the_fallback_message_never_carries_the_reasoning():
+    assert fallback("<think>They will never notice the bug.</think>\nHere is the plan.").message == "Here is the plan."
+    assert fallback("Here is the plan.\n<think>They will never notice").message == "Here is the plan."
+    assert fallback("<think>They will never notice the bug.").message == "(empty reply)"

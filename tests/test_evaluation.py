@@ -94,6 +94,15 @@ def test_an_answer_that_is_not_one_json_object_is_unread_whole(text):
     assert reading.whole and not reading.ok and set(reading.scores.values()) == {None}
 
 
+def test_a_reasoning_models_think_preamble_is_not_read_as_the_answer():
+    draft = answer(**{**IN_RANGE, "goal": 1})
+    reading = SOTOPIA.read(f"<think>A first draft: {draft} No, the goal was met.</think>\n\n{answer(**IN_RANGE)}")
+    assert reading.ok and reading.scores["goal"] == IN_RANGE["goal"]
+    assert SOTOPIA.read(f"Draft: {draft}\n</think>\n{answer(**IN_RANGE)}").scores["goal"] == IN_RANGE["goal"]
+    cut = SOTOPIA.read(f"<think>A first draft: {draft}")
+    assert cut.whole and set(cut.scores.values()) == {None}
+
+
 def test_the_schema_holds_every_dimension_with_its_range():
     schema = SOTOPIA.schema()
     assert schema["required"] == list(SOTOPIA.names) and len(SOTOPIA.names) == 7

@@ -143,3 +143,28 @@ def test_a_user_strategy_folder_comes_first_and_errors_name_the_file(tmp_path):
         load_strategy("bad", dirs)
     with pytest.raises(InvalidConfig, match="available: .*disney"):
         load_strategy("nope", dirs)
+
+
+SECRET = "I secretly prefer B because of my bonus"
+
+
+@pytest.mark.parametrize("reply", [
+    f"<think>{SECRET}</think>\nposition: A\nrationale: cheaper\nconfidence: 0.7",
+    f"{SECRET}\n</think>\n\nposition: A\nrationale: cheaper\nconfidence: 0.7",  # the template opened it
+    f"<Thinking>\n{SECRET}\n</Thinking>\n```yaml\nposition: A\nrationale: cheaper\nconfidence: 0.7\n```",
+])
+def test_a_reasoning_models_think_preamble_is_never_a_participants_answer(reply):
+    answer, problem = parse_answer(reply)
+    assert (answer.position, answer.rationale, answer.confidence, problem) == ("A", "cheaper", 0.7, None)
+
+
+@pytest.mark.parametrize("reply", [f"<think>{SECRET}", f"<think>{SECRET}</think>", f"Well.\n<think>{SECRET}"])
+def test_reasoning_that_never_closes_or_is_all_there_is_is_never_salvaged_into_a_position(reply):
+    answer, _ = parse_answer(reply)
+    assert "secretly" not in answer.position + answer.rationale and answer.fallback
+
+
+def test_a_facilitators_think_preamble_does_not_cost_its_question():
+    question, problem = parse_question(f"<think>{SECRET}</think>\nquestion: Which option?\nparticipants: all",
+                                       "pricing", ["ana"])
+    assert question.question == "Which option?" and problem is None

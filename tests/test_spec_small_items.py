@@ -128,6 +128,21 @@ def test_a_journal_reply_in_the_turn_form_keeps_its_speech_and_never_its_thinkin
     assert "secret plan" not in broken and "<" not in broken and "Dear diary" in broken
 
 
+@pytest.mark.parametrize("reply", [
+    "<think>I must not say the ring is in the well.</think>\nDear diary, today I met Bob.",
+    "<thinking type=\"inner\">I must not say the ring is in the well.</thinking>Dear diary, today I met Bob.",
+    "<reasoning>I must not say the ring is in the well.</reasoning> Dear diary, <speech>today I met Bob.",
+    "<thinking>x</thinking>Dear diary, today I met Bob.\n```\nnote: I must not say the ring is in the well.\n```",
+    "Dear diary, today I met Bob. <think>I must not say the ring is in the well",
+    "I must not say the ring is in the well.\n</think>\n\nDear diary, today I met Bob.",  # the template opened it
+])
+def test_a_journal_reply_never_keeps_what_the_protocol_holds_private(reply):
+    """A reasoning model's `<think>` preamble, any other tag's inside, a fence: private, as in a turn."""
+    entry = entry_of(reply)
+    assert "ring" not in entry and "<" not in entry
+    assert "Dear diary" in entry and "today I met Bob" in entry
+
+
 async def test_a_run_sends_the_verbatim_journal_prompt(tmp_path):
     run = await run_session(tmp_path, example_scene("the-apology", limits={"max_beats": 3}), isolation="a",
                             coordinator="C", journals=tmp_path / "journals")

@@ -274,3 +274,64 @@ async def test_a_failed_call_records_the_input_tokens_its_cut_stream_was_billed(
     assert len(failed) == 1 and failed[0].input_tokens == 7000
     assert failed[0].cost_usd == pytest.approx(7000 * 3 / 1e6 + failed[0].output_tokens * 15 / 1e6)
     assert run.session.state.cost_usd == pytest.approx(sum(e.cost_usd for e in run.events() if e.type == "call"))
+
+
+@pytest.mark.parametrize("streamed", [True, False])
+@pytest.mark.parametrize("at_limit", [True, False])
+async def test_a_reply_that_stopped_at_its_token_limit_says_so(loopback, make, streamed, at_limit):
+    loopback.script(Reply(text=TEXT, at_limit=at_limit))
+    listener = Listener()
+    completion = await (stream(make(), listener) if streamed else make().complete(request()))
+    assert completion.text == TEXT and completion.truncated is at_limit
+
+
+async def test_a_turn_cut_at_its_token_limit_says_so_in_its_correction_and_its_silence(run_scene, loopback, api,
+                                                                                        monkeypatch):
+    """A small model that runs out of tokens mid-speech: its turn is corrected and then silent, and
+    both lines say why (the reply stopped at its token limit), not only that a tag is unclosed."""
+    from helpers import example_scene
+    from test_scene_faults import remote_cast, scripted, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    cut = "<thinking>A long plan that goes on and on</thinking>\n<speech>[TO: Bob] \"I was about to"
+
+    def answer(who, recorded):
+        if who == "alice":
+            return Reply(text=cut, at_limit=True)
+        return Reply(text=turn("[SILENT]"))
+
+    loopback.default = scripted(answer)
+    model = "claude-sonnet-4-6" if api == "anthropic" else "gpt-4.1-mini"
+    cast = remote_cast(loopback, "alice", "bob", "charlie", provider=api, model=model)
+    scene = example_scene("the-apology", cast=cast, limits={"max_beats": 1})
+    run = await run_scene(scene, isolation="a", coordinator="C", journals="none")
+    records = run.records()
+    corrections = [r for r in records if r["type"] == "correct" and r["target"] == "alice"]
+    silent = [r for r in records if r["type"] == "system" and r["target"] == "alice"]
+    assert corrections and all("token limit" in r["text"] for r in corrections)
+    assert silent and "token limit" in silent[0]["text"] and "Alice silent this turn" in silent[0]["text"]
+    assert "stopped at its token limit" in (run.dir / "debug.log").read_text()
+    assert "I was about to" not in (run.dir / "transcript.txt").read_text()
+
+
+async def test_a_journal_entry_cut_at_its_token_limit_is_kept_and_said_to_be_cut(run_scene, loopback, monkeypatch,
+                                                                                  tmp_path):
+    from helpers import example_scene
+    from test_scene_faults import remote_cast, scripted, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+
+    def answer(who, recorded):
+        if "journal entry" in str(recorded.body["messages"][-1]):
+            return Reply(text="Dear diary, today Bob and I", at_limit=who == "alice")
+        return Reply(text=turn('[TONE: calm] "Go on."'))
+
+    loopback.default = scripted(answer)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"), limits={"max_beats": 1})
+    run = await run_scene(scene, isolation="a", coordinator="C", journals=tmp_path / "journals")
+    records = run.records()
+    entries = {r["from"]: r["text"] for r in records if r["type"] == "journal"}
+    assert entries["alice"] == entries["bob"] == "Dear diary, today Bob and I"
+    cut = [r for r in records if r["type"] == "system" and "token limit" in r["text"]]
+    assert [r["about"] for r in cut] == ["alice"] and "Alice's journal entry stopped at its token limit" in cut[0]["text"]

@@ -13,7 +13,6 @@ never reached the character's own journal.
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -72,6 +71,9 @@ async def write_one(session: Stage, actor: Actor) -> None:
                                                  actor.journal_timeout_s or actor.turn_timeout_s)
         entry = entry_of(completion.text)
         session.emit(JournalEvent(t=session.now(), **{"from": actor.slug}, text=entry))
+        if completion.truncated:
+            session.say("system", f"{actor.name}'s journal entry stopped at its token limit ({request.max_tokens} "
+                        "tokens): it may be cut short", about=actor.slug, reason="truncated")
     except RecordingError:
         raise
     except Exception as exc:  # noqa: BLE001 - any fault is this actor's missing entry, never a lost run
@@ -80,15 +82,13 @@ async def write_one(session: Stage, actor: Actor) -> None:
     _append(session, actor, entry)
 
 
-_THINKING = re.compile(r"<thinking>.*?(?:</thinking>|\Z)", re.S)
-_SPEECH_TAG = re.compile(r"</?speech>")
-
-
 def entry_of(reply: str) -> str:
     """The journal entry a reply holds. The journal prompt is spec 000's word for word, so an actor
     whose system prompt asks for `<thinking>`/`<speech>` on every turn may answer in that form: then
-    the entry is its one well-formed speech, else the reply without its thinking and speech tags
-    (thinking never reaches a journal). A reply in plain prose is the entry as written."""
+    the entry is its one well-formed speech, else the reply's text outside its elements and inside
+    its speeches, without tags. What the turn protocol holds private never reaches a journal: the
+    inside of `<thinking>` and of any other tag (a reasoning model's `<think>` preamble, closed or
+    not), a fence or a comment, a speech holding a tag. A reply in plain prose is the entry as written."""
     reader = TagReader()
     reader.feed(reply, final=True)
     if not reader.tags_seen:
@@ -96,7 +96,17 @@ def entry_of(reply: str) -> str:
     speech = reader.public_speech()
     if speech:
         return speech
-    return _SPEECH_TAG.sub("", _THINKING.sub("", reply)).strip()
+    loose = iter(reader.loose)
+    pending = next(loose, None)
+    parts: list[str] = []
+    for index in range(len(reader.elements) + 1):
+        while pending is not None and pending[0] == index:
+            parts.append(pending[1])
+            pending = next(loose, None)
+        element = reader.elements[index] if index < len(reader.elements) else None
+        if element is not None and element.kind == "speech" and not element.tainted:
+            parts.append(element.text)
+    return "".join(parts).strip()
 
 
 def _append(session: Stage, actor: Actor, entry: str) -> None:

@@ -12,6 +12,7 @@ goes only to `debug.log`.
 from __future__ import annotations
 
 import traceback
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from promptdesk.core.engine.actors import Actor
@@ -76,6 +77,10 @@ async def _send(session: Stage, provider: Provider, request: Request, stream_as:
         if stream_as:
             publish(splitter.flush())
         ok = True
+        if completion.truncated:
+            session.recorder.log("warning", f"a reply to {request.to} stopped at its token limit "
+                                 f"({request.max_tokens} tokens): it may be cut short", beat=request.beat,
+                                 purpose=request.purpose)
         return completion.model_copy(update={"text": mend(_within_bound(session, request, completion.text))})
     except BaseException as exc:
         error = exc
@@ -199,9 +204,13 @@ async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request)
     if structured:
         others = [a.name for a in session.actors.values() if a.slug != actor.slug]
         request = request.model_copy(update={"json_schema": turn_schema(others)})
-    parse = (lambda text: parse_json_turn(text, cast)) if structured else (lambda text: parse_turn(text, cast))
+    read = (lambda text: parse_json_turn(text, cast)) if structured else (lambda text: parse_turn(text, cast))
+
+    def parse(completion: Completion) -> ParsedTurn:
+        return _cut_short(read(completion.text), completion, request)
+
     completion = await call(session, actor.provider, request, stream_as=actor.slug)
-    parsed = parse(completion.text)
+    parsed = parse(completion)
     tries = 0
     while not parsed.well_formed and tries < MAX_CORRECTIONS:
         tries += 1
@@ -210,15 +219,24 @@ async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request)
         prompt = JSON_CORRECTION_PROMPT.format(problems="; ".join(parsed.problems)) if structured else CORRECTION_PROMPT
         request = actor.correction(request, completion.text, prompt)
         completion = await call(session, actor.provider, request, stream_as=actor.slug)
-        parsed = parse(completion.text)
+        parsed = parse(completion)
     if not parsed.well_formed:
-        parsed = salvage_json(completion.text) if structured else salvage(completion.text, cast)
+        parsed = _cut_short(salvage_json(completion.text) if structured else salvage(completion.text, cast),
+                            completion, request)
         kept = "speech kept" if parsed.speech else "no well-formed speech: silent"
         session.recorder.log("warning", f"{actor.slug} output salvaged after {tries} corrections ({kept})",
                              beat=request.beat, problems="; ".join(parsed.problems), raw=completion.text)
     speech_raw = parsed.speech.raw if parsed.speech else "[SILENT]"
     normalised = f"<thinking>{parsed.thinking or ''}</thinking>\n<speech>{speech_raw}</speech>"
     return parsed, normalised
+
+
+def _cut_short(parsed: ParsedTurn, completion: Completion, request: Request) -> ParsedTurn:
+    """A malformed reply that stopped at its token limit says so among its problems (the correction
+    and the silence then name the cause, not only an unclosed tag)."""
+    if parsed.well_formed or not completion.truncated:
+        return parsed
+    return replace(parsed, problems=(*parsed.problems, f"the reply stopped at its token limit ({request.max_tokens} tokens)"))
 
 
 def _record(session: Stage, actor: Actor, beat: int, parsed: ParsedTurn, user_text: str,

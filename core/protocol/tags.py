@@ -61,6 +61,10 @@ class TagReader:
         self.stray = 0
         self.unexpected = 0
         self.tags_seen = False
+        self.loose: list[tuple[int, str]] = []
+        """Top-level text outside every element, fence and comment and after the last stray closing
+        tag, each piece with the number of elements read before it (for a journal entry,
+        `promptdesk.core.engine.journals.entry_of`)."""
         self._open: _Element | None = None
         self._stack: list[str] = []
         self._open_names: Counter[str] = Counter()
@@ -156,8 +160,8 @@ class TagReader:
         closer = self._fence or ""
         end = text.find(closer, i)
         if end >= 0:
-            self._fence = None
             self._text(out, text[i:end + len(closer)])
+            self._fence = None
             return end + len(closer)
         cut = len(text) if final else max(i, len(text) - len(closer) + 1)
         if cut == i:
@@ -188,6 +192,7 @@ class TagReader:
             self._start(token[1:-1], name)
         elif closing:
             self.stray += 1
+            self.loose.clear()  # text before a stray closing tag is private (a template-opened `<think>`)
         else:
             self.unexpected += 1
             if opening:
@@ -226,6 +231,8 @@ class TagReader:
         element = self._open
         if element is None:
             self.outside = self.outside or bool(text.strip())
+            if self._fence is None:
+                self.loose.append((len(self.elements), text))
             return
         element.body.append(text)
         if element.kind != "speech":

@@ -24,7 +24,7 @@ from typing import Any
 
 from promptdesk.core.errors import ProviderError
 from promptdesk.core.providers.base import Request, Usage
-from promptdesk.core.providers.remote import parsed_body, ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail, log
+from promptdesk.core.providers.remote import ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail, log
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 ANSWER_TOOL = "answer"
@@ -141,29 +141,34 @@ class AnthropicProvider(RemoteProvider):
                         "caches nothing for it until the conversation grows past that", request.to, tokens,
                         self.model, minimum)
 
-    async def _plain(self, client: Any, request: Request) -> tuple[str, Usage]:
+    async def _plain(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         raw = await client.messages.with_raw_response.create(**self.params(request))
         self.saw_headers(raw.headers)
-        message = await parsed_body(raw)
+        message = await self._answer_body(raw, lambda body: isinstance(getattr(body, "content", None), list))
+        usage = _usage(getattr(message, "usage", None))
+        stream.truncated = getattr(message, "stop_reason", None) == "max_tokens"
         if request.json_schema is not None:
             inputs = [block.input for block in message.content if getattr(block, "type", "") == "tool_use"]
-            return (json.dumps(inputs[0], ensure_ascii=False) if inputs else ""), _usage(message.usage)
+            return (json.dumps(inputs[0], ensure_ascii=False) if inputs else ""), usage
         text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
-        return text, _usage(message.usage)
+        return text, usage
 
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         usage = Usage(reported=False)
         wanted = "text_delta" if request.json_schema is None else "input_json_delta"
         events = await client.messages.create(**self.params(request), stream=True)
         self.saw_headers(events.response.headers)
+        await self._expect_events(events.response)
         async with events:
             async for event in events:
                 if event.type == "message_start":
-                    usage = stream.observed = _usage(event.message.usage)
+                    usage = stream.observed = _usage(getattr(event.message, "usage", None))
                 elif event.type == "content_block_delta" and getattr(event.delta, "type", "") == wanted:
                     stream.emit(event.delta.text if wanted == "text_delta" else event.delta.partial_json)
-                elif event.type == "message_delta" and event.usage is not None:
-                    usage = stream.observed = _usage(event.usage, usage)
+                elif event.type == "message_delta":
+                    stream.truncated = getattr(event.delta, "stop_reason", None) == "max_tokens"
+                    if event.usage is not None:
+                        usage = stream.observed = _usage(event.usage, usage)
                 elif event.type == "message_stop":
                     stream.finished = True
         return "".join(stream.pieces), usage
@@ -188,7 +193,10 @@ class AnthropicProvider(RemoteProvider):
 
 
 def _usage(raw: Any, base: Usage | None = None) -> Usage:
-    """Usage from an SDK usage object; fields it leaves unset keep their value from `base`."""
+    """Usage from an SDK usage object; fields it leaves unset keep their value from `base`. Unknown
+    (`reported` False) until some usage gives `input_tokens` (a compatible server that sends no
+    usage, or every count null, reports nothing, not zero)."""
+    reported = getattr(raw, "input_tokens", None) is not None or (base is not None and base.reported)
     base = base or Usage()
 
     def pick(field: str, current: int) -> int:
@@ -198,4 +206,4 @@ def _usage(raw: Any, base: Usage | None = None) -> Usage:
     return Usage(input_tokens=pick("input_tokens", base.input_tokens),
                  output_tokens=pick("output_tokens", base.output_tokens),
                  cache_write_tokens=pick("cache_creation_input_tokens", base.cache_write_tokens),
-                 cache_read_tokens=pick("cache_read_input_tokens", base.cache_read_tokens))
+                 cache_read_tokens=pick("cache_read_input_tokens", base.cache_read_tokens), reported=reported)

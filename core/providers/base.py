@@ -79,6 +79,9 @@ class Completion(BaseModel):
     model: str | None = None
     latency_s: float = 0.0
     ttft_s: float | None = None
+    truncated: bool = False
+    """The reply stopped at its token limit (`max_tokens`: OpenAI's `finish_reason: length`,
+    Anthropic's `stop_reason: max_tokens`): it may be cut short."""
 
 
 DeltaCallback = Callable[[str], None]

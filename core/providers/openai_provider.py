@@ -21,7 +21,8 @@ from typing import Any
 
 from promptdesk.core.errors import InvalidConfig, ProviderError
 from promptdesk.core.providers.base import Request, Usage
-from promptdesk.core.providers.remote import parsed_body, ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail
+from promptdesk.core.providers.bodies import error_status
+from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail
 
 NO_KEY = "not-needed"
 
@@ -79,15 +80,16 @@ class OpenAIProvider(RemoteProvider):
                 "name": "envelope", "schema": request.json_schema, "strict": True}}
         return params
 
-    async def _plain(self, client: Any, request: Request) -> tuple[str, Usage]:
+    async def _plain(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         try:
             raw = await client.chat.completions.with_raw_response.create(**untransformed(self.params(request)))
         except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
             raise self._schema_refused(exc, request) from None
         self.saw_headers(raw.headers)
-        response = await parsed_body(raw)
-        text = response.choices[0].message.content or "" if response.choices else ""
-        return text, _usage(response.usage)
+        response = await self._answer_body(raw, _holds_a_message)
+        text = response.choices[0].message.content or ""
+        stream.truncated = response.choices[0].finish_reason == "length"
+        return text, _usage(getattr(response, "usage", None))
 
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         usage = Usage(reported=False)
@@ -100,12 +102,14 @@ class OpenAIProvider(RemoteProvider):
         except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
             raise self._schema_refused(exc, request) from None
         self.saw_headers(chunks.response.headers)
+        await self._expect_events(chunks.response)
         finish = None
         async with chunks:
             async for chunk in chunks:
                 for choice in chunk.choices or ():
                     stream.emit(choice.delta.content if choice.delta else None)
                     finish = choice.finish_reason or finish
+                    stream.truncated = stream.truncated or choice.finish_reason == "length"
                 if chunk.usage is not None:
                     usage = stream.observed = _usage(chunk.usage)
         stream.finished = finish is not None and getattr(getattr(chunks, "_decoder", None), "done", False)
@@ -142,8 +146,15 @@ class OpenAIProvider(RemoteProvider):
             return self._status_error(exc.status_code, "the response did not match the API schema")
         if isinstance(exc, openai.APIError):  # an error object inside the stream
             kind, detail = error_detail(exc.body, str(exc))
-            return self._status_error(ERROR_TYPE_STATUS.get(kind or "", 500), f"error in stream: {detail}")
+            return self._status_error(error_status(kind, exc.body), f"error in stream: {detail}")
         return None
+
+
+def _holds_a_message(body: Any) -> bool:
+    """Whether a Chat Completions body holds an answer: a first choice with a `message` (a
+    completions-shaped `text` choice, an error object or an empty `choices` does not)."""
+    choices = getattr(body, "choices", None)
+    return bool(choices) and getattr(choices[0], "message", None) is not None
 
 
 def _dumps(value: Any) -> str:
@@ -250,7 +261,9 @@ def _without_lengths(schema: Any) -> Any:
 
 
 def _usage(raw: Any) -> Usage:
-    if raw is None:
+    """Usage from an SDK usage object; unknown (`reported` False) when it is absent or counts nothing
+    (a server that sends `usage` with every count null)."""
+    if raw is None or (getattr(raw, "prompt_tokens", None) is None and getattr(raw, "completion_tokens", None) is None):
         return Usage(reported=False)
     details = getattr(raw, "prompt_tokens_details", None)
     cached = int(getattr(details, "cached_tokens", None) or 0)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import logging
 import os
 import random
@@ -31,21 +32,14 @@ from typing import Any
 
 from promptdesk.core.errors import InvalidConfig, ProviderError
 from promptdesk.core.providers import concurrency
+from promptdesk.core.providers.bodies import ERROR_TYPE_STATUS, error_detail, unanswered  # noqa: F401 - re-exported
 from promptdesk.core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 from promptdesk.core.providers.rate_headers import spent_budget
-from promptdesk.core.providers.retry import status_error, transport_error, with_retries
+from promptdesk.core.providers.retry import redact, status_error, transport_error, with_retries
 from promptdesk.core.providers.whole_requests import send_whole
 from promptdesk.core.providers.waits import OnWait, Wait, capped_wait
 
 log = logging.getLogger("promptdesk.providers")
-
-ERROR_TYPE_STATUS = {
-    "invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
-    "not_found_error": 404, "request_too_large": 413, "rate_limit_error": 429, "rate_limit_exceeded": 429,
-    "api_error": 500, "server_error": 500, "timeout_error": 504, "overloaded_error": 529,
-}
-"""Status implied by the error `type` of an error that arrived inside a 200 stream."""
-
 
 class Stream:
     """Delta bookkeeping and timing for one `complete` call (reset at each attempt)."""
@@ -56,6 +50,8 @@ class Stream:
         self.started = self.first = 0.0
         self.finished = False
         """Set by the provider when the stream's finish marker arrived."""
+        self.truncated = False
+        """Set by the provider when the attempt's reply stopped at its token limit."""
         self.observed: Usage | None = None
         """The usage the provider reported so far in this attempt (set by the provider as it arrives)."""
         self.billed = Usage()
@@ -63,6 +59,7 @@ class Stream:
 
     def begin(self) -> None:
         self.started, self.first, self.finished, self.observed = time.perf_counter(), 0.0, False, None
+        self.truncated = False
 
     def bill_failed(self) -> None:
         """The attempt failed: what it was billed still counts."""
@@ -144,12 +141,14 @@ class RemoteProvider(Provider):
         return None
 
     @abstractmethod
-    async def _plain(self, client: Any, request: Request) -> tuple[str, Usage]:
-        """One non-streaming call: the whole text and its usage."""
+    async def _plain(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
+        """One non-streaming call: the whole text and its usage (setting `stream.truncated` when the
+        reply stopped at its token limit; nothing is emitted)."""
 
     @abstractmethod
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
-        """One streaming call, passing each text fragment to `stream.emit`."""
+        """One streaming call, passing each text fragment to `stream.emit` (and setting
+        `stream.finished`, and `stream.truncated` when the reply stopped at its token limit)."""
 
     @abstractmethod
     def _translate(self, exc: Exception) -> ProviderError | None:
@@ -220,7 +219,7 @@ class RemoteProvider(Provider):
             mark = watch.begin()
             try:
                 if on_delta is None:
-                    text, usage = await self._within(self._plain(client, request), limit)
+                    text, usage = await self._within(self._plain(client, request, stream), limit)
                 else:
                     text, usage = await self._within(self._stream(client, request, stream), limit)
                     if not stream.finished:
@@ -228,7 +227,7 @@ class RemoteProvider(Provider):
                 return text, stream.billed + usage
             except Exception as exc:  # noqa: BLE001 - translated, or re-raised untouched
                 stream.bill_failed()
-                error = exc if isinstance(exc, ProviderError) else self._translate(exc)
+                error = exc if isinstance(exc, ProviderError) else self._translate(exc) or self._unreadable(exc)
                 if error is None:
                     stream.retract()
                     raise
@@ -249,7 +248,8 @@ class RemoteProvider(Provider):
                 exc.usage = stream.billed  # type: ignore[attr-defined]
             raise
         return Completion(text=text, usage=usage, provider=self.name, model=self.model,
-                          latency_s=time.perf_counter() - stream.started, ttft_s=stream.ttft_s)
+                          latency_s=time.perf_counter() - stream.started, ttft_s=stream.ttft_s,
+                          truncated=stream.truncated)
 
     async def _within(self, call: Any, limit: float) -> tuple[str, Usage]:
         """One attempt, bounded as a whole by `limit` seconds (the SDK's own timeout only bounds the
@@ -269,6 +269,49 @@ class RemoteProvider(Provider):
         """The failure of a stream that ended without its finish marker: retried like a 5xx."""
         return ProviderError(f"{self.name}: the stream ended without its finish marker ({self.finish_marker}); "
                              f"the answer may be cut short", status=None, retryable=True)
+
+    def _unreadable(self, exc: Exception) -> ProviderError | None:
+        """A body or a stream event that is not JSON (a proxy's keep-alive text, a broken server) or
+        not UTF-8: the attempt failed, retried like a broken stream; None for any other exception."""
+        if isinstance(exc, UnicodeDecodeError):
+            return ProviderError(f"{self.name}: the server sent bytes that are not UTF-8 (at byte {exc.start})",
+                                 status=None, retryable=True)
+        if not isinstance(exc, json.JSONDecodeError):
+            return None
+        return ProviderError(f"{self.name}: the server sent a response that is not JSON ({exc.msg} at character "
+                             f"{exc.pos})", status=None, retryable=True)
+
+    def _no_answer(self, text: str, content_type: str) -> ProviderError:
+        """A 200 response that holds no answer is a failed call. An error object in it is read as a
+        stream's error event is (its type implies the status: an invalid request is not retried);
+        anything else (an HTML page, JSON of another shape) is retried like a 5xx."""
+        status, detail = unanswered(text, content_type)
+        if status is not None:
+            return self._status_error(status, f"error in a 200 response: {detail}")
+        return ProviderError(redact(f"{self.name}: the server answered 200 without an answer ({detail})",
+                                    self._api_key), status=None, retryable=True)
+
+    async def _answer_body(self, raw: Any, answered: Callable[[Any], bool]) -> Any:
+        """The parsed body of a plain response, when `answered` says it holds an answer; otherwise
+        (an error object, an HTML page, text that is not JSON) the failure `_no_answer` gives."""
+        http = raw.http_response
+        try:
+            parsed = await parsed_body(raw)
+        except UnicodeDecodeError as exc:
+            raise self._unreadable(exc) from None  # type: ignore[misc]
+        except ValueError:
+            parsed = None
+        if parsed is None or isinstance(parsed, (str, bytes)) or not answered(parsed):
+            raise self._no_answer(http.text, http.headers.get("content-type", ""))
+        return parsed
+
+    async def _expect_events(self, response: Any) -> None:
+        """A streamed request answered 200 with a JSON or HTML body instead of an event stream (an
+        error object, a proxy's page) fails naming what the body holds, not as a stream cut short."""
+        media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if "json" in media or "html" in media:
+            text = (await response.aread()).decode("utf-8", "replace")
+            raise self._no_answer(text, media)
 
     def saw_headers(self, headers: Any) -> None:
         """Note what the response's rate-limit headers say about the next request (at most
@@ -340,13 +383,3 @@ async def parsed_body(raw: Any) -> Any:
     """The parsed body of an SDK raw response, whether its `parse()` is async or not."""
     parsed = raw.parse()
     return await parsed if inspect.isawaitable(parsed) else parsed
-
-
-def error_detail(body: Any, fallback: str) -> tuple[str | None, str]:
-    """(error type, 'type: message') from an API error body, whichever shape it has."""
-    error = body.get("error", body) if isinstance(body, dict) else None
-    if isinstance(error, dict) and (error.get("message") or error.get("type")):
-        kind = error.get("type") or error.get("code")
-        kind = str(kind) if kind else None
-        return kind, f"{kind}: {error.get('message')}" if kind else str(error.get("message"))
-    return None, fallback

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from promptdesk.core.protocol.bounded import load_json
+from promptdesk.core.protocol.reasoning import without_reasoning
 
 TASK_MAX = 500
 
@@ -98,9 +99,10 @@ def parse_envelope(text: str, participants: list[str]) -> tuple[Envelope | None,
     """(envelope, None) when `text` is a valid envelope, else (None, what is wrong).
 
     The whole text must be one JSON object (a single surrounding ``` fence is tolerated);
-    prose around it is a failure, as is a handoff to someone who is not a participant.
+    prose around it is a failure, as is a handoff to someone who is not a participant. A reasoning
+    model's `<think>` preamble is not part of the reply (`without_reasoning`).
     """
-    raw = text.strip()
+    raw = without_reasoning(text).strip()
     fenced = _FENCE.match(raw)
     if fenced:
         raw = fenced.group("body").strip()
@@ -121,5 +123,6 @@ def parse_envelope(text: str, participants: list[str]) -> tuple[Envelope | None,
 
 
 def fallback(text: str) -> Envelope:
-    """§3's rule for an invalid reply: the raw output as a plain message, no handoff, not final."""
-    return Envelope(message=text.strip() or "(empty reply)")
+    """§3's rule for an invalid reply: the raw output as a plain message, no handoff, not final;
+    never a reasoning model's private reasoning (`without_reasoning`)."""
+    return Envelope(message=without_reasoning(text).strip() or "(empty reply)")

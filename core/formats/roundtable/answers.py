@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from promptdesk.core.protocol.bounded import Unbounded, load_yaml
+from promptdesk.core.protocol.reasoning import without_reasoning
 
 NEXT_ACTIONS = ("continue", "phase", "conclude", "escalate")
 _FENCE = re.compile(r"```(?:ya?ml)?[ \t]*\r?\n(.*?)(?:```|\Z)", re.S | re.I)
@@ -70,9 +71,11 @@ class Answer:
 
 
 def yaml_block(text: str) -> tuple[dict[str, Any] | None, str | None]:
-    """The mapping in the first fenced YAML block (or the whole text); else None and the problem."""
-    match = _FENCE.search(text or "")
-    body = match.group(1) if match else (text or "")
+    """The mapping in the first fenced YAML block (or the whole text); else None and the problem.
+    A reasoning model's `<think>` preamble is never read (`without_reasoning`)."""
+    text = without_reasoning(text or "")
+    match = _FENCE.search(text)
+    body = match.group(1) if match else text
     if not body.strip():
         return None, "empty answer"
     try:
@@ -186,8 +189,9 @@ def parse_answer(text: str) -> tuple[Answer, str | None]:
 
 
 def salvage_answer(text: str) -> Answer:
-    """The deterministic fallback for a participant: first line as position, the rest as rationale."""
-    lines = [ln.strip(" -*#>`\t") for ln in (text or "").splitlines()]
+    """The deterministic fallback for a participant: first line as position, the rest as rationale;
+    never a reasoning model's private reasoning (`without_reasoning`)."""
+    lines = [ln.strip(" -*#>`\t") for ln in without_reasoning(text or "").splitlines()]
     lines = [ln for ln in lines if ln and not ln.lower().startswith(("yaml", "```"))]
     if not lines:
         return Answer("(no answer)", "", None, fallback=True)

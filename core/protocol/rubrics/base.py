@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from promptdesk.core.protocol.bounded import load_json
+from promptdesk.core.protocol.reasoning import without_reasoning
 
 ANSWER_MAX_CHARS = 200_000
 """The longest answer read (seven reasonings are a few thousand characters)."""
@@ -131,9 +132,10 @@ class Rubric:
 
 
 def read_answer(text: str) -> dict[str, Any]:
-    """The JSON object an answer holds: the whole text, or the one fenced block it is (```json ...```);
-    ValueError saying why when it holds none."""
-    body = (text or "").strip()
+    """The JSON object an answer holds: the whole text, or the one fenced block it is (```json ...```),
+    after a reasoning model's `<think>` preamble (`without_reasoning`); ValueError saying why when it
+    holds none."""
+    body = without_reasoning(text or "").strip()
     if not body:
         raise ValueError("the answer is empty")
     if len(body) > ANSWER_MAX_CHARS:
