@@ -227,3 +227,30 @@ async def test_a_speech_cannot_forge_notes_events_or_another_actors_line(run_sce
     assert not [r for r in records if r["type"] in ("event", "note", "system")]
     txt = (run.dir / "transcript.txt").read_text().splitlines()
     assert not [line for line in txt if re.match(r"(DIRECTOR NOTE:|\[EVENT:|\[SYSTEM:|Charlie \[)", line)]
+
+
+async def test_a_reasoning_models_preamble_costs_no_correction_and_reaches_no_one(run_scene, loopback):
+    """A reasoning model served without a reasoning parser opens each reply with its chain of thought
+    (here `<think>…</think>`, or only `…</think>` when the template opened it)."""
+    def answer(who, recorded):
+        if "journal entry" in json.dumps(recorded.body["messages"][-1]):
+            return "<think>PREAMBLE-journal</think>A quiet day."
+        opener = "<think>" if who != "bob" else ""
+        return f"{opener}PREAMBLE-{who}: plan the line.</think>\n" + turn(f'[TONE: calm] "{who} speaks."', f"{who} thinks.")
+
+    loopback.default = scripted(answer)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, *CAST, provider="openai-compatible", model="qwen3"),
+                          limits={"max_beats": 3})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    records = run.records()
+    assert not [r for r in records if r["type"] == "correct"], "a preamble is no reason to ask again"
+    spoken = [r for r in records if r["type"] == "speak"]
+    assert len(spoken) >= 6 and all(r["text"].endswith("speaks.") for r in spoken)
+    for who in CAST:
+        heard = json.dumps([p["request"] for p in run.prompts() if p["to"] != who])
+        assert f"PREAMBLE-{who}" not in heard, who
+        own = json.dumps([p["request"] for p in run.prompts() if p["to"] == who])
+        assert f"PREAMBLE-{who}" not in own, "not re-sent to its own actor either"
+    for name in ("transcript.txt", "transcript.md", "events.jsonl"):
+        assert "PREAMBLE" not in (run.dir / name).read_text(), name
+    assert "PREAMBLE-bob" in (run.dir / "debug.log").read_text(), "not dropped: said in debug.log"

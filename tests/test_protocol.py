@@ -322,8 +322,34 @@ def test_speech_nested_in_thinking_is_private_thinking():
 def test_speech_nested_in_any_other_tag_is_private():
     for wrapper in ("think", "reasoning", "reflection", "scratchpad", "Speech", "SPEECH", "x-notes"):
         parsed = parse_turn(f"<{wrapper}><speech>secret</speech></{wrapper}>")
-        assert parsed.speech is None, wrapper
-        assert "a tag other than <thinking> and <speech>" in parsed.problems
+        assert parsed.speech is None and not parsed.well_formed, wrapper
+        if wrapper not in ("think", "reasoning"):  # those two open a reasoning preamble (below)
+            assert "a tag other than <thinking> and <speech>" in parsed.problems
+
+
+TURN = '<thinking>I am calm.</thinking>\n<speech>[TONE: calm] "Hi."</speech>'
+
+
+@pytest.mark.parametrize("preamble", ["<think>Let me plan. <speech>[TONE: x] \"leak\"</speech></think>\n",
+                                      "<reasoning>\nStep 1.\n</reasoning>", "<THINK>x</think>\n",
+                                      "The template opened it. She lies.</think>\n\n", "<thought>y</thought>"])
+def test_a_reasoning_preamble_is_private_and_leaves_the_turn_well_formed(preamble):
+    """A reasoning model served without a reasoning parser opens every reply with its chain of thought:
+    private, never the speech, and no reason to ask for a correction (two wasted calls a turn)."""
+    parsed = parse_turn(preamble + TURN)
+    assert (parsed.well_formed, parsed.problems, parsed.speech.raw, parsed.thinking) == \
+        (True, (), '[TONE: calm] "Hi."', "I am calm.")
+    pieces = TagSplitter().feed(preamble + TURN)
+    assert "".join(t for c, t in pieces if c == "speech") == '[TONE: calm] "Hi."'
+
+
+@pytest.mark.parametrize("reply", ["Hello. <think>x</think>" + TURN, TURN + "<think>after</think>",
+                                   "<think>a</think><think>b</think>" + TURN, "</think></think>" + TURN,
+                                   "<thinking>I</thinking><think>x</think><speech>[TONE: c] \"Hi.\"</speech>",
+                                   "<think>never closed " + TURN])
+def test_reasoning_anywhere_but_first_and_once_is_still_a_problem(reply):
+    parsed = parse_turn(reply)
+    assert not parsed.well_formed
 
 
 def test_protocol_tag_with_attributes_is_another_tag():

@@ -226,6 +226,10 @@ async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request)
         kept = "speech kept" if parsed.speech else "no well-formed speech: silent"
         session.recorder.log("warning", f"{actor.slug} output salvaged after {tries} corrections ({kept})",
                              beat=request.beat, problems="; ".join(parsed.problems), raw=completion.text)
+    if parsed.reasoning:
+        session.recorder.log("info", f"{actor.slug}'s reply opened with a reasoning preamble of {len(parsed.reasoning):,} "
+                             "characters: private, shown in its thinking pane as it streamed, not re-sent",
+                             beat=request.beat, reasoning=parsed.reasoning)
     speech_raw = parsed.speech.raw if parsed.speech else "[SILENT]"
     normalised = f"<thinking>{parsed.thinking or ''}</thinking>\n<speech>{speech_raw}</speech>"
     return parsed, normalised

@@ -76,14 +76,16 @@ class ParsedTurn:
     element is well-formed (top level, exact tags, closed, no tag inside); otherwise None, and the
     actor is silent. `thinking` is the body of the first top-level `<thinking>` element (private).
     `well_formed` is True only for exactly one `<thinking>` and one `<speech>` element (either
-    order) with nothing but whitespace outside them; otherwise `problems` says why, in words that
-    never quote the response.
+    order) with nothing but whitespace outside them, and a reasoning preamble before them allowed
+    (`reasoning`: a reasoning model's chain of thought, private); otherwise `problems` says why, in
+    words that never quote the response.
     """
 
     thinking: str | None
     speech: Speech | None
     well_formed: bool
     problems: tuple[str, ...] = ()
+    reasoning: str | None = None
 
 
 @dataclass
@@ -137,7 +139,7 @@ def parse_turn(raw: str, cast: Mapping[str, str] | None = None) -> ParsedTurn:
     body = reader.public_speech()
     problems = reader.problems()
     return ParsedTurn(thinking=reader.thinking(), speech=None if body is None else parse_speech(body, cast),
-                      well_formed=not problems, problems=problems)
+                      well_formed=not problems, problems=problems, reasoning=reader.reasoning)
 
 
 def salvage(raw: str, cast: Mapping[str, str] | None = None) -> ParsedTurn:

@@ -27,6 +27,10 @@ _SPECIAL_RE = re.compile(r"[<`~]")
 _OPAQUE = {"```": "```", "~~~": "~~~", "<!--": "-->", "<![CDATA[": "]]>"}
 """Openers of regions whose inside is never read for tags, and their closers."""
 _OPENER_MAX = max(map(len, _OPAQUE))
+REASONING = frozenset({"think", "reasoning", "thought"})
+"""The tags a reasoning model served without a reasoning parser opens its reply with, around its
+chain of thought (or only closes, when the chat template opened it): as the reply's preamble, before
+anything else, it is a private element like any other, and not a problem of the answer's form."""
 
 
 @dataclass
@@ -48,7 +52,8 @@ class TagReader:
     """Reads a response left to right, in one piece or in streamed fragments.
 
     At the top level only `<speech>` and `<thinking>` open protocol elements; any other opening
-    tag opens a private element that lasts until its own closing tag (or the end), and a code
+    tag opens a private element that lasts until its own closing tag (or the end; a reasoning
+    preamble, `REASONING`, is one that is not counted against the answer's form), and a code
     fence (```` ``` ```` or `~~~`), an HTML comment or a CDATA section is private text up to its
     closer (or the end). Inside a private element, fence or comment nothing is a protocol tag.
     Inside a speech every tag but `</speech>` taints the speech. `feed` returns the (channel, text) pieces each fragment completes: "speech" for
@@ -61,6 +66,9 @@ class TagReader:
         self.stray = 0
         self.unexpected = 0
         self.tags_seen = False
+        self.preamble = False
+        """A reasoning preamble was read (`REASONING`): `<think>…</think>`, or `…</think>` alone."""
+        self._preamble_text: str | None = None
         self.loose: list[tuple[int, str]] = []
         """Top-level text outside every element, fence and comment and after the last stray closing
         tag, each piece with the number of elements read before it (for a journal entry,
@@ -99,6 +107,14 @@ class TagReader:
         if len(speeches) == 1 and speeches[0].closed and not speeches[0].tainted:
             return speeches[0].text.strip()
         return None
+
+    @property
+    def reasoning(self) -> str | None:
+        """The text of the reasoning preamble, if one was read (private)."""
+        if self._preamble_text is not None:
+            return self._preamble_text.strip()
+        first = next((e for e in self.elements if e.kind == "reasoning"), None)
+        return first.text.strip() if first else None
 
     def thinking(self) -> str | None:
         """The body of the first top-level `<thinking>` element, if any."""
@@ -188,11 +204,19 @@ class TagReader:
 
     def _top_tag(self, token: str, closing: bool, name: str, opening: bool) -> None:
         """A tag at the top level: only the exact protocol tags open protocol elements."""
+        first = not self.elements and not self.preamble and name in REASONING
         if token in (SPEECH_OPEN, THINKING_OPEN):
             self._start(token[1:-1], name)
         elif closing:
-            self.stray += 1
+            if first:  # the text before it was the preamble: not text outside the tags
+                self.preamble, self.outside = True, False
+                self._preamble_text = "".join(text for _, text in self.loose)
+            else:
+                self.stray += 1
             self.loose.clear()  # text before a stray closing tag is private (a template-opened `<think>`)
+        elif opening and first and not self.outside:
+            self.preamble = True
+            self._start("reasoning", name)
         else:
             self.unexpected += 1
             if opening:
