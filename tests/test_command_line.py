@@ -91,6 +91,20 @@ class TestDidYouMean:
         err = capsys.readouterr().err
         assert f"Did you mean: " in err and close in err.split("Did you mean: ", 1)[1].split("?")[0], err
 
+    @pytest.mark.parametrize("typed, close", [("auditt", "audit"), ("metric", "metrics"), ("sweeep", "sweep")])
+    def test_a_mistyped_command_with_its_arguments_gets_the_closest_names(self, tmp_path, monkeypatch, capsys,
+                                                                          typed, close):
+        monkeypatch.chdir(tmp_path)
+        assert main([typed, "runs/x", "--json"]) == 2
+        err = capsys.readouterr().err
+        assert "Did you mean: " in err and close in err.split("Did you mean: ", 1)[1].split("?")[0], err
+        assert "one scene at most" not in err
+
+    def test_two_scenes_that_exist_are_refused_as_two_scenes(self, tmp_path, monkeypatch, capsys):
+        monkeypatch.chdir(tmp_path)
+        assert main(["the-apology", "fairy-tale"]) == 2
+        assert "one scene at most, got 2" in capsys.readouterr().err
+
     def test_an_unknown_scene_for_batch_lists_both_places_and_the_examples(self, tmp_path, monkeypatch, capsys):
         monkeypatch.chdir(tmp_path)
         (tmp_path / "scenes").mkdir()
