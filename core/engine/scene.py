@@ -191,6 +191,12 @@ class Scene(SceneModel):
         """A key given with no value (`goal:`) means no text."""
         return "" if value is None else value
 
+    @field_validator("suggested_events", "wind_down", mode="before")
+    @classmethod
+    def _off_is_off(cls, value: Any) -> Any:
+        """`off` unquoted, as the docs write it, is YAML 1.1's false: it means the choice `off`."""
+        return "off" if value is False else value
+
     @field_validator("name")
     @classmethod
     def _name_is_slug(cls, value: str) -> str:
