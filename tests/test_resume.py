@@ -196,6 +196,34 @@ async def test_a_run_killed_before_its_first_event_starts_over_from_its_start_re
         (whole.dir / "metadata.json").read_text())["totalBeats"]
 
 
+async def test_a_turn_silenced_for_its_speech_is_restored_as_the_actor_kept_it(run_scene, tmp_path, loopback,
+                                                                                monkeypatch):
+    """Bob's speech never keeps the protocol: each of his turns is silenced, his thread keeping his
+    thought and `[SILENT]`. A resume rebuilds that thread as it was, so every request after the cut
+    is the one the uninterrupted run sent."""
+    from test_scene_faults import CANARY, remote_cast, scripted, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+
+    def answer(who, recorded):
+        if who == "bob":
+            return turn('[TONE: low] "I <b>did</b> try."', thinking="I checked the figures twice.")
+        return turn('[TONE: firm] "Go on."', thinking="I wait and see.")
+
+    loopback.default = scripted(answer)
+    scene = example_scene("the-apology", limits={"max_beats": 6}, cast=remote_cast(loopback, "alice", "bob", "charlie"))
+    whole = await run_scene(scene, isolation="b", coordinator="C")
+    killed = tmp_path / "killed"
+    shutil.copytree(whole.dir, killed)
+    kill_mid_beat(killed, 4)
+    session = prepare(killed)
+    await session.run()
+    sent = lambda run_dir: [(r.to, r.purpose, r.beat, r.text) for r in read_prompts(run_dir)  # noqa: E731
+                            if r.beat is not None and r.beat >= 4]
+    after_seam = sent(killed)[-len(sent(whole.dir)):]
+    assert after_seam == sent(whole.dir)
+
+
 async def test_resume_sends_the_rest_of_the_run_to_a_new_base_url(run_scene, tmp_path, capsys):
     from loopback import LoopbackServer, Reply
     from test_scene_faults import remote_cast, turn
