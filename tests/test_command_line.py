@@ -225,3 +225,25 @@ def test_python_dash_m_promptdesk_is_the_command(tmp_path):
     done = promptdesk("--version", cwd=tmp_path)
     assert done.returncode == 0 and done.stdout.startswith("promptdesk ")
     assert Path(__file__).resolve().parents[1] == ROOT
+
+
+class TestNotFoundSaysWhereItLooked:
+    @pytest.mark.parametrize("given, scenes_entry", [("kitchen.yaml", "./scenes/kitchen.yaml"),
+                                                     ("kitchen", "./scenes/kitchen.yaml"),
+                                                     ("out/scenes/kitchen.yaml", None)])
+    def test_the_places_named_are_the_places_searched(self, tmp_path, monkeypatch, capsys, given, scenes_entry):
+        monkeypatch.chdir(tmp_path)
+        assert main(["--batch", given, *PLAY]) == 2
+        err = capsys.readouterr().err
+        assert ".yaml.yaml" not in err
+        if scenes_entry:
+            assert scenes_entry in err
+        else:
+            assert "./scenes/" not in err and "examples shipped" not in err and "out/scenes/kitchen.yaml" in err
+
+    def test_a_mistyped_path_gets_the_closest_files_of_its_folder(self, tmp_path, monkeypatch, capsys):
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "stage").mkdir()
+        (tmp_path / "stage" / "kitchen.yaml").write_text("name: kitchen\ncharacters: [a, b]\n")
+        assert main(["--batch", "stage/kitchn.yaml", *PLAY]) == 2
+        assert "Did you mean: stage/kitchen.yaml?" in capsys.readouterr().err
