@@ -247,3 +247,18 @@ class TestNotFoundSaysWhereItLooked:
         (tmp_path / "stage" / "kitchen.yaml").write_text("name: kitchen\ncharacters: [a, b]\n")
         assert main(["--batch", "stage/kitchn.yaml", *PLAY]) == 2
         assert "Did you mean: stage/kitchen.yaml?" in capsys.readouterr().err
+
+
+class TestCharactersDir:
+    @pytest.mark.parametrize("command", [["--batch", "the-apology", *PLAY], ["paths", "the-apology"],
+                                         ["sweep", "the-apology", "--isolation", "a", "--coordinator", "C",
+                                          "--seeds", "1", "--provider", "offline", "--out", "swept"]])
+    def test_a_characters_dir_that_is_no_folder_is_refused_not_passed_over(self, tmp_path, monkeypatch, capsys,
+                                                                           command):
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "notes.txt").write_text("x")
+        for given in ("my-charcters", "notes.txt"):
+            assert main([*command, "--characters-dir", given]) == 2
+            err = capsys.readouterr().err
+            assert "--characters-dir" in err and given in err and "not a folder" in err
+        assert not (tmp_path / "runs").exists() and not (tmp_path / "swept").exists()

@@ -13,7 +13,7 @@ import importlib
 import sys
 from pathlib import Path
 
-from promptdesk.core.cli.common import NO_CONSOLE, NO_TERMINAL, Console, exit_codes, has_terminal, refuse
+from promptdesk.core.cli.common import NO_CONSOLE, NO_TERMINAL, Console, exit_codes, folder, has_terminal, refuse
 from promptdesk.core.cli.numbers import budget_usd, pace_seconds, positive_int
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID
 
@@ -70,7 +70,7 @@ def parser() -> argparse.ArgumentParser:
                    help="run SCENE (a file or a name) headless to its close (no SCENE with --collaborate GOAL)")
     p.add_argument("--isolation", choices=["a", "b"], help="a: fresh stateless call per turn; b: one thread per actor")
     p.add_argument("--coordinator", choices=["A", "B", "C"], help="A: LLM judge with your notes; B: dedicated LLM judge; C: pure code")
-    p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=Path, default=[], metavar="DIR",
+    p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=folder, default=[], metavar="DIR",
                    help="a folder to look for characters in first (repeatable); then ./characters/, ./.claude/agents/ "
                         "and the scene's own (promptdesk paths)")
     p.add_argument("--journals", metavar="DIR|none",
