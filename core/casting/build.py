@@ -160,6 +160,22 @@ def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> Provid
     return spec.model_copy(update=update) if update else spec
 
 
+def unplayed_flags(options: RunOptions, specs: dict[str, ProviderSpec], judge: ProviderSpec,
+                   role: str) -> tuple[dict[str, ProviderSpec], ProviderSpec]:
+    """The offline improviser takes no model and no server: `--model` or `--base-url` are taken off
+    the specs that play on it, so that no record names a model that never answered, and refused when
+    every call of the run goes to it (the flag would change nothing), naming the flag and what to add."""
+    given = [f"{flag} {value}" for flag, value in (("--model", options.model), ("--base-url", options.base_url)) if value]
+    if not given:
+        return specs, judge
+    if all(spec.name == "offline" for spec in [*specs.values(), *([judge] if role != "C" else [])]):
+        raise InvalidConfig(f"{' and '.join(given)}: every call of this run goes to the offline improviser, which "
+                            "takes no model and no server; add --provider (anthropic, openai, openai-compatible, "
+                            "claude-code), or drop the flag")
+    plain = lambda spec: spec.model_copy(update={"model": None, "base_url": None}) if spec.name == "offline" else spec  # noqa: E731
+    return {slug: plain(spec) for slug, spec in specs.items()}, plain(judge)
+
+
 def run_dir_for(scene: Scene, options: RunOptions) -> FolderLock:
     """Create and lock the run folder: `--out` (new or empty), else a fresh
     `runs/<scene-name>-<YYYYmmdd-HHMMSS>` (suffixed if taken); see `promptdesk.core.record.run_folder`."""
@@ -228,6 +244,9 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     """Validate everything, resolve the cast and providers, and return a session ready to run."""
     scene = scene_or_path if isinstance(scene_or_path, Scene) else load_scene(Path(scene_or_path))
     fmt = get(scene.format)
+    if options.max_beats is not None and fmt.unit != "beats":
+        raise InvalidConfig(f"--max-beats caps a scene's beats, and a {fmt.name} is played in rounds: set its round "
+                            f"cap with {fmt.round_cap}")
     isolation, role = choices(scene, options)
     cwd = options.cwd or Path.cwd()
     cards = read_cards(scene, cwd)
@@ -248,6 +267,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     suggestions, told = suggested_events(scene, options)
     notices = card_notices(scene, cards) + notices + told
     judge_spec = provider_spec(scene, None, options)
+    specs, judge_spec = unplayed_flags(options, specs, judge_spec, role)
     evaluator_spec = evaluators.spec_for(scene, judge_spec)
     called = [*specs.values(), *([judge_spec] if role != "C" else []), *fmt.priced_specs(scene, setup),
               *([evaluator_spec] if evaluator_spec else [])]
