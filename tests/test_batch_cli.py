@@ -168,3 +168,10 @@ def test_max_beats_for_a_format_counted_in_rounds_is_refused_not_ignored(tmp_pat
                       "--characters-dir", str(CHARACTERS), "--out", str(tmp_path / "run"))
     assert code == 2 and "--max-beats" in err and hint in err, err
     assert not (tmp_path / "run").exists()
+
+
+def test_on_escalate_for_a_format_that_never_escalates_is_refused_not_ignored(tmp_path, capsys):
+    code, err = batch(capsys, APOLOGY, "--isolation", "a", "--coordinator", "C", "--on-escalate", "accept",
+                      "--characters-dir", str(CHARACTERS), "--out", str(tmp_path / "run"))
+    assert code == 2 and "--on-escalate" in err and "roundtable" in err, err
+    assert not (tmp_path / "run").exists()
