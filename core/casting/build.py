@@ -247,9 +247,6 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     if options.max_beats is not None and fmt.unit != "beats":
         raise InvalidConfig(f"--max-beats caps a scene's beats, and a {fmt.name} is played in rounds: set its round "
                             f"cap with {fmt.round_cap}")
-    if options.on_escalate is not None and not fmt.escalates:
-        raise InvalidConfig(f"--on-escalate answers a roundtable's escalations, and a {fmt.name} never escalates: "
-                            "drop the flag")
     isolation, role = choices(scene, options)
     cwd = options.cwd or Path.cwd()
     cards = read_cards(scene, cwd)
