@@ -175,3 +175,17 @@ def test_on_escalate_for_a_format_that_never_escalates_is_refused_not_ignored(tm
                       "--characters-dir", str(CHARACTERS), "--out", str(tmp_path / "run"))
     assert code == 2 and "--on-escalate" in err and "roundtable" in err, err
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("limit", [["--max-beats", "3"], []])
+def test_a_world_event_after_the_last_beat_is_named_before_the_run(tmp_path, capsys, limit):
+    scene = tmp_path / "late.yaml"
+    scene.write_text("name: late\nprompt: Talk.\ncharacters: [alice, bob]\njournals: none\n"
+                     "events:\n  - {at_beat: 1, text: The phone rings}\n  - {at_beat: 7, text: The lights go out}\n"
+                     + ("" if limit else "limits: {max_beats: 4}\n"))
+    code, err = batch(capsys, str(scene), "--isolation", "a", "--coordinator", "C", "--characters-dir",
+                      str(CHARACTERS), "--out", str(tmp_path / "run"), "--quiet", *limit)
+    assert code == 0, err
+    assert "The lights go out" in err and "beat 7" in err and "never" in err
+    assert "The phone rings" not in err
+    assert "The lights go out" in (tmp_path / "run" / "notes.md").read_text()

@@ -32,6 +32,7 @@ from promptdesk.core.engine.pacing import resolve as resolve_pace
 from promptdesk.core.engine.session import Session
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.formats.registry import get
+from promptdesk.core.protocol.lines import one_line
 from promptdesk.core.providers.pricing import is_priced
 from promptdesk.core.providers.spec import ProviderSpec, turn_protocol
 from promptdesk.core.record.folder_lock import FolderLock
@@ -176,6 +177,15 @@ def unplayed_flags(options: RunOptions, specs: dict[str, ProviderSpec], judge: P
     return {slug: plain(spec) for slug, spec in specs.items()}, plain(judge)
 
 
+def late_events(scene: Scene, fmt: Format, options: RunOptions, cast_size: int) -> list[str]:
+    """A notice for each world event scheduled after the scene's last beat: it can never happen."""
+    if fmt.unit != "beats":
+        return []
+    last = (options.max_beats or scene.limits.beats_for(cast_size)) - 1
+    return [f"the world event at beat {e.at_beat} ({one_line(e.text)[:80]!r}) never happens: the scene's last beat is "
+            f"{last} (max_beats {last + 1})" for e in scene.events if e.at_beat > last]
+
+
 def run_dir_for(scene: Scene, options: RunOptions) -> FolderLock:
     """Create and lock the run folder: `--out` (new or empty), else a fresh
     `runs/<scene-name>-<YYYYmmdd-HHMMSS>` (suffixed if taken); see `promptdesk.core.record.run_folder`."""
@@ -265,7 +275,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
                                            provider_flag=bool(options.provider))
     specs, notices = own_replies(fmt, specs, options, notices)
     suggestions, told = suggested_events(scene, options)
-    notices = card_notices(scene, cards) + notices + told
+    notices = card_notices(scene, cards) + notices + told + late_events(scene, fmt, options, len(cast))
     judge_spec = provider_spec(scene, None, options)
     specs, judge_spec = unplayed_flags(options, specs, judge_spec, role)
     evaluator_spec = evaluators.spec_for(scene, judge_spec)
