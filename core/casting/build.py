@@ -178,12 +178,12 @@ def unplayed_flags(options: RunOptions, specs: dict[str, ProviderSpec], judge: P
 
 
 def late_events(scene: Scene, fmt: Format, options: RunOptions, cast_size: int) -> list[str]:
-    """A notice for each world event scheduled after the scene's last beat: it can never happen."""
+    """A notice for each world event scheduled after the scene's last beat: only a stall brings it forward."""
     if fmt.unit != "beats":
         return []
     last = (options.max_beats or scene.limits.beats_for(cast_size)) - 1
-    return [f"the world event at beat {e.at_beat} ({one_line(e.text)[:80]!r}) never happens: the scene's last beat is "
-            f"{last} (max_beats {last + 1})" for e in scene.events if e.at_beat > last]
+    return [f"the world event at beat {e.at_beat} ({one_line(e.text)[:80]!r}) comes after the scene's last beat, {last} "
+            f"(max_beats {last + 1}): it happens only if a stall brings it forward" for e in scene.events if e.at_beat > last]
 
 
 def run_dir_for(scene: Scene, options: RunOptions) -> FolderLock:
