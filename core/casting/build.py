@@ -254,9 +254,6 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     """Validate everything, resolve the cast and providers, and return a session ready to run."""
     scene = scene_or_path if isinstance(scene_or_path, Scene) else load_scene(Path(scene_or_path))
     fmt = get(scene.format)
-    if options.max_beats is not None and fmt.unit != "beats":
-        raise InvalidConfig(f"--max-beats caps a scene's beats, and a {fmt.name} is played in rounds: set its round "
-                            f"cap with {fmt.round_cap}")
     isolation, role = choices(scene, options)
     cwd = options.cwd or Path.cwd()
     cards = read_cards(scene, cwd)
@@ -276,6 +273,9 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     specs, notices = own_replies(fmt, specs, options, notices)
     suggestions, told = suggested_events(scene, options)
     notices = card_notices(scene, cards) + notices + told + late_events(scene, fmt, options, len(cast))
+    if options.max_beats is not None and fmt.unit != "beats":
+        notices.append(f"--max-beats {options.max_beats} ignored: it caps a scene's beats, and a {fmt.name} is played "
+                       f"in rounds; its round cap is {fmt.round_cap}")
     judge_spec = provider_spec(scene, None, options)
     specs, judge_spec = unplayed_flags(options, specs, judge_spec, role)
     evaluator_spec = evaluators.spec_for(scene, judge_spec)
