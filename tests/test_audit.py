@@ -183,6 +183,22 @@ async def test_a_thought_counts_as_leaked_only_into_requests_sent_after_it_exist
     assert {(l.recipient, l.owner, l.kind) for l in audit_run(apology_b.dir).leaks} == {("alice", "charlie", "thinking")}
 
 
+async def test_on_a_clock_that_stood_still_a_thought_of_a_later_beat_was_not_yet_written(apology_b):
+    """The offline improviser without a simulated latency stamps every record with the same `t`: then
+    the beats order them. A thought of beat 9 cannot be in a request of beat 2; one of the request's
+    own beat, at the same instant, might have been (fail closed)."""
+    words = "the crimson ledger under the third floorboard stays hidden tonight"
+    tamper(apology_b.dir, "alice", 2, words)
+    sent = max(r.t for r in read_prompts(apology_b.dir) if r.to == "alice" and r.beat == 2)
+    for beat, clean in ((9, True), (2, False), (1, False)):
+        (apology_b.dir / "superseded.jsonl").write_text(json.dumps(
+            {"t": sent, "from": "charlie", "type": "think", "text": words, "beat": beat}) + "\n")
+        report = audit_run(apology_b.dir)
+        assert report.clean is clean, beat
+        if not clean:
+            assert {(l.recipient, l.owner, l.kind) for l in report.leaks} == {("alice", "charlie", "thinking")}
+
+
 async def test_the_engines_fixed_words_are_public_even_in_a_thought(apology_b):
     """A thought that copies the engine's own words (its correction prompt, sent to one actor only, so
     no framing learnt from the requests excuses it) does not make the request that carries them a leak."""

@@ -134,3 +134,60 @@ def test_the_help_and_the_offline_path_import_no_sdk_and_no_textual():
             "print(','.join(bad))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("flags, named", [(["--model", "gpt-4o"], "--model gpt-4o"),
+                                          (["--provider", "offline", "--model", "gpt-4o"], "--model gpt-4o"),
+                                          (["--base-url", "http://127.0.0.1:9/v1"], "--base-url http://127.0.0.1:9/v1")])
+def test_a_model_or_server_for_a_cast_all_on_the_improviser_is_refused_not_recorded(tmp_path, capsys, flags, named):
+    """The improviser takes no model and no server: a run would ignore the flag while its notes said
+    `model gpt-4o`. Nothing is written."""
+    code, err = batch(capsys, APOLOGY, "--isolation", "a", "--coordinator", "C", "--characters-dir", str(CHARACTERS),
+                      "--out", str(tmp_path / "run"), *flags)
+    assert code == 2 and named in err and "--provider" in err and "offline improviser" in err, err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_model_flag_reaches_the_actors_not_on_the_improviser(tmp_path, capsys):
+    """A mixed cast: `--model` is for the actor on a real provider; the improviser's notes say improviser."""
+    scene = tmp_path / "mixed.yaml"
+    scene.write_text(Path(APOLOGY).read_text() + "\ncast:\n  alice: {provider: openai-compatible, "
+                     "base_url: 'http://127.0.0.1:9/v1', max_retries: 0, timeout_s: 1}\n")
+    code, err = batch(capsys, str(scene), "--isolation", "a", "--coordinator", "C", "--characters-dir",
+                      str(CHARACTERS), "--out", str(tmp_path / "run"), "--model", "llama3", "--max-beats", "1",
+                      "--quiet")
+    notes = (tmp_path / "run" / "notes.md").read_text()
+    assert "(alice): provider openai-compatible, model llama3" in notes
+    assert "(bob): provider offline, model improviser" in notes, notes
+
+
+@pytest.mark.parametrize("how, hint", [([str(SCENES / "roundtable-free.yaml")], "roundtable: {max_rounds: N}"),
+                                       (["--collaborate", "Plan a picnic"], "--max-rounds")])
+def test_max_beats_for_a_format_counted_in_rounds_is_said_to_be_ignored(tmp_path, capsys, how, hint):
+    """A script may pass `--max-beats` to every format: a format played in rounds runs, and says
+    (stderr and `notes.md`) that the flag does not bound it and what does."""
+    code, err = batch(capsys, *how, "--isolation", "a", "--coordinator", "C", "--max-beats", "2",
+                      "--characters-dir", str(CHARACTERS), "--out", str(tmp_path / "run"), "--quiet")
+    assert code == 0 and "--max-beats 2 ignored" in err and hint in err, err
+    assert "--max-beats 2 ignored" in (tmp_path / "run" / "notes.md").read_text()
+
+
+def test_on_escalate_for_a_format_that_never_escalates_is_refused_not_ignored(tmp_path, capsys):
+    code, err = batch(capsys, APOLOGY, "--isolation", "a", "--coordinator", "C", "--on-escalate", "accept",
+                      "--characters-dir", str(CHARACTERS), "--out", str(tmp_path / "run"))
+    assert code == 2 and "--on-escalate" in err and "roundtable" in err, err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("limit", [["--max-beats", "3"], []])
+def test_a_world_event_after_the_last_beat_is_named_before_the_run(tmp_path, capsys, limit):
+    scene = tmp_path / "late.yaml"
+    scene.write_text("name: late\nprompt: Talk.\ncharacters: [alice, bob]\njournals: none\n"
+                     "events:\n  - {at_beat: 1, text: The phone rings}\n  - {at_beat: 7, text: The lights go out}\n"
+                     + ("" if limit else "limits: {max_beats: 4}\n"))
+    code, err = batch(capsys, str(scene), "--isolation", "a", "--coordinator", "C", "--characters-dir",
+                      str(CHARACTERS), "--out", str(tmp_path / "run"), "--quiet", *limit)
+    assert code == 0, err
+    assert "The lights go out" in err and "beat 7" in err and "after the scene's last beat" in err
+    assert "The phone rings" not in err
+    assert "The lights go out" in (tmp_path / "run" / "notes.md").read_text()

@@ -91,6 +91,20 @@ class TestDidYouMean:
         err = capsys.readouterr().err
         assert f"Did you mean: " in err and close in err.split("Did you mean: ", 1)[1].split("?")[0], err
 
+    @pytest.mark.parametrize("typed, close", [("auditt", "audit"), ("metric", "metrics"), ("sweeep", "sweep")])
+    def test_a_mistyped_command_with_its_arguments_gets_the_closest_names(self, tmp_path, monkeypatch, capsys,
+                                                                          typed, close):
+        monkeypatch.chdir(tmp_path)
+        assert main([typed, "runs/x", "--json"]) == 2
+        err = capsys.readouterr().err
+        assert "Did you mean: " in err and close in err.split("Did you mean: ", 1)[1].split("?")[0], err
+        assert "one scene at most" not in err
+
+    def test_two_scenes_that_exist_are_refused_as_two_scenes(self, tmp_path, monkeypatch, capsys):
+        monkeypatch.chdir(tmp_path)
+        assert main(["the-apology", "fairy-tale"]) == 2
+        assert "one scene at most, got 2" in capsys.readouterr().err
+
     def test_an_unknown_scene_for_batch_lists_both_places_and_the_examples(self, tmp_path, monkeypatch, capsys):
         monkeypatch.chdir(tmp_path)
         (tmp_path / "scenes").mkdir()
@@ -211,3 +225,40 @@ def test_python_dash_m_promptdesk_is_the_command(tmp_path):
     done = promptdesk("--version", cwd=tmp_path)
     assert done.returncode == 0 and done.stdout.startswith("promptdesk ")
     assert Path(__file__).resolve().parents[1] == ROOT
+
+
+class TestNotFoundSaysWhereItLooked:
+    @pytest.mark.parametrize("given, scenes_entry", [("kitchen.yaml", "./scenes/kitchen.yaml"),
+                                                     ("kitchen", "./scenes/kitchen.yaml"),
+                                                     ("out/scenes/kitchen.yaml", None)])
+    def test_the_places_named_are_the_places_searched(self, tmp_path, monkeypatch, capsys, given, scenes_entry):
+        monkeypatch.chdir(tmp_path)
+        assert main(["--batch", given, *PLAY]) == 2
+        err = capsys.readouterr().err
+        assert ".yaml.yaml" not in err
+        if scenes_entry:
+            assert scenes_entry in err
+        else:
+            assert "./scenes/" not in err and "examples shipped" not in err and "out/scenes/kitchen.yaml" in err
+
+    def test_a_mistyped_path_gets_the_closest_files_of_its_folder(self, tmp_path, monkeypatch, capsys):
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "stage").mkdir()
+        (tmp_path / "stage" / "kitchen.yaml").write_text("name: kitchen\ncharacters: [a, b]\n")
+        assert main(["--batch", "stage/kitchn.yaml", *PLAY]) == 2
+        assert "Did you mean: stage/kitchen.yaml?" in capsys.readouterr().err
+
+
+class TestCharactersDir:
+    @pytest.mark.parametrize("command", [["--batch", "the-apology", *PLAY], ["paths", "the-apology"],
+                                         ["sweep", "the-apology", "--isolation", "a", "--coordinator", "C",
+                                          "--seeds", "1", "--provider", "offline", "--out", "swept"]])
+    def test_a_characters_dir_that_is_no_folder_is_refused_not_passed_over(self, tmp_path, monkeypatch, capsys,
+                                                                           command):
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "notes.txt").write_text("x")
+        for given in ("my-charcters", "notes.txt"):
+            assert main([*command, "--characters-dir", given]) == 2
+            err = capsys.readouterr().err
+            assert "--characters-dir" in err and given in err and "not a folder" in err
+        assert not (tmp_path / "runs").exists() and not (tmp_path / "swept").exists()

@@ -186,3 +186,21 @@ def test_the_experiment_commands_import_no_textual_rich_or_sdk():
             "print(','.join(m for m in ('textual', 'rich', 'anthropic', 'openai') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("named", [lambda s: [s / "a-C-seed1", s / "a-C-seed1"],
+                                   lambda s: [s / "a-C-seed1", s / ".." / s.name / "a-C-seed1"],
+                                   lambda s: [s, s]])
+def test_a_run_named_twice_is_refused_not_counted_twice(tmp_path, capsys, named):
+    sweep = make_sweep(tmp_path / "sweep")
+    assert main(["compare", *map(str, named(sweep))]) == 2
+    err = capsys.readouterr().err
+    assert "a-C-seed1" in err and "twice" in err and "Traceback" not in err
+
+
+def test_a_sweep_folder_and_a_run_folder_together_are_refused_naming_both(tmp_path, capsys):
+    sweep = make_sweep(tmp_path / "sweep")
+    run = write_log(tmp_path / "run", "a", "C", 9, 3)
+    assert main(["compare", str(sweep), str(run)]) == 2
+    err = capsys.readouterr().err
+    assert str(run) in err and str(sweep) in err and "sweep folders together" in err

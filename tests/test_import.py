@@ -240,3 +240,18 @@ def test_a_missing_card_in_the_cast_names_the_file(tmp_path, monkeypatch, capsys
     (tmp_path / "s.yaml").write_text("name: m\nprompt: A scene.\ncharacters: [cards/nope.png, alice]\n")
     assert main(["--batch", "s.yaml", "--isolation", "a", "--coordinator", "C"]) == 2
     assert "nope.png" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["李伟", "Иван Петров", "محمد"])
+def test_a_name_in_another_script_is_imported_under_its_file_name(tmp_path, capsys, name):
+    """A name with no letter a slug can hold (Chinese, Cyrillic, Arabic) is kept as the display name;
+    the character's folder is named after the card's file, as a card cast directly is, and the
+    import says so."""
+    card = tmp_path / "engineer-card.json"
+    card.write_text(json.dumps({"name": name, "description": "An engineer.", "personality": "quiet"}),
+                    encoding="utf-8")
+    assert main(["import", str(card), "--to", str(tmp_path / "characters")]) == 0
+    err = capsys.readouterr().err
+    character = load_character("engineer-card", [tmp_path / "characters"])
+    assert character.name == name
+    assert "engineer-card" in err and "file name" in err

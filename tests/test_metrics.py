@@ -205,3 +205,22 @@ def test_salvaged_replies_are_counted_apart_from_failures_per_actor_and_in_all(t
     actors = outputs.metadata([parse_event(r) for r in records])["actors"]
     assert (actors["alice"]["salvaged"], actors["bob"]["salvaged"], actors["bob"]["failures"]) == (1, 1, 1)
     assert (actors["charlie"]["salvaged"], actors["charlie"]["failures"]) == (1, 1)
+
+
+def test_a_folder_whose_log_holds_no_readable_event_is_refused_as_not_a_run(tmp_path, capsys, monkeypatch, caplog):
+    """Another tool's `events.jsonl` (chat messages, no `type`): every line is skipped, and the folder
+    is refused by name with exit 2, never measured as an empty run; each skipped line says why briefly."""
+    (tmp_path / "events.jsonl").write_text('{"role": "user", "content": "hi"}\n{"type": "bogus"}\n')
+    monkeypatch.chdir(tmp_path)
+    for command in (["metrics", "."], ["compare", "."], ["report", ".", "--html", str(tmp_path / "r.html")]):
+        assert main(command) == 2, command
+        err = capsys.readouterr().err
+        assert "no event Promptdesk can read" in err and str(tmp_path.name) in err, err
+    said = caplog.text + capsys.readouterr().err
+    assert "tagged-union" not in said and "no `type`" in said and "unknown type 'bogus'" in said, said
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_run_killed_before_its_first_event_still_measures_as_incomplete(tmp_path):
+    (tmp_path / "events.jsonl").write_text("")
+    assert metrics_of(tmp_path).close_reason == "incomplete"

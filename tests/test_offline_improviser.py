@@ -75,7 +75,8 @@ def turn(slug: str, beat: int, items: list[str], thread: list[ChatMessage] = (),
                    beat=beat, messages=messages)
 
 
-async def play_scene(seed: int, beats: int = 16, cast: tuple[str, ...] = ("alice", "bob", "charlie")):
+async def play_scene(seed: int, beats: int = 16, cast: tuple[str, ...] = ("alice", "bob", "charlie"),
+                     scene: Scene = SCENE):
     """Parallel beats with isolation (b) threads: every turn of every actor, until a close."""
     provider = OfflineProvider(seed=seed)
     threads = {s: [] for s in cast}
@@ -88,19 +89,19 @@ async def play_scene(seed: int, beats: int = 16, cast: tuple[str, ...] = ("alice
                 inbox[s].append("[EVENT: Phone rings loudly on the conference table]")
         spoken = []
         for slug in cast:
-            request = turn(slug, beat, inbox[slug], threads[slug], system=briefing(slug, cast))
+            request = turn(slug, beat, inbox[slug], threads[slug], system=briefing(slug, cast, scene))
             inbox[slug] = []
             text = (await provider.complete(request)).text
             threads[slug] += [request.messages[-1], ChatMessage(role="assistant", content=text)]
             parsed = parse_turn(text)
             turns.append((slug, request, text, parsed))
-            if parsed.speech.action != "silent":
+            if parsed.speech is not None and parsed.speech.action != "silent":
                 spoken.append((slug, f"{PROFILES[slug][0]} {parsed.speech.raw}"))
         for speaker, line in spoken:
             for slug in cast:
                 if slug != speaker:
                     inbox[slug].append(line)
-        if any(closes(p.speech) for s, _, _, p in turns[-len(cast):]):
+        if any(p.speech is not None and closes(p.speech) for s, _, _, p in turns[-len(cast):]):
             break
     return turns
 
@@ -131,6 +132,19 @@ async def test_every_turn_follows_the_tag_protocol():
         for slug, _, text, parsed in await play_scene(seed):
             assert parsed.well_formed, (seed, slug, text, parsed.problems)
             assert parsed.thinking and parsed.thinking.strip()
+
+
+async def test_markup_in_the_scene_never_makes_its_own_turn_malformed():
+    """Angle brackets in what a character is told (an imported goal's `<root>`, HTML, `a < b`) are
+    quoted in its speech as in its thinking, never as a tag that breaks the protocol."""
+    marked = SCENE.model_copy(update={
+        "goal": "<goal>Bob apologises</goal> and Alice accepts",
+        "prompt": "Bob missed the deadline <b>again</b>; the margin is < 5% > nothing.",
+        "perspectives": {"alice": "<root>Get the apology <extra>in writing</extra></root>",
+                         "bob": "Your goal: <speech>keep your job</speech>", "charlie": "<i>Say little.</i>"}})
+    for seed in range(8):
+        for slug, _, text, parsed in await play_scene(seed, scene=marked):
+            assert parsed.well_formed, (seed, slug, text, parsed.problems)
 
 
 async def test_scenes_use_every_appendix_b_form():

@@ -21,6 +21,7 @@ import yaml
 from promptdesk.core.record.audit import audit_run
 from promptdesk.core.cli.main import main
 from promptdesk.core.clock import VirtualClock
+from promptdesk.core.record.prompt_log import read_prompts
 from promptdesk.core.record.recorder import read_events
 from promptdesk.core.casting.resume import prepare
 from helpers import CHARACTERS, ROOT, SCENES, example_scene, make_scene
@@ -88,6 +89,27 @@ async def test_a_resumed_run_plays_on_exactly_as_if_it_had_never_stopped(run_sce
     spent = lambda path: json.loads((path / "metadata.json").read_text())["costs"]  # noqa: E731
     assert cut and spent(killed)["cutCalls"] == len(cut), "the cut beat's calls were paid for: they are counted"
     assert spent(killed)["input_tokens"] == spent(whole.dir)["input_tokens"] + sum(c["input_tokens"] for c in cut)
+
+
+@pytest.mark.parametrize("latency", [None, [150, 900]])
+async def test_the_seam_names_only_the_requests_of_the_cut_beat_even_when_the_clock_stood_still(run_scene, tmp_path,
+                                                                                                latency):
+    """Without a simulated latency an offline run's clock never moves (every `t` is 0.0): the requests
+    sent before the cut are still told from those sent for the beat played again."""
+    whole = await run_scene(example_scene("the-apology", provider={"name": "offline", "latency_ms": latency}),
+                            isolation="b", coordinator="C")
+    killed = tmp_path / "killed"
+    shutil.copytree(whole.dir, killed)
+    kill_mid_beat(killed, 5)
+    cut_beat = [r.beat for r in read_prompts(killed) if r.beat == 5]
+    session = prepare(killed)
+    session.clock = VirtualClock()
+    await session.run()
+    seam = next(e for e in read_events(killed) if e.type == "resume")
+    named = {r.id: r.beat for r in read_prompts(killed) if r.id in seam.model_extra["unfinished_requests"]}
+    assert sorted(named.values()) == cut_beat, named
+    assert json.loads((killed / "metadata.json").read_text())["unfinishedRequests"] == len(cut_beat)
+    assert audit_run(killed).unfinished == len(cut_beat)
 
 
 async def test_a_closed_run_cannot_be_resumed(run_scene, capsys):
@@ -172,6 +194,34 @@ async def test_a_run_killed_before_its_first_event_starts_over_from_its_start_re
     assert read_events(killed)[0].model_extra["cast"] == {"alice": "Alice", "bob": "Bob", "charlie": "Charlie"}
     assert json.loads((killed / "metadata.json").read_text())["totalBeats"] == json.loads(
         (whole.dir / "metadata.json").read_text())["totalBeats"]
+
+
+async def test_a_turn_silenced_for_its_speech_is_restored_as_the_actor_kept_it(run_scene, tmp_path, loopback,
+                                                                                monkeypatch):
+    """Bob's speech never keeps the protocol: each of his turns is silenced, his thread keeping his
+    thought and `[SILENT]`. A resume rebuilds that thread as it was, so every request after the cut
+    is the one the uninterrupted run sent."""
+    from test_scene_faults import CANARY, remote_cast, scripted, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+
+    def answer(who, recorded):
+        if who == "bob":
+            return turn('[TONE: low] "I <b>did</b> try."', thinking="I checked the figures twice.")
+        return turn('[TONE: firm] "Go on."', thinking="I wait and see.")
+
+    loopback.default = scripted(answer)
+    scene = example_scene("the-apology", limits={"max_beats": 6}, cast=remote_cast(loopback, "alice", "bob", "charlie"))
+    whole = await run_scene(scene, isolation="b", coordinator="C")
+    killed = tmp_path / "killed"
+    shutil.copytree(whole.dir, killed)
+    kill_mid_beat(killed, 4)
+    session = prepare(killed)
+    await session.run()
+    sent = lambda run_dir: [(r.to, r.purpose, r.beat, r.text) for r in read_prompts(run_dir)  # noqa: E731
+                            if r.beat is not None and r.beat >= 4]
+    after_seam = sent(killed)[-len(sent(whole.dir)):]
+    assert after_seam == sent(whole.dir)
 
 
 async def test_resume_sends_the_rest_of_the_run_to_a_new_base_url(run_scene, tmp_path, capsys):

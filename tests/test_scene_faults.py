@@ -151,6 +151,29 @@ async def test_malformed_output_is_corrected_at_most_twice_then_the_actor_is_sil
     assert "did not use `<thinking>` and `<speech>` tags" in correction_prompts[0]["request"]["messages"][-1]["content"]
 
 
+async def test_a_turn_silenced_for_its_speech_keeps_its_thought_on_the_record(run_scene, loopback):
+    """The thought of a turn whose speech never kept the protocol is kept in the actor's thread (and
+    re-sent as its last private thought): so it is on the record, a `think` event, and the audit
+    counts it as the actor's own, never as a thought no one wrote."""
+    thought = "The Henderson figures were wrong before I ever touched the spreadsheet."
+
+    def answer(who, recorded):
+        if who == "bob":
+            return turn('[TONE: low] "I <b>did</b> try."', thinking=thought)
+        return turn('[TONE: firm] "Go on."')
+
+    loopback.default = scripted(answer)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
+                          limits={"max_beats": 4})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    silenced = [r["beat"] for r in run.records() if r["type"] == "system" and r.get("reason") == "silenced"]
+    thoughts = [r["beat"] for r in run.records() if r["type"] == "think" and r["from"] == "bob" and r["text"] == thought]
+    assert silenced and thoughts == silenced
+    resent = [p for p in run.prompts() if p["to"] == "bob" and p["purpose"] == "turn" and thought in json.dumps(p)]
+    assert resent, "the thread re-sends the thought"
+    assert "Henderson" not in (run.dir / "transcript.txt").read_text()
+
+
 async def test_a_correction_that_works_replaces_the_malformed_turn(run_scene, loopback):
     def answer(who, recorded):
         last = json.dumps(recorded.body["messages"][-1])

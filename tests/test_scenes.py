@@ -273,3 +273,21 @@ def test_scene_is_a_pydantic_model_that_round_trips(tmp_path):
     scene = load_scene(scene_file(tmp_path, GOOD + PROMPT))
     assert isinstance(scene, Scene)
     assert Scene.model_validate(scene.model_dump()) == scene
+
+
+@pytest.mark.parametrize("key, typed", [("wind_down", "off"), ("wind_down", "Off"), ("suggested_events", "off"),
+                                        ("suggested_events", "OFF")])
+def test_off_written_unquoted_as_the_docs_show_is_off_not_a_yaml_false(tmp_path, key, typed):
+    scene = load_scene(scene_file(tmp_path, f"name: s\nprompt: A scene.\ncharacters: [alice, bob]\n{key}: {typed}\n"))
+    assert getattr(scene, key) == "off"
+
+
+def test_another_yaml_boolean_for_a_choice_is_refused_naming_the_choices(tmp_path):
+    message = problem(tmp_path, "name: s\nprompt: A scene.\ncharacters: [alice, bob]\nwind_down: yes\n")
+    assert "wind_down: Input should be 'timing', 'action' or 'off'" in message
+
+
+@pytest.mark.parametrize("markers, bad", [('["", sorry]', 0), ("[sorry, '   ']", 1)])
+def test_a_blank_goal_marker_is_refused_since_every_speech_holds_it(tmp_path, markers, bad):
+    message = problem(tmp_path, f"name: s\nprompt: A scene.\ncharacters: [alice, bob]\ngoal_markers: {markers}\n")
+    assert f"goal_markers[{bad}]" in message and "blank" in message

@@ -32,6 +32,7 @@ from promptdesk.core.engine.pacing import resolve as resolve_pace
 from promptdesk.core.engine.session import Session
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.formats.registry import get
+from promptdesk.core.protocol.lines import one_line
 from promptdesk.core.providers.pricing import is_priced
 from promptdesk.core.providers.spec import ProviderSpec, turn_protocol
 from promptdesk.core.record.folder_lock import FolderLock
@@ -160,6 +161,31 @@ def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> Provid
     return spec.model_copy(update=update) if update else spec
 
 
+def unplayed_flags(options: RunOptions, specs: dict[str, ProviderSpec], judge: ProviderSpec,
+                   role: str) -> tuple[dict[str, ProviderSpec], ProviderSpec]:
+    """The offline improviser takes no model and no server: `--model` or `--base-url` are taken off
+    the specs that play on it, so that no record names a model that never answered, and refused when
+    every call of the run goes to it (the flag would change nothing), naming the flag and what to add."""
+    given = [f"{flag} {value}" for flag, value in (("--model", options.model), ("--base-url", options.base_url)) if value]
+    if not given:
+        return specs, judge
+    if all(spec.name == "offline" for spec in [*specs.values(), *([judge] if role != "C" else [])]):
+        raise InvalidConfig(f"{' and '.join(given)}: every call of this run goes to the offline improviser, which "
+                            "takes no model and no server; add --provider (anthropic, openai, openai-compatible, "
+                            "claude-code), or drop the flag")
+    plain = lambda spec: spec.model_copy(update={"model": None, "base_url": None}) if spec.name == "offline" else spec  # noqa: E731
+    return {slug: plain(spec) for slug, spec in specs.items()}, plain(judge)
+
+
+def late_events(scene: Scene, fmt: Format, options: RunOptions, cast_size: int) -> list[str]:
+    """A notice for each world event scheduled after the scene's last beat: only a stall brings it forward."""
+    if fmt.unit != "beats":
+        return []
+    last = (options.max_beats or scene.limits.beats_for(cast_size)) - 1
+    return [f"the world event at beat {e.at_beat} ({one_line(e.text)[:80]!r}) comes after the scene's last beat, {last} "
+            f"(max_beats {last + 1}): it happens only if a stall brings it forward" for e in scene.events if e.at_beat > last]
+
+
 def run_dir_for(scene: Scene, options: RunOptions) -> FolderLock:
     """Create and lock the run folder: `--out` (new or empty), else a fresh
     `runs/<scene-name>-<YYYYmmdd-HHMMSS>` (suffixed if taken); see `promptdesk.core.record.run_folder`."""
@@ -246,8 +272,12 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
                                            provider_flag=bool(options.provider))
     specs, notices = own_replies(fmt, specs, options, notices)
     suggestions, told = suggested_events(scene, options)
-    notices = card_notices(scene, cards) + notices + told
+    notices = card_notices(scene, cards) + notices + told + late_events(scene, fmt, options, len(cast))
+    if options.max_beats is not None and fmt.unit != "beats":
+        notices.append(f"--max-beats {options.max_beats} ignored: it caps a scene's beats, and a {fmt.name} is played "
+                       f"in rounds; its round cap is {fmt.round_cap}")
     judge_spec = provider_spec(scene, None, options)
+    specs, judge_spec = unplayed_flags(options, specs, judge_spec, role)
     evaluator_spec = evaluators.spec_for(scene, judge_spec)
     called = [*specs.values(), *([judge_spec] if role != "C" else []), *fmt.priced_specs(scene, setup),
               *([evaluator_spec] if evaluator_spec else [])]

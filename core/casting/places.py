@@ -62,9 +62,16 @@ def find_scene(given: str | Path, cwd: Path) -> Path:
 def not_found(given: str, own: dict[str, Path], shipped: dict[str, Path], commands: tuple[str, ...] = ()) -> str:
     """The refusal for a name that is neither a file nor a known scene: where it was looked for,
     the scenes that exist, and the closest of them (and of `commands`)."""
-    close = difflib.get_close_matches(given, [*commands, *own, *shipped], n=3, cutoff=0.6)
+    name = Path(given).stem if Path(given).suffix in SUFFIXES else given
+    if "/" in given:  # a path is only ever that file
+        folder = Path(given).parent
+        files = {p.stem: p for p in sorted(folder.iterdir()) if p.suffix in SUFFIXES} if folder.is_dir() else {}
+        near = difflib.get_close_matches(name, list(files), n=3, cutoff=0.6)
+        hint = f" Did you mean: {', '.join(str(files[n]) for n in near)}?" if near else ""
+        return f"no scene file {given}: there is no such file (a path is not looked for by name).{hint}"
+    close = difflib.get_close_matches(name, [*commands, *own, *shipped], n=3, cutoff=0.6)
     hint = f" Did you mean: {', '.join(close)}?" if close else ""
     mine = ", ".join(own) or "none"
     return (f"no scene file or scene named {given!r}.{hint} Looked for the file {given}, "
-            f"for ./scenes/{Path(given).name}.yaml (scenes there: {mine}) and among the examples shipped "
+            f"for ./scenes/{name}.yaml (scenes there: {mine}) and among the examples shipped "
             f"with Promptdesk: {', '.join(shipped) or 'none'}.")

@@ -145,7 +145,7 @@ def prepare(run_dir: Path, base_url: str | None = None, *, stopped_too: bool = F
         session.state.beat = session.first_beat
         session.t_offset = max([0.0, *(e.t for e in cut.kept), at.t if at else 0.0])
         session.seam = {"text": text, "reason": RESTART, "beat": session.first_beat, "superseded": len(cut.moved),
-                        "unfinished_requests": requests_since(run_dir, cut.since)}
+                        "unfinished_requests": requests_since(run_dir, cut.since, cut.kept)}
         supersede(run_dir, cut)
         session.recorder.lock = lock
         session.recorder.reopen(cut.kept)

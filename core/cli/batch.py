@@ -28,7 +28,7 @@ from promptdesk.core.casting import places, scene_file
 from promptdesk.core.casting.build import RunOptions, build_session
 from promptdesk.core.record.outputs import fallback_notice
 from promptdesk.core.engine.format import SceneReader
-from promptdesk.core.formats.registry import FORMATS
+from promptdesk.core.formats.registry import FORMATS, get
 from promptdesk.core.record.lines import PLAIN, FormatLines
 
 def options_from(ns: argparse.Namespace) -> RunOptions:
@@ -103,7 +103,9 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     """Run the scene of `--batch` and return the exit code."""
     stream = stream or sys.stderr
     try:
-        session = build_session(scene_for(ns), options_from(ns))
+        scene = scene_for(ns)
+        escalations_answered(ns, scene)
+        session = build_session(scene, options_from(ns))
     except PromptdeskError as exc:
         say(stream, str(exc))
         return EXIT_INVALID
@@ -146,6 +148,17 @@ def scene_for(ns: argparse.Namespace) -> Any:
     if not isinstance(ns.batch, Path):
         raise InvalidConfig("--batch needs a scene file or a scene's name (promptdesk --batch SCENE ...)")
     return ns.batch
+
+
+def escalations_answered(ns: argparse.Namespace, scene: Any) -> None:
+    """`--on-escalate` answers a format's escalations (a roundtable's): for one that never escalates it
+    would be ignored, so it is refused."""
+    if getattr(ns, "on_escalate", None) is None:
+        return
+    fmt = get((scene if not isinstance(scene, Path) else scene_file.load_scene(scene)).format)
+    if not fmt.escalates:
+        raise InvalidConfig(f"--on-escalate answers a roundtable's escalations, and a {fmt.name} never escalates: "
+                            "drop the flag")
 
 
 async def _run_with_signals(session):

@@ -40,6 +40,21 @@ NO_TERMINAL = ("INVALID_CONFIG: the console needs a terminal (stdin and stdout a
                "run use --batch: promptdesk --batch SCENE --isolation a|b --coordinator A|B|C")
 
 
+def folder_name(text: str) -> str:
+    """An argparse type for a folder that must be there (`--characters-dir`), kept as typed: a
+    mistyped one is refused, never passed over while the cast is found somewhere else."""
+    path = Path(text)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a folder ({'a file' if path.exists() else 'no such folder'}); "
+                                         "give a folder of characters")
+    return text
+
+
+def folder(text: str) -> Path:
+    """`folder_name`, as a path."""
+    return Path(folder_name(text))
+
+
 def has_terminal() -> bool:
     """Whether stdin and stdout are a terminal, which the console needs (never waits for one)."""
     return sys.stdin.isatty() and sys.stdout.isatty()

@@ -13,7 +13,7 @@ import importlib
 import sys
 from pathlib import Path
 
-from promptdesk.core.cli.common import NO_CONSOLE, NO_TERMINAL, Console, exit_codes, has_terminal, refuse
+from promptdesk.core.cli.common import NO_CONSOLE, NO_TERMINAL, Console, exit_codes, folder, has_terminal, refuse
 from promptdesk.core.cli.numbers import budget_usd, pace_seconds, positive_int
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID
 
@@ -70,7 +70,7 @@ def parser() -> argparse.ArgumentParser:
                    help="run SCENE (a file or a name) headless to its close (no SCENE with --collaborate GOAL)")
     p.add_argument("--isolation", choices=["a", "b"], help="a: fresh stateless call per turn; b: one thread per actor")
     p.add_argument("--coordinator", choices=["A", "B", "C"], help="A: LLM judge with your notes; B: dedicated LLM judge; C: pure code")
-    p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=Path, default=[], metavar="DIR",
+    p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=folder, default=[], metavar="DIR",
                    help="a folder to look for characters in first (repeatable); then ./characters/, ./.claude/agents/ "
                         "and the scene's own (promptdesk paths)")
     p.add_argument("--journals", metavar="DIR|none",
@@ -107,6 +107,8 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> int:
     try:
         if argv[:1] and argv[0] in COMMANDS and argv[0] != "replay":
             return _command(argv[0], argv[1:], console)
+        if len(argv) > 1 and (refusal := _mistyped_command(argv[0])):
+            return refuse(refusal)
         return _play(argv, console)
     except MissingResource as exc:
         return refuse(exc)
@@ -115,6 +117,24 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`| head`): stop printing, quietly
         _silence_stdout()
         return EXIT_FAILED
+
+
+def _mistyped_command(word: str) -> str | None:
+    """The refusal for a first word, followed by more, that is no scene but reads like a command
+    (`auditt runs/x`): it names the closest commands before the rest is parsed as the console's flags."""
+    import difflib
+
+    from promptdesk.core.casting import places
+    from promptdesk.core.errors import InvalidConfig
+
+    if word.startswith("-") or word in COMMANDS or not difflib.get_close_matches(word, list(COMMANDS), n=1, cutoff=0.6):
+        return None
+    try:
+        places.find_scene(word, Path.cwd())
+    except InvalidConfig:
+        return "INVALID_CONFIG: " + places.not_found(word, places.own_scenes(Path.cwd()), places.examples(),
+                                                     commands=tuple(COMMANDS))
+    return None
 
 
 def _silence_stdout() -> None:

@@ -13,7 +13,7 @@ from promptdesk import resources, version
 from promptdesk.core.casting import places
 from promptdesk.core.characters import journal_store
 from promptdesk.core.characters.loading import search_dirs
-from promptdesk.core.cli.common import command_parser, exit_codes, refuse
+from promptdesk.core.cli.common import command_parser, exit_codes, folder, refuse
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
 
 
@@ -22,7 +22,7 @@ def parser() -> argparse.ArgumentParser:
                        "writes runs, sweeps and journals (for SCENE: where its run would).",
                        exit_codes("printed", None, "a scene that cannot be found or read"))
     p.add_argument("scene", nargs="?", metavar="SCENE", help="a scene file, or a scene's name")
-    p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=Path, default=[], metavar="DIR",
+    p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=folder, default=[], metavar="DIR",
                    help="a folder searched first for characters, as the console and --batch take it")
     p.add_argument("--journals", metavar="DIR|none", help="as the console and --batch take it")
     return p

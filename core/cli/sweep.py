@@ -14,7 +14,7 @@ from pathlib import Path
 
 from promptdesk.core.cli import provider_flags
 from promptdesk.core.casting.places import SWEEPS, find_scene
-from promptdesk.core.cli.common import command_parser, exit_codes, sweep_through
+from promptdesk.core.cli.common import command_parser, exit_codes, folder_name, sweep_through
 from promptdesk.core.cli.numbers import positive_int, sweep_budget_usd
 from promptdesk.core.casting.build import ISOLATIONS, ROLES
 from promptdesk.core.experiments.benchmark import parse_models, scene_files
@@ -52,7 +52,7 @@ def parser() -> argparse.ArgumentParser:
                         "comma-separated provider:model[@base_url]; default: each scene's own evaluator:")
     p.add_argument("--branch-from", dest="branch_from", metavar="RUN_DIR",
                    help="sweep takes of RUN_DIR instead (see below): with --at-beat K and --event or --note")
-    p.add_argument("--characters-dir", dest="characters_dirs", action="append", default=[], metavar="DIR",
+    p.add_argument("--characters-dir", dest="characters_dirs", action="append", type=folder_name, default=[], metavar="DIR",
                    help="a folder to look for characters in first (repeatable)")
     p.add_argument("--max-beats", dest="max_beats", type=positive_int, metavar="N", help="each run's beat limit")
     p.add_argument("--concurrency", type=positive_int, default=4, metavar="N", help="runs at once (default 4)")

@@ -70,6 +70,10 @@ class Format:
     """The model of the format's own scene-file section (the key is `name`), or None for none."""
     unit: ClassVar[str] = "beats"
     """What the batch summary counts: beats, or rounds."""
+    escalates: ClassVar[bool] = False
+    """True when the format escalates to the operator (a roundtable): `--on-escalate` applies."""
+    round_cap: ClassVar[str] = ""
+    """For a format counted in rounds, where its round cap is set (`--max-beats` is refused, naming it)."""
     keeps_journals: ClassVar[bool] = False
     """True when the actors write journal entries after the close (spec 000's scenes)."""
     judges_goal: ClassVar[bool] = False

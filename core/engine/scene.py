@@ -191,6 +191,22 @@ class Scene(SceneModel):
         """A key given with no value (`goal:`) means no text."""
         return "" if value is None else value
 
+    @field_validator("goal_markers")
+    @classmethod
+    def _markers_are_words(cls, markers: list[str]) -> list[str]:
+        """A blank marker is in every speech (or in none): it would decide the goal on nothing."""
+        for index, marker in enumerate(markers):
+            if not marker.strip():
+                raise PydanticCustomError("blank", "a goal marker is a word some speech must hold, and this one is "
+                                          "blank: remove it", {"key": index})
+        return markers
+
+    @field_validator("suggested_events", "wind_down", mode="before")
+    @classmethod
+    def _off_is_off(cls, value: Any) -> Any:
+        """`off` unquoted, as the docs write it, is YAML 1.1's false: it means the choice `off`."""
+        return "off" if value is False else value
+
     @field_validator("name")
     @classmethod
     def _name_is_slug(cls, value: str) -> str:

@@ -245,15 +245,16 @@ def _cut_short(parsed: ParsedTurn, completion: Completion, request: Request) -> 
 
 def _record(session: Stage, actor: Actor, beat: int, parsed: ParsedTurn, user_text: str,
             items: list[str], normalised: str) -> SpeakEvent:
-    """Record thinking and speech; a turn without a well-formed speech is recorded as silent."""
+    """Record thinking and speech; a turn without a well-formed speech is recorded as silent, its
+    thinking kept on the record all the same (the actor's thread keeps it, and re-sends it)."""
     s = parsed.speech
+    if parsed.thinking:
+        session.emit(ThinkEvent(t=session.now(), **{"from": actor.slug}, text=parsed.thinking, beat=beat))
     if s is None:
         session.say("system", f"{actor.name} silent this turn: no well-formed <speech> after "
                     f"{MAX_CORRECTIONS} corrections ({'; '.join(parsed.problems)})", target=actor.slug, beat=beat,
                     reason=SILENCED)
         s = Speech("silent", "", "")
-    elif parsed.thinking:
-        session.emit(ThinkEvent(t=session.now(), **{"from": actor.slug}, text=parsed.thinking, beat=beat))
     speech = SpeakEvent(t=session.now(), **{"from": actor.slug}, text=s.content, beat=beat, action=s.action,
                         target=s.target, tone=s.tone, nonverbal=s.nonverbal, interrupt_after=s.interrupt_after,
                         raw=s.raw, closes_scene=s.closes_scene or None)

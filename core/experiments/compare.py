@@ -250,11 +250,31 @@ def _expand(path: Path) -> tuple[list[Path], bool]:
     return [path], False
 
 
+def _expand_all(paths: list[Path]) -> list[tuple[Path, list[Path], bool]]:
+    """Each path given, the run folders it names and whether it is a sweep. A run named twice (the
+    same folder, or a run of a sweep also given) would count twice, and sweep folders are compared
+    with sweep folders: either is refused, naming the folders."""
+    expanded = [(path, *_expand(path)) for path in paths]
+    given: dict[Path, int] = {}
+    for index, (path, folders, _) in enumerate(expanded):
+        for folder in folders:
+            first = given.setdefault(folder.resolve(), index)
+            if first != index:
+                raise InvalidConfig(f"{folder} is given twice ({paths[first]} and {path}): name each run once, "
+                                    "or it is counted twice")
+    sweeps = [path for path, _, swept in expanded if swept]
+    runs = [path for path, _, swept in expanded if not swept]
+    if sweeps and runs:
+        raise InvalidConfig(f"{runs[0]} is a run folder and {sweeps[0]} a sweep folder: compare sweep folders "
+                            "together, or run folders together")
+    return expanded
+
+
 def folders_of(paths: list[Path]) -> tuple[list[Path], str]:
     """The run folders named (run folders, and the finished runs of each sweep folder) and how to group
     them: by condition when a sweep is among them, else one column per run."""
-    expanded = [_expand(path) for path in paths]
-    return [f for folders, _ in expanded for f in folders], "condition" if any(s for _, s in expanded) else "run"
+    expanded = _expand_all(paths)
+    return [f for _, folders, _ in expanded for f in folders], "condition" if any(s for _, _, s in expanded) else "run"
 
 
 def _labelled(groups: list[tuple[Path, list[RunMetrics]]]) -> list[RunMetrics]:
@@ -292,7 +312,7 @@ def measure(paths: list[Path], audit: bool = True) -> tuple[list[RunMetrics], st
     """The runs named, measured, how to group them, and their family when they are takes of one another
     (then measured from their branch beat on). Several sweep folders are compared together; run
     folders with two conditions of two runs or more each are grouped by condition, else one column each."""
-    expanded = [(path, *_expand(path)) for path in paths]
+    expanded = _expand_all(paths)
     if any(swept for _, _, swept in expanded):
         groups = [(path, measure_take_sweep(path, audit) if is_take_sweep(path)
                    else benchmark_conditions(path, [metrics_of(f, audit=audit) for f in folders])) for path, folders, _ in expanded]

@@ -290,13 +290,23 @@ def audit_verdict(run_dir: Path) -> str:
     return "clean" if report.clean else f"leaks: {len(report.leaks)}" if report.leaks else "incomplete"
 
 
-def metrics_of(run_dir: Path, audit: bool = True) -> RunMetrics:
-    """Read a run folder's log and measure it (raises `NotARunFolder` when there is no log)."""
+def run_events(run_dir: Path) -> list[BaseEvent]:
+    """A run folder's log; `NotARunFolder` when there is none, or when it holds lines but not one event
+    Promptdesk can read (another tool's log). An empty log is a run killed before its first event."""
     from promptdesk.core.record.recorder import read_events
     if not (run_dir / "events.jsonl").is_file():
         raise NotARunFolder(f"{run_dir} is not a run folder (no events.jsonl in it); give a folder a run wrote")
     events = read_events(run_dir)
-    return run_metrics(events, run=run_dir.name, audit=audit_verdict(run_dir) if audit else "not run",
+    if not events and (run_dir / "events.jsonl").read_bytes().strip():
+        raise NotARunFolder(f"{run_dir.resolve()}: its events.jsonl holds no event Promptdesk can read (another tool's "
+                            "log?); give a folder a Promptdesk run wrote")
+    return events
+
+
+def metrics_of(run_dir: Path, audit: bool = True) -> RunMetrics:
+    """Read a run folder's log and measure it (raises `NotARunFolder` when there is no log)."""
+    events = run_events(run_dir)
+    return run_metrics(events, run=run_dir.resolve().name, audit=audit_verdict(run_dir) if audit else "not run",
                        success=recorded_success(run_dir), cut=superseded_calls(run_dir))
 
 

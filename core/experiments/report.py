@@ -23,7 +23,7 @@ from promptdesk.core.experiments.report_header import cite_html, facts_html, gat
 from promptdesk.core.experiments.sweep import read_plan
 from promptdesk.core.record.events import BaseEvent
 from promptdesk.core.experiments.metrics import (NESTED, FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, NotARunFolder, RunMetrics, audit_verdict,
-                                      recorded_success, spend_per_beat, run_metrics, timeline)
+                                      recorded_success, spend_per_beat, run_events, run_metrics, timeline)
 from promptdesk.core.experiments.report_arcs import arcs_svg, graph_svg, insights_html, relationships_rows
 from promptdesk.core.record.recorder import read_events
 
@@ -224,8 +224,8 @@ def duration_text(m: RunMetrics, simulated: bool) -> str:
 
 def run_report(run_dir: Path, command: str | None = None) -> str:
     """The HTML of one run."""
-    events = read_events(run_dir)
-    m = run_metrics(events, run=run_dir.name, audit=audit_verdict(run_dir), success=recorded_success(run_dir))
+    events = run_events(run_dir)
+    m = run_metrics(events, run=run_dir.resolve().name, audit=audit_verdict(run_dir), success=recorded_success(run_dir))
     names = outputs.cast_names(events)
     facts = gather([(run_dir, events)])
     simulated = facts.clocks == {"simulated"}

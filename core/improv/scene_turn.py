@@ -44,7 +44,9 @@ def play_turn(brief: Briefing, seed: int, rng: random.Random) -> str:
 
 
 def render(thinking: str, speech: str) -> str:
-    return f"<thinking>{thinking}</thinking>\n<speech>{speech}</speech>"
+    """The answer; angle brackets quoted from the character's material (an imported goal's `<root>`,
+    HTML in a prompt) are written as parentheses, as in the thinking, so they never read as a tag."""
+    return f"<thinking>{thinking}</thinking>\n<speech>{speech.replace('<', '(').replace('>', ')')}</speech>"
 
 
 def choose(brief: Briefing, seed: int, rng: random.Random, m: Material, story: Story) -> tuple[Cue, dict]:

@@ -231,7 +231,7 @@ def _scan(material: Material, framing: Framing, record, base: list[_Pending]) ->
     tokens, ends = json_words(record.text[start:])
     framing.add(record.to, tokens)
     for gram, first, last in material.candidates(tokens):
-        owners, needs = material.carried(record.to, tokens, first, last, record.t)
+        owners, needs = material.carried(record.to, tokens, first, last, record.t, record.beat)
         for owner, kind in owners:
             item = leaks.get((owner, kind))
             if item is None:

@@ -142,20 +142,21 @@ class Material:
     """Per owner, its private texts as units (runs of framing never excuse an owner's own words)."""
     excused: int = 0
     """Matches of another owner's gram found in requests and excused (public or the recipient's own)."""
-    born: dict[tuple[str, str, str], float] = field(default_factory=dict)
-    """When a gram of an owner's material first existed (`t` of its thought); material recorded at the
-    start (profiles, journals, perspectives, notes) has none: it existed before any request."""
+    born: dict[tuple[str, str, str], tuple[float, float]] = field(default_factory=dict)
+    """When a gram of an owner's material first existed (`t` and beat of its thought); material recorded
+    at the start (profiles, journals, perspectives, notes) has none: it existed before any request."""
     _own_texts: dict[str, list[str]] = field(default_factory=dict)
     _first_words: tuple[int, set[str]] = (-1, set())
 
-    def add(self, owner: str, kind: str, text: str, t: float | None = None) -> None:
-        """One private text of `owner` (which is also that owner's own material), written at `t`
-        (None: before the run's first request)."""
+    def add(self, owner: str, kind: str, text: str, t: float | None = None, beat: int | None = None) -> None:
+        """One private text of `owner` (which is also that owner's own material), written at `t` in
+        `beat` (None: before the run's first request; a beat unknown: the earliest)."""
+        when = (t, -math.inf if beat is None else beat) if t is not None else None
         for gram in grams(text):
             self.index.setdefault(gram, set()).add((owner, kind))
             self.sizes.add(gram.count(" ") + 1)
-            if t is not None and self.born.get((gram, owner, kind), math.inf) > t:
-                self.born[(gram, owner, kind)] = t
+            if when is not None and self.born.get((gram, owner, kind), (math.inf, math.inf)) > when:
+                self.born[(gram, owner, kind)] = when
         self.private_units.setdefault(owner, Units()).add(text, short=False)
         self.allow(owner, text)
 
@@ -207,20 +208,24 @@ class Material:
             self._first_words = (len(self.index), {gram.split(" ", 1)[0] for gram in self.index})
         return self._first_words[1]
 
-    def existed(self, gram: str, owner: str, kind: str, t: float | None) -> bool:
-        """Whether an owner's gram existed at `t` (a request's time; None: whenever)."""
+    def existed(self, gram: str, owner: str, kind: str, t: float | None, beat: int | None = None) -> bool:
+        """Whether an owner's gram existed at `t` (a request's time; None: whenever) in `beat`. At the same
+        instant (a clock that stood still: the offline improviser without a latency) the beats order
+        them: a thought of a later beat did not exist yet; one of the same beat, or a beat unknown, may have."""
         born = self.born.get((gram, owner, kind))
-        return born is None or t is None or born <= t
+        if born is None or t is None:
+            return True
+        return born[0] < t or (born[0] == t and (beat is None or born[1] <= beat))
 
     def carried(self, recipient: str, tokens: list[str], start: int, end: int,
-                t: float | None = None) -> tuple[list[tuple[str, str]], Needs]:
+                t: float | None = None, beat: int | None = None) -> tuple[list[tuple[str, str]], Needs]:
         """The (owner, kind) pairs that the words `tokens[start:end]` of a request to `recipient` may
         carry (none when the match is excused), and, for each of its words that no public unit and
         none of the recipient's own holds, the runs around it: the match is excused after all if
         each such word has one run among them that is the engine's framing (`promptdesk.core.record.audit_framing`).
         A gram that did not exist yet at `t` (a thought recorded after the request was sent) is carried by nobody."""
         gram = " ".join(tokens[start:end])
-        owners = [(o, k) for o, k in self.index.get(gram, ()) if o != recipient and self.existed(gram, o, k, t)]
+        owners = [(o, k) for o, k in self.index.get(gram, ()) if o != recipient and self.existed(gram, o, k, t, beat)]
         if not owners:
             return [], ()
         own = self.own_units.get(recipient)
@@ -308,7 +313,7 @@ def material_of(record: dict[str, Any], events: list[BaseEvent], superseded: lis
     material.add(COORDINATOR, "coordinator_notes", record.get("coordinator_notes") or "")
     for event in [*superseded, *events]:
         if event.type == "think":
-            material.add(event.from_, "thinking", event.text, event.t)
+            material.add(event.from_, "thinking", event.text, event.t, event.beat)
     for judge in ("judge", "facilitator"):
         material.allow(judge, record.get("operator_context") or "")
     public = [*public_texts(record, events), *engine_words()]

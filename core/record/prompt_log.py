@@ -26,7 +26,8 @@ byte for byte. Every reader of `prompts.jsonl` (the audit, resume, tests) goes t
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -276,20 +277,26 @@ def read_requests(run_dir: Path) -> list[dict[str, Any]]:
     return [record.as_dict() for record in read_prompts(run_dir)]
 
 
-def requests_since(run_dir: Path, t: float | None) -> list[int]:
+def requests_since(run_dir: Path, t: float | None, kept: Iterable[Any] = ()) -> list[int]:
     """The ids of the requests of `prompts.jsonl` recorded at or after `t` (none when `t` is None):
-    those a resume finds sent for a beat it plays again, or a check it makes again. A line that
-    cannot be read is passed over (the audit judges it)."""
+    those a resume finds sent for a beat it plays again, or a check it makes again. A request whose
+    call the `kept` events record (by recipient, purpose and beat, in order) was answered before the
+    cut, whatever its `t`: a clock that stood still (the offline improviser without a simulated
+    latency) stamps every request alike. A line that cannot be read is passed over (the audit judges it)."""
     path = Path(run_dir) / FILE
     if t is None or not path.exists():
         return []
+    answered = Counter((e.target or "", getattr(e, "purpose", "turn"), e.beat) for e in kept if e.type == "call")
     found: list[int] = []
     with open(path, encoding="utf-8", errors="replace") as handle:
         for line in handle:
             try:
                 record = load_json(line)
-                if isinstance(record, dict) and float(record["t"]) >= t:
+                key = (record["to"] or "", record.get("purpose", "turn"), record.get("beat"))
+                if answered[key] > 0:
+                    answered[key] -= 1
+                elif float(record["t"]) >= t:
                     found.append(int(record["id"]))
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, AttributeError):
                 continue
     return found

@@ -302,5 +302,14 @@ def bounded_lines(handle: BinaryIO, limit: int) -> Iterator[bytes | None]:
 
 
 def _first_line(exc: Exception) -> str:
+    """Why a line is no event, in a few words."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors) and (first := next(iter(errors()), None)):
+        if first["type"] == "union_tag_not_found":
+            return "no `type`"
+        if first["type"] == "union_tag_invalid":
+            return f"unknown type {first.get('ctx', {}).get('tag')!r}"
+        where = ".".join(str(part) for part in first["loc"][1:])
+        return f"{where + ': ' if where else ''}{first['msg']}"[:120]
     text = str(exc).strip().splitlines()
     return text[0][:120] if text else type(exc).__name__

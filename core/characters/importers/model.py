@@ -40,11 +40,14 @@ class Imported:
     snippet: dict[str, str] = field(default_factory=dict)
     dropped: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    file_slug: str = ""
+    """The source file's name as a slug: the slug when the name leaves none (a name in another script)."""
 
     @property
     def slug(self) -> str:
-        """The name as a slug: ASCII-folded, lower case, runs of other characters as one hyphen."""
-        return slugify(self.name)
+        """The name as a slug: ASCII-folded, lower case, runs of other characters as one hyphen; else
+        the source file's name as one (`file_slug`)."""
+        return slugify(self.name) or self.file_slug
 
 
 def admitted(imported: Imported, where: str) -> Imported:

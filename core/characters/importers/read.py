@@ -12,7 +12,7 @@ from pathlib import Path
 
 from promptdesk.core.characters.importers.cards import DEFAULT_USER, card_json_from_image, from_card, is_card
 from promptdesk.core.characters.importers.images import kind
-from promptdesk.core.characters.importers.model import MAX_SOURCE_BYTES, Imported, ImportProblem, admitted
+from promptdesk.core.characters.importers.model import MAX_SOURCE_BYTES, Imported, ImportProblem, admitted, slugify
 from promptdesk.core.characters.importers.tinytroupe import from_tiny_person, is_tiny_person
 from promptdesk.core.protocol.bounded import Unbounded, load_json, read_capped
 
@@ -36,8 +36,17 @@ def read_bytes(path: Path, limit: int = MAX_SOURCE_BYTES, problem: type[ImportPr
 
 
 def read_source(path: Path, user: str = DEFAULT_USER) -> Imported:
-    """A card (JSON, PNG or WebP, any version) or a TinyPerson JSON; ImportProblem says why not."""
-    path = Path(path)
+    """A card (JSON, PNG or WebP, any version) or a TinyPerson JSON; ImportProblem says why not. A name
+    that leaves no slug (another script) is filed under the file's name, as a card cast directly is."""
+    imported = _read(Path(path), user)
+    if not slugify(imported.name):
+        imported.file_slug = slugify(Path(path).name.rsplit(".", 1)[0].removesuffix(".card")) or "card"
+        imported.notices.append(f"the name {imported.name} makes no slug: it is filed as `{imported.file_slug}`, "
+                                "the card's file name (its display name stays as it is)")
+    return imported
+
+
+def _read(path: Path, user: str) -> Imported:
     data = read_bytes(path)
     if kind(data[:16]) is not None:
         return admitted(from_card(path, card_json_from_image(path, data), user), str(path))

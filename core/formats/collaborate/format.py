@@ -30,6 +30,7 @@ class CollaborateFormat(Format):
     title = "Collaborate"
     section = Collaborate
     unit = "rounds"
+    round_cap = "--max-rounds N (or `collaborate: {max_rounds: N}` in the scene file)"
     lines = FormatLines(is_public=lines.is_public, txt_line=lines.txt_line, md_line=lines.md_line,
                         metadata=lines.metadata, turn_types=("agent_response",), printed=lines.printed)
     players = {"envelope": play_envelope}

@@ -43,6 +43,8 @@ class RoundtableFormat(Format):
     title = "Roundtable"
     section = Roundtable
     unit = "rounds"
+    round_cap = "`roundtable: {max_rounds: N}` in the scene file"
+    escalates = True
     drops_unavailable_actors = True
     lines = FormatLines(is_public=lines.is_public, txt_line=lines.txt_line, md_line=lines.md_line,
                         metadata=lines.metadata, printed=lines.printed)

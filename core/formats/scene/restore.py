@@ -89,7 +89,8 @@ class Replay:
         """The actor keeps its turn as `promptdesk.core.engine.turn` would, and the speech is routed as `policies.common.route`."""
         session, turn = self.session, self.turns.pop(speech.from_)
         actor = session.actors[speech.from_]
-        normalised = f"<thinking>{turn.thinking}</thinking>\n<speech>{speech.raw or ''}</speech>"
+        said = speech.raw or ("[SILENT]" if speech.action == "silent" else "")  # a silenced turn's, as kept
+        normalised = f"<thinking>{turn.thinking}</thinking>\n<speech>{said}</speech>"
         own = speech_line(actor.name, speech) if speech.action != "silent" else None
         actor.remember(turn.user_text, turn.items, normalised, own)
         if speech.action == "silent":
