@@ -24,6 +24,9 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 from promptdesk.tui import heap_keeper, textual_fixes
+from promptdesk.tui.keymap import VARIABLE as KEYMAP_ENV
+from promptdesk.tui.keymap import keymap_from
+from promptdesk.tui.keymap import refusal as keymap_refusal
 from promptdesk.tui.themes import THEMES, ParsedRules, apply_theme, next_theme
 from promptdesk.tui.widgets.confirm_modal import ConfirmModal
 
@@ -51,8 +54,6 @@ def preload(names: tuple[str, ...] = PRELOADED) -> None:
         importlib.import_module(name)
 
 
-KEYMAP_ENV = "PROMPTDESK_KEYMAP"
-"""Remap keys by binding id, e.g. `PROMPTDESK_KEYMAP="stage.stop=x;stage.inject=i"`."""
 
 
 class PromptdeskApp(App[int]):
@@ -228,12 +229,6 @@ class PromptdeskApp(App[int]):
                 yield command
 
 
-def keymap_from(text: str) -> dict[str, str]:
-    """`"stage.stop=x;stage.inject=i"` → `{"stage.stop": "x", "stage.inject": "i"}` (bad pairs skipped)."""
-    pairs = (item.split("=", 1) for item in text.split(";") if "=" in item)
-    return {key.strip(): value.strip() for key, value in pairs if key.strip() and value.strip()}
-
-
 def create_app(*, scene: Path | None = None, replay: Path | None = None, session: Any = None,
                options: RunOptions | None = None, cwd: Path | None = None,
                scene_transform: SceneTransform | None = None, theme: str = "dark") -> PromptdeskApp:
@@ -256,6 +251,8 @@ def create_app(*, scene: Path | None = None, replay: Path | None = None, session
 
 def run_console(ns: argparse.Namespace, scene: Path | None = None, replay: Path | None = None) -> int:
     """Open the console (what `promptdesk`, `promptdesk SCENE` and `promptdesk replay RUN_DIR` do)."""
+    if (refused := keys_refused()) is not None:
+        return refused
     if replay is not None:
         if not (replay / "events.jsonl").is_file():
             print(f"INVALID_CONFIG: {replay} is not a run folder (no events.jsonl in it)", file=sys.stderr)
@@ -267,8 +264,19 @@ def run_console(ns: argparse.Namespace, scene: Path | None = None, replay: Path 
     return code
 
 
+def keys_refused() -> int | None:
+    """Exit code 2, the refusal printed, when `PROMPTDESK_KEYMAP` cannot be used (`promptdesk.tui.keymap`)."""
+    problem = keymap_refusal(os.environ.get(KEYMAP_ENV, ""))
+    if problem is None:
+        return None
+    print(problem, file=sys.stderr)
+    return 2
+
+
 def run_compare_app(folders: list[Path], by: str) -> int:
     """Open the console on the Compare screen (`promptdesk compare … --tui`)."""
+    if (refused := keys_refused()) is not None:
+        return refused
     from promptdesk.tui.screens.compare import CompareScreen
     return PromptdeskApp(lambda: CompareScreen(folders, by), preloaded=REPLAY_PRELOADED).run() or 0
 

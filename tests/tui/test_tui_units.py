@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from rich.style import Style
 
 from promptdesk.core.record.events import CallEvent, CloseEvent, GenericEvent, SpeakEvent, ThinkEvent
-from promptdesk.tui.app import keymap_from
+from promptdesk.tui.keymap import keymap_from
 from promptdesk.tui.playback import Playback
 from promptdesk.tui.lines import Cast, safe
 from promptdesk.tui.render import transcript_line
