@@ -5,6 +5,7 @@ its delivered text has been retracted (`on_reset`)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 
 import pytest
@@ -335,3 +336,26 @@ async def test_a_journal_entry_cut_at_its_token_limit_is_kept_and_said_to_be_cut
     assert entries["alice"] == entries["bob"] == "Dear diary, today Bob and I"
     cut = [r for r in records if r["type"] == "system" and "token limit" in r["text"]]
     assert [r["about"] for r in cut] == ["alice"] and "Alice's journal entry stopped at its token limit" in cut[0]["text"]
+
+
+async def test_a_journal_reply_holding_only_private_text_writes_no_entry_and_says_so(run_scene, loopback, monkeypatch,
+                                                                                   tmp_path):
+    from helpers import example_scene
+    from test_scene_faults import remote_cast, scripted, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+
+    def answer(who, recorded):
+        if "journal entry" in str(recorded.body["messages"][-1]):
+            return "<thinking>SECRET-diary: I lied to them.</thinking>" if who == "bob" else "A long day."
+        return turn('[TONE: calm] "Go on."')
+
+    loopback.default = scripted(answer)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"), limits={"max_beats": 1})
+    run = await run_scene(scene, isolation="a", coordinator="C", journals=tmp_path / "journals")
+    records = run.records()
+    assert {r["from"] for r in records if r["type"] == "journal"} == {"alice", "charlie"}
+    said = [r for r in records if r["type"] == "system" and r.get("about") == "bob"]
+    assert len(said) == 1 and "Bob wrote no journal entry" in said[0]["text"]
+    assert not (tmp_path / "journals" / "bob.md").exists() or "SECRET" not in (tmp_path / "journals" / "bob.md").read_text()
+    assert "SECRET" not in json.dumps(records) and "SECRET-diary" in (run.dir / "debug.log").read_text()

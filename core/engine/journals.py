@@ -70,6 +70,11 @@ async def write_one(session: Stage, actor: Actor) -> None:
         completion = await session.clock.wait_for(call(session, actor.provider, request),
                                                  actor.journal_timeout_s or actor.turn_timeout_s)
         entry = entry_of(completion.text)
+        if not entry:
+            session.recorder.log("warning", f"journal for {actor.slug}: the reply held no entry", raw=completion.text)
+            session.say("system", f"{actor.name} wrote no journal entry: the reply held only private text (thinking, "
+                        "another tag, a fence) or nothing", reason="empty", about=actor.slug)
+            return
         session.emit(JournalEvent(t=session.now(), **{"from": actor.slug}, text=entry))
         if completion.truncated:
             session.say("system", f"{actor.name}'s journal entry stopped at its token limit ({request.max_tokens} "
