@@ -291,3 +291,15 @@ def test_another_yaml_boolean_for_a_choice_is_refused_naming_the_choices(tmp_pat
 def test_a_blank_goal_marker_is_refused_since_every_speech_holds_it(tmp_path, markers, bad):
     message = problem(tmp_path, f"name: s\nprompt: A scene.\ncharacters: [alice, bob]\ngoal_markers: {markers}\n")
     assert f"goal_markers[{bad}]" in message and "blank" in message
+
+
+def test_a_list_or_mapping_key_whose_items_are_all_commented_out_means_none(tmp_path):
+    path = tmp_path / "quiet.yaml"
+    path.write_text("name: quiet\ncharacters: [alice, bob]\nsetting: A room\nprompt: They talk.\n"
+                    "events:\n#  - at_beat: 3\n#    text: A phone rings\ngoal_markers:\n# - sorry\n"
+                    "cast:\n#  alice: {provider: anthropic}\nperspectives:\n", encoding="utf-8")
+    scene = load_scene(path)
+    assert (scene.events, scene.goal_markers, scene.cast, scene.perspectives) == ([], [], {}, {})
+    path.write_text(path.read_text().replace("events:\n", "events: 3\n"), encoding="utf-8")
+    with pytest.raises(InvalidConfig, match="events"):
+        load_scene(path)

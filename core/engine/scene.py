@@ -191,6 +191,18 @@ class Scene(SceneModel):
         """A key given with no value (`goal:`) means no text."""
         return "" if value is None else value
 
+    @field_validator("goal_markers", "events", "character_fields", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        """A list key given with no items (`events:` with every item commented out) means none."""
+        return [] if value is None else value
+
+    @field_validator("cards", "perspectives", "cast", mode="before")
+    @classmethod
+    def _empty_is_no_entries(cls, value: Any) -> Any:
+        """A mapping key given with no entries (`cast:` with every line commented out) means none."""
+        return {} if value is None else value
+
     @field_validator("goal_markers")
     @classmethod
     def _markers_are_words(cls, markers: list[str]) -> list[str]:
