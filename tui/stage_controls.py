@@ -49,6 +49,13 @@ def suggestion_why_not(state: Any, live: bool, over: str) -> str | None:
         "the coordinator has suggested no world event"
 
 
+def bound_keys(screen: Any, binding_id: str) -> list[str]:
+    """The keys that trigger the binding `binding_id` of `screen` now (remapped by `PROMPTDESK_KEYMAP` or not)."""
+    keymap = screen.app._keymap
+    return [k.strip() for own, bindings in screen._bindings.key_to_bindings.items() for binding in bindings
+            if binding.id == binding_id for k in keymap.get(binding_id, own).split(",")]
+
+
 def told_why(stage: Any, key: str) -> bool:
     """When `key` is a stage control that cannot act now (remapped by `PROMPTDESK_KEYMAP` or not), say
     why (a toast) and return True."""

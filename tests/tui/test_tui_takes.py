@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Static
 
 from promptdesk.core.record.recorder import read_events
 from test_takes_compare import make_takes
-from promptdesk.tui.app import PromptdeskApp
+from promptdesk.tui.app import PromptdeskApp, create_app
 from promptdesk.tui.screens.compare import CompareScreen
 from promptdesk.tui.widgets.takes_view import TakesView
 
@@ -123,12 +123,22 @@ async def test_the_take_dialog_gives_a_note_to_one_actor_or_nothing(tmp_path):
     assert answers == [Change(note="Own it", to="bob"), Change(), Change(note="Slower")]
 
 
-def test_f_is_dimmed_for_a_run_that_cannot_be_taken_again(tmp_path):
+async def test_f_is_dimmed_for_a_run_that_cannot_be_taken_again_and_a_press_says_why(tmp_path, monkeypatch):
     from promptdesk.tui.screens.replay import ReplayScreen, branchable
 
     fixture = Path(__file__).parent / "fixtures" / "replay-run"
     assert not (fixture / "private.json").exists() and not branchable(fixture, read_events(fixture))
     assert ReplayScreen.BINDINGS[-2].key == "f"
+    for keymap, key in (("", "f"), ("replay.take=g", "g")):
+        monkeypatch.setenv("PROMPTDESK_KEYMAP", keymap)
+        app = create_app(replay=fixture)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press(key)
+            await pilot.pause()
+            told = [n.message for n in app._notifications]
+            assert told == ["Take: not now, this run's folder has no private.json (the start record a take is "
+                            "rebuilt from)."], keymap
+            assert isinstance(app.screen, ReplayScreen)
 
 
 async def test_the_compare_screen_of_a_sweep_of_takes_groups_by_retake_and_change(takes, tmp_path):

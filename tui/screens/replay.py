@@ -11,6 +11,7 @@ from pathlib import Path
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.content import Content
+from textual.events import Key
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -24,6 +25,7 @@ from promptdesk.tui.commands import binding_commands, copy_run_folder, copy_sele
 from promptdesk.tui.formats import registry
 from promptdesk.tui.lines import Cast, literal, safe, shown_path
 from promptdesk.tui.render import transcript_line
+from promptdesk.tui.stage_controls import bound_keys
 from promptdesk.tui.stage_state import StateFold
 from promptdesk.tui.screens.take_dialog import TakeDialog
 from promptdesk.tui.widgets.key_bar import KeyBar
@@ -78,8 +80,9 @@ class ReplayScreen(PaneControls, Screen[None]):
         self.playback = Playback(read_events(self.run_dir, warn=self.skipped.append))
         self.fold = self.new_fold()
         self._last_tick = clock()
-        self.branchable = branchable(self.run_dir, self.playback.events)
-        """Whether `f` can take this run again (a scene run with its start record)."""
+        self.take_refused = take_why_not(self.run_dir, self.playback.events)
+        """Why `f` cannot take this run again (None: it can; `take_why_not`)."""
+        self.branchable = self.take_refused is None
 
     def compose(self) -> ComposeResult:
         info = start_info(self.playback.events)
@@ -207,6 +210,12 @@ class ReplayScreen(PaneControls, Screen[None]):
         shown = [e.beat for e in self.playback.events[:self.playback.shown] if e.type == "beat" and e.beat is not None]
         return shown[-1] if shown else 0
 
+    def on_key(self, event: Key) -> None:
+        """`f` (or its remapped key) on a run that cannot be taken again says why, instead of nothing."""
+        if self.take_refused and event.key in bound_keys(self, "replay.take"):
+            self.notify(f"Take: not now, {self.take_refused}.", title="Not now", markup=False, timeout=3)
+            event.stop()
+
     def action_take(self) -> None:
         """Ask what changes, then start the take from the start of the current beat."""
         if not self.branchable:
@@ -280,10 +289,22 @@ def import_takes() -> None:
     import promptdesk.core.casting.branch  # noqa: F401
 
 
-def branchable(run_dir: Path, events: list) -> bool:
-    """A run can be taken again when it has its start record and its format can be rebuilt (a scene)."""
+def take_why_not(run_dir: Path, events: list) -> str | None:
+    """Why a run cannot be taken again (None: it can): a take needs the run's private start record
+    (`private.json`), a format that can be rebuilt from its log (a scene) and a beat begun."""
     from promptdesk.core.formats.registry import FORMATS
 
-    fmt = FORMATS.get((start_info(events).get("scene") or {}).get("format") or "scene")
-    return (run_dir / "private.json").is_file() and fmt is not None and fmt.resumable() and \
-        any(e.type == "beat" for e in events)
+    name = (start_info(events).get("scene") or {}).get("format") or "scene"
+    fmt = FORMATS.get(name)
+    if fmt is None or not fmt.resumable():
+        return f"a {registry.get(name).noun if name in registry.FORMATS else name} cannot be taken again, only a scene"
+    if not (run_dir / "private.json").is_file():
+        return "this run's folder has no private.json (the start record a take is rebuilt from)"
+    if not any(e.type == "beat" for e in events):
+        return "this run never began a beat"
+    return None
+
+
+def branchable(run_dir: Path, events: list) -> bool:
+    """A run can be taken again (`take_why_not`)."""
+    return take_why_not(run_dir, events) is None
