@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from promptdesk.core.engine.briefing import JOURNAL_PROMPT, SOFT_CAP_NUDGE
+from promptdesk.core.protocol.judging import NO_GOAL
 from promptdesk.core.engine.coordinator import SceneView, closes_naturally, marker_verdict
 from promptdesk.core.record.events import SpeakEvent
 from helpers import example_scene
@@ -153,3 +154,15 @@ async def test_the_soft_cap_fires_with_the_defaults_to_one_actor_with_the_specs_
 
 def test_the_journal_prompt_asks_for_200_to_500_words_with_an_en_dash():
     assert "(200\u2013500 words)" in JOURNAL_PROMPT
+
+
+async def test_a_scene_with_no_goal_has_no_goal_verdict_under_any_coordinator(run_scene):
+    """Without a `goal:` there is nothing to have achieved: every role records null (unknown), never
+    a verdict on the scene's prompt taken for a goal."""
+    for role in "ABC":
+        run = await run_scene(example_scene("the-apology", goal="", limits={"max_beats": 6}), isolation="a",
+                              coordinator=role)
+        meta = json.loads((run.dir / "metadata.json").read_text())
+        assert meta["goalAchieved"] is None, (role, meta["goalReason"])
+        judged = [p["request"]["system"] for p in run.prompts() if p["to"] == "judge"]
+        assert bool(judged) == (role != "C") and all(NO_GOAL in system for system in judged), role

@@ -294,7 +294,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     notes = (notes_text(scene, isolation, role, specs, judge_spec, seed, cast, fmt) + evaluators.notes_lines(scene, evaluator_spec)
              + "".join(f"- {n}\n" for n in notices))
     coordinator = (RuleCoordinator() if role == "C" else
-                   JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=operator_context(scene, notes, role)))
+                   JudgeCoordinator(role, goal=scene.goal or "", operator_context=operator_context(scene, notes, role)))
     start = {"scene": scene.model_dump(include={"name", "title", "format", "turns", "setting", "goal"}),
              "cast": {c.slug: c.name for c in cast}, "isolation": isolation, "coordinator": role,
              "seed": seed, "providers": {s: f"{p.name}:{model_name(p)}" for s, p in specs.items()},

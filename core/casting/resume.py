@@ -93,7 +93,7 @@ def rebuild_session(run_dir: Path, base_url: str | None = None, *, realtime: boo
         characters[slug] = character
     role = record["coordinator"]
     coordinator = (RuleCoordinator() if role == "C" else
-                   JudgeCoordinator(role, goal=scene.goal or scene.prompt or "", operator_context=record.get("operator_context", "")))
+                   JudgeCoordinator(role, goal=scene.goal or "", operator_context=record.get("operator_context", "")))
     session = Session(scene, actors, fmt=fmt, isolation=record["isolation"], coordinator=coordinator, run_dir=Path(run_dir),
                    notes=(Path(run_dir) / "notes.md").read_text(encoding="utf-8"), start_info=record.get("start", {}), clock=clock,
                    max_beats=record["max_beats"], budget_usd=record.get("budget_usd"), characters=characters,
