@@ -248,3 +248,34 @@ async def test_bytes_that_are_not_utf8_fail_the_attempt_not_the_turn(loopback, m
     with pytest.raises(ProviderError) as caught:
         await complete(make(), mode)
     assert "not UTF-8" in caught.value.message and caught.value.retryable and loopback.hits == 2
+
+
+def _refusal_frames(words: str) -> list[bytes]:
+    chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o-mini"}
+    deltas = [{"role": "assistant", "content": None, "refusal": ""}, {"refusal": words[:9]}, {"refusal": words[9:]}]
+    frames = [{**chunk, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+    frames.append({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    return [f"data: {json.dumps(f)}\n\n".encode() for f in frames] + [b"data: [DONE]\n\n"]
+
+
+def _refusal_body(words: str) -> bytes:
+    return json.dumps({"id": "c1", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini",
+                       "choices": [{"index": 0, "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": None, "refusal": words}}],
+                       "usage": {"prompt_tokens": 9, "completion_tokens": 5, "total_tokens": 14}}).encode()
+
+
+async def test_a_refusal_is_carried_apart_from_the_text(loopback, mode):
+    """OpenAI's `refusal` (structured outputs): what the model said instead of answering reaches the
+    engine as `Completion.refusal`, never as the reply's text."""
+    words = "I can't help with that request."
+    loopback.script(Reply(raw=_refusal_frames(words)) if mode == "stream" else
+                    Reply(raw=_refusal_body(words), content_type="application/json"))
+    provider = OpenAIProvider("gpt-4o-mini", api_key="k-test", base_url=loopback.url("/v1"), max_retries=0)
+    try:
+        request = Request(to="alice", system="You are Alice.", messages=[ChatMessage(role="user", content="Begin.")])
+        shown: list[str] = []
+        completion = await provider.complete(request, shown.append if mode == "stream" else None)
+    finally:
+        await provider.aclose()
+    assert (completion.text, completion.refusal, "".join(shown)) == ("", words, "")

@@ -359,3 +359,29 @@ async def test_a_journal_reply_holding_only_private_text_writes_no_entry_and_say
     assert len(said) == 1 and "Bob wrote no journal entry" in said[0]["text"]
     assert not (tmp_path / "journals" / "bob.md").exists() or "SECRET" not in (tmp_path / "journals" / "bob.md").read_text()
     assert "SECRET" not in json.dumps(records) and "SECRET-diary" in (run.dir / "debug.log").read_text()
+
+
+async def test_a_turn_the_model_refused_is_silent_names_the_refusal_and_asks_no_correction(run_scene, loopback,
+                                                                                          monkeypatch):
+    from helpers import example_scene
+    from test_provider_odd_replies import _refusal_frames
+    from test_scene_faults import remote_cast, scripted, turn
+
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+
+    def answer(who, recorded):
+        if who == "bob" and "journal entry" not in str(recorded.body["messages"][-1]):
+            return Reply(raw=_refusal_frames("REFUSAL-words: I won't play Bob."))
+        return Reply(text=turn('[TONE: calm] "Go on."'))
+
+    loopback.default = scripted(answer)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie", provider="openai",
+                                                          model="gpt-4o-mini"), limits={"max_beats": 2})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    records = run.records()
+    assert not [r for r in records if r["type"] == "correct"], "a refusal is its answer: no correction is asked"
+    bob = [r for r in records if r["type"] == "speak" and r["from"] == "bob"]
+    said = [r for r in records if r["type"] == "system" and r.get("target") == "bob"]
+    assert bob and all(r["action"] == "silent" for r in bob) and len(said) == len(bob)
+    assert all("the model refused to answer (its words are in debug.log)" in r["text"] for r in said)
+    assert "REFUSAL-words" not in json.dumps(records) and "REFUSAL-words" in (run.dir / "debug.log").read_text()

@@ -77,6 +77,9 @@ async def _send(session: Stage, provider: Provider, request: Request, stream_as:
         if stream_as:
             publish(splitter.flush())
         ok = True
+        if completion.refusal:
+            session.recorder.log("warning", f"the model refused the request to {request.to}", beat=request.beat,
+                                 purpose=request.purpose, refusal=completion.refusal)
         if completion.truncated:
             session.recorder.log("warning", f"a reply to {request.to} stopped at its token limit "
                                  f"({request.max_tokens} tokens): it may be cut short", beat=request.beat,
@@ -212,7 +215,7 @@ async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request)
     completion = await call(session, actor.provider, request, stream_as=actor.slug)
     parsed = parse(completion)
     tries = 0
-    while not parsed.well_formed and tries < MAX_CORRECTIONS:
+    while not parsed.well_formed and tries < MAX_CORRECTIONS and not completion.refusal:  # a refusal is its answer
         tries += 1
         session.say("correct", f"Asked {actor.name} to reformat ({'; '.join(parsed.problems)})",
                     target=actor.slug, beat=request.beat)
@@ -236,11 +239,13 @@ async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request)
 
 
 def _cut_short(parsed: ParsedTurn, completion: Completion, request: Request) -> ParsedTurn:
-    """A malformed reply that stopped at its token limit says so among its problems (the correction
-    and the silence then name the cause, not only an unclosed tag)."""
-    if parsed.well_formed or not completion.truncated:
+    """A malformed reply that stopped at its token limit, or that the model refused, says so among its
+    problems (the correction and the silence then name the cause, not only an unclosed tag)."""
+    if parsed.well_formed or not (completion.truncated or completion.refusal):
         return parsed
-    return replace(parsed, problems=(*parsed.problems, f"the reply stopped at its token limit ({request.max_tokens} tokens)"))
+    causes = ((f"the reply stopped at its token limit ({request.max_tokens} tokens)",) if completion.truncated else ()) + \
+        (("the model refused to answer (its words are in debug.log)",) if completion.refusal else ())
+    return replace(parsed, problems=(*parsed.problems, *causes))
 
 
 def _record(session: Stage, actor: Actor, beat: int, parsed: ParsedTurn, user_text: str,

@@ -82,6 +82,9 @@ class Completion(BaseModel):
     truncated: bool = False
     """The reply stopped at its token limit (`max_tokens`: OpenAI's `finish_reason: length`,
     Anthropic's `stop_reason: max_tokens`): it may be cut short."""
+    refusal: str | None = None
+    """What the model said instead of answering, when it refused (OpenAI's `refusal`): private, like
+    anything a model says outside a well-formed speech."""
 
 
 DeltaCallback = Callable[[str], None]

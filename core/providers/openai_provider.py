@@ -89,6 +89,8 @@ class OpenAIProvider(RemoteProvider):
         response = await self._answer_body(raw, _holds_a_message)
         text = response.choices[0].message.content or ""
         stream.truncated = response.choices[0].finish_reason == "length"
+        if refusal := getattr(response.choices[0].message, "refusal", None):
+            stream.refusal.append(refusal)
         return text, _usage(getattr(response, "usage", None))
 
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
@@ -110,6 +112,8 @@ class OpenAIProvider(RemoteProvider):
                     stream.emit(choice.delta.content if choice.delta else None)
                     finish = choice.finish_reason or finish
                     stream.truncated = stream.truncated or choice.finish_reason == "length"
+                    if refusal := getattr(choice.delta, "refusal", None):
+                        stream.refusal.append(refusal)
                 if chunk.usage is not None:
                     usage = stream.observed = _usage(chunk.usage)
         stream.finished = finish is not None and getattr(getattr(chunks, "_decoder", None), "done", False)

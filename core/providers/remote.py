@@ -52,6 +52,8 @@ class Stream:
         """Set by the provider when the stream's finish marker arrived."""
         self.truncated = False
         """Set by the provider when the attempt's reply stopped at its token limit."""
+        self.refusal: list[str] = []
+        """What the model said instead of answering (OpenAI's `refusal`), as it arrived."""
         self.observed: Usage | None = None
         """The usage the provider reported so far in this attempt (set by the provider as it arrives)."""
         self.billed = Usage()
@@ -59,7 +61,7 @@ class Stream:
 
     def begin(self) -> None:
         self.started, self.first, self.finished, self.observed = time.perf_counter(), 0.0, False, None
-        self.truncated = False
+        self.truncated, self.refusal = False, []
 
     def bill_failed(self) -> None:
         """The attempt failed: what it was billed still counts."""
@@ -249,7 +251,7 @@ class RemoteProvider(Provider):
             raise
         return Completion(text=text, usage=usage, provider=self.name, model=self.model,
                           latency_s=time.perf_counter() - stream.started, ttft_s=stream.ttft_s,
-                          truncated=stream.truncated)
+                          truncated=stream.truncated, refusal="".join(stream.refusal) or None)
 
     async def _within(self, call: Any, limit: float) -> tuple[str, Usage]:
         """One attempt, bounded as a whole by `limit` seconds (the SDK's own timeout only bounds the
