@@ -364,3 +364,24 @@ async def test_two_resumes_of_one_killed_run_one_finishes_it_the_other_is_refuse
     calls = [e for e in read_events(run.dir) if e.type == "call" and e.beat is not None and e.beat >= 3]
     assert loopback.hits - sent_before == len(calls) > 0, "every call was made once, by one process"
     assert audit_run(run.dir).clean
+
+
+async def test_a_resumed_runs_state_counts_what_the_beats_it_played_again_cost(run_scene, tmp_path):
+    """The cut beat's calls were paid for: the resumed run's tokens (its summary line, its budget) count
+    them, as metadata.json does, and a second resume counts the first one's too."""
+    whole = await run_scene(example_scene("the-apology"), isolation="b", coordinator="C")
+    killed = tmp_path / "killed"
+    shutil.copytree(whole.dir, killed)
+    kill_mid_beat(killed, 4)
+    for beat in (8, None):
+        session = prepare(killed)
+        session.clock = VirtualClock()
+        await session.run()
+        if beat is not None:
+            kill_mid_beat(killed, beat)
+    def calls(name: str) -> list[dict]:  # a torn line (the kill's) is no call
+        lines = (killed / name).read_text().splitlines()
+        return [e for e in (json.loads(line) for line in lines if line.endswith("}")) if e["type"] == "call"]
+
+    cut, kept = calls("superseded.jsonl"), calls("events.jsonl")
+    assert cut and session.state.tokens == sum(c["input_tokens"] + c["output_tokens"] for c in cut + kept)

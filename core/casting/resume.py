@@ -45,7 +45,8 @@ from promptdesk.core.casting.scene_file import Scene
 from promptdesk.core.formats.registry import get
 from promptdesk.core.providers.spec import ProviderSpec
 from promptdesk.core.record.prompt_log import requests_since
-from promptdesk.core.record.seams import RESTART, find_cut, supersede
+from promptdesk.core.record.events import CallEvent, parse_event_json
+from promptdesk.core.record.seams import RESTART, SUPERSEDED, find_cut, supersede
 from promptdesk.core.engine.session import Session
 
 
@@ -131,6 +132,7 @@ def prepare(run_dir: Path, base_url: str | None = None, *, stopped_too: bool = F
         cut = find_cut(run_dir, reopen_stopped=stopped_too)
         if cut.closed:
             session = journal_step(run_dir, session)
+            count_superseded(session, run_dir)
             session.recorder.lock = lock
             return session
         at = cut.beat
@@ -147,9 +149,29 @@ def prepare(run_dir: Path, base_url: str | None = None, *, stopped_too: bool = F
         session.seam = {"text": text, "reason": RESTART, "beat": session.first_beat, "superseded": len(cut.moved),
                         "unfinished_requests": requests_since(run_dir, cut.since, cut.kept)}
         supersede(run_dir, cut)
+        count_superseded(session, run_dir)
         session.recorder.lock = lock
         session.recorder.reopen(cut.kept)
     except BaseException:
         lock.release()
         raise
     return session
+
+
+def count_superseded(session: Session, run_dir: Path) -> None:
+    """The calls of the beats a resume played again (`superseded.jsonl`, this resume's and any
+    before it) were paid for: their tokens and cost count in the resumed run's state, so that its
+    summary says what the run cost and its budget stops it where the whole run's spend reaches it
+    (`metadata.json` counts them too). A torn line (the kill's) is not a call."""
+    path = Path(run_dir) / SUPERSEDED
+    if not path.is_file():
+        return
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            event = parse_event_json(line)
+        except ValueError:
+            continue
+        if isinstance(event, CallEvent):
+            state = session.state
+            state.tokens, state.cost_usd = state.tokens + event.tokens, state.cost_usd + (event.cost_usd or 0.0)
+            state.unknown_usage += event.unknown
