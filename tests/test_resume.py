@@ -242,7 +242,9 @@ async def test_resume_sends_the_rest_of_the_run_to_a_new_base_url(run_scene, tmp
     assert_nothing_twice(run.dir)
 
 
-async def test_a_run_killed_again_after_a_resume_resumes_again(run_scene, tmp_path):
+async def test_a_run_killed_again_after_a_resume_resumes_again_and_counts_what_it_played_again(run_scene, tmp_path):
+    """... and the cut beats' calls, paid for, count in the resumed run's tokens (its summary line, its
+    budget) as in metadata.json: the second resume counts the first one's too."""
     whole = await run_scene(example_scene("the-apology"), isolation="b", coordinator="C")
     killed = tmp_path / "killed"
     shutil.copytree(whole.dir, killed)
@@ -257,6 +259,13 @@ async def test_a_run_killed_again_after_a_resume_resumes_again(run_scene, tmp_pa
     assert [e.beat for e in read_events(killed) if e.type == "resume"] == [4, 8]
     assert_nothing_twice(killed)
     assert audit_run(killed).clean
+
+    def calls(name: str) -> list[dict]:  # a torn line (the kill's) is no call
+        lines = (killed / name).read_text().splitlines()
+        return [e for e in (json.loads(line) for line in lines if line.endswith("}")) if e["type"] == "call"]
+
+    cut, kept = calls("superseded.jsonl"), calls("events.jsonl")
+    assert cut and session.state.tokens == sum(c["input_tokens"] + c["output_tokens"] for c in cut + kept)
 
 
 def test_silent_beats_on_the_log_count_toward_the_silent_streak(tmp_path):
@@ -364,24 +373,3 @@ async def test_two_resumes_of_one_killed_run_one_finishes_it_the_other_is_refuse
     calls = [e for e in read_events(run.dir) if e.type == "call" and e.beat is not None and e.beat >= 3]
     assert loopback.hits - sent_before == len(calls) > 0, "every call was made once, by one process"
     assert audit_run(run.dir).clean
-
-
-async def test_a_resumed_runs_state_counts_what_the_beats_it_played_again_cost(run_scene, tmp_path):
-    """The cut beat's calls were paid for: the resumed run's tokens (its summary line, its budget) count
-    them, as metadata.json does, and a second resume counts the first one's too."""
-    whole = await run_scene(example_scene("the-apology"), isolation="b", coordinator="C")
-    killed = tmp_path / "killed"
-    shutil.copytree(whole.dir, killed)
-    kill_mid_beat(killed, 4)
-    for beat in (8, None):
-        session = prepare(killed)
-        session.clock = VirtualClock()
-        await session.run()
-        if beat is not None:
-            kill_mid_beat(killed, beat)
-    def calls(name: str) -> list[dict]:  # a torn line (the kill's) is no call
-        lines = (killed / name).read_text().splitlines()
-        return [e for e in (json.loads(line) for line in lines if line.endswith("}")) if e["type"] == "call"]
-
-    cut, kept = calls("superseded.jsonl"), calls("events.jsonl")
-    assert cut and session.state.tokens == sum(c["input_tokens"] + c["output_tokens"] for c in cut + kept)
