@@ -542,3 +542,14 @@ def test_semicolons_separate_header_items_as_commas_do(raw):
 def test_a_semicolon_inside_quotes_or_a_gesture_stays_there():
     speech = parse_speech('[INTERRUPT after "I want; to"; TONE: angry, *looks away; sighs*] "No!"')
     assert (speech.interrupt_after, speech.tone, speech.nonverbal) == ("I want; to", "angry", "looks away; sighs")
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ('**[TO: Bob, TONE: sad]** "I tried."', ("speak", "Bob", "sad", "I tried.")),
+    ("**[SILENT, *looks away*]**", ("silent", None, None, "")),
+    ("**[laughs]** Hi", ("speak", None, None, "**[laughs]** Hi")),
+    ("*[opens the door]* Hi", ("speak", None, None, "*[opens the door]* Hi")),
+])
+def test_a_header_in_markdown_bold_is_still_the_header(raw, expected):
+    speech = parse_speech(raw, {"bob": "Bob"})
+    assert (speech.action, speech.target, speech.tone, speech.content) == expected and speech.raw == raw

@@ -49,6 +49,8 @@ _FLAGS: dict[str, Action] = {"silent": "silent", "react": "react", "speak": "spe
 HEADER_MAX = 2000
 """The most characters a bracket header may span: a `[` not closed within them opens no header (the
 speech is plain), so reading a header costs the same whatever the length of the reply."""
+_BOLD_HEADER = re.compile(r"\*\*(\[.{0,%d}?\])\*\*" % HEADER_MAX, re.DOTALL)
+"""A leading header in Markdown bold (read within `HEADER_MAX` characters)."""
 
 
 @dataclass(frozen=True)
@@ -112,12 +114,16 @@ def parse_speech(text: str, cast: Mapping[str, str] | None = None) -> Speech:
 
     A leading bracket counts as a header only if one of its items is understood (TO:, TONE:,
     any `KEY: value`, INTERRUPT, SILENT, REACT or `*gesture*`), so `[laughs] Hi` and
-    `*[opens the door]* Hi` stay plain speech. Unknown keys are ignored. Brackets nest, so a
+    `*[opens the door]* Hi` stay plain speech; a header in Markdown bold (`**[TO: Bob]** Hi`) is
+    read as the header. Unknown keys are ignored. Brackets nest, so a
     name such as `[Evil]` or `Dr. [Redacted]` may stand in a header.
     """
     raw = text.strip()
     closes = any(is_close_line(line) for line in raw.splitlines())
     header, rest = _split_header(raw, cast or {})
+    bold = _BOLD_HEADER.match(raw) if header is None else None
+    if bold:  # `**[TO: Bob, TONE: sad]** "…"`: a header set in Markdown bold is still the header
+        header, rest = _split_header(bold.group(1) + raw[bold.end():], cast or {})
     if header is None:
         return Speech("speak", _unquote(raw), raw, closes_scene=closes)
     content = "" if header.action in ("silent", "react") else _unquote(rest)
