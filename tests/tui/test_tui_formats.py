@@ -174,3 +174,21 @@ async def test_a_roundtable_stage_shows_the_synthesis_phase_round_counts_and_tha
         for row in (f"Round     {state.round}", f"Phase     {state.phase}", f"Consensus {state.consensus_count}",
                     f"Conflicts {state.conflict_count}", "Answers   not blind (sequential)"):
             assert row in text, row
+
+
+async def test_letters_typed_while_a_button_of_the_escalation_dialog_has_the_focus_go_to_the_decision():
+    """Tab from Accept lands on a button: what is typed next is the operator's own decision, not lost."""
+    from textual.app import App
+    from textual.widgets import Input
+
+    answers = []
+
+    class Host(App):
+        def on_mount(self) -> None:
+            self.push_screen(EscalationModal({"recommendation": "Ship it", "reason": "done"}), answers.append)
+
+    app = Host()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("tab", *"No, wait", "enter")
+        await pilot.pause()
+    assert [(a.decision, a.text) for a in answers] == [("own", "No, wait")]

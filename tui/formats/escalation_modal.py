@@ -11,6 +11,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Key
 from textual.widgets import Button, Input, Label, Static
 
 from promptdesk.tui.dialog import Dialog
@@ -80,15 +81,26 @@ class EscalationModal(Dialog[EscalationAnswer | None]):
             yield Static(recommendation_text(self.details), id="recommendation", markup=False)
             with VerticalScroll():
                 yield Static(escalation_text(self.details), markup=False)
-            yield Input(placeholder="Your own decision (for “Decide myself”)", id="own")
+            yield Input(placeholder="Your own decision (for “Decide myself”)", id="own", select_on_focus=False)
             with Horizontal():
                 yield Button("Accept the recommendation", variant="primary", id="accept")
                 yield Button("Decide myself", id="own-button")
                 yield Button("Continue the discussion", id="continue")
 
     def on_mount(self) -> None:
-        """Enter accepts the recommendation; Tab reaches your own decision and the other answers."""
+        """Enter accepts the recommendation; Tab reaches the other answers and your own decision."""
         self.query_one("#accept", Button).focus()
+
+    def on_key(self, event: Key) -> None:
+        """A letter typed while a button has the focus goes to your own decision (instead of being
+        lost): the field takes the focus and the letter. Space and Enter still press the button."""
+        field = self.query_one("#own", Input)
+        character = event.character
+        if self.focused is not field and character and character.isprintable() and not character.isspace():
+            field.focus()
+            field.insert_text_at_cursor(character)
+            event.stop()
+            event.prevent_default()
 
     @on(Button.Pressed, "#accept")
     def accept(self) -> None:
