@@ -531,19 +531,6 @@ def test_splitter_fed_any_split_reproduces_thinking_and_speech(thinking, speech,
     assert joined["speech"].strip() == parsed.speech.raw
 
 
-@pytest.mark.parametrize("raw", ['[To: Bob; Tone: sad] "I tried."', '[TO: Bob ; TONE: sad] "I tried."',
-                                 '[to: bob;tone: sad] "I tried."'])
-def test_semicolons_separate_header_items_as_commas_do(raw):
-    """Models write `;` between header items too: the target is never `Bob; Tone: sad`."""
-    speech = parse_speech(raw, {"bob": "Bob", "alice": "Alice"})
-    assert (speech.action, speech.target, speech.tone, speech.content) == ("speak", "Bob", "sad", "I tried.")
-
-
-def test_a_semicolon_inside_quotes_or_a_gesture_stays_there():
-    speech = parse_speech('[INTERRUPT after "I want; to"; TONE: angry, *looks away; sighs*] "No!"')
-    assert (speech.interrupt_after, speech.tone, speech.nonverbal) == ("I want; to", "angry", "looks away; sighs")
-
-
 @pytest.mark.parametrize(("raw", "expected"), [
     ('**[TO: Bob, TONE: sad]** "I tried."', ("speak", "Bob", "sad", "I tried.")),
     ("**[SILENT, *looks away*]**", ("silent", None, None, "")),

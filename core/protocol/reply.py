@@ -42,8 +42,6 @@ _INTERRUPT_RE = re.compile(
 )
 _NONVERBAL_RE = re.compile(r"\*([^*]*)\*?")
 _QUOTES = "\"“”"
-_SEPARATORS = ",;"
-"""What separates a header's items."""
 _TO_RE = re.compile(r"\bTO\s*:\s*", re.IGNORECASE)
 _FLAGS: dict[str, Action] = {"silent": "silent", "react": "react", "speak": "speak"}
 HEADER_MAX = 2000
@@ -264,15 +262,14 @@ def _take_cast_target(inner: str, cast: Mapping[str, str]) -> tuple[str, str | N
 
 
 def _ends_item(rest: str) -> bool:
-    """Whether what follows a name ends its header item (nothing more, or a comma or semicolon)."""
+    """Whether what follows a name ends its header item (nothing more, or a comma)."""
     rest = rest.lstrip()
-    return not rest or rest.startswith((",", ";"))
+    return not rest or rest.startswith(",")
 
 
 def _header_items(inner: str) -> list[str]:
-    """Split a header on commas (or semicolons, which models write too: `[To: Bob; Tone: sad]`)
-    outside quotes, asterisks and balanced brackets (a plain split when quotes do not balance, and
-    one that ignores brackets when they do not)."""
+    """Split a header on commas outside quotes, asterisks and balanced brackets (a plain split on
+    commas when quotes do not balance, and one that ignores brackets when they do not)."""
     items, depth_left = _split_items(inner, brackets=True)
     if depth_left:
         items, _ = _split_items(inner, brackets=False)
@@ -289,14 +286,14 @@ def _split_items(inner: str, *, brackets: bool) -> tuple[list[str], int]:
             in_stars = not in_stars
         elif brackets and ch in "[]" and not in_quote:
             depth += 1 if ch == "[" else -1
-        if ch in _SEPARATORS and not in_quote and not in_stars and depth <= 0:
+        if ch == "," and not in_quote and not in_stars and depth <= 0:
             items.append("".join(current))
             current = []
         else:
             current.append(ch)
     items.append("".join(current))
     if in_quote:
-        items = re.split("[,;]", inner)
+        items = inner.split(",")
     return [item.strip() for item in items if item.strip()], depth
 
 
