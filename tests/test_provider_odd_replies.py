@@ -14,22 +14,13 @@ from promptdesk.core.errors import ProviderError
 from promptdesk.core.providers.anthropic_provider import AnthropicProvider
 from promptdesk.core.providers.base import ChatMessage, Request
 from promptdesk.core.providers.openai_provider import OpenAIProvider
-from loopback import FakeSleep, Reply, loopback  # noqa: F401 - fixture
-
-
-@pytest.fixture(params=["anthropic", "openai"])
-def api(request):
-    return request.param
+from loopback import Reply, loopback  # noqa: F401 - fixture
+from test_stream_faults import api, sleep  # noqa: F401 - fixtures: both APIs, the fake sleep
 
 
 @pytest.fixture(params=["plain", "stream"])
 def mode(request):
     return request.param
-
-
-@pytest.fixture
-def sleep():
-    return FakeSleep()
 
 
 @pytest.fixture(autouse=True)

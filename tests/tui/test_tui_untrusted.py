@@ -105,22 +105,22 @@ async def test_the_palette_lists_names_and_changes_written_as_markup_literally(t
     import json
     import shutil
 
-    app = create_app(session=ScriptedSession(dict(CROWD)))
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+p", *"thinking")
-        await wait_for(pilot, lambda: "Hide thinking: [/]" in screen_text(app), "the palette's pane commands")
-        assert "Hide thinking: [bold]Bo[/] [link=https://x.example]here[/link]" in screen_text(app)
-        assert app.is_running and app.return_code is None
-
+    await palette_shows(create_app(session=ScriptedSession(dict(CROWD))), (100, 30), "thinking",
+                        "Hide thinking: [/]", "Hide thinking: [bold]Bo[/] [link=https://x.example]here[/link]")
     fixture = Path(__file__).parent / "fixtures" / "replay-run"
     parent, take = shutil.copytree(fixture, tmp_path / "parent"), shutil.copytree(fixture, tmp_path / "take")
     change = {"event": "[/] The [@click=app.quit]phone[/] rings"}
     (take / "private.json").write_text(json.dumps({"take": {"parent": str(parent), "beat": 1, "change": change}}))
-    app = create_app(replay=parent)
-    async with app.run_test(size=(140, 30)) as pilot:
+    await palette_shows(create_app(replay=parent), (140, 30), "take", "Take: take",
+                        'world event "[/] The [@click=app.quit]phone[/] rings"')
+
+
+async def palette_shows(app, size: tuple[int, int], typed: str, ready: str, literal: str) -> None:
+    """Type `typed` into the palette: once `ready` shows, `literal` is on screen as written, and the
+    app still runs (no markup read, no action run)."""
+    async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        await pilot.press("ctrl+p", *"take")
-        await wait_for(pilot, lambda: "Take: take" in screen_text(app), "the palette's take command")
-        assert 'world event "[/] The [@click=app.quit]phone[/] rings"' in screen_text(app)
+        await pilot.press("ctrl+p", *typed)
+        await wait_for(pilot, lambda: ready in screen_text(app), f"the palette's commands for {typed!r}")
+        assert literal in screen_text(app)
         assert app.is_running and app.return_code is None
