@@ -1,7 +1,7 @@
 """`--protocol` / `protocol:` concern scene actors: a collaboration keeps its envelopes and personas, a
 roundtable its YAML and prompts (the setting is ignored with a notice, in the wizard too);
 `--schema-format` reaches an openai-compatible server from the command line; and an HTTP error on a
-request that carried a JSON schema names the setting to change."""
+request that carried a JSON schema names the setting to change, unless its cause is another one."""
 
 from __future__ import annotations
 
@@ -67,3 +67,18 @@ def test_an_http_error_on_a_schema_request_names_the_setting_to_change(tmp_path,
     assert code != 0 or "unable to respond" in err
     said = (out / "events.jsonl").read_text() + (out / "debug.log").read_text()
     assert "--schema-format json_object" in said and "llama-cpp-python" in said and "--protocol tags" in said
+
+
+@pytest.mark.parametrize("status, message", [
+    (400, "This model's maximum context length is 8192 tokens; your messages resulted in 9120 tokens"),
+    (400, "Requested tokens (9120) exceed context window of 8192"),
+    (500, "Internal server error"),
+    (503, "The server is overloaded"),
+    (413, "Request entity too large"),
+])
+def test_an_error_with_another_cause_carries_no_schema_hint(tmp_path, capsys, status, message):
+    with LoopbackServer(Reply(status=status, error_message=message)) as server:
+        _, _, out = batch_run(capsys, tmp_path, served_scene(tmp_path, server), "--protocol", "json")
+    said = (out / "events.jsonl").read_text() + (out / "debug.log").read_text()
+    assert message.split()[0] in said, "the server's own words are kept"
+    assert "--schema-format" not in said and "--protocol tags" not in said

@@ -17,12 +17,16 @@ Usage maps `prompt_tokens` minus cached (and reported cache-write) tokens to inp
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from promptdesk.core.errors import InvalidConfig, ProviderError
 from promptdesk.core.providers.base import Request, Usage
 from promptdesk.core.providers.bodies import error_status
 from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail
+
+_OTHER_CAUSE = re.compile(r"context|maximum|too (long|large|many)|exceed", re.IGNORECASE)
+"""Words by which a refused request names a cause other than its response_format."""
 
 NO_KEY = "not-needed"
 
@@ -120,14 +124,15 @@ class OpenAIProvider(RemoteProvider):
         return "".join(stream.pieces), usage
 
     def _schema_refused(self, exc: Exception, request: Request) -> Exception:
-        """An HTTP error answering a request that carried a JSON schema names the setting to change
-        (`--schema-format`, `schema_format:`, or the tag protocol); any other error is returned as it is."""
+        """A refusal of the request's form (400 or 422) answering a request that carried a JSON schema
+        names the setting to change (`--schema-format`, `schema_format:`, or the tag protocol), unless it
+        names another cause (the context window, the token limit); any other error is returned as it is."""
         import openai
 
-        if request.json_schema is None or not isinstance(exc, openai.APIStatusError) or exc.status_code in (401, 403, 429):
+        if request.json_schema is None or not isinstance(exc, openai.APIStatusError) or exc.status_code not in (400, 422):
             return exc
         error = self._translate(exc)
-        if error is None:
+        if error is None or _OTHER_CAUSE.search(error.message):
             return exc
         other = "json_object" if self.schema_format == "json_schema" else "json_schema"
         how = (f"give --schema-format {other} (llama-cpp-python's server takes only json_object), or schema_format: "
