@@ -16,6 +16,7 @@ import yaml
 from promptdesk.core.casting.branch import Change, prepare_branch
 from promptdesk.core.cli.main import main
 from promptdesk.core.clock import VirtualClock
+from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.record.audit import audit_run
 from promptdesk.core.record.prompt_log import read_prompts
 from promptdesk.core.record.recorder import read_events
@@ -101,7 +102,7 @@ def test_a_take_with_no_change_plays_the_parents_beats_again_exactly(runs, tmp_p
 def test_a_change_reaches_the_actors_at_the_beat_and_only_then(runs, tmp_path):
     parent = runs / "b"
     assert branch(parent, 4, tmp_path / "event", "--event", "The lights go out") == 0
-    assert branch(parent, 4, tmp_path / "note", "--note", "Say what you knew and when", "--to", "bob") == 0
+    assert branch(parent, 4, tmp_path / "note", "--note", "Say what you knew and when", "--to", "BOB") == 0
     for take in (tmp_path / "event", tmp_path / "note"):
         log = read_events(take)
         at = [i for i, e in enumerate(log) if e.type == "branch"][0]
@@ -189,7 +190,7 @@ async def test_a_killed_take_resumes_and_plays_on_as_the_take(run_scene, tmp_pat
 def test_refusals_name_what_to_fix_and_make_nothing(runs, tmp_path, capsys):
     parent = runs / "b"
     cases = [(["--at-beat", "99"], "never began beat 99"), (["--at-beat", "2", "--to", "bob"], "give the note too"),
-             (["--at-beat", "2", "--note", "Hush", "--to", "zed"], "no actor 'zed'"),
+             (["--at-beat", "2", "--note", "Hush", "--to", "zed"], "--to zed: names no actor in this run"),
              (["--at-beat", "2", "--event", " "], "--event needs a text"), (["--at-beat", "-1"], "0 or more")]
     for args, message in cases:
         assert main(["branch", str(parent), *args, "--out", str(tmp_path / "take")]) == 2
@@ -311,3 +312,16 @@ async def test_a_take_of_a_resumed_run_inherits_its_superseded_attempts_of_earli
     assert own_part(tmp_path / "late") == from_beat(resumed, 7)
     for take in ("late", "early"):
         assert audit_run(tmp_path / take).clean
+
+
+def test_a_notes_actor_is_named_by_slug_or_character_name_in_any_case():
+    cast = {"maria-stern": {"name": "Maria Stern"}, "sam-reed": {"name": "Sam Reed"},
+            "ann": {"name": "Ann"}, "ann-2": {"name": "ANN"}}
+    for given, slug in [("maria-stern", "maria-stern"), ("Maria Stern", "maria-stern"), ("  maria   STERN ", "maria-stern"),
+                        ("ＳＡＭ ＲＥＥＤ", "sam-reed"), ("SAM-REED", "sam-reed"), ("ann-2", "ann-2")]:
+        assert Change(note="Hush", to=given).check(cast).to == slug, given
+    for given, why in [("Ann", "names 2 actors"), ("Maria", "names no actor")]:
+        with pytest.raises(InvalidConfig) as refused:
+            Change(note="Hush", to=given).check(cast)
+        assert why in str(refused.value) and "maria-stern (Maria Stern)" in str(refused.value)
+    assert Change(event="Rain").check(cast) == Change(event="Rain")

@@ -84,7 +84,7 @@ def test_a_sweep_of_takes_refuses_what_it_cannot_run(swept, tmp_path, capsys):
                  "--out", str(tmp_path / "b")]) == 2
     assert "never began beat 99" in capsys.readouterr().err
     assert sweep(swept / "parent", tmp_path / "c", "--note", "Hush", "--to", "zed") == 2
-    assert "no actor 'zed'" in capsys.readouterr().err
+    assert "--to zed: names no actor" in capsys.readouterr().err
     assert not any((tmp_path / n).exists() for n in "abc")
 
 

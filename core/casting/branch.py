@@ -78,19 +78,19 @@ def _claim(parent: Path, beat: int, out: Path | None) -> FolderLock:
     return claim_out(Path(out)) if out else claim_fresh(parent.parent, f"{parent.name}-take{beat}")
 
 
-def check_branch(parent: Path, beat: int, change: Change) -> tuple[dict[str, Any], Prefix, dict[str, Any]]:
+def check_branch(parent: Path, beat: int, change: Change) -> tuple[dict[str, Any], Prefix, dict[str, Any], Change]:
     """Everything that can refuse a take, before anything is made: the parent's start record, its
-    record up to the beat, and the take's start record."""
+    record up to the beat, the take's start record and the change with its actor as a slug."""
     record = read_private(parent)
     refuse_format(parent, record)
     if beat < 0:
         raise InvalidConfig(f"--at-beat must be 0 or more, not {beat}")
-    change.check(record["cast"])
+    change = change.check(record["cast"])
     prefix = split_at_beat(parent, beat)
     taken = take_record(record, parent, beat, change)
     specs = [ProviderSpec.model_validate(s) for s in [*taken["providers"].values(), *([taken["judge"]] if taken.get("judge") else [])]]
     check_budget(record.get("budget_usd"), specs)
-    return record, prefix, taken
+    return record, prefix, taken, change
 
 
 def prepare_branch(parent: Path, beat: int, change: Change = Change(), *, out: Path | None = None,
@@ -99,7 +99,7 @@ def prepare_branch(parent: Path, beat: int, change: Change = Change(), *, out: P
     to `run()`. Raises `NotARun` when `parent` is not a run, `InvalidConfig` (nothing made) when the
     beat was never begun, the format cannot be branched or the change does not fit."""
     parent = Path(parent).resolve()
-    record, prefix, taken = check_branch(parent, beat, change)
+    record, prefix, taken, change = check_branch(parent, beat, change)
     notes = (parent / "notes.md").read_text(encoding="utf-8") if (parent / "notes.md").exists() else ""
     names = {slug: str(member.get("name") or slug) for slug, member in record["cast"].items()}
     notes += f"\n- Take of {parent.name} from beat {beat}: {describe_change(change.record(), names)}.\n"

@@ -1,4 +1,4 @@
-"""`promptdesk branch RUN_DIR --at-beat K [--event TEXT] [--note TEXT [--to SLUG]] [--seed N]
+"""`promptdesk branch RUN_DIR --at-beat K [--event TEXT] [--note TEXT [--to ACTOR]] [--seed N]
 [--provider P] [--model M] [--base-url URL] [--out DIR] [--quiet]`: take a scene again from beat K.
 
 The take is a new run folder whose record up to the start of beat K is the parent's (copied, never
@@ -34,7 +34,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--at-beat", dest="at_beat", type=beat_number, required=True, metavar="K", help="the beat the take starts from")
     p.add_argument("--event", help="a world event every actor receives at beat K")
     p.add_argument("--note", help="a director's note delivered at beat K (to everyone, or to --to)")
-    p.add_argument("--to", metavar="SLUG", help="the actor the --note is for")
+    p.add_argument("--to", metavar="ACTOR", help="the actor the --note is for: a slug or a character name")
     p.add_argument("--seed", type=int, help="another seed for the rest of the scene")
     p.add_argument("--provider", choices=provider_flags.PROVIDERS, help="take the rest of the scene with another provider")
     p.add_argument("--model", help="take the rest of the scene with another model")

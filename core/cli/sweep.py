@@ -24,7 +24,7 @@ from promptdesk.core.experiments.progress import Progress
 
 
 EPILOG = """A sweep of takes (promptdesk sweep --branch-from RUN_DIR --at-beat K (--event TEXT | --note TEXT
-[--to SLUG]) --seeds 1-10 [--concurrency N] [--budget-usd X] [--out DIR]) takes one run again from beat K
+[--to ACTOR]) --seeds 1-10 [--concurrency N] [--budget-usd X] [--out DIR]) takes one run again from beat K
 over the seeds, with the change and without it; `promptdesk sweep --branch-from RUN_DIR --help` lists its flags.
 
 Re-running the same command resumes the sweep in its folder: done runs are kept, the rest are played."""

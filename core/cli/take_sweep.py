@@ -1,4 +1,4 @@
-"""`promptdesk sweep --branch-from RUN_DIR --at-beat K (--event TEXT | --note TEXT [--to SLUG]) --seeds 1-10`:
+"""`promptdesk sweep --branch-from RUN_DIR --at-beat K (--event TEXT | --note TEXT [--to ACTOR]) --seeds 1-10`:
 take one run again from beat K over many seeds, with the change and without it (`promptdesk.core.experiments.take_sweep`).
 
 Exit codes as `promptdesk sweep`: 0 when every planned take has a result, 1 when a take failed or the
@@ -34,7 +34,7 @@ def parser() -> argparse.ArgumentParser:
                    help="the beat every take starts from")
     p.add_argument("--event", help="the world event of the `change` takes, at beat K")
     p.add_argument("--note", help="the director's note of the `change` takes, at beat K (to everyone, or --to)")
-    p.add_argument("--to", metavar="SLUG", help="the actor the --note is for")
+    p.add_argument("--to", metavar="ACTOR", help="the actor the --note is for: a slug or a character name")
     p.add_argument("--seeds", required=True, help="e.g. 1-10 or 1,3,5: one take with and one without the change each")
     p.add_argument("--base-url", dest="base_url", metavar="URL", help="a new address for the takes' remote providers")
     p.add_argument("--concurrency", type=positive_int, default=4, metavar="N", help="takes at once (default 4)")

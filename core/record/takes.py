@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from promptdesk.core.characters.name_gate import normalised
 from promptdesk.core.errors import InvalidConfig, NotARun
 from promptdesk.core.record.events import BaseEvent, parse_event_json
 from promptdesk.core.record.private import FILE as PRIVATE
@@ -54,16 +55,35 @@ class Change:
         """The change as the `branch` event and `metadata.json` record it (only what was given)."""
         return {k: v for k, v in asdict(self).items() if v is not None}
 
-    def check(self, cast: dict[str, Any]) -> None:
-        """A note's actor must be in the cast; texts must say something; `to` needs a note."""
+    def check(self, cast: dict[str, Any]) -> Change:
+        """This change with `to` as the cast's slug, refused when it does not fit: texts must say
+        something, `to` needs a note and must name one actor of `cast` (slug to start record), by
+        slug or by character name, in any case."""
         for name in ("event", "note"):
             text = getattr(self, name)
             if text is not None and not text.strip():
                 raise InvalidConfig(f"--{name} needs a text")
-        if self.to is not None and self.note is None:
+        if self.to is None:
+            return self
+        if self.note is None:
             raise InvalidConfig("--to names who gets a --note: give the note too")
-        if self.to is not None and self.to not in cast:
-            raise InvalidConfig(f"--to {self.to}: no actor '{self.to}' in this run (cast: {', '.join(cast)})")
+        return replace(self, to=_actor(self.to, cast))
+
+
+def _actor(to: str, cast: dict[str, Any]) -> str:
+    """The slug of the one actor of `cast` that `to` names (its slug or its name, case and width
+    folded), or a refusal that lists the cast."""
+    if to in cast:
+        return to
+    names = {slug: str((member or {}).get("name") or slug) if isinstance(member, dict) else slug
+             for slug, member in cast.items()}
+    wanted = normalised(to)
+    found = [slug for slug, name in names.items() if wanted in (normalised(slug), normalised(name))]
+    if len(found) == 1:
+        return found[0]
+    listed = ", ".join(f"{slug} ({name})" if name != slug else slug for slug, name in names.items())
+    why = f"names {len(found)} actors" if found else "names no actor"
+    raise InvalidConfig(f"--to {to}: {why} in this run; give one of the cast by slug or name: {listed}")
 
 
 @dataclass
