@@ -19,6 +19,7 @@ from promptdesk.core.clock import VirtualClock
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.record.audit import audit_run
 from promptdesk.core.record.prompt_log import read_prompts
+from promptdesk.core.record.takes import describe_change
 from promptdesk.core.record.recorder import read_events
 from helpers import CHARACTERS, example_scene, make_scene
 from test_resume import assert_nothing_twice, kill_mid_beat
@@ -191,7 +192,9 @@ def test_refusals_name_what_to_fix_and_make_nothing(runs, tmp_path, capsys):
     parent = runs / "b"
     cases = [(["--at-beat", "99"], "never began beat 99"), (["--at-beat", "2", "--to", "bob"], "give the note too"),
              (["--at-beat", "2", "--note", "Hush", "--to", "zed"], "--to zed: names no actor in this run"),
-             (["--at-beat", "2", "--event", " "], "--event needs a text"), (["--at-beat", "-1"], "0 or more")]
+             (["--at-beat", "2", "--event", " "], "--event needs a text"), (["--at-beat", "-1"], "0 or more"),
+             (["--at-beat", "2", "--model", "gpt-9"], "--model gpt-9: every call of this take goes to the offline"),
+             (["--at-beat", "2", "--base-url", "http://127.0.0.1:9/v1"], "takes no model and no server")]
     for args, message in cases:
         assert main(["branch", str(parent), *args, "--out", str(tmp_path / "take")]) == 2
         assert message in capsys.readouterr().err
@@ -325,3 +328,32 @@ def test_a_notes_actor_is_named_by_slug_or_character_name_in_any_case():
             Change(note="Hush", to=given).check(cast)
         assert why in str(refused.value) and "maria-stern (Maria Stern)" in str(refused.value)
     assert Change(event="Rain").check(cast) == Change(event="Rain")
+
+
+def test_a_change_is_described_by_what_it_changes():
+    assert describe_change({"model": "gpt-9"}) == "model gpt-9"
+    assert describe_change({"provider": "openai", "model": "gpt-9"}) == "provider openai, model gpt-9"
+    assert describe_change({"provider": "anthropic"}) == "provider anthropic"
+    assert describe_change({"note": "Hush", "to": "bob", "seed": 3}, {"bob": "Bob"}) == 'note to Bob: "Hush"; seed 3'
+    assert describe_change({}) == "no change"
+
+
+def test_a_take_on_another_provider_sends_the_rest_to_it_and_never_the_inherited_beats(runs, tmp_path, monkeypatch):
+    """`--provider`/`--model`/`--base-url`: beats before K stay the parent's (never sent again); from K on,
+    every request goes to the new server with the new model, and the record says so."""
+    from loopback import LoopbackServer, Reply
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
+    turn = Reply(text='<thinking>Hold steady.</thinking><speech>[TONE: calm] "Go on."</speech>')
+    with LoopbackServer(turn) as server:
+        assert branch(runs / "b", 4, tmp_path / "take", "--provider", "openai-compatible", "--model", "llama3",
+                      "--base-url", server.url("/v1")) == 0
+        bodies = [r.body for r in server.requests]
+    take = tmp_path / "take"
+    sent = [r for r in read_prompts(take) if r.beat >= 4]
+    assert sent and len(bodies) >= len(sent) and {b["model"] for b in bodies} == {"llama3"}
+    assert [r.text for r in read_prompts(take) if r.beat < 4] == [r.text for r in read_prompts(runs / "b") if r.beat < 4]
+    meta = json.loads((take / "metadata.json").read_text())
+    assert meta["change"] == {"provider": "openai-compatible", "model": "llama3"}
+    assert "provider openai-compatible, model llama3" in (take / "notes.md").read_text()
+    assert audit_run(take).clean

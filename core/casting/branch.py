@@ -44,7 +44,7 @@ def _respec(data: dict[str, Any], change: Change) -> dict[str, Any]:
         update["name"] = change.provider
         if change.provider != spec.name:
             update |= {"model": None, "base_url": None}
-    if change.model:
+    if change.model and update.get("name", spec.name) != "offline":
         update["model"] = change.model
     return (spec.model_copy(update=update) if update else spec).model_dump(mode="json")
 
@@ -78,7 +78,8 @@ def _claim(parent: Path, beat: int, out: Path | None) -> FolderLock:
     return claim_out(Path(out)) if out else claim_fresh(parent.parent, f"{parent.name}-take{beat}")
 
 
-def check_branch(parent: Path, beat: int, change: Change) -> tuple[dict[str, Any], Prefix, dict[str, Any], Change]:
+def check_branch(parent: Path, beat: int, change: Change,
+                 base_url: str | None = None) -> tuple[dict[str, Any], Prefix, dict[str, Any], Change]:
     """Everything that can refuse a take, before anything is made: the parent's start record, its
     record up to the beat, the take's start record and the change with its actor as a slug."""
     record = read_private(parent)
@@ -89,8 +90,19 @@ def check_branch(parent: Path, beat: int, change: Change) -> tuple[dict[str, Any
     prefix = split_at_beat(parent, beat)
     taken = take_record(record, parent, beat, change)
     specs = [ProviderSpec.model_validate(s) for s in [*taken["providers"].values(), *([taken["judge"]] if taken.get("judge") else [])]]
+    _refuse_unplayed(change, base_url, specs)
     check_budget(record.get("budget_usd"), specs)
     return record, prefix, taken, change
+
+
+def _refuse_unplayed(change: Change, base_url: str | None, specs: list[ProviderSpec]) -> None:
+    """`--model` or `--base-url` when every call of the take goes to the offline improviser, which takes
+    neither: refused, naming the flag and what to add (as a new run's are)."""
+    given = [f"{flag} {value}" for flag, value in (("--model", change.model), ("--base-url", base_url)) if value]
+    if given and all(spec.name == "offline" for spec in specs):
+        raise InvalidConfig(f"{' and '.join(given)}: every call of this take goes to the offline improviser, which "
+                            "takes no model and no server; add --provider (anthropic, openai, openai-compatible, "
+                            "claude-code), or drop the flag")
 
 
 def prepare_branch(parent: Path, beat: int, change: Change = Change(), *, out: Path | None = None,
@@ -99,7 +111,7 @@ def prepare_branch(parent: Path, beat: int, change: Change = Change(), *, out: P
     to `run()`. Raises `NotARun` when `parent` is not a run, `InvalidConfig` (nothing made) when the
     beat was never begun, the format cannot be branched or the change does not fit."""
     parent = Path(parent).resolve()
-    record, prefix, taken, change = check_branch(parent, beat, change)
+    record, prefix, taken, change = check_branch(parent, beat, change, base_url)
     notes = (parent / "notes.md").read_text(encoding="utf-8") if (parent / "notes.md").exists() else ""
     names = {slug: str(member.get("name") or slug) for slug, member in record["cast"].items()}
     notes += f"\n- Take of {parent.name} from beat {beat}: {describe_change(change.record(), names)}.\n"

@@ -148,7 +148,8 @@ class TakeSweep(Sweep):
         if self.plan.event is None and self.plan.note is None:
             raise InvalidConfig("a sweep of takes measures one change: give --event TEXT or --note TEXT")
         for condition in CONDITIONS:
-            check_branch(self.parent, self.plan.at_beat, self.plan.change(TakeCombination(condition, self.plan.seeds[0])))
+            check_branch(self.parent, self.plan.at_beat, self.plan.change(TakeCombination(condition, self.plan.seeds[0])),
+                         self.plan.base_url)
 
     FOLDER = (TAKES_PLAN, "a sweep of takes", "a sweep of takes")
 

@@ -198,7 +198,7 @@ def inherited(events: list[BaseEvent]) -> int:
 
 def describe_change(change: dict[str, Any], names: dict[str, str] | None = None) -> str:
     """A change in a few words: `world event "…"`, `note to Bob: "…"` (the actor by its name in `names`,
-    else its slug), `seed 3`, `model x`; or `no change`."""
+    else its slug), `seed 3`, `provider p, model m`, `model m`; or `no change`."""
     parts = []
     if change.get("event"):
         parts.append(f'world event "{change["event"]}"')
@@ -207,8 +207,10 @@ def describe_change(change: dict[str, Any], names: dict[str, str] | None = None)
         parts.append(f'note to {(names or {}).get(to, to) if to else "everyone"}: "{change["note"]}"')
     if change.get("seed") is not None:
         parts.append(f"seed {change['seed']}")
-    if change.get("provider") or change.get("model"):
-        parts.append("provider " + ":".join(str(change[k]) for k in ("provider", "model") if change.get(k)))
+    if change.get("provider"):
+        parts.append(f"provider {change['provider']}" + (f", model {change['model']}" if change.get("model") else ""))
+    elif change.get("model"):
+        parts.append(f"model {change['model']}")
     return "; ".join(parts) or "no change"
 
 
