@@ -127,6 +127,25 @@ def test_examples_marker_and_read_only_folders_send_journals_to_the_store(tmp_pa
     assert stored.startswith("Ann's shipped memory.") and "— Meet" in stored
 
 
+def test_the_characters_promptdesk_ships_are_never_written_even_without_their_marker(tmp_path, monkeypatch):
+    """An install is not a folder the operator owns: the package's own characters keep their journals
+    in the store whether or not the marker file made it into the install (a writable site-packages,
+    whose files may be hard links into an installer's cache, is never changed by a run)."""
+    from promptdesk import resources
+    monkeypatch.chdir(tmp_path)
+    package = tmp_path / "site" / "promptdesk"
+    shipped = package / "characters"
+    own_character(shipped, "ann", "Ann's shipped memory.\n")
+    own_character(shipped, "ben")
+    monkeypatch.setattr(resources, "characters_dir", lambda: shipped)
+    before = tree(shipped)
+    scene = scene_file(tmp_path / "scenes")
+    assert batch(scene, tmp_path / "run", "--characters-dir", str(shipped)) == 0
+    assert tree(shipped) == before
+    stored = (tmp_path / "scenes" / ".promptdesk" / "journals" / "ann.md").read_text()
+    assert stored.startswith("Ann's shipped memory.") and "— Meet" in stored
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root ignores folder permissions")
 def test_a_read_only_character_folder_is_never_written(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
