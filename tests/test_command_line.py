@@ -133,6 +133,17 @@ class TestScenesByName:
         assert main(["--batch", "the-apology", *PLAY]) == 2
         assert "ann" in capsys.readouterr().err, "./scenes/the-apology.yaml was read, not the example"
 
+    def test_a_missing_path_named_like_an_example_points_at_the_example_and_init(self, tmp_path, monkeypatch, capsys):
+        """`scenes/morning-kitchen.yaml` copied from a page, in a folder `init` never made: the refusal
+        says that the example of that name plays by name, and how to get the file."""
+        monkeypatch.chdir(tmp_path)
+        assert main(["--batch", "scenes/morning-kitchen.yaml", *PLAY]) == 2
+        err = capsys.readouterr().err
+        assert "no scene file scenes/morning-kitchen.yaml" in err
+        assert "`morning-kitchen` is an example Promptdesk ships" in err and "promptdesk init" in err
+        assert main(["--batch", "scenes/no-such-scene.yaml", *PLAY]) == 2
+        assert "example" not in capsys.readouterr().err, "no example is claimed for a name none has"
+
     def test_characters_and_strategies_beside_a_scene_file_are_found(self, tmp_path, monkeypatch):
         project = tmp_path / "project"
         assert main(["init", str(project)]) == 0
@@ -174,6 +185,15 @@ class TestInit:
         assert "the-apology.yaml" in err and "README.md" in err and "writes nothing" in err
         assert sorted(p for p in tmp_path.rglob("*")) == before
         assert (tmp_path / "README.md").read_text() == "mine\n"
+
+    def test_init_says_the_next_command_as_it_can_be_pasted(self, tmp_path, monkeypatch, capsys):
+        monkeypatch.chdir(tmp_path)
+        assert main(["init", "my stage's ü"]) == 0
+        assert capsys.readouterr().err.splitlines()[-1] == """Next: cd 'my stage'"'"'s ü' && promptdesk"""
+        (tmp_path / "here").mkdir()
+        monkeypatch.chdir(tmp_path / "here")
+        assert main(["init"]) == 0
+        assert capsys.readouterr().err.splitlines()[-1] == "Next: promptdesk", "no `cd .` into where you are"
 
     def test_init_into_a_file_is_refused(self, tmp_path, capsys):
         (tmp_path / "f").write_text("")

@@ -10,6 +10,7 @@ their profiles.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -81,6 +82,7 @@ def main(argv: list[str]) -> int:
         for path in written:
             path.unlink(missing_ok=True)
         return refuse(f"INVALID_CONFIG: cannot write into {folder} ({exc.strerror or exc}); nothing was kept")
+    into = "" if folder == Path(".") else f"cd {shlex.quote(str(folder))} && "
     print(f"Wrote {len(files)} files into {folder}: scenes/, characters/, strategies/ and README.md.\n"
-          f"Next: cd {folder} && promptdesk", file=sys.stderr)
+          f"Next: {into}promptdesk", file=sys.stderr)
     return EXIT_CLOSED
