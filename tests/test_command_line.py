@@ -36,13 +36,37 @@ class TestNeverHangs:
         assert done.returncode == 2, done.stderr
         if args == ("version",):
             assert "Did you mean: --version?" in done.stderr
+        elif args[:1] == ("replay",):
+            assert "the console needs a terminal" in done.stderr and "promptdesk metrics runs/x" in done.stderr
         else:
             assert "the console needs a terminal" in done.stderr and "--batch" in done.stderr
+
+    def test_the_refusal_names_the_stream_that_is_not_a_terminal(self, tmp_path):
+        """Run from a terminal with its output piped (`promptdesk | less`): stdout alone is named."""
+        import pty
+        import os
+        keyboard, terminal = pty.openpty()
+        try:
+            started = time.monotonic()
+            done = subprocess.run([sys.executable, "-m", "promptdesk"], cwd=tmp_path, stdin=terminal,
+                                  capture_output=True, text=True, timeout=5)
+        finally:
+            os.close(keyboard)
+            os.close(terminal)
+        assert time.monotonic() - started < 5 and done.returncode == 2
+        assert "the console needs a terminal (stdout is not one here)" in done.stderr, done.stderr
+
+    def test_a_replay_without_a_terminal_points_at_what_reads_a_run_without_the_console(self, tmp_path):
+        done = promptdesk("replay", "runs/my run", cwd=tmp_path)
+        assert done.returncode == 2
+        assert "(stdin and stdout are not one here)" in done.stderr
+        assert "promptdesk metrics 'runs/my run', or its transcript.md" in done.stderr, done.stderr
 
     def test_compare_tui_without_a_terminal_is_refused(self, tmp_path):
         assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "run")]) == 0
         done = promptdesk("compare", "run", "--tui", cwd=tmp_path)
         assert done.returncode == 2 and "the console needs a terminal" in done.stderr
+        assert "without --tui the comparison is printed" in done.stderr
 
 
 class TestHelp:
