@@ -125,3 +125,20 @@ def test_the_wheel_installs_with_one_import_name_and_plays_from_an_empty_folder(
     assert damaged.returncode == 2
     assert "actor/system-prompt.md is missing" in damaged.stderr and "reinstall promptdesk" in damaged.stderr
     assert time.monotonic() - started < 240
+
+
+def test_make_with_a_python_without_pip_says_what_to_do_and_takes_a_uv_you_have(tmp_path):
+    """`make run` needs only Python, but the uv bootstrap goes through pip, which Debian's and Ubuntu's
+    python3 lack: the Makefile says so and names both ways on (nothing is fetched). A uv given as
+    `make UV=/abs/uv` is used as given, by the suite's own subprocesses too."""
+    for name in ("Makefile", "uv.lock", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    bare = tmp_path / "bare"
+    made = run(sys.executable, "-m", "venv", "--without-pip", bare, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    done = run("make", f"PY={bare / 'bin' / 'python'}", "run", cwd=tmp_path, timeout=30)
+    assert done.returncode != 0
+    assert f"{bare / 'bin' / 'python'} has no pip, which fetches uv" in done.stderr, done.stderr
+    assert "make UV=$(command -v uv) run" in done.stderr and not (tmp_path / ".uv").exists()
+    planned = run("make", "-n", f"UV={uv()}", "test", cwd=tmp_path)
+    assert f"UV={uv()} " in planned.stdout and "//" not in planned.stdout.split("pytest")[0], planned.stdout
