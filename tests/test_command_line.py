@@ -219,6 +219,13 @@ class TestInit:
         assert main(["init"]) == 0
         assert capsys.readouterr().err.splitlines()[-1] == "Next: promptdesk", "no `cd .` into where you are"
 
+    def test_init_where_a_file_stands_for_one_of_its_folders_names_that_file(self, tmp_path, capsys):
+        (tmp_path / "scenes").write_text("my notes\n")
+        assert main(["init", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert f"{tmp_path / 'scenes'} (a file, where init writes a folder)" in err and "writes nothing" in err, err
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["scenes"]
+
     def test_init_into_a_file_is_refused(self, tmp_path, capsys):
         (tmp_path / "f").write_text("")
         assert main(["init", str(tmp_path / "f")]) == 2
