@@ -17,8 +17,11 @@ export UV_PYTHON := $(PY)
 .PHONY: run test test-lowest demo bench bench-local upgrade docs clean
 
 # uv itself, from PyPI, into .uv/ (first run only); it then makes .venv and installs from the lock.
+# A Python without pip (Debian and Ubuntu ship python3 without it) is told what to do, or use a uv you
+# have: `make UV=$(command -v uv) run`.
 $(UV):
 	@echo "Fetching the uv installer $(UV_VERSION) from PyPI (first run only)..."
+	@$(PY) -m pip --version >/dev/null 2>&1 || { echo "$(PY) has no pip, which fetches uv: install pip (Debian, Ubuntu: sudo apt install python3-pip), or use a uv you have: make UV=\$$(command -v uv) $(or $(MAKECMDGOALS),run)" >&2; exit 2; }
 	$(PY) -m pip install --quiet --disable-pip-version-check --target $(UV_DIR) uv==$(UV_VERSION)
 
 # The console's needs only: no test tools in the run path.
@@ -37,7 +40,7 @@ run: $(RUN_STAMP)
 	$(BIN)/promptdesk scenes/the-apology.yaml
 
 test: $(TEST_STAMP)
-	UV=$(CURDIR)/$(UV) $(BIN)/python -m pytest -n 2
+	UV=$(abspath $(UV)) $(BIN)/python -m pytest -n 2
 
 demo: $(RUN_STAMP)
 	$(BIN)/promptdesk --batch scenes/the-apology.yaml --isolation b --coordinator C --provider offline --seed 7
@@ -55,7 +58,7 @@ test-lowest: | $(UV)
 	$(LOWEST)/bin/python -c "import tomllib; print('\n'.join(d.replace('>=', '==') for d in tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > $(LOWEST)/lowest.txt
 	$(UV) pip install --python $(LOWEST)/bin/python -r $(LOWEST)/lowest.txt
 	$(UV) pip install --quiet --python $(LOWEST)/bin/python --no-deps -e .
-	UV=$(CURDIR)/$(UV) $(LOWEST)/bin/python -m pytest -n 2
+	UV=$(abspath $(UV)) $(LOWEST)/bin/python -m pytest -n 2
 
 # The docs site: regenerate the reference pages from the code, then build and serve it locally.
 docs: $(TEST_STAMP)
@@ -68,7 +71,7 @@ upgrade: | $(UV)
 	$(UV) lock --upgrade
 	$(UV) sync --frozen --inexact --extra claude-code
 	@touch $(TEST_STAMP) $(RUN_STAMP)
-	UV=$(CURDIR)/$(UV) $(BIN)/python -m pytest -n 2
+	UV=$(abspath $(UV)) $(BIN)/python -m pytest -n 2
 
 # Opt-in, not part of `test`: a real local model (llama-cpp-python's server, Gemma 3 270M) in its own venv.
 LLAMA_VENV ?= .venv-llama

@@ -191,3 +191,16 @@ def test_a_world_event_after_the_last_beat_is_named_before_the_run(tmp_path, cap
     assert "The lights go out" in err and "beat 7" in err and "after the scene's last beat" in err
     assert "The phone rings" not in err
     assert "The lights go out" in (tmp_path / "run" / "notes.md").read_text()
+
+
+def test_quiet_still_says_which_journal_entries_were_not_kept(tmp_path, capsys, cast_dir):
+    """`--quiet` prints the summary only, but a journal entry that could not be added to a character's
+    journal (a read-only working folder, a full disk) is not dropped from view: a NOTICE names it."""
+    (cast_dir / "bob" / "journal.md").unlink(missing_ok=True)
+    (cast_dir / "bob" / "journal.md").mkdir()  # appending to it fails, as a folder that cannot be written does
+    code, err = batch(capsys, APOLOGY, "--isolation", "b", "--coordinator", "C", "--seed", "3", "--max-beats", "2",
+                      "--characters-dir", str(cast_dir), "--out", str(tmp_path / "run"), "--quiet")
+    assert code == 0
+    notices = [line for line in err.splitlines() if line.startswith("NOTICE:")]
+    assert len(notices) == 1 and "Bob's journal entry is in this run's journals/ but could not be added" in notices[0], err
+    assert "[beat" not in err, "quiet prints no turn"

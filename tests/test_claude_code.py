@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("claude_agent_sdk", reason="the claude-code extra is not installed: pip install -e '.[claude-code]'")
+pytest.importorskip("claude_agent_sdk", reason="the claude-code extra is not installed: make .venv/.test-installed")
 
 from promptdesk.core.errors import InvalidConfig  # noqa: E402
 from promptdesk.core.providers.claude_code import CLI_SYSTEM_LINE  # noqa: E402

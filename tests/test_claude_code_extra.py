@@ -19,5 +19,6 @@ def test_claude_code_without_the_extra_exits_2_with_the_install_line(tmp_path):
     """)
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2, result.stderr
-    assert "pip install -e '.[claude-code]'" in result.stderr
+    assert "pipx install --force 'promptdesk[claude-code]'" in result.stderr, "the line for an installed Promptdesk"
+    assert "in a checkout: make .venv/.test-installed" in result.stderr, "a checkout's uv-made .venv has no pip"
     assert not (tmp_path / "run").exists()

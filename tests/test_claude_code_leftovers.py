@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("claude_agent_sdk", reason="the claude-code extra is not installed: pip install -e '.[claude-code]'")
+pytest.importorskip("claude_agent_sdk", reason="the claude-code extra is not installed: make .venv/.test-installed")
 
 from promptdesk.core.errors import ProviderError  # noqa: E402
 from promptdesk.core.providers.base import ChatMessage, Request  # noqa: E402

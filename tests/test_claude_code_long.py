@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-pytest.importorskip("claude_agent_sdk", reason="the claude-code extra is not installed: pip install -e '.[claude-code]'")
+pytest.importorskip("claude_agent_sdk", reason="the claude-code extra is not installed: make .venv/.test-installed")
 
 from promptdesk.core.engine.actors import ThreadActor  # noqa: E402
 from promptdesk.core.providers.claude_code import ClaudeCodeProvider  # noqa: E402

@@ -55,7 +55,7 @@ def test_the_two_choices_are_still_required(tmp_path, capsys):
 
 def test_batch_without_a_scene_needs_collaborate(capsys):
     code, err = batch(capsys, "--isolation", "b", "--coordinator", "C")
-    assert code == 2 and "--batch needs a scene file" in err and "--collaborate GOAL" in err
+    assert code == 2 and "--batch needs a scene file or a scene's name" in err and "--collaborate GOAL" in err
 
 
 def test_a_first_speaker_outside_the_participants_is_named(tmp_path, capsys):

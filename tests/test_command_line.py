@@ -36,13 +36,37 @@ class TestNeverHangs:
         assert done.returncode == 2, done.stderr
         if args == ("version",):
             assert "Did you mean: --version?" in done.stderr
+        elif args[:1] == ("replay",):
+            assert "the console needs a terminal" in done.stderr and "promptdesk metrics runs/x" in done.stderr
         else:
             assert "the console needs a terminal" in done.stderr and "--batch" in done.stderr
+
+    def test_the_refusal_names_the_stream_that_is_not_a_terminal(self, tmp_path):
+        """Run from a terminal with its output piped (`promptdesk | less`): stdout alone is named."""
+        import pty
+        import os
+        keyboard, terminal = pty.openpty()
+        try:
+            started = time.monotonic()
+            done = subprocess.run([sys.executable, "-m", "promptdesk"], cwd=tmp_path, stdin=terminal,
+                                  capture_output=True, text=True, timeout=5)
+        finally:
+            os.close(keyboard)
+            os.close(terminal)
+        assert time.monotonic() - started < 5 and done.returncode == 2
+        assert "the console needs a terminal (stdout is not one here)" in done.stderr, done.stderr
+
+    def test_a_replay_without_a_terminal_points_at_what_reads_a_run_without_the_console(self, tmp_path):
+        done = promptdesk("replay", "runs/my run", cwd=tmp_path)
+        assert done.returncode == 2
+        assert "(stdin and stdout are not one here)" in done.stderr
+        assert "promptdesk metrics 'runs/my run', or its transcript.md" in done.stderr, done.stderr
 
     def test_compare_tui_without_a_terminal_is_refused(self, tmp_path):
         assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "run")]) == 0
         done = promptdesk("compare", "run", "--tui", cwd=tmp_path)
         assert done.returncode == 2 and "the console needs a terminal" in done.stderr
+        assert "without --tui the comparison is printed" in done.stderr
 
 
 class TestHelp:
@@ -133,6 +157,17 @@ class TestScenesByName:
         assert main(["--batch", "the-apology", *PLAY]) == 2
         assert "ann" in capsys.readouterr().err, "./scenes/the-apology.yaml was read, not the example"
 
+    def test_a_missing_path_named_like_an_example_points_at_the_example_and_init(self, tmp_path, monkeypatch, capsys):
+        """`scenes/morning-kitchen.yaml` copied from a page, in a folder `init` never made: the refusal
+        says that the example of that name plays by name, and how to get the file."""
+        monkeypatch.chdir(tmp_path)
+        assert main(["--batch", "scenes/morning-kitchen.yaml", *PLAY]) == 2
+        err = capsys.readouterr().err
+        assert "no scene file scenes/morning-kitchen.yaml" in err
+        assert "`morning-kitchen` is an example Promptdesk ships" in err and "promptdesk init" in err
+        assert main(["--batch", "scenes/no-such-scene.yaml", *PLAY]) == 2
+        assert "example" not in capsys.readouterr().err, "no example is claimed for a name none has"
+
     def test_characters_and_strategies_beside_a_scene_file_are_found(self, tmp_path, monkeypatch):
         project = tmp_path / "project"
         assert main(["init", str(project)]) == 0
@@ -174,6 +209,22 @@ class TestInit:
         assert "the-apology.yaml" in err and "README.md" in err and "writes nothing" in err
         assert sorted(p for p in tmp_path.rglob("*")) == before
         assert (tmp_path / "README.md").read_text() == "mine\n"
+
+    def test_init_says_the_next_command_as_it_can_be_pasted(self, tmp_path, monkeypatch, capsys):
+        monkeypatch.chdir(tmp_path)
+        assert main(["init", "my stage's ü"]) == 0
+        assert capsys.readouterr().err.splitlines()[-1] == """Next: cd 'my stage'"'"'s ü' && promptdesk"""
+        (tmp_path / "here").mkdir()
+        monkeypatch.chdir(tmp_path / "here")
+        assert main(["init"]) == 0
+        assert capsys.readouterr().err.splitlines()[-1] == "Next: promptdesk", "no `cd .` into where you are"
+
+    def test_init_where_a_file_stands_for_one_of_its_folders_names_that_file(self, tmp_path, capsys):
+        (tmp_path / "scenes").write_text("my notes\n")
+        assert main(["init", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert f"{tmp_path / 'scenes'} (a file, where init writes a folder)" in err and "writes nothing" in err, err
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["scenes"]
 
     def test_init_into_a_file_is_refused(self, tmp_path, capsys):
         (tmp_path / "f").write_text("")

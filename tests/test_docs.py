@@ -149,7 +149,7 @@ def offline_steps(page: Path) -> tuple[dict[str, str], list[str]]:
     return files, commands
 
 
-@pytest.mark.parametrize("page", ["quickstart.md", "tutorial.md"])
+@pytest.mark.parametrize("page", ["quickstart.md", "tutorial.md", "guide/headless.md"])
 def test_the_offline_commands_of_a_page_run_as_written(tmp_path, page):
     files, commands = offline_steps(DOCS / page)
     assert commands and all(c.startswith("promptdesk ") for c in commands), commands

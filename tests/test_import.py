@@ -145,6 +145,14 @@ def test_a_malformed_source_is_refused_with_its_reason_and_nothing_is_written(tm
     assert not (tmp_path / "c").exists()
 
 
+def test_the_help_says_a_refusal_imports_nothing_as_the_command_does():
+    """The exit codes in `promptdesk import --help` (and the reference made from them) say what a
+    refusal does: one bad file among good ones, and nothing is imported (the test above)."""
+    from promptdesk.core.cli.importing import parser
+    codes = parser().format_help().split("Exit codes:", 1)[1]
+    assert "nothing is imported" in codes and "still imported" not in codes, codes
+
+
 def _write(path: Path, data) -> Path:
     path.write_text(json.dumps(data))
     return path

@@ -101,6 +101,24 @@ def test_claude_agents_journal_goes_to_the_store_beside_the_scene_never_into_the
     assert remembered[:200] in system_prompts(tmp_path / "run2")["ann"], "the next run reads where this one wrote"
 
 
+def test_the_store_is_private_to_you_as_the_run_folder_is(tmp_path, monkeypatch):
+    """A journal holds a character's private memory (the audit looks for it in other actors' requests):
+    the store Promptdesk makes, and each journal it starts, are readable by you alone (0700, 0600),
+    as the run folder's copy of the same entries is, whatever the umask."""
+    monkeypatch.chdir(tmp_path)
+    agents = tmp_path / ".claude" / "agents"
+    agent_file(agents, "ann")
+    agent_file(agents, "ben")
+    old = os.umask(0o022)
+    try:
+        assert batch(scene_file(tmp_path / "scenes"), tmp_path / "run") == 0
+    finally:
+        os.umask(old)
+    store = tmp_path / "scenes" / ".promptdesk" / "journals"
+    assert {oct(p.stat().st_mode & 0o777) for p in (store, store.parent)} == {"0o700"}
+    assert {oct(p.stat().st_mode & 0o777) for p in store.iterdir()} == {"0o600"}
+
+
 def test_a_profile_folder_the_user_owns_keeps_its_journal_beside_the_profile(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     chars = tmp_path / "characters"
@@ -123,6 +141,25 @@ def test_examples_marker_and_read_only_folders_send_journals_to_the_store(tmp_pa
     scene = scene_file(tmp_path / "scenes")
     assert batch(scene, tmp_path / "run") == 0
     assert tree(chars) == before
+    stored = (tmp_path / "scenes" / ".promptdesk" / "journals" / "ann.md").read_text()
+    assert stored.startswith("Ann's shipped memory.") and "— Meet" in stored
+
+
+def test_the_characters_promptdesk_ships_are_never_written_even_without_their_marker(tmp_path, monkeypatch):
+    """An install is not a folder the operator owns: the package's own characters keep their journals
+    in the store whether or not the marker file made it into the install (a writable site-packages,
+    whose files may be hard links into an installer's cache, is never changed by a run)."""
+    from promptdesk import resources
+    monkeypatch.chdir(tmp_path)
+    package = tmp_path / "site" / "promptdesk"
+    shipped = package / "characters"
+    own_character(shipped, "ann", "Ann's shipped memory.\n")
+    own_character(shipped, "ben")
+    monkeypatch.setattr(resources, "characters_dir", lambda: shipped)
+    before = tree(shipped)
+    scene = scene_file(tmp_path / "scenes")
+    assert batch(scene, tmp_path / "run", "--characters-dir", str(shipped)) == 0
+    assert tree(shipped) == before
     stored = (tmp_path / "scenes" / ".promptdesk" / "journals" / "ann.md").read_text()
     assert stored.startswith("Ann's shipped memory.") and "— Meet" in stored
 

@@ -133,6 +133,17 @@ def test_metrics_command_prints_a_table_and_json(tmp_path, capsys):
     assert data["actors"]["bob"]["interruptions"] == 1 and data["addressed"]["bob"] == {"alice": 1, "charlie": 1}
 
 
+def test_metrics_of_several_runs_a_glob_gave_says_to_name_one_or_compare_them(tmp_path, capsys):
+    """`promptdesk metrics runs/the-apology-*` once a second run is there: the refusal names the fix."""
+    first, second = write_run(tmp_path / "a", HAND_COUNTED), write_run(tmp_path / "b", HAND_COUNTED)
+    assert main(["metrics", str(first), str(second)]) == 2
+    err = capsys.readouterr().err
+    assert "metrics measures one run" in err and "2 were given" in err
+    assert f"promptdesk compare {first} {second}" in err
+    assert main(["metrics", str(first), "--colour"]) == 2
+    assert "unrecognized arguments: --colour" in capsys.readouterr().err
+
+
 def test_metrics_of_a_folder_that_is_not_a_run_exits_2_naming_it(tmp_path, capsys):
     assert main(["metrics", str(tmp_path)]) == 2
     assert "not a run folder" in capsys.readouterr().err

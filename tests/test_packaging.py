@@ -52,6 +52,12 @@ def checkout_copy(dest: Path) -> Path:
     return dest
 
 
+def package_files(site: Path) -> dict[str, bytes]:
+    """Every file of the installed package but compiled bytecode, by path, with its bytes."""
+    return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
 def test_the_wheel_installs_with_one_import_name_and_plays_from_an_empty_folder(tmp_path):
     source = checkout_copy(tmp_path / "source")
     built = run(uv(), "build", "--wheel", "--sdist", "--no-build-isolation", "--python", sys.executable,
@@ -78,6 +84,9 @@ def test_the_wheel_installs_with_one_import_name_and_plays_from_an_empty_folder(
     assert (info / "top_level.txt").read_text().split() == ["promptdesk"]
     assert not (site.parent / "core").exists() and not (site.parent / "tui").exists()
 
+    assert (site / "characters" / ".promptdesk-examples").is_file(), "the shipped characters carry their marker"
+    shipped = package_files(site)
+
     empty = tmp_path / "empty"
     empty.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("PROMPTDESK_JOURNAL_STORE", "PYTHONPATH")}
@@ -96,7 +105,7 @@ def test_the_wheel_installs_with_one_import_name_and_plays_from_an_empty_folder(
     assert [r.name.startswith("the-apology-") for r in runs] == [True]
     audited = run(promptdesk, "audit", runs[0], cwd=empty, env=env)
     assert audited.returncode == 0 and "Audit clean" in audited.stdout, audited.stdout + audited.stderr
-    assert not list(site.rglob(".promptdesk")), "nothing is written inside the installed package"
+    assert not list(site.rglob(".promptdesk")), "no journal store inside the installed package"
 
     table = run(promptdesk, "--batch", "roundtable-six-hats", *PLAY, cwd=empty, env=env)
     assert table.returncode == 0, table.stderr[-2000:]
@@ -106,6 +115,8 @@ def test_the_wheel_installs_with_one_import_name_and_plays_from_an_empty_folder(
     again = run(promptdesk, "--batch", "scenes/morning-kitchen.yaml", *PLAY, cwd=empty / "stage", env=env)
     assert again.returncode == 0, again.stderr[-2000:]
 
+    assert package_files(site) == shipped, "a run never writes into the installed package (journals included)"
+
     refused = run(promptdesk, cwd=empty, env=env, stdin=subprocess.DEVNULL, timeout=5)
     assert refused.returncode == 2 and "the console needs a terminal" in refused.stderr
 
@@ -114,3 +125,20 @@ def test_the_wheel_installs_with_one_import_name_and_plays_from_an_empty_folder(
     assert damaged.returncode == 2
     assert "actor/system-prompt.md is missing" in damaged.stderr and "reinstall promptdesk" in damaged.stderr
     assert time.monotonic() - started < 240
+
+
+def test_make_with_a_python_without_pip_says_what_to_do_and_takes_a_uv_you_have(tmp_path):
+    """`make run` needs only Python, but the uv bootstrap goes through pip, which Debian's and Ubuntu's
+    python3 lack: the Makefile says so and names both ways on (nothing is fetched). A uv given as
+    `make UV=/abs/uv` is used as given, by the suite's own subprocesses too."""
+    for name in ("Makefile", "uv.lock", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    bare = tmp_path / "bare"
+    made = run(sys.executable, "-m", "venv", "--without-pip", bare, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    done = run("make", f"PY={bare / 'bin' / 'python'}", "run", cwd=tmp_path, timeout=30)
+    assert done.returncode != 0
+    assert f"{bare / 'bin' / 'python'} has no pip, which fetches uv" in done.stderr, done.stderr
+    assert "make UV=$(command -v uv) run" in done.stderr and not (tmp_path / ".uv").exists()
+    planned = run("make", "-n", f"UV={uv()}", "test", cwd=tmp_path)
+    assert f"UV={uv()} " in planned.stdout and "//" not in planned.stdout.split("pytest")[0], planned.stdout

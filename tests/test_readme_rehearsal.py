@@ -1,11 +1,9 @@
 """The docs' worked rehearsal (`docs/guide/rehearsal.md`) is what its commands print: a run, a take with no change and a take
-with a world event from beat 3, then `promptdesk compare` of the three (from a fresh copy of the scene
-and the characters, as `tests/test_readme_example.py` does for the worked comparison)."""
+with a world event from beat 3, then `promptdesk compare` of the three, from an empty folder (the scene is
+the example Promptdesk ships, named)."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
 from promptdesk.core.cli.main import main
 from helpers import ROOT
@@ -19,10 +17,7 @@ def test_the_readme_worked_rehearsal_is_what_its_commands_print(tmp_path, monkey
     commands, expected = worked_block(section.replace("<!-- worked-rehearsal:", "<!-- worked-comparison:", 1))
     assert [c[:2] for c in commands] == [["promptdesk", "--batch"], ["promptdesk", "branch"], ["promptdesk", "branch"],
                                          ["promptdesk", "compare"]]
-    scene = Path(commands[0][2])
-    (tmp_path / scene.parent).mkdir(parents=True)
-    shutil.copy(ROOT / scene, tmp_path / scene)
-    shutil.copytree(ROOT / "characters", tmp_path / "characters", ignore=shutil.ignore_patterns(".promptdesk"))
+    assert "/" not in commands[0][2], "the example is played by name, from an empty folder as a reader would"
     monkeypatch.chdir(tmp_path)
     for command in commands:
         capsys.readouterr()

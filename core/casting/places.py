@@ -68,6 +68,9 @@ def not_found(given: str, own: dict[str, Path], shipped: dict[str, Path], comman
         files = {p.stem: p for p in sorted(folder.iterdir()) if p.suffix in SUFFIXES} if folder.is_dir() else {}
         near = difflib.get_close_matches(name, list(files), n=3, cutoff=0.6)
         hint = f" Did you mean: {', '.join(str(files[n]) for n in near)}?" if near else ""
+        if name in shipped:
+            hint += (f" `{name}` is an example Promptdesk ships: give its name alone (`{name}`) to play it, "
+                     f"or run `promptdesk init` to copy the examples into ./scenes/ to edit.")
         return f"no scene file {given}: there is no such file (a path is not looked for by name).{hint}"
     close = difflib.get_close_matches(name, [*commands, *own, *shipped], n=3, cutoff=0.6)
     hint = f" Did you mean: {', '.join(close)}?" if close else ""

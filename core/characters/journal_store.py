@@ -24,6 +24,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
+from promptdesk import resources
 from promptdesk.core.characters.loading import Character, append_journal, cap_entry, read_inside
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.protocol.lines import folded
@@ -70,13 +71,23 @@ def _folder(path: Path, named: str) -> Path:
 
 def owns_folder(character: Character) -> bool:
     """True when the character lives in Promptdesk's `<slug>/profile.md` layout, in a writable
-    folder that is not the shipped examples."""
+    folder that is not the shipped examples (marked by `EXAMPLES_MARKER`, or simply the characters
+    folder of the installed package, marker or not)."""
     path = character.profile_path
     home = path.parent
-    if path.name != "profile.md" or (home.parent / EXAMPLES_MARKER).exists():
+    if path.name != "profile.md" or (home.parent / EXAMPLES_MARKER).exists() or shipped(home.parent):
         return False
     journal = character.journal_path
     return os.access(home, os.W_OK) and (journal is None or not journal.exists() or os.access(journal, os.W_OK))
+
+
+def shipped(folder: Path) -> bool:
+    """Whether `folder` is the characters folder Promptdesk ships (a damaged install without one has
+    nothing there to protect)."""
+    try:
+        return folder.resolve() == resources.characters_dir().resolve()
+    except (resources.MissingResource, OSError):
+        return False
 
 
 def place(character: Character, store: Path | None, explicit: bool) -> Character:

@@ -14,6 +14,7 @@ built from what the user typed. Either file may open with front matter, read tol
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -270,6 +271,17 @@ def cap_entry(entry: str) -> str:
     return entry[:JOURNAL_ENTRY_MAX].rstrip() + f"\n\n[entry cut at {JOURNAL_ENTRY_MAX} characters]"
 
 
+def _private_folder(folder: Path) -> None:
+    """Make `folder` and any missing folder above it, each readable by you alone (0700); a folder
+    that exists is left as it is."""
+    missing = []
+    while not folder.exists() and not folder.is_symlink() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        made.mkdir(mode=0o700, exist_ok=True)
+
+
 def append_journal(character: Character, entry: str, *, when: datetime, scene_title: str) -> None:
     """Append an entry under a dated `## YYYY-mm-dd HH:MM — title` header, creating the file if needed.
 
@@ -279,9 +291,11 @@ def append_journal(character: Character, entry: str, *, when: datetime, scene_ti
     path = character.journal_path
     if path is None:
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists() and character.journal.strip():
-        path.write_text(character.journal, encoding="utf-8")
+    _private_folder(path.parent)
+    if not path.exists() and not path.is_symlink():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # a memory is private: yours alone
+        with os.fdopen(fd, "w", encoding="utf-8") as started:
+            started.write(character.journal if character.journal.strip() else "")
     lead = ""
     if path.is_file() and path.stat().st_size:
         with path.open("rb") as existing:

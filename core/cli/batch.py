@@ -70,12 +70,19 @@ def _silence(stream: TextIO) -> None:
 
 class TurnPrinter:
     """Prints one line per turn, world event, system line and close, with control sequences removed.
-    Once the stream is closed it goes quiet; the run is unaffected."""
+    Once the stream is closed it goes quiet; the run is unaffected. Quiet, it keeps the system lines
+    written after the close (the journal step's failures), which the summary is followed by."""
 
     def __init__(self, cast: dict[str, str], stream: TextIO, quiet: bool = False, own: FormatLines = PLAIN) -> None:
         self.cast, self.stream, self.quiet, self.own = cast, stream, quiet, own
+        self.unseen: list[str] = []
+        self._closed = False
 
     def __call__(self, event: BaseEvent) -> None:
+        if isinstance(event, CloseEvent):
+            self._closed = True
+        elif self._closed and self.quiet and event.type == "system":
+            self.unseen.append(strip_controls(folded(event.text)))
         line = self.line(event)
         if line and not self.quiet:
             self.quiet = not say(self.stream, strip_controls(line))
@@ -114,7 +121,8 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     for model in session.start_info.get("unpriced_models", []):
         say(stream, f"WARNING: no price is known for {model}: its cost counts as $0 (unknown) "
             f"in the totals and metadata.json.")
-    session.subscribe(TurnPrinter(session.state.cast, stream, quiet=ns.quiet, own=session.format.lines))
+    printer = TurnPrinter(session.state.cast, stream, quiet=ns.quiet, own=session.format.lines)
+    session.subscribe(printer)
     result = asyncio.run(_run_with_signals(session))
     unit, played = session.format.unit, session.format.played(session, result)
     unknown = session.state.unknown_usage
@@ -126,6 +134,8 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     goal = {True: "goal achieved", False: "goal not achieved"}.get(result.goal_achieved, "goal unknown")
     say(stream, f"Scene closed: {result.close_reason} ({goal}) after {played} {unit}, {cost}.\n"
         f"Run folder: {result.run_dir}")
+    for line in printer.unseen if ns.quiet else ():
+        say(stream, f"NOTICE: {line}")
     if session.state.judge_fallbacks:
         say(stream, f"NOTICE: {fallback_notice(session.state.judge_fallbacks)}")
     for slug, cause in session.health.unavailable.items():

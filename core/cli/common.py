@@ -36,8 +36,23 @@ def command_parser(prog: str, description: str, codes: str, epilog: str = "") ->
 
 NO_CONSOLE = ("INVALID_CONFIG: the console is not part of this command; run `promptdesk` (with the same "
               "arguments) to open it")
-NO_TERMINAL = ("INVALID_CONFIG: the console needs a terminal (stdin and stdout are not one here); for a headless "
-               "run use --batch: promptdesk --batch SCENE --isolation a|b --coordinator A|B|C")
+HEADLESS_RUN = "for a headless run use --batch: promptdesk --batch SCENE --isolation a|b --coordinator A|B|C"
+
+
+def no_terminal(instead: str = HEADLESS_RUN) -> str:
+    """The refusal when the console has no terminal: which of stdin and stdout is not one, and `instead`,
+    what to do without the console."""
+    missing = [name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)) if not _isatty(stream)]
+    which = " and ".join(missing) or "stdin and stdout"
+    return f"INVALID_CONFIG: the console needs a terminal ({which} {'is' if len(missing) == 1 else 'are'} not one here); {instead}"
+
+
+def _isatty(stream: object) -> bool:
+    """Whether `stream` is a terminal (a closed or missing stream is not)."""
+    try:
+        return bool(stream is not None and stream.isatty())  # type: ignore[attr-defined]
+    except (ValueError, OSError, AttributeError):
+        return False
 
 
 def folder_name(text: str) -> str:
@@ -57,7 +72,7 @@ def folder(text: str) -> Path:
 
 def has_terminal() -> bool:
     """Whether stdin and stdout are a terminal, which the console needs (never waits for one)."""
-    return sys.stdin.isatty() and sys.stdout.isatty()
+    return _isatty(sys.stdin) and _isatty(sys.stdout)
 
 
 def refuse(problem: BaseException | str) -> int:

@@ -17,7 +17,7 @@ from promptdesk.core.experiments.evaluation_compare import evaluation_metrics, m
 from promptdesk.core.experiments.stats.multiplicity import ADJUSTMENTS
 from promptdesk.core.experiments.stats.rows import PAIRED_TESTS, Difference, Options
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
-from promptdesk.core.cli.common import NO_CONSOLE, NO_TERMINAL, Console, command_parser, exit_codes, has_terminal, refuse
+from promptdesk.core.cli.common import NO_CONSOLE, Console, command_parser, exit_codes, has_terminal, no_terminal, refuse
 from promptdesk.core.cli.metrics import grid
 
 CSV_KEYS = ("run", "scene", "isolation", "coordinator", "seed", "close_reason", *METRICS, "audit")
@@ -64,7 +64,7 @@ def main(argv: list[str], console: Console | None = None) -> int:
             if console is None:
                 return refuse(NO_CONSOLE)
             if not has_terminal():
-                return refuse(NO_TERMINAL)
+                return refuse(no_terminal("without --tui the comparison is printed"))
             return console.compare(*folders_of(ns.paths))
         runs, by, takes = measure(ns.paths, audit=ns.json or ns.csv)
         known = (*METRICS, *evaluation_metrics(runs))

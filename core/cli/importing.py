@@ -28,7 +28,9 @@ def parser() -> argparse.ArgumentParser:
     p = command_parser("promptdesk import", "Import character cards (V1/V2/V3, JSON, PNG or WebP) and TinyTroupe "
                        "TinyPerson JSON as Promptdesk characters.",
                        exit_codes("every file was imported", None,
-                                  "a file that cannot be imported (named, with why: the others are still imported)"))
+                                  "a file that cannot be imported (named, with why), a name two files share or one "
+                                  "already there (without --force), or a --to that is not a folder: nothing is imported; "
+                                  "a write that fails stops the import there (those written before are listed)"))
     p.add_argument("files", nargs="+", type=Path, metavar="FILE",
                    help="character cards (.json, .png, .webp) or TinyPerson JSON files")
     p.add_argument("--to", type=Path, default=Path("characters"), metavar="DIR",

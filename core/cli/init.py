@@ -10,6 +10,7 @@ their profiles.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -65,7 +66,9 @@ def main(argv: list[str]) -> int:
     if folder.exists() and not folder.is_dir():
         return refuse(f"INVALID_CONFIG: {folder} is a file; give a folder to write into")
     files = planned(folder)
-    taken = [path for path in files if path.exists() or path.is_symlink()]
+    taken = [str(path) for path in files if path.exists() or path.is_symlink()]
+    taken += sorted({f"{part} (a file, where init writes a folder)" for path in files for part in path.parents
+                     if folder in part.parents and (part.is_file() or part.is_symlink() and not part.is_dir())})
     if taken:
         listed = "\n".join(f"  {path}" for path in taken)
         return refuse(f"INVALID_CONFIG: promptdesk init writes nothing over what exists; these are there already:\n"
@@ -81,6 +84,7 @@ def main(argv: list[str]) -> int:
         for path in written:
             path.unlink(missing_ok=True)
         return refuse(f"INVALID_CONFIG: cannot write into {folder} ({exc.strerror or exc}); nothing was kept")
+    into = "" if folder == Path(".") else f"cd {shlex.quote(str(folder))} && "
     print(f"Wrote {len(files)} files into {folder}: scenes/, characters/, strategies/ and README.md.\n"
-          f"Next: cd {folder} && promptdesk", file=sys.stderr)
+          f"Next: {into}promptdesk", file=sys.stderr)
     return EXIT_CLOSED

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import shlex
 import sys
 from pathlib import Path
 
-from promptdesk.core.cli.common import NO_CONSOLE, NO_TERMINAL, Console, exit_codes, folder, has_terminal, refuse
+from promptdesk.core.cli.common import NO_CONSOLE, Console, exit_codes, folder, has_terminal, no_terminal, refuse
 from promptdesk.core.cli.numbers import budget_usd, pace_seconds, positive_int
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID
 
@@ -184,7 +185,9 @@ def _console(console: Console | None, ns: argparse.Namespace, **where: Path | No
     if console is None:
         return refuse(NO_CONSOLE)
     if not has_terminal():
-        return refuse(NO_TERMINAL)
+        replay = where.get("replay")
+        return refuse(no_terminal() if replay is None else no_terminal(
+            f"to read the run without it: promptdesk metrics {shlex.quote(str(replay))}, or its transcript.md"))
     return console.open(ns, **where)
 
 

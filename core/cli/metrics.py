@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from pathlib import Path
 
 from promptdesk.core.cli.common import command_parser, exit_codes, refuse
@@ -23,7 +24,14 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
-    ns = parser().parse_args(argv)
+    p = parser()
+    ns, extra = p.parse_known_args(argv)
+    if extra and not any(arg.startswith("-") for arg in extra):
+        given = [str(ns.run_dir), *extra]
+        return refuse(f"INVALID_CONFIG: metrics measures one run, and {len(given)} were given ({', '.join(given)}): "
+                      f"name one, or put them side by side with `{shlex.join(['promptdesk', 'compare', *given])}`")
+    if extra:
+        p.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         metrics = metrics_of(ns.run_dir)
     except PromptdeskError as exc:

@@ -1,7 +1,7 @@
 """Actors played by real Claude Code processes (`--provider claude-code`, the optional extra).
 
 Spec 000's isolation option (a) is literally "a sub-agent per actor in Claude Code". This provider
-runs the Claude Code CLI bundled with `claude-agent-sdk` (`pip install -e '.[claude-code]'`):
+runs the Claude Code CLI bundled with `claude-agent-sdk` (the `promptdesk[claude-code]` extra, `INSTALL_HINT`):
 
 - every call is one `claude_agent_sdk.query()`: tools disabled (`tools=[]`), no settings sources,
   one model turn (`max_turns=1`), the actor's briefing as the system prompt;
@@ -51,7 +51,10 @@ from promptdesk.core.providers.base import ChatMessage, Completion, DeltaCallbac
 from promptdesk.core.providers.claude_sessions import SessionThread, fold, rewrite_replies, transcript
 from promptdesk.core.providers.retry import is_retryable_status, redact, with_retries
 
-INSTALL_HINT = "pip install -e '.[claude-code]'"
+INSTALL_HINT = ("pipx install --force 'promptdesk[claude-code]' (or uv tool install --reinstall "
+                "'promptdesk[claude-code]', or pip install 'promptdesk[claude-code]'; in a checkout: "
+                "make .venv/.test-installed)")
+"""How to add the extra, for each way Promptdesk is installed (a uv-made checkout venv has no pip)."""
 FIRST_BYTE_TIMEOUT_S = 20.0
 """How long an attempt may show no sign of an answer before it is failed and retried."""
 CLI_SYSTEM_LINE = "You are a Claude agent, built on Anthropic's Claude Agent SDK."

@@ -36,9 +36,10 @@ def scene_for(ns: argparse.Namespace, reader: SceneReader) -> Scene | Path:
     path = ns.batch if isinstance(ns.batch, Path) else None
     goal = getattr(ns, "collaborate", None)
     if goal is not None and path is not None:
-        raise InvalidConfig("give a scene file or --collaborate GOAL, not both")
+        raise InvalidConfig("give a scene (a file or a name) or --collaborate GOAL, not both")
     if goal is None and path is None:
-        raise InvalidConfig("--batch needs a scene file (promptdesk --batch SCENE.yaml ...) or --collaborate GOAL")
+        raise InvalidConfig("--batch needs a scene file or a scene's name (promptdesk --batch SCENE ...; "
+                            "`promptdesk paths` lists the scenes) or --collaborate GOAL")
     if goal is not None:
         return reader.from_dict(_scene_data(ns, goal), "--collaborate")
     if not (ns.max_rounds or ns.first or ns.cast or ns.participants):
