@@ -45,8 +45,8 @@ def copying_judge(source: str):
     return answer
 
 
-def scene_file(tmp_path, loopback) -> str:
-    data = dict(SCENE, judge={"name": "openai", "model": "gpt-4o-mini", "base_url": loopback.url("/v1"),
+def scene_file(tmp_path, loopback, **fields) -> str:
+    data = dict(SCENE, **fields, judge={"name": "openai", "model": "gpt-4o-mini", "base_url": loopback.url("/v1"),
                               "max_retries": 0},
                 events=[], limits={"max_beats": 6}, provider={"name": "offline"})
     path = tmp_path / "scene.yaml"
@@ -88,6 +88,22 @@ def test_a_suggestion_carrying_private_material_is_withheld_under_inject(tmp_pat
     assert words[:60] not in actor_requests(out, others) and "memo slides" not in actor_requests(out)
     assert audit_run(out).clean
     assert main(["audit", str(out)]) == 0
+
+
+JAPANESE_NOTES = "山田さんは実は駐車場に賛成している。会議の最後まで誰にも言わないはずだ。住民たちの反応を観察すること。"
+
+
+def test_a_suggestion_carrying_a_clause_of_notes_written_without_spaces_is_withheld(tmp_path, loopback, capsys):
+    """A Japanese clause is as many words as it has characters: one sentence of three is a leak, as
+    an English sentence of the notes is."""
+    loopback.default = copying_judge("山田さんは実は駐車場に賛成している")
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback, coordinator_notes=JAPANESE_NOTES), out, "A") == 0
+    events = records(out)
+    assert any(e.get("withheld") == "it carries words of the coordinator notes" for e in events if e["type"] == "decision")
+    assert not [e for e in events if e["type"] == "event"], "never delivered"
+    assert "駐車場に賛成" not in actor_requests(out)
+    assert audit_run(out).clean
 
 
 def test_a_clean_suggestion_is_still_injected(tmp_path, loopback, capsys):
