@@ -417,3 +417,27 @@ async def test_the_offline_judge_counts_a_goal_act_only_from_the_person_the_goal
     refused = await verdict(['Bob [TO: Alice, TONE: defiant] "I\'m not sorry, and I will not apologise."',
                              'Alice [TONE: cold] "Then I accept nothing."'])
     assert refused["goal_achieved"] is False
+
+
+@pytest.mark.parametrize("name", ["山田花子", "ليلى", "Émile", "Дмитрий Петров", "Łukasz", "de Vries",
+                                  "Sir Bartholomew Archibald Fitzwilliam-Smythe III", "O'Brien-Ó Súilleabháin"])
+def test_a_routed_line_is_read_as_speech_whatever_script_or_length_the_speakers_name_has(name):
+    """The improviser, the offline judge and the offline evaluator read routed lines: a cast member's
+    name in any script, of any length the name gate lets through, is the speaker of their line."""
+    from promptdesk.core.improv.lines import parse_line
+
+    line = parse_line(f'{name} [TO: Ann, TONE: calm, *nods*] "I am sorry."')
+    assert line is not None and (line.speaker, line.target, line.text) == (name, "Ann", "I am sorry.")
+    own = parse_line(f'(you) {name} [TONE: calm] "Again."')
+    assert own is not None and own.own and own.speaker == name
+
+
+async def test_the_offline_judge_counts_the_act_of_a_cast_member_named_in_another_script():
+    from promptdesk.core.engine.coordinator import JudgeCoordinator, SceneView
+
+    goal = "山田花子 apologises, and ليلى accepts."
+    judge = JudgeCoordinator("B", goal=goal)
+    lines = ['山田花子 [TO: ليلى, TONE: soft] "I\'m sorry. I apologise."', 'ليلى [TONE: warm] "I accept your apology."']
+    view = SceneView(beat=9, max_beats=30, goal=goal, recent_lines=lines, cast=["山田花子", "ليلى"])
+    answer = json.loads((await OfflineProvider(seed=1).complete(judge.verdict_request(view))).text)
+    assert answer["goal_achieved"] is True, answer
