@@ -177,3 +177,30 @@ def test_a_scene_with_nothing_in_english_still_never_repeats_a_line(tmp_path, ca
                          "--out", str(out), "--quiet"]) == 0
             assert not repeats(out), (out, repeats(out))
             assert not same_beat_duplicates(out), (out, same_beat_duplicates(out))
+
+
+EVACUATIONS = ["Une alarme incendie retentit ; tout le monde doit évacuer la salle",
+               "Suena la alarma de incendios: todos tienen que salir",
+               "Feueralarm! Alle müssen sofort den Raum verlassen",
+               "火災報知器が鳴り、全員が避難しなければならない",
+               "The fire marshal orders everybody out of the building"]
+
+
+@pytest.mark.parametrize("text", EVACUATIONS, ids=["fr", "es", "de", "ja", "en"])
+def test_an_evacuation_in_other_words_or_languages_ends_the_scene_too(tmp_path, text):
+    """An event that sends everyone out, in French, Spanish, German, Japanese or other English words,
+    ends the Apology within two beats; an event the improviser cannot parse into a noun phrase is
+    never made one by putting `the` before the whole sentence."""
+    run = play(tmp_path, "the-apology", 1, events=[{"at_beat": 3, "text": text}])
+    assert last_beat(run) <= 3 + 2, [(t.beat, t.actor, t.text) for t in turns(run)]
+    said = " ".join(f"{t.text} {t.business}" for t in turns(run)).lower()
+    assert f"the {text[:12].lower()}" not in said
+
+
+@pytest.mark.parametrize("text, name", [("Grandma Rose walks in with a tray of tea", "Rose"),
+                                        ("Dr. Chen arrives from the hospital", "Dr. Chen"),
+                                        ("Émile knocks and comes in", "Émile")])
+def test_someone_who_arrives_is_named_as_written_in_the_business_that_points_at_them(tmp_path, text, name):
+    run = play(tmp_path, "the-apology", 2, events=[{"at_beat": 2, "text": text}])
+    business = [t.business for t in turns(run) if name.lower() in t.business.lower()]
+    assert business and all(name in b for b in business), business

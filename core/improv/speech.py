@@ -152,7 +152,8 @@ def _silent(brief: Briefing, m: Material, cue: Cue, rng: random.Random, t: Tempe
 def business(extra: dict[str, list[str]], rng: random.Random) -> str:
     """A gesture that points at what just happened (`looks toward the fire alarm`)."""
     if extra.get("who"):
-        return f"turns toward {extra['who'][0][:1].lower() + extra['who'][0][1:]}"
+        who = extra["who"][0]
+        return f"turns toward {who[:1].lower() + who[1:] if who.split()[0] in ('A', 'An', 'The') else who}"
     if extra.get("ev"):
         return f"{rng.choice(('looks toward', 'glances at', 'stares at'))} {extra['ev'][0]}"
     return rng.choice(phrases.GESTURES["startled"])
