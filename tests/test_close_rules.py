@@ -127,6 +127,16 @@ def test_a_goal_marker_said_by_the_wrong_person_does_not_count():
     assert marker_verdict(unnamed).achieved is True, "a goal naming no one counts anyone's marker"
 
 
+@pytest.mark.parametrize(("words", "gesture", "closes"), [
+    ("Well, Łukasz, goodbye.", None, True), ("Anyway, Émile, I'd better go.", None, True),
+    ("", "Ólafur stands and leaves the room", True), ("Łukasz, don't say goodbye yet.", None, False),
+    ("", "Ólafur leaves the report on the table", False)])
+def test_a_name_beyond_ascii_before_a_farewell_or_an_exit_reads_as_an_english_name_does(words, gesture, closes):
+    speech = SpeakEvent(t=0, **{"from": "bob"}, text=words, nonverbal=gesture, action="speak" if words else "react",
+                        raw=words or f"*{gesture}*")
+    assert closes_naturally(speech) is closes
+
+
 CASTS = [
     # (goal, cast, who says the marker, counts?)
     ("Ann proposes a petition.", ["Ann", "Ann Lee"], "Ann Lee", False),
