@@ -197,3 +197,28 @@ def test_a_judge_answer_that_is_no_valid_suggestion_falls_back_to_role_c_and_is_
     assert [e["beat"] for e in fallback] == [2], "that beat's decision fell back to role C's rules, on the record"
     assert not [e for e in events if e["type"] in ("event", "decision")], "nothing suggested, nothing injected"
     assert "NOTICE: the coordinator's judge gave no usable answer 1 time:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mode", ["inject", "ask"])
+def test_a_judge_that_suggests_the_same_event_every_beat_has_it_delivered_once(tmp_path, loopback, capsys, mode):
+    """The engine tells the judge what it already suggested; a judge that suggests it again anyway (in
+    other capitals and spacing) gets it withheld, not injected a second time or held for `y` again."""
+    def judge(recorded):
+        body = json.dumps(recorded.body, ensure_ascii=False)
+        if "the scene has ended" in body:
+            return Reply(text='{"goal_achieved": null, "reason": "cannot tell"}')
+        text = "The radiator clanks twice." if "Beat 0 " in body else "the radiator  clanks TWICE"
+        return Reply(text=json.dumps({"decision": "suggest_event", "text": text}))
+
+    loopback.default = judge
+    out = tmp_path / "run"
+    code = main(["--batch", scene_file(tmp_path, loopback), "--isolation", "b", "--coordinator", "B", "--out", str(out),
+                 "--seed", "3", "--characters-dir", str(CHARACTERS), "--journals", "none", "--suggested-events", mode])
+    assert code == 0
+    events = records(out)
+    decisions = [e for e in events if e["type"] == "decision" and e.get("decision") == "suggest_event"]
+    assert len(decisions) >= 3
+    assert [e.get("withheld") for e in decisions[1:]] == [suggestions.REPEATED] * (len(decisions) - 1)
+    if mode == "inject":
+        assert [e["text"] for e in events if e["type"] == "event"] == ["The radiator clanks twice."]
+    assert audit_run(out).clean
