@@ -70,3 +70,33 @@ async def test_a_scene_records_and_counts_addresses_to_names_with_commas_quotes_
     said = {slug: sum(1 for s in speeches if s[0] == slug) for slug in slugs}
     addressed = metrics_of(run.dir, audit=False).addressed
     assert addressed == {slug: {slugs[(i + 1) % 4]: said[slug]} for i, slug in enumerate(slugs)}
+
+
+@pytest.mark.parametrize("target, expected", [("Ann", "ann"), ("Ann Lee", "ann-lee"), ("Anna", "anna"),
+                                              ("ann-lee", "ann-lee"), ("Lee", None)])
+async def test_in_sequential_turns_the_member_addressed_by_name_speaks_next_not_one_sharing_a_first_name(
+        run_scene, loopback, tmp_path, monkeypatch, target, expected):
+    """Cast in the order Ann Lee, Grace, Anna, Ann: Grace's `[TO: Ann]` hands the turn to Ann, though Ann
+    Lee comes first and shares her first name; a name that is no one's (`Lee`) passes the turn on in
+    cast order."""
+    from helpers import make_scene
+    from loopback import Reply
+    from test_scene_faults import CANARY, remote_cast, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    names = {"ann-lee": "Ann Lee", "grace": "Grace", "anna": "Anna", "ann": "Ann"}
+    for slug, name in names.items():
+        (tmp_path / "characters" / slug).mkdir(parents=True)
+        (tmp_path / "characters" / slug / "profile.md").write_text(f"# {name}\n\n{name} keeps the minutes.\n")
+
+    def answer(recorded):
+        system = json.dumps(recorded.body.get("system"), ensure_ascii=False)
+        speaking = "You are Grace." in system
+        return Reply(text=turn(f'[TO: {target}, TONE: calm] "Your turn."' if speaking else '[TONE: calm] "Noted."'))
+
+    loopback.default = answer
+    scene = make_scene(characters=list(names), cast=remote_cast(loopback, *names), turns="sequential",
+                       initial_speaker="grace", limits={"max_beats": 2})
+    run = await run_scene(scene, isolation="a", coordinator="C")
+    order = [r["from"] for r in run.records() if r["type"] == "speak"]
+    assert order == ["grace", expected or "anna"]

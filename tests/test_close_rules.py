@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from promptdesk.core.engine.briefing import JOURNAL_PROMPT, SOFT_CAP_NUDGE
 from promptdesk.core.protocol.judging import NO_GOAL
 from promptdesk.core.engine.coordinator import SceneView, closes_naturally, marker_verdict
@@ -123,6 +125,42 @@ def test_a_goal_marker_said_by_the_wrong_person_does_not_count():
     unnamed = SceneView(beat=5, max_beats=10, goal="Everyone agrees on a date", goal_markers=["agree"],
                         speeches=["We agree."], speakers=["Bob"])
     assert marker_verdict(unnamed).achieved is True, "a goal naming no one counts anyone's marker"
+
+
+@pytest.mark.parametrize(("words", "gesture", "closes"), [
+    ("Well, Łukasz, goodbye.", None, True), ("Anyway, Émile, I'd better go.", None, True),
+    ("", "Ólafur stands and leaves the room", True), ("Łukasz, don't say goodbye yet.", None, False),
+    ("", "Ólafur leaves the report on the table", False)])
+def test_a_name_beyond_ascii_before_a_farewell_or_an_exit_reads_as_an_english_name_does(words, gesture, closes):
+    speech = SpeakEvent(t=0, **{"from": "bob"}, text=words, nonverbal=gesture, action="speak" if words else "react",
+                        raw=words or f"*{gesture}*")
+    assert closes_naturally(speech) is closes
+
+
+CASTS = [
+    # (goal, cast, who says the marker, counts?)
+    ("Ann proposes a petition.", ["Ann", "Ann Lee"], "Ann Lee", False),
+    ("Ann proposes a petition.", ["Ann", "Ann Lee"], "Ann", True),
+    ("Ann Lee proposes a petition.", ["Ann", "Ann Lee", "Ann Park"], "Ann Park", False),
+    ("Ann Lee proposes a petition.", ["Ann", "Ann Lee", "Ann Park"], "Ann Lee", True),
+    ("Ann proposes a petition.", ["Ann Lee", "Grace"], "Ann Lee", True),  # her first name, hers alone
+    ("Anna proposes a petition.", ["Ann", "Anna"], "Ann", False),
+    ("山田花子 proposes a petition.", ["Ann", "山田花子"], "Ann", False),
+    ("山田花子 proposes a petition.", ["Ann", "山田花子"], "山田花子", True),
+    ("ليلى proposes a petition.", ["Ann", "ليلى"], "Ann", False),
+    ("Dr. Chen proposes a petition.", ["Ann", "Dr. Chen"], "Dr. Chen", True),
+    ("Dr. Chen proposes a petition.", ["Ann", "Dr. Chen"], "Ann", False),
+    ("Zoë proposes a petition.", ["Zoe", "Zoë"], "Zoe", False),
+]
+
+
+@pytest.mark.parametrize(("goal", "cast", "speaker", "counts"), CASTS)
+def test_a_goal_marker_counts_only_from_the_cast_member_the_goal_names(goal, cast, speaker, counts):
+    """The goal's name is read against the cast: a shared first name, a name that is a prefix of
+    another, a name in another script or with a title's full stop names that member and no other."""
+    view = SceneView(beat=5, max_beats=10, goal=goal, goal_markers=["petition"], speeches=["I propose a petition."],
+                     speakers=[speaker], cast=cast)
+    assert marker_verdict(view).achieved is counts, marker_verdict(view).reason
 
 
 async def test_a_stopped_scene_is_not_a_success(run_scene):

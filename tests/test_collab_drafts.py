@@ -63,3 +63,24 @@ async def test_a_goal_asking_for_facts_gets_placeholders_and_no_invented_names(t
             names = set(re.findall(r"(?<![.:] )(?<!^)\b[A-Z][a-z]+", item))
             assert names <= asked, item
             assert re.findall(r"[a-z]{4,}", goal.lower().split(" ", 2)[2])[0][:4] in item.lower()
+
+
+def test_participants_whose_slugs_hold_dots_collaborate_offline_to_a_final(tmp_path, capsys, monkeypatch):
+    """`powershell-5.1-expert` is a slug (a dot between its parts): the improviser knows its own name and
+    its partner's, hands off by them, and the collaboration reaches `final` with no envelope repaired."""
+    from promptdesk.core.cli.main import main
+
+    agents = tmp_path / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "powershell-5.1-expert.md").write_text("---\nname: powershell-5.1-expert\n---\nYou know PowerShell 5.1.\n")
+    (agents / "v2.reviewer.md").write_text("---\nname: v2.reviewer\n---\nYou review scripts.\n")
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "run"
+    assert main(["--batch", "--collaborate", "Outline a 4-step plan to move a script to PowerShell 7",
+                 "--participants", "powershell-5.1-expert,v2.reviewer", "--isolation", "b", "--coordinator", "C",
+                 "--seed", "1", "--journals", "none", "--out", str(out), "--quiet"]) == 0
+    records = [__import__("json").loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert [r["reason"] for r in records if r["type"] == "close"] == ["final"]
+    assert not [r for r in records if r["type"] == "correct"], "no envelope needed repairing"
+    handoffs = [r.get("target") for r in records if r["type"] == "handoff"]
+    assert handoffs and set(handoffs) <= {"powershell-5.1-expert", "v2.reviewer"}

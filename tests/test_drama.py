@@ -152,3 +152,55 @@ def test_a_crowd_of_labelled_people_is_addressed_by_their_whole_names(tmp_path, 
     said = " ".join(t.text for t in turns(out) if t.spoke) + " ".join(text for _, _, text in thoughts(out))
     assert "Person" in said
     assert not re.search(r"\bPerson\b(?!\s+\d)", said)
+
+
+def test_a_scene_with_nothing_in_english_still_never_repeats_a_line(tmp_path, capsys):
+    """The grammar reads English; a scene whose setting, prompt, profiles and perspectives are Japanese
+    and Arabic gives it little to say. What it cannot say afresh it leaves unsaid (a silence or a
+    gesture is always a fair answer): no actor says a line twice, and no two say one line in a beat."""
+    from promptdesk.core.cli.main import main
+
+    profiles = {"hanako": "# 山田花子\n\n## Personality\n- 几帳面で静か\n", "layla": "# ليلى\n\n## Personality\n- صريحة وحازمة\n",
+                "kenji": "# 佐藤健二\n\n## Background\n- 商店街で八百屋を営む\n"}
+    for slug, profile in profiles.items():
+        (tmp_path / "characters" / slug).mkdir(parents=True)
+        (tmp_path / "characters" / slug / "profile.md").write_text(profile, encoding="utf-8")
+    scene = tmp_path / "scene.yaml"
+    scene.write_text("name: chounaikai\nsetting: 公民館、火曜日の夜\nprompt: 町内会が駐車場計画について話し合う。\n"
+                     "characters: [hanako, layla, kenji]\nperspectives:\n  hanako: 実は駐車場に賛成している。\n"
+                     "events:\n  - at_beat: 3\n    text: 停電で部屋が真っ暗になる。\n", encoding="utf-8")
+    for seed in (1, 2):
+        for isolation in "ab":
+            out = tmp_path / f"run-{seed}-{isolation}"
+            assert main(["--batch", str(scene), "--isolation", isolation, "--coordinator", "C", "--seed", str(seed),
+                         "--max-beats", "12", "--characters-dir", str(tmp_path / "characters"), "--journals", "none",
+                         "--out", str(out), "--quiet"]) == 0
+            assert not repeats(out), (out, repeats(out))
+            assert not same_beat_duplicates(out), (out, same_beat_duplicates(out))
+
+
+EVACUATIONS = ["Une alarme incendie retentit ; tout le monde doit évacuer la salle",
+               "Suena la alarma de incendios: todos tienen que salir",
+               "Feueralarm! Alle müssen sofort den Raum verlassen",
+               "火災報知器が鳴り、全員が避難しなければならない",
+               "The fire marshal orders everybody out of the building"]
+
+
+@pytest.mark.parametrize("text", EVACUATIONS, ids=["fr", "es", "de", "ja", "en"])
+def test_an_evacuation_in_other_words_or_languages_ends_the_scene_too(tmp_path, text):
+    """An event that sends everyone out, in French, Spanish, German, Japanese or other English words,
+    ends the Apology within two beats; an event the improviser cannot parse into a noun phrase is
+    never made one by putting `the` before the whole sentence."""
+    run = play(tmp_path, "the-apology", 1, events=[{"at_beat": 3, "text": text}])
+    assert last_beat(run) <= 3 + 2, [(t.beat, t.actor, t.text) for t in turns(run)]
+    said = " ".join(f"{t.text} {t.business}" for t in turns(run)).lower()
+    assert f"the {text[:12].lower()}" not in said
+
+
+@pytest.mark.parametrize("text, name", [("Grandma Rose walks in with a tray of tea", "Rose"),
+                                        ("Dr. Chen arrives from the hospital", "Dr. Chen"),
+                                        ("Émile knocks and comes in", "Émile")])
+def test_someone_who_arrives_is_named_as_written_in_the_business_that_points_at_them(tmp_path, text, name):
+    run = play(tmp_path, "the-apology", 2, events=[{"at_beat": 2, "text": text}])
+    business = [t.business for t in turns(run) if name.lower() in t.business.lower()]
+    assert business and all(name in b for b in business), business

@@ -358,6 +358,42 @@ def test_the_disclaimer_says_it_is_not_a_language_model():
     assert "not a language model" in DISCLAIMER and OfflineProvider.name == "offline"
 
 
+async def test_the_offline_judge_tells_apart_cast_members_who_share_a_first_name():
+    """`Ann apologises` in a cast with Ann and Ann Lee: Ann Lee's apology is not Ann's, in a decision
+    (whose request names the cast) and in the verdict (which names whoever spoke)."""
+    from promptdesk.core.engine.coordinator import JudgeCoordinator, SceneView
+
+    goal = "Ann apologises, and Grace accepts."
+    judge = JudgeCoordinator("B", goal=goal)
+    cast = ["Ann", "Ann Lee", "Grace"]
+    wrong = ['Ann Lee [TO: Grace, TONE: soft] "I\'m sorry, Grace. I apologise."', 'Ann [TONE: flat] "Hm."',
+             'Grace [TO: Ann Lee, TONE: warm] "I accept your apology."']
+    right = ['Ann [TO: Grace, TONE: soft] "I\'m sorry, Grace. I apologise."', 'Ann Lee [TONE: flat] "Hm."',
+             'Grace [TO: Ann, TONE: warm] "I accept your apology."']
+    for lines, met in ((wrong, False), (right, True)):
+        view = SceneView(beat=9, max_beats=30, goal=goal, recent_lines=lines, cast=cast)
+        answer = json.loads((await OfflineProvider(seed=1).complete(judge.verdict_request(view))).text)
+        assert answer["goal_achieved"] is met, answer
+        decision = json.loads((await OfflineProvider(seed=1).complete(judge.request(view))).text)
+        assert decision["goal_met"] is met, decision
+
+
+async def test_the_offline_judge_hears_final_positions_from_a_cast_member_whose_name_holds_a_comma():
+    """`Cast: Gloria, PA, Bob.`: Gloria, PA is one person, who has spoken since the close note."""
+    from promptdesk.core.engine.coordinator import JudgeCoordinator, SceneView
+
+    judge = JudgeCoordinator("B", goal="Bob apologises.")
+    since = ['Gloria, PA [TO: Bob, TONE: firm] "I have said my piece; I stand by the rota."',
+             'Bob [TONE: quiet] "And I stand by mine. Good night."']
+    view = SceneView(beat=9, max_beats=30, goal="Bob apologises.", recent_lines=since, cast=["Gloria, PA", "Bob"],
+                     since_close_note=since)
+    decision = json.loads((await OfflineProvider(seed=1).complete(judge.request(view))).text)
+    assert decision["positions_stated"] is True, decision
+    view.since_close_note = since[1:]
+    decision = json.loads((await OfflineProvider(seed=1).complete(judge.request(view))).text)
+    assert decision["positions_stated"] is False, decision
+
+
 async def test_the_offline_judge_counts_a_goal_act_only_from_the_person_the_goal_names():
     """An Apology in which Alice apologises and Bob never does is not achieved, whatever words were said."""
     from promptdesk.core.engine.coordinator import JudgeCoordinator, SceneView
@@ -381,3 +417,27 @@ async def test_the_offline_judge_counts_a_goal_act_only_from_the_person_the_goal
     refused = await verdict(['Bob [TO: Alice, TONE: defiant] "I\'m not sorry, and I will not apologise."',
                              'Alice [TONE: cold] "Then I accept nothing."'])
     assert refused["goal_achieved"] is False
+
+
+@pytest.mark.parametrize("name", ["山田花子", "ليلى", "Émile", "Дмитрий Петров", "Łukasz", "de Vries",
+                                  "Sir Bartholomew Archibald Fitzwilliam-Smythe III", "O'Brien-Ó Súilleabháin"])
+def test_a_routed_line_is_read_as_speech_whatever_script_or_length_the_speakers_name_has(name):
+    """The improviser, the offline judge and the offline evaluator read routed lines: a cast member's
+    name in any script, of any length the name gate lets through, is the speaker of their line."""
+    from promptdesk.core.improv.lines import parse_line
+
+    line = parse_line(f'{name} [TO: Ann, TONE: calm, *nods*] "I am sorry."')
+    assert line is not None and (line.speaker, line.target, line.text) == (name, "Ann", "I am sorry.")
+    own = parse_line(f'(you) {name} [TONE: calm] "Again."')
+    assert own is not None and own.own and own.speaker == name
+
+
+async def test_the_offline_judge_counts_the_act_of_a_cast_member_named_in_another_script():
+    from promptdesk.core.engine.coordinator import JudgeCoordinator, SceneView
+
+    goal = "山田花子 apologises, and ليلى accepts."
+    judge = JudgeCoordinator("B", goal=goal)
+    lines = ['山田花子 [TO: ليلى, TONE: soft] "I\'m sorry. I apologise."', 'ليلى [TONE: warm] "I accept your apology."']
+    view = SceneView(beat=9, max_beats=30, goal=goal, recent_lines=lines, cast=["山田花子", "ليلى"])
+    answer = json.loads((await OfflineProvider(seed=1).complete(judge.verdict_request(view))).text)
+    assert answer["goal_achieved"] is True, answer

@@ -45,8 +45,8 @@ def copying_judge(source: str):
     return answer
 
 
-def scene_file(tmp_path, loopback) -> str:
-    data = dict(SCENE, judge={"name": "openai", "model": "gpt-4o-mini", "base_url": loopback.url("/v1"),
+def scene_file(tmp_path, loopback, **fields) -> str:
+    data = dict(SCENE, **fields, judge={"name": "openai", "model": "gpt-4o-mini", "base_url": loopback.url("/v1"),
                               "max_retries": 0},
                 events=[], limits={"max_beats": 6}, provider={"name": "offline"})
     path = tmp_path / "scene.yaml"
@@ -88,6 +88,22 @@ def test_a_suggestion_carrying_private_material_is_withheld_under_inject(tmp_pat
     assert words[:60] not in actor_requests(out, others) and "memo slides" not in actor_requests(out)
     assert audit_run(out).clean
     assert main(["audit", str(out)]) == 0
+
+
+JAPANESE_NOTES = "山田さんは実は駐車場に賛成している。会議の最後まで誰にも言わないはずだ。住民たちの反応を観察すること。"
+
+
+def test_a_suggestion_carrying_a_clause_of_notes_written_without_spaces_is_withheld(tmp_path, loopback, capsys):
+    """A Japanese clause is as many words as it has characters: one sentence of three is a leak, as
+    an English sentence of the notes is."""
+    loopback.default = copying_judge("山田さんは実は駐車場に賛成している")
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback, coordinator_notes=JAPANESE_NOTES), out, "A") == 0
+    events = records(out)
+    assert any(e.get("withheld") == "it carries words of the coordinator notes" for e in events if e["type"] == "decision")
+    assert not [e for e in events if e["type"] == "event"], "never delivered"
+    assert "駐車場に賛成" not in actor_requests(out)
+    assert audit_run(out).clean
 
 
 def test_a_clean_suggestion_is_still_injected(tmp_path, loopback, capsys):
@@ -181,3 +197,28 @@ def test_a_judge_answer_that_is_no_valid_suggestion_falls_back_to_role_c_and_is_
     assert [e["beat"] for e in fallback] == [2], "that beat's decision fell back to role C's rules, on the record"
     assert not [e for e in events if e["type"] in ("event", "decision")], "nothing suggested, nothing injected"
     assert "NOTICE: the coordinator's judge gave no usable answer 1 time:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mode", ["inject", "ask"])
+def test_a_judge_that_suggests_the_same_event_every_beat_has_it_delivered_once(tmp_path, loopback, capsys, mode):
+    """The engine tells the judge what it already suggested; a judge that suggests it again anyway (in
+    other capitals and spacing) gets it withheld, not injected a second time or held for `y` again."""
+    def judge(recorded):
+        body = json.dumps(recorded.body, ensure_ascii=False)
+        if "the scene has ended" in body:
+            return Reply(text='{"goal_achieved": null, "reason": "cannot tell"}')
+        text = "The radiator clanks twice." if "Beat 0 " in body else "the radiator  clanks TWICE"
+        return Reply(text=json.dumps({"decision": "suggest_event", "text": text}))
+
+    loopback.default = judge
+    out = tmp_path / "run"
+    code = main(["--batch", scene_file(tmp_path, loopback), "--isolation", "b", "--coordinator", "B", "--out", str(out),
+                 "--seed", "3", "--characters-dir", str(CHARACTERS), "--journals", "none", "--suggested-events", mode])
+    assert code == 0
+    events = records(out)
+    decisions = [e for e in events if e["type"] == "decision" and e.get("decision") == "suggest_event"]
+    assert len(decisions) >= 3
+    assert [e.get("withheld") for e in decisions[1:]] == [suggestions.REPEATED] * (len(decisions) - 1)
+    if mode == "inject":
+        assert [e["text"] for e in events if e["type"] == "event"] == ["The radiator clanks twice."]
+    assert audit_run(out).clean

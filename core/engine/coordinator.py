@@ -87,6 +87,8 @@ class SceneView:
     """Who said each of `speeches` (display names; empty when not known)."""
     cast: list[str] = field(default_factory=list)
     """The cast's display names (a judge asks whether each has stated a final position)."""
+    names: list[str] = field(default_factory=list)
+    """Every cast member's display name, unavailable ones included (whom a goal's names denote)."""
     since_close_note: list[str] | None = None
     """The public lines since the close note went out (None: it has not; see `promptdesk.core.engine.winding`)."""
     suggested: list[str] = field(default_factory=list)
@@ -109,9 +111,11 @@ def marker_verdict(view: SceneView) -> Verdict:
     spoken = [s.lower() for s in view.speeches]
     known = len(view.speakers) == len(spoken) and bool(spoken)
     by = view.speakers if known else [""] * len(spoken)
-    owners = {m: marker_owners(view.goal, m) if known else () for m in view.goal_markers}
+    cast = tuple(dict.fromkeys([*view.names, *view.cast, *view.speakers]))
+    owners = {m: marker_owners(view.goal, m, cast) if known else () for m in view.goal_markers}
     missing = [m for m in view.goal_markers if not any(
-        m.lower() in s and (not owners[m] or any(same_person(o, who) for o in owners[m])) for s, who in zip(spoken, by))]
+        m.lower() in s and (not owners[m] or any(same_person(o, who, cast) for o in owners[m]))
+        for s, who in zip(spoken, by))]
     if missing:
         named = [f"{m} (by {' or '.join(owners[m])})" if owners[m] else m for m in missing]
         return Verdict(False, f"goal markers never spoken: {', '.join(named)}")

@@ -7,7 +7,9 @@ against the run's private material (every actor's profile, journal and perspecti
 notes, the thinking so far). One that carries any is **withheld**: its `decision` event records
 `withheld` (why), a `system` line (reason `withheld`) tells the operator whose material it carries
 without its words, nothing is held for `y`, and no actor ever receives it. The check does not rely on
-the judge remembering not to: it stands on the only path from a judge's words to an actor.
+the judge remembering not to: it stands on the only path from a judge's words to an actor. A
+suggestion the judge already made in the scene is withheld too (`REPEATED`): the same event twice is
+not a new event.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ Stage = Any
 
 WITHHELD = "withheld"
 """The `reason` of the `system` line that says a suggested world event was withheld."""
+REPEATED = "it repeats a world event the coordinator suggested earlier in the scene"
+"""Why a suggestion the judge made before (case, spacing and a closing full stop aside) is withheld: the
+engine tells the judge what it suggested, and does not rely on it remembering."""
 
 
 def why_withheld(stage: Stage, text: str) -> str | None:
@@ -29,14 +34,21 @@ def why_withheld(stage: Stage, text: str) -> str | None:
     key = (text, stage.state.beat)
     if stage.vetted is not None and stage.vetted[0] == key:
         return stage.vetted[1]
-    if stage.private_record is None:
-        why: str | None = "it cannot be checked: the run holds no record of its private material"
+    earlier = stage.tally.update(stage.recorder.events, stage.state.cast).suggested
+    if any(_plain(text) == _plain(before) for before in earlier):
+        why: str | None = REPEATED
+    elif stage.private_record is None:
+        why = "it cannot be checked: the run holds no record of its private material"
     else:
         found = vet(stage.private_record, stage.recorder.events, text)
         owners = list(dict.fromkeys(whose(f, stage.state.cast) for f in found))
         why = f"it carries words of {_and(owners)}" if owners else None
     stage.vetted = (key, why)
     return why
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(".!")
 
 
 def withhold(stage: Stage, why: str) -> None:

@@ -18,18 +18,36 @@ from functools import lru_cache
 from promptdesk.core.improv.voice import first_person
 
 EVENT_KINDS = (
-    ("leave", r"\b(?:leave|leaving|evacuat\w*|get out|everyone out|clear the (?:room|building)|fire|closing time|"
-              r"has to go|have to go|must go|are asked to go|kicked out)\b"),
+    ("leave", r"\b(?:leave|leaving|evacuat\w*|get out|every(?:one|body) out|clear the (?:room|building)|fire|"
+              r"closing time|has to go|have to go|must go|are asked to go|every(?:one|body) to go|kicked out)\b"),
     ("enter", r"\b(?:enters|walks in|comes in|came in|arrives|arrived|bursts in|joins|knocks|doorbell|steps in)\b"),
-    ("dark", r"\b(?:lights? (?:go|goes|went|flicker\w*)|blackout|power (?:cut|goes|fails|failure)|darkness)\b"),
+    ("dark", r"\b(?:lights? (?:go|goes|went|flicker\w*)|blackout|power (?:cut|goes|went|fails|failed|failure|dies|died|"
+             r"is out)|darkness)\b"),
     ("call", r"\b(?:phone|rings|ringing|call|buzz\w*|message|text)\b"),
     ("noise", r"\b(?:crash\w*|bang\w*|smash\w*|drops?|shatter\w*|slams?|spill\w*|breaks?)\b"),
     ("weather", r"\b(?:rain\w*|thunder\w*|storm\w*|snow\w*|wind|hail|lightning)\b"),
 )
+OTHER_LANGUAGES = (
+    ("leave", r"évacu|evacu|evakuier|tout le monde (?:doit|dehors)|sortez|sortir|quitter|incendie|incendio|todos "
+              r"(?:deben|tienen que) salir|salgan|feuer|verlassen|alle raus|避難|火事|火災|退出|疏散|火灾|إخلاء|حريق|"
+              r"اخرجوا|пожар|эвакуац|все на выход"),
+    ("enter", r"\b(?:entre|entrent|arrive|frappe|entra|llega|llaman? a la puerta|betritt|kommt herein|klopft)\b|"
+              r"入ってくる|入って来る|到着|ノック|走进|敲门|يدخل|تدخل|يطرق|входит|стучит"),
+    ("dark", r"coupure de courant|panne de courant|plonge .* dans le noir|se va la luz|apagón|stromausfall|"
+             r"licht geht aus|停電|真っ暗|停电|انقطاع الكهرباء|انطفأت الأنوار|свет погас"),
+    ("call", r"téléphone|teléfono|telefon|電話|电话|الهاتف|телефон"),
+    ("noise", r"fracas|estruendo|krach|ガシャン|巨响|دوي|грохот"),
+    ("weather", r"orage|tormenta|gewitter|雷|暴雨|عاصفة|гроза"),
+)
+"""The same kinds in a few other languages (French, Spanish, German, Japanese, Chinese, Arabic,
+Russian): the improviser's lines stay English, but what an event changes is read."""
+_ENGLISH = frozenset("the a an is are was were of to in on at and with into from out up down its his her their "
+                     "everyone someone somebody something suddenly".split())
 _DET = r"(?:a|an|the|some|someone's|his|her|their)"
 _PERSON = re.compile(r"\b(?:(?:a|an|the)\s+(?:\w+\s+)?(?:man|woman|stranger|janitor|cleaner|waiter|waitress|courier|"
                      r"neighbour|neighbor|boss|manager|guard|child|kid|doctor|nurse|officer|colleague|visitor|delivery \w+))\b"
-                     r"|\b[A-Z][a-z]+(?: from [A-Z][a-z]+)?(?= (?:enters|walks|comes|arrives|bursts|knocks|joins|steps|calls))",
+                     r"|(?:\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\. )?(?<!\w)[^\W\d_][\w'-]*(?: from [A-Z][a-z]+)?"
+                     r"(?= (?:enters|walks|comes|arrives|bursts|knocks|joins|steps|calls))",
                      re.I)
 MANNERS = {
     "forceful": r"assertive|firm|forceful|angr|direct|blunt|louder|tough|stronger|push|confront|demanding|bolder",
@@ -71,8 +89,11 @@ _VERBS = frozenset("go goes went ring rings rang start starts begin begins knock
                    "slam slams whistle whistles flicker flickers cut cuts stop stops open opens close closes enter "
                    "enters buzz buzzes sound sounds explode explodes spill spills bark barks cry cries scream screams "
                    "appear appears leave leaves shut shuts fail fails die dies hit hits crash crashes bang bangs "
-                   "beep beeps blare blares pour pours is are was were has have".split())
+                   "beep beeps blare blares pour pours is are was were has have ask asks order orders tell tells "
+                   "announce announces shout shouts".split())
 _PRONOUNS = frozenset("it there someone somebody something everyone everybody they we".split())
+_ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Mme|Mlle|St|Prof|Jr|Sr)\.", re.I)
+"""A title's full stop, which ends no clause (`Dr. Chen arrives`)."""
 
 
 @lru_cache(maxsize=1024)
@@ -81,9 +102,13 @@ def read_event(text: str) -> Event:
     clean = text.strip().rstrip(".!")
     kinds = [(name, re.search(pattern, clean, re.I)) for name, pattern in EVENT_KINDS]
     kind, keyword = next(((name, m.group(0)) for name, m in kinds if m), ("other", ""))
+    abroad = next((name for name, pattern in OTHER_LANGUAGES if re.search(pattern, clean, re.I)), "")
     person = _PERSON.search(clean)
-    first = re.split(r"[;,.!?\[\](){}<>\n\r\u2028\x85*\"]| and (?=everyone|we|they)", clean)[0].strip()
+    first = re.split(r"[;,.!?\[\](){}<>\n\r\u2028\x85*\"\u3001\u3002\uff01\uff1f\uff1b\uff0c]| and (?=everyone|we|they)",
+                     _ABBREVIATION.sub(lambda m: m.group(0)[:-1] + "\u2024", clean))[0].strip().replace("\u2024", ".")
     words = first.split()
+    if not keyword and not any(w.lower().strip("'") in _ENGLISH | _VERBS for w in words):
+        return Event(text=first, kind=abroad or "other", thing="", action="", person="")  # not English: not parsed
     at = next((i for i, w in enumerate(words) if i >= 1 and w.lower() in _VERBS), None)
     if at is None:
         at = next((i for i, w in enumerate(words) if i >= 1 and w.endswith("s") and words[i - 1].lower()
@@ -92,9 +117,9 @@ def read_event(text: str) -> Event:
     action = " ".join(words[at:])
     thing = re.sub(rf"^{_DET}\s+", "", thing, flags=re.I)
     who = person.group(0).strip() if person else ""
-    if thing.lower() in _PRONOUNS or not thing:
+    if not thing or thing.lower() in _PRONOUNS or thing.lower().split()[0] in _PRONOUNS:
         thing = _object_of(action) or (keyword.lower() if kind not in ("leave", "other") else "")
-    elif not (who and who.endswith(thing)):
+    elif not (who and (who.endswith(thing) or thing.endswith(who))):
         thing = thing[:1].lower() + thing[1:]
     if thing and not thing[:1].isupper() and not thing.startswith(("the ", "a ")):
         thing = f"the {thing}"

@@ -64,9 +64,15 @@ def _words(text: str) -> list[str]:
 
 def _spoken(focus: Focus, by: str | None) -> list[str]:
     """The words of every speech in the record (by `by` only, when given), each speech's words in order."""
+    cast = _cast(focus) if by is not None else ()
     return [line.text for line in parse_lines(focus.record)
             if line.kind == "speech" and line.action != "silent" and line.text
-            and (by is None or same_person(by, line.speaker))]
+            and (by is None or same_person(by, line.speaker, cast))]
+
+
+def _cast(focus: Focus) -> tuple[str, ...]:
+    """Everyone the evaluation request names: the one evaluated, and whoever speaks in the record."""
+    return tuple(dict.fromkeys([focus.name, *(line.speaker for line in parse_lines(focus.record) if line.kind == "speech")]))
 
 
 def _secret(focus: Focus, low: int, high: int) -> dict[str, object]:
@@ -102,9 +108,10 @@ def _goal(focus: Focus, low: int, high: int) -> dict[str, object]:
     if not focus.markers:
         return _unknown("the scene has no goal markers, and judging a goal needs a reader")
     counted: list[tuple[str, bool]] = []
+    cast = _cast(focus)
     for marker in focus.markers:
-        owners = marker_owners(focus.scene_goal, marker) if focus.scene_goal else ()
-        if owners and not any(same_person(owner, focus.name) for owner in owners):
+        owners = marker_owners(focus.scene_goal, marker, cast) if focus.scene_goal else ()
+        if owners and not any(same_person(owner, focus.name, cast) for owner in owners):
             continue
         by = focus.name if owners else None
         counted.append((marker, any(marker.lower() in text.lower() for text in _spoken(focus, by))))

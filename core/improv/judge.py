@@ -62,14 +62,32 @@ CAST = re.compile(r"^Cast:\s*(.+?)\.?\s*$", re.M)
 SINCE = "SPEECH SINCE THE CLOSE NOTE:"
 
 
+def _listed(text: str) -> list[str]:
+    """The names of the request's `Cast:` line; a name holding a comma (`Gloria, PA`) is kept whole
+    when it speaks in the request."""
+    found = CAST.search(text)
+    listed, names = (found.group(1) if found else ""), []
+    speakers = sorted({line.speaker for line in parse_lines(text) if line.kind == "speech"}, key=len, reverse=True)
+    while listed:
+        name = next((s for s in speakers if listed.startswith(s) and listed[len(s):len(s) + 2] in ("", ", ")),
+                    listed.split(", ", 1)[0])
+        names.append(name)
+        listed = listed[len(name) + 2:]
+    return names
+
+
+def _cast(text: str) -> tuple[str, ...]:
+    """Everyone the request names: its `Cast:` line, then whoever speaks in it."""
+    return tuple(dict.fromkeys([*_listed(text), *(line.speaker for line in parse_lines(text) if line.kind == "speech")]))
+
+
 def _positions_stated(text: str) -> bool:
     """Everyone in the `Cast:` line has said something since the close note."""
-    cast = CAST.search(text)
-    if not cast or SINCE not in text:
+    if not CAST.search(text) or SINCE not in text:
         return False
     since = text.split(SINCE, 1)[1]
     speakers = {line.speaker for line in parse_lines(since) if line.kind == "speech" and line.action != "silent"}
-    return all(name.strip() in speakers for name in cast.group(1).split(","))
+    return all(name in speakers for name in _listed(text))
 
 
 SUGGESTED = re.compile(r"^WORLD EVENTS YOU ALREADY SUGGESTED[^\n]*\n((?:- .*\n?)+)", re.M)
@@ -119,11 +137,13 @@ def _spoken(text: str) -> list[tuple[str, str]]:
     return [(line.speaker, line.text) for line in parse_lines(text) if line.kind == "speech" and line.text]
 
 
-def assess(goal: str, lines: list[tuple[str, str]]) -> tuple[bool | None, str]:
+def assess(goal: str, lines: list[tuple[str, str]], cast: tuple[str, ...] = ()) -> tuple[bool | None, str]:
     """Was the goal met by these (speaker, words) lines? When the goal names who must do what, each such
-    clause needs its act from that person (`goal_acts`); a goal naming no one and no act falls back to
-    the share of its key words spoken by anyone."""
-    clauses = read_goal(goal)
+    clause needs its act from that person (`goal_acts`, the names read against the `cast`: by default
+    whoever speaks); a goal naming no one and no act falls back to the share of its key words spoken by
+    anyone."""
+    cast = cast or tuple(dict.fromkeys(who for who, _ in lines))
+    clauses = read_goal(goal, cast)
     if not clauses:
         return None, "no goal to judge against"
     if not any(c.who or c.act for c in clauses):
@@ -134,7 +154,7 @@ def assess(goal: str, lines: list[tuple[str, str]]) -> tuple[bool | None, str]:
         reason = (f"the goal names no one and no act; the speech touched {len(heard)} of its {len(words)} key words"
                   + (f"; never: {', '.join(missing)}" if missing else ""))
         return bool(words) and len(heard) >= MET_SHARE * len(words), reason
-    results = [clause_met(c, lines) for c in clauses]
+    results = [clause_met(c, lines, cast) for c in clauses]
     met = all(ok for ok, _ in results)
     reasons = [why for _, why in results if why]
     return met, ("met: " if met else "not met: ") + "; ".join(reasons)
@@ -143,7 +163,7 @@ def assess(goal: str, lines: list[tuple[str, str]]) -> tuple[bool | None, str]:
 def _goal_met(system: str, text: str) -> bool:
     """Whether the goal has been met in the speech so far (the verdict's measure)."""
     goal = _goal(system)
-    return bool(goal) and assess(goal, _spoken(text))[0] is True
+    return bool(goal) and assess(goal, _spoken(text), _cast(text))[0] is True
 
 
 def verdict(system: str, messages: list[ChatMessage]) -> str:

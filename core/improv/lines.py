@@ -14,8 +14,11 @@ _EVENT = re.compile(r"^\[EVENT:\s*(.*?)\]\s*$")
 _NOTE = re.compile(r"^DIRECTOR NOTE:\s*(.*)$")
 _HEADER = r'(?P<header>\[(?:[^\]"]|"[^"]*")*\])'
 _SPEECH = re.compile(
-    r'^(?P<own>\(you\)\s*)?(?P<speaker>[A-Z][^\[\]"<>:]{0,40}?)\s*' + _HEADER + r'?\s*(?:"(?P<words>.*)")?\s*$',
+    r'^(?P<own>\(you\)\s*)?(?P<speaker>[^\W\d_][^\[\]"<>:]{0,99}?)\s*' + _HEADER + r'?\s*(?:"(?P<words>.*)")?\s*$',
     re.DOTALL)
+MAX_NAME_WORDS = 8
+"""A speaker's name is a letter of any script, then at most 100 characters in this many words (longer
+text before a header is prose, not a name)."""
 _BLOCK = re.compile(r"^\s*" + _HEADER + r'?\s*(?:"(?P<words>.*)")?\s*$', re.DOTALL)
 
 
@@ -60,7 +63,7 @@ def parse_line(line: str) -> Line | None:
     if not match or not (match.group("header") or match.group("words") is not None):
         return None
     speaker = match.group("speaker").strip()
-    if len(speaker.split()) > 4:
+    if len(speaker.split()) > MAX_NAME_WORDS:
         return None
     fields = header_fields(match.group("header") or "")
     return Line("speech", (match.group("words") or "").strip(), speaker=speaker,

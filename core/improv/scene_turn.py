@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.dice import rng_for
-from promptdesk.core.improv.closing import close_due, close_speech, close_threshold, closes
+from promptdesk.core.improv.closing import EXITS, close_due, close_speech, close_threshold, closes
 from promptdesk.core.improv.material import Material, read_material
 from promptdesk.core.improv.scene_words import quotes_someone, short_phrase
 from promptdesk.core.improv.speech import Cue, speech_for, words
@@ -23,6 +23,11 @@ from promptdesk.core.improv.story import Story
 from promptdesk.core.improv.thinking import inner_voice
 
 NOTE_MOVES = {"apologise": "apologise", "accept": "accept", "ask": "ask"}
+PLAIN_LEAVES = ("I should head out.", "Goodbye, everyone.", "I must be going. Goodbye.", "Good night, all.",
+                "Take care, all of you. Goodbye.", "Right. Goodbye for now.")
+"""Leave-takings a close adds when its words hold none: the first not yet said of this actor's own share
+(every n-th from its place in the cast of n, so two actors closing in one beat do not say the same); with
+its share all said, the actor leaves without a word."""
 MANNER_MOVES = {"forceful": ("press", "interrupt"), "warm": ("mediate", "concede"), "quiet": ("concede", "agree"),
                 "anxious": ("explain", "question")}
 
@@ -157,7 +162,13 @@ def _close(brief: Briefing, seed: int, rng: random.Random, m: Material, story: S
         cue.symbol = "close"
     said = words(brief, m, cue, rng, extra, lead_in=False)
     if not closes(said):
-        said = f"{said} I should head out."
+        own = {line.text for line in brief.own}
+        cast = sorted((brief.name, *brief.others))
+        mine = PLAIN_LEAVES[cast.index(brief.name) % len(PLAIN_LEAVES)::len(cast)]
+        leave = next((plain for plain in mine if f"{said} {plain}".strip() not in own), "")
+        if not leave and not said:
+            return f"[REACT, TONE: settled, *{rng.choice(EXITS)}*]"
+        said = f"{said} {leave}".strip()
     return close_speech(brief, seed, rng, cue.to, said, host=own_place and not story.leaving)
 
 

@@ -94,17 +94,19 @@ def _lead(t: Temperament, rng: random.Random) -> str:
 
 def words(brief: Briefing, m: Material, cue: Cue, rng: random.Random, extra: dict[str, list[str]] | None = None,
           t: Temperament | None = None, lead_in: bool = True) -> str:
-    """A line for the cue, drawn again while it is one this actor already said (or just heard)."""
+    """A line for the cue, drawn again while it is one this actor already said (or just heard); ""
+    when every draw is one (the scene gives the grammar too little to say anything new)."""
     slots = bindings(brief, m, cue, extra)
     symbol = cue.symbol or cue.move
     if m.register == "talk" and f"{symbol}_talk" in RULES and rng.random() < 0.7:
         symbol = f"{symbol}_talk"
     if not GRAMMAR.can_say(symbol, slots):
         symbol = "question" if GRAMMAR.can_say("question", slots) else "place_line"
+        if symbol == "place_line" and "begin" not in brief.cues:
+            return ""  # the one line it could say is an opener: everyone else who has nothing to say is silent
     leads = frozenset(tic.lower() for tic in m.tics)
     said = {core(line.text, leads) for line in brief.own} | {core(line.text, leads) for line in brief.heard}
     t = t or brief.temperament
-    text = ""
     for _ in range(DRAWS):
         text = GRAMMAR.expand(symbol, rng, slots) if symbol != "place_line" else f"So. Here we are in {m.place}."
         lead = "" if not lead_in else rng.choice(m.tics) if m.tics and rng.random() < 0.3 else \
@@ -112,8 +114,8 @@ def words(brief: Briefing, m: Material, cue: Cue, rng: random.Random, extra: dic
         if lead and not text.startswith("'") and text.split(" ", 1)[0].lower().strip(",") not in NO_LEAD:
             text = f"{lead[:1].upper()}{lead[1:]}, {_lower_first(text, brief)}"
         if core(text, leads) not in said:
-            break
-    return text
+            return text
+    return ""
 
 
 def _lower_first(text: str, brief: Briefing) -> str:
@@ -128,11 +130,14 @@ def _speak(brief: Briefing, m: Material, cue: Cue, rng: random.Random, t: Temper
     parts = ([f"TO: {cue.to}"] if cue.to else []) + [f"TONE: {tone(t, mood, rng)}"]
     if rng.random() < 0.35 + 0.2 * t.anxious:
         parts.append(f"*{gesture(t, mood, rng)}*")
-    return f'[{", ".join(parts)}] "{words(brief, m, cue, rng, extra, t)}"'
+    said = words(brief, m, cue, rng, extra, t)
+    return f'[{", ".join(parts)}] "{said}"' if said else _silent(brief, m, cue, rng, t, extra)
 
 
 def _interrupt(brief: Briefing, m: Material, cue: Cue, rng: random.Random, t: Temperament, extra: dict) -> str:
     said = words(brief, m, cue, rng, extra, t)
+    if not said:
+        return _silent(brief, m, cue, rng, t, extra)
     return f'[INTERRUPT after "{cue.echo}", TONE: {tone(t, "tense", rng)}] "{said}"'
 
 
@@ -147,7 +152,8 @@ def _silent(brief: Briefing, m: Material, cue: Cue, rng: random.Random, t: Tempe
 def business(extra: dict[str, list[str]], rng: random.Random) -> str:
     """A gesture that points at what just happened (`looks toward the fire alarm`)."""
     if extra.get("who"):
-        return f"turns toward {extra['who'][0][:1].lower() + extra['who'][0][1:]}"
+        who = extra["who"][0]
+        return f"turns toward {who[:1].lower() + who[1:] if who.split()[0] in ('A', 'An', 'The') else who}"
     if extra.get("ev"):
         return f"{rng.choice(('looks toward', 'glances at', 'stares at'))} {extra['ev'][0]}"
     return rng.choice(phrases.GESTURES["startled"])
@@ -159,7 +165,8 @@ def _react(brief: Briefing, m: Material, cue: Cue, rng: random.Random, t: Temper
 
 def _event(brief: Briefing, m: Material, cue: Cue, rng: random.Random, t: Temperament, extra: dict) -> str:
     head = f"TONE: {tone(t, 'startled', rng)}, *{business(extra, rng)}*"
-    return f'[{f"TO: {cue.to}, " if cue.to else ""}{head}] "{words(brief, m, cue, rng, extra, t)}"'
+    said = words(brief, m, cue, rng, extra, t)
+    return f'[{f"TO: {cue.to}, " if cue.to else ""}{head}] "{said}"' if said else f"[REACT, {head}]"
 
 
 SPEAKERS = {"interrupt": _interrupt, "silent": _silent, "react": _react, "event": _event}

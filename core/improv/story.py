@@ -12,7 +12,7 @@ from functools import cached_property
 from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.directions import Event, Note, read_event, read_note
 from promptdesk.core.improv.temperament import Temperament
-from promptdesk.core.protocol.goal_acts import GoalClause, does_act, read_goal
+from promptdesk.core.protocol.goal_acts import GoalClause, does_act, read_goal, same_person
 
 MANNER_SHIFT = {"forceful": {"forceful": 1.0, "quiet": 0.0, "anxious": 0.0}, "warm": {"warm": 1.0, "forceful": 0.0},
                 "quiet": {"quiet": 1.0, "forceful": 0.0}, "anxious": {"anxious": 1.0, "forceful": 0.0}}
@@ -61,12 +61,16 @@ class Story:
 
     @cached_property
     def clauses(self) -> tuple[GoalClause, ...]:
-        return read_goal(self.brief.goal) if self.brief.goal else ()
+        return read_goal(self.brief.goal, self._cast) if self.brief.goal else ()
+
+    @property
+    def _cast(self) -> tuple[str, ...]:
+        return tuple(n for n in (self.brief.name, *self.brief.others) if n)
 
     def mine(self) -> list[GoalClause]:
         """The goal's clauses this character is named in (or everyone is)."""
-        first = self.brief.name.split()[0] if self.brief.name else ""
-        return [c for c in self.clauses if c.act and (c.everyone or any(n.split()[0] == first for n in c.who))]
+        me = self.brief.name
+        return [c for c in self.clauses if c.act and (c.everyone or any(same_person(n, me, self._cast) for n in c.who))]
 
     def done_by_me(self, act: str) -> bool:
         return any(does_act(line.text, act) for line in self.brief.own)

@@ -32,6 +32,8 @@ _NOT_A_NAME = frozenset("the a an let no it this that there when if once after b
                         "someone each".split())
 _NEGATION = re.compile(r"\b(?:not|never|no|n't|nothing)\b", re.I)
 _CONTENT = re.compile(r"[a-z]{5,}")
+_NO_SPACE = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+"""A letter of a script written without spaces between words (Thai, Myanmar, Khmer, kana, CJK)."""
 _FILLER = frozenset("gives makes offers shows takes sincere sincerely genuine genuinely explicit explicitly clearly finally really "
                     "properly something someone together other their about after before which there where".split())
 STEM = 5
@@ -53,23 +55,75 @@ class GoalClause:
 
 
 @lru_cache(maxsize=256)
-def read_goal(goal: str) -> tuple[GoalClause, ...]:
-    """The goal's clauses, in order."""
+def read_goal(goal: str, cast: tuple[str, ...] = ()) -> tuple[GoalClause, ...]:
+    """The goal's clauses, in order. With the `cast` (display names), a clause that opens with a cast
+    member's name, or with a first name only one of them has, names that member, in any script and
+    whatever punctuation the name holds (`Dr. Chen`, `山田花子`); without it, a capitalised first word
+    is taken as a name."""
+    names = sorted(cast, key=len, reverse=True)
+    held = {f"\ue000{i}\ue001": name for i, name in enumerate(names) if re.search(r"[;,.]|\band\b", name)}
+    for mark, name in held.items():
+        goal = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", mark, goal, flags=re.I)
     parts = [p.strip(" .") for p in re.split(r"[;,.]|\band then\b|\band\b(?=\s+(?:they|both|everyone|[A-Z]))", goal)
              if p and p.strip(" .")]
-    return tuple(_clause(part) for part in parts)
+    for mark, name in held.items():
+        parts = [part.replace(mark, name) for part in parts]
+    return tuple(_clause(part, cast) for part in parts)
 
 
-def _clause(text: str) -> GoalClause:
+def person_of(name: str, cast: Iterable[str]) -> str | None:
+    """The cast member a name in a goal denotes: the one whose display name it is (case ignored), else
+    the only one whose first name it is; None when no one, or more than one, answers to it."""
+    cast = list(cast)
+    folded = name.casefold()
+    exact = [member for member in cast if member.casefold() == folded]
+    if exact:
+        return exact[0]
+    first = [member for member in cast if member.split() and member.split()[0].casefold() == folded]
+    return first[0] if len(first) == 1 else None
+
+
+def _cast_opening(text: str, cast: tuple[str, ...]) -> tuple[tuple[str, ...], str] | None:
+    """The cast members a clause opens with (`Ann Lee and Grace agree`), and the rest of it: each by
+    their display name, or by a first name only they have."""
+    calls = [(member, member) for member in cast]
+    calls += [(first, member) for member in cast if (first := (member.split() or [""])[0]) != member
+              and first and person_of(first, cast) == member]
+    calls.sort(key=lambda call: len(call[0]), reverse=True)
+    who: list[str] = []
+    rest = text
+    while hit := next(((call, member) for call, member in calls if _opens(rest, call)), None):
+        who.append(hit[1])
+        rest = rest[len(hit[0]):]
+        joint = re.match(r"^\s*(?:and|&|,)\s*", rest)
+        if not joint or not any(_opens(rest[joint.end():], call) for call, _ in calls):
+            break
+        rest = rest[joint.end():]
+    return (tuple(who), rest) if who else None
+
+
+def _opens(text: str, name: str) -> bool:
+    """Whether `text` opens with `name` (case ignored) as a whole word: not followed by a letter or a
+    digit, unless a script written without spaces joins them (`山田花子が`)."""
+    if text[:len(name)].casefold() != name.casefold():
+        return False
+    after = text[len(name):len(name) + 1]
+    return not after.isalnum() or bool(_NO_SPACE.match(after) or _NO_SPACE.match(name[-1:]))
+
+
+def _clause(text: str, cast: tuple[str, ...] = ()) -> GoalClause:
     words = text.split()
     who: tuple[str, ...] = ()
     rest = text
-    if _PLURAL.match(text):
+    opening = _cast_opening(text, cast) if cast else None
+    if opening:
+        who, rest = opening
+    elif _PLURAL.match(text):
         who, rest = ("*",), text
     elif words and words[0][:1].isupper() and words[0].lower() not in _NOT_A_NAME:
         names = re.match(r"^((?:[A-Z][\w'-]*)(?:\s+(?:and|&)\s+[A-Z][\w'-]*)*)\b(.*)$", text)
         if names:
-            who = tuple(n.strip() for n in re.split(r"\s+(?:and|&)\s+", names.group(1)))
+            who = tuple(person_of(n.strip(), cast) or n.strip() for n in re.split(r"\s+(?:and|&)\s+", names.group(1)))
             rest = names.group(2)
     act = next((name for name, (named, _) in ACTS.items() if re.search(named, rest, re.I)), None)
     content = sorted({w[:STEM] for w in _CONTENT.findall(rest.lower()) if w not in _FILLER
@@ -89,8 +143,9 @@ def does_act(words: str, act: str) -> bool:
     return False
 
 
-def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]]) -> tuple[bool, str]:
-    """Whether `(speaker, words)` lines do what the clause asks, by whom it asks, with a short reason."""
+def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple[str, ...] = ()) -> tuple[bool, str]:
+    """Whether `(speaker, words)` lines do what the clause asks, by whom it asks (names read against
+    the `cast`), with a short reason."""
     lines = [(who, text) for who, text in lines if text]
     if clause.act and clause.words and clause.act in ("agree", "promise", "refuse"):
         spoken = " ".join(text.lower() for _, text in lines)
@@ -104,30 +159,34 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]]) -> tuple[bo
             ok = len(doers) >= min(2, len(speakers)) and bool(doers)
             return ok, f"{clause.act}: {', '.join(sorted(doers)) or 'no one'}"
         if clause.who:
-            named = [n for n in clause.who if not any(_same(n, d) for d in doers)]
-            wrong = sorted(d for d in doers if not any(_same(n, d) for n in clause.who))
+            named = [n for n in clause.who if not any(same_person(n, d, cast) for d in doers)]
+            wrong = sorted(d for d in doers if not any(same_person(n, d, cast) for n in clause.who))
             why = f"{clause.act} by {' and '.join(clause.who)}: " + ("yes" if not named else "never")
             return not named, why + (f" (only by {', '.join(wrong)}, which does not count)" if named and wrong else "")
         return bool(doers), f"{clause.act}: {'yes' if doers else 'never'}"
     if not clause.words:
         return True, ""
-    spoken = " ".join(text.lower() for who, text in lines if not clause.who or any(_same(n, who) for n in clause.who))
+    spoken = " ".join(text.lower() for who, text in lines
+                      if not clause.who or any(same_person(n, who, cast) for n in clause.who))
     heard = [w for w in clause.words if w in spoken]
     return len(heard) >= 0.6 * len(clause.words), f"'{clause.text}': {len(heard)} of {len(clause.words)} key words"
 
 
-def same_person(name: str, speaker: str) -> bool:
-    """`Bob` names the speaker `Bob` or `Bob Smith`."""
-    return bool(speaker) and (speaker == name or speaker.split()[:1] == name.split()[:1])
+def same_person(name: str, speaker: str, cast: Iterable[str] = ()) -> bool:
+    """Whether a name in the goal names the speaker: the cast member it denotes (`person_of`), else
+    `Bob` names the speaker `Bob` or `Bob Smith` (a name of several words only itself)."""
+    if not speaker:
+        return False
+    member = person_of(name, cast)
+    if member is not None:
+        return speaker.casefold() == member.casefold()
+    return speaker == name or (len(name.split()) == 1 and speaker.split()[:1] == [name])
 
 
-_same = same_person
-
-
-def marker_owners(goal: str, marker: str) -> tuple[str, ...]:
+def marker_owners(goal: str, marker: str, cast: tuple[str, ...] = ()) -> tuple[str, ...]:
     """Who the goal names for the clause that holds `marker` (`Bob gives a sincere apology`, `apolog`
     -> `('Bob',)`); () when no clause naming someone holds it."""
-    for clause in read_goal(goal or ""):
+    for clause in read_goal(goal or "", cast):
         if clause.who and not clause.everyone and marker.lower() in clause.text.lower():
             return clause.who
     return ()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 _LEAD = r"^(?:(?:well|ok(?:ay)?|right|alright|all right|so|anyway|then|now|listen|look|oh|ah|and|but|yes|yeah|no|"\
-        r"sorry|really|honestly|truly|again|both|everyone|folks|friends)[,.!]?\s+|(?-i:[A-Z][a-z]+),\s+)*"
+        r"sorry|really|honestly|truly|again|both|everyone|folks|friends)[,.!]?\s+|(?-i:[^\W\d_a-z][^\W\d_]*),\s+)*"
 _END = r"(?:\s+(?:now|then|too|home|already|for now|for today|for real|for the night|tonight|"\
        r"with your (?:day|evening|afternoon|morning|night|week)))?\s*(?:$|[,.!;:\u2014\u2013-])"
 FAREWELLS = re.compile(_LEAD + r"(?:goodbye|good-bye|bye(?: now)?|farewell|good ?night|safe travels|take care"
@@ -33,14 +33,14 @@ AGENDA = re.compile(r"^(?:(?:let'?s|let us|shall we|we should|we need to|i want 
                     r"|now|so|first|next|moving on|back to|where were we|before (?:we|i|you)"
                     r"|but|one more thing|anyway,? (?:about|back))\b", re.I)
 """A sentence that opens or continues business: after it, an earlier farewell or thanks is not the act."""
-STAND = re.compile(r"^" + r"(?:(?:he|she|they|(?-i:[A-Z][a-z]+))\s+)?(?:\w+ly\s+)?(?:stands|gets up|rises)(?:\s+up)?\s*[.!]?$",
+STAND = re.compile(r"^" + r"(?:(?:he|she|they|(?-i:[^\W\d_a-z][^\W\d_]*))\s+)?(?:\w+ly\s+)?(?:stands|gets up|rises)(?:\s+up)?\s*[.!]?$",
                    re.I)
 """Standing up and nothing more: an exit only when it is the direction's last word."""
 QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<!\w)'[^']*'(?!\w)|\u2018[^\u2019]*\u2019")
 SENTENCES = re.compile(r"[^.!?\u2026]+[.!?\u2026]*")
 
 _ADVERB = r"(?:(?:\w+ly|then|finally|at last|without a word|without another word),?\s+)*"
-_SUBJECT = r"(?:(?:he|she|they|(?-i:[A-Z][a-z]+))\s+)?"
+_SUBJECT = r"(?:(?:he|she|they|(?-i:[^\W\d_a-z][^\W\d_]*))\s+)?"
 _POSS = r"(?:(?:his|her|their|my)\s+)?"
 _GONE = r"(?:\s+(?:of\s+)?(?:the|this)\s+(?:room|office|building|house|kitchen|table|meeting|café|cafe|bar|flat|apartment|door))?"
 EXITS = re.compile(

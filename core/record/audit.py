@@ -32,7 +32,7 @@ from promptdesk.core.errors import NotARun
 from promptdesk.core.record import audit_record as whole
 from promptdesk.core.record.audit_coordinator import EVERYONE, checked_material
 from promptdesk.core.record.audit_framing import Framing, Suspect
-from promptdesk.core.record.audit_material import COORDINATOR, Material, json_words
+from promptdesk.core.record.audit_material import COORDINATOR, Material, json_words, readable
 from promptdesk.core.record.outputs import unfinished_requests
 from promptdesk.core.record.private import read_private
 from promptdesk.core.record.prompt_log import FILE as PROMPTS, read_prompts
@@ -77,7 +77,7 @@ class Leak:
         whose += f" ({names[self.owner]})" if names and self.owner in names else ""
         carried = f" [carried over from line {self.carried_from}]" if self.carried_from else ""
         to = named(self.recipient) if self.recipient else "every actor"
-        return f"LEAK {where} sent to {to} carries {whose}: \"…{self.excerpt}…\"{carried}"
+        return f"LEAK {where} sent to {to} carries {whose}: \"…{readable(self.excerpt)}…\"{carried}"
 
 
 @dataclass

@@ -57,3 +57,14 @@ async def test_y_cannot_inject_a_suggestion_withheld_for_carrying_the_coordinato
     sent = [line for line in (session.recorder.run_dir / "prompts.jsonl").read_text().splitlines()
             if json.loads(line)["to"] in session.actors]
     assert sent and not any("memo slides" in line or notes[:50] in line for line in sent)
+
+
+def test_the_panel_says_why_a_suggestion_was_withheld_a_repeat_is_not_called_private():
+    from promptdesk.core.engine.suggestions import REPEATED
+    from promptdesk.tui.snapshot import StageState
+
+    repeat = render_state(StageState(cast={"ann": "Ann"}, status="running", withheld=REPEATED)).plain
+    assert "withheld: a repeat" in repeat and "private" not in repeat
+    private = render_state(StageState(cast={"ann": "Ann"}, status="running",
+                                      withheld="it carries words of the coordinator notes")).plain
+    assert "withheld: it carried private words" in private

@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from promptdesk.core.engine.suggestions import REPEATED
 from promptdesk.tui.formats import registry
 from promptdesk.tui.formats.base import Row
 from promptdesk.tui.lines import safe, shown_path
@@ -126,6 +127,8 @@ def render_state(state: StageState, width: int = 0) -> Text:
         _row(text, "Suggests", f"{shortened(safe(state.suggestion), 40)} (y: inject)", "bold")
     elif state.suggestion:
         _row(text, "Suggested", f"{shortened(safe(state.suggestion), 40)} (never injected)")
+    elif state.withheld == REPEATED:
+        _row(text, "Suggests", "withheld: a repeat of an earlier one", "bold reverse")
     elif state.withheld:
         _row(text, "Suggests", "withheld: it carried private words", "bold reverse")
     _rows(text, fmt.closed_rows(state))

@@ -19,9 +19,11 @@ from promptdesk.core.formats.collaborate.drafts import HEADER, Ask, draft_in, fi
 from promptdesk.core.improv.dice import rng_for
 from promptdesk.core.providers.base import Request
 
-NAME = re.compile(r"Your name is `([a-z0-9-]+)`\. Participants: ([a-z0-9, -]+?) \(")
+_SLUG = r"[a-z0-9][a-z0-9.-]*"
+"""A participant's slug: lower-case letters, digits and hyphens, with single dots (`powershell-5.1-expert`)."""
+NAME = re.compile(rf"Your name is `({_SLUG})`\. Participants: ((?:{_SLUG}, )*{_SLUG}) \(")
 ROUND = re.compile(r"Round (\d+) of (\d+)\.")
-LINE = re.compile(r"^\[([a-z0-9-]+)(?: → ([a-z0-9-]+))?\] (.*)$")
+LINE = re.compile(rf"^\[({_SLUG})(?: → ({_SLUG}))?\] (.*)$")
 
 TASKS = {"plan": ("Make the vaguest step concrete and hand it back.", "Check the steps against the goal and cut one word in three."),
          "writing": ("Edit the weakest paragraph for rhythm and hand it back.", "Check it against the goal and tighten the ending."),

@@ -101,11 +101,14 @@ def route(session: Session, speech: SpeakEvent) -> None:
 
 
 def addressed(session: Session, speech: SpeakEvent | None) -> Actor | None:
-    """The cast member a speech's `TO:` names (by slug, full name or first name), if any."""
+    """The cast member a speech's `TO:` names, if any: by slug or full name, else by a first name no
+    other member has (`Ann` is Ann, never Ann Lee, in a cast that has both)."""
     if speech is None or not speech.target:
         return None
-    wanted = speech.target.strip().lower()
-    for actor in session.actors.values():
-        if actor.slug != speech.from_ and wanted in (actor.slug, actor.name.lower(), actor.name.lower().split()[0]):
-            return actor
-    return None
+    wanted = speech.target.strip().casefold()
+    others = [actor for actor in session.actors.values() if actor.slug != speech.from_]
+    named = [actor for actor in session.actors.values() if wanted in (actor.slug, actor.name.casefold())]
+    if named:
+        return named[0] if named[0] in others else None
+    first = [actor for actor in session.actors.values() if actor.name.casefold().split()[:1] == [wanted]]
+    return first[0] if len(first) == 1 and first[0] in others else None
