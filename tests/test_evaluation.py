@@ -340,3 +340,24 @@ def test_a_killed_run_resumes_with_the_evaluator_it_started_with(tmp_path, cast_
     evaluation = json.loads((run_dir / "evaluation.json").read_text())["evaluations"]
     assert [e["evaluator"] for e in evaluation] == ["openai:gpt-4o-mini"]
     assert evaluation[0]["actors"]["ava-lee"]["scores"] == IN_RANGE
+
+
+def test_evaluate_with_no_provider_flags_fills_the_gap_with_the_runs_own_evaluator(tmp_path, cast_dir, loopback, capsys):
+    from promptdesk.core.cli.main import main
+    import asyncio
+
+    loopback.script(Reply(status=500), Reply(status=500))
+    loopback.default = Reply(text=answer(**IN_RANGE))
+    _, run_dir = asyncio.run(play(tmp_path, cast_dir, evaluator_scene(loopback)))
+    assert not (run_dir / "evaluation.json").exists() and loopback.hits == 2
+    capsys.readouterr()
+    assert main(["evaluate", str(run_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "2 scored, 0 already scored by openai:gpt-4o-mini" in out and loopback.hits == 4
+    groups = json.loads((run_dir / "evaluation.json").read_text())["evaluations"]
+    assert [g["evaluator"] for g in groups] == ["openai:gpt-4o-mini"]
+    assert groups[0]["actors"]["ava-lee"]["scores"] == IN_RANGE
+    assert main(["evaluate", str(run_dir)]) == 0 and loopback.hits == 4  # nothing left to score
+    assert "0 scored, 2 already scored by openai:gpt-4o-mini" in capsys.readouterr().out
+    assert main(["evaluate", str(run_dir), "--provider", "offline"]) == 0  # a flag chooses another evaluator
+    assert "2 scored, 0 already scored by offline:improviser" in capsys.readouterr().out

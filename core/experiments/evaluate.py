@@ -8,6 +8,11 @@ files written again (`evaluation.json` among them; the transcripts keep their da
 the run as `private.json` and the log recorded it: the scene, every character's profile, perspective
 (its goal) and secret, and the public record.
 
+Without a chosen evaluator, a run is scored by its own (`run_evaluators`): those `private.json` records
+(its scene's `evaluator:`, else its judge, else its provider, or a benchmark sweep's `--evaluator`), so that
+the same command, with no provider flags, fills the gap a failed evaluation call left; a run that names
+none is scored by the offline evaluator.
+
 The folder's writer lock is held while it is written (a run still being played, resumed or rebuilt
 refuses it, exit 2). Only closed runs are evaluated. An actor the same evaluator already scored on the
 same rubric is skipped unless `again`; so running the same command after a failure or a kill scores
@@ -22,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from promptdesk.core.casting import evaluators as casting_evaluators
 from promptdesk.core.casting.pool import ProviderPool
 from promptdesk.core.clock import RealClock
 from promptdesk.core.engine.evaluation import Evaluator, Scored, event_of, evaluator_for, member, record_lines, score
@@ -113,6 +119,18 @@ class _Ledger:
         return CallEvent(**head, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
                          cache_write_tokens=usage.cache_write_tokens, cache_read_tokens=usage.cache_read_tokens,
                          cost_usd=cost)
+
+
+def run_evaluators(run_dir: Path, settings: dict[str, Any] | None = None) -> tuple[str | None, list[ProviderSpec]]:
+    """The rubric and the evaluators a run records (its own: `promptdesk.core.casting.evaluators`), each with
+    `settings` (timeouts and the like, as the flags give them) over its own; (None, []) when it names none.
+    `NotARun` for a folder that is not a run."""
+    record = read_private(Path(run_dir))
+    specs = casting_evaluators.specs_of(record)
+    if not specs:
+        return None, []
+    return record[casting_evaluators.RECORD_KEY]["rubric"], [
+        ProviderSpec.model_validate({**s.model_dump(mode="json"), **(settings or {})}) for s in specs]
 
 
 def already_scored(events: list[Any], rubric: Rubric, label: str) -> set[str]:
