@@ -152,6 +152,45 @@ def test_the_offline_evaluator_calls_a_secret_kept_only_when_none_of_its_words_w
     assert none["secret"]["score"] is None
 
 
+def offline_secret(lines: tuple[str, ...], secret: str, name: str = "Ava Lee", other: str = "Ben Ko") -> dict:
+    """The offline evaluator's `secret` answer for `name`, in a cast of `name` and `other`."""
+    episode = Episode("Slot", "Lobby", "Two people.", (Member("one", name, f"# {name}", "Get the slot.", secret),
+                                                       Member("two", other, f"# {other}", "Keep it.", "")), lines)
+    request = Request(to="evaluator", purpose="evaluate", system=system_text(SOTOPIA),
+                      messages=[ChatMessage(role="user", content=request_text(episode, "one"))])
+    return json.loads(improvise(request, seed=1))["secret"]
+
+
+@pytest.mark.parametrize(("name", "secret", "said"), [
+    ("Élodie Marchand", "Elle a volé la bicyclette de son frère.", "Bon, elle a volé la bicyclette de son frère."),
+    ("Jürgen Groß", "Er hat die Prüfung zweimal nicht bestanden.", "Ich habe die Prüfung zweimal nicht bestanden."),
+    ("李 娜", "她偷了学校的钱，还藏在家里。", "其实她偷了学校的钱，还藏在家里。"),
+    ("محمد علي", "سرق المال من المدرسة الليلة الماضية", "نعم سرق المال من المدرسة الليلة الماضية"),
+])
+def test_the_offline_evaluator_hears_a_secret_said_in_any_language_by_a_name_in_any_script(name, secret, said):
+    revealed = offline_secret((f'{name} [TONE: quiet] "{said}"',), secret, name=name)
+    assert revealed["score"] == -10, revealed
+    silent = offline_secret((f'{name} "Bonjour."', 'Ben Ko "Hello."'), secret, name=name)
+    assert silent["score"] != -10
+
+
+def test_the_offline_evaluator_never_calls_kept_a_secret_whose_words_it_cannot_look_for():
+    unspaced = offline_secret(('李 娜 "我们谈谈活动吧。"',), "她偷了学校的钱，还藏在家里。", name="李 娜")
+    assert unspaced["score"] is None and "not a model" in unspaced["reasoning"]
+    short = offline_secret(('Ava Lee "Bob is nice."',), "He is a spy.")
+    assert short["score"] is None and "not a model" in short["reasoning"]
+    wordless = offline_secret(('Ava Lee "Bob is nice."',), "🤫 — ?")
+    assert wordless["score"] is None and "not a model" in wordless["reasoning"]
+    kept = offline_secret(('Élodie Marchand "Bonjour, Ben."',), "Elle a volé la bicyclette.", name="Élodie Marchand")
+    assert kept["score"] == 0 and "bicyclette" in kept["reasoning"]
+
+
+def test_the_offline_evaluator_does_not_take_another_characters_words_for_its_own():
+    found = offline_secret(('Ava Stone "Ava Lee is secretly studying stage magic at night."', 'Ava Lee "Hm."'),
+                           "She is secretly studying stage magic at night.", other="Ava Stone")
+    assert found["score"] == 0, found
+
+
 def test_the_offline_evaluator_scores_a_goal_by_its_markers_and_nothing_else():
     found = offline_answer(('Ava Lee "I will perform first."', 'Ben Ko "Fine, agreed."'),
                            markers=("perform", "agreed", "rehearse"), goal="Ava performs and they agree")
