@@ -132,3 +132,18 @@ def test_compare_csv_gives_each_runs_dimensions_for_pandas(bench, loopback, caps
     assert {"sotopia.goal", "sotopia.overall", "condition", "scene"} <= set(header) and len(lines) == 7
     goals = {line.split(",")[header.index("condition")]: line.split(",")[header.index("sotopia.goal")] for line in lines[1:]}
     assert goals == {"openai:gpt-5-mini b-C": "8.0", "openai:gpt-5-nano b-C": "3.0"}
+
+
+@pytest.mark.parametrize("flag", ["--models", "--evaluator"])
+def test_an_offline_model_with_a_model_or_server_is_refused_naming_the_flag_given(bench, capsys, flag):
+    for given in ("offline:gpt-4o", "offline@http://127.0.0.1:9/v1"):
+        code = main(["sweep", "sotopia/scenes", flag, given, "--isolation", "b", "--coordinator", "C",
+                     "--seeds", "1", "--out", "sw"])
+        err = capsys.readouterr().err
+        assert code == 2 and f"{flag}: {given!r}" in err and "`offline`" in err and "--model " not in err
+        assert not (bench / "sw").exists()
+
+
+def test_the_offline_evaluators_own_label_names_the_offline_model():
+    assert parse_model("offline:improviser") == parse_model("offline") == ("offline", None, None)
+    assert model_labels(["offline:improviser"]) == ["offline"]

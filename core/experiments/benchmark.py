@@ -36,16 +36,25 @@ from promptdesk.core.providers.spec import ProviderSpec
 
 _MODEL = re.compile(r"^(?P<provider>[a-z][a-z-]*)(?::(?P<model>[^@\s]+))?(?:@(?P<url>\S+))?$")
 SCENE_SUFFIXES = (".yaml", ".yml")
+OFFLINE, OFFLINE_MODEL = "offline", "improviser"
+"""The offline improviser, and the model name the record gives it (`offline:improviser`)."""
 
 
 def parse_model(text: str, flag: str = "--models") -> tuple[str, str | None, str | None]:
-    """`provider:model[@base_url]` as (provider, model, base_url); InvalidConfig naming the flag."""
+    """`provider:model[@base_url]` as (provider, model, base_url); InvalidConfig naming the flag. The
+    offline improviser is `offline` (or `offline:improviser`, as the record names it): no model, no server."""
     match = _MODEL.match(text.strip())
     if not match or match.group("provider") not in PROVIDER_NAMES:
         raise InvalidConfig(f"{flag}: {text!r} is not provider:model[@base_url] with a provider of "
                             f"{', '.join(PROVIDER_NAMES)} (e.g. openai:gpt-4o-mini, "
                             f"openai-compatible:llama3@http://127.0.0.1:8080/v1, offline)")
-    return match.group("provider"), match.group("model"), match.group("url")
+    provider, model, url = match.group("provider"), match.group("model"), match.group("url")
+    if provider == OFFLINE:
+        if url or model not in (None, OFFLINE_MODEL):
+            raise InvalidConfig(f"{flag}: {text!r}: the offline improviser takes no model and no server; write "
+                                f"`offline`, or name a provider that has models (e.g. openai:gpt-4o-mini)")
+        return provider, None, None
+    return provider, model, url
 
 
 def parse_models(text: str | None, flag: str) -> list[str]:
