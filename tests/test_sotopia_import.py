@@ -176,6 +176,27 @@ def test_a_file_that_is_not_a_sotopia_export_exits_2_naming_what_was_expected(ca
     assert "Sotopia export" in err or "JSON" in err or "nested" in err
 
 
+@pytest.mark.parametrize("content", [
+    "\n".join(json.dumps(r) for r in fixture_export().values()), "{not json", b"\xff\xfe{}"],
+    ids=["json-lines", "broken", "not-utf8"])
+def test_a_file_that_is_not_json_says_what_an_export_is(capsys, tmp_path, content):
+    path = tmp_path / "export.jsonl"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    code, err, out = run_import(capsys, tmp_path, path)
+    assert code == 2 and not out.exists()
+    assert "one JSON object whose keys are `:sotopia.database.<module>.<Class>:<pk>`" in err, err
+    if isinstance(content, str) and content.startswith("{\""):
+        assert "JSON Lines" in err
+
+
+def test_a_whole_number_written_as_a_decimal_is_an_age_and_a_fraction_is_not(capsys, tmp_path):
+    ages = {f"{P}AgentProfile:A1": agent("A1", "Ava", "Lee", age=41.0),
+            f"{P}AgentProfile:A2": agent("A2", "Ben", "Ko", age=41.5)}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**ages)))
+    assert "age: '41'" in (out / "characters" / "ava-lee" / "profile.md").read_text()
+    assert "`age` must be a whole number of years, not 41.5" in err and not (out / "characters" / "ben-ko").exists()
+
+
 def test_malformed_records_are_refused_by_key_and_the_rest_imported(capsys, tmp_path):
     bad = {
         f"{P}EnvironmentProfile:E4": environment("E4", "three_way", 1, agent_goals=["a", "b", "c"]),
@@ -215,6 +236,20 @@ def test_hostile_text_is_stripped_of_control_sequences_and_kept_literal(capsys, 
     assert data["prompt"].startswith("[bold red]Two[/] people meet at <b>the pier</b>.")
     assert "[link=x]clicks[/link]" in data["perspectives"]["ava-lee"]
     assert load_scene(out / "scenes" / "ferry-slot-ava-ben.yaml").name == "ferry-slot-ava-ben"
+
+
+def test_a_text_too_long_for_a_scene_is_refused_once_at_its_record_naming_the_field(capsys, tmp_path):
+    long_goal = environment("E7", "long_goal", 2)
+    long_goal["agent_goals"][1] = "Win the slot. " + "Really. " * 3_000
+    bad = {f"{P}EnvironmentProfile:E7": long_goal, f"{C}K11": {"pk": "K11", "env_id": "E7", "agent_ids": ["A1", "A2"]},
+           f"{P}RelationshipProfile:R2": {"pk": "R2", "agent_1_id": "A3", "agent_2_id": "A4", "relationship": 0,
+                                            "background_story": "They met once. " * 2_000}}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**bad)))
+    refused = dict(re.findall(r"REFUSED (\S+): (.*)", err))
+    assert code == 1 and "`agent_goals[1]` is 24,013 characters" in refused[f"{P}EnvironmentProfile:E7"]
+    assert "Skipped: 1 combos naming a refused environment." in err
+    story = refused[f"{C}K2"]  # the pair's story makes the scene's prompt too long: the combo's scene is refused
+    assert story.startswith("the scene it makes fails the scene checks: prompt: text of") and C not in story
 
 
 # -- idempotence and selection -------------------------------------------------------------------

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from promptdesk.core.casting.scene_file import TEXT_MAX
 from promptdesk.core.characters.importers.model import MAX_FIELD_CHARS, ImportProblem
 from promptdesk.core.characters.importers.read import read_bytes
 from promptdesk.core.protocol.bounded import Unbounded, load_json
@@ -165,6 +166,11 @@ def read_export(path: Path) -> Export:
     return export
 
 
+EXPECTED = ("a Sotopia export is one JSON object whose keys are `:sotopia.database.<module>.<Class>:<pk>` (as "
+            "Sotopia's data_gen/redis_json_data.json)")
+"""What a file must be, said whenever one is not an export."""
+
+
 def _load(path: Path) -> dict[str, Any]:
     """The export's top-level object, read within bounds."""
     raw = read_bytes(path, EXPORT_MAX_BYTES, NotAnExport)
@@ -173,13 +179,15 @@ def _load(path: Path) -> dict[str, Any]:
     except Unbounded as exc:
         raise NotAnExport(f"{path}: {exc}") from None
     except UnicodeDecodeError:
-        raise NotAnExport(f"{path}: not UTF-8 JSON (a Sotopia export is one JSON object)") from None
+        raise NotAnExport(f"{path}: not UTF-8 JSON; {EXPECTED}") from None
     except ValueError as exc:
         where = f"line {exc.lineno}, column {exc.colno}: {exc.msg}" if hasattr(exc, "lineno") else str(exc)
-        raise NotAnExport(f"{path}: not valid JSON ({where})") from None
+        lines = (getattr(exc, "msg", "") == "Extra data" and getattr(exc, "colno", 0) == 1
+                 and raw.lstrip()[:1] == b"{")
+        kind = "JSON Lines (one record per line), not one JSON object" if lines else f"not valid JSON ({where})"
+        raise NotAnExport(f"{path}: {kind}; {EXPECTED}") from None
     if not isinstance(data, dict):
-        raise NotAnExport(f"{path}: not a Sotopia export: a JSON {type(data).__name__}, where an export is one "
-                          "object whose keys are `:sotopia.database.<module>.<Class>:<pk>`")
+        raise NotAnExport(f"{path}: not a Sotopia export: a JSON {type(data).__name__}; {EXPECTED}")
     return data
 
 
@@ -259,9 +267,17 @@ def _environment(pk: str, value: Any) -> Environment:
     if not isinstance(goals, list) or len(goals) != 2:
         count = f"{len(goals)} goals" if isinstance(goals, list) else type(goals).__name__
         raise Malformed(f"`agent_goals` must hold two goals, one per agent (Sotopia's scenarios are for two), not {count}")
-    read = tuple(text({"goal": g}, "goal", required=True) for g in goals)
-    return Environment(pk, text(record, "codename"), text(record, "source"), text(record, "scenario", required=True),
-                       (read[0], read[1]), level(record))
+    read = tuple(_scene_text(text({f"agent_goals[{i}]": g}, f"agent_goals[{i}]", required=True), f"agent_goals[{i}]")
+                 for i, g in enumerate(goals))
+    scenario = _scene_text(text(record, "scenario", required=True), "scenario")
+    return Environment(pk, text(record, "codename"), text(record, "source"), scenario, (read[0], read[1]), level(record))
+
+
+def _scene_text(value: str, key: str) -> str:
+    """A text a scene holds whole (the scenario, a goal): refused when longer than a scene's field may be."""
+    if len(value) > TEXT_MAX:
+        raise Malformed(f"`{key}` is {len(value):,} characters; a scene's text holds at most {TEXT_MAX:,}")
+    return value
 
 
 def _values(record: dict[str, Any], key: str) -> tuple[str, ...]:
@@ -281,6 +297,8 @@ def _agent(pk: str, value: Any) -> Agent:
     age = record.get("age")
     if isinstance(age, str) and age.strip().isdigit():
         age = int(age.strip())
+    if isinstance(age, float) and age.is_integer():
+        age = int(age)  # `34.0`, as a table exported to JSON writes a whole number
     if age is not None and (isinstance(age, bool) or not isinstance(age, int) or not 0 <= age < 200):
         raise Malformed(f"`age` must be a whole number of years, not {repr(age)[:40]}")
     return Agent(pk, text(record, "first_name", required=True), text(record, "last_name"), age or None,

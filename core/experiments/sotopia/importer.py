@@ -95,8 +95,9 @@ def run_import(path: Path, options: Options) -> Summary:
         try:
             scene_from_dict(data, source=casting.key)
         except InvalidConfig as exc:
+            why = exc.message.splitlines()[0].removeprefix(f"{casting.key}: ")
             summary.refused.append(Refusal(casting.key, COMBO if casting.combo else ENVIRONMENT,
-                                           f"the scene it makes fails the scene checks: {exc.message.splitlines()[0]}"))
+                                           f"the scene it makes fails the scene checks: {why}"))
             continue
         scenes.append((casting, data))
     cast = {pk for casting, _ in scenes for pk in (a.pk for a in casting.agents)}
