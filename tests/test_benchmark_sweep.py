@@ -147,3 +147,21 @@ def test_an_offline_model_with_a_model_or_server_is_refused_naming_the_flag_give
 def test_the_offline_evaluators_own_label_names_the_offline_model():
     assert parse_model("offline:improviser") == parse_model("offline") == ("offline", None, None)
     assert model_labels(["offline:improviser"]) == ["offline"]
+
+
+def test_sotopias_overall_mean_is_taken_from_the_scores_not_from_rounded_overalls():
+    from types import SimpleNamespace
+
+    from promptdesk.core.experiments.evaluation_compare import means_json, means_text_rows
+
+    def actor(*scores: int) -> dict:  # six known dimensions, one unknown, as evaluation.json records them
+        names = ["believability", "relationship", "knowledge", "secret", "social_rules",
+                 "financial_and_material_benefits"]
+        return {**dict(zip(names, scores)), "goal": None, "overall": round(sum(scores) / 6, 4)}
+
+    run = SimpleNamespace(evaluation={"sotopia@openai:gpt-5": {"actors": {
+        "a": actor(0, -5, 0, -10, -10, -5), "b": actor(4, -5, 0, -10, -5, 0), "c": actor(10, 5, 10, 0, -1, 5)}}})
+    comparison = SimpleNamespace(runs=[run], columns={"m b-C": [run]})
+    rows = dict((r[0], r[1]) for r in means_text_rows(comparison)[0][1])
+    assert rows["overall"] == f"{(-30 - 16 + 29) / 18:.3g} (n=3)" == "-0.944 (n=3)"
+    assert means_json(comparison)["sotopia@openai:gpt-5"]["overall"]["m b-C"]["mean"] == round(-17 / 18, 4)

@@ -93,16 +93,27 @@ class Mean:
 
 
 def overall_means(comparison: Comparison, key: str) -> dict[str, dict[str, Mean]]:
-    """dimension -> column -> the mean over every agent of every run of the column (Sotopia's tables)."""
+    """dimension -> column -> the mean over every agent of every run of the column (Sotopia's tables).
+    Each agent's overall is taken again from its scores (the record rounds it), and no mean is rounded
+    before it is shown, so that the figure shown is the mean's own."""
     table: dict[str, dict[str, Mean]] = {}
-    for dimension in dimensions_of(comparison.runs, key):
+    dimensions = dimensions_of(comparison.runs, key)
+    for dimension in dimensions:
         row = table.setdefault(dimension, {})
         for column, runs in comparison.columns.items():
-            scores = [actor.get(dimension) for run in runs for actor in
+            scores = [_score(actor, dimension, dimensions) for run in runs for actor in
                       (run.evaluation.get(key) or {}).get("actors", {}).values()]
             known = [float(s) for s in scores if s is not None]
-            row[column] = Mean(round(mean(known), 4) if known else None, len(known), len(scores) - len(known))
+            row[column] = Mean(mean(known) if known else None, len(known), len(scores) - len(known))
     return table
+
+
+def _score(actor: dict[str, Any], dimension: str, dimensions: list[str]) -> float | None:
+    """One agent's score on a dimension; its overall, the mean of its known scores."""
+    if dimension != OVERALL:
+        return actor.get(dimension)
+    known = [actor[d] for d in dimensions if d != OVERALL and actor.get(d) is not None]
+    return mean(known) if known else actor.get(OVERALL)
 
 
 def means_text_rows(comparison: Comparison) -> list[tuple[str, list[list[str]]]]:
@@ -120,5 +131,6 @@ def means_text_rows(comparison: Comparison) -> list[tuple[str, list[list[str]]]]
 
 def means_json(comparison: Comparison) -> dict[str, Any]:
     """The overall means of every evaluation, for `compare --json`."""
-    return {key: {dimension: {column: vars(cell) for column, cell in row.items()}
+    return {key: {dimension: {column: {**vars(cell), "mean": None if cell.mean is None else round(cell.mean, 4)}
+                              for column, cell in row.items()}
                   for dimension, row in overall_means(comparison, key).items()} for key in keys_of(comparison.runs)}
