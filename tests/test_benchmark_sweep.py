@@ -165,3 +165,26 @@ def test_sotopias_overall_mean_is_taken_from_the_scores_not_from_rounded_overall
     rows = dict((r[0], r[1]) for r in means_text_rows(comparison)[0][1])
     assert rows["overall"] == f"{(-30 - 16 + 29) / 18:.3g} (n=3)" == "-0.944 (n=3)"
     assert means_json(comparison)["sotopia@openai:gpt-5"]["overall"]["m b-C"]["mean"] == round(-17 / 18, 4)
+
+
+def test_an_evaluator_that_cannot_be_built_refuses_the_sweep_before_anything_is_written(bench, loopback, capsys,
+                                                                                          monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    code = main(["sweep", "sotopia/scenes", "--evaluator", f"anthropic:claude-haiku-4-5@{loopback.url()}",
+                 "--isolation", "b", "--coordinator", "C", "--seeds", "1", "--max-beats", "2", "--out", "sw"])
+    assert code == 2 and "ANTHROPIC_API_KEY" in capsys.readouterr().err
+    assert not (bench / "sw").exists() and loopback.hits == 0
+
+
+def test_a_benchmark_run_that_crashed_counts_as_done_and_failed_when_the_sweep_is_run_again(bench, loopback, capsys):
+    loopback.default = served
+    assert sweep(loopback, "--seeds", "1") == 0
+    results = bench / "sw" / "results.jsonl"
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    crashed = {k: rows[0][k] for k in ("run", "isolation", "coordinator", "seed", "scene", "model")}
+    rows[0] = {**crashed, "close_reason": "error", "success": False, "error": "RuntimeError: a crash"}
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))  # as a run that crashed was recorded
+    capsys.readouterr()
+    assert sweep(loopback, "--seeds", "1") == 1  # a run of the sweep failed: not a clean finish
+    err = capsys.readouterr().err
+    assert "6 runs, 6 already done (1 of them failed), 0 to run" in err and "6/6 done, 1 failed" in err

@@ -152,6 +152,9 @@ def check_benchmark(scenes: dict[str, Any], plan: Any, unpriced: list[str]) -> l
                             f"{evaluated[0]}): give --evaluator PROVIDER:MODEL, the model that scores every run, so "
                             "that no model under test scores itself")
     added = [m for m in check_budget(plan.budget_usd, specs) if m not in unpriced]
+    pool = ProviderPool(0, RealClock())
+    for spec in specs:  # an evaluator that cannot be built (no API key, a setting its provider refuses) is
+        pool.get(spec)  # refused now, before any run starts, not by every run of the sweep in turn
     firsts = {}
     for combo in plan.combinations():
         firsts.setdefault(combo.scene, combo)
