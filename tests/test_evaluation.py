@@ -333,6 +333,7 @@ async def test_a_failed_evaluator_call_is_a_system_line_and_an_unscored_actor(tm
     rows = records(run_dir)
     failed = [r for r in rows if r["type"] == "system" and r.get("reason") == "evaluation"]
     assert {r["evaluated"] for r in failed} == {"ava-lee", "ben-ko"} and not any(r.get("target") for r in failed)
+    assert not any("--protocol" in r["text"] for r in failed)  # the actors' protocol is no way out for an evaluator
     assert not (run_dir / "evaluation.json").exists()
     assert json.loads((run_dir / "metadata.json").read_text())["success"] is True
 
