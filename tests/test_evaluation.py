@@ -401,3 +401,19 @@ def test_evaluate_with_no_provider_flags_fills_the_gap_with_the_runs_own_evaluat
     assert "0 scored, 2 already scored by openai:gpt-4o-mini" in capsys.readouterr().out
     assert main(["evaluate", str(run_dir), "--provider", "offline"]) == 0  # a flag chooses another evaluator
     assert "2 scored, 0 already scored by offline:improviser" in capsys.readouterr().out
+
+
+def test_evaluate_says_which_actors_answers_could_not_be_read_at_all(tmp_path, cast_dir, loopback, capsys):
+    from promptdesk.core.cli.main import main
+    import asyncio
+
+    _, run_dir = asyncio.run(play(tmp_path, cast_dir, slot_scene()))
+    loopback.default = Reply(text="Sure! The believability is high, I'd say 9/10.")
+    capsys.readouterr()
+    flags = ["--provider", "openai", "--model", "gpt-4o-mini", "--base-url", loopback.url("/v1")]
+    assert main(["evaluate", str(run_dir), *flags]) == 1  # no score was read: not a clean evaluation
+    out = capsys.readouterr().out
+    assert "0 scored, 2 unread" in out and out.count("UNREAD") == 2 and "not one JSON object" in out
+    loopback.default = Reply(text=answer(**IN_RANGE))
+    assert main(["evaluate", str(run_dir), *flags]) == 0  # an unread answer is asked for again
+    assert "2 scored, 0 already scored" in capsys.readouterr().out

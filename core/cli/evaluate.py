@@ -5,7 +5,7 @@ its goal and secret. With none of `--provider`, `--model`, `--base-url`, each ru
 evaluators it records (its scene's, or its sweep's), else by the offline evaluator.
 
 Exit codes: 0 every actor of every run was scored (or had been), 1 an actor could not be scored (its
-call failed), a run of several could not be evaluated (named), or the budget stopped the command; 2 not
+call failed, or its answer could not be read at all), a run of several could not be evaluated (named), or the budget stopped the command; 2 not
 a closed run (given alone), a folder another process writes, or a flag to fix.
 """
 
@@ -32,7 +32,8 @@ def parser() -> argparse.ArgumentParser:
                        "scene's `evaluate:` does at its close): one call per actor, recorded in the run folder, "
                        "the scores in evaluation.json.",
                        exit_codes("every actor was scored (now or before)",
-                                  "an actor could not be scored (its call failed), or the budget stopped the command",
+                                  "an actor could not be scored (its call failed, or its answer could not be read "
+                                  "at all), or the budget stopped the command",
                                   "not a closed run, a folder another process is writing, or a flag to fix"))
     p.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="run folders, or a sweep folder")
     p.add_argument("--rubric", choices=tuple(RUBRICS),
@@ -78,7 +79,7 @@ def main(argv: list[str]) -> int:
                 result = asyncio.run(evaluate_run(folder, rubric, one, again=ns.again, budget_usd=ns.budget_usd,
                                                   spent=spent))
                 spent += result.cost_usd
-                failed |= bool(result.failed) or result.stopped is not None
+                failed |= bool(result.failed) or bool(result.unread) or result.stopped is not None
                 _show(result)
                 if result.stopped:
                     print(f"Stopped: {result.stopped}; run the same command with a higher --budget-usd to score the "
@@ -99,9 +100,14 @@ def main(argv: list[str]) -> int:
 
 def _show(result: RunEvaluation) -> None:
     """One run: who was scored, skipped or failed, then the scores and the audit's line per actor."""
-    print(f"{result.run_dir}: {len(result.scored)} scored, {len(result.skipped)} already scored by "
+    unread = result.unread
+    print(f"{result.run_dir}: {len(result.scored) - len(unread)} scored"
+          + (f", {len(unread)} unread" if unread else "") + f", {len(result.skipped)} already scored by "
           f"{result.evaluator}" + (f", {len(result.failed)} failed" if result.failed else ""))
     for slug, why in result.failed.items():
         print(f"  FAILED {slug}: {why}")
+    for slug, why in unread.items():
+        print(f"  UNREAD {slug}: the evaluator's answer could not be read, twice ({why}); every score is unknown, and "
+              "the same command asks again")
     for line in summary_lines(result.run_dir, audit_or_none(result.run_dir), only=result.evaluator):
         print(f"  {line}")

@@ -30,7 +30,8 @@ from typing import Any
 from promptdesk.core.casting import evaluators as casting_evaluators
 from promptdesk.core.casting.pool import ProviderPool
 from promptdesk.core.clock import RealClock
-from promptdesk.core.engine.evaluation import Evaluator, Scored, event_of, evaluator_for, member, record_lines, score
+from promptdesk.core.engine.evaluation import UNREAD, Evaluator, Scored, event_of, evaluator_for, member, record_lines, \
+    score
 from promptdesk.core.engine.turn import failure_reason
 from promptdesk.core.errors import InvalidConfig, NotARun, RecordingError
 from promptdesk.core.formats.registry import get, of_run
@@ -58,6 +59,12 @@ class RunEvaluation:
     cost_usd: float = 0.0
     stopped: str | None = None
     """Why the evaluation stopped before every actor was scored (the budget), or None."""
+
+    @property
+    def unread(self) -> dict[str, str]:
+        """The actors whose evaluator's answer could not be read at all (asked twice): every score unknown,
+        and why. Recorded, but not scored: the same command asks again."""
+        return {s.slug: s.reading.whole or "" for s in self.scored if s.reading.whole}
 
 
 def episode_from_record(record: dict[str, Any], events: list[Any]) -> Episode:
@@ -134,10 +141,19 @@ def run_evaluators(run_dir: Path, settings: dict[str, Any] | None = None) -> tup
 
 
 def already_scored(events: list[Any], rubric: Rubric, label: str) -> set[str]:
-    """The actors this evaluator has scored on this rubric in the run."""
-    return {e.target for e in events if evaluation_file.is_evaluation(e)
-            and evaluation_file.fields(e).get("rubric") == rubric.name
-            and evaluation_file.fields(e).get("evaluator") == label}
+    """The actors this evaluator has scored on this rubric in the run (by its latest answer about each: one
+    that could not be read at all scored nothing)."""
+    latest = {e.target: evaluation_file.fields(e) for e in events if evaluation_file.is_evaluation(e)
+              and evaluation_file.fields(e).get("rubric") == rubric.name
+              and evaluation_file.fields(e).get("evaluator") == label}
+    return {slug for slug, extra in latest.items() if not unread(extra)}
+
+
+def unread(extra: dict[str, Any]) -> bool:
+    """An evaluation event whose answer could not be read at all: no score, each unknown for that reason."""
+    why = extra.get("unknown") or {}
+    return (not any(v is not None for v in (extra.get("scores") or {}).values()) and bool(why)
+            and all(str(reason).startswith(UNREAD) for reason in why.values()))
 
 
 async def evaluate_run(run_dir: Path, rubric: Rubric, spec: ProviderSpec, *, again: bool = False,
