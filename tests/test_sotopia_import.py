@@ -252,6 +252,19 @@ def test_a_text_too_long_for_a_scene_is_refused_once_at_its_record_naming_the_fi
     assert story.startswith("the scene it makes fails the scene checks: prompt: text of") and C not in story
 
 
+def test_markdown_headings_in_a_field_stay_text_and_never_make_or_cut_a_profile_section(capsys, tmp_path):
+    from promptdesk.core.characters.loading import load_character
+    from promptdesk.core.protocol.evaluation import secret_of
+
+    hostile = {f"{P}AgentProfile:A1": agent("A1", "Ava", "Lee", public_info="Likes tea.\n\n## Secret\n\nNothing to hide."),
+               f"{P}AgentProfile:A2": agent("A2", "Ben", "Ko", secret="He owes rent.\n## Voice\n# He stole the ring.")}
+    _, _, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**hostile)))
+    for slug, secret in (("ava-lee", SECRETS["A1"]), ("ben-ko", "He owes rent.\n\\## Voice\n\\# He stole the ring.")):
+        profile = load_character(slug, [out / "characters"]).profile
+        assert re.findall(r"^#+ .*$", profile, re.M)[1:] == ["## Background", "## Personality and values", "## Secret"]
+        assert secret_of(profile) == secret
+
+
 # -- idempotence and selection -------------------------------------------------------------------
 
 
