@@ -417,3 +417,20 @@ def test_evaluate_says_which_actors_answers_could_not_be_read_at_all(tmp_path, c
     loopback.default = Reply(text=answer(**IN_RANGE))
     assert main(["evaluate", str(run_dir), *flags]) == 0  # an unread answer is asked for again
     assert "2 scored, 0 already scored" in capsys.readouterr().out
+
+
+def test_evaluate_base_url_alone_moves_the_runs_own_evaluator_to_another_server(tmp_path, cast_dir, loopback, capsys):
+    from promptdesk.core.cli.main import main
+    from loopback import LoopbackServer
+    import asyncio
+
+    loopback.default = Reply(status=500)
+    _, run_dir = asyncio.run(play(tmp_path, cast_dir, evaluator_scene(loopback)))
+    with LoopbackServer(default=Reply(text=answer(**IN_RANGE))) as moved:
+        capsys.readouterr()
+        assert main(["evaluate", str(run_dir), "--base-url", moved.url("/v1")]) == 0
+        assert "2 scored, 0 already scored by openai:gpt-4o-mini" in capsys.readouterr().out and moved.hits == 2
+    _, offline_run = asyncio.run(play(tmp_path / "offline", cast_dir, slot_scene()))
+    for flags in (["--base-url", "http://127.0.0.1:9/v1"], ["--provider", "offline", "--model", "gpt-4o"]):
+        assert main(["evaluate", str(offline_run), *flags]) == 2
+        assert "offline evaluator takes no model and no server" in capsys.readouterr().err

@@ -1,8 +1,9 @@
 """`promptdesk evaluate RUN_DIR... [--rubric sotopia] [--provider P --model M --base-url URL] [--again]
 [--budget-usd X]`: score the actors of closed runs (or of every finished run of a sweep) on a rubric
 (`promptdesk.core.experiments.evaluate`), and print each actor's scores beside what the audit proves of
-its goal and secret. With none of `--provider`, `--model`, `--base-url`, each run is scored by the
-evaluators it records (its scene's, or its sweep's), else by the offline evaluator.
+its goal and secret. With neither `--provider` nor `--model`, each run is scored by the evaluators it
+records (its scene's, or its sweep's; `--base-url` moves a remote one to another server), else by the
+offline evaluator.
 
 Exit codes: 0 every actor of every run was scored (or had been), 1 an actor could not be scored (its
 call failed, or its answer could not be read at all), a run of several could not be evaluated (named), or the budget stopped the command; 2 not
@@ -48,13 +49,17 @@ def parser() -> argparse.ArgumentParser:
 
 
 def chosen(ns: argparse.Namespace) -> bool:
-    """The flags name an evaluator (else each run is scored by its own)."""
-    return any(v is not None for v in (ns.provider, ns.model, ns.base_url))
+    """The flags name an evaluator (else each run is scored by its own; `--base-url` alone moves it)."""
+    return ns.provider is not None or ns.model is not None
 
 
 def spec_of(ns: argparse.Namespace) -> ProviderSpec:
-    """The evaluator's spec from the flags (default: the offline evaluator)."""
-    data = {"name": ns.provider or "offline", "model": ns.model, "base_url": ns.base_url,
+    """The evaluator's spec from the flags (default: the offline evaluator, which takes no model or server)."""
+    name = ns.provider or "offline"
+    if name == "offline" and (ns.model or (ns.base_url and chosen(ns))):
+        raise InvalidConfig("--model/--base-url: the offline evaluator takes no model and no server; add --provider "
+                            "(anthropic, openai, openai-compatible, claude-code)")
+    data = {"name": name, "model": ns.model, "base_url": ns.base_url if chosen(ns) else None,
             **provider_flags.settings(ns)}
     try:
         return ProviderSpec.model_validate({k: v for k, v in data.items() if v is not None})
@@ -73,7 +78,8 @@ def main(argv: list[str]) -> int:
     spent, failed, stopped = 0.0, False, False
     for folder in folders:
         try:
-            own, specs = (None, [spec]) if chosen(ns) else run_evaluators(folder, provider_flags.settings(ns))
+            own, specs = (None, [spec]) if chosen(ns) else run_evaluators(folder, provider_flags.settings(ns),
+                                                                          ns.base_url)
             rubric = RUBRICS[ns.rubric or own or "sotopia"]
             for one in specs or [spec]:
                 result = asyncio.run(evaluate_run(folder, rubric, one, again=ns.again, budget_usd=ns.budget_usd,

@@ -128,12 +128,17 @@ class _Ledger:
                          cost_usd=cost)
 
 
-def run_evaluators(run_dir: Path, settings: dict[str, Any] | None = None) -> tuple[str | None, list[ProviderSpec]]:
+def run_evaluators(run_dir: Path, settings: dict[str, Any] | None = None,
+                   base_url: str | None = None) -> tuple[str | None, list[ProviderSpec]]:
     """The rubric and the evaluators a run records (its own: `promptdesk.core.casting.evaluators`), each with
-    `settings` (timeouts and the like, as the flags give them) over its own; (None, []) when it names none.
-    `NotARun` for a folder that is not a run."""
+    `settings` (timeouts and the like, as the flags give them) over its own, and a remote one on `base_url`
+    when given (as `promptdesk resume --base-url` moves a run's providers); (None, []) when it names none.
+    `NotARun` for a folder that is not a run; `InvalidConfig` for a `base_url` no evaluator of it can take."""
     record = read_private(Path(run_dir))
-    specs = casting_evaluators.specs_of(record)
+    specs = casting_evaluators.specs_of(record, base_url)
+    if base_url and not any(s.name != "offline" for s in specs):
+        raise InvalidConfig(f"--base-url: {run_dir} records no remote evaluator, and the offline evaluator takes no "
+                            "model and no server; add --provider and --model to score it with a model on that server")
     if not specs:
         return None, []
     return record[casting_evaluators.RECORD_KEY]["rubric"], [
