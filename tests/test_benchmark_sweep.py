@@ -5,6 +5,7 @@ seven dimensions per model, paired by scene and seed, with Sotopia's mean over a
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -163,7 +164,8 @@ def test_sotopias_overall_mean_is_taken_from_the_scores_not_from_rounded_overall
         "a": actor(0, -5, 0, -10, -10, -5), "b": actor(4, -5, 0, -10, -5, 0), "c": actor(10, 5, 10, 0, -1, 5)}}})
     comparison = SimpleNamespace(runs=[run], columns={"m b-C": [run]})
     rows = dict((r[0], r[1]) for r in means_text_rows(comparison)[0][1])
-    assert rows["overall"] == f"{(-30 - 16 + 29) / 18:.3g} (n=3)" == "-0.944 (n=3)"
+    assert rows["overall"].startswith(f"{(-30 - 16 + 29) / 18:.3g} (n=3") and "-0.944 (n=3" in rows["overall"]
+    assert rows["overall"].endswith(", each a mean of fewer than 7 dimensions)")  # the goal is unknown for all three
     assert means_json(comparison)["sotopia@openai:gpt-5"]["overall"]["m b-C"]["mean"] == round(-17 / 18, 4)
 
 
@@ -188,3 +190,15 @@ def test_a_benchmark_run_that_crashed_counts_as_done_and_failed_when_the_sweep_i
     assert sweep(loopback, "--seeds", "1") == 1  # a run of the sweep failed: not a clean finish
     err = capsys.readouterr().err
     assert "6 runs, 6 already done (1 of them failed), 0 to run" in err and "6/6 done, 1 failed" in err
+
+
+def test_an_overall_mean_over_fewer_dimensions_says_so_in_sotopias_table(bench, capsys):
+    assert main(["sweep", "sotopia/scenes", "--isolation", "b", "--coordinator", "C", "--seeds", "1", "--max-beats",
+                 "4", "--out", "off"]) == 0  # the offline evaluator: a secret at most, never seven dimensions
+    capsys.readouterr()
+    assert main(["compare", "off", "--json"]) == 0
+    overall = json.loads(capsys.readouterr().out)["evaluation"]["sotopia@offline:improviser"]["overall"]["b-C"]
+    assert overall["n"] + overall["unknown"] == 6 and overall["partial"] == overall["n"] > 0
+    assert main(["compare", "off"]) == 0
+    table = capsys.readouterr().out.split("as Sotopia's tables report it)")[1]
+    assert re.search(r"^overall .*\(n=\d, .*each a mean of fewer than 7 dimensions\)", table, re.M), table
