@@ -265,6 +265,18 @@ def test_markdown_headings_in_a_field_stay_text_and_never_make_or_cut_a_profile_
         assert secret_of(profile) == secret
 
 
+def test_a_combo_of_two_agents_no_transcript_could_tell_apart_is_skipped_not_written_unplayable(capsys, tmp_path):
+    twins = {f"{P}AgentProfile:A5": agent("A5", "Eve", "Roe"), f"{P}AgentProfile:A6": agent("A6", "eve", "ROE"),
+             f"{P}AgentProfile:A7": agent("A7", "Ｅｖｅ", "Roe"),
+             f"{C}K6": {"pk": "K6", "env_id": "E1", "agent_ids": ["A5", "A6"]},
+             f"{C}K7": {"pk": "K7", "env_id": "E3", "agent_ids": ["A7", "A5"]}}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**twins)))
+    assert "Skipped: 2 combos of two agents with one name" in err
+    for path in (out / "scenes").glob("*.yaml"):
+        load_scene(path)
+        assert not any(e in path.stem for e in ("eve-eve",)), path
+
+
 # -- idempotence and selection -------------------------------------------------------------------
 
 

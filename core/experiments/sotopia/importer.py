@@ -25,6 +25,7 @@ import yaml
 from promptdesk.core.casting.scene_file import scene_from_dict
 from promptdesk.core.characters.importers.model import Imported, ImportProblem
 from promptdesk.core.characters.importers.write import profile_text
+from promptdesk.core.characters.name_gate import normalised
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.experiments.sotopia import naming
 from promptdesk.core.experiments.sotopia.export import AGENT, COMBO, ENVIRONMENT, Export, Refusal, read_export
@@ -159,7 +160,7 @@ def _unusable(export: Export, env: str, agents: tuple[str, str], slugs: dict[str
             refused = (AGENT, pk) in export.refused_pks
             return f"combos naming a {'refused' if refused else 'missing'} agent"
     first, second = (export.agents[pk] for pk in agents)
-    if first.name == second.name:
+    if normalised(first.name) == normalised(second.name):  # as the cast check compares them: case, forms, punctuation
         return "combos of two agents with one name (no one could tell them apart)"
     return None
 
