@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from promptdesk.core.errors import InvalidConfig
-from promptdesk.core.formats.roundtable.calls import FACILITATOR
 from promptdesk.core.protocol.evaluation import EVALUATOR
 from promptdesk.core.record.events import COORDINATOR, OPERATOR
 
-RESERVED = frozenset({COORDINATOR, OPERATOR, EVALUATOR, FACILITATOR, "judge"})
+RESERVED = frozenset({COORDINATOR, OPERATOR, EVALUATOR, "facilitator", "judge"})
+"""(`facilitator` is the roundtable's, which no module outside its format imports.)"""
 
 
 def check_reserved(slugs: Iterable[str]) -> None:
