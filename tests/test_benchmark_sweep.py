@@ -202,3 +202,12 @@ def test_an_overall_mean_over_fewer_dimensions_says_so_in_sotopias_table(bench, 
     assert main(["compare", "off"]) == 0
     table = capsys.readouterr().out.split("as Sotopia's tables report it)")[1]
     assert re.search(r"^overall .*\(n=\d, .*each a mean of fewer than 7 dimensions\)", table, re.M), table
+
+
+def test_two_evaluators_the_record_could_not_tell_apart_are_refused():
+    from promptdesk.core.experiments.benchmark import parse_models
+
+    with pytest.raises(InvalidConfig, match="--evaluator.*openai:gpt-5.*twice"):
+        parse_models("openai:gpt-5@http://127.0.0.1:1/v1,openai:gpt-5@http://127.0.0.1:2/v1", "--evaluator")
+    assert parse_models("openai:gpt-5@http://a/v1,openai:gpt-5@http://b/v1", "--models") == [
+        "openai:gpt-5@http://a/v1", "openai:gpt-5@http://b/v1"]  # actors' models are told apart (#2)

@@ -64,6 +64,11 @@ def parse_models(text: str | None, flag: str) -> list[str]:
         parse_model(model, flag)
     if len(set(models)) != len(models):
         raise InvalidConfig(f"{flag} names a model twice: {text}")
+    if flag == "--evaluator":  # the record tells evaluators apart by provider:model alone (not by server)
+        labels = [":".join(p for p in parse_model(m, flag)[:2] if p) for m in models]
+        if twice := sorted({label for label in labels if labels.count(label) > 1}):
+            raise InvalidConfig(f"--evaluator names {', '.join(twice)} twice (on two servers): their scores would be "
+                                "recorded as one evaluator's; give one model per evaluator")
     return models
 
 
