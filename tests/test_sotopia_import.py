@@ -277,6 +277,18 @@ def test_a_combo_of_two_agents_no_transcript_could_tell_apart_is_skipped_not_wri
         assert not any(e in path.stem for e in ("eve-eve",)), path
 
 
+def test_a_place_that_cannot_be_written_is_named_and_importing_again_finishes(capsys, tmp_path):
+    out = tmp_path / "sotopia"
+    out.mkdir()
+    (out / "scenes").write_text("not a folder")
+    source = write(tmp_path, fixture_export())
+    code, err, _ = run_import(capsys, tmp_path, source)
+    assert code == 2 and f"cannot write {out / 'scenes'}" in err and "importing again" in err, err
+    (out / "scenes").unlink()
+    code, err, _ = run_import(capsys, tmp_path, source)
+    assert "3 written" in err and "0 written, 4 unchanged" in err  # the characters written before are kept
+
+
 # -- idempotence and selection -------------------------------------------------------------------
 
 
