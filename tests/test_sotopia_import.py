@@ -289,6 +289,18 @@ def test_a_place_that_cannot_be_written_is_named_and_importing_again_finishes(ca
     assert "3 written" in err and "0 written, 4 unchanged" in err  # the characters written before are kept
 
 
+def test_an_early_exports_environment_with_no_relationship_is_played_as_strangers_and_said_so(capsys, tmp_path):
+    early = environment("E1", "ferry_slot", 3)
+    del early["relationship"], early["codename"]  # Sotopia's first EnvironmentProfile had neither
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**{f"{P}EnvironmentProfile:E1": early})))
+    data = scene(out, "environment-e1-ava-ben")
+    assert data["benchmark"]["relationship"] == "stranger" and "you are strangers" in data["perspectives"]["ava-lee"]
+    assert "Read with Sotopia's default: 1 environments with no relationship level, as strangers." in err
+    nulled = environment("E1", "ferry_slot", 3, relationship=None)  # null is no level at all: refused, as Sotopia does
+    code, err, out = run_import(capsys, tmp_path / "n", write(tmp_path, fixture_export(**{f"{P}EnvironmentProfile:E1": nulled})))
+    assert "REFUSED :sotopia.database.persistent_profile.EnvironmentProfile:E1: `relationship`" in err
+
+
 # -- idempotence and selection -------------------------------------------------------------------
 
 

@@ -79,6 +79,8 @@ def summary_lines(summary: Summary, options: Options) -> list[str]:
     lines = [f"Read {export.path.name}: {len(export.environments)} environments, {len(export.agents)} agents, "
              f"{len(export.relationships)} relationships, {len(export.combos)} combos"
              + (f"; other records skipped: {_counts(export.other)}" if export.other else "") + "."]
+    if export.defaulted:
+        lines.append(f"Read with Sotopia's default: {_counts_of(export.defaulted)}.")
     if summary.refused:
         lines.append(f"Refused {len(summary.refused)} records (the rest were imported):")
         lines += [f"  REFUSED {r.line()}" for r in summary.refused[:REFUSALS_SHOWN]]
@@ -101,6 +103,10 @@ def summary_lines(summary: Summary, options: Options) -> list[str]:
 
 def _counts(counter) -> str:
     return ", ".join(f"{kind} {n:,}" for kind, n in sorted(counter.items()))
+
+
+def _counts_of(counter) -> str:
+    return "; ".join(f"{n:,} {what}" for what, n in counter.items())
 
 
 def _outcomes(counter) -> str:

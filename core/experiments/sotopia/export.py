@@ -10,7 +10,8 @@ Records of other classes are counted by class and skipped.
 
 The four classes read (fields as Sotopia's `persistent_profile` and `env_agent_combo_storage` declare them):
 
-- `EnvironmentProfile`: `codename`, `source`, `scenario`, `agent_goals` (two), `relationship` (0-5);
+- `EnvironmentProfile`: `codename`, `source`, `scenario`, `agent_goals` (two), `relationship` (0-5; absent,
+  as in Sotopia's first exports: 0, strangers, Sotopia's default and the level that tells the other nothing);
   its `age_constraint`, `occupation_constraint` and `agent_constraint` only choose agents for combos, and
   are not read.
 - `AgentProfile`: `first_name`, `last_name`, `age`, `occupation`, `gender`, `gender_pronoun`,
@@ -43,6 +44,8 @@ LEVELS = ("stranger", "know_by_name", "acquaintance", "friend", "romantic_relati
 """Sotopia's relationship levels, by their number (`RelationshipType`)."""
 _KEY = re.compile(r"^:?(?:[A-Za-z_][\w.]*\.)?(?P<cls>[A-Za-z_]\w*):(?P<pk>[^\s:]+)$")
 _LISTED = re.compile(r"[\[\]'\"]")
+NO_LEVEL = "environments with no relationship level, as strangers"
+"""An environment of an early export (before `relationship`), read as Sotopia's model reads it."""
 KEY_SHOWN = 120
 """A key longer than this is cut where a refusal names it."""
 
@@ -127,6 +130,8 @@ class Export:
     refused: list[Refusal] = field(default_factory=list)
     other: Counter[str] = field(default_factory=Counter)
     """Records of classes this importer does not read, by class."""
+    defaulted: Counter[str] = field(default_factory=Counter)
+    """Fields an early export lacks, read with Sotopia's own default, by what was read so."""
     refused_pks: set[tuple[str, str]] = field(default_factory=set)
     """(class, pk) of every refused record, so that a combo naming one is told apart from an unknown one."""
     keys: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -153,6 +158,8 @@ def read_export(path: Path) -> Export:
         pk = match.group("pk")
         try:
             record = readers[kind](pk, value)
+            if kind == ENVIRONMENT and isinstance(value, dict) and "relationship" not in value:
+                export.defaulted[NO_LEVEL] += 1
         except Malformed as exc:
             export.refused.append(Refusal(key, kind, str(exc)))
             export.refused_pks.add((kind, pk))
@@ -238,8 +245,11 @@ def text(record: dict[str, Any], key: str, *, required: bool = False) -> str:
     return value
 
 
-def level(record: dict[str, Any], key: str = "relationship") -> int:
-    """A relationship level: 0 to 5, or one of `LEVELS` by name."""
+def level(record: dict[str, Any], key: str = "relationship", default: int | None = None) -> int:
+    """A relationship level: 0 to 5, or one of `LEVELS` by name; `default` when the field is absent (null
+    is no level: refused, as Sotopia's model refuses it)."""
+    if key not in record and default is not None:
+        return default
     value = record.get(key)
     if isinstance(value, str) and value.strip().lower() in LEVELS:
         return LEVELS.index(value.strip().lower())
@@ -270,7 +280,8 @@ def _environment(pk: str, value: Any) -> Environment:
     read = tuple(_scene_text(text({f"agent_goals[{i}]": g}, f"agent_goals[{i}]", required=True), f"agent_goals[{i}]")
                  for i, g in enumerate(goals))
     scenario = _scene_text(text(record, "scenario", required=True), "scenario")
-    return Environment(pk, text(record, "codename"), text(record, "source"), scenario, (read[0], read[1]), level(record))
+    return Environment(pk, text(record, "codename"), text(record, "source"), scenario, (read[0], read[1]),
+                       level(record, default=0))  # Sotopia's default: strangers, who are told nothing of each other
 
 
 def _scene_text(value: str, key: str) -> str:
