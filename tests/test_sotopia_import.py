@@ -301,6 +301,13 @@ def test_an_early_exports_environment_with_no_relationship_is_played_as_stranger
     assert "REFUSED :sotopia.database.persistent_profile.EnvironmentProfile:E1: `relationship`" in err
 
 
+def test_an_export_without_combos_says_that_combos_cast_an_environment(capsys, tmp_path):
+    data = {k: v for k, v in fixture_export().items() if "EnvAgentComboStorage" not in k}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, data))
+    assert "Skipped: 3 environments: the export has no EnvAgentComboStorage record" in err
+    assert not (out / "scenes").exists() and len(list((out / "characters").iterdir())) == 4
+
+
 # -- idempotence and selection -------------------------------------------------------------------
 
 

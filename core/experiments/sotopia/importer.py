@@ -138,7 +138,10 @@ def _castings(export: Export, summary: Summary, per: str, slugs: dict[str, str])
             usable.append((export.key(COMBO, combo.pk), combo.pk, combo.env, combo.agents))
         cast_envs.add(combo.env)
     uncast = sum(1 for pk in export.environments if pk not in cast_envs)
-    if uncast:
+    if uncast and not export.combos:
+        summary.skipped["environments: the export has no EnvAgentComboStorage record, which casts an environment's "
+                        "two agents (no scene without a cast)"] += uncast
+    elif uncast:
         summary.skipped["environments no usable combo casts (no scene without a cast)"] += uncast
     if per == "environment":
         usable = [(export.key(ENVIRONMENT, env), None, env, agents) for _, _, env, agents in usable]
