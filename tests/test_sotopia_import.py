@@ -197,6 +197,12 @@ def test_a_whole_number_written_as_a_decimal_is_an_age_and_a_fraction_is_not(cap
     assert "`age` must be a whole number of years, not 41.5" in err and not (out / "characters" / "ben-ko").exists()
 
 
+def test_a_json_object_of_other_keys_is_refused_naming_some_of_them(capsys, tmp_path):
+    data = {"sotopia_episodes_v1": {"url": "x"}, "sotopia_pi": {"url": "y"}, "\x1b[2Jodd": 1}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, data))
+    assert code == 2 and "found keys such as 'sotopia_episodes_v1', 'sotopia_pi'" in err and "\x1b" not in err
+
+
 def test_malformed_records_are_refused_by_key_and_the_rest_imported(capsys, tmp_path):
     bad = {
         f"{P}EnvironmentProfile:E4": environment("E4", "three_way", 1, agent_goals=["a", "b", "c"]),

@@ -167,9 +167,11 @@ def read_export(path: Path) -> Export:
         export.keys[(kind, pk)] = key
         _keep(export, kind, record)
     if not found:
-        shown = ", ".join(sorted(export.other)[:5]) or "no keys"
+        classes = [kind for kind in sorted(export.other) if kind != UNRECOGNISED][:5]
+        examples = [repr(strip_controls(str(key))[:40]) for key, _ in zip(data, range(3))]
+        shown = ", ".join(classes) or (f"keys such as {', '.join(examples)}" if examples else "no keys")
         raise NotAnExport(f"{path}: not a Sotopia export: its keys name no {', '.join(KNOWN)} record (expected keys "
-                          f"such as `:sotopia.database.persistent_profile.EnvironmentProfile:<pk>`; found: {shown})")
+                          f"such as `:sotopia.database.persistent_profile.EnvironmentProfile:<pk>`; found {shown})")
     return export
 
 
@@ -198,9 +200,12 @@ def _load(path: Path) -> dict[str, Any]:
     return data
 
 
+UNRECOGNISED = "unrecognised keys"
+
+
 def _class_name(kind: str | None, key: Any) -> str:
-    """How a skipped record's class is counted (its class, or `unrecognised key` when the key has none)."""
-    return strip_controls(kind)[:60] if kind else "unrecognised keys"
+    """How a skipped record's class is counted (its class, or `unrecognised keys` when the key has none)."""
+    return strip_controls(kind)[:60] if kind else UNRECOGNISED
 
 
 def _keep(export: Export, kind: str, record: Any) -> None:
