@@ -159,3 +159,16 @@ def test_a_cast_member_listed_under_a_name_the_engine_keeps_is_refused(tmp_path,
     with pytest.raises(InvalidConfig, match=f"'{slug}'.*keeps for itself"):
         build_session(scene, RunOptions(isolation="b", coordinator="C", runs_root=tmp_path / "runs", cwd=tmp_path,
                                         clock=VirtualClock(), seed=1, journals="none"))
+
+
+async def test_the_proof_line_never_stands_clean_beside_a_leak_of_the_actors_other_material(tmp_path, imported):
+    run_dir = await play(tmp_path, imported, "b")
+    thoughts = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()
+                if json.loads(line)["type"] == "think" and len(json.loads(line)["text"].split()) >= 8]
+    thought = next(t for t in thoughts if t["from"] == "ben-ko")
+    plant(run_dir, "ava-lee", thought["text"])
+    report = audit_run(run_dir)
+    assert {leak.kind for leak in report.leaks if leak.owner == "ben-ko"} == {"thinking"}
+    line = isolation_line(report, "ben-ko")
+    assert line != PROVEN and "thinking" in line and "ava-lee" in line
+    assert isolation_line(report, "ava-lee") == PROVEN
