@@ -25,6 +25,7 @@ def check_reserved(slugs: Iterable[str]) -> None:
     """Refuse a cast member listed under a name the engine keeps for itself (see the module docstring)."""
     for slug in slugs:
         if slug in RESERVED:
-            raise InvalidConfig(f"The cast lists '{slug}', a name the engine keeps for itself ({', '.join(sorted(RESERVED))}): "
-                                f"the record would take the character for the engine's own {slug}. List it under "
+            kept = ", ".join(sorted(RESERVED))
+            raise InvalidConfig(f"The cast lists '{slug}', a name the engine keeps for itself ({kept}): the record "
+                                f"would take the character for the engine's own {slug}. List it under "
                                 f"another name (rename its folder or file, e.g. '{slug}-1').", slug=slug)

@@ -6,8 +6,9 @@ records (its scene's, or its sweep's; `--base-url` moves a remote one to another
 offline evaluator.
 
 Exit codes: 0 every actor of every run was scored (or had been), 1 an actor could not be scored (its
-call failed, or its answer could not be read at all), a run of several could not be evaluated (named), or the budget stopped the command; 2 not
-a closed run (given alone), a folder another process writes, or a flag to fix.
+call failed, or its answer could not be read at all), a run of several could not be evaluated (named),
+or the budget stopped the command; 2 not a closed run (given alone), a folder another process writes,
+or a flag to fix.
 """
 
 from __future__ import annotations
