@@ -382,7 +382,8 @@ def test_a_killed_run_resumes_with_the_evaluator_it_started_with(tmp_path, cast_
     assert evaluation[0]["actors"]["ava-lee"]["scores"] == IN_RANGE
 
 
-def test_evaluate_with_no_provider_flags_fills_the_gap_with_the_runs_own_evaluator(tmp_path, cast_dir, loopback, capsys):
+def test_evaluate_with_no_provider_flags_fills_the_gap_with_the_runs_own_evaluator(tmp_path, cast_dir, loopback, capsys,
+                                                                                   monkeypatch):
     from promptdesk.core.cli.main import main
     import asyncio
 
@@ -401,6 +402,9 @@ def test_evaluate_with_no_provider_flags_fills_the_gap_with_the_runs_own_evaluat
     assert "0 scored, 2 already scored by openai:gpt-4o-mini" in capsys.readouterr().out
     assert main(["evaluate", str(run_dir), "--provider", "offline"]) == 0  # a flag chooses another evaluator
     assert "2 scored, 0 already scored by offline:improviser" in capsys.readouterr().out
+    monkeypatch.delenv("OPENAI_API_KEY")  # the run's own evaluator cannot be built: the message says whose it is
+    assert main(["evaluate", str(run_dir), "--again"]) == 2
+    assert "OPENAI_API_KEY" in (err := capsys.readouterr().err) and "the evaluator this run records" in err
 
 
 def test_evaluate_says_which_actors_answers_could_not_be_read_at_all(tmp_path, cast_dir, loopback, capsys):

@@ -94,9 +94,11 @@ def main(argv: list[str]) -> int:
                     stopped = True
                     break
         except PromptdeskError as exc:
+            why = str(exc) + ("" if chosen(ns) or isinstance(exc, InvalidConfig) else
+                              " (the evaluator this run records; --provider and --model choose another)")
             if len(folders) == 1:
-                return refuse(str(exc))
-            print(f"{folder}: NOT EVALUATED: {exc}")
+                return refuse(why)
+            print(f"{folder}: NOT EVALUATED: {why}")
             failed = True
             continue
         if stopped:
