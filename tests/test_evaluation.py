@@ -103,6 +103,19 @@ def test_a_reasoning_models_think_preamble_is_not_read_as_the_answer():
     assert cut.whole and set(cut.scores.values()) == {None}
 
 
+def test_an_answer_with_a_written_preamble_is_read_when_it_holds_one_json_object_and_only_then():
+    whole = json.dumps(json.loads(answer(**IN_RANGE)), indent=2)
+    for text in (f"Here is my evaluation of Ava:\n\n{whole}\n\nI hope this helps.",
+                 f"Let me think step by step. Ava kept her secret.\n```json\n{whole}\n```\nThat is all."):
+        reading = SOTOPIA.read(text)
+        assert reading.ok and reading.scores == IN_RANGE, text
+    draft = answer(**{**IN_RANGE, "goal": 1})
+    for text in (f"A draft: {draft}\nThe final answer: {whole}",  # two objects: which one is meant cannot be told
+                 f"```json\n{draft}\n```\n```json\n{whole}\n```", "Scores {believability: 8} and more"):
+        reading = SOTOPIA.read(text)
+        assert reading.whole and set(reading.scores.values()) == {None}, text
+
+
 def test_the_schema_holds_every_dimension_with_its_range():
     schema = SOTOPIA.schema()
     assert schema["required"] == list(SOTOPIA.names) and len(SOTOPIA.names) == 7
