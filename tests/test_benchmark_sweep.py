@@ -5,6 +5,7 @@ seven dimensions per model, paired by scene and seed, with Sotopia's mean over a
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,81 @@ def test_compare_csv_gives_each_runs_dimensions_for_pandas(bench, loopback, caps
     assert {"sotopia.goal", "sotopia.overall", "condition", "scene"} <= set(header) and len(lines) == 7
     goals = {line.split(",")[header.index("condition")]: line.split(",")[header.index("sotopia.goal")] for line in lines[1:]}
     assert goals == {"openai:gpt-5-mini b-C": "8.0", "openai:gpt-5-nano b-C": "3.0"}
+
+
+@pytest.mark.parametrize("flag", ["--models", "--evaluator"])
+def test_an_offline_model_with_a_model_or_server_is_refused_naming_the_flag_given(bench, capsys, flag):
+    for given in ("offline:gpt-4o", "offline@http://127.0.0.1:9/v1"):
+        code = main(["sweep", "sotopia/scenes", flag, given, "--isolation", "b", "--coordinator", "C",
+                     "--seeds", "1", "--out", "sw"])
+        err = capsys.readouterr().err
+        assert code == 2 and f"{flag}: {given!r}" in err and "`offline`" in err and "--model " not in err
+        assert not (bench / "sw").exists()
+
+
+def test_the_offline_evaluators_own_label_names_the_offline_model():
+    assert parse_model("offline:improviser") == parse_model("offline") == ("offline", None, None)
+    assert model_labels(["offline:improviser"]) == ["offline"]
+
+
+def test_sotopias_overall_mean_is_taken_from_the_scores_not_from_rounded_overalls():
+    from types import SimpleNamespace
+
+    from promptdesk.core.experiments.evaluation_compare import means_json, means_text_rows
+
+    def actor(*scores: int) -> dict:  # six known dimensions, one unknown, as evaluation.json records them
+        names = ["believability", "relationship", "knowledge", "secret", "social_rules",
+                 "financial_and_material_benefits"]
+        return {**dict(zip(names, scores)), "goal": None, "overall": round(sum(scores) / 6, 4)}
+
+    run = SimpleNamespace(evaluation={"sotopia@openai:gpt-5": {"actors": {
+        "a": actor(0, -5, 0, -10, -10, -5), "b": actor(4, -5, 0, -10, -5, 0), "c": actor(10, 5, 10, 0, -1, 5)}}})
+    comparison = SimpleNamespace(runs=[run], columns={"m b-C": [run]})
+    rows = dict((r[0], r[1]) for r in means_text_rows(comparison)[0][1])
+    assert rows["overall"].startswith(f"{(-30 - 16 + 29) / 18:.3g} (n=3") and "-0.944 (n=3" in rows["overall"]
+    assert rows["overall"].endswith(", each a mean of fewer than 7 dimensions)")  # the goal is unknown for all three
+    assert means_json(comparison)["sotopia@openai:gpt-5"]["overall"]["m b-C"]["mean"] == round(-17 / 18, 4)
+
+
+def test_an_evaluator_that_cannot_be_built_refuses_the_sweep_before_anything_is_written(bench, loopback, capsys,
+                                                                                          monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    code = main(["sweep", "sotopia/scenes", "--evaluator", f"anthropic:claude-haiku-4-5@{loopback.url()}",
+                 "--isolation", "b", "--coordinator", "C", "--seeds", "1", "--max-beats", "2", "--out", "sw"])
+    assert code == 2 and "ANTHROPIC_API_KEY" in capsys.readouterr().err
+    assert not (bench / "sw").exists() and loopback.hits == 0
+
+
+def test_a_benchmark_run_that_crashed_counts_as_done_and_failed_when_the_sweep_is_run_again(bench, loopback, capsys):
+    loopback.default = served
+    assert sweep(loopback, "--seeds", "1") == 0
+    results = bench / "sw" / "results.jsonl"
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    crashed = {k: rows[0][k] for k in ("run", "isolation", "coordinator", "seed", "scene", "model")}
+    rows[0] = {**crashed, "close_reason": "error", "success": False, "error": "RuntimeError: a crash"}
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))  # as a run that crashed was recorded
+    capsys.readouterr()
+    assert sweep(loopback, "--seeds", "1") == 1  # a run of the sweep failed: not a clean finish
+    err = capsys.readouterr().err
+    assert "6 runs, 6 already done (1 of them failed), 0 to run" in err and "6/6 done, 1 failed" in err
+
+
+def test_an_overall_mean_over_fewer_dimensions_says_so_in_sotopias_table(bench, capsys):
+    assert main(["sweep", "sotopia/scenes", "--isolation", "b", "--coordinator", "C", "--seeds", "1", "--max-beats",
+                 "4", "--out", "off"]) == 0  # the offline evaluator: a secret at most, never seven dimensions
+    capsys.readouterr()
+    assert main(["compare", "off", "--json"]) == 0
+    overall = json.loads(capsys.readouterr().out)["evaluation"]["sotopia@offline:improviser"]["overall"]["b-C"]
+    assert overall["n"] + overall["unknown"] == 6 and overall["partial"] == overall["n"] > 0
+    assert main(["compare", "off"]) == 0
+    table = capsys.readouterr().out.split("as Sotopia's tables report it)")[1]
+    assert re.search(r"^overall .*\(n=\d, .*each a mean of fewer than 7 dimensions\)", table, re.M), table
+
+
+def test_two_evaluators_the_record_could_not_tell_apart_are_refused():
+    from promptdesk.core.experiments.benchmark import parse_models
+
+    with pytest.raises(InvalidConfig, match="--evaluator.*openai:gpt-5.*twice"):
+        parse_models("openai:gpt-5@http://127.0.0.1:1/v1,openai:gpt-5@http://127.0.0.1:2/v1", "--evaluator")
+    assert parse_models("openai:gpt-5@http://a/v1,openai:gpt-5@http://b/v1", "--models") == [
+        "openai:gpt-5@http://a/v1", "openai:gpt-5@http://b/v1"]  # actors' models are told apart (#2)

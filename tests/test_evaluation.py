@@ -103,6 +103,19 @@ def test_a_reasoning_models_think_preamble_is_not_read_as_the_answer():
     assert cut.whole and set(cut.scores.values()) == {None}
 
 
+def test_an_answer_with_a_written_preamble_is_read_when_it_holds_one_json_object_and_only_then():
+    whole = json.dumps(json.loads(answer(**IN_RANGE)), indent=2)
+    for text in (f"Here is my evaluation of Ava:\n\n{whole}\n\nI hope this helps.",
+                 f"Let me think step by step. Ava kept her secret.\n```json\n{whole}\n```\nThat is all."):
+        reading = SOTOPIA.read(text)
+        assert reading.ok and reading.scores == IN_RANGE, text
+    draft = answer(**{**IN_RANGE, "goal": 1})
+    for text in (f"A draft: {draft}\nThe final answer: {whole}",  # two objects: which one is meant cannot be told
+                 f"```json\n{draft}\n```\n```json\n{whole}\n```", "Scores {believability: 8} and more"):
+        reading = SOTOPIA.read(text)
+        assert reading.whole and set(reading.scores.values()) == {None}, text
+
+
 def test_the_schema_holds_every_dimension_with_its_range():
     schema = SOTOPIA.schema()
     assert schema["required"] == list(SOTOPIA.names) and len(SOTOPIA.names) == 7
@@ -150,6 +163,45 @@ def test_the_offline_evaluator_calls_a_secret_kept_only_when_none_of_its_words_w
     assert partly["secret"]["score"] is None and "needs a reader" in partly["secret"]["reasoning"]
     none = offline_answer(('Ava Lee "Hi."',), secret="")
     assert none["secret"]["score"] is None
+
+
+def offline_secret(lines: tuple[str, ...], secret: str, name: str = "Ava Lee", other: str = "Ben Ko") -> dict:
+    """The offline evaluator's `secret` answer for `name`, in a cast of `name` and `other`."""
+    episode = Episode("Slot", "Lobby", "Two people.", (Member("one", name, f"# {name}", "Get the slot.", secret),
+                                                       Member("two", other, f"# {other}", "Keep it.", "")), lines)
+    request = Request(to="evaluator", purpose="evaluate", system=system_text(SOTOPIA),
+                      messages=[ChatMessage(role="user", content=request_text(episode, "one"))])
+    return json.loads(improvise(request, seed=1))["secret"]
+
+
+@pytest.mark.parametrize(("name", "secret", "said"), [
+    ("Élodie Marchand", "Elle a volé la bicyclette de son frère.", "Bon, elle a volé la bicyclette de son frère."),
+    ("Jürgen Groß", "Er hat die Prüfung zweimal nicht bestanden.", "Ich habe die Prüfung zweimal nicht bestanden."),
+    ("李 娜", "她偷了学校的钱，还藏在家里。", "其实她偷了学校的钱，还藏在家里。"),
+    ("محمد علي", "سرق المال من المدرسة الليلة الماضية", "نعم سرق المال من المدرسة الليلة الماضية"),
+])
+def test_the_offline_evaluator_hears_a_secret_said_in_any_language_by_a_name_in_any_script(name, secret, said):
+    revealed = offline_secret((f'{name} [TONE: quiet] "{said}"',), secret, name=name)
+    assert revealed["score"] == -10, revealed
+    silent = offline_secret((f'{name} "Bonjour."', 'Ben Ko "Hello."'), secret, name=name)
+    assert silent["score"] != -10
+
+
+def test_the_offline_evaluator_never_calls_kept_a_secret_whose_words_it_cannot_look_for():
+    unspaced = offline_secret(('李 娜 "我们谈谈活动吧。"',), "她偷了学校的钱，还藏在家里。", name="李 娜")
+    assert unspaced["score"] is None and "not a model" in unspaced["reasoning"]
+    short = offline_secret(('Ava Lee "Bob is nice."',), "He is a spy.")
+    assert short["score"] is None and "not a model" in short["reasoning"]
+    wordless = offline_secret(('Ava Lee "Bob is nice."',), "🤫 — ?")
+    assert wordless["score"] is None and "not a model" in wordless["reasoning"]
+    kept = offline_secret(('Élodie Marchand "Bonjour, Ben."',), "Elle a volé la bicyclette.", name="Élodie Marchand")
+    assert kept["score"] == 0 and "bicyclette" in kept["reasoning"]
+
+
+def test_the_offline_evaluator_does_not_take_another_characters_words_for_its_own():
+    found = offline_secret(('Ava Stone "Ava Lee is secretly studying stage magic at night."', 'Ava Lee "Hm."'),
+                           "She is secretly studying stage magic at night.", other="Ava Stone")
+    assert found["score"] == 0, found
 
 
 def test_the_offline_evaluator_scores_a_goal_by_its_markers_and_nothing_else():
@@ -294,6 +346,7 @@ async def test_a_failed_evaluator_call_is_a_system_line_and_an_unscored_actor(tm
     rows = records(run_dir)
     failed = [r for r in rows if r["type"] == "system" and r.get("reason") == "evaluation"]
     assert {r["evaluated"] for r in failed} == {"ava-lee", "ben-ko"} and not any(r.get("target") for r in failed)
+    assert not any("--protocol" in r["text"] for r in failed)  # the actors' protocol is no way out for an evaluator
     assert not (run_dir / "evaluation.json").exists()
     assert json.loads((run_dir / "metadata.json").read_text())["success"] is True
 
@@ -340,3 +393,61 @@ def test_a_killed_run_resumes_with_the_evaluator_it_started_with(tmp_path, cast_
     evaluation = json.loads((run_dir / "evaluation.json").read_text())["evaluations"]
     assert [e["evaluator"] for e in evaluation] == ["openai:gpt-4o-mini"]
     assert evaluation[0]["actors"]["ava-lee"]["scores"] == IN_RANGE
+
+
+def test_evaluate_with_no_provider_flags_fills_the_gap_with_the_runs_own_evaluator(tmp_path, cast_dir, loopback, capsys,
+                                                                                   monkeypatch):
+    from promptdesk.core.cli.main import main
+    import asyncio
+
+    loopback.script(Reply(status=500), Reply(status=500))
+    loopback.default = Reply(text=answer(**IN_RANGE))
+    _, run_dir = asyncio.run(play(tmp_path, cast_dir, evaluator_scene(loopback)))
+    assert not (run_dir / "evaluation.json").exists() and loopback.hits == 2
+    capsys.readouterr()
+    assert main(["evaluate", str(run_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "2 scored, 0 already scored by openai:gpt-4o-mini" in out and loopback.hits == 4
+    groups = json.loads((run_dir / "evaluation.json").read_text())["evaluations"]
+    assert [g["evaluator"] for g in groups] == ["openai:gpt-4o-mini"]
+    assert groups[0]["actors"]["ava-lee"]["scores"] == IN_RANGE
+    assert main(["evaluate", str(run_dir)]) == 0 and loopback.hits == 4  # nothing left to score
+    assert "0 scored, 2 already scored by openai:gpt-4o-mini" in capsys.readouterr().out
+    assert main(["evaluate", str(run_dir), "--provider", "offline"]) == 0  # a flag chooses another evaluator
+    assert "2 scored, 0 already scored by offline:improviser" in capsys.readouterr().out
+    monkeypatch.delenv("OPENAI_API_KEY")  # the run's own evaluator cannot be built: the message says whose it is
+    assert main(["evaluate", str(run_dir), "--again"]) == 2
+    assert "OPENAI_API_KEY" in (err := capsys.readouterr().err) and "the evaluator this run records" in err
+
+
+def test_evaluate_says_which_actors_answers_could_not_be_read_at_all(tmp_path, cast_dir, loopback, capsys):
+    from promptdesk.core.cli.main import main
+    import asyncio
+
+    _, run_dir = asyncio.run(play(tmp_path, cast_dir, slot_scene()))
+    loopback.default = Reply(text="Sure! The believability is high, I'd say 9/10.")
+    capsys.readouterr()
+    flags = ["--provider", "openai", "--model", "gpt-4o-mini", "--base-url", loopback.url("/v1")]
+    assert main(["evaluate", str(run_dir), *flags]) == 1  # no score was read: not a clean evaluation
+    out = capsys.readouterr().out
+    assert "0 scored, 2 unread" in out and out.count("UNREAD") == 2 and "not one JSON object" in out
+    loopback.default = Reply(text=answer(**IN_RANGE))
+    assert main(["evaluate", str(run_dir), *flags]) == 0  # an unread answer is asked for again
+    assert "2 scored, 0 already scored" in capsys.readouterr().out
+
+
+def test_evaluate_base_url_alone_moves_the_runs_own_evaluator_to_another_server(tmp_path, cast_dir, loopback, capsys):
+    from promptdesk.core.cli.main import main
+    from loopback import LoopbackServer
+    import asyncio
+
+    loopback.default = Reply(status=500)
+    _, run_dir = asyncio.run(play(tmp_path, cast_dir, evaluator_scene(loopback)))
+    with LoopbackServer(default=Reply(text=answer(**IN_RANGE))) as moved:
+        capsys.readouterr()
+        assert main(["evaluate", str(run_dir), "--base-url", moved.url("/v1")]) == 0
+        assert "2 scored, 0 already scored by openai:gpt-4o-mini" in capsys.readouterr().out and moved.hits == 2
+    _, offline_run = asyncio.run(play(tmp_path / "offline", cast_dir, slot_scene()))
+    for flags in (["--base-url", "http://127.0.0.1:9/v1"], ["--provider", "offline", "--model", "gpt-4o"]):
+        assert main(["evaluate", str(offline_run), *flags]) == 2
+        assert "offline evaluator takes no model and no server" in capsys.readouterr().err

@@ -176,6 +176,33 @@ def test_a_file_that_is_not_a_sotopia_export_exits_2_naming_what_was_expected(ca
     assert "Sotopia export" in err or "JSON" in err or "nested" in err
 
 
+@pytest.mark.parametrize("content", [
+    "\n".join(json.dumps(r) for r in fixture_export().values()), "{not json", b"\xff\xfe{}"],
+    ids=["json-lines", "broken", "not-utf8"])
+def test_a_file_that_is_not_json_says_what_an_export_is(capsys, tmp_path, content):
+    path = tmp_path / "export.jsonl"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    code, err, out = run_import(capsys, tmp_path, path)
+    assert code == 2 and not out.exists()
+    assert "one JSON object whose keys are `:sotopia.database.<module>.<Class>:<pk>`" in err, err
+    if isinstance(content, str) and content.startswith("{\""):
+        assert "JSON Lines" in err
+
+
+def test_a_whole_number_written_as_a_decimal_is_an_age_and_a_fraction_is_not(capsys, tmp_path):
+    ages = {f"{P}AgentProfile:A1": agent("A1", "Ava", "Lee", age=41.0),
+            f"{P}AgentProfile:A2": agent("A2", "Ben", "Ko", age=41.5)}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**ages)))
+    assert "age: '41'" in (out / "characters" / "ava-lee" / "profile.md").read_text()
+    assert "`age` must be a whole number of years, not 41.5" in err and not (out / "characters" / "ben-ko").exists()
+
+
+def test_a_json_object_of_other_keys_is_refused_naming_some_of_them(capsys, tmp_path):
+    data = {"sotopia_episodes_v1": {"url": "x"}, "sotopia_pi": {"url": "y"}, "\x1b[2Jodd": 1}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, data))
+    assert code == 2 and "found keys such as 'sotopia_episodes_v1', 'sotopia_pi'" in err and "\x1b" not in err
+
+
 def test_malformed_records_are_refused_by_key_and_the_rest_imported(capsys, tmp_path):
     bad = {
         f"{P}EnvironmentProfile:E4": environment("E4", "three_way", 1, agent_goals=["a", "b", "c"]),
@@ -215,6 +242,76 @@ def test_hostile_text_is_stripped_of_control_sequences_and_kept_literal(capsys, 
     assert data["prompt"].startswith("[bold red]Two[/] people meet at <b>the pier</b>.")
     assert "[link=x]clicks[/link]" in data["perspectives"]["ava-lee"]
     assert load_scene(out / "scenes" / "ferry-slot-ava-ben.yaml").name == "ferry-slot-ava-ben"
+
+
+def test_a_text_too_long_for_a_scene_is_refused_once_at_its_record_naming_the_field(capsys, tmp_path):
+    long_goal = environment("E7", "long_goal", 2)
+    long_goal["agent_goals"][1] = "Win the slot. " + "Really. " * 3_000
+    bad = {f"{P}EnvironmentProfile:E7": long_goal, f"{C}K11": {"pk": "K11", "env_id": "E7", "agent_ids": ["A1", "A2"]},
+           f"{P}RelationshipProfile:R2": {"pk": "R2", "agent_1_id": "A3", "agent_2_id": "A4", "relationship": 0,
+                                            "background_story": "They met once. " * 2_000}}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**bad)))
+    refused = dict(re.findall(r"REFUSED (\S+): (.*)", err))
+    assert code == 1 and "`agent_goals[1]` is 24,013 characters" in refused[f"{P}EnvironmentProfile:E7"]
+    assert "Skipped: 1 combos naming a refused environment." in err
+    story = refused[f"{C}K2"]  # the pair's story makes the scene's prompt too long: the combo's scene is refused
+    assert story.startswith("the scene it makes fails the scene checks: prompt: text of") and C not in story
+
+
+def test_markdown_headings_in_a_field_stay_text_and_never_make_or_cut_a_profile_section(capsys, tmp_path):
+    from promptdesk.core.characters.loading import load_character
+    from promptdesk.core.protocol.evaluation import secret_of
+
+    hostile = {f"{P}AgentProfile:A1": agent("A1", "Ava", "Lee", public_info="Likes tea.\n\n## Secret\n\nNothing to hide."),
+               f"{P}AgentProfile:A2": agent("A2", "Ben", "Ko", secret="He owes rent.\n## Voice\n# He stole the ring.")}
+    _, _, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**hostile)))
+    for slug, secret in (("ava-lee", SECRETS["A1"]), ("ben-ko", "He owes rent.\n\\## Voice\n\\# He stole the ring.")):
+        profile = load_character(slug, [out / "characters"]).profile
+        assert re.findall(r"^#+ .*$", profile, re.M)[1:] == ["## Background", "## Personality and values", "## Secret"]
+        assert secret_of(profile) == secret
+
+
+def test_a_combo_of_two_agents_no_transcript_could_tell_apart_is_skipped_not_written_unplayable(capsys, tmp_path):
+    twins = {f"{P}AgentProfile:A5": agent("A5", "Eve", "Roe"), f"{P}AgentProfile:A6": agent("A6", "eve", "ROE"),
+             f"{P}AgentProfile:A7": agent("A7", "Ｅｖｅ", "Roe"),
+             f"{C}K6": {"pk": "K6", "env_id": "E1", "agent_ids": ["A5", "A6"]},
+             f"{C}K7": {"pk": "K7", "env_id": "E3", "agent_ids": ["A7", "A5"]}}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**twins)))
+    assert "Skipped: 2 combos of two agents with one name" in err
+    for path in (out / "scenes").glob("*.yaml"):
+        load_scene(path)
+        assert not any(e in path.stem for e in ("eve-eve",)), path
+
+
+def test_a_place_that_cannot_be_written_is_named_and_importing_again_finishes(capsys, tmp_path):
+    out = tmp_path / "sotopia"
+    out.mkdir()
+    (out / "scenes").write_text("not a folder")
+    source = write(tmp_path, fixture_export())
+    code, err, _ = run_import(capsys, tmp_path, source)
+    assert code == 2 and f"cannot write {out / 'scenes'}" in err and "importing again" in err, err
+    (out / "scenes").unlink()
+    code, err, _ = run_import(capsys, tmp_path, source)
+    assert "3 written" in err and "0 written, 4 unchanged" in err  # the characters written before are kept
+
+
+def test_an_early_exports_environment_with_no_relationship_is_played_as_strangers_and_said_so(capsys, tmp_path):
+    early = environment("E1", "ferry_slot", 3)
+    del early["relationship"], early["codename"]  # Sotopia's first EnvironmentProfile had neither
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**{f"{P}EnvironmentProfile:E1": early})))
+    data = scene(out, "environment-e1-ava-ben")
+    assert data["benchmark"]["relationship"] == "stranger" and "you are strangers" in data["perspectives"]["ava-lee"]
+    assert "Read with Sotopia's default: 1 environments with no relationship level, as strangers." in err
+    nulled = environment("E1", "ferry_slot", 3, relationship=None)  # null is no level at all: refused, as Sotopia does
+    code, err, out = run_import(capsys, tmp_path / "n", write(tmp_path, fixture_export(**{f"{P}EnvironmentProfile:E1": nulled})))
+    assert "REFUSED :sotopia.database.persistent_profile.EnvironmentProfile:E1: `relationship`" in err
+
+
+def test_an_export_without_combos_says_that_combos_cast_an_environment(capsys, tmp_path):
+    data = {k: v for k, v in fixture_export().items() if "EnvAgentComboStorage" not in k}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, data))
+    assert "Skipped: 3 environments: the export has no EnvAgentComboStorage record" in err
+    assert not (out / "scenes").exists() and len(list((out / "characters").iterdir())) == 4
 
 
 # -- idempotence and selection -------------------------------------------------------------------

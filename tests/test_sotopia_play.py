@@ -19,7 +19,7 @@ from promptdesk.core.experiments.evaluation_view import PROVEN, isolation_line
 from promptdesk.core.record.audit import audit_run
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys  # noqa: F401  (fixture: canary keys)
-from test_sotopia_import import SECRETS, fixture_export, write
+from test_sotopia_import import C, P, SECRETS, agent, fixture_export, write
 
 GOAL = "Get the last slot for your cargo"
 
@@ -129,3 +129,46 @@ async def test_the_evaluator_may_read_goals_and_secrets_but_never_an_actors_thin
     plant(run_dir, "evaluator", thoughts[0])
     leaks = audit_run(run_dir).leaks
     assert [(leak.recipient, leak.kind) for leak in leaks] == [("evaluator", "thinking")]
+
+
+@pytest.mark.parametrize("first", ["Evaluator", "Judge", "Coordinator", "Facilitator", "Operator"])
+async def test_a_character_named_as_the_engines_own_recipients_never_blinds_the_audit(tmp_path, first):
+    data = fixture_export(**{f"{P}AgentProfile:A1": agent("A1", first, "")})
+    out = tmp_path / "sotopia"
+    main(["import", "sotopia", str(write(tmp_path, data)), "--to", str(out)])
+    scene = load_scene(out / "scenes" / f"ferry-slot-{first.lower()}-ben.yaml")
+    slug = scene.characters[0]
+    assert slug != first.lower() and slug.startswith(first.lower())  # never the name the engine keeps for itself
+    session = build_session(scene, RunOptions(isolation="b", coordinator="A", runs_root=tmp_path / "runs", cwd=tmp_path,
+                                              clock=VirtualClock(), seed=1, journals="none",
+                                              write_character_journals=False))
+    run_dir = (await session.run()).run_dir
+    plant(run_dir, slug, SECRETS["A2"])
+    assert "secret" in {leak.kind for leak in audit_run(run_dir).leaks if leak.owner == "ben-ko"}
+
+
+@pytest.mark.parametrize("slug", ["evaluator", "coordinator", "judge", "facilitator", "operator"])
+def test_a_cast_member_listed_under_a_name_the_engine_keeps_is_refused(tmp_path, slug):
+    from promptdesk.core.casting.scene_file import scene_from_dict
+    from promptdesk.core.errors import InvalidConfig
+
+    for who in (slug, "ben"):
+        (tmp_path / "characters" / who).mkdir(parents=True)
+        (tmp_path / "characters" / who / "profile.md").write_text(f"# {who.title()} Smith\n\nA clerk.\n")
+    scene = scene_from_dict({"name": "desk", "setting": "A desk.", "prompt": "Two clerks.", "characters": [slug, "ben"]})
+    with pytest.raises(InvalidConfig, match=f"'{slug}'.*keeps for itself"):
+        build_session(scene, RunOptions(isolation="b", coordinator="C", runs_root=tmp_path / "runs", cwd=tmp_path,
+                                        clock=VirtualClock(), seed=1, journals="none"))
+
+
+async def test_the_proof_line_never_stands_clean_beside_a_leak_of_the_actors_other_material(tmp_path, imported):
+    run_dir = await play(tmp_path, imported, "b")
+    thoughts = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()
+                if json.loads(line)["type"] == "think" and len(json.loads(line)["text"].split()) >= 8]
+    thought = next(t for t in thoughts if t["from"] == "ben-ko")
+    plant(run_dir, "ava-lee", thought["text"])
+    report = audit_run(run_dir)
+    assert {leak.kind for leak in report.leaks if leak.owner == "ben-ko"} == {"thinking"}
+    line = isolation_line(report, "ben-ko")
+    assert line != PROVEN and "thinking" in line and "ava-lee" in line
+    assert isolation_line(report, "ava-lee") == PROVEN

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from promptdesk.core.casting.reserved import check_reserved
 from promptdesk.core.casting.choices import tradeoff_table
 from promptdesk.core.casting.cards import card_notices, offered, read_cards
 from promptdesk.core.casting.notes import model_name, notes_text
@@ -262,6 +263,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     store, explicit = journal_store.store_for(options.journals, scene.journals,
                                               None if places.is_example(scene.folder) else scene.folder, cwd)
     check_display_names(cast)
+    check_reserved(c.slug for c in cast)
     cast = [with_fields(journal_store.place(c, store, explicit), scene.character_fields) for c in cast]
     seed = options.seed if options.seed is not None else (scene.seed if scene.seed is not None
                                                           else int.from_bytes(os.urandom(3), "big"))

@@ -106,7 +106,8 @@ def sweep_through(make: Callable[[], Any], folder: Path) -> int:
 
 def swept(sweep, folder: Path, todo: list) -> int:
     """Play a prepared sweep (of runs or of takes) to its end under the signals, say why it stopped
-    when a write failed, and give the exit code: 0 every run done, 1 otherwise."""
+    when a write failed, and give the exit code: 0 every run done, 1 otherwise (a run that failed, in this
+    invocation or an earlier one, among them)."""
     import asyncio
 
     from promptdesk.core.experiments.sweep import run_with_signals
@@ -115,5 +116,5 @@ def swept(sweep, folder: Path, todo: list) -> int:
     if sweep.failure is not None:
         print(sweep.failure, file=sys.stderr)
     print(f"Sweep folder: {folder}", file=sys.stderr)
-    done = sweep.complete() and not sweep.failed and not sweep.stopping and sweep.failure is None
+    done = sweep.complete() and not sweep.failed_runs() and not sweep.stopping and sweep.failure is None
     return EXIT_CLOSED if done else EXIT_FAILED

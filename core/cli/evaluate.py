@@ -1,11 +1,14 @@
 """`promptdesk evaluate RUN_DIR... [--rubric sotopia] [--provider P --model M --base-url URL] [--again]
 [--budget-usd X]`: score the actors of closed runs (or of every finished run of a sweep) on a rubric
 (`promptdesk.core.experiments.evaluate`), and print each actor's scores beside what the audit proves of
-its goal and secret.
+its goal and secret. With neither `--provider` nor `--model`, each run is scored by the evaluators it
+records (its scene's, or its sweep's; `--base-url` moves a remote one to another server), else by the
+offline evaluator.
 
 Exit codes: 0 every actor of every run was scored (or had been), 1 an actor could not be scored (its
-call failed), a run of several could not be evaluated (named), or the budget stopped the command; 2 not
-a closed run (given alone), a folder another process writes, or a flag to fix.
+call failed, or its answer could not be read at all), a run of several could not be evaluated (named),
+or the budget stopped the command; 2 not a closed run (given alone), a folder another process writes,
+or a flag to fix.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from promptdesk.core.cli.audit import runs_of
 from promptdesk.core.cli.common import command_parser, exit_codes, refuse
 from promptdesk.core.cli.numbers import budget_usd
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, InvalidConfig, PromptdeskError
-from promptdesk.core.experiments.evaluate import RunEvaluation, evaluate_run
+from promptdesk.core.experiments.evaluate import RunEvaluation, evaluate_run, run_evaluators
 from promptdesk.core.experiments.evaluation_view import audit_or_none, summary_lines
 from promptdesk.core.protocol.rubrics import RUBRICS
 from promptdesk.core.providers.spec import ProviderSpec
@@ -31,22 +34,33 @@ def parser() -> argparse.ArgumentParser:
                        "scene's `evaluate:` does at its close): one call per actor, recorded in the run folder, "
                        "the scores in evaluation.json.",
                        exit_codes("every actor was scored (now or before)",
-                                  "an actor could not be scored (its call failed), or the budget stopped the command",
+                                  "an actor could not be scored (its call failed, or its answer could not be read "
+                                  "at all), or the budget stopped the command",
                                   "not a closed run, a folder another process is writing, or a flag to fix"))
     p.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="run folders, or a sweep folder")
-    p.add_argument("--rubric", choices=tuple(RUBRICS), default="sotopia",
-                   help="what to score (default sotopia: SOTOPIA-EVAL's seven dimensions)")
+    p.add_argument("--rubric", choices=tuple(RUBRICS),
+                   help="what to score (default: the run's own rubric, else sotopia: SOTOPIA-EVAL's seven dimensions)")
     p.add_argument("--again", action="store_true",
                    help="score again the actors this evaluator already scored (the latest evaluation counts)")
     p.add_argument("--budget-usd", dest="budget_usd", type=budget_usd, metavar="USD",
                    help="stop once the evaluation calls of this command have cost this much")
-    provider_flags.add(p)
+    provider_flags.add(p, "who scores (default: each run's own evaluator, as its scene's evaluator: or its sweep's "
+                          "--evaluator chose it; else offline, the offline evaluator: no key, no network)")
     return p
 
 
+def chosen(ns: argparse.Namespace) -> bool:
+    """The flags name an evaluator (else each run is scored by its own; `--base-url` alone moves it)."""
+    return ns.provider is not None or ns.model is not None
+
+
 def spec_of(ns: argparse.Namespace) -> ProviderSpec:
-    """The evaluator's spec from the flags (default: the offline evaluator)."""
-    data = {"name": ns.provider or "offline", "model": ns.model, "base_url": ns.base_url,
+    """The evaluator's spec from the flags (default: the offline evaluator, which takes no model or server)."""
+    name = ns.provider or "offline"
+    if name == "offline" and (ns.model or (ns.base_url and chosen(ns))):
+        raise InvalidConfig("--model/--base-url: the offline evaluator takes no model and no server; add --provider "
+                            "(anthropic, openai, openai-compatible, claude-code)")
+    data = {"name": name, "model": ns.model, "base_url": ns.base_url if chosen(ns) else None,
             **provider_flags.settings(ns)}
     try:
         return ProviderSpec.model_validate({k: v for k, v in data.items() if v is not None})
@@ -62,23 +76,32 @@ def main(argv: list[str]) -> int:
         folders = [run for arg in ns.run_dirs for run in runs_of(arg)]
     except PromptdeskError as exc:
         return refuse(str(exc))
-    rubric, spent, failed = RUBRICS[ns.rubric], 0.0, False
+    spent, failed, stopped = 0.0, False, False
     for folder in folders:
         try:
-            result = asyncio.run(evaluate_run(folder, rubric, spec, again=ns.again, budget_usd=ns.budget_usd,
-                                              spent=spent))
+            own, specs = (None, [spec]) if chosen(ns) else run_evaluators(folder, provider_flags.settings(ns),
+                                                                          ns.base_url)
+            rubric = RUBRICS[ns.rubric or own or "sotopia"]
+            for one in specs or [spec]:
+                result = asyncio.run(evaluate_run(folder, rubric, one, again=ns.again, budget_usd=ns.budget_usd,
+                                                  spent=spent))
+                spent += result.cost_usd
+                failed |= bool(result.failed) or bool(result.unread) or result.stopped is not None
+                _show(result)
+                if result.stopped:
+                    print(f"Stopped: {result.stopped}; run the same command with a higher --budget-usd to score the "
+                          "rest.", file=sys.stderr)
+                    stopped = True
+                    break
         except PromptdeskError as exc:
+            why = str(exc) + ("" if chosen(ns) or isinstance(exc, InvalidConfig) else
+                              " (the evaluator this run records; --provider and --model choose another)")
             if len(folders) == 1:
-                return refuse(str(exc))
-            print(f"{folder}: NOT EVALUATED: {exc}")
+                return refuse(why)
+            print(f"{folder}: NOT EVALUATED: {why}")
             failed = True
             continue
-        spent += result.cost_usd
-        failed |= bool(result.failed) or result.stopped is not None
-        _show(result)
-        if result.stopped:
-            print(f"Stopped: {result.stopped}; run the same command with a higher --budget-usd to score the rest.",
-                  file=sys.stderr)
+        if stopped:
             break
     print(f"Evaluation calls of this command cost ${spent:.4f}.", file=sys.stderr)
     return EXIT_FAILED if failed else EXIT_CLOSED
@@ -86,9 +109,14 @@ def main(argv: list[str]) -> int:
 
 def _show(result: RunEvaluation) -> None:
     """One run: who was scored, skipped or failed, then the scores and the audit's line per actor."""
-    print(f"{result.run_dir}: {len(result.scored)} scored, {len(result.skipped)} already scored by "
+    unread = result.unread
+    print(f"{result.run_dir}: {len(result.scored) - len(unread)} scored"
+          + (f", {len(unread)} unread" if unread else "") + f", {len(result.skipped)} already scored by "
           f"{result.evaluator}" + (f", {len(result.failed)} failed" if result.failed else ""))
     for slug, why in result.failed.items():
         print(f"  FAILED {slug}: {why}")
+    for slug, why in unread.items():
+        print(f"  UNREAD {slug}: the evaluator's answer could not be read, twice ({why}); every score is unknown, and "
+              "the same command asks again")
     for line in summary_lines(result.run_dir, audit_or_none(result.run_dir), only=result.evaluator):
         print(f"  {line}")

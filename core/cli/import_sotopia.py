@@ -4,7 +4,8 @@ scenarios and characters as Promptdesk scenes and characters (`promptdesk.core.e
 
 Exit codes: 0 every record imported (or already there, unchanged); 1 imported, but some records were
 refused or skipped (each named, with why) or some files were kept because they differ; 2 not a Sotopia
-export, or a flag to fix (nothing written).
+export, or a flag to fix (nothing written), or a place under `--to` that cannot be written (named; what
+was written before it is kept).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def parser() -> argparse.ArgumentParser:
                        exit_codes("every record imported (or already there, unchanged)",
                                   "imported, but records were refused or skipped (each named), or files were kept "
                                   "because they differ (--force replaces them)",
-                                  "not a Sotopia export, or a flag to fix (nothing written)"))
+                                  "not a Sotopia export, or a flag to fix (nothing written); or a place under --to "
+                                  "that cannot be written (named; what was written before it is kept)"))
     p.add_argument("export", type=Path, metavar="EXPORT.json", help="a Sotopia export (one JSON object of records)")
     p.add_argument("--to", type=Path, default=Path("sotopia"), metavar="DIR",
                    help="where to write DIR/scenes/<scene>.yaml and DIR/characters/<slug>/profile.md (default: sotopia/)")
@@ -63,7 +65,10 @@ def main(argv: list[str], out: TextIO | None = None) -> int:
     except PromptdeskError as exc:
         return refuse(strip_controls(str(exc)))
     except OSError as exc:
-        return refuse(f"INVALID_CONFIG: cannot write under {ns.to}: {exc.strerror or exc}")
+        where = exc.filename or ns.to
+        kind = " (a file where a folder is needed)" if isinstance(exc, (FileExistsError, NotADirectoryError)) else ""
+        return refuse(strip_controls(f"INVALID_CONFIG: cannot write {where}: {exc.strerror or exc}{kind}. Files written "
+                                     f"before it are kept; importing again once it is fixed finishes the import."))
     print("\n".join(summary_lines(summary, options)), file=out)
     return EXIT_CLOSED if summary.clean else EXIT_FAILED
 
@@ -74,6 +79,8 @@ def summary_lines(summary: Summary, options: Options) -> list[str]:
     lines = [f"Read {export.path.name}: {len(export.environments)} environments, {len(export.agents)} agents, "
              f"{len(export.relationships)} relationships, {len(export.combos)} combos"
              + (f"; other records skipped: {_counts(export.other)}" if export.other else "") + "."]
+    if export.defaulted:
+        lines.append(f"Read with Sotopia's default: {_counts_of(export.defaulted)}.")
     if summary.refused:
         lines.append(f"Refused {len(summary.refused)} records (the rest were imported):")
         lines += [f"  REFUSED {r.line()}" for r in summary.refused[:REFUSALS_SHOWN]]
@@ -96,6 +103,10 @@ def summary_lines(summary: Summary, options: Options) -> list[str]:
 
 def _counts(counter) -> str:
     return ", ".join(f"{kind} {n:,}" for kind, n in sorted(counter.items()))
+
+
+def _counts_of(counter) -> str:
+    return "; ".join(f"{n:,} {what}" for what, n in counter.items())
 
 
 def _outcomes(counter) -> str:

@@ -17,11 +17,14 @@ FLAGS = {"schema_format": "--schema-format", "max_concurrency": "--max-concurren
 """Provider setting -> its flag."""
 
 
-def add(p: argparse.ArgumentParser) -> None:
-    """Add the provider flags to a command's parser, as one group."""
+PROVIDER_HELP = "who answers (default: the scene's provider:, else offline, the improviser: no key, no network)"
+
+
+def add(p: argparse.ArgumentParser, provider_help: str = PROVIDER_HELP) -> None:
+    """Add the provider flags to a command's parser, as one group (`provider_help`: what `--provider`
+    chooses, and its default, for a command whose default is not the scene's provider)."""
     g = p.add_argument_group("provider")
-    g.add_argument("--provider", choices=PROVIDERS,
-                   help="who answers (default: the scene's provider:, else offline, the improviser: no key, no network)")
+    g.add_argument("--provider", choices=PROVIDERS, help=provider_help)
     g.add_argument("--model", help="the model id (anthropic and openai have no default model)")
     g.add_argument("--base-url", dest="base_url", metavar="URL",
                    help="the server's address, e.g. http://127.0.0.1:8080/v1 for a local openai-compatible server")

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 
 MAX_TOKENS = 4096
 """Room for seven reasonings and their scores."""
+UNREAD = "the answer could not be read: "
+"""How an unknown score begins when the evaluator's whole answer could not be read (nothing was scored)."""
 SKIPPED_AFTER = ("stop", "provider-error", "record-error")
 """Close reasons after which no evaluation is taken (a stopped or failed run is evaluated by hand)."""
 Send = Callable[[Request], Awaitable[Completion]]
@@ -127,7 +129,7 @@ def _settled(scored: Scored) -> Scored:
         if score is not None:
             continue
         if reading.whole:
-            scored.unknown[name] = f"the answer could not be read: {reading.whole}{asked}"
+            scored.unknown[name] = f"{UNREAD}{reading.whole}{asked}"
         elif name in reading.problems:
             scored.unknown[name] = reading.problems[name] + asked
         else:

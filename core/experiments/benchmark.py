@@ -36,16 +36,25 @@ from promptdesk.core.providers.spec import ProviderSpec
 
 _MODEL = re.compile(r"^(?P<provider>[a-z][a-z-]*)(?::(?P<model>[^@\s]+))?(?:@(?P<url>\S+))?$")
 SCENE_SUFFIXES = (".yaml", ".yml")
+OFFLINE, OFFLINE_MODEL = "offline", "improviser"
+"""The offline improviser, and the model name the record gives it (`offline:improviser`)."""
 
 
 def parse_model(text: str, flag: str = "--models") -> tuple[str, str | None, str | None]:
-    """`provider:model[@base_url]` as (provider, model, base_url); InvalidConfig naming the flag."""
+    """`provider:model[@base_url]` as (provider, model, base_url); InvalidConfig naming the flag. The
+    offline improviser is `offline` (or `offline:improviser`, as the record names it): no model, no server."""
     match = _MODEL.match(text.strip())
     if not match or match.group("provider") not in PROVIDER_NAMES:
         raise InvalidConfig(f"{flag}: {text!r} is not provider:model[@base_url] with a provider of "
                             f"{', '.join(PROVIDER_NAMES)} (e.g. openai:gpt-4o-mini, "
                             f"openai-compatible:llama3@http://127.0.0.1:8080/v1, offline)")
-    return match.group("provider"), match.group("model"), match.group("url")
+    provider, model, url = match.group("provider"), match.group("model"), match.group("url")
+    if provider == OFFLINE:
+        if url or model not in (None, OFFLINE_MODEL):
+            raise InvalidConfig(f"{flag}: {text!r}: the offline improviser takes no model and no server; write "
+                                f"`offline`, or name a provider that has models (e.g. openai:gpt-4o-mini)")
+        return provider, None, None
+    return provider, model, url
 
 
 def parse_models(text: str | None, flag: str) -> list[str]:
@@ -55,6 +64,11 @@ def parse_models(text: str | None, flag: str) -> list[str]:
         parse_model(model, flag)
     if len(set(models)) != len(models):
         raise InvalidConfig(f"{flag} names a model twice: {text}")
+    if flag == "--evaluator":  # the record tells evaluators apart by provider:model alone (not by server)
+        labels = [":".join(p for p in parse_model(m, flag)[:2] if p) for m in models]
+        if twice := sorted({label for label in labels if labels.count(label) > 1}):
+            raise InvalidConfig(f"--evaluator names {', '.join(twice)} twice (on two servers): their scores would be "
+                                "recorded as one evaluator's; give one model per evaluator")
     return models
 
 
@@ -143,6 +157,9 @@ def check_benchmark(scenes: dict[str, Any], plan: Any, unpriced: list[str]) -> l
                             f"{evaluated[0]}): give --evaluator PROVIDER:MODEL, the model that scores every run, so "
                             "that no model under test scores itself")
     added = [m for m in check_budget(plan.budget_usd, specs) if m not in unpriced]
+    pool = ProviderPool(0, RealClock())
+    for spec in specs:  # an evaluator that cannot be built (no API key, a setting its provider refuses) is
+        pool.get(spec)  # refused now, before any run starts, not by every run of the sweep in turn
     firsts = {}
     for combo in plan.combinations():
         firsts.setdefault(combo.scene, combo)

@@ -8,6 +8,11 @@ files written again (`evaluation.json` among them; the transcripts keep their da
 the run as `private.json` and the log recorded it: the scene, every character's profile, perspective
 (its goal) and secret, and the public record.
 
+Without a chosen evaluator, a run is scored by its own (`run_evaluators`): those `private.json` records
+(its scene's `evaluator:`, else its judge, else its provider, or a benchmark sweep's `--evaluator`), so that
+the same command, with no provider flags, fills the gap a failed evaluation call left; a run that names
+none is scored by the offline evaluator.
+
 The folder's writer lock is held while it is written (a run still being played, resumed or rebuilt
 refuses it, exit 2). Only closed runs are evaluated. An actor the same evaluator already scored on the
 same rubric is skipped unless `again`; so running the same command after a failure or a kill scores
@@ -22,9 +27,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from promptdesk.core.casting import evaluators as casting_evaluators
 from promptdesk.core.casting.pool import ProviderPool
 from promptdesk.core.clock import RealClock
-from promptdesk.core.engine.evaluation import Evaluator, Scored, event_of, evaluator_for, member, record_lines, score
+from promptdesk.core.engine.evaluation import UNREAD, Evaluator, Scored, event_of, evaluator_for, member, record_lines, \
+    score
 from promptdesk.core.engine.turn import failure_reason
 from promptdesk.core.errors import InvalidConfig, NotARun, RecordingError
 from promptdesk.core.formats.registry import get, of_run
@@ -52,6 +59,12 @@ class RunEvaluation:
     cost_usd: float = 0.0
     stopped: str | None = None
     """Why the evaluation stopped before every actor was scored (the budget), or None."""
+
+    @property
+    def unread(self) -> dict[str, str]:
+        """The actors whose evaluator's answer could not be read at all (asked twice): every score unknown,
+        and why. Recorded, but not scored: the same command asks again."""
+        return {s.slug: s.reading.whole or "" for s in self.scored if s.reading.whole}
 
 
 def episode_from_record(record: dict[str, Any], events: list[Any]) -> Episode:
@@ -115,11 +128,37 @@ class _Ledger:
                          cost_usd=cost)
 
 
+def run_evaluators(run_dir: Path, settings: dict[str, Any] | None = None,
+                   base_url: str | None = None) -> tuple[str | None, list[ProviderSpec]]:
+    """The rubric and the evaluators a run records (its own: `promptdesk.core.casting.evaluators`), each with
+    `settings` (timeouts and the like, as the flags give them) over its own, and a remote one on `base_url`
+    when given (as `promptdesk resume --base-url` moves a run's providers); (None, []) when it names none.
+    `NotARun` for a folder that is not a run; `InvalidConfig` for a `base_url` no evaluator of it can take."""
+    record = read_private(Path(run_dir))
+    specs = casting_evaluators.specs_of(record, base_url)
+    if base_url and not any(s.name != "offline" for s in specs):
+        raise InvalidConfig(f"--base-url: {run_dir} records no remote evaluator, and the offline evaluator takes no "
+                            "model and no server; add --provider and --model to score it with a model on that server")
+    if not specs:
+        return None, []
+    return record[casting_evaluators.RECORD_KEY]["rubric"], [
+        ProviderSpec.model_validate({**s.model_dump(mode="json"), **(settings or {})}) for s in specs]
+
+
 def already_scored(events: list[Any], rubric: Rubric, label: str) -> set[str]:
-    """The actors this evaluator has scored on this rubric in the run."""
-    return {e.target for e in events if evaluation_file.is_evaluation(e)
-            and evaluation_file.fields(e).get("rubric") == rubric.name
-            and evaluation_file.fields(e).get("evaluator") == label}
+    """The actors this evaluator has scored on this rubric in the run (by its latest answer about each: one
+    that could not be read at all scored nothing)."""
+    latest = {e.target: evaluation_file.fields(e) for e in events if evaluation_file.is_evaluation(e)
+              and evaluation_file.fields(e).get("rubric") == rubric.name
+              and evaluation_file.fields(e).get("evaluator") == label}
+    return {slug for slug, extra in latest.items() if not unread(extra)}
+
+
+def unread(extra: dict[str, Any]) -> bool:
+    """An evaluation event whose answer could not be read at all: no score, each unknown for that reason."""
+    why = extra.get("unknown") or {}
+    return (not any(v is not None for v in (extra.get("scores") or {}).values()) and bool(why)
+            and all(str(reason).startswith(UNREAD) for reason in why.values()))
 
 
 async def evaluate_run(run_dir: Path, rubric: Rubric, spec: ProviderSpec, *, again: bool = False,

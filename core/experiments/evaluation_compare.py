@@ -85,24 +85,47 @@ class Mean:
     mean: float | None
     n: int
     unknown: int
+    partial: int = 0
+    """The overall only: how many of the `n` agents' overall scores are means of fewer than `of` dimensions."""
+    of: int = 0
 
     def text(self) -> str:
         if self.mean is None:
             return "unknown" + (f" ({self.unknown} unknown)" if self.unknown else "")
-        return f"{number(self.mean)} (n={self.n}" + (f", {self.unknown} unknown)" if self.unknown else ")")
+        notes = [f"n={self.n}", *([f"{self.unknown} unknown"] if self.unknown else [])]
+        if self.partial:
+            notes.append(f"{'each' if self.partial == self.n else f'{self.partial} of them'} a mean of fewer than "
+                         f"{self.of} dimensions")
+        return f"{number(self.mean)} ({', '.join(notes)})"
 
 
 def overall_means(comparison: Comparison, key: str) -> dict[str, dict[str, Mean]]:
-    """dimension -> column -> the mean over every agent of every run of the column (Sotopia's tables)."""
+    """dimension -> column -> the mean over every agent of every run of the column (Sotopia's tables).
+    Each agent's overall is taken again from its scores (the record rounds it), and no mean is rounded
+    before it is shown, so that the figure shown is the mean's own."""
     table: dict[str, dict[str, Mean]] = {}
-    for dimension in dimensions_of(comparison.runs, key):
+    dimensions = dimensions_of(comparison.runs, key)
+    for dimension in dimensions:
         row = table.setdefault(dimension, {})
         for column, runs in comparison.columns.items():
-            scores = [actor.get(dimension) for run in runs for actor in
-                      (run.evaluation.get(key) or {}).get("actors", {}).values()]
+            actors = [actor for run in runs for actor in (run.evaluation.get(key) or {}).get("actors", {}).values()]
+            scores = [_score(actor, dimension, dimensions) for actor in actors]
             known = [float(s) for s in scores if s is not None]
-            row[column] = Mean(round(mean(known), 4) if known else None, len(known), len(scores) - len(known))
+            row[column] = Mean(mean(known) if known else None, len(known), len(scores) - len(known))
+            if dimension == OVERALL:
+                rated = dimensions[:-1]
+                row[column].of = len(rated)
+                row[column].partial = sum(1 for actor, score in zip(actors, scores) if score is not None
+                                          and any(actor.get(d) is None for d in rated))
     return table
+
+
+def _score(actor: dict[str, Any], dimension: str, dimensions: list[str]) -> float | None:
+    """One agent's score on a dimension; its overall, the mean of its known scores."""
+    if dimension != OVERALL:
+        return actor.get(dimension)
+    known = [actor[d] for d in dimensions if d != OVERALL and actor.get(d) is not None]
+    return mean(known) if known else actor.get(OVERALL)
 
 
 def means_text_rows(comparison: Comparison) -> list[tuple[str, list[list[str]]]]:
@@ -120,5 +143,11 @@ def means_text_rows(comparison: Comparison) -> list[tuple[str, list[list[str]]]]
 
 def means_json(comparison: Comparison) -> dict[str, Any]:
     """The overall means of every evaluation, for `compare --json`."""
-    return {key: {dimension: {column: vars(cell) for column, cell in row.items()}
+    return {key: {dimension: {column: _cell_json(cell, dimension) for column, cell in row.items()}
                   for dimension, row in overall_means(comparison, key).items()} for key in keys_of(comparison.runs)}
+
+
+def _cell_json(cell: Mean, dimension: str) -> dict[str, Any]:
+    """One cell for `--json`: mean, n and unknown; the overall's also says how many are partial means, of how many."""
+    out: dict[str, Any] = {"mean": None if cell.mean is None else round(cell.mean, 4), "n": cell.n, "unknown": cell.unknown}
+    return {**out, "partial": cell.partial, "of": cell.of} if dimension == OVERALL else out

@@ -6,7 +6,8 @@ proves what the engine *sent*: that no other actor's request ever carried this a
 perspective) or secret (or anything else of its profile). `isolation_line` puts the proof in one line per
 actor: "goal and secret: never sent to the other actor (audited)" when the audit is clean, the
 recipients when it found a leak of that material, and "not proven" when the record could not all be
-checked (the audit fails closed).
+checked (the audit fails closed). A clean line never stands beside a leak of the actor's other material
+(its thinking, its journal): that leak is named after it.
 """
 
 from __future__ import annotations
@@ -31,14 +32,20 @@ def isolation_line(report: AuditReport | None, slug: str) -> str:
         return "goal and secret: not proven (the run could not be audited)"
     reached = sorted({leak.recipient or "every actor" for leak in report.leaks if leak.owner == slug
                       and leak.kind in GOAL_AND_SECRET and leak.recipient not in (slug, EVALUATOR)})
+    named = lambda who: ", ".join(f"{r} ({report.names[r]})" if r in report.names else r for r in who)  # noqa: E731
     if reached:
-        named = ", ".join(f"{r} ({report.names[r]})" if r in report.names else r for r in reached)
-        return f"goal or secret: SENT to {named} (the audit found the leak)"
+        return f"goal or secret: SENT to {named(reached)} (the audit found the leak)"
     if report.problems:
         return "goal and secret: not proven (the audit could not check the whole record)"
-    if len(report.names) > 2:
-        return PROVEN.replace("the other actor", "any other actor")
-    return PROVEN
+    proven = PROVEN.replace("the other actor", "any other actor") if len(report.names) > 2 else PROVEN
+    other = {}  # the actor's other material the audit found leaked (its thinking, its journal), by kind
+    for leak in report.leaks:
+        if leak.owner == slug and leak.recipient not in (slug, EVALUATOR):
+            other.setdefault(leak.kind, set()).add(leak.recipient or "every actor")
+    if other:
+        return proven + "; but its " + "; its ".join(f"{kind}: SENT to {named(sorted(who))}"
+                                                      for kind, who in sorted(other.items())) + " (the audit found the leak)"
+    return proven
 
 
 def audit_or_none(run_dir: Path) -> AuditReport | None:

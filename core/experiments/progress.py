@@ -31,11 +31,15 @@ class Progress:
         self.total = dict.fromkeys(plan.conditions(), per)
         self.done = dict.fromkeys(plan.conditions(), 0)
         self.failed = dict.fromkeys(plan.conditions(), 0)
-        for row in results:
-            self._count(row.get("condition") or f"{row.get('isolation')}-{row.get('coordinator')}", row)
+        planned = {c.name: c.condition for c in plan.combinations()}
+        for row in results:  # by the planned run it is (a crashed run's line may name no condition)
+            self._count(planned.get(row.get("run")) or row.get("condition")
+                        or f"{row.get('isolation')}-{row.get('coordinator')}", row)
         self.spent = sum(row.get("cost_usd") or 0.0 for row in results) if spent is None else spent
         self.started, self.todo, self.finished_now = self.now(), todo, 0
-        self._say(f"sweep: {sum(self.total.values())} runs, {sum(self.done.values())} already done, {todo} to run"
+        failed = sum(self.failed.values())
+        self._say(f"sweep: {sum(self.total.values())} runs, {sum(self.done.values())} already done"
+                  + (f" ({failed} of them failed)" if failed else "") + f", {todo} to run"
                   + (f" ({resumed} continuing where they stopped)" if resumed else "")
                   + (f", ${self.spent:.4f} already spent" if self.spent else ""))
 

@@ -254,7 +254,8 @@ class Sweep:
             except OSError as exc:  # a file of the run could not be written (a resumed run's seam, as it is prepared)
                 failure = recording_error(exc, exc.filename or str(self.folder / combo.name), SWEEP_ADVICE)
             except Exception as exc:  # noqa: BLE001 - a run's crash is recorded, never dropped
-                row = {"run": combo.name, **asdict(combo), "close_reason": "error", "success": False,
+                factors = {"condition": combo.condition} if combo.scene or combo.model else {}
+                row = {"run": combo.name, **asdict(combo), **factors, "close_reason": "error", "success": False,
                        "error": f"{type(exc).__name__}: {exc}"}
             finally:
                 self.live.pop(combo.name, None)
@@ -294,6 +295,11 @@ class Sweep:
         """True when every planned run has a result line."""
         done = {row.get("run") for row in read_results(self.folder)}
         return all(c.name in done for c in self.plan.combinations())
+
+    def failed_runs(self) -> int:
+        """How many planned runs have a failed run's result line, in this invocation or an earlier one."""
+        planned = {c.name for c in self.plan.combinations()}
+        return sum(row.get("run") in planned and row.get("close_reason") == "error" for row in read_results(self.folder))
 
 
 async def run_with_signals(sweep: Sweep, todo: list[Combination]) -> None:

@@ -8,7 +8,12 @@ scene's goal markers and the public record from the message. Two dimensions can 
   is shorter), or every one of the secret's own words (two or more) in one speech, in the other's
   hearing: revealed, the lowest score; it said none of the secret's own words
   (of four letters or more, common words aside): kept, the highest score; anything between needs a reader
-  (unknown). A character with no recorded secret is unknown (secretive intentions need a reader).
+  (unknown), and so does a secret with no word of its own to look for. A secret written in a script with
+  no spaces between words (Chinese, Japanese, Thai...) has no words a rule can tell apart: a run of
+  `SECRET_CHARACTERS` of its characters said is revealed, anything else unknown. Words are read in any
+  script (letters, digits and their marks); a speech is the character's when its line begins with the
+  character's whole name (never another's who shares a first name). A character with no recorded
+  secret is unknown (secretive intentions need a reader).
 - `goal`: with goal markers in the scene, the share of the markers that count for this character (those
   the scene goal gives it, and those it gives no one) that were spoken (by it, when the goal gives the
   marker to it), on the dimension's range; without markers, unknown.
@@ -21,16 +26,21 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 
-from promptdesk.core.improv.lines import parse_lines
+from promptdesk.core.improv.lines import logical_lines, parse_speech_block
 from promptdesk.core.protocol.evaluation import Focus, read_focus
 from promptdesk.core.protocol.goal_acts import marker_owners, same_person
 from promptdesk.core.providers.base import Request
 
 SECRET_RUN = 5
 """Consecutive words of a secret that, said aloud, reveal it."""
+SECRET_CHARACTERS = 8
+"""Consecutive characters of a secret written without spaces between words that, said aloud, reveal it."""
 _DIMENSION = re.compile(r"^- ([A-Za-z_][\w]*) \((-?\d+) to (-?\d+)\):", re.M)
-_WORD = re.compile(r"[a-z0-9']+")
+_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+                       "\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]")
+"""Characters of scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana, Han)."""
 _COMMON = frozenset("that this with have from they them their there what when where which while will would could "
                     "should about into your yours been were being also just very secret secretly secrets does".split())
 NOT_A_MODEL = "The offline evaluator is not a model: "
@@ -58,27 +68,43 @@ def _unknown(why: str) -> dict[str, object]:
     return {"reasoning": NOT_A_MODEL + why + ".", "score": None}
 
 
+def _in_word(ch: str) -> bool:
+    return ch.isalnum() or ch == "'" or unicodedata.category(ch).startswith("M")
+
+
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    """The words of a text in any script, case folded: runs of letters, digits, their marks and `'`."""
+    folded = "".join(ch if _in_word(ch) else " " for ch in unicodedata.normalize("NFC", text.casefold()))
+    return folded.split()
 
 
 def _spoken(focus: Focus, by: str | None) -> list[str]:
-    """The words of every speech in the record (by `by` only, when given), each speech's words in order."""
-    cast = _cast(focus) if by is not None else ()
-    return [line.text for line in parse_lines(focus.record)
-            if line.kind == "speech" and line.action != "silent" and line.text
-            and (by is None or same_person(by, line.speaker, cast))]
+    """The text of every speech in the record (by `by` only, when given): a line that begins with a cast
+    member's whole name, then its bracket header and quoted words."""
+    names = [by] if by is not None else sorted({*focus.cast, focus.name} - {""}, key=len, reverse=True)
+    said = []
+    for line in logical_lines(focus.record):
+        for name in names:
+            speech = parse_speech_block(line[len(name):]) if line.startswith(name) else None
+            if speech is not None:
+                if speech.action != "silent" and speech.text:
+                    said.append(speech.text)
+                break
+    return said
 
 
 def _cast(focus: Focus) -> tuple[str, ...]:
-    """Everyone the evaluation request names: the one evaluated, and whoever speaks in the record."""
-    return tuple(dict.fromkeys([focus.name, *(line.speaker for line in parse_lines(focus.record) if line.kind == "speech")]))
-
+    """Everyone the evaluation request names: the one evaluated first, then the cast it lists."""
+    return tuple(dict.fromkeys([focus.name, *focus.cast]))
 
 def _secret(focus: Focus, low: int, high: int) -> dict[str, object]:
     if not focus.secret:
         return _unknown(f"{focus.name} has no recorded secret, and secretive intentions need a reader")
+    if _UNSPACED.search(focus.secret):
+        return _unspaced_secret(focus, low)
     secret = _words(focus.secret)
+    if not secret:
+        return _unknown(f"{focus.name}'s secret has no words to look for; whether it came out needs a reader")
     said = [_words(text) for text in _spoken(focus, focus.name)]
     size = min(SECRET_RUN, len(secret))
     runs = {" ".join(secret[i:i + size]) for i in range(len(secret) - size + 1)}
@@ -95,13 +121,30 @@ def _secret(focus: Focus, low: int, high: int) -> dict[str, object]:
         return {"reasoning": f"{focus.name} said every one of their secret's own words ({', '.join(own)}) in one "
                              f"speech, in the other's hearing. Derived by rule from the record (the offline evaluator "
                              f"is not a model).", "score": low}
+    if not own:
+        return _unknown(f"{focus.name}'s secret has no word of its own (four letters or more, common words aside) "
+                        f"to look for, and no run of {size} of its words was said; whether it came out needs a reader")
     heard = sorted({w for words in said for w in words} & set(own))
     if not heard:
-        listed = ", ".join(own) or "none"
-        return {"reasoning": f"{focus.name} never said any of their secret's own words ({listed}). Derived by rule "
-                             f"from the record (the offline evaluator is not a model).", "score": high}
+        return {"reasoning": f"{focus.name} never said any of their secret's own words ({', '.join(own)}). Derived by "
+                             f"rule from the record (the offline evaluator is not a model).", "score": high}
     return _unknown(f"{focus.name} said some of their secret's words ({', '.join(heard)}) but no run of "
                     f"{size}; whether the secret came out needs a reader")
+
+
+def _unspaced_secret(focus: Focus, low: int) -> dict[str, object]:
+    """A secret written without spaces between words: revealed when a run of `SECRET_CHARACTERS` of its
+    characters (all of it, when shorter) was said; otherwise unknown (its words cannot be told apart)."""
+    letters = "".join(_words(focus.secret))
+    size = min(SECRET_CHARACTERS, len(letters))
+    said = ["".join(_words(text)) for text in _spoken(focus, focus.name)]
+    for start in range(len(letters) - size + 1):
+        run = letters[start:start + size]
+        if any(run in text for text in said):
+            return {"reasoning": f"{focus.name} said words of their secret aloud, in the other's hearing: \"{run}\". "
+                                 f"Derived by rule from the record (the offline evaluator is not a model).", "score": low}
+    return _unknown(f"{focus.name}'s secret is written without spaces between words, so which of its words were said "
+                    f"cannot be told by rule (no run of {size} of its characters was said); that needs a reader")
 
 
 def _goal(focus: Focus, low: int, high: int) -> dict[str, object]:

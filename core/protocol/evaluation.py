@@ -103,6 +103,8 @@ class Focus:
     record: str
     """The public record's lines, as sent."""
     scene_goal: str = ""
+    cast: tuple[str, ...] = ()
+    """Every cast member's name, as the request lists them (`CHARACTER n: <name>`)."""
 
 
 def read_focus(text: str) -> Focus | None:
@@ -118,10 +120,12 @@ def read_focus(text: str) -> Focus | None:
         for key, prefix in (("goal", GOAL_LINE), ("secret", SECRET_LINE), ("markers", MARKERS_LINE)):
             if line.startswith(prefix):
                 fields[key] = line[len(prefix):].strip()
-    record = head.rpartition(f"\n\n{RECORD_HEAD}\n")[2]
-    scene_goal = re.search(r"^Scene goal: (.*)$", head.partition(f"\n\n{CAST_HEAD}\n")[0], re.M)
+    before, _, record = head.rpartition(f"\n\n{RECORD_HEAD}\n")
+    scene, _, cast = before.partition(f"\n\n{CAST_HEAD}\n")
+    scene_goal = re.search(r"^Scene goal: (.*)$", scene, re.M)
     markers = tuple(m.strip() for m in fields["markers"].split(",") if m.strip())
     unset = lambda value: "" if value == NONE else value  # noqa: E731
+    names = tuple(dict.fromkeys(n.strip() for n in re.findall(r"^CHARACTER \d+: (.+)$", cast, re.M) if n.strip()))
     return Focus(fields["name"], unset(fields["goal"]), unset(fields["secret"]), markers,
-                 "" if record == NOTHING_SAID else record, scene_goal.group(1).strip() if scene_goal else "")
+                 "" if record == NOTHING_SAID else record, scene_goal.group(1).strip() if scene_goal else "", names)
 

@@ -125,8 +125,9 @@ class OpenAIProvider(RemoteProvider):
 
     def _schema_refused(self, exc: Exception, request: Request) -> Exception:
         """A refusal of the request's form (400 or 422) answering a request that carried a JSON schema
-        names the setting to change (`--schema-format`, `schema_format:`, or the tag protocol), unless it
-        names another cause (the context window, the token limit); any other error is returned as it is."""
+        names the setting to change (`--schema-format`, `schema_format:`, or, for an actor's turn, the tag
+        protocol), unless it names another cause (the context window, the token limit); any other error
+        is returned as it is."""
         import openai
 
         if request.json_schema is None or not isinstance(exc, openai.APIStatusError) or exc.status_code not in (400, 422):
@@ -137,8 +138,9 @@ class OpenAIProvider(RemoteProvider):
         other = "json_object" if self.schema_format == "json_schema" else "json_schema"
         how = (f"give --schema-format {other} (llama-cpp-python's server takes only json_object), or schema_format: "
                f"{other} in the scene's provider:" if self.compatible else "the model may not take structured output")
+        tags = "; or answer in tags (--protocol tags)" if request.purpose == "turn" else ""  # the actors' way only
         return ProviderError(f"{error.message} — the request carried a JSON schema as response_format "
-                             f"{self.schema_format}: {how}; or answer in tags (--protocol tags)",
+                             f"{self.schema_format}: {how}{tags}",
                              status=error.status, retryable=error.retryable, **error.context)
 
     def _translate(self, exc: Exception) -> ProviderError | None:

@@ -10,7 +10,8 @@ Records of other classes are counted by class and skipped.
 
 The four classes read (fields as Sotopia's `persistent_profile` and `env_agent_combo_storage` declare them):
 
-- `EnvironmentProfile`: `codename`, `source`, `scenario`, `agent_goals` (two), `relationship` (0-5);
+- `EnvironmentProfile`: `codename`, `source`, `scenario`, `agent_goals` (two), `relationship` (0-5; absent,
+  as in Sotopia's first exports: 0, strangers, Sotopia's default and the level that tells the other nothing);
   its `age_constraint`, `occupation_constraint` and `agent_constraint` only choose agents for combos, and
   are not read.
 - `AgentProfile`: `first_name`, `last_name`, `age`, `occupation`, `gender`, `gender_pronoun`,
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from promptdesk.core.casting.scene_file import TEXT_MAX
 from promptdesk.core.characters.importers.model import MAX_FIELD_CHARS, ImportProblem
 from promptdesk.core.characters.importers.read import read_bytes
 from promptdesk.core.protocol.bounded import Unbounded, load_json
@@ -42,6 +44,8 @@ LEVELS = ("stranger", "know_by_name", "acquaintance", "friend", "romantic_relati
 """Sotopia's relationship levels, by their number (`RelationshipType`)."""
 _KEY = re.compile(r"^:?(?:[A-Za-z_][\w.]*\.)?(?P<cls>[A-Za-z_]\w*):(?P<pk>[^\s:]+)$")
 _LISTED = re.compile(r"[\[\]'\"]")
+NO_LEVEL = "environments with no relationship level, as strangers"
+"""An environment of an early export (before `relationship`), read as Sotopia's model reads it."""
 KEY_SHOWN = 120
 """A key longer than this is cut where a refusal names it."""
 
@@ -126,6 +130,8 @@ class Export:
     refused: list[Refusal] = field(default_factory=list)
     other: Counter[str] = field(default_factory=Counter)
     """Records of classes this importer does not read, by class."""
+    defaulted: Counter[str] = field(default_factory=Counter)
+    """Fields an early export lacks, read with Sotopia's own default, by what was read so."""
     refused_pks: set[tuple[str, str]] = field(default_factory=set)
     """(class, pk) of every refused record, so that a combo naming one is told apart from an unknown one."""
     keys: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -152,6 +158,8 @@ def read_export(path: Path) -> Export:
         pk = match.group("pk")
         try:
             record = readers[kind](pk, value)
+            if kind == ENVIRONMENT and isinstance(value, dict) and "relationship" not in value:
+                export.defaulted[NO_LEVEL] += 1
         except Malformed as exc:
             export.refused.append(Refusal(key, kind, str(exc)))
             export.refused_pks.add((kind, pk))
@@ -159,10 +167,17 @@ def read_export(path: Path) -> Export:
         export.keys[(kind, pk)] = key
         _keep(export, kind, record)
     if not found:
-        shown = ", ".join(sorted(export.other)[:5]) or "no keys"
+        classes = [kind for kind in sorted(export.other) if kind != UNRECOGNISED][:5]
+        examples = [repr(strip_controls(str(key))[:40]) for key, _ in zip(data, range(3))]
+        shown = ", ".join(classes) or (f"keys such as {', '.join(examples)}" if examples else "no keys")
         raise NotAnExport(f"{path}: not a Sotopia export: its keys name no {', '.join(KNOWN)} record (expected keys "
-                          f"such as `:sotopia.database.persistent_profile.EnvironmentProfile:<pk>`; found: {shown})")
+                          f"such as `:sotopia.database.persistent_profile.EnvironmentProfile:<pk>`; found {shown})")
     return export
+
+
+EXPECTED = ("a Sotopia export is one JSON object whose keys are `:sotopia.database.<module>.<Class>:<pk>` (as "
+            "Sotopia's data_gen/redis_json_data.json)")
+"""What a file must be, said whenever one is not an export."""
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -173,19 +188,24 @@ def _load(path: Path) -> dict[str, Any]:
     except Unbounded as exc:
         raise NotAnExport(f"{path}: {exc}") from None
     except UnicodeDecodeError:
-        raise NotAnExport(f"{path}: not UTF-8 JSON (a Sotopia export is one JSON object)") from None
+        raise NotAnExport(f"{path}: not UTF-8 JSON; {EXPECTED}") from None
     except ValueError as exc:
         where = f"line {exc.lineno}, column {exc.colno}: {exc.msg}" if hasattr(exc, "lineno") else str(exc)
-        raise NotAnExport(f"{path}: not valid JSON ({where})") from None
+        lines = (getattr(exc, "msg", "") == "Extra data" and getattr(exc, "colno", 0) == 1
+                 and raw.lstrip()[:1] == b"{")
+        kind = "JSON Lines (one record per line), not one JSON object" if lines else f"not valid JSON ({where})"
+        raise NotAnExport(f"{path}: {kind}; {EXPECTED}") from None
     if not isinstance(data, dict):
-        raise NotAnExport(f"{path}: not a Sotopia export: a JSON {type(data).__name__}, where an export is one "
-                          "object whose keys are `:sotopia.database.<module>.<Class>:<pk>`")
+        raise NotAnExport(f"{path}: not a Sotopia export: a JSON {type(data).__name__}; {EXPECTED}")
     return data
 
 
+UNRECOGNISED = "unrecognised keys"
+
+
 def _class_name(kind: str | None, key: Any) -> str:
-    """How a skipped record's class is counted (its class, or `unrecognised key` when the key has none)."""
-    return strip_controls(kind)[:60] if kind else "unrecognised keys"
+    """How a skipped record's class is counted (its class, or `unrecognised keys` when the key has none)."""
+    return strip_controls(kind)[:60] if kind else UNRECOGNISED
 
 
 def _keep(export: Export, kind: str, record: Any) -> None:
@@ -230,8 +250,11 @@ def text(record: dict[str, Any], key: str, *, required: bool = False) -> str:
     return value
 
 
-def level(record: dict[str, Any], key: str = "relationship") -> int:
-    """A relationship level: 0 to 5, or one of `LEVELS` by name."""
+def level(record: dict[str, Any], key: str = "relationship", default: int | None = None) -> int:
+    """A relationship level: 0 to 5, or one of `LEVELS` by name; `default` when the field is absent (null
+    is no level: refused, as Sotopia's model refuses it)."""
+    if key not in record and default is not None:
+        return default
     value = record.get(key)
     if isinstance(value, str) and value.strip().lower() in LEVELS:
         return LEVELS.index(value.strip().lower())
@@ -259,9 +282,18 @@ def _environment(pk: str, value: Any) -> Environment:
     if not isinstance(goals, list) or len(goals) != 2:
         count = f"{len(goals)} goals" if isinstance(goals, list) else type(goals).__name__
         raise Malformed(f"`agent_goals` must hold two goals, one per agent (Sotopia's scenarios are for two), not {count}")
-    read = tuple(text({"goal": g}, "goal", required=True) for g in goals)
-    return Environment(pk, text(record, "codename"), text(record, "source"), text(record, "scenario", required=True),
-                       (read[0], read[1]), level(record))
+    read = tuple(_scene_text(text({f"agent_goals[{i}]": g}, f"agent_goals[{i}]", required=True), f"agent_goals[{i}]")
+                 for i, g in enumerate(goals))
+    scenario = _scene_text(text(record, "scenario", required=True), "scenario")
+    return Environment(pk, text(record, "codename"), text(record, "source"), scenario, (read[0], read[1]),
+                       level(record, default=0))  # Sotopia's default: strangers, who are told nothing of each other
+
+
+def _scene_text(value: str, key: str) -> str:
+    """A text a scene holds whole (the scenario, a goal): refused when longer than a scene's field may be."""
+    if len(value) > TEXT_MAX:
+        raise Malformed(f"`{key}` is {len(value):,} characters; a scene's text holds at most {TEXT_MAX:,}")
+    return value
 
 
 def _values(record: dict[str, Any], key: str) -> tuple[str, ...]:
@@ -281,6 +313,8 @@ def _agent(pk: str, value: Any) -> Agent:
     age = record.get("age")
     if isinstance(age, str) and age.strip().isdigit():
         age = int(age.strip())
+    if isinstance(age, float) and age.is_integer():
+        age = int(age)  # `34.0`, as a table exported to JSON writes a whole number
     if age is not None and (isinstance(age, bool) or not isinstance(age, int) or not 0 <= age < 200):
         raise Malformed(f"`age` must be a whole number of years, not {repr(age)[:40]}")
     return Agent(pk, text(record, "first_name", required=True), text(record, "last_name"), age or None,

@@ -25,6 +25,7 @@ import yaml
 from promptdesk.core.casting.scene_file import scene_from_dict
 from promptdesk.core.characters.importers.model import Imported, ImportProblem
 from promptdesk.core.characters.importers.write import profile_text
+from promptdesk.core.characters.name_gate import normalised
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.experiments.sotopia import naming
 from promptdesk.core.experiments.sotopia.export import AGENT, COMBO, ENVIRONMENT, Export, Refusal, read_export
@@ -95,8 +96,9 @@ def run_import(path: Path, options: Options) -> Summary:
         try:
             scene_from_dict(data, source=casting.key)
         except InvalidConfig as exc:
+            why = exc.message.splitlines()[0].removeprefix(f"{casting.key}: ")
             summary.refused.append(Refusal(casting.key, COMBO if casting.combo else ENVIRONMENT,
-                                           f"the scene it makes fails the scene checks: {exc.message.splitlines()[0]}"))
+                                           f"the scene it makes fails the scene checks: {why}"))
             continue
         scenes.append((casting, data))
     cast = {pk for casting, _ in scenes for pk in (a.pk for a in casting.agents)}
@@ -136,7 +138,10 @@ def _castings(export: Export, summary: Summary, per: str, slugs: dict[str, str])
             usable.append((export.key(COMBO, combo.pk), combo.pk, combo.env, combo.agents))
         cast_envs.add(combo.env)
     uncast = sum(1 for pk in export.environments if pk not in cast_envs)
-    if uncast:
+    if uncast and not export.combos:
+        summary.skipped["environments: the export has no EnvAgentComboStorage record, which casts an environment's "
+                        "two agents (no scene without a cast)"] += uncast
+    elif uncast:
         summary.skipped["environments no usable combo casts (no scene without a cast)"] += uncast
     if per == "environment":
         usable = [(export.key(ENVIRONMENT, env), None, env, agents) for _, _, env, agents in usable]
@@ -158,7 +163,7 @@ def _unusable(export: Export, env: str, agents: tuple[str, str], slugs: dict[str
             refused = (AGENT, pk) in export.refused_pks
             return f"combos naming a {'refused' if refused else 'missing'} agent"
     first, second = (export.agents[pk] for pk in agents)
-    if first.name == second.name:
+    if normalised(first.name) == normalised(second.name):  # as the cast check compares them: case, forms, punctuation
         return "combos of two agents with one name (no one could tell them apart)"
     return None
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from promptdesk.core.casting.reserved import RESERVED
 from promptdesk.core.characters.importers.model import slugify
 from promptdesk.core.characters.loading import SLUG_MAX
 
@@ -41,8 +42,10 @@ def unique(bases: dict[str, str], pks: dict[str, str] | None = None) -> dict[str
 
 
 def character_slugs(agents: dict[str, str]) -> dict[str, str]:
-    """agent pk -> slug, from agent pk -> display name."""
-    return unique({pk: slugify(name) or f"sotopia-{tail(pk)}" for pk, name in agents.items()})
+    """agent pk -> slug, from agent pk -> display name; a name the engine keeps for itself (`evaluator`,
+    `coordinator`...: `promptdesk.core.casting.reserved`) gets the end of its pk (`evaluator-9vwwsr`)."""
+    slugs = unique({pk: slugify(name) or f"sotopia-{tail(pk)}" for pk, name in agents.items()})
+    return {pk: f"{slug}-{tail(pk)}" if slug in RESERVED else slug for pk, slug in slugs.items()}
 
 
 def codename_slug(codename: str, pk: str) -> str:

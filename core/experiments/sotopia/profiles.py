@@ -5,12 +5,15 @@ age, gender, occupation, pronouns, public information), its personality and valu
 `## Secret`, the one section the engine treats as the character's secret: private to it (the audit names a
 leak of it as one), shown to the evaluator. The fields Sotopia keeps but never puts in an agent's prompt
 (Big Five, moral values, Schwartz values, decision-making style) are kept in the front matter with the
-agent's pk, so nothing is lost, and no briefing carries them. Every text passes the same gate as any
+agent's pk, so nothing is lost, and no briefing carries them. A line of a field that would read as a
+Markdown heading is escaped (`literal`): markup stays text. Every text passes the same gate as any
 imported character (`promptdesk.core.characters.importers.model.admitted`: the display name, control
 sequences).
 """
 
 from __future__ import annotations
+
+import re
 
 from promptdesk.core.characters.importers.model import Imported, admitted
 from promptdesk.core.experiments.sotopia.export import Agent
@@ -20,10 +23,19 @@ SECRET_HEADING = "Secret"
 """The profile section the engine reads as the character's secret (`promptdesk.core.protocol.evaluation.secret_of`)."""
 
 
+_HEADING_LINE = re.compile(r"^([ \t]*)#", re.M)
+
+
+def literal(text: str) -> str:
+    """A field's text as a section body: a line that would read as a Markdown heading (`## Secret`) is
+    escaped (`\\## Secret`), so that no field makes, ends or fakes a section of the profile."""
+    return _HEADING_LINE.sub(lambda m: f"{m.group(1)}\\#", text)
+
+
 def character_of(agent: Agent, key: str, source: str) -> Imported:
     """The character an agent plays; `ImportProblem` (naming `key`) when its name fails the gate."""
-    sections = [("Background", identity(agent)), ("Personality and values", agent.personality),
-                (SECRET_HEADING, agent.secret)]
+    sections = [("Background", literal(identity(agent))), ("Personality and values", literal(agent.personality)),
+                (SECRET_HEADING, literal(agent.secret))]
     front: dict[str, object] = {"source": f"sotopia AgentProfile {agent.pk} from {source}"}
     for label, value in (("age", str(agent.age or "")), ("gender", agent.gender), ("pronouns", agent.pronoun),
                          ("occupation", agent.occupation), ("big_five", agent.big_five),

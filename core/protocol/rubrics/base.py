@@ -23,6 +23,7 @@ from promptdesk.core.protocol.reasoning import without_reasoning
 ANSWER_MAX_CHARS = 200_000
 """The longest answer read (seven reasonings are a few thousand characters)."""
 _FENCE = re.compile(r"^```(?:json)?\s*\n?(.*?)\n?```$", re.S | re.I)
+_FENCES = re.compile(r"^```(?:json)?[ \t]*\n(.*?)\n```[ \t]*$", re.S | re.I | re.M)
 
 
 @dataclass(frozen=True)
@@ -133,8 +134,9 @@ class Rubric:
 
 def read_answer(text: str) -> dict[str, Any]:
     """The JSON object an answer holds: the whole text, or the one fenced block it is (```json ...```),
-    after a reasoning model's `<think>` preamble (`without_reasoning`); ValueError saying why when it
-    holds none."""
+    after a reasoning model's `<think>` preamble (`without_reasoning`); else, when a written preamble or
+    afterword surrounds it, the one fenced block or the one `{...}` the text holds (`_embedded`: two
+    objects, a draft and a final one, are not told apart: not read). ValueError saying why when it holds none."""
     body = without_reasoning(text or "").strip()
     if not body:
         raise ValueError("the answer is empty")
@@ -146,10 +148,25 @@ def read_answer(text: str) -> dict[str, Any]:
     try:
         answer = load_json(body)
     except ValueError as exc:
-        raise ValueError(f"the answer is not one JSON object ({str(exc).splitlines()[0][:120]})") from None
+        answer = _embedded(body)
+        if answer is None:
+            raise ValueError(f"the answer is not one JSON object ({str(exc).splitlines()[0][:120]})") from None
     if not isinstance(answer, dict):
         raise ValueError(f"the answer is a JSON {type(answer).__name__}, not an object")
     return answer
+
+
+def _embedded(body: str) -> Any:
+    """The one JSON object inside words around it: the only fenced block, else the span from the first `{`
+    to the last `}` when it is one JSON object (two objects, or braces in the words, make it none); None
+    when there is no such one object."""
+    blocks = _FENCES.findall(body)
+    span = blocks[0] if len(blocks) == 1 else (body[body.find("{"):body.rfind("}") + 1] if not blocks else "")
+    try:
+        found = load_json(span.strip()) if span.strip() else None
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
 
 
 def _read_dimension(dimension: Dimension, value: Any, present: bool, reading: Reading) -> None:
