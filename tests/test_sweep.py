@@ -9,19 +9,21 @@ import json
 import os
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 
 from promptdesk.core.cli.main import main
+from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.record.events import SpeakEvent
 from promptdesk.core.providers.anthropic_provider import AnthropicProvider
 from promptdesk.core.providers.base import Request
 from promptdesk.core.providers.ratelimit import Limiters, Limits, LimitedProvider, RateLimiter
 from promptdesk.core.record.recorder import read_events
 from promptdesk.core.experiments.sweep import Sweep, SweepPlan, read_results, run_with_signals
-from promptdesk.core.experiments.sweep_checks import parse_seeds
+from promptdesk.core.experiments.sweep_checks import MAX_SEEDS, parse_seeds
 from promptdesk.core.experiments.progress import Progress
 from helpers import CHARACTERS, example_scene
 from loopback import FakeSleep, Reply, loopback  # noqa: F401  (fixture)
@@ -42,6 +44,28 @@ def sweep_args(scene: Path, out: Path, *extra: str) -> list[str]:
 
 def test_seeds_parse_ranges_and_lists():
     assert parse_seeds("1-3,7,2") == [1, 2, 3, 7]
+    assert parse_seeds(" 1 - 3 , 0") == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("text", ["1-", "-3", "1_000", "\uff11-3", "3-1", "1--3", "1-2-3"])
+def test_seeds_are_ascii_whole_numbers_and_whole_ranges(text):
+    """A range cut short (`1-`) is a typo, not seed 1; digit forms Python's int() takes beyond 0-9
+    (`1_000`, fullwidth digits) are not what a seed looks like in a run folder's name."""
+    with pytest.raises(InvalidConfig, match="--seeds must look like"):
+        parse_seeds(text)
+
+
+def test_a_huge_seed_range_is_refused_at_once_with_its_size():
+    """A billion seeds would be built in memory (and planned as a billion runs per condition) before
+    anything said so: the range is sized first and refused, naming the count and the limit."""
+    started = time.monotonic()
+    with pytest.raises(InvalidConfig) as refused:
+        parse_seeds("1-1000000000")
+    assert time.monotonic() - started < 1
+    assert "1,000,000,000 seeds" in str(refused.value) and f"{MAX_SEEDS:,}" in str(refused.value)
+    with pytest.raises(InvalidConfig, match=f"{MAX_SEEDS + 1:,} seeds"):
+        parse_seeds(f"1-{MAX_SEEDS // 2},{MAX_SEEDS // 2 + 1}-{MAX_SEEDS + 1}")
+    assert len(parse_seeds(f"1-{MAX_SEEDS}")) == MAX_SEEDS
 
 
 def test_a_sweep_runs_every_combination_as_an_ordinary_run(tmp_path, capsys):
