@@ -122,6 +122,38 @@ def test_compare_prints_the_table_the_differences_and_what_is_significant(tmp_pa
     assert "Paired by seed" in prose and "Seeds for 80% power" in prose
 
 
+def test_an_unfinished_sweep_says_which_planned_runs_are_left_out(tmp_path, capsys):
+    """A sweep stopped by a signal or its budget is compared on its finished runs; the output says how
+    many planned runs have no result, which ones, and how to finish them, in the text and in --json."""
+    root = make_sweep(tmp_path / "sweep")
+    plan = yaml.safe_load((root / "sweep.yaml").read_text())
+    (root / "sweep.yaml").write_text(yaml.safe_dump({**plan, "seeds": [1, 2, 3, 4]}))
+    assert main(["compare", str(root)]) == 0
+    prose = " ".join(capsys.readouterr().out.split())
+    assert (f"{root}: 4 of 8 planned runs have a result; left out, with no result yet: a-C seeds 3-4, b-C seeds 3-4 "
+            "(run the sweep's command again to finish it)." in prose)
+    assert main(["compare", str(root), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["left_out"] == [
+        {"folder": str(root), "planned": 8, "finished": 4, "runs": ["a-C-seed3", "a-C-seed4", "b-C-seed3", "b-C-seed4"],
+         "seeds": {"a-C": [3, 4], "b-C": [3, 4]}}]
+    assert main(["compare", str(make_sweep(tmp_path / "done"))]) == 0
+    assert "planned runs" not in capsys.readouterr().out     # a finished sweep has nothing to say here
+
+
+def test_a_single_condition_claims_no_design_and_no_test(tmp_path, capsys):
+    """One condition has nothing to compare it with: no 'unpaired (the conditions share no seed)', no
+    adjustment over 0 tests, no power note; the output says there is one condition."""
+    root = make_sweep(tmp_path / "sweep")
+    plan = yaml.safe_load((root / "sweep.yaml").read_text())
+    (root / "sweep.yaml").write_text(yaml.safe_dump({**plan, "isolations": ["a"]}))
+    (root / "results.jsonl").write_text("".join(json.dumps({"run": f"a-C-seed{s}"}) + "\n" for s in (1, 2)))
+    assert main(["compare", str(root)]) == 0
+    prose = " ".join(capsys.readouterr().out.split())
+    assert "One condition (a-C): nothing to compare it with, so no test" in prose
+    for claim in ("Unpaired", "share no seed", "across the 0 tests", "Seeds for 80% power", "significant"):
+        assert claim not in prose
+
+
 def test_compare_json_and_csv_give_every_difference(tmp_path, capsys):
     sweep = str(make_stats_sweep(tmp_path / "sweep"))
     assert main(["compare", sweep, "--json"]) == 0

@@ -100,6 +100,23 @@ def test_a_sweep_report_holds_the_comparison_and_per_condition_charts(tmp_path):
     assert len(folded) == 4 and all("open" not in attrs for attrs in folded)   # a folded timeline per run
 
 
+def test_an_unfinished_sweeps_report_names_the_runs_left_out_and_one_condition_cites_no_test(tmp_path):
+    import yaml
+    sweep = make_sweep(tmp_path / "sweep")
+    plan = yaml.safe_load((sweep / "sweep.yaml").read_text())
+    (sweep / "sweep.yaml").write_text(yaml.safe_dump({**plan, "seeds": [1, 2, 3]}))
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(sweep), "--html", str(page)]) == 0
+    text = " ".join(page.read_text().split())
+    assert "4 of 6 planned runs have a result; left out, with no result yet: a-C seed 3, b-C seed 3" in text
+    (sweep / "sweep.yaml").write_text(yaml.safe_dump({**plan, "isolations": ["a"]}))
+    (sweep / "results.jsonl").write_text('{"run": "a-C-seed1"}\n{"run": "a-C-seed2"}\n')
+    assert main(["report", str(sweep), "--html", str(page)]) == 0
+    text = " ".join(page.read_text().split())
+    assert "One condition (a-C): nothing to compare it with" in text
+    assert "across 0 tests" not in text and "Report each difference" not in text
+
+
 def test_a_sweep_report_marks_significant_differences_and_says_how_many_seeds_would_tell(tmp_path):
     from test_compare_design import SPREAD, write_sweep
     sweep = write_sweep(tmp_path / "sweep", {"a-C": [n + 1 for n in SPREAD], "b-C": SPREAD, "b-B": [n + 1 for n in SPREAD]})

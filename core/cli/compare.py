@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from promptdesk.core.experiments.compare import METRICS, Comparison, compare, folders_of, measure, parse_metrics
+from promptdesk.core.experiments.compare import METRICS, Comparison, compare, folders_of, left_out, measure, parse_metrics
 from promptdesk.core.experiments.compare_text import (difference_cells, difference_header, factorial_header,
                                                       factorial_rows, notes, shown_differences)
 from promptdesk.core.experiments.evaluation_compare import evaluation_metrics, means_json, means_text_rows, measured, unit_for
@@ -71,6 +71,7 @@ def main(argv: list[str], console: Console | None = None) -> int:
         metrics = known if ns.metrics is None else parse_metrics(ns.metrics, known)
         comparison = compare(runs, by, metrics, takes, Options(unpaired=ns.unpaired, test=ns.test, adjust=ns.adjust),
                              unit_for(runs, ns.paths), measured)
+        comparison.left_out = left_out(ns.paths)
     except PromptdeskError as exc:
         return refuse(str(exc))
     if ns.json:

@@ -94,6 +94,9 @@ class Comparison:
     unit: Unit = BY_SEED
     factorial: list[Factorial] = field(default_factory=list)
     factorial_family: int = 0
+    left_out: list[dict[str, Any]] = field(default_factory=list)
+    """Per sweep folder given whose plan is not finished, its planned runs with no result
+    (`left_out`): they are not in the comparison, and every form of it says so."""
 
     @property
     def metrics(self) -> list[str]:
@@ -135,7 +138,7 @@ class Comparison:
                 "design": stats["design"], "statistics": stats,
                 "differences": [d.to_dict() for d in self.differences],
                 "factorial": [f.to_dict() for f in self.factorial],
-                "runs": [r.to_dict() for r in self.runs],
+                "runs": [r.to_dict() for r in self.runs], "left_out": self.left_out,
                 **({"branched_at": self.takes.branched_at, "diverges_at": self.takes.diverges_at,
                     "takes": self.takes.to_dict()} if self.takes is not None else {})}
 
@@ -268,6 +271,26 @@ def _expand_all(paths: list[Path]) -> list[tuple[Path, list[Path], bool]]:
         raise InvalidConfig(f"{runs[0]} is a run folder and {sweeps[0]} a sweep folder: compare sweep folders "
                             "together, or run folders together")
     return expanded
+
+
+def left_out(paths: list[Path]) -> list[dict[str, Any]]:
+    """For each sweep folder (or sweep of takes) among `paths` whose plan is not finished: the folder,
+    its planned and finished runs, and the names of the planned runs with no result, in plan order."""
+    from promptdesk.core.experiments.take_sweep import read_take_plan
+    out = []
+    for path in paths:
+        if not (is_take_sweep(path) or is_sweep(path)):
+            continue
+        done = {row.get("run") for row in read_results(path)}
+        planned = (read_take_plan(path) if is_take_sweep(path) else read_plan(path)).combinations()
+        missing = [c for c in planned if c.name not in done]
+        if missing:
+            seeds: dict[str, list[int]] = {}
+            for c in missing:
+                seeds.setdefault(c.condition, []).append(c.seed)
+            out.append({"folder": str(path), "planned": len(planned), "finished": len(planned) - len(missing),
+                        "runs": [c.name for c in missing], "seeds": seeds})
+    return out
 
 
 def folders_of(paths: list[Path]) -> tuple[list[Path], str]:

@@ -170,14 +170,29 @@ def untested_notes(comparison: Comparison) -> list[str]:
     return out
 
 
+def left_out_notes(comparison: Comparison) -> list[str]:
+    """The planned runs of an unfinished sweep that are not in the comparison (no result yet)."""
+    out = []
+    for sweep in comparison.left_out:
+        named = ", ".join(f"{condition} seed{'s' if len(seeds) > 1 else ''} {unit_text(seeds)}"
+                          for condition, seeds in sweep["seeds"].items())
+        out.append(f"{sweep['folder']}: {sweep['finished']} of {sweep['planned']} planned runs have a result; left "
+                   f"out, with no result yet: {named} (run the sweep's command again to finish it).")
+    return out
+
+
 def notes(comparison: Comparison) -> list[str]:
-    """The sentences under the tables: the design, the test, the adjustment, what is significant, the
-    power note and the factorial view."""
+    """The sentences under the tables: the runs left out, the design, the test, the adjustment, what is
+    significant, the power note and the factorial view."""
     if comparison.by == "run":
-        return [*takes_notes(comparison.takes),
+        return [*left_out_notes(comparison), *takes_notes(comparison.takes),
                 "One run per column: no seed-to-seed spread to test a difference against (compare a sweep for that)."]
+    if len(comparison.columns) < 2:
+        only = ", ".join(comparison.columns) or "none"
+        return [*left_out_notes(comparison),
+                f"One condition ({only}): nothing to compare it with, so no test; the table is its mean ± sd over its runs."]
     options, m = comparison.options, comparison.statistics.family
-    out = design_notes(comparison) + adjustment_notes(comparison) + untested_notes(comparison)
+    out = left_out_notes(comparison) + design_notes(comparison) + adjustment_notes(comparison) + untested_notes(comparison)
     significant = comparison.significant
     if significant:
         out.append(f"Significant at {options.alpha} after adjustment (*): "
@@ -222,6 +237,9 @@ def cite(comparison: Comparison) -> str:
     """How to cite a number of this comparison: the test, n, the adjustment and an example row."""
     if comparison.by == "run":
         return "One run per column: these are descriptions of single runs, not estimates; cite them as such."
+    if len(comparison.columns) < 2:
+        return ("One condition: its mean ± sd over its runs describe it; there is no difference to test, so cite "
+                "no p-value.")
     shown = tested_differences(comparison)
     example = min(shown, key=lambda d: d.p_value or 1.0) if shown else None
     options = comparison.options

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from promptdesk.core.formats.registry import of_run
 from promptdesk.core.record import outputs
-from promptdesk.core.experiments.compare import (METRICS, Comparison, benchmark_conditions, compare, is_sweep, number,
+from promptdesk.core.experiments.compare import (METRICS, Comparison, benchmark_conditions, compare, is_sweep, left_out, number,
                                                  sweep_runs)
 from promptdesk.core.experiments.evaluation_compare import evaluation_metrics, measured, unit_for
 from promptdesk.core.experiments.report_evaluation import run_section, sweep_section
@@ -282,6 +282,7 @@ def sweep_report(folder: Path, command: str | None = None) -> str:
                                          for name, events in logs.items()])
     comparison = compare(runs, "condition", (*METRICS, *evaluation_metrics(runs)), unit=unit_for(runs, [folder]),
                          measure=measured)
+    comparison.left_out = left_out([folder])
     plan = read_plan(folder)
     facts = gather([(folder / name, events) for name, events in logs.items()], file=str(plan.scene))
     simulated = facts.clocks == {"simulated"}
