@@ -117,6 +117,18 @@ def test_an_unfinished_sweeps_report_names_the_runs_left_out_and_one_condition_c
     assert "across 0 tests" not in text and "Report each difference" not in text
 
 
+def test_a_sweep_with_no_finished_run_is_refused_as_compare_refuses_it(tmp_path, capsys):
+    """A sweep stopped (by its budget, a signal) before any run finished has nothing to report: a page
+    with no title, "mixed" time and no seeds would look like a result."""
+    sweep = make_sweep(tmp_path / "sweep")
+    (sweep / "results.jsonl").write_text("")
+    page = tmp_path / "sweep.html"
+    for command in (["report", str(sweep), "--html", str(page)], ["compare", str(sweep)]):
+        assert main(command) == 2
+        assert "is a sweep with no finished run yet; run the sweep first" in capsys.readouterr().err
+    assert not page.exists()
+
+
 def test_a_sweep_report_marks_significant_differences_and_says_how_many_seeds_would_tell(tmp_path):
     from test_compare_design import SPREAD, write_sweep
     sweep = write_sweep(tmp_path / "sweep", {"a-C": [n + 1 for n in SPREAD], "b-C": SPREAD, "b-B": [n + 1 for n in SPREAD]})

@@ -68,6 +68,24 @@ def test_compare_and_report_of_a_sweep_of_takes_give_the_statistics_by_condition
     assert not re.search(r"<td>(True|False)</td>", html)
 
 
+def test_an_unfinished_sweep_of_takes_says_what_is_left_out_and_one_with_none_done_is_refused(swept, tmp_path, capsys):
+    import shutil
+    out = tmp_path / "sweep"
+    shutil.copytree(swept / "sweep", out)
+    rows = read_results(out)
+    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows if r["run"] != "change-seed3"))
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(out), "--html", str(page)]) == 0
+    text = " ".join(page.read_text().split())
+    assert "5 of 6 planned runs have a result; left out, with no result yet: change seed 3" in text
+    assert main(["compare", str(out)]) == 0
+    assert "left out, with no result yet: change seed 3" in " ".join(capsys.readouterr().out.split())
+    (out / "results.jsonl").write_text("")
+    for command in (["report", str(out), "--html", str(page)], ["compare", str(out)]):
+        assert main(command) == 2
+        assert "a sweep of takes with no finished take yet; run the sweep first" in capsys.readouterr().err
+
+
 def test_the_same_sweep_again_resumes_and_another_plan_is_refused(swept, capsys):
     out = swept / "sweep"
     before = (out / "results.jsonl").read_text()

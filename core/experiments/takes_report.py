@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from promptdesk.core.errors import InvalidConfig
-from promptdesk.core.experiments.compare import compare
+from promptdesk.core.experiments.compare import compare, left_out
 from promptdesk.core.experiments.compare_text import cite, takes_notes
-from promptdesk.core.experiments.metrics import audit_verdict
+from promptdesk.core.experiments.metrics import NotARunFolder, audit_verdict
 from promptdesk.core.experiments.report import charts_html, comparison_html, esc, page, table, yes_no
 from promptdesk.core.experiments.report_header import cite_html, facts_html, gather, run_command
 from promptdesk.core.experiments.take_sweep import measure_take_sweep, read_take_plan, take_sweep_runs
@@ -157,7 +157,10 @@ def take_sweep_report(folder: Path, command: str | None = None) -> str:
     """The HTML of a sweep of takes: what the change does over the seeds, from the branch beat on."""
     plan = read_take_plan(folder)
     runs = measure_take_sweep(folder)
+    if not runs:
+        raise NotARunFolder(f"{folder} is a sweep of takes with no finished take yet; run the sweep first")
     comparison = compare(runs, "condition")
+    comparison.left_out = left_out([folder])
     change = describe_change({"event": plan.event, "note": plan.note, "to": plan.to})
     folders = take_sweep_runs(folder)[0]
     facts = gather([(f, read_events(f)) for f in folders])
