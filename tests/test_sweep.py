@@ -141,6 +141,37 @@ def test_the_budget_is_a_ceiling_for_the_whole_sweep(tmp_path, loopback, capsys)
     assert not (out / "b-C-seed2").exists() and not (out / "b-C-seed3").exists()
 
 
+def test_a_run_resumed_after_the_budget_counts_its_cut_beats_paid_calls_everywhere(tmp_path, loopback, capsys):
+    """A run the budget stopped mid-beat has paid for calls of the beat its resume plays again
+    (`superseded.jsonl`). Its metadata counts them; so must its result line, `compare` and the report,
+    or the same run shows three different costs."""
+    from statistics import mean
+    from promptdesk.core.experiments.compare import number
+    from promptdesk.tui.screens.compare import measured as screen_measured
+    loopback.default = Reply(text=turn('[TO: Bob] "Go on."', "Listen."), usage={"input_tokens": 200_000})
+    scene = scene_file(tmp_path, cast=remote_cast(loopback, "alice", "bob", "charlie"))
+    out = tmp_path / "sweep"
+    args = ["sweep", str(scene), "--isolation", "b", "--coordinator", "C", "--seeds", "1-2", "--concurrency", "1",
+            "--characters-dir", str(CHARACTERS), "--out", str(out), "--max-beats", "3", "--budget-usd", "1.0"]
+    assert main(args) == 1
+    assert main([*args[:-1], "100"]) == 0
+    capsys.readouterr()
+    assert b'"call"' in (out / "b-C-seed1" / "superseded.jsonl").read_bytes()   # a paid call of the cut beat
+    rows = {r["run"]: r for r in read_results(out)}
+    assert main(["compare", str(out), "--json"]) == 0
+    compared = {r["run"]: r for r in json.loads(capsys.readouterr().out)["runs"]}
+    for name in ("b-C-seed1", "b-C-seed2"):
+        costs = json.loads((out / name / "metadata.json").read_text())["costs"]
+        assert rows[name]["tokens"] == compared[name]["tokens"] == costs["totalTokens"]
+        assert rows[name]["cost_usd"] == compared[name]["cost_usd"] == pytest.approx(costs["estimatedUSD"])
+        assert screen_measured(out / name).tokens == costs["totalTokens"]      # the console's Compare screen
+    assert costs["cutCalls"] == 0 and json.loads((out / "b-C-seed1" / "metadata.json").read_text())["costs"]["cutCalls"] > 0
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(out), "--html", str(page)]) == 0
+    tokens = number(mean(compared[name]["tokens"] for name in compared))
+    assert f"<td>tokens</td><td>{tokens}" in page.read_text()
+
+
 async def test_sigterm_stops_every_live_run_cleanly(tmp_path):
     plan = SweepPlan(scene=str(scene_file(tmp_path)), isolations=["a", "b"], coordinators=["C"], seeds=[1, 2],
                      characters_dirs=[str(CHARACTERS)], concurrency=4)

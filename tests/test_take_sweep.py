@@ -214,3 +214,10 @@ async def test_a_budget_stopped_sweep_of_takes_goes_on_with_a_higher_budget(run_
         assert len(read_results(tmp_path / "takes")) < 2
         assert await asyncio.to_thread(main, [*args, "--budget-usd", "1000"]) == 0
         assert len(read_results(tmp_path / "takes")) == 2
+        # What a take paid is its own calls, those of the beat its resume played again (superseded) included.
+        from promptdesk.core.record.seams import superseded_calls
+        cut = {t: [c for c in superseded_calls(tmp_path / "takes" / t) if c.beat >= 3] for t in ("retake-seed1", "change-seed1")}
+        assert any(cut.values())
+        for row in read_results(tmp_path / "takes"):
+            own = [e for e in read_events(tmp_path / "takes" / row["run"]) if e.type == "call" and e.beat >= 3]
+            assert row["cost_usd"] == pytest.approx(sum(e.cost_usd for e in own + cut[row["run"]]), abs=1e-6)

@@ -26,6 +26,7 @@ from promptdesk.core.experiments.metrics import (NESTED, FAILED, INTERRUPTED, RE
                                       recorded_success, spend_per_beat, run_events, run_metrics, timeline)
 from promptdesk.core.experiments.report_arcs import arcs_svg, graph_svg, insights_html, relationships_rows
 from promptdesk.core.record.recorder import read_events
+from promptdesk.core.record.seams import superseded_calls
 
 COLOURS = {SPOKE: "#3b82f6", INTERRUPTED: "#f59e0b", REACTED: "#10b981", SILENT: "#9ca3af", FAILED: "#ef4444"}
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -225,7 +226,8 @@ def duration_text(m: RunMetrics, simulated: bool) -> str:
 def run_report(run_dir: Path, command: str | None = None) -> str:
     """The HTML of one run."""
     events = run_events(run_dir)
-    m = run_metrics(events, run=run_dir.resolve().name, audit=audit_verdict(run_dir), success=recorded_success(run_dir))
+    m = run_metrics(events, run=run_dir.resolve().name, audit=audit_verdict(run_dir), success=recorded_success(run_dir),
+                    cut=superseded_calls(run_dir))
     names = outputs.cast_names(events)
     facts = gather([(run_dir, events)])
     simulated = facts.clocks == {"simulated"}
@@ -280,7 +282,8 @@ def sweep_report(folder: Path, command: str | None = None) -> str:
     if not logs:
         raise NotARunFolder(f"{folder} is a sweep with no finished run yet; run the sweep first")
     runs = benchmark_conditions(folder, [run_metrics(events, run=name, audit=audit_verdict(folder / name),
-                                                     success=recorded_success(folder / name))
+                                                     success=recorded_success(folder / name),
+                                                     cut=superseded_calls(folder / name))
                                          for name, events in logs.items()])
     comparison = compare(runs, "condition", (*METRICS, *evaluation_metrics(runs)), unit=unit_for(runs, [folder]),
                          measure=measured)

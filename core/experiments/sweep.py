@@ -39,6 +39,7 @@ from promptdesk.core.errors import InvalidConfig, RecordingError, recording_erro
 from promptdesk.core.record.events import BaseEvent, CallEvent
 from promptdesk.core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
 from promptdesk.core.record.run_folder import write_atomic
+from promptdesk.core.record.seams import superseded_calls
 from promptdesk.core.experiments.benchmark import attach_evaluators, check_benchmark, scene_key
 from promptdesk.core.experiments.metrics import audit_verdict, recorded_success, run_metrics
 from promptdesk.core.experiments.spend import SPEND_FILE, spent_so_far, write_spend
@@ -279,7 +280,8 @@ class Sweep:
 
     def _result(self, combo: Combination, events: list[BaseEvent]) -> dict[str, Any]:
         run_dir = self.folder / combo.name
-        metrics = run_metrics(events, run=combo.name, audit=audit_verdict(run_dir), success=recorded_success(run_dir)).to_dict()
+        metrics = run_metrics(events, run=combo.name, audit=audit_verdict(run_dir), success=recorded_success(run_dir),
+                              cut=superseded_calls(run_dir)).to_dict()
         factors = {"condition": combo.condition, "scene": combo.scene, "model": combo.model} if combo.scene or combo.model else {}
         return {"run": combo.name, **factors, **{k: metrics[k] for k in RESULT_FIELDS}}
 
