@@ -122,6 +122,31 @@ def test_several_sweep_folders_are_compared_together(tmp_path, capsys):
     assert data["columns"] == ["first:a-C", "again:a-C"] and data["differences"][0]["diff"] == -2.0
 
 
+def test_conditions_that_share_no_seed_in_a_paired_table_say_so_and_how_to_test_them(tmp_path, capsys):
+    """Two sweeps of one scene over other seeds: within each the conditions pair by seed, across them no
+    seed is shared. Such a row is not "too few pairs" (no run failed): it says the conditions share no
+    seed, and the notes say --unpaired compares them."""
+    first = write_sweep(tmp_path / "first", {"a-C": SPREAD[:4], "b-C": SPREAD[:4]})
+    later = write_sweep(tmp_path / "later", {"a-C": SPREAD[:8], "b-C": SPREAD[:8]})
+    for name in ("a-C", "b-C"):                          # keep only seeds 5-8 in the later sweep
+        for seed in range(1, 5):
+            shutil.rmtree(later / f"{name}-seed{seed}")
+    plan = yaml.safe_load((later / "sweep.yaml").read_text())
+    (later / "sweep.yaml").write_text(yaml.safe_dump({**plan, "seeds": [5, 6, 7, 8]}))
+    (later / "results.jsonl").write_text("".join(json.dumps({"run": f"{n}-seed{s}"}) + "\n"
+                                                 for n in ("a-C", "b-C") for s in range(5, 9)))
+    assert main(["compare", str(first), str(later), "--json", "--metrics", "turns"]) == 0
+    rows = {(d["a"], d["b"]): d for d in json.loads(capsys.readouterr().out)["differences"]}
+    assert rows["first:a-C", "first:b-C"]["pairs"] == 4
+    assert rows["first:a-C", "later:a-C"]["untested"] == "no seed in common"
+    assert rows["first:a-C", "later:a-C"]["p_value"] is None
+    assert main(["compare", str(first), str(later), "--metrics", "turns"]) == 0
+    prose = " ".join(capsys.readouterr().out.split())
+    assert ("No test (no seed in common: the two conditions share no seed, so nothing pairs; --unpaired compares "
+            "every pair of conditions as independent samples), so no p-value: turns (4 pairs of conditions)." in prose)
+    assert "too few pairs" not in prose
+
+
 def test_a_condition_with_two_runs_of_one_seed_is_refused_when_paired(tmp_path, capsys):
     runs = [write_log(tmp_path / name, iso, "C", seed, n) for name, iso, seed, n in
             (("r1", "a", 1, 3), ("r2", "a", 1, 4), ("r3", "b", 1, 5), ("r4", "b", 2, 6))]

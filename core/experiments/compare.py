@@ -19,7 +19,7 @@ analysis it drops that seed's pair for that metric.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from statistics import mean, stdev
 from typing import Any
@@ -200,13 +200,14 @@ def compare(runs: list[RunMetrics], by: str = "run", metrics: tuple[str, ...] = 
     how a metric is read from a run, `value` by default), and test every pair of columns as the design
     allows (`options`). `takes`: the runs are takes of one another (measured after their branch beat)."""
     check_design(runs, unit, options)
+    options = replace(options, unit=unit.name)
     columns: dict[str, list[RunMetrics]] = {}
     for run in runs:
         columns.setdefault(run.run if by == "run" else run.condition(), []).append(run)
     samples = {m: {c: [(unit.of(r), measure(r, m)) for r in rs] for c, rs in columns.items()} for m in metrics}
     table = {m: {c: stat([v for _, v in sample]) for c, sample in row.items()} for m, row in samples.items()}
     if by == "run":
-        options = Options(True, options.test, options.adjust, options.alpha, options.power)
+        options = replace(options, unpaired=True)
     elif not options.unpaired and samples and shares_units(next(iter(samples.values()))):
         check_pairs(columns, next(iter(samples.values())), unit)
     statistics = differences(samples, options)
@@ -327,7 +328,6 @@ def benchmark_conditions(folder: Path, runs: list[RunMetrics]) -> list[RunMetric
 
 
 def _relabel(run: RunMetrics, label: str) -> RunMetrics:
-    from dataclasses import replace
     return replace(run, condition_label=label)
 
 

@@ -11,7 +11,7 @@ from promptdesk.core.experiments.stats.design import unit_text
 from promptdesk.core.experiments.stats.effects import MOST_SEEDS
 from promptdesk.core.experiments.stats.factorial import Factorial, Term
 from promptdesk.core.experiments.stats.multiplicity import ADJUSTMENTS, SHORT, WHAT
-from promptdesk.core.experiments.stats.rows import TOO_FEW_PAIRS, Difference, smallest_p
+from promptdesk.core.experiments.stats.rows import NO_COMMON, TOO_FEW_PAIRS, Difference, smallest_p
 from promptdesk.core.experiments.stats.shift import EXACT_ARRANGEMENTS, EXACT_PAIRS, RANDOM_ARRANGEMENTS
 from promptdesk.core.experiments.takes import Family
 
@@ -155,7 +155,10 @@ def untested_notes(comparison: Comparison) -> list[str]:
     for reason, metrics in untested.items():
         named = ", ".join(f"{m} ({metrics.count(m)} pair{'s' if metrics.count(m) > 1 else ''} of conditions)"
                           for m in dict.fromkeys(metrics))
-        what = (f"fewer than 2 {comparison.unit.name}s known on both sides" if reason == TOO_FEW_PAIRS else reason)
+        unit = comparison.unit.name
+        what = {TOO_FEW_PAIRS: f"fewer than 2 {unit}s known on both sides",
+                NO_COMMON.format(unit=unit): f"the two conditions share no {unit}, so nothing pairs; --unpaired compares "
+                                             "every pair of conditions as independent samples"}.get(reason, reason)
         out.append(f"No test ({reason}: {what}), so no p-value: {named}.")
     dropped: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for d in comparison.differences:
