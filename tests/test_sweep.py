@@ -172,6 +172,22 @@ def test_a_run_resumed_after_the_budget_counts_its_cut_beats_paid_calls_everywhe
     assert f"<td>tokens</td><td>{tokens}" in page.read_text()
 
 
+def test_runs_whose_model_calls_all_failed_are_failed_runs_of_the_sweep(tmp_path, loopback, capsys):
+    """`--batch` exits 1 on a run closed by `provider-error`; a sweep of such runs is no success either:
+    the summary counts them as failed and it exits 1, run again too (their results stand)."""
+    loopback.default = Reply(status=500, error_message="overloaded")
+    scene = scene_file(tmp_path, cast=remote_cast(loopback, "alice", "bob", "charlie"))
+    out = tmp_path / "sweep"
+    args = ["sweep", str(scene), "--isolation", "a,b", "--coordinator", "C", "--seeds", "1", "--concurrency", "2",
+            "--characters-dir", str(CHARACTERS), "--out", str(out), "--max-beats", "3"]
+    assert main(args) == 1
+    assert "2/2 done, 2 failed" in capsys.readouterr().err
+    assert {r["close_reason"] for r in read_results(out)} == {"provider-error"}
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "2 already done" in err and "2/2 done, 2 failed" in err
+
+
 async def test_sigterm_stops_every_live_run_cleanly(tmp_path):
     plan = SweepPlan(scene=str(scene_file(tmp_path)), isolations=["a", "b"], coordinators=["C"], seeds=[1, 2],
                      characters_dirs=[str(CHARACTERS)], concurrency=4)

@@ -7,6 +7,8 @@ import sys
 import time
 from typing import Any, TextIO
 
+from promptdesk.core.experiments.sweep_plan import failed_run
+
 BAR = 20
 
 
@@ -42,7 +44,7 @@ class Progress:
     def _count(self, condition: str, row: dict[str, Any]) -> None:
         if condition in self.done:
             self.done[condition] += 1
-            self.failed[condition] += row.get("close_reason") == "error"
+            self.failed[condition] += failed_run(row)
 
     def finished(self, combo: Any, row: dict[str, Any], spent: float) -> None:
         self._count(combo.condition, row)

@@ -50,7 +50,7 @@ from promptdesk.core.casting.build import build_session
 from promptdesk.core.casting.resume import prepare, resumable
 
 from promptdesk.core.experiments.sweep_plan import (PLAN_FILE, RESULT_FIELDS, RESULTS_FILE, Combination,  # noqa: F401
-                                                   SweepPlan, read_plan, read_results)
+                                                   SweepPlan, failed_run, read_plan, read_results)
 
 
 class Sweep:
@@ -273,7 +273,7 @@ class Sweep:
             except RecordingError as error:
                 self.recording_failed(error)
                 return
-            self.failed += row["close_reason"] == "error"
+            self.failed += failed_run(row)
             if self.progress:
                 self.progress.finished(combo, row, self.spent_usd)
             heap.release()  # the run's heap, frozen beat by beat, can be collected once it is garbage
@@ -296,6 +296,11 @@ class Sweep:
         """True when every planned run has a result line."""
         done = {row.get("run") for row in read_results(self.folder)}
         return all(c.name in done for c in self.plan.combinations())
+
+    def any_failed(self) -> bool:
+        """True when a planned run's result, of this invocation or an earlier one, is a failed run's."""
+        planned = {c.name for c in self.plan.combinations()}
+        return any(failed_run(row) for row in read_results(self.folder) if row.get("run") in planned)
 
 
 async def run_with_signals(sweep: Sweep, todo: list[Combination]) -> None:

@@ -17,6 +17,15 @@ PLAN_FILE, RESULTS_FILE = "sweep.yaml", "results.jsonl"
 RESULT_FIELDS = ("isolation", "coordinator", "seed", "close_reason", "goal_achieved", "success", "beats", "tokens",
                  "cost_usd", "duration_s", "failures", "audit")
 
+FAILED_CLOSES = ("error", "provider-error")
+"""Close reasons that make a run a failed run of its sweep: the engine failed, or its model calls did
+(its `--batch` would exit 1)."""
+
+
+def failed_run(row: dict[str, Any]) -> bool:
+    """Whether a result line is a failed run's (`FAILED_CLOSES`)."""
+    return row.get("close_reason") in FAILED_CLOSES
+
 
 @dataclass(frozen=True)
 class Combination:
