@@ -140,6 +140,21 @@ def test_an_unfinished_sweep_says_which_planned_runs_are_left_out(tmp_path, caps
     assert "planned runs" not in capsys.readouterr().out     # a finished sweep has nothing to say here
 
 
+def test_runs_that_did_not_close_on_their_own_are_named_where_they_are_counted(tmp_path, capsys):
+    """A run whose model calls failed (or that was stopped) has a result and its values count; the
+    output names it and its close, so zeros of a failed run are not read as measurements unawares."""
+    root = make_sweep(tmp_path / "sweep")
+    log = root / "b-C-seed2" / "events.jsonl"
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    records[-1]["reason"] = "provider-error"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["compare", str(root)]) == 0
+    prose = " ".join(capsys.readouterr().out.split())
+    assert "Did not close on their own, counted as recorded (what they reached before they ended): b-C-seed2 (provider-error)." in prose
+    assert main(["compare", str(make_sweep(tmp_path / "other"))]) == 0
+    assert "Did not close on their own" not in capsys.readouterr().out
+
+
 def test_a_single_condition_claims_no_design_and_no_test(tmp_path, capsys):
     """One condition has nothing to compare it with: no 'unpaired (the conditions share no seed)', no
     adjustment over 0 tests, no power note; the output says there is one condition."""

@@ -14,6 +14,7 @@ from promptdesk.core.experiments.stats.multiplicity import ADJUSTMENTS, SHORT, W
 from promptdesk.core.experiments.stats.rows import NO_COMMON, TOO_FEW_PAIRS, Difference, smallest_p
 from promptdesk.core.experiments.stats.shift import EXACT_ARRANGEMENTS, EXACT_PAIRS, RANDOM_ARRANGEMENTS
 from promptdesk.core.experiments.takes import Family
+from promptdesk.core.record.outputs import NOT_COMPLETED
 
 
 def signed(x: float) -> str:
@@ -184,18 +185,31 @@ def left_out_notes(comparison: Comparison) -> list[str]:
     return out
 
 
+def unclosed_notes(comparison: Comparison) -> list[str]:
+    """The runs in the comparison that did not close on their own (stopped, failed, cut by a budget,
+    never closed): their values are in the means and tests as recorded, so the reader is told which."""
+    by_reason: dict[str, list[str]] = defaultdict(list)
+    for run in comparison.runs:
+        if run.close_reason in (*NOT_COMPLETED, "incomplete"):
+            by_reason[run.close_reason].append(run.run)
+    if not by_reason:
+        return []
+    named = "; ".join(f"{', '.join(runs)} ({reason})" for reason, runs in by_reason.items())
+    return [f"Did not close on their own, counted as recorded (what they reached before they ended): {named}."]
+
+
 def notes(comparison: Comparison) -> list[str]:
     """The sentences under the tables: the runs left out, the design, the test, the adjustment, what is
     significant, the power note and the factorial view."""
     if comparison.by == "run":
-        return [*left_out_notes(comparison), *takes_notes(comparison.takes),
+        return [*left_out_notes(comparison), *unclosed_notes(comparison), *takes_notes(comparison.takes),
                 "One run per column: no seed-to-seed spread to test a difference against (compare a sweep for that)."]
     if len(comparison.columns) < 2:
         only = ", ".join(comparison.columns) or "none"
-        return [*left_out_notes(comparison),
+        return [*left_out_notes(comparison), *unclosed_notes(comparison),
                 f"One condition ({only}): nothing to compare it with, so no test; the table is its mean ± sd over its runs."]
     options, m = comparison.options, comparison.statistics.family
-    out = left_out_notes(comparison) + design_notes(comparison) + adjustment_notes(comparison) + untested_notes(comparison)
+    out = left_out_notes(comparison) + unclosed_notes(comparison) + design_notes(comparison) + adjustment_notes(comparison) + untested_notes(comparison)
     significant = comparison.significant
     if significant:
         out.append(f"Significant at {options.alpha} after adjustment (*): "
