@@ -21,6 +21,7 @@ from promptdesk.core.casting.notes import ISOLATION_LINES, ROLE_LINES
 from promptdesk.core.improv import DISCLAIMER
 from promptdesk.core.record import outputs
 from promptdesk.core.record.events import BaseEvent
+from promptdesk.core.record.takes import played_seed
 
 OFFLINE_GOAL = ("The offline judge decides a goal by matching words, not by understanding: it reads the goal as "
                 "clauses of who must do what (apologise, accept, agree, admit, ...) and counts a clause only when the "
@@ -85,9 +86,10 @@ def gather(runs: list[tuple[Path, list[BaseEvent]]], file: str | None = None) ->
         facts.scene = facts.scene or scene.get("name") or ""
         facts.file = facts.file or scene.get("file")
         facts.format = scene.get("format") or facts.format
+        played = {**info, "seed": played_seed(events, info.get("seed"))}   # a take's own seed, not its parent's
         for key, values in (("isolation", facts.isolations), ("coordinator", facts.coordinators), ("seed", facts.seeds)):
-            if info.get(key) is not None and info[key] not in values:
-                values.append(info[key])
+            if played.get(key) is not None and played[key] not in values:
+                values.append(played[key])
         names = outputs.cast_names(events)
         for slug, spec in (info.get("providers") or {}).items():
             facts.providers.setdefault(names.get(slug, slug), set()).add(str(spec))

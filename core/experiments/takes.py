@@ -28,7 +28,7 @@ from promptdesk.core.formats.registry import of_run
 from promptdesk.core.record import outputs
 from promptdesk.core.record.events import BaseEvent, SpeakEvent
 from promptdesk.core.record.recorder import read_events
-from promptdesk.core.record.takes import BRANCH, branch_event, describe_change
+from promptdesk.core.record.takes import BRANCH, branch_event, describe_change, played_seed
 from promptdesk.core.record.seams import superseded_calls
 
 PLAYED = ("speak", "event", "note", "close")
@@ -193,9 +193,7 @@ def diverges_at(suffixes: list[list[BaseEvent]], start: int) -> int | None:
 
 def seed_of(take: Take) -> int | None:
     """The seed the run played its own part with: the change's, else the start's."""
-    seeds = [(e.model_extra or {}).get("change", {}).get("seed") for e in take.events if e.type == BRANCH]
-    seeds = [s for s in seeds if s is not None]
-    return seeds[-1] if seeds else outputs.start_info(take.events).get("seed")
+    return played_seed(take.events, outputs.start_info(take.events).get("seed"))
 
 
 def metrics_after(take: Take, beat: int, audit: str = "not run") -> RunMetrics:
