@@ -155,6 +155,22 @@ def test_runs_that_did_not_close_on_their_own_are_named_where_they_are_counted(t
     assert "Did not close on their own" not in capsys.readouterr().out
 
 
+def test_result_lines_that_are_json_but_no_result_are_passed_over_like_torn_ones(tmp_path, capsys):
+    """A results.jsonl edited by hand or by another tool may hold JSON that is no result (a list, a
+    number, a string): such a line is passed over as a torn one is, never a traceback."""
+    root = make_sweep(tmp_path / "sweep")
+    with open(root / "results.jsonl", "a") as handle:
+        handle.write('[1, 2]\n"a-C-seed1"\n7\nnull\n{"run": ["a-C-seed1"]}\nnot json\n')
+    with open(root / "results.jsonl", "ab") as handle:
+        handle.write(b'\xff\xfe{"run": "b-C-seed9"}\n')                 # bytes that are no UTF-8
+    assert main(["compare", str(root), "--metrics", "turns"]) == 0
+    assert "2.5 ± 0.707 (n=2)" in capsys.readouterr().out
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(root), "--html", str(page)]) == 0
+    from promptdesk.core.experiments.sweep_plan import read_results
+    assert [row["run"] for row in read_results(root)] == ["a-C-seed1", "a-C-seed2", "b-C-seed1", "b-C-seed2"]
+
+
 def test_a_single_condition_claims_no_design_and_no_test(tmp_path, capsys):
     """One condition has nothing to compare it with: no 'unpaired (the conditions share no seed)', no
     adjustment over 0 tests, no power note; the output says there is one condition."""

@@ -96,16 +96,19 @@ class SweepPlan:
 
 
 def read_results(folder: Path) -> list[dict[str, Any]]:
-    """The result lines of a sweep folder (a torn last line, from a kill mid-write, is skipped)."""
+    """The result lines of a sweep folder: JSON objects that name their run. A torn line (a kill
+    mid-write) and a line that is no result (a list, a number: a hand edit) are skipped."""
     path = folder / RESULTS_FILE
     if not path.is_file():
         return []
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
-            out.append(load_json(line))
+            row = load_json(line)
         except ValueError:
             continue
+        if isinstance(row, dict) and isinstance(row.get("run"), str):
+            out.append(row)
     return out
 
 
