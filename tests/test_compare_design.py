@@ -147,6 +147,13 @@ def test_conditions_that_share_no_seed_in_a_paired_table_say_so_and_how_to_test_
     assert "too few pairs" not in prose
 
 
+def test_a_paired_test_asked_of_unpaired_data_says_it_was_not_used(tmp_path, capsys):
+    sweep = write_sweep(tmp_path / "sweep", {"a-C": SPREAD[:6], "b-C": SPREAD[:6]})
+    assert main(["compare", str(sweep), "--metrics", "turns", "--unpaired", "--test", "wilcoxon"]) == 0
+    prose = " ".join(capsys.readouterr().out.split())
+    assert "--test wilcoxon was not used: the signed-rank test is for paired data only." in prose
+
+
 def test_a_condition_with_two_runs_of_one_seed_is_refused_when_paired(tmp_path, capsys):
     runs = [write_log(tmp_path / name, iso, "C", seed, n) for name, iso, seed, n in
             (("r1", "a", 1, 3), ("r2", "a", 1, 4), ("r3", "b", 1, 5), ("r4", "b", 2, 6))]

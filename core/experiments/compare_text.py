@@ -125,6 +125,8 @@ def design_notes(comparison: Comparison) -> list[str]:
                 f"{EXACT_ARRANGEMENTS:,} deals ({RANDOM_ARRANGEMENTS:,} random deals beyond); the {level(comparison)} "
                 "CI is the shifts that test does not reject.")
         effect = "Hedges' g: the difference of means over the pooled sd, small-sample corrected"
+        if options.test == "wilcoxon":
+            test += " --test wilcoxon was not used: the signed-rank test is for paired data only."
     return [design, test + f" Interval and test agree: the CI excludes 0 exactly when p ≤ {options.alpha}.",
             f"Effect size {effect}, with its {level(comparison)} noncentral-t interval."]
 
