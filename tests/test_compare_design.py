@@ -92,8 +92,13 @@ def test_too_few_pairs_never_give_a_p_value(tmp_path, capsys):
     row = json.loads(capsys.readouterr().out)["differences"][0]
     assert (row["pairs"], row["untested"], row["p_value"], row["ci_low"]) == (1, "too few pairs", None, None)
     assert main(["compare", str(sweep), "--metrics", "turns"]) == 0
-    assert "No test (too few pairs: fewer than 2 seeds known on both sides), so no p-value: turns" in \
-        " ".join(capsys.readouterr().out.split())
+    prose = " ".join(capsys.readouterr().out.split())
+    assert "No test (too few pairs: fewer than 2 seeds known on both sides), so no p-value: turns" in prose
+    # Nothing was tested: no adjustment "across the 0 tests", no power note at "0.05 / 1".
+    assert ("No row could reject (each untested, or with every difference 0), so nothing was adjusted and no "
+            "difference is significant." in prose)
+    for claim in ("across the 0 tests", "0.05 / 1", "Seeds for 80% power", "after adjustment"):
+        assert claim not in prose
 
 
 def test_runs_of_different_scenes_are_refused_unless_unpaired(tmp_path, capsys):

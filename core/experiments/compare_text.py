@@ -211,7 +211,12 @@ def notes(comparison: Comparison) -> list[str]:
         return [*left_out_notes(comparison), *unclosed_notes(comparison),
                 f"One condition ({only}): nothing to compare it with, so no test; the table is its mean ± sd over its runs."]
     options, m = comparison.options, comparison.statistics.family
-    out = left_out_notes(comparison) + unclosed_notes(comparison) + design_notes(comparison) + adjustment_notes(comparison) + untested_notes(comparison)
+    out = left_out_notes(comparison) + unclosed_notes(comparison) + design_notes(comparison)
+    if not m:
+        return [*out, *untested_notes(comparison),
+                "No row could reject (each untested, or with every difference 0), so nothing was adjusted and no difference is significant.",
+                *factorial_notes(comparison)]
+    out += adjustment_notes(comparison) + untested_notes(comparison)
     significant = comparison.significant
     if significant:
         out.append(f"Significant at {options.alpha} after adjustment (*): "
@@ -245,8 +250,9 @@ def factorial_notes(comparison: Comparison) -> list[str]:
            if first.design.startswith("repeated") else
            "a two-way ANOVA of the runs with interaction (statsmodels OLS, type II sums of squares)")
     skipped = [f"{f.metric} ({f.untested})" for f in comparison.factorial if f.untested]
-    return [f"Factorial view (isolation × coordinator): {how}. Its p-values are adjusted together "
-            f"({ADJUSTMENTS[comparison.options.adjust]}, {comparison.factorial_family} tests); partial η² is the share "
+    adjusted = (f"Its p-values are adjusted together ({ADJUSTMENTS[comparison.options.adjust]}, "
+                f"{comparison.factorial_family} tests)" if comparison.factorial_family else "No term has a p-value")
+    return [f"Factorial view (isolation × coordinator): {how}. {adjusted}; partial η² is the share "
             "of the variance the term explains once the other terms are set aside. A term shown — has no F: no "
             "difference at all between its levels, or the same difference in every seed (nothing to test it against)."
             + (f" Not analysed: {'; '.join(skipped)}." if skipped else "")]
