@@ -66,6 +66,9 @@ def test_compare_and_report_of_a_sweep_of_takes_give_the_statistics_by_condition
     assert html.count("<td>retake-seed") == 3 and "Differences between conditions" in html
     assert "What was run" in html and "How to cite these numbers" in html and "paired by seed" in html
     assert "<dt>Seeds</dt><dd>1-3</dd>" in html        # the seeds the takes played with, not the parent's (2)
+    import html as markup                              # "Run with" is a command that runs it again, flags and all
+    assert ("<code>promptdesk sweep --branch-from parent --at-beat 4 --event 'The fire alarm goes off' --seeds 1-3"
+            "</code>") in markup.unescape(html)
     assert not re.search(r"<td>(True|False)</td>", html)
 
 

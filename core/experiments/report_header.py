@@ -164,6 +164,17 @@ def sweep_command(plan: Any) -> str:
     return shlex.join(words)
 
 
+def take_sweep_command(plan: Any) -> str:
+    """The `promptdesk sweep --branch-from` command of a sweep of takes (`take_sweep.TakeSweepPlan`): the
+    parent by its folder's name (its recorded path is this machine's), the change and the seeds as flags."""
+    words = ["promptdesk", "sweep", "--branch-from", Path(plan.parent).name, "--at-beat", str(plan.at_beat)]
+    if plan.event is not None:
+        words += ["--event", plan.event]
+    if plan.note is not None:
+        words += ["--note", plan.note] + (["--to", plan.to] if plan.to else [])
+    return shlex.join(words + ["--seeds", seeds_text(list(plan.seeds)).replace(", ", ",")])
+
+
 def _given(plan: Any) -> list[str]:
     """A benchmark sweep's scenes as given: its folder when every file is in it, else the files."""
     folder = str(plan.scene)

@@ -24,7 +24,7 @@ from promptdesk.core.experiments.compare import compare, left_out
 from promptdesk.core.experiments.compare_text import cite, takes_notes
 from promptdesk.core.experiments.metrics import NotARunFolder, audit_verdict
 from promptdesk.core.experiments.report import charts_html, comparison_html, esc, page, table, yes_no
-from promptdesk.core.experiments.report_header import cite_html, facts_html, gather, run_command
+from promptdesk.core.experiments.report_header import cite_html, facts_html, gather, run_command, take_sweep_command
 from promptdesk.core.experiments.take_sweep import measure_take_sweep, read_take_plan, take_sweep_runs
 from promptdesk.core.experiments.takes import Family, Take, after, change_events, family, metrics_after, seed_of
 from promptdesk.core.formats.registry import of_run
@@ -167,8 +167,7 @@ def take_sweep_report(folder: Path, command: str | None = None) -> str:
     simulated = facts.clocks == {"simulated"}
     outcomes = [[esc(r.run), esc(r.condition()), esc(r.seed), esc(r.close_reason), yes_no(r.success), str(r.beats),
                  esc(r.audit)] for r in runs]
-    ran = f"promptdesk sweep --branch-from {Path(plan.parent).name} --at-beat {plan.at_beat} --seeds " \
-          f"{','.join(str(s) for s in plan.seeds)} ({change})"
+    ran = take_sweep_command(plan)
     body = [f"<h1>Sweep of takes {esc(folder.name)}</h1>",
             facts_html(facts, ran=ran, made=command, extra=[("Takes", f"{len(runs)} finished of {2 * len(plan.seeds)}")]),
             cite_html(cite(comparison)),
