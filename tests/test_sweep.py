@@ -134,7 +134,9 @@ def test_the_budget_is_a_ceiling_for_the_whole_sweep(tmp_path, loopback, capsys)
     args = ["sweep", str(scene), "--isolation", "b", "--coordinator", "C", "--seeds", "1-3", "--concurrency", "1",
             "--characters-dir", str(CHARACTERS), "--out", str(out), "--budget-usd", "1.0"]
     assert main(args) == 1
-    assert "--budget-usd is spent" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--budget-usd is spent" in err
+    assert "ETA" not in next(line for line in err.splitlines() if line.startswith("sweep stopped"))  # nothing runs on
     assert read_results(out) == []                                    # the stopped run runs again on resume
     events = read_events(out / "b-C-seed1")
     assert [e.type for e in events][-1] == "close" and any(e.type == "stop" for e in events)

@@ -23,6 +23,7 @@ class Progress:
         self.failed: dict[str, int] = {}
         self.total: dict[str, int] = {}
         self.spent = 0.0
+        self.ended = False
         self._drawn = 0
 
     def begin(self, plan: Any, results: list[dict[str, Any]], todo: int, spent: float | None = None,
@@ -67,6 +68,7 @@ class Progress:
                "record-error": "stopped: a file could not be written (below)",
                "unknown-usage": "stopped: a call sent no token usage, so its cost is unknown and --budget-usd "
                                 "cannot be kept; run without a budget, or on a server that reports usage"}.get(stopping or "")
+        self.ended = True   # nothing runs on: no time left to estimate
         self._say(f"sweep {why or 'finished'} — {self.summary()}")
 
     def note(self, line: str) -> None:
@@ -80,8 +82,9 @@ class Progress:
         return (self.now() - self.started) / self.finished_now * left
 
     def summary(self) -> str:
+        """Runs done and failed, the spend, and while the sweep runs the time it still needs."""
         done, failed, total = sum(self.done.values()), sum(self.failed.values()), sum(self.total.values())
-        eta = self.eta_s()
+        eta = None if self.ended else self.eta_s()
         return (f"{done}/{total} done, {failed} failed, ${self.spent:.4f} spent"
                 + (f", ETA {eta:.0f}s" if eta is not None else ""))
 
