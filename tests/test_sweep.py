@@ -136,7 +136,6 @@ def test_the_budget_is_a_ceiling_for_the_whole_sweep(tmp_path, loopback, capsys)
     assert main(args) == 1
     err = capsys.readouterr().err
     assert "--budget-usd is spent" in err
-    assert "ETA" not in next(line for line in err.splitlines() if line.startswith("sweep stopped"))  # nothing runs on
     assert read_results(out) == []                                    # the stopped run runs again on resume
     events = read_events(out / "b-C-seed1")
     assert [e.type for e in events][-1] == "close" and any(e.type == "stop" for e in events)
@@ -340,6 +339,20 @@ def test_progress_on_a_terminal_draws_a_bar_per_condition():
     progress.begin(plan, [{"isolation": "a", "coordinator": "C", "close_reason": "natural", "cost_usd": 0.5}], 3)
     drawn = stream.getvalue()
     assert "a-C ██████████░░░░░░░░░░ 1/2" in drawn and "b-C ░░░░░░░░░░░░░░░░░░░░ 0/2" in drawn and "$0.5000" in drawn
+
+
+def test_a_stopped_sweeps_closing_line_estimates_no_time_left():
+    """While runs go on the summary has an ETA; once the sweep stops (a signal, its budget) nothing runs
+    on, so its closing line has none."""
+    from promptdesk.core.experiments.sweep_plan import Combination
+    stream, clock = io.StringIO(), iter([0.0, 10.0, 10.0, 10.0])
+    progress = Progress(stream, tty=False, now=lambda: next(clock))
+    plan = SweepPlan(scene="s.yaml", isolations=["a"], coordinators=["C"], seeds=[1, 2, 3])
+    progress.begin(plan, [], 3)
+    progress.finished(Combination("a", "C", 1), {"close_reason": "natural"}, 0.0)
+    progress.end("stop")
+    lines = stream.getvalue().splitlines()
+    assert "ETA 20s" in lines[1] and lines[2].startswith("sweep stopped by a signal") and "ETA" not in lines[2]
 
 
 async def test_a_run_that_cannot_start_is_recorded_as_failed_not_dropped(tmp_path):
