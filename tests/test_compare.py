@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -169,6 +170,24 @@ def test_result_lines_that_are_json_but_no_result_are_passed_over_like_torn_ones
     assert main(["report", str(root), "--html", str(page)]) == 0
     from promptdesk.core.experiments.sweep_plan import read_results
     assert [row["run"] for row in read_results(root)] == ["a-C-seed1", "a-C-seed2", "b-C-seed1", "b-C-seed2"]
+
+
+def test_a_damaged_sweep_run_is_named_by_compare_and_report_never_a_traceback(tmp_path, capsys):
+    """A run of a sweep whose folder is gone, or whose log is empty (killed before its first event),
+    cannot be compared: both commands say which run and why (exit 2), not "2 different scenes (None,
+    tea)" and not a traceback."""
+    gone = make_sweep(tmp_path / "gone")
+    shutil.rmtree(gone / "a-C-seed1")
+    empty = make_sweep(tmp_path / "empty")
+    (empty / "a-C-seed1" / "events.jsonl").write_text("")
+    page = tmp_path / "page.html"
+    for root, says in ((gone, "a-C-seed1 is not a run folder (no events.jsonl in it)"),
+                       (empty, "a-C-seed1 recorded no event (an empty events.jsonl: a run killed before its first "
+                               "event), so it has no scene, choices or seed to compare by; leave it out")):
+        for command in (["compare", str(root)], ["report", str(root), "--html", str(page)]):
+            assert main(command) == 2, command
+            err = capsys.readouterr().err
+            assert says in err and "Traceback" not in err and "different scenes" not in err
 
 
 def test_a_single_condition_claims_no_design_and_no_test(tmp_path, capsys):

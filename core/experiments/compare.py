@@ -163,7 +163,12 @@ def stat(values: list[float | None]) -> Stat:
 
 
 def check_design(runs: list[RunMetrics], unit: Unit, options: Options) -> None:
-    """Refuse runs of several scenes unless they can be compared (see the module docstring)."""
+    """Refuse a run with no start record (nothing says what it was), and runs of several scenes unless
+    they can be compared (see the module docstring)."""
+    for run in runs:
+        if run.scene is None and run.isolation is None and run.seed is None and run.beats == 0:
+            raise InvalidConfig(f"{run.run} recorded no event (an empty events.jsonl: a run killed before its first "
+                                "event), so it has no scene, choices or seed to compare by; leave it out")
     scenes = sorted({str(r.scene) for r in runs})
     if len(scenes) > 1 and not unit.includes_scene and not options.unpaired:
         raise InvalidConfig(f"these runs are of {len(scenes)} different scenes ({', '.join(scenes)}): runs are paired "

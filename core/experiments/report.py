@@ -278,7 +278,7 @@ def comparison_html(comparison: Comparison) -> str:
 def sweep_report(folder: Path, command: str | None = None) -> str:
     """The HTML of a sweep: what was run, how to cite it, the comparison by condition, a chart per
     metric, and each run's outcome."""
-    logs = {d.name: read_events(d) for d in sweep_runs(folder)}
+    logs = {d.name: run_events(d) for d in sweep_runs(folder)}
     if not logs:
         raise NotARunFolder(f"{folder} is a sweep with no finished run yet; run the sweep first")
     runs = benchmark_conditions(folder, [run_metrics(events, run=name, audit=audit_verdict(folder / name),
