@@ -25,7 +25,6 @@ from promptdesk.core.record.events import BaseEvent
 from promptdesk.core.experiments.metrics import (NESTED, FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, NotARunFolder, RunMetrics, audit_verdict,
                                       recorded_success, spend_per_beat, run_events, run_metrics, timeline)
 from promptdesk.core.experiments.report_arcs import arcs_svg, graph_svg, insights_html, relationships_rows
-from promptdesk.core.record.recorder import read_events
 from promptdesk.core.record.seams import superseded_calls
 
 COLOURS = {SPOKE: "#3b82f6", INTERRUPTED: "#f59e0b", REACTED: "#10b981", SILENT: "#9ca3af", FAILED: "#ef4444"}
