@@ -90,6 +90,30 @@ def test_an_unfinished_sweep_of_takes_says_what_is_left_out_and_one_with_none_do
         assert "a sweep of takes with no finished take yet; run the sweep first" in capsys.readouterr().err
 
 
+def test_sweeps_of_takes_of_other_parents_or_beats_do_not_pair_with_it_unless_unpaired(swept, tmp_path, capsys):
+    """A seed of a take draws the continuation from its parent's beat K: takes from another beat (or
+    another parent), or whole runs of a sweep, draw other lines with the same seed, so pairing them by
+    seed would claim a design that is not there. Two sweeps of takes of one parent from one beat (two
+    changes) do pair."""
+    from test_compare import make_sweep
+    out = swept / "sweep"
+    assert main(["sweep", "--branch-from", str(swept / "parent"), "--at-beat", "3", "--seeds", "1-3", "--out",
+                 str(tmp_path / "beat3"), "--event", "The fire alarm goes off"]) == 0
+    whole = make_sweep(tmp_path / "whole")
+    capsys.readouterr()
+    for other, says in ((tmp_path / "beat3", "takes of parent from beat 3"), (whole, "a sweep of whole runs")):
+        assert main(["compare", str(out), str(other), "--metrics", "turns"]) == 2
+        err = " ".join(capsys.readouterr().err.split())
+        assert "takes of parent from beat 4" in err and says in err and "--unpaired" in err
+    assert main(["compare", str(out), str(tmp_path / "beat3"), "--metrics", "turns", "--unpaired"]) == 0
+    assert main(["compare", str(out), str(tmp_path / "beat3"), "--metrics", "turns", "--tui"]) == 2
+    capsys.readouterr()
+    again = tmp_path / "again"
+    assert sweep(swept / "parent", again, "--note", "Slow down", seeds="1-3") == 0
+    assert main(["compare", str(out), str(again), "--metrics", "turns", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["design"] == "paired"
+
+
 def test_the_same_sweep_again_resumes_and_another_plan_is_refused(swept, capsys):
     out = swept / "sweep"
     before = (out / "results.jsonl").read_text()

@@ -299,6 +299,28 @@ def left_out(paths: list[Path]) -> list[dict[str, Any]]:
     return out
 
 
+def check_sweeps(paths: list[Path], options: Options) -> None:
+    """Refuse, unless the analysis is unpaired, sweep folders whose seeds draw different lines: a sweep of
+    takes beside a sweep of whole runs, or sweeps of takes of another parent or from another beat (the
+    same seed draws another continuation). Takes of one parent from one beat pair (two changes)."""
+    if options.unpaired:
+        return
+    from promptdesk.core.experiments.take_sweep import read_take_plan
+    kinds: dict[Any, tuple[Path, str]] = {}
+    for path in paths:
+        if is_take_sweep(path):
+            plan = read_take_plan(path)
+            key: Any = (plan.parent_id or plan.parent, plan.at_beat)
+            kinds.setdefault(key, (path, f"takes of {Path(plan.parent).name} from beat {plan.at_beat}"))
+        elif is_sweep(path):
+            kinds.setdefault("whole runs", (path, "a sweep of whole runs"))
+    if len(kinds) > 1:
+        (first, one), (second, other) = list(kinds.values())[:2]
+        raise InvalidConfig(f"{first} holds {one} and {second} {other}: the same seed draws other lines in each, so "
+                            "their runs do not pair by seed; compare them apart, or give --unpaired to compare them "
+                            "as independent samples")
+
+
 def folders_of(paths: list[Path]) -> tuple[list[Path], str]:
     """The run folders named (run folders, and the finished runs of each sweep folder) and how to group
     them: by condition when a sweep is among them, else one column per run."""
