@@ -190,6 +190,21 @@ def test_a_damaged_sweep_run_is_named_by_compare_and_report_never_a_traceback(tm
             assert says in err and "Traceback" not in err and "different scenes" not in err
 
 
+@pytest.mark.parametrize("plan, says", [("[1, 2]\n", "a sweep plan is a mapping of keys"),
+                                         ("{}\n", "scene is missing"),
+                                         ("scene: tea.yaml\nisolations: [a]\ncoordinators: [C]\nseeds: 5\n",
+                                          "seeds is not a list of whole numbers"),
+                                         ("scene: tea.yaml\nisolations: a\ncoordinators: [C]\nseeds: [1]\n",
+                                          "isolations is not a list of names")])
+def test_a_damaged_sweep_plan_is_named_with_what_is_wrong_never_a_traceback(tmp_path, capsys, plan, says):
+    root = make_sweep(tmp_path / "sweep")
+    (root / "sweep.yaml").write_text(plan)
+    for command in (["compare", str(root)], ["report", str(root), "--html", str(tmp_path / "p.html")]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert f"{root / 'sweep.yaml'}: " in err and says in err and "Traceback" not in err
+
+
 def test_a_single_condition_claims_no_design_and_no_test(tmp_path, capsys):
     """One condition has nothing to compare it with: no 'unpaired (the conditions share no seed)', no
     adjustment over 0 tests, no power note; the output says there is one condition."""

@@ -114,6 +114,21 @@ def test_sweeps_of_takes_of_other_parents_or_beats_do_not_pair_with_it_unless_un
     assert json.loads(capsys.readouterr().out)["design"] == "paired"
 
 
+@pytest.mark.parametrize("plan, says", [("[1, 2]\n", "a sweep of takes' plan is a mapping of keys"),
+                                         ("seeds: [1]\n", "parent is missing"),
+                                         ("parent: p\nat_beat: four\nseeds: [1]\n", "at_beat is not a whole number"),
+                                         ("at_beat: [\n", "invalid YAML")])
+def test_a_damaged_plan_of_takes_is_named_with_what_is_wrong_never_a_traceback(swept, tmp_path, capsys, plan, says):
+    import shutil
+    out = tmp_path / "sweep"
+    shutil.copytree(swept / "sweep", out)
+    (out / "takes.yaml").write_text(plan)
+    for command in (["compare", str(out)], ["report", str(out), "--html", str(tmp_path / "p.html")]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert str(out / "takes.yaml") in err and says in err and "Traceback" not in err
+
+
 def test_the_same_sweep_again_resumes_and_another_plan_is_refused(swept, capsys):
     out = swept / "sweep"
     before = (out / "results.jsonl").read_text()

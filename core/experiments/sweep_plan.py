@@ -112,10 +112,44 @@ def read_results(folder: Path) -> list[dict[str, Any]]:
     return out
 
 
-def read_plan(folder: Path) -> SweepPlan:
-    """The plan recorded in a sweep folder's `sweep.yaml`."""
-    data = read_yaml(folder / PLAN_FILE, "Sweep plan") or {}
+def name_list(value: Any) -> bool:
+    """A list of strings."""
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def whole_number(value: Any) -> bool:
+    """An int that is no bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def whole_numbers(value: Any) -> bool:
+    """A list of whole numbers."""
+    return isinstance(value, list) and all(whole_number(v) for v in value)
+
+
+PLAN_KEYS: dict[str, tuple[Any, str]] = {"scene": (lambda v: isinstance(v, str), "a file name"),
+                                         "isolations": (name_list, "a list of names"),
+                                         "coordinators": (name_list, "a list of names"),
+                                         "seeds": (whole_numbers, "a list of whole numbers")}
+"""The keys a sweep plan cannot do without, each with its check and what it must be."""
+
+
+def plan_fields(path: Path, data: Any, what: str, keys: dict[str, tuple[Any, str]], fields: Any) -> dict[str, Any]:
+    """The fields of a recorded plan (`sweep.yaml`, `takes.yaml`) for its dataclass (`fields`): a mapping
+    whose `keys` are there and of the right kind, or an InvalidConfig naming the file and what is wrong."""
+    advice = "move the folder aside or pass another --out"
     if not isinstance(data, dict):
-        raise InvalidConfig(f"{folder / PLAN_FILE}: a sweep plan is a mapping of keys (scene, isolations, ...); "
-                            "move the folder aside or pass another --out", file=str(folder / PLAN_FILE))
-    return SweepPlan(**{k: v for k, v in data.items() if k in SweepPlan.__dataclass_fields__})
+        raise InvalidConfig(f"{path}: {what} is a mapping of keys ({', '.join(keys)}, ...); {advice}", file=str(path))
+    for key, (ok, kind) in keys.items():
+        if key not in data:
+            raise InvalidConfig(f"{path}: {key} is missing; {advice}", file=str(path))
+        if not ok(data[key]):
+            raise InvalidConfig(f"{path}: {key} is not {kind} ({data[key]!r}); {advice}", file=str(path))
+    return {k: v for k, v in data.items() if k in fields}
+
+
+def read_plan(folder: Path) -> SweepPlan:
+    """The plan recorded in a sweep folder's `sweep.yaml` (damage is an InvalidConfig naming it)."""
+    path = folder / PLAN_FILE
+    data = read_yaml(path, "Sweep plan")
+    return SweepPlan(**plan_fields(path, data, "a sweep plan", PLAN_KEYS, SweepPlan.__dataclass_fields__))
