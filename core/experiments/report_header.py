@@ -21,7 +21,7 @@ from promptdesk.core.casting.notes import ISOLATION_LINES, ROLE_LINES
 from promptdesk.core.improv import DISCLAIMER
 from promptdesk.core.record import outputs
 from promptdesk.core.record.events import BaseEvent
-from promptdesk.core.record.takes import played_seed
+from promptdesk.core.record.takes import branch_event, played_seed
 
 OFFLINE_GOAL = ("The offline judge decides a goal by matching words, not by understanding: it reads the goal as "
                 "clauses of who must do what (apologise, accept, agree, admit, ...) and counts a clause only when the "
@@ -181,8 +181,26 @@ def _given(plan: Any) -> list[str]:
     return [folder] if all(str(p).startswith(folder.rstrip("/") + "/") for p in plan.scenes) else list(plan.scenes)
 
 
+def branch_command(events: list[BaseEvent]) -> str | None:
+    """The `promptdesk branch` command that made a take (the parent by its folder's name: its recorded
+    path is this machine's), None for a run that is not a take."""
+    event = branch_event(events)
+    if event is None:
+        return None
+    extra = event.model_extra or {}
+    change = extra.get("change") or {}
+    words = ["promptdesk", "branch", Path(str(extra.get("parent") or "PARENT")).name, "--at-beat", str(event.beat)]
+    for key in ("event", "note", "to", "seed", "provider", "model"):
+        if change.get(key) is not None:
+            words += [f"--{key}", str(change[key])]
+    return shlex.join(words)
+
+
 def run_command(events: list[BaseEvent]) -> str:
-    """The `promptdesk --batch` command that plays a run again (its scene file by name when recorded)."""
+    """The command that made a run: `promptdesk --batch` (its scene file by name when recorded), or
+    for a take, the `promptdesk branch` that made it."""
+    if (branched := branch_command(events)) is not None:
+        return branched
     info = outputs.start_info(events)
     scene = info.get("scene", {})
     providers = {str(p).partition(":")[0] for p in (info.get("providers") or {}).values()}
