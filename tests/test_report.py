@@ -270,3 +270,20 @@ def test_sweep_charts_have_an_axis_with_units_and_keep_their_whiskers_inside(tmp
     assert xs and max(xs + widths) <= CHART_WIDTH                               # bars, whiskers and labels inside
     whiskers = re.findall(r'<line x1="([\d.]+)" x2="([\d.]+)" y1="(\d+)" y2="\3" stroke="#111"/>', turns)
     assert len(whiskers) == 2 and all(float(b) <= CHART_WIDTH - 90 for _, b, _ in whiskers)
+
+
+def test_a_runs_run_with_names_its_model_when_one_model_played_every_actor():
+    """`--provider anthropic` alone is refused (anthropic has no default model): the command a report
+    gives to play the run again names the model its cast played on, when they shared one."""
+    from promptdesk.core.experiments.report_header import run_command
+    from promptdesk.core.record.events import parse_event_json
+    start = {"t": 0.0, "from": "coordinator", "type": "start", "text": "start", "beat": 0, "isolation": "a",
+             "coordinator": "C", "seed": 3, "scene": {"name": "tea", "file": "tea.yaml"},
+             "providers": {"alice": "anthropic:claude-sonnet-4-6", "bob": "anthropic:claude-sonnet-4-6"}}
+    same = run_command([parse_event_json(json.dumps(start))])
+    assert same == ("promptdesk --batch tea.yaml --isolation a --coordinator C --provider anthropic "
+                    "--model claude-sonnet-4-6 --seed 3")
+    start["providers"]["bob"] = "openai:gpt-4o"                      # a mixed cast: its scene file says who plays whom
+    assert "--provider" not in run_command([parse_event_json(json.dumps(start))])
+    start["providers"] = {"alice": "offline:improviser", "bob": "offline:improviser"}
+    assert run_command([parse_event_json(json.dumps(start))]).endswith("--provider offline --seed 3")

@@ -203,11 +203,12 @@ def run_command(events: list[BaseEvent]) -> str:
         return branched
     info = outputs.start_info(events)
     scene = info.get("scene", {})
-    providers = {str(p).partition(":")[0] for p in (info.get("providers") or {}).values()}
+    specs = {str(p) for p in (info.get("providers") or {}).values()}
     words = ["promptdesk", "--batch", scene.get("file") or f"{scene.get('name', 'SCENE')}.yaml",
              "--isolation", str(info.get("isolation")), "--coordinator", str(info.get("coordinator"))]
-    if len(providers) == 1:
-        words += ["--provider", providers.pop()]
+    if len(specs) == 1:   # one provider and model for the whole cast (a mixed cast is its scene file's)
+        provider, _, model = specs.pop().partition(":")
+        words += ["--provider", provider] + (["--model", model] if model and provider != "offline" else [])
     if info.get("seed") is not None:
         words += ["--seed", str(info["seed"])]
     return shlex.join(words)
