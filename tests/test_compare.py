@@ -136,7 +136,7 @@ def test_an_unfinished_sweep_says_which_planned_runs_are_left_out(tmp_path, caps
     assert main(["compare", str(root), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["left_out"] == [
         {"folder": str(root), "planned": 8, "finished": 4, "runs": ["a-C-seed3", "a-C-seed4", "b-C-seed3", "b-C-seed4"],
-         "seeds": {"a-C": [3, 4], "b-C": [3, 4]}}]
+         "seeds": {"a-C": [3, 4], "b-C": [3, 4]}, "unrecorded": {}}]
     assert main(["compare", str(make_sweep(tmp_path / "done"))]) == 0
     assert "planned runs" not in capsys.readouterr().out     # a finished sweep has nothing to say here
 
@@ -203,6 +203,30 @@ def test_a_damaged_sweep_plan_is_named_with_what_is_wrong_never_a_traceback(tmp_
         assert main(command) == 2
         err = capsys.readouterr().err
         assert f"{root / 'sweep.yaml'}: " in err and says in err and "Traceback" not in err
+
+
+def test_a_run_that_failed_before_recording_anything_drops_its_seed_and_is_named(tmp_path, capsys):
+    """A sweep's run that could not start (a character file broken mid-sweep) has a result line, close
+    `error`, and no folder. The sweep is still compared and reported: that run is named with its error,
+    and its seed is dropped from the pairs it would have made."""
+    root = make_sweep(tmp_path / "sweep")
+    plan = yaml.safe_load((root / "sweep.yaml").read_text())
+    (root / "sweep.yaml").write_text(yaml.safe_dump({**plan, "seeds": [1, 2, 3]}))
+    with open(root / "results.jsonl", "a") as handle:
+        handle.write(json.dumps({"run": "b-C-seed3"}) + "\n")
+        handle.write(json.dumps({"run": "a-C-seed3", "close_reason": "error", "success": False,
+                                 "error": "CharacterLoadError: bob's profile is not valid YAML"}) + "\n")
+    assert main(["compare", str(root), "--metrics", "turns"]) == 0
+    prose = " ".join(capsys.readouterr().out.split())
+    assert (f"{root}: failed before recording anything, so not compared: a-C-seed3 (CharacterLoadError: bob's "
+            "profile is not valid YAML)." in prose)
+    assert "Seeds dropped from pairs (no run, or an unknown value, on one side): a-C vs b-C: 3" in prose
+    assert main(["compare", str(root), "--metrics", "turns", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["left_out"][0]["unrecorded"] == {
+        "a-C-seed3": "CharacterLoadError: bob's profile is not valid YAML"}
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(root), "--html", str(page)]) == 0
+    assert "failed before recording anything, so not compared: a-C-seed3" in " ".join(page.read_text().split())
 
 
 def test_a_single_condition_claims_no_design_and_no_test(tmp_path, capsys):

@@ -30,6 +30,7 @@ from promptdesk.core.experiments.stats.design import Sample, repeated, shares_un
 from promptdesk.core.experiments.stats.factorial import Factorial, adjust_all, factorial, is_factorial
 from promptdesk.core.experiments.stats.rows import Difference, Options, Table, differences, method
 from promptdesk.core.experiments.sweep import PLAN_FILE, read_plan, read_results
+from promptdesk.core.experiments.sweep_plan import unrecorded
 from promptdesk.core.experiments.take_sweep import is_take_sweep, measure_take_sweep
 from promptdesk.core.experiments.takes import Family, family, metrics_after
 
@@ -240,8 +241,10 @@ def is_sweep(path: Path) -> bool:
 
 
 def sweep_runs(folder: Path) -> list[Path]:
-    """The finished runs of a sweep folder, in plan order (runs without a result are left out)."""
-    done = {row.get("run") for row in read_results(folder)}
+    """The finished runs of a sweep folder, in plan order (runs without a result are left out, and so
+    are runs that failed before recording anything: `left_out` names both)."""
+    rows = read_results(folder)
+    done = {row.get("run") for row in rows} - set(unrecorded(folder, rows))
     return [folder / c.name for c in read_plan(folder).combinations() if c.name in done]
 
 
@@ -287,15 +290,17 @@ def left_out(paths: list[Path]) -> list[dict[str, Any]]:
     for path in paths:
         if not (is_take_sweep(path) or is_sweep(path)):
             continue
-        done = {row.get("run") for row in read_results(path)}
+        rows = read_results(path)
+        done = {row.get("run") for row in rows}
         planned = (read_take_plan(path) if is_take_sweep(path) else read_plan(path)).combinations()
         missing = [c for c in planned if c.name not in done]
-        if missing:
+        failed = {name: error for name, error in unrecorded(path, rows).items() if name in {c.name for c in planned}}
+        if missing or failed:
             seeds: dict[str, list[int]] = {}
             for c in missing:
                 seeds.setdefault(c.condition, []).append(c.seed)
             out.append({"folder": str(path), "planned": len(planned), "finished": len(planned) - len(missing),
-                        "runs": [c.name for c in missing], "seeds": seeds})
+                        "runs": [c.name for c in missing], "seeds": seeds, "unrecorded": failed})
     return out
 
 

@@ -182,8 +182,12 @@ def left_out_notes(comparison: Comparison) -> list[str]:
     for sweep in comparison.left_out:
         named = ", ".join(f"{condition} seed{'s' if len(seeds) > 1 else ''} {unit_text(seeds)}"
                           for condition, seeds in sweep["seeds"].items())
-        out.append(f"{sweep['folder']}: {sweep['finished']} of {sweep['planned']} planned runs have a result; left "
-                   f"out, with no result yet: {named} (run the sweep's command again to finish it).")
+        if named:
+            out.append(f"{sweep['folder']}: {sweep['finished']} of {sweep['planned']} planned runs have a result; "
+                       f"left out, with no result yet: {named} (run the sweep's command again to finish it).")
+        if sweep.get("unrecorded"):
+            failed = "; ".join(f"{name} ({error})" for name, error in sweep["unrecorded"].items())
+            out.append(f"{sweep['folder']}: failed before recording anything, so not compared: {failed}.")
     return out
 
 

@@ -95,6 +95,13 @@ class SweepPlan:
                           protocol=self.protocol)
 
 
+def unrecorded(folder: Path, rows: list[dict[str, Any]]) -> dict[str, str]:
+    """The result lines of runs that failed before recording anything (close `error`, no `events.jsonl`:
+    a run that could not start), by run name, with their error: they have a result but nothing to measure."""
+    return {row["run"]: str(row.get("error") or "error") for row in rows
+            if row.get("close_reason") == "error" and not (Path(folder) / row["run"] / "events.jsonl").is_file()}
+
+
 def read_results(folder: Path) -> list[dict[str, Any]]:
     """The result lines of a sweep folder: JSON objects that name their run. A torn line (a kill
     mid-write) and a line that is no result (a list, a number: a hand edit) are skipped."""

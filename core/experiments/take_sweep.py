@@ -27,7 +27,7 @@ from promptdesk.core.experiments.metrics import RunMetrics, audit_verdict
 from promptdesk.core.experiments.progress import Progress
 from promptdesk.core.casting.scene_file import read_yaml
 from promptdesk.core.experiments.sweep import RESULT_FIELDS, Sweep, read_results
-from promptdesk.core.experiments.sweep_plan import plan_fields, whole_number, whole_numbers
+from promptdesk.core.experiments.sweep_plan import plan_fields, unrecorded, whole_number, whole_numbers
 from promptdesk.core.experiments.takes import metrics_after, read_take
 from promptdesk.core.record.events import BaseEvent
 from promptdesk.core.record.takes import Change
@@ -125,7 +125,8 @@ def read_take_plan(folder: Path) -> TakeSweepPlan:
 def take_sweep_runs(folder: Path) -> tuple[list[Path], dict[str, str], int]:
     """The finished takes of a sweep of takes in plan order, each one's condition by name, and the beat."""
     plan = read_take_plan(folder)
-    done = {row.get("run") for row in read_results(folder)}
+    rows = read_results(folder)
+    done = {row.get("run") for row in rows} - set(unrecorded(folder, rows))
     finished = [c for c in plan.combinations() if c.name in done]
     return [Path(folder) / c.name for c in finished], {c.name: c.condition for c in finished}, plan.at_beat
 
