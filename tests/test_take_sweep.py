@@ -129,6 +129,33 @@ def test_a_damaged_plan_of_takes_is_named_with_what_is_wrong_never_a_traceback(s
         assert str(out / "takes.yaml") in err and says in err and "Traceback" not in err
 
 
+def test_a_take_stopped_before_its_first_beat_resumes_with_its_change(swept, tmp_path, capsys):
+    """A take stopped (a signal, the budget) after its `branch` and its change were recorded but before
+    its first beat began: run again, it must continue as that take, the change delivered, its own seed
+    kept, and play what the take played uninterrupted; not as a copy of the parent without the change."""
+    import shutil
+    out = tmp_path / "sweep"
+    shutil.copytree(swept / "sweep", out)
+    take = out / "change-seed1"
+    whole = read_events(take)
+    lines = (take / "events.jsonl").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "beat" and json.loads(line)["beat"] == 4)
+    assert [json.loads(line)["type"] for line in lines[at - 2:at]] == ["branch", "event"]
+    stop = {"t": json.loads(lines[at - 1])["t"], "from": "coordinator", "text": "Scene stopped by the operator",
+            "beat": 4, "type": "close", "reason": "stop", "goal_achieved": None}
+    (take / "events.jsonl").write_text("\n".join(lines[:at] + [json.dumps(stop)]) + "\n")
+    rows = [r for r in read_results(out) if r["run"] != "change-seed1"]
+    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert sweep(swept / "parent", out, "--event", "The fire alarm goes off") == 0
+    capsys.readouterr()
+    again = read_events(take)
+    changes = lambda events: [(e.type, e.beat, e.text) for e in events if e.type in ("branch", "event", "note")]  # noqa: E731
+    assert changes(again) == changes(whole) and changes(whole)[0][0] == "branch"
+    spoken = lambda events: [(e.beat, e.from_, e.text) for e in events if e.type == "speak" and e.beat >= 4]  # noqa: E731
+    assert spoken(again) == spoken(whole)
+    assert next(r for r in read_results(out) if r["run"] == "change-seed1")["seed"] == 1
+
+
 def test_the_same_sweep_again_resumes_and_another_plan_is_refused(swept, capsys):
     out = swept / "sweep"
     before = (out / "results.jsonl").read_text()
