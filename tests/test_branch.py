@@ -311,3 +311,14 @@ async def test_a_take_of_a_resumed_run_inherits_its_superseded_attempts_of_earli
     assert own_part(tmp_path / "late") == from_beat(resumed, 7)
     for take in ("late", "early"):
         assert audit_run(tmp_path / take).clean
+
+
+def test_a_takes_metrics_name_the_seed_it_played_on_with(runs, tmp_path, capsys):
+    """`promptdesk metrics TAKE` measures the take's whole record, but its seed is the take's own
+    (the change's), not the parent's start seed it inherited."""
+    assert branch(runs / "b", 2, tmp_path / "take", "--seed", "11") == 0
+    capsys.readouterr()
+    assert main(["metrics", str(tmp_path / "take"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["seed"] == 11
+    assert main(["metrics", str(runs / "b"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["seed"] == 3
