@@ -357,3 +357,14 @@ def test_a_take_on_another_provider_sends_the_rest_to_it_and_never_the_inherited
     assert meta["change"] == {"provider": "openai-compatible", "model": "llama3"}
     assert "provider openai-compatible, model llama3" in (take / "notes.md").read_text()
     assert audit_run(take).clean
+
+
+def test_a_takes_metrics_name_the_seed_it_played_on_with(runs, tmp_path, capsys):
+    """`promptdesk metrics TAKE` measures the take's whole record, but its seed is the take's own
+    (the change's), not the parent's start seed it inherited."""
+    assert branch(runs / "b", 2, tmp_path / "take", "--seed", "11") == 0
+    capsys.readouterr()
+    assert main(["metrics", str(tmp_path / "take"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["seed"] == 11
+    assert main(["metrics", str(runs / "b"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["seed"] == 3

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -120,6 +121,126 @@ def test_compare_prints_the_table_the_differences_and_what_is_significant(tmp_pa
     assert ("With these units the smallest p the exact test can give is 0.062: times" in prose
             and "no difference can be significant after Holm's adjustment" in prose)
     assert "Paired by seed" in prose and "Seeds for 80% power" in prose
+
+
+def test_an_unfinished_sweep_says_which_planned_runs_are_left_out(tmp_path, capsys):
+    """A sweep stopped by a signal or its budget is compared on its finished runs; the output says how
+    many planned runs have no result, which ones, and how to finish them, in the text and in --json."""
+    root = make_sweep(tmp_path / "sweep")
+    plan = yaml.safe_load((root / "sweep.yaml").read_text())
+    (root / "sweep.yaml").write_text(yaml.safe_dump({**plan, "seeds": [1, 2, 3, 4]}))
+    assert main(["compare", str(root)]) == 0
+    prose = " ".join(capsys.readouterr().out.split())
+    assert (f"{root}: 4 of 8 planned runs have a result; left out, with no result yet: a-C seeds 3-4, b-C seeds 3-4 "
+            "(run the sweep's command again to finish it)." in prose)
+    assert main(["compare", str(root), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["left_out"] == [
+        {"folder": str(root), "planned": 8, "finished": 4, "runs": ["a-C-seed3", "a-C-seed4", "b-C-seed3", "b-C-seed4"],
+         "seeds": {"a-C": [3, 4], "b-C": [3, 4]}, "unrecorded": {}}]
+    assert main(["compare", str(make_sweep(tmp_path / "done"))]) == 0
+    assert "planned runs" not in capsys.readouterr().out     # a finished sweep has nothing to say here
+
+
+def test_runs_that_did_not_close_on_their_own_are_named_where_they_are_counted(tmp_path, capsys):
+    """A run whose model calls failed (or that was stopped) has a result and its values count; the
+    output names it and its close, so zeros of a failed run are not read as measurements unawares."""
+    root = make_sweep(tmp_path / "sweep")
+    log = root / "b-C-seed2" / "events.jsonl"
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    records[-1]["reason"] = "provider-error"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["compare", str(root)]) == 0
+    prose = " ".join(capsys.readouterr().out.split())
+    assert "Did not close on their own, counted as recorded (what they reached before they ended): b-C-seed2 (provider-error)." in prose
+    assert main(["compare", str(make_sweep(tmp_path / "other"))]) == 0
+    assert "Did not close on their own" not in capsys.readouterr().out
+
+
+def test_result_lines_that_are_json_but_no_result_are_passed_over_like_torn_ones(tmp_path, capsys):
+    """A results.jsonl edited by hand or by another tool may hold JSON that is no result (a list, a
+    number, a string): such a line is passed over as a torn one is, never a traceback."""
+    root = make_sweep(tmp_path / "sweep")
+    with open(root / "results.jsonl", "a") as handle:
+        handle.write('[1, 2]\n"a-C-seed1"\n7\nnull\n{"run": ["a-C-seed1"]}\nnot json\n')
+    with open(root / "results.jsonl", "ab") as handle:
+        handle.write(b'\xff\xfe{"run": "b-C-seed9"}\n')                 # bytes that are no UTF-8
+    assert main(["compare", str(root), "--metrics", "turns"]) == 0
+    assert "2.5 ± 0.707 (n=2)" in capsys.readouterr().out
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(root), "--html", str(page)]) == 0
+    from promptdesk.core.experiments.sweep_plan import read_results
+    assert [row["run"] for row in read_results(root)] == ["a-C-seed1", "a-C-seed2", "b-C-seed1", "b-C-seed2"]
+
+
+def test_a_damaged_sweep_run_is_named_by_compare_and_report_never_a_traceback(tmp_path, capsys):
+    """A run of a sweep whose folder is gone, or whose log is empty (killed before its first event),
+    cannot be compared: both commands say which run and why (exit 2), not "2 different scenes (None,
+    tea)" and not a traceback."""
+    gone = make_sweep(tmp_path / "gone")
+    shutil.rmtree(gone / "a-C-seed1")
+    empty = make_sweep(tmp_path / "empty")
+    (empty / "a-C-seed1" / "events.jsonl").write_text("")
+    page = tmp_path / "page.html"
+    for root, says in ((gone, "a-C-seed1 is not a run folder (no events.jsonl in it)"),
+                       (empty, "a-C-seed1 recorded no event (an empty events.jsonl: a run killed before its first "
+                               "event), so it has no scene, choices or seed to compare by; leave it out")):
+        for command in (["compare", str(root)], ["report", str(root), "--html", str(page)]):
+            assert main(command) == 2, command
+            err = capsys.readouterr().err
+            assert says in err and "Traceback" not in err and "different scenes" not in err
+
+
+@pytest.mark.parametrize("plan, says", [("[1, 2]\n", "a sweep plan is a mapping of keys"),
+                                         ("{}\n", "scene is missing"),
+                                         ("scene: tea.yaml\nisolations: [a]\ncoordinators: [C]\nseeds: 5\n",
+                                          "seeds is not a list of whole numbers"),
+                                         ("scene: tea.yaml\nisolations: a\ncoordinators: [C]\nseeds: [1]\n",
+                                          "isolations is not a list of names")])
+def test_a_damaged_sweep_plan_is_named_with_what_is_wrong_never_a_traceback(tmp_path, capsys, plan, says):
+    root = make_sweep(tmp_path / "sweep")
+    (root / "sweep.yaml").write_text(plan)
+    for command in (["compare", str(root)], ["report", str(root), "--html", str(tmp_path / "p.html")]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert f"{root / 'sweep.yaml'}: " in err and says in err and "Traceback" not in err
+
+
+def test_a_run_that_failed_before_recording_anything_drops_its_seed_and_is_named(tmp_path, capsys):
+    """A sweep's run that could not start (a character file broken mid-sweep) has a result line, close
+    `error`, and no folder. The sweep is still compared and reported: that run is named with its error,
+    and its seed is dropped from the pairs it would have made."""
+    root = make_sweep(tmp_path / "sweep")
+    plan = yaml.safe_load((root / "sweep.yaml").read_text())
+    (root / "sweep.yaml").write_text(yaml.safe_dump({**plan, "seeds": [1, 2, 3]}))
+    with open(root / "results.jsonl", "a") as handle:
+        handle.write(json.dumps({"run": "b-C-seed3"}) + "\n")
+        handle.write(json.dumps({"run": "a-C-seed3", "close_reason": "error", "success": False,
+                                 "error": "CharacterLoadError: bob's profile is not valid YAML"}) + "\n")
+    assert main(["compare", str(root), "--metrics", "turns"]) == 0
+    prose = " ".join(capsys.readouterr().out.split())
+    assert (f"{root}: failed before recording anything, so not compared: a-C-seed3 (CharacterLoadError: bob's "
+            "profile is not valid YAML)." in prose)
+    assert "Seeds dropped from pairs (no run, or an unknown value, on one side): a-C vs b-C: 3" in prose
+    assert main(["compare", str(root), "--metrics", "turns", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["left_out"][0]["unrecorded"] == {
+        "a-C-seed3": "CharacterLoadError: bob's profile is not valid YAML"}
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(root), "--html", str(page)]) == 0
+    assert "failed before recording anything, so not compared: a-C-seed3" in " ".join(page.read_text().split())
+
+
+def test_a_single_condition_claims_no_design_and_no_test(tmp_path, capsys):
+    """One condition has nothing to compare it with: no 'unpaired (the conditions share no seed)', no
+    adjustment over 0 tests, no power note; the output says there is one condition."""
+    root = make_sweep(tmp_path / "sweep")
+    plan = yaml.safe_load((root / "sweep.yaml").read_text())
+    (root / "sweep.yaml").write_text(yaml.safe_dump({**plan, "isolations": ["a"]}))
+    (root / "results.jsonl").write_text("".join(json.dumps({"run": f"a-C-seed{s}"}) + "\n" for s in (1, 2)))
+    assert main(["compare", str(root)]) == 0
+    prose = " ".join(capsys.readouterr().out.split())
+    assert "One condition (a-C): nothing to compare it with, so no test" in prose
+    for claim in ("Unpaired", "share no seed", "across the 0 tests", "Seeds for 80% power", "significant"):
+        assert claim not in prose
 
 
 def test_compare_json_and_csv_give_every_difference(tmp_path, capsys):

@@ -92,8 +92,13 @@ def test_too_few_pairs_never_give_a_p_value(tmp_path, capsys):
     row = json.loads(capsys.readouterr().out)["differences"][0]
     assert (row["pairs"], row["untested"], row["p_value"], row["ci_low"]) == (1, "too few pairs", None, None)
     assert main(["compare", str(sweep), "--metrics", "turns"]) == 0
-    assert "No test (too few pairs: fewer than 2 seeds known on both sides), so no p-value: turns" in \
-        " ".join(capsys.readouterr().out.split())
+    prose = " ".join(capsys.readouterr().out.split())
+    assert "No test (too few pairs: fewer than 2 seeds known on both sides), so no p-value: turns" in prose
+    # Nothing was tested: no adjustment "across the 0 tests", no power note at "0.05 / 1".
+    assert ("No row could reject (each untested, or with every difference 0), so nothing was adjusted and no "
+            "difference is significant." in prose)
+    for claim in ("across the 0 tests", "0.05 / 1", "Seeds for 80% power", "after adjustment"):
+        assert claim not in prose
 
 
 def test_runs_of_different_scenes_are_refused_unless_unpaired(tmp_path, capsys):
@@ -120,6 +125,38 @@ def test_several_sweep_folders_are_compared_together(tmp_path, capsys):
     assert main(["compare", str(first), str(again), "--json", "--metrics", "turns"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["columns"] == ["first:a-C", "again:a-C"] and data["differences"][0]["diff"] == -2.0
+
+
+def test_conditions_that_share_no_seed_in_a_paired_table_say_so_and_how_to_test_them(tmp_path, capsys):
+    """Two sweeps of one scene over other seeds: within each the conditions pair by seed, across them no
+    seed is shared. Such a row is not "too few pairs" (no run failed): it says the conditions share no
+    seed, and the notes say --unpaired compares them."""
+    first = write_sweep(tmp_path / "first", {"a-C": SPREAD[:4], "b-C": SPREAD[:4]})
+    later = write_sweep(tmp_path / "later", {"a-C": SPREAD[:8], "b-C": SPREAD[:8]})
+    for name in ("a-C", "b-C"):                          # keep only seeds 5-8 in the later sweep
+        for seed in range(1, 5):
+            shutil.rmtree(later / f"{name}-seed{seed}")
+    plan = yaml.safe_load((later / "sweep.yaml").read_text())
+    (later / "sweep.yaml").write_text(yaml.safe_dump({**plan, "seeds": [5, 6, 7, 8]}))
+    (later / "results.jsonl").write_text("".join(json.dumps({"run": f"{n}-seed{s}"}) + "\n"
+                                                 for n in ("a-C", "b-C") for s in range(5, 9)))
+    assert main(["compare", str(first), str(later), "--json", "--metrics", "turns"]) == 0
+    rows = {(d["a"], d["b"]): d for d in json.loads(capsys.readouterr().out)["differences"]}
+    assert rows["first:a-C", "first:b-C"]["pairs"] == 4
+    assert rows["first:a-C", "later:a-C"]["untested"] == "no seed in common"
+    assert rows["first:a-C", "later:a-C"]["p_value"] is None
+    assert main(["compare", str(first), str(later), "--metrics", "turns"]) == 0
+    prose = " ".join(capsys.readouterr().out.split())
+    assert ("No test (no seed in common: the two conditions share no seed, so nothing pairs; --unpaired compares "
+            "every pair of conditions as independent samples), so no p-value: turns (4 pairs of conditions)." in prose)
+    assert "too few pairs" not in prose
+
+
+def test_a_paired_test_asked_of_unpaired_data_says_it_was_not_used(tmp_path, capsys):
+    sweep = write_sweep(tmp_path / "sweep", {"a-C": SPREAD[:6], "b-C": SPREAD[:6]})
+    assert main(["compare", str(sweep), "--metrics", "turns", "--unpaired", "--test", "wilcoxon"]) == 0
+    prose = " ".join(capsys.readouterr().out.split())
+    assert "--test wilcoxon was not used: the signed-rank test is for paired data only." in prose
 
 
 def test_a_condition_with_two_runs_of_one_seed_is_refused_when_paired(tmp_path, capsys):

@@ -100,6 +100,35 @@ def test_a_sweep_report_holds_the_comparison_and_per_condition_charts(tmp_path):
     assert len(folded) == 4 and all("open" not in attrs for attrs in folded)   # a folded timeline per run
 
 
+def test_an_unfinished_sweeps_report_names_the_runs_left_out_and_one_condition_cites_no_test(tmp_path):
+    import yaml
+    sweep = make_sweep(tmp_path / "sweep")
+    plan = yaml.safe_load((sweep / "sweep.yaml").read_text())
+    (sweep / "sweep.yaml").write_text(yaml.safe_dump({**plan, "seeds": [1, 2, 3]}))
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(sweep), "--html", str(page)]) == 0
+    text = " ".join(page.read_text().split())
+    assert "4 of 6 planned runs have a result; left out, with no result yet: a-C seed 3, b-C seed 3" in text
+    (sweep / "sweep.yaml").write_text(yaml.safe_dump({**plan, "isolations": ["a"]}))
+    (sweep / "results.jsonl").write_text('{"run": "a-C-seed1"}\n{"run": "a-C-seed2"}\n')
+    assert main(["report", str(sweep), "--html", str(page)]) == 0
+    text = " ".join(page.read_text().split())
+    assert "One condition (a-C): nothing to compare it with" in text
+    assert "across 0 tests" not in text and "Report each difference" not in text
+
+
+def test_a_sweep_with_no_finished_run_is_refused_as_compare_refuses_it(tmp_path, capsys):
+    """A sweep stopped (by its budget, a signal) before any run finished has nothing to report: a page
+    with no title, "mixed" time and no seeds would look like a result."""
+    sweep = make_sweep(tmp_path / "sweep")
+    (sweep / "results.jsonl").write_text("")
+    page = tmp_path / "sweep.html"
+    for command in (["report", str(sweep), "--html", str(page)], ["compare", str(sweep)]):
+        assert main(command) == 2
+        assert "is a sweep with no finished run yet; run the sweep first" in capsys.readouterr().err
+    assert not page.exists()
+
+
 def test_a_sweep_report_marks_significant_differences_and_says_how_many_seeds_would_tell(tmp_path):
     from test_compare_design import SPREAD, write_sweep
     sweep = write_sweep(tmp_path / "sweep", {"a-C": [n + 1 for n in SPREAD], "b-C": SPREAD, "b-B": [n + 1 for n in SPREAD]})
@@ -241,3 +270,20 @@ def test_sweep_charts_have_an_axis_with_units_and_keep_their_whiskers_inside(tmp
     assert xs and max(xs + widths) <= CHART_WIDTH                               # bars, whiskers and labels inside
     whiskers = re.findall(r'<line x1="([\d.]+)" x2="([\d.]+)" y1="(\d+)" y2="\3" stroke="#111"/>', turns)
     assert len(whiskers) == 2 and all(float(b) <= CHART_WIDTH - 90 for _, b, _ in whiskers)
+
+
+def test_a_runs_run_with_names_its_model_when_one_model_played_every_actor():
+    """`--provider anthropic` alone is refused (anthropic has no default model): the command a report
+    gives to play the run again names the model its cast played on, when they shared one."""
+    from promptdesk.core.experiments.report_header import run_command
+    from promptdesk.core.record.events import parse_event_json
+    start = {"t": 0.0, "from": "coordinator", "type": "start", "text": "start", "beat": 0, "isolation": "a",
+             "coordinator": "C", "seed": 3, "scene": {"name": "tea", "file": "tea.yaml"},
+             "providers": {"alice": "anthropic:claude-sonnet-4-6", "bob": "anthropic:claude-sonnet-4-6"}}
+    same = run_command([parse_event_json(json.dumps(start))])
+    assert same == ("promptdesk --batch tea.yaml --isolation a --coordinator C --provider anthropic "
+                    "--model claude-sonnet-4-6 --seed 3")
+    start["providers"]["bob"] = "openai:gpt-4o"                      # a mixed cast: its scene file says who plays whom
+    assert "--provider" not in run_command([parse_event_json(json.dumps(start))])
+    start["providers"] = {"alice": "offline:improviser", "bob": "offline:improviser"}
+    assert run_command([parse_event_json(json.dumps(start))]).endswith("--provider offline --seed 3")

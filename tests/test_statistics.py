@@ -128,6 +128,23 @@ def test_the_power_note_is_the_t_tests_and_never_below_the_exact_tests_floor():
     assert seeds_for_power(0.0, 0.05, paired=True) is None
 
 
+def test_the_power_note_holds_where_scipys_lower_tail_gives_no_number():
+    """At the small levels a table's adjustment asks for, scipy's noncentral t returns nan for the
+    far lower tail (a negligible share); the power is then the upper tail, never the normal
+    approximation of the whole power, which overstates it (and made the power fall with more seeds)."""
+    from scipy.stats import nct, t as student
+    from promptdesk.core.experiments.stats.effects import _power
+    effect, alpha = 1.48329, 0.05 / 120                   # a paired row of a 2 x 3 sweep's 120-test table
+    n = np.arange(6, 40)
+    critical = student.ppf(1 - alpha / 2, n - 1)
+    upper = nct.sf(critical, n - 1, effect * np.sqrt(n))  # the lower tail is below 1e-12 here
+    assert np.isnan(nct.cdf(-critical, n - 1, effect * np.sqrt(n))).any()   # the case this test is about
+    assert _power(effect, n, alpha, True) == pytest.approx(upper, abs=1e-9)
+    assert np.all(np.diff(_power(effect, n, alpha, True)) > 0)
+    needed = seeds_for_power(-effect, alpha, paired=True)
+    assert needed == int(n[np.argmax(upper >= 0.8)]) == 15
+
+
 def test_holm_and_benjamini_hochberg_are_statsmodels_adjustments():
     from statsmodels.stats.multitest import multipletests
     p = [0.01, 0.04, 0.03, 0.005, 0.2, 0.002]

@@ -9,19 +9,21 @@ import json
 import os
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 
 from promptdesk.core.cli.main import main
+from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.record.events import SpeakEvent
 from promptdesk.core.providers.anthropic_provider import AnthropicProvider
 from promptdesk.core.providers.base import Request
 from promptdesk.core.providers.ratelimit import Limiters, Limits, LimitedProvider, RateLimiter
 from promptdesk.core.record.recorder import read_events
 from promptdesk.core.experiments.sweep import Sweep, SweepPlan, read_results, run_with_signals
-from promptdesk.core.experiments.sweep_checks import parse_seeds
+from promptdesk.core.experiments.sweep_checks import MAX_SEEDS, parse_seeds
 from promptdesk.core.experiments.progress import Progress
 from helpers import CHARACTERS, example_scene
 from loopback import FakeSleep, Reply, loopback  # noqa: F401  (fixture)
@@ -42,6 +44,28 @@ def sweep_args(scene: Path, out: Path, *extra: str) -> list[str]:
 
 def test_seeds_parse_ranges_and_lists():
     assert parse_seeds("1-3,7,2") == [1, 2, 3, 7]
+    assert parse_seeds(" 1 - 3 , 0") == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("text", ["1-", "-3", "1_000", "\uff11-3", "3-1", "1--3", "1-2-3"])
+def test_seeds_are_ascii_whole_numbers_and_whole_ranges(text):
+    """A range cut short (`1-`) is a typo, not seed 1; digit forms Python's int() takes beyond 0-9
+    (`1_000`, fullwidth digits) are not what a seed looks like in a run folder's name."""
+    with pytest.raises(InvalidConfig, match="--seeds must look like"):
+        parse_seeds(text)
+
+
+def test_a_huge_seed_range_is_refused_at_once_with_its_size():
+    """A billion seeds would be built in memory (and planned as a billion runs per condition) before
+    anything said so: the range is sized first and refused, naming the count and the limit."""
+    started = time.monotonic()
+    with pytest.raises(InvalidConfig) as refused:
+        parse_seeds("1-1000000000")
+    assert time.monotonic() - started < 1
+    assert "1,000,000,000 seeds" in str(refused.value) and f"{MAX_SEEDS:,}" in str(refused.value)
+    with pytest.raises(InvalidConfig, match=f"{MAX_SEEDS + 1:,} seeds"):
+        parse_seeds(f"1-{MAX_SEEDS // 2},{MAX_SEEDS // 2 + 1}-{MAX_SEEDS + 1}")
+    assert len(parse_seeds(f"1-{MAX_SEEDS}")) == MAX_SEEDS
 
 
 def test_a_sweep_runs_every_combination_as_an_ordinary_run(tmp_path, capsys):
@@ -110,11 +134,59 @@ def test_the_budget_is_a_ceiling_for_the_whole_sweep(tmp_path, loopback, capsys)
     args = ["sweep", str(scene), "--isolation", "b", "--coordinator", "C", "--seeds", "1-3", "--concurrency", "1",
             "--characters-dir", str(CHARACTERS), "--out", str(out), "--budget-usd", "1.0"]
     assert main(args) == 1
-    assert "--budget-usd is spent" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--budget-usd is spent" in err
     assert read_results(out) == []                                    # the stopped run runs again on resume
     events = read_events(out / "b-C-seed1")
     assert [e.type for e in events][-1] == "close" and any(e.type == "stop" for e in events)
     assert not (out / "b-C-seed2").exists() and not (out / "b-C-seed3").exists()
+
+
+def test_a_run_resumed_after_the_budget_counts_its_cut_beats_paid_calls_everywhere(tmp_path, loopback, capsys):
+    """A run the budget stopped mid-beat has paid for calls of the beat its resume plays again
+    (`superseded.jsonl`). Its metadata counts them; so must its result line, `compare` and the report,
+    or the same run shows three different costs."""
+    from statistics import mean
+    from promptdesk.core.experiments.compare import number
+    from promptdesk.tui.screens.compare import measured as screen_measured
+    loopback.default = Reply(text=turn('[TO: Bob] "Go on."', "Listen."), usage={"input_tokens": 200_000})
+    scene = scene_file(tmp_path, cast=remote_cast(loopback, "alice", "bob", "charlie"))
+    out = tmp_path / "sweep"
+    args = ["sweep", str(scene), "--isolation", "b", "--coordinator", "C", "--seeds", "1-2", "--concurrency", "1",
+            "--characters-dir", str(CHARACTERS), "--out", str(out), "--max-beats", "3", "--budget-usd", "1.0"]
+    assert main(args) == 1
+    assert main([*args[:-1], "100"]) == 0
+    capsys.readouterr()
+    assert b'"call"' in (out / "b-C-seed1" / "superseded.jsonl").read_bytes()   # a paid call of the cut beat
+    rows = {r["run"]: r for r in read_results(out)}
+    assert main(["compare", str(out), "--json"]) == 0
+    compared = {r["run"]: r for r in json.loads(capsys.readouterr().out)["runs"]}
+    for name in ("b-C-seed1", "b-C-seed2"):
+        costs = json.loads((out / name / "metadata.json").read_text())["costs"]
+        assert rows[name]["tokens"] == compared[name]["tokens"] == costs["totalTokens"]
+        assert rows[name]["cost_usd"] == compared[name]["cost_usd"] == pytest.approx(costs["estimatedUSD"])
+        assert screen_measured(out / name).tokens == costs["totalTokens"]      # the console's Compare screen
+    assert costs["cutCalls"] == 0 and json.loads((out / "b-C-seed1" / "metadata.json").read_text())["costs"]["cutCalls"] > 0
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(out), "--html", str(page)]) == 0
+    tokens = number(mean(compared[name]["tokens"] for name in compared))
+    assert f"<td>tokens</td><td>{tokens}" in page.read_text()
+
+
+def test_runs_whose_model_calls_all_failed_are_failed_runs_of_the_sweep(tmp_path, loopback, capsys):
+    """`--batch` exits 1 on a run closed by `provider-error`; a sweep of such runs is no success either:
+    the summary counts them as failed and it exits 1, run again too (their results stand)."""
+    loopback.default = Reply(status=500, error_message="overloaded")
+    scene = scene_file(tmp_path, cast=remote_cast(loopback, "alice", "bob", "charlie"))
+    out = tmp_path / "sweep"
+    args = ["sweep", str(scene), "--isolation", "a,b", "--coordinator", "C", "--seeds", "1", "--concurrency", "2",
+            "--characters-dir", str(CHARACTERS), "--out", str(out), "--max-beats", "3"]
+    assert main(args) == 1
+    assert "2/2 done, 2 failed" in capsys.readouterr().err
+    assert {r["close_reason"] for r in read_results(out)} == {"provider-error"}
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "2 already done" in err and "2/2 done, 2 failed" in err
 
 
 async def test_sigterm_stops_every_live_run_cleanly(tmp_path):
@@ -267,6 +339,20 @@ def test_progress_on_a_terminal_draws_a_bar_per_condition():
     progress.begin(plan, [{"isolation": "a", "coordinator": "C", "close_reason": "natural", "cost_usd": 0.5}], 3)
     drawn = stream.getvalue()
     assert "a-C ██████████░░░░░░░░░░ 1/2" in drawn and "b-C ░░░░░░░░░░░░░░░░░░░░ 0/2" in drawn and "$0.5000" in drawn
+
+
+def test_a_stopped_sweeps_closing_line_estimates_no_time_left():
+    """While runs go on the summary has an ETA; once the sweep stops (a signal, its budget) nothing runs
+    on, so its closing line has none."""
+    from promptdesk.core.experiments.sweep_plan import Combination
+    stream, clock = io.StringIO(), iter([0.0, 10.0, 10.0, 10.0])
+    progress = Progress(stream, tty=False, now=lambda: next(clock))
+    plan = SweepPlan(scene="s.yaml", isolations=["a"], coordinators=["C"], seeds=[1, 2, 3])
+    progress.begin(plan, [], 3)
+    progress.finished(Combination("a", "C", 1), {"close_reason": "natural"}, 0.0)
+    progress.end("stop")
+    lines = stream.getvalue().splitlines()
+    assert "ETA 20s" in lines[1] and lines[2].startswith("sweep stopped by a signal") and "ETA" not in lines[2]
 
 
 async def test_a_run_that_cannot_start_is_recorded_as_failed_not_dropped(tmp_path):

@@ -65,7 +65,95 @@ def test_compare_and_report_of_a_sweep_of_takes_give_the_statistics_by_condition
     assert "Sweep of takes" in html and 'world event &quot;The fire alarm goes off&quot;' in html
     assert html.count("<td>retake-seed") == 3 and "Differences between conditions" in html
     assert "What was run" in html and "How to cite these numbers" in html and "paired by seed" in html
+    assert "<dt>Seeds</dt><dd>1-3</dd>" in html        # the seeds the takes played with, not the parent's (2)
+    import html as markup                              # "Run with" is a command that runs it again, flags and all
+    assert ("<code>promptdesk sweep --branch-from parent --at-beat 4 --event 'The fire alarm goes off' --seeds 1-3"
+            "</code>") in markup.unescape(html)
     assert not re.search(r"<td>(True|False)</td>", html)
+
+
+def test_an_unfinished_sweep_of_takes_says_what_is_left_out_and_one_with_none_done_is_refused(swept, tmp_path, capsys):
+    import shutil
+    out = tmp_path / "sweep"
+    shutil.copytree(swept / "sweep", out)
+    rows = read_results(out)
+    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows if r["run"] != "change-seed3"))
+    page = tmp_path / "sweep.html"
+    assert main(["report", str(out), "--html", str(page)]) == 0
+    text = " ".join(page.read_text().split())
+    assert "5 of 6 planned runs have a result; left out, with no result yet: change seed 3" in text
+    assert main(["compare", str(out)]) == 0
+    assert "left out, with no result yet: change seed 3" in " ".join(capsys.readouterr().out.split())
+    (out / "results.jsonl").write_text("")
+    for command in (["report", str(out), "--html", str(page)], ["compare", str(out)]):
+        assert main(command) == 2
+        assert "a sweep of takes with no finished take yet; run the sweep first" in capsys.readouterr().err
+
+
+def test_sweeps_of_takes_of_other_parents_or_beats_do_not_pair_with_it_unless_unpaired(swept, tmp_path, capsys):
+    """A seed of a take draws the continuation from its parent's beat K: takes from another beat (or
+    another parent), or whole runs of a sweep, draw other lines with the same seed, so pairing them by
+    seed would claim a design that is not there. Two sweeps of takes of one parent from one beat (two
+    changes) do pair."""
+    from test_compare import make_sweep
+    out = swept / "sweep"
+    assert main(["sweep", "--branch-from", str(swept / "parent"), "--at-beat", "3", "--seeds", "1-3", "--out",
+                 str(tmp_path / "beat3"), "--event", "The fire alarm goes off"]) == 0
+    whole = make_sweep(tmp_path / "whole")
+    capsys.readouterr()
+    for other, says in ((tmp_path / "beat3", "takes of parent from beat 3"), (whole, "a sweep of whole runs")):
+        assert main(["compare", str(out), str(other), "--metrics", "turns"]) == 2
+        err = " ".join(capsys.readouterr().err.split())
+        assert "takes of parent from beat 4" in err and says in err and "--unpaired" in err
+    assert main(["compare", str(out), str(tmp_path / "beat3"), "--metrics", "turns", "--unpaired"]) == 0
+    assert main(["compare", str(out), str(tmp_path / "beat3"), "--metrics", "turns", "--tui"]) == 2
+    capsys.readouterr()
+    again = tmp_path / "again"
+    assert sweep(swept / "parent", again, "--note", "Slow down", seeds="1-3") == 0
+    assert main(["compare", str(out), str(again), "--metrics", "turns", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["design"] == "paired"
+
+
+@pytest.mark.parametrize("plan, says", [("[1, 2]\n", "a sweep of takes' plan is a mapping of keys"),
+                                         ("seeds: [1]\n", "parent is missing"),
+                                         ("parent: p\nat_beat: four\nseeds: [1]\n", "at_beat is not a whole number"),
+                                         ("at_beat: [\n", "invalid YAML")])
+def test_a_damaged_plan_of_takes_is_named_with_what_is_wrong_never_a_traceback(swept, tmp_path, capsys, plan, says):
+    import shutil
+    out = tmp_path / "sweep"
+    shutil.copytree(swept / "sweep", out)
+    (out / "takes.yaml").write_text(plan)
+    for command in (["compare", str(out)], ["report", str(out), "--html", str(tmp_path / "p.html")]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert str(out / "takes.yaml") in err and says in err and "Traceback" not in err
+
+
+def test_a_take_stopped_before_its_first_beat_resumes_with_its_change(swept, tmp_path, capsys):
+    """A take stopped (a signal, the budget) after its `branch` and its change were recorded but before
+    its first beat began: run again, it must continue as that take, the change delivered, its own seed
+    kept, and play what the take played uninterrupted; not as a copy of the parent without the change."""
+    import shutil
+    out = tmp_path / "sweep"
+    shutil.copytree(swept / "sweep", out)
+    take = out / "change-seed1"
+    whole = read_events(take)
+    lines = (take / "events.jsonl").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "beat" and json.loads(line)["beat"] == 4)
+    assert [json.loads(line)["type"] for line in lines[at - 2:at]] == ["branch", "event"]
+    stop = {"t": json.loads(lines[at - 1])["t"], "from": "coordinator", "text": "Scene stopped by the operator",
+            "beat": 4, "type": "close", "reason": "stop", "goal_achieved": None}
+    (take / "events.jsonl").write_text("\n".join(lines[:at] + [json.dumps(stop)]) + "\n")
+    rows = [r for r in read_results(out) if r["run"] != "change-seed1"]
+    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert sweep(swept / "parent", out, "--event", "The fire alarm goes off") == 0
+    capsys.readouterr()
+    again = read_events(take)
+    changes = lambda events: [(e.type, e.beat, e.text) for e in events if e.type in ("branch", "event", "note")]  # noqa: E731
+    assert changes(again) == changes(whole) and changes(whole)[0][0] == "branch"
+    spoken = lambda events: [(e.beat, e.from_, e.text) for e in events if e.type == "speak" and e.beat >= 4]  # noqa: E731
+    assert spoken(again) == spoken(whole)
+    assert next(r for r in read_results(out) if r["run"] == "change-seed1")["seed"] == 1
 
 
 def test_the_same_sweep_again_resumes_and_another_plan_is_refused(swept, capsys):
@@ -196,3 +284,10 @@ async def test_a_budget_stopped_sweep_of_takes_goes_on_with_a_higher_budget(run_
         assert len(read_results(tmp_path / "takes")) < 2
         assert await asyncio.to_thread(main, [*args, "--budget-usd", "1000"]) == 0
         assert len(read_results(tmp_path / "takes")) == 2
+        # What a take paid is its own calls, those of the beat its resume played again (superseded) included.
+        from promptdesk.core.record.seams import superseded_calls
+        cut = {t: [c for c in superseded_calls(tmp_path / "takes" / t) if c.beat >= 3] for t in ("retake-seed1", "change-seed1")}
+        assert any(cut.values())
+        for row in read_results(tmp_path / "takes"):
+            own = [e for e in read_events(tmp_path / "takes" / row["run"]) if e.type == "call" and e.beat >= 3]
+            assert row["cost_usd"] == pytest.approx(sum(e.cost_usd for e in own + cut[row["run"]]), abs=1e-6)

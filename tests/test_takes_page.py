@@ -96,3 +96,17 @@ def test_five_takes_side_by_side_fit_a_1400_pixel_window(family, tmp_path):
     assert measured, result.stdout[-500:]
     scroll, client = map(int, measured.groups())
     assert scroll <= client <= 1400, (scroll, client)
+
+
+def test_a_takes_own_report_says_it_was_made_by_branch_and_with_its_own_seed(family, tmp_path):
+    """A take was not run with `--batch`: its report's "Run with" is the `branch` command that made it
+    (the parent by its folder's name, the beat, the change) and its seed the one it played on with."""
+    import html as markup
+    runs = family
+    for name, command, seed in (("note", "promptdesk branch base --at-beat 3 --note 'Bob, say nothing for a while.' "
+                                         "--to bob", "7"),
+                                ("again", "promptdesk branch base --at-beat 3 --seed 3", "3")):
+        page = tmp_path / f"{name}.html"
+        assert main(["report", str(runs / name), "--html", str(page)]) == 0
+        text = markup.unescape(page.read_text())
+        assert f"<dt>Run with</dt><dd><code>{command}</code>" in text and f"<dt>Seeds</dt><dd>{seed}</dd>" in text

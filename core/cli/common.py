@@ -116,5 +116,5 @@ def swept(sweep, folder: Path, todo: list) -> int:
     if sweep.failure is not None:
         print(sweep.failure, file=sys.stderr)
     print(f"Sweep folder: {folder}", file=sys.stderr)
-    done = sweep.complete() and not sweep.failed_runs() and not sweep.stopping and sweep.failure is None
+    done = sweep.complete() and not sweep.any_failed() and not sweep.stopping and sweep.failure is None
     return EXIT_CLOSED if done else EXIT_FAILED

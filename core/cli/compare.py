@@ -10,7 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from promptdesk.core.experiments.compare import METRICS, Comparison, compare, folders_of, measure, parse_metrics
+from promptdesk.core.experiments.compare import (METRICS, Comparison, check_sweeps, compare, folders_of, left_out, measure,
+                                                 parse_metrics)
 from promptdesk.core.experiments.compare_text import (difference_cells, difference_header, factorial_header,
                                                       factorial_rows, notes, shown_differences)
 from promptdesk.core.experiments.evaluation_compare import evaluation_metrics, means_json, means_text_rows, measured, unit_for
@@ -59,6 +60,7 @@ def main(argv: list[str], console: Console | None = None) -> int:
         if ns.tui:
             if ns.metrics is not None:
                 return refuse("INVALID_CONFIG: --metrics does not apply to --tui (the Compare screen shows every metric)")
+            check_sweeps(ns.paths, Options(unpaired=ns.unpaired))
             runs, by, takes = measure(ns.paths, audit=False)
             compare(runs, by, METRICS, takes)   # a design the screen cannot compare is refused here, with its reason
             if console is None:
@@ -66,11 +68,13 @@ def main(argv: list[str], console: Console | None = None) -> int:
             if not has_terminal():
                 return refuse(no_terminal("without --tui the comparison is printed"))
             return console.compare(*folders_of(ns.paths))
+        check_sweeps(ns.paths, Options(unpaired=ns.unpaired))
         runs, by, takes = measure(ns.paths, audit=ns.json or ns.csv)
         known = (*METRICS, *evaluation_metrics(runs))
         metrics = known if ns.metrics is None else parse_metrics(ns.metrics, known)
         comparison = compare(runs, by, metrics, takes, Options(unpaired=ns.unpaired, test=ns.test, adjust=ns.adjust),
                              unit_for(runs, ns.paths), measured)
+        comparison.left_out = left_out(ns.paths)
     except PromptdeskError as exc:
         return refuse(str(exc))
     if ns.json:

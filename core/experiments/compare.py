@@ -19,7 +19,7 @@ analysis it drops that seed's pair for that metric.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from statistics import mean, stdev
 from typing import Any
@@ -30,6 +30,7 @@ from promptdesk.core.experiments.stats.design import Sample, repeated, shares_un
 from promptdesk.core.experiments.stats.factorial import Factorial, adjust_all, factorial, is_factorial
 from promptdesk.core.experiments.stats.rows import Difference, Options, Table, differences, method
 from promptdesk.core.experiments.sweep import PLAN_FILE, read_plan, read_results
+from promptdesk.core.experiments.sweep_plan import unrecorded
 from promptdesk.core.experiments.take_sweep import is_take_sweep, measure_take_sweep
 from promptdesk.core.experiments.takes import Family, family, metrics_after
 
@@ -94,6 +95,9 @@ class Comparison:
     unit: Unit = BY_SEED
     factorial: list[Factorial] = field(default_factory=list)
     factorial_family: int = 0
+    left_out: list[dict[str, Any]] = field(default_factory=list)
+    """Per sweep folder given whose plan is not finished, its planned runs with no result
+    (`left_out`): they are not in the comparison, and every form of it says so."""
 
     @property
     def metrics(self) -> list[str]:
@@ -135,7 +139,7 @@ class Comparison:
                 "design": stats["design"], "statistics": stats,
                 "differences": [d.to_dict() for d in self.differences],
                 "factorial": [f.to_dict() for f in self.factorial],
-                "runs": [r.to_dict() for r in self.runs],
+                "runs": [r.to_dict() for r in self.runs], "left_out": self.left_out,
                 **({"branched_at": self.takes.branched_at, "diverges_at": self.takes.diverges_at,
                     "takes": self.takes.to_dict()} if self.takes is not None else {})}
 
@@ -160,7 +164,12 @@ def stat(values: list[float | None]) -> Stat:
 
 
 def check_design(runs: list[RunMetrics], unit: Unit, options: Options) -> None:
-    """Refuse runs of several scenes unless they can be compared (see the module docstring)."""
+    """Refuse a run with no start record (nothing says what it was), and runs of several scenes unless
+    they can be compared (see the module docstring)."""
+    for run in runs:
+        if run.scene is None and run.isolation is None and run.seed is None and run.beats == 0:
+            raise InvalidConfig(f"{run.run} recorded no event (an empty events.jsonl: a run killed before its first "
+                                "event), so it has no scene, choices or seed to compare by; leave it out")
     scenes = sorted({str(r.scene) for r in runs})
     if len(scenes) > 1 and not unit.includes_scene and not options.unpaired:
         raise InvalidConfig(f"these runs are of {len(scenes)} different scenes ({', '.join(scenes)}): runs are paired "
@@ -197,13 +206,14 @@ def compare(runs: list[RunMetrics], by: str = "run", metrics: tuple[str, ...] = 
     how a metric is read from a run, `value` by default), and test every pair of columns as the design
     allows (`options`). `takes`: the runs are takes of one another (measured after their branch beat)."""
     check_design(runs, unit, options)
+    options = replace(options, unit=unit.name)
     columns: dict[str, list[RunMetrics]] = {}
     for run in runs:
         columns.setdefault(run.run if by == "run" else run.condition(), []).append(run)
     samples = {m: {c: [(unit.of(r), measure(r, m)) for r in rs] for c, rs in columns.items()} for m in metrics}
     table = {m: {c: stat([v for _, v in sample]) for c, sample in row.items()} for m, row in samples.items()}
     if by == "run":
-        options = Options(True, options.test, options.adjust, options.alpha, options.power)
+        options = replace(options, unpaired=True)
     elif not options.unpaired and samples and shares_units(next(iter(samples.values()))):
         check_pairs(columns, next(iter(samples.values())), unit)
     statistics = differences(samples, options)
@@ -231,8 +241,10 @@ def is_sweep(path: Path) -> bool:
 
 
 def sweep_runs(folder: Path) -> list[Path]:
-    """The finished runs of a sweep folder, in plan order (runs without a result are left out)."""
-    done = {row.get("run") for row in read_results(folder)}
+    """The finished runs of a sweep folder, in plan order (runs without a result are left out, and so
+    are runs that failed before recording anything: `left_out` names both)."""
+    rows = read_results(folder)
+    done = {row.get("run") for row in rows} - set(unrecorded(folder, rows))
     return [folder / c.name for c in read_plan(folder).combinations() if c.name in done]
 
 
@@ -270,6 +282,50 @@ def _expand_all(paths: list[Path]) -> list[tuple[Path, list[Path], bool]]:
     return expanded
 
 
+def left_out(paths: list[Path]) -> list[dict[str, Any]]:
+    """For each sweep folder (or sweep of takes) among `paths` whose plan is not finished: the folder,
+    its planned and finished runs, and the names of the planned runs with no result, in plan order."""
+    from promptdesk.core.experiments.take_sweep import read_take_plan
+    out = []
+    for path in paths:
+        if not (is_take_sweep(path) or is_sweep(path)):
+            continue
+        rows = read_results(path)
+        done = {row.get("run") for row in rows}
+        planned = (read_take_plan(path) if is_take_sweep(path) else read_plan(path)).combinations()
+        missing = [c for c in planned if c.name not in done]
+        failed = {name: error for name, error in unrecorded(path, rows).items() if name in {c.name for c in planned}}
+        if missing or failed:
+            seeds: dict[str, list[int]] = {}
+            for c in missing:
+                seeds.setdefault(c.condition, []).append(c.seed)
+            out.append({"folder": str(path), "planned": len(planned), "finished": len(planned) - len(missing),
+                        "runs": [c.name for c in missing], "seeds": seeds, "unrecorded": failed})
+    return out
+
+
+def check_sweeps(paths: list[Path], options: Options) -> None:
+    """Refuse, unless the analysis is unpaired, sweep folders whose seeds draw different lines: a sweep of
+    takes beside a sweep of whole runs, or sweeps of takes of another parent or from another beat (the
+    same seed draws another continuation). Takes of one parent from one beat pair (two changes)."""
+    if options.unpaired:
+        return
+    from promptdesk.core.experiments.take_sweep import read_take_plan
+    kinds: dict[Any, tuple[Path, str]] = {}
+    for path in paths:
+        if is_take_sweep(path):
+            plan = read_take_plan(path)
+            key: Any = (plan.parent_id or plan.parent, plan.at_beat)
+            kinds.setdefault(key, (path, f"takes of {Path(plan.parent).name} from beat {plan.at_beat}"))
+        elif is_sweep(path):
+            kinds.setdefault("whole runs", (path, "a sweep of whole runs"))
+    if len(kinds) > 1:
+        (first, one), (second, other) = list(kinds.values())[:2]
+        raise InvalidConfig(f"{first} holds {one} and {second} {other}: the same seed draws other lines in each, so "
+                            "their runs do not pair by seed; compare them apart, or give --unpaired to compare them "
+                            "as independent samples")
+
+
 def folders_of(paths: list[Path]) -> tuple[list[Path], str]:
     """The run folders named (run folders, and the finished runs of each sweep folder) and how to group
     them: by condition when a sweep is among them, else one column per run."""
@@ -304,7 +360,6 @@ def benchmark_conditions(folder: Path, runs: list[RunMetrics]) -> list[RunMetric
 
 
 def _relabel(run: RunMetrics, label: str) -> RunMetrics:
-    from dataclasses import replace
     return replace(run, condition_label=label)
 
 

@@ -11,9 +11,10 @@ from promptdesk.core.experiments.stats.design import unit_text
 from promptdesk.core.experiments.stats.effects import MOST_SEEDS
 from promptdesk.core.experiments.stats.factorial import Factorial, Term
 from promptdesk.core.experiments.stats.multiplicity import ADJUSTMENTS, SHORT, WHAT
-from promptdesk.core.experiments.stats.rows import TOO_FEW_PAIRS, Difference, smallest_p
+from promptdesk.core.experiments.stats.rows import NO_COMMON, TOO_FEW_PAIRS, Difference, smallest_p
 from promptdesk.core.experiments.stats.shift import EXACT_ARRANGEMENTS, EXACT_PAIRS, RANDOM_ARRANGEMENTS
 from promptdesk.core.experiments.takes import Family
+from promptdesk.core.record.outputs import NOT_COMPLETED
 
 
 def signed(x: float) -> str:
@@ -124,6 +125,8 @@ def design_notes(comparison: Comparison) -> list[str]:
                 f"{EXACT_ARRANGEMENTS:,} deals ({RANDOM_ARRANGEMENTS:,} random deals beyond); the {level(comparison)} "
                 "CI is the shifts that test does not reject.")
         effect = "Hedges' g: the difference of means over the pooled sd, small-sample corrected"
+        if options.test == "wilcoxon":
+            test += " --test wilcoxon was not used: the signed-rank test is for paired data only."
     return [design, test + f" Interval and test agree: the CI excludes 0 exactly when p ≤ {options.alpha}.",
             f"Effect size {effect}, with its {level(comparison)} noncentral-t interval."]
 
@@ -155,7 +158,10 @@ def untested_notes(comparison: Comparison) -> list[str]:
     for reason, metrics in untested.items():
         named = ", ".join(f"{m} ({metrics.count(m)} pair{'s' if metrics.count(m) > 1 else ''} of conditions)"
                           for m in dict.fromkeys(metrics))
-        what = (f"fewer than 2 {comparison.unit.name}s known on both sides" if reason == TOO_FEW_PAIRS else reason)
+        unit = comparison.unit.name
+        what = {TOO_FEW_PAIRS: f"fewer than 2 {unit}s known on both sides",
+                NO_COMMON.format(unit=unit): f"the two conditions share no {unit}, so nothing pairs; --unpaired compares "
+                                             "every pair of conditions as independent samples"}.get(reason, reason)
         out.append(f"No test ({reason}: {what}), so no p-value: {named}.")
     dropped: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for d in comparison.differences:
@@ -170,14 +176,51 @@ def untested_notes(comparison: Comparison) -> list[str]:
     return out
 
 
+def left_out_notes(comparison: Comparison) -> list[str]:
+    """The planned runs of an unfinished sweep that are not in the comparison (no result yet)."""
+    out = []
+    for sweep in comparison.left_out:
+        named = ", ".join(f"{condition} seed{'s' if len(seeds) > 1 else ''} {unit_text(seeds)}"
+                          for condition, seeds in sweep["seeds"].items())
+        if named:
+            out.append(f"{sweep['folder']}: {sweep['finished']} of {sweep['planned']} planned runs have a result; "
+                       f"left out, with no result yet: {named} (run the sweep's command again to finish it).")
+        if sweep.get("unrecorded"):
+            failed = "; ".join(f"{name} ({error})" for name, error in sweep["unrecorded"].items())
+            out.append(f"{sweep['folder']}: failed before recording anything, so not compared: {failed}.")
+    return out
+
+
+def unclosed_notes(comparison: Comparison) -> list[str]:
+    """The runs in the comparison that did not close on their own (stopped, failed, cut by a budget,
+    never closed): their values are in the means and tests as recorded, so the reader is told which."""
+    by_reason: dict[str, list[str]] = defaultdict(list)
+    for run in comparison.runs:
+        if run.close_reason in (*NOT_COMPLETED, "incomplete"):
+            by_reason[run.close_reason].append(run.run)
+    if not by_reason:
+        return []
+    named = "; ".join(f"{', '.join(runs)} ({reason})" for reason, runs in by_reason.items())
+    return [f"Did not close on their own, counted as recorded (what they reached before they ended): {named}."]
+
+
 def notes(comparison: Comparison) -> list[str]:
-    """The sentences under the tables: the design, the test, the adjustment, what is significant, the
-    power note and the factorial view."""
+    """The sentences under the tables: the runs left out, the design, the test, the adjustment, what is
+    significant, the power note and the factorial view."""
     if comparison.by == "run":
-        return [*takes_notes(comparison.takes),
+        return [*left_out_notes(comparison), *unclosed_notes(comparison), *takes_notes(comparison.takes),
                 "One run per column: no seed-to-seed spread to test a difference against (compare a sweep for that)."]
+    if len(comparison.columns) < 2:
+        only = ", ".join(comparison.columns) or "none"
+        return [*left_out_notes(comparison), *unclosed_notes(comparison),
+                f"One condition ({only}): nothing to compare it with, so no test; the table is its mean ± sd over its runs."]
     options, m = comparison.options, comparison.statistics.family
-    out = design_notes(comparison) + adjustment_notes(comparison) + untested_notes(comparison)
+    out = left_out_notes(comparison) + unclosed_notes(comparison) + design_notes(comparison)
+    if not m:
+        return [*out, *untested_notes(comparison),
+                "No row could reject (each untested, or with every difference 0), so nothing was adjusted and no difference is significant.",
+                *factorial_notes(comparison)]
+    out += adjustment_notes(comparison) + untested_notes(comparison)
     significant = comparison.significant
     if significant:
         out.append(f"Significant at {options.alpha} after adjustment (*): "
@@ -211,8 +254,9 @@ def factorial_notes(comparison: Comparison) -> list[str]:
            if first.design.startswith("repeated") else
            "a two-way ANOVA of the runs with interaction (statsmodels OLS, type II sums of squares)")
     skipped = [f"{f.metric} ({f.untested})" for f in comparison.factorial if f.untested]
-    return [f"Factorial view (isolation × coordinator): {how}. Its p-values are adjusted together "
-            f"({ADJUSTMENTS[comparison.options.adjust]}, {comparison.factorial_family} tests); partial η² is the share "
+    adjusted = (f"Its p-values are adjusted together ({ADJUSTMENTS[comparison.options.adjust]}, "
+                f"{comparison.factorial_family} tests)" if comparison.factorial_family else "No term has a p-value")
+    return [f"Factorial view (isolation × coordinator): {how}. {adjusted}; partial η² is the share "
             "of the variance the term explains once the other terms are set aside. A term shown — has no F: no "
             "difference at all between its levels, or the same difference in every seed (nothing to test it against)."
             + (f" Not analysed: {'; '.join(skipped)}." if skipped else "")]
@@ -222,6 +266,9 @@ def cite(comparison: Comparison) -> str:
     """How to cite a number of this comparison: the test, n, the adjustment and an example row."""
     if comparison.by == "run":
         return "One run per column: these are descriptions of single runs, not estimates; cite them as such."
+    if len(comparison.columns) < 2:
+        return ("One condition: its mean ± sd over its runs describe it; there is no difference to test, so cite "
+                "no p-value.")
     shown = tested_differences(comparison)
     example = min(shown, key=lambda d: d.p_value or 1.0) if shown else None
     options = comparison.options

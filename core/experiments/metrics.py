@@ -38,6 +38,7 @@ from promptdesk.core.errors import InvalidConfig, PromptdeskError
 from promptdesk.core.formats.registry import FORMATS
 from promptdesk.core.record.events import BaseEvent, CallEvent, SpeakEvent
 from promptdesk.core.record.seams import superseded_calls
+from promptdesk.core.record.takes import played_seed
 
 _WORD = re.compile(r"[\w']+")
 EVERYONE = "*"
@@ -250,7 +251,7 @@ def run_metrics(events: list[BaseEvent], run: str = "", audit: str = "unavailabl
     echo_values = [value for _, value in echoes(events)]
     return RunMetrics(
         run=run, scene=info.get("scene", {}).get("name"), isolation=info.get("isolation"),
-        coordinator=info.get("coordinator"), seed=info.get("seed"), beats=outputs.beats(events),
+        coordinator=info.get("coordinator"), seed=played_seed(events, info.get("seed")), beats=outputs.beats(events),
         close_reason=close.reason if close else "incomplete",
         goal_achieved=_optional_bool(close.goal_achieved) if close else None,
         success=success, duration_s=round(outputs.duration_s(events), 3),

@@ -7,6 +7,8 @@ import sys
 import time
 from typing import Any, TextIO
 
+from promptdesk.core.experiments.sweep_plan import failed_run
+
 BAR = 20
 
 
@@ -21,6 +23,7 @@ class Progress:
         self.failed: dict[str, int] = {}
         self.total: dict[str, int] = {}
         self.spent = 0.0
+        self.ended = False
         self._drawn = 0
 
     def begin(self, plan: Any, results: list[dict[str, Any]], todo: int, spent: float | None = None,
@@ -46,7 +49,7 @@ class Progress:
     def _count(self, condition: str, row: dict[str, Any]) -> None:
         if condition in self.done:
             self.done[condition] += 1
-            self.failed[condition] += row.get("close_reason") == "error"
+            self.failed[condition] += failed_run(row)
 
     def finished(self, combo: Any, row: dict[str, Any], spent: float) -> None:
         self._count(combo.condition, row)
@@ -69,6 +72,7 @@ class Progress:
                "record-error": "stopped: a file could not be written (below)",
                "unknown-usage": "stopped: a call sent no token usage, so its cost is unknown and --budget-usd "
                                 "cannot be kept; run without a budget, or on a server that reports usage"}.get(stopping or "")
+        self.ended = True   # nothing runs on: no time left to estimate
         self._say(f"sweep {why or 'finished'} — {self.summary()}")
 
     def note(self, line: str) -> None:
@@ -82,8 +86,9 @@ class Progress:
         return (self.now() - self.started) / self.finished_now * left
 
     def summary(self) -> str:
+        """Runs done and failed, the spend, and while the sweep runs the time it still needs."""
         done, failed, total = sum(self.done.values()), sum(self.failed.values()), sum(self.total.values())
-        eta = self.eta_s()
+        eta = None if self.ended else self.eta_s()
         return (f"{done}/{total} done, {failed} failed, ${self.spent:.4f} spent"
                 + (f", ETA {eta:.0f}s" if eta is not None else ""))
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from promptdesk.core.formats.registry import of_run
 from promptdesk.core.record import outputs
-from promptdesk.core.experiments.compare import (METRICS, Comparison, benchmark_conditions, compare, is_sweep, number,
+from promptdesk.core.experiments.compare import (METRICS, Comparison, benchmark_conditions, compare, is_sweep, left_out, number,
                                                  sweep_runs)
 from promptdesk.core.experiments.evaluation_compare import evaluation_metrics, measured, unit_for
 from promptdesk.core.experiments.report_evaluation import run_section, sweep_section
@@ -25,7 +25,7 @@ from promptdesk.core.record.events import BaseEvent
 from promptdesk.core.experiments.metrics import (NESTED, FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, NotARunFolder, RunMetrics, audit_verdict,
                                       recorded_success, spend_per_beat, run_events, run_metrics, timeline)
 from promptdesk.core.experiments.report_arcs import arcs_svg, graph_svg, insights_html, relationships_rows
-from promptdesk.core.record.recorder import read_events
+from promptdesk.core.record.seams import superseded_calls
 
 COLOURS = {SPOKE: "#3b82f6", INTERRUPTED: "#f59e0b", REACTED: "#10b981", SILENT: "#9ca3af", FAILED: "#ef4444"}
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -225,7 +225,8 @@ def duration_text(m: RunMetrics, simulated: bool) -> str:
 def run_report(run_dir: Path, command: str | None = None) -> str:
     """The HTML of one run."""
     events = run_events(run_dir)
-    m = run_metrics(events, run=run_dir.resolve().name, audit=audit_verdict(run_dir), success=recorded_success(run_dir))
+    m = run_metrics(events, run=run_dir.resolve().name, audit=audit_verdict(run_dir), success=recorded_success(run_dir),
+                    cut=superseded_calls(run_dir))
     names = outputs.cast_names(events)
     facts = gather([(run_dir, events)])
     simulated = facts.clocks == {"simulated"}
@@ -276,12 +277,16 @@ def comparison_html(comparison: Comparison) -> str:
 def sweep_report(folder: Path, command: str | None = None) -> str:
     """The HTML of a sweep: what was run, how to cite it, the comparison by condition, a chart per
     metric, and each run's outcome."""
-    logs = {d.name: read_events(d) for d in sweep_runs(folder)}
+    logs = {d.name: run_events(d) for d in sweep_runs(folder)}
+    if not logs:
+        raise NotARunFolder(f"{folder} is a sweep with no finished run yet; run the sweep first")
     runs = benchmark_conditions(folder, [run_metrics(events, run=name, audit=audit_verdict(folder / name),
-                                                     success=recorded_success(folder / name))
+                                                     success=recorded_success(folder / name),
+                                                     cut=superseded_calls(folder / name))
                                          for name, events in logs.items()])
     comparison = compare(runs, "condition", (*METRICS, *evaluation_metrics(runs)), unit=unit_for(runs, [folder]),
                          measure=measured)
+    comparison.left_out = left_out([folder])
     plan = read_plan(folder)
     facts = gather([(folder / name, events) for name, events in logs.items()], file=str(plan.scene))
     simulated = facts.clocks == {"simulated"}

@@ -21,6 +21,7 @@ from promptdesk.core.casting.notes import ISOLATION_LINES, ROLE_LINES
 from promptdesk.core.improv import DISCLAIMER
 from promptdesk.core.record import outputs
 from promptdesk.core.record.events import BaseEvent
+from promptdesk.core.record.takes import branch_event, played_seed
 
 OFFLINE_GOAL = ("The offline judge decides a goal by matching words, not by understanding: it reads the goal as "
                 "clauses of who must do what (apologise, accept, agree, admit, ...) and counts a clause only when the "
@@ -85,9 +86,10 @@ def gather(runs: list[tuple[Path, list[BaseEvent]]], file: str | None = None) ->
         facts.scene = facts.scene or scene.get("name") or ""
         facts.file = facts.file or scene.get("file")
         facts.format = scene.get("format") or facts.format
+        played = {**info, "seed": played_seed(events, info.get("seed"))}   # a take's own seed, not its parent's
         for key, values in (("isolation", facts.isolations), ("coordinator", facts.coordinators), ("seed", facts.seeds)):
-            if info.get(key) is not None and info[key] not in values:
-                values.append(info[key])
+            if played.get(key) is not None and played[key] not in values:
+                values.append(played[key])
         names = outputs.cast_names(events)
         for slug, spec in (info.get("providers") or {}).items():
             facts.providers.setdefault(names.get(slug, slug), set()).add(str(spec))
@@ -162,21 +164,51 @@ def sweep_command(plan: Any) -> str:
     return shlex.join(words)
 
 
+def take_sweep_command(plan: Any) -> str:
+    """The `promptdesk sweep --branch-from` command of a sweep of takes (`take_sweep.TakeSweepPlan`): the
+    parent by its folder's name (its recorded path is this machine's), the change and the seeds as flags."""
+    words = ["promptdesk", "sweep", "--branch-from", Path(plan.parent).name, "--at-beat", str(plan.at_beat)]
+    if plan.event is not None:
+        words += ["--event", plan.event]
+    if plan.note is not None:
+        words += ["--note", plan.note] + (["--to", plan.to] if plan.to else [])
+    return shlex.join(words + ["--seeds", seeds_text(list(plan.seeds)).replace(", ", ",")])
+
+
 def _given(plan: Any) -> list[str]:
     """A benchmark sweep's scenes as given: its folder when every file is in it, else the files."""
     folder = str(plan.scene)
     return [folder] if all(str(p).startswith(folder.rstrip("/") + "/") for p in plan.scenes) else list(plan.scenes)
 
 
+def branch_command(events: list[BaseEvent]) -> str | None:
+    """The `promptdesk branch` command that made a take (the parent by its folder's name: its recorded
+    path is this machine's), None for a run that is not a take."""
+    event = branch_event(events)
+    if event is None:
+        return None
+    extra = event.model_extra or {}
+    change = extra.get("change") or {}
+    words = ["promptdesk", "branch", Path(str(extra.get("parent") or "PARENT")).name, "--at-beat", str(event.beat)]
+    for key in ("event", "note", "to", "seed", "provider", "model"):
+        if change.get(key) is not None:
+            words += [f"--{key}", str(change[key])]
+    return shlex.join(words)
+
+
 def run_command(events: list[BaseEvent]) -> str:
-    """The `promptdesk --batch` command that plays a run again (its scene file by name when recorded)."""
+    """The command that made a run: `promptdesk --batch` (its scene file by name when recorded), or
+    for a take, the `promptdesk branch` that made it."""
+    if (branched := branch_command(events)) is not None:
+        return branched
     info = outputs.start_info(events)
     scene = info.get("scene", {})
-    providers = {str(p).partition(":")[0] for p in (info.get("providers") or {}).values()}
+    specs = {str(p) for p in (info.get("providers") or {}).values()}
     words = ["promptdesk", "--batch", scene.get("file") or f"{scene.get('name', 'SCENE')}.yaml",
              "--isolation", str(info.get("isolation")), "--coordinator", str(info.get("coordinator"))]
-    if len(providers) == 1:
-        words += ["--provider", providers.pop()]
+    if len(specs) == 1:   # one provider and model for the whole cast (a mixed cast is its scene file's)
+        provider, _, model = specs.pop().partition(":")
+        words += ["--provider", provider] + (["--model", model] if model and provider != "offline" else [])
     if info.get("seed") is not None:
         words += ["--seed", str(info["seed"])]
     return shlex.join(words)

@@ -39,6 +39,7 @@ from promptdesk.core.errors import InvalidConfig, RecordingError, recording_erro
 from promptdesk.core.record.events import BaseEvent, CallEvent
 from promptdesk.core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
 from promptdesk.core.record.run_folder import write_atomic
+from promptdesk.core.record.seams import superseded_calls
 from promptdesk.core.experiments.benchmark import attach_evaluators, check_benchmark, scene_key
 from promptdesk.core.experiments.metrics import audit_verdict, recorded_success, run_metrics
 from promptdesk.core.experiments.spend import SPEND_FILE, spent_so_far, write_spend
@@ -49,7 +50,7 @@ from promptdesk.core.casting.build import build_session
 from promptdesk.core.casting.resume import prepare, resumable
 
 from promptdesk.core.experiments.sweep_plan import (PLAN_FILE, RESULT_FIELDS, RESULTS_FILE, Combination,  # noqa: F401
-                                                   SweepPlan, read_plan, read_results)
+                                                   SweepPlan, failed_run, read_plan, read_results)
 
 
 class Sweep:
@@ -273,14 +274,15 @@ class Sweep:
             except RecordingError as error:
                 self.recording_failed(error)
                 return
-            self.failed += row["close_reason"] == "error"
+            self.failed += failed_run(row)
             if self.progress:
                 self.progress.finished(combo, row, self.spent_usd)
             heap.release()  # the run's heap, frozen beat by beat, can be collected once it is garbage
 
     def _result(self, combo: Combination, events: list[BaseEvent]) -> dict[str, Any]:
         run_dir = self.folder / combo.name
-        metrics = run_metrics(events, run=combo.name, audit=audit_verdict(run_dir), success=recorded_success(run_dir)).to_dict()
+        metrics = run_metrics(events, run=combo.name, audit=audit_verdict(run_dir), success=recorded_success(run_dir),
+                              cut=superseded_calls(run_dir)).to_dict()
         factors = {"condition": combo.condition, "scene": combo.scene, "model": combo.model} if combo.scene or combo.model else {}
         return {"run": combo.name, **factors, **{k: metrics[k] for k in RESULT_FIELDS}}
 
@@ -296,10 +298,10 @@ class Sweep:
         done = {row.get("run") for row in read_results(self.folder)}
         return all(c.name in done for c in self.plan.combinations())
 
-    def failed_runs(self) -> int:
-        """How many planned runs have a failed run's result line, in this invocation or an earlier one."""
+    def any_failed(self) -> bool:
+        """True when a planned run's result, of this invocation or an earlier one, is a failed run's."""
         planned = {c.name for c in self.plan.combinations()}
-        return sum(row.get("run") in planned and row.get("close_reason") == "error" for row in read_results(self.folder))
+        return any(failed_run(row) for row in read_results(self.folder) if row.get("run") in planned)
 
 
 async def run_with_signals(sweep: Sweep, todo: list[Combination]) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import math
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -78,21 +79,36 @@ def writing(path: Path) -> Iterator[None]:
         raise recording_error(exc, str(path), SWEEP_ADVICE) from None
 
 
+MAX_SEEDS = 10_000
+"""The most seeds one sweep takes: each is a run per condition (a sweep of 10,000 seeds over the six
+conditions of both choices is already 60,000 runs)."""
+
+_SEED_PART = re.compile(r"([0-9]+)(?:\s*-\s*([0-9]+))?")
+
+
 def parse_seeds(text: str) -> list[int]:
-    """`1-10`, `1,3,5` or a mix such as `1-3,7` as a sorted list of distinct seeds."""
-    seeds: set[int] = set()
-    try:
-        for part in filter(None, (p.strip() for p in text.split(","))):
-            low, _, high = part.partition("-")
-            first, last = int(low), int(high or low)
-            if last < first:
-                raise ValueError(part)
-            seeds.update(range(first, last + 1))
-    except ValueError:
-        raise InvalidConfig(f"--seeds must look like 1-10 or 1,3,5 (whole numbers, ranges low-high), not {text!r}") from None
-    if not seeds:
+    """`1-10`, `1,3,5` or a mix such as `1-3,7` as a sorted list of distinct seeds: whole numbers in
+    the digits 0-9, a range low-high with both ends; at most `MAX_SEEDS` of them, counted before any
+    is listed (so `1-1000000000` is refused at once, not built in memory)."""
+    spans: list[tuple[int, int]] = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        found = _SEED_PART.fullmatch(part)
+        if found is None or int(found[2] or found[1]) < int(found[1]):
+            raise InvalidConfig(f"--seeds must look like 1-10 or 1,3,5 (whole numbers, ranges low-high), not {text!r}")
+        spans.append((int(found[1]), int(found[2] or found[1])))
+    if not spans:
         raise InvalidConfig("--seeds names no seed; give e.g. --seeds 1-5")
-    return sorted(seeds)
+    merged: list[list[int]] = []
+    for low, high in sorted(spans):
+        if merged and low <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], high)
+        else:
+            merged.append([low, high])
+    count = sum(high - low + 1 for low, high in merged)
+    if count > MAX_SEEDS:
+        raise InvalidConfig(f"--seeds {text.strip()} names {count:,} seeds; a sweep takes at most {MAX_SEEDS:,} "
+                            "(each seed is a run per condition): give a smaller range")
+    return [seed for low, high in merged for seed in range(low, high + 1)]
 
 
 def parse_choices(text: str, valid: tuple[str, ...], flag: str) -> list[str]:

@@ -17,6 +17,15 @@ PLAN_FILE, RESULTS_FILE = "sweep.yaml", "results.jsonl"
 RESULT_FIELDS = ("isolation", "coordinator", "seed", "close_reason", "goal_achieved", "success", "beats", "tokens",
                  "cost_usd", "duration_s", "failures", "audit")
 
+FAILED_CLOSES = ("error", "provider-error")
+"""Close reasons that make a run a failed run of its sweep: the engine failed, or its model calls did
+(its `--batch` would exit 1)."""
+
+
+def failed_run(row: dict[str, Any]) -> bool:
+    """Whether a result line is a failed run's (`FAILED_CLOSES`)."""
+    return row.get("close_reason") in FAILED_CLOSES
+
 
 @dataclass(frozen=True)
 class Combination:
@@ -86,24 +95,68 @@ class SweepPlan:
                           protocol=self.protocol)
 
 
+def unrecorded(folder: Path, rows: list[dict[str, Any]]) -> dict[str, str]:
+    """The result lines of runs that failed before recording anything (close `error`, no `events.jsonl`:
+    a run that could not start), by run name, with their error: they have a result but nothing to measure."""
+    return {row["run"]: str(row.get("error") or "error") for row in rows
+            if row.get("close_reason") == "error" and not (Path(folder) / row["run"] / "events.jsonl").is_file()}
+
+
 def read_results(folder: Path) -> list[dict[str, Any]]:
-    """The result lines of a sweep folder (a torn last line, from a kill mid-write, is skipped)."""
+    """The result lines of a sweep folder: JSON objects that name their run. A torn line (a kill
+    mid-write) and a line that is no result (a list, a number: a hand edit) are skipped."""
     path = folder / RESULTS_FILE
     if not path.is_file():
         return []
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
-            out.append(load_json(line))
+            row = load_json(line)
         except ValueError:
             continue
+        if isinstance(row, dict) and isinstance(row.get("run"), str):
+            out.append(row)
     return out
 
 
-def read_plan(folder: Path) -> SweepPlan:
-    """The plan recorded in a sweep folder's `sweep.yaml`."""
-    data = read_yaml(folder / PLAN_FILE, "Sweep plan") or {}
+def name_list(value: Any) -> bool:
+    """A list of strings."""
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def whole_number(value: Any) -> bool:
+    """An int that is no bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def whole_numbers(value: Any) -> bool:
+    """A list of whole numbers."""
+    return isinstance(value, list) and all(whole_number(v) for v in value)
+
+
+PLAN_KEYS: dict[str, tuple[Any, str]] = {"scene": (lambda v: isinstance(v, str), "a file name"),
+                                         "isolations": (name_list, "a list of names"),
+                                         "coordinators": (name_list, "a list of names"),
+                                         "seeds": (whole_numbers, "a list of whole numbers")}
+"""The keys a sweep plan cannot do without, each with its check and what it must be."""
+
+
+def plan_fields(path: Path, data: Any, what: str, keys: dict[str, tuple[Any, str]], fields: Any) -> dict[str, Any]:
+    """The fields of a recorded plan (`sweep.yaml`, `takes.yaml`) for its dataclass (`fields`): a mapping
+    whose `keys` are there and of the right kind, or an InvalidConfig naming the file and what is wrong."""
+    advice = "move the folder aside or pass another --out"
     if not isinstance(data, dict):
-        raise InvalidConfig(f"{folder / PLAN_FILE}: a sweep plan is a mapping of keys (scene, isolations, ...); "
-                            "move the folder aside or pass another --out", file=str(folder / PLAN_FILE))
-    return SweepPlan(**{k: v for k, v in data.items() if k in SweepPlan.__dataclass_fields__})
+        raise InvalidConfig(f"{path}: {what} is a mapping of keys ({', '.join(keys)}, ...); {advice}", file=str(path))
+    for key, (ok, kind) in keys.items():
+        if key not in data:
+            raise InvalidConfig(f"{path}: {key} is missing; {advice}", file=str(path))
+        if not ok(data[key]):
+            raise InvalidConfig(f"{path}: {key} is not {kind} ({data[key]!r}); {advice}", file=str(path))
+    return {k: v for k, v in data.items() if k in fields}
+
+
+def read_plan(folder: Path) -> SweepPlan:
+    """The plan recorded in a sweep folder's `sweep.yaml` (damage is an InvalidConfig naming it)."""
+    path = folder / PLAN_FILE
+    data = read_yaml(path, "Sweep plan")
+    return SweepPlan(**plan_fields(path, data, "a sweep plan", PLAN_KEYS, SweepPlan.__dataclass_fields__))

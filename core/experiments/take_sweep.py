@@ -25,7 +25,9 @@ from promptdesk.core.casting.resume import prepare
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.experiments.metrics import RunMetrics, audit_verdict
 from promptdesk.core.experiments.progress import Progress
+from promptdesk.core.casting.scene_file import read_yaml
 from promptdesk.core.experiments.sweep import RESULT_FIELDS, Sweep, read_results
+from promptdesk.core.experiments.sweep_plan import plan_fields, unrecorded, whole_number, whole_numbers
 from promptdesk.core.experiments.takes import metrics_after, read_take
 from promptdesk.core.record.events import BaseEvent
 from promptdesk.core.record.takes import Change
@@ -106,15 +108,25 @@ def is_take_sweep(path: Path) -> bool:
     return (Path(path) / TAKES_PLAN).is_file()
 
 
+TAKE_PLAN_KEYS: dict[str, tuple[Any, str]] = {"parent": (lambda v: isinstance(v, str), "a run folder's path"),
+                                              "at_beat": (whole_number, "a whole number"),
+                                              "seeds": (whole_numbers, "a list of whole numbers")}
+"""The keys a plan of takes cannot do without, each with its check and what it must be."""
+
+
 def read_take_plan(folder: Path) -> TakeSweepPlan:
-    data = yaml.safe_load((Path(folder) / TAKES_PLAN).read_text(encoding="utf-8")) or {}
-    return TakeSweepPlan(**{k: v for k, v in data.items() if k in TakeSweepPlan.__dataclass_fields__})
+    """The plan recorded in a sweep of takes' `takes.yaml` (damage is an InvalidConfig naming it)."""
+    path = Path(folder) / TAKES_PLAN
+    data = read_yaml(path, "Plan of takes")
+    return TakeSweepPlan(**plan_fields(path, data, "a sweep of takes' plan", TAKE_PLAN_KEYS,
+                                       TakeSweepPlan.__dataclass_fields__))
 
 
 def take_sweep_runs(folder: Path) -> tuple[list[Path], dict[str, str], int]:
     """The finished takes of a sweep of takes in plan order, each one's condition by name, and the beat."""
     plan = read_take_plan(folder)
-    done = {row.get("run") for row in read_results(folder)}
+    rows = read_results(folder)
+    done = {row.get("run") for row in rows} - set(unrecorded(folder, rows))
     finished = [c for c in plan.combinations() if c.name in done]
     return [Path(folder) / c.name for c in finished], {c.name: c.condition for c in finished}, plan.at_beat
 

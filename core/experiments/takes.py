@@ -28,7 +28,8 @@ from promptdesk.core.formats.registry import of_run
 from promptdesk.core.record import outputs
 from promptdesk.core.record.events import BaseEvent, SpeakEvent
 from promptdesk.core.record.recorder import read_events
-from promptdesk.core.record.takes import BRANCH, branch_event, describe_change
+from promptdesk.core.record.takes import BRANCH, branch_event, describe_change, played_seed
+from promptdesk.core.record.seams import superseded_calls
 
 PLAYED = ("speak", "event", "note", "close")
 """What a run played, beat by beat, for `diverges_at` (plus an actor's failure: a `system` with a target)."""
@@ -192,16 +193,16 @@ def diverges_at(suffixes: list[list[BaseEvent]], start: int) -> int | None:
 
 def seed_of(take: Take) -> int | None:
     """The seed the run played its own part with: the change's, else the start's."""
-    seeds = [(e.model_extra or {}).get("change", {}).get("seed") for e in take.events if e.type == BRANCH]
-    seeds = [s for s in seeds if s is not None]
-    return seeds[-1] if seeds else outputs.start_info(take.events).get("seed")
+    return played_seed(take.events, outputs.start_info(take.events).get("seed"))
 
 
 def metrics_after(take: Take, beat: int, audit: str = "not run") -> RunMetrics:
     """The run's metrics from the start of `beat` on (see the module docstring)."""
     part = after(take.events, beat)
     start = [e for e in take.events if e.type == "start"][:1]
-    measured = run_metrics(start + part, run=take.folder.name, audit=audit, success=recorded_success(take.folder))
+    cut = [call for call in superseded_calls(take.folder) if call.beat is not None and call.beat >= beat]
+    measured = run_metrics(start + part, run=take.folder.name, audit=audit, success=recorded_success(take.folder),
+                           cut=cut)
     numbers = [e.beat for e in part if e.beat is not None]
     return replace(measured, beats=(max(numbers) + 1 - beat) if numbers else 0, seed=seed_of(take),
                    duration_s=round(part[-1].t - part[0].t, 3) if part else 0.0)

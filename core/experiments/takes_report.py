@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from promptdesk.core.errors import InvalidConfig
-from promptdesk.core.experiments.compare import compare
+from promptdesk.core.experiments.compare import compare, left_out
 from promptdesk.core.experiments.compare_text import cite, takes_notes
-from promptdesk.core.experiments.metrics import audit_verdict
+from promptdesk.core.experiments.metrics import NotARunFolder, audit_verdict
 from promptdesk.core.experiments.report import charts_html, comparison_html, esc, page, table, yes_no
-from promptdesk.core.experiments.report_header import cite_html, facts_html, gather, run_command
+from promptdesk.core.experiments.report_header import cite_html, facts_html, gather, run_command, take_sweep_command
 from promptdesk.core.experiments.take_sweep import measure_take_sweep, read_take_plan, take_sweep_runs
 from promptdesk.core.experiments.takes import Family, Take, after, change_events, family, metrics_after, seed_of
 from promptdesk.core.formats.registry import of_run
@@ -157,15 +157,17 @@ def take_sweep_report(folder: Path, command: str | None = None) -> str:
     """The HTML of a sweep of takes: what the change does over the seeds, from the branch beat on."""
     plan = read_take_plan(folder)
     runs = measure_take_sweep(folder)
+    if not runs:
+        raise NotARunFolder(f"{folder} is a sweep of takes with no finished take yet; run the sweep first")
     comparison = compare(runs, "condition")
+    comparison.left_out = left_out([folder])
     change = describe_change({"event": plan.event, "note": plan.note, "to": plan.to})
     folders = take_sweep_runs(folder)[0]
     facts = gather([(f, read_events(f)) for f in folders])
     simulated = facts.clocks == {"simulated"}
     outcomes = [[esc(r.run), esc(r.condition()), esc(r.seed), esc(r.close_reason), yes_no(r.success), str(r.beats),
                  esc(r.audit)] for r in runs]
-    ran = f"promptdesk sweep --branch-from {Path(plan.parent).name} --at-beat {plan.at_beat} --seeds " \
-          f"{','.join(str(s) for s in plan.seeds)} ({change})"
+    ran = take_sweep_command(plan)
     body = [f"<h1>Sweep of takes {esc(folder.name)}</h1>",
             facts_html(facts, ran=ran, made=command, extra=[("Takes", f"{len(runs)} finished of {2 * len(plan.seeds)}")]),
             cite_html(cite(comparison)),

@@ -83,9 +83,27 @@ def find_cut(run_dir: Path, reopen_stopped: bool = False) -> Cut:
     if ended:
         at, finished = ended[-1][0] + 1, ended[-1][1]
         beat = None
+        at = _past_branch(parsed, at, end)
     since = finished.t if finished else beat.t if beat else None
     return Cut([e for n, e in parsed if n < at], beat, raw[:at], raw[at:], bool(closes) and not stopped, finished,
                since)
+
+
+def _past_branch(parsed: list[tuple[int, BaseEvent]], at: int, end: int) -> int:
+    """Where a cut just after a finished beat falls when a take's `branch` event opens what follows: past
+    it and the operator's change delivered right after it (its world event or note), which belong to
+    the take itself, not to the beat that was cut; moved aside, the take would resume without them:
+    a copy of its parent, with no change."""
+    following = [(n, e) for n, e in parsed if at <= n < end]
+    if not following or following[0][0] != at or following[0][1].type != "branch":
+        return at
+    branch = following[0][1]
+    at += 1
+    for n, event in following[1:]:
+        if n != at or event.from_ != "operator" or event.type not in ("event", "note") or event.beat != branch.beat:
+            break
+        at += 1
+    return at
 
 
 def log_lines(run_dir: Path) -> list[str]:

@@ -190,6 +190,15 @@ def branch_fields(events: list[BaseEvent]) -> dict[str, Any]:
     return {"parent": extra.get("parent"), "branchedAt": event.beat, "change": extra.get("change") or {}}
 
 
+def played_seed(events: list[BaseEvent], start_seed: Any = None) -> Any:
+    """The seed a run played its own part with: the last `branch` change that set one (a take's, or a
+    take of a take's), else `start_seed` (the start record's: a run that is not a take)."""
+    for event in reversed(events):
+        if event.type == BRANCH and (seed := ((event.model_extra or {}).get("change") or {}).get("seed")) is not None:
+            return seed
+    return start_seed
+
+
 def inherited(events: list[BaseEvent]) -> int:
     """How many of a take's events came from its parent (0 for a run that is not a take)."""
     event = branch_event(events)

@@ -22,6 +22,7 @@ from promptdesk.core.experiments.compare_text import difference_cells, differenc
 from promptdesk.core.errors import PromptdeskError
 from promptdesk.core.experiments.metrics import RunMetrics, recorded_success, run_metrics, spend_per_beat
 from promptdesk.core.record.recorder import read_events
+from promptdesk.core.record.seams import superseded_calls
 from promptdesk.core.experiments.take_sweep import is_take_sweep, measure_take_sweep
 from promptdesk.core.experiments.takes import Family, family, metrics_after
 from promptdesk.tui.dialog import Dialog
@@ -82,7 +83,7 @@ def share_label(name: str) -> Label:
 def measured(folder: Path, events: list | None = None) -> RunMetrics:
     """A run's metrics as `promptdesk compare` has them (the recorded success; the audit not run)."""
     return run_metrics(read_events(folder) if events is None else events, run=folder.name, audit="not run",
-                       success=recorded_success(folder))
+                       success=recorded_success(folder), cut=superseded_calls(folder))
 
 
 def _bar(total: float, progress: float) -> ProgressBar:

@@ -106,8 +106,11 @@ def independent_effect(a: list[float], b: list[float], alpha: float = 0.05) -> E
 
 
 def _power(effect: float, n: object, alpha: float, paired: bool) -> object:
-    """The two-sided t-test's power at `alpha` for `n` units (an array), by the noncentral t (by the
-    normal distribution where scipy's noncentral t gives no number, far in its tail)."""
+    """The two-sided t-test's power at `alpha` for `n` units (an array), by the noncentral t: the share
+    past the upper critical value plus the share below the lower one. Each tail on its own falls back
+    to the normal distribution where scipy's noncentral t gives no number for it (far in its tail,
+    which at the small levels of an adjusted table is often the negligible lower one: the whole power's
+    normal approximation there would overstate it)."""
     import numpy as np
     from scipy.special import nctdtr, stdtrit  # the noncentral t's and Student's t's functions, as scipy.stats calls them
     from scipy.stats import norm
@@ -116,8 +119,11 @@ def _power(effect: float, n: object, alpha: float, paired: bool) -> object:
     lam = effect * (np.sqrt(n) if paired else np.sqrt(n / 2))
     critical = stdtrit(df, 1 - alpha / 2)
     with np.errstate(all="ignore"):
-        exact = 1 - nctdtr(df, lam, critical) + nctdtr(df, lam, -critical)
-    return np.where(np.isnan(exact), norm.sf(critical - lam) + norm.cdf(-critical - lam), exact)
+        upper = 1 - nctdtr(df, lam, critical)
+        lower = nctdtr(df, lam, -critical)
+    upper = np.where(np.isnan(upper), norm.sf(critical - lam), upper)
+    lower = np.where(np.isnan(lower), norm.cdf(-critical - lam), lower)
+    return upper + lower
 
 
 def seeds_for_power(effect: float | None, alpha: float, paired: bool, power: float = 0.8) -> int | None:

@@ -39,18 +39,22 @@ ALPHA = 0.05
 POWER = 0.8
 PAIRED_TESTS = ("sign-flip", "wilcoxon")
 TOO_FEW_PAIRS = "too few pairs"
+NO_COMMON = "no {unit} in common"
+"""The reason of a paired row whose two conditions share no unit at all (not one run failed: nothing pairs)."""
 TOO_FEW_VALUES = "fewer than 2 known values on a side"
 
 
 @dataclass(frozen=True)
 class Options:
-    """How to analyse: force the unpaired analysis, which paired test, which adjustment, alpha, power."""
+    """How to analyse: force the unpaired analysis, which paired test, which adjustment, alpha, power,
+    and what the units that pair are called (for the reasons a row gives)."""
 
     unpaired: bool = False
     test: str = "sign-flip"
     adjust: str = "holm"
     alpha: float = ALPHA
     power: float = POWER
+    unit: str = "seed"
 
 
 def _sig(x: float | None) -> float | None:
@@ -151,7 +155,8 @@ def paired_row(metric: str, a: str, b: str, left: Sample, right: Sample, options
     d = pairs.differences
     found.diff = _sig(mean(d)) if d else None
     if len(d) < 2:
-        found.untested = TOO_FEW_PAIRS
+        shared = {u for u, _ in left} & {u for u, _ in right}
+        found.untested = NO_COMMON.format(unit=options.unit) if left and right and not shared else TOO_FEW_PAIRS
         return found
     if not any(d):
         found.ci_low = found.ci_high = 0.0
