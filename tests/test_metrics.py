@@ -128,6 +128,7 @@ def test_metrics_command_prints_a_table_and_json(tmp_path, capsys):
     assert main(["metrics", str(run)]) == 0
     out = capsys.readouterr().out
     assert "close_reason" in out and "natural" in out and "from \\ to" in out
+    assert "condition_label" not in out, "a plain run has its two choices, no label of its own"
     assert main(["metrics", str(run), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["actors"]["bob"]["interruptions"] == 1 and data["addressed"]["bob"] == {"alice": 1, "charlie": 1}

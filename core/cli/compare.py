@@ -89,8 +89,8 @@ def main(argv: list[str], console: Console | None = None) -> int:
 
 
 def write_csv(comparison: Comparison, stream) -> None:
-    """One row per run with every metric (booleans as true/false, unknown as empty), an evaluation's
-    dimensions (the mean of the run's actors) after them."""
+    """One row per run with every metric (booleans as True/False, which pandas reads as booleans; unknown
+    as empty), an evaluation's dimensions (the mean of the run's actors) after them."""
     keys = [k for k in CSV_KEYS if k not in METRICS or k in comparison.metrics]
     scored = [m for m in comparison.metrics if m not in METRICS]
     writer = csv.DictWriter(stream, fieldnames=[*keys, "condition", *scored], lineterminator="\n")

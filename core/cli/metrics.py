@@ -60,9 +60,10 @@ def cell(value: object) -> str:
 
 
 def table(m: RunMetrics) -> str:
-    """The run's metrics: a summary, a per-actor table and the address matrix."""
+    """The run's metrics: a summary (a condition label only where the run has one), a per-actor table
+    and the address matrix."""
     summary = [[k, cell(v) + (" (simulated time)" if k == "duration_s" and m.clock == "simulated" else "")]
-               for k, v in m.to_dict().items() if k not in NESTED]
+               for k, v in m.to_dict().items() if k not in NESTED and not (k == "condition_label" and v is None)]
     actors = [["actor", *ACTOR_COLUMNS]] + [[slug, *(cell(getattr(a, c)) for c in ACTOR_COLUMNS)]
                                             for slug, a in m.actors.items()]
     targets = sorted({t for row in m.addressed.values() for t in row})
