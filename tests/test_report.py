@@ -287,3 +287,17 @@ def test_a_runs_run_with_names_its_model_when_one_model_played_every_actor():
     assert "--provider" not in run_command([parse_event_json(json.dumps(start))])
     start["providers"] = {"alice": "offline:improviser", "bob": "offline:improviser"}
     assert run_command([parse_event_json(json.dumps(start))]).endswith("--provider offline --seed 3")
+
+
+def test_the_page_is_private_to_you_as_the_run_folders_files_are(tmp_path):
+    """The page holds every actor's thinking: it is written 0600, and a page already there (say 0644)
+    is made private as it is replaced."""
+    run = write_run(tmp_path / "run", HAND_COUNTED)
+    page = tmp_path / "page.html"
+    page.write_text("old")
+    page.chmod(0o644)
+    assert main(["report", str(run), "--html", str(page)]) == 0
+    assert page.stat().st_mode & 0o777 == 0o600 and "<html" in page.read_text()
+    fresh = tmp_path / "fresh.html"
+    assert main(["report", str(run), "--html", str(fresh)]) == 0
+    assert fresh.stat().st_mode & 0o777 == 0o600

@@ -1,5 +1,6 @@
 """`promptdesk report RUN_DIR|SWEEP_DIR --html FILE` (or `report PARENT TAKE... --html FILE`, takes side
-by side): write one self-contained HTML file."""
+by side): write one self-contained HTML file, private to you (0600) as the run folder's files are: it holds
+the actors' thinking."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from promptdesk.core.cli.common import command_parser, exit_codes, refuse
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
 from promptdesk.core.experiments.report import report
+from promptdesk.core.record.run_folder import open_private
 
 
 def parser() -> argparse.ArgumentParser:
@@ -38,7 +40,8 @@ def main(argv: list[str]) -> int:
     except PromptdeskError as exc:
         return refuse(str(exc))
     try:
-        ns.html.write_text(text, encoding="utf-8")
+        with open_private(ns.html, "w") as page:  # it holds the actors' thinking, as the run folder does
+            page.write(text)
     except OSError as exc:
         return refuse(f"INVALID_CONFIG: cannot write --html {ns.html}: {exc.strerror}")
     print(f"Report: {ns.html}", file=sys.stderr)
