@@ -161,6 +161,8 @@ def test_the_same_sweep_again_resumes_and_another_plan_is_refused(swept, capsys)
     before = (out / "results.jsonl").read_text()
     assert sweep(swept / "parent", out, "--event", "The fire alarm goes off") == 0
     assert (out / "results.jsonl").read_text() == before
+    assert sweep(swept / "parent", out, "--event", "The fire alarm goes off", "--retry-failed") == 0
+    assert (out / "results.jsonl").read_text() == before and not (out / "results.failed.jsonl").exists()
     assert sweep(swept / "parent", out, "--event", "Something else") == 2
     assert "different plan (event differ)" in capsys.readouterr().err
 

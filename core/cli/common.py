@@ -82,14 +82,16 @@ def refuse(problem: BaseException | str) -> int:
     return EXIT_INVALID
 
 
-def sweep_through(make: Callable[[], Any], folder: Path) -> int:
+def sweep_through(make: Callable[[], Any], folder: Path, retry_failed: bool = False) -> int:
     """Build a sweep (of runs or of takes) with `make`, check its plan, prepare its folder and play it
-    (`swept`). A plan or folder that cannot be used is refused (exit 2); a write that failed, or a
+    (`swept`), its failed runs set aside and played again when `retry_failed`. A plan or folder that
+    cannot be used is refused (exit 2); a write that failed, or a
     budget already spent, exits 1 before any request, saying why."""
     from promptdesk.core.errors import PromptdeskError, RecordingError
 
     try:
         sweep = make()
+        sweep.retry_failed = retry_failed
         sweep.validate()
         todo = sweep.prepare_folder()
     except RecordingError as exc:
@@ -116,5 +118,8 @@ def swept(sweep, folder: Path, todo: list) -> int:
     if sweep.failure is not None:
         print(sweep.failure, file=sys.stderr)
     print(f"Sweep folder: {folder}", file=sys.stderr)
+    if sweep.any_failed():
+        print("Failed runs count as done: run the same command with --retry-failed to play them again "
+              "(each failed attempt's record is kept).", file=sys.stderr)
     done = sweep.complete() and not sweep.any_failed() and not sweep.stopping and sweep.failure is None
     return EXIT_CLOSED if done else EXIT_FAILED

@@ -63,6 +63,8 @@ def parser() -> argparse.ArgumentParser:
                    help="requests per minute per provider and model")
     p.add_argument("--tpm", dest="tokens_per_min", type=positive_int, metavar="N",
                    help="tokens per minute per provider and model")
+    p.add_argument("--retry-failed", dest="retry_failed", action="store_true",
+                   help="play again the runs whose result is a failed run's (each attempt's record is kept)")
     provider_flags.add(p)
     return p
 
@@ -88,4 +90,4 @@ def main(argv: list[str]) -> int:
         return take_sweep(argv)
     ns = parser().parse_args(argv)
     folder = ns.out or SWEEPS / f"{ns.scenes[0].stem}-{datetime.now():%Y%m%d-%H%M%S}"
-    return sweep_through(lambda: Sweep(plan_from(ns), folder, Progress()), folder)
+    return sweep_through(lambda: Sweep(plan_from(ns), folder, Progress()), folder, ns.retry_failed)

@@ -45,6 +45,8 @@ def parser() -> argparse.ArgumentParser:
                    help="requests per minute per provider and model")
     p.add_argument("--tpm", dest="tokens_per_min", type=positive_int, metavar="N",
                    help="tokens per minute per provider and model")
+    p.add_argument("--retry-failed", dest="retry_failed", action="store_true",
+                   help="play again the runs whose result is a failed run's (each attempt's record is kept)")
     return p
 
 
@@ -59,4 +61,4 @@ def plan_from(ns: argparse.Namespace) -> TakeSweepPlan:
 def main(argv: list[str]) -> int:
     ns = parser().parse_args(argv)
     folder = ns.out or SWEEPS / f"{ns.branch_from.name}-takes{ns.at_beat}-{datetime.now():%Y%m%d-%H%M%S}"
-    return sweep_through(lambda: TakeSweep(plan_from(ns), folder, TakeProgress()), folder)
+    return sweep_through(lambda: TakeSweep(plan_from(ns), folder, TakeProgress()), folder, ns.retry_failed)

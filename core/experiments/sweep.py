@@ -43,6 +43,7 @@ from promptdesk.core.record.seams import superseded_calls
 from promptdesk.core.experiments.benchmark import attach_evaluators, check_benchmark, scene_key
 from promptdesk.core.experiments.metrics import audit_verdict, recorded_success, run_metrics
 from promptdesk.core.experiments.spend import SPEND_FILE, spent_so_far, write_spend
+from promptdesk.core.experiments.retry_failed import set_failed_aside
 from promptdesk.core.experiments.sweep_checks import DISK_ERRNOS, SWEEP_ADVICE, check_plan, check_recorded_budget, writing
 from promptdesk.core.providers.ratelimit import Limiters, Limits
 from promptdesk.core.casting.scene_file import Scene, load_scene
@@ -70,6 +71,9 @@ class Sweep:
         """What each live run had already spent when this invocation took it up (a resumed run's past)."""
         self.spent_usd = 0.0  # in all its invocations; runs still live excepted (`live_spend` adds them)
         self.to_resume: set[str] = set()
+        self.retry_failed = False
+        """Whether failed runs are set aside and played again (`--retry-failed`, `retry_failed`)."""
+        self.retried: list[str] = []
         self.stopping: str | None = None
         self.failed = 0
         self.failure: RecordingError | None = None
@@ -133,6 +137,9 @@ class Sweep:
                 check_recorded_budget(self.plan.budget_usd, plan_path, self.unpriced)
         elif any(p.name != LOCK_FILE for p in self.folder.iterdir()):
             raise InvalidConfig(f"{self.folder} exists and is not {folder_kind} (no {name}); give another --out")
+        if self.retry_failed:
+            with writing(self.folder / RESULTS_FILE):
+                self.retried = set_failed_aside(self.folder, {c.name for c in self.plan.combinations()})
         done = {row.get("run") for row in read_results(self.folder)}
         todo = [c for c in self.plan.combinations() if c.name not in done]
         for combo in todo:
@@ -184,6 +191,10 @@ class Sweep:
         if self.progress:
             self.progress.begin(self.plan, read_results(self.folder), len(todo), self.spent_usd,
                                 resumed=len(self.to_resume & {c.name for c in todo}))
+        if self.retried:
+            self._note(f"{len(self.retried)} failed run(s) played again ({', '.join(self.retried[:5])}"
+                       f"{', …' if len(self.retried) > 5 else ''}): each earlier attempt kept as <run>.failed-<k>, "
+                       "its result in results.failed.jsonl")
         await asyncio.gather(*(self._one(combo, slots) for combo in todo))
         self._save_spend()
         if self.progress:
