@@ -175,7 +175,8 @@ def test_a_run_resumed_after_the_budget_counts_its_cut_beats_paid_calls_everywhe
 
 def test_runs_whose_model_calls_all_failed_are_failed_runs_of_the_sweep(tmp_path, loopback, capsys):
     """`--batch` exits 1 on a run closed by `provider-error`; a sweep of such runs is no success either:
-    the summary counts them as failed and it exits 1, run again too (their results stand)."""
+    the summary counts them as failed and it exits 1, run again too (their results stand), until
+    `--retry-failed` plays them again."""
     loopback.default = Reply(status=500, error_message="overloaded")
     scene = scene_file(tmp_path, cast=remote_cast(loopback, "alice", "bob", "charlie"))
     out = tmp_path / "sweep"
@@ -186,7 +187,26 @@ def test_runs_whose_model_calls_all_failed_are_failed_runs_of_the_sweep(tmp_path
     assert {r["close_reason"] for r in read_results(out)} == {"provider-error"}
     assert main(args) == 1
     err = capsys.readouterr().err
-    assert "2 already done" in err and "2/2 done, 2 failed" in err
+    assert "2 already done" in err and "2/2 done, 2 failed" in err and "--retry-failed" in err
+
+    # Once the server is back, `--retry-failed` plays each failed run again and keeps the failed attempt:
+    # its result line in results.failed.jsonl, its folder as <run>.failed-1; a line it cannot read stays.
+    failed_lines = (out / "results.jsonl").read_text().splitlines()
+    (out / "results.jsonl").write_text("\n".join(failed_lines) + '\n{"run": "a-C-seed1", "torn')
+    loopback.default = Reply(text='<thinking>Steady.</thinking><speech>[TONE: calm] "Go on."</speech>')
+    assert main([*args, "--retry-failed"]) == 0
+    err = capsys.readouterr().err
+    assert "2 failed run(s) played again" in err and "sweep finished — 2/2 done, 0 failed" in err
+    assert "--retry-failed" not in err
+    rows = read_results(out)
+    assert sorted(r["run"] for r in rows) == ["a-C-seed1", "b-C-seed1"]
+    assert not any(r["close_reason"] in ("error", "provider-error") for r in rows)
+    assert (out / "results.failed.jsonl").read_text().splitlines() == failed_lines
+    assert '{"run": "a-C-seed1", "torn' in (out / "results.jsonl").read_text()
+    for name in ("a-C-seed1", "b-C-seed1"):
+        assert (out / f"{name}.failed-1" / "events.jsonl").is_file() and (out / name / "events.jsonl").is_file()
+    assert main([*args, "--retry-failed"]) == 0, "nothing failed: nothing to play again"
+    assert "already done" in capsys.readouterr().err and not (out / "a-C-seed1.failed-2").exists()
 
 
 async def test_sigterm_stops_every_live_run_cleanly(tmp_path):
@@ -437,34 +457,3 @@ def test_the_budget_holds_across_invocations_and_a_raised_one_continues_the_stop
     total = json.loads((out / "spend.json").read_text())["spent_usd"]
     assert total == pytest.approx(call_costs(out)) and total > spent
     assert f"${total:.4f} spent" in capsys.readouterr().err
-
-
-def test_retry_failed_plays_the_failed_runs_again_and_keeps_each_attempts_record(tmp_path, loopback, capsys):
-    """A server down for a whole sweep fails every run; run again with `--retry-failed` once it is back,
-    each failed run is played again: its earlier result moves to `results.failed.jsonl`, its folder to
-    `<run>.failed-1`, and the sweep ends done with every run closed on its own. Without the flag the
-    failed runs stand, and the summary says how to play them again."""
-    loopback.default = Reply(status=500, error_message="overloaded")
-    scene = scene_file(tmp_path, cast=remote_cast(loopback, "alice", "bob", "charlie"))
-    out = tmp_path / "sweep"
-    args = ["sweep", str(scene), "--isolation", "a,b", "--coordinator", "C", "--seeds", "1", "--concurrency", "2",
-            "--characters-dir", str(CHARACTERS), "--out", str(out), "--max-beats", "2"]
-    assert main(args) == 1
-    assert "--retry-failed" in capsys.readouterr().err
-    failed_lines = (out / "results.jsonl").read_text().splitlines()
-    (out / "results.jsonl").write_text("\n".join(failed_lines) + '\n{"run": "a-C-seed1", "torn')
-    loopback.default = Reply(text='<thinking>Steady.</thinking><speech>[TONE: calm] "Go on."</speech>')
-    assert main([*args, "--retry-failed"]) == 0
-    err = capsys.readouterr().err
-    assert "2 failed run(s) played again" in err and "sweep finished — 2/2 done, 0 failed" in err
-    assert "--retry-failed" not in err
-    rows = read_results(out)
-    assert sorted(r["run"] for r in rows) == ["a-C-seed1", "b-C-seed1"]
-    assert {r["close_reason"] for r in rows} != {"provider-error"} and not any(r["close_reason"] in ("error", "provider-error")
-                                                                                 for r in rows)
-    assert (out / "results.failed.jsonl").read_text().splitlines() == failed_lines
-    assert '{"run": "a-C-seed1", "torn' in (out / "results.jsonl").read_text(), "a line it could not read is kept"
-    for name in ("a-C-seed1", "b-C-seed1"):
-        assert (out / f"{name}.failed-1" / "events.jsonl").is_file() and (out / name / "events.jsonl").is_file()
-    assert main([*args, "--retry-failed"]) == 0, "nothing failed: nothing to play again"
-    assert "already done" in capsys.readouterr().err and not (out / "a-C-seed1.failed-2").exists()

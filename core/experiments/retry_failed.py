@@ -44,7 +44,7 @@ def set_failed_aside(folder: Path, planned: set[str]) -> list[str]:
         os.fsync(handle.fileno())
     write_atomic(path, "".join(kept))
     for name in dict.fromkeys(names):
-        _rename(folder / name)
+        set_aside(folder / name, "failed")
     return list(dict.fromkeys(names))
 
 
@@ -56,10 +56,11 @@ def _row(line: str) -> dict | None:
     return row if isinstance(row, dict) else None
 
 
-def _rename(run_dir: Path) -> None:
+def set_aside(run_dir: Path, kind: str) -> None:
+    """Keep a run folder that will not be played on as `<name>.<kind>-<k>` (the first free k), if it exists."""
     if not run_dir.exists():
         return
     k = 1
-    while run_dir.with_name(f"{run_dir.name}.failed-{k}").exists():
+    while run_dir.with_name(f"{run_dir.name}.{kind}-{k}").exists():
         k += 1
-    run_dir.rename(run_dir.with_name(f"{run_dir.name}.failed-{k}"))
+    run_dir.rename(run_dir.with_name(f"{run_dir.name}.{kind}-{k}"))

@@ -43,7 +43,7 @@ from promptdesk.core.record.seams import superseded_calls
 from promptdesk.core.experiments.benchmark import attach_evaluators, check_benchmark, scene_key
 from promptdesk.core.experiments.metrics import audit_verdict, recorded_success, run_metrics
 from promptdesk.core.experiments.spend import SPEND_FILE, spent_so_far, write_spend
-from promptdesk.core.experiments.retry_failed import set_failed_aside
+from promptdesk.core.experiments.retry_failed import set_aside, set_failed_aside
 from promptdesk.core.experiments.sweep_checks import DISK_ERRNOS, SWEEP_ADVICE, check_plan, check_recorded_budget, writing
 from promptdesk.core.providers.ratelimit import Limiters, Limits
 from promptdesk.core.casting.scene_file import Scene, load_scene
@@ -152,7 +152,7 @@ class Sweep:
                 self.to_resume.add(combo.name)
             else:
                 with writing(self.folder / combo.name):
-                    self._set_aside(self.folder / combo.name)
+                    set_aside(self.folder / combo.name, "partial")
         self.spent_usd = spent_so_far(self.folder)
         with writing(self.folder / SPEND_FILE):
             write_spend(self.folder, self.spent_usd, self.plan.budget_usd)
@@ -175,15 +175,6 @@ class Sweep:
                 f"{self.folder / 'spend.json'}); {len(todo)} run(s) still to do, nothing was started. "
                 f"To go on, run the same command with a higher budget, e.g. --budget-usd {more:.2f}: "
                 f"stopped runs continue where they stopped.")
-
-    @staticmethod
-    def _set_aside(run_dir: Path) -> None:
-        if not run_dir.exists():
-            return
-        k = 1
-        while run_dir.with_name(f"{run_dir.name}.partial-{k}").exists():
-            k += 1
-        run_dir.rename(run_dir.with_name(f"{run_dir.name}.partial-{k}"))
 
     async def run(self, todo: list[Combination]) -> None:
         """Run every combination still to do, `concurrency` at a time, until done or stopped."""
