@@ -339,23 +339,29 @@ def test_a_change_is_described_by_what_it_changes():
 
 
 def test_a_take_on_another_provider_sends_the_rest_to_it_and_never_the_inherited_beats(runs, tmp_path, monkeypatch):
-    """`--provider`/`--model`/`--base-url`: beats before K stay the parent's (never sent again); from K on,
-    every request goes to the new server with the new model, and the record says so."""
+    """`--provider`/`--model`/`--base-url` and the provider settings: beats before K stay the parent's (never
+    sent again); from K on, every request goes to the new server with the new model and settings, and the
+    record says so."""
     from loopback import LoopbackServer, Reply
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
     turn = Reply(text='<thinking>Hold steady.</thinking><speech>[TONE: calm] "Go on."</speech>')
     with LoopbackServer(turn) as server:
         assert branch(runs / "b", 4, tmp_path / "take", "--provider", "openai-compatible", "--model", "llama3",
-                      "--base-url", server.url("/v1")) == 0
+                      "--base-url", server.url("/v1"), "--timeout", "90", "--max-concurrency", "1") == 0
         bodies = [r.body for r in server.requests]
     take = tmp_path / "take"
     sent = [r for r in read_prompts(take) if r.beat >= 4]
     assert sent and len(bodies) >= len(sent) and {b["model"] for b in bodies} == {"llama3"}
     assert [r.text for r in read_prompts(take) if r.beat < 4] == [r.text for r in read_prompts(runs / "b") if r.beat < 4]
     meta = json.loads((take / "metadata.json").read_text())
-    assert meta["change"] == {"provider": "openai-compatible", "model": "llama3"}
-    assert "provider openai-compatible, model llama3" in (take / "notes.md").read_text()
+    assert meta["change"] == {"provider": "openai-compatible", "model": "llama3",
+                              "settings": {"max_concurrency": 1, "timeout_s": 90.0}}
+    assert "provider openai-compatible, model llama3; max_concurrency 1, timeout_s 90" in (take / "notes.md").read_text()
+    specs = json.loads((take / "private.json").read_text())["providers"].values()
+    assert {(s["max_concurrency"], s["timeout_s"]) for s in specs} == {(1, 90.0)}
+    parent = json.loads((runs / "b" / "private.json").read_text())["providers"].values()
+    assert {(s.get("max_concurrency"), s.get("timeout_s")) for s in parent} != {(1, 90.0)}
     assert audit_run(take).clean
 
 

@@ -37,7 +37,8 @@ from promptdesk.core.record.run_folder import claim_fresh, claim_out
 from promptdesk.core.record.takes import BRANCH, TAKE_KEY, Change, Prefix, describe_change, split_at_beat, write_prefix
 
 def _respec(data: dict[str, Any], change: Change) -> dict[str, Any]:
-    """A provider spec of the parent with the change's provider and model (as `build.provider_spec` does)."""
+    """A provider spec of the parent with the change's provider, model and settings (as `build.provider_spec`
+    does)."""
     spec = ProviderSpec.model_validate(data)
     update: dict[str, Any] = {}
     if change.provider:
@@ -46,6 +47,7 @@ def _respec(data: dict[str, Any], change: Change) -> dict[str, Any]:
             update |= {"model": None, "base_url": None}
     if change.model and update.get("name", spec.name) != "offline":
         update["model"] = change.model
+    update |= change.settings or {}
     return (spec.model_copy(update=update) if update else spec).model_dump(mode="json")
 
 
@@ -56,7 +58,7 @@ def take_record(record: dict[str, Any], parent: Path, beat: int, change: Change)
              TAKE_KEY: {"parent": str(parent), "beat": beat, "change": change.record()}}
     if change.seed is not None:
         taken["seed"] = change.seed
-    if change.provider or change.model:
+    if change.provider or change.model or change.settings:
         taken["providers"] = {slug: _respec(spec, change) for slug, spec in record["providers"].items()}
         if record.get("judge"):
             taken["judge"] = _respec(record["judge"], change)

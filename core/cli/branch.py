@@ -1,5 +1,6 @@
 """`promptdesk branch RUN_DIR --at-beat K [--event TEXT] [--note TEXT [--to ACTOR]] [--seed N]
-[--provider P] [--model M] [--base-url URL] [--out DIR] [--quiet]`: take a scene again from beat K.
+[--provider P] [--model M] [--base-url URL]
+  [--timeout S] [--max-concurrency N] [--schema-format F] [--journal-timeout S] [--out DIR] [--quiet]`: take a scene again from beat K.
 
 The take is a new run folder whose record up to the start of beat K is the parent's (copied, never
 played again), then a `branch` event, then the scene played on with the change (`promptdesk.core.casting.branch`).
@@ -39,6 +40,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--provider", choices=provider_flags.PROVIDERS, help="take the rest of the scene with another provider")
     p.add_argument("--model", help="take the rest of the scene with another model")
     p.add_argument("--base-url", dest="base_url", help="a new address for the take's remote providers")
+    provider_flags.add_tuning(p.add_argument_group("provider settings for the rest of the scene"))
     p.add_argument("--out", type=Path, metavar="DIR", help="the take's folder (default: <RUN_DIR>-take<K>-<stamp> beside it)")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     return p
@@ -46,7 +48,8 @@ def parser() -> argparse.ArgumentParser:
 
 def change_of(ns: argparse.Namespace) -> Change:
     """The change the command line asks for."""
-    return Change(event=ns.event, note=ns.note, to=ns.to, seed=ns.seed, provider=ns.provider, model=ns.model)
+    return Change(event=ns.event, note=ns.note, to=ns.to, seed=ns.seed, provider=ns.provider, model=ns.model,
+                  settings=provider_flags.settings(ns) or None)
 
 
 def main(args: list[str]) -> int:

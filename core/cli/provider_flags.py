@@ -32,6 +32,11 @@ def add(p: argparse.ArgumentParser, provider_help: str = PROVIDER_HELP) -> None:
                    help="how actors answer: tags (<thinking>/<speech>), json (a JSON schema the server enforces: "
                         "openai, anthropic, openai-compatible), auto (json where the provider can; default: the "
                         "scene's); scene actors only: collaborate and roundtable runs keep their own replies")
+    add_tuning(g)
+
+
+def add_tuning(g: argparse._ActionsContainer) -> None:
+    """Add the flags that tune every provider of a run without choosing it (`FLAGS`)."""
     g.add_argument("--schema-format", dest="schema_format", choices=SCHEMA_FORMATS,
                    help="openai-compatible: how the server takes the JSON schema of --protocol json: json_schema "
                         "(llama.cpp's server, vLLM, Ollama, LM Studio; the default) or json_object "

@@ -50,6 +50,9 @@ class Change:
     seed: int | None = None
     provider: str | None = None
     model: str | None = None
+    settings: dict[str, Any] | None = None
+    """Provider settings for the rest of the scene (`timeout_s`, `max_concurrency`, `schema_format`,
+    `journal_timeout_s`), over every provider's."""
 
     def record(self) -> dict[str, Any]:
         """The change as the `branch` event and `metadata.json` record it (only what was given)."""
@@ -220,6 +223,8 @@ def describe_change(change: dict[str, Any], names: dict[str, str] | None = None)
         parts.append(f"provider {change['provider']}" + (f", model {change['model']}" if change.get("model") else ""))
     elif change.get("model"):
         parts.append(f"model {change['model']}")
+    if change.get("settings"):
+        parts.append(", ".join(f"{key} {value}" for key, value in change["settings"].items()))
     return "; ".join(parts) or "no change"
 
 
