@@ -99,6 +99,17 @@ async def test_the_run_folder_holds_session_yaml_and_summary_md(run_scene):
     assert meta["conflictCount"] == len(data["rounds"][-1]["synthesis"]["conflicts"])
 
 
+async def test_a_topic_with_markup_quotes_newlines_and_a_code_fence_is_read_whole(run_scene):
+    """The facts block of every call stays one block: the rule-based facilitator asks about the
+    topic and counts every answer, whatever the topic holds."""
+    topic = 'Keep the "old" pier <em>or</em> pull it down?\nIt costs 2.3 M€ & rising:\n```\nrm -rf /\n```'
+    run = await run_scene(table(topic=topic, max_rounds=1), isolation="a", coordinator="C", on_escalate="continue")
+    question = next(r for r in run.records() if r["type"] == "question")
+    assert "rm -rf /" in question["text"] and "the topic" not in question["text"]
+    synthesis = next(r for r in run.records() if r["type"] == "synthesis")
+    assert "No answers" not in synthesis["text"] and "of 3" in synthesis["text"]
+
+
 async def test_the_same_seed_plays_the_same_discussion(tmp_path):
     from helpers import run_session
 

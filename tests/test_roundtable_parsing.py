@@ -76,6 +76,14 @@ class TestAnswer:
         answer, problem = parse_answer("position: P\nconfidence: very")
         assert answer.confidence is None and not answer.fallback and "very" in problem
 
+    def test_a_code_fence_inside_the_answer_does_not_end_its_block(self):
+        text = ("```yaml\nposition: Return the new total\nrationale: |\n  Like this:\n  ```python\n"
+                "  def add(total, x):\n      return total + x\n  ```\nconfidence: 0.9\n```\n")
+        answer, problem = parse_answer(text)
+        assert problem is None and not answer.fallback
+        assert answer.position == "Return the new total" and answer.confidence == 0.9
+        assert "return total + x" in answer.rationale
+
     @pytest.mark.parametrize("raw,value", [(0.4, 0.4), ("70%", 0.7), (85, 0.85), (1, 1.0), (-1, None), (True, None)])
     def test_confidence_is_scaled_or_refused(self, raw, value):
         assert confidence(raw) == value

@@ -20,6 +20,7 @@ from promptdesk.core.protocol.reasoning import without_reasoning
 
 NEXT_ACTIONS = ("continue", "phase", "conclude", "escalate")
 _FENCE = re.compile(r"```(?:ya?ml)?[ \t]*\r?\n(.*?)(?:```|\Z)", re.S | re.I)
+_BLOCK = re.compile(r"^([ \t]*)```(?:ya?ml)?[ \t]*\r?\n(.*?)^\1```[ \t]*\r?$", re.S | re.I | re.M)
 MAX_ROUNDS_NOTE = "Discussion reached maximum rounds without full consensus."
 
 
@@ -70,12 +71,23 @@ class Answer:
         return {**data, "fallback": True} if self.fallback else data
 
 
+def fenced(text: str) -> str | None:
+    """The body of the first fenced block, or None when there is none. The block ends at a fence on a
+    line of its own, indented as the opening one: a fence inside the YAML (a code sample in a
+    rationale, a topic that quotes one) is indented deeper and never cuts the block short. A block
+    that never closes that way ends at the next fence, or at the end of the text."""
+    match = _BLOCK.search(text) or _FENCE.search(text)
+    if match is None:
+        return None
+    return match.group(match.lastindex or 1)
+
+
 def yaml_block(text: str) -> tuple[dict[str, Any] | None, str | None]:
     """The mapping in the first fenced YAML block (or the whole text); else None and the problem.
     A reasoning model's `<think>` preamble is never read (`without_reasoning`)."""
     text = without_reasoning(text or "")
-    match = _FENCE.search(text)
-    body = match.group(1) if match else text
+    block = fenced(text)
+    body = block if block is not None else text
     if not body.strip():
         return None, "empty answer"
     try:

@@ -7,11 +7,11 @@ from typing import Any
 
 import yaml
 
+from promptdesk.core.formats.roundtable.answers import fenced
 from promptdesk.core.protocol.bounded import Unbounded, load_yaml
 
 from promptdesk.core.providers.base import Request
 
-_FENCE = re.compile(r"```ya?ml\s*\n(.*?)```", re.S)
 STANCES = ("Go ahead now, at full scope", "Go ahead in small, reversible steps",
            "Hold off until the main risks are understood")
 """The three leanings of an offline participant (go, go in steps, hold off); `stances` words them for
@@ -47,9 +47,9 @@ PHASE_LEAN = {"dreamer": 0, "yellow": 0, "green": 0, "opening": 0, "realist": 1,
 def facts(request: Request) -> dict[str, Any]:
     """The YAML facts block of the request's last user message ({} when there is none)."""
     text = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
-    match = _FENCE.search(text)
+    block = fenced(text)
     try:
-        data = load_yaml(match.group(1)) if match else None
+        data = load_yaml(block) if block is not None else None
     except (yaml.YAMLError, Unbounded):
         data = None
     return data if isinstance(data, dict) else {}
