@@ -14,7 +14,7 @@ from collections import deque
 
 import pytest
 
-from promptdesk.core.clock import VirtualClock
+from promptdesk.core.clock import RealClock, VirtualClock
 from promptdesk.core.formats.collaborate.personas import default_providers
 from promptdesk.core.casting.scene_file import scene_from_dict
 from helpers import requests_text, run_session
@@ -175,7 +175,7 @@ class TestAcceptanceOnLoopback:
 
     async def test_events_carry_the_session_round_cap_and_call_ids(self, tmp_path, loopback):
         script(loopback, claude=[envelope("Draft.", "gpt")], gpt=[envelope("Done.", final=True)])
-        run = await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C")
+        run = await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C", clock=RealClock())
         tagged = of_type(run, "human_message", "agent_call", "agent_response", "handoff")
         assert [r["type"] for r in tagged] == ["human_message", "agent_call", "agent_response", "handoff",
                                                "agent_call", "agent_response"]

@@ -91,3 +91,27 @@ def test_a_scene_file_and_a_collaborate_goal_together_are_refused(tmp_path, caps
     code, err = batch(capsys, str(SCENES / "fairy-tale.yaml"), "--collaborate", FAIRY, "--isolation", "a",
                       "--coordinator", "C")
     assert code == 2 and "not both" in err
+
+
+@pytest.mark.parametrize("isolation", ["a", "b"])
+def test_the_same_seed_gives_the_same_record_byte_for_byte(tmp_path, capsys, monkeypatch, isolation):
+    """On the offline improviser a collaboration is a run like any other: its session id, call ids
+    and `ts` come from the seed and the simulated clock, never from the machine."""
+    monkeypatch.chdir(tmp_path)
+    records = []
+    for out in ("first", "second"):
+        code, err = batch(capsys, "--collaborate", "Refactor `def add(x): global total` so it is pure.",
+                          "--isolation", isolation, "--coordinator", "C", "--seed", "7", "--out", str(tmp_path / out))
+        assert code == 0, err
+        records.append((tmp_path / out / "events.jsonl").read_bytes())
+    assert records[0] == records[1]
+    events = [json.loads(line) for line in records[0].splitlines()]
+    assert len({e["session_id"] for e in events if "session_id" in e}) == 1
+    calls = [e["call_id"] for e in events if e["type"] == "agent_call"]
+    assert len(calls) >= 3 and len(set(calls)) == len(calls)
+    other = (batch(capsys, "--collaborate", "Refactor `def add(x): global total` so it is pure.", "--isolation",
+                   isolation, "--coordinator", "C", "--seed", "8", "--out", str(tmp_path / "third")), tmp_path / "third")
+    assert other[0][0] == 0
+    third = [json.loads(line) for line in other[1].joinpath("events.jsonl").read_text().splitlines()]
+    assert {e["session_id"] for e in third if "session_id" in e}.isdisjoint(e["session_id"] for e in events
+                                                                            if "session_id" in e)

@@ -10,7 +10,6 @@ loop ends (reason `cap`). Stop ends at once with the router line "Collaboration 
 from __future__ import annotations
 
 import asyncio
-import uuid
 from typing import TYPE_CHECKING, Any
 
 from promptdesk.core.engine.actors import ThreadActor
@@ -20,6 +19,7 @@ from promptdesk.core.formats.collaborate.settings import settings as collab_sett
 from promptdesk.core.formats.collaborate.state import Collaboration
 from promptdesk.core.engine.coordinator import Decision
 from promptdesk.core.errors import RecordingError
+from promptdesk.core.improv.dice import rng_for
 from promptdesk.core.engine.turn import actor_failed
 
 if TYPE_CHECKING:
@@ -43,12 +43,16 @@ def close(reason: str, text: str, goal_achieved: bool = False) -> Decision:
 
 
 def start(session: Session) -> Collaboration:
-    """The collaboration's state, from the scene; the session's `format_state`."""
+    """The collaboration's state, from the scene; the session's `format_state`. On the simulated
+    clock (every call to the offline improviser) its ids come from the run's seed, the scene and the
+    goal, and `ts` from simulated time, so the same seed gives the same record byte for byte."""
     scene, settings = session.scene, collab_settings(session.scene)
+    simulated = session.clock.arrivals == "simulated"
+    ids = rng_for(int(session.start_info.get("seed") or 0), "collaboration", scene.name, scene.goal) if simulated else None
     collab = Collaboration.new(goal=scene.goal, participants=list(session.actors), max_rounds=settings.max_rounds,
                                first=scene.initial_speaker or next(iter(session.actors)),
                                session_id=settings.session_id, window_items=settings.window_items,
-                               window_tokens=settings.window_tokens)
+                               window_tokens=settings.window_tokens, ids=ids)
     session.state.max_beats = collab.max_rounds
     session.format_state = collab
     for actor in session.actors.values():
@@ -93,7 +97,7 @@ async def _turn(session: Session, collab: Collaboration) -> Reply | None:
     from promptdesk.core.engine.session import SceneStopped
 
     slug, actor = collab.speaker, session.actors[collab.speaker]
-    call_id = str(uuid.uuid4())
+    call_id = collab.new_id()
     tags = collab.tags(call_id=call_id)
     user_text = _context(collab, slug, actor.isolation)
     pending = collab.transcript[-1].text if collab.transcript and collab.transcript[-1].role == ROUTER else collab.goal

@@ -3,6 +3,7 @@ two collaborations never share any of it."""
 
 from __future__ import annotations
 
+import random
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -29,13 +30,26 @@ class Collaboration:
     transcript: list[Item] = field(default_factory=list)
     seen: dict[str, int] = field(default_factory=dict)
     """Per participant: how much of the transcript its own thread already holds (isolation b)."""
+    ids: random.Random = field(default_factory=random.Random, repr=False)
+    """Where the session id and the call ids come from (`new`)."""
 
     @classmethod
     def new(cls, *, goal: str, participants: list[str], max_rounds: int, first: str,
-            session_id: str | None = None, window_items: int = 8, window_tokens: int = 2500) -> Collaboration:
-        return cls(session_id=session_id or str(uuid.uuid4()), goal=goal, participants=participants,
-                   max_rounds=max_rounds, speaker=first, window_items=window_items, window_tokens=window_tokens,
-                   epoch0=time.time())
+            session_id: str | None = None, window_items: int = 8, window_tokens: int = 2500,
+            ids: random.Random | None = None) -> Collaboration:
+        """A collaboration about to start. With `ids` (a run on the simulated clock: see
+        `policy.start`) the ids are drawn from it and `ts` counts simulated seconds from 0, so the same
+        seed gives the same record; without, the ids are random and `ts` is the wall clock's epoch."""
+        draw = ids or random.Random()
+        collab = cls(session_id="", goal=goal, participants=participants, max_rounds=max_rounds, speaker=first,
+                     window_items=window_items, window_tokens=window_tokens,
+                     epoch0=0.0 if ids is not None else time.time(), ids=draw)
+        collab.session_id = session_id or collab.new_id()
+        return collab
+
+    def new_id(self) -> str:
+        """A fresh uuid (version 4 in form), drawn from `ids`."""
+        return str(uuid.UUID(int=self.ids.getrandbits(128), version=4))
 
     def tags(self, **more: Any) -> dict[str, Any]:
         """The collaboration fields every event of this session carries (§2)."""
