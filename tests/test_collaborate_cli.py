@@ -115,3 +115,26 @@ def test_the_same_seed_gives_the_same_record_byte_for_byte(tmp_path, capsys, mon
     third = [json.loads(line) for line in other[1].joinpath("events.jsonl").read_text().splitlines()]
     assert {e["session_id"] for e in third if "session_id" in e}.isdisjoint(e["session_id"] for e in events
                                                                             if "session_id" in e)
+
+
+def test_one_participant_is_no_collaboration(tmp_path, capsys, monkeypatch):
+    """Two assistants hand the work back and forth: one alone would only hand it to itself."""
+    monkeypatch.chdir(tmp_path)
+    code, err = batch(capsys, "--collaborate", FAIRY, "--participants", "gpt", "--isolation", "a",
+                      "--coordinator", "C", "--out", str(tmp_path / "run"))
+    assert code == 2 and "a collaborate needs at least 2 characters, got 1" in err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("body,named", [
+    ("characters: [gpt, claude]\n", "solo.yaml:1: goal: a collaboration needs a `goal`"),
+    ("goal: '   '\ncharacters: [gpt, claude]\n", "solo.yaml:3: goal: a collaboration needs a `goal`"),
+    ("goal: g\ncharacters: [gpt, claude]\ncollaborate:\n  max_rounds: true\n", "solo.yaml:6: collaborate.max_rounds: Input should be a valid integer (got True)"),
+    ("goal: g\ncharacters: [gpt, claude]\ncollaborate:\n  window_items: yes\n", "solo.yaml:6: collaborate.window_items: Input should be a valid integer (got True)"),
+])
+def test_a_scene_files_mistake_is_named_by_file_line_and_field(tmp_path, capsys, monkeypatch, body, named):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "solo.yaml").write_text("name: solo\nformat: collaborate\n" + body)
+    code, err = batch(capsys, "solo.yaml", "--isolation", "a", "--coordinator", "C", "--out", str(tmp_path / "run"))
+    assert code == 2 and named in err, err
+    assert not (tmp_path / "run").exists()

@@ -209,6 +209,20 @@ async def test_an_escalation_waits_for_the_operator_and_a_stop_ends_it_cleanly(r
     assert session_file(run)["status"] == "stopped" and (run.dir / "summary.md").is_file()
 
 
+def test_a_table_of_one_is_refused_naming_the_field():
+    """One participant has no one to agree or disagree with: its answer is no consensus."""
+    with pytest.raises(InvalidConfig, match="characters: a roundtable needs at least 2 characters, got 1"):
+        make_scene(format="roundtable", characters=["alice"], roundtable={"topic": TOPIC})
+
+
+@pytest.mark.parametrize("field,value", [("max_rounds", True), ("max_rounds_per_conflict", True),
+                                         ("confidence_threshold", True), ("max_rounds", 2.5)])
+def test_a_number_written_as_yes_or_a_fraction_is_refused(field, value):
+    """YAML reads `yes` and `on` as true: a count of true is a mistake to name, never 1 round."""
+    with pytest.raises(InvalidConfig, match=rf"roundtable\.{field}: Input should be a valid (integer|number)"):
+        table(**{field: value})
+
+
 async def test_a_missing_strategy_fails_before_anything_runs(run_scene):
     with pytest.raises(InvalidConfig, match="no strategy 'nope'"):
         await run_scene(table(strategy="nope"), isolation="a", coordinator="C")

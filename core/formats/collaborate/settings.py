@@ -2,26 +2,32 @@
 
 from __future__ import annotations
 
-from pydantic import PositiveInt
+from typing import Annotated
+
+from pydantic import Field
 from pydantic_core import PydanticCustomError
 
 from promptdesk.core.engine.scene import Scene
 from promptdesk.core.engine.scene_parts import SceneModel, Slug
 
 
+Count = Annotated[int, Field(gt=0, strict=True)]
+"""A whole number above 0, written as one: `true` (YAML's `yes`, `on`) or `2.5` is refused, never read as 1 or 2."""
+
+
 class Collaborate(SceneModel):
     """Settings of the `collaborate` format (spec 001): the round cap, who speaks first, the session id
     and the transcript window passed to each call. `first` overrides `initial_speaker`."""
 
-    max_rounds: PositiveInt = 6
+    max_rounds: Count = 6
     """The round cap: the collaboration ends after this many turns in all (`--max-rounds` wins)."""
     first: Slug | None = None
     """The participant who speaks first (`--first` wins); unset: the first of `characters`."""
     session_id: str | None = None
     """A name for the collaboration, recorded with it; unset: made from the run."""
-    window_items: PositiveInt = 8
+    window_items: Count = 8
     """The most recent messages each call carries."""
-    window_tokens: PositiveInt = 2500
+    window_tokens: Count = 2500
     """About how many tokens of recent messages each call carries at most."""
 
 
@@ -31,8 +37,11 @@ def settings(scene: Scene) -> Collaborate:
 
 
 def check(scene: Scene) -> None:
-    """Its first speaker is a participant, and becomes the scene's `initial_speaker`. (The goal is
-    checked when a collaboration is built to run: see `promptdesk.core.formats.collaborate.personas`.)"""
+    """A collaboration has a goal (spec 001: the user's original request); its first speaker is a
+    participant, and becomes the scene's `initial_speaker`."""
+    if not scene.goal.strip():
+        raise PydanticCustomError("missing", "a collaboration needs a `goal`: the task the two assistants work on "
+                                  "(or run it with --collaborate GOAL)", {"key": "goal"})
     first = settings(scene).first
     if first is not None:
         if first not in scene.characters:

@@ -54,6 +54,11 @@ class RoundtableFormat(Format):
     def check_scene(self, scene: Scene) -> None:
         check(scene)
 
+    def min_cast(self) -> int:
+        """Two: a table of one has no one to agree or disagree with, and its synthesis would call
+        one person's answer a consensus."""
+        return 2
+
     def briefing(self, character: Character, scene: Scene, names: Sequence[str]) -> str:
         """A participant's own profile and the answer format."""
         return participant_system(character)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, PositiveInt
+from pydantic import Field
 from pydantic_core import PydanticCustomError
 
 from promptdesk.core.engine.scene import Scene
 from promptdesk.core.engine.scene_parts import SceneModel, Slug
 from promptdesk.core.providers.spec import ProviderSpec
+
+
+Count = Annotated[int, Field(gt=0, strict=True)]
+"""A whole number above 0, written as one: `true` (YAML's `yes`, `on`) or `2.5` is refused, never read as 1 or 2."""
 
 
 class Roundtable(SceneModel):
@@ -25,11 +29,11 @@ class Roundtable(SceneModel):
     participation: Literal["parallel", "sequential"] = "parallel"
     """`parallel`: participants answer blind, each unaware of the others' answers; `sequential`:
     each sees the answers before theirs (recorded as not blind)."""
-    max_rounds: PositiveInt = 20
+    max_rounds: Count = 20
     """The most rounds the table may take before it concludes."""
-    max_rounds_per_conflict: PositiveInt = 3
+    max_rounds_per_conflict: Count = 3
     """Rounds one disagreement may last before the facilitator escalates it to you."""
-    confidence_threshold: float = Field(0.3, ge=0.0, le=1.0)
+    confidence_threshold: float = Field(0.3, ge=0.0, le=1.0, strict=True)
     """A participant's stated confidence under this counts as doubt the facilitator follows up."""
     critical_keywords: list[str] = Field(default_factory=lambda: ["security", "legal", "blocking", "must-have"])
     """Words that make an answer critical: the facilitator escalates when one appears."""
