@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from promptdesk.core.errors import InvalidConfig
-from helpers import example_scene, make_scene
+from helpers import CHARACTERS, example_scene, make_scene
 
 TOPIC = "Should the team adopt four-day sprints for the Henderson replacement?"
 
@@ -226,6 +226,19 @@ def test_a_number_written_as_yes_or_a_fraction_is_refused(field, value):
 async def test_a_missing_strategy_fails_before_anything_runs(run_scene):
     with pytest.raises(InvalidConfig, match="no strategy 'nope'"):
         await run_scene(table(strategy="nope"), isolation="a", coordinator="C")
+
+
+def test_a_missing_strategy_names_the_scene_file_and_its_field(tmp_path, capsys, monkeypatch):
+    from promptdesk.core.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "table.yaml").write_text(yaml.safe_dump({"name": "table", "format": "roundtable",
+                                                         "characters": ["alice", "bob"],
+                                                         "roundtable": {"topic": TOPIC, "strategy": "sixhats"}}))
+    code = main(["--batch", "table.yaml", "--isolation", "a", "--coordinator", "C", "--out", str(tmp_path / "run"),
+                 "--characters-dir", str(CHARACTERS)])
+    err = capsys.readouterr().err
+    assert code == 2 and "table.yaml: roundtable.strategy: no strategy 'sixhats' (did you mean 'six-hats'?)" in err
 
 
 @pytest.mark.parametrize("name", ["roundtable-disney", "roundtable-six-hats", "roundtable-debate", "roundtable-free"])

@@ -11,7 +11,7 @@ from promptdesk.core.formats.roundtable.answers import (MAX_ROUNDS_NOTE, confide
 from promptdesk.core.formats.roundtable.escalation import EscalationDesk, keyword_hits, triggers
 from promptdesk.core.formats.roundtable.answers import Answer, Synthesis
 from promptdesk.core.formats.roundtable.state import RoundtableState
-from promptdesk.core.formats.roundtable.strategies import available, load_strategy, search_dirs
+from promptdesk.core.formats.roundtable.strategies import Strategy, available, load_strategy, search_dirs
 
 CAST = ["alice", "bob"]
 
@@ -151,6 +151,33 @@ def test_a_user_strategy_folder_comes_first_and_errors_name_the_file(tmp_path):
         load_strategy("bad", dirs)
     with pytest.raises(InvalidConfig, match="available: .*disney"):
         load_strategy("nope", dirs)
+
+
+@pytest.mark.parametrize("body,named", [
+    ("phases:\n  - {name: one, goal: g, min_round: 2}\n",
+     "phases.0.min_round: unknown key 'min_round' (did you mean 'min_rounds'?)"),
+    ("phase:\n  - {name: one, goal: g}\n", "phase: unknown key 'phase' (did you mean 'phases'?)"),
+    ("phases:\n  - {name: one, goal: g, min_rounds: yes}\n", "phases.0.min_rounds: Input should be a valid integer (got True)"),
+])
+def test_a_strategy_files_mistake_names_the_file_the_field_and_the_fix(tmp_path, body, named):
+    (tmp_path / "mine.yaml").write_text(body)
+    with pytest.raises(InvalidConfig) as caught:
+        load_strategy("mine", search_dirs([tmp_path]))
+    assert str(tmp_path / "mine.yaml") in caught.value.message and named in caught.value.message
+
+
+def test_a_phase_speaker_that_is_neither_a_role_nor_a_participant_is_named():
+    (strategy := Strategy(name="s", roles={"pro": "argues for"}, phases=[{"name": "one", "goal": "g",
+                                                                         "speakers": ["pros"]}]))
+    with pytest.raises(InvalidConfig, match=r"phases\[0\] \(one\)\.speakers: 'pros' is neither a role .*\(did you mean 'pro'\?\)"):
+        strategy.check_speakers(["alice", "bob"])
+    Strategy(name="s", roles={"pro": "p"}, phases=[{"name": "one", "goal": "g", "speakers": ["pro", "bob"]}]
+             ).check_speakers(["alice", "bob"])
+
+
+def test_a_mistyped_strategy_name_gets_the_nearest_one():
+    with pytest.raises(InvalidConfig, match=r"no strategy 'sixhats' \(did you mean 'six-hats'\?\)"):
+        load_strategy("sixhats", search_dirs())
 
 
 SECRET = "I secretly prefer B because of my bonus"

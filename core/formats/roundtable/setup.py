@@ -47,7 +47,14 @@ def prepare(session: Session, setup: Setup) -> None:
     on_escalate = getattr(options, "on_escalate", None)
     if on_escalate is not None and on_escalate not in HEADLESS_CHOICES:
         raise InvalidConfig(f"--on-escalate must be one of {', '.join(HEADLESS_CHOICES)}, not {on_escalate!r}")
-    strategy = load_strategy(table.strategy, search_dirs(table.strategies_dirs, setup.cwd, scene.folder))
+    try:
+        strategy = load_strategy(table.strategy, search_dirs(table.strategies_dirs, setup.cwd, scene.folder))
+    except InvalidConfig as exc:
+        if exc.context.get("file"):
+            raise
+        raise InvalidConfig(f"{scene.file_name or 'scene ' + scene.name}: roundtable.strategy: {exc.message}",
+                            file=scene.file_name) from None
+    strategy.check_speakers(list(session.actors))
     spec = facilitator_spec(scene, setup) if role != "C" else ProviderSpec(name="offline")
     session.format_state = Table(TableSetup(
         strategy=strategy, facilitator=setup.pool.get(spec),

@@ -12,11 +12,13 @@ strategies shipped with Promptdesk.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from promptdesk.core.characters.loading import beside_scene, distinct, validate_slug
 from promptdesk import resources
@@ -34,7 +36,7 @@ class Phase(BaseModel):
     """The phase's name, as the transcript and the console show it."""
     goal: str
     """What the phase is for; the facilitator steers toward it."""
-    min_rounds: PositiveInt = 1
+    min_rounds: Annotated[int, Field(gt=0, strict=True)] = 1
     """Rounds before the facilitator may move to the next phase."""
     speakers: str | list[str] = "all"
     """Who speaks in this phase: `all`, or a list of roles or participant slugs."""
@@ -57,6 +59,30 @@ class Strategy(BaseModel):
     """Role name -> what a participant in that role argues; roles go round-robin to the participants."""
     phases: list[Phase] = Field(min_length=1)
     """The phases, in order (a free discussion is a single phase)."""
+    _source: str = PrivateAttr(default="")
+
+    @property
+    def source(self) -> str:
+        """The file the strategy was read from ('' when built in code)."""
+        return self._source
+
+    def check_speakers(self, slugs: Sequence[str]) -> None:
+        """Every name in a phase's `speakers` is one of the strategy's roles or one of `slugs` (the
+        table's participants): a name that matches no one is a mistake to name, never a silent
+        'everyone speaks'."""
+        known = [*self.roles, *slugs]
+        for index, phase in enumerate(self.phases):
+            wanted = [] if phase.speakers == "all" else [phase.speakers] if isinstance(phase.speakers, str) else phase.speakers
+            for name in wanted:
+                if name not in known:
+                    close = difflib.get_close_matches(str(name), known, n=1)
+                    hint = f" (did you mean '{close[0]}'?)" if close else ""
+                    roles = ", ".join(self.roles) or "none"
+                    raise InvalidConfig(
+                        f"{self.source or 'strategy ' + self.name}: phases[{index}] ({phase.name}).speakers: '{name}' is "
+                        f"neither a role of the strategy (roles: {roles}) nor a participant at this table "
+                        f"({', '.join(slugs)}){hint}: write `all`, a role or a participant's slug",
+                        file=self.source or None)
 
     def roles_for(self, slugs: Sequence[str]) -> dict[str, str]:
         """Each participant's role, round-robin over the strategy's roles ({} when it has none)."""
@@ -96,7 +122,10 @@ def load_strategy(name: str, dirs: Sequence[Path]) -> Strategy:
         if path.is_file():
             return read_strategy(path)
     searched = ", ".join(str(d) for d in dirs)
-    raise InvalidConfig(f"no strategy '{name}' (searched {searched}); available: {', '.join(available(dirs)) or 'none'}")
+    names = available(dirs)
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    raise InvalidConfig(f"no strategy '{name}'{hint} (searched {searched}); available: {', '.join(names) or 'none'}")
 
 
 def read_strategy(path: Path) -> Strategy:
@@ -109,7 +138,22 @@ def read_strategy(path: Path) -> Strategy:
         raise InvalidConfig(f"{path}: a strategy must be a mapping with `name` and `phases`", file=str(path))
     data.setdefault("name", path.stem)
     try:
-        return Strategy.model_validate(data)
+        strategy = Strategy.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {_message(e)}" for e in exc.errors())
         raise InvalidConfig(f"{path}: {problems}", file=str(path)) from None
+    strategy._source = str(path)
+    return strategy
+
+
+def _message(error: Any) -> str:
+    """Pydantic's message; for an unknown key, the nearest known one (or every key allowed there)."""
+    loc = error["loc"]
+    if error["type"] != "extra_forbidden" or not loc:
+        got = error.get("input")
+        shown = f" (got {got!r})" if error["type"] != "missing" and isinstance(got, (str, int, float, bool)) else ""
+        return error["msg"] + shown
+    model = Phase if len(loc) > 2 and loc[0] == "phases" else Strategy
+    known = [k for k in model.model_fields]
+    close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+    return f"unknown key '{loc[-1]}'" + (f" (did you mean '{close[0]}'?)" if close else f" (allowed: {', '.join(known)})")
