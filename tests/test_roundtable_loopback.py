@@ -153,3 +153,20 @@ def test_batch_on_escalate_flag_reaches_the_session(tmp_path, loopback):
     assert "without --on-escalate: concluding" in outputs[0] and "Scene closed: escalation" in outputs[0]
     assert "Scene closed: decided" in outputs[2]
     assert isinstance(parser().parse_args(["--on-escalate", "continue"]), argparse.Namespace)
+
+
+async def test_a_participant_with_no_answer_is_named_in_the_session_file_summary_and_counts(run_scene, loopback):
+    """Nothing dropped silently: the round says who was asked and gave no answer, the summary says
+    it, and the transcript's and metadata's turn counts count the answers that were given."""
+    def reply(recorded):
+        if "You are Bob," in recorded.body["messages"][0]["content"]:
+            return Reply(status=400, error_message="bad request")
+        return script()(recorded)
+    loopback.default = reply
+    run = await run_scene(scene(loopback, max_rounds=2), isolation="b", coordinator="B")
+    rounds = data(run)["rounds"]
+    assert [r.get("no_answer") for r in rounds] == [["bob"], ["bob"]]
+    assert "- Participants: Alice, Bob (no answer in rounds 1, 2)" in (run.dir / "summary.md").read_text()
+    assert "- Turn count: 2 (Alice: 2, Bob: 0)" in (run.dir / "transcript.md").read_text()
+    meta = json.loads((run.dir / "metadata.json").read_text())
+    assert meta["actors"]["alice"]["turns"] == 2 and meta["actors"]["bob"].get("turns", 0) == 0

@@ -237,10 +237,14 @@ def test_collaborate_stays_two_assistants(tmp_path):
     assert "got 3: remove 1" in message
 
 
-def test_scene_format_needs_two_characters_but_other_formats_do_not(tmp_path):
+def test_every_format_names_its_own_smallest_cast(tmp_path):
     assert "a scene needs at least 2 characters" in problem(tmp_path, "name: s\nprompt: A scene.\ncharacters: [alice]\n")
-    scene = load_scene(scene_file(tmp_path, "name: s\nformat: collaborate\ncharacters: [alice]\n"))
-    assert scene.characters == ["alice"]
+    assert "a collaborate needs at least 2 characters" in problem(
+        tmp_path, "name: s\nformat: collaborate\ngoal: g\ncharacters: [alice]\n")
+    assert "a roundtable needs at least 2 characters" in problem(
+        tmp_path, "name: s\nformat: roundtable\nroundtable: {topic: t}\ncharacters: [alice]\n")
+    scene = load_scene(scene_file(tmp_path, "name: s\nformat: collaborate\ngoal: g\ncharacters: [alice, bob]\n"))
+    assert scene.characters == ["alice", "bob"]
 
 
 def test_latency_range_must_be_ordered_and_provider_known(tmp_path):

@@ -47,7 +47,7 @@ class RoundtableFormat(Format):
     escalates = True
     drops_unavailable_actors = True
     lines = FormatLines(is_public=lines.is_public, txt_line=lines.txt_line, md_line=lines.md_line,
-                        metadata=lines.metadata, printed=lines.printed)
+                        metadata=lines.metadata, turn_types=("answer",), printed=lines.printed)
     players = {"facilitator": facilitate, "participant": participate}
     controls = {"answer_escalation": answer_escalation}
 

@@ -69,13 +69,22 @@ def summary_md(state: RoundtableState) -> str:
              f"{', '.join(p.name for p in state.strategy.phases)}); ended in phase {state.phase.name}",
              f"- Rounds: {len(state.rounds)} of at most {state.max_rounds}",
              f"- Participation: {state.participation}" + ("" if state.blind else " (answers were not blind)"),
-             f"- Participants: {', '.join(state.participants.values())}",
+             f"- Participants: {', '.join(_seated(state))}",
              f"- Ended: {end.get('reason', 'incomplete')}" + (f" - {one_line(str(end['note']))}" if end.get("note") else ""),
              "", "## Recommendation", "", indented(str(end.get("recommendation") or "(none)")), "",
              "## Consensus", "", *_bullets(end.get("consensus", []), "(none)"), "",
              "## Open conflicts", "", *_bullets(conflicts, "(none)"), "",
              "## Decisions", "", *_bullets(decisions, "(none)"), ""]
     return "\n".join(lines)
+
+
+def _seated(state: RoundtableState) -> list[str]:
+    """Each participant's name, and the rounds in which the question was for them and they gave no answer."""
+    seated = []
+    for slug, name in state.participants.items():
+        silent = [str(r["round"]) for r in state.rounds if slug in r.get("no_answer", [])]
+        seated.append(f"{name} (no answer in round{'s' if len(silent) > 1 else ''} {', '.join(silent)})" if silent else name)
+    return seated
 
 
 def write_summary(run_dir: Path, state: RoundtableState) -> None:

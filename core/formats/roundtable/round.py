@@ -26,14 +26,19 @@ class RoundResult:
     answers: dict[str, Answer]
     synthesis: Synthesis
     fallbacks: list[dict[str, Any]] = field(default_factory=list)
+    asked: list[str] = field(default_factory=list)
+    """Who the question was for, including a participant who could no longer be asked."""
 
     def record(self, state: RoundtableState) -> dict[str, Any]:
         """The round as it goes into `session.yaml`: the question and the synthesis as spec 002 writes
-        them, each led by its `action:` (`question`, `synthesis`)."""
-        data = {"round": state.round, "phase": state.phase.name,
-                "question": {"action": "question", **self.question.to_dict()},
-                "answers": {s: a.to_dict() for s, a in self.answers.items()},
-                "synthesis": {"action": "synthesis", **self.synthesis.to_dict()}}
+        them, each led by its `action:` (`question`, `synthesis`); `no_answer` names whoever the
+        question was for and gave no answer (their provider failed), so no one is dropped silently."""
+        data: dict[str, Any] = {"round": state.round, "phase": state.phase.name,
+                                "question": {"action": "question", **self.question.to_dict()},
+                                "answers": {s: a.to_dict() for s, a in self.answers.items()}}
+        if missing := [s for s in self.asked if s not in self.answers]:
+            data["no_answer"] = missing
+        data["synthesis"] = {"action": "synthesis", **self.synthesis.to_dict()}
         return {**data, "fallbacks": self.fallbacks} if self.fallbacks else data
 
 
@@ -62,13 +67,13 @@ async def play_round(session: Session, setup: TableSetup, state: RoundtableState
     sink: list[dict[str, Any]] = []
     speakers = setup.strategy.speakers(phase, list(state.participants))
     question = await _question(session, setup, state, speakers, shared, sink)
-    asked = [s for s in speakers if question.participants == "all" or s in question.participants] or speakers
-    asked = session.health.playing(asked)  # a participant whose provider failed for good is asked no more
+    wanted = [s for s in speakers if question.participants == "all" or s in question.participants] or speakers
+    asked = session.health.playing(wanted)  # a participant whose provider failed for good is asked no more
     session.say("question", question.question, source=FACILITATOR, target=",".join(asked), beat=state.round,
                 focus=question.focus, participants=asked, round=state.round)
     answers = await _answers(session, state, question, asked, notes, sink)
     synthesis = await synthesise(session, setup, state, question, answers, sink)
-    return RoundResult(question, answers, synthesis, sink)
+    return RoundResult(question, answers, synthesis, sink, wanted)
 
 
 async def _question(session: Session, setup: TableSetup, state: RoundtableState, speakers: list[str],
