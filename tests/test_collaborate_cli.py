@@ -138,3 +138,27 @@ def test_a_scene_files_mistake_is_named_by_file_line_and_field(tmp_path, capsys,
     code, err = batch(capsys, "solo.yaml", "--isolation", "a", "--coordinator", "C", "--out", str(tmp_path / "run"))
     assert code == 2 and named in err, err
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("role", ["A", "B"])
+def test_the_notes_name_no_judge_a_collaboration_never_calls(tmp_path, capsys, monkeypatch, role):
+    """The router acts on each envelope: roles A and B call no judge, and the record says so, and
+    that the turns are taken one at a time."""
+    monkeypatch.chdir(tmp_path)
+    code, err = batch(capsys, "--collaborate", FAIRY, "--isolation", "a", "--coordinator", role, "--seed", "1",
+                      "--out", str(tmp_path / "run"))
+    assert code == 0, err
+    notes = (tmp_path / "run" / "notes.md").read_text()
+    assert "Coordinator judge" not in notes and "the coordinator role calls no judge in a collaboration" in notes
+    assert "(collaborate, sequential turns)" in notes
+    assert json.loads((tmp_path / "run" / "metadata.json").read_text())["turns"] == "sequential"
+    assert not [line for line in (tmp_path / "run" / "prompts.jsonl").read_text().splitlines()
+                if json.loads(line).get("purpose") not in ("envelope", None)]
+
+
+def test_a_collaboration_said_to_take_parallel_turns_is_refused(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pair.yaml").write_text("name: pair\nformat: collaborate\ngoal: g\nturns: parallel\n"
+                                        "characters: [gpt, claude]\n")
+    code, err = batch(capsys, "pair.yaml", "--isolation", "a", "--coordinator", "C", "--out", str(tmp_path / "run"))
+    assert code == 2 and "pair.yaml:4: turns: a collaboration takes one turn at a time" in err

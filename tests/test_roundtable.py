@@ -209,6 +209,19 @@ async def test_an_escalation_waits_for_the_operator_and_a_stop_ends_it_cleanly(r
     assert session_file(run)["status"] == "stopped" and (run.dir / "summary.md").is_file()
 
 
+async def test_a_sequential_table_is_recorded_as_taking_sequential_turns(run_scene):
+    run = await run_scene(table(participation="sequential", max_rounds=1), isolation="a", coordinator="C",
+                          on_escalate="continue")
+    assert "(roundtable, sequential turns)" in (run.dir / "notes.md").read_text()
+    assert json.loads((run.dir / "metadata.json").read_text())["turns"] == "sequential"
+    assert run.records()[0]["scene"]["turns"] == "sequential"
+
+
+def test_turns_that_contradict_the_participation_are_refused():
+    with pytest.raises(InvalidConfig, match=r"turns: a roundtable's turns are its `roundtable.participation` \(parallel\)"):
+        make_scene(format="roundtable", turns="sequential", roundtable={"topic": TOPIC})
+
+
 def test_a_table_of_one_is_refused_naming_the_field():
     """One participant has no one to agree or disagree with: its answer is no consensus."""
     with pytest.raises(InvalidConfig, match="characters: a roundtable needs at least 2 characters, got 1"):

@@ -65,9 +65,9 @@ def notes_text(scene: Scene, isolation: str, role: str, specs: Mapping[str, Prov
         lines.append(f"  - {character.name} ({character.slug}): provider {spec.name}, model {model_name(spec)}")
         if fmt.keeps_journals:
             lines.append(f"    journal: {journal_place(character, scene.folder)}")
-    if role != "C":
+    if role != "C" and fmt.calls_judge:
         lines.append(f"- Coordinator judge: provider {judge.name}, model {model_name(judge)}")
     lines += fmt.notes_lines(scene, isolation)
-    if any(spec.name == "offline" for spec in specs.values()) or (role != "C" and judge.name == "offline"):
+    if any(spec.name == "offline" for spec in specs.values()) or (role != "C" and fmt.calls_judge and judge.name == "offline"):
         lines += ["", f"> {DISCLAIMER}"]
     return "\n".join(lines) + "\n"

@@ -76,6 +76,9 @@ class Format:
     """For a format counted in rounds, where its round cap is set (`--max-beats` is refused, naming it)."""
     keeps_journals: ClassVar[bool] = False
     """True when the actors write journal entries after the close (spec 000's scenes)."""
+    calls_judge: ClassVar[bool] = True
+    """False when the coordinator roles A and B call no judge in the format (a collaboration's router
+    acts on each envelope), so `notes.md` names no judge for them."""
     judges_goal: ClassVar[bool] = False
     """True when the coordinator gives its goal verdict at the close (the others decide their own)."""
     actor_protocol: ClassVar[bool] = False

@@ -34,6 +34,7 @@ class CollaborateFormat(Format):
     lines = FormatLines(is_public=lines.is_public, txt_line=lines.txt_line, md_line=lines.md_line,
                         metadata=lines.metadata, turn_types=("agent_response",), printed=lines.printed)
     players = {"envelope": play_envelope}
+    calls_judge = False
 
     max_cast_reason = "two assistants hand the work to each other by design; a crowd plays as a scene or a roundtable"
 
@@ -59,6 +60,12 @@ class CollaborateFormat(Format):
     def default_providers(self, scene: Scene, specs: dict[str, ProviderSpec], *,
                           provider_flag: bool) -> tuple[dict[str, ProviderSpec], list[str]]:
         return default_providers(scene, specs, provider_flag=provider_flag)
+
+    def notes_lines(self, scene: Scene, isolation: str) -> list[str]:
+        """What decides the turns and the close, whatever the coordinator role chosen."""
+        return ["- Router: each reply's envelope decides (a handoff names the next speaker; `final`, no handoff "
+                "or the round cap ends); the coordinator role calls no judge in a collaboration and changes "
+                "nothing in the run"]
 
     def start_facts(self, scene: Scene) -> dict[str, Any]:
         """The round cap, when the scene file sets the section."""

@@ -37,11 +37,16 @@ def settings(scene: Scene) -> Collaborate:
 
 
 def check(scene: Scene) -> None:
-    """A collaboration has a goal (spec 001: the user's original request); its first speaker is a
-    participant, and becomes the scene's `initial_speaker`."""
+    """A collaboration has a goal (spec 001: the user's original request) and takes one turn at a
+    time (its `turns` is `sequential`); its first speaker is a participant, and becomes the scene's
+    `initial_speaker`."""
     if not scene.goal.strip():
         raise PydanticCustomError("missing", "a collaboration needs a `goal`: the task the two assistants work on "
                                   "(or run it with --collaborate GOAL)", {"key": "goal"})
+    if scene.turns != "sequential" and "turns" in scene.model_fields_set:
+        raise PydanticCustomError("turns", "a collaboration takes one turn at a time (the speaker hands off to the "
+                                  "next): remove `turns: {turns}`", {"turns": scene.turns, "key": "turns"})
+    scene.turns = "sequential"
     first = settings(scene).first
     if first is not None:
         if first not in scene.characters:
