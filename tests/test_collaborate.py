@@ -282,6 +282,26 @@ class TestOfflineImproviser:
         assert run.result.close_reason == "stop" and len(of_type(run, "agent_response")) == 1
         assert [r["text"] for r in of_type(run, "stop") if r["from"] == "router"] == ["Collaboration canceled by user."]
 
+    @pytest.mark.parametrize("isolation", ["a", "b"])
+    async def test_the_operators_world_event_reaches_both_and_a_note_only_its_addressee(self, tmp_path, isolation):
+        """What the record says was delivered is delivered: a world event (and a note to all) goes
+        into the shared transcript; a note to one participant reaches that one's next call only."""
+        def direct_after_round_1(session):
+            def on_event(event):
+                if event.type == "agent_response" and (event.model_extra or {}).get("round") == 1:
+                    session.inject_event("The client moved the deadline to Monday.")
+                    session.add_note("Keep it under fifty words.", to="gpt")
+            session.subscribe(on_event)
+
+        run = await run_session(tmp_path, collab_scene(goal=HIKING, max_rounds=4, first="claude"), isolation=isolation,
+                                coordinator="C", before_run=direct_after_round_1)
+        later = [p for p in run.prompts() if p["purpose"] == "envelope" and p["beat"] >= 1]
+        event = [p["to"] for p in later if "The client moved the deadline to Monday." in json.dumps(p)]
+        note = [p["to"] for p in later if "Keep it under fifty words." in json.dumps(p)]
+        assert {"gpt", "claude"} <= set(event)
+        assert note and set(note) == {"gpt"}
+        assert [r["type"] for r in run.records() if r["type"] in ("event", "note")] == ["event", "note"]
+
     async def test_edge_4_concurrent_sessions_on_one_loop(self, tmp_path):
         runs = await asyncio.gather(
             run_session(tmp_path / "1", collab_scene(goal=FAIRY), isolation="a", coordinator="C"),

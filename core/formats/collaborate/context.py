@@ -69,9 +69,12 @@ def system_prompt(slug: str, participants: Sequence[str], persona: str, envelope
     return "\n\n".join(parts)
 
 
-def user_message(goal: str, items: Sequence[Item], round_: int, max_rounds: int, *, heading: str = "") -> str:
-    """Goal, transcript window, round line and the JSON-only instruction, in that order."""
+def user_message(goal: str, items: Sequence[Item], round_: int, max_rounds: int, *, heading: str = "",
+                 own: Sequence[str] = ()) -> str:
+    """Goal, transcript window, the operator's lines to this participant alone (when any), round line
+    and the JSON-only instruction, in that order."""
     transcript = "\n".join(item.line() for item in items) or "(nothing yet: you start)"
     title = heading or "RECENT TRANSCRIPT (oldest first)"
-    return (f"GOAL: {goal.strip()}\n\n{title}:\n{transcript}\n\n"
+    private = ("FROM THE OPERATOR, TO YOU ONLY:\n" + "\n".join(own) + "\n\n") if own else ""
+    return (f"GOAL: {goal.strip()}\n\n{title}:\n{transcript}\n\n{private}"
             f"Round {round_} of {max_rounds}.\n{JSON_ONLY}")

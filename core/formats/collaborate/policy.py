@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 ROUTER = "router"
 HUMAN = "you"
 """Spec 001's sender of the human's messages."""
+USER = "user"
+"""Spec 001's transcript role of the human's items (the operator's world events and notes to all)."""
 CANCELED = "Collaboration canceled by user."
 
 
@@ -75,11 +77,26 @@ async def play(session: Session) -> Decision:
         return close("stop", CANCELED)
 
 
+def take_operator_lines(session: Session, collab: Collaboration) -> None:
+    """The operator's world events and director's notes delivered since the last round (each
+    participant's inbox): a line every participant received joins the shared transcript as the
+    human's (`user`) item; a note to one participant waits for that participant's next call only."""
+    inboxes = {slug: actor.inbox for slug, actor in session.actors.items()}
+    for actor in session.actors.values():
+        actor.inbox = []
+    boxes = list(inboxes.values())
+    shared = [line for line in boxes[0] if all(line in box for box in boxes[1:])] if boxes else []
+    collab.transcript.extend(Item(USER, line) for line in shared)
+    for slug, box in inboxes.items():
+        collab.private.setdefault(slug, []).extend(line for line in box if line not in shared)
+
+
 async def _rounds(session: Session, collab: Collaboration) -> Decision:
     while collab.round < collab.max_rounds:
         collab.round += 1
         session.state.beat = collab.round - 1
         await session.safe_point()
+        take_operator_lines(session, collab)
         say(session, collab, "round", f"Round {collab.round} of {collab.max_rounds}", source=ROUTER)
         reply = await _turn(session, collab)
         if reply is None:
@@ -125,13 +142,15 @@ async def _turn(session: Session, collab: Collaboration) -> Reply | None:
 
 
 def _context(collab: Collaboration, slug: str, isolation: str) -> str:
-    """Isolation a: the whole window each call. Isolation b: only what is new to this thread."""
+    """Isolation a: the whole window each call. Isolation b: only what is new to this thread. Either
+    way, the operator's notes to this participant alone, once."""
+    own = collab.private.pop(slug, [])
     if isolation == "b" and slug in collab.seen:
         new = collab.transcript[collab.seen[slug]:]
         return user_message(collab.goal, window(new, collab.window_items, collab.window_tokens), collab.round,
-                            collab.max_rounds, heading="NEW SINCE YOUR LAST TURN (oldest first)")
+                            collab.max_rounds, heading="NEW SINCE YOUR LAST TURN (oldest first)", own=own)
     items = window(collab.transcript, collab.window_items, collab.window_tokens)
-    return user_message(collab.goal, items, collab.round, collab.max_rounds)
+    return user_message(collab.goal, items, collab.round, collab.max_rounds, own=own)
 
 
 def _record(session: Session, collab: Collaboration, reply: Reply, tags: dict, user_text: str) -> None:

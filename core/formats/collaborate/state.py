@@ -30,6 +30,8 @@ class Collaboration:
     transcript: list[Item] = field(default_factory=list)
     seen: dict[str, int] = field(default_factory=dict)
     """Per participant: how much of the transcript its own thread already holds (isolation b)."""
+    private: dict[str, list[str]] = field(default_factory=dict)
+    """Per participant: the operator's notes to it alone, waiting for its next call."""
     ids: random.Random = field(default_factory=random.Random, repr=False)
     """Where the session id and the call ids come from (`new`)."""
 
