@@ -302,6 +302,17 @@ class TestOfflineImproviser:
         assert note and set(note) == {"gpt"}
         assert [r["type"] for r in run.records() if r["type"] in ("event", "note")] == ["event", "note"]
 
+    async def test_a_scheduled_world_event_happens_at_its_beat_and_one_too_late_is_said_never_to(self, tmp_path):
+        scene = collab_scene(goal=HIKING, max_rounds=4, events=[{"at_beat": 1, "text": "The trail is closed by snow."},
+                                                                 {"at_beat": 40, "text": "The sun sets."}])
+        run = await run_session(tmp_path, scene, isolation="a", coordinator="C")
+        fired = [r for r in run.records() if r["type"] == "event"]
+        assert [(r["text"], r["beat"]) for r in fired] == [("The trail is closed by snow.", 1)]
+        seen = [p["beat"] for p in run.prompts() if "The trail is closed by snow." in json.dumps(p)]
+        assert seen and min(seen) == 1
+        never = [r for r in run.records() if r["type"] == "system" and r.get("reason") == "unplayed-event"]
+        assert len(never) == 1 and "The sun sets." in never[0]["text"] and "beat 40" in never[0]["text"]
+
     async def test_edge_4_concurrent_sessions_on_one_loop(self, tmp_path):
         runs = await asyncio.gather(
             run_session(tmp_path / "1", collab_scene(goal=FAIRY), isolation="a", coordinator="C"),

@@ -222,6 +222,19 @@ def test_turns_that_contradict_the_participation_are_refused():
         make_scene(format="roundtable", turns="sequential", roundtable={"topic": TOPIC})
 
 
+async def test_a_scheduled_world_event_reaches_the_table_at_its_round_and_one_too_late_is_said_never_to(run_scene):
+    scene = make_scene(format="roundtable", roundtable={"topic": TOPIC, "max_rounds": 3},
+                       events=[{"at_beat": 2, "text": "The client cancels the contract."},
+                               {"at_beat": 30, "text": "The office floods."}])
+    run = await run_scene(scene, isolation="a", coordinator="C", on_escalate="continue")
+    fired = [r for r in run.records() if r["type"] == "event"]
+    assert [(r["text"], r["beat"]) for r in fired] == [("The client cancels the contract.", 2)]
+    seen = {(p["purpose"], p["beat"]) for p in run.prompts() if "The client cancels the contract." in json.dumps(p)}
+    assert ("participant", 2) in seen and ("facilitator", 2) in seen and min(b for _, b in seen) == 2
+    never = [r for r in run.records() if r["type"] == "system" and r.get("reason") == "unplayed-event"]
+    assert len(never) == 1 and "The office floods." in never[0]["text"]
+
+
 def test_a_table_of_one_is_refused_naming_the_field():
     """One participant has no one to agree or disagree with: its answer is no consensus."""
     with pytest.raises(InvalidConfig, match="characters: a roundtable needs at least 2 characters, got 1"):

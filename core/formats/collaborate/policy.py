@@ -18,6 +18,7 @@ from promptdesk.core.formats.collaborate.context import Item, user_message, wind
 from promptdesk.core.formats.collaborate.settings import settings as collab_settings
 from promptdesk.core.formats.collaborate.state import Collaboration
 from promptdesk.core.engine.coordinator import Decision
+from promptdesk.core.engine.scheduled import fire_due, say_unplayed
 from promptdesk.core.errors import RecordingError
 from promptdesk.core.improv.dice import rng_for
 from promptdesk.core.engine.turn import actor_failed
@@ -70,11 +71,13 @@ async def play(session: Session) -> Decision:
     collab = start(session)
     say(session, collab, "human_message", collab.goal, source=HUMAN, target=ROUTER)
     try:
-        return await _rounds(session, collab)
+        decision = await _rounds(session, collab)
     except SceneStopped:
         if session.failure is None:  # else the run was aborted because its calls fail, not canceled
             say(session, collab, "stop", CANCELED, source=ROUTER, target="all")
         return close("stop", CANCELED)
+    say_unplayed(session, f"the collaboration ended at beat {session.state.beat} (round {collab.round})")
+    return decision
 
 
 def take_operator_lines(session: Session, collab: Collaboration) -> None:
@@ -96,6 +99,7 @@ async def _rounds(session: Session, collab: Collaboration) -> Decision:
         collab.round += 1
         session.state.beat = collab.round - 1
         await session.safe_point()
+        fire_due(session, session.state.beat)
         take_operator_lines(session, collab)
         say(session, collab, "round", f"Round {collab.round} of {collab.max_rounds}", source=ROUTER)
         reply = await _turn(session, collab)

@@ -9,6 +9,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from promptdesk.core.engine.coordinator import Decision
+from promptdesk.core.engine.scheduled import fire_due, say_unplayed
 from promptdesk.core.formats.roundtable import decide
 from promptdesk.core.formats.roundtable.calls import FACILITATOR, TableSetup
 from promptdesk.core.formats.roundtable.escalation import acknowledge, triggers
@@ -48,6 +49,7 @@ async def play(session: Session) -> Decision:
     _announce_phase(session, state)
     try:
         decision = await _rounds(session, setup, state, file)
+        say_unplayed(session, f"the roundtable ended at beat {session.state.beat} (round {state.round})")
     except BaseException as exc:
         state.status = "stopped" if session.stopped else "error"
         state.conclusion = {"reason": state.status, "note": str(exc) or type(exc).__name__}
@@ -66,6 +68,7 @@ async def _rounds(session: Session, setup: TableSetup, state: RoundtableState, f
             return await _forced_conclusion(session, setup, state)
         state.round = len(state.rounds) + 1
         session.state.beat = state.round
+        fire_due(session, state.round)
         result = await play_round(session, setup, state)
         action = _gate(session, state, result)
         state.rounds.append(result.record(state))
