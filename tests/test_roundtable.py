@@ -235,6 +235,14 @@ async def test_a_scheduled_world_event_reaches_the_table_at_its_round_and_one_to
     assert len(never) == 1 and "The office floods." in never[0]["text"]
 
 
+async def test_a_participants_private_perspective_reaches_that_participant_alone(run_scene):
+    secret = "You quietly hold shares in the sprint-tooling vendor."
+    scene = make_scene(format="roundtable", roundtable={"topic": TOPIC, "max_rounds": 1}, perspectives={"bob": secret})
+    run = await run_scene(scene, isolation="b", coordinator="C", on_escalate="continue")
+    holders = {p["to"] for p in run.prompts() if secret in json.dumps(p)}
+    assert holders == {"bob"}
+
+
 def test_a_table_of_one_is_refused_naming_the_field():
     """One participant has no one to agree or disagree with: its answer is no consensus."""
     with pytest.raises(InvalidConfig, match="characters: a roundtable needs at least 2 characters, got 1"):

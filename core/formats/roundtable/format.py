@@ -60,8 +60,8 @@ class RoundtableFormat(Format):
         return 2
 
     def briefing(self, character: Character, scene: Scene, names: Sequence[str]) -> str:
-        """A participant's own profile and the answer format."""
-        return participant_system(character)
+        """A participant's own profile, private perspective and the answer format."""
+        return participant_system(character, scene.perspective_for(character.slug))
 
     def priced_specs(self, scene: Scene, setup: Setup) -> list[ProviderSpec]:
         """An LLM facilitator (roles A and B), whose cost counts against the budget too."""

@@ -69,9 +69,13 @@ def _block(data: Mapping[str, Any]) -> str:
     return "```yaml\n" + yaml.safe_dump(dict(data), sort_keys=False, allow_unicode=True, width=100) + "```"
 
 
-def participant_system(character: Character) -> str:
-    """A participant's stable system prompt: who they are (their own profile only) and the format."""
-    return PARTICIPANT_SYSTEM.format(name=character.name, format=PARTICIPANT_FORMAT, profile=character.profile.strip())
+def participant_system(character: Character, perspective: str = "") -> str:
+    """A participant's stable system prompt: who they are (their own profile and the scene's private
+    perspective for them, never anyone else's) and the format."""
+    text = PARTICIPANT_SYSTEM.format(name=character.name, format=PARTICIPANT_FORMAT, profile=character.profile.strip())
+    if perspective.strip():
+        text += f"\n## YOUR PRIVATE PERSPECTIVE (no one else at the table knows it)\n{perspective.strip()}\n"
+    return text
 
 
 def facilitator_system(operator_context: str = "") -> str:
