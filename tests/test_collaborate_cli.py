@@ -162,3 +162,16 @@ def test_a_collaboration_said_to_take_parallel_turns_is_refused(tmp_path, capsys
                                         "characters: [gpt, claude]\n")
     code, err = batch(capsys, "pair.yaml", "--isolation", "a", "--coordinator", "C", "--out", str(tmp_path / "run"))
     assert code == 2 and "pair.yaml:4: turns: a collaboration takes one turn at a time" in err
+
+
+@pytest.mark.parametrize("slug", ["router", "you", "user", "all"])
+def test_a_participant_under_one_of_spec_001s_own_names_is_refused(tmp_path, capsys, monkeypatch, slug):
+    """`router` and `you` are spec 001's senders, `user` the human's transcript role, `all` the
+    audience of a reply without a handoff: a participant of that name would be taken for them."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "characters" / slug
+    folder.mkdir(parents=True)
+    (folder / "profile.md").write_text(f"# {slug.title()}\n\n## Background\n- a helper\n")
+    (tmp_path / "pair.yaml").write_text(f"name: pair\nformat: collaborate\ngoal: g\ncharacters: [gpt, {slug}]\n")
+    code, err = batch(capsys, "pair.yaml", "--isolation", "a", "--coordinator", "C", "--out", str(tmp_path / "run"))
+    assert code == 2 and f"pair.yaml:4: characters: '{slug}' is a name a collaboration keeps for itself" in err

@@ -243,6 +243,11 @@ async def test_a_participants_private_perspective_reaches_that_participant_alone
     assert holders == {"bob"}
 
 
+def test_a_participant_called_all_is_refused():
+    with pytest.raises(InvalidConfig, match="characters: 'all' is the word a roundtable keeps for every participant"):
+        make_scene(format="roundtable", characters=["alice", "all"], roundtable={"topic": TOPIC})
+
+
 def test_a_table_of_one_is_refused_naming_the_field():
     """One participant has no one to agree or disagree with: its answer is no consensus."""
     with pytest.raises(InvalidConfig, match="characters: a roundtable needs at least 2 characters, got 1"):

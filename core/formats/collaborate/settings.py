@@ -36,10 +36,21 @@ def settings(scene: Scene) -> Collaborate:
     return scene.section("collaborate") or Collaborate()
 
 
+KEPT = ("router", "you", "user", "all")
+"""Spec 001's own parties: the router, the human (`you`, the transcript's `user`) and `all`, the
+audience of a reply that hands off to no one. A participant listed under one would be taken for it."""
+
+
 def check(scene: Scene) -> None:
     """A collaboration has a goal (spec 001: the user's original request) and takes one turn at a
     time (its `turns` is `sequential`); its first speaker is a participant, and becomes the scene's
     `initial_speaker`."""
+    for slug in scene.characters:
+        if slug in KEPT:
+            raise PydanticCustomError("kept", "'{slug}' is a name a collaboration keeps for itself ({kept}): the "
+                                      "record would take the participant for spec 001's own {slug}; list it under "
+                                      "another name (e.g. '{slug}-1')",
+                                      {"slug": slug, "kept": ", ".join(KEPT), "key": "characters"})
     if not scene.goal.strip():
         raise PydanticCustomError("missing", "a collaboration needs a `goal`: the task the two assistants work on "
                                   "(or run it with --collaborate GOAL)", {"key": "goal"})

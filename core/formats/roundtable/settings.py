@@ -53,6 +53,10 @@ def check(scene: Scene) -> None:
     `turns` (recorded in `notes.md`, the `start` event and `metadata.json`) is set from it, and a
     `turns:` that says otherwise is refused."""
     table = settings(scene)
+    if "all" in scene.characters:
+        raise PydanticCustomError("kept", "'all' is the word a roundtable keeps for every participant (a question "
+                                  "for `all`, a phase whose speakers are `all`): list the participant under "
+                                  "another name (e.g. 'all-1')", {"key": "characters"})
     if not (table.topic or scene.prompt or scene.goal).strip():
         raise PydanticCustomError("missing", "a roundtable needs `roundtable.topic` (or a `prompt` or `goal`)",
                                   {"key": "roundtable"})
