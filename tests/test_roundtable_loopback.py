@@ -170,3 +170,15 @@ async def test_a_participant_with_no_answer_is_named_in_the_session_file_summary
     assert "- Turn count: 2 (Alice: 2, Bob: 0)" in (run.dir / "transcript.md").read_text()
     meta = json.loads((run.dir / "metadata.json").read_text())
     assert meta["actors"]["alice"]["turns"] == 2 and meta["actors"]["bob"].get("turns", 0) == 0
+
+
+async def test_a_table_whose_calls_all_fail_says_so_in_its_files_not_stopped(run_scene, loopback):
+    """A run the engine aborts because no call succeeds is no operator's stop: session.yaml and
+    summary.md name the provider error."""
+    loopback.default = Reply(status=400, error_message="bad request")
+    run = await run_scene(scene(loopback, max_rounds=3), isolation="a", coordinator="B")
+    assert run.result.close_reason == "provider-error"
+    end = data(run)
+    assert end["status"] == "error" and end["conclusion"]["reason"] == "provider-error"
+    assert "SceneStopped" not in end["conclusion"]["note"] and "bad request" in end["conclusion"]["note"]
+    assert "- Ended: provider-error - " in (run.dir / "summary.md").read_text()

@@ -51,8 +51,12 @@ async def play(session: Session) -> Decision:
         decision = await _rounds(session, setup, state, file)
         say_unplayed(session, f"the roundtable ended at beat {session.state.beat} (round {state.round})")
     except BaseException as exc:
-        state.status = "stopped" if session.stopped else "error"
-        state.conclusion = {"reason": state.status, "note": str(exc) or type(exc).__name__}
+        if session.failure is not None:  # aborted because its calls fail: not the operator's stop
+            state.status, note = "error", session.failure
+        else:
+            state.status = "stopped" if session.stopped else "error"
+            note = "stopped by the operator" if session.stopped else (str(exc) or type(exc).__name__)
+        state.conclusion = {"reason": "provider-error" if session.failure is not None else state.status, "note": note}
         raise
     finally:
         file.write(state)
