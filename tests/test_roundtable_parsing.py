@@ -158,6 +158,7 @@ def test_a_user_strategy_folder_comes_first_and_errors_name_the_file(tmp_path):
      "phases.0.min_round: unknown key 'min_round' (did you mean 'min_rounds'?)"),
     ("phase:\n  - {name: one, goal: g}\n", "phase: unknown key 'phase' (did you mean 'phases'?)"),
     ("phases:\n  - {name: one, goal: g, min_rounds: yes}\n", "phases.0.min_rounds: Input should be a valid integer (got True)"),
+    ("name: theirs\nphases:\n  - {name: one, goal: g}\n", "name: 'theirs' is not the file's name ('mine')"),
 ])
 def test_a_strategy_files_mistake_names_the_file_the_field_and_the_fix(tmp_path, body, named):
     (tmp_path / "mine.yaml").write_text(body)

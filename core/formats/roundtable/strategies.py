@@ -137,6 +137,10 @@ def read_strategy(path: Path) -> Strategy:
     if not isinstance(data, dict):
         raise InvalidConfig(f"{path}: a strategy must be a mapping with `name` and `phases`", file=str(path))
     data.setdefault("name", path.stem)
+    if data["name"] != path.stem:
+        raise InvalidConfig(f"{path}: name: '{data['name']}' is not the file's name ('{path.stem}'): a scene names a "
+                            f"strategy by its file, so the record would call it otherwise; remove `name:` or set it to "
+                            f"'{path.stem}'", file=str(path))
     try:
         strategy = Strategy.model_validate(data)
     except ValidationError as exc:
