@@ -117,13 +117,17 @@ def test_the_same_seed_gives_the_same_record_byte_for_byte(tmp_path, capsys, mon
                                                                             if "session_id" in e)
 
 
-def test_one_participant_is_no_collaboration(tmp_path, capsys, monkeypatch):
-    """Two assistants hand the work back and forth: one alone would only hand it to itself."""
+def test_one_participant_is_a_single_call_or_nothing(tmp_path, capsys, monkeypatch):
+    """Two assistants hand the work back and forth; one alone is a single call (one round), never
+    rounds of handing the work to itself."""
     monkeypatch.chdir(tmp_path)
     code, err = batch(capsys, "--collaborate", FAIRY, "--participants", "gpt", "--isolation", "a",
                       "--coordinator", "C", "--out", str(tmp_path / "run"))
-    assert code == 2 and "a collaborate needs at least 2 characters, got 1" in err
+    assert code == 2 and "characters: one participant alone is a single call" in err and "--max-rounds 1" in err
     assert not (tmp_path / "run").exists()
+    code, err = batch(capsys, "--collaborate", FAIRY, "--participants", "gpt", "--max-rounds", "1", "--isolation", "a",
+                      "--coordinator", "C", "--out", str(tmp_path / "single"))
+    assert code == 0 and "after 1 rounds" in err
 
 
 @pytest.mark.parametrize("body,named", [

@@ -239,8 +239,11 @@ def test_collaborate_stays_two_assistants(tmp_path):
 
 def test_every_format_names_its_own_smallest_cast(tmp_path):
     assert "a scene needs at least 2 characters" in problem(tmp_path, "name: s\nprompt: A scene.\ncharacters: [alice]\n")
-    assert "a collaborate needs at least 2 characters" in problem(
+    assert "one participant alone is a single call" in problem(
         tmp_path, "name: s\nformat: collaborate\ngoal: g\ncharacters: [alice]\n")
+    single = load_scene(scene_file(tmp_path, "name: s\nformat: collaborate\ngoal: g\ncharacters: [alice]\n"
+                                             "collaborate: {max_rounds: 1}\n"))
+    assert single.characters == ["alice"]
     assert "a roundtable needs at least 2 characters" in problem(
         tmp_path, "name: s\nformat: roundtable\nroundtable: {topic: t}\ncharacters: [alice]\n")
     scene = load_scene(scene_file(tmp_path, "name: s\nformat: collaborate\ngoal: g\ncharacters: [alice, bob]\n"))

@@ -38,10 +38,6 @@ class CollaborateFormat(Format):
 
     max_cast_reason = "two assistants hand the work to each other by design; a crowd plays as a scene or a roundtable"
 
-    def min_cast(self) -> int:
-        """Two: one assistant alone would only ever hand the work to itself."""
-        return 2
-
     def max_cast(self) -> int:
         """Two: a collaboration is two assistants handing work back and forth (spec 001)."""
         return 2

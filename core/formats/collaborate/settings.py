@@ -42,7 +42,8 @@ audience of a reply that hands off to no one. A participant listed under one wou
 
 
 def check(scene: Scene) -> None:
-    """A collaboration has a goal (spec 001: the user's original request) and takes one turn at a
+    """A collaboration has a goal (spec 001: the user's original request), two participants or one
+    for a single call (one round), and takes one turn at a
     time (its `turns` is `sequential`); its first speaker is a participant, and becomes the scene's
     `initial_speaker`."""
     for slug in scene.characters:
@@ -51,6 +52,11 @@ def check(scene: Scene) -> None:
                                       "record would take the participant for spec 001's own {slug}; list it under "
                                       "another name (e.g. '{slug}-1')",
                                       {"slug": slug, "kept": ", ".join(KEPT), "key": "characters"})
+    if len(scene.characters) == 1 and settings(scene).max_rounds != 1:
+        raise PydanticCustomError("single", "one participant alone is a single call, one call and one reply: set "
+                                  "collaborate.max_rounds: 1 (--max-rounds 1), or add a second participant to hand "
+                                  "the work to (it would otherwise hand it to itself for {rounds} rounds)",
+                                  {"rounds": settings(scene).max_rounds, "key": "characters"})
     if not scene.goal.strip():
         raise PydanticCustomError("missing", "a collaboration needs a `goal`: the task the two assistants work on "
                                   "(or run it with --collaborate GOAL)", {"key": "goal"})
