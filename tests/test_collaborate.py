@@ -301,6 +301,8 @@ class TestOfflineImproviser:
         assert {"gpt", "claude"} <= set(event)
         assert note and set(note) == {"gpt"}
         assert [r["type"] for r in run.records() if r["type"] in ("event", "note")] == ["event", "note"]
+        calls, handoffs = of_type(run, "agent_call"), of_type(run, "handoff")
+        assert [c["text"] for c in calls[1:]] == [h["text"] for h in handoffs][:len(calls) - 1]
 
     async def test_a_scheduled_world_event_happens_at_its_beat_and_one_too_late_is_said_never_to(self, tmp_path):
         scene = collab_scene(goal=HIKING, max_rounds=4, events=[{"at_beat": 1, "text": "The trail is closed by snow."},

@@ -121,7 +121,8 @@ async def _turn(session: Session, collab: Collaboration) -> Reply | None:
     call_id = collab.new_id()
     tags = collab.tags(call_id=call_id)
     user_text = _context(collab, slug, actor.isolation)
-    pending = collab.transcript[-1].text if collab.transcript and collab.transcript[-1].role == ROUTER else collab.goal
+    last = next((item for item in reversed(collab.transcript) if item.role != USER), None)  # past the operator's lines
+    pending = last.text if last is not None and last.role == ROUTER else collab.goal
     say(session, collab, "agent_call", pending, source=ROUTER, target=slug, call_id=call_id)
     if session.stopped:
         raise SceneStopped
