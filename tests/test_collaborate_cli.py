@@ -160,12 +160,15 @@ def test_the_notes_name_no_judge_a_collaboration_never_calls(tmp_path, capsys, m
                 if json.loads(line).get("purpose") not in ("envelope", None)]
 
 
-def test_a_collaboration_said_to_take_parallel_turns_is_refused(tmp_path, capsys, monkeypatch):
+def test_a_collaboration_is_recorded_taking_one_turn_at_a_time_whatever_turns_says(tmp_path, capsys, monkeypatch):
+    """A scene turned into a collaboration (the console's wizard) keeps its `turns:`; what is recorded
+    is how a collaboration plays."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pair.yaml").write_text("name: pair\nformat: collaborate\ngoal: g\nturns: parallel\n"
                                         "characters: [gpt, claude]\n")
     code, err = batch(capsys, "pair.yaml", "--isolation", "a", "--coordinator", "C", "--out", str(tmp_path / "run"))
-    assert code == 2 and "pair.yaml:4: turns: a collaboration takes one turn at a time" in err
+    assert code == 0, err
+    assert json.loads((tmp_path / "run" / "metadata.json").read_text())["turns"] == "sequential"
 
 
 @pytest.mark.parametrize("slug", ["router", "you", "user", "all"])

@@ -217,9 +217,9 @@ async def test_a_sequential_table_is_recorded_as_taking_sequential_turns(run_sce
     assert run.records()[0]["scene"]["turns"] == "sequential"
 
 
-def test_turns_that_contradict_the_participation_are_refused():
-    with pytest.raises(InvalidConfig, match=r"turns: a roundtable's turns are its `roundtable.participation` \(parallel\)"):
-        make_scene(format="roundtable", turns="sequential", roundtable={"topic": TOPIC})
+def test_the_participation_decides_the_recorded_turns_whatever_turns_says():
+    """A scene turned into a roundtable (the console's wizard) keeps its `turns:`: the participation wins."""
+    assert make_scene(format="roundtable", turns="sequential", roundtable={"topic": TOPIC}).turns == "parallel"
 
 
 async def test_a_scheduled_world_event_reaches_the_table_at_its_round_and_one_too_late_is_said_never_to(run_scene):

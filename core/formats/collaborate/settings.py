@@ -44,7 +44,7 @@ audience of a reply that hands off to no one. A participant listed under one wou
 def check(scene: Scene) -> None:
     """A collaboration has a goal (spec 001: the user's original request), two participants or one
     for a single call (one round), and takes one turn at a
-    time (its `turns` is `sequential`); its first speaker is a participant, and becomes the scene's
+    time (its `turns` is `sequential`, whatever a scene turned into a collaboration had); its first speaker is a participant, and becomes the scene's
     `initial_speaker`."""
     for slug in scene.characters:
         if slug in KEPT:
@@ -60,9 +60,6 @@ def check(scene: Scene) -> None:
     if not scene.goal.strip():
         raise PydanticCustomError("missing", "a collaboration needs a `goal`: the task the two assistants work on "
                                   "(or run it with --collaborate GOAL)", {"key": "goal"})
-    if scene.turns != "sequential" and "turns" in scene.model_fields_set:
-        raise PydanticCustomError("turns", "a collaboration takes one turn at a time (the speaker hands off to the "
-                                  "next): remove `turns: {turns}`", {"turns": scene.turns, "key": "turns"})
     scene.turns = "sequential"
     first = settings(scene).first
     if first is not None:

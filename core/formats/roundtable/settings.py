@@ -50,8 +50,8 @@ def settings(scene: Scene) -> Roundtable:
 
 def check(scene: Scene) -> None:
     """A roundtable needs a topic (or a prompt or goal). Its turns are its participation: the scene's
-    `turns` (recorded in `notes.md`, the `start` event and `metadata.json`) is set from it, and a
-    `turns:` that says otherwise is refused."""
+    `turns` (recorded in `notes.md`, the `start` event and `metadata.json`) is set from it, whatever a
+    scene turned into a roundtable (the console's wizard) had."""
     table = settings(scene)
     if "all" in scene.characters:
         raise PydanticCustomError("kept", "'all' is the word a roundtable keeps for every participant (a question "
@@ -60,8 +60,4 @@ def check(scene: Scene) -> None:
     if not (table.topic or scene.prompt or scene.goal).strip():
         raise PydanticCustomError("missing", "a roundtable needs `roundtable.topic` (or a `prompt` or `goal`)",
                                   {"key": "roundtable"})
-    if "turns" in scene.model_fields_set and scene.turns != table.participation:
-        raise PydanticCustomError("turns", "a roundtable's turns are its `roundtable.participation` ({participation}): "
-                                  "remove `turns: {turns}`, or set `participation: {turns}`",
-                                  {"participation": table.participation, "turns": scene.turns, "key": "turns"})
     scene.turns = table.participation
