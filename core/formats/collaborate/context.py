@@ -72,9 +72,10 @@ def system_prompt(slug: str, participants: Sequence[str], persona: str, envelope
 def user_message(goal: str, items: Sequence[Item], round_: int, max_rounds: int, *, heading: str = "",
                  own: Sequence[str] = ()) -> str:
     """Goal, transcript window, the operator's lines to this participant alone (when any), round line
-    and the JSON-only instruction, in that order."""
+    and the JSON-only instruction, in that order. The goal's further lines are indented, like a
+    transcript item's, so that a goal quoting a log or a round line never reads as the router's."""
     transcript = "\n".join(item.line() for item in items) or "(nothing yet: you start)"
     title = heading or "RECENT TRANSCRIPT (oldest first)"
     private = ("FROM THE OPERATOR, TO YOU ONLY:\n" + "\n".join(own) + "\n\n") if own else ""
-    return (f"GOAL: {goal.strip()}\n\n{title}:\n{transcript}\n\n{private}"
+    return (f"GOAL: {indented(goal)}\n\n{title}:\n{transcript}\n\n{private}"
             f"Round {round_} of {max_rounds}.\n{JSON_ONLY}")

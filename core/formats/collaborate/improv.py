@@ -22,7 +22,8 @@ from promptdesk.core.providers.base import Request
 _SLUG = r"[a-z0-9][a-z0-9.-]*"
 """A participant's slug: lower-case letters, digits and hyphens, with single dots (`powershell-5.1-expert`)."""
 NAME = re.compile(rf"Your name is `({_SLUG})`\. Participants: ((?:{_SLUG}, )*{_SLUG}) \(")
-ROUND = re.compile(r"Round (\d+) of (\d+)\.")
+ROUND = re.compile(r"^Round (\d+) of (\d+)\.$", re.MULTILINE)
+"""The router's round line: a line of its own (a goal's or a message's further lines are indented)."""
 LINE = re.compile(rf"^\[({_SLUG})(?: → ({_SLUG}))?\] (.*)$")
 
 TASKS = {"plan": ("Make the vaguest step concrete and hand it back.", "Check the steps against the goal and cut one word in three."),
@@ -56,8 +57,8 @@ def read(request: Request) -> Reading:
     context = next((m.content for m in reversed(request.messages) if m.role == "user" and "GOAL:" in m.content), "")
     if goal := re.search(r"^GOAL: (.*)$", context, re.MULTILINE):
         reading.goal = goal.group(1).strip()
-    if rounds := ROUND.search(context):
-        reading.round, reading.max_rounds = int(rounds.group(1)), int(rounds.group(2))
+    if rounds := ROUND.findall(context):
+        reading.round, reading.max_rounds = int(rounds[-1][0]), int(rounds[-1][1])
     for raw in context.split("\n\nRound ")[0].splitlines():
         if match := LINE.match(raw):
             reading.lines.append((match.group(1), match.group(2), match.group(3)))
