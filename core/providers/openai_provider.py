@@ -24,6 +24,7 @@ from promptdesk.core.errors import InvalidConfig, ProviderError
 from promptdesk.core.providers.base import Request, Usage
 from promptdesk.core.providers.bodies import error_status
 from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail
+from promptdesk.core.providers.stops import settle
 
 _OTHER_CAUSE = re.compile(r"context|maximum|too (long|large|many)|exceed", re.IGNORECASE)
 """Words by which a refused request names a cause other than its response_format."""
@@ -90,12 +91,20 @@ class OpenAIProvider(RemoteProvider):
         except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
             raise self._schema_refused(exc, request) from None
         self.saw_headers(raw.headers)
-        response = await self._answer_body(raw, _holds_a_message)
-        text = response.choices[0].message.content or ""
-        stream.truncated = response.choices[0].finish_reason == "length"
-        if refusal := getattr(response.choices[0].message, "refusal", None):
+        return self._read_whole(await self._answer_body(raw, _holds_a_message), stream)
+
+    def _read_whole(self, response: Any, stream: Stream) -> tuple[str, Usage]:
+        """The text and usage of a whole `ChatCompletion` (its finish reason applied, `stops`)."""
+        choice = response.choices[0]
+        if refusal := getattr(choice.message, "refusal", None):
             stream.refusal.append(refusal)
+        text = settle(self.name, choice.finish_reason, "finish_reason", stream, choice.message.content or "")
         return text, _usage(getattr(response, "usage", None))
+
+    def _whole_instead(self, body: dict[str, Any]) -> Any:
+        """A JSON body sent for a streamed request, as a `ChatCompletion` when it holds an answer."""
+        response = _types()[0].construct(**body)
+        return response if _holds_a_message(response) and response.choices[0].finish_reason else None
 
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         usage = Usage(reported=False)
@@ -108,20 +117,21 @@ class OpenAIProvider(RemoteProvider):
         except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
             raise self._schema_refused(exc, request) from None
         self.saw_headers(chunks.response.headers)
-        await self._expect_events(chunks.response)
+        if (whole := await self._expect_events(chunks.response, self._whole_instead)) is not None:
+            await chunks.close()
+            return stream.whole(*self._read_whole(whole, stream))
         finish = None
         async with chunks:
             async for chunk in chunks:
                 for choice in chunk.choices or ():
                     stream.emit(choice.delta.content if choice.delta else None)
                     finish = choice.finish_reason or finish
-                    stream.truncated = stream.truncated or choice.finish_reason == "length"
                     if refusal := getattr(choice.delta, "refusal", None):
                         stream.refusal.append(refusal)
                 if chunk.usage is not None:
                     usage = stream.observed = _usage(chunk.usage)
         stream.finished = finish is not None and getattr(getattr(chunks, "_decoder", None), "done", False)
-        return "".join(stream.pieces), usage
+        return settle(self.name, finish, "finish_reason", stream, "".join(stream.pieces)), usage
 
     def _schema_refused(self, exc: Exception, request: Request) -> Exception:
         """A refusal of the request's form (400 or 422) answering a request that carried a JSON schema

@@ -32,6 +32,7 @@ from typing import Any
 
 from promptdesk.core.errors import InvalidConfig, ProviderError
 from promptdesk.core.providers import concurrency
+from promptdesk.core.providers.base_urls import check_base_url, not_found_hint
 from promptdesk.core.providers.bodies import ERROR_TYPE_STATUS, error_detail, unanswered  # noqa: F401 - re-exported
 from promptdesk.core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 from promptdesk.core.providers.rate_headers import spent_budget
@@ -84,6 +85,12 @@ class Stream:
         self.pieces.append(piece)
         if self.on_delta is not None:
             self.on_delta(piece)
+
+    def whole(self, text: str, usage: Usage) -> tuple[str, Usage]:
+        """A whole answer that came as one body, not as a stream: delivered as one fragment, complete."""
+        self.emit(text)
+        self.observed, self.finished = usage, True
+        return text, usage
 
     @property
     def ttft_s(self) -> float | None:
@@ -307,13 +314,24 @@ class RemoteProvider(Provider):
             raise self._no_answer(http.text, http.headers.get("content-type", ""))
         return parsed
 
-    async def _expect_events(self, response: Any) -> None:
-        """A streamed request answered 200 with a JSON or HTML body instead of an event stream (an
-        error object, a proxy's page) fails naming what the body holds, not as a stream cut short."""
+    async def _expect_events(self, response: Any, whole: Callable[[dict[str, Any]], Any]) -> Any:
+        """None for an event stream. A streamed request answered 200 with one JSON body that `whole`
+        reads as a whole answer (a server that ignores `stream: true`) gives that answer; any other
+        JSON or HTML body (an error object, a proxy's page) fails naming what it holds, not as a
+        stream cut short."""
         media = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        if "json" in media or "html" in media:
-            text = (await response.aread()).decode("utf-8", "replace")
-            raise self._no_answer(text, media)
+        if "json" not in media and "html" not in media:
+            return None
+        text = (await response.aread()).decode("utf-8", "replace")
+        try:
+            body = json.loads(text) if "json" in media else None
+        except ValueError:
+            body = None
+        if isinstance(body, dict) and (answer := whole(body)) is not None:
+            log.info("%s %s: the server answered a streamed request with one JSON body (it ignores stream: true); "
+                     "taken as the whole answer", self.name, self.model)
+            return answer
+        raise self._no_answer(text, media)
 
     def saw_headers(self, headers: Any) -> None:
         """Note what the response's rate-limit headers say about the next request (at most
@@ -341,7 +359,7 @@ class RemoteProvider(Provider):
     def _broken_stream(self, error: ProviderError, stream: Stream) -> ProviderError:
         """`error`, after retracting the fragments the failed attempt delivered (kept for the log)."""
         pieces = stream.retract()
-        message = f"{error.message} — the stream broke after {len(pieces)} deltas, which were retracted"
+        message = f"{error.message} — the {len(pieces)} deltas it had streamed were retracted"
         return ProviderError(message, status=error.status, retryable=error.retryable, partial_text="".join(pieces),
                              deltas=len(pieces), **error.context)
 
@@ -350,7 +368,8 @@ class RemoteProvider(Provider):
                     delay, reason)
 
     def _status_error(self, status: int | None, detail: str, headers: Any = None, **context: Any) -> ProviderError:
-        return status_error(self.name, status, detail, headers=headers, secrets=(self._api_key,),
+        hint = not_found_hint(self.name, self.base_url) if status == 404 else ""
+        return status_error(self.name, status, detail + hint, headers=headers, secrets=(self._api_key,),
                             key_env=self.key_env, **context)
 
     def _transport_error(self, exc: BaseException) -> ProviderError:
@@ -362,23 +381,6 @@ class RemoteProvider(Provider):
         self._client, self._clients = None, {}
         for client in clients.values():
             await client.close()
-
-
-def check_base_url(url: str, provider: str, source: str) -> None:
-    """Refuse a base URL that is not `http(s)://host[:port][/path]` (InvalidConfig, exit 2), before any call."""
-    from urllib.parse import urlsplit
-
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
-        problem = ("the scheme must be http or https" if parts.scheme not in ("http", "https") else
-                   "it names no host" if not parts.hostname else
-                   "it contains spaces" if any(c.isspace() for c in url) else None)
-    except ValueError as exc:
-        problem = str(exc)
-    if problem:
-        raise InvalidConfig(f"invalid base URL {url!r} for {provider} (from {source}): {problem}; "
-                            f"expected e.g. http://localhost:11434/v1")
 
 
 async def parsed_body(raw: Any) -> Any:

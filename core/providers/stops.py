@@ -1,0 +1,54 @@
+"""How a reply ended, by the reason its server gave (OpenAI's `finish_reason`, Anthropic's
+`stop_reason`), and what that makes of the reply.
+
+- At the token limit (`length`, `max_tokens`): an answer, said to be cut (`Stream.truncated`).
+- Stopped by the server's content filter (`content_filter`, Azure's and OpenAI's): a failed call,
+  not retried; the part delivered is never taken for the whole.
+- Ended in error (`error`, OpenRouter's when the upstream provider fails mid-answer): a failed call,
+  retried like a cut stream.
+- Stopped when the context window was full (Anthropic's `model_context_window_exceeded`): a failed
+  call, not retried (the same request would fill it again), naming what to shorten.
+- Refused (Anthropic's `refusal`, a safety classifier stopping the reply): the model's answer is a
+  refusal, as OpenAI's `refusal` is: the text delivered goes to `Stream.refusal` (debug.log only),
+  is taken back from the console, and the reply's text is empty.
+Any other reason (`stop`, `end_turn`, `stop_sequence`, `tool_calls`...) leaves the reply as it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from promptdesk.core.errors import ProviderError
+
+TRUNCATED = frozenset({"length", "max_tokens"})
+REFUSED = frozenset({"refusal"})
+
+
+def failed_stop(provider: str, reason: str | None, field: str) -> ProviderError | None:
+    """The failure a stop reason means, or None when the reply stands (`field` names where the
+    server said it: `finish_reason` or `stop_reason`)."""
+    if reason == "content_filter":
+        return ProviderError(f"{provider}: the server's content filter stopped the reply ({field}: content_filter); "
+                             "the part it let through is not used as the answer", status=None, retryable=False)
+    if reason == "error":
+        return ProviderError(f"{provider}: the server ended the reply in error ({field}: error; an upstream "
+                             "provider failed mid-answer): the answer may be cut short", status=None, retryable=True)
+    if reason == "model_context_window_exceeded":
+        return ProviderError(f"{provider}: the reply stopped when the model's context window was full ({field}: "
+                             "model_context_window_exceeded): shorten what the request carries (limits.window, the "
+                             "briefing) or lower max_tokens", status=None, retryable=False)
+    return None
+
+
+def settle(provider: str, reason: str | None, field: str, stream: Any, text: str) -> str:
+    """Apply the stop `reason` to `stream` and return the reply's text: raises the failure the
+    reason means; sets `truncated`; for a refusal, moves the text delivered to `stream.refusal`
+    (taking it back from the listener) and returns ""."""
+    if (failure := failed_stop(provider, reason, field)) is not None:
+        raise failure
+    stream.truncated = stream.truncated or reason in TRUNCATED
+    if reason not in REFUSED:
+        return text
+    stream.retract()
+    stream.refusal.append(text.strip() or f"(no words: the reply ended with {field}: {reason})")
+    return ""
