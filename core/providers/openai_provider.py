@@ -2,8 +2,9 @@
 
 `openai`: key from `api_key` or OPENAI_API_KEY (required), base URL from `base_url` or
 OPENAI_BASE_URL; sends `prompt_cache_key` and `max_completion_tokens`.
-`openai-compatible` (Ollama, vLLM, llama.cpp, LM Studio...): `base_url` required, key optional
-("not-needed" when absent), `max_tokens`, no `prompt_cache_key`.
+`openai-compatible` (Ollama, vLLM, llama.cpp, LM Studio...): `base_url` required, key optional, from
+OPENAI_COMPATIBLE_API_KEY ("not-needed" when absent; OpenAI's own key is never sent to another
+server), `max_tokens`, no `prompt_cache_key`.
 A JSON schema (`Request.json_schema`) goes as a strict `response_format` of type `json_schema`, or for
 a compatible server with `schema_format="json_object"` as `{"type": "json_object", "schema": ...}`
 (the only form llama-cpp-python's server takes).
@@ -40,7 +41,7 @@ class OpenAIProvider(RemoteProvider):
         self.compatible = compatible
         self.schema_format = schema_format if compatible else "json_schema"
         self.name = "openai-compatible" if compatible else "openai"
-        self.key_env = "" if compatible else "OPENAI_API_KEY"
+        self.key_env = "OPENAI_COMPATIBLE_API_KEY" if compatible else "OPENAI_API_KEY"
         self.base_url_env = "" if compatible else "OPENAI_BASE_URL"
         self.key_required = not compatible
         if compatible and not base_url:
