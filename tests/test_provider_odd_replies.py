@@ -355,7 +355,7 @@ async def test_thinking_blocks_are_never_the_replys_text(loopback, make, mode):
     assert completion.text == "Hi." and "PRIVATE" not in "".join(shown)
 
 
-async def test_a_whole_answer_in_place_of_a_stream_is_taken_as_the_answer(loopback, make, api):
+async def test_a_whole_answer_in_place_of_a_stream_is_taken_as_the_answer(loopback, make, api, all_logs):
     """A server that ignores `stream: true` and answers one JSON object has answered: its text is
     the reply, delivered whole, with its usage."""
     counts = {"anthropic": {"input_tokens": 12, "output_tokens": 3},
@@ -363,6 +363,7 @@ async def test_a_whole_answer_in_place_of_a_stream_is_taken_as_the_answer(loopba
     loopback.script(answer(api, "plain", "<thinking>q</thinking><speech>Whole.</speech>", counts))
     completion, shown = await complete(make(), "stream")
     assert completion.text == "<thinking>q</thinking><speech>Whole.</speech>" and shown == [completion.text]
+    assert any("ignores stream: true" in r.getMessage() and r.levelno >= logging.WARNING for r in all_logs.records)
     assert (completion.usage.input_tokens, completion.usage.output_tokens) == (12, 3) and loopback.hits == 1
 
 
@@ -407,3 +408,28 @@ async def test_a_404_from_a_base_url_of_the_right_form_blames_no_url(loopback, m
         await complete(make(), "stream")
     assert "model 'llama9' not found" in caught.value.message and "try http" not in caught.value.message
     assert "most likely" not in caught.value.message
+
+
+@pytest.mark.parametrize("api", ["openai"])
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+async def test_reasoning_sent_apart_is_never_the_reply_and_debug_log_says_how_much(loopback, make, mode, field,
+                                                                                   all_logs):
+    """vLLM and llama.cpp send `reasoning_content`, Ollama and OpenRouter `reasoning`: never part of
+    the reply (nor shown), but debug.log says it came, and that it may have taken every token."""
+    secret = "PRIVATE chain of thought " * 4
+    if mode == "stream":
+        base = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "qwq"}
+        frames = [{"role": "assistant"}, {field: secret[:50]}, {field: secret[50:]}]
+        reply = Reply(raw=[sse({**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]}) for d in frames]
+                      + [sse({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]}), sse("[DONE]")])
+    else:
+        body = json.loads(plain_body("openai", ""))
+        body["choices"][0].update(message={"role": "assistant", "content": None, field: secret}, finish_reason="length")
+        reply = Reply(raw=json.dumps(body).encode(), content_type="application/json")
+    loopback.script(reply)
+    completion, shown = await complete(make(), mode)
+    assert completion.text == "" and completion.truncated and shown == []
+    said = [r.getMessage() for r in all_logs.records if "reasoning apart" in r.getMessage()
+            and r.levelno >= logging.WARNING]  # the level a run's debug.log takes
+    assert len(said) == 1 and f"{len(secret)} characters" in said[0] and "raise max_tokens" in said[0]
+    assert "PRIVATE" not in all_logs.text

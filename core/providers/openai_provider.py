@@ -24,7 +24,7 @@ from typing import Any
 from promptdesk.core.errors import InvalidConfig, ProviderError
 from promptdesk.core.providers.base import Request, Usage
 from promptdesk.core.providers.bodies import error_status
-from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail
+from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail, log
 from promptdesk.core.providers.stops import settle
 
 _OTHER_CAUSE = re.compile(r"context|maximum|too (long|large|many)|exceed", re.IGNORECASE)
@@ -97,6 +97,7 @@ class OpenAIProvider(RemoteProvider):
     def _read_whole(self, response: Any, stream: Stream) -> tuple[str, Usage]:
         """The text and usage of a whole `ChatCompletion` (its finish reason applied, `stops`)."""
         choice = response.choices[0]
+        self._note_reasoning(len(_reasoning_of(choice.message)), choice.message.content)
         if refusal := getattr(choice.message, "refusal", None):
             stream.refusal.append(refusal)
         text = settle(self.name, choice.finish_reason, "finish_reason", stream, choice.message.content or "")
@@ -121,18 +122,29 @@ class OpenAIProvider(RemoteProvider):
         if (whole := await self._expect_events(chunks.response, self._whole_instead)) is not None:
             await chunks.close()
             return stream.whole(*self._read_whole(whole, stream))
-        finish = None
+        finish, reasoning = None, 0
         async with chunks:
             async for chunk in chunks:
                 for choice in chunk.choices or ():
                     stream.emit(choice.delta.content if choice.delta else None)
+                    reasoning += len(_reasoning_of(choice.delta))
                     finish = choice.finish_reason or finish
                     if refusal := getattr(choice.delta, "refusal", None):
                         stream.refusal.append(refusal)
                 if chunk.usage is not None:
                     usage = stream.observed = _usage(chunk.usage)
         stream.finished = finish is not None and getattr(getattr(chunks, "_decoder", None), "done", False)
+        self._note_reasoning(reasoning, "".join(stream.pieces))
         return settle(self.name, finish, "finish_reason", stream, "".join(stream.pieces)), usage
+
+    def _note_reasoning(self, length: int, text: str | None) -> None:
+        """Say in debug.log how much reasoning the server sent apart from the reply (`reasoning_content`,
+        `reasoning`: never read, never part of the reply), and when the reply itself was empty."""
+        if length:
+            log.warning("%s %s: the server sent %d characters of reasoning apart from the reply (reasoning_content): "
+                     "not part of the reply%s", self.name, self.model, length,
+                     "" if (text or "").strip() else ", whose text was empty (the reasoning may have taken every "
+                     "token: raise max_tokens, or serve the model with its reasoning off)")
 
     def _schema_refused(self, exc: Exception, request: Request) -> Exception:
         """A refusal of the request's form (400 or 422) answering a request that carried a JSON schema
@@ -170,6 +182,13 @@ class OpenAIProvider(RemoteProvider):
             kind, detail = error_detail(exc.body, str(exc))
             return self._status_error(error_status(kind, exc.body), f"error in stream: {detail}")
         return None
+
+
+def _reasoning_of(part: Any) -> str:
+    """The reasoning a message or a delta carries apart from its content (vLLM's and llama.cpp's
+    `reasoning_content`, Ollama's and OpenRouter's `reasoning`), "" when none."""
+    value = getattr(part, "reasoning_content", None) or getattr(part, "reasoning", None)
+    return value if isinstance(value, str) else ""
 
 
 def _holds_a_message(body: Any) -> bool:

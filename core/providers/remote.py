@@ -328,7 +328,7 @@ class RemoteProvider(Provider):
         except ValueError:
             body = None
         if isinstance(body, dict) and (answer := whole(body)) is not None:
-            log.info("%s %s: the server answered a streamed request with one JSON body (it ignores stream: true); "
+            log.warning("%s %s: the server answered a streamed request with one JSON body (it ignores stream: true); "
                      "taken as the whole answer", self.name, self.model)
             return answer
         raise self._no_answer(text, media)
