@@ -384,4 +384,6 @@ async def test_a_turn_the_model_refused_is_silent_names_the_refusal_and_asks_no_
     said = [r for r in records if r["type"] == "system" and r.get("target") == "bob"]
     assert bob and all(r["action"] == "silent" for r in bob) and len(said) == len(bob)
     assert all("the model refused to answer (its words are in debug.log)" in r["text"] for r in said)
+    assert all("no well-formed <speech> and no correction asked" in r["text"] and "after 2 corrections" not in r["text"]
+               for r in said), "the silence says how many corrections there were: none"
     assert "REFUSAL-words" not in json.dumps(records) and "REFUSAL-words" in (run.dir / "debug.log").read_text()
