@@ -113,6 +113,21 @@ async def test_an_error_event_mid_stream_is_retried_after_a_reset(loopback, make
     assert completion.text == listener.shown == TEXT and listener.resets == 1 and loopback.hits == 2
 
 
+@pytest.mark.parametrize("purpose, knob", [("turn", "--timeout or timeout_s"),
+                                            ("journal", "--journal-timeout or journal_timeout_s")])
+async def test_a_server_that_never_answers_fails_naming_the_timeout_to_raise(loopback, make, purpose, knob):
+    """Whichever clock runs out first (the attempt's whole bound, the SDK's read timeout), the
+    failure says what to raise."""
+    loopback.script(Reply(delay_s=1.0), Reply(stall_after_deltas=0, hold_s=1.0))
+    for _ in range(2):
+        with pytest.raises(ProviderError) as caught:
+            await make(timeout_s=0.15, max_retries=0).complete(
+                Request(to="alice", system="s", purpose=purpose, messages=[ChatMessage(role="user", content="Begin.")]),
+                on_delta=lambda piece: None)
+        assert "timed out" in caught.value.message and caught.value.retryable
+        assert knob.split(" or ")[0 if purpose == "journal" else 1] in caught.value.message
+
+
 async def test_a_stall_mid_stream_times_out_and_is_retried(loopback, make):
     loopback.script(Reply(text=TEXT, deltas=4, stall_after_deltas=1, hold_s=1.0), Reply(text=TEXT, deltas=4))
     listener = Listener()

@@ -227,10 +227,9 @@ class RemoteProvider(Provider):
             stream.begin()
             mark = watch.begin()
             try:
-                if on_delta is None:
-                    text, usage = await self._within(self._plain(client, request, stream), limit)
-                else:
-                    text, usage = await self._within(self._stream(client, request, stream), limit)
+                call = self._plain(client, request, stream) if on_delta is None else self._stream(client, request, stream)
+                text, usage = await self._within(call, limit, request.purpose == "journal")
+                if on_delta is not None:
                     if not stream.finished:
                         raise self._unfinished()
                 return text, stream.billed + usage
@@ -260,10 +259,10 @@ class RemoteProvider(Provider):
                           latency_s=time.perf_counter() - stream.started, ttft_s=stream.ttft_s,
                           truncated=stream.truncated, refusal="".join(stream.refusal) or None)
 
-    async def _within(self, call: Any, limit: float) -> tuple[str, Usage]:
+    async def _within(self, call: Any, limit: float, journal: bool = False) -> tuple[str, Usage]:
         """One attempt, bounded as a whole by `limit` seconds (the SDK's own timeout only bounds the
         wait between two reads, so a server trickling bytes could hold an attempt for ever): past it
-        the attempt fails, retryable like any timeout."""
+        the attempt fails, retryable like any timeout, naming the setting that gave `limit`."""
         scope = asyncio.timeout(limit)
         try:
             async with scope:
@@ -271,8 +270,10 @@ class RemoteProvider(Provider):
         except TimeoutError:
             if not scope.expired():
                 raise
+            knob = "--journal-timeout or journal_timeout_s" if journal else "--timeout or timeout_s"
             raise ProviderError(f"{self.name}: timed out: no whole answer within {limit:g} s (the timeout bounds "
-                                "each attempt from its start to its last byte)", status=None, retryable=True) from None
+                                f"each attempt from its start to its last byte; a slow server needs a longer one: "
+                                f"{knob})", status=None, retryable=True) from None
 
     def _unfinished(self) -> ProviderError:
         """The failure of a stream that ended without its finish marker: retried like a 5xx."""

@@ -88,7 +88,8 @@ def transport_error(provider: str, exc: BaseException, *, secrets: tuple[str | N
     """A retryable ProviderError for a timeout, a refused or dropped connection, a broken stream."""
     kind = "timed out" if "timeout" in type(exc).__name__.lower() else "connection failed"
     detail = str(exc).strip()
-    message = redact(f"{provider}: {kind} ({type(exc).__name__}{': ' + detail if detail else ''})", *secrets)
+    hint = "; a slow server needs a longer --timeout (timeout_s)" if kind == "timed out" else ""
+    message = redact(f"{provider}: {kind} ({type(exc).__name__}{': ' + detail if detail else ''}){hint}", *secrets)
     return ProviderError(message, status=None, retryable=True, **context)
 
 
