@@ -37,6 +37,7 @@ runs the Claude Code CLI bundled with `claude-agent-sdk` (the `promptdesk[claude
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import shutil
 import tempfile
@@ -50,7 +51,10 @@ from promptdesk.core.providers import claude_places
 from promptdesk.core.providers.base import ChatMessage, Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 from promptdesk.core.providers.claude_sessions import SessionThread, fold, rewrite_replies, transcript
 from promptdesk.core.providers.retry import is_retryable_status, redact, with_retries
+from promptdesk.core.providers.stops import outcome
 
+log = logging.getLogger("promptdesk.providers")
+"""The providers' logger: a run's debug.log takes its warnings."""
 INSTALL_HINT = ("pipx install --force 'promptdesk[claude-code]' (or uv tool install --reinstall "
                 "'promptdesk[claude-code]', or pip install 'promptdesk[claude-code]'; in a checkout: "
                 "make .venv/.test-installed)")
@@ -213,18 +217,22 @@ class ClaudeCodeProvider(Provider):
         prompt = request.messages[-1].content if thread else fold(request.messages)
         started, first = time.perf_counter(), None
         pieces: list[str] = []
+        stops: list[str] = []
+        """The stop reason of each model reply the CLI got: after the first, the replies are the
+        CLI's own (its recovery after a token limit), never part of the answer."""
         result = None
         briefing = self._briefing_file(request.system)
         try:
             async for message in query(prompt=prompt, options=self._options(request, thread, briefing)):
                 if isinstance(message, (StreamEvent, AssistantMessage, ResultMessage)):
                     answering()
-                if isinstance(message, StreamEvent) and on_delta is not None:
-                    text = _delta_text(message.event)
+                if isinstance(message, StreamEvent):
+                    stops += [reason] if (reason := _stop_reason(message.event)) else []
+                    text = _delta_text(message.event) if on_delta is not None and not stops else None
                     if text:
                         first = first or time.perf_counter()
                         on_delta(text)
-                elif isinstance(message, AssistantMessage):
+                elif isinstance(message, AssistantMessage) and not stops:
                     pieces += [b.text for b in message.content if isinstance(b, TextBlock)]
                 elif isinstance(message, ResultMessage):
                     result = message
@@ -237,12 +245,19 @@ class ClaudeCodeProvider(Provider):
             _remove(briefing)
         if result is None or result.is_error:
             raise self._error(None, result)
-        text = "".join(pieces) or (result.result or "")
+        if len(stops) > 1:
+            log.warning("claude-code %s: the reply to %s stopped (%s) and the Claude Code CLI asked the model to go on "
+                        "%d more times by itself (its recovery, which cannot be turned off): only the first reply is "
+                        "the answer; every call is counted in the usage", self.model, request.to, stops[0],
+                        len(stops) - 1)
+        answer = "".join(pieces) if stops else "".join(pieces) or result.result or ""  # the result is the last reply's
+        text, truncated, refusal = outcome(self.name, stops[0] if stops else result.stop_reason, "stop_reason", answer)
         held = [*request.messages, ChatMessage(role="assistant", content=text)]
         self._threads[request.to] = SessionThread(result.session_id, thread.prompt, thread.folded, held) if thread \
             else SessionThread(result.session_id, prompt, len(request.messages), held)
         return Completion(text=text, usage=_usage(result.usage), provider=self.name, model=self.model,
-                          latency_s=time.perf_counter() - started, ttft_s=(first - started) if first else None)
+                          latency_s=time.perf_counter() - started, ttft_s=(first - started) if first else None,
+                          truncated=truncated, refusal=refusal)
 
     def _briefing_file(self, system: str) -> str:
         """The system prompt in a new file only the user can read (0600, in a 0700 folder)."""
@@ -321,8 +336,18 @@ def _delta_text(event: dict[str, Any]) -> str | None:
     return None
 
 
+def _stop_reason(event: dict[str, Any]) -> str | None:
+    """The stop reason a raw `message_delta` stream event gives, if it is one that gives it."""
+    if event.get("type") == "message_delta":
+        return (event.get("delta") or {}).get("stop_reason") or None
+    return None
+
+
 def _usage(raw: dict[str, Any] | None) -> Usage:
+    """The CLI result's usage; unknown (`reported` False) when it counts no input at all (a server
+    that sent no usage: the CLI then reports zeros, and a call always has input)."""
     raw = raw or {}
-    return Usage(input_tokens=int(raw.get("input_tokens") or 0), output_tokens=int(raw.get("output_tokens") or 0),
-                 cache_write_tokens=int(raw.get("cache_creation_input_tokens") or 0),
-                 cache_read_tokens=int(raw.get("cache_read_input_tokens") or 0))
+    counts = [int(raw.get(key) or 0) for key in ("input_tokens", "output_tokens", "cache_creation_input_tokens",
+                                                 "cache_read_input_tokens")]
+    return Usage(input_tokens=counts[0], output_tokens=counts[1], cache_write_tokens=counts[2],
+                 cache_read_tokens=counts[3], reported=bool(counts[0] or counts[2] or counts[3]))

@@ -40,15 +40,22 @@ def failed_stop(provider: str, reason: str | None, field: str) -> ProviderError 
     return None
 
 
-def settle(provider: str, reason: str | None, field: str, stream: Any, text: str) -> str:
-    """Apply the stop `reason` to `stream` and return the reply's text: raises the failure the
-    reason means; sets `truncated`; for a refusal, moves the text delivered to `stream.refusal`
-    (taking it back from the listener) and returns ""."""
+def outcome(provider: str, reason: str | None, field: str, text: str) -> tuple[str, bool, str | None]:
+    """(the reply's text, whether it stopped at its token limit, the refusal's words or None) for a
+    reply that ended with `reason`; raises the failure the reason means."""
     if (failure := failed_stop(provider, reason, field)) is not None:
         raise failure
-    stream.truncated = stream.truncated or reason in TRUNCATED
     if reason not in REFUSED:
-        return text
-    stream.retract()
-    stream.refusal.append(text.strip() or f"(no words: the reply ended with {field}: {reason})")
-    return ""
+        return text, reason in TRUNCATED, None
+    return "", False, text.strip() or f"(no words: the reply ended with {field}: {reason})"
+
+
+def settle(provider: str, reason: str | None, field: str, stream: Any, text: str) -> str:
+    """Apply the stop `reason` to `stream` and return the reply's text (`outcome`): sets
+    `truncated`; a refusal's words go to `stream.refusal`, taken back from the listener."""
+    text, truncated, refusal = outcome(provider, reason, field, text)
+    stream.truncated = stream.truncated or truncated
+    if refusal is not None:
+        stream.retract()
+        stream.refusal.append(refusal)
+    return text
