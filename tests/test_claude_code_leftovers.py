@@ -182,6 +182,13 @@ async def test_a_reply_cut_at_its_token_limit_is_the_first_reply_said_to_be_cut(
     assert any("asked the model to go on 1 more times" in r.getMessage() for r in caplog.records)
 
 
+async def test_a_reply_cut_whose_recovery_the_cli_gives_up_is_still_the_cut_reply(monkeypatch):
+    """After its last try at going on, the CLI reports an error naming its own setting: the call
+    still answered, cut at its limit."""
+    completion, shown, sent = await cli_completes(monkeypatch, *[Reply(raw=_reply_frames("<thinking>long", "max_tokens"))] * 6)
+    assert len(sent) > 2 and completion.text == shown == "<thinking>long" and completion.truncated
+
+
 async def test_a_reply_that_filled_the_context_window_is_a_failed_call(monkeypatch):
     with pytest.raises(ProviderError) as caught:
         await cli_completes(monkeypatch, Reply(raw=_reply_frames("<thinking>a long", "model_context_window_exceeded")),

@@ -51,7 +51,7 @@ from promptdesk.core.providers import claude_places
 from promptdesk.core.providers.base import ChatMessage, Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 from promptdesk.core.providers.claude_sessions import SessionThread, fold, rewrite_replies, transcript
 from promptdesk.core.providers.retry import is_retryable_status, redact, with_retries
-from promptdesk.core.providers.stops import outcome
+from promptdesk.core.providers.stops import TRUNCATED, outcome
 
 log = logging.getLogger("promptdesk.providers")
 """The providers' logger: a run's debug.log takes its warnings."""
@@ -237,14 +237,15 @@ class ClaudeCodeProvider(Provider):
                 elif isinstance(message, ResultMessage):
                     result = message
         except ClaudeSDKError as exc:
-            raise self._error(exc, result) from None
+            if result is None or not (stops and stops[0] in TRUNCATED):
+                raise self._error(exc, result) from None
         except OSError as exc:  # the CLI could not be started at all
             raise ProviderError(redact(f"claude-code: the CLI could not be started: {exc}", self._api_key),
                                 retryable=False) from None
         finally:
             _remove(briefing)
-        if result is None or result.is_error:
-            raise self._error(None, result)
+        if result is None or (result.is_error and not (stops and stops[0] in TRUNCATED)):
+            raise self._error(None, result)  # an error after a cut reply is the CLI's recovery's: the reply stands
         if len(stops) > 1:
             log.warning("claude-code %s: the reply to %s stopped (%s) and the Claude Code CLI asked the model to go on "
                         "%d more times by itself (its recovery, which cannot be turned off): only the first reply is "
