@@ -433,3 +433,34 @@ async def test_reasoning_sent_apart_is_never_the_reply_and_debug_log_says_how_mu
             and r.levelno >= logging.WARNING]  # the level a run's debug.log takes
     assert len(said) == 1 and f"{len(secret)} characters" in said[0] and "raise max_tokens" in said[0]
     assert "PRIVATE" not in all_logs.text
+
+
+@pytest.mark.parametrize("api", ["openai"])
+async def test_content_sent_as_a_list_of_parts_is_its_text_parts_never_its_thinking(loopback, make, mode):
+    """Mistral's reasoning models (and some gateways) send `content` as a list of parts: the reply is
+    its text parts; a thinking part is private, never the reply nor shown."""
+    thinking = {"type": "thinking", "thinking": [{"type": "text", "text": "PRIVATE plan"}]}
+    if mode == "stream":
+        frames = openai_frames("")
+        text = [json.dumps({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "magistral",
+                            "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": None}]})
+                for content in ([thinking], [{"type": "text", "text": "<speech>Hi.</speech>"}])]
+        reply = Reply(raw=[frames[0], *(sse(t) for t in text), *frames[2:]])
+    else:
+        body = json.loads(plain_body("openai", ""))
+        body["choices"][0]["message"]["content"] = [thinking, {"type": "text", "text": "<speech>Hi.</speech>"}]
+        reply = Reply(raw=json.dumps(body).encode(), content_type="application/json")
+    loopback.script(reply)
+    completion, shown = await complete(make(), mode)
+    assert completion.text == "<speech>Hi.</speech>" and "PRIVATE" not in "".join(shown)
+
+
+@pytest.mark.parametrize("api", ["openai"])
+async def test_a_stream_of_more_choices_than_asked_for_is_read_as_its_first_choice_alone(loopback, make):
+    base = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "llama3"}
+    both = [{"index": i, "delta": {"content": text}, "finish_reason": None} for i, text in ((0, "<speech>A"), (1, "OTHER"))]
+    end = [{"index": i, "delta": {}, "finish_reason": "stop"} for i in (0, 1)]
+    loopback.script(Reply(raw=[sse({**base, "choices": both}), sse({**base, "choices": [{**both[0], "delta": {
+        "content": ".</speech>"}}]}), sse({**base, "choices": end}), sse("[DONE]")]))
+    completion, shown = await complete(make(), "stream")
+    assert completion.text == "".join(shown) == "<speech>A.</speech>"

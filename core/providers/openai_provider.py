@@ -100,7 +100,7 @@ class OpenAIProvider(RemoteProvider):
         self._note_reasoning(len(_reasoning_of(choice.message)), choice.message.content)
         if refusal := getattr(choice.message, "refusal", None):
             stream.refusal.append(refusal)
-        text = settle(self.name, choice.finish_reason, "finish_reason", stream, choice.message.content or "")
+        text = settle(self.name, choice.finish_reason, "finish_reason", stream, _text_of(choice.message.content))
         return text, _usage(getattr(response, "usage", None))
 
     def _whole_instead(self, body: dict[str, Any]) -> Any:
@@ -126,7 +126,9 @@ class OpenAIProvider(RemoteProvider):
         async with chunks:
             async for chunk in chunks:
                 for choice in chunk.choices or ():
-                    stream.emit(choice.delta.content if choice.delta else None)
+                    if getattr(choice, "index", 0) not in (0, None):
+                        continue  # a server that answers more than the one choice asked for: the first is the answer
+                    stream.emit(_text_of(choice.delta.content) if choice.delta else None)
                     reasoning += len(_reasoning_of(choice.delta))
                     finish = choice.finish_reason or finish
                     if refusal := getattr(choice.delta, "refusal", None):
@@ -182,6 +184,18 @@ class OpenAIProvider(RemoteProvider):
             kind, detail = error_detail(exc.body, str(exc))
             return self._status_error(error_status(kind, exc.body), f"error in stream: {detail}")
         return None
+
+
+def _text_of(content: Any) -> str:
+    """A message's or a delta's content as text: a string as it is; a list of parts (Mistral's
+    reasoning models, some gateways) as its `text` parts joined, its `thinking` parts left out
+    (private, as reasoning sent apart is); anything else, nothing."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text") or "" for part in content
+                       if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str))
+    return ""
 
 
 def _reasoning_of(part: Any) -> str:
