@@ -431,7 +431,7 @@ async def test_reasoning_sent_apart_is_never_the_reply_and_debug_log_says_how_mu
     assert completion.text == "" and completion.truncated and shown == []
     said = [r.getMessage() for r in all_logs.records if "reasoning apart" in r.getMessage()
             and r.levelno >= logging.WARNING]  # the level a run's debug.log takes
-    assert len(said) == 1 and f"{len(secret)} characters" in said[0] and "raise max_tokens" in said[0]
+    assert len(said) == 1 and f"{len(secret)} characters" in said[0] and "reasoning off" in said[0]
     assert "PRIVATE" not in all_logs.text
 
 
@@ -464,3 +464,25 @@ async def test_a_stream_of_more_choices_than_asked_for_is_read_as_its_first_choi
         "content": ".</speech>"}}]}), sse({**base, "choices": end}), sse("[DONE]")]))
     completion, shown = await complete(make(), "stream")
     assert completion.text == "".join(shown) == "<speech>A.</speech>"
+
+
+@pytest.mark.parametrize("body", [
+    {"object": "error", "message": "This model's maximum context length is 2048 tokens. However, you requested 2100 "
+     "tokens (1076 in the messages, 1024 in the completion).", "type": "BadRequestError", "param": None, "code": 400},
+    {"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it",
+               "type": "exceed_context_size_error", "n_prompt_tokens": 5000, "n_ctx": 4096}},
+    {"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000"}},
+], ids=["vllm", "llama.cpp", "anthropic"])
+async def test_a_request_too_long_for_the_context_window_names_what_to_change(loopback, make, api, body):
+    loopback.script(Reply(status=400, raw=json.dumps(body).encode(), content_type="application/json"))
+    with pytest.raises(ProviderError) as caught:
+        await complete(make(), "stream")
+    assert "longer than the model's context window: lower limits.window" in caught.value.message
+    assert "--max-model-len" in caught.value.message and loopback.hits == 1
+
+
+async def test_another_400_gets_no_context_window_advice(loopback, make, api):
+    loopback.script(Reply(status=400, error_message="temperature must be at most 2"))
+    with pytest.raises(ProviderError) as caught:
+        await complete(make(), "stream")
+    assert "temperature must be at most 2" in caught.value.message and "context window" not in caught.value.message

@@ -146,7 +146,7 @@ class OpenAIProvider(RemoteProvider):
             log.warning("%s %s: the server sent %d characters of reasoning apart from the reply (reasoning_content): "
                      "not part of the reply%s", self.name, self.model, length,
                      "" if (text or "").strip() else ", whose text was empty (the reasoning may have taken every "
-                     "token: raise max_tokens, or serve the model with its reasoning off)")
+                     "token the reply may have: serve the model with its reasoning off)")
 
     def _schema_refused(self, exc: Exception, request: Request) -> Exception:
         """A refusal of the request's form (400 or 422) answering a request that carried a JSON schema

@@ -26,6 +26,10 @@ OnRetry = Callable[[int, float, str], None]
 NEVER_RETRIED = frozenset({400, 401, 403, 404, 422})
 RETRIED = frozenset({408, 409, 429})
 
+_CONTEXT_FULL = re.compile(r"context (length|window|size)|maximum context|prompt is too long|too many tokens|"
+                           r"exceeds? the (available )?context", re.IGNORECASE)
+"""How a server says that a request does not fit the model's context (vLLM, llama.cpp, llama-cpp-python,
+OpenAI, Anthropic)."""
 _SECRETISH = re.compile(r"(sk-[A-Za-z0-9_\-]{4,}|(?i:bearer)\s+\S+|(?i:x-api-key)[\"':=\s]+\S+)")
 
 
@@ -77,6 +81,10 @@ def status_error(provider: str, status: int | None, detail: str, *, headers: Map
     hint = {401: f" — the API key was rejected: check {where_key}",
             403: " — the key is not allowed to use this model or endpoint",
             404: " — check the model name and the base URL"}.get(status or 0, "")
+    if status in (400, 413) and _CONTEXT_FULL.search(detail):
+        hint = (" — the request is longer than the model's context window: lower limits.window (the turns each "
+                "request carries), or serve the model with a longer context (llama.cpp: -c; llama-cpp-python: "
+                "--n_ctx; vLLM: --max-model-len; Ollama: num_ctx)")
     where = f"HTTP {status}" if status else "error"
     message = redact(f"{provider}: {where}: {detail}{hint}", *secrets)
     return ProviderError(message, status=status, retryable=is_retryable_status(status),

@@ -35,8 +35,8 @@ def failed_stop(provider: str, reason: str | None, field: str) -> ProviderError 
                              "provider failed mid-answer): the answer may be cut short", status=None, retryable=True)
     if reason == "model_context_window_exceeded":
         return ProviderError(f"{provider}: the reply stopped when the model's context window was full ({field}: "
-                             "model_context_window_exceeded): shorten what the request carries (limits.window, the "
-                             "briefing) or lower max_tokens", status=None, retryable=False)
+                             "model_context_window_exceeded): shorten what each request carries (a smaller "
+                             "limits.window, a shorter briefing)", status=None, retryable=False)
     return None
 
 
