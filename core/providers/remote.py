@@ -239,7 +239,7 @@ class RemoteProvider(Provider):
                 if error is None:
                     stream.retract()
                     raise
-            if on_delta is not None and error.status is None and watch.another_since(mark):
+            if on_delta is not None and error.status is None and not _not_a_cut(error) and watch.another_since(mark):
                 self._cut_by_another(watch)
             if stream.pieces:
                 raise self._broken_stream(error, stream) from None
@@ -299,7 +299,7 @@ class RemoteProvider(Provider):
         if status is not None:
             return self._status_error(status, f"error in a 200 response: {detail}")
         return ProviderError(redact(f"{self.name}: the server answered 200 without an answer ({detail})",
-                                    self._api_key), status=None, retryable=True)
+                                    self._api_key), status=None, retryable=True, answered_with=content_type or "?")
 
     async def _answer_body(self, raw: Any, answered: Callable[[Any], bool]) -> Any:
         """The parsed body of a plain response, when `answered` says it holds an answer; otherwise
@@ -382,6 +382,12 @@ class RemoteProvider(Provider):
         self._client, self._clients = None, {}
         for client in clients.values():
             await client.close()
+
+
+def _not_a_cut(error: ProviderError) -> bool:
+    """Whether a failure is the server's own doing, not a stream cut short: a reply it ended
+    (`stopped` by its finish reason) or a body in place of the stream."""
+    return "stop_reason" in error.context or "answered_with" in error.context
 
 
 async def parsed_body(raw: Any) -> Any:

@@ -26,17 +26,21 @@ REFUSED = frozenset({"refusal"})
 
 def failed_stop(provider: str, reason: str | None, field: str) -> ProviderError | None:
     """The failure a stop reason means, or None when the reply stands (`field` names where the
-    server said it: `finish_reason` or `stop_reason`)."""
+    server said it: `finish_reason` or `stop_reason`). Its context holds `stop_reason`: the server
+    ended the reply, nothing cut the stream."""
     if reason == "content_filter":
         return ProviderError(f"{provider}: the server's content filter stopped the reply ({field}: content_filter); "
-                             "the part it let through is not used as the answer", status=None, retryable=False)
+                             "the part it let through is not used as the answer", status=None, retryable=False,
+                             stop_reason=reason)
     if reason == "error":
         return ProviderError(f"{provider}: the server ended the reply in error ({field}: error; an upstream "
-                             "provider failed mid-answer): the answer may be cut short", status=None, retryable=True)
+                             "provider failed mid-answer): the answer may be cut short", status=None, retryable=True,
+                             stop_reason=reason)
     if reason == "model_context_window_exceeded":
         return ProviderError(f"{provider}: the reply stopped when the model's context window was full ({field}: "
                              "model_context_window_exceeded): shorten what each request carries (a smaller "
-                             "limits.window, a shorter briefing)", status=None, retryable=False)
+                             "limits.window, a shorter briefing)", status=None, retryable=False,
+                             stop_reason=reason)
     return None
 
 
