@@ -143,7 +143,30 @@ async def test_a_drop_on_every_attempt_fails_with_nothing_left_shown(loopback, m
     assert loopback.hits == 2 and listener.shown == "" and listener.resets == 2
     assert "gave up after 2 attempts" in str(caught.value)
     assert caught.value.context["partial_text"] == listener.fragments[-1]
+    assert "is the server running" not in caught.value.message, "it was reached: the stream was cut"
     assert_no_leak(caught.value, logs=all_logs.text)
+
+
+async def test_a_server_never_reached_is_named_with_the_cause(api, sleep):
+    """Nothing listens there: the failure names the address tried and the cause beneath the SDK's
+    "Connection error." (a refused connection)."""
+    import socket
+
+    with socket.socket() as probe:  # a port that was free a moment ago, on which nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}" + ("/v1" if api == "openai" else "")
+    provider = (AnthropicProvider("claude-sonnet-4-6", api_key="k-test", base_url=url, sleep=sleep, max_retries=0)
+                if api == "anthropic" else OpenAIProvider("llama3", base_url=url, compatible=True, sleep=sleep,
+                                                          max_retries=0))
+    try:
+        with pytest.raises(ProviderError) as caught:
+            await provider.complete(Request(to="alice", system="s", messages=[ChatMessage(role="user", content="x")]),
+                                    on_delta=lambda piece: None)
+    finally:
+        await provider.aclose()
+    assert f"is the server running at {url}, and is that its address?" in caught.value.message
+    assert "connect" in caught.value.message.lower().split("error.", 1)[-1] and caught.value.retryable
 
 
 async def test_429_with_retry_after_then_5xx_then_success(loopback, make, sleep):

@@ -85,6 +85,7 @@ class AnthropicProvider(RemoteProvider):
     key_env = "ANTHROPIC_API_KEY"
     base_url_env = "ANTHROPIC_BASE_URL"
     finish_marker = "message_stop"
+    default_url = DEFAULT_BASE_URL
 
     def __init__(self, model: str | None, api_key: str | None = None, base_url: str | None = None,
                  **options: Any) -> None:

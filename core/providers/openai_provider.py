@@ -52,9 +52,10 @@ class OpenAIProvider(RemoteProvider):
         """Each recipient's messages as JSON, from its last streamed request (`wire_body`)."""
 
     finish_marker = "finish_reason and [DONE]"
+    default_url = "https://api.openai.com/v1"
 
     def _build_client(self, http_client: Any = None) -> Any:
-        return _client_class()(api_key=self._api_key or NO_KEY, base_url=self.base_url or "https://api.openai.com/v1",
+        return _client_class()(api_key=self._api_key or NO_KEY, base_url=self.base_url or self.default_url,
                                timeout=self.timeout_s, max_retries=0, http_client=http_client)
 
     def _http_client_class(self) -> type | None:

@@ -103,6 +103,8 @@ class RemoteProvider(Provider):
     key_env: str = ""
     base_url_env: str = ""
     key_required: bool = True
+    default_url: str = ""
+    """The server the SDK calls when no base URL is given (named when a connection fails)."""
     finish_marker: str = "finish marker"
     """What a complete stream ends with, named in the error when it is missing."""
 
@@ -374,7 +376,7 @@ class RemoteProvider(Provider):
                             key_env=self.key_env, **context)
 
     def _transport_error(self, exc: BaseException) -> ProviderError:
-        return transport_error(self.name, exc, secrets=(self._api_key,))
+        return transport_error(self.name, exc, secrets=(self._api_key,), url=self.base_url or self.default_url)
 
     async def aclose(self) -> None:
         """Close the SDK clients' connections, those that were built."""

@@ -92,13 +92,32 @@ def status_error(provider: str, status: int | None, detail: str, *, headers: Map
 
 
 def transport_error(provider: str, exc: BaseException, *, secrets: tuple[str | None, ...] = (),
-                    **context: Any) -> ProviderError:
-    """A retryable ProviderError for a timeout, a refused or dropped connection, a broken stream."""
+                    url: str | None = None, **context: Any) -> ProviderError:
+    """A retryable ProviderError for a timeout, a refused or dropped connection, a broken stream;
+    the cause beneath the SDK's words is named (`Connect call failed`, a name that does not resolve),
+    and a server never reached is named by its `url`."""
     kind = "timed out" if "timeout" in type(exc).__name__.lower() else "connection failed"
     detail = str(exc).strip()
-    hint = "; a slow server needs a longer --timeout (timeout_s)" if kind == "timed out" else ""
+    chain = _chain(exc)
+    cause = next((str(inner).strip()[:200] for inner in reversed(chain[1:]) if str(inner).strip()), "")
+    if cause and cause not in detail:
+        detail = f"{detail}: {cause}" if detail else cause
+    unreached = url and any(type(inner).__name__ in ("ConnectError", "ConnectionRefusedError", "gaierror")
+                            for inner in chain)
+    hint = "; a slow server needs a longer --timeout (timeout_s)" if kind == "timed out" else (
+        f"; is the server running at {url}, and is that its address?" if unreached else "")
     message = redact(f"{provider}: {kind} ({type(exc).__name__}{': ' + detail if detail else ''}){hint}", *secrets)
     return ProviderError(message, status=None, retryable=True, **context)
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """`exc` and the exceptions beneath it (each one's cause, else its context), outermost first."""
+    chain: list[BaseException] = []
+    inner: BaseException | None = exc
+    while inner is not None and all(inner is not seen for seen in chain):
+        chain.append(inner)
+        inner = inner.__cause__ or inner.__context__
+    return chain
 
 
 def backoff_delay(retry: int, base_delay_s: float, cap_s: float, rng: random.Random) -> float:
