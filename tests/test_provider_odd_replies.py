@@ -274,7 +274,8 @@ async def test_a_refusal_is_carried_apart_from_the_text(loopback, mode):
 
 def _stopped_frames(api: str, text: str, reason: str) -> list[bytes]:
     """A whole stream whose reply ends with the stop reason `reason`."""
-    frames = anthropic_frames(text, {"input_tokens": 7, "output_tokens": 2}) if api == "anthropic" else openai_frames(text)
+    frames = anthropic_frames(text, {"input_tokens": 7, "output_tokens": 2}) if api == "anthropic" else \
+        openai_frames(text, {"prompt_tokens": 7, "completion_tokens": 2})
     stop = "end_turn" if api == "anthropic" else "stop"
     return [frame.replace(f'"{stop}"'.encode(), f'"{reason}"'.encode()) for frame in frames]
 
@@ -298,6 +299,8 @@ async def test_a_reply_stopped_by_the_content_filter_is_a_failed_call_never_the_
         await complete(make(), mode)
     assert "content filter" in caught.value.message and "finish_reason: content_filter" in caught.value.message
     assert caught.value.retryable is False and loopback.hits == 1
+    billed = caught.value.usage  # the failed call was billed what the server said
+    assert (billed.input_tokens, billed.output_tokens) == (7, 2)
 
 
 @pytest.mark.parametrize("api", ["openai"])
@@ -327,6 +330,7 @@ async def test_a_reply_stopped_by_a_full_context_window_fails_naming_what_to_sho
         await complete(make(), mode)
     assert "context window was full" in caught.value.message and "limits.window" in caught.value.message
     assert caught.value.retryable is False and loopback.hits == 1
+    assert (caught.value.usage.input_tokens, caught.value.usage.output_tokens) == (7, 2)
 
 
 async def test_thinking_blocks_are_never_the_replys_text(loopback, make, mode):

@@ -151,7 +151,7 @@ class AnthropicProvider(RemoteProvider):
     def _read_whole(self, message: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         """The text (or the answer tool's input, as JSON) and usage of a whole `Message`, its stop
         reason applied (`promptdesk.core.providers.stops`); thinking blocks are never text."""
-        usage = _usage(getattr(message, "usage", None))
+        usage = stream.observed = _usage(getattr(message, "usage", None))  # billed, even when the reply fails
         if request.json_schema is not None:
             inputs = [block.input for block in message.content if getattr(block, "type", "") == "tool_use"]
             text = json.dumps(inputs[0], ensure_ascii=False) if inputs else ""

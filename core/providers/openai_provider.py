@@ -101,8 +101,8 @@ class OpenAIProvider(RemoteProvider):
         self._note_reasoning(len(_reasoning_of(choice.message)), choice.message.content)
         if refusal := getattr(choice.message, "refusal", None):
             stream.refusal.append(refusal)
-        text = settle(self.name, choice.finish_reason, "finish_reason", stream, _text_of(choice.message.content))
-        return text, _usage(getattr(response, "usage", None))
+        usage = stream.observed = _usage(getattr(response, "usage", None))  # billed, even when the reply fails
+        return settle(self.name, choice.finish_reason, "finish_reason", stream, _text_of(choice.message.content)), usage
 
     def _whole_instead(self, body: dict[str, Any]) -> Any:
         """A JSON body sent for a streamed request, as a `ChatCompletion` when it holds an answer."""

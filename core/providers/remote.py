@@ -89,7 +89,7 @@ class Stream:
     def whole(self, text: str, usage: Usage) -> tuple[str, Usage]:
         """A whole answer that came as one body, not as a stream: delivered as one fragment, complete."""
         self.emit(text)
-        self.observed, self.finished = usage, True
+        self.finished = True
         return text, usage
 
     @property
