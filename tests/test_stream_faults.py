@@ -93,6 +93,7 @@ async def test_a_stream_that_never_finishes_fails_after_the_retries(loopback, ma
     assert loopback.hits == 3 and caught.value.retryable
     assert listener.shown == "" and listener.resets == 3
     assert ("message_stop" if api == "anthropic" else "[DONE]") in str(caught.value)
+    assert f"its stop reason ({'end_turn' if api == 'anthropic' else 'stop'}) came" in str(caught.value)
 
 
 async def test_a_connection_dropped_mid_stream_is_retried_after_a_reset(loopback, make, sleep, all_logs):

@@ -182,7 +182,7 @@ class AnthropicProvider(RemoteProvider):
                 elif event.type == "content_block_delta" and getattr(event.delta, "type", "") == wanted:
                     stream.emit(event.delta.text if wanted == "text_delta" else event.delta.partial_json)
                 elif event.type == "message_delta":
-                    stop = getattr(event.delta, "stop_reason", None) or stop
+                    stop = stream.ended_with = getattr(event.delta, "stop_reason", None) or stop
                     if event.usage is not None:
                         usage = stream.observed = _usage(event.usage, usage)
                 elif event.type == "message_stop":

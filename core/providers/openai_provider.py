@@ -137,6 +137,7 @@ class OpenAIProvider(RemoteProvider):
                 if chunk.usage is not None:
                     usage = stream.observed = _usage(chunk.usage)
         stream.finished = finish is not None and getattr(getattr(chunks, "_decoder", None), "done", False)
+        stream.ended_with = finish
         self._note_reasoning(reasoning, "".join(stream.pieces))
         return settle(self.name, finish, "finish_reason", stream, "".join(stream.pieces)), usage
 

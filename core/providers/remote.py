@@ -36,66 +36,12 @@ from promptdesk.core.providers.base_urls import check_base_url, not_found_hint
 from promptdesk.core.providers.bodies import ERROR_TYPE_STATUS, error_detail, unanswered  # noqa: F401 - re-exported
 from promptdesk.core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 from promptdesk.core.providers.rate_headers import spent_budget
+from promptdesk.core.providers.streams import Stream
 from promptdesk.core.providers.retry import redact, status_error, transport_error, with_retries
 from promptdesk.core.providers.whole_requests import send_whole
 from promptdesk.core.providers.waits import OnWait, Wait, capped_wait
 
 log = logging.getLogger("promptdesk.providers")
-
-class Stream:
-    """Delta bookkeeping and timing for one `complete` call (reset at each attempt)."""
-
-    def __init__(self, on_delta: DeltaCallback | None, on_reset: ResetCallback | None = None) -> None:
-        self.on_delta, self.on_reset = on_delta, on_reset
-        self.pieces: list[str] = []
-        self.started = self.first = 0.0
-        self.finished = False
-        """Set by the provider when the stream's finish marker arrived."""
-        self.truncated = False
-        """Set by the provider when the attempt's reply stopped at its token limit."""
-        self.refusal: list[str] = []
-        """What the model said instead of answering (OpenAI's `refusal`), as it arrived."""
-        self.observed: Usage | None = None
-        """The usage the provider reported so far in this attempt (set by the provider as it arrives)."""
-        self.billed = Usage()
-        """What the call's failed attempts were billed, so far."""
-
-    def begin(self) -> None:
-        self.started, self.first, self.finished, self.observed = time.perf_counter(), 0.0, False, None
-        self.truncated, self.refusal = False, []
-
-    def bill_failed(self) -> None:
-        """The attempt failed: what it was billed still counts."""
-        if self.observed is not None:
-            self.billed, self.observed = self.billed + self.observed, None
-
-    def retract(self) -> list[str]:
-        """Take back every fragment delivered by the failed attempt: tell the listener, start afresh."""
-        pieces, self.pieces = self.pieces, []
-        if pieces and self.on_reset is not None:
-            self.on_reset()
-        return pieces
-
-    def emit(self, piece: str | None) -> None:
-        """Deliver one text fragment to the listener."""
-        if not piece:
-            return
-        if not self.pieces:
-            self.first = time.perf_counter()
-        self.pieces.append(piece)
-        if self.on_delta is not None:
-            self.on_delta(piece)
-
-    def whole(self, text: str, usage: Usage) -> tuple[str, Usage]:
-        """A whole answer that came as one body, not as a stream: delivered as one fragment, complete."""
-        self.emit(text)
-        self.finished = True
-        return text, usage
-
-    @property
-    def ttft_s(self) -> float | None:
-        return self.first - self.started if self.on_delta is not None and self.pieces else None
-
 
 class RemoteProvider(Provider):
     """A provider that talks HTTP through a vendor SDK. Subclasses fill in the four hooks."""
@@ -233,7 +179,7 @@ class RemoteProvider(Provider):
                 text, usage = await self._within(call, limit, request.purpose == "journal")
                 if on_delta is not None:
                     if not stream.finished:
-                        raise self._unfinished()
+                        raise self._unfinished(stream.ended_with)
                 return text, stream.billed + usage
             except Exception as exc:  # noqa: BLE001 - translated, or re-raised untouched
                 stream.bill_failed()
@@ -277,9 +223,11 @@ class RemoteProvider(Provider):
                                 f"each attempt from its start to its last byte; a slow server needs a longer one: "
                                 f"{knob})", status=None, retryable=True) from None
 
-    def _unfinished(self) -> ProviderError:
-        """The failure of a stream that ended without its finish marker: retried like a 5xx."""
-        return ProviderError(f"{self.name}: the stream ended without its finish marker ({self.finish_marker}); "
+    def _unfinished(self, ended_with: str | None) -> ProviderError:
+        """The failure of a stream that ended without its finish marker: retried like a 5xx. When
+        its stop reason came, the message says so (a server that never sends the rest is named)."""
+        came = f": its stop reason ({ended_with}) came, the rest never did" if ended_with else ""
+        return ProviderError(f"{self.name}: the stream ended without its finish marker ({self.finish_marker}){came}; "
                              f"the answer may be cut short", status=None, retryable=True)
 
     def _unreadable(self, exc: Exception) -> ProviderError | None:
