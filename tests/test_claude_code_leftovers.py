@@ -199,3 +199,16 @@ async def test_a_reply_that_filled_the_context_window_is_a_failed_call(monkeypat
 async def test_a_server_that_sends_no_usage_leaves_the_usage_unknown_not_zero(monkeypatch):
     completion, _, _ = await cli_completes(monkeypatch, Reply(raw=_reply_frames("Hi.", "end_turn", usage={})))
     assert completion.text == "Hi." and completion.usage.reported is False
+
+
+async def test_a_404_from_a_base_url_ending_in_v1_names_the_url_to_try(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-dummy")
+    with LoopbackServer(Reply(status=404, error_message="Not Found")) as server:
+        provider = ClaudeCodeProvider(MODEL, base_url=server.url("/v1"), max_retries=0, timeout_s=60)
+        try:
+            with pytest.raises(ProviderError) as caught:
+                await provider.complete(REQUEST)
+        finally:
+            await provider.aclose()
+    assert caught.value.status == 404 and "which the Anthropic SDK adds itself" in caught.value.message
+    assert f"try {server.url()}" in caught.value.message

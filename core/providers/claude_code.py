@@ -48,6 +48,7 @@ from typing import Any
 
 from promptdesk.core.errors import InvalidConfig, ProviderError
 from promptdesk.core.providers import claude_places
+from promptdesk.core.providers.base_urls import not_found_hint
 from promptdesk.core.providers.base import ChatMessage, Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 from promptdesk.core.providers.claude_sessions import SessionThread, fold, rewrite_replies, transcript
 from promptdesk.core.providers.retry import is_retryable_status, redact, with_retries
@@ -304,6 +305,8 @@ class ClaudeCodeProvider(Provider):
         if exc is not None and type(exc).__name__ == "CLINotFoundError":
             detail = f"the Claude Code CLI was not found ({INSTALL_HINT})"
         hint = " — check ANTHROPIC_API_KEY, or log in with `claude` when no key is set" if status == 401 else ""
+        if status == 404:
+            hint = f"{not_found_hint('anthropic', self.base_url)} — check the model name and the base URL"
         where = f"HTTP {status}" if status else "error"
         message = redact(f"claude-code: {where}: {detail[:300]}{hint}", self._api_key)
         return ProviderError(message, status=status, retryable=is_retryable_status(status))
