@@ -490,3 +490,19 @@ async def test_another_400_gets_no_context_window_advice(loopback, make, api):
     with pytest.raises(ProviderError) as caught:
         await complete(make(), "stream")
     assert "temperature must be at most 2" in caught.value.message and "context window" not in caught.value.message
+
+
+@pytest.mark.parametrize("api", ["openai"])
+@pytest.mark.parametrize("body, said", [
+    (b'data: {"choices": [{"index": 0, "delta": {"content": "<thinking>PRIVATE plan"}}]}\n\n',
+     "an event stream labelled application/json"),
+    (b"<thinking>PRIVATE plan</thinking><speech>Hi.</speech>", "characters of text that is not JSON, not quoted"),
+], ids=["mislabelled-stream", "bare-text"])
+async def test_a_200_body_of_bare_text_is_described_never_quoted(loopback, make, mode, body, said):
+    """Text in a 200 in place of the answer may be the model's own words (a stream labelled as JSON, a
+    server answering bare text): it is described, never quoted into a failure that stderr, notes.md
+    and metadata.json show."""
+    loopback.script(*[Reply(raw=body, content_type="application/json")] * 2)
+    with pytest.raises(ProviderError) as caught:
+        await complete(make(), mode)
+    assert said in caught.value.message and "PRIVATE" not in caught.value.message and loopback.hits == 2

@@ -85,4 +85,8 @@ def unanswered(text: str, content_type: str) -> tuple[int | None, str]:
         return None, f"{media}: a JSON object with the keys {', '.join(sorted(map(str, body))[:8]) or '(none)'}"
     if body is not None:
         return None, f"{media}: a JSON {type(body).__name__}"
-    return None, f"{media}: {readable(text) or 'an empty body'}"
+    if _is_html(text) or not text.strip():
+        return None, f"{media}: {readable(text) or 'an empty body'}"
+    if text.lstrip().startswith(("data:", "event:", ":")):
+        return None, f"an event stream labelled {media}, which is not read as one; its text is not quoted"
+    return None, f"{media}: {len(text):,} characters of text that is not JSON, not quoted (it may hold a model's words)"
