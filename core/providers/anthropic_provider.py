@@ -12,6 +12,9 @@ from then on) is noted at once, so a stream cut later still counts it (`promptde
 Errors: HTTP statuses, an `event: error` inside the stream (an `APIStatusError` with status 200,
 mapped to the status its error type implies), and raw `httpx2` transport errors on a stalled or
 dropped stream all become `ProviderError`s the shared retry loop understands.
+How the reply ended is read from its `stop_reason` (`promptdesk.core.providers.stops`: `refusal` is a
+refusal, `model_context_window_exceeded` a failed call); thinking and redacted_thinking blocks are
+never text; a JSON `message` sent for a streamed request is taken whole.
 A request with a JSON schema (`Request.json_schema`) forces one tool (`ANSWER_TOOL`) whose input
 schema it is: the answer is that tool's input, as JSON text (streamed as its `input_json_delta`
 fragments); any text block beside it is not part of the answer.

@@ -11,6 +11,9 @@ a compatible server with `schema_format="json_object"` as `{"type": "json_object
 A stream is complete only with a `finish_reason` and `[DONE]` (see `_client_class`); a usage chunk
 that arrived before the stream broke is still counted (`promptdesk.core.providers.remote`).
 A response without usage (a local server that sends none) has unknown usage (`Usage.reported` False).
+How the reply ended is read from its `finish_reason` (`promptdesk.core.providers.stops`); a `content`
+sent as a list of parts is its text parts; reasoning sent apart (`reasoning_content`, `reasoning`) is
+never read, only counted in debug.log; a JSON answer to a streamed request is taken whole.
 Usage maps `prompt_tokens` minus cached (and reported cache-write) tokens to input,
 `completion_tokens` to output, `prompt_tokens_details.cached_tokens` to cache reads.
 """
@@ -98,7 +101,7 @@ class OpenAIProvider(RemoteProvider):
     def _read_whole(self, response: Any, stream: Stream) -> tuple[str, Usage]:
         """The text and usage of a whole `ChatCompletion` (its finish reason applied, `stops`)."""
         choice = response.choices[0]
-        self._note_reasoning(len(_reasoning_of(choice.message)), choice.message.content)
+        self._note_reasoning(len(_reasoning_of(choice.message)), _text_of(choice.message.content))
         if refusal := getattr(choice.message, "refusal", None):
             stream.refusal.append(refusal)
         usage = stream.observed = _usage(getattr(response, "usage", None))  # billed, even when the reply fails
@@ -141,14 +144,14 @@ class OpenAIProvider(RemoteProvider):
         self._note_reasoning(reasoning, "".join(stream.pieces))
         return settle(self.name, finish, "finish_reason", stream, "".join(stream.pieces)), usage
 
-    def _note_reasoning(self, length: int, text: str | None) -> None:
+    def _note_reasoning(self, length: int, text: str) -> None:
         """Say in debug.log how much reasoning the server sent apart from the reply (`reasoning_content`,
         `reasoning`: never read, never part of the reply), and when the reply itself was empty."""
         if length:
-            log.warning("%s %s: the server sent %d characters of reasoning apart from the reply (reasoning_content): "
-                     "not part of the reply%s", self.name, self.model, length,
-                     "" if (text or "").strip() else ", whose text was empty (the reasoning may have taken every "
-                     "token the reply may have: serve the model with its reasoning off)")
+            log.warning("%s %s: the server sent %d characters of reasoning apart from the reply (reasoning_content "
+                        "or reasoning): not part of the reply%s", self.name, self.model, length,
+                        "" if text.strip() else ", whose text was empty (the reasoning may have taken every token "
+                        "the reply may have: serve the model with its reasoning off)")
 
     def _schema_refused(self, exc: Exception, request: Request) -> Exception:
         """A refusal of the request's form (400 or 422) answering a request that carried a JSON schema
