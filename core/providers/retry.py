@@ -102,10 +102,10 @@ def transport_error(provider: str, exc: BaseException, *, secrets: tuple[str | N
     cause = next((str(inner).strip()[:200] for inner in reversed(chain[1:]) if str(inner).strip()), "")
     if cause and cause not in detail:
         detail = f"{detail}: {cause}" if detail else cause
-    unreached = url and any(type(inner).__name__ in ("ConnectError", "ConnectionRefusedError", "gaierror")
-                            for inner in chain)
-    hint = "; a slow server needs a longer --timeout (timeout_s)" if kind == "timed out" else (
-        f"; is the server running at {url}, and is that its address?" if unreached else "")
+    unreached = url and any(type(inner).__name__ in ("ConnectError", "ConnectTimeout", "ConnectionRefusedError",
+                                                     "gaierror") for inner in chain)
+    hint = (f"; is the server running at {url}, and is that its address?" if unreached else
+            "; a slow server needs a longer --timeout (timeout_s)" if kind == "timed out" else "")
     message = redact(f"{provider}: {kind} ({type(exc).__name__}{': ' + detail if detail else ''}){hint}", *secrets)
     return ProviderError(message, status=None, retryable=True, **context)
 
