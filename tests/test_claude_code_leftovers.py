@@ -212,3 +212,12 @@ async def test_a_404_from_a_base_url_ending_in_v1_names_the_url_to_try(monkeypat
             await provider.aclose()
     assert caught.value.status == 404 and "which the Anthropic SDK adds itself" in caught.value.message
     assert f"try {server.url()}" in caught.value.message
+
+
+async def test_a_refused_reply_is_a_refusal_as_on_the_anthropic_provider(monkeypatch):
+    """Claude's `stop_reason: refusal`, which the CLI reports as an error of its own: the model's
+    answer is a refusal, its words apart from the (empty) text and taken back from the console."""
+    completion, shown, sent = await cli_completes(monkeypatch, Reply(raw=_reply_frames("<thinking>I will explain",
+                                                                                       "refusal")))
+    assert (completion.text, completion.refusal, shown) == ("", "<thinking>I will explain", "")
+    assert len(sent) == 1 and not completion.truncated

@@ -52,7 +52,7 @@ from promptdesk.core.providers.base_urls import not_found_hint
 from promptdesk.core.providers.base import ChatMessage, Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 from promptdesk.core.providers.claude_sessions import SessionThread, fold, rewrite_replies, transcript
 from promptdesk.core.providers.retry import is_retryable_status, redact, with_retries
-from promptdesk.core.providers.stops import TRUNCATED, outcome
+from promptdesk.core.providers.stops import REFUSED, TRUNCATED, outcome
 
 log = logging.getLogger("promptdesk.providers")
 """The providers' logger: a run's debug.log takes its warnings."""
@@ -178,7 +178,10 @@ class ClaudeCodeProvider(Provider):
                 on_reset()
             shown = False
             async with self._slots:
-                return await self._timed(request, show if on_delta else None)
+                completion = await self._timed(request, show if on_delta else None)
+            if completion.refusal is not None and shown and on_reset is not None:
+                on_reset()  # a refusal's words are not the reply: the console takes them back
+            return completion
         return await with_retries(attempt, max_retries=self.max_retries, retry_after_cap_s=self.retry_after_cap_s,
                                   sleep=self._sleep)
 
@@ -233,20 +236,20 @@ class ClaudeCodeProvider(Provider):
                     if text:
                         first = first or time.perf_counter()
                         on_delta(text)
-                elif isinstance(message, AssistantMessage) and not stops:
+                elif isinstance(message, AssistantMessage) and not stops and not _synthetic(message):
                     pieces += [b.text for b in message.content if isinstance(b, TextBlock)]
                 elif isinstance(message, ResultMessage):
                     result = message
         except ClaudeSDKError as exc:
-            if result is None or not (stops and stops[0] in TRUNCATED):
+            if result is None or not (stops and stops[0] in TRUNCATED | REFUSED):
                 raise self._error(exc, result) from None
         except OSError as exc:  # the CLI could not be started at all
             raise ProviderError(redact(f"claude-code: the CLI could not be started: {exc}", self._api_key),
                                 retryable=False) from None
         finally:
             _remove(briefing)
-        if result is None or (result.is_error and not (stops and stops[0] in TRUNCATED)):
-            raise self._error(None, result)  # an error after a cut reply is the CLI's recovery's: the reply stands
+        if result is None or (result.is_error and not (stops and stops[0] in TRUNCATED | REFUSED)):
+            raise self._error(None, result)  # after a cut or refused reply the error is the CLI's own: the reply stands
         if len(stops) > 1:
             log.warning("claude-code %s: the reply to %s stopped (%s) and the Claude Code CLI asked the model to go on "
                         "%d more times by itself (its recovery, which cannot be turned off): only the first reply is "
@@ -338,6 +341,12 @@ def _delta_text(event: dict[str, Any]) -> str | None:
         if delta.get("type") == "text_delta":
             return delta.get("text")
     return None
+
+
+def _synthetic(message: Any) -> bool:
+    """Whether an assistant message is the CLI's own words (an API error it reports as a message), not
+    the model's."""
+    return getattr(message, "error", None) is not None or getattr(message, "model", "") == "<synthetic>"
 
 
 def _stop_reason(event: dict[str, Any]) -> str | None:
