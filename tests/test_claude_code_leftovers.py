@@ -136,3 +136,88 @@ async def test_a_stream_reset_mid_answer_is_sent_once_by_the_real_cli(monkeypatc
             await provider.aclose()
         messages = [r for r in server.requests if r.path.endswith("/v1/messages")]
     assert len(messages) == 1, f"the CLI sent the request {len(messages)} times"
+
+
+def _reply_frames(text: str, stop: str, usage: dict | None = None) -> list[bytes]:
+    """A whole Messages stream whose reply ends with `stop`."""
+    def sse(event: str, data: dict) -> bytes:
+        return f"event: {event}\ndata: {json.dumps({'type': event, **data})}\n\n".encode()
+    return [sse("message_start", {"message": {"id": "m", "type": "message", "role": "assistant", "model": MODEL,
+                                              "content": [], "stop_reason": None, "stop_sequence": None,
+                                              "usage": {"input_tokens": 20, "output_tokens": 1} if usage is None
+                                              else usage}}),
+            sse("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
+            sse("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": text}}),
+            sse("content_block_stop", {"index": 0}),
+            sse("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None},
+                                  "usage": {"output_tokens": 9} if usage is None else usage}),
+            sse("message_stop", {})]
+
+
+async def cli_completes(monkeypatch, *replies: Reply):
+    """One streamed call through the real CLI against the loopback server: (completion, what was
+    shown, the requests the server saw)."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-dummy")
+    with LoopbackServer() as server:
+        server.script(*replies)
+        provider = ClaudeCodeProvider(MODEL, base_url=server.url(), max_retries=0, timeout_s=60)
+        shown: list[str] = []
+        try:
+            completion = await provider.complete(REQUEST, shown.append, shown.clear)
+        finally:
+            await provider.aclose()
+        return completion, "".join(shown), [r for r in server.requests if r.path.endswith("/v1/messages")]
+
+
+async def test_a_reply_cut_at_its_token_limit_is_the_first_reply_said_to_be_cut(monkeypatch, caplog):
+    """The CLI answers a reply that stopped at `max_tokens` by asking the model to go on, by itself
+    (it cannot be turned off): the answer is the first reply, said to be cut, never the replies
+    stitched together; every call it made is counted."""
+    completion, shown, sent = await cli_completes(
+        monkeypatch, Reply(raw=_reply_frames("<thinking>a long", "max_tokens")),
+        Reply(raw=_reply_frames("<thinking>ANOTHER reply", "end_turn")))
+    assert len(sent) == 2, "the CLI's recovery is what this test is about"
+    assert completion.text == shown == "<thinking>a long" and completion.truncated
+    assert completion.usage.input_tokens == 40 and completion.usage.output_tokens > 9
+    assert any("asked the model to go on 1 more times" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_reply_cut_whose_recovery_the_cli_gives_up_is_still_the_cut_reply(monkeypatch):
+    """After its last try at going on, the CLI reports an error naming its own setting: the call
+    still answered, cut at its limit."""
+    completion, shown, sent = await cli_completes(monkeypatch, *[Reply(raw=_reply_frames("<thinking>long", "max_tokens"))] * 6)
+    assert len(sent) > 2 and completion.text == shown == "<thinking>long" and completion.truncated
+
+
+async def test_a_reply_that_filled_the_context_window_is_a_failed_call(monkeypatch):
+    with pytest.raises(ProviderError) as caught:
+        await cli_completes(monkeypatch, Reply(raw=_reply_frames("<thinking>a long", "model_context_window_exceeded")),
+                            Reply(raw=_reply_frames("<thinking>ANOTHER reply", "end_turn")))
+    assert "context window was full" in caught.value.message and not caught.value.retryable
+
+
+async def test_a_server_that_sends_no_usage_leaves_the_usage_unknown_not_zero(monkeypatch):
+    completion, _, _ = await cli_completes(monkeypatch, Reply(raw=_reply_frames("Hi.", "end_turn", usage={})))
+    assert completion.text == "Hi." and completion.usage.reported is False
+
+
+async def test_a_404_from_a_base_url_ending_in_v1_names_the_url_to_try(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-dummy")
+    with LoopbackServer(Reply(status=404, error_message="Not Found")) as server:
+        provider = ClaudeCodeProvider(MODEL, base_url=server.url("/v1"), max_retries=0, timeout_s=60)
+        try:
+            with pytest.raises(ProviderError) as caught:
+                await provider.complete(REQUEST)
+        finally:
+            await provider.aclose()
+    assert caught.value.status == 404 and "which the Anthropic SDK adds itself" in caught.value.message
+    assert f"try {server.url()}" in caught.value.message
+
+
+async def test_a_refused_reply_is_a_refusal_as_on_the_anthropic_provider(monkeypatch):
+    """Claude's `stop_reason: refusal`, which the CLI reports as an error of its own: the model's
+    answer is a refusal, its words apart from the (empty) text and taken back from the console."""
+    completion, shown, sent = await cli_completes(monkeypatch, Reply(raw=_reply_frames("<thinking>I will explain",
+                                                                                       "refusal")))
+    assert (completion.text, completion.refusal, shown) == ("", "<thinking>I will explain", "")
+    assert len(sent) == 1 and not completion.truncated

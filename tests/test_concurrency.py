@@ -64,6 +64,25 @@ def test_a_cut_with_no_other_request_is_not_blamed_on_one(capsys, tmp_path, loop
     assert NOTICE_HEAD not in err and NOTICE_HEAD not in (out / "notes.md").read_text()
 
 
+_CHUNK = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+FILTERED = Reply(delay_s=0.05, raw=[f"data: {json.dumps(f)}\n\n".encode() for f in (
+    {**_CHUNK, "choices": [{"index": 0, "delta": {"content": "<thinking>"}, "finish_reason": None}]},
+    {**_CHUNK, "choices": [{"index": 0, "delta": {}, "finish_reason": "content_filter"}]})] + [b"data: [DONE]\n\n"])
+"""A whole stream the server's content filter stopped, slowly enough that the others' requests start."""
+PAGE = Reply(delay_s=0.05, raw=b"<html><title>Sign in</title></html>", content_type="text/html")
+"""A proxy's sign-in page in place of the stream, as slowly."""
+
+
+@pytest.mark.parametrize("reply", [FILTERED, PAGE], ids=["content-filter", "html-page"])
+def test_a_failure_that_is_no_cut_is_not_blamed_on_another_request(capsys, tmp_path, loopback, reply):
+    """A reply the server stopped on purpose, or a page in place of the stream, failed in a parallel
+    beat: no stream was cut, and the notice about llama.cpp's cuts would send the user the wrong way."""
+    loopback.default = reply
+    code, err, out = batch_run(capsys, tmp_path, served_scene(tmp_path, loopback))
+    assert failures(out), err
+    assert loopback.most_in_flight > 1 and NOTICE_HEAD not in err
+
+
 def test_the_flags_set_every_provider_and_win_over_the_scene():
     scene = example_scene("the-apology", provider={"name": "openai-compatible", "model": "m", "base_url": "http://h/v1",
                                                    "timeout_s": 30, "max_concurrency": 4},

@@ -270,3 +270,239 @@ async def test_a_refusal_is_carried_apart_from_the_text(loopback, mode):
     finally:
         await provider.aclose()
     assert (completion.text, completion.refusal, "".join(shown)) == ("", words, "")
+
+
+def _stopped_frames(api: str, text: str, reason: str) -> list[bytes]:
+    """A whole stream whose reply ends with the stop reason `reason`."""
+    frames = anthropic_frames(text, {"input_tokens": 7, "output_tokens": 2}) if api == "anthropic" else \
+        openai_frames(text, {"prompt_tokens": 7, "completion_tokens": 2})
+    stop = "end_turn" if api == "anthropic" else "stop"
+    return [frame.replace(f'"{stop}"'.encode(), f'"{reason}"'.encode()) for frame in frames]
+
+
+def stopped(api: str, mode: str, text: str, reason: str) -> Reply:
+    """A 200 answer in the API's own shape whose reply ended with `reason`."""
+    if mode == "stream":
+        return Reply(raw=_stopped_frames(api, text, reason))
+    field = b'"stop_reason": "end_turn"' if api == "anthropic" else b'"finish_reason": "stop"'
+    body = plain_body(api, text, {"anthropic": {"input_tokens": 7, "output_tokens": 2},
+                                  "openai": {"prompt_tokens": 7, "completion_tokens": 2}}[api])
+    return Reply(raw=body.replace(field, field.split(b":")[0] + f': "{reason}"'.encode()),
+                 content_type="application/json")
+
+
+@pytest.mark.parametrize("api", ["openai"])
+async def test_a_reply_stopped_by_the_content_filter_is_a_failed_call_never_the_answer(loopback, make, mode):
+    """Azure's and OpenAI's `finish_reason: content_filter`: the text let through is a part, not a reply."""
+    loopback.script(*[stopped("openai", mode, "<thinking>q</thinking><speech>Well, the", "content_filter")] * 2)
+    with pytest.raises(ProviderError) as caught:
+        await complete(make(), mode)
+    assert "content filter" in caught.value.message and "finish_reason: content_filter" in caught.value.message
+    assert caught.value.retryable is False and loopback.hits == 1
+    billed = caught.value.usage  # the failed call was billed what the server said
+    assert (billed.input_tokens, billed.output_tokens) == (7, 2)
+
+
+@pytest.mark.parametrize("api", ["openai"])
+async def test_a_reply_that_ended_in_error_is_retried_never_taken_whole(loopback, make):
+    """OpenRouter ends a reply whose upstream failed with `finish_reason: error` (and [DONE])."""
+    loopback.script(Reply(raw=_stopped_frames("openai", "<speech>Well, the", "error")),
+                    Reply(raw=openai_frames("<speech>Whole.</speech>")))
+    completion, shown = await complete(make(), "stream")
+    assert completion.text == "<speech>Whole.</speech>" and "".join(shown) == completion.text
+    assert loopback.hits == 2
+
+
+@pytest.mark.parametrize("api", ["anthropic"])
+async def test_a_claude_refusal_stop_is_a_refusal_its_words_kept_apart(loopback, make, mode):
+    """Anthropic's `stop_reason: refusal` (a safety classifier stopped the reply): the text sent so
+    far is the refusal's words, taken back from the console; the reply's text is empty."""
+    loopback.script(stopped("anthropic", mode, "<thinking>I will explain how to", "refusal"))
+    completion, shown = await complete(make(), mode)
+    assert (completion.text, completion.refusal, shown) == ("", "<thinking>I will explain how to", [])
+    assert completion.usage.reported and loopback.hits == 1
+
+
+@pytest.mark.parametrize("api", ["anthropic"])
+async def test_a_reply_stopped_by_a_full_context_window_fails_naming_what_to_shorten(loopback, make, mode):
+    loopback.script(stopped("anthropic", mode, "<thinking>Long", "model_context_window_exceeded"))
+    with pytest.raises(ProviderError) as caught:
+        await complete(make(), mode)
+    assert "context window was full" in caught.value.message and "limits.window" in caught.value.message
+    assert caught.value.retryable is False and loopback.hits == 1
+    assert (caught.value.usage.input_tokens, caught.value.usage.output_tokens) == (7, 2)
+
+
+async def test_thinking_blocks_are_never_the_replys_text(loopback, make, mode):
+    """Extended thinking: `thinking` and `redacted_thinking` blocks (and their deltas) are private."""
+    blocks = [{"type": "thinking", "thinking": "PRIVATE plan", "signature": "sig"},
+              {"type": "redacted_thinking", "data": "EncryptedPRIVATE"}, {"type": "text", "text": "Hi."}]
+    if mode == "plain":
+        body = json.loads(plain_body("anthropic", "Hi.", {"input_tokens": 3, "output_tokens": 2}))
+        reply = Reply(raw=json.dumps({**body, "content": blocks}).encode(), content_type="application/json")
+    else:
+        frames = anthropic_frames("Hi.", {"input_tokens": 3, "output_tokens": 2})
+        thinking = [sse({"type": "content_block_start", "index": 0, "content_block": {**blocks[0], "thinking": ""}},
+                        "content_block_start"),
+                    sse({"type": "content_block_delta", "index": 0,
+                         "delta": {"type": "thinking_delta", "thinking": "PRIVATE plan"}}, "content_block_delta"),
+                    sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
+                    sse({"type": "content_block_start", "index": 1, "content_block": blocks[1]}, "content_block_start"),
+                    sse({"type": "content_block_stop", "index": 1}, "content_block_stop")]
+        reply = Reply(raw=[frames[0], *thinking, *frames[1:]])
+    loopback.script(reply)
+    provider = AnthropicProvider("claude-sonnet-4-6", api_key="k-test", base_url=loopback.url(), max_retries=0)
+    try:
+        completion, shown = await complete(provider, mode)
+    finally:
+        await provider.aclose()
+    assert completion.text == "Hi." and "PRIVATE" not in "".join(shown)
+
+
+async def test_a_whole_answer_in_place_of_a_stream_is_taken_as_the_answer(loopback, make, api, all_logs):
+    """A server that ignores `stream: true` and answers one JSON object has answered: its text is
+    the reply, delivered whole, with its usage."""
+    counts = {"anthropic": {"input_tokens": 12, "output_tokens": 3},
+              "openai": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}}[api]
+    loopback.script(answer(api, "plain", "<thinking>q</thinking><speech>Whole.</speech>", counts))
+    completion, shown = await complete(make(), "stream")
+    assert completion.text == "<thinking>q</thinking><speech>Whole.</speech>" and shown == [completion.text]
+    assert any("ignores stream: true" in r.getMessage() and r.levelno >= logging.WARNING for r in all_logs.records)
+    assert (completion.usage.input_tokens, completion.usage.output_tokens) == (12, 3) and loopback.hits == 1
+
+
+async def test_an_answer_in_place_of_a_stream_that_is_not_whole_is_described_not_called_an_error(loopback, make,
+                                                                                                api):
+    """An answer-shaped body without its stop reason is no whole answer: it is described by its
+    keys (its `type: message` is not an error's type), and retried."""
+    body = json.loads(plain_body(api, "PRIVATE words"))
+    body.update({"stop_reason": None} if api == "anthropic" else {"choices": [{**body["choices"][0],
+                                                                              "finish_reason": None}]})
+    loopback.script(*[Reply(raw=json.dumps(body).encode(), content_type="application/json")] * 2)
+    with pytest.raises(ProviderError) as caught:
+        await complete(make(), "stream")
+    assert "without an answer" in caught.value.message and "a JSON object with the keys" in caught.value.message
+    assert "PRIVATE" not in caught.value.message and caught.value.retryable and loopback.hits == 2
+
+
+@pytest.mark.parametrize("api, suffix, advice", [
+    ("openai", "", "the base URL is most likely {url}/v1"),
+    ("openai", "/v1/chat/completions", "already ends in /chat/completions, which the SDK adds itself: try {url}/v1"),
+    ("anthropic", "/v1", "ends in /v1, which the Anthropic SDK adds itself (it posts to {url}/v1/v1/messages): "
+                         "try {url}"),
+])
+async def test_a_404_from_a_base_url_of_the_wrong_form_names_the_url_to_try(loopback, sleep, api, suffix, advice):
+    loopback.script(Reply(status=404, raw=b"404 page not found", content_type="text/plain"))
+    url = loopback.url()
+    if api == "anthropic":
+        provider = AnthropicProvider("claude-sonnet-4-6", api_key="k-test", base_url=url + suffix, sleep=sleep)
+    else:
+        provider = OpenAIProvider("llama3", base_url=url + suffix, compatible=True, sleep=sleep)
+    try:
+        with pytest.raises(ProviderError) as caught:
+            await complete(provider, "stream")
+    finally:
+        await provider.aclose()
+    assert advice.format(url=url) in caught.value.message and caught.value.status == 404
+
+
+async def test_a_404_from_a_base_url_of_the_right_form_blames_no_url(loopback, make, api):
+    loopback.script(Reply(status=404, error_message="model 'llama9' not found"))
+    with pytest.raises(ProviderError) as caught:
+        await complete(make(), "stream")
+    assert "model 'llama9' not found" in caught.value.message and "try http" not in caught.value.message
+    assert "most likely" not in caught.value.message
+
+
+@pytest.mark.parametrize("api", ["openai"])
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+async def test_reasoning_sent_apart_is_never_the_reply_and_debug_log_says_how_much(loopback, make, mode, field,
+                                                                                   all_logs):
+    """vLLM and llama.cpp send `reasoning_content`, Ollama and OpenRouter `reasoning`: never part of
+    the reply (nor shown), but debug.log says it came, and that it may have taken every token."""
+    secret = "PRIVATE chain of thought " * 4
+    if mode == "stream":
+        base = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "qwq"}
+        frames = [{"role": "assistant"}, {field: secret[:50]}, {field: secret[50:]}]
+        reply = Reply(raw=[sse({**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]}) for d in frames]
+                      + [sse({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]}), sse("[DONE]")])
+    else:
+        body = json.loads(plain_body("openai", ""))
+        body["choices"][0].update(message={"role": "assistant", "content": None, field: secret}, finish_reason="length")
+        reply = Reply(raw=json.dumps(body).encode(), content_type="application/json")
+    loopback.script(reply)
+    completion, shown = await complete(make(), mode)
+    assert completion.text == "" and completion.truncated and shown == []
+    said = [r.getMessage() for r in all_logs.records if "reasoning apart" in r.getMessage()
+            and r.levelno >= logging.WARNING]  # the level a run's debug.log takes
+    assert len(said) == 1 and f"{len(secret)} characters" in said[0] and "reasoning off" in said[0]
+    assert "PRIVATE" not in all_logs.text
+
+
+@pytest.mark.parametrize("api", ["openai"])
+async def test_content_sent_as_a_list_of_parts_is_its_text_parts_never_its_thinking(loopback, make, mode):
+    """Mistral's reasoning models (and some gateways) send `content` as a list of parts: the reply is
+    its text parts; a thinking part is private, never the reply nor shown."""
+    thinking = {"type": "thinking", "thinking": [{"type": "text", "text": "PRIVATE plan"}]}
+    if mode == "stream":
+        frames = openai_frames("")
+        text = [json.dumps({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "magistral",
+                            "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": None}]})
+                for content in ([thinking], [{"type": "text", "text": "<speech>Hi.</speech>"}])]
+        reply = Reply(raw=[frames[0], *(sse(t) for t in text), *frames[2:]])
+    else:
+        body = json.loads(plain_body("openai", ""))
+        body["choices"][0]["message"]["content"] = [thinking, {"type": "text", "text": "<speech>Hi.</speech>"}]
+        reply = Reply(raw=json.dumps(body).encode(), content_type="application/json")
+    loopback.script(reply)
+    completion, shown = await complete(make(), mode)
+    assert completion.text == "<speech>Hi.</speech>" and "PRIVATE" not in "".join(shown)
+
+
+@pytest.mark.parametrize("api", ["openai"])
+async def test_a_stream_of_more_choices_than_asked_for_is_read_as_its_first_choice_alone(loopback, make):
+    base = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "llama3"}
+    both = [{"index": i, "delta": {"content": text}, "finish_reason": None} for i, text in ((0, "<speech>A"), (1, "OTHER"))]
+    end = [{"index": i, "delta": {}, "finish_reason": "stop"} for i in (0, 1)]
+    loopback.script(Reply(raw=[sse({**base, "choices": both}), sse({**base, "choices": [{**both[0], "delta": {
+        "content": ".</speech>"}}]}), sse({**base, "choices": end}), sse("[DONE]")]))
+    completion, shown = await complete(make(), "stream")
+    assert completion.text == "".join(shown) == "<speech>A.</speech>"
+
+
+@pytest.mark.parametrize("body", [
+    {"object": "error", "message": "This model's maximum context length is 2048 tokens. However, you requested 2100 "
+     "tokens (1076 in the messages, 1024 in the completion).", "type": "BadRequestError", "param": None, "code": 400},
+    {"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it",
+               "type": "exceed_context_size_error", "n_prompt_tokens": 5000, "n_ctx": 4096}},
+    {"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000"}},
+], ids=["vllm", "llama.cpp", "anthropic"])
+async def test_a_request_too_long_for_the_context_window_names_what_to_change(loopback, make, api, body):
+    loopback.script(Reply(status=400, raw=json.dumps(body).encode(), content_type="application/json"))
+    with pytest.raises(ProviderError) as caught:
+        await complete(make(), "stream")
+    assert "longer than the model's context window: lower limits.window" in caught.value.message
+    assert "--max-model-len" in caught.value.message and loopback.hits == 1
+
+
+async def test_another_400_gets_no_context_window_advice(loopback, make, api):
+    loopback.script(Reply(status=400, error_message="temperature must be at most 2"))
+    with pytest.raises(ProviderError) as caught:
+        await complete(make(), "stream")
+    assert "temperature must be at most 2" in caught.value.message and "context window" not in caught.value.message
+
+
+@pytest.mark.parametrize("api", ["openai"])
+@pytest.mark.parametrize("body, said", [
+    (b'data: {"choices": [{"index": 0, "delta": {"content": "<thinking>PRIVATE plan"}}]}\n\n',
+     "an event stream labelled application/json"),
+    (b"<thinking>PRIVATE plan</thinking><speech>Hi.</speech>", "characters of text that is not JSON, not quoted"),
+], ids=["mislabelled-stream", "bare-text"])
+async def test_a_200_body_of_bare_text_is_described_never_quoted(loopback, make, mode, body, said):
+    """Text in a 200 in place of the answer may be the model's own words (a stream labelled as JSON, a
+    server answering bare text): it is described, never quoted into a failure that stderr, notes.md
+    and metadata.json show."""
+    loopback.script(*[Reply(raw=body, content_type="application/json")] * 2)
+    with pytest.raises(ProviderError) as caught:
+        await complete(make(), mode)
+    assert said in caught.value.message and "PRIVATE" not in caught.value.message and loopback.hits == 2

@@ -117,6 +117,23 @@ async def test_compatible_server_needs_no_key_and_gets_no_cache_key(loopback, sl
     await provider.aclose()
 
 
+async def test_a_compatible_server_that_wants_a_key_gets_its_own_never_openais(loopback, sleep, monkeypatch):
+    """A server started with a key (vLLM's --api-key, OpenRouter) gets OPENAI_COMPATIBLE_API_KEY;
+    OpenAI's own key is never sent to it, and a rejected key names the variable to check."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-own-key-1234")
+    monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", "sk-server-key-5678")
+    loopback.script(Reply(), Reply(status=401, error_message="invalid api key"))
+    provider = OpenAIProvider("llama3", base_url=loopback.url("/v1"), compatible=True, sleep=sleep)
+    try:
+        await provider.complete(request())
+        with pytest.raises(ProviderError) as caught:
+            await provider.complete(request())
+    finally:
+        await provider.aclose()
+    assert [sent.api_key for sent in loopback.requests] == ["sk-server-key-5678"] * 2
+    assert "check OPENAI_COMPATIBLE_API_KEY" in caught.value.message and "sk-server" not in caught.value.message
+
+
 async def test_compatible_base_url_without_v1(loopback, sleep):
     provider = OpenAIProvider("mistral", base_url=loopback.url(), compatible=True, sleep=sleep)
     assert (await provider.complete(request())).text

@@ -93,6 +93,7 @@ async def test_a_stream_that_never_finishes_fails_after_the_retries(loopback, ma
     assert loopback.hits == 3 and caught.value.retryable
     assert listener.shown == "" and listener.resets == 3
     assert ("message_stop" if api == "anthropic" else "[DONE]") in str(caught.value)
+    assert f"its stop reason ({'end_turn' if api == 'anthropic' else 'stop'}) came" in str(caught.value)
 
 
 async def test_a_connection_dropped_mid_stream_is_retried_after_a_reset(loopback, make, sleep, all_logs):
@@ -113,6 +114,21 @@ async def test_an_error_event_mid_stream_is_retried_after_a_reset(loopback, make
     assert completion.text == listener.shown == TEXT and listener.resets == 1 and loopback.hits == 2
 
 
+@pytest.mark.parametrize("purpose, knob", [("turn", "--timeout or timeout_s"),
+                                            ("journal", "--journal-timeout or journal_timeout_s")])
+async def test_a_server_that_never_answers_fails_naming_the_timeout_to_raise(loopback, make, purpose, knob):
+    """Whichever clock runs out first (the attempt's whole bound, the SDK's read timeout), the
+    failure says what to raise."""
+    loopback.script(Reply(delay_s=1.0), Reply(stall_after_deltas=0, hold_s=1.0))
+    for _ in range(2):
+        with pytest.raises(ProviderError) as caught:
+            await make(timeout_s=0.15, max_retries=0).complete(
+                Request(to="alice", system="s", purpose=purpose, messages=[ChatMessage(role="user", content="Begin.")]),
+                on_delta=lambda piece: None)
+        assert "timed out" in caught.value.message and caught.value.retryable
+        assert knob.split(" or ")[0 if purpose == "journal" else 1] in caught.value.message
+
+
 async def test_a_stall_mid_stream_times_out_and_is_retried(loopback, make):
     loopback.script(Reply(text=TEXT, deltas=4, stall_after_deltas=1, hold_s=1.0), Reply(text=TEXT, deltas=4))
     listener = Listener()
@@ -128,7 +144,30 @@ async def test_a_drop_on_every_attempt_fails_with_nothing_left_shown(loopback, m
     assert loopback.hits == 2 and listener.shown == "" and listener.resets == 2
     assert "gave up after 2 attempts" in str(caught.value)
     assert caught.value.context["partial_text"] == listener.fragments[-1]
+    assert "is the server running" not in caught.value.message, "it was reached: the stream was cut"
     assert_no_leak(caught.value, logs=all_logs.text)
+
+
+async def test_a_server_never_reached_is_named_with_the_cause(api, sleep):
+    """Nothing listens there: the failure names the address tried and the cause beneath the SDK's
+    "Connection error." (a refused connection)."""
+    import socket
+
+    with socket.socket() as probe:  # a port that was free a moment ago, on which nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}" + ("/v1" if api == "openai" else "")
+    provider = (AnthropicProvider("claude-sonnet-4-6", api_key="k-test", base_url=url, sleep=sleep, max_retries=0)
+                if api == "anthropic" else OpenAIProvider("llama3", base_url=url, compatible=True, sleep=sleep,
+                                                          max_retries=0))
+    try:
+        with pytest.raises(ProviderError) as caught:
+            await provider.complete(Request(to="alice", system="s", messages=[ChatMessage(role="user", content="x")]),
+                                    on_delta=lambda piece: None)
+    finally:
+        await provider.aclose()
+    assert f"is the server running at {url}, and is that its address?" in caught.value.message
+    assert "connect" in caught.value.message.lower().split("error.", 1)[-1] and caught.value.retryable
 
 
 async def test_429_with_retry_after_then_5xx_then_success(loopback, make, sleep):
@@ -384,4 +423,6 @@ async def test_a_turn_the_model_refused_is_silent_names_the_refusal_and_asks_no_
     said = [r for r in records if r["type"] == "system" and r.get("target") == "bob"]
     assert bob and all(r["action"] == "silent" for r in bob) and len(said) == len(bob)
     assert all("the model refused to answer (its words are in debug.log)" in r["text"] for r in said)
+    assert all("no well-formed <speech> and no correction asked" in r["text"] and "after 2 corrections" not in r["text"]
+               for r in said), "the silence says how many corrections there were: none"
     assert "REFUSAL-words" not in json.dumps(records) and "REFUSAL-words" in (run.dir / "debug.log").read_text()

@@ -180,8 +180,9 @@ async def play_turn(session: Stage, actor: Actor, beat: int, *, timeout_s: float
     user_text, items = actor.take_inbox(beat, session.state.max_beats)
     try:
         request = actor.request(user_text, beat)
-        parsed, normalised = await session.clock.wait_for(_ask_until_well_formed(session, actor, request), timeout_s)
-        return _record(session, actor, beat, parsed, user_text, items, normalised)
+        parsed, normalised, tries = await session.clock.wait_for(_ask_until_well_formed(session, actor, request),
+                                                                 timeout_s)
+        return _record(session, actor, beat, parsed, user_text, items, normalised, tries)
     except RecordingError:
         raise
     except Exception as exc:  # noqa: BLE001 - any fault is this actor's failed turn, never a lost one
@@ -197,8 +198,9 @@ def addressable(session: Stage) -> dict[str, str]:
     return {key: actor.name for actor in session.actors.values() for key in (actor.slug, actor.name)}
 
 
-async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request) -> tuple[ParsedTurn, str]:
-    """Ask, then correct at most twice; what stays malformed is salvaged, never promoted to speech.
+async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request) -> tuple[ParsedTurn, str, int]:
+    """Ask, then correct at most twice (never a refusal); what stays malformed is salvaged, never promoted
+    to speech. Returns the parsed turn, its normalised form and how many corrections were asked.
 
     Under `protocol: json` the request carries the turn's JSON schema and the reply is read by
     `promptdesk.core.protocol.structured` into the same parsed turn; what stays malformed keeps nothing."""
@@ -235,7 +237,7 @@ async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request)
                              beat=request.beat, reasoning=parsed.reasoning)
     speech_raw = parsed.speech.raw if parsed.speech else "[SILENT]"
     normalised = f"<thinking>{parsed.thinking or ''}</thinking>\n<speech>{speech_raw}</speech>"
-    return parsed, normalised
+    return parsed, normalised, tries
 
 
 def _cut_short(parsed: ParsedTurn, completion: Completion, request: Request) -> ParsedTurn:
@@ -249,15 +251,17 @@ def _cut_short(parsed: ParsedTurn, completion: Completion, request: Request) -> 
 
 
 def _record(session: Stage, actor: Actor, beat: int, parsed: ParsedTurn, user_text: str,
-            items: list[str], normalised: str) -> SpeakEvent:
+            items: list[str], normalised: str, tries: int) -> SpeakEvent:
     """Record thinking and speech; a turn without a well-formed speech is recorded as silent, its
-    thinking kept on the record all the same (the actor's thread keeps it, and re-sends it)."""
+    thinking kept on the record all the same (the actor's thread keeps it, and re-sends it), and
+    its `system` line says how many corrections were asked (none for a refusal)."""
     s = parsed.speech
     if parsed.thinking:
         session.emit(ThinkEvent(t=session.now(), **{"from": actor.slug}, text=parsed.thinking, beat=beat))
     if s is None:
-        session.say("system", f"{actor.name} silent this turn: no well-formed <speech> after "
-                    f"{MAX_CORRECTIONS} corrections ({'; '.join(parsed.problems)})", target=actor.slug, beat=beat,
+        asked = f"after {tries} correction{'s' * (tries != 1)}" if tries else "and no correction asked"
+        session.say("system", f"{actor.name} silent this turn: no well-formed <speech> {asked} "
+                    f"({'; '.join(parsed.problems)})", target=actor.slug, beat=beat,
                     reason=SILENCED)
         s = Speech("silent", "", "")
     speech = SpeakEvent(t=session.now(), **{"from": actor.slug}, text=s.content, beat=beat, action=s.action,

@@ -12,6 +12,9 @@ from then on) is noted at once, so a stream cut later still counts it (`promptde
 Errors: HTTP statuses, an `event: error` inside the stream (an `APIStatusError` with status 200,
 mapped to the status its error type implies), and raw `httpx2` transport errors on a stalled or
 dropped stream all become `ProviderError`s the shared retry loop understands.
+How the reply ended is read from its `stop_reason` (`promptdesk.core.providers.stops`: `refusal` is a
+refusal, `model_context_window_exceeded` a failed call); thinking and redacted_thinking blocks are
+never text; a JSON `message` sent for a streamed request is taken whole.
 A request with a JSON schema (`Request.json_schema`) forces one tool (`ANSWER_TOOL`) whose input
 schema it is: the answer is that tool's input, as JSON text (streamed as its `input_json_delta`
 fragments); any text block beside it is not part of the answer.
@@ -25,6 +28,7 @@ from typing import Any
 from promptdesk.core.errors import ProviderError
 from promptdesk.core.providers.base import Request, Usage
 from promptdesk.core.providers.remote import ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail, log
+from promptdesk.core.providers.stops import settle
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 ANSWER_TOOL = "answer"
@@ -84,6 +88,7 @@ class AnthropicProvider(RemoteProvider):
     key_env = "ANTHROPIC_API_KEY"
     base_url_env = "ANTHROPIC_BASE_URL"
     finish_marker = "message_stop"
+    default_url = DEFAULT_BASE_URL
 
     def __init__(self, model: str | None, api_key: str | None = None, base_url: str | None = None,
                  **options: Any) -> None:
@@ -144,21 +149,35 @@ class AnthropicProvider(RemoteProvider):
     async def _plain(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         raw = await client.messages.with_raw_response.create(**self.params(request))
         self.saw_headers(raw.headers)
-        message = await self._answer_body(raw, lambda body: isinstance(getattr(body, "content", None), list))
-        usage = _usage(getattr(message, "usage", None))
-        stream.truncated = getattr(message, "stop_reason", None) == "max_tokens"
+        return self._read_whole(await self._answer_body(raw, _holds_content), request, stream)
+
+    def _read_whole(self, message: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
+        """The text (or the answer tool's input, as JSON) and usage of a whole `Message`, its stop
+        reason applied (`promptdesk.core.providers.stops`); thinking blocks are never text."""
+        usage = stream.observed = _usage(getattr(message, "usage", None))  # billed, even when the reply fails
         if request.json_schema is not None:
             inputs = [block.input for block in message.content if getattr(block, "type", "") == "tool_use"]
-            return (json.dumps(inputs[0], ensure_ascii=False) if inputs else ""), usage
-        text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
-        return text, usage
+            text = json.dumps(inputs[0], ensure_ascii=False) if inputs else ""
+        else:
+            text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
+        return settle(self.name, getattr(message, "stop_reason", None), "stop_reason", stream, text), usage
+
+    def _whole_instead(self, body: dict[str, Any]) -> Any:
+        """A JSON body sent for a streamed request, as a `Message` when it holds a finished answer."""
+        from anthropic.types import Message
+
+        message = Message.construct(**body)
+        return message if body.get("type") == "message" and _holds_content(message) and message.stop_reason else None
 
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         usage = Usage(reported=False)
         wanted = "text_delta" if request.json_schema is None else "input_json_delta"
         events = await client.messages.create(**self.params(request), stream=True)
         self.saw_headers(events.response.headers)
-        await self._expect_events(events.response)
+        if (whole := await self._expect_events(events.response, self._whole_instead)) is not None:
+            await events.close()
+            return stream.whole(*self._read_whole(whole, request, stream))
+        stop = None
         async with events:
             async for event in events:
                 if event.type == "message_start":
@@ -166,12 +185,12 @@ class AnthropicProvider(RemoteProvider):
                 elif event.type == "content_block_delta" and getattr(event.delta, "type", "") == wanted:
                     stream.emit(event.delta.text if wanted == "text_delta" else event.delta.partial_json)
                 elif event.type == "message_delta":
-                    stream.truncated = getattr(event.delta, "stop_reason", None) == "max_tokens"
+                    stop = stream.ended_with = getattr(event.delta, "stop_reason", None) or stop
                     if event.usage is not None:
                         usage = stream.observed = _usage(event.usage, usage)
                 elif event.type == "message_stop":
                     stream.finished = True
-        return "".join(stream.pieces), usage
+        return settle(self.name, stop, "stop_reason", stream, "".join(stream.pieces)), usage
 
     def _translate(self, exc: Exception) -> ProviderError | None:
         import anthropic
@@ -190,6 +209,11 @@ class AnthropicProvider(RemoteProvider):
         if isinstance(exc, anthropic.APIResponseValidationError):
             return self._status_error(exc.status_code, "the response did not match the API schema")
         return None
+
+
+def _holds_content(body: Any) -> bool:
+    """Whether a Messages body holds an answer: a `content` list (an error object does not)."""
+    return isinstance(getattr(body, "content", None), list)
 
 
 def _usage(raw: Any, base: Usage | None = None) -> Usage:

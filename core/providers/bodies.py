@@ -40,6 +40,8 @@ def error_detail(body: Any, fallback: str) -> tuple[str | None, str]:
     """(error type, 'type: message') from an API error body, whichever shape it has: an error
     object, an error that is a plain string, or a body that is text (an HTML page by its title)."""
     error = body.get("error", body) if isinstance(body, dict) else body
+    if isinstance(body, dict) and "error" not in body and _is_answer(body):
+        error = None  # an answer's `type` ("message") is not an error's
     if isinstance(error, dict) and (error.get("message") or error.get("type")):
         kind = error.get("type") or error.get("code")
         kind = str(kind) if kind else None
@@ -49,6 +51,11 @@ def error_detail(body: Any, fallback: str) -> tuple[str | None, str]:
     if isinstance(error, dict) and isinstance(error.get("detail"), str) and error["detail"].strip():
         return None, readable(error["detail"])  # a FastAPI server's error (llama-cpp-python's)
     return None, readable(fallback)
+
+
+def _is_answer(body: dict[str, Any]) -> bool:
+    """Whether a body is shaped as an answer: an Anthropic `message`, an OpenAI `chat.completion`."""
+    return body.get("type") == "message" or str(body.get("object", "")).startswith("chat.completion")
 
 
 def error_status(kind: str | None, body: Any) -> int:
@@ -78,4 +85,8 @@ def unanswered(text: str, content_type: str) -> tuple[int | None, str]:
         return None, f"{media}: a JSON object with the keys {', '.join(sorted(map(str, body))[:8]) or '(none)'}"
     if body is not None:
         return None, f"{media}: a JSON {type(body).__name__}"
-    return None, f"{media}: {readable(text) or 'an empty body'}"
+    if _is_html(text) or not text.strip():
+        return None, f"{media}: {readable(text) or 'an empty body'}"
+    if text.lstrip().startswith(("data:", "event:", ":")):
+        return None, f"an event stream labelled {media}, which is not read as one; its text is not quoted"
+    return None, f"{media}: {len(text):,} characters of text that is not JSON, not quoted (it may hold a model's words)"

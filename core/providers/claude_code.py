@@ -37,6 +37,7 @@ runs the Claude Code CLI bundled with `claude-agent-sdk` (the `promptdesk[claude
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import shutil
 import tempfile
@@ -47,10 +48,14 @@ from typing import Any
 
 from promptdesk.core.errors import InvalidConfig, ProviderError
 from promptdesk.core.providers import claude_places
+from promptdesk.core.providers.base_urls import not_found_hint
 from promptdesk.core.providers.base import ChatMessage, Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 from promptdesk.core.providers.claude_sessions import SessionThread, fold, rewrite_replies, transcript
 from promptdesk.core.providers.retry import is_retryable_status, redact, with_retries
+from promptdesk.core.providers.stops import REFUSED, TRUNCATED, outcome
 
+log = logging.getLogger("promptdesk.providers")
+"""The providers' logger: a run's debug.log takes its warnings."""
 INSTALL_HINT = ("pipx install --force 'promptdesk[claude-code]' (or uv tool install --reinstall "
                 "'promptdesk[claude-code]', or pip install 'promptdesk[claude-code]'; in a checkout: "
                 "make .venv/.test-installed)")
@@ -173,7 +178,10 @@ class ClaudeCodeProvider(Provider):
                 on_reset()
             shown = False
             async with self._slots:
-                return await self._timed(request, show if on_delta else None)
+                completion = await self._timed(request, show if on_delta else None)
+            if completion.refusal is not None and shown and on_reset is not None:
+                on_reset()  # a refusal's words are not the reply: the console takes them back
+            return completion
         return await with_retries(attempt, max_retries=self.max_retries, retry_after_cap_s=self.retry_after_cap_s,
                                   sleep=self._sleep)
 
@@ -213,36 +221,48 @@ class ClaudeCodeProvider(Provider):
         prompt = request.messages[-1].content if thread else fold(request.messages)
         started, first = time.perf_counter(), None
         pieces: list[str] = []
+        stops: list[str] = []
+        """The stop reason of each model reply the CLI got: after the first, the replies are the
+        CLI's own (its recovery after a token limit), never part of the answer."""
         result = None
         briefing = self._briefing_file(request.system)
         try:
             async for message in query(prompt=prompt, options=self._options(request, thread, briefing)):
                 if isinstance(message, (StreamEvent, AssistantMessage, ResultMessage)):
                     answering()
-                if isinstance(message, StreamEvent) and on_delta is not None:
-                    text = _delta_text(message.event)
+                if isinstance(message, StreamEvent):
+                    stops += [reason] if (reason := _stop_reason(message.event)) else []
+                    text = _delta_text(message.event) if on_delta is not None and not stops else None
                     if text:
                         first = first or time.perf_counter()
                         on_delta(text)
-                elif isinstance(message, AssistantMessage):
+                elif isinstance(message, AssistantMessage) and not stops and not _synthetic(message):
                     pieces += [b.text for b in message.content if isinstance(b, TextBlock)]
                 elif isinstance(message, ResultMessage):
                     result = message
         except ClaudeSDKError as exc:
-            raise self._error(exc, result) from None
+            if result is None or not (stops and stops[0] in TRUNCATED | REFUSED):
+                raise self._error(exc, result) from None
         except OSError as exc:  # the CLI could not be started at all
             raise ProviderError(redact(f"claude-code: the CLI could not be started: {exc}", self._api_key),
                                 retryable=False) from None
         finally:
             _remove(briefing)
-        if result is None or result.is_error:
-            raise self._error(None, result)
-        text = "".join(pieces) or (result.result or "")
+        if result is None or (result.is_error and not (stops and stops[0] in TRUNCATED | REFUSED)):
+            raise self._error(None, result)  # after a cut or refused reply the error is the CLI's own: the reply stands
+        if len(stops) > 1:
+            log.warning("claude-code %s: the reply to %s stopped (%s) and the Claude Code CLI asked the model to go on "
+                        "%d more times by itself (its recovery, which cannot be turned off): only the first reply is "
+                        "the answer; every call is counted in the usage", self.model, request.to, stops[0],
+                        len(stops) - 1)
+        answer = "".join(pieces) if stops else "".join(pieces) or result.result or ""  # the result is the last reply's
+        text, truncated, refusal = outcome(self.name, stops[0] if stops else result.stop_reason, "stop_reason", answer)
         held = [*request.messages, ChatMessage(role="assistant", content=text)]
         self._threads[request.to] = SessionThread(result.session_id, thread.prompt, thread.folded, held) if thread \
             else SessionThread(result.session_id, prompt, len(request.messages), held)
         return Completion(text=text, usage=_usage(result.usage), provider=self.name, model=self.model,
-                          latency_s=time.perf_counter() - started, ttft_s=(first - started) if first else None)
+                          latency_s=time.perf_counter() - started, ttft_s=(first - started) if first else None,
+                          truncated=truncated, refusal=refusal)
 
     def _briefing_file(self, system: str) -> str:
         """The system prompt in a new file only the user can read (0600, in a 0700 folder)."""
@@ -288,6 +308,8 @@ class ClaudeCodeProvider(Provider):
         if exc is not None and type(exc).__name__ == "CLINotFoundError":
             detail = f"the Claude Code CLI was not found ({INSTALL_HINT})"
         hint = " — check ANTHROPIC_API_KEY, or log in with `claude` when no key is set" if status == 401 else ""
+        if status == 404:
+            hint = f"{not_found_hint('anthropic', self.base_url)} — check the model name and the base URL"
         where = f"HTTP {status}" if status else "error"
         message = redact(f"claude-code: {where}: {detail[:300]}{hint}", self._api_key)
         return ProviderError(message, status=status, retryable=is_retryable_status(status))
@@ -321,8 +343,24 @@ def _delta_text(event: dict[str, Any]) -> str | None:
     return None
 
 
+def _synthetic(message: Any) -> bool:
+    """Whether an assistant message is the CLI's own words (an API error it reports as a message), not
+    the model's."""
+    return getattr(message, "error", None) is not None or getattr(message, "model", "") == "<synthetic>"
+
+
+def _stop_reason(event: dict[str, Any]) -> str | None:
+    """The stop reason a raw `message_delta` stream event gives, if it is one that gives it."""
+    if event.get("type") == "message_delta":
+        return (event.get("delta") or {}).get("stop_reason") or None
+    return None
+
+
 def _usage(raw: dict[str, Any] | None) -> Usage:
+    """The CLI result's usage; unknown (`reported` False) when it counts no input at all (a server
+    that sent no usage: the CLI then reports zeros, and a call always has input)."""
     raw = raw or {}
-    return Usage(input_tokens=int(raw.get("input_tokens") or 0), output_tokens=int(raw.get("output_tokens") or 0),
-                 cache_write_tokens=int(raw.get("cache_creation_input_tokens") or 0),
-                 cache_read_tokens=int(raw.get("cache_read_input_tokens") or 0))
+    counts = [int(raw.get(key) or 0) for key in ("input_tokens", "output_tokens", "cache_creation_input_tokens",
+                                                 "cache_read_input_tokens")]
+    return Usage(input_tokens=counts[0], output_tokens=counts[1], cache_write_tokens=counts[2],
+                 cache_read_tokens=counts[3], reported=bool(counts[0] or counts[2] or counts[3]))

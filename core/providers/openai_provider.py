@@ -2,14 +2,18 @@
 
 `openai`: key from `api_key` or OPENAI_API_KEY (required), base URL from `base_url` or
 OPENAI_BASE_URL; sends `prompt_cache_key` and `max_completion_tokens`.
-`openai-compatible` (Ollama, vLLM, llama.cpp, LM Studio...): `base_url` required, key optional
-("not-needed" when absent), `max_tokens`, no `prompt_cache_key`.
+`openai-compatible` (Ollama, vLLM, llama.cpp, LM Studio...): `base_url` required, key optional, from
+OPENAI_COMPATIBLE_API_KEY ("not-needed" when absent; OpenAI's own key is never sent to another
+server), `max_tokens`, no `prompt_cache_key`.
 A JSON schema (`Request.json_schema`) goes as a strict `response_format` of type `json_schema`, or for
 a compatible server with `schema_format="json_object"` as `{"type": "json_object", "schema": ...}`
 (the only form llama-cpp-python's server takes).
 A stream is complete only with a `finish_reason` and `[DONE]` (see `_client_class`); a usage chunk
 that arrived before the stream broke is still counted (`promptdesk.core.providers.remote`).
 A response without usage (a local server that sends none) has unknown usage (`Usage.reported` False).
+How the reply ended is read from its `finish_reason` (`promptdesk.core.providers.stops`); a `content`
+sent as a list of parts is its text parts; reasoning sent apart (`reasoning_content`, `reasoning`) is
+never read, only counted in debug.log; a JSON answer to a streamed request is taken whole.
 Usage maps `prompt_tokens` minus cached (and reported cache-write) tokens to input,
 `completion_tokens` to output, `prompt_tokens_details.cached_tokens` to cache reads.
 """
@@ -23,7 +27,8 @@ from typing import Any
 from promptdesk.core.errors import InvalidConfig, ProviderError
 from promptdesk.core.providers.base import Request, Usage
 from promptdesk.core.providers.bodies import error_status
-from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail
+from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail, log
+from promptdesk.core.providers.stops import settle
 
 _OTHER_CAUSE = re.compile(r"context|maximum|too (long|large|many)|exceed", re.IGNORECASE)
 """Words by which a refused request names a cause other than its response_format."""
@@ -39,7 +44,7 @@ class OpenAIProvider(RemoteProvider):
         self.compatible = compatible
         self.schema_format = schema_format if compatible else "json_schema"
         self.name = "openai-compatible" if compatible else "openai"
-        self.key_env = "" if compatible else "OPENAI_API_KEY"
+        self.key_env = "OPENAI_COMPATIBLE_API_KEY" if compatible else "OPENAI_API_KEY"
         self.base_url_env = "" if compatible else "OPENAI_BASE_URL"
         self.key_required = not compatible
         if compatible and not base_url:
@@ -50,9 +55,10 @@ class OpenAIProvider(RemoteProvider):
         """Each recipient's messages as JSON, from its last streamed request (`wire_body`)."""
 
     finish_marker = "finish_reason and [DONE]"
+    default_url = "https://api.openai.com/v1"
 
     def _build_client(self, http_client: Any = None) -> Any:
-        return _client_class()(api_key=self._api_key or NO_KEY, base_url=self.base_url or "https://api.openai.com/v1",
+        return _client_class()(api_key=self._api_key or NO_KEY, base_url=self.base_url or self.default_url,
                                timeout=self.timeout_s, max_retries=0, http_client=http_client)
 
     def _http_client_class(self) -> type | None:
@@ -90,12 +96,21 @@ class OpenAIProvider(RemoteProvider):
         except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
             raise self._schema_refused(exc, request) from None
         self.saw_headers(raw.headers)
-        response = await self._answer_body(raw, _holds_a_message)
-        text = response.choices[0].message.content or ""
-        stream.truncated = response.choices[0].finish_reason == "length"
-        if refusal := getattr(response.choices[0].message, "refusal", None):
+        return self._read_whole(await self._answer_body(raw, _holds_a_message), stream)
+
+    def _read_whole(self, response: Any, stream: Stream) -> tuple[str, Usage]:
+        """The text and usage of a whole `ChatCompletion` (its finish reason applied, `stops`)."""
+        choice = response.choices[0]
+        self._note_reasoning(len(_reasoning_of(choice.message)), _text_of(choice.message.content))
+        if refusal := getattr(choice.message, "refusal", None):
             stream.refusal.append(refusal)
-        return text, _usage(getattr(response, "usage", None))
+        usage = stream.observed = _usage(getattr(response, "usage", None))  # billed, even when the reply fails
+        return settle(self.name, choice.finish_reason, "finish_reason", stream, _text_of(choice.message.content)), usage
+
+    def _whole_instead(self, body: dict[str, Any]) -> Any:
+        """A JSON body sent for a streamed request, as a `ChatCompletion` when it holds an answer."""
+        response = _types()[0].construct(**body)
+        return response if _holds_a_message(response) and response.choices[0].finish_reason else None
 
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         usage = Usage(reported=False)
@@ -108,20 +123,35 @@ class OpenAIProvider(RemoteProvider):
         except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
             raise self._schema_refused(exc, request) from None
         self.saw_headers(chunks.response.headers)
-        await self._expect_events(chunks.response)
-        finish = None
+        if (whole := await self._expect_events(chunks.response, self._whole_instead)) is not None:
+            await chunks.close()
+            return stream.whole(*self._read_whole(whole, stream))
+        finish, reasoning = None, 0
         async with chunks:
             async for chunk in chunks:
                 for choice in chunk.choices or ():
-                    stream.emit(choice.delta.content if choice.delta else None)
+                    if getattr(choice, "index", 0) not in (0, None):
+                        continue  # a server that answers more than the one choice asked for: the first is the answer
+                    stream.emit(_text_of(choice.delta.content) if choice.delta else None)
+                    reasoning += len(_reasoning_of(choice.delta))
                     finish = choice.finish_reason or finish
-                    stream.truncated = stream.truncated or choice.finish_reason == "length"
                     if refusal := getattr(choice.delta, "refusal", None):
                         stream.refusal.append(refusal)
                 if chunk.usage is not None:
                     usage = stream.observed = _usage(chunk.usage)
         stream.finished = finish is not None and getattr(getattr(chunks, "_decoder", None), "done", False)
-        return "".join(stream.pieces), usage
+        stream.ended_with = finish
+        self._note_reasoning(reasoning, "".join(stream.pieces))
+        return settle(self.name, finish, "finish_reason", stream, "".join(stream.pieces)), usage
+
+    def _note_reasoning(self, length: int, text: str) -> None:
+        """Say in debug.log how much reasoning the server sent apart from the reply (`reasoning_content`,
+        `reasoning`: never read, never part of the reply), and when the reply itself was empty."""
+        if length:
+            log.warning("%s %s: the server sent %d characters of reasoning apart from the reply (reasoning_content "
+                        "or reasoning): not part of the reply%s", self.name, self.model, length,
+                        "" if text.strip() else ", whose text was empty (the reasoning may have taken every token "
+                        "the reply may have: serve the model with its reasoning off)")
 
     def _schema_refused(self, exc: Exception, request: Request) -> Exception:
         """A refusal of the request's form (400 or 422) answering a request that carried a JSON schema
@@ -159,6 +189,25 @@ class OpenAIProvider(RemoteProvider):
             kind, detail = error_detail(exc.body, str(exc))
             return self._status_error(error_status(kind, exc.body), f"error in stream: {detail}")
         return None
+
+
+def _text_of(content: Any) -> str:
+    """A message's or a delta's content as text: a string as it is; a list of parts (Mistral's
+    reasoning models, some gateways) as its `text` parts joined, its `thinking` parts left out
+    (private, as reasoning sent apart is); anything else, nothing."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text") or "" for part in content
+                       if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str))
+    return ""
+
+
+def _reasoning_of(part: Any) -> str:
+    """The reasoning a message or a delta carries apart from its content (vLLM's and llama.cpp's
+    `reasoning_content`, Ollama's and OpenRouter's `reasoning`), "" when none."""
+    value = getattr(part, "reasoning_content", None) or getattr(part, "reasoning", None)
+    return value if isinstance(value, str) else ""
 
 
 def _holds_a_message(body: Any) -> bool:

@@ -32,63 +32,16 @@ from typing import Any
 
 from promptdesk.core.errors import InvalidConfig, ProviderError
 from promptdesk.core.providers import concurrency
+from promptdesk.core.providers.base_urls import check_base_url, not_found_hint
 from promptdesk.core.providers.bodies import ERROR_TYPE_STATUS, error_detail, unanswered  # noqa: F401 - re-exported
 from promptdesk.core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 from promptdesk.core.providers.rate_headers import spent_budget
+from promptdesk.core.providers.streams import Stream
 from promptdesk.core.providers.retry import redact, status_error, transport_error, with_retries
 from promptdesk.core.providers.whole_requests import send_whole
 from promptdesk.core.providers.waits import OnWait, Wait, capped_wait
 
 log = logging.getLogger("promptdesk.providers")
-
-class Stream:
-    """Delta bookkeeping and timing for one `complete` call (reset at each attempt)."""
-
-    def __init__(self, on_delta: DeltaCallback | None, on_reset: ResetCallback | None = None) -> None:
-        self.on_delta, self.on_reset = on_delta, on_reset
-        self.pieces: list[str] = []
-        self.started = self.first = 0.0
-        self.finished = False
-        """Set by the provider when the stream's finish marker arrived."""
-        self.truncated = False
-        """Set by the provider when the attempt's reply stopped at its token limit."""
-        self.refusal: list[str] = []
-        """What the model said instead of answering (OpenAI's `refusal`), as it arrived."""
-        self.observed: Usage | None = None
-        """The usage the provider reported so far in this attempt (set by the provider as it arrives)."""
-        self.billed = Usage()
-        """What the call's failed attempts were billed, so far."""
-
-    def begin(self) -> None:
-        self.started, self.first, self.finished, self.observed = time.perf_counter(), 0.0, False, None
-        self.truncated, self.refusal = False, []
-
-    def bill_failed(self) -> None:
-        """The attempt failed: what it was billed still counts."""
-        if self.observed is not None:
-            self.billed, self.observed = self.billed + self.observed, None
-
-    def retract(self) -> list[str]:
-        """Take back every fragment delivered by the failed attempt: tell the listener, start afresh."""
-        pieces, self.pieces = self.pieces, []
-        if pieces and self.on_reset is not None:
-            self.on_reset()
-        return pieces
-
-    def emit(self, piece: str | None) -> None:
-        """Deliver one text fragment to the listener."""
-        if not piece:
-            return
-        if not self.pieces:
-            self.first = time.perf_counter()
-        self.pieces.append(piece)
-        if self.on_delta is not None:
-            self.on_delta(piece)
-
-    @property
-    def ttft_s(self) -> float | None:
-        return self.first - self.started if self.on_delta is not None and self.pieces else None
-
 
 class RemoteProvider(Provider):
     """A provider that talks HTTP through a vendor SDK. Subclasses fill in the four hooks."""
@@ -96,6 +49,8 @@ class RemoteProvider(Provider):
     key_env: str = ""
     base_url_env: str = ""
     key_required: bool = True
+    default_url: str = ""
+    """The server the SDK calls when no base URL is given (named when a connection fails)."""
     finish_marker: str = "finish marker"
     """What a complete stream ends with, named in the error when it is missing."""
 
@@ -220,12 +175,11 @@ class RemoteProvider(Provider):
             stream.begin()
             mark = watch.begin()
             try:
-                if on_delta is None:
-                    text, usage = await self._within(self._plain(client, request, stream), limit)
-                else:
-                    text, usage = await self._within(self._stream(client, request, stream), limit)
+                call = self._plain(client, request, stream) if on_delta is None else self._stream(client, request, stream)
+                text, usage = await self._within(call, limit, request.purpose == "journal")
+                if on_delta is not None:
                     if not stream.finished:
-                        raise self._unfinished()
+                        raise self._unfinished(stream.ended_with)
                 return text, stream.billed + usage
             except Exception as exc:  # noqa: BLE001 - translated, or re-raised untouched
                 stream.bill_failed()
@@ -233,7 +187,7 @@ class RemoteProvider(Provider):
                 if error is None:
                     stream.retract()
                     raise
-            if on_delta is not None and error.status is None and watch.another_since(mark):
+            if on_delta is not None and error.status is None and not _not_a_cut(error) and watch.another_since(mark):
                 self._cut_by_another(watch)
             if stream.pieces:
                 raise self._broken_stream(error, stream) from None
@@ -253,10 +207,10 @@ class RemoteProvider(Provider):
                           latency_s=time.perf_counter() - stream.started, ttft_s=stream.ttft_s,
                           truncated=stream.truncated, refusal="".join(stream.refusal) or None)
 
-    async def _within(self, call: Any, limit: float) -> tuple[str, Usage]:
+    async def _within(self, call: Any, limit: float, journal: bool = False) -> tuple[str, Usage]:
         """One attempt, bounded as a whole by `limit` seconds (the SDK's own timeout only bounds the
         wait between two reads, so a server trickling bytes could hold an attempt for ever): past it
-        the attempt fails, retryable like any timeout."""
+        the attempt fails, retryable like any timeout, naming the setting that gave `limit`."""
         scope = asyncio.timeout(limit)
         try:
             async with scope:
@@ -264,12 +218,16 @@ class RemoteProvider(Provider):
         except TimeoutError:
             if not scope.expired():
                 raise
+            knob = "--journal-timeout or journal_timeout_s" if journal else "--timeout or timeout_s"
             raise ProviderError(f"{self.name}: timed out: no whole answer within {limit:g} s (the timeout bounds "
-                                "each attempt from its start to its last byte)", status=None, retryable=True) from None
+                                f"each attempt from its start to its last byte; a slow server needs a longer one: "
+                                f"{knob})", status=None, retryable=True) from None
 
-    def _unfinished(self) -> ProviderError:
-        """The failure of a stream that ended without its finish marker: retried like a 5xx."""
-        return ProviderError(f"{self.name}: the stream ended without its finish marker ({self.finish_marker}); "
+    def _unfinished(self, ended_with: str | None) -> ProviderError:
+        """The failure of a stream that ended without its finish marker: retried like a 5xx. When
+        its stop reason came, the message says so (a server that never sends the rest is named)."""
+        came = f": its stop reason ({ended_with}) came, the rest never did" if ended_with else ""
+        return ProviderError(f"{self.name}: the stream ended without its finish marker ({self.finish_marker}){came}; "
                              f"the answer may be cut short", status=None, retryable=True)
 
     def _unreadable(self, exc: Exception) -> ProviderError | None:
@@ -291,7 +249,7 @@ class RemoteProvider(Provider):
         if status is not None:
             return self._status_error(status, f"error in a 200 response: {detail}")
         return ProviderError(redact(f"{self.name}: the server answered 200 without an answer ({detail})",
-                                    self._api_key), status=None, retryable=True)
+                                    self._api_key), status=None, retryable=True, answered_with=content_type or "?")
 
     async def _answer_body(self, raw: Any, answered: Callable[[Any], bool]) -> Any:
         """The parsed body of a plain response, when `answered` says it holds an answer; otherwise
@@ -307,13 +265,24 @@ class RemoteProvider(Provider):
             raise self._no_answer(http.text, http.headers.get("content-type", ""))
         return parsed
 
-    async def _expect_events(self, response: Any) -> None:
-        """A streamed request answered 200 with a JSON or HTML body instead of an event stream (an
-        error object, a proxy's page) fails naming what the body holds, not as a stream cut short."""
+    async def _expect_events(self, response: Any, whole: Callable[[dict[str, Any]], Any]) -> Any:
+        """None for an event stream. A streamed request answered 200 with one JSON body that `whole`
+        reads as a whole answer (a server that ignores `stream: true`) gives that answer; any other
+        JSON or HTML body (an error object, a proxy's page) fails naming what it holds, not as a
+        stream cut short."""
         media = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        if "json" in media or "html" in media:
-            text = (await response.aread()).decode("utf-8", "replace")
-            raise self._no_answer(text, media)
+        if "json" not in media and "html" not in media:
+            return None
+        text = (await response.aread()).decode("utf-8", "replace")
+        try:
+            body = json.loads(text) if "json" in media else None
+        except ValueError:
+            body = None
+        if isinstance(body, dict) and (answer := whole(body)) is not None:
+            log.warning("%s %s: the server answered a streamed request with one JSON body (it ignores stream: true); "
+                     "taken as the whole answer", self.name, self.model)
+            return answer
+        raise self._no_answer(text, media)
 
     def saw_headers(self, headers: Any) -> None:
         """Note what the response's rate-limit headers say about the next request (at most
@@ -341,7 +310,7 @@ class RemoteProvider(Provider):
     def _broken_stream(self, error: ProviderError, stream: Stream) -> ProviderError:
         """`error`, after retracting the fragments the failed attempt delivered (kept for the log)."""
         pieces = stream.retract()
-        message = f"{error.message} — the stream broke after {len(pieces)} deltas, which were retracted"
+        message = f"{error.message} — the {len(pieces)} deltas it had streamed were retracted"
         return ProviderError(message, status=error.status, retryable=error.retryable, partial_text="".join(pieces),
                              deltas=len(pieces), **error.context)
 
@@ -350,11 +319,12 @@ class RemoteProvider(Provider):
                     delay, reason)
 
     def _status_error(self, status: int | None, detail: str, headers: Any = None, **context: Any) -> ProviderError:
-        return status_error(self.name, status, detail, headers=headers, secrets=(self._api_key,),
+        hint = not_found_hint(self.name, self.base_url) if status == 404 else ""
+        return status_error(self.name, status, detail + hint, headers=headers, secrets=(self._api_key,),
                             key_env=self.key_env, **context)
 
     def _transport_error(self, exc: BaseException) -> ProviderError:
-        return transport_error(self.name, exc, secrets=(self._api_key,))
+        return transport_error(self.name, exc, secrets=(self._api_key,), url=self.base_url or self.default_url)
 
     async def aclose(self) -> None:
         """Close the SDK clients' connections, those that were built."""
@@ -364,21 +334,10 @@ class RemoteProvider(Provider):
             await client.close()
 
 
-def check_base_url(url: str, provider: str, source: str) -> None:
-    """Refuse a base URL that is not `http(s)://host[:port][/path]` (InvalidConfig, exit 2), before any call."""
-    from urllib.parse import urlsplit
-
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
-        problem = ("the scheme must be http or https" if parts.scheme not in ("http", "https") else
-                   "it names no host" if not parts.hostname else
-                   "it contains spaces" if any(c.isspace() for c in url) else None)
-    except ValueError as exc:
-        problem = str(exc)
-    if problem:
-        raise InvalidConfig(f"invalid base URL {url!r} for {provider} (from {source}): {problem}; "
-                            f"expected e.g. http://localhost:11434/v1")
+def _not_a_cut(error: ProviderError) -> bool:
+    """Whether a failure is the server's own doing, not a stream cut short: a reply it ended
+    (`stopped` by its finish reason) or a body in place of the stream."""
+    return "stop_reason" in error.context or "answered_with" in error.context
 
 
 async def parsed_body(raw: Any) -> Any:

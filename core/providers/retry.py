@@ -26,6 +26,10 @@ OnRetry = Callable[[int, float, str], None]
 NEVER_RETRIED = frozenset({400, 401, 403, 404, 422})
 RETRIED = frozenset({408, 409, 429})
 
+_CONTEXT_FULL = re.compile(r"context (length|window|size)|maximum context|prompt is too long|too many tokens|"
+                           r"exceeds? the (available )?context", re.IGNORECASE)
+"""How a server says that a request does not fit the model's context (vLLM, llama.cpp, llama-cpp-python,
+OpenAI, Anthropic)."""
 _SECRETISH = re.compile(r"(sk-[A-Za-z0-9_\-]{4,}|(?i:bearer)\s+\S+|(?i:x-api-key)[\"':=\s]+\S+)")
 
 
@@ -77,6 +81,10 @@ def status_error(provider: str, status: int | None, detail: str, *, headers: Map
     hint = {401: f" — the API key was rejected: check {where_key}",
             403: " — the key is not allowed to use this model or endpoint",
             404: " — check the model name and the base URL"}.get(status or 0, "")
+    if status in (400, 413) and _CONTEXT_FULL.search(detail):
+        hint = (" — the request is longer than the model's context window: lower limits.window (the turns each "
+                "request carries), or serve the model with a longer context (llama.cpp: -c; llama-cpp-python: "
+                "--n_ctx; vLLM: --max-model-len; Ollama: num_ctx)")
     where = f"HTTP {status}" if status else "error"
     message = redact(f"{provider}: {where}: {detail}{hint}", *secrets)
     return ProviderError(message, status=status, retryable=is_retryable_status(status),
@@ -84,12 +92,32 @@ def status_error(provider: str, status: int | None, detail: str, *, headers: Map
 
 
 def transport_error(provider: str, exc: BaseException, *, secrets: tuple[str | None, ...] = (),
-                    **context: Any) -> ProviderError:
-    """A retryable ProviderError for a timeout, a refused or dropped connection, a broken stream."""
+                    url: str | None = None, **context: Any) -> ProviderError:
+    """A retryable ProviderError for a timeout, a refused or dropped connection, a broken stream;
+    the cause beneath the SDK's words is named (`Connect call failed`, a name that does not resolve),
+    and a server never reached is named by its `url`."""
     kind = "timed out" if "timeout" in type(exc).__name__.lower() else "connection failed"
     detail = str(exc).strip()
-    message = redact(f"{provider}: {kind} ({type(exc).__name__}{': ' + detail if detail else ''})", *secrets)
+    chain = _chain(exc)
+    cause = next((str(inner).strip()[:200] for inner in reversed(chain[1:]) if str(inner).strip()), "")
+    if cause and cause not in detail:
+        detail = f"{detail}: {cause}" if detail else cause
+    unreached = url and any(type(inner).__name__ in ("ConnectError", "ConnectTimeout", "ConnectionRefusedError",
+                                                     "gaierror") for inner in chain)
+    hint = (f"; is the server running at {url}, and is that its address?" if unreached else
+            "; a slow server needs a longer --timeout (timeout_s)" if kind == "timed out" else "")
+    message = redact(f"{provider}: {kind} ({type(exc).__name__}{': ' + detail if detail else ''}){hint}", *secrets)
     return ProviderError(message, status=None, retryable=True, **context)
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """`exc` and the exceptions beneath it (each one's cause, else its context), outermost first."""
+    chain: list[BaseException] = []
+    inner: BaseException | None = exc
+    while inner is not None and all(inner is not seen for seen in chain):
+        chain.append(inner)
+        inner = inner.__cause__ or inner.__context__
+    return chain
 
 
 def backoff_delay(retry: int, base_delay_s: float, cap_s: float, rng: random.Random) -> float:

@@ -48,7 +48,7 @@ PROVIDER_HINT = {
     "anthropic": "anthropic calls Anthropic's API: it reads its key from ANTHROPIC_API_KEY in the environment.",
     "openai": "openai calls OpenAI's API: it reads its key from OPENAI_API_KEY in the environment.",
     "openai-compatible": ("openai-compatible calls your own server (Ollama, vLLM, LM Studio…) at its base URL; "
-                          "a key, if it needs one, from OPENAI_API_KEY."),
+                          "a key, if it needs one, from OPENAI_COMPATIBLE_API_KEY."),
     "claude-code": "claude-code runs the Claude Code command line on this machine (logged in as you are).",
 }
 """What the provider chosen is and needs (only that provider's line is shown)."""
