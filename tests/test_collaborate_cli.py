@@ -78,7 +78,7 @@ def test_a_collaborate_scene_file_runs_and_takes_flag_overrides(tmp_path, capsys
     assert code == 0 and "Scene closed: final" in err
     code, err = batch(capsys, str(SCENES / "hiking-plan.yaml"), "--max-rounds", "1", "--isolation", "a",
                       "--coordinator", "C", "--out", str(tmp_path / "two"))
-    assert code == 0 and "Scene closed: cap" in err and "after 1 rounds" in err
+    assert code == 0 and "Scene closed: cap" in err and "after 1 round," in err
 
 
 def test_collaborate_flags_do_not_apply_to_a_scene_format_file(tmp_path, capsys):
@@ -127,7 +127,7 @@ def test_one_participant_is_a_single_call_or_nothing(tmp_path, capsys, monkeypat
     assert not (tmp_path / "run").exists()
     code, err = batch(capsys, "--collaborate", FAIRY, "--participants", "gpt", "--max-rounds", "1", "--isolation", "a",
                       "--coordinator", "C", "--out", str(tmp_path / "single"))
-    assert code == 0 and "after 1 rounds" in err
+    assert code == 0 and "after 1 round," in err
 
 
 @pytest.mark.parametrize("body,named", [

@@ -138,7 +138,10 @@ def test_a_model_without_a_price_is_flagged_on_stderr_and_in_metadata(tmp_path, 
     loopback.default = Reply(text=turn('"Hello."'))
     chars = workspace(tmp_path, remote_scene(loopback, "mystery-model-7"))
     assert batch(tmp_path, chars) == 0
-    assert "WARNING: no price is known for anthropic:mystery-model-7" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "WARNING: no price is known for anthropic:mystery-model-7" in err
+    assert "+ unknown (no price for anthropic:mystery-model-7)" in err.split("Scene closed:")[1], \
+        "the closing line's cost is not all the cost"
     meta = json.loads((tmp_path / "run" / "metadata.json").read_text())
     assert meta["unpricedModels"] == ["anthropic:mystery-model-7"]
 

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.experiments.metrics import metrics_of
 from helpers import CHARACTERS, example_scene, make_scene
 
 TOPIC = "Should the team adopt four-day sprints for the Henderson replacement?"
@@ -96,6 +97,9 @@ async def test_the_run_folder_holds_session_yaml_and_summary_md(run_scene):
     assert "Facilitator: rule-based" in (run.dir / "notes.md").read_text()
     meta = json.loads((run.dir / "metadata.json").read_text())
     assert meta["rounds"] == data["total_rounds"] and meta["phase"] == data["rounds"][-1]["phase"]
+    assert meta["totalBeats"] == data["total_rounds"], "beat 0 is the table's setup, not a round played"
+    assert f"- Duration: {data['total_rounds']} beats" in (run.dir / "transcript.txt").read_text()
+    assert metrics_of(run.dir).beats == data["total_rounds"]
     assert meta["conflictCount"] == len(data["rounds"][-1]["synthesis"]["conflicts"])
 
 

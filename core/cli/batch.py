@@ -124,9 +124,11 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     printer = TurnPrinter(session.state.cast, stream, quiet=ns.quiet, own=session.format.lines)
     session.subscribe(printer)
     result = asyncio.run(_run_with_signals(session))
-    unit, played = session.format.unit, session.format.played(session, result)
-    unknown = session.state.unknown_usage
+    played = session.format.played(session, result)
+    unit = session.format.unit.removesuffix("s") if played == 1 else session.format.unit
+    unknown, unpriced = session.state.unknown_usage, session.start_info.get("unpriced_models", [])
     spend = f" + unknown ({unknown} calls sent no usage)" if unknown else ""
+    spend += f" + unknown (no price for {', '.join(unpriced)})" if unpriced else ""
     cost = f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}{spend}, {result.counts}"
     if result.error is not None:
         say(stream, f"{result.error}\nThe run stopped after {played} {unit}, {cost}.\nRun folder: {result.run_dir}")

@@ -67,7 +67,7 @@ def main(args: list[str]) -> int:
     print(f"{session.seam['text']} -> {session.recorder.run_dir}", file=sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
     result = asyncio.run(_run_with_signals(session))
-    print(f"Take closed: {result.close_reason} after {result.beats} beats, {session.state.tokens:,} tokens, "
+    print(f"Take closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {session.state.tokens:,} tokens, "
           f"${session.state.cost_usd:.4f}, {result.counts}.\nRun folder: {result.run_dir}", file=sys.stderr)
     if result.error is not None:
         print(result.error, file=sys.stderr)

@@ -46,6 +46,6 @@ def main(args: list[str]) -> int:
     print(f"Resuming {ns.run_dir} {where}.", file=sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
     result = asyncio.run(_run_with_signals(session))
-    print(f"Scene closed: {result.close_reason} after {result.beats} beats, {session.state.tokens:,} tokens, "
+    print(f"Scene closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {session.state.tokens:,} tokens, "
           f"${session.state.cost_usd:.4f}, {result.counts}.\nRun folder: {result.run_dir}", file=sys.stderr)
     return EXIT_FAILED if result.close_reason == "error" else EXIT_CLOSED

@@ -251,7 +251,7 @@ def run_metrics(events: list[BaseEvent], run: str = "", audit: str = "unavailabl
     echo_values = [value for _, value in echoes(events)]
     return RunMetrics(
         run=run, scene=info.get("scene", {}).get("name"), isolation=info.get("isolation"),
-        coordinator=info.get("coordinator"), seed=played_seed(events, info.get("seed")), beats=outputs.beats(events),
+        coordinator=info.get("coordinator"), seed=played_seed(events, info.get("seed")), beats=outputs.beats_played(events),
         close_reason=close.reason if close else "incomplete",
         goal_achieved=_optional_bool(close.goal_achieved) if close else None,
         success=success, duration_s=round(outputs.duration_s(events), 3),

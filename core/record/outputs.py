@@ -64,15 +64,13 @@ def close_event(events: list[BaseEvent]) -> CloseEvent | None:
 
 
 NOT_COMPLETED = ("stop", "error", "provider-error", "record-error", "budget")
-"""Close reasons that mean the scene did not complete on its own (metadata `success` is false): the
-operator stopped it, the engine failed, its model calls failed, its folder could not be written, or
-the budget cut it short. Every other close (natural, explicit, caps, stall, a collaboration's final,
-cap or no_handoff, a roundtable's end) is the scene's own."""
+"""Close reasons of a scene that did not complete on its own (`success` false): an operator's stop, a
+failed engine, failed model calls, a folder that could not be written, the budget. Every other close
+(natural, explicit, caps, stall, a collaboration's final, cap or no_handoff, a roundtable's end) is its own."""
 
 
 def succeeded(close: CloseEvent | None) -> bool:
-    """`success` in `metadata.json`: the scene reached a close of its own (a run without a close,
-    or closed for a reason in `NOT_COMPLETED`, did not)."""
+    """`success` in `metadata.json`: a close of the scene's own (none, or one in `NOT_COMPLETED`, is not)."""
     return close is not None and close.reason not in NOT_COMPLETED
 
 
@@ -213,9 +211,15 @@ def unknown_spend(spend: dict[str, Any]) -> str:
 
 
 def beats(events: list[BaseEvent]) -> int:
-    """Beats played (the highest beat number seen, plus one for beat 0)."""
+    """Beats numbered in the record (the highest number, plus one for beat 0): a per-beat table's length."""
     numbers = [e.beat for e in events if e.beat is not None]
     return (max(numbers) + 1) if numbers else 0
+
+
+def beats_played(events: list[BaseEvent]) -> int:
+    """Beats played: those numbered, less a beat 0 with no call in it (a roundtable's setup)."""
+    numbered = beats(events)
+    return numbered - (numbered > 0 and not any(e.type == "call" and e.beat == 0 for e in events))
 
 
 SILENCED = "silenced"
@@ -299,7 +303,7 @@ def metadata(events: list[BaseEvent], own: FormatLines = PLAIN, cut: Sequence[Ba
         "name": scene.get("name"), "title": scene.get("title"), "format": scene.get("format"),
         "turns": scene.get("turns"), "isolation": info.get("isolation"),
         "coordinator": info.get("coordinator"), "duration": round(duration_s(events) * 1000),
-        "totalBeats": beats(events), "characterCount": len(per_actor),
+        "totalBeats": beats_played(events), "characterCount": len(per_actor),
         "success": succeeded(close),
         "goalAchieved": close.goal_achieved if close else None,
         "goalReason": close.goal_reason if close else None,
@@ -383,7 +387,7 @@ def transcript_txt(events: list[BaseEvent], when: datetime, own: FormatLines = P
     for line in transcript_lines(events, own):
         out += [line, ""]
     out += [scene_end(close), "", "---", "", "STATISTICS:",
-            f"- Duration: {beats(events)} beats", f"- Processing time: {duration_s(events):.1f}s" + (" of simulated time" if simulated(events) else ""),
+            f"- Duration: {beats_played(events)} beats", f"- Processing time: {duration_s(events):.1f}s" + (" of simulated time" if simulated(events) else ""),
             f"- Total tokens: ~{spend['totalTokens']:,}{unknown_spend(spend)}",
             f"- Estimated cost: ${spend['estimatedUSD']:.2f} USD{unknown_spend(spend)}", ""]
     return "\n".join(out)
