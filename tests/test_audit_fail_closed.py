@@ -108,7 +108,10 @@ def test_a_request_taken_out_of_the_middle_is_named(run, capsys):
     lambda line: "}{ this is not a request\n",
     lambda line: line[:40] + "\x00\x01" + line[60:],
     lambda line: json.dumps({"note": "hello"}) + "\n",
-], ids=["not-json", "bytes-in-the-middle", "json-but-no-request"])
+    lambda line: json.dumps({**json.loads(line), "beat": "four"}) + "\n",
+    lambda line: json.dumps({**json.loads(line), "to": 5, "t": "noon"}) + "\n",
+    lambda line: json.dumps({**json.loads(line), "id": True}) + "\n",
+], ids=["not-json", "bytes-in-the-middle", "json-but-no-request", "beat-not-a-number", "to-not-text", "id-not-a-number"])
 def test_a_garbled_prompt_line_is_not_clean(run, capsys, garble):
     lines = prompt_lines(run)
     at = leaf(lines)
@@ -164,3 +167,43 @@ def test_a_sweep_folder_is_audited_run_by_run_and_carries_the_verdict(tmp_path, 
     rows = capsys.readouterr().out.splitlines()
     audit_column = rows[0].split(",").index("audit")
     assert sorted(row.split(",")[audit_column] for row in rows[1:]) == ["clean", "clean", "clean", "incomplete"]
+
+
+def cut_at(run_dir: Path, where) -> int:
+    """Cut `events.jsonl` just before its first line for which `where(event)` holds, as a kill would
+    leave it (`prompts.jsonl` keeps every request: each was recorded before it was sent); its index."""
+    lines = (run_dir / "events.jsonl").read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if where(json.loads(line)))
+    (run_dir / "events.jsonl").write_text("".join(lines[:at]))
+    return at
+
+
+def test_a_run_cut_off_mid_beat_is_never_called_clean(run, capsys):
+    """Every request of a cut run may be checked and carry nothing: the record is still not whole."""
+    cut_at(run, lambda e: e["type"] == "speak" and e.get("beat") == 3)
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and "Audit clean" not in out and "Audit INCOMPLETE" in out
+    assert f"CUT events.jsonl ends in beat 3 without a close" in out and f"promptdesk resume {run}" in out
+    assert "unanswered at the cut" in out, "the requests in flight when the run was cut are counted"
+    assert metrics_of(run).audit == "incomplete"
+
+
+def test_a_run_cut_in_its_journal_step_is_never_called_clean(run, capsys):
+    events = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
+    journals = [e["from"] for e in events if e["type"] == "journal"]
+    assert len(journals) == 3, "the recorded run took its journal step"
+    cut_at(run, lambda e: e["type"] == "journal" and e["from"] == journals[1])
+    code, out, _ = audit_cli(run, capsys)
+    names = json.loads((run / "private.json").read_text())["cast"]
+    missing = ", ".join(names[slug]["name"] for slug in journals[1:])
+    assert code == 1 and f"CUT events.jsonl ends in the journal step after the close without an entry or a failure " \
+        f"line for {missing}" in out and f"`promptdesk resume {run}` finishes it" in out
+
+
+def test_a_run_still_being_written_is_not_called_clean_either(run, capsys):
+    from promptdesk.core.record.folder_lock import FolderLock
+
+    cut_at(run, lambda e: e["type"] == "close")
+    with FolderLock.take(run, "run"):
+        code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and "it is still being written (by process" in out and "resume" not in out

@@ -55,6 +55,8 @@ def show(report: AuditReport) -> None:
         print(leak.describe(report.names))
     for problem in report.problems:
         print(f"UNCHECKED {problem}")
+    if report.cut:
+        print(f"CUT {report.cut}")
     for warning in report.warnings:
         print(f"WARNING {warning}", file=sys.stderr)
     print(report.summary())

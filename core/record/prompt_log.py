@@ -249,15 +249,40 @@ def read_prompts(run_dir: Path, *, warn=None, on_problem=None, on_unreadable=Non
             yield record
 
 
+_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "id": (int, "a whole number"), "t": ((int, float), "a number"), "to": ((str, type(None)), "text"), "purpose": (str, "text"),
+    "beat": ((int, type(None)), "a whole number or null"), "request": (dict, "an object"),
+    "extends": (int, "a whole number"), "keep": (int, "a whole number"), "append": (str, "text"),
+    "length": (int, "a whole number"), "copy": (list, "a pair of whole numbers"),
+}
+"""Each field a line may hold, with the type it must have: a line of another type is unreadable (named
+as such), never half read into a record that breaks its readers."""
+
+
+def _typed(data: Any) -> dict[str, Any]:
+    """`data` when it is a request line of the right types; else TypeError naming the field."""
+    if not isinstance(data, dict):
+        raise TypeError(f"a line must be a JSON object, not {type(data).__name__}")
+    for name, (kinds, what) in _FIELDS.items():
+        value = data.get(name)
+        if name in data and (not isinstance(value, kinds) or isinstance(value, bool)):
+            raise TypeError(f'"{name}" must be {what}, not {json.dumps(value, ensure_ascii=False)[:40]}')
+    copy = data.get("copy")
+    if copy is not None and (len(copy) != 2 or not all(isinstance(n, int) and not isinstance(n, bool) for n in copy)):
+        raise TypeError('"copy" must be a pair of whole numbers')
+    return data
+
+
 def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int) -> tuple[PromptRecord, str | None]:
     """One line's request, and what is wrong with it if it cannot be rebuilt exactly."""
+    data = _typed(data)
     problem, extends, keep = None, data.get("extends"), data.get("keep", 0)
     if "request" in data:
         text = request_text(data["request"])
     else:
         base = texts.get(extends)
         copy = data.get("copy")
-        text = (base or "")[:keep] + ((base or "")[int(copy[0]):int(copy[1])] if copy else "") + data["append"]
+        text = (base or "")[:keep] + ((base or "")[copy[0]:copy[1]] if copy else "") + data["append"]
         if base is None:
             problem = (f"{FILE} line {number}: request {data.get('id')} extends request {extends}, "
                        "which is not the previous request of the same recipient")
