@@ -49,8 +49,8 @@ def cut_of(run_dir: Path, events: Sequence[BaseEvent], record: dict[str, Any]) -
     else:
         then = "a collaboration or a roundtable cannot be resumed: play it again"
     if not any(isinstance(e, CloseEvent) for e in events):
-        beats = [e.beat for e in events if e.type == "beat" and e.beat is not None]
-        where = f"in beat {beats[-1]}" if beats else "before its first beat"
+        beats = [e.beat for e in events if isinstance(e.beat, int)]
+        where = f"in beat {max(beats)}" if beats else "before its first beat"
         return f"events.jsonl ends {where} without a close: the run was cut off there and never closed; {then}"
     cast = record.get("cast") if isinstance(record.get("cast"), dict) else {}
     due = is_scene and bool(record.get("journal_step", True))
