@@ -207,3 +207,22 @@ def test_a_run_still_being_written_is_not_called_clean_either(run, capsys):
     with FolderLock.take(run, "run"):
         code, out, _ = audit_cli(run, capsys)
     assert code == 1 and "it is still being written (by process" in out and "resume" not in out
+
+
+def test_a_line_of_the_wrong_type_is_named_by_its_field(run, capsys):
+    """A valid JSON line whose field has the wrong type is named by that field, in words a person can
+    act on, in either log; a delta whose base is such a line says so."""
+    events = (run / "events.jsonl").read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(events) if '"type": "speak"' in line)
+    events[at] = json.dumps({**json.loads(events[at]), "t": "noon"}) + "\n"
+    (run / "events.jsonl").write_text("".join(events))
+    lines = prompt_lines(run)
+    base = next(i for i, line in enumerate(lines) if any(json.loads(later).get("extends") == json.loads(line)["id"]
+                                                          for later in lines[i + 1:]))
+    lines[base] = json.dumps({**json.loads(lines[base]), "beat": "four"}) + "\n"
+    (run / "prompts.jsonl").write_text("".join(lines))
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and f"UNCHECKED events.jsonl line {at + 1} cannot be read (t: Input should be a valid number" in out
+    assert f'UNCHECKED prompts.jsonl line {base + 1} cannot be read ("beat" must be a whole number or null' in out
+    assert f"extends request {base + 1}, whose line cannot be read" in out
+    assert "validation error" not in out

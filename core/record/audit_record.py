@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from promptdesk.core.record.events import BaseEvent, parse_event_json
+from promptdesk.core.record.events import BaseEvent, parse_event_json, why_unreadable
 from promptdesk.core.record.prompt_log import FILE as PROMPTS
 from promptdesk.core.record.seams import resumed_at
 
@@ -97,9 +97,8 @@ def read_log(path: Path, intake: Intake, *, required: bool, numbers: list[int] |
 
 
 def first_line(exc: Exception) -> str:
-    """An exception's message, first line, short."""
-    text = str(exc).strip().splitlines()
-    return text[0][:120] if text else type(exc).__name__
+    """Why a line cannot be read, short: for a line that is JSON but not an event, the field at fault."""
+    return why_unreadable(exc)
 
 
 def calls_of(events: list[BaseEvent]) -> Counter[Key]:

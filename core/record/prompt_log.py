@@ -226,13 +226,15 @@ def read_prompts(run_dir: Path, *, warn=None, on_problem=None, on_unreadable=Non
         return
     texts: dict[int, str] = {}
     last_of: dict[str, int] = {}
+    unread: set[int] = set()
     with open(path, encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
             try:
-                record, problem = _rebuild(load_json(line), texts, number)
+                record, problem = _rebuild(load_json(line), texts, number, unread)
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                unread.add(number)
                 if warn:
                     warn(f"{path}: line {number} skipped (unreadable: {exc})")
                 if on_unreadable:
@@ -273,8 +275,10 @@ def _typed(data: Any) -> dict[str, Any]:
     return data
 
 
-def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int) -> tuple[PromptRecord, str | None]:
-    """One line's request, and what is wrong with it if it cannot be rebuilt exactly."""
+def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int,
+             unread: set[int] = frozenset()) -> tuple[PromptRecord, str | None]:
+    """One line's request, and what is wrong with it if it cannot be rebuilt exactly (`unread`: the
+    lines that could not be read, a request's base among them)."""
     data = _typed(data)
     problem, extends, keep = None, data.get("extends"), data.get("keep", 0)
     if "request" in data:
@@ -285,7 +289,8 @@ def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int) -> tuple[
         text = (base or "")[:keep] + ((base or "")[copy[0]:copy[1]] if copy else "") + data["append"]
         if base is None:
             problem = (f"{FILE} line {number}: request {data.get('id')} extends request {extends}, "
-                       "which is not the previous request of the same recipient")
+                       + ("whose line cannot be read" if extends in unread else
+                          "which is not the previous request of the same recipient"))
         elif len(text) != data["length"]:
             problem = (f"{FILE} line {number}: request {data.get('id')} rebuilt to {len(text)} characters, "
                        f"expected {data['length']} (the file was changed)")
