@@ -374,3 +374,19 @@ def test_a_takes_metrics_name_the_seed_it_played_on_with(runs, tmp_path, capsys)
     assert json.loads(capsys.readouterr().out)["seed"] == 11
     assert main(["metrics", str(runs / "b"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["seed"] == 3
+
+
+def test_a_record_holding_line_separators_is_taken_again_line_for_line(tmp_path):
+    """JSON lines may hold U+2028, U+2029 and U+0085 as they are (a model's text, a world event): a take
+    splits its parent's logs at newlines only, so every inherited line stays whole."""
+    odd = "The phone rings\u2028twice\u2029then\x85stops"
+    parent = batch(scene_file(tmp_path, setting="Office\u2028conference room", events=[{"at_beat": 1, "text": odd}]),
+                   tmp_path / "parent")
+    assert "\u2028" in (parent / "prompts.jsonl").read_text() and odd in (parent / "events.jsonl").read_text()
+    assert branch(parent, 3, tmp_path / "take") == 0
+    take = tmp_path / "take"
+    split = lambda run: (run / "events.jsonl").read_text().split("\n")  # noqa: E731
+    at = next(i for i, line in enumerate(split(parent)) if '"type": "beat"' in line and json.loads(line)["beat"] == 3)
+    assert split(take)[:at] == split(parent)[:at] and json.loads(split(take)[at])["type"] == "branch"
+    assert split(take)[at + 1:] == split(parent)[at:], "the take plays the parent's beats again, line for line"
+    assert audit_run(take).clean

@@ -106,10 +106,13 @@ class Prefix:
 
 
 def _lines(path: Path) -> list[str]:
+    """The lines of a JSON-lines log, each ended by a newline: split at `\n` only, since a record's
+    JSON may hold U+2028, U+0085 and the other characters `str.splitlines` breaks at."""
     if not path.exists():
         return []
     text = path.read_text(encoding="utf-8", errors="replace")
-    return [line if line.endswith("\n") else line + "\n" for line in text.splitlines(keepends=True)]
+    lines = [line + "\n" for line in text.split("\n")]
+    return lines[:-1] if lines[-1] == "\n" else lines
 
 
 def _beat_of(line: str) -> int | None:
