@@ -390,3 +390,20 @@ def test_a_record_holding_line_separators_is_taken_again_line_for_line(tmp_path)
     assert split(take)[:at] == split(parent)[:at] and json.loads(split(take)[at])["type"] == "branch"
     assert split(take)[at + 1:] == split(parent)[at:], "the take plays the parent's beats again, line for line"
     assert audit_run(take).clean
+
+
+def test_a_damaged_line_of_the_parent_is_named_before_the_take_plays(runs, tmp_path, capsys):
+    """A line of the parent's log before the beat that is no readable event is never passed over in
+    silence: the take names its file and line, keeps it as it stood, and is not audited clean."""
+    parent = Path(shutil.copytree(runs / "b", tmp_path / "parent"))
+    log = lines(parent)
+    at = next(i for i, line in enumerate(log) if json.loads(line)["type"] == "route")
+    log[at] = json.dumps({**json.loads(log[at]), "beat": "one"})
+    (parent / "events.jsonl").write_text("\n".join(log) + "\n")
+    capsys.readouterr()
+    assert branch(parent, 4, tmp_path / "take") == 0
+    err = capsys.readouterr().err
+    assert f"NOTICE: {parent.resolve()}/events.jsonl line {at + 1} is not a readable event (beat:" in err
+    assert "repair that line" in err
+    assert lines(tmp_path / "take")[at] == log[at], "the damaged line is kept as it stood"
+    assert not audit_run(tmp_path / "take").clean

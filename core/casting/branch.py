@@ -130,6 +130,7 @@ def prepare_branch(parent: Path, beat: int, change: Change = Change(), *, out: P
                         "parent": str(parent), "beat": beat, "change": change.record(), "inherited": len(prefix.events),
                         "arrivals": session.clock.arrivals}
         session.recorder.lock = claim
+        session.notices += [f"NOTICE: {text}" for text in prefix.unreadable]
         session.recorder.reopen(prefix.events)
         if change.event:
             session.inject_event(change.event)

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from promptdesk.core.characters.name_gate import normalised
 from promptdesk.core.errors import InvalidConfig, NotARun
-from promptdesk.core.record.events import BaseEvent, parse_event_json
+from promptdesk.core.record.events import BaseEvent, parse_event_json, why_unreadable
 from promptdesk.core.record.private import FILE as PRIVATE
 from promptdesk.core.record.prompt_log import FILE as PROMPTS
 from promptdesk.core.record.run_folder import FILE_MODE
@@ -103,6 +103,9 @@ class Prefix:
     """The raw lines of `prompts.jsonl` before the first request of that beat or a later one."""
     superseded: list[str]
     """The raw lines of `superseded.jsonl` of earlier beats."""
+    unreadable: list[str] = field(default_factory=list)
+    """A notice for each line of the parent's `events.jsonl` before the beat that is no readable event:
+    the take copies it as it stands, but the actors' state is rebuilt without it."""
 
 
 def _lines(path: Path) -> list[str]:
@@ -133,16 +136,21 @@ def split_at_beat(run_dir: Path, beat: int) -> Prefix:
     raw = _lines(log)
     kept: list[BaseEvent] = []
     begun: list[int] = []
+    unreadable: list[str] = []
     for number, line in enumerate(raw):
         try:
             event = parse_event_json(line)
-        except ValueError:
+        except ValueError as exc:
+            if line.strip():
+                unreadable.append(f"{log} line {number + 1} is not a readable event ({why_unreadable(exc)}): the take "
+                                  "keeps it as it stands, but the actors are set where they were without it, and "
+                                  "the take's audit cannot call it clean; repair that line, then take again")
             continue
         if event.type == "beat" and event.beat is not None:
             if event.beat == beat:
                 prompts = _lines(run_dir / PROMPTS)
                 cut = next((i for i, p in enumerate(prompts) if (_beat_of(p) or -1) >= beat), len(prompts))
-                return Prefix(event, kept, raw[:number], prompts[:cut], _superseded_before(run_dir, beat))
+                return Prefix(event, kept, raw[:number], prompts[:cut], _superseded_before(run_dir, beat), unreadable)
             begun.append(event.beat)
         kept.append(event)
     played = f"beats 0 to {max(begun)}" if begun else "no beat at all"
