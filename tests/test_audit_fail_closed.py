@@ -226,3 +226,16 @@ def test_a_line_of_the_wrong_type_is_named_by_its_field(run, capsys):
     assert f'UNCHECKED prompts.jsonl line {base + 1} cannot be read ("beat" must be a whole number or null' in out
     assert f"extends request {base + 1}, whose line cannot be read" in out
     assert "validation error" not in out
+
+
+def test_a_line_cut_short_inside_the_event_log_of_a_resumed_run_is_not_a_kills(run, capsys):
+    """A resume moves the event log's torn last line aside, so a resumed run's `events.jsonl` never
+    holds a torn line inside it: one that looks torn there is damage (a lost call, a lost thought)."""
+    events = (run / "events.jsonl").read_text().splitlines(keepends=True)
+    seam = {"t": 0.0, "from": "coordinator", "text": "Run resumed after an interruption", "beat": 1, "type": "resume",
+            "reason": "restart", "superseded": 0, "unfinished_requests": []}
+    at = next(i for i, line in enumerate(events) if '"type": "call"' in line)
+    events[at] = events[at][:len(events[at]) // 2] + "\n"
+    (run / "events.jsonl").write_text("".join([*events, json.dumps(seam) + "\n"]))
+    code, out, err = audit_cli(run, capsys)
+    assert code == 1 and f"UNCHECKED events.jsonl line {at + 1} cannot be read" in out and "torn by a kill" not in err

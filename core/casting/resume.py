@@ -130,6 +130,7 @@ def prepare(run_dir: Path, base_url: str | None = None, *, stopped_too: bool = F
     lock = FolderLock.take(run_dir, "resume")
     try:
         cut = find_cut(run_dir, reopen_stopped=stopped_too)
+        session.notices += [f"NOTICE: {text}" for text in cut.unreadable]
         if cut.closed:
             session = journal_step(run_dir, session)
             count_superseded(session, run_dir)

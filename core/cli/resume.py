@@ -42,6 +42,8 @@ def main(args: list[str]) -> int:
         session = prepare(ns.run_dir, ns.base_url)
     except (PromptdeskError, OSError, ValueError) as exc:
         return refuse(exc if isinstance(exc, PromptdeskError) else f"NOT_A_RUN: cannot resume {ns.run_dir}: {exc}")
+    for notice in session.notices:
+        print(notice, file=sys.stderr)
     where = "in its journal step" if session.journal_resume is not None else f"at beat {session.first_beat}"
     print(f"Resuming {ns.run_dir} {where}.", file=sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))

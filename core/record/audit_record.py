@@ -55,8 +55,10 @@ def torn(line: str) -> bool:
 def judge_unreadable(intake: Intake, name: str, found: list[tuple[int, str, str]]) -> None:
     """Sort a log's unreadable lines (number, the line as it stands with its newline if it has one,
     why) into torn, a warning, and garbled, a problem. An unended last line may be torn by the kill
-    no resume followed; any other torn line needs a resume that ended it."""
-    ended_by_resume = intake.seams
+    no resume followed; any other torn line needs a resume that ended it, and never in `events.jsonl`:
+    a resume moves that log's torn last line aside (to `superseded.jsonl`), so a torn-looking line
+    inside it was not left by a kill."""
+    ended_by_resume = 0 if name == "events.jsonl" else intake.seams
     for number, line, why in found:
         last = not line.endswith("\n")
         if torn(line) and (last or ended_by_resume > 0):

@@ -97,15 +97,24 @@ class PromptLogWriter:
 
     def continue_after(self, run_dir: Path) -> None:
         """Go on writing an existing `prompts.jsonl` (a resumed run): ids above every line, torn ones
-        included, and each recipient's next request a delta against its last readable one."""
+        included, and each recipient's next request a delta against its last readable one. Never
+        refuses a damaged file (the audit names its lines): a recipient whose last request cannot be
+        rebuilt exactly has its next one written whole."""
         path = Path(run_dir) / FILE
         with open(path, "rb") as handle:
             self.next_id = sum(1 for _ in handle) + 1
-        for record in read_prompts(run_dir):
-            request = Request.model_validate({**record.request, "to": record.to, "purpose": record.purpose,
-                                              "beat": record.beat})
-            self._last[record.to] = _Sent(record.id, record.text, request, len(record.text) - _messages_end(record.text, request))
+        inexact: list[str] = []
+        for record in read_prompts(run_dir, on_problem=inexact.append):
             self.next_id = max(self.next_id, record.id + 1)
+            try:
+                if inexact:
+                    raise ValueError(inexact.pop())
+                request = Request.model_validate({**record.request, "to": record.to, "purpose": record.purpose,
+                                                  "beat": record.beat})
+            except ValueError:
+                self._last.pop(record.to, None)
+                continue
+            self._last[record.to] = _Sent(record.id, record.text, request, len(record.text) - _messages_end(record.text, request))
 
     def line(self, t: float, request: Request) -> str:
         """The line (without its newline) that records one request."""
