@@ -239,3 +239,22 @@ def test_a_line_cut_short_inside_the_event_log_of_a_resumed_run_is_not_a_kills(r
     (run / "events.jsonl").write_text("".join([*events, json.dumps(seam) + "\n"]))
     code, out, err = audit_cli(run, capsys)
     assert code == 1 and f"UNCHECKED events.jsonl line {at + 1} cannot be read" in out and "torn by a kill" not in err
+
+
+def test_the_lines_a_resume_moved_aside_must_all_be_there(run, capsys):
+    """A resume moves the cut beat's lines (its thoughts among them) to `superseded.jsonl` and its seam
+    says how many: a file missing or holding fewer lines leaves thoughts unchecked."""
+    events = (run / "events.jsonl").read_text().splitlines(keepends=True)
+    seam = {"t": 0.0, "from": "coordinator", "text": "Run resumed after an interruption", "beat": 1, "type": "resume",
+            "reason": "restart", "superseded": 3, "unfinished_requests": []}
+    (run / "events.jsonl").write_text("".join([*events, json.dumps(seam) + "\n"]))
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and "UNCHECKED superseded.jsonl is missing, but the resumes' seams in events.jsonl say 3 lines " \
+        "were moved there" in out
+    beats = [line for line in events if '"type": "beat"' in line]
+    (run / "superseded.jsonl").write_text("".join(beats[:2]))
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and "UNCHECKED superseded.jsonl holds 2 lines, but" in out
+    (run / "superseded.jsonl").write_text("".join(beats[:3]))
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 0 and "Audit clean" in out

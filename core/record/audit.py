@@ -139,6 +139,7 @@ def audit_run(run_dir: Path) -> AuditReport:
     numbers: list[int] = []
     events = whole.read_log(run_dir / "events.jsonl", intake, required=True, numbers=numbers)
     superseded = whole.read_log(run_dir / SUPERSEDED, intake, required=False)
+    whole.check_superseded(intake, events, run_dir / SUPERSEDED)
     if not any(e.type == "start" for e in events):
         intake.problems.append("events.jsonl has no start event: what the run did cannot be told")
     report.unfinished = unfinished_requests(events)

@@ -129,3 +129,22 @@ def check_numbering(intake: Intake, misplaced: list[tuple[int, int]]) -> None:
         line, request = misplaced[0]
         intake.problems.append(f"{PROMPTS} line {line} holds request {request}: lines were removed, added or moved "
                                f"({len(misplaced)} requests out of place)")
+
+
+def check_superseded(intake: Intake, events: list[BaseEvent], path: Path) -> None:
+    """Add a problem when `superseded.jsonl` holds fewer lines than the resumes' seams say they moved
+    there: the thinking of the beats played again (and the calls they paid for) cannot all be checked."""
+    moved = sum(n for e in events if resumed_at(e) and isinstance(n := (e.model_extra or {}).get("superseded"), int))
+    if moved <= 0:
+        return
+    try:
+        lines = path.read_bytes().split(b"\n")
+        held = len(lines) - (lines[-1] == b"")
+    except FileNotFoundError:
+        held = None
+    except OSError:
+        return  # read_log has named it
+    if held is None or held < moved:
+        has = "is missing" if held is None else f"holds {held} lines"
+        intake.problems.append(f"{path.name} {has}, but the resumes' seams in events.jsonl say {moved} line{'s were' if moved != 1 else ' was'} "
+                               "moved there: what the beats played again held cannot all be checked")
