@@ -82,6 +82,14 @@ def refuse(problem: BaseException | str) -> int:
     return EXIT_INVALID
 
 
+def folder_trouble(verb: str, run_dir: Path, exc: OSError) -> str:
+    """The refusal for a run folder the system would not let a command read or write (a read-only
+    mount, a permission, a full disk): the file and the reason, and what to do, never a traceback."""
+    where = f": {exc.filename}" if exc.filename else ""
+    return (f"NOT_A_RUN: cannot {verb} {run_dir}: {exc.strerror or exc}{where}; make the run folder and its files "
+            f"readable and writable by you (or copy the folder somewhere writable), then {verb} again")
+
+
 def sweep_through(make: Callable[[], Any], folder: Path, retry_failed: bool = False) -> int:
     """Build a sweep (of runs or of takes) with `make`, check its plan, prepare its folder and play it
     (`swept`), its failed runs set aside and played again when `retry_failed`. A plan or folder that
