@@ -407,3 +407,31 @@ def test_a_damaged_line_of_the_parent_is_named_before_the_take_plays(runs, tmp_p
     assert "repair that line" in err
     assert lines(tmp_path / "take")[at] == log[at], "the damaged line is kept as it stood"
     assert not audit_run(tmp_path / "take").clean
+
+
+def test_a_take_cut_off_before_it_began_is_never_resumed_as_its_parent(runs, tmp_path, capsys):
+    """Killed while it was being set up (its parent's record copied, its `private.json` written, its
+    `branch` event not yet): a resume would play the parent again without the change. It is refused,
+    naming the command that takes it again, and the audit says what it is; nothing changes."""
+    from test_run_folder import digest
+
+    parent = runs / "b"
+    take = tmp_path / "take"
+    assert branch(parent, 4, take, "--event", "The fire alarm goes off", "--seed", "9") == 0
+    log = lines(take)
+    opened = next(i for i, line in enumerate(log) if json.loads(line)["type"] == "branch")
+    (take / "events.jsonl").write_text("\n".join(log[:opened]) + "\n")
+    prompts = [line for line in lines(take, "prompts.jsonl") if json.loads(line).get("beat", 0) < 4]
+    (take / "prompts.jsonl").write_text("\n".join(prompts) + "\n")
+    for name in ("events.json", "transcript.md", "transcript.txt", "metadata.json"):
+        (take / name).unlink()
+    before = digest(take)
+    capsys.readouterr()
+    assert main(["resume", str(take)]) == 2
+    err = capsys.readouterr().err
+    again = f"promptdesk branch {parent.resolve()} --at-beat 4 --event 'The fire alarm goes off' --seed 9"
+    assert "cut off before it began" in err and again in err and "cannot be resumed" in err
+    assert digest(take) == before
+    capsys.readouterr()
+    assert main(["audit", str(take)]) == 1
+    assert f"CUT {take} is a take of {parent.resolve()} from beat 4 cut off before it began" in capsys.readouterr().out

@@ -47,6 +47,7 @@ from promptdesk.core.providers.spec import ProviderSpec
 from promptdesk.core.record.prompt_log import requests_since
 from promptdesk.core.record.events import CallEvent, parse_event_json
 from promptdesk.core.record.seams import RESTART, SUPERSEDED, find_cut, supersede
+from promptdesk.core.record.takes import unbegun_take
 from promptdesk.core.engine.session import Session
 
 
@@ -109,11 +110,13 @@ def rebuild_session(run_dir: Path, base_url: str | None = None, *, realtime: boo
 
 def resumable(run_dir: Path, stopped_too: bool = False) -> bool:
     """Whether `prepare` could continue the run in `run_dir` (read only: nothing is changed or locked):
-    a scene run with its start record whose log was cut off (or, `stopped_too`, closed by a stop)."""
+    a scene run with its start record whose log was cut off (or, `stopped_too`, closed by a stop), and
+    not a take cut off before it began (a sweep sets that aside and takes it again)."""
     try:
         record = read_private(Path(run_dir))
-        return (get(Scene.model_validate(record["scene"]).format).resumable()
-                and not find_cut(Path(run_dir), reopen_stopped=stopped_too).closed)
+        cut = find_cut(Path(run_dir), reopen_stopped=stopped_too)
+        return (get(Scene.model_validate(record["scene"]).format).resumable() and not cut.closed
+                and not unbegun_take(Path(run_dir), record, cut.kept))
     except (PromptdeskError, OSError, ValueError, KeyError, TypeError):
         return False
 
@@ -127,6 +130,9 @@ def prepare(run_dir: Path, base_url: str | None = None, *, stopped_too: bool = F
     (`promptdesk.core.record.seams`). `stopped_too`: a run closed by a stop resumes too (a sweep's budget)."""
     run_dir = Path(run_dir)
     session = rebuild_session(run_dir, base_url)
+    if session.private_record is not None and (unbegun := unbegun_take(run_dir, session.private_record,
+                                                                        find_cut(run_dir).kept)):
+        raise InvalidConfig(unbegun)
     lock = FolderLock.take(run_dir, "resume")
     try:
         cut = find_cut(run_dir, reopen_stopped=stopped_too)

@@ -15,6 +15,7 @@ from typing import Any
 
 from promptdesk.core.record.events import BaseEvent, CloseEvent, JournalEvent
 from promptdesk.core.record.folder_lock import holder
+from promptdesk.core.record.takes import unbegun_take
 
 JOURNALS_SKIPPED_AFTER = ("stop", "provider-error")
 """Close reasons after which no journal step is taken."""
@@ -49,6 +50,8 @@ def cut_of(run_dir: Path, events: Sequence[BaseEvent], record: dict[str, Any]) -
     else:
         then = "a collaboration or a roundtable cannot be resumed: play it again"
     if not any(isinstance(e, CloseEvent) for e in events):
+        if unbegun := unbegun_take(run_dir, record, list(events)):
+            return unbegun
         beats = [e.beat for e in events if isinstance(e.beat, int)]
         where = f"in beat {max(beats)}" if beats else "before its first beat"
         return f"events.jsonl ends {where} without a close: the run was cut off there and never closed; {then}"

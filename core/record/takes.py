@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -274,3 +275,27 @@ def own_part_from(run_dir: Path) -> int:
         if isinstance(data, dict) and data.get("type") == BRANCH and isinstance(data.get("beat"), int):
             return data["beat"]
     return 0
+
+
+_FLAGS = {"event": "--event", "note": "--note", "to": "--to", "seed": "--seed", "provider": "--provider",
+          "model": "--model", "timeout_s": "--timeout", "max_concurrency": "--max-concurrency",
+          "schema_format": "--schema-format", "journal_timeout_s": "--journal-timeout"}
+
+
+def unbegun_take(run_dir: Path, record: dict[str, Any], events: list[BaseEvent]) -> str | None:
+    """None, unless `run_dir` is a take cut off before it began: its `private.json` names the take, but
+    its log has no `branch` event for it (the kill came while the take was being set up). Nothing of the
+    take was played, and its change was never delivered: resuming it would play the parent again as it
+    was, so the answer says so and gives the `branch` command that takes it again."""
+    take = record.get(TAKE_KEY)
+    if not isinstance(take, dict) or any(e.type == BRANCH and e.beat == take.get("beat")
+                                         and (e.model_extra or {}).get("parent") == take.get("parent") for e in events):
+        return None
+    change = take.get("change") if isinstance(take.get("change"), dict) else {}
+    given = {**change, **(change.get("settings") if isinstance(change.get("settings"), dict) else {})}
+    flags = "".join(f" {_FLAGS[k]} {shlex.quote(str(v))}" for k, v in given.items() if k in _FLAGS and v is not None)
+    parent = shlex.quote(str(take.get("parent")))
+    return (f"{run_dir} is a take of {take.get('parent')} from beat {take.get('beat')} cut off before it began "
+            f"(its events.jsonl has no `branch` event: nothing of the take was played, its change never delivered), "
+            f"so it cannot be resumed; take it again with `promptdesk branch {parent} --at-beat {take.get('beat')}"
+            f"{flags}`, and remove {run_dir}")
