@@ -7,6 +7,7 @@ folders or a sweep folder."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -206,7 +207,7 @@ def test_a_run_still_being_written_is_not_called_clean_either(run, capsys):
     cut_at(run, lambda e: e["type"] == "close")
     with FolderLock.take(run, "run"):
         code, out, _ = audit_cli(run, capsys)
-    assert code == 1 and "it is still being written (by process" in out and "resume" not in out
+    assert code == 1 and f"it is still being written (by process {os.getpid()}, a run)" in out and "resume" not in out
 
 
 def test_a_line_of_the_wrong_type_is_named_by_its_field(run, capsys):

@@ -44,7 +44,9 @@ def cut_of(run_dir: Path, events: Sequence[BaseEvent], record: dict[str, Any]) -
     is_scene = scene.get("format", "scene") == "scene"
     live = holder(run_dir)
     if live:
-        then = f"it is still being written (by process {live}): judge it once it has closed"
+        pid, _, what = live.partition(" ")
+        who = f"process {pid}, a {what}" if pid.isdigit() and what else f"process {live}"
+        then = f"it is still being written (by {who}): judge it once it has closed"
     elif is_scene:
         then = f"`promptdesk resume {run_dir}` plays it on"
     else:
