@@ -377,8 +377,8 @@ async def test_two_resumes_of_one_killed_run_one_finishes_it_the_other_is_refuse
 
 
 def test_a_damaged_record_resumes_naming_its_lines_and_changing_nothing_it_holds(tmp_path, capsys):
-    """A killed run whose logs were damaged besides the kill (a line of `events.jsonl` that is no event,
-    a request line of the wrong type in `prompts.jsonl`) still resumes: the damaged lines are named
+    """A killed run whose files were damaged besides the kill (a line of `events.jsonl` that is no event,
+    a request line of the wrong type in `prompts.jsonl`, `notes.md` gone) still resumes: the damaged lines are named
     first, kept as they stood, the next request of that actor is written whole, and the audit says
     the record is not clean."""
     from helpers import run_session
@@ -395,8 +395,10 @@ def test_a_damaged_record_resumes_naming_its_lines_and_changing_nothing_it_holds
     base = next(i for i, line in enumerate(prompts) if '"extends": 1,' in line)
     prompts[0] = json.dumps({**json.loads(prompts[0]), "beat": "zero"})
     (killed / "prompts.jsonl").write_text("\n".join(prompts))
+    (killed / "notes.md").unlink()
     assert main(["resume", str(killed), "--quiet"]) == 0
     err = capsys.readouterr().err
+    assert f"NOTICE: {killed / 'notes.md'} is missing: the run is resumed from private.json" in err
     assert f"NOTICE: {killed}/events.jsonl line {at + 1} is not a readable event" in err
     assert (killed / "events.jsonl").read_text().split("\n")[at] == events[at]
     assert (killed / "prompts.jsonl").read_text().split("\n")[0] == prompts[0]

@@ -65,6 +65,15 @@ def _journal_path(member: dict[str, Any], run_dir: Path, slug: str) -> Path | No
     return None if raw in (None, "", "None") else Path(raw)
 
 
+def _notes(run_dir: Path) -> str:
+    """`notes.md` as it stands (a byte that is not UTF-8 read as U+FFFD); empty when it is missing:
+    everything a resume needs is in `private.json`, and the notes added from now on are written anew."""
+    try:
+        return (run_dir / "notes.md").read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
+
+
 def rebuild_session(run_dir: Path, base_url: str | None = None, *, realtime: bool = False,
                     clock_start: float = 0.0) -> Session:
     """A session for the run folder, every actor briefed as it was at the start, at the pace it was
@@ -97,7 +106,7 @@ def rebuild_session(run_dir: Path, base_url: str | None = None, *, realtime: boo
     coordinator = (RuleCoordinator() if role == "C" else
                    JudgeCoordinator(role, goal=scene.goal or "", operator_context=record.get("operator_context", "")))
     session = Session(scene, actors, fmt=fmt, isolation=record["isolation"], coordinator=coordinator, run_dir=Path(run_dir),
-                   notes=(Path(run_dir) / "notes.md").read_text(encoding="utf-8"), start_info=record.get("start", {}), clock=clock,
+                   notes=_notes(Path(run_dir)), start_info=record.get("start", {}), clock=clock,
                    max_beats=record["max_beats"], budget_usd=record.get("budget_usd"), characters=characters,
                    write_character_journals=bool(record.get("write_character_journals", False)),
                    judge_provider=pool.get(judge) if judge else None,
@@ -137,6 +146,9 @@ def prepare(run_dir: Path, base_url: str | None = None, *, stopped_too: bool = F
     try:
         cut = find_cut(run_dir, reopen_stopped=stopped_too)
         session.notices += [f"NOTICE: {text}" for text in cut.unreadable]
+        if not (run_dir / "notes.md").exists():
+            session.notices.append(f"NOTICE: {run_dir / 'notes.md'} is missing: the run is resumed from private.json, "
+                                   "which holds all it needs, but the notes it held are not written again")
         if cut.closed:
             session = journal_step(run_dir, session)
             count_superseded(session, run_dir)
