@@ -400,6 +400,7 @@ def test_a_damaged_line_of_the_parent_is_named_before_the_take_plays(runs, tmp_p
     at = next(i for i, line in enumerate(log) if json.loads(line)["type"] == "route")
     log[at] = json.dumps({**json.loads(log[at]), "beat": "one"})
     (parent / "events.jsonl").write_text("\n".join(log) + "\n")
+    (parent / "notes.md").write_bytes(b"\xff\xfe notes that are not UTF-8\n")
     capsys.readouterr()
     assert branch(parent, 4, tmp_path / "take") == 0
     err = capsys.readouterr().err
