@@ -13,8 +13,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from promptdesk.core.errors import PromptdeskError
 from promptdesk.core.record.events import BaseEvent, CloseEvent, JournalEvent
 from promptdesk.core.record.folder_lock import holder
+from promptdesk.core.record.private import read_private
+from promptdesk.core.record.recorder import read_events
 from promptdesk.core.record.takes import unbegun_take
 
 JOURNALS_SKIPPED_AFTER = ("stop", "provider-error")
@@ -66,3 +69,17 @@ def cut_of(run_dir: Path, events: Sequence[BaseEvent], record: dict[str, Any]) -
                       for slug in missing)
     return (f"events.jsonl ends in the journal step after the close without an entry or a failure line for {names}: "
             f"the run was cut off there; {then.replace('plays it on', 'finishes it')}")
+
+
+def cut_of_folder(run_dir: Path) -> str | None:
+    """`cut_of` for a run folder read as it stands (a `private.json` that cannot be read counts as
+    none: the close alone then tells a cut run); None when its log cannot be read at all."""
+    try:
+        events = read_events(Path(run_dir), warn=lambda _: None)
+    except OSError:
+        return None
+    try:
+        record = read_private(Path(run_dir))
+    except (PromptdeskError, OSError, ValueError):
+        record = {}
+    return cut_of(run_dir, events, record)
