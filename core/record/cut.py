@@ -71,11 +71,12 @@ def cut_of(run_dir: Path, events: Sequence[BaseEvent], record: dict[str, Any]) -
             f"the run was cut off there; {then.replace('plays it on', 'finishes it')}")
 
 
-def cut_of_folder(run_dir: Path) -> str | None:
-    """`cut_of` for a run folder read as it stands (a `private.json` that cannot be read counts as
-    none: the close alone then tells a cut run); None when its log cannot be read at all."""
+def cut_of_folder(run_dir: Path, events: list[BaseEvent] | None = None) -> str | None:
+    """`cut_of` for a run folder read as it stands (`events`: its log, when already read; a
+    `private.json` that cannot be read counts as none: the close alone then tells a cut run); None when
+    its log cannot be read at all."""
     try:
-        events = read_events(Path(run_dir), warn=lambda _: None)
+        events = read_events(Path(run_dir), warn=lambda _: None) if events is None else events
     except OSError:
         return None
     try:
