@@ -259,3 +259,9 @@ def test_the_lines_a_resume_moved_aside_must_all_be_there(run, capsys):
     (run / "superseded.jsonl").write_text("".join(beats[:3]))
     code, out, _ = audit_cli(run, capsys)
     assert code == 0 and "Audit clean" in out
+
+
+def test_a_run_cut_off_between_beats_says_the_beat_had_finished(run, capsys):
+    cut_at(run, lambda e: e["type"] == "beat" and e.get("beat") == 3)
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and "CUT events.jsonl ends after beat 2 had finished without a close" in out

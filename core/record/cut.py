@@ -58,7 +58,9 @@ def cut_of(run_dir: Path, events: Sequence[BaseEvent], record: dict[str, Any]) -
         if unbegun := unbegun_take(run_dir, record, list(events)):
             return unbegun
         beats = [e.beat for e in events if isinstance(e.beat, int)]
-        where = f"in beat {max(beats)}" if beats else "before its first beat"
+        last = max(beats) if beats else None
+        ended = any(e.type == "beat_end" and e.beat == last for e in events)
+        where = "before its first beat" if last is None else f"after beat {last} had finished" if ended else f"in beat {last}"
         return f"events.jsonl ends {where} without a close: the run was cut off there and never closed; {then}"
     cast = record.get("cast") if isinstance(record.get("cast"), dict) else {}
     due = is_scene and bool(record.get("journal_step", True))
