@@ -99,7 +99,8 @@ class AuditReport:
     cut: str | None = None
     """Where the record stops short when its run was cut off (or is still being written): never clean."""
     in_flight: int = 0
-    """Requests of `prompts.jsonl` that no `call` event answers: sent when the run was cut off."""
+    """Requests of the last beat on the log (or later) that no `call` event answers: under way when the
+    run was cut off (shown only for a record cut short)."""
     excused: int = 0
     """Matches of another owner's private words that the audit found in requests and excused as public
     material (as routed), the recipient's own, or the engine's framing: what precision is made of."""
@@ -151,7 +152,9 @@ def audit_run(run_dir: Path) -> AuditReport:
                                "cannot be checked")
     elif (sent := _scan_prompts(run_dir, material, report, intake)) is not None:
         whole.check_coverage(intake, calls, sent)
-        report.in_flight = sum(max(0, n - calls.get(key, 0)) for key, n in sent.items()) - report.unfinished
+        last = max((e.beat for e in events if isinstance(e.beat, int)), default=None)
+        report.in_flight = sum(max(0, n - calls.get(key, 0)) for key, n in sent.items()
+                               if last is not None and isinstance(key[2], int) and key[2] >= last)
     report.leaks += [Leak(numbers[index], 0, event.target or EVERYONE, found.owner, found.kind, found.excerpt,
                           event.beat, "suggested world event" if event.type == "event" else "coordinator note",
                           source="events.jsonl") for index, event, found in coordinator_leaks]
