@@ -265,3 +265,19 @@ def test_a_run_cut_off_between_beats_says_the_beat_had_finished(run, capsys):
     cut_at(run, lambda e: e["type"] == "beat" and e.get("beat") == 3)
     code, out, _ = audit_cli(run, capsys)
     assert code == 1 and "CUT events.jsonl ends after beat 2 had finished without a close" in out
+
+
+def test_the_requests_unanswered_at_a_second_cut_are_counted_from_its_beat_alone(run, capsys):
+    """A run resumed once (its seam names earlier requests) and cut again: the count is of the requests
+    of the beat it was cut in that no call answers, never less than none."""
+    at = cut_at(run, lambda e: e["type"] == "speak" and e.get("beat") == 3)
+    lines = (run / "events.jsonl").read_text().splitlines(keepends=True)
+    seam = {"t": 0.0, "from": "coordinator", "text": "Run resumed after an interruption", "beat": 1, "type": "resume",
+            "reason": "restart", "superseded": 0, "unfinished_requests": [1, 2, 3, 4]}
+    (run / "events.jsonl").write_text("".join([*lines[:at // 2], json.dumps(seam) + "\n", *lines[at // 2:]]))
+    kept = [line for line in prompt_lines(run) if json.loads(line).get("beat", 0) <= 3]  # sent before the kill
+    (run / "prompts.jsonl").write_text("".join(kept))
+    calls = [json.loads(line) for line in lines if '"type": "call"' in line and json.loads(line)["beat"] == 3]
+    sent = [r for r in map(json.loads, kept) if r.get("beat") == 3]
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and f"; {len(sent) - len(calls)} unanswered at the cut)" in out and len(sent) > len(calls)
