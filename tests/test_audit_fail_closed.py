@@ -7,6 +7,7 @@ folders or a sweep folder."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -108,7 +109,10 @@ def test_a_request_taken_out_of_the_middle_is_named(run, capsys):
     lambda line: "}{ this is not a request\n",
     lambda line: line[:40] + "\x00\x01" + line[60:],
     lambda line: json.dumps({"note": "hello"}) + "\n",
-], ids=["not-json", "bytes-in-the-middle", "json-but-no-request"])
+    lambda line: json.dumps({**json.loads(line), "beat": "four"}) + "\n",
+    lambda line: json.dumps({**json.loads(line), "to": 5, "t": "noon"}) + "\n",
+    lambda line: json.dumps({**json.loads(line), "id": True}) + "\n",
+], ids=["not-json", "bytes-in-the-middle", "json-but-no-request", "beat-not-a-number", "to-not-text", "id-not-a-number"])
 def test_a_garbled_prompt_line_is_not_clean(run, capsys, garble):
     lines = prompt_lines(run)
     at = leaf(lines)
@@ -164,3 +168,116 @@ def test_a_sweep_folder_is_audited_run_by_run_and_carries_the_verdict(tmp_path, 
     rows = capsys.readouterr().out.splitlines()
     audit_column = rows[0].split(",").index("audit")
     assert sorted(row.split(",")[audit_column] for row in rows[1:]) == ["clean", "clean", "clean", "incomplete"]
+
+
+def cut_at(run_dir: Path, where) -> int:
+    """Cut `events.jsonl` just before its first line for which `where(event)` holds, as a kill would
+    leave it (`prompts.jsonl` keeps every request: each was recorded before it was sent); its index."""
+    lines = (run_dir / "events.jsonl").read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if where(json.loads(line)))
+    (run_dir / "events.jsonl").write_text("".join(lines[:at]))
+    return at
+
+
+def test_a_run_cut_off_mid_beat_is_never_called_clean(run, capsys):
+    """Every request of a cut run may be checked and carry nothing: the record is still not whole."""
+    cut_at(run, lambda e: e["type"] == "speak" and e.get("beat") == 3)
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and "Audit clean" not in out and "Audit INCOMPLETE" in out
+    assert f"CUT events.jsonl ends in beat 3 without a close" in out and f"promptdesk resume {run}" in out
+    assert "unanswered at the cut" in out, "the requests in flight when the run was cut are counted"
+    assert metrics_of(run).audit == "incomplete"
+
+
+def test_a_run_cut_in_its_journal_step_is_never_called_clean(run, capsys):
+    events = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
+    journals = [e["from"] for e in events if e["type"] == "journal"]
+    assert len(journals) == 3, "the recorded run took its journal step"
+    cut_at(run, lambda e: e["type"] == "journal" and e["from"] == journals[1])
+    code, out, _ = audit_cli(run, capsys)
+    names = json.loads((run / "private.json").read_text())["cast"]
+    missing = ", ".join(names[slug]["name"] for slug in journals[1:])
+    assert code == 1 and f"CUT events.jsonl ends in the journal step after the close without an entry or a failure " \
+        f"line for {missing}" in out and f"`promptdesk resume {run}` finishes it" in out
+
+
+def test_a_run_still_being_written_is_not_called_clean_either(run, capsys):
+    from promptdesk.core.record.folder_lock import FolderLock
+
+    cut_at(run, lambda e: e["type"] == "close")
+    with FolderLock.take(run, "run"):
+        code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and f"it is still being written (by process {os.getpid()}, a run)" in out and "resume" not in out
+
+
+def test_a_line_of_the_wrong_type_is_named_by_its_field(run, capsys):
+    """A valid JSON line whose field has the wrong type is named by that field, in words a person can
+    act on, in either log; a delta whose base is such a line says so."""
+    events = (run / "events.jsonl").read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(events) if '"type": "speak"' in line)
+    events[at] = json.dumps({**json.loads(events[at]), "t": "noon"}) + "\n"
+    (run / "events.jsonl").write_text("".join(events))
+    lines = prompt_lines(run)
+    base = next(i for i, line in enumerate(lines) if any(json.loads(later).get("extends") == json.loads(line)["id"]
+                                                          for later in lines[i + 1:]))
+    lines[base] = json.dumps({**json.loads(lines[base]), "beat": "four"}) + "\n"
+    (run / "prompts.jsonl").write_text("".join(lines))
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and f"UNCHECKED events.jsonl line {at + 1} cannot be read (t: Input should be a valid number" in out
+    assert f'UNCHECKED prompts.jsonl line {base + 1} cannot be read ("beat" must be a whole number or null' in out
+    assert f"extends request {base + 1}, whose line cannot be read" in out
+    assert "validation error" not in out
+
+
+def test_a_line_cut_short_inside_the_event_log_of_a_resumed_run_is_not_a_kills(run, capsys):
+    """A resume moves the event log's torn last line aside, so a resumed run's `events.jsonl` never
+    holds a torn line inside it: one that looks torn there is damage (a lost call, a lost thought)."""
+    events = (run / "events.jsonl").read_text().splitlines(keepends=True)
+    seam = {"t": 0.0, "from": "coordinator", "text": "Run resumed after an interruption", "beat": 1, "type": "resume",
+            "reason": "restart", "superseded": 0, "unfinished_requests": []}
+    at = next(i for i, line in enumerate(events) if '"type": "call"' in line)
+    events[at] = events[at][:len(events[at]) // 2] + "\n"
+    (run / "events.jsonl").write_text("".join([*events, json.dumps(seam) + "\n"]))
+    code, out, err = audit_cli(run, capsys)
+    assert code == 1 and f"UNCHECKED events.jsonl line {at + 1} cannot be read" in out and "torn by a kill" not in err
+
+
+def test_the_lines_a_resume_moved_aside_must_all_be_there(run, capsys):
+    """A resume moves the cut beat's lines (its thoughts among them) to `superseded.jsonl` and its seam
+    says how many: a file missing or holding fewer lines leaves thoughts unchecked."""
+    events = (run / "events.jsonl").read_text().splitlines(keepends=True)
+    seam = {"t": 0.0, "from": "coordinator", "text": "Run resumed after an interruption", "beat": 1, "type": "resume",
+            "reason": "restart", "superseded": 3, "unfinished_requests": []}
+    (run / "events.jsonl").write_text("".join([*events, json.dumps(seam) + "\n"]))
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and "UNCHECKED superseded.jsonl is missing, but the resumes' seams in events.jsonl say 3 lines " \
+        "were moved there" in out
+    beats = [line for line in events if '"type": "beat"' in line]
+    (run / "superseded.jsonl").write_text("".join(beats[:2]))
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and "UNCHECKED superseded.jsonl holds 2 lines, but" in out
+    (run / "superseded.jsonl").write_text("".join(beats[:3]))
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 0 and "Audit clean" in out
+
+
+def test_a_run_cut_off_between_beats_says_the_beat_had_finished(run, capsys):
+    cut_at(run, lambda e: e["type"] == "beat" and e.get("beat") == 3)
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and "CUT events.jsonl ends after beat 2 had finished without a close" in out
+
+
+def test_the_requests_unanswered_at_a_second_cut_are_counted_from_its_beat_alone(run, capsys):
+    """A run resumed once (its seam names earlier requests) and cut again: the count is of the requests
+    of the beat it was cut in that no call answers, never less than none."""
+    at = cut_at(run, lambda e: e["type"] == "speak" and e.get("beat") == 3)
+    lines = (run / "events.jsonl").read_text().splitlines(keepends=True)
+    seam = {"t": 0.0, "from": "coordinator", "text": "Run resumed after an interruption", "beat": 1, "type": "resume",
+            "reason": "restart", "superseded": 0, "unfinished_requests": [1, 2, 3, 4]}
+    (run / "events.jsonl").write_text("".join([*lines[:at // 2], json.dumps(seam) + "\n", *lines[at // 2:]]))
+    kept = [line for line in prompt_lines(run) if json.loads(line).get("beat", 0) <= 3]  # sent before the kill
+    (run / "prompts.jsonl").write_text("".join(kept))
+    calls = [json.loads(line) for line in lines if '"type": "call"' in line and json.loads(line)["beat"] == 3]
+    sent = [r for r in map(json.loads, kept) if r.get("beat") == 3]
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and f"; {len(sent) - len(calls)} unanswered at the cut)" in out and len(sent) > len(calls)

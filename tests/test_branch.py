@@ -374,3 +374,65 @@ def test_a_takes_metrics_name_the_seed_it_played_on_with(runs, tmp_path, capsys)
     assert json.loads(capsys.readouterr().out)["seed"] == 11
     assert main(["metrics", str(runs / "b"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["seed"] == 3
+
+
+def test_a_record_holding_line_separators_is_taken_again_line_for_line(tmp_path):
+    """JSON lines may hold U+2028, U+2029 and U+0085 as they are (a model's text, a world event): a take
+    splits its parent's logs at newlines only, so every inherited line stays whole."""
+    odd = "The phone rings\u2028twice\u2029then\x85stops"
+    parent = batch(scene_file(tmp_path, setting="Office\u2028conference room", events=[{"at_beat": 1, "text": odd}]),
+                   tmp_path / "parent")
+    assert "\u2028" in (parent / "prompts.jsonl").read_text() and odd in (parent / "events.jsonl").read_text()
+    assert branch(parent, 3, tmp_path / "take") == 0
+    take = tmp_path / "take"
+    split = lambda run: (run / "events.jsonl").read_text().split("\n")  # noqa: E731
+    at = next(i for i, line in enumerate(split(parent)) if '"type": "beat"' in line and json.loads(line)["beat"] == 3)
+    assert split(take)[:at] == split(parent)[:at] and json.loads(split(take)[at])["type"] == "branch"
+    assert split(take)[at + 1:] == split(parent)[at:], "the take plays the parent's beats again, line for line"
+    assert audit_run(take).clean
+
+
+def test_a_damaged_line_of_the_parent_is_named_before_the_take_plays(runs, tmp_path, capsys):
+    """A line of the parent's log before the beat that is no readable event is never passed over in
+    silence: the take names its file and line, keeps it as it stood, and is not audited clean."""
+    parent = Path(shutil.copytree(runs / "b", tmp_path / "parent"))
+    log = lines(parent)
+    at = next(i for i, line in enumerate(log) if json.loads(line)["type"] == "route")
+    log[at] = json.dumps({**json.loads(log[at]), "beat": "one"})
+    (parent / "events.jsonl").write_text("\n".join(log) + "\n")
+    (parent / "notes.md").write_bytes(b"\xff\xfe notes that are not UTF-8\n")
+    capsys.readouterr()
+    assert branch(parent, 4, tmp_path / "take") == 0
+    err = capsys.readouterr().err
+    assert f"NOTICE: {parent.resolve()}/events.jsonl line {at + 1} is not a readable event (beat:" in err
+    assert "repair that line" in err
+    assert lines(tmp_path / "take")[at] == log[at], "the damaged line is kept as it stood"
+    assert not audit_run(tmp_path / "take").clean
+
+
+def test_a_take_cut_off_before_it_began_is_never_resumed_as_its_parent(runs, tmp_path, capsys):
+    """Killed while it was being set up (its parent's record copied, its `private.json` written, its
+    `branch` event not yet): a resume would play the parent again without the change. It is refused,
+    naming the command that takes it again, and the audit says what it is; nothing changes."""
+    from test_run_folder import digest
+
+    parent = runs / "b"
+    take = tmp_path / "take"
+    assert branch(parent, 4, take, "--event", "The fire alarm goes off", "--seed", "9") == 0
+    log = lines(take)
+    opened = next(i for i, line in enumerate(log) if json.loads(line)["type"] == "branch")
+    (take / "events.jsonl").write_text("\n".join(log[:opened]) + "\n")
+    prompts = [line for line in lines(take, "prompts.jsonl") if json.loads(line).get("beat", 0) < 4]
+    (take / "prompts.jsonl").write_text("\n".join(prompts) + "\n")
+    for name in ("events.json", "transcript.md", "transcript.txt", "metadata.json"):
+        (take / name).unlink()
+    before = digest(take)
+    capsys.readouterr()
+    assert main(["resume", str(take)]) == 2
+    err = capsys.readouterr().err
+    again = f"promptdesk branch {parent.resolve()} --at-beat 4 --event 'The fire alarm goes off' --seed 9"
+    assert "cut off before it began" in err and again in err and "cannot be resumed" in err
+    assert digest(take) == before
+    capsys.readouterr()
+    assert main(["audit", str(take)]) == 1
+    assert f"CUT {take} is a take of {parent.resolve()} from beat 4 cut off before it began" in capsys.readouterr().out

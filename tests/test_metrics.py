@@ -236,3 +236,18 @@ def test_a_folder_whose_log_holds_no_readable_event_is_refused_as_not_a_run(tmp_
 def test_a_run_killed_before_its_first_event_still_measures_as_incomplete(tmp_path):
     (tmp_path / "events.jsonl").write_text("")
     assert metrics_of(tmp_path).close_reason == "incomplete"
+
+
+def test_the_metrics_of_a_run_cut_off_say_so_beside_the_table(tmp_path, capsys):
+    """The table of a run with no close is still printed (it measures what was played), and a notice
+    on stderr says the record is cut short, where, and what plays it on; a closed run has none."""
+    from promptdesk.core.cli.main import main
+
+    cut = write_run(tmp_path / "cut", HAND_COUNTED[:-1])
+    assert main(["metrics", str(cut), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["close_reason"] == "incomplete"
+    assert "NOTICE: the record is cut short" in err and "ends in beat 4 without a close" in err
+    assert f"promptdesk resume {cut}" in err
+    assert main(["metrics", str(write_run(tmp_path / "whole", HAND_COUNTED))]) == 0
+    assert "NOTICE" not in capsys.readouterr().err

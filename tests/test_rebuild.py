@@ -93,3 +93,41 @@ async def test_a_write_that_fails_midway_leaves_every_old_file_whole(run_scene):
                                                     str(limit)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "File too large" in done.stderr, done.stderr
     assert digest(run.dir) == before
+
+
+async def test_the_files_rebuilt_for_a_run_cut_off_never_say_it_closed(run_scene, capsys):
+    """A killed run's log has no close: its rebuilt transcripts say the scene was interrupted and never
+    closed, never `SCENE END` or `closed: …`; a closed run's still end as the spec has them."""
+    run = await run_scene(example_scene("the-apology"), isolation="b", coordinator="C")
+    assert "[SCENE END - Goal: " in (run.dir / "transcript.txt").read_text()
+    log = run.dir / "events.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    log.write_text("".join(lines[:next(i for i, line in enumerate(lines) if '"type": "close"' in line)]))
+    assert main(["rebuild", str(run.dir)]) == 0
+    txt, md = ((run.dir / name).read_text() for name in ("transcript.txt", "transcript.md"))
+    assert "SCENE END" not in txt
+    assert "(closed: " not in txt + md
+    assert "[SCENE INTERRUPTED - never closed: the record was cut off before the scene's close]" in txt
+    assert "*[scene interrupted]*" in md and "- Goal: Unknown (never closed: the record was cut off" in md
+    assert json.loads((run.dir / "metadata.json").read_text())["reason"] == "incomplete"
+
+
+async def test_a_folder_the_system_will_not_let_us_write_is_refused_naming_the_file_and_what_to_do(run_scene, capsys):
+    """A run folder that cannot be written (here its lock file cannot be opened: it is a folder; a
+    read-only mount or a permission is alike) is refused by rebuild and resume, naming the file, why,
+    and what to do: never a traceback, never a word of it changed."""
+    from test_run_folder import digest
+
+    run = await run_scene(example_scene("the-apology"), isolation="b", coordinator="C")
+    log = run.dir / "events.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    log.write_text("".join(lines[:next(i for i, line in enumerate(lines) if '"type": "close"' in line)]))
+    (run.dir / ".lock").mkdir()
+    before = digest(run.dir)
+    for verb in ("rebuild", "resume"):
+        capsys.readouterr()
+        assert main([verb, str(run.dir)]) == 2
+        err = capsys.readouterr().err
+        assert f"cannot {verb} {run.dir}: Is a directory: {run.dir / '.lock'}; make the run folder" in err
+        assert f"then {verb} again" in err and "Errno" not in err
+    assert digest(run.dir) == before

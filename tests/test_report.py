@@ -301,3 +301,17 @@ def test_the_page_is_private_to_you_as_the_run_folders_files_are(tmp_path):
     fresh = tmp_path / "fresh.html"
     assert main(["report", str(run), "--html", str(fresh)]) == 0
     assert fresh.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_run_cut_off_is_reported_as_never_closed_and_cut_short(tmp_path):
+    """A killed run has no close: its page never says it closed, and says where its record ends."""
+    run = write_run(tmp_path / "run", HAND_COUNTED[:-1])
+    page = tmp_path / "page.html"
+    assert main(["report", str(run), "--html", str(page)]) == 0
+    html = page.read_text()
+    assert "closed <b>" not in html and "<b>never closed</b>, its record stopping after 5 beats" in html
+    assert "The record is cut short.</b> events.jsonl ends in beat 4 without a close" in html
+    assert f"promptdesk resume {run}" in html
+    whole = tmp_path / "whole.html"
+    assert main(["report", str(write_run(tmp_path / "whole", HAND_COUNTED)), "--html", str(whole)]) == 0
+    assert "closed <b>natural</b>" in whole.read_text() and "cut short" not in whole.read_text()

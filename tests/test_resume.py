@@ -374,3 +374,40 @@ async def test_two_resumes_of_one_killed_run_one_finishes_it_the_other_is_refuse
     calls = [e for e in read_events(run.dir) if e.type == "call" and e.beat is not None and e.beat >= 3]
     assert loopback.hits - sent_before == len(calls) > 0, "every call was made once, by one process"
     assert audit_run(run.dir).clean
+
+
+def test_a_damaged_record_resumes_naming_its_lines_and_changing_nothing_it_holds(tmp_path, capsys):
+    """A killed run whose files were damaged besides the kill (a line of `events.jsonl` that is no event,
+    a request line of the wrong type in `prompts.jsonl`, `notes.md` gone) still resumes: the damaged lines are named
+    first, kept as they stood, the next request of that actor is written whole, and the audit says
+    the record is not clean."""
+    from helpers import run_session
+
+    whole = asyncio.run(run_session(tmp_path, example_scene("the-apology"), isolation="b", coordinator="C"))
+    killed = tmp_path / "killed"
+    shutil.copytree(whole.dir, killed)
+    kill_mid_beat(killed, 5)
+    events = (killed / "events.jsonl").read_text().split("\n")
+    at = next(i for i, line in enumerate(events) if '"type": "route"' in line)
+    events[at] = events[at][:30]
+    (killed / "events.jsonl").write_text("\n".join(events))
+    prompts = (killed / "prompts.jsonl").read_text().split("\n")
+    base = next(i for i, line in enumerate(prompts) if '"extends": 1,' in line)
+    prompts[0] = json.dumps({**json.loads(prompts[0]), "beat": "zero"})
+    (killed / "prompts.jsonl").write_text("\n".join(prompts))
+    (killed / "notes.md").unlink()
+    assert main(["resume", str(killed), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert f"NOTICE: {killed / 'notes.md'} is missing: the run is resumed from private.json" in err
+    assert f"NOTICE: {killed}/events.jsonl line {at + 1} is not a readable event" in err
+    assert (killed / "events.jsonl").read_text().split("\n")[at] == events[at]
+    assert (killed / "prompts.jsonl").read_text().split("\n")[0] == prompts[0]
+    report = audit_run(killed)
+    assert not report.clean and any(f"events.jsonl line {at + 1} cannot be read" in p for p in report.problems)
+    assert any('prompts.jsonl line 1 cannot be read ("beat"' in p for p in report.problems)
+    assert any(f"line {base + 1}: request {base + 1} extends request 1, whose line cannot be read" in p
+               for p in report.problems)
+    after = [json.loads(line) for line in (killed / "prompts.jsonl").read_text().splitlines()[len(prompts):]]
+    first = json.loads(prompts[0])["to"]
+    assert "request" in next(r for r in after if r["to"] == first), "its next request stands whole"
+    assert not (killed / ".lock").exists() and (killed / "metadata.json").exists()

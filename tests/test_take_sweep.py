@@ -293,3 +293,29 @@ async def test_a_budget_stopped_sweep_of_takes_goes_on_with_a_higher_budget(run_
         for row in read_results(tmp_path / "takes"):
             own = [e for e in read_events(tmp_path / "takes" / row["run"]) if e.type == "call" and e.beat >= 3]
             assert row["cost_usd"] == pytest.approx(sum(e.cost_usd for e in own + cut[row["run"]]), abs=1e-6)
+
+
+def test_a_take_killed_before_it_began_is_taken_again_with_its_change(swept, tmp_path, capsys):
+    """A take of the sweep killed while it was being set up (its log holds only what it copied from the
+    parent, no `branch` event): the sweep run again sets it aside and takes it afresh, change and all,
+    and plays what the take played uninterrupted; never the parent again without the change."""
+    import shutil
+    out = tmp_path / "sweep"
+    shutil.copytree(swept / "sweep", out)
+    take = out / "change-seed2"
+    whole = read_events(take)
+    lines = (take / "events.jsonl").read_text().splitlines()
+    opened = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "branch")
+    (take / "events.jsonl").write_text("\n".join(lines[:opened]) + "\n")
+    for name in ("events.json", "transcript.md", "transcript.txt", "metadata.json"):
+        (take / name).unlink()
+    rows = [r for r in read_results(out) if r["run"] != "change-seed2"]
+    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert sweep(swept / "parent", out, "--event", "The fire alarm goes off") == 0
+    capsys.readouterr()
+    again = read_events(take)
+    changes = lambda events: [(e.type, e.beat, e.text) for e in events if e.type in ("branch", "event", "note")]  # noqa: E731
+    assert changes(again) == changes(whole) and changes(whole)[0][0] == "branch"
+    spoken = lambda events: [(e.beat, e.from_, e.text) for e in events if e.type == "speak" and e.beat >= 4]  # noqa: E731
+    assert spoken(again) == spoken(whole)
+    assert any(p.name.startswith("change-seed2") and p != take for p in out.iterdir()), "the cut folder is set aside"

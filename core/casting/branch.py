@@ -114,7 +114,7 @@ def prepare_branch(parent: Path, beat: int, change: Change = Change(), *, out: P
     beat was never begun, the format cannot be branched or the change does not fit."""
     parent = Path(parent).resolve()
     record, prefix, taken, change = check_branch(parent, beat, change, base_url)
-    notes = (parent / "notes.md").read_text(encoding="utf-8") if (parent / "notes.md").exists() else ""
+    notes = (parent / "notes.md").read_text(encoding="utf-8", errors="replace") if (parent / "notes.md").exists() else ""
     names = {slug: str(member.get("name") or slug) for slug, member in record["cast"].items()}
     notes += f"\n- Take of {parent.name} from beat {beat}: {describe_change(change.record(), names)}.\n"
     claim = _claim(parent, beat, out)
@@ -130,6 +130,7 @@ def prepare_branch(parent: Path, beat: int, change: Change = Change(), *, out: P
                         "parent": str(parent), "beat": beat, "change": change.record(), "inherited": len(prefix.events),
                         "arrivals": session.clock.arrivals}
         session.recorder.lock = claim
+        session.notices += [f"NOTICE: {text}" for text in prefix.unreadable]
         session.recorder.reopen(prefix.events)
         if change.event:
             session.inject_event(change.event)

@@ -47,6 +47,7 @@ from promptdesk.core.providers.spec import ProviderSpec
 from promptdesk.core.record.prompt_log import requests_since
 from promptdesk.core.record.events import CallEvent, parse_event_json
 from promptdesk.core.record.seams import RESTART, SUPERSEDED, find_cut, supersede
+from promptdesk.core.record.takes import unbegun_take
 from promptdesk.core.engine.session import Session
 
 
@@ -62,6 +63,15 @@ def _journal_path(member: dict[str, Any], run_dir: Path, slug: str) -> Path | No
         return run_dir / "journals" / f"{slug}.md"
     raw = member["journal_path"]
     return None if raw in (None, "", "None") else Path(raw)
+
+
+def _notes(run_dir: Path) -> str:
+    """`notes.md` as it stands (a byte that is not UTF-8 read as U+FFFD); empty when it is missing:
+    everything a resume needs is in `private.json`, and the notes added from now on are written anew."""
+    try:
+        return (run_dir / "notes.md").read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
 
 
 def rebuild_session(run_dir: Path, base_url: str | None = None, *, realtime: bool = False,
@@ -96,7 +106,7 @@ def rebuild_session(run_dir: Path, base_url: str | None = None, *, realtime: boo
     coordinator = (RuleCoordinator() if role == "C" else
                    JudgeCoordinator(role, goal=scene.goal or "", operator_context=record.get("operator_context", "")))
     session = Session(scene, actors, fmt=fmt, isolation=record["isolation"], coordinator=coordinator, run_dir=Path(run_dir),
-                   notes=(Path(run_dir) / "notes.md").read_text(encoding="utf-8"), start_info=record.get("start", {}), clock=clock,
+                   notes=_notes(Path(run_dir)), start_info=record.get("start", {}), clock=clock,
                    max_beats=record["max_beats"], budget_usd=record.get("budget_usd"), characters=characters,
                    write_character_journals=bool(record.get("write_character_journals", False)),
                    judge_provider=pool.get(judge) if judge else None,
@@ -109,11 +119,13 @@ def rebuild_session(run_dir: Path, base_url: str | None = None, *, realtime: boo
 
 def resumable(run_dir: Path, stopped_too: bool = False) -> bool:
     """Whether `prepare` could continue the run in `run_dir` (read only: nothing is changed or locked):
-    a scene run with its start record whose log was cut off (or, `stopped_too`, closed by a stop)."""
+    a scene run with its start record whose log was cut off (or, `stopped_too`, closed by a stop), and
+    not a take cut off before it began (a sweep sets that aside and takes it again)."""
     try:
         record = read_private(Path(run_dir))
-        return (get(Scene.model_validate(record["scene"]).format).resumable()
-                and not find_cut(Path(run_dir), reopen_stopped=stopped_too).closed)
+        cut = find_cut(Path(run_dir), reopen_stopped=stopped_too)
+        return (get(Scene.model_validate(record["scene"]).format).resumable() and not cut.closed
+                and not unbegun_take(Path(run_dir), record, cut.kept))
     except (PromptdeskError, OSError, ValueError, KeyError, TypeError):
         return False
 
@@ -127,9 +139,16 @@ def prepare(run_dir: Path, base_url: str | None = None, *, stopped_too: bool = F
     (`promptdesk.core.record.seams`). `stopped_too`: a run closed by a stop resumes too (a sweep's budget)."""
     run_dir = Path(run_dir)
     session = rebuild_session(run_dir, base_url)
+    if session.private_record is not None and (unbegun := unbegun_take(run_dir, session.private_record,
+                                                                        find_cut(run_dir).kept)):
+        raise InvalidConfig(unbegun)
     lock = FolderLock.take(run_dir, "resume")
     try:
         cut = find_cut(run_dir, reopen_stopped=stopped_too)
+        session.notices += [f"NOTICE: {text}" for text in cut.unreadable]
+        if not (run_dir / "notes.md").exists():
+            session.notices.append(f"NOTICE: {run_dir / 'notes.md'} is missing: the run is resumed from private.json, "
+                                   "which holds all it needs, but the notes it held are not written again")
         if cut.closed:
             session = journal_step(run_dir, session)
             count_superseded(session, run_dir)

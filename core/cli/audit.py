@@ -15,7 +15,8 @@ from promptdesk.core.record.audit import AuditReport, audit_run
 def parser() -> argparse.ArgumentParser:
     p = command_parser("promptdesk audit", "Re-check every request sent to every actor and judge (prompts.jsonl) "
                        "against the run's private material: name each leak and whose material it is.",
-                       exit_codes("every run is clean", "a leak, or a part of the record that could not be checked",
+                       exit_codes("every run is clean", "a leak, a part of the record that could not be checked, or a record "
+                                  "cut short (a run killed before its end, or still being written)",
                                   "not a run"))
     p.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="run folders, or a sweep folder")
     return p
@@ -55,6 +56,8 @@ def show(report: AuditReport) -> None:
         print(leak.describe(report.names))
     for problem in report.problems:
         print(f"UNCHECKED {problem}")
+    if report.cut:
+        print(f"CUT {report.cut}")
     for warning in report.warnings:
         print(f"WARNING {warning}", file=sys.stderr)
     print(report.summary())

@@ -64,6 +64,8 @@ def main(args: list[str]) -> int:
         session = prepare_branch(ns.run_dir, ns.at_beat, change_of(ns), out=ns.out, base_url=ns.base_url)
     except (PromptdeskError, OSError, ValueError) as exc:
         return refuse(exc if isinstance(exc, PromptdeskError) else f"NOT_A_RUN: cannot branch {ns.run_dir}: {exc}")
+    for notice in session.notices:
+        print(notice, file=sys.stderr)
     print(f"{session.seam['text']} -> {session.recorder.run_dir}", file=sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
     result = asyncio.run(_run_with_signals(session))

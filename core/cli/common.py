@@ -4,6 +4,7 @@ one way to refuse bad input, one way to end a sweep, and the console as the core
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from pathlib import Path
 from collections.abc import Callable
@@ -80,6 +81,19 @@ def refuse(problem: BaseException | str) -> int:
     and return exit code 2, the code of every command for input that names what to fix."""
     print(str(problem), file=sys.stderr)
     return EXIT_INVALID
+
+
+def folder_trouble(verb: str, run_dir: Path, exc: OSError) -> str:
+    """The refusal for a run folder the system would not let a command read or write (a read-only
+    mount, a permission, a full disk): the file and the reason, and what to do, never a traceback."""
+    where = f": {exc.filename}" if exc.filename else ""
+    if isinstance(exc, FileNotFoundError):
+        fix = "that file of the run folder is missing: put it back from a copy of the folder"
+    elif exc.errno == errno.ENOSPC:
+        fix = "the disk is full: free some space"
+    else:
+        fix = "make the run folder and its files readable and writable by you (or copy the folder somewhere writable)"
+    return f"NOT_A_RUN: cannot {verb} {run_dir}: {exc.strerror or exc}{where}; {fix}, then {verb} again"
 
 
 def sweep_through(make: Callable[[], Any], folder: Path, retry_failed: bool = False) -> int:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import sys
 from pathlib import Path
 
 from promptdesk.core.cli.common import command_parser, exit_codes, refuse
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
 from promptdesk.core.experiments.metrics import NESTED, RunMetrics, metrics_of
+from promptdesk.core.record.cut import cut_of_folder
 
 ACTOR_COLUMNS = ("turns", "silences", "interruptions", "reactions", "words", "talk_share", "tokens", "cost_usd",
                  "cache_read_share", "echo", "failures", "corrections", "salvaged")
@@ -37,6 +39,9 @@ def main(argv: list[str]) -> int:
     except PromptdeskError as exc:
         return refuse(str(exc))
     print(json.dumps(metrics.to_dict(), indent=2) if ns.json else table(metrics))
+    if cut := cut_of_folder(ns.run_dir):
+        print(f"NOTICE: the record is cut short, so these are the metrics of a run that never finished: {cut}",
+              file=sys.stderr)
     return EXIT_CLOSED
 
 

@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from promptdesk.core.cli.common import command_parser, exit_codes, refuse
+from promptdesk.core.cli.common import command_parser, exit_codes, folder_trouble, refuse
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
 from promptdesk.core.formats.registry import of_run
 from promptdesk.core.record.rebuild import rebuild
@@ -29,6 +29,6 @@ def main(args: list[str]) -> int:
     try:
         count = rebuild(ns.run_dir, lambda events: of_run(events).lines)
     except (PromptdeskError, OSError) as exc:
-        return refuse(exc if isinstance(exc, PromptdeskError) else f"NOT_A_RUN: cannot rebuild {ns.run_dir}: {exc}")
+        return refuse(exc if isinstance(exc, PromptdeskError) else folder_trouble("rebuild", ns.run_dir, exc))
     print(f"Rebuilt the derived files of {ns.run_dir} from {count} events.", file=sys.stderr)
     return EXIT_CLOSED

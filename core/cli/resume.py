@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from promptdesk.core.casting.resume import prepare
-from promptdesk.core.cli.common import command_parser, exit_codes, refuse
+from promptdesk.core.cli.common import command_parser, exit_codes, folder_trouble, refuse
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
 
 
@@ -41,7 +41,10 @@ def main(args: list[str]) -> int:
     try:
         session = prepare(ns.run_dir, ns.base_url)
     except (PromptdeskError, OSError, ValueError) as exc:
-        return refuse(exc if isinstance(exc, PromptdeskError) else f"NOT_A_RUN: cannot resume {ns.run_dir}: {exc}")
+        return refuse(exc if isinstance(exc, PromptdeskError) else folder_trouble("resume", ns.run_dir, exc)
+                      if isinstance(exc, OSError) else f"NOT_A_RUN: cannot resume {ns.run_dir}: {exc}")
+    for notice in session.notices:
+        print(notice, file=sys.stderr)
     where = "in its journal step" if session.journal_resume is not None else f"at beat {session.first_beat}"
     print(f"Resuming {ns.run_dir} {where}.", file=sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))

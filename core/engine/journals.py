@@ -13,15 +13,15 @@ never reached the character's own journal.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from promptdesk.core.characters.journal_store import append_entry, holds_entry
 from promptdesk.core.engine.briefing import JOURNAL_PROMPT
-from promptdesk.core.engine.outcome import PROVIDER_ERROR
 from promptdesk.core.errors import RecordingError
 from promptdesk.core.protocol.tags import TagReader
+from promptdesk.core.record.cut import JOURNALS_SKIPPED_AFTER, pending_journals
 from promptdesk.core.record.events import BaseEvent, CloseEvent, JournalEvent
 from promptdesk.core.engine.turn import call, failure_reason
 
@@ -29,8 +29,10 @@ if TYPE_CHECKING:
     from promptdesk.core.engine.actors import Actor
     from promptdesk.core.engine.stage import Stage
 
-SKIPPED_AFTER = ("stop", PROVIDER_ERROR)
+SKIPPED_AFTER = JOURNALS_SKIPPED_AFTER
 """Close reasons after which no journal step is taken."""
+pending = pending_journals
+"""The actors whose journal step a killed run never finished (`promptdesk.core.record.cut`)."""
 
 
 async def write_all(session: Stage, only: Sequence[str] | None = None) -> None:
@@ -130,21 +132,6 @@ def _failed(session: Stage, actor: Actor, text: str, exc: BaseException) -> None
     reason = failure_reason(exc)
     session.recorder.log("error", f"journal for {actor.slug} failed", error=reason)
     session.say("system", text, reason=reason, about=actor.slug)
-
-
-def pending(events: Sequence[BaseEvent], slugs: Iterable[str]) -> list[str]:
-    """The actors (in `slugs` order) whose journal step the log shows begun but never finished: the
-    scene closed for a reason that takes the step, and after the close there is neither an entry nor
-    a failure line for them, nor a stop or a budget skip that ended the step."""
-    closes = [i for i, e in enumerate(events) if isinstance(e, CloseEvent)]
-    if not closes or events[closes[-1]].reason in SKIPPED_AFTER:
-        return []
-    after = events[closes[-1] + 1:]
-    if any(e.type == "stop" or (e.type == "system" and getattr(e, "reason", None) == "budget") for e in after):
-        return []
-    done = {e.from_ for e in after if isinstance(e, JournalEvent)}
-    done |= {(e.model_extra or {}).get("about") for e in after if e.type == "system"}
-    return [slug for slug in slugs if slug not in done]
 
 
 def unappended(session: Stage, events: Sequence[BaseEvent]) -> list[JournalEvent]:

@@ -25,6 +25,9 @@ from promptdesk.core.record.events import BaseEvent
 from promptdesk.core.experiments.metrics import (NESTED, FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, NotARunFolder, RunMetrics, audit_verdict,
                                       recorded_success, spend_per_beat, run_events, run_metrics, timeline)
 from promptdesk.core.experiments.report_arcs import arcs_svg, graph_svg, insights_html, relationships_rows
+from promptdesk.core.errors import PromptdeskError
+from promptdesk.core.record.cut import cut_of
+from promptdesk.core.record.private import read_private
 from promptdesk.core.record.seams import superseded_calls
 
 COLOURS = {SPOKE: "#3b82f6", INTERRUPTED: "#f59e0b", REACTED: "#10b981", SILENT: "#9ca3af", FAILED: "#ef4444"}
@@ -222,6 +225,21 @@ def duration_text(m: RunMetrics, simulated: bool) -> str:
     return f"{number(m.duration_s)} s" + (" of simulated time" if simulated else "")
 
 
+def ending_html(m: RunMetrics) -> str:
+    """How the run ended: its close reason, or that it never closed (a record cut off)."""
+    return "<b>never closed</b>, its record stopping" if m.close_reason == "incomplete" else f"closed <b>{esc(m.close_reason)}</b>"
+
+
+def cut_html(run_dir: Path, events: list) -> list[str]:
+    """A paragraph saying where a record cut short ends and what plays it on (nothing for a whole one)."""
+    try:
+        record = read_private(run_dir)
+    except (PromptdeskError, OSError, ValueError):
+        record = {}
+    cut = cut_of(run_dir, events, record)
+    return [f"<p><b>The record is cut short.</b> {esc(cut)}.</p>"] if cut else []
+
+
 def run_report(run_dir: Path, command: str | None = None) -> str:
     """The HTML of one run."""
     events = run_events(run_dir)
@@ -232,9 +250,10 @@ def run_report(run_dir: Path, command: str | None = None) -> str:
     simulated = facts.clocks == {"simulated"}
     body = [f"<h1>{esc(facts.title)}</h1>",
             facts_html(facts, ran=run_command(events), made=command),
-            f"<p>Isolation {esc(m.isolation)}, coordinator {esc(m.coordinator)}, seed {esc(m.seed)}: closed "
-            f"<b>{esc(m.close_reason)}</b> after {m.beats} beats and {esc(duration_text(m, simulated))}; success "
+            f"<p>Isolation {esc(m.isolation)}, coordinator {esc(m.coordinator)}, seed {esc(m.seed)}: "
+            f"{ending_html(m)} after {m.beats} beats and {esc(duration_text(m, simulated))}; success "
             f"{yes_no(m.success)}, goal achieved {yes_no(m.goal_achieved)}.</p>",
+            *cut_html(run_dir, events),
             cite_html("One run is one draw of a seeded process: cite its numbers as a description of this run "
                       f"(scene, choices, provider and seed {m.seed} as above), not as an estimate of what the "
                       "choices do; compare a sweep over several seeds for that."),

@@ -32,6 +32,7 @@ from promptdesk.core.errors import NotARun
 from promptdesk.core.record import audit_record as whole
 from promptdesk.core.record.audit_coordinator import EVERYONE, checked_material
 from promptdesk.core.record.audit_framing import Framing, Suspect
+from promptdesk.core.record.cut import cut_of
 from promptdesk.core.record.audit_material import COORDINATOR, Material, json_words, readable
 from promptdesk.core.record.outputs import unfinished_requests
 from promptdesk.core.record.private import read_private
@@ -95,6 +96,11 @@ class AuditReport:
     unfinished: int = 0
     """Requests sent for a beat a kill cut off (kept in `prompts.jsonl`, named by a resume's seam):
     checked like every other, since a server received them."""
+    cut: str | None = None
+    """Where the record stops short when its run was cut off (or is still being written): never clean."""
+    in_flight: int = 0
+    """Requests of the last beat on the log (or later) that no `call` event answers: under way when the
+    run was cut off (shown only for a record cut short)."""
     excused: int = 0
     """Matches of another owner's private words that the audit found in requests and excused as public
     material (as routed), the recipient's own, or the engine's framing: what precision is made of."""
@@ -102,20 +108,25 @@ class AuditReport:
     @property
     def clean(self) -> bool:
         """True when every request was checked and none carries another owner's private material."""
-        return not self.leaks and not self.problems
+        return not self.leaks and not self.problems and not self.cut
 
     def summary(self) -> str:
         cut = f" ({self.unfinished} of them sent in beats a kill cut off)" if self.unfinished else ""
+        if self.cut and self.in_flight:
+            cut = f"{cut[:-1]}; {self.in_flight} unanswered at the cut)" if cut else f" ({self.in_flight} unanswered at the cut)"
         if self.clean:
             return (f"Audit clean: {self.requests} requests{cut} in {self.run_dir} carry no other owner's private "
                     "material.")
         unchecked = f"{len(self.problems)} part{'s' if len(self.problems) > 1 else ''} of the record could not be checked"
+        short = "the run was cut off before its end (CUT above)"
         if not self.leaks:
-            return (f"Audit INCOMPLETE: no leak in the {self.requests} requests of {self.run_dir} that could be read, "
-                    f"but {unchecked} (UNCHECKED above), so the run cannot be called clean.")
+            why = " and ".join([*([f"{unchecked} (UNCHECKED above)"] if self.problems else []), *([short] if self.cut else [])])
+            readable = " that could be read" if self.problems else ""
+            return (f"Audit INCOMPLETE: no leak in the {self.requests} requests{cut} of {self.run_dir}{readable}, "
+                    f"but {why}, so the run cannot be called clean.")
         owners = sorted({f"{l.owner}'s {l.kind}" for l in self.leaks})
         text = f"Audit FAILED: {len(self.leaks)} leaks in {self.requests} requests of {self.run_dir} ({', '.join(owners)})"
-        return text + (f"; {unchecked}" if self.problems else "") + "."
+        return text + (f"; {unchecked}" if self.problems else "") + (f"; {short}" if self.cut else "") + "."
 
 
 def audit_run(run_dir: Path) -> AuditReport:
@@ -129,16 +140,21 @@ def audit_run(run_dir: Path) -> AuditReport:
     numbers: list[int] = []
     events = whole.read_log(run_dir / "events.jsonl", intake, required=True, numbers=numbers)
     superseded = whole.read_log(run_dir / SUPERSEDED, intake, required=False)
+    whole.check_superseded(intake, events, run_dir / SUPERSEDED)
     if not any(e.type == "start" for e in events):
         intake.problems.append("events.jsonl has no start event: what the run did cannot be told")
     report.unfinished = unfinished_requests(events)
     material, coordinator_leaks = checked_material(record, events, superseded)
     calls = whole.calls_of([*superseded, *events])
+    report.cut = cut_of(run_dir, events, record)
     if not (run_dir / PROMPTS).exists():
         intake.problems.append(f"{PROMPTS} is missing: the {sum(calls.values())} calls events.jsonl records "
                                "cannot be checked")
     elif (sent := _scan_prompts(run_dir, material, report, intake)) is not None:
         whole.check_coverage(intake, calls, sent)
+        last = max((e.beat for e in events if isinstance(e.beat, int)), default=None)
+        report.in_flight = sum(max(0, n - calls.get(key, 0)) for key, n in sent.items()
+                               if last is not None and isinstance(key[2], int) and key[2] >= last)
     report.leaks += [Leak(numbers[index], 0, event.target or EVERYONE, found.owner, found.kind, found.excerpt,
                           event.beat, "suggested world event" if event.type == "event" else "coordinator note",
                           source="events.jsonl") for index, event, found in coordinator_leaks]

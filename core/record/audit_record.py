@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from promptdesk.core.record.events import BaseEvent, parse_event_json
+from promptdesk.core.record.events import BaseEvent, parse_event_json, why_unreadable
 from promptdesk.core.record.prompt_log import FILE as PROMPTS
 from promptdesk.core.record.seams import resumed_at
 
@@ -55,8 +55,10 @@ def torn(line: str) -> bool:
 def judge_unreadable(intake: Intake, name: str, found: list[tuple[int, str, str]]) -> None:
     """Sort a log's unreadable lines (number, the line as it stands with its newline if it has one,
     why) into torn, a warning, and garbled, a problem. An unended last line may be torn by the kill
-    no resume followed; any other torn line needs a resume that ended it."""
-    ended_by_resume = intake.seams
+    no resume followed; any other torn line needs a resume that ended it, and never in `events.jsonl`:
+    a resume moves that log's torn last line aside (to `superseded.jsonl`), so a torn-looking line
+    inside it was not left by a kill."""
+    ended_by_resume = 0 if name == "events.jsonl" else intake.seams
     for number, line, why in found:
         last = not line.endswith("\n")
         if torn(line) and (last or ended_by_resume > 0):
@@ -97,9 +99,8 @@ def read_log(path: Path, intake: Intake, *, required: bool, numbers: list[int] |
 
 
 def first_line(exc: Exception) -> str:
-    """An exception's message, first line, short."""
-    text = str(exc).strip().splitlines()
-    return text[0][:120] if text else type(exc).__name__
+    """Why a line cannot be read, short: for a line that is JSON but not an event, the field at fault."""
+    return why_unreadable(exc)
 
 
 def calls_of(events: list[BaseEvent]) -> Counter[Key]:
@@ -128,3 +129,22 @@ def check_numbering(intake: Intake, misplaced: list[tuple[int, int]]) -> None:
         line, request = misplaced[0]
         intake.problems.append(f"{PROMPTS} line {line} holds request {request}: lines were removed, added or moved "
                                f"({len(misplaced)} requests out of place)")
+
+
+def check_superseded(intake: Intake, events: list[BaseEvent], path: Path) -> None:
+    """Add a problem when `superseded.jsonl` holds fewer lines than the resumes' seams say they moved
+    there: the thinking of the beats played again (and the calls they paid for) cannot all be checked."""
+    moved = sum(n for e in events if resumed_at(e) and isinstance(n := (e.model_extra or {}).get("superseded"), int))
+    if moved <= 0:
+        return
+    try:
+        lines = path.read_bytes().split(b"\n")
+        held = len(lines) - (lines[-1] == b"")
+    except FileNotFoundError:
+        held = None
+    except OSError:
+        return  # read_log has named it
+    if held is None or held < moved:
+        has = "is missing" if held is None else f"holds {held} lines"
+        intake.problems.append(f"{path.name} {has}, but the resumes' seams in events.jsonl say {moved} line{'s were' if moved != 1 else ' was'} "
+                               "moved there: what the beats played again held cannot all be checked")

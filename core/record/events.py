@@ -232,3 +232,18 @@ def parse_event_json(line: str) -> BaseEvent:
     strict validator's parser, reads a lone surrogate's escape back as the character it was), nested
     no deeper than `promptdesk.core.protocol.bounded.MAX_DEPTH`; every failure is a `ValueError`."""
     return _ADAPTER.validate_python(load_json(line))
+
+
+def why_unreadable(exc: Exception) -> str:
+    """Why a line is no event, in a few words (the field and what is wrong with it, not the validator's
+    whole report)."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors) and (first := next(iter(errors()), None)):
+        if first["type"] == "union_tag_not_found":
+            return "no `type`"
+        if first["type"] == "union_tag_invalid":
+            return f"unknown type {first.get('ctx', {}).get('tag')!r}"
+        where = ".".join(str(part) for part in first["loc"][1:])
+        return f"{where + ': ' if where else ''}{first['msg']}"[:120]
+    text = str(exc).strip().splitlines()
+    return text[0][:120] if text else type(exc).__name__

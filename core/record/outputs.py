@@ -343,7 +343,7 @@ def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PL
     per = ", ".join(f"{names[s]}: {counts.get(s, 0)}" for s in names)
     spend, notes = costs(events, cut), note_counts(events)
     out += ["*[end of scene]*" if close else "*[scene interrupted]*", "", "---", "", "## Post-scene notes",
-            f"- Close reason: {close.reason if close else 'incomplete'}",
+            f"- Close reason: {close.reason if close else f'incomplete ({CUT_OFF})'}",
             f"- Goal: {goal_label(close)}" + (f" — {close.goal_reason}" if close and close.goal_reason else ""),
             f"- Turn count: {sum(counts.values())} ({per})",
             f"- Coordinator's correction prompts issued: {sum(e.type == 'correct' for e in events)}",
@@ -356,10 +356,14 @@ def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PL
     return "\n".join(out)
 
 
+CUT_OFF = "never closed: the record was cut off before the scene's close"
+"""What the transcripts say of a run whose log has no close (killed; `promptdesk resume` plays it on)."""
+
+
 def goal_label(close: CloseEvent | None) -> str:
     """The goal verdict for `[SCENE END - Goal: …]`: Achieved, Not achieved or Unknown, with the close."""
     verdict = {True: "Achieved", False: "Not achieved"}.get(close.goal_achieved, "Unknown") if close else "Unknown"
-    return f"{verdict} (closed: {close.reason if close else 'incomplete'})"
+    return f"{verdict} (closed: {close.reason})" if close else f"{verdict} ({CUT_OFF})"
 
 
 TIMED_OUT = "max_beats_exceeded"
@@ -368,10 +372,10 @@ TIMED_OUT = "max_beats_exceeded"
 
 def scene_end(close: CloseEvent | None) -> str:
     """`transcript.txt`'s last line: spec 004's `[SCENE END - Maximum length reached]` for a timeout,
-    else `[SCENE END - Goal: …]` with the verdict and the close reason."""
+    else `[SCENE END - Goal: …]` with the verdict and the close reason; never `SCENE END` without a close."""
     if close is not None and close.reason == TIMED_OUT:
         return "[SCENE END - Maximum length reached]"
-    return f"[SCENE END - Goal: {goal_label(close)}]"
+    return f"[SCENE END - Goal: {goal_label(close)}]" if close else f"[SCENE INTERRUPTED - {CUT_OFF}]"
 
 
 def transcript_txt(events: list[BaseEvent], when: datetime, own: FormatLines = PLAIN, cut: Sequence[BaseEvent] = ()) -> str:

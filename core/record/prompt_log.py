@@ -97,15 +97,24 @@ class PromptLogWriter:
 
     def continue_after(self, run_dir: Path) -> None:
         """Go on writing an existing `prompts.jsonl` (a resumed run): ids above every line, torn ones
-        included, and each recipient's next request a delta against its last readable one."""
+        included, and each recipient's next request a delta against its last readable one. Never
+        refuses a damaged file (the audit names its lines): a recipient whose last request cannot be
+        rebuilt exactly has its next one written whole."""
         path = Path(run_dir) / FILE
         with open(path, "rb") as handle:
             self.next_id = sum(1 for _ in handle) + 1
-        for record in read_prompts(run_dir):
-            request = Request.model_validate({**record.request, "to": record.to, "purpose": record.purpose,
-                                              "beat": record.beat})
-            self._last[record.to] = _Sent(record.id, record.text, request, len(record.text) - _messages_end(record.text, request))
+        inexact: list[str] = []
+        for record in read_prompts(run_dir, on_problem=inexact.append):
             self.next_id = max(self.next_id, record.id + 1)
+            try:
+                if inexact:
+                    raise ValueError(inexact.pop())
+                request = Request.model_validate({**record.request, "to": record.to, "purpose": record.purpose,
+                                                  "beat": record.beat})
+            except ValueError:
+                self._last.pop(record.to, None)
+                continue
+            self._last[record.to] = _Sent(record.id, record.text, request, len(record.text) - _messages_end(record.text, request))
 
     def line(self, t: float, request: Request) -> str:
         """The line (without its newline) that records one request."""
@@ -226,13 +235,15 @@ def read_prompts(run_dir: Path, *, warn=None, on_problem=None, on_unreadable=Non
         return
     texts: dict[int, str] = {}
     last_of: dict[str, int] = {}
+    unread: set[int] = set()
     with open(path, encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
             try:
-                record, problem = _rebuild(load_json(line), texts, number)
+                record, problem = _rebuild(load_json(line), texts, number, unread)
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                unread.add(number)
                 if warn:
                     warn(f"{path}: line {number} skipped (unreadable: {exc})")
                 if on_unreadable:
@@ -249,18 +260,46 @@ def read_prompts(run_dir: Path, *, warn=None, on_problem=None, on_unreadable=Non
             yield record
 
 
-def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int) -> tuple[PromptRecord, str | None]:
-    """One line's request, and what is wrong with it if it cannot be rebuilt exactly."""
+_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "id": (int, "a whole number"), "t": ((int, float), "a number"), "to": ((str, type(None)), "text"), "purpose": (str, "text"),
+    "beat": ((int, type(None)), "a whole number or null"), "request": (dict, "an object"),
+    "extends": (int, "a whole number"), "keep": (int, "a whole number"), "append": (str, "text"),
+    "length": (int, "a whole number"), "copy": (list, "a pair of whole numbers"),
+}
+"""Each field a line may hold, with the type it must have: a line of another type is unreadable (named
+as such), never half read into a record that breaks its readers."""
+
+
+def _typed(data: Any) -> dict[str, Any]:
+    """`data` when it is a request line of the right types; else TypeError naming the field."""
+    if not isinstance(data, dict):
+        raise TypeError(f"a line must be a JSON object, not {type(data).__name__}")
+    for name, (kinds, what) in _FIELDS.items():
+        value = data.get(name)
+        if name in data and (not isinstance(value, kinds) or isinstance(value, bool)):
+            raise TypeError(f'"{name}" must be {what}, not {json.dumps(value, ensure_ascii=False)[:40]}')
+    copy = data.get("copy")
+    if copy is not None and (len(copy) != 2 or not all(isinstance(n, int) and not isinstance(n, bool) for n in copy)):
+        raise TypeError('"copy" must be a pair of whole numbers')
+    return data
+
+
+def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int,
+             unread: set[int] = frozenset()) -> tuple[PromptRecord, str | None]:
+    """One line's request, and what is wrong with it if it cannot be rebuilt exactly (`unread`: the
+    lines that could not be read, a request's base among them)."""
+    data = _typed(data)
     problem, extends, keep = None, data.get("extends"), data.get("keep", 0)
     if "request" in data:
         text = request_text(data["request"])
     else:
         base = texts.get(extends)
         copy = data.get("copy")
-        text = (base or "")[:keep] + ((base or "")[int(copy[0]):int(copy[1])] if copy else "") + data["append"]
+        text = (base or "")[:keep] + ((base or "")[copy[0]:copy[1]] if copy else "") + data["append"]
         if base is None:
             problem = (f"{FILE} line {number}: request {data.get('id')} extends request {extends}, "
-                       "which is not the previous request of the same recipient")
+                       + ("whose line cannot be read" if extends in unread else
+                          "which is not the previous request of the same recipient"))
         elif len(text) != data["length"]:
             problem = (f"{FILE} line {number}: request {data.get('id')} rebuilt to {len(text)} characters, "
                        f"expected {data['length']} (the file was changed)")

@@ -29,7 +29,7 @@ from typing import Any, BinaryIO, TextIO
 
 from promptdesk.core.record import evaluation_file, outputs
 from promptdesk.core.errors import RecordingError, recording_error
-from promptdesk.core.record.events import BaseEvent, parse_event_json, spec_record
+from promptdesk.core.record.events import BaseEvent, parse_event_json, spec_record, why_unreadable
 from promptdesk.core.record.lines import PLAIN, FormatLines
 from promptdesk.core.record.prompt_log import PromptLogWriter
 from promptdesk.core.providers.base import Request
@@ -282,7 +282,7 @@ def read_events(run_dir: Path, warn: Callable[[str], None] | None = None) -> lis
             try:
                 events.append(parse_event_json(raw.decode("utf-8")))
             except ValueError as exc:  # UnicodeDecodeError, JSON, depth and validation errors alike
-                warn(f"{path}: line {number} skipped, it is not a readable event ({_first_line(exc)})")
+                warn(f"{path}: line {number} skipped, it is not a readable event ({why_unreadable(exc)})")
     return events
 
 
@@ -301,15 +301,3 @@ def bounded_lines(handle: BinaryIO, limit: int) -> Iterator[bytes | None]:
             yield line.removesuffix(b"\n")
 
 
-def _first_line(exc: Exception) -> str:
-    """Why a line is no event, in a few words."""
-    errors = getattr(exc, "errors", None)
-    if callable(errors) and (first := next(iter(errors()), None)):
-        if first["type"] == "union_tag_not_found":
-            return "no `type`"
-        if first["type"] == "union_tag_invalid":
-            return f"unknown type {first.get('ctx', {}).get('tag')!r}"
-        where = ".".join(str(part) for part in first["loc"][1:])
-        return f"{where + ': ' if where else ''}{first['msg']}"[:120]
-    text = str(exc).strip().splitlines()
-    return text[0][:120] if text else type(exc).__name__

@@ -15,10 +15,10 @@ log is replaced, at once, by its kept part.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from promptdesk.core.record.events import BaseEvent, parse_event_json
+from promptdesk.core.record.events import BaseEvent, parse_event_json, why_unreadable
 
 RESTART = "restart"
 SUPERSEDED = "superseded.jsonl"
@@ -42,6 +42,9 @@ class Cut:
     """The `beat_end` of the last beat when it had finished: the cut is just after it."""
     since: float | None = None
     """The `t` of the cut: requests recorded at or after it were sent for what is played again."""
+    unreadable: list[str] = field(default_factory=list)
+    """A notice for each line before the cut that is no readable event (not the kill's torn last line):
+    it stays on the log as it stood, but the session is rebuilt without it."""
 
 
 def is_seam(event: BaseEvent) -> bool:
@@ -67,11 +70,13 @@ def find_cut(run_dir: Path, reopen_stopped: bool = False) -> Cut:
     stop and the close move aside with the beat they interrupted."""
     raw = log_lines(run_dir)
     parsed: list[tuple[int, BaseEvent]] = []
+    unreadable: list[tuple[int, str]] = []
     for number, line in enumerate(raw):
         try:
             parsed.append((number, parse_event_json(line)))
-        except ValueError:
-            continue
+        except ValueError as exc:
+            if line.strip() and line.endswith("\n"):
+                unreadable.append((number, why_unreadable(exc)))
     closes = [(n, e) for n, e in parsed if e.type == "close"]
     stopped = reopen_stopped and bool(closes) and getattr(closes[-1][1], "reason", None) == "stop"
     end = min([n for n, e in parsed if e.type in ("stop", "close")], default=len(raw)) if stopped else len(raw)
@@ -85,8 +90,11 @@ def find_cut(run_dir: Path, reopen_stopped: bool = False) -> Cut:
         beat = None
         at = _past_branch(parsed, at, end)
     since = finished.t if finished else beat.t if beat else None
+    notices = [f"{Path(run_dir) / 'events.jsonl'} line {n + 1} is not a readable event ({why}): it stays on the log "
+               "as it stood, but the run goes on as if it were not there, and its audit cannot call it clean"
+               for n, why in unreadable if n < at]
     return Cut([e for n, e in parsed if n < at], beat, raw[:at], raw[at:], bool(closes) and not stopped, finished,
-               since)
+               since, notices)
 
 
 def _past_branch(parsed: list[tuple[int, BaseEvent]], at: int, end: int) -> int:

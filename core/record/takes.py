@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, replace
+import shlex
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from promptdesk.core.characters.name_gate import normalised
 from promptdesk.core.errors import InvalidConfig, NotARun
-from promptdesk.core.record.events import BaseEvent, parse_event_json
+from promptdesk.core.record.events import BaseEvent, parse_event_json, why_unreadable
 from promptdesk.core.record.private import FILE as PRIVATE
 from promptdesk.core.record.prompt_log import FILE as PROMPTS
 from promptdesk.core.record.run_folder import FILE_MODE
@@ -103,13 +104,19 @@ class Prefix:
     """The raw lines of `prompts.jsonl` before the first request of that beat or a later one."""
     superseded: list[str]
     """The raw lines of `superseded.jsonl` of earlier beats."""
+    unreadable: list[str] = field(default_factory=list)
+    """A notice for each line of the parent's `events.jsonl` before the beat that is no readable event:
+    the take copies it as it stands, but the actors' state is rebuilt without it."""
 
 
 def _lines(path: Path) -> list[str]:
+    """The lines of a JSON-lines log, each ended by a newline: split at `\n` only, since a record's
+    JSON may hold U+2028, U+0085 and the other characters `str.splitlines` breaks at."""
     if not path.exists():
         return []
     text = path.read_text(encoding="utf-8", errors="replace")
-    return [line if line.endswith("\n") else line + "\n" for line in text.splitlines(keepends=True)]
+    lines = [line + "\n" for line in text.split("\n")]
+    return lines[:-1] if lines[-1] == "\n" else lines
 
 
 def _beat_of(line: str) -> int | None:
@@ -130,16 +137,21 @@ def split_at_beat(run_dir: Path, beat: int) -> Prefix:
     raw = _lines(log)
     kept: list[BaseEvent] = []
     begun: list[int] = []
+    unreadable: list[str] = []
     for number, line in enumerate(raw):
         try:
             event = parse_event_json(line)
-        except ValueError:
+        except ValueError as exc:
+            if line.strip():
+                unreadable.append(f"{log} line {number + 1} is not a readable event ({why_unreadable(exc)}): the take "
+                                  "keeps it as it stands, but the actors are set where they were without it, and "
+                                  "the take's audit cannot call it clean; repair that line, then take again")
             continue
         if event.type == "beat" and event.beat is not None:
             if event.beat == beat:
                 prompts = _lines(run_dir / PROMPTS)
                 cut = next((i for i, p in enumerate(prompts) if (_beat_of(p) or -1) >= beat), len(prompts))
-                return Prefix(event, kept, raw[:number], prompts[:cut], _superseded_before(run_dir, beat))
+                return Prefix(event, kept, raw[:number], prompts[:cut], _superseded_before(run_dir, beat), unreadable)
             begun.append(event.beat)
         kept.append(event)
     played = f"beats 0 to {max(begun)}" if begun else "no beat at all"
@@ -263,3 +275,27 @@ def own_part_from(run_dir: Path) -> int:
         if isinstance(data, dict) and data.get("type") == BRANCH and isinstance(data.get("beat"), int):
             return data["beat"]
     return 0
+
+
+_FLAGS = {"event": "--event", "note": "--note", "to": "--to", "seed": "--seed", "provider": "--provider",
+          "model": "--model", "timeout_s": "--timeout", "max_concurrency": "--max-concurrency",
+          "schema_format": "--schema-format", "journal_timeout_s": "--journal-timeout"}
+
+
+def unbegun_take(run_dir: Path, record: dict[str, Any], events: list[BaseEvent]) -> str | None:
+    """None, unless `run_dir` is a take cut off before it began: its `private.json` names the take, but
+    its log has no `branch` event for it (the kill came while the take was being set up). Nothing of the
+    take was played, and its change was never delivered: resuming it would play the parent again as it
+    was, so the answer says so and gives the `branch` command that takes it again."""
+    take = record.get(TAKE_KEY)
+    if not isinstance(take, dict) or any(e.type == BRANCH and e.beat == take.get("beat")
+                                         and (e.model_extra or {}).get("parent") == take.get("parent") for e in events):
+        return None
+    change = take.get("change") if isinstance(take.get("change"), dict) else {}
+    given = {**change, **(change.get("settings") if isinstance(change.get("settings"), dict) else {})}
+    flags = "".join(f" {_FLAGS[k]} {shlex.quote(str(v))}" for k, v in given.items() if k in _FLAGS and v is not None)
+    parent = shlex.quote(str(take.get("parent")))
+    return (f"{run_dir} is a take of {take.get('parent')} from beat {take.get('beat')} cut off before it began "
+            f"(its events.jsonl has no `branch` event: nothing of the take was played, its change never delivered), "
+            f"so it cannot be resumed; take it again with `promptdesk branch {parent} --at-beat {take.get('beat')}"
+            f"{flags}`, and remove {run_dir}")

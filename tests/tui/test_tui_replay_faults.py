@@ -87,3 +87,23 @@ async def test_at_the_end_of_a_record_that_never_closed_the_panel_says_so_not_ru
         await pilot.press("home")
         await pilot.pause()
         assert app.screen.query_one(StatePanel).snapshot.status == "ready"
+
+
+async def test_the_replay_of_a_record_cut_short_says_where_it_ends_and_what_plays_it_on(tmp_path):
+    """A run killed before its close: the replay says, once, that the record is cut short, where, and
+    what plays it on, and its end reads `no close`; a whole record gets no such word."""
+    run = shutil.copytree(FIXTURE, tmp_path / "run")
+    log = run / "events.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    log.write_text("".join(lines[:next(i for i, line in enumerate(lines) if '"type": "close"' in line)]))
+    app = create_app(replay=run)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("end")
+        await pilot.pause()
+        told = [n.message for n in app._notifications if "cut short" in n.message]
+        assert len(told) == 1 and "without a close" in told[0] and f"promptdesk resume {run}" in told[0]
+        assert "no close" in screen_text(app)
+    whole = create_app(replay=shutil.copytree(FIXTURE, tmp_path / "whole"))
+    async with whole.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert not any("cut short" in n.message for n in whole._notifications)

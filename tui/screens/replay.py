@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from promptdesk.core.errors import PromptdeskError
+from promptdesk.core.record.cut import cut_of_folder
 from promptdesk.core.record.outputs import cast_names, start_info
 from promptdesk.core.record.events import BaseEvent, CallEvent, DeltaEvent, ThinkEvent
 from promptdesk.core.record.recorder import read_events
@@ -103,11 +104,16 @@ class ReplayScreen(PaneControls, Screen[None]):
         self.set_interval(TICK_S, self.advance)
 
     def on_screen_resume(self) -> None:
-        """Shown (it may have been made ready off screen, `promptdesk.tui.replay_ready`): say once what was skipped."""
-        if self.skipped and not self._skips_told:
+        """Shown (it may have been made ready off screen, `promptdesk.tui.replay_ready`): say once what was
+        skipped, and where a record cut short ends (a run killed, in a beat or in its journal step)."""
+        if self._skips_told:
+            return
+        self._skips_told = True
+        if self.skipped:
             self.notify(f"{len(self.skipped)} unreadable line(s) of events.jsonl skipped; first: {self.skipped[0]}",
                         title="Replay", severity="warning", timeout=10, markup=False)
-            self._skips_told = True
+        if cut := cut_of_folder(self.run_dir, self.playback.events):
+            self.notify(f"The record is cut short: {cut}", title="Replay", severity="warning", timeout=10, markup=False)
 
     def rewind(self) -> None:
         """Back to how the replay opens: at the run's start, paused, at the first speed, every thinking
