@@ -79,6 +79,7 @@ def test_a_collaborate_scene_file_runs_and_takes_flag_overrides(tmp_path, capsys
     code, err = batch(capsys, str(SCENES / "hiking-plan.yaml"), "--max-rounds", "1", "--isolation", "a",
                       "--coordinator", "C", "--out", str(tmp_path / "two"))
     assert code == 0 and "Scene closed: cap" in err and "after 1 round," in err
+    assert "[round 1] scene closed: cap" in err, "a collaboration's lines are placed by round, its close too"
 
 
 def test_collaborate_flags_do_not_apply_to_a_scene_format_file(tmp_path, capsys):

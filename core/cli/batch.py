@@ -90,7 +90,7 @@ class TurnPrinter:
     def line(self, event: BaseEvent) -> str | None:
         """The printed form of an event (always one line: what a model wrote is folded), or None for
         events not worth a line."""
-        where = f"[beat {event.beat}]" if event.beat is not None else "[-]"
+        where = self.own.where(event.beat)
         if isinstance(event, SpeakEvent):
             name = self.cast.get(event.from_, event.from_)
             if event.action == "silent":

@@ -34,6 +34,11 @@ def _unprinted(event: BaseEvent, names: Names) -> str | None:
     return None
 
 
+def at_beat(beat: int | None) -> str:
+    """Where a batch line happened: `[beat N]`, or `[-]` outside the beats."""
+    return f"[beat {beat}]" if beat is not None else "[-]"
+
+
 @dataclass(frozen=True)
 class FormatLines:
     """A format's own event types, as the record and the batch printer show them (pure functions)."""
@@ -51,6 +56,8 @@ class FormatLines:
     """Event types that count as an actor's spoken turn, besides speech."""
     printed: Callable[[BaseEvent, Names], str | None] = _unprinted
     """The batch printer's line for one of the format's events (None: no line)."""
+    where: Callable[[int | None], str] = at_beat
+    """Where a batch line of the record's own events (close, world event, system line) happened."""
 
 
 PLAIN = FormatLines()

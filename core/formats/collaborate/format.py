@@ -32,7 +32,8 @@ class CollaborateFormat(Format):
     unit = "rounds"
     round_cap = "--max-rounds N (or `collaborate: {max_rounds: N}` in the scene file)"
     lines = FormatLines(is_public=lines.is_public, txt_line=lines.txt_line, md_line=lines.md_line,
-                        metadata=lines.metadata, turn_types=("agent_response",), printed=lines.printed)
+                        metadata=lines.metadata, turn_types=("agent_response",), printed=lines.printed,
+                        where=lines.at_round)
     players = {"envelope": play_envelope}
     calls_judge = False
 

@@ -68,6 +68,11 @@ def _extra(event: BaseEvent) -> dict[str, Any]:
     return event.model_extra or {}
 
 
+def at_round(beat: int | None) -> str:
+    """Where a batch line happened: `[round N]` (a collaboration's beat 0 is its round 1), or `[-]`."""
+    return f"[round {beat + 1}]" if beat is not None else "[-]"
+
+
 def printed(event: BaseEvent, names: Mapping[str, str]) -> str | None:
     """The batch line of a collaboration event (the goal is not repeated), or None."""
     if not is_public(event) or event.type == "human_message":
