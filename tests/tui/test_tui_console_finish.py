@@ -427,3 +427,30 @@ async def test_a_remapped_key_that_cannot_act_says_why_and_its_old_key_says_noth
         await pilot.press("y")
         await pilot.pause()
         assert [n.message for n in app._notifications] == ["Resume: not now, the scene is not paused."]
+
+
+async def test_a_sequential_turn_waited_on_for_a_while_shows_its_actor_waiting():
+    """A sequential beat asks one actor (the beat's target): a slow answer from it reads as a wait too."""
+    from promptdesk.core.record.events import GenericEvent
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    session.state.turns_mode = "sequential"
+    clock = {"now": 0.0}
+    session.now = lambda: clock["now"]
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        session.publish([GenericEvent(t=1.0, **{"from": "coordinator"}, type="beat", target="bob", text="Turn 0: Bob",
+                                      beat=0)])
+        stage = app.screen
+        stage.flush()
+        clock["now"] = 9.2
+        stage.refresh_state()
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Bob        waiting 8 s" in text and "Alice      waiting" not in text
+        session.publish([SpeakEvent(t=9.5, **{"from": "bob"}, text="Here.", beat=0)])
+        stage.flush()
+        stage.refresh_state()
+        await pilot.pause()
+        assert "waiting" not in screen_text(app), "an answered turn is not waited on"
