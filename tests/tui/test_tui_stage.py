@@ -383,3 +383,22 @@ async def test_a_broken_stream_retried_takes_back_the_speech_and_thinking_it_had
         await pilot.pause()
         assert live.buffers.get("alice") == "Whole sentence."
         assert "half a thought" not in screen_text(app)
+
+
+async def test_a_world_event_or_note_sent_blank_says_what_to_type_and_sends_nothing():
+    from promptdesk.tui.scripted import ScriptedSession
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        for key, what in (("e", "world event"), ("n", "note")):
+            await pilot.press(key)
+            assert isinstance(app.screen, InputModal)
+            await pilot.press("space", "enter")
+            await pilot.pause()
+            assert isinstance(app.screen, InputModal), "the dialog stays open for the text"
+            messages = [n.message for n in app._notifications]
+            assert any(f"type the {what} first" in m and "esc" in m for m in messages), messages
+            await pilot.press("escape")
+        assert session.controls == []

@@ -74,12 +74,15 @@ class TakeDialog(Dialog[Change | None]):
     @on(Input.Submitted)
     @on(Button.Pressed, "#start")
     def start(self) -> None:
-        """Dismiss with the change, unless a world event or a note has no text."""
+        """Dismiss with the change; a world event or a note with no text starts nothing, and says what to type."""
         kind = str(self.query_one("#kind", Select).value)
         text = self.query_one("#text", Input).value.strip()
         if kind == NOTHING:
             self.dismiss(Change())
         elif not text:
+            what = "the world event" if kind == EVENT else "the note"
+            self.notify(f"No take started: type {what} first, or choose “Nothing: the same scene again” "
+                        "(esc closes).", severity="warning")
             self.query_one("#text", Input).focus()
         elif kind == EVENT:
             self.dismiss(Change(event=text))

@@ -69,9 +69,11 @@ class InputModal(Dialog[WorldEvent | DirectorNote | None]):
     @on(Input.Submitted)
     @on(Button.Pressed, "#send")
     def send(self) -> None:
-        """Dismiss with the request, unless the text is blank."""
+        """Dismiss with the request; a blank text is not sent, and the dialog says what to type."""
         text = self.query_one("#text", Input).value.strip()
         if not text:
+            what = "world event" if self.kind == "event" else "note"
+            self.notify(f"Nothing sent: type the {what} first (esc closes without sending).", severity="warning")
             self.query_one("#text", Input).focus()
             return
         if self.kind == "event":
