@@ -402,3 +402,29 @@ async def test_a_world_event_or_note_sent_blank_says_what_to_type_and_sends_noth
             assert any(f"type the {what} first" in m and "esc" in m for m in messages), messages
             await pilot.press("escape")
         assert session.controls == []
+
+
+async def test_two_world_events_typed_in_one_burst_are_both_sent_and_the_stage_stays():
+    """Keys a terminal sends faster than a dialog closes (e, text, enter, e, text, enter, as pasted or
+    typed ahead) reach the dialog that is still closing: a second enter there must not close the stage
+    below it (which left the scene running unseen and its run folder never closed)."""
+    from textual import events
+
+    from promptdesk.tui.scripted import ScriptedSession
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        stage = app.screen
+        await pilot.press("e")
+        assert isinstance(app.screen, InputModal)
+        keys = [*"Rain", "enter", "e", *"Hail", "enter"]
+        for key in keys:  # queued at once, as a terminal's burst is read: no frame in between
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen is stage or isinstance(app.screen, InputModal) and app.screen_stack[-2] is stage
+        assert stage in app.screen_stack, "the stage is still there"
+        sent = [args for name, args in session.controls if name == "inject_event"]
+        assert sent[0] == ("Rain",) and len(sent) <= 2
