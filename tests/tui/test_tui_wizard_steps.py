@@ -38,6 +38,28 @@ class TestFocus:
             await pilot.pause()
         assert app.return_code == 0
 
+    async def test_a_name_typed_on_the_scene_list_goes_to_the_path_field_even_from_q_or_t(self, workspace):
+        """Step 1 says "or type the path…" with its list focused: the characters typed there start the
+        path, so `quarrel` neither quits nor `the-apology` switches the theme; enter picks what was typed."""
+        app = wizard_app(workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            assert app.focused is not None and app.focused.id != "scene-path"
+            theme = app.theme_name
+            await pilot.press(*"quarrel")
+            await pilot.pause()
+            assert app.is_running and app.theme_name == theme
+            field = app.screen.query_one("#scene-path", Input)
+            assert field.value == "quarrel" and app.focused is field
+            await pilot.press("shift+tab")
+            assert app.focused is not field
+            await pilot.press(*"the-apology")
+            await pilot.pause()
+            assert field.value == "the-apology" and app.theme_name == theme, "typing again starts a new path"
+            await pilot.press("enter")
+            await pilot.pause()
+            assert wizard_step(app) == "cast"
+            assert "Every character was found" in screen_text(app)
+
     async def test_every_step_focuses_a_widget_of_its_own(self, workspace):
         app = wizard_app(workspace)
         async with app.run_test(size=SMALL) as pilot:
