@@ -196,10 +196,19 @@ class PromptdeskApp(App[int]):
                                           "closed cleanly.", yes="Stop and quit", no="Keep watching"),
                              self._quit_if)
             return
+        if any(stage.bridge.closing for stage in self.stages()):
+            self.push_screen(ConfirmModal("The scene has closed and its journals are being written. Stop them "
+                                          "and quit? The entries not yet written are left out (the record says "
+                                          "so); the run folder will be closed cleanly.",
+                                          yes="Stop and quit", no="Wait for them"), self._quit_if)
+            return
         await self.shutdown()
 
     async def _quit_if(self, yes: bool | None) -> None:
         if yes:
+            for stage in self.stages():
+                if stage.bridge.closing:
+                    stage.bridge.stop()
             await self.shutdown()
 
     async def shutdown(self) -> None:
