@@ -428,3 +428,29 @@ async def test_two_world_events_typed_in_one_burst_are_both_sent_and_the_stage_s
         assert stage in app.screen_stack, "the stage is still there"
         sent = [args for name, args in session.controls if name == "inject_event"]
         assert sent[0] == ("Rain",) and len(sent) <= 2
+
+
+async def test_a_note_typed_then_tab_and_enter_in_one_burst_opens_the_whom_list_instead_of_sending():
+    """Keys keep their order: `tab` moves to the list of whom the note is for before the `enter` after it
+    acts, so that `enter` opens the list; nothing is sent until the operator sends it."""
+    from textual import events
+
+    from promptdesk.tui.scripted import ScriptedSession
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        await pilot.press("n")
+        assert isinstance(app.screen, InputModal)
+        for key in [*"hush", "tab", "enter"]:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, InputModal) and app.screen.query_one(Select).expanded
+        assert session.controls == []
+        await pilot.press("down", "enter")
+        app.screen.query_one(Input).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+    assert session.controls == [("add_note", ("hush", "alice"))]
