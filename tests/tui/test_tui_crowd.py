@@ -145,3 +145,24 @@ async def test_every_pane_shown_in_a_narrow_terminal_still_says_private_whole():
                     assert len(str(pane.border_title).rstrip("…")) >= 3, (size, count, pane.border_title)
                 if len(shown) < count:
                     assert f"Thinking: {len(shown)} of {count} shown · v picks which" in text
+
+
+async def test_a_narrow_pane_says_no_turn_yet_until_its_actor_has_thought():
+    """Panes titled by the name alone (a long name in the cast) still say, below, that their actor has
+    not thought yet, as the wide ones do; once it has, they say PRIVATE only."""
+    from promptdesk.core.record.events import ThinkEvent
+    from promptdesk.tui.scripted import ScriptedSession
+
+    cast = {f"p{i:02d}": f"Maximilian Bartholomew Person the {i:02d}th" for i in range(10)}
+    session = ScriptedSession(cast)
+    app = create_app(session=session)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        await pilot.pause()
+        panes = [pane for pane in app.screen.query_one(StageView).query(ThinkingPane) if pane.display]
+        assert panes and not panes[0].wide
+        assert all(str(pane.border_subtitle) == "PRIVATE · no turn yet" for pane in panes)
+        session.publish([ThinkEvent(t=1.0, **{"from": "p00"}, text="Hm.", beat=0)])
+        app.screen.flush()
+        await pilot.pause()
+        assert str(panes[0].border_subtitle) == "PRIVATE" and str(panes[1].border_subtitle) == "PRIVATE · no turn yet"
