@@ -1,11 +1,15 @@
-"""A one-line input whose enter submits the text typed before that enter, whatever was typed after it.
+"""A one-line input that takes a burst of keys in the order they came.
 
-Textual's `Input` types a character as soon as the key reaches it, but submits through its `enter`
-binding, which runs only once the key has bubbled up to the app: keys a terminal sent right after
-`enter` (typed ahead, a burst) are in the field by then, and the submitted text held them too ("Rain"
-then "Hail" sent as "RainHail"). `LineInput` notes the text when the `enter` reaches it, in the order
-the keys came, and submits that; the binding still decides what `enter` does (a `tab` before it that
-moved the focus away sends it elsewhere, and what the field noted for it is forgotten).
+Textual's `Input` types a character as soon as the key reaches it, but runs its editing keys
+(`backspace`, `ctrl+u`, `left`, ...) and `enter` through bindings, which act only once the key has
+bubbled up to the app. Keys a terminal sends together (typed ahead, a burst) are then applied out
+of order: "abc", `backspace`, "d" gave "abd"... minus the "d" ("ab"), and the text submitted by an
+`enter` held the keys typed after it ("Rain" then "Hail" sent as "RainHail").
+
+`LineInput` runs its own editing keys where the characters are typed, in order, and notes the text
+an `enter` submits when that `enter` arrives. `enter` itself still goes through its binding, so that a
+key before it that acts elsewhere (a `tab` that moves the focus) keeps its place; what the field
+noted for an `enter` that went elsewhere is forgotten when the focus leaves.
 """
 
 from __future__ import annotations
@@ -15,16 +19,25 @@ from textual.widgets import Input
 
 
 class LineInput(Input):
-    """An `Input` whose `enter` submits the text as it was when that `enter` arrived."""
+    """An `Input` whose editing keys and `enter` act in the order the keys came."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._entered: list[str] = []
 
-    def _on_key(self, event: events.Key) -> None:
-        """Note the text an `enter` submits (Textual calls `Input`'s own handler after this one)."""
+    async def _on_key(self, event: events.Key) -> None:
+        """Note the text an `enter` submits; run an editing key here, in order (Textual calls `Input`'s
+        own handler, which types characters, after this one)."""
         if event.key == "enter":
             self._entered.append(self.value)
+            return
+        if event.is_printable:
+            return
+        bindings = self._bindings.key_to_bindings.get(event.key)
+        if bindings:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(bindings[0].action)
 
     def _on_blur(self, event: events.Blur) -> None:
         """The focus moved away: the `enter`s noted went elsewhere."""

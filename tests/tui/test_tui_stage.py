@@ -454,3 +454,23 @@ async def test_a_note_typed_then_tab_and_enter_in_one_burst_opens_the_whom_list_
         await pilot.press("enter")
         await pilot.pause()
     assert session.controls == [("add_note", ("hush", "alice"))]
+
+
+async def test_editing_keys_in_a_burst_act_where_they_were_typed():
+    """`backspace` and `ctrl+u` sent with the characters around them edit the text at their place in
+    the burst: "hush", backspace, "!" is "hus!"; a line cleared with ctrl+u after an enter is not sent
+    with the next one."""
+    from textual import events
+
+    from promptdesk.tui.scripted import ScriptedSession
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        await pilot.press("n")
+        assert isinstance(app.screen, InputModal)
+        for key in [*"hush", "backspace", "!", "enter"]:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await wait_for(pilot, lambda: session.controls, "the note")
+        assert session.controls == [("add_note", ("hus!", None))]
