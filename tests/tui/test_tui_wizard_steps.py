@@ -320,3 +320,22 @@ async def test_seed_and_max_beats_given_on_the_command_line_fill_their_fields_in
     async with app.run_test(size=(120, 40)) as pilot:
         await to_provider(pilot, app)
         assert (app.screen.query_one("#seed").value, app.screen.query_one("#max_beats").value) == ("9", "4")
+
+
+async def test_a_scene_path_typed_fixed_and_entered_twice_picks_what_was_typed_each_time(workspace):
+    """The path field takes enter, backspace and characters in the order they came."""
+    from textual import events
+
+    app = wizard_app(workspace, scene=None)
+    async with app.run_test(size=SMALL) as pilot:
+        field = app.screen.query_one("#scene-path", Input)
+        field.focus()
+        await pilot.pause()
+        for key in [*"nowhereX", "backspace", "enter"]:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await pilot.pause()
+        await pilot.pause()
+        assert "nowhere" in screen_text(app) and "nowhereX" not in screen_text(app)
+        await pilot.press("ctrl+u", *"the-apology", "enter")
+        await pilot.pause()
+        assert wizard_step(app) == "cast"

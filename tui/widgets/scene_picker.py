@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 
 from promptdesk.core.casting import places
 from promptdesk.core.errors import InvalidConfig
+from promptdesk.tui.line_input import LineInput
 from promptdesk.tui.lines import safe
 
 
@@ -57,7 +58,7 @@ def scene_files(cwd: Path) -> tuple[list[Path], set[Path]]:
     return [*own.values(), *extra], set(extra)
 
 
-class ScenePath(Input):
+class ScenePath(LineInput):
     """The field for a scene file's path or a scene's name. No path or name holds a `?`, so `?` is left to
     the console: it shows the keys, as it does everywhere else."""
 
@@ -65,7 +66,8 @@ class ScenePath(Input):
         return character != "?" and super().check_consume_key(key, character)
 
     async def _on_key(self, event: events.Key) -> None:
-        """`?` opens the keys (and is not typed); anything else is the field's."""
+        """`?` opens the keys (and is not typed); anything else is the field's (Textual calls `LineInput`'s
+        handler after this one)."""
         if event.character == "?":
             event.stop()
             event.prevent_default()
