@@ -193,7 +193,7 @@ async def test_a_thinking_pane_titled_by_a_name_of_wide_characters_shows_it_whol
         await pilot.pause()
         pane = app.screen.query(ThinkingPane).first()
         title = str(pane.border_title)
-        assert title == name and str(pane.border_subtitle) == "PRIVATE", title
+        assert title == name and str(pane.border_subtitle) == "PRIVATE · no turn yet", title
         assert name in screen_text(app)
         await pilot.resize_terminal(40, 24)
         await pilot.pause()

@@ -60,6 +60,16 @@ class TestFocus:
             assert wizard_step(app) == "cast"
             assert "Every character was found" in screen_text(app)
 
+    async def test_on_the_scene_list_where_q_is_typed_the_key_bar_offers_ctrl_q_to_quit(self, workspace):
+        app = wizard_app(workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.pause()
+            bar = screen_text(app).splitlines()[-1]
+            assert "^q Quit" in bar and "q Quit" not in bar.replace("^q Quit", ""), bar
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+        assert app.return_code == 0
+
     async def test_every_step_focuses_a_widget_of_its_own(self, workspace):
         app = wizard_app(workspace)
         async with app.run_test(size=SMALL) as pilot:
