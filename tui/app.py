@@ -196,10 +196,19 @@ class PromptdeskApp(App[int]):
                                           "closed cleanly.", yes="Stop and quit", no="Keep watching"),
                              self._quit_if)
             return
+        if any(stage.bridge.closing for stage in self.stages()):
+            self.push_screen(ConfirmModal("The scene has closed and its journals are being written. Stop them "
+                                          "and quit? The entries not yet written are left out (the record says "
+                                          "so); the run folder will be closed cleanly.",
+                                          yes="Stop and quit", no="Wait for them"), self._quit_if)
+            return
         await self.shutdown()
 
     async def _quit_if(self, yes: bool | None) -> None:
         if yes:
+            for stage in self.stages():
+                if stage.bridge.closing:
+                    stage.bridge.stop()
             await self.shutdown()
 
     async def shutdown(self) -> None:
@@ -255,7 +264,8 @@ def run_console(ns: argparse.Namespace, scene: Path | None = None, replay: Path 
         return refused
     if replay is not None:
         if not (replay / "events.jsonl").is_file():
-            print(f"INVALID_CONFIG: {replay} is not a run folder (no events.jsonl in it)", file=sys.stderr)
+            from promptdesk.tui.lines import printable
+            print(f"INVALID_CONFIG: {printable(replay)} is not a run folder (no events.jsonl in it)", file=sys.stderr)
             return 2
         return create_app(replay=replay).run() or 0
     app = create_app(scene=scene, options=console_options(ns))
@@ -283,10 +293,10 @@ def run_compare_app(folders: list[Path], by: str) -> int:
 
 def print_run_dirs(run_dirs: list[str], stream: Any = None) -> None:
     """After quitting: where each run of this console was written (the terminal keeps it)."""
-    from promptdesk.tui.lines import shown_path
+    from promptdesk.tui.lines import printable, shown_path
 
     for run_dir in run_dirs:
-        print(f"Run folder: {shown_path(run_dir)}", file=stream or sys.stderr)
+        print(f"Run folder: {printable(shown_path(run_dir))}", file=stream or sys.stderr)
 
 
 def console_options(ns: argparse.Namespace) -> RunOptions:

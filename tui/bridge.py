@@ -70,6 +70,11 @@ class SessionBridge:
         """True while the scene can still be stopped (started and not yet closed)."""
         return self.worker is not None and self.status in ("ready", "running", "paused")
 
+    @property
+    def closing(self) -> bool:
+        """True while the closed scene's journal step (or its evaluation) is still being written."""
+        return self.worker is not None and not self.worker.is_finished and self.status == "closing"
+
     def start(self) -> Worker[Any]:
         """Run the session in a worker owned by the target screen."""
         self.worker = self.target.run_worker(self._run(), name="session", group="session", exit_on_error=False)

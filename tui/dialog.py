@@ -13,6 +13,7 @@ from time import monotonic
 from typing import Any, Generic, TypeVar
 
 from textual._context import active_app
+from textual.await_complete import AwaitComplete
 from textual.command import CommandPalette
 from textual.css.styles import RulesMap
 from textual.renderables.background_screen import BackgroundScreen
@@ -82,7 +83,24 @@ class BackdropMixin:
 
 
 class Dialog(BackdropMixin, ModalScreen[ResultType], Generic[ResultType]):
-    """The console's modal dialogs: a `ModalScreen` over a backdrop drawn once."""
+    """The console's modal dialogs: a `ModalScreen` over a backdrop drawn once, dismissed once.
+
+    Textual's `dismiss` pops whatever screen is on top: keys a terminal sends faster than a dialog
+    closes (`enter` typed ahead, a burst) reach the dialog still closing, and a second `dismiss` there
+    would pop the screen below it too (the stage, with its scene still running). A dialog answers once;
+    later dismissals do nothing."""
+
+    _answered = False
+
+    def dismiss(self, result: ResultType | None = None) -> AwaitComplete:
+        if self._answered:
+            return AwaitComplete(_nothing())
+        self._answered = True
+        return super().dismiss(result)
+
+
+async def _nothing() -> None:
+    """What a dismissal of a dialog already dismissed waits for."""
 
 
 class Palette(BackdropMixin, CommandPalette):

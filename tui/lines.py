@@ -42,6 +42,14 @@ def literal(text: object) -> str:
     return escape(safe(text))
 
 
+def printable(text: object) -> str:
+    """Text printed to the terminal after the console (a path given on the command line): each control
+    character (an escape sequence's ESC and BEL among them) written as its escape (`\\x1b`), so that it
+    is read as it is and never acts on the terminal; nothing is taken out, so the path can still be found."""
+    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
+                   for c in str(text))
+
+
 def shown_path(path: object, cwd: Path | None = None) -> str:
     """A run folder as the operator reads it: relative to the working folder when it is inside it
     (`runs/the-apology-…`, as a run started here is named), else from the home folder (`~/…`), else whole."""

@@ -5,6 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 
+def pace_told(before: float, seconds: float) -> str:
+    """What `+`/`-` say: the pace now; at a bound (it did not change), that it goes no further."""
+    if seconds == before:
+        return (f"Pace: at least {seconds:g} s per beat, the slowest it goes (- makes it faster)" if seconds else
+                "Pace: already off (each beat starts as soon as the last one ends; + slows it)")
+    return f"Pace: at least {seconds:g} s per beat" if seconds else "Pace: off (each beat starts as soon as the last one ends)"
+
+
 def why_not(stage: Any, action: str) -> str | None:
     """Why the stage's control `action` cannot act now (None: it can)."""
     status = stage.bridge.status if stage.bridge.worker else "ready"

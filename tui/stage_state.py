@@ -95,6 +95,8 @@ class StateFold:
             self._start(well_formed(event.model_extra or {}))
         elif event.type in registry.MARKERS:
             self._next_beat(event.beat)
+        elif event.type == "beat_end":
+            self._beat_ended()
         elif isinstance(event, SpeakEvent) and event.action != "silent":
             s.turns[event.from_] += 1
             s.note_tone(event.from_, event.tone)
@@ -117,8 +119,14 @@ class StateFold:
         s.pace_s = float(info.get("pace_s") or 0.0)
 
     def _next_beat(self, beat: int | None) -> None:
-        if self._spoke_this_beat is not None:
-            self.state.silent_streak = 0 if self._spoke_this_beat else self.state.silent_streak + 1
+        self._beat_ended()
         self._spoke_this_beat = False
         if beat is not None:
             self.state.beat = beat
+
+    def _beat_ended(self) -> None:
+        """Count the beat being played as silent or not, once: at its `beat_end` (the last beat before a
+        stall's close has one), else at the next beat (records whose format writes no `beat_end`)."""
+        if self._spoke_this_beat is not None:
+            self.state.silent_streak = 0 if self._spoke_this_beat else self.state.silent_streak + 1
+        self._spoke_this_beat = None

@@ -1,7 +1,7 @@
 """Who the stage is waiting on: each actor asked for a turn and not yet answering, since when.
 
-Folded from the events alone (no engine internals): a scene's beat (parallel turns) asks every actor,
-a roundtable's question every participant, a collaboration's `agent_call` the participant it names;
+Folded from the events alone (no engine internals): a scene's beat asks every actor (parallel turns) or
+the one actor it names (sequential turns: the beat's `target`), a roundtable's question every participant, a collaboration's `agent_call` the participant it names;
 any sign of an answer from an actor (a streamed fragment, its thinking or speech, its call's record,
 a failure or a correction about it) ends the wait, and a close ends them all. The Session panel
 shows the waits longer than `SLOW_S` ("Alice  waiting 12 s"), so a slow provider reads as slow.
@@ -34,6 +34,8 @@ class Waits:
         for event in events:
             if (event.type == "beat" and self.parallel) or event.type == "question":
                 self.since = {slug: event.t for slug in self.cast}
+            elif event.type == "beat" and event.target in self.cast:
+                self.since = {event.target: event.t}
             elif event.type == "agent_call" and event.target in self.cast:
                 self.since[event.target] = event.t
             elif event.type in ANSWERS and event.from_ in self.since:

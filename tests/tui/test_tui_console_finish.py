@@ -8,6 +8,7 @@ import re
 import pytest
 
 from promptdesk.core.record.events import DeltaEvent, SpeakEvent, ThinkEvent
+from loopback import loopback  # noqa: F401  (fixture)
 from tui_support import held, hold_at, screen_text, session_for, wait_for
 
 from promptdesk.tui.app import create_app
@@ -427,3 +428,60 @@ async def test_a_remapped_key_that_cannot_act_says_why_and_its_old_key_says_noth
         await pilot.press("y")
         await pilot.pause()
         assert [n.message for n in app._notifications] == ["Resume: not now, the scene is not paused."]
+
+
+async def test_a_sequential_turn_waited_on_for_a_while_shows_its_actor_waiting():
+    """A sequential beat asks one actor (the beat's target): a slow answer from it reads as a wait too."""
+    from promptdesk.core.record.events import GenericEvent
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    session.state.turns_mode = "sequential"
+    clock = {"now": 0.0}
+    session.now = lambda: clock["now"]
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        session.publish([GenericEvent(t=1.0, **{"from": "coordinator"}, type="beat", target="bob", text="Turn 0: Bob",
+                                      beat=0)])
+        stage = app.screen
+        stage.flush()
+        clock["now"] = 9.2
+        stage.refresh_state()
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Bob        waiting 8 s" in text and "Alice      waiting" not in text
+        session.publish([SpeakEvent(t=9.5, **{"from": "bob"}, text="Here.", beat=0)])
+        stage.flush()
+        stage.refresh_state()
+        await pilot.pause()
+        assert "waiting" not in screen_text(app), "an answered turn is not waited on"
+
+
+async def test_quitting_while_the_journals_are_written_asks_and_stops_them(workspace, loopback):
+    """`q` in the journal step (the title says `closing`) is not a silent wait for slow journal calls:
+    it asks; yes stops the step (a `stop` event says so), closes the run folder and quits."""
+    import json
+    from pathlib import Path
+
+    from helpers import served_scene
+    from loopback import Reply
+    from tui_support import session_for
+
+    from promptdesk.tui.widgets.confirm_modal import ConfirmModal
+
+    line = Reply(text='<thinking>Go on.</thinking><speech>[TONE: calm] "Fine."</speech>')
+    loopback.default = lambda seen: Reply(text="An entry.", delay_s=30) if "journal entry" in str(seen.body) else line
+    served_scene(workspace / "scenes", loopback)
+    session = session_for(workspace, "scene.yaml")
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "closing", "the journal step", limit=20000)
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question")
+        assert "journal" in screen_text(app)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.is_running, "the quit", limit=20000)
+    run = Path(session.state.run_dir)
+    records = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
+    assert any(r["type"] == "stop" and "Journal step stopped" in r["text"] for r in records)
+    assert (run / "metadata.json").is_file() and not (run / ".lock").exists()

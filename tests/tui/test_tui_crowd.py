@@ -34,7 +34,8 @@ def crowd_session(workspace: Path, out: str):
 
 
 def test_capacity_and_choice_rules():
-    assert pane_capacity(140, 16) == 10 and pane_capacity(60, 8) == 8
+    assert pane_capacity(140, 16) == 10 and pane_capacity(100, 12) == 8
+    assert pane_capacity(60, 8) == 4, "8 panes in 60 columns could not each say PRIVATE"
     cast = [f"p{i}" for i in range(12)]
     assert shown_panes(cast, None, 10) == cast[:10]
     assert shown_panes(cast, ["p11", "p3", "nobody"], 10) == ["p3", "p11"]
@@ -108,3 +109,60 @@ def test_a_twenty_actor_stage_at_140x45(workspace, snap_compare):
         await pilot.pause()
 
     assert snap_compare(create_app(session=session), terminal_size=SIZE, run_before=closed)
+
+
+def test_every_layout_of_the_panes_that_fit_keeps_each_pane_wide_enough_to_say_private():
+    from promptdesk.tui.widgets.pane_picker import MARKED_HEIGHT, MARKED_WIDTH
+    from promptdesk.tui.widgets.stage_view import pane_grid
+
+    for width in range(MARKED_WIDTH, 201, 7):
+        for height in range(MARKED_HEIGHT, 41, 3):
+            for count in range(1, pane_capacity(width, height) + 1):
+                rows, columns = pane_grid(count, width, height)
+                assert rows * columns >= count and width // columns >= MARKED_WIDTH, (width, height, count)
+
+
+async def test_every_pane_shown_in_a_narrow_terminal_still_says_private_whole():
+    """At 60x20 and 80x24 a cast of 8 or 12 shows only as many panes as can each say PRIVATE whole
+    (and their actor's name, cut but never to nothing); `v` picks the others."""
+    from promptdesk.tui.scripted import ScriptedSession
+    from tui_support import screen_text
+
+    for size in ((60, 20), (80, 24), (100, 30)):
+        for count in (8, 12):
+            cast = {f"p{i:02d}": f"Maximilian Person {i:02d}" for i in range(count)}
+            session = ScriptedSession(cast)
+            app = create_app(session=session)
+            async with app.run_test(size=size) as pilot:
+                await wait_for(pilot, lambda: session.state.status == "running", "the start")
+                await pilot.pause()
+                view = app.screen.query_one(StageView)
+                shown = [pane for pane in view.query(ThinkingPane) if pane.display]
+                text = screen_text(app)
+                assert shown and text.count("PRIVATE") == len(shown), (size, count, text)
+                assert "PRI…" not in text and "P…" not in text
+                for pane in shown:
+                    assert len(str(pane.border_title).rstrip("…")) >= 3, (size, count, pane.border_title)
+                if len(shown) < count:
+                    assert f"Thinking: {len(shown)} of {count} shown · v picks which" in text
+
+
+async def test_a_narrow_pane_says_no_turn_yet_until_its_actor_has_thought():
+    """Panes titled by the name alone (a long name in the cast) still say, below, that their actor has
+    not thought yet, as the wide ones do; once it has, they say PRIVATE only."""
+    from promptdesk.core.record.events import ThinkEvent
+    from promptdesk.tui.scripted import ScriptedSession
+
+    cast = {f"p{i:02d}": f"Maximilian Bartholomew Person the {i:02d}th" for i in range(10)}
+    session = ScriptedSession(cast)
+    app = create_app(session=session)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        await pilot.pause()
+        panes = [pane for pane in app.screen.query_one(StageView).query(ThinkingPane) if pane.display]
+        assert panes and not panes[0].wide
+        assert all(str(pane.border_subtitle) == "PRIVATE · no turn yet" for pane in panes)
+        session.publish([ThinkEvent(t=1.0, **{"from": "p00"}, text="Hm.", beat=0)])
+        app.screen.flush()
+        await pilot.pause()
+        assert str(panes[0].border_subtitle) == "PRIVATE" and str(panes[1].border_subtitle) == "PRIVATE · no turn yet"

@@ -408,6 +408,26 @@ class TestTheStage:
             session.stop()
             await wait_for(pilot, lambda: stage.bridge.worker.is_finished, "the close")
 
+    async def test_pace_keys_at_their_bounds_say_the_pace_cannot_go_further(self, workspace):
+        from tui_support import held, hold_at, session_for
+
+        session = hold_at(session_for(workspace, pace=59.5))
+        app = create_app(session=session)
+        async with app.run_test(size=(120, 40)) as pilot:
+            stage = await held(pilot, session)
+            await pilot.press("plus")
+            await pilot.pause()
+            assert told(app)[-1] == "Pace: at least 60 s per beat"
+            await pilot.press("plus")
+            await pilot.pause()
+            assert told(app)[-1] == "Pace: at least 60 s per beat, the slowest it goes (- makes it faster)"
+            session.set_pace(0)
+            await pilot.press("minus")
+            await pilot.pause()
+            assert told(app)[-1] == "Pace: already off (each beat starts as soon as the last one ends; + slows it)"
+            session.stop()
+            await wait_for(pilot, lambda: stage.bridge.worker.is_finished, "the close")
+
     async def test_the_title_says_closing_while_the_journals_are_written(self):
         session = ScriptedSession({"alice": "Alice"})
         app = create_app(session=session)

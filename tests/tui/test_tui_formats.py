@@ -192,3 +192,22 @@ async def test_letters_typed_while_a_button_of_the_escalation_dialog_has_the_foc
         await pilot.press("tab", *"No, wait", "enter")
         await pilot.pause()
     assert [(a.decision, a.text) for a in answers] == [("own", "No, wait")]
+
+
+async def test_deciding_myself_with_no_words_says_what_to_type_and_answers_nothing():
+    from promptdesk.tui.app import PromptdeskApp
+    from promptdesk.tui.screens.compare import CompareScreen
+
+    answers = []
+    app = PromptdeskApp(lambda: CompareScreen([], "run"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(EscalationModal({"recommendation": "Ship it", "positions": {}}), answers.append)
+        await pilot.pause()
+        await pilot.click("#own-button")
+        await pilot.pause()
+        assert isinstance(app.screen, EscalationModal) and answers == []
+        assert any("Type your own decision first" in n.message for n in app._notifications)
+        app.screen.query_one("#own").focus()
+        await pilot.press(*"Ship it", "enter")
+        await pilot.pause()
+    assert [(a.decision, a.text) for a in answers] == [("own", "Ship it")]

@@ -193,10 +193,27 @@ async def test_a_thinking_pane_titled_by_a_name_of_wide_characters_shows_it_whol
         await pilot.pause()
         pane = app.screen.query(ThinkingPane).first()
         title = str(pane.border_title)
-        assert title == name and str(pane.border_subtitle) == "PRIVATE", title
+        assert title == name and str(pane.border_subtitle) == "PRIVATE · no turn yet", title
         assert name in screen_text(app)
         await pilot.resize_terminal(40, 24)
         await pilot.pause()
         title = str(pane.border_title)
         assert title.endswith("…") and cell_len(title) <= pane.outer_size.width - 6, title
         assert title in screen_text(app)
+
+
+def test_paths_printed_after_the_console_show_escape_sequences_without_acting_on_the_terminal(capsys, tmp_path):
+    """A folder named with an escape sequence (`--out`, a path typed) is printed with each control
+    character as its escape: the terminal's title is not set, and the name can still be read."""
+    import argparse
+
+    from promptdesk.tui.app import print_run_dirs, run_console
+
+    hostile = "runs/x \x1b]0;PWNED\x07 \x1b[2J y"
+    print_run_dirs([hostile])
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err
+    assert err == "Run folder: runs/x \\x1b]0;PWNED\\x07 \\x1b[2J y\n"
+    assert run_console(argparse.Namespace(), replay=tmp_path / "a \x1b[31mred\x1b[0m") == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "a \\x1b[31mred\\x1b[0m is not a run folder" in err

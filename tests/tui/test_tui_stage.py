@@ -383,3 +383,94 @@ async def test_a_broken_stream_retried_takes_back_the_speech_and_thinking_it_had
         await pilot.pause()
         assert live.buffers.get("alice") == "Whole sentence."
         assert "half a thought" not in screen_text(app)
+
+
+async def test_a_world_event_or_note_sent_blank_says_what_to_type_and_sends_nothing():
+    from promptdesk.tui.scripted import ScriptedSession
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        for key, what in (("e", "world event"), ("n", "note")):
+            await pilot.press(key)
+            assert isinstance(app.screen, InputModal)
+            await pilot.press("space", "enter")
+            await pilot.pause()
+            assert isinstance(app.screen, InputModal), "the dialog stays open for the text"
+            messages = [n.message for n in app._notifications]
+            assert any(f"type the {what} first" in m and "esc" in m for m in messages), messages
+            await pilot.press("escape")
+        assert session.controls == []
+
+
+async def test_two_world_events_typed_in_one_burst_are_both_sent_and_the_stage_stays():
+    """Keys a terminal sends faster than a dialog closes (e, text, enter, e, text, enter, as pasted or
+    typed ahead) reach the dialog that is still closing: a second enter there must not close the stage
+    below it (which left the scene running unseen and its run folder never closed)."""
+    from textual import events
+
+    from promptdesk.tui.scripted import ScriptedSession
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        stage = app.screen
+        await pilot.press("e")
+        assert isinstance(app.screen, InputModal)
+        keys = [*"Rain", "enter", "e", *"Hail", "enter"]
+        for key in keys:  # queued at once, as a terminal's burst is read: no frame in between
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen is stage or isinstance(app.screen, InputModal) and app.screen_stack[-2] is stage
+        assert stage in app.screen_stack, "the stage is still there"
+        sent = [args for name, args in session.controls if name == "inject_event"]
+        assert sent[0] == ("Rain",) and len(sent) <= 2
+
+
+async def test_a_note_typed_then_tab_and_enter_in_one_burst_opens_the_whom_list_instead_of_sending():
+    """Keys keep their order: `tab` moves to the list of whom the note is for before the `enter` after it
+    acts, so that `enter` opens the list; nothing is sent until the operator sends it."""
+    from textual import events
+
+    from promptdesk.tui.scripted import ScriptedSession
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        await pilot.press("n")
+        assert isinstance(app.screen, InputModal)
+        for key in [*"hush", "tab", "enter"]:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, InputModal) and app.screen.query_one(Select).expanded
+        assert session.controls == []
+        await pilot.press("down", "enter")
+        app.screen.query_one(Input).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+    assert session.controls == [("add_note", ("hush", "alice"))]
+
+
+async def test_editing_keys_in_a_burst_act_where_they_were_typed():
+    """`backspace` and `ctrl+u` sent with the characters around them edit the text at their place in
+    the burst: "hush", backspace, "!" is "hus!"; a line cleared with ctrl+u after an enter is not sent
+    with the next one."""
+    from textual import events
+
+    from promptdesk.tui.scripted import ScriptedSession
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        await pilot.press("n")
+        assert isinstance(app.screen, InputModal)
+        for key in [*"hush", "backspace", "!", "enter"]:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await wait_for(pilot, lambda: session.controls, "the note")
+        assert session.controls == [("add_note", ("hus!", None))]

@@ -212,3 +212,26 @@ async def test_a_take_from_a_beat_past_the_end_says_why_and_starts_nothing(takes
         assert app.screen is replay and isinstance(app.screen, ReplayScreen)
     assert told == [f"Beat {last + 1} was never begun in this run: a take starts at a beat the run played."]
     assert [p.name for p in runs.iterdir()] == ["parent"], "no take's folder was made"
+
+
+async def test_a_take_asked_with_no_text_says_what_to_type_and_stays_open():
+    """`Start the take` (or enter) with a world event or a note left blank says what is missing and
+    how to take the scene with no change; nothing is started."""
+    from textual.widgets import Select
+
+    from promptdesk.tui.screens.take_dialog import TakeDialog
+
+    answers = []
+    for kind, what in (("__event__", "the world event"), ("note:bob", "the note")):
+        app = PromptdeskApp(lambda: CompareScreen([], "run"))
+        async with app.run_test(size=(120, 40)) as pilot:
+            app.push_screen(TakeDialog("parent", 2, {"alice": "Alice", "bob": "Bob"}), answers.append)
+            await pilot.pause()
+            app.screen.query_one("#kind", Select).value = kind
+            await pilot.pause()
+            await pilot.press("space", "space", "enter")
+            await pilot.pause()
+            assert isinstance(app.screen, TakeDialog)
+            messages = [n.message for n in app._notifications]
+            assert any(f"type {what} first" in m and "Nothing: the same scene again" in m for m in messages), messages
+    assert answers == []

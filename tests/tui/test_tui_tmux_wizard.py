@@ -80,3 +80,20 @@ def test_w_on_a_closed_stage_opens_the_wizard_again_with_suggestions_only(tmp_pa
     screen = terminal.wait_for(r"Choice 1 of 2")
     assert "Last scene: (b) Separate API conversation per actor" in screen and "▐●▌" not in screen
     terminal.quit()
+
+
+def test_a_scene_name_typed_on_the_first_step_is_typed_even_its_q(tmp_path, terminal: Terminal):
+    work = make_workspace(tmp_path / "work")
+    terminal.run("", work)
+    terminal.wait_for(r"Pick a scene")
+    terminal.type("quarrel")
+    screen = terminal.wait_for(r"▊  quarrel")
+    assert "PROMPTDESK-EXITED" not in screen
+    terminal.keys("C-u")
+    terminal.type("the-apology")
+    terminal.keys("Enter")
+    terminal.wait_for(r"Every character was found")
+    terminal.keys("Escape")
+    terminal.wait_for(r"Pick a scene")
+    terminal.keys("C-q")
+    terminal.wait_for(r"PROMPTDESK-EXITED-0")

@@ -198,3 +198,32 @@ def test_the_session_panel_lines_its_columns_up_by_terminal_cells() -> None:
     assert len(counted) == 4
     assert {cell_len(row) for row in counted} == {2 + 18 + 1 + 3}, counted
     assert all(cell_len(row) <= 34 for row in rows), [row for row in rows if cell_len(row) > 34]
+
+
+def test_replay_counts_the_last_beat_s_silence_as_the_engine_does() -> None:
+    """A stall closes right after a beat that ended silent (`beat_end`, then `close`): replay's panel
+    counts that beat, as the live panel and the close's own words do ("No one spoke for 3 beats")."""
+    cast = {"alice": "Alice", "bob": "Bob"}
+    events = [event("start", 0.0, cast=cast, isolation="b", coordinator="C",
+                    scene={"format": "scene", "turns": "sequential"}),
+              event("beat", 0.1, beat=0, target="alice"), SpeakEvent(t=0.2, **{"from": "alice"}, text="Hi", beat=0),
+              event("beat_end", 0.3, beat=0)]
+    for beat in (1, 2, 3):
+        who = "bob" if beat % 2 else "alice"
+        events += [event("beat", beat, beat=beat, target=who),
+                   event("system", beat + 0.1, beat=beat, target=who, reason="PROVIDER_ERROR: HTTP 500"),
+                   event("beat_end", beat + 0.2, beat=beat)]
+    fold = StateFold("runs/x")
+    fold.feed(events[:-1])
+    assert fold.snapshot().silent_streak == 2, "beat 3 is still being played: two silent beats so far"
+    fold.feed([events[-1], CloseEvent(t=3.3, **{"from": "coordinator"}, reason="stall", text="No one spoke for 3 beats")])
+    assert fold.snapshot().silent_streak == 3
+
+
+def test_a_beat_stopped_before_its_end_is_not_counted_silent_in_replay() -> None:
+    """The engine counts a beat's silence once the beat has ended; one stopped mid-beat is not counted."""
+    fold = StateFold("runs/x")
+    fold.feed([event("start", 0.0, cast={"alice": "Alice"}, scene={"format": "scene", "turns": "parallel"}),
+               event("beat", 0.1, beat=0), event("beat_end", 0.2, beat=0), event("beat", 1.0, beat=1),
+               event("stop", 1.1), CloseEvent(t=1.2, **{"from": "coordinator"}, reason="stop")])
+    assert fold.snapshot().silent_streak == 1

@@ -38,6 +38,38 @@ class TestFocus:
             await pilot.pause()
         assert app.return_code == 0
 
+    async def test_a_name_typed_on_the_scene_list_goes_to_the_path_field_even_from_q_or_t(self, workspace):
+        """Step 1 says "or type the path…" with its list focused: the characters typed there start the
+        path, so `quarrel` neither quits nor `the-apology` switches the theme; enter picks what was typed."""
+        app = wizard_app(workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            assert app.focused is not None and app.focused.id != "scene-path"
+            theme = app.theme_name
+            await pilot.press(*"quarrel")
+            await pilot.pause()
+            assert app.is_running and app.theme_name == theme
+            field = app.screen.query_one("#scene-path", Input)
+            assert field.value == "quarrel" and app.focused is field
+            await pilot.press("shift+tab")
+            assert app.focused is not field
+            await pilot.press(*"the-apology")
+            await pilot.pause()
+            assert field.value == "the-apology" and app.theme_name == theme, "typing again starts a new path"
+            await pilot.press("enter")
+            await pilot.pause()
+            assert wizard_step(app) == "cast"
+            assert "Every character was found" in screen_text(app)
+
+    async def test_on_the_scene_list_where_q_is_typed_the_key_bar_offers_ctrl_q_to_quit(self, workspace):
+        app = wizard_app(workspace)
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.pause()
+            bar = screen_text(app).splitlines()[-1]
+            assert "^q Quit" in bar and "q Quit" not in bar.replace("^q Quit", ""), bar
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+        assert app.return_code == 0
+
     async def test_every_step_focuses_a_widget_of_its_own(self, workspace):
         app = wizard_app(workspace)
         async with app.run_test(size=SMALL) as pilot:
@@ -298,3 +330,22 @@ async def test_seed_and_max_beats_given_on_the_command_line_fill_their_fields_in
     async with app.run_test(size=(120, 40)) as pilot:
         await to_provider(pilot, app)
         assert (app.screen.query_one("#seed").value, app.screen.query_one("#max_beats").value) == ("9", "4")
+
+
+async def test_a_scene_path_typed_fixed_and_entered_twice_picks_what_was_typed_each_time(workspace):
+    """The path field takes enter, backspace and characters in the order they came."""
+    from textual import events
+
+    app = wizard_app(workspace, scene=None)
+    async with app.run_test(size=SMALL) as pilot:
+        field = app.screen.query_one("#scene-path", Input)
+        field.focus()
+        await pilot.pause()
+        for key in [*"nowhereX", "backspace", "Y", "enter"]:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await pilot.pause()
+        await pilot.pause()
+        assert "nowhereY" in screen_text(app) and "nowhereX" not in screen_text(app)
+        await pilot.press("ctrl+u", *"the-apology", "enter")
+        await pilot.pause()
+        assert wizard_step(app) == "cast"

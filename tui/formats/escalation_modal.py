@@ -16,6 +16,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from promptdesk.tui.dialog import Dialog
 from promptdesk.tui.lines import safe
+from promptdesk.tui.line_input import LineInput
 
 BOLD, DIM = Style(bold=True), Style(dim=True)
 
@@ -81,7 +82,7 @@ class EscalationModal(Dialog[EscalationAnswer | None]):
             yield Static(recommendation_text(self.details), id="recommendation", markup=False)
             with VerticalScroll():
                 yield Static(escalation_text(self.details), markup=False)
-            yield Input(placeholder="Your own decision (for “Decide myself”)", id="own", select_on_focus=False)
+            yield LineInput(placeholder="Your own decision (for “Decide myself”)", id="own", select_on_focus=False)
             with Horizontal():
                 yield Button("Accept the recommendation", variant="primary", id="accept")
                 yield Button("Decide myself", id="own-button")
@@ -112,12 +113,21 @@ class EscalationModal(Dialog[EscalationAnswer | None]):
         """Let the discussion continue."""
         self.dismiss(EscalationAnswer("continue"))
 
-    @on(Button.Pressed, "#own-button")
     @on(Input.Submitted)
-    def own(self) -> None:
-        """Decide with the operator's own words (asks for them if the field is empty)."""
-        text = self.query_one("#own", Input).value.strip()
+    def _submitted(self, message: Input.Submitted) -> None:
+        """Decide with the words as they were when enter was pressed."""
+        message.stop()
+        self.own(message.value)
+
+    @on(Button.Pressed, "#own-button")
+    def _pressed(self) -> None:
+        self.own(self.query_one("#own", Input).value)
+
+    def own(self, typed: str) -> None:
+        """Decide with the operator's own words (asks for them, saying so, if the field is empty)."""
+        text = typed.strip()
         if not text:
+            self.notify("Type your own decision first, or choose another answer (esc: later).", severity="warning")
             self.query_one("#own", Input).focus()
             return
         self.dismiss(EscalationAnswer("own", text))

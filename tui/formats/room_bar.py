@@ -18,6 +18,7 @@ from textual.widgets import Input, Static
 
 from promptdesk.tui.formats.room_commands import USAGE, RoomCommand, RoomError, parse_room
 from promptdesk.tui.lines import safe
+from promptdesk.tui.line_input import LineInput
 
 
 class RoomBar(Vertical):
@@ -46,7 +47,7 @@ class RoomBar(Vertical):
         """The participants that can be named with `@`."""
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="Room: a goal · @gpt text · @router collaborate gpt claude: GOAL", id="room")
+        yield LineInput(placeholder="Room: a goal · @gpt text · @router collaborate gpt claude: GOAL", id="room")
         yield Static(Content(f"Room: {USAGE}."), id="room-status")
 
     @on(Input.Submitted, "#room")

@@ -21,7 +21,7 @@ from promptdesk.tui.formats import registry
 from promptdesk.tui.formats.room_bar import RoomBar
 from promptdesk.tui.lines import safe, shown_path
 from promptdesk.tui.replay_ready import ReplayReady
-from promptdesk.tui.stage_controls import told_why, why_not
+from promptdesk.tui.stage_controls import pace_told, told_why, why_not
 from promptdesk.tui.stage_directions import Directions
 from promptdesk.tui.stage_room import RoomControls
 from promptdesk.tui.waits import Waits
@@ -325,9 +325,9 @@ class StageScreen(Directions, RoomControls, PaneControls, Screen[None]):
         """Change the minimum seconds per beat by `steps` half-seconds (from the next safe point)."""
         from promptdesk.core.engine.pacing import STEP_S
 
-        seconds = self.bridge.set_pace(self.session.state.pace_s + steps * STEP_S)
-        self.notify(f"Pace: at least {seconds:g} s per beat" if seconds else
-                    "Pace: off (each beat starts as soon as the last one ends)", markup=False, timeout=2)
+        before = self.session.state.pace_s
+        seconds = self.bridge.set_pace(before + steps * STEP_S)
+        self.notify(pace_told(before, seconds), markup=False, timeout=2)
         self.refresh_state()
 
     def action_escalation(self) -> None:

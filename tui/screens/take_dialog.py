@@ -13,6 +13,7 @@ from textual.widgets import Button, Input, Select, Static
 from promptdesk.core.record.takes import Change
 from promptdesk.tui.dialog import Dialog
 from promptdesk.tui.lines import safe
+from promptdesk.tui.line_input import LineInput
 
 NOTHING, EVENT, NOTE_ALL = "__nothing__", "__event__", "__note__"
 NOTE_TO = "note:"
@@ -54,7 +55,7 @@ class TakeDialog(Dialog[Change | None]):
         with VerticalScroll():
             yield Static(Content(explanation(self.run, self.beat)), id="explanation")
             yield Select(options, value=EVENT, allow_blank=False, id="kind")
-            yield Input(placeholder="The phone rings", id="text")
+            yield LineInput(placeholder="The phone rings", id="text")
             with Horizontal():
                 yield Button("Start the take", variant="primary", id="start")
                 yield Button("Cancel", id="cancel")
@@ -72,14 +73,25 @@ class TakeDialog(Dialog[Change | None]):
         self.query_one("#text", Input).disabled = message.value == NOTHING
 
     @on(Input.Submitted)
+    def _submitted(self, message: Input.Submitted) -> None:
+        """Start with the text as it was when enter was pressed (keys typed ahead after it are not part of it)."""
+        message.stop()
+        self.start(message.value)
+
     @on(Button.Pressed, "#start")
-    def start(self) -> None:
-        """Dismiss with the change, unless a world event or a note has no text."""
+    def _pressed(self) -> None:
+        self.start(self.query_one("#text", Input).value)
+
+    def start(self, typed: str) -> None:
+        """Dismiss with the change; a world event or a note with no text starts nothing, and says what to type."""
         kind = str(self.query_one("#kind", Select).value)
-        text = self.query_one("#text", Input).value.strip()
+        text = typed.strip()
         if kind == NOTHING:
             self.dismiss(Change())
         elif not text:
+            what = "the world event" if kind == EVENT else "the note"
+            self.notify(f"No take started: type {what} first, or choose “Nothing: the same scene again” "
+                        "(esc closes).", severity="warning")
             self.query_one("#text", Input).focus()
         elif kind == EVENT:
             self.dismiss(Change(event=text))

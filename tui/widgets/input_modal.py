@@ -11,6 +11,8 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Input, Label, Select
 
+from promptdesk.tui.line_input import LineInput
+
 from promptdesk.tui.dialog import Dialog
 from promptdesk.tui.lines import safe
 
@@ -54,7 +56,7 @@ class InputModal(Dialog[WorldEvent | DirectorNote | None]):
         with Vertical():
             yield Label("Inject a world event (every actor gets it at the next beat)" if event
                         else "Director's note (delivered at the next beat)")
-            yield Input(placeholder="The lights flicker and go out" if event else "Keep it short and warmer",
+            yield LineInput(placeholder="The lights flicker and go out" if event else "Keep it short and warmer",
                         id="text")
             if not event:
                 options = [(Content("Everyone"), EVERYONE)] + [(Content(safe(n)), s) for s, n in self.cast.items()]
@@ -67,11 +69,21 @@ class InputModal(Dialog[WorldEvent | DirectorNote | None]):
         self.query_one("#text", Input).focus()
 
     @on(Input.Submitted)
+    def _submitted(self, message: Input.Submitted) -> None:
+        """Send the text as it was when enter was pressed (keys typed ahead after it are not part of it)."""
+        message.stop()
+        self.send(message.value)
+
     @on(Button.Pressed, "#send")
-    def send(self) -> None:
-        """Dismiss with the request, unless the text is blank."""
-        text = self.query_one("#text", Input).value.strip()
+    def _pressed(self) -> None:
+        self.send(self.query_one("#text", Input).value)
+
+    def send(self, typed: str) -> None:
+        """Dismiss with the request; a blank text is not sent, and the dialog says what to type."""
+        text = typed.strip()
         if not text:
+            what = "world event" if self.kind == "event" else "note"
+            self.notify(f"Nothing sent: type the {what} first (esc closes without sending).", severity="warning")
             self.query_one("#text", Input).focus()
             return
         if self.kind == "event":

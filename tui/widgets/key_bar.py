@@ -107,6 +107,10 @@ class KeyBar(Widget):
         for _node, binding, enabled, _tooltip in active.values():
             if binding.show:
                 shown.setdefault(binding.action, (binding, enabled))
+        quits = lambda action: action.rpartition(".")[2] == "quit"  # noqa: E731 - `quit` or `app.quit`
+        if not any(quits(action) for action in shown):  # `q` is typed where the focus is (a field, the scene
+            # list): `ctrl+q` still quits, and the bar says so
+            shown.update({b.action: (b, e) for _n, b, e, _t in active.values() if quits(b.action)})
         entries: list[Entry] = []
         for group, members in groupby(shown.values(), lambda item: item[0].group):
             members = list(members)

@@ -29,12 +29,18 @@ from promptdesk.tui.lines import literal, safe
 READABLE_WIDTH, READABLE_HEIGHT = 24, 6
 """The smallest pane (border included) a crowd's panes are given: about three lines of 22 characters."""
 ALWAYS_SHOWN = 8
-"""Casts this size or smaller show every pane, as the stage always has (their panes shrink to fit)."""
+"""Casts this size or smaller show every pane, as the stage always has (their panes shrink to fit), as
+long as each still says PRIVATE (`MARKED_WIDTH`)."""
+MARKED_WIDTH, MARKED_HEIGHT = 13, 5
+"""The narrowest pane whose border still says `PRIVATE` whole (the word, its corners and the `─ ` ` ─`
+around it), and the lowest that keeps a line of thought between its borders."""
 
 
 def pane_capacity(width: int, height: int) -> int:
-    """How many thinking panes fit in a `width` x `height` area at a readable size (at least `ALWAYS_SHOWN`)."""
-    return max(ALWAYS_SHOWN, (width // READABLE_WIDTH) * (height // READABLE_HEIGHT))
+    """How many thinking panes fit in a `width` x `height` area at a readable size (at least `ALWAYS_SHOWN`),
+    never more than can each still say PRIVATE whole."""
+    marked = max(1, width // MARKED_WIDTH) * max(1, height // MARKED_HEIGHT)
+    return min(marked, max(ALWAYS_SHOWN, (width // READABLE_WIDTH) * (height // READABLE_HEIGHT)))
 
 
 def shown_panes(cast: Sequence[str], chosen: Sequence[str] | None, capacity: int) -> list[str]:

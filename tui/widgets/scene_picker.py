@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 
 from promptdesk.core.casting import places
 from promptdesk.core.errors import InvalidConfig
+from promptdesk.tui.line_input import LineInput
 from promptdesk.tui.lines import safe
 
 
@@ -57,7 +58,7 @@ def scene_files(cwd: Path) -> tuple[list[Path], set[Path]]:
     return [*own.values(), *extra], set(extra)
 
 
-class ScenePath(Input):
+class ScenePath(LineInput):
     """The field for a scene file's path or a scene's name. No path or name holds a `?`, so `?` is left to
     the console: it shows the keys, as it does everywhere else."""
 
@@ -65,11 +66,31 @@ class ScenePath(Input):
         return character != "?" and super().check_consume_key(key, character)
 
     async def _on_key(self, event: events.Key) -> None:
-        """`?` opens the keys (and is not typed); anything else is the field's."""
+        """`?` opens the keys (and is not typed); anything else is the field's (Textual calls `LineInput`'s
+        handler after this one)."""
         if event.character == "?":
             event.stop()
             event.prevent_default()
             await self.app.run_action("app.help")
+
+
+class SceneList(OptionList):
+    """The scenes listed. The step says "or type the path…": a character typed here (but `?`, which shows
+    the keys, and space) starts a path or a scene's name in the field below (replacing what it held, as
+    a field entered with `tab` does), and every key after it goes there too, in order; so a name that
+    starts with `q` or `t` is typed, never taken for quit or the theme."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return bool(character) and character.isprintable() and not character.isspace() and character != "?"
+
+    def on_key(self, event: events.Key) -> None:
+        if not self.check_consume_key(event.key, event.character):
+            return
+        event.stop()
+        event.prevent_default()
+        field = self.screen.query_one("#scene-path", Input)
+        field.focus()  # done later, in order: the field selects its text, then takes the key
+        self.app.call_later(field.post_message, events.Key(event.key, event.character))
 
 
 class ScenePicker(Vertical):
@@ -100,7 +121,7 @@ class ScenePicker(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Label("Pick a scene (Enter), or type the path of a scene file or a scene's name:")
-        yield OptionList(*[Option(self._row(p), id=str(i)) for i, p in enumerate(self.files)])
+        yield SceneList(*[Option(self._row(p), id=str(i)) for i, p in enumerate(self.files)])
         yield ScenePath(placeholder="path/to/scene.yaml", value=self._label(self.chosen) if self.chosen else "",
                         id="scene-path")
         yield Static(Content(""), classes="status")

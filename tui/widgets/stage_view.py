@@ -23,7 +23,7 @@ from promptdesk.tui.render import transcript_line
 from promptdesk.tui.snapshot import FROM_EVENTS, StageState
 from promptdesk.tui.stage_state import note_progress
 from promptdesk.tui.widgets.live_speech import LiveSpeech
-from promptdesk.tui.widgets.pane_picker import pane_capacity, shown_panes
+from promptdesk.tui.widgets.pane_picker import MARKED_HEIGHT, MARKED_WIDTH, pane_capacity, shown_panes
 from promptdesk.tui.widgets.state_panel import StatePanel
 from promptdesk.tui.widgets.thinking_pane import ThinkingPane
 from promptdesk.tui.widgets.transcript import Transcript
@@ -34,15 +34,19 @@ PANE_MIN_WIDTH, PANE_MIN_HEIGHT = 16, 5
 
 def pane_grid(count: int, width: int, height: int) -> tuple[int, int]:
     """Rows and columns for `count` panes in a `width` x `height` area: the layout that leaves the
-    most room for text, among those where no pane is smaller than the minimum (else one row)."""
-    best, best_room = (1, max(1, count)), -1
-    for rows in range(1, max(1, count) + 1):
-        columns = math.ceil(count / rows)
-        pane_w, pane_h = width // max(1, columns), height // rows
-        room = (pane_w - 2) * (pane_h - 2)
-        if pane_w >= PANE_MIN_WIDTH and pane_h >= PANE_MIN_HEIGHT and room > best_room:
-            best, best_room = (rows, columns), room
-    return best
+    most room for text, among those where no pane is smaller than the minimum; else among those where
+    every pane still says PRIVATE whole (`MARKED_WIDTH` x `MARKED_HEIGHT`); else one row."""
+    for least_w, least_h in ((PANE_MIN_WIDTH, PANE_MIN_HEIGHT), (MARKED_WIDTH, MARKED_HEIGHT)):
+        best, best_room = None, -1
+        for rows in range(1, max(1, count) + 1):
+            columns = math.ceil(count / rows)
+            pane_w, pane_h = width // max(1, columns), height // rows
+            room = (pane_w - 2) * (pane_h - 2)
+            if pane_w >= least_w and pane_h >= least_h and room > best_room:
+                best, best_room = (rows, columns), room
+        if best is not None:
+            return best
+    return 1, max(1, count)
 
 
 @dataclass

@@ -89,7 +89,7 @@ class ThinkingPane(Vertical):
         else:
             name = self.actor_name if cell_len(self.actor_name) <= self._room else \
                 set_cell_size(self.actor_name, max(1, self._room - 1)).rstrip() + "…"
-            self.border_title, self.border_subtitle = Content(name), Content("PRIVATE")
+            self.border_title, self.border_subtitle = Content(name), Content(self.fitted_subtitle)
 
     @property
     def wide(self) -> bool:
@@ -98,8 +98,13 @@ class ThinkingPane(Vertical):
 
     @property
     def fitted_subtitle(self) -> str:
-        """The wide pane's subtitle when it fits whole ('' when it does not: the title says PRIVATE)."""
-        return self.subtitle if len(self.subtitle) <= self._room else ""
+        """What the pane says below, whole. Wide: its subtitle when it fits ('' when it does not: the title
+        says PRIVATE). Narrow: PRIVATE, and `no turn yet` after it while its actor has not thought, when
+        that fits."""
+        if self.wide:
+            return self.subtitle if len(self.subtitle) <= self._room else ""
+        waiting = f"PRIVATE · {self.subtitle}"
+        return waiting if not (self.thoughts or self._stream) and len(waiting) <= self._room else "PRIVATE"
 
     @property
     def subtitle(self) -> str:
@@ -140,7 +145,7 @@ class ThinkingPane(Vertical):
     def _retitle(self) -> None:
         """Say below the pane whether its actor has thought yet (a repaint only when that changes)."""
         shown = str(self.border_subtitle) if self.border_subtitle else ""
-        if self._room and self.wide and shown != self.fitted_subtitle:
+        if self._room and shown != self.fitted_subtitle:
             self.border_subtitle = Content(self.fitted_subtitle)
 
     def clear(self) -> None:
