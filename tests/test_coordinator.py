@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -167,3 +168,16 @@ async def test_a_parallel_beat_reads_its_record_into_the_tally_while_it_plays(ru
                           before_run=watch)
     assert run.result.beats >= 4 and len(behind) >= 4
     assert behind == [0] * len(behind), behind
+
+
+def test_role_c_names_who_took_leave_by_their_name_not_their_slug(tmp_path):
+    from promptdesk.core.casting.build import RunOptions, build_session
+    from promptdesk.core.engine.checks import scene_view
+    from helpers import CHARACTERS, make_scene
+
+    session = build_session(make_scene(characters=["maria-stern", "sam-reed"]),
+                            RunOptions(isolation="a", coordinator="C", runs_root=tmp_path,
+                                       characters_dirs=[CHARACTERS], cwd=tmp_path))
+    leaving = SpeakEvent(t=0, **{"from": "maria-stern"}, text="I should head out.", action="speak", raw="")
+    decision = asyncio.run(RuleCoordinator().decide(scene_view(session, [leaving])))
+    assert decision.reason == "natural" and decision.text == "Maria Stern took leave"

@@ -49,6 +49,7 @@ from promptdesk.core.record.events import CallEvent, parse_event_json
 from promptdesk.core.record.seams import RESTART, SUPERSEDED, find_cut, supersede
 from promptdesk.core.record.takes import unbegun_take
 from promptdesk.core.engine.session import Session
+from promptdesk.core.protocol.bounded import json_lines
 
 
 def _spec(data: dict[str, Any], base_url: str | None) -> ProviderSpec:
@@ -185,7 +186,7 @@ def count_superseded(session: Session, run_dir: Path) -> None:
     path = Path(run_dir) / SUPERSEDED
     if not path.is_file():
         return
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in json_lines(path.read_text(encoding="utf-8", errors="replace")):
         try:
             event = parse_event_json(line)
         except ValueError:

@@ -121,7 +121,7 @@ def scene_view(session: Stage, new_speech: list[SpeakEvent], speeches: list[str]
                      silent_streak=state.silent_streak, goal_markers=list(session.scene.goal_markers),
                      speeches=speeches or [], speakers=speakers,
                      cast=[state.cast[s] for s in session.health.playing(list(state.cast))],
-                     names=list(state.cast.values()),
+                     names=list(state.cast.values()), display=dict(state.cast),
                      since_close_note=session.winding.since_close_note(session.public_lines),
                      suggested=suggested_so_far(session))
 

@@ -89,6 +89,8 @@ class SceneView:
     """The cast's display names (a judge asks whether each has stated a final position)."""
     names: list[str] = field(default_factory=list)
     """Every cast member's display name, unavailable ones included (whom a goal's names denote)."""
+    display: dict[str, str] = field(default_factory=dict)
+    """Each cast member's display name by slug (what the coordinator's own words call them)."""
     since_close_note: list[str] | None = None
     """The public lines since the close note went out (None: it has not; see `promptdesk.core.engine.winding`)."""
     suggested: list[str] = field(default_factory=list)
@@ -130,7 +132,7 @@ class RuleCoordinator:
     async def decide(self, view: SceneView, ask: Ask | None = None, warn: Warn | None = None) -> Decision:
         for speech in view.new_speech:
             if closes_naturally(speech):
-                return Decision(decision="close", reason="natural", text=f"{speech.from_} took leave")
+                return Decision(decision="close", reason="natural", text=f"{view.display.get(speech.from_, speech.from_)} took leave")
         return CONTINUE
 
     async def verdict(self, view: SceneView, ask: Ask | None = None, warn: Warn | None = None) -> Verdict:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from promptdesk.core.experiments.sweep_plan import RESULTS_FILE, failed_run
 from promptdesk.core.record.run_folder import open_private, write_atomic
+from promptdesk.core.protocol.bounded import json_lines
 
 FAILED_RESULTS = "results.failed.jsonl"
 """Where the result lines of runs set aside for another attempt go."""
@@ -29,7 +30,7 @@ def set_failed_aside(folder: Path, planned: set[str]) -> list[str]:
     if not path.is_file():
         return []
     kept, moved, names = [], [], []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True):
+    for line in json_lines(path.read_text(encoding="utf-8", errors="replace"), keepends=True):
         row = _row(line)
         if row is not None and row.get("run") in planned and failed_run(row):
             moved.append(line if line.endswith("\n") else line + "\n")

@@ -11,7 +11,7 @@ from promptdesk.core.casting.build import RunOptions
 from promptdesk.core.casting.scene_file import read_yaml
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.experiments.benchmark import factors, model_choice, run_name
-from promptdesk.core.protocol.bounded import load_json
+from promptdesk.core.protocol.bounded import json_lines, load_json
 
 PLAN_FILE, RESULTS_FILE = "sweep.yaml", "results.jsonl"
 RESULT_FIELDS = ("isolation", "coordinator", "seed", "close_reason", "goal_achieved", "success", "beats", "tokens",
@@ -109,7 +109,7 @@ def read_results(folder: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
     out = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in json_lines(path.read_text(encoding="utf-8", errors="replace")):
         try:
             row = load_json(line)
         except ValueError:

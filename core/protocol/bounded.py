@@ -184,3 +184,15 @@ def load_json(text: str | bytes) -> Any:
     if deep:
         raise Unbounded(f"lists and objects are nested more than {MAX_DEPTH} levels deep")
     return data
+
+
+def json_lines(text: str, keepends: bool = False) -> list[str]:
+    """The lines of a JSON-lines text, split at `\n` alone: a writer that does not escape them (ours with
+    `ensure_ascii=False`, the Claude Code CLI's) leaves U+2028, U+0085 and the other characters
+    `str.splitlines` also breaks at inside a line's JSON. With `keepends`, each line keeps its newline
+    (a last line without one stays without)."""
+    lines = text.split("\n")
+    last = lines.pop()
+    if keepends:
+        lines = [line + "\n" for line in lines]
+    return [*lines, last] if last else lines

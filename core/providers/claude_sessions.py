@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from promptdesk.core.providers.base import ChatMessage
+from promptdesk.core.protocol.bounded import json_lines
 
 
 @dataclass
@@ -87,7 +88,7 @@ def rewrite_replies(path: Path | None, replies: list[str], updates: list[str] = 
     if path is None:
         return False
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = json_lines(path.read_text(encoding="utf-8"))
         entries = [json.loads(line) if line.strip() else None for line in lines]
     except (OSError, ValueError):
         return False

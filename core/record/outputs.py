@@ -80,9 +80,8 @@ def scene_format(events: list[BaseEvent]) -> str:
 
 
 def is_public(event: BaseEvent, lines: FormatLines = PLAIN) -> bool:
-    """True for what reached the actors: non-silent speech, world events and notes, actor failures,
-    and the format's own lines. Coordinator decisions, suggested-but-unsent events and other
-    bookkeeping stay in `events.jsonl` only. The transcripts leave the notes out too (`transcribed`)."""
+    """True for what reached the actors: non-silent speech, world events and notes, actor failures, the
+    format's own lines; bookkeeping stays in `events.jsonl` only (the transcripts also drop notes)."""
     if isinstance(event, SpeakEvent):
         return event.action != "silent"
     if lines.is_public(event):
@@ -93,15 +92,12 @@ def is_public(event: BaseEvent, lines: FormatLines = PLAIN) -> bool:
 
 
 def transcribed(event: BaseEvent, lines: FormatLines = PLAIN) -> bool:
-    """True for what the transcripts hold: the public record without the moderator notes (spec 004:
-    notes are hidden from the transcript; they stay in `events.jsonl`, the console and replay, and
-    the post-scene notes count them)."""
+    """True for what the transcripts hold: the public record less the moderator notes (spec 004)."""
     return event.type != "note" and is_public(event, lines)
 
 
 def note_counts(events: list[BaseEvent]) -> dict[str, int]:
-    """Moderator notes that reached the actors: the coordinator's own (stall note, soft-cap nudge,
-    winding down) and the director's (the operator's)."""
+    """Moderator notes that reached the actors: the coordinator's own and the director's (the operator's)."""
     notes = [e for e in events if e.type == "note"]
     return {"coordinator": sum(e.from_ == COORDINATOR for e in notes),
             "director": sum(e.from_ != COORDINATOR for e in notes)}
@@ -118,8 +114,8 @@ def judge_fallbacks(events: list[BaseEvent]) -> int:
 
 def fallback_notice(count: int) -> str:
     """The notice of a run whose judge fell back to role C's rules (stderr, `notes.md`, post-scene notes)."""
-    return (f"the coordinator's judge gave no usable answer {count} time{'s' if count != 1 else ''}: "
-            f"role C's rules decided instead (see debug.log)")
+    times = f"{count} time{'s' if count != 1 else ''}"
+    return f"the coordinator's judge gave no usable answer {times}: role C's rules decided instead (see debug.log)"
 
 
 def _note_line(event: BaseEvent, names: dict[str, str]) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from promptdesk.core.record.events import BaseEvent, parse_event_json, why_unreadable
+from promptdesk.core.protocol.bounded import json_lines
 
 RESTART = "restart"
 SUPERSEDED = "superseded.jsonl"
@@ -117,10 +118,7 @@ def _past_branch(parsed: list[tuple[int, BaseEvent]], at: int, end: int) -> int:
 def log_lines(run_dir: Path) -> list[str]:
     """The lines of `events.jsonl`, each with its newline (a torn last line without): split at `\n`
     only, since a record's JSON may hold U+2028 and other characters `str.splitlines` breaks at."""
-    text = (Path(run_dir) / "events.jsonl").read_text(encoding="utf-8", errors="replace")
-    lines = [line + "\n" for line in text.split("\n")]
-    last = lines.pop()[:-1]
-    return [*lines, last] if last else lines
+    return json_lines((Path(run_dir) / "events.jsonl").read_text(encoding="utf-8", errors="replace"), keepends=True)
 
 
 def supersede(run_dir: Path, cut: Cut) -> None:

@@ -34,6 +34,7 @@ from promptdesk.core.record.private import FILE as PRIVATE
 from promptdesk.core.record.prompt_log import FILE as PROMPTS
 from promptdesk.core.record.run_folder import FILE_MODE
 from promptdesk.core.record.seams import SUPERSEDED
+from promptdesk.core.protocol.bounded import json_lines
 
 BRANCH = "branch"
 """The type of the event that opens a take's own part of the record."""
@@ -114,9 +115,8 @@ def _lines(path: Path) -> list[str]:
     JSON may hold U+2028, U+0085 and the other characters `str.splitlines` breaks at."""
     if not path.exists():
         return []
-    text = path.read_text(encoding="utf-8", errors="replace")
-    lines = [line + "\n" for line in text.split("\n")]
-    return lines[:-1] if lines[-1] == "\n" else lines
+    lines = json_lines(path.read_text(encoding="utf-8", errors="replace"), keepends=True)
+    return [line if line.endswith("\n") else line + "\n" for line in lines]
 
 
 def _beat_of(line: str) -> int | None:
