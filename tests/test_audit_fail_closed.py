@@ -229,6 +229,20 @@ def test_a_line_of_the_wrong_type_is_named_by_its_field(run, capsys):
     assert "validation error" not in out
 
 
+@pytest.mark.parametrize("field, value, said", [("t", "1e400", "t: Input should be a finite number"),
+                                                 ("t", "-4", "t: Input should be greater than or equal to 0"),
+                                                 ("beat", "-1", "beat: Input should be greater than or equal to 0")])
+def test_an_event_out_of_time_or_before_the_first_beat_cannot_be_read(run, capsys, field, value, said):
+    """A time that is infinite or negative, or a beat below 0, is no event of a run (the replay
+    showed "Elapsed inf s"): the line is named as unreadable and the audit is not clean."""
+    events = (run / "events.jsonl").read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(events) if '"type": "speak"' in line)
+    events[at] = json.dumps(json.loads(events[at]))[:-1] + f', "{field}": {value}}}\n'
+    (run / "events.jsonl").write_text("".join(events))
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and f"UNCHECKED events.jsonl line {at + 1} cannot be read ({said}" in out
+
+
 def test_a_line_cut_short_inside_the_event_log_of_a_resumed_run_is_not_a_kills(run, capsys):
     """A resume moves the event log's torn last line aside, so a resumed run's `events.jsonl` never
     holds a torn line inside it: one that looks torn there is damage (a lost call, a lost thought)."""

@@ -63,7 +63,7 @@ class BaseEvent(BaseModel):
 
     model_config = ConfigDict(populate_by_name=True, extra="allow", use_attribute_docstrings=True)
 
-    t: float
+    t: float = Field(ge=0, allow_inf_nan=False)
     """Seconds since the scene started (simulated seconds on the offline improviser alone: see `arrivals` in `start`)."""
     from_: str = Field(alias="from")
     """Who it is from: an actor's slug, `coordinator` (the engine), `operator` (you), or a format's role."""
@@ -71,7 +71,7 @@ class BaseEvent(BaseModel):
     """Whom it is for or about, when it is for one actor."""
     text: str = ""
     """What was said or what happened."""
-    beat: int | None = None
+    beat: int | None = Field(default=None, ge=0)
     """The beat (or round) it belongs to."""
 
     def to_record(self) -> dict[str, Any]:
