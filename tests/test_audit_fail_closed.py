@@ -295,3 +295,10 @@ def test_the_requests_unanswered_at_a_second_cut_are_counted_from_its_beat_alone
     sent = [r for r in map(json.loads, kept) if r.get("beat") == 3]
     code, out, _ = audit_cli(run, capsys)
     assert code == 1 and f"; {len(sent) - len(calls)} unanswered at the cut)" in out and len(sent) > len(calls)
+
+
+def test_the_audit_counts_one_request_as_one():
+    from promptdesk.core.record.audit import AuditReport
+    report = AuditReport(run_dir=Path("r"), requests=1)
+    assert report.summary() == "Audit clean: 1 request in r carries no other owner's private material."
+    assert AuditReport(run_dir=Path("r"), requests=2).summary().startswith("Audit clean: 2 requests in r carry ")

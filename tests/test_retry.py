@@ -81,9 +81,9 @@ async def test_giving_up_after_max_retries_plus_one_attempts():
 
 async def test_zero_retries_means_one_attempt():
     call = Script(http(500))
-    with pytest.raises(ProviderError):
+    with pytest.raises(ProviderError) as caught:
         await with_retries(call, max_retries=0, retry_after_cap_s=30, sleep=FakeSleep())
-    assert call.calls == 1
+    assert call.calls == 1 and "(gave up after 1 attempt)" in caught.value.message
 
 
 async def test_backoff_grows_exponentially_with_jitter_and_is_capped():

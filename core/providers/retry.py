@@ -153,7 +153,7 @@ async def with_retries(call: Callable[[], Awaitable[T]], *, max_retries: int, re
         if not failure.retryable:
             raise failure
         if attempt > max_retries:
-            raise ProviderError(f"{failure.message} (gave up after {attempt} attempts)", status=failure.status,
+            raise ProviderError(f"{failure.message} (gave up after {attempt} attempt{'' if attempt == 1 else 's'})", status=failure.status,
                                 retryable=True, **failure.context) from None
         hinted = failure.context.get("retry_after_s")
         if hinted is None:

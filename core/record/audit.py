@@ -114,19 +114,25 @@ class AuditReport:
         cut = f" ({self.unfinished} of them sent in beats a kill cut off)" if self.unfinished else ""
         if self.cut and self.in_flight:
             cut = f"{cut[:-1]}; {self.in_flight} unanswered at the cut)" if cut else f" ({self.in_flight} unanswered at the cut)"
+        requests = counted(self.requests, "request")
         if self.clean:
-            return (f"Audit clean: {self.requests} requests{cut} in {self.run_dir} carry no other owner's private "
-                    "material.")
+            carry = "carries" if self.requests == 1 else "carry"
+            return f"Audit clean: {requests}{cut} in {self.run_dir} {carry} no other owner's private material."
         unchecked = f"{len(self.problems)} part{'s' if len(self.problems) > 1 else ''} of the record could not be checked"
         short = "the run was cut off before its end (CUT above)"
         if not self.leaks:
             why = " and ".join([*([f"{unchecked} (UNCHECKED above)"] if self.problems else []), *([short] if self.cut else [])])
             readable = " that could be read" if self.problems else ""
-            return (f"Audit INCOMPLETE: no leak in the {self.requests} requests{cut} of {self.run_dir}{readable}, "
+            return (f"Audit INCOMPLETE: no leak in the {requests}{cut} of {self.run_dir}{readable}, "
                     f"but {why}, so the run cannot be called clean.")
         owners = sorted({f"{l.owner}'s {l.kind}" for l in self.leaks})
-        text = f"Audit FAILED: {len(self.leaks)} leaks in {self.requests} requests of {self.run_dir} ({', '.join(owners)})"
+        text = f"Audit FAILED: {counted(len(self.leaks), 'leak')} in {requests} of {self.run_dir} ({', '.join(owners)})"
         return text + (f"; {unchecked}" if self.problems else "") + (f"; {short}" if self.cut else "") + "."
+
+
+def counted(n: int, noun: str) -> str:
+    """`1 request`, `2 requests`."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def audit_run(run_dir: Path) -> AuditReport:
