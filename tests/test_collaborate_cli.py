@@ -86,6 +86,10 @@ def test_collaborate_flags_do_not_apply_to_a_scene_format_file(tmp_path, capsys)
     code, err = batch(capsys, str(SCENES / "the-apology.yaml"), "--max-rounds", "2", "--isolation", "a",
                       "--coordinator", "C", "--out", str(tmp_path / "run"))
     assert code == 2 and "apply to `format: collaborate` scenes" in err
+    assert "cap its beats with `limits: {max_beats: N}` in the scene file" in err
+    code, err = batch(capsys, str(SCENES / "roundtable-debate.yaml"), "--max-rounds", "2", "--isolation", "a",
+                      "--coordinator", "C", "--out", str(tmp_path / "table"))
+    assert code == 2 and "cap its rounds with `roundtable: {max_rounds: N}` in the scene file" in err
 
 
 def test_a_scene_file_and_a_collaborate_goal_together_are_refused(tmp_path, capsys):

@@ -46,8 +46,11 @@ def scene_for(ns: argparse.Namespace, reader: SceneReader) -> Scene | Path:
         return path
     scene = reader.load(path)
     if scene.format != "collaborate":
+        caps = {"roundtable": "its rounds with `roundtable: {max_rounds: N}`",
+                "scene": "its beats with `limits: {max_beats: N}`"}
+        cap = f"; cap {caps[scene.format]} in the scene file" if ns.max_rounds and scene.format in caps else ""
         raise InvalidConfig(f"{path}: --max-rounds, --first, --participants and --cast apply to `format: collaborate` "
-                            f"scenes, and this one is `{scene.format}`")
+                            f"scenes, and this one is `{scene.format}`{cap}")
     data = scene.model_dump(exclude_none=True)
     data.update(_collab_data(ns, data.get("collaborate", {})))
     if ns.participants:
