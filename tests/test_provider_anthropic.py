@@ -254,10 +254,11 @@ async def test_cancelling_a_call_mid_stream_returns_promptly(loopback, make):
     loop = asyncio.get_running_loop()
     cancelled_at = loop.time()
     call.cancel()
-    with pytest.raises(asyncio.CancelledError):   # not swallowed, not waited out into a completion
+    with pytest.raises(asyncio.CancelledError) as caught:   # not swallowed, not waited out into a completion
         await call
     assert loop.time() - cancelled_at < 1.5       # well before the server's 2 s hold ends
     assert len(deltas) == 1 and loopback.hits == 1
+    assert caught.value.usage.reported is False, "what a call cut off by a stop was billed is unknown, not 0"
 
 
 @pytest.mark.parametrize("stream", [False, True])

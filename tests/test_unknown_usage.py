@@ -5,6 +5,7 @@ such a call is refused (the run stops, the sweep stops), never kept on a guess."
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -74,3 +75,25 @@ def test_a_sweep_budget_with_unknown_usage_stops_the_sweep(capsys, tmp_path, loo
     assert code == 1
     assert "sent no token usage" in err and "--budget-usd" in err
     assert len(list((tmp_path / "sweep").glob("a-C-seed*"))) == 1, "no run starts after the first"
+
+
+async def test_a_call_cut_off_by_a_stop_was_billed_an_unknown_amount(tmp_path, loopback):
+    """The operator stops the scene while a reply streams: the server took the request and was
+    generating, so what it bills is unknown, and the record says so instead of 0."""
+    from helpers import run_session
+
+    loopback.default = Reply(text=LINE, deltas=4, stall_after_deltas=1, hold_s=2.0)
+
+    def stop_at_the_first_fragment(session):
+        """As the console's `s` does: from outside the call, once its first fragment is shown."""
+        def on_event(event):
+            if event.type == "delta":
+                asyncio.get_running_loop().call_soon(session.stop)
+        session.subscribe(on_event)
+
+    run = await run_session(tmp_path, served_scene(tmp_path, loopback), isolation="a", coordinator="C",
+                            before_run=stop_at_the_first_fragment, audit=False)
+    assert run.result.close_reason == "stop"
+    cut = [c for c in calls(run.dir) if not c["ok"]]
+    assert cut and all(c["usage"] == "unknown" and c["cost_usd"] is None for c in cut)
+    assert json.loads((run.dir / "metadata.json").read_text())["costs"]["unknownUsageCalls"] == len(cut)

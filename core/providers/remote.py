@@ -200,7 +200,9 @@ class RemoteProvider(Provider):
                                              on_wait=self._header_wait)
         except BaseException as exc:
             stream.bill_failed()  # an attempt cancelled mid-stream (a stop, a turn timeout) was billed too
-            if stream.billed.total:
+            if isinstance(exc, asyncio.CancelledError) and stream.started:
+                exc.usage = stream.billed + Usage(reported=False)  # type: ignore[attr-defined]
+            elif stream.billed.total:
                 exc.usage = stream.billed  # type: ignore[attr-defined]
             raise
         return Completion(text=text, usage=usage, provider=self.name, model=self.model,

@@ -213,9 +213,9 @@ def beats(events: list[BaseEvent]) -> int:
 
 
 def beats_played(events: list[BaseEvent]) -> int:
-    """Beats played: those numbered, less a beat 0 with no call in it (a roundtable's setup)."""
+    """Beats played: those numbered, less a roundtable's beat 0 (its setup; its rounds start at 1)."""
     numbered = beats(events)
-    return numbered - (numbered > 0 and not any(e.type == "call" and e.beat == 0 for e in events))
+    return numbered - (numbered > 0 and scene_format(events) == "roundtable")
 
 
 SILENCED = "silenced"
