@@ -95,7 +95,7 @@ async def _send(session: Stage, provider: Provider, request: Request, stream_as:
         _report_health(session, request.to, ok, error if isinstance(error, Exception) else None)
         if event.unknown and session.budget_usd is not None:
             session.abort(f"the budget of ${session.budget_usd:.2f} cannot be kept: {provider.name} "
-                          f"{provider.model or ''} sent no token usage for a call, so its cost is unknown; run "
+                          f"{provider.model or ''} sent no token usage for a call (or it was cut off), so its cost is unknown; run "
                           f"without --budget-usd, or on a server that reports usage")
 
 
