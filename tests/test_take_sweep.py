@@ -144,15 +144,7 @@ def test_a_take_stopped_before_its_first_beat_resumes_with_its_change(swept, tmp
     stop = {"t": json.loads(lines[at - 1])["t"], "from": "coordinator", "text": "Scene stopped by the operator",
             "beat": 4, "type": "close", "reason": "stop", "goal_achieved": None}
     (take / "events.jsonl").write_text("\n".join(lines[:at] + [json.dumps(stop)]) + "\n")
-    rows = [r for r in read_results(out) if r["run"] != "change-seed1"]
-    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert sweep(swept / "parent", out, "--event", "The fire alarm goes off") == 0
-    capsys.readouterr()
-    again = read_events(take)
-    changes = lambda events: [(e.type, e.beat, e.text) for e in events if e.type in ("branch", "event", "note")]  # noqa: E731
-    assert changes(again) == changes(whole) and changes(whole)[0][0] == "branch"
-    spoken = lambda events: [(e.beat, e.from_, e.text) for e in events if e.type == "speak" and e.beat >= 4]  # noqa: E731
-    assert spoken(again) == spoken(whole)
+    assert_swept_again_as_before(swept, out, take, whole, capsys)
     assert next(r for r in read_results(out) if r["run"] == "change-seed1")["seed"] == 1
 
 
@@ -309,7 +301,14 @@ def test_a_take_killed_before_it_began_is_taken_again_with_its_change(swept, tmp
     (take / "events.jsonl").write_text("\n".join(lines[:opened]) + "\n")
     for name in ("events.json", "transcript.md", "transcript.txt", "metadata.json"):
         (take / name).unlink()
-    rows = [r for r in read_results(out) if r["run"] != "change-seed2"]
+    assert_swept_again_as_before(swept, out, take, whole, capsys)
+    assert any(p.name.startswith("change-seed2") and p != take for p in out.iterdir()), "the cut folder is set aside"
+
+
+def assert_swept_again_as_before(swept, out, take, whole, capsys):
+    """With its result line gone, the same take sweep plays `take` again: the same change at the same
+    beat, and the same lines from beat 4 on as the whole take `whole` had."""
+    rows = [r for r in read_results(out) if r["run"] != take.name]
     (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert sweep(swept / "parent", out, "--event", "The fire alarm goes off") == 0
     capsys.readouterr()
@@ -318,4 +317,3 @@ def test_a_take_killed_before_it_began_is_taken_again_with_its_change(swept, tmp
     assert changes(again) == changes(whole) and changes(whole)[0][0] == "branch"
     spoken = lambda events: [(e.beat, e.from_, e.text) for e in events if e.type == "speak" and e.beat >= 4]  # noqa: E731
     assert spoken(again) == spoken(whole)
-    assert any(p.name.startswith("change-seed2") and p != take for p in out.iterdir()), "the cut folder is set aside"
