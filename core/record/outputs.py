@@ -213,9 +213,9 @@ def beats(events: list[BaseEvent]) -> int:
 
 
 def beats_played(events: list[BaseEvent]) -> int:
-    """Beats played: those numbered, less a roundtable's beat 0 (its setup; its rounds start at 1)."""
-    numbered = beats(events)
-    return numbered - (numbered > 0 and scene_format(events) == "roundtable")
+    """Beats played: those numbered, less a beat 0 without calls in a record with some (a roundtable's setup)."""
+    calls = {e.beat for e in events if e.type == "call"}
+    return beats(events) - bool(calls and 0 not in calls)
 
 
 SILENCED = "silenced"
