@@ -284,7 +284,11 @@ async def test_a_budget_stopped_sweep_of_takes_goes_on_with_a_higher_budget(run_
         assert any(cut.values())
         for row in read_results(tmp_path / "takes"):
             own = [e for e in read_events(tmp_path / "takes" / row["run"]) if e.type == "call" and e.beat >= 3]
-            assert row["cost_usd"] == pytest.approx(sum(e.cost_usd for e in own + cut[row["run"]]), abs=1e-6)
+            paid = own + cut[row["run"]]
+            if any(e.cost_usd is None for e in paid):  # a call the budget's stop cut off: what it was billed is unknown
+                assert row["cost_usd"] is None and row["run"] == "retake-seed1"
+            else:
+                assert row["cost_usd"] == pytest.approx(sum(e.cost_usd for e in paid), abs=1e-6)
 
 
 def test_a_take_killed_before_it_began_is_taken_again_with_its_change(swept, tmp_path, capsys):

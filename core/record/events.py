@@ -63,7 +63,7 @@ class BaseEvent(BaseModel):
 
     model_config = ConfigDict(populate_by_name=True, extra="allow", use_attribute_docstrings=True)
 
-    t: float = Field(ge=0, allow_inf_nan=False)
+    t: float = Field(allow_inf_nan=False)
     """Seconds since the scene started (simulated seconds on the offline improviser alone: see `arrivals` in `start`)."""
     from_: str = Field(alias="from")
     """Who it is from: an actor's slug, `coordinator` (the engine), `operator` (you), or a format's role."""
