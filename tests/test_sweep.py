@@ -22,6 +22,7 @@ from promptdesk.core.providers.anthropic_provider import AnthropicProvider
 from promptdesk.core.providers.base import Request
 from promptdesk.core.providers.ratelimit import Limiters, Limits, LimitedProvider, RateLimiter
 from promptdesk.core.record.recorder import read_events
+from promptdesk.core.record.seams import superseded_calls
 from promptdesk.core.experiments.sweep import Sweep, SweepPlan, read_results, run_with_signals
 from promptdesk.core.experiments.sweep_checks import MAX_SEEDS, parse_seeds
 from promptdesk.core.experiments.progress import Progress
@@ -163,14 +164,24 @@ def test_a_run_resumed_after_the_budget_counts_its_cut_beats_paid_calls_everywhe
     compared = {r["run"]: r for r in json.loads(capsys.readouterr().out)["runs"]}
     for name in ("b-C-seed1", "b-C-seed2"):
         costs = json.loads((out / name / "metadata.json").read_text())["costs"]
+        if costs["unknownUsageCalls"]:   # calls the budget's stop cut off in flight: what they were billed is unknown
+            assert rows[name]["tokens"] is compared[name]["tokens"] is screen_measured(out / name).tokens is None
+            assert rows[name]["cost_usd"] is compared[name]["cost_usd"] is None and costs["totalTokens"] > 0
+            continue
         assert rows[name]["tokens"] == compared[name]["tokens"] == costs["totalTokens"]
         assert rows[name]["cost_usd"] == compared[name]["cost_usd"] == pytest.approx(costs["estimatedUSD"])
         assert screen_measured(out / name).tokens == costs["totalTokens"]      # the console's Compare screen
-    assert costs["cutCalls"] == 0 and json.loads((out / "b-C-seed1" / "metadata.json").read_text())["costs"]["cutCalls"] > 0
+    cut = json.loads((out / "b-C-seed1" / "metadata.json").read_text())["costs"]
+    assert costs["cutCalls"] == 0 and cut["cutCalls"] > 0
+    paid = [c for c in superseded_calls(out / "b-C-seed1") if c.cost_usd is not None]
+    assert paid, "the cut beat holds calls answered before the stop"
+    whole = [e for e in read_events(out / "b-C-seed1") if e.type == "call" and e.cost_usd is not None]
+    assert cut["totalTokens"] == sum(c.input_tokens + c.output_tokens + (c.cache_write_tokens or 0) + (c.cache_read_tokens or 0)
+                                     for c in paid + whole)
     page = tmp_path / "sweep.html"
     assert main(["report", str(out), "--html", str(page)]) == 0
-    tokens = number(mean(compared[name]["tokens"] for name in compared))
-    assert f"<td>tokens</td><td>{tokens}" in page.read_text()
+    known = [compared[name]["tokens"] for name in compared if compared[name]["tokens"] is not None]
+    assert f"<td>tokens</td><td>{number(mean(known))}" in page.read_text()
 
 
 def test_runs_whose_model_calls_all_failed_are_failed_runs_of_the_sweep(tmp_path, loopback, capsys):
