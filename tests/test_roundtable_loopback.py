@@ -127,12 +127,15 @@ async def test_an_invalid_participant_answer_is_salvaged_and_logged(run_scene, l
     assert {f["who"] for f in data(run)["rounds"][0]["fallbacks"]} == {"alice", "bob"}
 
 
+def bob_fails(recorded):
+    """The server's answer: a 400 to every call for Bob, the scripted table's answer to the others."""
+    if "You are Bob," in recorded.body["messages"][0]["content"]:
+        return Reply(status=400, error_message="bad request")
+    return script()(recorded)
+
+
 async def test_a_participant_whose_provider_fails_is_a_system_line_not_a_lost_round(run_scene, loopback):
-    def reply(recorded):
-        if "You are Bob," in recorded.body["messages"][0]["content"]:
-            return Reply(status=400, error_message="bad request")
-        return script()(recorded)
-    loopback.default = reply
+    loopback.default = bob_fails
     run = await run_scene(scene(loopback, max_rounds=1), isolation="a", coordinator="B")
     assert list(data(run)["rounds"][0]["answers"]) == ["alice"]
     assert any(r["type"] == "system" and r.get("target") == "bob" for r in run.records())
@@ -158,11 +161,7 @@ def test_batch_on_escalate_flag_reaches_the_session(tmp_path, loopback):
 async def test_a_participant_with_no_answer_is_named_in_the_session_file_summary_and_counts(run_scene, loopback):
     """Nothing dropped silently: the round says who was asked and gave no answer, the summary says
     it, and the transcript's and metadata's turn counts count the answers that were given."""
-    def reply(recorded):
-        if "You are Bob," in recorded.body["messages"][0]["content"]:
-            return Reply(status=400, error_message="bad request")
-        return script()(recorded)
-    loopback.default = reply
+    loopback.default = bob_fails
     run = await run_scene(scene(loopback, max_rounds=2), isolation="b", coordinator="B")
     rounds = data(run)["rounds"]
     assert [r.get("no_answer") for r in rounds] == [["bob"], ["bob"]]

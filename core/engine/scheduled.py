@@ -1,6 +1,6 @@
-"""A scene file's scheduled world events (`events:`) in a format that plays rounds: each is delivered
-at the first round whose beat has reached its `at_beat`, once; one whose beat never came is said,
-never dropped silently. (The scene format fires its own at each beat: `promptdesk.core.formats.scene`.)"""
+"""A scene file's scheduled world events (`events:`): each is delivered at the first beat (or round)
+that has reached its `at_beat`, once, in every format; in a format that plays rounds, one whose beat
+never came is said, never dropped silently."""
 
 from __future__ import annotations
 

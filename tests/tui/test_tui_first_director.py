@@ -3,6 +3,8 @@ the key bar and the dialogs saying what they mean at every size, and each key th
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
+
 import pytest
 from test_tui_console_finish import contrast
 from tui_support import screen_text, wait_for
@@ -73,6 +75,21 @@ async def test_every_transcript_line_reads_at_4_5_to_1_in_both_themes_focused_or
 def key_bar(app) -> str:
     """The key bar's line, every run of spaces made one."""
     return " ".join(screen_text(app).splitlines()[-1].split())
+
+
+@asynccontextmanager
+async def held_stage(workspace, pace: float):
+    """The console on a real session of the workspace's scene at `pace`, held at its first beat;
+    yields the app, its pilot and the session, then stops the scene and waits for its close."""
+    from tui_support import held, hold_at, session_for
+
+    session = hold_at(session_for(workspace, pace=pace))
+    app = create_app(session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        stage = await held(pilot, session)
+        yield app, pilot, session
+        session.stop()
+        await wait_for(pilot, lambda: stage.bridge.worker.is_finished, "the close")
 
 
 def told(app) -> list[str]:
@@ -395,26 +412,14 @@ class TestTheStage:
             await wait_for(pilot, lambda: stage.bridge.worker.is_finished, "the close")
 
     async def test_pace_zero_reads_off_in_the_toast_as_in_the_panel(self, workspace):
-        from tui_support import held, hold_at, session_for
-
-        session = hold_at(session_for(workspace, pace=0.5))
-        app = create_app(session=session)
-        async with app.run_test(size=(120, 40)) as pilot:
-            stage = await held(pilot, session)
+        async with held_stage(workspace, pace=0.5) as (app, pilot, session):
             await pilot.press("minus")
             await pilot.pause()
             assert "Pace: off (each beat starts as soon as the last one ends)" in told(app)
             assert not any("at least 0 s" in m for m in told(app))
-            session.stop()
-            await wait_for(pilot, lambda: stage.bridge.worker.is_finished, "the close")
 
     async def test_pace_keys_at_their_bounds_say_the_pace_cannot_go_further(self, workspace):
-        from tui_support import held, hold_at, session_for
-
-        session = hold_at(session_for(workspace, pace=59.5))
-        app = create_app(session=session)
-        async with app.run_test(size=(120, 40)) as pilot:
-            stage = await held(pilot, session)
+        async with held_stage(workspace, pace=59.5) as (app, pilot, session):
             await pilot.press("plus")
             await pilot.pause()
             assert told(app)[-1] == "Pace: at least 60 s per beat"
@@ -425,8 +430,6 @@ class TestTheStage:
             await pilot.press("minus")
             await pilot.pause()
             assert told(app)[-1] == "Pace: already off (each beat starts as soon as the last one ends; + slows it)"
-            session.stop()
-            await wait_for(pilot, lambda: stage.bridge.worker.is_finished, "the close")
 
     async def test_the_title_says_closing_while_the_journals_are_written(self):
         session = ScriptedSession({"alice": "Alice"})

@@ -404,24 +404,33 @@ async def test_a_world_event_or_note_sent_blank_says_what_to_type_and_sends_noth
         assert session.controls == []
 
 
+def scripted_app():
+    """A console on a scripted session of Alice and Bob: the session, and the app."""
+    from promptdesk.tui.scripted import ScriptedSession
+
+    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
+    return session, create_app(session=session)
+
+
+def burst(app, keys: list[str]) -> None:
+    """Keys queued at once, as a terminal's burst is read: no frame in between."""
+    from textual import events
+
+    for key in keys:
+        app.post_message(events.Key(key, key if len(key) == 1 else None))
+
+
 async def test_two_world_events_typed_in_one_burst_are_both_sent_and_the_stage_stays():
     """Keys a terminal sends faster than a dialog closes (e, text, enter, e, text, enter, as pasted or
     typed ahead) reach the dialog that is still closing: a second enter there must not close the stage
     below it (which left the scene running unseen and its run folder never closed)."""
-    from textual import events
-
-    from promptdesk.tui.scripted import ScriptedSession
-
-    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
-    app = create_app(session=session)
+    session, app = scripted_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: session.state.status == "running", "the start")
         stage = app.screen
         await pilot.press("e")
         assert isinstance(app.screen, InputModal)
-        keys = [*"Rain", "enter", "e", *"Hail", "enter"]
-        for key in keys:  # queued at once, as a terminal's burst is read: no frame in between
-            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        burst(app, [*"Rain", "enter", "e", *"Hail", "enter"])
         await pilot.pause()
         await pilot.pause()
         assert app.screen is stage or isinstance(app.screen, InputModal) and app.screen_stack[-2] is stage
@@ -433,18 +442,12 @@ async def test_two_world_events_typed_in_one_burst_are_both_sent_and_the_stage_s
 async def test_a_note_typed_then_tab_and_enter_in_one_burst_opens_the_whom_list_instead_of_sending():
     """Keys keep their order: `tab` moves to the list of whom the note is for before the `enter` after it
     acts, so that `enter` opens the list; nothing is sent until the operator sends it."""
-    from textual import events
-
-    from promptdesk.tui.scripted import ScriptedSession
-
-    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
-    app = create_app(session=session)
+    session, app = scripted_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: session.state.status == "running", "the start")
         await pilot.press("n")
         assert isinstance(app.screen, InputModal)
-        for key in [*"hush", "tab", "enter"]:
-            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        burst(app, [*"hush", "tab", "enter"])
         await pilot.pause()
         await pilot.pause()
         assert isinstance(app.screen, InputModal) and app.screen.query_one(Select).expanded
@@ -460,17 +463,11 @@ async def test_editing_keys_in_a_burst_act_where_they_were_typed():
     """`backspace` and `ctrl+u` sent with the characters around them edit the text at their place in
     the burst: "hush", backspace, "!" is "hus!"; a line cleared with ctrl+u after an enter is not sent
     with the next one."""
-    from textual import events
-
-    from promptdesk.tui.scripted import ScriptedSession
-
-    session = ScriptedSession({"alice": "Alice", "bob": "Bob"})
-    app = create_app(session=session)
+    session, app = scripted_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: session.state.status == "running", "the start")
         await pilot.press("n")
         assert isinstance(app.screen, InputModal)
-        for key in [*"hush", "backspace", "!", "enter"]:
-            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        burst(app, [*"hush", "backspace", "!", "enter"])
         await wait_for(pilot, lambda: session.controls, "the note")
         assert session.controls == [("add_note", ("hus!", None))]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -103,20 +104,30 @@ async def test_f_in_replay_takes_the_scene_again_live_and_the_palette_lists_the_
     assert event.beat == 3 and event.model_extra["change"] == {"event": "The window blows open"}
 
 
-async def test_the_take_dialog_gives_a_note_to_one_actor_or_nothing(tmp_path):
+@asynccontextmanager
+async def take_dialog(kind: str, answers: list):
+    """The take dialog over a Compare screen, for Alice and Bob, its kind of change set to `kind`;
+    what it answers goes to `answers`. Yields the app and its pilot."""
     from textual.widgets import Select
 
+    from promptdesk.tui.screens.take_dialog import TakeDialog
+
+    app = PromptdeskApp(lambda: CompareScreen([], "run"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(TakeDialog("parent", 2, {"alice": "Alice", "bob": "Bob"}), answers.append)
+        await pilot.pause()
+        app.screen.query_one("#kind", Select).value = kind
+        await pilot.pause()
+        yield app, pilot
+
+
+async def test_the_take_dialog_gives_a_note_to_one_actor_or_nothing(tmp_path):
     from promptdesk.core.record.takes import Change
-    from promptdesk.tui.screens.take_dialog import NOTE_TO, NOTHING, TakeDialog
+    from promptdesk.tui.screens.take_dialog import NOTE_TO, NOTHING
 
     answers = []
     for kind, text in ((NOTE_TO + "bob", "Own it"), (NOTHING, ""), ("__note__", "Slower")):
-        app = PromptdeskApp(lambda: CompareScreen([], "run"))
-        async with app.run_test(size=(120, 40)) as pilot:
-            app.push_screen(TakeDialog("parent", 2, {"alice": "Alice", "bob": "Bob"}), answers.append)
-            await pilot.pause()
-            app.screen.query_one("#kind", Select).value = kind
-            await pilot.pause()
+        async with take_dialog(kind, answers) as (app, pilot):
             await pilot.press(*text) if text else None
             await pilot.click("#start")
             await pilot.pause()
@@ -217,18 +228,11 @@ async def test_a_take_from_a_beat_past_the_end_says_why_and_starts_nothing(takes
 async def test_a_take_asked_with_no_text_says_what_to_type_and_stays_open():
     """`Start the take` (or enter) with a world event or a note left blank says what is missing and
     how to take the scene with no change; nothing is started."""
-    from textual.widgets import Select
-
     from promptdesk.tui.screens.take_dialog import TakeDialog
 
     answers = []
     for kind, what in (("__event__", "the world event"), ("note:bob", "the note")):
-        app = PromptdeskApp(lambda: CompareScreen([], "run"))
-        async with app.run_test(size=(120, 40)) as pilot:
-            app.push_screen(TakeDialog("parent", 2, {"alice": "Alice", "bob": "Bob"}), answers.append)
-            await pilot.pause()
-            app.screen.query_one("#kind", Select).value = kind
-            await pilot.pause()
+        async with take_dialog(kind, answers) as (app, pilot):
             await pilot.press("space", "space", "enter")
             await pilot.pause()
             assert isinstance(app.screen, TakeDialog)

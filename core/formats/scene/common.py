@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from promptdesk.core.engine.briefing import BEGIN_NOTE, note_line
+from promptdesk.core.engine.scheduled import fire_due
 from promptdesk.core.record.events import SpeakEvent
 from promptdesk.core.protocol.lines import speech_line
 
@@ -71,17 +72,9 @@ async def beats(session: Session, settle: bool = True) -> AsyncIterator[int]:
     while True:
         session.state.beat = beat
         await session.safe_point(settle)
-        fire_scheduled(session, beat)
+        fire_due(session, beat)
         yield beat
         beat += 1
-
-
-def fire_scheduled(session: Session, beat: int) -> None:
-    """Deliver every scheduled world event due at or before this beat, once."""
-    for index, event in enumerate(session.scene.events):
-        if event.at_beat <= beat and index not in session.fired_events:
-            session.fired_events.add(index)
-            session.world_event(event.text, source="coordinator")
 
 
 def route(session: Session, speech: SpeakEvent) -> None:
