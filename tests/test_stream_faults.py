@@ -426,3 +426,29 @@ async def test_a_turn_the_model_refused_is_silent_names_the_refusal_and_asks_no_
     assert all("no well-formed <speech> and no correction asked" in r["text"] and "after 2 corrections" not in r["text"]
                for r in said), "the silence says how many corrections there were: none"
     assert "REFUSAL-words" not in json.dumps(records) and "REFUSAL-words" in (run.dir / "debug.log").read_text()
+
+
+async def test_a_refused_journal_entry_is_named_a_refusal_and_its_words_stay_out_of_the_journal(run_scene, loopback,
+                                                                                              monkeypatch, tmp_path):
+    """A model that refuses to write its entry (Anthropic's `stop_reason: refusal`): no entry, and
+    the system line says it was refused, not that the reply held only private text."""
+    from helpers import example_scene
+    from test_provider_odd_replies import stopped
+    from test_scene_faults import remote_cast, scripted, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+
+    def answer(who, recorded):
+        if "journal entry" in str(recorded.body["messages"][-1]):
+            return stopped("anthropic", "plain", "REFUSED-words: I cannot", "refusal") if who == "bob" else "A long day."
+        return turn('[TONE: calm] "Go on."')
+
+    loopback.default = scripted(answer)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"), limits={"max_beats": 1})
+    run = await run_scene(scene, isolation="a", coordinator="C", journals=tmp_path / "journals")
+    records = run.records()
+    assert {r["from"] for r in records if r["type"] == "journal"} == {"alice", "charlie"}
+    said = [r for r in records if r["type"] == "system" and r.get("about") == "bob"]
+    assert len(said) == 1 and said[0]["reason"] == "refused"
+    assert "Bob wrote no journal entry: the model refused" in said[0]["text"] and "private text" not in said[0]["text"]
+    assert "REFUSED-words" not in json.dumps(records) and "REFUSED-words" in (run.dir / "debug.log").read_text()

@@ -72,6 +72,10 @@ async def write_one(session: Stage, actor: Actor) -> None:
         completion = await session.clock.wait_for(call(session, actor.provider, request),
                                                  actor.journal_timeout_s or actor.turn_timeout_s)
         entry = entry_of(completion.text)
+        if completion.refusal:
+            session.say("system", f"{actor.name} wrote no journal entry: the model refused (its words are in "
+                        "debug.log)", reason="refused", about=actor.slug)
+            return
         if not entry:
             session.recorder.log("warning", f"journal for {actor.slug}: the reply held no entry", raw=completion.text)
             session.say("system", f"{actor.name} wrote no journal entry: the reply held only private text (thinking, "
