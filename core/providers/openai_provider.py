@@ -8,7 +8,8 @@ server), `max_tokens`, no `prompt_cache_key`.
 A JSON schema (`Request.json_schema`) goes as a strict `response_format` of type `json_schema`, or for
 a compatible server with `schema_format="json_object"` as `{"type": "json_object", "schema": ...}`
 (the only form llama-cpp-python's server takes).
-A stream is complete only with a `finish_reason` and `[DONE]` (see `_client_class`); a usage chunk
+A stream asks for its usage (`stream_options`) unless the server refused that argument once
+(`_open_stream`). A stream is complete only with a `finish_reason` and `[DONE]` (see `_client_class`); a usage chunk
 that arrived before the stream broke is still counted (`promptdesk.core.providers.remote`).
 A response without usage (a local server that sends none) has unknown usage (`Usage.reported` False).
 How the reply ended is read from its `finish_reason` (`promptdesk.core.providers.stops`); a `content`
@@ -51,6 +52,8 @@ class OpenAIProvider(RemoteProvider):
             raise InvalidConfig("the openai-compatible provider needs a base URL (--base-url or `base_url` in the "
                                 "scene's provider), e.g. http://localhost:11434/v1 for Ollama")
         super().__init__(model, api_key, base_url, **options)
+        self.stream_usage = True
+        """Whether streams ask for their usage (`stream_options`); off once the server refused it."""
         self._encoded: dict[str, dict[tuple[str, str], str]] = {}
         """Each recipient's messages as JSON, from its last streamed request (`wire_body`)."""
 
@@ -114,14 +117,7 @@ class OpenAIProvider(RemoteProvider):
 
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         usage = Usage(reported=False)
-        params = self.params(request)
-        params["stream_options"] = {"include_usage": True}
-        try:
-            body = wire_body(params, stream=True, known=self._encoded.setdefault(request.to, {}) if request.to else None)
-            chunks = await client.post("/chat/completions", content=body, cast_to=_types()[0],
-                                       stream=True, stream_cls=_types()[1])
-        except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
-            raise self._schema_refused(exc, request) from None
+        chunks = await self._open_stream(client, request)
         self.saw_headers(chunks.response.headers)
         if (whole := await self._expect_events(chunks.response, self._whole_instead)) is not None:
             await chunks.close()
@@ -143,6 +139,28 @@ class OpenAIProvider(RemoteProvider):
         stream.ended_with = finish
         self._note_reasoning(reasoning, "".join(stream.pieces))
         return settle(self.name, finish, "finish_reason", stream, "".join(stream.pieces)), usage
+
+    async def _open_stream(self, client: Any, request: Request) -> Any:
+        """Send the streamed request, asking for its usage (`stream_options`). A server that refuses
+        that option (400 or 422 naming it: older Azure API versions, some gateways) is asked again
+        without it, and so is every later stream of this provider (said once in debug.log): their
+        usage is then unknown unless the server sends it anyway."""
+        while True:
+            params = self.params(request)
+            if self.stream_usage:
+                params["stream_options"] = {"include_usage": True}
+            try:
+                body = wire_body(params, stream=True, known=self._encoded.setdefault(request.to, {}) if request.to else None)
+                return await client.post("/chat/completions", content=body, cast_to=_types()[0],
+                                         stream=True, stream_cls=_types()[1])
+            except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
+                if "stream_options" not in params or not _refuses_stream_options(exc):
+                    raise self._schema_refused(exc, request) from None
+            if self.stream_usage:
+                self.stream_usage = False
+                log.warning("%s at %s refused stream_options: streams are asked without them from now on, and "
+                            "their usage is unknown unless the server sends it anyway", self.name,
+                            self.base_url or self.default_url)
 
     def _note_reasoning(self, length: int, text: str) -> None:
         """Say in debug.log how much reasoning the server sent apart from the reply (`reasoning_content`,
@@ -189,6 +207,14 @@ class OpenAIProvider(RemoteProvider):
             kind, detail = error_detail(exc.body, str(exc))
             return self._status_error(error_status(kind, exc.body), f"error in stream: {detail}")
         return None
+
+
+def _refuses_stream_options(exc: Exception) -> bool:
+    """Whether `exc` is a server's refusal of the `stream_options` argument (400 or 422 naming it)."""
+    import openai
+
+    return isinstance(exc, openai.APIStatusError) and exc.status_code in (400, 422) and \
+        "stream_options" in f"{exc.body} {exc.message}"
 
 
 def _text_of(content: Any) -> str:
