@@ -251,6 +251,19 @@ class TestOfflineImproviser:
                                 isolation="a", coordinator="C")
         assert run.result.close_reason == "final" and len(of_type(run, "agent_response")) <= 6
 
+    async def test_a_setting_and_prompt_it_never_sends_are_named_in_the_notes(self, tmp_path):
+        """Spec 001 sends the goal, the transcript and the round: a scene turned into a collaboration
+        keeps its setting and prompt unsent, and notes.md says so (they were dropped unsaid)."""
+        where = "A lighthouse keeper's kitchen on a stormy night"
+        run = await run_session(tmp_path, collab_scene(goal=HIKING, max_rounds=2, setting=where, prompt="Storm talk."),
+                                isolation="a", coordinator="C")
+        notes = (run.dir / "notes.md").read_text()
+        assert "Not sent to the participants: the scene's `setting` and `prompt`" in notes
+        assert where not in requests_text(run.dir) and "Storm talk." not in requests_text(run.dir)
+        plain = await run_session(tmp_path / "plain", collab_scene(goal=HIKING, max_rounds=2), isolation="a",
+                                  coordinator="C")
+        assert "Not sent" not in (plain.dir / "notes.md").read_text()
+
     async def test_b_two_rounds_then_the_cap(self, tmp_path):
         run = await run_session(tmp_path, collab_scene(goal=HIKING, max_rounds=2), isolation="a", coordinator="C")
         assert run.result.close_reason == "cap" and len(of_type(run, "agent_response")) == 2

@@ -247,6 +247,15 @@ async def test_a_participants_private_perspective_reaches_that_participant_alone
     assert holders == {"bob"}
 
 
+async def test_the_scenes_setting_reaches_every_participant_and_the_facilitator(run_scene):
+    """`setting:` is where the table sits: every actor is told, as in a scene (it was dropped)."""
+    where = "A lighthouse keeper's kitchen on a stormy night"
+    scene = make_scene(format="roundtable", roundtable={"topic": TOPIC, "max_rounds": 1}, setting=where)
+    run = await run_scene(scene, isolation="b", coordinator="C", on_escalate="continue")
+    told = {p["to"] for p in run.prompts() if where in json.dumps(p, ensure_ascii=False)}
+    assert told == {p["to"] for p in run.prompts()} and {"alice", "bob", "facilitator"} <= told
+
+
 def test_a_participant_called_all_is_refused():
     with pytest.raises(InvalidConfig, match="characters: 'all' is the word a roundtable keeps for every participant"):
         make_scene(format="roundtable", characters=["alice", "all"], roundtable={"topic": TOPIC})

@@ -68,9 +68,11 @@ class Scene(SceneModel):
     """`scene` format: `parallel` beats (every actor answers each update; answers ordered by arrival)
     or `sequential` (one speaker at a time: the one addressed, else the next in the cast)."""
     setting: str = ""
-    """Where and when the scene happens; every actor is told."""
+    """Where and when the scene happens; every actor is told (a roundtable's participants and facilitator
+    in its project context; a collaboration sends only its goal, and its notes.md says the setting is unsent)."""
     prompt: str = ""
-    """The shared situation and what is at stake; every actor is told (a `scene` needs one)."""
+    """The shared situation and what is at stake; every actor is told (a `scene` needs one; a roundtable
+    takes it as its topic, or as context beside `roundtable.topic`; a collaboration leaves it unsent, said in notes.md)."""
     goal: str = ""
     """What the scene is for; every actor is told, and the coordinator judges it at the close."""
     goal_markers: list[str] = Field(default_factory=list)

@@ -62,7 +62,7 @@ class CollaborateFormat(Format):
         """What decides the turns and the close, whatever the coordinator role chosen."""
         return ["- Router: each reply's envelope decides (a handoff names the next speaker; `final`, no handoff "
                 "or the round cap ends); the coordinator role calls no judge in a collaboration and changes "
-                "nothing in the run"]
+                "nothing in the run"] + _unsent(scene)
 
     def start_facts(self, scene: Scene) -> dict[str, Any]:
         """The round cap, when the scene file sets the section."""
@@ -73,3 +73,13 @@ class CollaborateFormat(Format):
 
     async def play(self, session: Session) -> Decision:
         return await policy.play(session)
+
+
+def _unsent(scene: Scene) -> list[str]:
+    """A line naming the scene fields a collaboration never sends (spec 001: its participants get the
+    goal, the transcript and the round), so that a scene turned into one does not drop them unsaid."""
+    unsent = [f"`{name}`" for name in ("setting", "prompt") if getattr(scene, name).strip()]
+    if not unsent:
+        return []
+    return [f"- Not sent to the participants: the scene's {' and '.join(unsent)} (a collaboration sends its goal, "
+            "the transcript and the round; put what they need in the goal)"]

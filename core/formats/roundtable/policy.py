@@ -29,8 +29,14 @@ def new_state(session: Session, setup: TableSetup) -> RoundtableState:
     cast = {slug: actor.name for slug, actor in session.actors.items()}
     return RoundtableState(topic=(spec.topic or scene.prompt or scene.goal).strip(), strategy=setup.strategy,
                            participants=cast, participation=spec.participation, max_rounds=spec.max_rounds,
-                           context=spec.context or (scene.prompt if spec.topic else ""),
+                           context=_context(scene.setting, spec.context or (scene.prompt if spec.topic else "")),
                            roles=setup.strategy.roles_for(list(cast)))
+
+
+def _context(setting: str, context: str) -> str:
+    """The table's project context: the scene's `setting` (where the table sits, told to every actor
+    as in a scene), then the section's `context` (or the scene's prompt beside an explicit topic)."""
+    return "\n\n".join(part for part in (f"Setting: {setting.strip()}" if setting.strip() else "", context.strip()) if part)
 
 
 async def play(session: Session) -> Decision:
