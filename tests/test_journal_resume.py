@@ -109,6 +109,26 @@ async def test_a_kill_mid_step_writes_only_what_is_missing_and_appends_a_recorde
     assert report.clean, (report.leaks, report.problems)
 
 
+@pytest.mark.parametrize("cut", ["in the entry", "in the heading", "after the heading's marks"])
+async def test_an_entry_torn_in_its_append_is_replaced_whole_never_appended_twice(tmp_path, cut):
+    """A kill (or a power loss) part way through appending an entry leaves its block torn at the end
+    of the character's journal: the resume replaces that torn block with the whole entry, once."""
+    whole, store = await journaled_run(tmp_path)
+    first, second = kill_in_journal_step(whole.dir, 2)
+    journal = store / f"{second['from']}.md"
+    text = journal.read_text()
+    block = text.rindex("\n## ")
+    body = text.index("\n\n", block + 1) + 2
+    at = {"in the entry": body + len(second["text"].strip()) // 2, "in the heading": block + 12,
+          "after the heading's marks": block + 4}[cut]
+    journal.write_text(text[:at])
+    await resume(whole.dir)
+    repaired = journal.read_text()
+    assert repaired.count("\u2014 The Apology") == 1 and repaired.count(second["text"].strip()) == 1
+    assert repaired[:block] == text[:block] and repaired[block + 20:] == text[block + 20:], "as if never torn"
+    assert entries(whole.dir)[second["from"]] == [second["text"]]
+
+
 async def test_a_finished_journal_step_is_still_closed_cleanly(tmp_path, capsys):
     whole, _ = await journaled_run(tmp_path)
     before = (whole.dir / "events.jsonl").read_text()

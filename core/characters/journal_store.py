@@ -112,6 +112,39 @@ def append_entry(character: Character, entry: str, *, when: datetime, scene_titl
     append_journal(character, entry, when=when, scene_title=heading_title(scene_title))
 
 
+def drop_torn_entry(character: Character, entry: str, *, scene_title: str) -> bool:
+    """Cut from the character's journal the block of `entry` that an append cut off part way (a kill
+    or a power loss while it was written): the journal's tail from its last `\n## ` is the start of
+    that entry's block, as `append_entry` writes it, and not the whole of it. True when one was cut;
+    any other tail, and any journal that cannot be read or written, is left as it is."""
+    path = character.journal_path
+    text = strip_controls(cap_entry(entry))
+    if path is None or not text:
+        return False
+    try:
+        data = path.read_bytes()
+        start = data.rindex(b"\n## ")
+        tail = data[start + 4:].decode("utf-8", errors="ignore")  # a cut may split a character
+    except (OSError, ValueError):
+        return False
+    stamp = tail[:16] if len(tail) >= 16 else tail
+    whole = f"{stamp} \u2014 {heading_title(scene_title)}\n\n{text}\n"
+    if tail == whole or not whole.startswith(tail) or not _is_stamp(stamp):
+        return False
+    try:
+        with path.open("r+b") as journal:
+            journal.truncate(start)
+    except OSError:
+        return False
+    return True
+
+
+def _is_stamp(start: str) -> bool:
+    """Whether `start` can begin a heading's `YYYY-mm-dd HH:MM` stamp."""
+    shape = "dddd-dd-dd dd:dd"
+    return len(start) <= len(shape) and all(c.isdigit() if s == "d" else c == s for c, s in zip(start, shape))
+
+
 def holds_entry(character: Character, entry: str) -> bool:
     """True when the character's journal already holds `entry` as `append_entry` writes it (or when
     there is nothing to write: no journal, or an empty entry)."""

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from promptdesk.core.characters.journal_store import append_entry, holds_entry
+from promptdesk.core.characters.journal_store import append_entry, drop_torn_entry, holds_entry
 from promptdesk.core.engine.briefing import JOURNAL_PROMPT
 from promptdesk.core.errors import RecordingError
 from promptdesk.core.protocol.tags import TagReader
@@ -151,8 +151,12 @@ def unappended(session: Stage, events: Sequence[BaseEvent]) -> list[JournalEvent
 
 async def resume_step(session: Stage, slugs: Sequence[str], recorded: Sequence[JournalEvent]) -> None:
     """Finish a journal step cut off by a kill: append the `recorded` entries the characters'
-    journals miss, then ask the actors in `slugs` for theirs."""
+    journals miss (replacing an entry's block the kill tore part way, never appending it twice), then
+    ask the actors in `slugs` for theirs."""
     for entry in recorded:
+        character = session.characters.get(entry.from_)
+        if character is not None:
+            drop_torn_entry(character, entry.text, scene_title=session.scene.title)
         _append(session, session.actors[entry.from_], entry.text)
     if slugs:
         await write_all(session, only=slugs)
