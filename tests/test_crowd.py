@@ -50,6 +50,9 @@ class CountingHandle:
         self.flushes += 1
         self.real.flush()
 
+    def fileno(self) -> int:
+        return self.real.fileno()
+
     def close(self) -> None:
         self.real.close()
 

@@ -121,6 +121,9 @@ class FillsUp:
         self.real.flush()
         self.full.flush()
 
+    def fileno(self) -> int:
+        return self.real.fileno()
+
     def close(self) -> None:
         self.real.close()
         try:
@@ -194,3 +197,23 @@ async def test_events_json_is_spec_000s_log_whose_speech_text_is_the_whole_speec
         assert entry["text"] == line["raw"] and entry["words"] == line["text"] and "raw" not in entry
     staged = next(r for r in spec if r.get("nonverbal"))
     assert f"*{staged['nonverbal']}*" in staged["text"] and staged["nonverbal"] not in staged["words"]
+
+
+async def test_a_run_folder_deleted_mid_scene_fails_the_run_saying_so_never_plays_on_unrecorded(tmp_path):
+    """The record's files written into an unlinked folder are lost: the next beat's commit sees that
+    `events.jsonl` was deleted, and the run stops with a recording error naming it (it played on
+    silently, its record gone)."""
+    from helpers import example_scene, run_session
+
+    def delete_at_beat_2(session):
+        def watch(event):
+            if event.type == "beat" and event.beat == 2 and session.recorder.run_dir.exists():
+                shutil.rmtree(session.recorder.run_dir)
+        session.subscribe(watch)
+
+    run = await run_session(tmp_path, example_scene("the-apology", limits={"max_beats": 8}), isolation="a",
+                            coordinator="C", audit=False, before_run=delete_at_beat_2)
+    failure = run.session.recorder.failure
+    assert failure is not None and ".jsonl" in str(failure) and "deleted while the scene played" in str(failure)
+    assert "everything recorded before this point is kept" not in str(failure)
+    assert run.result.close_reason != "max_beats_exceeded" and run.session.state.beat <= 3

@@ -18,8 +18,10 @@ claim that created the folder, or the resume that reopened it) until `finish` ha
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
+import os
 import re
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -73,6 +75,10 @@ class DebugLogHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if ACTIVE.get() is self.recorder:
             self.recorder.log(record.levelname, f"{record.name}: {record.getMessage()}")
+
+
+DELETED_ADVICE = ("The run stopped rather than play on unrecorded; what the deleted files held is lost with them. "
+                  "Run again, with --out outside any folder that gets cleaned")
 
 
 class Recorder:
@@ -157,8 +163,13 @@ class Recorder:
             if handle is not None:
                 try:
                     handle.flush()
+                    deleted = os.fstat(handle.fileno()).st_nlink == 0  # written on, into a file no folder holds
                 except OSError as exc:
                     self.fail(recording_error(exc, f"{name} in {self.run_dir}"))
+                if deleted:
+                    self.fail(recording_error(FileNotFoundError(errno.ENOENT, "it was deleted while the scene "
+                                                                "played (the run folder removed?)"),
+                                              f"{name} in {self.run_dir}", DELETED_ADVICE))
 
     def log(self, level: str, message: str, **context: Any) -> None:
         """Append a warning or error with its context to `debug.log`. Never raises: a failed write
