@@ -242,3 +242,55 @@ def test_the_sweep_plan_loader_is_bounded_like_a_scene(tmp_path):
         read_yaml(tmp_path / "sweep.yaml", "Sweep plan")
     (tmp_path / "sweep.yaml").write_text("scene: x.yaml\nseeds: [1, 2]\n")
     assert read_yaml(tmp_path / "sweep.yaml", "Sweep plan") == {"scene": "x.yaml", "seeds": [1, 2]}
+
+
+def test_a_key_given_twice_in_a_scene_is_refused_naming_both_lines(tmp_path, capsys):
+    """YAML keeps the last of two equal keys silently: a scene whose `title:` (or a perspective)
+    is given twice is refused, naming the key and its two lines, and nothing is played."""
+    (tmp_path / "s.yaml").write_text(CAST + "title: First\nperspectives:\n  ann: a\n  ann: b\ntitle: Second\n")
+    assert main(["--batch", str(tmp_path / "s.yaml"), "--characters-dir", str(CHARACTERS), "--out",
+                 str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert "s.yaml:6: perspectives: the key 'ann' is given twice in one mapping (lines 5 and 6); keep one" in err
+    assert not (tmp_path / "run").exists()
+    (tmp_path / "s.yaml").write_text(CAST + "title: First\ntitle: Second\n")
+    with pytest.raises(InvalidConfig, match=r"s.yaml:4: title: the key 'title' is given twice .*lines 3 and 4"):
+        load_scene(tmp_path / "s.yaml")
+
+
+def test_equal_keys_in_different_mappings_and_merge_keys_still_load(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("name: s\nprompt: A scene.\ncharacters: [ann, ben]\nfast: &fast {provider: offline}\n"
+                    .replace("fast: &fast {provider: offline}\n", "")
+                    + "cast:\n  ann: &fast {provider: offline}\n  ben:\n    <<: *fast\n    provider: offline\n"
+                    "perspectives: {ann: x, ben: x}\n")
+    assert set(load_scene(path).cast) == {"ann", "ben"}
+
+
+def test_a_key_given_twice_in_front_matter_is_refused(tmp_path):
+    dirs = agent(tmp_path, "---\nname: Deep Diver\ndescription: x\nname: DIRECTOR\n---\nI go deep.\n")
+    with pytest.raises(CharacterLoadError) as caught:
+        load_character("deep", dirs)
+    assert "the key 'name' is given twice" in caught.value.message and str(dirs[0] / "deep.md") in caught.value.message
+
+
+def test_a_key_given_twice_in_a_strategy_is_refused_naming_its_line(tmp_path):
+    from promptdesk.core.formats.roundtable.strategies import read_strategy
+
+    path = tmp_path / "twice.yaml"
+    path.write_text("phases:\n  - name: open\n    prompt: a\n    prompt: b\n")
+    with pytest.raises(InvalidConfig, match=r"twice.yaml:4: .*the key 'prompt' is given twice"):
+        read_strategy(path)
+
+
+def test_a_strategy_file_is_read_within_its_bound(tmp_path):
+    """A strategy over 1 MB is refused without being read whole; one in another encoding names the byte."""
+    from promptdesk.core.formats.roundtable.strategies import STRATEGY_MAX_BYTES, read_strategy
+
+    path = tmp_path / "big.yaml"
+    path.write_bytes(b"phases: [{name: a, goal: b}]\n#" + b"x" * STRATEGY_MAX_BYTES)
+    with pytest.raises(InvalidConfig, match=r"big.yaml: a strategy file is at most 1,048,576 bytes"):
+        read_strategy(path)
+    path.write_bytes("phases: [{name: caf\u00e9, goal: b}]\n".encode("latin-1"))
+    with pytest.raises(InvalidConfig, match=r"big.yaml: not valid UTF-8 \(byte 19\)"):
+        read_strategy(path)

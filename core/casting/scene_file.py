@@ -201,7 +201,7 @@ def _compose(text: str, source: str) -> tuple[Any, yaml.Node | None]:
     """Parse YAML once, keeping both the node tree (for lines) and the data; aliases, loops and
     nesting are checked first (`promptdesk.core.protocol.bounded`), before any node is built."""
     try:
-        check_yaml(text)
+        check_yaml(text, unique_keys=True)
     except Unbounded as exc:
         line = exc.line or 1
         raise InvalidConfig(f"{source}:{line}: {_near_key(text, line)}: {exc}", file=source, line=line) from None

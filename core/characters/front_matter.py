@@ -83,7 +83,7 @@ def split(text: str) -> FrontMatter:
 def _parse(block: str) -> tuple[dict[str, Any], bool]:
     """Strict YAML when it gives a mapping, else the line-by-line reading."""
     try:
-        data = load_yaml(block)
+        data = load_yaml(block, unique_keys=True)
     except Unbounded as exc:
         raise Unbounded(str(exc), exc.line + 1 if exc.line else None) from None
     except yaml.YAMLError:
