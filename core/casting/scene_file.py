@@ -259,4 +259,18 @@ def load_scene(path: Path) -> Scene:
     scene = _validate(data, root, source)
     scene._folder = Path(path).resolve().parent
     scene._file = Path(path).name
+    if scene.system_prompt:
+        _system_prompt_inside(scene.system_prompt, scene._folder, _where(source, _line_of(root, ("system_prompt",))))
     return scene
+
+
+def _system_prompt_inside(named: str, folder: Path, where: str) -> None:
+    """Refuse a `system_prompt:` outside the scene file's folder (absolute, `~`, `..`, or a symlink
+    leading out): every actor's briefing opens with that file's text and is sent to a model, so a
+    scene someone hands you must not be able to name another file of yours (a key, a `.env`)."""
+    target = (folder / Path(named).expanduser()).resolve()
+    if not target.is_relative_to(folder):
+        raise InvalidConfig(f"{where}: system_prompt: {named!r} is outside the scene file's folder ({folder}); the "
+                            "actor system prompt is sent to the models, so a scene may only name a file beside it or "
+                            "below it: copy the file into that folder and name it relative to the scene file.",
+                            file=where.rsplit(":", 1)[0] if ":" in where else where)

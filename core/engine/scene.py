@@ -127,8 +127,8 @@ class Scene(SceneModel):
     """The scene's number in the transcript's title (`# Scene 001 — Title`); unset: the run's sequence
     among this scene's runs in the runs folder (`promptdesk.core.casting.build.scene_number`)."""
     system_prompt: str | None = None
-    """The actor system prompt file for this scene (relative to the scene file); unset: the shipped
-    `actor/system-prompt.md`."""
+    """The actor system prompt file for this scene, relative to the scene file and inside its folder
+    (a file elsewhere is refused); unset: the shipped `actor/system-prompt.md`."""
     thread_thinking: Literal["keep", "last", "drop"] = "last"
     """Isolation (b): which of an actor's own past thoughts its thread re-sends."""
 
