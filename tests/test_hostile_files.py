@@ -267,11 +267,31 @@ def test_equal_keys_in_different_mappings_and_merge_keys_still_load(tmp_path):
     assert set(load_scene(path).cast) == {"ann", "ben"}
 
 
-def test_a_key_given_twice_in_front_matter_is_refused(tmp_path):
+def test_a_key_given_twice_in_front_matter_is_refused_naming_the_files_lines(tmp_path):
     dirs = agent(tmp_path, "---\nname: Deep Diver\ndescription: x\nname: DIRECTOR\n---\nI go deep.\n")
     with pytest.raises(CharacterLoadError) as caught:
         load_character("deep", dirs)
-    assert "the key 'name' is given twice" in caught.value.message and str(dirs[0] / "deep.md") in caught.value.message
+    assert caught.value.message == (f"Character 'deep': {dirs[0] / 'deep.md'}:4: the front matter's key 'name' is "
+                                    "given twice (lines 2 and 4); keep one.")
+
+
+@pytest.mark.parametrize("value, name", [("yes", "yes"), ("No", "No"), ("007", "007"), ("2020-01-01", "2020-01-01"),
+                                         ("1e3", "1e3"), ("'quoted: yes'", "quoted: yes")])
+def test_a_name_yaml_reads_as_another_type_is_the_name_as_written(tmp_path, value, name):
+    """`name: No` is a boolean to YAML and `name: 007` the number 7: the name is what was written,
+    never the file's slug in its place without a word."""
+    dirs = agent(tmp_path, f"---\nname: {value}\ndescription: {value}\n---\nI go deep.\n")
+    character = load_character("deep", dirs)
+    assert (character.name, character.description) == (name, name)
+
+
+@pytest.mark.parametrize("field, value, kind", [("name", "[Ann, Bo]", "a list"), ("name", "{first: Ann}", "a mapping"),
+                                                ("description", "\n  - one\n  - two", "a list")])
+def test_a_name_or_description_of_a_list_or_mapping_is_refused_naming_its_line(tmp_path, field, value, kind):
+    dirs = agent(tmp_path, f"---\ncolor: red\n{field}: {value}\n---\nI go deep.\n")
+    with pytest.raises(CharacterLoadError) as caught:
+        load_character("deep", dirs)
+    assert f"deep.md:3: the front matter's {field} is {kind}, not text" in caught.value.message
 
 
 def test_a_key_given_twice_in_a_strategy_is_refused_naming_its_line(tmp_path):

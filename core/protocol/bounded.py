@@ -118,6 +118,15 @@ def check_yaml(text: str, *, unique_keys: bool = False) -> None:
         loader.dispose()
 
 
+class RepeatedKey(Unbounded):
+    """A key given twice in one mapping: `key`, the line it is first given on, and `line`, the second."""
+
+    def __init__(self, key: str, first: int | None, line: int | None) -> None:
+        self.key, self.first = key, first
+        where = f"lines {first} and {line}" if first != line else f"both on line {line}"
+        super().__init__(f"the key {key[:80]!r} is given twice in one mapping ({where}); keep one", line)
+
+
 class _Keys:
     """The scalar keys of every mapping open in an event stream, to refuse one given twice."""
 
@@ -138,8 +147,7 @@ class _Keys:
             if held[0] % 2 == 0 and kind is yaml.ScalarEvent and event.value != "<<":
                 line = _line(event)
                 if event.value in seen:
-                    where = f"lines {seen[event.value]} and {line}" if seen[event.value] != line else f"both on line {line}"
-                    raise Unbounded(f"the key {event.value[:80]!r} is given twice in one mapping ({where}); keep one", line)
+                    raise RepeatedKey(event.value, seen[event.value], line)
                 seen[event.value] = line or 0
             held[0] += 1
         if kind is yaml.MappingStartEvent:
