@@ -314,3 +314,37 @@ def test_a_strategy_file_is_read_within_its_bound(tmp_path):
     path.write_bytes("phases: [{name: caf\u00e9, goal: b}]\n".encode("latin-1"))
     with pytest.raises(InvalidConfig, match=r"big.yaml: not valid UTF-8 \(byte 19\)"):
         read_strategy(path)
+
+
+@pytest.mark.parametrize("line, field, expected", [("title: 007", "title", "007"), ("title: 1_000", "title", "1_000"),
+                                                   ("title: .nan", "title", ".nan"), ("setting: 4.10", "setting", "4.10"),
+                                                   ("name: 007", "name", "007")])
+def test_a_text_field_yaml_reads_as_a_number_keeps_the_text_as_written(tmp_path, line, field, expected):
+    """`title: 007` is the number 7 to YAML: the title is what was written, not the number's digits."""
+    path = tmp_path / "s.yaml"
+    path.write_text(CAST.replace("name: s\n", "") + ("" if field == "name" else "name: s\n") + line + "\nprompt: x\n")
+    assert getattr(load_scene(path), field) == expected
+
+
+def test_a_listed_slug_yaml_reads_as_a_number_keeps_its_digits(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("name: s\nprompt: x\ncharacters: [ann, 0100]\ninitial_speaker: 0100\n")
+    scene = load_scene(path)
+    assert (scene.characters, scene.initial_speaker) == (["ann", "0100"], "0100")
+
+
+@pytest.mark.parametrize("line, where", [("limits: {max_beats: yes}", "s.yaml:3: limits.max_beats"),
+                                         ("seed: true", "s.yaml:3: seed"), ("pace: on", "s.yaml:3: pace")])
+def test_a_number_field_given_a_boolean_is_refused_naming_its_line(tmp_path, capsys, line, where):
+    """`max_beats: yes` would play one beat: a number field given yes/no/on/off/true/false is refused."""
+    (tmp_path / "s.yaml").write_text(CAST + line + "\nprompt: A scene.\n")
+    assert main(["--batch", str(tmp_path / "s.yaml"), "--characters-dir", str(CHARACTERS)]) == 2
+    assert f"{where}: a number is needed, not '{line.split(': ')[-1].rstrip('}')}'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("line, read_as", [("title: No", "a boolean"), ("setting: 2020-01-01", "a date")])
+def test_a_text_field_yaml_reads_as_a_boolean_or_date_says_to_quote_it(tmp_path, line, read_as):
+    (tmp_path / "s.yaml").write_text(CAST + line + "\nprompt: x\n")
+    with pytest.raises(InvalidConfig, match=f"s.yaml:3: {line.split(':')[0]}: .*YAML reads it as {read_as}: put the text "
+                                            "in quotes"):
+        load_scene(tmp_path / "s.yaml")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from datetime import date
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -17,6 +18,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, BaseModel, ValidationError, create_model
 
+from promptdesk.core.casting.yaml_types import as_written
 from promptdesk.core.engine.scene_parts import BenchmarkSource, CastOverride, Limits, ScheduledEvent
 from promptdesk.core.engine.scene import Scene as PlayedScene
 from promptdesk.core.errors import InvalidConfig
@@ -125,6 +127,9 @@ def _message(error: Any, loc: tuple[Any, ...]) -> str:
                                                  f" (allowed: {', '.join(known)})")
     elif kind not in _WITHOUT_GOT and isinstance(error.get("input"), (str, int, float, bool)):
         msg += f" (got {error['input']!r})"
+    if kind == "string_type" and isinstance(error.get("input"), (bool, date)):
+        read_as = "a boolean" if isinstance(error["input"], bool) else "a date"
+        msg += f"; YAML reads it as {read_as}: put the text in quotes"
     return msg
 
 
@@ -177,10 +182,14 @@ def _validate(data: Any, root: yaml.Node | None, source: str) -> Scene:
     if too_big:
         raise InvalidConfig("\n".join(_capped(too_big)), file=source, problems=too_big)
     try:
-        return Scene.model_validate(data)
+        scene = Scene.model_validate(data)
     except ValidationError as exc:
         problems = _problems(exc, root, source)
         raise InvalidConfig("\n".join(_capped(problems)), file=source, problems=problems) from None
+    problems = [f"{_where(source, line)}: {_dotted(loc)}: {what}" for line, loc, what in as_written(scene, root)]
+    if problems:
+        raise InvalidConfig("\n".join(_capped(problems)), file=source, problems=problems)
+    return scene
 
 
 def scene_from_dict(data: dict, source: str = "<scene>") -> Scene:
