@@ -348,3 +348,13 @@ def test_a_text_field_yaml_reads_as_a_boolean_or_date_says_to_quote_it(tmp_path,
     with pytest.raises(InvalidConfig, match=f"s.yaml:3: {line.split(':')[0]}: .*YAML reads it as {read_as}: put the text "
                                             "in quotes"):
         load_scene(tmp_path / "s.yaml")
+
+
+@pytest.mark.parametrize("char", ["\x00", "\x1b", "\x7f"])
+def test_a_control_character_in_a_scene_is_refused_naming_its_line_and_column(tmp_path, char):
+    path = tmp_path / "s.yaml"
+    path.write_text(CAST + f"prompt: A scene.\nsetting: An {char}office\n")
+    with pytest.raises(InvalidConfig) as caught:
+        load_scene(path)
+    assert caught.value.message == (f"{path}:4:13: setting: invalid YAML: the control character U+{ord(char):04X} is "
+                                    "not allowed in YAML; remove it")

@@ -229,6 +229,11 @@ def _compose(text: str, source: str) -> tuple[Any, yaml.Node | None]:
         near = _near_key(text, began.line + 1 if began else line)
         raise InvalidConfig(f"{source}:{line}{where}: {near}: invalid YAML: {problem}",
                             file=source, line=line) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML refuses anywhere (NUL, ESC, ...): said with its line
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        raise InvalidConfig(f"{source}:{line}:{column}: {_near_key(text, line)}: invalid YAML: the control character "
+                            f"U+{exc.character:04X} is not allowed in YAML; remove it", file=source, line=line) from None
     except (yaml.YAMLError, RecursionError) as exc:
         raise InvalidConfig(f"{source}:1: (top level): invalid YAML: {exc}", file=source) from None
     finally:
