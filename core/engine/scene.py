@@ -153,7 +153,8 @@ class Scene(SceneModel):
     pace: float | None = Field(None, ge=0.0, le=60.0)
     """Minimum seconds per beat (`--pace` wins); unset: 0, or 1.5 s in the console on the offline improviser."""
     journals: str | None = None
-    """Where the characters' journals live: a folder (relative to the scene file) or `none`."""
+    """Where the characters' journals live: a folder (relative to the scene file and inside its folder;
+    `--journals DIR` may name one elsewhere) or `none`."""
     character_fields: list[Literal["description", "examples"]] = Field(default_factory=list)
     """Front matter fields added to each actor's briefing with its profile (off by default)."""
     evaluate: Literal[tuple(RUBRICS)] | None = None  # type: ignore[valid-type]
