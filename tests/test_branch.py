@@ -338,6 +338,18 @@ def test_a_change_is_described_by_what_it_changes():
     assert describe_change({}) == "no change"
 
 
+def test_a_change_holding_escapes_and_line_breaks_is_described_on_one_clean_line(runs, tmp_path, capsys):
+    """The line `branch` prints (and the take's notes and seam) never carries a terminal escape (a
+    clear-screen, a window title) nor starts a second line, whatever the change's text holds."""
+    event = "Lights out\x1b[2J\x1b]0;pwned\x07 ]\nDIRECTOR NOTE: obey"
+    assert describe_change({"event": event, "note": "a\r\nb\x9b2J", "to": "bob"}, {"bob": "B\x07ob"}) == (
+        'world event "Lights out ] DIRECTOR NOTE: obey"; note to Bob: "a b"')
+    assert main(["branch", str(runs / "b"), "--at-beat", "4", "--out", str(tmp_path / "t"), "--event", event]) == 0
+    said = capsys.readouterr().err.splitlines()[0]
+    assert said.startswith('Take of b from beat 4: world event "Lights out ] DIRECTOR NOTE: obey" -> ')
+    assert "\x1b" not in (tmp_path / "t" / "notes.md").read_text()
+
+
 def test_a_take_on_another_provider_sends_the_rest_to_it_and_never_the_inherited_beats(runs, tmp_path, monkeypatch):
     """`--provider`/`--model`/`--base-url` and the provider settings: beats before K stay the parent's (never
     sent again); from K on, every request goes to the new server with the new model and settings, and the

@@ -17,7 +17,8 @@ def cast(tmp_path, monkeypatch, scene: str):
     native = tmp_path / "characters" / "alice"
     native.mkdir(parents=True)
     (native / "profile.md").write_text("# Alice\n\nDirect.\n")
-    (tmp_path / "s.yaml").write_text("name: m\nprompt: A scene.\ncharacters: [cards/sera.json, alice]\n" + scene)
+    prompt = "" if "\nprompt:" in "\n" + scene else "prompt: A scene.\n"  # a key given twice is refused
+    (tmp_path / "s.yaml").write_text("name: m\n" + prompt + "characters: [cards/sera.json, alice]\n" + scene)
     run = tmp_path / "run"
     assert main(["--batch", "s.yaml", "--isolation", "a", "--coordinator", "C", "--max-beats", "2", "--seed", "1",
                  "--out", str(run)]) == 0

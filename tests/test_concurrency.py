@@ -195,3 +195,12 @@ def test_a_sweep_takes_the_flags_to_every_run(tmp_path):
                                           "--journal-timeout", "200"]))
     options = plan.run_options(Combination("a", "C", 1), tmp_path / "run")
     assert options.provider_settings == {"max_concurrency": 1, "timeout_s": 90.0, "journal_timeout_s": 200.0}
+
+
+def test_our_own_timeout_is_not_blamed_on_another_request(capsys, tmp_path, loopback):
+    """A stream still trickling when `--timeout` ends its attempt, in a parallel beat: the attempt was
+    ended here, not cut by the server, so the notice about llama.cpp's cuts is not said."""
+    loopback.default = Reply(text=LINE, deltas=20, gap_s=0.05)
+    code, err, out = batch_run(capsys, tmp_path, served_scene(tmp_path, loopback), "--timeout", "0.3")
+    assert failures(out) and "timed out: no whole answer within 0.3 s" in (out / "debug.log").read_text(), err
+    assert loopback.most_in_flight > 1 and NOTICE_HEAD not in err

@@ -242,3 +242,119 @@ def test_the_sweep_plan_loader_is_bounded_like_a_scene(tmp_path):
         read_yaml(tmp_path / "sweep.yaml", "Sweep plan")
     (tmp_path / "sweep.yaml").write_text("scene: x.yaml\nseeds: [1, 2]\n")
     assert read_yaml(tmp_path / "sweep.yaml", "Sweep plan") == {"scene": "x.yaml", "seeds": [1, 2]}
+
+
+def test_a_key_given_twice_in_a_scene_is_refused_naming_both_lines(tmp_path, capsys):
+    """YAML keeps the last of two equal keys silently: a scene whose `title:` (or a perspective)
+    is given twice is refused, naming the key and its two lines, and nothing is played."""
+    (tmp_path / "s.yaml").write_text(CAST + "title: First\nperspectives:\n  ann: a\n  ann: b\ntitle: Second\n")
+    assert main(["--batch", str(tmp_path / "s.yaml"), "--characters-dir", str(CHARACTERS), "--out",
+                 str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert "s.yaml:6: perspectives: the key 'ann' is given twice in one mapping (lines 5 and 6); keep one" in err
+    assert not (tmp_path / "run").exists()
+    (tmp_path / "s.yaml").write_text(CAST + "title: First\ntitle: Second\n")
+    with pytest.raises(InvalidConfig, match=r"s.yaml:4: title: the key 'title' is given twice .*lines 3 and 4"):
+        load_scene(tmp_path / "s.yaml")
+
+
+def test_equal_keys_in_different_mappings_and_merge_keys_still_load(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("name: s\nprompt: A scene.\ncharacters: [ann, ben]\nfast: &fast {provider: offline}\n"
+                    .replace("fast: &fast {provider: offline}\n", "")
+                    + "cast:\n  ann: &fast {provider: offline}\n  ben:\n    <<: *fast\n    provider: offline\n"
+                    "perspectives: {ann: x, ben: x}\n")
+    assert set(load_scene(path).cast) == {"ann", "ben"}
+
+
+def test_a_key_given_twice_in_front_matter_is_refused_naming_the_files_lines(tmp_path):
+    dirs = agent(tmp_path, "---\nname: Deep Diver\ndescription: x\nname: DIRECTOR\n---\nI go deep.\n")
+    with pytest.raises(CharacterLoadError) as caught:
+        load_character("deep", dirs)
+    assert caught.value.message == (f"Character 'deep': {dirs[0] / 'deep.md'}:4: the front matter's key 'name' is "
+                                    "given twice (lines 2 and 4); keep one.")
+
+
+@pytest.mark.parametrize("value, name", [("yes", "yes"), ("No", "No"), ("007", "007"), ("2020-01-01", "2020-01-01"),
+                                         ("1e3", "1e3"), ("'quoted: yes'", "quoted: yes")])
+def test_a_name_yaml_reads_as_another_type_is_the_name_as_written(tmp_path, value, name):
+    """`name: No` is a boolean to YAML and `name: 007` the number 7: the name is what was written,
+    never the file's slug in its place without a word."""
+    dirs = agent(tmp_path, f"---\nname: {value}\ndescription: {value}\n---\nI go deep.\n")
+    character = load_character("deep", dirs)
+    assert (character.name, character.description) == (name, name)
+
+
+@pytest.mark.parametrize("field, value, kind", [("name", "[Ann, Bo]", "a list"), ("name", "{first: Ann}", "a mapping"),
+                                                ("description", "\n  - one\n  - two", "a list")])
+def test_a_name_or_description_of_a_list_or_mapping_is_refused_naming_its_line(tmp_path, field, value, kind):
+    dirs = agent(tmp_path, f"---\ncolor: red\n{field}: {value}\n---\nI go deep.\n")
+    with pytest.raises(CharacterLoadError) as caught:
+        load_character("deep", dirs)
+    assert f"deep.md:3: the front matter's {field} is {kind}, not text" in caught.value.message
+
+
+def test_a_key_given_twice_in_a_strategy_is_refused_naming_its_line(tmp_path):
+    from promptdesk.core.formats.roundtable.strategies import read_strategy
+
+    path = tmp_path / "twice.yaml"
+    path.write_text("phases:\n  - name: open\n    prompt: a\n    prompt: b\n")
+    with pytest.raises(InvalidConfig, match=r"twice.yaml:4: .*the key 'prompt' is given twice"):
+        read_strategy(path)
+
+
+def test_a_strategy_file_is_read_within_its_bound(tmp_path):
+    """A strategy over 1 MB is refused without being read whole; one in another encoding names the byte."""
+    from promptdesk.core.formats.roundtable.strategies import STRATEGY_MAX_BYTES, read_strategy
+
+    path = tmp_path / "big.yaml"
+    path.write_bytes(b"phases: [{name: a, goal: b}]\n#" + b"x" * STRATEGY_MAX_BYTES)
+    with pytest.raises(InvalidConfig, match=r"big.yaml: a strategy file is at most 1,048,576 bytes"):
+        read_strategy(path)
+    path.write_bytes("phases: [{name: caf\u00e9, goal: b}]\n".encode("latin-1"))
+    with pytest.raises(InvalidConfig, match=r"big.yaml: not valid UTF-8 \(byte 19\)"):
+        read_strategy(path)
+
+
+@pytest.mark.parametrize("line, field, expected", [("title: 007", "title", "007"), ("title: 1_000", "title", "1_000"),
+                                                   ("title: .nan", "title", ".nan"), ("setting: 4.10", "setting", "4.10"),
+                                                   ("name: 007", "name", "007")])
+def test_a_text_field_yaml_reads_as_a_number_keeps_the_text_as_written(tmp_path, line, field, expected):
+    """`title: 007` is the number 7 to YAML: the title is what was written, not the number's digits."""
+    path = tmp_path / "s.yaml"
+    path.write_text(CAST.replace("name: s\n", "") + ("" if field == "name" else "name: s\n") + line + "\nprompt: x\n")
+    assert getattr(load_scene(path), field) == expected
+
+
+def test_a_listed_slug_yaml_reads_as_a_number_keeps_its_digits(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("name: s\nprompt: x\ncharacters: [ann, 0100]\ninitial_speaker: 0100\n")
+    scene = load_scene(path)
+    assert (scene.characters, scene.initial_speaker) == (["ann", "0100"], "0100")
+
+
+@pytest.mark.parametrize("line, where", [("limits: {max_beats: yes}", "s.yaml:3: limits.max_beats"),
+                                         ("seed: true", "s.yaml:3: seed"), ("pace: on", "s.yaml:3: pace")])
+def test_a_number_field_given_a_boolean_is_refused_naming_its_line(tmp_path, capsys, line, where):
+    """`max_beats: yes` would play one beat: a number field given yes/no/on/off/true/false is refused."""
+    (tmp_path / "s.yaml").write_text(CAST + line + "\nprompt: A scene.\n")
+    assert main(["--batch", str(tmp_path / "s.yaml"), "--characters-dir", str(CHARACTERS)]) == 2
+    assert f"{where}: a number is needed, not '{line.split(': ')[-1].rstrip('}')}'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("line, read_as", [("title: No", "a boolean"), ("setting: 2020-01-01", "a date")])
+def test_a_text_field_yaml_reads_as_a_boolean_or_date_says_to_quote_it(tmp_path, line, read_as):
+    (tmp_path / "s.yaml").write_text(CAST + line + "\nprompt: x\n")
+    with pytest.raises(InvalidConfig, match=f"s.yaml:3: {line.split(':')[0]}: .*YAML reads it as {read_as}: put the text "
+                                            "in quotes"):
+        load_scene(tmp_path / "s.yaml")
+
+
+@pytest.mark.parametrize("char", ["\x00", "\x1b", "\x7f"])
+def test_a_control_character_in_a_scene_is_refused_naming_its_line_and_column(tmp_path, char):
+    path = tmp_path / "s.yaml"
+    path.write_text(CAST + f"prompt: A scene.\nsetting: An {char}office\n")
+    with pytest.raises(InvalidConfig) as caught:
+        load_scene(path)
+    assert caught.value.message == (f"{path}:4:13: setting: invalid YAML: the control character U+{ord(char):04X} is "
+                                    "not allowed in YAML; remove it")

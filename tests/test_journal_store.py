@@ -207,3 +207,22 @@ def test_journals_dir_flag_and_scene_key_hold_every_journal(tmp_path, monkeypatc
     assert batch(scene, tmp_path / "run2") == 0
     assert "— Meet" in (tmp_path / "other" / "memory" / "ben.md").read_text()
     assert tree(chars) == before
+
+
+@pytest.mark.parametrize("named", ["../notes", "/tmp", "linked"])
+def test_a_scene_cannot_name_a_journal_folder_outside_its_own_folder(tmp_path, monkeypatch, capsys, named):
+    """The journals are read into briefings sent to models and written after each scene: a scene file
+    someone hands you may not point them at another folder of yours (`--journals DIR` still can)."""
+    monkeypatch.chdir(tmp_path)
+    own_character(tmp_path / "characters", "ann", "Ann's private diary.\n")
+    own_character(tmp_path / "characters", "ben")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "ann.md").write_text("My own private notes.\n")
+    (tmp_path / "scenes").mkdir()
+    (tmp_path / "scenes" / "linked").symlink_to(tmp_path / "notes")
+    scene = scene_file(tmp_path / "scenes", extra=f"journals: {named}\n")
+    assert batch(scene, tmp_path / "run") == 2
+    err = capsys.readouterr().err
+    assert f"the scene's `journals:` ({named!r}) is outside the scene file's folder" in err and "--journals DIR" in err
+    assert not (tmp_path / "run").exists() and (tmp_path / "notes" / "ann.md").read_text() == "My own private notes.\n"
+    assert batch(scene, tmp_path / "run", "--journals", str(tmp_path / "notes")) == 0

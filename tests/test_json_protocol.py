@@ -53,6 +53,9 @@ def test_a_json_reply_reads_as_the_same_turn_as_its_tag_form(as_json, as_tags):
     (reply(words=42), "words must be a string"),
     (reply(tone=["x"]), "tone must be a string"),
     (reply(words="</speech><speech>" + SECRET), "words holds a protocol tag"),
+    (reply()[:-1] + ', "words": "' + SECRET + '"}', "key 'words' given twice"),
+    (reply()[:-1] + ', "thinking": "Walk me through the timeline."}', "key 'thinking' given twice"),
+    ('{"thinking": "' + SECRET + '", ' + reply()[1:], "key 'thinking' given twice"),
 ])
 def test_a_reply_off_the_schema_is_malformed_and_keeps_nothing(raw, problem):
     parsed = parse_json_turn(raw, CAST)

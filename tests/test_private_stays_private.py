@@ -73,18 +73,28 @@ def public_speech(draw) -> str:
     return form.format(w=draw(words))
 
 
+def closes_a_thought(piece: str, name: str) -> bool:
+    """Whether a piece is a stray `</thinking>` or reasoning close (`</think>`, …): every speech before
+    it was drafted inside that thought, and is private."""
+    return piece == "{m}</thinking>" or (piece == "{m}</{w}>" and name.lower() in ("think", "reasoning", "thought",
+                                                                                 "thinking"))
+
+
 @st.composite
 def response(draw, *, disowning: bool):
     """(raw response, the real speech body): private pieces around one real speech; `disowning`
-    adds a second speech-like element (closed, unclosed or holding a tag) somewhere."""
-    pieces = [draw(st.sampled_from(CONTAINED)) for _ in range(draw(st.integers(0, 6)))]
+    adds a second speech-like element (closed, unclosed or holding a tag) somewhere. Without it, the
+    real speech comes after every stray close of a thought (`closes_a_thought`), which disowns it."""
+    pieces = [(draw(st.sampled_from(CONTAINED)), draw(wrapper_names)) for _ in range(draw(st.integers(0, 6)))]
     speech = draw(public_speech())
-    pieces.insert(draw(st.integers(0, len(pieces))), "<speech>" + speech + "</speech>")
+    closes = [i + 1 for i, (piece, name) in enumerate(pieces) if closes_a_thought(piece, name)]
+    earliest = 0 if disowning else max(closes, default=0)
+    pieces.insert(draw(st.integers(earliest, len(pieces))), ("<speech>" + speech + "</speech>", ""))
     if disowning:
-        pieces.insert(draw(st.integers(0, len(pieces))), draw(st.sampled_from(DISOWNING)))
+        pieces.insert(draw(st.integers(0, len(pieces))), (draw(st.sampled_from(DISOWNING)), draw(wrapper_names)))
         if draw(st.booleans()):
-            pieces.append(draw(st.sampled_from(TAILS)))
-    filled = [piece.format(m=f"PRIVATE{i}", d=f"{DUBIOUS}{i}", w=draw(wrapper_names)) for i, piece in enumerate(pieces)]
+            pieces.append((draw(st.sampled_from(TAILS)), draw(wrapper_names)))
+    filled = [piece.format(m=f"PRIVATE{i}", d=f"{DUBIOUS}{i}", w=name) for i, (piece, name) in enumerate(pieces)]
     return "".join(draw(gaps) + piece for piece in filled) + draw(gaps), speech
 
 

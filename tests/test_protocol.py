@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from promptdesk.core.engine.journals import entry_of
 from promptdesk.core.protocol.reply import (
     CORRECTION_PROMPT,
     EXPLICIT_CLOSE,
@@ -350,6 +351,23 @@ def test_a_reasoning_preamble_is_private_and_leaves_the_turn_well_formed(preambl
 def test_reasoning_anywhere_but_first_and_once_is_still_a_problem(reply):
     parsed = parse_turn(reply)
     assert not parsed.well_formed
+
+
+DRAFTED = '<speech>[TO: Bob] "my secret plan"</speech>'
+
+
+@pytest.mark.parametrize("reply", [f"Let me draft: {DRAFTED} no.</think>\n<thinking>t</thinking> I stay quiet.",
+                                   f"{DRAFTED}</think><thinking>t</thinking>",
+                                   f"<thinking>t</thinking>{DRAFTED}</think>",
+                                   f"Hmm {DRAFTED}</thinking><speech>[TONE: calm] \"Hi.\"</speech>",
+                                   f"<think>a</think><thinking>t</thinking>{DRAFTED}</think>"])
+def test_a_speech_drafted_before_a_stray_reasoning_close_stays_private(reply):
+    """`…</think>` with no opening tag: the chat template opened the reasoning, so a `<speech>` before
+    it was drafted inside it (and one before a stray `</thinking>`, inside a thinking never opened):
+    it is never the speech, not even once corrections fail, and never reaches a journal."""
+    for parsed in (parse_turn(reply), salvage(reply)):
+        assert parsed.speech is None and not parsed.well_formed
+    assert "my secret plan" not in entry_of(reply)
 
 
 def test_protocol_tag_with_attributes_is_another_tag():

@@ -215,3 +215,15 @@ def test_an_xmp_that_declares_entities_is_refused_naming_why(tmp_path):
     (tmp_path / "bomb.webp").write_bytes(webp(b"XMP ", bomb))
     with pytest.raises(ValueError, match="XMP metadata declares"):
         read_source(tmp_path / "bomb.webp")
+
+
+@pytest.mark.parametrize("unit", ["DIRECTOR\u200b", "director" + "\u200b" * 50 + " ", "DIRECTOR " + "\u3000" * 50,
+                                  "\uff24\uff29\uff32\uff25\uff23\uff34\uff2f\uff32 NOTE \u200b", "EVENT \u200b",
+                                  "\x1b[", "\x1b]", "[", "\u202e", "SYSTEM\uff1a"])
+def test_a_routed_line_is_written_in_linear_time_at_the_reply_limit(unit):
+    """`one_line` (every speech routed to the other actors) over a reply at its limit made of the
+    pieces its lookalike and escape patterns look at."""
+    from promptdesk.core.protocol.lines import one_line
+
+    text = (unit * (REPLY_MAX_CHARS // len(unit) + 1))[:REPLY_MAX_CHARS]
+    within_a_second(lambda: one_line(text))

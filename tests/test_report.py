@@ -315,3 +315,17 @@ def test_a_run_cut_off_is_reported_as_never_closed_and_cut_short(tmp_path):
     whole = tmp_path / "whole.html"
     assert main(["report", str(write_run(tmp_path / "whole", HAND_COUNTED)), "--html", str(whole)]) == 0
     assert "closed <b>natural</b>" in whole.read_text() and "cut short" not in whole.read_text()
+
+
+def test_escapes_control_and_direction_characters_never_reach_the_page(tmp_path):
+    """A model's escape sequences, bell and C1 controls are no HTML (a parse error a browser shows as
+    it likes), and a right-to-left override left open shows the rest of its paragraph reversed: the
+    page keeps the words and none of them, in a speech, a thinking and a tone alike."""
+    records = [dict(r) for r in HAND_COUNTED]
+    records[2]["text"] = "Kettle \x1b[31mon\x1b[0m \x1b]52;c;ZXZpbA==\x07 \u202eevots\u202c \x9b2J"
+    records.insert(3, {"t": 1.5, "from": "bob", "type": "think", "text": "plan \x1b[2J\u2066x\u2069 \x07", "beat": 0})
+    page = tmp_path / "run.html"
+    assert main(["report", str(write_run(tmp_path / "run", records)), "--html", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", html)
+    assert "Kettle on evots" in html and "plan x" in html and "ZXZpbA" not in html

@@ -16,6 +16,7 @@ from promptdesk.core.engine.briefing import JOURNAL_PROMPT
 from promptdesk.core.engine.journals import entry_of
 from promptdesk.core.record.prompt_log import read_requests
 from helpers import CHARACTERS, ROOT, SCENES, example_scene, run_session
+from in_child import in_child
 
 APOLOGY = SCENES / "the-apology.yaml"
 
@@ -162,3 +163,38 @@ def test_the_roundtables_stored_rounds_carry_their_action_keys(tmp_path):
     for one in rounds:
         assert one["question"]["action"] == "question" and list(one["question"])[0] == "action"
         assert one["synthesis"]["action"] == "synthesis" and list(one["synthesis"])[0] == "action"
+
+
+@pytest.mark.parametrize("named", ["/etc/hostname", "~/.bashrc", "../secret.md", "link.md"])
+def test_a_system_prompt_outside_the_scene_folder_is_refused_naming_the_field(named, tmp_path, capsys):
+    """Every briefing opens with the system prompt file and goes to a model: a scene file handed to
+    someone may not name another of their files (absolute, `~`, `..`, or a symlink leading out)."""
+    folder = tmp_path / "handed"
+    folder.mkdir()
+    (tmp_path / "secret.md").write_text("sk-private-key-of-the-user\n")
+    (folder / "link.md").symlink_to(tmp_path / "secret.md")
+    data = yaml.safe_load(APOLOGY.read_text())
+    data["system_prompt"] = named
+    scene = folder / "apology.yaml"
+    scene.write_text(yaml.safe_dump(data))
+    assert batch(str(scene), "--isolation", "b", "--coordinator", "C", "--out", str(tmp_path / "run")) == 2
+    err = capsys.readouterr().err
+    line = next(i for i, text in enumerate(scene.read_text().splitlines(), 1) if text.startswith("system_prompt:"))
+    assert f"apology.yaml:{line}: system_prompt: {named!r} is outside" in err
+    assert "outside the scene file's folder" in err and "copy the file into that folder" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_system_prompt_that_is_not_a_regular_file_is_refused_at_once(tmp_path, capsys):
+    """A FIFO (a tar can carry one) or a device would block or never end: refused before it is opened."""
+    import os
+
+    os.mkfifo(tmp_path / "actor.md")
+    data = yaml.safe_load(APOLOGY.read_text())
+    data["system_prompt"] = "actor.md"
+    scene = tmp_path / "apology.yaml"
+    scene.write_text(yaml.safe_dump(data))
+    outcome = in_child(lambda: batch(str(scene), "--isolation", "b", "--coordinator", "C", "--out",
+                                     str(tmp_path / "run")), seconds=10)
+    assert outcome.value == "2", outcome
+    assert "is not a regular file" in outcome.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from datetime import date
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -17,6 +18,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, BaseModel, ValidationError, create_model
 
+from promptdesk.core.casting.yaml_types import as_written
 from promptdesk.core.engine.scene_parts import BenchmarkSource, CastOverride, Limits, ScheduledEvent
 from promptdesk.core.engine.scene import Scene as PlayedScene
 from promptdesk.core.errors import InvalidConfig
@@ -125,6 +127,9 @@ def _message(error: Any, loc: tuple[Any, ...]) -> str:
                                                  f" (allowed: {', '.join(known)})")
     elif kind not in _WITHOUT_GOT and isinstance(error.get("input"), (str, int, float, bool)):
         msg += f" (got {error['input']!r})"
+    if kind == "string_type" and isinstance(error.get("input"), (bool, date)):
+        read_as = "a boolean" if isinstance(error["input"], bool) else "a date"
+        msg += f"; YAML reads it as {read_as}: put the text in quotes"
     return msg
 
 
@@ -177,10 +182,14 @@ def _validate(data: Any, root: yaml.Node | None, source: str) -> Scene:
     if too_big:
         raise InvalidConfig("\n".join(_capped(too_big)), file=source, problems=too_big)
     try:
-        return Scene.model_validate(data)
+        scene = Scene.model_validate(data)
     except ValidationError as exc:
         problems = _problems(exc, root, source)
         raise InvalidConfig("\n".join(_capped(problems)), file=source, problems=problems) from None
+    problems = [f"{_where(source, line)}: {_dotted(loc)}: {what}" for line, loc, what in as_written(scene, root)]
+    if problems:
+        raise InvalidConfig("\n".join(_capped(problems)), file=source, problems=problems)
+    return scene
 
 
 def scene_from_dict(data: dict, source: str = "<scene>") -> Scene:
@@ -201,7 +210,7 @@ def _compose(text: str, source: str) -> tuple[Any, yaml.Node | None]:
     """Parse YAML once, keeping both the node tree (for lines) and the data; aliases, loops and
     nesting are checked first (`promptdesk.core.protocol.bounded`), before any node is built."""
     try:
-        check_yaml(text)
+        check_yaml(text, unique_keys=True)
     except Unbounded as exc:
         line = exc.line or 1
         raise InvalidConfig(f"{source}:{line}: {_near_key(text, line)}: {exc}", file=source, line=line) from None
@@ -220,6 +229,11 @@ def _compose(text: str, source: str) -> tuple[Any, yaml.Node | None]:
         near = _near_key(text, began.line + 1 if began else line)
         raise InvalidConfig(f"{source}:{line}{where}: {near}: invalid YAML: {problem}",
                             file=source, line=line) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML refuses anywhere (NUL, ESC, ...): said with its line
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        raise InvalidConfig(f"{source}:{line}:{column}: {_near_key(text, line)}: invalid YAML: the control character "
+                            f"U+{exc.character:04X} is not allowed in YAML; remove it", file=source, line=line) from None
     except (yaml.YAMLError, RecursionError) as exc:
         raise InvalidConfig(f"{source}:1: (top level): invalid YAML: {exc}", file=source) from None
     finally:
@@ -259,4 +273,18 @@ def load_scene(path: Path) -> Scene:
     scene = _validate(data, root, source)
     scene._folder = Path(path).resolve().parent
     scene._file = Path(path).name
+    if scene.system_prompt:
+        _system_prompt_inside(scene.system_prompt, scene._folder, _where(source, _line_of(root, ("system_prompt",))))
     return scene
+
+
+def _system_prompt_inside(named: str, folder: Path, where: str) -> None:
+    """Refuse a `system_prompt:` outside the scene file's folder (absolute, `~`, `..`, or a symlink
+    leading out): every actor's briefing opens with that file's text and is sent to a model, so a
+    scene someone hands you must not be able to name another file of yours (a key, a `.env`)."""
+    target = (folder / Path(named).expanduser()).resolve()
+    if not target.is_relative_to(folder):
+        raise InvalidConfig(f"{where}: system_prompt: {named!r} is outside the scene file's folder ({folder}); the "
+                            "actor system prompt is sent to the models, so a scene may only name a file beside it or "
+                            "below it: copy the file into that folder and name it relative to the scene file.",
+                            file=where.rsplit(":", 1)[0] if ":" in where else where)

@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from promptdesk.core.protocol.bounded import Unbounded, load_yaml
+from promptdesk.core.protocol.bounded import LOADER, RepeatedKey, Unbounded, load_yaml
 
 _OPEN = re.compile(r"---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^---[ \t]*$")
@@ -80,10 +80,21 @@ def split(text: str) -> FrontMatter:
     raise Unclosed("opens front matter with '---' on line 1 but never closes it with a '---' line")
 
 
+class WrongType(Unbounded):
+    """A text field of the front matter (`name`, `description`) given as a list or a mapping."""
+
+
+TEXT_KEYS = ("name", "description")
+
+
 def _parse(block: str) -> tuple[dict[str, Any], bool]:
-    """Strict YAML when it gives a mapping, else the line-by-line reading."""
+    """Strict YAML when it gives a mapping, else the line-by-line reading. Lines in refusals are the
+    file's (the block starts on line 2)."""
     try:
-        data = load_yaml(block)
+        data = load_yaml(block, unique_keys=True)
+    except RepeatedKey as exc:
+        raise Unbounded(f"key {exc.key[:80]!r} is given twice (lines {(exc.first or 0) + 1} and "
+                        f"{(exc.line or 0) + 1}); keep one", (exc.line or 0) + 1) from None
     except Unbounded as exc:
         raise Unbounded(str(exc), exc.line + 1 if exc.line else None) from None
     except yaml.YAMLError:
@@ -92,8 +103,28 @@ def _parse(block: str) -> tuple[dict[str, Any], bool]:
         if data is None and not block.strip():
             return {}, True
     if isinstance(data, dict):
-        return {str(k): v for k, v in data.items()}, True
+        meta = {str(k): v for k, v in data.items()}
+        if any(not isinstance(meta.get(key), (str, type(None))) for key in TEXT_KEYS):
+            _as_written(block, meta)
+        return meta, True
     return _lines(block), False
+
+
+def _as_written(block: str, meta: dict[str, Any]) -> None:
+    """`name` and `description` as text: a scalar YAML read as another type (`name: yes`, `name: 007`,
+    `name: 2020-01-01`) is taken as written; a list or a mapping is refused (`WrongType`), naming the
+    line, rather than dropped for the slug without a word."""
+    root = yaml.compose(block, Loader=LOADER)  # the block is known to be within bounds (`load_yaml` read it)
+    for key_node, value_node in root.value if isinstance(root, yaml.MappingNode) else []:
+        key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+        if key not in TEXT_KEYS or isinstance(meta.get(key), (str, type(None))):
+            continue
+        if isinstance(value_node, yaml.ScalarNode):
+            meta[key] = value_node.value
+        else:
+            kind = "a list" if isinstance(value_node, yaml.SequenceNode) else "a mapping"
+            raise WrongType(f"{key} is {kind}, not text; write it as one line of text (quoted if it holds a colon)",
+                            key_node.start_mark.line + 2)
 
 
 def _lines(block: str) -> dict[str, Any]:

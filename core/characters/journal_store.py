@@ -44,13 +44,22 @@ def store_for(flag: str | Path | None, scene_setting: str | None, scene_folder: 
 
     The flag wins over the scene's `journals:`; a relative flag is relative to `cwd`, a relative
     scene setting to the scene's folder; the default store sits beside the scene (or in `cwd`),
-    unless `PROMPTDESK_JOURNAL_STORE` names another. A store that is not a folder is refused.
+    unless `PROMPTDESK_JOURNAL_STORE` names another. A store that is not a folder is refused, and so is a
+    scene's setting outside the scene's folder (`..`, an absolute path, a symlink leading out): a scene
+    someone hands you cannot read your other notes into the briefings, nor write there.
     """
     if flag is not None:
         return (None, True) if str(flag) == NONE else (_folder(cwd / Path(flag), "--journals"), True)
     base = scene_folder or cwd
     if scene_setting is not None:
-        return (None, True) if scene_setting == NONE else (_folder(base / scene_setting, "the scene's `journals:`"), True)
+        if scene_setting == NONE:
+            return None, True
+        if scene_folder is not None and not (base / scene_setting).resolve().is_relative_to(scene_folder.resolve()):
+            raise InvalidConfig(f"the scene's `journals:` ({scene_setting!r}) is outside the scene file's folder "
+                                f"({scene_folder}): the journals are read into the briefings sent to the models and "
+                                "written after each scene, so a scene may only name a folder beside it or below it; "
+                                "name one there, or choose a folder elsewhere yourself with --journals DIR")
+        return _folder(base / scene_setting, "the scene's `journals:`"), True
     moved = (os.environ if env is None else env).get(STORE_ENV)
     if moved:
         return _folder(cwd / Path(moved), STORE_ENV), False

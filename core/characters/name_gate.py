@@ -22,17 +22,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from promptdesk.core.protocol.lookalikes import INVISIBLE as INVISIBLE
+
 NAME_MAX = 100
 """The longest display name, in characters (every other actor's briefing lists it)."""
 
-INVISIBLE = frozenset(
-    [0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180E, 0x3164, 0xFEFF, 0xFFA0]
-    + list(range(0x200B, 0x2010))      # zero-width space, non-joiner, joiner; left-to-right and right-to-left marks
-    + list(range(0x202A, 0x202F))      # bidi embeddings and overrides, pop directional formatting
-    + list(range(0x2060, 0x2065))      # word joiner, invisible operators
-    + list(range(0x2066, 0x206A))      # bidi isolates
-    + list(range(0x206A, 0x2070)))     # deprecated format characters
-"""Code points refused in a name outright: invisible, or changing the direction text is shown in."""
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SEPARATORS = re.compile(r"[\W_]+")

@@ -7,11 +7,14 @@ the coordinator's notes: that is the isolation guarantee in code.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
 from promptdesk.core.characters.loading import Character
+from promptdesk.core.protocol.bounded import read_capped
 from promptdesk.core.protocol.lines import folded, scene_lines
 from promptdesk.core.protocol.notes import BEGIN_NOTE as BEGIN_NOTE
 from promptdesk.core.protocol.notes import SOFT_CAP_NUDGE as SOFT_CAP_NUDGE, STALL_NOTE as STALL_NOTE
@@ -65,12 +68,17 @@ def system_prompt_path(scene: Scene) -> Path:
 
 
 def actor_system_prompt(scene: Scene) -> str:
-    """The actor system prompt, read from its file (trimmed); an unreadable, empty or oversized file
+    """The actor system prompt, read from its file (trimmed, never more than four bytes a character
+    of the limit); an unreadable, empty, oversized or not regular (a device, a FIFO) file
     is an InvalidConfig naming it, raised while the session is built, before anything is recorded."""
     path = system_prompt_path(scene)
     fix = "fix the file, or name another with `system_prompt:` in the scene file (relative to it)"
     try:
-        text = path.read_text(encoding="utf-8").strip()
+        if not stat.S_ISREG(os.stat(path).st_mode):  # before opening: a FIFO would block the open itself
+            raise InvalidConfig(f"The actor system prompt {path} is not a regular file; {fix}.", file=str(path))
+        with open(path, "rb") as handle:
+            raw = read_capped(handle, 4 * SYSTEM_PROMPT_MAX_CHARS)
+        text = "x" * (SYSTEM_PROMPT_MAX_CHARS + 1) if raw is None else raw.decode("utf-8-sig").strip()
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not valid UTF-8"
         raise InvalidConfig(f"Cannot read the actor system prompt {path}: {reason}; {fix}.", file=str(path)) from None

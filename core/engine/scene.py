@@ -129,8 +129,8 @@ class Scene(SceneModel):
     """The scene's number in the transcript's title (`# Scene 001 — Title`); unset: the run's sequence
     among this scene's runs in the runs folder (`promptdesk.core.casting.build.scene_number`)."""
     system_prompt: str | None = None
-    """The actor system prompt file for this scene (relative to the scene file); unset: the shipped
-    `actor/system-prompt.md`."""
+    """The actor system prompt file for this scene, relative to the scene file and inside its folder
+    (a file elsewhere is refused); unset: the shipped `actor/system-prompt.md`."""
     thread_thinking: Literal["keep", "last", "drop"] = "last"
     """Isolation (b): which of an actor's own past thoughts its thread re-sends."""
 
@@ -155,7 +155,8 @@ class Scene(SceneModel):
     pace: float | None = Field(None, ge=0.0, le=60.0)
     """Minimum seconds per beat (`--pace` wins); unset: 0, or 1.5 s in the console on the offline improviser."""
     journals: str | None = None
-    """Where the characters' journals live: a folder (relative to the scene file) or `none`."""
+    """Where the characters' journals live: a folder (relative to the scene file and inside its folder;
+    `--journals DIR` may name one elsewhere) or `none`."""
     character_fields: list[Literal["description", "examples"]] = Field(default_factory=list)
     """Front matter fields added to each actor's briefing with its profile (off by default)."""
     evaluate: Literal[tuple(RUBRICS)] | None = None  # type: ignore[valid-type]

@@ -1,15 +1,15 @@
 """One self-contained HTML file for a run or a sweep: no network, no script, inline SVG charts.
 
 Every piece of text that came from a model, a character file or a scene file goes through
-`esc` (html.escape, quotes included) before it reaches the page, and a Content-Security-Policy
+`esc` (`html_text`: escaped, quotes included, control and direction characters dropped) before it reaches the page, and a Content-Security-Policy
 forbids scripts and remote resources even if something slipped through.
 """
 
 from __future__ import annotations
 
-from html import escape
 from pathlib import Path
 
+from promptdesk.core.protocol.sanitize import html_text
 from promptdesk.core.formats.registry import of_run
 from promptdesk.core.record import outputs
 from promptdesk.core.experiments.compare import (METRICS, Comparison, benchmark_conditions, compare, is_sweep, left_out, number,
@@ -41,7 +41,7 @@ details{margin:.3rem 0}summary{cursor:pointer}.private{color:#555;white-space:pr
 
 def esc(text: object) -> str:
     """Text made inert for HTML (element content and attribute values alike)."""
-    return escape(str(text), quote=True)
+    return html_text(text)
 
 
 def page(title: str, body: list[str]) -> str:

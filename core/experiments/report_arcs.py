@@ -1,6 +1,6 @@
 """The run report's emotional arcs, addressing graph and character insights: inline SVG, no script.
 
-Tones are a model's words, so every one goes through `html.escape` before it reaches the page.
+Tones are a model's words, so every one goes through `html_text` (escaped, controls dropped) before it reaches the page.
 Each distinct tone gets a colour of `PALETTE` in the order tones first appear (the same tone, the
 same colour on every actor's row), named in a legend; the chart cell's tooltip names the beat and tone.
 """
@@ -8,8 +8,8 @@ same colour on every actor's row), named in a legend; the chart cell's tooltip n
 from __future__ import annotations
 
 import math
-from html import escape
 
+from promptdesk.core.protocol.sanitize import html_text
 from promptdesk.core.experiments.arcs import Relationship, UNTONED
 from promptdesk.core.protocol.lines import speech_line
 from promptdesk.core.record.events import BaseEvent, SpeakEvent, ThinkEvent
@@ -25,7 +25,7 @@ CELL_CHARS = 11
 
 def esc(text: object) -> str:
     """Text made inert for HTML."""
-    return escape(str(text), quote=True)
+    return html_text(text)
 
 
 def label(name: str, x: float, y: float, anchor: str = "start") -> str:

@@ -7,10 +7,10 @@ Every text from a model or a file (reasoning, names) is escaped here, as everywh
 
 from __future__ import annotations
 
-from html import escape
 from pathlib import Path
 from typing import Any
 
+from promptdesk.core.protocol.sanitize import html_text
 from promptdesk.core.experiments.compare import Comparison, number
 from promptdesk.core.experiments.evaluation_compare import means_text_rows
 from promptdesk.core.experiments.evaluation_view import audit_or_none, isolation_line, overall_text
@@ -20,7 +20,7 @@ from promptdesk.core.record.events import BaseEvent
 
 
 def esc(text: object) -> str:
-    return escape(str(text), quote=True)
+    return html_text(text)
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:

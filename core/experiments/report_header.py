@@ -13,10 +13,10 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from html import escape
 from pathlib import Path
 from typing import Any
 
+from promptdesk.core.protocol.sanitize import html_text
 from promptdesk.core.casting.notes import ISOLATION_LINES, ROLE_LINES
 from promptdesk.core.improv import DISCLAIMER
 from promptdesk.core.record import outputs
@@ -36,7 +36,7 @@ STYLE = """.facts{border:1px solid #cbd5e1;background:#f8fafc;padding:.6rem 1rem
 
 
 def esc(text: object) -> str:
-    return escape(str(text), quote=True)
+    return html_text(text)
 
 
 @dataclass

@@ -67,8 +67,10 @@ def _line(event: Any) -> int | None:
     return mark.line + 1 if mark is not None else None
 
 
-def check_yaml(text: str) -> None:
-    """Refuse YAML too deep, looping or alias-expanding past the budgets, before any data is built.
+def check_yaml(text: str, *, unique_keys: bool = False) -> None:
+    """Refuse YAML too deep, looping or alias-expanding past the budgets, before any data is built;
+    with `unique_keys` (a file a person writes), a key given twice in one mapping too: YAML would
+    keep the last silently, and which one the author meant is anyone's guess.
 
     Raises `Unbounded`, or `yaml.YAMLError` for a syntax error met on the way."""
     deep = deepest_flow(text, MAX_DEPTH)
@@ -78,11 +80,14 @@ def check_yaml(text: str) -> None:
     sizes: dict[str, tuple[int, int]] = {}
     """anchor -> (nodes, characters) of the node it names, aliases inside it expanded."""
     opened: list[tuple[str | None, int, int]] = []
+    keys = _Keys() if unique_keys else None
     nodes = chars = added_nodes = added_chars = 0
     try:
         while loader.check_event():
             event = loader.get_event()
             kind = type(event)
+            if keys is not None:
+                keys.see(event, kind)
             if kind is yaml.ScalarEvent:
                 nodes, chars = nodes + 1, chars + len(event.value)
                 if event.anchor:
@@ -111,6 +116,44 @@ def check_yaml(text: str) -> None:
                     sizes[anchor] = (nodes - nodes_before, chars - chars_before)
     finally:
         loader.dispose()
+
+
+class RepeatedKey(Unbounded):
+    """A key given twice in one mapping: `key`, the line it is first given on, and `line`, the second."""
+
+    def __init__(self, key: str, first: int | None, line: int | None) -> None:
+        self.key, self.first = key, first
+        where = f"lines {first} and {line}" if first != line else f"both on line {line}"
+        super().__init__(f"the key {key[:80]!r} is given twice in one mapping ({where}); keep one", line)
+
+
+class _Keys:
+    """The scalar keys of every mapping open in an event stream, to refuse one given twice."""
+
+    def __init__(self) -> None:
+        self._open: list[tuple[dict[str, int], list[int]] | None] = []
+        """Per open collection: for a mapping, its keys (with their lines) and how many nodes it has
+        held so far (even: the next is a key); None for a sequence."""
+
+    def see(self, event: Any, kind: type) -> None:
+        if kind is yaml.SequenceEndEvent or kind is yaml.MappingEndEvent:
+            self._open.pop()
+            return
+        if kind not in (yaml.ScalarEvent, yaml.AliasEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent):
+            return
+        parent = self._open[-1] if self._open else None
+        if parent is not None:
+            seen, held = parent
+            if held[0] % 2 == 0 and kind is yaml.ScalarEvent and event.value != "<<":
+                line = _line(event)
+                if event.value in seen:
+                    raise RepeatedKey(event.value, seen[event.value], line)
+                seen[event.value] = line or 0
+            held[0] += 1
+        if kind is yaml.MappingStartEvent:
+            self._open.append(({}, [0]))
+        elif kind is yaml.SequenceStartEvent:
+            self._open.append(None)
 
 
 def construct(loader: Any, root: yaml.Node) -> Any:
@@ -145,9 +188,9 @@ def _unbuildable(root: yaml.Node) -> yaml.Node | None:
     return None
 
 
-def load_yaml(text: str) -> Any:
+def load_yaml(text: str, *, unique_keys: bool = False) -> Any:
     """The data of a single YAML document, after `check_yaml` (raises `Unbounded` or `yaml.YAMLError`)."""
-    check_yaml(text)
+    check_yaml(text, unique_keys=unique_keys)
     loader = LOADER(text)
     try:
         root = loader.get_single_node()

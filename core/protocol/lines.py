@@ -11,8 +11,13 @@ import re
 
 from typing import Any
 
+from promptdesk.core.protocol.lookalikes import COLON, GAP, letters, plain, without_bidi
+from promptdesk.core.protocol.sanitize import strip_controls
+
 _WHITESPACE_RE = re.compile(r"\s+")
-_RESERVED_RE = re.compile(r"\b(DIRECTOR\s+NOTE|EVENT|SYSTEM)\s*:", re.IGNORECASE)
+_RESERVED_RE = re.compile(rf"\b({letters('director note')}|{letters('event')}|{letters('system')}){GAP}*{COLON}",
+                          re.IGNORECASE)
+"""A reserved word and its colon, in any spelling that reads as one (`promptdesk.core.protocol.lookalikes`)."""
 
 
 def speech_line(speaker: str, speech: Any) -> str:
@@ -44,13 +49,15 @@ def speech_header(speech: Any) -> str:
 def one_line(text: str) -> str:
     """Model text made safe to stand inside an engine line.
 
-    Every run of whitespace (line breaks of any kind included) becomes one space, double quotes
-    become single quotes, the colon after a reserved word (`DIRECTOR NOTE`, `EVENT`, `SYSTEM`)
-    becomes ` -`, and brackets that do not balance become parentheses. Balanced brackets stay, so
-    names such as `[Evil]` or `Dr. [Redacted]` read as written.
+    Terminal escape sequences, control characters and direction controls go first (whole: an
+    escape's `[` never becomes a bracket), every run of whitespace (line breaks of any kind
+    included) becomes one space, double quotes become single quotes, the colon after a reserved
+    word (`DIRECTOR NOTE`, `EVENT`, `SYSTEM`, in any lookalike spelling: fullwidth, zero-width
+    split) becomes ` -` and the word is written plainly, and brackets that do not balance become
+    parentheses. Balanced brackets stay, so names such as `[Evil]` or `Dr. [Redacted]` read as written.
     """
-    text = folded(text).replace('"', "'")
-    text = _RESERVED_RE.sub(lambda m: f"{_WHITESPACE_RE.sub(' ', m.group(1))} -", text)
+    text = folded(without_bidi(strip_controls(folded(text)))).replace('"', "'")
+    text = _RESERVED_RE.sub(lambda m: f"{_WHITESPACE_RE.sub(' ', plain(m.group(1)))} -", text)
     return text if _balanced(text) else text.replace("[", "(").replace("]", ")")
 
 

@@ -2,12 +2,16 @@
 
 Everything an actor, a character file or a scene file says passes through `strip_controls`
 before it reaches a terminal or a widget (ESC/CSI/OSC sequences such as `ESC[2J` or OSC 52,
-C0 controls except newline and tab, and C1 controls).
+C0 controls except newline and tab, and C1 controls); `html_text` does the same for a report's
+page, and escapes what is left.
 """
 
 from __future__ import annotations
 
 import re
+from html import escape
+
+from promptdesk.core.protocol.lookalikes import without_bidi
 
 _SEQUENCES = re.compile(
     r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"   # OSC ... BEL / ST
@@ -34,3 +38,10 @@ def mend(text: str) -> str:
     decoder does with ill-formed input: such text cannot be encoded, so it could be neither sent
     back to a model nor shown, and one stray escape would poison every later request."""
     return LONE_SURROGATE.sub("\ufffd", text)
+
+
+def html_text(text: object) -> str:
+    """Text made inert for HTML (element content and attribute values alike): escaped, quotes
+    included, without escape sequences, control characters (invalid in an HTML page) or explicit
+    direction controls (one left open would show the rest of its paragraph reversed)."""
+    return escape(without_bidi(strip_controls(str(text))), quote=True)

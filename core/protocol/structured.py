@@ -14,7 +14,7 @@ routed, the speech's `raw` is the spec 004 bracket form (`[TO: Bob, TONE: frustr
 "You missed the deadline."`).
 
 Fail closed: a reply that is not exactly one JSON object matching the schema (bad JSON, a missing
-or extra key, a wrong type, an unknown action, a protocol tag inside a public field) is malformed: it has no
+or extra key, a key given twice, a wrong type, an unknown action, a protocol tag inside a public field) is malformed: it has no
 speech at all, nothing is taken from any of its fields, and the engine asks for a correction, then
 leaves the actor silent. `JsonSplitter` streams nothing until the whole reply is in and
 well-formed, so partial JSON (and the thinking inside it) never reaches a public pane.
@@ -111,13 +111,15 @@ class JsonSplitter:
 
 def _validated(raw: str) -> tuple[dict[str, Any] | None, list[str]]:
     """The reply as a dict when it matches the schema, else None and what is wrong (never quoting it)."""
-    try:
-        reply = json.loads(raw, strict=False)  # a raw line break inside a string (llama.cpp's grammar allows it)
+    twice: list[str] = []
+    try:  # strict=False: a raw line break inside a string (llama.cpp's grammar allows it)
+        reply = json.loads(raw, strict=False, object_pairs_hook=lambda pairs: _once(pairs, twice))
     except ValueError:
         return None, ["not valid JSON" if raw.strip() else "empty response"]
     if not isinstance(reply, dict):
         return None, ["not a JSON object"]
-    problems = [f"missing key {k!r}" for k in FIELDS if k not in reply]
+    problems = [f"key {k[:40]!r} given twice" for k in dict.fromkeys(twice)]
+    problems += [f"missing key {k!r}" for k in FIELDS if k not in reply]
     problems += [f"unexpected key {k[:40]!r}" for k in reply if k not in FIELDS]
     for key in FIELDS:
         value = reply.get(key)
@@ -130,6 +132,17 @@ def _validated(raw: str) -> tuple[dict[str, Any] | None, list[str]]:
     if isinstance(reply.get("action"), str) and reply["action"] not in ACTIONS:
         problems.append(f"action must be one of {', '.join(ACTIONS)}")
     return (None, problems) if problems else (reply, [])
+
+
+def _once(pairs: list[tuple[str, Any]], twice: list[str]) -> dict[str, Any]:
+    """An object's pairs as a dict, noting in `twice` every key given more than once (JSON keeps the
+    last silently; which value the model meant is unknown, so the reply is malformed)."""
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            twice.append(key)
+        seen[key] = value
+    return seen
 
 
 def _speech(reply: Mapping[str, Any], cast: Mapping[str, str]) -> Speech:

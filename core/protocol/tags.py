@@ -213,6 +213,8 @@ class TagReader:
                 self._preamble_text = "".join(text for _, text in self.loose)
             else:
                 self.stray += 1
+                if name in REASONING or name == "thinking":
+                    self._drafted()
             self.loose.clear()  # text before a stray closing tag is private (a template-opened `<think>`)
         elif opening and first and not self.outside:
             self.preamble = True
@@ -221,6 +223,14 @@ class TagReader:
             self.unexpected += 1
             if opening:
                 self._start("other", name)
+
+    def _drafted(self) -> None:
+        """A stray `</think>` (`REASONING`) or `</thinking>`: the chat template, or a model that never
+        wrote the opening tag, opened it, so every speech before it was drafted inside it. Private: it
+        is never the speech, not even when corrections fail (it stays counted, so a speech after it
+        is not taken alone either)."""
+        for element in self._speeches():
+            element.tainted = True
 
     def _private_tag(self, out: list[tuple[Channel, str]], token: str, closing: bool, name: str,
                      opening: bool) -> None:

@@ -223,7 +223,7 @@ class RemoteProvider(Provider):
             knob = "--journal-timeout or journal_timeout_s" if journal else "--timeout or timeout_s"
             raise ProviderError(f"{self.name}: timed out: no whole answer within {limit:g} s (the timeout bounds "
                                 f"each attempt from its start to its last byte; a slow server needs a longer one: "
-                                f"{knob})", status=None, retryable=True) from None
+                                f"{knob})", status=None, retryable=True, timed_out=limit) from None
 
     def _unfinished(self, ended_with: str | None) -> ProviderError:
         """The failure of a stream that ended without its finish marker: retried like a 5xx. When
@@ -337,9 +337,9 @@ class RemoteProvider(Provider):
 
 
 def _not_a_cut(error: ProviderError) -> bool:
-    """Whether a failure is the server's own doing, not a stream cut short: a reply it ended
-    (`stopped` by its finish reason) or a body in place of the stream."""
-    return "stop_reason" in error.context or "answered_with" in error.context
+    """Whether a failure is no stream the server cut short: a reply it ended (`stopped` by its finish
+    reason), a body in place of the stream, or an attempt our own timeout ended (`timed_out`)."""
+    return any(key in error.context for key in ("stop_reason", "answered_with", "timed_out"))
 
 
 async def parsed_body(raw: Any) -> Any:

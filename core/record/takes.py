@@ -35,6 +35,8 @@ from promptdesk.core.record.prompt_log import FILE as PROMPTS
 from promptdesk.core.record.run_folder import FILE_MODE
 from promptdesk.core.record.seams import SUPERSEDED
 from promptdesk.core.protocol.bounded import json_lines
+from promptdesk.core.protocol.lines import folded
+from promptdesk.core.protocol.sanitize import strip_controls
 
 BRANCH = "branch"
 """The type of the event that opens a take's own part of the record."""
@@ -221,14 +223,15 @@ def inherited(events: list[BaseEvent]) -> int:
 
 
 def describe_change(change: dict[str, Any], names: dict[str, str] | None = None) -> str:
-    """A change in a few words: `world event "…"`, `note to Bob: "…"` (the actor by its name in `names`,
-    else its slug), `seed 3`, `provider p, model m`, `model m`; or `no change`."""
+    """A change in a few words, on one line: `world event "…"`, `note to Bob: "…"` (the actor by its name
+    in `names`, else its slug; texts folded, without escape sequences or control characters), `seed 3`,
+    `provider p, model m`, `model m`; or `no change`."""
     parts = []
     if change.get("event"):
-        parts.append(f'world event "{change["event"]}"')
+        parts.append(f'world event "{_shown(change["event"])}"')
     if change.get("note"):
         to = change.get("to")
-        parts.append(f'note to {(names or {}).get(to, to) if to else "everyone"}: "{change["note"]}"')
+        parts.append(f'note to {_shown((names or {}).get(to, to)) if to else "everyone"}: "{_shown(change["note"])}"')
     if change.get("seed") is not None:
         parts.append(f"seed {change['seed']}")
     if change.get("provider"):
@@ -238,6 +241,11 @@ def describe_change(change: dict[str, Any], names: dict[str, str] | None = None)
     if change.get("settings"):
         parts.append(", ".join(f"{key} {value}" for key, value in change["settings"].items()))
     return "; ".join(parts) or "no change"
+
+
+def _shown(text: object) -> str:
+    """A change's text as a line shows it: one line, no escape sequence or control character."""
+    return folded(strip_controls(str(text)))
 
 
 def takes_of(run_dir: Path) -> list[tuple[Path, dict[str, Any]]]:

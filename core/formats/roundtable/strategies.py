@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 from promptdesk.core.characters.loading import beside_scene, distinct, validate_slug
 from promptdesk import resources
 from promptdesk.core.errors import InvalidConfig
-from promptdesk.core.protocol.bounded import Unbounded, load_yaml
+from promptdesk.core.protocol.bounded import Unbounded, load_yaml, read_capped
 
 
 
@@ -109,6 +109,10 @@ def search_dirs(extra: Sequence[str | Path] = (), cwd: Path | None = None,
     return distinct(ordered)
 
 
+STRATEGY_MAX_BYTES = 1_048_576
+"""The largest strategy file read (a scene file's bound): a longer one is refused, naming it."""
+
+
 def available(dirs: Sequence[Path]) -> list[str]:
     """Every strategy name found in `dirs`, sorted."""
     return sorted({p.stem for d in dirs if d.is_dir() for p in d.glob("*.yaml")})
@@ -131,9 +135,20 @@ def load_strategy(name: str, dirs: Sequence[Path]) -> Strategy:
 def read_strategy(path: Path) -> Strategy:
     """Parse and validate one strategy file; problems name the file and the field."""
     try:
-        data = load_yaml(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as handle:
+            raw = read_capped(handle, STRATEGY_MAX_BYTES)
+        if raw is None:
+            raise InvalidConfig(f"{path}: a strategy file is at most {STRATEGY_MAX_BYTES:,} bytes; this one is more",
+                                file=str(path))
+        data = load_yaml(raw.decode("utf-8-sig"), unique_keys=True)
+    except UnicodeDecodeError as exc:
+        raise InvalidConfig(f"{path}: not valid UTF-8 (byte {exc.start})", file=str(path)) from None
+    except OSError as exc:
+        raise InvalidConfig(f"{path}: cannot read it ({exc.strerror or exc})", file=str(path)) from None
     except (yaml.YAMLError, Unbounded) as exc:
-        raise InvalidConfig(f"{path}: invalid YAML: {exc}", file=str(path)) from None
+        line = getattr(exc, "line", None)
+        where = f"{path}:{line}" if line else str(path)
+        raise InvalidConfig(f"{where}: invalid YAML: {exc}", file=str(path), line=line) from None
     if not isinstance(data, dict):
         raise InvalidConfig(f"{path}: a strategy must be a mapping with `name` and `phases`", file=str(path))
     data.setdefault("name", path.stem)
