@@ -20,6 +20,7 @@ from promptdesk.core.errors import EXIT_CLOSED, EXIT_INVALID
 from promptdesk.core.characters.importers.cards import DEFAULT_USER
 from promptdesk.core.characters.importers.model import ImportProblem
 from promptdesk.core.characters.importers.read import read_source
+from promptdesk.core.characters.name_gate import name_problem
 from promptdesk.core.characters.importers.write import check_free, snippet_text, write
 from promptdesk.core.protocol.sanitize import strip_controls
 
@@ -51,6 +52,9 @@ def main(argv: list[str], out: TextIO | None = None) -> int:
     ns = parser().parse_args(argv)
     try:
         check_folder(ns.to)
+        if problem := name_problem(ns.user):
+            raise ImportProblem(f"--user {ns.user[:200]!r} {problem}; {{{{user}}}} is written into the profile as a name, "
+                                "so give one line of printable text")
         imported = [read_source(path, ns.user) for path in ns.files]
         slugs = [item.slug for item in imported]
         twice = sorted({s for s in slugs if slugs.count(s) > 1})
