@@ -161,3 +161,38 @@ def test_another_image_type_cast_directly_says_what_it_is_not_the_slug_rule(tmp_
 
 def test_a_png_card_written_by_pillow_still_imports(tmp_path):
     assert import_code(png(tmp_path / "p.png", chara=b64(v2(name="Pilly"))), tmp_path / "c") == 0
+
+
+@pytest.mark.parametrize("encode", [
+    lambda raw: base64.encodebytes(raw).decode(),                       # wrapped at 76 columns (Python's encodebytes)
+    lambda raw: base64.b64encode(raw + b" ").decode().rstrip("="),      # padding left off
+    lambda raw: base64.urlsafe_b64encode(raw).decode(),                 # the URL-safe alphabet
+], ids=["wrapped", "unpadded", "url-safe"])
+def test_a_chara_chunk_in_base64_as_other_tools_write_it_imports(tmp_path, capsys, encode):
+    """SillyTavern decodes a card's base64 as Node does (line breaks, missing padding and the URL-safe
+    alphabet all read), so cards written that way are in circulation."""
+    raw = json.dumps(v2(name="Wrapped", description="Keeps the ledger. " * 20 + "Café??>>?"), ensure_ascii=False).encode()
+    assert {"+", "/"} & set(base64.b64encode(raw).decode())  # so the URL-safe form differs
+    card = tmp_path / "w.png"
+    card.write_bytes(raw_png(2, 2, zlib.compress(b"\x00" * 6), after=text_chunk("chara", encode(raw))))
+    assert import_code(card, tmp_path / "c") == 0, capsys.readouterr().err
+    assert "Café?" in (tmp_path / "c" / "wrapped" / "profile.md").read_text()
+
+
+def test_a_chunk_keyword_in_other_capitals_is_read_as_sillytavern_reads_it(tmp_path, capsys):
+    card = tmp_path / "k.png"
+    card.write_bytes(raw_png(2, 2, zlib.compress(b"\x00" * 6), after=text_chunk("Chara", b64(v2(name="Capital")))))
+    assert import_code(card, tmp_path / "c") == 0, capsys.readouterr().err
+    assert (tmp_path / "c" / "capital" / "profile.md").is_file()
+
+
+def test_of_two_chara_chunks_the_first_is_read_and_the_import_says_so(tmp_path, capsys):
+    """SillyTavern reads the first `chara` chunk; reading the last would import a different character
+    from the one the card shows there. The second is not read silently: the import says it was there."""
+    two = text_chunk("chara", b64(v2(name="First Card"))) + text_chunk("chara", b64(v2(name="Second Card")))
+    card = tmp_path / "two.png"
+    card.write_bytes(raw_png(2, 2, zlib.compress(b"\x00" * 6), after=two))
+    assert import_code(card, tmp_path / "c") == 0
+    err = capsys.readouterr().err
+    assert (tmp_path / "c" / "first-card").is_dir() and not (tmp_path / "c" / "second-card").exists()
+    assert "2 `chara` chunks" in err and "the first" in err, err

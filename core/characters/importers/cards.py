@@ -53,15 +53,19 @@ def is_card(data: Any) -> bool:
     return "name" in data and any(k in data for k in ("first_mes", "mes_example", "personality", "char_persona"))
 
 
-def card_json_from_image(path: Path, data: bytes) -> dict[str, Any]:
-    """The card JSON inside a PNG's `ccv3` or `chara` text chunk, or a WebP's XMP or EXIF UserComment;
-    any other image type is refused as what it is. No pixel is decoded (`importers.images`)."""
+def card_json_from_image(path: Path, data: bytes) -> tuple[dict[str, Any], list[str]]:
+    """The card JSON inside a PNG's `ccv3` or `chara` text chunk, or a WebP's XMP or EXIF UserComment,
+    and what the person importing should know about where it came from (a second chunk not read); any
+    other image type is refused as what it is. No pixel is decoded (`importers.images`)."""
     where, image = str(path), kind(data[:16])
     if image == "PNG":
         texts, found = png_texts(data, where, CARD_KEYS)
         key = next((k for k in CARD_KEYS if k in texts), None)
         if key is not None:
-            return decode_card_text(path, key, texts[key])
+            count = sum(1 for k in found if k.lower() == key)
+            more = [f"this PNG holds {count} `{key}` chunks; the first was read (as SillyTavern reads it), the "
+                    f"others were not"] if count > 1 else []
+            return decode_card_text(path, key, texts[key]), more
         keys = sorted({strip_controls(k) for k in found})
         shown = ", ".join(keys[:KEYS_SHOWN]) + (f" and {len(keys) - KEYS_SHOWN:,} more" if len(keys) > KEYS_SHOWN else "")
         raise ImportProblem(f"{path}: this PNG holds no character card (no `chara` or `ccv3` text chunk; "
@@ -70,7 +74,7 @@ def card_json_from_image(path: Path, data: bytes) -> dict[str, Any]:
         texts, xmp_problem = webp_texts(data, where)
         key = next((k for k in (*CARD_KEYS, "UserComment") if k in texts), None)
         if key is not None:
-            return decode_card_text(path, key, texts[key])
+            return decode_card_text(path, key, texts[key]), []
         xmp = f"{xmp_problem}, so" if xmp_problem else "no `chara` or `ccv3` in its XMP metadata,"
         raise ImportProblem(f"{path}: this WebP holds no character card ({xmp} no card in its EXIF UserComment)")
     raise ImportProblem(f"{path}: a {image} image; a character card is a PNG or WebP image or a JSON file "
@@ -89,10 +93,7 @@ def decode_card_text(path: Path, key: str, value: str) -> dict[str, Any]:
             raise ImportProblem(f"{path}: the `{key}` text is a list of numbers that are not bytes")
         raw = bytes(numbers)
     else:
-        try:
-            raw = base64.b64decode(value, validate=True)
-        except (binascii.Error, ValueError):
-            raise ImportProblem(f"{path}: the `{key}` chunk is not valid base64") from None
+        raw = _base64(path, key, value)
     if len(raw) > MAX_SOURCE_BYTES:
         raise ImportProblem(f"{path}: the `{key}` chunk holds {len(raw):,} bytes; the limit is {MAX_SOURCE_BYTES:,}")
     try:
@@ -104,6 +105,20 @@ def decode_card_text(path: Path, key: str, value: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ImportProblem(f"{path}: the `{key}` chunk must hold a JSON object")
     return data
+
+
+_URL_SAFE = str.maketrans("-_", "+/")
+
+
+def _base64(path: Path, key: str, value: str) -> bytes:
+    """Base64 read as SillyTavern (Node) reads it: line breaks and spaces ignored, the URL-safe
+    alphabet and missing padding accepted; anything else is refused, naming the chunk."""
+    compact = "".join(value.split()).translate(_URL_SAFE)
+    compact += "=" * (-len(compact) % 4)
+    try:
+        return base64.b64decode(compact, validate=True)
+    except (binascii.Error, ValueError):
+        raise ImportProblem(f"{path}: the `{key}` chunk is not valid base64") from None
 
 
 def card_fields(path: Path, card: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -49,7 +49,10 @@ def read_source(path: Path, user: str = DEFAULT_USER) -> Imported:
 def _read(path: Path, user: str) -> Imported:
     data = read_bytes(path)
     if kind(data[:16]) is not None:
-        return admitted(from_card(path, card_json_from_image(path, data), user), str(path))
+        card, notices = card_json_from_image(path, data)
+        imported = from_card(path, card, user)
+        imported.notices += notices
+        return admitted(imported, str(path))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
