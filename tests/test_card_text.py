@@ -75,13 +75,17 @@ def test_a_macro_promptdesk_does_not_expand_is_named_not_passed_silently(tmp_pat
     assert "description" in notice
 
 
-def test_the_user_notice_is_given_only_when_a_kept_field_named_the_user(tmp_path):
+def test_the_user_notice_is_given_only_when_a_kept_field_named_the_user(tmp_path, capsys):
     """`{{user}}` only in a dropped field (the lorebook) was not written anywhere: no claim that it was."""
-    quiet = imported(tmp_path, v2(description="{{char}} heals.", scenario="", first_mes="", mes_example="",
-                                  character_book={"entries": [{"keys": ["x"], "content": "{{user}} is lost."}]}))
-    assert not any("{{user}}" in notice for notice in quiet.notices), quiet.notices
-    told = imported(tmp_path, v2(description="{{char}} heals {{user}}.", scenario="", first_mes="", mes_example=""))
-    assert any("{{user}}" in notice for notice in told.notices)
+    (tmp_path / "quiet.json").write_text(json.dumps(v2(
+        description="{{char}} heals.", scenario="", first_mes="", mes_example="",
+        character_book={"entries": [{"keys": ["x"], "content": "{{user}} is lost."}]})))
+    code, err = run_import(capsys, tmp_path / "quiet.json", "--to", tmp_path / "c")
+    assert code == 0 and "{{user}}" not in err, err
+    (tmp_path / "told.json").write_text(json.dumps(v2(name="Told", description="{{char}} heals {{user}}.",
+                                                      scenario="", first_mes="", mes_example="")))
+    code, err = run_import(capsys, tmp_path / "told.json", "--to", tmp_path / "c")
+    assert code == 0 and "{{user}} in the card was written as 'the visitor' (choose with --user NAME)" in err, err
 
 
 def test_every_field_left_out_is_named_whatever_the_version(tmp_path):

@@ -72,7 +72,7 @@ def main(argv: list[str], out: TextIO | None = None) -> int:
             print(strip_controls(f"INVALID_CONFIG: {ns.to}: cannot write {item.slug} there ({exc.strerror or exc})"),
                   file=out)
             return EXIT_INVALID
-        _report(item, folder, out)
+        _report(item, folder, ns.user, out)
     return EXIT_CLOSED
 
 
@@ -88,9 +88,14 @@ def check_folder(to: Path) -> None:
             return
 
 
-def _report(item, folder: Path, out: TextIO) -> None:
+def _report(item, folder: Path, user: str, out: TextIO) -> None:
     """What was written, what was left out, and the scene snippet."""
     lines = [f"Imported {item.name} ({item.source}) as `{item.slug}`: {folder / 'profile.md'}"]
+    if item.file_slug:
+        lines.append(f"  note: the name {item.name} makes no slug: it is filed as `{item.file_slug}`, the card's file "
+                     "name (its display name stays as it is)")
+    if item.user_filled:
+        lines.append(f"  note: {{{{user}}}} in the card was written as {user!r} (choose with --user NAME)")
     lines += [f"  note: {notice}" for notice in item.notices]
     if item.dropped:
         lines.append(f"  dropped (no place in Promptdesk): {', '.join(item.dropped)}")

@@ -167,8 +167,7 @@ def from_card(path: Path, card: dict[str, Any], user: str = DEFAULT_USER) -> Imp
     if nickname and nickname != name:
         imported.notices.append(f"{{{{char}}}} in the card was written as its nickname {nickname!r}; its name stays "
                                 f"{name!r}")
-    if text.user_seen:
-        imported.notices.append(f"{{{{user}}}} in the card was written as {user!r} (choose with --user NAME)")
+    imported.user_filled = text.user_seen
     imported.notices += text.notices()
     return imported
 

@@ -28,7 +28,8 @@ class Imported:
     `sections` are the profile's `## ` sections in order (heading, body); `front` is front matter
     kept for provenance; `snippet` holds scene suggestions (`setting`, `prompt`, `opener`);
     `dropped` names the source fields that have no place in Promptdesk and were left out;
-    `notices` are things the person importing should know (e.g. how `{{user}}` was filled in).
+    `notices` are things the person importing or casting it should know (a nickname used for `{{char}}`,
+    macros left as written, a second card chunk not read).
     """
 
     name: str
@@ -40,6 +41,8 @@ class Imported:
     snippet: dict[str, str] = field(default_factory=dict)
     dropped: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    user_filled: bool = False
+    """Whether `{{user}}` was written into a kept field (`import` then says how to choose who it is)."""
     file_slug: str = ""
     """The source file's name as a slug: the slug when the name leaves none (a name in another script)."""
 

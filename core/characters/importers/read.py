@@ -41,8 +41,6 @@ def read_source(path: Path, user: str = DEFAULT_USER) -> Imported:
     imported = _read(Path(path), user)
     if not slugify(imported.name):
         imported.file_slug = slugify(Path(path).name.rsplit(".", 1)[0].removesuffix(".card")) or "card"
-        imported.notices.append(f"the name {imported.name} makes no slug: it is filed as `{imported.file_slug}`, "
-                                "the card's file name (its display name stays as it is)")
     return imported
 
 
