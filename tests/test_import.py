@@ -263,3 +263,40 @@ def test_a_name_in_another_script_is_imported_under_its_file_name(tmp_path, caps
     character = load_character("engineer-card", [tmp_path / "characters"])
     assert character.name == name
     assert "engineer-card" in err and "file name" in err
+
+
+@pytest.mark.parametrize("name, slug", [("Astrid Sørensen", "astrid-sorensen"), ("Jürgen Straße", "jurgen-strasse"),
+                                        ("Łukasz Żółć", "lukasz-zolc"), ("Æsa Ðóra Þórsdóttir", "aesa-dora-thorsdottir"),
+                                        ("Chloë Œuvray", "chloe-oeuvray")])
+def test_a_latin_name_with_letters_unicode_does_not_decompose_keeps_them_in_its_slug(tmp_path, capsys, name, slug):
+    """ø, ß, ł, æ, ð, þ and œ have no decomposition, so dropping what is not ASCII made `Astrid
+    Sørensen` `astrid-srensen`, a slug nobody would type; they are spelt out as their languages do."""
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps({"name": name, "description": "A neighbour.", "personality": "wry"}), encoding="utf-8")
+    assert main(["import", str(card), "--to", str(tmp_path / "characters")]) == 0
+    assert f"as `{slug}`" in capsys.readouterr().err
+    assert load_character(slug, [tmp_path / "characters"]).name == name
+
+
+def test_what_a_saved_tinyperson_holds_beside_its_persona_is_named_as_dropped(tmp_path, capsys):
+    """`TinyPerson.save_specification` writes the agent's mental faculties (and, when asked, its
+    memories and mental state) beside the persona: none has a place in a profile, and each is named."""
+    saved = {**TINY, "mental_faculties": [{"type": "RecallFaculty"}], "current_episode_event_count": 3,
+             "episodic_memory": {"memory": [{"role": "user", "content": "met Alex"}]}, "semantic_memory": {},
+             "mental_state": {"emotions": "calm", "location": None}}
+    source = _write(tmp_path / "Lisa.agent.json", saved)
+    code, err = run_import(capsys, source, "--to", tmp_path / "c")
+    assert code == 0, err
+    dropped = next(line for line in err.splitlines() if "dropped" in line)
+    for key in ("mental_faculties", "current_episode_event_count", "episodic_memory", "mental_state"):
+        assert key in dropped, dropped
+    assert "semantic_memory" not in dropped  # empty: nothing was left out
+    assert "met Alex" not in (tmp_path / "c" / "lisa-carter" / "profile.md").read_text()
+
+
+def test_an_older_tinyperson_with_its_fields_at_the_top_does_not_become_a_type_section(tmp_path, capsys):
+    flat = {"type": "TinyPerson", **TINY["persona"]}
+    source = _write(tmp_path / "flat.agent.json", flat)
+    assert run_import(capsys, source, "--to", tmp_path / "c")[0] == 0
+    profile = (tmp_path / "c" / "lisa-carter" / "profile.md").read_text()
+    assert "## Type" not in profile and "TinyPerson" not in profile.split("---", 2)[2]

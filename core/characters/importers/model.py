@@ -70,9 +70,17 @@ def admitted(imported: Imported, where: str) -> Imported:
     return imported
 
 
+_SPELT_OUT = str.maketrans({"ø": "o", "Ø": "O", "ß": "ss", "ẞ": "SS", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE",
+                            "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "TH",
+                            "ħ": "h", "Ħ": "H", "ı": "i", "ŋ": "ng", "Ŋ": "NG", "ŧ": "t", "Ŧ": "T", "ĸ": "k"})
+"""Latin letters Unicode gives no decomposition, as their languages spell them in ASCII."""
+
+
 def slugify(name: str) -> str:
-    """`Seraphina the Healer` -> `seraphina-the-healer`; "" when nothing slug-worthy is left."""
-    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii").lower()
+    """`Seraphina the Healer` -> `seraphina-the-healer`, `Astrid Sørensen` -> `astrid-sorensen`; "" when
+    nothing slug-worthy is left (a name in another script)."""
+    spelt = unicodedata.normalize("NFKD", name.translate(_SPELT_OUT))
+    folded = spelt.encode("ascii", "ignore").decode("ascii").lower()
     slug = re.sub(r"[^a-z0-9]+", "-", folded).strip("-")
     return slug[:SLUG_MAX].rstrip("-")
 

@@ -20,6 +20,13 @@ _KNOWN = {"name", "occupation", "personality", "style", "long_term_goals", "goal
           "skills", "behaviors", "relationships", "other_facts", "health", "big_five", *_FACTS}
 
 
+_RUNTIME = {"type", "persona", "_persona", "mental_faculties", "_mental_faculties", "episodic_memory",
+            "semantic_memory", "mental_state", "_mental_state", "current_episode_event_count",
+            "_current_episode_event_count", "_accessible_environment", "_extended_agent_summary"}
+"""What `TinyPerson.save_specification` writes beside the persona (the agent's faculties, memories and
+state): never a profile section; reported as dropped when it holds anything."""
+
+
 _FRAGMENT_KEYS = {"beliefs", "preferences", "behaviors", "skills", "long_term_goals", "relationships",
                   "other_facts", "big_five", "style"}
 """Trait keys a TinyTroupe fragment (`*.fragment.json`) adds to a TinyPerson; none names a person."""
@@ -74,13 +81,25 @@ def from_tiny_person(path: Path, data: dict[str, Any]) -> Imported:
         ("Other Facts", _bullets(_items(persona.get("other_facts")))),
     ) if s[1]]
     sections += [(key.replace("_", " ").title(), body) for key, value in persona.items()
-                 if key not in _KNOWN and (body := _bullets(_items(value) or _pairs(value)))]
+                 if key not in _KNOWN and not (persona is data and key in _RUNTIME)
+                 and (body := _bullets(_items(value) or _pairs(value)))]
     if not sections:
         raise ImportProblem(f"{path}: the TinyPerson's persona has nothing to play from")
     _check_size(path, sections)
     summary = ", ".join(p for p in (_text(persona.get("age")), _text(persona.get("nationality")), role) if p)
+    beside = {k: v for k, v in data.items() if persona is not data or k in _RUNTIME}
+    dropped = [key for key, value in beside.items() if key not in ("type", "persona", "_persona") and _holds(value)]
     return Imported(name=name, source="tinytroupe", role=role, description=summary, sections=sections,
-                    front={"source": f"tinytroupe from {path.name}"})
+                    front={"source": f"tinytroupe from {path.name}"}, dropped=dropped)
+
+
+def _holds(value: Any) -> bool:
+    """Whether a field left out carried anything (an empty list, object or None did not)."""
+    if isinstance(value, dict):
+        return any(_holds(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds(v) for v in value)
+    return value not in (None, "", False)
 
 
 def _text(value: Any) -> str:
