@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from promptdesk.core.characters.loading import SLUG_MAX, name_problem
+from promptdesk.core.characters.search import SPELT_OUT
 from promptdesk.core.protocol.sanitize import strip_controls
 
 MAX_SOURCE_BYTES = 4_000_000
@@ -70,16 +71,10 @@ def admitted(imported: Imported, where: str) -> Imported:
     return imported
 
 
-_SPELT_OUT = str.maketrans({"ø": "o", "Ø": "O", "ß": "ss", "ẞ": "SS", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE",
-                            "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "TH",
-                            "ħ": "h", "Ħ": "H", "ı": "i", "ŋ": "ng", "Ŋ": "NG", "ŧ": "t", "Ŧ": "T", "ĸ": "k"})
-"""Latin letters Unicode gives no decomposition, as their languages spell them in ASCII."""
-
-
 def slugify(name: str) -> str:
     """`Seraphina the Healer` -> `seraphina-the-healer`, `Astrid Sørensen` -> `astrid-sorensen`; "" when
     nothing slug-worthy is left (a name in another script)."""
-    spelt = unicodedata.normalize("NFKD", name.translate(_SPELT_OUT))
+    spelt = unicodedata.normalize("NFKD", name.translate(SPELT_OUT))
     folded = spelt.encode("ascii", "ignore").decode("ascii").lower()
     slug = re.sub(r"[^a-z0-9]+", "-", folded).strip("-")
     return slug[:SLUG_MAX].rstrip("-")
