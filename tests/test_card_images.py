@@ -196,3 +196,15 @@ def test_of_two_chara_chunks_the_first_is_read_and_the_import_says_so(tmp_path, 
     err = capsys.readouterr().err
     assert (tmp_path / "c" / "first-card").is_dir() and not (tmp_path / "c" / "second-card").exists()
     assert "2 `chara` chunks" in err and "the first" in err, err
+
+
+def test_an_animated_png_card_imports(tmp_path):
+    """An APNG (animation chunks `acTL`, `fcTL`, `fdAT` among the text chunks) is a PNG card as well."""
+    from PIL.PngImagePlugin import PngInfo
+    info = PngInfo()
+    info.add_text("chara", b64(v2(name="Animated Ann")))
+    frames = [Image.new("RGB", (4, 4), (60 * i, 0, 0)) for i in range(3)]
+    frames[0].save(tmp_path / "a.png", save_all=True, append_images=frames[1:], duration=100, pnginfo=info)
+    assert b"fdAT" in (tmp_path / "a.png").read_bytes()
+    assert import_code(tmp_path / "a.png", tmp_path / "c") == 0
+    assert (tmp_path / "c" / "animated-ann" / "profile.md").is_file()
