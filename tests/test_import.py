@@ -300,3 +300,33 @@ def test_an_older_tinyperson_with_its_fields_at_the_top_does_not_become_a_type_s
     assert run_import(capsys, source, "--to", tmp_path / "c")[0] == 0
     profile = (tmp_path / "c" / "lisa-carter" / "profile.md").read_text()
     assert "## Type" not in profile and "TinyPerson" not in profile.split("---", 2)[2]
+
+
+@pytest.mark.parametrize("other, text", [("seraphina.md", "# Seraphina\n\nMine.\n"),
+                                         ("healer.md", "---\nname: Seraphina\n---\nMine.\n"),
+                                         ("Seraphina/profile.md", "# Old\n\nMine.\n")])
+def test_an_import_never_makes_a_name_ambiguous_even_with_force(tmp_path, capsys, other, text):
+    """A character file already answering to the slug (`seraphina.md`, or one whose `name:` is
+    Seraphina) is not the folder import writes: writing `seraphina/` beside it would leave a cast
+    refusing `seraphina` as ambiguous, --force or not. The import refuses, naming that file."""
+    card = _write(tmp_path / "sera.json", v2())
+    chars = tmp_path / "characters"
+    (chars / other).parent.mkdir(parents=True, exist_ok=True)
+    (chars / other).write_text(text)
+    for force in ([], ["--force"]):
+        code, err = run_import(capsys, card, "--to", chars, *force)
+        assert code == 2 and other in err and "nothing was imported" in err, err
+    assert not (chars / "seraphina").exists()
+    assert (chars / other).read_text() == text
+    assert load_character("seraphina", [chars]).profile_path == chars / other
+
+
+def test_force_replaces_the_folder_import_wrote_and_says_so(tmp_path, capsys):
+    card = _write(tmp_path / "sera.json", v2())
+    chars = tmp_path / "characters"
+    assert run_import(capsys, card, "--to", chars)[0] == 0
+    (chars / "seraphina" / "journal.md").write_text("## 2026-01-01 00:00 — Before\n\nMet a traveller.\n")
+    code, err = run_import(capsys, _write(tmp_path / "sera.json", v2(description="A new healer.")), "--to", chars,
+                           "--force")
+    assert code == 0 and "replaced" in err and "journal.md" in err, err
+    assert "A new healer." in (chars / "seraphina" / "profile.md").read_text()

@@ -119,18 +119,25 @@ def find(slug: str, dirs: Sequence[Path], cwd: Path | None = None,
 
     `names`: the `name:` of each file read so far, kept by the caller across the finds of one cast (a
     cast of n characters from one folder would otherwise read every file n times)."""
-    wanted, names = fold(slug), {} if names is None else names
+    names = {} if names is None else names
     for folder in dirs:
-        answering = []
-        for candidate in candidates(Path(folder)):
-            how = _answers(candidate, slug, wanted, names)
-            if how:
-                answering.append((candidate, how))
+        answering = answering_in(slug, Path(folder), names)
         if len(answering) == 1:
             return answering[0][0]
         if answering:
             raise _ambiguous(slug, answering, cwd)
     return None
+
+
+def answering_in(slug: str, folder: Path, names: dict[Path, str] | None = None) -> list[tuple[Candidate, str]]:
+    """Every file of one folder that answers to `slug`, each with how it does ("its file name"...)."""
+    wanted, names = fold(slug), {} if names is None else names
+    found = []
+    for candidate in candidates(folder):
+        how = _answers(candidate, slug, wanted, names)
+        if how:
+            found.append((candidate, how))
+    return found
 
 
 def _answers(candidate: Candidate, slug: str, wanted: set[str], names: dict[Path, str]) -> str:

@@ -60,8 +60,7 @@ def main(argv: list[str], out: TextIO | None = None) -> int:
         twice = sorted({s for s in slugs if slugs.count(s) > 1})
         if twice:
             raise ImportProblem(f"two files would both become {', '.join(twice)}; import them separately")
-        for item in imported:
-            check_free(item, ns.to, ns.force)
+        replacing = {item.slug: check_free(item, ns.to, ns.force) for item in imported}
     except ImportProblem as exc:
         print(strip_controls(f"INVALID_CONFIG: {exc} — nothing was imported."), file=out)
         return EXIT_INVALID
@@ -72,7 +71,7 @@ def main(argv: list[str], out: TextIO | None = None) -> int:
             print(strip_controls(f"INVALID_CONFIG: {ns.to}: cannot write {item.slug} there ({exc.strerror or exc})"),
                   file=out)
             return EXIT_INVALID
-        _report(item, folder, ns.user, out)
+        _report(item, folder, ns.user, out, replacing[item.slug])
     return EXIT_CLOSED
 
 
@@ -88,9 +87,13 @@ def check_folder(to: Path) -> None:
             return
 
 
-def _report(item, folder: Path, user: str, out: TextIO) -> None:
-    """What was written, what was left out, and the scene snippet."""
+def _report(item, folder: Path, user: str, out: TextIO, replaced: bool = False) -> None:
+    """What was written (and replaced), what was left out, and the scene snippet."""
     lines = [f"Imported {item.name} ({item.source}) as `{item.slug}`: {folder / 'profile.md'}"]
+    if replaced:
+        kept = " (its journal.md was kept: delete it for a character without that memory)" if (
+            folder / "journal.md").exists() else ""
+        lines.append(f"  note: replaced the profile.md and scene snippet that were there (--force){kept}")
     if item.file_slug:
         lines.append(f"  note: the name {item.name} makes no slug: it is filed as `{item.file_slug}`, the card's file "
                      "name (its display name stays as it is)")
