@@ -67,3 +67,18 @@ def test_a_card_cast_directly_says_what_import_would_note_about_it(tmp_path, mon
         assert "Seraphina (card sera.json): left as written" in text and "{{random:…}} in description" in text
         assert "Seraphina (card sera.json): {{char}} in the card was written as its nickname 'Sera'" in text
         assert "--user" not in text
+
+
+def test_two_cards_or_a_card_and_a_character_cast_under_one_slug_are_named_as_such(tmp_path, monkeypatch, capsys):
+    """`a/x.json` and `b/x.json` are both cast as `x`: the refusal names both files, not "'x' is listed twice"
+    (which the scene never says)."""
+    monkeypatch.chdir(tmp_path)
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.json").write_text(json.dumps(v2(name=f"Card {folder.upper()}")))
+    for cast, named in (("[a/x.json, b/x.json]", ("'b/x.json' is cast as 'x'", "the card 'a/x.json'")),
+                        ("[x, a/x.json]", ("'a/x.json' is cast as 'x'", "the character 'x'"))):
+        (tmp_path / "s.yaml").write_text(f"name: m\nprompt: A scene.\ncharacters: {cast}\n")
+        assert main(["--batch", "s.yaml", "--isolation", "a", "--coordinator", "C"]) == 2
+        err = capsys.readouterr().err
+        assert all(text in err for text in named) and "listed twice" not in err, err

@@ -145,6 +145,12 @@ class Scene(SceneModel):
         for entry in data["characters"]:
             if isinstance(entry, str) and entry.lower().endswith(CARD_SUFFIXES):
                 slug = card_slug(entry)
+                if slug in cast or slug in data["characters"]:
+                    other = f"the card '{cards[slug]}'" if slug in cards else f"the character '{slug}'"
+                    raise PydanticCustomError(
+                        "duplicate", "'{entry}' is cast as '{slug}' (a card is cast under its file name), as "
+                        "{other} is: rename the card's file, or import it (promptdesk import) under another name",
+                        {"entry": entry, "slug": slug, "other": other})
                 cards[slug] = entry
                 cast.append(slug)
             else:
