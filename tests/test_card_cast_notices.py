@@ -82,3 +82,11 @@ def test_two_cards_or_a_card_and_a_character_cast_under_one_slug_are_named_as_su
         assert main(["--batch", "s.yaml", "--isolation", "a", "--coordinator", "C"]) == 2
         err = capsys.readouterr().err
         assert all(text in err for text in named) and "listed twice" not in err, err
+
+
+def test_a_card_file_named_with_accents_is_cast_under_its_ascii_spelling():
+    """The slug is what a scene's `perspectives` and `cast:` type: `Zoë Sørensen.png` is `zoe-sorensen`,
+    the spelling `import` gives the name, not `zo-s-rensen`."""
+    from promptdesk.core.engine.scene import card_slug
+    assert card_slug("cards/Zoë Sørensen.png") == "zoe-sorensen"
+    assert card_slug("cards/Seraphina.card.png") == "seraphina" and card_slug("李伟.json") == "card"

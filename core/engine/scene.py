@@ -18,6 +18,7 @@ from pydantic import (Field, PrivateAttr, ValidationError, ValidationInfo, field
 from pydantic_core import PydanticCustomError
 
 from promptdesk.core.characters.loading import validate_slug
+from promptdesk.core.characters.search import ascii_spelling
 from promptdesk.core.engine.scene_parts import BenchmarkSource, CastOverride, Limits, SceneModel, ScheduledEvent, Slug
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.protocol.rubrics import RUBRICS
@@ -35,9 +36,10 @@ JSON cards, and any other image, so that reading it says what it is rather than 
 
 
 def card_slug(path: str) -> str:
-    """The slug a card file is cast as: its file name without the suffix, made a slug."""
+    """The slug a card file is cast as: its file name without the suffix, made a slug, its accents
+    dropped as a character's name is (`Zoë Sørensen.png` is `zoe-sorensen`)."""
     stem = Path(path).name.rsplit(".", 1)[0].removesuffix(".card")
-    return re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-") or "card"
+    return re.sub(r"[^a-z0-9]+", "-", (ascii_spelling(stem) or stem).lower()).strip("-") or "card"
 
 
 def _not_in_cast(slugs: list[str], info: ValidationInfo) -> Iterator[str]:
