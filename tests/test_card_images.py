@@ -208,3 +208,40 @@ def test_an_animated_png_card_imports(tmp_path):
     assert b"fdAT" in (tmp_path / "a.png").read_bytes()
     assert import_code(tmp_path / "a.png", tmp_path / "c") == 0
     assert (tmp_path / "c" / "animated-ann" / "profile.md").is_file()
+
+
+def charx(path: Path, card: dict | None, **extra: bytes) -> Path:
+    """A CharX file (CCv3): a zip holding `card.json` at its root, and assets beside it."""
+    import zipfile
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        if card is not None:
+            archive.writestr("card.json", json.dumps(card))
+        for name, data in extra.items():
+            archive.writestr(name.replace("__", "/"), data)
+    return path
+
+
+def test_a_charx_card_imports_and_is_cast_directly(tmp_path, monkeypatch, capsys):
+    card = {"spec": "chara_card_v3", "spec_version": "3.0",
+            "data": {**v2(name="Zipped Zed")["data"], "assets": [{"type": "icon", "uri": "embeded://assets/icon/images/main.png",
+                                                               "name": "main", "ext": "png"}]}}
+    path = charx(tmp_path / "zed.charx", card, assets__icon__images__main_png=b"\x89PNG\r\n\x1a\n")
+    assert import_code(path, tmp_path / "c") == 0, capsys.readouterr().err
+    assert "card-v3 from zed.charx" in (tmp_path / "c" / "zipped-zed" / "profile.md").read_text()
+    assert "assets" in capsys.readouterr().err  # named as dropped
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text("name: s\nprompt: A scene.\ncharacters: [zed.charx, alice]\n")
+    assert main(["--batch", "s.yaml", "--isolation", "a", "--coordinator", "C", "--max-beats", "1", "--seed", "1",
+                 "--characters-dir", str(CHARACTERS), "--journals", "none", "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    assert "Zipped Zed" in (tmp_path / "run" / "notes.md").read_text()
+
+
+def test_a_zip_that_is_not_a_charx_and_a_zip_bomb_are_refused_naming_why(tmp_path, capsys):
+    assert import_code(charx(tmp_path / "other.charx", None, readme_txt=b"hello"), tmp_path / "c") == 2
+    assert "no `card.json` at its root" in capsys.readouterr().err
+    bomb = charx(tmp_path / "bomb.charx", None)
+    import zipfile
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("card.json", b" " * 50_000_000)
+    assert import_code(bomb, tmp_path / "c") == 2
+    assert "card.json" in capsys.readouterr().err and not (tmp_path / "c").exists()

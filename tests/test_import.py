@@ -330,3 +330,12 @@ def test_force_replaces_the_folder_import_wrote_and_says_so(tmp_path, capsys):
                            "--force")
     assert code == 0 and "replaced" in err and "journal.md" in err, err
     assert "A new healer." in (chars / "seraphina" / "profile.md").read_text()
+
+
+def test_a_json_card_saved_as_utf16_by_a_windows_tool_imports(tmp_path, capsys):
+    """PowerShell's `Out-File` and Notepad's "Unicode" save UTF-16 with a byte order mark."""
+    card = tmp_path / "sera.json"
+    card.write_bytes("\ufeff".encode("utf-16-le") + json.dumps(v2(name="Wide Wren"), ensure_ascii=False).encode("utf-16-le"))
+    code, err = run_import(capsys, card, "--to", tmp_path / "c")
+    assert code == 0, err
+    assert (tmp_path / "c" / "wide-wren" / "profile.md").is_file()

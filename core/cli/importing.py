@@ -1,6 +1,6 @@
 """`promptdesk import FILE... [--to DIR] [--user NAME] [--force]`: bring characters in.
 
-Reads Character Card V1/V2/V3 (JSON, PNG or WebP) and TinyTroupe TinyPerson JSON, and writes each as a
+Reads Character Card V1/V2/V3 (JSON, PNG, WebP or CharX) and TinyTroupe TinyPerson JSON, and writes each as a
 Promptdesk character (`DIR/<slug>/profile.md` and `DIR/<slug>/scene-snippet.yaml`). Every file is
 checked before anything is written: one bad file means nothing is written, exit 2.
 
@@ -26,14 +26,14 @@ from promptdesk.core.protocol.sanitize import strip_controls
 
 
 def parser() -> argparse.ArgumentParser:
-    p = command_parser("promptdesk import", "Import character cards (V1/V2/V3, JSON, PNG or WebP) and TinyTroupe "
+    p = command_parser("promptdesk import", "Import character cards (V1/V2/V3, JSON, PNG, WebP or CharX) and TinyTroupe "
                        "TinyPerson JSON as Promptdesk characters.",
                        exit_codes("every file was imported", None,
                                   "a file that cannot be imported (named, with why), a name two files share or one "
                                   "already there (without --force), or a --to that is not a folder: nothing is imported; "
                                   "a write that fails stops the import there (those written before are listed)"))
     p.add_argument("files", nargs="+", type=Path, metavar="FILE",
-                   help="character cards (.json, .png, .webp) or TinyPerson JSON files")
+                   help="character cards (.json, .png, .webp, .charx) or TinyPerson JSON files")
     p.add_argument("--to", type=Path, default=Path("characters"), metavar="DIR",
                    help="the characters folder to write into (default: characters/)")
     p.add_argument("--user", default=DEFAULT_USER, metavar="NAME",

@@ -29,10 +29,10 @@ MAX_CAST = 50
 (`Format.max_cast`: a collaboration is two assistants by design)."""
 
 
-CARD_SUFFIXES = (".png", ".webp", ".json", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".avif", ".heic", ".heif",
+CARD_SUFFIXES = (".png", ".webp", ".json", ".charx", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".avif", ".heic", ".heif",
                  ".ico", ".jxl", ".svg")
-"""File names in `characters` that are character cards cast directly (see `Scene.cards`): PNG, WebP or
-JSON cards, and any other image, so that reading it says what it is rather than breaking the slug rule."""
+"""File names in `characters` that are character cards cast directly (see `Scene.cards`): PNG, WebP,
+JSON or CharX cards, and any other image, so that reading it says what it is rather than breaking the slug rule."""
 
 
 def card_slug(path: str) -> str:
