@@ -339,3 +339,47 @@ def test_a_json_card_saved_as_utf16_by_a_windows_tool_imports(tmp_path, capsys):
     code, err = run_import(capsys, card, "--to", tmp_path / "c")
     assert code == 0, err
     assert (tmp_path / "c" / "wide-wren" / "profile.md").is_file()
+
+
+RICH_PERSONA = {
+    "type": "TinyPerson",
+    "persona": {
+        "name": "Ingrid Sørensen", "age": 41, "nationality": "Norwegian",
+        "occupation": {"title": "Ferry captain", "organization": "Fjord Lines", "description": "Runs the night crossing.",
+                       "responsibilities": ["Checks the manifest", "Briefs the crew"],
+                       "skills_used_at_work": ["Radar plotting"]},
+        "style": {"mannerisms": ["Taps the wheel twice"],
+                  "vocal_characteristics": {"volume": "Low until angry", "favorite phrases": ["Steady now.", "Save it."]}},
+        "personality": {"traits": ["Calm in storms"], "big_five": {"openness": "Medium."},
+                        "values": ["Punctuality"], "quirks": {"superstition": "Never whistles aboard"}},
+        "preferences": {"interests": ["Knots"], "likes": ["Cod"], "dislikes": ["Fog horns at dawn"],
+                        "food_and_drink": ["Brown cheese"],
+                        "vacation_preferences": {"general": ["Cabins inland"], "children_specific": ["Lakes"]}},
+        "behaviors": {"general": ["Hums sea shanties"], "routines": {"night": ["Logs the weather"]},
+                      "under_stress": ["Counts the lifeboats"]},
+        "health": {"physical": ["Old knee injury"], "mental": ["Sleeps badly in summer"],
+                   "medical_history": ["No major surgeries."]},
+        "relationships": [{"name": "Per", "relation": "Younger brother", "age": 36, "description": "a fisherman"},
+                          {"name": "Mona", "relationship": "First mate"}],
+    },
+}
+
+
+def _leaves(value, path=""):
+    if isinstance(value, dict):
+        return [leaf for key, item in value.items() for leaf in _leaves(item, f"{path}.{key}")]
+    if isinstance(value, list):
+        return [leaf for index, item in enumerate(value) for leaf in _leaves(item, f"{path}[{index}]")]
+    return [] if value is None or isinstance(value, bool) else [(path, str(value))]
+
+
+def test_every_value_of_a_tinyperson_persona_reaches_its_profile_whatever_its_shape(tmp_path, capsys):
+    """TinyTroupe's generated populations nest freely: `health` and `style` as objects, `preferences`
+    and `behaviors` with keys of their own, relationships with a `relation` and an `age`. Every value
+    is kept (a profile section or a line of one), none dropped silently."""
+    source = _write(tmp_path / "ingrid.agent.json", RICH_PERSONA)
+    assert run_import(capsys, source, "--to", tmp_path / "c")[0] == 0
+    profile = " ".join((tmp_path / "c" / "ingrid-sorensen" / "profile.md").read_text().split())
+    missing = [(path, text) for path, text in _leaves(RICH_PERSONA["persona"]) if " ".join(text.split()) not in profile]
+    assert not missing, missing
+    assert "- Per: a fisherman" in profile or "Per: a fisherman" in profile

@@ -65,16 +65,19 @@ def from_tiny_person(path: Path, data: dict[str, Any]) -> Imported:
     role = _occupation_title(persona.get("occupation"))
     sections = [s for s in (
         ("Background", _bullets(_background(persona))),
-        ("Personality", _bullets(_traits(persona))),
+        ("Personality", _bullets(_traits(persona) + _rest(persona.get("personality"), "traits", "big_five"))),
         ("Big Five", _bullets(_pairs(_big_five(persona)))),
         ("Communication Style", _bullets(_items(persona.get("style")))),
-        ("Behavioral Traits", _bullets(_items(_get(persona.get("behaviors"), "general")))),
+        ("Behavioral Traits", _bullets(_items(_get(persona.get("behaviors"), "general"))
+                                       + _rest(persona.get("behaviors"), "general", "routines"))),
         ("Routines", _bullets(_pairs(_get(persona.get("behaviors"), "routines")))),
-        ("Goals", _bullets(_items(persona.get("long_term_goals") or persona.get("goals")))),
+        ("Goals", _bullets(_items(persona.get("long_term_goals")) + _items(persona.get("goals")))),
         ("Beliefs", _bullets(_items(persona.get("beliefs")))),
         ("Interests", _bullets(_items(_get(persona.get("preferences"), "interests")))),
         ("Likes", _bullets(_items(_get(persona.get("preferences"), "likes")))),
         ("Dislikes", _bullets(_items(_get(persona.get("preferences"), "dislikes")))),
+        ("Preferences", _bullets(_rest(persona.get("preferences"), "interests", "likes", "dislikes")
+                                 if isinstance(persona.get("preferences"), dict) else _items(persona.get("preferences")))),
         ("Skills", _bullets(_items(persona.get("skills")))),
         ("Relationships", _bullets(_relationships(persona.get("relationships")))),
         ("Health", _bullets(_items(persona.get("health")))),
@@ -111,7 +114,10 @@ def _get(value: Any, key: str) -> Any:
 
 
 def _items(value: Any) -> list[str]:
-    """A string or a list of strings (or of small objects) as a list of lines."""
+    """A string, a list of strings (or of small objects), or an object (`Key: value` lines) as a list
+    of lines: whatever its shape, every value is kept."""
+    if isinstance(value, dict):
+        return _pairs(value)
     if isinstance(value, list):
         return [line for item in value for line in (_items(item) if isinstance(item, list) else
                                                    [_text(item) or _inline(item)]) if line]
@@ -134,6 +140,11 @@ def _pairs(value: Any) -> list[str]:
     return [f"{k.replace('_', ' ').capitalize()}: {_inline(v)}" for k, v in value.items() if _inline(v)]
 
 
+def _rest(value: Any, *known: str) -> list[str]:
+    """An object's keys other than `known` (which a section of their own renders) as `Key: value` lines."""
+    return _pairs({k: v for k, v in value.items() if k not in known}) if isinstance(value, dict) else []
+
+
 def _occupation_title(value: Any) -> str:
     return _text(_get(value, "title")) if isinstance(value, dict) else _text(value)
 
@@ -145,6 +156,7 @@ def _background(persona: dict[str, Any]) -> list[str]:
         where = _text(job.get("organization"))
         line = _occupation_title(job) + (f" at {where}" if where else "")
         lines.append(f"Occupation: {line}" + (f". {_text(job.get('description'))}" if job.get("description") else ""))
+        lines += _rest(job, "title", "organization", "description")
     elif _text(job):
         lines.append(f"Occupation: {_text(job)}")
     return lines
@@ -165,7 +177,9 @@ def _relationships(value: Any) -> list[str]:
     out = []
     for item in value if isinstance(value, list) else []:
         if isinstance(item, dict) and item.get("name"):
-            out.append(f"{_text(item['name'])}: {_text(item.get('description'))}".rstrip(": "))
+            rest = _inline({k: v for k, v in item.items() if k not in ("name", "description")})
+            line = f"{_text(item['name'])}: {_inline(item.get('description'))}".rstrip(": ")
+            out.append(line + (f" ({rest})" if rest else ""))
         elif _inline(item):
             out.append(_inline(item))
     return out
