@@ -1,6 +1,8 @@
 """Front matter as people really write it: Claude Code agent files read as they are.
 
-A file may open with `---`, a block of `key: value` lines, and `---`. Strict YAML is tried first;
+A file may open with `---` (blank lines before it allowed), a block of `key: value` lines, and `---`
+(or YAML's document end, `...`). Strict YAML is tried first, `name` and `description` kept as the
+text the file holds (`name: No` is "No", not false);
 when it refuses the block (unquoted descriptions with colons and quotes, agent-wizard
 `Examples: <example>…` text, a value opening with `**`), the block is read line by line: a line
 `key: value` at the left margin starts a key (lower-case keys only, so `Examples:` or `Context:`
@@ -26,9 +28,11 @@ import yaml
 from promptdesk.core.protocol.bounded import Unbounded, load_yaml
 
 _OPEN = re.compile(r"---[ \t]*\r?\n")
-_CLOSE = re.compile(r"^---[ \t]*$")
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
 _KEY = re.compile(r"([a-z][a-z0-9_-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BLOCK = re.compile(r"[>|][+-]?\d*$")
+TEXT_KEYS = ("name", "description")
+"""The keys read as text, whatever type strict YAML would give what the file holds."""
 _DIALOGUE = frozenset({"user", "assistant", "human", "context", "commentary", "example", "examples"})
 _EXAMPLES = re.compile(r"(?:\bExamples?\s*:\s*)?<example>.*?(?:</example>|\Z)", re.IGNORECASE | re.DOTALL)
 
@@ -67,32 +71,54 @@ class Unclosed(ValueError):
 
 
 def split(text: str) -> FrontMatter:
-    """Split optional front matter from the body; raise Unclosed when `---` is never closed, and
+    """Split optional front matter (opening with `---`, after blank lines if any, and closing with
+    `---` or YAML's document end `...`) from the body; raise Unclosed when it is never closed, and
     `Unbounded` (its line the file's) when the block goes beyond the parsing bounds."""
-    if not _OPEN.match(text):
-        return FrontMatter(body=text)
     lines = text.splitlines(keepends=True)
-    for index in range(1, len(lines)):
+    start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    if start == len(lines) or not _OPEN.fullmatch(lines[start]):
+        return FrontMatter(body=text)
+    dots_tried = False
+    for index in range(start + 1, len(lines)):
         if _CLOSE.match(lines[index].rstrip("\r\n")):
-            block = "".join(lines[1:index])
-            meta, strict = _parse(block)
+            if lines[index].startswith("."):
+                if dots_tried or not _strict_mapping("".join(lines[start + 1:index])):
+                    dots_tried = True  # only the first `...` may close (one parse, linear in the file)
+                    continue  # a `...` inside a description strict YAML cannot read is text, not the end
+            block = "".join(lines[start + 1:index])
+            meta, strict = _parse(block, start + 1)
             return FrontMatter(meta=meta, body="".join(lines[index + 1:]), body_line=index + 2, strict=strict)
-    raise Unclosed("opens front matter with '---' on line 1 but never closes it with a '---' line")
+    raise Unclosed(f"opens front matter with '---' on line {start + 1} but never closes it with a '---' line")
 
 
-def _parse(block: str) -> tuple[dict[str, Any], bool]:
-    """Strict YAML when it gives a mapping, else the line-by-line reading."""
+def _strict_mapping(block: str) -> bool:
+    """Whether strict YAML reads the block as a mapping (a `...` line then closes it)."""
+    try:
+        return isinstance(load_yaml(block), dict)
+    except (yaml.YAMLError, Unbounded):
+        return False
+
+
+def _parse(block: str, above: int = 1) -> tuple[dict[str, Any], bool]:
+    """Strict YAML when it gives a mapping, else the line-by-line reading (`above`: the file's lines
+    before the block, for line numbers). A `name` or `description` that strict YAML typed (`No` as
+    false, `007` as 7, a date) is kept as the text the file holds."""
     try:
         data = load_yaml(block)
     except Unbounded as exc:
-        raise Unbounded(str(exc), exc.line + 1 if exc.line else None) from None
+        raise Unbounded(str(exc), exc.line + above if exc.line else None) from None
     except yaml.YAMLError:
         data = None
     else:
         if data is None and not block.strip():
             return {}, True
     if isinstance(data, dict):
-        return {str(k): v for k, v in data.items()}, True
+        meta = {str(k): v for k, v in data.items()}
+        typed = [key for key in TEXT_KEYS if meta.get(key) is not None and not isinstance(meta[key], str)]
+        if typed:
+            written = _lines(block)
+            meta.update({key: written[key] for key in typed if written.get(key)})
+        return meta, True
     return _lines(block), False
 
 
