@@ -383,3 +383,41 @@ def test_every_value_of_a_tinyperson_persona_reaches_its_profile_whatever_its_sh
     missing = [(path, text) for path, text in _leaves(RICH_PERSONA["persona"]) if " ".join(text.split()) not in profile]
     assert not missing, missing
     assert "- Per: a fisherman" in profile or "Per: a fisherman" in profile
+
+
+OLD_TINYPERSON = {  # as TinyTroupe 0.3 (2024) wrote it with `save_spec`
+    "json_serializable_class_name": "TinyPerson", "name": "Oscar",
+    "episodic_memory": {"json_serializable_class_name": "EpisodicMemory", "memory": [{"content": "Met John"}]},
+    "semantic_memory": {"json_serializable_class_name": "SemanticMemory", "documents": []},
+    "_mental_faculties": [],
+    "_configuration": {
+        "name": "Oscar", "age": 30, "nationality": "German", "country_of_residence": None, "occupation": "Architect",
+        "routines": [{"routine": "Every morning, you wake up, feed your dog, and go to work."}],
+        "occupation_description": "You are an architect at Awesome Inc.",
+        "personality_traits": [{"trait": "You are fast paced."}, {"trait": "You have a witty sense of humor."}],
+        "professional_interests": [{"interest": "Modernist architecture."}],
+        "personal_interests": [{"interest": "Playing the guitar."}],
+        "skills": [{"skill": "You know AutoCAD well."}],
+        "relationships": [{"name": "John", "description": "your boss, always pushing to reduce costs."}],
+        "current_datetime": None, "current_location": "the office", "current_context": [], "current_attention": None,
+        "current_goals": [], "current_emotions": "Currently you feel calm and friendly.", "currently_accessible_agents": [],
+    },
+}
+
+
+def test_a_tinyperson_saved_by_tinytroupe_0_3_imports_with_its_traits_where_the_improviser_reads_them(tmp_path, capsys):
+    """TinyTroupe 0.3 kept the persona in `_configuration` (traits as `{"trait": ...}`, interests, skills,
+    routines) beside the agent's memories and its current state: the persona becomes the profile, the
+    memories and the state are named as dropped."""
+    source = _write(tmp_path / "oscar.json", OLD_TINYPERSON)
+    code, err = run_import(capsys, source, "--to", tmp_path / "c")
+    assert code == 0, err
+    profile = (tmp_path / "c" / "oscar" / "profile.md").read_text()
+    for expected in ("## Personality\n\n- You are fast paced.\n- You have a witty sense of humor.",
+                     "- Playing the guitar.", "- Modernist architecture.", "- You know AutoCAD well.",
+                     "feed your dog", "You are an architect at Awesome Inc.", "- John: your boss"):
+        assert expected in profile, expected
+    assert "trait:" not in profile and "Met John" not in profile and "the office" not in profile
+    dropped = next(line for line in err.splitlines() if "dropped" in line)
+    assert "episodic_memory" in dropped and "current_emotions" in dropped and "current_location" in dropped
+    assert "witty" in " ".join(read_temperament(load_character("oscar", [tmp_path / "c"]).profile).traits)
