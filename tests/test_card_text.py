@@ -130,3 +130,11 @@ class TestUser:
         assert code == 2 and "--user" in err and "Seraphina" in err, err
         assert not (tmp_path / "c").exists()
         assert run_import(capsys, card, "--to", tmp_path / "c", "--user", "Rowan **the Bold**")[0] == 0
+
+
+def test_a_card_whose_fields_sit_under_data_without_a_spec_reads_as_v2(tmp_path):
+    """Some exporters write `{"data": {...}}` and leave `spec` out: the fields are the card's, not
+    "no name"."""
+    character = imported(tmp_path, {"data": v2(name="Specless Sam")["data"]})
+    assert character.name == "Specless Sam" and character.source == "card-v2"
+    assert "guardian of the glade" in profile_of(character)

@@ -48,7 +48,7 @@ def is_card(data: Any) -> bool:
     """Whether parsed JSON looks like a character card of any version."""
     if not isinstance(data, dict):
         return False
-    if str(data.get("spec", "")).startswith("chara_card_"):
+    if str(data.get("spec", "")).startswith("chara_card_") or _specless_v2(data):
         return True
     return "name" in data and any(k in data for k in ("first_mes", "mes_example", "personality", "char_persona"))
 
@@ -131,7 +131,13 @@ def card_fields(path: Path, card: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         return ("card-v3" if spec.endswith("v3") else "card-v2"), data
     if spec:
         raise ImportProblem(f"{path}: unknown card spec {spec!r} (expected chara_card_v2 or chara_card_v3)")
-    return "card-v1", card
+    return ("card-v2", card["data"]) if _specless_v2(card) else ("card-v1", card)
+
+
+def _specless_v2(card: dict[str, Any]) -> bool:
+    """A card without `spec` whose fields sit under `data` (as some exporters write it), not at the top."""
+    data = card.get("data")
+    return not card.get("spec") and not card.get("name") and isinstance(data, dict) and bool(data.get("name"))
 
 
 def from_card(path: Path, card: dict[str, Any], user: str = DEFAULT_USER) -> Imported:
