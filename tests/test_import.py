@@ -136,6 +136,8 @@ class TestCards:
     (lambda p: _raw(p / "x.json", b"{ not json"), "not valid JSON"),
     (lambda p: _raw(p / "x.png", b"\x89PNG\r\n\x1a\ntruncated"), "not a readable PNG"),
     (lambda p: _write(p / "x.json", {"hello": "world"}), "not a character card"),
+    (lambda p: _write(p / "x.json", {"type": "TinyPerson", "persona": {"name": {"first": "Ana"}, "age": 3}}),
+     "`name` must be text, not dict"),
 ])
 def test_a_malformed_source_is_refused_with_its_reason_and_nothing_is_written(tmp_path, capsys, make, reason):
     good = _write(tmp_path / "good.json", v2(name="Good One"))

@@ -69,7 +69,11 @@ def from_tiny_person(path: Path, data: dict[str, Any]) -> Imported:
     flat = persona is data
     state = {key: value for key, value in persona.items() if key in _STATE}
     persona = {key: value for key, value in persona.items() if key not in _STATE}
-    name = _text(persona.get("name") or data.get("name"))
+    given = persona.get("name") or data.get("name")
+    if isinstance(given, (dict, list)):
+        raise ImportProblem(f"{path}: the TinyPerson's `name` must be text, not {type(given).__name__} "
+                            f"(write the name as one line, e.g. \"name\": \"Ana Silva\")")
+    name = _text(given)
     if not name:
         raise ImportProblem(f"{path}: the TinyPerson has no `name`")
     role = _occupation_title(persona.get("occupation"))
