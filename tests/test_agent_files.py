@@ -100,6 +100,23 @@ def test_not_found_lists_near_matches_on_disk(tmp_path, agents, monkeypatch):
     assert "did you mean `code-reviewer` (from `.claude/agents/CodeReviewer.md`)?" in caught.value.message.replace("Did", "did")
 
 
+def test_a_name_with_accents_is_found_by_its_ascii_spelling_and_suggested_so(tmp_path, monkeypatch):
+    """`name: José García` or a file `Zoë.md` can only be typed in ASCII (the slug rule): they are found
+    by `jose-garcia` and `zoe`, and a near miss suggests the spelling that can be typed."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "chef.md").write_text("---\nname: José García\n---\nYou cook.\n")
+    (folder / "Zoë.md").write_text("You sing.\n")
+    (folder / "sorensen.md").write_text("---\nname: Astrid Sørensen\n---\nYou sail.\n")
+    assert load_character("jose-garcia", dirs(tmp_path)).name == "José García"
+    assert load_character("zoe", dirs(tmp_path)).profile_path.name == "Zoë.md"
+    assert load_character("astrid-sorensen", dirs(tmp_path)).name == "Astrid Sørensen"
+    with pytest.raises(CharacterLoadError) as caught:
+        load_character("jose-garcio", dirs(tmp_path))
+    assert "Did you mean `jose-garcia` (from `.claude/agents/chef.md`)?" in caught.value.message
+
+
 def test_the_slug_rule_still_guards_what_the_user_types(tmp_path, agents):
     for typed in ("../agents/CodeReviewer", "CodeReviewer", "code_reviewer", "a..b", "x."):
         with pytest.raises(InvalidConfig):

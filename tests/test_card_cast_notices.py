@@ -49,3 +49,45 @@ def test_card_scenario_keeps_what_the_scene_sets(tmp_path, monkeypatch, capsys):
                                               "prompt: Talk about the timetable.\nperspectives: {sera: You are tired.}\n")
     assert "A train at night." in briefs["alice"] and "wakes in" not in briefs["alice"]
     assert "You are tired." in briefs["sera"] and "bowl of broth" not in briefs["sera"]
+
+
+def test_a_card_cast_directly_says_what_import_would_note_about_it(tmp_path, monkeypatch, capsys):
+    """A macro left as written and a V3 nickname are told on stderr and in notes.md for a card cast
+    directly, as `import` tells them; the `--user` hint, which a scene has no flag for, is not."""
+    monkeypatch.chdir(tmp_path)
+    card = {"spec": "chara_card_v3", "spec_version": "3.0",
+            "data": {"name": "Seraphina", "nickname": "Sera", "description": "{{char}} greets {{user}}. {{random:a,b}}"}}
+    (tmp_path / "sera.json").write_text(json.dumps(card))
+    (tmp_path / "s.yaml").write_text("name: m\nprompt: A scene.\ncharacters: [sera.json, other.json]\n")
+    (tmp_path / "other.json").write_text(json.dumps(v2(name="Other One")))
+    run = tmp_path / "run"
+    assert main(["--batch", "s.yaml", "--isolation", "a", "--coordinator", "C", "--max-beats", "1", "--seed", "1",
+                 "--out", str(run)]) == 0
+    err, notes = capsys.readouterr().err, (run / "notes.md").read_text()
+    for text in (err, notes):
+        assert "Seraphina (card sera.json): left as written" in text and "{{random:…}} in description" in text
+        assert "Seraphina (card sera.json): {{char}} in the card was written as its nickname 'Sera'" in text
+        assert "--user" not in text
+
+
+def test_two_cards_or_a_card_and_a_character_cast_under_one_slug_are_named_as_such(tmp_path, monkeypatch, capsys):
+    """`a/x.json` and `b/x.json` are both cast as `x`: the refusal names both files, not "'x' is listed twice"
+    (which the scene never says)."""
+    monkeypatch.chdir(tmp_path)
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.json").write_text(json.dumps(v2(name=f"Card {folder.upper()}")))
+    for cast, named in (("[a/x.json, b/x.json]", ("'b/x.json' is cast as 'x'", "the card 'a/x.json'")),
+                        ("[x, a/x.json]", ("'a/x.json' is cast as 'x'", "the character 'x'"))):
+        (tmp_path / "s.yaml").write_text(f"name: m\nprompt: A scene.\ncharacters: {cast}\n")
+        assert main(["--batch", "s.yaml", "--isolation", "a", "--coordinator", "C"]) == 2
+        err = capsys.readouterr().err
+        assert all(text in err for text in named) and "listed twice" not in err, err
+
+
+def test_a_card_file_named_with_accents_is_cast_under_its_ascii_spelling():
+    """The slug is what a scene's `perspectives` and `cast:` type: `Zoë Sørensen.png` is `zoe-sorensen`,
+    the spelling `import` gives the name, not `zo-s-rensen`."""
+    from promptdesk.core.engine.scene import card_slug
+    assert card_slug("cards/Zoë Sørensen.png") == "zoe-sorensen"
+    assert card_slug("cards/Seraphina.card.png") == "seraphina" and card_slug("李伟.json") == "card"

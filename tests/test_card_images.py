@@ -161,3 +161,87 @@ def test_another_image_type_cast_directly_says_what_it_is_not_the_slug_rule(tmp_
 
 def test_a_png_card_written_by_pillow_still_imports(tmp_path):
     assert import_code(png(tmp_path / "p.png", chara=b64(v2(name="Pilly"))), tmp_path / "c") == 0
+
+
+@pytest.mark.parametrize("encode", [
+    lambda raw: base64.encodebytes(raw).decode(),                       # wrapped at 76 columns (Python's encodebytes)
+    lambda raw: base64.b64encode(raw + b" ").decode().rstrip("="),      # padding left off
+    lambda raw: base64.urlsafe_b64encode(raw).decode(),                 # the URL-safe alphabet
+], ids=["wrapped", "unpadded", "url-safe"])
+def test_a_chara_chunk_in_base64_as_other_tools_write_it_imports(tmp_path, capsys, encode):
+    """SillyTavern decodes a card's base64 as Node does (line breaks, missing padding and the URL-safe
+    alphabet all read), so cards written that way are in circulation."""
+    raw = json.dumps(v2(name="Wrapped", description="Keeps the ledger. " * 20 + "Café??>>?"), ensure_ascii=False).encode()
+    assert {"+", "/"} & set(base64.b64encode(raw).decode())  # so the URL-safe form differs
+    card = tmp_path / "w.png"
+    card.write_bytes(raw_png(2, 2, zlib.compress(b"\x00" * 6), after=text_chunk("chara", encode(raw))))
+    assert import_code(card, tmp_path / "c") == 0, capsys.readouterr().err
+    assert "Café?" in (tmp_path / "c" / "wrapped" / "profile.md").read_text()
+
+
+def test_a_chunk_keyword_in_other_capitals_is_read_as_sillytavern_reads_it(tmp_path, capsys):
+    card = tmp_path / "k.png"
+    card.write_bytes(raw_png(2, 2, zlib.compress(b"\x00" * 6), after=text_chunk("Chara", b64(v2(name="Capital")))))
+    assert import_code(card, tmp_path / "c") == 0, capsys.readouterr().err
+    assert (tmp_path / "c" / "capital" / "profile.md").is_file()
+
+
+def test_of_two_chara_chunks_the_first_is_read_and_the_import_says_so(tmp_path, capsys):
+    """SillyTavern reads the first `chara` chunk; reading the last would import a different character
+    from the one the card shows there. The second is not read silently: the import says it was there."""
+    two = text_chunk("chara", b64(v2(name="First Card"))) + text_chunk("chara", b64(v2(name="Second Card")))
+    card = tmp_path / "two.png"
+    card.write_bytes(raw_png(2, 2, zlib.compress(b"\x00" * 6), after=two))
+    assert import_code(card, tmp_path / "c") == 0
+    err = capsys.readouterr().err
+    assert (tmp_path / "c" / "first-card").is_dir() and not (tmp_path / "c" / "second-card").exists()
+    assert "2 `chara` chunks" in err and "the first" in err, err
+
+
+def test_an_animated_png_card_imports(tmp_path):
+    """An APNG (animation chunks `acTL`, `fcTL`, `fdAT` among the text chunks) is a PNG card as well."""
+    from PIL.PngImagePlugin import PngInfo
+    info = PngInfo()
+    info.add_text("chara", b64(v2(name="Animated Ann")))
+    frames = [Image.new("RGB", (4, 4), (60 * i, 0, 0)) for i in range(3)]
+    frames[0].save(tmp_path / "a.png", save_all=True, append_images=frames[1:], duration=100, pnginfo=info)
+    assert b"fdAT" in (tmp_path / "a.png").read_bytes()
+    assert import_code(tmp_path / "a.png", tmp_path / "c") == 0
+    assert (tmp_path / "c" / "animated-ann" / "profile.md").is_file()
+
+
+def charx(path: Path, card: dict | None, **extra: bytes) -> Path:
+    """A CharX file (CCv3): a zip holding `card.json` at its root, and assets beside it."""
+    import zipfile
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        if card is not None:
+            archive.writestr("card.json", json.dumps(card))
+        for name, data in extra.items():
+            archive.writestr(name.replace("__", "/"), data)
+    return path
+
+
+def test_a_charx_card_imports_and_is_cast_directly(tmp_path, monkeypatch, capsys):
+    card = {"spec": "chara_card_v3", "spec_version": "3.0",
+            "data": {**v2(name="Zipped Zed")["data"], "assets": [{"type": "icon", "uri": "embeded://assets/icon/images/main.png",
+                                                               "name": "main", "ext": "png"}]}}
+    path = charx(tmp_path / "zed.charx", card, assets__icon__images__main_png=b"\x89PNG\r\n\x1a\n")
+    assert import_code(path, tmp_path / "c") == 0, capsys.readouterr().err
+    assert "card-v3 from zed.charx" in (tmp_path / "c" / "zipped-zed" / "profile.md").read_text()
+    assert "assets" in capsys.readouterr().err  # named as dropped
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text("name: s\nprompt: A scene.\ncharacters: [zed.charx, alice]\n")
+    assert main(["--batch", "s.yaml", "--isolation", "a", "--coordinator", "C", "--max-beats", "1", "--seed", "1",
+                 "--characters-dir", str(CHARACTERS), "--journals", "none", "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    assert "Zipped Zed" in (tmp_path / "run" / "notes.md").read_text()
+
+
+def test_a_zip_that_is_not_a_charx_and_a_zip_bomb_are_refused_naming_why(tmp_path, capsys):
+    assert import_code(charx(tmp_path / "other.charx", None, readme_txt=b"hello"), tmp_path / "c") == 2
+    assert "no `card.json` at its root" in capsys.readouterr().err
+    bomb = charx(tmp_path / "bomb.charx", None)
+    import zipfile
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("card.json", b" " * 50_000_000)
+    assert import_code(bomb, tmp_path / "c") == 2
+    assert "card.json" in capsys.readouterr().err and not (tmp_path / "c").exists()

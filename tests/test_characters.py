@@ -176,6 +176,34 @@ def test_front_matter_strict_yaml_refuses_is_read_line_by_line(tmp_path, front, 
     assert bob.name == name and bob.profile == "# Bob\n"
 
 
+@pytest.mark.parametrize("written", ["007", "No", "yes", "2024-01-01", "3.10", "0x1F", "~Tilde"])
+def test_a_name_yaml_would_type_is_kept_as_written(tmp_path, written):
+    """Strict YAML reads `name: No` as false, `007` as 7 and `2024-01-01` as a date; the name is the
+    text the file holds, not the slug the character fell back to."""
+    write(tmp_path / "bob.md", f"---\nname: {written}\ndescription: 1.50\n---\nYou are someone.\n")
+    bob = load_character("bob", [tmp_path])
+    assert bob.name == written and bob.description == "1.50"
+
+
+def test_front_matter_closed_by_yaml_document_end_is_read(tmp_path):
+    """`...` closes a YAML document (and Pandoc's front matter): the block is front matter, not profile."""
+    write(tmp_path / "bob.md", "---\nname: Robert\ntools: Bash, Read\n...\nYou are Robert.\n")
+    bob = load_character("bob", [tmp_path])
+    assert bob.name == "Robert" and bob.profile == "You are Robert.\n"
+    wizard = ("---\nname: ann\ndescription: Use when: the user says \"hm\"\n...\nand waits\n---\nYou are Ann.\n")
+    write(tmp_path / "ann.md", wizard)  # a `...` line inside a description strict YAML refuses stays in it
+    ann = load_character("ann", [tmp_path])
+    assert ann.profile == "You are Ann.\n" and ann.description.endswith("... and waits")
+
+
+def test_front_matter_after_blank_lines_is_still_front_matter_and_never_reaches_the_actor(tmp_path):
+    """A file opening with an empty line, then `---`: its `tools:` and `model:` are front matter, which
+    never reaches an actor, not profile text sent with the briefing."""
+    write(tmp_path / "bob.md", "\n  \n---\nname: Robert\ntools: Bash\nmodel: opus\n---\nYou are Robert.\n")
+    bob = load_character("bob", [tmp_path])
+    assert bob.name == "Robert" and bob.profile == "You are Robert.\n"
+
+
 def test_unreadable_profile_is_a_load_error_naming_the_file(tmp_path, monkeypatch):
     path = write(tmp_path / "bob" / "profile.md", "# Bob\n")
 

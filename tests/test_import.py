@@ -136,6 +136,8 @@ class TestCards:
     (lambda p: _raw(p / "x.json", b"{ not json"), "not valid JSON"),
     (lambda p: _raw(p / "x.png", b"\x89PNG\r\n\x1a\ntruncated"), "not a readable PNG"),
     (lambda p: _write(p / "x.json", {"hello": "world"}), "not a character card"),
+    (lambda p: _write(p / "x.json", {"type": "TinyPerson", "persona": {"name": {"first": "Ana"}, "age": 3}}),
+     "`name` must be text, not dict"),
 ])
 def test_a_malformed_source_is_refused_with_its_reason_and_nothing_is_written(tmp_path, capsys, make, reason):
     good = _write(tmp_path / "good.json", v2(name="Good One"))
@@ -263,3 +265,161 @@ def test_a_name_in_another_script_is_imported_under_its_file_name(tmp_path, caps
     character = load_character("engineer-card", [tmp_path / "characters"])
     assert character.name == name
     assert "engineer-card" in err and "file name" in err
+
+
+@pytest.mark.parametrize("name, slug", [("Astrid Sørensen", "astrid-sorensen"), ("Jürgen Straße", "jurgen-strasse"),
+                                        ("Łukasz Żółć", "lukasz-zolc"), ("Æsa Ðóra Þórsdóttir", "aesa-dora-thorsdottir"),
+                                        ("Chloë Œuvray", "chloe-oeuvray")])
+def test_a_latin_name_with_letters_unicode_does_not_decompose_keeps_them_in_its_slug(tmp_path, capsys, name, slug):
+    """ø, ß, ł, æ, ð, þ and œ have no decomposition, so dropping what is not ASCII made `Astrid
+    Sørensen` `astrid-srensen`, a slug nobody would type; they are spelt out as their languages do."""
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps({"name": name, "description": "A neighbour.", "personality": "wry"}), encoding="utf-8")
+    assert main(["import", str(card), "--to", str(tmp_path / "characters")]) == 0
+    assert f"as `{slug}`" in capsys.readouterr().err
+    assert load_character(slug, [tmp_path / "characters"]).name == name
+
+
+def test_what_a_saved_tinyperson_holds_beside_its_persona_is_named_as_dropped(tmp_path, capsys):
+    """`TinyPerson.save_specification` writes the agent's mental faculties (and, when asked, its
+    memories and mental state) beside the persona: none has a place in a profile, and each is named."""
+    saved = {**TINY, "mental_faculties": [{"type": "RecallFaculty"}], "current_episode_event_count": 3,
+             "episodic_memory": {"memory": [{"role": "user", "content": "met Alex"}]}, "semantic_memory": {},
+             "mental_state": {"emotions": "calm", "location": None}}
+    source = _write(tmp_path / "Lisa.agent.json", saved)
+    code, err = run_import(capsys, source, "--to", tmp_path / "c")
+    assert code == 0, err
+    dropped = next(line for line in err.splitlines() if "dropped" in line)
+    for key in ("mental_faculties", "current_episode_event_count", "episodic_memory", "mental_state"):
+        assert key in dropped, dropped
+    assert "semantic_memory" not in dropped  # empty: nothing was left out
+    assert "met Alex" not in (tmp_path / "c" / "lisa-carter" / "profile.md").read_text()
+
+
+def test_an_older_tinyperson_with_its_fields_at_the_top_does_not_become_a_type_section(tmp_path, capsys):
+    flat = {"type": "TinyPerson", **TINY["persona"]}
+    source = _write(tmp_path / "flat.agent.json", flat)
+    assert run_import(capsys, source, "--to", tmp_path / "c")[0] == 0
+    profile = (tmp_path / "c" / "lisa-carter" / "profile.md").read_text()
+    assert "## Type" not in profile and "TinyPerson" not in profile.split("---", 2)[2]
+
+
+@pytest.mark.parametrize("other, text", [("seraphina.md", "# Seraphina\n\nMine.\n"),
+                                         ("healer.md", "---\nname: Seraphina\n---\nMine.\n"),
+                                         ("Seraphina/profile.md", "# Old\n\nMine.\n")])
+def test_an_import_never_makes_a_name_ambiguous_even_with_force(tmp_path, capsys, other, text):
+    """A character file already answering to the slug (`seraphina.md`, or one whose `name:` is
+    Seraphina) is not the folder import writes: writing `seraphina/` beside it would leave a cast
+    refusing `seraphina` as ambiguous, --force or not. The import refuses, naming that file."""
+    card = _write(tmp_path / "sera.json", v2())
+    chars = tmp_path / "characters"
+    (chars / other).parent.mkdir(parents=True, exist_ok=True)
+    (chars / other).write_text(text)
+    for force in ([], ["--force"]):
+        code, err = run_import(capsys, card, "--to", chars, *force)
+        assert code == 2 and other in err and "nothing was imported" in err, err
+    assert not (chars / "seraphina").exists()
+    assert (chars / other).read_text() == text
+    assert load_character("seraphina", [chars]).profile_path == chars / other
+
+
+def test_force_replaces_the_folder_import_wrote_and_says_so(tmp_path, capsys):
+    card = _write(tmp_path / "sera.json", v2())
+    chars = tmp_path / "characters"
+    assert run_import(capsys, card, "--to", chars)[0] == 0
+    (chars / "seraphina" / "journal.md").write_text("## 2026-01-01 00:00 — Before\n\nMet a traveller.\n")
+    code, err = run_import(capsys, _write(tmp_path / "sera.json", v2(description="A new healer.")), "--to", chars,
+                           "--force")
+    assert code == 0 and "replaced" in err and "journal.md" in err, err
+    assert "A new healer." in (chars / "seraphina" / "profile.md").read_text()
+
+
+def test_a_json_card_saved_as_utf16_by_a_windows_tool_imports(tmp_path, capsys):
+    """PowerShell's `Out-File` and Notepad's "Unicode" save UTF-16 with a byte order mark."""
+    card = tmp_path / "sera.json"
+    card.write_bytes("\ufeff".encode("utf-16-le") + json.dumps(v2(name="Wide Wren"), ensure_ascii=False).encode("utf-16-le"))
+    code, err = run_import(capsys, card, "--to", tmp_path / "c")
+    assert code == 0, err
+    assert (tmp_path / "c" / "wide-wren" / "profile.md").is_file()
+
+
+RICH_PERSONA = {
+    "type": "TinyPerson",
+    "persona": {
+        "name": "Ingrid Sørensen", "age": 41, "nationality": "Norwegian",
+        "occupation": {"title": "Ferry captain", "organization": "Fjord Lines", "description": "Runs the night crossing.",
+                       "responsibilities": ["Checks the manifest", "Briefs the crew"],
+                       "skills_used_at_work": ["Radar plotting"]},
+        "style": {"mannerisms": ["Taps the wheel twice"],
+                  "vocal_characteristics": {"volume": "Low until angry", "favorite phrases": ["Steady now.", "Save it."]}},
+        "personality": {"traits": ["Calm in storms"], "big_five": {"openness": "Medium."},
+                        "values": ["Punctuality"], "quirks": {"superstition": "Never whistles aboard"}},
+        "preferences": {"interests": ["Knots"], "likes": ["Cod"], "dislikes": ["Fog horns at dawn"],
+                        "food_and_drink": ["Brown cheese"],
+                        "vacation_preferences": {"general": ["Cabins inland"], "children_specific": ["Lakes"]}},
+        "behaviors": {"general": ["Hums sea shanties"], "routines": {"night": ["Logs the weather"]},
+                      "under_stress": ["Counts the lifeboats"]},
+        "health": {"physical": ["Old knee injury"], "mental": ["Sleeps badly in summer"],
+                   "medical_history": ["No major surgeries."]},
+        "relationships": [{"name": "Per", "relation": "Younger brother", "age": 36, "description": "a fisherman"},
+                          {"name": "Mona", "relationship": "First mate"}],
+    },
+}
+
+
+def _leaves(value, path=""):
+    if isinstance(value, dict):
+        return [leaf for key, item in value.items() for leaf in _leaves(item, f"{path}.{key}")]
+    if isinstance(value, list):
+        return [leaf for index, item in enumerate(value) for leaf in _leaves(item, f"{path}[{index}]")]
+    return [] if value is None or isinstance(value, bool) else [(path, str(value))]
+
+
+def test_every_value_of_a_tinyperson_persona_reaches_its_profile_whatever_its_shape(tmp_path, capsys):
+    """TinyTroupe's generated populations nest freely: `health` and `style` as objects, `preferences`
+    and `behaviors` with keys of their own, relationships with a `relation` and an `age`. Every value
+    is kept (a profile section or a line of one), none dropped silently."""
+    source = _write(tmp_path / "ingrid.agent.json", RICH_PERSONA)
+    assert run_import(capsys, source, "--to", tmp_path / "c")[0] == 0
+    profile = " ".join((tmp_path / "c" / "ingrid-sorensen" / "profile.md").read_text().split())
+    missing = [(path, text) for path, text in _leaves(RICH_PERSONA["persona"]) if " ".join(text.split()) not in profile]
+    assert not missing, missing
+    assert "- Per: a fisherman" in profile or "Per: a fisherman" in profile
+
+
+OLD_TINYPERSON = {  # as TinyTroupe 0.3 (2024) wrote it with `save_spec`
+    "json_serializable_class_name": "TinyPerson", "name": "Oscar",
+    "episodic_memory": {"json_serializable_class_name": "EpisodicMemory", "memory": [{"content": "Met John"}]},
+    "semantic_memory": {"json_serializable_class_name": "SemanticMemory", "documents": []},
+    "_mental_faculties": [],
+    "_configuration": {
+        "name": "Oscar", "age": 30, "nationality": "German", "country_of_residence": None, "occupation": "Architect",
+        "routines": [{"routine": "Every morning, you wake up, feed your dog, and go to work."}],
+        "occupation_description": "You are an architect at Awesome Inc.",
+        "personality_traits": [{"trait": "You are fast paced."}, {"trait": "You have a witty sense of humor."}],
+        "professional_interests": [{"interest": "Modernist architecture."}],
+        "personal_interests": [{"interest": "Playing the guitar."}],
+        "skills": [{"skill": "You know AutoCAD well."}],
+        "relationships": [{"name": "John", "description": "your boss, always pushing to reduce costs."}],
+        "current_datetime": None, "current_location": "the office", "current_context": [], "current_attention": None,
+        "current_goals": [], "current_emotions": "Currently you feel calm and friendly.", "currently_accessible_agents": [],
+    },
+}
+
+
+def test_a_tinyperson_saved_by_tinytroupe_0_3_imports_with_its_traits_where_the_improviser_reads_them(tmp_path, capsys):
+    """TinyTroupe 0.3 kept the persona in `_configuration` (traits as `{"trait": ...}`, interests, skills,
+    routines) beside the agent's memories and its current state: the persona becomes the profile, the
+    memories and the state are named as dropped."""
+    source = _write(tmp_path / "oscar.json", OLD_TINYPERSON)
+    code, err = run_import(capsys, source, "--to", tmp_path / "c")
+    assert code == 0, err
+    profile = (tmp_path / "c" / "oscar" / "profile.md").read_text()
+    for expected in ("## Personality\n\n- You are fast paced.\n- You have a witty sense of humor.",
+                     "- Playing the guitar.", "- Modernist architecture.", "- You know AutoCAD well.",
+                     "feed your dog", "You are an architect at Awesome Inc.", "- John: your boss"):
+        assert expected in profile, expected
+    assert "trait:" not in profile and "Met John" not in profile and "the office" not in profile
+    dropped = next(line for line in err.splitlines() if "dropped" in line)
+    assert "episodic_memory" in dropped and "current_emotions" in dropped and "current_location" in dropped
+    assert "witty" in " ".join(read_temperament(load_character("oscar", [tmp_path / "c"]).profile).traits)

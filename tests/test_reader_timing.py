@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from promptdesk.core.casting.scene_file import SCENE_MAX_BYTES, load_scene
-from promptdesk.core.characters.importers.model import MAX_SOURCE_BYTES
+from promptdesk.core.characters.importers.model import MAX_FIELD_CHARS, MAX_SOURCE_BYTES
 from promptdesk.core.characters.importers.read import read_source
 from promptdesk.core.characters.loading import CHARACTER_FILE_MAX, load_character
 from promptdesk.core.engine.coordinator import JudgeCoordinator
@@ -37,7 +37,7 @@ SECONDS = 1.0
 DELIMITERS = ["<", ">", "[", "]", "{", "}", "(", ")", ":", "*", '"', "'", "`", "-", ",", " ", "\n", "\t", "#", "=",
               "|", "\\", "/", ".", "_", "~", "—", "<speech>", "</speech>", "<thinking>", "```", "```yaml\n", "---\n",
               "- ", "a: ", "TO: ", "[TO: ", "TONE:", '{"a":', "*[", "Examples:", "<example>", "DIRECTOR NOTE ",
-              "<x:chara>", " chara=", "&amp;"]
+              "<x:chara>", " chara=", "&amp;", "...\n", "{{", "{{//", "{{char}}", "<char>"]
 BRACKETS = [("[", "]"), ("{", "}"), ("(", ")"), ("<", ">"), ("<a>", "</a>"), ('{"a":', "}"), ("- ", "\n"), ("[[", "")]
 CAST = {"ann": "Ann", "Ann": "Ann", "bob": "Bob", "Bob": "Bob"}
 TIMING = settings(max_examples=8, deadline=None, derandomize=True, database=None,
@@ -153,7 +153,16 @@ def card_files(text: str, limit: int) -> dict[str, bytes]:
     return {"card.json": card.encode()[:limit], "persona.json": persona.encode()[:limit], "raw.json": word,
             "chara.png": png(b"chara", base64.b64encode(word[: room * 3 // 4])), "text.png": png(b"chara", word),
             "xmp.webp": webp(b"XMP ", word), "xmp-chara.webp": webp(b"XMP ", b"<x:chara>" + word),
-            "exif.webp": webp(b"EXIF", exif_comment(word))}
+            "exif.webp": webp(b"EXIF", exif_comment(word)), "card.charx": charx(card.encode()[:limit])}
+
+
+def charx(card: bytes) -> bytes:
+    import io
+    import zipfile
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("card.json", card)
+    return buffer.getvalue()
 
 
 @TIMING
@@ -227,3 +236,17 @@ def test_a_routed_line_is_written_in_linear_time_at_the_reply_limit(unit):
 
     text = (unit * (REPLY_MAX_CHARS // len(unit) + 1))[:REPLY_MAX_CHARS]
     within_a_second(lambda: one_line(text))
+
+
+@pytest.mark.parametrize("shape", [("repeated", "...\n", ""), ("repeated", "{{//", ""), ("spaced", "{{", ""),
+                                   ("repeated", "{{char}}", "")])
+def test_document_ends_and_card_macros_are_read_in_linear_time(tmp_path, shape):
+    """A front matter of `...` lines that never closes (each `...` may end a YAML document), and a card
+    made of macro openings, each at its limit."""
+    text = text_of(shape, CHARACTER_FILE_MAX // 2 - 100)
+    (tmp_path / "ann.md").write_text(f"---\nname: Ann\ndescription: \"{text}\n---\nYou are Ann.\n")
+    within_a_second(lambda: load_character("ann", [tmp_path]))
+    fields = text_of(shape, MAX_FIELD_CHARS)
+    (tmp_path / "card.json").write_text(json.dumps({"name": "Ann", "description": fields, "personality": fields,
+                                                    "mes_example": fields, "first_mes": fields}))
+    within_a_second(lambda: read_source(tmp_path / "card.json"))

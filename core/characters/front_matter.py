@@ -1,6 +1,8 @@
 """Front matter as people really write it: Claude Code agent files read as they are.
 
-A file may open with `---`, a block of `key: value` lines, and `---`. Strict YAML is tried first;
+A file may open with `---` (blank lines before it allowed), a block of `key: value` lines, and `---`
+(or YAML's document end, `...`). Strict YAML is tried first, `name` and `description` kept as the
+text the file holds (`name: No` is "No", not false);
 when it refuses the block (unquoted descriptions with colons and quotes, agent-wizard
 `Examples: <example>…` text, a value opening with `**`), the block is read line by line: a line
 `key: value` at the left margin starts a key (lower-case keys only, so `Examples:` or `Context:`
@@ -26,9 +28,11 @@ import yaml
 from promptdesk.core.protocol.bounded import LOADER, RepeatedKey, Unbounded, load_yaml
 
 _OPEN = re.compile(r"---[ \t]*\r?\n")
-_CLOSE = re.compile(r"^---[ \t]*$")
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
 _KEY = re.compile(r"([a-z][a-z0-9_-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BLOCK = re.compile(r"[>|][+-]?\d*$")
+TEXT_KEYS = ("name", "description")
+"""The keys read as text, whatever type strict YAML would give what the file holds."""
 _DIALOGUE = frozenset({"user", "assistant", "human", "context", "commentary", "example", "examples"})
 _EXAMPLES = re.compile(r"(?:\bExamples?\s*:\s*)?<example>.*?(?:</example>|\Z)", re.IGNORECASE | re.DOTALL)
 
@@ -67,36 +71,49 @@ class Unclosed(ValueError):
 
 
 def split(text: str) -> FrontMatter:
-    """Split optional front matter from the body; raise Unclosed when `---` is never closed, and
+    """Split optional front matter (opening with `---`, after blank lines if any, and closing with
+    `---` or YAML's document end `...`) from the body; raise Unclosed when it is never closed, and
     `Unbounded` (its line the file's) when the block goes beyond the parsing bounds."""
-    if not _OPEN.match(text):
-        return FrontMatter(body=text)
     lines = text.splitlines(keepends=True)
-    for index in range(1, len(lines)):
+    start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    if start == len(lines) or not _OPEN.fullmatch(lines[start]):
+        return FrontMatter(body=text)
+    dots_tried = False
+    for index in range(start + 1, len(lines)):
         if _CLOSE.match(lines[index].rstrip("\r\n")):
-            block = "".join(lines[1:index])
-            meta, strict = _parse(block)
+            if lines[index].startswith("."):
+                if dots_tried or not _strict_mapping("".join(lines[start + 1:index])):
+                    dots_tried = True  # only the first `...` may close (one parse, linear in the file)
+                    continue  # a `...` inside a description strict YAML cannot read is text, not the end
+            block = "".join(lines[start + 1:index])
+            meta, strict = _parse(block, start + 1)
             return FrontMatter(meta=meta, body="".join(lines[index + 1:]), body_line=index + 2, strict=strict)
-    raise Unclosed("opens front matter with '---' on line 1 but never closes it with a '---' line")
+    raise Unclosed(f"opens front matter with '---' on line {start + 1} but never closes it with a '---' line")
 
 
 class WrongType(Unbounded):
     """A text field of the front matter (`name`, `description`) given as a list or a mapping."""
 
 
-TEXT_KEYS = ("name", "description")
+def _strict_mapping(block: str) -> bool:
+    """Whether strict YAML reads the block as a mapping (a `...` line then closes it)."""
+    try:
+        return isinstance(load_yaml(block), dict)
+    except (yaml.YAMLError, Unbounded):
+        return False
 
 
-def _parse(block: str) -> tuple[dict[str, Any], bool]:
-    """Strict YAML when it gives a mapping, else the line-by-line reading. Lines in refusals are the
-    file's (the block starts on line 2)."""
+def _parse(block: str, above: int = 1) -> tuple[dict[str, Any], bool]:
+    """Strict YAML when it gives a mapping, else the line-by-line reading (`above`: the file's lines
+    before the block, for line numbers). A `name` or `description` that strict YAML typed (`No` as
+    false, `007` as 7, a date) is kept as the text the file holds."""
     try:
         data = load_yaml(block, unique_keys=True)
     except RepeatedKey as exc:
-        raise Unbounded(f"key {exc.key[:80]!r} is given twice (lines {(exc.first or 0) + 1} and "
-                        f"{(exc.line or 0) + 1}); keep one", (exc.line or 0) + 1) from None
+        raise Unbounded(f"key {exc.key[:80]!r} is given twice (lines {(exc.first or 0) + above} and "
+                        f"{(exc.line or 0) + above}); keep one", (exc.line or 0) + above) from None
     except Unbounded as exc:
-        raise Unbounded(str(exc), exc.line + 1 if exc.line else None) from None
+        raise Unbounded(str(exc), exc.line + above if exc.line else None) from None
     except yaml.YAMLError:
         data = None
     else:
@@ -105,12 +122,12 @@ def _parse(block: str) -> tuple[dict[str, Any], bool]:
     if isinstance(data, dict):
         meta = {str(k): v for k, v in data.items()}
         if any(not isinstance(meta.get(key), (str, type(None))) for key in TEXT_KEYS):
-            _as_written(block, meta)
+            _as_written(block, meta, above)
         return meta, True
     return _lines(block), False
 
 
-def _as_written(block: str, meta: dict[str, Any]) -> None:
+def _as_written(block: str, meta: dict[str, Any], above: int = 1) -> None:
     """`name` and `description` as text: a scalar YAML read as another type (`name: yes`, `name: 007`,
     `name: 2020-01-01`) is taken as written; a list or a mapping is refused (`WrongType`), naming the
     line, rather than dropped for the slug without a word."""
@@ -124,7 +141,7 @@ def _as_written(block: str, meta: dict[str, Any]) -> None:
         else:
             kind = "a list" if isinstance(value_node, yaml.SequenceNode) else "a mapping"
             raise WrongType(f"{key} is {kind}, not text; write it as one line of text (quoted if it holds a colon)",
-                            key_node.start_mark.line + 2)
+                            key_node.start_mark.line + above + 1)
 
 
 def _lines(block: str) -> dict[str, Any]:

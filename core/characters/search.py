@@ -3,7 +3,8 @@
 What the user types (a slug, already checked by the slug rule) is compared with the files listed
 in each characters folder: a `<name>/profile.md` folder or a `<name>.md` file. Names are folded
 before comparing: case ignored, spaces and underscores as hyphens, `CamelCase` split
-(`CodeReviewer.md`, `code_reviewer.md` and `code-reviewer.md` are all `code-reviewer`), and a dot
+(`CodeReviewer.md`, `code_reviewer.md` and `code-reviewer.md` are all `code-reviewer`), accents dropped
+(`José García` is also `jose-garcia`, `Sørensen` `sorensen`: only ASCII can be typed), and a dot
 may be typed or given as a hyphen (`powershell-5.1-expert` or `powershell-5-1-expert`). In each
 folder, every file answering to the name by any of these is found: the exact name, a folded file name,
 a front matter `name:`. The first folder holding one wins; two answering in one folder are refused.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,16 +29,34 @@ PEEK_BYTES = 16_384
 """How much of a file is read to find its `name:` (front matter sits at the top)."""
 
 
+SPELT_OUT = str.maketrans({"ø": "o", "Ø": "O", "ß": "ss", "ẞ": "SS", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE",
+                           "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "TH",
+                           "ħ": "h", "Ħ": "H", "ı": "i", "ŋ": "ng", "Ŋ": "NG", "ŧ": "t", "Ŧ": "T", "ĸ": "k"})
+"""Latin letters Unicode gives no decomposition, as their languages spell them in ASCII."""
+
+
+def ascii_spelling(text: str) -> str:
+    """`José García` -> `Jose Garcia`, `Sørensen` -> `Sorensen`: accents dropped and the letters above
+    spelt out; "" when the text holds anything else not ASCII (another script), so that no part of a
+    name is silently dropped."""
+    spelt = "".join(ch for ch in unicodedata.normalize("NFKD", text.translate(SPELT_OUT))
+                    if not unicodedata.combining(ch))
+    return spelt if spelt.isascii() else ""
+
+
 def fold(text: str) -> set[str]:
-    """Every folded form a name is matched by."""
-    base = text.strip()
-    forms = {_SEPARATORS.sub("-", base.lower()), _SEPARATORS.sub("-", _CAMEL.sub("-", base).lower())}
+    """Every folded form a name is matched by (its ASCII spelling's too: only ASCII can be typed)."""
+    bases = {text.strip(), ascii_spelling(text.strip())} - {""}
+    forms = {form for base in bases for form in (_SEPARATORS.sub("-", base.lower()),
+                                                 _SEPARATORS.sub("-", _CAMEL.sub("-", base).lower()))}
     return forms | {form.replace(".", "-") for form in forms}
 
 
 def suggestion(text: str) -> str:
-    """The folded form to suggest typing (CamelCase split, dots kept)."""
-    return _SEPARATORS.sub("-", _CAMEL.sub("-", text.strip()).lower())
+    """The folded form to suggest typing (CamelCase split, dots kept; accents dropped when that leaves
+    ASCII)."""
+    base = ascii_spelling(text.strip()) or text.strip()
+    return _SEPARATORS.sub("-", _CAMEL.sub("-", base).lower())
 
 
 @dataclass(frozen=True)
@@ -99,18 +119,25 @@ def find(slug: str, dirs: Sequence[Path], cwd: Path | None = None,
 
     `names`: the `name:` of each file read so far, kept by the caller across the finds of one cast (a
     cast of n characters from one folder would otherwise read every file n times)."""
-    wanted, names = fold(slug), {} if names is None else names
+    names = {} if names is None else names
     for folder in dirs:
-        answering = []
-        for candidate in candidates(Path(folder)):
-            how = _answers(candidate, slug, wanted, names)
-            if how:
-                answering.append((candidate, how))
+        answering = answering_in(slug, Path(folder), names)
         if len(answering) == 1:
             return answering[0][0]
         if answering:
             raise _ambiguous(slug, answering, cwd)
     return None
+
+
+def answering_in(slug: str, folder: Path, names: dict[Path, str] | None = None) -> list[tuple[Candidate, str]]:
+    """Every file of one folder that answers to `slug`, each with how it does ("its file name"...)."""
+    wanted, names = fold(slug), {} if names is None else names
+    found = []
+    for candidate in candidates(folder):
+        how = _answers(candidate, slug, wanted, names)
+        if how:
+            found.append((candidate, how))
+    return found
 
 
 def _answers(candidate: Candidate, slug: str, wanted: set[str], names: dict[Path, str]) -> str:

@@ -1,6 +1,6 @@
 """`promptdesk import FILE... [--to DIR] [--user NAME] [--force]`: bring characters in.
 
-Reads Character Card V1/V2/V3 (JSON, PNG or WebP) and TinyTroupe TinyPerson JSON, and writes each as a
+Reads Character Card V1/V2/V3 (JSON, PNG, WebP or CharX) and TinyTroupe TinyPerson JSON, and writes each as a
 Promptdesk character (`DIR/<slug>/profile.md` and `DIR/<slug>/scene-snippet.yaml`). Every file is
 checked before anything is written: one bad file means nothing is written, exit 2.
 
@@ -20,19 +20,20 @@ from promptdesk.core.errors import EXIT_CLOSED, EXIT_INVALID
 from promptdesk.core.characters.importers.cards import DEFAULT_USER
 from promptdesk.core.characters.importers.model import ImportProblem
 from promptdesk.core.characters.importers.read import read_source
+from promptdesk.core.characters.name_gate import name_problem
 from promptdesk.core.characters.importers.write import check_free, snippet_text, write
 from promptdesk.core.protocol.sanitize import strip_controls
 
 
 def parser() -> argparse.ArgumentParser:
-    p = command_parser("promptdesk import", "Import character cards (V1/V2/V3, JSON, PNG or WebP) and TinyTroupe "
+    p = command_parser("promptdesk import", "Import character cards (V1/V2/V3, JSON, PNG, WebP or CharX) and TinyTroupe "
                        "TinyPerson JSON as Promptdesk characters.",
                        exit_codes("every file was imported", None,
                                   "a file that cannot be imported (named, with why), a name two files share or one "
                                   "already there (without --force), or a --to that is not a folder: nothing is imported; "
                                   "a write that fails stops the import there (those written before are listed)"))
     p.add_argument("files", nargs="+", type=Path, metavar="FILE",
-                   help="character cards (.json, .png, .webp) or TinyPerson JSON files")
+                   help="character cards (.json, .png, .webp, .charx) or TinyPerson JSON files")
     p.add_argument("--to", type=Path, default=Path("characters"), metavar="DIR",
                    help="the characters folder to write into (default: characters/)")
     p.add_argument("--user", default=DEFAULT_USER, metavar="NAME",
@@ -51,13 +52,15 @@ def main(argv: list[str], out: TextIO | None = None) -> int:
     ns = parser().parse_args(argv)
     try:
         check_folder(ns.to)
+        if problem := name_problem(ns.user):
+            raise ImportProblem(f"--user {ns.user[:200]!r} {problem}; {{{{user}}}} is written into the profile as a name, "
+                                "so give one line of printable text")
         imported = [read_source(path, ns.user) for path in ns.files]
         slugs = [item.slug for item in imported]
         twice = sorted({s for s in slugs if slugs.count(s) > 1})
         if twice:
             raise ImportProblem(f"two files would both become {', '.join(twice)}; import them separately")
-        for item in imported:
-            check_free(item, ns.to, ns.force)
+        replacing = {item.slug: check_free(item, ns.to, ns.force) for item in imported}
     except ImportProblem as exc:
         print(strip_controls(f"INVALID_CONFIG: {exc} — nothing was imported."), file=out)
         return EXIT_INVALID
@@ -68,7 +71,7 @@ def main(argv: list[str], out: TextIO | None = None) -> int:
             print(strip_controls(f"INVALID_CONFIG: {ns.to}: cannot write {item.slug} there ({exc.strerror or exc})"),
                   file=out)
             return EXIT_INVALID
-        _report(item, folder, out)
+        _report(item, folder, ns.user, out, replacing[item.slug])
     return EXIT_CLOSED
 
 
@@ -84,9 +87,18 @@ def check_folder(to: Path) -> None:
             return
 
 
-def _report(item, folder: Path, out: TextIO) -> None:
-    """What was written, what was left out, and the scene snippet."""
+def _report(item, folder: Path, user: str, out: TextIO, replaced: bool = False) -> None:
+    """What was written (and replaced), what was left out, and the scene snippet."""
     lines = [f"Imported {item.name} ({item.source}) as `{item.slug}`: {folder / 'profile.md'}"]
+    if replaced:
+        kept = " (its journal.md was kept: delete it for a character without that memory)" if (
+            folder / "journal.md").exists() else ""
+        lines.append(f"  note: replaced the profile.md and scene snippet that were there (--force){kept}")
+    if item.file_slug:
+        lines.append(f"  note: the name {item.name} makes no slug: it is filed as `{item.file_slug}`, the card's file "
+                     "name (its display name stays as it is)")
+    if item.user_filled:
+        lines.append(f"  note: {{{{user}}}} in the card was written as {user!r} (choose with --user NAME)")
     lines += [f"  note: {notice}" for notice in item.notices]
     if item.dropped:
         lines.append(f"  dropped (no place in Promptdesk): {', '.join(item.dropped)}")

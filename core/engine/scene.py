@@ -18,6 +18,7 @@ from pydantic import (Field, PrivateAttr, ValidationError, ValidationInfo, field
 from pydantic_core import PydanticCustomError
 
 from promptdesk.core.characters.loading import validate_slug
+from promptdesk.core.characters.search import ascii_spelling
 from promptdesk.core.engine.scene_parts import BenchmarkSource, CastOverride, Limits, SceneModel, ScheduledEvent, Slug
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.protocol.rubrics import RUBRICS
@@ -28,16 +29,17 @@ MAX_CAST = 50
 (`Format.max_cast`: a collaboration is two assistants by design)."""
 
 
-CARD_SUFFIXES = (".png", ".webp", ".json", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".avif", ".heic", ".heif",
+CARD_SUFFIXES = (".png", ".webp", ".json", ".charx", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".avif", ".heic", ".heif",
                  ".ico", ".jxl", ".svg")
-"""File names in `characters` that are character cards cast directly (see `Scene.cards`): PNG, WebP or
-JSON cards, and any other image, so that reading it says what it is rather than breaking the slug rule."""
+"""File names in `characters` that are character cards cast directly (see `Scene.cards`): PNG, WebP,
+JSON or CharX cards, and any other image, so that reading it says what it is rather than breaking the slug rule."""
 
 
 def card_slug(path: str) -> str:
-    """The slug a card file is cast as: its file name without the suffix, made a slug."""
+    """The slug a card file is cast as: its file name without the suffix, made a slug, its accents
+    dropped as a character's name is (`Zoë Sørensen.png` is `zoe-sorensen`)."""
     stem = Path(path).name.rsplit(".", 1)[0].removesuffix(".card")
-    return re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-") or "card"
+    return re.sub(r"[^a-z0-9]+", "-", (ascii_spelling(stem) or stem).lower()).strip("-") or "card"
 
 
 def _not_in_cast(slugs: list[str], info: ValidationInfo) -> Iterator[str]:
@@ -147,6 +149,12 @@ class Scene(SceneModel):
         for entry in data["characters"]:
             if isinstance(entry, str) and entry.lower().endswith(CARD_SUFFIXES):
                 slug = card_slug(entry)
+                if slug in cast or slug in data["characters"]:
+                    other = f"the card '{cards[slug]}'" if slug in cards else f"the character '{slug}'"
+                    raise PydanticCustomError(
+                        "duplicate", "'{entry}' is cast as '{slug}' (a card is cast under its file name), as "
+                        "{other} is: rename the card's file, or import it (promptdesk import) under another name",
+                        {"entry": entry, "slug": slug, "other": other})
                 cards[slug] = entry
                 cast.append(slug)
             else:

@@ -26,11 +26,14 @@ class CastCard:
     dropped: list[str] = field(default_factory=list)
     scenario: str = ""
     opener: str = ""
+    told: list[str] = field(default_factory=list)
+    """What `import` would note about the card (a nickname, macros left as written, a chunk not read)."""
 
     def notices(self, offered: bool) -> list[str]:
         """What the person running the scene should know was left out (nothing when nothing was)."""
         where = f"{self.character.name} (card {self.card})"
-        out = [f"{where}: dropped (no place in Promptdesk): {', '.join(self.dropped)}"] if self.dropped else []
+        out = [f"{where}: {notice}" for notice in self.told]
+        out += [f"{where}: dropped (no place in Promptdesk): {', '.join(self.dropped)}"] if self.dropped else []
         unused = [what for what, text in (("scenario", self.scenario), ("first message", self.opener)) if text]
         if unused and not offered:
             out.append(f"{where}: not used: {', '.join(unused)} (set `card_scenario: true` in the scene to offer "
@@ -52,7 +55,8 @@ def cast_card(slug: str, card: str, scene_folder: Path | None, cwd: Path) -> Cas
     character = Character(slug=slug, name=imported.name, description=imported.description,
                           profile=f"# {imported.name}\n\n{body}\n", journal="", profile_path=path, journal_path=None)
     return CastCard(character, card=strip_controls(card), dropped=list(imported.dropped),
-                    scenario=imported.snippet.get("scenario", ""), opener=imported.snippet.get("opener", ""))
+                    scenario=imported.snippet.get("scenario", ""), opener=imported.snippet.get("opener", ""),
+                    told=list(imported.notices))
 
 
 def card_character(slug: str, card: str, scene_folder: Path | None, cwd: Path) -> Character:

@@ -44,7 +44,8 @@ def kind(head: bytes) -> str | None:
 
 
 def png_texts(data: bytes, where: str, wanted: tuple[str, ...]) -> tuple[dict[str, str], list[str]]:
-    """({keyword: text} for the `wanted` keywords, every keyword found) of a PNG's text chunks."""
+    """({keyword: text} for the `wanted` keywords, every keyword found) of a PNG's text chunks. A keyword
+    is matched in any capitals and the first chunk of each wins, as SillyTavern reads a card."""
     if not data.startswith(PNG_MAGIC):
         raise ImportProblem(f"{where}: not a readable PNG (no PNG signature)")
     texts: dict[str, str] = {}
@@ -64,8 +65,8 @@ def png_texts(data: bytes, where: str, wanted: tuple[str, ...]) -> tuple[dict[st
             keyword, _, rest = body.partition(b"\x00")
             key = keyword.decode("latin-1")
             found.append(key)
-            if key in wanted:
-                texts[key] = _chunk_text(name, rest, where, key)
+            if key.lower() in wanted and key.lower() not in texts:
+                texts[key.lower()] = _chunk_text(name, rest, where, key)
         at += 12 + length
     return texts, found
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from promptdesk.core.characters.loading import SLUG_MAX, name_problem
+from promptdesk.core.characters.search import SPELT_OUT
 from promptdesk.core.protocol.sanitize import strip_controls
 
 MAX_SOURCE_BYTES = 4_000_000
@@ -28,7 +29,8 @@ class Imported:
     `sections` are the profile's `## ` sections in order (heading, body); `front` is front matter
     kept for provenance; `snippet` holds scene suggestions (`setting`, `prompt`, `opener`);
     `dropped` names the source fields that have no place in Promptdesk and were left out;
-    `notices` are things the person importing should know (e.g. how `{{user}}` was filled in).
+    `notices` are things the person importing or casting it should know (a nickname used for `{{char}}`,
+    macros left as written, a second card chunk not read).
     """
 
     name: str
@@ -40,6 +42,8 @@ class Imported:
     snippet: dict[str, str] = field(default_factory=dict)
     dropped: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    user_filled: bool = False
+    """Whether `{{user}}` was written into a kept field (`import` then says how to choose who it is)."""
     file_slug: str = ""
     """The source file's name as a slug: the slug when the name leaves none (a name in another script)."""
 
@@ -68,8 +72,10 @@ def admitted(imported: Imported, where: str) -> Imported:
 
 
 def slugify(name: str) -> str:
-    """`Seraphina the Healer` -> `seraphina-the-healer`; "" when nothing slug-worthy is left."""
-    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii").lower()
+    """`Seraphina the Healer` -> `seraphina-the-healer`, `Astrid Sørensen` -> `astrid-sorensen`; "" when
+    nothing slug-worthy is left (a name in another script)."""
+    spelt = unicodedata.normalize("NFKD", name.translate(SPELT_OUT))
+    folded = spelt.encode("ascii", "ignore").decode("ascii").lower()
     slug = re.sub(r"[^a-z0-9]+", "-", folded).strip("-")
     return slug[:SLUG_MAX].rstrip("-")
 

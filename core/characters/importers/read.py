@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from promptdesk.core.characters.importers.cards import DEFAULT_USER, card_json_from_image, from_card, is_card
+from promptdesk.core.characters.importers.charx import charx_card_text, is_zip
 from promptdesk.core.characters.importers.images import kind
 from promptdesk.core.characters.importers.model import MAX_SOURCE_BYTES, Imported, ImportProblem, admitted, slugify
 from promptdesk.core.characters.importers.tinytroupe import from_tiny_person, is_tiny_person
@@ -36,24 +37,33 @@ def read_bytes(path: Path, limit: int = MAX_SOURCE_BYTES, problem: type[ImportPr
 
 
 def read_source(path: Path, user: str = DEFAULT_USER) -> Imported:
-    """A card (JSON, PNG or WebP, any version) or a TinyPerson JSON; ImportProblem says why not. A name
+    """A card (JSON, PNG, WebP or CharX, any version) or a TinyPerson JSON; ImportProblem says why not. A name
     that leaves no slug (another script) is filed under the file's name, as a card cast directly is."""
     imported = _read(Path(path), user)
     if not slugify(imported.name):
         imported.file_slug = slugify(Path(path).name.rsplit(".", 1)[0].removesuffix(".card")) or "card"
-        imported.notices.append(f"the name {imported.name} makes no slug: it is filed as `{imported.file_slug}`, "
-                                "the card's file name (its display name stays as it is)")
     return imported
+
+
+def _json_text(path: Path, data: bytes) -> str:
+    """A JSON file's text: UTF-8 (a byte order mark allowed), or UTF-16 with its byte order mark, as
+    Windows tools save it."""
+    try:
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            return data.decode("utf-16")
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ImportProblem(f"{path}: neither a card image (PNG, WebP), a CharX archive nor UTF-8 JSON") from None
 
 
 def _read(path: Path, user: str) -> Imported:
     data = read_bytes(path)
     if kind(data[:16]) is not None:
-        return admitted(from_card(path, card_json_from_image(path, data), user), str(path))
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ImportProblem(f"{path}: neither a card image (PNG, WebP) nor UTF-8 JSON") from None
+        card, notices = card_json_from_image(path, data)
+        imported = from_card(path, card, user)
+        imported.notices += notices
+        return admitted(imported, str(path))
+    text = charx_card_text(path, data) if is_zip(data[:4]) else _json_text(path, data)
     if text.lstrip().startswith("<"):
         raise ImportProblem(f"{path}: an XML, SVG or HTML file, not a card; a character card is a PNG or WebP image "
                             "or a JSON file")

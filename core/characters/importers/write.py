@@ -7,6 +7,7 @@ from pathlib import Path
 import yaml
 
 from promptdesk.core.characters.importers.model import Imported, ImportProblem
+from promptdesk.core.characters.search import answering_in
 
 SNIPPET_NAME = "scene-snippet.yaml"
 
@@ -46,12 +47,21 @@ def target_of(imported: Imported, to: Path) -> Path:
     return Path(to) / imported.slug
 
 
-def check_free(imported: Imported, to: Path, force: bool) -> None:
-    """Refuse to overwrite an existing character unless forced."""
+def check_free(imported: Imported, to: Path, force: bool) -> bool:
+    """Whether the import replaces the folder it writes (only with `force`); refused when that folder
+    exists without `force`, and, `force` or not, when another file of `to` already answers to the slug
+    (`<slug>.md`, or a file whose `name:` folds to it): writing beside it would leave the name ambiguous."""
     folder = target_of(imported, to)
-    taken = [p for p in (folder, Path(to) / f"{imported.slug}.md") if p.exists()]
-    if taken and not force:
-        raise ImportProblem(f"{taken[0]} already exists; nothing was overwritten (use --force to replace it)")
+    others = [(c, how) for c, how in answering_in(imported.slug, Path(to)) if c.profile != folder / "profile.md"]
+    if others:
+        listed = ", ".join(f"{c.profile} (by {how})" for c, how in others)
+        raise ImportProblem(f"{listed} already answers to `{imported.slug}` in {to}, and is not a folder import wrote: "
+                            f"importing beside it would make `{imported.slug}` ambiguous, so nothing was overwritten "
+                            f"(--force replaces only {folder}/); rename that file or change its `name:`, or import "
+                            f"--to another folder")
+    if (folder.exists() or folder.is_symlink()) and not force:
+        raise ImportProblem(f"{folder} already exists; nothing was overwritten (use --force to replace it)")
+    return folder.exists()
 
 
 def write(imported: Imported, to: Path) -> Path:
