@@ -111,6 +111,21 @@ def test_missing_character_lists_every_searched_path(tmp_path):
     assert all(path in message for path in expected) and len(expected) == 6
 
 
+def test_an_example_character_cast_from_a_folder_of_ones_own_says_where_the_examples_are(tmp_path):
+    """`alice` in a scene of your own, in an empty folder: the examples are cast only by the example
+    scenes, and the refusal says how to have them (`promptdesk init`, or --characters-dir)."""
+    from promptdesk import resources
+
+    dirs = search_dirs([], tmp_path)
+    with pytest.raises(CharacterLoadError) as caught:
+        load_character("alice", dirs)
+    assert "one of the example characters shipped with Promptdesk" in str(caught.value)
+    assert "promptdesk init DIR" in str(caught.value) and str(resources.characters_dir()) in str(caught.value)
+    with pytest.raises(CharacterLoadError) as other:
+        load_character("nobody", dirs)
+    assert "example characters" not in str(other.value)
+
+
 @pytest.mark.parametrize("slug", BAD_SLUGS)
 def test_bad_slug_is_refused_before_any_file_system_access(tmp_path, monkeypatch, slug):
     def forbidden(*args, **kwargs):

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
+from promptdesk import resources
 from promptdesk.core.characters import search as character_search
 
 from promptdesk.core.characters import front_matter
@@ -229,9 +230,23 @@ def load_character(slug: str, dirs: Sequence[Path], cwd: Path | None = None,
     searched = [str(path) for folder in dirs for path in (Path(folder) / slug / "profile.md", Path(folder) / f"{slug}.md")]
     where = ", ".join(searched) if searched else "(no folders to search)"
     near = character_search.near_matches(slug, dirs, cwd, castable=is_slug)
-    hint = f" Did you mean {' or '.join(near)}?" if near else ""
+    hint = f" Did you mean {' or '.join(near)}?" if near else _example_hint(slug, dirs)
     raise CharacterLoadError(f"Character '{slug}' not found. Searched: {where}.{hint}", character=slug,
                              searched=searched, near=near)
+
+
+def _example_hint(slug: str, dirs: Sequence[Path]) -> str:
+    """Where a slug that is one of the example characters Promptdesk ships can be had: only the example
+    scenes cast them from where they are installed."""
+    try:
+        shipped = resources.characters_dir()
+    except (resources.MissingResource, OSError):
+        return ""
+    if not (shipped / slug / "profile.md").is_file() or any(Path(d).resolve() == shipped.resolve() for d in dirs):
+        return ""
+    return (f" '{slug}' is one of the example characters shipped with Promptdesk, which only the example scenes "
+            f"cast: `promptdesk init DIR` copies them into DIR/characters/ to cast in scenes of your own (or give "
+            f"--characters-dir {shipped} to read them where they are).")
 
 
 def load_cast(slugs: Sequence[str], dirs: Sequence[Path]) -> list[Character]:
