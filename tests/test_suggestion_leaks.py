@@ -222,3 +222,23 @@ def test_a_judge_that_suggests_the_same_event_every_beat_has_it_delivered_once(t
     if mode == "inject":
         assert [e["text"] for e in events if e["type"] == "event"] == ["The radiator clanks twice."]
     assert audit_run(out).clean
+
+
+def test_a_forced_suggestion_an_actor_then_repeats_aloud_is_still_reported(tmp_path, loopback, monkeypatch, capsys):
+    """What the actors say after a leaked world event reached them cannot make it public before it was:
+    an actor who reads the memo aloud a beat later does not excuse the memo, nor the requests it was in."""
+    loopback.default = copying_judge("notes")
+    monkeypatch.setattr(suggestions, "why_withheld", lambda stage, text: None)  # the check taken away
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, "A") == 0
+    log = out / "events.jsonl"
+    events = records(out)
+    forced = next(e for e in events if e["type"] == "event")
+    last = max(i for i, e in enumerate(events) if e["type"] == "speak" and e.get("words", e["text"]))
+    assert events[last]["beat"] > forced["beat"]
+    events[last]["text"] = events[last]["raw"] = f'I read it: {forced["text"]}'
+    log.write_text("".join(json.dumps(e) + "\n" for e in events))
+    report = audit_run(out)
+    assert [(leak.source, leak.owner) for leak in report.leaks if leak.source == "events.jsonl"] == \
+        [("events.jsonl", "coordinator")]
+    assert {leak.recipient for leak in report.leaks if leak.source != "events.jsonl"} >= {"alice", "bob", "charlie"}

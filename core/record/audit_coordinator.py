@@ -25,6 +25,7 @@ from promptdesk.core.protocol.lines import world_event_line
 from promptdesk.core.record.audit_framing import Suspect
 from promptdesk.core.record.audit_material import (COORDINATOR, Material, grams, material_of, words,
                                                    written_by_coordinator)
+from promptdesk.core.record.audit_units import stamp
 from promptdesk.core.record.events import BaseEvent
 
 MAX_SUSPECTS = 8
@@ -42,13 +43,15 @@ class Carried:
     excerpt: str
 
 
-def suspects(material: Material, text: str, recipient: str = EVERYONE) -> dict[tuple[str, str], list[Suspect]]:
+def suspects(material: Material, text: str, recipient: str = EVERYONE, t: float | None = None,
+             beat: int | None = None) -> dict[tuple[str, str], list[Suspect]]:
     """The matches of other owners' private grams in `text` that nothing public or the recipient's own
-    excuses, by (owner, kind)."""
+    excuses, by (owner, kind): when the text was written at `t` in `beat`, by what existed then (None:
+    whatever exists now, as when a text is checked live)."""
     tokens = words(text)
     found: dict[tuple[str, str], list[Suspect]] = {}
     for gram, first, last in material.candidates(tokens):
-        owners, needs = material.carried(recipient, tokens, first, last)
+        owners, needs = material.carried(recipient, tokens, first, last, t, beat)
         for owner, kind in owners:
             kept = found.setdefault((owner, kind), [])
             if len(kept) < MAX_SUSPECTS:
@@ -56,11 +59,14 @@ def suspects(material: Material, text: str, recipient: str = EVERYONE) -> dict[t
     return found
 
 
-def carried(material: Material, text: str, before: list[BaseEvent], recipient: str = EVERYONE) -> list[Carried]:
+def carried(material: Material, text: str, before: list[BaseEvent], recipient: str = EVERYONE,
+            written: BaseEvent | None = None) -> list[Carried]:
     """What private material `text` carries to `recipient`, given the events `before` it: a match of an
-    actor's thinking counts only if that actor thought those words before (later thinking may quote it)."""
+    actor's thinking counts only if that actor thought those words before (later thinking may quote it),
+    and only what was public before it (the `written` event's time) excuses a match."""
+    when = (written.t, written.beat) if written is not None else (None, None)
     out = []
-    for (owner, kind), found in sorted(suspects(material, text, recipient).items()):
+    for (owner, kind), found in sorted(suspects(material, text, recipient, *when).items()):
         sure = next((s for s in found if kind != "thinking" or _thought(before, owner, s.excerpt)), None)
         if sure is not None:
             out.append(Carried(owner, kind, sure.excerpt))
@@ -87,11 +93,12 @@ def checked_material(record: dict[str, Any], events: list[BaseEvent],
     for index, event in enumerate(events):
         if not routed(event):
             continue
-        found = carried(material, event.text, [*superseded, *events[:index]], event.target or EVERYONE)
+        found = carried(material, event.text, [*superseded, *events[:index]], event.target or EVERYONE, event)
         if found:
             leaks += [(index, event, item) for item in found]
         else:
-            material.admit(event.text, world_event_line(event.text) if event.type == "event" else event.text)
+            material.admit(event.text, world_event_line(event.text) if event.type == "event" else event.text,
+                           stamp(event.t, event.beat))
     return material, leaks
 
 

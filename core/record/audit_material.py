@@ -46,12 +46,11 @@ from promptdesk.core.protocol.evaluation import EVALUATOR
 from promptdesk.core.protocol.lines import speech_line, world_event_line
 from promptdesk.core.protocol.reply import CORRECTION_PROMPT
 from promptdesk.core.protocol.structured import JSON_CORRECTION_PROMPT
+from promptdesk.core.record.audit_units import ALWAYS, COVER, Born, Units, around, by, earliest, stamp
 from promptdesk.core.record.events import BaseEvent
 from promptdesk.core.record.outputs import JUDGE_FALLBACK
 
 SHINGLE = 8
-COVER = 3
-"""Words of a run that places a word inside a public unit (a unit shorter than this counts whole)."""
 COORDINATOR = "coordinator"
 PRIVATE_KINDS = ("profile", "journal", "perspective", "secret")
 """The private parts of each cast member recorded in `private.json` (besides the notes and thinking); a
@@ -160,42 +159,16 @@ def grams(text: str) -> set[str]:
 
 
 @dataclass
-class Units:
-    """Text as cover: its runs of `COVER` words, and the whole of each text shorter than that."""
-
-    runs: set[str] = field(default_factory=set)
-    short: set[str] = field(default_factory=set)
-
-    def add(self, text: str, *, short: bool = True) -> None:
-        tokens = words(text)
-        if len(tokens) >= COVER:
-            self.runs.update(" ".join(tokens[i:i + COVER]) for i in range(len(tokens) - COVER + 1))
-        elif tokens and short:
-            self.short.add(" ".join(tokens))
-
-    def holds(self, tokens: list[str], at: int) -> bool:
-        """True when the word at `at` lies inside one of these units where it stands in `tokens`."""
-        return any(run in self.runs for run in around(tokens, at)) or any(
-            " ".join(tokens[start:start + size]) in self.short
-            for size in range(1, COVER) for start in range(max(0, at - size + 1), min(at, len(tokens) - size) + 1))
-
-
-def around(tokens: list[str], at: int) -> tuple[str, ...]:
-    """The runs of `COVER` words of `tokens` that hold the word at `at`."""
-    return tuple(" ".join(tokens[start:start + COVER])
-                 for start in range(max(0, at - COVER + 1), min(at, len(tokens) - COVER) + 1))
-
-
-@dataclass
 class Material:
-    """A run's private grams by owner and kind, and what excuses a match (see the module docstring)."""
+    """A run's private grams by owner and kind, and what excuses a match (see the module docstring).
+    Whatever excuses a match does so only from the moment it existed (`promptdesk.core.record.audit_units`)."""
 
     index: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     sizes: set[int] = field(default_factory=set)
-    public: set[str] = field(default_factory=set)
-    """Private grams that appear inside a public text."""
-    own: dict[str, set[str]] = field(default_factory=dict)
-    """Per recipient, the private grams that appear inside its own material."""
+    public: dict[str, Born] = field(default_factory=dict)
+    """Private grams that appear inside a public text, with when they first did."""
+    own: dict[str, dict[str, Born]] = field(default_factory=dict)
+    """Per recipient, the private grams that appear inside its own material, with when they first did."""
     routed: Units = field(default_factory=Units)
     """The public units, as routed."""
     own_units: dict[str, Units] = field(default_factory=dict)
@@ -206,7 +179,7 @@ class Material:
     born: dict[tuple[str, str, str], tuple[float, float]] = field(default_factory=dict)
     """When a gram of an owner's material first existed (`t` and beat of its thought); material recorded
     at the start (profiles, journals, perspectives, notes) has none: it existed before any request."""
-    _own_texts: dict[str, list[str]] = field(default_factory=dict)
+    _own_texts: dict[str, list[tuple[str, Born]]] = field(default_factory=dict)
     _first_words: tuple[int, set[str]] = (-1, set())
 
     def add(self, owner: str, kind: str, text: str, t: float | None = None, beat: int | None = None) -> None:
@@ -218,34 +191,36 @@ class Material:
             self.sizes.add(gram.count(" ") + 1)
             if when is not None and self.born.get((gram, owner, kind), (math.inf, math.inf)) > when:
                 self.born[(gram, owner, kind)] = when
-        self.private_units.setdefault(owner, Units()).add(text, short=False)
-        self.allow(owner, text)
+        self.private_units.setdefault(owner, Units()).add(words(text), short=False)
+        self.allow(owner, text, stamp(t, beat))
 
-    def allow(self, recipient: str, text: str) -> None:
-        """Text that is a recipient's own, whether or not it is private to others."""
+    def allow(self, recipient: str, text: str, born: Born = ALWAYS) -> None:
+        """Text that is a recipient's own (from `born` on), whether or not it is private to others."""
         if text:
-            self._own_texts.setdefault(recipient, []).append(text)
+            self._own_texts.setdefault(recipient, []).append((text, born))
 
-    def settle(self, public: list[str]) -> None:
+    def settle(self, public: list[tuple[str, Born]]) -> None:
         """Index, once every private text is known, the public texts and each recipient's own."""
         self.public = self._found_in(public)
         for recipient, texts in self._own_texts.items():
             self.own[recipient] = self._found_in(texts)
             units = self.own_units.setdefault(recipient, Units())
-            for text in texts:
-                units.add(text, short=False)
+            for text, born in texts:
+                units.add(words(text), short=False, born=born)
 
-    def admit(self, text: str, line: str) -> None:
-        """A text found clean after `settle` (a coordinator-written one) becomes public: as content, as
-        a unit, and as the `line` it was routed as."""
-        self.public |= self._found_in([text])
-        self.routed.add(text, short=False)
-        self.routed.add(line)
+    def admit(self, text: str, line: str, born: Born = ALWAYS) -> None:
+        """A text found clean after `settle` (a coordinator-written one) becomes public from `born` on:
+        as content, as a unit, and as the `line` it was routed as."""
+        for gram, when in self._found_in([(text, born)]).items():
+            earliest(self.public, gram, when)
+        self.routed.add(words(text), short=False, born=born)
+        self.routed.add(words(line), born=born)
 
-    def _found_in(self, texts: list[str]) -> set[str]:
-        found: set[str] = set()
-        for text in texts:
-            found.update(gram for gram, _, _ in self.candidates(words(text)))
+    def _found_in(self, texts: list[tuple[str, Born]]) -> dict[str, Born]:
+        found: dict[str, Born] = {}
+        for text, born in texts:
+            for gram, _, _ in self.candidates(words(text)):
+                earliest(found, gram, born)
         return found
 
     def candidates(self, tokens: list[str]) -> Iterator[tuple[str, int, int]]:
@@ -274,9 +249,7 @@ class Material:
         instant (a clock that stood still: the offline improviser without a latency) the beats order
         them: a thought of a later beat did not exist yet; one of the same beat, or a beat unknown, may have."""
         born = self.born.get((gram, owner, kind))
-        if born is None or t is None:
-            return True
-        return born[0] < t or (born[0] == t and (beat is None or born[1] <= beat))
+        return born is None or by(born, t, beat)
 
     def carried(self, recipient: str, tokens: list[str], start: int, end: int,
                 t: float | None = None, beat: int | None = None) -> tuple[list[tuple[str, str]], Needs]:
@@ -284,15 +257,18 @@ class Material:
         carry (none when the match is excused), and, for each of its words that no public unit and
         none of the recipient's own holds, the runs around it: the match is excused after all if
         each such word has one run among them that is the engine's framing (`promptdesk.core.record.audit_framing`).
-        A gram that did not exist yet at `t` (a thought recorded after the request was sent) is carried by nobody."""
+        A gram that did not exist yet at `t` (a thought recorded after the request was sent) is carried by
+        nobody; what excuses it must have existed at `t` too (a leak the recipient then said aloud or
+        thought is not excused by its own echo)."""
         gram = " ".join(tokens[start:end])
         owners = [(o, k) for o, k in self.index.get(gram, ()) if o != recipient and self.existed(gram, o, k, t, beat)]
         if not owners:
             return [], ()
         own = self.own_units.get(recipient)
-        needs = () if gram in self.public or gram in self.own.get(recipient, ()) else tuple(
+        mine = self.own.get(recipient, {})
+        needs = () if by(self.public.get(gram), t, beat) or by(mine.get(gram), t, beat) else tuple(
             around(tokens, at) for at in range(start, end)
-            if not self.routed.holds(tokens, at) and not (own is not None and own.holds(tokens, at)))
+            if not self.routed.holds(tokens, at, t, beat) and not (own is not None and own.holds(tokens, at, t, beat)))
         if not needs:
             self.excused += 1
             return [], ()
@@ -313,8 +289,9 @@ def written_by_coordinator(event: BaseEvent) -> bool:
     return event.from_ == COORDINATOR and (event.type in ("note", "decision") or fallback)
 
 
-def public_texts(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[str]:
-    """Every public text of a run: each public event's strings and the scene's shared fields.
+def public_texts(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[tuple[str, Born]]:
+    """Every public text of a run, with when it became public: each public event's strings (from its
+    `t` and beat) and the scene's shared fields (always).
 
     Not public: thinking, journal entries, calls, evaluations (an evaluator reads every secret and goal,
     and its reasoning quotes them), and whatever the coordinator wrote (`written_by_coordinator`): a
@@ -322,18 +299,21 @@ def public_texts(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[st
     for event in events:
         if event.type in ("think", "journal", "call", "evaluation") or written_by_coordinator(event):
             continue
-        yield from strings(event.to_record())
-    yield from strings({k: v for k, v in (record.get("scene") or {}).items() if k not in _SCENE_PRIVATE})
+        born = stamp(event.t, event.beat)
+        yield from ((text, born) for text in strings(event.to_record()))
+    yield from ((text, ALWAYS) for text in strings({k: v for k, v in (record.get("scene") or {}).items()
+                                                      if k not in _SCENE_PRIVATE}))
 
 
-def routed_lines(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[str]:
-    """Each speech and world event as the engine routes it: one line, headed by the speaker's name."""
+def routed_lines(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[tuple[str, Born]]:
+    """Each speech and world event as the engine routes it (one line, headed by the speaker's name),
+    with when it was said."""
     names = {slug: member.get("name") or slug for slug, member in record["cast"].items()}
     for event in events:
         if event.type == "speak" and getattr(event, "action", "") != "silent":
-            yield speech_line(names.get(event.from_, event.from_), event)
+            yield speech_line(names.get(event.from_, event.from_), event), stamp(event.t, event.beat)
         elif event.type == "event" and not written_by_coordinator(event):
-            yield world_event_line(event.text)
+            yield world_event_line(event.text), stamp(event.t, event.beat)
 
 
 def names_of(record: dict[str, Any]) -> Iterator[str]:
@@ -377,12 +357,12 @@ def material_of(record: dict[str, Any], events: list[BaseEvent], superseded: lis
             material.add(event.from_, "thinking", event.text, event.t, event.beat)
     for judge in ("judge", "facilitator"):
         material.allow(judge, record.get("operator_context") or "")
-    public = [*public_texts(record, events), *engine_words()]
+    public = [*public_texts(record, events), *((text, ALWAYS) for text in engine_words())]
     material.settle(public)
-    for text in public:
-        material.routed.add(text, short=False)
-    for line in [*routed_lines(record, events), *names_of(record)]:
-        material.routed.add(line)
+    for text, born in public:
+        material.routed.add(words(text), short=False, born=born)
+    for line, born in [*routed_lines(record, events), *((name, ALWAYS) for name in names_of(record))]:
+        material.routed.add(words(line), born=born)
     for text in [*judging.fixed_texts(), *notes.fixed_texts()]:
-        material.routed.add(text, short=False)
+        material.routed.add(words(text), short=False)
     return material
