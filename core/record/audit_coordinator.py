@@ -25,6 +25,7 @@ from promptdesk.core.protocol.lines import world_event_line
 from promptdesk.core.record.audit_framing import Suspect
 from promptdesk.core.record.audit_material import (COORDINATOR, Material, grams, material_of, words,
                                                    written_by_coordinator)
+from promptdesk.core.record.audit_readings import readings
 from promptdesk.core.record.audit_units import stamp
 from promptdesk.core.record.events import BaseEvent
 
@@ -46,16 +47,17 @@ class Carried:
 def suspects(material: Material, text: str, recipient: str = EVERYONE, t: float | None = None,
              beat: int | None = None) -> dict[tuple[str, str], list[Suspect]]:
     """The matches of other owners' private grams in `text` that nothing public or the recipient's own
-    excuses, by (owner, kind): when the text was written at `t` in `beat`, by what existed then (None:
+    excuses, by (owner, kind), in any of its readings (`promptdesk.core.record.audit_readings`): when the text was written at `t` in `beat`, by what existed then (None:
     whatever exists now, as when a text is checked live)."""
-    tokens = words(text)
     found: dict[tuple[str, str], list[Suspect]] = {}
-    for gram, first, last in material.candidates(tokens):
-        owners, needs = material.carried(recipient, tokens, first, last, t, beat)
-        for owner, kind in owners:
-            kept = found.setdefault((owner, kind), [])
-            if len(kept) < MAX_SUSPECTS:
-                kept.append(Suspect(owner, kind, gram, needs))
+    for reading in readings(text):
+        tokens = words(reading)
+        for gram, first, last in material.candidates(tokens):
+            owners, needs = material.carried(recipient, tokens, first, last, t, beat)
+            for owner, kind in owners:
+                kept = found.setdefault((owner, kind), [])
+                if len(kept) < MAX_SUSPECTS:
+                    kept.append(Suspect(owner, kind, gram, needs))
     return found
 
 
