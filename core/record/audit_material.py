@@ -251,24 +251,25 @@ class Material:
         born = self.born.get((gram, owner, kind))
         return born is None or by(born, t, beat)
 
-    def carried(self, recipient: str, tokens: list[str], start: int, end: int,
-                t: float | None = None, beat: int | None = None) -> tuple[list[tuple[str, str]], Needs]:
+    def carried(self, recipient: str, tokens: list[str], start: int, end: int, t: float | None = None,
+                beat: int | None = None, strict: bool = False) -> tuple[list[tuple[str, str]], Needs]:
         """The (owner, kind) pairs that the words `tokens[start:end]` of a request to `recipient` may
         carry (none when the match is excused), and, for each of its words that no public unit and
         none of the recipient's own holds, the runs around it: the match is excused after all if
         each such word has one run among them that is the engine's framing (`promptdesk.core.record.audit_framing`).
         A gram that did not exist yet at `t` (a thought recorded after the request was sent) is carried by
         nobody; what excuses it must have existed at `t` too (a leak the recipient then said aloud or
-        thought is not excused by its own echo)."""
+        thought is not excused by its own echo); `strict`: before it (a public text checked against what
+        was public before it was written, so that it cannot excuse itself)."""
         gram = " ".join(tokens[start:end])
         owners = [(o, k) for o, k in self.index.get(gram, ()) if o != recipient and self.existed(gram, o, k, t, beat)]
         if not owners:
             return [], ()
         own = self.own_units.get(recipient)
         mine = self.own.get(recipient, {})
-        needs = () if by(self.public.get(gram), t, beat) or by(mine.get(gram), t, beat) else tuple(
-            around(tokens, at) for at in range(start, end)
-            if not self.routed.holds(tokens, at, t, beat) and not (own is not None and own.holds(tokens, at, t, beat)))
+        needs = () if by(self.public.get(gram), t, beat, strict) or by(mine.get(gram), t, beat, strict) else tuple(
+            around(tokens, at) for at in range(start, end) if not self.routed.holds(tokens, at, t, beat, strict)
+            and not (own is not None and own.holds(tokens, at, t, beat, strict)))
         if not needs:
             self.excused += 1
             return [], ()

@@ -29,14 +29,18 @@ def stamp(t: float | None, beat: int | None) -> Born:
     return ALWAYS if t is None else (t, -math.inf if beat is None else beat)
 
 
-def by(born: Born | None, t: float | None, beat: int | None) -> bool:
+def by(born: Born | None, t: float | None, beat: int | None, strict: bool = False) -> bool:
     """Whether a text born at `born` (None: never) existed when a request was sent at `t` in `beat`
     (None: whenever, as for a text checked live, when everything recorded so far exists). At the same
-    instant, a text of a later beat did not exist yet; one of the same beat, or a beat unknown, may have."""
+    instant, a text of a later beat did not exist yet; one of the same beat, or a beat unknown, may have.
+    `strict`: existed before a text written at `t` in `beat` (so not that text itself): at the same
+    instant, only a text of an earlier beat did."""
     if born is None:
         return False
     if t is None:
         return True
+    if strict:
+        return born[0] < t or (born[0] == t and beat is not None and born[1] < beat)
     return born[0] < t or (born[0] == t and (beat is None or born[1] <= beat))
 
 
@@ -62,11 +66,12 @@ class Units:
         elif tokens and short:
             earliest(self.short, " ".join(tokens), born)
 
-    def holds(self, tokens: list[str], at: int, t: float | None = None, beat: int | None = None) -> bool:
+    def holds(self, tokens: list[str], at: int, t: float | None = None, beat: int | None = None,
+              strict: bool = False) -> bool:
         """True when the word at `at` lies inside one of these units where it stands in `tokens`, a unit
-        that existed at `t` in `beat` (None: whenever)."""
-        return any(by(self.runs.get(run), t, beat) for run in around(tokens, at)) or any(
-            by(self.short.get(" ".join(tokens[start:start + size])), t, beat)
+        that existed at `t` in `beat` (None: whenever; `strict`: see `by`)."""
+        return any(by(self.runs.get(run), t, beat, strict) for run in around(tokens, at)) or any(
+            by(self.short.get(" ".join(tokens[start:start + size])), t, beat, strict)
             for size in range(1, COVER) for start in range(max(0, at - size + 1), min(at, len(tokens) - size) + 1))
 
 
