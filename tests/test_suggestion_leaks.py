@@ -287,3 +287,20 @@ def test_the_audit_reports_a_disguised_suggestion_forced_through(tmp_path, loopb
     report = audit_run(out)
     assert [(leak.source, leak.owner, leak.purpose) for leak in report.leaks if leak.source == "events.jsonl"] == \
         [("events.jsonl", "coordinator", "suggested world event")]
+
+
+@pytest.mark.parametrize(("role", "copied", "whose"), [
+    ("A", "Bob is defensive, then genuinely apologetic.", "the coordinator notes"),
+    ("B", "you want resolution but also accountability", "Alice's perspective"),
+])
+def test_a_suggestion_carrying_one_short_clause_of_private_material_is_withheld(tmp_path, loopback, capsys, role,
+                                                                                 copied, whose):
+    """A clause of 5 to 7 words of the notes or a perspective, copied whole, is under a shingle but is
+    private all the same: a judge that copies one is withheld."""
+    loopback.default = copying_judge(copied)
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, role) == 0
+    events = records(out)
+    assert [e.get("withheld") for e in events if e["type"] == "decision"] == [f"it carries words of {whose}"]
+    assert not [e for e in events if e["type"] == "event"]
+    assert audit_run(out).clean

@@ -33,7 +33,8 @@ from promptdesk.core.record import audit_record as whole
 from promptdesk.core.record.audit_coordinator import EVERYONE, checked_material, disclosed, whose
 from promptdesk.core.record.audit_framing import Framing, Suspect
 from promptdesk.core.record.cut import cut_of
-from promptdesk.core.record.audit_material import COORDINATOR, Material, json_words, readable
+from promptdesk.core.record.audit_material import COORDINATOR, Material
+from promptdesk.core.record.audit_words import json_words, readable
 from promptdesk.core.record.outputs import unfinished_requests
 from promptdesk.core.record.private import read_private
 from promptdesk.core.record.prompt_log import FILE as PROMPTS, read_prompts

@@ -23,8 +23,8 @@ from typing import Any
 
 from promptdesk.core.protocol.lines import world_event_line
 from promptdesk.core.record.audit_framing import Suspect
-from promptdesk.core.record.audit_material import (COORDINATOR, Material, grams, material_of, words,
-                                                   written_by_coordinator)
+from promptdesk.core.record.audit_material import (COORDINATOR, Material, grams, material_of, private_material,
+                                                   words, written_by_coordinator)
 from promptdesk.core.record.audit_readings import readings
 from promptdesk.core.record.audit_units import stamp
 from promptdesk.core.record.events import BaseEvent
@@ -55,7 +55,7 @@ def suspects(material: Material, text: str, recipient: str = EVERYONE, t: float 
     found: dict[tuple[str, str], list[Suspect]] = {}
     for reading in readings(text):
         tokens = words(reading)
-        for gram, first, last in material.candidates(tokens):
+        for gram, first, last in material.candidates(tokens, with_clauses=True):
             owners, needs = material.carried(recipient, tokens, first, last, t, beat, strict)
             for owner, kind in owners:
                 kept = found.setdefault((owner, kind), [])
@@ -128,6 +128,9 @@ def vet(record: dict[str, Any] | None, events: list[BaseEvent], text: str) -> li
     said to carry the coordinator notes (nothing can show it does not)."""
     if record is None:
         return [Carried(COORDINATOR, "coordinator_notes", "(no private record to check against)")]
+    private = private_material(record, events, [])
+    if not any(True for reading in readings(text) for _ in private.candidates(words(reading), with_clauses=True)):
+        return []  # no private gram in any reading: nothing could excuse what is not there
     material, _ = checked_material(record, events, [])
     return carried(material, text, events)
 

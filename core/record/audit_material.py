@@ -2,11 +2,14 @@
 
 **Private material** is each actor's profile, journal (as read at the start) and perspective, the
 coordinator notes, and every actor's thinking. Each private text is cut into *grams* of normalised
-words (lower case, punctuation and combining marks dropped, compatibility forms unfolded; in a script
-written without spaces, each character a word: `_scan`): a text of `SHINGLE` words or more into every run of
+words (`promptdesk.core.record.audit_words`): a text of `SHINGLE` words or more into every run of
 `SHINGLE` consecutive words; a shorter text is one gram, the whole normalised phrase (down to a single
 word); and a code word inside any text (a word that mixes letters and digits, such as `ZEPHYR-7`) is
-a gram of its own.
+a gram of its own. Where the coordinator's own texts are checked, each clause of 5 to 7 words of the
+notes, a perspective or a secret is a gram too.
+
+**Whatever excuses a match** does so only from the moment it existed: a leak the recipient then
+repeats is not excused by its echo (`promptdesk.core.record.audit_units`).
 
 **A match is excused** when the recipient may see those words anyway:
 
@@ -34,11 +37,8 @@ excuses a match; where it reaches the actors it is checked like a request
 from __future__ import annotations
 
 import math
-import re
-import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from promptdesk.core.protocol import judging, notes
@@ -47,10 +47,10 @@ from promptdesk.core.protocol.lines import speech_line, world_event_line
 from promptdesk.core.protocol.reply import CORRECTION_PROMPT
 from promptdesk.core.protocol.structured import JSON_CORRECTION_PROMPT
 from promptdesk.core.record.audit_units import ALWAYS, COVER, Born, Units, around, by, earliest, stamp
+from promptdesk.core.record.audit_words import CLAUSE, SHINGLE, clauses, grams, words
 from promptdesk.core.record.events import BaseEvent
 from promptdesk.core.record.outputs import JUDGE_FALLBACK
 
-SHINGLE = 8
 COORDINATOR = "coordinator"
 PRIVATE_KINDS = ("profile", "journal", "perspective", "secret")
 """The private parts of each cast member recorded in `private.json` (besides the notes and thinking); a
@@ -59,103 +59,12 @@ part of the profile too."""
 EVALUATOR_SEES = ("profile", "perspective", "secret")
 """What the evaluator is sent of every cast member by design (`promptdesk.core.protocol.evaluation`): its own
 material. Thinking, journals and the coordinator notes are not, and are leaks in its requests."""
-_WORD = re.compile(r"\w+")
-_NO_SPACE = ("\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
-             "\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f")
-"""Scripts written without spaces between words: Thai, Lao, Myanmar, Khmer, kana, CJK ideographs."""
-_NO_SPACE_SPLIT = re.compile(f"[{_NO_SPACE}]|[^{_NO_SPACE}]+")
-_JOINED = re.compile(f"(?<=[{_NO_SPACE}]) (?=[{_NO_SPACE}])")
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
-_COMPOUND = re.compile(r"\w+(?:-\w+)*")
-_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
+CLAUSE_KINDS = ("perspective", "secret", "coordinator_notes")
+"""The private kinds whose clauses are grams where the coordinator's texts are checked (`clauses`)."""
 Needs = tuple[tuple[str, ...], ...]
 """For each word of a match that nothing else excuses, the runs around it (see `Material.carried`)."""
 _SCENE_PRIVATE = ("perspectives", "coordinator_notes", "cast", "provider", "judge", "evaluator")
 """Keys of the scene as loaded that are not shown to the cast as they stand."""
-
-
-def words(text: str) -> list[str]:
-    """The words of a text, normalised (see `_scan`), punctuation dropped."""
-    return _scan(text)[0]
-
-
-def json_words(fragment: str) -> tuple[list[str], list[int]]:
-    """The words of a piece of canonical request JSON (escapes are word breaks), and where each ends."""
-    return _scan(_ESCAPE.sub(lambda m: " " * len(m.group(0)), fragment))
-
-
-def _scan(text: str) -> tuple[list[str], list[int]]:
-    """The words of a text and where each ends, read alike in every script: lower case; accents and
-    other combining marks ignored, and compatibility forms (full-width letters, ligatures) taken as
-    their plain ones, so `Café`, `cafe` followed by U+0301 and `ＣＡＦＥ` are one word, and an Arabic or Hebrew word
-    with or without its vowel marks; in a script written without spaces between words (Chinese,
-    Japanese, Thai, Lao, Khmer, Myanmar) each character is a word, so a clause of such a text is as
-    many words as it has characters, as an English clause is as many as it has words."""
-    found = list(_WORD.finditer(text))
-    tokens = [m.group(0) for m in found]
-    if "".join(tokens).isascii() and not any(unicodedata.category(c)[0] == "M" for c in _NON_ASCII.findall(text)):
-        return [t.lower() for t in tokens], [m.end() for m in found]
-    out: list[str] = []
-    ends: list[int] = []
-    for match in _pieces().finditer(text):
-        piece = match.group(0)
-        if piece.isascii():
-            out.append(piece.lower())
-            ends.append(match.end())
-            continue
-        for word in _plain(piece):
-            out.append(word)
-            ends.append(match.end())
-    return out, ends
-
-
-@lru_cache(maxsize=1)
-def _pieces() -> re.Pattern[str]:
-    """A character of a script without spaces, or a run of other word characters and combining marks
-    (`\\w` leaves marks out, so a word with an accent or a vowel mark would be cut in two). Made when
-    first needed: the marks are read from the Unicode database of this Python."""
-    ranges: list[list[int]] = []
-    for point in [*range(0x300, 0x20000), *range(0xE0100, 0xE01F0)]:
-        if unicodedata.category(chr(point))[0] == "M":
-            if ranges and ranges[-1][1] == point - 1:
-                ranges[-1][1] = point
-            else:
-                ranges.append([point, point])
-    marks = "".join(re.escape(chr(lo)) + (f"-{re.escape(chr(hi))}" if hi > lo else "") for lo, hi in ranges)
-    return re.compile(f"[{_NO_SPACE}]|(?:[^\\W{_NO_SPACE}]|[{marks}])+")
-
-
-@lru_cache(maxsize=65536)
-def _plain(piece: str) -> tuple[str, ...]:
-    """A piece's words in their plain form: compatibility forms unfolded, marks dropped, lower case."""
-    plain = unicodedata.normalize("NFKD", piece)
-    plain = unicodedata.normalize("NFC", "".join(c for c in plain if unicodedata.category(c)[0] != "M"))
-    return tuple(_WORD.findall(plain.lower()))
-
-
-def readable(gram: str) -> str:
-    """A gram as a person reads it: the words of a script without spaces joined up again."""
-    return _JOINED.sub("", gram)
-
-
-def code_words(text: str) -> set[str]:
-    """The code words of a text (normalised): words of four characters or more, hyphens joining
-    their parts, that mix letters and digits (`ZEPHYR-7`, `X7Q9`, `B2B4`)."""
-    found = set()
-    for match in _COMPOUND.finditer(text):
-        token = match.group(0)
-        if len(token) >= 4 and any(c.isdigit() for c in token) and any(c.isalpha() for c in token):
-            found.add(" ".join(words(token)))
-    return found
-
-
-def grams(text: str) -> set[str]:
-    """The grams of a private text (see the module docstring)."""
-    tokens = words(text)
-    if not tokens:
-        return set()
-    size = min(SHINGLE, len(tokens))
-    return {" ".join(tokens[i:i + size]) for i in range(len(tokens) - size + 1)} | code_words(text)
 
 
 @dataclass
@@ -165,6 +74,9 @@ class Material:
 
     index: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     sizes: set[int] = field(default_factory=set)
+    clauses: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
+    """The clauses of the notes, perspectives and secrets (`clauses`): grams only where the coordinator's
+    own texts are checked (a judge may have read them), never in the requests."""
     public: dict[str, Born] = field(default_factory=dict)
     """Private grams that appear inside a public text, with when they first did."""
     own: dict[str, dict[str, Born]] = field(default_factory=dict)
@@ -186,6 +98,8 @@ class Material:
         """One private text of `owner` (which is also that owner's own material), written at `t` in
         `beat` (None: before the run's first request; a beat unknown: the earliest)."""
         when = (t, -math.inf if beat is None else beat) if t is not None else None
+        for clause in clauses(text) if kind in CLAUSE_KINDS else ():
+            self.clauses.setdefault(clause, set()).add((owner, kind))
         for gram in grams(text):
             self.index.setdefault(gram, set()).add((owner, kind))
             self.sizes.add(gram.count(" ") + 1)
@@ -219,14 +133,15 @@ class Material:
     def _found_in(self, texts: list[tuple[str, Born]]) -> dict[str, Born]:
         found: dict[str, Born] = {}
         for text, born in texts:
-            for gram, _, _ in self.candidates(words(text)):
+            for gram, _, _ in self.candidates(words(text), with_clauses=True):
                 earliest(found, gram, born)
         return found
 
-    def candidates(self, tokens: list[str]) -> Iterator[tuple[str, int, int]]:
+    def candidates(self, tokens: list[str], with_clauses: bool = False) -> Iterator[tuple[str, int, int]]:
         """Every run of `tokens` that is a private gram: (the gram, where it starts, where it ends),
         in the order of `runs`. Only the words that begin some private gram are looked at (most of
-        a request's words begin none), and each run there is joined once, at its own size."""
+        a request's words begin none), and each run there is joined once, at its own size.
+        `with_clauses`: the clauses too (`clauses`), after the grams."""
         firsts, sizes, index, count = self._firsts(), sorted(self.sizes), self.index, len(tokens)
         for start, token in enumerate(tokens):
             if token not in firsts:
@@ -237,6 +152,11 @@ class Material:
                 gram = token if size == 1 else " ".join(tokens[start:start + size])
                 if gram in index:
                     yield gram, start, start + size
+        if with_clauses and self.clauses:
+            for size in range(CLAUSE, SHINGLE):
+                for start in range(count - size + 1):
+                    if (gram := " ".join(tokens[start:start + size])) in self.clauses:
+                        yield gram, start, start + size
 
     def _firsts(self) -> set[str]:
         """The first word of every private gram (kept until the index grows)."""
@@ -262,7 +182,8 @@ class Material:
         thought is not excused by its own echo); `strict`: before it (a public text checked against what
         was public before it was written, so that it cannot excuse itself)."""
         gram = " ".join(tokens[start:end])
-        owners = [(o, k) for o, k in self.index.get(gram, ()) if o != recipient and self.existed(gram, o, k, t, beat)]
+        owners = [(o, k) for o, k in self.index.get(gram) or self.clauses.get(gram, ())
+                  if o != recipient and self.existed(gram, o, k, t, beat)]
         if not owners:
             return [], ()
         own = self.own_units.get(recipient)
@@ -345,6 +266,23 @@ def engine_words() -> list[str]:
 def material_of(record: dict[str, Any], events: list[BaseEvent], superseded: list[BaseEvent]) -> Material:
     """The run's material, from its start record (`private.json`) and its events (thinking included
     from the beat a resume played again)."""
+    material = private_material(record, events, superseded)
+    for judge in ("judge", "facilitator"):
+        material.allow(judge, record.get("operator_context") or "")
+    public = [*public_texts(record, events), *((text, ALWAYS) for text in engine_words())]
+    material.settle(public)
+    for text, born in public:
+        material.routed.add(words(text), short=False, born=born)
+    for line, born in [*routed_lines(record, events), *((name, ALWAYS) for name in names_of(record))]:
+        material.routed.add(words(line), born=born)
+    for text in [*judging.fixed_texts(), *notes.fixed_texts()]:
+        material.routed.add(words(text), short=False)
+    return material
+
+
+def private_material(record: dict[str, Any], events: list[BaseEvent], superseded: list[BaseEvent]) -> Material:
+    """The run's private texts alone (each cast member's, the coordinator notes, every thought), indexed
+    but not yet settled: enough to tell whether a text holds any private gram at all."""
     material = Material()
     for slug, member in record["cast"].items():
         for kind in PRIVATE_KINDS:
@@ -356,14 +294,4 @@ def material_of(record: dict[str, Any], events: list[BaseEvent], superseded: lis
     for event in [*superseded, *events]:
         if event.type == "think":
             material.add(event.from_, "thinking", event.text, event.t, event.beat)
-    for judge in ("judge", "facilitator"):
-        material.allow(judge, record.get("operator_context") or "")
-    public = [*public_texts(record, events), *((text, ALWAYS) for text in engine_words())]
-    material.settle(public)
-    for text, born in public:
-        material.routed.add(words(text), short=False, born=born)
-    for line, born in [*routed_lines(record, events), *((name, ALWAYS) for name in names_of(record))]:
-        material.routed.add(words(line), born=born)
-    for text in [*judging.fixed_texts(), *notes.fixed_texts()]:
-        material.routed.add(words(text), short=False)
     return material

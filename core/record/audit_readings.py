@@ -3,7 +3,7 @@
 A judge that has read private material (role A's, the coordinator notes) writes free text that may
 reach every actor; the leak check (`promptdesk.core.record.audit_coordinator`) must see the private
 words in it however they are dressed. The audit's words already ignore case, spacing, line breaks,
-punctuation between words, accents and full-width forms (`promptdesk.core.record.audit_material.words`);
+punctuation between words, accents and full-width forms (`promptdesk.core.record.audit_words.words`);
 what they would still miss, and a reader (a person, or a model) would not:
 
 - **invisible characters inside a word** (zero-width space and joiners, the word joiner, a soft

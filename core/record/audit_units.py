@@ -59,7 +59,7 @@ class Units:
     short: dict[str, Born] = field(default_factory=dict)
 
     def add(self, tokens: list[str], *, short: bool = True, born: Born = ALWAYS) -> None:
-        """The words of one text (see `promptdesk.core.record.audit_material.words`)."""
+        """The words of one text (see `promptdesk.core.record.audit_words.words`)."""
         if len(tokens) >= COVER:
             for i in range(len(tokens) - COVER + 1):
                 earliest(self.runs, " ".join(tokens[i:i + COVER]), born)
