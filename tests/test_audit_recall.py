@@ -186,3 +186,12 @@ def test_words_said_aloud_before_the_request_still_excuse_it(run):
     events[first]["text"] = PERSPECTIVES["bob"]
     echo.write_text("".join(json.dumps(event) + "\n" for event in events))
     assert audit_run(run).clean
+
+
+def test_an_actor_who_guesses_another_s_secret_word_for_word_has_leaked_nothing(run):
+    """Alice says Bob's secret aloud, word for word, without any request having carried it to her (a
+    guess): no request carried it, and from her line on the words are public for everyone."""
+    echo_later(run, "alice", PERSPECTIVES["bob"], "speak")
+    assert PERSPECTIVES["bob"] not in "".join(r.text for r in read_prompts(run) if r.to == "alice")
+    report = audit_run(run)
+    assert report.clean, [leak.describe() for leak in report.leaks]
