@@ -304,3 +304,24 @@ def test_a_suggestion_carrying_one_short_clause_of_private_material_is_withheld(
     assert [e.get("withheld") for e in events if e["type"] == "decision"] == [f"it carries words of {whose}"]
     assert not [e for e in events if e["type"] == "event"]
     assert audit_run(out).clean
+
+
+def test_a_stock_phrase_an_actor_once_thought_does_not_withhold_a_suggestion(tmp_path, loopback):
+    """No judge reads the actors' thinking: a world event that says "silence" is not withheld because
+    an actor once thought "Silence.", while a thought of a clause's length copied into it still is."""
+    from promptdesk.core.record.audit_coordinator import vet
+    from promptdesk.core.record.private import read_private
+    from promptdesk.core.record.recorder import read_events
+
+    loopback.default = copying_judge("The radiator clanks twice.")
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, "B") == 0
+    events = read_events(out)
+    thoughts = [i for i, e in enumerate(events) if e.type == "think"]
+    long = "the ledger under the stairs shows forty missing crates"
+    events[thoughts[0]] = events[thoughts[0]].model_copy(update={"text": "Silence."})
+    events[thoughts[1]] = events[thoughts[1]].model_copy(update={"text": f"Not again. {long}, and I signed it."})
+    record = read_private(out)
+    assert vet(record, events, "A heavy silence falls over the room; not again, someone mutters.") == []
+    found = vet(record, events, f"A clerk reads aloud: {long.upper()}!")
+    assert [(f.owner, f.kind) for f in found] == [(events[thoughts[1]].from_, "thinking")]

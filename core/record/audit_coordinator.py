@@ -26,6 +26,7 @@ from promptdesk.core.record.audit_framing import Suspect
 from promptdesk.core.record.audit_material import (COORDINATOR, Material, grams, material_of, private_material,
                                                    words, written_by_coordinator)
 from promptdesk.core.record.audit_readings import readings
+from promptdesk.core.record.audit_words import CLAUSE
 from promptdesk.core.record.audit_units import stamp
 from promptdesk.core.record.events import BaseEvent
 
@@ -58,10 +59,19 @@ def suspects(material: Material, text: str, recipient: str = EVERYONE, t: float 
         for gram, first, last in material.candidates(tokens, with_clauses=True):
             owners, needs = material.carried(recipient, tokens, first, last, t, beat, strict)
             for owner, kind in owners:
+                if kind == "thinking" and _stock(gram):
+                    continue
                 kept = found.setdefault((owner, kind), [])
                 if len(kept) < MAX_SUSPECTS:
                     kept.append(Suspect(owner, kind, gram, needs))
     return found
+
+
+def _stock(gram: str) -> bool:
+    """A whole thought of under `CLAUSE` words with no digit ("Not again.", "Hmm."): a stock phrase a
+    world event may well say. No judge reads the actors' thinking, so in what the coordinator writes
+    such a match is a coincidence, not a leak (a longer thought, or one with a code word, still counts)."""
+    return gram.count(" ") + 1 < CLAUSE and not any(c.isdigit() for c in gram)
 
 
 def carried(material: Material, text: str, before: list[BaseEvent], recipient: str = EVERYONE,
