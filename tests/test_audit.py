@@ -209,3 +209,26 @@ async def test_the_engines_fixed_words_are_public_even_in_a_thought(apology_b):
         {"t": 0.0, "from": "charlie", "type": "think", "text": copied, "beat": 0}) + "\n")
     tamper(apology_b.dir, "alice", 3, copied)
     assert audit_run(apology_b.dir).clean
+
+
+@pytest.mark.parametrize("change", [("--event", "Bob blurts out: I knew a month before the deadline and said nothing."),
+                                    ("--note", "Tell them you knew a month before the deadline and said nothing.",
+                                     "--to", "alice")])
+def test_what_the_operator_tells_the_cast_is_disclosed_not_called_a_leak(tmp_path, capsys, change):
+    """A take whose change carries Bob's secret: the operator may tell the cast anything, so the audit is
+    clean (exit 0), but it says which text of the operator's carries whose material rather than claiming
+    the actors were sent no private words."""
+    from test_branch import batch, branch, scene_file
+
+    parent = batch(scene_file(tmp_path), tmp_path / "parent")
+    assert not audit_run(parent).disclosed
+    assert branch(parent, 2, tmp_path / "take", *change) == 0
+    report = audit_run(tmp_path / "take")
+    assert report.clean and len(report.disclosed) == 1, report.disclosed
+    capsys.readouterr()
+    assert main(["audit", str(tmp_path / "take")]) == 0
+    out = capsys.readouterr().out
+    whom = "alice (Alice)" if "--to" in change else "every actor"
+    assert re.search(rf"DISCLOSED events.jsonl line \d+ \(.* written by the operator, beat 2\) sent to {re.escape(whom)} "
+                     r"carries Bob.s perspective: \"…[a-z ]*knew a month before the deadline", out), out
+    assert "beyond what you wrote to the cast yourself (1 text, DISCLOSED above)" in out

@@ -153,3 +153,45 @@ async def test_the_coordinator_notes_reach_a_judge_only_in_role_a(run_scene, rol
            "Remember: Alice starts confrontational but professional; Bob is defensive.", purpose="judge")
     leaks = {(leak.recipient, leak.owner, leak.kind) for leak in audit_run(run.dir).leaks}
     assert leaks == (set() if role == "A" else {("judge", "coordinator", "coordinator_notes")})
+
+
+def echo_later(run_dir: Path, who: str, text: str, kind: str) -> int:
+    """Rewrite `who`'s last `speak` (or `think`) event of the record as `text`; returns its beat."""
+    log = run_dir / "events.jsonl"
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    last = max(i for i, event in enumerate(events) if event["type"] == kind and event.get("from") == who)
+    events[last].update({"text": text}, **({"raw": text} if "raw" in events[last] else {}))
+    log.write_text("".join(json.dumps(event) + "\n" for event in events))
+    return events[last]["beat"]
+
+
+@pytest.mark.parametrize("kind", ["speak", "think"])
+def test_a_leak_the_recipient_then_says_aloud_or_thinks_is_still_named(run, kind):
+    """A leaked secret that the recipient reacts to later (says it aloud, or thinks it) was neither
+    public nor the recipient's own when the request carried it: its echo does not excuse it."""
+    at = first_turn(run, "charlie")
+    tamper(run, "charlie", at, PERSPECTIVES["bob"])
+    assert echo_later(run, "charlie", PERSPECTIVES["bob"], kind) > at
+    leaks = audit_run(run).leaks
+    assert {(leak.recipient, leak.owner, leak.kind) for leak in leaks} == {("charlie", "bob", "perspective")}
+    assert min(leak.beat for leak in leaks) == at
+
+
+def test_words_said_aloud_before_the_request_still_excuse_it(run):
+    """The other side: what the cast heard before the request was sent is public for it."""
+    tamper(run, "charlie", first_turn(run, "charlie") + 2, PERSPECTIVES["bob"])
+    echo = run / "events.jsonl"
+    events = [json.loads(line) for line in echo.read_text().splitlines()]
+    first = next(i for i, event in enumerate(events) if event["type"] == "speak" and event.get("from") == "alice")
+    events[first]["text"] = PERSPECTIVES["bob"]
+    echo.write_text("".join(json.dumps(event) + "\n" for event in events))
+    assert audit_run(run).clean
+
+
+def test_an_actor_who_guesses_another_s_secret_word_for_word_has_leaked_nothing(run):
+    """Alice says Bob's secret aloud, word for word, without any request having carried it to her (a
+    guess): no request carried it, and from her line on the words are public for everyone."""
+    echo_later(run, "alice", PERSPECTIVES["bob"], "speak")
+    assert PERSPECTIVES["bob"] not in "".join(r.text for r in read_prompts(run) if r.to == "alice")
+    report = audit_run(run)
+    assert report.clean, [leak.describe() for leak in report.leaks]

@@ -222,3 +222,106 @@ def test_a_judge_that_suggests_the_same_event_every_beat_has_it_delivered_once(t
     if mode == "inject":
         assert [e["text"] for e in events if e["type"] == "event"] == ["The radiator clanks twice."]
     assert audit_run(out).clean
+
+
+def test_a_forced_suggestion_an_actor_then_repeats_aloud_is_still_reported(tmp_path, loopback, monkeypatch, capsys):
+    """What the actors say after a leaked world event reached them cannot make it public before it was:
+    an actor who reads the memo aloud a beat later does not excuse the memo, nor the requests it was in."""
+    loopback.default = copying_judge("notes")
+    monkeypatch.setattr(suggestions, "why_withheld", lambda stage, text: None)  # the check taken away
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, "A") == 0
+    log = out / "events.jsonl"
+    events = records(out)
+    forced = next(e for e in events if e["type"] == "event")
+    last = max(i for i, e in enumerate(events) if e["type"] == "speak" and e.get("words", e["text"]))
+    assert events[last]["beat"] > forced["beat"]
+    events[last]["text"] = events[last]["raw"] = f'I read it: {forced["text"]}'
+    log.write_text("".join(json.dumps(e) + "\n" for e in events))
+    report = audit_run(out)
+    assert [(leak.source, leak.owner) for leak in report.leaks if leak.source == "events.jsonl"] == \
+        [("events.jsonl", "coordinator")]
+    assert {leak.recipient for leak in report.leaks if leak.source != "events.jsonl"} >= {"alice", "bob", "charlie"}
+
+
+CLAUSE = "Alice starts confrontational but professional; Bob is defensive, then genuinely apologetic"
+"""A clause of the-apology's coordinator notes, as a judge shown them might copy it."""
+_CYRILLIC = str.maketrans("aceopxyABEKMHOPCTX", "асеорхуАВЕКМНОРСТХ")
+DISGUISES = {
+    "zero-width inside words": lambda s: " ".join("\u200b".join(word) for word in s.split()),
+    "soft hyphens and word joiners": lambda s: " ".join(f"{w[:3]}\u00ad{w[3:]}\u2060" for w in s.split()),
+    "zero-width for spaces": lambda s: "\u200b".join(s.split()),
+    "inline markup inside words": lambda s: " ".join(f"<b>{w[:2]}<i>{w[2:]}</i></b>" for w in s.split()),
+    "html character references": lambda s: s.replace("e", "&#101;").replace("a", "&#x61;"),
+    "underscores for spaces": lambda s: "_".join(s.split()),
+    "camel case": lambda s: "".join(w[:1].upper() + w[1:] for w in s.split()),
+    "words broken at lines' ends": lambda s: " ".join(f"{w[:3]}-\n{w[3:]}" if len(w) > 5 else w for w in s.split()),
+    "cyrillic look-alike letters": lambda s: s.translate(_CYRILLIC),
+    "circled letters": lambda s: "".join(chr(0x24D0 + ord(c) - 97) if "a" <= c <= "z" else c for c in s),
+}
+
+
+@pytest.mark.parametrize("disguise", DISGUISES, ids=list(DISGUISES))
+def test_a_suggestion_carrying_the_notes_in_disguise_is_withheld(tmp_path, loopback, capsys, disguise):
+    """A judge that dresses the notes up (invisible characters, markup, escapes, joined words, letters
+    of another script) is withheld as if it had copied them plainly; the notice shows none of it."""
+    disguised = DISGUISES[disguise](CLAUSE)
+    assert CLAUSE.lower() not in disguised.lower()
+    loopback.default = copying_judge(disguised)
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, "A") == 0
+    events = records(out)
+    assert [e.get("withheld") for e in events if e["type"] == "decision"] == ["it carries words of the coordinator notes"]
+    notice = next(e for e in events if e["type"] == "system" and e.get("reason") == "withheld")
+    assert "memo" not in notice["text"] and disguised not in notice["text"]
+    assert not [e for e in events if e["type"] == "event"] and "memo slides" not in actor_requests(out)
+    assert audit_run(out).clean
+
+
+@pytest.mark.parametrize("disguise", ["zero-width inside words", "inline markup inside words", "cyrillic look-alike letters"])
+def test_the_audit_reports_a_disguised_suggestion_forced_through(tmp_path, loopback, monkeypatch, disguise):
+    loopback.default = copying_judge(DISGUISES[disguise](CLAUSE))
+    monkeypatch.setattr(suggestions, "why_withheld", lambda stage, text: None)  # the check taken away
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, "A") == 0
+    report = audit_run(out)
+    assert [(leak.source, leak.owner, leak.purpose) for leak in report.leaks if leak.source == "events.jsonl"] == \
+        [("events.jsonl", "coordinator", "suggested world event")]
+
+
+@pytest.mark.parametrize(("role", "copied", "whose"), [
+    ("A", "Bob is defensive, then genuinely apologetic.", "the coordinator notes"),
+    ("B", "you want resolution but also accountability", "Alice's perspective"),
+])
+def test_a_suggestion_carrying_one_short_clause_of_private_material_is_withheld(tmp_path, loopback, capsys, role,
+                                                                                 copied, whose):
+    """A clause of 5 to 7 words of the notes or a perspective, copied whole, is under a shingle but is
+    private all the same: a judge that copies one is withheld."""
+    loopback.default = copying_judge(copied)
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, role) == 0
+    events = records(out)
+    assert [e.get("withheld") for e in events if e["type"] == "decision"] == [f"it carries words of {whose}"]
+    assert not [e for e in events if e["type"] == "event"]
+    assert audit_run(out).clean
+
+
+def test_a_stock_phrase_an_actor_once_thought_does_not_withhold_a_suggestion(tmp_path, loopback):
+    """No judge reads the actors' thinking: a world event that says "silence" is not withheld because
+    an actor once thought "Silence.", while a thought of a clause's length copied into it still is."""
+    from promptdesk.core.record.audit_coordinator import vet
+    from promptdesk.core.record.private import read_private
+    from promptdesk.core.record.recorder import read_events
+
+    loopback.default = copying_judge("The radiator clanks twice.")
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, "B") == 0
+    events = read_events(out)
+    thoughts = [i for i, e in enumerate(events) if e.type == "think"]
+    long = "the ledger under the stairs shows forty missing crates"
+    events[thoughts[0]] = events[thoughts[0]].model_copy(update={"text": "Silence."})
+    events[thoughts[1]] = events[thoughts[1]].model_copy(update={"text": f"Not again. {long}, and I signed it."})
+    record = read_private(out)
+    assert vet(record, events, "A heavy silence falls over the room; not again, someone mutters.") == []
+    found = vet(record, events, f"A clerk reads aloud: {long.upper()}!")
+    assert [(f.owner, f.kind) for f in found] == [(events[thoughts[1]].from_, "thinking")]

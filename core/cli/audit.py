@@ -56,6 +56,8 @@ def show(report: AuditReport) -> None:
         print(leak.describe(report.names))
     for problem in report.problems:
         print(f"UNCHECKED {problem}")
+    for text in report.disclosed:
+        print(f"DISCLOSED {text}")
     if report.cut:
         print(f"CUT {report.cut}")
     for warning in report.warnings:

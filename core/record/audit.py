@@ -30,10 +30,11 @@ from pathlib import Path
 
 from promptdesk.core.errors import NotARun
 from promptdesk.core.record import audit_record as whole
-from promptdesk.core.record.audit_coordinator import EVERYONE, checked_material
+from promptdesk.core.record.audit_coordinator import EVERYONE, checked_material, disclosed, whose
 from promptdesk.core.record.audit_framing import Framing, Suspect
 from promptdesk.core.record.cut import cut_of
-from promptdesk.core.record.audit_material import COORDINATOR, Material, json_words, readable
+from promptdesk.core.record.audit_material import COORDINATOR, Material
+from promptdesk.core.record.audit_words import json_words, readable
 from promptdesk.core.record.outputs import unfinished_requests
 from promptdesk.core.record.private import read_private
 from promptdesk.core.record.prompt_log import FILE as PROMPTS, read_prompts
@@ -101,6 +102,9 @@ class AuditReport:
     in_flight: int = 0
     """Requests of the last beat on the log (or later) that no `call` event answers: under way when the
     run was cut off (shown only for a record cut short)."""
+    disclosed: list[str] = field(default_factory=list)
+    """What the operator wrote to the actors that carries private material: no leak (the operator may
+    tell the cast anything), each said as a `DISCLOSED` line."""
     excused: int = 0
     """Matches of another owner's private words that the audit found in requests and excused as public
     material (as routed), the recipient's own, or the engine's framing: what precision is made of."""
@@ -117,7 +121,9 @@ class AuditReport:
         requests = counted(self.requests, "request")
         if self.clean:
             carry = "carries" if self.requests == 1 else "carry"
-            return f"Audit clean: {requests}{cut} in {self.run_dir} {carry} no other owner's private material."
+            yours = (f" beyond what you wrote to the cast yourself ({counted(len(self.disclosed), 'text')}, "
+                     "DISCLOSED above)" if self.disclosed else "")
+            return f"Audit clean: {requests}{cut} in {self.run_dir} {carry} no other owner's private material{yours}."
         unchecked = f"{len(self.problems)} part{'s' if len(self.problems) > 1 else ''} of the record could not be checked"
         short = "the run was cut off before its end (CUT above)"
         if not self.leaks:
@@ -164,9 +170,20 @@ def audit_run(run_dir: Path) -> AuditReport:
     report.leaks += [Leak(numbers[index], 0, event.target or EVERYONE, found.owner, found.kind, found.excerpt,
                           event.beat, "suggested world event" if event.type == "event" else "coordinator note",
                           source="events.jsonl") for index, event, found in coordinator_leaks]
+    report.disclosed = [_disclosure(numbers[index], event, found, report.names)
+                        for index, event, found in disclosed(material, events, superseded)]
     report.problems += intake.problems
     report.warnings += intake.warnings
     return report
+
+
+def _disclosure(line: int, event, found, names: dict[str, str]) -> str:
+    """One line for a person: a text the operator wrote to the cast that carries private material."""
+    what = "world event" if event.type == "event" else "director's note"
+    to = f"{event.target} ({names.get(event.target, event.target)})" if event.target else "every actor"
+    return (f"events.jsonl line {line} ({what} written by the operator, beat {event.beat}) sent to {to} carries "
+            f"{whose(found, names)}: \"…{readable(found.excerpt)}…\" (what you write to the cast is yours to "
+            "tell, so it is not counted as a leak)")
 
 
 @dataclass

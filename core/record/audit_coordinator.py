@@ -23,12 +23,17 @@ from typing import Any
 
 from promptdesk.core.protocol.lines import world_event_line
 from promptdesk.core.record.audit_framing import Suspect
-from promptdesk.core.record.audit_material import (COORDINATOR, Material, grams, material_of, words,
-                                                   written_by_coordinator)
+from promptdesk.core.record.audit_material import (COORDINATOR, Material, grams, material_of, private_material,
+                                                   words, written_by_coordinator)
+from promptdesk.core.record.audit_readings import readings
+from promptdesk.core.record.audit_words import CLAUSE
+from promptdesk.core.record.audit_units import stamp
 from promptdesk.core.record.events import BaseEvent
 
 MAX_SUSPECTS = 8
 """Matches kept per text and owner's material."""
+OPERATOR = "operator"
+"""Who wrote a world event or a note the operator gave (console, `branch`)."""
 EVERYONE = ""
 """The recipient of a text sent to the whole cast: no one's own material excuses a match in it."""
 
@@ -42,25 +47,42 @@ class Carried:
     excerpt: str
 
 
-def suspects(material: Material, text: str, recipient: str = EVERYONE) -> dict[tuple[str, str], list[Suspect]]:
+def suspects(material: Material, text: str, recipient: str = EVERYONE, t: float | None = None,
+             beat: int | None = None, strict: bool = False) -> dict[tuple[str, str], list[Suspect]]:
     """The matches of other owners' private grams in `text` that nothing public or the recipient's own
-    excuses, by (owner, kind)."""
-    tokens = words(text)
+    excuses, by (owner, kind), in any of its readings (`promptdesk.core.record.audit_readings`): when
+    the text was written at `t` in `beat`, by what existed then (None: whatever exists now, as when a
+    text is checked live; `strict`: before it, for a public text that must not excuse itself)."""
     found: dict[tuple[str, str], list[Suspect]] = {}
-    for gram, first, last in material.candidates(tokens):
-        owners, needs = material.carried(recipient, tokens, first, last)
-        for owner, kind in owners:
-            kept = found.setdefault((owner, kind), [])
-            if len(kept) < MAX_SUSPECTS:
-                kept.append(Suspect(owner, kind, gram, needs))
+    for reading in readings(text):
+        tokens = words(reading)
+        for gram, first, last in material.candidates(tokens, with_clauses=True):
+            owners, needs = material.carried(recipient, tokens, first, last, t, beat, strict)
+            for owner, kind in owners:
+                if kind == "thinking" and _stock(gram):
+                    continue
+                kept = found.setdefault((owner, kind), [])
+                if len(kept) < MAX_SUSPECTS:
+                    kept.append(Suspect(owner, kind, gram, needs))
     return found
 
 
-def carried(material: Material, text: str, before: list[BaseEvent], recipient: str = EVERYONE) -> list[Carried]:
+def _stock(gram: str) -> bool:
+    """A whole thought of under `CLAUSE` words with no digit ("Not again.", "Hmm."): a stock phrase a
+    world event may well say. No judge reads the actors' thinking, so in what the coordinator writes
+    such a match is a coincidence, not a leak (a longer thought, or one with a code word, still counts)."""
+    return gram.count(" ") + 1 < CLAUSE and not any(c.isdigit() for c in gram)
+
+
+def carried(material: Material, text: str, before: list[BaseEvent], recipient: str = EVERYONE,
+            written: BaseEvent | None = None, strict: bool = False) -> list[Carried]:
     """What private material `text` carries to `recipient`, given the events `before` it: a match of an
-    actor's thinking counts only if that actor thought those words before (later thinking may quote it)."""
+    actor's thinking counts only if that actor thought those words before (later thinking may quote it),
+    and only what was public when it was written (the `written` event's time; `strict`: before it)
+    excuses a match."""
+    when = (written.t, written.beat) if written is not None else (None, None)
     out = []
-    for (owner, kind), found in sorted(suspects(material, text, recipient).items()):
+    for (owner, kind), found in sorted(suspects(material, text, recipient, *when, strict).items()):
         sure = next((s for s in found if kind != "thinking" or _thought(before, owner, s.excerpt)), None)
         if sure is not None:
             out.append(Carried(owner, kind, sure.excerpt))
@@ -87,12 +109,27 @@ def checked_material(record: dict[str, Any], events: list[BaseEvent],
     for index, event in enumerate(events):
         if not routed(event):
             continue
-        found = carried(material, event.text, [*superseded, *events[:index]], event.target or EVERYONE)
+        found = carried(material, event.text, [*superseded, *events[:index]], event.target or EVERYONE, event)
         if found:
             leaks += [(index, event, item) for item in found]
         else:
-            material.admit(event.text, world_event_line(event.text) if event.type == "event" else event.text)
+            material.admit(event.text, world_event_line(event.text) if event.type == "event" else event.text,
+                           stamp(event.t, event.beat))
     return material, leaks
+
+
+def disclosed(material: Material, events: list[BaseEvent],
+              superseded: list[BaseEvent]) -> list[tuple[int, BaseEvent, Carried]]:
+    """What the operator wrote to the actors (a world event, a director's note, a take's change) that
+    carries private material: public by design (the operator may tell the cast anything), so no leak,
+    but said, so that a clean audit never claims the actors were sent no private words when the
+    operator sent them some. Each with what it carries, by its index in `events`."""
+    found = []
+    for index, event in enumerate(events):
+        if event.type in ("event", "note") and event.from_ == OPERATOR and not written_by_coordinator(event):
+            found += [(index, event, item) for item in carried(material, event.text, [*superseded, *events[:index]],
+                                                                event.target or EVERYONE, event, strict=True)]
+    return found
 
 
 def vet(record: dict[str, Any] | None, events: list[BaseEvent], text: str) -> list[Carried]:
@@ -101,6 +138,9 @@ def vet(record: dict[str, Any] | None, events: list[BaseEvent], text: str) -> li
     said to carry the coordinator notes (nothing can show it does not)."""
     if record is None:
         return [Carried(COORDINATOR, "coordinator_notes", "(no private record to check against)")]
+    private = private_material(record, events, [])
+    if not any(True for reading in readings(text) for _ in private.candidates(words(reading), with_clauses=True)):
+        return []  # no private gram in any reading: nothing could excuse what is not there
     material, _ = checked_material(record, events, [])
     return carried(material, text, events)
 

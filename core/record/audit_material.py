@@ -2,11 +2,14 @@
 
 **Private material** is each actor's profile, journal (as read at the start) and perspective, the
 coordinator notes, and every actor's thinking. Each private text is cut into *grams* of normalised
-words (lower case, punctuation and combining marks dropped, compatibility forms unfolded; in a script
-written without spaces, each character a word: `_scan`): a text of `SHINGLE` words or more into every run of
+words (`promptdesk.core.record.audit_words`): a text of `SHINGLE` words or more into every run of
 `SHINGLE` consecutive words; a shorter text is one gram, the whole normalised phrase (down to a single
 word); and a code word inside any text (a word that mixes letters and digits, such as `ZEPHYR-7`) is
-a gram of its own.
+a gram of its own. Where the coordinator's own texts are checked, each clause of 5 to 7 words of the
+notes, a perspective or a secret is a gram too.
+
+**Whatever excuses a match** does so only from the moment it existed: a leak the recipient then
+repeats is not excused by its echo (`promptdesk.core.record.audit_units`).
 
 **A match is excused** when the recipient may see those words anyway:
 
@@ -34,11 +37,8 @@ excuses a match; where it reaches the actors it is checked like a request
 from __future__ import annotations
 
 import math
-import re
-import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from promptdesk.core.protocol import judging, notes
@@ -46,12 +46,11 @@ from promptdesk.core.protocol.evaluation import EVALUATOR
 from promptdesk.core.protocol.lines import speech_line, world_event_line
 from promptdesk.core.protocol.reply import CORRECTION_PROMPT
 from promptdesk.core.protocol.structured import JSON_CORRECTION_PROMPT
+from promptdesk.core.record.audit_units import ALWAYS, COVER, Born, Units, around, by, earliest, stamp
+from promptdesk.core.record.audit_words import CLAUSE, SHINGLE, clauses, grams, words
 from promptdesk.core.record.events import BaseEvent
 from promptdesk.core.record.outputs import JUDGE_FALLBACK
 
-SHINGLE = 8
-COVER = 3
-"""Words of a run that places a word inside a public unit (a unit shorter than this counts whole)."""
 COORDINATOR = "coordinator"
 PRIVATE_KINDS = ("profile", "journal", "perspective", "secret")
 """The private parts of each cast member recorded in `private.json` (besides the notes and thinking); a
@@ -60,142 +59,28 @@ part of the profile too."""
 EVALUATOR_SEES = ("profile", "perspective", "secret")
 """What the evaluator is sent of every cast member by design (`promptdesk.core.protocol.evaluation`): its own
 material. Thinking, journals and the coordinator notes are not, and are leaks in its requests."""
-_WORD = re.compile(r"\w+")
-_NO_SPACE = ("\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
-             "\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f")
-"""Scripts written without spaces between words: Thai, Lao, Myanmar, Khmer, kana, CJK ideographs."""
-_NO_SPACE_SPLIT = re.compile(f"[{_NO_SPACE}]|[^{_NO_SPACE}]+")
-_JOINED = re.compile(f"(?<=[{_NO_SPACE}]) (?=[{_NO_SPACE}])")
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
-_COMPOUND = re.compile(r"\w+(?:-\w+)*")
-_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
+CLAUSE_KINDS = ("perspective", "secret", "coordinator_notes")
+"""The private kinds whose clauses are grams where the coordinator's texts are checked (`clauses`)."""
 Needs = tuple[tuple[str, ...], ...]
 """For each word of a match that nothing else excuses, the runs around it (see `Material.carried`)."""
 _SCENE_PRIVATE = ("perspectives", "coordinator_notes", "cast", "provider", "judge", "evaluator")
 """Keys of the scene as loaded that are not shown to the cast as they stand."""
 
 
-def words(text: str) -> list[str]:
-    """The words of a text, normalised (see `_scan`), punctuation dropped."""
-    return _scan(text)[0]
-
-
-def json_words(fragment: str) -> tuple[list[str], list[int]]:
-    """The words of a piece of canonical request JSON (escapes are word breaks), and where each ends."""
-    return _scan(_ESCAPE.sub(lambda m: " " * len(m.group(0)), fragment))
-
-
-def _scan(text: str) -> tuple[list[str], list[int]]:
-    """The words of a text and where each ends, read alike in every script: lower case; accents and
-    other combining marks ignored, and compatibility forms (full-width letters, ligatures) taken as
-    their plain ones, so `Café`, `cafe` followed by U+0301 and `ＣＡＦＥ` are one word, and an Arabic or Hebrew word
-    with or without its vowel marks; in a script written without spaces between words (Chinese,
-    Japanese, Thai, Lao, Khmer, Myanmar) each character is a word, so a clause of such a text is as
-    many words as it has characters, as an English clause is as many as it has words."""
-    found = list(_WORD.finditer(text))
-    tokens = [m.group(0) for m in found]
-    if "".join(tokens).isascii() and not any(unicodedata.category(c)[0] == "M" for c in _NON_ASCII.findall(text)):
-        return [t.lower() for t in tokens], [m.end() for m in found]
-    out: list[str] = []
-    ends: list[int] = []
-    for match in _pieces().finditer(text):
-        piece = match.group(0)
-        if piece.isascii():
-            out.append(piece.lower())
-            ends.append(match.end())
-            continue
-        for word in _plain(piece):
-            out.append(word)
-            ends.append(match.end())
-    return out, ends
-
-
-@lru_cache(maxsize=1)
-def _pieces() -> re.Pattern[str]:
-    """A character of a script without spaces, or a run of other word characters and combining marks
-    (`\\w` leaves marks out, so a word with an accent or a vowel mark would be cut in two). Made when
-    first needed: the marks are read from the Unicode database of this Python."""
-    ranges: list[list[int]] = []
-    for point in [*range(0x300, 0x20000), *range(0xE0100, 0xE01F0)]:
-        if unicodedata.category(chr(point))[0] == "M":
-            if ranges and ranges[-1][1] == point - 1:
-                ranges[-1][1] = point
-            else:
-                ranges.append([point, point])
-    marks = "".join(re.escape(chr(lo)) + (f"-{re.escape(chr(hi))}" if hi > lo else "") for lo, hi in ranges)
-    return re.compile(f"[{_NO_SPACE}]|(?:[^\\W{_NO_SPACE}]|[{marks}])+")
-
-
-@lru_cache(maxsize=65536)
-def _plain(piece: str) -> tuple[str, ...]:
-    """A piece's words in their plain form: compatibility forms unfolded, marks dropped, lower case."""
-    plain = unicodedata.normalize("NFKD", piece)
-    plain = unicodedata.normalize("NFC", "".join(c for c in plain if unicodedata.category(c)[0] != "M"))
-    return tuple(_WORD.findall(plain.lower()))
-
-
-def readable(gram: str) -> str:
-    """A gram as a person reads it: the words of a script without spaces joined up again."""
-    return _JOINED.sub("", gram)
-
-
-def code_words(text: str) -> set[str]:
-    """The code words of a text (normalised): words of four characters or more, hyphens joining
-    their parts, that mix letters and digits (`ZEPHYR-7`, `X7Q9`, `B2B4`)."""
-    found = set()
-    for match in _COMPOUND.finditer(text):
-        token = match.group(0)
-        if len(token) >= 4 and any(c.isdigit() for c in token) and any(c.isalpha() for c in token):
-            found.add(" ".join(words(token)))
-    return found
-
-
-def grams(text: str) -> set[str]:
-    """The grams of a private text (see the module docstring)."""
-    tokens = words(text)
-    if not tokens:
-        return set()
-    size = min(SHINGLE, len(tokens))
-    return {" ".join(tokens[i:i + size]) for i in range(len(tokens) - size + 1)} | code_words(text)
-
-
-@dataclass
-class Units:
-    """Text as cover: its runs of `COVER` words, and the whole of each text shorter than that."""
-
-    runs: set[str] = field(default_factory=set)
-    short: set[str] = field(default_factory=set)
-
-    def add(self, text: str, *, short: bool = True) -> None:
-        tokens = words(text)
-        if len(tokens) >= COVER:
-            self.runs.update(" ".join(tokens[i:i + COVER]) for i in range(len(tokens) - COVER + 1))
-        elif tokens and short:
-            self.short.add(" ".join(tokens))
-
-    def holds(self, tokens: list[str], at: int) -> bool:
-        """True when the word at `at` lies inside one of these units where it stands in `tokens`."""
-        return any(run in self.runs for run in around(tokens, at)) or any(
-            " ".join(tokens[start:start + size]) in self.short
-            for size in range(1, COVER) for start in range(max(0, at - size + 1), min(at, len(tokens) - size) + 1))
-
-
-def around(tokens: list[str], at: int) -> tuple[str, ...]:
-    """The runs of `COVER` words of `tokens` that hold the word at `at`."""
-    return tuple(" ".join(tokens[start:start + COVER])
-                 for start in range(max(0, at - COVER + 1), min(at, len(tokens) - COVER) + 1))
-
-
 @dataclass
 class Material:
-    """A run's private grams by owner and kind, and what excuses a match (see the module docstring)."""
+    """A run's private grams by owner and kind, and what excuses a match (see the module docstring).
+    Whatever excuses a match does so only from the moment it existed (`promptdesk.core.record.audit_units`)."""
 
     index: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     sizes: set[int] = field(default_factory=set)
-    public: set[str] = field(default_factory=set)
-    """Private grams that appear inside a public text."""
-    own: dict[str, set[str]] = field(default_factory=dict)
-    """Per recipient, the private grams that appear inside its own material."""
+    clauses: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
+    """The clauses of the notes, perspectives and secrets (`clauses`): grams only where the coordinator's
+    own texts are checked (a judge may have read them), never in the requests."""
+    public: dict[str, Born] = field(default_factory=dict)
+    """Private grams that appear inside a public text, with when they first did."""
+    own: dict[str, dict[str, Born]] = field(default_factory=dict)
+    """Per recipient, the private grams that appear inside its own material, with when they first did."""
     routed: Units = field(default_factory=Units)
     """The public units, as routed."""
     own_units: dict[str, Units] = field(default_factory=dict)
@@ -206,52 +91,57 @@ class Material:
     born: dict[tuple[str, str, str], tuple[float, float]] = field(default_factory=dict)
     """When a gram of an owner's material first existed (`t` and beat of its thought); material recorded
     at the start (profiles, journals, perspectives, notes) has none: it existed before any request."""
-    _own_texts: dict[str, list[str]] = field(default_factory=dict)
+    _own_texts: dict[str, list[tuple[str, Born]]] = field(default_factory=dict)
     _first_words: tuple[int, set[str]] = (-1, set())
 
     def add(self, owner: str, kind: str, text: str, t: float | None = None, beat: int | None = None) -> None:
         """One private text of `owner` (which is also that owner's own material), written at `t` in
         `beat` (None: before the run's first request; a beat unknown: the earliest)."""
         when = (t, -math.inf if beat is None else beat) if t is not None else None
+        for clause in clauses(text) if kind in CLAUSE_KINDS else ():
+            self.clauses.setdefault(clause, set()).add((owner, kind))
         for gram in grams(text):
             self.index.setdefault(gram, set()).add((owner, kind))
             self.sizes.add(gram.count(" ") + 1)
             if when is not None and self.born.get((gram, owner, kind), (math.inf, math.inf)) > when:
                 self.born[(gram, owner, kind)] = when
-        self.private_units.setdefault(owner, Units()).add(text, short=False)
-        self.allow(owner, text)
+        self.private_units.setdefault(owner, Units()).add(words(text), short=False)
+        self.allow(owner, text, stamp(t, beat))
 
-    def allow(self, recipient: str, text: str) -> None:
-        """Text that is a recipient's own, whether or not it is private to others."""
+    def allow(self, recipient: str, text: str, born: Born = ALWAYS) -> None:
+        """Text that is a recipient's own (from `born` on), whether or not it is private to others."""
         if text:
-            self._own_texts.setdefault(recipient, []).append(text)
+            self._own_texts.setdefault(recipient, []).append((text, born))
 
-    def settle(self, public: list[str]) -> None:
+    def settle(self, public: list[tuple[str, Born]]) -> None:
         """Index, once every private text is known, the public texts and each recipient's own."""
         self.public = self._found_in(public)
         for recipient, texts in self._own_texts.items():
             self.own[recipient] = self._found_in(texts)
             units = self.own_units.setdefault(recipient, Units())
-            for text in texts:
-                units.add(text, short=False)
+            for text, born in texts:
+                units.add(words(text), short=False, born=born)
 
-    def admit(self, text: str, line: str) -> None:
-        """A text found clean after `settle` (a coordinator-written one) becomes public: as content, as
-        a unit, and as the `line` it was routed as."""
-        self.public |= self._found_in([text])
-        self.routed.add(text, short=False)
-        self.routed.add(line)
+    def admit(self, text: str, line: str, born: Born = ALWAYS) -> None:
+        """A text found clean after `settle` (a coordinator-written one) becomes public from `born` on:
+        as content, as a unit, and as the `line` it was routed as."""
+        for gram, when in self._found_in([(text, born)]).items():
+            earliest(self.public, gram, when)
+        self.routed.add(words(text), short=False, born=born)
+        self.routed.add(words(line), born=born)
 
-    def _found_in(self, texts: list[str]) -> set[str]:
-        found: set[str] = set()
-        for text in texts:
-            found.update(gram for gram, _, _ in self.candidates(words(text)))
+    def _found_in(self, texts: list[tuple[str, Born]]) -> dict[str, Born]:
+        found: dict[str, Born] = {}
+        for text, born in texts:
+            for gram, _, _ in self.candidates(words(text), with_clauses=True):
+                earliest(found, gram, born)
         return found
 
-    def candidates(self, tokens: list[str]) -> Iterator[tuple[str, int, int]]:
+    def candidates(self, tokens: list[str], with_clauses: bool = False) -> Iterator[tuple[str, int, int]]:
         """Every run of `tokens` that is a private gram: (the gram, where it starts, where it ends),
         in the order of `runs`. Only the words that begin some private gram are looked at (most of
-        a request's words begin none), and each run there is joined once, at its own size."""
+        a request's words begin none), and each run there is joined once, at its own size.
+        `with_clauses`: the clauses too (`clauses`), after the grams."""
         firsts, sizes, index, count = self._firsts(), sorted(self.sizes), self.index, len(tokens)
         for start, token in enumerate(tokens):
             if token not in firsts:
@@ -262,6 +152,11 @@ class Material:
                 gram = token if size == 1 else " ".join(tokens[start:start + size])
                 if gram in index:
                     yield gram, start, start + size
+        if with_clauses and self.clauses:
+            for size in range(CLAUSE, SHINGLE):
+                for start in range(count - size + 1):
+                    if (gram := " ".join(tokens[start:start + size])) in self.clauses:
+                        yield gram, start, start + size
 
     def _firsts(self) -> set[str]:
         """The first word of every private gram (kept until the index grows)."""
@@ -274,25 +169,28 @@ class Material:
         instant (a clock that stood still: the offline improviser without a latency) the beats order
         them: a thought of a later beat did not exist yet; one of the same beat, or a beat unknown, may have."""
         born = self.born.get((gram, owner, kind))
-        if born is None or t is None:
-            return True
-        return born[0] < t or (born[0] == t and (beat is None or born[1] <= beat))
+        return born is None or by(born, t, beat)
 
-    def carried(self, recipient: str, tokens: list[str], start: int, end: int,
-                t: float | None = None, beat: int | None = None) -> tuple[list[tuple[str, str]], Needs]:
+    def carried(self, recipient: str, tokens: list[str], start: int, end: int, t: float | None = None,
+                beat: int | None = None, strict: bool = False) -> tuple[list[tuple[str, str]], Needs]:
         """The (owner, kind) pairs that the words `tokens[start:end]` of a request to `recipient` may
         carry (none when the match is excused), and, for each of its words that no public unit and
         none of the recipient's own holds, the runs around it: the match is excused after all if
         each such word has one run among them that is the engine's framing (`promptdesk.core.record.audit_framing`).
-        A gram that did not exist yet at `t` (a thought recorded after the request was sent) is carried by nobody."""
+        A gram that did not exist yet at `t` (a thought recorded after the request was sent) is carried by
+        nobody; what excuses it must have existed at `t` too (a leak the recipient then said aloud or
+        thought is not excused by its own echo); `strict`: before it (a public text checked against what
+        was public before it was written, so that it cannot excuse itself)."""
         gram = " ".join(tokens[start:end])
-        owners = [(o, k) for o, k in self.index.get(gram, ()) if o != recipient and self.existed(gram, o, k, t, beat)]
+        owners = [(o, k) for o, k in self.index.get(gram) or self.clauses.get(gram, ())
+                  if o != recipient and self.existed(gram, o, k, t, beat)]
         if not owners:
             return [], ()
         own = self.own_units.get(recipient)
-        needs = () if gram in self.public or gram in self.own.get(recipient, ()) else tuple(
-            around(tokens, at) for at in range(start, end)
-            if not self.routed.holds(tokens, at) and not (own is not None and own.holds(tokens, at)))
+        mine = self.own.get(recipient, {})
+        needs = () if by(self.public.get(gram), t, beat, strict) or by(mine.get(gram), t, beat, strict) else tuple(
+            around(tokens, at) for at in range(start, end) if not self.routed.holds(tokens, at, t, beat, strict)
+            and not (own is not None and own.holds(tokens, at, t, beat, strict)))
         if not needs:
             self.excused += 1
             return [], ()
@@ -313,8 +211,9 @@ def written_by_coordinator(event: BaseEvent) -> bool:
     return event.from_ == COORDINATOR and (event.type in ("note", "decision") or fallback)
 
 
-def public_texts(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[str]:
-    """Every public text of a run: each public event's strings and the scene's shared fields.
+def public_texts(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[tuple[str, Born]]:
+    """Every public text of a run, with when it became public: each public event's strings (from its
+    `t` and beat) and the scene's shared fields (always).
 
     Not public: thinking, journal entries, calls, evaluations (an evaluator reads every secret and goal,
     and its reasoning quotes them), and whatever the coordinator wrote (`written_by_coordinator`): a
@@ -322,18 +221,21 @@ def public_texts(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[st
     for event in events:
         if event.type in ("think", "journal", "call", "evaluation") or written_by_coordinator(event):
             continue
-        yield from strings(event.to_record())
-    yield from strings({k: v for k, v in (record.get("scene") or {}).items() if k not in _SCENE_PRIVATE})
+        born = stamp(event.t, event.beat)
+        yield from ((text, born) for text in strings(event.to_record()))
+    yield from ((text, ALWAYS) for text in strings({k: v for k, v in (record.get("scene") or {}).items()
+                                                      if k not in _SCENE_PRIVATE}))
 
 
-def routed_lines(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[str]:
-    """Each speech and world event as the engine routes it: one line, headed by the speaker's name."""
+def routed_lines(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[tuple[str, Born]]:
+    """Each speech and world event as the engine routes it (one line, headed by the speaker's name),
+    with when it was said."""
     names = {slug: member.get("name") or slug for slug, member in record["cast"].items()}
     for event in events:
         if event.type == "speak" and getattr(event, "action", "") != "silent":
-            yield speech_line(names.get(event.from_, event.from_), event)
+            yield speech_line(names.get(event.from_, event.from_), event), stamp(event.t, event.beat)
         elif event.type == "event" and not written_by_coordinator(event):
-            yield world_event_line(event.text)
+            yield world_event_line(event.text), stamp(event.t, event.beat)
 
 
 def names_of(record: dict[str, Any]) -> Iterator[str]:
@@ -364,6 +266,23 @@ def engine_words() -> list[str]:
 def material_of(record: dict[str, Any], events: list[BaseEvent], superseded: list[BaseEvent]) -> Material:
     """The run's material, from its start record (`private.json`) and its events (thinking included
     from the beat a resume played again)."""
+    material = private_material(record, events, superseded)
+    for judge in ("judge", "facilitator"):
+        material.allow(judge, record.get("operator_context") or "")
+    public = [*public_texts(record, events), *((text, ALWAYS) for text in engine_words())]
+    material.settle(public)
+    for text, born in public:
+        material.routed.add(words(text), short=False, born=born)
+    for line, born in [*routed_lines(record, events), *((name, ALWAYS) for name in names_of(record))]:
+        material.routed.add(words(line), born=born)
+    for text in [*judging.fixed_texts(), *notes.fixed_texts()]:
+        material.routed.add(words(text), short=False)
+    return material
+
+
+def private_material(record: dict[str, Any], events: list[BaseEvent], superseded: list[BaseEvent]) -> Material:
+    """The run's private texts alone (each cast member's, the coordinator notes, every thought), indexed
+    but not yet settled: enough to tell whether a text holds any private gram at all."""
     material = Material()
     for slug, member in record["cast"].items():
         for kind in PRIVATE_KINDS:
@@ -375,14 +294,4 @@ def material_of(record: dict[str, Any], events: list[BaseEvent], superseded: lis
     for event in [*superseded, *events]:
         if event.type == "think":
             material.add(event.from_, "thinking", event.text, event.t, event.beat)
-    for judge in ("judge", "facilitator"):
-        material.allow(judge, record.get("operator_context") or "")
-    public = [*public_texts(record, events), *engine_words()]
-    material.settle(public)
-    for text in public:
-        material.routed.add(text, short=False)
-    for line in [*routed_lines(record, events), *names_of(record)]:
-        material.routed.add(line)
-    for text in [*judging.fixed_texts(), *notes.fixed_texts()]:
-        material.routed.add(text, short=False)
     return material

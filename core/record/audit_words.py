@@ -1,0 +1,131 @@
+"""How the isolation audit cuts a text into words and grams, alike in every script.
+
+A text's words are normalised (lower case, punctuation and combining marks dropped, compatibility
+forms unfolded; in a script written without spaces, each character a word: `_scan`). A private text
+of `SHINGLE` words or more is cut into every run of `SHINGLE` consecutive words; a shorter text is one
+gram, the whole normalised phrase (down to a single word); a code word inside any text (a word that
+mixes letters and digits, such as `ZEPHYR-7`) is a gram of its own; and the clauses of a long text
+(`clauses`) are grams where the coordinator's own texts are checked.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+SHINGLE = 8
+_WORD = re.compile(r"\w+")
+_NO_SPACE = ("\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+             "\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f")
+"""Scripts written without spaces between words: Thai, Lao, Myanmar, Khmer, kana, CJK ideographs."""
+_NO_SPACE_SPLIT = re.compile(f"[{_NO_SPACE}]|[^{_NO_SPACE}]+")
+_JOINED = re.compile(f"(?<=[{_NO_SPACE}]) (?=[{_NO_SPACE}])")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_NO_SPACE_CHAR = re.compile(f"[{_NO_SPACE}]")
+_CLAUSE_END = re.compile(r"[.!?;:\u2026\u3002\uff01\uff1f\uff1b\uff1a]+|\n[ \t]*(?:\n|[-*\u2022][ \t])")
+"""Where a clause ends: a sentence's or a clause's punctuation, a blank line, a list item's start (a
+line break alone is the text's wrapping)."""
+CLAUSE = 5
+"""Words of the shortest clause of a long private text matched whole (see `clauses`)."""
+_COMPOUND = re.compile(r"\w+(?:-\w+)*")
+_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
+
+
+def words(text: str) -> list[str]:
+    """The words of a text, normalised (see `_scan`), punctuation dropped."""
+    return _scan(text)[0]
+
+
+def json_words(fragment: str) -> tuple[list[str], list[int]]:
+    """The words of a piece of canonical request JSON (escapes are word breaks), and where each ends."""
+    return _scan(_ESCAPE.sub(lambda m: " " * len(m.group(0)), fragment))
+
+
+def _scan(text: str) -> tuple[list[str], list[int]]:
+    """The words of a text and where each ends, read alike in every script: lower case; accents and
+    other combining marks ignored, and compatibility forms (full-width letters, ligatures) taken as
+    their plain ones, so `Café`, `cafe` followed by U+0301 and `ＣＡＦＥ` are one word, and an Arabic or Hebrew word
+    with or without its vowel marks; in a script written without spaces between words (Chinese,
+    Japanese, Thai, Lao, Khmer, Myanmar) each character is a word, so a clause of such a text is as
+    many words as it has characters, as an English clause is as many as it has words."""
+    found = list(_WORD.finditer(text))
+    tokens = [m.group(0) for m in found]
+    if "".join(tokens).isascii() and not any(unicodedata.category(c)[0] == "M" for c in _NON_ASCII.findall(text)):
+        return [t.lower() for t in tokens], [m.end() for m in found]
+    out: list[str] = []
+    ends: list[int] = []
+    for match in _pieces().finditer(text):
+        piece = match.group(0)
+        if piece.isascii():
+            out.append(piece.lower())
+            ends.append(match.end())
+            continue
+        for word in _plain(piece):
+            out.append(word)
+            ends.append(match.end())
+    return out, ends
+
+
+@lru_cache(maxsize=1)
+def _pieces() -> re.Pattern[str]:
+    """A character of a script without spaces, or a run of other word characters and combining marks
+    (`\\w` leaves marks out, so a word with an accent or a vowel mark would be cut in two). Made when
+    first needed: the marks are read from the Unicode database of this Python."""
+    ranges: list[list[int]] = []
+    for point in [*range(0x300, 0x20000), *range(0xE0100, 0xE01F0)]:
+        if unicodedata.category(chr(point))[0] == "M":
+            if ranges and ranges[-1][1] == point - 1:
+                ranges[-1][1] = point
+            else:
+                ranges.append([point, point])
+    marks = "".join(re.escape(chr(lo)) + (f"-{re.escape(chr(hi))}" if hi > lo else "") for lo, hi in ranges)
+    return re.compile(f"[{_NO_SPACE}]|(?:[^\\W{_NO_SPACE}]|[{marks}])+")
+
+
+@lru_cache(maxsize=65536)
+def _plain(piece: str) -> tuple[str, ...]:
+    """A piece's words in their plain form: compatibility forms unfolded, marks dropped, lower case."""
+    plain = unicodedata.normalize("NFKD", piece)
+    plain = unicodedata.normalize("NFC", "".join(c for c in plain if unicodedata.category(c)[0] != "M"))
+    return tuple(_WORD.findall(plain.lower()))
+
+
+def readable(gram: str) -> str:
+    """A gram as a person reads it: the words of a script without spaces joined up again."""
+    return _JOINED.sub("", gram)
+
+
+def code_words(text: str) -> set[str]:
+    """The code words of a text (normalised): words of four characters or more, hyphens joining
+    their parts, that mix letters and digits (`ZEPHYR-7`, `X7Q9`, `B2B4`)."""
+    found = set()
+    for match in _COMPOUND.finditer(text):
+        token = match.group(0)
+        if len(token) >= 4 and any(c.isdigit() for c in token) and any(c.isalpha() for c in token):
+            found.add(" ".join(words(token)))
+    return found
+
+
+def grams(text: str) -> set[str]:
+    """The grams of a private text (see the module docstring)."""
+    tokens = words(text)
+    if not tokens:
+        return set()
+    size = min(SHINGLE, len(tokens))
+    return {" ".join(tokens[i:i + size]) for i in range(len(tokens) - size + 1)} | code_words(text)
+
+
+def clauses(text: str) -> set[str]:
+    """The clauses of a long private text (of `SHINGLE` words or more) that are shorter than a shingle
+    but of `CLAUSE` words or more, each a gram: a sentence of the notes ("Dolores secretly controls
+    four votes.") or a part of one between semicolons or colons, copied whole, is a leak as a whole
+    short text is. Not in a script written without spaces, whose 8-character shingles are short enough."""
+    if len(words(text)) < SHINGLE:
+        return set()
+    found = set()
+    for part in _CLAUSE_END.split(text):
+        tokens = words(part)
+        if CLAUSE <= len(tokens) < SHINGLE and not _NO_SPACE_CHAR.search(part):
+            found.add(" ".join(tokens))
+    return found
