@@ -285,3 +285,15 @@ async def test_a_run_resumed_after_the_close_note_closes_as_it_would_have(run_sc
     assert sorted(played(killed)) == sorted(played(whole.dir)), "arrival order within a beat is the loopback's"
     notes = [e.get("reason") for e in map(json.loads, (killed / "events.jsonl").read_text().splitlines()) if e["type"] == "note"]
     assert notes == ["wind-down", "close-note"], "the resumed run did not wind down a second time"
+
+
+async def test_a_judges_nudge_is_not_the_soft_cap_and_never_closes_the_scene_as_one(run_scene, loopback):
+    """A judge that nudges Bob at its first beat: Bob gets the timing note once (a `judge-nudge`), and
+    the scene is not then closed as `soft-cap` ("nudged at the soft cap") with no cap reached."""
+    loopback.default = judging(lambda body: '{"decision": "nudge", "actor": "bob", "reason": "time to wrap up"}')
+    judge = {"name": "openai", "model": "gpt-4o-mini", "base_url": loopback.url("/v1"), "max_retries": 0}
+    scene = two_hander(cast=remote_cast(loopback, "alice", "bob"), judge=judge, limits={"max_beats": 8})
+    run = await run_scene(scene, isolation="b", coordinator="B")
+    assert run.result.close_reason == "max_beats_exceeded"
+    nudges = [r for r in run.records() if r["type"] == "note" and r.get("target") == "bob"]
+    assert [(n["reason"], n["from"]) for n in nudges] == [("judge-nudge", "coordinator")]

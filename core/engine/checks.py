@@ -75,10 +75,15 @@ def caps(session: Stage) -> Decision | None:
     return None
 
 
-def nudge(session: Stage, slug: str) -> None:
-    """Tell one actor the end is approaching: the only content the coordinator ever adds."""
-    session.nudged[slug] = session.state.turns[slug]
-    session.director_note(SOFT_CAP_NUDGE, slug, source=COORDINATOR, reason="soft-cap")
+def nudge(session: Stage, slug: str, by_judge: bool = False) -> None:
+    """Tell one actor the end is approaching: the only content the coordinator ever adds. The soft
+    cap's nudge is followed by a close after a grace (`caps`); a judge's (`judge-nudge`, once per
+    actor) is only the note: the scene still ends as the judge, the rules or the caps decide."""
+    if by_judge:
+        session.winding.judge_nudged.add(slug)
+    else:
+        session.nudged[slug] = session.state.turns[slug]
+    session.director_note(SOFT_CAP_NUDGE, slug, source=COORDINATOR, reason="judge-nudge" if by_judge else "soft-cap")
 
 
 def stall(session: Stage) -> Decision | None:
@@ -173,8 +178,9 @@ async def judge(session: Stage, new_speech: list[SpeakEvent]) -> Decision | None
                     decision=decision.decision, **({"withheld": withheld} if withheld else {}))
     if decision.decision == "close":
         return close("natural", decision.text or decision.reason or "The coordinator closed the scene")
-    if decision.decision == "nudge" and decision.actor in state.cast and decision.actor not in session.nudged:
-        nudge(session, decision.actor)
+    if decision.decision == "nudge" and decision.actor in state.cast and decision.actor not in session.nudged \
+            and decision.actor not in session.winding.judge_nudged:
+        nudge(session, decision.actor, by_judge=True)
     if suggested and (withheld or session.suggested_events == "inject"):
         session.suggest(suggested)  # injected, or said to be withheld, after the decision that suggested it
     return wind_down(session, view, decision, new_speech, allowed)

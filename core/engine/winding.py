@@ -43,6 +43,8 @@ class Winding:
     close_line: int = 0
     """How many public lines there were when the close note went out."""
     spoken: set[str] = field(default_factory=set)
+    judge_nudged: set[str] = field(default_factory=set)
+    """The actors a judge nudged (each once; the soft cap's nudge is `Stage.nudged`)."""
 
     def since_close_note(self, public_lines: list[str]) -> list[str] | None:
         """The public lines since the close note (None before it went out)."""

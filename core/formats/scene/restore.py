@@ -128,6 +128,8 @@ class Replay:
         reason = getattr(event, "reason", None)
         if reason == "soft-cap" and event.target in session.actors:
             session.nudged[event.target] = session.state.turns[event.target]
+        if reason == "judge-nudge" and event.target in session.actors:
+            session.winding.judge_nudged.add(event.target)
         if reason == "wind-down":
             session.winding.nearing_beat = event.beat
         elif reason == "close-note":
