@@ -16,6 +16,7 @@ from functools import lru_cache
 from promptdesk.core.improv.scene_words import place as place_of, topics
 from promptdesk.core.improv.voice import base_verb, first_person
 from promptdesk.core.protocol.goal_acts import read_goal
+from promptdesk.core.protocol.person_names import given_name, spoken_name
 
 PROFILE_READ = 6000
 """The characters of a profile read for material (an agent file may hold tens of kilobytes)."""
@@ -49,7 +50,7 @@ class Material:
 def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str, goal: str, perspective: str,
                   profile: str) -> Material:
     """The material of one briefing (its fields as read by `briefing_reader`)."""
-    names = (name, *others, *(n.split()[0] for n in (name, *others) if n))
+    names = (name, *others, *(given_name(n) for n in (name, *others) if n))
     mine_text = first_person(perspective) if perspective else ""
     acts = any(c.act for c in read_goal(goal))
     scene_topics = tuple(topics(prompt, goal if acts else "", exclude=names))
@@ -66,14 +67,16 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
 
 
 def address(name: str, present: tuple[str, ...]) -> str:
-    """How a character is called by name: the first name, unless another person present shares it or
-    the rest of the name is what tells them apart (`Person 3`, `Guest 12`)."""
+    """How a character is called by name: the first name (with a title, the title and surname: `Dr
+    Haddad`), unless another person present shares it or the rest of the name is what tells them apart
+    (`Person 3`, `Guest 12`)."""
     words = name.split()
     if len(words) < 2:
         return name
     rest = " ".join(words[1:])
-    shared = sum(1 for other in present if other.split()[:1] == words[:1]) > 1
-    return name if shared or any(ch.isdigit() for ch in rest) or words[0].lower() in _GENERIC else words[0]
+    short = spoken_name(name)
+    shared = sum(1 for other in present if other.split()[:1] == words[:1] or spoken_name(other) == short) > 1
+    return name if shared or any(ch.isdigit() for ch in rest) or words[0].lower() in _GENERIC else short
 
 
 _GENERIC = frozenset("person character guest member resident player participant agent speaker user".split())
