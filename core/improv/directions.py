@@ -109,7 +109,7 @@ def read_event(text: str) -> Event:
     words = first.split()
     if not keyword and not any(w.lower().strip("'") in _ENGLISH | _VERBS for w in words):
         return Event(text=first, kind=abroad or "other", thing="", action="", person="")  # not English: not parsed
-    at = next((i for i, w in enumerate(words) if i >= 1 and w.lower() in _VERBS), None)
+    at = next((i for i, w in enumerate(words) if i >= 1 and (w.lower() in _VERBS or _verb_before(words, i))), None)
     if at is None:
         at = next((i for i, w in enumerate(words) if i >= 1 and w.endswith("s") and words[i - 1].lower()
                    not in ("a", "an", "the")), len(words))
@@ -124,6 +124,19 @@ def read_event(text: str) -> Event:
     if thing and not thing[:1].isupper() and not thing.startswith(("the ", "a ")):
         thing = f"the {thing}"
     return Event(text=first, kind=kind, thing=thing, action=action, person=who if who in first else "")
+
+
+_AFTER_VERB = frozenset("and the a an his her their its on in at into onto from out off up down over through across "
+                        "past away loudly softly suddenly outside overhead nearby again twice".split())
+
+
+def _verb_before(words: list[str], i: int) -> bool:
+    """Whether `words[i]` reads as the event's verb though no list knows it: it ends as a verb does
+    (`hoots`, `smashed`), follows no article, and is followed by what follows a verb (`and the ...`,
+    `on the floor`, `loudly`), which a noun of the subject never is."""
+    word = words[i].lower()
+    return (word.endswith(("s", "ed")) and not word.endswith(("ss", "us", "'s")) and i + 1 < len(words)
+            and words[i - 1].lower() not in ("a", "an", "the") and words[i + 1].lower() in _AFTER_VERB)
 
 
 def _object_of(action: str) -> str:

@@ -59,7 +59,7 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
     own = [p for p in topics(mine_text, exclude=names) if p.lower() not in shared]
     own += [p for p in topics(background, exclude=names) if len(p.split()) > 2 and p.lower() not in shared
             and p not in own]
-    return Material(topics=scene_topics, mine=tuple(own[:12]), props=_props(setting, prompt),
+    return Material(topics=scene_topics, mine=tuple(own[:12]), props=_props(setting, prompt, names),
                     place=place_of(setting), owner=_owner(setting, (name, *others)),
                     facts=tuple(_sentences(mine_text)), background=tuple(_background(profile[:PROFILE_READ])),
                     tics=tuple(_tics(profile[:PROFILE_READ])), wants=tuple(_wants(mine_text)),
@@ -82,21 +82,42 @@ def address(name: str, present: tuple[str, ...]) -> str:
 _GENERIC = frozenset("person character guest member resident player participant agent speaker user".split())
 
 
-def _props(setting: str, prompt: str) -> tuple[str, ...]:
-    """The setting's objects (`Kettle on, window open` -> `the kettle`, `the window`)."""
+def _props(setting: str, prompt: str, names: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The setting's objects (`Kettle on, window open` -> `the kettle`, `the window`; `under the old oak
+    tree` -> `the old oak tree`). A stretch of time (`a wet Tuesday morning`, `2 a.m.`) is no object,
+    nor a chunk that opens on a capital after a comma (a name or a word of another language,
+    `Freitagnachmittag`, which `the` would make wrong), nor one that opens on a cast member's name."""
+    named = {w.casefold() for n in names for w in n.split()}
     found: list[str] = []
-    chunks = re.split(r"[,.;]", setting)[1:] + [s for s in re.split(r"[.;]", prompt) if len(s.split()) <= 4]
-    for chunk in chunks:
-        words = [w for w in re.findall(r"[A-Za-z'-]+", chunk)]
-        if not words:
+    chunks = [(c, i == 0 and at > 0) for at, sentence in enumerate(re.split(r"[.;]\s+|[.;]$", setting))
+              for i, c in enumerate(re.split(r",", sentence)) if not (at == 0 and i == 0)]
+    chunks += [(s, True) for s in re.split(r"[.;]", prompt) if len(s.split()) <= 4]
+    for chunk, opens_sentence in chunks:
+        words = [w.strip("!?\"()") for w in chunk.split()]
+        if not words or not all(re.fullmatch(r"[A-Za-z'-]+", w) for w in words) \
+                or any(w.lower() in TIME_WORDS for w in words) or (words[0][:1].isupper() and not opens_sentence) \
+                or words[0].casefold() in named:
             continue
-        head = re.sub(r"^(the|a|an|there|is|are)$", "", words[0].lower())
-        if len(words) > 1 and words[0].lower() in ("there", "the", "a", "an"):
-            head = words[-1].lower() if words[0].lower() == "there" else words[1].lower()
-        if head and head not in TIME_WORDS and len(head) > 2 and not head.endswith(("ly", "ing")) \
-                and f"the {head}" not in found and not head[:1].isdigit():
-            found.append(f"the {head}")
+        while words and words[0].lower() in _LEADING:
+            words = words[1:]
+        phrase: list[str] = []
+        for word in words[:4]:
+            lower = word.lower()
+            if lower in _ENDS_OBJECT or (phrase and lower.endswith(("ed", "ing")) and lower not in _NOUNS_ING):
+                break
+            phrase.append(lower)
+        while phrase and (phrase[-1] in _ENDS_OBJECT or phrase[-1].endswith("ly")):
+            phrase.pop()
+        if phrase and len(phrase[-1]) > 2 and f"the {' '.join(phrase)}" not in found:
+            found.append(f"the {' '.join(phrase)}")
     return tuple(found[:4])
+
+
+_LEADING = frozenset("the a an there is are under in on at by near beside behind above below inside outside "
+                     "around with some".split())
+_ENDS_OBJECT = frozenset("on off open closed shut is are was were of in at and or with by to from up down out "
+                         "half empty full still there here".split())
+_NOUNS_ING = frozenset("ceiling building ring thing railing painting clothing".split())
 
 
 def _owner(setting: str, names: tuple[str, ...]) -> str:
@@ -141,15 +162,29 @@ def _background(profile: str) -> list[str]:
     for bullet in re.findall(r"^\s*[-*+]\s+(.+)$", _section(profile, "background|history|about"), re.M):
         words = bullet.strip().rstrip(".").split()
         if len(words) < 3 or len(words) > 20 or re.search(r"\b(he|she|him|they|them|her)\b", bullet, re.I) \
-                or words[1].lower() in ("to", "by", "as", "for", "in", "at"):
+                or words[1].lower() in ("to", "by", "as", "for", "in", "at", "of"):
             continue
+        if words[0].lower() in ("his", "their"):
+            out.append("My " + re.sub(r"\b(his|their)\b", "my", " ".join(words[1:])) + ".")
+            continue
+        adverb = [words.pop(0).lower()] if words[0].lower() in _ADVERBS and len(words) > 2 else []
         head = words[0].lower()
+        after = words[1].lower()
+        if head in _NOT_VERBS or after in _IRREGULAR_PAST or (after.endswith("ed") and head not in ("has", "was", "is")):
+            continue
         if head in ("has", "is", "was") or head in _IRREGULAR_PAST or head.endswith("ed") or \
-                (head.endswith("s") and not head.endswith("ss")):
+                (head.endswith("s") and not head.endswith(("ss", "us", "ous"))):
             verb = head if head in _IRREGULAR_PAST or head.endswith("ed") or head == "was" else base_verb(head)
             rest = re.sub(r"\b(his|her|their)\b", "my", " ".join(words[1:]))
-            out.append(f"I {verb} {rest}.")
+            out.append(" ".join(["I", *adverb, verb, rest]) + ".")
     return out
+
+
+_ADVERBS = frozenset("always never often sometimes usually still once rarely also secretly quietly".split())
+"""Adverbs a background bullet may open with before its verb (`Always carries a spare key`)."""
+_NOT_VERBS = frozenset("its this thus plus yes perhaps sometimes always nowadays afterwards besides towards "
+                       "whereas unless series news".split())
+"""Words ending in `s` that open a bullet and are no verb (`Its roof leaks`, `Perhaps`)."""
 
 
 def _tics(profile: str) -> list[str]:
