@@ -204,3 +204,22 @@ def test_someone_who_arrives_is_named_as_written_in_the_business_that_points_at_
     run = play(tmp_path, "the-apology", 2, events=[{"at_beat": 2, "text": text}])
     business = [t.business for t in turns(run) if name.lower() in t.business.lower()]
     assert business and all(name in b for b in business), business
+
+
+def test_a_goal_that_names_someone_to_admit_something_is_met_in_their_own_words_without_a_note(tmp_path):
+    """`X admits ...` in the goal, with no director's note: as the scene moves on, X admits it (a line
+    the judge's marker words count), in most seeds, and says what they admit from their own material
+    (their perspective) rather than an empty `I admit it`; an agreement `to` do something is said as a
+    sentence (`we <do it>`), never `agree on to <do it>`."""
+    from promptdesk.core.protocol.goal_acts import does_act
+
+    goal = "Bob admits what he kept from everyone, and they agree to review every estimate together."
+    runs = [play(tmp_path, "the-apology", s, goal=goal, events=[]) for s in range(1, 7)]
+    admitted = [next((t for t in turns(run) if t.actor == "bob" and t.spoke and does_act(t.text, "admit")), None)
+                for run in runs]
+    assert sum(t is not None for t in admitted) >= 4, [t and t.text for t in admitted]
+    bob_says = words_of(example_scene("the-apology").perspectives["bob"])
+    assert all(len(words_of(t.text) & bob_says) >= 3 for t in admitted if t), [t.text for t in admitted if t]
+    said = " ".join(t.text for run in runs for t in turns(run)).lower()
+    assert "review every estimate" in said
+    assert not re.search(r"\bon (?:to )?review\b|\b(?:agreed|agree): review\b", said)

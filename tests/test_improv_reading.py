@@ -9,7 +9,8 @@ import pytest
 
 from promptdesk.core.improv.directions import read_event
 from promptdesk.core.improv.judge import assess
-from promptdesk.core.improv.material import _background, _props, address
+from promptdesk.core.improv.material import _background, _props, _secrets, address
+from promptdesk.core.improv.voice import first_person
 from promptdesk.core.improv.scene_words import place, topics
 from promptdesk.core.protocol.goal_acts import person_of, read_goal
 from promptdesk.core.protocol.person_names import given_name, spoken_name
@@ -119,3 +120,25 @@ def test_the_offline_judge_credits_a_titled_character_with_their_own_act_and_onl
     met, why = assess(goal, [("Ruth Abara", "I admit the dosing error was on my watch."), *admits[1:],
                                    ("Dr Amal Haddad", "I agree to call the consultant.")], cast)
     assert not met and "admit by Dr Amal Haddad: never" in why
+
+
+@pytest.mark.parametrize("perspective, secret", [
+    ("What you have not told anyone is that you knew a month before the deadline.", "I knew a month before the deadline."),
+    ("You have never told anyone that you failed the exam.", "I failed the exam."),
+    ("You have not told the court you moved to Leeds.", "I moved to Leeds."),
+    ("Nobody knows you wrote the anonymous letter.", "Nobody knows I wrote the anonymous letter."),
+    ("You secretly sold the family ring last winter.", "I secretly sold the family ring last winter."),
+])
+def test_what_a_perspective_says_is_kept_hidden_is_read_as_the_characters_secret(perspective, secret):
+    assert _secrets(first_person(perspective)) == [secret]
+
+
+def test_a_perspective_with_nothing_hidden_has_no_secret():
+    assert _secrets(first_person("You are tired. You want to go home and you love your dog.")) == []
+
+
+@pytest.mark.parametrize("text, mine", [("Nobody knows you wrote it.", "Nobody knows I wrote it."),
+                                        ("Tell them what you saw.", "Tell them what I saw."),
+                                        ("They told you everything.", "They told me everything.")])
+def test_you_before_a_past_verb_is_i_and_you_after_one_is_me(text, mine):
+    assert first_person(text) == mine

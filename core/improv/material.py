@@ -41,6 +41,9 @@ class Material:
     background: tuple[str, ...] = ()
     tics: tuple[str, ...] = ()
     wants: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = ()
+    """What the perspective says the character has kept to themselves (`What I have not told anyone is
+    that I knew a month before` -> `I knew a month before`), in the first person."""
     register: str = "meeting"
     """`meeting` when the goal asks someone to do something (apologise, agree...), `talk` when it asks
     for no outcome: the same moves, said as a visit rather than a meeting."""
@@ -63,6 +66,7 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
                     place=place_of(setting), owner=_owner(setting, (name, *others)),
                     facts=tuple(_sentences(mine_text)), background=tuple(_background(profile[:PROFILE_READ])),
                     tics=tuple(_tics(profile[:PROFILE_READ])), wants=tuple(_wants(mine_text)),
+                    secrets=tuple(_secrets(mine_text)),
                     register="meeting" if acts else "talk")
 
 
@@ -137,6 +141,27 @@ def _sentences(text: str) -> list[str]:
         if 4 <= len(sentence.split()) <= 22 and re.match(r"^(I|My|It|That|Still)\b", sentence) and '"' not in sentence \
                 and not re.search(r"\b(?:he|she|him|his|her|they|them)\b", sentence, re.I):
             out.append(sentence if sentence[-1] in ".!?" else sentence + ".")
+    return out
+
+
+_SECRET = re.compile(r"\b(?:(?:not|never|n't) (?:yet )?(?:told|said|admitted|mentioned)|secret(?:ly)?|hid(?:e|den|ing)?|"
+                     r"no one knows|nobody knows|without telling|behind \w+ back)\b", re.I)
+_SECRET_CLAUSE = re.compile(r"\bis that (.+)$|^I (?:(?:have |had )?(?:not|never)|haven't|hadn't|did not|didn't) (?:yet )?"
+                            r"(?:told|said to) (?:anyone|anybody|(?:the |my |our )?\w+)(?: yet)?,? (?:that |about )?(.+)$",
+                            re.I)
+
+
+def _secrets(text: str) -> list[str]:
+    """The perspective's sentences that say something is kept hidden, as what is hidden: the clause
+    after `is that` or `never told anyone`, else the whole sentence (none that speaks of a third person)."""
+    out = []
+    for sentence in re.split(r"(?<=[.!?])\s+", " ".join(text.split())):
+        if not _SECRET.search(sentence) or re.search(r"\b(?:he|she|him|his|her|they|them)\b", sentence, re.I):
+            continue
+        clause = _SECRET_CLAUSE.search(sentence.rstrip(".!?"))
+        said = next((g for g in clause.groups() if g), "") if clause else sentence.rstrip(".!?")
+        if 3 <= len(said.split()) <= 25:
+            out.append(said[:1].upper() + said[1:] + ".")
     return out
 
 

@@ -19,6 +19,9 @@ MANNER_SHIFT = {"forceful": {"forceful": 1.0, "quiet": 0.0, "anxious": 0.0}, "wa
 """What a manner note does to the character's leanings for the rest of the scene."""
 
 
+_DETERMINERS = frozenset("the a an my our your his her their this that these those some any every each".split())
+
+
 @dataclass
 class Story:
     """The directions and the goal, as they bear on this actor's next turn."""
@@ -105,13 +108,15 @@ class Story:
         return self._goal_object
 
     def _find_goal_object(self) -> str:
-        """What the goal asks the characters to agree on (`agree on accountability measures`)."""
+        """What the goal asks the characters to agree on (`agree on accountability measures`), or to do,
+        with its `to` (`agree to call the consultant` -> `to call the consultant`)."""
         for clause in self.clauses:
             if clause.act == "agree":
                 words = clause.text.split()
                 at = next((i for i, w in enumerate(words) if w.lower() in ("on", "to", "upon")), None)
                 if at is not None and at + 1 < len(words):
-                    return " ".join(words[at + 1:])
+                    verb = words[at].lower() == "to" and words[at + 1].lower() not in _DETERMINERS
+                    return ("to " if verb else "") + " ".join(words[at + 1:])
         return ""
 
     def length_shift(self) -> int:

@@ -19,6 +19,11 @@ _COMMON_VERBS = frozenset(
     "pace promise retreat push snap joke deflect listen ask answer explain stare freeze raise lower "
     "become turn start stop make take give keep fall grow try let say mean care hide admit want need show work "
     "sleep worry hate love like".split())
+_PAST = ("knew|told|ran|spent|made|took|saw|lost|left|got|came|went|kept|said|thought|felt|wrote|grew|began|became|"
+         "won|built|bought|brought|caught|fought|found|gave|heard|held|led|lent|met|paid|sold|sent|sat|slept|stood|"
+         "taught|broke|chose|drove|forgot|hid|stole|swore|threw|woke|wore|ate|drank|fell|flew|hit|hurt|let|meant|"
+         "put|quit|read|rode|rang|sang|shot|shut|spoke|spent|struck|swam|tore|understood|won")
+"""Past forms a `you` before is the subject of (`Nobody knows you wrote it` -> `Nobody knows I wrote it`)."""
 _ADJECTIVE_ENDINGS = ("ly", "ed", "ive", "ful", "ous", "al", "ent", "ant", "ic", "ate", "able", "ible", "ing", "less")
 _ADJECTIVES = frozenset("calm kind quiet prone shy warm blunt loyal proud stubborn patient impatient "
                         "gentle honest curious sharp dry brave bold open private nervous".split())
@@ -32,8 +37,9 @@ def first_person(text: str) -> str:
         out = re.sub(pattern, repl, out, flags=re.IGNORECASE)
     out = re.sub(r"(^|[.;:!?]\s+|,\s+|\b(?:and|but|because|since|when|if|that|so|while|although|as)\s+)you\b",
                  lambda m: m.group(1) + "I", out, flags=re.I)
-    out = re.sub(r"\byou(?=\s+(?:\w+ed|can|could|will|would|should|must|may|might|want|need|know|think|feel|"
-                 r"have|had|were|do|did|don't|didn't|value|love|hate|like|hope|wish|still)\b)", "I", out, flags=re.I)
+    out = re.sub(rf"\byou(?=\s+(?:\w+ed|can|could|will|would|should|must|may|might|want|need|know|think|feel|"
+                 rf"have|had|were|do|did|don't|didn't|value|love|hate|like|hope|wish|still|never|also|{_PAST})\b)", "I", out,
+                 flags=re.I)
     out = re.sub(r"\byou\b", "me", out, flags=re.IGNORECASE)
     return _cap(out)
 
