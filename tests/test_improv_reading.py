@@ -66,7 +66,8 @@ def test_a_place_written_with_ideographic_commas_is_its_first_part():
     assert place("山田家の居間、日曜日の夜") == "this 山田家の居間"
 
 
-@pytest.mark.parametrize("text, thing", [("An owl hoots and the last light goes out of the sky", "the owl"),
+@pytest.mark.parametrize("text, thing", [("An owl hoots at the moon", "the owl"),
+                                         ("A cat hisses and everyone freezes", "the cat"),
                                          ("A vase smashed on the floor", "the vase"),
                                          ("A bird sings in the garden", "the bird"),
                                          ("The glass doors slide open", "the glass doors"),
@@ -142,3 +143,22 @@ def test_a_perspective_with_nothing_hidden_has_no_secret():
                                         ("They told you everything.", "They told me everything.")])
 def test_you_before_a_past_verb_is_i_and_you_after_one_is_me(text, mine):
     assert first_person(text) == mine
+
+
+def test_a_goal_verb_ends_the_noun_phrase_before_it():
+    assert topics("Vera opens the vault, and the crew agrees on the split.") == ["the vault", "the crew", "the split"]
+
+
+@pytest.mark.parametrize("goal", ["Vera opens the vault, and the crew agrees on the split.",
+                                  "The family agrees to sell the house", "Everybody agrees on a date"])
+def test_a_goal_whose_subject_is_a_group_asks_the_act_of_everyone(goal):
+    clause = read_goal(goal, ("Vera Kowalski", "Otto", "Lin Park"))[-1]
+    assert (clause.who, clause.act) == (("*",), "agree")
+
+
+@pytest.mark.parametrize("text, kind, thing", [("An owl hoots and the last light goes out of the sky", "dark", "the last light"),
+                                               ("The dog barks and the phone rings", "call", "the phone"),
+                                               ("A dog howls and the rain starts", "weather", "the rain")])
+def test_an_event_whose_change_is_in_a_later_clause_is_about_that_clauses_object(text, kind, thing):
+    event = read_event(text)
+    assert (event.kind, event.thing) == (kind, thing)

@@ -98,7 +98,9 @@ _ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Mme|Mlle|St|Prof|Jr|Sr)\.", re
 
 @lru_cache(maxsize=1024)
 def read_event(text: str) -> Event:
-    """The event's kind, its object (a noun phrase), its action (a verb phrase) and any person in it."""
+    """The event's kind, its object (a noun phrase), its action (a verb phrase) and any person in it;
+    when what makes the change is in a later clause (`An owl hoots and the last light goes out`), its
+    object and action are that clause's."""
     clean = text.strip().rstrip(".!")
     kinds = [(name, re.search(pattern, clean, re.I)) for name, pattern in EVENT_KINDS]
     kind, keyword = next(((name, m.group(0)) for name, m in kinds if m), ("other", ""))
@@ -106,6 +108,12 @@ def read_event(text: str) -> Event:
     person = _PERSON.search(clean)
     first = re.split(r"[;,.!?\[\](){}<>\n\r\u2028\x85*\"\u3001\u3002\uff01\uff1f\uff1b\uff0c]| and (?=everyone|we|they)",
                      _ABBREVIATION.sub(lambda m: m.group(0)[:-1] + "\u2024", clean))[0].strip().replace("\u2024", ".")
+    clauses = re.split(r"\s+and\s+(?=(?:the|a|an|his|her|their|its|all|every)\s)", first, flags=re.I)
+    changed = next((c for c in clauses[1:] if keyword and keyword.lower() in c.lower()
+                    and keyword.lower() not in clauses[0].lower()), "")
+    if changed:
+        inner = read_event(changed)
+        return Event(text=first, kind=kind, thing=inner.thing, action=inner.action, person=inner.person)
     words = first.split()
     if not keyword and not any(w.lower().strip("'") in _ENGLISH | _VERBS for w in words):
         return Event(text=first, kind=abroad or "other", thing="", action="", person="")  # not English: not parsed

@@ -29,6 +29,12 @@ _ADVERBS = frozenset("together tonight today tomorrow yesterday now again here t
 """Adverbs that end a noun phrase (`call the consultant together`, `the money tonight`): never part of one."""
 
 
+_GOAL_VERB = (r"(?:agree|accept|apologi[sz]e|admit|confesse|reveal|thank|promise|decide|refuse|decline|settle|forgive|"
+              r"open|find|choose|tell|ask|learn|realise|realize|discover|leave|give|take|want|need|win|lose|"
+              r"sign|vote|pick|pay|return|face|hear|meet|keep|show|break)(?:s|es|ed|d)")
+"""A verb of what a goal asks (`the crew agrees on the split`): it ends the noun phrase before it."""
+
+
 def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
     """Noun phrases after an article (`the Henderson loss`, `the client`), first seen first."""
     found: list[str] = []
@@ -42,6 +48,7 @@ def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
                 phrase = []
                 for j, nxt in enumerate(words[i + 1:i + 4], start=i + 1):
                     if nxt.lower() in _STOP or nxt.lower() in _DETERMINERS or nxt.lower() in _ADVERBS \
+                            or re.fullmatch(_GOAL_VERB, nxt.lower()) \
                             or not re.fullmatch(r"[A-Za-z'-]+", nxt):
                         break
                     if phrase and j + 1 < len(words) and words[j + 1].lower() in _OBJECT_STARTS:

@@ -29,7 +29,10 @@ ACTS: dict[str, tuple[str, str]] = {
     "refuse": (r"\brefus|\bdecline|\bturn(?:s)? down\b", r"\bno\b|\brefuse|\bwon'?t\b|\bnot going to\b"),
 }
 """act -> (how a goal names it, the marker words of a line that does it)."""
-_PLURAL = re.compile(r"^(?:they|both|everyone|all|the two|the pair|together|we)\b", re.I)
+_PLURAL = re.compile(r"^(?:they|both|everyone|everybody|all|the two|the three|the pair|together|we|the (?:whole )?"
+                     r"(?:crew|team|group|family|couple|class|committee|board|council|band|gang|cast|household|"
+                     r"parents|siblings|friends|partners|neighbours|neighbors))\b", re.I)
+"""A clause whose subject is the whole cast (`they agree`, `the crew agrees`)."""
 _NOT_A_NAME = frozenset("the a an let no it this that there when if once after before everyone they both all we "
                         "someone each".split())
 _NEGATION = re.compile(r"\b(?:not|never|no|n't|nothing)\b", re.I)
@@ -73,7 +76,7 @@ def read_goal(goal: str, cast: tuple[str, ...] = ()) -> tuple[GoalClause, ...]:
     for piece, hard, soft in zip(pieces[::3], [*pieces[1::3], None], [*pieces[2::3], None]):
         for mark, name in held.items():
             piece = piece.replace(mark, name)
-        piece = piece.strip(" .")
+        piece = re.sub(r"^(?:and|then|but|so)\s+", "", piece.strip(" ."), flags=re.I)
         if piece and listing and joined and cast and _only_names(joined[-1], cast):
             piece = f"{joined.pop()} and {piece}"
         if piece:
