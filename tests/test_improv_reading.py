@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from promptdesk.core.improv.directions import read_event
+from promptdesk.core.improv.directions import read_event, read_note
 from promptdesk.core.improv.judge import assess
 from promptdesk.core.improv.material import _background, _props, _secrets, address
 from promptdesk.core.improv.voice import first_person
@@ -162,3 +162,18 @@ def test_a_goal_whose_subject_is_a_group_asks_the_act_of_everyone(goal):
 def test_an_event_whose_change_is_in_a_later_clause_is_about_that_clauses_object(text, kind, thing):
     event = read_event(text)
     assert (event.kind, event.thing) == (kind, thing)
+
+
+@pytest.mark.parametrize("note, manner", [("stop being so cold", "warm"), ("Be less blunt", "quiet"),
+                                          ("Don't be so timid", "forceful"), ("be less aggressive", "quiet"),
+                                          ("whisper from now on", "quiet"), ("Insist, stand your ground", "forceful")])
+def test_a_manner_note_turned_away_asks_for_the_opposite_and_its_wording_may_vary(note, manner):
+    read = read_note(note)
+    assert (read.kind, read.manner) == ("manner", manner)
+
+
+@pytest.mark.parametrize("note, said", [("You want out. Tell them.", "I want out"),
+                                        ("You knew about the camera. Say it.", "I knew about the camera")])
+def test_a_note_that_states_something_then_asks_to_say_it_is_said_in_the_first_person(note, said):
+    read = read_note(note)
+    assert (read.kind, read.said) == ("say", said)

@@ -50,11 +50,21 @@ _PERSON = re.compile(r"\b(?:(?:a|an|the)\s+(?:\w+\s+)?(?:man|woman|stranger|jani
                      r"(?= (?:enters|walks|comes|arrives|bursts|knocks|joins|steps|calls))",
                      re.I)
 MANNERS = {
-    "forceful": r"assertive|firm|forceful|angr|direct|blunt|louder|tough|stronger|push|confront|demanding|bolder",
-    "warm": r"warm|kind|gentle|soft|friendl|generous|forgiving|patient|tender",
-    "quiet": r"quiet|calm|reserved|brief|terse|fewer words|less talk",
-    "anxious": r"nervous|anxious|worried|unsure|hesitant|afraid|scared",
+    "forceful": r"assertive|firm|forceful|angr|direct|blunt|louder|tough|stronger|push|confront|demanding|bolder|"
+                r"insist|stand (?:your|her|his|their) ground|fierce|harsh|aggressive|confident",
+    "warm": r"warm|kind|gentle|soft|friendl|generous|forgiving|patient|tender|nice|sympathetic|compassion",
+    "quiet": r"quiet|calm|reserved|brief|terse|fewer words|less talk|whisper|hush|lower (?:your|the) voice|mutter",
+    "anxious": r"nervous|anxious|worried|unsure|hesitant|afraid|scared|panic|shaky|timid",
 }
+_COLD = r"cold|icy|distant|hostile|mean|rude|sarcastic|defensive|dismissive"
+"""A manner whose opposite is warmth (`stop being so cold` asks for a warmer character)."""
+_OPPOSITE = {"forceful": "quiet", "warm": "forceful", "quiet": "forceful", "anxious": "forceful"}
+"""What a note asks when it turns a manner away (`be less aggressive`, `don't be so timid`)."""
+_AWAY = re.compile(r"^(?:stop being|quit being|don'?t be|do not be|never be|no (?:more|longer)|be less|less|not so|"
+                   r"be not)\s+(?:so\s+|as\s+|too\s+)?(.+)$")
+_SAY_IT = re.compile(r"^(?:tell (?:them|him|her|everyone|us)|say (?:it|so)(?: now| out loud| aloud)?|admit it|"
+                     r"confess|own up|let (?:them|him|her) know|spit it out)\W*$", re.I)
+"""A note's second sentence that asks to say what its first sentence holds (`You want out. Tell them.`)."""
 
 
 @dataclass(frozen=True)
@@ -157,7 +167,8 @@ def _object_of(action: str) -> str:
 @lru_cache(maxsize=1024)
 def read_note(text: str) -> Note:
     """What a director's note asks of the character who receives it (its first sentence: that is what
-    the character takes from it)."""
+    the character takes from it, unless the next asks to say it: `You want out. Tell them.`). A manner
+    turned away (`stop being so cold`, `be less aggressive`) asks for its opposite."""
     clean = re.split(r"(?<=[.!?])\s|[\[\]{}<>\n\r\u2028\x85*\"]", text.strip())[0]
     clean = " ".join(clean.split()).strip().rstrip(".!")
     lower = clean.lower()
@@ -174,6 +185,16 @@ def read_note(text: str) -> Note:
         return Note(clean, "ask", said=first_person(_keep_case(match.group(1), body)))
     if re.match(r"^(?:leave|go|exit|walk out|wrap (?:it )?up|end the scene|say goodbye|head out)\b", lower):
         return Note(clean, "leave")
+    if away := _AWAY.match(lower):
+        turned = away.group(1)
+        if re.search(rf"\b(?:{_COLD})", turned):
+            return Note(clean, "manner", manner="warm")
+        manner = next((m for m, pattern in MANNERS.items() if re.search(rf"\b(?:{pattern})", turned)), "")
+        if manner:
+            return Note(clean, "manner", manner=_OPPOSITE[manner])
+    sentences = [" ".join(x.split()) for x in re.split(r"(?<=[.!?])\s+", text.strip()) if x.strip()]
+    if len(sentences) > 1 and _SAY_IT.match(sentences[1]) and re.match(r"^(?:you|your)\b", lower):
+        return Note(clean, "say", said=first_person(body))
     for manner, pattern in MANNERS.items():
         if re.search(rf"\b(?:be|sound|get|act|play it|more|less)\b.*\b(?:{pattern})", lower) or re.match(pattern, lower):
             return Note(clean, "manner", manner=manner)
