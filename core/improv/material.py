@@ -42,8 +42,8 @@ class Material:
     tics: tuple[str, ...] = ()
     wants: tuple[str, ...] = ()
     secrets: tuple[str, ...] = ()
-    """What the perspective says the character has kept to themselves (`What I have not told anyone is
-    that I knew a month before` -> `I knew a month before`), in the first person."""
+    """What the perspective says the character has kept to themselves (`What I have never said is
+    that I sold the boat` -> `I sold the boat`), in the first person."""
     register: str = "meeting"
     """`meeting` when the goal asks someone to do something (apologise, agree...), `talk` when it asks
     for no outcome: the same moves, said as a visit rather than a meeting."""

@@ -26,7 +26,7 @@ _ADJECTIVES = frozenset("intact sincere whole own same other new old good bad bi
 
 _ADVERBS = frozenset("together tonight today tomorrow yesterday now again here there soon later already ago "
                      "anyway instead too either neither ever forever once twice immediately".split())
-"""Adverbs that end a noun phrase (`call the consultant together`, `the money tonight`): never part of one."""
+"""Adverbs that end a noun phrase (`paint the fence together`, `the rent tonight`): never part of one."""
 
 
 _GOAL_VERB = (r"(?:agree|accept|apologi[sz]e|admit|confesse|reveal|thank|promise|decide|refuse|decline|settle|forgive|"

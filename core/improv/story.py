@@ -109,7 +109,7 @@ class Story:
 
     def _find_goal_object(self) -> str:
         """What the goal asks the characters to agree on (`agree on accountability measures`), or to do,
-        with its `to` (`agree to call the consultant` -> `to call the consultant`)."""
+        with its `to` (`agree to paint the fence` -> `to paint the fence`)."""
         for clause in self.clauses:
             if clause.act == "agree":
                 words = clause.text.split()

@@ -1,6 +1,6 @@
 """The improviser's writing of a kind that is not a tale: a letter or an email, a poem, a speech or a
 toast, and plain prose (an essay, a blurb, a piece), each about the goal's own subject and, for a
-letter, to its own addressee (`a letter to the landlord about the broken heating`).
+letter, to its own addressee (`a letter to the council about the street lights`).
 
 It knows nothing about the subject: each paragraph says the kind of thing that kind of writing says
 (a letter states its matter, what has happened, and what it asks), with the subject's words in it,
@@ -80,7 +80,7 @@ def paragraph(genre: str, subject: str, to: str, index: int, count: int, rng: ra
 
 
 def _addressee(to: str) -> str:
-    """How a letter opens to its addressee (`the landlord` -> `Landlord`; `Ms Okafor` as written)."""
+    """How a letter opens to its addressee (`the council` -> `Council`; `Mr Byrne` as written)."""
     if not to:
         return "Sir or Madam"
     words = to.split()
