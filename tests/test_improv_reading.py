@@ -177,3 +177,15 @@ def test_a_manner_note_turned_away_asks_for_the_opposite_and_its_wording_may_var
 def test_a_note_that_states_something_then_asks_to_say_it_is_said_in_the_first_person(note, said):
     read = read_note(note)
     assert (read.kind, read.said) == ("say", said)
+
+
+@pytest.mark.parametrize("name, other, mine", [
+    ("Dr Amal Haddad", "Ruth Abara", "I admit the error, and Ruth and I agree to call the consultant"),
+    ("Ruth Abara", "Dr Amal Haddad", "Amal admits the error, and Amal and I agree to call the consultant")])
+def test_a_goal_in_a_characters_own_thought_names_them_i_by_their_given_name_too(name, other, mine):
+    """A goal names a titled character by their given name; in their thought it is `I` (never `me
+    agree`), and another's given name keeps its capital after a colon."""
+    from promptdesk.core.improv.voice import as_me, mid_sentence
+
+    goal = "Amal admits the error, and Ruth and Amal agree to call the consultant"
+    assert mid_sentence(as_me(goal, name), (name, other)) == mine

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from promptdesk.core.protocol.person_names import given_name
+
 _SWAPS = ((r"\byou are\b", "I am"), (r"\byou're\b", "I'm"), (r"\byou've\b", "I've"),
           (r"\byou'll\b", "I'll"), (r"\byou'd\b", "I'd"), (r"\byours\b", "mine"),
           (r"\byourself\b", "myself"), (r"\byour\b", "my"))
@@ -45,19 +47,26 @@ def first_person(text: str) -> str:
 
 
 def as_me(text: str, name: str) -> str:
-    """Third-person mentions of the character (`Bob apologises`) turned into `I apologise`."""
+    """Third-person mentions of the character (`Bob apologises`) turned into `I apologise`; a titled
+    name is also found by its given name (`Amal admits` for Dr Amal Haddad)."""
     if not name:
         return text
+    given = given_name(name)
+    if given != name and not re.search(rf"\b{re.escape(name)}\b", text):
+        name = given
     out = re.sub(rf"\b{re.escape(name)}\s+([a-z]+(?:s|ed)|{'|'.join(_IRREGULAR)})\b",
                  lambda m: "I " + base_verb(m.group(1)), text)
     out = re.sub(rf"\b{re.escape(name)}'s\b", "my", out)
+    out = re.sub(rf"\b{re.escape(name)} and ([A-Z][\w'-]*)(?= [a-z])", r"\1 and I", out)
+    out = re.sub(rf"(?<=\w and ){re.escape(name)}(?= [a-z])", "I", out)
     return re.sub(rf"\b{re.escape(name)}\b", "me", out)
 
 
 def mid_sentence(text: str, names: tuple[str, ...] = ()) -> str:
     """A sentence made fit to follow a colon: its first letter lowered unless it starts with a name."""
     first = text.split(" ", 1)[0].strip(",.;:")
-    keep = first in ("I", "I'm") or any(first and n.split()[0] == first for n in names) or first.isupper()
+    keep = first in ("I", "I'm") or any(first and first in (n.split()[0], given_name(n)) for n in names if n) \
+        or first.isupper()
     return text if keep or not text else text[:1].lower() + text[1:]
 
 
