@@ -189,3 +189,18 @@ def test_a_goal_in_a_characters_own_thought_names_them_i_by_their_given_name_too
 
     goal = "Amal admits the error, and Ruth and Amal agree to call the consultant"
     assert mid_sentence(as_me(goal, name), (name, other)) == mine
+
+
+@pytest.mark.parametrize("goal, said", [("Judge Okafor rules on custody", "I rule on custody"),
+                                        ("both parents promise to follow the ruling", "I promise to follow the ruling"),
+                                        ("Bob promises to check every estimate himself",
+                                         "I promise to check every estimate myself"),
+                                        ("Bramble refuses the reward", "I refuse the reward")])
+def test_a_goal_clause_said_by_the_one_it_names_is_in_the_first_person_and_meets_the_clause(goal, said):
+    from promptdesk.core.improv.story import goal_sentence
+
+    cast = ("Judge Adaeze Okafor", "Dana Price", "Bob", "Bramble")
+    clause = read_goal(goal, cast)[0]
+    assert goal_sentence(clause) == said
+    speaker = clause.who[0] if clause.who and clause.who != ("*",) else "Dana Price"
+    assert assess(goal, [(speaker, said + "."), ("Bob" if speaker != "Bob" else "Bramble", said + ".")], cast)[0]

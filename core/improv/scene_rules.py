@@ -136,6 +136,16 @@ RULES: dict[str, tuple[str, ...]] = {
         "Agreed, #to#. #mine.cap# comes first for me.",
         "I agree, #to#. Let's write down what we do about #topic#, today.",
     ),
+    "goal_say": (
+        "#to#, let me say it plainly: #goal_line#.",
+        "Here is where I stand, #to#: #goal_line#.",
+        "#goal_line.cap#. That's my word on it.",
+    ),
+    "thank_goal": (
+        "Thank you, #to#. I mean that.",
+        "#to#, thank you. Truly.",
+        "I owe you my thanks, #to#, for #topic#.",
+    ),
     "confess": (
         "#to#, I have to admit something: #said.low#.",
         "The truth is, #said.low#. I'm not proud of it.",

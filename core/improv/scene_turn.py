@@ -149,6 +149,8 @@ def _story_move(brief: Briefing, seed: int, rng: random.Random, m: Material, sto
         if cue.move == "admit":
             extra["said"] = [admission(m, story)]
             cue.symbol = "confess"
+        elif cue.move == "goal_say":
+            extra["goal_line"] = [story.goal_line]
         elif cue.move == "agree_goal" and not extra.get("goal_obj"):
             cue.symbol = "agree_goal_do" if extra.get("goal_do") else "agree_goal_plain"
         return

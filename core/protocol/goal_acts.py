@@ -47,7 +47,8 @@ STEM = 5
 @dataclass(frozen=True)
 class GoalClause:
     """One thing the goal asks for: who (names; `('*',)` for all of them; `()` for anyone), which act
-    (or None when no act is recognised), and its other content words (first five letters)."""
+    (or None when no act is recognised), and its other content words (first five letters, after a
+    final `s`: `rules` is `rule`, so `I rule` says it)."""
 
     text: str
     who: tuple[str, ...]
@@ -152,7 +153,7 @@ def _clause(text: str, cast: tuple[str, ...] = ()) -> GoalClause:
             who = tuple(person_of(n.strip(), cast) or n.strip() for n in re.split(r"\s+(?:and|&)\s+", names.group(1)))
             rest = names.group(2)
     act = next((name for name, (named, _) in ACTS.items() if re.search(named, rest, re.I)), None)
-    content = sorted({w[:STEM] for w in _CONTENT.findall(rest.lower()) if w not in _FILLER
+    content = sorted({re.sub(r"(?<=\w{4})e?s$", "", w)[:STEM] for w in _CONTENT.findall(rest.lower()) if w not in _FILLER
                       and not (act and re.search(ACTS[act][0], w, re.I))})
     return GoalClause(text=text, who=who, act=act, words=tuple(content))
 
