@@ -182,7 +182,8 @@ def _section(profile: str, titles: str) -> str:
 
 def _background(profile: str) -> list[str]:
     """The profile's background bullets that read as the character's own sentence (`Missed the deadline
-    by nine days` -> `I missed the deadline by nine days.`)."""
+    by nine days` -> `I missed the deadline by nine days.`; `His daughter is ill` -> `My daughter is
+    ill.`); one that opens otherwise (an adverb, a plural subject) is left unsaid."""
     out = []
     for bullet in re.findall(r"^\s*[-*+]\s+(.+)$", _section(profile, "background|history|about"), re.M):
         words = bullet.strip().rstrip(".").split()
@@ -192,7 +193,6 @@ def _background(profile: str) -> list[str]:
         if words[0].lower() in ("his", "their"):
             out.append("My " + re.sub(r"\b(his|their)\b", "my", " ".join(words[1:])) + ".")
             continue
-        adverb = [words.pop(0).lower()] if words[0].lower() in _ADVERBS and len(words) > 2 else []
         head = words[0].lower()
         after = words[1].lower()
         if head in _NOT_VERBS or after in _IRREGULAR_PAST or (after.endswith("ed") and head not in ("has", "was", "is")):
@@ -201,15 +201,14 @@ def _background(profile: str) -> list[str]:
                 (head.endswith("s") and not head.endswith(("ss", "us", "ous"))):
             verb = head if head in _IRREGULAR_PAST or head.endswith("ed") or head == "was" else base_verb(head)
             rest = re.sub(r"\b(his|her|their)\b", "my", " ".join(words[1:]))
-            out.append(" ".join(["I", *adverb, verb, rest]) + ".")
+            out.append(f"I {verb} {rest}.")
     return out
 
 
-_ADVERBS = frozenset("always never often sometimes usually still once rarely also secretly quietly".split())
-"""Adverbs a background bullet may open with before its verb (`Always carries a spare key`)."""
 _NOT_VERBS = frozenset("its this thus plus yes perhaps sometimes always nowadays afterwards besides towards "
                        "whereas unless series news".split())
-"""Words ending in `s` that open a bullet and are no verb (`Its roof leaks`, `Perhaps`)."""
+"""Words ending in `s` that open a bullet and are no verb (`Its roof leaks`, `Always carries a key`):
+such a bullet is left unsaid rather than said wrong."""
 
 
 def _tics(profile: str) -> list[str]:
