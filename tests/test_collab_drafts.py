@@ -84,3 +84,56 @@ def test_participants_whose_slugs_hold_dots_collaborate_offline_to_a_final(tmp_p
     assert not [r for r in records if r["type"] == "correct"], "no envelope needed repairing"
     handoffs = [r.get("target") for r in records if r["type"] == "handoff"]
     assert handoffs and set(handoffs) <= {"powershell-5.1-expert", "v2.reviewer"}
+
+
+WRITINGS = {
+    "Draft a three-paragraph letter to the landlord about the broken heating": ("Dear Landlord,", "broken heating", 3),
+    "Write an email to Ms Okafor asking for an extension": ("Dear Ms Okafor,", "the extension", 2),
+    "Write a two-stanza poem about the sea": ("", "the sea", 2),
+    "Write a short toast for my sister's wedding": ("", "my sister's wedding", 2),
+    "Write a four-paragraph essay on remote work": ("", "remote work", 4),
+}
+
+
+@pytest.mark.parametrize("goal", list(WRITINGS))
+def test_a_writing_goal_gets_writing_of_its_own_kind_about_its_own_subject_never_a_fairy_tale(goal):
+    """A letter opens to its addressee and speaks of its matter; a poem, a toast, an essay are about the
+    goal's subject; none of them is a tale, and revising one never writes past a letter's sign-off."""
+    import random
+
+    from promptdesk.core.formats.collaborate.drafts import draft_in, first_draft, read_ask, revise
+
+    opening, subject, size = WRITINGS[goal]
+    ask = read_ask(goal)
+    for seed in range(4):
+        rng = random.Random(seed)
+        draft = first_draft(ask, rng)
+        assert "once upon a time" not in draft.lower() and "set out alone" not in draft
+        assert draft.startswith(opening) and subject in draft
+        assert len([p for p in draft.split("\n\n") if len(p.split()) >= 12]) >= size
+        for _ in range(size + 1):
+            draft, _ = revise(draft, ask, rng)
+            assert draft_in("head\n" + draft, ask)
+        assert not re.search(r"(?:sincerely|regards),", draft), draft
+        assert not re.search(r"\b(\w+(?: \w+){1,3}), \1\b", draft)
+
+
+@pytest.mark.parametrize("goal, subject", [("Write an email to Ms Okafor asking for an extension", "the extension"),
+                                           ("Write a short toast for my sister's wedding", "my sister's wedding"),
+                                           ("Plan a surprise birthday party for Grandma in five steps",
+                                            "the surprise birthday party for Grandma"),
+                                           ("Write something for the newsletter", "the newsletter")])
+def test_the_subject_of_a_goal_is_read_whole_with_its_article_and_its_owner(goal, subject):
+    from promptdesk.core.formats.collaborate.drafts import read_ask
+
+    ask = read_ask(goal)
+    assert ask.subject == subject and ask.genre != "letter"
+
+
+def test_a_list_of_facts_names_what_it_lists_once():
+    import random
+
+    from promptdesk.core.formats.collaborate.drafts import first_draft, read_ask
+
+    draft = first_draft(read_ask("List the capitals of the Baltic states"), random.Random(1))
+    assert "the the" not in draft and "capital of the Baltic states" in draft

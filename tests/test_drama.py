@@ -204,3 +204,43 @@ def test_someone_who_arrives_is_named_as_written_in_the_business_that_points_at_
     run = play(tmp_path, "the-apology", 2, events=[{"at_beat": 2, "text": text}])
     business = [t.business for t in turns(run) if name.lower() in t.business.lower()]
     assert business and all(name in b for b in business), business
+
+
+def test_a_goal_that_names_someone_to_admit_something_is_met_in_their_own_words_without_a_note(tmp_path):
+    """`X admits ...` in the goal, with no director's note: as the scene moves on, X admits it (a line
+    the judge's marker words count), in most seeds, and says what they admit from their own material
+    (their perspective) rather than an empty `I admit it`; an agreement `to` do something is said as a
+    sentence (`we <do it>`), never `agree on to <do it>`."""
+    from promptdesk.core.protocol.goal_acts import does_act
+
+    goal = "Bob admits what he kept from everyone, and they agree to review every estimate together."
+    runs = [play(tmp_path, "the-apology", s, goal=goal, events=[]) for s in range(1, 7)]
+    admitted = [next((t for t in turns(run) if t.actor == "bob" and t.spoke and does_act(t.text, "admit")), None)
+                for run in runs]
+    assert sum(t is not None for t in admitted) >= 4, [t and t.text for t in admitted]
+    bob_says = words_of(example_scene("the-apology").perspectives["bob"])
+    assert all(len(words_of(t.text) & bob_says) >= 3 for t in admitted if t), [t.text for t in admitted if t]
+    said = " ".join(t.text for run in runs for t in turns(run)).lower()
+    assert "review every estimate" in said
+    assert not re.search(r"\bon (?:to )?review\b|\b(?:agreed|agree): review\b", said)
+
+
+def test_a_goal_naming_who_thanks_promises_refuses_or_does_something_is_done_by_them_in_their_own_words(tmp_path):
+    """Every kind of goal clause, not only an apology: a thanks, a promise, a refusal, and a deed outside
+    the judge's table of acts (`Alice signs off the plan`), each said in the first person by the person the
+    goal names, in most seeds, in words the offline judge counts."""
+    from promptdesk.core.improv.judge import assess
+    from promptdesk.core.protocol.goal_acts import does_act, read_goal
+
+    goal = "Charlie thanks Alice, Bob promises to review every estimate himself, and Alice signs off the rota."
+    runs = [play(tmp_path, "the-apology", s, goal=goal, events=[]) for s in range(1, 7)]
+    names = {"alice": "Alice", "bob": "Bob", "charlie": "Charlie"}
+    cast = tuple(names.values())
+    met = {clause.text: 0 for clause in read_goal(goal, cast)}
+    for run in runs:
+        lines = [(names[t.actor], t.text) for t in turns(run) if t.spoke]
+        for clause in read_goal(goal, cast):
+            met[clause.text] += assess(clause.text, lines, cast)[0] is True
+    assert all(n >= 4 for n in met.values()), met
+    said = [t.text for run in runs for t in turns(run) if t.spoke and t.actor == "bob" and does_act(t.text, "promise")]
+    assert any("review every estimate" in text for text in said), said

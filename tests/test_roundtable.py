@@ -327,3 +327,17 @@ async def test_role_a_facilitator_never_sees_the_coordinator_notes(run_scene):
     facilitator = [p for p in run.prompts() if p["purpose"] == "facilitator"]
     assert facilitator and "Isolation:" in json.dumps(facilitator[0]["request"])
     assert not any(secret in json.dumps(p["request"]) for p in run.prompts())
+
+
+@pytest.mark.parametrize("phase, goal, lean", [
+    ("failure", "Each participant names the most likely cause of failure.", 2),
+    ("red-team", "Attack the plan: find its weakest point.", 2),
+    ("blue-sky", "Dream: what would the ideal outcome look like?", 0),
+    ("safeguards", "Each participant proposes one safeguard.", 1),
+    ("critic", "", 2), ("dreamer", "", 0), ("white", "", 1)])
+def test_a_phase_of_any_strategy_pulls_the_improvisers_stance_by_what_it_asks(phase, goal, lean):
+    """A strategy of the user's own names its phases as it likes: the improviser reads what a phase asks
+    (failures and risks hold off, dreams go ahead), and a shipped strategy's phases keep their pull."""
+    from promptdesk.core.formats.roundtable.improv_facts import phase_lean
+
+    assert phase_lean({"phase": phase, "phase_goal": goal}) == lean

@@ -50,11 +50,21 @@ _PERSON = re.compile(r"\b(?:(?:a|an|the)\s+(?:\w+\s+)?(?:man|woman|stranger|jani
                      r"(?= (?:enters|walks|comes|arrives|bursts|knocks|joins|steps|calls))",
                      re.I)
 MANNERS = {
-    "forceful": r"assertive|firm|forceful|angr|direct|blunt|louder|tough|stronger|push|confront|demanding|bolder",
-    "warm": r"warm|kind|gentle|soft|friendl|generous|forgiving|patient|tender",
-    "quiet": r"quiet|calm|reserved|brief|terse|fewer words|less talk",
-    "anxious": r"nervous|anxious|worried|unsure|hesitant|afraid|scared",
+    "forceful": r"assertive|firm|forceful|angr|direct|blunt|louder|tough|stronger|push|confront|demanding|bolder|"
+                r"insist|stand (?:your|her|his|their) ground|fierce|harsh|aggressive|confident",
+    "warm": r"warm|kind|gentle|soft|friendl|generous|forgiving|patient|tender|nice|sympathetic|compassion",
+    "quiet": r"quiet|calm|reserved|brief|terse|fewer words|less talk|whisper|hush|lower (?:your|the) voice|mutter",
+    "anxious": r"nervous|anxious|worried|unsure|hesitant|afraid|scared|panic|shaky|timid",
 }
+_COLD = r"cold|icy|distant|hostile|mean|rude|sarcastic|defensive|dismissive"
+"""A manner whose opposite is warmth (`stop being so cold` asks for a warmer character)."""
+_OPPOSITE = {"forceful": "quiet", "warm": "forceful", "quiet": "forceful", "anxious": "forceful"}
+"""What a note asks when it turns a manner away (`be less aggressive`, `don't be so timid`)."""
+_AWAY = re.compile(r"^(?:stop being|quit being|don'?t be|do not be|never be|no (?:more|longer)|be less|less|not so|"
+                   r"be not)\s+(?:so\s+|as\s+|too\s+)?(.+)$")
+_SAY_IT = re.compile(r"^(?:tell (?:them|him|her|everyone|us)|say (?:it|so)(?: now| out loud| aloud)?|admit it|"
+                     r"confess|own up|let (?:them|him|her) know|spit it out)\W*$", re.I)
+"""A note's second sentence that asks to say what its first sentence holds (`You want out. Tell them.`)."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +108,9 @@ _ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Mme|Mlle|St|Prof|Jr|Sr)\.", re
 
 @lru_cache(maxsize=1024)
 def read_event(text: str) -> Event:
-    """The event's kind, its object (a noun phrase), its action (a verb phrase) and any person in it."""
+    """The event's kind, its object (a noun phrase), its action (a verb phrase) and any person in it;
+    when what makes the change is in a later clause (`An owl hoots and the last light goes out`), its
+    object and action are that clause's."""
     clean = text.strip().rstrip(".!")
     kinds = [(name, re.search(pattern, clean, re.I)) for name, pattern in EVENT_KINDS]
     kind, keyword = next(((name, m.group(0)) for name, m in kinds if m), ("other", ""))
@@ -106,10 +118,16 @@ def read_event(text: str) -> Event:
     person = _PERSON.search(clean)
     first = re.split(r"[;,.!?\[\](){}<>\n\r\u2028\x85*\"\u3001\u3002\uff01\uff1f\uff1b\uff0c]| and (?=everyone|we|they)",
                      _ABBREVIATION.sub(lambda m: m.group(0)[:-1] + "\u2024", clean))[0].strip().replace("\u2024", ".")
+    clauses = re.split(r"\s+and\s+(?=(?:the|a|an|his|her|their|its|all|every)\s)", first, flags=re.I)
+    changed = next((c for c in clauses[1:] if keyword and keyword.lower() in c.lower()
+                    and keyword.lower() not in clauses[0].lower()), "")
+    if changed:
+        inner = read_event(changed)
+        return Event(text=first, kind=kind, thing=inner.thing, action=inner.action, person=inner.person)
     words = first.split()
     if not keyword and not any(w.lower().strip("'") in _ENGLISH | _VERBS for w in words):
         return Event(text=first, kind=abroad or "other", thing="", action="", person="")  # not English: not parsed
-    at = next((i for i, w in enumerate(words) if i >= 1 and w.lower() in _VERBS), None)
+    at = next((i for i, w in enumerate(words) if i >= 1 and (w.lower() in _VERBS or _verb_before(words, i))), None)
     if at is None:
         at = next((i for i, w in enumerate(words) if i >= 1 and w.endswith("s") and words[i - 1].lower()
                    not in ("a", "an", "the")), len(words))
@@ -126,6 +144,19 @@ def read_event(text: str) -> Event:
     return Event(text=first, kind=kind, thing=thing, action=action, person=who if who in first else "")
 
 
+_AFTER_VERB = frozenset("and the a an his her their its on in at into onto from out off up down over through across "
+                        "past away loudly softly suddenly outside overhead nearby again twice".split())
+
+
+def _verb_before(words: list[str], i: int) -> bool:
+    """Whether `words[i]` reads as the event's verb though no list knows it: it ends as a verb does
+    (`hoots`, `smashed`), follows no article, and is followed by what follows a verb (`and the ...`,
+    `on the floor`, `loudly`), which a noun of the subject never is."""
+    word = words[i].lower()
+    return (word.endswith(("s", "ed")) and not word.endswith(("ss", "us", "'s")) and i + 1 < len(words)
+            and words[i - 1].lower() not in ("a", "an", "the") and words[i + 1].lower() in _AFTER_VERB)
+
+
 def _object_of(action: str) -> str:
     """The first noun phrase after a determiner in an event's action (`knocks on the glass door`)."""
     match = re.search(r"\b(?:the|a|an)\s+((?:[a-z'-]+\s+){0,2}?[a-z'-]+)(?=\s+(?:on|in|at|of|and|with|nearby|now|again|too)\b|$)",
@@ -136,7 +167,8 @@ def _object_of(action: str) -> str:
 @lru_cache(maxsize=1024)
 def read_note(text: str) -> Note:
     """What a director's note asks of the character who receives it (its first sentence: that is what
-    the character takes from it)."""
+    the character takes from it, unless the next asks to say it: `You want out. Tell them.`). A manner
+    turned away (`stop being so cold`, `be less aggressive`) asks for its opposite."""
     clean = re.split(r"(?<=[.!?])\s|[\[\]{}<>\n\r\u2028\x85*\"]", text.strip())[0]
     clean = " ".join(clean.split()).strip().rstrip(".!")
     lower = clean.lower()
@@ -153,6 +185,16 @@ def read_note(text: str) -> Note:
         return Note(clean, "ask", said=first_person(_keep_case(match.group(1), body)))
     if re.match(r"^(?:leave|go|exit|walk out|wrap (?:it )?up|end the scene|say goodbye|head out)\b", lower):
         return Note(clean, "leave")
+    if away := _AWAY.match(lower):
+        turned = away.group(1)
+        if re.search(rf"\b(?:{_COLD})", turned):
+            return Note(clean, "manner", manner="warm")
+        manner = next((m for m, pattern in MANNERS.items() if re.search(rf"\b(?:{pattern})", turned)), "")
+        if manner:
+            return Note(clean, "manner", manner=_OPPOSITE[manner])
+    sentences = [" ".join(x.split()) for x in re.split(r"(?<=[.!?])\s+", text.strip()) if x.strip()]
+    if len(sentences) > 1 and _SAY_IT.match(sentences[1]) and re.match(r"^(?:you|your)\b", lower):
+        return Note(clean, "say", said=first_person(body))
     for manner, pattern in MANNERS.items():
         if re.search(rf"\b(?:be|sound|get|act|play it|more|less)\b.*\b(?:{pattern})", lower) or re.match(pattern, lower):
             return Note(clean, "manner", manner=manner)

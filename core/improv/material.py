@@ -16,6 +16,7 @@ from functools import lru_cache
 from promptdesk.core.improv.scene_words import place as place_of, topics
 from promptdesk.core.improv.voice import base_verb, first_person
 from promptdesk.core.protocol.goal_acts import read_goal
+from promptdesk.core.protocol.person_names import given_name, spoken_name
 
 PROFILE_READ = 6000
 """The characters of a profile read for material (an agent file may hold tens of kilobytes)."""
@@ -40,6 +41,9 @@ class Material:
     background: tuple[str, ...] = ()
     tics: tuple[str, ...] = ()
     wants: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = ()
+    """What the perspective says the character has kept to themselves (`What I have never said is
+    that I sold the boat` -> `I sold the boat`), in the first person."""
     register: str = "meeting"
     """`meeting` when the goal asks someone to do something (apologise, agree...), `talk` when it asks
     for no outcome: the same moves, said as a visit rather than a meeting."""
@@ -49,7 +53,7 @@ class Material:
 def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str, goal: str, perspective: str,
                   profile: str) -> Material:
     """The material of one briefing (its fields as read by `briefing_reader`)."""
-    names = (name, *others, *(n.split()[0] for n in (name, *others) if n))
+    names = (name, *others, *(given_name(n) for n in (name, *others) if n))
     mine_text = first_person(perspective) if perspective else ""
     acts = any(c.act for c in read_goal(goal))
     scene_topics = tuple(topics(prompt, goal if acts else "", exclude=names))
@@ -58,42 +62,66 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
     own = [p for p in topics(mine_text, exclude=names) if p.lower() not in shared]
     own += [p for p in topics(background, exclude=names) if len(p.split()) > 2 and p.lower() not in shared
             and p not in own]
-    return Material(topics=scene_topics, mine=tuple(own[:12]), props=_props(setting, prompt),
+    return Material(topics=scene_topics, mine=tuple(own[:12]), props=_props(setting, prompt, names),
                     place=place_of(setting), owner=_owner(setting, (name, *others)),
                     facts=tuple(_sentences(mine_text)), background=tuple(_background(profile[:PROFILE_READ])),
                     tics=tuple(_tics(profile[:PROFILE_READ])), wants=tuple(_wants(mine_text)),
+                    secrets=tuple(_secrets(mine_text)),
                     register="meeting" if acts else "talk")
 
 
 def address(name: str, present: tuple[str, ...]) -> str:
-    """How a character is called by name: the first name, unless another person present shares it or
-    the rest of the name is what tells them apart (`Person 3`, `Guest 12`)."""
+    """How a character is called by name: the first name (with a title, the title and surname: `Dr
+    Haddad`), unless another person present shares it or the rest of the name is what tells them apart
+    (`Person 3`, `Guest 12`)."""
     words = name.split()
     if len(words) < 2:
         return name
     rest = " ".join(words[1:])
-    shared = sum(1 for other in present if other.split()[:1] == words[:1]) > 1
-    return name if shared or any(ch.isdigit() for ch in rest) or words[0].lower() in _GENERIC else words[0]
+    short = spoken_name(name)
+    shared = sum(1 for other in present if other.split()[:1] == words[:1] or spoken_name(other) == short) > 1
+    return name if shared or any(ch.isdigit() for ch in rest) or words[0].lower() in _GENERIC else short
 
 
 _GENERIC = frozenset("person character guest member resident player participant agent speaker user".split())
 
 
-def _props(setting: str, prompt: str) -> tuple[str, ...]:
-    """The setting's objects (`Kettle on, window open` -> `the kettle`, `the window`)."""
+def _props(setting: str, prompt: str, names: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The setting's objects (`Kettle on, window open` -> `the kettle`, `the window`; `under the old oak
+    tree` -> `the old oak tree`). A stretch of time (`a wet Tuesday morning`, `2 a.m.`) is no object,
+    nor a chunk that opens on a capital after a comma (a name or a word of another language,
+    `Freitagnachmittag`, which `the` would make wrong), nor one that opens on a cast member's name."""
+    named = {w.casefold() for n in names for w in n.split()}
     found: list[str] = []
-    chunks = re.split(r"[,.;]", setting)[1:] + [s for s in re.split(r"[.;]", prompt) if len(s.split()) <= 4]
-    for chunk in chunks:
-        words = [w for w in re.findall(r"[A-Za-z'-]+", chunk)]
-        if not words:
+    chunks = [(c, i == 0 and at > 0) for at, sentence in enumerate(re.split(r"[.;]\s+|[.;]$", setting))
+              for i, c in enumerate(re.split(r",", sentence)) if not (at == 0 and i == 0)]
+    chunks += [(s, True) for s in re.split(r"[.;]", prompt) if len(s.split()) <= 4]
+    for chunk, opens_sentence in chunks:
+        words = [w.strip("!?\"()") for w in chunk.split()]
+        if not words or not all(re.fullmatch(r"[A-Za-z'-]+", w) for w in words) \
+                or any(w.lower() in TIME_WORDS for w in words) or (words[0][:1].isupper() and not opens_sentence) \
+                or words[0].casefold() in named:
             continue
-        head = re.sub(r"^(the|a|an|there|is|are)$", "", words[0].lower())
-        if len(words) > 1 and words[0].lower() in ("there", "the", "a", "an"):
-            head = words[-1].lower() if words[0].lower() == "there" else words[1].lower()
-        if head and head not in TIME_WORDS and len(head) > 2 and not head.endswith(("ly", "ing")) \
-                and f"the {head}" not in found and not head[:1].isdigit():
-            found.append(f"the {head}")
+        while words and words[0].lower() in _LEADING:
+            words = words[1:]
+        phrase: list[str] = []
+        for word in words[:4]:
+            lower = word.lower()
+            if lower in _ENDS_OBJECT or (phrase and lower.endswith(("ed", "ing")) and lower not in _NOUNS_ING):
+                break
+            phrase.append(lower)
+        while phrase and (phrase[-1] in _ENDS_OBJECT or phrase[-1].endswith("ly")):
+            phrase.pop()
+        if phrase and len(phrase[-1]) > 2 and f"the {' '.join(phrase)}" not in found:
+            found.append(f"the {' '.join(phrase)}")
     return tuple(found[:4])
+
+
+_LEADING = frozenset("the a an there is are under in on at by near beside behind above below inside outside "
+                     "around with some".split())
+_ENDS_OBJECT = frozenset("on off open closed shut is are was were of in at and or with by to from up down out "
+                         "half empty full still there here".split())
+_NOUNS_ING = frozenset("ceiling building ring thing railing painting clothing".split())
 
 
 def _owner(setting: str, names: tuple[str, ...]) -> str:
@@ -116,6 +144,27 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
+_SECRET = re.compile(r"\b(?:(?:not|never|n't) (?:yet )?(?:told|said|admitted|mentioned)|secret(?:ly)?|hid(?:e|den|ing)?|"
+                     r"no one knows|nobody knows|without telling|behind \w+ back)\b", re.I)
+_SECRET_CLAUSE = re.compile(r"\bis that (.+)$|^I (?:(?:have |had )?(?:not|never)|haven't|hadn't|did not|didn't) (?:yet )?"
+                            r"(?:told|said to) (?:anyone|anybody|(?:the |my |our )?\w+)(?: yet)?,? (?:that |about )?(.+)$",
+                            re.I)
+
+
+def _secrets(text: str) -> list[str]:
+    """The perspective's sentences that say something is kept hidden, as what is hidden: the clause
+    after `is that` or `never told anyone`, else the whole sentence (none that speaks of a third person)."""
+    out = []
+    for sentence in re.split(r"(?<=[.!?])\s+", " ".join(text.split())):
+        if not _SECRET.search(sentence) or re.search(r"\b(?:he|she|him|his|her|they|them)\b", sentence, re.I):
+            continue
+        clause = _SECRET_CLAUSE.search(sentence.rstrip(".!?"))
+        said = next((g for g in clause.groups() if g), "") if clause else sentence.rstrip(".!?")
+        if 3 <= len(said.split()) <= 25:
+            out.append(said[:1].upper() + said[1:] + ".")
+    return out
+
+
 def _wants(text: str) -> list[str]:
     """What the character wants, as noun phrases or clauses (`I want resolution` -> `resolution`)."""
     return [m.group(1).strip() for m in re.finditer(r"\bI want (?:to )?([^.;]{3,60}?)(?:[.;,]|$)", text)]
@@ -133,20 +182,33 @@ def _section(profile: str, titles: str) -> str:
 
 def _background(profile: str) -> list[str]:
     """The profile's background bullets that read as the character's own sentence (`Missed the deadline
-    by nine days` -> `I missed the deadline by nine days.`)."""
+    by nine days` -> `I missed the deadline by nine days.`; `His daughter is ill` -> `My daughter is
+    ill.`); one that opens otherwise (an adverb, a plural subject) is left unsaid."""
     out = []
     for bullet in re.findall(r"^\s*[-*+]\s+(.+)$", _section(profile, "background|history|about"), re.M):
         words = bullet.strip().rstrip(".").split()
         if len(words) < 3 or len(words) > 20 or re.search(r"\b(he|she|him|they|them|her)\b", bullet, re.I) \
-                or words[1].lower() in ("to", "by", "as", "for", "in", "at"):
+                or words[1].lower() in ("to", "by", "as", "for", "in", "at", "of"):
+            continue
+        if words[0].lower() in ("his", "their"):
+            out.append("My " + re.sub(r"\b(his|their)\b", "my", " ".join(words[1:])) + ".")
             continue
         head = words[0].lower()
+        after = words[1].lower()
+        if head in _NOT_VERBS or after in _IRREGULAR_PAST or (after.endswith("ed") and head not in ("has", "was", "is")):
+            continue
         if head in ("has", "is", "was") or head in _IRREGULAR_PAST or head.endswith("ed") or \
-                (head.endswith("s") and not head.endswith("ss")):
+                (head.endswith("s") and not head.endswith(("ss", "us", "ous"))):
             verb = head if head in _IRREGULAR_PAST or head.endswith("ed") or head == "was" else base_verb(head)
             rest = re.sub(r"\b(his|her|their)\b", "my", " ".join(words[1:]))
             out.append(f"I {verb} {rest}.")
     return out
+
+
+_NOT_VERBS = frozenset("its this thus plus yes perhaps sometimes always nowadays afterwards besides towards "
+                       "whereas unless series news".split())
+"""Words ending in `s` that open a bullet and are no verb (`Its roof leaks`, `Always carries a key`):
+such a bullet is left unsaid rather than said wrong."""
 
 
 def _tics(profile: str) -> list[str]:

@@ -6,8 +6,8 @@ director asked), so two scenes never share their lines, and an alternative whose
 cannot fill is never chosen. Slots (see `speech.bindings`): `to` the addressee's name, `topic` the
 scene's noun phrases, `mine` the character's own, `prop` the setting's objects, `place`, `echo` words
 just heard, `fact` and `bg` the character's own sentences, `ev`/`who` what a world event brought,
-`said`/`ask` what a director's note asked to say or ask, `goal_obj` what the goal asks to agree on,
-`host`/`guest` the other person when the place belongs to one of them. A sentence of the character's
+`said`/`ask` what a director's note asked to say or ask, `goal_obj` what the goal asks to agree on
+(`goal_do` what it asks to agree to do), `host`/`guest` the other person when the place belongs to one of them. A sentence of the character's
 own (`fact`, `bg`) never ends a line: what follows a line in another actor's request is the engine's
 framing, and the character's words run on into it.
 """
@@ -125,6 +125,32 @@ RULES: dict[str, tuple[str, ...]] = {
         "All right, I'll say it. #said.cap#.",
         "I should have told you sooner, #to#: #said.low#.",
         "The truth is, #said.low#. I'm not proud of it.",
+    ),
+    "agree_goal_do": (
+        "Then we agree, #to#: we #goal_do#. I'll start with #mine#.",
+        "Agreed. We #goal_do#, starting this week.",
+        "I agree, #to#. We #goal_do#, and we do it today.",
+    ),
+    "agree_goal_plain": (
+        "Then we agree, #to#. I'll start with #mine#.",
+        "Agreed, #to#. #mine.cap# comes first for me.",
+        "I agree, #to#. Let's write down what we do about #topic#, today.",
+    ),
+    "goal_say": (
+        "#to#, let me say it plainly: #goal_line#.",
+        "Here is where I stand, #to#: #goal_line#.",
+        "#goal_line.cap#. That's my word on it.",
+    ),
+    "thank_goal": (
+        "Thank you, #to#. I mean that.",
+        "#to#, thank you. Truly.",
+        "I owe you my thanks, #to#, for #topic#.",
+    ),
+    "confess": (
+        "#to#, I have to admit something: #said.low#.",
+        "The truth is, #said.low#. I'm not proud of it.",
+        "I should have told you sooner, #to#: #said.low#.",
+        "I'll admit it, #to#. #said.cap#.",
     ),
     "mention": (
         "#to#, I should mention #said.low#.",

@@ -11,6 +11,7 @@ after, one that sends everyone out closes the scene, and a note is acted on in t
 from __future__ import annotations
 
 import random
+import re
 from functools import lru_cache
 
 from promptdesk.core.improv.briefing_reader import Briefing
@@ -21,6 +22,7 @@ from promptdesk.core.improv.scene_words import quotes_someone, short_phrase
 from promptdesk.core.improv.speech import Cue, speech_for, words
 from promptdesk.core.improv.story import Story
 from promptdesk.core.improv.thinking import inner_voice
+from promptdesk.core.improv.voice import first_person
 
 NOTE_MOVES = {"apologise": "apologise", "accept": "accept", "ask": "ask"}
 PLAIN_LEAVES = ("I should head out.", "Goodbye, everyone.", "I must be going. Goodbye.", "Good night, all.",
@@ -65,7 +67,8 @@ def choose(brief: Briefing, seed: int, rng: random.Random, m: Material, story: S
     cue = Cue("speak", to, _topic(brief, seed, pool, rng), echo)
     extra = _event_slots(story)
     if story.goal_object():
-        extra["goal_obj"] = [story.goal_object()]
+        obj = story.goal_object()
+        extra["goal_do" if obj.startswith("to ") else "goal_obj"] = [obj.removeprefix("to ")]
     shift = story.length_shift()
     t = story.temperament
     if story.leaving or close_due(brief, seed, rng, shift):
@@ -88,7 +91,7 @@ def choose(brief: Briefing, seed: int, rng: random.Random, m: Material, story: S
     elif "nudge" in brief.cues:
         cue.move = rng.choice(("wind_down", "propose", "agree"))
     else:
-        _story_move(brief, seed, rng, m, story, cue, last)
+        _story_move(brief, seed, rng, m, story, cue, last, extra)
     return cue, extra
 
 
@@ -135,18 +138,42 @@ def _note_move(cue: Cue, story: Story, extra: dict, last, rng: random.Random) ->
             cue.to = last.speaker
 
 
-def _story_move(brief: Briefing, seed: int, rng: random.Random, m: Material, story: Story, cue: Cue, last) -> None:
+def _story_move(brief: Briefing, seed: int, rng: random.Random, m: Material, story: Story, cue: Cue, last,
+                extra: dict) -> None:
     """A goal act when its moment has come, a confidence now and then, else an intent of the arc."""
     progress = brief.beat / (close_threshold(seed, brief) + story.length_shift())
     goal = story.goal_move(progress)
     if goal and rng.random() < 0.55:
         cue.move = goal[0]
         cue.to = goal[1] or cue.to
+        if cue.move == "admit":
+            extra["said"] = [admission(m, story)]
+            cue.symbol = "confess"
+        elif cue.move == "goal_say":
+            extra["goal_line"] = [story.goal_line]
+        elif cue.move == "agree_goal" and not extra.get("goal_obj"):
+            cue.symbol = "agree_goal_do" if extra.get("goal_do") else "agree_goal_plain"
         return
     if m.facts and progress >= 0.45 and rng.random() < 0.12:
         cue.move = "confide"
         return
     cue.move = _intent(brief, progress, story, rng, bool(cue.echo) and not quotes_someone(last.text))
+
+
+def admission(m: Material, story: Story) -> str:
+    """What a character the goal names to admit something says it is: what their perspective says they
+    have kept hidden, else the sentence of their own perspective that shares most with the goal's clause (`You gave ten times the dose` for `Amal admits
+    the dosing error`), else the clause's own object as theirs (`the dosing error was my doing`)."""
+    clause = next((c for c in story.mine() if c.act == "admit"), None)
+    words = set(clause.words) if clause else set()
+    if m.secrets:
+        return m.secrets[0]
+    if m.facts:
+        return max(m.facts, key=lambda fact: (len(words & {w[:5] for w in fact.lower().split()}), -m.facts.index(fact)))
+    what = re.sub(r"^.*?\b(?:admits?|confess(?:es)?|reveals?|owns? up to)\s+(?:that\s+)?", "", clause.text if clause else "")
+    if not what or what == (clause.text if clause else ""):
+        return "it was me"
+    return f"{what} was my doing" if re.match(r"(?:the|a|an|my|his|her|their)\s", what, re.I) else first_person(what)
 
 
 def _close(brief: Briefing, seed: int, rng: random.Random, m: Material, story: Story, cue: Cue, extra: dict) -> str:

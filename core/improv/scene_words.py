@@ -16,11 +16,23 @@ _STOP = frozenset(
 _OBJECT_STARTS = frozenset("its his her their the a an my your our to him them me us".split())
 _DETERMINERS = ("the", "a", "an", "my")
 _STARTS = ("this", "that", "your", "our")
-_ADJECTIVE_END = ("ly", "ive", "ful", "ous", "able", "ible", "less", "ish", "ed", "ing", "ant", "ent", "est")
+_ADJECTIVE_END = ("ly", "ive", "ful", "ous", "able", "ible", "less", "ish", "ed", "ing")
 _ADJECTIVES = frozenset("intact sincere whole own same other new old good bad big small real true sure fine "
                         "important genuine late early open close safe right wrong clear free full single alone "
-                        "enough able afraid quick slow fair first second third last next two three four five six seven eight "
+                        "enough able afraid quick slow fair first second third last next important urgent honest different decent "
+                        "recent silent pleasant brilliant latest best worst two three four five six seven eight "
                         "nine ten one".split())
+
+
+_ADVERBS = frozenset("together tonight today tomorrow yesterday now again here there soon later already ago "
+                     "anyway instead too either neither ever forever once twice immediately".split())
+"""Adverbs that end a noun phrase (`paint the fence together`, `the rent tonight`): never part of one."""
+
+
+_GOAL_VERB = (r"(?:agree|accept|apologi[sz]e|admit|confesse|reveal|thank|promise|decide|refuse|decline|settle|forgive|"
+              r"open|find|choose|tell|ask|learn|realise|realize|discover|leave|give|take|want|need|win|lose|"
+              r"sign|vote|pick|pay|return|face|hear|meet|keep|show|break)(?:s|es|ed|d)")
+"""A verb of what a goal asks (`the crew agrees on the split`): it ends the noun phrase before it."""
 
 
 def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
@@ -35,7 +47,9 @@ def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
                     continue
                 phrase = []
                 for j, nxt in enumerate(words[i + 1:i + 4], start=i + 1):
-                    if nxt.lower() in _STOP or nxt.lower() in _DETERMINERS or not re.fullmatch(r"[A-Za-z'-]+", nxt):
+                    if nxt.lower() in _STOP or nxt.lower() in _DETERMINERS or nxt.lower() in _ADVERBS \
+                            or re.fullmatch(_GOAL_VERB, nxt.lower()) \
+                            or not re.fullmatch(r"[A-Za-z'-]+", nxt):
                         break
                     if phrase and j + 1 < len(words) and words[j + 1].lower() in _OBJECT_STARTS:
                         break
@@ -61,18 +75,21 @@ def _adjectival(word: str) -> bool:
     """A word that cannot end a noun phrase (`intact`, `sincere`, `quickly`): a slot never takes one."""
     lower = word.lower()
     return lower in _ADJECTIVES or lower in _STOP or (lower.endswith(_ADJECTIVE_END) and not lower.endswith(
-        ("ment", "ness", "ing")) and len(lower) > 3 and not word[:1].isupper() and lower not in _NOUNS_LIKE)
+        ("ment", "ness", "ing", "ily", "ally", "ably")) and len(lower) > 4 and not word[:1].isupper()
+        and lower not in _NOUNS_LIKE)
 
 
 _NOUNS_LIKE = frozenset("client deadline account estimate migration agent parent student patient event "
                         "moment comment content talent payment apartment document bed shed need seed speed "
                         "feed weed evening morning meeting building ceiling feeling thing ring king wedding "
-                        "pudding offering ending setting planning training".split())
+                        "pudding offering ending setting planning training table cable stable vegetable timetable "
+                        "detective executive relative motive archive olive representative dish fish wish "
+                        "assembly rally ally belly jelly bully supply reply handful".split())
 
 
 def place(setting: str) -> str:
     """`Office conference room, afternoon` -> `this office conference room`."""
-    first = re.split(r"[,.;]", setting.strip())[0].strip() if setting.strip() else ""
+    first = re.split(r"[,.;\u3001\uff0c\u3002]", setting.strip())[0].strip() if setting.strip() else ""
     first = re.sub(r"^(the|a|an)\s+", "", first, flags=re.IGNORECASE)
     if not first:
         return "this room"

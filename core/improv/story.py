@@ -6,17 +6,23 @@ Read from the actor's own request only (its briefing and thread), like everythin
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 
 from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.directions import Event, Note, read_event, read_note
 from promptdesk.core.improv.temperament import Temperament
-from promptdesk.core.protocol.goal_acts import GoalClause, does_act, read_goal, same_person
+from promptdesk.core.improv.voice import base_verb
+from promptdesk.core.protocol.goal_acts import ACTS, GoalClause, does_act, read_goal, same_person
+from promptdesk.core.protocol.person_names import given_name
 
 MANNER_SHIFT = {"forceful": {"forceful": 1.0, "quiet": 0.0, "anxious": 0.0}, "warm": {"warm": 1.0, "forceful": 0.0},
                 "quiet": {"quiet": 1.0, "forceful": 0.0}, "anxious": {"anxious": 1.0, "forceful": 0.0}}
 """What a manner note does to the character's leanings for the rest of the scene."""
+
+
+_DETERMINERS = frozenset("the a an my our your his her their this that these those some any every each".split())
 
 
 @dataclass
@@ -92,9 +98,32 @@ class Story:
                     return "accept", giver
             elif clause.act == "agree" and progress >= 0.6:
                 return "agree_goal", ""
-            elif clause.act in ("apologise", "admit", "thank", "promise") and progress >= 0.3:
-                return clause.act if clause.act in ("apologise", "admit") else "concede", ""
+            elif clause.act in ("apologise", "admit") and progress >= 0.3:
+                return clause.act, ""
+            elif clause.act in ("thank", "promise", "refuse") and progress >= 0.3 and self._saying(clause):
+                return ("thank_goal", self._thanked(clause)) if clause.act == "thank" else ("goal_say", "")
+        for clause in self.clauses:
+            if not clause.act and clause.words and not clause.everyone and progress >= 0.5 and self._saying(clause) \
+                    and any(same_person(n, self.brief.name, self._cast) for n in clause.who) and not self._said(clause):
+                return "goal_say", ""
         return None
+
+    def _saying(self, clause: GoalClause) -> bool:
+        """Whether the clause can be said in the first person; it is kept for this turn's line."""
+        self.goal_line = goal_sentence(clause)
+        return bool(self.goal_line)
+
+    def _said(self, clause: GoalClause) -> bool:
+        """Whether this character's own lines already hold most of the clause's key words."""
+        mine = " ".join(line.text.lower() for line in self.brief.own)
+        return sum(w in mine for w in clause.words) >= 0.6 * len(clause.words)
+
+    def _thanked(self, clause: GoalClause) -> str:
+        """Whom a `thank` clause thanks: the other cast member it names, else whoever spoke last."""
+        named = [m for m in self._cast if m != self.brief.name and re.search(
+            rf"(?<!\w)(?:{re.escape(m)}|{re.escape(given_name(m))})(?!\w)", clause.text)]
+        last = self.brief.last_other
+        return named[0] if named else last.speaker if last else ""
 
     @cached_property
     def _goal_object(self) -> str:
@@ -104,16 +133,38 @@ class Story:
         """What the goal asks the characters to agree on (read once per turn)."""
         return self._goal_object
 
+    goal_line: str = ""
+    """The first-person sentence of the goal clause this turn says (`goal_move`'s `goal_say`)."""
+
     def _find_goal_object(self) -> str:
-        """What the goal asks the characters to agree on (`agree on accountability measures`)."""
+        """What the goal asks the characters to agree on (`agree on accountability measures`), or to do,
+        with its `to` (`agree to paint the fence` -> `to paint the fence`)."""
         for clause in self.clauses:
             if clause.act == "agree":
                 words = clause.text.split()
                 at = next((i for i, w in enumerate(words) if w.lower() in ("on", "to", "upon")), None)
                 if at is not None and at + 1 < len(words):
-                    return " ".join(words[at + 1:])
+                    verb = words[at].lower() == "to" and words[at + 1].lower() not in _DETERMINERS
+                    return ("to " if verb else "") + " ".join(words[at + 1:])
         return ""
 
     def length_shift(self) -> int:
         """How many beats the directions add to the scene: someone arriving, a note to act on."""
         return 2 * min(self.arrivals, 2) + min(len(self.notes), 2)
+
+
+def goal_sentence(clause: GoalClause) -> str:
+    """A goal clause said by the person it names, in the first person: from its act's verb (`both parents
+    promise to follow the ruling` -> `I promise to follow the ruling`), or for a clause with no act
+    from its first verb (`Judge Okafor rules on custody` -> `I rule on custody`); '' when it has none."""
+    text = clause.text
+    found = re.search(ACTS[clause.act][0], text, re.I) if clause.act else re.search(r"(?<![\w'])[a-z]+s\b", text)
+    if not found:
+        return ""
+    start = text.rfind(" ", 0, found.start()) + 1
+    verb = re.match(r"[\w'-]+", text[start:])
+    if not verb:
+        return ""
+    rest = re.sub(r"\b(?:himself|herself|themselves)\b", "myself", text[start + len(verb.group(0)):])
+    rest = re.sub(r"\b(?:his|their)\b", "my", rest)
+    return f"I {base_verb(verb.group(0))}{rest}".rstrip(" .")

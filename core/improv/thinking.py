@@ -30,6 +30,8 @@ INTENTS = {
     "question": ("Better to ask than to assume.", "I need to understand before I judge."),
     "echo": ("Those words stuck with me. I'll hand them back.",),
     "concede": ("Time to own my part.", "Being right matters less than getting through this."),
+    "goal_say": ("I'll say where I stand, and mean it.", "Time to put it into words."),
+    "thank_goal": ("I haven't said thank you yet. I should.", "Some thanks are overdue."),
     "mediate": ("Someone needs to lower the temperature.", "This is getting away from us."),
     "propose": ("Let's turn this into something concrete about {topic}.", "A plan, finally."),
     "agree": ("That's good enough. I can say yes to it.", "We're nearly there."),

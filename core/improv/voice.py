@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from promptdesk.core.protocol.person_names import given_name
+
 _SWAPS = ((r"\byou are\b", "I am"), (r"\byou're\b", "I'm"), (r"\byou've\b", "I've"),
           (r"\byou'll\b", "I'll"), (r"\byou'd\b", "I'd"), (r"\byours\b", "mine"),
           (r"\byourself\b", "myself"), (r"\byour\b", "my"))
@@ -19,6 +21,11 @@ _COMMON_VERBS = frozenset(
     "pace promise retreat push snap joke deflect listen ask answer explain stare freeze raise lower "
     "become turn start stop make take give keep fall grow try let say mean care hide admit want need show work "
     "sleep worry hate love like".split())
+_PAST = ("knew|told|ran|spent|made|took|saw|lost|left|got|came|went|kept|said|thought|felt|wrote|grew|began|became|"
+         "won|built|bought|brought|caught|fought|found|gave|heard|held|led|lent|met|paid|sold|sent|sat|slept|stood|"
+         "taught|broke|chose|drove|forgot|hid|stole|swore|threw|woke|wore|ate|drank|fell|flew|hit|hurt|let|meant|"
+         "put|quit|read|rode|rang|sang|shot|shut|spoke|spent|struck|swam|tore|understood|won")
+"""Past forms a `you` before is the subject of (`Nobody knows you wrote it` -> `Nobody knows I wrote it`)."""
 _ADJECTIVE_ENDINGS = ("ly", "ed", "ive", "ful", "ous", "al", "ent", "ant", "ic", "ate", "able", "ible", "ing", "less")
 _ADJECTIVES = frozenset("calm kind quiet prone shy warm blunt loyal proud stubborn patient impatient "
                         "gentle honest curious sharp dry brave bold open private nervous".split())
@@ -32,26 +39,34 @@ def first_person(text: str) -> str:
         out = re.sub(pattern, repl, out, flags=re.IGNORECASE)
     out = re.sub(r"(^|[.;:!?]\s+|,\s+|\b(?:and|but|because|since|when|if|that|so|while|although|as)\s+)you\b",
                  lambda m: m.group(1) + "I", out, flags=re.I)
-    out = re.sub(r"\byou(?=\s+(?:\w+ed|can|could|will|would|should|must|may|might|want|need|know|think|feel|"
-                 r"have|had|were|do|did|don't|didn't|value|love|hate|like|hope|wish|still)\b)", "I", out, flags=re.I)
+    out = re.sub(rf"\byou(?=\s+(?:\w+ed|can|could|will|would|should|must|may|might|want|need|know|think|feel|"
+                 rf"have|had|were|do|did|don't|didn't|value|love|hate|like|hope|wish|still|never|also|{_PAST})\b)", "I", out,
+                 flags=re.I)
     out = re.sub(r"\byou\b", "me", out, flags=re.IGNORECASE)
     return _cap(out)
 
 
 def as_me(text: str, name: str) -> str:
-    """Third-person mentions of the character (`Bob apologises`) turned into `I apologise`."""
+    """Third-person mentions of the character (`Bob apologises`) turned into `I apologise`; a titled
+    name is also found by its given name (`Amal admits` for Dr Amal Haddad)."""
     if not name:
         return text
+    given = given_name(name)
+    if given != name and not re.search(rf"\b{re.escape(name)}\b", text):
+        name = given
     out = re.sub(rf"\b{re.escape(name)}\s+([a-z]+(?:s|ed)|{'|'.join(_IRREGULAR)})\b",
                  lambda m: "I " + base_verb(m.group(1)), text)
     out = re.sub(rf"\b{re.escape(name)}'s\b", "my", out)
+    out = re.sub(rf"\b{re.escape(name)} and ([A-Z][\w'-]*)(?= [a-z])", r"\1 and I", out)
+    out = re.sub(rf"(?<=\w and ){re.escape(name)}(?= [a-z])", "I", out)
     return re.sub(rf"\b{re.escape(name)}\b", "me", out)
 
 
 def mid_sentence(text: str, names: tuple[str, ...] = ()) -> str:
     """A sentence made fit to follow a colon: its first letter lowered unless it starts with a name."""
     first = text.split(" ", 1)[0].strip(",.;:")
-    keep = first in ("I", "I'm") or any(first and n.split()[0] == first for n in names) or first.isupper()
+    keep = first in ("I", "I'm") or any(first and first in (n.split()[0], given_name(n)) for n in names if n) \
+        or first.isupper()
     return text if keep or not text else text[:1].lower() + text[1:]
 
 

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from promptdesk.core.protocol.person_names import given_name, spoken_name
+
 ACTS: dict[str, tuple[str, str]] = {
     "apologise": (r"apolog|\bsay(?:s)? sorry\b", r"\b(?:i'?m|i am|am|so|truly|really|deeply|very) sorry\b|^\W*sorry\W*$"
                   r"|\bapologi[sz]e|\bmy apologies\b|\bowe (?:you|them|everyone) an apology\b|\bmy fault\b"
@@ -27,7 +29,10 @@ ACTS: dict[str, tuple[str, str]] = {
     "refuse": (r"\brefus|\bdecline|\bturn(?:s)? down\b", r"\bno\b|\brefuse|\bwon'?t\b|\bnot going to\b"),
 }
 """act -> (how a goal names it, the marker words of a line that does it)."""
-_PLURAL = re.compile(r"^(?:they|both|everyone|all|the two|the pair|together|we)\b", re.I)
+_PLURAL = re.compile(r"^(?:they|both|everyone|everybody|all|the two|the three|the pair|together|we|the (?:whole )?"
+                     r"(?:crew|team|group|family|couple|class|committee|board|council|band|gang|cast|household|"
+                     r"parents|siblings|friends|partners|neighbours|neighbors))\b", re.I)
+"""A clause whose subject is the whole cast (`they agree`, `the crew agrees`)."""
 _NOT_A_NAME = frozenset("the a an let no it this that there when if once after before everyone they both all we "
                         "someone each".split())
 _NEGATION = re.compile(r"\b(?:not|never|no|n't|nothing)\b", re.I)
@@ -42,7 +47,8 @@ STEM = 5
 @dataclass(frozen=True)
 class GoalClause:
     """One thing the goal asks for: who (names; `('*',)` for all of them; `()` for anyone), which act
-    (or None when no act is recognised), and its other content words (first five letters)."""
+    (or None when no act is recognised), and its other content words (first five letters, after a
+    final `s`: `rules` is `rule`, so `I rule` says it)."""
 
     text: str
     who: tuple[str, ...]
@@ -58,17 +64,26 @@ class GoalClause:
 def read_goal(goal: str, cast: tuple[str, ...] = ()) -> tuple[GoalClause, ...]:
     """The goal's clauses, in order. With the `cast` (display names), a clause that opens with a cast
     member's name, or with a first name only one of them has, names that member, in any script and
-    whatever punctuation the name holds (`Dr. Chen`, `山田花子`); without it, a capitalised first word
-    is taken as a name."""
+    whatever punctuation the name holds (`Dr. Chen`, `山田花子`), and names listed before one act
+    (`Ruth and Amal agree`, `Ann, Bo and Cy agree`) are one clause; without it, a capitalised first
+    word is taken as a name."""
     names = sorted(cast, key=len, reverse=True)
     held = {f"\ue000{i}\ue001": name for i, name in enumerate(names) if re.search(r"[;,.]|\band\b", name)}
     for mark, name in held.items():
         goal = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", mark, goal, flags=re.I)
-    parts = [p.strip(" .") for p in re.split(r"[;,.]|\band then\b|\band\b(?=\s+(?:they|both|everyone|[A-Z]))", goal)
-             if p and p.strip(" .")]
-    for mark, name in held.items():
-        parts = [part.replace(mark, name) for part in parts]
-    return tuple(_clause(part, cast) for part in parts)
+    pieces = re.split(r"([;.]|\band then\b)|(,|\band\b(?=\s+(?:they|both|everyone|[A-Z])))", goal)
+    joined: list[str] = []
+    listing = False
+    for piece, hard, soft in zip(pieces[::3], [*pieces[1::3], None], [*pieces[2::3], None]):
+        for mark, name in held.items():
+            piece = piece.replace(mark, name)
+        piece = re.sub(r"^(?:and|then|but|so)\s+", "", piece.strip(" ."), flags=re.I)
+        if piece and listing and joined and cast and _only_names(joined[-1], cast):
+            piece = f"{joined.pop()} and {piece}"
+        if piece:
+            joined.append(piece)
+        listing = bool(soft) and not hard
+    return tuple(_clause(part, cast) for part in joined)
 
 
 def person_of(name: str, cast: Iterable[str]) -> str | None:
@@ -79,16 +94,22 @@ def person_of(name: str, cast: Iterable[str]) -> str | None:
     exact = [member for member in cast if member.casefold() == folded]
     if exact:
         return exact[0]
-    first = [member for member in cast if member.split() and member.split()[0].casefold() == folded]
+    first = [member for member in cast if folded in {short.casefold() for short in _short_names(member)}]
     return first[0] if len(first) == 1 else None
+
+
+def _short_names(member: str) -> set[str]:
+    """The shorter names a member answers to: the first word, the given name after any title
+    (`Dr Amal Haddad` -> `Amal`) and the title with the surname (`Dr Haddad`)."""
+    return {short for short in (given_name(member), spoken_name(member)) if short and short != member}
 
 
 def _cast_opening(text: str, cast: tuple[str, ...]) -> tuple[tuple[str, ...], str] | None:
     """The cast members a clause opens with (`Ann Lee and Grace agree`), and the rest of it: each by
     their display name, or by a first name only they have."""
     calls = [(member, member) for member in cast]
-    calls += [(first, member) for member in cast if (first := (member.split() or [""])[0]) != member
-              and first and person_of(first, cast) == member]
+    calls += [(short, member) for member in cast for short in sorted(_short_names(member))
+              if person_of(short, cast) == member]
     calls.sort(key=lambda call: len(call[0]), reverse=True)
     who: list[str] = []
     rest = text
@@ -100,6 +121,12 @@ def _cast_opening(text: str, cast: tuple[str, ...]) -> tuple[tuple[str, ...], st
             break
         rest = rest[joint.end():]
     return (tuple(who), rest) if who else None
+
+
+def _only_names(text: str, cast: tuple[str, ...]) -> bool:
+    """Whether the text is nothing but cast members' names (`Ruth`, `Ann and Bo`)."""
+    opening = _cast_opening(text, cast)
+    return opening is not None and not opening[1].strip(" ,&")
 
 
 def _opens(text: str, name: str) -> bool:
@@ -126,7 +153,7 @@ def _clause(text: str, cast: tuple[str, ...] = ()) -> GoalClause:
             who = tuple(person_of(n.strip(), cast) or n.strip() for n in re.split(r"\s+(?:and|&)\s+", names.group(1)))
             rest = names.group(2)
     act = next((name for name, (named, _) in ACTS.items() if re.search(named, rest, re.I)), None)
-    content = sorted({w[:STEM] for w in _CONTENT.findall(rest.lower()) if w not in _FILLER
+    content = sorted({re.sub(r"(?<=\w{4})e?s$", "", w)[:STEM] for w in _CONTENT.findall(rest.lower()) if w not in _FILLER
                       and not (act and re.search(ACTS[act][0], w, re.I))})
     return GoalClause(text=text, who=who, act=act, words=tuple(content))
 

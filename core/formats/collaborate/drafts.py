@@ -1,7 +1,7 @@
 """The improviser's drafts for a collaboration goal: the kind of thing the goal asks for, in its shape.
 
 A goal is read for what it asks: writing (`Write a 2-paragraph fairy tale` -> two paragraphs of a
-tale), a plan (`a 5-step plan for a weekend hiking trip` -> five numbered steps about the trip), a
+tale; a letter, a poem, a speech or prose about the goal's subject: `pieces`), a plan (`a 5-step plan for a weekend hiking trip` -> five numbered steps about the trip), a
 list of facts (`Name three rivers in Europe` -> three numbered places to fill in: the improviser
 knows no facts, and says so), or anything else (a short answer in prose). A draft is revised one
 visible change at a time. Everything is drawn with the caller's seeded generator; nothing claims to be
@@ -13,6 +13,8 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
+
+from promptdesk.core.formats.collaborate.pieces import CLOSES, kind_of, paragraph
 
 NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
            "ten": 10, "a couple of": 2, "a few": 3}
@@ -45,6 +47,8 @@ class Ask:
     count: int
     subject: str
     genre: str = ""
+    to: str = ""
+    """Whom a letter is to (`a letter to the landlord` -> `the landlord`)."""
 
 
 def read_ask(goal: str) -> Ask:
@@ -57,8 +61,15 @@ def read_ask(goal: str) -> Ask:
     if re.search(PLANNING, text, re.I):
         return Ask("plan", min(count or 5, len(STEPS)), subject or "it")
     if re.search(WRITING, text, re.I):
-        genre = re.search(r"(fairy tale|tale|story|fable|poem|haiku|letter|e-?mail|essay|speech|toast|blurb)", text, re.I)
-        return Ask("writing", min(count or 2, 5), subject, genre.group(1).lower() if genre else "piece")
+        genre = re.search(r"\b(fairy tale|tale|story|fable|poem|haiku|letter|e-?mail|essay|speech|toast|blurb)s?\b", text, re.I)
+        kind = genre.group(1).lower() if genre else "piece"
+        to = re.search(r"\b(?:letter|e-?mail|note|message|speech|toast)\s+(?:\w+\s+)?to\s+((?:the |my |our |a |an )?"
+                       r"[\w.' -]+?)(?=\s+(?:about|on|regarding|asking|explaining|for|to|that|which|with)\b|[.,;:!?]|$)",
+                       text, re.I)
+        if kind_of(kind) != "tale" and subject.startswith("the ") and to and subject[4:] in to.group(1).lower():
+            subject = ""
+        return Ask("writing", min(count or (1 if kind == "haiku" else 2), 5), subject or ("this" if kind_of(kind) != "tale" else ""), kind,
+                   to.group(1) if to else "")
     return Ask("answer", count or 2, subject or text.rstrip(".?!"))
 
 
@@ -73,13 +84,20 @@ def _count(text: str) -> int:
 
 
 def _subject(text: str) -> str:
-    """The noun phrase the goal is about (`a 5-step plan for a weekend hiking trip` -> `the weekend hiking trip`)."""
-    match = re.search(r"\b(?:for|about|on|of)\s+(?:a|an|the|our|my)?\s*([\w' -]+?)(?:[.,;:(—–]|\s+-|\s+(?:keep|and|that|which|with|so)\b|$)",
-                      text, re.I)
-    if not match or not match.group(1).strip():
+    """The noun phrase the goal is about (`a 5-step plan for a weekend hiking trip` -> `the weekend hiking trip`;
+    `Plan a surprise party for Grandma in five steps` -> `the surprise party for Grandma`)."""
+    planned = re.match(r"^\s*(?:plan|organi[sz]e|arrange|prepare|schedule)\s+(?:a|an|the|our|my)\s+([\w' -]+?)"
+                       r"(?:\s+in\s+(?:\d+|\w+)\s*-?\s*steps?\b|[.,;:(]|\s+(?:and|that|which|so)\b|$)", text, re.I)
+    if planned and not re.match(r"(?:\d+|\w+)-step\b", planned.group(1)):
+        return "the " + planned.group(1).strip()
+    match = re.search(r"\b(?:for|about|on|of)\s+(?:(an|a|the|our|my)\s+)?([\w' -]+?)(?:[.,;:(—–]|\s+-|\s+(?:keep|and|that|"
+                      r"which|with|so)\b|$)", text, re.I)
+    if not match or not match.group(2).strip():
         return ""
-    phrase = match.group(1).strip().lower()
-    return phrase if phrase.split()[0].endswith("ing") else "the " + phrase
+    phrase = match.group(2).strip().lower()
+    if phrase.split()[0].endswith("ing"):
+        return phrase
+    return f"{match.group(1).lower()} {phrase}" if (match.group(1) or "").lower() in ("my", "our") else "the " + phrase
 
 
 def _listed(text: str) -> str:
@@ -104,6 +122,8 @@ def first_draft(ask: Ask, rng: random.Random) -> str:
 
 
 def _paragraph(ask: Ask, index: int, rng: random.Random) -> str:
+    if kind_of(ask.genre) != "tale":
+        return paragraph(ask.genre, ask.subject, ask.to, index, ask.count, rng)
     if ask.subject.startswith("the ") and ask.genre in ("tale", "fairy tale", "story", "fable"):
         hero, short = _a(ask.subject[4:]), "the " + ask.subject.split()[-1]
     else:
@@ -130,12 +150,19 @@ def revise(draft: str, ask: Ask, rng: random.Random) -> tuple[str, str]:
         return "\n".join(lines), f"Said how to fill item {at + 1}; the facts still have to come from elsewhere."
     if ask.kind == "writing":
         parts = draft.split("\n\n")
-        closes = ("and nobody forgot it", "which was the hard part", "as these things go")
-        plain = [i for i, part in enumerate(parts) if not part.rstrip(".").endswith(closes)]
+        kind = kind_of(ask.genre)
+        closes = CLOSES.get(kind, ("and nobody forgot it", "which was the hard part", "as these things go"))
+        plain = [i for i, part in enumerate(parts) if not any(line.rstrip(".?!").endswith(closes)
+                                                               for line in part.split("\n"))]
         if not plain:
             return draft, "Read it through once more; it holds."
         at = rng.choice(plain)
-        parts[at] = parts[at].rstrip(".") + ", " + rng.choice(closes) + "."
+        lines = parts[at].split("\n")
+        longest = max(range(len(lines)), key=lambda i: len(lines[i]))
+        end = lines[longest][-1:] if lines[longest][-1:] in ".?!" else "."
+        fresh = [close for close in closes if close not in draft or kind == "tale"] or list(closes)
+        lines[longest] = lines[longest].rstrip(".?!") + ", " + rng.choice(fresh) + end
+        parts[at] = "\n".join(lines)
         return "\n\n".join(parts), f"Gave paragraph {at + 1} a fuller close."
     lines = draft.splitlines()
     plain = [i for i, line in enumerate(lines) if not line.endswith(").")]
@@ -166,6 +193,7 @@ def _a(phrase: str) -> str:
 
 
 def _singular(phrase: str) -> str:
+    phrase = re.sub(r"^(?:the|all|all the|some)\s+", "", phrase, flags=re.I)
     head, _, rest = phrase.partition(" ")
     one = head[:-1] if head.endswith("s") and not head.endswith("ss") else head
     return f"one of the {phrase}" if one == head else f"a {one} {rest}".strip()

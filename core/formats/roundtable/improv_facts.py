@@ -42,6 +42,21 @@ def stances(topic: str) -> tuple[str, str, str]:
 PHASE_LEAN = {"dreamer": 0, "yellow": 0, "green": 0, "opening": 0, "realist": 1, "white": 1, "blue": 1,
               "red": 1, "discussion": 1, "rebuttal": 1, "closing": 1, "critic": 2, "black": 2}
 """Which stance a phase pulls towards (dreamers dream, critics hold off)."""
+_CRITICAL = re.compile(r"\b(?:risks?|fail\w*|wrong|weak\w*|danger\w*|problems?|concerns?|objections?|critic\w*|"
+                       r"doubts?|\w*mortem|worst|threats?|caution\w*|downsides?|flaws?|attack\w*)\b", re.I)
+_HOPEFUL = re.compile(r"\b(?:dream\w*|ideal\w*|opportunit\w*|benefits?|best case|possibilit\w*|vision\w*|"
+                      r"optimis\w*|upsides?|strengths?|wild ideas?|brainstorm\w*)\b", re.I)
+
+
+def phase_lean(info: dict[str, Any]) -> int:
+    """The stance a phase pulls towards: a shipped strategy's phase by its name, any other by what its
+    name and goal ask (a phase about failures and risks holds off, one about dreams goes ahead)."""
+    name = str(info.get("phase") or "")
+    if name in PHASE_LEAN:
+        return PHASE_LEAN[name]
+    words = f"{name} {info.get('phase_goal') or ''}"
+    critical, hopeful = bool(_CRITICAL.search(words)), bool(_HOPEFUL.search(words))
+    return 2 if critical and not hopeful else 0 if hopeful and not critical else 1
 
 
 def facts(request: Request) -> dict[str, Any]:

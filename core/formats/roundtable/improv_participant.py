@@ -11,7 +11,7 @@ import random
 import re
 
 from promptdesk.core.improv.dice import rng_for
-from promptdesk.core.formats.roundtable.improv_facts import PHASE_LEAN, as_block, facts, last_user, stances
+from promptdesk.core.formats.roundtable.improv_facts import as_block, facts, last_user, phase_lean, stances
 from promptdesk.core.improv.scene_words import topics
 from promptdesk.core.improv.voice import self_trait
 from promptdesk.core.improv.temperament import read_temperament
@@ -71,7 +71,7 @@ def _stance(info: dict, name: str, seed: int, warm: float, lean: int, rng: rando
     once a synthesis has been heard: an opening round states one's own position): the index of the
     position taken."""
     role = (info.get("role") or {}).get("name", "")
-    pull = {"for": 0, "against": 2}.get(role, PHASE_LEAN.get(str(info.get("phase", "")), 1))
+    pull = {"for": 0, "against": 2}.get(role, phase_lean(info))
     own = rng_for(seed, "stance", name, str(info.get("topic")), str(info.get("phase"))).choice((-1, 0, 0, 1))
     index = max(0, min(2, pull + (own + lean if not role else 0)))
     synthesis = info.get("previous_synthesis") or {}
@@ -94,6 +94,6 @@ def _rationale(info: dict, index: int, traits: tuple[str, ...], rng: random.Rand
     thing = found[0] if found else "this"
     reason = rng.choice(REASONS[index]).format(o=thing)
     trait = self_trait(rng.choice(traits)) if traits else ""
-    risk = f" Also, {rng.choice(RISKS)}." if str(info.get("phase")) in ("critic", "black", "rebuttal") \
+    risk = f" Also, {rng.choice(RISKS)}." if (str(info.get("phase")) == "rebuttal" or phase_lean(info) == 2) \
         and rng.random() < 0.25 else ""
     return f"{reason[:1].upper()}{reason[1:]}. {rng.choice(TIES[index])}{risk} {trait} {NOTICE}".replace("  ", " ")
