@@ -379,22 +379,9 @@ async def test_a_journal_entry_cut_at_its_token_limit_is_kept_and_said_to_be_cut
 
 async def test_a_journal_reply_holding_only_private_text_writes_no_entry_and_says_so(run_scene, loopback, monkeypatch,
                                                                                    tmp_path):
-    from helpers import example_scene
-    from test_scene_faults import remote_cast, scripted, turn
-
     monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
-
-    def answer(who, recorded):
-        if "journal entry" in str(recorded.body["messages"][-1]):
-            return "<thinking>SECRET-diary: I lied to them.</thinking>" if who == "bob" else "A long day."
-        return turn('[TONE: calm] "Go on."')
-
-    loopback.default = scripted(answer)
-    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"), limits={"max_beats": 1})
-    run = await run_scene(scene, isolation="a", coordinator="C", journals=tmp_path / "journals")
-    records = run.records()
-    assert {r["from"] for r in records if r["type"] == "journal"} == {"alice", "charlie"}
-    said = [r for r in records if r["type"] == "system" and r.get("about") == "bob"]
+    run, records, said = await _bob_journals(run_scene, loopback, tmp_path,
+                                             "<thinking>SECRET-diary: I lied to them.</thinking>")
     assert len(said) == 1 and "Bob wrote no journal entry" in said[0]["text"]
     assert not (tmp_path / "journals" / "bob.md").exists() or "SECRET" not in (tmp_path / "journals" / "bob.md").read_text()
     assert "SECRET" not in json.dumps(records) and "SECRET-diary" in (run.dir / "debug.log").read_text()
@@ -432,15 +419,25 @@ async def test_a_refused_journal_entry_is_named_a_refusal_and_its_words_stay_out
                                                                                               monkeypatch, tmp_path):
     """A model that refuses to write its entry (Anthropic's `stop_reason: refusal`): no entry, and
     the system line says it was refused, not that the reply held only private text."""
-    from helpers import example_scene
     from test_provider_odd_replies import stopped
-    from test_scene_faults import remote_cast, scripted, turn
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    run, records, said = await _bob_journals(run_scene, loopback, tmp_path,
+                                             stopped("anthropic", "plain", "REFUSED-words: I cannot", "refusal"))
+    assert len(said) == 1 and said[0]["reason"] == "refused"
+    assert "Bob wrote no journal entry: the model refused" in said[0]["text"] and "private text" not in said[0]["text"]
+    assert "REFUSED-words" not in json.dumps(records) and "REFUSED-words" in (run.dir / "debug.log").read_text()
+
+
+async def _bob_journals(run_scene, loopback, tmp_path, bobs):
+    """The Apology for one beat, every actor on the loopback, Bob answering his journal call with
+    `bobs` and the others with an entry: (the run, its records, the system lines about Bob)."""
+    from helpers import example_scene
+    from test_scene_faults import remote_cast, scripted, turn
 
     def answer(who, recorded):
         if "journal entry" in str(recorded.body["messages"][-1]):
-            return stopped("anthropic", "plain", "REFUSED-words: I cannot", "refusal") if who == "bob" else "A long day."
+            return bobs if who == "bob" else "A long day."
         return turn('[TONE: calm] "Go on."')
 
     loopback.default = scripted(answer)
@@ -448,7 +445,4 @@ async def test_a_refused_journal_entry_is_named_a_refusal_and_its_words_stay_out
     run = await run_scene(scene, isolation="a", coordinator="C", journals=tmp_path / "journals")
     records = run.records()
     assert {r["from"] for r in records if r["type"] == "journal"} == {"alice", "charlie"}
-    said = [r for r in records if r["type"] == "system" and r.get("about") == "bob"]
-    assert len(said) == 1 and said[0]["reason"] == "refused"
-    assert "Bob wrote no journal entry: the model refused" in said[0]["text"] and "private text" not in said[0]["text"]
-    assert "REFUSED-words" not in json.dumps(records) and "REFUSED-words" in (run.dir / "debug.log").read_text()
+    return run, records, [r for r in records if r["type"] == "system" and r.get("about") == "bob"]
