@@ -28,7 +28,7 @@ from promptdesk.core.experiments.report_header import cite_html, facts_html, gat
 from promptdesk.core.experiments.take_sweep import measure_take_sweep, read_take_plan, take_sweep_runs
 from promptdesk.core.experiments.takes import Family, Take, after, change_events, family, metrics_after, seed_of
 from promptdesk.core.formats.registry import of_run
-from promptdesk.core.protocol.lines import folded, speech_line
+from promptdesk.core.protocol.lines import folded, speech_line, world_event_line
 from promptdesk.core.record import outputs
 from promptdesk.core.record.events import COORDINATOR, OPERATOR, BaseEvent, SpeakEvent, ThinkEvent
 from promptdesk.core.record.recorder import read_events
@@ -67,7 +67,7 @@ def _event_line(event: BaseEvent, names: dict[str, str], change: bool) -> Line:
         suggested = " (suggested by the coordinator)" if extra.get("suggested_by") == COORDINATOR else ""
         who = "The director's change: " if change else ("" if event.from_ != OPERATOR else "The director: ")
         return Line("change" if change else "world" if event.from_ != OPERATOR else "director",
-                    f"{who}[EVENT: {folded(event.text)}]{suggested}")
+                    f"{who}{world_event_line(event.text)}{suggested}")
     to = names.get(event.target, event.target) if event.target else "everyone"
     if change:
         return Line("change", f"The director's change: note to {to}: {folded(event.text)}")

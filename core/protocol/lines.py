@@ -83,8 +83,10 @@ def scene_lines(title: str, setting: str, prompt: str, goal: str, goal_label: st
 
 
 def world_event_line(text: str) -> str:
-    """A world event as every actor sees it: one line, whatever line breaks its text held."""
-    return f"[EVENT: {folded(text)}]"
+    """A world event as every actor sees it (and the transcripts show it): an engine line whoever wrote
+    its text (the operator, a judge's suggestion), so the text is made safe as model text is (`one_line`):
+    one line, no escape, no reserved word's colon, no bracket that closes the event to start a line of its own."""
+    return f"[EVENT: {one_line(text)}]"
 
 
 def folded(text: str) -> str:

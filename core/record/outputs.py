@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from promptdesk.core.record.events import COORDINATOR, BaseEvent, CallEvent, CloseEvent, GenericEvent, JournalEvent, SpeakEvent
-from promptdesk.core.protocol.lines import folded, indented, speech_line
+from promptdesk.core.protocol.lines import folded, indented, speech_line, world_event_line
 from promptdesk.core.record.lines import PLAIN, FormatLines
 from promptdesk.core.providers.pricing import cache_saving
 from promptdesk.core.record.takes import branch_fields
@@ -136,7 +136,7 @@ def transcript_lines(events: list[BaseEvent], own: FormatLines = PLAIN, *, notes
         elif own.is_public(event):
             lines.append(own.txt_line(event, names))
         elif event.type == "event":
-            lines.append(f"[EVENT: {folded(event.text)}]")
+            lines.append(world_event_line(event.text))
         elif event.type == "note":
             lines.append(f"[{_note_line(event, names)}]")
         else:
@@ -334,7 +334,7 @@ def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PL
         elif own.is_public(event):
             out += [own.md_line(event, names), ""]
         else:
-            out += [f"*[{'EVENT' if event.type == 'event' else 'SYSTEM'}: {folded(event.text)}]*", ""]
+            out += [f"*{world_event_line(event.text) if event.type == 'event' else f'[SYSTEM: {folded(event.text)}]'}*", ""]
     counts = turn_counts(events, own)
     per = ", ".join(f"{names[s]}: {counts.get(s, 0)}" for s in names)
     spend, notes = costs(events, cut), note_counts(events)
