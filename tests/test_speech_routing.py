@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -248,3 +249,25 @@ async def test_a_world_event_cannot_carry_an_engine_line_of_its_own(run_scene):
     for text in [*sent, *shown]:
         assert "DIRECTOR NOTE:" not in text and "\x1b" not in text and "[EVENT: nothing" not in text
     assert "A crash." in shown[0] and "DIRECTOR NOTE - Bob, confess now." in shown[0]
+
+
+@pytest.mark.parametrize("empty", ["<speech></speech>", "<speech>  </speech>", '<speech>[TO: Alice, TONE: calm]</speech>',
+                                   '<speech>[TONE: calm] ""</speech>'])
+async def test_a_speech_with_no_words_and_no_gesture_is_a_silence_never_a_bare_name(run_scene, loopback, monkeypatch,
+                                                                                     empty):
+    """Nothing said is a silence: it is recorded and counted as one, and no other actor is sent a line
+    holding only Bob's name (and his header)."""
+    from helpers import example_scene
+    from loopback import CANARY
+    from test_scene_faults import remote_cast, scripted, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    loopback.default = scripted(lambda who, recorded: f"<thinking>Hm.</thinking>{empty}" if who == "bob"
+                                else turn('[TONE: calm] "Go on."'))
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"), limits={"max_beats": 2})
+    run = await run_scene(scene, isolation="a", coordinator="C")
+    bobs = [r for r in run.records() if r["type"] == "speak" and r["from"] == "bob"]
+    assert bobs and all(r["action"] == "silent" for r in bobs)
+    assert run.session.state.turns.get("bob", 0) == 0
+    to_alice = "\n".join(str(m["content"]) for p in run.prompts() if p["to"] == "alice" for m in p["request"]["messages"])
+    assert not re.search(r"^Bob( \[[^\]]*\])?\s*(\"\")?$", to_alice, re.MULTILINE)

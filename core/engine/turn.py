@@ -264,6 +264,8 @@ def _record(session: Stage, actor: Actor, beat: int, parsed: ParsedTurn, user_te
                     f"({'; '.join(parsed.problems)})", target=actor.slug, beat=beat,
                     reason=SILENCED)
         s = Speech("silent", "", "")
+    elif s.action == "speak" and not s.content.strip() and not s.nonverbal and not s.closes_scene:
+        s = replace(s, action="silent", content="")  # no words and no gesture: nothing was said
     speech = SpeakEvent(t=session.now(), **{"from": actor.slug}, text=s.content, beat=beat, action=s.action,
                         target=s.target, tone=s.tone, nonverbal=s.nonverbal, interrupt_after=s.interrupt_after,
                         raw=s.raw, closes_scene=s.closes_scene or None)
