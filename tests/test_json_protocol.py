@@ -245,3 +245,13 @@ async def test_llama_cpp_python_s_form_of_the_schema_is_a_provider_setting(run_s
                                    b["response_format"]["type"] == "json_object" and
                                    b["response_format"]["schema"]["additionalProperties"] is False for b in turns)
     assert [r["action"] for r in run.records() if r["type"] == "speak"] == ["silent"] * len(turns)
+
+
+async def test_a_json_speak_with_empty_words_and_no_stage_direction_is_a_silence(run_scene, loopback):
+    """The JSON protocol's empty speech, as the tag protocol's: nothing said is a silence, counted as one."""
+    loopback.default = scripted(lambda who, recorded: reply(to="Alice", words="", stage=None) if who == "bob"
+                                else reply(to="Bob", words="Go on."))
+    run = await run_scene(example_scene("the-apology", limits={"max_beats": 2},
+                                        cast=json_cast(loopback, "alice", "bob", "charlie")), isolation="a", coordinator="C")
+    bobs = [r for r in run.records() if r["type"] == "speak" and r["from"] == "bob"]
+    assert bobs and all(r["action"] == "silent" for r in bobs) and run.session.state.turns.get("bob", 0) == 0
