@@ -101,7 +101,7 @@ def test_each_combo_is_a_scene_and_each_agent_a_character(capsys, tmp_path):
     assert data["turns"] == "sequential" and data["limits"] == {"max_beats": 20} and data["evaluate"] == "sotopia"
     assert data["setting"] == "Two people meet at the pier to decide who takes the last ferry slot."
     assert data["prompt"].startswith("Two people meet at the pier") and "Ava Lee and Ben Ko are friends." in data["prompt"]
-    assert "Their background: They grew up on the same street" in data["prompt"]
+    assert "Their background" not in data["prompt"]  # Sotopia's runner tells no background story
     assert data["benchmark"] == {"name": "sotopia", "scenario": "ferry_slot", "environment": "E1", "combo": "K1",
                                  "agents": ["A1", "A2"], "relationship": "friend", "turn_order": "round-robin"}
     load_scene(out / "scenes" / "ferry-slot-ava-ben.yaml")  # a valid scene file
@@ -156,12 +156,31 @@ def test_goal_tags_become_their_text():
                        "</extra_info>) <p viewer='agent_1'>z</p>") == "Win (Extra information: x Hint: y) <p viewer='agent_1'>z</p>"
 
 
-def test_parallel_beats_and_no_background_story_are_recorded_in_the_scene(capsys, tmp_path):
-    _, _, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export()), "--turns", "parallel",
-                           "--no-background-story")
+def test_parallel_beats_and_a_background_story_asked_for_are_recorded_in_the_scene(capsys, tmp_path):
+    _, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export()), "--turns", "parallel",
+                             "--background-story")
     data = scene(out, "ferry-slot-ava-ben")
     assert data["turns"] == "parallel" and data["limits"] == {"max_beats": 10}
-    assert data["benchmark"]["turn_order"] == "parallel" and "Their background" not in data["prompt"]
+    assert data["benchmark"]["turn_order"] == "parallel"
+    assert "Their background: They grew up on the same street" in data["prompt"]
+    assert "Background stories told in 1 scenes (--background-story)" in err and "can tell an agent's secret" in err
+
+
+def test_a_background_story_that_tells_a_secret_is_told_to_no_one_by_default(capsys, tmp_path):
+    """Sotopia wrote its background stories from both agents' whole profiles, secrets included, and many
+    tell one ("Noah was performing as a stand-up comedian" of the agent whose secret is that identity),
+    often in other words than the secret's, which no word match can be sure to catch. Sotopia's runner
+    tells no story; the import follows it unless asked, so no agent is told the other's secret."""
+    telling = {"background_story": "Ava and Ben met at the bakery, where Ben's nine hundred pounds of debt "
+                                   "were the talk of the counter."}
+    data = fixture_export()
+    data[f"{P}RelationshipProfile:R1"].update(telling)
+    for flags in ((), ("--no-background-story",)):
+        _, err, out = run_import(capsys, tmp_path, write(tmp_path, data), *flags, "--force")
+        written = "".join(text.decode() for name, text in files(out).items() if name.startswith("scenes/"))
+        assert "nine hundred pounds" not in written and "Their background" not in written
+        assert ("Background stories: 1 not told (Sotopia's runner tells none; --background-story tells them)."
+                in err)
 
 
 # -- bad input -----------------------------------------------------------------------------------
@@ -250,7 +269,7 @@ def test_a_text_too_long_for_a_scene_is_refused_once_at_its_record_naming_the_fi
     bad = {f"{P}EnvironmentProfile:E7": long_goal, f"{C}K11": {"pk": "K11", "env_id": "E7", "agent_ids": ["A1", "A2"]},
            f"{P}RelationshipProfile:R2": {"pk": "R2", "agent_1_id": "A3", "agent_2_id": "A4", "relationship": 0,
                                             "background_story": "They met once. " * 2_000}}
-    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**bad)))
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**bad)), "--background-story")
     refused = dict(re.findall(r"REFUSED (\S+): (.*)", err))
     assert code == 1 and "`agent_goals[1]` is 24,013 characters" in refused[f"{P}EnvironmentProfile:E7"]
     assert "Skipped: 1 combos naming a refused environment." in err

@@ -1,5 +1,5 @@
 """`promptdesk import sotopia EXPORT.json [--to DIR] [--env CODENAME|PK ...] [--per combo|environment]
-[--sample N --seed S] [--turns sequential|parallel] [--no-background-story] [--force]`: Sotopia's
+[--sample N --seed S] [--turns sequential|parallel] [--background-story] [--force]`: Sotopia's
 scenarios and characters as Promptdesk scenes and characters (`promptdesk.core.experiments.sotopia`).
 
 Exit codes: 0 every record imported (or already there, unchanged); 1 imported, but some records were
@@ -46,8 +46,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, metavar="S", help="the seed of --sample's draw (default 0)")
     p.add_argument("--turns", choices=("sequential", "parallel"), default="sequential",
                    help="sequential: Sotopia's round-robin, the two alternate (default); parallel: Promptdesk's beats")
+    p.add_argument("--background-story", dest="background_story", action="store_true", default=False,
+                   help="tell both agents their pair's background story from the export; Sotopia wrote the stories "
+                        "from both whole profiles and many tell an agent's secret, so by default (as Sotopia's own "
+                        "runner) none is told")
     p.add_argument("--no-background-story", dest="background_story", action="store_false",
-                   help="tell the pair no background story (as Sotopia's own runner); by default both are told theirs")
+                   help="tell no background story (the default, as Sotopia's own runner)")
     p.add_argument("--force", action="store_true", help="replace files that differ from what the import writes")
     return p
 
@@ -92,6 +96,13 @@ def summary_lines(summary: Summary, options: Options) -> list[str]:
               else "")
     lines.append(f"Scenes (one per {options.per}, {options.turns} turns{picked}): {_outcomes(summary.scenes)}.")
     lines.append(f"Characters: {_outcomes(summary.characters)}.")
+    if summary.stories and options.background_story:
+        lines.append(f"Background stories told in {summary.stories:,} scenes (--background-story): Sotopia wrote them "
+                     "from both agents' whole profiles, and a story can tell an agent's secret to the other, often in "
+                     "other words than the secret's, which the audit does not catch.")
+    elif summary.stories:
+        lines.append(f"Background stories: {summary.stories:,} not told (Sotopia's runner tells none; "
+                     "--background-story tells them).")
     if summary.kept:
         shown = ", ".join(str(p) for p in summary.kept[:5]) + (" ..." if len(summary.kept) > 5 else "")
         lines.append(f"Kept {len(summary.kept)} files that differ from what this import writes (edited, or from another "

@@ -46,7 +46,9 @@ class Options:
     sample: int | None = None
     seed: int = 0
     turns: str = "sequential"
-    background_story: bool = True
+    background_story: bool = False
+    """Tell each pair its background story (`--background-story`). Off by default, as Sotopia's runner:
+    Sotopia wrote the stories from both agents' whole profiles, secrets included, and many tell one."""
     force: bool = False
 
 
@@ -65,6 +67,9 @@ class Summary:
     """Files left as they were because they differ from what the import would write."""
     candidates: int = 0
     selected: int = 0
+    stories: int = 0
+    """Scenes whose pair has a background story in the export (told, or not told without
+    `--background-story`)."""
 
     @property
     def clean(self) -> bool:
@@ -92,6 +97,7 @@ def run_import(path: Path, options: Options) -> Summary:
     scenes = []
     for casting in chosen:
         story = stories.get((frozenset(a.pk for a in casting.agents), casting.environment.relationship), "")
+        summary.stories += bool(story)
         data = scene_data(casting, turns=options.turns, story=story if options.background_story else "")
         try:
             scene_from_dict(data, source=casting.key)

@@ -1,9 +1,9 @@
 """A Sotopia environment and its two agents as a Promptdesk scene (the data of a scene file).
 
 - `setting`: the scenario's first sentence; `prompt`: the whole scenario, then who the two are to each
-  other (`Ava Lee and Ben Ko are friends.`) and, when the export holds one for the pair at that level,
-  their background story (shared: both are told it; Sotopia's own runner tells neither, and
-  `--no-background-story` follows it).
+  other (`Ava Lee and Ben Ko are friends.`) and, with `--background-story`, when the export holds one for
+  the pair at that level, their background story (shared: both are told it). By default none is told, as
+  Sotopia's own runner: Sotopia wrote the stories from both agents' whole profiles, and many tell a secret.
 - `perspectives`: each agent's own goal (its extra information and hints as their text) and what it is
   told of the other by Sotopia's relationship rule (`relationship`); private to that agent.
 - `turns`: `sequential` (Sotopia's round-robin: the two alternate, the first agent opens) or `parallel`
