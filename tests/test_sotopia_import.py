@@ -359,6 +359,18 @@ def test_env_selects_by_codename_or_pk_and_an_unknown_one_writes_nothing(capsys,
     assert sorted(p.name for p in (out / "characters").iterdir()) == ["ava-lee", "cyd-moss"]
 
 
+def test_an_env_asked_for_that_no_combo_casts_is_named_never_dropped_in_silence(capsys, tmp_path):
+    """Sotopia's export holds environments no combo casts (27 of 303): one named by --env writes no scene,
+    and the summary names it and why, instead of importing the others as if all had been."""
+    source = write(tmp_path, fixture_export(**{f"{P}EnvironmentProfile:E5": environment("E5", "quiet_harbour", 1),
+                                               f"{P}EnvironmentProfile:E6": environment("E6", "night_market", 2),
+                                               f"{C}K6": {"pk": "K6", "env_id": "E6", "agent_ids": ["A1", "A8"]}}))
+    code, err, out = run_import(capsys, tmp_path, source, "--env", "E3", "quiet_harbour", "E6")
+    assert code == 1 and [p.stem for p in (out / "scenes").glob("*.yaml")] == ["clock-shop-ava-cyd"]
+    assert ("No scene for --env quiet_harbour, E6: no usable combo casts that environment (no scene without a "
+            "cast)." in err)
+
+
 def test_a_sample_is_drawn_by_its_seed_and_names_do_not_depend_on_the_selection(capsys, tmp_path):
     source = sotopia_import.write_export(tmp_path / "big.json", n_env=20, n_agents=10, n_combos=120)
     drawn = []

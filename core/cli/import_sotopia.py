@@ -92,6 +92,9 @@ def summary_lines(summary: Summary, options: Options) -> list[str]:
             lines.append(f"  ... and {len(summary.refused) - REFUSALS_SHOWN:,} more")
     for why, count in summary.skipped.items():
         lines.append(f"Skipped: {count:,} {why}.")
+    if summary.uncast:
+        lines.append(f"No scene for --env {', '.join(summary.uncast)}: no usable combo casts that environment "
+                     "(no scene without a cast).")
     picked = (f"; selected {summary.selected:,} of {summary.candidates:,}" if summary.selected != summary.candidates
               else "")
     lines.append(f"Scenes (one per {options.per}, {options.turns} turns{picked}): {_outcomes(summary.scenes)}.")

@@ -67,6 +67,8 @@ class Summary:
     """Files left as they were because they differ from what the import would write."""
     candidates: int = 0
     selected: int = 0
+    uncast: list[str] = field(default_factory=list)
+    """`--env` names whose environments no usable combo casts (no scene was written for them)."""
     stories: int = 0
     """Scenes whose pair has a background story in the export (told, or not told without
     `--background-story`)."""
@@ -74,7 +76,7 @@ class Summary:
     @property
     def clean(self) -> bool:
         """Every record was read and every file is what the import writes."""
-        return not self.refused and not self.kept and not self.skipped_problems
+        return not self.refused and not self.kept and not self.skipped_problems and not self.uncast
 
     @property
     def skipped_problems(self) -> int:
@@ -91,7 +93,7 @@ def run_import(path: Path, options: Options) -> Summary:
     slugs = naming.character_slugs({pk: c.name for pk, c in characters.items()})
     castings = _castings(export, summary, options.per, slugs)
     summary.candidates = len(castings)
-    chosen = _select(castings, export, options)
+    chosen = _select(castings, export, options, summary)
     summary.selected = len(chosen)
     stories = _stories(export)
     scenes = []
@@ -174,8 +176,9 @@ def _unusable(export: Export, env: str, agents: tuple[str, str], slugs: dict[str
     return None
 
 
-def _select(castings: list[Casting], export: Export, options: Options) -> list[Casting]:
-    """The scenes `--env` and `--sample` keep (an `--env` naming no environment is refused)."""
+def _select(castings: list[Casting], export: Export, options: Options, summary: Summary) -> list[Casting]:
+    """The scenes `--env` and `--sample` keep (an `--env` naming no environment is refused; one whose
+    environments no usable combo casts is noted in `summary.uncast`)."""
     chosen = castings
     if options.envs:
         by = {pk: {pk, env.codename} for pk, env in export.environments.items()}
@@ -184,6 +187,9 @@ def _select(castings: list[Casting], export: Export, options: Options) -> list[C
             raise InvalidConfig(f"--env {', '.join(unknown)}: no environment of {export.path} has that codename or pk; "
                                 f"nothing was imported")
         wanted = {pk for pk, names in by.items() if names & set(options.envs)}
+        cast = {c.environment.pk for c in castings}
+        summary.uncast = [e for e in dict.fromkeys(options.envs)
+                          if not any(e in names and pk in cast for pk, names in by.items())]
         chosen = [c for c in chosen if c.environment.pk in wanted]
     if options.sample is not None and options.sample < len(chosen):
         ordered = sorted(chosen, key=lambda c: c.name)
