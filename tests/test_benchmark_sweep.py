@@ -112,6 +112,31 @@ def test_the_reports_show_the_dimensions_per_model_and_each_actors_proof(bench, 
     assert "about believability" in page and "<h3>SOTOPIA-EVAL by openai:gpt-5</h3>" in page
 
 
+def what_was_run(page: str) -> dict[str, str]:
+    """The "What was run" box of a report page, as its rows (name to text, tags dropped)."""
+    import html as markup
+    box = page[page.index("<h2>What was run</h2>"):page.index("</dl>")]
+    pairs = re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", box, re.S)
+    return {markup.unescape(re.sub("<[^>]+>", "", k)): markup.unescape(re.sub("<[^>]+>", "", v)) for k, v in pairs}
+
+
+def test_what_was_run_names_every_scene_of_a_benchmark_and_the_evaluator_that_scored(bench, loopback):
+    """A benchmark sweep plays several scenes: naming only the first as "the" scene misreports what was
+    run; and the evaluator is a role with its own model, which a reader citing the scores must see."""
+    loopback.default = served
+    assert sweep(loopback, "--seeds", "1") == 0
+    assert main(["report", "sw", "--html", "sweep.html"]) == 0
+    rows = what_was_run((bench / "sweep.html").read_text())
+    assert "Scene" not in rows and rows["Scenes"].startswith("3 scenes (sotopia/scenes): ")
+    for title in ("Clock shop: Ava Lee and Cyd Moss", "Ferry slot: Ava Lee and Ben Ko", "Ferry slot: Cyd Moss and Dee Park"):
+        assert title in rows["Scenes"]
+    assert rows["Evaluator (SOTOPIA-EVAL)"] == "openai, model gpt-5"
+    run = next(p for p in (bench / "sw").iterdir() if p.is_dir() and "ferry-slot-ava-ben" in p.name)
+    assert main(["report", str(run), "--html", "run.html"]) == 0
+    rows = what_was_run((bench / "run.html").read_text())
+    assert rows["Scene"].startswith("Ferry slot: Ava Lee and Ben Ko") and rows["Evaluator (SOTOPIA-EVAL)"] == "openai, model gpt-5"
+
+
 def test_offline_actors_are_scored_by_a_remote_evaluator_on_the_wall_clock(bench, loopback):
     """The actors' time is simulated; the evaluator's calls still wait for a real server, for real."""
     loopback.default = Reply(text=answer(**IN_RANGE), delay_s=0.05)

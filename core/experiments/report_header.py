@@ -1,8 +1,9 @@
 """What every HTML report opens with, so that its numbers can be cited: what was run, and how to cite it.
 
-"What was run" is read from the record alone: the scene (title, name, file, format), the two choices
+"What was run" is read from the record alone: the scene (title, name, file, format; a benchmark's every
+scene), the two choices
 in words, the provider and model of every role (the offline improviser named as what it is: not a
-model), the seeds, the dates the runs were recorded, how time was kept (simulated on the improviser's
+model), the evaluator that scored the runs on each rubric, the seeds, the dates the runs were recorded, how time was kept (simulated on the improviser's
 virtual clock, or real), the Promptdesk version that wrote the report, the command that ran the
 experiment (rebuilt from the record) and the command that made the report. Nothing in it is a
 path of the machine but what the person typed.
@@ -20,6 +21,7 @@ from promptdesk.core.protocol.sanitize import html_text
 from promptdesk.core.casting.notes import ISOLATION_LINES, ROLE_LINES
 from promptdesk.core.improv import DISCLAIMER
 from promptdesk.core.record import outputs
+from promptdesk.core.record.evaluation_file import evaluations
 from promptdesk.core.record.events import BaseEvent
 from promptdesk.core.record.takes import branch_event, played_seed
 
@@ -33,6 +35,10 @@ STYLE = """.facts{border:1px solid #cbd5e1;background:#f8fafc;padding:.6rem 1rem
 .facts dt{font-weight:600;float:left;clear:left;width:11rem}.facts dd{margin:0 0 .25rem 11.5rem}
 .cite{border-left:4px solid #2563eb;background:#eff6ff;padding:.6rem 1rem;margin:1rem 0}
 .cite code,.facts code{font-size:.9em;word-break:break-all}"""
+
+
+SCENES_SHOWN = 20
+"""A benchmark's scenes named in "What was run" (the rest counted)."""
 
 
 def esc(text: object) -> str:
@@ -54,6 +60,10 @@ class Facts:
     """Role (an actor's name, or `judge`) to the `provider:model` it ran on."""
     dates: list[str] = field(default_factory=list)
     clocks: set[str] = field(default_factory=set)
+    titles: list[str] = field(default_factory=list)
+    """Every scene's title, in the order first met (a benchmark sweep plays several)."""
+    evaluators: dict[str, set[str]] = field(default_factory=dict)
+    """A rubric's title (`SOTOPIA-EVAL`) to the `provider:model` of each evaluator that scored a run on it."""
 
 
 def _date(folder: Path) -> str | None:
@@ -82,7 +92,10 @@ def gather(runs: list[tuple[Path, list[BaseEvent]]], file: str | None = None) ->
     for folder, events in runs:
         info = outputs.start_info(events)
         scene = info.get("scene", {})
-        facts.title = facts.title or scene.get("title") or scene.get("name") or folder.name
+        title = scene.get("title") or scene.get("name") or folder.name
+        facts.title = facts.title or title
+        if title not in facts.titles:
+            facts.titles.append(title)
         facts.scene = facts.scene or scene.get("name") or ""
         facts.file = facts.file or scene.get("file")
         facts.format = scene.get("format") or facts.format
@@ -95,6 +108,8 @@ def gather(runs: list[tuple[Path, list[BaseEvent]]], file: str | None = None) ->
             facts.providers.setdefault(names.get(slug, slug), set()).add(str(spec))
         if info.get("coordinator") in ("A", "B") and (judge := _judge(folder)):
             facts.providers.setdefault("judge (coordinator)", set()).add(judge)
+        for scored in evaluations(events):
+            facts.evaluators.setdefault(str(scored.get("title") or scored.get("rubric")), set()).add(str(scored.get("evaluator")))
         facts.clocks.add(str(info.get("arrivals") or "real"))
         if (date := _date(folder)) and date not in facts.dates:
             facts.dates.append(date)
@@ -120,8 +135,13 @@ def seeds_text(seeds: list[int]) -> str:
 def facts_html(facts: Facts, *, ran: str | None, made: str | None, extra: list[tuple[str, str]] = ()) -> str:
     """The "What was run" box (already-escaped HTML)."""
     from promptdesk import version
-    rows = [("Scene", f"{esc(facts.title)} (<code>{esc(facts.file or facts.scene + ' (its file is not recorded)')}</code>), "
-                      f"format {esc(facts.format)}")]
+    where = f"<code>{esc(facts.file or facts.scene + ' (its file is not recorded)')}</code>"
+    if len(facts.titles) > 1:
+        shown = "; ".join(facts.titles[:SCENES_SHOWN]) + (f"; and {len(facts.titles) - SCENES_SHOWN:,} more"
+                                                           if len(facts.titles) > SCENES_SHOWN else "")
+        rows = [("Scenes", f"{len(facts.titles):,} scenes ({where}): {esc(shown)}; format {esc(facts.format)}")]
+    else:
+        rows = [("Scene", f"{esc(facts.title)} ({where}), format {esc(facts.format)}")]
     rows += [("Isolation " + esc(i), esc(ISOLATION_LINES.get(i, "?").split(" — ", 1)[-1])) for i in sorted(facts.isolations)]
     rows += [("Coordinator " + esc(c), esc(ROLE_LINES.get(c, "?").split(" — ", 1)[-1])) for c in sorted(facts.coordinators)]
     if len(facts.isolations) * len(facts.coordinators) > 1:
@@ -130,6 +150,8 @@ def facts_html(facts: Facts, *, ran: str | None, made: str | None, extra: list[t
         rows.append((esc(role), esc("; ".join(_spec(s) for s in sorted(specs)))))
     if not any(role.startswith("judge") for role in facts.providers):
         rows.append(("Judge", "none: coordinator C decides by rules in code" if "C" in facts.coordinators else "not recorded"))
+    for rubric, specs in facts.evaluators.items():
+        rows.append((f"Evaluator ({esc(rubric)})", esc("; ".join(_spec(s) for s in sorted(specs)))))
     rows.append(("Seeds", esc(seeds_text(facts.seeds))))
     rows.append(("Recorded", esc(", ".join(sorted(facts.dates)) or "unknown") + " (UTC)"))
     clock = ("simulated time: the improviser's virtual clock (durations are simulated, not wall time)"
