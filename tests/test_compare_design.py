@@ -76,6 +76,20 @@ def test_the_text_says_which_test_n_the_interval_and_the_adjustment(tmp_path, ca
         assert words in prose, words
 
 
+def test_json_says_what_its_diff_is_under_each_test(tmp_path, capsys):
+    """Under --test wilcoxon a row's diff is the Hodges–Lehmann shift, not the mean of the differences:
+    `statistics.diff` must say which, as the text's `b − a (HL)` does."""
+    sweep = write_sweep(tmp_path / "sweep", {"a-C": SPREAD, "b-C": [n + (9 if n == 30 else 1) for n in SPREAD]})
+    found = {}
+    for flags in ([], ["--test", "wilcoxon"]):
+        assert main(["compare", str(sweep), "--json", "--metrics", "turns", *flags]) == 0
+        data = json.loads(capsys.readouterr().out)
+        found[bool(flags)] = (data["statistics"]["diff"], data["differences"][0]["diff"])
+    assert found[False] == ("b minus a (mean of the per-seed differences over the pairs)", 1.8)
+    assert found[True] == ("b minus a (the Hodges–Lehmann shift: the median of the Walsh averages of the per-seed "
+                           "differences over the pairs)", 1.0)
+
+
 def test_a_failed_run_drops_its_seed_and_says_which(tmp_path, capsys):
     sweep = write_sweep(tmp_path / "sweep", {"a-C": [4, 5, 6, 7, 8, 9, 10], "b-C": [5, 6, None, 8, 9, 10, 11]})
     assert main(["compare", str(sweep), "--metrics", "turns"]) == 0

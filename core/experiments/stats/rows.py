@@ -248,7 +248,9 @@ def method(table: Table) -> dict[str, Any]:
             "seeds_needed": f"{'pairs' if table.paired else 'runs per condition'} for {options.power:.0%} power of the "
                             f"{'paired' if table.paired else 'two-sample'} t-test at alpha / {max(table.family, 1)}, "
                             "taking the observed effect as the true one",
-            "diff": "b minus a" + (" (mean of the per-seed differences over the pairs)" if table.paired else "")}
+            "diff": "b minus a" + ((" (the Hodges–Lehmann shift: the median of the Walsh averages of the per-seed "
+                                    "differences over the pairs)" if options.test == "wilcoxon" else
+                                    " (mean of the per-seed differences over the pairs)") if table.paired else "")}
 
 
 def smallest_p(table: Table) -> float | None:
