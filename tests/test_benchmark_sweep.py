@@ -137,6 +137,25 @@ def test_what_was_run_names_every_scene_of_a_benchmark_and_the_evaluator_that_sc
     assert rows["Scene"].startswith("Ferry slot: Ava Lee and Ben Ko") and rows["Evaluator (SOTOPIA-EVAL)"] == "openai, model gpt-5"
 
 
+def test_sotopias_mean_counts_the_agents_of_a_run_that_was_never_scored_as_unknown(bench, loopback, capsys):
+    """A model whose runs of one scene failed has no scores there: its mean is over fewer episodes than the
+    other model's, and the table must say so rather than compare the two as if both were whole."""
+    def failing(recorded: Recorded) -> Reply:
+        body = json.dumps(recorded.body)
+        if recorded.body.get("model") == "gpt-5-nano" and "Cyd Moss and Dee Park" in body:
+            return Reply(status=400, error_message="bad request")
+        return served(recorded)
+    loopback.default = failing
+    assert sweep(loopback, "--seeds", "1") == 1   # the failed runs make the sweep exit 1
+    capsys.readouterr()
+    assert main(["compare", "sw", "--json"]) == 0
+    means = json.loads(capsys.readouterr().out)["evaluation"]["sotopia@openai:gpt-5"]
+    assert means["goal"]["openai:gpt-5-mini b-C"] == {"mean": 8.0, "n": 6, "unknown": 0}
+    assert means["goal"]["openai:gpt-5-nano b-C"] == {"mean": 3.0, "n": 4, "unknown": 2}
+    assert main(["compare", "sw"]) == 0
+    assert re.search(r"^goal +8 \(n=6\) +3 \(n=4, 2 unknown\)$", capsys.readouterr().out, re.M)
+
+
 def test_offline_actors_are_scored_by_a_remote_evaluator_on_the_wall_clock(bench, loopback):
     """The actors' time is simulated; the evaluator's calls still wait for a real server, for real."""
     loopback.default = Reply(text=answer(**IN_RANGE), delay_s=0.05)
@@ -185,7 +204,7 @@ def test_sotopias_overall_mean_is_taken_from_the_scores_not_from_rounded_overall
                  "financial_and_material_benefits"]
         return {**dict(zip(names, scores)), "goal": None, "overall": round(sum(scores) / 6, 4)}
 
-    run = SimpleNamespace(evaluation={"sotopia@openai:gpt-5": {"actors": {
+    run = SimpleNamespace(actors=dict.fromkeys("abc"), evaluation={"sotopia@openai:gpt-5": {"actors": {
         "a": actor(0, -5, 0, -10, -10, -5), "b": actor(4, -5, 0, -10, -5, 0), "c": actor(10, 5, 10, 0, -1, 5)}}})
     comparison = SimpleNamespace(runs=[run], columns={"m b-C": [run]})
     rows = dict((r[0], r[1]) for r in means_text_rows(comparison)[0][1])

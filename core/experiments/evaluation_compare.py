@@ -7,7 +7,9 @@ benchmark sweep's runs are paired by scene and seed (`unit_for`): the same scena
 under each model.
 
 Sotopia's own tables report, per model and dimension, the mean over agents and episodes: every agent's
-score in every episode counts once (`overall_means`), unknown scores left out and counted. That is the
+score in every episode counts once (`overall_means`), unknown scores left out and counted (an agent of a
+run that was never scored, a failed run or a failed evaluation call, counts as unknown on every
+dimension, so that two columns over different episodes say so). That is the
 table `compare` prints under the others for each evaluation.
 """
 
@@ -111,13 +113,21 @@ def overall_means(comparison: Comparison, key: str) -> dict[str, dict[str, Mean]
             actors = [actor for run in runs for actor in (run.evaluation.get(key) or {}).get("actors", {}).values()]
             scores = [_score(actor, dimension, dimensions) for actor in actors]
             known = [float(s) for s in scores if s is not None]
-            row[column] = Mean(mean(known) if known else None, len(known), len(scores) - len(known))
+            unscored = sum(_unscored(run, key) for run in runs)
+            row[column] = Mean(mean(known) if known else None, len(known), len(scores) - len(known) + unscored)
             if dimension == OVERALL:
                 rated = dimensions[:-1]
                 row[column].of = len(rated)
                 row[column].partial = sum(1 for actor, score in zip(actors, scores) if score is not None
                                           and any(actor.get(d) is None for d in rated))
     return table
+
+
+def _unscored(run: RunMetrics, key: str) -> int:
+    """The run's cast members with no scores of this evaluation at all (the run failed before it was
+    evaluated, or its evaluation call did): each an agent-episode whose every score is unknown."""
+    scored = (run.evaluation.get(key) or {}).get("actors", {})
+    return sum(1 for slug in run.actors if slug not in scored)
 
 
 def _score(actor: dict[str, Any], dimension: str, dimensions: list[str]) -> float | None:
