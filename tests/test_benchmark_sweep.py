@@ -153,7 +153,11 @@ def test_sotopias_mean_counts_the_agents_of_a_run_that_was_never_scored_as_unkno
     assert means["goal"]["openai:gpt-5-mini b-C"] == {"mean": 8.0, "n": 6, "unknown": 0}
     assert means["goal"]["openai:gpt-5-nano b-C"] == {"mean": 3.0, "n": 4, "unknown": 2}
     assert main(["compare", "sw"]) == 0
-    assert re.search(r"^goal +8 \(n=6\) +3 \(n=4, 2 unknown\)$", capsys.readouterr().out, re.M)
+    text = capsys.readouterr().out
+    assert re.search(r"^goal +8 \(n=6\) +3 \(n=4, 2 unknown\)$", text, re.M)
+    dropped = " ".join(text[text.index("dropped from pairs"):].replace("-\n", "-").split())  # wrapped at hyphens
+    assert dropped.startswith("dropped from pairs (no run, or an unknown value, on one side): openai:gpt-5-mini b-C "
+                              "vs openai:gpt-5-nano b-C: ferry-slot-cyd-dee seed 1 (echo, sotopia.believability")
 
 
 def test_offline_actors_are_scored_by_a_remote_evaluator_on_the_wall_clock(bench, loopback):

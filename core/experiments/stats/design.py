@@ -75,7 +75,13 @@ def repeated(sample: Sample) -> list[Unit]:
 
 
 def unit_text(units: list[Unit]) -> str:
-    """Units as a reader wants them: whole numbers in order, runs of them as ranges (`1-3, 7`)."""
+    """Units as a reader wants them: whole numbers in order, runs of them as ranges (`1-3, 7`); scenes and
+    seeds by scene (`clock-shop seeds 1-3, ferry-slot seed 2`)."""
+    if units and all(isinstance(u, tuple) and len(u) == 2 and isinstance(u[1], int) for u in units):
+        by: dict[str, list[int]] = {}
+        for scene, seed in sorted(units, key=lambda u: (str(u[0]), u[1])):  # type: ignore[misc]
+            by.setdefault(str(scene), []).append(seed)
+        return ", ".join(f"{scene} seed{'s' if len(seeds) > 1 else ''} {unit_text(seeds)}" for scene, seeds in by.items())
     if not all(isinstance(u, int) for u in units):
         return ", ".join(str(u) for u in units)
     spans: list[list[int]] = []
