@@ -160,6 +160,22 @@ def test_sotopias_mean_counts_the_agents_of_a_run_that_was_never_scored_as_unkno
                               "vs openai:gpt-5-nano b-C: ferry-slot-cyd-dee seed 1 (echo, sotopia.believability")
 
 
+def test_the_factorial_view_of_a_benchmark_says_its_subjects_are_scenes_and_seeds(bench, capsys):
+    """Over several scenes the repeated-measures subject is a scene and seed, as the pairs' unit is."""
+    assert main(["sweep", "sotopia/scenes", "--isolation", "a,b", "--coordinator", "B,C", "--seeds", "1-2",
+                 "--max-beats", "2", "--out", "osw"]) == 0
+    capsys.readouterr()
+    assert main(["compare", "osw", "--metrics", "tokens", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["statistics"]["factorial"].startswith("repeated measures by scene and seed;")
+    assert [f["design"] for f in data["factorial"]] == ["repeated measures by scene and seed"]
+    assert main(["compare", "osw", "--metrics", "tokens"]) == 0
+    prose = " ".join(capsys.readouterr().out.split())
+    assert ("a two-way repeated-measures ANOVA with each scene and seed as subject (statsmodels AnovaRM), on the "
+            "scenes and seeds known in every cell" in prose)
+    assert "with the seed as subject" not in prose
+
+
 def test_offline_actors_are_scored_by_a_remote_evaluator_on_the_wall_clock(bench, loopback):
     """The actors' time is simulated; the evaluator's calls still wait for a real server, for real."""
     loopback.default = Reply(text=answer(**IN_RANGE), delay_s=0.05)

@@ -222,6 +222,8 @@ def compare(runs: list[RunMetrics], by: str = "run", metrics: tuple[str, ...] = 
     if cells is not None and is_factorial({cell: [] for cell in cells}):
         found.factorial = [factorial(m, {cell: samples[m][column] for cell, column in cells.items()},
                                      statistics.paired) for m in metrics]
+        for f in found.factorial:   # the subject is the pairs' unit: a seed, or a scene and seed
+            f.design = f.design.replace("by seed", f"by {unit.name}")
         found.factorial_family = adjust_all(found.factorial, options.adjust, options.alpha)
     return found
 

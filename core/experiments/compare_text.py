@@ -249,8 +249,10 @@ def factorial_notes(comparison: Comparison) -> list[str]:
              if len(v) > 2]
     sphericity = (f" and, for {' and '.join(three)}, sphericity (equal spread of the differences between its levels; "
                   "no correction applied)") if three else ""
-    how = ("a two-way repeated-measures ANOVA with the seed as subject (statsmodels AnovaRM), on the seeds known in "
-           f"every cell; it assumes roughly normal values{sphericity}"
+    unit = comparison.unit.name
+    how = (f"a two-way repeated-measures ANOVA with {'the seed' if unit == 'seed' else f'each {unit}'} as subject "
+           f"(statsmodels AnovaRM), on the {unit.replace('scene', 'scenes')}s known in every cell; it assumes roughly "
+           f"normal values{sphericity}"
            if first.design.startswith("repeated") else
            "a two-way ANOVA of the runs with interaction (statsmodels OLS, type II sums of squares)")
     skipped = [f"{f.metric} ({f.untested})" for f in comparison.factorial if f.untested]
@@ -258,7 +260,8 @@ def factorial_notes(comparison: Comparison) -> list[str]:
                 f"{comparison.factorial_family} tests)" if comparison.factorial_family else "No term has a p-value")
     return [f"Factorial view (isolation × coordinator): {how}. {adjusted}; partial η² is the share "
             "of the variance the term explains once the other terms are set aside. A term shown — has no F: no "
-            "difference at all between its levels, or the same difference in every seed (nothing to test it against)."
+            f"difference at all between its levels, or the same difference in every {comparison.unit.name} (nothing to "
+            "test it against)."
             + (f" Not analysed: {'; '.join(skipped)}." if skipped else "")]
 
 
