@@ -176,6 +176,25 @@ def test_the_factorial_view_of_a_benchmark_says_its_subjects_are_scenes_and_seed
     assert "with the seed as subject" not in prose
 
 
+def test_a_benchmark_over_models_and_both_choices_has_each_models_factorial_view(bench, loopback, capsys):
+    """Models × isolation × coordinator: each model's own 2 × 2 is analysed, never none without a word."""
+    loopback.default = served
+    assert sweep(loopback, "--isolation", "a,b", "--coordinator", "B,C", "--seeds", "1-2", "--max-beats", "2") == 0
+    capsys.readouterr()
+    assert main(["compare", "sw", "--metrics", "tokens,turns", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [(f["metric"], f["label"]) for f in data["factorial"]] == [
+        ("tokens", "openai:gpt-5-mini"), ("turns", "openai:gpt-5-mini"),
+        ("tokens", "openai:gpt-5-nano"), ("turns", "openai:gpt-5-nano")]
+    tokens = data["factorial"][0]
+    assert tokens["units"] == 6 and [t["term"] for t in tokens["terms"]] == [
+        "isolation", "coordinator", "isolation × coordinator"]
+    assert main(["compare", "sw", "--metrics", "tokens,turns"]) == 0
+    text = capsys.readouterr().out
+    assert re.search(r"^tokens \(openai:gpt-5-nano\) +isolation ", text, re.M)
+    assert "Factorial view (isolation × coordinator), for each of openai:gpt-5-mini, openai:gpt-5-nano apart" in " ".join(text.split())
+
+
 def test_offline_actors_are_scored_by_a_remote_evaluator_on_the_wall_clock(bench, loopback):
     """The actors' time is simulated; the evaluator's calls still wait for a real server, for real."""
     loopback.default = Reply(text=answer(**IN_RANGE), delay_s=0.05)

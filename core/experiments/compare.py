@@ -188,15 +188,17 @@ def check_pairs(columns: dict[str, list[RunMetrics]], samples: dict[str, Sample]
                                 "runs out, or give --unpaired")
 
 
-def cells_of(columns: dict[str, list[RunMetrics]]) -> dict[tuple[str, str], str] | None:
-    """The columns as (isolation, coordinator) cells when they are a sweep's plain conditions."""
-    cells: dict[tuple[str, str], str] = {}
+def cells_of(columns: dict[str, list[RunMetrics]]) -> dict[str, dict[tuple[str, str], str]]:
+    """The columns as (isolation, coordinator) cells, per label (a benchmark's model, a sweep folder; ""
+    for a sweep's plain conditions); none when a column is not a sweep's condition."""
+    groups: dict[str, dict[tuple[str, str], str]] = {}
     for column, runs in columns.items():
         first = runs[0]
-        if first.condition_label or first.isolation is None or first.coordinator is None:
-            return None
-        cells[(first.isolation, first.coordinator)] = column
-    return cells
+        if first.isolation is None or first.coordinator is None:
+            return {}
+        label = (first.condition_label or "").removesuffix(f"{first.isolation}-{first.coordinator}").rstrip(" :")
+        groups.setdefault(label, {})[(first.isolation, first.coordinator)] = column
+    return groups
 
 
 def compare(runs: list[RunMetrics], by: str = "run", metrics: tuple[str, ...] = METRICS,
@@ -218,12 +220,13 @@ def compare(runs: list[RunMetrics], by: str = "run", metrics: tuple[str, ...] = 
         check_pairs(columns, next(iter(samples.values())), unit)
     statistics = differences(samples, options)
     found = Comparison(by, runs, columns, table, statistics, takes, unit)
-    cells = cells_of(columns) if by == "condition" else None
-    if cells is not None and is_factorial({cell: [] for cell in cells}):
-        found.factorial = [factorial(m, {cell: samples[m][column] for cell, column in cells.items()},
-                                     statistics.paired) for m in metrics]
-        for f in found.factorial:   # the subject is the pairs' unit: a seed, or a scene and seed
-            f.design = f.design.replace("by seed", f"by {unit.name}")
+    for label, cells in (cells_of(columns) if by == "condition" else {}).items():
+        if is_factorial({cell: [] for cell in cells}):   # per label: each model's isolation × coordinator
+            found.factorial += [replace(factorial(m, {cell: samples[m][column] for cell, column in cells.items()},
+                                                  statistics.paired), label=label) for m in metrics]
+    for f in found.factorial:   # the subject is the pairs' unit: a seed, or a scene and seed
+        f.design = f.design.replace("by seed", f"by {unit.name}")
+    if found.factorial:
         found.factorial_family = adjust_all(found.factorial, options.adjust, options.alpha)
     return found
 

@@ -84,7 +84,7 @@ def factorial_header(comparison: Comparison) -> list[str]:
 
 def term_cells(f: Factorial, term: Term, first: bool) -> list[str]:
     means = f.means.get(term.term, {})
-    return [f.metric if first else "", term.term, "—" if term.f is None else number(term.f),
+    return [f.name if first else "", term.term, "—" if term.f is None else number(term.f),
             f"{term.df_num:g}, {term.df_den:g}", p_text(term.p_value),
             p_text(term.p_adjusted) + (" *" if term.significant else ""),
             "—" if term.partial_eta_sq is None else f"{term.partial_eta_sq:.2f}",
@@ -255,10 +255,12 @@ def factorial_notes(comparison: Comparison) -> list[str]:
            f"normal values{sphericity}"
            if first.design.startswith("repeated") else
            "a two-way ANOVA of the runs with interaction (statsmodels OLS, type II sums of squares)")
-    skipped = [f"{f.metric} ({f.untested})" for f in comparison.factorial if f.untested]
+    skipped = [f"{f.name} ({f.untested})" for f in comparison.factorial if f.untested]
     adjusted = (f"Its p-values are adjusted together ({ADJUSTMENTS[comparison.options.adjust]}, "
                 f"{comparison.factorial_family} tests)" if comparison.factorial_family else "No term has a p-value")
-    return [f"Factorial view (isolation × coordinator): {how}. {adjusted}; partial η² is the share "
+    labels = list(dict.fromkeys(f.label for f in comparison.factorial if f.label))
+    apart = f", for each of {', '.join(labels)} apart (its own isolation × coordinator cells)" if labels else ""
+    return [f"Factorial view (isolation × coordinator){apart}: {how}. {adjusted}; partial η² is the share "
             "of the variance the term explains once the other terms are set aside. A term shown — has no F: no "
             f"difference at all between its levels, or the same difference in every {comparison.unit.name} (nothing to "
             "test it against)."

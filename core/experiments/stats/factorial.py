@@ -62,6 +62,13 @@ class Factorial:
     """Per factor, per level, the mean over the data used."""
     terms: list[Term] = field(default_factory=list)
     untested: str | None = None
+    label: str = ""
+    """The conditions' label when it is analysed per label (a benchmark's model), else ""."""
+
+    @property
+    def name(self) -> str:
+        """The metric as a table names it: with its label (`tokens (openai:gpt-5-mini)`) when it has one."""
+        return f"{self.metric} ({self.label})" if self.label else self.metric
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
