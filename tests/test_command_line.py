@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT
+from helpers import INSTALL_BY_NAME, ROOT
 from promptdesk import resources
 from promptdesk.core.cli import main as cli
 from promptdesk.core.cli.main import COMMANDS, main
@@ -264,6 +264,8 @@ class TestDamagedInstall:
         assert main(["--batch", "the-apology", *PLAY]) == 2
         err = capsys.readouterr().err
         assert "scenes is missing" in err and "reinstall promptdesk" in err
+        assert "uv tool upgrade --reinstall promptdesk" in err, "uv reinstalls from its receipt, not from PyPI"
+        assert not INSTALL_BY_NAME.search(err), "`promptdesk` on PyPI is another project"
 
     def test_the_console_is_refused_before_it_opens_without_its_themes(self, damaged, capsys):
         from promptdesk.tui.launch import Console

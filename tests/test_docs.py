@@ -17,7 +17,7 @@ import pytest
 import yaml
 from pydantic import BaseModel
 
-from helpers import ROOT
+from helpers import INSTALL_BY_NAME, ROOT
 from promptdesk import resources
 from promptdesk.core.cli import reference
 from promptdesk.core.cli.schema import schema_of
@@ -136,6 +136,55 @@ def test_the_readme_is_a_short_shop_window():
     assert "make run" in head and "make test" in head
     for link in re.findall(r"\]\((docs/[^)#]+)", readme):
         assert (ROOT / link).is_file(), link
+
+
+def test_no_page_installs_promptdesk_by_name_from_an_index():
+    assert INSTALL_BY_NAME.search("pipx install promptdesk") and INSTALL_BY_NAME.search("uv tool install 'promptdesk[claude-code]'")
+    assert not INSTALL_BY_NAME.search("pipx install ./dist/promptdesk-0.1.0-py3-none-any.whl")
+    found = [f"{page.relative_to(DOCS)}: {m[0]}" for page in DOCS.rglob("*.md") if page.name != "changelog.md"
+             for m in INSTALL_BY_NAME.finditer(page.read_text())]
+    assert found == []
+
+
+def code_block_commands() -> list[tuple[str, str]]:
+    """Every `promptdesk ...` line of the docs' code blocks (a leading `$ ` and `VAR=value ` dropped,
+    continuation lines joined, a trailing `# comment` cut), with its page."""
+    found = []
+    for page in sorted(DOCS.rglob("*.md")):
+        if page.parent.name == "reference" or page.name == "changelog.md":
+            continue
+        for block in re.findall(r"```[^\n]*\n(.*?)```", page.read_text(), re.S):
+            for line in block.replace("\\\n", " ").splitlines():
+                line = re.sub(r"^(?:\w+=\S+ )+", "", line.strip().removeprefix("$ "))
+                if line.startswith("promptdesk ") and not re.search(r"\b[A-Z][A-Z_]{2,}\b|\.\.\.|…|\[", line):
+                    found.append((str(page.relative_to(DOCS)), re.sub(r"\s+#.*$", "", line)))
+    return found
+
+
+def test_every_command_the_docs_show_is_one_the_command_line_takes():
+    import contextlib
+    import io
+    import shlex
+
+    by_name = dict(reference.parsers())
+    commands = code_block_commands()
+    assert len(commands) > 40
+    refused = []
+    for page, command in commands:
+        for part in command.split("&&"):
+            words = shlex.split(part)[1:]
+            name = ("promptdesk sweep --branch-from" if words[:1] == ["sweep"] and "--branch-from" in words else
+                    "promptdesk import sotopia" if words[:2] == ["import", "sotopia"] else
+                    f"promptdesk {words[0]}" if words and f"promptdesk {words[0]}" in by_name else "promptdesk")
+            rest = words[len(name.split()) - 1:] if name != "promptdesk sweep --branch-from" else words[1:]
+            err = io.StringIO()
+            try:
+                with contextlib.redirect_stderr(err):
+                    by_name[name].parse_args(rest)
+            except SystemExit as exit:
+                if exit.code:
+                    refused.append(f"{page}: {part.strip()}: {err.getvalue().strip().splitlines()[-1]}")
+    assert refused == []
 
 
 def offline_steps(page: Path) -> tuple[dict[str, str], list[str]]:
