@@ -210,3 +210,16 @@ def test_the_offline_commands_of_a_page_run_as_written(tmp_path, page):
         done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True,
                               timeout=120, stdin=subprocess.DEVNULL)
         assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+
+
+def test_the_reference_generator_takes_help_and_writes_nothing_for_it(tmp_path):
+    schema = resources.scenes_dir() / reference.SHIPPED_SCHEMA
+    before = schema.stat().st_mtime_ns
+    done = subprocess.run([sys.executable, "-m", "promptdesk.core.cli.reference", "--help"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "usage:" in done.stdout and "FOLDER" in done.stdout, done.stderr
+    assert list(tmp_path.iterdir()) == [] and schema.stat().st_mtime_ns == before
+    wrong = subprocess.run([sys.executable, "-m", "promptdesk.core.cli.reference", "--out", "x"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60)
+    assert wrong.returncode == 2 and "unrecognized arguments: --out" in wrong.stderr
+    assert list(tmp_path.iterdir()) == [] and schema.stat().st_mtime_ns == before

@@ -265,10 +265,16 @@ SHIPPED_SCHEMA = "scene.schema.json"
 
 def main(argv: list[str]) -> int:
     """Write the pages into the folder given (default `docs/reference`), and the scene schema beside
-    the example scenes."""
+    the example scenes. `--help` prints how and writes nothing; an option it does not take exits 2."""
     from promptdesk import resources
 
-    folder = Path(argv[0] if argv else "docs/reference")
+    ask = argparse.ArgumentParser(prog="python -m promptdesk.core.cli.reference",
+                                  description="Write the docs' reference pages, generated from the code, into FOLDER, "
+                                              f"and {SHIPPED_SCHEMA} beside the example scenes (run in a checkout).",
+                                  epilog="Exit codes: 0 written; 2 an argument it does not take.")
+    ask.add_argument("folder", nargs="?", default="docs/reference", metavar="FOLDER",
+                     help="where the pages go (default docs/reference)")
+    folder = Path(ask.parse_args(argv).folder)
     folder.mkdir(parents=True, exist_ok=True)
     pages = generate()
     for name, text in pages.items():
