@@ -223,3 +223,24 @@ def test_the_reference_generator_takes_help_and_writes_nothing_for_it(tmp_path):
                            capture_output=True, text=True, timeout=60)
     assert wrong.returncode == 2 and "unrecognized arguments: --out" in wrong.stderr
     assert list(tmp_path.iterdir()) == [] and schema.stat().st_mtime_ns == before
+
+
+def test_what_the_scene_reference_says_each_format_needs_is_what_a_scene_file_needs():
+    """The page's opening says what a minimal file of each format holds; exactly that loads, and a
+    file missing any one of it is refused."""
+    from promptdesk.core.casting.scene_file import FORMATS, scene_from_dict
+    from promptdesk.core.errors import InvalidConfig
+
+    page = (DOCS / "reference" / "scene-file.md").read_text()
+    for name, fmt in FORMATS.items():
+        needs = reference.FORMAT_NEEDS[name]
+        assert reference.needs_sentence(name, fmt.min_cast()) in page, name
+        minimal = {"name": "x", "format": name, "characters": [f"c{i}" for i in range(max(fmt.min_cast(), 2))],
+                   **{key: "text" for key in needs}}
+        scene_from_dict(minimal)
+        for key in needs:
+            with pytest.raises(InvalidConfig):
+                scene_from_dict({k: v for k, v in minimal.items() if k != key})
+        if fmt.min_cast() > 1:
+            with pytest.raises(InvalidConfig):
+                scene_from_dict({**minimal, "characters": minimal["characters"][:fmt.min_cast() - 1]})

@@ -90,14 +90,30 @@ def field_table(schema: dict[str, Any], skip: tuple[str, ...] = ()) -> list[str]
     return rows
 
 
+FORMAT_NEEDS = {"scene": ("prompt",), "collaborate": ("goal",), "roundtable": ("prompt",)}
+"""The fields each format needs beyond `name` and `characters` (its `check_scene` refuses a file without
+them; tests/test_docs.py loads a minimal file of each format, and one missing each field)."""
+NEEDS_WORDS = {"scene": "a `prompt`", "collaborate": "a `goal`",
+               "roundtable": "a topic (`roundtable.topic`, or a `prompt` or a `goal`)"}
+"""How the page says it, where a format takes one of several fields."""
+
+
+def needs_sentence(name: str, min_cast: int) -> str:
+    """What a file of format `name` needs beyond `name` and `characters`, as the page says it."""
+    cast = f" and at least {min_cast} characters" if min_cast > 1 else ""
+    return f"a `{name}` needs {NEEDS_WORDS[name]}{cast}"
+
+
 def scene_file_page() -> str:
     """The scene file: every field of every model, with its type, default, limits and description."""
     from promptdesk.core.casting import scene_file
     from promptdesk.core.protocol.bounded import MAX_DEPTH
 
     schema = schema_of("scene")
+    needs = "; ".join(needs_sentence(name, fmt.min_cast()) for name, fmt in scene_file.FORMATS.items())
     lines = ["# Scene file", "", GENERATED, "",
-             "A scene is a YAML file. Only `name` and `characters` are required; unknown keys are refused (a typo "
+             f"A scene is a YAML file. Every file needs `name` and `characters`, and each format more: {needs}. "
+             "Unknown keys are refused (a typo "
              "is never a setting silently ignored), and every problem names the file, the field and the line "
              f"(`INVALID_CONFIG`). Bounds: a file of at most {scene_file.SCENE_MAX_BYTES // 1_048_576} MB, texts of at "
              f"most {scene_file.TEXT_MAX:,} characters, lists and mappings of at most {scene_file.LIST_MAX:,} "
