@@ -244,3 +244,17 @@ def test_what_the_scene_reference_says_each_format_needs_is_what_a_scene_file_ne
         if fmt.min_cast() > 1:
             with pytest.raises(InvalidConfig):
                 scene_from_dict({**minimal, "characters": minimal["characters"][:fmt.min_cast() - 1]})
+
+
+@pytest.mark.parametrize("example", ["the-apology", "roundtable-free", "hiking-plan"])
+def test_every_file_a_run_of_each_format_writes_is_in_the_run_folder_reference(tmp_path, example):
+    """One example of each format (scene, roundtable, collaborate), played offline: every file and
+    folder its run folder holds is named on the reference page."""
+    from promptdesk.core.cli.main import main
+
+    out = tmp_path / "run"
+    assert main(["--batch", example, "--isolation", "a", "--coordinator", "C", "--provider", "offline", "--seed", "3",
+                 "--journals", "none", "--quiet", "--out", str(out)]) == 0
+    page = (DOCS / "reference" / "run-folder.md").read_text()
+    written = {p.name + ("/" if p.is_dir() else "") for p in out.iterdir()}
+    assert {name for name in written if f"`{name.rstrip('/')}" not in page} == set(), written

@@ -190,6 +190,7 @@ def model_rows(model: type[BaseModel], skip: tuple[str, ...] = ("type",)) -> lis
 
 def run_folder_page() -> str:
     """The run folder: every file, every event type."""
+    from promptdesk.core.formats.registry import FORMATS
     from promptdesk.core.record import events
     from promptdesk.core.record.run_folder import RUN_FILES
 
@@ -197,6 +198,8 @@ def run_folder_page() -> str:
              "Each run writes `runs/<scene>-<YYYYmmdd-HHMMSS>/` (or `--out DIR`): made in one step, never reused, "
              "private to you (folder 0700, files 0600).", "", "| file | what it holds |", "| --- | --- |"]
     lines += [f"| `{name}` | {cell(text)} |" for name, text in RUN_FILES.items()]
+    lines += [f"| `{name}` | A `{fmt.name}` run's own: {cell(text)} |" for fmt in FORMATS.values()
+              for name, text in fmt.run_files.items()]
     lines += ["", "## Events", "", "`events.jsonl` holds one JSON object per line. Every event has these fields:", ""]
     lines += model_rows(events.BaseEvent)
     typed = [events.ThinkEvent, events.SpeakEvent, events.JournalEvent, events.CloseEvent, events.CallEvent]

@@ -90,6 +90,9 @@ class Format:
     skipped; `promptdesk.core.engine.outcome`); False: such a failure stops the run."""
     lines: ClassVar[FormatLines] = PLAIN
     """How the format's own events read in the record and the batch output."""
+    run_files: ClassVar[Mapping[str, str]] = {}
+    """Files the format writes into a run folder beside the common ones, by name: what each holds
+    (the run folder reference lists them)."""
     players: ClassVar[Mapping[str, Player]] = {}
     """The offline improviser's parts for the format's request purposes."""
     controls: ClassVar[Mapping[str, Control]] = {}
