@@ -5,6 +5,8 @@ and never overwrites, `paths` says where things are read and written, and a dama
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 import time
@@ -77,6 +79,20 @@ class TestHelp:
             text = capsys.readouterr().out
             assert text.rstrip().splitlines()[-1].startswith("Exit codes: 0 "), (argv, text[-300:])
             assert "; 2 " in text.rstrip().splitlines()[-1], argv
+
+    def test_every_help_prints_on_a_terminal_that_cannot_show_every_character(self, tmp_path):
+        """An ASCII (or Latin-1) stdout: `×`, `−` and `—` are written as escapes, never a traceback."""
+        code = ("import sys\nfrom promptdesk.core.cli.main import COMMANDS, main\n"
+                "argvs = [['--help'], *([n, '--help'] for n in COMMANDS if n != 'replay'), "
+                "['sweep', '--branch-from', 'RUN', '--help'], ['import', 'sotopia', '--help']]\n"
+                "print([a for a in argvs if main(a) != 0], file=sys.stderr)\n")
+        done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "PYTHONIOENCODING": "ascii"})
+        assert done.returncode == 0 and done.stderr.splitlines()[-1] == "[]", done.stderr[-2000:]
+        assert "Traceback" not in done.stderr and "\\xd7" in done.stdout and "Exit codes: 0 " in done.stdout
+        schema = subprocess.run([sys.executable, "-m", "promptdesk", "schema", "scene"], cwd=tmp_path,
+                                capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONIOENCODING": "ascii"})
+        assert schema.returncode == 0 and json.loads(schema.stdout)["properties"], schema.stderr[-2000:]
 
     def test_the_main_help_lists_every_command(self, capsys):
         main(["--help"])
