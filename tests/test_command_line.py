@@ -331,3 +331,46 @@ class TestCharactersDir:
             err = capsys.readouterr().err
             assert "--characters-dir" in err and given in err and "not a folder" in err
         assert not (tmp_path / "runs").exists() and not (tmp_path / "swept").exists()
+
+
+class TestAFolderYouMayNotRead:
+    """Someone else's run folder (runs are 0700): every command names the file it may not read and
+    exits 2, never a traceback. The system's answer is emulated for paths inside the folder, since the
+    suite may run as root, whom no permission stops."""
+
+    @pytest.fixture
+    def locked(self, tmp_path, monkeypatch):
+        import builtins
+        import errno
+        import io
+
+        assert main(["--batch", str(ROOT / "scenes" / "the-apology.yaml"), *PLAY, "--journals", "none",
+                     "--out", str(tmp_path / "theirs")]) == 0
+        folder = str(tmp_path / "theirs")
+
+        def inside(path, listing=False) -> bool:
+            text = os.fsdecode(os.path.abspath(path)) if isinstance(path, (str, bytes, os.PathLike)) else ""
+            return text.startswith(folder + os.sep) or (listing and text == folder)
+
+        def deny(real, listing=False):
+            def call(path, *args, **kwargs):
+                if inside(path, listing):
+                    raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+                return real(path, *args, **kwargs)
+            return call
+
+        for owner, name in ((os, "stat"), (os, "lstat"), (os, "open"), (io, "open"), (builtins, "open")):
+            monkeypatch.setattr(owner, name, deny(getattr(owner, name)))
+        for name in ("scandir", "listdir"):
+            monkeypatch.setattr(os, name, deny(getattr(os, name), listing=True))
+        monkeypatch.chdir(tmp_path)
+        return "theirs"
+
+    @pytest.mark.parametrize("argv", [["metrics"], ["audit"], ["report", "--html", "page.html"], ["compare", "theirs"],
+                                      ["evaluate"], ["sweep", "--branch-from", "--at-beat", "1", "--event", "x",
+                                                     "--seeds", "1"], ["rebuild"], ["branch", "--at-beat", "1"]])
+    def test_a_command_on_a_folder_you_may_not_read_names_the_file_and_exits_2(self, locked, capsys, argv):
+        at = argv.index("--branch-from") + 1 if "--branch-from" in argv else 1
+        assert main([*argv[:at], locked, *argv[at:]]) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "Permission denied" in err and "theirs" in err, err

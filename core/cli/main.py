@@ -114,6 +114,10 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> int:
         return _play(argv, console)
     except MissingResource as exc:
         return refuse(exc)
+    except PermissionError as exc:  # a folder of someone else's (runs are 0700) that a command reads
+        return refuse(f"INVALID_CONFIG: {exc.filename or 'a file'}: {exc.strerror or 'permission denied'}; "
+                      "make it readable (and, for a command that writes, writable) by you, or work on a copy of "
+                      "the folder that is yours")
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2, already printed)
         return exc.code if isinstance(exc.code, int) else EXIT_INVALID
     except BrokenPipeError:  # the reader went away (`| head`): stop printing, quietly
