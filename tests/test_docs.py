@@ -258,3 +258,10 @@ def test_every_file_a_run_of_each_format_writes_is_in_the_run_folder_reference(t
     page = (DOCS / "reference" / "run-folder.md").read_text()
     written = {p.name + ("/" if p.is_dir() else "") for p in out.iterdir()}
     assert {name for name in written if f"`{name.rstrip('/')}" not in page} == set(), written
+
+
+@pytest.mark.parametrize("prop, says", [({"exclusiveMinimum": 0, "maximum": 1}, " > 0 and ≤ 1"),
+                                        ({"minimum": 0, "maximum": 60}, " 0–60"), ({"exclusiveMinimum": 0}, " > 0"),
+                                        ({"minimum": 1, "exclusiveMaximum": 5}, " ≥ 1 and < 5")])
+def test_a_range_reads_from_its_lower_bound_to_its_upper(prop, says):
+    assert reference.bounds(prop, "minimum", "maximum", "", "exclusiveMinimum", "exclusiveMaximum") == says

@@ -54,21 +54,16 @@ def type_of(prop: dict[str, Any]) -> str:
 
 
 def bounds(prop: dict[str, Any], low: str, high: str, unit: str = "", xlow: str = "", xhigh: str = "") -> str:
-    """The limits a property states, as ` ≥ 1`, ` 0–1`, ` (at most 2 items)`."""
-    parts = []
+    """The limits a property states, lower first: ` ≥ 1`, ` 0–1`, ` > 0 and ≤ 1`, ` (at most 2 items)`."""
     if low in prop and high in prop:
-        parts.append(f"{prop[low]}–{prop[high]}")
-    elif low in prop:
-        parts.append(f"≥ {prop[low]}")
-    elif high in prop:
-        parts.append(f"≤ {prop[high]}")
-    if xlow and xlow in prop:
-        parts.append(f"> {prop[xlow]}")
-    if xhigh and xhigh in prop:
-        parts.append(f"< {prop[xhigh]}")
-    if not parts:
+        said = f"{prop[low]}–{prop[high]}"
+    else:
+        lower = f"≥ {prop[low]}" if low in prop else f"> {prop[xlow]}" if xlow and xlow in prop else ""
+        upper = f"≤ {prop[high]}" if high in prop else f"< {prop[xhigh]}" if xhigh and xhigh in prop else ""
+        said = " and ".join(part for part in (lower, upper) if part)
+    if not said:
         return ""
-    return f" ({' '.join(parts)} {unit})" if unit else " " + " ".join(parts)
+    return f" ({said} {unit})" if unit else f" {said}"
 
 
 def default_of(name: str, prop: dict[str, Any], required: list[str]) -> str:
