@@ -233,8 +233,8 @@ def test_what_the_scene_reference_says_each_format_needs_is_what_a_scene_file_ne
 
     page = (DOCS / "reference" / "scene-file.md").read_text()
     for name, fmt in FORMATS.items():
-        needs = reference.FORMAT_NEEDS[name]
-        assert reference.needs_sentence(name, fmt.min_cast()) in page, name
+        needs = fmt.needs
+        assert needs and reference.needs_sentence(fmt) in page, name
         minimal = {"name": "x", "format": name, "characters": [f"c{i}" for i in range(max(fmt.min_cast(), 2))],
                    **{key: "text" for key in needs}}
         scene_from_dict(minimal)

@@ -85,18 +85,10 @@ def field_table(schema: dict[str, Any], skip: tuple[str, ...] = ()) -> list[str]
     return rows
 
 
-FORMAT_NEEDS = {"scene": ("prompt",), "collaborate": ("goal",), "roundtable": ("prompt",)}
-"""The fields each format needs beyond `name` and `characters` (its `check_scene` refuses a file without
-them; tests/test_docs.py loads a minimal file of each format, and one missing each field)."""
-NEEDS_WORDS = {"scene": "a `prompt`", "collaborate": "a `goal`",
-               "roundtable": "a topic (`roundtable.topic`, or a `prompt` or a `goal`)"}
-"""How the page says it, where a format takes one of several fields."""
-
-
-def needs_sentence(name: str, min_cast: int) -> str:
-    """What a file of format `name` needs beyond `name` and `characters`, as the page says it."""
-    cast = f" and at least {min_cast} characters" if min_cast > 1 else ""
-    return f"a `{name}` needs {NEEDS_WORDS[name]}{cast}"
+def needs_sentence(fmt: Any) -> str:
+    """What a file of the format `fmt` needs beyond `name` and `characters`, as the page says it."""
+    cast = f" and at least {fmt.min_cast()} characters" if fmt.min_cast() > 1 else ""
+    return f"a `{fmt.name}` needs {fmt.needs_said}{cast}"
 
 
 def scene_file_page() -> str:
@@ -105,7 +97,7 @@ def scene_file_page() -> str:
     from promptdesk.core.protocol.bounded import MAX_DEPTH
 
     schema = schema_of("scene")
-    needs = "; ".join(needs_sentence(name, fmt.min_cast()) for name, fmt in scene_file.FORMATS.items())
+    needs = "; ".join(needs_sentence(fmt) for fmt in scene_file.FORMATS.values())
     lines = ["# Scene file", "", GENERATED, "",
              f"A scene is a YAML file. Every file needs `name` and `characters`, and each format more: {needs}. "
              "Unknown keys are refused (a typo "

@@ -41,6 +41,8 @@ class RoundtableFormat(Format):
 
     name = "roundtable"
     title = "Roundtable"
+    needs = ("prompt",)
+    needs_said = "a topic (`roundtable.topic`, or a `prompt` or a `goal`)"
     section = Roundtable
     unit = "rounds"
     round_cap = "`roundtable: {max_rounds: N}` in the scene file"
