@@ -27,6 +27,13 @@ EXAMPLE_MARK = "example"
 """How a bundled example scene is labelled beside the operator's own (wizard, errors, `paths`)."""
 
 
+REINSTALL = ("reinstall promptdesk from where you installed it (pipx reinstall promptdesk, or "
+             "uv tool upgrade --reinstall promptdesk; in a virtualenv, pip install --force-reinstall with the "
+             "checkout or wheel you installed)")
+"""How to repair an install. Each line reinstalls from the source recorded at install time: `promptdesk`
+on PyPI is another project, so no line fetches that name from an index."""
+
+
 class MissingResource(RuntimeError):
     """A file or folder Promptdesk ships is not where the install put it."""
 
@@ -34,7 +41,7 @@ class MissingResource(RuntimeError):
         name = "/".join(parts)
         at = f" (looked for {where})" if where is not None else ""
         super().__init__(f"INVALID_CONFIG: Promptdesk's own {name} is missing{at}: the install is damaged; "
-                         "reinstall promptdesk (pipx reinstall promptdesk, or uv tool install --reinstall promptdesk)")
+                         f"{REINSTALL}")
         self.parts = parts
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -133,3 +134,9 @@ def batch_run(capsys, tmp_path: Path, scene: Path, *flags: str) -> tuple[int, st
     code = main(["--batch", str(scene), "--isolation", "a", "--coordinator", "C", "--seed", "1", "--out", str(out),
                  "--characters-dir", str(CHARACTERS), "--journals", "none", *flags])
     return code, capsys.readouterr().err, out
+
+
+INSTALL_BY_NAME = re.compile(r"(?:pipx install|uv tool install|pip install)[^\n`]*?(?<![\w./@+-])['\"]?promptdesk"
+                             r"(?:\[[\w,-]+\])?['\"]?(?![\w./-])")
+"""An install line that fetches `promptdesk` by name from an index: on PyPI that name is another,
+unrelated project (a prompt-management SDK with no `promptdesk` command)."""

@@ -5,6 +5,8 @@ and never overwrites, `paths` says where things are read and written, and a dama
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 import time
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT
+from helpers import INSTALL_BY_NAME, ROOT
 from promptdesk import resources
 from promptdesk.core.cli import main as cli
 from promptdesk.core.cli.main import COMMANDS, main
@@ -77,6 +79,20 @@ class TestHelp:
             text = capsys.readouterr().out
             assert text.rstrip().splitlines()[-1].startswith("Exit codes: 0 "), (argv, text[-300:])
             assert "; 2 " in text.rstrip().splitlines()[-1], argv
+
+    def test_every_help_prints_on_a_terminal_that_cannot_show_every_character(self, tmp_path):
+        """An ASCII (or Latin-1) stdout: `×`, `−` and `—` are written as escapes, never a traceback."""
+        code = ("import sys\nfrom promptdesk.core.cli.main import COMMANDS, main\n"
+                "argvs = [['--help'], *([n, '--help'] for n in COMMANDS if n != 'replay'), "
+                "['sweep', '--branch-from', 'RUN', '--help'], ['import', 'sotopia', '--help']]\n"
+                "print([a for a in argvs if main(a) != 0], file=sys.stderr)\n")
+        done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "PYTHONIOENCODING": "ascii"})
+        assert done.returncode == 0 and done.stderr.splitlines()[-1] == "[]", done.stderr[-2000:]
+        assert "Traceback" not in done.stderr and "\\xd7" in done.stdout and "Exit codes: 0 " in done.stdout
+        schema = subprocess.run([sys.executable, "-m", "promptdesk", "schema", "scene"], cwd=tmp_path,
+                                capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONIOENCODING": "ascii"})
+        assert schema.returncode == 0 and json.loads(schema.stdout)["properties"], schema.stderr[-2000:]
 
     def test_the_main_help_lists_every_command(self, capsys):
         main(["--help"])
@@ -264,6 +280,8 @@ class TestDamagedInstall:
         assert main(["--batch", "the-apology", *PLAY]) == 2
         err = capsys.readouterr().err
         assert "scenes is missing" in err and "reinstall promptdesk" in err
+        assert "uv tool upgrade --reinstall promptdesk" in err, "uv reinstalls from its receipt, not from PyPI"
+        assert not INSTALL_BY_NAME.search(err), "`promptdesk` on PyPI is another project"
 
     def test_the_console_is_refused_before_it_opens_without_its_themes(self, damaged, capsys):
         from promptdesk.tui.launch import Console
@@ -313,3 +331,46 @@ class TestCharactersDir:
             err = capsys.readouterr().err
             assert "--characters-dir" in err and given in err and "not a folder" in err
         assert not (tmp_path / "runs").exists() and not (tmp_path / "swept").exists()
+
+
+class TestAFolderYouMayNotRead:
+    """Someone else's run folder (runs are 0700): every command names the file it may not read and
+    exits 2, never a traceback. The system's answer is emulated for paths inside the folder, since the
+    suite may run as root, whom no permission stops."""
+
+    @pytest.fixture
+    def locked(self, tmp_path, monkeypatch):
+        import builtins
+        import errno
+        import io
+
+        assert main(["--batch", str(ROOT / "scenes" / "the-apology.yaml"), *PLAY, "--journals", "none",
+                     "--out", str(tmp_path / "theirs")]) == 0
+        folder = str(tmp_path / "theirs")
+
+        def inside(path, listing=False) -> bool:
+            text = os.fsdecode(os.path.abspath(path)) if isinstance(path, (str, bytes, os.PathLike)) else ""
+            return text.startswith(folder + os.sep) or (listing and text == folder)
+
+        def deny(real, listing=False):
+            def call(path, *args, **kwargs):
+                if inside(path, listing):
+                    raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+                return real(path, *args, **kwargs)
+            return call
+
+        for owner, name in ((os, "stat"), (os, "lstat"), (os, "open"), (io, "open"), (builtins, "open")):
+            monkeypatch.setattr(owner, name, deny(getattr(owner, name)))
+        for name in ("scandir", "listdir"):
+            monkeypatch.setattr(os, name, deny(getattr(os, name), listing=True))
+        monkeypatch.chdir(tmp_path)
+        return "theirs"
+
+    @pytest.mark.parametrize("argv", [["metrics"], ["audit"], ["report", "--html", "page.html"], ["compare", "theirs"],
+                                      ["evaluate"], ["sweep", "--branch-from", "--at-beat", "1", "--event", "x",
+                                                     "--seeds", "1"], ["rebuild"], ["branch", "--at-beat", "1"]])
+    def test_a_command_on_a_folder_you_may_not_read_names_the_file_and_exits_2(self, locked, capsys, argv):
+        at = argv.index("--branch-from") + 1 if "--branch-from" in argv else 1
+        assert main([*argv[:at], locked, *argv[at:]]) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "Permission denied" in err and "theirs" in err, err

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from pydantic import BaseModel
 
-from helpers import ROOT
+from helpers import INSTALL_BY_NAME, ROOT
 from promptdesk import resources
 from promptdesk.core.cli import reference
 from promptdesk.core.cli.schema import schema_of
@@ -138,6 +138,55 @@ def test_the_readme_is_a_short_shop_window():
         assert (ROOT / link).is_file(), link
 
 
+def test_no_page_installs_promptdesk_by_name_from_an_index():
+    assert INSTALL_BY_NAME.search("pipx install promptdesk") and INSTALL_BY_NAME.search("uv tool install 'promptdesk[claude-code]'")
+    assert not INSTALL_BY_NAME.search("pipx install ./dist/promptdesk-0.1.0-py3-none-any.whl")
+    found = [f"{page.relative_to(DOCS)}: {m[0]}" for page in DOCS.rglob("*.md") if page.name != "changelog.md"
+             for m in INSTALL_BY_NAME.finditer(page.read_text())]
+    assert found == []
+
+
+def code_block_commands() -> list[tuple[str, str]]:
+    """Every `promptdesk ...` line of the docs' code blocks (a leading `$ ` and `VAR=value ` dropped,
+    continuation lines joined, a trailing `# comment` cut), with its page."""
+    found = []
+    for page in sorted(DOCS.rglob("*.md")):
+        if page.parent.name == "reference" or page.name == "changelog.md":
+            continue
+        for block in re.findall(r"```[^\n]*\n(.*?)```", page.read_text(), re.S):
+            for line in block.replace("\\\n", " ").splitlines():
+                line = re.sub(r"^(?:\w+=\S+ )+", "", line.strip().removeprefix("$ "))
+                if line.startswith("promptdesk ") and not re.search(r"\b[A-Z][A-Z_]{2,}\b|\.\.\.|…|\[", line):
+                    found.append((str(page.relative_to(DOCS)), re.sub(r"\s+#.*$", "", line)))
+    return found
+
+
+def test_every_command_the_docs_show_is_one_the_command_line_takes():
+    import contextlib
+    import io
+    import shlex
+
+    by_name = dict(reference.parsers())
+    commands = code_block_commands()
+    assert len(commands) > 40
+    refused = []
+    for page, command in commands:
+        for part in command.split("&&"):
+            words = shlex.split(part)[1:]
+            name = ("promptdesk sweep --branch-from" if words[:1] == ["sweep"] and "--branch-from" in words else
+                    "promptdesk import sotopia" if words[:2] == ["import", "sotopia"] else
+                    f"promptdesk {words[0]}" if words and f"promptdesk {words[0]}" in by_name else "promptdesk")
+            rest = words[len(name.split()) - 1:] if name != "promptdesk sweep --branch-from" else words[1:]
+            err = io.StringIO()
+            try:
+                with contextlib.redirect_stderr(err):
+                    by_name[name].parse_args(rest)
+            except SystemExit as exit:
+                if exit.code:
+                    refused.append(f"{page}: {part.strip()}: {err.getvalue().strip().splitlines()[-1]}")
+    assert refused == []
+
+
 def offline_steps(page: Path) -> tuple[dict[str, str], list[str]]:
     """The files a page writes (code blocks with a `title="path"`) and the commands of the code blocks
     marked `<!-- offline-commands -->`, joined where a line ends with a backslash."""
@@ -161,3 +210,58 @@ def test_the_offline_commands_of_a_page_run_as_written(tmp_path, page):
         done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True,
                               timeout=120, stdin=subprocess.DEVNULL)
         assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+
+
+def test_the_reference_generator_takes_help_and_writes_nothing_for_it(tmp_path):
+    schema = resources.scenes_dir() / reference.SHIPPED_SCHEMA
+    before = schema.stat().st_mtime_ns
+    done = subprocess.run([sys.executable, "-m", "promptdesk.core.cli.reference", "--help"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "usage:" in done.stdout and "FOLDER" in done.stdout, done.stderr
+    assert list(tmp_path.iterdir()) == [] and schema.stat().st_mtime_ns == before
+    wrong = subprocess.run([sys.executable, "-m", "promptdesk.core.cli.reference", "--out", "x"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60)
+    assert wrong.returncode == 2 and "unrecognized arguments: --out" in wrong.stderr
+    assert list(tmp_path.iterdir()) == [] and schema.stat().st_mtime_ns == before
+
+
+def test_what_the_scene_reference_says_each_format_needs_is_what_a_scene_file_needs():
+    """The page's opening says what a minimal file of each format holds; exactly that loads, and a
+    file missing any one of it is refused."""
+    from promptdesk.core.casting.scene_file import FORMATS, scene_from_dict
+    from promptdesk.core.errors import InvalidConfig
+
+    page = (DOCS / "reference" / "scene-file.md").read_text()
+    for name, fmt in FORMATS.items():
+        needs = fmt.needs
+        assert needs and reference.needs_sentence(fmt) in page, name
+        minimal = {"name": "x", "format": name, "characters": [f"c{i}" for i in range(max(fmt.min_cast(), 2))],
+                   **{key: "text" for key in needs}}
+        scene_from_dict(minimal)
+        for key in needs:
+            with pytest.raises(InvalidConfig):
+                scene_from_dict({k: v for k, v in minimal.items() if k != key})
+        if fmt.min_cast() > 1:
+            with pytest.raises(InvalidConfig):
+                scene_from_dict({**minimal, "characters": minimal["characters"][:fmt.min_cast() - 1]})
+
+
+@pytest.mark.parametrize("example", ["the-apology", "roundtable-free", "hiking-plan"])
+def test_every_file_a_run_of_each_format_writes_is_in_the_run_folder_reference(tmp_path, example):
+    """One example of each format (scene, roundtable, collaborate), played offline: every file and
+    folder its run folder holds is named on the reference page."""
+    from promptdesk.core.cli.main import main
+
+    out = tmp_path / "run"
+    assert main(["--batch", example, "--isolation", "a", "--coordinator", "C", "--provider", "offline", "--seed", "3",
+                 "--journals", "none", "--quiet", "--out", str(out)]) == 0
+    page = (DOCS / "reference" / "run-folder.md").read_text()
+    written = {p.name + ("/" if p.is_dir() else "") for p in out.iterdir()}
+    assert {name for name in written if f"`{name.rstrip('/')}" not in page} == set(), written
+
+
+@pytest.mark.parametrize("prop, says", [({"exclusiveMinimum": 0, "maximum": 1}, " > 0 and ≤ 1"),
+                                        ({"minimum": 0, "maximum": 60}, " 0–60"), ({"exclusiveMinimum": 0}, " > 0"),
+                                        ({"minimum": 1, "exclusiveMaximum": 5}, " ≥ 1 and < 5")])
+def test_a_range_reads_from_its_lower_bound_to_its_upper(prop, says):
+    assert reference.bounds(prop, "minimum", "maximum", "", "exclusiveMinimum", "exclusiveMaximum") == says

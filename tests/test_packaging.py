@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 
@@ -64,6 +65,10 @@ def test_the_wheel_installs_with_one_import_name_and_plays_from_an_empty_folder(
                 "--out-dir", tmp_path / "dist", source, cwd=tmp_path)
     assert built.returncode == 0, built.stderr[-3000:]
     wheel = next((tmp_path / "dist").glob("promptdesk-*.whl"))
+    with tarfile.open(next((tmp_path / "dist").glob("promptdesk-*.tar.gz"))) as sdist:
+        tops = {Path(*Path(name).parts[1:2]).as_posix() for name in sdist.getnames() if len(Path(name).parts) > 1}
+    assert tops == {"promptdesk", "promptdesk.egg-info", "PKG-INFO", "pyproject.toml", "setup.cfg", "README.md",
+                    "MANIFEST.in", "LICENSE"}, f"the sdist carries the package and its metadata, not the suite: {tops}"
     venv = tmp_path / "venv"
     made = run(uv(), "venv", "--python", sys.executable, venv, cwd=tmp_path)
     assert made.returncode == 0, made.stderr

@@ -99,6 +99,7 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> int:
     """Every command (the console's own through `console`, given by the `promptdesk` entry point);
     returns the process exit code."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    _escape_what_stdout_cannot_show()
     if argv[:1] in (["-V"], ["--version"]):
         from promptdesk import version
         print(f"promptdesk {version()}")
@@ -113,6 +114,10 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> int:
         return _play(argv, console)
     except MissingResource as exc:
         return refuse(exc)
+    except PermissionError as exc:  # a folder of someone else's (runs are 0700) that a command reads
+        return refuse(f"INVALID_CONFIG: {exc.filename or 'a file'}: {exc.strerror or 'permission denied'}; "
+                      "make it readable (and, for a command that writes, writable) by you, or work on a copy of "
+                      "the folder that is yours")
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2, already printed)
         return exc.code if isinstance(exc.code, int) else EXIT_INVALID
     except BrokenPipeError:  # the reader went away (`| head`): stop printing, quietly
@@ -136,6 +141,17 @@ def _mistyped_command(word: str) -> str | None:
         return "INVALID_CONFIG: " + places.not_found(word, places.own_scenes(Path.cwd()), places.examples(),
                                                      commands=tuple(COMMANDS))
     return None
+
+
+def _escape_what_stdout_cannot_show() -> None:
+    """On a terminal whose encoding cannot show a character (an ASCII or Latin-1 locale), write it as
+    an escape (`\\xd7`), as stderr does, never a traceback halfway through a help or a table."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):  # a closed or detached stream: nothing will be printed anyway
+            pass
 
 
 def _silence_stdout() -> None:

@@ -54,21 +54,16 @@ def type_of(prop: dict[str, Any]) -> str:
 
 
 def bounds(prop: dict[str, Any], low: str, high: str, unit: str = "", xlow: str = "", xhigh: str = "") -> str:
-    """The limits a property states, as ` ≥ 1`, ` 0–1`, ` (at most 2 items)`."""
-    parts = []
+    """The limits a property states, lower first: ` ≥ 1`, ` 0–1`, ` > 0 and ≤ 1`, ` (at most 2 items)`."""
     if low in prop and high in prop:
-        parts.append(f"{prop[low]}–{prop[high]}")
-    elif low in prop:
-        parts.append(f"≥ {prop[low]}")
-    elif high in prop:
-        parts.append(f"≤ {prop[high]}")
-    if xlow and xlow in prop:
-        parts.append(f"> {prop[xlow]}")
-    if xhigh and xhigh in prop:
-        parts.append(f"< {prop[xhigh]}")
-    if not parts:
+        said = f"{prop[low]}–{prop[high]}"
+    else:
+        lower = f"≥ {prop[low]}" if low in prop else f"> {prop[xlow]}" if xlow and xlow in prop else ""
+        upper = f"≤ {prop[high]}" if high in prop else f"< {prop[xhigh]}" if xhigh and xhigh in prop else ""
+        said = " and ".join(part for part in (lower, upper) if part)
+    if not said:
         return ""
-    return f" ({' '.join(parts)} {unit})" if unit else " " + " ".join(parts)
+    return f" ({said} {unit})" if unit else f" {said}"
 
 
 def default_of(name: str, prop: dict[str, Any], required: list[str]) -> str:
@@ -90,14 +85,22 @@ def field_table(schema: dict[str, Any], skip: tuple[str, ...] = ()) -> list[str]
     return rows
 
 
+def needs_sentence(fmt: Any) -> str:
+    """What a file of the format `fmt` needs beyond `name` and `characters`, as the page says it."""
+    cast = f" and at least {fmt.min_cast()} characters" if fmt.min_cast() > 1 else ""
+    return f"a `{fmt.name}` needs {fmt.needs_said}{cast}"
+
+
 def scene_file_page() -> str:
     """The scene file: every field of every model, with its type, default, limits and description."""
     from promptdesk.core.casting import scene_file
     from promptdesk.core.protocol.bounded import MAX_DEPTH
 
     schema = schema_of("scene")
+    needs = "; ".join(needs_sentence(fmt) for fmt in scene_file.FORMATS.values())
     lines = ["# Scene file", "", GENERATED, "",
-             "A scene is a YAML file. Only `name` and `characters` are required; unknown keys are refused (a typo "
+             f"A scene is a YAML file. Every file needs `name` and `characters`, and each format more: {needs}. "
+             "Unknown keys are refused (a typo "
              "is never a setting silently ignored), and every problem names the file, the field and the line "
              f"(`INVALID_CONFIG`). Bounds: a file of at most {scene_file.SCENE_MAX_BYTES // 1_048_576} MB, texts of at "
              f"most {scene_file.TEXT_MAX:,} characters, lists and mappings of at most {scene_file.LIST_MAX:,} "
@@ -174,6 +177,7 @@ def model_rows(model: type[BaseModel], skip: tuple[str, ...] = ("type",)) -> lis
 
 def run_folder_page() -> str:
     """The run folder: every file, every event type."""
+    from promptdesk.core.formats.registry import FORMATS
     from promptdesk.core.record import events
     from promptdesk.core.record.run_folder import RUN_FILES
 
@@ -181,6 +185,8 @@ def run_folder_page() -> str:
              "Each run writes `runs/<scene>-<YYYYmmdd-HHMMSS>/` (or `--out DIR`): made in one step, never reused, "
              "private to you (folder 0700, files 0600).", "", "| file | what it holds |", "| --- | --- |"]
     lines += [f"| `{name}` | {cell(text)} |" for name, text in RUN_FILES.items()]
+    lines += [f"| `{name}` | A `{fmt.name}` run's own: {cell(text)} |" for fmt in FORMATS.values()
+              for name, text in fmt.run_files.items()]
     lines += ["", "## Events", "", "`events.jsonl` holds one JSON object per line. Every event has these fields:", ""]
     lines += model_rows(events.BaseEvent)
     typed = [events.ThinkEvent, events.SpeakEvent, events.JournalEvent, events.CloseEvent, events.CallEvent]
@@ -265,10 +271,16 @@ SHIPPED_SCHEMA = "scene.schema.json"
 
 def main(argv: list[str]) -> int:
     """Write the pages into the folder given (default `docs/reference`), and the scene schema beside
-    the example scenes."""
+    the example scenes. `--help` prints how and writes nothing; an option it does not take exits 2."""
     from promptdesk import resources
 
-    folder = Path(argv[0] if argv else "docs/reference")
+    ask = argparse.ArgumentParser(prog="python -m promptdesk.core.cli.reference",
+                                  description="Write the docs' reference pages, generated from the code, into FOLDER, "
+                                              f"and {SHIPPED_SCHEMA} beside the example scenes (run in a checkout).",
+                                  epilog="Exit codes: 0 written; 2 an argument it does not take.")
+    ask.add_argument("folder", nargs="?", default="docs/reference", metavar="FOLDER",
+                     help="where the pages go (default docs/reference)")
+    folder = Path(ask.parse_args(argv).folder)
     folder.mkdir(parents=True, exist_ok=True)
     pages = generate()
     for name, text in pages.items():

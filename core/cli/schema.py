@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from promptdesk.core.cli.common import command_parser, exit_codes
@@ -60,7 +61,9 @@ def schema_of(kind: str) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    """The command: print the schema, exit 0."""
+    """The command: print the schema, exit 0 (as UTF-8 text, or ASCII with JSON escapes on a stdout
+    that cannot show every character)."""
     ns = parser().parse_args(argv)
-    print(json.dumps(schema_of(ns.kind), indent=2, ensure_ascii=False))
+    utf = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").startswith("utf")
+    print(json.dumps(schema_of(ns.kind), indent=2, ensure_ascii=not utf))  # JSON's own escapes elsewhere
     return EXIT_CLOSED

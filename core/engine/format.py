@@ -90,6 +90,14 @@ class Format:
     skipped; `promptdesk.core.engine.outcome`); False: such a failure stops the run."""
     lines: ClassVar[FormatLines] = PLAIN
     """How the format's own events read in the record and the batch output."""
+    needs: ClassVar[tuple[str, ...]] = ()
+    """Fields a file of the format must set beyond `name` and `characters` (its `check_scene` refuses
+    it without them); `needs_said` says it for the scene file reference."""
+    needs_said: ClassVar[str] = ""
+    """How the reference says what the format needs, where one of several fields will do."""
+    run_files: ClassVar[Mapping[str, str]] = {}
+    """Files the format writes into a run folder beside the common ones, by name: what each holds
+    (the run folder reference lists them)."""
     players: ClassVar[Mapping[str, Player]] = {}
     """The offline improviser's parts for the format's request purposes."""
     controls: ClassVar[Mapping[str, Control]] = {}

@@ -56,10 +56,14 @@ from promptdesk.core.providers.stops import REFUSED, TRUNCATED, outcome
 
 log = logging.getLogger("promptdesk.providers")
 """The providers' logger: a run's debug.log takes its warnings."""
-INSTALL_HINT = ("pipx install --force 'promptdesk[claude-code]' (or uv tool install --reinstall "
-                "'promptdesk[claude-code]', or pip install 'promptdesk[claude-code]'; in a checkout: "
-                "make .venv/.test-installed)")
-"""How to add the extra, for each way Promptdesk is installed (a uv-made checkout venv has no pip)."""
+EXTRA_REQUIREMENT = "claude-agent-sdk>=0.2.180"
+"""The `claude-code` extra of pyproject.toml (tests/test_claude_code_extra.py checks they agree)."""
+INSTALL_HINT = (f"pipx inject promptdesk '{EXTRA_REQUIREMENT}' (or uv tool install --reinstall --with "
+                f"'{EXTRA_REQUIREMENT}' and the checkout or wheel you installed from; in a virtualenv: "
+                f"pip install '{EXTRA_REQUIREMENT}'; in a checkout: make .venv/.test-installed)")
+"""How to add the extra, for each way Promptdesk is installed (a uv-made checkout venv has no pip). It
+adds the one package the extra names, never `promptdesk[claude-code]` by name: `promptdesk` on PyPI is
+another project."""
 FIRST_BYTE_TIMEOUT_S = 20.0
 """How long an attempt may show no sign of an answer before it is failed and retried."""
 CLI_SYSTEM_LINE = "You are a Claude agent, built on Anthropic's Claude Agent SDK."

@@ -28,6 +28,8 @@ class CollaborateFormat(Format):
 
     name = "collaborate"
     title = "Collaborate"
+    needs = ("goal",)
+    needs_said = "a `goal`"
     section = Collaborate
     unit = "rounds"
     round_cap = "--max-rounds N (or `collaborate: {max_rounds: N}` in the scene file)"

@@ -41,11 +41,18 @@ class RoundtableFormat(Format):
 
     name = "roundtable"
     title = "Roundtable"
+    needs = ("prompt",)
+    needs_said = "a topic (`roundtable.topic`, or a `prompt` or a `goal`)"
     section = Roundtable
     unit = "rounds"
     round_cap = "`roundtable: {max_rounds: N}` in the scene file"
     escalates = True
     drops_unavailable_actors = True
+    run_files = {"session.yaml": "The session as spec 002 records it: topic, strategy and phases, participants, "
+                                 "status, and each round's question, answers and synthesis; rewritten whole once "
+                                 "per round, so no partial round is ever visible.",
+                 "summary.md": "Written at the close, for a reader: the strategy and rounds, the recommendation, "
+                               "the consensus, the open conflicts and the operator's decisions."}
     lines = FormatLines(is_public=lines.is_public, txt_line=lines.txt_line, md_line=lines.md_line,
                         metadata=lines.metadata, turn_types=("answer",), printed=lines.printed)
     players = {"facilitator": facilitate, "participant": participate}

@@ -25,6 +25,8 @@ class SceneFormat(Format):
 
     name = "scene"
     title = "Scene"
+    needs = ("prompt",)
+    needs_said = "a `prompt`"
     keeps_journals = True
     actor_protocol = True
     judges_goal = True
