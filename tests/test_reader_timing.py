@@ -250,3 +250,32 @@ def test_document_ends_and_card_macros_are_read_in_linear_time(tmp_path, shape):
     (tmp_path / "card.json").write_text(json.dumps({"name": "Ann", "description": fields, "personality": fields,
                                                     "mes_example": fields, "first_mes": fields}))
     within_a_second(lambda: read_source(tmp_path / "card.json"))
+
+
+@pytest.mark.parametrize("text", [
+    "Well, " * 40 + "x.",                       # a lead word that also reads as a name: two ways per word
+    "Again, " * 40 + "thanks",
+    "So, Right, Okay, Now, " * 10 + "and so.",
+    "Bye. " * (REPLY_MAX_CHARS // 5) + "Now.",  # every sentence a farewell, business resumed at the very end
+    "\u201c" * REPLY_MAX_CHARS,                 # opening quotes that never close
+    "\u2018" * REPLY_MAX_CHARS,
+    "\u201ca \u2018b " * (REPLY_MAX_CHARS // 6),
+], ids=["lead words", "lead words before thanks", "mixed lead words", "farewells then business", "open quotes",
+        "open single quotes", "open quotes of two kinds"])
+def test_a_leave_taking_is_read_in_linear_time_at_the_reply_limit(text):
+    """Every speech is read for a farewell (role C's natural close, the improviser's exits): lead
+    words that are also names, sentences that each take leave and quotes that never close, each at the
+    reply limit, or as many lead words as make the old reading take hours."""
+    from promptdesk.core.protocol.leave_taking import takes_leave
+
+    within_a_second(lambda: takes_leave(text, None, None))
+
+
+@pytest.mark.parametrize("direction", ["He " + "finally " * 40 + "x", "Finally " * 40, "He " + "then finally " * 25 + "stays"],
+                         ids=["subject and adverbs", "adverbs", "mixed adverbs"])
+def test_a_stage_direction_is_read_for_an_exit_in_linear_time(direction):
+    """An adverb that is also a `…ly` word (`finally`) repeated: each one could be read two ways."""
+    from promptdesk.core.protocol.leave_taking import takes_leave
+
+    within_a_second(lambda: takes_leave("", direction, f"*{direction}*"))
+    within_a_second(lambda: takes_leave("", None, ("*" + direction + "* ") * (REPLY_MAX_CHARS // (len(direction) + 3))))
