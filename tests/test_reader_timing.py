@@ -279,3 +279,30 @@ def test_a_stage_direction_is_read_for_an_exit_in_linear_time(direction):
 
     within_a_second(lambda: takes_leave("", direction, f"*{direction}*"))
     within_a_second(lambda: takes_leave("", None, ("*" + direction + "* ") * (REPLY_MAX_CHARS // (len(direction) + 3))))
+
+
+YAML_SHAPES = {
+    "many keys": lambda n: "".join(f"k{i}: v\n" for i in range(n // 8)),
+    "a long list": lambda n: "- a\n" * (n // 4),
+    "a long flow list": lambda n: "[" + "a," * (n // 2 - 2) + "]",
+    "many small mappings": lambda n: "".join(f"k{i}:\n  a: 1\n" for i in range(n // 16)),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(YAML_SHAPES))
+def test_yaml_files_of_many_values_are_read_within_a_second_at_their_limit(tmp_path, shape):
+    """A scene, a strategy, a sweep plan or a plan of takes, a character's front matter and a roundtable
+    answer, each as large as its limit allows, made of as many small values as fit: refused (a file a
+    person writes holds far fewer) before building them all takes seconds."""
+    from promptdesk.core.casting.scene_file import read_yaml
+    from promptdesk.core.formats.roundtable.strategies import STRATEGY_MAX_BYTES, read_strategy
+
+    text = YAML_SHAPES[shape](SCENE_MAX_BYTES - 64)
+    (tmp_path / "scene.yaml").write_text(text)
+    within_a_second(lambda: load_scene(tmp_path / "scene.yaml"))
+    within_a_second(lambda: read_yaml(tmp_path / "scene.yaml", "Sweep plan"))
+    (tmp_path / "debate.yaml").write_text(YAML_SHAPES[shape](STRATEGY_MAX_BYTES - 64))
+    within_a_second(lambda: read_strategy(tmp_path / "debate.yaml"))
+    (tmp_path / "ann.md").write_text("---\n" + YAML_SHAPES[shape](CHARACTER_FILE_MAX // 2) + "---\nYou are Ann.\n")
+    within_a_second(lambda: load_character("ann", [tmp_path]))
+    within_a_second(lambda: parse_answer("```yaml\n" + YAML_SHAPES[shape](REPLY_MAX_CHARS - 64) + "```"))
