@@ -12,7 +12,9 @@ name is refused when it:
   collapsed to one separator) holds an engine marker (`MARKERS`): `DIRECTOR NOTE`, `SCENE END` or
   `SCENE START` in any spelling, or `EVENT` or `SYSTEM` set off by punctuation (`[SYSTEM] …`,
   `EVENT: …`, `SYSTEM - …`, the fullwidth `：` and the engine's own defused form `DIRECTOR NOTE - …`
-  alike), while `System Admin` or `Event Horizon` stay names.
+  alike), while `System Admin` or `Event Horizon` stay names; or opens on `(you)` set off by brackets
+  (`(you) Bob`, `[You] Bob`), the mark isolation (a) puts before an actor's own lines in what it
+  witnessed: another actor so named would have their lines read as the recipient's own.
 
 The checks are linear in the name (which is at most `NAME_MAX` characters anyway).
 """
@@ -34,8 +36,9 @@ _JOINED = re.compile(r"(?<=[^\W_])[-'\u2019](?=[^\W_])")
 """A hyphen or apostrophe inside a word joins it (`System-Admin`, `O'Brien` are one word each)."""
 _WORDS = r"(?:event|system)"
 _MARKERS = re.compile(r"(?:^|[ |])(?:director[ |]?note|scene[ |]?end|scene[ |]?start)(?=[ |]|$)"
-                      rf"|\|{_WORDS}(?=[ |]|$)|(?:^|[ |]){_WORDS}\|")
-MARKERS = ("DIRECTOR NOTE", "EVENT", "SYSTEM", "SCENE END", "SCENE START")
+                      rf"|\|{_WORDS}(?=[ |]|$)|(?:^|[ |]){_WORDS}\|"
+                      r"|^\|you\|")
+MARKERS = ("DIRECTOR NOTE", "EVENT", "SYSTEM", "SCENE END", "SCENE START", "(you) at the start")
 
 
 def normalised(name: str) -> str:
