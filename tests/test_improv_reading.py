@@ -204,3 +204,17 @@ def test_a_goal_clause_said_by_the_one_it_names_is_in_the_first_person_and_meets
     assert goal_sentence(clause) == said
     speaker = clause.who[0] if clause.who and clause.who != ("*",) else "Dana Price"
     assert assess(goal, [(speaker, said + "."), ("Bob" if speaker != "Bob" else "Bramble", said + ".")], cast)[0]
+
+
+def test_an_event_of_hyphenated_words_is_read_in_linear_time():
+    """A world event as long as a scene field may be (20,000 characters) of hyphen-joined words: the
+    person pattern once tried every word start as a name running to the end of the text."""
+    import time
+
+    from promptdesk.core.casting.scene_file import TEXT_MAX
+
+    text = ("Ab-" * (TEXT_MAX // 3))[:TEXT_MAX]
+    started = time.process_time()
+    read_event.__wrapped__(text)
+    assert time.process_time() - started < 0.5
+    assert read_event.__wrapped__("Jean-Pierre enters with a tray").person == "Jean-Pierre"

@@ -287,6 +287,29 @@ async def test_a_run_resumed_after_the_close_note_closes_as_it_would_have(run_sc
     assert notes == ["wind-down", "close-note"], "the resumed run did not wind down a second time"
 
 
+@pytest.mark.parametrize("named", ["Bob", "BOB", " bob "])
+async def test_a_judges_nudge_may_name_the_actor_as_the_judge_is_shown_the_cast(run_scene, loopback, named):
+    """The judge is shown the cast by name (`Cast: Alice, Bob.`) and asked for "their name": a nudge
+    naming Bob so reaches Bob, as one naming his slug does."""
+    answer = json.dumps({"decision": "nudge", "actor": named, "reason": "time to wrap up"})
+    loopback.default = judging(lambda body: answer)
+    judge = {"name": "openai", "model": "gpt-4o-mini", "base_url": loopback.url("/v1"), "max_retries": 0}
+    scene = two_hander(cast=remote_cast(loopback, "alice", "bob"), judge=judge, limits={"max_beats": 4})
+    run = await run_scene(scene, isolation="b", coordinator="B")
+    nudges = [r for r in run.records() if r["type"] == "note" and r.get("reason") == "judge-nudge"]
+    assert [n["target"] for n in nudges] == ["bob"]
+
+
+async def test_a_judges_nudge_naming_no_one_in_the_cast_is_said_not_dropped(run_scene, loopback):
+    """A nudge for someone the cast does not hold reaches no one, and the record says why."""
+    loopback.default = judging(lambda body: '{"decision": "nudge", "actor": "Zed", "reason": "wrap up"}')
+    judge = {"name": "openai", "model": "gpt-4o-mini", "base_url": loopback.url("/v1"), "max_retries": 0}
+    scene = two_hander(cast=remote_cast(loopback, "alice", "bob"), judge=judge, limits={"max_beats": 3})
+    run = await run_scene(scene, isolation="b", coordinator="B")
+    assert not [r for r in run.records() if r["type"] == "note" and r.get("reason") == "judge-nudge"]
+    assert "nudge for 'Zed', who is not in the cast" in (run.dir / "debug.log").read_text()
+
+
 async def test_a_judges_nudge_is_not_the_soft_cap_and_never_closes_the_scene_as_one(run_scene, loopback):
     """A judge that nudges Bob at its first beat: Bob gets the timing note once (a `judge-nudge`), and
     the scene is not then closed as `soft-cap` ("nudged at the soft cap") with no cap reached."""

@@ -250,3 +250,59 @@ def test_document_ends_and_card_macros_are_read_in_linear_time(tmp_path, shape):
     (tmp_path / "card.json").write_text(json.dumps({"name": "Ann", "description": fields, "personality": fields,
                                                     "mes_example": fields, "first_mes": fields}))
     within_a_second(lambda: read_source(tmp_path / "card.json"))
+
+
+@pytest.mark.parametrize("text", [
+    "Well, " * 40 + "x.",                       # a lead word that also reads as a name: two ways per word
+    "Again, " * 40 + "thanks",
+    "So, Right, Okay, Now, " * 10 + "and so.",
+    "Bye. " * (REPLY_MAX_CHARS // 5) + "Now.",  # every sentence a farewell, business resumed at the very end
+    "\u201c" * REPLY_MAX_CHARS,                 # opening quotes that never close
+    "\u2018" * REPLY_MAX_CHARS,
+    "\u201ca \u2018b " * (REPLY_MAX_CHARS // 6),
+], ids=["lead words", "lead words before thanks", "mixed lead words", "farewells then business", "open quotes",
+        "open single quotes", "open quotes of two kinds"])
+def test_a_leave_taking_is_read_in_linear_time_at_the_reply_limit(text):
+    """Every speech is read for a farewell (role C's natural close, the improviser's exits): lead
+    words that are also names, sentences that each take leave and quotes that never close, each at the
+    reply limit, or as many lead words as make the old reading take hours."""
+    from promptdesk.core.protocol.leave_taking import takes_leave
+
+    within_a_second(lambda: takes_leave(text, None, None))
+
+
+@pytest.mark.parametrize("direction", ["He " + "finally " * 40 + "x", "Finally " * 40, "He " + "then finally " * 25 + "stays"],
+                         ids=["subject and adverbs", "adverbs", "mixed adverbs"])
+def test_a_stage_direction_is_read_for_an_exit_in_linear_time(direction):
+    """An adverb that is also a `…ly` word (`finally`) repeated: each one could be read two ways."""
+    from promptdesk.core.protocol.leave_taking import takes_leave
+
+    within_a_second(lambda: takes_leave("", direction, f"*{direction}*"))
+    within_a_second(lambda: takes_leave("", None, ("*" + direction + "* ") * (REPLY_MAX_CHARS // (len(direction) + 3))))
+
+
+YAML_SHAPES = {
+    "many keys": lambda n: "".join(f"k{i}: v\n" for i in range(n // 8)),
+    "a long list": lambda n: "- a\n" * (n // 4),
+    "a long flow list": lambda n: "[" + "a," * (n // 2 - 2) + "]",
+    "many small mappings": lambda n: "".join(f"k{i}:\n  a: 1\n" for i in range(n // 16)),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(YAML_SHAPES))
+def test_yaml_files_of_many_values_are_read_within_a_second_at_their_limit(tmp_path, shape):
+    """A scene, a strategy, a sweep plan or a plan of takes, a character's front matter and a roundtable
+    answer, each as large as its limit allows, made of as many small values as fit: refused (a file a
+    person writes holds far fewer) before building them all takes seconds."""
+    from promptdesk.core.casting.scene_file import read_yaml
+    from promptdesk.core.formats.roundtable.strategies import STRATEGY_MAX_BYTES, read_strategy
+
+    text = YAML_SHAPES[shape](SCENE_MAX_BYTES - 64)
+    (tmp_path / "scene.yaml").write_text(text)
+    within_a_second(lambda: load_scene(tmp_path / "scene.yaml"))
+    within_a_second(lambda: read_yaml(tmp_path / "scene.yaml", "Sweep plan"))
+    (tmp_path / "debate.yaml").write_text(YAML_SHAPES[shape](STRATEGY_MAX_BYTES - 64))
+    within_a_second(lambda: read_strategy(tmp_path / "debate.yaml"))
+    (tmp_path / "ann.md").write_text("---\n" + YAML_SHAPES[shape](CHARACTER_FILE_MAX // 2) + "---\nYou are Ann.\n")
+    within_a_second(lambda: load_character("ann", [tmp_path]))
+    within_a_second(lambda: parse_answer("```yaml\n" + YAML_SHAPES[shape](REPLY_MAX_CHARS - 64) + "```"))

@@ -12,7 +12,12 @@ name is refused when it:
   collapsed to one separator) holds an engine marker (`MARKERS`): `DIRECTOR NOTE`, `SCENE END` or
   `SCENE START` in any spelling, or `EVENT` or `SYSTEM` set off by punctuation (`[SYSTEM] …`,
   `EVENT: …`, `SYSTEM - …`, the fullwidth `：` and the engine's own defused form `DIRECTOR NOTE - …`
-  alike), while `System Admin` or `Event Horizon` stay names.
+  alike), while `System Admin` or `Event Horizon` stay names; or opens on `(you)` set off by brackets
+  (`(you) Bob`, `[You] Bob`), the mark isolation (a) puts before an actor's own lines in what it
+  witnessed, or as another line of the engine's framing of a turn (`YOUR LAST PRIVATE THOUGHT`,
+  `WHAT YOU HAVE WITNESSED`, `BEAT 3`, `Respond in character`): a line of speech starts with its
+  speaker's name, so another actor so named would have their lines read as the recipient's own
+  lines, thoughts or instructions.
 
 The checks are linear in the name (which is at most `NAME_MAX` characters anyway).
 """
@@ -36,6 +41,9 @@ _WORDS = r"(?:event|system)"
 _MARKERS = re.compile(r"(?:^|[ |])(?:director[ |]?note|scene[ |]?end|scene[ |]?start)(?=[ |]|$)"
                       rf"|\|{_WORDS}(?=[ |]|$)|(?:^|[ |]){_WORDS}\|")
 MARKERS = ("DIRECTOR NOTE", "EVENT", "SYSTEM", "SCENE END", "SCENE START")
+_FRAMING = re.compile(r"^(?:\|you\||your last private thought|what you have witnessed|respond in character|beat \d)")
+FRAMING = ("(you)", "YOUR LAST PRIVATE THOUGHT", "WHAT YOU HAVE WITNESSED", "Respond in character", "BEAT 3")
+"""How the engine frames what an actor receives, at the start of a line where a speaker's name stands."""
 
 
 def normalised(name: str) -> str:
@@ -60,4 +68,7 @@ def name_problem(name: str) -> str | None:
                 "not be what it says")
     if _MARKERS.search(normalised(name)):
         return f"reads as one of the engine's own lines (it holds a marker: {', '.join(MARKERS)})"
+    if _FRAMING.search(normalised(name)):
+        return (f"reads as one of the engine's own lines (it opens as the engine frames a turn: "
+                f"{', '.join(FRAMING)})")
     return None

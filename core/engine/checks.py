@@ -173,17 +173,29 @@ async def judge(session: Stage, new_speech: list[SpeakEvent]) -> Decision | None
     withheld = why_withheld(session, mend(suggested)) if suggested else None
     if suggested and not withheld and session.suggested_events == "ask":
         session.suggest(suggested)  # held before the decision event, so that its watchers see it pending
+    nudged = cast_member(session, decision.actor) if decision.decision == "nudge" else None
+    if decision.decision == "nudge" and nudged is None:
+        session.recorder.log("warning", f"the judge asked for a nudge for {str(decision.actor)[:80]!r}, who is not in "
+                             f"the cast ({', '.join(state.cast.values())}): no one is nudged")
     if decision.decision != "continue":
-        session.say("decision", decision.text or decision.decision, reason=decision.reason, target=decision.actor,
-                    decision=decision.decision, **({"withheld": withheld} if withheld else {}))
+        session.say("decision", decision.text or decision.decision, reason=decision.reason,
+                    target=nudged or decision.actor, decision=decision.decision,
+                    **({"withheld": withheld} if withheld else {}))
     if decision.decision == "close":
         return close("natural", decision.text or decision.reason or "The coordinator closed the scene")
-    if decision.decision == "nudge" and decision.actor in state.cast and decision.actor not in session.nudged \
-            and decision.actor not in session.winding.judge_nudged:
-        nudge(session, decision.actor, by_judge=True)
+    if nudged is not None and nudged not in session.nudged and nudged not in session.winding.judge_nudged:
+        nudge(session, nudged, by_judge=True)
     if suggested and (withheld or session.suggested_events == "inject"):
         session.suggest(suggested)  # injected, or said to be withheld, after the decision that suggested it
     return wind_down(session, view, decision, new_speech, allowed)
+
+
+def cast_member(session: Stage, named: str | None) -> str | None:
+    """The slug of the cast member a judge names: by slug or by name (the judge is shown the cast by
+    name), in any case and spacing; None when it names no one in the cast."""
+    wanted = " ".join((named or "").split()).casefold()
+    return next((slug for slug, name in session.state.cast.items() if wanted in (slug.casefold(), name.casefold())),
+                None) if wanted else None
 
 
 def public_line(session: Stage, speech: SpeakEvent) -> str:

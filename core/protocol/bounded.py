@@ -31,6 +31,9 @@ ALIAS_NODES_MAX = 10_000
 """Most nodes YAML aliases may add to a document once expanded (a real scene's anchors add dozens)."""
 ALIAS_CHARS_MAX = 1_000_000
 """Most characters of text YAML aliases may add to a document once expanded."""
+NODES_MAX = 50_000
+"""Most values (keys, items, texts, lists and mappings) one YAML document may hold: a scene, strategy,
+plan or front matter holds hundreds, and building a million of them takes seconds."""
 REPLY_MAX_CHARS = 1_000_000
 """The most characters of one model reply that are read (far past any `max_tokens`; a server that
 sends more is cut there, and `debug.log` says so): every reader of model output is timed at it."""
@@ -86,6 +89,9 @@ def check_yaml(text: str, *, unique_keys: bool = False) -> None:
         while loader.check_event():
             event = loader.get_event()
             kind = type(event)
+            if nodes > NODES_MAX:
+                raise Unbounded(f"the file holds more than {NODES_MAX:,} values (keys, list items and texts); one "
+                                "a person writes holds far fewer: is it the right file?", _line(event))
             if keys is not None:
                 keys.see(event, kind)
             if kind is yaml.ScalarEvent:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 
-_LEAD = r"^(?:(?:well|ok(?:ay)?|right|alright|all right|so|anyway|then|now|listen|look|oh|ah|and|but|yes|yeah|no|"\
+_LEAD = r"^(?>(?:well|ok(?:ay)?|right|alright|all right|so|anyway|then|now|listen|look|oh|ah|and|but|yes|yeah|no|"\
         r"sorry|really|honestly|truly|again|both|everyone|folks|friends)[,.!]?\s+|(?-i:[^\W\d_a-z][^\W\d_]*),\s+)*"
+"""Lead words and names before the act. Each is taken once (an atomic group): "Well, " reads as a lead
+word and as a name, the same characters either way, so trying both would double the reading per word."""
 _END = r"(?:\s+(?:now|then|too|home|already|for now|for today|for real|for the night|tonight|"\
        r"with your (?:day|evening|afternoon|morning|night|week)))?\s*(?:$|[,.!;:\u2014\u2013-])"
 FAREWELLS = re.compile(_LEAD + r"(?:goodbye|good-bye|bye(?: now)?|farewell|good ?night|safe travels|take care"
@@ -36,10 +38,15 @@ AGENDA = re.compile(r"^(?:(?:let'?s|let us|shall we|we should|we need to|i want 
 STAND = re.compile(r"^" + r"(?:(?:he|she|they|(?-i:[^\W\d_a-z][^\W\d_]*))\s+)?(?:\w+ly\s+)?(?:stands|gets up|rises)(?:\s+up)?\s*[.!]?$",
                    re.I)
 """Standing up and nothing more: an exit only when it is the direction's last word."""
-QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<!\w)'[^']*'(?!\w)|\u2018[^\u2019]*\u2019")
+_QUOTES = {"\"": "\"", "\u201c": "\u201d", "'": "'", "\u2018": "\u2019"}
+"""Each opening quote and its closing one: a quoted span is an opening quote up to the next closing one
+(a straight single quote only between non-letters, so that "don't" opens nothing)."""
+_OPENING = re.compile("[\"'\u201c\u2018]")
+_WORD = re.compile(r"\w")
 SENTENCES = re.compile(r"[^.!?\u2026]+[.!?\u2026]*")
 
-_ADVERB = r"(?:(?:\w+ly|then|finally|at last|without a word|without another word),?\s+)*"
+_ADVERB = r"(?>(?:\w+ly|then|finally|at last|without a word|without another word),?\s+)*"
+"""Adverbs before the act, each taken once (`finally` is also a `…ly` word: two readings of one word)."""
 _SUBJECT = r"(?:(?:he|she|they|(?-i:[^\W\d_a-z][^\W\d_]*))\s+)?"
 _POSS = r"(?:(?:his|her|their|my)\s+)?"
 _GONE = r"(?:\s+(?:of\s+)?(?:the|this)\s+(?:room|office|building|house|kitchen|table|meeting|café|cafe|bar|flat|apartment|door))?"
@@ -59,12 +66,36 @@ STAGE = re.compile(r"\*\[?([^*\]]+)\]?\*")
 def is_farewell(words: str) -> bool:
     """The spoken words take leave: a farewell or closing thanks as a sentence's act, outside
     quotes, never asked, negated or remembered, and the line does not end on a question."""
-    plain = QUOTED.sub(" ", words or "").strip()
+    plain = unquoted(words or "").strip()
     sentences = [s.strip() for s in SENTENCES.findall(plain) if s.strip()]
     if not sentences or sentences[-1].endswith("?"):
         return False
-    return any(_is_leave_sentence(s) and not any(AGENDA.match(later) for later in sentences[i + 1:])
-               for i, s in enumerate(sentences))
+    business = max((i for i, s in enumerate(sentences) if AGENDA.match(s)), default=0)
+    """The last sentence that opens or continues business: a leave-taking counts from there on."""
+    return any(_is_leave_sentence(s) for s in sentences[business:])
+
+
+def unquoted(text: str) -> str:
+    """The text with each quoted span replaced by a space, read once from left to right: where a quote
+    never closes, the rest of the text is not searched again from every later opening quote."""
+    out: list[str] = []
+    start = at = 0
+    closing_at: dict[str, int] = {}
+    """Per kind of quote, where its next closing quote was found (-1: none after that point)."""
+    while (opening := _OPENING.search(text, at)) is not None:
+        i = opening.start()
+        mark = text[i]
+        at = i + 1
+        if mark == "'" and i and _WORD.match(text, i - 1):
+            continue
+        end = closing_at.get(mark)
+        if end is None or -1 < end <= i:
+            end = closing_at[mark] = text.find(_QUOTES[mark], i + 1)
+        if end == -1 or (mark == "'" and _WORD.match(text, end + 1)):
+            continue
+        out += [text[start:i], " "]
+        start = at = end + 1
+    return "".join(out) + text[start:]
 
 
 def _is_leave_sentence(sentence: str) -> bool:
