@@ -86,6 +86,10 @@ class Reply:
     at_limit: bool = False
     """The reply stopped at its token limit: Anthropic `stop_reason: max_tokens`, OpenAI
     `finish_reason: length` (plain and streamed)."""
+    tool_call: str | None = None
+    """The reply calls this tool, `text` its arguments (JSON), as a model does that calls a tool it was
+    never offered: OpenAI `tool_calls` with no content (`finish_reason: tool_calls`), Anthropic a
+    `tool_use` block (`stop_reason: tool_use`), plain and streamed."""
 
 
 @dataclass
@@ -396,16 +400,20 @@ def _anthropic_usage(recorded: Recorded, reply: Reply, output: int) -> dict[str,
 def _plain_body(recorded: Recorded, reply: Reply) -> dict[str, Any]:
     pieces = split_text(reply.text, reply.deltas)
     if recorded.api == "anthropic":
-        tool = _forced_tool(recorded)
+        tool = _forced_tool(recorded) or reply.tool_call
         content = {"type": "text", "text": reply.text} if tool is None else {
             "type": "tool_use", "id": "toolu_loopback", "name": tool, "input": json.loads(reply.text)}
         return {"id": "msg_loopback", "type": "message", "role": "assistant", "model": _model(recorded.body),
                 "content": [content], "stop_reason": "max_tokens" if reply.at_limit else
                 "end_turn" if tool is None else "tool_use",
                 "stop_sequence": None, "usage": _anthropic_usage(recorded, reply, len(pieces))}
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+    if reply.tool_call:
+        message = {"role": "assistant", "content": None, "tool_calls": [{
+            "id": "call_loopback", "type": "function", "function": {"name": reply.tool_call, "arguments": reply.text}}]}
+    finish = "length" if reply.at_limit else "tool_calls" if reply.tool_call else "stop"
     return {"id": "chatcmpl-loopback", "object": "chat.completion", "created": 0, "model": _model(recorded.body),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
-                         "finish_reason": "length" if reply.at_limit else "stop", "logprobs": None}],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
             **({} if reply.no_usage else {"usage": _openai_usage(recorded, reply, len(pieces))})}
 
 
@@ -423,7 +431,7 @@ def _anthropic_frames(recorded: Recorded, reply: Reply):
     yield _sse({"type": "message_start", "message": {
         "id": "msg_loopback", "type": "message", "role": "assistant", "model": _model(recorded.body),
         "content": [], "stop_reason": None, "stop_sequence": None, "usage": start_usage}}, "message_start")
-    tool = _forced_tool(recorded)
+    tool = _forced_tool(recorded) or reply.tool_call
     block = {"type": "text", "text": ""} if tool is None else {"type": "tool_use", "id": "toolu_loopback",
                                                                "name": tool, "input": {}}
     yield _sse({"type": "content_block_start", "index": 0, "content_block": block}, "content_block_start")
@@ -441,7 +449,7 @@ def _anthropic_frames(recorded: Recorded, reply: Reply):
     if (cut := _cut(reply, len(pieces))) is not None:
         yield cut
     yield _sse({"type": "content_block_stop", "index": 0}, "content_block_stop")
-    stop = "max_tokens" if reply.at_limit else "end_turn"
+    stop = "max_tokens" if reply.at_limit else "end_turn" if tool is None else "tool_use"
     yield _sse({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
                 "usage": {"output_tokens": usage["output_tokens"]}}, "message_delta")
     if not reply.omit_marker:
@@ -465,17 +473,21 @@ def _openai_frames(recorded: Recorded, reply: Reply):
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
         return _sse({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
 
-    yield chunk({"role": "assistant", "content": ""})
+    yield chunk({"role": "assistant", "content": None if reply.tool_call else ""})
+    if reply.tool_call:
+        yield chunk({"tool_calls": [{"index": 0, "id": "call_loopback", "type": "function",
+                                     "function": {"name": reply.tool_call, "arguments": ""}}]})
     for delivered, piece in enumerate(pieces):
         if (cut := _cut(reply, delivered)) is not None:
             yield cut
         if reply.error_after_deltas == delivered:
             yield _sse({"error": {"type": reply.error_type or "server_error", "message": reply.error_message}})
             return
-        yield chunk({"content": piece})
+        yield chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]} if reply.tool_call
+                    else {"content": piece})
     if (cut := _cut(reply, len(pieces))) is not None:
         yield cut
-    yield chunk({}, "length" if reply.at_limit else "stop")
+    yield chunk({}, "length" if reply.at_limit else "tool_calls" if reply.tool_call else "stop")
     options = recorded.body.get("stream_options") or {} if isinstance(recorded.body, dict) else {}
     if options.get("include_usage") and not reply.no_usage:
         yield _sse({**base, "choices": [], "usage": _openai_usage(recorded, reply, len(pieces))})

@@ -85,6 +85,9 @@ class Completion(BaseModel):
     refusal: str | None = None
     """What the model said instead of answering, when it refused (OpenAI's `refusal`): private, like
     anything a model says outside a well-formed speech."""
+    unoffered_tool: str | None = None
+    """The stop reason (`tool_calls`, `function_call`, `tool_use`) by which the reply asked to call a
+    tool when none was offered: the call is never read, `text` is only what text came with it."""
 
 
 DeltaCallback = Callable[[str], None]
