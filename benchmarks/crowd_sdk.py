@@ -9,10 +9,13 @@ out; beats 1-`BEATS` are measured, each with the next beat's mark after it.
   beat's `beat` event to the next one's, as a subscriber sees them) over the sum of each beat's
   slowest call as the model drew it (the latency-only bound: what a beat would take if requests
   left, arrived and were answered in no time).
-- `crowd_sdk_fanout_ms_50` (<= 25): per beat, from the first request's headers reaching the server to
-  the last request's body received whole; the median beat.
+- `crowd_sdk_fanout_ms_50` (<= 25): per beat, from the first request sent to the last request's body
+  received whole; the median beat. A request is sent when its headers reach the server, or, for one
+  opened ahead of its turn (`promptdesk.core.providers.early`: its headers and the body as far as the
+  thread goes arrived during the beat before), when the last chunk of its body, what only the turn
+  knew, begins to arrive.
 - `crowd_sdk_between_ms_50` (<= 10): per beat, from the server's sending the beat's last reply to the
-  next beat's first request reaching it (the engine's time between beats); the median beat.
+  next beat's first request sent (the engine's time between beats); the median beat.
 - `crowd_sdk_cpu_ms_per_beat_50`: this process's CPU time over the measured beats, per beat (the SDK
   included): a figure that other work on a shared machine moves much less than wall time.
 
@@ -101,18 +104,18 @@ async def _play(scene, folder: Path):
 
 def figures(marks: dict[int, tuple[float, float]], requests: list[dict], beats: int) -> dict[str, float]:
     """One scene's figures from its beat marks and the server's request timings (see the module
-    docstring); a request belongs to the beat whose span its headers arrived in."""
+    docstring); a request belongs to the beat whose span it was sent in (`sent`)."""
     spans = bound = 0.0
     fanout, between = [], []
     for beat in range(1, beats + 1):
         start, end = marks[beat][0], marks[beat + 1][0]
-        mine = [r for r in requests if start <= r["head"] < end]
-        following = [r["head"] for r in requests if r["head"] >= end]
+        mine = [r for r in requests if start <= r["sent"] < end]
+        following = [r["sent"] for r in requests if r["sent"] >= end]
         if not mine:
             raise ValueError(f"beat {beat} sent no request")
         spans += end - start
         bound += max(r["latency"] for r in mine)
-        fanout.append(max(r["body"] for r in mine) - min(r["head"] for r in mine))
+        fanout.append(max(r["body"] for r in mine) - min(r["sent"] for r in mine))
         if following:
             between.append(min(following) - max(r["done"] for r in mine))
     cpu = (marks[beats + 1][1] - marks[1][1]) / beats

@@ -102,6 +102,8 @@ class Recorded:
     body: Any
     cache_usage: dict[str, int] | None = None
     """Anthropic requests that mark a cache breakpoint: the usage the cache semantics give."""
+    size: int = 0
+    """The body's length in bytes, however it was sent (sized, or in chunks)."""
 
     @property
     def api_key(self) -> str | None:
@@ -145,6 +147,12 @@ class LoopbackServer:
         self.arrival = threading.Condition(self._lock)
         self.in_flight = self.most_in_flight = 0
         """Requests being answered now, and the most at once so far."""
+        self.refuse_chunked = False
+        """Answer every request whose body comes in chunks 411 Length Required (a server that takes none)."""
+        self.opened = 0
+        """Requests whose headers said their body comes in chunks (counted as the headers arrive)."""
+        self.abandoned = 0
+        """Requests whose connection closed before their body was whole (never answered, never in `requests`)."""
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -158,6 +166,20 @@ class LoopbackServer:
     @property
     def hits(self) -> int:
         return len(self.requests)
+
+    def opened_at_least(self, count: int, within_s: float = 5.0) -> int:
+        """How many requests with a body in chunks have begun to arrive, once at least `count` have
+        (or `within_s` passed): call it in a thread (`asyncio.to_thread`) while the client sends."""
+        with self.arrival:
+            self.arrival.wait_for(lambda: self.opened >= count, timeout=within_s)
+            return self.opened
+
+    def abandoned_at_least(self, count: int, within_s: float = 5.0) -> int:
+        """How many requests were abandoned unfinished, once at least `count` were (or `within_s` passed:
+        the server reads a closed connection in its own thread, a moment after the client closed it)."""
+        with self.arrival:
+            self.arrival.wait_for(lambda: self.abandoned >= count, timeout=within_s)
+            return self.abandoned
 
     def url(self, suffix: str = "") -> str:
         assert self._httpd is not None, "server not started"
@@ -204,15 +226,46 @@ class _Handler(BaseHTTPRequestHandler):
     def owner(self) -> LoopbackServer:
         return self.server.owner  # type: ignore[attr-defined]
 
+    def _body(self) -> bytes | None:
+        """The request's body: sized, or sent in chunks (a request opened ahead of its turn); None when
+        the connection closed before the body was whole (a request abandoned: no server acts on it)."""
+        if "chunked" not in (self.headers.get("Transfer-Encoding") or "").lower():
+            length = int(self.headers.get("Content-Length") or 0)
+            return self.rfile.read(length) if length else b""
+        parts = []
+        while (line := self.rfile.readline()).strip():
+            size = int(line.split(b";")[0], 16)
+            if size == 0:
+                self.rfile.readline()  # the blank line that ends a chunked body (no trailers)
+                return b"".join(parts)
+            data = self.rfile.read(size + 2)
+            if len(data) < size + 2:
+                break
+            parts.append(data[:size])
+        return None
+
     def do_POST(self) -> None:  # noqa: N802 - stdlib naming
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
+        chunked = "chunked" in (self.headers.get("Transfer-Encoding") or "").lower()
+        if chunked:
+            with self.owner._lock:
+                self.owner.opened += 1
+                self.owner.arrival.notify_all()
+        raw = self._body()
+        if chunked and self.owner.refuse_chunked and raw is not None:
+            self._send_json(411, {"error": {"type": "invalid_request_error", "message": "Length Required"}})
+            return
+        if raw is None:
+            with self.owner._lock:
+                self.owner.abandoned += 1
+                self.owner.arrival.notify_all()
+            self.close_connection = True
+            return
         try:
             body: Any = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode("utf-8", "replace")
         path = self.path.split("?", 1)[0]
-        recorded = Recorded("POST", path, {k.lower(): v for k, v in self.headers.items()}, body)
+        recorded = Recorded("POST", path, {k.lower(): v for k, v in self.headers.items()}, body, size=len(raw))
         if not (path.endswith("/messages") or path.endswith("/chat/completions")):
             self._send_json(404, {"error": {"type": "not_found_error", "message": f"no route {self.path}"}})
             return

@@ -145,15 +145,23 @@ class OpenAIProvider(RemoteProvider):
         that option (400 or 422 naming it: older Azure API versions, some gateways) is asked again
         without it, and so is every later stream of this provider (said once in debug.log): their
         usage is then unknown unless the server sends it anyway."""
+        early = self.early.take(request.to) if request.purpose == "turn" else None
         while True:
             params = self.params(request)
             if self.stream_usage:
                 params["stream_options"] = {"include_usage": True}
             try:
                 body = wire_body(params, stream=True, known=self._encoded.setdefault(request.to, {}) if request.to else None)
-                return await client.post("/chat/completions", content=body, cast_to=_types()[0],
-                                         stream=True, stream_cls=_types()[1])
+                if early is not None:
+                    response, why = await early.finish(body)
+                    if response is not None:
+                        return response
+                answer = await _post(client, body)
+                if early is not None:
+                    self.early.answered_whole(why, getattr(why, "status_code", None), self.base_url or self.default_url)
+                return answer
             except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
+                early = None
                 if "stream_options" not in params or not _refuses_stream_options(exc):
                     raise self._schema_refused(exc, request) from None
             if self.stream_usage:
@@ -161,6 +169,16 @@ class OpenAIProvider(RemoteProvider):
                 log.warning("%s at %s refused stream_options: streams are asked without them from now on, and "
                             "their usage is unknown unless the server sends it anyway", self.name,
                             self.base_url or self.default_url)
+
+    def open_early(self, request: Request) -> None:
+        """Open `request.to`'s next turn now, its body written as far as `request`'s messages go
+        (`promptdesk.core.providers.early`); not for a server whose calls wait for a place
+        (`max_concurrency`), whose order of arrival is kept by those waits."""
+        if self.max_concurrency is not None or not request.to:
+            return
+        prefix = wire_prefix(self.params(request), self._encoded.get(request.to, {}))
+        client = self.client_for(request.to)
+        self.early.open(request.to, prefix, lambda content: _post(client, content))
 
     def _note_reasoning(self, length: int, text: str) -> None:
         """Say in debug.log how much reasoning the server sent apart from the reply (`reasoning_content`,
@@ -276,6 +294,24 @@ def wire_body(params: dict[str, Any], stream: bool, known: dict[tuple[str, str],
     rest = {"stream": stream} | {key: value for key, value in params.items() if key not in ("model", "messages", "stream")}
     return (_dumps({"model": params["model"]})[:-1] + ',"messages":[' + ",".join(messages) + "]," +
             _dumps(rest)[1:]).encode()
+
+
+def wire_prefix(params: dict[str, Any], known: dict[tuple[str, str], str]) -> bytes:
+    """How `wire_body` begins for a request whose messages start with `params`' messages: up to the
+    comma after the last of them (`known`: encoded messages to reuse, left as it is)."""
+    def encoded(message: dict[str, Any]) -> str:
+        role, content = message.get("role"), message.get("content")
+        plain = len(message) == 2 and isinstance(role, str) and isinstance(content, str)
+        return (known.get((role, content)) if plain else None) or _dumps(message)  # type: ignore[arg-type]
+
+    messages = [encoded(message) for message in params["messages"]]
+    return (_dumps({"model": params["model"]})[:-1] + ',"messages":[' + "".join(m + "," for m in messages)).encode()
+
+
+async def _post(client: Any, content: Any) -> Any:
+    """A streamed Chat Completions request with the body `content` (bytes, or chunks to stream)."""
+    return await client.post("/chat/completions", content=content, cast_to=_types()[0], stream=True,
+                             stream_cls=_types()[1])
 
 
 def _types() -> tuple[type, type]:

@@ -5,6 +5,7 @@ arrival order, SILENT is logged but not transcribed, and one failing actor does 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from promptdesk.core.engine import heap
@@ -50,16 +51,20 @@ async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[Spe
     if session.stopped:
         raise SceneStopped
     first = seen = len(session.recorder.events)
-    tasks = [session.track(asyncio.create_task(play_turn(session, actor, beat, timeout_s=actor.turn_timeout_s)))
-             for actor in actors]
-    waiting, settled = set(tasks), False
+    tasks = []
+    for actor in actors:
+        tasks.append(session.track(asyncio.create_task(play_turn(session, actor, beat, timeout_s=actor.turn_timeout_s))))
+        await asyncio.sleep(0)  # the turn builds its request, and what it wakes (its early call) sends it, before the next
+    waiting, settled, playing_as = set(tasks), False, dict(zip(tasks, actors))
     while waiting:
-        _, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         if not settled:
             heap.settle()
             settled = True
         if session.stopped:
             break
+        _send_ahead(playing_as[task] for task in done
+                    if not task.cancelled() and task.exception() is None and task.result() is not None)
         seen = _route_new(session, seen)
     for task in tasks:  # a turn's exception is its own (a failed turn is recorded by play_turn): read, never raised
         if task.done() and not task.cancelled():
@@ -69,6 +74,15 @@ async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[Spe
     _route_new(session, seen)
     played(session, beat)
     return [e for e in session.recorder.events[first:] if isinstance(e, SpeakEvent)]
+
+
+def _send_ahead(actors: Iterable[Actor]) -> None:
+    """Open each actor's next request now, as far as it is known (`Provider.open_early`), so that
+    only its update is left to send when the next beat asks it: the rest leaves while this beat
+    still waits for its slower actors (`promptdesk.core.providers.early`)."""
+    for actor in actors:
+        if (start := actor.ahead()) is not None:
+            actor.provider.open_early(start)
 
 
 def _route_new(session: Session, seen: int) -> int:
