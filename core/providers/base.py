@@ -126,5 +126,8 @@ class Provider(ABC):
         """Send ahead what is known of `request.to`'s next turn: `request` holds the messages it will
         start with (`promptdesk.core.providers.early`). Default: nothing is sent before it is asked."""
 
+    async def drop_early(self) -> None:
+        """Abandon what `open_early` sent that no turn took (the scene is over). Default: nothing sent."""
+
     async def aclose(self) -> None:
         """Release connections. Default: nothing to release."""

@@ -332,6 +332,9 @@ class RemoteProvider(Provider):
     def _transport_error(self, exc: BaseException) -> ProviderError:
         return transport_error(self.name, exc, secrets=(self._api_key,), url=self.base_url or self.default_url)
 
+    async def drop_early(self) -> None:
+        await self.early.cancel_all()
+
     async def aclose(self) -> None:
         """Abandon the calls sent ahead that no turn took, and close the SDK clients' connections."""
         await self.early.cancel_all()
