@@ -16,7 +16,7 @@ from promptdesk.core.providers.openai_provider import OpenAIProvider, wire_body
 from promptdesk.core.record.prompt_log import read_prompts
 from helpers import example_scene
 from loopback import CANARY, Reply, loopback  # noqa: F401 - fixture
-from test_scene_faults import remote_cast, turn
+from test_scene_faults import remote_cast, scripted, turn
 
 LINE = turn('[TONE: calm] "Go on, then."')
 
@@ -31,8 +31,21 @@ def received(server) -> list[dict]:
     return [r for r in server.requests if isinstance(r.body, dict) and "prompt_cache_key" in r.body]
 
 
-async def play(run_scene, server, isolation: str = "b", beats: int = 4, **cast_options):
-    server.default = Reply(text=LINE)
+def charlie_last(server, within_s: float = 5.0):
+    """Replies at once, but Charlie's in each beat only once Alice's and Bob's next requests were
+    opened: so theirs are the beat's first turns done (each beat's last turn opens none)."""
+    asked = {"charlie": 0}
+
+    def answer(who, recorded):
+        if who == "charlie":
+            asked["charlie"] += 1
+            server.opened_at_least(2 * asked["charlie"], within_s)
+        return Reply(text=LINE)
+    return scripted(answer)
+
+
+async def play(run_scene, server, isolation: str = "b", beats: int = 4, within_s: float = 5.0, **cast_options):
+    server.default = charlie_last(server, within_s)
     cast = remote_cast(server, "alice", "bob", "charlie", provider="openai", model="gpt-4.1-mini")
     for spec in cast.values():
         spec.update(cast_options)
@@ -42,13 +55,13 @@ async def play(run_scene, server, isolation: str = "b", beats: int = 4, **cast_o
 
 async def test_after_its_first_turn_each_actors_request_leaves_ahead_and_arrives_as_recorded(run_scene, loopback):
     """Every turn request after an actor's first came in chunks (opened while the beat before was
-    played), and every body the server took is the encoding of the request `prompts.jsonl` holds; the
+    played), but the one that followed the last turn of a beat, and every body the server took is the encoding of the request `prompts.jsonl` holds; the
     calls the last beat opened for a beat that never came were abandoned, never taken."""
     run = await play(run_scene, loopback)
     turns = received(loopback)
-    chunked = [r for r in turns if r.headers.get("transfer-encoding") == "chunked"]
-    firsts = {r.body["prompt_cache_key"] for r in turns}
-    assert len(chunked) == len(turns) - len(firsts) > 0
+    chunked = [r.body["prompt_cache_key"] for r in turns if r.headers.get("transfer-encoding") == "chunked"]
+    # beat 0 is Alice's alone, and Charlie ends beats 1-3: Alice's and Bob's requests of beats 2 and 3
+    assert sorted(chunked) == ["promptdesk-alice"] * 2 + ["promptdesk-bob"] * 2
     recorded = [json.loads(p.text) for p in read_prompts(run.dir) if p.purpose == "turn"]
     assert len(recorded) == len(turns)
     provider = OpenAIProvider("gpt-4.1-mini", base_url=loopback.url("/v1"))
@@ -56,19 +69,19 @@ async def test_after_its_first_turn_each_actors_request_leaves_ahead_and_arrives
                             stream=True) for request in recorded)
     took = sorted(json.dumps(r.body, ensure_ascii=False, separators=(",", ":")).encode() for r in turns)
     assert took == sent and sorted(r.size for r in turns) == sorted(len(body) for body in sent)
-    left = loopback.opened - len(chunked)  # opened for the beat after the last, which never came
-    assert 0 <= left <= 3 and loopback.abandoned_at_least(left) == left
+    assert loopback.opened == 6  # Alice's and Bob's, after each of beats 1-3
+    assert loopback.abandoned_at_least(2) == 2  # those opened in beat 3 for a beat that never came
 
 
 async def test_isolation_a_sends_nothing_ahead(run_scene, loopback):
     """An isolation (a) request is built anew from the transcript each turn: nothing is known ahead."""
-    await play(run_scene, loopback, isolation="a", beats=3)
+    await play(run_scene, loopback, isolation="a", beats=3, within_s=0.2)  # none will open: a short wait
     assert not [r for r in loopback.requests if r.headers.get("transfer-encoding") == "chunked"]
     assert loopback.abandoned == 0
 
 
 async def test_a_server_whose_calls_wait_for_a_place_is_sent_nothing_ahead(run_scene, loopback):
-    await play(run_scene, loopback, beats=3, max_concurrency=2)
+    await play(run_scene, loopback, beats=3, within_s=0.2, max_concurrency=2)
     assert not [r for r in loopback.requests if r.headers.get("transfer-encoding") == "chunked"]
 
 

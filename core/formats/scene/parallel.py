@@ -63,8 +63,9 @@ async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[Spe
             settled = True
         if session.stopped:
             break
-        _send_ahead(playing_as[task] for task in done
-                    if not task.cancelled() and task.exception() is None and task.result() is not None)
+        if waiting:  # the beat's last turn: the next beat asks it at once, nothing to gain ahead
+            _send_ahead(playing_as[task] for task in done
+                        if not task.cancelled() and task.exception() is None and task.result() is not None)
         seen = _route_new(session, seen)
     for task in tasks:  # a turn's exception is its own (a failed turn is recorded by play_turn): read, never raised
         if task.done() and not task.cancelled():
