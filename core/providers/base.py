@@ -122,6 +122,11 @@ class Provider(ABC):
         """Do the slow, blocking set-up (importing an SDK, building its client) now, so that no call
         has to. Called once before the first beat, in a worker thread. Default: nothing to do."""
 
+    @property
+    def sends_ahead(self) -> bool:
+        """Whether `open_early` sends anything (a turn's request opened before it is asked)."""
+        return False
+
     def open_early(self, request: Request) -> None:
         """Send ahead what is known of `request.to`'s next turn: `request` holds the messages it will
         start with (`promptdesk.core.providers.early`). Default: nothing is sent before it is asked."""

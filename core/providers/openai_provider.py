@@ -170,11 +170,16 @@ class OpenAIProvider(RemoteProvider):
                             "their usage is unknown unless the server sends it anyway", self.name,
                             self.base_url or self.default_url)
 
+    @property
+    def sends_ahead(self) -> bool:
+        """Not to a server whose calls wait for a place (`max_concurrency`): those waits keep the
+        calls' order of arrival. Nor once the server refused a request sent ahead."""
+        return self.max_concurrency is None and not self.early.refused
+
     def open_early(self, request: Request) -> None:
         """Open `request.to`'s next turn now, its body written as far as `request`'s messages go
-        (`promptdesk.core.providers.early`); not for a server whose calls wait for a place
-        (`max_concurrency`), whose order of arrival is kept by those waits."""
-        if self.max_concurrency is not None or not request.to:
+        (`promptdesk.core.providers.early`), when it `sends_ahead`."""
+        if not self.sends_ahead or not request.to:
             return
         prefix = wire_prefix(self.params(request), self._encoded.get(request.to, {}))
         client = self.client_for(request.to)

@@ -42,9 +42,10 @@ async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[Spe
     per speaker and listener) are then not all paid between two beats. The order of the routes, of
     `public_lines` and of the returned speeches is the order the speeches were recorded in.
 
-    The turns start one after another, each once the one before has sent its request: a request
-    sent ahead (`promptdesk.core.providers.early`) is finished by its own call's task, which the
-    turn wakes, so started all at once the beat would build every request before any left.
+    On a provider that sends requests ahead (`promptdesk.core.providers.early`), the turns start
+    one after another, each once the one before has sent its request: such a request is finished
+    by its own call's task, which the turn wakes, so started all at once the beat would build every
+    request before any left.
 
     The heap is settled (`promptdesk.core.engine.heap`) when the beat's first turn is back, after
     its requests went out, rather than before the beat: at fifty actors the 2 ms it takes would
@@ -60,7 +61,8 @@ async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[Spe
         if session.stopped:
             break
         tasks.append(session.track(asyncio.create_task(play_turn(session, actor, beat, timeout_s=actor.turn_timeout_s))))
-        await asyncio.sleep(0)  # this turn's request leaves (through its early call, woken) before the next is built
+        if actor.provider.sends_ahead:
+            await asyncio.sleep(0)  # this turn's request leaves (through its early call, woken) before the next is built
     waiting, settled, playing_as = set(tasks), False, dict(zip(tasks, actors))
     while waiting:
         done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
@@ -88,7 +90,7 @@ def _send_ahead(actors: Iterable[Actor]) -> None:
     only its update is left to send when the next beat asks it: the rest leaves while this beat
     still waits for its slower actors (`promptdesk.core.providers.early`)."""
     for actor in actors:
-        if (start := actor.ahead()) is not None:
+        if actor.provider.sends_ahead and (start := actor.ahead()) is not None:
             actor.provider.open_early(start)
 
 
