@@ -1,7 +1,8 @@
 """A crowd's beat as users see it: isolation (b) through the real OpenAI SDK to a loopback model.
 
 The town meeting (`benchmarks.crowd`) with 20 and 50 actors, parallel turns, isolation (b), every
-actor on the `openai` provider whose server is `benchmarks.model_server` (its own process, each call
+actor on the `openai` provider with `send_ahead: true` (`promptdesk.core.providers.early`: each
+actor's next request opened as soon as its turn is done) whose server is `benchmarks.model_server` (its own process, each call
 U(0.4, 1.0) s drawn from a seeded RNG, realistic replies streamed). Beat 0 (one opener) is left
 out; beats 1-`BEATS` are measured, each with the next beat's mark after it.
 
@@ -77,7 +78,7 @@ def crowd_sdk_scene(slugs: list[str], beats: int, base_url: str):
         "limits": {"max_beats": beats, "soft_cap_per_character": 10 * beats, "hard_cap_per_character": 20 * beats,
                    "stall_beats": beats},
         "provider": {"name": "openai", "model": "gpt-4.1-mini", "base_url": base_url,
-                     "max_retries": 0}})
+                     "max_retries": 0, "send_ahead": True}})
 
 
 async def _play(scene, folder: Path):

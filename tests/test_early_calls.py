@@ -48,7 +48,7 @@ async def play(run_scene, server, isolation: str = "b", beats: int = 4, within_s
     server.default = charlie_last(server, within_s)
     cast = remote_cast(server, "alice", "bob", "charlie", provider="openai", model="gpt-4.1-mini")
     for spec in cast.values():
-        spec.update(cast_options)
+        spec.update({"send_ahead": True, **cast_options})
     scene = example_scene("the-apology", cast=cast, limits={"max_beats": beats})
     return await run_scene(scene, isolation=isolation, coordinator="C", journals="none")
 
@@ -71,6 +71,28 @@ async def test_after_its_first_turn_each_actors_request_leaves_ahead_and_arrives
     assert took == sent and sorted(r.size for r in turns) == sorted(len(body) for body in sent)
     assert loopback.opened == 6  # Alice's and Bob's, after each of beats 1-3
     assert loopback.abandoned_at_least(2) == 2  # those opened in beat 3 for a beat that never came
+
+
+async def test_nothing_is_sent_ahead_unless_asked(run_scene, loopback):
+    """`send_ahead` is off by default: a server that takes no body in chunks is never sent one."""
+    await play(run_scene, loopback, beats=3, within_s=0.2, send_ahead=False)
+    assert loopback.opened == 0 and loopback.hits > 0
+
+
+async def test_send_ahead_on_the_command_line_and_in_a_cast_entry_reaches_the_provider(tmp_path):
+    from promptdesk.core.cli.main import parser as build_parser
+    from promptdesk.core.cli import provider_flags
+    from promptdesk.core.engine.scene_parts import CastOverride
+    from promptdesk.core.providers.registry import make_remote
+    from promptdesk.core.providers.spec import ProviderSpec
+
+    ns = build_parser().parse_args(["--batch", "the-apology", "--isolation", "b", "--coordinator", "C", "--send-ahead"])
+    assert provider_flags.settings(ns) == {"send_ahead": True}
+    assert "send_ahead" not in provider_flags.settings(build_parser().parse_args(["--batch", "the-apology"]))
+    assert CastOverride.model_validate({"send_ahead": True}).send_ahead is True
+    spec = ProviderSpec(name="openai", model="m", base_url="http://127.0.0.1:9/v1", send_ahead=True)
+    assert make_remote(spec).sends_ahead and not make_remote(spec.model_copy(update={"send_ahead": False})).sends_ahead
+    assert not make_remote(spec.model_copy(update={"max_concurrency": 2})).sends_ahead
 
 
 async def test_isolation_a_sends_nothing_ahead(run_scene, loopback):
@@ -101,7 +123,7 @@ async def complete(provider, asked: Request) -> str:
 async def test_a_request_that_does_not_start_as_opened_abandons_the_early_call_and_goes_whole(loopback):
     """A thread that changed after the call was opened (a window drop, another briefing): the early
     call is closed unfinished, and the request is sent whole, answered once."""
-    provider = OpenAIProvider("gpt-4.1-mini", base_url=loopback.url("/v1"), max_retries=0)
+    provider = OpenAIProvider("gpt-4.1-mini", base_url=loopback.url("/v1"), max_retries=0, send_ahead=True)
     loopback.default = Reply(text=LINE)
     try:
         provider.open_early(request("Begin.", "Hello."))
@@ -116,7 +138,7 @@ async def test_a_request_that_does_not_start_as_opened_abandons_the_early_call_a
 
 
 async def test_a_request_that_starts_as_opened_goes_through_the_early_call(loopback):
-    provider = OpenAIProvider("gpt-4.1-mini", base_url=loopback.url("/v1"), max_retries=0)
+    provider = OpenAIProvider("gpt-4.1-mini", base_url=loopback.url("/v1"), max_retries=0, send_ahead=True)
     loopback.default = Reply(text=LINE)
     try:
         provider.open_early(request("Begin.", "Hello."))
@@ -132,7 +154,7 @@ async def test_a_request_that_starts_as_opened_goes_through_the_early_call(loopb
 
 async def test_a_server_that_takes_no_body_in_chunks_gets_the_request_whole_and_no_early_call_again(loopback, caplog):
     caplog.set_level(logging.INFO, logger="promptdesk.providers")
-    provider = OpenAIProvider("gpt-4.1-mini", base_url=loopback.url("/v1"), max_retries=0)
+    provider = OpenAIProvider("gpt-4.1-mini", base_url=loopback.url("/v1"), max_retries=0, send_ahead=True)
     loopback.default = Reply(text=LINE)
     loopback.refuse_chunked = True
     try:

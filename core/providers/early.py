@@ -6,7 +6,8 @@ beat used to build and send all its requests only then, one after another on one
 fifty actors the last body reached the server 90 ms or more after the first (the SDK and its HTTP
 library cost about 1.2 ms a request), and the beat's slowest call left that much late.
 
-So when an actor's turn is done, its next request is opened at once (`EarlyCalls.open`): the SDK's
+So, on a provider asked to (`send_ahead`), when an actor's turn is done its next request is opened
+at once (`EarlyCalls.open`): the SDK's
 `post` starts with a body that streams (`Transfer-Encoding: chunked`), whose first chunk is the
 body as far as the thread goes (`prefix`), and which then waits. When the request is asked
 (`EarlyCalls.take` then `Early.finish`), its body, built whole as always, is checked to start with

@@ -21,7 +21,6 @@ Usage maps `prompt_tokens` minus cached (and reported cache-write) tokens to inp
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -30,6 +29,7 @@ from promptdesk.core.providers.base import Request, Usage
 from promptdesk.core.providers.bodies import error_status
 from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail, log
 from promptdesk.core.providers.stops import settle
+from promptdesk.core.providers.wire import wire_body, wire_prefix
 
 _OTHER_CAUSE = re.compile(r"context|maximum|too (long|large|many)|exceed", re.IGNORECASE)
 """Words by which a refused request names a cause other than its response_format."""
@@ -41,7 +41,8 @@ class OpenAIProvider(RemoteProvider):
     """OpenAI Chat Completions, or a compatible server when `compatible=True`."""
 
     def __init__(self, model: str | None, api_key: str | None = None, base_url: str | None = None,
-                 compatible: bool = False, schema_format: str = "json_schema", **options: Any) -> None:
+                 compatible: bool = False, schema_format: str = "json_schema", send_ahead: bool = False,
+                 **options: Any) -> None:
         self.compatible = compatible
         self.schema_format = schema_format if compatible else "json_schema"
         self.name = "openai-compatible" if compatible else "openai"
@@ -52,6 +53,8 @@ class OpenAIProvider(RemoteProvider):
             raise InvalidConfig("the openai-compatible provider needs a base URL (--base-url or `base_url` in the "
                                 "scene's provider), e.g. http://localhost:11434/v1 for Ollama")
         super().__init__(model, api_key, base_url, **options)
+        self.send_ahead = send_ahead
+        """Whether a turn's request may be opened before it is asked (`open_early`)."""
         self.stream_usage = True
         """Whether streams ask for their usage (`stream_options`); off once the server refused it."""
         self._encoded: dict[str, dict[tuple[str, str], str]] = {}
@@ -172,9 +175,10 @@ class OpenAIProvider(RemoteProvider):
 
     @property
     def sends_ahead(self) -> bool:
-        """Not to a server whose calls wait for a place (`max_concurrency`): those waits keep the
-        calls' order of arrival. Nor once the server refused a request sent ahead."""
-        return self.max_concurrency is None and not self.early.refused
+        """When asked (`send_ahead`), but not to a server whose calls wait for a place
+        (`max_concurrency`: those waits keep the calls' order of arrival), nor once the server refused a
+        request sent ahead."""
+        return self.send_ahead and self.max_concurrency is None and not self.early.refused
 
     def open_early(self, request: Request) -> None:
         """Open `request.to`'s next turn now, its body written as far as `request`'s messages go
@@ -264,53 +268,6 @@ def _holds_a_message(body: Any) -> bool:
     completions-shaped `text` choice, an error object or an empty `choices` does not)."""
     choices = getattr(body, "choices", None)
     return bool(choices) and getattr(choices[0], "message", None) is not None
-
-
-def _dumps(value: Any) -> str:
-    """JSON as the SDK writes it: no ASCII escaping, no spaces, no NaN."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def wire_body(params: dict[str, Any], stream: bool, known: dict[tuple[str, str], str] | None = None) -> bytes:
-    """The request body as the SDK would write it for `params` (`_dumps`), built once here and handed
-    to the SDK's `post` whole.
-
-    `create` costs about 0.35 ms more per request than `post` on this machine (its options,
-    argument merge and encoding), paid by a crowd's beat once per actor before the last request
-    can leave; the body on the wire is the same (`stream` after the messages, as `create` puts it).
-
-    `known` maps a message's role and content to its JSON from the same recipient's last request:
-    an isolation (b) thread grows by a few messages a beat, so most of it is not encoded again (at
-    50 actors, 0.25 ms a request before). It is refilled with this request's messages only, so it
-    holds one thread's worth. The bytes are those of encoding the whole body at once."""
-    messages, previous = [], known.copy() if known is not None else None
-    if known is not None:
-        known.clear()
-    for message in params["messages"]:
-        role, content = message.get("role"), message.get("content")
-        if previous is None or len(message) != 2 or not isinstance(role, str) or not isinstance(content, str):
-            messages.append(_dumps(message))
-            continue
-        encoded = previous.get((role, content))
-        if encoded is None:
-            encoded = _dumps(message)
-        known[(role, content)] = encoded  # type: ignore[index]
-        messages.append(encoded)
-    rest = {"stream": stream} | {key: value for key, value in params.items() if key not in ("model", "messages", "stream")}
-    return (_dumps({"model": params["model"]})[:-1] + ',"messages":[' + ",".join(messages) + "]," +
-            _dumps(rest)[1:]).encode()
-
-
-def wire_prefix(params: dict[str, Any], known: dict[tuple[str, str], str]) -> bytes:
-    """How `wire_body` begins for a request whose messages start with `params`' messages: up to the
-    comma after the last of them (`known`: encoded messages to reuse, left as it is)."""
-    def encoded(message: dict[str, Any]) -> str:
-        role, content = message.get("role"), message.get("content")
-        plain = len(message) == 2 and isinstance(role, str) and isinstance(content, str)
-        return (known.get((role, content)) if plain else None) or _dumps(message)  # type: ignore[arg-type]
-
-    messages = [encoded(message) for message in params["messages"]]
-    return (_dumps({"model": params["model"]})[:-1] + ',"messages":[' + "".join(m + "," for m in messages)).encode()
 
 
 async def _post(client: Any, content: Any) -> Any:
