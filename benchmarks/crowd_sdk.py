@@ -1,7 +1,8 @@
 """A crowd's beat as users see it: isolation (b) through the real OpenAI SDK to a loopback model.
 
 The town meeting (`benchmarks.crowd`) with 20 and 50 actors, parallel turns, isolation (b), every
-actor on the `openai` provider whose server is `benchmarks.model_server` (its own process, each call
+actor on the `openai` provider with `send_ahead: true` (`promptdesk.core.providers.early`: each
+actor's next request opened as soon as its turn is done) whose server is `benchmarks.model_server` (its own process, each call
 U(0.4, 1.0) s drawn from a seeded RNG, realistic replies streamed). Beat 0 (one opener) is left
 out; beats 1-`BEATS` are measured, each with the next beat's mark after it.
 
@@ -9,10 +10,13 @@ out; beats 1-`BEATS` are measured, each with the next beat's mark after it.
   beat's `beat` event to the next one's, as a subscriber sees them) over the sum of each beat's
   slowest call as the model drew it (the latency-only bound: what a beat would take if requests
   left, arrived and were answered in no time).
-- `crowd_sdk_fanout_ms_50` (<= 25): per beat, from the first request's headers reaching the server to
-  the last request's body received whole; the median beat.
+- `crowd_sdk_fanout_ms_50` (<= 25): per beat, from the first request sent to the last request's body
+  received whole; the median beat. A request is sent when its headers reach the server, or, for one
+  opened ahead of its turn (`promptdesk.core.providers.early`: its headers and the body as far as the
+  thread goes arrived during the beat before), when the last chunk of its body, what only the turn
+  knew, begins to arrive.
 - `crowd_sdk_between_ms_50` (<= 10): per beat, from the server's sending the beat's last reply to the
-  next beat's first request reaching it (the engine's time between beats); the median beat.
+  next beat's first request sent (the engine's time between beats); the median beat.
 - `crowd_sdk_cpu_ms_per_beat_50`: this process's CPU time over the measured beats, per beat (the SDK
   included): a figure that other work on a shared machine moves much less than wall time.
 
@@ -74,7 +78,7 @@ def crowd_sdk_scene(slugs: list[str], beats: int, base_url: str):
         "limits": {"max_beats": beats, "soft_cap_per_character": 10 * beats, "hard_cap_per_character": 20 * beats,
                    "stall_beats": beats},
         "provider": {"name": "openai", "model": "gpt-4.1-mini", "base_url": base_url,
-                     "max_retries": 0}})
+                     "max_retries": 0, "send_ahead": True}})
 
 
 async def _play(scene, folder: Path):
@@ -101,18 +105,18 @@ async def _play(scene, folder: Path):
 
 def figures(marks: dict[int, tuple[float, float]], requests: list[dict], beats: int) -> dict[str, float]:
     """One scene's figures from its beat marks and the server's request timings (see the module
-    docstring); a request belongs to the beat whose span its headers arrived in."""
+    docstring); a request belongs to the beat whose span it was sent in (`sent`)."""
     spans = bound = 0.0
     fanout, between = [], []
     for beat in range(1, beats + 1):
         start, end = marks[beat][0], marks[beat + 1][0]
-        mine = [r for r in requests if start <= r["head"] < end]
-        following = [r["head"] for r in requests if r["head"] >= end]
+        mine = [r for r in requests if start <= r["sent"] < end]
+        following = [r["sent"] for r in requests if r["sent"] >= end]
         if not mine:
             raise ValueError(f"beat {beat} sent no request")
         spans += end - start
         bound += max(r["latency"] for r in mine)
-        fanout.append(max(r["body"] for r in mine) - min(r["head"] for r in mine))
+        fanout.append(max(r["body"] for r in mine) - min(r["sent"] for r in mine))
         if following:
             between.append(min(following) - max(r["done"] for r in mine))
     cpu = (marks[beats + 1][1] - marks[1][1]) / beats

@@ -60,10 +60,29 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
         """Quiet."""
 
+    def _read_chunked(self) -> tuple[bytes, float] | None:
+        """A body sent in chunks (a request opened ahead of its turn), and when its last chunk began
+        to arrive (when the turn sent what only it knew); None when it was abandoned unfinished."""
+        parts, last = [], time.monotonic()
+        while (line := self.rfile.readline()).strip():
+            size = int(line.split(b";")[0], 16)
+            if size == 0:
+                self.rfile.readline()
+                return b"".join(parts), last
+            last = time.monotonic()
+            parts.append(self.rfile.read(size + 2)[:size])
+        return None
+
     def do_POST(self) -> None:  # noqa: N802 - stdlib naming
-        head = time.monotonic()
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length)
+        head = sent = time.monotonic()
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            if (chunked := self._read_chunked()) is None:
+                self.close_connection = True
+                return
+            raw, sent = chunked
+        else:
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        length = len(raw)
         body_at = time.monotonic()
         body = json.loads(raw)
         model: Model = self.server.model  # type: ignore[attr-defined]
@@ -85,7 +104,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n0\r\n\r\n")
         self.wfile.flush()
         with model.lock:
-            model.requests.append({"head": head, "body": body_at, "done": time.monotonic(), "latency": latency,
+            model.requests.append({"head": head, "sent": sent, "body": body_at, "done": time.monotonic(), "latency": latency,
                                    "bytes": length, "to": body.get("prompt_cache_key")})
 
 

@@ -82,7 +82,7 @@ def measure(beat: int = BEAT, cast: list[str] = CAST) -> dict[str, float]:
         key = recorded.body["prompt_cache_key"]
         slug = key.removeprefix("promptdesk-")
         theirs = groupchat_body(recorded.body, slug, before)
-        sized.append((int(recorded.headers["content-length"]), len(wire(theirs)), slug))
+        sized.append((recorded.size, len(wire(theirs)), slug))
     ours, theirs, slug = max(sized)
     return {"b_request_r15_bytes": ours, "b_request_r15_groupchat_bytes": theirs}
 

@@ -86,6 +86,10 @@ class Reply:
     at_limit: bool = False
     """The reply stopped at its token limit: Anthropic `stop_reason: max_tokens`, OpenAI
     `finish_reason: length` (plain and streamed)."""
+    tool_call: str | None = None
+    """The reply calls this tool, `text` its arguments (JSON), as a model does that calls a tool it was
+    never offered: OpenAI `tool_calls` with no content (`finish_reason: tool_calls`), Anthropic a
+    `tool_use` block (`stop_reason: tool_use`), plain and streamed."""
 
 
 @dataclass
@@ -98,6 +102,8 @@ class Recorded:
     body: Any
     cache_usage: dict[str, int] | None = None
     """Anthropic requests that mark a cache breakpoint: the usage the cache semantics give."""
+    size: int = 0
+    """The body's length in bytes, however it was sent (sized, or in chunks)."""
 
     @property
     def api_key(self) -> str | None:
@@ -141,6 +147,12 @@ class LoopbackServer:
         self.arrival = threading.Condition(self._lock)
         self.in_flight = self.most_in_flight = 0
         """Requests being answered now, and the most at once so far."""
+        self.refuse_chunked = False
+        """Answer every request whose body comes in chunks 411 Length Required (a server that takes none)."""
+        self.opened = 0
+        """Requests whose headers said their body comes in chunks (counted as the headers arrive)."""
+        self.abandoned = 0
+        """Requests whose connection closed before their body was whole (never answered, never in `requests`)."""
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -154,6 +166,20 @@ class LoopbackServer:
     @property
     def hits(self) -> int:
         return len(self.requests)
+
+    def opened_at_least(self, count: int, within_s: float = 5.0) -> int:
+        """How many requests with a body in chunks have begun to arrive, once at least `count` have
+        (or `within_s` passed): call it in a thread (`asyncio.to_thread`) while the client sends."""
+        with self.arrival:
+            self.arrival.wait_for(lambda: self.opened >= count, timeout=within_s)
+            return self.opened
+
+    def abandoned_at_least(self, count: int, within_s: float = 5.0) -> int:
+        """How many requests were abandoned unfinished, once at least `count` were (or `within_s` passed:
+        the server reads a closed connection in its own thread, a moment after the client closed it)."""
+        with self.arrival:
+            self.arrival.wait_for(lambda: self.abandoned >= count, timeout=within_s)
+            return self.abandoned
 
     def url(self, suffix: str = "") -> str:
         assert self._httpd is not None, "server not started"
@@ -200,15 +226,46 @@ class _Handler(BaseHTTPRequestHandler):
     def owner(self) -> LoopbackServer:
         return self.server.owner  # type: ignore[attr-defined]
 
+    def _body(self) -> bytes | None:
+        """The request's body: sized, or sent in chunks (a request opened ahead of its turn); None when
+        the connection closed before the body was whole (a request abandoned: no server acts on it)."""
+        if "chunked" not in (self.headers.get("Transfer-Encoding") or "").lower():
+            length = int(self.headers.get("Content-Length") or 0)
+            return self.rfile.read(length) if length else b""
+        parts = []
+        while (line := self.rfile.readline()).strip():
+            size = int(line.split(b";")[0], 16)
+            if size == 0:
+                self.rfile.readline()  # the blank line that ends a chunked body (no trailers)
+                return b"".join(parts)
+            data = self.rfile.read(size + 2)
+            if len(data) < size + 2:
+                break
+            parts.append(data[:size])
+        return None
+
     def do_POST(self) -> None:  # noqa: N802 - stdlib naming
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
+        chunked = "chunked" in (self.headers.get("Transfer-Encoding") or "").lower()
+        if chunked:
+            with self.owner._lock:
+                self.owner.opened += 1
+                self.owner.arrival.notify_all()
+        raw = self._body()
+        if chunked and self.owner.refuse_chunked and raw is not None:
+            self._send_json(411, {"error": {"type": "invalid_request_error", "message": "Length Required"}})
+            return
+        if raw is None:
+            with self.owner._lock:
+                self.owner.abandoned += 1
+                self.owner.arrival.notify_all()
+            self.close_connection = True
+            return
         try:
             body: Any = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode("utf-8", "replace")
         path = self.path.split("?", 1)[0]
-        recorded = Recorded("POST", path, {k.lower(): v for k, v in self.headers.items()}, body)
+        recorded = Recorded("POST", path, {k.lower(): v for k, v in self.headers.items()}, body, size=len(raw))
         if not (path.endswith("/messages") or path.endswith("/chat/completions")):
             self._send_json(404, {"error": {"type": "not_found_error", "message": f"no route {self.path}"}})
             return
@@ -396,16 +453,20 @@ def _anthropic_usage(recorded: Recorded, reply: Reply, output: int) -> dict[str,
 def _plain_body(recorded: Recorded, reply: Reply) -> dict[str, Any]:
     pieces = split_text(reply.text, reply.deltas)
     if recorded.api == "anthropic":
-        tool = _forced_tool(recorded)
+        tool = _forced_tool(recorded) or reply.tool_call
         content = {"type": "text", "text": reply.text} if tool is None else {
             "type": "tool_use", "id": "toolu_loopback", "name": tool, "input": json.loads(reply.text)}
         return {"id": "msg_loopback", "type": "message", "role": "assistant", "model": _model(recorded.body),
                 "content": [content], "stop_reason": "max_tokens" if reply.at_limit else
                 "end_turn" if tool is None else "tool_use",
                 "stop_sequence": None, "usage": _anthropic_usage(recorded, reply, len(pieces))}
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+    if reply.tool_call:
+        message = {"role": "assistant", "content": None, "tool_calls": [{
+            "id": "call_loopback", "type": "function", "function": {"name": reply.tool_call, "arguments": reply.text}}]}
+    finish = "length" if reply.at_limit else "tool_calls" if reply.tool_call else "stop"
     return {"id": "chatcmpl-loopback", "object": "chat.completion", "created": 0, "model": _model(recorded.body),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
-                         "finish_reason": "length" if reply.at_limit else "stop", "logprobs": None}],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
             **({} if reply.no_usage else {"usage": _openai_usage(recorded, reply, len(pieces))})}
 
 
@@ -423,7 +484,7 @@ def _anthropic_frames(recorded: Recorded, reply: Reply):
     yield _sse({"type": "message_start", "message": {
         "id": "msg_loopback", "type": "message", "role": "assistant", "model": _model(recorded.body),
         "content": [], "stop_reason": None, "stop_sequence": None, "usage": start_usage}}, "message_start")
-    tool = _forced_tool(recorded)
+    tool = _forced_tool(recorded) or reply.tool_call
     block = {"type": "text", "text": ""} if tool is None else {"type": "tool_use", "id": "toolu_loopback",
                                                                "name": tool, "input": {}}
     yield _sse({"type": "content_block_start", "index": 0, "content_block": block}, "content_block_start")
@@ -441,7 +502,7 @@ def _anthropic_frames(recorded: Recorded, reply: Reply):
     if (cut := _cut(reply, len(pieces))) is not None:
         yield cut
     yield _sse({"type": "content_block_stop", "index": 0}, "content_block_stop")
-    stop = "max_tokens" if reply.at_limit else "end_turn"
+    stop = "max_tokens" if reply.at_limit else "end_turn" if tool is None else "tool_use"
     yield _sse({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
                 "usage": {"output_tokens": usage["output_tokens"]}}, "message_delta")
     if not reply.omit_marker:
@@ -465,17 +526,21 @@ def _openai_frames(recorded: Recorded, reply: Reply):
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
         return _sse({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
 
-    yield chunk({"role": "assistant", "content": ""})
+    yield chunk({"role": "assistant", "content": None if reply.tool_call else ""})
+    if reply.tool_call:
+        yield chunk({"tool_calls": [{"index": 0, "id": "call_loopback", "type": "function",
+                                     "function": {"name": reply.tool_call, "arguments": ""}}]})
     for delivered, piece in enumerate(pieces):
         if (cut := _cut(reply, delivered)) is not None:
             yield cut
         if reply.error_after_deltas == delivered:
             yield _sse({"error": {"type": reply.error_type or "server_error", "message": reply.error_message}})
             return
-        yield chunk({"content": piece})
+        yield chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]} if reply.tool_call
+                    else {"content": piece})
     if (cut := _cut(reply, len(pieces))) is not None:
         yield cut
-    yield chunk({}, "length" if reply.at_limit else "stop")
+    yield chunk({}, "length" if reply.at_limit else "tool_calls" if reply.tool_call else "stop")
     options = recorded.body.get("stream_options") or {} if isinstance(recorded.body, dict) else {}
     if options.get("include_usage") and not reply.no_usage:
         yield _sse({**base, "choices": [], "usage": _openai_usage(recorded, reply, len(pieces))})

@@ -325,6 +325,60 @@ async def test_a_reply_that_stopped_at_its_token_limit_says_so(loopback, make, s
     assert completion.text == TEXT and completion.truncated is at_limit
 
 
+@pytest.mark.parametrize("streamed", [True, False])
+async def test_a_reply_that_calls_a_tool_never_offered_says_so_and_its_arguments_are_never_the_answer(
+        loopback, make, api, streamed):
+    """A model that answers with a tool call (OpenAI `tool_calls`, Anthropic `tool_use`) though no
+    tool was offered: the reply's text is what text came with it (none), the call is named by its
+    stop reason, and its arguments are never read as the answer nor streamed to the listener."""
+    arguments = '{"words": "I hid the ledger"}'
+    loopback.script(Reply(text=arguments, tool_call="speak"))
+    listener = Listener()
+    completion = await (stream(make(), listener) if streamed else make().complete(request()))
+    assert completion.text == "" and "ledger" not in "".join(listener.fragments)
+    assert completion.unoffered_tool == {"openai": "tool_calls", "anthropic": "tool_use"}[api]
+
+
+async def test_a_forced_tool_that_carries_a_json_answer_is_no_unoffered_tool(loopback, make, api):
+    """Under `protocol: json` Claude is made to answer through a tool of ours: that is the answer."""
+    from promptdesk.core.protocol.structured import turn_schema
+
+    loopback.script(Reply(text='{"thinking": "q", "speak": {"words": "Hello"}}'))
+    asked = request().model_copy(update={"json_schema": turn_schema(["Bob"])})
+    completion = await make().complete(asked, on_delta=Listener().delta)
+    assert completion.unoffered_tool is None and "Hello" in completion.text
+
+
+async def test_a_turn_that_calls_a_tool_says_so_in_its_correction_its_silence_and_debug_log(run_scene, loopback, api,
+                                                                                          monkeypatch):
+    """An actor whose model keeps calling a tool Promptdesk never offered: its corrections and its
+    silence name the cause, debug.log says which stop reason, and the call's arguments go nowhere."""
+    from helpers import example_scene
+    from test_scene_faults import remote_cast, scripted, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+
+    def answer(who, recorded):
+        if who == "alice":
+            return Reply(text='{"words": "I hid the ledger"}', tool_call="speak")
+        return Reply(text=turn("[SILENT]"))
+
+    loopback.default = scripted(answer)
+    model = "claude-sonnet-4-6" if api == "anthropic" else "gpt-4.1-mini"
+    cast = remote_cast(loopback, "alice", "bob", "charlie", provider=api, model=model)
+    run = await run_scene(example_scene("the-apology", cast=cast, limits={"max_beats": 1}),
+                          isolation="a", coordinator="C", journals="none")
+    records = run.records()
+    corrections = [r for r in records if r["type"] == "correct" and r["target"] == "alice"]
+    silent = [r for r in records if r["type"] == "system" and r["target"] == "alice"]
+    assert corrections and all("call a tool" in r["text"] for r in corrections)
+    assert silent and "call a tool" in silent[0]["text"]
+    reason = {"openai": "tool_calls", "anthropic": "tool_use"}[api]
+    assert f"asked to call a tool ({reason})" in (run.dir / "debug.log").read_text()
+    assert all("ledger" not in (run.dir / name).read_text() for name in ("transcript.txt", "events.jsonl"))
+
+
 async def test_a_turn_cut_at_its_token_limit_says_so_in_its_correction_and_its_silence(run_scene, loopback, api,
                                                                                         monkeypatch):
     """A small model that runs out of tokens mid-speech: its turn is corrected and then silent, and

@@ -147,3 +147,26 @@ async def test_a_read_releases_a_held_head_and_a_close_drops_it(peer):
     await stream.aclose()
     assert _arrived(server) == b""
     assert isinstance(stream, WholeWrites)
+
+
+async def test_a_body_in_chunks_leaves_its_first_chunk_with_its_head_and_its_last_with_the_end(peer):
+    """A request opened ahead of its turn: head and first chunk at once, so the server has them
+    while the beat is played; the last chunk only with the chunk that ends the body."""
+    from httpcore2 import AnyIOBackend
+
+    port, accept = peer
+    stream = await WholeRequests(AnyIOBackend()).connect_tcp("127.0.0.1", port)
+    server = accept()
+    head = b"POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+    await stream.write(head)
+    await stream.write(b"5\r\nfirst\r\n")
+    assert _arrived(server) == head + b"5\r\nfirst\r\n"
+    await stream.write(b"4\r\nlast\r\n")
+    assert _arrived(server) == b""
+    await stream.write(b"0\r\n\r\n")
+    assert _arrived(server) == b"4\r\nlast\r\n0\r\n\r\n"
+    sized = b"POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\n"  # the next request on the connection
+    await stream.write(sized)
+    await stream.write(b"hello")
+    assert _arrived(server) == sized + b"hello"
+    await stream.aclose()

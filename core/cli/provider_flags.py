@@ -1,7 +1,7 @@
 """The flags that choose and tune the run's provider, one set for every command that plays scenes (the
 console, `--batch`, `sweep`): `--provider`, `--model`, `--base-url`, `--protocol`, and
-`--max-concurrency N`, `--timeout S`, `--journal-timeout S`. The last three win over the scene file's
-`provider:`, `cast:` and `judge:` settings of the same name, for every provider of the run."""
+`--max-concurrency N`, `--timeout S`, `--journal-timeout S`, `--send-ahead`. The tuning flags win over
+the scene file's `provider:`, `cast:` and `judge:` settings of the same name, for every provider of the run."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from promptdesk.core.providers.names import PROTOCOL_NAMES as PROTOCOLS
 from promptdesk.core.providers.names import PROVIDER_NAMES as PROVIDERS
 from promptdesk.core.providers.names import SCHEMA_FORMATS
 FLAGS = {"schema_format": "--schema-format", "max_concurrency": "--max-concurrency", "timeout_s": "--timeout",
-         "journal_timeout_s": "--journal-timeout"}
+         "journal_timeout_s": "--journal-timeout", "send_ahead": "--send-ahead"}
 """Provider setting -> its flag."""
 
 
@@ -49,6 +49,10 @@ def add_tuning(g: argparse._ActionsContainer) -> None:
                         "(default: the scene's, else 60)")
     g.add_argument("--journal-timeout", dest="journal_timeout_s", type=timeout_seconds, metavar="SECONDS",
                    help="seconds one attempt of a journal call may take (default: the call timeout)")
+    g.add_argument("--send-ahead", dest="send_ahead", action="store_const", const=True,
+                   help="openai, openai-compatible: in a parallel beat under isolation b, open each actor's next "
+                        "request as soon as its turn is done (its body sent in chunks; the server must take that): "
+                        "a crowd's beat no longer waits for every request to be built")
 
 
 def settings(ns: argparse.Namespace) -> dict[str, Any]:

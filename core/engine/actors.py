@@ -61,6 +61,10 @@ class Actor:
         """Keep what this isolation option keeps after a turn."""
         raise NotImplementedError
 
+    def ahead(self) -> Request | None:
+        """How the next turn's request begins, when that is known before the turn is asked (None: not)."""
+        return None
+
     def correction(self, original: Request, bad: str, prompt: str) -> Request:
         """The same request plus the malformed answer and the correction prompt of spec 000."""
         messages = [*original.messages, ChatMessage(role="assistant", content=bad or "(empty)"),
@@ -180,6 +184,11 @@ class ThreadActor(Actor):
         return Request(to=self.slug, purpose=purpose, system=self.briefing, beat=beat,
                        cache_prefix=True, cache_key=f"promptdesk-{self.slug}", thread_kept=kept,
                        messages=[*self.thread, ChatMessage(role="user", content=content)])
+
+    def ahead(self) -> Request | None:
+        """How the next turn's request begins: this request with the thread alone, its update (which
+        the end of the beat decides) left out (`Provider.open_early`)."""
+        return self.request("", 0).model_copy(update={"messages": self.thread, "thread_kept": None})
 
     def remember(self, user_text: str, items: list[str], response: str, own_line: str | None) -> None:
         thinking, speech = split_reply(response)

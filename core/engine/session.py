@@ -204,6 +204,9 @@ class Session(Stage):
             except RecordingError:
                 pass
             return Decision(decision="close", reason="error", text=str(exc))
+        finally:
+            for provider in self._providers():  # the next beat's requests, sent ahead, are never asked now
+                await provider.drop_early()
 
     async def check(self, new_speech: list) -> Decision | None:
         """After a beat: the limits, then the coordinator. Returns a close decision or None."""

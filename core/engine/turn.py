@@ -80,6 +80,10 @@ async def _send(session: Stage, provider: Provider, request: Request, stream_as:
         if completion.refusal:
             session.recorder.log("warning", f"the model refused the request to {request.to}", beat=request.beat,
                                  purpose=request.purpose, refusal=completion.refusal)
+        if completion.unoffered_tool:
+            session.recorder.log("warning", f"the reply to {request.to} asked to call a tool ({completion.unoffered_tool}), "
+                                 "and Promptdesk offers none: the call was not read, only the text that came with it",
+                                 beat=request.beat, purpose=request.purpose)
         if completion.truncated:
             session.recorder.log("warning", f"a reply to {request.to} stopped at its token limit "
                                  f"({request.max_tokens} tokens): it may be cut short", beat=request.beat,
@@ -241,12 +245,15 @@ async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request)
 
 
 def _cut_short(parsed: ParsedTurn, completion: Completion, request: Request) -> ParsedTurn:
-    """A malformed reply that stopped at its token limit, or that the model refused, says so among its
-    problems (the correction and the silence then name the cause, not only an unclosed tag)."""
-    if parsed.well_formed or not (completion.truncated or completion.refusal):
+    """A malformed reply that stopped at its token limit, that the model refused, or that asked to call
+    a tool, says so among its problems (the correction and the silence then name the cause, not only
+    an unclosed tag)."""
+    if parsed.well_formed or not (completion.truncated or completion.refusal or completion.unoffered_tool):
         return parsed
     causes = ((f"the reply stopped at its token limit ({request.max_tokens} tokens)",) if completion.truncated else ()) + \
-        (("the model refused to answer (its words are in debug.log)",) if completion.refusal else ())
+        (("the model refused to answer (its words are in debug.log)",) if completion.refusal else ()) + \
+        ((f"the model asked to call a tool ({completion.unoffered_tool}); none is offered: answer in text",)
+         if completion.unoffered_tool else ())
     return replace(parsed, problems=(*parsed.problems, *causes))
 
 

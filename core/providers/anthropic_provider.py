@@ -160,7 +160,8 @@ class AnthropicProvider(RemoteProvider):
             text = json.dumps(inputs[0], ensure_ascii=False) if inputs else ""
         else:
             text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
-        return settle(self.name, getattr(message, "stop_reason", None), "stop_reason", stream, text), usage
+        return settle(self.name, getattr(message, "stop_reason", None), "stop_reason", stream, text,
+                      tool_offered=request.json_schema is not None), usage
 
     def _whole_instead(self, body: dict[str, Any]) -> Any:
         """A JSON body sent for a streamed request, as a `Message` when it holds a finished answer."""
@@ -190,7 +191,8 @@ class AnthropicProvider(RemoteProvider):
                         usage = stream.observed = _usage(event.usage, usage)
                 elif event.type == "message_stop":
                     stream.finished = True
-        return settle(self.name, stop, "stop_reason", stream, "".join(stream.pieces)), usage
+        return settle(self.name, stop, "stop_reason", stream, "".join(stream.pieces),
+                      tool_offered=request.json_schema is not None), usage
 
     def _translate(self, exc: Exception) -> ProviderError | None:
         import anthropic

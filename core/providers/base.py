@@ -85,6 +85,9 @@ class Completion(BaseModel):
     refusal: str | None = None
     """What the model said instead of answering, when it refused (OpenAI's `refusal`): private, like
     anything a model says outside a well-formed speech."""
+    unoffered_tool: str | None = None
+    """The stop reason (`tool_calls`, `function_call`, `tool_use`) by which the reply asked to call a
+    tool when none was offered: the call is never read, `text` is only what text came with it."""
 
 
 DeltaCallback = Callable[[str], None]
@@ -118,6 +121,18 @@ class Provider(ABC):
     def prepare(self) -> None:
         """Do the slow, blocking set-up (importing an SDK, building its client) now, so that no call
         has to. Called once before the first beat, in a worker thread. Default: nothing to do."""
+
+    @property
+    def sends_ahead(self) -> bool:
+        """Whether `open_early` sends anything (a turn's request opened before it is asked)."""
+        return False
+
+    def open_early(self, request: Request) -> None:
+        """Send ahead what is known of `request.to`'s next turn: `request` holds the messages it will
+        start with (`promptdesk.core.providers.early`). Default: nothing is sent before it is asked."""
+
+    async def drop_early(self) -> None:
+        """Abandon what `open_early` sent that no turn took (the scene is over). Default: nothing sent."""
 
     async def aclose(self) -> None:
         """Release connections. Default: nothing to release."""

@@ -21,7 +21,6 @@ Usage maps `prompt_tokens` minus cached (and reported cache-write) tokens to inp
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -30,6 +29,7 @@ from promptdesk.core.providers.base import Request, Usage
 from promptdesk.core.providers.bodies import error_status
 from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail, log
 from promptdesk.core.providers.stops import settle
+from promptdesk.core.providers.wire import wire_body, wire_prefix
 
 _OTHER_CAUSE = re.compile(r"context|maximum|too (long|large|many)|exceed", re.IGNORECASE)
 """Words by which a refused request names a cause other than its response_format."""
@@ -41,7 +41,8 @@ class OpenAIProvider(RemoteProvider):
     """OpenAI Chat Completions, or a compatible server when `compatible=True`."""
 
     def __init__(self, model: str | None, api_key: str | None = None, base_url: str | None = None,
-                 compatible: bool = False, schema_format: str = "json_schema", **options: Any) -> None:
+                 compatible: bool = False, schema_format: str = "json_schema", send_ahead: bool = False,
+                 **options: Any) -> None:
         self.compatible = compatible
         self.schema_format = schema_format if compatible else "json_schema"
         self.name = "openai-compatible" if compatible else "openai"
@@ -52,6 +53,8 @@ class OpenAIProvider(RemoteProvider):
             raise InvalidConfig("the openai-compatible provider needs a base URL (--base-url or `base_url` in the "
                                 "scene's provider), e.g. http://localhost:11434/v1 for Ollama")
         super().__init__(model, api_key, base_url, **options)
+        self.send_ahead = send_ahead
+        """Whether a turn's request may be opened before it is asked (`open_early`)."""
         self.stream_usage = True
         """Whether streams ask for their usage (`stream_options`); off once the server refused it."""
         self._encoded: dict[str, dict[tuple[str, str], str]] = {}
@@ -145,15 +148,23 @@ class OpenAIProvider(RemoteProvider):
         that option (400 or 422 naming it: older Azure API versions, some gateways) is asked again
         without it, and so is every later stream of this provider (said once in debug.log): their
         usage is then unknown unless the server sends it anyway."""
+        early = self.early.take(request.to) if request.purpose == "turn" else None
         while True:
             params = self.params(request)
             if self.stream_usage:
                 params["stream_options"] = {"include_usage": True}
             try:
                 body = wire_body(params, stream=True, known=self._encoded.setdefault(request.to, {}) if request.to else None)
-                return await client.post("/chat/completions", content=body, cast_to=_types()[0],
-                                         stream=True, stream_cls=_types()[1])
+                if early is not None:
+                    response, why = await early.finish(body)
+                    if response is not None:
+                        return response
+                answer = await _post(client, body)
+                if early is not None:
+                    self.early.answered_whole(why, getattr(why, "status_code", None), self.base_url or self.default_url)
+                return answer
             except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
+                early = None
                 if "stream_options" not in params or not _refuses_stream_options(exc):
                     raise self._schema_refused(exc, request) from None
             if self.stream_usage:
@@ -161,6 +172,22 @@ class OpenAIProvider(RemoteProvider):
                 log.warning("%s at %s refused stream_options: streams are asked without them from now on, and "
                             "their usage is unknown unless the server sends it anyway", self.name,
                             self.base_url or self.default_url)
+
+    @property
+    def sends_ahead(self) -> bool:
+        """When asked (`send_ahead`), but not to a server whose calls wait for a place
+        (`max_concurrency`: those waits keep the calls' order of arrival), nor once the server refused a
+        request sent ahead."""
+        return self.send_ahead and self.max_concurrency is None and not self.early.refused
+
+    def open_early(self, request: Request) -> None:
+        """Open `request.to`'s next turn now, its body written as far as `request`'s messages go
+        (`promptdesk.core.providers.early`), when it `sends_ahead`."""
+        if not self.sends_ahead or not request.to:
+            return
+        prefix = wire_prefix(self.params(request), self._encoded.get(request.to, {}))
+        client = self.client_for(request.to)
+        self.early.open(request.to, prefix, lambda content: _post(client, content))
 
     def _note_reasoning(self, length: int, text: str) -> None:
         """Say in debug.log how much reasoning the server sent apart from the reply (`reasoning_content`,
@@ -243,39 +270,10 @@ def _holds_a_message(body: Any) -> bool:
     return bool(choices) and getattr(choices[0], "message", None) is not None
 
 
-def _dumps(value: Any) -> str:
-    """JSON as the SDK writes it: no ASCII escaping, no spaces, no NaN."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def wire_body(params: dict[str, Any], stream: bool, known: dict[tuple[str, str], str] | None = None) -> bytes:
-    """The request body as the SDK would write it for `params` (`_dumps`), built once here and handed
-    to the SDK's `post` whole.
-
-    `create` costs about 0.35 ms more per request than `post` on this machine (its options,
-    argument merge and encoding), paid by a crowd's beat once per actor before the last request
-    can leave; the body on the wire is the same (`stream` after the messages, as `create` puts it).
-
-    `known` maps a message's role and content to its JSON from the same recipient's last request:
-    an isolation (b) thread grows by a few messages a beat, so most of it is not encoded again (at
-    50 actors, 0.25 ms a request before). It is refilled with this request's messages only, so it
-    holds one thread's worth. The bytes are those of encoding the whole body at once."""
-    messages, previous = [], known.copy() if known is not None else None
-    if known is not None:
-        known.clear()
-    for message in params["messages"]:
-        role, content = message.get("role"), message.get("content")
-        if previous is None or len(message) != 2 or not isinstance(role, str) or not isinstance(content, str):
-            messages.append(_dumps(message))
-            continue
-        encoded = previous.get((role, content))
-        if encoded is None:
-            encoded = _dumps(message)
-        known[(role, content)] = encoded  # type: ignore[index]
-        messages.append(encoded)
-    rest = {"stream": stream} | {key: value for key, value in params.items() if key not in ("model", "messages", "stream")}
-    return (_dumps({"model": params["model"]})[:-1] + ',"messages":[' + ",".join(messages) + "]," +
-            _dumps(rest)[1:]).encode()
+async def _post(client: Any, content: Any) -> Any:
+    """A streamed Chat Completions request with the body `content` (bytes, or chunks to stream)."""
+    return await client.post("/chat/completions", content=content, cast_to=_types()[0], stream=True,
+                             stream_cls=_types()[1])
 
 
 def _types() -> tuple[type, type]:

@@ -16,7 +16,8 @@ from promptdesk.core.providers.names import PROVIDER_NAMES
 
 def make_remote(spec: Any, *, sleep: Any = None) -> Provider:
     """The remote provider `spec` names (`name`, `model`, `base_url`, `timeout_s`, `max_retries`,
-    `retry_after_cap_s`, `max_concurrency`, `journal_timeout_s` (not claude-code's); missing attributes
+    `retry_after_cap_s`, `max_concurrency`, `journal_timeout_s` (not claude-code's), `send_ahead`
+    (openai's and openai-compatible's only); missing attributes
     take their defaults). The offline improviser is not
     built here: it is the improviser's (`promptdesk.core.improv.provider`), and `promptdesk.core.casting.pool` builds both.
 
@@ -53,4 +54,5 @@ def make_remote(spec: Any, *, sleep: Any = None) -> Provider:
     from promptdesk.core.providers.openai_provider import OpenAIProvider
 
     return OpenAIProvider(model, base_url=base_url, compatible=name == "openai-compatible",
-                          schema_format=getattr(spec, "schema_format", "json_schema"), **options)
+                          schema_format=getattr(spec, "schema_format", "json_schema"),
+                          send_ahead=bool(getattr(spec, "send_ahead", False)), **options)

@@ -33,6 +33,7 @@ from typing import Any
 from promptdesk.core.errors import InvalidConfig, ProviderError
 from promptdesk.core.providers import concurrency
 from promptdesk.core.providers.base_urls import check_base_url, not_found_hint
+from promptdesk.core.providers.early import EarlyCalls
 from promptdesk.core.providers.bodies import ERROR_TYPE_STATUS, error_detail, unanswered  # noqa: F401 - re-exported
 from promptdesk.core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 from promptdesk.core.providers.rate_headers import spent_budget
@@ -77,6 +78,8 @@ class RemoteProvider(Provider):
         """One SDK client per recipient (`client_for`)."""
         self._tls: Any = None
         """The TLS context every recipient's client shares (built once: it is the slow part of a client)."""
+        self.early = EarlyCalls()
+        """Each recipient's next turn, sent ahead (`open_early`)."""
         self.rate_wait: Wait | None = None
         """From the last response's rate-limit headers: the wait until a spent budget resets (capped
         by `retry_after_cap_s`), else None."""
@@ -207,7 +210,8 @@ class RemoteProvider(Provider):
             raise
         return Completion(text=text, usage=usage, provider=self.name, model=self.model,
                           latency_s=time.perf_counter() - stream.started, ttft_s=stream.ttft_s,
-                          truncated=stream.truncated, refusal="".join(stream.refusal) or None)
+                          truncated=stream.truncated, refusal="".join(stream.refusal) or None,
+                          unoffered_tool=stream.unoffered_tool)
 
     async def _within(self, call: Any, limit: float, journal: bool = False) -> tuple[str, Usage]:
         """One attempt, bounded as a whole by `limit` seconds (the SDK's own timeout only bounds the
@@ -328,8 +332,12 @@ class RemoteProvider(Provider):
     def _transport_error(self, exc: BaseException) -> ProviderError:
         return transport_error(self.name, exc, secrets=(self._api_key,), url=self.base_url or self.default_url)
 
+    async def drop_early(self) -> None:
+        await self.early.cancel_all()
+
     async def aclose(self) -> None:
-        """Close the SDK clients' connections, those that were built."""
+        """Abandon the calls sent ahead that no turn took, and close the SDK clients' connections."""
+        await self.early.cancel_all()
         clients = {id(c): c for c in [self._client, *self._clients.values()] if c is not None}
         self._client, self._clients = None, {}
         for client in clients.values():

@@ -11,7 +11,11 @@
 - Refused (Anthropic's `refusal`, a safety classifier stopping the reply): the model's answer is a
   refusal, as OpenAI's `refusal` is: the text delivered goes to `Stream.refusal` (debug.log only),
   is taken back from the console, and the reply's text is empty.
-Any other reason (`stop`, `end_turn`, `stop_sequence`, `tool_calls`...) leaves the reply as it is.
+- Asked to call a tool (OpenAI's `tool_calls` and older `function_call`, Anthropic's `tool_use`
+  when the request forced no tool of ours): Promptdesk offers none, so the call is never read; the
+  reply is whatever text came with it (usually none), and the reason goes to
+  `Stream.unoffered_tool`, so the turn can say why it holds no answer.
+Any other reason (`stop`, `end_turn`, `stop_sequence`...) leaves the reply as it is.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from promptdesk.core.errors import ProviderError
 
 TRUNCATED = frozenset({"length", "max_tokens"})
 REFUSED = frozenset({"refusal"})
+TOOL_CALLS = frozenset({"tool_calls", "function_call", "tool_use"})
 
 
 def failed_stop(provider: str, reason: str | None, field: str) -> ProviderError | None:
@@ -54,11 +59,15 @@ def outcome(provider: str, reason: str | None, field: str, text: str) -> tuple[s
     return "", False, text.strip() or f"(no words: the reply ended with {field}: {reason})"
 
 
-def settle(provider: str, reason: str | None, field: str, stream: Any, text: str) -> str:
+def settle(provider: str, reason: str | None, field: str, stream: Any, text: str, *, tool_offered: bool = False) -> str:
     """Apply the stop `reason` to `stream` and return the reply's text (`outcome`): sets
-    `truncated`; a refusal's words go to `stream.refusal`, taken back from the listener."""
+    `truncated`, and `unoffered_tool` for a tool call when no tool was offered (`tool_offered`:
+    the request forced a tool of ours, whose input is the answer); a refusal's words go to
+    `stream.refusal`, taken back from the listener."""
     text, truncated, refusal = outcome(provider, reason, field, text)
     stream.truncated = stream.truncated or truncated
+    if reason in TOOL_CALLS and not tool_offered:
+        stream.unoffered_tool = reason
     if refusal is not None:
         stream.retract()
         stream.refusal.append(refusal)

@@ -22,6 +22,8 @@ class Stream:
         """Set by the provider when the attempt's reply stopped at its token limit."""
         self.ended_with: str | None = None
         """The stop reason the attempt's stream gave, when it gave one (set by the provider)."""
+        self.unoffered_tool: str | None = None
+        """The stop reason by which the attempt's reply asked to call a tool none offered (`stops.settle`)."""
         self.refusal: list[str] = []
         """What the model said instead of answering (OpenAI's `refusal`), as it arrived."""
         self.observed: Usage | None = None
@@ -31,7 +33,7 @@ class Stream:
 
     def begin(self) -> None:
         self.started, self.first, self.finished, self.observed = time.perf_counter(), 0.0, False, None
-        self.truncated, self.refusal, self.ended_with = False, [], None
+        self.truncated, self.refusal, self.ended_with, self.unoffered_tool = False, [], None, None
 
     def bill_failed(self) -> None:
         """The attempt failed: what it was billed still counts."""

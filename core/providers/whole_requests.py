@@ -8,6 +8,11 @@ reached the server 40-50 ms after its head. Holding the head until the body's wr
 read, or an empty write, which is how the library ends a message whose body it has already sent)
 puts both on the wire in one piece and costs nothing: the bytes and their order are the same.
 
+A body sent in chunks (`Transfer-Encoding: chunked`: a request opened ahead of its turn,
+`promptdesk.core.providers.early`) leaves its first chunk with the head; each later chunk is held
+until the next write, so that the last part of the body and the chunk that ends it (`0\r\n\r\n`,
+which the library writes at once after it) leave in one write too.
+
 `send_whole` applies this to an SDK's HTTP client (an `httpx2.AsyncClient`): it wraps the network
 backend of the client's connection pool, reached through attributes the pinned library versions
 have (`_transport._pool._network_backend`). When they are missing (another version), it changes
@@ -19,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 HEAD_END = b"\r\n\r\n"
+LAST_CHUNK = b"0\r\n\r\n"
 
 
 def is_request_head(buffer: bytes) -> bool:
@@ -29,16 +35,25 @@ def is_request_head(buffer: bytes) -> bool:
 class WholeWrites:
     """A network stream that holds a write of a whole request head (`is_request_head`) until the
     next write, read or `start_tls`, and sends the two together; closing drops a head that no
-    body followed (the request was abandoned)."""
+    body followed (the request was abandoned). In a body sent in chunks, each chunk after the first
+    is held the same way, and leaves with the chunk after it (at last, the one that ends the body)."""
 
     def __init__(self, inner: Any) -> None:
         self._inner = inner
         self._held = b""
+        self._chunks: int | None = None
+        """The chunks written of the body in chunks under way (None: no such body)."""
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if not self._held and is_request_head(buffer):
             self._held = buffer
+            self._chunks = 0 if b"transfer-encoding: chunked" in buffer.lower() else None
             return
+        if self._chunks is not None:
+            self._chunks = None if buffer == LAST_CHUNK else self._chunks + 1
+            if self._chunks is not None and self._chunks > 1 and not self._held:
+                self._held = buffer
+                return
         data, self._held = self._held + buffer, b""
         if data:
             await self._inner.write(data, timeout=timeout)

@@ -287,7 +287,7 @@ def own_part_from(run_dir: Path) -> int:
 
 _FLAGS = {"event": "--event", "note": "--note", "to": "--to", "seed": "--seed", "provider": "--provider",
           "model": "--model", "timeout_s": "--timeout", "max_concurrency": "--max-concurrency",
-          "schema_format": "--schema-format", "journal_timeout_s": "--journal-timeout"}
+          "schema_format": "--schema-format", "journal_timeout_s": "--journal-timeout", "send_ahead": "--send-ahead"}
 
 
 def unbegun_take(run_dir: Path, record: dict[str, Any], events: list[BaseEvent]) -> str | None:
@@ -301,7 +301,8 @@ def unbegun_take(run_dir: Path, record: dict[str, Any], events: list[BaseEvent])
         return None
     change = take.get("change") if isinstance(take.get("change"), dict) else {}
     given = {**change, **(change.get("settings") if isinstance(change.get("settings"), dict) else {})}
-    flags = "".join(f" {_FLAGS[k]} {shlex.quote(str(v))}" for k, v in given.items() if k in _FLAGS and v is not None)
+    flags = "".join(f" {_FLAGS[k]}" if v is True else f" {_FLAGS[k]} {shlex.quote(str(v))}"
+                    for k, v in given.items() if k in _FLAGS and v is not None and v is not False)
     parent = shlex.quote(str(take.get("parent")))
     return (f"{run_dir} is a take of {take.get('parent')} from beat {take.get('beat')} cut off before it began "
             f"(its events.jsonl has no `branch` event: nothing of the take was played, its change never delivered), "

@@ -5,6 +5,7 @@ arrival order, SILENT is logged but not transcribed, and one failing actor does 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from promptdesk.core.engine import heap
@@ -41,6 +42,11 @@ async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[Spe
     per speaker and listener) are then not all paid between two beats. The order of the routes, of
     `public_lines` and of the returned speeches is the order the speeches were recorded in.
 
+    On a provider that sends requests ahead (`promptdesk.core.providers.early`), the turns start
+    one after another, each once the one before has sent its request: such a request is finished
+    by its own call's task, which the turn wakes, so started all at once the beat would build every
+    request before any left.
+
     The heap is settled (`promptdesk.core.engine.heap`) when the beat's first turn is back, after
     its requests went out, rather than before the beat: at fifty actors the 2 ms it takes would
     otherwise delay every request of the beat."""
@@ -50,16 +56,24 @@ async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[Spe
     if session.stopped:
         raise SceneStopped
     first = seen = len(session.recorder.events)
-    tasks = [session.track(asyncio.create_task(play_turn(session, actor, beat, timeout_s=actor.turn_timeout_s)))
-             for actor in actors]
-    waiting, settled = set(tasks), False
+    tasks = []
+    for actor in actors:
+        if session.stopped:
+            break
+        tasks.append(session.track(asyncio.create_task(play_turn(session, actor, beat, timeout_s=actor.turn_timeout_s))))
+        if actor.provider.sends_ahead:
+            await asyncio.sleep(0)  # this turn's request leaves (through its early call, woken) before the next is built
+    waiting, settled, playing_as = set(tasks), False, dict(zip(tasks, actors))
     while waiting:
-        _, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         if not settled:
             heap.settle()
             settled = True
         if session.stopped:
             break
+        if waiting:  # the beat's last turn: the next beat asks it at once, nothing to gain ahead
+            _send_ahead(playing_as[task] for task in done
+                        if not task.cancelled() and task.exception() is None and task.result() is not None)
         seen = _route_new(session, seen)
     for task in tasks:  # a turn's exception is its own (a failed turn is recorded by play_turn): read, never raised
         if task.done() and not task.cancelled():
@@ -69,6 +83,15 @@ async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[Spe
     _route_new(session, seen)
     played(session, beat)
     return [e for e in session.recorder.events[first:] if isinstance(e, SpeakEvent)]
+
+
+def _send_ahead(actors: Iterable[Actor]) -> None:
+    """Open each actor's next request now, as far as it is known (`Provider.open_early`), so that
+    only its update is left to send when the next beat asks it: the rest leaves while this beat
+    still waits for its slower actors (`promptdesk.core.providers.early`)."""
+    for actor in actors:
+        if actor.provider.sends_ahead and (start := actor.ahead()) is not None:
+            actor.provider.open_early(start)
 
 
 def _route_new(session: Session, seen: int) -> int:

@@ -1,0 +1,171 @@
+"""A turn's request sent ahead (`promptdesk.core.providers.early`): in a parallel beat each actor's
+next request leaves as soon as its turn is done, its body written as far as its thread goes, and
+only the rest when the next beat asks it. Through the real OpenAI SDK to the loopback server: what
+the server takes is byte for byte the request recorded, and anything that does not fit goes whole."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+import pytest
+
+from promptdesk.core.providers.base import ChatMessage, Request
+from promptdesk.core.providers.openai_provider import OpenAIProvider, wire_body
+from promptdesk.core.record.prompt_log import read_prompts
+from helpers import example_scene
+from loopback import CANARY, Reply, loopback  # noqa: F401 - fixture
+from test_scene_faults import remote_cast, scripted, turn
+
+LINE = turn('[TONE: calm] "Go on, then."')
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+
+
+def received(server) -> list[dict]:
+    """The bodies of the turn requests the server took whole, in arrival order."""
+    return [r for r in server.requests if isinstance(r.body, dict) and "prompt_cache_key" in r.body]
+
+
+def charlie_last(server, within_s: float = 5.0):
+    """Replies at once, but Charlie's in each beat only once Alice's and Bob's next requests were
+    opened: so theirs are the beat's first turns done (each beat's last turn opens none)."""
+    asked = {"charlie": 0}
+
+    def answer(who, recorded):
+        if who == "charlie":
+            asked["charlie"] += 1
+            server.opened_at_least(2 * asked["charlie"], within_s)
+        return Reply(text=LINE)
+    return scripted(answer)
+
+
+async def play(run_scene, server, isolation: str = "b", beats: int = 4, within_s: float = 5.0, **cast_options):
+    server.default = charlie_last(server, within_s)
+    cast = remote_cast(server, "alice", "bob", "charlie", provider="openai", model="gpt-4.1-mini")
+    for spec in cast.values():
+        spec.update({"send_ahead": True, **cast_options})
+    scene = example_scene("the-apology", cast=cast, limits={"max_beats": beats})
+    return await run_scene(scene, isolation=isolation, coordinator="C", journals="none")
+
+
+async def test_after_its_first_turn_each_actors_request_leaves_ahead_and_arrives_as_recorded(run_scene, loopback):
+    """Every turn request after an actor's first came in chunks (opened while the beat before was
+    played), but the one that followed the last turn of a beat, and every body the server took is the encoding of the request `prompts.jsonl` holds; the
+    calls the last beat opened for a beat that never came were abandoned, never taken."""
+    run = await play(run_scene, loopback)
+    turns = received(loopback)
+    chunked = [r.body["prompt_cache_key"] for r in turns if r.headers.get("transfer-encoding") == "chunked"]
+    # beat 0 is Alice's alone, and Charlie ends beats 1-3: Alice's and Bob's requests of beats 2 and 3
+    assert sorted(chunked) == ["promptdesk-alice"] * 2 + ["promptdesk-bob"] * 2
+    recorded = [json.loads(p.text) for p in read_prompts(run.dir) if p.purpose == "turn"]
+    assert len(recorded) == len(turns)
+    provider = OpenAIProvider("gpt-4.1-mini", base_url=loopback.url("/v1"))
+    sent = sorted(wire_body(provider.params(Request(to="?", **request)) | {"stream_options": {"include_usage": True}},
+                            stream=True) for request in recorded)
+    took = sorted(json.dumps(r.body, ensure_ascii=False, separators=(",", ":")).encode() for r in turns)
+    assert took == sent and sorted(r.size for r in turns) == sorted(len(body) for body in sent)
+    assert loopback.opened == 6  # Alice's and Bob's, after each of beats 1-3
+    assert loopback.abandoned_at_least(2) == 2  # those opened in beat 3 for a beat that never came
+
+
+async def test_nothing_is_sent_ahead_unless_asked(run_scene, loopback):
+    """`send_ahead` is off by default: a server that takes no body in chunks is never sent one."""
+    await play(run_scene, loopback, beats=3, within_s=0.2, send_ahead=False)
+    assert loopback.opened == 0 and loopback.hits > 0
+
+
+async def test_send_ahead_on_the_command_line_and_in_a_cast_entry_reaches_the_provider(tmp_path):
+    from promptdesk.core.cli.main import parser as build_parser
+    from promptdesk.core.cli import provider_flags
+    from promptdesk.core.engine.scene_parts import CastOverride
+    from promptdesk.core.providers.registry import make_remote
+    from promptdesk.core.providers.spec import ProviderSpec
+
+    ns = build_parser().parse_args(["--batch", "the-apology", "--isolation", "b", "--coordinator", "C", "--send-ahead"])
+    assert provider_flags.settings(ns) == {"send_ahead": True}
+    assert "send_ahead" not in provider_flags.settings(build_parser().parse_args(["--batch", "the-apology"]))
+    assert CastOverride.model_validate({"send_ahead": True}).send_ahead is True
+    spec = ProviderSpec(name="openai", model="m", base_url="http://127.0.0.1:9/v1", send_ahead=True)
+    assert make_remote(spec).sends_ahead and not make_remote(spec.model_copy(update={"send_ahead": False})).sends_ahead
+    assert not make_remote(spec.model_copy(update={"max_concurrency": 2})).sends_ahead
+
+
+async def test_isolation_a_sends_nothing_ahead(run_scene, loopback):
+    """An isolation (a) request is built anew from the transcript each turn: nothing is known ahead."""
+    await play(run_scene, loopback, isolation="a", beats=3, within_s=0.2)  # none will open: a short wait
+    assert not [r for r in loopback.requests if r.headers.get("transfer-encoding") == "chunked"]
+    assert loopback.abandoned == 0
+
+
+async def test_a_server_whose_calls_wait_for_a_place_is_sent_nothing_ahead(run_scene, loopback):
+    await play(run_scene, loopback, beats=3, within_s=0.2, max_concurrency=2)
+    assert not [r for r in loopback.requests if r.headers.get("transfer-encoding") == "chunked"]
+
+
+def request(*messages: str) -> Request:
+    return Request(to="alice", system="You are Alice.", cache_key="promptdesk-alice",
+                   messages=[ChatMessage(role="user" if i % 2 == 0 else "assistant", content=m)
+                             for i, m in enumerate(messages)])
+
+
+async def complete(provider, asked: Request) -> str:
+    shown: list[str] = []
+    completion = await provider.complete(asked, on_delta=shown.append, on_reset=shown.clear)
+    assert "".join(shown) == completion.text
+    return completion.text
+
+
+async def test_a_request_that_does_not_start_as_opened_abandons_the_early_call_and_goes_whole(loopback):
+    """A thread that changed after the call was opened (a window drop, another briefing): the early
+    call is closed unfinished, and the request is sent whole, answered once."""
+    provider = OpenAIProvider("gpt-4.1-mini", base_url=loopback.url("/v1"), max_retries=0, send_ahead=True)
+    loopback.default = Reply(text=LINE)
+    try:
+        provider.open_early(request("Begin.", "Hello."))
+        assert await asyncio.to_thread(loopback.opened_at_least, 1) == 1  # its head and prefix are at the server
+        asked = request("Begin (the window dropped what came before).", "Hello.", "Bob said hello.")
+        assert await complete(provider, asked) == LINE
+    finally:
+        await provider.aclose()
+    assert loopback.hits == 1 and loopback.abandoned_at_least(1) == 1
+    assert loopback.requests[0].headers.get("transfer-encoding") != "chunked"
+    assert loopback.requests[0].body["messages"][1]["content"].startswith("Begin (the window")
+
+
+async def test_a_request_that_starts_as_opened_goes_through_the_early_call(loopback):
+    provider = OpenAIProvider("gpt-4.1-mini", base_url=loopback.url("/v1"), max_retries=0, send_ahead=True)
+    loopback.default = Reply(text=LINE)
+    try:
+        provider.open_early(request("Begin.", "Hello."))
+        assert await asyncio.to_thread(loopback.opened_at_least, 1) == 1
+        asked = request("Begin.", "Hello.", "Bob said hello.")
+        assert await complete(provider, asked) == LINE
+    finally:
+        await provider.aclose()
+    assert loopback.hits == 1 and loopback.abandoned == 0
+    assert loopback.requests[0].headers.get("transfer-encoding") == "chunked"
+    assert loopback.requests[0].body["messages"][-1]["content"] == "Bob said hello."
+
+
+async def test_a_server_that_takes_no_body_in_chunks_gets_the_request_whole_and_no_early_call_again(loopback, caplog):
+    caplog.set_level(logging.INFO, logger="promptdesk.providers")
+    provider = OpenAIProvider("gpt-4.1-mini", base_url=loopback.url("/v1"), max_retries=0, send_ahead=True)
+    loopback.default = Reply(text=LINE)
+    loopback.refuse_chunked = True
+    try:
+        provider.open_early(request("Begin.", "Hello."))
+        assert await complete(provider, request("Begin.", "Hello.", "Bob said hello.")) == LINE
+        assert provider.early.refused
+        provider.open_early(request("Begin.", "Hello.", "Bob said hello.", LINE))
+        assert not provider.early.calls
+        assert await complete(provider, request("Begin.", "Hello.", "Bob said hello.", LINE, "Go on.")) == LINE
+    finally:
+        await provider.aclose()
+    assert [r.headers.get("transfer-encoding") for r in loopback.requests] == [None, None]
+    assert "refused a request sent ahead of its beat (HTTP 411" in caplog.text
+    assert caplog.text.count("refused a request sent ahead") == 1
