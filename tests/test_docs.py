@@ -143,6 +143,7 @@ def test_no_page_installs_promptdesk_by_name_from_an_index():
     assert not INSTALL_BY_NAME.search("pipx install ./dist/promptdesk-0.1.0-py3-none-any.whl")
     found = [f"{page.relative_to(DOCS)}: {m[0]}" for page in DOCS.rglob("*.md") if page.name != "changelog.md"
              for m in INSTALL_BY_NAME.finditer(page.read_text())]
+    found += [f"README.md: {m[0]}" for m in INSTALL_BY_NAME.finditer((DOCS.parent / "README.md").read_text())]
     assert found == []
 
 
