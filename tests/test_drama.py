@@ -154,6 +154,25 @@ def test_a_crowd_of_labelled_people_is_addressed_by_their_whole_names(tmp_path, 
     assert not re.search(r"\bPerson\b(?!\s+\d)", said)
 
 
+def test_a_crowd_is_never_thanked_as_two_people(tmp_path, capsys):
+    """`you both` speaks to two people: in a room of six a leave-taking thanks them all."""
+    from benchmarks.crowd import town_meeting_yaml, write_crowd
+    from promptdesk.core.cli.main import main
+
+    slugs = write_crowd(tmp_path / "characters", 6)
+    scene = tmp_path / "town-meeting.yaml"
+    scene.write_text(town_meeting_yaml(slugs))
+    said = []
+    for seed in (3, 5):
+        out = tmp_path / f"run-{seed}"
+        assert main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", str(seed),
+                     "--max-beats", "8", "--characters-dir", str(tmp_path / "characters"), "--journals", "none",
+                     "--out", str(out), "--quiet"]) == 0
+        said += [t.text for t in turns(out) if t.spoke]
+    assert len(said) > 40
+    assert not [line for line in said if re.search(r"\byou both\b", line, re.I)]
+
+
 def test_a_scene_with_nothing_in_english_still_never_repeats_a_line(tmp_path, capsys):
     """The grammar reads English; a scene whose setting, prompt, profiles and perspectives are Japanese
     and Arabic gives it little to say. What it cannot say afresh it leaves unsaid (a silence or a
