@@ -76,6 +76,19 @@ def test_a_world_event_is_taken_up_by_most_actors_within_two_beats(sweep):
     assert sum(share > 0.5 for share in shares) >= 0.8 * len(shares), shares
 
 
+TWO_AT_ONCE = ("The coffee machine starts hissing loudly", "A delivery van honks outside the window")
+
+
+def test_two_world_events_given_at_once_are_each_taken_up(tmp_path):
+    """Two world events thrown in the same beat: the room notices both (each is referred to by someone
+    within two beats), not only the last one given."""
+    taken = []
+    for seed in (1, 2, 3, 4):
+        run = play(tmp_path, "the-apology", seed, events=[{"at_beat": 2, "text": t} for t in TWO_AT_ONCE])
+        taken.append([uptake(run, 2, text) > 0 for text in TWO_AT_ONCE])
+    assert sum(all(pair) for pair in taken) >= 3, taken
+
+
 def test_an_event_that_sends_everyone_out_ends_the_scene_early(sweep):
     plain = {run: last_beat(run) for run in sweep["the-apology"][::2]}
     leaving = {run: last_beat(run) for run in sweep["leaving"]}
