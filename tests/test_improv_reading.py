@@ -204,3 +204,19 @@ def test_a_goal_clause_said_by_the_one_it_names_is_in_the_first_person_and_meets
     assert goal_sentence(clause) == said
     speaker = clause.who[0] if clause.who and clause.who != ("*",) else "Dana Price"
     assert assess(goal, [(speaker, said + "."), ("Bob" if speaker != "Bob" else "Bramble", said + ".")], cast)[0]
+
+
+@pytest.mark.parametrize("phrase, verb", [("the spare keys", "were"), ("my glasses", "were"), ("the autumn gales", "were"),
+                                          ("the harbour master", "was"), ("the news", "was"), ("the crisis", "was"),
+                                          ("Thomas", "was")])
+def test_a_verb_after_a_slot_agrees_with_the_noun_phrase_that_fills_it(phrase, verb):
+    """A grammar's `#slot# was ...` says `were` after a plural noun phrase, never `the spare keys was`;
+    a name ending in s is one person."""
+    import random
+
+    from promptdesk.core.improv.grammar import Grammar
+
+    grammar = Grammar({"line": ("#thing.cap# was part of it, and #thing# is still here.",)})
+    said = grammar.expand("line", random.Random(0), {"thing": [phrase]})
+    plural = verb == "were"
+    assert said == f"{phrase[:1].upper()}{phrase[1:]} {verb} part of it, and {phrase} {'are' if plural else 'is'} still here."
