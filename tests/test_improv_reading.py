@@ -172,6 +172,15 @@ def test_a_manner_note_turned_away_asks_for_the_opposite_and_its_wording_may_var
     assert (read.kind, read.manner) == ("manner", manner)
 
 
+@pytest.mark.parametrize("note, manner", [("Stop whining and take charge of the radio", "forceful"),
+                                          ("Take control of the room", "forceful"), ("Speak up for once", "forceful"),
+                                          ("Stand up for yourself", "forceful"), ("Relax, it's fine", "quiet"),
+                                          ("Be shy about it", "anxious")])
+def test_a_manner_note_in_everyday_words_is_read_as_that_manner(note, manner):
+    read = read_note(note)
+    assert (read.kind, read.manner) == ("manner", manner)
+
+
 @pytest.mark.parametrize("note, said", [("You want out. Tell them.", "I want out"),
                                         ("You knew about the camera. Say it.", "I knew about the camera")])
 def test_a_note_that_states_something_then_asks_to_say_it_is_said_in_the_first_person(note, said):
