@@ -76,6 +76,19 @@ def test_a_world_event_is_taken_up_by_most_actors_within_two_beats(sweep):
     assert sum(share > 0.5 for share in shares) >= 0.8 * len(shares), shares
 
 
+TWO_AT_ONCE = ("The coffee machine starts hissing loudly", "A delivery van honks outside the window")
+
+
+def test_two_world_events_given_at_once_are_each_taken_up(tmp_path):
+    """Two world events thrown in the same beat: the room notices both (each is referred to by someone
+    within two beats), not only the last one given."""
+    taken = []
+    for seed in (1, 2, 3, 4):
+        run = play(tmp_path, "the-apology", seed, events=[{"at_beat": 2, "text": t} for t in TWO_AT_ONCE])
+        taken.append([uptake(run, 2, text) > 0 for text in TWO_AT_ONCE])
+    assert sum(all(pair) for pair in taken) >= 3, taken
+
+
 def test_an_event_that_sends_everyone_out_ends_the_scene_early(sweep):
     plain = {run: last_beat(run) for run in sweep["the-apology"][::2]}
     leaving = {run: last_beat(run) for run in sweep["leaving"]}
@@ -152,6 +165,25 @@ def test_a_crowd_of_labelled_people_is_addressed_by_their_whole_names(tmp_path, 
     said = " ".join(t.text for t in turns(out) if t.spoke) + " ".join(text for _, _, text in thoughts(out))
     assert "Person" in said
     assert not re.search(r"\bPerson\b(?!\s+\d)", said)
+
+
+def test_a_crowd_is_never_thanked_as_two_people(tmp_path, capsys):
+    """`you both` speaks to two people: in a room of six a leave-taking thanks them all."""
+    from benchmarks.crowd import town_meeting_yaml, write_crowd
+    from promptdesk.core.cli.main import main
+
+    slugs = write_crowd(tmp_path / "characters", 6)
+    scene = tmp_path / "town-meeting.yaml"
+    scene.write_text(town_meeting_yaml(slugs))
+    said = []
+    for seed in (3, 5):
+        out = tmp_path / f"run-{seed}"
+        assert main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", str(seed),
+                     "--max-beats", "8", "--characters-dir", str(tmp_path / "characters"), "--journals", "none",
+                     "--out", str(out), "--quiet"]) == 0
+        said += [t.text for t in turns(out) if t.spoke]
+    assert len(said) > 40
+    assert not [line for line in said if re.search(r"\byou both\b", line, re.I)]
 
 
 def test_a_scene_with_nothing_in_english_still_never_repeats_a_line(tmp_path, capsys):

@@ -172,6 +172,15 @@ def test_a_manner_note_turned_away_asks_for_the_opposite_and_its_wording_may_var
     assert (read.kind, read.manner) == ("manner", manner)
 
 
+@pytest.mark.parametrize("note, manner", [("Stop whining and take charge of the radio", "forceful"),
+                                          ("Take control of the room", "forceful"), ("Speak up for once", "forceful"),
+                                          ("Stand up for yourself", "forceful"), ("Relax, it's fine", "quiet"),
+                                          ("Be shy about it", "anxious")])
+def test_a_manner_note_in_everyday_words_is_read_as_that_manner(note, manner):
+    read = read_note(note)
+    assert (read.kind, read.manner) == ("manner", manner)
+
+
 @pytest.mark.parametrize("note, said", [("You want out. Tell them.", "I want out"),
                                         ("You knew about the camera. Say it.", "I knew about the camera")])
 def test_a_note_that_states_something_then_asks_to_say_it_is_said_in_the_first_person(note, said):
@@ -218,3 +227,19 @@ def test_an_event_of_hyphenated_words_is_read_in_linear_time():
     read_event.__wrapped__(text)
     assert time.process_time() - started < 0.5
     assert read_event.__wrapped__("Jean-Pierre enters with a tray").person == "Jean-Pierre"
+
+
+@pytest.mark.parametrize("phrase, verb", [("the spare keys", "were"), ("my glasses", "were"), ("the autumn gales", "were"),
+                                          ("the harbour master", "was"), ("the news", "was"), ("the crisis", "was"),
+                                          ("Thomas", "was")])
+def test_a_verb_after_a_slot_agrees_with_the_noun_phrase_that_fills_it(phrase, verb):
+    """A grammar's `#slot# was ...` says `were` after a plural noun phrase, never `the spare keys was`;
+    a name ending in s is one person."""
+    import random
+
+    from promptdesk.core.improv.grammar import Grammar
+
+    grammar = Grammar({"line": ("#thing.cap# was part of it, and #thing# is still here.",)})
+    said = grammar.expand("line", random.Random(0), {"thing": [phrase]})
+    plural = verb == "were"
+    assert said == f"{phrase[:1].upper()}{phrase[1:]} {verb} part of it, and {phrase} {'are' if plural else 'is'} still here."

@@ -12,6 +12,7 @@ from __future__ import annotations
 from time import monotonic
 from typing import Any, Generic, TypeVar
 
+from textual import events
 from textual._context import active_app
 from textual.await_complete import AwaitComplete
 from textual.command import CommandPalette
@@ -88,15 +89,54 @@ class Dialog(BackdropMixin, ModalScreen[ResultType], Generic[ResultType]):
     Textual's `dismiss` pops whatever screen is on top: keys a terminal sends faster than a dialog
     closes (`enter` typed ahead, a burst) reach the dialog still closing, and a second `dismiss` there
     would pop the screen below it too (the stage, with its scene still running). A dialog answers once;
-    later dismissals do nothing."""
+    later dismissals do nothing, and the keys its fields held after the answering `enter` are handed on
+    to the screen below (`typed_ahead`)."""
 
     _answered = False
+    _early: list[events.Key] | None = None
+    _settled = False
+
+    def holds(self, key: events.Key) -> bool:
+        """Hold a key that comes before any field of the dialog has the focus (typed right after the
+        key that opened it), or behind keys held so; it is given to the field once it has the focus
+        (or to the dialog's own keys, once it is drawn, when nothing in it takes the focus)."""
+        if self._answered or (self._early is None and (self.focused is not None or self._settled)):
+            return False
+        self._early = [*(self._early or []), key]
+        return True
+
+    def _on_mount(self) -> None:
+        self.call_after_refresh(self._settle)
+
+    def _settle(self) -> None:
+        """Drawn with nothing that can take the focus: the keys held go to the dialog's own bindings."""
+        if self.focus_chain:
+            return  # its field takes the focus, and the keys held with it (`on_descendant_focus`)
+        self._settled = True
+        if self.focused is None:
+            early, self._early = self._early or [], None
+            for key in early:
+                self.app.post_message(key)
+
+    def on_key(self, event: events.Key) -> None:
+        if self.holds(events.Key(event.key, event.character)):
+            event.stop()
+            event.prevent_default()
+
+    def on_descendant_focus(self) -> None:
+        early, self._early = self._early or [], None
+        if early and self.focused is not None:
+            for key in early:
+                self.focused._forward_event(key)
 
     def dismiss(self, result: ResultType | None = None) -> AwaitComplete:
         if self._answered:
             return AwaitComplete(_nothing())
         self._answered = True
-        return super().dismiss(result)
+        done = super().dismiss(result)
+        for field in self.query("LineInput"):  # by name: the field module imports this one
+            field.pass_on()  # keys typed after the answering `enter` act on the screen below
+        return done
 
 
 async def _nothing() -> None:

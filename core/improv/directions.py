@@ -54,10 +54,11 @@ _PERSON = re.compile(r"\b(?:(?:a|an|the)\s+(?:\w+\s+)?(?:man|woman|stranger|jani
                      re.I)
 MANNERS = {
     "forceful": r"assertive|firm|forceful|angr|direct|blunt|louder|tough|stronger|push|confront|demanding|bolder|"
-                r"insist|stand (?:your|her|his|their) ground|fierce|harsh|aggressive|confident",
+                r"insist|stand (?:your|her|his|their) ground|fierce|harsh|aggressive|confident|take (?:charge|control|"
+                r"the lead)|speak up|stand up for|speak (?:your|her|his|their) mind",
     "warm": r"warm|kind|gentle|soft|friendl|generous|forgiving|patient|tender|nice|sympathetic|compassion",
-    "quiet": r"quiet|calm|reserved|brief|terse|fewer words|less talk|whisper|hush|lower (?:your|the) voice|mutter",
-    "anxious": r"nervous|anxious|worried|unsure|hesitant|afraid|scared|panic|shaky|timid",
+    "quiet": r"quiet|calm|reserved|brief|terse|fewer words|less talk|whisper|hush|lower (?:your|the) voice|mutter|relax",
+    "anxious": r"nervous|anxious|worried|unsure|hesitant|afraid|scared|panic|shaky|timid|shy",
 }
 _COLD = r"cold|icy|distant|hostile|mean|rude|sarcastic|defensive|dismissive"
 """A manner whose opposite is warmth (`stop being so cold` asks for a warmer character)."""
@@ -199,7 +200,8 @@ def read_note(text: str) -> Note:
     if len(sentences) > 1 and _SAY_IT.match(sentences[1]) and re.match(r"^(?:you|your)\b", lower):
         return Note(clean, "say", said=first_person(body))
     for manner, pattern in MANNERS.items():
-        if re.search(rf"\b(?:be|sound|get|act|play it|more|less)\b.*\b(?:{pattern})", lower) or re.match(pattern, lower):
+        if re.search(rf"\b(?:be|sound|get|act|play it|more|less)\b.*\b(?:{pattern})", lower) or re.match(pattern, lower) \
+                or re.search(rf"\b(?:and|then)\s+(?:{pattern})", lower):
             return Note(clean, "manner", manner=manner)
     return Note(clean, "other", said=first_person(body[:1].lower() + body[1:]))
 

@@ -65,11 +65,30 @@ class Grammar:
         out = []
         for piece in rng.choice(usable).pieces:
             if isinstance(piece, str):
-                out.append(piece)
+                out.append(_agree(out[-1], piece) if out else piece)
             else:
                 name, modifier = piece
                 out.append(MODIFIERS[modifier](self._expand(name, rng, bindings, present)))
         return "".join(out)
+
+
+_PLURAL_VERBS = {" was": " were", " is": " are", " has": " have", " doesn't": " don't"}
+_PLURALS = frozenset("people children men women police feet teeth".split())
+_SINGULAR_S = ("ss", "us", "is", "news", "'s", "ics")
+
+
+def _agree(subject: str, text: str) -> str:
+    """`text`'s opening verb agreeing with the noun phrase just before it (`the spare keys were`)."""
+    verb = next((v for v in _PLURAL_VERBS if text.startswith(v + " ") or text == v or text[len(v):len(v) + 1] in ".,?!"
+                 and text.startswith(v)), None)
+    if verb is None or not subject or "," in subject or " and " in subject or len(subject.split()) > 5:
+        return text
+    head = subject.split()[-1].strip(".,;:!?'\"")
+    if head[:1].isupper():
+        return text  # a name (`Thomas is here`)
+    head = head.lower()
+    plural = head in _PLURALS or (len(head) > 3 and head.endswith("s") and not head.endswith(_SINGULAR_S))
+    return _PLURAL_VERBS[verb] + text[len(verb):] if plural else text
 
 
 def _present(bindings: Bindings) -> frozenset[str]:

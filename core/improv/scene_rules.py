@@ -263,6 +263,10 @@ RULES: dict[str, tuple[str, ...]] = {
         "Thank you both for today. #topic.cap# is in better shape than it was.",
         "Thank you all for your time. We know what happens with #topic# now.",
     ),
+    "close_crowd": (
+        "Thank you, everyone. #topic.cap# is in better shape than it was.",
+        "Thank you all for your time. We know what happens with #topic# now.",
+    ),
     "close_guest": (
         "Thank you for having me, #host#. I should get going.",
         "I should let you get on with your day, #host#. I'll call about #topic#.",

@@ -184,7 +184,7 @@ def _close(brief: Briefing, seed: int, rng: random.Random, m: Material, story: S
     elif m.owner and len(brief.others) == 1:
         cue.symbol = "close_host" if own_place else "close_guest"
     elif len(brief.others) >= 2 and rng.random() < 0.4:
-        cue.symbol = "close_group"
+        cue.symbol = "close_group" if len(brief.others) == 2 else "close_crowd"  # `you both` is two people
     else:
         cue.symbol = "close"
     said = words(brief, m, cue, rng, extra, lead_in=False)

@@ -33,9 +33,18 @@ class Story:
 
     @cached_property
     def event(self) -> tuple[Event, int] | None:
-        """The newest world event of the last two turns, with how many own turns ago it came (0: now)."""
+        """The newest world event of the last two turns, with how many own turns ago it came (0: now).
+        Several given at once are shared out over the cast by its order, so the room takes up each of
+        them; one that sends everyone out is everyone's."""
         recent = self.brief.recent("event", 2)
-        return (read_event(recent[-1][0].text), recent[-1][1]) if recent else None
+        if not recent:
+            return None
+        age = recent[-1][1]
+        events = [read_event(line.text) for line, a in recent if a == age]
+        leaving = [e for e in events if e.kind == "leave"]
+        cast = sorted(self._cast)
+        rank = cast.index(self.brief.name) if self.brief.name in cast else len(cast) - 1
+        return (leaving or events)[-1 - rank % len(leaving or events)], age
 
     @cached_property
     def leaving(self) -> bool:

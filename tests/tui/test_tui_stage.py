@@ -439,6 +439,32 @@ async def test_two_world_events_typed_in_one_burst_are_both_sent_and_the_stage_s
         assert sent[0] == ("Rain",) and len(sent) <= 2
 
 
+async def test_keys_typed_after_the_enter_that_closes_a_dialog_act_on_the_stage_below():
+    """The keys of a burst that follow the `enter` which sends a world event are the stage's: `e`
+    opens the next dialog, and its text and `enter` send a second event; none is typed into the
+    closing dialog and lost."""
+    session, app = scripted_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        stage = app.screen
+        await pilot.press("e")
+        burst(app, [*"Rain", "enter", "e", *"Hail", "enter"])
+        await wait_for(pilot, lambda: len(session.controls) == 2 and app.screen is stage, "both events")
+        assert session.controls == [("inject_event", ("Rain",)), ("inject_event", ("Hail",))]
+
+
+async def test_keys_typed_after_a_blank_enter_stay_in_the_dialog_that_stays_open():
+    """A blank `enter` sends nothing and the dialog stays: the text typed after it in the same burst is
+    the dialog's, in order, and the next `enter` sends it."""
+    session, app = scripted_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        await pilot.press("e")
+        burst(app, ["enter", *"Fog", "enter"])
+        await wait_for(pilot, lambda: session.controls, "the event")
+        assert session.controls == [("inject_event", ("Fog",))]
+
+
 async def test_a_note_typed_then_tab_and_enter_in_one_burst_opens_the_whom_list_instead_of_sending():
     """Keys keep their order: `tab` moves to the list of whom the note is for before the `enter` after it
     acts, so that `enter` opens the list; nothing is sent until the operator sends it."""
