@@ -5,17 +5,24 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable
 from typing import TypeVar
 
 N = TypeVar("N", int, float)
 
 
+PLAIN = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""A number as written on a command line: ASCII digits, a point, an exponent. Python's own `int` and
+`float` also read `1_0` (as 10), digits of other scripts and `inf`, which a typist rarely means."""
+
+
 def number_type(parse: Callable[[str], N], ok: Callable[[N], bool], wanted: str) -> Callable[[str], N]:
-    """An argparse type: `parse(text)` when `ok` accepts it, else the error "must be <wanted>, not …"."""
+    """An argparse type: `parse(text)` when `text` is a plain number (`PLAIN`) that `ok` accepts, else
+    the error "must be <wanted>, not …"."""
     def convert(text: str) -> N:
         try:
-            value = parse(text)
+            value = parse(text) if PLAIN.fullmatch(text.strip()) else None
         except ValueError:
             value = None
         if value is None or not ok(value):
