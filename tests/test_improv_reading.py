@@ -243,3 +243,10 @@ def test_a_verb_after_a_slot_agrees_with_the_noun_phrase_that_fills_it(phrase, v
     said = grammar.expand("line", random.Random(0), {"thing": [phrase]})
     plural = verb == "were"
     assert said == f"{phrase[:1].upper()}{phrase[1:]} {verb} part of it, and {phrase} {'are' if plural else 'is'} still here."
+
+
+def test_a_perspective_broken_across_lines_reads_in_the_first_person_whole():
+    """A scene file's folded text may break a line between `You` and `are` (Morning Kitchen's does):
+    it is still `I am`, never `I are`."""
+    said = first_person("You\nare perfectly fine on your own, and you\n  are not moving.")
+    assert "I are" not in " ".join(said.split()) and said.startswith("I am perfectly fine on my own")

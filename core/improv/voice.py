@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from promptdesk.core.protocol.person_names import given_name
 
-_SWAPS = ((r"\byou are\b", "I am"), (r"\byou're\b", "I'm"), (r"\byou've\b", "I've"),
+_SWAPS = ((r"\byou\s+are\b", "I am"), (r"\byou're\b", "I'm"), (r"\byou've\b", "I've"),
           (r"\byou'll\b", "I'll"), (r"\byou'd\b", "I'd"), (r"\byours\b", "mine"),
           (r"\byourself\b", "myself"), (r"\byour\b", "my"))
 _IRREGULAR = {"is": "am", "has": "have", "does": "do", "goes": "go", "was": "was"}
