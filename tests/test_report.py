@@ -329,3 +329,19 @@ def test_escapes_control_and_direction_characters_never_reach_the_page(tmp_path)
     html = page.read_text(encoding="utf-8")
     assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", html)
     assert "Kettle on evots" in html and "plan x" in html and "ZXZpbA" not in html
+
+
+def test_a_sweep_of_a_shipped_example_is_run_with_its_name_never_this_machines_install_path():
+    """A sweep of `the-apology` records the example's file where it is installed; the report's "Run with"
+    names the example, which is the command that runs it on any machine. Another file keeps its path."""
+    from types import SimpleNamespace
+
+    from promptdesk import resources
+    from promptdesk.core.experiments.report_header import sweep_command
+
+    plan = SimpleNamespace(scene=resources.scenes_dir() / "the-apology.yaml", isolations=["a", "b"], coordinators=["C"],
+                           seeds=[1, 2], scenes=None, provider=None, model=None, max_beats=None, models=[], evaluators=[])
+    ran = sweep_command(plan)
+    assert ran.startswith("promptdesk sweep the-apology --isolation a,b") and str(resources.scenes_dir()) not in ran
+    assert sweep_command(SimpleNamespace(**{**vars(plan), "scene": Path("mine/tea.yaml")})).startswith(
+        "promptdesk sweep mine/tea.yaml ")

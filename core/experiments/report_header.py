@@ -178,7 +178,7 @@ def sweep_command(plan: Any) -> str:
     """The `promptdesk sweep` command that runs a plan (`promptdesk.core.experiments.sweep.SweepPlan`)."""
     words = ["promptdesk", "sweep", str(plan.scene), "--isolation", ",".join(plan.isolations),
              "--coordinator", ",".join(plan.coordinators), "--seeds", seeds_text(list(plan.seeds)).replace(", ", ",").replace(" ", "")]
-    words[2:3] = [str(p) for p in ([plan.scene] if not getattr(plan, "scenes", None) else _given(plan))]
+    words[2:3] = [as_given(plan.scene)] if not getattr(plan, "scenes", None) else [str(p) for p in _given(plan)]
     benchmark = (("--models", ",".join(getattr(plan, "models", []))), ("--evaluator", ",".join(getattr(plan, "evaluators", []))))
     for flag, value in (("--provider", plan.provider), ("--model", plan.model), ("--max-beats", plan.max_beats), *benchmark):
         if value is not None and value != "":
@@ -195,6 +195,21 @@ def take_sweep_command(plan: Any) -> str:
     if plan.note is not None:
         words += ["--note", plan.note] + (["--to", plan.to] if plan.to else [])
     return shlex.join(words + ["--seeds", seeds_text(list(plan.seeds)).replace(", ", ",")])
+
+
+def as_given(scene: Any) -> str:
+    """A scene file as a command names it: a shipped example by its name (where it is installed is
+    this machine's), any other file as recorded."""
+    from promptdesk import resources
+    try:
+        shipped = resources.example_scenes()
+    except Exception:  # noqa: BLE001 - a damaged install: the file as recorded
+        return str(scene)
+    path = Path(str(scene))
+    for name, file in shipped.items():
+        if path == file or (path.is_absolute() and path.resolve() == file.resolve()):
+            return name
+    return str(scene)
 
 
 def _given(plan: Any) -> list[str]:
