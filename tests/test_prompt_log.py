@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from promptdesk.core.errors import PromptdeskError
-from promptdesk.core.record.prompt_log import PromptLogError, PromptLogWriter, read_prompts, request_text
+from promptdesk.core.record.prompt_log import PromptLogError, PromptLogWriter, common_prefix, read_prompts, request_text
 from promptdesk.core.providers.base import ChatMessage, Request
 from helpers import example_scene
 from loopback import loopback  # noqa: F401  (fixture)
@@ -111,6 +112,29 @@ def test_a_sliding_window_of_lines_is_recorded_as_what_it_still_shows_plus_what_
         list(read_prompts(tmp_path))
 
 
+def test_the_update_a_thread_keeps_shorter_is_not_recorded_again(tmp_path):
+    """Isolation (b) keeps the update it answered up to the end of what happened, which the previous
+    request already holds: the next line keeps that much of it and appends only what follows (the
+    reply, the new update), prepared ahead or not."""
+    happened = "Alice [TONE: calm] \"The river is rising — we should go.\"\n" * 30
+    sent = ChatMessage(role="user", content=happened + "\n\nYOUR LAST PRIVATE THOUGHT: stay.\n\nBEAT 2")
+    first = Request(to="bob", system="S" * 400, messages=[sent])
+    thread = [ChatMessage(role="user", content=happened), ChatMessage(role="assistant", content="<speech>No.</speech>")]
+    second = first.model_copy(update={"messages": [*thread, ChatMessage(role="user", content="Carol: \"Then go.\"\n\nBEAT 3")]})
+    texts = []
+    for prepared in (False, True):
+        writer = PromptLogWriter()
+        lines = [writer.line(0.0, first)]
+        if prepared:
+            writer.prepare(first.model_copy(update={"messages": thread}))
+        lines.append(writer.line(1.0, second))
+        appended = json.loads(lines[1])["append"]
+        assert "river is rising" not in appended and appended.startswith('"}, {"role": "assistant"')
+        (tmp_path / "prompts.jsonl").write_text("\n".join(lines) + "\n")
+        texts.append([r.text for r in read_prompts(tmp_path)])
+    assert texts[0] == texts[1] == [request_text(first), request_text(second)]
+
+
 def test_a_thread_whose_newest_update_was_kept_shorter_is_a_delta_built_without_serialising_it_all(tmp_path, monkeypatch):
     """Isolation (b) re-sends its newest update without the last thought and the ask: the line is
     still built from the previous one's text (new messages only), and read back byte for byte."""
@@ -132,7 +156,8 @@ def test_a_thread_whose_newest_update_was_kept_shorter_is_a_delta_built_without_
     lines += [writer.line(1.0, second), writer.line(1.0, lone_next)]
     assert whole == [], "the newer requests were serialised whole"
     parsed = [json.loads(line) for line in lines]
-    assert parsed[2]["extends"] == 1 and "BEAT 1" not in parsed[2]["append"] and parsed[2]["append"].startswith(", {")
+    assert parsed[2]["extends"] == 1 and "BEAT 1" not in parsed[2]["append"]
+    assert parsed[2]["keep"] == common_prefix(request_text(first), request_text(second))
     assert parsed[3]["extends"] == 2
     (tmp_path / "prompts.jsonl").write_text("\n".join(lines) + "\n")
     monkeypatch.undo()
@@ -152,3 +177,17 @@ def test_a_delta_without_its_base_is_an_error_and_a_torn_line_is_skipped(tmp_pat
     with pytest.raises(PromptLogError, match="extends request 1") as caught:
         list(read_prompts(tmp_path))
     assert isinstance(caught.value, PromptdeskError)
+
+
+@settings(max_examples=400, deadline=None)
+@given(shared=st.text(alphabet="ab—\n\"", max_size=700), a_tail=st.text(alphabet="abc", max_size=40),
+       b_tail=st.text(alphabet="abd", max_size=40), cut=st.integers(0, 700), i=st.integers(0, 800), j=st.integers(0, 800))
+def test_common_prefix_is_the_longest_shared_start_at_any_offsets(shared, a_tail, b_tail, cut, i, j):
+    """`common_prefix` compares in slices that grow and shrink: the answer is that of comparing
+    character by character, for strings of any length and offsets inside or past them."""
+    a, b = shared + a_tail, shared[:cut] + b_tail
+    for x, y in ((i, j), (i, i)):
+        expected = 0
+        while x + expected < len(a) and y + expected < len(b) and a[x + expected] == b[y + expected]:
+            expected += 1
+        assert common_prefix(a, b, x, y) == expected

@@ -34,7 +34,7 @@ from typing import Any
 
 from promptdesk.core.errors import PromptdeskError
 from promptdesk.core.protocol.bounded import load_json
-from promptdesk.core.providers.base import Request
+from promptdesk.core.providers.base import ChatMessage, Request
 
 FILE = "prompts.jsonl"
 MIN_KEEP = 256
@@ -59,14 +59,24 @@ def request_text(request: Request | dict[str, Any]) -> str:
     return json.dumps(ordered, ensure_ascii=False)
 
 
-def common_prefix(a: str, b: str) -> int:
-    """The length of the longest common prefix of two strings (binary search on C-level compares)."""
-    lo, hi = 0, min(len(a), len(b))
-    if a[:hi] == b[:hi]:
-        return hi
-    while lo < hi:
+def common_prefix(a: str, b: str, i: int = 0, j: int = 0) -> int:
+    """The length of the longest common prefix of `a[i:]` and `b[j:]`.
+
+    Compared in C-level slices that double in length, then halve: each character is copied a few
+    times at most, whatever the length of the strings (a delta's shared part is tens of kilobytes,
+    and its differences are near its end)."""
+    limit = min(len(a) - i, len(b) - j)
+    lo, step = 0, 64
+    while lo < limit:
+        hi = min(lo + step, limit)
+        if a[i + lo:i + hi] != b[j + lo:j + hi]:
+            break
+        lo, step = hi, step * 2
+    else:
+        return max(limit, 0)
+    while lo < hi:  # a[i:i + lo] matches; the first difference is before i + hi
         mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
+        if a[i + lo:i + mid] == b[j + lo:j + mid]:
             lo = mid
         else:
             hi = mid - 1
@@ -94,6 +104,18 @@ class PromptLogWriter:
     def __init__(self) -> None:
         self.next_id = 1
         self._last: dict[str, _Sent] = {}
+        self._encoded: dict[str, dict[tuple[str, str], str]] = {}
+        """Each recipient's newest messages as JSON (`_message_json`): those its last request added, and
+        those `prepare` encoded for its next."""
+
+    def prepare(self, request: Request) -> None:
+        """Encode now the messages of `request` that the recipient's last request did not add: how
+        its next request begins (`ThreadActor.ahead`, while its beat is still played), so that
+        recording that request encodes little more than its update. What is recorded is the same."""
+        if request.to in self._last:
+            memo = self._encoded.setdefault(request.to, {})
+            for message in request.messages[len(self._last[request.to].request.messages) - 1:]:
+                _message_json(message, memo)
 
     def continue_after(self, run_dir: Path) -> None:
         """Go on writing an existing `prompts.jsonl` (a resumed run): ids above every line, torn ones
@@ -122,7 +144,9 @@ class PromptLogWriter:
         if request.beat is not None:
             record["beat"] = request.beat
         previous = self._last.get(request.to)
-        text, keep = _extended(previous, request) if previous else (None, 0)
+        memo = self._encoded.get(request.to, {})
+        self._encoded[request.to] = used = {}
+        text, keep = _extended(previous, request, memo, used) if previous else (None, 0)
         if text is None:
             text = request_text(request)
             keep = common_prefix(previous.text, text) if previous else 0
@@ -132,9 +156,8 @@ class PromptLogWriter:
         self._last[request.to] = _Sent(self.next_id, text, request, tail)
         self.next_id += 1
         if previous and keep >= MIN_KEEP:
-            shared = keep + common_prefix(previous.text[keep:], text[keep:])
-            copy = _slid(previous.text, text, shared)
-            keep = shared if copy else keep
+            keep += common_prefix(previous.text, text, keep, keep)
+            copy = _slid(previous.text, text, keep)
             record.update(extends=previous.id, keep=keep)
             if copy:
                 record["copy"] = list(copy)
@@ -151,36 +174,54 @@ def _slid(base: str, text: str, keep: int) -> tuple[int, int] | None:
     best, at, tries = None, base.find(probe, keep) if len(probe) == 64 else -1, 0
     while at != -1 and tries < 8:  # a few candidates: a window's lines rarely repeat 64 characters
         tries += 1
-        length = common_prefix(base[at:], text[keep:])
+        length = common_prefix(base, text, at, keep)
         if length >= MIN_KEEP and (best is None or length > best[1] - best[0]):
             best = (at, at + length)
         at = base.find(probe, at + 1)
     return best
 
 
-def _frame(request: Request) -> dict[str, Any]:
-    return request.model_dump(exclude_none=True, exclude={*_ROUTING, "system", "messages"})
+_FRAME = tuple(name for name in Request.model_fields if name not in {*_ROUTING, "system", "messages"})
+"""The fields of a request's text after its messages."""
 
 
-def _extended(previous: _Sent, request: Request) -> tuple[str | None, int]:
+def _same_frame(a: Request, b: Request) -> bool:
+    return all(getattr(a, name) == getattr(b, name) for name in _FRAME)
+
+
+def _message_json(message: ChatMessage, memo: dict[tuple[str, str], str],
+                  used: dict[tuple[str, str], str] | None = None) -> str:
+    """A message's canonical JSON, from `memo` when it was encoded before (kept in `used` too)."""
+    key = (message.role, message.content)
+    encoded = memo.get(key)
+    if encoded is None:
+        encoded = memo[key] = json.dumps({"role": message.role, "content": message.content}, ensure_ascii=False)
+    if used is not None:
+        used[key] = encoded
+    return encoded
+
+
+def _extended(previous: _Sent, request: Request, memo: dict[tuple[str, str], str],
+              used: dict[tuple[str, str], str]) -> tuple[str | None, int]:
     """The request's text built from the previous one's when its thread only grew (or grew after a
     new copy of its newest message: an isolation (b) thread keeps the update it answered shorter
-    than it was sent), and how much of the previous text it keeps."""
+    than it was sent), and how much of the previous text it keeps. The messages' JSON comes from
+    `memo` when it holds them (`PromptLogWriter.prepare`); `used` is given those that were added."""
     before, after = previous.request.messages, request.messages
-    if len(after) < len(before) or request.system != previous.request.system or _frame(request) != _frame(previous.request):
+    if len(after) < len(before) or request.system != previous.request.system or not _same_frame(request, previous.request):
         return None, 0
     kept = next((i for i, (a, b) in enumerate(zip(before, after)) if a is not b and a != b), len(before))
     if kept < len(before) - 1:
         return None, 0
     end = keep = len(previous.text) - previous.tail
     if kept < len(before):  # the newest message was replaced: keep what precedes it (and its ", ")
-        replaced = json.dumps(before[-1].model_dump(), ensure_ascii=False)
+        replaced = _message_json(before[-1], memo)
         keep = end - len(replaced) - (2 if kept else 0)
         if previous.text[end - len(replaced):end] != replaced:
             return None, 0
-    added = ", ".join(json.dumps(m.model_dump(), ensure_ascii=False) for m in after[kept:])
+    added = ", ".join(_message_json(m, memo, used) for m in after[kept:])
     joint = ", " if kept and added else ""
-    return previous.text[:keep] + joint + added + previous.text[end:], keep
+    return "".join((previous.text[:keep], joint, added, previous.text[end:])), keep
 
 
 def _messages_end(text: str, request: Request) -> int:

@@ -72,8 +72,8 @@ async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[Spe
         if session.stopped:
             break
         if waiting:  # the beat's last turn: the next beat asks it at once, nothing to gain ahead
-            _send_ahead(playing_as[task] for task in done
-                        if not task.cancelled() and task.exception() is None and task.result() is not None)
+            _ahead(session, (playing_as[task] for task in done
+                             if not task.cancelled() and task.exception() is None and task.result() is not None))
         seen = _route_new(session, seen)
     for task in tasks:  # a turn's exception is its own (a failed turn is recorded by play_turn): read, never raised
         if task.done() and not task.cancelled():
@@ -85,13 +85,17 @@ async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[Spe
     return [e for e in session.recorder.events[first:] if isinstance(e, SpeakEvent)]
 
 
-def _send_ahead(actors: Iterable[Actor]) -> None:
-    """Open each actor's next request now, as far as it is known (`Provider.open_early`), so that
-    only its update is left to send when the next beat asks it: the rest leaves while this beat
-    still waits for its slower actors (`promptdesk.core.providers.early`)."""
+def _ahead(session: Session, actors: Iterable[Actor]) -> None:
+    """Prepare each actor's next request now, as far as it is known (`Actor.ahead`), while this
+    beat still waits for its slower actors: what its recording will encode is encoded
+    (`Recorder.prepare_prompt`), and on a provider that sends ahead the request is opened
+    (`Provider.open_early`), so that only its update is left to send when the next beat asks it
+    (`promptdesk.core.providers.early`)."""
     for actor in actors:
-        if actor.provider.sends_ahead and (start := actor.ahead()) is not None:
-            actor.provider.open_early(start)
+        if (start := actor.ahead()) is not None:
+            session.recorder.prepare_prompt(start)
+            if actor.provider.sends_ahead:
+                actor.provider.open_early(start)
 
 
 def _route_new(session: Session, seen: int) -> int:
