@@ -281,6 +281,28 @@ def test_a_body_built_from_the_last_requests_messages_is_the_body_encoded_whole(
     assert wire_body(other, True, known) == whole(other)
 
 
+def test_a_request_sent_ahead_is_its_prefix_and_then_only_its_rest_encoded():
+    """A request opened ahead writes `wire_prefix` of how it begins; when it is asked, `wire_rest`
+    encodes only what follows: together byte for byte `wire_body`, and nothing when the request does
+    not go on from that beginning (another model, a message changed, none added)."""
+    from promptdesk.core.providers.wire import wire_body, wire_prefix, wire_rest
+
+    odd = 'She said "no"\\n\tthen — ünïcödé 🎭 \x01 and a \\ backslash'
+    begun = {"model": "m", "messages": [{"role": "system", "content": "You are Bob."}, {"role": "user", "content": odd},
+                                        {"role": "assistant", "content": "<speech>Aye.</speech>"}]}
+    known: dict = {("user", "stale"): "x"}
+    prefix = wire_prefix(begun, known)
+    assert set(known) == {(m["role"], m["content"]) for m in begun["messages"]}, "the prefix's messages, only"
+    asked = {**begun, "messages": [*begun["messages"], {"role": "user", "content": odd + " again"}],
+             "max_completion_tokens": 300, "stream_options": {"include_usage": True}}
+    rest = wire_rest(asked, True, known, begun)
+    assert rest is not None and prefix + rest == wire_body(asked, True)
+    assert ("user", odd + " again") in known
+    changed = {**asked, "messages": [begun["messages"][0], {"role": "user", "content": "dropped"}, *asked["messages"][2:]]}
+    for other in ({**asked, "model": "n"}, changed, {**asked, "messages": begun["messages"]}):
+        assert wire_rest(other, True, {}, begun) is None
+
+
 async def test_a_recipients_growing_thread_reaches_the_server_whole_each_time(loopback, make):
     provider = make()
     first = request(cache_key="bob")

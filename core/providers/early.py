@@ -10,12 +10,13 @@ So, on a provider asked to (`send_ahead`), when an actor's turn is done its next
 at once (`EarlyCalls.open`): the SDK's
 `post` starts with a body that streams (`Transfer-Encoding: chunked`), whose first chunk is the
 body as far as the thread goes (`prefix`), and which then waits. When the request is asked
-(`EarlyCalls.take` then `Early.finish`), its body, built whole as always, is checked to start with
-that prefix and only the rest is written. The server holds an unfinished body, which it cannot act
+(`EarlyCalls.take` then `Early.finish`), only the rest of its body is built and written, once the
+request is checked to go on from what the prefix was built from (`Early.begun`): the same messages
+first, at least one after them. The server holds an unfinished body, which it cannot act
 on: the request reaches the model when its last chunk does, after `prompts.jsonl` recorded it. The
 bytes of the body are those of the whole request, and nothing else is sent.
 
-Whatever does not fit goes back to the whole request: a body that does not start with the prefix
+Whatever does not fit goes back to the whole request: a request that does not go on from the prefix
 (a thread the window dropped, another briefing) abandons the early call, and so does a call the
 beat never asks (the actor left, the scene ended: `cancel_all` when the provider closes). An early
 call that failed (a server that takes no body in chunks, a connection it closed while the beat was
@@ -38,8 +39,10 @@ log = logging.getLogger("promptdesk.providers")
 class Early:
     """One request opened ahead, its body's `prefix` written, the rest awaited (`finish`)."""
 
-    def __init__(self, prefix: bytes, post: Callable[[AsyncIterator[bytes]], Awaitable[Any]]) -> None:
+    def __init__(self, prefix: bytes, post: Callable[[AsyncIterator[bytes]], Awaitable[Any]], begun: Any = None) -> None:
         self.prefix = prefix
+        self.begun = begun
+        """What the prefix was built from (the provider's to compare the request with)."""
         self._rest: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self.task: asyncio.Future[Any] = asyncio.ensure_future(post(self._body()))
         self.task.add_done_callback(_retrieved)
@@ -50,17 +53,17 @@ class Early:
         if rest:
             yield rest
 
-    async def finish(self, body: bytes) -> tuple[Any, BaseException | None]:
-        """(the response to `body`, None) through this call, or (None, why) when it did not carry it:
-        `body` does not start with the prefix (why: None), or the call failed (why: its exception:
-        a server that takes no body in chunks, a connection it closed while the beat was played). The
-        caller then sends `body` whole, once, as it would have without an early call: whatever
-        the early call met, no answer came of it."""
-        if not body.startswith(self.prefix) or self.task.done():
+    async def finish(self, rest: bytes | None) -> tuple[Any, BaseException | None]:
+        """(the response to the body the prefix and `rest` make, None) through this call, or (None, why)
+        when it did not carry it: no `rest` (the request does not go on from the prefix; why: None), or
+        the call failed (why: its exception: a server that takes no body in chunks, a connection it
+        closed while the beat was played). The caller then sends the body whole, once, as it would
+        have without an early call: whatever the early call met, no answer came of it."""
+        if rest is None or self.task.done():
             failure = _failure(self.task) if self.task.done() else None
             self.abandon()
             return None, failure
-        self._rest.set_result(body[len(self.prefix):])
+        self._rest.set_result(rest)
         try:
             return await self.task, None
         except asyncio.CancelledError:
@@ -81,13 +84,13 @@ class EarlyCalls:
         self.refused = False
         """A server refused an early call but took the same request whole: no more are opened."""
 
-    def open(self, to: str, prefix: bytes, post: Callable[[AsyncIterator[bytes]], Awaitable[Any]]) -> None:
-        """Open `to`'s next request with `prefix` (an older one still open is abandoned)."""
+    def open(self, to: str, prefix: bytes, post: Callable[[AsyncIterator[bytes]], Awaitable[Any]], begun: Any = None) -> None:
+        """Open `to`'s next request with `prefix`, built from `begun` (an older one still open is abandoned)."""
         if self.refused:
             return
         if (old := self.calls.pop(to, None)) is not None:
             old.abandon()
-        self.calls[to] = Early(prefix, post)
+        self.calls[to] = Early(prefix, post, begun)
 
     def take(self, to: str | None) -> Early | None:
         """`to`'s early call, now spent, if one is open."""

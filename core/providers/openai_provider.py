@@ -29,7 +29,7 @@ from promptdesk.core.providers.base import Request, Usage
 from promptdesk.core.providers.bodies import error_status
 from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail, log
 from promptdesk.core.providers.stops import settle
-from promptdesk.core.providers.wire import wire_body, wire_prefix
+from promptdesk.core.providers.wire import wire_body, wire_prefix, wire_rest
 
 _OTHER_CAUSE = re.compile(r"context|maximum|too (long|large|many)|exceed", re.IGNORECASE)
 """Words by which a refused request names a cause other than its response_format."""
@@ -154,12 +154,12 @@ class OpenAIProvider(RemoteProvider):
             if self.stream_usage:
                 params["stream_options"] = {"include_usage": True}
             try:
-                body = wire_body(params, stream=True, known=self._encoded.setdefault(request.to, {}) if request.to else None)
+                known = self._encoded.setdefault(request.to, {}) if request.to else {}
                 if early is not None:
-                    response, why = await early.finish(body)
+                    response, why = await early.finish(wire_rest(params, True, known, early.begun))
                     if response is not None:
                         return response
-                answer = await _post(client, body)
+                answer = await _post(client, wire_body(params, stream=True, known=known))
                 if early is not None:
                     self.early.answered_whole(why, getattr(why, "status_code", None), self.base_url or self.default_url)
                 return answer
@@ -185,9 +185,10 @@ class OpenAIProvider(RemoteProvider):
         (`promptdesk.core.providers.early`), when it `sends_ahead`."""
         if not self.sends_ahead or not request.to:
             return
-        prefix = wire_prefix(self.params(request), self._encoded.get(request.to, {}))
+        begun = self.params(request)
+        prefix = wire_prefix(begun, self._encoded.setdefault(request.to, {}))
         client = self.client_for(request.to)
-        self.early.open(request.to, prefix, lambda content: _post(client, content))
+        self.early.open(request.to, prefix, lambda content: _post(client, content), begun)
 
     def _note_reasoning(self, length: int, text: str) -> None:
         """Say in debug.log how much reasoning the server sent apart from the reply (`reasoning_content`,
