@@ -208,7 +208,7 @@ async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request)
 
     Under `protocol: json` the request carries the turn's JSON schema and the reply is read by
     `promptdesk.core.protocol.structured` into the same parsed turn; what stays malformed keeps nothing."""
-    cast = addressable(session)
+    cast: dict[str, str] = {}  # filled when the first reply is read: at fifty actors, not before each request leaves
     structured = actor.provider.protocol == "json"
     if structured:
         others = [a.name for a in session.actors.values() if a.slug != actor.slug]
@@ -216,6 +216,8 @@ async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request)
     read = (lambda text: parse_json_turn(text, cast)) if structured else (lambda text: parse_turn(text, cast))
 
     def parse(completion: Completion) -> ParsedTurn:
+        if not cast:
+            cast.update(addressable(session))
         return _cut_short(read(completion.text), completion, request)
 
     completion = await call(session, actor.provider, request, stream_as=actor.slug)
