@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from promptdesk.core.providers.json_text import message_json
+
 
 def _dumps(value: Any) -> str:
     """JSON as the SDK writes it: no ASCII escaping, no spaces, no NaN."""
@@ -63,10 +65,10 @@ def wire_rest(params: dict[str, Any], stream: bool, known: dict[tuple[str, str],
 def _encoded(message: dict[str, Any], memo: dict[tuple[str, str], str], into: dict[tuple[str, str], str]) -> str:
     """A message's JSON, from `memo` when it holds it (a plain role and content), kept in `into`."""
     role, content = message.get("role"), message.get("content")
-    if len(message) != 2 or not isinstance(role, str) or not isinstance(content, str):
+    if len(message) != 2 or not isinstance(role, str) or not isinstance(content, str) or next(iter(message)) != "role":
         return _dumps(message)
     encoded = memo.get((role, content))
     if encoded is None:
-        encoded = _dumps(message)
+        encoded = message_json(role, content, compact=True)
     into[(role, content)] = encoded
     return encoded

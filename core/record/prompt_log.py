@@ -35,6 +35,7 @@ from typing import Any
 from promptdesk.core.errors import PromptdeskError
 from promptdesk.core.protocol.bounded import load_json
 from promptdesk.core.providers.base import ChatMessage, Request
+from promptdesk.core.providers.json_text import escaped, message_json
 
 FILE = "prompts.jsonl"
 MIN_KEEP = 256
@@ -161,8 +162,9 @@ class PromptLogWriter:
             record.update(extends=previous.id, keep=keep)
             if copy:
                 record["copy"] = list(copy)
-            record.update(append=text[keep + (copy[1] - copy[0] if copy else 0):], length=len(text))
-            return json.dumps(record, ensure_ascii=False)
+            append = text[keep + (copy[1] - copy[0] if copy else 0):]
+            return (json.dumps(record, ensure_ascii=False)[:-1] + ', "append": "' + escaped(append, "\\n") +
+                    f'", "length": {len(text)}}}')
         return json.dumps(record, ensure_ascii=False)[:-1] + ', "request": ' + text + "}"
 
 
@@ -195,7 +197,7 @@ def _message_json(message: ChatMessage, memo: dict[tuple[str, str], str],
     key = (message.role, message.content)
     encoded = memo.get(key)
     if encoded is None:
-        encoded = memo[key] = json.dumps({"role": message.role, "content": message.content}, ensure_ascii=False)
+        encoded = memo[key] = message_json(message.role, message.content)
     if used is not None:
         used[key] = encoded
     return encoded
