@@ -7,6 +7,7 @@ import gc
 
 import pytest
 from helpers import example_scene
+from loopback import CANARY, loopback  # noqa: F401 - fixture
 
 from promptdesk.core.engine import heap
 from promptdesk.core.record.recorder import Recorder
@@ -60,3 +61,40 @@ async def test_a_parallel_beat_settles_the_heap_once_its_requests_are_out(run_sc
             assert "settle" not in rest, beat
         else:
             assert "settle" not in asks and rest.count("settle") == 1, beat
+
+
+def test_the_collector_is_held_off_inside_paused_and_left_as_it_was_found():
+    assert gc.isenabled()
+    with heap.paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), heap.paused():
+        raise RuntimeError("a beat that failed while its turns were started")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with heap.paused():
+            pass
+        assert not gc.isenabled(), "off before, off after"
+    finally:
+        gc.enable()
+
+
+async def test_a_beat_that_sends_ahead_builds_its_requests_with_the_collector_held_off(run_scene, loopback, monkeypatch):
+    """Its turns are started one after another, each request leaving before the next is built: no
+    collection runs in between (at fifty actors they took 4 ms of the beat's fan-out)."""
+    from test_early_calls import play
+
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    states: list[bool] = []
+    asked = Recorder.record_prompt
+
+    def record_prompt(self, t, request) -> None:
+        if request.purpose == "turn" and request.beat:
+            states.append(gc.isenabled())
+        asked(self, t, request)
+
+    monkeypatch.setattr(Recorder, "record_prompt", record_prompt)
+    await play(run_scene, loopback)
+    assert len(states) == 9 and not any(states)  # beats 1-3, three actors each
+    assert gc.isenabled()

@@ -49,7 +49,8 @@ async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[Spe
 
     The heap is settled (`promptdesk.core.engine.heap`) when the beat's first turn is back, after
     its requests went out, rather than before the beat: at fifty actors the 2 ms it takes would
-    otherwise delay every request of the beat."""
+    otherwise delay every request of the beat; and while the turns are started the collector is
+    held off (`heap.paused`), for the same reason."""
     from promptdesk.core.engine.session import SceneStopped
 
     session.say("beat", f"Beat {beat}", beat=beat)
@@ -57,12 +58,15 @@ async def run_beat(session: Session, actors: list[Actor], beat: int) -> list[Spe
         raise SceneStopped
     first = seen = len(session.recorder.events)
     tasks = []
-    for actor in actors:
-        if session.stopped:
-            break
-        tasks.append(session.track(asyncio.create_task(play_turn(session, actor, beat, timeout_s=actor.turn_timeout_s))))
-        if actor.provider.sends_ahead:
-            await asyncio.sleep(0)  # this turn's request leaves (through its early call, woken) before the next is built
+    with heap.paused():
+        for actor in actors:
+            if session.stopped:
+                break
+            tasks.append(session.track(asyncio.create_task(play_turn(session, actor, beat, timeout_s=actor.turn_timeout_s))))
+            if actor.provider.sends_ahead:
+                await asyncio.sleep(0)  # this turn's request leaves (through its early call, woken) before the next is built
+        if tasks and actors[len(tasks) - 1].provider.sends_ahead:
+            await asyncio.sleep(0)  # and so does the last one
     waiting, settled, playing_as = set(tasks), False, dict(zip(tasks, actors))
     while waiting:
         done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
