@@ -40,6 +40,16 @@ def test_a_noun_phrase_ends_before_an_adverb_of_time_or_manner(text, phrase):
     assert topics(text) == [phrase]
 
 
+@pytest.mark.parametrize("text, phrase", [("They agree who tells the client what, and by when.", "the client"),
+                                          ("She works on a translation nobody commissioned.", "the translation"),
+                                          ("He asks the landlord whether the boiler works.", "the landlord"),
+                                          ("We ask the council where everyone parks.", "the council"),
+                                          ("I owe the bank everything.", "the bank")])
+def test_a_noun_phrase_ends_before_a_question_word_or_a_pronoun_of_no_one_in_particular(text, phrase):
+    """`the client what` or `the translation nobody` is no topic: the phrase ends at the noun."""
+    assert topics(text)[0] == phrase
+
+
 def test_a_noun_that_ends_like_an_adjective_is_still_a_noun_and_an_adjective_after_a_noun_is_dropped():
     text = "Ask the consultant. Meet the guest. Sit at the conference table. Keep the team intact. Find the dish."
     assert topics(text) == ["the consultant", "the guest", "the conference table", "the team", "the dish"]

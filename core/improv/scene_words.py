@@ -12,7 +12,8 @@ _STOP = frozenset(
     "something anyone nothing out up down off away every each some any all both died comes come came goes "
     "went gets got makes made says said whatever left lost knew told ran spent took saw kept thought felt "
     "wrote grew began became won built bought brought caught found gave heard held led met paid put read sent "
-    "sold sat slept stood taught understood walked asked wanted needed".split())
+    "sold sat slept stood taught understood walked asked wanted needed what whom whose where why how whether "
+    "whoever whichever nobody somebody anybody everybody everyone everything none".split())
 _OBJECT_STARTS = frozenset("its his her their the a an my your our to him them me us".split())
 _DETERMINERS = ("the", "a", "an", "my")
 _STARTS = ("this", "that", "your", "our")
