@@ -469,3 +469,26 @@ def test_the_budget_holds_across_invocations_and_a_raised_one_continues_the_stop
     total = json.loads((out / "spend.json").read_text())["spent_usd"]
     assert total == pytest.approx(call_costs(out)) and total > spent
     assert f"${total:.4f} spent" in capsys.readouterr().err
+
+
+async def test_a_rate_limited_provider_sends_ahead_when_its_provider_does(loopback):
+    """A sweep wraps each provider in its rate limiter: a provider asked to send ahead still does,
+    and the request opened ahead is counted by the limiter when it is asked, as any other."""
+    from promptdesk.core.providers.openai_provider import OpenAIProvider
+
+    loopback.script(Reply(text="one"), Reply(text="two"))
+    inner = OpenAIProvider("gpt-4.1-mini", api_key=CANARY, base_url=loopback.url("/v1"), send_ahead=True)
+    limiter = Limiters(Limits()).for_provider(inner)
+    limited = LimitedProvider(inner, limiter)
+    assert limited.sends_ahead
+    first = Request(to="alice", system="s", messages=[{"role": "user", "content": "hi"}])
+    pieces: list[str] = []
+    assert (await limited.complete(first, pieces.append)).text == "one"
+    thread = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "one"}]
+    limited.open_early(Request(to="alice", system="s", messages=thread))
+    asked = Request(to="alice", system="s", messages=[*thread, {"role": "user", "content": "again"}])
+    assert (await limited.complete(asked, pieces.append)).text == "two"
+    assert loopback.requests[-1].headers.get("transfer-encoding") == "chunked" and loopback.opened == 1
+    assert len(limiter._requests) == 2, "each request counted once, when it was asked"
+    await limited.drop_early()
+    await limited.aclose()

@@ -126,6 +126,17 @@ class LimitedProvider(Provider):
     def as_sent(self, request: Request) -> Request:
         return self.inner.as_sent(request)
 
+    @property
+    def sends_ahead(self) -> bool:
+        """The inner provider's: a request opened ahead is counted when it is asked (`complete`)."""
+        return self.inner.sends_ahead
+
+    def open_early(self, request: Request) -> None:
+        self.inner.open_early(request)
+
+    async def drop_early(self) -> None:
+        await self.inner.drop_early()
+
     def prepare(self) -> None:
         self.inner.prepare()
 
