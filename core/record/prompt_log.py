@@ -12,11 +12,12 @@ request, numbered from 1 by `id`, with the routing facts beside it:
 
 A delta means: the request's text is the first `keep` characters of request `extends` (the same
 recipient's previous request), then (when `copy` is given) the characters of that request from
-`copy[0]` to `copy[1]`, then `append`; `length` is the length of the result, checked on reading. In
-isolation (b) the previous request is usually an exact prefix (the thread only grows), so `keep` is
-everything but its closing brackets; in isolation (a) the shared part is the longest common prefix
-(the briefing), and the window of recent lines slides: what it still shows of the previous window is
-a `copy`. A request that shares less than `MIN_KEEP` characters with its predecessor is written whole.
+`copy[0]` to `copy[1]`, then `append`; `length` is the length of the result, checked on reading.
+`keep` runs to the first character where the two texts differ. In isolation (b) the thread only
+grows, its newest update kept up to the end of what happened (which the previous request holds), so
+`keep` runs into that update and `append` is the reply and the next update; in isolation (a) the
+shared part is the longest common prefix (the briefing), and the window of recent lines slides: what
+it still shows of the previous window is a `copy`. A request that shares less than `MIN_KEEP` characters with its predecessor is written whole.
 So the file grows with what is new in each request, not with the whole thread.
 
 `PromptLogWriter` encodes (used by `Recorder.record_prompt`); `read_prompts` rebuilds every request
@@ -191,15 +192,12 @@ def _same_frame(a: Request, b: Request) -> bool:
     return all(getattr(a, name) == getattr(b, name) for name in _FRAME)
 
 
-def _message_json(message: ChatMessage, memo: dict[tuple[str, str], str],
-                  used: dict[tuple[str, str], str] | None = None) -> str:
-    """A message's canonical JSON, from `memo` when it was encoded before (kept in `used` too)."""
+def _message_json(message: ChatMessage, memo: dict[tuple[str, str], str]) -> str:
+    """A message's canonical JSON, from `memo` when it was encoded before."""
     key = (message.role, message.content)
     encoded = memo.get(key)
     if encoded is None:
         encoded = memo[key] = message_json(message.role, message.content)
-    if used is not None:
-        used[key] = encoded
     return encoded
 
 
@@ -208,7 +206,8 @@ def _extended(previous: _Sent, request: Request, memo: dict[tuple[str, str], str
     """The request's text built from the previous one's when its thread only grew (or grew after a
     new copy of its newest message: an isolation (b) thread keeps the update it answered shorter
     than it was sent), and how much of the previous text it keeps. The messages' JSON comes from
-    `memo` when it holds them (`PromptLogWriter.prepare`); `used` is given those that were added."""
+    `memo` when it holds them (`PromptLogWriter.prepare`); `used` is given the last one's (the next
+    request's `replaced`)."""
     before, after = previous.request.messages, request.messages
     if len(after) < len(before) or request.system != previous.request.system or not _same_frame(request, previous.request):
         return None, 0
@@ -221,7 +220,9 @@ def _extended(previous: _Sent, request: Request, memo: dict[tuple[str, str], str
         keep = end - len(replaced) - (2 if kept else 0)
         if previous.text[end - len(replaced):end] != replaced:
             return None, 0
-    added = ", ".join(_message_json(m, memo, used) for m in after[kept:])
+    added = ", ".join(_message_json(m, memo) for m in after[kept:])
+    if len(after) > kept:
+        used[(after[-1].role, after[-1].content)] = _message_json(after[-1], memo)
     joint = ", " if kept and added else ""
     return "".join((previous.text[:keep], joint, added, previous.text[end:])), keep
 
