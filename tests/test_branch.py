@@ -193,6 +193,8 @@ def test_refusals_name_what_to_fix_and_make_nothing(runs, tmp_path, capsys):
     cases = [(["--at-beat", "99"], "never began beat 99"), (["--at-beat", "2", "--to", "bob"], "give the note too"),
              (["--at-beat", "2", "--note", "Hush", "--to", "zed"], "--to zed: names no actor in this run"),
              (["--at-beat", "2", "--event", " "], "--event needs a text"), (["--at-beat", "-1"], "0 or more"),
+             (["--at-beat", "2", "--event", "Rain. " * 3334], "--event is 20,003 characters; at most 20,000"),
+             (["--at-beat", "2", "--note", "x" * 20_001], "--note is 20,001 characters; at most 20,000"),
              (["--at-beat", "2", "--model", "gpt-9"], "--model gpt-9: every call of this take goes to the offline"),
              (["--at-beat", "2", "--base-url", "http://127.0.0.1:9/v1"], "takes no model and no server")]
     for args, message in cases:

@@ -329,3 +329,15 @@ async def test_an_interruption_is_transcribed_as_an_interruption(run_scene):
     transcript = (run.dir / "transcript.txt").read_text()
     name = run.session.state.cast[cuts[0].from_]
     assert f'{name} [INTERRUPT after "{cuts[0].interrupt_after}"' in transcript
+
+
+def test_an_operators_direction_is_taken_up_to_its_limit_and_refused_past_it():
+    """Up to `DIRECTION_MAX_CHARS` (surrounding blanks aside) a world event or note is queued, mended;
+    one character more is refused, naming what it is, its length and the limit."""
+    from promptdesk.core.protocol.bounded import DIRECTION_MAX_CHARS
+    from promptdesk.core.protocol.lines import direction
+
+    assert direction("  " + "a" * DIRECTION_MAX_CHARS + "\n", "world event") == "a" * DIRECTION_MAX_CHARS
+    assert direction("   ", "director's note") == ""
+    with pytest.raises(ValueError, match="the director's note is 20,001 characters; at most 20,000"):
+        direction("b" * (DIRECTION_MAX_CHARS + 1), "director's note")

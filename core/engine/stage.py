@@ -23,7 +23,7 @@ from promptdesk.core.engine import heap, suggestions
 from promptdesk.core.engine.record_tally import RecordTally
 from promptdesk.core.engine.actors import Actor
 from promptdesk.core.engine.briefing import note_line
-from promptdesk.core.protocol.lines import world_event_line
+from promptdesk.core.protocol.lines import direction, world_event_line
 from promptdesk.core.clock import Clock, RealClock
 from promptdesk.core.engine.pacing import SLICE_S, Pace, clamp
 from promptdesk.core.engine.coordinator import Decision, JudgeCoordinator, RuleCoordinator
@@ -263,22 +263,22 @@ class Stage:
 
     def inject_event(self, text: str) -> None:
         """Queue a world event; every actor receives it at the next beat. Raises `SceneClosed` once the
-        scene is closing: a queued event is always recorded, never dropped."""
+        scene is closing (a queued event is always recorded, never dropped), `ValueError` past its limit."""
         self._still_open()
-        if text.strip():
-            self._pending.append(("event", mend(text.strip()), None))
+        if text := direction(text, "world event"):
+            self._pending.append(("event", text, None))
 
     def add_note(self, text: str, to: str | None = None) -> None:
         """Queue a director's note for every actor, or for one (`to` is a cast slug). Raises
-        `SceneClosed` once the scene is closing."""
+        `SceneClosed` once the scene is closing, `ValueError` past its limit or for no such actor."""
         self._still_open()
         if to is not None and to not in self.actors:
             raise ValueError(f"no actor '{to}' in this scene (cast: {', '.join(self.actors)})")
         if to is not None and to in self.health.unavailable:
             raise ValueError(f"{self.state.cast.get(to, to)} is no longer on the stage "
                              f"({self.health.unavailable[to]}): no note can reach them")
-        if text.strip():
-            self._pending.append(("note", mend(text.strip()), to))
+        if text := direction(text, "director's note"):
+            self._pending.append(("note", text, to))
 
     def suggest(self, text: str) -> None:
         """The coordinator suggested a world event: inject it, hold it for the operator (the latest

@@ -34,6 +34,10 @@ ALIAS_CHARS_MAX = 1_000_000
 NODES_MAX = 50_000
 """Most values (keys, items, texts, lists and mappings) one YAML document may hold: a scene, strategy,
 plan or front matter holds hundreds, and building a million of them takes seconds."""
+DIRECTION_MAX_CHARS = 20_000
+"""The longest world event or director's note the operator may give (typed in the console, or
+`--event`/`--note`), as long as a scene file's longest text: every actor receives it in each request
+that follows, so a page pasted by mistake would be paid for again and again."""
 REPLY_MAX_CHARS = 1_000_000
 """The most characters of one model reply that are read (far past any `max_tokens`; a server that
 sends more is cut there, and `debug.log` says so): every reader of model output is timed at it."""

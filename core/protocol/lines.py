@@ -12,7 +12,8 @@ import re
 from typing import Any
 
 from promptdesk.core.protocol.lookalikes import COLON, GAP, letters, plain, without_bidi
-from promptdesk.core.protocol.sanitize import strip_controls
+from promptdesk.core.protocol.bounded import DIRECTION_MAX_CHARS
+from promptdesk.core.protocol.sanitize import mend, strip_controls
 
 _WHITESPACE_RE = re.compile(r"\s+")
 _RESERVED_RE = re.compile(rf"\b({letters('director note')}|{letters('event')}|{letters('system')}){GAP}*{COLON}",
@@ -87,6 +88,17 @@ def world_event_line(text: str) -> str:
     its text (the operator, a judge's suggestion), so the text is made safe as model text is (`one_line`):
     one line, no escape, no reserved word's colon, no bracket that closes the event to start a line of its own."""
     return f"[EVENT: {one_line(text)}]"
+
+
+def direction(text: str, what: str) -> str:
+    """An operator's world event or director's note as it is queued: stripped and mended (empty when
+    it says nothing); past `DIRECTION_MAX_CHARS` refused (`ValueError`, naming `what`, its length and
+    the limit)."""
+    text = text.strip()
+    if len(text) > DIRECTION_MAX_CHARS:
+        raise ValueError(f"the {what} is {len(text):,} characters; at most {DIRECTION_MAX_CHARS:,} (every actor "
+                         "receives it in each request after it): shorten it")
+    return mend(text)
 
 
 def folded(text: str) -> str:

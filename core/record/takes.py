@@ -35,7 +35,7 @@ from promptdesk.core.record.prompt_log import FILE as PROMPTS
 from promptdesk.core.record.run_folder import FILE_MODE
 from promptdesk.core.record.seams import SUPERSEDED
 from promptdesk.core.protocol.bounded import json_lines
-from promptdesk.core.protocol.lines import folded
+from promptdesk.core.protocol.lines import direction, folded
 from promptdesk.core.protocol.sanitize import strip_controls
 
 BRANCH = "branch"
@@ -70,6 +70,10 @@ class Change:
             text = getattr(self, name)
             if text is not None and not text.strip():
                 raise InvalidConfig(f"--{name} needs a text")
+            try:
+                direction(text or "", f"--{name}")
+            except ValueError as exc:
+                raise InvalidConfig(str(exc)) from None
         if self.to is None:
             return self
         if self.note is None:

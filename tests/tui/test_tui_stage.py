@@ -293,6 +293,26 @@ async def test_the_palette_copies_the_run_folders_path(workspace):
         assert app.clipboard == str(Path(session.state.run_dir).resolve())
 
 
+async def test_a_world_event_past_its_limit_is_refused_on_stage_naming_the_limit(workspace):
+    """A page pasted by mistake into the event dialog is not queued for every actor's every request:
+    the stage says how long it is and what the limit is, and nothing is recorded."""
+    session = hold_at(session_for(workspace))
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await held(pilot, session)
+        await pilot.press("e")
+        assert isinstance(app.screen, InputModal)
+        app.screen.query_one(Input).value = "Thunder. " * 2223
+        await pilot.press("enter")
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+        assert "World event not sent: the world event is 20,006 characters; at most 20,000 (every actor receives " \
+               "it in each request after it): shorten it" in messages, messages
+        assert not any("queued" in m for m in messages)
+        session.stop()
+    assert "Thunder" not in (Path(session.state.run_dir) / "events.jsonl").read_text()
+
+
 async def test_a_world_event_sent_after_the_close_is_refused_on_stage_not_queued(workspace):
     session = hold_at(session_for(workspace))
     app = create_app(session=session)
