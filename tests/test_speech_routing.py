@@ -58,6 +58,16 @@ def test_an_interrupt_phrase_cannot_break_out_of_its_quotes():
     assert line == "Alice [INTERRUPT after \"I 'want' to\"] \"No!\""
 
 
+@pytest.mark.parametrize("phrase", [None, "", "  ", "\n"])
+def test_an_interrupt_with_no_phrase_is_said_as_an_interrupt_not_after_an_empty_quote(phrase):
+    """A cut-in given no phrase (`[INTERRUPT, TONE: x]`, or a JSON turn without `interrupt_after`) is
+    routed as `[INTERRUPT, ...]`, never as `INTERRUPT after ""`; it reads back as the same cut-in."""
+    line = speech_line("Alice", spoken("No!", action="interrupt", interrupt_after=phrase, tone="sharp"))
+    assert line == 'Alice [INTERRUPT, TONE: sharp] "No!"'
+    again = parse_speech(line.removeprefix("Alice "))
+    assert again.action == "interrupt" and again.tone == "sharp" and again.content == "No!"
+
+
 def test_names_with_brackets_parse_in_a_header():
     parsed = parse_speech('[TO: [Evil], TONE: wry] "Hello."')
     assert (parsed.target, parsed.tone, parsed.content) == ("[Evil]", "wry", "Hello.")

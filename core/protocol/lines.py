@@ -34,8 +34,9 @@ def speech_line(speaker: str, speech: Any) -> str:
 def speech_header(speech: Any) -> str:
     """The bracket header of a speech, rebuilt from its parsed fields, each folded to a plain value."""
     parts: list[str] = []
-    if speech.action == "interrupt":
-        parts.append(f'INTERRUPT after "{_field(speech.interrupt_after)}"')
+    if speech.action == "interrupt":  # a cut-in whose phrase was not given, or said nothing, is said as such
+        phrase = _field(speech.interrupt_after)
+        parts.append(f'INTERRUPT after "{phrase}"' if phrase.strip() else "INTERRUPT")
     elif speech.action in ("silent", "react"):
         parts.append(speech.action.upper())
     if speech.target and speech.action != "silent":
