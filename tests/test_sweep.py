@@ -143,6 +143,26 @@ def test_the_budget_is_a_ceiling_for_the_whole_sweep(tmp_path, loopback, capsys)
     assert not (out / "b-C-seed2").exists() and not (out / "b-C-seed3").exists()
 
 
+def test_a_budgeted_sweep_whose_record_holds_a_call_of_unknown_cost_is_not_resumed(tmp_path, loopback, capsys):
+    """A server that answered with no token usage stopped the sweep (its budget cannot be kept). Run
+    again under the same budget, the sweep does not count that call as $0 and go on spending: it starts
+    nothing, sends nothing, names the run and says how to go on."""
+    loopback.default = Reply(text=turn('[TO: Bob] "Go on."', "Listen."), no_usage=True)
+    scene = scene_file(tmp_path, cast=remote_cast(loopback, "alice", "bob", "charlie", provider="openai",
+                                                  model="gpt-4.1-mini"))
+    out = tmp_path / "sweep"
+    args = ["sweep", str(scene), "--isolation", "b", "--coordinator", "C", "--seeds", "1-2", "--concurrency", "1",
+            "--characters-dir", str(CHARACTERS), "--out", str(out), "--max-beats", "3", "--budget-usd", "5"]
+    assert main(args) == 1
+    assert "a call sent no token usage" in capsys.readouterr().err
+    sent = loopback.hits
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "The sweep's budget cannot be kept: 1 run(s) (b-C-seed1) made a call whose server sent no token usage" in err
+    assert "nothing was started" in err and "another --out" in err
+    assert loopback.hits == sent, "nothing was sent"
+
+
 def test_a_run_resumed_after_the_budget_counts_its_cut_beats_paid_calls_everywhere(tmp_path, loopback, capsys):
     """A run the budget stopped mid-beat has paid for calls of the beat its resume plays again
     (`superseded.jsonl`). Its metadata counts them; so must its result line, `compare` and the report,

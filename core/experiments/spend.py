@@ -34,11 +34,19 @@ def read_spend(folder: Path) -> float:
 
 def logged_spend(folder: Path) -> float:
     """What the call events of every run folder under `folder` cost, superseded attempts included."""
-    total = 0.0
+    return logged(folder)[0]
+
+
+def logged(folder: Path) -> tuple[float, list[str]]:
+    """What the call events of every run folder under `folder` cost (superseded attempts included),
+    and the run folders holding an answered call whose cost is unknown (its server sent no token
+    usage). Such a call counts as nothing in the total, which is then only what is known; so does a
+    call cut off in flight (a stop), whose billing no server reported."""
+    total, unknown = 0.0, []
     try:
-        runs = [p for p in folder.iterdir() if p.is_dir()]
+        runs = sorted(p for p in folder.iterdir() if p.is_dir())
     except OSError:
-        return 0.0
+        return 0.0, []
     for run in runs:
         since = own_part_from(run)
         for name in ("events.jsonl", SUPERSEDED):
@@ -55,12 +63,16 @@ def logged_spend(folder: Path) -> float:
                     continue
                 if isinstance(record, dict) and record.get("type") == "call" and (record.get("beat") or 0) >= since:
                     total += float(record.get("cost_usd") or 0.0)
-    return total
+                    if record.get("usage") == "unknown" and record.get("ok", True) and run.name not in unknown:
+                        unknown.append(run.name)
+    return total, unknown
 
 
-def spent_so_far(folder: Path) -> float:
-    """What the sweep in `folder` has spent in all its invocations."""
-    return max(read_spend(folder), logged_spend(folder))
+def spent_so_far(folder: Path) -> tuple[float, list[str]]:
+    """What the sweep in `folder` has spent in all its invocations, as far as it is known, and the run
+    folders holding a call whose cost is unknown."""
+    total, unknown = logged(folder)
+    return max(read_spend(folder), total), unknown
 
 
 def write_spend(folder: Path, spent_usd: float, budget_usd: float | None) -> None:

@@ -70,6 +70,8 @@ class Sweep:
         self.baseline: dict[str, float] = {}
         """What each live run had already spent when this invocation took it up (a resumed run's past)."""
         self.spent_usd = 0.0  # in all its invocations; runs still live excepted (`live_spend` adds them)
+        self.unknown_cost: list[str] = []
+        """The run folders whose record holds a call of unknown cost (then no budget can be kept)."""
         self.to_resume: set[str] = set()
         self.retry_failed = False
         """Whether failed runs are set aside and played again (`--retry-failed`, `retry_failed`)."""
@@ -153,7 +155,7 @@ class Sweep:
             else:
                 with writing(self.folder / combo.name):
                     set_aside(self.folder / combo.name, "partial")
-        self.spent_usd = spent_so_far(self.folder)
+        self.spent_usd, self.unknown_cost = spent_so_far(self.folder)
         with writing(self.folder / SPEND_FILE):
             write_spend(self.folder, self.spent_usd, self.plan.budget_usd)
         return todo
@@ -164,12 +166,19 @@ class Sweep:
             self.lock.release()
 
     def budget_spent(self) -> bool:
-        """True when the budget is already spent: nothing more may start."""
-        return self.plan.budget_usd is not None and self.spent_usd >= self.plan.budget_usd
+        """True when the budget is already spent, or cannot be kept (the record holds a call whose cost is
+        unknown: `unknown_cost`): nothing more may start."""
+        return self.plan.budget_usd is not None and (self.spent_usd >= self.plan.budget_usd or bool(self.unknown_cost))
 
     def budget_message(self, todo: list[Combination]) -> str:
-        """Why a sweep whose budget is spent starts nothing, and how to go on."""
+        """Why a sweep whose budget is spent, or cannot be kept, starts nothing, and how to go on."""
         budget = self.plan.budget_usd or 0.0
+        if self.unknown_cost:
+            runs = ", ".join(self.unknown_cost[:3]) + (", …" if len(self.unknown_cost) > 3 else "")
+            return (f"The sweep's budget cannot be kept: {len(self.unknown_cost)} run(s) ({runs}) made a call whose "
+                    f"server sent no token usage, so what the sweep spent is ${self.spent_usd:.4f} and more, by "
+                    f"an unknown amount, against --budget-usd {budget:g}; {len(todo)} run(s) still to do, nothing "
+                    "was started. To go on without a budget, sweep into another --out, on a server that reports usage.")
         more = max(budget * 2, self.spent_usd + budget)
         return (f"The sweep's budget is spent: ${self.spent_usd:.4f} of --budget-usd {budget:g} (recorded in "
                 f"{self.folder / 'spend.json'}); {len(todo)} run(s) still to do, nothing was started. "
