@@ -24,6 +24,7 @@ LINE = turn('[TONE: calm] "Go on, then."')
 @pytest.fixture(autouse=True)
 def keys(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
 
 
 def received(server) -> list[dict]:
@@ -44,9 +45,10 @@ def charlie_last(server, within_s: float = 5.0):
     return scripted(answer)
 
 
-async def play(run_scene, server, isolation: str = "b", beats: int = 4, within_s: float = 5.0, **cast_options):
+async def play(run_scene, server, isolation: str = "b", beats: int = 4, within_s: float = 5.0,
+               provider: str = "openai", model: str = "gpt-4.1-mini", **cast_options):
     server.default = charlie_last(server, within_s)
-    cast = remote_cast(server, "alice", "bob", "charlie", provider="openai", model="gpt-4.1-mini")
+    cast = remote_cast(server, "alice", "bob", "charlie", provider=provider, model=model)
     for spec in cast.values():
         spec.update({"send_ahead": True, **cast_options})
     scene = example_scene("the-apology", cast=cast, limits={"max_beats": beats})
@@ -73,6 +75,38 @@ async def test_after_its_first_turn_each_actors_request_leaves_ahead_and_arrives
     assert loopback.abandoned_at_least(2) == 2  # those opened in beat 3 for a beat that never came
 
 
+def text_of(content) -> str:
+    """A Messages API content (a string, or text blocks that may carry a cache mark) as its text."""
+    return content if isinstance(content, str) else "".join(block["text"] for block in content)
+
+
+async def test_a_claude_crowd_sends_ahead_with_the_cache_marks_its_whole_requests_have(run_scene, loopback):
+    """On the Anthropic API the same requests go ahead, and each body the server took, sent ahead or
+    whole, is the one the provider builds for the request `prompts.jsonl` records: its briefing and
+    thread, and its cache marks where the turn's request has them (the previous update and the last
+    reply, the newest update's kept part), though the thread was sent before the update existed."""
+    from promptdesk.core.providers.anthropic_provider import AnthropicProvider
+
+    run = await play(run_scene, loopback, provider="anthropic", model="claude-sonnet-4-6")
+    turns = [r for r in loopback.requests if isinstance(r.body, dict) and "messages" in r.body]
+    chunked = [r for r in turns if r.headers.get("transfer-encoding") == "chunked"]
+    assert len(chunked) == 4 and loopback.opened == 6 and loopback.abandoned_at_least(2) == 2
+    recorded = [p.text for p in read_prompts(run.dir) if p.purpose == "turn"]
+    provider = AnthropicProvider("claude-sonnet-4-6", base_url=loopback.url())
+    took = []
+    for r in turns:
+        last = r.body["messages"][-1]["content"]
+        kept = len(last[0]["text"]) if isinstance(last, list) and len(last) == 2 else None
+        plain = [{"role": m["role"], "content": text_of(m["content"])} for m in r.body["messages"]]
+        asked = Request(to="x", system=text_of(r.body["system"]), messages=plain, max_tokens=r.body["max_tokens"],
+                        cache_prefix=True, thread_kept=kept)
+        assert r.body == provider.params(asked) | {"stream": True}
+        took.append(json.dumps({"system": asked.system, "messages": plain, "max_tokens": asked.max_tokens,
+                                "cache_prefix": True}, sort_keys=True))
+    expected = [json.dumps({k: v for k, v in json.loads(r).items() if k != "cache_key"}, sort_keys=True) for r in recorded]
+    assert sorted(took) == sorted(expected), "the server took exactly the requests recorded"
+
+
 async def test_nothing_is_sent_ahead_unless_asked(run_scene, loopback):
     """`send_ahead` is off by default: a server that takes no body in chunks is never sent one."""
     await play(run_scene, loopback, beats=3, within_s=0.2, send_ahead=False)
@@ -93,6 +127,8 @@ async def test_send_ahead_on_the_command_line_and_in_a_cast_entry_reaches_the_pr
     spec = ProviderSpec(name="openai", model="m", base_url="http://127.0.0.1:9/v1", send_ahead=True)
     assert make_remote(spec).sends_ahead and not make_remote(spec.model_copy(update={"send_ahead": False})).sends_ahead
     assert not make_remote(spec.model_copy(update={"max_concurrency": 2})).sends_ahead
+    claude = ProviderSpec(name="anthropic", model="claude-sonnet-4-6", send_ahead=True)
+    assert make_remote(claude).sends_ahead and not make_remote(claude.model_copy(update={"send_ahead": False})).sends_ahead
 
 
 async def test_isolation_a_sends_nothing_ahead(run_scene, loopback):

@@ -50,7 +50,7 @@ def add_tuning(g: argparse._ActionsContainer) -> None:
     g.add_argument("--journal-timeout", dest="journal_timeout_s", type=timeout_seconds, metavar="SECONDS",
                    help="seconds one attempt of a journal call may take (default: the call timeout)")
     g.add_argument("--send-ahead", dest="send_ahead", action="store_const", const=True,
-                   help="openai, openai-compatible: in a parallel beat under isolation b, open each actor's next "
+                   help="anthropic, openai, openai-compatible: in a parallel beat under isolation b, open each actor's next "
                         "request as soon as its turn is done (its body sent in chunks; the server must take that): "
                         "a crowd's beat no longer waits for every request to be built")
 

@@ -102,7 +102,7 @@ class CastOverride(SceneModel):
     journal_timeout_s: Timeout | None = None
     """Seconds one attempt of this character's journal call may take."""
     send_ahead: bool | None = None
-    """openai, openai-compatible: send this character's next request ahead (see `provider.send_ahead`)."""
+    """anthropic, openai, openai-compatible: send this character's next request ahead (see `provider.send_ahead`)."""
     protocol: ProtocolName | None = None
     """How this character answers: `tags`, `json` or `auto` (see `provider.protocol`)."""
     schema_format: SchemaFormat | None = None

@@ -18,6 +18,9 @@ never text; a JSON `message` sent for a streamed request is taken whole.
 A request with a JSON schema (`Request.json_schema`) forces one tool (`ANSWER_TOOL`) whose input
 schema it is: the answer is that tool's input, as JSON text (streamed as its `input_json_delta`
 fragments); any text block beside it is not part of the answer.
+A turn's request sent ahead (`send_ahead`: `promptdesk.core.providers.early`) is opened with the thread
+marked as the turn's request will mark it (`_begun`), and its body is written by Promptdesk
+(`promptdesk.core.providers.wire`) and posted through the SDK's `post`, its events read as `create`'s.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import json
 from typing import Any
 
 from promptdesk.core.errors import ProviderError
-from promptdesk.core.providers.base import Request, Usage
+from promptdesk.core.providers.base import ChatMessage, Request, Usage
 from promptdesk.core.providers.remote import ERROR_TYPE_STATUS, RemoteProvider, Stream, error_detail, log
 from promptdesk.core.providers.stops import settle
 
@@ -91,8 +94,8 @@ class AnthropicProvider(RemoteProvider):
     default_url = DEFAULT_BASE_URL
 
     def __init__(self, model: str | None, api_key: str | None = None, base_url: str | None = None,
-                 **options: Any) -> None:
-        super().__init__(model, api_key, base_url, **options)
+                 send_ahead: bool = False, **options: Any) -> None:
+        super().__init__(model, api_key, base_url, send_ahead=send_ahead, **options)
         self._prefix_checked: set[str] = set()
         """The actors whose cached prefix was checked against the minimum (once each: it only grows)."""
 
@@ -170,10 +173,28 @@ class AnthropicProvider(RemoteProvider):
         message = Message.construct(**body)
         return message if body.get("type") == "message" and _holds_content(message) and message.stop_reason else None
 
+    def _begun(self, request: Request) -> dict[str, Any]:
+        """The arguments a turn's request begins with: `request`'s thread as the turn's request will
+        mark it for the cache, an update after it kept in part as every turn's is (so its previous
+        update and last reply carry the marks: `trailing_breakpoints`)."""
+        update = ChatMessage(role="user", content="-\n\n-")
+        params = self.params(request.model_copy(update={"messages": [*request.messages, update], "thread_kept": 1}))
+        return {**params, "messages": params["messages"][:-1]}
+
+    def _streamed_post(self, client: Any) -> Any:
+        from anthropic import AsyncStream
+        from anthropic.types import Message, RawMessageStreamEvent
+
+        return lambda content: client.post("/v1/messages", content=content, cast_to=Message, stream=True,
+                                           stream_cls=AsyncStream[RawMessageStreamEvent])
+
     async def _stream(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         usage = Usage(reported=False)
         wanted = "text_delta" if request.json_schema is None else "input_json_delta"
-        events = await client.messages.create(**self.params(request), stream=True)
+        params = self.params(request)
+        early = self.early.take(request.to) if request.purpose == "turn" else None
+        events = await self.early.send(early, params, self._encoded.setdefault(request.to, {}) if request.to else {},
+                                       lambda: client.messages.create(**params, stream=True), self.base_url or DEFAULT_BASE_URL)
         self.saw_headers(events.response.headers)
         if (whole := await self._expect_events(events.response, self._whole_instead)) is not None:
             await events.close()

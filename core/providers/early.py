@@ -33,6 +33,8 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from promptdesk.core.providers.wire import wire_rest
+
 log = logging.getLogger("promptdesk.providers")
 
 
@@ -95,6 +97,20 @@ class EarlyCalls:
     def take(self, to: str | None) -> Early | None:
         """`to`'s early call, now spent, if one is open."""
         return self.calls.pop(to, None) if to else None
+
+    async def send(self, early: Early | None, params: dict[str, Any], known: dict[tuple[str, str], str],
+                   whole: Callable[[], Awaitable[Any]], server: str) -> Any:
+        """The streamed response to `params`: through `early` (a call taken for this request) when the
+        request goes on from what it was opened with, only the rest of the body written (`wire_rest`);
+        else `whole()`, once, as without an early call (`answered_whole` says why in debug.log)."""
+        if early is None:
+            return await whole()
+        response, why = await early.finish(wire_rest(params, True, known, early.begun))
+        if response is not None:
+            return response
+        answer = await whole()
+        self.answered_whole(why, getattr(why, "status_code", None), server)
+        return answer
 
     def answered_whole(self, why: BaseException | None, status: int | None, server: str) -> None:
         """The request an early call could not carry (`why`) was answered sent whole: a refusal

@@ -29,7 +29,7 @@ from promptdesk.core.providers.base import Request, Usage
 from promptdesk.core.providers.bodies import error_status
 from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail, log
 from promptdesk.core.providers.stops import settle
-from promptdesk.core.providers.wire import wire_body, wire_prefix, wire_rest
+from promptdesk.core.providers.wire import wire_body
 
 _OTHER_CAUSE = re.compile(r"context|maximum|too (long|large|many)|exceed", re.IGNORECASE)
 """Words by which a refused request names a cause other than its response_format."""
@@ -52,13 +52,9 @@ class OpenAIProvider(RemoteProvider):
         if compatible and not base_url:
             raise InvalidConfig("the openai-compatible provider needs a base URL (--base-url or `base_url` in the "
                                 "scene's provider), e.g. http://localhost:11434/v1 for Ollama")
-        super().__init__(model, api_key, base_url, **options)
-        self.send_ahead = send_ahead
-        """Whether a turn's request may be opened before it is asked (`open_early`)."""
+        super().__init__(model, api_key, base_url, send_ahead=send_ahead, **options)
         self.stream_usage = True
         """Whether streams ask for their usage (`stream_options`); off once the server refused it."""
-        self._encoded: dict[str, dict[tuple[str, str], str]] = {}
-        """Each recipient's messages as JSON, from its last streamed request (`wire_body`)."""
 
     finish_marker = "finish_reason and [DONE]"
     default_url = "https://api.openai.com/v1"
@@ -155,14 +151,8 @@ class OpenAIProvider(RemoteProvider):
                 params["stream_options"] = {"include_usage": True}
             try:
                 known = self._encoded.setdefault(request.to, {}) if request.to else {}
-                if early is not None:
-                    response, why = await early.finish(wire_rest(params, True, known, early.begun))
-                    if response is not None:
-                        return response
-                answer = await _post(client, wire_body(params, stream=True, known=known))
-                if early is not None:
-                    self.early.answered_whole(why, getattr(why, "status_code", None), self.base_url or self.default_url)
-                return answer
+                return await self.early.send(early, params, known, lambda: _post(client, wire_body(params, True, known)),
+                                             self.base_url or self.default_url)
             except Exception as exc:  # noqa: BLE001 - a schema refusal is named, anything else goes on as it was
                 early = None
                 if "stream_options" not in params or not _refuses_stream_options(exc):
@@ -173,22 +163,8 @@ class OpenAIProvider(RemoteProvider):
                             "their usage is unknown unless the server sends it anyway", self.name,
                             self.base_url or self.default_url)
 
-    @property
-    def sends_ahead(self) -> bool:
-        """When asked (`send_ahead`), but not to a server whose calls wait for a place
-        (`max_concurrency`: those waits keep the calls' order of arrival), nor once the server refused a
-        request sent ahead."""
-        return self.send_ahead and self.max_concurrency is None and not self.early.refused
-
-    def open_early(self, request: Request) -> None:
-        """Open `request.to`'s next turn now, its body written as far as `request`'s messages go
-        (`promptdesk.core.providers.early`), when it `sends_ahead`."""
-        if not self.sends_ahead or not request.to:
-            return
-        begun = self.params(request)
-        prefix = wire_prefix(begun, self._encoded.setdefault(request.to, {}))
-        client = self.client_for(request.to)
-        self.early.open(request.to, prefix, lambda content: _post(client, content), begun)
+    def _streamed_post(self, client: Any) -> Any:
+        return lambda content: _post(client, content)
 
     def _note_reasoning(self, length: int, text: str) -> None:
         """Say in debug.log how much reasoning the server sent apart from the reply (`reasoning_content`,

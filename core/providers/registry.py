@@ -50,7 +50,7 @@ def make_remote(spec: Any, *, sleep: Any = None) -> Provider:
     if name == "anthropic":
         from promptdesk.core.providers.anthropic_provider import AnthropicProvider
 
-        return AnthropicProvider(model, base_url=base_url, **options)
+        return AnthropicProvider(model, base_url=base_url, send_ahead=bool(getattr(spec, "send_ahead", False)), **options)
     from promptdesk.core.providers.openai_provider import OpenAIProvider
 
     return OpenAIProvider(model, base_url=base_url, compatible=name == "openai-compatible",

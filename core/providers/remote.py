@@ -40,6 +40,7 @@ from promptdesk.core.providers.rate_headers import spent_budget
 from promptdesk.core.providers.streams import Stream
 from promptdesk.core.providers.retry import redact, status_error, transport_error, with_retries
 from promptdesk.core.providers.whole_requests import send_whole
+from promptdesk.core.providers.wire import wire_prefix
 from promptdesk.core.providers.waits import OnWait, Wait, capped_wait
 
 log = logging.getLogger("promptdesk.providers")
@@ -59,7 +60,7 @@ class RemoteProvider(Provider):
                  timeout_s: float = 60.0, max_retries: int = 3, retry_after_cap_s: float = 30.0,
                  sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep, rng: random.Random | None = None,
                  base_delay_s: float = 0.5, max_concurrency: int | None = None,
-                 journal_timeout_s: float | None = None) -> None:
+                 journal_timeout_s: float | None = None, send_ahead: bool = False) -> None:
         if not model:
             raise InvalidConfig(f"the {self.name} provider needs a model: set `model` in the scene's provider "
                                 f"(or pass --model)")
@@ -80,6 +81,10 @@ class RemoteProvider(Provider):
         """The TLS context every recipient's client shares (built once: it is the slow part of a client)."""
         self.early = EarlyCalls()
         """Each recipient's next turn, sent ahead (`open_early`)."""
+        self.send_ahead = send_ahead
+        """Whether a turn's request may be opened before it is asked (`open_early`)."""
+        self._encoded: dict[str, dict[tuple[str, str], str]] = {}
+        """Each recipient's messages as JSON, from its last request (`promptdesk.core.providers.wire`)."""
         self.rate_wait: Wait | None = None
         """From the last response's rate-limit headers: the wait until a spent budget resets (capped
         by `retry_after_cap_s`), else None."""
@@ -92,6 +97,10 @@ class RemoteProvider(Provider):
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
 
     # -- hooks -----------------------------------------------------------------------------
+    @abstractmethod
+    def params(self, request: Request) -> dict[str, Any]:
+        """The API's arguments for `request`."""
+
     @abstractmethod
     def _build_client(self, http_client: Any = None) -> Any:
         """Import the SDK and build its async client, with `max_retries=0` (on `http_client` when given)."""
@@ -331,6 +340,30 @@ class RemoteProvider(Provider):
 
     def _transport_error(self, exc: BaseException) -> ProviderError:
         return transport_error(self.name, exc, secrets=(self._api_key,), url=self.base_url or self.default_url)
+
+    @property
+    def sends_ahead(self) -> bool:
+        """When asked (`send_ahead`), but not to a server whose calls wait for a place
+        (`max_concurrency`: those waits keep the calls' order of arrival), nor once the server refused a
+        request sent ahead."""
+        return self.send_ahead and self.max_concurrency is None and not self.early.refused
+
+    def open_early(self, request: Request) -> None:
+        """Open `request.to`'s next turn now, its body written as far as `request`'s messages go
+        (`promptdesk.core.providers.early`), when it `sends_ahead`."""
+        if not self.sends_ahead or not request.to:
+            return
+        begun = self._begun(request)
+        prefix = wire_prefix(begun, self._encoded.setdefault(request.to, {}))
+        self.early.open(request.to, prefix, self._streamed_post(self.client_for(request.to)), begun)
+
+    def _begun(self, request: Request) -> dict[str, Any]:
+        """The API arguments a turn's request begins with, when `request` holds its thread so far."""
+        return self.params(request)
+
+    def _streamed_post(self, client: Any) -> Callable[[Any], Awaitable[Any]]:
+        """Send a streamed request whose body is given (bytes, or chunks to stream) through `client`."""
+        raise NotImplementedError
 
     async def drop_early(self) -> None:
         await self.early.cancel_all()

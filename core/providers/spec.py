@@ -71,7 +71,7 @@ class ProviderSpec(BaseModel):
     journal_timeout_s: Timeout | None = None
     """Seconds one journal call's attempt may take; None: `timeout_s`."""
     send_ahead: bool = False
-    """openai, openai-compatible: in a parallel beat under isolation (b), open each actor's next
+    """anthropic, openai, openai-compatible: in a parallel beat under isolation (b), open each actor's next
     request as soon as its turn is done and send the rest when the next beat asks it (its body in
     chunks: a crowd's beat no longer waits for every request to be built; the server must take a
     chunked request body, as the hosted APIs, vLLM, Ollama and llama.cpp do). Not with `max_concurrency`."""
