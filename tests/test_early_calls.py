@@ -143,6 +143,22 @@ async def test_a_server_whose_calls_wait_for_a_place_is_sent_nothing_ahead(run_s
     assert not [r for r in loopback.requests if r.headers.get("transfer-encoding") == "chunked"]
 
 
+def provider_on(loopback, api: str):
+    """A provider of `api` on the loopback server, asked to send ahead."""
+    from promptdesk.core.providers.anthropic_provider import AnthropicProvider
+
+    if api == "anthropic":
+        return AnthropicProvider("claude-sonnet-4-6", base_url=loopback.url(), max_retries=0, send_ahead=True)
+    return OpenAIProvider("gpt-4.1-mini", base_url=loopback.url("/v1"), max_retries=0, send_ahead=True)
+
+
+def said(body: dict, index: int) -> str:
+    """The text of a body's `index`-th thread message (after OpenAI's system message)."""
+    messages = body["messages"][1:] if body["messages"][0]["role"] == "system" else body["messages"]
+    content = messages[index]["content"]
+    return content if isinstance(content, str) else "".join(block["text"] for block in content)
+
+
 def request(*messages: str) -> Request:
     return Request(to="alice", system="You are Alice.", cache_key="promptdesk-alice",
                    messages=[ChatMessage(role="user" if i % 2 == 0 else "assistant", content=m)
@@ -156,10 +172,11 @@ async def complete(provider, asked: Request) -> str:
     return completion.text
 
 
-async def test_a_request_that_does_not_start_as_opened_abandons_the_early_call_and_goes_whole(loopback):
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_a_request_that_does_not_start_as_opened_abandons_the_early_call_and_goes_whole(loopback, api):
     """A thread that changed after the call was opened (a window drop, another briefing): the early
     call is closed unfinished, and the request is sent whole, answered once."""
-    provider = OpenAIProvider("gpt-4.1-mini", base_url=loopback.url("/v1"), max_retries=0, send_ahead=True)
+    provider = provider_on(loopback, api)
     loopback.default = Reply(text=LINE)
     try:
         provider.open_early(request("Begin.", "Hello."))
@@ -170,11 +187,12 @@ async def test_a_request_that_does_not_start_as_opened_abandons_the_early_call_a
         await provider.aclose()
     assert loopback.hits == 1 and loopback.abandoned_at_least(1) == 1
     assert loopback.requests[0].headers.get("transfer-encoding") != "chunked"
-    assert loopback.requests[0].body["messages"][1]["content"].startswith("Begin (the window")
+    assert said(loopback.requests[0].body, 0).startswith("Begin (the window")
 
 
-async def test_a_request_that_starts_as_opened_goes_through_the_early_call(loopback):
-    provider = OpenAIProvider("gpt-4.1-mini", base_url=loopback.url("/v1"), max_retries=0, send_ahead=True)
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_a_request_that_starts_as_opened_goes_through_the_early_call(loopback, api):
+    provider = provider_on(loopback, api)
     loopback.default = Reply(text=LINE)
     try:
         provider.open_early(request("Begin.", "Hello."))
@@ -185,12 +203,13 @@ async def test_a_request_that_starts_as_opened_goes_through_the_early_call(loopb
         await provider.aclose()
     assert loopback.hits == 1 and loopback.abandoned == 0
     assert loopback.requests[0].headers.get("transfer-encoding") == "chunked"
-    assert loopback.requests[0].body["messages"][-1]["content"] == "Bob said hello."
+    assert said(loopback.requests[0].body, -1) == "Bob said hello."
 
 
-async def test_a_server_that_takes_no_body_in_chunks_gets_the_request_whole_and_no_early_call_again(loopback, caplog):
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_a_server_that_takes_no_body_in_chunks_gets_the_request_whole_and_no_early_call_again(loopback, caplog, api):
     caplog.set_level(logging.INFO, logger="promptdesk.providers")
-    provider = OpenAIProvider("gpt-4.1-mini", base_url=loopback.url("/v1"), max_retries=0, send_ahead=True)
+    provider = provider_on(loopback, api)
     loopback.default = Reply(text=LINE)
     loopback.refuse_chunked = True
     try:
