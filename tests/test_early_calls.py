@@ -224,3 +224,33 @@ async def test_a_server_that_takes_no_body_in_chunks_gets_the_request_whole_and_
     assert [r.headers.get("transfer-encoding") for r in loopback.requests] == [None, None]
     assert "refused a request sent ahead of its beat (HTTP 411" in caplog.text
     assert caplog.text.count("refused a request sent ahead") == 1
+
+
+@pytest.mark.parametrize("flags, says", [
+    (["--isolation", "b"], "send_ahead does nothing here: offline sends no request body to open early"),
+    (["--isolation", "a"], "offline sends no request body to open early; under isolation (a) each request is built anew"),
+])
+def test_send_ahead_asked_where_it_can_do_nothing_is_said_not_ignored(tmp_path, capsys, flags, says):
+    """`--send-ahead` on the offline improviser (or claude-code), under isolation (a), or in turns that
+    are not parallel beats does nothing: the run says so on stderr and in its notes."""
+    from promptdesk.core.cli.main import main
+
+    out = tmp_path / "run"
+    assert main(["--batch", "the-apology", *flags, "--coordinator", "C", "--send-ahead", "--max-beats", "2",
+                 "--journals", "none", "--out", str(out), "--quiet"]) == 0
+    assert says in capsys.readouterr().err
+    assert says in (out / "notes.md").read_text()
+
+
+def test_send_ahead_where_it_acts_adds_no_notice(tmp_path):
+    from promptdesk.core.casting.build import unsent_ahead
+    from promptdesk.core.formats.registry import FORMATS
+    from promptdesk.core.providers.spec import ProviderSpec
+
+    scene = example_scene("the-apology")
+    specs = {"alice": ProviderSpec(name="anthropic", model="claude-sonnet-4-6", send_ahead=True),
+             "bob": ProviderSpec(name="openai", model="gpt-4.1-mini", send_ahead=True), "charlie": ProviderSpec()}
+    assert unsent_ahead(FORMATS["scene"], scene, "b", specs) == []
+    sequential = scene.model_copy(update={"turns": "sequential"})
+    assert unsent_ahead(FORMATS["scene"], sequential, "b", specs) == [
+        "send_ahead does nothing here: only parallel beats send requests ahead, not sequential turns"]

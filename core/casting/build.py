@@ -144,6 +144,25 @@ def own_replies(fmt: Format, specs: dict[str, ProviderSpec], options: RunOptions
     return {slug: spec.model_copy(update={"protocol": "tags"}) for slug, spec in specs.items()}, [*notices, notice]
 
 
+SENDS_AHEAD = ("anthropic", "openai", "openai-compatible")
+"""The providers that can open a turn's request before it is asked (`promptdesk.core.providers.early`)."""
+
+
+def unsent_ahead(fmt: Format, scene: Scene, isolation: str, specs: dict[str, ProviderSpec]) -> list[str]:
+    """A notice for `send_ahead` (or `--send-ahead`) asked where it can do nothing: a provider that
+    sends no request body, isolation (a) (each request is built anew), or turns that are not a
+    scene's parallel beats. Nothing asked is ignored without a word."""
+    asked = sorted({spec.name for spec in specs.values() if spec.send_ahead})
+    if not asked:
+        return []
+    cannot = [name for name in asked if name not in SENDS_AHEAD]
+    why = ([f"{', '.join(cannot)} sends no request body to open early"] if cannot else []) + \
+        (["under isolation (a) each request is built anew each turn"] if isolation == "a" else []) + \
+        ([f"only a scene's parallel beats send requests ahead, not a {fmt.name}'s {fmt.unit}"] if fmt.unit != "beats" else
+         ["only parallel beats send requests ahead, not sequential turns"] if scene.turns == "sequential" else [])
+    return [f"send_ahead does nothing here: {'; '.join(why)}"] if why else []
+
+
 def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> ProviderSpec:
     """The provider for one actor (or the judge, slug None): flags win over the scene file."""
     spec = scene.provider_for(slug) if slug else (scene.judge or scene.provider)
@@ -274,7 +293,8 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
                                            provider_flag=bool(options.provider))
     specs, notices = own_replies(fmt, specs, options, notices)
     suggestions, told = suggested_events(scene, options)
-    notices = card_notices(scene, cards) + notices + told + late_events(scene, fmt, options, len(cast))
+    notices = (card_notices(scene, cards) + notices + told + late_events(scene, fmt, options, len(cast))
+               + unsent_ahead(fmt, scene, isolation, specs))
     if options.max_beats is not None and fmt.unit != "beats":
         notices.append(f"--max-beats {options.max_beats} ignored: it caps a scene's beats, and a {fmt.name} is played "
                        f"in rounds; its round cap is {fmt.round_cap}")
