@@ -24,7 +24,7 @@ def _speak(event: SpeakEvent, cast: Cast) -> Line:
         return Line.of(*name, (" — silent", "muted"), *gesture)
     parts = list(name)
     if event.action == "interrupt":
-        after = f' after "{safe(event.interrupt_after)}"' if event.interrupt_after else ""
+        after = f' after "{safe(event.interrupt_after)}"' if (event.interrupt_after or "").strip() else ""
         parts.append((f" interrupts{after}", "interrupt"))
     elif event.action == "react":
         parts.append((" reacts", "muted"))

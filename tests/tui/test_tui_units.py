@@ -69,6 +69,12 @@ class TestTranscriptLines:
                                           text="No."), CAST)
         assert line.plain.startswith('Bob interrupts after "I only"')
 
+    def test_an_interruption_with_no_phrase_says_only_that_it_interrupts(self) -> None:
+        for phrase in (None, "", "   "):
+            line = transcript_line(SpeakEvent(t=0, **{"from": "bob"}, action="interrupt", interrupt_after=phrase,
+                                              text="No."), CAST)
+            assert line.plain == 'Bob interrupts  "No."', phrase
+
     def test_thinking_routing_and_calls_are_not_transcribed(self) -> None:
         assert transcript_line(ThinkEvent(t=0, **{"from": "alice"}, text="secret"), CAST) is None
         assert transcript_line(event("route", text="Forwarding"), CAST) is None
