@@ -35,7 +35,7 @@ from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.formats.registry import get
 from promptdesk.core.protocol.lines import one_line
 from promptdesk.core.providers.pricing import is_priced
-from promptdesk.core.providers.spec import ProviderSpec, turn_protocol
+from promptdesk.core.providers.spec import OWN_SETTINGS, ProviderSpec, carried, idle_settings, turn_protocol
 from promptdesk.core.record.folder_lock import FolderLock
 from promptdesk.core.record.run_folder import claim_fresh, claim_out
 
@@ -163,6 +163,19 @@ def unsent_ahead(fmt: Format, scene: Scene, isolation: str, specs: dict[str, Pro
     return [f"send_ahead does nothing here: {'; '.join(why)}"] if why else []
 
 
+def idle_notices(specs: list[tuple[str, ProviderSpec]]) -> list[str]:
+    """A notice for each setting given to a provider that does not read it (`idle_settings`: `effort`
+    on openai, `latency_ms` on anthropic), naming who plays on that provider. Nothing given is
+    ignored without a word."""
+    idle: dict[tuple[str, str], list[str]] = {}
+    for who, spec in specs:
+        for key in idle_settings(spec):
+            idle.setdefault((key, spec.name), []).append(who)
+    readers = lambda key: " and ".join(OWN_SETTINGS[key]) + (" read" if len(OWN_SETTINGS[key]) > 1 else " reads")  # noqa: E731
+    return [f"{key} does nothing here: only {readers(key)} it, and {', '.join(who)} play{'s' * (len(who) == 1)} "
+            f"on {name}" for (key, name), who in idle.items()]
+
+
 def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> ProviderSpec:
     """The provider for one actor (or the judge, slug None): flags win over the scene file."""
     spec = scene.provider_for(slug) if slug else (scene.judge or scene.provider)
@@ -171,6 +184,7 @@ def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> Provid
         update["name"] = options.provider
         if options.provider != spec.name:
             update["model"] = None
+            spec = ProviderSpec.model_validate(carried(spec.model_dump(exclude_unset=True), options.provider))
     if options.model:
         update["model"] = options.model
     if options.base_url:
@@ -303,6 +317,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     evaluator_spec = evaluators.spec_for(scene, judge_spec)
     called = [*specs.values(), *([judge_spec] if role != "C" else []), *fmt.priced_specs(scene, setup),
               *([evaluator_spec] if evaluator_spec else [])]
+    notices += idle_notices([*specs.items(), *([("the judge", judge_spec)] if role != "C" else [])])
     pool.clock = clock = options.clock or clock_for(called, realtime=options.realtime)
     names = [c.name for c in cast]
     actors = []

@@ -22,7 +22,7 @@ from promptdesk.core.characters.search import ascii_spelling
 from promptdesk.core.engine.scene_parts import BenchmarkSource, CastOverride, Limits, SceneModel, ScheduledEvent, Slug
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.protocol.rubrics import RUBRICS
-from promptdesk.core.providers.spec import ProviderSpec, turn_protocol
+from promptdesk.core.providers.spec import ProviderSpec, carried, turn_protocol
 
 MAX_CAST = 50
 """The largest cast any format plays (a town meeting, a focus group); a format may allow fewer
@@ -334,15 +334,16 @@ class Scene(SceneModel):
         """The provider for one character: its `cast` override merged over the scene's `provider`.
 
         When the override switches to another provider, the scene's `model` and `base_url` are not
-        carried over (they belong to the other provider) unless the override gives its own.
+        carried over (they belong to the other provider) unless the override gives its own, nor the
+        settings only the scene's provider reads (`latency_ms`, `effort`: `carried`).
         """
         override = self.cast.get(slug)
         if override is None:
             return self.provider
-        update = override.model_dump(exclude_none=True)
+        update, base = override.model_dump(exclude_none=True), self.provider.model_dump(exclude_unset=True)
         if update.get("name", self.provider.name) != self.provider.name:
-            update = {"model": None, "base_url": None, **update}
-        return ProviderSpec.model_validate({**self.provider.model_dump(), **update})
+            update, base = {"model": None, "base_url": None, **update}, carried(base, update["name"])
+        return ProviderSpec.model_validate({**base, **update})
 
     def perspective_for(self, slug: str) -> str:
         """This character's private perspective, or "" (never anyone else's)."""

@@ -31,6 +31,25 @@ def _latency(value: tuple[int, int]) -> tuple[int, int]:
     return value
 
 
+OWN_SETTINGS: dict[str, tuple[str, ...]] = {
+    "latency_ms": ("offline",), "max_processes": ("claude-code",), "first_byte_timeout_s": ("claude-code",),
+    "thinking_tokens": ("claude-code",), "effort": ("claude-code",), "schema_format": ("openai", "openai-compatible")}
+"""The settings only some providers read (`send_ahead` has its own notice, `unsent_ahead`): given to
+another provider they do nothing, and the run says so (`idle_settings`)."""
+
+
+def carried(settings: dict[str, object], name: str) -> dict[str, object]:
+    """A provider's `settings` as another provider, `name`, takes them over (a `--provider` flag, a
+    `cast:` entry that switches provider): without those only the first one reads, as its model is
+    left behind too."""
+    return {key: value for key, value in settings.items() if name in OWN_SETTINGS.get(key, (name,))}
+
+
+def idle_settings(spec: ProviderSpec) -> list[str]:
+    """The settings `spec` was given (in a scene file or by a flag) that its provider does not read."""
+    return [key for key, readers in OWN_SETTINGS.items() if key in spec.model_fields_set and spec.name not in readers]
+
+
 Latency = Annotated[tuple[NonNegativeInt, NonNegativeInt], AfterValidator(_latency)]
 Timeout = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 """Seconds a call may take: a finite amount (infinity would let a stalled server hang the run)."""
