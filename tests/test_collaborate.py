@@ -294,6 +294,8 @@ class TestOfflineImproviser:
         run = await run_session(tmp_path, scene, isolation="a", coordinator="C", clock=clock, before_run=stop_in_round_2)
         assert run.result.close_reason == "stop" and len(of_type(run, "agent_response")) == 1
         assert [r["text"] for r in of_type(run, "stop") if r["from"] == "router"] == ["Collaboration canceled by user."]
+        assert run.result.beats == 2 and run.session.format.played(run.session, run.result) == 1, \
+            "the round the stop cut short is not counted as played"
 
     @pytest.mark.parametrize("isolation", ["a", "b"])
     async def test_the_operators_world_event_reaches_both_and_a_note_only_its_addressee(self, tmp_path, isolation):

@@ -45,6 +45,11 @@ class CollaborateFormat(Format):
         """Two: a collaboration is two assistants handing work back and forth (spec 001)."""
         return 2
 
+    def played(self, session: Session, result: Any) -> int:
+        """Rounds whose reply was recorded: a round the operator's stop (or a failed call) cut short
+        is not counted as played."""
+        return sum(session.state.turns.values())
+
     def check_scene(self, scene: Scene) -> None:
         check(scene)
 
