@@ -40,9 +40,29 @@ class Grammar:
         """Whether `symbol` has an alternative whose every slot can be filled."""
         return bool(self._alternatives(symbol, _present(bindings)))
 
-    def expand(self, symbol: str, rng: random.Random, bindings: Bindings) -> str:
-        """One expansion of `symbol` ('' when nothing can be said with these bindings)."""
-        return _tidy(self._expand(symbol, rng, bindings, _present(bindings)))
+    def expand(self, symbol: str, rng: random.Random, bindings: Bindings, share: tuple[int, int] | None = None,
+               family: Sequence[str] = ()) -> str:
+        """One expansion of `symbol` ('' when nothing can be said with these bindings).
+
+        With `share` (i, n), the alternative is drawn from the i-th of n shares (`shared_out`) of the
+        alternatives of `family` (symbols that say much the same, in one order for every speaker; by
+        default `symbol` alone), those of `symbol` itself first when its share holds some. The shares
+        are cut from every alternative of the family, whatever the bindings, so that they are the same
+        for every speaker: n speakers drawing from their own shares never draw the same alternative
+        while the family has n. A share none of whose alternatives these bindings can fill is taken
+        from those they can."""
+        present = _present(bindings)
+        if share is None:
+            return _tidy(self._expand(symbol, rng, bindings, present))
+        own = self._alternatives(symbol, present)
+        names = family or (symbol,)
+        every = [alt for name in names for alt in self.rules.get(name, ())]
+        usable = {alt for name in names for alt in self._alternatives(name, present)} | set(own)
+        mine = [alt for alt in shared_out(every, share) if alt in usable] or \
+            list(shared_out([alt for alt in every if alt in usable] or list(own), share))
+        if not mine:
+            return ""
+        return _tidy(self._fill(rng.choice([alt for alt in mine if alt in own] or mine), rng, bindings, present))
 
     def _alternatives(self, symbol: str, present: frozenset[str]) -> tuple[_Alternative, ...]:
         """The alternatives of `symbol` that can be filled when these bindings are present (memoised:
@@ -60,10 +80,11 @@ class Grammar:
             options = bindings.get(symbol) or ()
             return rng.choice(options) if options else ""
         usable = self._alternatives(symbol, present)
-        if not usable:
-            return ""
-        out = []
-        for piece in rng.choice(usable).pieces:
+        return self._fill(rng.choice(usable), rng, bindings, present) if usable else ""
+
+    def _fill(self, alternative: _Alternative, rng: random.Random, bindings: Bindings, present: frozenset[str]) -> str:
+        out: list[str] = []
+        for piece in alternative.pieces:
             if isinstance(piece, str):
                 out.append(_agree(out[-1], piece) if out else piece)
             else:
@@ -89,6 +110,16 @@ def _agree(subject: str, text: str) -> str:
     head = head.lower()
     plural = head in _PLURALS or (len(head) > 3 and head.endswith("s") and not head.endswith(_SINGULAR_S))
     return _PLURAL_VERBS[verb] + text[len(verb):] if plural else text
+
+
+def shared_out(alternatives: Sequence[_Alternative], share: tuple[int, int]) -> Sequence[_Alternative]:
+    """The `i`-th of `n` shares of `alternatives` (`share` = (i, n)): every n-th from the i-th, so that
+    n speakers drawing from their own shares never draw the same one; with fewer alternatives than
+    speakers, the one at i modulo their number."""
+    index, count = share
+    if len(alternatives) < count:
+        return alternatives[index % len(alternatives):][:1]
+    return alternatives[index % count::count]
 
 
 def _present(bindings: Bindings) -> frozenset[str]:

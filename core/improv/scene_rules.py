@@ -36,15 +36,24 @@ RULES: dict[str, tuple[str, ...]] = {
         "Walk me through #topic#, #to#. From the start.",
         "How long have you known about #topic#, #to#?",
         "#to#, what are you not telling me about #topic#?",
+        "Somebody knows more about #topic# than they're saying.",
+        "Why won't anyone talk straight about #topic#?",
+        "How did #topic# get this far without anyone noticing?",
     ),
     "explain": (
         "#bg# That's the part nobody asked about.",
         "You should know this, #to#: #bg.low# There it is.",
         "Let me explain #mine#, #to#. It isn't as simple as it looks.",
         "There's more to #topic# than anyone has said. #mine.cap# was part of it.",
-        "I know how #topic# sounds. Let me finish before you decide.",
+        "I know what you think of #topic#. Let me finish before you decide.",
         "It comes down to #mine#, #to#.",
         "You weren't there for #mine#, #to#. I was.",
+        "Hear me out on #topic# before anyone decides anything, #to#.",
+        "#topic.cap# looked different from where I stood, #to#.",
+        "There's a reason #topic# went the way it did.",
+        "You've only heard half of #topic#, #to#.",
+        "Before we go further on #topic#, you should know how it started.",
+        "I was closer to #topic# than anyone here. Let me explain.",
     ),
     "question": (
         "What would you do about #topic#, #to#?",
@@ -54,6 +63,10 @@ RULES: dict[str, tuple[str, ...]] = {
         "What does a good outcome look like for #topic#, #to#?",
         "And #mine#? Does anyone care about that?",
         "#to#, can I ask you something about #mine#?",
+        "Is #topic# really what we should be arguing about?",
+        "Who here actually knows the facts about #topic#?",
+        "What are we afraid of with #topic#?",
+        "What would it take to settle #topic# tonight?",
     ),
     "echo": (
         "'#echo.cap#'? That's not how I remember #topic#.",
@@ -67,12 +80,16 @@ RULES: dict[str, tuple[str, ...]] = {
         "Fair. #topic.cap# is on me as much as anyone.",
         "I hear you, #to#. #mine.cap# doesn't excuse it.",
         "That stings, #to#, but you're not wrong about #topic#.",
+        "Maybe I was too quick about #topic#.",
+        "All right. I got #topic# wrong.",
     ),
     "mediate": (
         "Can we slow down? This is about #topic#, not about each other.",
         "#to#, I think we both want #topic# sorted out.",
         "Let's take a breath before #topic# gets away from us.",
         "#to#, say that again, slower. I want to understand #topic#.",
+        "We all want #topic# to work out. Let's remember that.",
+        "One at a time on #topic#, please.",
     ),
     "propose": (
         "Here's what I suggest for #topic#: we write down who does what, today.",
@@ -80,17 +97,25 @@ RULES: dict[str, tuple[str, ...]] = {
         "I can take the first step on #topic# tomorrow morning.",
         "Let's make #topic# concrete: one owner, one date.",
         "#to#, give me a week on #topic#, and then we look at it together.",
+        "Let's put #topic# to a vote.",
+        "Why don't we each say one thing about #topic#, and then decide?",
     ),
     "agree": (
         "That works for me, #to#. #topic.cap#, then.",
         "Then that's what we do about #topic#, #to#.",
         "I can live with that plan for #topic#.",
         "Good. #topic.cap# gets done properly this time.",
+        "Fine by me. Let's settle #topic# that way, #to#.",
+        "Yes. I'm with you on #topic#.",
+        "Then we're agreed on #topic#.",
+        "I'll back that for #topic#.",
     ),
     "wind_down": (
         "I think we've said most of what there is to say about #topic#.",
         "We're nearly there with #topic#, #to#.",
         "That's enough about #topic# for one day, #to#.",
+        "I don't think there's much left to say about #topic#, #to#.",
+        "Let's not go round #topic# again.",
     ),
     "interrupt": (
         "No - stop there, #to#. This is about #topic#.",
@@ -98,6 +123,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "Wait. Before you go on about #mine# -",
         "Sorry, #to#, I have to cut in. #topic.cap#, remember?",
         "No. We keep circling #topic# and never landing.",
+        "Let me stop you there, #to#. #topic.cap# first.",
     ),
     "confide": (
         "#to#, there's something I haven't said. #fact# There, it's out.",
@@ -119,6 +145,8 @@ RULES: dict[str, tuple[str, ...]] = {
         "Then we agree on #goal_obj#, #to#. I'll start with #mine#.",
         "Agreed: #goal_obj#, starting this week. #mine.cap# comes first for me.",
         "I agree, #to#. #goal_obj.cap#, written down, today.",
+        "Agreed, #to#: #goal_obj#. Let's not lose it this time.",
+        "#goal_obj.cap# it is, then. Count me in.",
     ),
     "admit": (
         "#to#, I have to admit something: #said.low#.",
@@ -239,6 +267,8 @@ RULES: dict[str, tuple[str, ...]] = {
         "Stay a while, #to#. #topic.cap# can wait.",
         "Come again next week, #to#. We can talk about #topic# then.",
         "Let me think about #topic#. That's all I'll promise today.",
+        "Sleep on #topic#, #to#. We can talk again.",
+        "Let's leave #topic# for another day.",
     ),
     "agree_talk": (
         "All right, #to#. I'll think about #topic#.",
@@ -248,6 +278,8 @@ RULES: dict[str, tuple[str, ...]] = {
     "mediate_talk": (
         "Let's not quarrel over #topic#, #to#.",
         "We don't have to settle #topic# today, #to#.",
+        "Neither of us has to be right about #topic#.",
+        "Let's talk about #topic#, not fight about it.",
     ),
     "wind_down_talk": (
         "That's enough about #topic# for one morning, #to#.",
@@ -258,14 +290,25 @@ RULES: dict[str, tuple[str, ...]] = {
         "I'd better get going. We'll pick up #topic# another time.",
         "I'll let you go, #to#. #topic.cap# can wait until tomorrow.",
         "I should let you get on with your day, #to#. Thank you for hearing me out about #topic#.",
+        "I'll leave it there. #topic.cap# will keep.",
+        "Time I was going. We'll see where #topic# stands tomorrow.",
+        "That's all from me on #topic# for now.",
+        "I'm going to go and think about #topic#.",
     ),
     "close_group": (
         "Thank you both for today. #topic.cap# is in better shape than it was.",
         "Thank you all for your time. We know what happens with #topic# now.",
+        "That's enough for today. #topic.cap# is clearer than it was.",
+        "Thank you for this. I know where #topic# stands now.",
     ),
     "close_crowd": (
         "Thank you, everyone. #topic.cap# is in better shape than it was.",
         "Thank you all for your time. We know what happens with #topic# now.",
+        "That's enough for one meeting. #topic.cap# is clearer than it was.",
+        "Thank you for this, all of you. I know where #topic# stands now.",
+        "Good night, everyone. #topic.cap# will look better in the morning.",
+        "I'll leave it there. #topic.cap# has had a fair hearing tonight.",
+        "Right, that's me done. Thank you all for #topic#.",
     ),
     "close_guest": (
         "Thank you for having me, #host#. I should get going.",
@@ -278,5 +321,13 @@ RULES: dict[str, tuple[str, ...]] = {
 }
 """symbol -> alternatives; every alternative holds a slot filled from the request. A `_talk` variant
 is the same move in a conversation that asks for no outcome (a visit, not a meeting)."""
+
+FAMILIES: tuple[tuple[str, ...], ...] = (
+    ("question", "press"), ("agree", "concede"), ("propose", "mediate"),
+    ("question_talk", "press_talk"), ("propose_talk", "mediate_talk"))
+"""Moves that say much the same in one register, shared out together among a beat's actors
+(`speech.beat_share`): when one move has fewer alternatives than the cast, the others' take up the
+rest, so that two actors answering blind in one beat do not say the same line."""
+FAMILY_OF = {symbol: family for family in FAMILIES for symbol in family}
 
 GRAMMAR = Grammar(RULES)

@@ -115,9 +115,18 @@ def quotes_someone(words: str) -> bool:
     return bool(_QUOTED.search(words))
 
 
+DANGLING = frozenset("""a an the my your his her our their its this that these those and or but nor so to of in on at
+for with about from by into than as if because before after while when what who whom whose which where why how
+we they he she i is are was were be been am do does did have has had can could should would will shall
+may might must just really very not""".split())
+"""Words a quoted phrase cut short does not end on (`what we should`, `the tea house just`)."""
+
+
 def short_phrase(words: str, limit: int) -> str:
     """The opening clause of a line, at most `limit` words, without quotes or end punctuation."""
     plain = _QUOTED.sub("", words.replace('"', "")).strip()
     clauses = [c.strip() for c in re.split(r"[.,;:!?]|\s-\s|\u2014", plain) if len(c.split()) >= 2]
     tokens = (clauses[0] if clauses else plain).split()[:max(1, limit)]
+    while len(tokens) > 2 and tokens[-1].lower().strip(",.;:!?-'") in DANGLING:
+        tokens.pop()
     return " ".join(tokens).rstrip(",.;:!?- ")

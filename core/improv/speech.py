@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from promptdesk.core.improv import phrases
 from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.material import Material, address
-from promptdesk.core.improv.scene_rules import GRAMMAR, RULES
+from promptdesk.core.improv.scene_rules import FAMILY_OF, GRAMMAR, RULES
 from promptdesk.core.improv.temperament import Temperament
 
 DRAWS = 8
@@ -107,8 +107,10 @@ def words(brief: Briefing, m: Material, cue: Cue, rng: random.Random, extra: dic
     leads = frozenset(tic.lower() for tic in m.tics)
     said = {core(line.text, leads) for line in brief.own} | {core(line.text, leads) for line in brief.heard}
     t = t or brief.temperament
-    for _ in range(DRAWS):
-        text = GRAMMAR.expand(symbol, rng, slots) if symbol != "place_line" else f"So. Here we are in {m.place}."
+    for draw in range(DRAWS):
+        share = beat_share(brief) if draw < DRAWS // 2 else None
+        text = GRAMMAR.expand(symbol, rng, slots, share, FAMILY_OF.get(symbol, ())) if symbol != "place_line" else \
+            f"So. Here we are in {m.place}."
         lead = "" if not lead_in else rng.choice(m.tics) if m.tics and rng.random() < 0.3 else \
             _lead(t, rng) if rng.random() < 0.3 else ""
         if lead and not text.startswith("'") and text.split(" ", 1)[0].lower().strip(",") not in NO_LEAD:
@@ -116,6 +118,18 @@ def words(brief: Briefing, m: Material, cue: Cue, rng: random.Random, extra: dic
         if core(text, leads) not in said:
             return text
     return ""
+
+
+def beat_share(brief: Briefing) -> tuple[int, int] | None:
+    """This actor's share of a grammar rule's alternatives in this beat: (its place in the cast, as
+    every actor reads it, turned by the beat; the cast's size). Actors in one parallel beat do not
+    hear each other, so two of them making the same move would otherwise draw the same line as often
+    as the rule has few alternatives; their shares differ in every beat, and over a scene each actor
+    draws from every share."""
+    cast = sorted({brief.name, *brief.others})
+    if len(cast) < 2:
+        return None
+    return (cast.index(brief.name) + brief.beat) % len(cast), len(cast)
 
 
 def _lower_first(text: str, brief: Briefing) -> str:
