@@ -26,3 +26,33 @@ def test_a_cost_that_is_not_a_number_is_unknown_not_a_crash(tmp_path, capsys):
     assert cost["pairs"] == 2 and cost["dropped"] == [2]
     turns = next(d for d in data["differences"] if d["metric"] == "turns")
     assert turns["pairs"] == 3 and turns["diff"] == 3.0
+
+
+def test_a_runs_run_with_keeps_the_beat_limit_and_suggestions_it_played_under():
+    """`--max-beats 3 --suggested-events inject` changed what the run did: the command that plays it again
+    names them (the start records both), and a pace."""
+    from promptdesk.core.experiments.report_header import run_command
+    from promptdesk.core.record.events import parse_event_json
+    start = {"t": 0.0, "from": "coordinator", "type": "start", "text": "start", "beat": 0, "isolation": "b",
+             "coordinator": "B", "seed": 4, "scene": {"name": "ferry", "file": "ferry.yaml"},
+             "providers": {"rosa": "offline:improviser"}, "suggested_events": "inject", "max_beats": 3, "pace_s": 0.5}
+    assert run_command([parse_event_json(json.dumps(start))]) == (
+        "promptdesk --batch ferry.yaml --isolation b --coordinator B --provider offline --seed 4 --max-beats 3 "
+        "--suggested-events inject --pace 0.5")
+    start.update(coordinator="C", pace_s=0.0)        # coordinator C suggests nothing: no flag for it
+    assert run_command([parse_event_json(json.dumps(start))]).endswith("--seed 4 --max-beats 3")
+
+
+def test_a_sweeps_run_with_keeps_every_flag_its_plan_holds(tmp_path):
+    """The characters folder, the server, the protocol and the provider settings are the plan's (a rerun
+    without them plays other runs, or is refused as another plan): the command names them."""
+    from promptdesk.core.experiments.report_header import sweep_command
+    from promptdesk.core.experiments.sweep_plan import SweepPlan
+    plan = SweepPlan(scene="scenes/ferry.yaml", isolations=["a", "b"], coordinators=["A"], seeds=[1, 2, 3],
+                     provider="openai-compatible", model="qwen", base_url="http://127.0.0.1:8080/v1", max_beats=5,
+                     characters_dirs=["my cast"], protocol="json",
+                     provider_settings={"timeout_s": 30.0, "send_ahead": True, "schema_format": "json_object"})
+    assert sweep_command(plan) == (
+        "promptdesk sweep scenes/ferry.yaml --isolation a,b --coordinator A --seeds 1-3 --provider openai-compatible "
+        "--model qwen --base-url http://127.0.0.1:8080/v1 --protocol json --max-beats 5 --characters-dir 'my cast' "
+        "--timeout 30.0 --send-ahead --schema-format json_object")

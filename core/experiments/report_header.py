@@ -180,10 +180,21 @@ def sweep_command(plan: Any) -> str:
              "--coordinator", ",".join(plan.coordinators), "--seeds", seeds_text(list(plan.seeds)).replace(", ", ",").replace(" ", "")]
     words[2:3] = [as_given(plan.scene)] if not getattr(plan, "scenes", None) else [str(p) for p in _given(plan)]
     benchmark = (("--models", ",".join(getattr(plan, "models", []))), ("--evaluator", ",".join(getattr(plan, "evaluators", []))))
-    for flag, value in (("--provider", plan.provider), ("--model", plan.model), ("--max-beats", plan.max_beats), *benchmark):
+    for flag, value in (("--provider", plan.provider), ("--model", plan.model), ("--base-url", getattr(plan, "base_url", None)),
+                        ("--protocol", getattr(plan, "protocol", None)), ("--max-beats", plan.max_beats), *benchmark):
         if value is not None and value != "":
             words += [flag, str(value)]
+    for folder in getattr(plan, "characters_dirs", None) or []:
+        words += ["--characters-dir", str(folder)]
+    for key, value in (getattr(plan, "provider_settings", None) or {}).items():
+        if key in SETTING_FLAGS and value is not None and value is not False:
+            words += [SETTING_FLAGS[key]] + ([] if value is True else [str(value)])
     return shlex.join(words)
+
+
+SETTING_FLAGS = {"schema_format": "--schema-format", "max_concurrency": "--max-concurrency", "timeout_s": "--timeout",
+                 "journal_timeout_s": "--journal-timeout", "send_ahead": "--send-ahead"}
+"""The provider settings a sweep's plan records, by the flag that gave each (`core.cli.provider_flags.FLAGS`)."""
 
 
 def take_sweep_command(plan: Any) -> str:
@@ -248,4 +259,10 @@ def run_command(events: list[BaseEvent]) -> str:
         words += ["--provider", provider] + (["--model", model] if model and provider != "offline" else [])
     if info.get("seed") is not None:
         words += ["--seed", str(info["seed"])]
+    if isinstance(info.get("max_beats"), int):   # the limit the run played under, the scene's or a flag's
+        words += ["--max-beats", str(info["max_beats"])]
+    if info.get("coordinator") in ("A", "B") and info.get("suggested_events") in ("inject", "ask"):  # off: headless default
+        words += ["--suggested-events", str(info["suggested_events"])]
+    if isinstance(info.get("pace_s"), (int, float)) and info["pace_s"] > 0:
+        words += ["--pace", f"{info['pace_s']:g}"]
     return shlex.join(words)
