@@ -56,3 +56,14 @@ def test_a_sweeps_run_with_keeps_every_flag_its_plan_holds(tmp_path):
         "promptdesk sweep scenes/ferry.yaml --isolation a,b --coordinator A --seeds 1-3 --provider openai-compatible "
         "--model qwen --base-url http://127.0.0.1:8080/v1 --protocol json --max-beats 5 --characters-dir 'my cast' "
         "--timeout 30.0 --send-ahead --schema-format json_object")
+
+
+def test_the_cite_box_writes_a_small_p_as_p_below_not_p_equals_below(tmp_path, capsys):
+    """Twelve seeds, b lower in every one: the example row's p is under 0.001, cited `p < 0.001`."""
+    from promptdesk.core.experiments.compare import compare, load
+    from promptdesk.core.experiments.compare_text import cite
+    spread = [3, 30, 8, 22, 14, 27, 5, 18, 11, 25, 9, 16]
+    sweep = write_sweep(tmp_path / "sweep", {"a-C": [n + 2 for n in spread], "b-C": spread})
+    runs, by = load([sweep], audit=False)
+    text = cite(compare(runs, by, ("turns",)))
+    assert "p < 0.001, Holm-adjusted p < 0.001" in text and "= <" not in text

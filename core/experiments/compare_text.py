@@ -27,6 +27,12 @@ def p_text(p: float | None) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
+def p_is(p: float | None) -> str:
+    """A p-value as a sentence cites it: `p = 0.012`, `p < 0.001` (never `p = <0.001`)."""
+    text = p_text(p)
+    return f"p {text[0]} {text[1:]}" if text.startswith("<") else f"p = {text}"
+
+
 def level(comparison: Comparison) -> str:
     """The interval's confidence level as a reader says it (95%)."""
     return f"{1 - comparison.options.alpha:.0%}"
@@ -286,7 +292,7 @@ def cite(comparison: Comparison) -> str:
         return head
     return head + (f" For example: {example.metric}, {example.b} − {example.a} = {signed(example.diff or 0)} "
                    f"({level(comparison)} CI {interval_text(example)}; {test_name(comparison)}, n = {example.n_text}, "
-                   f"p = {p_text(example.p_value)}, {SHORT[options.adjust]}-adjusted p = {p_text(example.p_adjusted)}"
+                   f"{p_is(example.p_value)}, {SHORT[options.adjust]}-adjusted {p_is(example.p_adjusted)}"
                    + (f"; {comparison.statistics.effect_name} = {number(example.effect)}" if example.effect is not None
                       else "") + ").")
 
