@@ -67,3 +67,15 @@ def test_the_cite_box_writes_a_small_p_as_p_below_not_p_equals_below(tmp_path, c
     runs, by = load([sweep], audit=False)
     text = cite(compare(runs, by, ("turns",)))
     assert "p < 0.001, Holm-adjusted p < 0.001" in text and "= <" not in text
+
+
+def test_the_factorial_view_says_how_many_seeds_it_used_and_which_it_left_out(tmp_path, capsys):
+    """A 2 × 2 sweep whose b-C run of seed 3 failed: the repeated-measures ANOVA runs on the seeds known in
+    every cell, and the text says n and the seed left out (the JSON already did)."""
+    sweep = write_sweep(tmp_path / "sweep", {"a-B": [3, 9, 4, 12, 6], "a-C": [4, 11, 4, 13, 8],
+                                             "b-B": [5, 10, 7, 15, 9], "b-C": [6, 13, None, 15, 12]})
+    assert main(["compare", str(sweep), "--metrics", "turns"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Seeds not known in every cell are left out of it (n = 4 seeds, 3 dropped)." in text
+    assert main(["compare", str(sweep), "--metrics", "turns", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["factorial"][0]["dropped"] == [3]

@@ -270,7 +270,21 @@ def factorial_notes(comparison: Comparison) -> list[str]:
             "of the variance the term explains once the other terms are set aside. A term shown — has no F: no "
             f"difference at all between its levels, or the same difference in every {comparison.unit.name} (nothing to "
             "test it against)."
-            + (f" Not analysed: {'; '.join(skipped)}." if skipped else "")]
+            + (f" Not analysed: {'; '.join(skipped)}." if skipped else "") + _factorial_dropped(comparison)]
+
+
+def _factorial_dropped(comparison: Comparison) -> str:
+    """The units a repeated-measures factorial left out (not known in every cell), with how many it used."""
+    groups: dict[tuple, list[str]] = {}
+    for f in comparison.factorial:
+        if f.dropped and not f.untested:
+            groups.setdefault((f.units, tuple(f.dropped)), []).append(f.name)
+    if not groups:
+        return ""
+    unit = comparison.unit.name
+    said = [(f"{', '.join(names)}: " if len(groups) > 1 else "") + f"n = {units} {unit}s, {unit_text(list(left))} dropped"
+            for (units, left), names in groups.items()]
+    return f" {unit[0].upper() + unit[1:]}s not known in every cell are left out of it ({'; '.join(said)})."
 
 
 def cite(comparison: Comparison) -> str:
