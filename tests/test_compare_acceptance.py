@@ -79,3 +79,26 @@ def test_the_factorial_view_says_how_many_seeds_it_used_and_which_it_left_out(tm
     assert "Seeds not known in every cell are left out of it (n = 4 seeds, 3 dropped)." in text
     assert main(["compare", str(sweep), "--metrics", "turns", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["factorial"][0]["dropped"] == [3]
+
+
+def test_a_run_stopped_before_its_second_beat_played_one_beat():
+    """Every actor's provider refused the key in beat 0: the run stops at the safe point before beat 1, and
+    its close is numbered 1. It played one beat (as the console counts it), not two: `beats` in `compare`
+    and `totalBeats` in `metadata.json` say 1. A run that closes in its last beat is counted as before."""
+    from promptdesk.core.experiments.metrics import run_metrics
+    from promptdesk.core.record import outputs
+    from promptdesk.core.record.events import parse_event_json
+    start = {"t": 0.0, "from": "coordinator", "type": "start", "text": "start", "beat": 0, "scene": {"name": "tea"},
+             "cast": {"rosa": "Rosa"}, "isolation": "b", "coordinator": "C", "seed": 1}
+    played = [start, {"t": 0.0, "from": "coordinator", "type": "beat", "text": "Turn 0: Rosa", "beat": 0, "target": "rosa"},
+              {"t": 0.1, "from": "coordinator", "type": "call", "text": "turn call", "beat": 0, "target": "rosa",
+               "provider": "openai", "ok": False},
+              {"t": 0.1, "from": "coordinator", "type": "system", "text": "Rosa unable to respond", "beat": 0, "target": "rosa"},
+              {"t": 0.1, "from": "coordinator", "type": "beat_end", "text": "Beat 0 played", "beat": 0}]
+    stopped = [parse_event_json(json.dumps(e)) for e in played + [
+        {"t": 0.2, "from": "coordinator", "type": "close", "text": "Run stopped", "beat": 1, "reason": "provider-error"}]]
+    assert outputs.beats_played(stopped) == 1 and run_metrics(stopped).beats == 1
+    assert outputs.metadata(stopped)["totalBeats"] == 1
+    closed = [parse_event_json(json.dumps(e)) for e in played + [
+        {"t": 0.2, "from": "coordinator", "type": "close", "text": "Max", "beat": 0, "reason": "max_beats_exceeded"}]]
+    assert outputs.beats_played(closed) == 1
