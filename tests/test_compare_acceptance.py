@@ -102,3 +102,17 @@ def test_a_run_stopped_before_its_second_beat_played_one_beat():
     closed = [parse_event_json(json.dumps(e)) for e in played + [
         {"t": 0.2, "from": "coordinator", "type": "close", "text": "Max", "beat": 0, "reason": "max_beats_exceeded"}]]
     assert outputs.beats_played(closed) == 1
+
+
+def test_a_runs_run_with_says_it_ran_without_journals_and_under_a_budget(tmp_path):
+    """`--journals none` and `--budget-usd` are in the run's start record, not its log: the report reads
+    them there, so that its command plays the run again with the same memories (none) and limit."""
+    from helpers import CHARACTERS, SCENES
+    out = tmp_path / "run"
+    assert main(["--batch", str(SCENES / "the-apology.yaml"), "--isolation", "a", "--coordinator", "C", "--seed", "2",
+                 "--max-beats", "3", "--journals", "none", "--budget-usd", "0.5", "--characters-dir", str(CHARACTERS),
+                 "--out", str(out), "--quiet"]) == 0
+    page = tmp_path / "run.html"
+    assert main(["report", str(out), "--html", str(page)]) == 0
+    assert ("<code>promptdesk --batch the-apology.yaml --isolation a --coordinator C --provider offline --seed 2 "
+            "--max-beats 3 --journals none --budget-usd 0.5</code>") in page.read_text()

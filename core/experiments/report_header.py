@@ -244,9 +244,21 @@ def branch_command(events: list[BaseEvent]) -> str | None:
     return shlex.join(words)
 
 
-def run_command(events: list[BaseEvent]) -> str:
+def _private(folder: Path | None) -> dict[str, Any]:
+    """A run's start record (`private.json`), {} when there is none to read."""
+    if folder is None:
+        return {}
+    try:
+        from promptdesk.core.record.private import read_private
+        return read_private(folder)
+    except Exception:  # an old or damaged record: the flags it would give are left out
+        return {}
+
+
+def run_command(events: list[BaseEvent], folder: Path | None = None) -> str:
     """The command that made a run: `promptdesk --batch` (its scene file by name when recorded), or
-    for a take, the `promptdesk branch` that made it."""
+    for a take, the `promptdesk branch` that made it. With the run's `folder`, its start record adds
+    what the log does not hold: a run without journals (`--journals none`) and its budget."""
     if (branched := branch_command(events)) is not None:
         return branched
     info = outputs.start_info(events)
@@ -265,4 +277,9 @@ def run_command(events: list[BaseEvent]) -> str:
         words += ["--suggested-events", str(info["suggested_events"])]
     if isinstance(info.get("pace_s"), (int, float)) and info["pace_s"] > 0:
         words += ["--pace", f"{info['pace_s']:g}"]
+    record = _private(folder)
+    if record.get("journal_step") is False and scene.get("format", "scene") == "scene":
+        words += ["--journals", "none"]
+    if isinstance(record.get("budget_usd"), (int, float)):
+        words += ["--budget-usd", f"{record['budget_usd']:g}"]
     return shlex.join(words)
