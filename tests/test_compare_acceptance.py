@@ -41,6 +41,8 @@ def test_a_runs_run_with_keeps_the_beat_limit_and_suggestions_it_played_under():
         "--suggested-events inject --pace 0.5")
     start.update(coordinator="C", pace_s=0.0)        # coordinator C suggests nothing: no flag for it
     assert run_command([parse_event_json(json.dumps(start))]).endswith("--seed 4 --max-beats 3")
+    start["scene"]["format"] = "roundtable"          # counted in rounds: `--max-beats` would be refused
+    assert run_command([parse_event_json(json.dumps(start))]).endswith("--seed 4")
 
 
 def test_a_sweeps_run_with_keeps_every_flag_its_plan_holds(tmp_path):

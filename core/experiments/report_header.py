@@ -19,6 +19,7 @@ from typing import Any
 
 from promptdesk.core.protocol.sanitize import html_text
 from promptdesk.core.casting.notes import ISOLATION_LINES, ROLE_LINES
+from promptdesk.core.formats.registry import FORMATS
 from promptdesk.core.improv import DISCLAIMER
 from promptdesk.core.record import outputs
 from promptdesk.core.record.evaluation_file import evaluations
@@ -271,14 +272,15 @@ def run_command(events: list[BaseEvent], folder: Path | None = None) -> str:
         words += ["--provider", provider] + (["--model", model] if model and provider != "offline" else [])
     if info.get("seed") is not None:
         words += ["--seed", str(info["seed"])]
-    if isinstance(info.get("max_beats"), int):   # the limit the run played under, the scene's or a flag's
+    fmt = FORMATS.get(str(scene.get("format")))
+    if isinstance(info.get("max_beats"), int) and not getattr(fmt, "round_cap", ""):  # a format in rounds has its own cap
         words += ["--max-beats", str(info["max_beats"])]
     if info.get("coordinator") in ("A", "B") and info.get("suggested_events") in ("inject", "ask"):  # off: headless default
         words += ["--suggested-events", str(info["suggested_events"])]
     if isinstance(info.get("pace_s"), (int, float)) and info["pace_s"] > 0:
         words += ["--pace", f"{info['pace_s']:g}"]
     record = _private(folder)
-    if record.get("journal_step") is False and scene.get("format", "scene") == "scene":
+    if record.get("journal_step") is False and getattr(fmt, "keeps_journals", False):
         words += ["--journals", "none"]
     if isinstance(record.get("budget_usd"), (int, float)):
         words += ["--budget-usd", f"{record['budget_usd']:g}"]
