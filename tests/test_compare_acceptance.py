@@ -118,3 +118,11 @@ def test_a_runs_run_with_says_it_ran_without_journals_and_under_a_budget(tmp_pat
     assert main(["report", str(out), "--html", str(page)]) == 0
     assert ("<code>promptdesk --batch the-apology.yaml --isolation a --coordinator C --provider offline --seed 2 "
             "--max-beats 3 --journals none --budget-usd 0.5</code>") in page.read_text()
+
+
+def test_the_readme_says_how_the_offline_judge_decides_a_goal():
+    """Issue 34: offline results must not read as a model's judgement; the README says how the judge decides."""
+    from helpers import ROOT
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "decides a goal by matching words, not by understanding" in readme
+    assert "docs/guide/offline-improviser.md#how-the-offline-judge-decides-a-goal" in readme
