@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from promptdesk.core.cli.main import main
 from test_compare_design import write_sweep
 
@@ -20,7 +22,8 @@ def test_a_cost_that_is_not_a_number_is_unknown_not_a_crash(tmp_path, capsys):
             "provider": "offline", "model": "improviser", "input_tokens": 10, "output_tokens": 5, "cost_usd": float("nan")}
     log.write_text("\n".join([lines[0], json.dumps(call), *lines[1:]]) + "\n")
     assert main(["compare", str(sweep), "--json", "--metrics", "cost_usd,turns"]) == 0
-    data = json.loads(capsys.readouterr().out)
+    data = json.loads(capsys.readouterr().out, parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
+    assert next(r for r in data["runs"] if r["run"] == "a-C-seed2")["cost_usd"] is None
     assert data["metrics"]["cost_usd"]["a-C"] == {"mean": 0.0, "sd": 0.0, "n": 2, "unknown": 1}
     cost = next(d for d in data["differences"] if d["metric"] == "cost_usd")
     assert cost["pairs"] == 2 and cost["dropped"] == [2]
