@@ -43,3 +43,11 @@ async def test_role_a_is_said_to_see_what_its_judge_is_sent(run_scene):
     assert notes_md in system, "notes.md"
     assert flat(scene.coordinator_notes)[:60] in flat(system), "the coordinator notes"
     assert "DIRECTOR-NOTE-7" in json.dumps(system), "the director's notes"
+
+
+def test_the_choice_line_of_notes_md_and_the_reports_names_the_coordinator_notes_role_a_sees():
+    """`notes.md`'s first lines and every report's "What was run" say what role A's judge is given, as
+    the trade-off table does: the coordinator notes too."""
+    from promptdesk.core.casting.notes import ROLE_LINES
+    for part in ("notes.md", "coordinator notes", "director's notes"):
+        assert part in ROLE_LINES["A"]

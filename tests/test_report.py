@@ -183,7 +183,7 @@ def test_an_offline_report_says_the_improviser_is_no_model_and_how_its_judge_dec
     assert "judge (coordinator)</dt><dd>offline improviser (not a model)" in html
     assert "The offline improviser is not a language model" in html and "by matching words, not by understanding" in html
     assert "simulated time" in html and "Run with</dt><dd><code>promptdesk --batch the-apology.yaml --isolation b " \
-        "--coordinator B --provider offline --seed 3</code>" in html
+        "--coordinator B --provider offline --seed 3 --max-beats 30</code>" in html
     assert re.search(r"success yes, goal achieved (yes|no)\.", html)
 
 

@@ -6,6 +6,8 @@ audit treats what the coordinator writes as coordinator material: a suggestion f
 
 from __future__ import annotations
 
+import base64
+import codecs
 import json
 import re
 
@@ -258,6 +260,11 @@ DISGUISES = {
     "words broken at lines' ends": lambda s: " ".join(f"{w[:3]}-\n{w[3:]}" if len(w) > 5 else w for w in s.split()),
     "cyrillic look-alike letters": lambda s: s.translate(_CYRILLIC),
     "circled letters": lambda s: "".join(chr(0x24D0 + ord(c) - 97) if "a" <= c <= "z" else c for c in s),
+    "percent-encoded": lambda s: s.replace(" ", "%20").replace(";", "%3B"),
+    "base64": lambda s: base64.b64encode(s.encode()).decode(),
+    "rot13": lambda s: codecs.encode(s, "rot13"),
+    "digits for letters": lambda s: s.replace("o", "0").replace("e", "3").replace("i", "1").replace("a", "4"),
+    "words in reverse order": lambda s: " ".join(reversed(s.split())),
 }
 
 
@@ -278,7 +285,8 @@ def test_a_suggestion_carrying_the_notes_in_disguise_is_withheld(tmp_path, loopb
     assert audit_run(out).clean
 
 
-@pytest.mark.parametrize("disguise", ["zero-width inside words", "inline markup inside words", "cyrillic look-alike letters"])
+@pytest.mark.parametrize("disguise", ["zero-width inside words", "inline markup inside words", "cyrillic look-alike letters",
+                                      "base64", "percent-encoded", "rot13"])
 def test_the_audit_reports_a_disguised_suggestion_forced_through(tmp_path, loopback, monkeypatch, disguise):
     loopback.default = copying_judge(DISGUISES[disguise](CLAUSE))
     monkeypatch.setattr(suggestions, "why_withheld", lambda stage, text: None)  # the check taken away

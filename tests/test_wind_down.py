@@ -119,6 +119,11 @@ def test_only_words_spoken_or_interrupted_state_a_final_position():
     assert not states_a_position(speech("react", nonverbal="yawns"))
     assert not states_a_position(speech("silent", nonverbal="checks her watch"))
     assert not states_a_position(speech("speak", "  ", nonverbal="nods"))
+    for wordless in ('...', '—', '?!', '*shrugs* "..."', "…"):       # punctuation, a gesture: no words said
+        assert not states_a_position(speech("speak", wordless)), wordless
+    assert states_a_position(speech("speak", "*shrugs* Fine."))
+    assert states_a_position(speech("interrupt", "Nein—"))
+    assert states_a_position(speech("speak", "Не знаю."))
 
 
 async def test_wordless_reactions_after_the_close_note_are_not_final_positions(run_scene, loopback):

@@ -23,7 +23,7 @@ ISOLATION_LINES = {
     "b": "(b) — separate API conversation per actor: one persistent thread each, briefing cached",
 }
 ROLE_LINES = {
-    "A": "A — parent LLM context: an LLM judge that also sees notes.md and the director's notes",
+    "A": "A — parent LLM context: an LLM judge that also sees notes.md, the coordinator notes and the director's notes",
     "B": "B — dedicated coordinator agent: an LLM judge with only a coordinator system prompt",
     "C": "C — pure code: rule-based close words, caps and stall rules, no LLM",
 }

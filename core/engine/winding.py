@@ -23,6 +23,7 @@ transcripts.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,9 +53,15 @@ class Winding:
 
 
 def states_a_position(speech: SpeakEvent) -> bool:
-    """Role C's final position: the actor *spoke* (a `speak` or an `interrupt` with words); a silence, a
-    wordless reaction or a gesture alone is not one."""
-    return speech.action in ("speak", "interrupt") and bool((speech.text or "").strip())
+    """Role C's final position: the actor *spoke* (a `speak` or an `interrupt` with words: a letter or a
+    digit outside `*stage business*`); a silence, a wordless reaction, a gesture alone, or a line of
+    nothing but punctuation (`"..."`, `"—"`) is not one."""
+    said = _BUSINESS.sub(" ", speech.text or "")
+    return speech.action in ("speak", "interrupt") and any(c.isalnum() for c in said)
+
+
+_BUSINESS = re.compile(r"\*[^*]*\*")
+"""Stage business written inside a speech (`*shrugs*`): a gesture, not words."""
 
 
 def length_due(beat: int, max_beats: int, share: float) -> bool:

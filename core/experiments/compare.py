@@ -18,6 +18,7 @@ analysis it drops that seed's pair for that metric.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -150,6 +151,11 @@ def value(run: RunMetrics, metric: str) -> float | None:
     return None if raw is None else float(raw)
 
 
+def finite(number: float | None) -> float | None:
+    """A measured value, or None (unknown) when it is none or not a finite number (a NaN cost in a record)."""
+    return number if number is not None and math.isfinite(number) else None
+
+
 def known(runs: list[RunMetrics], metric: str) -> list[float]:
     """The known values of a metric over runs."""
     return [v for v in (value(r, metric) for r in runs) if v is not None]
@@ -212,7 +218,7 @@ def compare(runs: list[RunMetrics], by: str = "run", metrics: tuple[str, ...] = 
     columns: dict[str, list[RunMetrics]] = {}
     for run in runs:
         columns.setdefault(run.run if by == "run" else run.condition(), []).append(run)
-    samples = {m: {c: [(unit.of(r), measure(r, m)) for r in rs] for c, rs in columns.items()} for m in metrics}
+    samples = {m: {c: [(unit.of(r), finite(measure(r, m))) for r in rs] for c, rs in columns.items()} for m in metrics}
     table = {m: {c: stat([v for _, v in sample]) for c, sample in row.items()} for m, row in samples.items()}
     if by == "run":
         options = replace(options, unpaired=True)

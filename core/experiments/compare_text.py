@@ -27,6 +27,12 @@ def p_text(p: float | None) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
+def p_is(p: float | None) -> str:
+    """A p-value as a sentence cites it: `p = 0.012`, `p < 0.001` (never `p = <0.001`)."""
+    text = p_text(p)
+    return f"p {text[0]} {text[1:]}" if text.startswith("<") else f"p = {text}"
+
+
 def level(comparison: Comparison) -> str:
     """The interval's confidence level as a reader says it (95%)."""
     return f"{1 - comparison.options.alpha:.0%}"
@@ -264,7 +270,21 @@ def factorial_notes(comparison: Comparison) -> list[str]:
             "of the variance the term explains once the other terms are set aside. A term shown — has no F: no "
             f"difference at all between its levels, or the same difference in every {comparison.unit.name} (nothing to "
             "test it against)."
-            + (f" Not analysed: {'; '.join(skipped)}." if skipped else "")]
+            + (f" Not analysed: {'; '.join(skipped)}." if skipped else "") + _factorial_dropped(comparison)]
+
+
+def _factorial_dropped(comparison: Comparison) -> str:
+    """The units a repeated-measures factorial left out (not known in every cell), with how many it used."""
+    groups: dict[tuple, list[str]] = {}
+    for f in comparison.factorial:
+        if f.dropped and not f.untested:
+            groups.setdefault((f.units, tuple(f.dropped)), []).append(f.name)
+    if not groups:
+        return ""
+    unit = comparison.unit.name
+    said = [(f"{', '.join(names)}: " if len(groups) > 1 else "") + f"n = {units} {unit}s, {unit_text(list(left))} dropped"
+            for (units, left), names in groups.items()]
+    return f" {unit[0].upper() + unit[1:]}s not known in every cell are left out of it ({'; '.join(said)})."
 
 
 def cite(comparison: Comparison) -> str:
@@ -286,7 +306,7 @@ def cite(comparison: Comparison) -> str:
         return head
     return head + (f" For example: {example.metric}, {example.b} − {example.a} = {signed(example.diff or 0)} "
                    f"({level(comparison)} CI {interval_text(example)}; {test_name(comparison)}, n = {example.n_text}, "
-                   f"p = {p_text(example.p_value)}, {SHORT[options.adjust]}-adjusted p = {p_text(example.p_adjusted)}"
+                   f"{p_is(example.p_value)}, {SHORT[options.adjust]}-adjusted {p_is(example.p_adjusted)}"
                    + (f"; {comparison.statistics.effect_name} = {number(example.effect)}" if example.effect is not None
                       else "") + ").")
 

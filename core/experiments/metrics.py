@@ -22,6 +22,7 @@ Definitions:
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -219,12 +220,17 @@ def actor_metrics(events: list[BaseEvent], cut: Sequence[BaseEvent] = ()) -> dic
         row.talk_share = _share(row.words, total_words)
         row.tokens = int(sum(money.get(k, 0) for k in ("input_tokens", "output_tokens", "cache_write_tokens",
                                                        "cache_read_tokens")))
-        row.cost_usd = round(money.get("usd", 0.0), 6)
+        row.cost_usd = _known(round(money.get("usd", 0.0), 6))
         if money.get("unknown_usage_calls"):
             row.tokens = row.cost_usd = None
         row.cache_read_share = _cache_share(money)
         row.echo = round(mean(per_echo[slug]), 4) if slug in per_echo else None
     return actors
+
+
+def _known(usd: float) -> float | None:
+    """A cost, None (unknown) when the record's costs sum to no finite number (a NaN in a damaged record)."""
+    return usd if math.isfinite(usd) else None
 
 
 def _optional_bool(value: Any) -> bool | None:
@@ -256,7 +262,7 @@ def run_metrics(events: list[BaseEvent], run: str = "", audit: str = "unavailabl
         goal_achieved=_optional_bool(close.goal_achieved) if close else None,
         success=success, duration_s=round(outputs.duration_s(events), 3),
         tokens=None if spend["unknownUsageCalls"] else spend["totalTokens"],
-        cost_usd=None if spend["unknownUsageCalls"] else spend["estimatedUSD"], cache_read_share=_cache_share(spend),
+        cost_usd=None if spend["unknownUsageCalls"] else _known(spend["estimatedUSD"]), cache_read_share=_cache_share(spend),
         turns=len(said), silences=sum(a.silences for a in actors.values()),
         interruptions=sum(a.interruptions for a in actors.values()),
         reactions=sum(a.reactions for a in actors.values()),

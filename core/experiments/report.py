@@ -249,7 +249,7 @@ def run_report(run_dir: Path, command: str | None = None) -> str:
     facts = gather([(run_dir, events)])
     simulated = facts.clocks == {"simulated"}
     body = [f"<h1>{esc(facts.title)}</h1>",
-            facts_html(facts, ran=run_command(events), made=command),
+            facts_html(facts, ran=run_command(events, run_dir), made=command),
             f"<p>Isolation {esc(m.isolation)}, coordinator {esc(m.coordinator)}, seed {esc(m.seed)}: "
             f"{ending_html(m)} after {m.beats} beats and {esc(duration_text(m, simulated))}; success "
             f"{yes_no(m.success)}, goal achieved {yes_no(m.goal_achieved)}.</p>",

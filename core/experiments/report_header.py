@@ -19,6 +19,7 @@ from typing import Any
 
 from promptdesk.core.protocol.sanitize import html_text
 from promptdesk.core.casting.notes import ISOLATION_LINES, ROLE_LINES
+from promptdesk.core.formats.registry import FORMATS
 from promptdesk.core.improv import DISCLAIMER
 from promptdesk.core.record import outputs
 from promptdesk.core.record.evaluation_file import evaluations
@@ -180,10 +181,21 @@ def sweep_command(plan: Any) -> str:
              "--coordinator", ",".join(plan.coordinators), "--seeds", seeds_text(list(plan.seeds)).replace(", ", ",").replace(" ", "")]
     words[2:3] = [as_given(plan.scene)] if not getattr(plan, "scenes", None) else [str(p) for p in _given(plan)]
     benchmark = (("--models", ",".join(getattr(plan, "models", []))), ("--evaluator", ",".join(getattr(plan, "evaluators", []))))
-    for flag, value in (("--provider", plan.provider), ("--model", plan.model), ("--max-beats", plan.max_beats), *benchmark):
+    for flag, value in (("--provider", plan.provider), ("--model", plan.model), ("--base-url", getattr(plan, "base_url", None)),
+                        ("--protocol", getattr(plan, "protocol", None)), ("--max-beats", plan.max_beats), *benchmark):
         if value is not None and value != "":
             words += [flag, str(value)]
+    for folder in getattr(plan, "characters_dirs", None) or []:
+        words += ["--characters-dir", str(folder)]
+    for key, value in (getattr(plan, "provider_settings", None) or {}).items():
+        if key in SETTING_FLAGS and value is not None and value is not False:
+            words += [SETTING_FLAGS[key]] + ([] if value is True else [str(value)])
     return shlex.join(words)
+
+
+SETTING_FLAGS = {"schema_format": "--schema-format", "max_concurrency": "--max-concurrency", "timeout_s": "--timeout",
+                 "journal_timeout_s": "--journal-timeout", "send_ahead": "--send-ahead"}
+"""The provider settings a sweep's plan records, by the flag that gave each (`core.cli.provider_flags.FLAGS`)."""
 
 
 def take_sweep_command(plan: Any) -> str:
@@ -233,9 +245,21 @@ def branch_command(events: list[BaseEvent]) -> str | None:
     return shlex.join(words)
 
 
-def run_command(events: list[BaseEvent]) -> str:
+def _private(folder: Path | None) -> dict[str, Any]:
+    """A run's start record (`private.json`), {} when there is none to read."""
+    if folder is None:
+        return {}
+    try:
+        from promptdesk.core.record.private import read_private
+        return read_private(folder)
+    except Exception:  # an old or damaged record: the flags it would give are left out
+        return {}
+
+
+def run_command(events: list[BaseEvent], folder: Path | None = None) -> str:
     """The command that made a run: `promptdesk --batch` (its scene file by name when recorded), or
-    for a take, the `promptdesk branch` that made it."""
+    for a take, the `promptdesk branch` that made it. With the run's `folder`, its start record adds
+    what the log does not hold: a run without journals (`--journals none`) and its budget."""
     if (branched := branch_command(events)) is not None:
         return branched
     info = outputs.start_info(events)
@@ -248,4 +272,16 @@ def run_command(events: list[BaseEvent]) -> str:
         words += ["--provider", provider] + (["--model", model] if model and provider != "offline" else [])
     if info.get("seed") is not None:
         words += ["--seed", str(info["seed"])]
+    fmt = FORMATS.get(str(scene.get("format")))
+    if isinstance(info.get("max_beats"), int) and not getattr(fmt, "round_cap", ""):  # a format in rounds has its own cap
+        words += ["--max-beats", str(info["max_beats"])]
+    if info.get("coordinator") in ("A", "B") and info.get("suggested_events") in ("inject", "ask"):  # off: headless default
+        words += ["--suggested-events", str(info["suggested_events"])]
+    if isinstance(info.get("pace_s"), (int, float)) and info["pace_s"] > 0:
+        words += ["--pace", f"{info['pace_s']:g}"]
+    record = _private(folder)
+    if record.get("journal_step") is False and getattr(fmt, "keeps_journals", False):
+        words += ["--journals", "none"]
+    if isinstance(record.get("budget_usd"), (int, float)):
+        words += ["--budget-usd", f"{record['budget_usd']:g}"]
     return shlex.join(words)

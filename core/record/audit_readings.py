@@ -21,6 +21,10 @@ what they would still miss, and a reader (a person, or a model) would not:
 - **look-alike letters of another script**: Cyrillic or Greek letters that look Latin (`Воb`,
   `еxрlісitlу`) read as the Latin letters they imitate.
 
+- **encodings a reader undoes at sight**: percent-encoding (`Bob%20is%20defensive`), a run of
+  base64 that decodes to text, ROT13, digits and signs for letters (`B0b 1s d3f3ns1v3`), and the
+  words in reverse order: a model decodes each of them unasked.
+
 Each reading is a text of its own; a match in any of them is a match. The readings are checked only
 on the coordinator's short texts (a suggested world event is at most 300 characters), never on the
 requests, whose text the engine wrote.
@@ -28,9 +32,13 @@ requests, whose text the engine wrote.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import codecs
 import html
 import re
 import unicodedata
+from urllib.parse import unquote
 
 _INVISIBLE = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
               "\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
@@ -49,6 +57,29 @@ _LOOKALIKES = str.maketrans(
     "ABESIJKMHOPCTXYaesijopcxydqwhll" "ABEZHIKMNOPTYXaiokvptux")
 
 
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]{12,}={0,2}")
+_LEET = str.maketrans("0134579@$", "oieastgas")
+"""Digits and signs written for letters (`d3f3ns1v3`)."""
+
+
+def _unbase64(match: re.Match[str]) -> str:
+    """A run of base64 as the text it encodes, when it encodes printable text; else as written."""
+    run = match.group(0)
+    try:
+        raw = base64.b64decode(run.replace("-", "+").replace("_", "/") + "=" * (-len(run) % 4), validate=True)
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return run
+    return f" {decoded} " if decoded.isprintable() and any(c.isalpha() for c in decoded) else run
+
+
+def _decoded(text: str) -> list[str]:
+    """The readings that undo an encoding: percent-encoding, base64 runs, ROT13, digits for letters,
+    the words reversed."""
+    return [unquote(text), _BASE64.sub(_unbase64, text), codecs.encode(text, "rot13"), text.translate(_LEET),
+            " ".join(reversed(text.split()))]
+
+
 def readings(text: str) -> list[str]:
     """`text` as written, then each different reading of it with its disguises taken off."""
     plain = _BROKEN.sub("", _UESCAPE.sub(lambda m: chr(int(m.group(1), 16)), html.unescape(text)))
@@ -60,4 +91,7 @@ def readings(text: str) -> list[str]:
         for candidate in (reading, reading.translate(_LOOKALIKES)):
             if candidate not in found:
                 found.append(candidate)
+    for candidate in _decoded(joined):
+        if candidate not in found:
+            found.append(candidate)
     return found

@@ -213,9 +213,10 @@ def beats(events: list[BaseEvent]) -> int:
 
 
 def beats_played(events: list[BaseEvent]) -> int:
-    """Beats played: those numbered, less a beat 0 without calls in a record with some (a roundtable's setup)."""
-    calls = {e.beat for e in events if e.type == "call"}
-    return beats(events) - bool(calls and 0 not in calls)
+    """Beats played before the close (a run stopped between beats closes with the next number), less a setup beat 0."""
+    played = events[:events.index(close)] if (close := close_event(events)) is not None else events
+    calls = {e.beat for e in played if e.type == "call"}
+    return beats(played) - bool(calls and 0 not in calls)
 
 
 SILENCED = "silenced"
@@ -300,8 +301,7 @@ def metadata(events: list[BaseEvent], own: FormatLines = PLAIN, cut: Sequence[Ba
         "turns": scene.get("turns"), "isolation": info.get("isolation"),
         "coordinator": info.get("coordinator"), "duration": round(duration_s(events) * 1000),
         "totalBeats": beats_played(events), "characterCount": len(per_actor),
-        "success": succeeded(close),
-        "goalAchieved": close.goal_achieved if close else None,
+        "success": succeeded(close), "goalAchieved": close.goal_achieved if close else None,
         "goalReason": close.goal_reason if close else None,
         "reason": close.reason if close else "incomplete",
         "errors": errors(events), "unavailable": unavailable(events), "salvaged": salvaged(events), "costs": costs(events, cut),
