@@ -32,6 +32,8 @@ def promptdesk(*args: str, cwd: Path, timeout: float = 5) -> subprocess.Complete
 class TestNeverHangs:
     @pytest.mark.parametrize("args", [(), ("version",), ("the-apology",), ("replay", "runs/x")])
     def test_without_a_terminal_the_console_is_refused_at_once(self, tmp_path, args):
+        (tmp_path / "runs" / "x").mkdir(parents=True)
+        (tmp_path / "runs" / "x" / "events.jsonl").write_text("")
         started = time.monotonic()
         done = promptdesk(*args, cwd=tmp_path)
         assert time.monotonic() - started < 5
@@ -59,10 +61,23 @@ class TestNeverHangs:
         assert "the console needs a terminal (stdout is not one here)" in done.stderr, done.stderr
 
     def test_a_replay_without_a_terminal_points_at_what_reads_a_run_without_the_console(self, tmp_path):
+        (tmp_path / "runs" / "my run").mkdir(parents=True)
+        (tmp_path / "runs" / "my run" / "events.jsonl").write_text("")
         done = promptdesk("replay", "runs/my run", cwd=tmp_path)
         assert done.returncode == 2
         assert "(stdin and stdout are not one here)" in done.stderr
         assert "promptdesk metrics 'runs/my run', or its transcript.md" in done.stderr, done.stderr
+
+    @pytest.mark.parametrize("where", ["runs/nosuch", "runs", "runs/a\x1b[2Jb"])
+    def test_a_replay_of_no_run_names_that_first_never_a_command_that_would_fail_on_it(self, tmp_path, where):
+        """Without a terminal, `replay` of a folder that is no run says so (as with one), rather than
+        pointing at `promptdesk metrics` of it, which would fail the same way."""
+        (tmp_path / "runs").mkdir()
+        done = promptdesk("replay", where, cwd=tmp_path)
+        assert done.returncode == 2
+        shown = where.replace("\x1b", "\\x1b")
+        assert f"INVALID_CONFIG: {shown} is not a run folder (no events.jsonl in it)" in done.stderr, done.stderr
+        assert "promptdesk metrics" not in done.stderr and "\x1b" not in done.stderr
 
     def test_compare_tui_without_a_terminal_is_refused(self, tmp_path):
         assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "run")]) == 0

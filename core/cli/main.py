@@ -181,7 +181,13 @@ def _play(argv: list[str], console: Console | None) -> int:
     if ns.args[:1] == ["replay"]:
         if len(ns.args) != 2:
             return refuse("INVALID_CONFIG: usage: promptdesk replay RUN_DIR")
-        return _console(console, ns, replay=Path(ns.args[1]))
+        run = Path(ns.args[1])
+        if not (run / "events.jsonl").is_file():  # said first, terminal or not, as a scene not found is
+            shown = "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
+                            for c in str(run))
+            return refuse(f"INVALID_CONFIG: {shown} is not a run folder (no events.jsonl in it): give a folder a "
+                          "run wrote (runs/<scene>-<stamp>, or a run's --out)")
+        return _console(console, ns, replay=run)
     if len(ns.args) > 1:
         return refuse(f"INVALID_CONFIG: one scene at most, got {len(ns.args)}: {' '.join(ns.args)}")
     scene = None
