@@ -266,3 +266,20 @@ def test_every_file_a_run_of_each_format_writes_is_in_the_run_folder_reference(t
                                         ({"minimum": 1, "exclusiveMaximum": 5}, " ≥ 1 and < 5")])
 def test_a_range_reads_from_its_lower_bound_to_its_upper(prop, says):
     assert reference.bounds(prop, "minimum", "maximum", "", "exclusiveMinimum", "exclusiveMaximum") == says
+
+
+def test_interrupt_requests_is_named_as_llama_cpp_pythons_setting_never_as_llama_cpps():
+    """`--interrupt_requests` is a setting of llama-cpp-python's server (`python -m llama_cpp.server`);
+    llama.cpp's own `llama-server` has no such flag and queues what its slots (`-np N`) cannot take. A
+    page, the notice of a cut stream or the `--max-concurrency` help that sends a llama.cpp user looking
+    for it is wrong."""
+    from promptdesk.core.providers.concurrency import CUT_NOTICE
+
+    help_text = next(a.help for a in reference.parsers()[0][1]._actions if "--max-concurrency" in a.option_strings)
+    texts = {str(p.relative_to(DOCS)): p.read_text() for p in DOCS.rglob("*.md") if p.name != "changelog.md"}
+    texts |= {"CUT_NOTICE": CUT_NOTICE, "--max-concurrency": help_text}
+    wrong = [f"{name}: {sentence.strip()}" for name, text in texts.items()
+             for sentence in re.split(r"(?<=[.;])\s", re.sub(r"\s+", " ", text))
+             if "interrupt_requests" in sentence and not re.search(r"llama-cpp-python|llama_cpp", sentence)]
+    assert wrong == []
+    assert "one request at a time, e.g. llama-cpp-python's" in help_text
