@@ -283,3 +283,23 @@ def test_interrupt_requests_is_named_as_llama_cpp_pythons_setting_never_as_llama
              if "interrupt_requests" in sentence and not re.search(r"llama-cpp-python|llama_cpp", sentence)]
     assert wrong == []
     assert "one request at a time, e.g. llama-cpp-python's" in help_text
+
+
+def test_a_commands_synopsis_on_a_page_lists_every_flag_the_command_takes():
+    """A code block that shows a command's whole synopsis (`promptdesk branch RUN_DIR --at-beat K [--event
+    TEXT] ...`) lists every flag its parser takes, so a reader of the guide misses none."""
+    by_name = dict(reference.parsers())
+    checked, missing = 0, []
+    for page in sorted(DOCS.rglob("*.md")):
+        if page.parent.name == "reference" or page.name == "changelog.md":
+            continue
+        for block in re.findall(r"```\n(.*?)```", page.read_text(), re.S):
+            first = block.split()[:2]
+            name = " ".join(first)
+            if first[:1] != ["promptdesk"] or name not in by_name or "[--" not in block:
+                continue
+            checked += 1
+            shown = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", block))
+            flags = {o for a in by_name[name]._actions for o in a.option_strings if o.startswith("--")} - {"--help"}
+            missing += [f"{page.relative_to(DOCS)}: {name} {flag}" for flag in sorted(flags - shown)]
+    assert checked and missing == []
