@@ -303,3 +303,25 @@ def test_a_commands_synopsis_on_a_page_lists_every_flag_the_command_takes():
             flags = {o for a in by_name[name]._actions for o in a.option_strings if o.startswith("--")} - {"--help"}
             missing += [f"{page.relative_to(DOCS)}: {name} {flag}" for flag in sorted(flags - shown)]
     assert checked and missing == []
+
+
+def test_the_command_line_reference_gives_each_flag_the_default_the_parser_applies():
+    """The default column is what the command takes when the flag is left out (`parser.get_default`),
+    and a switch shows none: `--no-background-story` beside `--background-story` stores False, and the
+    reference once showed it "default True", the opposite of what `import sotopia` does."""
+    wrong = []
+    for name, parser in reference.parsers():
+        rows = {line.split(" | ")[0].removeprefix("| "): line.split(" | ")[2]
+                for line in reference.option_rows(parser)[2:]}
+        for action in parser._actions:
+            if not action.option_strings or isinstance(action, argparse._HelpAction):
+                continue
+            shown = rows[", ".join(f"`{s}`" for s in action.option_strings)]
+            applied = parser.get_default(action.dest)
+            if action.nargs == 0:
+                expected = "—"
+            else:
+                expected = "—" if applied in (None, False, []) else f"`{applied}`"
+            if shown != expected:
+                wrong.append(f"{name} {action.option_strings[0]}: shows {shown}, takes {expected}")
+    assert wrong == []

@@ -129,7 +129,9 @@ def option_rows(parser: argparse.ArgumentParser) -> list[str]:
             takes = "—"
         else:
             takes = f"`{action.metavar or action.dest.upper()}`"
-        default = "—" if action.default in (None, False, [], argparse.SUPPRESS) else f"`{action.default}`"
+        # A switch (no value) has no default of its own: a `--no-x` beside `--x` holds True only as what it stores.
+        default = ("—" if action.nargs == 0 or action.default in (None, False, [], argparse.SUPPRESS)
+                   else f"`{action.default}`")
         rows.append(f"| {names} | {cell(takes)} | {cell(default)} | {cell(action.help or '')} |")
     return rows
 
