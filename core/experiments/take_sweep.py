@@ -14,7 +14,7 @@ results are measured from beat K on (`promptdesk.core.experiments.takes.metrics_
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,11 @@ class TakeSweepPlan:
     note: str | None = None
     to: str | None = None
     base_url: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    """Another provider or model for every take from the beat on (with the change and without it)."""
+    provider_settings: dict[str, Any] = field(default_factory=dict)
+    """Provider settings for every take from the beat on (`--timeout`, `--max-concurrency`, ...), as `branch`'s."""
     concurrency: int = 4
     budget_usd: float | None = None
     requests_per_min: int | None = None
@@ -68,8 +73,8 @@ class TakeSweepPlan:
     """The parent run's identity beside its absolute path (`run_identity`): a folder replaced by
     another run at the same path is a different parent."""
 
-    IDENTITY = ("parent", "at_beat", "seeds", "event", "note", "to", "base_url", "parent_id")
-    INHERITED = ("base_url",)
+    IDENTITY = ("parent", "at_beat", "seeds", "event", "note", "to", "base_url", "provider", "model", "parent_id")
+    INHERITED = ("base_url", "provider", "model")
     """Provider flags that, not given again, are the recorded plan's (a flag not given is no difference)."""
 
     def combinations(self) -> list[TakeCombination]:
@@ -90,9 +95,10 @@ class TakeSweepPlan:
 
     def change(self, combo: TakeCombination) -> Change:
         """The take's change: the seed, and for the `change` condition the event or note."""
+        moved = {"provider": self.provider, "model": self.model, "settings": self.provider_settings or None}
         if combo.condition == RETAKE:
-            return Change(seed=combo.seed)
-        return Change(event=self.event, note=self.note, to=self.to, seed=combo.seed)
+            return Change(seed=combo.seed, **moved)
+        return Change(event=self.event, note=self.note, to=self.to, seed=combo.seed, **moved)
 
 
 def run_identity(run_dir: Path) -> str | None:
