@@ -155,6 +155,16 @@ class TestDidYouMean:
         assert "Did you mean: " in err and close in err.split("Did you mean: ", 1)[1].split("?")[0], err
         assert "one scene at most" not in err
 
+    def test_a_name_both_in_scenes_and_among_the_examples_is_offered_once(self, tmp_path, monkeypatch, capsys):
+        """After `promptdesk init .`, ./scenes/ holds the examples' names too: "Did you mean: the-apology,
+        the-apology?" named it twice."""
+        monkeypatch.chdir(tmp_path)
+        assert main(["init"]) == 0
+        capsys.readouterr()
+        assert main(["--batch", "the-apolgy", *PLAY]) == 2
+        offered = capsys.readouterr().err.split("Did you mean: ", 1)[1].split("?")[0].split(", ")
+        assert offered.count("the-apology") == 1, offered
+
     def test_two_scenes_that_exist_are_refused_as_two_scenes(self, tmp_path, monkeypatch, capsys):
         monkeypatch.chdir(tmp_path)
         assert main(["the-apology", "fairy-tale"]) == 2
