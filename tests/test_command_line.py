@@ -155,6 +155,19 @@ class TestDidYouMean:
         assert "Did you mean: " in err and close in err.split("Did you mean: ", 1)[1].split("?")[0], err
         assert "one scene at most" not in err
 
+    @pytest.mark.parametrize("argv, typed, close", [
+        (["--bach", "the-apology"], "--bach", "--batch"),
+        (["--batch", "the-apology", "--isolaton", "b"], "--isolaton", "--isolation"),
+        (["metrics", "runs/x", "--jsno"], "--jsno", "--json"),
+        (["sweep", "x", "--isolation", "a", "--coordinator", "C", "--seeds", "1", "--concurency", "2"], "--concurency",
+         "--concurrency")])
+    def test_a_mistyped_flag_gets_the_closest_flags_the_command_takes(self, tmp_path, monkeypatch, capsys, argv,
+                                                                      typed, close):
+        monkeypatch.chdir(tmp_path)
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"unrecognized arguments: {typed}" in err and f"(did you mean {close}" in err, err
+
     def test_a_name_both_in_scenes_and_among_the_examples_is_offered_once(self, tmp_path, monkeypatch, capsys):
         """After `promptdesk init .`, ./scenes/ holds the examples' names too: "Did you mean: the-apology,
         the-apology?" named it twice."""

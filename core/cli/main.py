@@ -14,7 +14,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from promptdesk.core.cli.common import NO_CONSOLE, Console, exit_codes, folder, has_terminal, no_terminal, refuse
+from promptdesk.core.cli.common import NO_CONSOLE, Console, Parser, exit_codes, folder, has_terminal, no_terminal, refuse
 from promptdesk.core.cli.numbers import budget_usd, pace_seconds, positive_int
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID
 
@@ -61,7 +61,7 @@ def parser() -> argparse.ArgumentParser:
     from promptdesk.core.cli import provider_flags
     from promptdesk.core.formats.registry import add_flags
 
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="promptdesk", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=epilog(),
         description="A director's console for multi-agent dialogue. With no arguments, opens the console.")
     p.add_argument("args", nargs="*", metavar="SCENE | replay RUN_DIR",
