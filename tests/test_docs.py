@@ -325,3 +325,20 @@ def test_the_command_line_reference_gives_each_flag_the_default_the_parser_appli
             if shown != expected:
                 wrong.append(f"{name} {action.option_strings[0]}: shows {shown}, takes {expected}")
     assert wrong == []
+
+
+def test_the_reference_generator_never_writes_into_an_installed_package(tmp_path, monkeypatch, capsys):
+    """Run from an installed wheel (its example scenes in site-packages, no checkout around them), the
+    generator writes the pages where it is told and leaves the package's own schema alone; a FOLDER
+    that cannot be written is refused with exit 2, never a traceback."""
+    from promptdesk.core.cli.reference import main as generate_pages
+
+    installed = tmp_path / "site-packages" / "promptdesk" / "scenes"
+    installed.mkdir(parents=True)
+    monkeypatch.setattr(resources, "scenes_dir", lambda: installed)
+    assert generate_pages([str(tmp_path / "pages")]) == 0
+    assert (tmp_path / "pages" / "cli.md").is_file() and not (installed / reference.SHIPPED_SCHEMA).exists()
+    assert "left as it is" in capsys.readouterr().err
+    (tmp_path / "a-file").write_text("")
+    assert generate_pages([str(tmp_path / "a-file" / "pages")]) == 2
+    assert "cannot write the reference pages into" in capsys.readouterr().err
