@@ -79,6 +79,16 @@ class TestNeverHangs:
         assert f"INVALID_CONFIG: {shown} is not a run folder (no events.jsonl in it)" in done.stderr, done.stderr
         assert "promptdesk metrics" not in done.stderr and "\x1b" not in done.stderr
 
+    @pytest.mark.parametrize("args", [("--version",), ("schema", "scene"), ("paths",)])
+    def test_output_to_a_full_disk_is_said_in_a_line_never_a_traceback(self, tmp_path, args):
+        """`promptdesk schema scene > scene.schema.json` on a full disk (here /dev/full): exit 1 with what
+        could not be written and why, not a Python traceback."""
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([sys.executable, "-m", "promptdesk", *args], cwd=tmp_path, stdin=subprocess.DEVNULL,
+                                  stdout=full, stderr=subprocess.PIPE, text=True, timeout=30)
+        assert done.returncode == 1, done.stderr
+        assert "Traceback" not in done.stderr and done.stderr.startswith("RECORDING_ERROR: could not write the output: ")
+
     def test_compare_tui_without_a_terminal_is_refused(self, tmp_path):
         assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "run")]) == 0
         done = promptdesk("compare", "run", "--tui", cwd=tmp_path)
