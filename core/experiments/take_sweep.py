@@ -13,6 +13,7 @@ results are measured from beat K on (`promptdesk.core.experiments.takes.metrics_
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -165,6 +166,12 @@ class TakeSweep(Sweep):
         """Refuse a plan that cannot run (the parent, the beat, the change), before anything is written."""
         if self.plan.event is None and self.plan.note is None:
             raise InvalidConfig("a sweep of takes measures one change: give --event TEXT or --note TEXT")
+        if is_take_sweep(self.folder):  # run again: a provider flag not given is the recorded plan's, checked as such
+            with contextlib.suppress(InvalidConfig):  # a damaged plan is named when the folder is prepared
+                recorded = read_take_plan(self.folder)
+                for key in self.plan.INHERITED:
+                    if getattr(self.plan, key) is None:
+                        setattr(self.plan, key, getattr(recorded, key))
         for condition in CONDITIONS:
             check_branch(self.parent, self.plan.at_beat, self.plan.change(TakeCombination(condition, self.plan.seeds[0])),
                          self.plan.base_url)
