@@ -50,8 +50,8 @@ def command_parser(prog: str, description: str, codes: str, epilog: str = "") ->
     """A command's parser: its description, then its options, then `epilog` and its exit codes (kept
     as written, one paragraph each)."""
     return Parser(prog=prog, description=description,
-                                   epilog="\n\n".join(part for part in (epilog, codes) if part),
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+                  epilog="\n\n".join(part for part in (epilog, codes) if part),
+                  formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 NO_CONSOLE = ("INVALID_CONFIG: the console is not part of this command; run `promptdesk` (with the same "
