@@ -57,7 +57,8 @@ class NotARun(PromptdeskError):
 
 class RecordingError(PromptdeskError):
     """The run folder could not be written (a full disk, a permission, a lost mount). The run stops:
-    a record that is no longer being kept is not an experiment. Exit 1, never a false close reason."""
+    a record that is no longer being kept is not an experiment. Exit 1, never a false close reason.
+    A command's own output that cannot be written (`> file` on a full disk) is said with this code too."""
 
     code = "RECORDING_ERROR"
 

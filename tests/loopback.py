@@ -76,7 +76,7 @@ class Reply:
     llama.cpp's and many local servers' streams do."""
     cut_on_arrival: bool = False
     """Streamed: between events wait up to `gap_s` for another request; when one arrives, close the
-    connection abruptly (llama.cpp's server does this unless started with --interrupt_requests False)."""
+    connection abruptly (llama-cpp-python's server does this unless started with --interrupt_requests False)."""
     raw: bytes | list[bytes] | None = None
     """Sent as it is with `status` and `content_type`, whatever the request asked for: bytes as a
     body with a `Content-Length`, a list as chunks of a chunked body (hand-written SSE frames, or a

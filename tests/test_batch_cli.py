@@ -176,7 +176,11 @@ def test_on_escalate_for_a_format_that_never_escalates_is_refused_not_ignored(tm
     code, err = batch(capsys, APOLOGY, "--isolation", "a", "--coordinator", "C", "--on-escalate", "accept",
                       "--characters-dir", str(CHARACTERS), "--out", str(tmp_path / "run"))
     assert code == 2 and "--on-escalate" in err and "roundtable" in err, err
+    assert "a scene run never escalates" in err, err
     assert not (tmp_path / "run").exists()
+    code, err = batch(capsys, "--collaborate", "Plan a picnic", "--isolation", "a", "--coordinator", "C",
+                      "--on-escalate", "accept", "--out", str(tmp_path / "run"))
+    assert code == 2 and "a collaborate run never escalates" in err, err
 
 
 @pytest.mark.parametrize("limit", [["--max-beats", "3"], []])

@@ -32,6 +32,8 @@ def promptdesk(*args: str, cwd: Path, timeout: float = 5) -> subprocess.Complete
 class TestNeverHangs:
     @pytest.mark.parametrize("args", [(), ("version",), ("the-apology",), ("replay", "runs/x")])
     def test_without_a_terminal_the_console_is_refused_at_once(self, tmp_path, args):
+        (tmp_path / "runs" / "x").mkdir(parents=True)
+        (tmp_path / "runs" / "x" / "events.jsonl").write_text("")
         started = time.monotonic()
         done = promptdesk(*args, cwd=tmp_path)
         assert time.monotonic() - started < 5
@@ -59,10 +61,33 @@ class TestNeverHangs:
         assert "the console needs a terminal (stdout is not one here)" in done.stderr, done.stderr
 
     def test_a_replay_without_a_terminal_points_at_what_reads_a_run_without_the_console(self, tmp_path):
+        (tmp_path / "runs" / "my run").mkdir(parents=True)
+        (tmp_path / "runs" / "my run" / "events.jsonl").write_text("")
         done = promptdesk("replay", "runs/my run", cwd=tmp_path)
         assert done.returncode == 2
         assert "(stdin and stdout are not one here)" in done.stderr
         assert "promptdesk metrics 'runs/my run', or its transcript.md" in done.stderr, done.stderr
+
+    @pytest.mark.parametrize("where", ["runs/nosuch", "runs", "runs/a\x1b[2Jb"])
+    def test_a_replay_of_no_run_names_that_first_never_a_command_that_would_fail_on_it(self, tmp_path, where):
+        """Without a terminal, `replay` of a folder that is no run says so (as with one), rather than
+        pointing at `promptdesk metrics` of it, which would fail the same way."""
+        (tmp_path / "runs").mkdir()
+        done = promptdesk("replay", where, cwd=tmp_path)
+        assert done.returncode == 2
+        shown = where.replace("\x1b", "\\x1b")
+        assert f"INVALID_CONFIG: {shown} is not a run folder (no events.jsonl in it)" in done.stderr, done.stderr
+        assert "promptdesk metrics" not in done.stderr and "\x1b" not in done.stderr
+
+    @pytest.mark.parametrize("args", [("--version",), ("schema", "scene"), ("paths",)])
+    def test_output_to_a_full_disk_is_said_in_a_line_never_a_traceback(self, tmp_path, args):
+        """`promptdesk schema scene > scene.schema.json` on a full disk (here /dev/full): exit 1 with what
+        could not be written and why, not a Python traceback."""
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([sys.executable, "-m", "promptdesk", *args], cwd=tmp_path, stdin=subprocess.DEVNULL,
+                                  stdout=full, stderr=subprocess.PIPE, text=True, timeout=30)
+        assert done.returncode == 1, done.stderr
+        assert "Traceback" not in done.stderr and done.stderr.startswith("RECORDING_ERROR: could not write the output: ")
 
     def test_compare_tui_without_a_terminal_is_refused(self, tmp_path):
         assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "run")]) == 0
@@ -139,6 +164,29 @@ class TestDidYouMean:
         err = capsys.readouterr().err
         assert "Did you mean: " in err and close in err.split("Did you mean: ", 1)[1].split("?")[0], err
         assert "one scene at most" not in err
+
+    @pytest.mark.parametrize("argv, typed, close", [
+        (["--bach", "the-apology"], "--bach", "--batch"),
+        (["--batch", "the-apology", "--isolaton", "b"], "--isolaton", "--isolation"),
+        (["metrics", "runs/x", "--jsno"], "--jsno", "--json"),
+        (["sweep", "x", "--isolation", "a", "--coordinator", "C", "--seeds", "1", "--concurency", "2"], "--concurency",
+         "--concurrency")])
+    def test_a_mistyped_flag_gets_the_closest_flags_the_command_takes(self, tmp_path, monkeypatch, capsys, argv,
+                                                                      typed, close):
+        monkeypatch.chdir(tmp_path)
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"unrecognized arguments: {typed}" in err and f"(did you mean {close}" in err, err
+
+    def test_a_name_both_in_scenes_and_among_the_examples_is_offered_once(self, tmp_path, monkeypatch, capsys):
+        """After `promptdesk init .`, ./scenes/ holds the examples' names too: "Did you mean: the-apology,
+        the-apology?" named it twice."""
+        monkeypatch.chdir(tmp_path)
+        assert main(["init"]) == 0
+        capsys.readouterr()
+        assert main(["--batch", "the-apolgy", *PLAY]) == 2
+        offered = capsys.readouterr().err.split("Did you mean: ", 1)[1].split("?")[0].split(", ")
+        assert offered.count("the-apology") == 1, offered
 
     def test_two_scenes_that_exist_are_refused_as_two_scenes(self, tmp_path, monkeypatch, capsys):
         monkeypatch.chdir(tmp_path)

@@ -1,4 +1,4 @@
-"""Concurrency per provider: a server that serves one request at a time (llama.cpp's default server
+"""Concurrency per provider: a server that serves one request at a time (llama-cpp-python's server
 cuts a stream in flight whenever another request arrives), `max_concurrency` that queues the calls
 in arrival order, the one-time notice when a stream was cut by another request, and the timeouts
 set from the command line."""

@@ -266,3 +266,79 @@ def test_every_file_a_run_of_each_format_writes_is_in_the_run_folder_reference(t
                                         ({"minimum": 1, "exclusiveMaximum": 5}, " ≥ 1 and < 5")])
 def test_a_range_reads_from_its_lower_bound_to_its_upper(prop, says):
     assert reference.bounds(prop, "minimum", "maximum", "", "exclusiveMinimum", "exclusiveMaximum") == says
+
+
+def test_interrupt_requests_is_named_as_llama_cpp_pythons_setting_never_as_llama_cpps():
+    """`--interrupt_requests` is a setting of llama-cpp-python's server (`python -m llama_cpp.server`);
+    llama.cpp's own `llama-server` has no such flag and queues what its slots (`-np N`) cannot take. A
+    page, the notice of a cut stream or the `--max-concurrency` help that sends a llama.cpp user looking
+    for it is wrong."""
+    from promptdesk.core.providers.concurrency import CUT_NOTICE
+
+    help_text = next(a.help for a in reference.parsers()[0][1]._actions if "--max-concurrency" in a.option_strings)
+    texts = {str(p.relative_to(DOCS)): p.read_text() for p in DOCS.rglob("*.md") if p.name != "changelog.md"}
+    texts |= {"CUT_NOTICE": CUT_NOTICE, "--max-concurrency": help_text}
+    wrong = [f"{name}: {sentence.strip()}" for name, text in texts.items()
+             for sentence in re.split(r"(?<=[.;])\s", re.sub(r"\s+", " ", text))
+             if "interrupt_requests" in sentence and not re.search(r"llama-cpp-python|llama_cpp", sentence)]
+    assert wrong == []
+    assert "one request at a time, e.g. llama-cpp-python's" in help_text
+
+
+def test_a_commands_synopsis_on_a_page_lists_every_flag_the_command_takes():
+    """A code block that shows a command's whole synopsis (`promptdesk branch RUN_DIR --at-beat K [--event
+    TEXT] ...`) lists every flag its parser takes, so a reader of the guide misses none."""
+    by_name = dict(reference.parsers())
+    checked, missing = 0, []
+    for page in sorted(DOCS.rglob("*.md")):
+        if page.parent.name == "reference" or page.name == "changelog.md":
+            continue
+        for block in re.findall(r"```\n(.*?)```", page.read_text(), re.S):
+            first = block.split()[:2]
+            name = " ".join(first)
+            if first[:1] != ["promptdesk"] or name not in by_name or "[--" not in block:
+                continue
+            checked += 1
+            shown = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", block))
+            flags = {o for a in by_name[name]._actions for o in a.option_strings if o.startswith("--")} - {"--help"}
+            missing += [f"{page.relative_to(DOCS)}: {name} {flag}" for flag in sorted(flags - shown)]
+    assert checked and missing == []
+
+
+def test_the_command_line_reference_gives_each_flag_the_default_the_parser_applies():
+    """The default column is what the command takes when the flag is left out (`parser.get_default`),
+    and a switch shows none: `--no-background-story` beside `--background-story` stores False, and the
+    reference once showed it "default True", the opposite of what `import sotopia` does."""
+    wrong = []
+    for name, parser in reference.parsers():
+        rows = {line.split(" | ")[0].removeprefix("| "): line.split(" | ")[2]
+                for line in reference.option_rows(parser)[2:]}
+        for action in parser._actions:
+            if not action.option_strings or isinstance(action, argparse._HelpAction):
+                continue
+            shown = rows[", ".join(f"`{s}`" for s in action.option_strings)]
+            applied = parser.get_default(action.dest)
+            if action.nargs == 0:
+                expected = "—"
+            else:
+                expected = "—" if applied in (None, False, []) else f"`{applied}`"
+            if shown != expected:
+                wrong.append(f"{name} {action.option_strings[0]}: shows {shown}, takes {expected}")
+    assert wrong == []
+
+
+def test_the_reference_generator_never_writes_into_an_installed_package(tmp_path, monkeypatch, capsys):
+    """Run from an installed wheel (its example scenes in site-packages, no checkout around them), the
+    generator writes the pages where it is told and leaves the package's own schema alone; a FOLDER
+    that cannot be written is refused with exit 2, never a traceback."""
+    from promptdesk.core.cli.reference import main as generate_pages
+
+    installed = tmp_path / "site-packages" / "promptdesk" / "scenes"
+    installed.mkdir(parents=True)
+    monkeypatch.setattr(resources, "scenes_dir", lambda: installed)
+    assert generate_pages([str(tmp_path / "pages")]) == 0
+    assert (tmp_path / "pages" / "cli.md").is_file() and not (installed / reference.SHIPPED_SCHEMA).exists()
+    assert "left as it is" in capsys.readouterr().err
+    (tmp_path / "a-file").write_text("")
+    assert generate_pages([str(tmp_path / "a-file" / "pages")]) == 2
+    assert "cannot write the reference pages into" in capsys.readouterr().err

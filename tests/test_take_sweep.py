@@ -321,3 +321,29 @@ def assert_swept_again_as_before(swept, out, take, whole, capsys):
     assert changes(again) == changes(whole) and changes(whole)[0][0] == "branch"
     spoken = lambda events: [(e.beat, e.from_, e.text) for e in events if e.type == "speak" and e.beat >= 4]  # noqa: E731
     assert spoken(again) == spoken(whole)
+
+
+def test_a_sweep_of_takes_takes_the_provider_flags_branch_takes(swept, tmp_path, capsys):
+    """As `branch` and `sweep` do, a sweep of takes accepts `--provider`, `--model` and the provider
+    settings (`--timeout`, `--max-concurrency`, `--schema-format`, `--journal-timeout`, `--send-ahead`):
+    every take, with the change and without it, plays from beat K on that server, through the real SDK,
+    with those settings; the same command without them resumes, and another model is another plan."""
+    from loopback import LoopbackServer, Reply
+
+    out = tmp_path / "moved"
+    with LoopbackServer(Reply(text=turn('"Go on."', "Listen."))) as server:
+        args = ["--event", "The fire alarm goes off", "--provider", "openai-compatible", "--model", "local-model",
+                "--base-url", server.url("/v1"), "--timeout", "30", "--max-concurrency", "1"]
+        assert sweep(swept / "parent", out, *args, seeds="1") == 0, capsys.readouterr().err
+        assert server.hits > 0 and {r.body["model"] for r in server.requests} == {"local-model"}
+        for name in ("retake-seed1", "change-seed1"):
+            change = next(e for e in read_events(out / name) if e.type == "branch").model_extra["change"]
+            assert (change["provider"], change["model"]) == ("openai-compatible", "local-model"), change
+            assert change["settings"] == {"timeout_s": 30.0, "max_concurrency": 1}, change
+        hits = server.hits
+        assert sweep(swept / "parent", out, "--event", "The fire alarm goes off", seeds="1") == 0
+        assert sweep(swept / "parent", out, "--event", "The fire alarm goes off", "--model", "local-model", seeds="1") == 0
+        assert server.hits == hits, "resumed: every take has its result"
+        assert sweep(swept / "parent", out, "--event", "The fire alarm goes off", "--provider", "openai-compatible",
+                     "--model", "another", "--base-url", server.url("/v1"), seeds="1") == 2
+        assert "different plan (model differ)" in capsys.readouterr().err

@@ -14,6 +14,10 @@ from promptdesk.core.record.events import BaseEvent
 from promptdesk.tui.formats.registry import MARKERS
 
 SPEEDS = (1.0, 4.0, 16.0)
+TIMELESS_BEAT_S = 1.5
+"""A record whose every event has one time (a headless run on the offline improviser of a scene without
+`latency_ms`: simulated time that never moved) plays a beat every this many seconds at 1x, as the
+console plays the improviser live, instead of all at once."""
 BEAT_MARKERS = MARKERS
 """Where a beat step stops: a beat, or a format's own unit of play (a round)."""
 
@@ -53,6 +57,9 @@ class Playback:
         self.playhead = self.times[0] if self.times else 0.0
         self.speed = SPEEDS[0]
         self.playing = False
+        self.timeless = len(self.events) > 1 and self.duration <= self.times[0]
+        """Every event has the same time: play goes by beats (`TIMELESS_BEAT_S`), not by `t`."""
+        self._credit = 0.0
 
     @property
     def duration(self) -> float:
@@ -73,12 +80,20 @@ class Playback:
         """Play or pause; playing from the end starts again from the beginning."""
         restart = self.seek_index(0) if self.done and not self.playing else Move([])
         self.playing = not self.playing
+        self._credit = TIMELESS_BEAT_S  # a timeless record shows its first beat as play starts
         return restart
 
     def tick(self, seconds: float) -> Move:
         """Advance the playhead by `seconds` of real time (times the speed) while playing."""
         if not self.playing:
             return Move([])
+        if self.timeless:
+            self._credit += seconds * self.speed
+            shown = []
+            while self._credit >= TIMELESS_BEAT_S and not self.done:
+                self._credit -= TIMELESS_BEAT_S
+                shown += self.step_beat().events
+            return Move(shown)
         return self._forward(bisect_right(self.times, self.playhead + seconds * self.speed),
                              min(self.duration, self.playhead + seconds * self.speed))
 

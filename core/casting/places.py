@@ -72,7 +72,7 @@ def not_found(given: str, own: dict[str, Path], shipped: dict[str, Path], comman
             hint += (f" `{name}` is an example Promptdesk ships: give its name alone (`{name}`) to play it, "
                      f"or run `promptdesk init` to copy the examples into ./scenes/ to edit.")
         return f"no scene file {given}: there is no such file (a path is not looked for by name).{hint}"
-    close = difflib.get_close_matches(name, [*commands, *own, *shipped], n=3, cutoff=0.6)
+    close = difflib.get_close_matches(name, list(dict.fromkeys([*commands, *own, *shipped])), n=3, cutoff=0.6)
     hint = f" Did you mean: {', '.join(close)}?" if close else ""
     mine = ", ".join(own) or "none"
     return (f"no scene file or scene named {given!r}.{hint} Looked for the file {given}, "

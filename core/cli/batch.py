@@ -169,7 +169,7 @@ def escalations_answered(ns: argparse.Namespace, scene: Any) -> None:
         return
     fmt = get((scene if not isinstance(scene, Path) else scene_file.load_scene(scene)).format)
     if not fmt.escalates:
-        raise InvalidConfig(f"--on-escalate answers a roundtable's escalations, and a {fmt.name} never escalates: "
+        raise InvalidConfig(f"--on-escalate answers a roundtable's escalations, and a {fmt.name} run never escalates: "
                             "drop the flag")
 
 

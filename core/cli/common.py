@@ -27,12 +27,31 @@ def exit_codes(closed: str, failed: str | None, invalid: str = "invalid input: t
     return f"Exit codes: 0 {closed}{middle}; 2 {invalid}."
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose refusal of a flag it does not take names the closest ones it does
+    (`--bach`: did you mean --batch?), as a mistyped command or scene name is answered."""
+
+    def error(self, message: str):  # noqa: ANN201 - argparse's: never returns
+        if message.startswith("unrecognized arguments: "):
+            import difflib
+
+            known = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
+            near: list[str] = []
+            for word in message.removeprefix("unrecognized arguments: ").split():
+                if word.startswith("--"):
+                    near += [m for m in difflib.get_close_matches(word.split("=", 1)[0], known, n=2, cutoff=0.7)
+                             if m not in near]
+            if near:
+                message += f" (did you mean {' or '.join(near)}?)"
+        super().error(message)
+
+
 def command_parser(prog: str, description: str, codes: str, epilog: str = "") -> argparse.ArgumentParser:
     """A command's parser: its description, then its options, then `epilog` and its exit codes (kept
     as written, one paragraph each)."""
-    return argparse.ArgumentParser(prog=prog, description=description,
-                                   epilog="\n\n".join(part for part in (epilog, codes) if part),
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    return Parser(prog=prog, description=description,
+                  epilog="\n\n".join(part for part in (epilog, codes) if part),
+                  formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 NO_CONSOLE = ("INVALID_CONFIG: the console is not part of this command; run `promptdesk` (with the same "

@@ -14,7 +14,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from promptdesk.core.cli.common import NO_CONSOLE, Console, exit_codes, folder, has_terminal, no_terminal, refuse
+from promptdesk.core.cli.common import NO_CONSOLE, Console, Parser, exit_codes, folder, has_terminal, no_terminal, refuse
 from promptdesk.core.cli.numbers import budget_usd, pace_seconds, positive_int
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID
 
@@ -61,7 +61,7 @@ def parser() -> argparse.ArgumentParser:
     from promptdesk.core.cli import provider_flags
     from promptdesk.core.formats.registry import add_flags
 
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="promptdesk", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=epilog(),
         description="A director's console for multi-agent dialogue. With no arguments, opens the console.")
     p.add_argument("args", nargs="*", metavar="SCENE | replay RUN_DIR",
@@ -97,9 +97,30 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None, console: Console | None = None) -> int:
     """Every command (the console's own through `console`, given by the `promptdesk` entry point);
-    returns the process exit code."""
+    returns the process exit code. Output that cannot be written (`> file` on a full disk) is said in a
+    line, exit 1, never a traceback; a reader that went away (`| head`) ends the printing quietly."""
+    import errno
+
     argv = sys.argv[1:] if argv is None else list(argv)
     _escape_what_stdout_cannot_show()
+    try:
+        code = _main(argv, console)
+        if sys.stdout is not None:
+            sys.stdout.flush()  # what is still buffered is written here, where a failure can be told
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_FAILED
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO):
+            raise
+        _silence_stdout()
+        print(f"RECORDING_ERROR: could not write {exc.filename or 'the output'}: {exc.strerror}; free space there, "
+              "or send the output elsewhere", file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _main(argv: list[str], console: Console | None) -> int:
     if argv[:1] in (["-V"], ["--version"]):
         from promptdesk import version
         print(f"promptdesk {version()}")
@@ -120,9 +141,6 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> int:
                       "the folder that is yours")
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2, already printed)
         return exc.code if isinstance(exc.code, int) else EXIT_INVALID
-    except BrokenPipeError:  # the reader went away (`| head`): stop printing, quietly
-        _silence_stdout()
-        return EXIT_FAILED
 
 
 def _mistyped_command(word: str) -> str | None:
@@ -161,6 +179,8 @@ def _silence_stdout() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
         os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # no stdout at all (its descriptor closed): nothing to silence
+        pass
     finally:
         os.close(devnull)
 
@@ -181,7 +201,13 @@ def _play(argv: list[str], console: Console | None) -> int:
     if ns.args[:1] == ["replay"]:
         if len(ns.args) != 2:
             return refuse("INVALID_CONFIG: usage: promptdesk replay RUN_DIR")
-        return _console(console, ns, replay=Path(ns.args[1]))
+        run = Path(ns.args[1])
+        if not (run / "events.jsonl").is_file():  # said first, terminal or not, as a scene not found is
+            shown = "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
+                            for c in str(run))
+            return refuse(f"INVALID_CONFIG: {shown} is not a run folder (no events.jsonl in it): give a folder a "
+                          "run wrote (runs/<scene>-<stamp>, or a run's --out)")
+        return _console(console, ns, replay=run)
     if len(ns.args) > 1:
         return refuse(f"INVALID_CONFIG: one scene at most, got {len(ns.args)}: {' '.join(ns.args)}")
     scene = None

@@ -43,7 +43,7 @@ def add_tuning(g: argparse._ActionsContainer) -> None:
                         "(llama-cpp-python's server)")
     g.add_argument("--max-concurrency", dest="max_concurrency", type=positive_int, metavar="N",
                    help="at most N calls at once to each provider's server, the others queued in arrival order "
-                        "(default: no limit; 1 for a server that serves one request at a time, e.g. llama.cpp)")
+                        "(default: no limit; 1 for a server that serves one request at a time, e.g. llama-cpp-python's)")
     g.add_argument("--timeout", dest="timeout_s", type=timeout_seconds, metavar="SECONDS",
                    help="seconds one attempt of a call may take from its start to its last byte, for every provider "
                         "(default: the scene's, else 60)")

@@ -129,7 +129,9 @@ def option_rows(parser: argparse.ArgumentParser) -> list[str]:
             takes = "—"
         else:
             takes = f"`{action.metavar or action.dest.upper()}`"
-        default = "—" if action.default in (None, False, [], argparse.SUPPRESS) else f"`{action.default}`"
+        # A switch (no value) has no default of its own: a `--no-x` beside `--x` holds True only as what it stores.
+        default = ("—" if action.nargs == 0 or action.default in (None, False, [], argparse.SUPPRESS)
+                   else f"`{action.default}`")
         rows.append(f"| {names} | {cell(takes)} | {cell(default)} | {cell(action.help or '')} |")
     return rows
 
@@ -277,17 +279,28 @@ def main(argv: list[str]) -> int:
     ask = argparse.ArgumentParser(prog="python -m promptdesk.core.cli.reference",
                                   description="Write the docs' reference pages, generated from the code, into FOLDER, "
                                               f"and {SHIPPED_SCHEMA} beside the example scenes (run in a checkout).",
-                                  epilog="Exit codes: 0 written; 2 an argument it does not take.")
+                                  epilog="Exit codes: 0 written; 2 an argument it does not take, or a FOLDER that "
+                                         "cannot be written.")
     ask.add_argument("folder", nargs="?", default="docs/reference", metavar="FOLDER",
                      help="where the pages go (default docs/reference)")
     folder = Path(ask.parse_args(argv).folder)
-    folder.mkdir(parents=True, exist_ok=True)
     pages = generate()
-    for name, text in pages.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    (resources.scenes_dir() / SHIPPED_SCHEMA).write_text(pages[SHIPPED_SCHEMA], encoding="utf-8")
-    print(f"Wrote {len(PAGES)} reference files into {folder}, and {SHIPPED_SCHEMA} beside the example scenes",
-          file=sys.stderr)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in pages.items():
+            (folder / name).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        print(f"INVALID_CONFIG: cannot write the reference pages into {folder}: {exc.strerror or exc}; "
+              "give a folder you can write", file=sys.stderr)
+        return 2
+    shipped = resources.scenes_dir()
+    if (shipped.resolve().parent / "pyproject.toml").is_file():  # a checkout's scenes/: never an installed package's
+        (shipped / SHIPPED_SCHEMA).write_text(pages[SHIPPED_SCHEMA], encoding="utf-8")
+        beside = f", and {SHIPPED_SCHEMA} beside the example scenes"
+    else:
+        beside = (f"; the installed package's {SHIPPED_SCHEMA} is left as it is (it is regenerated in a checkout, "
+                  "before the package is built)")
+    print(f"Wrote {len(PAGES)} reference files into {folder}{beside}", file=sys.stderr)
     return 0
 
 

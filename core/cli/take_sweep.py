@@ -12,6 +12,7 @@ import argparse
 from datetime import datetime
 from pathlib import Path
 
+from promptdesk.core.cli import provider_flags
 from promptdesk.core.cli.common import command_parser, exit_codes, sweep_through
 from promptdesk.core.cli.numbers import beat_number, positive_int, sweep_budget_usd
 from promptdesk.core.casting.places import SWEEPS
@@ -36,6 +37,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--note", help="the director's note of the `change` takes, at beat K (to everyone, or --to)")
     p.add_argument("--to", metavar="ACTOR", help="the actor the --note is for: a slug or a character name")
     p.add_argument("--seeds", required=True, help="e.g. 1-10 or 1,3,5: one take with and one without the change each")
+    p.add_argument("--provider", choices=provider_flags.PROVIDERS,
+                   help="play every take from beat K with another provider (with the change and without it)")
+    p.add_argument("--model", help="play every take from beat K with another model")
     p.add_argument("--base-url", dest="base_url", metavar="URL", help="a new address for the takes' remote providers")
     p.add_argument("--concurrency", type=positive_int, default=4, metavar="N", help="takes at once (default 4)")
     p.add_argument("--out", type=Path, metavar="DIR", help="the sweep folder (default sweeps/<run>-takes<K>-<stamp>)")
@@ -47,13 +51,15 @@ def parser() -> argparse.ArgumentParser:
                    help="tokens per minute per provider and model")
     p.add_argument("--retry-failed", dest="retry_failed", action="store_true",
                    help="play again the runs whose result is a failed run's (each attempt's record is kept)")
+    provider_flags.add_tuning(p.add_argument_group("provider settings for every take from beat K"))
     return p
 
 
 def plan_from(ns: argparse.Namespace) -> TakeSweepPlan:
     """The plan the flags describe."""
     return TakeSweepPlan(parent=str(ns.branch_from), at_beat=ns.at_beat, seeds=parse_seeds(ns.seeds), event=ns.event,
-                         note=ns.note, to=ns.to, base_url=ns.base_url, concurrency=ns.concurrency,
+                         note=ns.note, to=ns.to, base_url=ns.base_url, provider=ns.provider, model=ns.model,
+                         provider_settings=provider_flags.settings(ns), concurrency=ns.concurrency,
                          budget_usd=ns.budget_usd, requests_per_min=ns.requests_per_min,
                          tokens_per_min=ns.tokens_per_min)
 

@@ -13,8 +13,9 @@ results are measured from beat K on (`promptdesk.core.experiments.takes.metrics_
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,11 @@ class TakeSweepPlan:
     note: str | None = None
     to: str | None = None
     base_url: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    """Another provider or model for every take from the beat on (with the change and without it)."""
+    provider_settings: dict[str, Any] = field(default_factory=dict)
+    """Provider settings for every take from the beat on (`--timeout`, `--max-concurrency`, ...), as `branch`'s."""
     concurrency: int = 4
     budget_usd: float | None = None
     requests_per_min: int | None = None
@@ -68,8 +74,8 @@ class TakeSweepPlan:
     """The parent run's identity beside its absolute path (`run_identity`): a folder replaced by
     another run at the same path is a different parent."""
 
-    IDENTITY = ("parent", "at_beat", "seeds", "event", "note", "to", "base_url", "parent_id")
-    INHERITED = ("base_url",)
+    IDENTITY = ("parent", "at_beat", "seeds", "event", "note", "to", "base_url", "provider", "model", "parent_id")
+    INHERITED = ("base_url", "provider", "model")
     """Provider flags that, not given again, are the recorded plan's (a flag not given is no difference)."""
 
     def combinations(self) -> list[TakeCombination]:
@@ -90,9 +96,10 @@ class TakeSweepPlan:
 
     def change(self, combo: TakeCombination) -> Change:
         """The take's change: the seed, and for the `change` condition the event or note."""
+        moved = {"provider": self.provider, "model": self.model, "settings": self.provider_settings or None}
         if combo.condition == RETAKE:
-            return Change(seed=combo.seed)
-        return Change(event=self.event, note=self.note, to=self.to, seed=combo.seed)
+            return Change(seed=combo.seed, **moved)
+        return Change(event=self.event, note=self.note, to=self.to, seed=combo.seed, **moved)
 
 
 def run_identity(run_dir: Path) -> str | None:
@@ -159,6 +166,12 @@ class TakeSweep(Sweep):
         """Refuse a plan that cannot run (the parent, the beat, the change), before anything is written."""
         if self.plan.event is None and self.plan.note is None:
             raise InvalidConfig("a sweep of takes measures one change: give --event TEXT or --note TEXT")
+        if is_take_sweep(self.folder):  # run again: a provider flag not given is the recorded plan's, checked as such
+            with contextlib.suppress(InvalidConfig):  # a damaged plan is named when the folder is prepared
+                recorded = read_take_plan(self.folder)
+                for key in self.plan.INHERITED:
+                    if getattr(self.plan, key) is None:
+                        setattr(self.plan, key, getattr(recorded, key))
         for condition in CONDITIONS:
             check_branch(self.parent, self.plan.at_beat, self.plan.change(TakeCombination(condition, self.plan.seeds[0])),
                          self.plan.base_url)

@@ -9,8 +9,9 @@ runs of a sweep, share it. Two settings for one server: the smaller limit wins. 
 calls go straight through.
 
 `Server` watches the attempts in flight to one server so that a stream cut while another request
-to the same server had started can be told for what it most likely is (llama.cpp's server cuts a
-stream whenever a new request arrives): `CUT_NOTICE`, said once per server and event loop.
+to the same server had started can be told for what it most likely is (llama-cpp-python's server,
+`python -m llama_cpp.server`, cuts a stream whenever a new request arrives; llama.cpp's own `llama-server`
+queues what its slots cannot take): `CUT_NOTICE`, said once per server and event loop.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
-CUT_NOTICE = ("the server at {server} cut a stream when another request arrived: llama.cpp's server does this "
-              "unless started with --interrupt_requests False; or set max_concurrency: 1")
+CUT_NOTICE = ("the server at {server} cut a stream when another request arrived: llama-cpp-python's server "
+              "(python -m llama_cpp.server) does this unless started with --interrupt_requests False; or set "
+              "max_concurrency: 1")
 """What is said once when a stream was cut while another request to the same server had started."""
 
 

@@ -233,3 +233,26 @@ def test_a_beat_stopped_before_its_end_is_not_counted_silent_in_replay() -> None
                event("beat", 0.1, beat=0), event("beat_end", 0.2, beat=0), event("beat", 1.0, beat=1),
                event("stop", 1.1), CloseEvent(t=1.2, **{"from": "coordinator"}, reason="stop")])
     assert fold.snapshot().silent_streak == 1
+
+
+def test_a_record_whose_every_event_has_one_time_plays_a_beat_at_a_time_not_all_at_once() -> None:
+    """A headless run on the offline improviser of a scene without `latency_ms` (the tutorial's) records
+    every event at t = 0: play shows one beat per `TIMELESS_BEAT_S` at 1x (faster at 4x), never the
+    whole run on the first tick."""
+    from promptdesk.tui.playback import TIMELESS_BEAT_S
+
+    events = [event("start", 0.0), event("beat", 0.0, beat=0), SpeakEvent(t=0.0, **{"from": "alice"}, text="Hi", beat=0),
+              event("beat", 0.0, beat=1), SpeakEvent(t=0.0, **{"from": "bob"}, text="Hello", beat=1),
+              event("beat", 0.0, beat=2), SpeakEvent(t=0.0, **{"from": "alice"}, text="Bye", beat=2),
+              CloseEvent(t=0.0, **{"from": "coordinator"}, reason="natural")]
+    playback = Playback(events)
+    assert playback.timeless
+    playback.toggle()
+    assert [e.type for e in playback.tick(1 / 20).events] == ["start"]
+    assert playback.tick(TIMELESS_BEAT_S / 2).events == []
+    assert [e.type for e in playback.tick(TIMELESS_BEAT_S / 2).events] == ["beat", "speak"]
+    playback.cycle_speed()
+    assert [e.type for e in playback.tick(TIMELESS_BEAT_S / 4).events] == ["beat", "speak"]
+    assert [e.type for e in playback.tick(10.0).events] == ["beat", "speak", "close"]
+    assert playback.done and not playback.playing
+    assert not Playback(TestPlayback().events()).timeless, "a record with times plays by them"

@@ -21,7 +21,7 @@ from promptdesk.core.record.outputs import cast_names, start_info
 from promptdesk.core.record.events import BaseEvent, CallEvent, DeltaEvent, ThinkEvent
 from promptdesk.core.record.recorder import read_events
 from promptdesk.core.record.takes import Change, describe_change, takes_of
-from promptdesk.tui.playback import Move, Playback
+from promptdesk.tui.playback import TIMELESS_BEAT_S, Move, Playback
 from promptdesk.tui.commands import binding_commands, copy_run_folder, copy_selection
 from promptdesk.tui.formats import registry
 from promptdesk.tui.lines import Cast, literal, safe, shown_path
@@ -162,8 +162,9 @@ class ReplayScreen(PaneControls, Screen[None]):
         p, bar = self.playback, self.query_one(PlaybackBar)
         mode = "▶ playing" if p.playing else (("■ end of the record, no close" if self.unclosed else "■ end")
                                               if p.done else "‖ paused")
-        bar.status = (f"{mode} · {p.speed:g}x · {p.playhead:.1f} s of {p.duration:.1f} s · "
-                      f"event {p.shown} of {len(p.events)}")
+        clock = (f"no time recorded: a beat every {TIMELESS_BEAT_S:g} s at 1x" if p.timeless
+                 else f"{p.playhead:.1f} s of {p.duration:.1f} s")
+        bar.status = f"{mode} · {p.speed:g}x · {clock} · event {p.shown} of {len(p.events)}"
         bar.fraction = (p.shown / len(p.events)) if p.events else 0.0
 
     def action_copy_text(self) -> None:

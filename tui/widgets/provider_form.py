@@ -37,7 +37,7 @@ BASE_URL_HINT = {
 }
 BASE_URL_OPTIONAL = ("Base URL (blank: the provider's own address)", "(leave blank)")
 CONCURRENCY_HINT = ("Max concurrency (blank: no limit; 1 for a server that serves one request at a time, "
-                    "e.g. llama.cpp's)", "(leave blank for no limit)")
+                    "e.g. llama-cpp-python's)", "(leave blank for no limit)")
 FIELD_NAMES = {"--base-url": "the Base URL field", "--model": "the Model field", "--provider": "the Provider field",
                "--isolation": "the Isolation step", "--coordinator": "the Coordinator step"}
 
