@@ -23,7 +23,7 @@ from promptdesk.core.cli.main import COMMANDS, main
 PLAY = ["--isolation", "b", "--coordinator", "C", "--provider", "offline", "--seed", "3", "--quiet"]
 
 
-def promptdesk(*args: str, cwd: Path, timeout: float = 5) -> subprocess.CompletedProcess:
+def promptdesk(*args: str, cwd: Path, timeout: float = 20) -> subprocess.CompletedProcess:
     """`python -m promptdesk ARGS` with stdin and stdout not a terminal (as from a script or CI)."""
     return subprocess.run([sys.executable, "-m", "promptdesk", *args], cwd=cwd, stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=timeout)
