@@ -249,6 +249,19 @@ def test_malformed_records_are_refused_by_key_and_the_rest_imported(capsys, tmp_
     assert len(list((out / "scenes").glob("*.yaml"))) == 3 and (out / "characters" / "ava-lee" / "profile.md").is_file()
 
 
+def test_a_key_or_a_field_given_twice_is_refused_never_read_as_its_last_copy(capsys, tmp_path):
+    text = json.dumps(fixture_export())[:-1]  # a merged file: A2's key twice, E3's relationship twice
+    text += ', ' + json.dumps(f"{P}AgentProfile:A2") + ': ' + json.dumps(agent("A2", "Bo", "Other", secret="a second one"))
+    text = text.replace('"relationship": 2,', '"relationship": 2, "relationship": 5,') + "}"
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, text))
+    assert code == 1
+    refused = dict(re.findall(r"REFUSED (\S+): (.*)", err))
+    assert "gives this key 2 times" in refused[f"{P}AgentProfile:A2"]
+    assert "`relationship` more than once" in refused[f"{P}EnvironmentProfile:E3"]
+    assert not (out / "characters" / "bo-other").exists() and not (out / "characters" / "ben-ko").exists()
+    assert "Skipped: 1 combos naming a refused agent." in err and "Skipped: 1 combos naming a refused environment." in err
+
+
 def test_hostile_text_is_stripped_of_control_sequences_and_kept_literal(capsys, tmp_path):
     hostile = {f"{P}EnvironmentProfile:E1": environment(
         "E1", "ferry_slot\x1b[31m", 3, scenario="[bold red]Two[/] people \x1b]0;pwned\x07meet at <b>the pier</b>."),

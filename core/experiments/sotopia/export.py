@@ -5,7 +5,7 @@ The file is read within bounds (its size before it is read, `EXPORT_MAX_BYTES`; 
 `promptdesk.core.protocol.bounded.load_json`). A file that holds no record of a known class is not an
 export (`NotAnExport`, exit 2). Every record is then checked on its own: a malformed one (a field of the
 wrong type, a text over `MAX_FIELD_CHARS`, two goals expected and three found, a relationship level that
-is not one of Sotopia's six) is refused with its key and why (`Refusal`), and the others are kept.
+is not one of Sotopia's six, a key or a field given twice) is refused with its key and why (`Refusal`), and the others are kept.
 Records of other classes are counted by class and skipped.
 
 The four classes read (fields as Sotopia's `persistent_profile` and `env_agent_combo_storage` declare them):
@@ -157,6 +157,9 @@ def read_export(path: Path) -> Export:
         found += 1
         pk = match.group("pk")
         try:
+            if key in getattr(data, "repeated", {}):
+                raise Malformed(f"the export gives this key {data.repeated[key]} times (JSON keeps the last "
+                                "silently): which record is meant cannot be told")
             record = readers[kind](pk, value)
             if kind == ENVIRONMENT and isinstance(value, dict) and "relationship" not in value:
                 export.defaulted[NO_LEVEL] += 1
@@ -180,11 +183,25 @@ EXPECTED = ("a Sotopia export is one JSON object whose keys are `:sotopia.databa
 """What a file must be, said whenever one is not an export."""
 
 
+class _Object(dict):
+    """A JSON object as read, with the keys it gives more than once (`repeated`, key -> times): JSON
+    readers keep the last silently, and which one was meant cannot be told."""
+
+    repeated: dict[str, int] = {}
+
+
+def _pairs(items: list[tuple[str, Any]]) -> _Object:
+    read = _Object(items)
+    if len(read) < len(items):
+        read.repeated = {key: n for key, n in Counter(key for key, _ in items).items() if n > 1}
+    return read
+
+
 def _load(path: Path) -> dict[str, Any]:
     """The export's top-level object, read within bounds."""
     raw = read_bytes(path, EXPORT_MAX_BYTES, NotAnExport)
     try:
-        data = load_json(raw.decode("utf-8-sig"))
+        data = load_json(raw.decode("utf-8-sig"), object_pairs_hook=_pairs)
     except Unbounded as exc:
         raise NotAnExport(f"{path}: {exc}") from None
     except UnicodeDecodeError:
@@ -225,6 +242,11 @@ def _keep(export: Export, kind: str, record: Any) -> None:
 def _object(value: Any, pk: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise Malformed(f"the record is a JSON {type(value).__name__}, not an object")
+    twice = getattr(value, "repeated", {})
+    if twice:
+        names = ", ".join(f"`{strip_controls(str(name))[:40]}`" for name in list(twice)[:3])
+        raise Malformed(f"the record gives {names} more than once (JSON keeps the last silently): which value is "
+                        "meant cannot be told")
     own = value.get("pk")
     if own is not None and str(own) != pk:
         raise Malformed(f"its `pk` ({str(own)[:40]!r}) is not the one its key names ({pk[:40]!r})")
