@@ -216,6 +216,14 @@ def test_a_whole_number_written_as_a_decimal_is_an_age_and_a_fraction_is_not(cap
     assert "`age` must be a whole number of years, not 41.5" in err and not (out / "characters" / "ben-ko").exists()
 
 
+def test_a_relationship_level_written_as_a_decimal_is_read_as_sotopias_model_reads_it(capsys, tmp_path):
+    levels = {f"{P}EnvironmentProfile:E1": environment("E1", "ferry_slot", 3.0),
+              f"{P}EnvironmentProfile:E3": environment("E3", "clock_shop", 2.5)}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**levels)))
+    assert scene(out, "ferry-slot-ava-ben")["benchmark"]["relationship"] == "friend"
+    assert "`relationship` must be a relationship level from 0 to 5" in err and "not 2.5" in err
+
+
 def test_a_json_object_of_other_keys_is_refused_naming_some_of_them(capsys, tmp_path):
     data = {"sotopia_episodes_v1": {"url": "x"}, "sotopia_pi": {"url": "y"}, "\x1b[2Jodd": 1}
     code, err, out = run_import(capsys, tmp_path, write(tmp_path, data))

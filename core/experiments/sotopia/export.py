@@ -282,6 +282,8 @@ def level(record: dict[str, Any], key: str = "relationship", default: int | None
         return LEVELS.index(value.strip().lower())
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value.strip())
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # `3.0`, as a table exported to JSON writes a whole number (Sotopia's model reads it: 3)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(LEVELS):
         shown = repr(value)[:40]
         raise Malformed(f"`{key}` must be a relationship level from 0 to 5 ({', '.join(LEVELS)}), not {shown}")
