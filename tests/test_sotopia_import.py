@@ -195,6 +195,20 @@ def test_a_file_that_is_not_a_sotopia_export_exits_2_naming_what_was_expected(ca
     assert "Sotopia export" in err or "JSON" in err or "nested" in err
 
 
+@pytest.mark.parametrize(("content", "kind"), [("null", "a JSON null"), ('"an export"', "a JSON string"),
+                                             ("[1, 2]", "a JSON array"), ("42", "a JSON number")])
+def test_a_json_value_that_is_not_an_object_is_named_in_jsons_words(capsys, tmp_path, content, kind):
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, content))
+    assert code == 2 and f"not a Sotopia export: {kind};" in err and "NoneType" not in err
+    bad = {f"{P}AgentProfile:A5": None, f"{P}AgentProfile:A6": agent("A6", "Eve", "Roe", secret={"a": 1}),
+           f"{C}K6": {"pk": "K6", "env_id": "E1", "agent_ids": None}}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**bad)))
+    refused = dict(re.findall(r"REFUSED (\S+): (.*)", err))
+    assert refused[f"{P}AgentProfile:A5"] == "the record is a JSON null, not an object"
+    assert refused[f"{P}AgentProfile:A6"] == "`secret` must be text, not a JSON object"
+    assert refused[f"{C}K6"].endswith("not a JSON null")
+
+
 @pytest.mark.parametrize("content", [
     "\n".join(json.dumps(r) for r in fixture_export().values()), "{not json", b"\xff\xfe{}"],
     ids=["json-lines", "broken", "not-utf8"])

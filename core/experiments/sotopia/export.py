@@ -213,11 +213,18 @@ def _load(path: Path) -> dict[str, Any]:
         kind = "JSON Lines (one record per line), not one JSON object" if lines else f"not valid JSON ({where})"
         raise NotAnExport(f"{path}: {kind}; {EXPECTED}") from None
     if not isinstance(data, dict):
-        raise NotAnExport(f"{path}: not a Sotopia export: a JSON {type(data).__name__}; {EXPECTED}")
+        raise NotAnExport(f"{path}: not a Sotopia export: a JSON {json_kind(data)}; {EXPECTED}")
     return data
 
 
 UNRECOGNISED = "unrecognised keys"
+
+
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words (`null`, `array`, `string`...), as a refusal names it."""
+    kinds = ((type(None), "null"), (bool, "boolean"), ((int, float), "number"), (str, "string"), (list, "array"),
+             (dict, "object"))
+    return next((kind for types, kind in kinds if isinstance(value, types)), type(value).__name__)
 
 
 def _class_name(kind: str | None, key: Any) -> str:
@@ -241,7 +248,7 @@ def _keep(export: Export, kind: str, record: Any) -> None:
 
 def _object(value: Any, pk: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise Malformed(f"the record is a JSON {type(value).__name__}, not an object")
+        raise Malformed(f"the record is a JSON {json_kind(value)}, not an object")
     twice = getattr(value, "repeated", {})
     if twice:
         names = ", ".join(f"`{strip_controls(str(name))[:40]}`" for name in list(twice)[:3])
@@ -261,7 +268,7 @@ def text(record: dict[str, Any], key: str, *, required: bool = False) -> str:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str):
-        raise Malformed(f"`{key}` must be text, not {type(value).__name__}")
+        raise Malformed(f"`{key}` must be text, not a JSON {json_kind(value)}")
     if len(value) > MAX_FIELD_CHARS:
         raise Malformed(f"`{key}` is {len(value):,} characters; the limit is {MAX_FIELD_CHARS:,}")
     value = strip_controls(value).replace("\r\n", "\n").strip()
@@ -293,7 +300,7 @@ def level(record: dict[str, Any], key: str = "relationship", default: int | None
 def _pair(record: dict[str, Any], key: str) -> tuple[str, str]:
     value = record.get(key)
     if not isinstance(value, list) or len(value) != 2 or not all(isinstance(v, str) and v.strip() for v in value):
-        count = f"{len(value)} entries" if isinstance(value, list) else type(value).__name__
+        count = f"{len(value)} entries" if isinstance(value, list) else f"a JSON {json_kind(value)}"
         raise Malformed(f"`{key}` must list two agents' pks (Sotopia's scenarios are for two), not {count}")
     if value[0] == value[1]:
         raise Malformed(f"`{key}` names the same agent twice")
@@ -304,7 +311,7 @@ def _environment(pk: str, value: Any) -> Environment:
     record = _object(value, pk)
     goals = record.get("agent_goals")
     if not isinstance(goals, list) or len(goals) != 2:
-        count = f"{len(goals)} goals" if isinstance(goals, list) else type(goals).__name__
+        count = f"{len(goals)} goals" if isinstance(goals, list) else f"a JSON {json_kind(goals)}"
         raise Malformed(f"`agent_goals` must hold two goals, one per agent (Sotopia's scenarios are for two), not {count}")
     read = tuple(_scene_text(text({f"agent_goals[{i}]": g}, f"agent_goals[{i}]", required=True), f"agent_goals[{i}]")
                  for i, g in enumerate(goals))
