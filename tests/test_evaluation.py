@@ -187,6 +187,22 @@ def test_the_offline_evaluator_hears_a_secret_said_in_any_language_by_a_name_in_
     assert silent["score"] != -10
 
 
+def test_a_long_secret_without_spaces_is_looked_for_in_linear_time():
+    """A secret written without spaces was looked for run by run, each run searched in every speech: a
+    60,000-character secret against 60,000 characters said took 1.4 s, and grew with their product."""
+    import random
+    import time
+
+    rng = random.Random(7)
+    secret = "".join(chr(rng.randrange(0x4E00, 0x9FFF)) for _ in range(60_000))
+    said = "".join(chr(rng.randrange(0x4E00, 0x9FFF)) for _ in range(120_000))
+    lines = tuple(f'李 娜 "{said[at:at + 2_000]}"' for at in range(0, len(said), 2_000)) + (f'李 娜 "说：{secret[59_000:59_020]}"',)
+    started = time.process_time()
+    found = offline_secret(lines, secret, name="李 娜")
+    assert time.process_time() - started < 1.0
+    assert found["score"] == -10 and secret[59_000:59_008] in found["reasoning"]  # the first run said, as the secret reads
+
+
 def test_the_offline_evaluator_never_calls_kept_a_secret_whose_words_it_cannot_look_for():
     unspaced = offline_secret(('李 娜 "我们谈谈活动吧。"',), "她偷了学校的钱，还藏在家里。", name="李 娜")
     assert unspaced["score"] is None and "not a model" in unspaced["reasoning"]

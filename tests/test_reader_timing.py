@@ -306,3 +306,19 @@ def test_yaml_files_of_many_values_are_read_within_a_second_at_their_limit(tmp_p
     (tmp_path / "ann.md").write_text("---\n" + YAML_SHAPES[shape](CHARACTER_FILE_MAX // 2) + "---\nYou are Ann.\n")
     within_a_second(lambda: load_character("ann", [tmp_path]))
     within_a_second(lambda: parse_answer("```yaml\n" + YAML_SHAPES[shape](REPLY_MAX_CHARS - 64) + "```"))
+
+
+@pytest.mark.parametrize("blank", [" ", "\t", "\u3000", " \t"])
+def test_a_heading_of_blanks_is_read_in_linear_time_at_the_character_file_limit(tmp_path, blank):
+    """A profile's `# Name - Role` heading, and its `## Secret` heading (read for the evaluator), each
+    followed by a run of blanks that never reaches a dash or a line's end: both expressions backtracked
+    through the run (59 s for a heading of 100,000 spaces, 36 s for a secret's)."""
+    from promptdesk.core.protocol.evaluation import secret_of
+
+    run = blank * ((CHARACTER_FILE_MAX // 2 - 100) // len(blank.encode("utf-8")))
+    (tmp_path / "ann.md").write_text(f"# Ann{run}x\n\nYou are Ann.\n", encoding="utf-8")
+    within_a_second(lambda: load_character("ann", [tmp_path]))
+    within_a_second(lambda: secret_of(f"# Ann\n\n## Secret{run}:{run}x\n"))
+    assert secret_of("# Ann\n\n## Secret :\n\nShe forged it.\n## Voice\nx") == "She forged it."
+    (tmp_path / "bo.md").write_text(f"# Bo Ko{run[:30]}-{run[:30]}Ferry Captain\n\nYou are Bo.\n", encoding="utf-8")
+    assert load_character("bo", [tmp_path]).name == "Bo Ko"

@@ -195,6 +195,20 @@ def test_a_file_that_is_not_a_sotopia_export_exits_2_naming_what_was_expected(ca
     assert "Sotopia export" in err or "JSON" in err or "nested" in err
 
 
+@pytest.mark.parametrize(("content", "kind"), [("null", "a JSON null"), ('"an export"', "a JSON string"),
+                                             ("[1, 2]", "a JSON array"), ("42", "a JSON number")])
+def test_a_json_value_that_is_not_an_object_is_named_in_jsons_words(capsys, tmp_path, content, kind):
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, content))
+    assert code == 2 and f"not a Sotopia export: {kind};" in err and "NoneType" not in err
+    bad = {f"{P}AgentProfile:A5": None, f"{P}AgentProfile:A6": agent("A6", "Eve", "Roe", secret={"a": 1}),
+           f"{C}K6": {"pk": "K6", "env_id": "E1", "agent_ids": None}}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**bad)))
+    refused = dict(re.findall(r"REFUSED (\S+): (.*)", err))
+    assert refused[f"{P}AgentProfile:A5"] == "the record is a JSON null, not an object"
+    assert refused[f"{P}AgentProfile:A6"] == "`secret` must be text, not a JSON object"
+    assert refused[f"{C}K6"].endswith("not a JSON null")
+
+
 @pytest.mark.parametrize("content", [
     "\n".join(json.dumps(r) for r in fixture_export().values()), "{not json", b"\xff\xfe{}"],
     ids=["json-lines", "broken", "not-utf8"])
@@ -214,6 +228,14 @@ def test_a_whole_number_written_as_a_decimal_is_an_age_and_a_fraction_is_not(cap
     code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**ages)))
     assert "age: '41'" in (out / "characters" / "ava-lee" / "profile.md").read_text()
     assert "`age` must be a whole number of years, not 41.5" in err and not (out / "characters" / "ben-ko").exists()
+
+
+def test_a_relationship_level_written_as_a_decimal_is_read_as_sotopias_model_reads_it(capsys, tmp_path):
+    levels = {f"{P}EnvironmentProfile:E1": environment("E1", "ferry_slot", 3.0),
+              f"{P}EnvironmentProfile:E3": environment("E3", "clock_shop", 2.5)}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**levels)))
+    assert scene(out, "ferry-slot-ava-ben")["benchmark"]["relationship"] == "friend"
+    assert "`relationship` must be a relationship level from 0 to 5" in err and "not 2.5" in err
 
 
 def test_a_json_object_of_other_keys_is_refused_naming_some_of_them(capsys, tmp_path):
@@ -247,6 +269,19 @@ def test_malformed_records_are_refused_by_key_and_the_rest_imported(capsys, tmp_
     assert "names" in refused[f"{C}K10"] and "WRONG" in refused[f"{C}K10"]
     assert "Skipped: 1 combos naming a refused environment." in err and "Skipped: 1 combos naming a refused agent." in err
     assert len(list((out / "scenes").glob("*.yaml"))) == 3 and (out / "characters" / "ava-lee" / "profile.md").is_file()
+
+
+def test_a_key_or_a_field_given_twice_is_refused_never_read_as_its_last_copy(capsys, tmp_path):
+    text = json.dumps(fixture_export())[:-1]  # a merged file: A2's key twice, E3's relationship twice
+    text += ', ' + json.dumps(f"{P}AgentProfile:A2") + ': ' + json.dumps(agent("A2", "Bo", "Other", secret="a second one"))
+    text = text.replace('"relationship": 2,', '"relationship": 2, "relationship": 5,') + "}"
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, text))
+    assert code == 1
+    refused = dict(re.findall(r"REFUSED (\S+): (.*)", err))
+    assert "gives this key 2 times" in refused[f"{P}AgentProfile:A2"]
+    assert "`relationship` more than once" in refused[f"{P}EnvironmentProfile:E3"]
+    assert not (out / "characters" / "bo-other").exists() and not (out / "characters" / "ben-ko").exists()
+    assert "Skipped: 1 combos naming a refused agent." in err and "Skipped: 1 combos naming a refused environment." in err
 
 
 def test_hostile_text_is_stripped_of_control_sequences_and_kept_literal(capsys, tmp_path):
@@ -395,3 +430,22 @@ def test_an_export_of_sotopias_size_imports_within_ten_seconds_and_200_mb(tmp_pa
     assert measured["exit"] == 0
     assert len(list((tmp_path / "out" / "scenes").glob("*.yaml"))) == 2800
     assert measured["cpu_s"] < 10 and measured["mb"] < 200, measured
+
+
+def test_env_names_are_matched_in_linear_time(tmp_path):
+    """`--env` with many names over a big export: each name was compared with every environment (30,000
+    environments and 15,000 names took 40 s); an index of codenames and pks makes it linear."""
+    import time
+
+    from promptdesk.core.experiments.sotopia.export import Environment, Export
+    from promptdesk.core.experiments.sotopia.importer import Options, Summary, _select
+
+    export = Export(tmp_path / "export.json")
+    for i in range(30_000):
+        export.environments[f"E{i}"] = Environment(f"E{i}", f"place_{i % 20_000}", "", "A scene.", ("a", "b"), 0)
+    names = [f"E{i}" for i in range(0, 30_000, 4)] + [f"place_{i}" for i in range(0, 20_000, 3)]
+    summary = Summary(export)
+    started = time.process_time()
+    assert _select([], export, Options(envs=names), summary) == []
+    assert time.process_time() - started < 1.0
+    assert len(summary.uncast) == len(names)  # no combo casts any of them: each is named

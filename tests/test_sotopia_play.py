@@ -172,3 +172,22 @@ async def test_the_proof_line_never_stands_clean_beside_a_leak_of_the_actors_oth
     line = isolation_line(report, "ben-ko")
     assert line != PROVEN and "thinking" in line and "ava-lee" in line
     assert isolation_line(report, "ava-lee") == PROVEN
+
+
+async def test_a_run_killed_in_its_evaluation_step_is_not_called_finished_and_evaluate_finishes_it(tmp_path, imported,
+                                                                                                   capsys):
+    """A kill -9 while the evaluator's requests were out leaves the close on the log and no score: `resume` said
+    the run was "finished (closed cleanly)"; it names the cut evaluation step and the command that finishes it."""
+    run_dir = await play(tmp_path, imported, "b")
+    log = run_dir / "events.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    log.write_text("".join(line for line in lines if json.loads(line).get("type") != "evaluation"))  # as the kill left it
+    (run_dir / "evaluation.json").unlink()
+    assert await asyncio.to_thread(main, ["resume", str(run_dir)]) == 2
+    err = capsys.readouterr().err
+    assert "evaluation step was cut (2 scores never recorded" in err and f"promptdesk evaluate {run_dir}" in err
+    assert "closed cleanly" not in err
+    assert await asyncio.to_thread(main, ["evaluate", str(run_dir)]) == 0
+    capsys.readouterr()
+    assert await asyncio.to_thread(main, ["resume", str(run_dir)]) == 2
+    assert "is finished" in capsys.readouterr().err

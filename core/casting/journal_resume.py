@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from promptdesk.core.engine import journals
+from promptdesk.core.engine.evaluation import SKIPPED_AFTER
 from promptdesk.core.engine.session import Session
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.record.events import BaseEvent, parse_event_json
@@ -31,6 +32,12 @@ def journal_step(run_dir: Path, session: Session) -> Session:
     slugs = journals.pending(events, list(session.actors)) if due else []
     recorded = journals.unappended(session, events)
     if not slugs and not recorded:
+        owed = _scores_owed(session, events)
+        if owed:
+            raise InvalidConfig(f"{run_dir}: the scene closed, but its evaluation step was cut ({owed} score"
+                                f"{'' if owed == 1 else 's'} never recorded; the requests already sent are in "
+                                f"prompts.jsonl): `promptdesk evaluate {run_dir}` finishes it, asking only the actors "
+                                "not yet scored")
         raise InvalidConfig(f"{run_dir} is finished (it was closed cleanly): there is nothing to resume (rebuild its files with "
                             f"`promptdesk rebuild {run_dir}`)")
     session.format.restore(session, events, None)
@@ -43,6 +50,20 @@ def journal_step(run_dir: Path, session: Session) -> Session:
     session.recorder.reopen(events)
     session.journal_resume = (slugs, recorded)
     return session
+
+
+def _scores_owed(session: Session, events: list[BaseEvent]) -> int:
+    """How many of the evaluation step's scores (each evaluator, each actor) a run killed in that step never
+    recorded: neither an `evaluation` event nor a `system` line saying why (a failed call, a spent budget)."""
+    close = next((e for e in reversed(events) if e.type == "close"), None)
+    evaluators = getattr(session, "evaluators", [])
+    if not evaluators or close is None or getattr(close, "reason", None) in SKIPPED_AFTER:
+        return 0
+    said = [getattr(e, "reason", None) for e in events if e.type == "system" and getattr(e, "beat", None) is None]
+    if "budget" in said:
+        return 0
+    done = sum(1 for e in events if e.type == "evaluation") + said.count("evaluation")
+    return max(0, len(evaluators) * len(session.actors) - done)
 
 
 def _log(run_dir: Path) -> tuple[list[str], list[str]]:

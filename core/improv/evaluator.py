@@ -137,10 +137,13 @@ def _unspaced_secret(focus: Focus, low: int) -> dict[str, object]:
     characters (all of it, when shorter) was said; otherwise unknown (its words cannot be told apart)."""
     letters = "".join(_words(focus.secret))
     size = min(SECRET_CHARACTERS, len(letters))
+    runs = {letters[start:start + size] for start in range(len(letters) - size + 1)}
     said = ["".join(_words(text)) for text in _spoken(focus, focus.name)]
-    for start in range(len(letters) - size + 1):
+    heard = {text[at:at + size] for text in said for at in range(len(text) - size + 1)
+             if text[at:at + size] in runs}  # each said run looked up once: linear in both texts
+    for start in range(len(letters) - size + 1) if heard else ():
         run = letters[start:start + size]
-        if any(run in text for text in said):
+        if run in heard:  # the first of the secret's runs that was said, as the secret reads
             return {"reasoning": f"{focus.name} said words of their secret aloud, in the other's hearing: \"{run}\". "
                                  f"Derived by rule from the record (the offline evaluator is not a model).", "score": low}
     return _unknown(f"{focus.name}'s secret is written without spaces between words, so which of its words were said "

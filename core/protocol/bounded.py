@@ -225,10 +225,11 @@ def depth_over(data: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def load_json(text: str | bytes) -> Any:
-    """JSON data nested at most `MAX_DEPTH` deep; `Unbounded` when deeper, `ValueError` when not JSON."""
+def load_json(text: str | bytes, *, object_pairs_hook: Any = None) -> Any:
+    """JSON data nested at most `MAX_DEPTH` deep; `Unbounded` when deeper, `ValueError` when not JSON.
+    `object_pairs_hook` builds each object from its pairs, as `json.loads`'s does."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=object_pairs_hook)
     except RecursionError:
         data = None
         deep = True

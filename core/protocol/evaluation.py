@@ -34,7 +34,10 @@ NOTHING_SAID = "(nothing was said)"
 RETRY = ("Your answer could not be read in full ({problems}). Answer again with the whole JSON object: every "
          "dimension, each with its reasoning and a whole-number score within its range.")
 """The second try's message, after the first answer (`promptdesk.core.engine.evaluation`)."""
-_SECRET = re.compile(r"^#{1,6}\s*secrets?\s*:?\s*$\n(.*?)(?=^#{1,6}\s|\Z)", re.I | re.M | re.S)
+_SECRET_HEADING = re.compile(r"^#{1,6}\s*+secrets?+", re.I | re.M)
+"""A `## Secret` heading's start; its end is scanned (`secret_of`): an expression that also read the blanks
+and colon after the word backtracked through them, quadratic in a long run of blanks (36 s for 100,000)."""
+_HEADING = re.compile(r"^#{1,6}\s", re.M)
 
 
 @dataclass(frozen=True)
@@ -67,8 +70,21 @@ class Episode:
 
 def secret_of(profile: str) -> str:
     """The body of a profile's `## Secret` (or `## Secrets`) section, stripped; "" when it has none."""
-    found = _SECRET.search(profile or "")
-    return found.group(1).strip() if found else ""
+    text = profile or ""
+    for heading in _SECRET_HEADING.finditer(text):
+        at, line_end = heading.end(), -1
+        for colon in (False, True):  # blanks, then at most one colon and blanks: the heading's line ends at the last break
+            if colon:
+                if not text.startswith(":", at):
+                    break
+                at += 1
+            while at < len(text) and text[at].isspace():
+                line_end = at if text[at] == "\n" else line_end
+                at += 1
+        if line_end >= 0:
+            end = _HEADING.search(text, line_end + 1)
+            return text[line_end + 1:end.start() if end else len(text)].strip()
+    return ""
 
 
 def system_text(rubric: Rubric) -> str:

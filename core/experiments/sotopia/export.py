@@ -5,7 +5,7 @@ The file is read within bounds (its size before it is read, `EXPORT_MAX_BYTES`; 
 `promptdesk.core.protocol.bounded.load_json`). A file that holds no record of a known class is not an
 export (`NotAnExport`, exit 2). Every record is then checked on its own: a malformed one (a field of the
 wrong type, a text over `MAX_FIELD_CHARS`, two goals expected and three found, a relationship level that
-is not one of Sotopia's six) is refused with its key and why (`Refusal`), and the others are kept.
+is not one of Sotopia's six, a key or a field given twice) is refused with its key and why (`Refusal`), and the others are kept.
 Records of other classes are counted by class and skipped.
 
 The four classes read (fields as Sotopia's `persistent_profile` and `env_agent_combo_storage` declare them):
@@ -157,6 +157,9 @@ def read_export(path: Path) -> Export:
         found += 1
         pk = match.group("pk")
         try:
+            if key in getattr(data, "repeated", {}):
+                raise Malformed(f"the export gives this key {data.repeated[key]} times (JSON keeps the last "
+                                "silently): which record is meant cannot be told")
             record = readers[kind](pk, value)
             if kind == ENVIRONMENT and isinstance(value, dict) and "relationship" not in value:
                 export.defaulted[NO_LEVEL] += 1
@@ -180,11 +183,25 @@ EXPECTED = ("a Sotopia export is one JSON object whose keys are `:sotopia.databa
 """What a file must be, said whenever one is not an export."""
 
 
+class _Object(dict):
+    """A JSON object as read, with the keys it gives more than once (`repeated`, key -> times): JSON
+    readers keep the last silently, and which one was meant cannot be told."""
+
+    repeated: dict[str, int] = {}
+
+
+def _pairs(items: list[tuple[str, Any]]) -> _Object:
+    read = _Object(items)
+    if len(read) < len(items):
+        read.repeated = {key: n for key, n in Counter(key for key, _ in items).items() if n > 1}
+    return read
+
+
 def _load(path: Path) -> dict[str, Any]:
     """The export's top-level object, read within bounds."""
     raw = read_bytes(path, EXPORT_MAX_BYTES, NotAnExport)
     try:
-        data = load_json(raw.decode("utf-8-sig"))
+        data = load_json(raw.decode("utf-8-sig"), object_pairs_hook=_pairs)
     except Unbounded as exc:
         raise NotAnExport(f"{path}: {exc}") from None
     except UnicodeDecodeError:
@@ -196,11 +213,18 @@ def _load(path: Path) -> dict[str, Any]:
         kind = "JSON Lines (one record per line), not one JSON object" if lines else f"not valid JSON ({where})"
         raise NotAnExport(f"{path}: {kind}; {EXPECTED}") from None
     if not isinstance(data, dict):
-        raise NotAnExport(f"{path}: not a Sotopia export: a JSON {type(data).__name__}; {EXPECTED}")
+        raise NotAnExport(f"{path}: not a Sotopia export: a JSON {json_kind(data)}; {EXPECTED}")
     return data
 
 
 UNRECOGNISED = "unrecognised keys"
+
+
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words (`null`, `array`, `string`...), as a refusal names it."""
+    kinds = ((type(None), "null"), (bool, "boolean"), ((int, float), "number"), (str, "string"), (list, "array"),
+             (dict, "object"))
+    return next((kind for types, kind in kinds if isinstance(value, types)), type(value).__name__)
 
 
 def _class_name(kind: str | None, key: Any) -> str:
@@ -224,7 +248,12 @@ def _keep(export: Export, kind: str, record: Any) -> None:
 
 def _object(value: Any, pk: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise Malformed(f"the record is a JSON {type(value).__name__}, not an object")
+        raise Malformed(f"the record is a JSON {json_kind(value)}, not an object")
+    twice = getattr(value, "repeated", {})
+    if twice:
+        names = ", ".join(f"`{strip_controls(str(name))[:40]}`" for name in list(twice)[:3])
+        raise Malformed(f"the record gives {names} more than once (JSON keeps the last silently): which value is "
+                        "meant cannot be told")
     own = value.get("pk")
     if own is not None and str(own) != pk:
         raise Malformed(f"its `pk` ({str(own)[:40]!r}) is not the one its key names ({pk[:40]!r})")
@@ -239,7 +268,7 @@ def text(record: dict[str, Any], key: str, *, required: bool = False) -> str:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str):
-        raise Malformed(f"`{key}` must be text, not {type(value).__name__}")
+        raise Malformed(f"`{key}` must be text, not a JSON {json_kind(value)}")
     if len(value) > MAX_FIELD_CHARS:
         raise Malformed(f"`{key}` is {len(value):,} characters; the limit is {MAX_FIELD_CHARS:,}")
     value = strip_controls(value).replace("\r\n", "\n").strip()
@@ -260,6 +289,8 @@ def level(record: dict[str, Any], key: str = "relationship", default: int | None
         return LEVELS.index(value.strip().lower())
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value.strip())
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # `3.0`, as a table exported to JSON writes a whole number (Sotopia's model reads it: 3)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(LEVELS):
         shown = repr(value)[:40]
         raise Malformed(f"`{key}` must be a relationship level from 0 to 5 ({', '.join(LEVELS)}), not {shown}")
@@ -269,7 +300,7 @@ def level(record: dict[str, Any], key: str = "relationship", default: int | None
 def _pair(record: dict[str, Any], key: str) -> tuple[str, str]:
     value = record.get(key)
     if not isinstance(value, list) or len(value) != 2 or not all(isinstance(v, str) and v.strip() for v in value):
-        count = f"{len(value)} entries" if isinstance(value, list) else type(value).__name__
+        count = f"{len(value)} entries" if isinstance(value, list) else f"a JSON {json_kind(value)}"
         raise Malformed(f"`{key}` must list two agents' pks (Sotopia's scenarios are for two), not {count}")
     if value[0] == value[1]:
         raise Malformed(f"`{key}` names the same agent twice")
@@ -280,7 +311,7 @@ def _environment(pk: str, value: Any) -> Environment:
     record = _object(value, pk)
     goals = record.get("agent_goals")
     if not isinstance(goals, list) or len(goals) != 2:
-        count = f"{len(goals)} goals" if isinstance(goals, list) else type(goals).__name__
+        count = f"{len(goals)} goals" if isinstance(goals, list) else f"a JSON {json_kind(goals)}"
         raise Malformed(f"`agent_goals` must hold two goals, one per agent (Sotopia's scenarios are for two), not {count}")
     read = tuple(_scene_text(text({f"agent_goals[{i}]": g}, f"agent_goals[{i}]", required=True), f"agent_goals[{i}]")
                  for i, g in enumerate(goals))

@@ -181,15 +181,17 @@ def _select(castings: list[Casting], export: Export, options: Options, summary: 
     environments no usable combo casts is noted in `summary.uncast`)."""
     chosen = castings
     if options.envs:
-        by = {pk: {pk, env.codename} for pk, env in export.environments.items()}
-        unknown = [e for e in options.envs if not any(e in names for names in by.values())]
+        named: dict[str, set[str]] = {}  # a codename or pk -> the environments it names (an index: linear in both)
+        for pk, env in export.environments.items():
+            for name in (pk, env.codename):
+                named.setdefault(name, set()).add(pk)
+        unknown = [e for e in options.envs if e not in named]
         if unknown:
             raise InvalidConfig(f"--env {', '.join(unknown)}: no environment of {export.path} has that codename or pk; "
                                 f"nothing was imported")
-        wanted = {pk for pk, names in by.items() if names & set(options.envs)}
+        wanted = {pk for e in options.envs for pk in named[e]}
         cast = {c.environment.pk for c in castings}
-        summary.uncast = [e for e in dict.fromkeys(options.envs)
-                          if not any(e in names and pk in cast for pk, names in by.items())]
+        summary.uncast = [e for e in dict.fromkeys(options.envs) if not named[e] & cast]
         chosen = [c for c in chosen if c.environment.pk in wanted]
     if options.sample is not None and options.sample < len(chosen):
         ordered = sorted(chosen, key=lambda c: c.name)

@@ -10,12 +10,12 @@ envelope or the problem, and the caller falls back as §3 says.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from promptdesk.core.protocol.bounded import load_json
+from promptdesk.core.protocol.fences import whole_fence
 from promptdesk.core.protocol.reasoning import without_reasoning
 
 TASK_MAX = 500
@@ -92,9 +92,6 @@ def strict_schema(participants: list[str]) -> dict[str, Any]:
     }
 
 
-_FENCE = re.compile(r"\A```(?:json)?\s*\n(?P<body>.*?)\n?```\Z", re.DOTALL)
-
-
 def parse_envelope(text: str, participants: list[str]) -> tuple[Envelope | None, str | None]:
     """(envelope, None) when `text` is a valid envelope, else (None, what is wrong).
 
@@ -103,9 +100,9 @@ def parse_envelope(text: str, participants: list[str]) -> tuple[Envelope | None,
     model's `<think>` preamble is not part of the reply (`without_reasoning`).
     """
     raw = without_reasoning(text).strip()
-    fenced = _FENCE.match(raw)
-    if fenced:
-        raw = fenced.group("body").strip()
+    fenced = whole_fence(raw, newline=True)
+    if fenced is not None:
+        raw = fenced.strip()
     try:
         data = load_json(raw)
     except json.JSONDecodeError as exc:

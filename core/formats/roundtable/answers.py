@@ -16,11 +16,11 @@ from typing import Any
 import yaml
 
 from promptdesk.core.protocol.bounded import Unbounded, load_yaml
+from promptdesk.core.protocol.fences import first_indented_block
 from promptdesk.core.protocol.reasoning import without_reasoning
 
 NEXT_ACTIONS = ("continue", "phase", "conclude", "escalate")
 _FENCE = re.compile(r"```(?:ya?ml)?[ \t]*\r?\n(.*?)(?:```|\Z)", re.S | re.I)
-_BLOCK = re.compile(r"^([ \t]*)```(?:ya?ml)?[ \t]*\r?\n(.*?)^\1```[ \t]*\r?$", re.S | re.I | re.M)
 MAX_ROUNDS_NOTE = "Discussion reached maximum rounds without full consensus."
 
 
@@ -76,10 +76,11 @@ def fenced(text: str) -> str | None:
     line of its own, indented as the opening one: a fence inside the YAML (a code sample in a
     rationale, a topic that quotes one) is indented deeper and never cuts the block short. A block
     that never closes that way ends at the next fence, or at the end of the text."""
-    match = _BLOCK.search(text) or _FENCE.search(text)
-    if match is None:
-        return None
-    return match.group(match.lastindex or 1)
+    block = first_indented_block(text, tags=("yaml", "yml"))
+    if block is not None:
+        return block
+    match = _FENCE.search(text)
+    return match.group(1) if match else None
 
 
 def yaml_block(text: str) -> tuple[dict[str, Any] | None, str | None]:

@@ -13,17 +13,15 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from promptdesk.core.protocol.bounded import load_json
+from promptdesk.core.protocol.fences import fenced_blocks, whole_fence
 from promptdesk.core.protocol.reasoning import without_reasoning
 
 ANSWER_MAX_CHARS = 200_000
 """The longest answer read (seven reasonings are a few thousand characters)."""
-_FENCE = re.compile(r"^```(?:json)?\s*\n?(.*?)\n?```$", re.S | re.I)
-_FENCES = re.compile(r"^```(?:json)?[ \t]*\n(.*?)\n```[ \t]*$", re.S | re.I | re.M)
 
 
 @dataclass(frozen=True)
@@ -142,9 +140,9 @@ def read_answer(text: str) -> dict[str, Any]:
         raise ValueError("the answer is empty")
     if len(body) > ANSWER_MAX_CHARS:
         raise ValueError(f"the answer is {len(body):,} characters, over the limit of {ANSWER_MAX_CHARS:,}")
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1).strip()
+    fenced = whole_fence(body, fold=True)
+    if fenced is not None:
+        body = fenced.strip()
     try:
         answer = load_json(body)
     except ValueError as exc:
@@ -160,7 +158,7 @@ def _embedded(body: str) -> Any:
     """The one JSON object inside words around it: the only fenced block, else the span from the first `{`
     to the last `}` when it is one JSON object (two objects, or braces in the words, make it none); None
     when there is no such one object."""
-    blocks = _FENCES.findall(body)
+    blocks = fenced_blocks(body)
     span = blocks[0] if len(blocks) == 1 else (body[body.find("{"):body.rfind("}") + 1] if not blocks else "")
     try:
         found = load_json(span.strip()) if span.strip() else None
