@@ -8,8 +8,8 @@ name is refused when it:
 - holds a line break or a control character;
 - holds an invisible or direction-changing character (`INVISIBLE`: zero-width spaces and joiners,
   bidi embeddings, overrides and isolates): what a reader sees would not be what the text says;
-- once normalised (`normalised`: Unicode NFKC, case folded, each run of punctuation and spaces
-  collapsed to one separator) holds an engine marker (`MARKERS`): `DIRECTOR NOTE`, `SCENE END` or
+- once normalised (`normalised`: Unicode NFKC, Cyrillic and Greek letters that look Latin read as
+  the Latin ones, case folded, each run of punctuation and spaces collapsed to one separator) holds an engine marker (`MARKERS`): `DIRECTOR NOTE`, `SCENE END` or
   `SCENE START` in any spelling, or `EVENT` or `SYSTEM` set off by punctuation (`[SYSTEM] …`,
   `EVENT: …`, `SYSTEM - …`, the fullwidth `：` and the engine's own defused form `DIRECTOR NOTE - …`
   alike), while `System Admin` or `Event Horizon` stay names; or opens on `(you)` set off by brackets
@@ -28,6 +28,7 @@ import re
 import unicodedata
 
 from promptdesk.core.protocol.lookalikes import INVISIBLE as INVISIBLE
+from promptdesk.core.protocol.lookalikes import LATIN_LOOKALIKES
 
 NAME_MAX = 100
 """The longest display name, in characters (every other actor's briefing lists it)."""
@@ -47,10 +48,10 @@ FRAMING = ("(you)", "YOUR LAST PRIVATE THOUGHT", "WHAT YOU HAVE WITNESSED", "Res
 
 
 def normalised(name: str) -> str:
-    """The name as the marker check reads it: NFKC, case folded, a hyphen or apostrophe inside a word
+    """The name as the marker check reads it: NFKC, lookalike letters as Latin, case folded, a hyphen or apostrophe inside a word
     dropped, each other run of spaces and punctuation one separator (` ` for spaces alone, `|` when it
     holds punctuation), trimmed."""
-    text = _JOINED.sub("", unicodedata.normalize("NFKC", name).casefold())
+    text = _JOINED.sub("", unicodedata.normalize("NFKC", name).translate(LATIN_LOOKALIKES).casefold())
     return _SEPARATORS.sub(lambda run: " " if run.group().isspace() else "|", text).strip()
 
 

@@ -3,8 +3,9 @@ the compatibility forms of the letters and colon of the engine's own markers.
 
 `INVISIBLE` is refused in display names outright (`promptdesk.core.characters.name_gate`); in model
 text `without_bidi` drops the direction controls (an override left open shows the rest of its line
-reversed), and `marker_pattern` spells a marker so that a fullwidth, mathematical or zero-width-split
-spelling of it (`ＤＩＲＥＣＴＯＲ NOTE：`, `DIRECTOR\u200bNOTE:`) matches as the plain one does.
+reversed), and `marker_pattern` spells a marker so that a fullwidth, mathematical, zero-width-split
+or lookalike spelling of it (`ＤＩＲＥＣＴＯＲ NOTE：`, `DIRECTOR\u200bNOTE:`, `DIRЕCTOR` with a
+Cyrillic `Е`: `LATIN_LOOKALIKES`) matches as the plain one does.
 Every pattern is one pass of character classes: linear in the text.
 """
 
@@ -45,7 +46,22 @@ def _forms() -> dict[str, str]:
     return {plain: "".join(re.escape(ch) for ch in chars) for plain, chars in forms.items()}
 
 
-_FORMS = _forms()
+LATIN_LOOKALIKES = str.maketrans(
+    "АВЕЅІЈКМНОРСТХУаеѕіјорсхуԁԛԝһӏӀ" "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαιοκνρτυχ",
+    "ABESIJKMHOPCTXYaesijopcxydqwhll" "ABEZHIKMNOPTYXaiokvptux")
+"""Cyrillic and Greek letters that look Latin (`DIRЕCTOR` with a Cyrillic `Е`), as the Latin letters
+they imitate: NFKC leaves them as they are."""
+
+
+def _with_lookalikes(forms: dict[str, str]) -> dict[str, str]:
+    """`forms` with each Latin letter's Cyrillic and Greek lookalikes added to its class."""
+    extra: dict[str, str] = {}
+    for cp, latin in LATIN_LOOKALIKES.items():
+        extra[chr(latin).lower()] = extra.get(chr(latin).lower(), "") + re.escape(chr(cp))
+    return {key: forms.get(key, "") + extra.get(key, "") for key in {*forms, *extra}}
+
+
+_FORMS = _with_lookalikes(_forms())
 GAP = rf"[\s{_INVISIBLE_CLASS}]"
 """One character that may stand between a marker's words (any space, or an invisible character)."""
 COLON = rf"[:{_FORMS[':']}]"

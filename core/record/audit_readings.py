@@ -40,6 +40,8 @@ import re
 import unicodedata
 from urllib.parse import unquote
 
+from promptdesk.core.protocol.lookalikes import LATIN_LOOKALIKES
+
 _INVISIBLE = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
               "\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
 """Unicode's default-ignorable characters: drawn as nothing."""
@@ -52,9 +54,7 @@ _BROKEN = re.compile(r"(?<=\w)-[ \t]*\r?\n[ \t]*(?=\w)")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SPACED = re.compile(r"(?<=\b\w) (?=\w\b)")
 """A space between two one-letter words: `B o b  k n e w` reads `Bob  knew`."""
-_LOOKALIKES = str.maketrans(
-    "АВЕЅІЈКМНОРСТХУаеѕіјорсхуԁԛԝһӏӀ" "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαιοκνρτυχ",
-    "ABESIJKMHOPCTXYaesijopcxydqwhll" "ABEZHIKMNOPTYXaiokvptux")
+_LOOKALIKES = LATIN_LOOKALIKES
 
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{12,}={0,2}")
