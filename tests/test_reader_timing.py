@@ -207,6 +207,15 @@ def test_the_slowest_shapes_once_were_quadratic(shape):
         within_a_second(lambda: MODEL_READERS[reader](text))
 
 
+@pytest.mark.parametrize("unit", ["<", "< a", "<s", "<!", "<a>", "</a>", "<a/>", "`", "~", "<speech>", "<thinking>"])
+def test_a_reply_of_tag_openings_is_read_a_run_at_a_time(unit):
+    """A reply made of one tag-like piece repeated to the limit: each `<` that cannot open anything was
+    read a character at a time (a million `<`: 2-3 s); a run of them is read as one piece of text."""
+    text = (unit * (REPLY_MAX_CHARS // len(unit) + 1))[:REPLY_MAX_CHARS]
+    for reader in ("tags", "tags streamed"):
+        within_a_second(lambda: MODEL_READERS[reader](text))
+
+
 def test_a_webp_card_in_its_xmp_is_still_found(tmp_path):
     """The XMP is read as XML: an attribute, an element (nested in `rdf:Alt`), an undeclared prefix."""
     card = base64.b64encode(json.dumps({"spec": "chara_card_v2", "data": {"name": "Webby", "description": "x"}}).encode())

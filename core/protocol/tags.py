@@ -23,10 +23,15 @@ _PARTIAL_TAG_RE = re.compile(r"<\s*+(?:/\s*+)?(?:[A-Za-z][\w:.-]*+" + _ATTRS + r
 """What a tag may look like before its end has arrived."""
 _TAG_MAX = 600
 """Tags are read within this many characters: matching stays linear on any text."""
-_SPECIAL_RE = re.compile(r"[<`~]")
+_SPECIAL_RE = re.compile(r"<(?=\s{0,%d}(?:[A-Za-z/!]|\Z))|```|~~~|`{1,2}\Z|~{1,2}\Z" % _TAG_MAX)
+"""Where something other than text may start: a `<` a tag, comment or CDATA could open at (a letter,
+`/` or `!` after it, or the end of what has arrived), a fence, or the start of one at the end of what
+has arrived. Everything else, a lone `<`, `` ` `` or `~` among them, is read as text in one piece
+(a reply of a million `<` was read a character at a time: 2-3 s)."""
 _OPAQUE = {"```": "```", "~~~": "~~~", "<!--": "-->", "<![CDATA[": "]]>"}
 """Openers of regions whose inside is never read for tags, and their closers."""
 _OPENER_MAX = max(map(len, _OPAQUE))
+_OPENERS = tuple(_OPAQUE)
 REASONING = frozenset({"think", "reasoning", "thought"})
 """The tags a reasoning model served without a reasoning parser opens its reply with, around its
 chain of thought (or only closes, when the chat template opened it): as the reply's preamble, before
@@ -145,11 +150,9 @@ class TagReader:
     def _at_special(self, out: list[tuple[Channel, str]], text: str, i: int, final: bool) -> int | None:
         """At "<", "`" or "~": an opaque region's opener, a tag, a wait for more text, or a plain
         character."""
-        opener = next((o for o in _OPAQUE if text.startswith(o, i)), None)
-        if opener:
-            return self._open_opaque(out, opener, i)
-        rest = text[i:i + _OPENER_MAX]
-        if not final and len(text) - i < _OPENER_MAX and any(o.startswith(rest) for o in _OPAQUE):
+        if text.startswith(_OPENERS, i):
+            return self._open_opaque(out, next(o for o in _OPAQUE if text.startswith(o, i)), i)
+        if not final and len(text) - i < _OPENER_MAX and any(o.startswith(text[i:i + _OPENER_MAX]) for o in _OPAQUE):
             return None
         if text[i] == "<":
             tag = _TAG_RE.match(text, i, i + _TAG_MAX)
@@ -158,8 +161,10 @@ class TagReader:
                 return tag.end()
             if not final and len(text) - i < _TAG_MAX and _PARTIAL_TAG_RE.fullmatch(text, i):
                 return None
-        self._text(out, text[i])
-        return i + 1
+        special = _SPECIAL_RE.search(text, i + 1)
+        stop = special.start() if special else len(text)
+        self._text(out, text[i:stop])  # a plain character, and the text up to the next place something may start
+        return stop
 
     def _open_opaque(self, out: list[tuple[Channel, str]], opener: str, i: int) -> int:
         """A fence, comment or CDATA hides everything up to its closer. Inside a speech a fence is
