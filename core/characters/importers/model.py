@@ -54,9 +54,18 @@ class Imported:
         return slugify(self.name) or self.file_slug
 
 
+_HEADING_LINE = re.compile(r"^([ \t]*)#", re.M)
+
+
+def literal(text: str) -> str:
+    """A field's text as a section body: a line that would read as a Markdown heading (`## Secret`) is
+    escaped (`\\## Secret`), so that no field makes, ends or fakes a section of the profile."""
+    return _HEADING_LINE.sub(lambda m: f"{m.group(1)}\\#", text)
+
+
 def admitted(imported: Imported, where: str) -> Imported:
     """The character with every text it will write stripped of escape sequences and control characters,
-    and its name passed through the display-name gate (`promptdesk.core.characters.loading.name_problem`): an
+    each section's body `literal` (a line of a card's text never makes or fakes a section), and its name passed through the display-name gate (`promptdesk.core.characters.loading.name_problem`): an
     import and a card cast directly are refused exactly as a character file with that name is."""
     problem = name_problem(imported.name)
     if problem:
@@ -64,7 +73,7 @@ def admitted(imported: Imported, where: str) -> Imported:
                             f"to one line of printable text")
     one_line = lambda text: " ".join(strip_controls(text).split())  # noqa: E731
     imported.role, imported.description = one_line(imported.role), one_line(imported.description)
-    imported.sections = [(one_line(heading), strip_controls(body)) for heading, body in imported.sections]
+    imported.sections = [(one_line(heading), literal(strip_controls(body))) for heading, body in imported.sections]
     imported.front = {key: [strip_controls(str(item)) for item in value] if isinstance(value, list) else
                       strip_controls(str(value)) for key, value in imported.front.items()}
     imported.snippet = {key: strip_controls(value) for key, value in imported.snippet.items()}

@@ -13,23 +13,13 @@ sequences).
 
 from __future__ import annotations
 
-import re
 
-from promptdesk.core.characters.importers.model import Imported, admitted
+from promptdesk.core.characters.importers.model import Imported, admitted, literal
 from promptdesk.core.experiments.sotopia.export import Agent
 from promptdesk.core.experiments.sotopia.relationship import identity, kind_of
 
 SECRET_HEADING = "Secret"
 """The profile section the engine reads as the character's secret (`promptdesk.core.protocol.evaluation.secret_of`)."""
-
-
-_HEADING_LINE = re.compile(r"^([ \t]*)#", re.M)
-
-
-def literal(text: str) -> str:
-    """A field's text as a section body: a line that would read as a Markdown heading (`## Secret`) is
-    escaped (`\\## Secret`), so that no field makes, ends or fakes a section of the profile."""
-    return _HEADING_LINE.sub(lambda m: f"{m.group(1)}\\#", text)
 
 
 def character_of(agent: Agent, key: str, source: str) -> Imported:
