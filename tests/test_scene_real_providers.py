@@ -74,6 +74,15 @@ async def test_a_budget_stops_the_scene_cleanly(run_scene, loopback):
     assert "Estimated cost: $" in (run.dir / "transcript.txt").read_text()
 
 
+async def test_a_sub_cent_budget_is_named_as_given_not_as_0_00(run_scene, loopback):
+    loopback.default = Reply(text=LINE, usage={"input_tokens": 2_000})
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"))
+    run = await run_scene(scene, isolation="b", coordinator="C", budget_usd=0.002)
+    assert run.result.close_reason == "budget"
+    closing = [e for e in run.records() if e.get("type") == "close"]
+    assert closing and "Budget of $0.002 reached" in json.dumps(closing[-1]), closing
+
+
 async def test_a_malformed_llm_judge_decision_falls_back_to_role_c_and_is_logged(run_scene, loopback):
     def answer(recorded):
         if "coordinator of a scene" in json.dumps(recorded.body):

@@ -20,6 +20,7 @@ from promptdesk.core.record.events import COORDINATOR, SpeakEvent
 from promptdesk.core.record.outputs import JUDGE_FALLBACK
 from promptdesk.core.protocol.lines import speech_line
 from promptdesk.core.protocol.sanitize import mend
+from promptdesk.core.providers.pricing import dollars
 
 if TYPE_CHECKING:
     from promptdesk.core.engine.stage import Stage
@@ -46,7 +47,7 @@ async def after_beat(session: Stage, new_speech: list[SpeakEvent]) -> Decision |
         if speech.closes_scene:
             return close("explicit", f"{state.cast[speech.from_]} ended the scene")
     if session.budget_usd is not None and state.cost_usd >= session.budget_usd:
-        return close("budget", f"Budget of ${session.budget_usd:.2f} reached (${state.cost_usd:.4f})")
+        return close("budget", f"Budget of {dollars(session.budget_usd)} reached (${state.cost_usd:.4f})")
     decision = caps(session) or stall(session)
     if decision:
         return decision

@@ -37,6 +37,7 @@ from promptdesk.core.providers.base import ChatMessage, Completion, Provider, Re
 from promptdesk.core.providers.spec import CONSTRAINED
 from promptdesk.core.record.events import OPERATOR, BaseEvent, GenericEvent, SpeakEvent
 from promptdesk.core.engine.turn import call, failure_reason
+from promptdesk.core.providers.pricing import dollars
 
 if TYPE_CHECKING:
     from promptdesk.core.engine.stage import Stage
@@ -180,7 +181,7 @@ async def evaluate_all(session: Stage, reason: str | None) -> None:
             return
         if session.state.cost_usd >= session.budget_usd:
             left = ", ".join(sorted({session.actors[s].name for _, s in jobs[index:]}))
-            session.say("system", f"Evaluation skipped for {left}: the budget of ${session.budget_usd:.2f} is spent "
+            session.say("system", f"Evaluation skipped for {left}: the budget of {dollars(session.budget_usd)} is spent "
                         f"(${session.state.cost_usd:.4f})", reason="budget", beat=None)
             return
         await asyncio.gather(_tracked(session, evaluator, episode, slug), return_exceptions=True)

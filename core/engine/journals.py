@@ -24,6 +24,7 @@ from promptdesk.core.protocol.tags import TagReader
 from promptdesk.core.record.cut import JOURNALS_SKIPPED_AFTER, pending_journals
 from promptdesk.core.record.events import BaseEvent, CloseEvent, JournalEvent
 from promptdesk.core.engine.turn import call, failure_reason
+from promptdesk.core.providers.pricing import dollars
 
 if TYPE_CHECKING:
     from promptdesk.core.engine.actors import Actor
@@ -54,7 +55,7 @@ async def write_all(session: Stage, only: Sequence[str] | None = None) -> None:
             return
         if session.state.cost_usd >= session.budget_usd:
             skipped = ", ".join(a.name for a in actors[index:])
-            session.say("system", f"Journal step skipped for {skipped}: the budget of ${session.budget_usd:.2f} "
+            session.say("system", f"Journal step skipped for {skipped}: the budget of {dollars(session.budget_usd)} "
                         f"is spent (${session.state.cost_usd:.4f})", reason="budget")
             return
         await asyncio.gather(_tracked(session, actor), return_exceptions=True)

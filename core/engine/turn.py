@@ -20,7 +20,7 @@ from promptdesk.core.engine.outcome import UNAVAILABLE, can_play_without, fatal
 from promptdesk.core.errors import ProviderError, RecordingError
 from promptdesk.core.record.events import CallEvent, DeltaEvent, SpeakEvent, ThinkEvent
 from promptdesk.core.protocol.lines import speech_line
-from promptdesk.core.providers.pricing import cost_usd
+from promptdesk.core.providers.pricing import cost_usd, dollars
 from promptdesk.core.protocol.reply import CORRECTION_PROMPT, ParsedTurn, Speech, TagSplitter, parse_turn, salvage
 from promptdesk.core.protocol.structured import JSON_CORRECTION_PROMPT, JsonSplitter, parse_json_turn, salvage_json, turn_schema
 from promptdesk.core.providers.base import Completion, Provider, Request, Usage
@@ -98,7 +98,7 @@ async def _send(session: Stage, provider: Provider, request: Request, stream_as:
                                           billed if isinstance(billed, Usage) else None))
         _report_health(session, request.to, ok, error if isinstance(error, Exception) else None)
         if event.unknown and session.budget_usd is not None:
-            session.abort(f"the budget of ${session.budget_usd:.2f} cannot be kept: {provider.name} "
+            session.abort(f"the budget of {dollars(session.budget_usd)} cannot be kept: {provider.name} "
                           f"{provider.model or ''} sent no token usage for a call (or it was cut off), so its cost is unknown; run "
                           f"without --budget-usd, or on a server that reports usage")
 

@@ -38,7 +38,7 @@ from promptdesk.core.formats.registry import get, of_run
 from promptdesk.core.protocol.evaluation import Episode
 from promptdesk.core.protocol.rubrics import Rubric
 from promptdesk.core.providers.base import Completion, Request, Usage
-from promptdesk.core.providers.pricing import cost_usd
+from promptdesk.core.providers.pricing import cost_usd, dollars
 from promptdesk.core.providers.spec import ProviderSpec
 from promptdesk.core.record import evaluation_file
 from promptdesk.core.record.events import CallEvent, CloseEvent, GenericEvent
@@ -200,10 +200,10 @@ async def _score_all(run_dir: Path, record: dict[str, Any], events: list[Any], e
     try:
         for slug in todo:
             if budget_usd is not None and spent + ledger.cost_usd >= budget_usd:
-                result.stopped = f"the budget of ${budget_usd:.2f} is spent (${spent + ledger.cost_usd:.4f})"
+                result.stopped = f"the budget of {dollars(budget_usd)} is spent (${spent + ledger.cost_usd:.4f})"
                 break
             if budget_usd is not None and ledger.unknown:
-                result.stopped = (f"the budget of ${budget_usd:.2f} cannot be kept: {evaluator.label} sent no token "
+                result.stopped = (f"the budget of {dollars(budget_usd)} cannot be kept: {evaluator.label} sent no token "
                                   "usage, so its cost is unknown")
                 break
             try:

@@ -170,3 +170,11 @@ def cache_saving(calls: Iterable[Any]) -> dict[str, Any]:
 
     run = totals.pop("run", [0.0, 0.0])
     return {"run": share(run), "perActor": {who: share(row) for who, row in sorted(totals.items())}}
+
+
+def dollars(amount: float) -> str:
+    """A budget as it was given, in dollars: `$0.50`, `$12.345`, `$0.002` (a sub-cent budget is not
+    shown as `$0.00`)."""
+    text = f"{amount:.6f}".rstrip("0")
+    whole, _, cents = text.partition(".")
+    return f"${whole}.{cents.ljust(2, '0')}"

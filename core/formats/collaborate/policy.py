@@ -22,6 +22,7 @@ from promptdesk.core.engine.scheduled import fire_due, say_unplayed
 from promptdesk.core.errors import RecordingError
 from promptdesk.core.improv.dice import rng_for
 from promptdesk.core.engine.turn import actor_failed
+from promptdesk.core.providers.pricing import dollars
 
 if TYPE_CHECKING:
     from promptdesk.core.engine.session import Session
@@ -109,7 +110,7 @@ async def _rounds(session: Session, collab: Collaboration) -> Decision:
         if decision is not None:
             return decision
         if session.budget_usd is not None and session.state.cost_usd >= session.budget_usd:
-            return close("budget", f"Budget of ${session.budget_usd:.2f} reached (${session.state.cost_usd:.4f})")
+            return close("budget", f"Budget of {dollars(session.budget_usd)} reached (${session.state.cost_usd:.4f})")
     return close("cap", f"Reached the cap of {collab.max_rounds} rounds without a final answer")
 
 

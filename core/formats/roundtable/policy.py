@@ -18,6 +18,7 @@ from promptdesk.core.formats.roundtable.round import RoundResult, play_round, sy
 from promptdesk.core.formats.roundtable.settings import settings
 from promptdesk.core.formats.roundtable.state import RoundtableState
 from promptdesk.core.formats.roundtable.table import Table
+from promptdesk.core.providers.pricing import dollars
 
 if TYPE_CHECKING:
     from promptdesk.core.engine.session import Session
@@ -163,7 +164,7 @@ async def _forced_conclusion(session: Session, setup: TableSetup, state: Roundta
                              reason: str = "max-rounds") -> Decision:
     """`max_rounds` (or the budget) reached: ask for a concluding synthesis; spec 002's fallback if unreadable."""
     note = (f"max_rounds ({state.max_rounds}) reached: concluding synthesis forced" if reason == "max-rounds"
-            else f"budget of ${session.budget_usd:.2f} reached: concluding synthesis forced")
+            else f"budget of {dollars(session.budget_usd)} reached: concluding synthesis forced")
     last = state.rounds[-1] if state.rounds else None
     sink: list = []
     from promptdesk.core.formats.roundtable.answers import Answer, Question
