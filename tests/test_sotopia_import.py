@@ -94,7 +94,7 @@ def test_each_combo_is_a_scene_and_each_agent_a_character(capsys, tmp_path):
     assert sorted(p.stem for p in (out / "scenes").glob("*.yaml")) == [
         "clock-shop-ava-cyd", "ferry-slot-ava-ben", "ferry-slot-cyd-dee"]
     assert sorted(p.name for p in (out / "characters").iterdir()) == ["ava-lee", "ben-ko", "cyd-moss", "dee-park"]
-    assert "4 agents, 1 relationships, 5 combos; other records skipped: Person 1." in err
+    assert "4 agents, 1 relationship, 5 combos; other records skipped: Person 1." in err
     assert "Skipped: 1 combos naming a missing environment." in err and "Skipped: 1 combos naming a missing agent." in err
     data = scene(out, "ferry-slot-ava-ben")
     assert data["characters"] == ["ava-lee", "ben-ko"] and data["initial_speaker"] == "ava-lee"

@@ -21,6 +21,7 @@ from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, PromptdeskError
 from promptdesk.core.characters.importers.model import ImportProblem
 from promptdesk.core.experiments.sotopia.importer import OUTCOMES, Options, Summary, run_import
 from promptdesk.core.protocol.sanitize import strip_controls
+from promptdesk.core.record.audit import counted
 
 REFUSALS_SHOWN = 50
 """At most this many refused records are listed one by one; the rest are counted."""
@@ -80,13 +81,14 @@ def main(argv: list[str], out: TextIO | None = None) -> int:
 def summary_lines(summary: Summary, options: Options) -> list[str]:
     """The import summary: what was read, refused, skipped and written, and where."""
     export = summary.export
-    lines = [f"Read {export.path.name}: {len(export.environments)} environments, {len(export.agents)} agents, "
-             f"{len(export.relationships)} relationships, {len(export.combos)} combos"
+    lines = [f"Read {export.path.name}: {counted(len(export.environments), 'environment')}, "
+             f"{counted(len(export.agents), 'agent')}, {counted(len(export.relationships), 'relationship')}, "
+             f"{counted(len(export.combos), 'combo')}"
              + (f"; other records skipped: {_counts(export.other)}" if export.other else "") + "."]
     if export.defaulted:
         lines.append(f"Read with Sotopia's default: {_counts_of(export.defaulted)}.")
     if summary.refused:
-        lines.append(f"Refused {len(summary.refused)} records (the rest were imported):")
+        lines.append(f"Refused {counted(len(summary.refused), 'record')} (the rest were imported):")
         lines += [f"  REFUSED {r.line()}" for r in summary.refused[:REFUSALS_SHOWN]]
         if len(summary.refused) > REFUSALS_SHOWN:
             lines.append(f"  ... and {len(summary.refused) - REFUSALS_SHOWN:,} more")

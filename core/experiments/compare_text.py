@@ -15,6 +15,7 @@ from promptdesk.core.experiments.stats.rows import NO_COMMON, TOO_FEW_PAIRS, Dif
 from promptdesk.core.experiments.stats.shift import EXACT_ARRANGEMENTS, EXACT_PAIRS, RANDOM_ARRANGEMENTS
 from promptdesk.core.experiments.takes import Family
 from promptdesk.core.record.outputs import NOT_COMPLETED
+from promptdesk.core.record.audit import counted
 
 
 def signed(x: float) -> str:
@@ -141,7 +142,7 @@ def adjustment_notes(comparison: Comparison) -> list[str]:
     """The adjustment, and whether anything could reach alpha after it at all."""
     options, m = comparison.options, comparison.statistics.family
     out = [f"p ({SHORT[options.adjust]}): adjusted by {ADJUSTMENTS[options.adjust]}'s method ({WHAT[options.adjust]}, "
-           f"--adjust {options.adjust}) across the {m} tests of this table that could reject; * marks p ({SHORT[options.adjust]}) "
+           f"--adjust {options.adjust}) across the {counted(m, 'test')} of this table that could reject; * marks p ({SHORT[options.adjust]}) "
            f"≤ {options.alpha}. A row where every difference was 0 has p = 1 and is neither counted nor shown."]
     smallest = smallest_p(comparison.statistics)
     if smallest is not None and options.adjust == "holm" and smallest * m > options.alpha:
