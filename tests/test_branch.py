@@ -450,3 +450,14 @@ def test_a_take_cut_off_before_it_began_is_never_resumed_as_its_parent(runs, tmp
     capsys.readouterr()
     assert main(["audit", str(take)]) == 1
     assert f"CUT {take} is a take of {parent.resolve()} from beat 4 cut off before it began" in capsys.readouterr().out
+
+
+def test_a_take_names_its_run_folder_as_the_batch_does_relative_to_where_it_runs(tmp_path, monkeypatch, capsys):
+    """Without --out a take lies beside its parent; from the folder above, it is named `runs/…`, as a
+    `--batch` run is, not by its absolute path."""
+    monkeypatch.chdir(tmp_path)
+    parent = batch(scene_file(tmp_path), Path("runs") / "kitchen")
+    capsys.readouterr()
+    assert main(["branch", str(parent), "--at-beat", "1", "--quiet"]) == 0
+    named = capsys.readouterr().err.split("Run folder: ", 1)[1].strip()
+    assert named.startswith("runs/") and not Path(named).is_absolute() and (tmp_path / named).is_dir(), named

@@ -90,6 +90,15 @@ def folder(text: str) -> Path:
     return Path(folder_name(text))
 
 
+def shown(path: Path) -> Path:
+    """A folder as a command names it: relative to the working folder when it lies inside it (as
+    `--batch` names `runs/…`), else as it is."""
+    try:
+        return Path(path).resolve().relative_to(Path.cwd().resolve())
+    except (OSError, ValueError):
+        return Path(path)
+
+
 def has_terminal() -> bool:
     """Whether stdin and stdout are a terminal, which the console needs (never waits for one)."""
     return _isatty(sys.stdin) and _isatty(sys.stdout)

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from promptdesk.core.casting.resume import prepare
-from promptdesk.core.cli.common import command_parser, exit_codes, folder_trouble, refuse
+from promptdesk.core.cli.common import command_parser, exit_codes, folder_trouble, refuse, shown
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
 
 
@@ -50,5 +50,5 @@ def main(args: list[str]) -> int:
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
     result = asyncio.run(_run_with_signals(session))
     print(f"Scene closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {session.state.tokens:,} tokens, "
-          f"${session.state.cost_usd:.4f}, {result.counts}.\nRun folder: {result.run_dir}", file=sys.stderr)
+          f"${session.state.cost_usd:.4f}, {result.counts}.\nRun folder: {shown(result.run_dir)}", file=sys.stderr)
     return EXIT_FAILED if result.close_reason == "error" else EXIT_CLOSED
