@@ -260,3 +260,21 @@ def test_a_perspective_broken_across_lines_reads_in_the_first_person_whole():
     it is still `I am`, never `I are`."""
     said = first_person("You\nare perfectly fine on your own, and you\n  are not moving.")
     assert "I are" not in " ".join(said.split()) and said.startswith("I am perfectly fine on my own")
+
+
+@pytest.mark.parametrize("goal", ["Theo must tell Oksana his recommendation to automate the light",
+                                  "Marguerite should decide whether to cancel the festival",
+                                  "Theo will hand over his keys before dusk",
+                                  "Oksana can show Theo this logbook"])
+def test_a_goal_clause_said_in_the_first_person_is_made_of_the_clauses_own_words(goal):
+    """Said by the one it names, a clause with a modal or a possessive (`his`) keeps its own verb and
+    words: no word is cut (`his` read as a verb gave `I hi ...`), none is made up."""
+    from promptdesk.core.improv.story import goal_sentence
+
+    cast = ("Theo Vandermeer", "Oksana Petrenko", "Marguerite")
+    clause = read_goal(goal, cast)[0]
+    said = goal_sentence(clause).split()
+    assert said[:1] == ["I"] and len(said) > 2
+    words = {w.lower() for w in goal.split()}
+    assert all(w.lower() in words or w in ("I", "my", "myself") for w in said), said
+    assert said[1] in words and said[1] not in ("must", "should", "will", "his")

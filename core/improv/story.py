@@ -162,12 +162,30 @@ class Story:
         return 2 * min(self.arrivals, 2) + min(len(self.notes), 2)
 
 
+_NOT_VERBS = "his|hers|its|this|thus|ours|yours|theirs|us|as|yes|plus|perhaps|always|sometimes"
+"""Words ending in `s` that a goal clause may hold and that are no verb (`hands over his keys`)."""
+
+
+@dataclass(frozen=True)
+class _At:
+    """Where a clause's verb starts, read like a match."""
+
+    at: int
+
+    def start(self) -> int:
+        return self.at
+
+
 def goal_sentence(clause: GoalClause) -> str:
     """A goal clause said by the person it names, in the first person: from its act's verb (`both parents
     promise to follow the ruling` -> `I promise to follow the ruling`), or for a clause with no act
     from its first verb (`Judge Okafor rules on custody` -> `I rule on custody`); '' when it has none."""
     text = clause.text
-    found = re.search(ACTS[clause.act][0], text, re.I) if clause.act else re.search(r"(?<![\w'])[a-z]+s\b", text)
+    if clause.act:
+        found = re.search(ACTS[clause.act][0], text, re.I)
+    else:  # the verb after a modal (`Theo must tell Oksana`), else the first `-s` word that is a verb
+        found = re.search(r"(?<![\w'])(?:must|should|shall|will|would|can|could|may|might)\s+([a-z])", text)
+        found = _At(found.start(1)) if found else re.search(rf"(?<![\w'])(?!(?:{_NOT_VERBS})\b)[a-z]+s\b", text)
     if not found:
         return ""
     start = text.rfind(" ", 0, found.start()) + 1
