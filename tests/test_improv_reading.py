@@ -278,3 +278,22 @@ def test_a_goal_clause_said_in_the_first_person_is_made_of_the_clauses_own_words
     words = {w.lower() for w in goal.split()}
     assert all(w.lower() in words or w in ("I", "my", "myself") for w in said), said
     assert said[1] in words and said[1] not in ("must", "should", "will", "his")
+
+
+@pytest.mark.parametrize("bullet", ["Grew up in a harbour town and misses the sea",
+                                    "Pulled three fishermen out of the surf in 2009",
+                                    "Sold the family boat and regrets the decision",
+                                    "Cooks for the whole street and mends the fences"])
+def test_a_profile_bullet_opening_on_a_verb_is_said_with_i_and_verbs_that_agree(bullet):
+    """A bullet that opens on a past (`Grew up`, `Pulled three`) or present verb is the character's own
+    sentence: `I` and the bullet's verb, never `I'm pulled` or a bullet pasted after a colon; a second
+    verb joined by `and` before its object agrees with `I` (no `I ... and misses the sea`)."""
+    import re
+
+    from promptdesk.core.improv.voice import base_verb, self_trait
+
+    said = self_trait(bullet)
+    first = bullet.split()[0].lower()
+    assert said.split()[:2] in (["I", first], ["I", base_verb(first)]), said
+    for verb, after in re.findall(r"\band ([a-z]+) (the|a|an|my)\b", said):
+        assert verb == base_verb(verb), said

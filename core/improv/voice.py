@@ -102,20 +102,30 @@ def self_trait(trait: str) -> str:
     spoken = [_clause(clauses[0], kinds[0], lead=True)]
     spoken += [_clause(c, k, lead=kinds[0] != k) for c, k in zip(clauses[1:], kinds[1:])]
     sentence = ", ".join(spoken)
-    if kinds[0] == "verb":
-        sentence = re.sub(r"\b(and|then|or|but)\s+([a-z-]+)\b", _connected_verb, sentence)
+    if kinds[0] in ("verb", "past"):
+        sentence = re.sub(r"\b(and|then|or|but)\s+([a-z-]+)\b(?=\s+([\w-]+))?", _connected_verb, sentence)
     return sentence + "."
 
 
 def _connected_verb(match: re.Match[str]) -> str:
-    """`and speaks` -> `and speak` after a first-person verb."""
+    """`and speaks` -> `and speak` after a first-person verb (one not in the common list when an object
+    follows it: `and misses the sea`)."""
     word, base = match.group(2), base_verb(match.group(2))
-    verb = word != base and (base.split("-")[-1] in _COMMON_VERBS or base.endswith(("ise", "ize")))
+    verb = word != base and (base.split("-")[-1] in _COMMON_VERBS or base.endswith(("ise", "ize"))
+                             or (match.group(3) or "").lower() in _OBJECT_OPENS)
     return f"{match.group(1)} {base if verb else word}"
 
 
+_OBJECT_OPENS = frozenset("a an the his her their my our its this that these those up out off down back over two three "
+                          "four five six seven eight nine ten dozens hundreds".split())
+
+
 def _kind(clause: str) -> str:
-    head = clause.split()[0].lower()
+    words = clause.lower().split()
+    head = words[0]
+    object_next = len(words) > 1 and (words[1] in _OBJECT_OPENS or words[1].isdigit())
+    if head in _PAST.split("|") or (head.endswith("ed") and object_next):
+        return "past"
     if head in _IRREGULAR or (head.endswith("s") and not head.endswith(("ss", "us", "ous")) and len(head) > 3):
         return "verb"
     if head in ("a", "an", "the") or head in _ADJECTIVES or head.endswith(_ADJECTIVE_ENDINGS):
@@ -128,6 +138,8 @@ def _clause(clause: str, kind: str, lead: bool) -> str:
     if kind == "verb":
         said = " ".join([base_verb(words[0])] + words[1:])
         return f"I {said}" if lead else said
+    if kind == "past":
+        return f"I {_low(clause)}" if lead else _low(clause)
     if kind == "adjective":
         return f"I'm {_low(clause)}" if lead else _low(clause)
     return _low(clause)
