@@ -341,3 +341,16 @@ def test_a_phase_of_any_strategy_pulls_the_improvisers_stance_by_what_it_asks(ph
     from promptdesk.core.formats.roundtable.improv_facts import phase_lean
 
     assert phase_lean({"phase": phase, "phase_goal": goal}) == lean
+
+
+@pytest.mark.parametrize("topic", ["Should the Skarvik lighthouse be automated next year?",
+                                   "Must the city council ban cars from the old town?",
+                                   "Is the new design better than the old one?"])
+def test_an_offline_stance_on_a_question_about_a_thing_keeps_the_whole_question(topic):
+    """A participant's position on a question whose subject is a thing (not `we`) keeps every word
+    after the asking word, in order: none of the subject is cut (`lighthouse be automated ...`)."""
+    from promptdesk.core.formats.roundtable.improv_facts import stances
+
+    asked = " ".join(topic.rstrip("?").split()[1:])
+    for stance in stances(topic):
+        assert asked in stance, stance

@@ -16,8 +16,10 @@ STANCES = ("Go ahead now, at full scope", "Go ahead in small, reversible steps",
            "Hold off until the main risks are understood")
 """The three leanings of an offline participant (go, go in steps, hold off); `stances` words them for
 the topic at hand, the same for every participant, so agreement can be counted."""
-_ASKING = re.compile(r"^(?:should|shall|would|could|can|do|does|is|are|will|must)\s+(?:we|the \w+|our \w+|they|you|i)\s+",
+_ASKING = re.compile(r"^(?:should|shall|would|could|can|do|does|is|are|will|must)\s+(we|the \w+|our \w+|they|you|i)\s+",
                      re.I)
+_PERSONS = frozenset(("we", "they", "you", "i"))
+_MODALS = frozenset("should shall would could can will must".split())
 _HOUSE = re.compile(r"^this house (?:would|will|should|believes that)\s+", re.I)
 _OPEN = re.compile(r"^(?:how|what|which|who|when|where|why)\s+(?:should|shall|would|could|can|do|does|is|are|will)\s+"
                    r"(?:we|the \w+|our \w+|they|you|i)\s+", re.I)
@@ -34,8 +36,16 @@ def stances(topic: str) -> tuple[str, str, str]:
         act = text[match.end():]
         return (f"Decide now, one way for everyone: {act}", f"Try one way for a month, then review: {act}",
                 f"Keep the current way for now, and decide how to {act} once we know more")
+    asking = _ASKING.match(text)
+    if asking and asking.group(1).lower() not in _PERSONS:
+        # a question about a thing (`Should the old pier be rebuilt?`): its whole subject is kept, as
+        # `let the old pier be rebuilt` after a modal; after `is`/`does` it is asked as it stands
+        rest = text[asking.start(1):]
+        act = f"let {rest}" if asking.group(0).split()[0].lower() in _MODALS else f"act on this: {_low(text)}"
+        return (f"Yes, in full, now: {act}", f"Yes, as a trial first: {act}, one part at a time",
+                f"Not yet: {act} only once the risks are understood")
     act = _HOUSE.sub("", _ASKING.sub("", text))
-    if act == text and not _HOUSE.match(text) and not _ASKING.match(text):
+    if act == text and not _HOUSE.match(text) and not asking:
         act = f"act on this: {text[:1].lower()}{text[1:]}"
     return (f"Yes, in full, now: {act}", f"Yes, as a trial first: {act}, one part at a time",
             f"Not yet: {act} only once the risks are understood")
@@ -57,6 +67,10 @@ def phase_lean(info: dict[str, Any]) -> int:
     words = f"{name} {info.get('phase_goal') or ''}"
     critical, hopeful = bool(_CRITICAL.search(words)), bool(_HOPEFUL.search(words))
     return 2 if critical and not hopeful else 0 if hopeful and not critical else 1
+
+
+def _low(text: str) -> str:
+    return text[:1].lower() + text[1:]
 
 
 def facts(request: Request) -> dict[str, Any]:
