@@ -485,3 +485,25 @@ async def test_quitting_while_the_journals_are_written_asks_and_stops_them(works
     records = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
     assert any(r["type"] == "stop" and "Journal step stopped" in r["text"] for r in records)
     assert (run / "metadata.json").is_file() and not (run / ".lock").exists()
+
+
+async def test_the_keys_of_the_wizards_first_step_say_a_letter_is_typed_there_as_it_is(tmp_path):
+    """On the wizard's first step a letter goes to the scene's path (a name may start with `t` or `q`):
+    the help says so for `t` and `q`, and says what does act (`^q`); what it lists as acting acts."""
+    from promptdesk.tui.screens.help import HelpScreen
+
+    app = create_app(cwd=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("?")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        text = screen_text(app)
+        theme_row = re.search(r"\bt +Theme.*", text).group(0)
+        assert "(not now)" in theme_row and not re.search(r"(?:/|\s)q +Quit", text), text
+        assert re.search(r"\^q +Quit", text)
+        await pilot.press("escape")
+        await pilot.pause()
+        theme = app.theme
+        await pilot.press("t")
+        await pilot.pause()
+        assert app.theme == theme, "the help said t does not switch the theme here"

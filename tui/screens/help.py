@@ -45,15 +45,21 @@ def help_rows(screen: Screen, app_node: DOMNode) -> list[tuple[str, Text]]:
     """The help's rows: a heading (no keys), then the screen's own keys, then the console's, each with
     what it does and whether it can act now."""
     rows: list[tuple[str, Text]] = []
+    focused = screen.focused
     for title, node in ((screen_name(screen), screen), ("Anywhere", app_node)):
         rows.append(("", Text(title, KEY)))
         for keys, binding in key_rows(node):
             name = binding.action.split("(", 1)[0].removeprefix("app.").removeprefix("screen.")
             what = Text(binding.description or name)
-            if not node.check_action(name, ()):
+            typed = [k for k in keys.split("/") if focused and len(k) == 1 and focused.check_consume_key(k, k)]
+            if typed:  # a letter the focused widget takes (a field, a list that starts a path) is typed
+                keys = "/".join(k for k in keys.split("/") if k not in typed) or keys
+            if not node.check_action(name, ()) or keys in typed:
                 what.append("  (not now)", DIM)
             if binding.tooltip:
                 what.append(f" · {binding.tooltip}", DIM)
+            if typed:
+                what.append(f" ({' and '.join(typed)} is typed where the cursor is)", DIM)
             rows.append((keys, what))
         rows.append(("", Text()))
     return rows
