@@ -297,3 +297,19 @@ def test_a_profile_bullet_opening_on_a_verb_is_said_with_i_and_verbs_that_agree(
     assert said.split()[:2] in (["I", first], ["I", base_verb(first)]), said
     for verb, after in re.findall(r"\band ([a-z]+) (the|a|an|my)\b", said):
         assert verb == base_verb(verb), said
+
+
+def test_a_deed_the_goal_names_someone_for_is_met_by_their_statement_not_by_questions_or_scattered_words():
+    """A clause with no act from the judge's table (`Theo must tell Oksana his plan`) is met when that
+    person says most of its words in one statement: asking about them, or naming each in another line,
+    is not doing it."""
+    goal = "Theo must tell Oksana his recommendation to automate the light"
+    cast = ("Theo Vandermeer", "Oksana Petrenko")
+    asked = [("Theo Vandermeer", "Oksana, what about my recommendation to automate the light?")]
+    scattered = [("Theo Vandermeer", "Oksana. The light."), ("Theo Vandermeer", "My recommendation is in the car."),
+                 ("Theo Vandermeer", "Nobody will automate anything today.")]
+    told = [("Theo Vandermeer", "Oksana, I recommend we automate the light.")]
+    assert assess(goal, asked, cast)[0] is False
+    assert assess(goal, scattered, cast)[0] is False
+    assert assess(goal, told, cast)[0] is True
+    assert assess(goal, [("Oksana Petrenko", told[0][1])], cast)[0] is False

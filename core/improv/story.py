@@ -14,7 +14,7 @@ from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.directions import Event, Note, read_event, read_note
 from promptdesk.core.improv.temperament import Temperament
 from promptdesk.core.improv.voice import base_verb
-from promptdesk.core.protocol.goal_acts import ACTS, GoalClause, does_act, read_goal, same_person
+from promptdesk.core.protocol.goal_acts import ACTS, GoalClause, does_act, read_goal, said_together, same_person
 from promptdesk.core.protocol.person_names import given_name
 
 MANNER_SHIFT = {"forceful": {"forceful": 1.0, "quiet": 0.0, "anxious": 0.0}, "warm": {"warm": 1.0, "forceful": 0.0},
@@ -123,9 +123,8 @@ class Story:
         return bool(self.goal_line)
 
     def _said(self, clause: GoalClause) -> bool:
-        """Whether this character's own lines already hold most of the clause's key words."""
-        mine = " ".join(line.text.lower() for line in self.brief.own)
-        return sum(w in mine for w in clause.words) >= 0.6 * len(clause.words)
+        """Whether one statement of this character's own lines already holds most of the clause's key words."""
+        return len(said_together(clause, [line.text for line in self.brief.own])) >= 0.6 * len(clause.words)
 
     def _thanked(self, clause: GoalClause) -> str:
         """Whom a `thank` clause thanks: the other cast member it names, else whoever spoke last."""

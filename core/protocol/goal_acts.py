@@ -193,10 +193,26 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple
         return bool(doers), f"{clause.act}: {'yes' if doers else 'never'}"
     if not clause.words:
         return True, ""
-    spoken = " ".join(text.lower() for who, text in lines
-                      if not clause.who or any(same_person(n, who, cast) for n in clause.who))
-    heard = [w for w in clause.words if w in spoken]
-    return len(heard) >= 0.6 * len(clause.words), f"'{clause.text}': {len(heard)} of {len(clause.words)} key words"
+    if clause.who:
+        heard = said_together(clause, [text for who, text in lines if any(same_person(n, who, cast) for n in clause.who)])
+    else:
+        spoken = " ".join(text.lower() for _, text in lines)
+        heard = [w for w in clause.words if w in spoken]
+    return len(heard) >= 0.6 * len(clause.words), f"'{clause.text}': {len(heard)} of {len(clause.words)} key words" + \
+        (f" in one statement by {' and '.join(clause.who)}" if clause.who else "")
+
+
+def said_together(clause: GoalClause, texts: Iterable[str]) -> list[str]:
+    """The clause's key words that its person said in one statement, the one that holds the most (a
+    deed such as `Theo tells Oksana his plan` is done in a sentence, not by naming its words in
+    questions or over several lines)."""
+    best: list[str] = []
+    for text in texts:
+        for sentence in re.findall(r"[^.!?]+[.!?]*", text.lower()):
+            if not sentence.strip().endswith("?"):
+                heard = [w for w in clause.words if w in sentence]
+                best = heard if len(heard) > len(best) else best
+    return best
 
 
 def same_person(name: str, speaker: str, cast: Iterable[str] = ()) -> bool:
