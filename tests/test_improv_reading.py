@@ -313,3 +313,16 @@ def test_a_deed_the_goal_names_someone_for_is_met_by_their_statement_not_by_ques
     assert assess(goal, scattered, cast)[0] is False
     assert assess(goal, told, cast)[0] is True
     assert assess(goal, [("Oksana Petrenko", told[0][1])], cast)[0] is False
+
+
+@pytest.mark.parametrize("event", ["A power cut: the lights go out and the hall is dark",
+                                   "Breaking news: the bridge has collapsed",
+                                   "The ferry horn sounds \u2014 three long blasts",
+                                   "A stranger walks in - soaked to the skin"])
+def test_an_events_object_ends_where_its_clause_does_at_a_colon_or_a_dash(event):
+    """What an actor looks at and speaks of (`*looks toward THING*`, `with THING gone`) is a noun phrase
+    of one clause: a colon or a dash ends it (`the power cut: the lights` was said), and a label before
+    a colon (`Breaking news:`) gives way to what it announces."""
+    seen = read_event.__wrapped__(event)
+    assert seen.thing and not any(mark in seen.thing for mark in (":", "\u2014", " - "))
+    assert all(word.lower() in event.lower() for word in seen.thing.split())

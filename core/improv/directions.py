@@ -116,11 +116,15 @@ def read_event(text: str) -> Event:
     when what makes the change is in a later clause (`An owl hoots and the last light goes out`), its
     object and action are that clause's."""
     clean = text.strip().rstrip(".!")
+    head, *tail = re.split(r"(?<!\d):|:(?!\d)", clean, maxsplit=1)
+    if tail and tail[0].strip() and head.strip() and not read_event(head).thing:  # `Breaking news: the bridge ...`
+        return read_event(tail[0].strip())
     kinds = [(name, re.search(pattern, clean, re.I)) for name, pattern in EVENT_KINDS]
     kind, keyword = next(((name, m.group(0)) for name, m in kinds if m), ("other", ""))
     abroad = next((name for name, pattern in OTHER_LANGUAGES if re.search(pattern, clean, re.I)), "")
     person = _PERSON.search(clean)
-    first = re.split(r"[;,.!?\[\](){}<>\n\r\u2028\x85*\"\u3001\u3002\uff01\uff1f\uff1b\uff0c]| and (?=everyone|we|they)",
+    first = re.split(r"(?<!\d):|:(?!\d)|[;,.!?\[\](){}<>\n\r\u2028\x85*\"\u3001\u3002\uff01\uff1f\uff1b\uff0c\uff1a\u2014\u2013]|"
+                     r" - | and (?=everyone|we|they)",
                      _ABBREVIATION.sub(lambda m: m.group(0)[:-1] + "\u2024", clean))[0].strip().replace("\u2024", ".")
     clauses = re.split(r"\s+and\s+(?=(?:the|a|an|his|her|their|its|all|every)\s)", first, flags=re.I)
     changed = next((c for c in clauses[1:] if keyword and keyword.lower() in c.lower()
