@@ -306,11 +306,33 @@ async def test_a_world_event_past_its_limit_is_refused_on_stage_naming_the_limit
         await pilot.press("enter")
         await pilot.pause()
         messages = [n.message for n in app._notifications]
-        assert "World event not sent: the world event is 20,006 characters; at most 20,000 (every actor receives " \
-               "it in each request after it): shorten it" in messages, messages
+        assert any("20,006 characters" in m and "at most 20,000" in m for m in messages), messages
         assert not any("queued" in m for m in messages)
+        assert isinstance(app.screen, InputModal), "the dialog stays open, its text there to be shortened"
+        assert app.screen.query_one(Input).value == "Thunder. " * 2223
         session.stop()
     assert "Thunder" not in (Path(session.state.run_dir) / "events.jsonl").read_text()
+
+
+async def test_a_note_past_its_limit_stays_in_its_dialog_and_once_shortened_is_queued(workspace):
+    """A note a character too long is refused where it was typed: the dialog keeps it, so that the
+    director shortens it rather than pasting it again; shortened, it is queued."""
+    session = hold_at(session_for(workspace))
+    app = create_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await held(pilot, session)
+        await pilot.press("n")
+        field = app.screen.query_one(Input)
+        field.value = "w" * 20_001
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, InputModal) and field.value == "w" * 20_001
+        field.value = "w" * 20_000
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, InputModal)
+        assert any("queued" in n.message for n in app._notifications)
+        session.stop()
 
 
 async def test_a_world_event_sent_after_the_close_is_refused_on_stage_not_queued(workspace):

@@ -11,6 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Input, Label, Select
 
+from promptdesk.core.protocol.bounded import DIRECTION_MAX_CHARS
 from promptdesk.tui.line_input import LineInput
 
 from promptdesk.tui.dialog import Dialog
@@ -84,6 +85,13 @@ class InputModal(Dialog[WorldEvent | DirectorNote | None]):
         if not text:
             what = "world event" if self.kind == "event" else "note"
             self.notify(f"Nothing sent: type the {what} first (esc closes without sending).", severity="warning")
+            self.query_one("#text", Input).focus()
+            return
+        if len(text) > DIRECTION_MAX_CHARS:  # refused here, so that what was typed stays to be shortened
+            what = "world event" if self.kind == "event" else "note"
+            self.notify(f"Not sent: the {what} is {len(text):,} characters; at most {DIRECTION_MAX_CHARS:,} (every "
+                        "actor receives it in each request after it). Shorten it here, or esc.",
+                        severity="warning", markup=False)
             self.query_one("#text", Input).focus()
             return
         if self.kind == "event":
