@@ -326,3 +326,19 @@ def test_an_events_object_ends_where_its_clause_does_at_a_colon_or_a_dash(event)
     seen = read_event.__wrapped__(event)
     assert seen.thing and not any(mark in seen.thing for mark in (":", "\u2014", " - "))
     assert all(word.lower() in event.lower() for word in seen.thing.split())
+
+
+def test_a_character_does_not_take_their_own_role_for_a_topic():
+    """A scene's prompt may name a character by their role (`The harbour master has come ...`); to the
+    character who holds it (their profile's title says so) that role is themselves, never a thing to
+    talk about (`What are we afraid of with the harbour master?` said by him); other topics stay."""
+    from promptdesk.core.improv.material import read_material
+
+    profile = "# Ivo Marković - Harbour Master\n\n## Background\n- Ran the port for thirty winters\n"
+    prompt = "The harbour master has come to the boatyard about the unpaid mooring fees and the broken crane."
+    mine = read_material.__wrapped__("Ivo Marković", ("Lena Holm",), "A boatyard.", prompt, "", "", profile)
+    theirs = read_material.__wrapped__("Lena Holm", ("Ivo Marković",), "A boatyard.", prompt, "",
+                                       "", "# Lena Holm - Boatbuilder\n")
+    assert not any(t.lower().endswith("master") for t in mine.topics + mine.mine), mine.topics
+    assert any(t.lower().endswith("master") for t in theirs.topics), theirs.topics
+    assert set(mine.topics) - {t for t in theirs.topics if t.lower().endswith("master")} <= set(theirs.topics)

@@ -56,10 +56,12 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
     names = (name, *others, *(given_name(n) for n in (name, *others) if n))
     mine_text = first_person(perspective) if perspective else ""
     acts = any(c.act for c in read_goal(goal))
-    scene_topics = tuple(topics(prompt, goal if acts else "", exclude=names))
+    role = _role(profile[:PROFILE_READ])
+    scene_topics = tuple(t for t in topics(prompt, goal if acts else "", exclude=names)
+                         if t.lower().split()[-1] != role)
     background = _section(profile[:PROFILE_READ], "background|history|about")
     shared = {t.lower() for t in scene_topics}
-    own = [p for p in topics(mine_text, exclude=names) if p.lower() not in shared]
+    own = [p for p in topics(mine_text, exclude=names) if p.lower() not in shared and p.lower().split()[-1] != role]
     own += [p for p in topics(background, exclude=names) if len(p.split()) > 2 and p.lower() not in shared
             and p not in own]
     return Material(topics=scene_topics, mine=tuple(own[:12]), props=_props(setting, prompt, names),
@@ -68,6 +70,14 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
                     tics=tuple(_tics(profile[:PROFILE_READ])), wants=tuple(_wants(mine_text)),
                     secrets=tuple(_secrets(mine_text)),
                     register="meeting" if acts else "talk")
+
+
+def _role(profile: str) -> str:
+    """The head noun of the role a profile's title gives its character (`# Theo Vandermeer - Ministry
+    Inspector` -> `inspector`): the character is that person, so `the inspector` is no topic of theirs."""
+    title = re.search(r"^#\s+[^\n]*?\s[-\u2013\u2014:]\s+([^\n]+)$", profile, re.M)
+    words = re.findall(r"[^\W\d_]+", title.group(1)) if title else []
+    return words[-1].lower() if words else ""
 
 
 def address(name: str, present: tuple[str, ...]) -> str:
