@@ -342,3 +342,15 @@ def test_a_character_does_not_take_their_own_role_for_a_topic():
     assert not any(t.lower().endswith("master") for t in mine.topics + mine.mine), mine.topics
     assert any(t.lower().endswith("master") for t in theirs.topics), theirs.topics
     assert set(mine.topics) - {t for t in theirs.topics if t.lower().endswith("master")} <= set(theirs.topics)
+
+
+@pytest.mark.parametrize("goal", ["Ivo must pay his mooring fees before the storm",
+                                  "Ivo has to show Lena his permit", "Ivo should thank Lena for her help"])
+def test_a_goal_naming_the_character_before_a_modal_is_i_in_their_own_thought(goal):
+    """In the character's thought the goal's `Ivo must ...` is `I must ...` (never `me must`), and the
+    clause's `his` is `my`; `her help` after another name is left as it is."""
+    from promptdesk.core.improv.voice import as_me
+
+    mine = as_me(goal, "Ivo Marković")
+    assert mine.startswith("I ") and "me " not in f"{mine} " and " his " not in f" {mine} ", mine
+    assert ("her help" in mine) == ("her help" in goal)

@@ -54,8 +54,11 @@ def as_me(text: str, name: str) -> str:
     given = given_name(name)
     if given != name and not re.search(rf"\b{re.escape(name)}\b", text):
         name = given
+    out = re.sub(rf"\b{re.escape(name)}\s+(must|should|shall|will|would|can|could|may|might|has to|needs to)\b([^.;:!?]*)",
+                 lambda m: f"I {base_verb(m.group(1).split()[0])}{' to' if ' ' in m.group(1) else ''}"
+                           + re.sub(r"\b(?:his|their)\b", "my", m.group(2)), text)
     out = re.sub(rf"\b{re.escape(name)}\s+([a-z]+(?:s|ed)|{'|'.join(_IRREGULAR)})\b",
-                 lambda m: "I " + base_verb(m.group(1)), text)
+                 lambda m: "I " + base_verb(m.group(1)), out)
     out = re.sub(rf"\b{re.escape(name)}'s\b", "my", out)
     out = re.sub(rf"\b{re.escape(name)} and ([A-Z][\w'-]*)(?= [a-z])", r"\1 and I", out)
     out = re.sub(rf"(?<=\w and ){re.escape(name)}(?= [a-z])", "I", out)
