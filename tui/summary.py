@@ -104,8 +104,11 @@ def protocol_line(scene: Scene, options: RunOptions, applies: bool) -> str:
     return f"{scene.provider.protocol} (as the scene file says)"
 
 
-def summary(scene: Scene | None, options: RunOptions, left_out: str = "") -> Group:
-    """Everything the run will use, as the operator confirms it (a long value wraps under itself)."""
+def summary(scene: Scene | None, options: RunOptions, left_out: str = "",
+            names: dict[str, str] | None = None) -> Group:
+    """Everything the run will use, as the operator confirms it (a long value wraps under itself); the
+    cast (and a collaboration's first speaker) by the `names` the cast check found, else by slug."""
+    names = names or {}
     if scene is None:
         return Group()
     fmt = registry.get(scene.format)
@@ -113,8 +116,8 @@ def summary(scene: Scene | None, options: RunOptions, left_out: str = "") -> Gro
     rows = [
         ("Scene", f"{scene.title} ({scene.name})"),
         ("Format", registry.label(registry.choice_of(scene))),
-        *fmt.summary_rows(scene),
-        ("Cast", ", ".join(scene.characters) + (f" ({left_out})" if left_out else "")),
+        *((label, names.get(value, value)) for label, value in fmt.summary_rows(scene)),
+        ("Cast", ", ".join(names.get(s, s) for s in scene.characters) + (f" ({left_out})" if left_out else "")),
         ("Isolation", ISOLATION_LINES.get(options.isolation or "", "not chosen")),
         ("Coordinator", ROLE_LINES.get(options.coordinator or "", "not chosen")),
         *calls_rows(scene, options),

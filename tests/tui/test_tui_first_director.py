@@ -559,3 +559,26 @@ class TestTheEvaluationOnTheConfirmStep:
         assert "Sent out the transcript and every actor's profile, goal and secret, after the close, to the " \
                "evaluator (openai)" in summary
         assert "nothing: every call is answered on this machine" not in summary
+
+
+async def test_the_confirm_step_calls_the_cast_and_the_first_speaker_by_their_names(workspace):
+    """Characters whose names are not their slugs (another script, a long name) are listed by name
+    on the confirm step, as the cast check found them, and a collaboration's first speaker too."""
+    (workspace / "characters" / "olga").mkdir()
+    (workspace / "characters" / "olga" / "profile.md").write_text("# Ольга Смирнова - Archivist\n\n- Precise\n")
+    (workspace / "characters" / "kwame").mkdir()
+    (workspace / "characters" / "kwame" / "profile.md").write_text("# Kwame [bold]Mensah[/bold] - Teacher\n")
+    (workspace / "scenes" / "zine.yaml").write_text(
+        "name: zine\ntitle: Zine\nformat: collaborate\ngoal: Write a welcome paragraph for the zine.\n"
+        "characters: [kwame, olga]\ncollaborate: {max_rounds: 3, first: olga}\nprovider: {name: offline}\n")
+    from tui_support import wizard_app, wizard_step
+
+    app = wizard_app(workspace, "zine.yaml", isolation="b", coordinator="C")
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(5):
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+        assert wizard_step(app) == "confirm"
+        words = summary_words(app)
+    assert "Cast Kwame [bold]Mensah[/bold], Ольга Смирнова" in words, words
+    assert "First Ольга Смирнова" in words, words

@@ -296,7 +296,8 @@ class WizardScreen(Screen[None]):
             error.update(Content(safe(in_form_words(f"Cannot run as {self.query_one(ProviderForm).format}: {exc}"))))
         note = left_out(self.scene, scene if scene is not self.scene else None, registry.label(
             self.query_one(ProviderForm).format)) if self.scene is not None else ""
-        self.query_one("#summary", Static).update(summary(scene, self.run_options(), note))
+        self.query_one("#summary", Static).update(summary(scene, self.run_options(), note,
+                                                            self.query_one(CastCheck).names))
 
     def chosen_scene(self) -> Scene:
         """The scene file in the format chosen on the provider step, with that format's run fields applied."""

@@ -40,6 +40,8 @@ class CastCheck(Static):
         super().__init__(markup=False, **kwargs)
         self.ok = False
         """True when every character was found and read."""
+        self.names: dict[str, str] = {}
+        """Each character's name by slug, as found (what the confirm step calls them)."""
 
     def check(self, scene: Scene, dirs: Sequence[Path]) -> bool:
         """Load the cast as the engine will and show the result: the verdict first (a crowd's list runs
@@ -53,6 +55,7 @@ class CastCheck(Static):
                 rows.append(f"\n  ✗ {safe(exc)}\n", FAIL)
         else:
             self.ok = True
+            self.names = {c.slug: c.name for c in cast if getattr(c, "slug", None) and getattr(c, "name", None)}
             for character in cast:
                 self._found(character, rows)
         text = Text()
