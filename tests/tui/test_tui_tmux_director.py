@@ -57,6 +57,7 @@ def test_question_mark_in_the_scene_path_and_the_choices_asked_again_after_w(tmp
     terminal.keys("Tab")
     terminal.type("?")
     terminal.wait_for(r"Keys · Wizard")
+    terminal.wait_for(r"t +Theme +\(not now\)")  # in the path, t is typed: the help says so
     terminal.keys("Escape")
     screen = terminal.wait_for(r"(?s)^(?!.*Keys · Wizard)")
     assert "▊  ?" not in screen, "the ? was typed into the path"
