@@ -376,3 +376,17 @@ class TestDefaultProviders:
         assert (chosen["gpt"].name, chosen["claude"].name) == ("offline", "anthropic")
         chosen, _ = default_providers(scene, specs, provider_flag=True, env=env)
         assert (chosen["gpt"].name, chosen["claude"].name) == ("offline", "offline")
+
+
+@pytest.mark.parametrize("goal, about", [
+    ("Write a short welcome paragraph for the allotment's first newsletter, about sharing tools", "sharing tools"),
+    ("Write a poem for my grandmother about the harbour at dawn", "harbour")])
+def test_an_offline_draft_is_about_what_the_goal_says_it_is_about(goal, about):
+    """A writing goal that names whom it is for and what it is about: the improviser's draft is about
+    the latter (it wrote about `the allotment's first newsletter` and never of tools)."""
+    import random
+
+    from promptdesk.core.formats.collaborate.drafts import first_draft, read_ask
+
+    for seed in range(5):
+        assert about in first_draft(read_ask(goal), random.Random(seed)).lower()

@@ -90,8 +90,9 @@ def _subject(text: str) -> str:
                        r"(?:\s+in\s+(?:\d+|\w+)\s*-?\s*steps?\b|[.,;:(]|\s+(?:and|that|which|so)\b|$)", text, re.I)
     if planned and not re.match(r"(?:\d+|\w+)-step\b", planned.group(1)):
         return "the " + planned.group(1).strip()
-    match = re.search(r"\b(?:for|about|on|of)\s+(?:(an|a|the|our|my)\s+)?([\w' -]+?)(?:[.,;:(—–]|\s+-|\s+(?:keep|and|that|"
-                      r"which|with|so)\b|$)", text, re.I)
+    after = r"\s+(?:(an|a|the|our|my)\s+)?([\w' -]+?)(?:[.,;:(—–]|\s+-|\s+(?:keep|and|that|which|with|so)\b|$)"
+    # what it is `about` is the subject, wherever it stands (`a paragraph for the zine, about sharing tools`)
+    match = re.search(r"\babout" + after, text, re.I) or re.search(r"\b(?:for|on|of)" + after, text, re.I)
     if not match or not match.group(2).strip():
         return ""
     phrase = match.group(2).strip().lower()
