@@ -441,3 +441,15 @@ async def test_the_offline_judge_counts_the_act_of_a_cast_member_named_in_anothe
     view = SceneView(beat=9, max_beats=30, goal=goal, recent_lines=lines, cast=["山田花子", "ليلى"])
     answer = json.loads((await OfflineProvider(seed=1).complete(judge.verdict_request(view))).text)
     assert answer["goal_achieved"] is True, answer
+
+
+async def test_in_a_two_person_scene_no_one_takes_leave_of_a_group():
+    """With one other person in the room, a leave-taking is said to them: never `Goodbye, everyone`,
+    `all of you` or `Good night, all` (it was, to a lone visitor)."""
+    import re
+
+    group = re.compile(r"\b(?:everyone|everybody|all of you|you all)\b|,\s*all\s*[.!?]", re.I)
+    for seed in range(1, 13):
+        turns = await play_scene(seed, cast=("alice", "bob"))
+        said = [p.speech.content for _, _, _, p in turns if p.speech is not None and p.speech.content]
+        assert not [line for line in said if group.search(line)], (seed, said)

@@ -31,6 +31,9 @@ PLAIN_LEAVES = ("I should head out.", "Goodbye, everyone.", "I must be going. Go
 """Leave-takings a close adds when its words hold none: the first not yet said of this actor's own share
 (every n-th from its place in the cast of n, so two actors closing in one beat do not say the same); with
 its share all said, the actor leaves without a word."""
+PAIR_LEAVES = ("I should head out.", "Goodbye for now.", "I must be going. Goodbye.", "Good night.",
+               "Take care. Goodbye.", "Right. I'll see you soon.")
+"""The same, said to the one other person of a two-person scene (no `everyone`, no `all of you`)."""
 MANNER_MOVES = {"forceful": ("press", "interrupt"), "warm": ("mediate", "concede"), "quiet": ("concede", "agree"),
                 "anxious": ("explain", "question")}
 
@@ -202,7 +205,8 @@ def _close(brief: Briefing, seed: int, rng: random.Random, m: Material, story: S
     if not closes(said):
         own = {line.text for line in brief.own}
         cast = sorted((brief.name, *brief.others))
-        mine = PLAIN_LEAVES[cast.index(brief.name) % len(PLAIN_LEAVES)::len(cast)]
+        leaves = PLAIN_LEAVES if len(cast) > 2 else PAIR_LEAVES
+        mine = leaves[cast.index(brief.name) % len(leaves)::len(cast)]
         leave = next((plain for plain in mine if f"{said} {plain}".strip() not in own), "")
         if not leave and not said:
             return f"[REACT, TONE: settled, *{rng.choice(EXITS)}*]"
