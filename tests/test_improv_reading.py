@@ -354,3 +354,16 @@ def test_a_goal_naming_the_character_before_a_modal_is_i_in_their_own_thought(go
     mine = as_me(goal, "Ivo Marković")
     assert mine.startswith("I ") and "me " not in f"{mine} " and " his " not in f" {mine} ", mine
     assert ("her help" in mine) == ("her help" in goal)
+
+
+@pytest.mark.parametrize("line, to", [("I tell Oksana my recommendation", "Oksana Petrenko"),
+                                      ("I hand Ольга the keys", "Ольга Смирнова"),
+                                      ("I tell Oksana Petrenko the truth", "Oksana Petrenko")])
+def test_a_goal_line_said_to_the_person_it_names_calls_them_you(line, to):
+    """`Here is where I stand, Oksana: I tell Oksana my recommendation` named her twice, once in the
+    third person to her face: the one spoken to is `you`; no one else is renamed."""
+    from promptdesk.core.improv.scene_turn import _to_you
+
+    said = _to_you(line, to)
+    assert " you " in f" {said} " and to.split()[0] not in said, said
+    assert _to_you(line, "Theo Vandermeer") == line

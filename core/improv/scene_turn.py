@@ -24,6 +24,7 @@ from promptdesk.core.improv.speech import Cue, speech_for, words
 from promptdesk.core.improv.story import Story
 from promptdesk.core.improv.thinking import inner_voice
 from promptdesk.core.improv.voice import first_person
+from promptdesk.core.protocol.person_names import given_name
 
 NOTE_MOVES = {"apologise": "apologise", "accept": "accept", "ask": "ask"}
 PLAIN_LEAVES = ("I should head out.", "Goodbye, everyone.", "I must be going. Goodbye.", "Good night, all.",
@@ -152,6 +153,14 @@ def _note_move(cue: Cue, story: Story, extra: dict, last, rng: random.Random) ->
             cue.to = last.speaker
 
 
+def _to_you(line: str, to: str) -> str:
+    """A goal line said to the person it names calls them `you` (`I tell you my plan`, not `I tell
+    Oksana my plan` to Oksana's face)."""
+    if not to:
+        return line
+    return re.sub(rf"(?<![\w'])(?:{re.escape(to)}|{re.escape(given_name(to))})(?![\w'])", "you", line)
+
+
 def _story_move(brief: Briefing, seed: int, rng: random.Random, m: Material, story: Story, cue: Cue, last,
                 extra: dict) -> None:
     """A goal act when its moment has come, a confidence now and then, else an intent of the arc."""
@@ -164,7 +173,7 @@ def _story_move(brief: Briefing, seed: int, rng: random.Random, m: Material, sto
             extra["said"] = [admission(m, story)]
             cue.symbol = "confess"
         elif cue.move == "goal_say":
-            extra["goal_line"] = [story.goal_line]
+            extra["goal_line"] = [_to_you(story.goal_line, cue.to or (brief.others[0] if len(brief.others) == 1 else ""))]
         elif cue.move == "agree_goal" and not extra.get("goal_obj"):
             cue.symbol = "agree_goal_do" if extra.get("goal_do") else "agree_goal_plain"
         return
