@@ -10,6 +10,7 @@ from tui_support import screen_text, wizard_app, wizard_step
 
 from promptdesk.tui.app import create_app
 from promptdesk.tui.screens.wizard import STEPS, WizardScreen
+from promptdesk.tui.widgets.cast_check import CastCheck
 
 SMALL = (80, 24)
 
@@ -248,7 +249,8 @@ class TestProviderStep:
             assert (scene.section("collaborate").first, scene.section("collaborate").max_rounds) == ("claude", 3)
             await pilot.press("ctrl+n")
             text = screen_text(app)
-            assert "First       claude" in text and "Rounds      at most 3" in text
+            first = app.screen.query_one(CastCheck).names["claude"]  # by the name the cast check found
+            assert f"First       {first}" in text and "Rounds      at most 3" in text
 
     async def test_a_format_that_leaves_cast_members_out_says_so(self, workspace):
         from promptdesk.tui.widgets.provider_form import ProviderForm
