@@ -140,6 +140,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "I accept that, #to#. Thank you for saying it.",
         "All right, #to#. I accept your apology, and #topic# is behind us if we do the work.",
         "That's what I needed to hear about #topic#, #to#. I accept it.",
+        "Thank you, #to#. After #topic#, that means something.",
     ),
     "agree_goal": (
         "Then we agree on #goal_obj#, #to#. I'll start with #mine#.",
@@ -163,6 +164,10 @@ RULES: dict[str, tuple[str, ...]] = {
         "Then we agree, #to#. I'll start with #mine#.",
         "Agreed, #to#. #mine.cap# comes first for me.",
         "I agree, #to#. Let's write down what we do about #topic#, today.",
+        "Fine, #to#. Let's settle #topic# today and write it down.",
+        "Agreed. #topic.cap#: who does what, and by when.",
+        "Then that's agreed, #to#. I'll put #topic# in writing.",
+        "Yes. Let's make #topic# official before anyone leaves.",
     ),
     "goal_say": (
         "#to#, let me say it plainly: #goal_line#.",
@@ -173,6 +178,8 @@ RULES: dict[str, tuple[str, ...]] = {
         "Thank you, #to#. I mean that.",
         "#to#, thank you. Truly.",
         "I owe you my thanks, #to#, for #topic#.",
+        "Thank you for hearing me out on #topic#, #to#.",
+        "That helps, #to#. Thank you.",
     ),
     "confess": (
         "#to#, I have to admit something: #said.low#.",
@@ -262,6 +269,8 @@ RULES: dict[str, tuple[str, ...]] = {
         "Do you remember #mine#, #to#?",
         "What do you make of #topic#, #to#?",
         "#to#, when did you last think about #mine#?",
+        "What do you think will come of #topic#, #to#?",
+        "Has anyone asked you about #topic#, #to#?",
     ),
     "propose_talk": (
         "Stay a while, #to#. #topic.cap# can wait.",
@@ -274,6 +283,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "All right, #to#. I'll think about #topic#.",
         "Fine. #topic.cap#, then - but in my own time.",
         "You may have a point about #topic#, #to#. Don't let it go to your head.",
+        "Maybe you're right about #topic#, #to#.",
     ),
     "mediate_talk": (
         "Let's not quarrel over #topic#, #to#.",
@@ -284,6 +294,8 @@ RULES: dict[str, tuple[str, ...]] = {
     "wind_down_talk": (
         "That's enough about #topic# for one morning, #to#.",
         "I think we've said what there is to say about #topic#.",
+        "Let's leave #topic# there for today, #to#.",
+        "That's enough about #topic#, I think.",
     ),
     "close": (
         "I should head out, #to#. We know what happens next with #topic#.",
