@@ -33,7 +33,10 @@ _ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
 
 
 def words(text: str) -> list[str]:
-    """The words of a text, normalised (see `_scan`), punctuation dropped."""
+    """The words of a text, normalised (see `_scan`), punctuation dropped. An ASCII text's are its
+    runs of word characters, lower-cased: found in one pass, with no position kept."""
+    if text.isascii():
+        return _WORD.findall(text.lower())
     return _scan(text)[0]
 
 
@@ -49,6 +52,9 @@ def _scan(text: str) -> tuple[list[str], list[int]]:
     with or without its vowel marks; in a script written without spaces between words (Chinese,
     Japanese, Thai, Lao, Khmer, Myanmar) each character is a word, so a clause of such a text is as
     many words as it has characters, as an English clause is as many as it has words."""
+    if text.isascii():
+        found = list(_WORD.finditer(text.lower()))
+        return [m.group(0) for m in found], [m.end() for m in found]
     found = list(_WORD.finditer(text))
     tokens = [m.group(0) for m in found]
     if "".join(tokens).isascii() and not any(unicodedata.category(c)[0] == "M" for c in _NON_ASCII.findall(text)):
