@@ -90,6 +90,8 @@ class Grammar:
             else:
                 name, modifier = piece
                 out.append(MODIFIERS[modifier](self._expand(name, rng, bindings, present)))
+                if len(out) > 1:
+                    out[-2] = _agree_before(out[-2], out[-1])
         return "".join(out)
 
 
@@ -102,14 +104,32 @@ def _agree(subject: str, text: str) -> str:
     """`text`'s opening verb agreeing with the noun phrase just before it (`the spare keys were`)."""
     verb = next((v for v in _PLURAL_VERBS if text.startswith(v + " ") or text == v or text[len(v):len(v) + 1] in ".,?!"
                  and text.startswith(v)), None)
-    if verb is None or not subject or "," in subject or " and " in subject or len(subject.split()) > 5:
+    return _PLURAL_VERBS[verb] + text[len(verb):] if verb is not None and _plural(subject) else text
+
+
+_VERB_BEFORE = re.compile(r"(?:^|(?<=\s))(Is|is|Was|was|Has|has|Does|does)\s$")
+_PLURAL_BEFORE = {"Is": "Are", "is": "are", "Was": "Were", "was": "were", "Has": "Have", "has": "have",
+                  "Does": "Do", "does": "do"}
+
+
+def _agree_before(text: str, subject: str) -> str:
+    """`text`'s closing verb agreeing with the noun phrase just after it (`Are the stairs really...`)."""
+    verb = _VERB_BEFORE.search(text)
+    if verb is None or not _plural(subject):
         return text
+    return text[:verb.start(1)] + _PLURAL_BEFORE[verb.group(1)] + " "
+
+
+def _plural(subject: str) -> bool:
+    """Whether a short noun phrase is plural by its last word (`the spare keys`); never a name, a list or
+    a long phrase."""
+    if not subject or "," in subject or " and " in subject or len(subject.split()) > 5:
+        return False
     head = subject.split()[-1].strip(".,;:!?'\"")
     if head[:1].isupper():
-        return text  # a name (`Thomas is here`)
+        return False  # a name (`Thomas is here`)
     head = head.lower()
-    plural = head in _PLURALS or (len(head) > 3 and head.endswith("s") and not head.endswith(_SINGULAR_S))
-    return _PLURAL_VERBS[verb] + text[len(verb):] if plural else text
+    return head in _PLURALS or (len(head) > 3 and head.endswith("s") and not head.endswith(_SINGULAR_S))
 
 
 def shared_out(alternatives: Sequence[_Alternative], share: tuple[int, int]) -> Sequence[_Alternative]:

@@ -57,7 +57,7 @@ def write_journal(brief: Briefing, rng: random.Random) -> str:
         third.append(f"What we were there for, as I saw it going in: {goal}.")
     traits = brief.temperament.traits
     if traits:
-        third.append(f"{self_trait(rng.choice(traits))} It showed today.")
+        third.append(f"{self_trait(rng.choice(traits), brief.temperament.pronoun)} It showed today.")
     fourth = [NEXT_TIME[_leaning(brief)]]
     paragraphs = [first, second, third, fourth]
     pad = list(PADDING)

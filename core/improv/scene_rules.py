@@ -50,7 +50,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "You weren't there for #mine#, #to#. I was.",
         "Hear me out on #topic# before anyone decides anything, #to#.",
         "#topic.cap# looked different from where I stood, #to#.",
-        "There's a reason #topic# went the way it did.",
+        "There's a reason things went the way they did with #topic#.",
         "You've only heard half of #topic#, #to#.",
         "Before we go further on #topic#, you should know how it started.",
         "I was closer to #topic# than anyone here. Let me explain.",
@@ -133,7 +133,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "apologise": (
         "#to#, I'm sorry about #topic#. That's on me.",
         "I owe you an apology for #topic#, #to#. I'm sorry.",
-        "I'm sorry, #to#. #topic.cap# should never have gone the way it did.",
+        "I'm sorry, #to#. #topic.cap# should never have come to this.",
         "I want to apologise, properly, for #topic#.",
     ),
     "accept": (
@@ -308,15 +308,15 @@ RULES: dict[str, tuple[str, ...]] = {
         "I'm going to go and think about #topic#.",
     ),
     "close_group": (
-        "Thank you both for today. #topic.cap# is in better shape than it was.",
+        "Thank you both for today. #topic.cap# is in better shape than this morning.",
         "Thank you all for your time. We know what happens with #topic# now.",
-        "That's enough for today. #topic.cap# is clearer than it was.",
+        "That's enough for today. #topic.cap# is clearer than before.",
         "Thank you for this. I know where #topic# stands now.",
     ),
     "close_crowd": (
-        "Thank you, everyone. #topic.cap# is in better shape than it was.",
+        "Thank you, everyone. #topic.cap# is in better shape than this morning.",
         "Thank you all for your time. We know what happens with #topic# now.",
-        "That's enough for one meeting. #topic.cap# is clearer than it was.",
+        "That's enough for one meeting. #topic.cap# is clearer than before.",
         "Thank you for this, all of you. I know where #topic# stands now.",
         "Good night, everyone. #topic.cap# will look better in the morning.",
         "I'll leave it there. #topic.cap# has had a fair hearing tonight.",

@@ -29,6 +29,10 @@ class Temperament:
 
     traits: tuple[str, ...] = ()
     role: str = ""
+    pronoun: str = ""
+    """`he` or `she` when the profile speaks of its character so (counted: `he/him/his` against
+    `she/her/hers`, the larger by at least two), else '': how a bullet's pronouns are said in the
+    first person (`voice.self_trait`)."""
     tones: tuple[str, ...] = ()
     gestures: tuple[str, ...] = ()
     quiet: float = 0.0
@@ -46,7 +50,7 @@ def read_temperament(profile: str) -> Temperament:
               if any(key in title for key in TRAIT_SECTIONS)] or [b for items in sections.values() for b in items]
     text = " ".join(traits).lower()
     scores = {name: min(1.0, sum(key in text for key in keys) / 2) for name, keys in LEANINGS.items()}
-    return Temperament(traits=tuple(traits), role=_role(profile), tones=tuple(_tones(traits)),
+    return Temperament(traits=tuple(traits), role=_role(profile), pronoun=_pronoun(profile), tones=tuple(_tones(traits)),
                        gestures=tuple(_gestures(traits)), **scores)
 
 
@@ -60,6 +64,13 @@ def _bullets_by_section(profile: str) -> dict[str, list[str]]:
         elif match := re.match(r"^\s*[-*+]\s+(.+)$", line):
             sections.setdefault(title, []).append(match.group(1).strip().rstrip("."))
     return sections
+
+
+def _pronoun(profile: str) -> str:
+    """The pronoun the profile uses for its character (see `Temperament.pronoun`)."""
+    he = len(re.findall(r"\b(?:he|him|his|himself)\b", profile, re.I))
+    she = len(re.findall(r"\b(?:she|her|hers|herself)\b", profile, re.I))
+    return "he" if he >= she + 2 else "she" if she >= he + 2 else ""
 
 
 def _role(profile: str) -> str:

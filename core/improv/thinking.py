@@ -67,7 +67,7 @@ def inner_voice(brief: Briefing, cue: Cue, rng: random.Random, story: Story) -> 
     thoughts = [_trigger(brief, rng, story)]
     t = story.temperament
     if t.traits and rng.random() < 0.6:
-        thoughts.append(self_trait(rng.choice(t.traits)))
+        thoughts.append(self_trait(rng.choice(t.traits), t.pronoun))
     if rng.random() < 0.7:
         thoughts.append(_motive(brief, rng))
     if story.note:

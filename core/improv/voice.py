@@ -89,9 +89,12 @@ def base_verb(word: str) -> str:
     return lower
 
 
-def self_trait(trait: str) -> str:
-    """A profile bullet as the character would say it of themselves, ending with a full stop."""
-    trait = re.sub(r"\b(his|her|their)\b", "my", trait.strip().rstrip("."))
+def self_trait(trait: str, pronoun: str = "") -> str:
+    """A profile bullet as the character would say it of themselves, ending with a full stop. With the
+    profile's `pronoun` for its character (`he`, `she`), only that pronoun's words are the character
+    (`when he wants to interject` -> `when I want to interject`; `mentored him` -> `mentored me`), and
+    another's stay another's (`letting her down`); without it, every possessive is theirs."""
+    trait = _as_mine(trait.strip().rstrip("."), pronoun)
     if match := re.match(r"^when ([^:]{2,30}):\s*(.+)$", trait, re.I):
         return f"When I'm {match.group(1).lower()}, {self_trait(match.group(2))}"
     if match := re.match(r"^default(?: state)?:\s*(.+)$", trait, re.I):
@@ -108,6 +111,26 @@ def self_trait(trait: str) -> str:
     if kinds[0] in ("verb", "past"):
         sentence = re.sub(r"\b(and|then|or|but)\s+([a-z-]+)\b(?=\s+([\w-]+))?", _connected_verb, sentence)
     return sentence + "."
+
+
+_SUBJECT_VERBS = {"is": "am", "was": "was", "has": "have", "does": "do", "isn't": "am not", "wasn't": "wasn't",
+                  "hasn't": "haven't", "doesn't": "don't"}
+_NOT_A_NOUN = frozenset("down up out off over back away in on at to for with from and or but when if as than "
+                        "because about into onto again too".split())
+
+
+def _as_mine(trait: str, pronoun: str) -> str:
+    """The character's own pronouns in a bullet said as `I`, `me`, `my`, `myself` (see `self_trait`)."""
+    if pronoun not in ("he", "she"):
+        return re.sub(r"\b(his|her|their)\b", "my", trait)
+    subject, possessive, reflexive = (("he", "his", "himself") if pronoun == "he" else ("she", "her", "herself"))
+    trait = re.sub(rf"\b{subject}\s+(\S+)", lambda m: "I " + _SUBJECT_VERBS.get(m.group(1).lower(), base_verb(
+        m.group(1)) if m.group(1).lower().endswith("s") else m.group(1)), trait, flags=re.I)
+    trait = re.sub(rf"\b{reflexive}\b", "myself", trait, flags=re.I)
+    if pronoun == "he":
+        return re.sub(r"\bhim\b", "me", re.sub(r"\bhis\b", "my", trait, flags=re.I), flags=re.I)
+    return re.sub(r"\bher\b(\s+([\w'-]+))?", lambda m: ("me" if not m.group(2) or m.group(2).lower() in _NOT_A_NOUN
+                                                        else "my") + (m.group(1) or ""), trait, flags=re.I)
 
 
 def _connected_verb(match: re.Match[str]) -> str:
