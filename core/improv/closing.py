@@ -50,6 +50,14 @@ def close_due(brief: Briefing, seed: int, rng: random.Random, shift: int = 0) ->
     return brief.beat >= close_threshold(seed, brief) + shift
 
 
+def just_due(brief: Briefing, seed: int, shift: int = 0) -> bool:
+    """The close is due only because the seeded beat has just come (this beat or the one before), with
+    no nudge and no farewell heard: the one turn a goal act still owed may be done before the leaving."""
+    due = close_threshold(seed, brief) + shift
+    return due <= brief.beat < due + 2 and not ({"nudge"} & (brief.cues | brief.earlier_cues)) and not any(
+        closes(line.text, line.nonverbal) for line in brief.heard)
+
+
 def close_speech(brief: Briefing, seed: int, rng: random.Random, to: str, said: str, host: bool) -> str:
     """The inside of `<speech>` for a closing turn, around the words `said` (a leave-taking)."""
     if explicit_scene(seed, brief):

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from promptdesk.core.improv.roles import goal_roles
 from promptdesk.core.improv.scene_words import place as place_of, topics
 from promptdesk.core.improv.voice import base_verb, first_person
 from promptdesk.core.protocol.goal_acts import read_goal
@@ -56,12 +57,12 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
     names = (name, *others, *(given_name(n) for n in (name, *others) if n))
     mine_text = first_person(perspective) if perspective else ""
     acts = any(c.act for c in read_goal(goal))
-    role = _role(profile[:PROFILE_READ])
+    played = {_role(profile[:PROFILE_READ]), *(role.split()[-1] for role in goal_roles(goal))} - {""}
     scene_topics = tuple(t for t in topics(prompt, goal if acts else "", exclude=names)
-                         if t.lower().split()[-1] != role)
+                         if not played & set(t.lower().split()))
     background = _section(profile[:PROFILE_READ], "background|history|about")
     shared = {t.lower() for t in scene_topics}
-    own = [p for p in topics(mine_text, exclude=names) if p.lower() not in shared and p.lower().split()[-1] != role]
+    own = [p for p in topics(mine_text, exclude=names) if p.lower() not in shared and not played & set(p.lower().split())]
     own += [p for p in topics(background, exclude=names) if len(p.split()) > 2 and p.lower() not in shared
             and p not in own]
     return Material(topics=scene_topics, mine=tuple(own[:12]), props=_props(setting, prompt, names),
@@ -74,7 +75,8 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
 
 def _role(profile: str) -> str:
     """The head noun of the role a profile's title gives its character (`# Theo Vandermeer - Ministry
-    Inspector` -> `inspector`): the character is that person, so `the inspector` is no topic of theirs."""
+    Inspector` -> `inspector`): the character is that person, so `the inspector` is no topic of theirs
+    (nor is a role the goal gives someone: `goal_roles`)."""
     title = re.search(r"^#\s+[^\n]*?\s[-\u2013\u2014:]\s+([^\n]+)$", profile, re.M)
     words = re.findall(r"[^\W\d_]+", title.group(1)) if title else []
     return words[-1].lower() if words else ""

@@ -17,7 +17,7 @@ from functools import lru_cache
 from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.dice import rng_for
 from promptdesk.core.improv.lines import Line
-from promptdesk.core.improv.closing import EXITS, close_due, close_speech, close_threshold, closes
+from promptdesk.core.improv.closing import EXITS, close_due, close_speech, close_threshold, closes, just_due
 from promptdesk.core.improv.material import Material, read_material
 from promptdesk.core.improv.scene_words import quotes_someone, short_phrase
 from promptdesk.core.improv.speech import Cue, speech_for, words
@@ -77,7 +77,8 @@ def choose(brief: Briefing, seed: int, rng: random.Random, m: Material, story: S
     shift = story.length_shift()
     t = story.temperament
     if story.leaving or close_due(brief, seed, rng, shift):
-        cue.move = "close"
+        if story.leaving or not just_due(brief, seed, shift) or not _goal_act(brief, rng, m, story, cue, extra, 1.0):
+            cue.move = "close"  # a goal act still owed is more often than not done first, the leaving after it
     elif "begin" in brief.cues:
         cue.move = "open"
     elif story.note and story.note.kind != "other":
@@ -165,22 +166,31 @@ def _story_move(brief: Briefing, seed: int, rng: random.Random, m: Material, sto
                 extra: dict) -> None:
     """A goal act when its moment has come, a confidence now and then, else an intent of the arc."""
     progress = brief.beat / (close_threshold(seed, brief) + story.length_shift())
-    goal = story.goal_move(progress)
-    if goal and rng.random() < 0.55:
-        cue.move = goal[0]
-        cue.to = goal[1] or cue.to
-        if cue.move == "admit":
-            extra["said"] = [admission(m, story)]
-            cue.symbol = "confess"
-        elif cue.move == "goal_say":
-            extra["goal_line"] = [_to_you(story.goal_line, cue.to or (brief.others[0] if len(brief.others) == 1 else ""))]
-        elif cue.move == "agree_goal" and not extra.get("goal_obj"):
-            cue.symbol = "agree_goal_do" if extra.get("goal_do") else "agree_goal_plain"
+    if _goal_act(brief, rng, m, story, cue, extra, progress):
         return
     if m.facts and progress >= 0.45 and rng.random() < 0.12:
         cue.move = "confide"
         return
     cue.move = _intent(brief, progress, story, rng, bool(cue.echo) and not quotes_someone(last.text))
+
+
+def _goal_act(brief: Briefing, rng: random.Random, m: Material, story: Story, cue: Cue, extra: dict,
+              progress: float) -> bool:
+    """The goal act this character owes, when its moment has come (`Story.goal_move`), more often than
+    not: set on the cue; False when none is done this turn."""
+    goal = story.goal_move(progress)
+    if not goal or rng.random() >= 0.55:
+        return False
+    cue.move = goal[0]
+    cue.to = goal[1] or cue.to
+    if cue.move == "admit":
+        extra["said"] = [admission(m, story)]
+        cue.symbol = "confess"
+    elif cue.move == "goal_say":
+        extra["goal_line"] = [_to_you(story.goal_line, cue.to or (brief.others[0] if len(brief.others) == 1 else ""))]
+    elif cue.move == "agree_goal" and not extra.get("goal_obj"):
+        cue.symbol = "agree_goal_do" if extra.get("goal_do") else "agree_goal_plain"
+    return True
 
 
 def admission(m: Material, story: Story) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from promptdesk.core.improv.briefing_reader import Briefing
+from promptdesk.core.improv.roles import person_roles
 from promptdesk.core.improv.directions import Event, Note, read_event, read_note
 from promptdesk.core.improv.temperament import Temperament
 from promptdesk.core.improv.voice import base_verb
@@ -76,7 +77,13 @@ class Story:
 
     @cached_property
     def clauses(self) -> tuple[GoalClause, ...]:
-        return read_goal(self.brief.goal, self._cast) if self.brief.goal else ()
+        return read_goal(self.brief.goal, self._cast, self.roles) if self.brief.goal else ()
+
+    @cached_property
+    def roles(self) -> tuple[tuple[str, str], ...]:
+        """Who plays each role the goal names (`promptdesk.core.improv.roles`)."""
+        b = self.brief
+        return person_roles(b.name, tuple(b.others), b.prompt, b.goal, b.perspective, b.profile)
 
     @property
     def _cast(self) -> tuple[str, ...]:

@@ -61,12 +61,13 @@ class GoalClause:
 
 
 @lru_cache(maxsize=256)
-def read_goal(goal: str, cast: tuple[str, ...] = ()) -> tuple[GoalClause, ...]:
+def read_goal(goal: str, cast: tuple[str, ...] = (), roles: tuple[tuple[str, str], ...] = ()) -> tuple[GoalClause, ...]:
     """The goal's clauses, in order. With the `cast` (display names), a clause that opens with a cast
     member's name, or with a first name only one of them has, names that member, in any script and
     whatever punctuation the name holds (`Dr. Chen`, `山田花子`), and names listed before one act
     (`Ruth and Amal agree`, `Ann, Bo and Cy agree`) are one clause; without it, a capitalised first
-    word is taken as a name."""
+    word is taken as a name. With `roles` ((role, cast member) pairs, as the improviser reads them:
+    `promptdesk.core.improv.roles`), a clause opening with `the <role>` names the member who plays it."""
     names = sorted(cast, key=len, reverse=True)
     held = {f"\ue000{i}\ue001": name for i, name in enumerate(names) if re.search(r"[;,.]|\band\b", name)}
     for mark, name in held.items():
@@ -83,7 +84,7 @@ def read_goal(goal: str, cast: tuple[str, ...] = ()) -> tuple[GoalClause, ...]:
         if piece:
             joined.append(piece)
         listing = bool(soft) and not hard
-    return tuple(_clause(part, cast) for part in joined)
+    return tuple(_clause(part, cast, roles) for part in joined)
 
 
 def person_of(name: str, cast: Iterable[str]) -> str | None:
@@ -138,15 +139,18 @@ def _opens(text: str, name: str) -> bool:
     return not after.isalnum() or bool(_NO_SPACE.match(after) or _NO_SPACE.match(name[-1:]))
 
 
-def _clause(text: str, cast: tuple[str, ...] = ()) -> GoalClause:
+def _clause(text: str, cast: tuple[str, ...] = (), roles: tuple[tuple[str, str], ...] = ()) -> GoalClause:
     words = text.split()
     who: tuple[str, ...] = ()
     rest = text
     opening = _cast_opening(text, cast) if cast else None
+    played = _role_opening(text, roles) if roles else None
     if opening:
         who, rest = opening
     elif _PLURAL.match(text):
         who, rest = ("*",), text
+    elif played:
+        who, rest = played
     elif words and words[0][:1].isupper() and words[0].lower() not in _NOT_A_NAME:
         names = re.match(r"^((?:[A-Z][\w'-]*)(?:\s+(?:and|&)\s+[A-Z][\w'-]*)*)\b(.*)$", text)
         if names:
@@ -156,6 +160,15 @@ def _clause(text: str, cast: tuple[str, ...] = ()) -> GoalClause:
     content = sorted({re.sub(r"(?<=\w{4})e?s$", "", w)[:STEM] for w in _CONTENT.findall(rest.lower()) if w not in _FILLER
                       and not (act and re.search(ACTS[act][0], w, re.I))})
     return GoalClause(text=text, who=who, act=act, words=tuple(content))
+
+
+def _role_opening(text: str, roles: tuple[tuple[str, str], ...]) -> tuple[tuple[str, ...], str] | None:
+    """The member a clause's opening role names (`The landlord agrees ...` -> Mara), and the rest of it."""
+    for role, member in sorted(roles, key=lambda pair: -len(pair[0])):
+        opening = re.match(rf"^(?:the|a|an|our|my|your|his|her|their)\s+{re.escape(role)}(?=\s|$)", text, re.I)
+        if opening:
+            return (member,), text[opening.end():]
+    return None
 
 
 def does_act(words: str, act: str) -> bool:
