@@ -124,7 +124,7 @@ class ThreadActor(Actor):
     """Isolation (b): its own API conversation for the whole scene, with a cached briefing.
 
     Bounded: once the thread holds twice `window` turns (or, with a `token_budget`, more tokens than
-    it allows), the oldest turns are dropped at once (`window`, or half), so
+    it allows, even in its one newest turn), the oldest turns are dropped at once (`window`, or half), so
     the request prefix stays byte-stable between drops (caching keeps working) and the first message
     left says that earlier lines were dropped. `thread_thinking` decides which past thoughts are re-sent:
     `keep` every reply whole, `drop` none, `last` (default) only the most recent one. Under `last`
@@ -202,7 +202,7 @@ class ThreadActor(Actor):
         kept = self.exchanges[self.dropped:]
         if len(kept) >= 2 * self.window:
             return True
-        return bool(self.token_budget) and len(kept) > 1 and \
+        return bool(self.token_budget) and len(kept) > 0 and \
             sum(tokens(m.content) for m in self.thread) > (self.token_budget or 0)
 
 
