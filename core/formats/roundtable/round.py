@@ -43,7 +43,8 @@ class RoundResult:
 
 
 def operator_lines(session: Session) -> dict[str, list[str]]:
-    """Take the notes and world events the operator queued for each participant since the last round."""
+    """Take the notes and world events the operator queued for each participant since the last round
+    (`play_round` gives back those of a participant the round does not ask, for the round that does)."""
     taken = {}
     for slug, actor in session.actors.items():
         taken[slug], actor.inbox = actor.inbox, []
@@ -69,6 +70,8 @@ async def play_round(session: Session, setup: TableSetup, state: RoundtableState
     question = await _question(session, setup, state, speakers, shared, sink)
     wanted = [s for s in speakers if question.participants == "all" or s in question.participants] or speakers
     asked = session.health.playing(wanted)  # a participant whose provider failed for good is asked no more
+    for slug in [s for s in notes if s not in asked]:  # left out of this round: its lines wait for its next one
+        session.actors[slug].inbox[:0] = notes.pop(slug)
     session.say("question", question.question, source=FACILITATOR, target=",".join(asked), beat=state.round,
                 focus=question.focus, participants=asked, round=state.round)
     answers = await _answers(session, state, question, asked, notes, sink)
