@@ -42,3 +42,14 @@ async def test_a_participant_left_out_of_a_round_gets_its_note_and_the_event_whe
     assert "cut the budget by a third" in to_bob[0]
     to_alice = [json.dumps(p["request"]) for p in run.prompts() if p["to"] == "alice"]
     assert "cut the budget by a third" in to_alice[0] and not any("euros" in r for r in to_alice)
+
+
+async def test_a_question_naming_no_one_at_the_table_is_kept_and_the_record_says_who_it_went_to(run_scene, loopback):
+    nobody = "```yaml\naction: question\nquestion: What does the harbour master think?\nparticipants: [harbour-master]\nfocus: x\n```"
+    loopback.default = table_script([nobody])
+    run = await run_scene(scene(loopback, max_rounds=1), isolation="a", coordinator="B", on_escalate="continue")
+    [question] = [r for r in run.records() if r["type"] == "question"]
+    assert question["text"] == "What does the harbour master think?"
+    [line] = [r for r in run.records() if r["type"] == "system" and r.get("reason") == "fallback"]
+    assert "fallback question" not in line["text"], "the facilitator's own question was asked, not spec 002's"
+    assert line["text"].endswith("used the fallback participants (all)")

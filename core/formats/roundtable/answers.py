@@ -144,6 +144,10 @@ def conflict(item: Any) -> dict[str, Any]:
     return {"topic": _text(item)}
 
 
+UNKNOWN_PARTICIPANTS = "unknown participants"
+"""How the note of a question naming participants not at the table begins (the question itself is kept)."""
+
+
 def parse_question(text: str, topic: str, cast: list[str]) -> tuple[Question, str | None]:
     """The facilitator's question; spec 002's fallback question when there is none to read."""
     data, problem = yaml_block(text)
@@ -155,7 +159,7 @@ def parse_question(text: str, topic: str, cast: list[str]) -> tuple[Question, st
     if isinstance(wanted, list) and wanted:
         chosen = [s for s in (_text(w) for w in wanted) if s in cast]
         if len(chosen) != len(wanted):
-            note = f"unknown participants {[w for w in wanted if _text(w) not in cast]} dropped"
+            note = f"{UNKNOWN_PARTICIPANTS} {[w for w in wanted if _text(w) not in cast]} dropped"
         chosen = chosen or "all"
     return Question(_text(data["question"]), chosen, _text(data.get("focus"))), note
 

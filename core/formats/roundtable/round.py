@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from promptdesk.core.formats.roundtable import prompts
 from promptdesk.core.formats.roundtable.answers import (Answer, Question, Synthesis, fallback_conclusion, fallback_question,
-                                     fallback_synthesis, parse_answer, parse_question, parse_synthesis)
+                                     UNKNOWN_PARTICIPANTS, fallback_synthesis, parse_answer, parse_question,
+                                     parse_synthesis)
 from promptdesk.core.formats.roundtable.calls import FACILITATOR, TableSetup, ask_facilitator, ask_participant, fallback
 from promptdesk.core.formats.roundtable.state import RoundtableState
 
@@ -86,8 +87,10 @@ async def _question(session: Session, setup: TableSetup, state: RoundtableState,
         fallback(session, FACILITATOR, "question", "no answer from the facilitator", state.round, sink, failed=True)
         return fallback_question(state.topic)
     question, problem = parse_question(text, state.topic, list(state.participants))
-    if problem:
-        fallback(session, FACILITATOR, "question", problem, state.round, sink)
+    if problem:  # the facilitator's own question with its unknown names dropped, or spec 002's fallback
+        kept = question.participants if isinstance(question.participants, str) else ", ".join(question.participants)
+        what = f"participants ({kept})" if problem.startswith(UNKNOWN_PARTICIPANTS) else "question"
+        fallback(session, FACILITATOR, what, problem, state.round, sink)
     return question
 
 
