@@ -84,9 +84,20 @@ class TestAnswer:
         assert answer.position == "Return the new total" and answer.confidence == 0.9
         assert "return total + x" in answer.rationale
 
-    @pytest.mark.parametrize("raw,value", [(0.4, 0.4), ("70%", 0.7), (85, 0.85), (1, 1.0), (-1, None), (True, None)])
+    @pytest.mark.parametrize("raw,value", [(0.4, 0.4), ("70%", 0.7), (85, 0.85), (1, 1.0), (-1, None), (True, None),
+                                           ("0,8", 0.8), ("7/10", 0.7), ("5%", 0.05), (7, None), ("7", None),
+                                           (float("nan"), None), ("1/0", None)])
     def test_confidence_is_scaled_or_refused(self, raw, value):
         assert confidence(raw) == value
+
+
+def test_a_decimal_comma_is_a_confidence_and_seven_is_no_escalation_by_percent():
+    """`0,8` (a reply in German, French or Russian) was unknown; a bare `7` (meant out of ten) was read as
+    7% and escalated the round as doubt (under the 0.3 threshold)."""
+    answer, problem = parse_answer("```yaml\nposition: Warten\nrationale: Das Budget ist knapp.\nconfidence: 0,8\n```")
+    assert (answer.confidence, problem) == (0.8, None)
+    answer, problem = parse_answer("```yaml\nposition: wait\nrationale: thin budget\nconfidence: 7\n```")
+    assert answer.confidence is None and problem == "confidence 7 is not a number in 0-1"
 
 
 def _state(**kw):

@@ -182,16 +182,25 @@ def parse_synthesis(text: str, topic: str) -> tuple[Synthesis, str | None]:
 
 
 def confidence(value: Any) -> float | None:
-    """A confidence in [0, 1]; percentages (`70%`, `70`) are scaled; anything else is None."""
+    """A confidence in [0, 1]. Percentages (`70%`, `70`) are scaled, a decimal comma (`0,8`) reads as a
+    point and a fraction (`7/10`) is divided; a bare number above 1 up to 10 (`7`: seven out of ten, or
+    seven percent?) is not guessed at, nor is anything else: None."""
     if isinstance(value, bool) or value is None:
         return None
-    raw = str(value).strip().rstrip("%")
+    raw = str(value).strip()
+    percent = raw.endswith("%")
+    raw = raw.removesuffix("%").strip()
+    if re.fullmatch(r"[+-]?\d+,\d+", raw):
+        raw = raw.replace(",", ".")
+    fraction = re.fullmatch(r"(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)", raw)
     try:
-        number = float(raw)
-    except ValueError:
+        number = float(fraction.group(1)) / float(fraction.group(2)) if fraction else float(raw)
+    except (ValueError, ZeroDivisionError):
         return None
-    if 1 < number <= 100:
+    if percent or (not fraction and 10 < number <= 100):
         number /= 100
+    elif not fraction and number > 1:
+        return None
     return round(number, 3) if 0 <= number <= 1 else None
 
 
