@@ -53,3 +53,14 @@ async def test_a_question_naming_no_one_at_the_table_is_kept_and_the_record_says
     [line] = [r for r in run.records() if r["type"] == "system" and r.get("reason") == "fallback"]
     assert "fallback question" not in line["text"], "the facilitator's own question was asked, not spec 002's"
     assert line["text"].endswith("used the fallback participants (all)")
+
+
+async def test_a_facilitator_model_the_scene_names_is_said_unused_under_role_c(run_scene):
+    from helpers import make_scene
+    scene = make_scene(format="roundtable", characters=["alice", "bob"], provider={"name": "offline"},
+                       roundtable={"topic": "pricing", "max_rounds": 1,
+                                   "facilitator": {"name": "openai", "model": "gpt-4o-mini"}})
+    run = await run_scene(scene, isolation="a", coordinator="C", on_escalate="continue")
+    said = "roundtable.facilitator (openai:gpt-4o-mini) unused: coordinator role C plays the facilitator in pure code"
+    assert any(n.startswith(said) for n in run.session.notices)
+    assert said in (run.dir / "notes.md").read_text()
