@@ -44,3 +44,4 @@ async def test_under_isolation_b_a_long_own_reply_leaves_the_thread_inside_the_b
     sent = [m["content"] for m in second_to_gpt.body["messages"] if m["role"] != "system"]
     assert tokens(json.dumps(sent, ensure_ascii=False)) <= 2500 + 200
     assert "Two remarks on the review." in sent[-1]
+    assert sent[-1].startswith("(Earlier lines of this scene were dropped"), "its own last reply was dropped: said"

@@ -181,6 +181,8 @@ class ThreadActor(Actor):
 
     def request(self, user_text: str, beat: int, purpose: str = "turn") -> Request:
         content, kept = self.update(user_text)
+        if self.dropped and self.dropped == len(self.exchanges):  # every earlier turn dropped: say so here
+            content, kept = f"{DROPPED_NOTE}\n\n{content}", None if kept is None else kept + len(DROPPED_NOTE) + 2
         return Request(to=self.slug, purpose=purpose, system=self.briefing, beat=beat,
                        cache_prefix=True, cache_key=f"promptdesk-{self.slug}", thread_kept=kept,
                        messages=[*self.thread, ChatMessage(role="user", content=content)])
