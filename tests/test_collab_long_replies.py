@@ -45,3 +45,8 @@ async def test_under_isolation_b_a_long_own_reply_leaves_the_thread_inside_the_b
     assert tokens(json.dumps(sent, ensure_ascii=False)) <= 2500 + 200
     assert "Two remarks on the review." in sent[-1]
     assert sent[-1].startswith("(Earlier lines of this scene were dropped"), "its own last reply was dropped: said"
+
+
+def test_a_world_event_longer_than_the_window_still_leaves_the_window_inside_the_budget():
+    items = [Item("gpt", "G" * 40_000), Item("router", "Check it.", to="claude"), Item("user", "[EVENT: " + "E" * 20_000 + "]")]
+    assert sum(tokens(i.line()) for i in window(items, token_budget=2500)) <= 2500

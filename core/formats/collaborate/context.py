@@ -53,12 +53,12 @@ def window(items: Sequence[Item], max_items: int = WINDOW_ITEMS, token_budget: i
     """The last `max_items` items, oldest first, dropping the oldest while over `token_budget`. The
     newest participant's message (the work a handoff passes on) is never dropped for the lines after
     it (the router's task, an operator's event): when it is all that would still go, it is cut to
-    what they leave."""
+    what they leave (unless they leave next to nothing: a very long event)."""
     kept = list(items)[-max_items:] if max_items > 0 else []
     newest = max((n for n, i in enumerate(kept) if i.role not in ("router", "user")), default=-1)
     while len(kept) > 1 and sum(tokens(i.line()) for i in kept) > token_budget:
-        if newest == 0:
-            left = token_budget - sum(tokens(i.line()) for i in kept[1:])
+        left = token_budget - sum(tokens(i.line()) for i in kept[1:]) if newest == 0 else 0
+        if left >= min(200, token_budget // 4):  # room for a useful part of it (else it goes too)
             kept[0] = _cut(kept[0], left)
             break
         kept.pop(0)
