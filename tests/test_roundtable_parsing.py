@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from promptdesk.core.errors import InvalidConfig
-from promptdesk.core.formats.roundtable.answers import (MAX_ROUNDS_NOTE, confidence, fallback_conclusion, parse_answer, parse_question,
+from promptdesk.core.formats.roundtable.answers import (MAX_ROUNDS_NOTE, confidence, fallback_conclusion, fallback_question,
+                                     parse_answer, parse_question,
                                      parse_synthesis)
 from promptdesk.core.formats.roundtable.escalation import EscalationDesk, keyword_hits, triggers
 from promptdesk.core.formats.roundtable.answers import Answer, Synthesis
@@ -27,6 +28,8 @@ class TestQuestion:
     def test_invalid_yaml_gets_spec_002s_fallback_question(self, text):
         question, problem = parse_question(text, "pricing", CAST)
         assert question.question == "What are the key considerations for pricing?"
+        assert fallback_question("Should the pier be rebuilt this year?").question == \
+            "What are the key considerations for Should the pier be rebuilt this year?", "one question mark, not '??'"
         assert question.participants == "all" and question.focus == "Core requirements and constraints"
         assert problem
 

@@ -103,7 +103,8 @@ def yaml_block(text: str) -> tuple[dict[str, Any] | None, str | None]:
 
 
 def fallback_question(topic: str) -> Question:
-    """Spec 002's fallback for question generation."""
+    """Spec 002's fallback for question generation (a topic asked as a question keeps one question mark)."""
+    topic = topic.rstrip().rstrip("?\uff1f\u061f").rstrip()
     return Question(question=f"What are the key considerations for {topic}?", participants="all",
                     focus="Core requirements and constraints")
 
