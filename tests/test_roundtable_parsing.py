@@ -94,6 +94,13 @@ class TestAnswer:
         assert confidence(raw) == value
 
 
+def test_a_critical_keyword_in_a_script_without_spaces_is_found_inside_its_sentence():
+    """Chinese, Japanese and Thai are written without spaces: `安全` in `这是安全问题` was never a whole word."""
+    assert keyword_hits(["安全", "法律"], ["这是一个安全问题，必须先解决。"]) == ["安全"]
+    assert keyword_hits(["セキュリティ"], ["セキュリティが心配です"]) == ["セキュリティ"]
+    assert keyword_hits(["legal"], ["a paralegal said so"]) == [] and keyword_hits(["legal"], ["legal risk"]) == ["legal"]
+
+
 def test_a_decimal_comma_is_a_confidence_and_seven_is_no_escalation_by_percent():
     """`0,8` (a reply in German, French or Russian) was unknown; a bare `7` (meant out of ten) was read as
     7% and escalated the round as doubt (under the 0.3 threshold)."""
