@@ -211,6 +211,8 @@ async def test_an_escalation_waits_for_the_operator_and_a_stop_ends_it_cleanly(r
     run = await run_scene(table(confidence_threshold=0.99), isolation="a", coordinator="C", before_run=watch)
     assert run.result.close_reason == "stop"
     assert session_file(run)["status"] == "stopped" and (run.dir / "summary.md").is_file()
+    meta = json.loads((run.dir / "metadata.json").read_text())
+    assert (run.result.goal_achieved, meta["goalAchieved"]) == (False, False), "a stopped table did not conclude"
 
 
 async def test_a_sequential_table_is_recorded_as_taking_sequential_turns(run_scene):

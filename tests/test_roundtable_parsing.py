@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from promptdesk.core.errors import InvalidConfig
-from promptdesk.core.formats.roundtable.answers import (MAX_ROUNDS_NOTE, confidence, fallback_conclusion, parse_answer, parse_question,
+from promptdesk.core.formats.roundtable.answers import (MAX_ROUNDS_NOTE, confidence, fallback_conclusion, fallback_question,
+                                     parse_answer, parse_question,
                                      parse_synthesis)
 from promptdesk.core.formats.roundtable.escalation import EscalationDesk, keyword_hits, triggers
 from promptdesk.core.formats.roundtable.answers import Answer, Synthesis
@@ -27,6 +28,8 @@ class TestQuestion:
     def test_invalid_yaml_gets_spec_002s_fallback_question(self, text):
         question, problem = parse_question(text, "pricing", CAST)
         assert question.question == "What are the key considerations for pricing?"
+        assert fallback_question("Should the pier be rebuilt this year?").question == \
+            "What are the key considerations for Should the pier be rebuilt this year?", "one question mark, not '??'"
         assert question.participants == "all" and question.focus == "Core requirements and constraints"
         assert problem
 
@@ -84,9 +87,27 @@ class TestAnswer:
         assert answer.position == "Return the new total" and answer.confidence == 0.9
         assert "return total + x" in answer.rationale
 
-    @pytest.mark.parametrize("raw,value", [(0.4, 0.4), ("70%", 0.7), (85, 0.85), (1, 1.0), (-1, None), (True, None)])
+    @pytest.mark.parametrize("raw,value", [(0.4, 0.4), ("70%", 0.7), (85, 0.85), (1, 1.0), (-1, None), (True, None),
+                                           ("0,8", 0.8), ("7/10", 0.7), ("5%", 0.05), (7, None), ("7", None),
+                                           (float("nan"), None), ("1/0", None)])
     def test_confidence_is_scaled_or_refused(self, raw, value):
         assert confidence(raw) == value
+
+
+def test_a_critical_keyword_in_a_script_without_spaces_is_found_inside_its_sentence():
+    """Chinese, Japanese and Thai are written without spaces: `安全` in `这是安全问题` was never a whole word."""
+    assert keyword_hits(["安全", "法律"], ["这是一个安全问题，必须先解决。"]) == ["安全"]
+    assert keyword_hits(["セキュリティ"], ["セキュリティが心配です"]) == ["セキュリティ"]
+    assert keyword_hits(["legal"], ["a paralegal said so"]) == [] and keyword_hits(["legal"], ["legal risk"]) == ["legal"]
+
+
+def test_a_decimal_comma_is_a_confidence_and_seven_is_no_escalation_by_percent():
+    """`0,8` (a reply in German, French or Russian) was unknown; a bare `7` (meant out of ten) was read as
+    7% and escalated the round as doubt (under the 0.3 threshold)."""
+    answer, problem = parse_answer("```yaml\nposition: Warten\nrationale: Das Budget ist knapp.\nconfidence: 0,8\n```")
+    assert (answer.confidence, problem) == (0.8, None)
+    answer, problem = parse_answer("```yaml\nposition: wait\nrationale: thin budget\nconfidence: 7\n```")
+    assert answer.confidence is None and problem == "confidence 7 is not a number in 0-1"
 
 
 def _state(**kw):

@@ -366,7 +366,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     evaluators.attach(session, scene, evaluator_spec, pool)
     session.private_record.update(write_character_journals=options.write_character_journals, start=start,
                                   journal_step=session.journal_step)
-    session.notices = notices
+    session.notices = [*notices, *session.notices]  # the format's own (`prepare`) after the setup's
     start["pace_s"] = session.pace.seconds
     start.update(fmt.start_facts(scene))
     return session

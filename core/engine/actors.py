@@ -124,7 +124,7 @@ class ThreadActor(Actor):
     """Isolation (b): its own API conversation for the whole scene, with a cached briefing.
 
     Bounded: once the thread holds twice `window` turns (or, with a `token_budget`, more tokens than
-    it allows), the oldest turns are dropped at once (`window`, or half), so
+    it allows, even in its one newest turn), the oldest turns are dropped at once (`window`, or half), so
     the request prefix stays byte-stable between drops (caching keeps working) and the first message
     left says that earlier lines were dropped. `thread_thinking` decides which past thoughts are re-sent:
     `keep` every reply whole, `drop` none, `last` (default) only the most recent one. Under `last`
@@ -181,6 +181,8 @@ class ThreadActor(Actor):
 
     def request(self, user_text: str, beat: int, purpose: str = "turn") -> Request:
         content, kept = self.update(user_text)
+        if self.dropped and self.dropped == len(self.exchanges):  # every earlier turn dropped: say so here
+            content, kept = f"{DROPPED_NOTE}\n\n{content}", None if kept is None else kept + len(DROPPED_NOTE) + 2
         return Request(to=self.slug, purpose=purpose, system=self.briefing, beat=beat,
                        cache_prefix=True, cache_key=f"promptdesk-{self.slug}", thread_kept=kept,
                        messages=[*self.thread, ChatMessage(role="user", content=content)])
@@ -202,7 +204,7 @@ class ThreadActor(Actor):
         kept = self.exchanges[self.dropped:]
         if len(kept) >= 2 * self.window:
             return True
-        return bool(self.token_budget) and len(kept) > 1 and \
+        return bool(self.token_budget) and len(kept) > 0 and \
             sum(tokens(m.content) for m in self.thread) > (self.token_budget or 0)
 
 

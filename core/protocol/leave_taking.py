@@ -33,7 +33,7 @@ NOT_THE_ACT = re.compile(r"\b(?:said|says|say|saying|told|tell|asked|wrote|whisp
 AGENDA = re.compile(r"^(?:(?:let'?s|let us|shall we|we should|we need to|i want to) (?:start|begin|get started|go over|look at|"
                     r"talk about|discuss|move on|turn to|go through|get back|get into|review|continue)"
                     r"|now|so|first|next|moving on|back to|where were we|before (?:we|i|you)"
-                    r"|but|one more thing|anyway,? (?:about|back))\b", re.I)
+                    r"|but|one more thing|anyway,? (?:about|back)|wait|hold on|hang on|actually|on second thought)\b", re.I)
 """A sentence that opens or continues business: after it, an earlier farewell or thanks is not the act."""
 STAND = re.compile(r"^" + r"(?:(?:he|she|they|(?-i:[^\W\d_a-z][^\W\d_]*))\s+)?(?:\w+ly\s+)?(?:stands|gets up|rises)(?:\s+up)?\s*[.!]?$",
                    re.I)
@@ -98,11 +98,15 @@ def unquoted(text: str) -> str:
     return "".join(out) + text[start:]
 
 
+RETRACTED = re.compile(r"\b(?:wait|hold on|hang on|one more thing|actually|on second thought)\b", re.I)
+"""Taken back in the same sentence after the farewell ("I'll let you go - no, wait, one more thing.")."""
+
+
 def _is_leave_sentence(sentence: str) -> bool:
     if sentence.endswith("?"):
         return False
     match = FAREWELLS.match(sentence) or THANKS.match(sentence)
-    return bool(match) and not NOT_THE_ACT.search(sentence)
+    return bool(match) and not NOT_THE_ACT.search(sentence) and not RETRACTED.search(sentence, match.end())
 
 
 def is_exit(direction: str) -> bool:

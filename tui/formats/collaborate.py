@@ -70,8 +70,11 @@ class CollaborateFormat(ConsoleFormat):
     # -- the session panel ---------------------------------------------------------------------
 
     def fold(self, state: StageState, event: BaseEvent) -> None:
-        """The round under way and the bound on rounds, as the events carry them."""
+        """The round under way and the bound on rounds, as the events carry them; each participant's
+        replies, the Session panel's turns (a replay has no session to count them)."""
         facts = event.model_extra or {}
+        if event.type == "agent_response" and event.from_:
+            state.turns[event.from_] += 1
         if isinstance(facts.get("round"), int) and event.type in ("round", "agent_call"):
             state.round = facts["round"]
         if isinstance(facts.get("max_rounds"), int):

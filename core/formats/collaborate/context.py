@@ -3,7 +3,8 @@ the participant's name and persona and the schema; and a user message with the g
 transcript window (oldest first), "Round r of max" and the JSON-only instruction.
 
 The window is the last `max_items` transcript items; when over `token_budget` (about four
-characters a token), the oldest are dropped first, and a lone item still too long is cut.
+characters a token), the oldest are dropped first, and a lone item still too long is cut; the newest
+participant's message is cut rather than dropped, so the one a handoff passes the work to sees it.
 """
 
 from __future__ import annotations
@@ -49,14 +50,29 @@ class Item:
 
 
 def window(items: Sequence[Item], max_items: int = WINDOW_ITEMS, token_budget: int = WINDOW_TOKENS) -> list[Item]:
-    """The last `max_items` items, oldest first, dropping the oldest while over `token_budget`."""
+    """The last `max_items` items, oldest first, dropping the oldest while over `token_budget`. The
+    newest participant's message (the work a handoff passes on) is never dropped for the lines after
+    it (the router's task, an operator's event): when it is all that would still go, it is cut to
+    what they leave (unless they leave next to nothing: a very long event)."""
     kept = list(items)[-max_items:] if max_items > 0 else []
+    newest = max((n for n, i in enumerate(kept) if i.role not in ("router", "user")), default=-1)
     while len(kept) > 1 and sum(tokens(i.line()) for i in kept) > token_budget:
+        left = token_budget - sum(tokens(i.line()) for i in kept[1:]) if newest == 0 else 0
+        if left >= min(200, token_budget // 4):  # room for a useful part of it (else it goes too)
+            kept[0] = _cut(kept[0], left)
+            break
         kept.pop(0)
+        newest -= 1
     if kept and tokens(kept[0].line()) > token_budget:
-        only = kept[0]
-        kept = [Item(only.role, only.text[: max(1, token_budget * 4 - 40)] + " …", only.to)]
+        kept[0] = _cut(kept[0], token_budget)
     return kept
+
+
+def _cut(item: Item, budget: int) -> Item:
+    """`item` with its text cut to about `budget` tokens (a marked cut; never empty)."""
+    if tokens(item.line()) <= budget:
+        return item
+    return Item(item.role, item.text[: max(1, budget * 4 - 40)] + " …", item.to)
 
 
 def system_prompt(slug: str, participants: Sequence[str], persona: str, envelope_schema: dict) -> str:

@@ -56,12 +56,14 @@ def txt_line(event: BaseEvent, names: Mapping[str, str]) -> str:
 
 
 def metadata(events: list[BaseEvent]) -> dict[str, Any]:
-    """`session_id`, `maxRounds` and `rounds` played, for a collaboration run (else nothing)."""
+    """`session_id`, `maxRounds` and `rounds` played, for a collaboration run (else nothing). A round
+    is played when its reply was recorded, as the batch summary counts it: a round a stop, a kill or
+    a failed call cut short is not."""
     tagged = [_extra(e) for e in events if "session_id" in _extra(e)]
     if not tagged:
         return {}
     return {"sessionId": tagged[0]["session_id"], "maxRounds": tagged[0].get("max_rounds"),
-            "rounds": max(int(t.get("round") or 0) for t in tagged)}
+            "rounds": len({_extra(e).get("round") for e in events if e.type == "agent_response"})}
 
 
 def _extra(event: BaseEvent) -> dict[str, Any]:

@@ -103,7 +103,8 @@ def yaml_block(text: str) -> tuple[dict[str, Any] | None, str | None]:
 
 
 def fallback_question(topic: str) -> Question:
-    """Spec 002's fallback for question generation."""
+    """Spec 002's fallback for question generation (a topic asked as a question keeps one question mark)."""
+    topic = topic.rstrip().rstrip("?\uff1f\u061f").rstrip()
     return Question(question=f"What are the key considerations for {topic}?", participants="all",
                     focus="Core requirements and constraints")
 
@@ -144,6 +145,10 @@ def conflict(item: Any) -> dict[str, Any]:
     return {"topic": _text(item)}
 
 
+UNKNOWN_PARTICIPANTS = "unknown participants"
+"""How the note of a question naming participants not at the table begins (the question itself is kept)."""
+
+
 def parse_question(text: str, topic: str, cast: list[str]) -> tuple[Question, str | None]:
     """The facilitator's question; spec 002's fallback question when there is none to read."""
     data, problem = yaml_block(text)
@@ -155,7 +160,7 @@ def parse_question(text: str, topic: str, cast: list[str]) -> tuple[Question, st
     if isinstance(wanted, list) and wanted:
         chosen = [s for s in (_text(w) for w in wanted) if s in cast]
         if len(chosen) != len(wanted):
-            note = f"unknown participants {[w for w in wanted if _text(w) not in cast]} dropped"
+            note = f"{UNKNOWN_PARTICIPANTS} {[w for w in wanted if _text(w) not in cast]} dropped"
         chosen = chosen or "all"
     return Question(_text(data["question"]), chosen, _text(data.get("focus"))), note
 
@@ -178,16 +183,25 @@ def parse_synthesis(text: str, topic: str) -> tuple[Synthesis, str | None]:
 
 
 def confidence(value: Any) -> float | None:
-    """A confidence in [0, 1]; percentages (`70%`, `70`) are scaled; anything else is None."""
+    """A confidence in [0, 1]. Percentages (`70%`, `70`) are scaled, a decimal comma (`0,8`) reads as a
+    point and a fraction (`7/10`) is divided; a bare number above 1 up to 10 (`7`: seven out of ten, or
+    seven percent?) is not guessed at, nor is anything else: None."""
     if isinstance(value, bool) or value is None:
         return None
-    raw = str(value).strip().rstrip("%")
+    raw = str(value).strip()
+    percent = raw.endswith("%")
+    raw = raw.removesuffix("%").strip()
+    if re.fullmatch(r"[+-]?\d+,\d+", raw):
+        raw = raw.replace(",", ".")
+    fraction = re.fullmatch(r"(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)", raw)
     try:
-        number = float(raw)
-    except ValueError:
+        number = float(fraction.group(1)) / float(fraction.group(2)) if fraction else float(raw)
+    except (ValueError, ZeroDivisionError):
         return None
-    if 1 < number <= 100:
+    if percent or (not fraction and 10 < number <= 100):
         number /= 100
+    elif not fraction and number > 1:
+        return None
     return round(number, 3) if 0 <= number <= 1 else None
 
 

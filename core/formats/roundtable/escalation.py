@@ -36,10 +36,23 @@ class Trigger:
         return {"kind": self.kind, "key": self.key, "detail": self.detail}
 
 
+UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+                      "\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]")
+"""Characters of scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana, Han): a
+keyword's edge in one of them has no word boundary to wait for."""
+
+
+def _pattern(keyword: str) -> str:
+    before = "" if UNSPACED.match(keyword[0]) else r"(?<![\w-])"
+    after = "" if UNSPACED.match(keyword[-1]) else r"(?![\w-])"
+    return before + re.escape(keyword) + after
+
+
 def keyword_hits(keywords: Sequence[str], texts: Sequence[str]) -> list[str]:
-    """The critical keywords found (whole words, any case) in any of `texts`."""
+    """The critical keywords found (whole words, any case) in any of `texts`; a keyword in a script
+    written without spaces (`安全`, `ความปลอดภัย`) wherever it stands."""
     joined = "\n".join(texts)
-    return [k for k in keywords if k.strip() and re.search(rf"(?<![\w-]){re.escape(k.strip())}(?![\w-])", joined, re.I)]
+    return [k for k in keywords if k.strip() and re.search(_pattern(k.strip()), joined, re.I)]
 
 
 def triggers(state: RoundtableState, answers: Mapping[str, Answer], synthesis: Synthesis, *,

@@ -64,6 +64,9 @@ async def play(session: Session) -> Decision:
             state.status = "stopped" if session.stopped else "error"
             note = "stopped by the operator" if session.stopped else (str(exc) or type(exc).__name__)
         state.conclusion = {"reason": "provider-error" if session.failure is not None else state.status, "note": note}
+        from promptdesk.core.engine.session import SceneStopped
+        if state.status == "stopped" and isinstance(exc, SceneStopped):  # not concluded: goalAchieved false, as documented
+            return Decision(decision="close", reason="stop", text="Scene stopped by the operator", goal_achieved=False)
         raise
     finally:
         file.write(state)

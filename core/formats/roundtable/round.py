@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from promptdesk.core.formats.roundtable import prompts
 from promptdesk.core.formats.roundtable.answers import (Answer, Question, Synthesis, fallback_conclusion, fallback_question,
-                                     fallback_synthesis, parse_answer, parse_question, parse_synthesis)
+                                     UNKNOWN_PARTICIPANTS, fallback_synthesis, parse_answer, parse_question,
+                                     parse_synthesis)
 from promptdesk.core.formats.roundtable.calls import FACILITATOR, TableSetup, ask_facilitator, ask_participant, fallback
 from promptdesk.core.formats.roundtable.state import RoundtableState
 
@@ -43,7 +44,8 @@ class RoundResult:
 
 
 def operator_lines(session: Session) -> dict[str, list[str]]:
-    """Take the notes and world events the operator queued for each participant since the last round."""
+    """Take the notes and world events the operator queued for each participant since the last round
+    (`play_round` gives back those of a participant the round does not ask, for the round that does)."""
     taken = {}
     for slug, actor in session.actors.items():
         taken[slug], actor.inbox = actor.inbox, []
@@ -69,6 +71,8 @@ async def play_round(session: Session, setup: TableSetup, state: RoundtableState
     question = await _question(session, setup, state, speakers, shared, sink)
     wanted = [s for s in speakers if question.participants == "all" or s in question.participants] or speakers
     asked = session.health.playing(wanted)  # a participant whose provider failed for good is asked no more
+    for slug in [s for s in notes if s not in asked]:  # left out of this round: its lines wait for its next one
+        session.actors[slug].inbox[:0] = notes.pop(slug)
     session.say("question", question.question, source=FACILITATOR, target=",".join(asked), beat=state.round,
                 focus=question.focus, participants=asked, round=state.round)
     answers = await _answers(session, state, question, asked, notes, sink)
@@ -83,8 +87,10 @@ async def _question(session: Session, setup: TableSetup, state: RoundtableState,
         fallback(session, FACILITATOR, "question", "no answer from the facilitator", state.round, sink, failed=True)
         return fallback_question(state.topic)
     question, problem = parse_question(text, state.topic, list(state.participants))
-    if problem:
-        fallback(session, FACILITATOR, "question", problem, state.round, sink)
+    if problem:  # the facilitator's own question with its unknown names dropped, or spec 002's fallback
+        kept = question.participants if isinstance(question.participants, str) else ", ".join(question.participants)
+        what = f"participants ({kept})" if problem.startswith(UNKNOWN_PARTICIPANTS) else "question"
+        fallback(session, FACILITATOR, what, problem, state.round, sink)
     return question
 
 

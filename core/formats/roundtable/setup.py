@@ -62,6 +62,12 @@ def prepare(session: Session, setup: Setup) -> None:
         facilitator_timeout_s=spec.turn_timeout_s, on_escalate=on_escalate,
         headless=bool(getattr(options, "headless", False))))
     played_by = RULE_BASED if role == "C" else f"provider {spec.name}, model {spec.model or 'default'}"
+    if role == "C" and table.facilitator is not None:  # a model the scene names, never called: say so
+        named = table.facilitator.name + (f":{table.facilitator.model}" if table.facilitator.model else "")
+        unused = (f"roundtable.facilitator ({named}) unused: coordinator role C plays the facilitator in pure code; "
+                  f"choose role A or B to have that model facilitate")
+        session.notices.append(unused)
+        session.notes += f"- {unused}\n"
     session.notes += (f"- Roundtable: strategy {strategy.name} ({', '.join(p.name for p in strategy.phases)}), "
                       f"participation {table.participation}, max {table.max_rounds} rounds\n"
                       f"- Facilitator: {played_by}\n"
