@@ -132,7 +132,8 @@ def test_one_participant_is_a_single_call_or_nothing(tmp_path, capsys, monkeypat
     assert not (tmp_path / "run").exists()
     code, err = batch(capsys, "--collaborate", FAIRY, "--participants", "gpt", "--max-rounds", "1", "--isolation", "a",
                       "--coordinator", "C", "--out", str(tmp_path / "single"))
-    assert code == 0 and "after 1 round," in err
+    assert code == 0 and "Scene closed: answered (single call) after 1 round," in err, \
+        "said as the console says it, not `cap (goal not achieved)`"
 
 
 @pytest.mark.parametrize("body,named", [

@@ -133,8 +133,7 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     if result.error is not None:
         say(stream, f"{result.error}\nThe run stopped after {played} {unit}, {cost}.\nRun folder: {result.run_dir}")
         return EXIT_FAILED
-    goal = {True: "goal achieved", False: "goal not achieved"}.get(result.goal_achieved, "goal unknown")
-    say(stream, f"Scene closed: {result.close_reason} ({goal}) after {played} {unit}, {cost}.\n"
+    say(stream, f"Scene closed: {session.format.outcome(session, result)} after {played} {unit}, {cost}.\n"
         f"Run folder: {result.run_dir}")
     for line in printer.unseen if ns.quiet else ():
         say(stream, f"NOTICE: {line}")

@@ -179,6 +179,11 @@ class Format:
         """How many `unit`s the run played, for the batch summary."""
         return result.beats
 
+    def outcome(self, session: Stage, result: SessionResult) -> str:
+        """How the batch summary says the run closed: the close reason and the goal's verdict."""
+        goal = {True: "goal achieved", False: "goal not achieved"}.get(result.goal_achieved, "goal unknown")
+        return f"{result.close_reason} ({goal})"
+
     def resumable(self) -> bool:
         """True when a killed run of this format can be resumed from its log."""
         return False

@@ -50,6 +50,14 @@ class CollaborateFormat(Format):
         is not counted as played."""
         return sum(session.state.turns.values())
 
+    def outcome(self, session: Session, result: Any) -> str:
+        """A single call (one participant, one round) that answered reads as the console says it:
+        `answered (single call)`, not `cap (goal not achieved)`."""
+        answered = result.close_reason in ("cap", "final", "no_handoff") and self.played(session, result) == 1
+        if answered and len(session.state.cast) == 1 and settings(session.scene).max_rounds == 1:
+            return "answered (single call)"
+        return super().outcome(session, result)
+
     def check_scene(self, scene: Scene) -> None:
         check(scene)
 
