@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import codecs
 import json
+import quopri
 import re
 
 import pytest
@@ -248,6 +249,7 @@ def test_a_forced_suggestion_an_actor_then_repeats_aloud_is_still_reported(tmp_p
 
 CLAUSE = "Alice starts confrontational but professional; Bob is defensive, then genuinely apologetic"
 """A clause of the-apology's coordinator notes, as a judge shown them might copy it."""
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
 _CYRILLIC = str.maketrans("aceopxyABEKMHOPCTX", "асеорхуАВЕКМНОРСТХ")
 DISGUISES = {
     "zero-width inside words": lambda s: " ".join("\u200b".join(word) for word in s.split()),
@@ -265,15 +267,36 @@ DISGUISES = {
     "rot13": lambda s: codecs.encode(s, "rot13"),
     "digits for letters": lambda s: s.replace("o", "0").replace("e", "3").replace("i", "1").replace("a", "4"),
     "words in reverse order": lambda s: " ".join(reversed(s.split())),
+    "quoted-printable": lambda s: quopri.encodestring(s.encode(), quotetabs=True).decode(),
+    "quoted-printable with soft line breaks": lambda s: "=\n".join(s[i:i + 9] for i in range(0, len(s), 9)),
+    "each word spelt backwards": lambda s: " ".join(w[::-1] for w in s.split()),
+    "the whole text backwards": lambda s: s[::-1],
+    "letters joined by hyphens": lambda s: " ".join("-".join(w) for w in s.split()),
+    "small capitals": lambda s: s.lower().translate(str.maketrans("abcdefghilnoprtu", "ᴀʙᴄᴅᴇꜰɢʜɪʟɴᴏᴘʀᴛᴜ")),
+    "each word in base64": lambda s: " ".join(base64.b64encode(w.encode()).decode() for w in s.split()),
+    "caesar shift of 3": lambda s: s.translate(str.maketrans(_LOWER + _LOWER.upper(), _LOWER[3:] + _LOWER[:3]
+                                                             + (_LOWER[3:] + _LOWER[:3]).upper())),
 }
+SHORT_CLAUSE = "Alice starts confrontational but professional"
+"""A clause of 5 words of the same notes (matched whole): room for the longer encodings in 300 characters."""
+ENCODINGS = {
+    "every byte quoted-printable": lambda s: "".join(f"={b:02X}" for b in s.encode()),
+    "quoted-printable twice": lambda s: "".join(f"=3D{b:02X}" for b in s.encode()),
+    "byte escapes": lambda s: "".join(f"\\x{b:02x}" for b in s.encode()),
+    "code points": lambda s: " ".join("".join(f"U+{ord(c):04X}" for c in w) for w in s.split()),
+    "hex digits": lambda s: s.encode().hex(),
+    "morse code": lambda s: " / ".join(" ".join(_MORSE[c] for c in w) for w in s.lower().split()),
+}
+_MORSE = dict(zip("abcdefghijklmnopqrstuvwxyz", ".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - "
+                                                "..- ...- .-- -..- -.-- --..".split()))
 
 
-@pytest.mark.parametrize("disguise", DISGUISES, ids=list(DISGUISES))
+@pytest.mark.parametrize("disguise", [*DISGUISES, *ENCODINGS], ids=[*DISGUISES, *ENCODINGS])
 def test_a_suggestion_carrying_the_notes_in_disguise_is_withheld(tmp_path, loopback, capsys, disguise):
     """A judge that dresses the notes up (invisible characters, markup, escapes, joined words, letters
-    of another script) is withheld as if it had copied them plainly; the notice shows none of it."""
-    disguised = DISGUISES[disguise](CLAUSE)
-    assert CLAUSE.lower() not in disguised.lower()
+    of another script, encodings) is withheld as if it had copied them plainly; the notice shows none of it."""
+    disguised = DISGUISES[disguise](CLAUSE) if disguise in DISGUISES else ENCODINGS[disguise](SHORT_CLAUSE)
+    assert SHORT_CLAUSE.lower() not in disguised.lower() and len(f"A memo slides under the door: {disguised}") <= 300
     loopback.default = copying_judge(disguised)
     out = tmp_path / "run"
     assert batch(scene_file(tmp_path, loopback), out, "A") == 0
@@ -286,7 +309,8 @@ def test_a_suggestion_carrying_the_notes_in_disguise_is_withheld(tmp_path, loopb
 
 
 @pytest.mark.parametrize("disguise", ["zero-width inside words", "inline markup inside words", "cyrillic look-alike letters",
-                                      "base64", "percent-encoded", "rot13"])
+                                      "base64", "percent-encoded", "rot13", "quoted-printable",
+                                      "each word spelt backwards"])
 def test_the_audit_reports_a_disguised_suggestion_forced_through(tmp_path, loopback, monkeypatch, disguise):
     loopback.default = copying_judge(DISGUISES[disguise](CLAUSE))
     monkeypatch.setattr(suggestions, "why_withheld", lambda stage, text: None)  # the check taken away
@@ -333,3 +357,4 @@ def test_a_stock_phrase_an_actor_once_thought_does_not_withhold_a_suggestion(tmp
     assert vet(record, events, "A heavy silence falls over the room; not again, someone mutters.") == []
     found = vet(record, events, f"A clerk reads aloud: {long.upper()}!")
     assert [(f.owner, f.kind) for f in found] == [(events[thoughts[1]].from_, "thinking")]
+
