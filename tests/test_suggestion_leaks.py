@@ -358,3 +358,55 @@ def test_a_stock_phrase_an_actor_once_thought_does_not_withhold_a_suggestion(tmp
     found = vet(record, events, f"A clerk reads aloud: {long.upper()}!")
     assert [(f.owner, f.kind) for f in found] == [(events[thoughts[1]].from_, "thinking")]
 
+
+def splitting_judge(first: str, second: str):
+    """A loopback judge that cuts private words in two: `first` suggested at beat 2, `second` at beat 4
+    (each part under a shingle, neither a whole clause)."""
+    def answer(recorded):
+        body = json.dumps(recorded.body, ensure_ascii=False)
+        if "the scene has ended" in body:
+            return Reply(text='{"goal_achieved": null, "reason": "cannot tell"}')
+        for beat, text in (("Beat 2 ", first), ("Beat 4 ", second)):
+            if beat in body:
+                return Reply(text=json.dumps({"decision": "suggest_event", "text": text}))
+        return Reply(text='{"decision": "continue"}')
+    return answer
+
+
+SPLIT_PARTS = [("A memo slides under the door: Success: Bob explicitly apologises,",
+                "A second memo: Alice explicitly accepts, concrete next steps", "the coordinator notes", "A"),
+               ("A note on the wall reads: you knew a month before", "Under it: the deadline and said nothing",
+                "Bob's perspective", "B")]
+
+
+@pytest.mark.parametrize(("first", "second", "whose", "role"), SPLIT_PARTS)
+def test_private_words_cut_across_two_suggestions_are_withheld_when_they_meet(tmp_path, loopback, capsys, first,
+                                                                              second, whose, role):
+    """Each part alone is under a shingle and no whole clause; read on from the part already delivered,
+    the second makes the private text whole again, and is withheld."""
+    loopback.default = splitting_judge(first, second)
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, role) == 0
+    events = records(out)
+    assert [e["text"] for e in events if e["type"] == "event"] == [first], "the first part alone is clean"
+    decisions = [e for e in events if e["type"] == "decision" and e.get("decision") == "suggest_event"]
+    assert [e.get("withheld") for e in decisions] == [None, f"it carries words of {whose}"]
+    assert second not in actor_requests(out), "never delivered"
+    assert audit_run(out).clean
+
+
+@pytest.mark.parametrize(("first", "second", "whose", "role"), SPLIT_PARTS)
+def test_the_audit_reports_private_words_cut_across_two_suggestions_forced_through(tmp_path, loopback, monkeypatch,
+                                                                                  first, second, whose, role):
+    loopback.default = splitting_judge(first, second)
+    monkeypatch.setattr(suggestions, "why_withheld", lambda stage, text: None)  # the check taken away
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, role) == 0
+    events = records(out)
+    delivered = [n for n, e in enumerate(events, 1) if e["type"] == "event"]
+    assert [events[n - 1]["text"] for n in delivered] == [first, second]
+    report = audit_run(out)
+    owner = "coordinator" if role == "A" else "bob"
+    assert [(leak.line, leak.owner) for leak in report.leaks if leak.source == "events.jsonl"] == \
+        [(delivered[1], owner)], "the second part, which made the private text whole, is the leak"
+    assert main(["audit", str(out)]) == 1
