@@ -70,7 +70,7 @@ _SMALL_CAPS = str.maketrans("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱ�
 none of their own; a model writes the plain letter.)"""
 _REGIONAL = {0x1F1E6 + i: ord("a") + i for i in range(26)}
 """Regional-indicator symbols, drawn as boxed letters (or flags, two by two)."""
-_BYTE_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\[0-7]{3})+")
+_BYTE_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\[0-3][0-7]{2})+")
 _CODE_POINT = re.compile(r"(?<![A-Za-z0-9])U\+([0-9A-Fa-f]{4,6})(?![0-9A-Za-z+])|U\+([0-9A-Fa-f]{4})")
 """A code point (`U+0042`, written apart or run together: `U+0042U+006F`)."""
 _CSS_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6}) ?")
@@ -169,7 +169,8 @@ def _unhex(match: re.Match[str]) -> str:
 def _unbits(match: re.Match[str]) -> str:
     """A run of 8-bit groups as the text its bytes encode, when it is text; else as written."""
     run = match.group(0)
-    return _text_of(bytes(int(group, 2) for group in run.split()), run)
+    bits = run.replace(" ", "")
+    return _text_of(bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits) - 7, 8)), run)
 
 
 def _unqp(text: str) -> str:
