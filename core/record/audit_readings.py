@@ -97,6 +97,9 @@ _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 _SHIFTS = [str.maketrans(_ALPHABET + _ALPHABET.upper(), _ALPHABET[n:] + _ALPHABET[:n] + (_ALPHABET[n:] + _ALPHABET[:n]).upper())
            for n in range(1, 26) if n != 13]
 """Every other shift of the alphabet (ROT13 is read apart): a Caesar cipher a model undoes by trying them."""
+CIPHER_MAX = 2000
+"""Characters of the longest text whose every Caesar shift is read (24 readings): a suggested world event
+is at most 300; a longer coordinator text (only a forged record holds one) is read with ROT13 alone."""
 _ATBASH = str.maketrans(_ALPHABET + _ALPHABET.upper(), _ALPHABET[::-1] + _ALPHABET[::-1].upper())
 _LEET = str.maketrans("0134579@$", "oieastgas")
 """Digits and signs written for letters (`d3f3ns1v3`)."""
@@ -192,13 +195,14 @@ def _undone(undo, text: str) -> str:
 
 def _decoded(text: str) -> list[str]:
     """The readings that undo an encoding: percent-encoding, quoted-printable, runs of base64, base32,
-    hex or bits, words of base64, Morse code, CSS escapes, ROT13 and every other shift of the alphabet, Atbash,
+    hex or bits, words of base64, Morse code, CSS escapes, ROT13 and every other shift of the alphabet
+    (up to `CIPHER_MAX` characters), Atbash,
     digits for letters, letters joined by signs, the words reversed, each word spelt backwards, the
     text backwards."""
     binary = _BITS.sub(_unbits, _HEX.sub(_unhex, _BASE32.sub(_unbase32, _BASE64.sub(_unbase64, text))))
     return [_undone(unquote, text), _undone(_unqp, text), binary, _BASE64_WORD.sub(_unbase64_word, text),
             _MORSE_RUN.sub(_unmorse, text), _CSS_ESCAPE.sub(_css, text), codecs.encode(text, "rot13"), text.translate(_ATBASH),
-            *(text.translate(shift) for shift in _SHIFTS), text.translate(_LEET),
+            *(text.translate(shift) for shift in (_SHIFTS if len(text) <= CIPHER_MAX else ())), text.translate(_LEET),
             _LETTERED.sub(lambda m: _SIGNS.sub("", m.group(0)), text),
             " ".join(reversed(text.split())), " ".join(word[::-1] for word in text.split()), text[::-1]]
 
