@@ -376,7 +376,10 @@ def splitting_judge(first: str, second: str):
 SPLIT_PARTS = [("A memo slides under the door: Success: Bob explicitly apologises,",
                 "A second memo: Alice explicitly accepts, concrete next steps", "the coordinator notes", "A"),
                ("A note on the wall reads: you knew a month before", "Under it: the deadline and said nothing",
+                "Bob's perspective", "B"),
+               ("A postcard arrives: the deadline and said nothing.", "Its stamp reads: you knew a month before",
                 "Bob's perspective", "B")]
+"""Two parts each under a shingle and no whole clause, each framed: in order, and the end told first."""
 
 
 @pytest.mark.parametrize(("first", "second", "whose", "role"), SPLIT_PARTS)

@@ -135,9 +135,9 @@ def _runs(texts: list[str]) -> dict[str, tuple[list[str], int]]:
 def _cut_in_two(material: Material, earlier: list[str], text: str, t: float | None,
                 beat: int | None) -> list[Carried]:
     """A private text a judge reads (the notes, a perspective, a secret) cut in two across the
-    coordinator's texts: its first words in one the actors were already sent, the rest in `text`, with
-    framing of the judge's own around each ("A memo: you knew a month before" at beat 2, "Under it:
-    the deadline and said nothing" at beat 4). Each part is `PART` words or more; the part in `text` is
+    coordinator's texts: its first words in one the actors were already sent, the rest in `text` (or the
+    other way round), with framing of the judge's own around each ("A memo: you knew a month before" at
+    beat 2, "Under it: the deadline and said nothing" at beat 4). Each part is `PART` words or more; the part in `text` is
     excused when every word of it is public as routed (an actor had said it). Only the kinds a judge may
     read and a scene's author wrote (`CLAUSE_KINDS`): a journal quotes the run's own lines (world
     events one after another), and no judge reads the actors' thinking."""
@@ -152,12 +152,15 @@ def _cut_in_two(material: Material, earlier: list[str], text: str, t: float | No
     for gram, owners in grams:
         parts = gram.split(" ")
         for cut in range(PART, len(parts) - PART + 1):
-            rest = now.get(" ".join(parts[cut:]))
-            if rest is None or " ".join(parts[:cut]) not in before:
+            head, tail = " ".join(parts[:cut]), " ".join(parts[cut:])
+            if head in before and tail in now:
+                (tokens, start), size = now[tail], len(parts) - cut
+            elif tail in before and head in now:  # the end told first, the start after
+                (tokens, start), size = now[head], cut
+            else:
                 continue
-            tokens, start = rest
             if by(material.public.get(gram), t, beat) or all(
-                    material.routed.holds(tokens, at, t, beat) for at in range(start, start + len(parts) - cut)):
+                    material.routed.holds(tokens, at, t, beat) for at in range(start, start + size)):
                 continue
             found += [Carried(owner, kind, gram) for owner, kind in sorted(owners)
                       if kind in CLAUSE_KINDS and Carried(owner, kind, gram) not in found]
