@@ -274,6 +274,9 @@ DISGUISES = {
     "letters joined by hyphens": lambda s: " ".join("-".join(w) for w in s.split()),
     "small capitals": lambda s: s.lower().translate(str.maketrans("abcdefghilnoprtu", "ᴀʙᴄᴅᴇꜰɢʜɪʟɴᴏᴘʀᴛᴜ")),
     "each word in base64": lambda s: " ".join(base64.b64encode(w.encode()).decode() for w in s.split()),
+    "armenian and phonetic look-alike letters": lambda s: s.translate(str.maketrans({"o": "օ", "u": "ս", "i": "ı", "a": "ɑ"})),
+    "cherokee and lisu capitals": lambda s: s.upper().translate(str.maketrans(dict(zip("ABCDEGHIKLMNOPRSTVW",
+                                                                                          "ᎪᏴᏟᎠᎬᏀᎻᏆᏦᏞᎷꓠꓳᏢᎡᏚᎢᏙᎳ")))),
     "caesar shift of 3": lambda s: s.translate(str.maketrans(_LOWER + _LOWER.upper(), _LOWER[3:] + _LOWER[:3]
                                                              + (_LOWER[3:] + _LOWER[:3]).upper())),
 }

@@ -18,8 +18,9 @@ what they would still miss, and a reader (a person, or a model) would not:
 - **letters dressed up**: circled, parenthesised or mathematical letters (`ⓐ`, `𝐚`) read as their
   plain forms; words run together in camel case (`YouKnewAMonth`) or spelt out letter by letter
   (`B o b  k n e w`) read apart and together;
-- **look-alike letters of another script**: Cyrillic or Greek letters that look Latin (`Воb`,
-  `еxрlісitlу`) read as the Latin letters they imitate.
+- **look-alike letters of another script**: Cyrillic, Greek, Armenian, Cherokee or Lisu letters that
+  look Latin (`Воb`, `еxрlісitlу`, `yօս`), and Latin letters of the phonetic alphabet (`ı`, `ɑ`), read
+  as the Latin letters they imitate.
 
 - **encodings a reader undoes at sight**: percent-encoding (`Bob%20is%20defensive`) and
   quoted-printable (`Bob=20is=20defensive`, `=42=6F=62`, soft line breaks), each also applied twice
@@ -82,7 +83,17 @@ _LETTERED = re.compile(r"(?<![\w·•*/|+~-])\w(?:[-.·•*/|+~]\w)+(?:[-.·•*
 _SIGNS = re.compile(r"[-.·•*/|+~]")
 _HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9A-Fa-f]{2}[ :]?){6,}(?![0-9A-Za-z])")
 _BITS = re.compile(r"(?<![01])(?:[01]{8}[ ]?){4,}(?![01])")
-_LOOKALIKES = {**LATIN_LOOKALIKES, **_SMALL_CAPS, **_REGIONAL}
+_CHEROKEE = dict(zip("ᎪᏴᏟᎠᎬᏀᎻᏆᎫᏦᏞᎷᏢᎡᏚᎢᏙᏤᎳᎩᏃ", "ABCDEGHIJKLMPRSTVVWYZ"))
+_OTHER_SCRIPTS = {
+    **_CHEROKEE,
+    **{chr(ord(c) - 0x13A0 + 0xAB70): latin.lower() for c, latin in _CHEROKEE.items() if 0x13A0 <= ord(c) < 0x13F0},
+    **dict(zip("ꓮꓐꓚꓓꓰꓝꓖꓧꓲꓙꓗꓡꓟꓠꓳꓑꓣꓢꓔꓴꓦꓪꓫꓬꓜ", "ABCDEFGHIJKLMNOPRSTUVWXYZ")),
+    **dict(zip("օսոհցզաԼ", "ounhgqwL")),
+    **dict(zip("ıȷɑɡɩʋɴʀʏ", "ijagivnry")),
+}
+"""Letters of other scripts, and Latin letters of the phonetic alphabet, that look like plain Latin ones:
+Cherokee (capital and small), Lisu, Armenian (`yօս` for `you`), dotless `ı`, Latin alpha `ɑ`."""
+_LOOKALIKES = {**LATIN_LOOKALIKES, **_SMALL_CAPS, **_REGIONAL, **str.maketrans(_OTHER_SCRIPTS)}
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{12,}={0,2}")
 _BASE64_WORD = re.compile(r"(?<![\w+/=])(?:(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)"
                           r"|(?:[A-Za-z0-9+/]{4})+)(?![\w+/=])")
