@@ -416,3 +416,42 @@ def test_the_audit_reports_private_words_cut_across_two_suggestions_forced_throu
     assert [(leak.line, leak.owner) for leak in report.leaks if leak.source == "events.jsonl"] == \
         [(delivered[1], owner)], "the second part, which made the private text whole, is the leak"
     assert main(["audit", str(out)]) == 1
+
+
+NOTE_TO_BOB = "Your sister called: the contract was signed on Friday after all."
+
+
+def note_copying_judge(recorded):
+    """A role A judge (it reads the operator's notes) that, once the note to Bob is among them, suggests
+    a world event carrying it to everyone."""
+    body = json.dumps(recorded.body, ensure_ascii=False)
+    if "the scene has ended" in body:
+        return Reply(text='{"goal_achieved": null, "reason": "cannot tell"}')
+    if NOTE_TO_BOB in body:
+        return Reply(text=json.dumps({"decision": "suggest_event", "text": f"A voicemail plays aloud: {NOTE_TO_BOB}"}))
+    return Reply(text='{"decision": "continue"}')
+
+
+def test_a_suggestion_carrying_the_operators_note_to_one_actor_is_withheld(tmp_path, loopback, capsys):
+    """Issue 35: what a judge writes is checked against everything it was given that the actors were not.
+    A role A judge reads every note the operator gave; a note to Bob alone must not reach Alice and
+    Charlie through its suggested world event, and the audit names one planted in the record."""
+    loopback.default = note_copying_judge
+    parent = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), parent, "A") == 0
+    take = tmp_path / "take"
+    assert main(["branch", str(parent), "--at-beat", "2", "--note", NOTE_TO_BOB, "--to", "bob", "--out", str(take),
+                 "--quiet"]) == 0
+    events = records(take)
+    decisions = [e for e in events if e["type"] == "decision" and e.get("decision") == "suggest_event"]
+    assert decisions and {e.get("withheld") for e in decisions} == {"it carries words of the operator's note to Bob"}
+    assert not [e for e in events if e["type"] == "event" and "voicemail" in e["text"]]
+    assert "signed on Friday" not in actor_requests(take, ("alice", "charlie"))
+    assert audit_run(take).clean
+    at = events.index(decisions[0]) + 1
+    planted = dict(decisions[0], type="event", suggested_by="coordinator")
+    for key in ("decision", "withheld"):
+        planted.pop(key)
+    (take / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in [*events[:at], planted, *events[at:]]))
+    leaks = [(leak.line, leak.owner, leak.kind) for leak in audit_run(take).leaks if leak.source == "events.jsonl"]
+    assert leaks == [(at + 1, "bob", "note")]
