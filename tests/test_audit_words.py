@@ -26,3 +26,24 @@ def test_an_ascii_text_reads_as_the_general_reading_reads_it(text):
 def test_the_one_pass_reading_lowers_and_splits_as_before():
     assert words("Bob KNEW the_Deadline, 3 weeks-early!") == ["bob", "knew", "the_deadline", "3", "weeks", "early"]
     assert _scan("Ab cd")[1] == [2, 5]
+
+
+_ENCODED = st.text(alphabet="=%\\xU+-./01abcdefABCDEF:2937 \n\u200b<>&#;", max_size=200)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ENCODED)
+def test_the_readings_of_any_text_never_raise(text):
+    """The readings that undo encodings (quoted-printable, byte escapes, code points, runs of hex or bits,
+    Morse) take whatever a judge writes: a run that decodes to no text is read as written."""
+    from promptdesk.core.record.audit_readings import readings
+
+    found = readings(text)
+    assert found[0] == text and all(isinstance(reading, str) for reading in found)
+
+
+def test_escapes_and_runs_that_decode_to_no_text_are_read_as_written():
+    from promptdesk.core.record.audit_readings import readings
+
+    for text in ("\\777\\400", "01" * 40, "0100000101" * 3, "U+110000 U+0000", "\\0 \\110000 ", "=FF=FE=00"):
+        assert readings(text)[0] == text

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import codecs
 import json
+import quopri
 import re
 
 import pytest
@@ -248,6 +249,7 @@ def test_a_forced_suggestion_an_actor_then_repeats_aloud_is_still_reported(tmp_p
 
 CLAUSE = "Alice starts confrontational but professional; Bob is defensive, then genuinely apologetic"
 """A clause of the-apology's coordinator notes, as a judge shown them might copy it."""
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
 _CYRILLIC = str.maketrans("aceopxyABEKMHOPCTX", "асеорхуАВЕКМНОРСТХ")
 DISGUISES = {
     "zero-width inside words": lambda s: " ".join("\u200b".join(word) for word in s.split()),
@@ -265,15 +267,39 @@ DISGUISES = {
     "rot13": lambda s: codecs.encode(s, "rot13"),
     "digits for letters": lambda s: s.replace("o", "0").replace("e", "3").replace("i", "1").replace("a", "4"),
     "words in reverse order": lambda s: " ".join(reversed(s.split())),
+    "quoted-printable": lambda s: quopri.encodestring(s.encode(), quotetabs=True).decode(),
+    "quoted-printable with soft line breaks": lambda s: "=\n".join(s[i:i + 9] for i in range(0, len(s), 9)),
+    "each word spelt backwards": lambda s: " ".join(w[::-1] for w in s.split()),
+    "the whole text backwards": lambda s: s[::-1],
+    "letters joined by hyphens": lambda s: " ".join("-".join(w) for w in s.split()),
+    "small capitals": lambda s: s.lower().translate(str.maketrans("abcdefghilnoprtu", "ᴀʙᴄᴅᴇꜰɢʜɪʟɴᴏᴘʀᴛᴜ")),
+    "each word in base64": lambda s: " ".join(base64.b64encode(w.encode()).decode() for w in s.split()),
+    "armenian and phonetic look-alike letters": lambda s: s.translate(str.maketrans({"o": "օ", "u": "ս", "i": "ı", "a": "ɑ"})),
+    "cherokee and lisu capitals": lambda s: s.upper().translate(str.maketrans(dict(zip("ABCDEGHIKLMNOPRSTVW",
+                                                                                          "ᎪᏴᏟᎠᎬᏀᎻᏆᏦᏞᎷꓠꓳᏢᎡᏚᎢᏙᎳ")))),
+    "caesar shift of 3": lambda s: s.translate(str.maketrans(_LOWER + _LOWER.upper(), _LOWER[3:] + _LOWER[:3]
+                                                             + (_LOWER[3:] + _LOWER[:3]).upper())),
 }
+SHORT_CLAUSE = "Alice starts confrontational but professional"
+"""A clause of 5 words of the same notes (matched whole): room for the longer encodings in 300 characters."""
+ENCODINGS = {
+    "every byte quoted-printable": lambda s: "".join(f"={b:02X}" for b in s.encode()),
+    "quoted-printable twice": lambda s: "".join(f"=3D{b:02X}" for b in s.encode()),
+    "byte escapes": lambda s: "".join(f"\\x{b:02x}" for b in s.encode()),
+    "code points": lambda s: " ".join("".join(f"U+{ord(c):04X}" for c in w) for w in s.split()),
+    "hex digits": lambda s: s.encode().hex(),
+    "morse code": lambda s: " / ".join(" ".join(_MORSE[c] for c in w) for w in s.lower().split()),
+}
+_MORSE = dict(zip("abcdefghijklmnopqrstuvwxyz", ".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - "
+                                                "..- ...- .-- -..- -.-- --..".split()))
 
 
-@pytest.mark.parametrize("disguise", DISGUISES, ids=list(DISGUISES))
+@pytest.mark.parametrize("disguise", [*DISGUISES, *ENCODINGS], ids=[*DISGUISES, *ENCODINGS])
 def test_a_suggestion_carrying_the_notes_in_disguise_is_withheld(tmp_path, loopback, capsys, disguise):
     """A judge that dresses the notes up (invisible characters, markup, escapes, joined words, letters
-    of another script) is withheld as if it had copied them plainly; the notice shows none of it."""
-    disguised = DISGUISES[disguise](CLAUSE)
-    assert CLAUSE.lower() not in disguised.lower()
+    of another script, encodings) is withheld as if it had copied them plainly; the notice shows none of it."""
+    disguised = DISGUISES[disguise](CLAUSE) if disguise in DISGUISES else ENCODINGS[disguise](SHORT_CLAUSE)
+    assert SHORT_CLAUSE.lower() not in disguised.lower() and len(f"A memo slides under the door: {disguised}") <= 300
     loopback.default = copying_judge(disguised)
     out = tmp_path / "run"
     assert batch(scene_file(tmp_path, loopback), out, "A") == 0
@@ -286,7 +312,8 @@ def test_a_suggestion_carrying_the_notes_in_disguise_is_withheld(tmp_path, loopb
 
 
 @pytest.mark.parametrize("disguise", ["zero-width inside words", "inline markup inside words", "cyrillic look-alike letters",
-                                      "base64", "percent-encoded", "rot13"])
+                                      "base64", "percent-encoded", "rot13", "quoted-printable",
+                                      "each word spelt backwards"])
 def test_the_audit_reports_a_disguised_suggestion_forced_through(tmp_path, loopback, monkeypatch, disguise):
     loopback.default = copying_judge(DISGUISES[disguise](CLAUSE))
     monkeypatch.setattr(suggestions, "why_withheld", lambda stage, text: None)  # the check taken away
@@ -333,3 +360,98 @@ def test_a_stock_phrase_an_actor_once_thought_does_not_withhold_a_suggestion(tmp
     assert vet(record, events, "A heavy silence falls over the room; not again, someone mutters.") == []
     found = vet(record, events, f"A clerk reads aloud: {long.upper()}!")
     assert [(f.owner, f.kind) for f in found] == [(events[thoughts[1]].from_, "thinking")]
+
+
+def splitting_judge(first: str, second: str):
+    """A loopback judge that cuts private words in two: `first` suggested at beat 2, `second` at beat 4
+    (each part under a shingle, neither a whole clause)."""
+    def answer(recorded):
+        body = json.dumps(recorded.body, ensure_ascii=False)
+        if "the scene has ended" in body:
+            return Reply(text='{"goal_achieved": null, "reason": "cannot tell"}')
+        for beat, text in (("Beat 2 ", first), ("Beat 4 ", second)):
+            if beat in body:
+                return Reply(text=json.dumps({"decision": "suggest_event", "text": text}))
+        return Reply(text='{"decision": "continue"}')
+    return answer
+
+
+SPLIT_PARTS = [("A memo slides under the door: Success: Bob explicitly apologises,",
+                "A second memo: Alice explicitly accepts, concrete next steps", "the coordinator notes", "A"),
+               ("A note on the wall reads: you knew a month before", "Under it: the deadline and said nothing",
+                "Bob's perspective", "B"),
+               ("A postcard arrives: the deadline and said nothing.", "Its stamp reads: you knew a month before",
+                "Bob's perspective", "B")]
+"""Two parts each under a shingle and no whole clause, each framed: in order, and the end told first."""
+
+
+@pytest.mark.parametrize(("first", "second", "whose", "role"), SPLIT_PARTS)
+def test_private_words_cut_across_two_suggestions_are_withheld_when_they_meet(tmp_path, loopback, capsys, first,
+                                                                              second, whose, role):
+    """Each part alone is under a shingle and no whole clause; read on from the part already delivered,
+    the second makes the private text whole again, and is withheld."""
+    loopback.default = splitting_judge(first, second)
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, role) == 0
+    events = records(out)
+    assert [e["text"] for e in events if e["type"] == "event"] == [first], "the first part alone is clean"
+    decisions = [e for e in events if e["type"] == "decision" and e.get("decision") == "suggest_event"]
+    assert [e.get("withheld") for e in decisions] == [None, f"it carries words of {whose}"]
+    assert second not in actor_requests(out), "never delivered"
+    assert audit_run(out).clean
+
+
+@pytest.mark.parametrize(("first", "second", "whose", "role"), SPLIT_PARTS)
+def test_the_audit_reports_private_words_cut_across_two_suggestions_forced_through(tmp_path, loopback, monkeypatch,
+                                                                                  first, second, whose, role):
+    loopback.default = splitting_judge(first, second)
+    monkeypatch.setattr(suggestions, "why_withheld", lambda stage, text: None)  # the check taken away
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, role) == 0
+    events = records(out)
+    delivered = [n for n, e in enumerate(events, 1) if e["type"] == "event"]
+    assert [events[n - 1]["text"] for n in delivered] == [first, second]
+    report = audit_run(out)
+    owner = "coordinator" if role == "A" else "bob"
+    assert [(leak.line, leak.owner) for leak in report.leaks if leak.source == "events.jsonl"] == \
+        [(delivered[1], owner)], "the second part, which made the private text whole, is the leak"
+    assert main(["audit", str(out)]) == 1
+
+
+NOTE_TO_BOB = "Your sister called: the contract was signed on Friday after all."
+
+
+def note_copying_judge(recorded):
+    """A role A judge (it reads the operator's notes) that, once the note to Bob is among them, suggests
+    a world event carrying it to everyone."""
+    body = json.dumps(recorded.body, ensure_ascii=False)
+    if "the scene has ended" in body:
+        return Reply(text='{"goal_achieved": null, "reason": "cannot tell"}')
+    if NOTE_TO_BOB in body:
+        return Reply(text=json.dumps({"decision": "suggest_event", "text": f"A voicemail plays aloud: {NOTE_TO_BOB}"}))
+    return Reply(text='{"decision": "continue"}')
+
+
+def test_a_suggestion_carrying_the_operators_note_to_one_actor_is_withheld(tmp_path, loopback, capsys):
+    """Issue 35: what a judge writes is checked against everything it was given that the actors were not.
+    A role A judge reads every note the operator gave; a note to Bob alone must not reach Alice and
+    Charlie through its suggested world event, and the audit names one planted in the record."""
+    loopback.default = note_copying_judge
+    parent = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), parent, "A") == 0
+    take = tmp_path / "take"
+    assert main(["branch", str(parent), "--at-beat", "2", "--note", NOTE_TO_BOB, "--to", "bob", "--out", str(take),
+                 "--quiet"]) == 0
+    events = records(take)
+    decisions = [e for e in events if e["type"] == "decision" and e.get("decision") == "suggest_event"]
+    assert decisions and {e.get("withheld") for e in decisions} == {"it carries words of the operator's note to Bob"}
+    assert not [e for e in events if e["type"] == "event" and "voicemail" in e["text"]]
+    assert "signed on Friday" not in actor_requests(take, ("alice", "charlie"))
+    assert audit_run(take).clean
+    at = events.index(decisions[0]) + 1
+    planted = dict(decisions[0], type="event", suggested_by="coordinator")
+    for key in ("decision", "withheld"):
+        planted.pop(key)
+    (take / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in [*events[:at], planted, *events[at:]]))
+    leaks = [(leak.line, leak.owner, leak.kind) for leak in audit_run(take).leaks if leak.source == "events.jsonl"]
+    assert leaks == [(at + 1, "bob", "note")]

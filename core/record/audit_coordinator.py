@@ -23,13 +23,18 @@ from typing import Any
 
 from promptdesk.core.protocol.lines import world_event_line
 from promptdesk.core.record.audit_framing import Suspect
-from promptdesk.core.record.audit_material import (COORDINATOR, Material, grams, material_of, private_material,
-                                                   words, written_by_coordinator)
+from promptdesk.core.record.audit_material import (CLAUSE_KINDS, COORDINATOR, Material, grams, material_of,
+                                                   private_material, words, written_by_coordinator)
 from promptdesk.core.record.audit_readings import readings
-from promptdesk.core.record.audit_words import CLAUSE
-from promptdesk.core.record.audit_units import stamp
+from promptdesk.core.record.audit_words import CLAUSE, SHINGLE, clauses
+from promptdesk.core.record.audit_units import by, stamp
 from promptdesk.core.record.events import BaseEvent
 
+SPLIT = 3
+"""The coordinator's earlier suggested world events a new one is read on from: a private text cut into
+two parts across beats (each under a shingle and no whole clause) is found whole again."""
+PART = 2
+"""Words of the shorter part of a private text a judge cut in two (see `_cut_in_two`)."""
 MAX_SUSPECTS = 8
 """Matches kept per text and owner's material."""
 OPERATOR = "operator"
@@ -99,6 +104,101 @@ def routed(event: BaseEvent) -> bool:
     return event.type in ("event", "note") and written_by_coordinator(event)
 
 
+def _carried_on(material: Material, text: str, before: list[BaseEvent], earlier: list[str],
+                recipient: str = EVERYONE, written: BaseEvent | None = None) -> list[Carried]:
+    """`carried` of `text`, and what it completes of a private text cut in two across it and the world
+    events the coordinator suggested earlier that the actors were sent clean (`earlier`, `_cut_in_two`),
+    one per owner and kind."""
+    found = carried(material, text, before, recipient, written)
+    when = (written.t, written.beat) if written is not None else (None, None)
+    seen = {(item.owner, item.kind) for item in found}
+    for item in [*_cut_in_two(material, earlier[-SPLIT:], text, *when), *_notes_to_one(text, before, recipient)]:
+        if (item.owner, item.kind) not in seen:
+            seen.add((item.owner, item.kind))
+            found.append(item)
+    return found
+
+
+NOTE_WORDS = 3
+"""Words of the shortest operator note to one actor looked for whole in what the coordinator writes
+("Speak up." is any event's words; "Your sister is alive." is the note's)."""
+
+
+def _notes_to_one(text: str, before: list[BaseEvent], recipient: str) -> list[Carried]:
+    """The operator's notes to one actor that `text`, sent to `recipient` (`EVERYONE`), carries to
+    another: a role A judge reads every note the operator gave, the actors only their own. A note's
+    8 words in a row, a clause of it, or the whole of a short note (`NOTE_WORDS` words or more), in any
+    reading of `text`, unless those words were said aloud or shown to all before (a speech, a world event)."""
+    found: list[Carried] = []
+    said_aloud: str | None = None
+    for note in before:
+        if note.type != "note" or note.from_ != OPERATOR or not note.target or note.target == recipient \
+                or any(item.owner == note.target for item in found):
+            continue
+        tokens = words(note.text)
+        wanted = {*grams(note.text), *clauses(note.text)} if len(tokens) >= NOTE_WORDS else set()
+        for reading in readings(text) if wanted else ():
+            said = words(reading)
+            hits = [" ".join(said[i:i + n]) for n in {gram.count(" ") + 1 for gram in wanted}
+                    for i in range(len(said) - n + 1) if " ".join(said[i:i + n]) in wanted]
+            if hits and said_aloud is None:
+                said_aloud = "\n".join(" ".join(words(e.text)) for e in before if e.type in ("speak", "event"))
+            hit = next((gram for gram in hits if f" {gram} " not in f" {said_aloud} ".replace("\n", " \n ")), None)
+            if hit is not None:
+                found.append(Carried(note.target, "note", hit))
+                break
+    return found
+
+
+def _runs(texts: list[str]) -> dict[str, tuple[list[str], int]]:
+    """Every run of `PART` to `SHINGLE - PART` words of each reading of `texts`, with the words it
+    stands among and where it starts (the first place found)."""
+    found: dict[str, tuple[list[str], int]] = {}
+    for text in texts:
+        for reading in readings(text):
+            tokens = words(reading)
+            for start in range(len(tokens)):
+                for size in range(PART, min(SHINGLE - PART, len(tokens) - start) + 1):
+                    found.setdefault(" ".join(tokens[start:start + size]), (tokens, start))
+    return found
+
+
+def _cut_in_two(material: Material, earlier: list[str], text: str, t: float | None,
+                beat: int | None) -> list[Carried]:
+    """A private text a judge reads (the notes, a perspective, a secret) cut in two across the
+    coordinator's texts: its first words in one the actors were already sent, the rest in `text` (or the
+    other way round), with framing of the judge's own around each ("A memo: you knew a month before" at
+    beat 2, "Under it: the deadline and said nothing" at beat 4). Each part is `PART` words or more; the
+    part in `text` is excused when every word of it is public as routed (an actor had said it). Only
+    the kinds a judge may read and a scene's author wrote (`CLAUSE_KINDS`): a journal quotes the run's
+    own lines (world events one after another), and no judge reads the actors' thinking."""
+    if not earlier:
+        return []
+    grams = [(gram, owners) for gram, owners in [*material.index.items(), *material.clauses.items()]
+             if gram.count(" ") + 1 >= 2 * PART and any(kind in CLAUSE_KINDS for _, kind in owners)]
+    if not grams:
+        return []
+    before, now = _runs(earlier), _runs([text])
+    found: list[Carried] = []
+    for gram, owners in grams:
+        parts = gram.split(" ")
+        for cut in range(PART, len(parts) - PART + 1):
+            head, tail = " ".join(parts[:cut]), " ".join(parts[cut:])
+            if head in before and tail in now:
+                (tokens, start), size = now[tail], len(parts) - cut
+            elif tail in before and head in now:  # the end told first, the start after
+                (tokens, start), size = now[head], cut
+            else:
+                continue
+            if by(material.public.get(gram), t, beat) or all(
+                    material.routed.holds(tokens, at, t, beat) for at in range(start, start + size)):
+                continue
+            found += [Carried(owner, kind, gram) for owner, kind in sorted(owners)
+                      if kind in CLAUSE_KINDS and Carried(owner, kind, gram) not in found]
+            break
+    return found
+
+
 def checked_material(record: dict[str, Any], events: list[BaseEvent],
                      superseded: list[BaseEvent]) -> tuple[Material, list[tuple[int, BaseEvent, Carried]]]:
     """The run's material (`material_of`) with each coordinator-written text that reached the actors
@@ -106,13 +206,16 @@ def checked_material(record: dict[str, Any], events: list[BaseEvent],
     with what it carries, by its index in `events`."""
     material = material_of(record, events, superseded)
     leaks = []
+    clean: list[str] = []
     for index, event in enumerate(events):
         if not routed(event):
             continue
-        found = carried(material, event.text, [*superseded, *events[:index]], event.target or EVERYONE, event)
+        found = _carried_on(material, event.text, [*superseded, *events[:index]], clean, event.target or EVERYONE,
+                            event)
         if found:
             leaks += [(index, event, item) for item in found]
-        else:
+        elif event.type == "event":
+            clean.append(event.text)
             material.admit(event.text, world_event_line(event.text) if event.type == "event" else event.text,
                            stamp(event.t, event.beat))
     return material, leaks
@@ -139,10 +242,15 @@ def vet(record: dict[str, Any] | None, events: list[BaseEvent], text: str) -> li
     if record is None:
         return [Carried(COORDINATOR, "coordinator_notes", "(no private record to check against)")]
     private = private_material(record, events, [])
-    if not any(True for reading in readings(text) for _ in private.candidates(words(reading), with_clauses=True)):
-        return []  # no private gram in any reading: nothing could excuse what is not there
-    material, _ = checked_material(record, events, [])
-    return carried(material, text, events)
+    earlier = [event.text for event in events if event.type == "event" and routed(event)]
+    if not any(True for reading in readings(text) for _ in private.candidates(words(reading), with_clauses=True)) \
+            and not _cut_in_two(private, earlier[-SPLIT:], text, None, None) \
+            and not _notes_to_one(text, events, EVERYONE):
+        return []  # no private gram in any reading, whole or completed: nothing could excuse what is not there
+    material, leaks = checked_material(record, events, [])
+    leaked = {id(event) for _, event, _ in leaks}
+    clean = [event.text for event in events if event.type == "event" and routed(event) and id(event) not in leaked]
+    return _carried_on(material, text, events, clean)
 
 
 def whose(found: Carried, names: dict[str, str] | None = None) -> str:
@@ -150,4 +258,6 @@ def whose(found: Carried, names: dict[str, str] | None = None) -> str:
     if found.kind == "coordinator_notes":
         return "the coordinator notes"
     name = (names or {}).get(found.owner, found.owner)
+    if found.kind == "note":
+        return f"the operator's note to {name}"
     return f"{name}'s {found.kind}"
