@@ -157,6 +157,24 @@ def test_the_audit_reports_a_planted_suggestion_in_a_clean_record(tmp_path, loop
     assert (leak.line, leak.owner, leak.kind, leak.purpose) == (at + 1, "alice", "perspective", "suggested world event")
 
 
+@pytest.mark.parametrize("mark", [["coordinator"], "Coordinator", {"by": "coordinator"}, ""])
+def test_a_planted_suggestion_whose_mark_is_garbled_is_still_checked(tmp_path, loopback, mark):
+    """Fail closed: a world event that says it was suggested, in any shape (a forged or garbled record),
+    is checked as the coordinator's text, never read as a public one that excuses the words it holds."""
+    loopback.default = copying_judge("The radiator clanks twice.")
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), out, "B") == 0
+    log = out / "events.jsonl"
+    lines = log.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "event")
+    planted = json.loads(lines[at])
+    planted.update(text=f"A note is pinned to the wall: {PERSPECTIVE}", suggested_by=mark)
+    lines[at] = json.dumps(planted)
+    log.write_text("\n".join(lines) + "\n")
+    report = audit_run(out)
+    assert any(leak.source == "events.jsonl" and leak.owner == "alice" for leak in report.leaks), report.leaks
+
+
 async def test_a_resumed_run_checks_suggestions_against_its_start_record(run_scene, tmp_path):
     import shutil
 

@@ -201,9 +201,11 @@ def written_by_coordinator(event: BaseEvent) -> bool:
     """Text the coordinator wrote (and a judge may have written after reading private material): a
     world event it suggested (`suggested_by`, whoever injected it), its notes, decisions and close
     (with the goal verdict), and a judge's fallback line (which quotes the judge's answer). Its
-    scheduled world events are the scene file's, and its bookkeeping (`route`, `beat`...) the engine's."""
+    scheduled world events are the scene file's, and its bookkeeping (`route`, `beat`...) the engine's.
+    Fail closed: an event that says it was suggested, in any shape (the engine writes only
+    `suggested_by: coordinator`; a garbled or forged record may hold another), is the coordinator's."""
     extra = event.model_extra or {}
-    if extra.get("suggested_by") == COORDINATOR:
+    if "suggested_by" in extra:
         return True
     if event.type == "close":
         return True
