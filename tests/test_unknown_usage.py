@@ -123,3 +123,20 @@ async def test_a_stream_the_server_cut_before_its_usage_was_billed_an_unknown_am
     answered = await provider.complete(request, lambda piece: None)
     assert answered.text == LINE and answered.usage.reported is False
     await provider.aclose()
+
+
+async def test_an_attempt_our_timeout_cut_off_after_it_was_sent_was_billed_an_unknown_amount(loopback):
+    """The request reached the server, which was still working on it when the attempt's time limit
+    ended it: as for a call a stop cut off, what it bills is unknown, never 0."""
+    import pytest
+    from promptdesk.core.errors import ProviderError
+    from promptdesk.core.providers.base import Request, ChatMessage
+    from promptdesk.core.providers.openai_provider import OpenAIProvider
+
+    request = Request(to="alice", system="You are Alice.", messages=[ChatMessage(role="user", content="Hi")], beat=0)
+    loopback.script(Reply(text=LINE, delay_s=1.0))
+    provider = OpenAIProvider("gpt-4o-mini", api_key=CANARY, base_url=loopback.url("/v1"), max_retries=0, timeout_s=0.2)
+    with pytest.raises(ProviderError, match="timed out") as failed:
+        await provider.complete(request, lambda piece: None)
+    assert failed.value.usage.reported is False    # type: ignore[attr-defined]
+    await provider.aclose()

@@ -195,7 +195,8 @@ class RemoteProvider(Provider):
                         raise self._unfinished(stream.ended_with)
                 return text, stream.billed + usage
             except Exception as exc:  # noqa: BLE001 - translated, or re-raised untouched
-                stream.bill_failed(answered=returned and on_delta is not None)
+                stream.bill_failed(answered=(returned and on_delta is not None)
+                                   or (isinstance(exc, ProviderError) and "timed_out" in exc.context))
                 error = exc if isinstance(exc, ProviderError) else self._translate(exc) or self._unreadable(exc)
                 if error is None:
                     stream.retract()
