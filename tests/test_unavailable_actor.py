@@ -163,3 +163,19 @@ def test_a_server_down_for_everyone_fails_the_run_without_saying_anyone_left_whi
     assert not [e for e in events if e.get("reason") == "unavailable"]
     meta = json.loads((tmp_path / "run" / "metadata.json").read_text())
     assert meta["reason"] == "provider-error" and meta["unavailable"] == []
+
+
+def test_a_journal_call_failing_after_the_scene_does_not_make_an_actor_leave_it(tmp_path, loopback, capsys):
+    """Bob's two turns and then his journal entry fail: three failed calls, but the third comes after
+    the close, in the journal step: no one left the scene, and the summary does not say so."""
+    loopback.default = failing_for("bob", status=500)
+    scene = scene_file(tmp_path, loopback, remote_cast(loopback, "alice", "bob", "charlie"), initial_speaker="alice")
+    code = main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "1", "--max-beats", "3",
+                 "--out", str(tmp_path / "run"), "--characters-dir", str(CHARACTERS),
+                 "--journals", str(tmp_path / "journals")])
+    err = capsys.readouterr().err
+    events = records(tmp_path)
+    bob_calls = [e for e in events if e["type"] == "call" and e["target"] == "bob"]
+    assert [c["purpose"] for c in bob_calls] == ["turn", "turn", "journal"] and not any(c["ok"] for c in bob_calls)
+    assert code == 0 and "left the scene" not in err
+    assert not [e for e in events if e.get("reason") == "unavailable"]

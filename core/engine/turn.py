@@ -124,7 +124,7 @@ def _report_health(session: Stage, to: str, ok: bool, error: Exception | None) -
         else:
             session.abort(cause)
     elif error is not None and to in session.actors and session.format.drops_unavailable_actors \
-            and (cause := session.health.failing_for_good(to)):
+            and session.state.status != "closing" and (cause := session.health.failing_for_good(to)):
         session.health.unavailable.setdefault(to, cause)
 
 
