@@ -179,3 +179,26 @@ def test_a_journal_call_failing_after_the_scene_does_not_make_an_actor_leave_it(
     assert [c["purpose"] for c in bob_calls] == ["turn", "turn", "journal"] and not any(c["ok"] for c in bob_calls)
     assert code == 0 and "left the scene" not in err
     assert not [e for e in events if e.get("reason") == "unavailable"]
+
+
+def test_a_journal_call_refused_after_the_scene_does_not_make_an_actor_leave_it(tmp_path, loopback, capsys):
+    """Bob played every turn; only his journal entry, after the close, is refused (a 401): he never left
+    the scene, so no line and no summary notice says he did."""
+    from promptdesk.core.engine.briefing import JOURNAL_PROMPT
+
+    def answer(who, recorded):
+        if who == "bob" and JOURNAL_PROMPT[:60] in json.dumps(recorded.body, ensure_ascii=False):
+            return Reply(status=401, error_message="invalid x-api-key")
+        return turn(LINE)
+    loopback.default = scripted(answer)
+    cast = {**remote_cast(loopback, "alice", "charlie"), **remote_cast(loopback, "bob", provider="openai",
+                                                                       model="gpt-4o-mini")}
+    scene = scene_file(tmp_path, loopback, cast, initial_speaker="alice")
+    code = main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "1", "--max-beats", "3",
+                 "--out", str(tmp_path / "run"), "--characters-dir", str(CHARACTERS),
+                 "--journals", str(tmp_path / "journals")])
+    err = capsys.readouterr().err
+    events = records(tmp_path)
+    assert [c["ok"] for c in events if c["type"] == "call" and c["target"] == "bob"][-1] is False
+    assert code == 0 and "left the scene" not in err
+    assert not [e for e in events if e.get("reason") == "unavailable"]

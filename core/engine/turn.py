@@ -119,7 +119,7 @@ def _report_health(session: Stage, to: str, ok: bool, error: Exception | None) -
         session.health.ok(to)
     elif error is not None and (cause := session.health.fail(to, error)):
         if fatal(error) and to in session.actors and session.format.drops_unavailable_actors \
-                and can_play_without(session.actors, session.health, to):
+                and session.state.status != "closing" and can_play_without(session.actors, session.health, to):
             session.health.unavailable.setdefault(to, cause)
         else:
             session.abort(cause)
