@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("claude_agent_sdk", reason="the claude-code extra is not installed: make .venv/.test-installed")
 
-from promptdesk.core.errors import InvalidConfig  # noqa: E402
+from promptdesk.core.errors import InvalidConfig, ProviderError  # noqa: E402
 from promptdesk.core.providers.claude_code import CLI_SYSTEM_LINE  # noqa: E402
 from helpers import make_scene, run_session  # noqa: E402
 from loopback import LoopbackServer, Recorded, Reply  # noqa: E402
@@ -149,3 +149,32 @@ def test_choosing_claude_code_without_a_model_says_what_to_set(key):
 
     with pytest.raises(InvalidConfig, match="needs a model"):
         make_provider(ProviderSpec(name="claude-code"))
+
+
+async def test_a_stream_cut_mid_answer_is_retried_and_a_cut_that_lasts_is_billed_unknown(tmp_path, key):
+    """The CLI's own retries are off, so a connection lost mid-answer (the CLI reports ECONNRESET with
+    no status) is Promptdesk's to retry, as the anthropic provider retries a dropped stream; a server
+    that cuts every attempt fails the call with its usage unknown (the model had begun), never $0."""
+    from promptdesk.core.providers.base import ChatMessage, Request
+    from promptdesk.core.providers.claude_code import ClaudeCodeProvider
+
+    line = '<thinking>t</thinking><speech>[TONE: calm] "Alice here."</speech>'
+    request = Request(to="alice", system="You are Alice. Also present: Bob.", beat=0,
+                      messages=[ChatMessage(role="user", content="BEAT 0. Speak.")])
+    with LoopbackServer() as server:
+        server.script(Reply(text=line, deltas=4, drop_after_deltas=2), Reply(text=line))
+        provider = ClaudeCodeProvider(MODEL, base_url=server.url(), max_retries=2)
+        provider._sleep = lambda delay: asyncio.sleep(0)  # noqa: SLF001 - no backoff wait in a test
+        try:
+            answered = await provider.complete(request, lambda piece: None)
+        finally:
+            await provider.aclose()
+        assert answered.text == line and len(server.requests) == 2
+    with LoopbackServer(Reply(text=line, deltas=4, drop_after_deltas=2)) as server:
+        provider = ClaudeCodeProvider(MODEL, base_url=server.url(), max_retries=0)
+        try:
+            with pytest.raises(ProviderError) as failed:
+                await provider.complete(request, lambda piece: None)
+        finally:
+            await provider.aclose()
+        assert failed.value.usage.reported is False  # type: ignore[attr-defined]

@@ -181,3 +181,30 @@ async def test_a_table_whose_calls_all_fail_says_so_in_its_files_not_stopped(run
     assert end["status"] == "error" and end["conclusion"]["reason"] == "provider-error"
     assert "SceneStopped" not in end["conclusion"]["note"] and "bad request" in end["conclusion"]["note"]
     assert "- Ended: provider-error - " in (run.dir / "summary.md").read_text()
+
+
+def bob_down(recorded):
+    """The server's answer: a 500 to every call for Bob (a server down for him alone), the scripted table's to the others."""
+    if "You are Bob," in recorded.body["messages"][0]["content"]:
+        return Reply(status=500, error_message="internal error")
+    return script()(recorded)
+
+
+async def test_a_participant_whose_server_answers_500_every_time_leaves_the_table_after_3_failed_calls(run_scene, loopback):
+    """A 500 may be mended by a retry, so one failure does not end Bob's part; but a server that
+    fails every call for him is not asked again every round (each time its retries and waits, for the
+    same failure): after his last 3 calls failed he leaves the table, as a participant on a rejected
+    key does, said once, recorded in `unavailable`, and the others play to the table's own close."""
+    loopback.default = bob_down
+    run = await run_scene(scene(loopback, max_rounds=6), isolation="a", coordinator="B")
+    records = run.records()
+    bob_calls = [r for r in records if r["type"] == "call" and r["target"] == "bob"]
+    assert len(bob_calls) == 3 and not any(c["ok"] for c in bob_calls)
+    left = [r for r in records if r["type"] == "system" and r.get("reason") == "unavailable"]
+    assert len(left) == 1 and left[0]["about"] == "bob" and "last 3 calls failed" in left[0]["text"]
+    assert "500" in left[0]["text"] and "goes on without Bob" in left[0]["text"]
+    asked = [r["participants"] for r in records if r["type"] == "question"]
+    assert len(asked) == 6 and asked[:3] == [["alice", "bob"]] * 3 and asked[3:] == [["alice"]] * 3
+    assert run.result.close_reason != "provider-error"
+    meta = json.loads((run.dir / "metadata.json").read_text())
+    assert [u["character"] for u in meta["unavailable"]] == ["bob"] and meta["success"] is not False

@@ -512,3 +512,71 @@ async def test_a_rate_limited_provider_sends_ahead_when_its_provider_does(loopba
     assert len(limiter._requests) == 2, "each request counted once, when it was asked"
     await limited.drop_early()
     await limited.aclose()
+
+
+def test_calls_the_budget_cut_off_in_flight_are_recorded_and_stay_unknown_after_the_resume(tmp_path, loopback, capsys):
+    """The budget stops a parallel beat while two actors' replies are still streaming: their requests
+    reached the server, which may bill what it generated, so each is recorded with unknown usage before
+    the run closes (not dropped after its record was finished, which counted them as $0), and the
+    resumed run's metadata, result line and `compare` keep saying unknown."""
+    from test_scene_faults import scripted
+    stalling = {"on": True}
+
+    def answer(who, recorded):
+        reply = Reply(text=turn('[TO: Bob] "Go on."', "Listen."), usage={"input_tokens": 200_000}, deltas=4)
+        if who != "alice" and stalling["on"]:
+            reply.stall_after_deltas, reply.hold_s = 1, 5.0
+        return reply
+    loopback.default = scripted(answer)
+    scene = scene_file(tmp_path, cast=remote_cast(loopback, "alice", "bob", "charlie"))
+    out = tmp_path / "sweep"
+    base = ["sweep", str(scene), "--isolation", "b", "--coordinator", "C", "--seeds", "1", "--concurrency", "1",
+            "--characters-dir", str(CHARACTERS), "--out", str(out), "--max-beats", "3"]
+    assert main([*base, "--budget-usd", "1.0"]) == 1             # $0.60 a call: alice's second call spends it
+    run = out / "b-C-seed1"
+    sent = [json.loads(line)["to"] for line in (run / "prompts.jsonl").read_text().splitlines()]
+    calls = [e for e in read_events(run) if e.type == "call"]
+    assert sorted(sent) == sorted(c.target for c in calls), "every request sent has its call event"
+    cut = [c for c in calls if not c.ok]
+    assert sorted(c.target for c in cut) == ["bob", "charlie"] and all(c.unknown and c.cost_usd is None for c in cut)
+    assert json.loads((run / "metadata.json").read_text())["costs"]["unknownUsageCalls"] == 2
+
+    stalling["on"] = False
+    assert main([*base, "--budget-usd", "100"]) == 0
+    capsys.readouterr()
+    assert sorted(c.target for c in superseded_calls(run) if c.unknown) == ["bob", "charlie"]
+    costs = json.loads((run / "metadata.json").read_text())["costs"]
+    assert costs["unknownUsageCalls"] == 2 and costs["perActor"]["bob"]["unknown_usage_calls"] == 1
+    assert read_results(out)[0]["cost_usd"] is None
+    assert main(["compare", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["runs"][0]["cost_usd"] is None
+
+
+def test_a_take_summary_says_unknown_for_calls_the_budget_cut_off(tmp_path, loopback, capsys):
+    """After the budget's stop cut two calls off in flight, `promptdesk branch` closes with the take's
+    figures as its metadata has them, the unknown part said in words: never a bare dollar figure that
+    passes those calls for $0."""
+    from test_scene_faults import scripted
+    stalling = {"on": True}
+
+    def answer(who, recorded):
+        reply = Reply(text=turn('[TO: Bob] "Go on."', "Listen."), usage={"input_tokens": 200_000}, deltas=4)
+        if who != "alice" and stalling["on"]:
+            reply.stall_after_deltas, reply.hold_s = 1, 5.0
+        return reply
+    loopback.default = scripted(answer)
+    scene = scene_file(tmp_path, cast=remote_cast(loopback, "alice", "bob", "charlie"))
+    out = tmp_path / "sweep"
+    args = ["sweep", str(scene), "--isolation", "b", "--coordinator", "C", "--seeds", "1", "--concurrency", "1",
+            "--characters-dir", str(CHARACTERS), "--out", str(out), "--max-beats", "3", "--budget-usd"]
+    assert main([*args, "1.0"]) == 1
+    stalling["on"] = False
+    assert main([*args, "100"]) == 0                     # resumed: beat 1, with its cut calls, is superseded
+    capsys.readouterr()
+    assert main(["branch", str(out / "b-C-seed1"), "--at-beat", "2", "--provider", "offline",
+                 "--out", str(tmp_path / "take")]) == 0
+    costs = json.loads((tmp_path / "take" / "metadata.json").read_text())["costs"]
+    n = costs["unknownUsageCalls"]
+    assert n == 2, costs
+    assert f"{costs['totalTokens']:,} tokens, ${costs['estimatedUSD']:.4f} + unknown ({n} calls sent no usage)" \
+        in capsys.readouterr().err

@@ -126,3 +126,79 @@ def test_a_roundtable_participant_on_a_rejected_provider_is_asked_no_more(tmp_pa
     answered = {e["from"] for e in events if e["type"] == "answer"}
     assert answered == {"charlie", "sam-reed"}
     assert max(e.get("round") or 0 for e in events) >= 2, "the discussion went on for rounds after"
+
+
+@pytest.mark.parametrize("status", [500, 529])
+def test_an_actor_whose_server_fails_every_call_leaves_after_its_last_3_calls_failed(tmp_path, loopback, capsys, status):
+    """A 500 or a 529 may be mended by a retry, so one failed call does not end Bob's part; a server
+    that fails every one of his calls (the same provider answering the others) is not asked every beat
+    again: after his last 3 calls failed he leaves the scene as on a rejected key, and the others play
+    to the scene's own close."""
+    loopback.default = failing_for("bob", status=status)
+    cast = remote_cast(loopback, "alice", "bob", "charlie")
+    code = batch(tmp_path, scene_file(tmp_path, loopback, cast, initial_speaker="alice"))
+    err = capsys.readouterr().err
+    events = records(tmp_path)
+    assert code == 0, err
+    bob_calls = [e for e in events if e["type"] == "call" and e["target"] == "bob"]
+    assert len(bob_calls) == 3 and not any(c["ok"] for c in bob_calls)
+    left = [e for e in events if e["type"] == "system" and e.get("reason") == "unavailable"]
+    assert len(left) == 1 and left[0]["about"] == "bob" and "last 3 calls failed" in left[0]["text"]
+    close = next(e for e in events if e["type"] == "close")
+    assert close["reason"] == "max_beats_exceeded"
+    meta = json.loads((tmp_path / "run" / "metadata.json").read_text())
+    assert [u["character"] for u in meta["unavailable"]] == ["bob"] and meta["success"] is True
+    assert "NOTICE: Bob left the scene, the others played on" in err
+
+
+def test_a_server_down_for_everyone_fails_the_run_without_saying_anyone_left_while_others_played(tmp_path, loopback, capsys):
+    """When every actor's calls fail, no actor 'leaves while the others play on' (none plays): the
+    run stops with `provider-error` and says so, with no unavailable actor and no such notice."""
+    loopback.default = Reply(status=500, error_message="internal error")
+    code = batch(tmp_path, scene_file(tmp_path, loopback, remote_cast(loopback, "alice", "bob", "charlie"),
+                                      initial_speaker="alice"))
+    err = capsys.readouterr().err
+    events = records(tmp_path)
+    assert code == 1 and "Run failed" in err and "left the scene" not in err
+    assert not [e for e in events if e.get("reason") == "unavailable"]
+    meta = json.loads((tmp_path / "run" / "metadata.json").read_text())
+    assert meta["reason"] == "provider-error" and meta["unavailable"] == []
+
+
+def test_a_journal_call_failing_after_the_scene_does_not_make_an_actor_leave_it(tmp_path, loopback, capsys):
+    """Bob's two turns and then his journal entry fail: three failed calls, but the third comes after
+    the close, in the journal step: no one left the scene, and the summary does not say so."""
+    loopback.default = failing_for("bob", status=500)
+    scene = scene_file(tmp_path, loopback, remote_cast(loopback, "alice", "bob", "charlie"), initial_speaker="alice")
+    code = main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "1", "--max-beats", "3",
+                 "--out", str(tmp_path / "run"), "--characters-dir", str(CHARACTERS),
+                 "--journals", str(tmp_path / "journals")])
+    err = capsys.readouterr().err
+    events = records(tmp_path)
+    bob_calls = [e for e in events if e["type"] == "call" and e["target"] == "bob"]
+    assert [c["purpose"] for c in bob_calls] == ["turn", "turn", "journal"] and not any(c["ok"] for c in bob_calls)
+    assert code == 0 and "left the scene" not in err
+    assert not [e for e in events if e.get("reason") == "unavailable"]
+
+
+def test_a_journal_call_refused_after_the_scene_does_not_make_an_actor_leave_it(tmp_path, loopback, capsys):
+    """Bob played every turn; only his journal entry, after the close, is refused (a 401): he never left
+    the scene, so no line and no summary notice says he did."""
+    from promptdesk.core.engine.briefing import JOURNAL_PROMPT
+
+    def answer(who, recorded):
+        if who == "bob" and JOURNAL_PROMPT[:60] in json.dumps(recorded.body, ensure_ascii=False):
+            return Reply(status=401, error_message="invalid x-api-key")
+        return turn(LINE)
+    loopback.default = scripted(answer)
+    cast = {**remote_cast(loopback, "alice", "charlie"), **remote_cast(loopback, "bob", provider="openai",
+                                                                       model="gpt-4o-mini")}
+    scene = scene_file(tmp_path, loopback, cast, initial_speaker="alice")
+    code = main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "1", "--max-beats", "3",
+                 "--out", str(tmp_path / "run"), "--characters-dir", str(CHARACTERS),
+                 "--journals", str(tmp_path / "journals")])
+    err = capsys.readouterr().err
+    events = records(tmp_path)
+    assert [c["ok"] for c in events if c["type"] == "call" and c["target"] == "bob"][-1] is False
+    assert code == 0 and "left the scene" not in err
+    assert not [e for e in events if e.get("reason") == "unavailable"]

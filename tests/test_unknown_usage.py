@@ -97,3 +97,46 @@ async def test_a_call_cut_off_by_a_stop_was_billed_an_unknown_amount(tmp_path, l
     cut = [c for c in calls(run.dir) if not c["ok"]]
     assert cut and all(c["usage"] == "unknown" and c["cost_usd"] is None for c in cut)
     assert json.loads((run.dir / "metadata.json").read_text())["costs"]["unknownUsageCalls"] == len(cut)
+
+
+async def test_a_stream_the_server_cut_before_its_usage_was_billed_an_unknown_amount(loopback):
+    """An OpenAI stream dropped after some text (or one that ends without its finish marker): the
+    server took the request and generated, but its usage chunk (sent last) never came. The failed
+    call's usage is unknown, never 0; one such attempt before a whole answer makes the call's unknown
+    too (its lower bound is not its bill)."""
+    import pytest
+    from promptdesk.core.errors import ProviderError
+    from promptdesk.core.providers.base import Request, ChatMessage
+    from promptdesk.core.providers.openai_provider import OpenAIProvider
+
+    request = Request(to="alice", system="You are Alice.", messages=[ChatMessage(role="user", content="Hi")], beat=0)
+    for cut in (Reply(text=LINE, deltas=4, drop_after_deltas=2), Reply(text=LINE, deltas=4, truncate_after_deltas=2)):
+        loopback.script(cut)
+        provider = OpenAIProvider("gpt-4o-mini", api_key=CANARY, base_url=loopback.url("/v1"), max_retries=0)
+        with pytest.raises(ProviderError) as failed:
+            await provider.complete(request, lambda piece: None)
+        assert failed.value.usage.reported is False    # type: ignore[attr-defined]
+        await provider.aclose()
+    loopback.script(Reply(text=LINE, deltas=4, drop_after_deltas=2), Reply(text=LINE))
+    provider = OpenAIProvider("gpt-4o-mini", api_key=CANARY, base_url=loopback.url("/v1"), max_retries=1,
+                              base_delay_s=0)
+    answered = await provider.complete(request, lambda piece: None)
+    assert answered.text == LINE and answered.usage.reported is False
+    await provider.aclose()
+
+
+async def test_an_attempt_our_timeout_cut_off_after_it_was_sent_was_billed_an_unknown_amount(loopback):
+    """The request reached the server, which was still working on it when the attempt's time limit
+    ended it: as for a call a stop cut off, what it bills is unknown, never 0."""
+    import pytest
+    from promptdesk.core.errors import ProviderError
+    from promptdesk.core.providers.base import Request, ChatMessage
+    from promptdesk.core.providers.openai_provider import OpenAIProvider
+
+    request = Request(to="alice", system="You are Alice.", messages=[ChatMessage(role="user", content="Hi")], beat=0)
+    loopback.script(Reply(text=LINE, delay_s=1.0))
+    provider = OpenAIProvider("gpt-4o-mini", api_key=CANARY, base_url=loopback.url("/v1"), max_retries=0, timeout_s=0.2)
+    with pytest.raises(ProviderError, match="timed out") as failed:
+        await provider.complete(request, lambda piece: None)
+    assert failed.value.usage.reported is False    # type: ignore[attr-defined]
+    await provider.aclose()

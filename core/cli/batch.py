@@ -140,7 +140,8 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     if session.state.judge_fallbacks:
         say(stream, f"NOTICE: {fallback_notice(session.state.judge_fallbacks)}")
     for slug, cause in session.health.unavailable.items():
-        say(stream, f"NOTICE: {session.state.cast.get(slug, slug)} left the scene, the others played on: {cause}")
+        others = ", the others played on" if result.close_reason != PROVIDER_ERROR else ""
+        say(stream, f"NOTICE: {session.state.cast.get(slug, slug)} left the scene{others}: {cause}")
     if result.close_reason == PROVIDER_ERROR:
         say(stream, f"Run failed: {session.failure or session.health.cause}")
     return EXIT_FAILED if result.close_reason in ("error", PROVIDER_ERROR) else EXIT_CLOSED

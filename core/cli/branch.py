@@ -18,7 +18,7 @@ from pathlib import Path
 
 from promptdesk.core.casting.branch import Change, prepare_branch
 from promptdesk.core.cli import provider_flags
-from promptdesk.core.cli.common import command_parser, exit_codes, refuse, shown
+from promptdesk.core.cli.common import command_parser, exit_codes, refuse, shown, spent
 from promptdesk.core.cli.numbers import beat_number
 from promptdesk.core.engine.outcome import PROVIDER_ERROR
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
@@ -69,8 +69,9 @@ def main(args: list[str]) -> int:
     print(f"{session.seam['text']} -> {session.recorder.run_dir}", file=sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
     result = asyncio.run(_run_with_signals(session))
-    print(f"Take closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {session.state.tokens:,} tokens, "
-          f"${session.state.cost_usd:.4f}, {result.counts}.\nRun folder: {shown(result.run_dir)}", file=sys.stderr)
+    cost = spent(result.run_dir, session.state.tokens, session.state.cost_usd)
+    print(f"Take closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {cost}, "
+          f"{result.counts}.\nRun folder: {shown(result.run_dir)}", file=sys.stderr)
     if result.error is not None:
         print(result.error, file=sys.stderr)
     return EXIT_FAILED if result.error is not None or result.close_reason in ("error", PROVIDER_ERROR) else EXIT_CLOSED

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import json
 import sys
 from pathlib import Path
 from collections.abc import Callable
@@ -165,3 +166,19 @@ def swept(sweep, folder: Path, todo: list) -> int:
               "(each failed attempt's record is kept).", file=sys.stderr)
     done = sweep.complete() and not sweep.any_failed() and not sweep.stopping and sweep.failure is None
     return EXIT_CLOSED if done else EXIT_FAILED
+
+
+def spent(run_dir: Path, tokens: int, cost_usd: float) -> str:
+    """A closing summary's tokens and cost as the run's `metadata.json` has them (inherited and
+    superseded calls included) with what is unknown said in words (" + unknown (3 calls sent no
+    usage)"), never a bare figure that passes an unknown cost for $0; the session's own figures
+    when the file cannot be read."""
+    from promptdesk.core.record.outputs import unknown_spend
+
+    unknown = ""
+    try:
+        costs = json.loads((Path(run_dir) / "metadata.json").read_text(encoding="utf-8"))["costs"]
+        tokens, cost_usd, unknown = int(costs["totalTokens"]), float(costs["estimatedUSD"]), unknown_spend(costs)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return f"{tokens:,} tokens, ${cost_usd:.4f}{unknown}"

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from promptdesk.core.casting.resume import prepare
-from promptdesk.core.cli.common import command_parser, exit_codes, folder_trouble, refuse, shown
+from promptdesk.core.cli.common import command_parser, exit_codes, folder_trouble, refuse, shown, spent
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID, PromptdeskError
 
 
@@ -49,6 +49,7 @@ def main(args: list[str]) -> int:
     print(f"Resuming {ns.run_dir} {where}.", file=sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
     result = asyncio.run(_run_with_signals(session))
-    print(f"Scene closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {session.state.tokens:,} tokens, "
-          f"${session.state.cost_usd:.4f}, {result.counts}.\nRun folder: {shown(result.run_dir)}", file=sys.stderr)
+    cost = spent(result.run_dir, session.state.tokens, session.state.cost_usd)
+    print(f"Scene closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {cost}, "
+          f"{result.counts}.\nRun folder: {shown(result.run_dir)}", file=sys.stderr)
     return EXIT_FAILED if result.close_reason == "error" else EXIT_CLOSED

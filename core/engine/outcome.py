@@ -9,7 +9,9 @@ in formats that can play on without one (`Format.drops_unavailable_actors`). The
 closed with reason `provider-error`, when such a failure leaves no actor that can go on (none left,
 or every one left shares the failing provider), when it is the coordinator's judge's or a
 facilitator's, in a format that cannot play on without an actor, or when calls have failed back to
-back for `FAILED_BEATS` beats' worth of every actor still playing. A run in which no call succeeded
+back for `FAILED_BEATS` beats' worth of every actor still playing. An actor whose own last
+`FAILED_BEATS` calls failed, of any kind, while others still play, leaves the same way
+(`CallHealth.failing_for_good`): a server down for it alone is not asked every beat again. A run in which no call succeeded
 is a failed run whatever closed it (exit 1, the cause on stderr).
 """
 
@@ -66,6 +68,18 @@ class CallHealth:
         if playing and all(self.streak.get(slug, 0) >= FAILED_BEATS for slug in playing):
             return f"every actor's last {FAILED_BEATS} calls failed; the last failure: {self.cause}"
         return None
+
+    def failing_for_good(self, to: str) -> str | None:
+        """Why cast member `to` leaves the scene although its failures are of a kind a retry may mend
+        (a 500, a 529, a timeout): its last `FAILED_BEATS` calls failed while others still play, answered (a
+        server down for it alone); None while it may still answer. Asking it every beat or round
+        again would only cost each time its retries and their waits, for the same failure."""
+        if to not in self.cast or to in self.unavailable or self.streak.get(to, 0) < FAILED_BEATS:
+            return None
+        if not any(self.succeeded.get(other, 0) and self.streak.get(other, 0) < FAILED_BEATS
+                   for other in self.cast - set(self.unavailable) - {to}):
+            return None  # no one else is playing either: the run's own rule decides (`fail`)
+        return f"its last {FAILED_BEATS} calls failed; the last failure: {self.cause}"
 
     def playing(self, slugs: list[str]) -> list[str]:
         """`slugs` without the unavailable actors, in order."""

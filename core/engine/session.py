@@ -205,8 +205,19 @@ class Session(Stage):
                 pass
             return Decision(decision="close", reason="error", text=str(exc))
         finally:
+            await self._calls_cut_off()
             for provider in self._providers():  # the next beat's requests, sent ahead, are never asked now
                 await provider.drop_early()
+
+    async def _calls_cut_off(self) -> None:
+        """Wait for the calls a stop (the operator's, a sweep's budget, a failed run) cancelled to end,
+        so that each records its `call` event (usage unknown: its server may bill what it generated)
+        before the close, never after the record is finished, where it would be lost and count as $0."""
+        left = [task for task in self._tasks if not task.done() and task is not asyncio.current_task()]
+        for task in left:
+            task.cancel()
+        if left:
+            await asyncio.gather(*left, return_exceptions=True)
 
     async def check(self, new_speech: list) -> Decision | None:
         """After a beat: the limits, then the coordinator. Returns a close decision or None."""

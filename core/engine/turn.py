@@ -119,10 +119,13 @@ def _report_health(session: Stage, to: str, ok: bool, error: Exception | None) -
         session.health.ok(to)
     elif error is not None and (cause := session.health.fail(to, error)):
         if fatal(error) and to in session.actors and session.format.drops_unavailable_actors \
-                and can_play_without(session.actors, session.health, to):
+                and session.state.status != "closing" and can_play_without(session.actors, session.health, to):
             session.health.unavailable.setdefault(to, cause)
         else:
             session.abort(cause)
+    elif error is not None and to in session.actors and session.format.drops_unavailable_actors \
+            and session.state.status != "closing" and (cause := session.health.failing_for_good(to)):
+        session.health.unavailable.setdefault(to, cause)
 
 
 def _call_event(session: Stage, provider: Provider, request: Request, completion: Completion | None,
@@ -165,6 +168,8 @@ def raised_at(exc: BaseException) -> str:
 def actor_failed(session: Stage, actor: Actor, beat: int | None, exc: BaseException, **tags: object) -> str:
     """Record that `actor` could not respond: a `debug.log` entry and a `system` event naming it
     (an actor failure in the summary and in `metadata.json`). Returns the reason recorded."""
+    if isinstance(exc, TimeoutError):  # the turn's own time limit: no call reported it (a call reports its failure)
+        _report_health(session, actor.slug, False, exc)
     reason = failure_reason(exc)
     where = {} if isinstance(exc, (ProviderError, TimeoutError)) else {"where": raised_at(exc)}
     session.recorder.log("error", f"{actor.slug} unable to respond", beat=beat, error=reason, **where,
@@ -192,8 +197,6 @@ async def play_turn(session: Stage, actor: Actor, beat: int, *, timeout_s: float
     except Exception as exc:  # noqa: BLE001 - any fault is this actor's failed turn, never a lost one
         actor.inbox = items + actor.inbox
         actor_failed(session, actor, beat, exc)
-        if isinstance(exc, TimeoutError):
-            _report_health(session, actor.slug, False, exc)
         return None
 
 

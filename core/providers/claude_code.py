@@ -39,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -67,6 +68,10 @@ another project."""
 FIRST_BYTE_TIMEOUT_S = 20.0
 """How long an attempt may show no sign of an answer before it is failed and retried."""
 CLI_SYSTEM_LINE = "You are a Claude agent, built on Anthropic's Claude Agent SDK."
+CONNECTION_LOST = re.compile(r"ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|socket hang up|connection (to the API )?was lost"
+                             r"|connection error", re.IGNORECASE)
+"""How the CLI (its own retries off) reports a connection that failed or was cut: retried, as the
+HTTP providers retry a dropped connection."""
 LOGIN_BLOCK_NOTE = "[environment block added by the Claude Code CLI in login mode; its text is not visible to Promptdesk]"
 CLI_ENV = {"CLAUDE_CODE_MAX_RETRIES": "0", "CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK": "1",
            "CLAUDE_CODE_NONSTREAMING_TIMEOUT_RETRIES": "0", "CLAUDE_CODE_NO_MODEL_FALLBACK": "1",
@@ -228,13 +233,14 @@ class ClaudeCodeProvider(Provider):
         stops: list[str] = []
         """The stop reason of each model reply the CLI got: after the first, the replies are the
         CLI's own (its recovery after a token limit), never part of the answer."""
-        result = None
+        result, began = None, False
         briefing = self._briefing_file(request.system)
         try:
             async for message in query(prompt=prompt, options=self._options(request, thread, briefing)):
                 if isinstance(message, (StreamEvent, AssistantMessage, ResultMessage)):
                     answering()
                 if isinstance(message, StreamEvent):
+                    began = True  # the server answered: from here what it bills is not known to be 0
                     stops += [reason] if (reason := _stop_reason(message.event)) else []
                     text = _delta_text(message.event) if on_delta is not None and not stops else None
                     if text:
@@ -246,14 +252,14 @@ class ClaudeCodeProvider(Provider):
                     result = message
         except ClaudeSDKError as exc:
             if result is None or not (stops and stops[0] in TRUNCATED | REFUSED):
-                raise self._error(exc, result) from None
+                raise self._error(exc, result, began=began) from None
         except OSError as exc:  # the CLI could not be started at all
             raise ProviderError(redact(f"claude-code: the CLI could not be started: {exc}", self._api_key),
                                 retryable=False) from None
         finally:
             _remove(briefing)
         if result is None or (result.is_error and not (stops and stops[0] in TRUNCATED | REFUSED)):
-            raise self._error(None, result)  # after a cut or refused reply the error is the CLI's own: the reply stands
+            raise self._error(None, result, began=began)  # after a cut or refused reply the error is the CLI's own: the reply stands
         if len(stops) > 1:
             log.warning("claude-code %s: the reply to %s stopped (%s) and the Claude Code CLI asked the model to go on "
                         "%d more times by itself (its recovery, which cannot be turned off): only the first reply is "
@@ -305,8 +311,9 @@ class ClaudeCodeProvider(Provider):
                                   thinking={"type": "enabled", "budget_tokens": self.thinking_tokens}
                                   if self.thinking_tokens else {"type": "disabled"})
 
-    def _error(self, exc: BaseException | None, result: Any) -> ProviderError:
-        """A ProviderError from an SDK exception or an error result, retryable on 429/5xx."""
+    def _error(self, exc: BaseException | None, result: Any, began: bool = False) -> ProviderError:
+        """A ProviderError from an SDK exception or an error result, retryable on 429/5xx and on a
+        connection lost or refused; an answer that had begun streaming was billed an unknown amount."""
         status = getattr(result, "api_error_status", None)
         detail = (getattr(result, "result", None) or (str(exc) if exc else "no result from the CLI")).strip()
         if exc is not None and type(exc).__name__ == "CLINotFoundError":
@@ -316,7 +323,11 @@ class ClaudeCodeProvider(Provider):
             hint = f"{not_found_hint('anthropic', self.base_url)} — check the model name and the base URL"
         where = f"HTTP {status}" if status else "error"
         message = redact(f"claude-code: {where}: {detail[:300]}{hint}", self._api_key)
-        return ProviderError(message, status=status, retryable=is_retryable_status(status))
+        lost = status is None and CONNECTION_LOST.search(detail) is not None
+        error = ProviderError(message, status=status, retryable=is_retryable_status(status) or lost)
+        if began or (lost and "REFUSED" not in detail.upper()):  # the request had reached the server
+            error.usage = Usage(reported=False)  # type: ignore[attr-defined]
+        return error
 
     async def aclose(self) -> None:
         """Forget the sessions and remove the temporary folders."""

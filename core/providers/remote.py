@@ -185,16 +185,18 @@ class RemoteProvider(Provider):
 
         async def attempt() -> tuple[str, Usage]:
             stream.begin()
-            mark = watch.begin()
+            mark, returned = watch.begin(), False
             try:
                 call = self._plain(client, request, stream) if on_delta is None else self._stream(client, request, stream)
                 text, usage = await self._within(call, limit, request.purpose == "journal")
+                returned = True
                 if on_delta is not None:
                     if not stream.finished:
                         raise self._unfinished(stream.ended_with)
                 return text, stream.billed + usage
             except Exception as exc:  # noqa: BLE001 - translated, or re-raised untouched
-                stream.bill_failed()
+                stream.bill_failed(answered=(returned and on_delta is not None)
+                                   or (isinstance(exc, ProviderError) and "timed_out" in exc.context))
                 error = exc if isinstance(exc, ProviderError) else self._translate(exc) or self._unreadable(exc)
                 if error is None:
                     stream.retract()
@@ -214,7 +216,7 @@ class RemoteProvider(Provider):
             stream.bill_failed()  # an attempt cancelled mid-stream (a stop, a turn timeout) was billed too
             if isinstance(exc, asyncio.CancelledError) and stream.started:
                 exc.usage = stream.billed + Usage(reported=False)  # type: ignore[attr-defined]
-            elif stream.billed.total:
+            elif stream.billed.total or not stream.billed.reported:
                 exc.usage = stream.billed  # type: ignore[attr-defined]
             raise
         return Completion(text=text, usage=usage, provider=self.name, model=self.model,

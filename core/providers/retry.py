@@ -154,7 +154,7 @@ async def with_retries(call: Callable[[], Awaitable[T]], *, max_retries: int, re
             raise failure
         if attempt > max_retries:
             raise ProviderError(f"{failure.message} (gave up after {attempt} attempt{'' if attempt == 1 else 's'})", status=failure.status,
-                                retryable=True, **failure.context) from None
+                                retryable=True, usage=failure.usage, **failure.context) from None
         hinted = failure.context.get("retry_after_s")
         if hinted is None:
             delay = backoff_delay(attempt, base_delay_s, retry_after_cap_s, rng)

@@ -35,10 +35,14 @@ class Stream:
         self.started, self.first, self.finished, self.observed = time.perf_counter(), 0.0, False, None
         self.truncated, self.refusal, self.ended_with, self.unoffered_tool = False, [], None, None
 
-    def bill_failed(self) -> None:
-        """The attempt failed: what it was billed still counts."""
+    def bill_failed(self, answered: bool = False) -> None:
+        """The attempt failed: what it was billed still counts. An attempt the server took and answered
+        with no usage seen (text had streamed, or its stream ended without its finish marker: `answered`)
+        was billed an unknown amount, never 0: the call's usage is then unknown."""
         if self.observed is not None:
             self.billed, self.observed = self.billed + self.observed, None
+        elif answered or self.pieces:
+            self.billed = self.billed + Usage(reported=False)
 
     def retract(self) -> list[str]:
         """Take back every fragment delivered by the failed attempt: tell the listener, start afresh."""
