@@ -117,6 +117,26 @@ def test_a_name_with_accents_is_found_by_its_ascii_spelling_and_suggested_so(tmp
     assert "Did you mean `jose-garcia` (from `.claude/agents/chef.md`)?" in caught.value.message
 
 
+def test_a_name_wearing_emoji_is_found_by_its_words_and_suggested_so(tmp_path, monkeypatch):
+    """Agent files and cards in the wild decorate names (`name: 🚀 Launch Reviewer`, a file `⭐️-nova.md`,
+    `Luna 🌙`): the emoji is dropped as `import` drops it from a card's slug, so the words can be typed;
+    a name in another script still cannot be (no part of it is dropped)."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "launch.md").write_text("---\nname: 🚀 Launch Reviewer\ntools: [Read]\n---\nYou review launches.\n")
+    (folder / "⭐️-nova.md").write_text("You shine.\n")
+    (folder / "moon.md").write_text("---\nname: Luna 🌙\n---\nYou watch the night.\n")
+    (folder / "thumbs.md").write_text("---\nname: 👍🏽 Thumbs Up Tam\n---\nYou approve.\n")
+    assert load_character("launch-reviewer", dirs(tmp_path)).name == "🚀 Launch Reviewer"
+    assert load_character("nova", dirs(tmp_path)).profile_path.name == "⭐️-nova.md"
+    assert load_character("luna", dirs(tmp_path)).name == "Luna 🌙"
+    assert load_character("thumbs-up-tam", dirs(tmp_path)).name == "👍🏽 Thumbs Up Tam"
+    with pytest.raises(CharacterLoadError) as caught:
+        load_character("launch-reviewr", dirs(tmp_path))
+    assert "Did you mean `launch-reviewer` (from `.claude/agents/launch.md`)" in caught.value.message
+
+
 def test_the_slug_rule_still_guards_what_the_user_types(tmp_path, agents):
     for typed in ("../agents/CodeReviewer", "CodeReviewer", "code_reviewer", "a..b", "x."):
         with pytest.raises(InvalidConfig):

@@ -35,12 +35,18 @@ SPELT_OUT = str.maketrans({"ø": "o", "Ø": "O", "ß": "ss", "ẞ": "SS", "æ": 
 """Latin letters Unicode gives no decomposition, as their languages spell them in ASCII."""
 
 
+DECORATION = frozenset({"So", "Sk", "Mn", "Me"})
+"""Unicode categories a name wears rather than spells (emoji and other pictographs, their skin tones and
+variation selectors, enclosing marks): dropped from its ASCII spelling, as from an imported card's slug."""
+
+
 def ascii_spelling(text: str) -> str:
-    """`José García` -> `Jose Garcia`, `Sørensen` -> `Sorensen`: accents dropped and the letters above
-    spelt out; "" when the text holds anything else not ASCII (another script), so that no part of a
-    name is silently dropped."""
+    """`José García` -> `Jose Garcia`, `Sørensen` -> `Sorensen`, `🚀 Rocket Reviewer` -> `Rocket Reviewer`:
+    accents and emoji dropped and the letters above spelt out; "" when the text holds anything else not
+    ASCII (another script), so that no part of a name is silently dropped."""
     spelt = "".join(ch for ch in unicodedata.normalize("NFKD", text.translate(SPELT_OUT))
-                    if not unicodedata.combining(ch))
+                    if not unicodedata.combining(ch) and unicodedata.category(ch) not in DECORATION)
+    spelt = re.sub(r"^[\s_-]+|[\s_-]+$", "", spelt) if spelt != text else spelt
     return spelt if spelt.isascii() else ""
 
 
