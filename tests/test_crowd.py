@@ -144,3 +144,35 @@ async def test_a_thread_turn_costs_the_same_however_long_the_thread(tmp_path, mo
     assert run.result.beats >= 40
     assert {1, 10, 19} <= set(per_turn), "short and long threads were both played"
     assert max(max(counts) for counts in per_turn.values()) <= 3, per_turn
+
+
+def test_a_crowds_report_names_its_cast_in_one_aligned_row(tmp_path, capsys):
+    """A 20-actor run's "What was run" gave twenty rows of the same words in a floated list, where a name
+    that wrapped (`dotnet-framework-4.8-expert`) slid every later value beside the wrong name: the cast
+    is one row per provider line naming its actors, in a grid whose rows stay aligned."""
+    slugs = write_crowd(tmp_path / "characters", CROWD)
+    scene = tmp_path / "town-meeting.yaml"
+    scene.write_text(town_meeting_yaml(slugs))
+    out, page = tmp_path / "run", tmp_path / "report.html"
+    assert main(["--batch", str(scene), "--isolation", "a", "--coordinator", "C", "--seed", "3", "--max-beats", "2",
+                 "--characters-dir", str(tmp_path / "characters"), "--out", str(out), "--quiet"]) == 0
+    assert main(["report", str(out), "--html", str(page)]) == 0, capsys.readouterr().err
+    html = page.read_text()
+    facts = html[html.index("<h2>What was run</h2>"):html.index("</dl>")]
+    everyone = ", ".join(f"Person {n}" for n in range(1, CROWD + 1))
+    assert f"<dt>Cast ({CROWD})</dt><dd>offline improviser (not a model): {everyone}</dd>" in facts
+    assert "<dt>Person 1</dt>" not in facts
+    assert ".facts dl{display:grid" in html and "float:left" not in html
+
+
+def test_a_mixed_crowd_is_named_per_provider_and_a_small_cast_per_actor():
+    from promptdesk.core.experiments.report_header import provider_rows
+
+    crowd = {f"Person {n}": {"offline:improviser"} for n in range(1, 12)} | {
+        "Ann": {"anthropic:claude-haiku-4-5"}, "judge (coordinator)": {"openai:gpt-4o-mini"}}
+    assert provider_rows(crowd) == [
+        ("11 of the cast of 12", "offline improviser (not a model): " + ", ".join(f"Person {n}" for n in range(1, 12))),
+        ("1 of the cast of 12", "anthropic, model claude-haiku-4-5: Ann"),
+        ("judge (coordinator)", "openai, model gpt-4o-mini")]
+    assert provider_rows({"Ann": {"offline:improviser"}, "Bo": {"offline:improviser"}}) == [
+        ("Ann", "offline improviser (not a model)"), ("Bo", "offline improviser (not a model)")]
