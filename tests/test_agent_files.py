@@ -194,3 +194,44 @@ def test_a_broken_file_for_a_builtin_participant_is_an_error_not_the_builtin_per
     assert main(["--batch", "--collaborate", "Plan a picnic", "--isolation", "a", "--coordinator", "C",
                  "--out", str(tmp_path / "run")]) == 2
     assert "gpt.md:1: opens front matter" in capsys.readouterr().err
+
+
+def test_an_agent_collection_installed_in_subfolders_is_cast_by_name(tmp_path, monkeypatch):
+    """`cp -r agents/* ~/.claude/agents/`, as agent collections install, leaves
+    `.claude/agents/engineering/frontend-developer.md`, which Claude Code reads: each file is cast by its
+    file name or `name:`, two of one name in different subfolders are refused naming both, a hidden or
+    symlinked folder is not searched, and nothing is written inside `.claude/agents/`."""
+    monkeypatch.chdir(tmp_path)
+    agents = tmp_path / ".claude" / "agents"
+    (agents / "engineering" / "web").mkdir(parents=True)
+    (agents / "design").mkdir()
+    (agents / ".git").mkdir()
+    (agents / "README.md").write_text("# Our agents\n\nCopy them all.\n")
+    (agents / "engineering" / "frontend-developer.md").write_text(
+        "---\nname: frontend-developer\ndescription: Builds UIs\ntools: Read, Write\ncolor: blue\n---\n\nYou ship UIs.\n")
+    (agents / "engineering" / "web" / "css_wizard.md").write_text("---\nname: CSS Wizard\n---\nYou centre divs.\n")
+    (agents / "design" / "ui-designer.md").write_text("---\nname: UI Designer\n---\nYou draw screens.\n")
+    (agents / "design" / "frontend-developer.md").write_text("You also ship UIs.\n")
+    (agents / ".git" / "hidden-agent.md").write_text("You are not an agent.\n")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "escapee.md").write_text("You live outside.\n")
+    (agents / "linked").symlink_to(outside)
+    assert load_character("ui-designer", dirs(tmp_path)).name == "UI Designer"
+    assert load_character("css-wizard", dirs(tmp_path)).profile_path.name == "css_wizard.md"
+    with pytest.raises(CharacterLoadError) as caught:
+        load_character("frontend-developer", dirs(tmp_path))
+    assert ".claude/agents/design/frontend-developer.md" in caught.value.message
+    assert ".claude/agents/engineering/frontend-developer.md" in caught.value.message
+    for hidden in ("hidden-agent", "escapee"):
+        with pytest.raises(CharacterLoadError):
+            load_character(hidden, dirs(tmp_path))
+    (agents / "design" / "frontend-developer.md").unlink()
+    scene = tmp_path / "standup.yaml"
+    scene.write_text("name: standup\nsetting: Monday\nprompt: The release slipped.\n"
+                     "characters: [frontend-developer, ui-designer, css-wizard]\nlimits: {max_beats: 2}\n")
+    before = sorted((p, p.stat().st_mtime_ns) for p in agents.rglob("*"))
+    assert main(["--batch", str(scene), "--isolation", "a", "--coordinator", "C", "--seed", "1", "--quiet",
+                 "--out", str(tmp_path / "run")]) == 0
+    assert sorted((p, p.stat().st_mtime_ns) for p in agents.rglob("*")) == before
+    assert "frontend-developer (frontend-developer)" in (tmp_path / "run" / "notes.md").read_text()

@@ -5,7 +5,8 @@ then `./characters/`, then `./.claude/agents/`, then the scene file's own (`<its
 and `characters/` beside a `scenes/` folder: `beside_scene`). In each folder two layouts are accepted:
 
 - `<name>/profile.md`, with the journal at `<name>/journal.md`;
-- `<name>.md` (the `.claude/agents` form), with the journal at `<name>.journal.md` beside it.
+- `<name>.md` (the `.claude/agents` form), with the journal at `<name>.journal.md` beside it, also in the
+  folder's subfolders, two deep (as agent collections install: `.claude/agents/engineering/frontend-developer.md`).
 
 The file is found by its listed name or its `name:` (see `promptdesk.core.characters.search`), never by a path
 built from what the user typed. Either file may open with front matter, read tolerantly (see

@@ -84,13 +84,21 @@ class Candidate:
             return ""
 
 
-def candidates(folder: Path) -> Iterator[Candidate]:
-    """Every character file in one folder: `<name>/profile.md` folders first, then `<name>.md` files."""
+NESTED_DEPTH = 2
+"""How deep below a characters folder `<name>.md` files are found: agent collections install in subfolders
+(`cp -r agents/* ~/.claude/agents/` gives `.claude/agents/engineering/frontend-developer.md`), which Claude
+Code reads."""
+
+
+def candidates(folder: Path, depth: int = 0) -> Iterator[Candidate]:
+    """Every character file in one folder: `<name>/profile.md` folders first, then `<name>.md` files, then
+    the `<name>.md` files of its other subfolders (not hidden, not symlinked, `NESTED_DEPTH` deep), each
+    listed under its own name and kept as a character of `folder`."""
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
         return
-    files = []
+    files, below = [], []
     for entry in entries:
         if entry.name.startswith("."):
             continue
@@ -100,7 +108,13 @@ def candidates(folder: Path) -> Iterator[Candidate]:
         elif entry.name.endswith(".md") and not entry.name.endswith(".journal.md") and _is_file(entry):
             stem = entry.name[:-3]
             files.append(Candidate(path, path.with_name(f"{stem}.journal.md"), stem, folder))
+        elif depth < NESTED_DEPTH and _is_dir(entry) and not entry.is_symlink():
+            below.append(path)
     yield from files
+    for sub in below:
+        for candidate in candidates(sub, depth + 1):
+            if candidate.profile.name != "profile.md":
+                yield Candidate(candidate.profile, candidate.journal, candidate.label, folder)
 
 
 def _is_dir(entry: os.DirEntry) -> bool:
