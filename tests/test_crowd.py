@@ -176,3 +176,19 @@ def test_a_mixed_crowd_is_named_per_provider_and_a_small_cast_per_actor():
         ("judge (coordinator)", "openai, model gpt-4o-mini")]
     assert provider_rows({"Ann": {"offline:improviser"}, "Bo": {"offline:improviser"}}) == [
         ("Ann", "offline improviser (not a model)"), ("Bo", "offline improviser (not a model)")]
+
+
+def test_a_crowds_notes_say_its_window_is_shorter_than_a_beat(tmp_path, capsys):
+    """Isolation (a) carries the last `limits.window` lines (10) beside the lines new since an actor's last
+    turn: for twenty actors that is half a beat of memory, where for three it is three beats; notes.md
+    said only "the last 10 lines" either way."""
+    slugs = write_crowd(tmp_path / "characters", CROWD)
+    for cast, window, said in ((slugs, 10, True), (slugs[:3], 10, False), (slugs, 19, False)):
+        scene = tmp_path / "town-meeting.yaml"
+        scene.write_text(town_meeting_yaml(cast) + f"limits: {{window: {window}}}\n")
+        out = tmp_path / f"run-{len(cast)}-{window}"
+        assert main(["--batch", str(scene), "--isolation", "a", "--coordinator", "C", "--seed", "3", "--max-beats", "1",
+                     "--characters-dir", str(tmp_path / "characters"), "--out", str(out), "--quiet"]) == 0
+        line = next(x for x in (out / "notes.md").read_text().splitlines() if x.startswith("- Context window"))
+        assert (f"fewer than the other {len(cast) - 1} actors say in one beat" in line) is said, line
+        assert ("raise `limits.window` to keep more" in line) is said
