@@ -235,3 +235,30 @@ def test_an_agent_collection_installed_in_subfolders_is_cast_by_name(tmp_path, m
                  "--out", str(tmp_path / "run")]) == 0
     assert sorted((p, p.stat().st_mtime_ns) for p in agents.rglob("*")) == before
     assert "frontend-developer (frontend-developer)" in (tmp_path / "run" / "notes.md").read_text()
+
+
+def test_a_one_line_wizard_description_with_written_line_breaks_reaches_the_briefing_clean(tmp_path):
+    """Agent collections write the wizard's description on one line, `\\n` for each break (YAML keeps the
+    backslashes): the examples were not found behind `Examples:\\n\\n`, and the briefing carried
+    `... startup humor. Examples:\\n\\n \\n\\n`. A single `\\n` (a Windows path) is left as written."""
+    from promptdesk.core.characters.loading import with_fields
+
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "jester.md").write_text(
+        "---\nname: jester\ndescription: Use this agent to lighten the mood. It tells office jokes. Examples:\\n\\n"
+        "<example>\\nContext: A long sprint\\nuser: \"We are tired\"\\nassistant: \"Let me use the jester agent.\"\\n"
+        "<commentary>\\nHumour resets a team.\\n</commentary>\\n</example>\\n\\n<example>\\nContext: A dull 404 page\\n"
+        "user: \"Make it fun\"\\n</example>\ncolor: yellow\ntools: Write\n---\n\nYou tell jokes that land.\n")
+    (folder / "porter.md").write_text("---\nname: porter\ndescription: Moves files from C:\\new\\tasks to D:\\done\n---\n"
+                                      "You move files.\n")
+    jester = with_fields(load_character("jester", dirs(tmp_path)), ["description"])
+    assert jester.profile.rstrip().endswith(
+        "Description: Use this agent to lighten the mood. It tells office jokes.")
+    both = with_fields(load_character("jester", dirs(tmp_path)), ["examples"])
+    assert both.profile.rstrip().endswith('Examples: <example> Context: A long sprint user: "We are tired" assistant: '
+                                          '"Let me use the jester agent." <commentary> Humour resets a team. '
+                                          '</commentary> </example> <example> Context: A dull 404 page user: '
+                                          '"Make it fun" </example>')
+    porter = with_fields(load_character("porter", dirs(tmp_path)), ["description"])
+    assert porter.profile.rstrip().endswith("Description: Moves files from C:\\new\\tasks to D:\\done")
