@@ -192,3 +192,25 @@ def test_a_crowds_notes_say_its_window_is_shorter_than_a_beat(tmp_path, capsys):
         line = next(x for x in (out / "notes.md").read_text().splitlines() if x.startswith("- Context window"))
         assert (f"fewer than the other {len(cast) - 1} actors say in one beat" in line) is said, line
         assert ("raise `limits.window` to keep more" in line) is said
+
+
+def test_a_crowds_metrics_list_who_addressed_whom_instead_of_a_matrix_wider_than_a_page(tmp_path, capsys):
+    """`metrics` printed a crowd's address matrix with a column per addressee: 21 columns, over 250
+    characters a line. Past twelve it is a list, one speaker a line, wrapped at 100 characters."""
+    slugs = write_crowd(tmp_path / "characters", CROWD)
+    scene = tmp_path / "town-meeting.yaml"
+    scene.write_text(town_meeting_yaml(slugs))
+    out = tmp_path / "run"
+    assert main(["--batch", str(scene), "--isolation", "a", "--coordinator", "C", "--seed", "3", "--max-beats", "8",
+                 "--characters-dir", str(tmp_path / "characters"), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["metrics", str(out), "--json"]) == 0
+    addressed = json.loads(capsys.readouterr().out)["addressed"]
+    assert len({t for row in addressed.values() for t in row}) > 12
+    assert main(["metrics", str(out)]) == 0
+    text = capsys.readouterr().out
+    part = text[text.index("Addressed (from: to and speeches; * is everyone)"):text.index("Tone by beat")]
+    assert "from \\ to" not in text and max(len(line) for line in part.splitlines()) <= 100
+    speaker, row = next(iter(addressed.items()))
+    most = max(row, key=lambda t: (row[t], t))
+    assert part.splitlines()[1].startswith(speaker + " ") and f" {most} {row[most]}" in " ".join(part.split())
