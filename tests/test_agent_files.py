@@ -117,6 +117,26 @@ def test_a_name_with_accents_is_found_by_its_ascii_spelling_and_suggested_so(tmp
     assert "Did you mean `jose-garcia` (from `.claude/agents/chef.md`)?" in caught.value.message
 
 
+def test_a_name_wearing_emoji_is_found_by_its_words_and_suggested_so(tmp_path, monkeypatch):
+    """Agent files and cards in the wild decorate names (`name: 🚀 Launch Reviewer`, a file `⭐️-nova.md`,
+    `Luna 🌙`): the emoji is dropped as `import` drops it from a card's slug, so the words can be typed;
+    a name in another script still cannot be (no part of it is dropped)."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "launch.md").write_text("---\nname: 🚀 Launch Reviewer\ntools: [Read]\n---\nYou review launches.\n")
+    (folder / "⭐️-nova.md").write_text("You shine.\n")
+    (folder / "moon.md").write_text("---\nname: Luna 🌙\n---\nYou watch the night.\n")
+    (folder / "thumbs.md").write_text("---\nname: 👍🏽 Thumbs Up Tam\n---\nYou approve.\n")
+    assert load_character("launch-reviewer", dirs(tmp_path)).name == "🚀 Launch Reviewer"
+    assert load_character("nova", dirs(tmp_path)).profile_path.name == "⭐️-nova.md"
+    assert load_character("luna", dirs(tmp_path)).name == "Luna 🌙"
+    assert load_character("thumbs-up-tam", dirs(tmp_path)).name == "👍🏽 Thumbs Up Tam"
+    with pytest.raises(CharacterLoadError) as caught:
+        load_character("launch-reviewr", dirs(tmp_path))
+    assert "Did you mean `launch-reviewer` (from `.claude/agents/launch.md`)" in caught.value.message
+
+
 def test_the_slug_rule_still_guards_what_the_user_types(tmp_path, agents):
     for typed in ("../agents/CodeReviewer", "CodeReviewer", "code_reviewer", "a..b", "x."):
         with pytest.raises(InvalidConfig):
@@ -174,3 +194,71 @@ def test_a_broken_file_for_a_builtin_participant_is_an_error_not_the_builtin_per
     assert main(["--batch", "--collaborate", "Plan a picnic", "--isolation", "a", "--coordinator", "C",
                  "--out", str(tmp_path / "run")]) == 2
     assert "gpt.md:1: opens front matter" in capsys.readouterr().err
+
+
+def test_an_agent_collection_installed_in_subfolders_is_cast_by_name(tmp_path, monkeypatch):
+    """`cp -r agents/* ~/.claude/agents/`, as agent collections install, leaves
+    `.claude/agents/engineering/frontend-developer.md`, which Claude Code reads: each file is cast by its
+    file name or `name:`, two of one name in different subfolders are refused naming both, a hidden or
+    symlinked folder is not searched, and nothing is written inside `.claude/agents/`."""
+    monkeypatch.chdir(tmp_path)
+    agents = tmp_path / ".claude" / "agents"
+    (agents / "engineering" / "web").mkdir(parents=True)
+    (agents / "design").mkdir()
+    (agents / ".git").mkdir()
+    (agents / "README.md").write_text("# Our agents\n\nCopy them all.\n")
+    (agents / "engineering" / "frontend-developer.md").write_text(
+        "---\nname: frontend-developer\ndescription: Builds UIs\ntools: Read, Write\ncolor: blue\n---\n\nYou ship UIs.\n")
+    (agents / "engineering" / "web" / "css_wizard.md").write_text("---\nname: CSS Wizard\n---\nYou centre divs.\n")
+    (agents / "design" / "ui-designer.md").write_text("---\nname: UI Designer\n---\nYou draw screens.\n")
+    (agents / "design" / "frontend-developer.md").write_text("You also ship UIs.\n")
+    (agents / ".git" / "hidden-agent.md").write_text("You are not an agent.\n")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "escapee.md").write_text("You live outside.\n")
+    (agents / "linked").symlink_to(outside)
+    assert load_character("ui-designer", dirs(tmp_path)).name == "UI Designer"
+    assert load_character("css-wizard", dirs(tmp_path)).profile_path.name == "css_wizard.md"
+    with pytest.raises(CharacterLoadError) as caught:
+        load_character("frontend-developer", dirs(tmp_path))
+    assert ".claude/agents/design/frontend-developer.md" in caught.value.message
+    assert ".claude/agents/engineering/frontend-developer.md" in caught.value.message
+    for hidden in ("hidden-agent", "escapee"):
+        with pytest.raises(CharacterLoadError):
+            load_character(hidden, dirs(tmp_path))
+    (agents / "design" / "frontend-developer.md").unlink()
+    scene = tmp_path / "standup.yaml"
+    scene.write_text("name: standup\nsetting: Monday\nprompt: The release slipped.\n"
+                     "characters: [frontend-developer, ui-designer, css-wizard]\nlimits: {max_beats: 2}\n")
+    before = sorted((p, p.stat().st_mtime_ns) for p in agents.rglob("*"))
+    assert main(["--batch", str(scene), "--isolation", "a", "--coordinator", "C", "--seed", "1", "--quiet",
+                 "--out", str(tmp_path / "run")]) == 0
+    assert sorted((p, p.stat().st_mtime_ns) for p in agents.rglob("*")) == before
+    assert "frontend-developer (frontend-developer)" in (tmp_path / "run" / "notes.md").read_text()
+
+
+def test_a_one_line_wizard_description_with_written_line_breaks_reaches_the_briefing_clean(tmp_path):
+    """Agent collections write the wizard's description on one line, `\\n` for each break (YAML keeps the
+    backslashes): the examples were not found behind `Examples:\\n\\n`, and the briefing carried
+    `... startup humor. Examples:\\n\\n \\n\\n`. A single `\\n` (a Windows path) is left as written."""
+    from promptdesk.core.characters.loading import with_fields
+
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "jester.md").write_text(
+        "---\nname: jester\ndescription: Use this agent to lighten the mood. It tells office jokes. Examples:\\n\\n"
+        "<example>\\nContext: A long sprint\\nuser: \"We are tired\"\\nassistant: \"Let me use the jester agent.\"\\n"
+        "<commentary>\\nHumour resets a team.\\n</commentary>\\n</example>\\n\\n<example>\\nContext: A dull 404 page\\n"
+        "user: \"Make it fun\"\\n</example>\ncolor: yellow\ntools: Write\n---\n\nYou tell jokes that land.\n")
+    (folder / "porter.md").write_text("---\nname: porter\ndescription: Moves files from C:\\new\\tasks to D:\\done\n---\n"
+                                      "You move files.\n")
+    jester = with_fields(load_character("jester", dirs(tmp_path)), ["description"])
+    assert jester.profile.rstrip().endswith(
+        "Description: Use this agent to lighten the mood. It tells office jokes.")
+    both = with_fields(load_character("jester", dirs(tmp_path)), ["examples"])
+    assert both.profile.rstrip().endswith('Examples: <example> Context: A long sprint user: "We are tired" assistant: '
+                                          '"Let me use the jester agent." <commentary> Humour resets a team. '
+                                          '</commentary> </example> <example> Context: A dull 404 page user: '
+                                          '"Make it fun" </example>')
+    porter = with_fields(load_character("porter", dirs(tmp_path)), ["description"])
+    assert porter.profile.rstrip().endswith("Description: Moves files from C:\\new\\tasks to D:\\done")

@@ -185,3 +185,38 @@ def test_character_insights_put_each_beats_thinking_beside_the_response_it_led_t
         assert escape(think.text) in beat and escape(speech_line(names[think.from_], said[-1])) in beat
         checked += 1
     assert checked >= 5
+
+
+@pytest.mark.parametrize("size", [12, 30, 50])
+def test_a_crowds_addressing_graph_keeps_every_node_and_name_apart(size):
+    """A town meeting of 30 (issue 25's crowds) drawn on the small cast's fixed circle put 44-pixel
+    nodes 31 pixels apart, their names on top of each other: the crowd's circle grows with the cast,
+    its nodes stay apart and each name is written once, outside its node, along the radius."""
+    from promptdesk.core.experiments.arcs import Relationship
+    from promptdesk.core.experiments.report_arcs import graph_svg
+
+    names = {f"resident-{i}": f"Resident Number {i}" for i in range(size)}
+    slugs = list(names)
+    pairs = {s: {slugs[(i + 1) % size]: Relationship(2, {"warm": 2}),
+                 slugs[(i + 7) % size]: Relationship(1, {"curt": 1})} for i, s in enumerate(slugs)}
+    svg = graph_svg(pairs, names)
+    nodes = [(float(x), float(y), float(r)) for x, y, r in
+             re.findall(r'<circle cx="([\d.]+)" cy="([\d.]+)" r="([\d.]+)"', svg)]
+    assert len(nodes) == size
+    gap = min(((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5 - a[2] - b[2]
+              for i, a in enumerate(nodes) for b in nodes[i + 1:])
+    assert gap >= 6, gap
+    width = float(re.search(r'aria-label="addressing graph" width="([\d.]+)"', svg).group(1))
+    assert all(r <= x <= width - r and r <= y <= width - r for x, y, r in nodes)
+    for name in names.values():
+        assert svg.count(f"<title>{name}</title>") == 1
+    assert svg.count('transform="rotate(') == size
+    assert "2 · warm" not in svg and "Resident Number 3 to Resident Number 4: 2 speeches (warm 2)" in svg
+
+
+def test_a_small_casts_addressing_graph_is_drawn_as_before():
+    from promptdesk.core.experiments.arcs import Relationship
+    from promptdesk.core.experiments.report_arcs import graph_svg
+
+    svg = graph_svg({"alice": {"bob": Relationship(2, {"angry": 2})}}, CAST)
+    assert 'width="420"' in svg and svg.count('r="22"') == 3 and "2 · angry" in svg and "rotate(" not in svg

@@ -91,3 +91,29 @@ def test_a_card_file_named_with_accents_is_cast_under_its_ascii_spelling():
     from promptdesk.core.engine.scene import card_slug
     assert card_slug("cards/Zoë Sørensen.png") == "zoe-sorensen"
     assert card_slug("cards/Seraphina.card.png") == "seraphina" and card_slug("李伟.json") == "card"
+
+
+def test_card_scenario_says_what_the_scene_does_not_take_and_why(tmp_path, monkeypatch, capsys):
+    """Opting in took one card's scenario and every unset perspective; a second card's scenario, and a
+    first message where the scene gives its own perspective, were left out without a word (without the
+    key each is said to be unused)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cards").mkdir()
+    (tmp_path / "cards" / "sera.json").write_text(json.dumps(v2()))
+    (tmp_path / "cards" / "tom.json").write_text(json.dumps(v2(name="Old Tom", scenario="A storm over the harbour.",
+                                                               first_mes="*Tom lights his pipe.* Evening.")))
+    (tmp_path / "s.yaml").write_text("name: m\ncharacters: [cards/sera.json, cards/tom.json]\ncard_scenario: true\n"
+                                     "perspectives: {tom: You want to sell the boat.}\n")
+    run = tmp_path / "run"
+    assert main(["--batch", "s.yaml", "--isolation", "a", "--coordinator", "C", "--max-beats", "2", "--seed", "1",
+                 "--out", str(run)]) == 0
+    err, notes = capsys.readouterr().err, (run / "notes.md").read_text()
+    for text in (err, notes):
+        assert ("Old Tom (card cards/tom.json): not used: scenario (the scene takes one card's scenario: "
+                "Seraphina's, the first cast with one)") in text
+        assert ("Old Tom (card cards/tom.json): not used: first message (the scene gives this character a "
+                "perspective of its own)") in text
+        assert "Seraphina (card cards/sera.json): not used" not in text
+    briefs = {r["to"]: r["request"]["system"] for r in read_requests(run)}
+    assert "storm over the harbour" not in briefs["tom"] and "lights his pipe" not in briefs["tom"]
+    assert "wakes in Seraphina's cottage" in briefs["tom"]

@@ -144,3 +144,73 @@ async def test_a_thread_turn_costs_the_same_however_long_the_thread(tmp_path, mo
     assert run.result.beats >= 40
     assert {1, 10, 19} <= set(per_turn), "short and long threads were both played"
     assert max(max(counts) for counts in per_turn.values()) <= 3, per_turn
+
+
+def test_a_crowds_report_names_its_cast_in_one_aligned_row(tmp_path, capsys):
+    """A 20-actor run's "What was run" gave twenty rows of the same words in a floated list, where a name
+    that wrapped (`dotnet-framework-4.8-expert`) slid every later value beside the wrong name: the cast
+    is one row per provider line naming its actors, in a grid whose rows stay aligned."""
+    slugs = write_crowd(tmp_path / "characters", CROWD)
+    scene = tmp_path / "town-meeting.yaml"
+    scene.write_text(town_meeting_yaml(slugs))
+    out, page = tmp_path / "run", tmp_path / "report.html"
+    assert main(["--batch", str(scene), "--isolation", "a", "--coordinator", "C", "--seed", "3", "--max-beats", "2",
+                 "--characters-dir", str(tmp_path / "characters"), "--out", str(out), "--quiet"]) == 0
+    assert main(["report", str(out), "--html", str(page)]) == 0, capsys.readouterr().err
+    html = page.read_text()
+    facts = html[html.index("<h2>What was run</h2>"):html.index("</dl>")]
+    everyone = ", ".join(f"Person {n}" for n in range(1, CROWD + 1))
+    assert f"<dt>Cast ({CROWD})</dt><dd>offline improviser (not a model): {everyone}</dd>" in facts
+    assert "<dt>Person 1</dt>" not in facts
+    assert ".facts dl{display:grid" in html and "float:left" not in html
+
+
+def test_a_mixed_crowd_is_named_per_provider_and_a_small_cast_per_actor():
+    from promptdesk.core.experiments.report_header import provider_rows
+
+    crowd = {f"Person {n}": {"offline:improviser"} for n in range(1, 12)} | {
+        "Ann": {"anthropic:claude-haiku-4-5"}, "judge (coordinator)": {"openai:gpt-4o-mini"}}
+    assert provider_rows(crowd) == [
+        ("11 of the cast of 12", "offline improviser (not a model): " + ", ".join(f"Person {n}" for n in range(1, 12))),
+        ("1 of the cast of 12", "anthropic, model claude-haiku-4-5: Ann"),
+        ("judge (coordinator)", "openai, model gpt-4o-mini")]
+    assert provider_rows({"Ann": {"offline:improviser"}, "Bo": {"offline:improviser"}}) == [
+        ("Ann", "offline improviser (not a model)"), ("Bo", "offline improviser (not a model)")]
+
+
+def test_a_crowds_notes_say_its_window_is_shorter_than_a_beat(tmp_path, capsys):
+    """Isolation (a) carries the last `limits.window` lines (10) beside the lines new since an actor's last
+    turn: for twenty actors that is half a beat of memory, where for three it is three beats; notes.md
+    said only "the last 10 lines" either way."""
+    slugs = write_crowd(tmp_path / "characters", CROWD)
+    for cast, window, said in ((slugs, 10, True), (slugs[:3], 10, False), (slugs, 19, False)):
+        scene = tmp_path / "town-meeting.yaml"
+        scene.write_text(town_meeting_yaml(cast) + f"limits: {{window: {window}}}\n")
+        out = tmp_path / f"run-{len(cast)}-{window}"
+        assert main(["--batch", str(scene), "--isolation", "a", "--coordinator", "C", "--seed", "3", "--max-beats", "1",
+                     "--characters-dir", str(tmp_path / "characters"), "--out", str(out), "--quiet"]) == 0
+        line = next(x for x in (out / "notes.md").read_text().splitlines() if x.startswith("- Context window"))
+        assert (f"fewer than the other {len(cast) - 1} actors say in one beat" in line) is said, line
+        assert ("raise `limits.window` to keep more" in line) is said
+
+
+def test_a_crowds_metrics_list_who_addressed_whom_instead_of_a_matrix_wider_than_a_page(tmp_path, capsys):
+    """`metrics` printed a crowd's address matrix with a column per addressee: 21 columns, over 250
+    characters a line. Past twelve it is a list, one speaker a line, wrapped at 100 characters."""
+    slugs = write_crowd(tmp_path / "characters", CROWD)
+    scene = tmp_path / "town-meeting.yaml"
+    scene.write_text(town_meeting_yaml(slugs))
+    out = tmp_path / "run"
+    assert main(["--batch", str(scene), "--isolation", "a", "--coordinator", "C", "--seed", "3", "--max-beats", "8",
+                 "--characters-dir", str(tmp_path / "characters"), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["metrics", str(out), "--json"]) == 0
+    addressed = json.loads(capsys.readouterr().out)["addressed"]
+    assert len({t for row in addressed.values() for t in row}) > 12
+    assert main(["metrics", str(out)]) == 0
+    text = capsys.readouterr().out
+    part = text[text.index("Addressed (from: to and speeches; * is everyone)"):text.index("Tone by beat")]
+    assert "from \\ to" not in text and max(len(line) for line in part.splitlines()) <= 100
+    speaker, row = next(iter(addressed.items()))
+    most = max(row, key=lambda t: (row[t], t))
+    assert part.splitlines()[1].startswith(speaker + " ") and f" {most} {row[most]}" in " ".join(part.split())

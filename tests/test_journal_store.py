@@ -226,3 +226,39 @@ def test_a_scene_cannot_name_a_journal_folder_outside_its_own_folder(tmp_path, m
     assert f"the scene's `journals:` ({named!r}) is outside the scene file's folder" in err and "--journals DIR" in err
     assert not (tmp_path / "run").exists() and (tmp_path / "notes" / "ann.md").read_text() == "My own private notes.\n"
     assert batch(scene, tmp_path / "run", "--journals", str(tmp_path / "notes")) == 0
+
+
+def test_two_characters_answering_to_one_slug_never_read_each_others_journal(tmp_path, monkeypatch, default_store):
+    """An agent file `joker.md` (a comedian) and a card `cards/joker.json` (a villain), cast by two scenes of
+    one folder, are both `joker`: the villain's briefing carried the comedian's journal, his private
+    reflections included. Each store journal now names its owner; the other keeps its own file."""
+    monkeypatch.chdir(tmp_path)
+    agents = tmp_path / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "joker.md").write_text("---\nname: Jester Jo\n---\nYou tell office jokes.\n")
+    (agents / "pat.md").write_text("---\nname: Pat\n---\nYou run the standup.\n")
+    (tmp_path / "cards").mkdir()
+    (tmp_path / "cards" / "joker.json").write_text(json.dumps({"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": "Gotham Villain", "description": "A criminal who laughs at everything."}}))
+    (tmp_path / "office.yaml").write_text("name: office\nsetting: Office\nprompt: The build is broken.\n"
+                                          "characters: [joker, pat]\nlimits: {max_beats: 2}\n")
+    (tmp_path / "gotham.yaml").write_text("name: gotham\nsetting: A roof\nprompt: A heist at night.\n"
+                                          "characters: [cards/joker.json, pat]\nlimits: {max_beats: 2}\n")
+
+    def play(scene: str, out: str) -> dict[str, str]:
+        assert main(["--batch", scene, "--isolation", "a", "--coordinator", "C", "--seed", "1", "--quiet",
+                     "--out", str(tmp_path / out)]) == 0
+        return {r["to"]: r["request"]["system"] for r in read_requests(tmp_path / out)}
+
+    play("office.yaml", "run-1")
+    store = tmp_path / ".promptdesk" / "journals"
+    assert (store / "joker.md.owner").read_text() == "Jester Jo\n"
+    assert "## " in (store / "joker.md").read_text()
+    villain = play("gotham.yaml", "run-2")
+    assert "## YOUR JOURNAL" not in villain["joker"] and "— office" not in villain["joker"].lower()
+    theirs = [p.name for p in store.glob("joker--*.md")]
+    assert len(theirs) == 1 and (store / f"{theirs[0]}.owner").read_text() == "Gotham Villain\n"
+    assert ".promptdesk/journals/" + theirs[0] in (tmp_path / "run-2" / "notes.md").read_text()
+    comedian = play("office.yaml", "run-3")
+    assert "## YOUR JOURNAL" in comedian["joker"] and "heist" not in comedian["joker"].split("## YOUR JOURNAL")[1]
+    assert "## YOUR JOURNAL" in villain["pat"], "Pat, one character in both scenes, keeps one memory"

@@ -291,6 +291,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     isolation, role = choices(scene, options)
     cwd = options.cwd or Path.cwd()
     cards = read_cards(scene, cwd)
+    cards_told = card_notices(scene, cards)   # of the scene as written: what its cards offer and it leaves unused
     scene = offered(scene, cards)
     cast = load_scene_cast(scene, search_dirs(options.characters_dirs, cwd, scene.folder), cwd, cards)
     store, explicit = journal_store.store_for(options.journals, scene.journals,
@@ -307,7 +308,7 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
                                            provider_flag=bool(options.provider))
     specs, notices = own_replies(fmt, specs, options, notices)
     suggestions, told = suggested_events(scene, options)
-    notices = (card_notices(scene, cards) + notices + told + late_events(scene, fmt, options, len(cast))
+    notices = (cards_told + notices + told + late_events(scene, fmt, options, len(cast))
                + unsent_ahead(fmt, scene, isolation, specs))
     if options.max_beats is not None and fmt.unit != "beats":
         notices.append(f"--max-beats {options.max_beats} ignored: it caps a scene's beats, and a {fmt.name} is played "

@@ -16,8 +16,27 @@ def read_cards(scene: Scene, cwd: Path) -> dict[str, CastCard]:
 
 
 def card_notices(scene: Scene, cards: dict[str, CastCard]) -> list[str]:
-    """What each card left out, for the operator and `notes.md`."""
-    return [notice for card in cards.values() for notice in card.notices(scene.card_scenario)]
+    """What each card left out, for the operator and `notes.md`, `scene` as written (before `offered`):
+    under `card_scenario: true` too, a scenario or first message the scene does not take, and why."""
+    return [notice for slug, card in cards.items()
+            for notice in card.notices(scene.card_scenario, unused_because(scene, cards, slug))]
+
+
+def unused_because(scene: Scene, cards: dict[str, CastCard], slug: str) -> dict[str, str]:
+    """Under `card_scenario: true`, why this card's scenario or first message is not offered (`offered`
+    takes one scenario, the first card's, where the scene leaves setting or prompt unset, and a first
+    message where the scene gives no perspective)."""
+    if not scene.card_scenario:
+        return {}
+    card, why = cards[slug], {}
+    first = next((s for s, c in cards.items() if c.scenario), None)
+    if card.scenario and scene.setting and scene.prompt:
+        why["scenario"] = "the scene sets its own setting and prompt"
+    elif card.scenario and first != slug:
+        why["scenario"] = f"the scene takes one card's scenario: {cards[first].character.name}'s, the first cast with one"
+    if card.opener and slug in scene.perspectives:
+        why["first message"] = "the scene gives this character a perspective of its own"
+    return why
 
 
 def offered(scene: Scene, cards: dict[str, CastCard]) -> Scene:

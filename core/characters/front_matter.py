@@ -37,14 +37,22 @@ _DIALOGUE = frozenset({"user", "assistant", "human", "context", "commentary", "e
 _EXAMPLES = re.compile(r"(?:\bExamples?\s*:\s*)?<example>.*?(?:</example>|\Z)", re.IGNORECASE | re.DOTALL)
 
 
+def _breaks(text: str) -> str:
+    """`text` with each `\\n` read as the line break it stands for, when it writes paragraphs so (holds
+    `\\n\\n`): agent collections write a wizard-style description on one line,
+    `Examples:\\n\\n<example>\\nContext: …`, and YAML leaves the backslashes in a plain value. A single
+    `\\n` (a Windows path, `C:\\new`) is left as written."""
+    return text.replace("\\n", "\n") if "\\n\\n" in text else text
+
+
 def without_examples(text: str) -> str:
     """A description without its `<example>…</example>` blocks (and the `Examples:` that opens them)."""
-    return " ".join(_EXAMPLES.sub(" ", text).split())
+    return " ".join(_EXAMPLES.sub(" ", _breaks(text)).split())
 
 
 def examples(text: str) -> str:
     """Only the `<example>…</example>` blocks of a description ("" when it has none)."""
-    return " ".join(" ".join(m.group(0).split()) for m in _EXAMPLES.finditer(text))
+    return " ".join(" ".join(m.group(0).split()) for m in _EXAMPLES.finditer(_breaks(text)))
 
 
 @dataclass

@@ -19,6 +19,7 @@ text: no control or escape sequence, one line (`append_entry`).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import replace
 from datetime import datetime
@@ -34,6 +35,10 @@ EXAMPLES_MARKER = ".promptdesk-examples"
 """A file in a characters folder that marks it as shipped examples: runs never write into it."""
 STORE = Path(".promptdesk") / "journals"
 NONE = "none"
+OWNER = ".owner"
+"""Beside each store journal (`<slug>.md.owner`): whose memory it is. Two characters answering to one slug
+(an agent file `joker.md` and a card `cards/joker.json`, cast by two scenes of one folder) never read each
+other's journal: the second keeps `<slug>--<8 hex of its name>.md`."""
 STORE_ENV = "PROMPTDESK_JOURNAL_STORE"
 """An environment variable naming the default store for every scene (instead of the one beside it)."""
 
@@ -106,9 +111,22 @@ def place(character: Character, store: Path | None, explicit: bool) -> Character
     if not explicit and owns_folder(character):
         return character
     target = store / f"{character.slug}.md"
+    if _owner(target) not in (None, character.name):
+        target = store / f"{character.slug}--{hashlib.sha256(character.name.encode()).hexdigest()[:8]}.md"
+    claim = target.with_name(target.name + OWNER)
     if target.is_file() or target.is_symlink():
-        return replace(character, journal=read_inside(target, store, character.slug), journal_path=target)
-    return replace(character, journal_path=target)
+        return replace(character, journal=read_inside(target, store, character.slug), journal_path=target,
+                       journal_claim=claim)
+    return replace(character, journal_path=target, journal_claim=claim)
+
+
+def _owner(journal: Path) -> str | None:
+    """The display name of the character a store journal belongs to (its `OWNER` file, written with its
+    first entry); None when it names none (no journal yet, or one kept before owners were written)."""
+    try:
+        return (journal.with_name(journal.name + OWNER).read_text(encoding="utf-8").strip() or None)
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def heading_title(title: str) -> str:

@@ -5,7 +5,8 @@ then `./characters/`, then `./.claude/agents/`, then the scene file's own (`<its
 and `characters/` beside a `scenes/` folder: `beside_scene`). In each folder two layouts are accepted:
 
 - `<name>/profile.md`, with the journal at `<name>/journal.md`;
-- `<name>.md` (the `.claude/agents` form), with the journal at `<name>.journal.md` beside it.
+- `<name>.md` (the `.claude/agents` form), with the journal at `<name>.journal.md` beside it, also in the
+  folder's subfolders, two deep (as agent collections install: `.claude/agents/engineering/frontend-developer.md`).
 
 The file is found by its listed name or its `name:` (see `promptdesk.core.characters.search`), never by a path
 built from what the user typed. Either file may open with front matter, read tolerantly (see
@@ -77,6 +78,9 @@ class Character:
     profile_path: Path
     journal_path: Path | None
     """Where this run reads and appends the journal; None when the run has no memory."""
+    journal_claim: Path | None = None
+    """A store journal's owner file (`journal_store.place`): the display name of the character whose
+    memory it is, written with the first entry when it is missing."""
 
 
 def search_dirs(characters_dirs: Sequence[Path] = (), cwd: Path | None = None,
@@ -330,3 +334,8 @@ def append_journal(character: Character, entry: str, *, when: datetime, scene_ti
     block = f"{lead}\n## {when:%Y-%m-%d %H:%M} — {scene_title}\n\n{strip_controls(cap_entry(entry))}\n"
     with path.open("a", encoding="utf-8") as journal:
         journal.write(block)
+    claim = character.journal_claim
+    if claim is not None and not claim.exists() and not claim.is_symlink():
+        fd = os.open(claim, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as owner:
+            owner.write(character.name + "\n")

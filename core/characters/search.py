@@ -35,12 +35,18 @@ SPELT_OUT = str.maketrans({"ø": "o", "Ø": "O", "ß": "ss", "ẞ": "SS", "æ": 
 """Latin letters Unicode gives no decomposition, as their languages spell them in ASCII."""
 
 
+DECORATION = frozenset({"So", "Sk", "Mn", "Me"})
+"""Unicode categories a name wears rather than spells (emoji and other pictographs, their skin tones and
+variation selectors, enclosing marks): dropped from its ASCII spelling, as from an imported card's slug."""
+
+
 def ascii_spelling(text: str) -> str:
-    """`José García` -> `Jose Garcia`, `Sørensen` -> `Sorensen`: accents dropped and the letters above
-    spelt out; "" when the text holds anything else not ASCII (another script), so that no part of a
-    name is silently dropped."""
+    """`José García` -> `Jose Garcia`, `Sørensen` -> `Sorensen`, `🚀 Rocket Reviewer` -> `Rocket Reviewer`:
+    accents and emoji dropped and the letters above spelt out; "" when the text holds anything else not
+    ASCII (another script), so that no part of a name is silently dropped."""
     spelt = "".join(ch for ch in unicodedata.normalize("NFKD", text.translate(SPELT_OUT))
-                    if not unicodedata.combining(ch))
+                    if not unicodedata.combining(ch) and unicodedata.category(ch) not in DECORATION)
+    spelt = re.sub(r"^[\s_-]+|[\s_-]+$", "", spelt) if spelt != text else spelt
     return spelt if spelt.isascii() else ""
 
 
@@ -78,13 +84,21 @@ class Candidate:
             return ""
 
 
-def candidates(folder: Path) -> Iterator[Candidate]:
-    """Every character file in one folder: `<name>/profile.md` folders first, then `<name>.md` files."""
+NESTED_DEPTH = 2
+"""How deep below a characters folder `<name>.md` files are found: agent collections install in subfolders
+(`cp -r agents/* ~/.claude/agents/` gives `.claude/agents/engineering/frontend-developer.md`), which Claude
+Code reads."""
+
+
+def candidates(folder: Path, depth: int = 0) -> Iterator[Candidate]:
+    """Every character file in one folder: `<name>/profile.md` folders first, then `<name>.md` files, then
+    the `<name>.md` files of its other subfolders (not hidden, not symlinked, `NESTED_DEPTH` deep), each
+    listed under its own name and kept as a character of `folder`."""
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
         return
-    files = []
+    files, below = [], []
     for entry in entries:
         if entry.name.startswith("."):
             continue
@@ -94,7 +108,13 @@ def candidates(folder: Path) -> Iterator[Candidate]:
         elif entry.name.endswith(".md") and not entry.name.endswith(".journal.md") and _is_file(entry):
             stem = entry.name[:-3]
             files.append(Candidate(path, path.with_name(f"{stem}.journal.md"), stem, folder))
+        elif depth < NESTED_DEPTH and _is_dir(entry) and not entry.is_symlink():
+            below.append(path)
     yield from files
+    for sub in below:
+        for candidate in candidates(sub, depth + 1):
+            if candidate.profile.name != "profile.md":
+                yield Candidate(candidate.profile, candidate.journal, candidate.label, folder)
 
 
 def _is_dir(entry: os.DirEntry) -> bool:

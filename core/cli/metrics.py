@@ -6,6 +6,7 @@ import argparse
 import json
 import shlex
 import sys
+import textwrap
 from pathlib import Path
 
 from promptdesk.core.cli.common import command_parser, exit_codes, refuse
@@ -74,8 +75,27 @@ def table(m: RunMetrics) -> str:
     targets = sorted({t for row in m.addressed.values() for t in row})
     matrix = [["from \\ to", *targets]] + [[slug, *(str(row.get(t, 0)) for t in targets)]
                                           for slug, row in m.addressed.items()]
-    return "\n\n".join([grid(summary), grid(actors), grid(matrix) if targets else "no speech addressed",
+    addressed = (grid(matrix) if len(targets) <= MATRIX_COLUMNS else addressed_list(m)) if targets else \
+        "no speech addressed"
+    return "\n\n".join([grid(summary), grid(actors), addressed,
                         arcs_table(m), relationships_table(m), timing_table(m)])
+
+
+MATRIX_COLUMNS = 12
+"""Past this many addressees (a crowd's) the address matrix is printed as a list, one speaker a line with the
+names it addressed, most first: a matrix of 28 columns is some 400 characters wide."""
+
+
+def addressed_list(m: RunMetrics) -> str:
+    """The address matrix of a crowd as one speaker a line with the names it addressed and how often, most
+    first (`*`: everyone), wrapped under the names at 100 characters."""
+    width = max(len(slug) for slug in m.addressed)
+    lines = ["Addressed (from: to and speeches; * is everyone)"]
+    for slug, row in m.addressed.items():
+        said = ", ".join(f"{t} {n}" for t, n in sorted(row.items(), key=lambda kv: (-kv[1], kv[0])) if n) or "-"
+        lines += textwrap.wrap(said, 100, initial_indent=slug.ljust(width + 2), subsequent_indent=" " * (width + 2),
+                               break_on_hyphens=False)
+    return "\n".join(lines)
 
 
 def arcs_table(m: RunMetrics) -> str:

@@ -210,7 +210,8 @@ def character_page() -> str:
     lines = ["# Character file", "", GENERATED, "", cell(loading.__doc__.split("\n\n", 1)[0]), "",
              "Accepted layouts, in each folder:", "",
              "- `<name>/profile.md`, with the journal at `<name>/journal.md`;",
-             "- `<name>.md` (the `.claude/agents` form), with the journal at `<name>.journal.md` beside it.", "",
+             "- `<name>.md` (the `.claude/agents` form), with the journal at `<name>.journal.md` beside it, also in",
+             "  the folder's subfolders, two deep (`.claude/agents/engineering/frontend-developer.md`).", "",
              "## Front matter", "", cell(schema["description"]) + " Any other key is kept but never reaches an actor.", ""]
     lines += field_table(schema)
     return "\n".join(lines) + "\n"

@@ -75,16 +75,26 @@ def arcs_svg(rows: dict[str, list[str | None]], names: dict[str, str]) -> str:
     return "".join(parts) + f'</svg></div><div class="legend">{legend}</div>'
 
 
+CROWD = 10
+"""Past this many names the addressing graph is drawn as a crowd: small nodes on a circle that grows
+with the cast, each name outside its node along the radius, and counts only in the arrows' tooltips
+(the table below the graph gives them all), so no two names or nodes overlap, at 50 names too."""
+
+
 def graph_svg(pairs: dict[str, dict[str, Relationship]], names: dict[str, str]) -> str:
     """The addressing graph: the cast on a circle, an arrow from speaker to addressee as thick as the
-    speeches it carries, labelled with their count and the most frequent tone."""
+    speeches it carries, labelled with their count and the most frequent tone (a crowd's: in its
+    tooltip, see `CROWD`)."""
     cast = list(dict.fromkeys([*names, *pairs, *(to for row in pairs.values() for to in row)]))
     if not any(pairs.values()):
         return "<p>No speech addressed to a cast member (no <code>TO:</code> naming one).</p>"
-    size, radius = 420, 150
+    crowd = len(cast) > CROWD
+    node = 7 if crowd else 22
+    radius = max(150.0, len(cast) * 24 / (2 * math.pi)) if crowd else 150.0
+    size = round(2 * (radius + node + 8 + 6.5 * LABEL_CHARS)) if crowd else 420
     centre = size / 2
-    at = {slug: (centre + radius * math.cos(2 * math.pi * i / len(cast) - math.pi / 2),
-                 centre + radius * math.sin(2 * math.pi * i / len(cast) - math.pi / 2)) for i, slug in enumerate(cast)}
+    angles = {slug: 2 * math.pi * i / len(cast) - math.pi / 2 for i, slug in enumerate(cast)}
+    at = {slug: (centre + radius * math.cos(a), centre + radius * math.sin(a)) for slug, a in angles.items()}
     top = max(r.speeches for row in pairs.values() for r in row.values())
     parts = [f'<svg role="img" aria-label="addressing graph" width="{size}" height="{size}" '
              f'xmlns="http://www.w3.org/2000/svg"><defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" '
@@ -92,29 +102,44 @@ def graph_svg(pairs: dict[str, dict[str, Relationship]], names: dict[str, str]) 
              f'fill="#374151"/></marker></defs>']
     for speaker, row in pairs.items():
         for to, rel in row.items():
-            parts.append(edge(at[speaker], at[to], rel, 1 + 5 * rel.speeches / top,
-                              f"{names.get(speaker, speaker)} to {names.get(to, to)}"))
+            parts.append(edge(at[speaker], at[to], rel, 1 + (2 if crowd else 5) * rel.speeches / top,
+                              f"{names.get(speaker, speaker)} to {names.get(to, to)}", node, not crowd))
     for slug, (x, y) in at.items():
-        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="22" fill="#e5e7eb" stroke="#374151"/>'
-                     + label(names.get(slug, slug), x, y + 4, "middle"))
+        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{node}" fill="#e5e7eb" stroke="#374151"/>')
+        parts.append(radial_label(names.get(slug, slug), x, y, angles[slug], node + 4) if crowd
+                     else label(names.get(slug, slug), x, y + 4, "middle"))
     return "".join(parts) + "</svg>"
 
 
-def edge(a: tuple[float, float], b: tuple[float, float], rel: Relationship, width: float, title: str) -> str:
-    """One arrow, bowed to its left so that A→B and B→A stay apart, stopping at the node's rim."""
+def radial_label(name: str, x: float, y: float, angle: float, gap: float) -> str:
+    """A crowd graph's name, outside its node along the circle's radius (turned to read left to right
+    on the left half), cut as `label` cuts it."""
+    degrees = math.degrees(angle)
+    left = math.cos(angle) < -1e-9
+    tx, ty = x + gap * math.cos(angle), y + gap * math.sin(angle)
+    turn = degrees + 180 if left else degrees
+    text = label(name, tx, ty + 4, "end" if left else "start")
+    return text.replace("<text ", f'<text transform="rotate({turn:.1f} {tx:.1f} {ty:.1f})" ', 1)
+
+
+def edge(a: tuple[float, float], b: tuple[float, float], rel: Relationship, width: float, title: str,
+         node: float = 22, labelled: bool = True) -> str:
+    """One arrow, bowed to its left so that A→B and B→A stay apart, stopping at the node's rim, with
+    its count and tone written beside it when `labelled` (always in its tooltip)."""
     (x1, y1), (x2, y2) = a, b
     dx, dy = x2 - x1, y2 - y1
     length = math.hypot(dx, dy) or 1.0
     ux, uy = dx / length, dy / length
-    sx, sy, ex, ey = x1 + 24 * ux, y1 + 24 * uy, x2 - 26 * ux, y2 - 26 * uy
-    cx, cy = (sx + ex) / 2 + 30 * uy, (sy + ey) / 2 - 30 * ux
+    sx, sy, ex, ey = x1 + (node + 2) * ux, y1 + (node + 2) * uy, x2 - (node + 4) * ux, y2 - (node + 4) * uy
+    bow = 30 if labelled else min(30.0, length / 6)
+    cx, cy = (sx + ex) / 2 + bow * uy, (sy + ey) / 2 - bow * ux
     tone = next(iter(rel.tones), UNTONED)
     tones = ", ".join(f"{t} {n}" for t, n in rel.tones.items())
+    text = (f'<text x="{cx:.1f}" y="{cy:.1f}" font-size="10" text-anchor="middle" fill="#111">'
+            f"{rel.speeches} · {esc(tone[:14])}</text>") if labelled else ""
     return (f'<path d="M{sx:.1f},{sy:.1f} Q{cx:.1f},{cy:.1f} {ex:.1f},{ey:.1f}" fill="none" stroke="#374151" '
-            f'stroke-opacity="0.7" stroke-width="{width:.1f}" marker-end="url(#arrow)">'
-            f"<title>{esc(title)}: {rel.speeches} speeches ({esc(tones)})</title></path>"
-            f'<text x="{cx:.1f}" y="{cy:.1f}" font-size="10" text-anchor="middle" fill="#111">'
-            f"{rel.speeches} · {esc(tone[:14])}</text>")
+            f'stroke-opacity="{0.7 if labelled else 0.35}" stroke-width="{width:.1f}" marker-end="url(#arrow)">'
+            f"<title>{esc(title)}: {rel.speeches} speeches ({esc(tones)})</title></path>" + text)
 
 
 def relationships_rows(pairs: dict[str, dict[str, Relationship]], names: dict[str, str]) -> list[list[str]]:

@@ -33,7 +33,8 @@ OFFLINE_GOAL = ("The offline judge decides a goal by matching words, not by unde
 """How the offline improviser's judge gives its goal verdict (`promptdesk.core.improv.judge`)."""
 
 STYLE = """.facts{border:1px solid #cbd5e1;background:#f8fafc;padding:.6rem 1rem;margin:1rem 0}
-.facts dt{font-weight:600;float:left;clear:left;width:11rem}.facts dd{margin:0 0 .25rem 11.5rem}
+.facts dl{display:grid;grid-template-columns:11rem 1fr;gap:.25rem .5rem}
+.facts dt{font-weight:600;overflow-wrap:anywhere}.facts dd{margin:0;min-width:0}
 .cite{border-left:4px solid #2563eb;background:#eff6ff;padding:.6rem 1rem;margin:1rem 0}
 .cite code,.facts code{font-size:.9em;word-break:break-all}"""
 
@@ -147,8 +148,7 @@ def facts_html(facts: Facts, *, ran: str | None, made: str | None, extra: list[t
     rows += [("Coordinator " + esc(c), esc(ROLE_LINES.get(c, "?").split(" — ", 1)[-1])) for c in sorted(facts.coordinators)]
     if len(facts.isolations) * len(facts.coordinators) > 1:
         rows.append(("Condition labels", "isolation-coordinator: <code>a-B</code> is isolation a with coordinator B"))
-    for role, specs in facts.providers.items():
-        rows.append((esc(role), esc("; ".join(_spec(s) for s in sorted(specs)))))
+    rows += provider_rows(facts.providers)
     if not any(role.startswith("judge") for role in facts.providers):
         rows.append(("Judge", "none: coordinator C decides by rules in code" if "C" in facts.coordinators else "not recorded"))
     for rubric, specs in facts.evaluators.items():
@@ -168,6 +168,26 @@ def facts_html(facts: Facts, *, ran: str | None, made: str | None, extra: list[t
     body = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows)
     return (f'<section class="facts"><h2>What was run</h2><dl>{body}</dl>'
             + "".join(f"<p>{esc(n)}</p>" for n in notes) + "</section>")
+
+
+CAST_ROWS = 10
+"""Past this many actors "What was run" gives one row per provider line, naming its actors, rather than one
+row per actor (27 rows of the same words read as a list to skim, not a fact)."""
+
+
+def provider_rows(providers: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """The rows naming who played on what: one per actor (and judge), or for a crowd one per provider
+    line with its actors' names (judges keep their own rows)."""
+    lines = {role: "; ".join(_spec(s) for s in sorted(specs)) for role, specs in providers.items()}
+    actors = [role for role in lines if not role.startswith("judge")]
+    if len(actors) <= CAST_ROWS:
+        return [(esc(role), esc(line)) for role, line in lines.items()]
+    grouped: dict[str, list[str]] = {}
+    for role in actors:
+        grouped.setdefault(lines[role], []).append(role)
+    rows = [(f"Cast ({len(actors)})" if len(grouped) == 1 else f"{len(names)} of the cast of {len(actors)}",
+             f"{esc(line)}: {esc(', '.join(names))}") for line, names in grouped.items()]
+    return rows + [(esc(role), esc(line)) for role, line in lines.items() if role not in actors]
 
 
 def cite_html(text: str) -> str:

@@ -59,3 +59,13 @@ async def test_a_broken_character_is_reported_once(tmp_path):
     ok, text = await checked(tmp_path, ["ann", "ben"])
     assert not ok and text.count("never closes") == 1, text
     assert text.count("✗") == 1, text
+
+
+async def test_a_wizard_description_shows_its_summary_not_its_examples(tmp_path):
+    """A wizard-style description that reaches its `<example>` blocks within the line shown
+    (`Reviews code. Examples:\\n\\n<example>\\nContext: …`) showed the blocks' markup and escapes."""
+    (tmp_path / "rev.md").write_text("---\nname: rev\ndescription: Reviews code. Examples:\\n\\n<example>\\nContext: A PR"
+                                     "\\nuser: \"Check this\"\\n</example>\n---\nBody.\n")
+    (tmp_path / "ann.md").write_text("---\nname: ann\n---\nBody.\n")
+    ok, text = await checked(tmp_path, ["rev", "ann"])
+    assert ok and "Reviews code.\n" in text and "<example>" not in text and "\\n" not in text

@@ -10,6 +10,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from promptdesk.core.characters.front_matter import without_examples
 from promptdesk.core.characters.loading import load_character
 from promptdesk.core.errors import PromptdeskError
 from promptdesk.core.casting.scene_file import Scene
@@ -92,7 +93,8 @@ class CastCheck(Static):
         """One found character: its name, slug, file and (shortened) description."""
         text.append("  ✓ ", OK)
         text.append(f"{safe(character.name)} ({character.slug}) — {safe(character.profile_path)}\n")
-        if character.description:
-            short = character.description if len(character.description) <= DESCRIPTION_SHOWN else (
-                character.description[:DESCRIPTION_SHOWN - 1].rstrip() + "…")
+        description = without_examples(character.description)   # a wizard's `<example>` blocks are not a summary
+        if description:
+            short = description if len(description) <= DESCRIPTION_SHOWN else (
+                description[:DESCRIPTION_SHOWN - 1].rstrip() + "…")
             text.append(f"      {safe(short)}\n")

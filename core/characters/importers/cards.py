@@ -163,7 +163,8 @@ def from_card(path: Path, card: dict[str, Any], user: str = DEFAULT_USER) -> Imp
     sections = [(title, body) for title, body in (
         ("Description", description), ("Personality", bullets(personality)), ("Voice", voice)) if body]
     if not sections:
-        raise ImportProblem(f"{path}: the card has no description, personality or example messages to play from")
+        raise ImportProblem(f"{path}: the card has no description, personality or example messages to play from"
+                            + _only_lore(data))
     imported = Imported(name=name, source=version, description=_first_sentence(description or personality),
                         sections=sections, front=_provenance(data, where, version, path))
     imported.snippet = {k: v for k, v in (("scenario", read("scenario", "world_scenario")),
@@ -176,6 +177,18 @@ def from_card(path: Path, card: dict[str, Any], user: str = DEFAULT_USER) -> Imp
     imported.user_filled = text.user_seen
     imported.notices += text.notices()
     return imported
+
+
+def _only_lore(data: dict[str, Any]) -> str:
+    """What a card with nothing to play from does hold, when it is a lorebook (a world or scenario card
+    keeps everything there), so the refusal does not read as an empty or broken file."""
+    book = data.get("character_book")
+    entries = book.get("entries") if isinstance(book, dict) else None
+    if not isinstance(entries, (list, dict)) or not entries:
+        return ""
+    return (f": what it holds is in its lorebook (`character_book`, {len(entries)} "
+            f"entr{'y' if len(entries) == 1 else 'ies'}), which Promptdesk does not read (a world or scenario card, "
+            f"not a character)")
 
 
 def _voice(examples: str) -> str:

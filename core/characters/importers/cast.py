@@ -29,8 +29,9 @@ class CastCard:
     told: list[str] = field(default_factory=list)
     """What `import` would note about the card (a nickname, macros left as written, a chunk not read)."""
 
-    def notices(self, offered: bool) -> list[str]:
-        """What the person running the scene should know was left out (nothing when nothing was)."""
+    def notices(self, offered: bool, because: dict[str, str] | None = None) -> list[str]:
+        """What the person running the scene should know was left out (nothing when nothing was);
+        `because`: under `card_scenario: true`, what the scene does not take of this card, and why."""
         where = f"{self.character.name} (card {self.card})"
         out = [f"{where}: {notice}" for notice in self.told]
         out += [f"{where}: dropped (no place in Promptdesk): {', '.join(self.dropped)}"] if self.dropped else []
@@ -38,6 +39,7 @@ class CastCard:
         if unused and not offered:
             out.append(f"{where}: not used: {', '.join(unused)} (set `card_scenario: true` in the scene to offer "
                        f"them where the scene leaves them unset)")
+        out += [f"{where}: not used: {what} ({why})" for what, why in (because or {}).items() if offered]
         return out
 
 

@@ -12,7 +12,10 @@ def context_lines(scene: Scene, isolation: str) -> list[str]:
     """How much context each request carries: the window, and (isolation b) which past thoughts are re-sent."""
     window, thinking = scene.limits.window, scene.thread_thinking
     if isolation == "a":
-        return [f"- Context window: the last {window} lines each actor witnessed",
+        others = len(scene.characters) - 1
+        short = (f" (fewer than the other {others} actors say in one beat: beyond the lines new since its last "
+                 f"turn, an actor sees {window} earlier ones; raise `limits.window` to keep more)") if window < others else ""
+        return [f"- Context window: the last {window} lines each actor witnessed{short}",
                 f"- thread_thinking: {thinking} (isolation b only: no thread is kept here)"]
     return [f"- Context window: the thread keeps {window}–{2 * window - 1} turns, dropping {window} at a time",
             f"- thread_thinking: {thinking} ({THREAD_THINKING[thinking]})"]
