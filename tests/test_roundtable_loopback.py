@@ -208,3 +208,29 @@ async def test_a_participant_whose_server_answers_500_every_time_leaves_the_tabl
     assert run.result.close_reason != "provider-error"
     meta = json.loads((run.dir / "metadata.json").read_text())
     assert [u["character"] for u in meta["unavailable"]] == ["bob"] and meta["success"] is not False
+
+
+def facilitator_down(recorded):
+    """The server's answer: a 500 to every facilitator call, the scripted table's to the participants."""
+    if recorded.body["messages"][0]["content"].startswith("You are the facilitator"):
+        return Reply(status=500, error_message="internal error")
+    return script()(recorded)
+
+
+def test_a_table_whose_facilitator_always_fails_says_so_when_it_ends(tmp_path, loopback):
+    """The participants answer and spec 002's fallbacks stand in for every question and synthesis, so
+    the table plays to its close; but the director is told, as for a judge that gave no usable answer:
+    a NOTICE on stderr and a line of notes.md naming how many facilitator calls failed."""
+    loopback.default = facilitator_down
+    path = tmp_path / "rt.yaml"
+    path.write_text(yaml.safe_dump(scene(loopback, max_rounds=2).model_dump(exclude_none=True)))
+    ns = parser().parse_args(["--batch", str(path), "--isolation", "a", "--coordinator", "B",
+                              "--characters-dir", str(CHARACTERS), "--out", str(tmp_path / "run"), "--seed", "1"])
+    stream = io.StringIO()
+    run_batch(ns, stream)
+    failed = sum(1 for line in (tmp_path / "run" / "events.jsonl").read_text().splitlines()
+                 if (e := json.loads(line))["type"] == "call" and e["target"] == "facilitator" and not e["ok"])
+    assert failed >= 2
+    notice = f"the facilitator's call failed {failed} times: spec 002's fallback question or synthesis"
+    assert f"NOTICE: {notice}" in stream.getvalue()
+    assert notice in (tmp_path / "run" / "notes.md").read_text()

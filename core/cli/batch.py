@@ -139,6 +139,8 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
         say(stream, f"NOTICE: {line}")
     if session.state.judge_fallbacks:
         say(stream, f"NOTICE: {fallback_notice(session.state.judge_fallbacks)}")
+    for notice in session.state.closing_notices:
+        say(stream, f"NOTICE: {notice}")
     for slug, cause in session.health.unavailable.items():
         others = ", the others played on" if result.close_reason != PROVIDER_ERROR else ""
         say(stream, f"NOTICE: {session.state.cast.get(slug, slug)} left the scene{others}: {cause}")

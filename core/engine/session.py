@@ -74,11 +74,13 @@ class Session(Stage):
             decision = await self._finish_journal_step()
         else:
             decision = await self._scene()
-        if self.state.judge_fallbacks:
+        closing = ([f"Judge fallback: {outputs.fallback_notice(self.state.judge_fallbacks)}"]
+                   if self.state.judge_fallbacks else []) + self.state.closing_notices
+        for notice in closing:
             try:
-                self.recorder.add_note(f"Judge fallback: {outputs.fallback_notice(self.state.judge_fallbacks)}")
+                self.recorder.add_note(notice)
             except OSError as exc:
-                self.recorder.log("warning", f"notes.md could not take the judge fallback notice: {exc!r}")
+                self.recorder.log("warning", f"notes.md could not take a closing notice: {exc!r}")
         try:
             self.recorder.finish(datetime.now())
         except RecordingError:

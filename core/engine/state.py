@@ -39,6 +39,9 @@ class SessionState:
     its words are not kept here), until a clean one replaces it."""
     judge_fallbacks: int = 0
     """How many times a judge's answer was unusable and role C's rules decided instead."""
+    closing_notices: list[str] = field(default_factory=list)
+    """What the format has to say once the run is over (a facilitator whose calls failed): a NOTICE on
+    stderr headless, and a line of `notes.md`."""
     tones: dict[str, str] = field(default_factory=dict)
     """Each actor's latest `TONE:`, trimmed and lower-cased (an actor that never gave one is absent)."""
 

@@ -71,7 +71,17 @@ async def play(session: Session) -> Decision:
     finally:
         file.write(state)
         write_summary(session.recorder.run_dir, state)
+        if failed := facilitator_failures(session.recorder.events):
+            session.state.closing_notices.append(
+                f"the facilitator's call failed {failed} time{'s' if failed != 1 else ''}: spec 002's fallback "
+                f"question or synthesis took its place (see debug.log)")
     return decision
+
+
+def facilitator_failures(events: list) -> int:
+    """The facilitator's calls that failed and were replaced by spec 002's fallbacks (`calls.fallback`)."""
+    return sum(1 for e in events if e.type == "system" and getattr(e, "reason", None) == "fallback"
+               and (e.model_extra or {}).get("about") == FACILITATOR and (e.model_extra or {}).get("failed"))
 
 
 async def _rounds(session: Session, setup: TableSetup, state: RoundtableState, file: SessionFile) -> Decision:
