@@ -100,6 +100,19 @@ def test_a_take_with_no_change_plays_the_parents_beats_again_exactly(runs, tmp_p
     assert "Take of " in (take / "notes.md").read_text()
 
 
+@pytest.mark.parametrize("parent", ["b", "a", "b-sequential"])
+def test_a_take_from_beat_0_inherits_no_request_and_records_each_of_its_own_once(runs, tmp_path, parent):
+    """Beat 0 is a beat like any other: its requests are the take's own (sent by the take), never copied
+    from the parent as well (the opener's request was on the take's record twice, once as the parent's)."""
+    parent = runs / parent
+    assert branch(parent, 0, tmp_path / "take") == 0
+    take = tmp_path / "take"
+    assert own_part(take) == from_beat(parent, 0)
+    assert (take / "prompts.jsonl").read_bytes() == (parent / "prompts.jsonl").read_bytes()
+    calls = [e for e in read_events(take) if e.type == "call"]
+    assert len(list(read_prompts(take))) == len(calls) and audit_run(take).clean
+
+
 def test_a_change_reaches_the_actors_at_the_beat_and_only_then(runs, tmp_path):
     parent = runs / "b"
     assert branch(parent, 4, tmp_path / "event", "--event", "The lights go out") == 0

@@ -133,6 +133,11 @@ def _beat_of(line: str) -> int | None:
     return beat if isinstance(beat, int) else None
 
 
+def _from_beat(number: int | None, beat: int) -> bool:
+    """Whether a request of beat `number` belongs to the take from `beat` (beat 0 is a beat like any other)."""
+    return number is not None and number >= beat
+
+
 def split_at_beat(run_dir: Path, beat: int) -> Prefix:
     """The record of `run_dir` up to the start of `beat`; `InvalidConfig` naming the beats there are
     when the run never began that beat."""
@@ -156,7 +161,7 @@ def split_at_beat(run_dir: Path, beat: int) -> Prefix:
         if event.type == "beat" and event.beat is not None:
             if event.beat == beat:
                 prompts = _lines(run_dir / PROMPTS)
-                cut = next((i for i, p in enumerate(prompts) if (_beat_of(p) or -1) >= beat), len(prompts))
+                cut = next((i for i, p in enumerate(prompts) if _from_beat(_beat_of(p), beat)), len(prompts))
                 return Prefix(event, kept, raw[:number], prompts[:cut], _superseded_before(run_dir, beat), unreadable)
             begun.append(event.beat)
         kept.append(event)
