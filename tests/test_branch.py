@@ -419,6 +419,26 @@ def test_a_record_holding_line_separators_is_taken_again_line_for_line(tmp_path)
     assert audit_run(take).clean
 
 
+def test_a_parent_log_out_of_order_before_the_beat_is_refused_naming_the_line(runs, tmp_path, capsys):
+    """A hand-reordered log whose beat-4 `beat` event stands after that beat's first call and speech: a take
+    from beat 4 would copy those lines and play the beat again (an actor speaking twice in it). It is
+    refused (exit 2, nothing made) naming the line; the beats before it are taken as ever, and a world
+    event due at beat 4 (recorded before its `beat` event) is no disorder."""
+    parent = Path(shutil.copytree(runs / "b", tmp_path / "parent"))
+    log = lines(parent)
+    at = next(i for i, line in enumerate(log) if json.loads(line)["type"] == "beat" and json.loads(line)["beat"] == 4)
+    first = next(i for i in range(at, len(log)) if json.loads(log[i])["type"] == "speak")
+    log.insert(first, log.pop(at))
+    log.insert(at, json.dumps({"t": json.loads(log[at])["t"], "from": "operator", "type": "event", "beat": 4,
+                               "text": "The lights flicker"}))
+    (parent / "events.jsonl").write_text("\n".join(log) + "\n")
+    capsys.readouterr()
+    assert branch(parent, 4, tmp_path / "take") == 2 and not (tmp_path / "take").exists()
+    err = capsys.readouterr().err
+    assert "out of order" in err and f"line {at + 2} is a `call` event of beat 4" in err and f"at line {first + 2}" in err
+    assert branch(parent, 3, tmp_path / "earlier") == 0
+
+
 def test_a_damaged_line_of_the_parent_is_named_before_the_take_plays(runs, tmp_path, capsys):
     """A line of the parent's log before the beat that is no readable event is never passed over in
     silence: the take names its file and line, keeps it as it stood, and is not audited clean."""

@@ -133,6 +133,17 @@ def _beat_of(line: str) -> int | None:
     return beat if isinstance(beat, int) else None
 
 
+PLAYED = frozenset({"call", "think", "speak", "route", "correct", "beat_end", "journal", "close"})
+"""Events of a beat's own play: none of beat K (or later) can stand before beat K's `beat` event (world events,
+notes and controls of beat K can: they are delivered at the safe point before it)."""
+
+
+def _played_early(event: BaseEvent, beat: int) -> bool:
+    """Whether `event`, met before the `beat` event of `beat`, belongs to that beat's play or a later one's."""
+    number = event.beat
+    return isinstance(number, int) and (number > beat or (number == beat and event.type in PLAYED))
+
+
 def _from_beat(number: int | None, beat: int) -> bool:
     """Whether a request of beat `number` belongs to the take from `beat` (beat 0 is a beat like any other)."""
     return number is not None and number >= beat
@@ -149,6 +160,7 @@ def split_at_beat(run_dir: Path, beat: int) -> Prefix:
     kept: list[BaseEvent] = []
     begun: list[int] = []
     unreadable: list[str] = []
+    early: list[str] = []
     for number, line in enumerate(raw):
         try:
             event = parse_event_json(line)
@@ -160,10 +172,18 @@ def split_at_beat(run_dir: Path, beat: int) -> Prefix:
             continue
         if event.type == "beat" and event.beat is not None:
             if event.beat == beat:
+                if early:
+                    more = f" (and {len(early) - 1} more)" if len(early) > 1 else ""
+                    raise InvalidConfig(f"--at-beat {beat}: {log} is out of order: {early[0]}{more}, before the `beat` "
+                                        f"event of beat {beat} at line {number + 1}; a take would play it again: put "
+                                        "each such line back after the `beat` event of its beat, or take again from an "
+                                        "earlier beat")
                 prompts = _lines(run_dir / PROMPTS)
                 cut = next((i for i, p in enumerate(prompts) if _from_beat(_beat_of(p), beat)), len(prompts))
                 return Prefix(event, kept, raw[:number], prompts[:cut], _superseded_before(run_dir, beat), unreadable)
             begun.append(event.beat)
+        elif _played_early(event, beat):
+            early.append(f"line {number + 1} is a `{event.type}` event of beat {event.beat}")
         kept.append(event)
     played = f"beats 0 to {max(begun)}" if begun else "no beat at all"
     raise InvalidConfig(f"--at-beat {beat}: {run_dir} never began beat {beat} (it played {played}); "
