@@ -127,7 +127,7 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     played = session.format.played(session, result)
     unit = session.format.unit.removesuffix("s") if played == 1 else session.format.unit
     unknown, unpriced = session.state.unknown_usage, session.start_info.get("unpriced_models", [])
-    spend = f" + unknown ({unknown} calls sent no usage)" if unknown else ""
+    spend = f" + unknown ({unknown} call{'s' if unknown != 1 else ''} sent no usage)" if unknown else ""
     spend += f" + unknown (no price for {', '.join(unpriced)})" if unpriced else ""
     cost = f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}{spend}, {result.counts}"
     if result.error is not None:
