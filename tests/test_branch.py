@@ -392,6 +392,36 @@ def test_a_take_on_another_provider_sends_the_rest_to_it_and_never_the_inherited
     assert audit_run(take).clean
 
 
+def test_a_take_on_a_server_is_resumed_and_taken_again_there_with_its_unknown_price_said(runs, tmp_path, monkeypatch, capsys):
+    """A take sent to a local server (`--base-url`) records that address with its providers, as a run does: a
+    kill -9 of it resumes with a plain `promptdesk resume`, and a take of it plays there, without the flag
+    (both said "needs a base URL"). Its model has no known price: the take warns, its summary and every
+    later one say the cost is unknown, and `metadata.json` lists the model (it said $0.0000, nothing more)."""
+    from loopback import LoopbackServer, Reply
+
+    monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", "sk-loopback")
+    turn = Reply(text='<thinking>Hold steady.</thinking><speech>[TONE: calm] "Go on."</speech>')
+    unknown = "no price for openai-compatible:llama-local"
+    with LoopbackServer(turn) as server:
+        capsys.readouterr()
+        assert branch(runs / "b", 3, tmp_path / "take", "--provider", "openai-compatible", "--model", "llama-local",
+                      "--base-url", server.url("/v1")) == 0
+        err = capsys.readouterr().err
+        assert "WARNING: no price is known for openai-compatible:llama-local" in err and f"+ unknown ({unknown})" in err
+        take = tmp_path / "take"
+        specs = json.loads((take / "private.json").read_text())["providers"].values()
+        assert {s["base_url"] for s in specs} == {server.url("/v1")}
+        assert json.loads((take / "metadata.json").read_text())["unpricedModels"] == ["openai-compatible:llama-local"]
+        killed = Path(shutil.copytree(take, tmp_path / "killed"))
+        kill_mid_beat(killed, 5)
+        assert main(["resume", str(killed), "--quiet"]) == 0
+        assert f"+ unknown ({unknown})" in capsys.readouterr().err
+        assert branch(take, 5, tmp_path / "again") == 0
+        assert f"+ unknown ({unknown})" in capsys.readouterr().err
+    for run in (killed, tmp_path / "again"):
+        assert json.loads((run / "metadata.json").read_text())["unpricedModels"] == ["openai-compatible:llama-local"]
+
+
 def test_a_takes_metrics_name_the_seed_it_played_on_with(runs, tmp_path, capsys):
     """`promptdesk metrics TAKE` measures the take's whole record, but its seed is the take's own
     (the change's), not the parent's start seed it inherited."""

@@ -54,7 +54,7 @@ def change_of(ns: argparse.Namespace) -> Change:
 
 def main(args: list[str]) -> int:
     """The command; exit 0 closed, 1 ended on an error (or its calls failed), 2 refused."""
-    from promptdesk.core.cli.batch import TurnPrinter, _run_with_signals
+    from promptdesk.core.cli.batch import TurnPrinter, _run_with_signals, spent, warn_unpriced
 
     try:
         ns = parser().parse_args(args)
@@ -67,10 +67,11 @@ def main(args: list[str]) -> int:
     for notice in session.notices:
         print(notice, file=sys.stderr)
     print(f"{session.seam['text']} -> {session.recorder.run_dir}", file=sys.stderr)
+    warn_unpriced(session, sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
     result = asyncio.run(_run_with_signals(session))
-    print(f"Take closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {session.state.tokens:,} tokens, "
-          f"${session.state.cost_usd:.4f}, {result.counts}.\nRun folder: {shown(result.run_dir)}", file=sys.stderr)
+    print(f"Take closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {spent(session)}, "
+          f"{result.counts}.\nRun folder: {shown(result.run_dir)}", file=sys.stderr)
     if result.error is not None:
         print(result.error, file=sys.stderr)
     return EXIT_FAILED if result.error is not None or result.close_reason in ("error", PROVIDER_ERROR) else EXIT_CLOSED

@@ -32,7 +32,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(args: list[str]) -> int:
     """The command; exit 0 closed, 1 ended on an error, 2 not resumable."""
-    from promptdesk.core.cli.batch import TurnPrinter, _run_with_signals
+    from promptdesk.core.cli.batch import TurnPrinter, _run_with_signals, spent, warn_unpriced
 
     try:
         ns = parser().parse_args(args)
@@ -47,8 +47,9 @@ def main(args: list[str]) -> int:
         print(notice, file=sys.stderr)
     where = "in its journal step" if session.journal_resume is not None else f"at beat {session.first_beat}"
     print(f"Resuming {ns.run_dir} {where}.", file=sys.stderr)
+    warn_unpriced(session, sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
     result = asyncio.run(_run_with_signals(session))
-    print(f"Scene closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {session.state.tokens:,} tokens, "
-          f"${session.state.cost_usd:.4f}, {result.counts}.\nRun folder: {shown(result.run_dir)}", file=sys.stderr)
+    print(f"Scene closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {spent(session)}, "
+          f"{result.counts}.\nRun folder: {shown(result.run_dir)}", file=sys.stderr)
     return EXIT_FAILED if result.close_reason == "error" else EXIT_CLOSED

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -233,7 +234,20 @@ def branch_fields(events: list[BaseEvent]) -> dict[str, Any]:
     if event is None:
         return {}
     extra = event.model_extra or {}
-    return {"parent": extra.get("parent"), "branchedAt": event.beat, "change": extra.get("change") or {}}
+    fields = {"parent": extra.get("parent"), "branchedAt": event.beat, "change": extra.get("change") or {}}
+    unpriced = unpriced_models(events)
+    return {**fields, "unpricedModels": unpriced} if unpriced else fields
+
+
+def unpriced_models(events: list[BaseEvent], more: Sequence[str] = ()) -> list[str]:
+    """The models with no known price a run (a take: its parent's part and its own) played on: its start
+    event's, each `branch` event's (a take on another model), and `more`."""
+    found = set(more)
+    for event in events:
+        listed = (event.model_extra or {}).get("unpriced_models") if event.type in ("start", BRANCH) else None
+        if isinstance(listed, list):
+            found.update(str(model) for model in listed if model)
+    return sorted(found)
 
 
 def played_seed(events: list[BaseEvent], start_seed: Any = None) -> Any:
@@ -332,6 +346,9 @@ def unbegun_take(run_dir: Path, record: dict[str, Any], events: list[BaseEvent])
     given = {**change, **(change.get("settings") if isinstance(change.get("settings"), dict) else {})}
     flags = "".join(f" {_FLAGS[k]}" if v is True else f" {_FLAGS[k]} {shlex.quote(str(v))}"
                     for k, v in given.items() if k in _FLAGS and v is not None and v is not False)
+    urls = {spec.get("base_url") for spec in (record.get("providers") or {}).values() if isinstance(spec, dict)}
+    if len(urls) == 1 and (url := urls.pop()):  # where the take was sent (`--base-url`, recorded with its providers)
+        flags += f" --base-url {shlex.quote(str(url))}"
     parent = shlex.quote(str(take.get("parent")))
     return (f"{run_dir} is a take of {take.get('parent')} from beat {take.get('beat')} cut off before it began "
             f"(its events.jsonl has no `branch` event: nothing of the take was played, its change never delivered), "
