@@ -469,6 +469,20 @@ def test_a_parent_log_out_of_order_before_the_beat_is_refused_naming_the_line(ru
     assert branch(parent, 3, tmp_path / "earlier") == 0
 
 
+def test_a_parent_without_its_prompt_log_is_named_before_the_take_plays(runs, tmp_path, capsys):
+    """A parent whose `prompts.jsonl` is gone (deleted, not copied along) is taken again, but not in silence:
+    the take's record lacks the requests before the beat, so a NOTICE says so and what to put back (the take
+    played on without a word, and only its audit found the hole)."""
+    parent = Path(shutil.copytree(runs / "b", tmp_path / "parent"))
+    (parent / "prompts.jsonl").unlink()
+    capsys.readouterr()
+    assert branch(parent, 3, tmp_path / "take") == 0
+    err = capsys.readouterr().err
+    assert f"NOTICE: {parent.resolve() / 'prompts.jsonl'} is missing" in err and "before beat 3" in err
+    assert not audit_run(tmp_path / "take").clean
+    assert branch(parent, 0, tmp_path / "from-0") == 0 and "is missing" not in capsys.readouterr().err
+
+
 def test_a_damaged_line_of_the_parent_is_named_before_the_take_plays(runs, tmp_path, capsys):
     """A line of the parent's log before the beat that is no readable event is never passed over in
     silence: the take names its file and line, keeps it as it stood, and is not audited clean."""

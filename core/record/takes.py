@@ -181,6 +181,10 @@ def split_at_beat(run_dir: Path, beat: int) -> Prefix:
                                         "earlier beat")
                 prompts = _lines(run_dir / PROMPTS)
                 cut = next((i for i, p in enumerate(prompts) if _from_beat(_beat_of(p), beat)), len(prompts))
+                if not (run_dir / PROMPTS).is_file() and (calls := sum(e.type == "call" for e in kept)):
+                    unreadable.append(f"{run_dir / PROMPTS} is missing: the take's record has none of the {calls} "
+                                      f"requests its parent sent before beat {beat}, and the take's audit cannot call it "
+                                      "clean; put the parent's prompts.jsonl back, then take again")
                 return Prefix(event, kept, raw[:number], prompts[:cut], _superseded_before(run_dir, beat), unreadable)
             begun.append(event.beat)
         elif _played_early(event, beat):
