@@ -529,6 +529,20 @@ def test_a_take_cut_off_before_it_began_is_never_resumed_as_its_parent(runs, tmp
     assert f"CUT {take} is a take of {parent.resolve()} from beat 4 cut off before it began" in capsys.readouterr().out
 
 
+def test_a_played_take_whose_branch_line_was_lost_is_never_called_unbegun(runs, tmp_path, capsys):
+    """A take played to its close whose `branch` line a hand edit removed: its own beats are on the log, so
+    it began. `resume` says it is finished (it said "cut off before it began ... remove" the folder, a whole
+    recorded take), and the audit does not print it as CUT."""
+    take = tmp_path / "take"
+    assert branch(runs / "b", 4, take, "--event", "The fire alarm goes off") == 0
+    (take / "events.jsonl").write_text("".join(line + "\n" for line in lines(take) if json.loads(line)["type"] != "branch"))
+    capsys.readouterr()
+    assert main(["resume", str(take)]) == 2
+    err = capsys.readouterr().err
+    assert "is finished (it was closed cleanly)" in err and "cut off before it began" not in err and "remove" not in err
+    assert main(["audit", str(take)]) == 0 and "CUT" not in capsys.readouterr().out
+
+
 def test_a_take_names_its_run_folder_as_the_batch_does_relative_to_where_it_runs(tmp_path, monkeypatch, capsys):
     """Without --out a take lies beside its parent; from the folder above, it is named `runs/…`, as a
     `--batch` run is, not by its absolute path."""

@@ -346,6 +346,9 @@ def unbegun_take(run_dir: Path, record: dict[str, Any], events: list[BaseEvent])
     if not isinstance(take, dict) or any(e.type == BRANCH and e.beat == take.get("beat")
                                          and (e.model_extra or {}).get("parent") == take.get("parent") for e in events):
         return None
+    if any(e.type == "close" or (e.type == "beat" and isinstance(e.beat, int) and e.beat >= (take.get("beat") or 0))
+           for e in events):
+        return None  # its own beats are on the log (its `branch` line lost to a hand edit): it began
     change = take.get("change") if isinstance(take.get("change"), dict) else {}
     given = {**change, **(change.get("settings") if isinstance(change.get("settings"), dict) else {})}
     flags = "".join(f" {_FLAGS[k]}" if v is True else f" {_FLAGS[k]} {shlex.quote(str(v))}"
