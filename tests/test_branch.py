@@ -469,6 +469,21 @@ def test_a_parent_log_out_of_order_before_the_beat_is_refused_naming_the_line(ru
     assert branch(parent, 3, tmp_path / "earlier") == 0
 
 
+def test_a_parent_log_with_a_speech_given_twice_before_the_beat_is_refused_naming_both_lines(runs, tmp_path, capsys):
+    """A hand edit that doubles a speech of beat 2: a take from beat 4 would route it twice into every inbox
+    and thread, and play on from a state the parent never had, in silence. Refused, naming both lines."""
+    parent = Path(shutil.copytree(runs / "b", tmp_path / "parent"))
+    log = lines(parent)
+    at = next(i for i, line in enumerate(log) if json.loads(line)["type"] == "speak" and json.loads(line)["beat"] == 2)
+    log.insert(at + 1, log[at])
+    (parent / "events.jsonl").write_text("\n".join(log) + "\n")
+    capsys.readouterr()
+    assert branch(parent, 4, tmp_path / "take") == 2 and not (tmp_path / "take").exists()
+    who = json.loads(log[at])["from"]
+    assert f"line {at + 2} is {who}'s second turn in beat 2 (the first: line {at + 1})" in capsys.readouterr().err
+    assert branch(parent, 2, tmp_path / "before") == 0
+
+
 def test_a_parent_without_its_prompt_log_is_named_before_the_take_plays(runs, tmp_path, capsys):
     """A parent whose `prompts.jsonl` is gone (deleted, not copied along) is taken again, but not in silence:
     the take's record lacks the requests before the beat, so a NOTICE says so and what to put back (the take

@@ -162,6 +162,7 @@ def split_at_beat(run_dir: Path, beat: int) -> Prefix:
     begun: list[int] = []
     unreadable: list[str] = []
     early: list[str] = []
+    spoken: dict[tuple[str, int | None], int] = {}
     for number, line in enumerate(raw):
         try:
             event = parse_event_json(line)
@@ -176,9 +177,9 @@ def split_at_beat(run_dir: Path, beat: int) -> Prefix:
                 if early:
                     more = f" (and {len(early) - 1} more)" if len(early) > 1 else ""
                     raise InvalidConfig(f"--at-beat {beat}: {log} is out of order: {early[0]}{more}, before the `beat` "
-                                        f"event of beat {beat} at line {number + 1}; a take would play it again: put "
-                                        "each such line back after the `beat` event of its beat, or take again from an "
-                                        "earlier beat")
+                                        f"event of beat {beat} at line {number + 1}; a take would set the actors from it: "
+                                        "put each such line back where it belongs (after the `beat` event of its beat, "
+                                        "once), or take again from an earlier beat")
                 prompts = _lines(run_dir / PROMPTS)
                 cut = next((i for i, p in enumerate(prompts) if _from_beat(_beat_of(p), beat)), len(prompts))
                 if not (run_dir / PROMPTS).is_file() and (calls := sum(e.type == "call" for e in kept)):
@@ -189,6 +190,11 @@ def split_at_beat(run_dir: Path, beat: int) -> Prefix:
             begun.append(event.beat)
         elif _played_early(event, beat):
             early.append(f"line {number + 1} is a `{event.type}` event of beat {event.beat}")
+        elif event.type == "speak" and (event.from_, event.beat) in spoken:
+            early.append(f"line {number + 1} is {event.from_}'s second turn in beat {event.beat} (the first: line "
+                         f"{spoken[(event.from_, event.beat)]})")
+        if event.type == "speak":
+            spoken.setdefault((event.from_, event.beat), number + 1)
         kept.append(event)
     played = f"beats 0 to {max(begun)}" if begun else "no beat at all"
     raise InvalidConfig(f"--at-beat {beat}: {run_dir} never began beat {beat} (it played {played}); "
