@@ -422,6 +422,16 @@ def test_a_take_on_a_server_is_resumed_and_taken_again_there_with_its_unknown_pr
         assert json.loads((run / "metadata.json").read_text())["unpricedModels"] == ["openai-compatible:llama-local"]
 
 
+def test_a_takes_summary_says_what_of_its_spend_is_its_own(runs, tmp_path, capsys):
+    """The take's summary gives the whole record's tokens and cost (as its metadata does), then what the take
+    itself sent from its beat on: a reader no longer takes the parent's spend for the take's."""
+    capsys.readouterr()
+    assert main(["branch", str(runs / "b"), "--at-beat", "4", "--out", str(tmp_path / "take"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    own = sum(e.tokens for e in read_events(tmp_path / "take") if e.type == "call" and e.beat >= 4)
+    assert f"(its own, beat 4 on: {own:,} tokens, $0.0000; the rest is its parent's record, copied, not paid again)" in err
+
+
 def test_a_takes_metrics_name_the_seed_it_played_on_with(runs, tmp_path, capsys):
     """`promptdesk metrics TAKE` measures the take's whole record, but its seed is the take's own
     (the change's), not the parent's start seed it inherited."""

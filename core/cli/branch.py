@@ -69,8 +69,11 @@ def main(args: list[str]) -> int:
     print(f"{session.seam['text']} -> {session.recorder.run_dir}", file=sys.stderr)
     warn_unpriced(session, sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
+    tokens, cost = session.state.tokens, session.state.cost_usd  # the parent's, up to the beat: copied, not paid again
     result = asyncio.run(_run_with_signals(session))
-    print(f"Take closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {spent(session)}, "
+    own = (f" (its own, beat {ns.at_beat} on: {session.state.tokens - tokens:,} tokens, ${session.state.cost_usd - cost:.4f}; "
+           "the rest is its parent's record, copied, not paid again)" if tokens else "")
+    print(f"Take closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {spent(session)}{own}, "
           f"{result.counts}.\nRun folder: {shown(result.run_dir)}", file=sys.stderr)
     if result.error is not None:
         print(result.error, file=sys.stderr)
