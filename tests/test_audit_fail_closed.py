@@ -301,3 +301,19 @@ def test_the_audit_counts_one_request_as_one():
     report = AuditReport(run_dir=Path("r"), requests=1)
     assert report.summary() == "Audit clean: 1 request in r carries no other owner's private material."
     assert AuditReport(run_dir=Path("r"), requests=2).summary().startswith("Audit clean: 2 requests in r carry ")
+
+
+def test_requests_of_beats_the_cut_log_lacks_are_unchecked_never_leaks(tmp_path, capsys):
+    """A log cut short by hand (or a damaged disk) before beats whose requests `prompts.jsonl` still holds:
+    those beats' speech is gone from the record, so a request that routed it cannot be told from one that
+    leaked the thinking it came from. Those requests are UNCHECKED (exit 1, saying what to put back), not
+    reported as leaks of thinking that was in fact said aloud (a cut six-actor run: 18 false leaks)."""
+    import asyncio
+
+    from helpers import run_session
+    run = asyncio.run(run_session(tmp_path, example_scene("the-apology", limits={"max_beats": 9}), isolation="b",
+                                  coordinator="C", seed=7)).dir
+    cut_at(run, lambda e: e["type"] == "beat" and e.get("beat") == 4)
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and "LEAK" not in out and "Audit INCOMPLETE" in out
+    assert "of beats after beat 3, where events.jsonl ends" in out and "put the log's missing lines back" in out

@@ -100,6 +100,19 @@ def test_a_take_with_no_change_plays_the_parents_beats_again_exactly(runs, tmp_p
     assert "Take of " in (take / "notes.md").read_text()
 
 
+@pytest.mark.parametrize("parent", ["b", "a", "b-sequential"])
+def test_a_take_from_beat_0_inherits_no_request_and_records_each_of_its_own_once(runs, tmp_path, parent):
+    """Beat 0 is a beat like any other: its requests are the take's own (sent by the take), never copied
+    from the parent as well (the opener's request was on the take's record twice, once as the parent's)."""
+    parent = runs / parent
+    assert branch(parent, 0, tmp_path / "take") == 0
+    take = tmp_path / "take"
+    assert own_part(take) == from_beat(parent, 0)
+    assert (take / "prompts.jsonl").read_bytes() == (parent / "prompts.jsonl").read_bytes()
+    calls = [e for e in read_events(take) if e.type == "call"]
+    assert len(list(read_prompts(take))) == len(calls) and audit_run(take).clean
+
+
 def test_a_change_reaches_the_actors_at_the_beat_and_only_then(runs, tmp_path):
     parent = runs / "b"
     assert branch(parent, 4, tmp_path / "event", "--event", "The lights go out") == 0
@@ -379,6 +392,46 @@ def test_a_take_on_another_provider_sends_the_rest_to_it_and_never_the_inherited
     assert audit_run(take).clean
 
 
+def test_a_take_on_a_server_is_resumed_and_taken_again_there_with_its_unknown_price_said(runs, tmp_path, monkeypatch, capsys):
+    """A take sent to a local server (`--base-url`) records that address with its providers, as a run does: a
+    kill -9 of it resumes with a plain `promptdesk resume`, and a take of it plays there, without the flag
+    (both said "needs a base URL"). Its model has no known price: the take warns, its summary and every
+    later one say the cost is unknown, and `metadata.json` lists the model (it said $0.0000, nothing more)."""
+    from loopback import LoopbackServer, Reply
+
+    monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", "sk-loopback")
+    turn = Reply(text='<thinking>Hold steady.</thinking><speech>[TONE: calm] "Go on."</speech>')
+    unknown = "no price for openai-compatible:llama-local"
+    with LoopbackServer(turn) as server:
+        capsys.readouterr()
+        assert branch(runs / "b", 3, tmp_path / "take", "--provider", "openai-compatible", "--model", "llama-local",
+                      "--base-url", server.url("/v1")) == 0
+        err = capsys.readouterr().err
+        assert "WARNING: no price is known for openai-compatible:llama-local" in err and f"+ unknown ({unknown})" in err
+        take = tmp_path / "take"
+        specs = json.loads((take / "private.json").read_text())["providers"].values()
+        assert {s["base_url"] for s in specs} == {server.url("/v1")}
+        assert json.loads((take / "metadata.json").read_text())["unpricedModels"] == ["openai-compatible:llama-local"]
+        killed = Path(shutil.copytree(take, tmp_path / "killed"))
+        kill_mid_beat(killed, 5)
+        assert main(["resume", str(killed), "--quiet"]) == 0
+        assert f"+ unknown ({unknown})" in capsys.readouterr().err
+        assert branch(take, 5, tmp_path / "again") == 0
+        assert f"+ unknown ({unknown})" in capsys.readouterr().err
+    for run in (killed, tmp_path / "again"):
+        assert json.loads((run / "metadata.json").read_text())["unpricedModels"] == ["openai-compatible:llama-local"]
+
+
+def test_a_takes_summary_says_what_of_its_spend_is_its_own(runs, tmp_path, capsys):
+    """The take's summary gives the whole record's tokens and cost (as its metadata does), then what the take
+    itself sent from its beat on: a reader no longer takes the parent's spend for the take's."""
+    capsys.readouterr()
+    assert main(["branch", str(runs / "b"), "--at-beat", "4", "--out", str(tmp_path / "take"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    own = sum(e.tokens for e in read_events(tmp_path / "take") if e.type == "call" and e.beat >= 4)
+    assert f"(its own, beat 4 on: {own:,} tokens, $0.0000; the rest is its parent's record, copied, not paid again)" in err
+
+
 def test_a_takes_metrics_name_the_seed_it_played_on_with(runs, tmp_path, capsys):
     """`promptdesk metrics TAKE` measures the take's whole record, but its seed is the take's own
     (the change's), not the parent's start seed it inherited."""
@@ -404,6 +457,55 @@ def test_a_record_holding_line_separators_is_taken_again_line_for_line(tmp_path)
     assert split(take)[:at] == split(parent)[:at] and json.loads(split(take)[at])["type"] == "branch"
     assert split(take)[at + 1:] == split(parent)[at:], "the take plays the parent's beats again, line for line"
     assert audit_run(take).clean
+
+
+def test_a_parent_log_out_of_order_before_the_beat_is_refused_naming_the_line(runs, tmp_path, capsys):
+    """A hand-reordered log whose beat-4 `beat` event stands after that beat's first call and speech: a take
+    from beat 4 would copy those lines and play the beat again (an actor speaking twice in it). It is
+    refused (exit 2, nothing made) naming the line; the beats before it are taken as ever, and a world
+    event due at beat 4 (recorded before its `beat` event) is no disorder."""
+    parent = Path(shutil.copytree(runs / "b", tmp_path / "parent"))
+    log = lines(parent)
+    at = next(i for i, line in enumerate(log) if json.loads(line)["type"] == "beat" and json.loads(line)["beat"] == 4)
+    first = next(i for i in range(at, len(log)) if json.loads(log[i])["type"] == "speak")
+    log.insert(first, log.pop(at))
+    log.insert(at, json.dumps({"t": json.loads(log[at])["t"], "from": "operator", "type": "event", "beat": 4,
+                               "text": "The lights flicker"}))
+    (parent / "events.jsonl").write_text("\n".join(log) + "\n")
+    capsys.readouterr()
+    assert branch(parent, 4, tmp_path / "take") == 2 and not (tmp_path / "take").exists()
+    err = capsys.readouterr().err
+    assert "out of order" in err and f"line {at + 2} is a `call` event of beat 4" in err and f"at line {first + 2}" in err
+    assert branch(parent, 3, tmp_path / "earlier") == 0
+
+
+def test_a_parent_log_with_a_speech_given_twice_before_the_beat_is_refused_naming_both_lines(runs, tmp_path, capsys):
+    """A hand edit that doubles a speech of beat 2: a take from beat 4 would route it twice into every inbox
+    and thread, and play on from a state the parent never had, in silence. Refused, naming both lines."""
+    parent = Path(shutil.copytree(runs / "b", tmp_path / "parent"))
+    log = lines(parent)
+    at = next(i for i, line in enumerate(log) if json.loads(line)["type"] == "speak" and json.loads(line)["beat"] == 2)
+    log.insert(at + 1, log[at])
+    (parent / "events.jsonl").write_text("\n".join(log) + "\n")
+    capsys.readouterr()
+    assert branch(parent, 4, tmp_path / "take") == 2 and not (tmp_path / "take").exists()
+    who = json.loads(log[at])["from"]
+    assert f"line {at + 2} is {who}'s second turn in beat 2 (the first: line {at + 1})" in capsys.readouterr().err
+    assert branch(parent, 2, tmp_path / "before") == 0
+
+
+def test_a_parent_without_its_prompt_log_is_named_before_the_take_plays(runs, tmp_path, capsys):
+    """A parent whose `prompts.jsonl` is gone (deleted, not copied along) is taken again, but not in silence:
+    the take's record lacks the requests before the beat, so a NOTICE says so and what to put back (the take
+    played on without a word, and only its audit found the hole)."""
+    parent = Path(shutil.copytree(runs / "b", tmp_path / "parent"))
+    (parent / "prompts.jsonl").unlink()
+    capsys.readouterr()
+    assert branch(parent, 3, tmp_path / "take") == 0
+    err = capsys.readouterr().err
+    assert f"NOTICE: {parent.resolve() / 'prompts.jsonl'} is missing" in err and "before beat 3" in err
+    assert not audit_run(tmp_path / "take").clean
+    assert branch(parent, 0, tmp_path / "from-0") == 0 and "is missing" not in capsys.readouterr().err
 
 
 def test_a_damaged_line_of_the_parent_is_named_before_the_take_plays(runs, tmp_path, capsys):
@@ -450,6 +552,20 @@ def test_a_take_cut_off_before_it_began_is_never_resumed_as_its_parent(runs, tmp
     capsys.readouterr()
     assert main(["audit", str(take)]) == 1
     assert f"CUT {take} is a take of {parent.resolve()} from beat 4 cut off before it began" in capsys.readouterr().out
+
+
+def test_a_played_take_whose_branch_line_was_lost_is_never_called_unbegun(runs, tmp_path, capsys):
+    """A take played to its close whose `branch` line a hand edit removed: its own beats are on the log, so
+    it began. `resume` says it is finished (it said "cut off before it began ... remove" the folder, a whole
+    recorded take), and the audit does not print it as CUT."""
+    take = tmp_path / "take"
+    assert branch(runs / "b", 4, take, "--event", "The fire alarm goes off") == 0
+    (take / "events.jsonl").write_text("".join(line + "\n" for line in lines(take) if json.loads(line)["type"] != "branch"))
+    capsys.readouterr()
+    assert main(["resume", str(take)]) == 2
+    err = capsys.readouterr().err
+    assert "is finished (it was closed cleanly)" in err and "cut off before it began" not in err and "remove" not in err
+    assert main(["audit", str(take)]) == 0 and "CUT" not in capsys.readouterr().out
 
 
 def test_a_take_names_its_run_folder_as_the_batch_does_relative_to_where_it_runs(tmp_path, monkeypatch, capsys):

@@ -204,3 +204,16 @@ async def test_a_scene_with_no_goal_has_no_goal_verdict_under_any_coordinator(ru
         assert meta["goalAchieved"] is None, (role, meta["goalReason"])
         judged = [p["request"]["system"] for p in run.prompts() if p["to"] == "judge"]
         assert bool(judged) == (role != "C") and all(NO_GOAL in system for system in judged), role
+
+
+async def test_a_scene_stopped_before_its_first_beat_played_no_beat(run_scene):
+    """A stop (Ctrl-C, SIGTERM) that comes while the cast is being briefed closes the run before beat 0 began:
+    `metadata.json`, `metrics` and the batch summary say 0 beats (they said 1)."""
+    from promptdesk.core.experiments.metrics import run_metrics
+
+    run = await run_scene(example_scene("the-apology"), isolation="b", coordinator="C", before_run=lambda s: s.stop())
+    assert not any(r["type"] in ("beat", "call") for r in run.records())
+    meta = json.loads((run.dir / "metadata.json").read_text())
+    assert (meta["reason"], meta["totalBeats"]) == ("stop", 0)
+    assert run_metrics(run.events()).beats == 0
+    assert run.session.format.played(run.session, run.result) == 0

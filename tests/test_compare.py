@@ -294,6 +294,20 @@ def test_compare_run_folders_one_column_each_as_csv_and_json(tmp_path, capsys):
     assert "no seed-to-seed spread to test a difference against" in capsys.readouterr().out
 
 
+def test_two_runs_whose_folders_share_a_name_get_a_column_each(tmp_path, capsys):
+    """`compare a/kitchen b/kitchen` (two places, two runs, one folder name: two sweeps' `retake-seed1`, a run
+    and its copy): one column each, named by the path given. They were one column, `kitchen`, with a mean of
+    the two, under a line that said "One run per column"."""
+    first = write_log(tmp_path / "a" / "kitchen", "a", "A", 1, 2)
+    second = write_log(tmp_path / "b" / "kitchen", "b", "B", 9, 5)
+    assert main(["compare", str(first), str(second), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["by"] == "run" and data["columns"] == [str(first), str(second)]
+    assert data["metrics"]["turns"][str(second)] == {"mean": 5.0, "sd": 0.0, "n": 1, "unknown": 0}
+    assert main(["compare", str(first), str(second)]) == 0
+    assert "± " not in capsys.readouterr().out
+
+
 def test_compare_of_something_that_is_not_a_run_exits_2(tmp_path, capsys):
     assert main(["compare", str(tmp_path)]) == 2
     assert "not a run folder" in capsys.readouterr().err

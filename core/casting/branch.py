@@ -34,11 +34,12 @@ from promptdesk.core.providers.spec import ProviderSpec
 from promptdesk.core.record.folder_lock import FolderLock
 from promptdesk.core.record.private import read_private, write_private
 from promptdesk.core.record.run_folder import claim_fresh, claim_out
-from promptdesk.core.record.takes import BRANCH, TAKE_KEY, Change, Prefix, describe_change, split_at_beat, write_prefix
+from promptdesk.core.record.takes import (BRANCH, TAKE_KEY, Change, Prefix, describe_change, split_at_beat, unpriced_models,
+                                          write_prefix)
 
-def _respec(data: dict[str, Any], change: Change) -> dict[str, Any]:
-    """A provider spec of the parent with the change's provider, model and settings (as `build.provider_spec`
-    does)."""
+def _respec(data: dict[str, Any], change: Change, base_url: str | None = None) -> dict[str, Any]:
+    """A provider spec of the parent with the change's provider, model and settings, and `base_url` for a
+    remote provider (as `build.provider_spec` does, and as a run's `private.json` records it)."""
     spec = ProviderSpec.model_validate(data)
     update: dict[str, Any] = {}
     if change.provider:
@@ -48,20 +49,24 @@ def _respec(data: dict[str, Any], change: Change) -> dict[str, Any]:
     if change.model and update.get("name", spec.name) != "offline":
         update["model"] = change.model
     update |= change.settings or {}
+    if base_url and update.get("name", spec.name) != "offline":
+        update["base_url"] = base_url
     return (spec.model_copy(update=update) if update else spec).model_dump(mode="json")
 
 
-def take_record(record: dict[str, Any], parent: Path, beat: int, change: Change) -> dict[str, Any]:
-    """The take's `private.json`: the parent's start record with the change's seed and providers, and
-    whose take it is. The characters' journals are never written by a take."""
+def take_record(record: dict[str, Any], parent: Path, beat: int, change: Change,
+                base_url: str | None = None) -> dict[str, Any]:
+    """The take's `private.json`: the parent's start record with the change's seed and providers (at
+    `base_url`, so that a killed take resumes, and a take of it plays, where it was played), and whose
+    take it is. The characters' journals are never written by a take."""
     taken = {**record, "write_character_journals": False,
              TAKE_KEY: {"parent": str(parent), "beat": beat, "change": change.record()}}
     if change.seed is not None:
         taken["seed"] = change.seed
-    if change.provider or change.model or change.settings:
-        taken["providers"] = {slug: _respec(spec, change) for slug, spec in record["providers"].items()}
+    if change.provider or change.model or change.settings or base_url:
+        taken["providers"] = {slug: _respec(spec, change, base_url) for slug, spec in record["providers"].items()}
         if record.get("judge"):
-            taken["judge"] = _respec(record["judge"], change)
+            taken["judge"] = _respec(record["judge"], change, base_url)
     return taken
 
 
@@ -90,11 +95,17 @@ def check_branch(parent: Path, beat: int, change: Change,
         raise InvalidConfig(f"--at-beat must be 0 or more, not {beat}")
     change = change.check(record["cast"])
     prefix = split_at_beat(parent, beat)
-    taken = take_record(record, parent, beat, change)
-    specs = [ProviderSpec.model_validate(s) for s in [*taken["providers"].values(), *([taken["judge"]] if taken.get("judge") else [])]]
+    taken = take_record(record, parent, beat, change, base_url)
+    specs = _specs(taken)
     _refuse_unplayed(change, base_url, specs)
-    check_budget(record.get("budget_usd"), specs)
+    if unpriced := check_budget(record.get("budget_usd"), specs):  # said before the take and in its summary, as a run's
+        taken["start"] = {**(record.get("start") or {}), "unpriced_models": unpriced_models(prefix.events, unpriced)}
     return record, prefix, taken, change
+
+
+def _specs(taken: dict[str, Any]) -> list[ProviderSpec]:
+    """Every provider the take plays on: its actors' and its judge's."""
+    return [ProviderSpec.model_validate(s) for s in [*taken["providers"].values(), *([taken["judge"]] if taken.get("judge") else [])]]
 
 
 def _refuse_unplayed(change: Change, base_url: str | None, specs: list[ProviderSpec]) -> None:
@@ -129,6 +140,8 @@ def prepare_branch(parent: Path, beat: int, change: Change = Change(), *, out: P
         session.seam = {"text": f"Take of {parent.name} from beat {beat}: {describe_change(change.record(), names)}",
                         "parent": str(parent), "beat": beat, "change": change.record(), "inherited": len(prefix.events),
                         "arrivals": session.clock.arrivals}
+        if unpriced := check_budget(None, _specs(taken)):  # the take's own: metadata.json lists them with the parent's
+            session.seam["unpriced_models"] = unpriced
         session.recorder.lock = claim
         session.notices += [f"NOTICE: {text}" for text in prefix.unreadable]
         session.recorder.reopen(prefix.events)

@@ -106,6 +106,21 @@ class TurnPrinter:
         return None
 
 
+def warn_unpriced(session: Any, stream: TextIO) -> None:
+    """Say, before the run, each model whose cost will count as $0 (unknown)."""
+    for model in session.start_info.get("unpriced_models", []):
+        say(stream, f"WARNING: no price is known for {model}: its cost counts as $0 (unknown) "
+            f"in the totals and metadata.json.")
+
+
+def spent(session: Any) -> str:
+    """What the run spent, for its summary: tokens and dollars, and what of it is unknown."""
+    unknown, unpriced = session.state.unknown_usage, session.start_info.get("unpriced_models", [])
+    spend = f" + unknown ({unknown} call{'s' if unknown != 1 else ''} sent no usage)" if unknown else ""
+    spend += f" + unknown (no price for {', '.join(unpriced)})" if unpriced else ""
+    return f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}{spend}"
+
+
 def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     """Run the scene of `--batch` and return the exit code."""
     stream = stream or sys.stderr
@@ -118,18 +133,13 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
         return EXIT_INVALID
     for notice in session.notices:
         say(stream, notice)
-    for model in session.start_info.get("unpriced_models", []):
-        say(stream, f"WARNING: no price is known for {model}: its cost counts as $0 (unknown) "
-            f"in the totals and metadata.json.")
+    warn_unpriced(session, stream)
     printer = TurnPrinter(session.state.cast, stream, quiet=ns.quiet, own=session.format.lines)
     session.subscribe(printer)
     result = asyncio.run(_run_with_signals(session))
     played = session.format.played(session, result)
     unit = session.format.unit.removesuffix("s") if played == 1 else session.format.unit
-    unknown, unpriced = session.state.unknown_usage, session.start_info.get("unpriced_models", [])
-    spend = f" + unknown ({unknown} calls sent no usage)" if unknown else ""
-    spend += f" + unknown (no price for {', '.join(unpriced)})" if unpriced else ""
-    cost = f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}{spend}, {result.counts}"
+    cost = f"{spent(session)}, {result.counts}"
     if result.error is not None:
         say(stream, f"{result.error}\nThe run stopped after {played} {unit}, {cost}.\nRun folder: {result.run_dir}")
         return EXIT_FAILED

@@ -54,7 +54,7 @@ def change_of(ns: argparse.Namespace) -> Change:
 
 def main(args: list[str]) -> int:
     """The command; exit 0 closed, 1 ended on an error (or its calls failed), 2 refused."""
-    from promptdesk.core.cli.batch import TurnPrinter, _run_with_signals
+    from promptdesk.core.cli.batch import TurnPrinter, _run_with_signals, warn_unpriced
 
     try:
         ns = parser().parse_args(args)
@@ -67,10 +67,14 @@ def main(args: list[str]) -> int:
     for notice in session.notices:
         print(notice, file=sys.stderr)
     print(f"{session.seam['text']} -> {session.recorder.run_dir}", file=sys.stderr)
+    warn_unpriced(session, sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
+    tokens, cost = session.state.tokens, session.state.cost_usd  # the parent's, up to the beat: copied, not paid again
     result = asyncio.run(_run_with_signals(session))
-    cost = spent(result.run_dir, session.state.tokens, session.state.cost_usd)
-    print(f"Take closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {cost}, "
+    own = (f" (its own, beat {ns.at_beat} on: {session.state.tokens - tokens:,} tokens, ${session.state.cost_usd - cost:.4f}; "
+           "the rest is its parent's record, copied, not paid again)" if tokens else "")
+    total = spent(result.run_dir, session.state.tokens, session.state.cost_usd)
+    print(f"Take closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {total}{own}, "
           f"{result.counts}.\nRun folder: {shown(result.run_dir)}", file=sys.stderr)
     if result.error is not None:
         print(result.error, file=sys.stderr)

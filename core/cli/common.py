@@ -177,8 +177,11 @@ def spent(run_dir: Path, tokens: int, cost_usd: float) -> str:
 
     unknown = ""
     try:
-        costs = json.loads((Path(run_dir) / "metadata.json").read_text(encoding="utf-8"))["costs"]
+        meta = json.loads((Path(run_dir) / "metadata.json").read_text(encoding="utf-8"))
+        costs = meta["costs"]
         tokens, cost_usd, unknown = int(costs["totalTokens"]), float(costs["estimatedUSD"]), unknown_spend(costs)
+        unpriced = [str(m) for m in meta.get("unpricedModels") or []]
+        unknown += f" + unknown (no price for {', '.join(unpriced)})" if unpriced else ""
     except (OSError, ValueError, KeyError, TypeError):
         pass
     return f"{tokens:,} tokens, ${cost_usd:.4f}{unknown}"

@@ -32,7 +32,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(args: list[str]) -> int:
     """The command; exit 0 closed, 1 ended on an error, 2 not resumable."""
-    from promptdesk.core.cli.batch import TurnPrinter, _run_with_signals
+    from promptdesk.core.cli.batch import TurnPrinter, _run_with_signals, warn_unpriced
 
     try:
         ns = parser().parse_args(args)
@@ -47,6 +47,7 @@ def main(args: list[str]) -> int:
         print(notice, file=sys.stderr)
     where = "in its journal step" if session.journal_resume is not None else f"at beat {session.first_beat}"
     print(f"Resuming {ns.run_dir} {where}.", file=sys.stderr)
+    warn_unpriced(session, sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
     result = asyncio.run(_run_with_signals(session))
     cost = spent(result.run_dir, session.state.tokens, session.state.cost_usd)

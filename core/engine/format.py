@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from promptdesk.core.characters.loading import Character, load_cast
 from promptdesk.core.record.lines import PLAIN, FormatLines
+from promptdesk.core.record.outputs import beats_played
 
 if TYPE_CHECKING:
     from promptdesk.core.engine.coordinator import Decision
@@ -176,8 +177,9 @@ class Format:
         return []
 
     def played(self, session: Stage, result: SessionResult) -> int:
-        """How many `unit`s the run played, for the batch summary."""
-        return result.beats
+        """How many `unit`s the run played, for the batch summary (as `metadata.json` counts them: none for a
+        run stopped before its first beat)."""
+        return beats_played(session.recorder.events) if session.recorder.events else result.beats
 
     def outcome(self, session: Stage, result: SessionResult) -> str:
         """How the batch summary says the run closed: the close reason and the goal's verdict."""

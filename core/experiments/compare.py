@@ -26,7 +26,7 @@ from statistics import mean, stdev
 from typing import Any
 
 from promptdesk.core.errors import InvalidConfig
-from promptdesk.core.experiments.metrics import NotARunFolder, RunMetrics, audit_verdict, metrics_of
+from promptdesk.core.experiments.metrics import NotARunFolder, RunMetrics, apart, audit_verdict, metrics_of
 from promptdesk.core.experiments.stats.design import Sample, repeated, shares_units, unit_text
 from promptdesk.core.experiments.stats.factorial import Factorial, adjust_all, factorial, is_factorial
 from promptdesk.core.experiments.stats.rows import Difference, Options, Table, differences, method
@@ -388,7 +388,7 @@ def measure(paths: list[Path], audit: bool = True) -> tuple[list[RunMetrics], st
     if takes is not None:
         return [metrics_after(t, takes.branched_at, audit_verdict(t.folder) if audit else "not run")
                 for t in takes.takes], "run", takes
-    runs = [metrics_of(folder, audit=audit) for folder in folders]
+    runs = apart([metrics_of(folder, audit=audit) for folder in folders], folders)
     counts = [sum(r.condition() == c for r in runs) for c in dict.fromkeys(r.condition() for r in runs)]
     return runs, "condition" if sum(n > 1 for n in counts) > 1 else "run", None
 

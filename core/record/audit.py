@@ -167,6 +167,7 @@ def audit_run(run_dir: Path) -> AuditReport:
         last = max((e.beat for e in events if isinstance(e.beat, int)), default=None)
         report.in_flight = sum(max(0, n - calls.get(key, 0)) for key, n in sent.items()
                                if last is not None and isinstance(key[2], int) and key[2] >= last)
+        _beyond_the_log(report, intake, sent, last)
     report.leaks += [Leak(numbers[index], 0, event.target or EVERYONE, found.owner, found.kind, found.excerpt,
                           event.beat, "suggested world event" if event.type == "event" else "coordinator note",
                           source="events.jsonl") for index, event, found in coordinator_leaks]
@@ -175,6 +176,20 @@ def audit_run(run_dir: Path) -> AuditReport:
     report.problems += intake.problems
     report.warnings += intake.warnings
     return report
+
+
+def _beyond_the_log(report: AuditReport, intake: whole.Intake, sent: Counter, last: int | None) -> None:
+    """Requests of beats after the last one `events.jsonl` holds (a log cut short by hand or by a damaged
+    disk, its requests kept): what was said and thought in those beats is not on the record, so they
+    cannot be checked; never a leak (a line of theirs may have been public in the beats that are
+    missing), always UNCHECKED."""
+    beyond = sum(n for (_, _, beat), n in sent.items() if last is not None and isinstance(beat, int) and beat > last)
+    if not beyond:
+        return
+    report.leaks = [leak for leak in report.leaks if leak.beat is None or leak.beat <= last]
+    intake.problems.append(f"{PROMPTS} holds {counted(beyond, 'request')} of beats after beat {last}, where events.jsonl "
+                           "ends: what was said and thought in those beats is not on the record, so they cannot be "
+                           "checked; put the log's missing lines back (from a copy), then audit again")
 
 
 def _disclosure(line: int, event, found, names: dict[str, str]) -> str:

@@ -213,10 +213,10 @@ def beats(events: list[BaseEvent]) -> int:
 
 
 def beats_played(events: list[BaseEvent]) -> int:
-    """Beats played before the close (a run stopped between beats closes with the next number), less a setup beat 0."""
+    """Beats played before the close (a stop between beats closes with the next number), less a setup beat 0; none when stopped in setup."""
     played = events[:events.index(close)] if (close := close_event(events)) is not None else events
-    calls = {e.beat for e in played if e.type == "call"}
-    return beats(played) - bool(calls and 0 not in calls)
+    calls, setup = {e.beat for e in played if e.type == "call"}, ("start", "spawn", "brief", "event", "note", "pause", "resume", "stop")
+    return beats(played) - bool(calls and 0 not in calls) if calls or any(e.type not in setup for e in played) else 0
 
 
 SILENCED = "silenced"

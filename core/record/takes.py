@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -133,6 +134,22 @@ def _beat_of(line: str) -> int | None:
     return beat if isinstance(beat, int) else None
 
 
+PLAYED = frozenset({"call", "think", "speak", "route", "correct", "beat_end", "journal", "close"})
+"""Events of a beat's own play: none of beat K (or later) can stand before beat K's `beat` event (world events,
+notes and controls of beat K can: they are delivered at the safe point before it)."""
+
+
+def _played_early(event: BaseEvent, beat: int) -> bool:
+    """Whether `event`, met before the `beat` event of `beat`, belongs to that beat's play or a later one's."""
+    number = event.beat
+    return isinstance(number, int) and (number > beat or (number == beat and event.type in PLAYED))
+
+
+def _from_beat(number: int | None, beat: int) -> bool:
+    """Whether a request of beat `number` belongs to the take from `beat` (beat 0 is a beat like any other)."""
+    return number is not None and number >= beat
+
+
 def split_at_beat(run_dir: Path, beat: int) -> Prefix:
     """The record of `run_dir` up to the start of `beat`; `InvalidConfig` naming the beats there are
     when the run never began that beat."""
@@ -144,6 +161,8 @@ def split_at_beat(run_dir: Path, beat: int) -> Prefix:
     kept: list[BaseEvent] = []
     begun: list[int] = []
     unreadable: list[str] = []
+    early: list[str] = []
+    spoken: dict[tuple[str, int | None], int] = {}
     for number, line in enumerate(raw):
         try:
             event = parse_event_json(line)
@@ -155,10 +174,27 @@ def split_at_beat(run_dir: Path, beat: int) -> Prefix:
             continue
         if event.type == "beat" and event.beat is not None:
             if event.beat == beat:
+                if early:
+                    more = f" (and {len(early) - 1} more)" if len(early) > 1 else ""
+                    raise InvalidConfig(f"--at-beat {beat}: {log} is out of order: {early[0]}{more}, before the `beat` "
+                                        f"event of beat {beat} at line {number + 1}; a take would set the actors from it: "
+                                        "put each such line back where it belongs (after the `beat` event of its beat, "
+                                        "once), or take again from an earlier beat")
                 prompts = _lines(run_dir / PROMPTS)
-                cut = next((i for i, p in enumerate(prompts) if (_beat_of(p) or -1) >= beat), len(prompts))
+                cut = next((i for i, p in enumerate(prompts) if _from_beat(_beat_of(p), beat)), len(prompts))
+                if not (run_dir / PROMPTS).is_file() and (calls := sum(e.type == "call" for e in kept)):
+                    unreadable.append(f"{run_dir / PROMPTS} is missing: the take's record has none of the {calls} "
+                                      f"requests its parent sent before beat {beat}, and the take's audit cannot call it "
+                                      "clean; put the parent's prompts.jsonl back, then take again")
                 return Prefix(event, kept, raw[:number], prompts[:cut], _superseded_before(run_dir, beat), unreadable)
             begun.append(event.beat)
+        elif _played_early(event, beat):
+            early.append(f"line {number + 1} is a `{event.type}` event of beat {event.beat}")
+        elif event.type == "speak" and (event.from_, event.beat) in spoken:
+            early.append(f"line {number + 1} is {event.from_}'s second turn in beat {event.beat} (the first: line "
+                         f"{spoken[(event.from_, event.beat)]})")
+        if event.type == "speak":
+            spoken.setdefault((event.from_, event.beat), number + 1)
         kept.append(event)
     played = f"beats 0 to {max(begun)}" if begun else "no beat at all"
     raise InvalidConfig(f"--at-beat {beat}: {run_dir} never began beat {beat} (it played {played}); "
@@ -208,7 +244,20 @@ def branch_fields(events: list[BaseEvent]) -> dict[str, Any]:
     if event is None:
         return {}
     extra = event.model_extra or {}
-    return {"parent": extra.get("parent"), "branchedAt": event.beat, "change": extra.get("change") or {}}
+    fields = {"parent": extra.get("parent"), "branchedAt": event.beat, "change": extra.get("change") or {}}
+    unpriced = unpriced_models(events)
+    return {**fields, "unpricedModels": unpriced} if unpriced else fields
+
+
+def unpriced_models(events: list[BaseEvent], more: Sequence[str] = ()) -> list[str]:
+    """The models with no known price a run (a take: its parent's part and its own) played on: its start
+    event's, each `branch` event's (a take on another model), and `more`."""
+    found = set(more)
+    for event in events:
+        listed = (event.model_extra or {}).get("unpriced_models") if event.type in ("start", BRANCH) else None
+        if isinstance(listed, list):
+            found.update(str(model) for model in listed if model)
+    return sorted(found)
 
 
 def played_seed(events: list[BaseEvent], start_seed: Any = None) -> Any:
@@ -303,10 +352,16 @@ def unbegun_take(run_dir: Path, record: dict[str, Any], events: list[BaseEvent])
     if not isinstance(take, dict) or any(e.type == BRANCH and e.beat == take.get("beat")
                                          and (e.model_extra or {}).get("parent") == take.get("parent") for e in events):
         return None
+    if any(e.type == "close" or (e.type == "beat" and isinstance(e.beat, int) and e.beat >= (take.get("beat") or 0))
+           for e in events):
+        return None  # its own beats are on the log (its `branch` line lost to a hand edit): it began
     change = take.get("change") if isinstance(take.get("change"), dict) else {}
     given = {**change, **(change.get("settings") if isinstance(change.get("settings"), dict) else {})}
     flags = "".join(f" {_FLAGS[k]}" if v is True else f" {_FLAGS[k]} {shlex.quote(str(v))}"
                     for k, v in given.items() if k in _FLAGS and v is not None and v is not False)
+    urls = {spec.get("base_url") for spec in (record.get("providers") or {}).values() if isinstance(spec, dict)}
+    if len(urls) == 1 and (url := urls.pop()):  # where the take was sent (`--base-url`, recorded with its providers)
+        flags += f" --base-url {shlex.quote(str(url))}"
     parent = shlex.quote(str(take.get("parent")))
     return (f"{run_dir} is a take of {take.get('parent')} from beat {take.get('beat')} cut off before it began "
             f"(its events.jsonl has no `branch` event: nothing of the take was played, its change never delivered), "
