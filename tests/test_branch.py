@@ -201,6 +201,19 @@ async def test_a_killed_take_resumes_and_plays_on_as_the_take(run_scene, tmp_pat
     assert audit_run(killed).clean
 
 
+def test_resume_says_a_take_closed_when_it_resumed_a_take(runs, tmp_path, capsys):
+    take, killed = tmp_path / "take", tmp_path / "killed"
+    assert branch(runs / "b", 2, take, "--event", "The projector dies") == 0
+    kill_mid_beat(take, 4)
+    capsys.readouterr()
+    assert main(["resume", str(take), "--quiet"]) == 0
+    assert "Take closed: " in capsys.readouterr().err
+    shutil.copytree(runs / "b", killed)
+    kill_mid_beat(killed, 4)
+    assert main(["resume", str(killed), "--quiet"]) == 0
+    assert "Scene closed: " in capsys.readouterr().err
+
+
 def test_refusals_name_what_to_fix_and_make_nothing(runs, tmp_path, capsys):
     parent = runs / "b"
     cases = [(["--at-beat", "99"], "never began beat 99"), (["--at-beat", "2", "--to", "bob"], "give the note too"),
@@ -222,6 +235,11 @@ def test_refusals_name_what_to_fix_and_make_nothing(runs, tmp_path, capsys):
     (taken / "x").write_text("mine")
     assert branch(parent, 2, taken) == 2 and (taken / "x").read_text() == "mine"
     assert "never reused" in capsys.readouterr().err
+    bare = tmp_path / "bare"
+    shutil.copytree(parent, bare)
+    (bare / "private.json").unlink()
+    assert branch(bare, 2, tmp_path / "take") == 2 and not (tmp_path / "take").exists()
+    assert "no private.json" in (err := capsys.readouterr().err) and "branched" in err, err
 
 
 @pytest.mark.parametrize("fmt", ["roundtable", "collaborate"])

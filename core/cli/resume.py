@@ -30,6 +30,16 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def is_take(run_dir: Path) -> bool:
+    """Whether the run is a take of another (its record holds a `branch` event)."""
+    from promptdesk.core.record.recorder import read_events
+
+    try:
+        return any(event.type == "branch" for event in read_events(run_dir))
+    except (PromptdeskError, OSError, ValueError):
+        return False
+
+
 def main(args: list[str]) -> int:
     """The command; exit 0 closed, 1 ended on an error, 2 not resumable."""
     from promptdesk.core.cli.batch import TurnPrinter, _run_with_signals, warn_unpriced
@@ -51,6 +61,7 @@ def main(args: list[str]) -> int:
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
     result = asyncio.run(_run_with_signals(session))
     cost = spent(result.run_dir, session.state.tokens, session.state.cost_usd)
-    print(f"Scene closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {cost}, "
+    what = "Take" if is_take(result.run_dir) else "Scene"
+    print(f"{what} closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {cost}, "
           f"{result.counts}.\nRun folder: {shown(result.run_dir)}", file=sys.stderr)
     return EXIT_FAILED if result.close_reason == "error" else EXIT_CLOSED

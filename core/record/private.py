@@ -110,7 +110,7 @@ def read_private(run_dir: Path) -> dict[str, Any]:
         raise NotARun(f"{run_dir} is not a run folder (no events.jsonl): give a folder under runs/ "
                       "or the --out of a run")
     path = run_dir / FILE
-    damaged = "the run's start record is damaged, so the run cannot be audited or resumed"
+    damaged = "the run's start record is damaged, so the run cannot be audited, resumed or branched"
     try:
         with open(path, "rb") as handle:
             raw = read_capped(handle, PRIVATE_MAX_BYTES)
@@ -119,7 +119,7 @@ def read_private(run_dir: Path) -> dict[str, Any]:
         record = load_json(raw.decode("utf-8"))
     except FileNotFoundError:
         raise NotARun(f"{run_dir} has no {FILE}: it was recorded by an older Promptdesk, or is not a run "
-                      "folder, so it cannot be audited or resumed") from None
+                      "folder, so it cannot be audited, resumed or branched") from None
     except (OSError, ValueError) as exc:  # UnicodeDecodeError, JSON errors and `Unbounded` alike
         what = "nested too deep" if isinstance(exc, Unbounded) else "cannot be read"
         raise NotARun(f"{path} {what} ({exc}): {damaged}") from None
