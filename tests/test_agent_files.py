@@ -143,6 +143,21 @@ def test_the_slug_rule_still_guards_what_the_user_types(tmp_path, agents):
             load_character(typed, dirs(tmp_path))
 
 
+def test_a_file_named_only_in_another_script_is_named_when_a_cast_misses_it(tmp_path, monkeypatch):
+    """Its file name and `name:` are both Cyrillic, so no slug can be typed for it: a cast that asks for
+    `olga` is told the file is there, why it cannot be cast, and what to rename it to."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "ольга.md").write_text("---\nname: Ольга Смирнова\n---\nТы инженер.\n")
+    (folder / "ben.md").write_text("You build.\n")
+    with pytest.raises(CharacterLoadError) as caught:
+        load_character("olga", dirs(tmp_path))
+    message = caught.value.message
+    assert "`.claude/agents/ольга.md` (Ольга Смирнова)" in message and "`olga.md`" in message
+    assert "ben.md" not in message
+
+
 def test_a_body_that_is_only_an_include_is_refused_naming_the_line(tmp_path):
     folder = tmp_path / ".claude" / "agents"
     folder.mkdir(parents=True)

@@ -246,6 +246,9 @@ def load_character(slug: str, dirs: Sequence[Path], cwd: Path | None = None,
     where = ", ".join(searched) if searched else "(no folders to search)"
     near = character_search.near_matches(slug, dirs, cwd, castable=is_slug)
     hint = f" Did you mean {' or '.join(near)}?" if near else _example_hint(slug, dirs)
+    unnamed = [] if near or hint else character_search.uncastable(dirs, cwd, castable=is_slug)
+    hint += (f" Found, but named only in another script, which a cast cannot type: {', '.join(unnamed)}; "
+             f"give the file an ASCII name (`{slug}.md`, say) to cast it as '{slug}'.") if unnamed else ""
     raise CharacterLoadError(f"Character '{slug}' not found. Searched: {where}.{hint}", character=slug,
                              searched=searched, near=near)
 

@@ -200,6 +200,19 @@ def near_matches(slug: str, dirs: Sequence[Path], cwd: Path | None = None, n: in
     return [f"`{name}` (from `{_shown(options[name].profile, cwd)}`)" for name in close]
 
 
+def uncastable(dirs: Sequence[Path], cwd: Path | None = None, n: int = 3,
+               castable: Callable[[str], bool] = lambda name: True) -> list[str]:
+    """"`.claude/agents/ольга.md` (Ольга Смирнова)" for the files on disk that no name can be typed for
+    (a file name and a `name:` both in another script): they are cast only once renamed."""
+    found: list[str] = []
+    for folder in dirs:
+        for candidate in candidates(Path(folder)):
+            names = [name for name in (candidate.label, candidate.front_name()) if name]
+            if names and not any(castable(suggestion(name)) for name in names):
+                found.append(f"`{_shown(candidate.profile, cwd)}` ({names[-1]})")
+    return found[:n]
+
+
 def _shown(path: Path, cwd: Path | None) -> str:
     """A path relative to the working folder when it is inside it."""
     base = Path.cwd() if cwd is None else cwd
