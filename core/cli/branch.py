@@ -66,7 +66,7 @@ def main(args: list[str]) -> int:
         return refuse(exc if isinstance(exc, PromptdeskError) else f"NOT_A_RUN: cannot branch {ns.run_dir}: {exc}")
     for notice in session.notices:
         print(notice, file=sys.stderr)
-    print(f"{session.seam['text']} -> {session.recorder.run_dir}", file=sys.stderr)
+    print(f"{session.seam['text']} -> {shown(session.recorder.run_dir)}", file=sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
     result = asyncio.run(_run_with_signals(session))
     cost = spent(result.run_dir, session.state.tokens, session.state.cost_usd)
