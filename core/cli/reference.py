@@ -9,8 +9,10 @@ generates them again and compares them with the committed pages.
 from __future__ import annotations
 
 import argparse
+import html
 import importlib
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,8 +26,20 @@ GENERATED = ("<!-- Generated from the code by `make docs` (python -m promptdesk.
 
 
 def cell(text: Any) -> str:
-    """`text` fit for one cell of a Markdown table."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+    """`text` fit for one cell of a Markdown table, read alike by MkDocs and a code host: a `|` outside code
+    is escaped (`\\|`), and so is a `<` (a help's `<slug>` or `<speech>` would be read as an HTML tag and
+    vanish); a code span holding a bar is written as HTML with the bar as `&#124;`, since GitHub splits the
+    row at a bar even inside code and Python-Markdown shows the escape's backslash there."""
+    parts = re.split(r"(`[^`]*`)", " ".join(str(text).split()))
+    return "".join(_code_cell(part[1:-1]) if part.startswith("`") and part.endswith("`") and len(part) > 1
+                   else part.replace("|", "\\|").replace("<", "&lt;") for part in parts)
+
+
+def _code_cell(code: str) -> str:
+    """One code span of a table cell; with a bar in it, as `<code>` HTML."""
+    if "|" not in code:
+        return f"`{code}`"
+    return "<code>" + html.escape(code, quote=False).replace("|", "&#124;") + "</code>"
 
 
 def type_of(prop: dict[str, Any]) -> str:
@@ -132,7 +146,7 @@ def option_rows(parser: argparse.ArgumentParser) -> list[str]:
         # A switch (no value) has no default of its own: a `--no-x` beside `--x` holds True only as what it stores.
         default = ("—" if action.nargs == 0 or action.default in (None, False, [], argparse.SUPPRESS)
                    else f"`{action.default}`")
-        rows.append(f"| {names} | {cell(takes)} | {cell(default)} | {cell(action.help or '')} |")
+        rows.append(f"| {cell(names)} | {cell(takes)} | {cell(default)} | {cell(action.help or '')} |")
     return rows
 
 
