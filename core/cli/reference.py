@@ -223,9 +223,12 @@ def character_page() -> str:
     schema = schema_of("character")
     lines = ["# Character file", "", GENERATED, "", cell(loading.__doc__.split("\n\n", 1)[0]), "",
              "Accepted layouts, in each folder:", "",
-             "- `<name>/profile.md`, with the journal at `<name>/journal.md`;",
-             "- `<name>.md` (the `.claude/agents` form), with the journal at `<name>.journal.md` beside it, also in",
-             "  the folder's subfolders, two deep (`.claude/agents/engineering/frontend-developer.md`).", "",
+             "- `<name>/profile.md`, with the journal at `<name>/journal.md` (in a folder you may write; the examples",
+             "  Promptdesk ships and a read-only folder keep theirs in the journal store, as below);",
+             "- `<name>.md` (the `.claude/agents` form), also in the folder's subfolders, two deep",
+             "  (`.claude/agents/engineering/frontend-developer.md`); a `<name>.journal.md` beside it is where its journal",
+             "  starts, and runs append to its copy in Promptdesk's journal store (`.promptdesk/journals/<name>.md` beside",
+             "  the scene file), never beside the file: see [bringing characters](../guide/characters.md).", "",
              "## Front matter", "", cell(schema["description"]) + " Any other key is kept but never reaches an actor.", ""]
     lines += field_table(schema)
     return "\n".join(lines) + "\n"
