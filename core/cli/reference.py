@@ -221,7 +221,7 @@ def character_page() -> str:
     from promptdesk.core.characters import loading
 
     schema = schema_of("character")
-    lines = ["# Character file", "", GENERATED, "", cell(loading.__doc__.split("\n\n", 1)[0]), "",
+    lines = ["# Character file", "", GENERATED, "", cell(re.sub(r" \(DESIGN §\d+\)", "", loading.__doc__.split("\n\n", 1)[0])), "",
              "Accepted layouts, in each folder:", "",
              "- `<name>/profile.md`, with the journal at `<name>/journal.md` (in a folder you may write; the examples",
              "  Promptdesk ships and a read-only folder keep theirs in the journal store, as below);",
