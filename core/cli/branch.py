@@ -42,7 +42,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--base-url", dest="base_url", help="a new address for the take's remote providers")
     provider_flags.add_tuning(p.add_argument_group("provider settings for the rest of the scene"))
     p.add_argument("--out", type=Path, metavar="DIR", help="the take's folder (default: <RUN_DIR>-take<K>-<stamp> beside it)")
-    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.add_argument("--quiet", action="store_true", help="no line per turn, only the notices about the run and the summary")
     return p
 
 
