@@ -593,5 +593,8 @@ def test_a_take_names_its_run_folder_as_the_batch_does_relative_to_where_it_runs
     parent = batch(scene_file(tmp_path), Path("runs") / "kitchen")
     capsys.readouterr()
     assert main(["branch", str(parent), "--at-beat", "1", "--quiet"]) == 0
-    named = capsys.readouterr().err.split("Run folder: ", 1)[1].strip()
+    err = capsys.readouterr().err
+    named = err.split("Run folder: ", 1)[1].strip()
     assert named.startswith("runs/") and not Path(named).is_absolute() and (tmp_path / named).is_dir(), named
+    assert f"Take of kitchen from beat 1: no change -> {named}\n" in err, err
+    assert str(tmp_path) not in err, err

@@ -211,8 +211,10 @@ class TestScenesByName:
         runs = list((tmp_path / "runs").iterdir())
         assert len(runs) == 1 and runs[0].name.startswith("the-apology-")
         assert main(["audit", str(runs[0])]) == 0
-        assert sorted(p.name for p in (tmp_path / ".promptdesk" / "journals").iterdir()) == \
-            ["alice.md", "bob.md", "charlie.md"], "an example's journals are kept in the working folder"
+        kept = sorted(p.name for p in (tmp_path / ".promptdesk" / "journals").iterdir())
+        assert [name for name in kept if not name.endswith(".owner")] == ["alice.md", "bob.md", "charlie.md"], \
+            "an example's journals are kept in the working folder"
+        assert [name for name in kept if name.endswith(".owner")] == ["alice.md.owner", "bob.md.owner", "charlie.md.owner"]
 
     def test_a_scene_in_scenes_is_found_by_name_before_an_example(self, tmp_path, monkeypatch, capsys):
         monkeypatch.chdir(tmp_path)

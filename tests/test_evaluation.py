@@ -467,3 +467,15 @@ def test_evaluate_base_url_alone_moves_the_runs_own_evaluator_to_another_server(
     for flags in (["--base-url", "http://127.0.0.1:9/v1"], ["--provider", "offline", "--model", "gpt-4o"]):
         assert main(["evaluate", str(offline_run), *flags]) == 2
         assert "offline evaluator takes no model and no server" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag", [["--protocol", "json"], ["--send-ahead"], ["--journal-timeout", "30"]])
+def test_evaluate_takes_no_flag_of_an_actors_turn(tmp_path, capsys, flag):
+    """An evaluator answers in its rubric's JSON, in no beat and no journal step: `evaluate` offered the actors'
+    `--protocol`, `--send-ahead` and `--journal-timeout` (the shared flag set) and ignored them without a word."""
+    from promptdesk.core.cli.main import main
+
+    assert main(["evaluate", str(tmp_path), *flag]) == 2
+    assert f"unrecognized arguments: {flag[0]}" in capsys.readouterr().err
+    assert main(["evaluate", "--help"]) == 0
+    assert flag[0] not in capsys.readouterr().out

@@ -42,7 +42,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--base-url", dest="base_url", help="a new address for the take's remote providers")
     provider_flags.add_tuning(p.add_argument_group("provider settings for the rest of the scene"))
     p.add_argument("--out", type=Path, metavar="DIR", help="the take's folder (default: <RUN_DIR>-take<K>-<stamp> beside it)")
-    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.add_argument("--quiet", action="store_true", help="no line per turn, only the notices about the run and the summary")
     return p
 
 
@@ -66,7 +66,7 @@ def main(args: list[str]) -> int:
         return refuse(exc if isinstance(exc, PromptdeskError) else f"NOT_A_RUN: cannot branch {ns.run_dir}: {exc}")
     for notice in session.notices:
         print(notice, file=sys.stderr)
-    print(f"{session.seam['text']} -> {session.recorder.run_dir}", file=sys.stderr)
+    print(f"{session.seam['text']} -> {shown(session.recorder.run_dir)}", file=sys.stderr)
     warn_unpriced(session, sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
     tokens, cost = session.state.tokens, session.state.cost_usd  # the parent's, up to the beat: copied, not paid again

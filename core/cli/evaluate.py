@@ -45,7 +45,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--budget-usd", dest="budget_usd", type=budget_usd, metavar="USD",
                    help="stop once the evaluation calls of this command have cost this much")
     provider_flags.add(p, "who scores (default: each run's own evaluator, as its scene's evaluator: or its sweep's "
-                          "--evaluator chose it; else offline, the offline evaluator: no key, no network)")
+                          "--evaluator chose it; else offline, the offline evaluator: no key, no network)", actors=False)
     return p
 
 

@@ -89,7 +89,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--suggested-events", dest="suggested_events", choices=["inject", "ask", "off"],
                    help="world events the coordinator suggests: inject them, ask you (console), or only record "
                         "them (default: the scene's suggested_events:, else ask in the console, off headless)")
-    p.add_argument("--quiet", action="store_true", help="batch: print only the summary")
+    p.add_argument("--quiet", action="store_true", help="batch: no line per turn, only the notices about the run and the summary")
     provider_flags.add(p)
     add_flags(p)
     return p

@@ -20,25 +20,29 @@ FLAGS = {"schema_format": "--schema-format", "max_concurrency": "--max-concurren
 PROVIDER_HELP = "who answers (default: the scene's provider:, else offline, the improviser: no key, no network)"
 
 
-def add(p: argparse.ArgumentParser, provider_help: str = PROVIDER_HELP) -> None:
+def add(p: argparse.ArgumentParser, provider_help: str = PROVIDER_HELP, *, actors: bool = True) -> None:
     """Add the provider flags to a command's parser, as one group (`provider_help`: what `--provider`
-    chooses, and its default, for a command whose default is not the scene's provider)."""
+    chooses, and its default, for a command whose default is not the scene's provider). `actors=False`
+    for a command whose calls are no actor's turns (`evaluate`): it takes no `--protocol`, and no flag of a
+    beat or a journal (`--journal-timeout`, `--send-ahead`), which would do nothing there."""
     g = p.add_argument_group("provider")
     g.add_argument("--provider", choices=PROVIDERS, help=provider_help)
     g.add_argument("--model", help="the model id (anthropic and openai have no default model)")
     g.add_argument("--base-url", dest="base_url", metavar="URL",
                    help="the server's address, e.g. http://127.0.0.1:8080/v1 for a local openai-compatible server")
-    g.add_argument("--protocol", choices=PROTOCOLS,
-                   help="how actors answer: tags (<thinking>/<speech>), json (a JSON schema the server enforces: "
-                        "openai, anthropic, openai-compatible), auto (json where the provider can; default: the "
-                        "scene's); scene actors only: collaborate and roundtable runs keep their own replies")
-    add_tuning(g)
+    if actors:
+        g.add_argument("--protocol", choices=PROTOCOLS,
+                       help="how actors answer: tags (<thinking>/<speech>), json (a JSON schema the server enforces: "
+                            "openai, anthropic, openai-compatible), auto (json where the provider can; default: the "
+                            "scene's); scene actors only: collaborate and roundtable runs keep their own replies")
+    add_tuning(g, actors=actors)
 
 
-def add_tuning(g: argparse._ActionsContainer) -> None:
-    """Add the flags that tune every provider of a run without choosing it (`FLAGS`)."""
+def add_tuning(g: argparse._ActionsContainer, *, actors: bool = True) -> None:
+    """Add the flags that tune every provider of a run without choosing it (`FLAGS`; with `actors=False`,
+    those that a command making no actor's turn can use)."""
     g.add_argument("--schema-format", dest="schema_format", choices=SCHEMA_FORMATS,
-                   help="openai-compatible: how the server takes the JSON schema of --protocol json: json_schema "
+                   help=f"openai-compatible: how the server takes {'the JSON schema of --protocol json' if actors else 'a JSON schema'}: json_schema "
                         "(llama.cpp's server, vLLM, Ollama, LM Studio; the default) or json_object "
                         "(llama-cpp-python's server)")
     g.add_argument("--max-concurrency", dest="max_concurrency", type=positive_int, metavar="N",
@@ -47,6 +51,8 @@ def add_tuning(g: argparse._ActionsContainer) -> None:
     g.add_argument("--timeout", dest="timeout_s", type=timeout_seconds, metavar="SECONDS",
                    help="seconds one attempt of a call may take from its start to its last byte, for every provider "
                         "(default: the scene's, else 60)")
+    if not actors:
+        return
     g.add_argument("--journal-timeout", dest="journal_timeout_s", type=timeout_seconds, metavar="SECONDS",
                    help="seconds one attempt of a journal call may take (default: the call timeout)")
     g.add_argument("--send-ahead", dest="send_ahead", action="store_const", const=True,

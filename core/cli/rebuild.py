@@ -15,8 +15,8 @@ from promptdesk.core.record.rebuild import rebuild
 
 
 def parser() -> argparse.ArgumentParser:
-    p = command_parser("promptdesk rebuild", "Rewrite every derived file of a run (transcripts, metadata, "
-                       "events.json) from its events.jsonl alone.",
+    p = command_parser("promptdesk rebuild", "Rewrite the derived files of a run (transcripts, events.json, "
+                       "metadata.json, journals/, evaluation.json) from its events.jsonl alone.",
                        exit_codes("rebuilt", None, "not a run, a log that would only make the files worse, or a "
                                   "folder another process is writing (every file left as it was)"))
     p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run folder")

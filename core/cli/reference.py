@@ -9,8 +9,10 @@ generates them again and compares them with the committed pages.
 from __future__ import annotations
 
 import argparse
+import html
 import importlib
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,8 +26,20 @@ GENERATED = ("<!-- Generated from the code by `make docs` (python -m promptdesk.
 
 
 def cell(text: Any) -> str:
-    """`text` fit for one cell of a Markdown table."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+    """`text` fit for one cell of a Markdown table, read alike by MkDocs and a code host: a `|` outside code
+    is escaped (`\\|`), and so is a `<` (a help's `<slug>` or `<speech>` would be read as an HTML tag and
+    vanish); a code span holding a bar is written as HTML with the bar as `&#124;`, since GitHub splits the
+    row at a bar even inside code and Python-Markdown shows the escape's backslash there."""
+    parts = re.split(r"(`[^`]*`)", " ".join(str(text).split()))
+    return "".join(_code_cell(part[1:-1]) if part.startswith("`") and part.endswith("`") and len(part) > 1
+                   else part.replace("|", "\\|").replace("<", "&lt;") for part in parts)
+
+
+def _code_cell(code: str) -> str:
+    """One code span of a table cell; with a bar in it, as `<code>` HTML."""
+    if "|" not in code:
+        return f"`{code}`"
+    return "<code>" + html.escape(code, quote=False).replace("|", "&#124;") + "</code>"
 
 
 def type_of(prop: dict[str, Any]) -> str:
@@ -132,7 +146,7 @@ def option_rows(parser: argparse.ArgumentParser) -> list[str]:
         # A switch (no value) has no default of its own: a `--no-x` beside `--x` holds True only as what it stores.
         default = ("—" if action.nargs == 0 or action.default in (None, False, [], argparse.SUPPRESS)
                    else f"`{action.default}`")
-        rows.append(f"| {names} | {cell(takes)} | {cell(default)} | {cell(action.help or '')} |")
+        rows.append(f"| {cell(names)} | {cell(takes)} | {cell(default)} | {cell(action.help or '')} |")
     return rows
 
 
@@ -207,11 +221,14 @@ def character_page() -> str:
     from promptdesk.core.characters import loading
 
     schema = schema_of("character")
-    lines = ["# Character file", "", GENERATED, "", cell(loading.__doc__.split("\n\n", 1)[0]), "",
+    lines = ["# Character file", "", GENERATED, "", cell(re.sub(r" \(DESIGN §\d+\)", "", loading.__doc__.split("\n\n", 1)[0])), "",
              "Accepted layouts, in each folder:", "",
-             "- `<name>/profile.md`, with the journal at `<name>/journal.md`;",
-             "- `<name>.md` (the `.claude/agents` form), with the journal at `<name>.journal.md` beside it, also in",
-             "  the folder's subfolders, two deep (`.claude/agents/engineering/frontend-developer.md`).", "",
+             "- `<name>/profile.md`, with the journal at `<name>/journal.md` (in a folder you may write; the examples",
+             "  Promptdesk ships and a read-only folder keep theirs in the journal store, as below);",
+             "- `<name>.md` (the `.claude/agents` form), also in the folder's subfolders, two deep",
+             "  (`.claude/agents/engineering/frontend-developer.md`); a `<name>.journal.md` beside it is where its journal",
+             "  starts, and runs append to its copy in Promptdesk's journal store (`.promptdesk/journals/<name>.md` beside",
+             "  the scene file), never beside the file: see [bringing characters](../guide/characters.md).", "",
              "## Front matter", "", cell(schema["description"]) + " Any other key is kept but never reaches an actor.", ""]
     lines += field_table(schema)
     return "\n".join(lines) + "\n"

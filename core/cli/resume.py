@@ -25,8 +25,8 @@ def parser() -> argparse.ArgumentParser:
                                   "not a run, closed cleanly (nothing to resume), a format that cannot be resumed, "
                                   "or a folder another process is writing"))
     p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the killed run's folder")
-    p.add_argument("--base-url", dest="base_url", help="a new address for the run's remote providers")
-    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.add_argument("--base-url", dest="base_url", metavar="URL", help="a new address for the run's remote providers")
+    p.add_argument("--quiet", action="store_true", help="no line per turn, only the notices about the run and the summary")
     return p
 
 

@@ -135,8 +135,9 @@ class JournalEvent(BaseEvent):
 
 
 class CloseEvent(BaseEvent):
-    """The scene ended; `reason` is natural, explicit, soft-cap, hard-cap, max_beats_exceeded, stop,
-    stall, budget, final, no_handoff, cap, a roundtable's own, error, provider-error (the calls fail: see
+    """The scene ended; `reason` is natural, explicit, goal (wound down with the goal met), soft-cap, hard-cap,
+    max_beats_exceeded, stop, stall, budget, a collaboration's final, no_handoff or cap, a roundtable's
+    concluded, decided, escalation or max-rounds, error, provider-error (the calls fail: see
     `promptdesk.core.engine.outcome`) or record-error (the run folder could not be written). `goal_achieved` is the goal verdict, apart from the reason: True, False or None
     (unknown), with its one-line `goal_reason`."""
 

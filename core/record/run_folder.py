@@ -24,7 +24,9 @@ RUN_FILES: dict[str, str] = {
                 "(`Isolation:        (a|b) — …`, `Coordinator role: (A|B|C) — …`); then the provider, model, seed, cast, "
                 "and the operator's decisions.",
     "events.jsonl": "The authoritative log: one event per line, appended and flushed as it happens (the event types "
-                    "below). Everything else can be rebuilt from it (`promptdesk rebuild`).",
+                    "below). The transcripts, `events.json`, `metadata.json`, `journals/` and `evaluation.json` can be "
+                    "rebuilt from it (`promptdesk rebuild`); a roundtable's `session.yaml` and `summary.md` are not "
+                    "(they are written as it plays and at its close).",
     "events.json": "The same events as one JSON array (spec 000's format), written at the close.",
     "transcript.md": "Spec 000's transcript: a header, `**NAME:** speech` lines, `*[end of scene]*`, post-scene notes.",
     "transcript.txt": "Spec 004's transcript: bracket headers, `[EVENT: …]`, `[SCENE END - Goal: …]`, statistics.",
