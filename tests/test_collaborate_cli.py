@@ -134,6 +134,8 @@ def test_one_participant_is_a_single_call_or_nothing(tmp_path, capsys, monkeypat
                       "--coordinator", "C", "--out", str(tmp_path / "single"))
     assert code == 0 and "Scene closed: answered (single call) after 1 round," in err, \
         "said as the console says it, not `cap (goal not achieved)`"
+    assert "HANDOFF" not in err, "a single call hands the work to no one: its envelope's handoff is not printed"
+    assert '"type": "handoff"' in (tmp_path / "single" / "events.jsonl").read_text(), "but it is recorded"
 
 
 @pytest.mark.parametrize("body,named", [

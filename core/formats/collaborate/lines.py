@@ -76,7 +76,9 @@ def at_round(beat: int | None) -> str:
 
 
 def printed(event: BaseEvent, names: Mapping[str, str]) -> str | None:
-    """The batch line of a collaboration event (the goal is not repeated), or None."""
-    if not is_public(event) or event.type == "human_message":
+    """The batch line of a collaboration event (the goal is not repeated), or None. A single call's
+    handoff (to its one participant: there is no one else) is recorded but not printed, as the console
+    does not show it."""
+    if not is_public(event) or event.type == "human_message" or (event.type == "handoff" and len(names) == 1):
         return None
     return f"[round {_extra(event).get('round', '-')}] {txt_line(event, names)}"
