@@ -120,3 +120,24 @@ def test_a_verb_before_a_slot_agrees_with_the_noun_phrase_that_fills_it(topic, v
     said = Grammar({"s": ("#x# aside, is #topic# really the point? Was #topic# ever?",)}).expand(
         "s", random.Random(0), {"topic": [topic], "x": ["that"]})
     assert said == f"That aside, {verb.lower()} {topic} really the point? {'Were' if verb == 'Are' else 'Was'} {topic} ever?"
+
+
+@pytest.mark.parametrize("bullet, said", [
+    ("Asks a question when she already knows the answer", "when I already know the answer"),
+    ("Goes quiet when she really is angry", "when I really am angry"),
+    ("Laughs when she often has no reason to", "when I often have no reason to"),
+])
+def test_an_adverb_between_the_characters_pronoun_and_its_verb_leaves_the_verb_agreeing_with_i(bullet, said):
+    assert said in self_trait(bullet, "she")
+
+
+@pytest.mark.parametrize("setting, where, objects", [
+    ("The bakery's back room, 5 a.m., before opening", "the bakery's back room", ()),
+    ("Maria's small kitchen, after dinner", "Maria's small kitchen", ()),
+    ("The harbour office, an hour before dawn, kettle on", "this harbour office", ("the kettle",)),
+])
+def test_a_place_owned_by_a_thing_keeps_its_article_and_a_stretch_of_time_is_no_object(setting, where, objects):
+    from promptdesk.core.improv.material import _props
+    from promptdesk.core.improv.scene_words import place
+
+    assert place(setting) == where and _props(setting, "") == objects

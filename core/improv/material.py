@@ -110,7 +110,7 @@ def _props(setting: str, prompt: str, names: tuple[str, ...] = ()) -> tuple[str,
     chunks += [(s, True) for s in re.split(r"[.;]", prompt) if len(s.split()) <= 4]
     for chunk, opens_sentence in chunks:
         words = [w.strip("!?\"()") for w in chunk.split()]
-        if not words or not all(re.fullmatch(r"[A-Za-z'-]+", w) for w in words) \
+        if not words or not all(re.fullmatch(r"[A-Za-z'-]+", w) for w in words) or words[0].lower() in _WHEN \
                 or any(w.lower() in TIME_WORDS for w in words) or (words[0][:1].isupper() and not opens_sentence) \
                 or words[0].casefold() in named:
             continue
@@ -129,6 +129,8 @@ def _props(setting: str, prompt: str, names: tuple[str, ...] = ()) -> tuple[str,
     return tuple(found[:4])
 
 
+_WHEN = frozenset("before after during until till since while once".split())
+"""Words that open a stretch of time, not an object (`before opening`)."""
 _LEADING = frozenset("the a an there is are under in on at by near beside behind above below inside outside "
                      "around with some".split())
 _ENDS_OBJECT = frozenset("on off open closed shut is are was were of in at and or with by to from up down out "

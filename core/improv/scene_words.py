@@ -95,8 +95,8 @@ def place(setting: str) -> str:
     if not first:
         return "this room"
     words = first.split()
-    if words[0].endswith("'s"):
-        return first
+    if words[0].endswith("'s"):  # `Maria's kitchen`; a thing's (`the bakery's back room`) keeps its article
+        return first if words[0][:1].isupper() else "the " + first
     proper = any(w[:1].isupper() for w in words[1:])
     return "this " + (first if proper else first[0].lower() + first[1:])
 

@@ -113,6 +113,8 @@ def self_trait(trait: str, pronoun: str = "") -> str:
     return sentence + "."
 
 
+_ADVERBS = "already|always|never|often|still|just|sometimes|usually|rarely|seldom|even|also|only|almost"
+"""Adverbs that may stand between a subject and its verb (`when she already knows`)."""
 _SUBJECT_VERBS = {"is": "am", "was": "was", "has": "have", "does": "do", "isn't": "am not", "wasn't": "wasn't",
                   "hasn't": "haven't", "doesn't": "don't"}
 _NOT_A_NOUN = frozenset("down up out off over back away in on at to for with from and or but when if as than "
@@ -124,8 +126,8 @@ def _as_mine(trait: str, pronoun: str) -> str:
     if pronoun not in ("he", "she"):
         return re.sub(r"\b(his|her|their)\b", "my", trait)
     subject, possessive, reflexive = (("he", "his", "himself") if pronoun == "he" else ("she", "her", "herself"))
-    trait = re.sub(rf"\b{subject}\s+(\S+)", lambda m: "I " + _SUBJECT_VERBS.get(m.group(1).lower(), base_verb(
-        m.group(1)) if m.group(1).lower().endswith("s") else m.group(1)), trait, flags=re.I)
+    trait = re.sub(rf"\b{subject}\s+((?:(?:{_ADVERBS}|\w+ly)\s+)?)(\S+)", lambda m: "I " + m.group(1) + _SUBJECT_VERBS.get(
+        m.group(2).lower(), base_verb(m.group(2)) if m.group(2).lower().endswith("s") else m.group(2)), trait, flags=re.I)
     trait = re.sub(rf"\b{reflexive}\b", "myself", trait, flags=re.I)
     if pronoun == "he":
         return re.sub(r"\bhim\b", "me", re.sub(r"\bhis\b", "my", trait, flags=re.I), flags=re.I)
