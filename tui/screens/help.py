@@ -54,7 +54,10 @@ def help_rows(screen: Screen, app_node: DOMNode) -> list[tuple[str, Text]]:
             typed = [k for k in keys.split("/") if focused and len(k) == 1 and focused.check_consume_key(k, k)]
             if typed:  # a letter the focused widget takes (a field, a list that starts a path) is typed
                 keys = "/".join(k for k in keys.split("/") if k not in typed) or keys
-            if not node.check_action(name, ()) or keys in typed:
+            can = node.check_action(name, ())
+            if can is None:  # hidden where it is bound: it can never act here (a replay opened alone has no Back)
+                continue
+            if not can or keys in typed:
                 what.append("  (not now)", DIM)
             if binding.tooltip:
                 what.append(f" · {binding.tooltip}", DIM)

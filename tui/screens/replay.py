@@ -204,9 +204,10 @@ class ReplayScreen(PaneControls, Screen[None]):
         self.show(self.playback.seek_index(round(fraction * len(self.playback.events))))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Back is only there when the replay was opened from a stage; a take only of a run that can be taken again."""
+        """Back is only there when the replay was opened from a stage (a replay opened alone has nothing
+        to go back to: the key is hidden, not listed as "not now"); a take only of a run that can be taken again."""
         if action == "close":
-            return len(self.app.screen_stack) > 2
+            return True if len(self.app.screen_stack) > 2 else None
         if action == "take":
             return True if self.branchable else None
         return True
