@@ -41,6 +41,8 @@ class StageState(SessionState):
     """Live: the actors waited on for a while, and for how many seconds (`promptdesk.tui.waits`)."""
     answers: dict[str, int] | None = None
     """Answers given per participant, from the events (formats whose participants answer, not speak)."""
+    unpriced: tuple[str, ...] = ()
+    """Models of this run with no known price (from its start record): what their calls cost is unknown."""
 
 
 FROM_EVENTS = ("goal_achieved", "round", "max_rounds", "phase", "consensus_count", "conflict_count", "blind", "answers")

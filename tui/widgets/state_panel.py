@@ -117,8 +117,9 @@ def render_state(state: StageState, width: int = 0) -> Text:
         _row(text, "Waiting", state.waiting, "bold reverse")
     _row(text, "Elapsed", f"{state.elapsed_s:.1f} s")
     _row(text, "Pace", f"≥ {state.pace_s:g} s/beat" if state.pace_s else "off")
-    _row(text, "Tokens", f"{state.tokens:,}")
-    _row(text, "Cost", f"${state.cost_usd:.4f}")
+    unknown = " + unknown" if state.unknown_usage else ""
+    _row(text, "Tokens", f"{state.tokens:,}{unknown}")
+    _row(text, "Cost", f"${state.cost_usd:.4f}{unknown or (' + unknown' if state.unpriced else '')}")
     if fmt.counts_silences:
         _row(text, "Silent", f"{state.silent_streak} beat{'s' if state.silent_streak != 1 else ''}")
     if state.judge_fallbacks:
