@@ -280,3 +280,17 @@ def test_the_session_panel_says_a_cost_is_unknown_never_just_0() -> None:
     fold.feed([event("start", 0.0, cast={"alice": "Alice"}, unpriced_models=["openai-compatible:slow"]), cut])
     assert "Cost      $0.0000 + unknown" in render_state(fold.snapshot()).plain
     assert "Cost      $0.0000\n" in render_state(from_session(SessionState(), 1.0, {})).plain
+
+
+def test_who_the_scene_waits_on_shows_near_the_top_of_the_panel_not_below_the_turns() -> None:
+    """At 80x24 the Session panel shows about 20 rows: with a cast of four and their tones, a
+    `Bob  waiting 9 s` row put after the turns was below the fold (only `Waiting on` showed)."""
+    from promptdesk.tui.snapshot import StageState
+    from promptdesk.tui.widgets.state_panel import render_state
+
+    cast = {"alice": "Alice", "bob": "Bob", "maria": "Maria Stern", "sam": "Sam Reed"}
+    state = StageState(cast=cast, tones=dict.fromkeys(cast, "calm"), slow={"bob": 9.0}, status="running",
+                       run_dir="runs/x")
+    rows = render_state(state, 28).plain.splitlines()
+    waiting = next(i for i, row in enumerate(rows) if "waiting 9 s" in row)
+    assert waiting < rows.index("Turns") and waiting < 18, rows

@@ -115,6 +115,10 @@ def render_state(state: StageState, width: int = 0) -> Text:
     _row(text, "Status", state.status, "bold reverse" if state.status == "paused" else "bold")
     if state.waiting:
         _row(text, "Waiting", state.waiting, "bold reverse")
+    if state.slow:
+        text.append("Waiting on\n", LABEL)
+        for slug, seconds in state.slow.items():
+            text.append(f"  {set_cell_size(safe(state.cast.get(slug, slug)), 10)} waiting {seconds:.0f} s\n", "bold")
     _row(text, "Elapsed", f"{state.elapsed_s:.1f} s")
     _row(text, "Pace", f"≥ {state.pace_s:g} s/beat" if state.pace_s else "off")
     unknown = " + unknown" if state.unknown_usage else ""
@@ -139,10 +143,6 @@ def render_state(state: StageState, width: int = 0) -> Text:
         text.append(f"  {set_cell_size(safe(name), 18)} {counts.get(slug, 0):>3}\n")
         if slug in state.tones:
             text.append(f"    tone: {cells(safe(state.tones[slug]), 22)}\n", Style(italic=True))
-    if state.slow:
-        text.append("Waiting on\n", LABEL)
-        for slug, seconds in state.slow.items():
-            text.append(f"  {set_cell_size(safe(state.cast.get(slug, slug)), 10)} waiting {seconds:.0f} s\n", "bold")
     if state.run_dir:
         text.append("Run folder\n", LABEL)
         where = safe(shown_path(state.run_dir))
