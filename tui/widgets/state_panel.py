@@ -4,6 +4,7 @@ tone), cost, time, status."""
 from __future__ import annotations
 
 import re
+import textwrap
 
 from rich.cells import cell_len, set_cell_size
 from rich.style import Style
@@ -119,6 +120,10 @@ def render_state(state: StageState, width: int = 0) -> Text:
         text.append("Waiting on\n", LABEL)
         for slug, seconds in state.slow.items():
             text.append(f"  {set_cell_size(safe(state.cast.get(slug, slug)), 10)} waiting {seconds:.0f} s\n", "bold")
+            if slug in (state.retrying or {}):
+                rows = textwrap.wrap(safe(state.retrying[slug]), max(16, width - 4) if width > 4 else 60)
+                shown = rows[:1] + ([shortened(" ".join(rows[1:]), max(16, width - 4) if width > 4 else 60)] if rows[1:] else [])
+                text.append("".join(f"    {row}\n" for row in shown), Style(italic=True))
     _row(text, "Elapsed", f"{state.elapsed_s:.1f} s")
     _row(text, "Pace", f"≥ {state.pace_s:g} s/beat" if state.pace_s else "off")
     unknown = " + unknown" if state.unknown_usage else ""
