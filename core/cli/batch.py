@@ -106,6 +106,13 @@ class TurnPrinter:
         return None
 
 
+def unknown_spend(session: Any) -> str:
+    """What the summary's cost leaves out: `+ unknown (N calls sent no usage)`, `+ unknown (no price for M)`."""
+    unknown, unpriced = session.state.unknown_usage, session.start_info.get("unpriced_models", [])
+    spend = f" + unknown ({unknown} calls sent no usage)" if unknown else ""
+    return spend + (f" + unknown (no price for {', '.join(unpriced)})" if unpriced else "")
+
+
 def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     """Run the scene of `--batch` and return the exit code."""
     stream = stream or sys.stderr
@@ -126,10 +133,7 @@ def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:
     result = asyncio.run(_run_with_signals(session))
     played = session.format.played(session, result)
     unit = session.format.unit.removesuffix("s") if played == 1 else session.format.unit
-    unknown, unpriced = session.state.unknown_usage, session.start_info.get("unpriced_models", [])
-    spend = f" + unknown ({unknown} calls sent no usage)" if unknown else ""
-    spend += f" + unknown (no price for {', '.join(unpriced)})" if unpriced else ""
-    cost = f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}{spend}, {result.counts}"
+    cost = f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}{unknown_spend(session)}, {result.counts}"
     if result.error is not None:
         say(stream, f"{result.error}\nThe run stopped after {played} {unit}, {cost}.\nRun folder: {result.run_dir}")
         return EXIT_FAILED

@@ -32,7 +32,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(args: list[str]) -> int:
     """The command; exit 0 closed, 1 ended on an error, 2 not resumable."""
-    from promptdesk.core.cli.batch import TurnPrinter, _run_with_signals
+    from promptdesk.core.cli.batch import TurnPrinter, _run_with_signals, unknown_spend
 
     try:
         ns = parser().parse_args(args)
@@ -49,6 +49,7 @@ def main(args: list[str]) -> int:
     print(f"Resuming {ns.run_dir} {where}.", file=sys.stderr)
     session.subscribe(TurnPrinter(session.state.cast, sys.stderr, quiet=ns.quiet))
     result = asyncio.run(_run_with_signals(session))
-    print(f"Scene closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {session.state.tokens:,} tokens, "
-          f"${session.state.cost_usd:.4f}, {result.counts}.\nRun folder: {shown(result.run_dir)}", file=sys.stderr)
+    goal = {True: "goal achieved", False: "goal not achieved"}.get(result.goal_achieved, "goal unknown")
+    print(f"Scene closed: {result.close_reason} ({goal}) after {result.beats} beat{'' if result.beats == 1 else 's'}, {session.state.tokens:,} tokens, "
+          f"${session.state.cost_usd:.4f}{unknown_spend(session)}, {result.counts}.\nRun folder: {shown(result.run_dir)}", file=sys.stderr)
     return EXIT_FAILED if result.close_reason == "error" else EXIT_CLOSED
