@@ -108,8 +108,11 @@ class TurnPrinter:
 
 def unknown_spend(session: Any) -> str:
     """What the summary's cost leaves out: `+ unknown (N calls sent no usage)`, `+ unknown (no price for M)`."""
-    unknown, unpriced = session.state.unknown_usage, session.start_info.get("unpriced_models", [])
-    spend = f" + unknown ({unknown} calls sent no usage)" if unknown else ""
+    from promptdesk.core.record.outputs import costs, unknown_spend as unknown_words
+
+    cut = costs(session.recorder.events)["cutOffInFlight"]
+    unpriced = session.start_info.get("unpriced_models", [])
+    spend = unknown_words({"unknownUsageCalls": session.state.unknown_usage, "cutOffInFlight": cut})
     return spend + (f" + unknown (no price for {', '.join(unpriced)})" if unpriced else "")
 
 

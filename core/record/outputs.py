@@ -190,6 +190,7 @@ def costs(events: list[BaseEvent], cut: Sequence[BaseEvent] = ()) -> dict[str, A
         row["usd"] += call.cost_usd or 0.0
         usd += call.cost_usd or 0.0
     return {**total, "totalTokens": sum(total.values()), "estimatedUSD": round(usd, 6), "unknownUsageCalls": unknown,
+            "cutOffInFlight": sum(isinstance(e, CallEvent) and e.unknown and not e.ok for e in [*cut, *events]),
             "cutCalls": sum(isinstance(e, CallEvent) for e in cut),
             "perActor": {k: {**v, "usd": round(v["usd"], 6)} for k, v in per_actor.items()}}
 
@@ -201,9 +202,13 @@ def unfinished_requests(events: list[BaseEvent]) -> int:
 
 
 def unknown_spend(spend: dict[str, Any]) -> str:
-    """"" when every call's usage is known, else " + unknown (N calls sent no usage)"."""
+    """"" when every call's usage is known, else " + unknown (N calls sent no usage)", the calls a stop (or a
+    timeout) cut off in flight named as such: " + unknown (3 calls cut off in flight)"."""
     n = spend.get("unknownUsageCalls") or 0
-    return f" + unknown ({n} call{'s' if n != 1 else ''} sent no usage)" if n else ""
+    cut = min(n, spend.get("cutOffInFlight") or 0)
+    said = [f"{n - cut} call{'s' if n - cut != 1 else ''} sent no usage"] if n - cut else []
+    said += [f"{cut} call{'s' if cut != 1 else ''} cut off in flight"] if cut else []
+    return f" + unknown ({', '.join(said)})" if n else ""
 
 
 def beats(events: list[BaseEvent]) -> int:
