@@ -90,6 +90,8 @@ class PromptdeskApp(App[int]):
         self._parsed_rules = ParsedRules()
         self._preparing: Timer | None = None
         self._tidying: Timer | None = None
+        self._before: dict[int, Any] = {}
+        """The handlers of `HANG_UP` the console replaced while it runs (put back when it closes)."""
         self.last_choices: dict[str, Any] = {}
         """What the last scene started from the wizard was set up with (offered as suggestions only)."""
 
@@ -109,10 +111,12 @@ class PromptdeskApp(App[int]):
         for sig in HANG_UP:
             try:
                 if listen:
+                    self._before[sig] = signal.getsignal(sig)
                     loop.add_signal_handler(sig, lambda sig=sig: asyncio.ensure_future(self._hung_up(sig)))
-                else:
+                elif sig in self._before:
                     loop.remove_signal_handler(sig)
-            except (NotImplementedError, RuntimeError, ValueError):
+                    signal.signal(sig, self._before.pop(sig) or signal.SIG_DFL)  # what the process had before the console
+            except (NotImplementedError, RuntimeError, ValueError, TypeError):
                 return  # not the main thread, or no signals here: the default action stays
 
     async def _hung_up(self, sig: int) -> None:

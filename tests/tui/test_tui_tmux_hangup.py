@@ -29,3 +29,26 @@ def test_closing_the_terminal_mid_beat_closes_the_run_folder(tmp_path: Path, ter
     records = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
     assert records[-1]["type"] == "close" and records[-1]["reason"] == "stop", records[-1]
     assert (run / "transcript.md").is_file() and json.loads((run / "metadata.json").read_text())["reason"] == "stop"
+
+
+async def test_the_console_puts_back_the_signal_handlers_it_replaced():
+    """While it runs, SIGTERM and SIGHUP are the console's (they close the run folders); once it has
+    closed, the process's own handlers are back (a test runner's, an embedding program's)."""
+    import signal
+
+    from promptdesk.tui.app import create_app
+    from promptdesk.tui.scripted import ScriptedSession
+
+    def own(*_):
+        return None
+
+    before = {sig: signal.signal(sig, own) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        app = create_app(session=ScriptedSession({"alice": "Alice"}))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert signal.getsignal(signal.SIGTERM) is not own
+        assert signal.getsignal(signal.SIGTERM) is own and signal.getsignal(signal.SIGHUP) is own
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
