@@ -56,3 +56,29 @@ def test_the_panel_says_who_is_retried_and_why_at_once_until_the_answer_comes():
     assert rows[at + 1].startswith("    retry 1/3 in 4 s: HTTP 429") and all(len(r) <= 32 for r in rows), rows
     waits.feed([DeltaEvent(t=4.6, **{"from": "bob"}, channel="speech", text='"Fi', beat=0)])
     assert "bob" not in waits.slow(5.0) and waits.why == {}, "the answer streaming ends the wait and its notice"
+
+
+async def test_a_collaboration_s_unstreamed_reply_says_its_retry_too(run_scene, loopback):
+    """A collaboration's replies are not streamed: the retry of one is told all the same, for that participant."""
+    import json
+
+    from promptdesk.core.record.events import DeltaEvent
+    from test_collaborate import collab_scene, envelope
+
+    seen = {"n": 0}
+
+    def answer(recorded):
+        seen["n"] += 1
+        if seen["n"] == 1:
+            return Reply(status=503, headers={"retry-after-ms": "20"}, error_message="overloaded")
+        return Reply(text=json.dumps(envelope("Once upon a time.", final=True)))
+
+    loopback.default = answer
+    cast = remote_cast(loopback, "gpt", "claude", provider="openai", model="gpt-4o-mini", max_retries=2)
+    retries: list[DeltaEvent] = []
+    run = await run_scene(collab_scene(loopback, first="claude", cast=cast), isolation="a", coordinator="C",
+                          before_run=lambda s: s.subscribe(lambda e: retries.append(e)
+                                                           if isinstance(e, DeltaEvent) and e.channel == "retry" else None))
+    assert run.result.close_reason != "provider-error"
+    assert [(e.from_, e.text.split(":")[0]) for e in retries] == [("claude", "retry 1/2 in 0 s")], retries
+    assert "HTTP 503" in retries[0].text and "overloaded" in retries[0].text

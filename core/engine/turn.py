@@ -69,13 +69,15 @@ async def _send(session: Stage, provider: Provider, request: Request, stream_as:
         publish([("reset", "")])
 
     def retrying(attempt: int, most: int, delay: float, reason: str) -> None:
-        publish([("retry", f"retry {attempt}/{most} in {delay:.0f} s: {redact(reason).removeprefix(provider.name + ': ')}")])
+        """Say a retry live, for whom the call is (streamed or not: a collaboration's reply, a journal entry)."""
+        text = f"retry {attempt}/{most} in {delay:.0f} s: {redact(reason).removeprefix(provider.name + ': ')}"
+        session.emit(DeltaEvent(t=session.now(), **{"from": stream_as or request.to}, channel="retry", text=text, beat=request.beat))
 
     started = session.clock.now()
     ok = False
     completion: Completion | None = None
     error: Exception | None = None
-    notice = RETRY_NOTICE.set(retrying if stream_as else None)
+    notice = RETRY_NOTICE.set(retrying)
     try:
         completion = await provider.complete(request, (lambda f: publish(splitter.feed(mend(f)))) if stream_as else None,
                                              retract if stream_as else None)
