@@ -204,3 +204,13 @@ def test_our_own_timeout_is_not_blamed_on_another_request(capsys, tmp_path, loop
     code, err, out = batch_run(capsys, tmp_path, served_scene(tmp_path, loopback), "--timeout", "0.3")
     assert failures(out) and "timed out: no whole answer within 0.3 s" in (out / "debug.log").read_text(), err
     assert loopback.most_in_flight > 1 and NOTICE_HEAD not in err
+
+
+def test_streams_that_break_long_after_the_others_started_are_not_blamed_on_them(capsys, tmp_path, loopback):
+    """A server that went down under a parallel beat breaks every stream at once, seconds after the beat's
+    requests started: that is no llama-cpp-python cut on arrival, and the notice would send the user the
+    wrong way (seen when the server was killed mid-beat)."""
+    loopback.default = Reply(text=LINE, deltas=6, gap_s=0.3, drop_after_deltas=5)
+    code, err, out = batch_run(capsys, tmp_path, served_scene(tmp_path, loopback))
+    assert failures(out), err
+    assert NOTICE_HEAD not in err and NOTICE_HEAD not in (out / "notes.md").read_text()

@@ -140,3 +140,20 @@ async def test_an_attempt_our_timeout_cut_off_after_it_was_sent_was_billed_an_un
         await provider.complete(request, lambda piece: None)
     assert failed.value.usage.reported is False    # type: ignore[attr-defined]
     await provider.aclose()
+
+
+def test_calls_a_stop_cut_off_are_named_so_not_as_calls_that_sent_no_usage():
+    """After a stop, "3 calls sent no usage" blamed the server (which does report usage) for what the stop did."""
+    from promptdesk.core.record.events import CallEvent
+    from promptdesk.core.record.outputs import costs, unknown_spend
+
+    def call(ok: bool, unknown: bool) -> CallEvent:
+        return CallEvent(t=1.0, **{"from": "coordinator"}, target="bob", provider="openai-compatible", ok=ok,
+                         usage="unknown" if unknown else None, input_tokens=None if unknown else 10)
+
+    cut = costs([call(True, False), call(False, True), call(False, True)])
+    assert unknown_spend(cut) == " + unknown (2 calls cut off in flight)"
+    both = costs([call(True, True), call(False, True)])
+    assert unknown_spend(both) == " + unknown (1 call sent no usage, 1 call cut off in flight)"
+    assert unknown_spend(costs([call(True, True)] * 2)) == " + unknown (2 calls sent no usage)"
+    assert unknown_spend(costs([call(False, False)])) == "", "a call that failed before any answer cost nothing"

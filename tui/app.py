@@ -9,8 +9,10 @@ loads a provider.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -44,6 +46,8 @@ palette). The wizard's loads the engine's setup (providers among it): a console 
 never loads a provider, preloads `REPLAY_PRELOADED` instead (the take dialog loads what a take needs)."""
 REPLAY_PRELOADED = tuple(name for name in PRELOADED if name != "promptdesk.tui.screens.wizard")
 PRELOAD_AFTER_S = 0.5
+HANG_UP = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+"""The signals that close the console's runs cleanly before it exits (`PromptdeskApp._on_hang_up`)."""
 SETTLE_AFTER_S = 0.1
 """Seconds after a screen comes up when what opening it made is settled (its first frame drawn by then)."""
 
@@ -86,6 +90,8 @@ class PromptdeskApp(App[int]):
         self._parsed_rules = ParsedRules()
         self._preparing: Timer | None = None
         self._tidying: Timer | None = None
+        self._before: dict[int, Any] = {}
+        """The handlers of `HANG_UP` the console replaced while it runs (put back when it closes)."""
         self.last_choices: dict[str, Any] = {}
         """What the last scene started from the wizard was set up with (offered as suggestions only)."""
 
@@ -96,6 +102,29 @@ class PromptdeskApp(App[int]):
         self.set_timer(PRELOAD_AFTER_S, self._preload)
         self.screen_change_signal.subscribe(self, self._prepare_theme)
         self._prepare_theme()
+        self._on_hang_up(True)
+
+    def _on_hang_up(self, listen: bool) -> None:
+        """SIGTERM and SIGHUP (the terminal closed under a running scene, a `kill`) close every run folder
+        as `q` does (the scene stopped, its record written whole), rather than ending the process mid-write."""
+        loop = asyncio.get_running_loop()
+        for sig in HANG_UP:
+            try:
+                if listen:
+                    self._before[sig] = signal.getsignal(sig)
+                    loop.add_signal_handler(sig, lambda sig=sig: asyncio.ensure_future(self._hung_up(sig)))
+                elif sig in self._before:
+                    loop.remove_signal_handler(sig)
+                    signal.signal(sig, self._before.pop(sig) or signal.SIG_DFL)  # what the process had before the console
+            except (NotImplementedError, RuntimeError, ValueError, TypeError):
+                return  # not the main thread, or no signals here: the default action stays
+
+    async def _hung_up(self, sig: int) -> None:
+        """Close every run folder; then, the terminal gone (SIGHUP), end the process at once: Textual's
+        exit would wait for ever on a terminal that no longer exists."""
+        await self.shutdown()
+        if sig != signal.SIGTERM:
+            os._exit(128 + sig)
 
     def _prepare_theme(self, screen: Screen[Any] | None = None) -> None:
         """A screen came up: once drawn, settle what opening it made (`heap_keeper.settle`; a timer, not a
@@ -112,6 +141,7 @@ class PromptdeskApp(App[int]):
     def on_unmount(self) -> None:
         """The console closes: what it left frozen goes back to the collector."""
         heap_keeper.release()
+        self._on_hang_up(False)
 
     async def on_event(self, event: events.Event) -> None:
         """Any input puts off the heap's tidying until the console is left alone (`heap_keeper`)."""

@@ -39,8 +39,12 @@ class StageState(SessionState):
     """Live: what the scene is holding for at its safe point (the operator's decision), if anything."""
     slow: dict[str, float] | None = None
     """Live: the actors waited on for a while, and for how many seconds (`promptdesk.tui.waits`)."""
+    retrying: dict[str, str] | None = None
+    """Live: of those, the ones whose call is being retried, and why (the retry's notice)."""
     answers: dict[str, int] | None = None
     """Answers given per participant, from the events (formats whose participants answer, not speak)."""
+    unpriced: tuple[str, ...] = ()
+    """Models of this run with no known price (from its start record): what their calls cost is unknown."""
 
 
 FROM_EVENTS = ("goal_achieved", "round", "max_rounds", "phase", "consensus_count", "conflict_count", "blind", "answers")

@@ -38,9 +38,10 @@ class Directions:
         except (SceneClosed, ValueError) as exc:
             self.notify(f"{what} not sent: {safe(exc)}", severity="warning", markup=False, timeout=6)
             return
-        self.query_one(QueuedLine).add("event" if event else "note", request.text,
-                                       self.session.state.status == "paused", whom)
-        self.notify(f"{what} queued for the next beat", markup=False, timeout=3)
+        paused = self.session.state.status == "paused"
+        self.query_one(QueuedLine).add("event" if event else "note", request.text, paused, whom)
+        self.notify(f"{what} queued, delivered after the resume" if paused else f"{what} queued for the next beat",
+                    markup=False, timeout=3)
 
     def action_accept_suggestion(self) -> None:
         """Inject the coordinator's pending suggested world event (`suggested_events: ask`)."""

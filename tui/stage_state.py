@@ -29,10 +29,11 @@ def note_progress(state: StageState, event: BaseEvent) -> None:
     registry.fold(state, event)
 
 
-def from_session(state: Any, elapsed_s: float | None = None) -> StageState:
+def from_session(state: Any, elapsed_s: float | None = None, start_info: dict[str, Any] | None = None) -> StageState:
     """A copy of a live `SessionState` (with a fresher elapsed time when one is given), with what its
-    format implies beyond it (whether answers are blind)."""
+    format implies beyond it (whether answers are blind) and the models its start record names unpriced."""
     copied = {f.name: getattr(state, f.name) for f in fields(SessionState)}
+    copied["unpriced"] = tuple((start_info or {}).get("unpriced_models") or ())
     copied.update(cast=dict(state.cast), turns=Counter(state.turns), run_dir=str(state.run_dir), tones=dict(state.tones))
     if elapsed_s is not None:
         copied["elapsed_s"] = elapsed_s
@@ -104,6 +105,7 @@ class StateFold:
         elif isinstance(event, CallEvent):
             s.tokens += event.tokens
             s.cost_usd += event.cost_usd or 0.0
+            s.unknown_usage += event.unknown
         elif isinstance(event, CloseEvent):
             s.status, s.close_reason, s.goal_achieved = "closed", event.reason, event.goal_achieved
         elif event.type == "system" and getattr(event, "reason", None) == JUDGE_FALLBACK:
@@ -117,6 +119,7 @@ class StateFold:
         s.isolation, s.coordinator = info.get("isolation", "?"), info.get("coordinator", "?")
         s.cast, s.max_beats, s.status = dict(info.get("cast") or {}), info.get("max_beats"), "running"
         s.pace_s = float(info.get("pace_s") or 0.0)
+        s.unpriced = tuple(m for m in info.get("unpriced_models") or () if isinstance(m, str))
 
     def _next_beat(self, beat: int | None) -> None:
         self._beat_ended()

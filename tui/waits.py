@@ -4,7 +4,8 @@ Folded from the events alone (no engine internals): a scene's beat asks every ac
 the one actor it names (sequential turns: the beat's `target`), a roundtable's question every participant, a collaboration's `agent_call` the participant it names;
 any sign of an answer from an actor (a streamed fragment, its thinking or speech, its call's record,
 a failure or a correction about it) ends the wait, and a close ends them all. The Session panel
-shows the waits longer than `SLOW_S` ("Alice  waiting 12 s"), so a slow provider reads as slow.
+shows the waits longer than `SLOW_S` ("Alice  waiting 12 s"), so a slow provider reads as slow, and at once
+a wait held up by a retry, with its notice (a live `delta` on the `retry` channel: the 429 and the pause it asked for).
 """
 
 from __future__ import annotations
@@ -28,11 +29,16 @@ class Waits:
         self.cast = list(cast)
         self.parallel = parallel
         self.since: dict[str, float] = {}
+        self.why: dict[str, str] = {}
+        """The latest retry notice of each actor still waited on (`retry 1/3 in 4 s after … HTTP 429 …`)."""
 
     def feed(self, events: Iterable[BaseEvent]) -> None:
         """Fold a batch of events in."""
         for event in events:
-            if (event.type == "beat" and self.parallel) or event.type == "question":
+            if event.type == "delta" and getattr(event, "channel", "") == "retry" and event.from_ in self.cast:
+                self.since.setdefault(event.from_, event.t)
+                self.why[event.from_] = event.text
+            elif (event.type == "beat" and self.parallel) or event.type == "question":
                 self.since = {slug: event.t for slug in self.cast}
             elif event.type == "beat" and event.target in self.cast:
                 self.since = {event.target: event.t}
@@ -44,8 +50,9 @@ class Waits:
                 del self.since[event.target]
             elif event.type in ("close", "stop"):
                 self.since.clear()
+            self.why = {slug: why for slug, why in self.why.items() if slug in self.since}
 
     def slow(self, now: float) -> dict[str, float]:
-        """The waits at scene time `now` that are at least `SLOW_S` long, in cast order."""
+        """The waits at scene time `now` that are at least `SLOW_S` long, or held up by a retry, in cast order."""
         return {slug: now - self.since[slug] for slug in self.cast
-                if slug in self.since and now - self.since[slug] >= SLOW_S}
+                if slug in self.since and (now - self.since[slug] >= SLOW_S or slug in self.why)}

@@ -115,10 +115,17 @@ def warn_unpriced(session: Any, stream: TextIO) -> None:
 
 def spent(session: Any) -> str:
     """What the run spent, for its summary: tokens and dollars, and what of it is unknown."""
-    unknown, unpriced = session.state.unknown_usage, session.start_info.get("unpriced_models", [])
-    spend = f" + unknown ({unknown} call{'s' if unknown != 1 else ''} sent no usage)" if unknown else ""
-    spend += f" + unknown (no price for {', '.join(unpriced)})" if unpriced else ""
-    return f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}{spend}"
+    return f"{session.state.tokens:,} tokens, ${session.state.cost_usd:.4f}{unknown_spend(session)}"
+
+
+def unknown_spend(session: Any) -> str:
+    """What the summary's cost leaves out: `+ unknown (N calls sent no usage)`, `+ unknown (no price for M)`."""
+    from promptdesk.core.record.outputs import costs, unknown_spend as unknown_words
+
+    cut = costs(session.recorder.events)["cutOffInFlight"]
+    unpriced = session.start_info.get("unpriced_models", [])
+    spend = unknown_words({"unknownUsageCalls": session.state.unknown_usage, "cutOffInFlight": cut})
+    return spend + (f" + unknown (no price for {', '.join(unpriced)})" if unpriced else "")
 
 
 def run_batch(ns: argparse.Namespace, stream: TextIO | None = None) -> int:

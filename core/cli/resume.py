@@ -62,6 +62,7 @@ def main(args: list[str]) -> int:
     result = asyncio.run(_run_with_signals(session))
     cost = spent(result.run_dir, session.state.tokens, session.state.cost_usd)
     what = "Take" if is_take(result.run_dir) else "Scene"
-    print(f"{what} closed: {result.close_reason} after {result.beats} beat{'' if result.beats == 1 else 's'}, {cost}, "
+    goal = {True: "goal achieved", False: "goal not achieved"}.get(result.goal_achieved, "goal unknown")
+    print(f"{what} closed: {result.close_reason} ({goal}) after {result.beats} beat{'' if result.beats == 1 else 's'}, {cost}, "
           f"{result.counts}.\nRun folder: {shown(result.run_dir)}", file=sys.stderr)
     return EXIT_FAILED if result.close_reason == "error" else EXIT_CLOSED

@@ -25,6 +25,7 @@ from promptdesk.core.protocol.reply import CORRECTION_PROMPT, ParsedTurn, Speech
 from promptdesk.core.protocol.structured import JSON_CORRECTION_PROMPT, JsonSplitter, parse_json_turn, salvage_json, turn_schema
 from promptdesk.core.providers.base import Completion, Provider, Request, Usage
 from promptdesk.core.providers.concurrency import one_call
+from promptdesk.core.providers.retry import RETRY_NOTICE
 from promptdesk.core.record.outputs import SILENCED
 from promptdesk.core.record.recorder import redact
 from promptdesk.core.protocol.bounded import REPLY_MAX_CHARS
@@ -67,10 +68,16 @@ async def _send(session: Stage, provider: Provider, request: Request, stream_as:
         splitter = fresh()
         publish([("reset", "")])
 
+    def retrying(attempt: int, most: int, delay: float, reason: str) -> None:
+        """Say a retry live, for whom the call is (streamed or not: a collaboration's reply, a journal entry)."""
+        text = f"retry {attempt}/{most} in {delay:.0f} s: {redact(reason).removeprefix(provider.name + ': ')}"
+        session.emit(DeltaEvent(t=session.now(), **{"from": stream_as or request.to}, channel="retry", text=text, beat=request.beat))
+
     started = session.clock.now()
     ok = False
     completion: Completion | None = None
     error: Exception | None = None
+    notice = RETRY_NOTICE.set(retrying)
     try:
         completion = await provider.complete(request, (lambda f: publish(splitter.feed(mend(f)))) if stream_as else None,
                                              retract if stream_as else None)
@@ -93,6 +100,7 @@ async def _send(session: Stage, provider: Provider, request: Request, stream_as:
         error = exc
         raise
     finally:
+        RETRY_NOTICE.reset(notice)
         billed = getattr(error, "usage", None)
         event = session.emit(_call_event(session, provider, request, completion, ok, session.clock.now() - started,
                                           billed if isinstance(billed, Usage) else None))

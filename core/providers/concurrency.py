@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 import weakref
 from collections.abc import AsyncIterator
 from typing import Any
@@ -26,6 +27,9 @@ CUT_NOTICE = ("the server at {server} cut a stream when another request arrived:
               "(python -m llama_cpp.server) does this unless started with --interrupt_requests False; or set "
               "max_concurrency: 1")
 """What is said once when a stream was cut while another request to the same server had started."""
+CUT_WITHIN_S = 1.0
+"""How soon after another request's start a cut stream is blamed on it: such a server cuts at the arrival. A
+stream that broke later (the server went down under a parallel beat, every stream at once) was not cut by it."""
 
 
 class Gate:
@@ -74,15 +78,18 @@ class Server:
     def __init__(self) -> None:
         self.started = 0
         self.told = False
+        self.last_start = 0.0
 
     def begin(self) -> int:
         """An attempt starts: its number (the attempts started after it have higher numbers)."""
         self.started += 1
+        self.last_start = time.monotonic()
         return self.started
 
     def another_since(self, mark: int) -> bool:
-        """Whether another attempt to this server started after the attempt numbered `mark`."""
-        return self.started > mark
+        """Whether another attempt to this server started after the attempt numbered `mark`, and lately
+        (within `CUT_WITHIN_S`: a server that cuts a stream for another request does so as it arrives)."""
+        return self.started > mark and time.monotonic() - self.last_start <= CUT_WITHIN_S
 
     def tell_once(self) -> bool:
         """True the first time only: the cut notice is said once per server."""

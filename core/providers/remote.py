@@ -38,7 +38,7 @@ from promptdesk.core.providers.bodies import ERROR_TYPE_STATUS, error_detail, un
 from promptdesk.core.providers.base import Completion, DeltaCallback, Provider, Request, ResetCallback, Usage
 from promptdesk.core.providers.rate_headers import spent_budget
 from promptdesk.core.providers.streams import Stream
-from promptdesk.core.providers.retry import redact, status_error, transport_error, with_retries
+from promptdesk.core.providers.retry import RETRY_NOTICE, redact, status_error, transport_error, with_retries
 from promptdesk.core.providers.whole_requests import send_whole
 from promptdesk.core.providers.wire import wire_prefix
 from promptdesk.core.providers.waits import OnWait, Wait, capped_wait
@@ -334,6 +334,9 @@ class RemoteProvider(Provider):
     def _log_retry(self, attempt: int, delay: float, reason: str) -> None:
         log.warning("%s %s: retry %d/%d in %.2fs after: %s", self.name, self.model, attempt, self.max_retries,
                     delay, reason)
+        notice = RETRY_NOTICE.get()
+        if notice is not None:
+            notice(attempt, self.max_retries, delay, reason)
 
     def _status_error(self, status: int | None, detail: str, headers: Any = None, **context: Any) -> ProviderError:
         hint = not_found_hint(self.name, self.base_url) if status == 404 else ""

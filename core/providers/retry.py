@@ -13,6 +13,7 @@ import random
 import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
@@ -22,6 +23,9 @@ from promptdesk.core.providers.waits import OnWait, capped_wait
 T = TypeVar("T")
 OnRetry = Callable[[int, float, str], None]
 """`on_retry(attempt, delay_s, reason)`: attempt is the number of the retry about to happen (1, 2...)."""
+RETRY_NOTICE: ContextVar[Callable[[int, int, float, str], None] | None] = ContextVar("retry_notice", default=None)
+"""Set by whoever makes a call (an actor's turn) to hear of its retries while they wait:
+`notice(attempt, max_retries, delay_s, reason)`, so that a retry after a 429 shows live, not only in `debug.log`."""
 
 NEVER_RETRIED = frozenset({400, 401, 403, 404, 422})
 RETRIED = frozenset({408, 409, 429})

@@ -208,11 +208,13 @@ class DeltaEvent(BaseEvent):
     """A streamed fragment of an actor's thinking or speech. Published live, never recorded.
 
     `channel="reset"` (empty text) retracts every fragment of this actor's call shown so far: the
-    attempt that streamed them failed, and the retry streams its answer from the start."""
+    attempt that streamed them failed, and the retry streams its answer from the start.
+    `channel="retry"` says that this actor's call is about to be tried again, and why (`retry 1/3 in 4 s
+    after … HTTP 429 …`): the actor is still waited on."""
 
     type: Literal["delta"] = "delta"
-    channel: Literal["think", "speech", "reset"] = "speech"
-    """`think`, `speech`, or `reset` (retracts the fragments of a failed attempt)."""
+    channel: Literal["think", "speech", "reset", "retry"] = "speech"
+    """`think`, `speech`, `reset` (retracts the fragments of a failed attempt) or `retry` (a retry's notice)."""
 
 
 Event = Annotated[

@@ -168,10 +168,9 @@ def duration_label(events: list[BaseEvent]) -> str:
 
 
 def costs(events: list[BaseEvent], cut: Sequence[BaseEvent] = ()) -> dict[str, Any]:
-    """Tokens and USD per run and per actor, summed over every recorded call whose usage is known;
-    `unknownUsageCalls` counts the others (their tokens and cost are unknown, so the sums are then
-    what is known, at least that much: `unknown_spend` says it in words). `cut`: the calls of beats a
-    resume played again (`superseded.jsonl`): paid for, so counted too (`cutCalls` says how many)."""
+    """Tokens and USD per run and per actor, summed over every recorded call whose usage is known; `unknownUsageCalls`
+    counts the others (of them `cutOffInFlight`, cut by a stop or a timeout: `unknown_spend` says it in words). `cut`: the
+    calls of beats a resume played again (`superseded.jsonl`): paid for, so counted too (`cutCalls` says how many)."""
     keys = ("input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")
     total = dict.fromkeys(keys, 0)
     usd, unknown = 0.0, 0
@@ -190,7 +189,7 @@ def costs(events: list[BaseEvent], cut: Sequence[BaseEvent] = ()) -> dict[str, A
         row["usd"] += call.cost_usd or 0.0
         usd += call.cost_usd or 0.0
     return {**total, "totalTokens": sum(total.values()), "estimatedUSD": round(usd, 6), "unknownUsageCalls": unknown,
-            "cutCalls": sum(isinstance(e, CallEvent) for e in cut),
+            "cutOffInFlight": sum(isinstance(e, CallEvent) and e.unknown and not e.ok for e in [*cut, *events]), "cutCalls": sum(isinstance(e, CallEvent) for e in cut),
             "perActor": {k: {**v, "usd": round(v["usd"], 6)} for k, v in per_actor.items()}}
 
 
@@ -201,9 +200,10 @@ def unfinished_requests(events: list[BaseEvent]) -> int:
 
 
 def unknown_spend(spend: dict[str, Any]) -> str:
-    """"" when every call's usage is known, else " + unknown (N calls sent no usage)"."""
+    """"" when every call's usage is known, else " + unknown (N calls sent no usage, M calls cut off in flight)"."""
     n = spend.get("unknownUsageCalls") or 0
-    return f" + unknown ({n} call{'s' if n != 1 else ''} sent no usage)" if n else ""
+    parts = ((n - min(n, spend.get("cutOffInFlight") or 0), "sent no usage"), (min(n, spend.get("cutOffInFlight") or 0), "cut off in flight"))
+    return " + unknown (" + ", ".join(f"{k} call{'s' if k != 1 else ''} {what}" for k, what in parts if k) + ")" if n else ""
 
 
 def beats(events: list[BaseEvent]) -> int:

@@ -388,7 +388,7 @@ class TestTheStage:
             await pilot.press(*"Own it", "enter")
             await pilot.pause()
             assert "⧗ Queued, delivered after the resume: note to Bob “Own it”" in screen_text(app)
-            assert "Director's note to Bob queued for the next beat" in told(app)
+            assert "Director's note to Bob queued, delivered after the resume" in told(app), "the toast agrees with the queued line"
             session.stop()
             await wait_for(pilot, lambda: stage.bridge.worker.is_finished, "the close")
 

@@ -256,3 +256,41 @@ def test_a_record_whose_every_event_has_one_time_plays_a_beat_at_a_time_not_all_
     assert [e.type for e in playback.tick(10.0).events] == ["beat", "speak", "close"]
     assert playback.done and not playback.playing
     assert not Playback(TestPlayback().events()).timeless, "a record with times plays by them"
+
+
+def test_the_session_panel_says_a_cost_is_unknown_never_just_0() -> None:
+    """A call a stop cut off (or whose server sent no usage) and a model with no known price: the
+    panel's tokens and cost say `+ unknown`, live and in replay, as the batch summary does."""
+    from promptdesk.core.engine.state import SessionState
+    from promptdesk.tui.stage_state import from_session
+    from promptdesk.tui.widgets.state_panel import render_state
+
+    cut = CallEvent(t=1.0, **{"from": "coordinator"}, provider="openai-compatible", ok=False, usage="unknown",
+                    input_tokens=None, output_tokens=None, cost_usd=None)
+    fold = StateFold("runs/x")
+    fold.feed([event("start", 0.0, cast={"alice": "Alice"}, scene={"format": "scene"}),
+               CallEvent(t=0.5, **{"from": "coordinator"}, provider="openai", input_tokens=10, output_tokens=5,
+                         cost_usd=0.01), cut])
+    shown = render_state(fold.snapshot()).plain
+    assert "Tokens    15 + unknown" in shown and "Cost      $0.0100 + unknown" in shown
+    live = SessionState(tokens=140, unknown_usage=0)
+    shown = render_state(from_session(live, 1.0, {"unpriced_models": ["openai-compatible:slow"]})).plain
+    assert "Tokens    140\n" in shown and "Cost      $0.0000 + unknown" in shown, "no price: its cost is unknown"
+    fold = StateFold("runs/x")
+    fold.feed([event("start", 0.0, cast={"alice": "Alice"}, unpriced_models=["openai-compatible:slow"]), cut])
+    assert "Cost      $0.0000 + unknown" in render_state(fold.snapshot()).plain
+    assert "Cost      $0.0000\n" in render_state(from_session(SessionState(), 1.0, {})).plain
+
+
+def test_who_the_scene_waits_on_shows_near_the_top_of_the_panel_not_below_the_turns() -> None:
+    """At 80x24 the Session panel shows about 20 rows: with a cast of four and their tones, a
+    `Bob  waiting 9 s` row put after the turns was below the fold (only `Waiting on` showed)."""
+    from promptdesk.tui.snapshot import StageState
+    from promptdesk.tui.widgets.state_panel import render_state
+
+    cast = {"alice": "Alice", "bob": "Bob", "maria": "Maria Stern", "sam": "Sam Reed"}
+    state = StageState(cast=cast, tones=dict.fromkeys(cast, "calm"), slow={"bob": 9.0}, status="running",
+                       run_dir="runs/x")
+    rows = render_state(state, 28).plain.splitlines()
+    waiting = next(i for i, row in enumerate(rows) if "waiting 9 s" in row)
+    assert waiting < rows.index("Turns") and waiting < 18, rows

@@ -201,9 +201,9 @@ class StageScreen(Directions, RoomControls, PaneControls, Screen[None]):
         """Redraw the session panel from the session's own state (elapsed time ticks while live)."""
         now = getattr(self.session, "now", None)
         live = self.session.state.status in ("running", "paused") and callable(now)
-        state = from_session(self.session.state, self.played.played(now() if live else self.session.state.elapsed_s))
+        state = from_session(self.session.state, self.played.played(now() if live else self.session.state.elapsed_s), getattr(self.session, "start_info", None))
         if live and self.session.state.status == "running":
-            state.slow = self.waits.slow(now())
+            state.slow, state.retrying = self.waits.slow(now()), dict(self.waits.why)
         if self.waiting is not None:
             state.waiting = self.format.waiting_label
         self.view.show_state(state)

@@ -181,7 +181,7 @@ class StageView(Vertical):
                 batch.stream, batch.reset = "", True
         elif event.channel == "speech":
             live.stream(event.from_, event.text)
-        elif batch is not None:
+        elif batch is not None and event.channel != "retry":
             batch.stream += event.text
 
     def _finish_turns(self, event: BaseEvent, panes: dict[str, _PaneBatch], live: LiveSpeech) -> None:

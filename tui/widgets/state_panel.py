@@ -4,6 +4,7 @@ tone), cost, time, status."""
 from __future__ import annotations
 
 import re
+import textwrap
 
 from rich.cells import cell_len, set_cell_size
 from rich.style import Style
@@ -115,10 +116,19 @@ def render_state(state: StageState, width: int = 0) -> Text:
     _row(text, "Status", state.status, "bold reverse" if state.status == "paused" else "bold")
     if state.waiting:
         _row(text, "Waiting", state.waiting, "bold reverse")
+    if state.slow:
+        text.append("Waiting on\n", LABEL)
+        for slug, seconds in state.slow.items():
+            text.append(f"  {set_cell_size(safe(state.cast.get(slug, slug)), 10)} waiting {seconds:.0f} s\n", "bold")
+            if slug in (state.retrying or {}):
+                rows = textwrap.wrap(safe(state.retrying[slug]), max(16, width - 4) if width > 4 else 60)
+                shown = rows[:1] + ([shortened(" ".join(rows[1:]), max(16, width - 4) if width > 4 else 60)] if rows[1:] else [])
+                text.append("".join(f"    {row}\n" for row in shown), Style(italic=True))
     _row(text, "Elapsed", f"{state.elapsed_s:.1f} s")
     _row(text, "Pace", f"≥ {state.pace_s:g} s/beat" if state.pace_s else "off")
-    _row(text, "Tokens", f"{state.tokens:,}")
-    _row(text, "Cost", f"${state.cost_usd:.4f}")
+    unknown = " + unknown" if state.unknown_usage else ""
+    _row(text, "Tokens", f"{state.tokens:,}{unknown}")
+    _row(text, "Cost", f"${state.cost_usd:.4f}{unknown or (' + unknown' if state.unpriced else '')}")
     if fmt.counts_silences:
         _row(text, "Silent", f"{state.silent_streak} beat{'s' if state.silent_streak != 1 else ''}")
     if state.judge_fallbacks:
@@ -138,10 +148,6 @@ def render_state(state: StageState, width: int = 0) -> Text:
         text.append(f"  {set_cell_size(safe(name), 18)} {counts.get(slug, 0):>3}\n")
         if slug in state.tones:
             text.append(f"    tone: {cells(safe(state.tones[slug]), 22)}\n", Style(italic=True))
-    if state.slow:
-        text.append("Waiting on\n", LABEL)
-        for slug, seconds in state.slow.items():
-            text.append(f"  {set_cell_size(safe(state.cast.get(slug, slug)), 10)} waiting {seconds:.0f} s\n", "bold")
     if state.run_dir:
         text.append("Run folder\n", LABEL)
         where = safe(shown_path(state.run_dir))
