@@ -137,6 +137,21 @@ def test_what_was_run_names_every_scene_of_a_benchmark_and_the_evaluator_that_sc
     assert rows["Scene"].startswith("Ferry slot: Ava Lee and Ben Ko") and rows["Evaluator (SOTOPIA-EVAL)"] == "openai, model gpt-5"
 
 
+def test_what_was_run_names_each_file_of_a_benchmark_given_as_files(bench, loopback):
+    """Scene files given one by one (not a folder): the report named only the first file, as if it held
+    every scene, and titled the page after the first scene alone."""
+    loopback.default = served
+    url = loopback.url("/v1")
+    files = sorted(str(p) for p in (bench / "sotopia" / "scenes").glob("*.yaml"))[:2]
+    assert main(["sweep", *files, "--models", f"openai:gpt-5-mini@{url}", "--evaluator", f"openai:gpt-5@{url}",
+                 "--isolation", "b", "--coordinator", "C", "--seeds", "1", "--max-beats", "2", "--out", "two"]) == 0
+    assert main(["report", "two", "--html", "two.html"]) == 0
+    page = (bench / "two.html").read_text()
+    rows = what_was_run(page)
+    assert rows["Scenes"].startswith(f"2 scenes ({files[0]}, {files[1]}): ")
+    assert "<title>2 scenes: sweep two — Promptdesk</title>" in page
+
+
 def test_sotopias_mean_counts_the_agents_of_a_run_that_was_never_scored_as_unknown(bench, loopback, capsys):
     """A model whose runs of one scene failed has no scores there: its mean is over fewer episodes than the
     other model's, and the table must say so rather than compare the two as if both were whole."""

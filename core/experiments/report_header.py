@@ -244,6 +244,16 @@ def as_given(scene: Any) -> str:
     return str(scene)
 
 
+def scenes_given(plan: Any) -> str:
+    """Where a sweep's scenes are, as its command gave them: the file, a benchmark's folder, or its files (the
+    first `SCENES_SHOWN`, the rest counted), so "What was run" never names one file as every scene's."""
+    if not getattr(plan, "scenes", None):
+        return as_given(plan.scene)
+    given = _given(plan)
+    more = f", and {len(given) - SCENES_SHOWN:,} more" if len(given) > SCENES_SHOWN else ""
+    return ", ".join(given[:SCENES_SHOWN]) + more
+
+
 def _given(plan: Any) -> list[str]:
     """A benchmark sweep's scenes as given: its folder when every file is in it, else the files."""
     folder = str(plan.scene)
