@@ -134,7 +134,7 @@ def seeds_text(seeds: list[int]) -> str:
     return unit_text(seeds) if seeds else "not recorded"
 
 
-def facts_html(facts: Facts, *, ran: str | None, made: str | None, extra: list[tuple[str, str]] = ()) -> str:
+def facts_html(facts: Facts, *, ran: str | list[str] | None, made: str | None, extra: list[tuple[str, str]] = ()) -> str:
     """The "What was run" box (already-escaped HTML)."""
     from promptdesk import version
     where = f"<code>{esc(facts.file or facts.scene + ' (its file is not recorded)')}</code>"
@@ -160,8 +160,8 @@ def facts_html(facts: Facts, *, ran: str | None, made: str | None, extra: list[t
     rows.append(("Time", esc(clock)))
     rows += list(extra)
     rows.append(("Promptdesk", esc(version())))
-    if ran:
-        rows.append(("Run with", f"<code>{esc(ran)}</code>"))
+    if ran:   # one command, or several (takes: the parent's run, then each take's branch), one a line
+        rows.append(("Run with", "<br>".join(f"<code>{esc(c)}</code>" for c in ([ran] if isinstance(ran, str) else ran))))
     if made:
         rows.append(("This report", f"<code>{esc(made)}</code>"))
     notes = [DISCLAIMER, OFFLINE_GOAL] if offline(facts) else []

@@ -145,7 +145,7 @@ def takes_report(folders: list[Path], command: str | None = None) -> str:
     facts = gather([(t.folder, t.events) for t in takes.takes])
     facts.seeds = list(dict.fromkeys(s for s in map(seed_of, takes.takes) if s is not None))
     body = [STYLE, f"<h1>Takes of {esc(facts.title)}</h1>",
-            facts_html(facts, ran=run_command(takes.takes[0].events, takes.takes[0].folder), made=command),
+            facts_html(facts, ran=list(dict.fromkeys(run_command(t.events, t.folder) for t in takes.takes)), made=command),
             cite_html(cite(comparison)), *(f"<p>{esc(note)}</p>" for note in takes_notes(takes)),
             "<h2>Tree of takes</h2>", f'<pre class="tree">{esc(chr(10).join(takes.tree_lines()))}</pre>',
             f"<h2>Side by side from beat {takes.branched_at}</h2>", KEY, aligned(takes),
