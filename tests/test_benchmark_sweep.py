@@ -189,6 +189,10 @@ def test_the_factorial_view_of_a_benchmark_says_its_subjects_are_scenes_and_seed
     assert ("a two-way repeated-measures ANOVA with each scene and seed as subject (statsmodels AnovaRM), on the "
             "scenes and seeds known in every cell" in prose)
     assert "with the seed as subject" not in prose
+    # A metric it cannot analyse says why of the same subjects (goal is unknown under C: no goal markers).
+    assert main(["compare", "osw", "--metrics", "goal_achieved,tokens", "--json"]) == 0
+    goal = json.loads(capsys.readouterr().out)["factorial"][0]
+    assert goal["untested"] == "fewer than 2 scenes and seeds known in every cell"
 
 
 def test_a_benchmark_over_models_and_both_choices_has_each_models_factorial_view(bench, loopback, capsys):

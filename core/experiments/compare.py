@@ -28,7 +28,7 @@ from typing import Any
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.experiments.metrics import NotARunFolder, RunMetrics, audit_verdict, metrics_of
 from promptdesk.core.experiments.stats.design import Sample, repeated, shares_units, unit_text
-from promptdesk.core.experiments.stats.factorial import Factorial, adjust_all, factorial, is_factorial
+from promptdesk.core.experiments.stats.factorial import Factorial, adjust_all, factorial, in_units, is_factorial
 from promptdesk.core.experiments.stats.rows import Difference, Options, Table, differences, method
 from promptdesk.core.experiments.sweep import PLAN_FILE, read_plan, read_results
 from promptdesk.core.experiments.sweep_plan import unrecorded
@@ -232,6 +232,7 @@ def compare(runs: list[RunMetrics], by: str = "run", metrics: tuple[str, ...] = 
                                                   statistics.paired), label=label) for m in metrics]
     for f in found.factorial:   # the subject is the pairs' unit: a seed, or a scene and seed
         f.design = f.design.replace("by seed", f"by {unit.name}")
+        f.untested = f.untested and in_units(f.untested, unit.name)
     if found.factorial:
         found.factorial_family = adjust_all(found.factorial, options.adjust, options.alpha)
     return found
