@@ -189,6 +189,7 @@ def test_the_factorial_view_of_a_benchmark_says_its_subjects_are_scenes_and_seed
     assert ("a two-way repeated-measures ANOVA with each scene and seed as subject (statsmodels AnovaRM), on the "
             "scenes and seeds known in every cell" in prose)
     assert "with the seed as subject" not in prose
+    assert "Paired by scene and seed: the conditions share scenes and seeds, so" in prose and "scene and seeds" not in prose
     # A metric it cannot analyse says why of the same subjects (goal is unknown under C: no goal markers).
     assert main(["compare", "osw", "--metrics", "goal_achieved,tokens", "--json"]) == 0
     goal = json.loads(capsys.readouterr().out)["factorial"][0]

@@ -114,7 +114,7 @@ def design_notes(comparison: Comparison) -> list[str]:
     """What the design is, which test, which interval and which effect size."""
     options, unit = comparison.options, comparison.unit.name
     if comparison.paired:
-        design = (f"Paired by {unit}: the conditions share {unit}s, so each difference b − a is taken {unit} by {unit} "
+        design = (f"Paired by {unit}: the conditions share {plural(unit)}, so each difference b − a is taken {unit} by {unit} "
                   f"and n counts the pairs (a {unit} without a known value on both sides is dropped from that pair).")
         if options.test == "wilcoxon":
             test = (f"Test: two-sided Wilcoxon signed-rank test of the paired differences (zero differences dropped; "
@@ -152,6 +152,11 @@ def adjustment_notes(comparison: Comparison) -> list[str]:
     return out
 
 
+def plural(unit: str) -> str:
+    """A unit's plural: `seeds`, or `scenes and seeds` (a benchmark's pairs), never `scene and seeds`."""
+    return unit.replace("scene", "scenes") + "s"
+
+
 def _all_equal(comparison: Comparison) -> str:
     """What a row left out as p = 1 had: every paired difference 0, or (unpaired) one value in every run."""
     return "every difference was 0" if comparison.paired else "every run of both conditions had the same value"
@@ -171,7 +176,7 @@ def untested_notes(comparison: Comparison) -> list[str]:
         named = ", ".join(f"{m} ({metrics.count(m)} pair{'s' if metrics.count(m) > 1 else ''} of conditions)"
                           for m in dict.fromkeys(metrics))
         unit = comparison.unit.name
-        what = {TOO_FEW_PAIRS: f"fewer than 2 {unit}s known on both sides",
+        what = {TOO_FEW_PAIRS: f"fewer than 2 {plural(unit)} known on both sides",
                 NO_COMMON.format(unit=unit): f"the two conditions share no {unit}, so nothing pairs; --unpaired compares "
                                              "every pair of conditions as independent samples"}.get(reason, reason)
         out.append(f"No test ({reason if what == reason else f'{reason}: {what}'}), so no p-value: {named}.")
@@ -183,7 +188,7 @@ def untested_notes(comparison: Comparison) -> list[str]:
         every = set(comparison.metrics)
         parts = [f"{a} vs {b}: {units} ({'every metric' if set(ms) == every else ', '.join(ms)})"
                  for (a, b, units), ms in dropped.items()]
-        out.append(f"{comparison.unit.name.capitalize()}s dropped from pairs (no run, or an unknown value, on one side): "
+        out.append(f"{plural(comparison.unit.name).capitalize()} dropped from pairs (no run, or an unknown value, on one side): "
                    + "; ".join(parts) + ".")
     return out
 
@@ -290,9 +295,9 @@ def _factorial_dropped(comparison: Comparison) -> str:
     if not groups:
         return ""
     unit = comparison.unit.name
-    said = [(f"{', '.join(names)}: " if len(groups) > 1 else "") + f"n = {units} {unit}s, {unit_text(list(left))} dropped"
+    said = [(f"{', '.join(names)}: " if len(groups) > 1 else "") + f"n = {units} {plural(unit)}, {unit_text(list(left))} dropped"
             for (units, left), names in groups.items()]
-    return f" {unit[0].upper() + unit[1:]}s not known in every cell are left out of it ({'; '.join(said)})."
+    return f" {plural(unit).capitalize()} not known in every cell are left out of it ({'; '.join(said)})."
 
 
 def cite(comparison: Comparison) -> str:
@@ -305,7 +310,7 @@ def cite(comparison: Comparison) -> str:
     shown = tested_differences(comparison)
     example = min(shown, key=lambda d: d.p_value or 1.0) if shown else None
     options = comparison.options
-    n = ("n = pairs of " + comparison.unit.name + "s") if comparison.paired else "n = runs per condition"
+    n = ("n = pairs of " + plural(comparison.unit.name)) if comparison.paired else "n = runs per condition"
     head = (f"Report each difference with its {level(comparison)} CI, the test ({test_name(comparison)}, "
             f"{'paired by ' + comparison.unit.name if comparison.paired else 'unpaired'}), {n}, the effect size "
             f"({comparison.statistics.effect_name}) and the p-value adjusted by {ADJUSTMENTS[options.adjust]} across "
