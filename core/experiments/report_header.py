@@ -24,7 +24,7 @@ from promptdesk.core.improv import DISCLAIMER
 from promptdesk.core.record import outputs
 from promptdesk.core.record.evaluation_file import evaluations
 from promptdesk.core.record.events import BaseEvent
-from promptdesk.core.record.takes import branch_event, played_seed
+from promptdesk.core.record.takes import branch_event, played_arrivals, played_providers, played_seed
 
 OFFLINE_GOAL = ("The offline judge decides a goal by matching words, not by understanding: it reads the goal as "
                 "clauses of who must do what (apologise, accept, agree, admit, ...) and counts a clause only when the "
@@ -106,13 +106,13 @@ def gather(runs: list[tuple[Path, list[BaseEvent]]], file: str | None = None) ->
             if played.get(key) is not None and played[key] not in values:
                 values.append(played[key])
         names = outputs.cast_names(events)
-        for slug, spec in (info.get("providers") or {}).items():
+        for slug, spec in played_providers(events, info.get("providers") or {}).items():   # a take's own, if another
             facts.providers.setdefault(names.get(slug, slug), set()).add(str(spec))
         if info.get("coordinator") in ("A", "B") and (judge := _judge(folder)):
             facts.providers.setdefault("judge (coordinator)", set()).add(judge)
         for scored in evaluations(events):
             facts.evaluators.setdefault(str(scored.get("title") or scored.get("rubric")), set()).add(str(scored.get("evaluator")))
-        facts.clocks.add(str(info.get("arrivals") or "real"))
+        facts.clocks.add(str(played_arrivals(events, info.get("arrivals")) or "real"))
         if (date := _date(folder)) and date not in facts.dates:
             facts.dates.append(date)
     return facts
@@ -207,6 +207,8 @@ def sweep_command(plan: Any) -> str:
             words += [flag, str(value)]
     for folder in getattr(plan, "characters_dirs", None) or []:
         words += ["--characters-dir", str(folder)]
+    if isinstance(getattr(plan, "budget_usd", None), (int, float)):   # a ceiling stops runs: it is part of what ran
+        words += ["--budget-usd", f"{plan.budget_usd:g}"]
     for key, value in (getattr(plan, "provider_settings", None) or {}).items():
         if key in SETTING_FLAGS and value is not None and value is not False:
             words += [SETTING_FLAGS[key]] + ([] if value is True else [str(value)])
@@ -226,7 +228,16 @@ def take_sweep_command(plan: Any) -> str:
         words += ["--event", plan.event]
     if plan.note is not None:
         words += ["--note", plan.note] + (["--to", plan.to] if plan.to else [])
-    return shlex.join(words + ["--seeds", seeds_text(list(plan.seeds)).replace(", ", ",")])
+    words += ["--seeds", seeds_text(list(plan.seeds)).replace(", ", ",")]
+    for flag, value in (("--provider", plan.provider), ("--model", plan.model), ("--base-url", plan.base_url)):
+        if value:   # another provider or model for every take: another plan, so part of what ran
+            words += [flag, str(value)]
+    for key, value in (plan.provider_settings or {}).items():
+        if key in SETTING_FLAGS and value is not None and value is not False:
+            words += [SETTING_FLAGS[key]] + ([] if value is True else [str(value)])
+    if isinstance(plan.budget_usd, (int, float)):
+        words += ["--budget-usd", f"{plan.budget_usd:g}"]
+    return shlex.join(words)
 
 
 def as_given(scene: Any) -> str:

@@ -205,7 +205,8 @@ def metrics_after(take: Take, beat: int, audit: str = "not run") -> RunMetrics:
                            cut=cut)
     numbers = [e.beat for e in part if e.beat is not None]
     return replace(measured, beats=(max(numbers) + 1 - beat) if numbers else 0, seed=seed_of(take),
-                   duration_s=round(part[-1].t - part[0].t, 3) if part else 0.0)
+                   duration_s=round(part[-1].t - part[0].t, 3) if part else 0.0,
+                   clock="simulated" if outputs.simulated(take.events) else "real")   # the take's own clock
 
 
 def change_events(take: Take) -> set[int]:
