@@ -373,3 +373,7 @@ def test_a_sweep_of_takes_on_a_model_is_reported_as_played_on_it_not_as_its_offl
     assert "simulated" not in capsys.readouterr().out
     assert main(["metrics", str(out / "change-seed1"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["clock"] == "real"
+    # One take's own page: its `branch` command keeps the provider settings it was taken with.
+    assert main(["report", str(out / "change-seed1"), "--html", str(tmp_path / "one.html")]) == 0
+    one = markup.unescape((tmp_path / "one.html").read_text())
+    assert "--provider openai-compatible --model local-model --timeout 30.0</code>" in one

@@ -283,6 +283,9 @@ def branch_command(events: list[BaseEvent]) -> str | None:
     for key in ("event", "note", "to", "seed", "provider", "model"):
         if change.get(key) is not None:
             words += [f"--{key}", str(change[key])]
+    for key, value in (change.get("settings") or {}).items():   # the provider settings it was taken with
+        if key in SETTING_FLAGS and value is not None and value is not False:
+            words += [SETTING_FLAGS[key]] + ([] if value is True else [str(value)])
     return shlex.join(words)
 
 
