@@ -194,6 +194,12 @@ def test_the_factorial_view_of_a_benchmark_says_its_subjects_are_scenes_and_seed
     assert main(["compare", "osw", "--metrics", "goal_achieved,tokens", "--json"]) == 0
     goal = json.loads(capsys.readouterr().out)["factorial"][0]
     assert goal["untested"] == "fewer than 2 scenes and seeds known in every cell"
+    # For pandas, the units a pair dropped are `scene:seed` words, never a Python tuple's repr.
+    assert main(["compare", "osw", "--metrics", "goal_achieved", "--csv-differences"]) == 0
+    import csv
+    import io
+    dropped = next(csv.DictReader(io.StringIO(capsys.readouterr().out)))["dropped"].split()
+    assert dropped and all(re.fullmatch(r"[a-z0-9-]+:[12]", unit) for unit in dropped), dropped
 
 
 def test_a_benchmark_over_models_and_both_choices_has_each_models_factorial_view(bench, loopback, capsys):
