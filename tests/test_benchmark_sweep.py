@@ -150,6 +150,9 @@ def test_what_was_run_names_each_file_of_a_benchmark_given_as_files(bench, loopb
     rows = what_was_run(page)
     assert rows["Scenes"].startswith(f"2 scenes ({files[0]}, {files[1]}): ")
     assert "<title>2 scenes: sweep two — Promptdesk</title>" in page
+    # Its conditions are labelled with the model first: the legend says so with a label of its own.
+    assert rows["Condition labels"] == ("model, then isolation-coordinator: openai:gpt-5-mini b-C is isolation b with "
+                                        "coordinator C, every actor on openai:gpt-5-mini")
 
 
 def test_sotopias_mean_counts_the_agents_of_a_run_that_was_never_scored_as_unknown(bench, loopback, capsys):

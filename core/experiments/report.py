@@ -308,6 +308,7 @@ def sweep_report(folder: Path, command: str | None = None) -> str:
     comparison.left_out = left_out([folder])
     plan = read_plan(folder)
     facts = gather([(folder / name, events) for name, events in logs.items()], file=scenes_given(plan))
+    facts.example_label = runs[0].condition() if runs else ""
     simulated = facts.clocks == {"simulated"}
     timelines = [f"<details><summary>{esc(name)}</summary>{timeline_svg(timeline(events), outputs.cast_names(events))}"
                  f"</details>" for name, events in logs.items()]

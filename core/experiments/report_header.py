@@ -64,6 +64,8 @@ class Facts:
     clocks: set[str] = field(default_factory=set)
     titles: list[str] = field(default_factory=list)
     """Every scene's title, in the order first met (a benchmark sweep plays several)."""
+    example_label: str = ""
+    """One condition's label as the tables write it (a benchmark's starts with its model), or ""."""
     evaluators: dict[str, set[str]] = field(default_factory=dict)
     """A rubric's title (`SOTOPIA-EVAL`) to the `provider:model` of each evaluator that scored a run on it."""
 
@@ -146,7 +148,12 @@ def facts_html(facts: Facts, *, ran: str | list[str] | None, made: str | None, e
         rows = [("Scene", f"{esc(facts.title)} ({where}), format {esc(facts.format)}")]
     rows += [("Isolation " + esc(i), esc(ISOLATION_LINES.get(i, "?").split(" — ", 1)[-1])) for i in sorted(facts.isolations)]
     rows += [("Coordinator " + esc(c), esc(ROLE_LINES.get(c, "?").split(" — ", 1)[-1])) for c in sorted(facts.coordinators)]
-    if len(facts.isolations) * len(facts.coordinators) > 1:
+    model, _, choices = facts.example_label.rpartition(" ")   # a benchmark's label: its model, then the choices
+    if model and "-" in choices:
+        i, c = choices.split("-", 1)
+        rows.append(("Condition labels", f"model, then isolation-coordinator: <code>{esc(facts.example_label)}</code> is "
+                                         f"isolation {esc(i)} with coordinator {esc(c)}, every actor on {esc(model)}"))
+    elif len(facts.isolations) * len(facts.coordinators) > 1:
         rows.append(("Condition labels", "isolation-coordinator: <code>a-B</code> is isolation a with coordinator B"))
     rows += provider_rows(facts.providers)
     if not any(role.startswith("judge") for role in facts.providers):
