@@ -325,3 +325,15 @@ def test_a_sweep_folder_and_a_run_folder_together_are_refused_naming_both(tmp_pa
     assert main(["compare", str(sweep), str(run)]) == 2
     err = capsys.readouterr().err
     assert str(run) in err and str(sweep) in err and "sweep folders together" in err
+
+
+def test_two_runs_with_one_folder_name_in_two_folders_are_two_columns(tmp_path, capsys):
+    """`first/run-1` and `second/run-1` (two sweeps' `change-seed1`, say) made one column `run-1` of both, with
+    n = 2 under a note that says "one run per column"; each is its own column, named with its folder."""
+    first = write_log(tmp_path / "first" / "run-1", "a", "C", 1, 4)
+    second = write_log(tmp_path / "second" / "run-1", "b", "C", 1, 9)
+    other = write_log(tmp_path / "first" / "run-2", "a", "C", 2, 6)
+    assert main(["compare", str(first), str(second), str(other), "--json", "--metrics", "turns"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["columns"] == ["first/run-1", "second/run-1", "run-2"]
+    assert [data["metrics"]["turns"][c]["n"] for c in data["columns"]] == [1, 1, 1]

@@ -209,6 +209,13 @@ def metrics_after(take: Take, beat: int, audit: str = "not run") -> RunMetrics:
                    clock="simulated" if outputs.simulated(take.events) else "real")   # the take's own clock
 
 
+def distinct(runs: list[RunMetrics], folders: list[Path]) -> list[RunMetrics]:
+    """Runs put side by side one a column, each named by its folder, and by its parent folder too where two
+    share a name (`sweep-a/change-seed1`, `sweep-b/change-seed1`): one name would be one column of both."""
+    names = [r.run for r in runs]
+    return [replace(r, run=f"{f.parent.name}/{r.run}") if names.count(r.run) > 1 else r for r, f in zip(runs, folders)]
+
+
 def change_events(take: Take) -> set[int]:
     """The positions in the log of every change the run was taken with (its own and, for a take of a
     take, its parent's on the inherited part): the operator's world event or note delivered right after

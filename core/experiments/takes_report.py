@@ -26,7 +26,7 @@ from promptdesk.core.experiments.metrics import NotARunFolder, audit_verdict
 from promptdesk.core.experiments.report import charts_html, comparison_html, esc, page, table, yes_no
 from promptdesk.core.experiments.report_header import cite_html, facts_html, gather, run_command, take_sweep_command
 from promptdesk.core.experiments.take_sweep import measure_take_sweep, read_take_plan, take_sweep_runs
-from promptdesk.core.experiments.takes import Family, Take, after, change_events, family, metrics_after, seed_of
+from promptdesk.core.experiments.takes import Family, Take, after, change_events, distinct, family, metrics_after, seed_of
 from promptdesk.core.formats.registry import of_run
 from promptdesk.core.protocol.lines import folded, speech_line, world_event_line
 from promptdesk.core.record import outputs
@@ -140,7 +140,8 @@ def takes_report(folders: list[Path], command: str | None = None) -> str:
     if takes is None:
         raise InvalidConfig("several run folders make one report only when they are takes of one another "
                             "(promptdesk branch); put other runs side by side with promptdesk compare")
-    runs = [metrics_after(t, takes.branched_at, audit_verdict(t.folder)) for t in takes.takes]
+    runs = distinct([metrics_after(t, takes.branched_at, audit_verdict(t.folder)) for t in takes.takes],
+                    [t.folder for t in takes.takes])
     comparison = compare(runs, "run", takes=takes)
     facts = gather([(t.folder, t.events) for t in takes.takes])
     facts.seeds = list(dict.fromkeys(s for s in map(seed_of, takes.takes) if s is not None))
