@@ -137,6 +137,24 @@ def test_what_was_run_names_every_scene_of_a_benchmark_and_the_evaluator_that_sc
     assert rows["Scene"].startswith("Ferry slot: Ava Lee and Ben Ko") and rows["Evaluator (SOTOPIA-EVAL)"] == "openai, model gpt-5"
 
 
+def test_what_was_run_names_each_file_of_a_benchmark_given_as_files(bench, loopback):
+    """Scene files given one by one (not a folder): the report named only the first file, as if it held
+    every scene, and titled the page after the first scene alone."""
+    loopback.default = served
+    url = loopback.url("/v1")
+    files = sorted(str(p) for p in (bench / "sotopia" / "scenes").glob("*.yaml"))[:2]
+    assert main(["sweep", *files, "--models", f"openai:gpt-5-mini@{url}", "--evaluator", f"openai:gpt-5@{url}",
+                 "--isolation", "b", "--coordinator", "C", "--seeds", "1", "--max-beats", "2", "--out", "two"]) == 0
+    assert main(["report", "two", "--html", "two.html"]) == 0
+    page = (bench / "two.html").read_text()
+    rows = what_was_run(page)
+    assert rows["Scenes"].startswith(f"2 scenes ({files[0]}, {files[1]}): ")
+    assert "<title>2 scenes: sweep two — Promptdesk</title>" in page
+    # Its conditions are labelled with the model first: the legend says so with a label of its own.
+    assert rows["Condition labels"] == ("model, then isolation-coordinator: openai:gpt-5-mini b-C is isolation b with "
+                                        "coordinator C, every actor on openai:gpt-5-mini")
+
+
 def test_sotopias_mean_counts_the_agents_of_a_run_that_was_never_scored_as_unknown(bench, loopback, capsys):
     """A model whose runs of one scene failed has no scores there: its mean is over fewer episodes than the
     other model's, and the table must say so rather than compare the two as if both were whole."""
@@ -174,6 +192,17 @@ def test_the_factorial_view_of_a_benchmark_says_its_subjects_are_scenes_and_seed
     assert ("a two-way repeated-measures ANOVA with each scene and seed as subject (statsmodels AnovaRM), on the "
             "scenes and seeds known in every cell" in prose)
     assert "with the seed as subject" not in prose
+    assert "Paired by scene and seed: the conditions share scenes and seeds, so" in prose and "scene and seeds" not in prose
+    # A metric it cannot analyse says why of the same subjects (goal is unknown under C: no goal markers).
+    assert main(["compare", "osw", "--metrics", "goal_achieved,tokens", "--json"]) == 0
+    goal = json.loads(capsys.readouterr().out)["factorial"][0]
+    assert goal["untested"] == "fewer than 2 scenes and seeds known in every cell"
+    # For pandas, the units a pair dropped are `scene:seed` words, never a Python tuple's repr.
+    assert main(["compare", "osw", "--metrics", "goal_achieved", "--csv-differences"]) == 0
+    import csv
+    import io
+    dropped = next(csv.DictReader(io.StringIO(capsys.readouterr().out)))["dropped"].split()
+    assert dropped and all(re.fullmatch(r"[a-z0-9-]+:[12]", unit) for unit in dropped), dropped
 
 
 def test_a_benchmark_over_models_and_both_choices_has_each_models_factorial_view(bench, loopback, capsys):

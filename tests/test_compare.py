@@ -296,14 +296,17 @@ def test_compare_run_folders_one_column_each_as_csv_and_json(tmp_path, capsys):
 
 def test_two_runs_whose_folders_share_a_name_get_a_column_each(tmp_path, capsys):
     """`compare a/kitchen b/kitchen` (two places, two runs, one folder name: two sweeps' `retake-seed1`, a run
-    and its copy): one column each, named by the path given. They were one column, `kitchen`, with a mean of
+    and its copy): one column each, named with its parent folder (the whole path when that is shared too). They were one column, `kitchen`, with a mean of
     the two, under a line that said "One run per column"."""
     first = write_log(tmp_path / "a" / "kitchen", "a", "A", 1, 2)
     second = write_log(tmp_path / "b" / "kitchen", "b", "B", 9, 5)
     assert main(["compare", str(first), str(second), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["by"] == "run" and data["columns"] == [str(first), str(second)]
-    assert data["metrics"]["turns"][str(second)] == {"mean": 5.0, "sd": 0.0, "n": 1, "unknown": 0}
+    assert data["by"] == "run" and data["columns"] == ["a/kitchen", "b/kitchen"]
+    assert data["metrics"]["turns"]["b/kitchen"] == {"mean": 5.0, "sd": 0.0, "n": 1, "unknown": 0}
+    third = write_log(tmp_path / "c" / "a" / "kitchen", "c", "C", 4, 3)  # the same two levels: the whole path
+    assert main(["compare", str(first), str(third), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["columns"] == [str(first), str(third)]
     assert main(["compare", str(first), str(second)]) == 0
     assert "± " not in capsys.readouterr().out
 
@@ -339,3 +342,15 @@ def test_a_sweep_folder_and_a_run_folder_together_are_refused_naming_both(tmp_pa
     assert main(["compare", str(sweep), str(run)]) == 2
     err = capsys.readouterr().err
     assert str(run) in err and str(sweep) in err and "sweep folders together" in err
+
+
+def test_two_runs_with_one_folder_name_in_two_folders_are_two_columns(tmp_path, capsys):
+    """`first/run-1` and `second/run-1` (two sweeps' `change-seed1`, say) made one column `run-1` of both, with
+    n = 2 under a note that says "one run per column"; each is its own column, named with its folder."""
+    first = write_log(tmp_path / "first" / "run-1", "a", "C", 1, 4)
+    second = write_log(tmp_path / "second" / "run-1", "b", "C", 1, 9)
+    other = write_log(tmp_path / "first" / "run-2", "a", "C", 2, 6)
+    assert main(["compare", str(first), str(second), str(other), "--json", "--metrics", "turns"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["columns"] == ["first/run-1", "second/run-1", "run-2"]
+    assert [data["metrics"]["turns"][c]["n"] for c in data["columns"]] == [1, 1, 1]

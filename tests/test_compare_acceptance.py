@@ -61,6 +61,11 @@ def test_a_sweeps_run_with_keeps_every_flag_its_plan_holds(tmp_path):
         "promptdesk sweep scenes/ferry.yaml --isolation a,b --coordinator A --seeds 1-3 --provider openai-compatible "
         "--model qwen --base-url http://127.0.0.1:8080/v1 --protocol json --max-beats 5 --characters-dir 'my cast' "
         "--timeout 30.0 --send-ahead --schema-format json_object")
+    # A budget stops runs (and keeps others from starting): the command that runs the sweep again gives it, as a
+    # run's "Run with" gives its own `--budget-usd`.
+    budgeted = SweepPlan(scene="scenes/ferry.yaml", isolations=["a"], coordinators=["C"], seeds=[1, 2],
+                         provider="openai", model="gpt-4o-mini", budget_usd=0.25)
+    assert sweep_command(budgeted).endswith("--seeds 1-2 --provider openai --model gpt-4o-mini --budget-usd 0.25")
 
 
 def test_the_cite_box_writes_a_small_p_as_p_below_not_p_equals_below(tmp_path, capsys):

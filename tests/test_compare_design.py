@@ -115,6 +115,22 @@ def test_too_few_pairs_never_give_a_p_value(tmp_path, capsys):
         assert claim not in prose
 
 
+def test_the_unpaired_notes_say_what_an_unpaired_row_left_out_had(tmp_path, capsys):
+    """Unpaired, a row is left out when every run of both conditions had one value (not "every difference
+    was 0": runs are not paired), a row with too few values was named twice over ("fewer than 2 known
+    values on a side: fewer than 2 known values on a side"), and a factorial term without an F was put
+    down to "the same difference in every seed", which a two-way ANOVA of the runs does not look at."""
+    sweep = write_sweep(tmp_path / "sweep", {"a-B": [4, 5, 6, 7], "a-C": [5, 7, 6, 9], "b-B": [6, 4, 8, 5],
+                                             "b-C": [9, None, None, None]})
+    assert main(["compare", str(sweep), "--unpaired", "--metrics", "turns,reactions"]) == 0
+    prose = " ".join(capsys.readouterr().out.split("\n\n")[-1].split())
+    assert "No test (fewer than 2 known values on a side), so no p-value: turns (3 pairs of conditions)" in prose
+    assert "Not shown: 3 where every run of both conditions had the same value (p = 1)." in prose
+    assert "A row where every run of both conditions had the same value has p = 1" in prose
+    assert "every difference was 0" not in prose and "same difference in every seed" not in prose
+    assert "or no spread of the runs within its cells" in prose
+
+
 def test_runs_of_different_scenes_are_refused_unless_unpaired(tmp_path, capsys):
     tea = write_sweep(tmp_path / "tea", {"a-C": SPREAD[:4], "b-C": SPREAD[:4]})
     coffee = write_sweep(tmp_path / "coffee", {"a-B": SPREAD[:4], "b-B": SPREAD[:4]}, scene="coffee")

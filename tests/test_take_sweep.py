@@ -347,3 +347,33 @@ def test_a_sweep_of_takes_takes_the_provider_flags_branch_takes(swept, tmp_path,
         assert sweep(swept / "parent", out, "--event", "The fire alarm goes off", "--provider", "openai-compatible",
                      "--model", "another", "--base-url", server.url("/v1"), seeds="1") == 2
         assert "different plan (model differ)" in capsys.readouterr().err
+
+
+def test_a_sweep_of_takes_on_a_model_is_reported_as_played_on_it_not_as_its_offline_parent(swept, tmp_path, capsys):
+    """The parent played on the offline improviser; its takes, from beat K, on a model. The report said every
+    actor was the "offline improviser (not a model)" with simulated time, compare and metrics labelled the
+    takes' durations simulated, and "Run with" left out the provider flags (a rerun played offline)."""
+    import html as markup
+    from loopback import LoopbackServer, Reply
+
+    out = tmp_path / "on-a-model"
+    with LoopbackServer(Reply(text=turn('"Go on."', "Listen."))) as server:
+        url = server.url("/v1")
+        assert sweep(swept / "parent", out, "--event", "The fire alarm goes off", "--provider", "openai-compatible",
+                     "--model", "local-model", "--base-url", url, "--timeout", "30", seeds="1") == 0
+    assert main(["report", str(out), "--html", str(tmp_path / "takes.html")]) == 0
+    page = markup.unescape(re.sub(r"<[^>]+>", " ", (tmp_path / "takes.html").read_text()))
+    box = " ".join(page[page.index("What was run"):page.index("How to cite")].split())
+    assert "offline improviser" not in box and "openai-compatible, model local-model" in box
+    assert "Time real time" in box
+    assert (f"--seeds 1 --provider openai-compatible --model local-model --base-url {url} --timeout 30.0"
+            in box)
+    capsys.readouterr()
+    assert main(["compare", str(out), "--metrics", "duration_s,turns"]) == 0
+    assert "simulated" not in capsys.readouterr().out
+    assert main(["metrics", str(out / "change-seed1"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["clock"] == "real"
+    # One take's own page: its `branch` command keeps the provider settings it was taken with.
+    assert main(["report", str(out / "change-seed1"), "--html", str(tmp_path / "one.html")]) == 0
+    one = markup.unescape((tmp_path / "one.html").read_text())
+    assert "--provider openai-compatible --model local-model --timeout 30.0</code>" in one

@@ -110,3 +110,18 @@ def test_a_takes_own_report_says_it_was_made_by_branch_and_with_its_own_seed(fam
         assert main(["report", str(runs / name), "--html", str(page)]) == 0
         text = markup.unescape(page.read_text())
         assert f"<dt>Run with</dt><dd><code>{command}</code>" in text and f"<dt>Seeds</dt><dd>{seed}</dd>" in text
+
+
+def test_the_takes_page_gives_the_command_of_every_take_it_shows(family, tmp_path):
+    """A page of a parent and its takes gave as "Run with" the parent's `--batch` alone: nothing on it said
+    how the takes were made, so they could not be played again from the page. It gives each run's command."""
+    import html as markup
+    runs = family
+    page = tmp_path / "family.html"
+    assert main(["report", str(runs / "base"), str(runs / "event"), str(runs / "again"), "--html", str(page)]) == 0
+    text = markup.unescape(page.read_text())
+    ran = re.search(r"<dt>Run with</dt><dd>(.*?)</dd>", text).group(1)
+    commands = re.findall(r"<code>(.*?)</code>", ran)
+    assert commands[0].startswith("promptdesk --batch ") and "--seed 7" in commands[0]
+    assert commands[1:] == ["promptdesk branch base --at-beat 3 --event 'The lights flicker'",
+                            "promptdesk branch base --at-beat 3 --seed 3"]

@@ -103,12 +103,12 @@ def write_csv(comparison: Comparison, stream) -> None:
 
 def write_differences_csv(comparison: Comparison, stream) -> None:
     """One row per metric and pair of columns, every field of `Difference` (unknown as empty; the units
-    dropped from the pairs separated by spaces)."""
+    dropped from the pairs separated by spaces, a benchmark's as `scene:seed`)."""
     writer = csv.DictWriter(stream, fieldnames=list(DIFFERENCE_KEYS), lineterminator="\n")
     writer.writeheader()
     for d in comparison.differences:
         row = d.to_dict()
-        row["dropped"] = " ".join(str(u) for u in d.dropped)
+        row["dropped"] = " ".join(f"{u[0]}:{u[1]}" if isinstance(u, (tuple, list)) else str(u) for u in d.dropped)
         writer.writerow({k: "" if v is None else v for k, v in row.items()})
 
 

@@ -26,14 +26,14 @@ from statistics import mean, stdev
 from typing import Any
 
 from promptdesk.core.errors import InvalidConfig
-from promptdesk.core.experiments.metrics import NotARunFolder, RunMetrics, apart, audit_verdict, metrics_of
+from promptdesk.core.experiments.metrics import NotARunFolder, RunMetrics, audit_verdict, metrics_of
 from promptdesk.core.experiments.stats.design import Sample, repeated, shares_units, unit_text
-from promptdesk.core.experiments.stats.factorial import Factorial, adjust_all, factorial, is_factorial
+from promptdesk.core.experiments.stats.factorial import Factorial, adjust_all, factorial, in_units, is_factorial
 from promptdesk.core.experiments.stats.rows import Difference, Options, Table, differences, method
 from promptdesk.core.experiments.sweep import PLAN_FILE, read_plan, read_results
 from promptdesk.core.experiments.sweep_plan import unrecorded
 from promptdesk.core.experiments.take_sweep import is_take_sweep, measure_take_sweep
-from promptdesk.core.experiments.takes import Family, family, metrics_after
+from promptdesk.core.experiments.takes import Family, distinct, family, metrics_after
 
 METRICS = ("beats", "goal_achieved", "success", "duration_s", "turns", "silences", "interruptions", "reactions",
            "mean_speech_words", "echo", "failures", "corrections", "salvaged", "tokens", "cost_usd", "cache_read_share")
@@ -232,6 +232,7 @@ def compare(runs: list[RunMetrics], by: str = "run", metrics: tuple[str, ...] = 
                                                   statistics.paired), label=label) for m in metrics]
     for f in found.factorial:   # the subject is the pairs' unit: a seed, or a scene and seed
         f.design = f.design.replace("by seed", f"by {unit.name}")
+        f.untested = f.untested and in_units(f.untested, unit.name)
     if found.factorial:
         found.factorial_family = adjust_all(found.factorial, options.adjust, options.alpha)
     return found
@@ -386,9 +387,9 @@ def measure(paths: list[Path], audit: bool = True) -> tuple[list[RunMetrics], st
     folders = [f for _, fs, _ in expanded for f in fs]
     takes = family(folders)
     if takes is not None:
-        return [metrics_after(t, takes.branched_at, audit_verdict(t.folder) if audit else "not run")
-                for t in takes.takes], "run", takes
-    runs = apart([metrics_of(folder, audit=audit) for folder in folders], folders)
+        return distinct([metrics_after(t, takes.branched_at, audit_verdict(t.folder) if audit else "not run")
+                         for t in takes.takes], [t.folder for t in takes.takes]), "run", takes
+    runs = distinct([metrics_of(folder, audit=audit) for folder in folders], folders)
     counts = [sum(r.condition() == c for r in runs) for c in dict.fromkeys(r.condition() for r in runs)]
     return runs, "condition" if sum(n > 1 for n in counts) > 1 else "run", None
 

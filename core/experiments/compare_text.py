@@ -114,7 +114,7 @@ def design_notes(comparison: Comparison) -> list[str]:
     """What the design is, which test, which interval and which effect size."""
     options, unit = comparison.options, comparison.unit.name
     if comparison.paired:
-        design = (f"Paired by {unit}: the conditions share {unit}s, so each difference b − a is taken {unit} by {unit} "
+        design = (f"Paired by {unit}: the conditions share {plural(unit)}, so each difference b − a is taken {unit} by {unit} "
                   f"and n counts the pairs (a {unit} without a known value on both sides is dropped from that pair).")
         if options.test == "wilcoxon":
             test = (f"Test: two-sided Wilcoxon signed-rank test of the paired differences (zero differences dropped; "
@@ -143,13 +143,23 @@ def adjustment_notes(comparison: Comparison) -> list[str]:
     options, m = comparison.options, comparison.statistics.family
     out = [f"p ({SHORT[options.adjust]}): adjusted by {ADJUSTMENTS[options.adjust]}'s method ({WHAT[options.adjust]}, "
            f"--adjust {options.adjust}) across the {counted(m, 'test')} of this table that could reject; * marks p ({SHORT[options.adjust]}) "
-           f"≤ {options.alpha}. A row where every difference was 0 has p = 1 and is neither counted nor shown."]
+           f"≤ {options.alpha}. A row where {_all_equal(comparison)} has p = 1 and is neither counted nor shown."]
     smallest = smallest_p(comparison.statistics)
     if smallest is not None and options.adjust == "holm" and smallest * m > options.alpha:
         out.append(f"With these units the smallest p the exact test can give is {smallest:.2g}: times {m} tests it "
                    f"cannot reach {options.alpha}, so no difference can be significant after Holm's adjustment. Run more "
                    "seeds, compare fewer metrics (--metrics) or use --adjust bh.")
     return out
+
+
+def plural(unit: str) -> str:
+    """A unit's plural: `seeds`, or `scenes and seeds` (a benchmark's pairs), never `scene and seeds`."""
+    return unit.replace("scene", "scenes") + "s"
+
+
+def _all_equal(comparison: Comparison) -> str:
+    """What a row left out as p = 1 had: every paired difference 0, or (unpaired) one value in every run."""
+    return "every difference was 0" if comparison.paired else "every run of both conditions had the same value"
 
 
 def untested_notes(comparison: Comparison) -> list[str]:
@@ -161,15 +171,15 @@ def untested_notes(comparison: Comparison) -> list[str]:
         if d.untested:
             untested[d.untested].append(d.metric)
     if equal:
-        out.append(f"Not shown: {len(equal)} where every difference was 0 (p = 1).")
+        out.append(f"Not shown: {len(equal)} where {_all_equal(comparison)} (p = 1).")
     for reason, metrics in untested.items():
         named = ", ".join(f"{m} ({metrics.count(m)} pair{'s' if metrics.count(m) > 1 else ''} of conditions)"
                           for m in dict.fromkeys(metrics))
         unit = comparison.unit.name
-        what = {TOO_FEW_PAIRS: f"fewer than 2 {unit}s known on both sides",
+        what = {TOO_FEW_PAIRS: f"fewer than 2 {plural(unit)} known on both sides",
                 NO_COMMON.format(unit=unit): f"the two conditions share no {unit}, so nothing pairs; --unpaired compares "
                                              "every pair of conditions as independent samples"}.get(reason, reason)
-        out.append(f"No test ({reason}: {what}), so no p-value: {named}.")
+        out.append(f"No test ({reason if what == reason else f'{reason}: {what}'}), so no p-value: {named}.")
     dropped: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for d in comparison.differences:
         if d.dropped and not d.untested:
@@ -178,7 +188,7 @@ def untested_notes(comparison: Comparison) -> list[str]:
         every = set(comparison.metrics)
         parts = [f"{a} vs {b}: {units} ({'every metric' if set(ms) == every else ', '.join(ms)})"
                  for (a, b, units), ms in dropped.items()]
-        out.append(f"{comparison.unit.name.capitalize()}s dropped from pairs (no run, or an unknown value, on one side): "
+        out.append(f"{plural(comparison.unit.name).capitalize()} dropped from pairs (no run, or an unknown value, on one side): "
                    + "; ".join(parts) + ".")
     return out
 
@@ -225,7 +235,8 @@ def notes(comparison: Comparison) -> list[str]:
     out = left_out_notes(comparison) + unclosed_notes(comparison) + design_notes(comparison)
     if not m:
         return [*out, *untested_notes(comparison),
-                "No row could reject (each untested, or with every difference 0), so nothing was adjusted and no difference is significant.",
+                f"No row could reject (each untested, or with {'every difference 0' if comparison.paired else 'one value in every run'}), "
+                "so nothing was adjusted and no difference is significant.",
                 *factorial_notes(comparison)]
     out += adjustment_notes(comparison) + untested_notes(comparison)
     significant = comparison.significant
@@ -267,10 +278,11 @@ def factorial_notes(comparison: Comparison) -> list[str]:
                 f"{comparison.factorial_family} tests)" if comparison.factorial_family else "No term has a p-value")
     labels = list(dict.fromkeys(f.label for f in comparison.factorial if f.label))
     apart = f", for each of {', '.join(labels)} apart (its own isolation × coordinator cells)" if labels else ""
+    nothing_within = (f"the same difference in every {unit}" if first.design.startswith("repeated")
+                      else "no spread of the runs within its cells")
     return [f"Factorial view (isolation × coordinator){apart}: {how}. {adjusted}; partial η² is the share "
             "of the variance the term explains once the other terms are set aside. A term shown — has no F: no "
-            f"difference at all between its levels, or the same difference in every {comparison.unit.name} (nothing to "
-            "test it against)."
+            f"difference at all between its levels, or {nothing_within} (nothing to test it against)."
             + (f" Not analysed: {'; '.join(skipped)}." if skipped else "") + _factorial_dropped(comparison)]
 
 
@@ -283,9 +295,9 @@ def _factorial_dropped(comparison: Comparison) -> str:
     if not groups:
         return ""
     unit = comparison.unit.name
-    said = [(f"{', '.join(names)}: " if len(groups) > 1 else "") + f"n = {units} {unit}s, {unit_text(list(left))} dropped"
+    said = [(f"{', '.join(names)}: " if len(groups) > 1 else "") + f"n = {units} {plural(unit)}, {unit_text(list(left))} dropped"
             for (units, left), names in groups.items()]
-    return f" {unit[0].upper() + unit[1:]}s not known in every cell are left out of it ({'; '.join(said)})."
+    return f" {plural(unit).capitalize()} not known in every cell are left out of it ({'; '.join(said)})."
 
 
 def cite(comparison: Comparison) -> str:
@@ -298,7 +310,7 @@ def cite(comparison: Comparison) -> str:
     shown = tested_differences(comparison)
     example = min(shown, key=lambda d: d.p_value or 1.0) if shown else None
     options = comparison.options
-    n = ("n = pairs of " + comparison.unit.name + "s") if comparison.paired else "n = runs per condition"
+    n = ("n = pairs of " + plural(comparison.unit.name)) if comparison.paired else "n = runs per condition"
     head = (f"Report each difference with its {level(comparison)} CI, the test ({test_name(comparison)}, "
             f"{'paired by ' + comparison.unit.name if comparison.paired else 'unpaired'}), {n}, the effect size "
             f"({comparison.statistics.effect_name}) and the p-value adjusted by {ADJUSTMENTS[options.adjust]} across "

@@ -26,7 +26,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from statistics import mean
 from typing import Any, NamedTuple
@@ -377,9 +377,3 @@ def spend_per_beat(events: list[BaseEvent]) -> Spend:
     return Spend(cost_per_beat(events, "output_tokens"), "output tokens per beat (no cost recorded)",
                  journal_spend(events, "output_tokens"))
 
-
-def apart(runs: list[RunMetrics], folders: list[Path]) -> list[RunMetrics]:
-    """`runs` (measured from `folders`, in order), each named by its folder's name, or by the path given where
-    two folders share a name (`a/kitchen`, `b/kitchen`): one column each, never merged into one."""
-    names = [run.run for run in runs]
-    return [replace(run, run=str(folder)) if names.count(run.run) > 1 else run for run, folder in zip(runs, folders)]

@@ -19,7 +19,7 @@ from promptdesk.core.experiments.report_evaluation import run_section, sweep_sec
 from promptdesk.core.experiments.compare_text import (cite, difference_cells, difference_header, factorial_header,
                                                       factorial_rows, notes, shown_differences)
 from promptdesk.core.experiments.report_header import STYLE as FACTS_STYLE
-from promptdesk.core.experiments.report_header import cite_html, facts_html, gather, run_command, sweep_command
+from promptdesk.core.experiments.report_header import cite_html, facts_html, gather, run_command, scenes_given, sweep_command
 from promptdesk.core.experiments.sweep import read_plan
 from promptdesk.core.record.events import BaseEvent
 from promptdesk.core.experiments.metrics import (NESTED, FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, NotARunFolder, RunMetrics, audit_verdict,
@@ -307,14 +307,16 @@ def sweep_report(folder: Path, command: str | None = None) -> str:
                          measure=measured)
     comparison.left_out = left_out([folder])
     plan = read_plan(folder)
-    facts = gather([(folder / name, events) for name, events in logs.items()], file=str(plan.scene))
+    facts = gather([(folder / name, events) for name, events in logs.items()], file=scenes_given(plan))
+    facts.example_label = runs[0].condition() if runs else ""
     simulated = facts.clocks == {"simulated"}
     timelines = [f"<details><summary>{esc(name)}</summary>{timeline_svg(timeline(events), outputs.cast_names(events))}"
                  f"</details>" for name, events in logs.items()]
     outcomes = [[esc(r.run), esc(r.condition()), esc(r.seed), esc(r.close_reason), yes_no(r.success),
                  yes_no(r.goal_achieved), str(r.beats), esc(duration_text(r, simulated)), esc(r.audit)] for r in runs]
     planned = len(plan.combinations())
-    body = [f"<h1>{esc(facts.title)}: sweep {esc(folder.name)}</h1>",
+    title = facts.title if len(facts.titles) < 2 else f"{len(facts.titles):,} scenes"
+    body = [f"<h1>{esc(title)}: sweep {esc(folder.name)}</h1>",
             facts_html(facts, ran=sweep_command(plan), made=command,
                        extra=[("Runs", f"{len(runs)} finished of {planned} planned")]),
             cite_html(cite(comparison)),
@@ -324,7 +326,7 @@ def sweep_report(folder: Path, command: str | None = None) -> str:
             "<h2>Runs</h2>", table(outcomes, ["run", "condition", "seed", "close", "success", "goal", "beats", "duration",
                                               "audit"]),
             "<h2>Timelines</h2>", *timelines]
-    return page(f"{facts.title}: sweep {folder.name} — Promptdesk", body)
+    return page(f"{title}: sweep {folder.name} — Promptdesk", body)
 
 
 def report(path: Path, command: str | None = None) -> str:

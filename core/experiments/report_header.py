@@ -24,7 +24,7 @@ from promptdesk.core.improv import DISCLAIMER
 from promptdesk.core.record import outputs
 from promptdesk.core.record.evaluation_file import evaluations
 from promptdesk.core.record.events import BaseEvent
-from promptdesk.core.record.takes import branch_event, played_seed
+from promptdesk.core.record.takes import branch_event, played_arrivals, played_providers, played_seed
 
 OFFLINE_GOAL = ("The offline judge decides a goal by matching words, not by understanding: it reads the goal as "
                 "clauses of who must do what (apologise, accept, agree, admit, ...) and counts a clause only when the "
@@ -64,6 +64,8 @@ class Facts:
     clocks: set[str] = field(default_factory=set)
     titles: list[str] = field(default_factory=list)
     """Every scene's title, in the order first met (a benchmark sweep plays several)."""
+    example_label: str = ""
+    """One condition's label as the tables write it (a benchmark's starts with its model), or ""."""
     evaluators: dict[str, set[str]] = field(default_factory=dict)
     """A rubric's title (`SOTOPIA-EVAL`) to the `provider:model` of each evaluator that scored a run on it."""
 
@@ -106,13 +108,13 @@ def gather(runs: list[tuple[Path, list[BaseEvent]]], file: str | None = None) ->
             if played.get(key) is not None and played[key] not in values:
                 values.append(played[key])
         names = outputs.cast_names(events)
-        for slug, spec in (info.get("providers") or {}).items():
+        for slug, spec in played_providers(events, info.get("providers") or {}).items():   # a take's own, if another
             facts.providers.setdefault(names.get(slug, slug), set()).add(str(spec))
         if info.get("coordinator") in ("A", "B") and (judge := _judge(folder)):
             facts.providers.setdefault("judge (coordinator)", set()).add(judge)
         for scored in evaluations(events):
             facts.evaluators.setdefault(str(scored.get("title") or scored.get("rubric")), set()).add(str(scored.get("evaluator")))
-        facts.clocks.add(str(info.get("arrivals") or "real"))
+        facts.clocks.add(str(played_arrivals(events, info.get("arrivals")) or "real"))
         if (date := _date(folder)) and date not in facts.dates:
             facts.dates.append(date)
     return facts
@@ -134,7 +136,7 @@ def seeds_text(seeds: list[int]) -> str:
     return unit_text(seeds) if seeds else "not recorded"
 
 
-def facts_html(facts: Facts, *, ran: str | None, made: str | None, extra: list[tuple[str, str]] = ()) -> str:
+def facts_html(facts: Facts, *, ran: str | list[str] | None, made: str | None, extra: list[tuple[str, str]] = ()) -> str:
     """The "What was run" box (already-escaped HTML)."""
     from promptdesk import version
     where = f"<code>{esc(facts.file or facts.scene + ' (its file is not recorded)')}</code>"
@@ -146,7 +148,12 @@ def facts_html(facts: Facts, *, ran: str | None, made: str | None, extra: list[t
         rows = [("Scene", f"{esc(facts.title)} ({where}), format {esc(facts.format)}")]
     rows += [("Isolation " + esc(i), esc(ISOLATION_LINES.get(i, "?").split(" — ", 1)[-1])) for i in sorted(facts.isolations)]
     rows += [("Coordinator " + esc(c), esc(ROLE_LINES.get(c, "?").split(" — ", 1)[-1])) for c in sorted(facts.coordinators)]
-    if len(facts.isolations) * len(facts.coordinators) > 1:
+    model, _, choices = facts.example_label.rpartition(" ")   # a benchmark's label: its model, then the choices
+    if model and "-" in choices:
+        i, c = choices.split("-", 1)
+        rows.append(("Condition labels", f"model, then isolation-coordinator: <code>{esc(facts.example_label)}</code> is "
+                                         f"isolation {esc(i)} with coordinator {esc(c)}, every actor on {esc(model)}"))
+    elif len(facts.isolations) * len(facts.coordinators) > 1:
         rows.append(("Condition labels", "isolation-coordinator: <code>a-B</code> is isolation a with coordinator B"))
     rows += provider_rows(facts.providers)
     if not any(role.startswith("judge") for role in facts.providers):
@@ -160,8 +167,8 @@ def facts_html(facts: Facts, *, ran: str | None, made: str | None, extra: list[t
     rows.append(("Time", esc(clock)))
     rows += list(extra)
     rows.append(("Promptdesk", esc(version())))
-    if ran:
-        rows.append(("Run with", f"<code>{esc(ran)}</code>"))
+    if ran:   # one command, or several (takes: the parent's run, then each take's branch), one a line
+        rows.append(("Run with", "<br>".join(f"<code>{esc(c)}</code>" for c in ([ran] if isinstance(ran, str) else ran))))
     if made:
         rows.append(("This report", f"<code>{esc(made)}</code>"))
     notes = [DISCLAIMER, OFFLINE_GOAL] if offline(facts) else []
@@ -207,6 +214,8 @@ def sweep_command(plan: Any) -> str:
             words += [flag, str(value)]
     for folder in getattr(plan, "characters_dirs", None) or []:
         words += ["--characters-dir", str(folder)]
+    if isinstance(getattr(plan, "budget_usd", None), (int, float)):   # a ceiling stops runs: it is part of what ran
+        words += ["--budget-usd", f"{plan.budget_usd:g}"]
     for key, value in (getattr(plan, "provider_settings", None) or {}).items():
         if key in SETTING_FLAGS and value is not None and value is not False:
             words += [SETTING_FLAGS[key]] + ([] if value is True else [str(value)])
@@ -226,7 +235,16 @@ def take_sweep_command(plan: Any) -> str:
         words += ["--event", plan.event]
     if plan.note is not None:
         words += ["--note", plan.note] + (["--to", plan.to] if plan.to else [])
-    return shlex.join(words + ["--seeds", seeds_text(list(plan.seeds)).replace(", ", ",")])
+    words += ["--seeds", seeds_text(list(plan.seeds)).replace(", ", ",")]
+    for flag, value in (("--provider", plan.provider), ("--model", plan.model), ("--base-url", plan.base_url)):
+        if value:   # another provider or model for every take: another plan, so part of what ran
+            words += [flag, str(value)]
+    for key, value in (plan.provider_settings or {}).items():
+        if key in SETTING_FLAGS and value is not None and value is not False:
+            words += [SETTING_FLAGS[key]] + ([] if value is True else [str(value)])
+    if isinstance(plan.budget_usd, (int, float)):
+        words += ["--budget-usd", f"{plan.budget_usd:g}"]
+    return shlex.join(words)
 
 
 def as_given(scene: Any) -> str:
@@ -242,6 +260,16 @@ def as_given(scene: Any) -> str:
         if path == file or (path.is_absolute() and path.resolve() == file.resolve()):
             return name
     return str(scene)
+
+
+def scenes_given(plan: Any) -> str:
+    """Where a sweep's scenes are, as its command gave them: the file, a benchmark's folder, or its files (the
+    first `SCENES_SHOWN`, the rest counted), so "What was run" never names one file as every scene's."""
+    if not getattr(plan, "scenes", None):
+        return as_given(plan.scene)
+    given = _given(plan)
+    more = f", and {len(given) - SCENES_SHOWN:,} more" if len(given) > SCENES_SHOWN else ""
+    return ", ".join(given[:SCENES_SHOWN]) + more
 
 
 def _given(plan: Any) -> list[str]:
@@ -262,6 +290,9 @@ def branch_command(events: list[BaseEvent]) -> str | None:
     for key in ("event", "note", "to", "seed", "provider", "model"):
         if change.get(key) is not None:
             words += [f"--{key}", str(change[key])]
+    for key, value in (change.get("settings") or {}).items():   # the provider settings it was taken with
+        if key in SETTING_FLAGS and value is not None and value is not False:
+            words += [SETTING_FLAGS[key]] + ([] if value is True else [str(value)])
     return shlex.join(words)
 
 

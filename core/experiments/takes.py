@@ -205,7 +205,17 @@ def metrics_after(take: Take, beat: int, audit: str = "not run") -> RunMetrics:
                            cut=cut)
     numbers = [e.beat for e in part if e.beat is not None]
     return replace(measured, beats=(max(numbers) + 1 - beat) if numbers else 0, seed=seed_of(take),
-                   duration_s=round(part[-1].t - part[0].t, 3) if part else 0.0)
+                   duration_s=round(part[-1].t - part[0].t, 3) if part else 0.0,
+                   clock="simulated" if outputs.simulated(take.events) else "real")   # the take's own clock
+
+
+def distinct(runs: list[RunMetrics], folders: list[Path]) -> list[RunMetrics]:
+    """Runs put side by side one a column, each named by its folder, and by its parent folder too where two
+    share a name (`sweep-a/change-seed1`, `sweep-b/change-seed1`): one name would be one column of both."""
+    names = [r.run for r in runs]
+    named = [f"{f.parent.name}/{r.run}" if names.count(r.run) > 1 else r.run for r, f in zip(runs, folders)]
+    named = [str(f) if named.count(n) > 1 else n for n, f in zip(named, folders)]  # the same two levels: the whole path
+    return [replace(r, run=n) for r, n in zip(runs, named)]
 
 
 def change_events(take: Take) -> set[int]:

@@ -26,7 +26,7 @@ from promptdesk.core.experiments.metrics import NotARunFolder, audit_verdict
 from promptdesk.core.experiments.report import charts_html, comparison_html, esc, page, table, yes_no
 from promptdesk.core.experiments.report_header import cite_html, facts_html, gather, run_command, take_sweep_command
 from promptdesk.core.experiments.take_sweep import measure_take_sweep, read_take_plan, take_sweep_runs
-from promptdesk.core.experiments.takes import Family, Take, after, change_events, family, metrics_after, seed_of
+from promptdesk.core.experiments.takes import Family, Take, after, change_events, distinct, family, metrics_after, seed_of
 from promptdesk.core.formats.registry import of_run
 from promptdesk.core.protocol.lines import folded, speech_line, world_event_line
 from promptdesk.core.record import outputs
@@ -140,12 +140,13 @@ def takes_report(folders: list[Path], command: str | None = None) -> str:
     if takes is None:
         raise InvalidConfig("several run folders make one report only when they are takes of one another "
                             "(promptdesk branch); put other runs side by side with promptdesk compare")
-    runs = [metrics_after(t, takes.branched_at, audit_verdict(t.folder)) for t in takes.takes]
+    runs = distinct([metrics_after(t, takes.branched_at, audit_verdict(t.folder)) for t in takes.takes],
+                    [t.folder for t in takes.takes])
     comparison = compare(runs, "run", takes=takes)
     facts = gather([(t.folder, t.events) for t in takes.takes])
     facts.seeds = list(dict.fromkeys(s for s in map(seed_of, takes.takes) if s is not None))
     body = [STYLE, f"<h1>Takes of {esc(facts.title)}</h1>",
-            facts_html(facts, ran=run_command(takes.takes[0].events, takes.takes[0].folder), made=command),
+            facts_html(facts, ran=list(dict.fromkeys(run_command(t.events, t.folder) for t in takes.takes)), made=command),
             cite_html(cite(comparison)), *(f"<p>{esc(note)}</p>" for note in takes_notes(takes)),
             "<h2>Tree of takes</h2>", f'<pre class="tree">{esc(chr(10).join(takes.tree_lines()))}</pre>',
             f"<h2>Side by side from beat {takes.branched_at}</h2>", KEY, aligned(takes),

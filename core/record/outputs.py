@@ -15,7 +15,7 @@ from promptdesk.core.record.events import COORDINATOR, BaseEvent, CallEvent, Clo
 from promptdesk.core.protocol.lines import folded, indented, speech_line, world_event_line
 from promptdesk.core.record.lines import PLAIN, FormatLines
 from promptdesk.core.providers.pricing import cache_saving
-from promptdesk.core.record.takes import branch_fields
+from promptdesk.core.record.takes import branch_fields, played_arrivals
 
 
 def start_info(events: list[BaseEvent]) -> dict[str, Any]:
@@ -157,7 +157,7 @@ def duration_s(events: list[BaseEvent]) -> float:
 
 def simulated(events: list[BaseEvent]) -> bool:
     """Whether the run kept simulated time (the improviser's virtual clock) rather than wall time."""
-    return start_info(events).get("arrivals") == "simulated"
+    return played_arrivals(events, start_info(events).get("arrivals")) == "simulated"
 
 
 def duration_label(events: list[BaseEvent]) -> str:

@@ -269,6 +269,28 @@ def played_seed(events: list[BaseEvent], start_seed: Any = None) -> Any:
     return start_seed
 
 
+def played_arrivals(events: list[BaseEvent], start_arrivals: Any = None) -> Any:
+    """What decided arrival order in a run's own part (`simulated` or `real`): the last `branch`'s, since a
+    take may play on another provider than its parent's, else `start_arrivals` (the start record's)."""
+    for event in reversed(events):
+        if event.type == BRANCH and (arrivals := (event.model_extra or {}).get("arrivals")) is not None:
+            return arrivals
+    return start_arrivals
+
+
+def played_providers(events: list[BaseEvent], providers: dict[str, Any]) -> dict[str, Any]:
+    """Each actor's `provider:model` in a run's own part: a take made with `--provider`/`--model` (or a take
+    of one) plays every actor on it from its beat on, whatever the start record says; else `providers`."""
+    for event in reversed(events):
+        change = ((event.model_extra or {}).get("change") or {}) if event.type == BRANCH else {}
+        if change.get("provider") or change.get("model"):
+            def spec(old: Any) -> str:
+                provider = change.get("provider") or str(old).partition(":")[0]
+                return f"{provider}:{'improviser' if provider == 'offline' else change.get('model') or 'default'}"
+            return {slug: spec(old) for slug, old in providers.items()}
+    return providers
+
+
 def inherited(events: list[BaseEvent]) -> int:
     """How many of a take's events came from its parent (0 for a run that is not a take)."""
     event = branch_event(events)

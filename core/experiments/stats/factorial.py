@@ -222,6 +222,11 @@ def factorial(metric: str, cells: dict[tuple[str, str], Sample], paired: bool) -
     return repeated(metric, cells) if paired else between(metric, cells)
 
 
+def in_units(text: str, unit: str) -> str:
+    """Why a repeated-measures analysis was not run, said of its subject (`scene and seed` in a benchmark)."""
+    return text.replace("2 seeds", f"2 {unit.replace('scene', 'scenes')}s").replace("any seed", f"any {unit}")
+
+
 def is_factorial(cells: dict[tuple[str, str], Sample]) -> bool:
     """Two levels or more of each factor, and every combination present."""
     isolations, coordinators = _levels(cells)
