@@ -25,3 +25,64 @@ def test_an_event_object_is_a_noun_phrase_of_the_event_even_when_its_noun_is_als
                    for a, b in zip(words, words[1:]))
     assert " ".join(words[1:]).lower() in text.lower()
     assert event.action and event.action.split()[0] not in event.thing.split()
+
+
+from promptdesk.core.improv.material import _secrets, _sentences  # noqa: E402
+from promptdesk.core.improv.scene_words import split_sentences  # noqa: E402
+from promptdesk.core.improv.voice import first_person, self_trait  # noqa: E402
+
+
+@pytest.mark.parametrize("text, count", [
+    ("You missed the 2 a.m. observations on bed 12. You filled nothing in.", 2),
+    ("The train leaves at 6 p.m. sharp and you will be on it. Nobody knows.", 2),
+    ("You saw Dr. Osei at the door. Mr. Hale was asleep. St. Mary's was quiet.", 3),
+    ("You packed the tools, the rope etc. and the lamp. Then you waited.", 2)])
+def test_a_full_stop_inside_a_sentence_ends_no_sentence(text, count):
+    parts = split_sentences(text)
+    assert len(parts) == count
+    assert not any(re.search(r"(?:\b[a-zA-Z]\.|\b(?:Dr|Mr|Mrs|St|etc)\.)$", p) for p in parts[:-1])
+    said = _sentences(first_person(text)) + _secrets(first_person(text))
+    assert not any(re.search(r"\b[a-z]\.$|\b(?:Dr|Mr|St)\.$", s) for s in said)
+
+
+_THIRD_PERSON_AFTER_I = re.compile(r"\bI (?:(?:[a-z]+ly|never|always|often|sometimes|still|also) )?"
+                                   r"(?!always\b|sometimes\b)(?:is|has|does|was not|[a-z]{2,}(?<![su]s)(?<!ss)s)\b|\bI were\b|\bI'm [a-z]+ly [a-z]+s\b"
+                                   r"|\b(?:and|when I|then) (?:is|has|does)\b|\bI alway\b|\bI sometime\b")
+
+
+@pytest.mark.parametrize("bullet, pronoun", [
+    ("Rarely raises her voice; when she does, people move", "she"),
+    ("Never lets one party speak for the other", ""),
+    ('Says "Hm" and waits', "she"),
+    ("Gets seasick in heavy weather and is ashamed of it", ""),
+    ("Knows the engine is running hot and has been nursing it for two days", "she"),
+    ("Always asks one precise question and waits for the whole answer", "he"),
+    ("Often forgets his keys", "he"),
+    ('When unconvinced: Says "Hm" and waits', "she"),
+    ("Sometimes says more than he means", "he"),
+    ("Seldom sleeps before midnight and never complains", "")])
+def test_a_profile_bullet_said_in_the_first_person_keeps_its_verbs_agreeing_with_i(bullet, pronoun):
+    said = self_trait(bullet, pronoun)
+    assert said.startswith(("I ", "When I")) and not _THIRD_PERSON_AFTER_I.search(said), said
+    kept = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", bullet)} - {"when", "says", "asks", "lets", "raises",
+                                                                          "waits", "gets", "knows", "forgets",
+                                                                          "sleeps", "complains", "does", "means"}
+    assert kept <= {w.lower() for w in re.findall(r"[A-Za-z]{4,}", said)} | {"herself", "himself"}
+
+
+@pytest.mark.parametrize("perspective", ["You did not report it because you were afraid.",
+                                         "You stayed late, and you were the last to leave.",
+                                         "You knew you weren't ready."])
+def test_a_perspective_in_the_first_person_says_i_was_not_i_were_outside_a_wish_or_a_condition(perspective):
+    said = first_person(perspective)
+    assert "I was" in said and not re.search(r"\bI were", said)
+    assert re.search(r"\bI were\b", first_person("If you were braver you would go. You wish you were home."))
+
+
+@pytest.mark.parametrize("perspective", ["You came early. Your sister is late. You wait.",
+                                         "The door is locked. Yours is the only key. You're sure of it."])
+def test_a_perspective_in_the_first_person_keeps_every_sentence_opening_on_a_capital(perspective):
+    said = first_person(perspective)
+    parts = split_sentences(said)
+    assert len(parts) == len(split_sentences(perspective))
+    assert all(p[:1].isupper() for p in parts)

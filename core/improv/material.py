@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from promptdesk.core.improv.roles import goal_roles
-from promptdesk.core.improv.scene_words import place as place_of, topics
+from promptdesk.core.improv.scene_words import place as place_of, split_sentences, topics
 from promptdesk.core.improv.voice import base_verb, first_person
 from promptdesk.core.protocol.goal_acts import read_goal
 from promptdesk.core.protocol.person_names import given_name, spoken_name
@@ -148,7 +148,7 @@ def _sentences(text: str) -> list[str]:
     """Short first-person sentences of a perspective that can be said aloud (none that speaks of a third
     person: said to their face, `she` would be wrong)."""
     out = []
-    for sentence in re.split(r"(?<=[.!?])\s+", " ".join(text.split())):
+    for sentence in split_sentences(text):
         sentence = sentence.strip()
         if 4 <= len(sentence.split()) <= 22 and re.match(r"^(I|My|It|That|Still)\b", sentence) and '"' not in sentence \
                 and not re.search(r"\b(?:he|she|him|his|her|they|them)\b", sentence, re.I):
@@ -167,7 +167,7 @@ def _secrets(text: str) -> list[str]:
     """The perspective's sentences that say something is kept hidden, as what is hidden: the clause
     after `is that` or `never told anyone`, else the whole sentence (none that speaks of a third person)."""
     out = []
-    for sentence in re.split(r"(?<=[.!?])\s+", " ".join(text.split())):
+    for sentence in split_sentences(text):
         if not _SECRET.search(sentence) or re.search(r"\b(?:he|she|him|his|her|they|them)\b", sentence, re.I):
             continue
         clause = _SECRET_CLAUSE.search(sentence.rstrip(".!?"))

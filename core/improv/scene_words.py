@@ -103,8 +103,17 @@ def place(setting: str) -> str:
 
 def sentences(text: str, limit: int = 2) -> str:
     """The first few sentences of a text, on one line."""
-    parts = re.split(r"(?<=[.!?])\s+", " ".join(text.split()))
-    return " ".join(parts[:limit]).strip()
+    return " ".join(split_sentences(text)[:limit]).strip()
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMt\.)"
+                           r"(?<!\bProf\.)(?<!\be\.g\.)(?<!\bi\.e\.)\s+(?![a-z0-9])")
+
+
+def split_sentences(text: str) -> list[str]:
+    """A text's sentences, on one line each; a full stop followed by a lower-case word or a digit (`the
+    2 a.m. observations`, `the boat etc. and`) or closing a title (`Dr. Chen`) ends none."""
+    return [s for s in _SENTENCE_END.split(" ".join(text.split())) if s]
 
 
 _QUOTED = re.compile(r"(?<!\w)'[^']*'(?!\w)")

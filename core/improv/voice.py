@@ -20,7 +20,9 @@ _COMMON_VERBS = frozenset(
     "speak nod smile laugh sigh look go get talk shout avoid change withdraw shut leave walk cry fidget "
     "pace promise retreat push snap joke deflect listen ask answer explain stare freeze raise lower "
     "become turn start stop make take give keep fall grow try let say mean care hide admit want need show work "
-    "sleep worry hate love like".split())
+    "sleep worry hate love like wait stay rest sit stand move return breathe hesitate apologise agree disagree shrug "
+    "frown blush pause insist interrupt argue whisper mutter mumble stammer wince flinch sulk relax settle grin "
+    "blink sniff repeat reply".split())
 _PAST = ("knew|told|ran|spent|made|took|saw|lost|left|got|came|went|kept|said|thought|felt|wrote|grew|began|became|"
          "won|built|bought|brought|caught|fought|found|gave|heard|held|led|lent|met|paid|sold|sent|sat|slept|stood|"
          "taught|broke|chose|drove|forgot|hid|stole|swore|threw|woke|wore|ate|drank|fell|flew|hit|hurt|let|meant|"
@@ -35,14 +37,16 @@ _ADJECTIVES = frozenset("calm kind quiet prone shy warm blunt loyal proud stubbo
 def first_person(text: str) -> str:
     """A second-person perspective rewritten in the first person."""
     out = text.strip()
-    for pattern, repl in _SWAPS:
-        out = re.sub(pattern, repl, out, flags=re.IGNORECASE)
+    for pattern, repl in _SWAPS:  # `Your mother` opening a sentence is `My mother`
+        out = re.sub(pattern, lambda m, r=repl: _cap(r) if m.group(0)[:1].isupper() else r, out, flags=re.IGNORECASE)
     out = re.sub(r"(^|[.;:!?]\s+|,\s+|\b(?:and|but|because|since|when|if|that|so|while|although|as)\s+)you\b",
                  lambda m: m.group(1) + "I", out, flags=re.I)
     out = re.sub(rf"\byou(?=\s+(?:\w+ed|can|could|will|would|should|must|may|might|want|need|know|think|feel|"
-                 rf"have|had|were|do|did|don't|didn't|value|love|hate|like|hope|wish|still|never|also|{_PAST})\b)", "I", out,
+                 rf"have|had|were|weren't|wasn't|won't|can't|couldn't|wouldn't|haven't|hadn't|do|did|don't|didn't|value|love|hate|like|hope|wish|still|never|also|{_PAST})\b)", "I", out,
                  flags=re.I)
     out = re.sub(r"\byou\b", "me", out, flags=re.IGNORECASE)
+    out = re.sub(r"(?<!\bif )(?<!\bIf )(?<!\bwish )(?<!\bthough )\bI (were)(n't)?\b",  # `because I were afraid` -> `I was`
+                 lambda m: "I was" + (m.group(2) or ""), out)
     return _cap(out)
 
 
@@ -95,6 +99,10 @@ def self_trait(trait: str, pronoun: str = "") -> str:
     (`when he wants to interject` -> `when I want to interject`; `mentored him` -> `mentored me`), and
     another's stay another's (`letting her down`); without it, every possessive is theirs."""
     trait = _as_mine(trait.strip().rstrip("."), pronoun)
+    if (adverb := re.match(r"^((?:[A-Za-z]+ly|never|always|often|sometimes|seldom|still|also|just|even|"
+                           r"already|almost)\s+)(\S.*)$", trait, re.I)) and _kind(adverb.group(2)) == "verb":
+        said = self_trait(adverb.group(2))  # `Rarely raises my voice` -> `I rarely raise my voice`
+        return re.sub(r"^I ", lambda _: "I " + adverb.group(1).lower(), said, count=1)
     if match := re.match(r"^when ([^:]{2,30}):\s*(.+)$", trait, re.I):
         return f"When I'm {match.group(1).lower()}, {self_trait(match.group(2))}"
     if match := re.match(r"^default(?: state)?:\s*(.+)$", trait, re.I):
@@ -124,7 +132,7 @@ def _as_mine(trait: str, pronoun: str) -> str:
     if pronoun not in ("he", "she"):
         return re.sub(r"\b(his|her|their)\b", "my", trait)
     subject, possessive, reflexive = (("he", "his", "himself") if pronoun == "he" else ("she", "her", "herself"))
-    trait = re.sub(rf"\b{subject}\s+(\S+)", lambda m: "I " + _SUBJECT_VERBS.get(m.group(1).lower(), base_verb(
+    trait = re.sub(rf"\b{subject}\s+([\w'-]+)", lambda m: "I " + _SUBJECT_VERBS.get(m.group(1).lower(), base_verb(
         m.group(1)) if m.group(1).lower().endswith("s") else m.group(1)), trait, flags=re.I)
     trait = re.sub(rf"\b{reflexive}\b", "myself", trait, flags=re.I)
     if pronoun == "he":
@@ -137,7 +145,7 @@ def _connected_verb(match: re.Match[str]) -> str:
     """`and speaks` -> `and speak` after a first-person verb (one not in the common list when an object
     follows it: `and misses the sea`)."""
     word, base = match.group(2), base_verb(match.group(2))
-    verb = word != base and (base.split("-")[-1] in _COMMON_VERBS or base.endswith(("ise", "ize"))
+    verb = word != base and (word.lower() in _IRREGULAR or base.split("-")[-1] in _COMMON_VERBS or base.endswith(("ise", "ize"))
                              or (match.group(3) or "").lower() in _OBJECT_OPENS)
     return f"{match.group(1)} {base if verb else word}"
 
