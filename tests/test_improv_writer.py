@@ -86,3 +86,34 @@ def test_a_perspective_in_the_first_person_keeps_every_sentence_opening_on_a_cap
     parts = split_sentences(said)
     assert len(parts) == len(split_sentences(perspective))
     assert all(p[:1].isupper() for p in parts)
+
+
+from promptdesk.core.improv.story import goal_sentence  # noqa: E402
+from promptdesk.core.improv.voice import as_me, mid_sentence  # noqa: E402
+from promptdesk.core.protocol.goal_acts import read_goal  # noqa: E402
+
+_GOALS = [("Abuela Rosa Delgado", "she", "Tomas thanks her, and Abuela Rosa gives her blessing to the move"),
+          ("Nonna Lucia Ferri", "she", "Nonna Lucia shares her recipe, and Marco tastes it"),
+          ("Kwame Mensah", "he", "Kwame explains the gap in his CV, and Priya promises to reply by Friday"),
+          ("Sister Aoife Byrne", "she", "Sister Aoife hands over her ward, and Yusuf takes it"),
+          ("Tio Ramon Vega", "he", "Tio Ramon returns his brother's car before dark")]
+
+
+@pytest.mark.parametrize("name, pronoun, goal", _GOALS)
+def test_a_goal_said_by_the_person_it_names_is_in_the_first_person_with_their_own_possessives(name, pronoun, goal):
+    said = as_me(goal, name, pronoun)
+    mine = re.search(r"\bI [a-z]+([^,]*)", said)
+    assert mine, said
+    assert not re.search(r"\bme\s+[A-Z]|\b[A-Z][a-z]+ I\b", said), said  # no `me Rosa gives`, `Abuela I give`
+    assert not re.search(rf"\b(?:{'her' if pronoun == 'she' else 'his'})\s+[a-z]{{3,}}", mine.group(1)), said
+    cast = (name, "Tomas Vega", "Marco Ferri", "Priya Raman", "Dr Yusuf Demir")
+    clause = next(c for c in read_goal(goal, cast) if name in c.who)
+    line = goal_sentence(clause, pronoun)
+    assert line.startswith("I ") and not re.search(rf"\b{'her' if pronoun == 'she' else 'his'}\s+[a-z]{{3,}}", line), line
+
+
+@pytest.mark.parametrize("goal", ["Oleg admits he missed the round", "Anya and Oleg agree on a rota",
+                                  "Maximilian apologises to the team"])
+def test_a_goal_opening_on_a_name_keeps_its_capital_when_quoted_mid_sentence(goal):
+    assert mid_sentence(goal, ()) == goal
+    assert mid_sentence("The crew agrees to turn back", ()) == "the crew agrees to turn back"

@@ -14,7 +14,7 @@ from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.roles import person_roles
 from promptdesk.core.improv.directions import Event, Note, read_event, read_note
 from promptdesk.core.improv.temperament import Temperament
-from promptdesk.core.improv.voice import base_verb
+from promptdesk.core.improv.voice import base_verb, own_possessives
 from promptdesk.core.protocol.goal_acts import ACTS, GoalClause, does_act, read_goal, said_together, same_person
 from promptdesk.core.protocol.person_names import given_name
 
@@ -126,7 +126,7 @@ class Story:
 
     def _saying(self, clause: GoalClause) -> bool:
         """Whether the clause can be said in the first person; it is kept for this turn's line."""
-        self.goal_line = goal_sentence(clause)
+        self.goal_line = goal_sentence(clause, self.brief.temperament.pronoun)
         return bool(self.goal_line)
 
     def _said(self, clause: GoalClause) -> bool:
@@ -182,7 +182,7 @@ class _At:
         return self.at
 
 
-def goal_sentence(clause: GoalClause) -> str:
+def goal_sentence(clause: GoalClause, pronoun: str = "") -> str:
     """A goal clause said by the person it names, in the first person: from its act's verb (`both parents
     promise to follow the ruling` -> `I promise to follow the ruling`), or for a clause with no act
     from its first verb (`Judge Okafor rules on custody` -> `I rule on custody`); '' when it has none."""
@@ -198,6 +198,5 @@ def goal_sentence(clause: GoalClause) -> str:
     verb = re.match(r"[\w'-]+", text[start:])
     if not verb:
         return ""
-    rest = re.sub(r"\b(?:himself|herself|themselves)\b", "myself", text[start + len(verb.group(0)):])
-    rest = re.sub(r"\b(?:his|their)\b", "my", rest)
+    rest = own_possessives(text[start + len(verb.group(0)):], pronoun)
     return f"I {base_verb(verb.group(0))}{rest}".rstrip(" .")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from promptdesk.core.protocol.person_names import given_name
+from promptdesk.core.protocol.person_names import given_name, spoken_name
 
 _SWAPS = ((r"\byou\s+are\b", "I am"), (r"\byou're\b", "I'm"), (r"\byou've\b", "I've"),
           (r"\byou'll\b", "I'll"), (r"\byou'd\b", "I'd"), (r"\byours\b", "mine"),
@@ -50,31 +50,55 @@ def first_person(text: str) -> str:
     return _cap(out)
 
 
-def as_me(text: str, name: str) -> str:
-    """Third-person mentions of the character (`Bob apologises`) turned into `I apologise`; a titled
-    name is also found by its given name (`Amal admits` for Dr Amal Haddad)."""
+def as_me(text: str, name: str, pronoun: str = "") -> str:
+    """Third-person mentions of the character (`Bob apologises`) turned into `I apologise`, with their
+    own possessives in that clause (`Kwame explains the gap in his CV` -> `I explain the gap in my
+    CV`; `her` only for a character the profile calls `she`: `Temperament.pronoun`); a titled name is
+    also found by its short forms (`Amal admits` for Dr Amal Haddad, `Abuela Rosa gives` for Abuela
+    Rosa Delgado)."""
     if not name:
         return text
-    given = given_name(name)
-    if given != name and not re.search(rf"\b{re.escape(name)}\b", text):
-        name = given
+    name = next((n for n in sorted({name, spoken_name(name), given_name(name)} - {""}, key=len, reverse=True)
+                 if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text)), name)
     out = re.sub(rf"\b{re.escape(name)}\s+(must|should|shall|will|would|can|could|may|might|has to|needs to)\b([^.;:!?]*)",
                  lambda m: f"I {base_verb(m.group(1).split()[0])}{' to' if ' ' in m.group(1) else ''}"
-                           + re.sub(r"\b(?:his|their)\b", "my", m.group(2)), text)
-    out = re.sub(rf"\b{re.escape(name)}\s+([a-z]+(?:s|ed)|{'|'.join(_IRREGULAR)})\b",
-                 lambda m: "I " + base_verb(m.group(1)), out)
+                           + own_possessives(m.group(2), pronoun), text)
+    out = re.sub(rf"\b{re.escape(name)}\s+([a-z]+(?:s|ed)|{'|'.join(_IRREGULAR)})\b([^.;:!?,]*)",
+                 lambda m: "I " + base_verb(m.group(1)) + own_possessives(m.group(2), pronoun), out)
     out = re.sub(rf"\b{re.escape(name)}'s\b", "my", out)
     out = re.sub(rf"\b{re.escape(name)} and ([A-Z][\w'-]*)(?= [a-z])", r"\1 and I", out)
     out = re.sub(rf"(?<=\w and ){re.escape(name)}(?= [a-z])", "I", out)
     return re.sub(rf"\b{re.escape(name)}\b", "me", out)
 
 
+def own_possessives(clause: str, pronoun: str = "") -> str:
+    """The rest of a clause whose subject became `I`: the subject's possessives are `my` (`his`, `their`;
+    `her` before a noun when the character is `she`; `his` stays another's when the character is `she`)."""
+    mine = "her" if pronoun == "she" else "his"
+    clause = re.sub(r"\b(?:himself|herself|themselves)\b", "myself", clause)
+    clause = re.sub(rf"\b(?:{mine}|their)\b(?=\s+([\w'-]+))", lambda m: m.group(0) if m.group(1).lower() in _NOT_A_NOUN
+                    or m.group(1).lower() in _OBJECT_OPENS else "my", clause)
+    return clause
+
+
 def mid_sentence(text: str, names: tuple[str, ...] = ()) -> str:
     """A sentence made fit to follow a colon: its first letter lowered unless it starts with a name."""
     first = text.split(" ", 1)[0].strip(",.;:")
     keep = first in ("I", "I'm") or any(first and first in (n.split()[0], given_name(n)) for n in names if n) \
-        or first.isupper()
+        or first.isupper() or _named_subject(text)
     return text if keep or not text else text[:1].lower() + text[1:]
+
+
+def _named_subject(text: str) -> bool:
+    """Whether a sentence opens on a name as its subject (`Oleg admits ...`, `Oleg and Anya agree`): a
+    capitalised word no sentence opens on otherwise, before a verb in `-s` or another name."""
+    words = text.split()
+    return len(words) > 1 and words[0][:1].isupper() and words[0].lower() not in _OPENERS and bool(
+        re.fullmatch(r"[a-z]+s|and|&", words[1]))
+
+
+_OPENERS = frozenset("the a an let no it this that there when if once after before everyone everybody they both all "
+                     "we someone each nobody one".split())
 
 
 def base_verb(word: str) -> str:

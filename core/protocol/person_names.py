@@ -16,7 +16,8 @@ _COURTESY = frozenset(
     "senhor senhora signor signora don doña".split())
 """Titles said with a surname (`Dr Haddad`, `Judge Okafor`)."""
 _FAMILY = frozenset("aunt auntie uncle grandma grandpa granny grandad grandmother grandfather cousin sister "
-                    "brother nana nan papa mama".split())
+                    "brother nana nan papa mama abuela abuelo nonna nonno oma opa tía tío tia tio babcia dziadek "
+                    "babushka".split())
 """Titles said with a given name (`Aunt May`)."""
 
 
