@@ -117,3 +117,33 @@ def test_a_goal_said_by_the_person_it_names_is_in_the_first_person_with_their_ow
 def test_a_goal_opening_on_a_name_keeps_its_capital_when_quoted_mid_sentence(goal):
     assert mid_sentence(goal, ()) == goal
     assert mid_sentence("The crew agrees to turn back", ()) == "the crew agrees to turn back"
+
+
+from promptdesk.core.improv.material import read_material  # noqa: E402
+
+_CASTS = [
+    ("Gareth Pryce", ("Harriet Osei", "Mrs Dolores Fitch"),
+     "Mrs Fitch, the homeowner on the ground floor, has complained about the noise. Harriet Osei, a volunteer "
+     "mediator, has brought them together.", "The tenant apologises for the noise, and the homeowner accepts.",
+     "# Gareth Pryce - Tenant\n## Background\n- Worked as a sound engineer for ten years\n- Plays the bass guitar\n",
+     {"homeowner", "mediator"}),
+    ("Kwame Mensah", ("Priya Raman", "Kenji Watanabe"),
+     "Kwame is interviewing for the senior backend role. Priya, the hiring manager, and Kenji, the engineering "
+     "lead, are on the panel.", "Kwame explains the gap, and the hiring manager promises to reply by Friday.",
+     "# Kwame Mensah - Candidate\n## Background\n- Eight years as a backend engineer in Accra and Manchester\n"
+     "- Took eighteen months off to care for the family business\n", {"manager", "lead", "engineer"}),
+    ("Rafael Souza", ("Captain Ingrid Haugen", "Ngozi Okafor"),
+     "The storm has come in faster than the forecast said.",
+     "The crew agrees to turn back, and the captain thanks the chief engineer.",
+     "# Rafael Souza - Ship's Doctor\n## Background\n- Used to be a junior surgeon at the big hospital in Porto\n",
+     {"engineer", "captain", "surgeon"}),
+]
+
+
+@pytest.mark.parametrize("name, others, prompt, goal, profile, people", _CASTS)
+def test_a_role_someone_present_plays_or_the_character_once_played_is_no_topic(name, others, prompt, goal, profile,
+                                                                                people):
+    m = read_material(name, others, "A side room, evening.", prompt, goal, "", profile)
+    spoken_of = {w.lower() for phrase in (*m.topics, *m.mine) for w in phrase.split()}
+    assert not spoken_of & people, (m.topics, m.mine)
+    assert m.topics or m.mine
