@@ -147,3 +147,19 @@ def test_a_role_someone_present_plays_or_the_character_once_played_is_no_topic(n
     spoken_of = {w.lower() for phrase in (*m.topics, *m.mine) for w in phrase.split()}
     assert not spoken_of & people, (m.topics, m.mine)
     assert m.topics or m.mine
+
+
+import random  # noqa: E402
+
+from promptdesk.core.improv.scene_rules import GRAMMAR  # noqa: E402
+
+
+@pytest.mark.parametrize("deed", ["turn back for Bergen", "keep quiet hours after ten", "call the consultant"])
+def test_a_crew_of_up_to_eight_agreeing_to_a_goal_deed_in_one_blind_beat_says_as_many_lines(deed):
+    slots = {"to": ["Ngozi"], "mine": ["the port engine"], "goal_do": [deed], "topic": ["the storm"]}
+    for n in range(2, 9):
+        for beat in range(3):
+            lines = [GRAMMAR.expand("agree_goal_do", random.Random(beat * 10 + i), slots, ((i + beat) % n, n))
+                     for i in range(n)]
+            assert len(set(lines)) == n, lines
+            assert all(deed in line for line in lines)

@@ -159,6 +159,11 @@ RULES: dict[str, tuple[str, ...]] = {
         "Then we agree, #to#: we #goal_do#. I'll start with #mine#.",
         "Agreed. We #goal_do#, starting this week.",
         "I agree, #to#. We #goal_do#, and we do it today.",
+        "Yes. We #goal_do#, and #mine# is mine to see to.",
+        "All right, #to#, we #goal_do#. No more going round it.",
+        "Count me in: we #goal_do#. I'll take care of #mine#.",
+        "That settles it, #to#. We #goal_do#.",
+        "Fine by me. We #goal_do#, and the sooner the better.",
     ),
     "agree_goal_plain": (
         "Then we agree, #to#. I'll start with #mine#.",
