@@ -163,3 +163,45 @@ def test_a_crew_of_up_to_eight_agreeing_to_a_goal_deed_in_one_blind_beat_says_as
                      for i in range(n)]
             assert len(set(lines)) == n, lines
             assert all(deed in line for line in lines)
+
+
+import asyncio  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from promptdesk.core.casting.scene_file import scene_from_dict  # noqa: E402
+from promptdesk.core.protocol.goal_acts import does_act  # noqa: E402
+from drama import turns  # noqa: E402
+from helpers import run_session  # noqa: E402
+
+APOLOGIES = [("Ilse Varga", "Tenant", "Kofi Mensah", "Homeowner", "Ilse apologises for the late-night noise, and Kofi accepts.",
+              "noise"),
+             ("Ilse Varga", "Chef", "Kofi Mensah", "Critic", "Ilse apologises for the cold soup, and Kofi accepts.", "soup"),
+             ("Ilse Varga", "Driver", "Kofi Mensah", "Cyclist", "Ilse apologises for her dented bumper, and Kofi accepts.",
+              "bumper")]
+
+
+def _cast(folder: Path, people: tuple[tuple[str, str], ...]) -> list[str]:
+    slugs = []
+    for i, (name, title) in enumerate(people):
+        slug = f"p{i}"
+        (folder / "characters" / slug).mkdir(parents=True, exist_ok=True)
+        (folder / "characters" / slug / "profile.md").write_text(
+            f"# {name} - {title}\n\n## Personality\n- Direct, and tired of waiting\n- Keeps notes on everything\n")
+        slugs.append(slug)
+    return slugs
+
+
+@pytest.mark.parametrize("name, title, other, other_title, goal, thing", APOLOGIES)
+def test_an_apology_the_goal_asks_for_something_is_for_that_thing(tmp_path, name, title, other, other_title, goal,
+                                                                   thing):
+    slugs = _cast(tmp_path, ((name, title), (other, other_title)))
+    apologies = []
+    for seed in range(1, 5):
+        scene = scene_from_dict({"name": "sorry", "turns": "sequential", "characters": slugs, "goal": goal,
+                                 "setting": "A small office, late afternoon",
+                                 "prompt": "Two people who have put this conversation off for too long.",
+                                 "limits": {"max_beats": 14}})
+        run = asyncio.run(run_session(tmp_path, scene, seed=seed, isolation="a", coordinator="C"))
+        apologies += [t.text for t in turns(run.dir) if t.spoke and t.actor == "p0" and does_act(t.text, "apologise")]
+    assert apologies and all(thing in a for a in apologies), apologies
+    assert not any(re.search(r"\b(?:her|his|their) " + thing, a, re.I) for a in apologies if "her" in goal), apologies

@@ -124,6 +124,15 @@ class Story:
                 return "goal_say", ""
         return None
 
+    def apology_for(self) -> str:
+        """What the goal asks this character to apologise for (`apologises for the noise` -> `the noise`;
+        `for his temper` -> `my temper`), else ''."""
+        clause = next((c for c in self.mine() if c.act == "apologise"), None)
+        found = re.search(r"\b(?:for|about)\s+((?:the|his|her|their|my|this|that|a|an)\s+[^\W\d][\w'-]*"
+                          r"(?:\s+(?!and\b|or\b|to\b|by\b|with\b|before\b|after\b)[^\W\d][\w'-]*){0,3})",
+                          clause.text, re.I) if clause else None
+        return own_possessives(found.group(1), self.brief.temperament.pronoun) if found else ""
+
     def _saying(self, clause: GoalClause) -> bool:
         """Whether the clause can be said in the first person; it is kept for this turn's line."""
         self.goal_line = goal_sentence(clause, self.brief.temperament.pronoun)

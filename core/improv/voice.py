@@ -73,8 +73,9 @@ def as_me(text: str, name: str, pronoun: str = "") -> str:
 
 def own_possessives(clause: str, pronoun: str = "") -> str:
     """The rest of a clause whose subject became `I`: the subject's possessives are `my` (`his`, `their`;
-    `her` before a noun when the character is `she`; `his` stays another's when the character is `she`)."""
-    mine = "her" if pronoun == "she" else "his"
+    `her` before a noun when the character is `she` or the profile does not say; `his` stays another's
+    when the character is `she`, `her` when `he`)."""
+    mine = "her" if pronoun == "she" else "his" if pronoun == "he" else "his|her"
     clause = re.sub(r"\b(?:himself|herself|themselves)\b", "myself", clause)
     clause = re.sub(rf"\b(?:{mine}|their)\b(?=\s+([\w'-]+))", lambda m: m.group(0) if m.group(1).lower() in _NOT_A_NOUN
                     or m.group(1).lower() in _OBJECT_OPENS else "my", clause)
