@@ -205,3 +205,11 @@ def test_an_apology_the_goal_asks_for_something_is_for_that_thing(tmp_path, name
         apologies += [t.text for t in turns(run.dir) if t.spoke and t.actor == "p0" and does_act(t.text, "apologise")]
     assert apologies and all(thing in a for a in apologies), apologies
     assert not any(re.search(r"\b(?:her|his|their) " + thing, a, re.I) for a in apologies if "her" in goal), apologies
+
+
+def test_a_place_named_before_a_person_is_still_a_topic_and_the_persons_role_is_not():
+    m = read_material("Sister Aoife Byrne", ("Dr Yusuf Demir", "Oleg Petrov"), "The nurses' station, 3 a.m.",
+                      "Sister Aoife is handing over the ward to Dr Yusuf Demir, the night registrar, before her break.",
+                      "", "", "# Sister Aoife Byrne - Charge Nurse\n")
+    words = {w for t in (*m.topics, *m.mine) for w in t.split()}
+    assert "ward" in words and "registrar" not in words, (m.topics, m.mine)

@@ -86,10 +86,10 @@ def people_roles(prompt: str, goal: str, cast: tuple[str, ...]) -> set[str]:
     heads: set[str] = set()
     names = "|".join(re.escape(n) for n in sorted({w for member in cast if member for w in (
         member, given_name(member), spoken_name(member))} - {""}, key=len, reverse=True))
-    if names:
-        for match in re.finditer(rf"(?<!\w)(?:{names}),\s+(?:the|a|an|his|her|their)\s+((?:[a-z'-]+\s+){{0,2}}[a-z'-]+)"
-                                 rf"|\b(?:the|a|an)\s+((?:[a-z'-]+\s+){{0,2}}[a-z'-]+),?\s+(?:{names})(?!\w)", prompt):
-            words = (match.group(1) or match.group(2)).split()
+    for pattern in (rf"(?<!\w)(?:{names}),\s+(?:the|a|an|his|her|their)\s+((?:[a-z'-]+\s+){{0,2}}[a-z'-]+)",
+                    rf"\b(?:the|a|an)\s+((?:[a-z'-]+\s+){{0,2}}[a-z'-]+),\s+(?:{names})(?!\w)") if names else ():
+        for match in re.finditer(pattern, prompt):
+            words = match.group(1).split()
             cut = next((i for i, w in enumerate(words) if w in _ROLE_ENDS), len(words))  # `the tenant above her`
             heads.add(words[cut - 1] if cut else "")
     for match in re.finditer(r"\b(?:thank|tell|ask|forgive|help|meet|pay|call|apologi[sz]e to|promise)s?\s+(?:the|a|an)\s+"
