@@ -213,3 +213,25 @@ def test_a_place_named_before_a_person_is_still_a_topic_and_the_persons_role_is_
                       "", "", "# Sister Aoife Byrne - Charge Nurse\n")
     words = {w for t in (*m.topics, *m.mine) for w in t.split()}
     assert "ward" in words and "registrar" not in words, (m.topics, m.mine)
+
+
+THANKS = [(("Ilse Varga", "Courier"), ("Kofi Mensah", "Depot Manager"), ("Ana Ruiz", "Clerk"),
+           "Ilse admits she lost the van keys, and the manager thanks her for telling him.", "telling me"),
+          (("Ilse Varga", "Apprentice"), ("Kofi Mensah", "Head Chef"), ("Ana Ruiz", "Waiter"),
+           "Ilse admits she burned the sauce, and Kofi thanks her for her honesty.", "your honesty")]
+
+
+@pytest.mark.parametrize("first, second, third, goal, said", THANKS)
+def test_a_goal_thanks_goes_to_the_person_it_points_back_to_and_says_what_for(tmp_path, first, second, third, goal, said):
+    slugs = _cast(tmp_path, (first, second, third))
+    thanks = []
+    for seed in range(1, 7):
+        scene = scene_from_dict({"name": "thanks", "turns": "sequential", "characters": slugs, "goal": goal,
+                                 "setting": "A back office, late evening",
+                                 "prompt": "The three of them have stayed behind after closing.",
+                                 "limits": {"max_beats": 16}})
+        run = asyncio.run(run_session(tmp_path, scene, seed=seed, isolation="a", coordinator="C"))
+        events = [e for e in __import__("drama").records(run.dir) if e.get("type") == "speak" and e.get("from") == "p1"]
+        thanks += [e for e in events if does_act(e.get("text") or "", "thank") and said in (e.get("text") or "")]
+    assert thanks, "the goal's thanks never came"
+    assert all(e.get("target") == first[0] for e in thanks), [(e.get("target"), e["text"]) for e in thanks]

@@ -186,6 +186,13 @@ RULES: dict[str, tuple[str, ...]] = {
         "Thank you for hearing me out on #topic#, #to#.",
         "That helps, #to#. Thank you.",
     ),
+    "thank_goal_for": (
+        "Thank you, #to#, for #topic#. I mean that.",
+        "#to#, thank you for #topic#. Truly.",
+        "I owe you my thanks, #to#, for #topic#.",
+        "Thank you for #topic#, #to#. That took something.",
+        "That helps, #to#. Thank you for #topic#.",
+    ),
     "confess": (
         "#to#, I have to admit something: #said.low#.",
         "The truth is, #said.low#. I'm not proud of it.",

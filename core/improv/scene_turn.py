@@ -188,6 +188,8 @@ def _goal_act(brief: Briefing, rng: random.Random, m: Material, story: Story, cu
         cue.symbol = "confess"
     elif cue.move == "apologise" and (what := story.apology_for()):
         cue.topic = what  # `The tenant apologises for the noise`: the apology is for the noise
+    elif cue.move == "thank_goal" and (what := story.thanks_for()):
+        cue.topic, cue.symbol = what, "thank_goal_for"  # `thanks him for telling her`: for telling me
     elif cue.move == "goal_say":
         extra["goal_line"] = [_to_you(story.goal_line, cue.to or (brief.others[0] if len(brief.others) == 1 else ""))]
     elif cue.move == "agree_goal" and not extra.get("goal_obj"):

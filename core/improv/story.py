@@ -143,11 +143,28 @@ class Story:
         return len(said_together(clause, [line.text for line in self.brief.own])) >= 0.6 * len(clause.words)
 
     def _thanked(self, clause: GoalClause) -> str:
-        """Whom a `thank` clause thanks: the other cast member it names, else whoever spoke last."""
+        """Whom a `thank` clause thanks: the other cast member it names, else the one person of the clause
+        before it when it thanks `him`, `her` or `them` (`Oleg admits ..., and the charge nurse thanks
+        him`), else whoever spoke last."""
         named = [m for m in self._cast if m != self.brief.name and re.search(
             rf"(?<!\w)(?:{re.escape(m)}|{re.escape(given_name(m))})(?!\w)", clause.text)]
+        at = self.clauses.index(clause) if clause in self.clauses else 0
+        before = self.clauses[at - 1].who if at else ()
+        if not named and re.search(r"\bthanks?\s+(?:him|her|them)\b", clause.text, re.I) and len(before) == 1 \
+                and before[0] in self._cast and before[0] != self.brief.name:
+            named = list(before)
         last = self.brief.last_other
         return named[0] if named else last.speaker if last else ""
+
+    def thanks_for(self) -> str:
+        """What the goal asks this character to thank someone for, as said to them (`thanks him for his
+        patience` -> `your patience`; `for telling her` -> `telling me`), else ''."""
+        clause = next((c for c in self.mine() if c.act == "thank"), None)
+        found = re.search(r"\bfor\s+((?:[^\W\d][\w'-]*\s*){1,5})$", clause.text.rstrip(" ."), re.I) if clause else None
+        if not found:
+            return ""
+        said = re.sub(r"\b(?:his|her|their)\b(?=\s+[a-z])", "your", found.group(1).strip())
+        return re.sub(r"\b(?:him|her|them)\b", "me", said)
 
     @cached_property
     def _goal_object(self) -> str:
