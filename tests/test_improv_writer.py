@@ -162,7 +162,7 @@ def test_a_crew_of_up_to_eight_agreeing_to_a_goal_deed_in_one_blind_beat_says_as
             lines = [GRAMMAR.expand("agree_goal_do", random.Random(beat * 10 + i), slots, ((i + beat) % n, n))
                      for i in range(n)]
             assert len(set(lines)) == n, lines
-            assert all(deed in line for line in lines)
+            assert all(deed in line and does_act(line, "agree") for line in lines), lines
 
 
 import asyncio  # noqa: E402
@@ -235,3 +235,33 @@ def test_a_goal_thanks_goes_to_the_person_it_points_back_to_and_says_what_for(tm
         thanks += [e for e in events if does_act(e.get("text") or "", "thank") and said in (e.get("text") or "")]
     assert thanks, "the goal's thanks never came"
     assert all(e.get("target") == first[0] for e in thanks), [(e.get("target"), e["text"]) for e in thanks]
+
+
+from promptdesk.core.improv.judge import assess  # noqa: E402
+from promptdesk.core.protocol.goal_acts import person_of  # noqa: E402
+
+
+@pytest.mark.parametrize("member, written", [("Олег Петров", "Oleg"), ("Στέλιος Παπαδόπουλος", "Stelios"),
+                                             ("Ирина Шевченко", "Irina"), ("Γιώργος Νικολάου", "Giorgos")])
+def test_a_goal_written_in_english_names_a_cyrillic_or_greek_cast_member_by_the_latin_spelling(member, written):
+    cast = (member, "Ngozi Okafor", "Dr Yusuf Demir")
+    assert person_of(written, cast) == member
+    clauses = read_goal(f"{written} admits he missed the 2 a.m. round, and Ngozi thanks him.", cast)
+    assert clauses[0].who == (member,) and clauses[0].act == "admit" and len(clauses) == 2
+    assert as_me(f"{written} admits he missed the round", member, "he").startswith("I admit I missed")
+    assert person_of("Alice", cast) is None
+
+
+def test_a_full_stop_inside_a_goal_cuts_no_clause():
+    clauses = read_goal("Ann admits she missed the 2 a.m. check, and Bo accepts.", ("Ann Lee", "Bo Park"))
+    assert [c.act for c in clauses] == ["admit", "accept"] and [c.who for c in clauses] == [("Ann Lee",), ("Bo Park",)]
+
+
+def test_the_offline_judge_counts_a_latin_spelled_goal_act_only_from_that_cyrillic_member():
+    cast = ("Олег Петров", "Sister Aoife Byrne")
+    goal = "Oleg admits he missed the observations, and Aoife accepts."
+    done, _ = assess(goal, [("Олег Петров", "I admit it: I missed the observations on bed 12."),
+                            ("Sister Aoife Byrne", "I accept that. Thank you for telling me.")], cast)
+    wrong, _ = assess(goal, [("Sister Aoife Byrne", "I admit I missed the observations myself."),
+                             ("Sister Aoife Byrne", "I accept that.")], cast)
+    assert done is True and wrong is False

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from promptdesk.core.protocol.person_names import given_name, spoken_name
+from promptdesk.core.protocol.person_names import given_name, latin, spoken_name
 
 _SWAPS = ((r"\byou\s+are\b", "I am"), (r"\byou're\b", "I'm"), (r"\byou've\b", "I've"),
           (r"\byou'll\b", "I'll"), (r"\byou'd\b", "I'd"), (r"\byours\b", "mine"),
@@ -58,7 +58,9 @@ def as_me(text: str, name: str, pronoun: str = "") -> str:
     Rosa Delgado)."""
     if not name:
         return text
-    name = next((n for n in sorted({name, spoken_name(name), given_name(name)} - {""}, key=len, reverse=True)
+    forms = {name, spoken_name(name), given_name(name)}
+    forms |= {latin(form) for form in forms}  # a goal in English names Олег Петров `Oleg`
+    name = next((n for n in sorted(forms - {""}, key=len, reverse=True)
                  if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text)), name)
     out = re.sub(rf"\b{re.escape(name)}\s+(must|should|shall|will|would|can|could|may|might|has to|needs to)\b([^.;:!?]*)",
                  lambda m: f"I {base_verb(m.group(1).split()[0])}{' to' if ' ' in m.group(1) else ''}"
@@ -75,7 +77,12 @@ def own_possessives(clause: str, pronoun: str = "") -> str:
     """The rest of a clause whose subject became `I`: the subject's possessives are `my` (`his`, `their`;
     `her` before a noun when the character is `she` or the profile does not say; `his` stays another's
     when the character is `she`, `her` when `he`)."""
-    mine = "her" if pronoun == "she" else "his" if pronoun == "he" else "his|her"
+    named = re.search(r"(?<!^)\b[A-Z][\w'-]+|\b(?:him|them)\b", clause.strip())
+    mine = "her" if pronoun == "she" else "his" if pronoun == "he" else "his" if named else "his|her"
+    subject = {"she": "she", "he": "he"}.get(pronoun, "they")
+    clause = re.sub(rf"^(\s+(?:that\s+)?)(?:{subject})\s+(is|are|has|have|was|were|does|do|[a-z]+ed|[a-z]+)\b",
+                    lambda m: f"{m.group(1)}I {_SUBJECT_VERBS.get(m.group(2), {'are': 'am', 'were': 'was'}.get(m.group(2), m.group(2)))}",
+                    clause)  # `admits he missed it` -> `admit I missed it`
     clause = re.sub(r"\b(?:himself|herself|themselves)\b", "myself", clause)
     clause = re.sub(rf"\b(?:{mine}|their)\b(?=\s+([\w'-]+))", lambda m: m.group(0) if m.group(1).lower() in _NOT_A_NOUN
                     or m.group(1).lower() in _OBJECT_OPENS else "my", clause)
