@@ -265,3 +265,18 @@ def test_the_offline_judge_counts_a_latin_spelled_goal_act_only_from_that_cyrill
     wrong, _ = assess(goal, [("Sister Aoife Byrne", "I admit I missed the observations myself."),
                              ("Sister Aoife Byrne", "I accept that.")], cast)
     assert done is True and wrong is False
+
+
+from promptdesk.core.improv.scene_words import topics  # noqa: E402
+
+
+@pytest.mark.parametrize("text, subject", [
+    ("Three generations of the Delgado family eat together every Sunday.", "the Delgado family"),
+    ("You need the hire soon or the routing migration slips again.", "the routing migration"),
+    ("You think the ship can make port if the old engines hold.", "the old engines"),
+    ("Nobody noticed when the night nurse sat down.", "the night nurse"),
+    ("You hope the harbour wall survives the winter.", "the harbour wall")])
+def test_a_noun_phrase_that_is_a_clauses_subject_is_read_without_its_verb(text, subject):
+    found = topics(text)
+    assert subject in found, found
+    assert not any(t.startswith(subject + " ") for t in found), found
