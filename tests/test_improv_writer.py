@@ -280,3 +280,11 @@ def test_a_noun_phrase_that_is_a_clauses_subject_is_read_without_its_verb(text, 
     found = topics(text)
     assert subject in found, found
     assert not any(t.startswith(subject + " ") for t in found), found
+
+
+@pytest.mark.parametrize("bullet", ["Uses numbers when he is scared: rent, fees, covers per night",
+                                    "Packs the same things every trip: maps, matches, spare socks",
+                                    "Talks about three things only: boats, debts, daughters"])
+def test_a_list_after_a_colon_in_a_profile_bullet_keeps_its_words(bullet):
+    said = self_trait(bullet, "he")
+    assert said.startswith("I ") and said.rstrip(".").endswith(bullet.split(": ", 1)[1]), said

@@ -139,9 +139,12 @@ def self_trait(trait: str, pronoun: str = "") -> str:
         return f"When I'm {match.group(1).lower()}, {self_trait(match.group(2))}"
     if match := re.match(r"^default(?: state)?:\s*(.+)$", trait, re.I):
         return f"Most of the time I'm {match.group(1).lower()}."
+    trait, colon, listed = trait.partition(": ")  # `Uses numbers when scared: rent, fees, covers` lists nouns
     clauses = [c.strip() for c in re.split(r",\s*", trait) if c.strip()]
     if not clauses:
         return ""
+    if colon:
+        return self_trait(trait, pronoun).rstrip(".") + f": {listed}."
     kinds = [_kind(c) for c in clauses]
     if kinds[0] == "other":
         return f"I know this about myself: {_low(trait)}."
