@@ -179,8 +179,8 @@ def _goal_act(brief: Briefing, rng: random.Random, m: Material, story: Story, cu
     """The goal act this character owes, when its moment has come (`Story.goal_move`), more often than
     not: set on the cue; False when none is done this turn."""
     goal = story.goal_move(progress)
-    if not goal or rng.random() >= 0.55:
-        return False
+    if not goal or rng.random() >= 0.55 + 0.4 * min(1.0, max(0.0, progress - 0.6) / 0.4):
+        return False  # more likely as the close nears: an act owed is seldom left undone
     cue.move = goal[0]
     cue.to = goal[1] or cue.to
     if cue.move == "admit":
