@@ -288,3 +288,19 @@ def test_a_noun_phrase_that_is_a_clauses_subject_is_read_without_its_verb(text, 
 def test_a_list_after_a_colon_in_a_profile_bullet_keeps_its_words(bullet):
     said = self_trait(bullet, "he")
     assert said.startswith("I ") and said.rstrip(".").endswith(bullet.split(": ", 1)[1]), said
+
+
+def test_an_evacuation_early_in_a_sequential_scene_of_three_closes_it_soon(tmp_path):
+    """After a goodbye the scene may not close on yet (someone has not spoken their turns), the next turn
+    goes to the one it waits for: two who had spoken passed goodbyes back and forth for up to sixteen
+    beats while the third never had a turn."""
+    slugs = _cast(tmp_path, (("Ilse Varga", "Manager"), ("Kofi Mensah", "Candidate"), ("Ana Ruiz", "Engineer")))
+    for seed in range(1, 7):
+        scene = scene_from_dict({"name": "out", "turns": "sequential", "characters": slugs,
+                                 "goal": "Kofi explains his plan, and Ilse promises to reply by Friday.",
+                                 "setting": "A meeting room, morning", "prompt": "An interview on the fourth floor.",
+                                 "events": [{"at_beat": 2, "text": "A guard walks in and asks everyone to leave the floor"}],
+                                 "limits": {"max_beats": 20}})
+        run = asyncio.run(run_session(tmp_path, scene, seed=seed, isolation="a", coordinator="C"))
+        spoken = [t for t in turns(run.dir) if t.spoke]
+        assert spoken[-1].beat <= 2 + 4, [(t.beat, t.actor, t.text) for t in spoken if t.beat >= 2]
