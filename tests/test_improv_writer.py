@@ -304,3 +304,22 @@ def test_an_evacuation_early_in_a_sequential_scene_of_three_closes_it_soon(tmp_p
         run = asyncio.run(run_session(tmp_path, scene, seed=seed, isolation="a", coordinator="C"))
         spoken = [t for t in turns(run.dir) if t.spoke]
         assert spoken[-1].beat <= 2 + 4, [(t.beat, t.actor, t.text) for t in spoken if t.beat >= 2]
+
+
+def test_a_line_said_to_someone_never_names_what_is_theirs_in_the_third_person(tmp_path):
+    """A perspective or background sentence that speaks of the addressee (`I borrowed to pay Alex's
+    tuition`) calls it `your ...` when said to them."""
+    slugs = _cast(tmp_path, (("Miguel Delgado", "Father"), ("Alex Delgado", "Student")))
+    said_to_alex = []
+    for seed in range(1, 7):
+        scene = scene_from_dict({"name": "theirs", "turns": "sequential", "characters": slugs,
+                                 "setting": "A kitchen, Sunday night", "prompt": "A father and his child at dinner.",
+                                 "goal": "Miguel admits what he did, and Alex accepts.",
+                                 "perspectives": {"p0": "You borrowed against the house to pay Alex's tuition. "
+                                                        "You have not told anyone about Alex's debt."},
+                                 "limits": {"max_beats": 14}})
+        run = asyncio.run(run_session(tmp_path, scene, seed=seed, isolation="b", coordinator="C"))
+        said_to_alex += [e["text"] for e in __import__("drama").records(run.dir)
+                         if e.get("type") == "speak" and e.get("from") == "p0" and e.get("target") == "Alex Delgado"]
+    assert said_to_alex and not any("Alex's" in text for text in said_to_alex), said_to_alex
+    assert any("your" in text.lower() for text in said_to_alex), said_to_alex
