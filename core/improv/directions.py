@@ -135,7 +135,8 @@ def read_event(text: str) -> Event:
     words = first.split()
     if not keyword and not any(w.lower().strip("'") in _ENGLISH | _VERBS for w in words):
         return Event(text=first, kind=abroad or "other", thing="", action="", person="")  # not English: not parsed
-    at = next((i for i, w in enumerate(words) if i >= 1 and (w.lower() in _VERBS or _verb_before(words, i))), None)
+    at = next((i for i, w in enumerate(words) if i >= 1 and not re.fullmatch(_DET, words[i - 1], re.I)
+               and (w.lower() in _VERBS or _verb_before(words, i))), None)  # `The crash bell`: a noun after `the`
     if at is None:
         at = next((i for i, w in enumerate(words) if i >= 1 and w.endswith("s") and words[i - 1].lower()
                    not in ("a", "an", "the")), len(words))

@@ -53,7 +53,7 @@ def write_journal(brief: Briefing, rng: random.Random) -> str:
     if ending := next((ln for ln in reversed(_spoken(brief)) if closes(ln.text, ln.nonverbal)), None):
         third.append(f"It ended when {ending.speaker} said {_quote(ending.text)}")
     if brief.goal:
-        goal = mid_sentence(as_me(brief.goal.rstrip("."), brief.name), (brief.name, *brief.others))
+        goal = mid_sentence(as_me(brief.goal.rstrip("."), brief.name, brief.temperament.pronoun), (brief.name, *brief.others))
         third.append(f"What we were there for, as I saw it going in: {goal}.")
     traits = brief.temperament.traits
     if traits:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from promptdesk.core.improv.roles import goal_roles
-from promptdesk.core.improv.scene_words import place as place_of, topics
+from promptdesk.core.improv.scene_words import place as place_of, split_sentences, topics
 from promptdesk.core.improv.voice import base_verb, first_person
 from promptdesk.core.protocol.goal_acts import read_goal
 from promptdesk.core.protocol.person_names import given_name, spoken_name
@@ -57,10 +57,11 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
     names = (name, *others, *(given_name(n) for n in (name, *others) if n))
     mine_text = first_person(perspective) if perspective else ""
     acts = any(c.act for c in read_goal(goal))
-    played = {_role(profile[:PROFILE_READ]), *(role.split()[-1] for role in goal_roles(goal))} - {""}
+    played = {_role(profile[:PROFILE_READ]), *(role.split()[-1] for role in goal_roles(goal)),
+              *people_roles(prompt, goal, (name, *others))} - {""}
     scene_topics = tuple(t for t in topics(prompt, goal if acts else "", exclude=names)
                          if not played & set(t.lower().split()))
-    background = _section(profile[:PROFILE_READ], "background|history|about")
+    background = _IDENTITY.sub("", _section(profile[:PROFILE_READ], "background|history|about"))
     shared = {t.lower() for t in scene_topics}
     own = [p for p in topics(mine_text, exclude=names) if p.lower() not in shared and not played & set(p.lower().split())]
     own += [p for p in topics(background, exclude=names) if len(p.split()) > 2 and p.lower() not in shared
@@ -71,6 +72,34 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
                     tics=tuple(_tics(profile[:PROFILE_READ])), wants=tuple(_wants(mine_text)),
                     secrets=tuple(_secrets(mine_text)),
                     register="meeting" if acts else "talk")
+
+
+_IDENTITY = re.compile(r"\b(?:as|be|been|was|were|became|become|is|am|worked as|works as)\s+(?:a|an)\s+[^,.;\n]+", re.I)
+"""What a background says the character is or was (`six years as a chemistry teacher`, `used to be a
+head teacher`): a role they played, no topic of theirs."""
+
+
+def people_roles(prompt: str, goal: str, cast: tuple[str, ...]) -> set[str]:
+    """The head nouns of the roles the scene gives people present (`Priya, the hiring manager` ->
+    `manager`; `Harriet Osei, a volunteer mediator` -> `mediator`) and of the people a goal's act is
+    done to (`the captain thanks the chief engineer` -> `engineer`): persons, not topics."""
+    heads: set[str] = set()
+    names = "|".join(re.escape(n) for n in sorted({w for member in cast if member for w in (
+        member, given_name(member), spoken_name(member))} - {""}, key=len, reverse=True))
+    for pattern in (rf"(?<!\w)(?:{names}),\s+(?:the|a|an|his|her|their)\s+((?:[a-z'-]+\s+){{0,2}}[a-z'-]+)",
+                    rf"\b(?:the|a|an)\s+((?:[a-z'-]+\s+){{0,2}}[a-z'-]+),\s+(?:{names})(?!\w)") if names else ():
+        for match in re.finditer(pattern, prompt):
+            words = match.group(1).split()
+            cut = next((i for i, w in enumerate(words) if w in _ROLE_ENDS), len(words))  # `the tenant above her`
+            heads.add(words[cut - 1] if cut else "")
+    for match in re.finditer(r"\b(?:thank|tell|ask|forgive|help|meet|pay|call|apologi[sz]e to|promise)s?\s+(?:the|a|an)\s+"
+                             r"((?:[a-z'-]+\s+){0,2}?[a-z'-]+)(?=\s+(?:for|that|to|about|and|by|with)\b|[,.;]|$)", goal):
+        heads.add(match.group(1).split()[-1])
+    return heads
+
+
+_ROLE_ENDS = frozenset("on of in at above below under over from for with who whose that and or to by near next his "
+                       "her their its".split())
 
 
 def _role(profile: str) -> str:
@@ -150,7 +179,7 @@ def _sentences(text: str) -> list[str]:
     """Short first-person sentences of a perspective that can be said aloud (none that speaks of a third
     person: said to their face, `she` would be wrong)."""
     out = []
-    for sentence in re.split(r"(?<=[.!?])\s+", " ".join(text.split())):
+    for sentence in split_sentences(text):
         sentence = sentence.strip()
         if 4 <= len(sentence.split()) <= 22 and re.match(r"^(I|My|It|That|Still)\b", sentence) and '"' not in sentence \
                 and not re.search(r"\b(?:he|she|him|his|her|they|them)\b", sentence, re.I):
@@ -169,7 +198,7 @@ def _secrets(text: str) -> list[str]:
     """The perspective's sentences that say something is kept hidden, as what is hidden: the clause
     after `is that` or `never told anyone`, else the whole sentence (none that speaks of a third person)."""
     out = []
-    for sentence in re.split(r"(?<=[.!?])\s+", " ".join(text.split())):
+    for sentence in split_sentences(text):
         if not _SECRET.search(sentence) or re.search(r"\b(?:he|she|him|his|her|they|them)\b", sentence, re.I):
             continue
         clause = _SECRET_CLAUSE.search(sentence.rstrip(".!?"))

@@ -159,6 +159,11 @@ RULES: dict[str, tuple[str, ...]] = {
         "Then we agree, #to#: we #goal_do#. I'll start with #mine#.",
         "Agreed. We #goal_do#, starting this week.",
         "I agree, #to#. We #goal_do#, and we do it today.",
+        "Agreed, then: we #goal_do#, and #mine# is mine to see to.",
+        "All right, #to#, agreed: we #goal_do#. Let's stop going round it.",
+        "Count me in. We agree to #goal_do#, and I'll take care of #mine#.",
+        "Then it's settled, #to#. We #goal_do#.",
+        "Fine by me, and agreed. We #goal_do#, the sooner the better.",
     ),
     "agree_goal_plain": (
         "Then we agree, #to#. I'll start with #mine#.",
@@ -180,6 +185,13 @@ RULES: dict[str, tuple[str, ...]] = {
         "I owe you my thanks, #to#, for #topic#.",
         "Thank you for hearing me out on #topic#, #to#.",
         "That helps, #to#. Thank you.",
+    ),
+    "thank_goal_for": (
+        "Thank you, #to#, for #topic#. I mean that.",
+        "#to#, thank you for #topic#. Truly.",
+        "I owe you my thanks, #to#, for #topic#.",
+        "Thank you for #topic#, #to#. That took something.",
+        "That helps, #to#. Thank you for #topic#.",
     ),
     "confess": (
         "#to#, I have to admit something: #said.low#.",

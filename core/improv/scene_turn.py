@@ -179,13 +179,17 @@ def _goal_act(brief: Briefing, rng: random.Random, m: Material, story: Story, cu
     """The goal act this character owes, when its moment has come (`Story.goal_move`), more often than
     not: set on the cue; False when none is done this turn."""
     goal = story.goal_move(progress)
-    if not goal or rng.random() >= 0.55:
-        return False
+    if not goal or rng.random() >= 0.55 + 0.4 * min(1.0, max(0.0, progress - 0.6) / 0.4):
+        return False  # more likely as the close nears: an act owed is seldom left undone
     cue.move = goal[0]
     cue.to = goal[1] or cue.to
     if cue.move == "admit":
         extra["said"] = [admission(m, story)]
         cue.symbol = "confess"
+    elif cue.move == "apologise" and (what := story.apology_for()):
+        cue.topic = what  # `The tenant apologises for the noise`: the apology is for the noise
+    elif cue.move == "thank_goal" and (what := story.thanks_for()):
+        cue.topic, cue.symbol = what, "thank_goal_for"  # `thanks him for telling her`: for telling me
     elif cue.move == "goal_say":
         extra["goal_line"] = [_to_you(story.goal_line, cue.to or (brief.others[0] if len(brief.others) == 1 else ""))]
     elif cue.move == "agree_goal" and not extra.get("goal_obj"):

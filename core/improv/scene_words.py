@@ -55,8 +55,8 @@ def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
                     if phrase and j + 1 < len(words) and words[j + 1].lower() in _OBJECT_STARTS:
                         break
                     phrase.append(nxt)
-                while phrase and _adjectival(phrase[-1]):
-                    phrase.pop()
+                while phrase and (_adjectival(phrase[-1]) or (len(phrase) > 1 and phrase[-1].lower() in _VERBS_ONLY)):
+                    phrase.pop()  # `if the engines hold`, `the family eat together`: the verb is no part of it
                 if phrase and phrase[-1].lower() in _NOT_TOPICS:
                     continue
                 if phrase and not banned & {re.sub(r"'s$", "", w.lower()) for w in phrase}:
@@ -66,6 +66,13 @@ def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
     return found
 
 
+_VERBS_ONLY = frozenset("eat eats hold holds slip slips fail fails sink sinks die dies go goes come comes arrive "
+                        "arrives happen happens seem seems stay stays sleep sleeps know knows think thinks agree "
+                        "agrees wait waits leave leaves live lives sit sits stand stands begin begins break breaks "
+                        "grow grows win wins lose loses cry cries laugh laughs sing sings swim swims drown drowns "
+                        "survive survives collapse collapses".split())
+"""Words that are a verb after a subject, never the head of a noun phrase: a phrase that ends on one
+(`the routing migration slips`) is the subject without it."""
 _NOT_TOPICS = frozenset("time times moment moments day days week weeks month months year years minute minutes hour "
                         "hours while manager lead boss nephew niece aunt uncle mother father husband wife son "
                         "daughter friend colleague person people someone one".split())
@@ -103,8 +110,17 @@ def place(setting: str) -> str:
 
 def sentences(text: str, limit: int = 2) -> str:
     """The first few sentences of a text, on one line."""
-    parts = re.split(r"(?<=[.!?])\s+", " ".join(text.split()))
-    return " ".join(parts[:limit]).strip()
+    return " ".join(split_sentences(text)[:limit]).strip()
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMt\.)"
+                           r"(?<!\bProf\.)(?<!\be\.g\.)(?<!\bi\.e\.)\s+(?![a-z0-9])")
+
+
+def split_sentences(text: str) -> list[str]:
+    """A text's sentences, on one line each; a full stop followed by a lower-case word or a digit (`the
+    2 a.m. observations`, `the boat etc. and`) or closing a title (`Dr. Chen`) ends none."""
+    return [s for s in _SENTENCE_END.split(" ".join(text.split())) if s]
 
 
 _QUOTED = re.compile(r"(?<!\w)'[^']*'(?!\w)")

@@ -9,6 +9,7 @@ profile's physical habits, and the business of a reaction points at what happene
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 
 from promptdesk.core.improv import phrases
@@ -16,6 +17,7 @@ from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.material import Material, address
 from promptdesk.core.improv.scene_rules import FAMILY_OF, GRAMMAR, RULES
 from promptdesk.core.improv.temperament import Temperament
+from promptdesk.core.protocol.person_names import given_name
 
 DRAWS = 8
 """How often a line is drawn again when this actor has already said it."""
@@ -116,8 +118,19 @@ def words(brief: Briefing, m: Material, cue: Cue, rng: random.Random, extra: dic
         if lead and not text.startswith("'") and text.split(" ", 1)[0].lower().strip(",") not in NO_LEAD:
             text = f"{lead[:1].upper()}{lead[1:]}, {_lower_first(text, brief)}"
         if core(text, leads) not in said:
-            return text
+            return _to_their_face(text, cue.to)
     return ""
+
+
+def _to_their_face(text: str, to: str) -> str:
+    """A line said to someone calls what is theirs `your` (`I borrowed against the restaurant to pay your
+    second year`, not `Alex's second year` to Alex's face)."""
+    names = {n for n in (to, given_name(to)) if n} if to else set()
+    if not names:
+        return text
+    pattern = rf"(?<![\w'])(?:{'|'.join(re.escape(n) for n in sorted(names, key=len, reverse=True))})'s\b"
+    return re.sub(pattern, lambda m: "Your" if not text[:m.start()].strip() or text[:m.start()].rstrip()[-1] in ".!?"
+                  else "your", text)
 
 
 def beat_share(brief: Briefing) -> tuple[int, int] | None:

@@ -14,7 +14,7 @@ from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.roles import person_roles
 from promptdesk.core.improv.directions import Event, Note, read_event, read_note
 from promptdesk.core.improv.temperament import Temperament
-from promptdesk.core.improv.voice import base_verb
+from promptdesk.core.improv.voice import base_verb, own_possessives
 from promptdesk.core.protocol.goal_acts import ACTS, GoalClause, does_act, read_goal, said_together, same_person
 from promptdesk.core.protocol.person_names import given_name
 
@@ -124,9 +124,18 @@ class Story:
                 return "goal_say", ""
         return None
 
+    def apology_for(self) -> str:
+        """What the goal asks this character to apologise for (`apologises for the noise` -> `the noise`;
+        `for his temper` -> `my temper`), else ''."""
+        clause = next((c for c in self.mine() if c.act == "apologise"), None)
+        found = re.search(r"\b(?:for|about)\s+((?:the|his|her|their|my|this|that|a|an)\s+[^\W\d][\w'-]*"
+                          r"(?:\s+(?!and\b|or\b|to\b|by\b|with\b|before\b|after\b)[^\W\d][\w'-]*){0,3})",
+                          clause.text, re.I) if clause else None
+        return own_possessives(found.group(1), self.brief.temperament.pronoun) if found else ""
+
     def _saying(self, clause: GoalClause) -> bool:
         """Whether the clause can be said in the first person; it is kept for this turn's line."""
-        self.goal_line = goal_sentence(clause)
+        self.goal_line = goal_sentence(clause, self.brief.temperament.pronoun)
         return bool(self.goal_line)
 
     def _said(self, clause: GoalClause) -> bool:
@@ -134,11 +143,28 @@ class Story:
         return len(said_together(clause, [line.text for line in self.brief.own])) >= 0.6 * len(clause.words)
 
     def _thanked(self, clause: GoalClause) -> str:
-        """Whom a `thank` clause thanks: the other cast member it names, else whoever spoke last."""
+        """Whom a `thank` clause thanks: the other cast member it names, else the one person of the clause
+        before it when it thanks `him`, `her` or `them` (`Oleg admits ..., and the charge nurse thanks
+        him`), else whoever spoke last."""
         named = [m for m in self._cast if m != self.brief.name and re.search(
             rf"(?<!\w)(?:{re.escape(m)}|{re.escape(given_name(m))})(?!\w)", clause.text)]
+        at = self.clauses.index(clause) if clause in self.clauses else 0
+        before = self.clauses[at - 1].who if at else ()
+        if not named and re.search(r"\bthanks?\s+(?:him|her|them)\b", clause.text, re.I) and len(before) == 1 \
+                and before[0] in self._cast and before[0] != self.brief.name:
+            named = list(before)
         last = self.brief.last_other
         return named[0] if named else last.speaker if last else ""
+
+    def thanks_for(self) -> str:
+        """What the goal asks this character to thank someone for, as said to them (`thanks him for his
+        patience` -> `your patience`; `for telling her` -> `telling me`), else ''."""
+        clause = next((c for c in self.mine() if c.act == "thank"), None)
+        found = re.search(r"\bfor\s+((?:[^\W\d][\w'-]*\s*){1,5})$", clause.text.rstrip(" ."), re.I) if clause else None
+        if not found:
+            return ""
+        said = re.sub(r"\b(?:his|her|their)\b(?=\s+[a-z])", "your", found.group(1).strip())
+        return re.sub(r"\b(?:him|her|them)\b", "me", said)
 
     @cached_property
     def _goal_object(self) -> str:
@@ -182,7 +208,7 @@ class _At:
         return self.at
 
 
-def goal_sentence(clause: GoalClause) -> str:
+def goal_sentence(clause: GoalClause, pronoun: str = "") -> str:
     """A goal clause said by the person it names, in the first person: from its act's verb (`both parents
     promise to follow the ruling` -> `I promise to follow the ruling`), or for a clause with no act
     from its first verb (`Judge Okafor rules on custody` -> `I rule on custody`); '' when it has none."""
@@ -198,6 +224,5 @@ def goal_sentence(clause: GoalClause) -> str:
     verb = re.match(r"[\w'-]+", text[start:])
     if not verb:
         return ""
-    rest = re.sub(r"\b(?:himself|herself|themselves)\b", "myself", text[start + len(verb.group(0)):])
-    rest = re.sub(r"\b(?:his|their)\b", "my", rest)
+    rest = own_possessives(text[start + len(verb.group(0)):], pronoun)
     return f"I {base_verb(verb.group(0))}{rest}".rstrip(" .")

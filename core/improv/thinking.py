@@ -117,7 +117,7 @@ def _motive(brief: Briefing, rng: random.Random) -> str:
         return sentences(first_person(brief.perspective), limit=1)
     if brief.goal:
         frame = rng.choice(GOAL_FRAMES)
-        goal = mid_sentence(as_me(brief.goal.rstrip("."), brief.name), (brief.name, *brief.others))
+        goal = mid_sentence(as_me(brief.goal.rstrip("."), brief.name, brief.temperament.pronoun), (brief.name, *brief.others))
         return frame.format(goal=goal)
     return "I'm not leaving until I understand what this is really about."
 

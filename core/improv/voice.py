@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from promptdesk.core.protocol.person_names import given_name
+from promptdesk.core.protocol.person_names import given_name, latin, spoken_name
 
 _SWAPS = ((r"\byou\s+are\b", "I am"), (r"\byou're\b", "I'm"), (r"\byou've\b", "I've"),
           (r"\byou'll\b", "I'll"), (r"\byou'd\b", "I'd"), (r"\byours\b", "mine"),
@@ -20,7 +20,9 @@ _COMMON_VERBS = frozenset(
     "speak nod smile laugh sigh look go get talk shout avoid change withdraw shut leave walk cry fidget "
     "pace promise retreat push snap joke deflect listen ask answer explain stare freeze raise lower "
     "become turn start stop make take give keep fall grow try let say mean care hide admit want need show work "
-    "sleep worry hate love like".split())
+    "sleep worry hate love like wait stay rest sit stand move return breathe hesitate apologise agree disagree shrug "
+    "frown blush pause insist interrupt argue whisper mutter mumble stammer wince flinch sulk relax settle grin "
+    "blink sniff repeat reply".split())
 _PAST = ("knew|told|ran|spent|made|took|saw|lost|left|got|came|went|kept|said|thought|felt|wrote|grew|began|became|"
          "won|built|bought|brought|caught|fought|found|gave|heard|held|led|lent|met|paid|sold|sent|sat|slept|stood|"
          "taught|broke|chose|drove|forgot|hid|stole|swore|threw|woke|wore|ate|drank|fell|flew|hit|hurt|let|meant|"
@@ -35,42 +37,76 @@ _ADJECTIVES = frozenset("calm kind quiet prone shy warm blunt loyal proud stubbo
 def first_person(text: str) -> str:
     """A second-person perspective rewritten in the first person."""
     out = text.strip()
-    for pattern, repl in _SWAPS:
-        out = re.sub(pattern, repl, out, flags=re.IGNORECASE)
+    for pattern, repl in _SWAPS:  # `Your mother` opening a sentence is `My mother`
+        out = re.sub(pattern, lambda m, r=repl: _cap(r) if m.group(0)[:1].isupper() else r, out, flags=re.IGNORECASE)
     out = re.sub(r"(^|[.;:!?]\s+|,\s+|\b(?:and|but|because|since|when|if|that|so|while|although|as)\s+)you\b",
                  lambda m: m.group(1) + "I", out, flags=re.I)
     out = re.sub(rf"\byou(?=\s+(?:\w+ed|can|could|will|would|should|must|may|might|want|need|know|think|feel|"
-                 rf"have|had|were|do|did|don't|didn't|value|love|hate|like|hope|wish|still|never|also|{_PAST})\b)", "I", out,
+                 rf"have|had|were|weren't|wasn't|won't|can't|couldn't|wouldn't|haven't|hadn't|do|did|don't|didn't|value|love|hate|like|hope|wish|still|never|also|{_PAST})\b)", "I", out,
                  flags=re.I)
     out = re.sub(r"\byou\b", "me", out, flags=re.IGNORECASE)
+    out = re.sub(r"(?<!\bif )(?<!\bIf )(?<!\bwish )(?<!\bthough )\bI (were)(n't)?\b",  # `because I were afraid` -> `I was`
+                 lambda m: "I was" + (m.group(2) or ""), out)
     return _cap(out)
 
 
-def as_me(text: str, name: str) -> str:
-    """Third-person mentions of the character (`Bob apologises`) turned into `I apologise`; a titled
-    name is also found by its given name (`Amal admits` for Dr Amal Haddad)."""
+def as_me(text: str, name: str, pronoun: str = "") -> str:
+    """Third-person mentions of the character (`Bob apologises`) turned into `I apologise`, with their
+    own possessives in that clause (`Kwame explains the gap in his CV` -> `I explain the gap in my
+    CV`; `her` only for a character the profile calls `she`: `Temperament.pronoun`); a titled name is
+    also found by its short forms (`Amal admits` for Dr Amal Haddad, `Abuela Rosa gives` for Abuela
+    Rosa Delgado)."""
     if not name:
         return text
-    given = given_name(name)
-    if given != name and not re.search(rf"\b{re.escape(name)}\b", text):
-        name = given
+    forms = {name, spoken_name(name), given_name(name)}
+    forms |= {latin(form) for form in forms}  # a goal in English names Олег Петров `Oleg`
+    name = next((n for n in sorted(forms - {""}, key=len, reverse=True)
+                 if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text)), name)
     out = re.sub(rf"\b{re.escape(name)}\s+(must|should|shall|will|would|can|could|may|might|has to|needs to)\b([^.;:!?]*)",
                  lambda m: f"I {base_verb(m.group(1).split()[0])}{' to' if ' ' in m.group(1) else ''}"
-                           + re.sub(r"\b(?:his|their)\b", "my", m.group(2)), text)
-    out = re.sub(rf"\b{re.escape(name)}\s+([a-z]+(?:s|ed)|{'|'.join(_IRREGULAR)})\b",
-                 lambda m: "I " + base_verb(m.group(1)), out)
+                           + own_possessives(m.group(2), pronoun), text)
+    out = re.sub(rf"\b{re.escape(name)}\s+([a-z]+(?:s|ed)|{'|'.join(_IRREGULAR)})\b([^.;:!?,]*)",
+                 lambda m: "I " + base_verb(m.group(1)) + own_possessives(m.group(2), pronoun), out)
     out = re.sub(rf"\b{re.escape(name)}'s\b", "my", out)
     out = re.sub(rf"\b{re.escape(name)} and ([A-Z][\w'-]*)(?= [a-z])", r"\1 and I", out)
     out = re.sub(rf"(?<=\w and ){re.escape(name)}(?= [a-z])", "I", out)
     return re.sub(rf"\b{re.escape(name)}\b", "me", out)
 
 
+def own_possessives(clause: str, pronoun: str = "") -> str:
+    """The rest of a clause whose subject became `I`: the subject's possessives are `my` (`his`, `their`;
+    `her` before a noun when the character is `she` or the profile does not say; `his` stays another's
+    when the character is `she`, `her` when `he`)."""
+    named = re.search(r"(?<!^)\b[A-Z][\w'-]+|\b(?:him|them)\b", clause.strip())
+    mine = "her" if pronoun == "she" else "his" if pronoun == "he" else "his" if named else "his|her"
+    subject = {"she": "she", "he": "he"}.get(pronoun, "they")
+    clause = re.sub(rf"^(\s+(?:that\s+)?)(?:{subject})\s+(is|are|has|have|was|were|does|do|[a-z]+ed|[a-z]+)\b",
+                    lambda m: f"{m.group(1)}I {_SUBJECT_VERBS.get(m.group(2), {'are': 'am', 'were': 'was'}.get(m.group(2), m.group(2)))}",
+                    clause)  # `admits he missed it` -> `admit I missed it`
+    clause = re.sub(r"\b(?:himself|herself|themselves)\b", "myself", clause)
+    clause = re.sub(rf"\b(?:{mine}|their)\b(?=\s+([\w'-]+))", lambda m: m.group(0) if m.group(1).lower() in _NOT_A_NOUN
+                    or m.group(1).lower() in _OBJECT_OPENS else "my", clause)
+    return clause
+
+
 def mid_sentence(text: str, names: tuple[str, ...] = ()) -> str:
     """A sentence made fit to follow a colon: its first letter lowered unless it starts with a name."""
     first = text.split(" ", 1)[0].strip(",.;:")
     keep = first in ("I", "I'm") or any(first and first in (n.split()[0], given_name(n)) for n in names if n) \
-        or first.isupper()
+        or first.isupper() or _named_subject(text)
     return text if keep or not text else text[:1].lower() + text[1:]
+
+
+def _named_subject(text: str) -> bool:
+    """Whether a sentence opens on a name as its subject (`Oleg admits ...`, `Oleg and Anya agree`): a
+    capitalised word no sentence opens on otherwise, before a verb in `-s` or another name."""
+    words = text.split()
+    return len(words) > 1 and words[0][:1].isupper() and words[0].lower() not in _OPENERS and bool(
+        re.fullmatch(r"[a-z]+s|and|&", words[1]))
+
+
+_OPENERS = frozenset("the a an let no it this that there when if once after before everyone everybody they both all "
+                     "we someone each nobody one".split())
 
 
 def base_verb(word: str) -> str:
@@ -95,13 +131,20 @@ def self_trait(trait: str, pronoun: str = "") -> str:
     (`when he wants to interject` -> `when I want to interject`; `mentored him` -> `mentored me`), and
     another's stay another's (`letting her down`); without it, every possessive is theirs."""
     trait = _as_mine(trait.strip().rstrip("."), pronoun)
+    if (adverb := re.match(r"^((?:[A-Za-z]+ly|never|always|often|sometimes|seldom|still|also|just|even|"
+                           r"already|almost)\s+)(\S.*)$", trait, re.I)) and _kind(adverb.group(2)) == "verb":
+        said = self_trait(adverb.group(2))  # `Rarely raises my voice` -> `I rarely raise my voice`
+        return re.sub(r"^I ", lambda _: "I " + adverb.group(1).lower(), said, count=1)
     if match := re.match(r"^when ([^:]{2,30}):\s*(.+)$", trait, re.I):
         return f"When I'm {match.group(1).lower()}, {self_trait(match.group(2))}"
     if match := re.match(r"^default(?: state)?:\s*(.+)$", trait, re.I):
         return f"Most of the time I'm {match.group(1).lower()}."
+    trait, colon, listed = trait.partition(": ")  # `Uses numbers when scared: rent, fees, covers` lists nouns
     clauses = [c.strip() for c in re.split(r",\s*", trait) if c.strip()]
     if not clauses:
         return ""
+    if colon:
+        return self_trait(trait, pronoun).rstrip(".") + f": {listed}."
     kinds = [_kind(c) for c in clauses]
     if kinds[0] == "other":
         return f"I know this about myself: {_low(trait)}."
@@ -126,7 +169,7 @@ def _as_mine(trait: str, pronoun: str) -> str:
     if pronoun not in ("he", "she"):
         return re.sub(r"\b(his|her|their)\b", "my", trait)
     subject, possessive, reflexive = (("he", "his", "himself") if pronoun == "he" else ("she", "her", "herself"))
-    trait = re.sub(rf"\b{subject}\s+((?:(?:{_ADVERBS}|\w+ly)\s+)?)(\S+)", lambda m: "I " + m.group(1) + _SUBJECT_VERBS.get(
+    trait = re.sub(rf"\b{subject}\s+((?:(?:{_ADVERBS}|\w+ly)\s+)?)([\w'-]+)", lambda m: "I " + m.group(1) + _SUBJECT_VERBS.get(
         m.group(2).lower(), base_verb(m.group(2)) if m.group(2).lower().endswith("s") else m.group(2)), trait, flags=re.I)
     trait = re.sub(rf"\b{reflexive}\b", "myself", trait, flags=re.I)
     if pronoun == "he":
@@ -139,7 +182,7 @@ def _connected_verb(match: re.Match[str]) -> str:
     """`and speaks` -> `and speak` after a first-person verb (one not in the common list when an object
     follows it: `and misses the sea`)."""
     word, base = match.group(2), base_verb(match.group(2))
-    verb = word != base and (base.split("-")[-1] in _COMMON_VERBS or base.endswith(("ise", "ize"))
+    verb = word != base and (word.lower() in _IRREGULAR or base.split("-")[-1] in _COMMON_VERBS or base.endswith(("ise", "ize"))
                              or (match.group(3) or "").lower() in _OBJECT_OPENS)
     return f"{match.group(1)} {base if verb else word}"
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from promptdesk.core.protocol.person_names import given_name, spoken_name
+from promptdesk.core.protocol.person_names import given_name, latin, spoken_name
 
 ACTS: dict[str, tuple[str, str]] = {
     "apologise": (r"apolog|\bsay(?:s)? sorry\b", r"\b(?:i'?m|i am|am|so|truly|really|deeply|very) sorry\b|^\W*sorry\W*$"
@@ -72,7 +72,7 @@ def read_goal(goal: str, cast: tuple[str, ...] = (), roles: tuple[tuple[str, str
     held = {f"\ue000{i}\ue001": name for i, name in enumerate(names) if re.search(r"[;,.]|\band\b", name)}
     for mark, name in held.items():
         goal = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", mark, goal, flags=re.I)
-    pieces = re.split(r"([;.]|\band then\b)|(,|\band\b(?=\s+(?:they|both|everyone|[A-Z])))", goal)
+    pieces = re.split(r"(;|\.(?!\s*[a-z0-9])|\band then\b)|(,|\band\b(?=\s+(?:they|both|everyone|[A-Z])))", goal)
     joined: list[str] = []
     listing = False
     for piece, hard, soft in zip(pieces[::3], [*pieces[1::3], None], [*pieces[2::3], None]):
@@ -92,7 +92,7 @@ def person_of(name: str, cast: Iterable[str]) -> str | None:
     the only one whose first name it is; None when no one, or more than one, answers to it."""
     cast = list(cast)
     folded = name.casefold()
-    exact = [member for member in cast if member.casefold() == folded]
+    exact = [member for member in cast if folded in (member.casefold(), latin(member).casefold())]
     if exact:
         return exact[0]
     first = [member for member in cast if folded in {short.casefold() for short in _short_names(member)}]
@@ -102,7 +102,9 @@ def person_of(name: str, cast: Iterable[str]) -> str | None:
 def _short_names(member: str) -> set[str]:
     """The shorter names a member answers to: the first word, the given name after any title
     (`Dr Amal Haddad` -> `Amal`) and the title with the surname (`Dr Haddad`)."""
-    return {short for short in (given_name(member), spoken_name(member)) if short and short != member}
+    shorts = {given_name(member), spoken_name(member)}
+    shorts |= {latin(short) for short in (*shorts, member)}  # `Oleg` for Олег Петров
+    return {short for short in shorts if short and short != member}
 
 
 def _cast_opening(text: str, cast: tuple[str, ...]) -> tuple[tuple[str, ...], str] | None:

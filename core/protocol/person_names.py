@@ -16,8 +16,33 @@ _COURTESY = frozenset(
     "senhor senhora signor signora don doña".split())
 """Titles said with a surname (`Dr Haddad`, `Judge Okafor`)."""
 _FAMILY = frozenset("aunt auntie uncle grandma grandpa granny grandad grandmother grandfather cousin sister "
-                    "brother nana nan papa mama".split())
+                    "brother nana nan papa mama abuela abuelo nonna nonno oma opa tía tío tia tio babcia dziadek "
+                    "babushka".split())
 """Titles said with a given name (`Aunt May`)."""
+
+
+_CYRILLIC = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэюяіїєґў",
+                     "a b v g d e e zh z i y k l m n o p r s t u f kh ts ch sh shch - y - e yu ya i yi ye g u".split()))
+_GREEK_PAIRS = (("ου", "ou"), ("αυ", "av"), ("ευ", "ev"), ("μπ", "b"), ("ντ", "d"), ("γκ", "g"))
+_GREEK = dict(zip("αβγδεζηθικλμνξοπρσςτυφχψω", "a v g d e z i th i k l m n x o p r s s t y f ch ps o".split()))
+
+
+def latin(name: str) -> str:
+    """A Cyrillic or Greek name in Latin letters, as an English text writes it (`Олег Петров` -> `Oleg
+    Petrov`, `Στέλιος` -> `Stelios`); "" for a name with no such letters, or one left with others."""
+    import unicodedata
+    plain = "".join(ch for ch in unicodedata.normalize("NFD", name) if unicodedata.category(ch) != "Mn")
+    if not re.search(r"[\u0370-\u03ff\u0400-\u04ff]", plain):
+        return ""
+    out = []
+    for word in plain.split():
+        low = word.lower()
+        for pair, said in _GREEK_PAIRS:
+            low = low.replace(pair, said)
+        low = "".join(_CYRILLIC.get(ch, _GREEK.get(ch, ch)).replace("-", "") for ch in low)
+        out.append(low[:1].upper() + low[1:] if word[:1].isupper() else low)
+    said = " ".join(out)
+    return said if re.fullmatch(r"[A-Za-z' .-]+", said) else ""
 
 
 def _title(word: str) -> str:
