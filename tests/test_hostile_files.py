@@ -227,6 +227,23 @@ def test_an_events_line_nested_deep_is_skipped_with_a_warning(a_run, tmp_path, c
     assert len(warnings) == 1 and "nested more than 64 levels" in warnings[0]
 
 
+def test_a_run_folder_saved_with_byte_order_marks_is_read_as_written(a_run, tmp_path, capsys):
+    """An editor on Windows opens each file with a byte order mark when it saves: `events.jsonl`'s first
+    line (the start event), `prompts.jsonl`, `private.json` and `metadata.json` are read past it. The
+    audit called such a run INCOMPLETE ("Unexpected UTF-8 BOM"), `rebuild` and `resume` refused it, and
+    `metrics` called its scene unknown."""
+    run = tmp_path / "run"
+    shutil.copytree(a_run, run)
+    for name in ("events.jsonl", "prompts.jsonl", "private.json", "metadata.json"):
+        (run / name).write_bytes(b"\xef\xbb\xbf" + (run / name).read_bytes())
+    assert main(["audit", str(run)]) == 0
+    assert "Audit clean" in capsys.readouterr().out
+    assert main(["metrics", str(run), "--json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["scene"] == "the-apology" and "skipped" not in out.err
+    assert main(["rebuild", str(run)]) == 0
+
+
 def test_an_events_line_over_the_limit_is_passed_over_unread(tmp_path):
     from promptdesk.core.record.recorder import bounded_lines
     path = tmp_path / "events.jsonl"

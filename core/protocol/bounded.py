@@ -227,7 +227,10 @@ def depth_over(data: Any, limit: int = MAX_DEPTH) -> bool:
 
 def load_json(text: str | bytes, *, object_pairs_hook: Any = None) -> Any:
     """JSON data nested at most `MAX_DEPTH` deep; `Unbounded` when deeper, `ValueError` when not JSON.
-    `object_pairs_hook` builds each object from its pairs, as `json.loads`'s does."""
+    `object_pairs_hook` builds each object from its pairs, as `json.loads`'s does. A byte order mark
+    that opens the text (an editor on Windows saves one) is not part of it: `json.loads` refused it."""
+    if isinstance(text, str):
+        text = text.removeprefix("\ufeff")
     try:
         data = json.loads(text, object_pairs_hook=object_pairs_hook)
     except RecursionError:
