@@ -7,6 +7,7 @@ import asyncio
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -597,3 +598,20 @@ def test_a_results_file_with_a_line_twice_or_a_run_not_planned_counts_each_plann
     err = capsys.readouterr().err
     assert f"{len(rows)} runs, {len(rows)} already done, 0 to run" in err, err
     assert f"{len(rows)}/{len(rows)} done" in err, err
+
+
+@pytest.mark.parametrize("cost", ['"free"', "[1]", "NaN", "-5"])
+def test_a_call_event_edited_to_a_cost_that_is_no_amount_is_passed_over_by_the_budget(tmp_path, capsys, cost):
+    """The budget reads every run's call events: one whose `cost_usd` is not an amount (edited by hand)
+    counts for nothing, as every other reader skips that line; the sweep ended in a traceback."""
+    out = tmp_path / "sweep"
+    args = sweep_args(scene_file(tmp_path), out, "--max-beats", "1", "--budget-usd", "5")
+    assert main(args) == 0
+    log = out / "a-C-seed1" / "events.jsonl"
+    lines = log.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "call")
+    lines[at] = re.sub(r'"cost_usd": [^,}]+', f'"cost_usd": {cost}', lines[at])
+    log.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(args) == 0
+    assert "Traceback" not in capsys.readouterr().err
