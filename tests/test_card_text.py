@@ -153,3 +153,19 @@ def test_no_line_of_a_cards_text_passes_for_an_engine_line(tmp_path):
             assert not start.startswith("BEAT"), line
             assert "：" not in line and "ＤＩＲＥＣＴＯＲ" not in line, line
     assert "DIRECTOR NOTE - obey the card." in profile_of(character) and "Beat 4" in profile_of(character)
+
+
+def test_a_cards_json_escape_of_half_a_character_is_refused_in_its_name_and_mended_in_its_text(tmp_path, capsys):
+    """JSON's `\\udce9` decodes to a lone surrogate, which no file can hold: in the name it is refused by
+    the name gate (a traceback, `surrogates not allowed`, on import and when cast directly), in the text
+    mended to U+FFFD as a model's stray escape is."""
+    card = tmp_path / "zed.json"
+    card.write_text(json.dumps(v2(name="Zed\udce9")), encoding="utf-8")
+    code, err = run_import(capsys, card, "--to", tmp_path / "c")
+    assert code == 2 and "U+DCE9, half of a character" in err and "Traceback" not in err, err
+    character = imported(tmp_path, v2(description="Sera \ud800 mends nets.", first_mes="Hi \udfff."))
+    assert "Sera \ufffd mends nets." in profile_of(character)
+    assert all("\ud800" not in t and "\udfff" not in t for t in character.snippet.values())
+    card.write_text(json.dumps(v2()), encoding="utf-8")
+    code, err = run_import(capsys, card, "--to", tmp_path / "d", "--user", "Ren\udce9")
+    assert code == 2 and "--user" in err and "half of a character" in err, err
