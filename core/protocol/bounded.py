@@ -198,10 +198,21 @@ def _unbuildable(root: yaml.Node) -> yaml.Node | None:
     return None
 
 
-def load_yaml(text: str, *, unique_keys: bool = False) -> Any:
-    """The data of a single YAML document, after `check_yaml` (raises `Unbounded` or `yaml.YAMLError`)."""
+class TextLoader(LOADER):  # type: ignore[misc,valid-type]
+    """`LOADER` reading every plain scalar as the text it is written as (`yes`, `No`, `007`, `2020-01-01`
+    stay text: YAML would read True, False, 7, a date), but `null`/`~` and merge keys (`<<`)."""
+
+
+TextLoader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag in ("tag:yaml.org,2002:null", "tag:yaml.org,2002:merge")]
+    for first, resolvers in LOADER.yaml_implicit_resolvers.items()}
+
+
+def load_yaml(text: str, *, unique_keys: bool = False, as_written: bool = False) -> Any:
+    """The data of a single YAML document, after `check_yaml` (raises `Unbounded` or `yaml.YAMLError`);
+    with `as_written`, every plain scalar but null is the text it is written as (`TextLoader`)."""
     check_yaml(text, unique_keys=unique_keys)
-    loader = LOADER(text)
+    loader = (TextLoader if as_written else LOADER)(text)
     try:
         root = loader.get_single_node()
         return construct(loader, root) if root is not None else None
