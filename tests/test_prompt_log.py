@@ -191,3 +191,32 @@ def test_common_prefix_is_the_longest_shared_start_at_any_offsets(shared, a_tail
         while x + expected < len(a) and y + expected < len(b) and a[x + expected] == b[y + expected]:
             expected += 1
         assert common_prefix(a, b, x, y) == expected
+
+
+def test_a_log_whose_lines_each_double_the_last_is_no_memory_bomb(tmp_path):
+    """A line may copy its base twice over (`keep` all of it and `copy` all of it): thirty such lines of a
+    hundred bytes each, their `length` written to match, rebuilt to a terabyte (`audit` grew past 3 GB in
+    two minutes). A request past `REQUEST_MAX_CHARS` is measured before it is built and refused unread."""
+    from in_child import in_child
+    from promptdesk.core.record.prompt_log import REQUEST_MAX_CHARS
+
+    first = {"id": 1, "t": 0.0, "to": "ann", "purpose": "turn", "beat": 0,
+             "request": {"system": "s" * 1000, "messages": [{"role": "user", "content": "hi"}]}}
+    size = len(request_text(first["request"]))
+    lines = [json.dumps(first)]
+    for n in range(2, 42):
+        lines.append(json.dumps({"id": n, "t": 0.0, "to": "ann", "purpose": "turn", "beat": 0, "extends": n - 1,
+                                 "keep": size, "copy": [0, size], "append": "", "length": 2 * size}))
+        size *= 2
+    (tmp_path / "prompts.jsonl").write_text("\n".join(lines) + "\n")
+
+    def longest() -> int:
+        warnings: list[str] = []
+        most = max(len(record.text) for record in read_prompts(tmp_path, warn=warnings.append,
+                                                                 on_problem=warnings.append))
+        assert any("would rebuild to" in w for w in warnings)
+        return most
+
+    outcome = in_child(longest, seconds=20, memory_mb=1500)
+    assert outcome.error is None, outcome
+    assert int(outcome.value) <= REQUEST_MAX_CHARS

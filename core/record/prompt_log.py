@@ -328,6 +328,12 @@ def _typed(data: Any) -> dict[str, Any]:
     return data
 
 
+REQUEST_MAX_CHARS = 16_000_000
+"""The longest request a line of the log may rebuild to, as an `events.jsonl` line (a request carries at most
+a few megabytes: 1 MB profile and journal files, a thread of a long scene): a line that copies its base (`keep`
+and `copy`) can double it, so thirty lines a few kilobytes long would rebuild to a terabyte."""
+
+
 def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int,
              unread: set[int] = frozenset()) -> tuple[PromptRecord, str | None]:
     """One line's request, and what is wrong with it if it cannot be rebuilt exactly (`unread`: the
@@ -339,6 +345,10 @@ def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int,
     else:
         base = texts.get(extends)
         copy = data.get("copy")
+        rebuilt = len((base or "")[:keep]) + (len((base or "")[copy[0]:copy[1]]) if copy else 0) + len(data["append"])
+        if rebuilt > REQUEST_MAX_CHARS:  # measured before it is built: each line may double the last (a bomb)
+            raise ValueError(f"request {data.get('id')} would rebuild to {rebuilt:,} characters, over the "
+                             f"{REQUEST_MAX_CHARS:,} a request may hold (the file was changed)")
         text = (base or "")[:keep] + ((base or "")[copy[0]:copy[1]] if copy else "") + data["append"]
         if base is None:
             problem = (f"{FILE} line {number}: request {data.get('id')} extends request {extends}, "
