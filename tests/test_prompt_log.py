@@ -220,3 +220,25 @@ def test_a_log_whose_lines_each_double_the_last_is_no_memory_bomb(tmp_path):
     outcome = in_child(longest, seconds=20, memory_mb=1500)
     assert outcome.error is None, outcome
     assert int(outcome.value) <= REQUEST_MAX_CHARS
+
+
+def test_a_log_that_is_a_device_or_a_line_without_end_is_never_read_into_memory(tmp_path, monkeypatch):
+    """`prompts.jsonl` linked to `/dev/zero` (no line break, no end) held `audit` and `metrics` past 8 GB;
+    a line over the limit is passed over unread (named as such), a device refused as no regular file."""
+    import os
+    from in_child import in_child
+    from promptdesk.core.record import prompt_log
+
+    if os.path.exists("/dev/zero"):
+        (tmp_path / "prompts.jsonl").symlink_to("/dev/zero")
+        outcome = in_child(lambda: list(read_prompts(tmp_path)), seconds=10, memory_mb=300)
+        assert outcome.error in ("OSError",) and "not a regular file" in outcome.message, outcome
+        (tmp_path / "prompts.jsonl").unlink()
+    first = {"id": 1, "t": 0.0, "to": "ann", "purpose": "turn", "beat": 0,
+             "request": {"system": "s", "messages": [{"role": "user", "content": "hi"}]}}
+    (tmp_path / "prompts.jsonl").write_text(json.dumps(first) + "\n" + "x" * 5_000 + "\n" + json.dumps(first | {"id": 3}) + "\n")
+    monkeypatch.setattr(prompt_log, "LINE_MAX_BYTES", 1_000)
+    unread: list[tuple[int, str, str]] = []
+    records = list(read_prompts(tmp_path, on_unreadable=lambda n, line, exc: unread.append((n, line, str(exc)))))
+    assert [r.id for r in records] == [1, 3]
+    assert unread == [(2, "", "the line is over the limit of 1,000 bytes; it was not read")]

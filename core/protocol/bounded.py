@@ -19,6 +19,9 @@ caller names the file and turns it into its own refusal. Pure functions over tex
 from __future__ import annotations
 
 import json
+import os
+import stat
+from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 import yaml
@@ -264,3 +267,27 @@ def json_lines(text: str, keepends: bool = False) -> list[str]:
     if keepends:
         lines = [line + "\n" for line in lines]
     return [*lines, last] if last else lines
+
+
+def text_lines(handle: BinaryIO, limit: int) -> Iterator[str | None]:
+    """Each line of a binary file, its line break kept (a last line without one was torn), decoded as UTF-8
+    (what is not, replaced); None for a line over `limit` bytes, passed over a megabyte at a time and never
+    held in memory. OSError for what is no regular file (a device, a pipe: `/dev/zero` has no end to skip)."""
+    if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        raise OSError(f"{getattr(handle, 'name', 'the file')} is not a regular file (a device or a pipe)")
+    while line := handle.readline(limit + 1):
+        if len(line) > limit and not line.endswith(b"\n"):
+            while (rest := handle.readline(1 << 20)) and not rest.endswith(b"\n"):
+                pass
+            yield None
+        else:
+            yield line.decode("utf-8", errors="replace")
+
+
+def count_lines(handle: BinaryIO) -> int:
+    """How many lines a binary file holds (a last one without a line break counts), read a megabyte at a
+    time: never a whole line in memory, however long."""
+    count, last = 0, b"\n"
+    while chunk := handle.read(1 << 20):
+        count, last = count + chunk.count(b"\n"), chunk[-1:]
+    return count + (last != b"\n")
