@@ -325,6 +325,14 @@ def test_no_field_of_an_export_writes_an_engine_line_into_a_briefing(capsys, tmp
     assert "Beat 7" in data["prompt"] and "Ava mends nets." in data["perspectives"]["ben-ko"]
 
 
+
+def test_env_names_a_codename_as_the_export_writes_it_even_when_its_colon_is_made_inert(capsys, tmp_path):
+    hostile = {f"{P}EnvironmentProfile:E1": environment("E1", "event: launch", 3)}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**hostile)), "--env", "event: launch")
+    assert "has that codename or pk" not in err and [p.stem for p in (out / "scenes").glob("*.yaml")] == [
+        "event-launch-ava-ben"], err
+
+
 def test_a_text_too_long_for_a_scene_is_refused_once_at_its_record_naming_the_field(capsys, tmp_path):
     long_goal = environment("E7", "long_goal", 2)
     long_goal["agent_goals"][1] = "Win the slot. " + "Really. " * 3_000
