@@ -375,3 +375,13 @@ def test_a_control_character_in_a_scene_is_refused_naming_its_line_and_column(tm
         load_scene(path)
     assert caught.value.message == (f"{path}:4:13: setting: invalid YAML: the control character U+{ord(char):04X} is "
                                     "not allowed in YAML; remove it")
+
+
+def test_a_key_of_half_a_megabyte_is_named_by_its_start_not_echoed_whole(tmp_path, capsys):
+    """YAML refuses a key over 1,024 characters; the refusal named the key it was near, all of it: a
+    scene file with a 500,000-character key printed a 500 KB line on stderr."""
+    path = tmp_path / "long-key.yaml"
+    path.write_text("name: t\nprompt: p\ncharacters: [ann, ben]\n" + "k" * 500_000 + ": 1\n")
+    assert main(["--batch", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "invalid YAML" in err and "k" * 80 + "…" in err and len(err) < 1_000, len(err)
