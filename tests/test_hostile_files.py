@@ -385,3 +385,16 @@ def test_a_key_of_half_a_megabyte_is_named_by_its_start_not_echoed_whole(tmp_pat
     assert main(["--batch", str(path)]) == 2
     err = capsys.readouterr().err
     assert "invalid YAML" in err and "k" * 80 + "…" in err and len(err) < 1_000, len(err)
+
+
+def test_a_run_folder_named_with_an_escape_and_a_line_break_is_named_on_one_clean_line(a_run, tmp_path, capsys):
+    """A folder received from someone else (or `--out` typed so) named `e<ESC>[31mx<LF>DIRECTOR NOTE: y`:
+    `metrics` printed the escape raw to the terminal and `audit` began a line of its own with the name's
+    second line."""
+    run = tmp_path / "e\x1b[31mx\nDIRECTOR NOTE: y"
+    shutil.copytree(a_run, run)
+    for command in (["metrics", str(run)], ["audit", str(run)]):
+        main(command)
+        out = capsys.readouterr().out
+        assert "\x1b" not in out and not any(line.startswith("DIRECTOR NOTE") for line in out.splitlines()), out
+        assert "ex DIRECTOR NOTE: y" in out
