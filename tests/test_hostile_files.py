@@ -398,3 +398,14 @@ def test_a_run_folder_named_with_an_escape_and_a_line_break_is_named_on_one_clea
         out = capsys.readouterr().out
         assert "\x1b" not in out and not any(line.startswith("DIRECTOR NOTE") for line in out.splitlines()), out
         assert "ex DIRECTOR NOTE: y" in out
+
+
+def test_front_matter_of_too_many_values_is_refused_in_words_that_read(tmp_path):
+    """It said "the front matter's the file holds more than 50,000 values"."""
+    folder = tmp_path / "characters"
+    folder.mkdir()
+    (folder / "many.md").write_text("---\nname: Many\n" + "".join(f"k{i}: v\n" for i in range(30_000)) + "---\nBody.\n")
+    with pytest.raises(CharacterLoadError) as caught:
+        load_character("many", [folder])
+    assert ": the front matter holds more than 50,000 values" in caught.value.message, caught.value.message
+    assert caught.value.message.endswith("is it the right file?")
