@@ -383,6 +383,16 @@ def test_a_change_holding_escapes_and_line_breaks_is_described_on_one_clean_line
     assert "\x1b" not in (tmp_path / "t" / "notes.md").read_text()
 
 
+def test_a_change_typed_in_bytes_that_are_not_utf8_is_taken_mended(runs, tmp_path, capsys):
+    """A shell in Latin-1 passes `caf\xe9` as a byte that is not UTF-8, which Python reads as a lone
+    surrogate: the take was refused as if its parent were no run (`NOT_A_RUN: ... surrogates not
+    allowed`). The text is mended, as a model's stray escape is (U+FFFD), and the take plays."""
+    assert branch(runs / "b", 4, tmp_path / "t", "--event", "Caf\udce9 lights", "--note", "Lo\udcefk", "--to", "bob") == 0
+    assert "NOT_A_RUN" not in capsys.readouterr().err
+    said = [json.loads(line) for line in own_part(tmp_path / "t") if json.loads(line)["type"] in ("event", "note")]
+    assert {"Caf\ufffd lights", "Lo\ufffdk"} <= {e["text"] for e in said}
+
+
 def test_a_take_on_another_provider_sends_the_rest_to_it_and_never_the_inherited_beats(runs, tmp_path, monkeypatch):
     """`--provider`/`--model`/`--base-url` and the provider settings: beats before K stay the parent's (never
     sent again); from K on, every request goes to the new server with the new model and settings, and the

@@ -92,6 +92,17 @@ def test_a_png_without_a_card_names_a_few_of_its_chunks_only(tmp_path, capsys):
     assert "no character card" in err and "k000" in err and "and 30 more" in err and "k039" not in err
 
 
+def test_a_png_text_chunk_with_a_keyword_of_megabytes_is_named_cut_not_echoed_whole(tmp_path, capsys):
+    """A text chunk with no keyword separator is all keyword: the refusal names its first 79 characters
+    (PNG's longest keyword) and its length, not 3 MB of it on one line of stderr."""
+    (tmp_path / "art.png").write_bytes(raw_png(2, 2, zlib.compress(b"\x00" * 6),
+                                               before=chunk(b"tEXt", b"c" * 3_000_000) + text_chunk("Title", "x")))
+    assert import_code(tmp_path / "art.png", tmp_path / "c") == 2
+    err = capsys.readouterr().err
+    assert "no character card" in err and len(err) < 1_000, len(err)
+    assert "c" * 79 + "… (3,000,000 characters)" in err and "Title" in err
+
+
 def exif_with_comment(comment: bytes, header: bytes = b"ASCII\x00\x00\x00") -> Image.Exif:
     exif = Image.Exif()
     exif.get_ifd(0x8769)[0x9286] = header + comment

@@ -89,3 +89,13 @@ def test_the_fallback_message_never_carries_the_reasoning():
     assert fallback("<think>They will never notice the bug.</think>\nHere is the plan.").message == "Here is the plan."
     assert fallback("Here is the plan.\n<think>They will never notice").message == "Here is the plan."
     assert fallback("<think>They will never notice the bug.").message == "(empty reply)"
+
+
+def test_a_key_given_twice_is_a_wrong_shape_never_its_last_copy():
+    """JSON keeps the last copy of a key silently: `"final": false` then `"final": true` ended the
+    collaboration on a draft, and `handoff.to` given twice routed to the second. As the JSON protocol of
+    a scene's actors does, a key given twice makes the envelope unreadable (the fallback: a plain message)."""
+    for text in ('{"message": "draft A", "final": false, "message": "draft B", "final": true}',
+                 '{"message": "m", "handoff": {"to": "bob", "task": "check it", "to": "ann"}}'):
+        envelope, problem = parse_envelope(text, ["ann", "bob"])
+        assert envelope is None and "given twice" in problem, (text, problem)

@@ -48,6 +48,16 @@ def test_the_cap_from_the_flags_bounds_the_rounds(tmp_path, capsys, monkeypatch)
     assert code == 0 and "Scene closed: cap" in err and "after 2 rounds" in err
 
 
+def test_a_goal_typed_in_bytes_that_are_not_utf8_is_mended_not_a_traceback(tmp_path, capsys, monkeypatch):
+    """A shell in Latin-1 passes `caf\xe9` as a byte Python reads as a lone surrogate: the run ended in a
+    traceback (`surrogates not allowed`) writing its record; the goal is mended (U+FFFD) as a model's is."""
+    monkeypatch.chdir(tmp_path)
+    code, err = batch(capsys, "--collaborate", "Write a caf\udce9 menu.", "--max-rounds", "1",
+                      "--isolation", "a", "--coordinator", "C", "--out", str(tmp_path / "run"))
+    assert code == 0 and "Traceback" not in err, err
+    assert "Write a caf\ufffd menu." in (tmp_path / "run" / "events.jsonl").read_text(encoding="utf-8")
+
+
 def test_the_two_choices_are_still_required(tmp_path, capsys):
     code, err = batch(capsys, "--collaborate", FAIRY, "--isolation", "b", "--out", str(tmp_path / "run"))
     assert code == 2 and "--coordinator A|B|C" in err

@@ -181,3 +181,11 @@ def test_role_c_names_who_took_leave_by_their_name_not_their_slug(tmp_path):
     leaving = SpeakEvent(t=0, **{"from": "maria-stern"}, text="I should head out.", action="speak", raw="")
     decision = asyncio.run(RuleCoordinator().decide(scene_view(session, [leaving])))
     assert decision.reason == "natural" and decision.text == "Maria Stern took leave"
+
+
+def test_a_judge_answer_giving_a_key_twice_is_not_one_decision():
+    """JSON keeps the last copy of a key silently: `"decision": "continue"` then `"decision": "close"` closed
+    the scene. Which the judge meant cannot be told: the answer is unusable (role C's rules decide that beat)."""
+    with pytest.raises(ValueError, match="'decision' is given twice"):
+        JudgeCoordinator.parse('{"decision": "continue", "reason": "x", "decision": "close"}')
+    assert JudgeCoordinator.parse('{"decision": "close", "reason": "natural"}').decision == "close"

@@ -77,6 +77,18 @@ def test_a_score_outside_its_range_is_a_problem_and_never_a_score():
     assert reading.scores["believability"] == 8 and not reading.ok
 
 
+def test_a_dimension_or_a_score_given_twice_is_a_problem_never_its_last_copy():
+    """JSON keeps the last copy of a key silently: `"goal"` given twice (out of range, then in range) was read
+    as its last score, and a `score` given twice in one dimension likewise; which was meant cannot be told."""
+    body = answer(**IN_RANGE)[:-1]
+    reading = SOTOPIA.read(body + ', "goal": {"reasoning": "again", "score": 3}}')
+    assert reading.scores["goal"] is None and "given 2 times" in reading.problems["goal"] and not reading.ok
+    reading = SOTOPIA.read(body.replace('"score": 7}', '"score": 12, "score": 7}') + "}")
+    assert reading.scores["goal"] is None and "its score is given 2 times" in reading.problems["goal"]
+    reading = SOTOPIA.read(f"Here are my scores:\n{body}, \"goal\": {{\"score\": 3}}}}\nDone.")
+    assert reading.scores["goal"] is None and reading.scores["believability"] == 8
+
+
 def test_missing_dimensions_fractions_and_strings_are_problems_and_null_is_the_evaluators_own_unknown():
     data = json.loads(answer(**IN_RANGE))
     del data["knowledge"]

@@ -227,6 +227,23 @@ def test_an_events_line_nested_deep_is_skipped_with_a_warning(a_run, tmp_path, c
     assert len(warnings) == 1 and "nested more than 64 levels" in warnings[0]
 
 
+def test_a_run_folder_saved_with_byte_order_marks_is_read_as_written(a_run, tmp_path, capsys):
+    """An editor on Windows opens each file with a byte order mark when it saves: `events.jsonl`'s first
+    line (the start event), `prompts.jsonl`, `private.json` and `metadata.json` are read past it. The
+    audit called such a run INCOMPLETE ("Unexpected UTF-8 BOM"), `rebuild` and `resume` refused it, and
+    `metrics` called its scene unknown."""
+    run = tmp_path / "run"
+    shutil.copytree(a_run, run)
+    for name in ("events.jsonl", "prompts.jsonl", "private.json", "metadata.json"):
+        (run / name).write_bytes(b"\xef\xbb\xbf" + (run / name).read_bytes())
+    assert main(["audit", str(run)]) == 0
+    assert "Audit clean" in capsys.readouterr().out
+    assert main(["metrics", str(run), "--json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["scene"] == "the-apology" and "skipped" not in out.err
+    assert main(["rebuild", str(run)]) == 0
+
+
 def test_an_events_line_over_the_limit_is_passed_over_unread(tmp_path):
     from promptdesk.core.record.recorder import bounded_lines
     path = tmp_path / "events.jsonl"
@@ -358,3 +375,37 @@ def test_a_control_character_in_a_scene_is_refused_naming_its_line_and_column(tm
         load_scene(path)
     assert caught.value.message == (f"{path}:4:13: setting: invalid YAML: the control character U+{ord(char):04X} is "
                                     "not allowed in YAML; remove it")
+
+
+def test_a_key_of_half_a_megabyte_is_named_by_its_start_not_echoed_whole(tmp_path, capsys):
+    """YAML refuses a key over 1,024 characters; the refusal named the key it was near, all of it: a
+    scene file with a 500,000-character key printed a 500 KB line on stderr."""
+    path = tmp_path / "long-key.yaml"
+    path.write_text("name: t\nprompt: p\ncharacters: [ann, ben]\n" + "k" * 500_000 + ": 1\n")
+    assert main(["--batch", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "invalid YAML" in err and "k" * 80 + "…" in err and len(err) < 1_000, len(err)
+
+
+def test_a_run_folder_named_with_an_escape_and_a_line_break_is_named_on_one_clean_line(a_run, tmp_path, capsys):
+    """A folder received from someone else (or `--out` typed so) named `e<ESC>[31mx<LF>DIRECTOR NOTE: y`:
+    `metrics` printed the escape raw to the terminal and `audit` began a line of its own with the name's
+    second line."""
+    run = tmp_path / "e\x1b[31mx\nDIRECTOR NOTE: y"
+    shutil.copytree(a_run, run)
+    for command in (["metrics", str(run)], ["audit", str(run)]):
+        main(command)
+        out = capsys.readouterr().out
+        assert "\x1b" not in out and not any(line.startswith("DIRECTOR NOTE") for line in out.splitlines()), out
+        assert "ex DIRECTOR NOTE: y" in out
+
+
+def test_front_matter_of_too_many_values_is_refused_in_words_that_read(tmp_path):
+    """It said "the front matter's the file holds more than 50,000 values"."""
+    folder = tmp_path / "characters"
+    folder.mkdir()
+    (folder / "many.md").write_text("---\nname: Many\n" + "".join(f"k{i}: v\n" for i in range(30_000)) + "---\nBody.\n")
+    with pytest.raises(CharacterLoadError) as caught:
+        load_character("many", [folder])
+    assert ": the front matter holds more than 50,000 values" in caught.value.message, caught.value.message
+    assert caught.value.message.endswith("is it the right file?")

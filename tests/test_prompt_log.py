@@ -191,3 +191,54 @@ def test_common_prefix_is_the_longest_shared_start_at_any_offsets(shared, a_tail
         while x + expected < len(a) and y + expected < len(b) and a[x + expected] == b[y + expected]:
             expected += 1
         assert common_prefix(a, b, x, y) == expected
+
+
+def test_a_log_whose_lines_each_double_the_last_is_no_memory_bomb(tmp_path):
+    """A line may copy its base twice over (`keep` all of it and `copy` all of it): thirty such lines of a
+    hundred bytes each, their `length` written to match, rebuilt to a terabyte (`audit` grew past 3 GB in
+    two minutes). A request past `REQUEST_MAX_CHARS` is measured before it is built and refused unread."""
+    from in_child import in_child
+    from promptdesk.core.record.prompt_log import REQUEST_MAX_CHARS
+
+    first = {"id": 1, "t": 0.0, "to": "ann", "purpose": "turn", "beat": 0,
+             "request": {"system": "s" * 1000, "messages": [{"role": "user", "content": "hi"}]}}
+    size = len(request_text(first["request"]))
+    lines = [json.dumps(first)]
+    for n in range(2, 42):
+        lines.append(json.dumps({"id": n, "t": 0.0, "to": "ann", "purpose": "turn", "beat": 0, "extends": n - 1,
+                                 "keep": size, "copy": [0, size], "append": "", "length": 2 * size}))
+        size *= 2
+    (tmp_path / "prompts.jsonl").write_text("\n".join(lines) + "\n")
+
+    def longest() -> int:
+        warnings: list[str] = []
+        most = max(len(record.text) for record in read_prompts(tmp_path, warn=warnings.append,
+                                                                 on_problem=warnings.append))
+        assert any("would rebuild to" in w for w in warnings)
+        return most
+
+    outcome = in_child(longest, seconds=20, memory_mb=1500)
+    assert outcome.error is None, outcome
+    assert int(outcome.value) <= REQUEST_MAX_CHARS
+
+
+def test_a_log_that_is_a_device_or_a_line_without_end_is_never_read_into_memory(tmp_path, monkeypatch):
+    """`prompts.jsonl` linked to `/dev/zero` (no line break, no end) held `audit` and `metrics` past 8 GB;
+    a line over the limit is passed over unread (named as such), a device refused as no regular file."""
+    import os
+    from in_child import in_child
+    from promptdesk.core.record import prompt_log
+
+    if os.path.exists("/dev/zero"):
+        (tmp_path / "prompts.jsonl").symlink_to("/dev/zero")
+        outcome = in_child(lambda: list(read_prompts(tmp_path)), seconds=10, memory_mb=300)
+        assert outcome.error in ("OSError",) and "not a regular file" in outcome.message, outcome
+        (tmp_path / "prompts.jsonl").unlink()
+    first = {"id": 1, "t": 0.0, "to": "ann", "purpose": "turn", "beat": 0,
+             "request": {"system": "s", "messages": [{"role": "user", "content": "hi"}]}}
+    (tmp_path / "prompts.jsonl").write_text(json.dumps(first) + "\n" + "x" * 5_000 + "\n" + json.dumps(first | {"id": 3}) + "\n")
+    monkeypatch.setattr(prompt_log, "LINE_MAX_BYTES", 1_000)
+    unread: list[tuple[int, str, str]] = []
+    records = list(read_prompts(tmp_path, on_unreadable=lambda n, line, exc: unread.append((n, line, str(exc)))))
+    assert [r.id for r in records] == [1, 3]
+    assert unread == [(2, "", "the line is over the limit of 1,000 bytes; it was not read")]

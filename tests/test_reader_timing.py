@@ -30,6 +30,7 @@ from promptdesk.core.engine.coordinator import JudgeCoordinator
 from promptdesk.core.formats.collaborate.envelope import parse_envelope
 from promptdesk.core.formats.roundtable.answers import parse_answer, parse_question, parse_synthesis
 from promptdesk.core.protocol.bounded import REPLY_MAX_CHARS
+from promptdesk.core.protocol.lines import inert
 from promptdesk.core.protocol.reply import TagSplitter, parse_turn, salvage
 from promptdesk.core.protocol.structured import JsonSplitter, parse_json_turn, salvage_json
 
@@ -114,6 +115,7 @@ MODEL_READERS: dict[str, Callable[[str], object]] = {
     "roundtable question": lambda t: parse_question(f"```yaml\n{t}", "topic", ["ann"]),
     "roundtable synthesis": lambda t: parse_synthesis(t, "topic"),
     "judge decision": JudgeCoordinator.parse,
+    "imported text made inert": inert,
 }
 
 

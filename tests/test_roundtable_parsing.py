@@ -225,3 +225,18 @@ def test_a_facilitators_think_preamble_does_not_cost_its_question():
     question, problem = parse_question(f"<think>{SECRET}</think>\nquestion: Which option?\nparticipants: all",
                                        "pricing", ["ana"])
     assert question.question == "Which option?" and problem is None
+
+
+@pytest.mark.parametrize("written", ["yes", "No", "off", "007", "2020-01-01", "1e3"])
+def test_a_participants_position_is_the_text_written_never_what_yaml_guesses(written):
+    """`position: yes` (a natural answer to "Should the pier be rebuilt?") was recorded as `True`, `No` as
+    `False`, `007` as `7`: a roundtable answer's values are the text written, as a scene file's are."""
+    answer, note = parse_answer(f"position: {written}\nrationale: {written}\nconfidence: 0.8")
+    assert (answer.position, answer.rationale, answer.confidence, note) == (written, written, 0.8, None)
+
+
+def test_a_key_given_twice_in_an_answer_is_a_problem_never_its_last_copy():
+    """The docs: no key given twice in one mapping of any YAML read, a roundtable answer included (YAML keeps
+    the last silently: `position: keep it` then `position: tear it down` was read as the second)."""
+    answer, note = parse_answer("position: keep it\nconfidence: 0.9\nposition: tear it down\n")
+    assert answer.fallback and "given twice" in note and "position" in note

@@ -7,6 +7,7 @@ import asyncio
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -580,3 +581,37 @@ def test_a_take_summary_says_unknown_for_calls_the_budget_cut_off(tmp_path, loop
     assert n == 2, costs
     assert f"{costs['totalTokens']:,} tokens, ${costs['estimatedUSD']:.4f} + unknown ({n} calls sent no usage)" \
         in capsys.readouterr().err
+
+
+def test_a_results_file_with_a_line_twice_or_a_run_not_planned_counts_each_planned_run_once(tmp_path, capsys):
+    """`results.jsonl` appended to twice, or given a row of a run the plan does not hold (another seed
+    range, a line pasted in): each planned run is counted once, and the rest not at all (it said
+    `sweep: 2 runs, 4 already done` and `4/2 done`)."""
+    out = tmp_path / "sweep"
+    args = sweep_args(scene_file(tmp_path), out, "--max-beats", "1")
+    assert main(args) == 0
+    capsys.readouterr()
+    rows = (out / "results.jsonl").read_text().splitlines()
+    stranger = json.loads(rows[0]) | {"run": "../../elsewhere", "seed": 99}
+    (out / "results.jsonl").write_text("\n".join([*rows, rows[0], json.dumps(stranger)]) + "\n")
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert f"{len(rows)} runs, {len(rows)} already done, 0 to run" in err, err
+    assert f"{len(rows)}/{len(rows)} done" in err, err
+
+
+@pytest.mark.parametrize("cost", ['"free"', "[1]", "NaN", "-5"])
+def test_a_call_event_edited_to_a_cost_that_is_no_amount_is_passed_over_by_the_budget(tmp_path, capsys, cost):
+    """The budget reads every run's call events: one whose `cost_usd` is not an amount (edited by hand)
+    counts for nothing, as every other reader skips that line; the sweep ended in a traceback."""
+    out = tmp_path / "sweep"
+    args = sweep_args(scene_file(tmp_path), out, "--max-beats", "1", "--budget-usd", "5")
+    assert main(args) == 0
+    log = out / "a-C-seed1" / "events.jsonl"
+    lines = log.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "call")
+    lines[at] = re.sub(r'"cost_usd": [^,}]+', f'"cost_usd": {cost}', lines[at])
+    log.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(args) == 0
+    assert "Traceback" not in capsys.readouterr().err

@@ -201,8 +201,9 @@ def _near_key(text: str, line: int) -> str:
     """The top-level key at or above a (1-based) line, to say where a syntax error is."""
     for raw in reversed(text.splitlines()[:line]):
         match = re.match(r"([A-Za-z_][\w-]*)\s*:", raw)
-        if match:
-            return match.group(1)
+        if match:  # a key of a megabyte (YAML refuses a key over 1,024 characters) is named by its start
+            key = match.group(1)
+            return key if len(key) <= 80 else f"{key[:80]}…"
     return "(top level)"
 
 

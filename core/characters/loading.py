@@ -142,8 +142,11 @@ def _split_front_matter(text: str, path: Path, slug: str) -> front_matter.FrontM
         parsed = front_matter.split(text)
     except front_matter.Unclosed as exc:
         raise CharacterLoadError(f"Character '{slug}': {path}:1: {exc}.", character=slug, path=str(path)) from None
-    except Unbounded as exc:
-        raise CharacterLoadError(f"Character '{slug}': {path}:{exc.line or 1}: the front matter's {exc}.",
+    except Unbounded as exc:  # "the file holds ..." is said of the front matter; "the alias ..." is its alias
+        said = str(exc)
+        said = (f"the front matter {said.removeprefix('the file ')}" if said.startswith("the file ")
+                else f"the front matter's {said.removeprefix('the ')}")
+        raise CharacterLoadError(f"Character '{slug}': {path}:{exc.line or 1}: {said.rstrip('.')}{'' if said.endswith('?') else '.'}",
                                  character=slug, path=str(path)) from None
     body = parsed.body
     if not body.strip():

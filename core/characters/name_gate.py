@@ -29,6 +29,7 @@ import unicodedata
 
 from promptdesk.core.protocol.lookalikes import INVISIBLE as INVISIBLE
 from promptdesk.core.protocol.lookalikes import LATIN_LOOKALIKES
+from promptdesk.core.protocol.sanitize import LONE_SURROGATE
 
 NAME_MAX = 100
 """The longest display name, in characters (every other actor's briefing lists it)."""
@@ -63,6 +64,9 @@ def name_problem(name: str) -> str | None:
         return f"is {len(name):,} characters long, over the limit of {NAME_MAX}"
     if _CONTROL.search(name):
         return "holds a newline or control character"
+    if half := LONE_SURROGATE.search(name):
+        return (f"holds U+{ord(half.group()):04X}, half of a character (a `\\u{ord(half.group()):04x}` escape, or a byte that is "
+                "not UTF-8), which no file can hold")
     hidden = sorted({f"U+{ord(ch):04X}" for ch in name if ord(ch) in INVISIBLE})
     if hidden:
         return (f"holds an invisible or direction-changing character ({', '.join(hidden)}): what is shown would "

@@ -10,6 +10,7 @@ from pathlib import Path
 from promptdesk.core.cli.common import command_parser, exit_codes, refuse
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, NotARun
 from promptdesk.core.experiments.compare import is_sweep
+from promptdesk.core.protocol.sanitize import strip_controls
 from promptdesk.core.record.audit import AuditReport, audit_run
 
 def parser() -> argparse.ArgumentParser:
@@ -53,13 +54,13 @@ def runs_of(path: Path) -> list[Path]:
 def show(report: AuditReport) -> None:
     """One run's findings, then its verdict."""
     for leak in report.leaks:
-        print(leak.describe(report.names))
+        print(strip_controls(leak.describe(report.names)))
     for problem in report.problems:
-        print(f"UNCHECKED {problem}")
+        print(f"UNCHECKED {strip_controls(problem)}")
     for text in report.disclosed:
-        print(f"DISCLOSED {text}")
+        print(f"DISCLOSED {strip_controls(text)}")
     if report.cut:
-        print(f"CUT {report.cut}")
+        print(f"CUT {strip_controls(report.cut)}")
     for warning in report.warnings:
-        print(f"WARNING {warning}", file=sys.stderr)
-    print(report.summary())
+        print(f"WARNING {strip_controls(warning)}", file=sys.stderr)
+    print(" ".join(strip_controls(report.summary()).split()))  # one line, whatever the run folder is named

@@ -12,6 +12,7 @@ from pathlib import Path
 from promptdesk.core.cli.common import command_parser, exit_codes, refuse
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
 from promptdesk.core.experiments.metrics import NESTED, RunMetrics, metrics_of
+from promptdesk.core.protocol.sanitize import strip_controls
 from promptdesk.core.record.cut import cut_of_folder
 
 ACTOR_COLUMNS = ("turns", "silences", "interruptions", "reactions", "words", "talk_share", "tokens", "cost_usd",
@@ -62,7 +63,7 @@ def cell(value: object) -> str:
         return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.4g}"
-    return str(value)
+    return " ".join(strip_controls(str(value)).split())  # a folder named with an escape or a line break
 
 
 def table(m: RunMetrics) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError, model_validator
 
@@ -205,7 +205,7 @@ class JudgeCoordinator:
     def parse(text: str) -> Decision:
         """Validate the judge's answer; raises ValueError when it is not one decision."""
         try:
-            return Decision.model_validate(load_json(_json_object(text)))
+            return Decision.model_validate(load_json(_json_object(text), object_pairs_hook=_once))
         except (ValueError, ValidationError) as exc:
             raise ValueError(f"invalid judge decision: {exc}") from exc
 
@@ -219,6 +219,16 @@ class JudgeCoordinator:
             if warn:
                 warn(f"judge decision unusable, role C rules used for beat {view.beat}: {exc}")
             return await self.fallback.decide(view)
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object from its pairs; ValueError when a key is given twice (`"decision": "continue"` then
+    `"decision": "close"`: JSON keeps the last silently, and which the judge meant cannot be told)."""
+    data = dict(pairs)
+    if len(data) < len(pairs):
+        seen: set[str] = set()
+        raise ValueError(f"the key {next(k for k, _ in pairs if k in seen or seen.add(k))[:40]!r} is given twice")
+    return data
 
 
 def _json_object(text: str) -> str:

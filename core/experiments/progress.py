@@ -12,6 +12,16 @@ from promptdesk.core.experiments.sweep_plan import failed_run
 BAR = 20
 
 
+def planned_rows(plan: Any, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The result row of each run the plan holds, its last when `results.jsonl` gives it more than once (a
+    file appended to twice, a run retried), and the rows that name no run (counted by their condition): a row
+    of a run the plan does not hold (another seed range, a line edited or pasted in) counts for nothing;
+    each had been counted, and a sweep said `4/2 done`."""
+    planned = {c.name for c in plan.combinations()}
+    named = {row["run"]: row for row in results if row.get("run") in planned}
+    return [*named.values(), *(row for row in results if row.get("run") is None)]
+
+
 class Progress:
     """Counts runs done and failed per condition, spend so far and an ETA, and shows them."""
 
@@ -35,7 +45,7 @@ class Progress:
         self.done = dict.fromkeys(plan.conditions(), 0)
         self.failed = dict.fromkeys(plan.conditions(), 0)
         planned = {c.name: c.condition for c in plan.combinations()}
-        for row in results:  # by the planned run it is (a crashed run's line may name no condition)
+        for row in planned_rows(plan, results):  # by the planned run it is (a crashed run's line may name no condition)
             self._count(planned.get(row.get("run")) or row.get("condition")
                         or f"{row.get('isolation')}-{row.get('coordinator')}", row)
         self.spent = sum(row.get("cost_usd") or 0.0 for row in results) if spent is None else spent

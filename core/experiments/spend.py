@@ -12,6 +12,7 @@ sweep folder from before the file existed, never makes the budget forget money a
 from __future__ import annotations
 
 import json
+import math
 from datetime import datetime
 from pathlib import Path
 
@@ -61,11 +62,19 @@ def logged(folder: Path) -> tuple[float, list[str]]:
                     record = load_json(line)
                 except ValueError:
                     continue
-                if isinstance(record, dict) and record.get("type") == "call" and (record.get("beat") or 0) >= since:
-                    total += float(record.get("cost_usd") or 0.0)
+                if isinstance(record, dict) and record.get("type") == "call" and _number(record.get("beat") or 0) >= since:
+                    total += _number(record.get("cost_usd") or 0.0)
                     if record.get("usage") == "unknown" and record.get("ok", True) and run.name not in unknown:
                         unknown.append(run.name)
     return total, unknown
+
+
+def _number(value: object) -> float:
+    """A count or a cost as a call event holds it; 0 for one that is not a finite number of 0 or more (a line
+    edited by hand: `"cost_usd": "free"` ended the sweep in a traceback; every other reader skips that line)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        return 0.0
+    return float(value)
 
 
 def spent_so_far(folder: Path) -> tuple[float, list[str]]:

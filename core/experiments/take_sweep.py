@@ -25,7 +25,7 @@ from promptdesk.core.casting.branch import check_branch, prepare_branch
 from promptdesk.core.casting.resume import prepare
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.experiments.metrics import RunMetrics, audit_verdict
-from promptdesk.core.experiments.progress import Progress
+from promptdesk.core.experiments.progress import Progress, planned_rows
 from promptdesk.core.casting.scene_file import read_yaml
 from promptdesk.core.experiments.sweep import RESULT_FIELDS, Sweep, read_results
 from promptdesk.core.experiments.sweep_plan import plan_fields, unrecorded, whole_number, whole_numbers
@@ -145,7 +145,7 @@ class TakeProgress(Progress):
               resumed: int = 0) -> None:
         self.total = dict.fromkeys(plan.conditions(), len(plan.seeds))
         self.done, self.failed = dict.fromkeys(plan.conditions(), 0), dict.fromkeys(plan.conditions(), 0)
-        for row in results:
+        for row in planned_rows(plan, results):
             self._count(str(row.get("condition")), row)
         self.spent = sum(row.get("cost_usd") or 0.0 for row in results) if spent is None else spent
         self.started, self.todo, self.finished_now = self.now(), todo, 0

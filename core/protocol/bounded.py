@@ -19,6 +19,9 @@ caller names the file and turns it into its own refusal. Pure functions over tex
 from __future__ import annotations
 
 import json
+import os
+import stat
+from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 import yaml
@@ -198,10 +201,21 @@ def _unbuildable(root: yaml.Node) -> yaml.Node | None:
     return None
 
 
-def load_yaml(text: str, *, unique_keys: bool = False) -> Any:
-    """The data of a single YAML document, after `check_yaml` (raises `Unbounded` or `yaml.YAMLError`)."""
+class TextLoader(LOADER):  # type: ignore[misc,valid-type]
+    """`LOADER` reading every plain scalar as the text it is written as (`yes`, `No`, `007`, `2020-01-01`
+    stay text: YAML would read True, False, 7, a date), but `null`/`~` and merge keys (`<<`)."""
+
+
+TextLoader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag in ("tag:yaml.org,2002:null", "tag:yaml.org,2002:merge")]
+    for first, resolvers in LOADER.yaml_implicit_resolvers.items()}
+
+
+def load_yaml(text: str, *, unique_keys: bool = False, as_written: bool = False) -> Any:
+    """The data of a single YAML document, after `check_yaml` (raises `Unbounded` or `yaml.YAMLError`);
+    with `as_written`, every plain scalar but null is the text it is written as (`TextLoader`)."""
     check_yaml(text, unique_keys=unique_keys)
-    loader = LOADER(text)
+    loader = (TextLoader if as_written else LOADER)(text)
     try:
         root = loader.get_single_node()
         return construct(loader, root) if root is not None else None
@@ -227,7 +241,10 @@ def depth_over(data: Any, limit: int = MAX_DEPTH) -> bool:
 
 def load_json(text: str | bytes, *, object_pairs_hook: Any = None) -> Any:
     """JSON data nested at most `MAX_DEPTH` deep; `Unbounded` when deeper, `ValueError` when not JSON.
-    `object_pairs_hook` builds each object from its pairs, as `json.loads`'s does."""
+    `object_pairs_hook` builds each object from its pairs, as `json.loads`'s does. A byte order mark
+    that opens the text (an editor on Windows saves one) is not part of it: `json.loads` refused it."""
+    if isinstance(text, str):
+        text = text.removeprefix("\ufeff")
     try:
         data = json.loads(text, object_pairs_hook=object_pairs_hook)
     except RecursionError:
@@ -250,3 +267,27 @@ def json_lines(text: str, keepends: bool = False) -> list[str]:
     if keepends:
         lines = [line + "\n" for line in lines]
     return [*lines, last] if last else lines
+
+
+def text_lines(handle: BinaryIO, limit: int) -> Iterator[str | None]:
+    """Each line of a binary file, its line break kept (a last line without one was torn), decoded as UTF-8
+    (what is not, replaced); None for a line over `limit` bytes, passed over a megabyte at a time and never
+    held in memory. OSError for what is no regular file (a device, a pipe: `/dev/zero` has no end to skip)."""
+    if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        raise OSError(f"{getattr(handle, 'name', 'the file')} is not a regular file (a device or a pipe)")
+    while line := handle.readline(limit + 1):
+        if len(line) > limit and not line.endswith(b"\n"):
+            while (rest := handle.readline(1 << 20)) and not rest.endswith(b"\n"):
+                pass
+            yield None
+        else:
+            yield line.decode("utf-8", errors="replace")
+
+
+def count_lines(handle: BinaryIO) -> int:
+    """How many lines a binary file holds (a last one without a line break counts), read a megabyte at a
+    time: never a whole line in memory, however long."""
+    count, last = 0, b"\n"
+    while chunk := handle.read(1 << 20):
+        count, last = count + chunk.count(b"\n"), chunk[-1:]
+    return count + (last != b"\n")

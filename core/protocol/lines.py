@@ -63,6 +63,20 @@ def one_line(text: str) -> str:
     return text if _balanced(text) else text.replace("[", "(").replace("]", ")")
 
 
+_BEAT_LINE_RE = re.compile(rf"^([^\S\n]*){letters('beat')}(?=[^\S\n]*\d)", re.IGNORECASE | re.MULTILINE)
+"""A line opening as the engine's beat heading (`BEAT 7`), in any spelling that reads as one."""
+
+
+def inert(text: str) -> str:
+    """Text someone else wrote that keeps its lines and reaches actors' briefings (a card's sections and
+    scenario, a Sotopia export's scenario, goals and profiles), unable to pass for an engine line: a
+    reserved word's colon (`DIRECTOR NOTE:`, `[EVENT:`, `SYSTEM:`, in any lookalike spelling) is written
+    ` -`, as `one_line` writes it, and a line opening as a beat heading (`BEAT 7`) is written `Beat 7`.
+    Idempotent, linear in the text."""
+    text = _RESERVED_RE.sub(lambda m: f"{_WHITESPACE_RE.sub(' ', plain(m.group(1)))} -", text)
+    return _BEAT_LINE_RE.sub(lambda m: f"{m.group(1)}Beat", text)
+
+
 def indented(text: str, indent: str = "    ") -> str:
     """Multi-line model text for an item that keeps its lines (code, lists): the first line as
     written, every further line (any kind of line break) indented, so that no line the text holds

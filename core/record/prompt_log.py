@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from promptdesk.core.errors import PromptdeskError
-from promptdesk.core.protocol.bounded import load_json
+from promptdesk.core.protocol.bounded import count_lines, load_json, text_lines
 from promptdesk.core.providers.base import ChatMessage, Request
 from promptdesk.core.providers.json_text import escaped, message_json
 
@@ -126,7 +126,7 @@ class PromptLogWriter:
         rebuilt exactly has its next one written whole."""
         path = Path(run_dir) / FILE
         with open(path, "rb") as handle:
-            self.next_id = sum(1 for _ in handle) + 1
+            self.next_id = count_lines(handle) + 1
         inexact: list[str] = []
         for record in read_prompts(run_dir, on_problem=inexact.append):
             self.next_id = max(self.next_id, record.id + 1)
@@ -280,18 +280,20 @@ def read_prompts(run_dir: Path, *, warn=None, on_problem=None, on_unreadable=Non
     texts: dict[int, str] = {}
     last_of: dict[str, int] = {}
     unread: set[int] = set()
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
+    with open(path, "rb") as handle:
+        for number, line in enumerate(text_lines(handle, LINE_MAX_BYTES), 1):
+            if line is not None and not line.strip():
                 continue
             try:
+                if line is None:
+                    raise ValueError(f"the line is over the limit of {LINE_MAX_BYTES:,} bytes; it was not read")
                 record, problem = _rebuild(load_json(line), texts, number, unread)
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 unread.add(number)
                 if warn:
                     warn(f"{path}: line {number} skipped (unreadable: {exc})")
                 if on_unreadable:
-                    on_unreadable(number, line, exc)
+                    on_unreadable(number, line or "", exc)
                 continue
             if problem and on_problem is None:
                 raise PromptLogError(problem)
@@ -328,6 +330,14 @@ def _typed(data: Any) -> dict[str, Any]:
     return data
 
 
+REQUEST_MAX_CHARS = 16_000_000
+"""The longest request a line may rebuild to (a real one is a few MB): a line copying its base (`keep`,
+`copy`) can double it, so thirty short lines would rebuild to a terabyte."""
+LINE_MAX_BYTES = 4 * REQUEST_MAX_CHARS
+"""The longest line read (a request written whole): a longer one is passed over unread (a log linked to
+`/dev/zero`, or gigabytes without a line break, held `audit` and `metrics` past 8 GB)."""
+
+
 def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int,
              unread: set[int] = frozenset()) -> tuple[PromptRecord, str | None]:
     """One line's request, and what is wrong with it if it cannot be rebuilt exactly (`unread`: the
@@ -339,6 +349,10 @@ def _rebuild(data: dict[str, Any], texts: dict[int, str], number: int,
     else:
         base = texts.get(extends)
         copy = data.get("copy")
+        rebuilt = len((base or "")[:keep]) + (len((base or "")[copy[0]:copy[1]]) if copy else 0) + len(data["append"])
+        if rebuilt > REQUEST_MAX_CHARS:  # measured before it is built: each line may double the last (a bomb)
+            raise ValueError(f"request {data.get('id')} would rebuild to {rebuilt:,} characters, over the "
+                             f"{REQUEST_MAX_CHARS:,} a request may hold (the file was changed)")
         text = (base or "")[:keep] + ((base or "")[copy[0]:copy[1]] if copy else "") + data["append"]
         if base is None:
             problem = (f"{FILE} line {number}: request {data.get('id')} extends request {extends}, "
@@ -371,8 +385,8 @@ def requests_since(run_dir: Path, t: float | None, kept: Iterable[Any] = ()) -> 
         return []
     answered = Counter((e.target or "", getattr(e, "purpose", "turn"), e.beat) for e in kept if e.type == "call")
     found: list[int] = []
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for line in handle:
+    with open(path, "rb") as handle:
+        for line in text_lines(handle, LINE_MAX_BYTES):
             try:
                 record = load_json(line)
                 key = (record["to"] or "", record.get("purpose", "turn"), record.get("beat"))

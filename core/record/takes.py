@@ -37,7 +37,7 @@ from promptdesk.core.record.run_folder import FILE_MODE
 from promptdesk.core.record.seams import SUPERSEDED
 from promptdesk.core.protocol.bounded import json_lines
 from promptdesk.core.protocol.lines import direction, folded
-from promptdesk.core.protocol.sanitize import strip_controls
+from promptdesk.core.protocol.sanitize import mend, strip_controls
 
 BRANCH = "branch"
 """The type of the event that opens a take's own part of the record."""
@@ -75,11 +75,15 @@ class Change:
                 direction(text or "", f"--{name}")
             except ValueError as exc:
                 raise InvalidConfig(str(exc)) from None
+        # bytes that are not UTF-8 in a command line reach Python as lone surrogates, which no file can hold: the
+        # take was refused as if its parent were no run ("cannot branch: ... surrogates not allowed")
+        mended = replace(self, event=None if self.event is None else mend(self.event),
+                         note=None if self.note is None else mend(self.note))
         if self.to is None:
-            return self
+            return mended
         if self.note is None:
             raise InvalidConfig("--to names who gets a --note: give the note too")
-        return replace(self, to=_actor(self.to, cast))
+        return replace(mended, to=_actor(self.to, cast))
 
 
 def _actor(to: str, cast: dict[str, Any]) -> str:

@@ -28,6 +28,7 @@ from promptdesk.core.characters.importers.macros import CardText
 from promptdesk.core.characters.name_gate import normalised
 from promptdesk.core.characters.importers.model import MAX_SOURCE_BYTES, Imported, ImportProblem, bullets, text_field
 from promptdesk.core.protocol.bounded import Unbounded, load_json
+from promptdesk.core.protocol.lookalikes import without_bidi
 from promptdesk.core.protocol.sanitize import strip_controls
 
 DEFAULT_USER = "the visitor"
@@ -66,7 +67,7 @@ def card_json_from_image(path: Path, data: bytes) -> tuple[dict[str, Any], list[
             more = [f"this PNG holds {count} `{key}` chunks; the first was read (as SillyTavern reads it), the "
                     f"others were not"] if count > 1 else []
             return decode_card_text(path, key, texts[key]), more
-        keys = sorted({strip_controls(k) for k in found})
+        keys = sorted({_keyword_shown(k) for k in found})
         shown = ", ".join(keys[:KEYS_SHOWN]) + (f" and {len(keys) - KEYS_SHOWN:,} more" if len(keys) > KEYS_SHOWN else "")
         raise ImportProblem(f"{path}: this PNG holds no character card (no `chara` or `ccv3` text chunk; "
                             f"text chunks found: {shown or 'none'})")
@@ -79,6 +80,16 @@ def card_json_from_image(path: Path, data: bytes) -> tuple[dict[str, Any], list[
         raise ImportProblem(f"{path}: this WebP holds no character card ({xmp} no card in its EXIF UserComment)")
     raise ImportProblem(f"{path}: a {image} image; a character card is a PNG or WebP image or a JSON file "
                         "(export the card as PNG, WebP or JSON from the app that made it)")
+
+
+KEYWORD_MAX = 79
+"""The longest keyword a PNG text chunk may have (the PNG specification): a longer one (a chunk with no
+keyword separator is all keyword) is cut where a refusal names it."""
+
+
+def _keyword_shown(keyword: str) -> str:
+    keyword = without_bidi(strip_controls(keyword))
+    return keyword if len(keyword) <= KEYWORD_MAX else f"{keyword[:KEYWORD_MAX]}… ({len(keyword):,} characters)"
 
 
 def decode_card_text(path: Path, key: str, value: str) -> dict[str, Any]:

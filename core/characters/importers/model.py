@@ -9,7 +9,8 @@ from typing import Any
 
 from promptdesk.core.characters.loading import SLUG_MAX, name_problem
 from promptdesk.core.characters.search import SPELT_OUT
-from promptdesk.core.protocol.sanitize import strip_controls
+from promptdesk.core.protocol.lines import inert
+from promptdesk.core.protocol.sanitize import mend, strip_controls
 
 MAX_SOURCE_BYTES = 4_000_000
 """Largest file an importer reads (cards with embedded art stay far below this)."""
@@ -65,18 +66,20 @@ def literal(text: str) -> str:
 
 def admitted(imported: Imported, where: str) -> Imported:
     """The character with every text it will write stripped of escape sequences and control characters,
-    each section's body `literal` (a line of a card's text never makes or fakes a section), and its name passed through the display-name gate (`promptdesk.core.characters.loading.name_problem`): an
+    each section's body `literal` (a line of a card's text never makes or fakes a section), every text
+    `inert` (no line of it passes for an engine line: `DIRECTOR NOTE:`, `[EVENT:`, `BEAT 7`), and its name passed through the display-name gate (`promptdesk.core.characters.loading.name_problem`): an
     import and a card cast directly are refused exactly as a character file with that name is."""
     problem = name_problem(imported.name)
     if problem:
         raise ImportProblem(f"{where}: the name {imported.name[:200]!r} {problem}; edit the name in the file "
                             f"to one line of printable text")
-    one_line = lambda text: " ".join(strip_controls(text).split())  # noqa: E731
+    clean = lambda text: mend(strip_controls(text))  # noqa: E731  (a JSON `\ud800` escape: no file can hold it)
+    one_line = lambda text: inert(" ".join(clean(text).split()))  # noqa: E731
     imported.role, imported.description = one_line(imported.role), one_line(imported.description)
-    imported.sections = [(one_line(heading), literal(strip_controls(body))) for heading, body in imported.sections]
-    imported.front = {key: [strip_controls(str(item)) for item in value] if isinstance(value, list) else
-                      strip_controls(str(value)) for key, value in imported.front.items()}
-    imported.snippet = {key: strip_controls(value) for key, value in imported.snippet.items()}
+    imported.sections = [(one_line(heading), literal(inert(clean(body)))) for heading, body in imported.sections]
+    imported.front = {key: [clean(str(item)) for item in value] if isinstance(value, list) else
+                      clean(str(value)) for key, value in imported.front.items()}
+    imported.snippet = {key: inert(clean(value)) for key, value in imported.snippet.items()}
     return imported
 
 

@@ -34,7 +34,8 @@ from promptdesk.core.casting.scene_file import TEXT_MAX
 from promptdesk.core.characters.importers.model import MAX_FIELD_CHARS, ImportProblem
 from promptdesk.core.characters.importers.read import read_bytes
 from promptdesk.core.protocol.bounded import Unbounded, load_json
-from promptdesk.core.protocol.sanitize import strip_controls
+from promptdesk.core.protocol.lines import inert
+from promptdesk.core.protocol.sanitize import mend, strip_controls
 
 EXPORT_MAX_BYTES = 256 * 1_048_576
 """The largest export read (Sotopia's own, 300 environments, is 1.4 MB)."""
@@ -261,7 +262,8 @@ def _object(value: Any, pk: str) -> dict[str, Any]:
 
 
 def text(record: dict[str, Any], key: str, *, required: bool = False) -> str:
-    """A text field, stripped of control sequences; "" when absent (refused when `required`)."""
+    """A text field, stripped of control sequences and `inert` (no line of it passes for an engine line in
+    the briefings it reaches: `DIRECTOR NOTE:`, `[EVENT:`, `BEAT 7`); "" when absent (refused when `required`)."""
     value = record.get(key)
     if value is None or (isinstance(value, float) and value != value):
         value = ""
@@ -271,7 +273,7 @@ def text(record: dict[str, Any], key: str, *, required: bool = False) -> str:
         raise Malformed(f"`{key}` must be text, not a JSON {json_kind(value)}")
     if len(value) > MAX_FIELD_CHARS:
         raise Malformed(f"`{key}` is {len(value):,} characters; the limit is {MAX_FIELD_CHARS:,}")
-    value = strip_controls(value).replace("\r\n", "\n").strip()
+    value = inert(mend(strip_controls(value)).replace("\r\n", "\n")).strip()
     if not required and value == "nan":
         value = ""  # pandas' empty cell, as Sotopia's exports write it
     if required and not value:

@@ -31,6 +31,8 @@ from promptdesk.core.experiments.sotopia import naming
 from promptdesk.core.experiments.sotopia.export import AGENT, COMBO, ENVIRONMENT, Export, Refusal, read_export
 from promptdesk.core.experiments.sotopia.profiles import character_of
 from promptdesk.core.experiments.sotopia.scenes import Casting, header, scene_data
+from promptdesk.core.protocol.lines import inert
+from promptdesk.core.protocol.sanitize import strip_controls
 
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 OUTCOMES = ("written", "unchanged", "replaced", "kept")
@@ -185,7 +187,9 @@ def _select(castings: list[Casting], export: Export, options: Options, summary: 
         for pk, env in export.environments.items():
             for name in (pk, env.codename):
                 named.setdefault(name, set()).add(pk)
-        unknown = [e for e in options.envs if e not in named]
+        for name in options.envs:  # a codename as the export writes it, its reserved word's colon and all (`inert`)
+            named.setdefault(name, named.get(inert(strip_controls(name)), set()))
+        unknown = [e for e in options.envs if not named[e]]
         if unknown:
             raise InvalidConfig(f"--env {', '.join(unknown)}: no environment of {export.path} has that codename or pk; "
                                 f"nothing was imported")

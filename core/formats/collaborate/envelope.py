@@ -103,12 +103,15 @@ def parse_envelope(text: str, participants: list[str]) -> tuple[Envelope | None,
     fenced = whole_fence(raw, newline=True)
     if fenced is not None:
         raw = fenced.strip()
+    twice: list[str] = []
     try:
-        data = load_json(raw)
+        data = load_json(raw, object_pairs_hook=lambda pairs: _once(pairs, twice))
     except json.JSONDecodeError as exc:
         return None, f"not JSON ({exc.msg} at char {exc.pos})"
     except ValueError as exc:
         return None, f"not usable JSON ({exc})"
+    if twice:  # JSON keeps the last copy silently: which `message` (or `final`, or `handoff.to`) is meant cannot be told
+        return None, f"wrong shape ({'; '.join(f'{key[:40]!r} given twice' for key in dict.fromkeys(twice))})"
     try:
         envelope = Envelope.model_validate(data)
     except ValidationError as exc:
@@ -117,6 +120,15 @@ def parse_envelope(text: str, participants: list[str]) -> tuple[Envelope | None,
     if envelope.handoff is not None and envelope.handoff.to not in participants:
         return None, f"wrong shape (handoff.to: {envelope.handoff.to!r} is not one of {', '.join(participants)})"
     return envelope, None
+
+
+def _once(pairs: list[tuple[str, Any]], twice: list[str]) -> dict[str, Any]:
+    """An object from its pairs, each key given more than once noted in `twice`."""
+    data = dict(pairs)
+    if len(data) < len(pairs):
+        seen: set[str] = set()
+        twice += [key for key, _ in pairs if key in seen or seen.add(key)]
+    return data
 
 
 def fallback(text: str) -> Envelope:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.protocol.sanitize import mend
 
 if TYPE_CHECKING:  # only annotations: the flags are added to the parser without loading the engine
     from promptdesk.core.engine.format import SceneReader
@@ -40,8 +41,8 @@ def scene_for(ns: argparse.Namespace, reader: SceneReader) -> Scene | Path:
     if goal is None and path is None:
         raise InvalidConfig("--batch needs a scene file or a scene's name (promptdesk --batch SCENE ...; "
                             "`promptdesk paths` lists the scenes) or --collaborate GOAL")
-    if goal is not None:
-        return reader.from_dict(_scene_data(ns, goal), "--collaborate")
+    if goal is not None:  # bytes that are not UTF-8 reach Python as lone surrogates, which no file can hold
+        return reader.from_dict(_scene_data(ns, mend(goal)), "--collaborate")
     if not (ns.max_rounds or ns.first or ns.cast or ns.participants):
         return path
     scene = reader.load(path)

@@ -85,14 +85,16 @@ def fenced(text: str) -> str | None:
 
 def yaml_block(text: str) -> tuple[dict[str, Any] | None, str | None]:
     """The mapping in the first fenced YAML block (or the whole text); else None and the problem.
-    A reasoning model's `<think>` preamble is never read (`without_reasoning`)."""
+    A reasoning model's `<think>` preamble is never read (`without_reasoning`). Every value is the text
+    written (`position: yes` is `yes`, not `True`; `position: 007` keeps its zeros), and a key given twice
+    in one mapping is a problem (YAML would keep the last silently), as in every YAML file read."""
     text = without_reasoning(text or "")
     block = fenced(text)
     body = block if block is not None else text
     if not body.strip():
         return None, "empty answer"
     try:
-        data = load_yaml(body)
+        data = load_yaml(body, unique_keys=True, as_written=True)
     except Unbounded as exc:
         return None, f"unusable YAML ({exc})"
     except yaml.YAMLError as exc:
@@ -211,7 +213,8 @@ def parse_answer(text: str) -> tuple[Answer, str | None]:
     if data is None or not _text(data.get("position")):
         return salvage_answer(text), problem or "no `position` in the participant's YAML"
     value = confidence(data.get("confidence"))
-    note = None if value is not None else f"confidence {data.get('confidence')!r} is not a number in 0-1"
+    given = data.get("confidence")
+    note = None if value is not None else f"confidence {given if given is None else repr(given)[1:-1][:40]} is not a number in 0-1"
     return Answer(_text(data["position"]), _text(data.get("rationale")), value), note
 
 

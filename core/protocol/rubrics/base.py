@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,6 +122,9 @@ class Rubric:
             reading.scores = dict.fromkeys(self.names)
             return reading
         for dimension in self.dimensions:
+            if twice := _given_twice(answer, dimension.name):
+                reading.scores[dimension.name], reading.problems[dimension.name] = None, twice
+                continue
             _read_dimension(dimension, answer.get(dimension.name), dimension.name in answer, reading)
         return reading
 
@@ -144,7 +148,7 @@ def read_answer(text: str) -> dict[str, Any]:
     if fenced is not None:
         body = fenced.strip()
     try:
-        answer = load_json(body)
+        answer = load_json(body, object_pairs_hook=_pairs)
     except ValueError as exc:
         answer = _embedded(body)
         if answer is None:
@@ -154,6 +158,30 @@ def read_answer(text: str) -> dict[str, Any]:
     return answer
 
 
+class _Object(dict):
+    """A JSON object as read, with the keys it gives more than once (`repeated`, key -> times)."""
+
+    repeated: dict[str, int] = {}
+
+
+def _pairs(items: list[tuple[str, Any]]) -> _Object:
+    read = _Object(items)
+    if len(read) < len(items):
+        read.repeated = {key: n for key, n in Counter(key for key, _ in items).items() if n > 1}
+    return read
+
+
+def _given_twice(answer: dict[str, Any], name: str) -> str | None:
+    """Why a dimension given more than once (or its score given more than once) cannot be read: JSON keeps
+    the last copy silently, and which score the evaluator meant cannot be told (`{"goal": {"score": 12},
+    "goal": {"score": 7}}` was read as 7)."""
+    times = getattr(answer, "repeated", {}).get(name)
+    if times:
+        return f"given {times} times, which score is meant cannot be told"
+    times = getattr(answer.get(name), "repeated", {}).get("score")
+    return f"its score is given {times} times, which is meant cannot be told" if times else None
+
+
 def _embedded(body: str) -> Any:
     """The one JSON object inside words around it: the only fenced block, else the span from the first `{`
     to the last `}` when it is one JSON object (two objects, or braces in the words, make it none); None
@@ -161,7 +189,7 @@ def _embedded(body: str) -> Any:
     blocks = fenced_blocks(body)
     span = blocks[0] if len(blocks) == 1 else (body[body.find("{"):body.rfind("}") + 1] if not blocks else "")
     try:
-        found = load_json(span.strip()) if span.strip() else None
+        found = load_json(span.strip(), object_pairs_hook=_pairs) if span.strip() else None
     except ValueError:
         return None
     return found if isinstance(found, dict) else None
