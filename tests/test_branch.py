@@ -369,6 +369,8 @@ def test_a_change_is_described_by_what_it_changes():
     assert describe_change({"provider": "anthropic"}) == "provider anthropic"
     assert describe_change({"note": "Hush", "to": "bob", "seed": 3}, {"bob": "Bob"}) == 'note to Bob: "Hush"; seed 3'
     assert describe_change({}) == "no change"
+    assert describe_change({"event": "x\u202eevil\u2066", "note": "a\u200fb"}) == 'world event "xevil"; note to everyone: "ab"', \
+        "a direction control left open would turn the rest of the take's notes.md line round"
 
 
 def test_a_change_holding_escapes_and_line_breaks_is_described_on_one_clean_line(runs, tmp_path, capsys):

@@ -38,6 +38,7 @@ from promptdesk.core.record.seams import SUPERSEDED
 from promptdesk.core.protocol.bounded import json_lines
 from promptdesk.core.protocol.lines import direction, folded
 from promptdesk.core.protocol.sanitize import mend, strip_controls
+from promptdesk.core.protocol.lookalikes import without_bidi
 
 BRANCH = "branch"
 """The type of the event that opens a take's own part of the record."""
@@ -323,8 +324,9 @@ def describe_change(change: dict[str, Any], names: dict[str, str] | None = None)
 
 
 def _shown(text: object) -> str:
-    """A change's text as a line shows it: one line, no escape sequence or control character."""
-    return folded(strip_controls(str(text)))
+    """A change's text as a line shows it: one line, no escape sequence, control character or direction
+    control (an override left open would turn the rest of the line round)."""
+    return folded(without_bidi(strip_controls(str(text))))
 
 
 def takes_of(run_dir: Path) -> list[tuple[Path, dict[str, Any]]]:
