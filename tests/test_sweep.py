@@ -578,9 +578,9 @@ def test_a_take_summary_says_unknown_for_calls_the_budget_cut_off(tmp_path, loop
                  "--out", str(tmp_path / "take")]) == 0
     costs = json.loads((tmp_path / "take" / "metadata.json").read_text())["costs"]
     n = costs["unknownUsageCalls"]
-    assert n == 2, costs
-    assert f"{costs['totalTokens']:,} tokens, ${costs['estimatedUSD']:.4f} + unknown ({n} calls sent no usage)" \
-        in capsys.readouterr().err
+    assert n == 2 and costs["cutOffInFlight"] == 2, costs
+    assert f"{costs['totalTokens']:,} tokens, ${costs['estimatedUSD']:.4f} + unknown ({n} calls cut off in flight)" \
+        in capsys.readouterr().err, "the budget's stop cut them: the server is not blamed for sending no usage"
 
 
 def test_a_results_file_with_a_line_twice_or_a_run_not_planned_counts_each_planned_run_once(tmp_path, capsys):
