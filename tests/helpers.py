@@ -140,3 +140,16 @@ INSTALL_BY_NAME = re.compile(r"(?:pipx install|uv tool install|pip install)[^\n`
                              r"(?:\[[\w,-]+\])?['\"]?(?![\w./-])")
 """An install line that fetches `promptdesk` by name from an index: on PyPI that name is another,
 unrelated project (a prompt-management SDK with no `promptdesk` command)."""
+
+
+def titled_cast(folder: Path, people: tuple[tuple[str, str], ...]) -> list[str]:
+    """Characters `p0`, `p1`... under `folder/characters`, each a profile titled `# Name - Title` with two
+    plain bullets (a cast whose roles are in the titles): their slugs."""
+    slugs = []
+    for i, (name, title) in enumerate(people):
+        slug = f"p{i}"
+        (folder / "characters" / slug).mkdir(parents=True, exist_ok=True)
+        (folder / "characters" / slug / "profile.md").write_text(
+            f"# {name} - {title}\n\n## Personality\n- Direct, and tired of waiting\n- Keeps notes on everything\n")
+        slugs.append(slug)
+    return slugs

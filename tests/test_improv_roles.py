@@ -20,7 +20,7 @@ from promptdesk.core.improv.temperament import read_temperament
 from promptdesk.core.improv.voice import self_trait
 from promptdesk.core.protocol.goal_acts import does_act, read_goal
 from drama import turns
-from helpers import run_session
+from helpers import run_session, titled_cast
 
 ROLE_SCENES = [
     # (role of the one who must act, their title, the other's title, goal, act)
@@ -71,13 +71,7 @@ def test_a_role_the_goal_gives_someone_is_no_topic():
 
 
 def write_cast(folder: Path, titles: tuple[str, str]) -> list[str]:
-    slugs = []
-    for slug, name, title in (("first", "Ilse Varga", titles[0]), ("second", "Kofi Mensah", titles[1])):
-        (folder / "characters" / slug).mkdir(parents=True, exist_ok=True)
-        (folder / "characters" / slug / "profile.md").write_text(
-            f"# {name} - {title}\n\n## Personality\n- Direct, and tired of waiting\n- Keeps notes on everything\n")
-        slugs.append(slug)
-    return slugs
+    return titled_cast(folder, (("Ilse Varga", titles[0]), ("Kofi Mensah", titles[1])))
 
 
 @pytest.mark.parametrize("role, title, other, goal, act", ROLE_SCENES)
@@ -94,7 +88,7 @@ def test_the_player_of_a_goals_role_does_its_act_and_no_one_talks_about_the_role
                                  "limits": {"max_beats": 14}})
         run = asyncio.run(run_session(tmp_path, scene, seed=seed, isolation="a", coordinator="C"))
         spoken = [t for t in turns(run.dir) if t.spoke]
-        done += any(t.actor == "first" and does_act(t.text, act) for t in spoken)
+        done += any(t.actor == "p0" and does_act(t.text, act) for t in spoken)
         head = role.split()[-1]
         assert not any(re.search(rf"\b(?:the|a) (?:\w+ )?{head}\b", t.text, re.I) for t in spoken), \
             [t.text for t in spoken if head in t.text.lower()]

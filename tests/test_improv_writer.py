@@ -166,12 +166,11 @@ def test_a_crew_of_up_to_eight_agreeing_to_a_goal_deed_in_one_blind_beat_says_as
 
 
 import asyncio  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 from promptdesk.core.casting.scene_file import scene_from_dict  # noqa: E402
 from promptdesk.core.protocol.goal_acts import does_act  # noqa: E402
 from drama import turns  # noqa: E402
-from helpers import run_session  # noqa: E402
+from helpers import run_session, titled_cast  # noqa: E402
 
 APOLOGIES = [("Ilse Varga", "Tenant", "Kofi Mensah", "Homeowner", "Ilse apologises for the late-night noise, and Kofi accepts.",
               "noise"),
@@ -180,15 +179,7 @@ APOLOGIES = [("Ilse Varga", "Tenant", "Kofi Mensah", "Homeowner", "Ilse apologis
               "bumper")]
 
 
-def _cast(folder: Path, people: tuple[tuple[str, str], ...]) -> list[str]:
-    slugs = []
-    for i, (name, title) in enumerate(people):
-        slug = f"p{i}"
-        (folder / "characters" / slug).mkdir(parents=True, exist_ok=True)
-        (folder / "characters" / slug / "profile.md").write_text(
-            f"# {name} - {title}\n\n## Personality\n- Direct, and tired of waiting\n- Keeps notes on everything\n")
-        slugs.append(slug)
-    return slugs
+_cast = titled_cast
 
 
 @pytest.mark.parametrize("name, title, other, other_title, goal, thing", APOLOGIES)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import codecs
 import json
+from pathlib import Path
 import quopri
 import re
 
@@ -141,17 +142,22 @@ def test_the_audit_reports_a_suggested_event_forced_through_with_the_coordinator
         [(line, "coordinator", "coordinator_notes")]
 
 
-def test_the_audit_reports_a_planted_suggestion_in_a_clean_record(tmp_path, loopback, capsys):
+def planted(tmp_path, loopback, **fields) -> tuple[Path, int]:
+    """A clean run whose first suggested world event is then rewritten in `events.jsonl` with `fields`
+    (a record forged after the run): the run folder and the event's index."""
     loopback.default = copying_judge("The radiator clanks twice.")
     out = tmp_path / "run"
     assert batch(scene_file(tmp_path, loopback), out, "B") == 0
     log = out / "events.jsonl"
     lines = log.read_text().splitlines()
     at = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "event")
-    planted = json.loads(lines[at])
-    planted["text"] = f"A note is pinned to the wall: {PERSPECTIVE}"
-    lines[at] = json.dumps(planted)
+    lines[at] = json.dumps({**json.loads(lines[at]), **fields})
     log.write_text("\n".join(lines) + "\n")
+    return out, at
+
+
+def test_the_audit_reports_a_planted_suggestion_in_a_clean_record(tmp_path, loopback, capsys):
+    out, at = planted(tmp_path, loopback, text=f"A note is pinned to the wall: {PERSPECTIVE}")
     report = audit_run(out)
     leak = next(leak for leak in report.leaks if leak.source == "events.jsonl")
     assert (leak.line, leak.owner, leak.kind, leak.purpose) == (at + 1, "alice", "perspective", "suggested world event")
@@ -161,16 +167,7 @@ def test_the_audit_reports_a_planted_suggestion_in_a_clean_record(tmp_path, loop
 def test_a_planted_suggestion_whose_mark_is_garbled_is_still_checked(tmp_path, loopback, mark):
     """Fail closed: a world event that says it was suggested, in any shape (a forged or garbled record),
     is checked as the coordinator's text, never read as a public one that excuses the words it holds."""
-    loopback.default = copying_judge("The radiator clanks twice.")
-    out = tmp_path / "run"
-    assert batch(scene_file(tmp_path, loopback), out, "B") == 0
-    log = out / "events.jsonl"
-    lines = log.read_text().splitlines()
-    at = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "event")
-    planted = json.loads(lines[at])
-    planted.update(text=f"A note is pinned to the wall: {PERSPECTIVE}", suggested_by=mark)
-    lines[at] = json.dumps(planted)
-    log.write_text("\n".join(lines) + "\n")
+    out, _ = planted(tmp_path, loopback, text=f"A note is pinned to the wall: {PERSPECTIVE}", suggested_by=mark)
     report = audit_run(out)
     assert any(leak.source == "events.jsonl" and leak.owner == "alice" for leak in report.leaks), report.leaks
 

@@ -514,12 +514,9 @@ async def test_a_rate_limited_provider_sends_ahead_when_its_provider_does(loopba
     await limited.drop_early()
     await limited.aclose()
 
-
-def test_calls_the_budget_cut_off_in_flight_are_recorded_and_stay_unknown_after_the_resume(tmp_path, loopback, capsys):
-    """The budget stops a parallel beat while two actors' replies are still streaming: their requests
-    reached the server, which may bill what it generated, so each is recorded with unknown usage before
-    the run closes (not dropped after its record was finished, which counted them as $0), and the
-    resumed run's metadata, result line and `compare` keep saying unknown."""
+def stalling_cast(tmp_path, loopback) -> tuple[Path, dict[str, bool]]:
+    """A scene of three on the loopback server at $0.60 a call, whose Bob and Charlie stall mid-reply
+    while the switch is on (a budget's stop then cuts them off in flight): the scene file and the switch."""
     from test_scene_faults import scripted
     stalling = {"on": True}
 
@@ -529,7 +526,16 @@ def test_calls_the_budget_cut_off_in_flight_are_recorded_and_stay_unknown_after_
             reply.stall_after_deltas, reply.hold_s = 1, 5.0
         return reply
     loopback.default = scripted(answer)
-    scene = scene_file(tmp_path, cast=remote_cast(loopback, "alice", "bob", "charlie"))
+    return scene_file(tmp_path, cast=remote_cast(loopback, "alice", "bob", "charlie")), stalling
+
+
+
+def test_calls_the_budget_cut_off_in_flight_are_recorded_and_stay_unknown_after_the_resume(tmp_path, loopback, capsys):
+    """The budget stops a parallel beat while two actors' replies are still streaming: their requests
+    reached the server, which may bill what it generated, so each is recorded with unknown usage before
+    the run closes (not dropped after its record was finished, which counted them as $0), and the
+    resumed run's metadata, result line and `compare` keep saying unknown."""
+    scene, stalling = stalling_cast(tmp_path, loopback)
     out = tmp_path / "sweep"
     base = ["sweep", str(scene), "--isolation", "b", "--coordinator", "C", "--seeds", "1", "--concurrency", "1",
             "--characters-dir", str(CHARACTERS), "--out", str(out), "--max-beats", "3"]
@@ -557,16 +563,7 @@ def test_a_take_summary_says_unknown_for_calls_the_budget_cut_off(tmp_path, loop
     """After the budget's stop cut two calls off in flight, `promptdesk branch` closes with the take's
     figures as its metadata has them, the unknown part said in words: never a bare dollar figure that
     passes those calls for $0."""
-    from test_scene_faults import scripted
-    stalling = {"on": True}
-
-    def answer(who, recorded):
-        reply = Reply(text=turn('[TO: Bob] "Go on."', "Listen."), usage={"input_tokens": 200_000}, deltas=4)
-        if who != "alice" and stalling["on"]:
-            reply.stall_after_deltas, reply.hold_s = 1, 5.0
-        return reply
-    loopback.default = scripted(answer)
-    scene = scene_file(tmp_path, cast=remote_cast(loopback, "alice", "bob", "charlie"))
+    scene, stalling = stalling_cast(tmp_path, loopback)
     out = tmp_path / "sweep"
     args = ["sweep", str(scene), "--isolation", "b", "--coordinator", "C", "--seeds", "1", "--concurrency", "1",
             "--characters-dir", str(CHARACTERS), "--out", str(out), "--max-beats", "3", "--budget-usd"]

@@ -19,6 +19,7 @@ caller names the file and turns it into its own refusal. Pure functions over tex
 from __future__ import annotations
 
 import json
+from collections import Counter
 import os
 import stat
 from collections.abc import Iterator
@@ -291,3 +292,19 @@ def count_lines(handle: BinaryIO) -> int:
     while chunk := handle.read(1 << 20):
         count, last = count + chunk.count(b"\n"), chunk[-1:]
     return count + (last != b"\n")
+
+
+class NotedObject(dict):
+    """A JSON object as read, with the keys it gives more than once (`repeated`, key -> times): JSON
+    readers keep the last silently, and which one was meant cannot be told."""
+
+    repeated: dict[str, int] = {}
+
+
+def noting_repeats(items: list[tuple[str, Any]]) -> NotedObject:
+    """`load_json`'s `object_pairs_hook` for a reader that refuses a key given twice: the object, with
+    its `repeated` keys noted."""
+    read = NotedObject(items)
+    if len(read) < len(items):
+        read.repeated = {key: n for key, n in Counter(key for key, _ in items).items() if n > 1}
+    return read

@@ -33,7 +33,7 @@ from typing import Any
 from promptdesk.core.casting.scene_file import TEXT_MAX
 from promptdesk.core.characters.importers.model import MAX_FIELD_CHARS, ImportProblem
 from promptdesk.core.characters.importers.read import read_bytes
-from promptdesk.core.protocol.bounded import Unbounded, load_json
+from promptdesk.core.protocol.bounded import Unbounded, load_json, noting_repeats
 from promptdesk.core.protocol.lines import inert
 from promptdesk.core.protocol.sanitize import mend, strip_controls
 
@@ -184,25 +184,12 @@ EXPECTED = ("a Sotopia export is one JSON object whose keys are `:sotopia.databa
 """What a file must be, said whenever one is not an export."""
 
 
-class _Object(dict):
-    """A JSON object as read, with the keys it gives more than once (`repeated`, key -> times): JSON
-    readers keep the last silently, and which one was meant cannot be told."""
-
-    repeated: dict[str, int] = {}
-
-
-def _pairs(items: list[tuple[str, Any]]) -> _Object:
-    read = _Object(items)
-    if len(read) < len(items):
-        read.repeated = {key: n for key, n in Counter(key for key, _ in items).items() if n > 1}
-    return read
-
 
 def _load(path: Path) -> dict[str, Any]:
     """The export's top-level object, read within bounds."""
     raw = read_bytes(path, EXPORT_MAX_BYTES, NotAnExport)
     try:
-        data = load_json(raw.decode("utf-8-sig"), object_pairs_hook=_pairs)
+        data = load_json(raw.decode("utf-8-sig"), object_pairs_hook=noting_repeats)
     except Unbounded as exc:
         raise NotAnExport(f"{path}: {exc}") from None
     except UnicodeDecodeError:

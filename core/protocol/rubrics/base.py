@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from promptdesk.core.protocol.bounded import load_json
+from promptdesk.core.protocol.bounded import load_json, noting_repeats
 from promptdesk.core.protocol.fences import fenced_blocks, whole_fence
 from promptdesk.core.protocol.reasoning import without_reasoning
 
@@ -148,7 +147,7 @@ def read_answer(text: str) -> dict[str, Any]:
     if fenced is not None:
         body = fenced.strip()
     try:
-        answer = load_json(body, object_pairs_hook=_pairs)
+        answer = load_json(body, object_pairs_hook=noting_repeats)
     except ValueError as exc:
         answer = _embedded(body)
         if answer is None:
@@ -157,18 +156,6 @@ def read_answer(text: str) -> dict[str, Any]:
         raise ValueError(f"the answer is a JSON {type(answer).__name__}, not an object")
     return answer
 
-
-class _Object(dict):
-    """A JSON object as read, with the keys it gives more than once (`repeated`, key -> times)."""
-
-    repeated: dict[str, int] = {}
-
-
-def _pairs(items: list[tuple[str, Any]]) -> _Object:
-    read = _Object(items)
-    if len(read) < len(items):
-        read.repeated = {key: n for key, n in Counter(key for key, _ in items).items() if n > 1}
-    return read
 
 
 def _given_twice(answer: dict[str, Any], name: str) -> str | None:
@@ -189,7 +176,7 @@ def _embedded(body: str) -> Any:
     blocks = fenced_blocks(body)
     span = blocks[0] if len(blocks) == 1 else (body[body.find("{"):body.rfind("}") + 1] if not blocks else "")
     try:
-        found = load_json(span.strip(), object_pairs_hook=_pairs) if span.strip() else None
+        found = load_json(span.strip(), object_pairs_hook=noting_repeats) if span.strip() else None
     except ValueError:
         return None
     return found if isinstance(found, dict) else None
