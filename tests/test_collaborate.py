@@ -174,6 +174,7 @@ class TestAcceptanceOnLoopback:
         assert "*[ROUTER: Collaboration canceled by user.]*" in (run.dir / "transcript.md").read_text()
         meta = json.loads((run.dir / "metadata.json").read_text())
         assert meta["rounds"] == 1, "the round the stop cut short was never played (the summary says 1 round)"
+        assert meta["totalBeats"] == 1, "begun, not played: the beats count it no more than the rounds do"
 
     async def test_events_carry_the_session_round_cap_and_call_ids(self, tmp_path, loopback):
         script(loopback, claude=[envelope("Draft.", "gpt")], gpt=[envelope("Done.", final=True)])

@@ -15,6 +15,7 @@ from promptdesk.core.record.events import COORDINATOR, BaseEvent, CallEvent, Clo
 from promptdesk.core.protocol.lines import folded, indented, speech_line, world_event_line
 from promptdesk.core.record.lines import PLAIN, FormatLines
 from promptdesk.core.providers.pricing import cache_saving
+from promptdesk.core.record.played import beats, beats_played, close_event  # noqa: F401 - outputs' own names too
 from promptdesk.core.record.takes import branch_fields, played_arrivals
 
 
@@ -56,11 +57,6 @@ def well_formed(info: dict[str, Any]) -> dict[str, Any]:
 def cast_names(events: list[BaseEvent]) -> dict[str, str]:
     """Slug to display name, as recorded at start (falls back to the slug)."""
     return dict(start_info(events).get("cast", {}))
-
-
-def close_event(events: list[BaseEvent]) -> CloseEvent | None:
-    """The scene's close, if it was reached."""
-    return next((e for e in reversed(events) if isinstance(e, CloseEvent)), None)
 
 
 NOT_COMPLETED = ("stop", "error", "provider-error", "record-error", "budget")
@@ -204,19 +200,6 @@ def unknown_spend(spend: dict[str, Any]) -> str:
     n = spend.get("unknownUsageCalls") or 0
     parts = ((n - min(n, spend.get("cutOffInFlight") or 0), "sent no usage"), (min(n, spend.get("cutOffInFlight") or 0), "cut off in flight"))
     return " + unknown (" + ", ".join(f"{k} call{'s' if k != 1 else ''} {what}" for k, what in parts if k) + ")" if n else ""
-
-
-def beats(events: list[BaseEvent]) -> int:
-    """Beats numbered in the record (the highest number, plus one for beat 0): a per-beat table's length."""
-    numbers = [e.beat for e in events if e.beat is not None]
-    return (max(numbers) + 1) if numbers else 0
-
-
-def beats_played(events: list[BaseEvent]) -> int:
-    """Beats played before the close (a stop between beats closes with the next number), less a setup beat 0; none when stopped in setup."""
-    played = events[:events.index(close)] if (close := close_event(events)) is not None else events
-    calls, setup = {e.beat for e in played if e.type == "call"}, ("start", "spawn", "brief", "event", "note", "pause", "resume", "stop")
-    return beats(played) - bool(calls and 0 not in calls) if calls or any(e.type not in setup for e in played) else 0
 
 
 SILENCED = "silenced"

@@ -1,0 +1,41 @@
+"""How much of a run was played: its close, its beats, and the beats played before the close.
+
+A beat (a collaboration's or a roundtable's round) is played once something happened in it beyond
+the engine's bookkeeping: a speech, a thought, an answer, a world event or a note delivered, a failed
+turn's line. A beat the close cut before any of that (a stop while its calls were in flight, whose
+calls are recorded cut off) was begun, not played, and is not counted.
+"""
+
+from __future__ import annotations
+
+from promptdesk.core.record.events import BaseEvent, CloseEvent
+
+SETUP = frozenset({"start", "spawn", "brief", "event", "note", "pause", "resume", "stop"})
+"""What a run that never began its first beat may hold (a stop in setup plays no beat)."""
+BOOKKEEPING = frozenset({"beat", "round", "route", "call", "agent_call", "delta", "stop", "pause", "resume"})
+"""The engine's own marks: a beat holding nothing else was begun, not played."""
+
+
+def close_event(events: list[BaseEvent]) -> CloseEvent | None:
+    """The scene's close, if it was reached."""
+    return next((e for e in reversed(events) if isinstance(e, CloseEvent)), None)
+
+
+def beats(events: list[BaseEvent]) -> int:
+    """Beats numbered in the record (the highest number, plus one for beat 0): a per-beat table's length."""
+    numbers = [e.beat for e in events if e.beat is not None]
+    return (max(numbers) + 1) if numbers else 0
+
+
+def beats_played(events: list[BaseEvent]) -> int:
+    """Beats played before the close (a stop between beats closes with the next number), less a setup
+    beat 0, and less a last beat the close cut before anything in it was played; none when stopped in setup."""
+    played = events[:events.index(close)] if (close := close_event(events)) is not None else events
+    calls = {e.beat for e in played if e.type == "call"}
+    if not calls and all(e.type in SETUP for e in played):
+        return 0
+    count = beats(played) - bool(calls and 0 not in calls)
+    last = max((e.beat for e in played if e.beat is not None), default=0)
+    if close is not None and last > 0 and all(e.type in BOOKKEEPING for e in played if e.beat == last):
+        count -= 1
+    return max(count, 0)
