@@ -97,6 +97,9 @@ async def test_a_call_cut_off_by_a_stop_was_billed_an_unknown_amount(tmp_path, l
     cut = [c for c in calls(run.dir) if not c["ok"]]
     assert cut and all(c["usage"] == "unknown" and c["cost_usd"] is None for c in cut)
     assert json.loads((run.dir / "metadata.json").read_text())["costs"]["unknownUsageCalls"] == len(cut)
+    said = next(line for line in (run.dir / "transcript.md").read_text().splitlines()
+                if line.startswith("- Calls cut off in flight"))  # whose replies the stop cut, in the post-scene notes
+    assert said.count("(beat ") == len({(c["target"], c["beat"]) for c in cut}), said
 
 
 async def test_a_stream_the_server_cut_before_its_usage_was_billed_an_unknown_amount(loopback):

@@ -329,10 +329,18 @@ def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PL
             f"- Moderator notes (hidden from the transcripts): coordinator notes sent: {notes['coordinator']}, "
             f"director's notes: {notes['director']}",
             *([f"- Judge fallback: {fallback_notice(fallbacks)}"] if (fallbacks := judge_fallbacks(events)) else []),
+            *([f"- Calls cut off in flight (their replies are not kept): {cut_off}"] if (cut_off := cut_off_calls(events, names)) else []),
             f"- Silent responses: {sum(isinstance(e, SpeakEvent) and e.action == 'silent' for e in events)}",
             f"- Tokens: {spend['totalTokens']:,}{unknown_spend(spend)}; estimated cost ${spend['estimatedUSD']:.4f} USD"
             f"{unknown_spend(spend)}", ""]
     return "\n".join(out)
+
+
+def cut_off_calls(events: list[BaseEvent], names: dict[str, str]) -> str:
+    """Whose calls a stop or a time limit cut off in flight, by beat (`Bob (beat 3), Charlie (beat 3)`):
+    they were sent and may be billed, and what they had streamed is not part of the record."""
+    cut = [e for e in events if isinstance(e, CallEvent) and e.unknown and not e.ok]
+    return ", ".join(dict.fromkeys(f"{folded(names.get(e.target, e.target or '?'))} (beat {e.beat})" for e in cut))
 
 
 CUT_OFF = "never closed: the record was cut off before the scene's close"
