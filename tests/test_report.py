@@ -163,11 +163,15 @@ def test_a_sweep_report_says_what_was_run_in_a_real_browser(tmp_path):
     for words in ("What was run", "Tea at Four ( tea.yaml ), format scene", "Alice anthropic, model claude-sonnet-4-6",
                   "Bob openai, model gpt-4o", "Seeds 1-4", f"Promptdesk {version()}", "Isolation a sub-agent per actor",
                   "Isolation b separate API conversation per actor", "Coordinator C pure code",
-                  "a-B is isolation a with coordinator B", "Judge none: coordinator C decides by rules in code",
+                  "Judge none: coordinator C decides by rules in code",
                   "Run with promptdesk sweep tea.yaml --isolation a,b --coordinator C --seeds 1-4",
                   "This report promptdesk report", "How to cite these numbers"):
         assert words in seen, words
     assert "not a model" not in seen                      # no offline run here: nothing to disclaim
+    # the labels' example is a condition the report's tables show (no coordinator B in this sweep)
+    example = re.search(r"Condition labels isolation-coordinator: (\S+) is isolation (\S+) with coordinator (\S+)", seen)
+    assert example and example[1] == f"{example[2]}-{example[3]}" and example[1] in {"a-C", "b-C"}, seen
+    assert "a-B" not in seen
 
 
 def test_an_offline_report_says_the_improviser_is_no_model_and_how_its_judge_decides(tmp_path, monkeypatch):
