@@ -349,3 +349,17 @@ def test_a_sweep_of_a_shipped_example_is_run_with_its_name_never_this_machines_i
     assert ran.startswith("promptdesk sweep the-apology --isolation a,b") and str(resources.scenes_dir()) not in ran
     assert sweep_command(SimpleNamespace(**{**vars(plan), "scene": Path("mine/tea.yaml")})).startswith(
         "promptdesk sweep mine/tea.yaml ")
+
+
+def test_a_report_of_two_sweeps_or_a_missing_folder_is_refused_with_its_reason(tmp_path, capsys):
+    """`report SWEEP SWEEP --html F` (issue 34's several sweeps, which `compare` accepts) read the sweeps as
+    takes and ended in a FileNotFoundError traceback on `SWEEP/events.jsonl`."""
+    from test_compare_design import write_sweep
+    first = write_sweep(tmp_path / "one", {"a-C": [4, 5], "b-C": [5, 6]})
+    second = write_sweep(tmp_path / "two", {"a-C": [4, 5], "b-C": [5, 6]})
+    assert main(["report", str(first), str(second), "--html", str(tmp_path / "two.html")]) == 2
+    err = capsys.readouterr().err
+    assert f"{first} is a sweep folder" in err and "compare SWEEP SWEEP" in err
+    assert main(["report", str(first / "a-C-seed1"), str(tmp_path / "nowhere"), "--html", str(tmp_path / "x.html")]) == 2
+    assert "nowhere is not a run folder (no events.jsonl)" in capsys.readouterr().err
+    assert not (tmp_path / "two.html").exists() and not (tmp_path / "x.html").exists()
