@@ -263,7 +263,7 @@ def test_compare_json_and_csv_give_every_difference(tmp_path, capsys):
     assert len(rows) == 3 * 16
     turns = next(r for r in rows if (r["metric"], r["a"], r["b"]) == ("turns", "a-C", "b-C"))
     assert (turns["diff"], float(turns["p_value"]), turns["significant"], turns["pairs"]) == \
-        ("4.4", 0.0625, "False", "5")
+        ("4.4", 0.0625, "no", "5")     # yes/no, as the tables say it (issue 34)
     assert next(r for r in rows if r["metric"] == "success")["p_value"] == ""
 
 
@@ -283,7 +283,7 @@ def test_compare_run_folders_one_column_each_as_csv_and_json(tmp_path, capsys):
     assert main(["compare", str(first), str(second), "--csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [(r["run"], r["condition"], r["turns"], r["goal_achieved"], r["success"]) for r in rows] == \
-        [("r1", "a-A", "2", "False", ""), ("r2", "b-B", "5", "True", "")]
+        [("r1", "a-A", "2", "no", ""), ("r2", "b-B", "5", "yes", "")]   # yes/no, never True/False (issue 34)
     assert main(["compare", str(first), str(second), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["by"] == "run" and data["columns"] == ["r1", "r2"]
@@ -291,7 +291,10 @@ def test_compare_run_folders_one_column_each_as_csv_and_json(tmp_path, capsys):
     turns = next(d for d in data["differences"] if d["metric"] == "turns")
     assert (turns["diff"], turns["ci_low"], turns["p_value"], turns["p_adjusted"]) == (3.0, None, None, None)
     assert main(["compare", str(first), str(second)]) == 0
-    assert "no seed-to-seed spread to test a difference against" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "no seed-to-seed spread to test a difference against" in out
+    # a run's goal verdict reads as `metrics` prints it: yes or no, never 1 or 0 (issue 34)
+    assert next(line for line in out.splitlines() if line.startswith("goal_achieved")).split() == ["goal_achieved", "no", "yes"]
 
 
 def test_two_runs_whose_folders_share_a_name_get_a_column_each(tmp_path, capsys):

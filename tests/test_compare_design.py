@@ -108,6 +108,8 @@ def test_too_few_pairs_never_give_a_p_value(tmp_path, capsys):
     assert main(["compare", str(sweep), "--metrics", "turns"]) == 0
     prose = " ".join(capsys.readouterr().out.split())
     assert "No test (too few pairs: fewer than 2 seeds known on both sides), so no p-value: turns" in prose
+    # the row shows n = 1: the notes name the seeds it could not use, as they do for a tested row
+    assert "Seeds dropped from pairs (no run, or an unknown value, on one side): a-C vs b-C: 2-3 (every metric)." in prose
     # Nothing was tested: no adjustment "across the 0 tests", no power note at "0.05 / 1".
     assert ("No row could reject (each untested, or with every difference 0), so nothing was adjusted and no "
             "difference is significant." in prose)

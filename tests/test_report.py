@@ -163,11 +163,15 @@ def test_a_sweep_report_says_what_was_run_in_a_real_browser(tmp_path):
     for words in ("What was run", "Tea at Four ( tea.yaml ), format scene", "Alice anthropic, model claude-sonnet-4-6",
                   "Bob openai, model gpt-4o", "Seeds 1-4", f"Promptdesk {version()}", "Isolation a sub-agent per actor",
                   "Isolation b separate API conversation per actor", "Coordinator C pure code",
-                  "a-B is isolation a with coordinator B", "Judge none: coordinator C decides by rules in code",
+                  "Judge none: coordinator C decides by rules in code",
                   "Run with promptdesk sweep tea.yaml --isolation a,b --coordinator C --seeds 1-4",
                   "This report promptdesk report", "How to cite these numbers"):
         assert words in seen, words
     assert "not a model" not in seen                      # no offline run here: nothing to disclaim
+    # the labels' example is a condition the report's tables show (no coordinator B in this sweep)
+    example = re.search(r"Condition labels isolation-coordinator: (\S+) is isolation (\S+) with coordinator (\S+)", seen)
+    assert example and example[1] == f"{example[2]}-{example[3]}" and example[1] in {"a-C", "b-C"}, seen
+    assert "a-B" not in seen
 
 
 def test_an_offline_report_says_the_improviser_is_no_model_and_how_its_judge_decides(tmp_path, monkeypatch):
@@ -345,3 +349,17 @@ def test_a_sweep_of_a_shipped_example_is_run_with_its_name_never_this_machines_i
     assert ran.startswith("promptdesk sweep the-apology --isolation a,b") and str(resources.scenes_dir()) not in ran
     assert sweep_command(SimpleNamespace(**{**vars(plan), "scene": Path("mine/tea.yaml")})).startswith(
         "promptdesk sweep mine/tea.yaml ")
+
+
+def test_a_report_of_two_sweeps_or_a_missing_folder_is_refused_with_its_reason(tmp_path, capsys):
+    """`report SWEEP SWEEP --html F` (issue 34's several sweeps, which `compare` accepts) read the sweeps as
+    takes and ended in a FileNotFoundError traceback on `SWEEP/events.jsonl`."""
+    from test_compare_design import write_sweep
+    first = write_sweep(tmp_path / "one", {"a-C": [4, 5], "b-C": [5, 6]})
+    second = write_sweep(tmp_path / "two", {"a-C": [4, 5], "b-C": [5, 6]})
+    assert main(["report", str(first), str(second), "--html", str(tmp_path / "two.html")]) == 2
+    err = capsys.readouterr().err
+    assert f"{first} is a sweep folder" in err and "compare SWEEP SWEEP" in err
+    assert main(["report", str(first / "a-C-seed1"), str(tmp_path / "nowhere"), "--html", str(tmp_path / "x.html")]) == 2
+    assert "nowhere is not a run folder (no events.jsonl)" in capsys.readouterr().err
+    assert not (tmp_path / "two.html").exists() and not (tmp_path / "x.html").exists()

@@ -103,7 +103,7 @@ def test_a_run_whose_every_call_failed_is_no_success_in_every_view(tmp_path, cap
     assert data["metrics"]["success"]["b-C"] == {"mean": 0.0, "sd": 0.0, "n": 2, "unknown": 0}
     assert [r["success"] for r in data["runs"]] == [False, False]
     assert main(["compare", str(sweep), "--csv"]) == 0
-    assert [r["success"] for r in csv.DictReader(io.StringIO(capsys.readouterr().out))] == ["False", "False"]
+    assert [r["success"] for r in csv.DictReader(io.StringIO(capsys.readouterr().out))] == ["no", "no"]
 
     assert main(["report", str(sweep), "--html", str(tmp_path / "sweep.html")]) == 0
     runs = [r for r in table_rows(tmp_path / "sweep.html") if r and r[0].startswith("b-C-seed")]

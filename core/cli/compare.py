@@ -12,6 +12,7 @@ from pathlib import Path
 
 from promptdesk.core.experiments.compare import (METRICS, Comparison, check_sweeps, compare, folders_of, left_out, measure,
                                                  parse_metrics)
+from promptdesk.core.experiments.column_stat import YES_NO
 from promptdesk.core.experiments.compare_text import (difference_cells, difference_header, factorial_header,
                                                       factorial_rows, notes, shown_differences)
 from promptdesk.core.experiments.evaluation_compare import evaluation_metrics, means_json, means_text_rows, measured, unit_for
@@ -89,27 +90,33 @@ def main(argv: list[str], console: Console | None = None) -> int:
 
 
 def write_csv(comparison: Comparison, stream) -> None:
-    """One row per run with every metric (booleans as True/False, which pandas reads as booleans; unknown
-    as empty), an evaluation's dimensions (the mean of the run's actors) after them."""
+    """One row per run with every metric (true/false as yes/no, as `metrics` and the tables say it:
+    pandas reads them with `true_values=["yes"], false_values=["no"]`; unknown as empty), an evaluation's
+    dimensions (the mean of the run's actors) after them."""
     keys = [k for k in CSV_KEYS if k not in METRICS or k in comparison.metrics]
     scored = [m for m in comparison.metrics if m not in METRICS]
     writer = csv.DictWriter(stream, fieldnames=[*keys, "condition", *scored], lineterminator="\n")
     writer.writeheader()
     for run in comparison.runs:
         row = run.to_dict()
-        writer.writerow({**{k: "" if row[k] is None else row[k] for k in keys}, "condition": run.condition(),
-                         **{m: "" if (v := measured(run, m)) is None else v for m in scored}})
+        writer.writerow({**{k: cell(row[k]) for k in keys}, "condition": run.condition(),
+                         **{m: cell(measured(run, m)) for m in scored}})
 
 
 def write_differences_csv(comparison: Comparison, stream) -> None:
     """One row per metric and pair of columns, every field of `Difference` (unknown as empty; the units
-    dropped from the pairs separated by spaces, a benchmark's as `scene:seed`)."""
+    dropped from the pairs separated by spaces, a benchmark's as `scene:seed`; true/false as yes/no)."""
     writer = csv.DictWriter(stream, fieldnames=list(DIFFERENCE_KEYS), lineterminator="\n")
     writer.writeheader()
     for d in comparison.differences:
         row = d.to_dict()
         row["dropped"] = " ".join(f"{u[0]}:{u[1]}" if isinstance(u, (tuple, list)) else str(u) for u in d.dropped)
-        writer.writerow({k: "" if v is None else v for k, v in row.items()})
+        writer.writerow({k: cell(v) for k, v in row.items()})
+
+
+def cell(value):
+    """A CSV field: unknown as empty, true/false as yes/no (issue 34: yes/no instead of True everywhere)."""
+    return "" if value is None else ("yes" if value else "no") if isinstance(value, bool) else value
 
 
 def text(comparison: Comparison) -> str:
@@ -118,7 +125,7 @@ def text(comparison: Comparison) -> str:
     and the notes."""
     marked = {d.metric for d in comparison.significant}
     header = ["metric", *comparison.columns]
-    rows = [[f"{comparison.label(m)}{' *' if m in marked else ''}", *(s.text() for s in comparison.table[m].values())]
+    rows = [[f"{comparison.label(m)}{' *' if m in marked else ''}", *(s.text(m in YES_NO) for s in comparison.table[m].values())]
             for m in comparison.metrics]
     parts = [grid([header, *rows])]
     if comparison.takes is not None:

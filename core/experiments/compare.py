@@ -26,6 +26,7 @@ from statistics import mean, stdev
 from typing import Any
 
 from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.experiments.column_stat import YES_NO, Stat, number, stat  # noqa: F401 (re-exported)
 from promptdesk.core.experiments.metrics import NotARunFolder, RunMetrics, audit_verdict, metrics_of
 from promptdesk.core.experiments.stats.design import Sample, repeated, shares_units, unit_text
 from promptdesk.core.experiments.stats.factorial import Factorial, adjust_all, factorial, in_units, is_factorial
@@ -52,32 +53,6 @@ class Unit:
 
 BY_SEED = Unit("seed", lambda run: run.seed)
 BY_SCENE_AND_SEED = Unit("scene and seed", lambda run: (run.scene, run.seed), includes_scene=True)
-
-
-@dataclass
-class Stat:
-    """A metric over the runs of one column: mean and sd of the known values, n of them, how many unknown.
-    With no known value (n = 0) both mean and sd are None (unknown), never 0."""
-
-    mean: float | None
-    sd: float | None
-    n: int
-    unknown: int = 0
-
-    def text(self) -> str:
-        if self.mean is None:
-            return "unknown"
-        missing = f"{self.unknown} unknown" if self.unknown else ""
-        if self.n < 2:
-            return number(self.mean) + (f" ({missing})" if missing else "")
-        return f"{number(self.mean)} ± {number(self.sd)} (n={self.n}{', ' + missing if missing else ''})"
-
-
-def number(x: float) -> str:
-    """A number as a reader wants it: thousands with separators, small values to 3 significant digits."""
-    if abs(x) >= 1000:
-        return f"{x:,.0f}"
-    return f"{x:.3g}"
 
 
 @dataclass
@@ -159,14 +134,6 @@ def finite(number: float | None) -> float | None:
 def known(runs: list[RunMetrics], metric: str) -> list[float]:
     """The known values of a metric over runs."""
     return [v for v in (value(r, metric) for r in runs) if v is not None]
-
-
-def stat(values: list[float | None]) -> Stat:
-    present = [v for v in values if v is not None]
-    if not present:
-        return Stat(None, None, 0, len(values))
-    return Stat(round(mean(present), 6), round(stdev(present), 6) if len(present) > 1 else 0.0, len(present),
-                len(values) - len(present))
 
 
 def check_design(runs: list[RunMetrics], unit: Unit, options: Options) -> None:

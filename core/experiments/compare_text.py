@@ -182,7 +182,8 @@ def untested_notes(comparison: Comparison) -> list[str]:
         out.append(f"No test ({reason if what == reason else f'{reason}: {what}'}), so no p-value: {named}.")
     dropped: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for d in comparison.differences:
-        if d.dropped and not d.untested:
+        # a "too few pairs" row with one pair names the units it could not use too (with none, it could use no unit)
+        if d.dropped and (not d.untested or (d.untested == TOO_FEW_PAIRS and d.pairs)):
             dropped[(d.a, d.b, unit_text(d.dropped))].append(d.metric)
     if dropped:
         every = set(comparison.metrics)

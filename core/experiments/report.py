@@ -15,6 +15,7 @@ from promptdesk.core.record import outputs
 from promptdesk.core.experiments.compare import (METRICS, Comparison, benchmark_conditions, compare, is_sweep, left_out, number,
                                                  sweep_runs)
 from promptdesk.core.experiments.evaluation_compare import evaluation_metrics, measured, unit_for
+from promptdesk.core.experiments.column_stat import YES_NO
 from promptdesk.core.experiments.report_evaluation import run_section, sweep_section
 from promptdesk.core.experiments.compare_text import (cite, difference_cells, difference_header, factorial_header,
                                                       factorial_rows, notes, shown_differences)
@@ -276,7 +277,7 @@ def comparison_html(comparison: Comparison) -> str:
     table (each significant one highlighted and starred), the factorial table and the notes."""
     marked = {d.metric for d in comparison.significant}
     rows = [[esc(comparison.label(metric) + (" *" if metric in marked else "")),
-             *(esc(s.text()) for s in comparison.table[metric].values())]
+             *(esc(s.text(metric in YES_NO)) for s in comparison.table[metric].values())]
             for metric in comparison.metrics]
     classes = ["significant" if m in marked else "" for m in comparison.metrics]
     out = table(rows, ["metric", *(esc(c) for c in comparison.columns)], classes)

@@ -154,7 +154,10 @@ def facts_html(facts: Facts, *, ran: str | list[str] | None, made: str | None, e
         rows.append(("Condition labels", f"model, then isolation-coordinator: <code>{esc(facts.example_label)}</code> is "
                                          f"isolation {esc(i)} with coordinator {esc(c)}, every actor on {esc(model)}"))
     elif len(facts.isolations) * len(facts.coordinators) > 1:
-        rows.append(("Condition labels", "isolation-coordinator: <code>a-B</code> is isolation a with coordinator B"))
+        # an example the report's tables show (a sweep with coordinator C only has no a-B)
+        i, c = choices.split("-", 1) if "-" in choices else (min(facts.isolations), min(facts.coordinators))
+        rows.append(("Condition labels", f"isolation-coordinator: <code>{esc(i)}-{esc(c)}</code> is isolation {esc(i)} "
+                                         f"with coordinator {esc(c)}"))
     rows += provider_rows(facts.providers)
     if not any(role.startswith("judge") for role in facts.providers):
         rows.append(("Judge", "none: coordinator C decides by rules in code" if "C" in facts.coordinators else "not recorded"))

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from promptdesk.core.experiments.metrics import RunMetrics, recorded_success, run_metrics
+from promptdesk.core.experiments.metrics import NotARunFolder, RunMetrics, recorded_success, run_metrics
 from promptdesk.core.formats.registry import of_run
 from promptdesk.core.record import outputs
 from promptdesk.core.record.events import BaseEvent, SpeakEvent
@@ -64,6 +64,11 @@ def read_take(folder: Path, events: list[BaseEvent] | None = None) -> Take:
     """A run folder read as a take: its parent is the folder of the recorded name beside it when there is
     one (a family copied or moved together), else the recorded folder."""
     folder = Path(folder)
+    if events is None and not (folder / "events.jsonl").is_file():   # a sweep, or no run at all: said, no traceback
+        sweep = (folder / "sweep.yaml").is_file()
+        raise NotARunFolder(f"{folder} is {'a sweep folder' if sweep else 'not a run folder (no events.jsonl)'}: several "
+                            "folders are a run and its takes; a report takes one sweep (`promptdesk compare SWEEP SWEEP` "
+                            "puts sweeps side by side)")
     events = read_events(folder) if events is None else events
     event = branch_event(events)
     if event is None:

@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Input, Label, ProgressBar, Sparkline, Sta
 
 from promptdesk.core.record import outputs
 from promptdesk.core.experiments.compare import Comparison, compare, folders_of, number
+from promptdesk.core.experiments.column_stat import YES_NO
 from promptdesk.core.experiments.compare_text import difference_cells, difference_header, notes, shown_differences
 from promptdesk.core.errors import PromptdeskError
 from promptdesk.core.experiments.metrics import RunMetrics, recorded_success, run_metrics, spend_per_beat
@@ -133,7 +134,7 @@ class CompareScreen(Screen[None]):
         marked = {d.metric for d in self.comparison.significant}
         for metric in self.comparison.metrics:
             table.add_row(Text(metric + (" *" if metric in marked else ""), style="bold" if metric in marked else ""),
-                          *(Text(s.text()) for s in self.comparison.table[metric].values()))
+                          *(Text(s.text(metric in YES_NO)) for s in self.comparison.table[metric].values()))
         shown = shown_differences(self.comparison)
         if shown:
             differences = self.query_one("#differences", DataTable)
