@@ -15,7 +15,7 @@ from promptdesk.core.record.events import COORDINATOR, BaseEvent, CallEvent, Clo
 from promptdesk.core.protocol.lines import folded, indented, speech_line, world_event_line
 from promptdesk.core.record.lines import PLAIN, FormatLines
 from promptdesk.core.providers.pricing import cache_saving
-from promptdesk.core.record.played import beats, beats_played, close_event  # noqa: F401 - outputs' own names too
+from promptdesk.core.record.played import NOT_COMPLETED, beats, beats_played, close_event  # noqa: F401 - outputs' own names too
 from promptdesk.core.record.takes import branch_fields, played_arrivals
 
 
@@ -57,12 +57,6 @@ def well_formed(info: dict[str, Any]) -> dict[str, Any]:
 def cast_names(events: list[BaseEvent]) -> dict[str, str]:
     """Slug to display name, as recorded at start (falls back to the slug)."""
     return dict(start_info(events).get("cast", {}))
-
-
-NOT_COMPLETED = ("stop", "error", "provider-error", "record-error", "budget")
-"""Close reasons of a scene that did not complete on its own (`success` false): an operator's stop, a
-failed engine, failed model calls, a folder that could not be written, the budget. Every other close
-(natural, explicit, caps, stall, a collaboration's final, cap or no_handoff, a roundtable's end) is its own."""
 
 
 def succeeded(close: CloseEvent | None) -> bool:
