@@ -45,6 +45,10 @@ class Material:
     secrets: tuple[str, ...] = ()
     """What the perspective says the character has kept to themselves (`What I have never said is
     that I sold the boat` -> `I sold the boat`), in the first person."""
+    accounts: tuple[str, ...] = ()
+    """What the character can tell of their own story when a goal deed is telling it (`explains the
+    gap`): perspective sentences in the first person that state something (not whether to speak), where a
+    third person is someone of theirs named before (`I cared for my father until he died`)."""
     register: str = "meeting"
     """`meeting` when the goal asks someone to do something (apologise, agree...), `talk` when it asks
     for no outcome: the same moves, said as a visit rather than a meeting."""
@@ -70,7 +74,7 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
                     place=place_of(setting), owner=_owner(setting, (name, *others)),
                     facts=tuple(_sentences(mine_text)), background=tuple(_background(profile[:PROFILE_READ])),
                     tics=tuple(_tics(profile[:PROFILE_READ])), wants=tuple(_wants(mine_text)),
-                    secrets=tuple(_secrets(mine_text)),
+                    secrets=tuple(_secrets(mine_text)), accounts=tuple(_accounts(mine_text)),
                     register="meeting" if acts else "talk")
 
 
@@ -192,6 +196,23 @@ _SECRET = re.compile(r"\b(?:(?:not|never|n't) (?:yet )?(?:told|said|admitted|men
 _SECRET_CLAUSE = re.compile(r"\bis that (.+)$|^I (?:(?:have |had )?(?:not|never)|haven't|hadn't|did not|didn't) (?:yet )?"
                             r"(?:told|said to) (?:anyone|anybody|(?:the |my |our )?\w+)(?: yet)?,? (?:that |about )?(.+)$",
                             re.I)
+
+
+_ABOUT_SAYING = re.compile(r"\b(?:whether|not sure|wonder|want|wish|hope|afraid|say|saying|said|tell|telling|told|"
+                           r"ask|asking|will|would|if|might|should)\b", re.I)
+"""A perspective sentence about whether or how to speak (`I am not sure whether saying so will help`)."""
+
+
+def _accounts(text: str) -> list[str]:
+    """The perspective's first-person statements a character can tell (`Material.accounts`)."""
+    out = []
+    for sentence in split_sentences(text):
+        sentence = sentence.strip().rstrip(".!?")
+        third = re.search(r"\b(?:he|she|him|his|her|they|them)\b", sentence, re.I)
+        if 4 <= len(sentence.split()) <= 30 and re.match(r"^(I|My)\b", sentence) and '"' not in sentence \
+                and not _ABOUT_SAYING.search(sentence) and (not third or re.search(r"\bmy \w+", sentence[:third.start()])):
+            out.append(sentence + ".")
+    return out
 
 
 def _secrets(text: str) -> list[str]:

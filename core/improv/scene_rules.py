@@ -179,6 +179,12 @@ RULES: dict[str, tuple[str, ...]] = {
         "Here is where I stand, #to#: #goal_line#.",
         "#goal_line.cap#. That's my word on it.",
     ),
+    "goal_tell": (
+        "#to#, let me #goal_deed#. #said.cap#.",
+        "I'll #goal_deed#, #to#. #said.cap#.",
+        "Then I'll #goal_deed#, #to#: #said.low#.",
+        "You should hear it from me, so I'll #goal_deed#: #said.low#.",
+    ),
     "thank_goal": (
         "Thank you, #to#. I mean that.",
         "#to#, thank you. Truly.",

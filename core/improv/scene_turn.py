@@ -192,9 +192,20 @@ def _goal_act(brief: Briefing, rng: random.Random, m: Material, story: Story, cu
         cue.topic, cue.symbol = what, "thank_goal_for"  # `thanks him for telling her`: for telling me
     elif cue.move == "goal_say":
         extra["goal_line"] = [_to_you(story.goal_line, cue.to or (brief.others[0] if len(brief.others) == 1 else ""))]
+        if _TELLING.match(extra["goal_line"][0]) and m.accounts:  # `explains the gap`: the explanation itself
+            words = {w[:5] for w in re.findall(r"\w{4,}", extra["goal_line"][0].lower())}
+            told = max(m.accounts, key=lambda s: (len(words & {w[:5] for w in re.findall(r"\w{4,}", s.lower())}),
+                                                   -m.accounts.index(s)))
+            extra["goal_deed"], extra["said"], cue.symbol = [extra["goal_line"][0][2:]], [told], "goal_tell"
     elif cue.move == "agree_goal" and not extra.get("goal_obj"):
         cue.symbol = "agree_goal_do" if extra.get("goal_do") else "agree_goal_plain"
     return True
+
+
+_TELLING = re.compile(r"I (?:explain|tell|describe|share|reveal|disclose|justify|clarify|outline|recount|account for|"
+                      r"set out|lay out|talk about|open up about|come clean about)\b")
+"""A goal deed that is said (`Kwame explains the gap in his CV`): done by saying what it is about, from the
+character's perspective, not by naming the deed (`I explain the gap in my CV`)."""
 
 
 def admission(m: Material, story: Story) -> str:
