@@ -38,3 +38,23 @@ def test_a_goal_deed_of_telling_is_done_by_telling_what_the_perspective_holds(tm
     assert deeds, "the deed was never done"
     for text in deeds:
         assert own & set(re.findall(r"[a-z]+", text.lower())), text
+
+
+@pytest.mark.parametrize("profile, pronoun", [
+    ("# Jonas Berg - Ship's Cook\n\n## Personality\n- Cheerful, feeds people when he is frightened\n", "he"),
+    ("# Mira Osei - Navigator\n\n## Background\n- Trained in Alexandria; she is the only one who has done it\n", "she"),
+    ("---\nname: Ana Ruiz\ndescription: A locksmith. She/her pronouns.\n---\n# Ana Ruiz\n\n## Personality\n- Patient\n",
+     "she"),
+    ("# Tove Lund - Clerk\n\n## Background\n- Worked for Tom until he retired\n- Goes quiet when she is tired\n", "she"),
+    ("# Eli Park - Porter\n\n## Background\n- Her uncle says he will sell the shop\n- Keeps the ledgers\n", ""),
+    ("# Noor Aziz - Baker\n\n## Background\n- Her brother Sami lends him money\n- Bakes at four\n", ""),
+])
+def test_a_profile_names_its_characters_pronoun_once_in_a_sentence_of_its_own(profile, pronoun):
+    """A pronoun the character is the subject of (a bullet or sentence about them, before anyone else is
+    named), or a declared one, is theirs even said once; one that follows another person is not."""
+    from promptdesk.core.improv.temperament import read_temperament
+    from promptdesk.core.improv.voice import self_trait
+
+    assert read_temperament(profile).pronoun == pronoun
+    if pronoun == "he":
+        assert " he " not in self_trait("Feeds people when he is frightened", read_temperament(profile).pronoun)
