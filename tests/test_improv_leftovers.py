@@ -58,3 +58,34 @@ def test_a_profile_names_its_characters_pronoun_once_in_a_sentence_of_its_own(pr
     assert read_temperament(profile).pronoun == pronoun
     if pronoun == "he":
         assert " he " not in self_trait("Feeds people when he is frightened", read_temperament(profile).pronoun)
+
+
+GOING = re.compile(r"\b(?:head(?:ing)? (?:out|home|off)|get going|be going|be off|i'?m off|walk(?:s|ing)? out|"
+                   r"(?:time|have|need|got) (?:i was |for me )?(?:to )?go(?:ing)?\b|let you go|on my way)", re.I)
+"""A leave-taking by going away, in words."""
+
+
+@pytest.mark.parametrize("setting", ["The wheelhouse of a fishing trawler, far out at sea in a gale, night",
+                                     "A cable car stuck halfway up the mountain, swaying in the wind"])
+def test_where_nobody_can_leave_the_scene_closes_without_anyone_walking_out(tmp_path, setting):
+    """A close in a place nobody can leave ends the talk (the scene still closes on it), but no one exits
+    or says they are going; the same scene in an office does."""
+    from promptdesk.core.protocol.leave_taking import is_exit
+
+    def closing(place: str, where: Path) -> tuple[list[str], list[str], int]:
+        said, done, natural = [], [], 0
+        for seed in range(1, 6):
+            run = _play(where, seed, setting=place, goal="Alice, Bob and Charlie agree on who takes the next shift.",
+                        prompt="Alice, Bob and Charlie argue over the rota while the weather worsens.")
+            last = max(t.beat for t in turns(run))
+            said += [t.text for t in turns(run) if t.beat >= last - 1 and t.spoke]
+            done += [t.business for t in turns(run) if t.business]
+            natural += '"reason": "natural"' in (run / "events.jsonl").read_text()
+        return said, done, natural
+
+    said, done, natural = closing(setting, tmp_path / "confined")
+    assert natural >= 3
+    assert not [b for b in done if is_exit(b)]
+    assert not [s for s in said if GOING.search(s)]
+    said, done, _ = closing("A small office on the second floor, afternoon", tmp_path / "office")
+    assert [s for s in said if GOING.search(s)] or [b for b in done if is_exit(b)]

@@ -49,6 +49,9 @@ class Material:
     """What the character can tell of their own story when a goal deed is telling it (`explains the
     gap`): perspective sentences in the first person that state something (not whether to speak), where a
     third person is someone of theirs named before (`I cared for my father until he died`)."""
+    confined: bool = False
+    """The setting is a place nobody can leave (a ship at sea, a plane in flight, a lift that is stuck):
+    a close ends the talk at one's post rather than walking out."""
     register: str = "meeting"
     """`meeting` when the goal asks someone to do something (apologise, agree...), `talk` when it asks
     for no outcome: the same moves, said as a visit rather than a meeting."""
@@ -75,6 +78,7 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
                     facts=tuple(_sentences(mine_text)), background=tuple(_background(profile[:PROFILE_READ])),
                     tics=tuple(_tics(profile[:PROFILE_READ])), wants=tuple(_wants(mine_text)),
                     secrets=tuple(_secrets(mine_text)), accounts=tuple(_accounts(mine_text)),
+                    confined=bool(_CONFINED.search(split_sentences(setting)[0] if setting.strip() else "")),
                     register="meeting" if acts else "talk")
 
 
@@ -169,6 +173,15 @@ _LEADING = frozenset("the a an there is are under in on at by near beside behind
 _ENDS_OBJECT = frozenset("on off open closed shut is are was were of in at and or with by to from up down out "
                          "half empty full still there here".split())
 _NOUNS_ING = frozenset("ceiling building ring thing railing painting clothing".split())
+
+
+_CONFINED = re.compile(
+    r"\b(?:aboard|on board|at sea|(?:the|a|an)\s+(?:[\w'-]+\s+){0,2}(?:ship|boat|vessel|yacht|ferry|trawler|tanker|"
+    r"freighter|submarine|spacecraft|spaceship|space station|airliner|aircraft|plane|helicopter|lifeboat|life raft)|"
+    r"cockpit|in orbit|in flight|mid-?flight|(?:lift|elevator|cable car)\s+(?:is\s+)?stuck|stuck in|trapped|snowed in|"
+    r"cut off by|locked in|under siege|oil rig|lighthouse in a gale)\b(?!'s)", re.I)
+"""A setting nobody can walk out of, read in its first sentence (the place): a ship, a plane, a space station,
+a stuck lift, a place cut off (not `a ship's bell over the door`)."""
 
 
 def _owner(setting: str, names: tuple[str, ...]) -> str:

@@ -340,6 +340,14 @@ RULES: dict[str, tuple[str, ...]] = {
         "I'll leave it there. #topic.cap# has had a fair hearing tonight.",
         "Right, that's me done. Thank you all for #topic#.",
     ),
+    "close_post": (
+        "That's all I have on #topic#, #to#. Let's leave it there.",
+        "Back to my station, then. Take care, #to#.",
+        "We've said what there is to say about #topic#. Thank you, everyone.",
+        "Over to you, #to#. Good night.",
+        "#topic.cap# will keep until we're through this. Let's leave it there.",
+        "I'll hold my post. Thank you all.",
+    ),
     "close_guest": (
         "Thank you for having me, #host#. I should get going.",
         "I should let you get on with your day, #host#. I'll call about #topic#.",

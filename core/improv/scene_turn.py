@@ -35,6 +35,9 @@ its share all said, the actor leaves without a word."""
 PAIR_LEAVES = ("I should head out.", "Goodbye for now.", "I must be going. Goodbye.", "Good night.",
                "Take care. Goodbye.", "Right. I'll see you soon.")
 """The same, said to the one other person of a two-person scene (no `everyone`, no `all of you`)."""
+POST_LEAVES = ("Let's leave it there.", "Thank you, everyone.", "Good night, all.", "Take care, all of you.",
+               "Let's call it a day.", "Thank you all.")
+"""The same where nobody can leave (`Material.confined`): the talk ends, nobody walks out."""
 MANNER_MOVES = {"forceful": ("press", "interrupt"), "warm": ("mediate", "concede"), "quiet": ("concede", "agree"),
                 "anxious": ("explain", "question")}
 
@@ -229,6 +232,8 @@ def _close(brief: Briefing, seed: int, rng: random.Random, m: Material, story: S
     own_place = bool(m.owner) and m.owner == brief.name
     if story.leaving and extra.get("ev"):
         cue.symbol = "leave_event"
+    elif m.confined:
+        cue.symbol = "close_post"  # a ship at sea, a plane in flight: nobody walks out
     elif m.owner and len(brief.others) == 1:
         cue.symbol = "close_host" if own_place else "close_guest"
     elif len(brief.others) >= 2 and rng.random() < 0.4:
@@ -239,13 +244,13 @@ def _close(brief: Briefing, seed: int, rng: random.Random, m: Material, story: S
     if not closes(said):
         own = {line.text for line in brief.own}
         cast = sorted((brief.name, *brief.others))
-        leaves = PLAIN_LEAVES if len(cast) > 2 else PAIR_LEAVES
+        leaves = POST_LEAVES if m.confined else PLAIN_LEAVES if len(cast) > 2 else PAIR_LEAVES
         mine = leaves[cast.index(brief.name) % len(leaves)::len(cast)]
         leave = next((plain for plain in mine if f"{said} {plain}".strip() not in own), "")
         if not leave and not said:
-            return f"[REACT, TONE: settled, *{rng.choice(EXITS)}*]"
+            return f"[REACT, TONE: settled, *{'turns back to the work' if m.confined else rng.choice(EXITS)}*]"
         said = f"{said} {leave}".strip()
-    return close_speech(brief, seed, rng, cue.to, said, host=own_place and not story.leaving)
+    return close_speech(brief, seed, rng, cue.to, said, host=own_place and not story.leaving or m.confined)
 
 
 def silence_rate(brief: Briefing, quiet: float, forceful: float) -> float:
