@@ -89,3 +89,27 @@ def test_where_nobody_can_leave_the_scene_closes_without_anyone_walking_out(tmp_
     assert not [s for s in said if GOING.search(s)]
     said, done, _ = closing("A small office on the second floor, afternoon", tmp_path / "office")
     assert [s for s in said if GOING.search(s)] or [b for b in done if is_exit(b)]
+
+
+BARE = re.compile(r"\b(?:at|of|in|into|with|up|gathers|lowers|relaxes)\s+(?:hands?|neck|shoulders?|voice|chair|coat|"
+                  r"things|eyes|arms|head|face)\b", re.I)
+"""A body part or belonging in a stage direction without whose it is (`rubs the back of neck`)."""
+
+
+def test_a_stock_gesture_says_whose_hands_neck_or_chair_it_is(tmp_path):
+    """Every stage direction over several seeds names its body parts and belongings with a possessive, and
+    the possessive is the character's own (`his` for a character the profile calls `he`)."""
+    from promptdesk.core.improv.temperament import read_temperament
+
+    pronouns = {slug: read_temperament((Path(__file__).parent.parent / "characters" / path).read_text()).pronoun
+                for slug, path in (("alice", "alice/profile.md"), ("bob", "bob/profile.md"), ("charlie", "charlie.md"))}
+    done = []
+    for seed in range(1, 9):
+        run = _play(tmp_path, seed, setting="A cramped site office, late afternoon",
+                    goal="Bob apologises for the delay, and they agree on a new schedule.",
+                    prompt="Alice, Bob and Charlie go over the delayed schedule.")
+        done += [(t.actor, t.business) for t in turns(run) if t.business]
+    assert len(done) >= 20
+    assert not [b for _, b in done if BARE.search(b)], [b for _, b in done if BARE.search(b)]
+    wrong = {"he": " her ", "she": " his "}
+    assert not [(a, b) for a, b in done if pronouns[a] in wrong and wrong[pronouns[a]] in f" {b} "]

@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.dice import rng_for
+from promptdesk.core.improv.phrases import theirs
 from promptdesk.core.improv.lines import Line
 from promptdesk.core.improv.closing import EXITS, close_due, close_speech, close_threshold, closes, just_due
 from promptdesk.core.improv.material import Material, read_material
@@ -248,7 +249,7 @@ def _close(brief: Briefing, seed: int, rng: random.Random, m: Material, story: S
         mine = leaves[cast.index(brief.name) % len(leaves)::len(cast)]
         leave = next((plain for plain in mine if f"{said} {plain}".strip() not in own), "")
         if not leave and not said:
-            return f"[REACT, TONE: settled, *{'turns back to the work' if m.confined else rng.choice(EXITS)}*]"
+            return f"[REACT, TONE: settled, *{'turns back to the work' if m.confined else theirs(rng.choice(EXITS), brief.temperament.pronoun)}*]"
         said = f"{said} {leave}".strip()
     return close_speech(brief, seed, rng, cue.to, said, host=own_place and not story.leaving or m.confined)
 
