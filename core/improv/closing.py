@@ -16,9 +16,10 @@ from promptdesk.core.protocol.leave_taking import takes_leave
 
 from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.dice import rng_for
+from promptdesk.core.improv.phrases import theirs
 
 EXPLICIT = "*[the scene ends here]*"
-EXITS = ("picks up coat and leaves", "stands to leave", "heads for the door", "gathers things and walks out")
+EXITS = ("picks up {their} coat and leaves", "stands to leave", "heads for the door", "gathers {their} things and walks out")
 EXPLICIT_RATE = 0.05
 
 
@@ -64,7 +65,7 @@ def close_speech(brief: Briefing, seed: int, rng: random.Random, to: str, said: 
         return EXPLICIT
     parts = ([f"TO: {to}"] if to else []) + [f"TONE: {rng.choice(('warm', 'relieved', 'settled', 'grateful'))}"]
     if not host and rng.random() < 0.5:
-        parts.append(f"*{rng.choice(EXITS)}*")
+        parts.append(f"*{theirs(rng.choice(EXITS), brief.temperament.pronoun)}*")
     return f'[{", ".join(parts)}] "{said}"'
 
 

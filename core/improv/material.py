@@ -45,6 +45,13 @@ class Material:
     secrets: tuple[str, ...] = ()
     """What the perspective says the character has kept to themselves (`What I have never said is
     that I sold the boat` -> `I sold the boat`), in the first person."""
+    accounts: tuple[str, ...] = ()
+    """What the character can tell of their own story when a goal deed is telling it (`explains the
+    gap`): perspective sentences in the first person that state something (not whether to speak), where a
+    third person is someone of theirs named before (`I cared for my father until he died`)."""
+    confined: bool = False
+    """The setting is a place nobody can leave (a ship at sea, a plane in flight, a lift that is stuck):
+    a close ends the talk at one's post rather than walking out."""
     register: str = "meeting"
     """`meeting` when the goal asks someone to do something (apologise, agree...), `talk` when it asks
     for no outcome: the same moves, said as a visit rather than a meeting."""
@@ -70,7 +77,8 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
                     place=place_of(setting), owner=_owner(setting, (name, *others)),
                     facts=tuple(_sentences(mine_text)), background=tuple(_background(profile[:PROFILE_READ])),
                     tics=tuple(_tics(profile[:PROFILE_READ])), wants=tuple(_wants(mine_text)),
-                    secrets=tuple(_secrets(mine_text)),
+                    secrets=tuple(_secrets(mine_text)), accounts=tuple(_accounts(mine_text)),
+                    confined=bool(_CONFINED.search(split_sentences(setting)[0] if setting.strip() else "")),
                     register="meeting" if acts else "talk")
 
 
@@ -167,6 +175,15 @@ _ENDS_OBJECT = frozenset("on off open closed shut is are was were of in at and o
 _NOUNS_ING = frozenset("ceiling building ring thing railing painting clothing".split())
 
 
+_CONFINED = re.compile(
+    r"\b(?:aboard|on board|at sea|(?:the|a|an)\s+(?:[\w'-]+\s+){0,2}(?:ship|boat|vessel|yacht|ferry|trawler|tanker|"
+    r"freighter|submarine|spacecraft|spaceship|space station|airliner|aircraft|plane|helicopter|lifeboat|life raft)|"
+    r"cockpit|in orbit|in flight|mid-?flight|(?:lift|elevator|cable car)\s+(?:is\s+)?stuck|stuck in|trapped|snowed in|"
+    r"cut off by|locked in|under siege|oil rig|lighthouse in a gale)\b(?!'s)", re.I)
+"""A setting nobody can walk out of, read in its first sentence (the place): a ship, a plane, a space station,
+a stuck lift, a place cut off (not `a ship's bell over the door`)."""
+
+
 def _owner(setting: str, names: tuple[str, ...]) -> str:
     """Whose place it is, when the setting says so (`Maria's small kitchen` -> `Maria`) and they are present."""
     match = re.match(r"^\s*([A-Z][a-z]+)'s\b", setting)
@@ -192,6 +209,23 @@ _SECRET = re.compile(r"\b(?:(?:not|never|n't) (?:yet )?(?:told|said|admitted|men
 _SECRET_CLAUSE = re.compile(r"\bis that (.+)$|^I (?:(?:have |had )?(?:not|never)|haven't|hadn't|did not|didn't) (?:yet )?"
                             r"(?:told|said to) (?:anyone|anybody|(?:the |my |our )?\w+)(?: yet)?,? (?:that |about )?(.+)$",
                             re.I)
+
+
+_ABOUT_SAYING = re.compile(r"\b(?:whether|not sure|wonder|want|wish|hope|afraid|say|saying|said|tell|telling|told|"
+                           r"ask|asking|will|would|if|might|should)\b", re.I)
+"""A perspective sentence about whether or how to speak (`I am not sure whether saying so will help`)."""
+
+
+def _accounts(text: str) -> list[str]:
+    """The perspective's first-person statements a character can tell (`Material.accounts`)."""
+    out = []
+    for sentence in split_sentences(text):
+        sentence = sentence.strip().rstrip(".!?")
+        third = re.search(r"\b(?:he|she|him|his|her|they|them)\b", sentence, re.I)
+        if 4 <= len(sentence.split()) <= 30 and re.match(r"^(I|My)\b", sentence) and '"' not in sentence \
+                and not _ABOUT_SAYING.search(sentence) and (not third or re.search(r"\bmy \w+", sentence[:third.start()])):
+            out.append(sentence + ".")
+    return out
 
 
 def _secrets(text: str) -> list[str]:

@@ -29,15 +29,21 @@ VALENCE = {
 GESTURES = {
     "tense": ("crosses arms", "taps the table", "leans forward", "narrows eyes", "sits up straight"),
     "neutral": ("tilts head", "glances at the window", "folds hands", "nods slowly"),
-    "soft": ("looks down at hands", "rubs the back of neck", "exhales slowly", "lowers voice"),
-    "warm": ("sits back", "smiles a little", "relaxes shoulders", "nods"),
+    "soft": ("looks down at {their} hands", "rubs the back of {their} neck", "exhales slowly", "lowers {their} voice"),
+    "warm": ("sits back", "smiles a little", "relaxes {their} shoulders", "nods"),
     "startled": ("looks up sharply", "flinches", "turns toward the noise"),
 }
 
-SILENT_GESTURES = ("shifts uncomfortably in chair", "looks out the window", "stares at the table",
+SILENT_GESTURES = ("shifts uncomfortably in {their} chair", "looks out the window", "stares at the table",
                    "fiddles with a pen", "glances between them", "listens", "nods slightly")
 
 GESTURE_VERBS = frozenset(
     "maintains makes avoids relaxes crosses folds leans looks glances taps drums fidgets sighs nods "
     "shrugs smiles frowns rubs raises lowers sits stands paces adjusts touches clenches fiddles "
     "shifts tilts laughs gestures points stares narrows rolls scratches grips wrings".split())
+
+
+def theirs(gesture: str, pronoun: str) -> str:
+    """A stock gesture with the character's own possessive (`rubs the back of his neck`; `their` when the
+    profile gives no pronoun), never a bare body part (`rubs the back of neck`)."""
+    return gesture.replace("{their}", {"he": "his", "she": "her"}.get(pronoun, "their"))

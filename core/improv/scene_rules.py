@@ -179,6 +179,12 @@ RULES: dict[str, tuple[str, ...]] = {
         "Here is where I stand, #to#: #goal_line#.",
         "#goal_line.cap#. That's my word on it.",
     ),
+    "goal_tell": (
+        "#to#, let me #goal_deed#. #said.cap#.",
+        "I'll #goal_deed#, #to#. #said.cap#.",
+        "Then I'll #goal_deed#, #to#: #said.low#.",
+        "You should hear it from me, so I'll #goal_deed#: #said.low#.",
+    ),
     "thank_goal": (
         "Thank you, #to#. I mean that.",
         "#to#, thank you. Truly.",
@@ -333,6 +339,14 @@ RULES: dict[str, tuple[str, ...]] = {
         "Good night, everyone. #topic.cap# will look better in the morning.",
         "I'll leave it there. #topic.cap# has had a fair hearing tonight.",
         "Right, that's me done. Thank you all for #topic#.",
+    ),
+    "close_post": (
+        "That's all I have on #topic#, #to#. Let's leave it there.",
+        "Back to my station, then. Take care, #to#.",
+        "We've said what there is to say about #topic#. Thank you, everyone.",
+        "Over to you, #to#. Good night.",
+        "#topic.cap# will keep until we're through this. Let's leave it there.",
+        "I'll hold my post. Thank you all.",
     ),
     "close_guest": (
         "Thank you for having me, #host#. I should get going.",

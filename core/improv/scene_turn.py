@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.dice import rng_for
+from promptdesk.core.improv.phrases import theirs
 from promptdesk.core.improv.lines import Line
 from promptdesk.core.improv.closing import EXITS, close_due, close_speech, close_threshold, closes, just_due
 from promptdesk.core.improv.material import Material, read_material
@@ -35,6 +36,9 @@ its share all said, the actor leaves without a word."""
 PAIR_LEAVES = ("I should head out.", "Goodbye for now.", "I must be going. Goodbye.", "Good night.",
                "Take care. Goodbye.", "Right. I'll see you soon.")
 """The same, said to the one other person of a two-person scene (no `everyone`, no `all of you`)."""
+POST_LEAVES = ("Let's leave it there.", "Thank you, everyone.", "Good night, all.", "Take care, all of you.",
+               "Let's call it a day.", "Thank you all.")
+"""The same where nobody can leave (`Material.confined`): the talk ends, nobody walks out."""
 MANNER_MOVES = {"forceful": ("press", "interrupt"), "warm": ("mediate", "concede"), "quiet": ("concede", "agree"),
                 "anxious": ("explain", "question")}
 
@@ -192,9 +196,20 @@ def _goal_act(brief: Briefing, rng: random.Random, m: Material, story: Story, cu
         cue.topic, cue.symbol = what, "thank_goal_for"  # `thanks him for telling her`: for telling me
     elif cue.move == "goal_say":
         extra["goal_line"] = [_to_you(story.goal_line, cue.to or (brief.others[0] if len(brief.others) == 1 else ""))]
+        if _TELLING.match(extra["goal_line"][0]) and m.accounts:  # `explains the gap`: the explanation itself
+            words = {w[:5] for w in re.findall(r"\w{4,}", extra["goal_line"][0].lower())}
+            told = max(m.accounts, key=lambda s: (len(words & {w[:5] for w in re.findall(r"\w{4,}", s.lower())}),
+                                                   -m.accounts.index(s)))
+            extra["goal_deed"], extra["said"], cue.symbol = [extra["goal_line"][0][2:]], [told], "goal_tell"
     elif cue.move == "agree_goal" and not extra.get("goal_obj"):
         cue.symbol = "agree_goal_do" if extra.get("goal_do") else "agree_goal_plain"
     return True
+
+
+_TELLING = re.compile(r"I (?:explain|tell|describe|share|reveal|disclose|justify|clarify|outline|recount|account for|"
+                      r"set out|lay out|talk about|open up about|come clean about)\b")
+"""A goal deed that is said (`Kwame explains the gap in his CV`): done by saying what it is about, from the
+character's perspective, not by naming the deed (`I explain the gap in my CV`)."""
 
 
 def admission(m: Material, story: Story) -> str:
@@ -218,6 +233,8 @@ def _close(brief: Briefing, seed: int, rng: random.Random, m: Material, story: S
     own_place = bool(m.owner) and m.owner == brief.name
     if story.leaving and extra.get("ev"):
         cue.symbol = "leave_event"
+    elif m.confined:
+        cue.symbol = "close_post"  # a ship at sea, a plane in flight: nobody walks out
     elif m.owner and len(brief.others) == 1:
         cue.symbol = "close_host" if own_place else "close_guest"
     elif len(brief.others) >= 2 and rng.random() < 0.4:
@@ -228,13 +245,13 @@ def _close(brief: Briefing, seed: int, rng: random.Random, m: Material, story: S
     if not closes(said):
         own = {line.text for line in brief.own}
         cast = sorted((brief.name, *brief.others))
-        leaves = PLAIN_LEAVES if len(cast) > 2 else PAIR_LEAVES
+        leaves = POST_LEAVES if m.confined else PLAIN_LEAVES if len(cast) > 2 else PAIR_LEAVES
         mine = leaves[cast.index(brief.name) % len(leaves)::len(cast)]
         leave = next((plain for plain in mine if f"{said} {plain}".strip() not in own), "")
         if not leave and not said:
-            return f"[REACT, TONE: settled, *{rng.choice(EXITS)}*]"
+            return f"[REACT, TONE: settled, *{'turns back to the work' if m.confined else theirs(rng.choice(EXITS), brief.temperament.pronoun)}*]"
         said = f"{said} {leave}".strip()
-    return close_speech(brief, seed, rng, cue.to, said, host=own_place and not story.leaving)
+    return close_speech(brief, seed, rng, cue.to, said, host=own_place and not story.leaving or m.confined)
 
 
 def silence_rate(brief: Briefing, quiet: float, forceful: float) -> float:

@@ -49,7 +49,7 @@ def tone(t: Temperament, mood: str, rng: random.Random) -> str:
 
 def gesture(t: Temperament, mood: str, rng: random.Random) -> str:
     """A gesture: the profile's own physical habits first, else one that fits the mood."""
-    return rng.choice(t.gestures) if t.gestures and rng.random() < 0.6 else rng.choice(phrases.GESTURES[mood])
+    return rng.choice(t.gestures) if t.gestures and rng.random() < 0.6 else phrases.theirs(rng.choice(phrases.GESTURES[mood]), t.pronoun)
 
 
 def bindings(brief: Briefing, m: Material, cue: Cue, extra: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
@@ -172,7 +172,7 @@ def _silent(brief: Briefing, m: Material, cue: Cue, rng: random.Random, t: Tempe
     if rng.random() < 0.4:
         return "[SILENT]"
     habits = [g for g in t.gestures if "voice" not in g]
-    action = rng.choice(habits) if habits and rng.random() < 0.4 else rng.choice(phrases.SILENT_GESTURES)
+    action = rng.choice(habits) if habits and rng.random() < 0.4 else phrases.theirs(rng.choice(phrases.SILENT_GESTURES), t.pronoun)
     return f"[SILENT, *{action}*]"
 
 

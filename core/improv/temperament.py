@@ -30,9 +30,11 @@ class Temperament:
     traits: tuple[str, ...] = ()
     role: str = ""
     pronoun: str = ""
-    """`he` or `she` when the profile speaks of its character so (counted: `he/him/his` against
-    `she/her/hers`, the larger by at least two), else '': how a bullet's pronouns are said in the
-    first person (`voice.self_trait`)."""
+    """`he` or `she` when the profile speaks of its character so: a declared `She/her`, else the subject
+    pronoun of its bullets and sentences about the character (`Feeds people when he is frightened`: once
+    is enough, unless someone else is named before it), else counted (`he/him/his` against `she/her/hers`,
+    the larger by at least two); else '': how a bullet's pronouns are said in the first person
+    (`voice.self_trait`)."""
     tones: tuple[str, ...] = ()
     gestures: tuple[str, ...] = ()
     quiet: float = 0.0
@@ -67,10 +69,41 @@ def _bullets_by_section(profile: str) -> dict[str, list[str]]:
 
 
 def _pronoun(profile: str) -> str:
-    """The pronoun the profile uses for its character (see `Temperament.pronoun`)."""
+    """The pronoun the profile uses for its character (see `Temperament.pronoun`): one it declares (`She/her
+    pronouns`), else the subject pronoun of its own sentences, else the count of all its pronouns."""
+    declared = re.search(r"\b(he|she)\s*/\s*(?:him|her|his|hers)\b", profile, re.I)
+    if declared:
+        return declared.group(1).lower()
+    own = {_own_subject(unit) for unit in _UNITS.split(re.sub(r"^#+\s+[^\n]*$", "", profile, flags=re.M))} - {""}
+    if len(own) == 1:
+        return own.pop()
     he = len(re.findall(r"\b(?:he|him|his|himself)\b", profile, re.I))
     she = len(re.findall(r"\b(?:she|her|hers|herself)\b", profile, re.I))
     return "he" if he >= she + 2 else "she" if she >= he + 2 else ""
+
+
+_UNITS = re.compile(r"\n+|(?<=[.!?;])\s+")
+"""A profile's bullets, lines and sentences, and the clauses of a sentence split by `;`."""
+_NOT_OWN = re.compile(r"^(?:[\w'-]+:\s*)?(?:he|she|his|her|him|they|their|the|a|an|my|our|its|this|that|"
+                      r"these|those|[^\W\d]+'s)\b", re.I)
+"""A unit that opens on someone else (`Her sister writes`, `The captain trusts her`), not on the character."""
+_SOMEONE = re.compile(r"\b(?:father|mother|dad|mum|mom|husband|wife|son|daughter|brother|sister|uncle|aunt|cousin|"
+                      r"grandfather|grandmother|friend|partner|boss|colleague|man|woman|boy|girl|child|captain|"
+                      r"boyfriend|girlfriend|fiancée?|nephew|niece|neighbou?r|teacher|doctor|mentor|someone|anyone)\b", re.I)
+_NAME = re.compile(r"(?<!\bin )(?<!\bat )(?<!\bfrom )(?<!\bto )(?<!\bof )(?<!\bnear )(?<!\bon )(?<=\s)[A-Z][a-z]+")
+"""Another person named before a pronoun (`Worked for Tom until he retired`): the pronoun may be theirs."""
+
+
+def _own_subject(unit: str) -> str:
+    """`he` or `she` when a bullet or sentence about the character (opening on their doing or being:
+    `Feeds people when he is frightened`; `Trained in Alexandria; she is the only one`) uses it as a
+    subject before naming anyone else, else ''."""
+    unit = re.sub(r"^[-*+]\s+", "", unit.strip())
+    found = re.search(r"\b(he|she)\b", unit, re.I)
+    if not found or _NOT_OWN.match(unit) and found.start() > 2 or _SOMEONE.search(unit[:found.start()]) \
+            or _NAME.search(unit[:found.start()]):
+        return ""
+    return found.group(1).lower()
 
 
 def _role(profile: str) -> str:
