@@ -30,7 +30,8 @@ class StageState(SessionState):
     blind: bool | None = None
     """Whether answers are blind (sequential participation gives that up); None where no one answers blind."""
     beats_played: int = 0
-    """Beats begun so far (the last `beat` event's number plus one): what the record's `totalBeats` counts."""
+    """Beats begun so far (the last `beat` event's number plus one); once a stop (a budget, a failure) has
+    closed the run, less a last beat it cut before anything was played: what the record's `totalBeats` counts."""
     paused_s: float = 0.0
     """Seconds spent paused so far (the elapsed time shown leaves them out)."""
     single_call: bool = False

@@ -15,6 +15,7 @@ from typing import Any
 from promptdesk.core.engine.state import SessionState
 from promptdesk.core.record.events import BaseEvent, CallEvent, CloseEvent, SpeakEvent
 from promptdesk.core.record.outputs import JUDGE_FALLBACK, well_formed
+from promptdesk.core.record.played import BOOKKEEPING, NOT_COMPLETED
 from promptdesk.tui.formats import registry
 from promptdesk.tui.snapshot import StageState
 
@@ -68,6 +69,9 @@ class StateFold:
         self.state = StageState(run_dir=run_dir)
         self.time = PlayedTime()
         self._spoke_this_beat: bool | None = None
+        self._last_played = True
+        """Whether anything beyond the engine's bookkeeping happened in the last beat begun (a beat a stop
+        cut before that is begun, not played: `core/record/played.py`)."""
 
     def snapshot(self, playhead: float | None = None) -> StageState:
         """A copy of the state so far (elapsed: the play time so far, pauses left out; `playhead` is a
@@ -91,7 +95,13 @@ class StateFold:
         s = self.state
         s.elapsed_s = max(s.elapsed_s, event.t)
         self.time.feed(event)
+        begun = s.beats_played
         note_progress(s, event)
+        if s.beats_played > begun:
+            self._last_played = False
+        elif event.beat is not None and event.beat + 1 == s.beats_played and event.type not in BOOKKEEPING \
+                and not isinstance(event, CloseEvent):
+            self._last_played = True
         if event.type == "start":
             self._start(well_formed(event.model_extra or {}))
         elif event.type in registry.MARKERS:
@@ -108,6 +118,8 @@ class StateFold:
             s.unknown_usage += event.unknown
         elif isinstance(event, CloseEvent):
             s.status, s.close_reason, s.goal_achieved = "closed", event.reason, event.goal_achieved
+            if event.reason in NOT_COMPLETED and not self._last_played and s.beats_played > 1:
+                s.beats_played -= 1  # the last beat was begun, not played: as the record counts it
         elif event.type == "system" and getattr(event, "reason", None) == JUDGE_FALLBACK:
             s.judge_fallbacks += 1
         elif event.type in ("pause", "resume", "stop") and s.status != "closed":

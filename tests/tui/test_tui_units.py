@@ -136,7 +136,7 @@ def test_replay_state_is_folded_from_events() -> None:
     assert (state.isolation, state.coordinator, state.beat, state.turns["alice"]) == ("a", "C", 1, 1)
     assert (state.tokens, state.status, state.close_reason) == (15, "closed", "stop")
     assert state.elapsed_s == 1.1, "paused from 1.1 s to the close: the clock stood still"
-    assert state.beats_played == 2
+    assert state.beats_played == 1, "beat 1 was begun, and stopped before anything in it was played"
 
 
 def test_a_closed_run_stays_closed_through_its_journal_step_in_replay() -> None:
@@ -182,6 +182,12 @@ def test_the_beats_shown_live_in_replay_and_in_the_record_agree(tmp_path) -> Non
     fold.feed(events)
     assert "Beats     3" in render_state(fold.snapshot()).plain
     assert metadata(events)["totalBeats"] == 3
+    stopped = [*events[:3], event("event", 0.15, beat=1, text="Rain."), events[3],
+               event("route", 0.35, beat=2), CloseEvent(t=0.4, **{"from": "coordinator"}, reason="stop", beat=2)]
+    fold = StateFold("runs/y")
+    fold.feed(stopped)
+    assert "Beats     2" in render_state(fold.snapshot()).plain, "beat 2 was begun; the stop cut it before anything"
+    assert metadata(stopped)["totalBeats"] == 2
 
 
 def test_keys_are_remapped_by_binding_id() -> None:
