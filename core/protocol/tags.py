@@ -38,6 +38,24 @@ chain of thought (or only closes, when the chat template opened it): as the repl
 anything else, it is a private element like any other, and not a problem of the answer's form."""
 
 
+def _plain_to(text: str, start: int, final: bool) -> int:
+    """Where, from `start`, something other than plain text may start: the next fence, opener or tag,
+    or, before the end of the response, a `<` that may still become one as more arrives (as
+    `TagReader._at_special` reads them). A `<` that opens nothing (`<!<!<!…`, `<s<s<s…`) is passed
+    over here, in one loop, not read as a piece of its own."""
+    at = start
+    while special := _SPECIAL_RE.search(text, at):
+        k = special.start()
+        if text[k] != "<" or text.startswith(_OPENERS, k) or _TAG_RE.match(text, k, k + _TAG_MAX):
+            return k
+        left = len(text) - k
+        if not final and ((left < _OPENER_MAX and any(o.startswith(text[k:k + _OPENER_MAX]) for o in _OPAQUE))
+                          or (left < _TAG_MAX and _PARTIAL_TAG_RE.fullmatch(text, k))):
+            return k
+        at = k + 1
+    return len(text)
+
+
 @dataclass
 class _Element:
     """A top-level element as read: `kind` is speech, thinking (the exact tag) or other."""
@@ -161,8 +179,7 @@ class TagReader:
                 return tag.end()
             if not final and len(text) - i < _TAG_MAX and _PARTIAL_TAG_RE.fullmatch(text, i):
                 return None
-        special = _SPECIAL_RE.search(text, i + 1)
-        stop = special.start() if special else len(text)
+        stop = _plain_to(text, i + 1, final)
         self._text(out, text[i:stop])  # a plain character, and the text up to the next place something may start
         return stop
 
