@@ -153,3 +153,15 @@ def titled_cast(folder: Path, people: tuple[tuple[str, str], ...]) -> list[str]:
             f"# {name} - {title}\n\n## Personality\n- Direct, and tired of waiting\n- Keeps notes on everything\n")
         slugs.append(slug)
     return slugs
+
+
+def played_offline(folder: Path, slugs: list[str], goal: str, seeds: range, *, beats: int = 14,
+                   setting: str = "A small office, late afternoon",
+                   prompt: str = "Two people who have put this conversation off for too long."):
+    """Run folders of a sequential offline scene of `slugs` with `goal`, one per seed (isolation a, role C)."""
+    import asyncio
+
+    for seed in seeds:
+        scene = scene_from_dict({"name": "played", "turns": "sequential", "characters": slugs, "goal": goal,
+                                 "setting": setting, "prompt": prompt, "limits": {"max_beats": beats}})
+        yield asyncio.run(run_session(folder, scene, seed=seed, isolation="a", coordinator="C")).dir

@@ -64,6 +64,16 @@ def dirs(tmp_path):
     return search_dirs([], tmp_path)
 
 
+def agent_folder(tmp_path, monkeypatch, files: dict[str, str]):
+    """`.claude/agents/` under `tmp_path` (the working folder) holding `files` (name -> text)."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return folder
+
+
 def test_agent_wizard_file_with_colons_quotes_and_examples_loads(tmp_path, agents):
     reviewer = load_character("code-reviewer", dirs(tmp_path))
     assert reviewer.name == "code-reviewer"
@@ -103,12 +113,8 @@ def test_not_found_lists_near_matches_on_disk(tmp_path, agents, monkeypatch):
 def test_a_name_with_accents_is_found_by_its_ascii_spelling_and_suggested_so(tmp_path, monkeypatch):
     """`name: José García` or a file `Zoë.md` can only be typed in ASCII (the slug rule): they are found
     by `jose-garcia` and `zoe`, and a near miss suggests the spelling that can be typed."""
-    monkeypatch.chdir(tmp_path)
-    folder = tmp_path / ".claude" / "agents"
-    folder.mkdir(parents=True)
-    (folder / "chef.md").write_text("---\nname: José García\n---\nYou cook.\n")
-    (folder / "Zoë.md").write_text("You sing.\n")
-    (folder / "sorensen.md").write_text("---\nname: Astrid Sørensen\n---\nYou sail.\n")
+    agent_folder(tmp_path, monkeypatch, {"chef.md": "---\nname: José García\n---\nYou cook.\n", "Zoë.md": "You sing.\n",
+                                         "sorensen.md": "---\nname: Astrid Sørensen\n---\nYou sail.\n"})
     assert load_character("jose-garcia", dirs(tmp_path)).name == "José García"
     assert load_character("zoe", dirs(tmp_path)).profile_path.name == "Zoë.md"
     assert load_character("astrid-sorensen", dirs(tmp_path)).name == "Astrid Sørensen"
@@ -121,13 +127,10 @@ def test_a_name_wearing_emoji_is_found_by_its_words_and_suggested_so(tmp_path, m
     """Agent files and cards in the wild decorate names (`name: 🚀 Launch Reviewer`, a file `⭐️-nova.md`,
     `Luna 🌙`): the emoji is dropped as `import` drops it from a card's slug, so the words can be typed;
     a name in another script still cannot be (no part of it is dropped)."""
-    monkeypatch.chdir(tmp_path)
-    folder = tmp_path / ".claude" / "agents"
-    folder.mkdir(parents=True)
-    (folder / "launch.md").write_text("---\nname: 🚀 Launch Reviewer\ntools: [Read]\n---\nYou review launches.\n")
-    (folder / "⭐️-nova.md").write_text("You shine.\n")
-    (folder / "moon.md").write_text("---\nname: Luna 🌙\n---\nYou watch the night.\n")
-    (folder / "thumbs.md").write_text("---\nname: 👍🏽 Thumbs Up Tam\n---\nYou approve.\n")
+    agent_folder(tmp_path, monkeypatch, {
+        "launch.md": "---\nname: 🚀 Launch Reviewer\ntools: [Read]\n---\nYou review launches.\n",
+        "⭐️-nova.md": "You shine.\n", "moon.md": "---\nname: Luna 🌙\n---\nYou watch the night.\n",
+        "thumbs.md": "---\nname: 👍🏽 Thumbs Up Tam\n---\nYou approve.\n"})
     assert load_character("launch-reviewer", dirs(tmp_path)).name == "🚀 Launch Reviewer"
     assert load_character("nova", dirs(tmp_path)).profile_path.name == "⭐️-nova.md"
     assert load_character("luna", dirs(tmp_path)).name == "Luna 🌙"
@@ -146,11 +149,8 @@ def test_the_slug_rule_still_guards_what_the_user_types(tmp_path, agents):
 def test_a_file_named_only_in_another_script_is_named_when_a_cast_misses_it(tmp_path, monkeypatch):
     """Its file name and `name:` are both Cyrillic, so no slug can be typed for it: a cast that asks for
     `olga` is told the file is there, why it cannot be cast, and what to rename it to."""
-    monkeypatch.chdir(tmp_path)
-    folder = tmp_path / ".claude" / "agents"
-    folder.mkdir(parents=True)
-    (folder / "ольга.md").write_text("---\nname: Ольга Смирнова\n---\nТы инженер.\n")
-    (folder / "ben.md").write_text("You build.\n")
+    agent_folder(tmp_path, monkeypatch, {"ольга.md": "---\nname: Ольга Смирнова\n---\nТы инженер.\n",
+                                         "ben.md": "You build.\n"})
     with pytest.raises(CharacterLoadError) as caught:
         load_character("olga", dirs(tmp_path))
     message = caught.value.message

@@ -5,14 +5,12 @@ profile speaks of them so; a verb before a plural topic agrees with it."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 import re
 from pathlib import Path
 
 import pytest
 
-from promptdesk.core.casting.scene_file import scene_from_dict
 from promptdesk.core.improv.grammar import Grammar
 from promptdesk.core.improv.material import read_material
 from promptdesk.core.improv.roles import goal_roles, person_roles
@@ -20,7 +18,7 @@ from promptdesk.core.improv.temperament import read_temperament
 from promptdesk.core.improv.voice import self_trait
 from promptdesk.core.protocol.goal_acts import does_act, read_goal
 from drama import turns
-from helpers import run_session, titled_cast
+from helpers import played_offline, titled_cast
 
 ROLE_SCENES = [
     # (role of the one who must act, their title, the other's title, goal, act)
@@ -81,13 +79,8 @@ def test_the_player_of_a_goals_role_does_its_act_and_no_one_talks_about_the_role
     a topic (`We're here because of the landlord`, said to the landlord)."""
     slugs = write_cast(tmp_path, (title, other))
     done = 0
-    for seed in range(1, 7):
-        scene = scene_from_dict({"name": "role", "turns": "sequential", "characters": slugs, "goal": goal,
-                                 "setting": "A small office, late afternoon",
-                                 "prompt": "Two people who have put this conversation off for too long.",
-                                 "limits": {"max_beats": 14}})
-        run = asyncio.run(run_session(tmp_path, scene, seed=seed, isolation="a", coordinator="C"))
-        spoken = [t for t in turns(run.dir) if t.spoke]
+    for run in played_offline(tmp_path, slugs, goal, range(1, 7)):
+        spoken = [t for t in turns(run) if t.spoke]
         done += any(t.actor == "p0" and does_act(t.text, act) for t in spoken)
         head = role.split()[-1]
         assert not any(re.search(rf"\b(?:the|a) (?:\w+ )?{head}\b", t.text, re.I) for t in spoken), \

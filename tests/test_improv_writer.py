@@ -170,7 +170,7 @@ import asyncio  # noqa: E402
 from promptdesk.core.casting.scene_file import scene_from_dict  # noqa: E402
 from promptdesk.core.protocol.goal_acts import does_act  # noqa: E402
 from drama import turns  # noqa: E402
-from helpers import run_session, titled_cast  # noqa: E402
+from helpers import played_offline, run_session, titled_cast  # noqa: E402
 
 APOLOGIES = [("Ilse Varga", "Tenant", "Kofi Mensah", "Homeowner", "Ilse apologises for the late-night noise, and Kofi accepts.",
               "noise"),
@@ -187,13 +187,8 @@ def test_an_apology_the_goal_asks_for_something_is_for_that_thing(tmp_path, name
                                                                    thing):
     slugs = _cast(tmp_path, ((name, title), (other, other_title)))
     apologies = []
-    for seed in range(1, 5):
-        scene = scene_from_dict({"name": "sorry", "turns": "sequential", "characters": slugs, "goal": goal,
-                                 "setting": "A small office, late afternoon",
-                                 "prompt": "Two people who have put this conversation off for too long.",
-                                 "limits": {"max_beats": 14}})
-        run = asyncio.run(run_session(tmp_path, scene, seed=seed, isolation="a", coordinator="C"))
-        apologies += [t.text for t in turns(run.dir) if t.spoke and t.actor == "p0" and does_act(t.text, "apologise")]
+    for run in played_offline(tmp_path, slugs, goal, range(1, 5)):
+        apologies += [t.text for t in turns(run) if t.spoke and t.actor == "p0" and does_act(t.text, "apologise")]
     assert apologies and all(thing in a for a in apologies), apologies
     assert not any(re.search(r"\b(?:her|his|their) " + thing, a, re.I) for a in apologies if "her" in goal), apologies
 
@@ -216,13 +211,9 @@ THANKS = [(("Ilse Varga", "Courier"), ("Kofi Mensah", "Depot Manager"), ("Ana Ru
 def test_a_goal_thanks_goes_to_the_person_it_points_back_to_and_says_what_for(tmp_path, first, second, third, goal, said):
     slugs = _cast(tmp_path, (first, second, third))
     thanks = []
-    for seed in range(1, 7):
-        scene = scene_from_dict({"name": "thanks", "turns": "sequential", "characters": slugs, "goal": goal,
-                                 "setting": "A back office, late evening",
-                                 "prompt": "The three of them have stayed behind after closing.",
-                                 "limits": {"max_beats": 16}})
-        run = asyncio.run(run_session(tmp_path, scene, seed=seed, isolation="a", coordinator="C"))
-        events = [e for e in __import__("drama").records(run.dir) if e.get("type") == "speak" and e.get("from") == "p1"]
+    for run in played_offline(tmp_path, slugs, goal, range(1, 7), beats=16, setting="A back office, late evening",
+                              prompt="The three of them have stayed behind after closing."):
+        events = [e for e in __import__("drama").records(run) if e.get("type") == "speak" and e.get("from") == "p1"]
         thanks += [e for e in events if does_act(e.get("text") or "", "thank") and said in (e.get("text") or "")]
     assert thanks, "the goal's thanks never came"
     assert all(e.get("target") == first[0] for e in thanks), [(e.get("target"), e["text"]) for e in thanks]
