@@ -27,13 +27,13 @@ class Framing:
 
     def add(self, recipient: str, tokens: list[str]) -> None:
         """The words of (the new part of) one request to `recipient`."""
-        for start in range(len(tokens) - COVER + 1):
-            key = hash(tuple(tokens[start:start + COVER]))  # the words' own hashes are kept: no new string
-            first = self._first.get(key)
+        seen = self._first
+        for key in map(hash, zip(*(tokens[i:] for i in range(COVER)))):  # the words' own hashes: no new string
+            first = seen.get(key)
             if first is None:
-                self._first[key] = recipient
+                seen[key] = recipient
             elif first != recipient:
-                self._first[key] = _MANY
+                seen[key] = _MANY
 
     def frames(self, run: str) -> bool:
         """Whether `run` (its words joined by single spaces) went to two recipients or more."""

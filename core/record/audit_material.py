@@ -143,9 +143,8 @@ class Material:
         a request's words begin none), and each run there is joined once, at its own size.
         `with_clauses`: the clauses too (`clauses`), after the grams."""
         firsts, sizes, index, count = self._firsts(), sorted(self.sizes), self.index, len(tokens)
-        for start, token in enumerate(tokens):
-            if token not in firsts:
-                continue
+        for start in [i for i, token in enumerate(tokens) if token in firsts]:
+            token = tokens[start]
             for size in sizes:
                 if start + size > count:
                     break

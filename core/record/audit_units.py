@@ -14,12 +14,15 @@ record stamped alike) the beats order them, as they order a thought and a reques
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 Born = tuple[float, float]
 """When a text came to exist: its `t` and its beat (`-inf` for a beat unknown: the earliest)."""
 ALWAYS: Born = (-math.inf, -math.inf)
 """Existed before the run's first request."""
+NEVER: Born = (math.inf, math.inf)
+"""Later than any text: what a text not yet known compares as."""
 COVER = 3
 """Words of a run that places a word inside a public unit (a unit shorter than this counts whole)."""
 
@@ -46,7 +49,7 @@ def by(born: Born | None, t: float | None, beat: int | None, strict: bool = Fals
 
 def earliest(into: dict[str, Born], key: str, born: Born) -> None:
     """Keep the earliest birth of `key`."""
-    if born < into.get(key, (math.inf, math.inf)):
+    if born < into.get(key, NEVER):
         into[key] = born
 
 
@@ -61,8 +64,13 @@ class Units:
     def add(self, tokens: list[str], *, short: bool = True, born: Born = ALWAYS) -> None:
         """The words of one text (see `promptdesk.core.record.audit_words.words`)."""
         if len(tokens) >= COVER:
-            for i in range(len(tokens) - COVER + 1):
-                earliest(self.runs, " ".join(tokens[i:i + COVER]), born)
+            runs = self.runs
+            if born == ALWAYS:  # the earliest there is: nothing to compare
+                runs.update(dict.fromkeys(shingles(tokens), ALWAYS))
+                return
+            for run in shingles(tokens):
+                if born < runs.get(run, NEVER):
+                    runs[run] = born
         elif tokens and short:
             earliest(self.short, " ".join(tokens), born)
 
@@ -73,6 +81,11 @@ class Units:
         return any(by(self.runs.get(run), t, beat, strict) for run in around(tokens, at)) or any(
             by(self.short.get(" ".join(tokens[start:start + size])), t, beat, strict)
             for size in range(1, COVER) for start in range(max(0, at - size + 1), min(at, len(tokens) - size) + 1))
+
+
+def shingles(tokens: list[str]) -> Iterator[str]:
+    """Every run of `COVER` words of `tokens`, joined by single spaces, in order."""
+    return map(" ".join, zip(*(tokens[i:] for i in range(COVER))))
 
 
 def around(tokens: list[str], at: int) -> tuple[str, ...]:
