@@ -217,3 +217,21 @@ async def test_a_scene_stopped_before_its_first_beat_played_no_beat(run_scene):
     assert (meta["reason"], meta["totalBeats"]) == ("stop", 0)
     assert run_metrics(run.events()).beats == 0
     assert run.session.format.played(run.session, run.result) == 0
+
+
+async def test_spec_000s_own_close_in_its_own_form_closes_the_scene(run_scene, loopback):
+    """Spec 000's natural close, in its speech form (no bracket header, the stage direction inline):
+    "*[stands and puts on her coat]* Thank you both, this was generous." stands up, puts on a coat and
+    thanks both: the scene closes on it. The direction before the thanks hid it, and "stands and puts
+    on her coat" was not read as an exit."""
+    def answer(who, recorded):
+        if who == "alice" and "BEAT 3 " in json.dumps(recorded.body["messages"][-1]):
+            return turn("*[stands and puts on her coat]* Thank you both, this was generous.")
+        return turn('[TONE: calm] "Go on, I am listening."')
+
+    loopback.default = scripted(answer)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
+                          limits={"max_beats": 10})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    close = next(r for r in run.records() if r["type"] == "close")
+    assert (close["reason"], close["beat"]) == ("natural", 3)
