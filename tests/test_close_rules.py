@@ -235,3 +235,15 @@ async def test_spec_000s_own_close_in_its_own_form_closes_the_scene(run_scene, l
     run = await run_scene(scene, isolation="b", coordinator="C")
     close = next(r for r in run.records() if r["type"] == "close")
     assert (close["reason"], close["beat"]) == ("natural", 3)
+
+
+async def test_goal_markers_without_a_goal_give_no_verdict_under_role_c(run_scene, loopback):
+    """A scene with `goal_markers` but no `goal:` has no goal to have achieved: role C records null
+    ("the scene has no goal"), as roles A and B do; it judged the markers (False here) as if there were one."""
+    loopback.default = scripted(lambda who, r: turn('[TONE: calm] "Go on, I am listening."'))
+    scene = example_scene("the-apology", goal="", goal_markers=["apolog"],
+                          cast=remote_cast(loopback, "alice", "bob", "charlie"), limits={"max_beats": 4})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    meta = json.loads((run.dir / "metadata.json").read_text())
+    assert (meta["goalAchieved"], meta["goalReason"]) == (None, "unknown: the scene has no goal")
+    assert "- Goal: Unknown" in (run.dir / "transcript.md").read_text()
