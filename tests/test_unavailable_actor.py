@@ -251,3 +251,24 @@ def test_an_actor_who_left_before_a_kill_stays_gone_after_the_resume(tmp_path, l
     assert [u["character"] for u in meta["unavailable"]] == ["bob"]
     assert [e["character"] for e in meta["errors"]] == ["bob"]
     assert next(e for e in events if e["type"] == "close")["reason"] == "max_beats_exceeded"
+
+
+def test_a_take_keeps_out_who_left_unless_it_plays_on_other_providers(tmp_path, loopback, capsys):
+    """A take of a run in which Bob left (a 401) keeps him out as the parent did; a take with
+    `--provider` plays on other calls, so Bob is asked again there and plays."""
+    loopback.default = failing_for("bob")
+    cast = {**remote_cast(loopback, "alice", "charlie"), **remote_cast(loopback, "bob", provider="openai",
+                                                                       model="gpt-4o-mini")}
+    assert batch(tmp_path, scene_file(tmp_path, loopback, cast, initial_speaker="bob")) == 0
+    same, other = tmp_path / "same", tmp_path / "other"
+    assert main(["branch", str(tmp_path / "run"), "--at-beat", "2", "--out", str(same)]) == 0
+    assert main(["branch", str(tmp_path / "run"), "--at-beat", "2", "--provider", "offline",
+                 "--out", str(other)]) == 0, capsys.readouterr().err
+
+    def played(run):
+        events = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
+        seam = next(i for i, e in enumerate(events) if e["type"] == "branch")
+        return events[seam:]
+    assert not [e for e in played(same) if e.get("target") == "bob" and e["type"] == "call"]
+    assert not [e for e in played(same) if e.get("reason") == "unavailable"], "said once, in the parent's part"
+    assert [e for e in played(other) if e["type"] == "speak" and e["from"] == "bob"]
