@@ -237,6 +237,23 @@ async def test_spec_000s_own_close_in_its_own_form_closes_the_scene(run_scene, l
     assert (close["reason"], close["beat"]) == ("natural", 3)
 
 
+async def test_a_farewell_after_a_gesture_outside_the_header_closes_the_scene(run_scene, loopback):
+    """`[TO: Bob, TONE: warm] *waves* "Goodbye, Bob."`: the gesture stands between the header and the
+    words, which keep their quotes; they are the line itself, so the scene closes on it (the quoted
+    words were read as a quotation inside the line, and the scene played on)."""
+    def answer(who, recorded):
+        if who == "alice" and "BEAT 3 " in json.dumps(recorded.body["messages"][-1]):
+            return turn('[TO: Bob, TONE: warm] *waves* "Goodbye, Bob."')
+        return turn('[TONE: calm] "Go on, I am listening."')
+
+    loopback.default = scripted(answer)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
+                          limits={"max_beats": 10})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    close = next(r for r in run.records() if r["type"] == "close")
+    assert (close["reason"], close["beat"]) == ("natural", 3)
+
+
 async def test_goal_markers_without_a_goal_give_no_verdict_under_role_c(run_scene, loopback):
     """A scene with `goal_markers` but no `goal:` has no goal to have achieved: role C records null
     ("the scene has no goal"), as roles A and B do; it judged the markers (False here) as if there were one."""

@@ -69,10 +69,22 @@ _EDGE_DIRECTIONS = re.compile(r"^(?:\s*\*\[?[^*\]]+\]?\*)+|(?:\*\[?[^*\]]+\]?\*\
 the farewell after them. One inside a sentence stays (`This is *not* goodbye.`): it may be emphasis."""
 
 
+_ONE_QUOTE = re.compile(r'"([^"]*)"|\u201c([^\u201c\u201d]*)\u201d')
+
+
+def _spoken(words: str) -> str:
+    """The words a speech says, its opening or closing stage directions taken off; when what is left
+    is one quoted string (a gesture outside the header: `[TO: Bob] *waves* "Goodbye, Bob."`), its
+    inside, which is the line itself, not a quotation inside it."""
+    text = _EDGE_DIRECTIONS.sub(" ", words).strip()
+    whole = _ONE_QUOTE.fullmatch(text)
+    return next((g for g in whole.groups() if g is not None), text) if whole else text
+
+
 def is_farewell(words: str) -> bool:
     """The spoken words take leave: a farewell or closing thanks as a sentence's act, outside
     quotes, never asked, negated or remembered, and the line does not end on a question."""
-    plain = unquoted(_EDGE_DIRECTIONS.sub(" ", words or "")).strip()
+    plain = unquoted(_spoken(words or "")).strip()
     sentences = [s.strip() for s in SENTENCES.findall(plain) if s.strip()]
     if not sentences or sentences[-1].endswith("?"):
         return False
