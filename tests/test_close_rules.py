@@ -264,3 +264,25 @@ async def test_goal_markers_without_a_goal_give_no_verdict_under_role_c(run_scen
     meta = json.loads((run.dir / "metadata.json").read_text())
     assert (meta["goalAchieved"], meta["goalReason"]) == (None, "unknown: the scene has no goal")
     assert "- Goal: Unknown" in (run.dir / "transcript.md").read_text()
+
+
+async def test_a_first_name_in_to_addresses_the_cast_member_who_alone_has_it(run_scene, loopback):
+    """`TO: Maria` in a cast of Maria Stern and Sam Reed is Maria Stern, as sequential turns read it:
+    recorded and routed under her name, and counted in the metrics' who-addressed-whom (it was recorded
+    as "Maria", addressed to no one, and counted as spoken to everyone)."""
+    from promptdesk.core.experiments.metrics import run_metrics
+
+    def answer(who, recorded):
+        if "You are Sam Reed." in json.dumps(recorded.body, ensure_ascii=False):
+            return turn('[TO: Maria, TONE: warm] "The stairs are steep, Maria."')
+        return turn('[TO: sam, TONE: dry] "They keep me young."')
+
+    loopback.default = scripted(answer)
+    scene = example_scene("morning-kitchen", cast=remote_cast(loopback, "maria-stern", "sam-reed"),
+                          limits={"max_beats": 4})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    speeches = [r for r in run.records() if r["type"] == "speak"]
+    assert {(r["from"], r["target"]) for r in speeches} == {("sam-reed", "Maria Stern"), ("maria-stern", "Sam Reed")}
+    assert 'Sam Reed [TO: Maria Stern, TONE: warm] "The stairs are steep, Maria."' in (run.dir / "transcript.txt").read_text()
+    addressed = run_metrics(run.events()).addressed
+    assert addressed["sam-reed"] == {"maria-stern": 2} and addressed["maria-stern"] == {"sam-reed": 2}
