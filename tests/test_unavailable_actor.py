@@ -218,6 +218,7 @@ def test_an_actor_who_left_the_scene_is_not_asked_for_a_journal_entry(tmp_path, 
     events = records(tmp_path)
     assert code == 0, err
     assert [c["purpose"] for c in events if c["type"] == "call" and c["target"] == "bob"] == ["turn"]
+    assert not [e for e in events if e["type"] == "route" and e["target"] == "bob"], "nothing is forwarded to him"
     assert {e["from"] for e in events if e["type"] == "journal"} == {"alice", "charlie"}
     skipped = [e for e in events if e["type"] == "system" and e.get("about") == "bob"
                and e.get("reason") == "unavailable-journal"]
