@@ -581,3 +581,17 @@ def test_a_gesture_outside_the_header_around_the_quoted_words_is_read_as_the_hea
         event = SpeakEvent(t=0, **{"from": "alice"}, text=speech.content, nonverbal=speech.nonverbal,
                            target=speech.target, tone=speech.tone, action=speech.action, raw=said)
         assert speech_line("Alice", event).endswith(f'*{gesture}*] "{words}"')
+
+
+@pytest.mark.parametrize("said, closes", [
+    ('[TONE: flat] "I have nothing more to say." *[the scene ends here]*', True),
+    ('*[the scene ends here]* "Enough."', True),
+    ('[TONE: flat, *the scene ends here*] "Enough."', True),
+    ('*[the scene ends here]*', True),
+    ('[TONE: calm] "The scene ends here, you think?"', False),
+    ('[TONE: calm] *smiles* "So."', False),
+])
+def test_spec_000s_explicit_close_as_the_speech_s_gesture_closes(said, closes):
+    """`*[the scene ends here]*` is the actor's deliberate close (spec 000) also beside its last words, on
+    the same line: it is the speech's gesture, not words; said as words it is not the close."""
+    assert parse_speech(said, {}).closes_scene is closes

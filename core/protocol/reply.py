@@ -124,8 +124,10 @@ def parse_speech(text: str, cast: Mapping[str, str] | None = None) -> Speech:
         header, rest = _split_header(bold.group(1) + raw[bold.end():], cast or {})
     if header is None:
         gestures, said = _gestures_around(raw)
+        closes = closes or any(is_close_line(g) for g in gestures)
         return Speech("speak", _unquote(said), raw, nonverbal="; ".join(gestures) or None, closes_scene=closes)
     gestures, rest = ((), rest) if header.action in ("silent", "react") else _gestures_around(rest)
+    closes = closes or any(is_close_line(g) for g in (*header.nonverbal, *gestures))
     content = "" if header.action in ("silent", "react") else _unquote(rest)
     return Speech(
         action=header.action,
