@@ -205,7 +205,7 @@ class JudgeCoordinator:
             return Verdict(answer.goal_achieved, " ".join(answer.reason.split())[:200] or "(no reason given)")
         except (ValueError, ValidationError, ProviderError) as exc:
             if warn:
-                warn(f"judge verdict unusable, role C's goal markers used: {exc}")
+                warn(f"judge verdict unusable, role C's goal markers used: {fault(exc)}")
             return marker_verdict(view)
 
     @staticmethod
@@ -214,7 +214,7 @@ class JudgeCoordinator:
         try:
             return Decision.model_validate(load_json(_json_object(text), object_pairs_hook=_once))
         except (ValueError, ValidationError) as exc:
-            raise ValueError(f"invalid judge decision: {exc}") from exc
+            raise ValueError(f"invalid judge decision: {fault(exc)}") from exc
 
     async def decide(self, view: SceneView, ask: Ask | None = None, warn: Warn | None = None) -> Decision:
         """Ask the judge; on a malformed answer or a failed call, use role C's rules this once."""
@@ -226,6 +226,15 @@ class JudgeCoordinator:
             if warn:
                 warn(f"judge decision unusable, role C rules used for beat {view.beat}: {exc}")
             return await self.fallback.decide(view)
+
+
+def fault(exc: BaseException) -> str:
+    """What was wrong with a judge's answer, in one line: a schema error by field
+    (`goal_achieved: Field required`), without pydantic's echo of the answer and its documentation link."""
+    if isinstance(exc, ValidationError):
+        return "; ".join(f"{'.'.join(str(part) for part in error['loc']) or 'the answer'}: {error['msg']}"
+                         for error in exc.errors())
+    return str(exc)
 
 
 def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
