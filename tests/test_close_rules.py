@@ -217,3 +217,72 @@ async def test_a_scene_stopped_before_its_first_beat_played_no_beat(run_scene):
     assert (meta["reason"], meta["totalBeats"]) == ("stop", 0)
     assert run_metrics(run.events()).beats == 0
     assert run.session.format.played(run.session, run.result) == 0
+
+
+async def test_spec_000s_own_close_in_its_own_form_closes_the_scene(run_scene, loopback):
+    """Spec 000's natural close, in its speech form (no bracket header, the stage direction inline):
+    "*[stands and puts on her coat]* Thank you both, this was generous." stands up, puts on a coat and
+    thanks both: the scene closes on it. The direction before the thanks hid it, and "stands and puts
+    on her coat" was not read as an exit."""
+    def answer(who, recorded):
+        if who == "alice" and "BEAT 3 " in json.dumps(recorded.body["messages"][-1]):
+            return turn("*[stands and puts on her coat]* Thank you both, this was generous.")
+        return turn('[TONE: calm] "Go on, I am listening."')
+
+    loopback.default = scripted(answer)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
+                          limits={"max_beats": 10})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    close = next(r for r in run.records() if r["type"] == "close")
+    assert (close["reason"], close["beat"]) == ("natural", 3)
+
+
+async def test_a_farewell_after_a_gesture_outside_the_header_closes_the_scene(run_scene, loopback):
+    """`[TO: Bob, TONE: warm] *waves* "Goodbye, Bob."`: the gesture stands between the header and the
+    words, which keep their quotes; they are the line itself, so the scene closes on it (the quoted
+    words were read as a quotation inside the line, and the scene played on)."""
+    def answer(who, recorded):
+        if who == "alice" and "BEAT 3 " in json.dumps(recorded.body["messages"][-1]):
+            return turn('[TO: Bob, TONE: warm] *waves* "Goodbye, Bob."')
+        return turn('[TONE: calm] "Go on, I am listening."')
+
+    loopback.default = scripted(answer)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
+                          limits={"max_beats": 10})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    close = next(r for r in run.records() if r["type"] == "close")
+    assert (close["reason"], close["beat"]) == ("natural", 3)
+
+
+async def test_goal_markers_without_a_goal_give_no_verdict_under_role_c(run_scene, loopback):
+    """A scene with `goal_markers` but no `goal:` has no goal to have achieved: role C records null
+    ("the scene has no goal"), as roles A and B do; it judged the markers (False here) as if there were one."""
+    loopback.default = scripted(lambda who, r: turn('[TONE: calm] "Go on, I am listening."'))
+    scene = example_scene("the-apology", goal="", goal_markers=["apolog"],
+                          cast=remote_cast(loopback, "alice", "bob", "charlie"), limits={"max_beats": 4})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    meta = json.loads((run.dir / "metadata.json").read_text())
+    assert (meta["goalAchieved"], meta["goalReason"]) == (None, "unknown: the scene has no goal")
+    assert "- Goal: Unknown" in (run.dir / "transcript.md").read_text()
+
+
+async def test_a_first_name_in_to_addresses_the_cast_member_who_alone_has_it(run_scene, loopback):
+    """`TO: Maria` in a cast of Maria Stern and Sam Reed is Maria Stern, as sequential turns read it:
+    recorded and routed under her name, and counted in the metrics' who-addressed-whom (it was recorded
+    as "Maria", addressed to no one, and counted as spoken to everyone)."""
+    from promptdesk.core.experiments.metrics import run_metrics
+
+    def answer(who, recorded):
+        if "You are Sam Reed." in json.dumps(recorded.body, ensure_ascii=False):
+            return turn('[TO: Maria, TONE: warm] "The stairs are steep, Maria."')
+        return turn('[TO: sam, TONE: dry] "They keep me young."')
+
+    loopback.default = scripted(answer)
+    scene = example_scene("morning-kitchen", cast=remote_cast(loopback, "maria-stern", "sam-reed"),
+                          limits={"max_beats": 4})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    speeches = [r for r in run.records() if r["type"] == "speak"]
+    assert {(r["from"], r["target"]) for r in speeches} == {("sam-reed", "Maria Stern"), ("maria-stern", "Sam Reed")}
+    assert 'Sam Reed [TO: Maria Stern, TONE: warm] "The stairs are steep, Maria."' in (run.dir / "transcript.txt").read_text()
+    addressed = run_metrics(run.events()).addressed
+    assert addressed["sam-reed"] == {"maria-stern": 2} and addressed["maria-stern"] == {"sam-reed": 2}

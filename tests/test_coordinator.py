@@ -189,3 +189,15 @@ def test_a_judge_answer_giving_a_key_twice_is_not_one_decision():
     with pytest.raises(ValueError, match="'decision' is given twice"):
         JudgeCoordinator.parse('{"decision": "continue", "reason": "x", "decision": "close"}')
     assert JudgeCoordinator.parse('{"decision": "close", "reason": "natural"}').decision == "close"
+
+
+def test_a_judge_answer_s_fault_is_said_by_field_without_pydantic_s_echo_and_link():
+    """The fallback line on the stage names what was wrong with the judge's answer in one line: an
+    unknown decision, a missing verdict field; never the answer echoed back and pydantic's web link."""
+    from promptdesk.core.engine.coordinator import JudgeCoordinator
+
+    with pytest.raises(ValueError) as caught:
+        JudgeCoordinator.parse('{"decision": "dance", "reason": "x"}')
+    said = str(caught.value)
+    assert said.startswith("invalid judge decision: decision: Input should be 'continue'")
+    assert "errors.pydantic.dev" not in said and "input_value" not in said

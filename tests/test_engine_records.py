@@ -217,3 +217,23 @@ async def test_a_run_folder_deleted_mid_scene_fails_the_run_saying_so_never_play
     assert failure is not None and ".jsonl" in str(failure) and "deleted while the scene played" in str(failure)
     assert "everything recorded before this point is kept" not in str(failure)
     assert run.result.close_reason != "max_beats_exceeded" and run.session.state.beat <= 3
+
+
+async def test_the_brief_event_names_the_journal_only_when_the_briefing_carries_one(run_scene):
+    """Spec 000's `brief` event says what was sent: a character with no journal entries is sent no
+    journal section, so its `brief` does not claim one (it said "+ journal" for every actor, and for a
+    collaboration's and a roundtable's participants too, which are sent neither)."""
+    run = await run_scene(example_scene("the-apology", limits={"max_beats": 2}), isolation="b", coordinator="C")
+    first = {}
+    for prompt in run.prompts():
+        first.setdefault(prompt["to"], prompt["request"]["system"])
+    briefs = {r["target"]: r["text"] for r in run.records() if r["type"] == "brief"}
+    assert set(briefs) == {"alice", "bob", "charlie"}
+    for slug, text in briefs.items():
+        journal = "## YOUR JOURNAL" in first[slug]
+        assert text == f"Sent actor system prompt + profile{' + journal' if journal else ''} + scene perspective"
+    assert any("+ journal" in text for text in briefs.values()), "the example characters keep journals"
+    bare = await run_scene(example_scene("the-apology", journals="none", limits={"max_beats": 2}), isolation="b",
+                           coordinator="C")
+    assert {r["text"] for r in bare.records() if r["type"] == "brief"} == \
+        {"Sent actor system prompt + profile + scene perspective"}, "a run without memory sends no journal"

@@ -19,6 +19,8 @@ from promptdesk.core.protocol.reply import (
     parse_turn,
     salvage,
 )
+from promptdesk.core.protocol.lines import speech_line
+from promptdesk.core.record.events import SpeakEvent
 
 PROPERTY = settings(max_examples=200, deadline=None)
 
@@ -558,3 +560,38 @@ def test_splitter_fed_any_split_reproduces_thinking_and_speech(thinking, speech,
 def test_a_header_in_markdown_bold_is_still_the_header(raw, expected):
     speech = parse_speech(raw, {"bob": "Bob"})
     assert (speech.action, speech.target, speech.tone, speech.content) == expected and speech.raw == raw
+
+
+@pytest.mark.parametrize("said, words, gesture", [
+    ('[TO: Bob, TONE: warm] *waves* "Goodbye, Bob."', "Goodbye, Bob.", "waves"),
+    ('[TO: Bob, TONE: warm] "Goodbye, Bob." *waves*', "Goodbye, Bob.", "waves"),
+    ('[TO: Bob, TONE: warm, *nods*] *smiles* "Fine."', "Fine.", "nods; smiles"),
+    ('*[stands]* \u201cI should go.\u201d', "I should go.", "stands"),
+    ('*[opens the door]* Hi, come in.', "*[opens the door]* Hi, come in.", None),
+    ('"Goodbye" *waves* "and good luck"', '"Goodbye" *waves* "and good luck"', None),
+])
+def test_a_gesture_outside_the_header_around_the_quoted_words_is_read_as_the_headers(said, words, gesture):
+    """A model that writes its gesture between the header and the words (or after them) said the words
+    in the quotes and did the gesture: the words are the quoted string and the gesture is `nonverbal`,
+    so the routed line is `[TO: Bob, TONE: warm, *waves*] "Goodbye, Bob."`, never a speech that says
+    "*waves*" with the words quoted inside it. Where the rest is not one quoted string, it stays as written."""
+    speech = parse_speech(said, {"Bob": "Bob"})
+    assert (speech.content, speech.nonverbal) == (words, gesture)
+    if gesture:
+        event = SpeakEvent(t=0, **{"from": "alice"}, text=speech.content, nonverbal=speech.nonverbal,
+                           target=speech.target, tone=speech.tone, action=speech.action, raw=said)
+        assert speech_line("Alice", event).endswith(f'*{gesture}*] "{words}"')
+
+
+@pytest.mark.parametrize("said, closes", [
+    ('[TONE: flat] "I have nothing more to say." *[the scene ends here]*', True),
+    ('*[the scene ends here]* "Enough."', True),
+    ('[TONE: flat, *the scene ends here*] "Enough."', True),
+    ('*[the scene ends here]*', True),
+    ('[TONE: calm] "The scene ends here, you think?"', False),
+    ('[TONE: calm] *smiles* "So."', False),
+])
+def test_spec_000s_explicit_close_as_the_speech_s_gesture_closes(said, closes):
+    """`*[the scene ends here]*` is the actor's deliberate close (spec 000) also beside its last words, on
+    the same line: it is the speech's gesture, not words; said as words it is not the close."""
+    assert parse_speech(said, {}).closes_scene is closes

@@ -202,3 +202,74 @@ def test_a_journal_call_refused_after_the_scene_does_not_make_an_actor_leave_it(
     assert [c["ok"] for c in events if c["type"] == "call" and c["target"] == "bob"][-1] is False
     assert code == 0 and "left the scene" not in err
     assert not [e for e in events if e.get("reason") == "unavailable"]
+
+
+def test_an_actor_who_left_the_scene_is_not_asked_for_a_journal_entry(tmp_path, loopback, capsys):
+    """Bob left at beat 0 (a 401): he is never called again, the journal step included; a `system`
+    line says he writes no entry, and Alice and Charlie write theirs."""
+    loopback.default = failing_for("bob")
+    cast = {**remote_cast(loopback, "alice", "charlie"), **remote_cast(loopback, "bob", provider="openai",
+                                                                       model="gpt-4o-mini")}
+    scene = scene_file(tmp_path, loopback, cast, initial_speaker="bob")
+    code = main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "1", "--max-beats", "3",
+                 "--out", str(tmp_path / "run"), "--characters-dir", str(CHARACTERS),
+                 "--journals", str(tmp_path / "journals")])
+    err = capsys.readouterr().err
+    events = records(tmp_path)
+    assert code == 0, err
+    assert [c["purpose"] for c in events if c["type"] == "call" and c["target"] == "bob"] == ["turn"]
+    assert not [e for e in events if e["type"] == "route" and e["target"] == "bob"], "nothing is forwarded to him"
+    assert {e["from"] for e in events if e["type"] == "journal"} == {"alice", "charlie"}
+    skipped = [e for e in events if e["type"] == "system" and e.get("about") == "bob"
+               and e.get("reason") == "unavailable-journal"]
+    assert len(skipped) == 1 and "not asked for a journal entry" in skipped[0]["text"]
+    assert "Bob is not asked for a journal entry" in err
+    meta = json.loads((tmp_path / "run" / "metadata.json").read_text())
+    assert [e["character"] for e in meta["errors"]] == ["bob"], "the skipped entry is not another failure"
+
+
+def test_an_actor_who_left_before_a_kill_stays_gone_after_the_resume(tmp_path, loopback, capsys):
+    """A run cut off after beat 2, in which Bob had left at beat 0, is resumed: Bob is not called again
+    (his provider would refuse him again), and the record says once that he left, as an uninterrupted
+    run's would."""
+    loopback.default = failing_for("bob")
+    cast = {**remote_cast(loopback, "alice", "charlie"), **remote_cast(loopback, "bob", provider="openai",
+                                                                       model="gpt-4o-mini")}
+    scene = scene_file(tmp_path, loopback, cast, initial_speaker="bob")
+    assert batch(tmp_path, scene) == 0
+    run = tmp_path / "run"
+    lines = (run / "events.jsonl").read_text().splitlines(keepends=True)
+    ends = [i for i, line in enumerate(lines) if json.loads(line)["type"] == "beat_end"]
+    (run / "events.jsonl").write_text("".join(lines[:ends[2] + 1]))
+    for derived in ("events.json", "metadata.json"):
+        (run / derived).unlink()
+    capsys.readouterr()
+    assert main(["resume", str(run)]) == 0, capsys.readouterr().err
+    events = records(tmp_path)
+    assert [c["beat"] for c in events if c["type"] == "call" and c["target"] == "bob"] == [0]
+    assert [e["about"] for e in events if e.get("reason") == "unavailable"] == ["bob"]
+    meta = json.loads((run / "metadata.json").read_text())
+    assert [u["character"] for u in meta["unavailable"]] == ["bob"]
+    assert [e["character"] for e in meta["errors"]] == ["bob"]
+    assert next(e for e in events if e["type"] == "close")["reason"] == "max_beats_exceeded"
+
+
+def test_a_take_keeps_out_who_left_unless_it_plays_on_other_providers(tmp_path, loopback, capsys):
+    """A take of a run in which Bob left (a 401) keeps him out as the parent did; a take with
+    `--provider` plays on other calls, so Bob is asked again there and plays."""
+    loopback.default = failing_for("bob")
+    cast = {**remote_cast(loopback, "alice", "charlie"), **remote_cast(loopback, "bob", provider="openai",
+                                                                       model="gpt-4o-mini")}
+    assert batch(tmp_path, scene_file(tmp_path, loopback, cast, initial_speaker="bob")) == 0
+    same, other = tmp_path / "same", tmp_path / "other"
+    assert main(["branch", str(tmp_path / "run"), "--at-beat", "2", "--out", str(same)]) == 0
+    assert main(["branch", str(tmp_path / "run"), "--at-beat", "2", "--provider", "offline",
+                 "--out", str(other)]) == 0, capsys.readouterr().err
+
+    def played(run):
+        events = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
+        seam = next(i for i, e in enumerate(events) if e["type"] == "branch")
+        return events[seam:]
+    assert not [e for e in played(same) if e.get("target") == "bob" and e["type"] == "call"]
+    assert not [e for e in played(same) if e.get("reason") == "unavailable"], "said once, in the parent's part"
+    assert [e for e in played(other) if e["type"] == "speak" and e["from"] == "bob"]

@@ -4,7 +4,7 @@
 of that beat (`promptdesk.core.record.takes`: copied, never played again, so no call is paid twice), rebuilds the
 session from it exactly as `resume` does (`promptdesk.core.casting.resume.rebuild_session`, then the format's
 `restore`: every actor's inbox and isolation-b thread, the turn counts, nudges, silent streak, fired
-world events, tokens and budget spent), and returns it ready to `run()`: its first event a `branch`
+world events, tokens and budget spent, who left the scene), and returns it ready to `run()`: its first event a `branch`
 event naming the parent, the beat and the change, then the change itself (a world event, a note to one
 actor or to all) delivered at that beat's safe point, as the operator's, then the beat.
 
@@ -27,6 +27,7 @@ from typing import Any
 from promptdesk.core.casting.build import check_budget
 from promptdesk.core.casting.resume import rebuild_session
 from promptdesk.core.casting.scene_file import Scene
+from promptdesk.core.engine.outcome import CallHealth
 from promptdesk.core.engine.session import Session
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.formats.registry import get
@@ -134,6 +135,8 @@ def prepare_branch(parent: Path, beat: int, change: Change = Change(), *, out: P
         write_private(claim.folder, taken)
         session = rebuild_session(claim.folder, base_url, realtime=realtime, clock_start=prefix.beat.t)
         session.format.restore(session, prefix.events, prefix.beat)
+        if change.provider or change.model or change.settings or base_url:  # other calls: who left may play again
+            session.health = CallHealth(list(session.actors))
         session.first_beat = session.state.beat = beat
         session.t_offset = prefix.beat.t
         session.seam_type = BRANCH

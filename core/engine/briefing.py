@@ -90,6 +90,10 @@ def actor_system_prompt(scene: Scene) -> str:
     return text
 
 
+JOURNAL_HEADING = "## YOUR JOURNAL\n\n"
+"""The heading of a briefing's journal section (absent when the character has no entries)."""
+
+
 def build_briefing(character: Character, scene: Scene, cast_names: Sequence[str]) -> str:
     """The system prompt for one actor, in spec 000's order: the actor system prompt (its file),
     profile, journal, own perspective, instruction. A character with no journal entries has no
@@ -104,7 +108,7 @@ def build_briefing(character: Character, scene: Scene, cast_names: Sequence[str]
     return "\n\n".join([
         actor_system_prompt(scene),
         CHARACTER_HEADING.lstrip() + character.profile.strip(),
-        *(["## YOUR JOURNAL\n\n" + journal] if journal else []),
+        *([JOURNAL_HEADING + journal] if journal else []),
         "## THE SCENE — your perspective\n\n" + "\n".join(framing),
         "## INSTRUCTION\n\n" + OPENING_INSTRUCTION,
     ])

@@ -97,6 +97,10 @@ class SceneView:
     """The world events the judge suggested earlier in the run (none withheld), so that it never repeats one."""
 
 
+NO_GOAL_VERDICT = "unknown: the scene has no goal"
+"""The goal verdict's reason for a scene without `goal:`, under every role."""
+
+
 def closes_naturally(speech: SpeakEvent) -> bool:
     """The line's act is taking leave (erring toward continuing; see `promptdesk.core.protocol.leave_taking`)."""
     if speech.action == "silent" and not speech.nonverbal:
@@ -107,7 +111,10 @@ def closes_naturally(speech: SpeakEvent) -> bool:
 def marker_verdict(view: SceneView) -> Verdict:
     """Role C's goal verdict: from `goal_markers` only (each must appear in some speech), else unknown.
     A marker that stands in a clause of the goal naming who must do it (`Bob gives a sincere apology`,
-    marker `apolog`) counts only when that person says it."""
+    marker `apolog`) counts only when that person says it. A scene with no `goal:` has no verdict, as
+    under roles A and B: its markers check nothing."""
+    if not view.goal.strip():
+        return Verdict(None, NO_GOAL_VERDICT)
     if not view.goal_markers:
         return Verdict(None, "unknown: the scene defines no goal_markers to check")
     spoken = [s.lower() for s in view.speeches]
@@ -190,7 +197,7 @@ class JudgeCoordinator:
     async def verdict(self, view: SceneView, ask: Ask | None = None, warn: Warn | None = None) -> Verdict:
         """The judge's goal verdict with its one-line reason; an unusable answer falls back to role C's."""
         if not self.goal:
-            return Verdict(None, "unknown: the scene has no goal")
+            return Verdict(None, NO_GOAL_VERDICT)
         try:
             if ask is None:
                 raise ValueError("no way to ask the judge")
@@ -198,7 +205,7 @@ class JudgeCoordinator:
             return Verdict(answer.goal_achieved, " ".join(answer.reason.split())[:200] or "(no reason given)")
         except (ValueError, ValidationError, ProviderError) as exc:
             if warn:
-                warn(f"judge verdict unusable, role C's goal markers used: {exc}")
+                warn(f"judge verdict unusable, role C's goal markers used: {fault(exc)}")
             return marker_verdict(view)
 
     @staticmethod
@@ -207,7 +214,7 @@ class JudgeCoordinator:
         try:
             return Decision.model_validate(load_json(_json_object(text), object_pairs_hook=_once))
         except (ValueError, ValidationError) as exc:
-            raise ValueError(f"invalid judge decision: {exc}") from exc
+            raise ValueError(f"invalid judge decision: {fault(exc)}") from exc
 
     async def decide(self, view: SceneView, ask: Ask | None = None, warn: Warn | None = None) -> Decision:
         """Ask the judge; on a malformed answer or a failed call, use role C's rules this once."""
@@ -219,6 +226,15 @@ class JudgeCoordinator:
             if warn:
                 warn(f"judge decision unusable, role C rules used for beat {view.beat}: {exc}")
             return await self.fallback.decide(view)
+
+
+def fault(exc: BaseException) -> str:
+    """What was wrong with a judge's answer, in one line: a schema error by field
+    (`goal_achieved: Field required`), without pydantic's echo of the answer and its documentation link."""
+    if isinstance(exc, ValidationError):
+        return "; ".join(f"{'.'.join(str(part) for part in error['loc']) or 'the answer'}: {error['msg']}"
+                         for error in exc.errors())
+    return str(exc)
 
 
 def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -129,6 +129,10 @@ class Format:
         """An actor's system prompt (its stable, cached prefix under isolation b)."""
         raise NotImplementedError(f"format {self.name} gives no briefing")
 
+    def brief_text(self, briefing: str) -> str:
+        """What the `brief` event says an actor with this `briefing` was sent (spec 000's `brief`)."""
+        return "Sent the actor's briefing"
+
     def default_providers(self, scene: Scene, specs: dict[str, ProviderSpec], *,
                           provider_flag: bool) -> tuple[dict[str, ProviderSpec], list[str]]:
         """Each actor's provider after the format's own defaults, and notices for the operator."""

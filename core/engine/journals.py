@@ -43,10 +43,17 @@ async def write_all(session: Stage, only: Sequence[str] | None = None) -> None:
 
     Only formats that keep journals write them (spec 000's scenes): a collaboration's participants
     are assistants, and a roundtable's answers are positions, not lived moments a character would remember.
+    An actor that left the scene (its provider failed for good: `promptdesk.core.engine.outcome`) is
+    never called again, so it is not asked either: a `system` line says so. Its entry would be a
+    memory of a scene it did not play to the end, from a provider that already refused it.
     """
     if not session.format.keeps_journals or not session.journal_step:
         return
     actors = [a for a in session.actors.values() if only is None or a.slug in only]
+    for actor in [a for a in actors if a.slug in session.health.unavailable]:
+        session.say("system", f"{actor.name} is not asked for a journal entry: the actor left the scene "
+                    f"({session.health.unavailable[actor.slug]})", reason="unavailable-journal", about=actor.slug)
+    actors = [a for a in actors if a.slug not in session.health.unavailable]
     if session.budget_usd is None:
         await asyncio.gather(*(_tracked(session, actor) for actor in actors), return_exceptions=True)
         return

@@ -81,6 +81,21 @@ class CallHealth:
             return None  # no one else is playing either: the run's own rule decides (`fail`)
         return f"its last {FAILED_BEATS} calls failed; the last failure: {self.cause}"
 
+    def replay(self, event: Any) -> None:
+        """Take one recorded event back in, as a resumed run replays its log: a call's outcome (the
+        streaks that decide who fails for good) and an actor's leaving, so that an actor who left the
+        scene before the kill stays gone after the resume, never called nor announced again."""
+        extra = getattr(event, "model_extra", None) or {}
+        if event.type == "call" and isinstance(event.target, str):
+            if event.ok:
+                self.ok(event.target)
+            else:
+                self.failed[event.target] = self.failed.get(event.target, 0) + 1
+                self.streak[event.target] = self.streak.get(event.target, 0) + 1
+        elif event.type == "system" and getattr(event, "reason", None) == UNAVAILABLE and extra.get("about") in self.cast:
+            self.unavailable.setdefault(extra["about"], str(extra.get("error") or "its provider failed"))
+            self.announced.add(extra["about"])
+
     def playing(self, slugs: list[str]) -> list[str]:
         """`slugs` without the unavailable actors, in order."""
         return [slug for slug in slugs if slug not in self.unavailable]

@@ -78,7 +78,7 @@ class Scene(SceneModel):
     goal: str = ""
     """What the scene is for; every actor is told, and the coordinator judges it at the close."""
     goal_markers: list[str] = Field(default_factory=list)
-    """Words that must each appear in some speech for role C to call the goal achieved (a marker in a clause of the goal that names who does it, `Bob apologises`, only in that person's speech)."""
+    """Words that must each appear in some speech for role C to call the goal achieved (a marker in a clause of the goal that names who does it, `Bob apologises`, only in that person's speech). They check the scene's `goal:`: without one, no role gives a verdict."""
     suggested_events: Literal["inject", "ask", "off"] | None = None
     """What becomes of a world event the coordinator suggests (`--suggested-events` wins): `inject`,
     `ask` the operator, or `off`; unset: `ask` in the console, `off` headless."""

@@ -42,7 +42,8 @@ class Limits(SceneModel):
     soft_cap_per_character: PositiveInt = 40
     """Spoken turns after which a character is asked to bring the scene to a close (timing, never topic)."""
     hard_cap_per_character: PositiveInt = 60
-    """Spoken turns after which a character is silent for the rest of the scene."""
+    """Spoken turns at which the scene closes at once (reason `hard-cap`): spec 000's safety net, never hit
+    when the soft cap has done its work."""
     stall_beats: PositiveInt = 3
     """Beats in a row in which no one speaks before the scene is nudged, then closed as a stall."""
     min_turns_per_character: NonNegativeInt = 2

@@ -180,7 +180,7 @@ class Session(Stage):
         self.say("start", f"Scene {self.scene.name} started", **self.start_info)
         for actor in self.actors.values():
             self.say("spawn", f"Spawning actor for character {actor.slug}", target=actor.slug)
-            self.say("brief", "Sent actor system prompt + profile + journal + scene perspective", target=actor.slug)
+            self.say("brief", self.format.brief_text(actor.briefing), target=actor.slug)
 
     async def _close_providers(self) -> None:
         """Release every provider's connections (each shared instance once)."""

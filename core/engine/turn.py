@@ -209,8 +209,17 @@ async def play_turn(session: Stage, actor: Actor, beat: int, *, timeout_s: float
 
 
 def addressable(session: Stage) -> dict[str, str]:
-    """Every way a speech's `TO:` may name a cast member (display name, slug), to its display name."""
-    return {key: actor.name for actor in session.actors.values() for key in (actor.slug, actor.name)}
+    """Every way a speech's `TO:` may name a cast member (display name, slug, and a first name no other
+    member has, as sequential turns read it: `TO: Ann` is Ann Lee), to its display name."""
+    names = {key: actor.name for actor in session.actors.values() for key in (actor.slug, actor.name)}
+    firsts = [actor.name.split()[0] for actor in session.actors.values() if len(actor.name.split()) > 1]
+    folded = [first.casefold() for first in firsts]
+    taken = {key.casefold() for key in names}
+    for actor in session.actors.values():
+        first = actor.name.split()[0] if len(actor.name.split()) > 1 else None
+        if first and folded.count(first.casefold()) == 1 and first.casefold() not in taken:
+            names[first] = actor.name
+    return names
 
 
 async def _ask_until_well_formed(session: Stage, actor: Actor, request: Request) -> tuple[ParsedTurn, str, int]:

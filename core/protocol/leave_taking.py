@@ -52,8 +52,8 @@ _POSS = r"(?:(?:his|her|their|my)\s+)?"
 _GONE = r"(?:\s+(?:of\s+)?(?:the|this)\s+(?:room|office|building|house|kitchen|table|meeting|café|cafe|bar|flat|apartment|door))?"
 EXITS = re.compile(
     r"^" + _SUBJECT + _ADVERB + r"(?:"
-    r"(?:stands|gets up|rises)(?:\s+up)?(?:\s+to\s+(?:leave|go))?(?:\s+and\s+(?:leaves|goes|walks out|exits|heads for the door)"
-    + _GONE + r")?"
+    r"(?:stands|gets up|rises)(?:\s+up)?(?:\s+to\s+(?:leave|go))?(?:\s+and\s+(?:(?:leaves|goes|walks out|exits|heads for the door)"
+    + _GONE + r"|puts on " + _POSS + r"(?:coat|jacket|scarf)))?"
     r"|(?:leaves|exits|walks out|storms out|steps out|goes out|heads out)" + _GONE +
     r"|heads (?:for|to|toward|towards) the (?:door|exit)"
     r"|puts on " + _POSS + r"(?:coat|jacket|scarf)(?:\s+and\s+(?:leaves|goes|walks out|heads for the door))?"
@@ -63,10 +63,28 @@ EXITS = re.compile(
 STAGE = re.compile(r"\*\[?([^*\]]+)\]?\*")
 
 
+_EDGE_DIRECTIONS = re.compile(r"^(?:\s*\*\[?[^*\]]+\]?\*)+|(?:\*\[?[^*\]]+\]?\*\s*)+$")
+"""Stage directions opening or closing a speech written in spec 000's own form, without a header
+(`*[stands and puts on her coat]* Thank you both, this was generous.`): not words, so they never hide
+the farewell after them. One inside a sentence stays (`This is *not* goodbye.`): it may be emphasis."""
+
+
+_ONE_QUOTE = re.compile(r'"([^"]*)"|\u201c([^\u201c\u201d]*)\u201d')
+
+
+def _spoken(words: str) -> str:
+    """The words a speech says, its opening or closing stage directions taken off; when what is left
+    is one quoted string (a gesture outside the header: `[TO: Bob] *waves* "Goodbye, Bob."`), its
+    inside, which is the line itself, not a quotation inside it."""
+    text = _EDGE_DIRECTIONS.sub(" ", words).strip()
+    whole = _ONE_QUOTE.fullmatch(text)
+    return next((g for g in whole.groups() if g is not None), text) if whole else text
+
+
 def is_farewell(words: str) -> bool:
     """The spoken words take leave: a farewell or closing thanks as a sentence's act, outside
     quotes, never asked, negated or remembered, and the line does not end on a question."""
-    plain = unquoted(words or "").strip()
+    plain = unquoted(_spoken(words or "")).strip()
     sentences = [s.strip() for s in SENTENCES.findall(plain) if s.strip()]
     if not sentences or sentences[-1].endswith("?"):
         return False

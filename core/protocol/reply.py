@@ -123,7 +123,11 @@ def parse_speech(text: str, cast: Mapping[str, str] | None = None) -> Speech:
     if bold:  # `**[TO: Bob, TONE: sad]** "…"`: a header set in Markdown bold is still the header
         header, rest = _split_header(bold.group(1) + raw[bold.end():], cast or {})
     if header is None:
-        return Speech("speak", _unquote(raw), raw, closes_scene=closes)
+        gestures, said = _gestures_around(raw)
+        closes = closes or any(is_close_line(g) for g in gestures)
+        return Speech("speak", _unquote(said), raw, nonverbal="; ".join(gestures) or None, closes_scene=closes)
+    gestures, rest = ((), rest) if header.action in ("silent", "react") else _gestures_around(rest)
+    closes = closes or any(is_close_line(g) for g in (*header.nonverbal, *gestures))
     content = "" if header.action in ("silent", "react") else _unquote(rest)
     return Speech(
         action=header.action,
@@ -131,7 +135,7 @@ def parse_speech(text: str, cast: Mapping[str, str] | None = None) -> Speech:
         raw=raw,
         target=header.target,
         tone=header.tone,
-        nonverbal="; ".join(header.nonverbal) or None,
+        nonverbal="; ".join(header.nonverbal + gestures) or None,
         interrupt_after=header.interrupt_after,
         closes_scene=closes,
     )
@@ -326,6 +330,24 @@ def _read_key(header: _Header, key: str, value: str) -> None:
         header.target = value
     elif key == "tone":
         header.tone = value
+
+
+_EDGE_GESTURE_RE = re.compile(r"\A\s*\*\[?([^*\]\n]+)\]?\*|\*\[?([^*\]\n]+)\]?\*\s*\Z")
+_ONE_QUOTED_RE = re.compile(r'\A(?:"[^"]*"|\u201c[^\u201c\u201d]*\u201d)\Z')
+
+
+def _gestures_around(text: str) -> tuple[tuple[str, ...], str]:
+    """`*gestures*` before or after the one quoted string a speech says (`*waves* "Goodbye."`, a gesture
+    written outside the header), and that string; `((), text)` when what is left is not one quoted
+    string (`*[opens the door]* Hi` is plain speech, its direction part of it)."""
+    gestures: list[str] = []
+    rest = text.strip()
+    while match := _EDGE_GESTURE_RE.search(rest):
+        gestures.append((match.group(1) or match.group(2)).strip())
+        rest = (rest[:match.start()] + rest[match.end():]).strip()
+    if not gestures or not _ONE_QUOTED_RE.match(rest):
+        return (), text
+    return tuple(g for g in gestures if g), rest
 
 
 def _unquote(text: str) -> str:

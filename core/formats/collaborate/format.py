@@ -69,6 +69,9 @@ class CollaborateFormat(Format):
     def briefing(self, character: Character, scene: Scene, names: Sequence[str]) -> str:
         return build_collab_briefing(character, scene, names)
 
+    def brief_text(self, briefing: str) -> str:
+        return "Sent the collaboration's rules + persona + reply schema"
+
     def default_providers(self, scene: Scene, specs: dict[str, ProviderSpec], *,
                           provider_flag: bool) -> tuple[dict[str, ProviderSpec], list[str]]:
         return default_providers(scene, specs, provider_flag=provider_flag)

@@ -70,6 +70,9 @@ class RoundtableFormat(Format):
         """A participant's own profile, private perspective and the answer format."""
         return participant_system(character, scene.perspective_for(character.slug))
 
+    def brief_text(self, briefing: str) -> str:
+        return "Sent participant profile + perspective + answer format"
+
     def priced_specs(self, scene: Scene, setup: Setup) -> list[ProviderSpec]:
         """An LLM facilitator (roles A and B), whose cost counts against the budget too."""
         return [facilitator_spec(scene, setup)] if setup.role != "C" else []

@@ -78,7 +78,9 @@ async def beats(session: Session, settle: bool = True) -> AsyncIterator[int]:
 
 
 def route(session: Session, speech: SpeakEvent) -> None:
-    """Count a spoken turn and forward the speech (never thinking) to every other actor."""
+    """Count a spoken turn and forward the speech (never thinking) to every other actor still in the
+    scene: one who left it (its provider failed for good) is never called again, so nothing is forwarded
+    to it, and the log records no `route` that never happened."""
     if speech.action == "silent":
         return
     session.state.turns[speech.from_] += 1
@@ -87,7 +89,7 @@ def route(session: Session, speech: SpeakEvent) -> None:
     line = speech_line(speaker.name, speech)
     session.public_lines.append(line)
     for slug, actor in session.actors.items():
-        if slug != speech.from_:
+        if slug != speech.from_ and slug not in session.health.unavailable:
             actor.receive(line)
             session.say("route", f"Forwarding {speaker.name}'s speech to {actor.name}", target=slug,
                         beat=speech.beat)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic_core import PydanticCustomError
 
 from promptdesk.core.characters.loading import Character
-from promptdesk.core.engine.briefing import build_briefing
+from promptdesk.core.engine.briefing import JOURNAL_HEADING, build_briefing
 from promptdesk.core.engine.format import Format
 from promptdesk.core.engine.scene import Scene
 from promptdesk.core.formats.scene import parallel, sequential
@@ -44,6 +44,12 @@ class SceneFormat(Format):
 
     def briefing(self, character: Character, scene: Scene, names: Sequence[str]) -> str:
         return build_briefing(character, scene, names)
+
+    def brief_text(self, briefing: str) -> str:
+        """Spec 000's words, naming the journal only when the briefing carries one (a character with
+        no entries yet, or a run with `--journals none`, is sent none)."""
+        journal = " + journal" if JOURNAL_HEADING in briefing else ""
+        return f"Sent actor system prompt + profile{journal} + scene perspective"
 
     def notes_lines(self, scene: Scene, isolation: str) -> list[str]:
         return context_lines(scene, isolation)

@@ -3,7 +3,7 @@
 `Replay.apply(event)` takes the kept events of a killed run in order and leaves the fresh session as
 the engine had it: every actor's inbox and (isolation b) thread or (a) witnessed lines, the turns,
 nudges, winding down, silent streak and fired world events of the coordinator, the public lines, tokens and cost,
-and the beat number. A turn that was under way when the log stops gives its lines back to its actor.
+the call health (who left the scene, whose calls fail) and the beat number. A turn that was under way when the log stops gives its lines back to its actor.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ class Replay:
     def apply(self, event: BaseEvent) -> None:
         """Take one recorded event into the session's state."""
         session = self.session
+        session.health.replay(event)
         if isinstance(event, CallEvent):
             session._account(event)
         elif event.type == "beat":
