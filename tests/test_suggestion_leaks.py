@@ -470,3 +470,42 @@ def test_a_suggestion_carrying_the_operators_note_to_one_actor_is_withheld(tmp_p
     (take / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in [*events[:at], planted, *events[at:]]))
     leaks = [(leak.line, leak.owner, leak.kind) for leak in audit_run(take).leaks if leak.source == "events.jsonl"]
     assert leaks == [(at + 1, "bob", "note")]
+
+
+SHORT_NOTES = ("Keep the pace brisk and let the silences land. Alice is pregnant. Nobody in the room knows it "
+               "yet, and the scene must not reveal it before its end. Setting: office conference room, afternoon.")
+
+
+@pytest.mark.parametrize(("copied", "withheld"), [
+    ("A nurse leans in and calls out: Alice is pregnant.", True),      # a short clause with a word no actor saw
+    ("The phone rings: ALICE IS PREGNANT!", True),                     # in another case and punctuation
+    ("The blinds rattle in the office conference room, afternoon light fading.", False),  # its words all public
+    ("Somewhere a printer jams and starts grinding.", False),           # nothing of the notes
+])
+def test_a_short_clause_of_the_notes_holding_an_unseen_word_is_withheld(tmp_path, loopback, capsys, copied, withheld):
+    """A clause of fewer than 5 words of a longer text is too short for the audit to call a leak (stock
+    phrases are that short), so the gate reads it more strictly, failing closed: one found whole in a
+    suggestion is withheld when a word of it is one no actor has been shown, and only then."""
+    loopback.default = copying_judge(copied)
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback, coordinator_notes=SHORT_NOTES), out, "A") == 0
+    events = records(out)
+    decision = next(e for e in events if e["type"] == "decision" and e.get("decision") == "suggest_event")
+    delivered = [e for e in events if e["type"] == "event"]
+    if withheld:
+        assert decision["withheld"] == "it carries words of the coordinator notes"
+        assert not delivered and "pregnant" not in actor_requests(out).lower()
+    else:
+        assert "withheld" not in decision and [e["text"] for e in delivered] == [f"A memo slides under the door: {copied}"]
+    assert audit_run(out).clean
+
+
+def test_a_short_clause_of_a_perspective_is_withheld_too(tmp_path, loopback, capsys):
+    perspectives = dict(SCENE["perspectives"], alice=SCENE["perspectives"]["alice"] + "\nYou owe Charlie money. "
+                        "Nobody else at work knows about it, and you would rather keep it that way.")
+    loopback.default = copying_judge("A sticky note on the screen reads: You owe Charlie money.")
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback, perspectives=perspectives), out, "B") == 0
+    events = records(out)
+    assert any(e.get("withheld") == "it carries words of Alice's perspective" for e in events if e["type"] == "decision")
+    assert not [e for e in events if e["type"] == "event"]

@@ -23,10 +23,11 @@ from typing import Any
 
 from promptdesk.core.protocol.lines import world_event_line
 from promptdesk.core.record.audit_framing import Suspect
-from promptdesk.core.record.audit_material import (CLAUSE_KINDS, COORDINATOR, Material, grams, material_of,
+from promptdesk.core.record.audit_material import (CLAUSE_KINDS, COORDINATOR, Material, engine_words, grams,
+                                                   material_of, names_of, public_texts, routed_lines,
                                                    private_material, words, written_by_coordinator)
 from promptdesk.core.record.audit_readings import readings
-from promptdesk.core.record.audit_words import CLAUSE, SHINGLE, clauses
+from promptdesk.core.record.audit_words import CLAUSE, SHINGLE, clauses, short_clauses
 from promptdesk.core.record.audit_units import by, stamp
 from promptdesk.core.record.events import BaseEvent
 
@@ -241,16 +242,51 @@ def vet(record: dict[str, Any] | None, events: list[BaseEvent], text: str) -> li
     said to carry the coordinator notes (nothing can show it does not)."""
     if record is None:
         return [Carried(COORDINATOR, "coordinator_notes", "(no private record to check against)")]
+    short = _short_clauses(record, events, text)
     private = private_material(record, events, [])
     earlier = [event.text for event in events if event.type == "event" and routed(event)]
     if not any(True for reading in readings(text) for _ in private.candidates(words(reading), with_clauses=True)) \
             and not _cut_in_two(private, earlier[-SPLIT:], text, None, None) \
             and not _notes_to_one(text, events, EVERYONE):
-        return []  # no private gram in any reading, whole or completed: nothing could excuse what is not there
+        return short  # no private gram in any reading, whole or completed: nothing could excuse what is not there
     material, leaks = checked_material(record, events, [])
     leaked = {id(event) for _, event, _ in leaks}
     clean = [event.text for event in events if event.type == "event" and routed(event) and id(event) not in leaked]
-    return _carried_on(material, text, events, clean)
+    found = _carried_on(material, text, events, clean)
+    return found + [item for item in short if (item.owner, item.kind) not in {(f.owner, f.kind) for f in found}]
+
+
+SHORT = 3
+"""Words of the shortest clause of the notes, a perspective or a secret that the gate (`vet`) looks for
+whole in a suggestion (see `_short_clauses`)."""
+
+
+def _short_clauses(record: dict[str, Any], events: list[BaseEvent], text: str) -> list[Carried]:
+    """The gate's own, stricter reading, failing closed where the audit would not: a clause of `SHORT`
+    to `CLAUSE` - 1 words of a private text a judge reads (`CLAUSE_KINDS`: "Alice is pregnant." in a
+    paragraph of notes), found whole in a reading of `text`, when one of its words is one no actor has
+    been shown (in the scene's shared fields, a name, a speech or world event, the engine's own words,
+    a suggestion delivered before). Such a suggestion is withheld though the audit, which must not
+    call stock phrases leaks, would not count it. One per owner and kind."""
+    wanted: dict[str, tuple[str, str]] = {}
+    sources = [(COORDINATOR, "coordinator_notes", record.get("coordinator_notes") or "")]
+    sources += [(slug, kind, member.get(kind) or "") for slug, member in (record.get("cast") or {}).items()
+                for kind in CLAUSE_KINDS if kind != "coordinator_notes"]
+    for owner, kind, private in sources:
+        for clause in short_clauses(str(private), SHORT):
+            wanted.setdefault(clause, (owner, kind))
+    said = [f" {' '.join(words(reading))} " for reading in readings(text)] if wanted else []
+    hits = [(clause, whose) for clause, whose in wanted.items() if any(f" {clause} " in one for one in said)]
+    if not hits:
+        return []
+    shown = {word for text_, _ in [*public_texts(record, events), *routed_lines(record, events)] for word in words(text_)}
+    shown.update(word for text_ in [*names_of(record), *engine_words()] for word in words(text_))
+    shown.update(word for event in events if routed(event) for word in words(event.text))
+    found: list[Carried] = []
+    for clause, (owner, kind) in hits:
+        if any(word not in shown for word in clause.split(" ")) and all((c.owner, c.kind) != (owner, kind) for c in found):
+            found.append(Carried(owner, kind, clause))
+    return found
 
 
 def whose(found: Carried, names: dict[str, str] | None = None) -> str:

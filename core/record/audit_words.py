@@ -135,3 +135,15 @@ def clauses(text: str) -> set[str]:
         if CLAUSE <= len(tokens) < SHINGLE and not _NO_SPACE_CHAR.search(part):
             found.add(" ".join(tokens))
     return found
+
+
+def short_clauses(text: str, shortest: int) -> set[str]:
+    """The clauses of a text (as `clauses` cuts them) of `shortest` words up to `CLAUSE` (not included),
+    each as its words joined by single spaces, in a script written with spaces: the clauses too short
+    for `clauses`, whatever the text's length."""
+    found = set()
+    for part in _CLAUSE_END.split(text):
+        tokens = words(part)
+        if shortest <= len(tokens) < CLAUSE and not _NO_SPACE_CHAR.search(part):
+            found.add(" ".join(tokens))
+    return found
