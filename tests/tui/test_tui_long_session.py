@@ -35,3 +35,39 @@ def test_a_stop_between_beats_with_an_event_queued_counts_the_beats_the_panel_sh
     assert json.loads((run_dir / "metadata.json").read_text())["totalBeats"] == 3
     assert "- Duration: 3 beats" in (run_dir / "transcript.txt").read_text()
 
+
+async def test_a_takes_stage_lists_its_keys_once_it_runs():
+    """A take's session begins with a `branch` event, never a `start`: the key bar kept the keys of a
+    stage not yet running (`s Stop  +- Pace`), without `e World event`, `n Note` and `p Pause`, for as
+    long as the take ran unpaused (12 beats of a 12-actor take in tmux), though each of them acted."""
+    from promptdesk.core.record.events import GenericEvent
+    from promptdesk.tui.app import create_app
+    from promptdesk.tui.scripted import ScriptedSession
+    from tui_support import screen_text, wait_for
+
+    class Take(ScriptedSession):
+        """Set up first (a take rebuilds its actors from the parent's record), then run."""
+
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            self.set_up = asyncio.Event()
+
+        async def run(self):
+            await self.set_up.wait()
+            return await super().run()
+
+    session = Take({"alice": "Alice", "bob": "Bob"})
+    app = create_app(session=session)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await wait_for(pilot, lambda: app.screen.bridge.worker is not None, "the take's worker")
+        for _ in range(5):
+            await pilot.pause()
+        assert "e World event" not in screen_text(app).splitlines()[-1], "not yet: the take is being set up"
+        session.set_up.set()
+        await wait_for(pilot, lambda: session.state.status == "running", "the take running")
+        session.publish([GenericEvent(t=0.0, **{"from": "operator"}, type="branch", beat=4,
+                                      text="Take of parent from beat 4")])
+        await wait_for(pilot, lambda: " · live · " in screen_text(app).splitlines()[0], "the title saying live")
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        assert all(key in footer for key in ("s Stop", "e World event", "n Note", "p Pause")), footer
