@@ -7,9 +7,10 @@ import asyncio
 import json
 from pathlib import Path
 
-from tui_support import session_for
+from tui_support import screen_text, session_for, wait_for
 
 from promptdesk.tui.stage_state import StateFold
+from promptdesk.tui.widgets.wrapped_log import WrappedLog
 
 
 def test_a_stop_between_beats_with_an_event_queued_counts_the_beats_the_panel_shows(workspace):
@@ -71,3 +72,26 @@ async def test_a_takes_stage_lists_its_keys_once_it_runs():
         await pilot.pause()
         footer = screen_text(app).splitlines()[-1]
         assert all(key in footer for key in ("s Stop", "e World event", "n Note", "p Pause")), footer
+
+
+async def test_a_lower_terminal_keeps_the_end_of_every_followed_log_in_view():
+    """A closed stage (or a paused one: no line comes to scroll it) made lower, 140x45 to 140x36: the
+    transcript and the thinking panes kept their old scroll position, so their last rows (the close, the
+    journal lines, the last thought) went below the view, though each still followed its end."""
+    from promptdesk.core.record.events import CloseEvent
+    from test_tui_append import CAST, beats, staged
+
+    async with staged() as (session, app, pilot):
+        await pilot.resize_terminal(140, 45)
+        session.publish(beats(0, 40))
+        session.publish([CloseEvent(t=40, **{"from": "coordinator"}, beat=40, reason="stop", text="Stopped")])
+        await wait_for(pilot, lambda: session.state.status == "closed" and not app.screen.bridge.pending, "the close")
+        await pilot.pause()
+        await pilot.resize_terminal(140, 36)
+        for _ in range(3):
+            await pilot.pause()
+        logs = list(app.screen.query(WrappedLog))
+        assert len(logs) == 1 + len(CAST)
+        for log in logs:
+            assert log.auto_scroll and log.scroll_y == log.max_scroll_y > 0, type(log).__name__
+        assert "Line 39 of bob." in screen_text(app) and "Thought 39 of bob." in screen_text(app)

@@ -173,8 +173,12 @@ class WrappedLog(ScrollView, can_focus=True):
         self.call_after_refresh(self._check_width)
 
     def _check_width(self) -> None:
+        """Count the rows again for a new width; following the end, keep the end in view (a lower pane,
+        or one moved to a shorter row of panes, would otherwise hide its last rows until the next entry)."""
         if self.scrollable_content_region.width != self._width:
             self.relayout()
+        elif self.auto_scroll and self.scroll_y < self.max_scroll_y:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
