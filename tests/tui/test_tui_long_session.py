@@ -95,3 +95,18 @@ async def test_a_lower_terminal_keeps_the_end_of_every_followed_log_in_view():
         for log in logs:
             assert log.auto_scroll and log.scroll_y == log.max_scroll_y > 0, type(log).__name__
         assert "Line 39 of bob." in screen_text(app) and "Thought 39 of bob." in screen_text(app)
+
+
+def test_the_new_lines_marker_says_whole_words_in_a_narrow_pane():
+    """Scrolled up in a thinking pane of a 12-actor stage at 140 columns (24 cells inside), 200 lines
+    later the marker read `▼ 200 new lines · end to f`: cut mid-word. It says fewer words, whole."""
+    log = WrappedLog()
+    log.unseen = 200
+    assert log.marker(40).text.strip() == "▼ 200 new lines · end to follow"
+    assert log.marker(27).text.strip() == "▼ 200 new · end to follow"
+    assert log.marker(24).text.strip() == "▼ 200 new · end"
+    assert log.marker(12).text.strip() == "▼ 200 new"
+    log.unseen = 1
+    assert log.marker(40).text.strip() == "▼ 1 new line · end to follow"
+    for width in range(8, 40):
+        assert len(log.marker(width).text) <= width

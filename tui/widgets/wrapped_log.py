@@ -10,8 +10,8 @@ rows), shown in the selection colour over the text's own colours while dragging 
 `ctrl+c` copies it (`copy_to_clipboard`, through the terminal; the screen says how much).
 
 Scroll lock: scrolled up from the end, the view holds where it is while entries arrive, and its
-last row says how many arrived ("▼ 3 new lines · end to follow"); `end`, or scrolling back to the
-bottom, follows the end again.
+last row says how many arrived ("▼ 3 new lines · end to follow", in fewer whole words where that does
+not fit: "▼ 3 new · end"); `end`, or scrolling back to the bottom, follows the end again.
 """
 
 from __future__ import annotations
@@ -166,7 +166,9 @@ class WrappedLog(ScrollView, can_focus=True):
     def marker(self, width: int) -> Strip:
         """The last row while scrolled up: how many lines arrived below."""
         lines = "line" if self.unseen == 1 else "lines"
-        text = f" ▼ {self.unseen} new {lines} · end to follow "
+        texts = (f" ▼ {self.unseen} new {lines} · end to follow ", f" ▼ {self.unseen} new · end to follow ",
+                 f" ▼ {self.unseen} new · end ", f" ▼ {self.unseen} new ", f" ▼ {self.unseen} ")
+        text = next((t for t in texts if len(t) <= width), texts[-1])  # whole words, never `end to f`
         return Strip([Segment(text[:width].ljust(width), self._base_style + MARKER if self._base_style else MARKER)])
 
     def on_resize(self, event: Resize) -> None:
