@@ -110,3 +110,52 @@ def test_the_new_lines_marker_says_whole_words_in_a_narrow_pane():
     assert log.marker(40).text.strip() == "▼ 1 new line · end to follow"
     for width in range(8, 40):
         assert len(log.marker(width).text) <= width
+
+
+async def test_a_resize_while_scrolled_up_keeps_the_line_being_read_in_view():
+    """Scrolled up in the transcript of a live scene to an early line, then the terminal resized (140 to
+    60 to 200 columns): the view kept its row number, so rows wrapped anew showed other lines (at 200
+    columns, beats later than the one being read). The line at the top of the view stays there, still
+    held (new lines counted below)."""
+    from bisect import bisect_right
+
+    from promptdesk.core.record.events import GenericEvent, SpeakEvent
+    from promptdesk.tui.widgets.transcript import Transcript
+    from test_tui_append import CAST, staged
+
+    def beats(first: int, count: int) -> list:
+        """Lines that wrap: two to eight rows each, as the terminal narrows."""
+        events: list = []
+        for n in range(first, first + count):
+            events.append(GenericEvent(t=n, **{"from": "coordinator"}, type="beat", text=f"Beat {n}", beat=n))
+            events += [SpeakEvent(t=n, **{"from": slug}, beat=n, text=f"Line {n} of {slug}: " + "the lamp needs new "
+                                  "glass before the grant runs out, and I say so plainly to all of you " * 2)
+                       for slug in CAST]
+        return events
+
+    async with staged() as (session, app, pilot):
+        await pilot.resize_terminal(140, 45)
+        session.publish(beats(0, 40))
+        await wait_for(pilot, lambda: not app.screen.bridge.pending, "the lines drawn")
+        await pilot.pause()
+        transcript = app.screen.query_one(Transcript)
+        transcript.focus()
+        for _ in range(3):
+            await pilot.press("pageup")
+        await wait_for(pilot, lambda: not transcript._scroll_animating(), "the scroll up")
+        assert not transcript.auto_scroll and 0 < transcript.scroll_y < transcript.max_scroll_y
+
+        def top_line() -> str:
+            return transcript.plain_lines()[bisect_right(transcript._ends, int(transcript.scroll_y))]
+
+        reading = top_line()
+        for size in ((60, 20), (200, 60), (140, 45)):
+            await pilot.resize_terminal(*size)
+            for _ in range(3):
+                await pilot.pause()
+            assert top_line() == reading, size
+            assert not transcript.auto_scroll
+        session.publish(beats(40, 1))
+        await wait_for(pilot, lambda: not app.screen.bridge.pending, "a new beat")
+        await pilot.pause()
+        assert top_line() == reading and transcript.unseen > 0

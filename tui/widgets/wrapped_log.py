@@ -126,13 +126,17 @@ class WrappedLog(ScrollView, can_focus=True):
         self.refresh()
 
     def relayout(self) -> None:
-        """Count every entry again at the current width and styles (after a resize or a theme)."""
+        """Count every entry again at the current width and styles (after a resize or a theme). Scrolled
+        up, the view keeps the entry at its top there (rows wrapped anew would show other entries)."""
+        top = bisect_right(self._ends, int(self.scroll_y)) if not self.auto_scroll and self._ends else None
         self._width = self.scrollable_content_region.width
         self._ends = []
         self._rows.clear()
         if self._width:
             self._count(self.entries)
         self._resized()
+        if top is not None and self._width and top < len(self._ends):
+            self.scroll_to(y=self._ends[top - 1] if top else 0, animate=False, immediate=True)
 
     def clear(self) -> None:
         """Forget every entry (and follow the end again)."""
