@@ -159,3 +159,19 @@ async def test_a_resize_while_scrolled_up_keeps_the_line_being_read_in_view():
         await wait_for(pilot, lambda: not app.screen.bridge.pending, "a new beat")
         await pilot.pause()
         assert top_line() == reading and transcript.unseen > 0
+
+
+def test_the_waiting_rows_name_each_actor_whole_or_marked_as_cut():
+    """A slow server keeps twelve actors waiting: the Session panel read `Bram Oyela waiting 5 s`,
+    `Dov [Night waiting 5 s`: every name cut at 10 cells, unmarked, with room to spare in the panel."""
+    from promptdesk.tui.snapshot import StageState
+    from promptdesk.tui.widgets.state_panel import render_state
+
+    cast = {"bram": "Bram Oyelaran", "dov": "Dov [Night] Ashby", "bo": "Bo"}
+    state = StageState(format="scene", cast=cast, status="running", slow={"bram": 5.0, "dov": 12.0, "bo": 7.0})
+    rows = render_state(state, 32).plain.splitlines()
+    assert "  Bram Oyelaran    waiting 5 s" in rows
+    assert "  Dov [Night] Ash… waiting 12 s" in rows
+    assert "  Bo               waiting 7 s" in rows
+    alone = render_state(StageState(format="scene", cast=cast, status="running", slow={"bo": 7.0}), 32)
+    assert "  Bo         waiting 7 s" in alone.plain.splitlines(), "as before when every name is short"
