@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tui_support import screen_text, session_for, wait_for
 
+from promptdesk.tui.app import create_app
 from promptdesk.tui.stage_state import StateFold
 from promptdesk.tui.widgets.wrapped_log import WrappedLog
 
@@ -175,3 +176,25 @@ def test_the_waiting_rows_name_each_actor_whole_or_marked_as_cut():
     assert "  Bo               waiting 7 s" in rows
     alone = render_state(StageState(format="scene", cast=cast, status="running", slow={"bo": 7.0}), 32)
     assert "  Bo         waiting 7 s" in alone.plain.splitlines(), "as before when every name is short"
+
+
+async def test_the_palette_shows_a_capitalised_name_in_brackets_as_written(tmp_path):
+    """A 12-actor cast with `Dov [Night] Ashby`: the palette listed `Hide thinking: Dov  Ashby` (Textual's
+    `escape` leaves a capitalised `[Night]` alone, and its markup reads it as a style). Issue 15's own
+    examples, `[Evil]` and `Dr. [Redacted]`, vanished the same way, as did a take's change naming them."""
+    import json
+    import shutil
+
+    from promptdesk.tui.scripted import ScriptedSession
+    from test_tui_untrusted import palette_shows
+
+    cast = {"dov": "Dov [Night] Ashby", "evil": "[Evil]", "doc": "Dr. [Redacted]",
+            **{f"p{i}": f"Person {i}" for i in range(9)}}
+    for name in ("Dov [Night] Ashby", "[Evil]", "Dr. [Redacted]"):
+        await palette_shows(create_app(session=ScriptedSession(dict(cast))), (100, 30), "thinking",
+                            "Hide thinking:", f"Hide thinking: {name}")
+    fixture = Path(__file__).parent / "fixtures" / "replay-run"
+    parent, take = shutil.copytree(fixture, tmp_path / "parent"), shutil.copytree(fixture, tmp_path / "take")
+    change = {"event": "[Evil] knocks at the door"}
+    (take / "private.json").write_text(json.dumps({"take": {"parent": str(parent), "beat": 1, "change": change}}))
+    await palette_shows(create_app(replay=parent), (140, 30), "take", "Take: take", 'world event "[Evil] knocks')
