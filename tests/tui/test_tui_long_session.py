@@ -198,3 +198,33 @@ async def test_the_palette_shows_a_capitalised_name_in_brackets_as_written(tmp_p
     change = {"event": "[Evil] knocks at the door"}
     (take / "private.json").write_text(json.dumps({"take": {"parent": str(parent), "beat": 1, "change": change}}))
     await palette_shows(create_app(replay=parent), (140, 30), "take", "Take: take", 'world event "[Evil] knocks')
+
+
+async def test_end_in_a_replay_shows_the_end_of_a_transcript_scrolled_up(workspace):
+    """Replaying a long run, the transcript scrolled up while it played, then `end`: the playhead went to
+    the end but the transcript stayed where it was, its last row saying `▼ 252 new lines · end to follow`,
+    and `end` (the replay's own key) never followed. Seeking (`end`, `home`) shows where it went."""
+    from promptdesk.tui.screens.replay import ReplayScreen
+    from promptdesk.tui.widgets.transcript import Transcript
+
+    session = session_for(workspace, max_beats=20)
+    await session.run()
+    app = create_app(replay=Path(session.state.run_dir))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and bool(app.screen.query(Transcript)),
+                       "the replay")
+        replay = app.screen
+        transcript = replay.query_one(Transcript)
+        for _ in range(10):
+            await pilot.press("b")
+        await pilot.pause()
+        transcript.focus()
+        await pilot.press("pageup", "pageup")
+        await wait_for(pilot, lambda: not transcript._scroll_animating(), "the scroll up")
+        assert not transcript.auto_scroll
+        await pilot.press("end")
+        await wait_for(pilot, lambda: replay.playback.done, "the end of the replay")
+        await pilot.pause()
+        assert transcript.auto_scroll and transcript.scroll_y == transcript.max_scroll_y
+        assert "end to follow" not in screen_text(app)
+        assert "Scene closed" in screen_text(app)
