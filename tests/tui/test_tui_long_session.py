@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tui_support import screen_text, session_for, wait_for
 
+from promptdesk.core.record.events import GenericEvent, SpeakEvent
 from promptdesk.tui.app import create_app
 from promptdesk.tui.stage_state import StateFold
 from promptdesk.tui.widgets.wrapped_log import WrappedLog
@@ -120,7 +121,6 @@ async def test_a_resize_while_scrolled_up_keeps_the_line_being_read_in_view():
     held (new lines counted below)."""
     from bisect import bisect_right
 
-    from promptdesk.core.record.events import GenericEvent, SpeakEvent
     from promptdesk.tui.widgets.transcript import Transcript
     from test_tui_append import CAST, staged
 
@@ -228,3 +228,34 @@ async def test_end_in_a_replay_shows_the_end_of_a_transcript_scrolled_up(workspa
         assert transcript.auto_scroll and transcript.scroll_y == transcript.max_scroll_y
         assert "end to follow" not in screen_text(app)
         assert "Scene closed" in screen_text(app)
+
+
+async def test_the_live_beat_timeline_of_a_long_scene_shows_its_latest_beats():
+    """The stage's beat timeline (palette: Beat timeline) past the beats its width holds, 200 beats at
+    120 columns: it kept showing beats 0 to about 110, so a long scene's timeline stopped moving. Live,
+    it shows the latest beats after a `…`, and its legend says which; the Compare screen's (a whole
+    finished run) still starts at beat 0."""
+    from promptdesk.tui.widgets.beat_timeline import BeatTimeline
+    from test_tui_append import CAST, beats, staged
+
+    async with staged() as (session, app, pilot):
+        stage = app.screen
+        events = beats(0, 199)
+        session.publish(events)
+        session.publish([GenericEvent(t=199, **{"from": "coordinator"}, type="beat", text="Beat 199", beat=199),
+                         SpeakEvent(t=199, **{"from": "alice"}, beat=199, text="The last line.")])
+        await wait_for(pilot, lambda: not stage.bridge.pending, "the beats drawn")
+        timeline = stage.query_one(BeatTimeline)
+        timeline.remove_class("-hidden")
+        await pilot.pause()
+        await pilot.pause()
+        rows = timeline.render().plain.splitlines()
+        width = timeline.content_region.width
+        alice = next(row for row in rows if row.startswith("Alice"))
+        bob = next(row for row in rows if row.startswith("Bob"))
+        assert len(alice) == width and alice.endswith("██") and "…" in alice
+        assert bob.endswith("█ "), "Bob has not spoken in beat 199: the last column is the latest beat"
+        first = width - len("Alice ") - 1
+        assert f"beats {200 - first} to 199" in rows[-1]
+        whole = BeatTimeline(CAST, events)
+        assert "…" not in whole.render().plain, "a finished run's timeline (Compare) is not cut"
