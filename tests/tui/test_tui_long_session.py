@@ -4,6 +4,7 @@ transcript grows (found driving a 12-actor, 140-beat scene in tmux)."""
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 import json
 from pathlib import Path
 
@@ -259,3 +260,15 @@ async def test_the_live_beat_timeline_of_a_long_scene_shows_its_latest_beats():
         assert f"beats {200 - first} to 199" in rows[-1]
         whole = BeatTimeline(CAST, events)
         assert "…" not in whole.render().plain, "a finished run's timeline (Compare) is not cut"
+
+
+def test_a_turns_row_marks_a_name_it_cuts():
+    """A character named past the Turns column's 18 cells was cut there without a mark
+    (`Dr. Evangeline Mon  12`), reading as a whole name."""
+    from promptdesk.tui.snapshot import StageState
+    from promptdesk.tui.widgets.state_panel import render_state
+
+    cast = {"eve": "Dr. Evangeline Montgomery", "bo": "Bo"}
+    state = StageState(format="scene", cast=cast, status="running", turns=Counter({"eve": 12, "bo": 3}))
+    rows = render_state(state, 32).plain.splitlines()
+    assert "  Dr. Evangeline Mo…  12" in rows and "  Bo                   3" in rows

@@ -148,7 +148,8 @@ def render_state(state: StageState, width: int = 0) -> Text:
     heading, counts = fmt.turn_counts(state)
     text.append(f"{heading}\n", LABEL)
     for slug, name in state.cast.items():
-        text.append(f"  {set_cell_size(safe(name), 18)} {counts.get(slug, 0):>3}\n")
+        name = safe(name) if cell_len(safe(name)) <= 18 else cells(safe(name), 17) + "…"
+        text.append(f"  {set_cell_size(name, 18)} {counts.get(slug, 0):>3}\n")
         if slug in state.tones:
             text.append(f"    tone: {cells(safe(state.tones[slug]), 22)}\n", Style(italic=True))
     if state.run_dir:
