@@ -36,10 +36,10 @@ def safe(text: object) -> str:
 
 def literal(text: object) -> str:
     """Untrusted text for a place that reads its text as markup (the command palette's titles and help):
-    made `safe`, then its square brackets escaped, so that it is shown as written and never acts."""
-    from textual.markup import escape
-
-    return escape(safe(text))
+    made `safe`, then every opening square bracket escaped, so that it is shown as written and never acts.
+    (Textual's `escape` leaves `[Night]` and `[Evil]` as they are, and its markup then reads them as styles
+    and drops them: `Dov [Night] Ashby` showed as `Dov  Ashby`.)"""
+    return safe(text).replace("[", "\\[")
 
 
 def printable(text: object) -> str:

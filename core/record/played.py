@@ -3,7 +3,9 @@
 A beat (a collaboration's or a roundtable's round) is played once something happened in it beyond
 the engine's bookkeeping: a speech, a thought, an answer, a world event or a note delivered, a failed
 turn's line. A last beat that a stop (or a budget, or a failure) cut before any of that (its calls in flight,
-recorded cut off) was begun, not played, and is not counted.
+recorded cut off) was begun, not played, and is not counted; nor is the next number, never begun, that a stop
+between beats closes with, even when it holds the world events and notes still queued at the stop (recorded at
+the close, delivered to no one).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ SETUP = frozenset({"start", "spawn", "brief", "event", "note", "pause", "resume"
 """What a run that never began its first beat may hold (a stop in setup plays no beat)."""
 BOOKKEEPING = frozenset({"beat", "round", "route", "call", "agent_call", "delta", "stop", "pause", "resume"})
 """The engine's own marks: a beat holding nothing else was begun, not played."""
+MARKERS = frozenset({"beat", "round"})
+"""The events that begin a beat (a round): a number the record holds without one was never begun."""
 NOT_COMPLETED = ("stop", "error", "provider-error", "record-error", "budget")
 """Close reasons of a scene that did not complete on its own (`success` false): an operator's stop, a
 failed engine, failed model calls, a folder that could not be written, the budget. Every other close
@@ -40,7 +44,9 @@ def beats_played(events: list[BaseEvent]) -> int:
         return 0
     count = beats(played) - bool(calls and 0 not in calls)
     last = max((e.beat for e in played if e.beat is not None), default=0)
-    if close is not None and close.reason in NOT_COMPLETED and last > 0 and all(e.type in BOOKKEEPING for e in played
-                                                                         if e.beat == last):
+    at_last = [e for e in played if e.beat == last]
+    never_begun = any(e.type in MARKERS for e in played) and not any(e.type in MARKERS for e in at_last)
+    if close is not None and close.reason in NOT_COMPLETED and last > 0 and (
+            never_begun or all(e.type in BOOKKEEPING for e in at_last)):
         count -= 1
     return max(count, 0)

@@ -200,8 +200,10 @@ class ReplayScreen(PaneControls, Screen[None]):
         self.show(self.playback.jump(fraction))
 
     def action_seek(self, fraction: float) -> None:
-        """Seek to a fraction of the run's events (0: start, 1: end)."""
+        """Seek to a fraction of the run's events (0: start, 1: end), and show it: a transcript or a pane
+        scrolled up follows its end again (`end` is the replay's, so its marker's `end to follow` holds)."""
         self.show(self.playback.seek_index(round(fraction * len(self.playback.events))))
+        self.query_one(StageView).follow()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Back is only there when the replay was opened from a stage (a replay opened alone has nothing

@@ -149,10 +149,10 @@ class StageScreen(Directions, RoomControls, PaneControls, Screen[None]):
     def show_title(self) -> None:
         """Redraw the title bar when the session's status has changed since it was drawn."""
         status = self.session.state.status if self.bridge.worker is not None else "ready"
-        if status != self._titled:
+        if status != self._titled:  # the keys that can act change with it (a take begins with no `start`)
             self._titled = status
             self.query_one("#title", Static).update(self.title_line(status))
-
+            self.refresh_bindings()
 
     @property
     def single_call(self) -> bool:

@@ -1,5 +1,6 @@
 """The beat timeline: one row per actor, one cell per beat — spoke, interrupted, reacted, silent,
-failed — for a finished run (Compare screen) or a live one (fed events as they arrive)."""
+failed — for a finished run (Compare screen) or a live one (fed events as they arrive; when a long
+scene's beats outrun the width, the live one shows the latest, after a `…`)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ class BeatTimeline(Widget):
         self.names = names
         self.events: list[BaseEvent] = list(events or [])
         self._last_beat = max((e.beat for e in self.events if e.beat is not None), default=-1)
+        self.live = False
+        """Fed as a scene plays (`extend`): when its beats outrun the width, the latest ones are shown."""
 
     def extend(self, events: list[BaseEvent]) -> None:
         """Add newly arrived events and redraw (the live stage calls this per batch). Hidden, it only
@@ -49,6 +52,7 @@ class BeatTimeline(Widget):
 
         Only what `timeline` reads is kept (the start, turns, failures, and each event that raises
         the highest beat): a long scene's thoughts and deltas are not held twice."""
+        self.live = True
         for event in events:
             beat = -1 if event.beat is None else event.beat
             if event.type in ("start", "system") or isinstance(event, SpeakEvent) or beat > self._last_beat:
@@ -60,16 +64,22 @@ class BeatTimeline(Widget):
     def render(self) -> Text:
         rows = timeline(self.events) if self.events else {slug: [] for slug in self.names}
         width = min(NAME_WIDTH, max((cell_len(self.names.get(s, s)) for s in rows), default=0)) + 1
+        room, beats = self.content_region.width - width, max(map(len, rows.values()), default=0)
+        skip = beats - (room - 1) if self.live and room > 1 and beats > room else 0
         text = Text(no_wrap=True, overflow="crop")
         for slug, states in rows.items():
             name = self.names.get(slug, slug)
             name = name if cell_len(name) <= NAME_WIDTH else set_cell_size(name, NAME_WIDTH - 1).rstrip() + "…"
             text.append(set_cell_size(name, width), Style(bold=True))
-            for state in states:
+            if skip:
+                text.append("…", Style(dim=True))
+            for state in states[skip:]:
                 glyph, colour = GLYPHS.get(state, (" ", "default"))
                 text.append(glyph, Style(color=colour) if state else None)
             text.append("\n")
         text.append_text(legend())
+        if skip:
+            text.append(f" · beats {skip} to {beats - 1} (… the {skip} before)", Style(dim=True))
         return text
 
     def get_content_height(self, container, viewport, width: int) -> int:

@@ -27,6 +27,7 @@ from promptdesk.tui.widgets.pane_picker import MARKED_HEIGHT, MARKED_WIDTH, pane
 from promptdesk.tui.widgets.state_panel import StatePanel
 from promptdesk.tui.widgets.thinking_pane import ThinkingPane
 from promptdesk.tui.widgets.transcript import Transcript
+from promptdesk.tui.widgets.wrapped_log import WrappedLog
 
 PANE_MIN_WIDTH, PANE_MIN_HEIGHT = 16, 5
 """The smallest a thinking pane may get (border included) when choosing how many rows of panes."""
@@ -210,6 +211,11 @@ class StageView(Vertical):
                 pane.end_stream()
             if batch.stream:
                 pane.stream(batch.stream)
+
+    def follow(self) -> None:
+        """Scroll the transcript and every thinking pane to their ends, and follow them again."""
+        for log in self.query(WrappedLog):
+            log.follow()
 
     def clear(self) -> None:
         """Empty every widget (replay rebuilds the stage when it seeks backwards)."""

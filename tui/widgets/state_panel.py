@@ -118,8 +118,11 @@ def render_state(state: StageState, width: int = 0) -> Text:
         _row(text, "Waiting", state.waiting, "bold reverse")
     if state.slow:
         text.append("Waiting on\n", LABEL)
+        names = {slug: safe(state.cast.get(slug, slug)) for slug in state.slow}
+        room = max(10, min(max(map(cell_len, names.values())), (width or 36) - 3 - len("waiting 999 s")))
         for slug, seconds in state.slow.items():
-            text.append(f"  {set_cell_size(safe(state.cast.get(slug, slug)), 10)} waiting {seconds:.0f} s\n", "bold")
+            name = names[slug] if cell_len(names[slug]) <= room else cells(names[slug], room - 1) + "…"
+            text.append(f"  {set_cell_size(name, room)} waiting {seconds:.0f} s\n", "bold")
             if slug in (state.retrying or {}):
                 rows = textwrap.wrap(safe(state.retrying[slug]), max(16, width - 4) if width > 4 else 60)
                 shown = rows[:1] + ([shortened(" ".join(rows[1:]), max(16, width - 4) if width > 4 else 60)] if rows[1:] else [])
@@ -145,7 +148,8 @@ def render_state(state: StageState, width: int = 0) -> Text:
     heading, counts = fmt.turn_counts(state)
     text.append(f"{heading}\n", LABEL)
     for slug, name in state.cast.items():
-        text.append(f"  {set_cell_size(safe(name), 18)} {counts.get(slug, 0):>3}\n")
+        name = safe(name) if cell_len(safe(name)) <= 18 else cells(safe(name), 17) + "…"
+        text.append(f"  {set_cell_size(name, 18)} {counts.get(slug, 0):>3}\n")
         if slug in state.tones:
             text.append(f"    tone: {cells(safe(state.tones[slug]), 22)}\n", Style(italic=True))
     if state.run_dir:

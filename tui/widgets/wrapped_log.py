@@ -10,8 +10,8 @@ rows), shown in the selection colour over the text's own colours while dragging 
 `ctrl+c` copies it (`copy_to_clipboard`, through the terminal; the screen says how much).
 
 Scroll lock: scrolled up from the end, the view holds where it is while entries arrive, and its
-last row says how many arrived ("▼ 3 new lines · end to follow"); `end`, or scrolling back to the
-bottom, follows the end again.
+last row says how many arrived ("▼ 3 new lines · end to follow", in fewer whole words where that does
+not fit: "▼ 3 new · end"); `end`, or scrolling back to the bottom, follows the end again.
 """
 
 from __future__ import annotations
@@ -126,13 +126,17 @@ class WrappedLog(ScrollView, can_focus=True):
         self.refresh()
 
     def relayout(self) -> None:
-        """Count every entry again at the current width and styles (after a resize or a theme)."""
+        """Count every entry again at the current width and styles (after a resize or a theme). Scrolled
+        up, the view keeps the entry at its top there (rows wrapped anew would show other entries)."""
+        top = bisect_right(self._ends, int(self.scroll_y)) if not self.auto_scroll and self._ends else None
         self._width = self.scrollable_content_region.width
         self._ends = []
         self._rows.clear()
         if self._width:
             self._count(self.entries)
         self._resized()
+        if top is not None and self._width and top < len(self._ends):
+            self.scroll_to(y=self._ends[top - 1] if top else 0, animate=False, immediate=True)
 
     def clear(self) -> None:
         """Forget every entry (and follow the end again)."""
@@ -166,15 +170,21 @@ class WrappedLog(ScrollView, can_focus=True):
     def marker(self, width: int) -> Strip:
         """The last row while scrolled up: how many lines arrived below."""
         lines = "line" if self.unseen == 1 else "lines"
-        text = f" ▼ {self.unseen} new {lines} · end to follow "
+        texts = (f" ▼ {self.unseen} new {lines} · end to follow ", f" ▼ {self.unseen} new · end to follow ",
+                 f" ▼ {self.unseen} new · end ", f" ▼ {self.unseen} new ", f" ▼ {self.unseen} ")
+        text = next((t for t in texts if len(t) <= width), texts[-1])  # whole words, never `end to f`
         return Strip([Segment(text[:width].ljust(width), self._base_style + MARKER if self._base_style else MARKER)])
 
     def on_resize(self, event: Resize) -> None:
         self.call_after_refresh(self._check_width)
 
     def _check_width(self) -> None:
+        """Count the rows again for a new width; following the end, keep the end in view (a lower pane,
+        or one moved to a shorter row of panes, would otherwise hide its last rows until the next entry)."""
         if self.scrollable_content_region.width != self._width:
             self.relayout()
+        elif self.auto_scroll and self.scroll_y < self.max_scroll_y:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
