@@ -92,12 +92,28 @@ def test_a_dimension_or_a_score_given_twice_is_a_problem_never_its_last_copy():
 def test_missing_dimensions_fractions_and_strings_are_problems_and_null_is_the_evaluators_own_unknown():
     data = json.loads(answer(**IN_RANGE))
     del data["knowledge"]
-    data["relationship"]["score"], data["social_rules"]["score"], data["goal"]["score"] = 2.5, "-1", None
+    data["relationship"]["score"], data["social_rules"]["score"], data["goal"]["score"] = 2.5, "-1/10", None
     reading = SOTOPIA.read("```json\n" + json.dumps(data) + "\n```")
     assert set(reading.problems) == {"knowledge", "relationship", "social_rules"}
     assert reading.problems["knowledge"] == "missing" and "not a whole number" in reading.problems["relationship"]
+    assert "not a whole number" in reading.problems["social_rules"] and reading.answered["social_rules"] == "-1/10"
     assert reading.declared == {"goal": "about goal"} and reading.scores["goal"] is None
     assert reading.scores["believability"] == 8
+
+
+def test_scores_written_as_text_and_sotopias_own_reasoning_score_pairs_are_read_as_sotopia_reads_them():
+    """An evaluator without a schema (a local server, a model tuned on Sotopia's evaluator) answers `"7"`, or
+    Sotopia's own `tuple[str, int]` form `["reasoning", 7]`: Sotopia's pydantic model reads both, so a score
+    so written is that score, not an unknown; a text that is not a whole number, or out of range, is not."""
+    strings = {name: {"reasoning": f"about {name}", "score": f" {value}"} for name, value in IN_RANGE.items()}
+    reading = SOTOPIA.read(json.dumps(strings))
+    assert reading.ok and reading.scores == IN_RANGE and reading.reasoning["goal"] == "about goal"
+    pairs = {name: [f"why {name}", value] for name, value in IN_RANGE.items()}
+    pairs["goal"], pairs["knowledge"] = ["why goal", "12"], ["why knowledge", "5.5"]
+    reading = SOTOPIA.read("Here is my evaluation:\n" + json.dumps(pairs))
+    assert reading.scores["believability"] == 8 and reading.reasoning["secret"] == "why secret"
+    assert reading.scores["goal"] is None and reading.answered["goal"] == 12 and "outside 0 to 10" in reading.problems["goal"]
+    assert reading.scores["knowledge"] is None and "not a whole number" in reading.problems["knowledge"]
 
 
 @pytest.mark.parametrize("text", ["", "not json at all", "[1, 2]", "{" * 200 + "}" * 200])

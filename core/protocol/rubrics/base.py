@@ -1,7 +1,8 @@
 """A rubric: integer dimensions with their ranges, the JSON schema of one actor's scores, and the
 reading of an evaluator's answer against it.
 
-An answer is one JSON object holding, for every dimension, `{"reasoning": "...", "score": N}`. Reading
+An answer is one JSON object holding, for every dimension, `{"reasoning": "...", "score": N}` (or Sotopia's
+own `["reasoning", N]`; a score written as text, `"7"`, is that whole number, as Sotopia's model reads it). Reading
 it (`Rubric.read`) never makes a score fit: a score outside its range, a missing dimension, a score
 that is not a whole number is a *problem* of that dimension (the evaluator is asked once more, then the
 score is recorded as unknown); a score given as `null` is the evaluator's own "cannot tell" (an
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +22,8 @@ from promptdesk.core.protocol.bounded import load_json, noting_repeats
 from promptdesk.core.protocol.fences import fenced_blocks, whole_fence
 from promptdesk.core.protocol.reasoning import without_reasoning
 
+_WHOLE = re.compile(r"\s*[+-]?[0-9]{1,6}\s*")
+"""A score written as text that is a whole number (`"7"`, `" -3"`), read as that number; `"7/10"`, `"7.5"` are not."""
 ANSWER_MAX_CHARS = 200_000
 """The longest answer read (seven reasonings are a few thousand characters)."""
 
@@ -189,8 +193,15 @@ def _read_dimension(dimension: Dimension, value: Any, present: bool, reading: Re
     if not present:
         reading.problems[name] = "missing"
         return
-    reasoning, score = ("", value) if not isinstance(value, dict) else (value.get("reasoning"), value.get("score", ...))
+    if isinstance(value, dict):
+        reasoning, score = value.get("reasoning"), value.get("score", ...)
+    elif isinstance(value, list) and len(value) == 2 and isinstance(value[0], str):
+        reasoning, score = value  # Sotopia's own form, `tuple[str, int]`: ["reasoning", 7]
+    else:
+        reasoning, score = "", value
     reading.reasoning[name] = reasoning if isinstance(reasoning, str) else ""
+    if isinstance(score, str) and _WHOLE.fullmatch(score):
+        score = int(score)  # "7", as Sotopia's pydantic model reads it: a whole number written as text
     if score is ...:
         reading.problems[name] = "no score"
     elif score is None:
