@@ -135,5 +135,6 @@ def text(comparison: Comparison) -> str:
         parts.append(grid([difference_header(comparison), *(difference_cells(d) for d in shown)]))
     if factorial_rows(comparison):
         parts.append(grid([factorial_header(comparison), *factorial_rows(comparison)]))
-    parts += [f"{title}\n{grid(rows)}" for title, rows in means_text_rows(comparison)]
+    parts += [f"{title}\n{grid(rows)}\n" + "\n".join(textwrap.fill(note, 100) for note in notes)
+              for title, rows, notes in means_text_rows(comparison)]
     return "\n\n".join(parts) + "\n\n" + "\n".join(textwrap.fill(note, 100) for note in notes(comparison))

@@ -280,6 +280,7 @@ def evaluation_of(events: list[BaseEvent]) -> dict[str, dict[str, Any]]:
     return {f"{group['rubric']}@{group['evaluator']}": {
         "dimensions": list(group["dimensions"]),
         "actors": {slug: {**actor["scores"], "overall": actor["overall"]} for slug, actor in group["actors"].items()},
+        "unknown": {slug: actor["unknown"] for slug, actor in group["actors"].items() if actor["unknown"]},
         "mean": group["mean"]} for group in evaluations(events)}
 
 

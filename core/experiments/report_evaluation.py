@@ -72,7 +72,8 @@ def sweep_section(comparison: Comparison) -> list[str]:
            "<p>Each cell is the mean of every agent's score in every run of the condition (unknown scores left "
            "out and counted), as Sotopia's tables report it. The paired comparison of each dimension, run by "
            "run, is in the comparison table above.</p>"]
-    for title, rows in parts:
-        out += [f"<h3>{esc(title)}</h3>", _table([[esc(c) for c in row] for row in rows[1:]], [esc(h) for h in rows[0]])]
+    for title, rows, notes in parts:
+        out += [f"<h3>{esc(title)}</h3>", _table([[esc(c) for c in row] for row in rows[1:]], [esc(h) for h in rows[0]]),
+                *(f"<p>{esc(note)}</p>" for note in notes)]
     rubrics = {key.partition("@")[0] for run in comparison.runs for key in run.evaluation}
     return out + [_cite(rubric) for rubric in sorted(rubrics)]
