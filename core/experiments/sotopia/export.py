@@ -45,6 +45,7 @@ LEVELS = ("stranger", "know_by_name", "acquaintance", "friend", "romantic_relati
 """Sotopia's relationship levels, by their number (`RelationshipType`)."""
 _KEY = re.compile(r"^:?(?:[A-Za-z_][\w.]*\.)?(?P<cls>[A-Za-z_]\w*):(?P<pk>[^\s:]+)$")
 _LISTED = re.compile(r"[\[\]'\"]")
+_OPENS = re.compile(rb"\s*\{")
 NO_LEVEL = "environments with no relationship level, as strangers"
 """An environment of an early export (before `relationship`), read as Sotopia's model reads it."""
 KEY_SHOWN = 120
@@ -149,11 +150,12 @@ def read_export(path: Path) -> Export:
     export = Export(path)
     readers = {ENVIRONMENT: _environment, AGENT: _agent, RELATIONSHIP: _relationship, COMBO: _combo}
     found = 0
+    other: Counter[str | None] = Counter()  # skipped records by their raw class, named once per class at the end
     for key, value in data.items():
         match = _KEY.match(key) if isinstance(key, str) else None
         kind = match.group("cls") if match else None
         if kind not in readers:
-            export.other[_class_name(kind, key)] += 1
+            other[kind] += 1
             continue
         found += 1
         pk = match.group("pk")
@@ -170,6 +172,8 @@ def read_export(path: Path) -> Export:
             continue
         export.keys[(kind, pk)] = key
         _keep(export, kind, record)
+    for kind, n in other.items():
+        export.other[_class_name(kind)] += n
     if not found:
         classes = [kind for kind in sorted(export.other) if kind != UNRECOGNISED][:5]
         examples = [repr(strip_controls(str(key))[:40]) for key, _ in zip(data, range(3))]
@@ -188,16 +192,18 @@ EXPECTED = ("a Sotopia export is one JSON object whose keys are `:sotopia.databa
 def _load(path: Path) -> dict[str, Any]:
     """The export's top-level object, read within bounds."""
     raw = read_bytes(path, EXPORT_MAX_BYTES, NotAnExport)
+    opens = _OPENS.match(raw) is not None  # (JSON Lines, if it is not JSON): read in place, never a copy
     try:
-        data = load_json(raw.decode("utf-8-sig"), object_pairs_hook=noting_repeats)
+        text = raw.decode("utf-8-sig")
+        del raw  # the bytes are not kept while the text is parsed: a large export's peak is the text and its records
+        data = load_json(text, object_pairs_hook=noting_repeats)
     except Unbounded as exc:
         raise NotAnExport(f"{path}: {exc}") from None
     except UnicodeDecodeError:
         raise NotAnExport(f"{path}: not UTF-8 JSON; {EXPECTED}") from None
     except ValueError as exc:
         where = f"line {exc.lineno}, column {exc.colno}: {exc.msg}" if hasattr(exc, "lineno") else str(exc)
-        lines = (getattr(exc, "msg", "") == "Extra data" and getattr(exc, "colno", 0) == 1
-                 and raw.lstrip()[:1] == b"{")
+        lines = getattr(exc, "msg", "") == "Extra data" and getattr(exc, "colno", 0) == 1 and opens
         kind = "JSON Lines (one record per line), not one JSON object" if lines else f"not valid JSON ({where})"
         raise NotAnExport(f"{path}: {kind}; {EXPECTED}") from None
     if not isinstance(data, dict):
@@ -215,7 +221,7 @@ def json_kind(value: Any) -> str:
     return next((kind for types, kind in kinds if isinstance(value, types)), type(value).__name__)
 
 
-def _class_name(kind: str | None, key: Any) -> str:
+def _class_name(kind: str | None) -> str:
     """How a skipped record's class is counted (its class, or `unrecognised keys` when the key has none)."""
     return strip_controls(kind)[:60] if kind else UNRECOGNISED
 
