@@ -176,7 +176,7 @@ def test_sotopias_mean_counts_the_agents_of_a_run_that_was_never_scored_as_unkno
     assert re.search(r"^goal +8 ± 0 \(n=6\) +3 ± 0 \(n=4, 2 unknown\)$", text, re.M)
     why = " ".join(text[text.index("Unknown scores in openai:gpt-5-nano b-C"):].split())
     assert why.startswith("Unknown scores in openai:gpt-5-nano b-C: 14 in agent-episodes never scored (their run "
-                          "failed, or its evaluation call did).")
+                          "failed before its evaluation).")
     dropped = " ".join(text[text.index("dropped from pairs"):].replace("-\n", "-").split())  # wrapped at hyphens
     assert dropped.startswith("dropped from pairs (no run, or an unknown value, on one side): openai:gpt-5-mini b-C "
                               "vs openai:gpt-5-nano b-C: ferry-slot-cyd-dee seed 1 (echo, sotopia.believability")
@@ -355,3 +355,21 @@ def test_sotopias_mean_says_its_spread_and_why_each_unknown_score_is_unknown(ben
     means = json.loads(capsys.readouterr().out)["evaluation"]["sotopia@openai:gpt-5"]
     assert means["believability"]["openai:gpt-5-mini b-C"] == {"mean": 8.0, "n": 6, "unknown": 0, "sd": 0.0, "ci95": 0.0}
     assert means["goal"]["openai:gpt-5-nano b-C"] == {"mean": None, "n": 0, "unknown": 6, "sd": None, "ci95": None}
+
+
+def test_an_evaluator_whose_every_call_failed_is_counted_in_sotopias_table_not_left_out(bench, loopback, capsys):
+    """Every evaluation call of a sweep failed (the evaluator's server refused them): the runs themselves closed
+    well, so nothing else says so; the table of means must still be there, every score unknown, saying why."""
+    def refusing(recorded: Recorded) -> Reply:
+        if "response_format" in recorded.body:
+            return Reply(status=400, error_message="evaluator refused")
+        return served(recorded)
+    loopback.default = refusing
+    assert sweep(loopback, "--seeds", "1") == 0
+    capsys.readouterr()
+    assert main(["compare", "sw"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "SOTOPIA-EVAL by openai:gpt-5: mean over agents and episodes" in text
+    assert re.search(r"goal unknown \(6 unknown\) unknown \(6 unknown\)", text), text
+    assert "Unknown scores in openai:gpt-5-nano b-C: 42 in agent-episodes whose evaluation call failed (" in text
+    assert "evaluator refused" in text

@@ -208,4 +208,4 @@ async def _one(session: Stage, evaluator: Evaluator, episode: Episode, slug: str
         reason = failure_reason(exc)
         session.recorder.log("error", f"evaluation of {slug} by {evaluator.label} failed", error=reason)
         session.say("system", f"The evaluator ({evaluator.label}) could not score {episode.member(slug).name}: {reason}",
-                    reason="evaluation", evaluated=slug, beat=None)
+                    reason="evaluation", evaluated=slug, rubric=evaluator.rubric.name, evaluator=evaluator.label, beat=None)

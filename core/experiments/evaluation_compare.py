@@ -173,7 +173,7 @@ def means_text_rows(comparison: Comparison) -> list[tuple[str, list[list[str]], 
 SPREAD_NOTE = ("Each cell: the mean ± the standard deviation of the known scores (n), and how many are unknown; "
                "--json adds the half-width of the mean's 95% t interval (ci95), the scores taken as independent, "
                "as Sotopia's margin of error takes them.")
-NOT_EVALUATED = "in agent-episodes never scored (their run failed, or its evaluation call did)"
+NOT_EVALUATED = "in agent-episodes never scored (their run failed before its evaluation)"
 _WHYS = (("the evaluator could not tell", "the evaluator could not tell (null)"),
          ("the answer could not be read", "the evaluator's answer could not be read at all"),
          ("missing", "missing from the answer"), ("no score", "reasoning without a score"),
@@ -201,9 +201,11 @@ def unknown_whys(comparison: Comparison, key: str) -> dict[str, dict[str, int]]:
                 for reason in reasons.values():
                     why = _why(str(reason))
                     whys[why] = whys.get(why, 0) + 1
-            never = _unscored(run, key) * (len(dimensions_of(comparison.runs, key)) - 1)  # every dimension of each
-            if never:
-                whys[NOT_EVALUATED] = whys.get(NOT_EVALUATED, 0) + never
+            group, rated = run.evaluation.get(key) or {}, len(dimensions_of(comparison.runs, key)) - 1
+            for slug in (slug for slug in run.actors if slug not in group.get("actors", {})):
+                reason = group.get("failed", {}).get(slug)
+                why = f"in agent-episodes whose evaluation call failed ({reason[:100]})" if reason else NOT_EVALUATED
+                whys[why] = whys.get(why, 0) + rated  # every dimension of the agent
         out[column] = whys
     return out
 
