@@ -366,7 +366,10 @@ def test_an_evaluator_whose_every_call_failed_is_counted_in_sotopias_table_not_l
         return served(recorded)
     loopback.default = refusing
     assert sweep(loopback, "--seeds", "1") == 0
-    capsys.readouterr()
+    said = " ".join(capsys.readouterr().err.split())
+    assert "sweep finished — 6/6 done, 0 failed, 12 agents not scored" in said
+    assert "12 agent evaluations of these runs could not be recorded" in said and "`promptdesk evaluate`" in said
+    assert all(json.loads(line)["unscored"] == 2 for line in (bench / "sw" / "results.jsonl").read_text().splitlines())
     assert main(["compare", "sw"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "SOTOPIA-EVAL by openai:gpt-5: mean over agents and episodes" in text

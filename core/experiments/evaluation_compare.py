@@ -222,3 +222,4 @@ def _cell_json(cell: Mean, dimension: str) -> dict[str, Any]:
                            "sd": None if cell.sd is None else round(cell.sd, 4),
                            "ci95": None if cell.ci95 is None else round(cell.ci95, 4)}
     return {**out, "partial": cell.partial, "of": cell.of} if dimension == OVERALL else out
+

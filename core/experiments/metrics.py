@@ -289,6 +289,18 @@ def evaluation_of(events: list[BaseEvent]) -> dict[str, dict[str, Any]]:
     return found
 
 
+def unscored_agents(evaluation: dict[str, dict[str, Any]], cast: list[str]) -> int:
+    """How many (agent, evaluator) scorings of a run are missing: an evaluation call that failed, or an answer
+    that could not be read at all (each agent of a run that was to be scored, per evaluator it records)."""
+    missing = 0
+    for group in evaluation.values():
+        for slug in cast:
+            reasons = group.get("unknown", {}).get(slug, {})
+            unread = bool(reasons) and all(str(why).startswith("the answer could not be read") for why in reasons.values())
+            missing += slug not in group.get("actors", {}) or unread
+    return missing
+
+
 def audit_verdict(run_dir: Path) -> str:
     """The isolation audit's verdict: `clean`, `leaks: N`, `incomplete` (no leak found, but the record
     could not all be checked: the audit fails closed), or `unavailable` when this build has no audit."""
