@@ -484,3 +484,24 @@ def test_env_names_are_matched_in_linear_time(tmp_path):
     assert _select([], export, Options(envs=names), summary) == []
     assert time.process_time() - started < 1.0
     assert len(summary.uncast) == len(names)  # no combo casts any of them: each is named
+
+
+def test_env_takes_an_environment_lists_name_or_pk_as_sotopias_hard_subset_is_kept(capsys, tmp_path):
+    """Sotopia keeps its hard subset as an `EnvironmentList` record (`hard_env_set`): `--env` takes its name or pk
+    for the environments it names (those the export holds); the summary names the list. A list alone is no export,
+    and a malformed one is refused with its key, the rest imported."""
+    listed = {"pk": "L1", "name": "hard_env_set", "environments": ["E1", "E3", "E404"], "agent_index": ["0", "1", "0"]}
+    source = write(tmp_path, fixture_export(**{f"{P}EnvironmentList:L1": listed}))
+    code, err, out = run_import(capsys, tmp_path, source, "--env", "hard_env_set")
+    assert code == 1  # the fixture's combos naming a missing environment or agent are skipped, as ever
+    assert "environment list hard_env_set (3 environments, 2 of them in this export; --env hard_env_set selects them)" in err
+    assert "other records skipped: Person 1." in err
+    assert sorted(p.name for p in (out / "scenes").iterdir()) == ["clock-shop-ava-cyd.yaml", "ferry-slot-ava-ben.yaml"]
+    code, err, out = run_import(capsys, tmp_path, source, "--env", "L1", "--force")
+    assert sorted(p.name for p in (out / "scenes").iterdir()) == ["clock-shop-ava-cyd.yaml", "ferry-slot-ava-ben.yaml"]
+    bad = write(tmp_path, fixture_export(**{f"{P}EnvironmentList:L2": {"pk": "L2", "name": "x", "environments": "E1"}}), "bad.json")
+    code, err, _ = run_import(capsys, tmp_path, bad)
+    assert "EnvironmentList:L2: `environments` must be a list of environment pks, not a JSON string" in err
+    only = write(tmp_path, {f"{P}EnvironmentList:L1": listed}, "only.json")
+    code, err, _ = run_import(capsys, tmp_path, only)
+    assert code == 2 and "not a Sotopia export" in err

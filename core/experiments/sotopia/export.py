@@ -20,6 +20,8 @@ The four classes read (fields as Sotopia's `persistent_profile` and `env_agent_c
   `decision_making_style`, `secret`.
 - `RelationshipProfile`: `agent_1_id`, `agent_2_id`, `relationship`, `background_story`.
 - `EnvAgentComboStorage`: `env_id`, `agent_ids` (two different agents).
+- `EnvironmentList`: `name`, `environments` (pks): read for `--env`, which takes its name or pk (Sotopia's hard
+  subset is one, `hard_env_set`); a file of lists alone is not an export.
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ EXPORT_MAX_BYTES = 256 * 1_048_576
 """The largest export read (Sotopia's own, 300 environments, is 1.4 MB)."""
 ENVIRONMENT, AGENT, RELATIONSHIP, COMBO = "EnvironmentProfile", "AgentProfile", "RelationshipProfile", "EnvAgentComboStorage"
 KNOWN = (ENVIRONMENT, AGENT, RELATIONSHIP, COMBO)
+LIST = "EnvironmentList"
+"""A named list of environments (Sotopia keeps its hard subset as one, `hard_env_set`): read for `--env`, not an
+export by itself."""
 LEVELS = ("stranger", "know_by_name", "acquaintance", "friend", "romantic_relationship", "family_member")
 """Sotopia's relationship levels, by their number (`RelationshipType`)."""
 _KEY = re.compile(r"^:?(?:[A-Za-z_][\w.]*\.)?(?P<cls>[A-Za-z_]\w*):(?P<pk>[^\s:]+)$")
@@ -108,6 +113,13 @@ class Combo:
 
 
 @dataclass(frozen=True)
+class EnvironmentList:
+    pk: str
+    name: str
+    environments: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Refusal:
     """A record not imported: its key, its class and why."""
 
@@ -129,6 +141,8 @@ class Export:
     agents: dict[str, Agent] = field(default_factory=dict)
     relationships: list[Relationship] = field(default_factory=list)
     combos: list[Combo] = field(default_factory=list)
+    lists: dict[str, EnvironmentList] = field(default_factory=dict)
+    """`EnvironmentList` records by pk (`--env` takes one's name or pk for its environments)."""
     refused: list[Refusal] = field(default_factory=list)
     other: Counter[str] = field(default_factory=Counter)
     """Records of classes this importer does not read, by class."""
@@ -148,7 +162,7 @@ def read_export(path: Path) -> Export:
     path = Path(path)
     data = _load(path)
     export = Export(path)
-    readers = {ENVIRONMENT: _environment, AGENT: _agent, RELATIONSHIP: _relationship, COMBO: _combo}
+    readers = {ENVIRONMENT: _environment, AGENT: _agent, RELATIONSHIP: _relationship, COMBO: _combo, LIST: _list}
     found = 0
     other: Counter[str | None] = Counter()  # skipped records by their raw class, named once per class at the end
     for key, value in data.items():
@@ -157,7 +171,7 @@ def read_export(path: Path) -> Export:
         if kind not in readers:
             other[kind] += 1
             continue
-        found += 1
+        found += kind in KNOWN
         pk = match.group("pk")
         try:
             if key in getattr(data, "repeated", {}):
@@ -233,6 +247,8 @@ def _keep(export: Export, kind: str, record: Any) -> None:
         export.agents[record.pk] = record
     elif kind == RELATIONSHIP:
         export.relationships.append(record)
+    elif kind == LIST:
+        export.lists[record.pk] = record
     else:
         export.combos.append(record)
 
@@ -359,3 +375,11 @@ def _relationship(pk: str, value: Any) -> Relationship:
 def _combo(pk: str, value: Any) -> Combo:
     record = _object(value, pk)
     return Combo(pk, text(record, "env_id", required=True), _pair(record, "agent_ids"))
+
+
+def _list(pk: str, value: Any) -> EnvironmentList:
+    record = _object(value, pk)
+    environments = record.get("environments")
+    if not isinstance(environments, list) or not all(isinstance(e, str) for e in environments):
+        raise Malformed(f"`environments` must be a list of environment pks, not a JSON {json_kind(environments)}")
+    return EnvironmentList(pk, text(record, "name", required=True), tuple(environments))
