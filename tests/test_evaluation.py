@@ -393,6 +393,14 @@ async def test_a_failed_evaluator_call_is_a_system_line_and_an_unscored_actor(tm
     assert not any("--protocol" in r["text"] for r in failed)  # the actors' protocol is no way out for an evaluator
     assert not (run_dir / "evaluation.json").exists()
     assert json.loads((run_dir / "metadata.json").read_text())["success"] is True
+    # What failed is counted where the scores are read: the run's metrics and its report name the unscored actors.
+    from promptdesk.core.experiments.metrics import evaluation_of, run_events
+    from promptdesk.core.experiments.report_evaluation import run_section
+    (key,) = {f"{r['rubric']}@{r['evaluator']}" for r in failed}
+    found = evaluation_of(run_events(run_dir))[key]
+    assert found["actors"] == {} and set(found["failed"]) == {"ava-lee", "ben-ko"} and "HTTP 500" in found["failed"]["ben-ko"]
+    page = "".join(run_section(run_dir, run_events(run_dir)))
+    assert "not scored" in page and "ava-lee" in page and "HTTP 500" in page and "promptdesk evaluate" in page
 
 
 async def test_the_core_asks_once_more_at_most(tmp_path):
