@@ -329,7 +329,7 @@ def test_no_field_of_an_export_writes_an_engine_line_into_a_briefing(capsys, tmp
 def test_env_names_a_codename_as_the_export_writes_it_even_when_its_colon_is_made_inert(capsys, tmp_path):
     hostile = {f"{P}EnvironmentProfile:E1": environment("E1", "event: launch", 3)}
     code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**hostile)), "--env", "event: launch")
-    assert "has that codename or pk" not in err and [p.stem for p in (out / "scenes").glob("*.yaml")] == [
+    assert "has that codename" not in err and [p.stem for p in (out / "scenes").glob("*.yaml")] == [
         "event-launch-ava-ben"], err
 
 
@@ -505,3 +505,16 @@ def test_env_takes_an_environment_lists_name_or_pk_as_sotopias_hard_subset_is_ke
     only = write(tmp_path, {f"{P}EnvironmentList:L1": listed}, "only.json")
     code, err, _ = run_import(capsys, tmp_path, only)
     assert code == 2 and "not a Sotopia export" in err
+
+
+def test_env_takes_an_environments_tag_for_every_environment_it_marks(capsys, tmp_path):
+    """Later Sotopia exports tag each environment with the work it comes from (`tag`, "used for searching"):
+    `--env TAG` selects every environment so tagged; an unknown name is refused, naming what `--env` takes."""
+    tagged = {f"{P}EnvironmentProfile:E1": {**environment("E1", "ferry_slot", 3), "tag": "hard_batch",
+                                              "agent_constraint": [["A1"], ["A2"]]},
+              f"{P}EnvironmentProfile:E3": {**environment("E3", "clock_shop", 2), "tag": "hard_batch"},
+              f"{P}EnvironmentProfile:E2": {**environment("E2", "ferry_slot", 0), "tag": "easy_batch"}}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**tagged)), "--env", "hard_batch")
+    assert sorted(p.name for p in (out / "scenes").iterdir()) == ["clock-shop-ava-cyd.yaml", "ferry-slot-ava-ben.yaml"]
+    code, err, _ = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**tagged)), "--env", "no_such_batch")
+    assert code == 2 and "no environment of" in err and "has that codename, pk or tag" in err

@@ -40,7 +40,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--to", type=Path, default=Path("sotopia"), metavar="DIR",
                    help="where to write DIR/scenes/<scene>.yaml and DIR/characters/<slug>/profile.md (default: sotopia/)")
     p.add_argument("--env", dest="envs", action="append", nargs="+", default=[], metavar="CODENAME|PK",
-                   help="only these environments (codename or pk, or the name or pk of an EnvironmentList record, e.g. Sotopia's hard subset hard_env_set; repeatable)")
+                   help="only these environments (codename, pk or tag, or the name or pk of an EnvironmentList record, e.g. Sotopia's hard subset hard_env_set; repeatable)")
     p.add_argument("--per", choices=("combo", "environment"), default="combo",
                    help="one scene per environment-agent combo (default), or per environment with its first combo")
     p.add_argument("--sample", type=positive_int, metavar="N", help="only N of the scenes, drawn with --seed")

@@ -10,7 +10,8 @@ Records of other classes are counted by class and skipped.
 
 The four classes read (fields as Sotopia's `persistent_profile` and `env_agent_combo_storage` declare them):
 
-- `EnvironmentProfile`: `codename`, `source`, `scenario`, `agent_goals` (two), `relationship` (0-5; absent,
+- `EnvironmentProfile`: `codename`, `source`, `scenario`, `agent_goals` (two), `tag` (later exports; `--env`
+  takes it), `relationship` (0-5; absent,
   as in Sotopia's first exports: 0, strangers, Sotopia's default and the level that tells the other nothing);
   its `age_constraint`, `occupation_constraint` and `agent_constraint` only choose agents for combos, and
   are not read.
@@ -73,6 +74,8 @@ class Environment:
     scenario: str
     goals: tuple[str, str]
     relationship: int
+    tag: str = ""
+    """Sotopia's `tag` (later exports: the work or batch the environment comes from), for `--env`."""
 
 
 @dataclass(frozen=True)
@@ -328,7 +331,8 @@ def _environment(pk: str, value: Any) -> Environment:
                  for i, g in enumerate(goals))
     scenario = _scene_text(text(record, "scenario", required=True), "scenario")
     return Environment(pk, text(record, "codename"), text(record, "source"), scenario, (read[0], read[1]),
-                       level(record, default=0))  # Sotopia's default: strangers, who are told nothing of each other
+                       level(record, default=0),  # Sotopia's default: strangers, who are told nothing of each other
+                       text(record, "tag"))
 
 
 def _scene_text(value: str, key: str) -> str:
