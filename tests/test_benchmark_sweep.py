@@ -355,6 +355,10 @@ def test_sotopias_mean_says_its_spread_and_why_each_unknown_score_is_unknown(ben
     means = json.loads(capsys.readouterr().out)["evaluation"]["sotopia@openai:gpt-5"]
     assert means["believability"]["openai:gpt-5-mini b-C"] == {"mean": 8.0, "n": 6, "unknown": 0, "sd": 0.0, "ci95": 0.0}
     assert means["goal"]["openai:gpt-5-nano b-C"] == {"mean": None, "n": 0, "unknown": 6, "sd": None, "ci95": None}
+    assert main(["compare", "sw", "--json"]) == 0
+    whys = json.loads(capsys.readouterr().out)["evaluation_unknown"]["sotopia@openai:gpt-5"]
+    assert whys["openai:gpt-5-mini b-C"] == {"missing from the answer": 6, "out of range (kept apart, never clamped)": 6}
+    assert whys["openai:gpt-5-nano b-C"] == {"the evaluator's answer could not be read at all": 42}
 
 
 def test_an_evaluator_whose_every_call_failed_is_counted_in_sotopias_table_not_left_out(bench, loopback, capsys):

@@ -223,3 +223,8 @@ def _cell_json(cell: Mean, dimension: str) -> dict[str, Any]:
                            "ci95": None if cell.ci95 is None else round(cell.ci95, 4)}
     return {**out, "partial": cell.partial, "of": cell.of} if dimension == OVERALL else out
 
+
+def unknown_json(comparison: Comparison) -> dict[str, dict[str, dict[str, int]]]:
+    """`rubric@evaluator` -> column -> why -> how many unknown scores (`unknown_whys`), for `compare --json`."""
+    return {key: unknown_whys(comparison, key) for key in keys_of(comparison.runs)}
+
