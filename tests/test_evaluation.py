@@ -134,7 +134,8 @@ def test_a_reasoning_models_think_preamble_is_not_read_as_the_answer():
 def test_an_answer_with_a_written_preamble_is_read_when_it_holds_one_json_object_and_only_then():
     whole = json.dumps(json.loads(answer(**IN_RANGE)), indent=2)
     for text in (f"Here is my evaluation of Ava:\n\n{whole}\n\nI hope this helps.",
-                 f"Let me think step by step. Ava kept her secret.\n```json\n{whole}\n```\nThat is all."):
+                 f"Let me think step by step. Ava kept her secret.\n```json\n{whole}\n```\nThat is all.",
+                 f"In the format {{dimension: {{reasoning, score}}}}:\n{whole}\nNote: I scored {{goal}} conservatively."):
         reading = SOTOPIA.read(text)
         assert reading.ok and reading.scores == IN_RANGE, text
     draft = answer(**{**IN_RANGE, "goal": 1})

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from promptdesk.core.protocol.bounded import load_json, noting_repeats
+from promptdesk.core.protocol.bounded import depth_over, load_json, noting_repeats
 from promptdesk.core.protocol.fences import fenced_blocks, whole_fence
 from promptdesk.core.protocol.reasoning import without_reasoning
 
@@ -175,15 +175,41 @@ def _given_twice(answer: dict[str, Any], name: str) -> str | None:
 
 def _embedded(body: str) -> Any:
     """The one JSON object inside words around it: the only fenced block, else the span from the first `{`
-    to the last `}` when it is one JSON object (two objects, or braces in the words, make it none); None
-    when there is no such one object."""
+    to the last `}` when it is one JSON object, else the one object found where a `{` opens one (braces in the
+    words, `{goal}`, `{dimension: score}`, open none and are passed over); two objects (a draft and a final one)
+    are not told apart. None when there is no such one object."""
     blocks = fenced_blocks(body)
     span = blocks[0] if len(blocks) == 1 else (body[body.find("{"):body.rfind("}") + 1] if not blocks else "")
     try:
         found = load_json(span.strip(), object_pairs_hook=noting_repeats) if span.strip() else None
     except ValueError:
-        return None
-    return found if isinstance(found, dict) else None
+        found = None
+    if isinstance(found, dict) or blocks:
+        return found if isinstance(found, dict) else None
+    objects = _objects(body)
+    return objects[0] if len(objects) == 1 else None
+
+
+_OPENINGS_TRIED = 16
+"""At most this many `{` are tried as the start of an object (each try reads at most the rest of the answer)."""
+
+
+def _objects(body: str) -> list[dict[str, Any]]:
+    """The JSON objects the text holds where a `{` opens one, each read whole (a `{` inside one is its own);
+    a `{` that opens none (words in braces) is passed over."""
+    decoder, found, at = json.JSONDecoder(object_pairs_hook=noting_repeats), [], body.find("{")
+    for _ in range(_OPENINGS_TRIED):
+        if at < 0:
+            break
+        try:
+            value, end = decoder.raw_decode(body, at)
+        except (ValueError, RecursionError):
+            at = body.find("{", at + 1)
+            continue
+        if isinstance(value, dict) and not depth_over(value):
+            found.append(value)
+        at = body.find("{", end)
+    return found
 
 
 def _read_dimension(dimension: Dimension, value: Any, present: bool, reading: Reading) -> None:
