@@ -106,6 +106,7 @@ def test_scores_written_as_text_and_sotopias_own_reasoning_score_pairs_are_read_
     Sotopia's own `tuple[str, int]` form `["reasoning", 7]`: Sotopia's pydantic model reads both, so a score
     so written is that score, not an unknown; a text that is not a whole number, or out of range, is not."""
     strings = {name: {"reasoning": f"about {name}", "score": f" {value}"} for name, value in IN_RANGE.items()}
+    strings["goal"]["score"], strings["relationship"]["score"] = "7.0", "+2"
     reading = SOTOPIA.read(json.dumps(strings))
     assert reading.ok and reading.scores == IN_RANGE and reading.reasoning["goal"] == "about goal"
     pairs = {name: [f"why {name}", value] for name, value in IN_RANGE.items()}

@@ -22,8 +22,9 @@ from promptdesk.core.protocol.bounded import depth_over, load_json, noting_repea
 from promptdesk.core.protocol.fences import fenced_blocks, whole_fence
 from promptdesk.core.protocol.reasoning import without_reasoning
 
-_WHOLE = re.compile(r"\s*[+-]?[0-9]{1,6}\s*")
-"""A score written as text that is a whole number (`"7"`, `" -3"`), read as that number; `"7/10"`, `"7.5"` are not."""
+_WHOLE = re.compile(r"\s*[+-]?[0-9]{1,6}(?:\.0*)?\s*")
+"""A score written as text that is a whole number (`"7"`, `" -3"`, `"7.0"`: what Sotopia's pydantic model reads as
+an integer), read as that number; `"7/10"`, `"7.5"` are not."""
 ANSWER_MAX_CHARS = 200_000
 """The longest answer read (seven reasonings are a few thousand characters)."""
 
@@ -227,7 +228,7 @@ def _read_dimension(dimension: Dimension, value: Any, present: bool, reading: Re
         reasoning, score = "", value
     reading.reasoning[name] = reasoning if isinstance(reasoning, str) else ""
     if isinstance(score, str) and _WHOLE.fullmatch(score):
-        score = int(score)  # "7", as Sotopia's pydantic model reads it: a whole number written as text
+        score = int(score.strip().split(".")[0])  # "7", as Sotopia's pydantic model reads it: a whole number as text
     if score is ...:
         reading.problems[name] = "no score"
     elif score is None:
