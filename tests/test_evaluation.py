@@ -405,6 +405,31 @@ async def test_a_failed_evaluator_call_is_a_system_line_and_an_unscored_actor(tm
     assert "not scored" in page and "ava-lee" in page and "HTTP 500" in page and "promptdesk evaluate" in page
 
 
+async def test_a_stop_during_the_evaluation_step_says_which_actors_were_left_unscored(tmp_path, cast_dir, loopback):
+    """A stop (Ctrl-C; a sweep's SIGTERM) that cuts the evaluation step left only the cancelled calls: the sweep
+    wrote the run's result as done and nothing counted its missing scores. Each unscored actor now has the
+    failed evaluation's `system` line, which the metrics, `compare` and the sweep count."""
+    import asyncio
+    from promptdesk.core.experiments.metrics import evaluation_of as measured, run_events
+
+    session = build_session(scene_from_dict(evaluator_scene(loopback)), RunOptions(
+        isolation="b", coordinator="C", runs_root=tmp_path / "runs", characters_dirs=[cast_dir], cwd=tmp_path,
+        clock=VirtualClock(), seed=3, journals="none", write_character_journals=False))
+    loop = asyncio.get_running_loop()
+
+    def held(recorded):  # the evaluator's request arrives: the operator stops the run while it is answered
+        loop.call_soon_threadsafe(session.stop)
+        return Reply(text=answer(**IN_RANGE), delay_s=5)
+    loopback.default = held
+    result = await session.run()
+    rows = records(result.run_dir)
+    cut = [r for r in rows if r["type"] == "system" and r.get("reason") == "evaluation"]
+    assert {r["evaluated"] for r in cut} == {"ava-lee", "ben-ko"} and all("stopped" in r["text"] for r in cut)
+    assert {(r["rubric"], r["evaluator"]) for r in cut} == {("sotopia", "openai:gpt-4o-mini")}
+    found = measured(run_events(result.run_dir))["sotopia@openai:gpt-4o-mini"]
+    assert found["actors"] == {} and set(found["failed"]) == {"ava-lee", "ben-ko"}
+
+
 async def test_the_core_asks_once_more_at_most(tmp_path):
     asked: list[Request] = []
 
