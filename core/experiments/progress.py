@@ -88,7 +88,7 @@ class Progress:
         self.ended = True   # nothing runs on: no time left to estimate
         self._say(f"sweep {why or 'finished'} — {self.summary()}" + (
             f"\n{self.unscored} agent evaluation{'s' if self.unscored != 1 else ''} of these runs could not be recorded "
-            "(a failed evaluation call, or an answer that could not be read): `promptdesk evaluate` on the sweep folder "
+            "(a failed or stopped evaluation call, or an answer that could not be read): `promptdesk evaluate` on the sweep folder "
             "asks again for them, and `compare` counts them as unknown" if self.unscored else ""))
 
     def note(self, line: str) -> None:
