@@ -71,7 +71,8 @@ def test_three_scenes_two_models_two_seeds_in_one_resumable_budgeted_sweep(bench
     goal = next(d for d in found["differences"] if d["metric"] == "sotopia.goal")
     assert goal["design"] == "paired" and goal["pairs"] == 6 and goal["diff"] == -5 and goal["p_value"] < 0.05
     means = found["evaluation"]["sotopia@openai:gpt-5"]
-    assert means["goal"][mini] == {"mean": 8.0, "n": 12, "unknown": 0} and means["secret"][nano]["mean"] == -3.0
+    assert means["goal"][mini] == {"mean": 8.0, "n": 12, "unknown": 0, "sd": 0.0, "ci95": 0.0}
+    assert means["secret"][nano]["mean"] == -3.0
     assert means["overall"][mini]["mean"] == round((8 + 2 + 5 - 3 + 0 - 1 + 8) / 7, 4)
 
     assert main(["compare", "sw"]) == 0
@@ -168,11 +169,14 @@ def test_sotopias_mean_counts_the_agents_of_a_run_that_was_never_scored_as_unkno
     capsys.readouterr()
     assert main(["compare", "sw", "--json"]) == 0
     means = json.loads(capsys.readouterr().out)["evaluation"]["sotopia@openai:gpt-5"]
-    assert means["goal"]["openai:gpt-5-mini b-C"] == {"mean": 8.0, "n": 6, "unknown": 0}
-    assert means["goal"]["openai:gpt-5-nano b-C"] == {"mean": 3.0, "n": 4, "unknown": 2}
+    assert means["goal"]["openai:gpt-5-mini b-C"] == {"mean": 8.0, "n": 6, "unknown": 0, "sd": 0.0, "ci95": 0.0}
+    assert means["goal"]["openai:gpt-5-nano b-C"] == {"mean": 3.0, "n": 4, "unknown": 2, "sd": 0.0, "ci95": 0.0}
     assert main(["compare", "sw"]) == 0
     text = capsys.readouterr().out
-    assert re.search(r"^goal +8 \(n=6\) +3 \(n=4, 2 unknown\)$", text, re.M)
+    assert re.search(r"^goal +8 ± 0 \(n=6\) +3 ± 0 \(n=4, 2 unknown\)$", text, re.M)
+    why = " ".join(text[text.index("Unknown scores in openai:gpt-5-nano b-C"):].split())
+    assert why.startswith("Unknown scores in openai:gpt-5-nano b-C: 14 in agent-episodes never scored (their run "
+                          "failed before its evaluation).")
     dropped = " ".join(text[text.index("dropped from pairs"):].replace("-\n", "-").split())  # wrapped at hyphens
     assert dropped.startswith("dropped from pairs (no run, or an unknown value, on one side): openai:gpt-5-mini b-C "
                               "vs openai:gpt-5-nano b-C: ferry-slot-cyd-dee seed 1 (echo, sotopia.believability")
@@ -276,7 +280,7 @@ def test_sotopias_overall_mean_is_taken_from_the_scores_not_from_rounded_overall
         "a": actor(0, -5, 0, -10, -10, -5), "b": actor(4, -5, 0, -10, -5, 0), "c": actor(10, 5, 10, 0, -1, 5)}}})
     comparison = SimpleNamespace(runs=[run], columns={"m b-C": [run]})
     rows = dict((r[0], r[1]) for r in means_text_rows(comparison)[0][1])
-    assert rows["overall"].startswith(f"{(-30 - 16 + 29) / 18:.3g} (n=3") and "-0.944 (n=3" in rows["overall"]
+    assert rows["overall"].startswith(f"{(-30 - 16 + 29) / 18:.3g} ± ") and "-0.944 ± 5.14 (n=3" in rows["overall"]
     assert rows["overall"].endswith(", each a mean of fewer than 7 dimensions)")  # the goal is unknown for all three
     assert means_json(comparison)["sotopia@openai:gpt-5"]["overall"]["m b-C"]["mean"] == round(-17 / 18, 4)
 
@@ -323,3 +327,56 @@ def test_two_evaluators_the_record_could_not_tell_apart_are_refused():
         parse_models("openai:gpt-5@http://127.0.0.1:1/v1,openai:gpt-5@http://127.0.0.1:2/v1", "--evaluator")
     assert parse_models("openai:gpt-5@http://a/v1,openai:gpt-5@http://b/v1", "--models") == [
         "openai:gpt-5@http://a/v1", "openai:gpt-5@http://b/v1"]  # actors' models are told apart (#2)
+
+
+def test_sotopias_mean_says_its_spread_and_why_each_unknown_score_is_unknown(bench, loopback, capsys):
+    """A researcher reading the table as a paper's needs each mean's spread and, for the unknown scores, why:
+    an evaluator whose answers could not be read, missing dimensions, scores out of range (kept apart)."""
+    def varied(recorded: Recorded) -> Reply:
+        body = recorded.body
+        if "response_format" in body and "the harbour plan" not in json.dumps(body["messages"]):  # gpt-5-nano's runs
+            return Reply(text="I would rate this character fairly well on most dimensions.")
+        if "response_format" in body:
+            scores = json.loads(answer(**IN_RANGE))
+            del scores["knowledge"]
+            scores["goal"]["score"] = 11
+            return Reply(text=json.dumps(scores))
+        return served(recorded)
+    loopback.default = varied
+    assert sweep(loopback, "--seeds", "1") == 0
+    capsys.readouterr()
+    assert main(["compare", "sw"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Each cell: the mean ± the standard deviation of the known scores (n)" in text
+    assert ("Unknown scores in openai:gpt-5-mini b-C: 6 missing from the answer; 6 out of range (kept apart, never "
+            "clamped).") in text
+    assert "Unknown scores in openai:gpt-5-nano b-C: 42 the evaluator's answer could not be read at all." in text
+    assert main(["compare", "sw", "--json"]) == 0
+    means = json.loads(capsys.readouterr().out)["evaluation"]["sotopia@openai:gpt-5"]
+    assert means["believability"]["openai:gpt-5-mini b-C"] == {"mean": 8.0, "n": 6, "unknown": 0, "sd": 0.0, "ci95": 0.0}
+    assert means["goal"]["openai:gpt-5-nano b-C"] == {"mean": None, "n": 0, "unknown": 6, "sd": None, "ci95": None}
+    assert main(["compare", "sw", "--json"]) == 0
+    whys = json.loads(capsys.readouterr().out)["evaluation_unknown"]["sotopia@openai:gpt-5"]
+    assert whys["openai:gpt-5-mini b-C"] == {"missing from the answer": 6, "out of range (kept apart, never clamped)": 6}
+    assert whys["openai:gpt-5-nano b-C"] == {"the evaluator's answer could not be read at all": 42}
+
+
+def test_an_evaluator_whose_every_call_failed_is_counted_in_sotopias_table_not_left_out(bench, loopback, capsys):
+    """Every evaluation call of a sweep failed (the evaluator's server refused them): the runs themselves closed
+    well, so nothing else says so; the table of means must still be there, every score unknown, saying why."""
+    def refusing(recorded: Recorded) -> Reply:
+        if "response_format" in recorded.body:
+            return Reply(status=400, error_message="evaluator refused")
+        return served(recorded)
+    loopback.default = refusing
+    assert sweep(loopback, "--seeds", "1") == 0
+    said = " ".join(capsys.readouterr().err.split())
+    assert "sweep finished — 6/6 done, 0 failed, 12 agents not scored" in said
+    assert "12 agent evaluations of these runs could not be recorded" in said and "`promptdesk evaluate`" in said
+    assert all(json.loads(line)["unscored"] == 2 for line in (bench / "sw" / "results.jsonl").read_text().splitlines())
+    assert main(["compare", "sw"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "SOTOPIA-EVAL by openai:gpt-5: mean over agents and episodes" in text
+    assert re.search(r"goal unknown \(6 unknown\) unknown \(6 unknown\)", text), text
+    assert "Unknown scores in openai:gpt-5-nano b-C: 42 in agent-episodes whose evaluation call failed (" in text
+    assert "evaluator refused" in text

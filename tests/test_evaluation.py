@@ -92,12 +92,29 @@ def test_a_dimension_or_a_score_given_twice_is_a_problem_never_its_last_copy():
 def test_missing_dimensions_fractions_and_strings_are_problems_and_null_is_the_evaluators_own_unknown():
     data = json.loads(answer(**IN_RANGE))
     del data["knowledge"]
-    data["relationship"]["score"], data["social_rules"]["score"], data["goal"]["score"] = 2.5, "-1", None
+    data["relationship"]["score"], data["social_rules"]["score"], data["goal"]["score"] = 2.5, "-1/10", None
     reading = SOTOPIA.read("```json\n" + json.dumps(data) + "\n```")
     assert set(reading.problems) == {"knowledge", "relationship", "social_rules"}
     assert reading.problems["knowledge"] == "missing" and "not a whole number" in reading.problems["relationship"]
+    assert "not a whole number" in reading.problems["social_rules"] and reading.answered["social_rules"] == "-1/10"
     assert reading.declared == {"goal": "about goal"} and reading.scores["goal"] is None
     assert reading.scores["believability"] == 8
+
+
+def test_scores_written_as_text_and_sotopias_own_reasoning_score_pairs_are_read_as_sotopia_reads_them():
+    """An evaluator without a schema (a local server, a model tuned on Sotopia's evaluator) answers `"7"`, or
+    Sotopia's own `tuple[str, int]` form `["reasoning", 7]`: Sotopia's pydantic model reads both, so a score
+    so written is that score, not an unknown; a text that is not a whole number, or out of range, is not."""
+    strings = {name: {"reasoning": f"about {name}", "score": f" {value}"} for name, value in IN_RANGE.items()}
+    strings["goal"]["score"], strings["relationship"]["score"] = "7.0", "+2"
+    reading = SOTOPIA.read(json.dumps(strings))
+    assert reading.ok and reading.scores == IN_RANGE and reading.reasoning["goal"] == "about goal"
+    pairs = {name: [f"why {name}", value] for name, value in IN_RANGE.items()}
+    pairs["goal"], pairs["knowledge"] = ["why goal", "12"], ["why knowledge", "5.5"]
+    reading = SOTOPIA.read("Here is my evaluation:\n" + json.dumps(pairs))
+    assert reading.scores["believability"] == 8 and reading.reasoning["secret"] == "why secret"
+    assert reading.scores["goal"] is None and reading.answered["goal"] == 12 and "outside 0 to 10" in reading.problems["goal"]
+    assert reading.scores["knowledge"] is None and "not a whole number" in reading.problems["knowledge"]
 
 
 @pytest.mark.parametrize("text", ["", "not json at all", "[1, 2]", "{" * 200 + "}" * 200])
@@ -118,7 +135,8 @@ def test_a_reasoning_models_think_preamble_is_not_read_as_the_answer():
 def test_an_answer_with_a_written_preamble_is_read_when_it_holds_one_json_object_and_only_then():
     whole = json.dumps(json.loads(answer(**IN_RANGE)), indent=2)
     for text in (f"Here is my evaluation of Ava:\n\n{whole}\n\nI hope this helps.",
-                 f"Let me think step by step. Ava kept her secret.\n```json\n{whole}\n```\nThat is all."):
+                 f"Let me think step by step. Ava kept her secret.\n```json\n{whole}\n```\nThat is all.",
+                 f"In the format {{dimension: {{reasoning, score}}}}:\n{whole}\nNote: I scored {{goal}} conservatively."):
         reading = SOTOPIA.read(text)
         assert reading.ok and reading.scores == IN_RANGE, text
     draft = answer(**{**IN_RANGE, "goal": 1})
@@ -377,6 +395,39 @@ async def test_a_failed_evaluator_call_is_a_system_line_and_an_unscored_actor(tm
     assert not any("--protocol" in r["text"] for r in failed)  # the actors' protocol is no way out for an evaluator
     assert not (run_dir / "evaluation.json").exists()
     assert json.loads((run_dir / "metadata.json").read_text())["success"] is True
+    # What failed is counted where the scores are read: the run's metrics and its report name the unscored actors.
+    from promptdesk.core.experiments.metrics import evaluation_of, run_events
+    from promptdesk.core.experiments.report_evaluation import run_section
+    (key,) = {f"{r['rubric']}@{r['evaluator']}" for r in failed}
+    found = evaluation_of(run_events(run_dir))[key]
+    assert found["actors"] == {} and set(found["failed"]) == {"ava-lee", "ben-ko"} and "HTTP 500" in found["failed"]["ben-ko"]
+    page = "".join(run_section(run_dir, run_events(run_dir)))
+    assert "not scored" in page and "ava-lee" in page and "HTTP 500" in page and "promptdesk evaluate" in page
+
+
+async def test_a_stop_during_the_evaluation_step_says_which_actors_were_left_unscored(tmp_path, cast_dir, loopback):
+    """A stop (Ctrl-C; a sweep's SIGTERM) that cuts the evaluation step left only the cancelled calls: the sweep
+    wrote the run's result as done and nothing counted its missing scores. Each unscored actor now has the
+    failed evaluation's `system` line, which the metrics, `compare` and the sweep count."""
+    import asyncio
+    from promptdesk.core.experiments.metrics import evaluation_of as measured, run_events
+
+    session = build_session(scene_from_dict(evaluator_scene(loopback)), RunOptions(
+        isolation="b", coordinator="C", runs_root=tmp_path / "runs", characters_dirs=[cast_dir], cwd=tmp_path,
+        clock=VirtualClock(), seed=3, journals="none", write_character_journals=False))
+    loop = asyncio.get_running_loop()
+
+    def held(recorded):  # the evaluator's request arrives: the operator stops the run while it is answered
+        loop.call_soon_threadsafe(session.stop)
+        return Reply(text=answer(**IN_RANGE), delay_s=5)
+    loopback.default = held
+    result = await session.run()
+    rows = records(result.run_dir)
+    cut = [r for r in rows if r["type"] == "system" and r.get("reason") == "evaluation"]
+    assert {r["evaluated"] for r in cut} == {"ava-lee", "ben-ko"} and all("stopped" in r["text"] for r in cut)
+    assert {(r["rubric"], r["evaluator"]) for r in cut} == {("sotopia", "openai:gpt-4o-mini")}
+    found = measured(run_events(result.run_dir))["sotopia@openai:gpt-4o-mini"]
+    assert found["actors"] == {} and set(found["failed"]) == {"ava-lee", "ben-ko"}
 
 
 async def test_the_core_asks_once_more_at_most(tmp_path):

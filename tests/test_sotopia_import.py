@@ -329,7 +329,7 @@ def test_no_field_of_an_export_writes_an_engine_line_into_a_briefing(capsys, tmp
 def test_env_names_a_codename_as_the_export_writes_it_even_when_its_colon_is_made_inert(capsys, tmp_path):
     hostile = {f"{P}EnvironmentProfile:E1": environment("E1", "event: launch", 3)}
     code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**hostile)), "--env", "event: launch")
-    assert "has that codename or pk" not in err and [p.stem for p in (out / "scenes").glob("*.yaml")] == [
+    assert "has that codename" not in err and [p.stem for p in (out / "scenes").glob("*.yaml")] == [
         "event-launch-ava-ben"], err
 
 
@@ -484,3 +484,37 @@ def test_env_names_are_matched_in_linear_time(tmp_path):
     assert _select([], export, Options(envs=names), summary) == []
     assert time.process_time() - started < 1.0
     assert len(summary.uncast) == len(names)  # no combo casts any of them: each is named
+
+
+def test_env_takes_an_environment_lists_name_or_pk_as_sotopias_hard_subset_is_kept(capsys, tmp_path):
+    """Sotopia keeps its hard subset as an `EnvironmentList` record (`hard_env_set`): `--env` takes its name or pk
+    for the environments it names (those the export holds); the summary names the list. A list alone is no export,
+    and a malformed one is refused with its key, the rest imported."""
+    listed = {"pk": "L1", "name": "hard_env_set", "environments": ["E1", "E3", "E404"], "agent_index": ["0", "1", "0"]}
+    source = write(tmp_path, fixture_export(**{f"{P}EnvironmentList:L1": listed}))
+    code, err, out = run_import(capsys, tmp_path, source, "--env", "hard_env_set")
+    assert code == 1  # the fixture's combos naming a missing environment or agent are skipped, as ever
+    assert "environment list hard_env_set (3 environments, 2 of them in this export; --env hard_env_set selects them)" in err
+    assert "other records skipped: Person 1." in err
+    assert sorted(p.name for p in (out / "scenes").iterdir()) == ["clock-shop-ava-cyd.yaml", "ferry-slot-ava-ben.yaml"]
+    code, err, out = run_import(capsys, tmp_path, source, "--env", "L1", "--force")
+    assert sorted(p.name for p in (out / "scenes").iterdir()) == ["clock-shop-ava-cyd.yaml", "ferry-slot-ava-ben.yaml"]
+    bad = write(tmp_path, fixture_export(**{f"{P}EnvironmentList:L2": {"pk": "L2", "name": "x", "environments": "E1"}}), "bad.json")
+    code, err, _ = run_import(capsys, tmp_path, bad)
+    assert "EnvironmentList:L2: `environments` must be a list of environment pks, not a JSON string" in err
+    only = write(tmp_path, {f"{P}EnvironmentList:L1": listed}, "only.json")
+    code, err, _ = run_import(capsys, tmp_path, only)
+    assert code == 2 and "not a Sotopia export" in err
+
+
+def test_env_takes_an_environments_tag_for_every_environment_it_marks(capsys, tmp_path):
+    """Later Sotopia exports tag each environment with the work it comes from (`tag`, "used for searching"):
+    `--env TAG` selects every environment so tagged; an unknown name is refused, naming what `--env` takes."""
+    tagged = {f"{P}EnvironmentProfile:E1": {**environment("E1", "ferry_slot", 3), "tag": "hard_batch",
+                                              "agent_constraint": [["A1"], ["A2"]]},
+              f"{P}EnvironmentProfile:E3": {**environment("E3", "clock_shop", 2), "tag": "hard_batch"},
+              f"{P}EnvironmentProfile:E2": {**environment("E2", "ferry_slot", 0), "tag": "easy_batch"}}
+    code, err, out = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**tagged)), "--env", "hard_batch")
+    assert sorted(p.name for p in (out / "scenes").iterdir()) == ["clock-shop-ava-cyd.yaml", "ferry-slot-ava-ben.yaml"]
+    code, err, _ = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**tagged)), "--env", "no_such_batch")
+    assert code == 2 and "no environment of" in err and "has that codename, pk or tag" in err

@@ -96,3 +96,26 @@ def test_the_text_scan_agrees_with_the_library_on_every_document_it_writes(data,
             assert (line is not None) == (real > limit), (text, limit)
         else:
             assert line is None or real > limit, (text, limit)
+
+
+def test_the_json_depth_walk_finds_the_limit_exactly_gathers_only_containers_and_is_not_multiplied_by_sharing():
+    """`depth_over` walks parsed data level by level (an export of a million small records is read through it):
+    a container at depth `limit` is too deep and one above it is not, in lists and objects alike; scalars are
+    never containers; data that shares one container at every level (seventy levels of `[x, x]`, which a
+    walk that does not keep each container once would take 2^70 steps over) is walked once per level."""
+    assert not bounded.depth_over(7) and not bounded.depth_over("[[[[") and not bounded.depth_over([], 1)
+    assert bounded.depth_over([[]], 1) and not bounded.depth_over([[]], 2)
+    assert bounded.depth_over({"a": [{"b": {}}]}, 3) and not bounded.depth_over({"a": [{"b": 1}]}, 3)
+    shared: list = []
+    for _ in range(70):
+        shared = [shared, shared]
+    assert bounded.depth_over(shared) and not bounded.depth_over(shared, 71)
+    records = {f":x.Kind:{n}": {"pk": str(n), "tags": ["a", {"b": [1]}]} for n in range(1000)}
+    assert not bounded.depth_over(records, 5) and bounded.depth_over(records, 4)  # top, record, tags, {b}, [1]
+
+
+def test_an_object_with_a_key_given_twice_is_noted_and_one_without_is_a_plain_dict():
+    once = bounded.load_json('{"a": {"b": 1}, "c": [{"d": 2}]}', object_pairs_hook=bounded.noting_repeats)
+    assert once == {"a": {"b": 1}, "c": [{"d": 2}]} and getattr(once, "repeated", {}) == {}
+    twice = bounded.load_json('{"a": 1, "a": 2, "c": {"d": 1, "d": 1, "d": 3}}', object_pairs_hook=bounded.noting_repeats)
+    assert twice.repeated == {"a": 2} and twice["c"].repeated == {"d": 3} and twice["c"]["d"] == 3

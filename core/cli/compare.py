@@ -15,7 +15,8 @@ from promptdesk.core.experiments.compare import (METRICS, Comparison, check_swee
 from promptdesk.core.experiments.column_stat import YES_NO
 from promptdesk.core.experiments.compare_text import (difference_cells, difference_header, factorial_header,
                                                       factorial_rows, notes, shown_differences)
-from promptdesk.core.experiments.evaluation_compare import evaluation_metrics, means_json, means_text_rows, measured, unit_for
+from promptdesk.core.experiments.evaluation_compare import (evaluation_metrics, means_json, means_text_rows, measured,
+                                                              unit_for, unknown_json)
 from promptdesk.core.experiments.stats.multiplicity import ADJUSTMENTS
 from promptdesk.core.experiments.stats.rows import PAIRED_TESTS, Difference, Options
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
@@ -79,7 +80,8 @@ def main(argv: list[str], console: Console | None = None) -> int:
     except PromptdeskError as exc:
         return refuse(str(exc))
     if ns.json:
-        print(json.dumps({**comparison.to_dict(), "evaluation": means_json(comparison)}, indent=2))
+        print(json.dumps({**comparison.to_dict(), "evaluation": means_json(comparison),
+                          "evaluation_unknown": unknown_json(comparison)}, indent=2))
     elif ns.csv:
         write_csv(comparison, sys.stdout)
     elif ns.csv_differences:
@@ -135,5 +137,6 @@ def text(comparison: Comparison) -> str:
         parts.append(grid([difference_header(comparison), *(difference_cells(d) for d in shown)]))
     if factorial_rows(comparison):
         parts.append(grid([factorial_header(comparison), *factorial_rows(comparison)]))
-    parts += [f"{title}\n{grid(rows)}" for title, rows in means_text_rows(comparison)]
+    parts += [f"{title}\n{grid(rows)}\n" + "\n".join(textwrap.fill(note, 100) for note in notes)
+              for title, rows, notes in means_text_rows(comparison)]
     return "\n\n".join(parts) + "\n\n" + "\n".join(textwrap.fill(note, 100) for note in notes(comparison))

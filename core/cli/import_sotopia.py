@@ -40,7 +40,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--to", type=Path, default=Path("sotopia"), metavar="DIR",
                    help="where to write DIR/scenes/<scene>.yaml and DIR/characters/<slug>/profile.md (default: sotopia/)")
     p.add_argument("--env", dest="envs", action="append", nargs="+", default=[], metavar="CODENAME|PK",
-                   help="only these environments (codename or pk; repeatable)")
+                   help="only these environments (codename, pk or tag, or the name or pk of an EnvironmentList record, e.g. Sotopia's hard subset hard_env_set; repeatable)")
     p.add_argument("--per", choices=("combo", "environment"), default="combo",
                    help="one scene per environment-agent combo (default), or per environment with its first combo")
     p.add_argument("--sample", type=positive_int, metavar="N", help="only N of the scenes, drawn with --seed")
@@ -84,6 +84,8 @@ def summary_lines(summary: Summary, options: Options) -> list[str]:
     lines = [f"Read {export.path.name}: {counted(len(export.environments), 'environment')}, "
              f"{counted(len(export.agents), 'agent')}, {counted(len(export.relationships), 'relationship')}, "
              f"{counted(len(export.combos), 'combo')}"
+             + "".join(f", environment list {listed.name[:60]} ({_held(listed.environments, export.environments)}; "
+                       f"--env {listed.name[:60]} selects them)" for listed in list(export.lists.values())[:5])
              + (f"; other records skipped: {_counts(export.other)}" if export.other else "") + "."]
     if export.defaulted:
         lines.append(f"Read with Sotopia's default: {_counts_of(export.defaulted)}.")
@@ -115,6 +117,12 @@ def summary_lines(summary: Summary, options: Options) -> list[str]:
     lines.append(f"Scenes in {options.to / 'scenes'}, characters in {options.to / 'characters'}: play one with "
                  f"`promptdesk {options.to / 'scenes'}/<scene>.yaml`.")
     return [strip_controls(line) for line in lines]
+
+
+def _held(listed: tuple[str, ...], environments: dict) -> str:
+    """How many environments a list names, and how many of them the export holds when not all."""
+    held = sum(1 for pk in set(listed) if pk in environments)
+    return counted(len(set(listed)), "environment") + (f", {held:,} of them in this export" if held < len(set(listed)) else "")
 
 
 def _counts(counter) -> str:

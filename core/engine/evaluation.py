@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 MAX_TOKENS = 4096
 """Room for seven reasonings and their scores."""
 UNREAD = "the answer could not be read: "
+STOPPED = "the evaluation step was stopped before its answer (`promptdesk evaluate` on the run finishes it)"
 """How an unknown score begins when the evaluator's whole answer could not be read (nothing was scored)."""
 SKIPPED_AFTER = ("stop", "provider-error", "record-error")
 """Close reasons after which no evaluation is taken (a stopped or failed run is evaluated by hand)."""
@@ -199,13 +200,19 @@ async def _one(session: Stage, evaluator: Evaluator, episode: Episode, slug: str
     async def send(request: Request) -> Completion:
         return await waiter.wait_for(call(session, evaluator.provider, request), evaluator.timeout_s)
 
+    def unscored(reason: str) -> None:
+        session.say("system", f"The evaluator ({evaluator.label}) could not score {episode.member(slug).name}: {reason}",
+                    reason="evaluation", evaluated=slug, rubric=evaluator.rubric.name, evaluator=evaluator.label, beat=None)
+
     try:
         scored = await score(send, evaluator, episode, slug)
         session.emit(event_of(scored, evaluator, session.now()))
     except RecordingError:
         raise
+    except asyncio.CancelledError:  # a stop (Ctrl-C, a sweep's SIGTERM) cut the step: said, so it is counted
+        unscored(STOPPED)
+        raise
     except Exception as exc:  # noqa: BLE001 - a failed evaluation is an unscored actor, never a lost run
         reason = failure_reason(exc)
         session.recorder.log("error", f"evaluation of {slug} by {evaluator.label} failed", error=reason)
-        session.say("system", f"The evaluator ({evaluator.label}) could not score {episode.member(slug).name}: {reason}",
-                    reason="evaluation", evaluated=slug, beat=None)
+        unscored(reason)

@@ -216,7 +216,7 @@ async def _score_all(run_dir: Path, record: dict[str, Any], events: list[Any], e
                 recorder.record(GenericEvent(t=ledger.now(), **{"from": "coordinator"}, type="system",
                                              text=f"The evaluator ({evaluator.label}) could not score "
                                                   f"{episode.member(slug).name}: {why}", reason="evaluation",
-                                             evaluated=slug))
+                                             evaluated=slug, rubric=evaluator.rubric.name, evaluator=evaluator.label))
                 continue
             recorder.record(event_of(scored, evaluator, ledger.now()))
             result.scored.append(scored)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from statistics import mean
+from math import sqrt
+from statistics import mean, stdev
 from typing import Any
 
 from promptdesk.core.experiments.compare import BY_SCENE_AND_SEED, BY_SEED, METRICS, Comparison, Unit, number, value
@@ -90,6 +91,17 @@ class Mean:
     partial: int = 0
     """The overall only: how many of the `n` agents' overall scores are means of fewer than `of` dimensions."""
     of: int = 0
+    sd: float | None = None
+    """The standard deviation of the `n` known scores (None under two)."""
+
+    @property
+    def ci95(self) -> float | None:
+        """The half-width of the mean's 95% t interval, the scores taken as independent (as Sotopia's margin of
+        error takes them); None under two scores."""
+        if self.sd is None:
+            return None
+        from scipy.stats import t  # noqa: PLC0415 - scipy is slow to import; only a table of scores needs it
+        return float(t.ppf(0.975, self.n - 1)) * self.sd / sqrt(self.n)
 
     def text(self) -> str:
         if self.mean is None:
@@ -98,7 +110,8 @@ class Mean:
         if self.partial:
             notes.append(f"{'each' if self.partial == self.n else f'{self.partial} of them'} a mean of fewer than "
                          f"{self.of} dimensions")
-        return f"{number(self.mean)} ({', '.join(notes)})"
+        spread = "" if self.sd is None else f" ± {number(self.sd)}"
+        return f"{number(self.mean)}{spread} ({', '.join(notes)})"
 
 
 def overall_means(comparison: Comparison, key: str) -> dict[str, dict[str, Mean]]:
@@ -114,7 +127,8 @@ def overall_means(comparison: Comparison, key: str) -> dict[str, dict[str, Mean]
             scores = [_score(actor, dimension, dimensions) for actor in actors]
             known = [float(s) for s in scores if s is not None]
             unscored = sum(_unscored(run, key) for run in runs)
-            row[column] = Mean(mean(known) if known else None, len(known), len(scores) - len(known) + unscored)
+            row[column] = Mean(mean(known) if known else None, len(known), len(scores) - len(known) + unscored,
+                               sd=stdev(known) if len(known) > 1 else None)
             if dimension == OVERALL:
                 rated = dimensions[:-1]
                 row[column].of = len(rated)
@@ -138,8 +152,9 @@ def _score(actor: dict[str, Any], dimension: str, dimensions: list[str]) -> floa
     return mean(known) if known else actor.get(OVERALL)
 
 
-def means_text_rows(comparison: Comparison) -> list[tuple[str, list[list[str]]]]:
-    """Per evaluation: its heading, and the rows of its table (a header row first)."""
+def means_text_rows(comparison: Comparison) -> list[tuple[str, list[list[str]], list[str]]]:
+    """Per evaluation: its heading, the rows of its table (a header row first), and its notes (what the
+    spread is; why the unknown scores are unknown, per column)."""
     out = []
     for key in keys_of(comparison.runs):
         rubric, _, evaluator = key.partition("@")
@@ -147,7 +162,51 @@ def means_text_rows(comparison: Comparison) -> list[tuple[str, list[list[str]]]]
         rows = [["dimension", *comparison.columns]]
         rows += [[dimension, *(cell.text() for cell in row.values())]
                  for dimension, row in overall_means(comparison, key).items()]
-        out.append((f"{title} by {evaluator}: mean over agents and episodes (as Sotopia's tables report it)", rows))
+        notes = [SPREAD_NOTE, *(f"Unknown scores in {column}: "
+                                f"{'; '.join(f'{n} {why}' for why, n in sorted(whys.items(), key=lambda i: -i[1]))}."
+                                for column, whys in unknown_whys(comparison, key).items() if whys)]
+        out.append((f"{title} by {evaluator}: mean over agents and episodes (as Sotopia's tables report it)", rows,
+                    notes))
+    return out
+
+
+SPREAD_NOTE = ("Each cell: the mean ± the standard deviation of the known scores (n), and how many are unknown; "
+               "--json adds the half-width of the mean's 95% t interval (ci95), the scores taken as independent, "
+               "as Sotopia's margin of error takes them.")
+NOT_EVALUATED = "in agent-episodes never scored (their run failed before its evaluation)"
+_WHYS = (("the evaluator could not tell", "the evaluator could not tell (null)"),
+         ("the answer could not be read", "the evaluator's answer could not be read at all"),
+         ("missing", "missing from the answer"), ("no score", "reasoning without a score"),
+         ("given", "given more than once"), ("its score is given", "given more than once"))
+
+
+def _why(reason: str) -> str:
+    """The kind of an unknown score's recorded reason (`promptdesk.core.engine.evaluation`), as the notes count it."""
+    found = next((label for start, label in _WHYS if reason.startswith(start)), None)
+    if found:
+        return found
+    if reason.startswith("the score "):
+        return "out of range (kept apart, never clamped)" if " is outside " in reason else "not a whole number"
+    return "another reason"
+
+
+def unknown_whys(comparison: Comparison, key: str) -> dict[str, dict[str, int]]:
+    """column -> why -> how many: the unknown scores of every agent of every run of the column, by why
+    (as the record says it: `evaluation.json`'s `unknown`), and the agents never scored at all."""
+    out: dict[str, dict[str, int]] = {}
+    for column, runs in comparison.columns.items():
+        whys: dict[str, int] = {}
+        for run in runs:
+            for reasons in (run.evaluation.get(key) or {}).get("unknown", {}).values():
+                for reason in reasons.values():
+                    why = _why(str(reason))
+                    whys[why] = whys.get(why, 0) + 1
+            group, rated = run.evaluation.get(key) or {}, len(dimensions_of(comparison.runs, key)) - 1
+            for slug in (slug for slug in run.actors if slug not in group.get("actors", {})):
+                reason = group.get("failed", {}).get(slug)
+                why = f"in agent-episodes whose evaluation call failed ({reason[:100]})" if reason else NOT_EVALUATED
+                whys[why] = whys.get(why, 0) + rated  # every dimension of the agent
+        out[column] = whys
     return out
 
 
@@ -159,5 +218,13 @@ def means_json(comparison: Comparison) -> dict[str, Any]:
 
 def _cell_json(cell: Mean, dimension: str) -> dict[str, Any]:
     """One cell for `--json`: mean, n and unknown; the overall's also says how many are partial means, of how many."""
-    out: dict[str, Any] = {"mean": None if cell.mean is None else round(cell.mean, 4), "n": cell.n, "unknown": cell.unknown}
+    out: dict[str, Any] = {"mean": None if cell.mean is None else round(cell.mean, 4), "n": cell.n, "unknown": cell.unknown,
+                           "sd": None if cell.sd is None else round(cell.sd, 4),
+                           "ci95": None if cell.ci95 is None else round(cell.ci95, 4)}
     return {**out, "partial": cell.partial, "of": cell.of} if dimension == OVERALL else out
+
+
+def unknown_json(comparison: Comparison) -> dict[str, dict[str, dict[str, int]]]:
+    """`rubric@evaluator` -> column -> why -> how many unknown scores (`unknown_whys`), for `compare --json`."""
+    return {key: unknown_whys(comparison, key) for key in keys_of(comparison.runs)}
+

@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 
 from promptdesk.core.protocol.bounded import load_json
 from promptdesk.core.record import outputs
-from promptdesk.core.record.evaluation_file import evaluations
+from promptdesk.core.record.evaluation_file import evaluations, failed as failed_evaluations
 from promptdesk.core.experiments.arcs import JOURNAL, BeatTiming, Relationship, arcs, beat_timing, relationships
 from promptdesk.core.errors import InvalidConfig, PromptdeskError
 from promptdesk.core.formats.registry import FORMATS
@@ -276,11 +276,29 @@ def run_metrics(events: list[BaseEvent], run: str = "", audit: str = "unavailabl
 
 
 def evaluation_of(events: list[BaseEvent]) -> dict[str, dict[str, Any]]:
-    """The run's evaluations by `rubric@evaluator`: each actor's scores (and overall), and their mean."""
-    return {f"{group['rubric']}@{group['evaluator']}": {
+    """The run's evaluations by `rubric@evaluator`: each actor's scores (and overall), and their mean; why
+    scores are unknown, and the actors whose evaluation call failed (an evaluator that failed for every actor
+    is there too, with no scores, so that its failure is counted, never dropped)."""
+    found = {f"{group['rubric']}@{group['evaluator']}": {
         "dimensions": list(group["dimensions"]),
         "actors": {slug: {**actor["scores"], "overall": actor["overall"]} for slug, actor in group["actors"].items()},
+        "unknown": {slug: actor["unknown"] for slug, actor in group["actors"].items() if actor["unknown"]},
         "mean": group["mean"]} for group in evaluations(events)}
+    for key, actors in failed_evaluations(events).items():
+        found.setdefault(key, {"dimensions": [], "actors": {}, "unknown": {}, "mean": {}})["failed"] = actors
+    return found
+
+
+def unscored_agents(evaluation: dict[str, dict[str, Any]], cast: list[str]) -> int:
+    """How many (agent, evaluator) scorings of a run are missing: an evaluation call that failed, or an answer
+    that could not be read at all (each agent of a run that was to be scored, per evaluator it records)."""
+    missing = 0
+    for group in evaluation.values():
+        for slug in cast:
+            reasons = group.get("unknown", {}).get(slug, {})
+            unread = bool(reasons) and all(str(why).startswith("the answer could not be read") for why in reasons.values())
+            missing += slug not in group.get("actors", {}) or unread
+    return missing
 
 
 def audit_verdict(run_dir: Path) -> str:

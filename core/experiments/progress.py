@@ -33,6 +33,8 @@ class Progress:
         self.failed: dict[str, int] = {}
         self.total: dict[str, int] = {}
         self.spent = 0.0
+        self.unscored = 0
+        """Agents the runs of this invocation left unscored (a failed evaluation call, an unreadable answer)."""
         self.ended = False
         self._drawn = 0
 
@@ -64,6 +66,7 @@ class Progress:
     def finished(self, combo: Any, row: dict[str, Any], spent: float) -> None:
         self._count(combo.condition, row)
         self.spent, self.finished_now = spent, self.finished_now + 1
+        self.unscored += row.get("unscored") or 0
         goal = {True: "goal achieved", False: "goal not achieved"}.get(row.get("goal_achieved"), "goal unknown")
         self._say(f"{combo.name}: {row.get('close_reason')} ({goal}) — {self.summary()}")
 
@@ -83,7 +86,10 @@ class Progress:
                "unknown-usage": "stopped: a call sent no token usage, so its cost is unknown and --budget-usd "
                                 "cannot be kept; run without a budget, or on a server that reports usage"}.get(stopping or "")
         self.ended = True   # nothing runs on: no time left to estimate
-        self._say(f"sweep {why or 'finished'} — {self.summary()}")
+        self._say(f"sweep {why or 'finished'} — {self.summary()}" + (
+            f"\n{self.unscored} agent evaluation{'s' if self.unscored != 1 else ''} of these runs could not be recorded "
+            "(a failed or stopped evaluation call, or an answer that could not be read): `promptdesk evaluate` on the sweep folder "
+            "asks again for them, and `compare` counts them as unknown" if self.unscored else ""))
 
     def note(self, line: str) -> None:
         """Say something the operator should know now (a provider's wait), on a line of its own."""
@@ -99,7 +105,9 @@ class Progress:
         """Runs done and failed, the spend, and while the sweep runs the time it still needs."""
         done, failed, total = sum(self.done.values()), sum(self.failed.values()), sum(self.total.values())
         eta = None if self.ended else self.eta_s()
-        return (f"{done}/{total} done, {failed} failed, ${self.spent:.4f} spent"
+        return (f"{done}/{total} done, {failed} failed"
+                + (f", {self.unscored} agent{'s' if self.unscored != 1 else ''} not scored" if self.unscored else "")
+                + f", ${self.spent:.4f} spent"
                 + (f", ETA {eta:.0f}s" if eta is not None else ""))
 
     def bars(self) -> list[str]:

@@ -15,7 +15,7 @@ from promptdesk.core.experiments.compare import Comparison, number
 from promptdesk.core.experiments.evaluation_compare import means_text_rows
 from promptdesk.core.experiments.evaluation_view import audit_or_none, isolation_line, overall_text
 from promptdesk.core.protocol.rubrics import RUBRICS
-from promptdesk.core.record.evaluation_file import evaluations
+from promptdesk.core.record.evaluation_file import evaluations, failed
 from promptdesk.core.record.events import BaseEvent
 
 
@@ -41,8 +41,8 @@ def _cite(rubric: str) -> str:
 
 def run_section(run_dir: Path, events: list[BaseEvent]) -> list[str]:
     """A run's evaluations (none: nothing), each with one row per actor and its reasoning."""
-    groups = evaluations(events)
-    if not groups:
+    groups, unscored = evaluations(events), failed(events)
+    if not groups and not unscored:
         return []
     audit = audit_or_none(run_dir)
     out = ["<h2>Evaluation</h2>",
@@ -60,6 +60,12 @@ def run_section(run_dir: Path, events: list[BaseEvent]) -> list[str]:
             out.append(f"<details><summary>{esc(actor['name'])}: the evaluator's reasoning</summary>"
                        f"{_table(detail, ['dimension', 'score', 'reasoning', 'unknown because'])}</details>")
         out.append(_cite(group["rubric"]))
+    for key, actors in unscored.items():
+        rubric, _, evaluator = key.partition("@")
+        title = RUBRICS[rubric].title if rubric in RUBRICS else rubric
+        out += [f"<h3>{esc(title)} by {esc(evaluator)}: not scored</h3>",
+                _table([[esc(slug), esc(why)] for slug, why in actors.items()], ["actor", "the evaluation call failed"]),
+                "<p>Every score of these actors is unknown; <code>promptdesk evaluate</code> on this run asks again.</p>"]
     return out
 
 
@@ -72,7 +78,8 @@ def sweep_section(comparison: Comparison) -> list[str]:
            "<p>Each cell is the mean of every agent's score in every run of the condition (unknown scores left "
            "out and counted), as Sotopia's tables report it. The paired comparison of each dimension, run by "
            "run, is in the comparison table above.</p>"]
-    for title, rows in parts:
-        out += [f"<h3>{esc(title)}</h3>", _table([[esc(c) for c in row] for row in rows[1:]], [esc(h) for h in rows[0]])]
+    for title, rows, notes in parts:
+        out += [f"<h3>{esc(title)}</h3>", _table([[esc(c) for c in row] for row in rows[1:]], [esc(h) for h in rows[0]]),
+                *(f"<p>{esc(note)}</p>" for note in notes)]
     rubrics = {key.partition("@")[0] for run in comparison.runs for key in run.evaluation}
     return out + [_cite(rubric) for rubric in sorted(rubrics)]

@@ -41,7 +41,7 @@ from promptdesk.core.record.folder_lock import LOCK_FILE, FolderLock, busy, hold
 from promptdesk.core.record.run_folder import write_atomic
 from promptdesk.core.record.seams import superseded_calls
 from promptdesk.core.experiments.benchmark import attach_evaluators, check_benchmark, scene_key
-from promptdesk.core.experiments.metrics import audit_verdict, recorded_success, run_metrics
+from promptdesk.core.experiments.metrics import audit_verdict, recorded_success, run_metrics, unscored_agents
 from promptdesk.core.experiments.spend import SPEND_FILE, spent_so_far, write_spend
 from promptdesk.core.experiments.retry_failed import set_aside, set_failed_aside
 from promptdesk.core.experiments.sweep_checks import DISK_ERRNOS, SWEEP_ADVICE, check_plan, check_recorded_budget, writing
@@ -295,7 +295,8 @@ class Sweep:
         metrics = run_metrics(events, run=combo.name, audit=audit_verdict(run_dir), success=recorded_success(run_dir),
                               cut=superseded_calls(run_dir)).to_dict()
         factors = {"condition": combo.condition, "scene": combo.scene, "model": combo.model} if combo.scene or combo.model else {}
-        return {"run": combo.name, **factors, **{k: metrics[k] for k in RESULT_FIELDS}}
+        scored = {"unscored": unscored_agents(metrics["evaluation"], list(metrics["actors"]))} if metrics["evaluation"] else {}
+        return {"run": combo.name, **factors, **{k: metrics[k] for k in RESULT_FIELDS}, **scored}
 
     def _append(self, row: dict[str, Any]) -> None:
         """Append one result line (after a torn last line, from a kill mid-write, on a line of its own)."""

@@ -60,6 +60,20 @@ def evaluations(events: list[BaseEvent]) -> list[dict[str, Any]]:
     return list(groups.values())
 
 
+def failed(events: list[BaseEvent]) -> dict[str, dict[str, str]]:
+    """`rubric@evaluator` -> actor -> why: the actors an evaluator's call failed for (the `system` line the
+    evaluation step and `promptdesk evaluate` record), unless a later evaluation by it scored them."""
+    out: dict[str, dict[str, str]] = {}
+    for event in events:
+        extra = fields(event)
+        if event.type == "system" and getattr(event, "reason", None) == TYPE and extra.get("rubric") and extra.get("evaluated"):
+            out.setdefault(f"{extra['rubric']}@{extra.get('evaluator', '')}", {})[str(extra["evaluated"])] = \
+                str(event.text or "").partition(": ")[2] or "the call failed"
+        elif is_evaluation(event):
+            out.get(f"{extra.get('rubric', '')}@{extra.get('evaluator', '')}", {}).pop(event.target or "", None)
+    return {key: actors for key, actors in out.items() if actors}
+
+
 def _group(rubric: str, evaluator: str) -> dict[str, Any]:
     known = RUBRICS.get(rubric)
     return {"rubric": rubric, "title": known.title if known else rubric, "evaluator": evaluator,

@@ -10,7 +10,8 @@ Records of other classes are counted by class and skipped.
 
 The four classes read (fields as Sotopia's `persistent_profile` and `env_agent_combo_storage` declare them):
 
-- `EnvironmentProfile`: `codename`, `source`, `scenario`, `agent_goals` (two), `relationship` (0-5; absent,
+- `EnvironmentProfile`: `codename`, `source`, `scenario`, `agent_goals` (two), `tag` (later exports; `--env`
+  takes it), `relationship` (0-5; absent,
   as in Sotopia's first exports: 0, strangers, Sotopia's default and the level that tells the other nothing);
   its `age_constraint`, `occupation_constraint` and `agent_constraint` only choose agents for combos, and
   are not read.
@@ -20,6 +21,8 @@ The four classes read (fields as Sotopia's `persistent_profile` and `env_agent_c
   `decision_making_style`, `secret`.
 - `RelationshipProfile`: `agent_1_id`, `agent_2_id`, `relationship`, `background_story`.
 - `EnvAgentComboStorage`: `env_id`, `agent_ids` (two different agents).
+- `EnvironmentList`: `name`, `environments` (pks): read for `--env`, which takes its name or pk (Sotopia's hard
+  subset is one, `hard_env_set`); a file of lists alone is not an export.
 """
 
 from __future__ import annotations
@@ -41,10 +44,14 @@ EXPORT_MAX_BYTES = 256 * 1_048_576
 """The largest export read (Sotopia's own, 300 environments, is 1.4 MB)."""
 ENVIRONMENT, AGENT, RELATIONSHIP, COMBO = "EnvironmentProfile", "AgentProfile", "RelationshipProfile", "EnvAgentComboStorage"
 KNOWN = (ENVIRONMENT, AGENT, RELATIONSHIP, COMBO)
+LIST = "EnvironmentList"
+"""A named list of environments (Sotopia keeps its hard subset as one, `hard_env_set`): read for `--env`, not an
+export by itself."""
 LEVELS = ("stranger", "know_by_name", "acquaintance", "friend", "romantic_relationship", "family_member")
 """Sotopia's relationship levels, by their number (`RelationshipType`)."""
 _KEY = re.compile(r"^:?(?:[A-Za-z_][\w.]*\.)?(?P<cls>[A-Za-z_]\w*):(?P<pk>[^\s:]+)$")
 _LISTED = re.compile(r"[\[\]'\"]")
+_OPENS = re.compile(rb"\s*\{")
 NO_LEVEL = "environments with no relationship level, as strangers"
 """An environment of an early export (before `relationship`), read as Sotopia's model reads it."""
 KEY_SHOWN = 120
@@ -67,6 +74,8 @@ class Environment:
     scenario: str
     goals: tuple[str, str]
     relationship: int
+    tag: str = ""
+    """Sotopia's `tag` (later exports: the work or batch the environment comes from), for `--env`."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +116,13 @@ class Combo:
 
 
 @dataclass(frozen=True)
+class EnvironmentList:
+    pk: str
+    name: str
+    environments: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Refusal:
     """A record not imported: its key, its class and why."""
 
@@ -128,6 +144,8 @@ class Export:
     agents: dict[str, Agent] = field(default_factory=dict)
     relationships: list[Relationship] = field(default_factory=list)
     combos: list[Combo] = field(default_factory=list)
+    lists: dict[str, EnvironmentList] = field(default_factory=dict)
+    """`EnvironmentList` records by pk (`--env` takes one's name or pk for its environments)."""
     refused: list[Refusal] = field(default_factory=list)
     other: Counter[str] = field(default_factory=Counter)
     """Records of classes this importer does not read, by class."""
@@ -147,15 +165,16 @@ def read_export(path: Path) -> Export:
     path = Path(path)
     data = _load(path)
     export = Export(path)
-    readers = {ENVIRONMENT: _environment, AGENT: _agent, RELATIONSHIP: _relationship, COMBO: _combo}
+    readers = {ENVIRONMENT: _environment, AGENT: _agent, RELATIONSHIP: _relationship, COMBO: _combo, LIST: _list}
     found = 0
+    other: Counter[str | None] = Counter()  # skipped records by their raw class, named once per class at the end
     for key, value in data.items():
         match = _KEY.match(key) if isinstance(key, str) else None
         kind = match.group("cls") if match else None
         if kind not in readers:
-            export.other[_class_name(kind, key)] += 1
+            other[kind] += 1
             continue
-        found += 1
+        found += kind in KNOWN
         pk = match.group("pk")
         try:
             if key in getattr(data, "repeated", {}):
@@ -170,6 +189,8 @@ def read_export(path: Path) -> Export:
             continue
         export.keys[(kind, pk)] = key
         _keep(export, kind, record)
+    for kind, n in other.items():
+        export.other[_class_name(kind)] += n
     if not found:
         classes = [kind for kind in sorted(export.other) if kind != UNRECOGNISED][:5]
         examples = [repr(strip_controls(str(key))[:40]) for key, _ in zip(data, range(3))]
@@ -188,16 +209,18 @@ EXPECTED = ("a Sotopia export is one JSON object whose keys are `:sotopia.databa
 def _load(path: Path) -> dict[str, Any]:
     """The export's top-level object, read within bounds."""
     raw = read_bytes(path, EXPORT_MAX_BYTES, NotAnExport)
+    opens = _OPENS.match(raw) is not None  # (JSON Lines, if it is not JSON): read in place, never a copy
     try:
-        data = load_json(raw.decode("utf-8-sig"), object_pairs_hook=noting_repeats)
+        text = raw.decode("utf-8-sig")
+        del raw  # the bytes are not kept while the text is parsed: a large export's peak is the text and its records
+        data = load_json(text, object_pairs_hook=noting_repeats)
     except Unbounded as exc:
         raise NotAnExport(f"{path}: {exc}") from None
     except UnicodeDecodeError:
         raise NotAnExport(f"{path}: not UTF-8 JSON; {EXPECTED}") from None
     except ValueError as exc:
         where = f"line {exc.lineno}, column {exc.colno}: {exc.msg}" if hasattr(exc, "lineno") else str(exc)
-        lines = (getattr(exc, "msg", "") == "Extra data" and getattr(exc, "colno", 0) == 1
-                 and raw.lstrip()[:1] == b"{")
+        lines = getattr(exc, "msg", "") == "Extra data" and getattr(exc, "colno", 0) == 1 and opens
         kind = "JSON Lines (one record per line), not one JSON object" if lines else f"not valid JSON ({where})"
         raise NotAnExport(f"{path}: {kind}; {EXPECTED}") from None
     if not isinstance(data, dict):
@@ -215,7 +238,7 @@ def json_kind(value: Any) -> str:
     return next((kind for types, kind in kinds if isinstance(value, types)), type(value).__name__)
 
 
-def _class_name(kind: str | None, key: Any) -> str:
+def _class_name(kind: str | None) -> str:
     """How a skipped record's class is counted (its class, or `unrecognised keys` when the key has none)."""
     return strip_controls(kind)[:60] if kind else UNRECOGNISED
 
@@ -227,6 +250,8 @@ def _keep(export: Export, kind: str, record: Any) -> None:
         export.agents[record.pk] = record
     elif kind == RELATIONSHIP:
         export.relationships.append(record)
+    elif kind == LIST:
+        export.lists[record.pk] = record
     else:
         export.combos.append(record)
 
@@ -306,7 +331,8 @@ def _environment(pk: str, value: Any) -> Environment:
                  for i, g in enumerate(goals))
     scenario = _scene_text(text(record, "scenario", required=True), "scenario")
     return Environment(pk, text(record, "codename"), text(record, "source"), scenario, (read[0], read[1]),
-                       level(record, default=0))  # Sotopia's default: strangers, who are told nothing of each other
+                       level(record, default=0),  # Sotopia's default: strangers, who are told nothing of each other
+                       text(record, "tag"))
 
 
 def _scene_text(value: str, key: str) -> str:
@@ -353,3 +379,11 @@ def _relationship(pk: str, value: Any) -> Relationship:
 def _combo(pk: str, value: Any) -> Combo:
     record = _object(value, pk)
     return Combo(pk, text(record, "env_id", required=True), _pair(record, "agent_ids"))
+
+
+def _list(pk: str, value: Any) -> EnvironmentList:
+    record = _object(value, pk)
+    environments = record.get("environments")
+    if not isinstance(environments, list) or not all(isinstance(e, str) for e in environments):
+        raise Malformed(f"`environments` must be a list of environment pks, not a JSON {json_kind(environments)}")
+    return EnvironmentList(pk, text(record, "name", required=True), tuple(environments))

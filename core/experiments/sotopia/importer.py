@@ -185,13 +185,17 @@ def _select(castings: list[Casting], export: Export, options: Options, summary: 
     if options.envs:
         named: dict[str, set[str]] = {}  # a codename or pk -> the environments it names (an index: linear in both)
         for pk, env in export.environments.items():
-            for name in (pk, env.codename):
+            for name in (pk, env.codename, *([env.tag] if env.tag else [])):  # a tag: every environment it marks
                 named.setdefault(name, set()).add(pk)
+        for listed in export.lists.values():  # an EnvironmentList (Sotopia's hard subset): the environments it names
+            for name in (listed.pk, listed.name):
+                named.setdefault(name, set()).update(e for e in listed.environments if e in export.environments)
         for name in options.envs:  # a codename as the export writes it, its reserved word's colon and all (`inert`)
             named.setdefault(name, named.get(inert(strip_controls(name)), set()))
         unknown = [e for e in options.envs if not named[e]]
         if unknown:
-            raise InvalidConfig(f"--env {', '.join(unknown)}: no environment of {export.path} has that codename or pk; "
+            raise InvalidConfig(f"--env {', '.join(unknown)}: no environment of {export.path} has that codename, pk or tag"
+                                f"{', and no EnvironmentList of it that name or pk with an environment it holds' if export.lists else ''}; "
                                 f"nothing was imported")
         wanted = {pk for e in options.envs for pk in named[e]}
         cast = {c.environment.pk for c in castings}

@@ -1,7 +1,8 @@
 """A rubric: integer dimensions with their ranges, the JSON schema of one actor's scores, and the
 reading of an evaluator's answer against it.
 
-An answer is one JSON object holding, for every dimension, `{"reasoning": "...", "score": N}`. Reading
+An answer is one JSON object holding, for every dimension, `{"reasoning": "...", "score": N}` (or Sotopia's
+own `["reasoning", N]`; a score written as text, `"7"`, is that whole number, as Sotopia's model reads it). Reading
 it (`Rubric.read`) never makes a score fit: a score outside its range, a missing dimension, a score
 that is not a whole number is a *problem* of that dimension (the evaluator is asked once more, then the
 score is recorded as unknown); a score given as `null` is the evaluator's own "cannot tell" (an
@@ -13,13 +14,17 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from promptdesk.core.protocol.bounded import load_json, noting_repeats
+from promptdesk.core.protocol.bounded import depth_over, load_json, noting_repeats
 from promptdesk.core.protocol.fences import fenced_blocks, whole_fence
 from promptdesk.core.protocol.reasoning import without_reasoning
 
+_WHOLE = re.compile(r"\s*[+-]?[0-9]{1,6}(?:\.0*)?\s*")
+"""A score written as text that is a whole number (`"7"`, `" -3"`, `"7.0"`: what Sotopia's pydantic model reads as
+an integer), read as that number; `"7/10"`, `"7.5"` are not."""
 ANSWER_MAX_CHARS = 200_000
 """The longest answer read (seven reasonings are a few thousand characters)."""
 
@@ -171,15 +176,41 @@ def _given_twice(answer: dict[str, Any], name: str) -> str | None:
 
 def _embedded(body: str) -> Any:
     """The one JSON object inside words around it: the only fenced block, else the span from the first `{`
-    to the last `}` when it is one JSON object (two objects, or braces in the words, make it none); None
-    when there is no such one object."""
+    to the last `}` when it is one JSON object, else the one object found where a `{` opens one (braces in the
+    words, `{goal}`, `{dimension: score}`, open none and are passed over); two objects (a draft and a final one)
+    are not told apart. None when there is no such one object."""
     blocks = fenced_blocks(body)
     span = blocks[0] if len(blocks) == 1 else (body[body.find("{"):body.rfind("}") + 1] if not blocks else "")
     try:
         found = load_json(span.strip(), object_pairs_hook=noting_repeats) if span.strip() else None
     except ValueError:
-        return None
-    return found if isinstance(found, dict) else None
+        found = None
+    if isinstance(found, dict) or blocks:
+        return found if isinstance(found, dict) else None
+    objects = _objects(body)
+    return objects[0] if len(objects) == 1 else None
+
+
+_OPENINGS_TRIED = 16
+"""At most this many `{` are tried as the start of an object (each try reads at most the rest of the answer)."""
+
+
+def _objects(body: str) -> list[dict[str, Any]]:
+    """The JSON objects the text holds where a `{` opens one, each read whole (a `{` inside one is its own);
+    a `{` that opens none (words in braces) is passed over."""
+    decoder, found, at = json.JSONDecoder(object_pairs_hook=noting_repeats), [], body.find("{")
+    for _ in range(_OPENINGS_TRIED):
+        if at < 0:
+            break
+        try:
+            value, end = decoder.raw_decode(body, at)
+        except (ValueError, RecursionError):
+            at = body.find("{", at + 1)
+            continue
+        if isinstance(value, dict) and not depth_over(value):
+            found.append(value)
+        at = body.find("{", end)
+    return found
 
 
 def _read_dimension(dimension: Dimension, value: Any, present: bool, reading: Reading) -> None:
@@ -189,8 +220,15 @@ def _read_dimension(dimension: Dimension, value: Any, present: bool, reading: Re
     if not present:
         reading.problems[name] = "missing"
         return
-    reasoning, score = ("", value) if not isinstance(value, dict) else (value.get("reasoning"), value.get("score", ...))
+    if isinstance(value, dict):
+        reasoning, score = value.get("reasoning"), value.get("score", ...)
+    elif isinstance(value, list) and len(value) == 2 and isinstance(value[0], str):
+        reasoning, score = value  # Sotopia's own form, `tuple[str, int]`: ["reasoning", 7]
+    else:
+        reasoning, score = "", value
     reading.reasoning[name] = reasoning if isinstance(reasoning, str) else ""
+    if isinstance(score, str) and _WHOLE.fullmatch(score):
+        score = int(score.strip().split(".")[0])  # "7", as Sotopia's pydantic model reads it: a whole number as text
     if score is ...:
         reading.problems[name] = "no score"
     elif score is None:
