@@ -518,3 +518,15 @@ def test_env_takes_an_environments_tag_for_every_environment_it_marks(capsys, tm
     assert sorted(p.name for p in (out / "scenes").iterdir()) == ["clock-shop-ava-cyd.yaml", "ferry-slot-ava-ben.yaml"]
     code, err, _ = run_import(capsys, tmp_path, write(tmp_path, fixture_export(**tagged)), "--env", "no_such_batch")
     assert code == 2 and "no environment of" in err and "has that codename, pk or tag" in err
+
+
+def test_the_summary_counts_a_selection_among_the_environments_env_names(capsys, tmp_path):
+    """`selected N of M` counts among the scenes of the environments `--env` names, and says how many the
+    export holds: it counted among every scene of the export, as if `--env` had not narrowed them."""
+    source = write(tmp_path, fixture_export())
+    _, _, every = run_import(capsys, tmp_path / "all", source)
+    everything = len(list((every / "scenes").glob("*.yaml")))
+    assert everything > 1
+    _, err, out = run_import(capsys, tmp_path / "one", source, "--env", "E3")
+    assert len(list((out / "scenes").glob("*.yaml"))) == 1
+    assert f"selected 1 of 1 that --env names ({everything:,} in the export)" in err, err

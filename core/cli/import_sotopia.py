@@ -99,8 +99,9 @@ def summary_lines(summary: Summary, options: Options) -> list[str]:
     if summary.uncast:
         lines.append(f"No scene for --env {', '.join(summary.uncast)}: no usable combo casts that environment "
                      "(no scene without a cast).")
-    picked = (f"; selected {summary.selected:,} of {summary.candidates:,}" if summary.selected != summary.candidates
-              else "")
+    pool = summary.candidates if summary.matched is None else summary.matched
+    named = "" if summary.matched is None else f" that --env names ({summary.candidates:,} in the export)"
+    picked = f"; selected {summary.selected:,} of {pool:,}{named}" if summary.selected != summary.candidates else ""
     lines.append(f"Scenes (one per {options.per}, {options.turns} turns{picked}): {_outcomes(summary.scenes)}.")
     lines.append(f"Characters: {_outcomes(summary.characters)}.")
     if summary.stories and options.background_story:

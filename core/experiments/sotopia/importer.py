@@ -68,6 +68,8 @@ class Summary:
     kept: list[Path] = field(default_factory=list)
     """Files left as they were because they differ from what the import would write."""
     candidates: int = 0
+    matched: int | None = None
+    """The scenes of the environments `--env` names, before `--sample` (None: no `--env`)."""
     selected: int = 0
     uncast: list[str] = field(default_factory=list)
     """`--env` names whose environments no usable combo casts (no scene was written for them)."""
@@ -201,6 +203,7 @@ def _select(castings: list[Casting], export: Export, options: Options, summary: 
         cast = {c.environment.pk for c in castings}
         summary.uncast = [e for e in dict.fromkeys(options.envs) if not named[e] & cast]
         chosen = [c for c in chosen if c.environment.pk in wanted]
+        summary.matched = len(chosen)
     if options.sample is not None and options.sample < len(chosen):
         ordered = sorted(chosen, key=lambda c: c.name)
         chosen = sorted(random.Random(options.seed).sample(ordered, options.sample), key=lambda c: c.name)
