@@ -79,10 +79,12 @@ class TestNeverHangs:
         assert f"INVALID_CONFIG: {shown} is not a run folder (no events.jsonl in it)" in done.stderr, done.stderr
         assert "promptdesk metrics" not in done.stderr and "\x1b" not in done.stderr
 
-    @pytest.mark.parametrize("args", [("--version",), ("schema", "scene"), ("paths",)])
+    @pytest.mark.parametrize("args", [("--version",), ("schema", "scene"), ("paths",), ("--help",),
+                                      ("audit", "--help"), ("import", "sotopia", "--help")])
     def test_output_to_a_full_disk_is_said_in_a_line_never_a_traceback(self, tmp_path, args):
         """`promptdesk schema scene > scene.schema.json` on a full disk (here /dev/full): exit 1 with what
-        could not be written and why, not a Python traceback."""
+        could not be written and why, not a Python traceback. A help so lost is said too (argparse passes
+        over a failed write: it exited 0 having printed nothing)."""
         with open("/dev/full", "w") as full:
             done = subprocess.run([sys.executable, "-m", "promptdesk", *args], cwd=tmp_path, stdin=subprocess.DEVNULL,
                                   stdout=full, stderr=subprocess.PIPE, text=True, timeout=30)

@@ -46,6 +46,22 @@ class Parser(argparse.ArgumentParser):
                 message += f" (did you mean {' or '.join(near)}?)"
         super().error(message)
 
+    def _print_message(self, message: str, file=None) -> None:  # noqa: ANN001 - argparse's
+        """argparse's, except that output lost to a full disk or a failing device (`--help > /dev/full`)
+        is not passed over as printed: it reaches `main`, which says so (exit 1). A reader gone away
+        (`| head -1`) stays quiet, and with stdout closed the help goes to stderr, as argparse does (where
+        nothing could be told of a loss)."""
+        if not message:
+            return
+        try:
+            stream = file or sys.stderr
+            stream.write(message)
+            stream.flush()
+        except (AttributeError, OSError) as exc:
+            if (isinstance(exc, OSError) and stream is not sys.stderr
+                    and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)):
+                raise
+
 
 def command_parser(prog: str, description: str, codes: str, epilog: str = "") -> argparse.ArgumentParser:
     """A command's parser: its description, then its options, then `epilog` and its exit codes (kept
