@@ -45,6 +45,19 @@ class TestNeverHangs:
         else:
             assert "the console needs a terminal" in done.stderr and "--batch" in done.stderr
 
+    @pytest.mark.parametrize(("args", "headless"), [
+        (("--collaborate", "plan a trip"), "promptdesk --batch --collaborate 'plan a trip' --isolation a|b"),
+        (("my scene.yaml",), "promptdesk --batch 'my scene.yaml' --isolation a|b --coordinator A|B|C"),
+        (("the-apology", "--seed", "4"), "promptdesk --batch the-apology --isolation a|b"),
+    ])
+    def test_the_refusal_names_the_headless_run_of_what_was_asked(self, tmp_path, args, headless):
+        """`promptdesk --collaborate GOAL` from a script is told the headless collaboration (it was told
+        `promptdesk --batch SCENE`, which plays no collaboration), and a scene the headless run of it."""
+        (tmp_path / "my scene.yaml").write_text((ROOT / "scenes" / "the-apology.yaml").read_text())
+        done = promptdesk(*args, cwd=tmp_path)
+        assert done.returncode == 2 and "the console needs a terminal" in done.stderr
+        assert f"for a headless run use --batch: {headless}" in done.stderr, done.stderr
+
     def test_the_refusal_names_the_stream_that_is_not_a_terminal(self, tmp_path):
         """Run from a terminal with its output piped (`promptdesk | less`): stdout alone is named."""
         import pty

@@ -228,8 +228,16 @@ def _console(console: Console | None, ns: argparse.Namespace, **where: Path | No
         return refuse(NO_CONSOLE)
     if not has_terminal():
         replay = where.get("replay")
-        return refuse(no_terminal() if replay is None else no_terminal(
-            f"to read the run without it: promptdesk metrics {shlex.quote(str(replay))}, or its transcript.md"))
+        if replay is not None:
+            return refuse(no_terminal(f"to read the run without it: promptdesk metrics {shlex.quote(str(replay))}, "
+                                      "or its transcript.md"))
+        if ns.collaborate is not None:  # the headless run of this very goal, not a scene's
+            return refuse(no_terminal("for a headless run use --batch: promptdesk --batch --collaborate "
+                                      f"{shlex.quote(ns.collaborate)} --isolation a|b --coordinator A|B|C"))
+        if ns.args:  # the scene as it was typed
+            return refuse(no_terminal(f"for a headless run use --batch: promptdesk --batch {shlex.quote(ns.args[0])} "
+                                      "--isolation a|b --coordinator A|B|C"))
+        return refuse(no_terminal())
     return console.open(ns, **where)
 
 
