@@ -104,6 +104,20 @@ class TestNeverHangs:
         assert done.returncode == 1, done.stderr
         assert "Traceback" not in done.stderr and done.stderr.startswith("RECORDING_ERROR: could not write the output: ")
 
+    @pytest.mark.parametrize("args", [("init", "{long}"), ("paths", "{long}"), ("metrics", "{long}"), ("audit", "{long}"),
+                                      ("--batch", "{long}"), ("{long}",), ("replay", "{long}"),
+                                      ("--batch", "the-apology", *PLAY, "--journals", "{long}"),
+                                      ("--batch", "the-apology", "--characters-dir", "{long}")])
+    def test_a_name_too_long_for_the_file_system_is_refused_naming_it(self, tmp_path, args):
+        """200 Cyrillic letters are 400 bytes, past the 255 a file name may hold: `init`, `paths`,
+        `metrics`, `audit`, the console, `--batch` and its folders ended in an OSError traceback (exit 1)."""
+        long = "ж" * 200
+        done = promptdesk(*(arg.format(long=long) for arg in args), cwd=tmp_path)
+        assert done.returncode == 2, done.stderr[-600:]
+        assert "Traceback" not in done.stderr
+        assert done.stderr.startswith(f"INVALID_CONFIG: the name '{'ж' * 60}…' is too long for the file system "
+                                      "(400 bytes; most take a name of at most 255 bytes): give a shorter one"), done.stderr
+
     def test_compare_tui_without_a_terminal_is_refused(self, tmp_path):
         assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "run")]) == 0
         done = promptdesk("compare", "run", "--tui", cwd=tmp_path)

@@ -112,6 +112,8 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> int:
         _silence_stdout()
         return EXIT_FAILED
     except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:  # a name given (a scene, a run, a folder) the file system cannot hold
+            return refuse(_too_long(exc))
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO):
             raise
         _silence_stdout()
@@ -141,6 +143,23 @@ def _main(argv: list[str], console: Console | None) -> int:
                       "the folder that is yours")
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2, already printed)
         return exc.code if isinstance(exc.code, int) else EXIT_INVALID
+
+
+def _too_long(exc: OSError) -> str:
+    """The refusal for a path with a name longer than the file system allows (255 bytes a name on most,
+    4,096 a path): the name, cut, its length, and what to do; it was a traceback wherever a command first
+    looked."""
+    import os
+
+    path = os.fsdecode(exc.filename) if exc.filename is not None else ""
+    long = [part for part in Path(path).parts if len(os.fsencode(part)) > 255]
+    what, text = ("name", long[0]) if long else ("path", path)
+    size = len(os.fsencode(text))
+    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    shown = text if len(text) <= 60 else text[:60] + "…"
+    most = "a name of at most 255 bytes" if long else "a path of at most 4,096 bytes"
+    return (f"INVALID_CONFIG: the {what} {shown!r} is too long for the file system ({size:,} bytes; most take "
+            f"{most}): give a shorter one")
 
 
 def _mistyped_command(word: str) -> str | None:
