@@ -118,6 +118,21 @@ class TestNeverHangs:
         assert done.stderr.startswith(f"INVALID_CONFIG: the name '{'ж' * 60}…' is too long for the file system "
                                       "(400 bytes; most take a name of at most 255 bytes): give a shorter one"), done.stderr
 
+    @pytest.mark.parametrize("args", [("paths",), ("--batch", "the-apology", *PLAY), ("the-apology",),
+                                      ("sweep", "the-apology", "--isolation", "b", "--coordinator", "C", "--seeds", "1")])
+    def test_a_working_folder_deleted_under_the_shell_is_named_never_a_traceback(self, tmp_path, args):
+        """`rm -rf` of the folder a shell is in, then a command there: a FileNotFoundError traceback (exit
+        1) from the first look at the working folder."""
+        import shlex
+        gone = tmp_path / "gone"
+        gone.mkdir()
+        line = f"cd {shlex.quote(str(gone))} && rmdir {shlex.quote(str(gone))} && exec " + shlex.join(
+            [sys.executable, "-m", "promptdesk", *args])
+        done = subprocess.run(["sh", "-c", line], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+        assert done.returncode == 2, done.stderr[-800:]
+        assert "Traceback" not in done.stderr
+        assert done.stderr.startswith("INVALID_CONFIG: the working folder no longer exists"), done.stderr
+
     def test_compare_tui_without_a_terminal_is_refused(self, tmp_path):
         assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "run")]) == 0
         done = promptdesk("compare", "run", "--tui", cwd=tmp_path)

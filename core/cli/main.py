@@ -114,6 +114,10 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> int:
     except OSError as exc:
         if exc.errno == errno.ENAMETOOLONG:  # a name given (a scene, a run, a folder) the file system cannot hold
             return refuse(_too_long(exc))
+        if isinstance(exc, FileNotFoundError) and not _working_folder_exists():
+            return refuse("INVALID_CONFIG: the working folder no longer exists (it was deleted or moved while this "
+                          "shell was in it), and this command reads or writes there: cd into a folder that exists "
+                          "and run it again")
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO):
             raise
         _silence_stdout()
@@ -143,6 +147,16 @@ def _main(argv: list[str], console: Console | None) -> int:
                       "the folder that is yours")
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2, already printed)
         return exc.code if isinstance(exc.code, int) else EXIT_INVALID
+
+
+def _working_folder_exists() -> bool:
+    import os
+
+    try:
+        os.getcwd()
+    except OSError:
+        return False
+    return True
 
 
 def _too_long(exc: OSError) -> str:
