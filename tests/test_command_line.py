@@ -73,6 +73,29 @@ class TestNeverHangs:
         assert time.monotonic() - started < 5 and done.returncode == 2
         assert "the console needs a terminal (stdout is not one here)" in done.stderr, done.stderr
 
+    @pytest.mark.parametrize("args", [("the-apology",), ("compare", "run", "--tui")])
+    def test_a_terminal_that_does_not_take_utf8_is_refused_at_once_with_what_to_do(self, tmp_path, args):
+        """An ASCII (or Latin-1) locale with Python's UTF-8 mode off: the console drew every frame and bar as
+        escapes (`\\u2594` a cell), its layout torn; it is refused, naming the encoding and the fix."""
+        import pty
+        if args[0] == "compare":
+            assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "run")]) == 0
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "LANG", "LC_CTYPE")}
+        env.update(LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
+        keyboard, terminal = pty.openpty()
+        try:
+            started = time.monotonic()
+            done = subprocess.run([sys.executable, "-m", "promptdesk", *args], cwd=tmp_path, stdin=terminal,
+                                  stdout=terminal, stderr=subprocess.PIPE, env=env, timeout=20)
+        finally:
+            os.close(keyboard)
+            os.close(terminal)
+        assert time.monotonic() - started < 10 and done.returncode == 2, done.stderr[-800:]
+        said = done.stderr.decode("ascii", "backslashreplace")
+        assert said.startswith("INVALID_CONFIG: the console draws in Unicode, and this terminal's encoding is ascii "
+                               "(LC_ALL=C): run it in a UTF-8 locale (LANG=C.UTF-8 promptdesk ..., or PYTHONUTF8=1); "), said
+        assert ("promptdesk --batch the-apology" if args[0] != "compare" else "without --tui the comparison is printed") in said
+
     def test_a_replay_without_a_terminal_points_at_what_reads_a_run_without_the_console(self, tmp_path):
         (tmp_path / "runs" / "my run").mkdir(parents=True)
         (tmp_path / "runs" / "my run" / "events.jsonl").write_text("")

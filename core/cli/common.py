@@ -84,6 +84,25 @@ def no_terminal(instead: str = HEADLESS_RUN) -> str:
     return f"INVALID_CONFIG: the console needs a terminal ({which} {'is' if len(missing) == 1 else 'are'} not one here); {instead}"
 
 
+def not_utf8(instead: str = HEADLESS_RUN) -> str | None:
+    """The refusal when the console's terminal does not take UTF-8 (a Latin-1 or ASCII locale, with
+    Python's UTF-8 mode off): the console draws its frames, bars and marks in Unicode, which would reach
+    the screen as escapes (`\\u2594` for every cell), the layout torn. None when it takes UTF-8."""
+    import codecs
+    import os
+
+    encoding = getattr(sys.__stderr__, "encoding", None) or ""  # where Textual draws
+    try:
+        if codecs.lookup(encoding).name == "utf-8":
+            return None
+    except LookupError:
+        pass
+    locale = next((f"{name}={os.environ[name]}" for name in ("LC_ALL", "LC_CTYPE", "LANG") if os.environ.get(name)),
+                  "no LANG")
+    return (f"INVALID_CONFIG: the console draws in Unicode, and this terminal's encoding is {encoding or 'unknown'} "
+            f"({locale}): run it in a UTF-8 locale (LANG=C.UTF-8 promptdesk ..., or PYTHONUTF8=1); {instead}")
+
+
 def _isatty(stream: object) -> bool:
     """Whether `stream` is a terminal (a closed or missing stream is not)."""
     try:

@@ -14,7 +14,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from promptdesk.core.cli.common import NO_CONSOLE, Console, Parser, exit_codes, folder, has_terminal, no_terminal, refuse
+from promptdesk.core.cli.common import (HEADLESS_RUN, NO_CONSOLE, Console, Parser, exit_codes, folder, has_terminal,
+                                        no_terminal, not_utf8, refuse)
 from promptdesk.core.cli.numbers import budget_usd, pace_seconds, positive_int
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID
 
@@ -259,19 +260,26 @@ def _play(argv: list[str], console: Console | None) -> int:
 def _console(console: Console | None, ns: argparse.Namespace, **where: Path | None) -> int:
     if console is None:
         return refuse(NO_CONSOLE)
+    instead = _headless(ns, where.get("replay"))
     if not has_terminal():
-        replay = where.get("replay")
-        if replay is not None:
-            return refuse(no_terminal(f"to read the run without it: promptdesk metrics {shlex.quote(str(replay))}, "
-                                      "or its transcript.md"))
-        if ns.collaborate is not None:  # the headless run of this very goal, not a scene's
-            return refuse(no_terminal("for a headless run use --batch: promptdesk --batch --collaborate "
-                                      f"{shlex.quote(ns.collaborate)} --isolation a|b --coordinator A|B|C"))
-        if ns.args:  # the scene as it was typed
-            return refuse(no_terminal(f"for a headless run use --batch: promptdesk --batch {shlex.quote(ns.args[0])} "
-                                      "--isolation a|b --coordinator A|B|C"))
-        return refuse(no_terminal())
+        return refuse(no_terminal(instead))
+    if refusal := not_utf8(instead):
+        return refuse(refusal)
     return console.open(ns, **where)
+
+
+def _headless(ns: argparse.Namespace, replay: Path | None) -> str:
+    """What works without the console: for a replay, what reads the run; else the headless run of what
+    was asked (the collaboration of this goal, the scene as it was typed, or any scene)."""
+    if replay is not None:
+        return f"to read the run without it: promptdesk metrics {shlex.quote(str(replay))}, or its transcript.md"
+    if ns.collaborate is not None:
+        return ("for a headless run use --batch: promptdesk --batch --collaborate "
+                f"{shlex.quote(ns.collaborate)} --isolation a|b --coordinator A|B|C")
+    if ns.args:
+        return (f"for a headless run use --batch: promptdesk --batch {shlex.quote(ns.args[0])} "
+                "--isolation a|b --coordinator A|B|C")
+    return HEADLESS_RUN
 
 
 if __name__ == "__main__":
