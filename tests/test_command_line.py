@@ -491,3 +491,35 @@ class TestAFolderYouMayNotRead:
         assert main([*argv[:at], locked, *argv[at:]]) == 2
         err = capsys.readouterr().err
         assert "Traceback" not in err and "Permission denied" in err and "theirs" in err, err
+
+
+class TestStreams:
+    @pytest.mark.parametrize("args", [("the-apology", "--isolation", "b", "--coordinator", "C", "--seeds", "1-2"),
+                                      ("--branch-from", "parent", "--at-beat", "1", "--note", "Say it", "--seeds", "1")])
+    def test_a_sweep_with_stderr_closed_runs_all_the_same(self, tmp_path, args):
+        """`promptdesk sweep ... 2>&-` (a job started without a stderr): the progress asked a stream that was
+        not there whether it was a terminal, and the sweep ended at once, exit 1, silently, nothing run."""
+        import shlex
+        assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "parent")]) == 0
+        line = shlex.join([sys.executable, "-m", "promptdesk", "sweep", *args, "--out", "swept"]) + " 2>&-"
+        done = subprocess.run(["sh", "-c", line], cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stdout[-800:]
+        rows = (tmp_path / "swept" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(rows) == 2, rows  # two seeds; or a retake and a take with the change
+
+    def test_a_dumb_terminal_gets_the_progress_as_plain_lines(self, monkeypatch):
+        """`TERM=dumb` (Emacs's shell, a compile buffer) shows cursor movements as text: the bars were
+        redrawn there with `\\x1b[3F\\x1b[J` between them."""
+        import io
+
+        from promptdesk.core.experiments.progress import Progress
+
+        class Terminal(io.StringIO):
+            def isatty(self) -> bool:
+                return True
+
+        monkeypatch.setenv("TERM", "xterm-256color")
+        assert Progress(Terminal()).tty
+        monkeypatch.setenv("TERM", "dumb")
+        assert not Progress(Terminal()).tty
