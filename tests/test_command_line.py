@@ -347,6 +347,8 @@ class TestInit:
         monkeypatch.chdir(tmp_path)
         assert main(["init", "my stage's ü"]) == 0
         assert capsys.readouterr().err.splitlines()[-1] == """Next: cd 'my stage'"'"'s ü' && promptdesk"""
+        assert main(["init", "--", "-stage"]) == 0  # `cd -stage` would read as cd's options
+        assert capsys.readouterr().err.splitlines()[-1] == "Next: cd ./-stage && promptdesk"
         (tmp_path / "here").mkdir()
         monkeypatch.chdir(tmp_path / "here")
         assert main(["init"]) == 0
