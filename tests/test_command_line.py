@@ -96,6 +96,33 @@ class TestNeverHangs:
                                "(LC_ALL=C): run it in a UTF-8 locale (LANG=C.UTF-8 promptdesk ..., or PYTHONUTF8=1); "), said
         assert ("promptdesk --batch the-apology" if args[0] != "compare" else "without --tui the comparison is printed") in said
 
+    @pytest.mark.skipif(not __import__("shutil").which("timeout"), reason="needs coreutils' timeout")
+    def test_the_console_out_of_the_terminals_foreground_is_refused_at_once(self, tmp_path):
+        """`timeout 600 promptdesk` at a prompt: timeout runs it in a process group of its own, which the
+        terminal stops the moment the console sets it up; it sat blank until killed (here at 20 s, 124)."""
+        import fcntl
+        import pty
+        import shlex
+        import termios
+        keyboard, terminal = pty.openpty()
+
+        def own_terminal() -> None:  # a shell's session, the pty its controlling terminal, sh in its foreground
+            os.setsid()
+            fcntl.ioctl(terminal, termios.TIOCSCTTY, 0)
+
+        line = "timeout 20 " + shlex.join([sys.executable, "-m", "promptdesk", "the-apology"])
+        try:
+            started = time.monotonic()
+            done = subprocess.run(["sh", "-c", line], cwd=tmp_path, stdin=terminal, stdout=terminal,
+                                  stderr=subprocess.PIPE, text=True, preexec_fn=own_terminal, timeout=40)
+        finally:
+            os.close(keyboard)
+            os.close(terminal)
+        assert done.returncode == 2 and time.monotonic() - started < 10, (done.returncode, done.stderr[-800:])
+        assert done.stderr.startswith("INVALID_CONFIG: the console is not in the terminal's foreground (started with "
+                                      "`&`, or under `timeout` without --foreground)"), done.stderr
+        assert "timeout --foreground SECONDS promptdesk" in done.stderr and "promptdesk --batch the-apology" in done.stderr
+
     def test_a_replay_without_a_terminal_points_at_what_reads_a_run_without_the_console(self, tmp_path):
         (tmp_path / "runs" / "my run").mkdir(parents=True)
         (tmp_path / "runs" / "my run" / "events.jsonl").write_text("")

@@ -84,6 +84,23 @@ def no_terminal(instead: str = HEADLESS_RUN) -> str:
     return f"INVALID_CONFIG: the console needs a terminal ({which} {'is' if len(missing) == 1 else 'are'} not one here); {instead}"
 
 
+def in_background(instead: str = HEADLESS_RUN) -> str | None:
+    """The refusal when the console's terminal is someone else's foreground: started with `&`, or under
+    `timeout` (which runs it in a process group of its own), the console is stopped by the terminal the
+    moment it sets it up, and sat there, blank, until it was killed. None in the foreground."""
+    import os
+
+    try:
+        foreground = os.tcgetpgrp(sys.stdin.fileno())
+    except (AttributeError, ValueError, OSError):  # not this process's controlling terminal: nothing to tell
+        return None
+    if foreground == os.getpgrp():
+        return None
+    return ("INVALID_CONFIG: the console is not in the terminal's foreground (started with `&`, or under `timeout` "
+            f"without --foreground), where it would wait, stopped, for the terminal: run it in the foreground "
+            f"(timeout --foreground SECONDS promptdesk ...); {instead}")
+
+
 def not_utf8(instead: str = HEADLESS_RUN) -> str | None:
     """The refusal when the console's terminal does not take UTF-8 (a Latin-1 or ASCII locale, with
     Python's UTF-8 mode off): the console draws its frames, bars and marks in Unicode, which would reach
