@@ -537,6 +537,23 @@ class TestStreams:
         rows = (tmp_path / "swept" / "results.jsonl").read_text(encoding="utf-8").splitlines()
         assert len(rows) == 2, rows  # two seeds; or a retake and a take with the change
 
+    @pytest.mark.parametrize("args", [("the-apology", "--isolation", "b", "--coordinator", "C", "--seeds", "1-3"),
+                                      ("--branch-from", "parent", "--at-beat", "1", "--note", "Say it", "--seeds", "1-2")])
+    def test_a_sweep_whose_reader_went_away_runs_to_its_end(self, tmp_path, args):
+        """`promptdesk sweep ... 2>&1 | head -1`: the progress's write to the closed pipe raised, and the sweep
+        stopped after its first run, exit 1 (a batch run only goes quiet, as the headless guide says)."""
+        assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "parent")]) == 0
+        reader, writer = os.pipe()
+        os.close(reader)  # the reader left before the first line
+        try:
+            done = subprocess.run([sys.executable, "-m", "promptdesk", "sweep", *args, "--out", "swept"], cwd=tmp_path,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=writer, timeout=120)
+        finally:
+            os.close(writer)
+        assert done.returncode == 0
+        rows = (tmp_path / "swept" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(rows) == (3 if args[0] == "the-apology" else 4), rows
+
     def test_a_dumb_terminal_gets_the_progress_as_plain_lines(self, monkeypatch):
         """`TERM=dumb` (Emacs's shell, a compile buffer) shows cursor movements as text: the bars were
         redrawn there with `\\x1b[3F\\x1b[J` between them."""

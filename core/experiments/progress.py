@@ -134,10 +134,34 @@ class Progress:
 
     def _say(self, line: str) -> None:
         if not self.tty:
-            print(line, file=self.stream, flush=True)
+            self._write(line + "\n")
             return
         up = f"\x1b[{self._drawn}F\x1b[J" if self._drawn else ""
         block = [line, *self.bars(), self.summary()]
-        self.stream.write(up + "\n".join(block) + "\n")
-        self.stream.flush()
+        self._write(up + "\n".join(block) + "\n")
         self._drawn = len(block)
+
+    def _write(self, text: str) -> None:
+        """Write and flush; a reader gone away (`2>&1 | head -1`) silences the progress, never the sweep
+        (the write's BrokenPipeError stopped it after its first run, exit 1). The stream is pointed at
+        /dev/null, so what else is said on it (the sweep's folder, a failure) is lost quietly too."""
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (ValueError, OSError):
+            _silence(self.stream)
+            self.stream, self.tty = _Nowhere(), False
+
+
+def _silence(stream: Any) -> None:
+    import os
+
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
