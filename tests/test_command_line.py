@@ -264,7 +264,10 @@ class TestDidYouMean:
         (["--batch", "the-apology", "--isolaton", "b"], "--isolaton", "--isolation"),
         (["metrics", "runs/x", "--jsno"], "--jsno", "--json"),
         (["sweep", "x", "--isolation", "a", "--coordinator", "C", "--seeds", "1", "--concurency", "2"], "--concurency",
-         "--concurrency")])
+         "--concurrency"),
+        (["-v"], "-v", "-V"),  # one dash: the common `-v` for the version, a long flag with one dash
+        (["-version"], "-version", "--version"),
+        (["metrics", "runs/x", "-json"], "-json", "--json")])
     def test_a_mistyped_flag_gets_the_closest_flags_the_command_takes(self, tmp_path, monkeypatch, capsys, argv,
                                                                       typed, close):
         monkeypatch.chdir(tmp_path)

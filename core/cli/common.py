@@ -37,10 +37,15 @@ class Parser(argparse.ArgumentParser):
             import difflib
 
             known = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
+            short = [o for a in self._actions for o in a.option_strings if not o.startswith("--")]
             near: list[str] = []
             for word in message.removeprefix("unrecognized arguments: ").split():
                 if word.startswith("--"):
                     near += [m for m in difflib.get_close_matches(word.split("=", 1)[0], known, n=2, cutoff=0.7)
+                             if m not in near]
+                elif word.startswith("-") and len(word) > 1:  # `-v` for -V, `-version` for --version
+                    near += [m for m in [*(o for o in short if o.lower() == word.lower()),
+                                         *difflib.get_close_matches("-" + word.split("=", 1)[0], known, n=1, cutoff=0.85)]
                              if m not in near]
             if near:
                 message += f" (did you mean {' or '.join(near)}?)"
