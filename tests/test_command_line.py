@@ -73,28 +73,58 @@ class TestNeverHangs:
         assert time.monotonic() - started < 5 and done.returncode == 2
         assert "the console needs a terminal (stdout is not one here)" in done.stderr, done.stderr
 
+    @staticmethod
+    def on_a_terminal(args: tuple[str, ...], cwd: Path, env: dict[str, str] | None = None,
+                      stderr: object = None) -> tuple[int, str, float]:
+        """`python -m promptdesk ARGS` with stdin, stdout and (unless `stderr` is given) stderr on a
+        pseudo-terminal; its exit code, what it wrote there, and how long it took."""
+        import pty
+        keyboard, terminal = pty.openpty()
+        try:
+            started = time.monotonic()
+            done = subprocess.run([sys.executable, "-m", "promptdesk", *args], cwd=cwd, stdin=terminal, stdout=terminal,
+                                  stderr=terminal if stderr is None else stderr, env=env, timeout=20)
+            took = time.monotonic() - started
+            os.set_blocking(keyboard, False)
+            shown = b""
+            while True:
+                try:
+                    chunk = os.read(keyboard, 65536)
+                except OSError:  # nothing more (EAGAIN), or the terminal's other end closed (EIO)
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+        finally:
+            os.close(keyboard)
+            os.close(terminal)
+        return done.returncode, shown.decode("utf-8", "backslashreplace").replace("\r\n", "\n"), took
+
     @pytest.mark.parametrize("args", [("the-apology",), ("compare", "run", "--tui")])
     def test_a_terminal_that_does_not_take_utf8_is_refused_at_once_with_what_to_do(self, tmp_path, args):
         """An ASCII (or Latin-1) locale with Python's UTF-8 mode off: the console drew every frame and bar as
         escapes (`\\u2594` a cell), its layout torn; it is refused, naming the encoding and the fix."""
-        import pty
         if args[0] == "compare":
             assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "run")]) == 0
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "LANG", "LC_CTYPE")}
         env.update(LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
-        keyboard, terminal = pty.openpty()
-        try:
-            started = time.monotonic()
-            done = subprocess.run([sys.executable, "-m", "promptdesk", *args], cwd=tmp_path, stdin=terminal,
-                                  stdout=terminal, stderr=subprocess.PIPE, env=env, timeout=20)
-        finally:
-            os.close(keyboard)
-            os.close(terminal)
-        assert time.monotonic() - started < 10 and done.returncode == 2, done.stderr[-800:]
-        said = done.stderr.decode("ascii", "backslashreplace")
+        code, said, took = self.on_a_terminal(args, tmp_path, env)
+        assert took < 10 and code == 2, said[-800:]
+        said = " ".join(said.split())
         assert said.startswith("INVALID_CONFIG: the console draws in Unicode, and this terminal's encoding is ascii "
                                "(LC_ALL=C): run it in a UTF-8 locale (LANG=C.UTF-8 promptdesk ..., or PYTHONUTF8=1); "), said
         assert ("promptdesk --batch the-apology" if args[0] != "compare" else "without --tui the comparison is printed") in said
+
+    def test_the_console_with_stderr_sent_to_a_file_is_refused_never_drawn_there(self, tmp_path):
+        """`promptdesk 2> errors.log` at a terminal: the console drew itself into the file (Textual draws on
+        stderr) and the terminal stayed blank while it ran."""
+        with open(tmp_path / "errors.log", "wb") as log:
+            code, shown, took = self.on_a_terminal(("the-apology",), tmp_path, stderr=log)
+        said = (tmp_path / "errors.log").read_text(encoding="utf-8")
+        assert took < 10 and code == 2, (shown[-500:], said[-500:])
+        assert said.startswith("INVALID_CONFIG: the console draws on stderr, which is not a terminal here (sent "
+                               "elsewhere with 2>): leave stderr on the terminal"), said
+        assert "\x1b[" not in said and "promptdesk --batch the-apology" in said
 
     @pytest.mark.skipif(not __import__("shutil").which("timeout"), reason="needs coreutils' timeout")
     def test_the_console_out_of_the_terminals_foreground_is_refused_at_once(self, tmp_path):

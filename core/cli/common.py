@@ -106,14 +106,20 @@ def in_background(instead: str = HEADLESS_RUN) -> str | None:
             f"(timeout --foreground SECONDS promptdesk ...); {instead}")
 
 
-def not_utf8(instead: str = HEADLESS_RUN) -> str | None:
-    """The refusal when the console's terminal does not take UTF-8 (a Latin-1 or ASCII locale, with
-    Python's UTF-8 mode off): the console draws its frames, bars and marks in Unicode, which would reach
-    the screen as escapes (`\\u2594` for every cell), the layout torn. None when it takes UTF-8."""
+def cannot_draw(instead: str = HEADLESS_RUN) -> str | None:
+    """The refusal when the console cannot draw on the terminal: stderr, where it draws, closed or sent
+    elsewhere, or a terminal that does not take UTF-8 (a Latin-1 or ASCII locale, with Python's UTF-8 mode
+    off), where its frames, bars and marks would reach the screen as escapes (`\\u2594` for every cell),
+    the layout torn. None when it can draw."""
     import codecs
     import os
 
-    encoding = getattr(sys.__stderr__, "encoding", None) or ""  # where Textual draws
+    stderr = sys.__stderr__  # where Textual draws
+    if not _isatty(stderr):  # `2> errors.log`: the console was drawn into the file, the terminal left blank
+        where = "closed" if stderr is None else "not a terminal here (sent elsewhere with 2>)"
+        return (f"INVALID_CONFIG: the console draws on stderr, which is {where}: leave stderr on the terminal "
+                f"(what goes wrong is also in the run folder's debug.log); {instead}")
+    encoding = getattr(stderr, "encoding", None) or ""
     try:
         if codecs.lookup(encoding).name == "utf-8":
             return None
