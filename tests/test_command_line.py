@@ -125,6 +125,7 @@ class TestNeverHangs:
         assert said.startswith("INVALID_CONFIG: the console draws on stderr, which is not a terminal here (sent "
                                "elsewhere with 2>): leave stderr on the terminal"), said
         assert "\x1b[" not in said and "promptdesk --batch the-apology" in said
+        assert "INVALID_CONFIG: the console draws on stderr" in " ".join(shown.split())  # and seen (2>/dev/null too)
 
     @pytest.mark.skipif(not __import__("shutil").which("timeout"), reason="needs coreutils' timeout")
     def test_the_console_out_of_the_terminals_foreground_is_refused_at_once(self, tmp_path):

@@ -168,6 +168,14 @@ def has_terminal() -> bool:
     return _isatty(sys.stdin) and _isatty(sys.stdout)
 
 
+def refuse_on_terminal(problem: str) -> int:
+    """`refuse`, and, when stderr is not the terminal but stdout is (the console refused for stderr sent
+    to `/dev/null` or a file), the same words on the terminal too, where they are seen."""
+    if not _isatty(sys.__stderr__) and _isatty(sys.stdout):
+        print(problem, file=sys.stdout, flush=True)
+    return refuse(problem)
+
+
 def refuse(problem: BaseException | str) -> int:
     """Say on stderr what is wrong (an error of Promptdesk's says it in its own words, with its code)
     and return exit code 2, the code of every command for input that names what to fix."""

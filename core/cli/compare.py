@@ -20,7 +20,7 @@ from promptdesk.core.experiments.stats.multiplicity import ADJUSTMENTS
 from promptdesk.core.experiments.stats.rows import PAIRED_TESTS, Difference, Options
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
 from promptdesk.core.cli.common import (NO_CONSOLE, Console, command_parser, exit_codes, has_terminal, in_background,
-                                        no_terminal, cannot_draw, refuse)
+                                        no_terminal, cannot_draw, refuse, refuse_on_terminal)
 from promptdesk.core.cli.metrics import grid
 
 CSV_KEYS = ("run", "scene", "isolation", "coordinator", "seed", "close_reason", *METRICS, "audit")
@@ -71,7 +71,7 @@ def main(argv: list[str], console: Console | None = None) -> int:
                 return refuse(no_terminal("without --tui the comparison is printed"))
             if refusal := (in_background("without --tui the comparison is printed")
                            or cannot_draw("without --tui the comparison is printed")):
-                return refuse(refusal)
+                return refuse_on_terminal(refusal)
             return console.compare(*folders_of(ns.paths))
         check_sweeps(ns.paths, Options(unpaired=ns.unpaired))
         runs, by, takes = measure(ns.paths, audit=ns.json or ns.csv)

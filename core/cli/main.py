@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 from promptdesk.core.cli.common import (HEADLESS_RUN, NO_CONSOLE, Console, Parser, exit_codes, folder, has_terminal,
-                                        in_background, no_terminal, cannot_draw, refuse)
+                                        in_background, no_terminal, cannot_draw, refuse,
+                                        refuse_on_terminal)
 from promptdesk.core.cli.numbers import budget_usd, pace_seconds, positive_int
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID
 
@@ -264,7 +265,7 @@ def _console(console: Console | None, ns: argparse.Namespace, **where: Path | No
     if not has_terminal():
         return refuse(no_terminal(instead))
     if refusal := in_background(instead) or cannot_draw(instead):
-        return refuse(refusal)
+        return refuse_on_terminal(refusal)
     return console.open(ns, **where)
 
 
