@@ -44,9 +44,9 @@ class Parser(argparse.ArgumentParser):
                     near += [m for m in difflib.get_close_matches(word.split("=", 1)[0], known, n=2, cutoff=0.7)
                              if m not in near]
                 elif word.startswith("-") and len(word) > 1:  # `-v` for -V, `-version` for --version
-                    near += [m for m in [*(o for o in short if o.lower() == word.lower()),
-                                         *difflib.get_close_matches("-" + word.split("=", 1)[0], known, n=1, cutoff=0.85)]
-                             if m not in near]
+                    same = [o for o in short if o.lower() == word.lower()]
+                    longer = difflib.get_close_matches("-" + word.split("=", 1)[0], known, n=1, cutoff=0.85)
+                    near += [m for m in [*same, *longer] if m not in near]
             if near:
                 message += f" (did you mean {' or '.join(near)}?)"
         super().error(message)

@@ -269,7 +269,8 @@ class Sweep:
                 failure = recording_error(exc, exc.filename or str(self.folder / combo.name), SWEEP_ADVICE)
             except Exception as exc:  # noqa: BLE001 - a run's crash is recorded, never dropped
                 # a take's combination has no scene or model of its own: its crash is recorded all the same
-                factors = {"condition": combo.condition} if getattr(combo, "scene", "") or getattr(combo, "model", "") else {}
+                own = getattr(combo, "scene", "") or getattr(combo, "model", "")
+                factors = {"condition": combo.condition} if own else {}
                 row = {"run": combo.name, **asdict(combo), **factors, "close_reason": "error", "success": False,
                        "error": f"{type(exc).__name__}: {exc}"}
             finally:
