@@ -107,13 +107,23 @@ class TestNeverHangs:
         if args[0] == "compare":
             assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "run")]) == 0
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "LANG", "LC_CTYPE")}
-        env.update(LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
+        env.update(LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0", TERM="xterm-256color")
         code, said, took = self.on_a_terminal(args, tmp_path, env)
         assert took < 10 and code == 2, said[-800:]
         said = " ".join(said.split())
         assert said.startswith("INVALID_CONFIG: the console draws in Unicode, and this terminal's encoding is ascii "
                                "(LC_ALL=C): run it in a UTF-8 locale (LANG=C.UTF-8 promptdesk ..., or PYTHONUTF8=1); "), said
         assert ("promptdesk --batch the-apology" if args[0] != "compare" else "without --tui the comparison is printed") in said
+
+    def test_a_dumb_terminal_is_refused_at_once_with_what_to_do(self, tmp_path):
+        """`TERM=dumb` (Emacs's shell, a compile buffer) shows every cursor move as text: the console filled
+        it with escape sequences."""
+        code, said, took = self.on_a_terminal(("the-apology",), tmp_path, {**os.environ, "TERM": "dumb"})
+        said = " ".join(said.split())
+        assert took < 10 and code == 2, said[-800:]
+        assert said.startswith("INVALID_CONFIG: the console needs a terminal that moves its cursor, and TERM=dumb says "
+                               "this one cannot: run it in a terminal emulator"), said
+        assert "promptdesk --batch the-apology" in said and "\x1b[" not in said
 
     def test_the_console_with_stderr_sent_to_a_file_is_refused_never_drawn_there(self, tmp_path):
         """`promptdesk 2> errors.log` at a terminal: the console drew itself into the file (Textual draws on

@@ -108,7 +108,7 @@ def in_background(instead: str = HEADLESS_RUN) -> str | None:
 
 def cannot_draw(instead: str = HEADLESS_RUN) -> str | None:
     """The refusal when the console cannot draw on the terminal: stderr, where it draws, closed or sent
-    elsewhere, or a terminal that does not take UTF-8 (a Latin-1 or ASCII locale, with Python's UTF-8 mode
+    elsewhere, a `TERM=dumb` terminal, or one that does not take UTF-8 (a Latin-1 or ASCII locale, with Python's UTF-8 mode
     off), where its frames, bars and marks would reach the screen as escapes (`\\u2594` for every cell),
     the layout torn. None when it can draw."""
     import codecs
@@ -119,6 +119,10 @@ def cannot_draw(instead: str = HEADLESS_RUN) -> str | None:
         where = "closed" if stderr is None else "not a terminal here (sent elsewhere with 2>)"
         return (f"INVALID_CONFIG: the console draws on stderr, which is {where}: leave stderr on the terminal "
                 f"(what goes wrong is also in the run folder's debug.log); {instead}")
+    if os.environ.get("TERM") == "dumb":  # Emacs's shell, a compile buffer: every cursor move shown as text
+        return ("INVALID_CONFIG: the console needs a terminal that moves its cursor, and TERM=dumb says this one "
+                "cannot: run it in a terminal emulator (or, if this one can, TERM=xterm-256color promptdesk ...); "
+                f"{instead}")
     encoding = getattr(stderr, "encoding", None) or ""
     try:
         if codecs.lookup(encoding).name == "utf-8":
