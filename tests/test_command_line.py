@@ -45,6 +45,19 @@ class TestNeverHangs:
         else:
             assert "the console needs a terminal" in done.stderr and "--batch" in done.stderr
 
+    @pytest.mark.parametrize(("args", "headless"), [
+        (("--collaborate", "plan a trip"), "promptdesk --batch --collaborate 'plan a trip' --isolation a|b"),
+        (("my scene.yaml",), "promptdesk --batch 'my scene.yaml' --isolation a|b --coordinator A|B|C"),
+        (("the-apology", "--seed", "4"), "promptdesk --batch the-apology --isolation a|b"),
+    ])
+    def test_the_refusal_names_the_headless_run_of_what_was_asked(self, tmp_path, args, headless):
+        """`promptdesk --collaborate GOAL` from a script is told the headless collaboration (it was told
+        `promptdesk --batch SCENE`, which plays no collaboration), and a scene the headless run of it."""
+        (tmp_path / "my scene.yaml").write_text((ROOT / "scenes" / "the-apology.yaml").read_text())
+        done = promptdesk(*args, cwd=tmp_path)
+        assert done.returncode == 2 and "the console needs a terminal" in done.stderr
+        assert f"for a headless run use --batch: {headless}" in done.stderr, done.stderr
+
     def test_the_refusal_names_the_stream_that_is_not_a_terminal(self, tmp_path):
         """Run from a terminal with its output piped (`promptdesk | less`): stdout alone is named."""
         import pty
@@ -59,6 +72,97 @@ class TestNeverHangs:
             os.close(terminal)
         assert time.monotonic() - started < 5 and done.returncode == 2
         assert "the console needs a terminal (stdout is not one here)" in done.stderr, done.stderr
+
+    @staticmethod
+    def on_a_terminal(args: tuple[str, ...], cwd: Path, env: dict[str, str] | None = None,
+                      stderr: object = None) -> tuple[int, str, float]:
+        """`python -m promptdesk ARGS` with stdin, stdout and (unless `stderr` is given) stderr on a
+        pseudo-terminal; its exit code, what it wrote there, and how long it took."""
+        import pty
+        keyboard, terminal = pty.openpty()
+        try:
+            started = time.monotonic()
+            done = subprocess.run([sys.executable, "-m", "promptdesk", *args], cwd=cwd, stdin=terminal, stdout=terminal,
+                                  stderr=terminal if stderr is None else stderr, env=env, timeout=20)
+            took = time.monotonic() - started
+            os.set_blocking(keyboard, False)
+            shown = b""
+            while True:
+                try:
+                    chunk = os.read(keyboard, 65536)
+                except OSError:  # nothing more (EAGAIN), or the terminal's other end closed (EIO)
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+        finally:
+            os.close(keyboard)
+            os.close(terminal)
+        return done.returncode, shown.decode("utf-8", "backslashreplace").replace("\r\n", "\n"), took
+
+    @pytest.mark.parametrize("args", [("the-apology",), ("compare", "run", "--tui")])
+    def test_a_terminal_that_does_not_take_utf8_is_refused_at_once_with_what_to_do(self, tmp_path, args):
+        """An ASCII (or Latin-1) locale with Python's UTF-8 mode off: the console drew every frame and bar as
+        escapes (`\\u2594` a cell), its layout torn; it is refused, naming the encoding and the fix."""
+        if args[0] == "compare":
+            assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "run")]) == 0
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "LANG", "LC_CTYPE")}
+        env.update(LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0", TERM="xterm-256color")
+        code, said, took = self.on_a_terminal(args, tmp_path, env)
+        assert took < 10 and code == 2, said[-800:]
+        said = " ".join(said.split())
+        assert said.startswith("INVALID_CONFIG: the console draws in Unicode, and this terminal's encoding is ascii "
+                               "(LC_ALL=C): run it in a UTF-8 locale (LANG=C.UTF-8 promptdesk ..., or PYTHONUTF8=1); "), said
+        assert ("promptdesk --batch the-apology" if args[0] != "compare" else "without --tui the comparison is printed") in said
+
+    def test_a_dumb_terminal_is_refused_at_once_with_what_to_do(self, tmp_path):
+        """`TERM=dumb` (Emacs's shell, a compile buffer) shows every cursor move as text: the console filled
+        it with escape sequences."""
+        code, said, took = self.on_a_terminal(("the-apology",), tmp_path, {**os.environ, "TERM": "dumb"})
+        said = " ".join(said.split())
+        assert took < 10 and code == 2, said[-800:]
+        assert said.startswith("INVALID_CONFIG: the console needs a terminal that moves its cursor, and TERM=dumb says "
+                               "this one cannot: run it in a terminal emulator"), said
+        assert "promptdesk --batch the-apology" in said and "\x1b[" not in said
+
+    def test_the_console_with_stderr_sent_to_a_file_is_refused_never_drawn_there(self, tmp_path):
+        """`promptdesk 2> errors.log` at a terminal: the console drew itself into the file (Textual draws on
+        stderr) and the terminal stayed blank while it ran."""
+        with open(tmp_path / "errors.log", "wb") as log:
+            code, shown, took = self.on_a_terminal(("the-apology",), tmp_path, stderr=log)
+        said = (tmp_path / "errors.log").read_text(encoding="utf-8")
+        assert took < 10 and code == 2, (shown[-500:], said[-500:])
+        assert said.startswith("INVALID_CONFIG: the console draws on stderr, which is not a terminal here (sent "
+                               "elsewhere with 2>): leave stderr on the terminal"), said
+        assert "\x1b[" not in said and "promptdesk --batch the-apology" in said
+        assert "INVALID_CONFIG: the console draws on stderr" in " ".join(shown.split())  # and seen (2>/dev/null too)
+
+    @pytest.mark.skipif(not __import__("shutil").which("timeout"), reason="needs coreutils' timeout")
+    def test_the_console_out_of_the_terminals_foreground_is_refused_at_once(self, tmp_path):
+        """`timeout 600 promptdesk` at a prompt: timeout runs it in a process group of its own, which the
+        terminal stops the moment the console sets it up; it sat blank until killed (here at 20 s, 124)."""
+        import fcntl
+        import pty
+        import shlex
+        import termios
+        keyboard, terminal = pty.openpty()
+
+        def own_terminal() -> None:  # a shell's session, the pty its controlling terminal, sh in its foreground
+            os.setsid()
+            fcntl.ioctl(terminal, termios.TIOCSCTTY, 0)
+
+        line = "timeout 20 " + shlex.join([sys.executable, "-m", "promptdesk", "the-apology"])
+        try:
+            started = time.monotonic()
+            done = subprocess.run(["sh", "-c", line], cwd=tmp_path, stdin=terminal, stdout=terminal,
+                                  stderr=subprocess.PIPE, text=True, preexec_fn=own_terminal, timeout=40)
+        finally:
+            os.close(keyboard)
+            os.close(terminal)
+        assert done.returncode == 2 and time.monotonic() - started < 10, (done.returncode, done.stderr[-800:])
+        assert done.stderr.startswith("INVALID_CONFIG: the console is not in the terminal's foreground (started with "
+                                      "`&`, or under `timeout` without --foreground)"), done.stderr
+        assert "timeout --foreground SECONDS promptdesk" in done.stderr and "promptdesk --batch the-apology" in done.stderr
 
     def test_a_replay_without_a_terminal_points_at_what_reads_a_run_without_the_console(self, tmp_path):
         (tmp_path / "runs" / "my run").mkdir(parents=True)
@@ -79,15 +183,46 @@ class TestNeverHangs:
         assert f"INVALID_CONFIG: {shown} is not a run folder (no events.jsonl in it)" in done.stderr, done.stderr
         assert "promptdesk metrics" not in done.stderr and "\x1b" not in done.stderr
 
-    @pytest.mark.parametrize("args", [("--version",), ("schema", "scene"), ("paths",)])
+    @pytest.mark.parametrize("args", [("--version",), ("schema", "scene"), ("paths",), ("--help",),
+                                      ("audit", "--help"), ("import", "sotopia", "--help")])
     def test_output_to_a_full_disk_is_said_in_a_line_never_a_traceback(self, tmp_path, args):
         """`promptdesk schema scene > scene.schema.json` on a full disk (here /dev/full): exit 1 with what
-        could not be written and why, not a Python traceback."""
+        could not be written and why, not a Python traceback. A help so lost is said too (argparse passes
+        over a failed write: it exited 0 having printed nothing)."""
         with open("/dev/full", "w") as full:
             done = subprocess.run([sys.executable, "-m", "promptdesk", *args], cwd=tmp_path, stdin=subprocess.DEVNULL,
                                   stdout=full, stderr=subprocess.PIPE, text=True, timeout=30)
         assert done.returncode == 1, done.stderr
         assert "Traceback" not in done.stderr and done.stderr.startswith("RECORDING_ERROR: could not write the output: ")
+
+    @pytest.mark.parametrize("args", [("init", "{long}"), ("paths", "{long}"), ("metrics", "{long}"), ("audit", "{long}"),
+                                      ("--batch", "{long}"), ("{long}",), ("replay", "{long}"),
+                                      ("--batch", "the-apology", *PLAY, "--journals", "{long}"),
+                                      ("--batch", "the-apology", "--characters-dir", "{long}")])
+    def test_a_name_too_long_for_the_file_system_is_refused_naming_it(self, tmp_path, args):
+        """200 Cyrillic letters are 400 bytes, past the 255 a file name may hold: `init`, `paths`,
+        `metrics`, `audit`, the console, `--batch` and its folders ended in an OSError traceback (exit 1)."""
+        long = "ж" * 200
+        done = promptdesk(*(arg.format(long=long) for arg in args), cwd=tmp_path)
+        assert done.returncode == 2, done.stderr[-600:]
+        assert "Traceback" not in done.stderr
+        assert done.stderr.startswith(f"INVALID_CONFIG: the name '{'ж' * 60}…' is too long for the file system "
+                                      "(400 bytes; most take a name of at most 255 bytes): give a shorter one"), done.stderr
+
+    @pytest.mark.parametrize("args", [("paths",), ("--batch", "the-apology", *PLAY), ("the-apology",),
+                                      ("sweep", "the-apology", "--isolation", "b", "--coordinator", "C", "--seeds", "1")])
+    def test_a_working_folder_deleted_under_the_shell_is_named_never_a_traceback(self, tmp_path, args):
+        """`rm -rf` of the folder a shell is in, then a command there: a FileNotFoundError traceback (exit
+        1) from the first look at the working folder."""
+        import shlex
+        gone = tmp_path / "gone"
+        gone.mkdir()
+        line = f"cd {shlex.quote(str(gone))} && rmdir {shlex.quote(str(gone))} && exec " + shlex.join(
+            [sys.executable, "-m", "promptdesk", *args])
+        done = subprocess.run(["sh", "-c", line], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+        assert done.returncode == 2, done.stderr[-800:]
+        assert "Traceback" not in done.stderr
+        assert done.stderr.startswith("INVALID_CONFIG: the working folder no longer exists"), done.stderr
 
     def test_compare_tui_without_a_terminal_is_refused(self, tmp_path):
         assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "run")]) == 0
@@ -170,7 +305,10 @@ class TestDidYouMean:
         (["--batch", "the-apology", "--isolaton", "b"], "--isolaton", "--isolation"),
         (["metrics", "runs/x", "--jsno"], "--jsno", "--json"),
         (["sweep", "x", "--isolation", "a", "--coordinator", "C", "--seeds", "1", "--concurency", "2"], "--concurency",
-         "--concurrency")])
+         "--concurrency"),
+        (["-v"], "-v", "-V"),  # one dash: the common `-v` for the version, a long flag with one dash
+        (["-version"], "-version", "--version"),
+        (["metrics", "runs/x", "-json"], "-json", "--json")])
     def test_a_mistyped_flag_gets_the_closest_flags_the_command_takes(self, tmp_path, monkeypatch, capsys, argv,
                                                                       typed, close):
         monkeypatch.chdir(tmp_path)
@@ -280,6 +418,8 @@ class TestInit:
         monkeypatch.chdir(tmp_path)
         assert main(["init", "my stage's ü"]) == 0
         assert capsys.readouterr().err.splitlines()[-1] == """Next: cd 'my stage'"'"'s ü' && promptdesk"""
+        assert main(["init", "--", "-stage"]) == 0  # `cd -stage` would read as cd's options
+        assert capsys.readouterr().err.splitlines()[-1] == "Next: cd ./-stage && promptdesk"
         (tmp_path / "here").mkdir()
         monkeypatch.chdir(tmp_path / "here")
         assert main(["init"]) == 0
@@ -424,3 +564,52 @@ class TestAFolderYouMayNotRead:
         assert main([*argv[:at], locked, *argv[at:]]) == 2
         err = capsys.readouterr().err
         assert "Traceback" not in err and "Permission denied" in err and "theirs" in err, err
+
+
+class TestStreams:
+    @pytest.mark.parametrize("args", [("the-apology", "--isolation", "b", "--coordinator", "C", "--seeds", "1-2"),
+                                      ("--branch-from", "parent", "--at-beat", "1", "--note", "Say it", "--seeds", "1")])
+    def test_a_sweep_with_stderr_closed_runs_all_the_same(self, tmp_path, args):
+        """`promptdesk sweep ... 2>&-` (a job started without a stderr): the progress asked a stream that was
+        not there whether it was a terminal, and the sweep ended at once, exit 1, silently, nothing run."""
+        import shlex
+        assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "parent")]) == 0
+        line = shlex.join([sys.executable, "-m", "promptdesk", "sweep", *args, "--out", "swept"]) + " 2>&-"
+        done = subprocess.run(["sh", "-c", line], cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stdout[-800:]
+        rows = (tmp_path / "swept" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(rows) == 2, rows  # two seeds; or a retake and a take with the change
+
+    @pytest.mark.parametrize("args", [("the-apology", "--isolation", "b", "--coordinator", "C", "--seeds", "1-3"),
+                                      ("--branch-from", "parent", "--at-beat", "1", "--note", "Say it", "--seeds", "1-2")])
+    def test_a_sweep_whose_reader_went_away_runs_to_its_end(self, tmp_path, args):
+        """`promptdesk sweep ... 2>&1 | head -1`: the progress's write to the closed pipe raised, and the sweep
+        stopped after its first run, exit 1 (a batch run only goes quiet, as the headless guide says)."""
+        assert main(["--batch", "the-apology", *PLAY, "--max-beats", "2", "--out", str(tmp_path / "parent")]) == 0
+        reader, writer = os.pipe()
+        os.close(reader)  # the reader left before the first line
+        try:
+            done = subprocess.run([sys.executable, "-m", "promptdesk", "sweep", *args, "--out", "swept"], cwd=tmp_path,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=writer, timeout=120)
+        finally:
+            os.close(writer)
+        assert done.returncode == 0
+        rows = (tmp_path / "swept" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(rows) == (3 if args[0] == "the-apology" else 4), rows
+
+    def test_a_dumb_terminal_gets_the_progress_as_plain_lines(self, monkeypatch):
+        """`TERM=dumb` (Emacs's shell, a compile buffer) shows cursor movements as text: the bars were
+        redrawn there with `\\x1b[3F\\x1b[J` between them."""
+        import io
+
+        from promptdesk.core.experiments.progress import Progress
+
+        class Terminal(io.StringIO):
+            def isatty(self) -> bool:
+                return True
+
+        monkeypatch.setenv("TERM", "xterm-256color")
+        assert Progress(Terminal()).tty
+        monkeypatch.setenv("TERM", "dumb")
+        assert not Progress(Terminal()).tty

@@ -37,14 +37,35 @@ class Parser(argparse.ArgumentParser):
             import difflib
 
             known = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
+            short = [o for a in self._actions for o in a.option_strings if not o.startswith("--")]
             near: list[str] = []
             for word in message.removeprefix("unrecognized arguments: ").split():
                 if word.startswith("--"):
                     near += [m for m in difflib.get_close_matches(word.split("=", 1)[0], known, n=2, cutoff=0.7)
                              if m not in near]
+                elif word.startswith("-") and len(word) > 1:  # `-v` for -V, `-version` for --version
+                    same = [o for o in short if o.lower() == word.lower()]
+                    longer = difflib.get_close_matches("-" + word.split("=", 1)[0], known, n=1, cutoff=0.85)
+                    near += [m for m in [*same, *longer] if m not in near]
             if near:
                 message += f" (did you mean {' or '.join(near)}?)"
         super().error(message)
+
+    def _print_message(self, message: str, file=None) -> None:  # noqa: ANN001 - argparse's
+        """argparse's, except that output lost to a full disk or a failing device (`--help > /dev/full`)
+        is not passed over as printed: it reaches `main`, which says so (exit 1). A reader gone away
+        (`| head -1`) stays quiet, and with stdout closed the help goes to stderr, as argparse does (where
+        nothing could be told of a loss)."""
+        if not message:
+            return
+        try:
+            stream = file or sys.stderr
+            stream.write(message)
+            stream.flush()
+        except (AttributeError, OSError) as exc:
+            if (isinstance(exc, OSError) and stream is not sys.stderr
+                    and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)):
+                raise
 
 
 def command_parser(prog: str, description: str, codes: str, epilog: str = "") -> argparse.ArgumentParser:
@@ -66,6 +87,52 @@ def no_terminal(instead: str = HEADLESS_RUN) -> str:
     missing = [name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)) if not _isatty(stream)]
     which = " and ".join(missing) or "stdin and stdout"
     return f"INVALID_CONFIG: the console needs a terminal ({which} {'is' if len(missing) == 1 else 'are'} not one here); {instead}"
+
+
+def in_background(instead: str = HEADLESS_RUN) -> str | None:
+    """The refusal when the console's terminal is someone else's foreground: started with `&`, or under
+    `timeout` (which runs it in a process group of its own), the console is stopped by the terminal the
+    moment it sets it up, and sat there, blank, until it was killed. None in the foreground."""
+    import os
+
+    try:
+        foreground = os.tcgetpgrp(sys.stdin.fileno())
+    except (AttributeError, ValueError, OSError):  # not this process's controlling terminal: nothing to tell
+        return None
+    if foreground == os.getpgrp():
+        return None
+    return ("INVALID_CONFIG: the console is not in the terminal's foreground (started with `&`, or under `timeout` "
+            f"without --foreground), where it would wait, stopped, for the terminal: run it in the foreground "
+            f"(timeout --foreground SECONDS promptdesk ...); {instead}")
+
+
+def cannot_draw(instead: str = HEADLESS_RUN) -> str | None:
+    """The refusal when the console cannot draw on the terminal: stderr, where it draws, closed or sent
+    elsewhere, a `TERM=dumb` terminal, or one that does not take UTF-8 (a Latin-1 or ASCII locale, with Python's UTF-8 mode
+    off), where its frames, bars and marks would reach the screen as escapes (`\\u2594` for every cell),
+    the layout torn. None when it can draw."""
+    import codecs
+    import os
+
+    stderr = sys.__stderr__  # where Textual draws
+    if not _isatty(stderr):  # `2> errors.log`: the console was drawn into the file, the terminal left blank
+        where = "closed" if stderr is None else "not a terminal here (sent elsewhere with 2>)"
+        return (f"INVALID_CONFIG: the console draws on stderr, which is {where}: leave stderr on the terminal "
+                f"(what goes wrong is also in the run folder's debug.log); {instead}")
+    if os.environ.get("TERM") == "dumb":  # Emacs's shell, a compile buffer: every cursor move shown as text
+        return ("INVALID_CONFIG: the console needs a terminal that moves its cursor, and TERM=dumb says this one "
+                "cannot: run it in a terminal emulator (or, if this one can, TERM=xterm-256color promptdesk ...); "
+                f"{instead}")
+    encoding = getattr(stderr, "encoding", None) or ""
+    try:
+        if codecs.lookup(encoding).name == "utf-8":
+            return None
+    except LookupError:
+        pass
+    locale = next((f"{name}={os.environ[name]}" for name in ("LC_ALL", "LC_CTYPE", "LANG") if os.environ.get(name)),
+                  "no LANG")
+    return (f"INVALID_CONFIG: the console draws in Unicode, and this terminal's encoding is {encoding or 'unknown'} "
+            f"({locale}): run it in a UTF-8 locale (LANG=C.UTF-8 promptdesk ..., or PYTHONUTF8=1); {instead}")
 
 
 def _isatty(stream: object) -> bool:
@@ -103,6 +170,14 @@ def shown(path: Path) -> Path:
 def has_terminal() -> bool:
     """Whether stdin and stdout are a terminal, which the console needs (never waits for one)."""
     return _isatty(sys.stdin) and _isatty(sys.stdout)
+
+
+def refuse_on_terminal(problem: str) -> int:
+    """`refuse`, and, when stderr is not the terminal but stdout is (the console refused for stderr sent
+    to `/dev/null` or a file), the same words on the terminal too, where they are seen."""
+    if not _isatty(sys.__stderr__) and _isatty(sys.stdout):
+        print(problem, file=sys.stdout, flush=True)
+    return refuse(problem)
 
 
 def refuse(problem: BaseException | str) -> int:

@@ -20,7 +20,8 @@ from promptdesk.core.experiments.evaluation_compare import (evaluation_metrics, 
 from promptdesk.core.experiments.stats.multiplicity import ADJUSTMENTS
 from promptdesk.core.experiments.stats.rows import PAIRED_TESTS, Difference, Options
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
-from promptdesk.core.cli.common import NO_CONSOLE, Console, command_parser, exit_codes, has_terminal, no_terminal, refuse
+from promptdesk.core.cli.common import (NO_CONSOLE, Console, command_parser, exit_codes, has_terminal, in_background,
+                                        no_terminal, cannot_draw, refuse, refuse_on_terminal)
 from promptdesk.core.cli.metrics import grid
 
 CSV_KEYS = ("run", "scene", "isolation", "coordinator", "seed", "close_reason", *METRICS, "audit")
@@ -69,6 +70,9 @@ def main(argv: list[str], console: Console | None = None) -> int:
                 return refuse(NO_CONSOLE)
             if not has_terminal():
                 return refuse(no_terminal("without --tui the comparison is printed"))
+            if refusal := (in_background("without --tui the comparison is printed")
+                           or cannot_draw("without --tui the comparison is printed")):
+                return refuse_on_terminal(refusal)
             return console.compare(*folders_of(ns.paths))
         check_sweeps(ns.paths, Options(unpaired=ns.unpaired))
         runs, by, takes = measure(ns.paths, audit=ns.json or ns.csv)

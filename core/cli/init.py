@@ -84,7 +84,8 @@ def main(argv: list[str]) -> int:
         for path in written:
             path.unlink(missing_ok=True)
         return refuse(f"INVALID_CONFIG: cannot write into {folder} ({exc.strerror or exc}); nothing was kept")
-    into = "" if folder == Path(".") else f"cd {shlex.quote(str(folder))} && "
+    named = str(folder) if not str(folder).startswith("-") else f"./{folder}"  # `cd -dash` reads an option
+    into = "" if folder == Path(".") else f"cd {shlex.quote(named)} && "
     print(f"Wrote {len(files)} files into {folder}: scenes/, characters/, strategies/ and README.md.\n"
           f"Next: {into}promptdesk", file=sys.stderr)
     return EXIT_CLOSED

@@ -14,7 +14,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from promptdesk.core.cli.common import NO_CONSOLE, Console, Parser, exit_codes, folder, has_terminal, no_terminal, refuse
+from promptdesk.core.cli.common import (HEADLESS_RUN, NO_CONSOLE, Console, Parser, exit_codes, folder, has_terminal,
+                                        in_background, no_terminal, cannot_draw, refuse,
+                                        refuse_on_terminal)
 from promptdesk.core.cli.numbers import budget_usd, pace_seconds, positive_int
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID
 
@@ -112,6 +114,12 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> int:
         _silence_stdout()
         return EXIT_FAILED
     except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:  # a name given (a scene, a run, a folder) the file system cannot hold
+            return refuse(_too_long(exc))
+        if isinstance(exc, FileNotFoundError) and not _working_folder_exists():
+            return refuse("INVALID_CONFIG: the working folder no longer exists (it was deleted or moved while this "
+                          "shell was in it), and this command reads or writes there: cd into a folder that exists "
+                          "and run it again")
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO):
             raise
         _silence_stdout()
@@ -141,6 +149,33 @@ def _main(argv: list[str], console: Console | None) -> int:
                       "the folder that is yours")
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2, already printed)
         return exc.code if isinstance(exc.code, int) else EXIT_INVALID
+
+
+def _working_folder_exists() -> bool:
+    import os
+
+    try:
+        os.getcwd()
+    except OSError:
+        return False
+    return True
+
+
+def _too_long(exc: OSError) -> str:
+    """The refusal for a path with a name longer than the file system allows (255 bytes a name on most,
+    4,096 a path): the name, cut, its length, and what to do; it was a traceback wherever a command first
+    looked."""
+    import os
+
+    path = os.fsdecode(exc.filename) if exc.filename is not None else ""
+    long = [part for part in Path(path).parts if len(os.fsencode(part)) > 255]
+    what, text = ("name", long[0]) if long else ("path", path)
+    size = len(os.fsencode(text))
+    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    shown = text if len(text) <= 60 else text[:60] + "…"
+    most = "a name of at most 255 bytes" if long else "a path of at most 4,096 bytes"
+    return (f"INVALID_CONFIG: the {what} {shown!r} is too long for the file system ({size:,} bytes; most take "
+            f"{most}): give a shorter one")
 
 
 def _mistyped_command(word: str) -> str | None:
@@ -226,11 +261,26 @@ def _play(argv: list[str], console: Console | None) -> int:
 def _console(console: Console | None, ns: argparse.Namespace, **where: Path | None) -> int:
     if console is None:
         return refuse(NO_CONSOLE)
+    instead = _headless(ns, where.get("replay"))
     if not has_terminal():
-        replay = where.get("replay")
-        return refuse(no_terminal() if replay is None else no_terminal(
-            f"to read the run without it: promptdesk metrics {shlex.quote(str(replay))}, or its transcript.md"))
+        return refuse(no_terminal(instead))
+    if refusal := in_background(instead) or cannot_draw(instead):
+        return refuse_on_terminal(refusal)
     return console.open(ns, **where)
+
+
+def _headless(ns: argparse.Namespace, replay: Path | None) -> str:
+    """What works without the console: for a replay, what reads the run; else the headless run of what
+    was asked (the collaboration of this goal, the scene as it was typed, or any scene)."""
+    if replay is not None:
+        return f"to read the run without it: promptdesk metrics {shlex.quote(str(replay))}, or its transcript.md"
+    if ns.collaborate is not None:
+        return ("for a headless run use --batch: promptdesk --batch --collaborate "
+                f"{shlex.quote(ns.collaborate)} --isolation a|b --coordinator A|B|C")
+    if ns.args:
+        return (f"for a headless run use --batch: promptdesk --batch {shlex.quote(ns.args[0])} "
+                "--isolation a|b --coordinator A|B|C")
+    return HEADLESS_RUN
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """The sweep's progress on stderr: a bar per condition redrawn in place on a terminal, plain lines
-otherwise (a pipe, a log file, CI)."""
+otherwise (a pipe, a log file, CI, a `TERM=dumb` terminal), nothing without a stderr."""
 
 from __future__ import annotations
 
@@ -22,12 +22,33 @@ def planned_rows(plan: Any, results: list[dict[str, Any]]) -> list[dict[str, Any
     return [*named.values(), *(row for row in results if row.get("run") is None)]
 
 
+class _Nowhere:
+    """Where the progress goes when there is no stderr at all (started with `2>&-`)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def _redrawable(stream: Any) -> bool:
+    """Whether the bars can be redrawn in place: a terminal that moves its cursor (`TERM=dumb`, Emacs's
+    shell or a compile buffer, shows `\x1b[3F` as text: plain lines there, as on a pipe)."""
+    import os
+
+    try:
+        return bool(stream.isatty()) and os.environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
 class Progress:
     """Counts runs done and failed per condition, spend so far and an ETA, and shows them."""
 
     def __init__(self, stream: TextIO | None = None, tty: bool | None = None, now: Any = time.monotonic) -> None:
-        self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty() if tty is None else tty
+        self.stream = stream or sys.stderr or _Nowhere()  # stderr closed (`2>&-`): the sweep runs all the same
+        self.tty = _redrawable(self.stream) if tty is None else tty
         self.now = now
         self.done: dict[str, int] = {}
         self.failed: dict[str, int] = {}
@@ -121,10 +142,34 @@ class Progress:
 
     def _say(self, line: str) -> None:
         if not self.tty:
-            print(line, file=self.stream, flush=True)
+            self._write(line + "\n")
             return
         up = f"\x1b[{self._drawn}F\x1b[J" if self._drawn else ""
         block = [line, *self.bars(), self.summary()]
-        self.stream.write(up + "\n".join(block) + "\n")
-        self.stream.flush()
+        self._write(up + "\n".join(block) + "\n")
         self._drawn = len(block)
+
+    def _write(self, text: str) -> None:
+        """Write and flush; a reader gone away (`2>&1 | head -1`) silences the progress, never the sweep
+        (the write's BrokenPipeError stopped it after its first run, exit 1). The stream is pointed at
+        /dev/null, so what else is said on it (the sweep's folder, a failure) is lost quietly too."""
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (ValueError, OSError):
+            _silence(self.stream)
+            self.stream, self.tty = _Nowhere(), False
+
+
+def _silence(stream: Any) -> None:
+    import os
+
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)

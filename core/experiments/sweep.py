@@ -44,7 +44,8 @@ from promptdesk.core.experiments.benchmark import attach_evaluators, check_bench
 from promptdesk.core.experiments.metrics import audit_verdict, recorded_success, run_metrics, unscored_agents
 from promptdesk.core.experiments.spend import SPEND_FILE, spent_so_far, write_spend
 from promptdesk.core.experiments.retry_failed import set_aside, set_failed_aside
-from promptdesk.core.experiments.sweep_checks import DISK_ERRNOS, SWEEP_ADVICE, check_plan, check_recorded_budget, writing
+from promptdesk.core.experiments.sweep_checks import (DISK_ERRNOS, SWEEP_ADVICE, check_names_recordable, check_plan,
+                                                     check_recorded_budget, writing)
 from promptdesk.core.providers.ratelimit import Limiters, Limits
 from promptdesk.core.casting.scene_file import Scene, load_scene
 from promptdesk.core.casting.build import build_session
@@ -88,6 +89,7 @@ class Sweep:
         """Refuse a plan that cannot run (choices, cast, providers, a budget that cannot be kept, as
         `--batch` refuses it), before anything is written or sent. One run per coordinator (and model)
         is built in a scratch folder: a judge's model counts (a benchmark's scenes and evaluators too)."""
+        check_names_recordable(self.plan, PLAN_FILE)
         self.unpriced = check_plan(self.scene, self.plan)
         if self.plan.scenes or self.plan.models or self.plan.evaluators:
             self.unpriced += check_benchmark(self.scenes or {"": self.scene}, self.plan, self.unpriced)
@@ -266,7 +268,9 @@ class Sweep:
             except OSError as exc:  # a file of the run could not be written (a resumed run's seam, as it is prepared)
                 failure = recording_error(exc, exc.filename or str(self.folder / combo.name), SWEEP_ADVICE)
             except Exception as exc:  # noqa: BLE001 - a run's crash is recorded, never dropped
-                factors = {"condition": combo.condition} if combo.scene or combo.model else {}
+                # a take's combination has no scene or model of its own: its crash is recorded all the same
+                own = getattr(combo, "scene", "") or getattr(combo, "model", "")
+                factors = {"condition": combo.condition} if own else {}
                 row = {"run": combo.name, **asdict(combo), **factors, "close_reason": "error", "success": False,
                        "error": f"{type(exc).__name__}: {exc}"}
             finally:

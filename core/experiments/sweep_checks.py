@@ -30,6 +30,29 @@ DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 """A sweep folder that cannot be made for these is a disk's failure (exit 1), not a wrong --out (exit 2)."""
 
 
+def check_names_recordable(plan: Any, file: str) -> None:
+    """Refuse a plan naming a file or folder whose bytes are not UTF-8 (a scene or a run folder named in
+    Latin-1, `caf\xe9.yaml`): its plan file (`file`, UTF-8 YAML) could not be read back, so the sweep
+    could neither be run again nor compared. Said before anything is written, with what to do."""
+    from dataclasses import asdict
+
+    for key, value in asdict(plan).items():
+        for text in value if isinstance(value, list) else [value]:
+            if not isinstance(text, str):
+                continue
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                try:
+                    shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                except UnicodeEncodeError:
+                    shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
+                raise InvalidConfig(f"{key}: the name '{shown}' is not UTF-8 (its bytes were written in another "
+                                    f"encoding, Latin-1 perhaps); a sweep records it in {file}, which is UTF-8: "
+                                    "rename it to a UTF-8 name (`convmv -f latin1 -t utf8`, or `mv`), then run the "
+                                    "sweep again") from None
+
+
 def check_plan(scene: Any, plan: Any) -> list[str]:
     """Build the first run of each coordinator (and actor model: a benchmark sweep's) with the plan's
     budget in a scratch folder (a judge's model counts); raise what building raises. Returns the models

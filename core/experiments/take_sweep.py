@@ -28,6 +28,7 @@ from promptdesk.core.experiments.metrics import RunMetrics, audit_verdict
 from promptdesk.core.experiments.progress import Progress, planned_rows
 from promptdesk.core.casting.scene_file import read_yaml
 from promptdesk.core.experiments.sweep import RESULT_FIELDS, Sweep, read_results
+from promptdesk.core.experiments.sweep_checks import check_names_recordable
 from promptdesk.core.experiments.sweep_plan import plan_fields, unrecorded, whole_number, whole_numbers
 from promptdesk.core.experiments.takes import metrics_after, read_take
 from promptdesk.core.record.events import BaseEvent
@@ -166,6 +167,7 @@ class TakeSweep(Sweep):
         """Refuse a plan that cannot run (the parent, the beat, the change), before anything is written."""
         if self.plan.event is None and self.plan.note is None:
             raise InvalidConfig("a sweep of takes measures one change: give --event TEXT or --note TEXT")
+        check_names_recordable(self.plan, TAKES_PLAN)
         if is_take_sweep(self.folder):  # run again: a provider flag not given is the recorded plan's, checked as such
             with contextlib.suppress(InvalidConfig):  # a damaged plan is named when the folder is prepared
                 recorded = read_take_plan(self.folder)

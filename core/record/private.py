@@ -86,7 +86,10 @@ def write_private(run_dir: Path, record: dict[str, Any]) -> None:
     """Write `private.json` (0600 from its creation: it holds every actor's private material)."""
     path = Path(run_dir) / FILE
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+    # A path of bytes that are not UTF-8 (a folder named in Latin-1: `caf\xe9/`) holds a lone surrogate:
+    # written as its JSON escape (`\udce9`), which reads back as the same path, never a traceback that
+    # leaves the record half written.
+    with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
         json.dump(record, handle, ensure_ascii=False, indent=1)
 
 

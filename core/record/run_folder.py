@@ -114,9 +114,12 @@ def claim_fresh(root: Path, name: str, when: datetime | None = None) -> FolderLo
 
 
 def open_private(path: Path, mode: str = "a"):
-    """Open a text file of the run folder, created 0600."""
+    """Open a text file of the run folder, created 0600. A lone surrogate (a path whose bytes are not
+    UTF-8, such as a folder named in Latin-1, `caf\xe9/`) is written as its `\\udce9` escape, as
+    `recorder.storable` writes it: inside a JSON string it reads back as the same path; in plain text it
+    shows what was there, instead of a traceback that leaves the file half written."""
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "a" else os.O_TRUNC)
-    handle = os.fdopen(os.open(path, flags, FILE_MODE), mode, encoding="utf-8")
+    handle = os.fdopen(os.open(path, flags, FILE_MODE), mode, encoding="utf-8", errors="backslashreplace")
     _chmod(path, FILE_MODE)
     return handle
 
@@ -133,7 +136,7 @@ def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     temp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         with os.fdopen(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, FILE_MODE), "w",
-                       encoding="utf-8") as handle:
+                       encoding="utf-8", errors="backslashreplace") as handle:  # as `open_private`
             handle.write(text)
             handle.flush()
             if durable:

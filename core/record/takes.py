@@ -232,7 +232,7 @@ def write_prefix(folder: Path, prefix: Prefix, notes: str) -> None:
         files[SUPERSEDED] = prefix.superseded
     for name, lines in files.items():
         fd = os.open(folder / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:  # as `open_private`
             handle.write("".join(lines))
             handle.flush()
             os.fsync(handle.fileno())

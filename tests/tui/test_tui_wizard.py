@@ -110,6 +110,20 @@ class TestSceneAndCast:
             assert app.screen.scene.name == "morning-kitchen" and wizard_step(app) == "cast"
 
 
+    async def test_a_typed_name_too_long_for_the_file_system_is_said_in_place(self, workspace):
+        """200 Cyrillic letters are 400 bytes, past the 255 a file name may hold: Enter on them ended the
+        console in an OSError traceback (File name too long) from the look for the file."""
+        app = wizard_app(workspace, scene=None)
+        async with app.run_test(size=SIZE) as pilot:
+            picker = app.screen.query_one(ScenePicker)
+            picker.query_one("#scene-path").value = "ж" * 200
+            picker.query_one("#scene-path").focus()
+            await pilot.press("enter")
+            await pilot.pause()
+            status = str(app.screen.query_one("#step-scene .status").render())
+            assert "INVALID_CONFIG: Cannot read scene file" in status and "File name too long" in status
+            assert wizard_step(app) == "scene" and app.screen.check_action("next", ()) is None
+
     async def test_in_an_empty_folder_the_shipped_examples_are_listed_as_examples_and_play(self, tmp_path,
                                                                                          monkeypatch):
         """An operator with no scenes of their own sees every example Promptdesk ships, marked as one;

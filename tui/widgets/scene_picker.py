@@ -166,7 +166,7 @@ class ScenePicker(Vertical):
             path = Path(typed).expanduser()
             try:
                 path = places.find_scene(path, self.cwd)
-            except InvalidConfig:
+            except (InvalidConfig, OSError):  # OSError: a name the file system cannot hold (over 255 bytes)
                 pass  # the wizard says why it cannot be read, naming the file as typed
             self.post_message(self.Picked(path if path.is_absolute() else self.cwd / path))
 
