@@ -363,3 +363,13 @@ def test_a_report_of_two_sweeps_or_a_missing_folder_is_refused_with_its_reason(t
     assert main(["report", str(first / "a-C-seed1"), str(tmp_path / "nowhere"), "--html", str(tmp_path / "x.html")]) == 2
     assert "nowhere is not a run folder (no events.jsonl)" in capsys.readouterr().err
     assert not (tmp_path / "two.html").exists() and not (tmp_path / "x.html").exists()
+
+
+def test_html_dash_writes_the_page_to_standard_output_and_no_file(tmp_path, capsys, monkeypatch):
+    """`--html -` is standard output, as the command line's other `-` are read: it wrote a file named `-`."""
+    run = write_run(tmp_path / "run", HAND_COUNTED)
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", str(run), "--html", "-"]) == 0
+    out = capsys.readouterr().out
+    assert out.lstrip().lower().startswith("<!doctype html") and out.rstrip().endswith("</html>")
+    assert not (tmp_path / "-").exists()

@@ -1,6 +1,6 @@
 """`promptdesk report RUN_DIR|SWEEP_DIR --html FILE` (or `report PARENT TAKE... --html FILE`, takes side
 by side): write one self-contained HTML file, private to you (0600) as the run folder's files are: it holds
-the actors' thinking."""
+the actors' thinking. `--html -` writes the page to standard output instead."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ def parser() -> argparse.ArgumentParser:
                        exit_codes("the page was written", None, "not a run or sweep, or the file cannot be written"))
     p.add_argument("paths", nargs="+", type=Path, metavar="RUN_DIR | SWEEP_DIR",
                    help="a run, a sweep, or a run and its takes (promptdesk branch), side by side")
-    p.add_argument("--html", type=Path, required=True, metavar="FILE", help="the HTML file to write")
+    p.add_argument("--html", type=Path, required=True, metavar="FILE",
+                   help="the HTML file to write (`-`: standard output)")
     return p
 
 
@@ -39,6 +40,10 @@ def main(argv: list[str]) -> int:
             text = report(ns.paths[0], command)
     except PromptdeskError as exc:
         return refuse(str(exc))
+    if str(ns.html) == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return EXIT_CLOSED
     try:
         with open_private(ns.html, "w") as page:  # it holds the actors' thinking, as the run folder does
             page.write(text)
