@@ -43,3 +43,36 @@ def test_a_disk_that_fills_is_exit_1_not_a_traceback(tmp_path, monkeypatch, scen
     kept = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     assert len(kept) == lines and not any(e["type"] in ("close", "stop") for e in kept)
     assert json.loads((out / "metadata.json").read_text())["reason"] == "incomplete"
+
+
+def test_a_sweep_compared_or_reported_while_it_runs_says_it_is_running_not_to_run_it_again(tmp_path, monkeypatch, capsys):
+    """`compare` and `report` of a sweep folder another process is sweeping said "run the sweep's command
+    again to finish it" (or "run the sweep first"), which a second sweep refuses (the folder is locked):
+    they say the sweep is running, by which process, and to look again when it has finished."""
+    import os
+
+    from promptdesk.core.cli.main import main
+    from promptdesk.core.record.folder_lock import FolderLock
+
+    monkeypatch.chdir(tmp_path)
+    sweep = tmp_path / "sw"
+    assert main(["sweep", str(SCENES / "morning-kitchen.yaml"), "--isolation", "a,b", "--coordinator", "C",
+                 "--seeds", "1-2", "--max-beats", "2", "--out", str(sweep),
+                 "--characters-dir", str(shutil.copytree(CHARACTERS, tmp_path / "characters"))]) == 0
+    results = sweep / "results.jsonl"
+    rows = results.read_text().splitlines()
+    results.write_text(rows[0] + "\n")  # three runs still to come
+    capsys.readouterr()
+    with FolderLock.take(sweep, "sweep"):
+        assert main(["compare", str(sweep)]) == 0
+        said = " ".join(capsys.readouterr().out.split())
+        assert f"the sweep is still running (process {os.getpid()})" in said and "command again" not in said
+        assert main(["compare", str(sweep), "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["left_out"][0]["sweeping"] == f"{os.getpid()} sweep"
+        results.write_text("")
+        for argv in (["compare", str(sweep)], ["report", str(sweep), "--html", str(tmp_path / "r.html")]):
+            assert main(argv) == 2
+            err = " ".join(capsys.readouterr().err.split())
+            assert f"it is being swept now (process {os.getpid()})" in err and "run the sweep first" not in err
+    assert main(["compare", str(sweep)]) == 2
+    assert "run the sweep first" in capsys.readouterr().err
