@@ -76,3 +76,36 @@ def test_a_sweep_compared_or_reported_while_it_runs_says_it_is_running_not_to_ru
             assert f"it is being swept now (process {os.getpid()})" in err and "run the sweep first" not in err
     assert main(["compare", str(sweep)]) == 2
     assert "run the sweep first" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("damage", ["missing", "empty", "cut short"])
+def test_rebuild_refuses_when_superseded_jsonl_lacks_what_the_seams_moved_there(tmp_path, monkeypatch, capsys, damage):
+    """A resumed run's costs count the calls of the beat it played again, kept in `superseded.jsonl`. With
+    that file gone (or cut short), `rebuild` silently rewrote a good `metadata.json` with fewer tokens and
+    `cutCalls: 0`: a different record. It refuses instead (exit 2, every file as it was), naming the file."""
+    from promptdesk.core.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / "run"
+    assert main(["--batch", str(SCENES / "the-apology.yaml"), "--isolation", "a", "--coordinator", "C", "--seed", "5",
+                 "--max-beats", "4", "--journals", "none", "--quiet", "--out", str(run),
+                 "--characters-dir", str(shutil.copytree(CHARACTERS, tmp_path / "characters"))]) == 0
+    log = run / "events.jsonl"
+    lines = log.read_text().splitlines()
+    cut = max(i for i, line in enumerate(lines) if json.loads(line)["type"] == "beat" and json.loads(line)["beat"] == 2)
+    log.write_text("\n".join(lines[:cut + 4]) + "\n")  # killed in beat 2, after some of its calls
+    assert main(["resume", str(run), "--quiet"]) == 0
+    meta = json.loads((run / "metadata.json").read_text())
+    assert meta["costs"]["cutCalls"] > 0
+    superseded = run / "superseded.jsonl"
+    kept = superseded.read_text().splitlines()
+    if damage == "missing":
+        superseded.unlink()
+    else:
+        superseded.write_text("" if damage == "empty" else "\n".join(kept[:-1]) + "\n")
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    capsys.readouterr()
+    assert main(["rebuild", str(run)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "superseded.jsonl" in err and "nothing was changed" in err
+    assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before

@@ -161,3 +161,24 @@ def superseded_calls(run_dir: Path) -> list[BaseEvent]:
         if event.type == "call":
             calls.append(event)
     return calls
+
+
+def superseded_shortfall(run_dir: Path, events: list[BaseEvent]) -> str | None:
+    """What `superseded.jsonl` lacks, when it holds fewer lines than the resumes' seams in `events` say
+    they moved there (`"is missing, but ... 7 lines were moved there"`); None when it holds them all (or no
+    seam moved any). An unreadable file is for its reader to name (None here)."""
+    moved = sum(n for e in events if resumed_at(e) and isinstance(n := (e.model_extra or {}).get("superseded"), int))
+    if moved <= 0:
+        return None
+    try:
+        lines = (Path(run_dir) / SUPERSEDED).read_bytes().split(b"\n")
+        held: int | None = len(lines) - (lines[-1] == b"")
+    except FileNotFoundError:
+        held = None
+    except OSError:
+        return None
+    if held is not None and held >= moved:
+        return None
+    has = "is missing" if held is None else f"holds {held} lines"
+    return (f"{SUPERSEDED} {has}, but the resumes' seams in events.jsonl say {moved} "
+            f"line{'s were' if moved != 1 else ' was'} moved there")
