@@ -109,3 +109,46 @@ def test_rebuild_refuses_when_superseded_jsonl_lacks_what_the_seams_moved_there(
     err = " ".join(capsys.readouterr().err.split())
     assert "superseded.jsonl" in err and "nothing was changed" in err
     assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
+
+
+def test_a_resume_killed_before_it_replaced_the_log_does_not_count_the_cut_calls_twice(tmp_path, monkeypatch, capsys):
+    """`resume` writes the cut beat's lines to `superseded.jsonl`, then replaces `events.jsonl` by its kept
+    part. Killed between the two, the log still held those lines, and the next `resume` appended them to
+    `superseded.jsonl` again: their calls counted twice in `metadata.json` (`cutCalls`, tokens) and the
+    summary. The next resume finds them already there, and the record is the one a single resume makes."""
+    import os
+
+    from promptdesk.core.cli.main import main
+    from promptdesk.core.record import seams
+
+    monkeypatch.chdir(tmp_path)
+    characters = shutil.copytree(CHARACTERS, tmp_path / "characters")
+    full = tmp_path / "full"
+    assert main(["--batch", str(SCENES / "the-apology.yaml"), "--isolation", "a", "--coordinator", "C", "--seed", "5",
+                 "--max-beats", "4", "--journals", "none", "--quiet", "--out", str(full),
+                 "--characters-dir", str(characters)]) == 0
+    lines = (full / "events.jsonl").read_text().splitlines()
+    cut = max(i for i, line in enumerate(lines) if json.loads(line)["type"] == "beat" and json.loads(line)["beat"] == 2)
+    runs = {}
+    for name in ("once", "twice"):
+        runs[name] = shutil.copytree(full, tmp_path / name)
+        for derived in ("events.json", "metadata.json", "transcript.md", "transcript.txt"):
+            (runs[name] / derived).unlink()
+        (runs[name] / "events.jsonl").write_text("\n".join(lines[:cut + 4]) + "\n")
+    assert main(["resume", str(runs["once"]), "--quiet"]) == 0
+
+    class Killed(BaseException):
+        pass
+
+    def killed(*args):
+        raise Killed
+
+    with monkeypatch.context() as m:
+        m.setattr(seams.os, "replace", killed)
+        with pytest.raises(Killed):
+            main(["resume", str(runs["twice"]), "--quiet"])
+    assert main(["resume", str(runs["twice"]), "--quiet"]) == 0
+    for name in ("superseded.jsonl", "events.jsonl", "metadata.json", "transcript.txt"):
+        assert (runs["twice"] / name).read_text() == (runs["once"] / name).read_text().replace(
+            str(runs["once"]), str(runs["twice"])), name
+    assert os.path.exists(runs["twice"] / "events.jsonl")

@@ -9,7 +9,9 @@ moved, as they were, to `superseded.jsonl` (appended: a run resumed twice keeps 
 resumed run then records one `resume` event (`reason: "restart"`, `superseded`: how many lines were
 moved, `unfinished_requests`: the ids of the requests of `prompts.jsonl` sent after the cut, which
 stay there) where they stood. Nothing is lost: the moved lines are written and synced before the
-log is replaced, at once, by its kept part.
+log is replaced, at once, by its kept part (a resume killed between the two leaves the lines in both:
+the next resume finds them at the end of `superseded.jsonl`, beyond what the seams count, and does not
+move them twice).
 """
 
 from __future__ import annotations
@@ -126,10 +128,27 @@ def supersede(run_dir: Path, cut: Cut) -> None:
     run_dir = Path(run_dir)
     if cut.moved:
         moved = "".join(line if line.endswith("\n") else line + "\n" for line in cut.moved)
-        _write(run_dir / SUPERSEDED, moved, append=True)
+        if not _moved_already(run_dir, cut, moved):
+            _write(run_dir / SUPERSEDED, moved, append=True)
     kept = "".join(line if line.endswith("\n") else line + "\n" for line in cut.lines)
     _write(run_dir / "events.jsonl.tmp", kept, append=False)
     os.replace(run_dir / "events.jsonl.tmp", run_dir / "events.jsonl")
+
+
+def _moved_already(run_dir: Path, cut: Cut, moved: str) -> bool:
+    """True when a resume killed between its two steps already wrote these lines to `superseded.jsonl`
+    but never replaced the log: the file ends with them, and holds them beyond what the seams on the
+    log count (a beat played again that came out the same, byte for byte, has its own seam)."""
+    path = run_dir / SUPERSEDED
+    try:
+        if path.stat().st_size < len(moved.encode("utf-8")):
+            return False
+        held = path.read_bytes()
+    except OSError:
+        return False
+    counted = sum(n for e in cut.kept if resumed_at(e) and isinstance(n := (e.model_extra or {}).get("superseded"), int))
+    lines = held.split(b"\n")
+    return held.endswith(moved.encode("utf-8")) and len(lines) - (lines[-1] == b"") >= counted + len(cut.moved)
 
 
 def _write(path: Path, text: str, *, append: bool) -> None:
