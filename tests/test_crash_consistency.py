@@ -152,3 +152,27 @@ def test_a_resume_killed_before_it_replaced_the_log_does_not_count_the_cut_calls
         assert (runs["twice"] / name).read_text() == (runs["once"] / name).read_text().replace(
             str(runs["once"]), str(runs["twice"])), name
     assert os.path.exists(runs["twice"] / "events.jsonl")
+
+
+def test_a_sweep_run_that_closed_without_its_result_line_is_read_not_played_again(tmp_path, monkeypatch, capsys):
+    """A killed sweep's run finished by hand (`promptdesk resume RUN`, as the audit's CUT line says), or a
+    kill between a run's close and its result line, left a whole, closed run with no line in
+    `results.jsonl`: running the sweep again set it aside as `<run>.partial-1` and played (and paid for) it
+    again from its start. Its result is now read from its folder."""
+    from promptdesk.core.cli.main import main
+    from promptdesk.core.experiments.sweep import read_results
+
+    monkeypatch.chdir(tmp_path)
+    sweep = tmp_path / "sw"
+    args = ["sweep", str(SCENES / "morning-kitchen.yaml"), "--isolation", "a,b", "--coordinator", "C", "--seeds", "1-2",
+            "--max-beats", "3", "--out", str(sweep),
+            "--characters-dir", str(shutil.copytree(CHARACTERS, tmp_path / "characters"))]
+    assert main(args) == 0
+    rows = read_results(sweep)
+    (sweep / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows if r["run"] != "b-C-seed1"))
+    played = (sweep / "b-C-seed1" / "events.jsonl").read_bytes()
+    assert main(args) == 0
+    assert "0 failed" in capsys.readouterr().err
+    assert not list(sweep.glob("*.partial-*"))
+    assert (sweep / "b-C-seed1" / "events.jsonl").read_bytes() == played
+    assert sorted(read_results(sweep), key=lambda r: r["run"]) == sorted(rows, key=lambda r: r["run"])
