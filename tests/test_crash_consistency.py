@@ -176,3 +176,52 @@ def test_a_sweep_run_that_closed_without_its_result_line_is_read_not_played_agai
     assert not list(sweep.glob("*.partial-*"))
     assert (sweep / "b-C-seed1" / "events.jsonl").read_bytes() == played
     assert sorted(read_results(sweep), key=lambda r: r["run"]) == sorted(rows, key=lambda r: r["run"])
+
+
+def test_a_resume_on_a_full_disk_names_the_file_and_leaves_the_folder_as_it_was(tmp_path, monkeypatch, capsys):
+    """On a full disk, `resume` refused "cannot resume RUN: No space left on device" without naming the file,
+    and left part of the cut beat's lines appended to `superseded.jsonl` (or a partial `events.jsonl.tmp`).
+    The refusal names the file, and every file is as it was, so the resume after freeing space is the one
+    an untroubled resume makes."""
+    import errno
+
+    from promptdesk.core.cli.main import main
+    from promptdesk.core.record import seams
+
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / "run"
+    assert main(["--batch", str(SCENES / "the-apology.yaml"), "--isolation", "a", "--coordinator", "C", "--seed", "5",
+                 "--max-beats", "4", "--journals", "none", "--quiet", "--out", str(run),
+                 "--characters-dir", str(shutil.copytree(CHARACTERS, tmp_path / "characters"))]) == 0
+    lines = (run / "events.jsonl").read_text().splitlines()
+    cut = max(i for i, line in enumerate(lines) if json.loads(line)["type"] == "beat" and json.loads(line)["beat"] == 2)
+    (run / "events.jsonl").write_text("\n".join(lines[:cut + 4]) + "\n")
+    for name in ("events.json", "metadata.json", "transcript.md", "transcript.txt"):
+        (run / name).unlink()
+    (run / "superseded.jsonl").write_text("")
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    real_fsync = seams.os.fsync
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    for step in ("superseded", "log"):
+        with monkeypatch.context() as m:
+            if step == "superseded":
+                m.setattr(seams.os, "fsync", full)
+            else:
+                m.setattr(seams.os, "fsync", lambda fd: real_fsync(fd) if os_size(fd) != len(
+                    "".join(line + "\n" for line in lines[:cut])) else full(fd))
+            capsys.readouterr()
+            assert main(["resume", str(run), "--quiet"]) == 2
+            err = " ".join(capsys.readouterr().err.split())
+            assert "the disk is full" in err and ("superseded.jsonl" in err if step == "superseded" else "events.jsonl" in err)
+        assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file() and p.name != ".lock"} == before, step
+    assert main(["resume", str(run), "--quiet"]) == 0
+    calls = sum(json.loads(line)["type"] == "call" for line in lines[cut:cut + 4])
+    assert json.loads((run / "metadata.json").read_text())["costs"]["cutCalls"] == calls > 0
+
+
+def os_size(fd: int) -> int:
+    import os
+    return os.fstat(fd).st_size

@@ -126,13 +126,23 @@ def log_lines(run_dir: Path) -> list[str]:
 def supersede(run_dir: Path, cut: Cut) -> None:
     """Move the cut beat's lines to `superseded.jsonl`, then replace the log by its kept part."""
     run_dir = Path(run_dir)
+    appended = None
     if cut.moved:
         moved = "".join(line if line.endswith("\n") else line + "\n" for line in cut.moved)
         if not _moved_already(run_dir, cut, moved):
+            appended = (run_dir / SUPERSEDED).stat().st_size if (run_dir / SUPERSEDED).exists() else 0
             _write(run_dir / SUPERSEDED, moved, append=True)
     kept = "".join(line if line.endswith("\n") else line + "\n" for line in cut.lines)
-    _write(run_dir / "events.jsonl.tmp", kept, append=False)
-    os.replace(run_dir / "events.jsonl.tmp", run_dir / "events.jsonl")
+    try:
+        _write(run_dir / "events.jsonl.tmp", kept, append=False)
+        os.replace(run_dir / "events.jsonl.tmp", run_dir / "events.jsonl")
+    except OSError:  # the log stays as it was: so does superseded.jsonl (a full disk changes nothing)
+        if appended is not None:
+            try:
+                os.truncate(run_dir / SUPERSEDED, appended)
+            except OSError:
+                pass
+        raise
 
 
 def _moved_already(run_dir: Path, cut: Cut, moved: str) -> bool:
@@ -152,13 +162,24 @@ def _moved_already(run_dir: Path, cut: Cut, moved: str) -> bool:
 
 
 def _write(path: Path, text: str, *, append: bool) -> None:
-    """Write and sync a private (0600) file."""
+    """Write and sync a private (0600) file. A write that fails (a full disk) leaves the file as it was
+    (an append is cut back, a new file removed) and names it in the error."""
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
     fd = os.open(path, flags, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
+    size = os.fstat(fd).st_size
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        try:
+            os.truncate(path, size) if append else os.unlink(path)
+        except OSError:
+            pass
+        if exc.filename is None:
+            exc.filename = str(path)
+        raise
 
 
 def superseded_calls(run_dir: Path) -> list[BaseEvent]:
