@@ -102,6 +102,7 @@ def test_running_the_same_sweep_again_resumes(tmp_path):
     rows = read_results(out)
     kept = [r for r in rows if r["run"] != "b-C-seed2"]
     (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept) + '{"run": "torn')
+    (out / "b-C-seed2" / "metadata.json").unlink()  # killed before its files were written (a closed one is read)
     first_events = (out / "a-C-seed1" / "events.jsonl").read_text()
     assert main(sweep_args(scene, out)) == 0
     assert sorted(r["run"] for r in read_results(out)) == sorted(r["run"] for r in rows)

@@ -29,9 +29,10 @@ NUDGE_GRACE_TURNS = 3
 """Turns a nudged actor gets to close the scene before the soft cap closes it."""
 
 
-NO_VERDICT_CALL = ("stop", "error", "budget", "provider-error")
+NO_VERDICT_CALL = ("stop", "error", "budget", "provider-error", "record-error")
 """Close reasons after which no judge is asked about the goal (the markers still are): the operator
-stopped, the engine failed, or the budget is spent."""
+stopped, the engine failed, the budget is spent, or the run folder could not be written (a judge's
+request that cannot be recorded is never sent)."""
 
 
 def close(reason: str, text: str) -> Decision:

@@ -98,16 +98,22 @@ class Session(Stage):
 
     async def _scene(self) -> Decision:
         """Spawn (or take up a resumed log), play the format, give the verdict, close."""
-        if self.seam is None or not any(e.type == "start" for e in self.recorder.events):
-            self._spawn()
-        if self.seam is not None:
-            self.say(self.seam_type, **self.seam)
+        try:
+            if self.seam is None or not any(e.type == "start" for e in self.recorder.events):
+                self._spawn()
+            if self.seam is not None:
+                self.say(self.seam_type, **self.seam)
+        except RecordingError:  # the disk failed before the first beat: nothing is played, no judge asked
+            return Decision(decision="close", reason="record-error", text=str(self.recorder.failure))
         played = await self._play()
         try:
             self.announce_stop()
         except RecordingError:
             pass
-        decision = await checks.with_verdict(self, self._honest(played))
+        try:
+            decision = await checks.with_verdict(self, self._honest(played))
+        except RecordingError:  # the disk failed while the judge's request was being recorded
+            decision = Decision(decision="close", reason="record-error", text=str(self.recorder.failure))
         self._taking_controls = False
         self._deliver_pending()
         self.state.status = "closing"

@@ -234,7 +234,7 @@ def _expand(path: Path) -> tuple[list[Path], bool]:
         folders = take_sweep_runs(path)[0] if is_take_sweep(path) else sweep_runs(path)
         if not folders:
             kind = "a sweep of takes with no finished take" if is_take_sweep(path) else "a sweep with no finished run"
-            raise NotARunFolder(f"{path} is {kind} yet; run the sweep first")
+            raise NotARunFolder(nothing_finished(path, kind))
         return folders, True
     if not (path / "events.jsonl").is_file():
         raise NotARunFolder(f"{path} is not a run folder (no events.jsonl in it) nor a sweep folder (no {PLAN_FILE})")
@@ -261,6 +261,21 @@ def _expand_all(paths: list[Path]) -> list[tuple[Path, list[Path], bool]]:
     return expanded
 
 
+def sweeping(path: Path) -> str | None:
+    """The process sweeping `path` now (`"1234 sweep"`), from the folder's lock; None when none is."""
+    from promptdesk.core.record.folder_lock import holder
+    return holder(path)
+
+
+def nothing_finished(path: Path, kind: str) -> str:
+    """Why a sweep with no finished run yet cannot be compared or reported, and what to do: wait for the
+    sweep that is running it, or run it."""
+    if writer := sweeping(path):
+        pid = writer.partition(" ")[0]
+        return f"{path} is {kind} yet; it is being swept now (process {pid}): run this again once a run has finished"
+    return f"{path} is {kind} yet; run the sweep first"
+
+
 def left_out(paths: list[Path]) -> list[dict[str, Any]]:
     """For each sweep folder (or sweep of takes) among `paths` whose plan is not finished: the folder,
     its planned and finished runs, and the names of the planned runs with no result, in plan order."""
@@ -279,7 +294,8 @@ def left_out(paths: list[Path]) -> list[dict[str, Any]]:
             for c in missing:
                 seeds.setdefault(c.condition, []).append(c.seed)
             out.append({"folder": str(path), "planned": len(planned), "finished": len(planned) - len(missing),
-                        "runs": [c.name for c in missing], "seeds": seeds, "unrecorded": failed})
+                        "runs": [c.name for c in missing], "seeds": seeds, "unrecorded": failed,
+                        **({"sweeping": writer} if (writer := sweeping(path)) else {})})
     return out
 
 

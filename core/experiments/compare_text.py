@@ -201,8 +201,11 @@ def left_out_notes(comparison: Comparison) -> list[str]:
         named = ", ".join(f"{condition} seed{'s' if len(seeds) > 1 else ''} {unit_text(seeds)}"
                           for condition, seeds in sweep["seeds"].items())
         if named:
+            writer = (sweep.get("sweeping") or "").partition(" ")[0]
+            then = (f"the sweep is still running (process {writer}): compare again when it has finished" if writer
+                    else "run the sweep's command again to finish it")
             out.append(f"{sweep['folder']}: {sweep['finished']} of {sweep['planned']} planned runs have a result; "
-                       f"left out, with no result yet: {named} (run the sweep's command again to finish it).")
+                       f"left out, with no result yet: {named} ({then}).")
         if sweep.get("unrecorded"):
             failed = "; ".join(f"{name} ({error})" for name, error in sweep["unrecorded"].items())
             out.append(f"{sweep['folder']}: failed before recording anything, so not compared: {failed}.")

@@ -12,7 +12,7 @@ from pathlib import Path
 from promptdesk.core.protocol.sanitize import html_text
 from promptdesk.core.formats.registry import of_run
 from promptdesk.core.record import outputs
-from promptdesk.core.experiments.compare import (METRICS, Comparison, benchmark_conditions, compare, is_sweep, left_out, number,
+from promptdesk.core.experiments.compare import (METRICS, Comparison, benchmark_conditions, compare, is_sweep, left_out, nothing_finished, number,
                                                  sweep_runs)
 from promptdesk.core.experiments.evaluation_compare import evaluation_metrics, measured, unit_for
 from promptdesk.core.experiments.column_stat import YES_NO
@@ -299,7 +299,7 @@ def sweep_report(folder: Path, command: str | None = None) -> str:
     metric, and each run's outcome."""
     logs = {d.name: run_events(d) for d in sweep_runs(folder)}
     if not logs:
-        raise NotARunFolder(f"{folder} is a sweep with no finished run yet; run the sweep first")
+        raise NotARunFolder(nothing_finished(folder, "a sweep with no finished run"))
     runs = benchmark_conditions(folder, [run_metrics(events, run=name, audit=audit_verdict(folder / name),
                                                      success=recorded_success(folder / name),
                                                      cut=superseded_calls(folder / name))

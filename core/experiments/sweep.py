@@ -6,8 +6,9 @@ The sweep folder holds `sweep.yaml` (the plan), one run folder per combination (
 run), `results.jsonl`, one line appended as each run finishes, and `spend.json`, what the sweep has
 spent in all its invocations (`promptdesk.core.experiments.spend`). Running the same plan into the same folder
 again resumes: runs with a result are skipped; a run without one that was killed, or stopped by the
-sweep (its budget, a signal), is continued where it stopped (`promptdesk.core.casting.resume`); any other run
-folder without a result is kept aside as `<name>.partial-<k>` and the run starts again.
+sweep (its budget, a signal), is continued where it stopped (`promptdesk.core.casting.resume`); one whose record
+is whole and closed (a killed sweep's run that `promptdesk resume` finished) has its result read from its folder;
+any other run folder without a result is kept aside as `<name>.partial-<k>` and the run starts again.
 
 One sweep at a time: the sweep holds its folder's lock (`promptdesk.core.record.folder_lock`) from
 `prepare_folder` to `release`, and each live run its run folder's. The budget (`--budget-usd`, or the
@@ -39,6 +40,8 @@ from promptdesk.core.errors import InvalidConfig, RecordingError, recording_erro
 from promptdesk.core.record.events import BaseEvent, CallEvent
 from promptdesk.core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
 from promptdesk.core.record.run_folder import write_atomic
+from promptdesk.core.record.cut import cut_of_folder
+from promptdesk.core.record.recorder import read_events
 from promptdesk.core.record.seams import superseded_calls
 from promptdesk.core.experiments.benchmark import attach_evaluators, check_benchmark, scene_key
 from promptdesk.core.experiments.metrics import audit_verdict, recorded_success, run_metrics, unscored_agents
@@ -151,6 +154,12 @@ class Sweep:
                 raise busy(self.folder / combo.name, who)
         with writing(plan_path):  # in one step: a write cut short leaves the old plan (or none), never half of one
             write_atomic(plan_path, self._plan_text())
+        for combo in list(todo):
+            if (row := self._closed_row(combo)) is not None:
+                with writing(self.folder / RESULTS_FILE):
+                    self._append(row)
+                self.failed += failed_run(row)
+                todo.remove(combo)
         for combo in todo:
             if resumable(self.folder / combo.name, stopped_too=True):
                 self.to_resume.add(combo.name)
@@ -301,6 +310,22 @@ class Sweep:
         factors = {"condition": combo.condition, "scene": combo.scene, "model": combo.model} if combo.scene or combo.model else {}
         scored = {"unscored": unscored_agents(metrics["evaluation"], list(metrics["actors"]))} if metrics["evaluation"] else {}
         return {"run": combo.name, **factors, **{k: metrics[k] for k in RESULT_FIELDS}, **scored}
+
+    def _closed_row(self, combo: Combination) -> dict[str, Any] | None:
+        """The result of a run that closed without the sweep recording it (a killed sweep's run finished by
+        `promptdesk resume`, or a kill between a run's close and its result line), read from its folder;
+        None unless its record is whole (closed, not by a stop, its journal step done, its files written)."""
+        run_dir = self.folder / combo.name
+        if not (run_dir / "metadata.json").is_file():
+            return None
+        try:
+            events = read_events(run_dir)
+        except OSError:
+            return None
+        close = next((e for e in reversed(events) if e.type == "close"), None)
+        if close is None or getattr(close, "reason", None) == "stop" or cut_of_folder(run_dir, events) is not None:
+            return None
+        return self._result(combo, events)
 
     def _append(self, row: dict[str, Any]) -> None:
         """Append one result line (after a torn last line, from a kill mid-write, on a line of its own)."""

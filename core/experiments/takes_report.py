@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from promptdesk.core.errors import InvalidConfig
-from promptdesk.core.experiments.compare import compare, left_out
+from promptdesk.core.experiments.compare import compare, left_out, nothing_finished
 from promptdesk.core.experiments.compare_text import cite, takes_notes
 from promptdesk.core.experiments.metrics import NotARunFolder, audit_verdict
 from promptdesk.core.experiments.report import charts_html, comparison_html, esc, page, table, yes_no
@@ -159,7 +159,7 @@ def take_sweep_report(folder: Path, command: str | None = None) -> str:
     plan = read_take_plan(folder)
     runs = measure_take_sweep(folder)
     if not runs:
-        raise NotARunFolder(f"{folder} is a sweep of takes with no finished take yet; run the sweep first")
+        raise NotARunFolder(nothing_finished(folder, "a sweep of takes with no finished take"))
     comparison = compare(runs, "condition")
     comparison.left_out = left_out([folder])
     change = describe_change({"event": plan.event, "note": plan.note, "to": plan.to})

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from promptdesk.core.record.events import BaseEvent, parse_event_json, why_unreadable
 from promptdesk.core.record.prompt_log import FILE as PROMPTS
-from promptdesk.core.record.seams import resumed_at
+from promptdesk.core.record.seams import resumed_at, superseded_shortfall
 
 Key = tuple[str, str, "int | None"]
 """A request's recipient, purpose and beat."""
@@ -134,17 +134,5 @@ def check_numbering(intake: Intake, misplaced: list[tuple[int, int]]) -> None:
 def check_superseded(intake: Intake, events: list[BaseEvent], path: Path) -> None:
     """Add a problem when `superseded.jsonl` holds fewer lines than the resumes' seams say they moved
     there: the thinking of the beats played again (and the calls they paid for) cannot all be checked."""
-    moved = sum(n for e in events if resumed_at(e) and isinstance(n := (e.model_extra or {}).get("superseded"), int))
-    if moved <= 0:
-        return
-    try:
-        lines = path.read_bytes().split(b"\n")
-        held = len(lines) - (lines[-1] == b"")
-    except FileNotFoundError:
-        held = None
-    except OSError:
-        return  # read_log has named it
-    if held is None or held < moved:
-        has = "is missing" if held is None else f"holds {held} lines"
-        intake.problems.append(f"{path.name} {has}, but the resumes' seams in events.jsonl say {moved} line{'s were' if moved != 1 else ' was'} "
-                               "moved there: what the beats played again held cannot all be checked")
+    if short := superseded_shortfall(path.parent, events):
+        intake.problems.append(f"{short}: what the beats played again held cannot all be checked")

@@ -6,7 +6,8 @@ from the events of the log. The transcripts are dated by the log's last write.
 A rebuild only replaces files with something at least as complete: it refuses (`NotARun`, exit 2,
 nothing changed) when the log cannot be read, is empty, has no `start` event, or holds a line that is
 not a readable event anywhere but at its very end (a torn last line is a kill mid-write and is
-skipped). It takes the folder's writer lock (`promptdesk.core.record.folder_lock`), so it never rewrites a run
+skipped), or when `superseded.jsonl` lacks lines the resumes' seams say they moved there (the costs would
+leave out the calls of the beats played again). It takes the folder's writer lock (`promptdesk.core.record.folder_lock`), so it never rewrites a run
 that is still being played or resumed, and each file is replaced in one step, so a crash mid-write
 leaves the old one. The command is `promptdesk.core.cli.rebuild`.
 """
@@ -22,6 +23,7 @@ from promptdesk.core.record.events import BaseEvent, parse_event_json
 from promptdesk.core.record.folder_lock import FolderLock
 from promptdesk.core.record.lines import PLAIN, FormatLines
 from promptdesk.core.record.recorder import write_derived
+from promptdesk.core.record.seams import SUPERSEDED, superseded_shortfall
 
 KEPT = "nothing was changed"
 
@@ -36,6 +38,10 @@ def rebuild(run_dir: Path, own_lines: Callable[[list[BaseEvent]], FormatLines] =
         raise NotARun(f"{run_dir} is not a run folder (no events.jsonl to rebuild from)")
     with FolderLock.take(run_dir, "rebuild"):
         events = readable_log(log)
+        if short := superseded_shortfall(run_dir, events):
+            raise NotARun(f"cannot rebuild {run_dir}: {short}, and the costs rebuilt without them would leave out the "
+                          f"calls of the beats played again (paid for); {KEPT}. Put {SUPERSEDED} back whole, then "
+                          "rebuild again")
         write_derived(run_dir, events, datetime.fromtimestamp(log.stat().st_mtime), own_lines(events))
     return len(events)
 

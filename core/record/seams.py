@@ -9,7 +9,9 @@ moved, as they were, to `superseded.jsonl` (appended: a run resumed twice keeps 
 resumed run then records one `resume` event (`reason: "restart"`, `superseded`: how many lines were
 moved, `unfinished_requests`: the ids of the requests of `prompts.jsonl` sent after the cut, which
 stay there) where they stood. Nothing is lost: the moved lines are written and synced before the
-log is replaced, at once, by its kept part.
+log is replaced, at once, by its kept part (a resume killed between the two leaves the lines in both:
+the next resume finds them at the end of `superseded.jsonl`, beyond what the seams count, and does not
+move them twice).
 """
 
 from __future__ import annotations
@@ -124,22 +126,60 @@ def log_lines(run_dir: Path) -> list[str]:
 def supersede(run_dir: Path, cut: Cut) -> None:
     """Move the cut beat's lines to `superseded.jsonl`, then replace the log by its kept part."""
     run_dir = Path(run_dir)
+    appended = None
     if cut.moved:
         moved = "".join(line if line.endswith("\n") else line + "\n" for line in cut.moved)
-        _write(run_dir / SUPERSEDED, moved, append=True)
+        if not _moved_already(run_dir, cut, moved):
+            appended = (run_dir / SUPERSEDED).stat().st_size if (run_dir / SUPERSEDED).exists() else 0
+            _write(run_dir / SUPERSEDED, moved, append=True)
     kept = "".join(line if line.endswith("\n") else line + "\n" for line in cut.lines)
-    _write(run_dir / "events.jsonl.tmp", kept, append=False)
-    os.replace(run_dir / "events.jsonl.tmp", run_dir / "events.jsonl")
+    try:
+        _write(run_dir / "events.jsonl.tmp", kept, append=False)
+        os.replace(run_dir / "events.jsonl.tmp", run_dir / "events.jsonl")
+    except OSError:  # the log stays as it was: so does superseded.jsonl (a full disk changes nothing)
+        if appended is not None:
+            try:
+                os.truncate(run_dir / SUPERSEDED, appended)
+            except OSError:
+                pass
+        raise
+
+
+def _moved_already(run_dir: Path, cut: Cut, moved: str) -> bool:
+    """True when a resume killed between its two steps already wrote these lines to `superseded.jsonl`
+    but never replaced the log: the file ends with them, and holds them beyond what the seams on the
+    log count (a beat played again that came out the same, byte for byte, has its own seam)."""
+    path = run_dir / SUPERSEDED
+    try:
+        if path.stat().st_size < len(moved.encode("utf-8")):
+            return False
+        held = path.read_bytes()
+    except OSError:
+        return False
+    counted = sum(n for e in cut.kept if resumed_at(e) and isinstance(n := (e.model_extra or {}).get("superseded"), int))
+    lines = held.split(b"\n")
+    return held.endswith(moved.encode("utf-8")) and len(lines) - (lines[-1] == b"") >= counted + len(cut.moved)
 
 
 def _write(path: Path, text: str, *, append: bool) -> None:
-    """Write and sync a private (0600) file."""
+    """Write and sync a private (0600) file. A write that fails (a full disk) leaves the file as it was
+    (an append is cut back, a new file removed) and names it in the error."""
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
     fd = os.open(path, flags, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
+    size = os.fstat(fd).st_size
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        try:
+            os.truncate(path, size) if append else os.unlink(path)
+        except OSError:
+            pass
+        if exc.filename is None:
+            exc.filename = str(path)
+        raise
 
 
 def superseded_calls(run_dir: Path) -> list[BaseEvent]:
@@ -161,3 +201,24 @@ def superseded_calls(run_dir: Path) -> list[BaseEvent]:
         if event.type == "call":
             calls.append(event)
     return calls
+
+
+def superseded_shortfall(run_dir: Path, events: list[BaseEvent]) -> str | None:
+    """What `superseded.jsonl` lacks, when it holds fewer lines than the resumes' seams in `events` say
+    they moved there (`"is missing, but ... 7 lines were moved there"`); None when it holds them all (or no
+    seam moved any). An unreadable file is for its reader to name (None here)."""
+    moved = sum(n for e in events if resumed_at(e) and isinstance(n := (e.model_extra or {}).get("superseded"), int))
+    if moved <= 0:
+        return None
+    try:
+        lines = (Path(run_dir) / SUPERSEDED).read_bytes().split(b"\n")
+        held: int | None = len(lines) - (lines[-1] == b"")
+    except FileNotFoundError:
+        held = None
+    except OSError:
+        return None
+    if held is not None and held >= moved:
+        return None
+    has = "is missing" if held is None else f"holds {held} lines"
+    return (f"{SUPERSEDED} {has}, but the resumes' seams in events.jsonl say {moved} "
+            f"line{'s were' if moved != 1 else ' was'} moved there")
