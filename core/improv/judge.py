@@ -163,7 +163,9 @@ def assess(goal: str, lines: list[tuple[str, str]], cast: tuple[str, ...] = ()) 
 def _goal_met(system: str, text: str) -> bool:
     """Whether the goal has been met in the speech so far (the verdict's measure)."""
     goal = _goal(system)
-    return bool(goal) and assess(goal, _spoken(text), _cast(text))[0] is True
+    if not goal or all(c.negated for c in read_goal(goal, _cast(text))):
+        return False  # what must never happen is known only once the scene is over
+    return assess(goal, _spoken(text), _cast(text))[0] is True
 
 
 def verdict(system: str, messages: list[ChatMessage]) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import re
 from functools import lru_cache
+from dataclasses import replace
 
 from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.dice import rng_for
@@ -51,6 +52,8 @@ def material_of(brief: Briefing) -> Material:
 def play_turn(brief: Briefing, seed: int, rng: random.Random) -> str:
     """A whole well-formed answer: `<thinking>…</thinking>` then `<speech>…</speech>`."""
     m, story = material_of(brief), Story(brief)
+    if story.withholds():
+        m = replace(m, facts=(), secrets=(), accounts=())
     cue, extra = choose(brief, seed, rng, m, story)
     if cue.move == "close":
         speech = _close(brief, seed, rng, m, story, cue, extra)

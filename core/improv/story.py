@@ -92,7 +92,14 @@ class Story:
     def mine(self) -> list[GoalClause]:
         """The goal's clauses this character is named in (or everyone is)."""
         me = self.brief.name
-        return [c for c in self.clauses if c.act and (c.everyone or any(same_person(n, me, self._cast) for n in c.who))]
+        return [c for c in self.clauses if c.act and not c.negated and (c.everyone or any(same_person(n, me, self._cast) for n in c.who))]
+
+    def withholds(self) -> bool:
+        """Whether the goal asks this character never to admit or reveal something (`Mara never admits
+        the affair`): they keep what their perspective holds to themselves."""
+        me = self.brief.name
+        return any(c.negated and c.act == "admit" and (c.everyone or any(same_person(n, me, self._cast) for n in c.who))
+                   for c in self.clauses)
 
     def done_by_me(self, act: str) -> bool:
         return any(does_act(line.text, act) for line in self.brief.own)
@@ -119,7 +126,7 @@ class Story:
             elif clause.act in ("thank", "promise", "refuse") and progress >= 0.3 and self._saying(clause):
                 return ("thank_goal", self._thanked(clause)) if clause.act == "thank" else ("goal_say", "")
         for clause in self.clauses:
-            if not clause.act and clause.words and not clause.everyone and progress >= 0.5 and self._saying(clause) \
+            if not clause.act and not clause.negated and clause.words and not clause.everyone and progress >= 0.5 and self._saying(clause) \
                     and any(same_person(n, self.brief.name, self._cast) for n in clause.who) and not self._said(clause):
                 return "goal_say", ""
         return None
@@ -181,7 +188,7 @@ class Story:
         """What the goal asks the characters to agree on (`agree on accountability measures`), or to do,
         with its `to` (`agree to paint the fence` -> `to paint the fence`)."""
         for clause in self.clauses:
-            if clause.act == "agree":
+            if clause.act == "agree" and not clause.negated:
                 words = clause.text.split()
                 at = next((i for i, w in enumerate(words) if w.lower() in ("on", "to", "upon")), None)
                 if at is not None and at + 1 < len(words):

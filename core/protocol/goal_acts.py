@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from promptdesk.core.protocol.person_names import given_name, latin, spoken_name
@@ -36,10 +36,13 @@ _PLURAL = re.compile(r"^(?:they|both|everyone|everybody|all|the two|the three|th
 _NOT_A_NAME = frozenset("the a an let no it this that there when if once after before everyone they both all we "
                         "someone each".split())
 _NEGATION = re.compile(r"\b(?:not|never|no|n't|nothing)\b", re.I)
+_NEGATED = re.compile(r"^\s*(?:never|(?:(?:does|do|did|will|would|must|should|shall|can|could|may)\s+(?:not|never))|"
+                      r"(?:doesn|don|didn|won|wouldn|mustn|shouldn|can|couldn)[’']t|cannot|no longer)\b", re.I)
+"""A clause's verb negated right after its subject (`Mara never admits`, `Lena does not confess`)."""
 _CONTENT = re.compile(r"[a-z]{5,}")
 _NO_SPACE = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 """A letter of a script written without spaces between words (Thai, Myanmar, Khmer, kana, CJK)."""
-_FILLER = frozenset("gives makes offers shows takes sincere sincerely genuine genuinely explicit explicitly clearly finally really "
+_FILLER = frozenset("never doesn longer cannot wouldn mustn shouldn couldn gives makes offers shows takes sincere sincerely genuine genuinely explicit explicitly clearly finally really "
                     "properly something someone together other their about after before which there where".split())
 STEM = 5
 
@@ -54,6 +57,8 @@ class GoalClause:
     who: tuple[str, ...]
     act: str | None
     words: tuple[str, ...]
+    negated: bool = False
+    """The goal asks that its person never do it (`Mara never admits the affair`, `Lena does not confess`)."""
 
     @property
     def everyone(self) -> bool:
@@ -161,7 +166,7 @@ def _clause(text: str, cast: tuple[str, ...] = (), roles: tuple[tuple[str, str],
     act = next((name for name, (named, _) in ACTS.items() if re.search(named, rest, re.I)), None)
     content = sorted({re.sub(r"(?<=\w{4})e?s$", "", w)[:STEM] for w in _CONTENT.findall(rest.lower()) if w not in _FILLER
                       and not (act and re.search(ACTS[act][0], w, re.I))})
-    return GoalClause(text=text, who=who, act=act, words=tuple(content))
+    return GoalClause(text=text, who=who, act=act, words=tuple(content), negated=bool(_NEGATED.match(rest)))
 
 
 def _role_opening(text: str, roles: tuple[tuple[str, str], ...]) -> tuple[tuple[str, ...], str] | None:
@@ -189,6 +194,9 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple
     """Whether `(speaker, words)` lines do what the clause asks, by whom it asks (names read against
     the `cast`), with a short reason."""
     lines = [(who, text) for who, text in lines if text]
+    if clause.negated:  # met while its person has not done it (`Mara never admits the affair`)
+        done, why = clause_met(replace(clause, negated=False), lines, cast)
+        return not done, f"'{clause.text}': " + ("broken" if done else "kept") + f" ({why})"
     if clause.act and clause.words and clause.act in ("agree", "promise", "refuse"):
         spoken = " ".join(text.lower() for _, text in lines)
         missing = [w for w in clause.words if w not in spoken]

@@ -1,0 +1,52 @@
+"""The improviser read as a writer reads, on genres no pass had written (issue 37): a goal that asks someone
+never to do something, a crowd's blind beats, events and goals in other shapes."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from drama import turns
+from helpers import make_scene, run_session
+from promptdesk.core.improv.judge import assess
+from promptdesk.core.protocol.goal_acts import does_act, read_goal
+
+SECRET = "What you have not told anyone is that you sold the company van in March."
+
+
+def _play(tmp: Path, seed: int, turns_: str = "sequential", **data) -> Path:
+    scene = make_scene(provider={"name": "offline"}, turns=turns_, limits={"max_beats": 14}, **data)
+    return asyncio.run(run_session(tmp / f"s{seed}-{turns_}", scene, seed=seed, isolation="b", coordinator="C")).dir
+
+
+@pytest.mark.parametrize("goal", [
+    "Bob never admits he sold the van, and Alice and Charlie agree on a new budget.",
+    "Alice and Charlie agree on a new budget; Bob does not confess.",
+    "Bob won't admit anything.",
+])
+def test_a_goal_that_asks_someone_never_to_admit_is_kept_by_them(tmp_path, goal):
+    """The person a goal asks never to admit something keeps it: no admission of theirs, and nothing of
+    the secret their perspective holds, in any seed, sequential or parallel."""
+    for seed in range(1, 5):
+        for order in ("sequential", "parallel"):
+            run = _play(tmp_path, seed, order, goal=goal, perspectives={"bob": SECRET},
+                        prompt="Alice and Bob go through the depot's accounts with Charlie.")
+            said = [t.text for t in turns(run) if t.spoke and t.actor == "bob"]
+            assert said, run
+            assert not [s for s in said if does_act(s, "admit") or "sold" in s.lower()], (seed, order, said)
+
+
+@pytest.mark.parametrize("goal, lines, met", [
+    ("Mara never admits the affair", [("Mara", "The truth is, I slept with Dev.")], False),
+    ("Mara never admits the affair", [("Dev", "I admit it: it was me."), ("Mara", "Nothing happened.")], True),
+    ("Lena does not confess, and they agree to leave", [("Lena", "Agreed, we leave."), ("Vik", "Agreed.")], True),
+    ("Lena does not confess, and they agree to leave", [("Lena", "I confess: I changed the codes."),
+                                                        ("Vik", "Agreed, we leave.")], False),
+])
+def test_the_offline_judge_counts_a_negated_clause_as_kept_until_its_person_does_it(goal, lines, met):
+    """A clause asking that someone never do an act is met while they have not done it, and broken when they
+    have: the act is not what the goal asks for."""
+    assert assess(goal, lines, ("Mara", "Dev", "Lena", "Vik"))[0] is met
+    assert all(c.negated == ("never" in c.text or "not" in c.text) for c in read_goal(goal, ("Mara", "Dev", "Lena")))
