@@ -4,12 +4,14 @@ never to do something, a crowd's blind beats, events and goals in other shapes."
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
 
-from drama import turns
+from drama import last_beat, turns
 from helpers import make_scene, run_session
+from promptdesk.core.improv.directions import read_event
 from promptdesk.core.improv.judge import assess
 from promptdesk.core.protocol.goal_acts import does_act, read_goal
 
@@ -50,3 +52,30 @@ def test_the_offline_judge_counts_a_negated_clause_as_kept_until_its_person_does
     have: the act is not what the goal asks for."""
     assert assess(goal, lines, ("Mara", "Dev", "Lena", "Vik"))[0] is met
     assert all(c.negated == ("never" in c.text or "not" in c.text) for c in read_goal(goal, ("Mara", "Dev", "Lena")))
+
+
+@pytest.mark.parametrize("text", [
+    "The fire goes out",
+    "Three slow knocks come at the back door and the fire goes out",
+    "The candles gutter out and the fire dies down to embers",
+])
+def test_a_fire_going_out_is_no_evacuation(tmp_path, text):
+    """A fire that goes out or dies down makes the room dark, not a fire to flee: the scene goes on after
+    it in every seed, where a fire that breaks out ends it."""
+    for seed in range(1, 5):
+        run = _play(tmp_path, seed, "parallel", events=[{"at_beat": 2, "text": text}],
+                    prompt="Alice, Bob and Charlie sit up late in a mountain hut, arguing about the route.")
+        leaving = [t for t in turns(run) if t.beat <= 3 and t.spoke
+                   and re.search(r"\b(?:out|outside|go|going|leave|off)\b", t.text) and "fire" in t.text.lower()]
+        assert last_beat(run) > 4 and not leaving, (seed, last_beat(run), leaving)
+
+
+@pytest.mark.parametrize("text, thing", [
+    ("Three slow knocks come at the back door", "knocks"),
+    ("Two shots ring out in the valley", "shots"),
+    ("12 bells sound from the tower", "bells"),
+])
+def test_a_counted_noun_is_the_events_object_not_its_verb(text, thing):
+    """`Three slow knocks come ...`: the knocks are what happened (not `Three slow`), and no one is named."""
+    event = read_event(text)
+    assert event.thing.endswith(thing) and not event.person, event
