@@ -79,3 +79,37 @@ def test_a_counted_noun_is_the_events_object_not_its_verb(text, thing):
     """`Three slow knocks come ...`: the knocks are what happened (not `Three slow`), and no one is named."""
     event = read_event(text)
     assert event.thing.endswith(thing) and not event.person, event
+
+
+CREW = [("Ada Moss", "Baker"), ("Ben Okoro", "Baker"), ("Cleo Vance", "Driver"), ("Dev Rao", "Driver"),
+        ("Edie Fox", "Cashier"), ("Finn Hale", "Cashier"), ("Gus Lind", "Porter"), ("Hana Sato", "Porter"),
+        ("Ivo Petrov", "Cleaner"), ("Jade Kerr", "Cleaner"), ("Kit Barros", "Manager"), ("Lou Adams", "Apprentice")]
+
+
+@pytest.mark.parametrize("size, turns_", [(12, "parallel"), (9, "parallel"), (12, "sequential")])
+def test_a_crowd_of_near_identical_people_never_says_one_line_twice_in_a_beat(tmp_path, capsys, size, turns_):
+    """A crowd answering blind, whose profiles give them the same concern: every move they all make at once
+    (a world event, its aftermath, the close) has fewer lines than they are; no two say the same line in
+    one beat, and they still take the event up (its words in their lines or business)."""
+    from drama import same_beat_duplicates, uptake
+    from promptdesk.core.cli.main import main
+
+    slugs = []
+    for name, job in CREW[:size]:
+        slug = name.split()[0].lower()
+        (tmp_path / "characters" / slug).mkdir(parents=True)
+        (tmp_path / "characters" / slug / "profile.md").write_text(
+            f"# {name} - {job}\n\n## Background\n- Works the night shift at the Harbour Street bakery as a {job.lower()}\n")
+        slugs.append(slug)
+    scene = tmp_path / "bakery.yaml"
+    scene.write_text(f"name: bakery\nturns: {turns_}\nsetting: The Harbour Street bakery, four in the morning\n"
+                     "prompt: The ovens have failed and the wedding order is due at nine.\n"
+                     f"characters: [{', '.join(slugs)}]\nevents:\n  - at_beat: 3\n"
+                     "    text: A delivery van crashes into the loading bay\n")
+    for seed in range(1, 5):
+        out = tmp_path / f"run-{seed}"
+        assert main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", str(seed),
+                     "--max-beats", "8", "--characters-dir", str(tmp_path / "characters"), "--journals", "none",
+                     "--out", str(out), "--quiet"]) == 0
+        assert not same_beat_duplicates(out), (seed, same_beat_duplicates(out))
+        assert uptake(out, 3, "A delivery van crashes into the loading bay", within=1) >= 0.5, seed

@@ -249,7 +249,7 @@ def _close(brief: Briefing, seed: int, rng: random.Random, m: Material, story: S
         own = {line.text for line in brief.own}
         cast = sorted((brief.name, *brief.others))
         leaves = POST_LEAVES if m.confined else PLAIN_LEAVES if len(cast) > 2 else PAIR_LEAVES
-        mine = leaves[cast.index(brief.name) % len(leaves)::len(cast)]
+        mine = leaves[cast.index(brief.name)::len(cast)]  # none in a crowd larger than the leave-takings: a silent exit
         leave = next((plain for plain in mine if f"{said} {plain}".strip() not in own), "")
         if not leave and not said:
             return f"[REACT, TONE: settled, *{'turns back to the work' if m.confined else theirs(rng.choice(EXITS), brief.temperament.pronoun)}*]"
