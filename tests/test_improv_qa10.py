@@ -4,6 +4,7 @@ never to do something, a crowd's blind beats, events and goals in other shapes."
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from pathlib import Path
 
@@ -113,3 +114,61 @@ def test_a_crowd_of_near_identical_people_never_says_one_line_twice_in_a_beat(tm
                      "--out", str(out), "--quiet"]) == 0
         assert not same_beat_duplicates(out), (seed, same_beat_duplicates(out))
         assert uptake(out, 3, "A delivery van crashes into the loading bay", within=1) >= 0.5, seed
+
+
+def _titled(tmp: Path, people: list[tuple[str, str]]) -> Path:
+    chars = tmp / "characters"
+    for slug, profile in people:
+        (chars / slug).mkdir(parents=True, exist_ok=True)
+        (chars / slug / "profile.md").write_text(profile)
+    return chars
+
+
+@pytest.mark.parametrize("people, goal, role, doer, deed", [
+    ([("osei", "# Captain Efua Osei\n- Calm under fire\n"), ("kaur", "# Dr Simran Kaur\n- Counts the injured\n"),
+      ("adeyemi", "# Dr Tunde Adeyemi\n- Loves anomalies\n"), ("ribeiro", "# Ensign Leo Ribeiro\n- Stammers\n"),
+      ("nakamura", "# Ensign Kenji Nakamura\n- Reports numbers\n")],
+     "The captain orders the evacuation of deck 9.", "captain", "Captain Efua Osei", ("order", "evacu")),
+    ([("boateng", "# Judge Ama Boateng\n- Dry, rules in one sentence\n"), ("reyes", "# Dana Reyes\n- Defence counsel\n"),
+      ("pike", "# Walter Pike\n- Retired postman\n")],
+     "Walter admits he lost his glasses, and the judge strikes the identification.", "judge", "Judge Ama Boateng",
+     ("strik", "ident")),
+])
+def test_a_role_a_name_s_title_gives_is_played_by_that_person_and_is_no_topic(tmp_path, capsys, people, goal, role,
+                                                                                doer, deed):
+    """`the captain` of a goal is the cast member titled Captain (`the judge`, Judge Boateng): they do the
+    clause's deed, no one talks *about* the captain, and two people sharing a title are each called by
+    title and surname (`Dr Kaur`), never by their whole names."""
+    from drama import turns
+    from promptdesk.core.cli.main import main
+
+    chars = _titled(tmp_path, people)
+    slugs = [slug for slug, _ in people]
+    scene = tmp_path / "scene.yaml"
+    scene.write_text(f"name: titled\nturns: parallel\nsetting: The bridge, red alert\n"
+                     f"prompt: Coolant is flooding deck 9 and the reactor is running hot.\ngoal: {goal}\n"
+                     f"characters: [{', '.join(slugs)}]\n")
+    done = 0
+    for seed in range(1, 7):
+        out = tmp_path / f"run-{seed}"
+        assert main(["--batch", str(scene), "--isolation", "b", "--coordinator", "B", "--seed", str(seed),
+                     "--max-beats", "16", "--characters-dir", str(chars), "--journals", "none", "--out", str(out),
+                     "--quiet"]) == 0
+        said = [t for t in turns(out) if t.spoke]
+        names = {json.loads(line)["from"]: json.loads(line)["cast"] for line in
+                 (out / "events.jsonl").read_text().splitlines()[:1]}["coordinator"]
+        assert not [t.text for t in said if re.search(rf"\bthe {role}\b", t.text, re.I)], seed
+        assert not [t.text for t in said if "Dr Simran Kaur" in t.text or "Ensign Leo Ribeiro" in t.text], seed
+        done += any(names[t.actor] == doer and all(w in t.text.lower() for w in deed) for t in said)
+    assert done >= 4, done
+
+
+@pytest.mark.parametrize("lines, met", [
+    ([("Lt Ann Voss", "I order the slingshot now.")], False),
+    ([("Captain Efua Osei", "I order the slingshot now.")], True),
+    ([("Lt Ann Voss", "Captain, the slingshot? Who orders that?"), ("Captain Efua Osei", "Captain's log.")], False),
+])
+def test_the_offline_judge_reads_a_role_from_a_title_and_never_counts_the_roles_own_name(lines, met):
+    """`The captain orders the slingshot`: the deed is the captain's (the cast member titled Captain), and
+    saying `captain` is no part of doing it."""
+    assert assess("The captain orders the slingshot.", lines, ("Captain Efua Osei", "Lt Ann Voss"))[0] is met

@@ -17,7 +17,7 @@ from promptdesk.core.improv.roles import goal_roles
 from promptdesk.core.improv.scene_words import place as place_of, split_sentences, topics
 from promptdesk.core.improv.voice import base_verb, first_person
 from promptdesk.core.protocol.goal_acts import read_goal
-from promptdesk.core.protocol.person_names import given_name, spoken_name
+from promptdesk.core.protocol.person_names import given_name, spoken_name, title_length
 
 PROFILE_READ = 6000
 """The characters of a profile read for material (an agent file may hold tens of kilobytes)."""
@@ -128,7 +128,7 @@ def address(name: str, present: tuple[str, ...]) -> str:
         return name
     rest = " ".join(words[1:])
     short = spoken_name(name)
-    shared = sum(1 for other in present if other.split()[:1] == words[:1] or spoken_name(other) == short) > 1
+    shared = sum(1 for other in present if spoken_name(other) == short or (not title_length(name) and other.split()[:1] == words[:1])) > 1
     return name if shared or any(ch.isdigit() for ch in rest) or words[0].lower() in _GENERIC else short
 
 

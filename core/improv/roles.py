@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from promptdesk.core.protocol.goal_acts import ACTS, read_goal
+from promptdesk.core.protocol.goal_acts import ACTS, NOT_VERBS, PERSON_WORD, read_goal
 from promptdesk.core.protocol.person_names import given_name, spoken_name
 
 _DETERMINER = r"(?:the|a|an|our|my|your|his|her|their|its|[\w-]+'s)"
@@ -35,16 +35,19 @@ def goal_roles(goal: str) -> tuple[str, ...]:
     """The roles the goal's clauses with an act open with, lowercased (`The landlord finally agrees` ->
     `landlord`; `the new night manager admits` -> `new night manager`): a determiner, then at most three
     lowercase words up to the act's verb (adverbs in `-ly` dropped). A capitalised word is a name, not
-    a role; a clause whose act no person does is not read."""
+    a role. A clause with no act of the table is read up to its verb (`The captain orders the slingshot`)."""
     found: list[str] = []
     for clause in read_goal(goal or ""):
-        if clause.who or clause.act is None:
+        if clause.who:
             continue
-        verb = re.search(ACTS[clause.act][0], clause.text, re.I)
+        verb = re.search(ACTS[clause.act][0], clause.text, re.I) if clause.act else \
+            re.search(rf"(?<![\w'])(?!(?:{NOT_VERBS})\b)[a-z]+s\b", clause.text)
         opening = re.match(rf"^{_DETERMINER}\s+(.+)$", clause.text[:verb.start() if verb else 0].strip(), re.I)
         if not opening:
             continue
         words = [w for w in opening.group(1).split() if not w.lower().endswith("ly")]
+        if not clause.act and not (words and PERSON_WORD.search(words[-1]) and verb.group(0) not in _NOT_ROLE):
+            continue  # `The storm passes`, `The deal is signed`: a thing, no role
         if 0 < len(words) <= ROLE_WORDS and all(re.fullmatch(_WORD, w) and w == w.lower() and w not in _NOT_ROLE
                                                 for w in words):
             role = " ".join(words)

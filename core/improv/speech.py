@@ -23,6 +23,9 @@ DRAWS = 8
 """How often a line is drawn again when this actor has already said it."""
 CROWD = 5
 """A cast this large answers blind in too many voices for a share of a move to fall back on another's."""
+OWN_ACTS = frozenset("goal_say goal_tell thank_goal thank_goal_for admit confess apologise accept ask mention".split())
+"""Lines of one person's own act (a goal's, a director's note's), which no one else makes in the beat: never
+given up for a crowd."""
 PERSONAL = frozenset({"event", "aftermath", "close"})
 """Moves every actor makes at the same beat (a world event, its aftermath, the close): their topic is
 the character's own, so that two actors answering blind do not say the same line."""
@@ -113,7 +116,7 @@ def words(brief: Briefing, m: Material, cue: Cue, rng: random.Random, extra: dic
     t = t or brief.temperament
     mine = beat_share(brief)
     lines = sum(len(RULES.get(s, ())) for s in FAMILY_OF.get(symbol, (symbol,)))
-    crowd = bool(mine) and (cue.move in PERSONAL and mine[1] > lines or mine[1] >= CROWD)
+    crowd = bool(mine) and (cue.move in PERSONAL and mine[1] > lines or mine[1] >= CROWD and symbol not in OWN_ACTS)
     if crowd and mine[0] >= lines:  # a crowd answering blind, the move's lines all taken by others
         if cue.move in PERSONAL or not GRAMMAR.can_say("question", slots) or mine[0] >= len(RULES["question"]) + len(RULES["press"]):
             return ""  # a line of mine would be one of theirs

@@ -15,7 +15,7 @@ from promptdesk.core.improv.roles import person_roles
 from promptdesk.core.improv.directions import Event, Note, read_event, read_note
 from promptdesk.core.improv.temperament import Temperament
 from promptdesk.core.improv.voice import base_verb, own_possessives
-from promptdesk.core.protocol.goal_acts import ACTS, GoalClause, does_act, read_goal, said_together, same_person
+from promptdesk.core.protocol.goal_acts import ACTS, NOT_VERBS, GoalClause, does_act, read_goal, said_together, same_person
 from promptdesk.core.protocol.person_names import given_name
 
 MANNER_SHIFT = {"forceful": {"forceful": 1.0, "quiet": 0.0, "anxious": 0.0}, "warm": {"warm": 1.0, "forceful": 0.0},
@@ -201,8 +201,7 @@ class Story:
         return 2 * min(self.arrivals, 2) + min(len(self.notes), 2)
 
 
-_NOT_VERBS = "his|hers|its|this|thus|ours|yours|theirs|us|as|yes|plus|perhaps|always|sometimes"
-"""Words ending in `s` that a goal clause may hold and that are no verb (`hands over his keys`)."""
+_NOT_VERBS = NOT_VERBS
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from promptdesk.core.protocol.person_names import given_name, latin, spoken_name
+from promptdesk.core.protocol.person_names import given_name, latin, spoken_name, title_role
 
 ACTS: dict[str, tuple[str, str]] = {
     "apologise": (r"apolog|\bsay(?:s)? sorry\b", r"\b(?:i'?m|i am|am|so|truly|really|deeply|very) sorry\b|^\W*sorry\W*$"
@@ -45,6 +45,13 @@ _NO_SPACE = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3
 _FILLER = frozenset("never doesn longer cannot wouldn mustn shouldn couldn gives makes offers shows takes sincere sincerely genuine genuinely explicit explicitly clearly finally really "
                     "properly something someone together other their about after before which there where".split())
 STEM = 5
+PERSON_WORD = re.compile(r"(?:er|or|ist|ian|ant|ent|ess|man|woman|eer|ee)$|^(?:captain|judge|doctor|nurse|witness|chief|"
+                         r"king|queen|prince|boss|host|guest|child|kid|bride|groom|chef|cook|spy|thief|coach|mayor|priest|"
+                         r"monk|pilot|clerk|maid|nanny|poet|guard|agent|stranger|medic|cop|vet|heir|twin|widow)$")
+"""A word that names a person (`the captain`, `the tenant`, `the buyer`): a clause with no act of the table
+names a role only with one (`The captain orders`, not `The storm passes`)."""
+NOT_VERBS = "his|hers|its|this|thus|ours|yours|theirs|us|as|yes|plus|perhaps|always|sometimes|news|glasses|series"
+"""Words ending in `s` that a goal clause may hold and that are no verb (`hands over his keys`)."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,9 @@ def read_goal(goal: str, cast: tuple[str, ...] = (), roles: tuple[tuple[str, str
     (`Ruth and Amal agree`, `Ann, Bo and Cy agree`) are one clause; without it, a capitalised first
     word is taken as a name. With `roles` ((role, cast member) pairs, as the improviser reads them:
     `promptdesk.core.improv.roles`), a clause opening with `the <role>` names the member who plays it."""
+    titled = [(title_role(member), member) for member in cast if title_role(member)]
+    roles = (*roles, *((role, member) for role, member in titled if [r for r, _ in titled].count(role) == 1
+                       and role not in {r for r, _ in roles}))  # `the captain` is Captain Efua Osei
     names = sorted(cast, key=len, reverse=True)
     held = {f"\ue000{i}\ue001": name for i, name in enumerate(names) if re.search(r"[;,.]|\band\b", name)}
     for mark, name in held.items():
@@ -164,6 +174,10 @@ def _clause(text: str, cast: tuple[str, ...] = (), roles: tuple[tuple[str, str],
             who = tuple(person_of(n.strip(), cast) or n.strip() for n in re.split(r"\s+(?:and|&)\s+", names.group(1)))
             rest = names.group(2)
     act = next((name for name, (named, _) in ACTS.items() if re.search(named, rest, re.I)), None)
+    if not who and re.match(r"(?:the|a|an)\s", rest, re.I):  # a role no one was found to play: its deed, not its name
+        verb = re.search(ACTS[act][0], rest, re.I) if act else re.search(rf"(?<![\w'])(?!(?:{NOT_VERBS})\b)[a-z]+s\b", rest)
+        subject = rest[:verb.start()].split() if verb else []
+        rest = rest[verb.start():] if subject and PERSON_WORD.search(subject[-1].lower()) else rest
     content = sorted({re.sub(r"(?<=\w{4})e?s$", "", w)[:STEM] for w in _CONTENT.findall(rest.lower()) if w not in _FILLER
                       and not (act and re.search(ACTS[act][0], w, re.I))})
     return GoalClause(text=text, who=who, act=act, words=tuple(content), negated=bool(_NEGATED.match(rest)))
