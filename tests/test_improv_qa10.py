@@ -172,3 +172,23 @@ def test_the_offline_judge_reads_a_role_from_a_title_and_never_counts_the_roles_
     """`The captain orders the slingshot`: the deed is the captain's (the cast member titled Captain), and
     saying `captain` is no part of doing it."""
     assert assess("The captain orders the slingshot.", lines, ("Captain Efua Osei", "Lt Ann Voss"))[0] is met
+
+
+@pytest.mark.parametrize("text", [
+    "You phoned the engineer's office this morning and they had no booking.",
+    "The camera loop only holds for twelve more minutes.",
+    "The Meridian has drifted into a gravitational anomaly.",
+    "She signed the rental agreement that spring, and the deposit even cleared.",
+    "The emotional toll of the annual audit is what worries you.",
+])
+def test_a_topic_never_ends_on_an_adverb_a_demonstrative_or_an_adjective(text):
+    """A noun phrase a slot takes ends on its noun: never `the engineer's office this`, `the camera loop
+    only` or `the gravitational` (its noun, `anomaly`, taken for an adverb)."""
+    from promptdesk.core.improv.material import topics
+
+    found = topics(text)
+    assert found, text
+    for phrase in found:
+        last = phrase.split()[-1].lower()
+        assert last not in {"this", "that", "only", "even", "really", "always"}, phrase
+        assert not last.endswith(("ional", "ical", "ual")), phrase

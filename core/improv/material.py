@@ -177,7 +177,7 @@ _NOUNS_ING = frozenset("ceiling building ring thing railing painting clothing".s
 
 _CONFINED = re.compile(
     r"\b(?:aboard|on board|at sea|(?:the|a|an)\s+(?:[\w'-]+\s+){0,2}(?:ship|boat|vessel|yacht|ferry|trawler|tanker|"
-    r"freighter|submarine|spacecraft|spaceship|space station|airliner|aircraft|plane|helicopter|lifeboat|life raft)|"
+    r"freighter|submarine|spacecraft|spaceship|starship|warship|space shuttle|space station|airliner|aircraft|plane|helicopter|lifeboat|life raft)|"
     r"cockpit|in orbit|in flight|mid-?flight|(?:lift|elevator|cable car)\s+(?:is\s+)?stuck|stuck in|trapped|snowed in|"
     r"cut off by|locked in|under siege|oil rig|lighthouse in a gale)\b(?!'s)", re.I)
 """A setting nobody can walk out of, read in its first sentence (the place): a ship, a plane, a space station,

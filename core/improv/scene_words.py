@@ -17,7 +17,7 @@ _STOP = frozenset(
 _OBJECT_STARTS = frozenset("its his her their the a an my your our to him them me us".split())
 _DETERMINERS = ("the", "a", "an", "my")
 _STARTS = ("this", "that", "your", "our")
-_ADJECTIVE_END = ("ly", "ive", "ful", "ous", "able", "ible", "less", "ish", "ed", "ing")
+_ADJECTIVE_END = ("ly", "ive", "ful", "ous", "able", "ible", "less", "ish", "ed", "ing", "ical", "ional", "ual")
 _ADJECTIVES = frozenset("intact sincere whole own same other new old good bad big small real true sure fine "
                         "important genuine late early open close safe right wrong clear free full single alone "
                         "enough able afraid quick slow fair first second third last next important urgent honest different decent "
@@ -26,7 +26,8 @@ _ADJECTIVES = frozenset("intact sincere whole own same other new old good bad bi
 
 
 _ADVERBS = frozenset("together tonight today tomorrow yesterday now again here there soon later already ago "
-                     "anyway instead too either neither ever forever once twice immediately".split())
+                     "anyway instead too either neither ever forever once twice immediately only even really "
+                     "almost nearly always never often this that these those".split())
 """Adverbs that end a noun phrase (`paint the fence together`, `the rent tonight`): never part of one."""
 
 
@@ -92,7 +93,8 @@ _NOUNS_LIKE = frozenset("client deadline account estimate migration agent parent
                         "feed weed evening morning meeting building ceiling feeling thing ring king wedding "
                         "pudding offering ending setting planning training table cable stable vegetable timetable "
                         "detective executive relative motive archive olive representative dish fish wish "
-                        "assembly rally ally belly jelly bully supply reply handful".split())
+                        "assembly rally ally belly jelly bully supply reply handful anomaly monopoly butterfly "
+                        "firefly dragonfly lily homily professional individual ritual manual musical".split())
 
 
 def place(setting: str) -> str:
