@@ -20,8 +20,10 @@ SECRET = "What you have not told anyone is that you sold the company van in Marc
 
 
 def _play(tmp: Path, seed: int, turns_: str = "sequential", **data) -> Path:
+    coordinator = data.pop("coordinator", "C")
     scene = make_scene(provider={"name": "offline"}, turns=turns_, limits={"max_beats": 14}, **data)
-    return asyncio.run(run_session(tmp / f"s{seed}-{turns_}", scene, seed=seed, isolation="b", coordinator="C")).dir
+    return asyncio.run(run_session(tmp / f"s{seed}-{turns_}", scene, seed=seed, isolation="b",
+                                   coordinator=coordinator)).dir
 
 
 @pytest.mark.parametrize("goal", [
@@ -192,3 +194,33 @@ def test_a_topic_never_ends_on_an_adverb_a_demonstrative_or_an_adjective(text):
         last = phrase.split()[-1].lower()
         assert last not in {"this", "that", "only", "even", "really", "always"}, phrase
         assert not last.endswith(("ional", "ical", "ual")), phrase
+
+
+@pytest.mark.parametrize("goal, who, verb", [
+    ("Bob falls asleep at the table.", "bob", "fall"),
+    ("Alice raises her glass to Charlie, and Bob laughs at both of them.", "alice", "raise"),
+    ("Charlie persuades Alice that a lie can be kind.", "charlie", "persuade"),
+])
+def test_a_goal_deed_that_is_no_speech_act_is_done_not_announced(tmp_path, goal, who, verb):
+    """A deed the goal names (`falls asleep`, `raises her glass`) is done in the person's business, in most
+    seeds, and never announced in the first person (`I fall asleep. That's my word on it.`); the offline
+    judge counts the business; no line reads a modal's verb as the deed (`I be kind`)."""
+    done = 0
+    for seed in range(1, 7):
+        run = _play(tmp_path, seed, "parallel", goal=goal, coordinator="B",
+                    prompt="Alice, Bob and Charlie linger over dinner at Alice's flat.")
+        mine = [t for t in turns(run) if t.actor == who]
+        assert not [t.text for t in turns(run) if re.search(rf"\bI (?:{verb}|be)\b", t.text)], seed
+        done += any(t.business.startswith(verb[:4]) for t in mine)
+        if any(t.business.startswith(verb[:4]) for t in mine) and goal.count(",") == 0:
+            assert json.loads((run / "metadata.json").read_text())["goalAchieved"] is True, seed
+    assert done >= 4, done
+
+
+def test_the_offline_judge_reads_a_goal_naming_someone_by_surname_and_a_deed_done_in_business():
+    """`Nietzsche laughs at both of them` names Friedrich Nietzsche (no one else is a Nietzsche), and his
+    business doing it meets it; the same business by another does not."""
+    cast = ("Socrates", "Friedrich Nietzsche", "Hypatia of Alexandria")
+    done = [("Friedrich Nietzsche", "Ha! *laughs at both of them*.")]
+    assert assess("Nietzsche laughs at both of them.", [], cast, done)[0] is True
+    assert assess("Nietzsche laughs at both of them.", [], cast, [("Socrates", "*laughs at both of them*.")])[0] is False

@@ -204,6 +204,9 @@ def _goal_act(brief: Briefing, rng: random.Random, m: Material, story: Story, cu
             told = max(m.accounts, key=lambda s: (len(words & {w[:5] for w in re.findall(r"\w{4,}", s.lower())}),
                                                    -m.accounts.index(s)))
             extra["goal_deed"], extra["said"], cue.symbol = [extra["goal_line"][0][2:]], [told], "goal_tell"
+        elif story.goal_deed:  # `Pip falls asleep`, `Tom raises his glass`: done, not announced
+            extra["deed"], cue.symbol = [story.goal_deed], "goal_done"
+            cue.to = next((o for o in brief.others if re.search(rf"\b{re.escape(given_name(o))}\b", story.goal_deed)), cue.to)
     elif cue.move == "agree_goal" and not extra.get("goal_obj"):
         cue.symbol = "agree_goal_do" if extra.get("goal_do") else "agree_goal_plain"
     return True

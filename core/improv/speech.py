@@ -23,7 +23,7 @@ DRAWS = 8
 """How often a line is drawn again when this actor has already said it."""
 CROWD = 5
 """A cast this large answers blind in too many voices for a share of a move to fall back on another's."""
-OWN_ACTS = frozenset("goal_say goal_tell thank_goal thank_goal_for admit confess apologise accept ask mention".split())
+OWN_ACTS = frozenset("goal_say goal_tell goal_done thank_goal thank_goal_for admit confess apologise accept ask mention".split())
 """Lines of one person's own act (a goal's, a director's note's), which no one else makes in the beat: never
 given up for a crowd."""
 PERSONAL = frozenset({"event", "aftermath", "close"})
@@ -168,9 +168,18 @@ def _lower_first(text: str, brief: Briefing) -> str:
     return text if first in names or first in ("I", "I'm", "I'll", "I've", "I'd") else text[:1].lower() + text[1:]
 
 
+QUIET_DEED = re.compile(r"(?:falls? asleep|sleeps|dozes|drifts off|nods off|faints|passes out|dies|cries|weeps|sobs|"
+                        r"hugs|kisses|embraces|holds)\b")
+"""A goal deed done without a word (`falls asleep`)."""
+
+
 def _speak(brief: Briefing, m: Material, cue: Cue, rng: random.Random, t: Temperament, extra: dict) -> str:
     mood = phrases.MOOD_OF.get(cue.move, "neutral")
     parts = ([f"TO: {cue.to}"] if cue.to else []) + [f"TONE: {tone(t, mood, rng)}"]
+    if extra.get("deed"):  # a goal deed that is done, not said: the business does it
+        deed = extra["deed"][0]
+        said = "" if QUIET_DEED.match(deed) else words(brief, m, cue, rng, extra, t)
+        return f'[{", ".join(parts)}, *{deed}*] "{said}"' if said else f"[REACT, {parts[-1]}, *{deed}*]"
     if rng.random() < 0.35 + 0.2 * t.anxious:
         parts.append(f"*{gesture(t, mood, rng)}*")
     said = words(brief, m, cue, rng, extra, t)

@@ -141,13 +141,17 @@ class Story:
         return own_possessives(found.group(1), self.brief.temperament.pronoun) if found else ""
 
     def _saying(self, clause: GoalClause) -> bool:
-        """Whether the clause can be said in the first person; it is kept for this turn's line."""
+        """Whether the clause can be said in the first person; it is kept for this turn's line, and what it
+        does as a stage direction (`raises his glass to the couple`) for a deed that is no speech act."""
         self.goal_line = goal_sentence(clause, self.brief.temperament.pronoun)
+        self.goal_deed = "" if not self.goal_line or SPEECH_ACT.match(self.goal_line) else goal_deed(clause)
         return bool(self.goal_line)
 
     def _said(self, clause: GoalClause) -> bool:
-        """Whether one statement of this character's own lines already holds most of the clause's key words."""
-        return len(said_together(clause, [line.text for line in self.brief.own])) >= 0.6 * len(clause.words)
+        """Whether one statement of this character's own lines (or their business) already holds most of the
+        clause's key words."""
+        done = [f"{line.text} *{line.nonverbal}*." for line in self.brief.own]
+        return len(said_together(clause, done)) >= 0.6 * len(clause.words)
 
     def _thanked(self, clause: GoalClause) -> str:
         """Whom a `thank` clause thanks: the other cast member it names, else the one person of the clause
@@ -180,6 +184,9 @@ class Story:
     def goal_object(self) -> str:
         """What the goal asks the characters to agree on (read once per turn)."""
         return self._goal_object
+
+    goal_deed: str = ""
+    """The same clause as a stage direction, when it is a deed rather than a speech act (`falls asleep`)."""
 
     goal_line: str = ""
     """The first-person sentence of the goal clause this turn says (`goal_move`'s `goal_say`)."""
@@ -214,6 +221,36 @@ class _At:
         return self.at
 
 
+SPEECH_ACT = re.compile(r"I (?:order|rule|declare|pronounce|sentence|strike|promise|swear|vow|resign|name|bless|forgive|"
+                        r"grant|deny|approve|authori[sz]e|propose|suggest|insist|demand|request|invite|announce|warn|"
+                        r"recommend|confirm|concede|object|sustain|overrule|dismiss|fire|hire|bet|pardon|appoint|nominate|"
+                        r"veto|withdraw|quit|welcome|congratulate|offer|ban|forbid|permit|allow|accuse|challenge|ask|"
+                        r"agree|accept|refuse|thank|apologi[sz]e|admit|say|tell|call|decide|choose|pick|vote|"
+                        r"explain|describe|share|reveal|disclose|justify|clarify|outline|recount|account|set out|"
+                        r"lay out|talk|open up|come clean|answer|reply|insist|argue|plead|testify|confess|sign|approve|agree)\b")
+"""A goal deed done by saying it (`I order the slingshot`, `I strike the identification`); any other
+(`I fall asleep`, `I raise my glass`) is done, not announced."""
+
+
+def goal_deed(clause: GoalClause) -> str:
+    """A goal clause's deed as a stage direction, from its verb on as the goal writes it (`Tom raises his
+    glass to the couple` -> `raises his glass to the couple`); '' when no verb is found."""
+    found = _verb_at(clause.text)
+    if found is None:
+        return ""
+    return clause.text[clause.text.rfind(" ", 0, found) + 1:].rstrip(" .")
+
+
+def _verb_at(text: str) -> int | None:
+    """Where a clause with no act has its verb: after a modal (`Theo must tell Oksana`), else the first
+    `-s` word that is a verb, whichever comes first."""
+    modal = re.search(r"(?<![\w'])(?:must|should|shall|will|would|can|could|may|might)\s+([a-z])", text)
+    plain = re.search(rf"(?<![\w'])(?!(?:{_NOT_VERBS})\b)[a-z]+s\b", text)
+    if modal and not (plain and plain.start() < modal.start()):
+        return modal.start(1)
+    return plain.start() if plain else None
+
+
 def goal_sentence(clause: GoalClause, pronoun: str = "") -> str:
     """A goal clause said by the person it names, in the first person: from its act's verb (`both parents
     promise to follow the ruling` -> `I promise to follow the ruling`), or for a clause with no act
@@ -221,9 +258,9 @@ def goal_sentence(clause: GoalClause, pronoun: str = "") -> str:
     text = clause.text
     if clause.act:
         found = re.search(ACTS[clause.act][0], text, re.I)
-    else:  # the verb after a modal (`Theo must tell Oksana`), else the first `-s` word that is a verb
-        found = re.search(r"(?<![\w'])(?:must|should|shall|will|would|can|could|may|might)\s+([a-z])", text)
-        found = _At(found.start(1)) if found else re.search(rf"(?<![\w'])(?!(?:{_NOT_VERBS})\b)[a-z]+s\b", text)
+    else:  # `Socrates persuades Hypatia that a lie can be good` is persuading, not being good
+        at = _verb_at(text)
+        found = _At(at) if at is not None else None
     if not found:
         return ""
     start = text.rfind(" ", 0, found.start()) + 1

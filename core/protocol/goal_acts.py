@@ -116,8 +116,10 @@ def person_of(name: str, cast: Iterable[str]) -> str | None:
 
 def _short_names(member: str) -> set[str]:
     """The shorter names a member answers to: the first word, the given name after any title
-    (`Dr Amal Haddad` -> `Amal`) and the title with the surname (`Dr Haddad`)."""
-    shorts = {given_name(member), spoken_name(member)}
+    (`Dr Amal Haddad` -> `Amal`), the title with the surname (`Dr Haddad`) and the surname (`Nietzsche` for
+    Friedrich Nietzsche; only when no one else has it, as `person_of` reads them)."""
+    words = member.split()
+    shorts = {given_name(member), spoken_name(member)} | ({words[-1]} if len(words) > 1 and words[-1][:1].isupper() else set())
     shorts |= {latin(short) for short in (*shorts, member)}  # `Oleg` for Олег Петров
     return {short for short in shorts if short and short != member}
 
