@@ -224,3 +224,24 @@ def test_the_offline_judge_reads_a_goal_naming_someone_by_surname_and_a_deed_don
     done = [("Friedrich Nietzsche", "Ha! *laughs at both of them*.")]
     assert assess("Nietzsche laughs at both of them.", [], cast, done)[0] is True
     assert assess("Nietzsche laughs at both of them.", [], cast, [("Socrates", "*laughs at both of them*.")])[0] is False
+
+
+def test_a_possessive_whose_noun_was_cut_off_is_no_topic():
+    """`the prosecution's only eyewitness`: no topic `the prosecution's`."""
+    from promptdesk.core.improv.material import topics
+
+    for text in ("Walter, the prosecution's only eyewitness, saw the car.", "It was the landlord's very last offer."):
+        assert not [t for t in topics(text) if t.endswith("'s")], topics(text)
+
+
+def test_a_sentence_about_keeping_something_unsaid_is_never_said_aloud(tmp_path):
+    """`You will not say so unless cornered` is how the character plays, not a line: over several seeds, no
+    line of theirs says it (`I should say this plainly: I will not say so unless cornered`)."""
+    perspective = ("You burned the letter from the council. You will not mention it unless someone asks. "
+                   "You never tell anyone about the fire until you are sure.")
+    for seed in range(1, 7):
+        run = _play(tmp_path, seed, "parallel", perspectives={"bob": perspective},
+                    goal="Alice and Charlie agree on a new budget.",
+                    prompt="Alice, Bob and Charlie go through the allotment society's papers.")
+        said = [t.text for t in turns(run) if t.actor == "bob" and t.spoke]
+        assert not [s for s in said if re.search(r"\bunless\b|\buntil I am sure\b|\bfire until\b", s)], (seed, said)

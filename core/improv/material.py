@@ -199,9 +199,14 @@ def _sentences(text: str) -> list[str]:
     for sentence in split_sentences(text):
         sentence = sentence.strip()
         if 4 <= len(sentence.split()) <= 22 and re.match(r"^(I|My|It|That|Still)\b", sentence) and '"' not in sentence \
-                and not re.search(r"\b(?:he|she|him|his|her|they|them)\b", sentence, re.I):
+                and not re.search(r"\b(?:he|she|him|his|her|they|them)\b", sentence, re.I) and not _ON_SPEAKING.search(sentence):
             out.append(sentence if sentence[-1] in ".!?" else sentence + ".")
     return out
+
+
+_ON_SPEAKING = re.compile(r"\b(?:not|never|n't)\s+(?:say|tell|mention|admit|bring)\b|\b(?:say|tell|mention|admit)\b[^.]*"
+                          r"\b(?:unless|until)\b", re.I)
+"""A sentence about keeping something unsaid (`I will not say so unless cornered`): no line to say aloud."""
 
 
 _SECRET = re.compile(r"\b(?:(?:not|never|n't) (?:yet )?(?:told|said|admitted|mentioned)|secret(?:ly)?|hid(?:e|den|ing)?|"

@@ -27,7 +27,7 @@ _ADJECTIVES = frozenset("intact sincere whole own same other new old good bad bi
 
 _ADVERBS = frozenset("together tonight today tomorrow yesterday now again here there soon later already ago "
                      "anyway instead too either neither ever forever once twice immediately only even really "
-                     "almost nearly always never often this that these those".split())
+                     "almost nearly always never often this that these those until unless till since though although".split())
 """Adverbs that end a noun phrase (`paint the fence together`, `the rent tonight`): never part of one."""
 
 
@@ -58,8 +58,8 @@ def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
                     phrase.append(nxt)
                 while phrase and (_adjectival(phrase[-1]) or (len(phrase) > 1 and phrase[-1].lower() in _VERBS_ONLY)):
                     phrase.pop()  # `if the engines hold`, `the family eat together`: the verb is no part of it
-                if phrase and phrase[-1].lower() in _NOT_TOPICS:
-                    continue
+                if phrase and (phrase[-1].lower() in _NOT_TOPICS or phrase[-1].endswith(("'s", "’s"))):
+                    continue  # `the prosecution's` (its noun cut off): no topic
                 if phrase and not banned & {re.sub(r"'s$", "", w.lower()) for w in phrase}:
                     candidate = ("my " if word.lower() in ("my", "your") else "our " if word.lower() == "our" else "the ") + " ".join(phrase)
                     if candidate.lower() not in (f.lower() for f in found):
