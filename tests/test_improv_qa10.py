@@ -245,3 +245,35 @@ def test_a_sentence_about_keeping_something_unsaid_is_never_said_aloud(tmp_path)
                     prompt="Alice, Bob and Charlie go through the allotment society's papers.")
         said = [t.text for t in turns(run) if t.actor == "bob" and t.spoke]
         assert not [s for s in said if re.search(r"\bunless\b|\buntil I am sure\b|\bfire until\b", s)], (seed, said)
+
+
+def test_after_everyone_has_to_leave_a_later_event_is_no_reason_to_go(tmp_path):
+    """An evacuation at beat 2 and another event at beat 3: whoever still takes leave names the evacuation's
+    cause, never the later event (`It's the phone. I'm heading out.`)."""
+    events = [{"at_beat": 2, "text": "The fire alarm goes off; everyone has to leave the building"},
+              {"at_beat": 3, "text": "A phone buzzes on the windowsill"}]
+    for seed in range(1, 7):
+        run = _play(tmp_path, seed, "parallel", events=events,
+                    prompt="Alice, Bob and Charlie argue about the quarterly figures.")
+        late = [t.text for t in turns(run) if t.beat >= 3 and "phone" in t.text.lower()
+                and re.search(r"\b(?:out|go|going|leave|off)\b", t.text)]
+        assert not late, (seed, late)
+
+
+@pytest.mark.parametrize("text, arrives", [
+    ("A security guard's torch sweeps across the corridor", ""),
+    ("A night cleaner walks in pushing a mop bucket", "the night cleaner"),
+])
+def test_a_person_arrives_only_when_the_event_brings_them_and_is_named_mid_sentence_in_lowercase(tmp_path, text,
+                                                                                                   arrives):
+    """`A security guard's torch sweeps ...` brings the torch, not the guard; `A night cleaner walks in`
+    brings the night cleaner, named so in a sentence's middle (never `in front of A night cleaner`)."""
+    for seed in range(1, 4):
+        run = _play(tmp_path, seed, "parallel", events=[{"at_beat": 2, "text": text}],
+                    prompt="Alice, Bob and Charlie argue about the quarterly figures.")
+        business = [t.business for t in turns(run) if t.beat == 2 and t.business]
+        words = [t.text for t in turns(run) if t.beat in (2, 3) and t.spoke]
+        assert not [b for b in business if "turns toward a security guard" in b], seed
+        assert not [w for w in words if re.search(r"\w [AT]he? night cleaner|\w A night cleaner", w)], seed
+        if arrives:
+            assert [b for b in business if arrives in b], (seed, business)

@@ -51,7 +51,7 @@ NAME_MAX = 60
 """The longest name a person in an event is read as: a bound, so that a text of hyphen-joined words is
 not read again to its end from every word's start."""
 _PERSON = re.compile(r"\b(?:(?:a|an|the)\s+(?:\w+\s+)?(?:man|woman|stranger|janitor|cleaner|waiter|waitress|courier|"
-                     r"neighbour|neighbor|boss|manager|guard|child|kid|doctor|nurse|officer|colleague|visitor|delivery \w+))\b"
+                     r"neighbour|neighbor|boss|manager|guard|child|kid|doctor|nurse|officer|colleague|visitor|delivery \w+))\b(?!['’]s)"
                      r"|(?:\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\. )?(?<!\w)[^\W\d_][\w'-]{0," + str(NAME_MAX) + r"}(?: from [A-Z][a-z]+)?"
                      r"(?= (?:enters|walks|comes|arrives|bursts|knocks|joins|steps|calls))",
                      re.I)

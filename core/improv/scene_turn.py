@@ -136,6 +136,7 @@ def _event_slots(story: Story) -> dict[str, list[str]]:
         return {}
     event = story.event[0]
     who = event.person if event.person and event.person.lower() not in ("someone", "somebody") else ""
+    who = re.sub(r"^(?:A|An|The)\s+", "the ", who)  # come in, `a night cleaner` is the night cleaner
     return {"ev": [event.thing] if event.thing else [], "who": [who] if who else []}
 
 

@@ -37,6 +37,9 @@ class Story:
         """The newest world event of the last two turns, with how many own turns ago it came (0: now).
         Several given at once are shared out over the cast by its order, so the room takes up each of
         them; one that sends everyone out is everyone's."""
+        gone = [(line, a) for line, a in self.brief.recent("event", 3) if read_event(line.text).kind == "leave"]
+        if gone:  # once everyone has to go, a later event is no reason to leave
+            return read_event(gone[-1][0].text), gone[-1][1]
         recent = self.brief.recent("event", 2)
         if not recent:
             return None
