@@ -277,3 +277,21 @@ def test_a_person_arrives_only_when_the_event_brings_them_and_is_named_mid_sente
         assert not [w for w in words if re.search(r"\w [AT]he? night cleaner|\w A night cleaner", w)], seed
         if arrives:
             assert [b for b in business if arrives in b], (seed, business)
+
+
+@pytest.mark.parametrize("goal, hero", [
+    ("Write a 3-paragraph bedtime story about a badger who names the stars", "badger"),
+    ("Write a short fable about a fox that steals the moon", "fox"),
+    ("Write a fairy tale about a girl with a glass key", "girl"),
+])
+def test_a_tales_hero_is_its_subjects_own_noun_not_the_last_word_of_its_clause(goal, hero):
+    """`a badger who names the stars` sets out as *the badger*, never *the stars*, and is never
+    `... who names the stars who wanted ...`."""
+    import random
+
+    from promptdesk.core.formats.collaborate.drafts import first_draft, read_ask
+
+    for seed in range(1, 6):
+        draft = first_draft(read_ask(goal), random.Random(seed))
+        assert f"the {hero} set out" in draft, draft
+        assert not re.search(r"\bwho \w+ [^.]* who\b", draft), draft
