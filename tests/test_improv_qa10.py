@@ -295,3 +295,33 @@ def test_a_tales_hero_is_its_subjects_own_noun_not_the_last_word_of_its_clause(g
         draft = first_draft(read_ask(goal), random.Random(seed))
         assert f"the {hero} set out" in draft, draft
         assert not re.search(r"\bwho \w+ [^.]* who\b", draft), draft
+
+
+@pytest.mark.parametrize("cast", [2, 3])
+def test_a_role_the_prompt_gives_only_by_a_verb_is_read(tmp_path, capsys, cast):
+    """`Kofi rents the top flat from Mara`: Kofi is the tenant and Mara the landlord; a goal naming them by
+    those roles is done by them (the tenant's apology is Kofi's, the landlord's acceptance Mara's), and no
+    one talks *about* the tenant or the landlord."""
+    from promptdesk.core.cli.main import main
+
+    people = [("kofi", "# Kofi Mensah\n- Nurse on night shifts\n"), ("mara", "# Mara Quint\n- Smiles while refusing\n"),
+              ("ines", "# Ines Duarte\n- Lives downstairs, hears everything\n")][:cast]
+    chars = _titled(tmp_path, people)
+    scene = tmp_path / "scene.yaml"
+    scene.write_text("name: boiler\nturns: sequential\nsetting: The hallway of 14 Elm Street\n"
+                     "prompt: Kofi rents the top flat from Mara. His music kept the house awake until three.\n"
+                     "goal: The tenant apologises for the music, and the landlord accepts.\n"
+                     f"characters: [{', '.join(slug for slug, _ in people)}]\n")
+    both = 0
+    for seed in range(1, 7):
+        out = tmp_path / f"run-{seed}"
+        assert main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", str(seed),
+                     "--max-beats", "14", "--characters-dir", str(chars), "--journals", "none", "--out", str(out),
+                     "--quiet"]) == 0
+        said = [t for t in turns(out) if t.spoke]
+        assert not [t.text for t in said if re.search(r"\bthe (?:tenant|landlord)\b", t.text, re.I)], seed
+        apologised = {t.actor for t in said if does_act(t.text, "apologise")}
+        accepted = {t.actor for t in said if does_act(t.text, "accept")}
+        assert apologised <= {"kofi"} and accepted <= {"mara"}, (seed, apologised, accepted)
+        both += apologised == {"kofi"} and accepted == {"mara"}
+    assert both >= 2, both

@@ -94,4 +94,22 @@ def _prompt_calls(prompt: str, member: str, role: str) -> bool:
                 rf"\b{role_phrase},?\s+(?:{names})(?!\w)",
                 rf"(?<!\w)(?:{names})\s+\((?:{_DETERMINER}\s+)?(?:[\w'-]+\s+){{0,2}}?{head}\)",
                 rf"(?<!\w)(?:{names}),?\s+(?:who\s+)?(?:is|was)\s+{role_phrase}\b")
-    return any(re.search(p, prompt, re.I) for p in patterns)
+    if any(re.search(p, prompt, re.I) for p in patterns):
+        return True
+    doing = _DOING.get(role.split()[-1]) or (rf"{re.escape(role.split()[-1][:-2])}\w*" if re.search(r"(?:er|or)$", role)
+                                             and len(role.split()[-1]) > 5 else "")
+    if doing and re.search(rf"(?<!\w)(?:{names})\s+(?:\w+ly\s+)?(?:{doing})\b", prompt, re.I):
+        return True  # `Kofi rents the top flat`: the tenant; `Gus buys`: the buyer
+    owning = _OWNING.get(role.split()[-1])
+    return bool(owning and re.search(rf"\b(?:{owning})\b[^.;]*?\bfrom\s+(?:{names})(?!\w)", prompt, re.I))
+
+
+_DOING = {"tenant": "rents|leases|lodges|lives", "lodger": "rents|lodges", "landlord": "owns|lets|rents out",
+          "landlady": "owns|lets|rents out", "owner": "owns", "buyer": "buys|wants to buy|is buying|wants|haggles",
+          "customer": "buys|wants to buy|wants|orders", "seller": "sells|is selling", "vendor": "sells|is selling",
+          "stallholder": "sells|runs the stall", "shopkeeper": "sells|runs the shop", "witness": "saw|swore|testifies",
+          "judge": "presides", "patient": "is waiting|has come for", "teacher": "teaches", "driver": "drives"}
+"""Roles a prompt gives by a verb alone (`Kofi rents the top flat`): the role's doer; an agent noun in `-er`
+or `-or` (`the buyer`, `the negotiator`) is also read from its own verb (`buys`, `negotiates`)."""
+_OWNING = {"landlord": "rents|leases", "landlady": "rents|leases", "seller": "buys", "vendor": "buys"}
+"""Roles a prompt gives the one something is had from (`Kofi rents the flat from Mara`: Mara is the landlord)."""

@@ -22,7 +22,7 @@ _ADJECTIVES = frozenset("intact sincere whole own same other new old good bad bi
                         "important genuine late early open close safe right wrong clear free full single alone "
                         "enough able afraid quick slow fair first second third last next important urgent honest different decent "
                         "recent silent pleasant brilliant latest best worst two three four five six seven eight "
-                        "nine ten one".split())
+                        "nine ten one awake asleep alive dead aware afloat ajar".split())
 
 
 _ADVERBS = frozenset("together tonight today tomorrow yesterday now again here there soon later already ago "
