@@ -325,3 +325,13 @@ def test_a_role_the_prompt_gives_only_by_a_verb_is_read(tmp_path, capsys, cast):
         assert apologised <= {"kofi"} and accepted <= {"mara"}, (seed, apologised, accepted)
         both += apologised == {"kofi"} and accepted == {"mara"}
     assert both >= 2, both
+
+
+@pytest.mark.parametrize("perspective", ["You and Dev slept together in Lisbon.", "You and your sister own the house.",
+                                         "Last spring you and the captain lied to the crew.", "He saw you and Dev kissing."])
+def test_a_pair_with_the_character_in_it_is_said_with_the_other_first(perspective):
+    """`You and Dev` in the first person is `Dev and I` (`Dev and me` as an object), never `I and Dev`."""
+    from promptdesk.core.improv.voice import first_person
+
+    said = first_person(perspective)
+    assert not re.search(r"\b(?:I|me) and\b", said) and re.search(r"\band (?:I|me)\b", said), said
