@@ -335,3 +335,15 @@ def test_a_pair_with_the_character_in_it_is_said_with_the_other_first(perspectiv
 
     said = first_person(perspective)
     assert not re.search(r"\b(?:I|me) and\b", said) and re.search(r"\band (?:I|me)\b", said), said
+
+
+@pytest.mark.parametrize("prompt, role", [
+    ("Alice the innkeeper has called Bob and Charlie down to the flooded cellar.", "innkeeper"),
+    ("Bob the badger has come to tell Alice and Charlie a story about the star called Pudding.", "badger"),
+])
+def test_a_role_given_by_apposition_without_a_comma_is_no_topic(tmp_path, prompt, role):
+    """`Bob the badger has come ...` gives Bob a role as `Bob, the badger,` does: no one talks *about* the
+    badger in front of him."""
+    for seed in range(1, 5):
+        run = _play(tmp_path, seed, "parallel", prompt=prompt, goal="Alice, Bob and Charlie agree on what to do next.")
+        assert not [t.text for t in turns(run) if t.spoke and f"the {role}" in t.text.lower()], seed

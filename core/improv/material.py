@@ -95,7 +95,8 @@ def people_roles(prompt: str, goal: str, cast: tuple[str, ...]) -> set[str]:
     names = "|".join(re.escape(n) for n in sorted({w for member in cast if member for w in (
         member, given_name(member), spoken_name(member))} - {""}, key=len, reverse=True))
     for pattern in (rf"(?<!\w)(?:{names}),\s+(?:the|a|an|his|her|their)\s+((?:[a-z'-]+\s+){{0,2}}[a-z'-]+)",
-                    rf"\b(?:the|a|an)\s+((?:[a-z'-]+\s+){{0,2}}[a-z'-]+),\s+(?:{names})(?!\w)") if names else ():
+                    rf"\b(?:the|a|an)\s+((?:[a-z'-]+\s+){{0,2}}[a-z'-]+),\s+(?:{names})(?!\w)",
+                    rf"(?:^|[.!?;]\s+)(?:{names})\s+the\s+([a-z'-]+)(?=\s+(?:has|is|was|had|who|[a-z]+s)\b)") if names else ():
         for match in re.finditer(pattern, prompt):
             words = match.group(1).split()
             cut = next((i for i, w in enumerate(words) if w in _ROLE_ENDS), len(words))  # `the tenant above her`
