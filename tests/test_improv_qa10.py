@@ -347,3 +347,31 @@ def test_a_role_given_by_apposition_without_a_comma_is_no_topic(tmp_path, prompt
     for seed in range(1, 5):
         run = _play(tmp_path, seed, "parallel", prompt=prompt, goal="Alice, Bob and Charlie agree on what to do next.")
         assert not [t.text for t in turns(run) if t.spoke and f"the {role}" in t.text.lower()], seed
+
+
+@pytest.mark.parametrize("goal, told", [
+    ("The doctor tells Harold the cancer has spread.", "the cancer has spread"),
+    ("The doctor tells Harold that the scan was clear.", "the scan was clear"),
+])
+def test_a_titled_role_in_a_scene_of_two_is_the_titled_person_and_tells_what_is_told(tmp_path, capsys, goal, told):
+    """In a scene of two, `the doctor` is Dr Ngozi Okafor (her title), not the other person; she tells what
+    the goal says she tells (`the cancer has spread`), not `I tell Harold ...`, in most seeds."""
+    from promptdesk.core.cli.main import main
+
+    chars = _titled(tmp_path, [("okafor", "# Dr Ngozi Okafor - Oncologist\n- Never uses euphemisms\n"),
+                               ("harold", "# Harold Finch\n- Retired carpenter, jokes to keep people comfortable\n")])
+    scene = tmp_path / "scene.yaml"
+    scene.write_text("name: results\nturns: sequential\nsetting: A consulting room, late afternoon\n"
+                     f"prompt: Harold has come alone for the results of the liver scan; his daughter waits in the car park.\n"
+                     f"goal: {goal}\ncharacters: [okafor, harold]\n")
+    done = 0
+    for seed in range(1, 7):
+        out = tmp_path / f"run-{seed}"
+        assert main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", str(seed),
+                     "--max-beats", "14", "--characters-dir", str(chars), "--journals", "none", "--out", str(out),
+                     "--quiet"]) == 0
+        said = [t for t in turns(out) if t.spoke]
+        assert not [t.text for t in said if t.actor == "harold" and told in t.text.lower()], seed
+        assert not [t.text for t in said if re.search(r"\bI tell\b", t.text)], seed
+        done += any(t.actor == "okafor" and told in t.text.lower() for t in said)
+    assert done >= 4, done

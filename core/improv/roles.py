@@ -20,7 +20,7 @@ import re
 from functools import lru_cache
 
 from promptdesk.core.protocol.goal_acts import ACTS, NOT_VERBS, PERSON_WORD, read_goal
-from promptdesk.core.protocol.person_names import given_name, spoken_name
+from promptdesk.core.protocol.person_names import given_name, spoken_name, title_role
 
 _DETERMINER = r"(?:the|a|an|our|my|your|his|her|their|its|[\w-]+'s)"
 _WORD = r"[^\W\d_][\w'-]*"
@@ -62,7 +62,8 @@ def person_roles(name: str, others: tuple[str, ...], prompt: str, goal: str, per
     """(role, cast member) for each of the goal's roles some rule settles (see the module)."""
     out: list[tuple[str, str]] = []
     for role in goal_roles(goal):
-        called = [member for member in (name, *others) if member and _prompt_calls(prompt, member, role)]
+        titled = [member for member in (name, *others) if member and title_role(member) == role.split()[-1]]
+        called = titled or [member for member in (name, *others) if member and _prompt_calls(prompt, member, role)]
         if len(called) == 1:
             out.append((role, called[0]))
         elif not called and plays(role, profile, perspective):

@@ -147,7 +147,11 @@ class Story:
         """Whether the clause can be said in the first person; it is kept for this turn's line, and what it
         does as a stage direction (`raises his glass to the couple`) for a deed that is no speech act."""
         self.goal_line = goal_sentence(clause, self.brief.temperament.pronoun)
+        told = re.match(r"^I (?:tell|inform|warn|remind) (?:\w+ ){1,2}?(?:that )?(.+\b(?:is|are|was|were|has|have|had|will|"
+                        r"can|cannot|won't|did|does|must)\b.+)$", self.goal_line)
         self.goal_deed = "" if not self.goal_line or SPEECH_ACT.match(self.goal_line) else goal_deed(clause)
+        if told:  # `The doctor tells Harold the cancer has spread`: what is told, not the telling
+            self.goal_line = told.group(1)
         return bool(self.goal_line)
 
     def _said(self, clause: GoalClause) -> bool:
