@@ -375,3 +375,13 @@ def test_a_titled_role_in_a_scene_of_two_is_the_titled_person_and_tells_what_is_
         assert not [t.text for t in said if re.search(r"\bI tell\b", t.text)], seed
         done += any(t.actor == "okafor" and told in t.text.lower() for t in said)
     assert done >= 4, done
+
+
+@pytest.mark.parametrize("bullet", ["Retired carpenter, jokes to keep people comfortable",
+                                    "Trained nurse, twenty years on the ward", "Married father of three; hates fuss"])
+def test_a_description_opening_on_a_participle_is_never_said_as_i_plus_a_noun(bullet):
+    """`Retired carpenter, jokes ...` describes the character: it is not a deed to say as `I retired carpenter`."""
+    from promptdesk.core.improv.material import _background
+
+    said = _background(f"# Harold Finch\n\n## Background\n- {bullet}\n- Missed the bus by a minute\n")
+    assert said == ["I missed the bus by a minute."], said

@@ -280,6 +280,8 @@ def _background(profile: str) -> list[str]:
         after = words[1].lower()
         if head in _NOT_VERBS or after in _IRREGULAR_PAST or (after.endswith("ed") and head not in ("has", "was", "is")):
             continue
+        if head.endswith("ed") and (words[1].endswith((",", ";")) or len(words) > 2 and words[2].lower() == "of"):
+            continue  # `Retired carpenter, jokes ...`: a description, not `I retired carpenter`
         if head in ("has", "is", "was") or head in _IRREGULAR_PAST or head.endswith("ed") or \
                 (head.endswith("s") and not head.endswith(("ss", "us", "ous"))):
             verb = head if head in _IRREGULAR_PAST or head.endswith("ed") or head == "was" else base_verb(head)
