@@ -385,3 +385,17 @@ def test_a_description_opening_on_a_participle_is_never_said_as_i_plus_a_noun(bu
 
     said = _background(f"# Harold Finch\n\n## Background\n- {bullet}\n- Missed the bus by a minute\n")
     assert said == ["I missed the bus by a minute."], said
+
+
+@pytest.mark.parametrize("goal, roles, who", [
+    ("The buyer and the stallholder agree on a price.", (("buyer", "Gus"), ("stallholder", "Fatima")), ("Gus", "Fatima")),
+    ("The tenant and the landlord agree to split the bill.", (("tenant", "Kofi"), ("landlord", "Mara")), ("Kofi", "Mara")),
+])
+def test_a_clause_whose_subject_lists_roles_names_each_of_their_players(goal, roles, who):
+    """`The buyer and the stallholder agree`: both roles are read, and the clause is owed by both players (it
+    named no one, so no one was led to agree and either role was talked about as a topic)."""
+    from promptdesk.core.improv.roles import goal_roles
+
+    assert set(goal_roles(goal)) == {role for role, _ in roles}
+    clause = read_goal(goal, ("Gus", "Fatima", "Kofi", "Mara"), roles)[0]
+    assert clause.who == who and clause.act == "agree"

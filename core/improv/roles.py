@@ -45,14 +45,15 @@ def goal_roles(goal: str) -> tuple[str, ...]:
         opening = re.match(rf"^{_DETERMINER}\s+(.+)$", clause.text[:verb.start() if verb else 0].strip(), re.I)
         if not opening:
             continue
-        words = [w for w in opening.group(1).split() if not w.lower().endswith("ly")]
-        if not clause.act and not (words and PERSON_WORD.search(words[-1]) and verb.group(0) not in _NOT_ROLE):
-            continue  # `The storm passes`, `The deal is signed`: a thing, no role
-        if 0 < len(words) <= ROLE_WORDS and all(re.fullmatch(_WORD, w) and w == w.lower() and w not in _NOT_ROLE
-                                                for w in words):
-            role = " ".join(words)
-            if role not in found:
-                found.append(role)
+        for subject in re.split(rf"\s+(?:and|&)\s+{_DETERMINER}\s+", opening.group(1)):  # `the buyer and the seller`
+            words = [w for w in subject.split() if not w.lower().endswith("ly")]
+            if not clause.act and not (words and PERSON_WORD.search(words[-1]) and verb.group(0) not in _NOT_ROLE):
+                continue  # `The storm passes`, `The deal is signed`: a thing, no role
+            if 0 < len(words) <= ROLE_WORDS and all(re.fullmatch(_WORD, w) and w == w.lower() and w not in _NOT_ROLE
+                                                    for w in words):
+                role = " ".join(words)
+                if role not in found:
+                    found.append(role)
     return tuple(found)
 
 

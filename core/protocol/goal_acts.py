@@ -186,12 +186,20 @@ def _clause(text: str, cast: tuple[str, ...] = (), roles: tuple[tuple[str, str],
 
 
 def _role_opening(text: str, roles: tuple[tuple[str, str], ...]) -> tuple[tuple[str, ...], str] | None:
-    """The member a clause's opening role names (`The landlord agrees ...` -> Mara), and the rest of it."""
-    for role, member in sorted(roles, key=lambda pair: -len(pair[0])):
-        opening = re.match(rf"^(?:the|a|an|our|my|your|his|her|their)\s+{re.escape(role)}(?=\s|$)", text, re.I)
-        if opening:
-            return (member,), text[opening.end():]
-    return None
+    """The members a clause's opening roles name (`The landlord agrees ...` -> Mara; `The buyer and the
+    stallholder agree` -> Gus and Fatima), and the rest of it."""
+    who: list[str] = []
+    rest = after = text
+    while hit := next(((member, opening) for role, member in sorted(roles, key=lambda pair: -len(pair[0]))
+                       if (opening := re.match(rf"^(?:the|a|an|our|my|your|his|her|their)\s+{re.escape(role)}(?=\s|$)",
+                                               rest, re.I))), None):
+        who.append(hit[0])
+        after = rest[hit[1].end():]
+        joint = re.match(r"^\s*(?:and|&)\s+", after)
+        if not joint:
+            break
+        rest = after[joint.end():]
+    return ((*who,), after) if who else None
 
 
 def does_act(words: str, act: str) -> bool:
