@@ -399,3 +399,26 @@ def test_a_clause_whose_subject_lists_roles_names_each_of_their_players(goal, ro
     assert set(goal_roles(goal)) == {role for role, _ in roles}
     clause = read_goal(goal, ("Gus", "Fatima", "Kofi", "Mara"), roles)[0]
     assert clause.who == who and clause.act == "agree"
+
+
+@pytest.mark.parametrize("note, told", [
+    ("Tell them what you heard on the roof last night", "footsteps"),
+    ("Tell them why you sold the van", "debts"),
+])
+def test_a_note_to_tell_what_something_was_is_told_from_the_characters_own_words(tmp_path, note, told):
+    """`Tell them what you heard on the roof` is acted on with what the character's perspective says they heard
+    (`I heard footsteps on the roof last night`), never with the question as a fragment (`What I heard ...`)."""
+    from drama import next_line
+    from promptdesk.core.casting.branch import prepare_branch
+    from promptdesk.core.record.takes import Change
+
+    perspective = ("You heard footsteps on the roof last night and said nothing. "
+                   "You sold the van in March because your debts had grown too large.")
+    parent = _play(tmp_path, 7, "parallel", perspectives={"bob": perspective},
+                   prompt="Alice, Bob and Charlie sit up late in the farmhouse kitchen.",
+                   goal="Alice, Bob and Charlie agree on who keeps watch tonight.")
+    for seed in range(1, 5):
+        session = prepare_branch(parent, 3, Change(note=note, to="bob", seed=seed), out=tmp_path / f"take-{seed}")
+        asyncio.run(session.run())
+        line = next_line(tmp_path / f"take-{seed}", "bob", 3)
+        assert line and told in line.text and not re.search(r"\b(?:What|Why) I\b", line.text), (seed, line)

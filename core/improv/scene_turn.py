@@ -140,6 +140,18 @@ def _event_slots(story: Story) -> dict[str, list[str]]:
     return {"ev": [event.thing] if event.thing else [], "who": [who] if who else []}
 
 
+def _what_is_told(said: str, m: Material) -> str:
+    """What a note to tell `what I heard on the roof` asks to be told: the character's own sentence that holds
+    it (`I heard footsteps on the roof last night`), not the question's words as a fragment."""
+    if not re.match(r"(?:what|how|why|where|when|who|which)\b", said, re.I):
+        return said
+    words = {w[:5] for w in re.findall(r"[a-z]{3,}", said.lower())} - {"what", "why", "how", "where", "when", "who", "whic"}
+    own = [s.rstrip(".") for s in (*m.secrets, *m.facts, *m.accounts)]
+    best = max(own, key=lambda s: len(words & {w[:5] for w in re.findall(r"[a-z]{3,}", s.lower())}), default="")
+    shared = words & {w[:5] for w in re.findall(r"[a-z]{3,}", best.lower())}
+    return best if best and len(shared - {"the", "and", "you"}) >= min(2, len(words)) else said
+
+
 def _note_move(cue: Cue, story: Story, extra: dict, last, rng: random.Random) -> None:
     """Act on the director's note of this turn."""
     note = story.note
@@ -147,7 +159,7 @@ def _note_move(cue: Cue, story: Story, extra: dict, last, rng: random.Random) ->
         cue.move = "close"
     elif note.kind == "say":
         cue.move = "admit" if not note.names_a_thing else "mention"
-        extra["said"] = [note.said]
+        extra["said"] = [_what_is_told(note.said, material_of(story.brief))]
     elif note.kind == "manner":
         cue.move = rng.choice(MANNER_MOVES[note.manner])
         if cue.move == "interrupt" and not (last and last.text):

@@ -55,6 +55,9 @@ def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
                         break
                     if phrase and j + 1 < len(words) and words[j + 1].lower() in _OBJECT_STARTS:
                         break
+                    if phrase and nxt.lower() in ("last", "next", "every") and j + 1 < len(words) \
+                            and words[j + 1].lower().strip(".,") in _TIMES:
+                        break  # `the roof last night`: the roof
                     phrase.append(nxt)
                 while phrase and (_adjectival(phrase[-1]) or (len(phrase) > 1 and phrase[-1].lower() in _VERBS_ONLY)):
                     phrase.pop()  # `if the engines hold`, `the family eat together`: the verb is no part of it
@@ -67,6 +70,8 @@ def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
     return found
 
 
+_TIMES = frozenset("night week month year time summer winter spring autumn morning evening weekend term season "
+                    "monday tuesday wednesday thursday friday saturday sunday".split())
 _VERBS_ONLY = frozenset("eat eats hold holds slip slips fail fails sink sinks die dies go goes come comes arrive "
                         "arrives happen happens seem seems stay stays sleep sleeps know knows think thinks agree "
                         "agrees wait waits leave leaves live lives sit sits stand stands begin begins break breaks "
