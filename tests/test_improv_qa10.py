@@ -57,6 +57,12 @@ def test_the_offline_judge_counts_a_negated_clause_as_kept_until_its_person_does
     assert all(c.negated == ("never" in c.text or "not" in c.text) for c in read_goal(goal, ("Mara", "Dev", "Lena")))
 
 
+@pytest.mark.parametrize("goal", ["Bob can't wait to apologise", "Bob cannot help apologising", "Bob can't stop laughing"])
+def test_a_clause_that_only_sounds_negated_is_not(goal):
+    """`can't wait to apologise` asks for the apology: no negation of the act."""
+    assert not read_goal(goal, ("Bob",))[0].negated
+
+
 @pytest.mark.parametrize("text", [
     "The fire goes out",
     "Three slow knocks come at the back door and the fire goes out",

@@ -37,7 +37,8 @@ _NOT_A_NAME = frozenset("the a an let no it this that there when if once after b
                         "someone each".split())
 _NEGATION = re.compile(r"\b(?:not|never|no|n't|nothing)\b", re.I)
 _NEGATED = re.compile(r"^\s*(?:never|(?:(?:does|do|did|will|would|must|should|shall|can|could|may)\s+(?:not|never))|"
-                      r"(?:doesn|don|didn|won|wouldn|mustn|shouldn|can|couldn)[’']t|cannot|no longer)\b", re.I)
+                      r"(?:doesn|don|didn|won|wouldn|mustn|shouldn|can|couldn)[’']t|cannot|no longer)\b"
+                      r"(?!\s+(?:wait|help|stop|resist)\b)", re.I)
 """A clause's verb negated right after its subject (`Mara never admits`, `Lena does not confess`)."""
 _CONTENT = re.compile(r"[a-z]{5,}")
 _NO_SPACE = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
