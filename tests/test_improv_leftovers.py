@@ -66,7 +66,8 @@ GOING = re.compile(r"\b(?:head(?:ing)? (?:out|home|off)|get going|be going|be of
 
 
 @pytest.mark.parametrize("setting", ["The wheelhouse of a fishing trawler, far out at sea in a gale, night",
-                                     "A cable car stuck halfway up the mountain, swaying in the wind"])
+                                     "A cable car stuck halfway up the mountain, swaying in the wind",
+                                     "The bridge of the starship Meridian, red alert lighting"])
 def test_where_nobody_can_leave_the_scene_closes_without_anyone_walking_out(tmp_path, setting):
     """A close in a place nobody can leave ends the talk (the scene still closes on it), but no one exits
     or says they are going; the same scene in an office does."""

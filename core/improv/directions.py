@@ -18,10 +18,13 @@ from functools import lru_cache
 from promptdesk.core.improv.voice import first_person
 
 EVENT_KINDS = (
-    ("leave", r"\b(?:leave|leaving|evacuat\w*|get out|every(?:one|body) out|clear the (?:room|building)|fire|"
+    ("leave", r"\b(?:leave|leaving|evacuat\w*|get out|every(?:one|body) out|clear the (?:room|building)|"
+              r"fire(?!\s+(?:goes|went|has gone|is|was|dies|died|burns|burned|burnt|gutters|guttered|sinks|sank|fades|"
+              r"faded|dwindles|crackles|smoulders|smolders)\b)|"
               r"closing time|has to go|have to go|must go|are asked to go|every(?:one|body) to go|kicked out)\b"),
     ("enter", r"\b(?:enters|walks in|comes in|came in|arrives|arrived|bursts in|joins|knocks|doorbell|steps in)\b"),
-    ("dark", r"\b(?:lights? (?:go|goes|went|flicker\w*)|blackout|power (?:cut|goes|went|fails|failed|failure|dies|died|"
+    ("dark", r"\b(?:lights? (?:go|goes|went|flicker\w*)|(?:fire|candles?|lamps?|lanterns?|torch(?:es)?|torchlight|"
+             r"campfire|fireplace|embers)\s+(?:go|goes|went|has gone|gutters?|guttered|dies|died|is|are)\s+(?:out|dark)|power (?:cut|goes|went|fails|failed|failure|dies|died|"
              r"is out)|darkness)\b"),
     ("call", r"\b(?:phone|rings|ringing|call|buzz\w*|message|text)\b"),
     ("noise", r"\b(?:crash\w*|bang\w*|smash\w*|drops?|shatter\w*|slams?|spill\w*|breaks?)\b"),
@@ -48,7 +51,7 @@ NAME_MAX = 60
 """The longest name a person in an event is read as: a bound, so that a text of hyphen-joined words is
 not read again to its end from every word's start."""
 _PERSON = re.compile(r"\b(?:(?:a|an|the)\s+(?:\w+\s+)?(?:man|woman|stranger|janitor|cleaner|waiter|waitress|courier|"
-                     r"neighbour|neighbor|boss|manager|guard|child|kid|doctor|nurse|officer|colleague|visitor|delivery \w+))\b"
+                     r"neighbour|neighbor|boss|manager|guard|child|kid|doctor|nurse|officer|colleague|visitor|delivery \w+))\b(?!['’]s)"
                      r"|(?:\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\. )?(?<!\w)[^\W\d_][\w'-]{0," + str(NAME_MAX) + r"}(?: from [A-Z][a-z]+)?"
                      r"(?= (?:enters|walks|comes|arrives|bursts|knocks|joins|steps|calls))",
                      re.I)
@@ -104,7 +107,8 @@ _VERBS = frozenset("go goes went ring rings rang start starts begin begins knock
                    "enters buzz buzzes sound sounds explode explodes spill spills bark barks cry cries scream screams "
                    "appear appears leave leaves shut shuts fail fails die dies hit hits crash crashes bang bangs "
                    "beep beeps blare blares pour pours is are was were has have ask asks order orders tell tells "
-                   "announce announces shout shouts".split())
+                   "announce announces shout shouts gutter gutters fade fades flare flares creak creaks groan groans "
+                   "rattle rattles howl howls vent vents sweep sweeps swing swings lurch lurches shake shakes".split())
 _PRONOUNS = frozenset("it there someone somebody something everyone everybody they we".split())
 _ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Mme|Mlle|St|Prof|Jr|Sr)\.", re.I)
 """A title's full stop, which ends no clause (`Dr. Chen arrives`)."""
@@ -123,6 +127,8 @@ def read_event(text: str) -> Event:
     kind, keyword = next(((name, m.group(0)) for name, m in kinds if m), ("other", ""))
     abroad = next((name for name, pattern in OTHER_LANGUAGES if re.search(pattern, clean, re.I)), "")
     person = _PERSON.search(clean)
+    if person and person.group(0)[:1].islower() and " " not in person.group(0):
+        person = None  # `slow knocks come`: a word before the verb, no name
     first = re.split(r"(?<!\d):|:(?!\d)|[;,.!?\[\](){}<>\n\r\u2028\x85*\"\u3001\u3002\uff01\uff1f\uff1b\uff0c\uff1a\u2014\u2013]|"
                      r" - | and (?=everyone|we|they)",
                      _ABBREVIATION.sub(lambda m: m.group(0)[:-1] + "\u2024", clean))[0].strip().replace("\u2024", ".")
@@ -136,6 +142,7 @@ def read_event(text: str) -> Event:
     if not keyword and not any(w.lower().strip("'") in _ENGLISH | _VERBS for w in words):
         return Event(text=first, kind=abroad or "other", thing="", action="", person="")  # not English: not parsed
     at = next((i for i, w in enumerate(words) if i >= 1 and not re.fullmatch(_DET, words[i - 1], re.I)
+               and not _counted(words, i)
                and (w.lower() in _VERBS or _verb_before(words, i))), None)  # `The crash bell`: a noun after `the`
     if at is None:
         at = next((i for i, w in enumerate(words) if i >= 1 and w.endswith("s") and words[i - 1].lower()
@@ -148,13 +155,22 @@ def read_event(text: str) -> Event:
         thing = _object_of(action) or (keyword.lower() if kind not in ("leave", "other") else "")
     elif not (who and (who.endswith(thing) or thing.endswith(who))):
         thing = thing[:1].lower() + thing[1:]
-    if thing and not thing[:1].isupper() and not thing.startswith(("the ", "a ")):
+    if thing and not thing[:1].isupper() and not thing.startswith(("the ", "a ")) and thing != who:
         thing = f"the {thing}"
     return Event(text=first, kind=kind, thing=thing, action=action, person=who if who in first else "")
 
 
 _AFTER_VERB = frozenset("and the a an his her their its on in at into onto from out off up down over through across "
                         "past away loudly softly suddenly outside overhead nearby again twice".split())
+
+
+_COUNTS = frozenset("two three four five six seven eight nine ten several few many some more".split())
+
+
+def _counted(words: list[str], i: int) -> bool:
+    """Whether `words[i]` is a noun counted just before it (`Three slow knocks come ...`, `two shots`):
+    no verb, though a verb is spelt so."""
+    return words[i].lower().endswith("s") and any(w.lower() in _COUNTS or w.isdigit() for w in words[max(0, i - 2):i])
 
 
 def _verb_before(words: list[str], i: int) -> bool:

@@ -41,7 +41,7 @@ class Grammar:
         return bool(self._alternatives(symbol, _present(bindings)))
 
     def expand(self, symbol: str, rng: random.Random, bindings: Bindings, share: tuple[int, int] | None = None,
-               family: Sequence[str] = ()) -> str:
+               family: Sequence[str] = (), strict: bool = False) -> str:
         """One expansion of `symbol` ('' when nothing can be said with these bindings).
 
         With `share` (i, n), the alternative is drawn from the i-th of n shares (`shared_out`) of the
@@ -50,7 +50,7 @@ class Grammar:
         are cut from every alternative of the family, whatever the bindings, so that they are the same
         for every speaker: n speakers drawing from their own shares never draw the same alternative
         while the family has n. A share none of whose alternatives these bindings can fill is taken
-        from those they can."""
+        from those they can, unless `strict` (then nothing is said: another speaker's share holds them)."""
         present = _present(bindings)
         if share is None:
             return _tidy(self._expand(symbol, rng, bindings, present))
@@ -58,8 +58,8 @@ class Grammar:
         names = family or (symbol,)
         every = [alt for name in names for alt in self.rules.get(name, ())]
         usable = {alt for name in names for alt in self._alternatives(name, present)} | set(own)
-        mine = [alt for alt in shared_out(every, share) if alt in usable] or \
-            list(shared_out([alt for alt in every if alt in usable] or list(own), share))
+        mine = [alt for alt in shared_out(every, share) if alt in usable] or ([] if strict else
+                                                                              list(shared_out([alt for alt in every if alt in usable] or list(own), share)))
         if not mine:
             return ""
         return _tidy(self._fill(rng.choice([alt for alt in mine if alt in own] or mine), rng, bindings, present))

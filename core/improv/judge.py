@@ -137,7 +137,15 @@ def _spoken(text: str) -> list[tuple[str, str]]:
     return [(line.speaker, line.text) for line in parse_lines(text) if line.kind == "speech" and line.text]
 
 
-def assess(goal: str, lines: list[tuple[str, str]], cast: tuple[str, ...] = ()) -> tuple[bool | None, str]:
+def _done(text: str) -> list[tuple[str, str]]:
+    """Every line of a request as (speaker, words and business): a goal deed (`Pip falls asleep`) may be done
+    in the business alone."""
+    return [(line.speaker, f"{line.text} *{line.nonverbal}*." if line.nonverbal else line.text)
+            for line in parse_lines(text) if line.kind == "speech" and (line.text or line.nonverbal)]
+
+
+def assess(goal: str, lines: list[tuple[str, str]], cast: tuple[str, ...] = (),
+           deeds: list[tuple[str, str]] | None = None) -> tuple[bool | None, str]:
     """Was the goal met by these (speaker, words) lines? When the goal names who must do what, each such
     clause needs its act from that person (`goal_acts`, the names read against the `cast`: by default
     whoever speaks); a goal naming no one and no act falls back to the share of its key words spoken by
@@ -154,7 +162,7 @@ def assess(goal: str, lines: list[tuple[str, str]], cast: tuple[str, ...] = ()) 
         reason = (f"the goal names no one and no act; the speech touched {len(heard)} of its {len(words)} key words"
                   + (f"; never: {', '.join(missing)}" if missing else ""))
         return bool(words) and len(heard) >= MET_SHARE * len(words), reason
-    results = [clause_met(c, lines, cast) for c in clauses]
+    results = [clause_met(c, lines if c.act or deeds is None else deeds, cast) for c in clauses]
     met = all(ok for ok, _ in results)
     reasons = [why for _, why in results if why]
     return met, ("met: " if met else "not met: ") + "; ".join(reasons)
@@ -163,7 +171,9 @@ def assess(goal: str, lines: list[tuple[str, str]], cast: tuple[str, ...] = ()) 
 def _goal_met(system: str, text: str) -> bool:
     """Whether the goal has been met in the speech so far (the verdict's measure)."""
     goal = _goal(system)
-    return bool(goal) and assess(goal, _spoken(text), _cast(text))[0] is True
+    if not goal or all(c.negated for c in read_goal(goal, _cast(text))):
+        return False  # what must never happen is known only once the scene is over
+    return assess(goal, _spoken(text), _cast(text), _done(text))[0] is True
 
 
 def verdict(system: str, messages: list[ChatMessage]) -> str:
@@ -171,5 +181,6 @@ def verdict(system: str, messages: list[ChatMessage]) -> str:
     goal = _goal(system)
     if not goal:
         return json.dumps({"goal_achieved": None, "reason": "no goal to judge against"})
-    met, reason = assess(goal, _spoken("\n".join(m.content for m in messages)))
+    said = "\n".join(m.content for m in messages)
+    met, reason = assess(goal, _spoken(said), deeds=_done(said))
     return json.dumps({"goal_achieved": met, "reason": reason[:300]})

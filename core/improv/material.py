@@ -17,7 +17,7 @@ from promptdesk.core.improv.roles import goal_roles
 from promptdesk.core.improv.scene_words import place as place_of, split_sentences, topics
 from promptdesk.core.improv.voice import base_verb, first_person
 from promptdesk.core.protocol.goal_acts import read_goal
-from promptdesk.core.protocol.person_names import given_name, spoken_name
+from promptdesk.core.protocol.person_names import given_name, spoken_name, title_length
 
 PROFILE_READ = 6000
 """The characters of a profile read for material (an agent file may hold tens of kilobytes)."""
@@ -95,7 +95,8 @@ def people_roles(prompt: str, goal: str, cast: tuple[str, ...]) -> set[str]:
     names = "|".join(re.escape(n) for n in sorted({w for member in cast if member for w in (
         member, given_name(member), spoken_name(member))} - {""}, key=len, reverse=True))
     for pattern in (rf"(?<!\w)(?:{names}),\s+(?:the|a|an|his|her|their)\s+((?:[a-z'-]+\s+){{0,2}}[a-z'-]+)",
-                    rf"\b(?:the|a|an)\s+((?:[a-z'-]+\s+){{0,2}}[a-z'-]+),\s+(?:{names})(?!\w)") if names else ():
+                    rf"\b(?:the|a|an)\s+((?:[a-z'-]+\s+){{0,2}}[a-z'-]+),\s+(?:{names})(?!\w)",
+                    rf"(?:^|[.!?;]\s+)(?:{names})\s+the\s+([a-z'-]+)(?=\s+(?:has|is|was|had|who|[a-z]+s)\b)") if names else ():
         for match in re.finditer(pattern, prompt):
             words = match.group(1).split()
             cut = next((i for i, w in enumerate(words) if w in _ROLE_ENDS), len(words))  # `the tenant above her`
@@ -128,7 +129,7 @@ def address(name: str, present: tuple[str, ...]) -> str:
         return name
     rest = " ".join(words[1:])
     short = spoken_name(name)
-    shared = sum(1 for other in present if other.split()[:1] == words[:1] or spoken_name(other) == short) > 1
+    shared = sum(1 for other in present if spoken_name(other) == short or (not title_length(name) and other.split()[:1] == words[:1])) > 1
     return name if shared or any(ch.isdigit() for ch in rest) or words[0].lower() in _GENERIC else short
 
 
@@ -177,7 +178,7 @@ _NOUNS_ING = frozenset("ceiling building ring thing railing painting clothing".s
 
 _CONFINED = re.compile(
     r"\b(?:aboard|on board|at sea|(?:the|a|an)\s+(?:[\w'-]+\s+){0,2}(?:ship|boat|vessel|yacht|ferry|trawler|tanker|"
-    r"freighter|submarine|spacecraft|spaceship|space station|airliner|aircraft|plane|helicopter|lifeboat|life raft)|"
+    r"freighter|submarine|spacecraft|spaceship|starship|warship|space shuttle|space station|airliner|aircraft|plane|helicopter|lifeboat|life raft)|"
     r"cockpit|in orbit|in flight|mid-?flight|(?:lift|elevator|cable car)\s+(?:is\s+)?stuck|stuck in|trapped|snowed in|"
     r"cut off by|locked in|under siege|oil rig|lighthouse in a gale)\b(?!'s)", re.I)
 """A setting nobody can walk out of, read in its first sentence (the place): a ship, a plane, a space station,
@@ -199,9 +200,14 @@ def _sentences(text: str) -> list[str]:
     for sentence in split_sentences(text):
         sentence = sentence.strip()
         if 4 <= len(sentence.split()) <= 22 and re.match(r"^(I|My|It|That|Still)\b", sentence) and '"' not in sentence \
-                and not re.search(r"\b(?:he|she|him|his|her|they|them)\b", sentence, re.I):
+                and not re.search(r"\b(?:he|she|him|his|her|they|them)\b", sentence, re.I) and not _ON_SPEAKING.search(sentence):
             out.append(sentence if sentence[-1] in ".!?" else sentence + ".")
     return out
+
+
+_ON_SPEAKING = re.compile(r"\b(?:not|never|n't)\s+(?:say|tell|mention|admit|bring)\b|\b(?:say|tell|mention|admit)\b[^.]*"
+                          r"\b(?:unless|until)\b", re.I)
+"""A sentence about keeping something unsaid (`I will not say so unless cornered`): no line to say aloud."""
 
 
 _SECRET = re.compile(r"\b(?:(?:not|never|n't) (?:yet )?(?:told|said|admitted|mentioned)|secret(?:ly)?|hid(?:e|den|ing)?|"
@@ -274,6 +280,8 @@ def _background(profile: str) -> list[str]:
         after = words[1].lower()
         if head in _NOT_VERBS or after in _IRREGULAR_PAST or (after.endswith("ed") and head not in ("has", "was", "is")):
             continue
+        if head.endswith("ed") and (words[1].endswith((",", ";")) or len(words) > 2 and words[2].lower() == "of"):
+            continue  # `Retired carpenter, jokes ...`: a description, not `I retired carpenter`
         if head in ("has", "is", "was") or head in _IRREGULAR_PAST or head.endswith("ed") or \
                 (head.endswith("s") and not head.endswith(("ss", "us", "ous"))):
             verb = head if head in _IRREGULAR_PAST or head.endswith("ed") or head == "was" else base_verb(head)

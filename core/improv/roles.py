@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from promptdesk.core.protocol.goal_acts import ACTS, read_goal
-from promptdesk.core.protocol.person_names import given_name, spoken_name
+from promptdesk.core.protocol.goal_acts import ACTS, NOT_VERBS, PERSON_WORD, read_goal
+from promptdesk.core.protocol.person_names import given_name, spoken_name, title_role
 
 _DETERMINER = r"(?:the|a|an|our|my|your|his|her|their|its|[\w-]+'s)"
 _WORD = r"[^\W\d_][\w'-]*"
@@ -35,21 +35,25 @@ def goal_roles(goal: str) -> tuple[str, ...]:
     """The roles the goal's clauses with an act open with, lowercased (`The landlord finally agrees` ->
     `landlord`; `the new night manager admits` -> `new night manager`): a determiner, then at most three
     lowercase words up to the act's verb (adverbs in `-ly` dropped). A capitalised word is a name, not
-    a role; a clause whose act no person does is not read."""
+    a role. A clause with no act of the table is read up to its verb (`The captain orders the slingshot`)."""
     found: list[str] = []
     for clause in read_goal(goal or ""):
-        if clause.who or clause.act is None:
+        if clause.who:
             continue
-        verb = re.search(ACTS[clause.act][0], clause.text, re.I)
+        verb = re.search(ACTS[clause.act][0], clause.text, re.I) if clause.act else \
+            re.search(rf"(?<![\w'])(?!(?:{NOT_VERBS})\b)[a-z]+s\b", clause.text)
         opening = re.match(rf"^{_DETERMINER}\s+(.+)$", clause.text[:verb.start() if verb else 0].strip(), re.I)
         if not opening:
             continue
-        words = [w for w in opening.group(1).split() if not w.lower().endswith("ly")]
-        if 0 < len(words) <= ROLE_WORDS and all(re.fullmatch(_WORD, w) and w == w.lower() and w not in _NOT_ROLE
-                                                for w in words):
-            role = " ".join(words)
-            if role not in found:
-                found.append(role)
+        for subject in re.split(rf"\s+(?:and|&)\s+{_DETERMINER}\s+", opening.group(1)):  # `the buyer and the seller`
+            words = [w for w in subject.split() if not w.lower().endswith("ly")]
+            if not clause.act and not (words and PERSON_WORD.search(words[-1]) and verb.group(0) not in _NOT_ROLE):
+                continue  # `The storm passes`, `The deal is signed`: a thing, no role
+            if 0 < len(words) <= ROLE_WORDS and all(re.fullmatch(_WORD, w) and w == w.lower() and w not in _NOT_ROLE
+                                                    for w in words):
+                role = " ".join(words)
+                if role not in found:
+                    found.append(role)
     return tuple(found)
 
 
@@ -59,7 +63,8 @@ def person_roles(name: str, others: tuple[str, ...], prompt: str, goal: str, per
     """(role, cast member) for each of the goal's roles some rule settles (see the module)."""
     out: list[tuple[str, str]] = []
     for role in goal_roles(goal):
-        called = [member for member in (name, *others) if member and _prompt_calls(prompt, member, role)]
+        titled = [member for member in (name, *others) if member and title_role(member) == role.split()[-1]]
+        called = titled or [member for member in (name, *others) if member and _prompt_calls(prompt, member, role)]
         if len(called) == 1:
             out.append((role, called[0]))
         elif not called and plays(role, profile, perspective):
@@ -91,4 +96,22 @@ def _prompt_calls(prompt: str, member: str, role: str) -> bool:
                 rf"\b{role_phrase},?\s+(?:{names})(?!\w)",
                 rf"(?<!\w)(?:{names})\s+\((?:{_DETERMINER}\s+)?(?:[\w'-]+\s+){{0,2}}?{head}\)",
                 rf"(?<!\w)(?:{names}),?\s+(?:who\s+)?(?:is|was)\s+{role_phrase}\b")
-    return any(re.search(p, prompt, re.I) for p in patterns)
+    if any(re.search(p, prompt, re.I) for p in patterns):
+        return True
+    doing = _DOING.get(role.split()[-1]) or (rf"{re.escape(role.split()[-1][:-2])}\w*" if re.search(r"(?:er|or)$", role)
+                                             and len(role.split()[-1]) > 5 else "")
+    if doing and re.search(rf"(?<!\w)(?:{names})\s+(?:\w+ly\s+)?(?:{doing})\b", prompt, re.I):
+        return True  # `Kofi rents the top flat`: the tenant; `Gus buys`: the buyer
+    owning = _OWNING.get(role.split()[-1])
+    return bool(owning and re.search(rf"\b(?:{owning})\b[^.;]*?\bfrom\s+(?:{names})(?!\w)", prompt, re.I))
+
+
+_DOING = {"tenant": "rents|leases|lodges|lives", "lodger": "rents|lodges", "landlord": "owns|lets|rents out",
+          "landlady": "owns|lets|rents out", "owner": "owns", "buyer": "buys|wants to buy|is buying|wants|haggles",
+          "customer": "buys|wants to buy|wants|orders", "seller": "sells|is selling", "vendor": "sells|is selling",
+          "stallholder": "sells|runs the stall", "shopkeeper": "sells|runs the shop", "witness": "saw|swore|testifies",
+          "judge": "presides", "patient": "is waiting|has come for", "teacher": "teaches", "driver": "drives"}
+"""Roles a prompt gives by a verb alone (`Kofi rents the top flat`): the role's doer; an agent noun in `-er`
+or `-or` (`the buyer`, `the negotiator`) is also read from its own verb (`buys`, `negotiates`)."""
+_OWNING = {"landlord": "rents|leases", "landlady": "rents|leases", "seller": "buys", "vendor": "buys"}
+"""Roles a prompt gives the one something is had from (`Kofi rents the flat from Mara`: Mara is the landlord)."""

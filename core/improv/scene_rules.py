@@ -179,6 +179,12 @@ RULES: dict[str, tuple[str, ...]] = {
         "Here is where I stand, #to#: #goal_line#.",
         "#goal_line.cap#. That's my word on it.",
     ),
+    "goal_done": (
+        "There, #to#.",
+        "#to#. Like this.",
+        "This is for #topic#, #to#.",
+        "There. For #topic#.",
+    ),
     "goal_tell": (
         "#to#, let me #goal_deed#. #said.cap#.",
         "I'll #goal_deed#, #to#. #said.cap#.",

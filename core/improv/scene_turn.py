@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import re
 from functools import lru_cache
+from dataclasses import replace
 
 from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.dice import rng_for
@@ -51,6 +52,8 @@ def material_of(brief: Briefing) -> Material:
 def play_turn(brief: Briefing, seed: int, rng: random.Random) -> str:
     """A whole well-formed answer: `<thinking>…</thinking>` then `<speech>…</speech>`."""
     m, story = material_of(brief), Story(brief)
+    if story.withholds():
+        m = replace(m, facts=(), secrets=(), accounts=())
     cue, extra = choose(brief, seed, rng, m, story)
     if cue.move == "close":
         speech = _close(brief, seed, rng, m, story, cue, extra)
@@ -133,7 +136,20 @@ def _event_slots(story: Story) -> dict[str, list[str]]:
         return {}
     event = story.event[0]
     who = event.person if event.person and event.person.lower() not in ("someone", "somebody") else ""
+    who = re.sub(r"^(?:A|An|The)\s+", "the ", who)  # come in, `a night cleaner` is the night cleaner
     return {"ev": [event.thing] if event.thing else [], "who": [who] if who else []}
+
+
+def _what_is_told(said: str, m: Material) -> str:
+    """What a note to tell `what I heard on the roof` asks to be told: the character's own sentence that holds
+    it (`I heard footsteps on the roof last night`), not the question's words as a fragment."""
+    if not re.match(r"(?:what|how|why|where|when|who|which)\b", said, re.I):
+        return said
+    words = {w[:5] for w in re.findall(r"[a-z]{3,}", said.lower())} - {"what", "why", "how", "where", "when", "who", "whic"}
+    own = [s.rstrip(".") for s in (*m.secrets, *m.facts, *m.accounts)]
+    best = max(own, key=lambda s: len(words & {w[:5] for w in re.findall(r"[a-z]{3,}", s.lower())}), default="")
+    shared = words & {w[:5] for w in re.findall(r"[a-z]{3,}", best.lower())}
+    return best if best and len(shared - {"the", "and", "you"}) >= min(2, len(words)) else said
 
 
 def _note_move(cue: Cue, story: Story, extra: dict, last, rng: random.Random) -> None:
@@ -143,7 +159,7 @@ def _note_move(cue: Cue, story: Story, extra: dict, last, rng: random.Random) ->
         cue.move = "close"
     elif note.kind == "say":
         cue.move = "admit" if not note.names_a_thing else "mention"
-        extra["said"] = [note.said]
+        extra["said"] = [_what_is_told(note.said, material_of(story.brief))]
     elif note.kind == "manner":
         cue.move = rng.choice(MANNER_MOVES[note.manner])
         if cue.move == "interrupt" and not (last and last.text):
@@ -201,6 +217,9 @@ def _goal_act(brief: Briefing, rng: random.Random, m: Material, story: Story, cu
             told = max(m.accounts, key=lambda s: (len(words & {w[:5] for w in re.findall(r"\w{4,}", s.lower())}),
                                                    -m.accounts.index(s)))
             extra["goal_deed"], extra["said"], cue.symbol = [extra["goal_line"][0][2:]], [told], "goal_tell"
+        elif story.goal_deed:  # `Pip falls asleep`, `Tom raises his glass`: done, not announced
+            extra["deed"], cue.symbol = [story.goal_deed], "goal_done"
+            cue.to = next((o for o in brief.others if re.search(rf"\b{re.escape(given_name(o))}\b", story.goal_deed)), cue.to)
     elif cue.move == "agree_goal" and not extra.get("goal_obj"):
         cue.symbol = "agree_goal_do" if extra.get("goal_do") else "agree_goal_plain"
     return True
@@ -246,7 +265,7 @@ def _close(brief: Briefing, seed: int, rng: random.Random, m: Material, story: S
         own = {line.text for line in brief.own}
         cast = sorted((brief.name, *brief.others))
         leaves = POST_LEAVES if m.confined else PLAIN_LEAVES if len(cast) > 2 else PAIR_LEAVES
-        mine = leaves[cast.index(brief.name) % len(leaves)::len(cast)]
+        mine = leaves[cast.index(brief.name)::len(cast)]  # none in a crowd larger than the leave-takings: a silent exit
         leave = next((plain for plain in mine if f"{said} {plain}".strip() not in own), "")
         if not leave and not said:
             return f"[REACT, TONE: settled, *{'turns back to the work' if m.confined else theirs(rng.choice(EXITS), brief.temperament.pronoun)}*]"

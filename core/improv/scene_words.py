@@ -17,16 +17,17 @@ _STOP = frozenset(
 _OBJECT_STARTS = frozenset("its his her their the a an my your our to him them me us".split())
 _DETERMINERS = ("the", "a", "an", "my")
 _STARTS = ("this", "that", "your", "our")
-_ADJECTIVE_END = ("ly", "ive", "ful", "ous", "able", "ible", "less", "ish", "ed", "ing")
+_ADJECTIVE_END = ("ly", "ive", "ful", "ous", "able", "ible", "less", "ish", "ed", "ing", "ical", "ional", "ual")
 _ADJECTIVES = frozenset("intact sincere whole own same other new old good bad big small real true sure fine "
                         "important genuine late early open close safe right wrong clear free full single alone "
                         "enough able afraid quick slow fair first second third last next important urgent honest different decent "
                         "recent silent pleasant brilliant latest best worst two three four five six seven eight "
-                        "nine ten one".split())
+                        "nine ten one awake asleep alive dead aware afloat ajar".split())
 
 
 _ADVERBS = frozenset("together tonight today tomorrow yesterday now again here there soon later already ago "
-                     "anyway instead too either neither ever forever once twice immediately".split())
+                     "anyway instead too either neither ever forever once twice immediately only even really "
+                     "almost nearly always never often this that these those until unless till since though although".split())
 """Adverbs that end a noun phrase (`paint the fence together`, `the rent tonight`): never part of one."""
 
 
@@ -54,11 +55,14 @@ def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
                         break
                     if phrase and j + 1 < len(words) and words[j + 1].lower() in _OBJECT_STARTS:
                         break
+                    if phrase and nxt.lower() in ("last", "next", "every") and j + 1 < len(words) \
+                            and words[j + 1].lower().strip(".,") in _TIMES:
+                        break  # `the roof last night`: the roof
                     phrase.append(nxt)
                 while phrase and (_adjectival(phrase[-1]) or (len(phrase) > 1 and phrase[-1].lower() in _VERBS_ONLY)):
                     phrase.pop()  # `if the engines hold`, `the family eat together`: the verb is no part of it
-                if phrase and phrase[-1].lower() in _NOT_TOPICS:
-                    continue
+                if phrase and (phrase[-1].lower() in _NOT_TOPICS or phrase[-1].endswith(("'s", "’s"))):
+                    continue  # `the prosecution's` (its noun cut off): no topic
                 if phrase and not banned & {re.sub(r"'s$", "", w.lower()) for w in phrase}:
                     candidate = ("my " if word.lower() in ("my", "your") else "our " if word.lower() == "our" else "the ") + " ".join(phrase)
                     if candidate.lower() not in (f.lower() for f in found):
@@ -66,6 +70,8 @@ def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
     return found
 
 
+_TIMES = frozenset("night week month year time summer winter spring autumn morning evening weekend term season "
+                    "monday tuesday wednesday thursday friday saturday sunday".split())
 _VERBS_ONLY = frozenset("eat eats hold holds slip slips fail fails sink sinks die dies go goes come comes arrive "
                         "arrives happen happens seem seems stay stays sleep sleeps know knows think thinks agree "
                         "agrees wait waits leave leaves live lives sit sits stand stands begin begins break breaks "
@@ -92,7 +98,8 @@ _NOUNS_LIKE = frozenset("client deadline account estimate migration agent parent
                         "feed weed evening morning meeting building ceiling feeling thing ring king wedding "
                         "pudding offering ending setting planning training table cable stable vegetable timetable "
                         "detective executive relative motive archive olive representative dish fish wish "
-                        "assembly rally ally belly jelly bully supply reply handful".split())
+                        "assembly rally ally belly jelly bully supply reply handful anomaly monopoly butterfly "
+                        "firefly dragonfly lily homily professional individual ritual manual musical".split())
 
 
 def place(setting: str) -> str:

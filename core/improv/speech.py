@@ -21,6 +21,11 @@ from promptdesk.core.protocol.person_names import given_name
 
 DRAWS = 8
 """How often a line is drawn again when this actor has already said it."""
+CROWD = 5
+"""A cast this large answers blind in too many voices for a share of a move to fall back on another's."""
+OWN_ACTS = frozenset("goal_say goal_tell goal_done thank_goal thank_goal_for admit confess apologise accept ask mention".split())
+"""Lines of one person's own act (a goal's, a director's note's), which no one else makes in the beat: never
+given up for a crowd."""
 PERSONAL = frozenset({"event", "aftermath", "close"})
 """Moves every actor makes at the same beat (a world event, its aftermath, the close): their topic is
 the character's own, so that two actors answering blind do not say the same line."""
@@ -109,10 +114,21 @@ def words(brief: Briefing, m: Material, cue: Cue, rng: random.Random, extra: dic
     leads = frozenset(tic.lower() for tic in m.tics)
     said = {core(line.text, leads) for line in brief.own} | {core(line.text, leads) for line in brief.heard}
     t = t or brief.temperament
+    mine = beat_share(brief)
+    lines = sum(len(RULES.get(s, ())) for s in FAMILY_OF.get(symbol, (symbol,)))
+    crowd = bool(mine) and (cue.move in PERSONAL and mine[1] > lines or mine[1] >= CROWD and symbol not in OWN_ACTS)
+    if crowd and mine[0] >= lines:  # a crowd answering blind, the move's lines all taken by others
+        if cue.move in PERSONAL or not GRAMMAR.can_say("question", slots) or mine[0] >= len(RULES["question"]) + len(RULES["press"]):
+            return ""  # a line of mine would be one of theirs
+        symbol = "question"  # a question of my own share instead
     for draw in range(DRAWS):
-        share = beat_share(brief) if draw < DRAWS // 2 else None
-        text = GRAMMAR.expand(symbol, rng, slots, share, FAMILY_OF.get(symbol, ())) if symbol != "place_line" else \
+        if crowd and draw == DRAWS // 2 and cue.move not in PERSONAL and GRAMMAR.can_say("question", slots):
+            symbol = "question"  # my share of the move said: a question of my share, never another's line
+        share = mine if draw < DRAWS // 2 or crowd else None
+        text = GRAMMAR.expand(symbol, rng, slots, share, FAMILY_OF.get(symbol, ()), crowd) if symbol != "place_line" else \
             f"So. Here we are in {m.place}."
+        if not text:
+            continue
         lead = "" if not lead_in else rng.choice(m.tics) if m.tics and rng.random() < 0.3 else \
             _lead(t, rng) if rng.random() < 0.3 else ""
         if lead and not text.startswith("'") and text.split(" ", 1)[0].lower().strip(",") not in NO_LEAD:
@@ -152,9 +168,18 @@ def _lower_first(text: str, brief: Briefing) -> str:
     return text if first in names or first in ("I", "I'm", "I'll", "I've", "I'd") else text[:1].lower() + text[1:]
 
 
+QUIET_DEED = re.compile(r"(?:falls? asleep|sleeps|dozes|drifts off|nods off|faints|passes out|dies|cries|weeps|sobs|"
+                        r"hugs|kisses|embraces|holds)\b")
+"""A goal deed done without a word (`falls asleep`)."""
+
+
 def _speak(brief: Briefing, m: Material, cue: Cue, rng: random.Random, t: Temperament, extra: dict) -> str:
     mood = phrases.MOOD_OF.get(cue.move, "neutral")
     parts = ([f"TO: {cue.to}"] if cue.to else []) + [f"TONE: {tone(t, mood, rng)}"]
+    if extra.get("deed"):  # a goal deed that is done, not said: the business does it
+        deed = extra["deed"][0]
+        said = "" if QUIET_DEED.match(deed) else words(brief, m, cue, rng, extra, t)
+        return f'[{", ".join(parts)}, *{deed}*] "{said}"' if said else f"[REACT, {parts[-1]}, *{deed}*]"
     if rng.random() < 0.35 + 0.2 * t.anxious:
         parts.append(f"*{gesture(t, mood, rng)}*")
     said = words(brief, m, cue, rng, extra, t)

@@ -15,7 +15,7 @@ from promptdesk.core.improv.roles import person_roles
 from promptdesk.core.improv.directions import Event, Note, read_event, read_note
 from promptdesk.core.improv.temperament import Temperament
 from promptdesk.core.improv.voice import base_verb, own_possessives
-from promptdesk.core.protocol.goal_acts import ACTS, GoalClause, does_act, read_goal, said_together, same_person
+from promptdesk.core.protocol.goal_acts import ACTS, NOT_VERBS, GoalClause, does_act, read_goal, said_together, same_person
 from promptdesk.core.protocol.person_names import given_name
 
 MANNER_SHIFT = {"forceful": {"forceful": 1.0, "quiet": 0.0, "anxious": 0.0}, "warm": {"warm": 1.0, "forceful": 0.0},
@@ -37,6 +37,9 @@ class Story:
         """The newest world event of the last two turns, with how many own turns ago it came (0: now).
         Several given at once are shared out over the cast by its order, so the room takes up each of
         them; one that sends everyone out is everyone's."""
+        gone = [(line, a) for line, a in self.brief.recent("event", 3) if read_event(line.text).kind == "leave"]
+        if gone:  # once everyone has to go, a later event is no reason to leave
+            return read_event(gone[-1][0].text), gone[-1][1]
         recent = self.brief.recent("event", 2)
         if not recent:
             return None
@@ -92,7 +95,14 @@ class Story:
     def mine(self) -> list[GoalClause]:
         """The goal's clauses this character is named in (or everyone is)."""
         me = self.brief.name
-        return [c for c in self.clauses if c.act and (c.everyone or any(same_person(n, me, self._cast) for n in c.who))]
+        return [c for c in self.clauses if c.act and not c.negated and (c.everyone or any(same_person(n, me, self._cast) for n in c.who))]
+
+    def withholds(self) -> bool:
+        """Whether the goal asks this character never to admit or reveal something (`Mara never admits
+        the affair`): they keep what their perspective holds to themselves."""
+        me = self.brief.name
+        return any(c.negated and c.act == "admit" and (c.everyone or any(same_person(n, me, self._cast) for n in c.who))
+                   for c in self.clauses)
 
     def done_by_me(self, act: str) -> bool:
         return any(does_act(line.text, act) for line in self.brief.own)
@@ -119,7 +129,7 @@ class Story:
             elif clause.act in ("thank", "promise", "refuse") and progress >= 0.3 and self._saying(clause):
                 return ("thank_goal", self._thanked(clause)) if clause.act == "thank" else ("goal_say", "")
         for clause in self.clauses:
-            if not clause.act and clause.words and not clause.everyone and progress >= 0.5 and self._saying(clause) \
+            if not clause.act and not clause.negated and clause.words and not clause.everyone and progress >= 0.5 and self._saying(clause) \
                     and any(same_person(n, self.brief.name, self._cast) for n in clause.who) and not self._said(clause):
                 return "goal_say", ""
         return None
@@ -134,13 +144,21 @@ class Story:
         return own_possessives(found.group(1), self.brief.temperament.pronoun) if found else ""
 
     def _saying(self, clause: GoalClause) -> bool:
-        """Whether the clause can be said in the first person; it is kept for this turn's line."""
+        """Whether the clause can be said in the first person; it is kept for this turn's line, and what it
+        does as a stage direction (`raises his glass to the couple`) for a deed that is no speech act."""
         self.goal_line = goal_sentence(clause, self.brief.temperament.pronoun)
+        told = re.match(r"^I (?:tell|inform|warn|remind) (?:\w+ ){1,2}?(?:that )?(.+\b(?:is|are|was|were|has|have|had|will|"
+                        r"can|cannot|won't|did|does|must)\b.+)$", self.goal_line)
+        self.goal_deed = "" if not self.goal_line or SPEECH_ACT.match(self.goal_line) else goal_deed(clause)
+        if told:  # `The doctor tells Harold the cancer has spread`: what is told, not the telling
+            self.goal_line = told.group(1)
         return bool(self.goal_line)
 
     def _said(self, clause: GoalClause) -> bool:
-        """Whether one statement of this character's own lines already holds most of the clause's key words."""
-        return len(said_together(clause, [line.text for line in self.brief.own])) >= 0.6 * len(clause.words)
+        """Whether one statement of this character's own lines (or their business) already holds most of the
+        clause's key words."""
+        done = [f"{line.text} *{line.nonverbal}*." for line in self.brief.own]
+        return len(said_together(clause, done)) >= 0.6 * len(clause.words)
 
     def _thanked(self, clause: GoalClause) -> str:
         """Whom a `thank` clause thanks: the other cast member it names, else the one person of the clause
@@ -174,6 +192,9 @@ class Story:
         """What the goal asks the characters to agree on (read once per turn)."""
         return self._goal_object
 
+    goal_deed: str = ""
+    """The same clause as a stage direction, when it is a deed rather than a speech act (`falls asleep`)."""
+
     goal_line: str = ""
     """The first-person sentence of the goal clause this turn says (`goal_move`'s `goal_say`)."""
 
@@ -181,7 +202,7 @@ class Story:
         """What the goal asks the characters to agree on (`agree on accountability measures`), or to do,
         with its `to` (`agree to paint the fence` -> `to paint the fence`)."""
         for clause in self.clauses:
-            if clause.act == "agree":
+            if clause.act == "agree" and not clause.negated:
                 words = clause.text.split()
                 at = next((i for i, w in enumerate(words) if w.lower() in ("on", "to", "upon")), None)
                 if at is not None and at + 1 < len(words):
@@ -194,8 +215,7 @@ class Story:
         return 2 * min(self.arrivals, 2) + min(len(self.notes), 2)
 
 
-_NOT_VERBS = "his|hers|its|this|thus|ours|yours|theirs|us|as|yes|plus|perhaps|always|sometimes"
-"""Words ending in `s` that a goal clause may hold and that are no verb (`hands over his keys`)."""
+_NOT_VERBS = NOT_VERBS
 
 
 @dataclass(frozen=True)
@@ -208,6 +228,36 @@ class _At:
         return self.at
 
 
+SPEECH_ACT = re.compile(r"I (?:order|rule|declare|pronounce|sentence|strike|promise|swear|vow|resign|name|bless|forgive|"
+                        r"grant|deny|approve|authori[sz]e|propose|suggest|insist|demand|request|invite|announce|warn|"
+                        r"recommend|confirm|concede|object|sustain|overrule|dismiss|fire|hire|bet|pardon|appoint|nominate|"
+                        r"veto|withdraw|quit|welcome|congratulate|offer|ban|forbid|permit|allow|accuse|challenge|ask|"
+                        r"agree|accept|refuse|thank|apologi[sz]e|admit|say|tell|call|decide|choose|pick|vote|"
+                        r"explain|describe|share|reveal|disclose|justify|clarify|outline|recount|account|set out|"
+                        r"lay out|talk|open up|come clean|answer|reply|insist|argue|plead|testify|confess|sign|approve|agree)\b")
+"""A goal deed done by saying it (`I order the slingshot`, `I strike the identification`); any other
+(`I fall asleep`, `I raise my glass`) is done, not announced."""
+
+
+def goal_deed(clause: GoalClause) -> str:
+    """A goal clause's deed as a stage direction, from its verb on as the goal writes it (`Tom raises his
+    glass to the couple` -> `raises his glass to the couple`); '' when no verb is found."""
+    found = _verb_at(clause.text)
+    if found is None:
+        return ""
+    return clause.text[clause.text.rfind(" ", 0, found) + 1:].rstrip(" .")
+
+
+def _verb_at(text: str) -> int | None:
+    """Where a clause with no act has its verb: after a modal (`Theo must tell Oksana`), else the first
+    `-s` word that is a verb, whichever comes first."""
+    modal = re.search(r"(?<![\w'])(?:must|should|shall|will|would|can|could|may|might)\s+([a-z])", text)
+    plain = re.search(rf"(?<![\w'])(?!(?:{_NOT_VERBS})\b)[a-z]+s\b", text)
+    if modal and not (plain and plain.start() < modal.start()):
+        return modal.start(1)
+    return plain.start() if plain else None
+
+
 def goal_sentence(clause: GoalClause, pronoun: str = "") -> str:
     """A goal clause said by the person it names, in the first person: from its act's verb (`both parents
     promise to follow the ruling` -> `I promise to follow the ruling`), or for a clause with no act
@@ -215,9 +265,9 @@ def goal_sentence(clause: GoalClause, pronoun: str = "") -> str:
     text = clause.text
     if clause.act:
         found = re.search(ACTS[clause.act][0], text, re.I)
-    else:  # the verb after a modal (`Theo must tell Oksana`), else the first `-s` word that is a verb
-        found = re.search(r"(?<![\w'])(?:must|should|shall|will|would|can|could|may|might)\s+([a-z])", text)
-        found = _At(found.start(1)) if found else re.search(rf"(?<![\w'])(?!(?:{_NOT_VERBS})\b)[a-z]+s\b", text)
+    else:  # `Socrates persuades Hypatia that a lie can be good` is persuading, not being good
+        at = _verb_at(text)
+        found = _At(at) if at is not None else None
     if not found:
         return ""
     start = text.rfind(" ", 0, found.start()) + 1

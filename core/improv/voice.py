@@ -47,6 +47,9 @@ def first_person(text: str) -> str:
     out = re.sub(r"\byou\b", "me", out, flags=re.IGNORECASE)
     out = re.sub(r"(?<!\bif )(?<!\bIf )(?<!\bwish )(?<!\bthough )\bI (were)(n't)?\b",  # `because I were afraid` -> `I was`
                  lambda m: "I was" + (m.group(2) or ""), out)
+    out = re.sub(r"(^|[.!?]\s+)?\b(I|me) and ((?:my |the |a |an |our )?[\w'-]+)(?=[\s,.;:!?]|$)",  # `I and Dev` -> `Dev and I`
+                 lambda m: (m.group(1) or "") + (_cap(m.group(3)) if m.group(1) is not None else m.group(3))
+                 + f" and {m.group(2)}", out)
     return _cap(out)
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from promptdesk.core.protocol.person_names import given_name, latin, spoken_name
+from promptdesk.core.protocol.person_names import given_name, latin, spoken_name, title_role
 
 ACTS: dict[str, tuple[str, str]] = {
     "apologise": (r"apolog|\bsay(?:s)? sorry\b", r"\b(?:i'?m|i am|am|so|truly|really|deeply|very) sorry\b|^\W*sorry\W*$"
@@ -36,12 +36,23 @@ _PLURAL = re.compile(r"^(?:they|both|everyone|everybody|all|the two|the three|th
 _NOT_A_NAME = frozenset("the a an let no it this that there when if once after before everyone they both all we "
                         "someone each".split())
 _NEGATION = re.compile(r"\b(?:not|never|no|n't|nothing)\b", re.I)
+_NEGATED = re.compile(r"^\s*(?:never|(?:(?:does|do|did|will|would|must|should|shall|can|could|may)\s+(?:not|never))|"
+                      r"(?:doesn|don|didn|won|wouldn|mustn|shouldn|can|couldn)[’']t|cannot|no longer)\b"
+                      r"(?!\s+(?:wait|help|stop|resist)\b)", re.I)
+"""A clause's verb negated right after its subject (`Mara never admits`, `Lena does not confess`)."""
 _CONTENT = re.compile(r"[a-z]{5,}")
 _NO_SPACE = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 """A letter of a script written without spaces between words (Thai, Myanmar, Khmer, kana, CJK)."""
-_FILLER = frozenset("gives makes offers shows takes sincere sincerely genuine genuinely explicit explicitly clearly finally really "
+_FILLER = frozenset("never doesn longer cannot wouldn mustn shouldn couldn gives makes offers shows takes sincere sincerely genuine genuinely explicit explicitly clearly finally really "
                     "properly something someone together other their about after before which there where".split())
 STEM = 5
+PERSON_WORD = re.compile(r"(?:er|or|ist|ian|ant|ent|ess|man|woman|eer|ee)$|^(?:captain|judge|doctor|nurse|witness|chief|"
+                         r"king|queen|prince|boss|host|guest|child|kid|bride|groom|chef|cook|spy|thief|coach|mayor|priest|"
+                         r"monk|pilot|clerk|maid|nanny|poet|guard|agent|stranger|medic|cop|vet|heir|twin|widow)$")
+"""A word that names a person (`the captain`, `the tenant`, `the buyer`): a clause with no act of the table
+names a role only with one (`The captain orders`, not `The storm passes`)."""
+NOT_VERBS = "his|hers|its|this|thus|ours|yours|theirs|us|as|yes|plus|perhaps|always|sometimes|news|glasses|series"
+"""Words ending in `s` that a goal clause may hold and that are no verb (`hands over his keys`)."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +65,8 @@ class GoalClause:
     who: tuple[str, ...]
     act: str | None
     words: tuple[str, ...]
+    negated: bool = False
+    """The goal asks that its person never do it (`Mara never admits the affair`, `Lena does not confess`)."""
 
     @property
     def everyone(self) -> bool:
@@ -68,6 +81,9 @@ def read_goal(goal: str, cast: tuple[str, ...] = (), roles: tuple[tuple[str, str
     (`Ruth and Amal agree`, `Ann, Bo and Cy agree`) are one clause; without it, a capitalised first
     word is taken as a name. With `roles` ((role, cast member) pairs, as the improviser reads them:
     `promptdesk.core.improv.roles`), a clause opening with `the <role>` names the member who plays it."""
+    titled = [(title_role(member), member) for member in cast if title_role(member)]
+    roles = (*roles, *((role, member) for role, member in titled if [r for r, _ in titled].count(role) == 1
+                       and role not in {r for r, _ in roles}))  # `the captain` is Captain Efua Osei
     names = sorted(cast, key=len, reverse=True)
     held = {f"\ue000{i}\ue001": name for i, name in enumerate(names) if re.search(r"[;,.]|\band\b", name)}
     for mark, name in held.items():
@@ -101,8 +117,10 @@ def person_of(name: str, cast: Iterable[str]) -> str | None:
 
 def _short_names(member: str) -> set[str]:
     """The shorter names a member answers to: the first word, the given name after any title
-    (`Dr Amal Haddad` -> `Amal`) and the title with the surname (`Dr Haddad`)."""
-    shorts = {given_name(member), spoken_name(member)}
+    (`Dr Amal Haddad` -> `Amal`), the title with the surname (`Dr Haddad`) and the surname (`Nietzsche` for
+    Friedrich Nietzsche; only when no one else has it, as `person_of` reads them)."""
+    words = member.split()
+    shorts = {given_name(member), spoken_name(member)} | ({words[-1]} if len(words) > 1 and words[-1][:1].isupper() else set())
     shorts |= {latin(short) for short in (*shorts, member)}  # `Oleg` for Олег Петров
     return {short for short in shorts if short and short != member}
 
@@ -159,18 +177,30 @@ def _clause(text: str, cast: tuple[str, ...] = (), roles: tuple[tuple[str, str],
             who = tuple(person_of(n.strip(), cast) or n.strip() for n in re.split(r"\s+(?:and|&)\s+", names.group(1)))
             rest = names.group(2)
     act = next((name for name, (named, _) in ACTS.items() if re.search(named, rest, re.I)), None)
+    if not who and re.match(r"(?:the|a|an)\s", rest, re.I):  # a role no one was found to play: its deed, not its name
+        verb = re.search(ACTS[act][0], rest, re.I) if act else re.search(rf"(?<![\w'])(?!(?:{NOT_VERBS})\b)[a-z]+s\b", rest)
+        subject = rest[:verb.start()].split() if verb else []
+        rest = rest[verb.start():] if subject and PERSON_WORD.search(subject[-1].lower()) else rest
     content = sorted({re.sub(r"(?<=\w{4})e?s$", "", w)[:STEM] for w in _CONTENT.findall(rest.lower()) if w not in _FILLER
                       and not (act and re.search(ACTS[act][0], w, re.I))})
-    return GoalClause(text=text, who=who, act=act, words=tuple(content))
+    return GoalClause(text=text, who=who, act=act, words=tuple(content), negated=bool(_NEGATED.match(rest)))
 
 
 def _role_opening(text: str, roles: tuple[tuple[str, str], ...]) -> tuple[tuple[str, ...], str] | None:
-    """The member a clause's opening role names (`The landlord agrees ...` -> Mara), and the rest of it."""
-    for role, member in sorted(roles, key=lambda pair: -len(pair[0])):
-        opening = re.match(rf"^(?:the|a|an|our|my|your|his|her|their)\s+{re.escape(role)}(?=\s|$)", text, re.I)
-        if opening:
-            return (member,), text[opening.end():]
-    return None
+    """The members a clause's opening roles name (`The landlord agrees ...` -> Mara; `The buyer and the
+    stallholder agree` -> Gus and Fatima), and the rest of it."""
+    who: list[str] = []
+    rest = after = text
+    while hit := next(((member, opening) for role, member in sorted(roles, key=lambda pair: -len(pair[0]))
+                       if (opening := re.match(rf"^(?:the|a|an|our|my|your|his|her|their)\s+{re.escape(role)}(?=\s|$)",
+                                               rest, re.I))), None):
+        who.append(hit[0])
+        after = rest[hit[1].end():]
+        joint = re.match(r"^\s*(?:and|&)\s+", after)
+        if not joint:
+            break
+        rest = after[joint.end():]
+    return ((*who,), after) if who else None
 
 
 def does_act(words: str, act: str) -> bool:
@@ -189,6 +219,9 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple
     """Whether `(speaker, words)` lines do what the clause asks, by whom it asks (names read against
     the `cast`), with a short reason."""
     lines = [(who, text) for who, text in lines if text]
+    if clause.negated:  # met while its person has not done it (`Mara never admits the affair`)
+        done, why = clause_met(replace(clause, negated=False), lines, cast)
+        return not done, f"'{clause.text}': " + ("broken" if done else "kept") + f" ({why})"
     if clause.act and clause.words and clause.act in ("agree", "promise", "refuse"):
         spoken = " ".join(text.lower() for _, text in lines)
         missing = [w for w in clause.words if w not in spoken]

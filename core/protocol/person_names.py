@@ -13,7 +13,8 @@ _COURTESY = frozenset(
     "dr doctor mr mrs ms mx miss prof professor judge justice detective det inspector officer constable sergeant "
     "sgt captain capt lieutenant lt colonel col general major commander admiral agent chief coach nurse sir dame "
     "lord lady rev reverend pastor rabbi imam father mother madam madame mme mlle monsieur herr frau señor señora "
-    "senhor senhora signor signora don doña".split())
+    "senhor senhora signor signora don doña ensign cadet corporal sheriff marshal mayor senator governor president "
+    "bishop".split())
 """Titles said with a surname (`Dr Haddad`, `Judge Okafor`)."""
 _FAMILY = frozenset("aunt auntie uncle grandma grandpa granny grandad grandmother grandfather cousin sister "
                     "brother nana nan papa mama abuela abuelo nonna nonno oma opa tía tío tia tio babcia dziadek "
@@ -49,6 +50,20 @@ def _title(word: str) -> str:
     """The word as a title key (`Dr.` -> `dr`), or "" when it is no title."""
     key = re.sub(r"\.$", "", word).casefold()
     return key if key in _COURTESY or key in _FAMILY else ""
+
+
+_NOT_ROLES = frozenset("mr mrs ms mx miss sir dame lord lady madam madame mme mlle monsieur herr frau señor señora senhor "
+                       "senhora signor signora don doña father mother".split())
+_ROLE_OF = {"dr": "doctor", "prof": "professor", "capt": "captain", "lt": "lieutenant", "sgt": "sergeant",
+            "det": "detective", "col": "colonel", "rev": "reverend"}
+
+
+def title_role(name: str) -> str:
+    """The role a name's title gives its person (`Captain Efua Osei` -> `captain`, `Dr Amal Haddad` ->
+    `doctor`, `Judge Okafor` -> `judge`); "" for a courtesy or family title, or none."""
+    n = title_length(name)
+    key = _title(name.split()[n - 1]) if n else ""
+    return "" if not key or key in _NOT_ROLES or key in _FAMILY else _ROLE_OF.get(key, key)
 
 
 def title_length(name: str) -> int:

@@ -126,11 +126,14 @@ def _paragraph(ask: Ask, index: int, rng: random.Random) -> str:
     if kind_of(ask.genre) != "tale":
         return paragraph(ask.genre, ask.subject, ask.to, index, ask.count, rng)
     if ask.subject.startswith("the ") and ask.genre in ("tale", "fairy tale", "story", "fable"):
-        hero, short = _a(ask.subject[4:]), "the " + ask.subject.split()[-1]
+        head = re.split(r"\s+(?:who|that|which|whose|with|named|called|from|in|on|at)\s", ask.subject)[0]
+        hero, short = _a(ask.subject[4:]), "the " + head.split()[-1]  # `a badger who names the stars`: the badger
     else:
         hero, short = rng.choice(HEROES)
     if index == 0:
-        return (f"Once upon a time there was {hero} who {rng.choice(WISHES)}. Everyone said it could not be done, "
+        wish = f"{hero}. {_cap(short)} {rng.choice(WISHES)}" if re.search(r"\b(?:who|that|which|whose)\b", hero) \
+            else f"{hero} who {rng.choice(WISHES)}"
+        return (f"Once upon a time there was {wish}. Everyone said it could not be done, "
                 f"so one grey morning {short} set out alone.")
     if index == ask.count - 1:
         return (f"At last the way was blocked by {rng.choice(TRIALS)}. Instead of fighting, the traveller listened, "
