@@ -411,3 +411,23 @@ def test_a_damaged_record_resumes_naming_its_lines_and_changing_nothing_it_holds
     first = json.loads(prompts[0])["to"]
     assert "request" in next(r for r in after if r["to"] == first), "its next request stands whole"
     assert not (killed / ".lock").exists() and (killed / "metadata.json").exists()
+
+
+@pytest.mark.parametrize("beats_played", [False, True])
+async def test_a_torn_start_record_says_to_play_again_only_when_nothing_was_played(run_scene, tmp_path, capsys,
+                                                                                   beats_played):
+    """A disk that fills while `private.json` is written leaves it torn with nothing played: the refusal
+    says to play the scene again. A run that played beats is not told so (its beats would be lost)."""
+    whole = await run_scene(example_scene("the-apology"), isolation="b", coordinator="C")
+    torn = tmp_path / "torn"
+    shutil.copytree(whole.dir, torn)
+    raw = (torn / "private.json").read_bytes()
+    (torn / "private.json").write_bytes(raw[: len(raw) // 2])
+    if not beats_played:
+        lines = (torn / "events.jsonl").read_text().splitlines(keepends=True)
+        (torn / "events.jsonl").write_text("".join(line for line in lines if json.loads(line)["type"] in ("start", "spawn")))
+    for command in (["resume", str(torn)], ["audit", str(torn)]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert "start record is damaged" in err
+        assert ("play the scene again" in err) is not beats_played, err

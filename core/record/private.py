@@ -113,7 +113,7 @@ def read_private(run_dir: Path) -> dict[str, Any]:
         raise NotARun(f"{run_dir} is not a run folder (no events.jsonl): give a folder under runs/ "
                       "or the --out of a run")
     path = run_dir / FILE
-    damaged = "the run's start record is damaged, so the run cannot be audited, resumed or branched"
+    damaged = "the run's start record is damaged, so the run cannot be audited, resumed or branched" + _unplayed(run_dir)
     try:
         with open(path, "rb") as handle:
             raw = read_capped(handle, PRIVATE_MAX_BYTES)
@@ -133,3 +133,22 @@ def read_private(run_dir: Path) -> dict[str, Any]:
     except ValidationError as exc:
         raise NotARun(f"{path} is not a start record of the expected shape ({_problems(exc)}): {damaged}") from None
     return record
+
+
+def _unplayed(run_dir: Path) -> str:
+    """What to do when nothing was played yet (a log of at most 1 MB without a `beat` or `round` event:
+    a run that failed while its start record was written, on a full disk for one): play it again."""
+    try:
+        with open(run_dir / "events.jsonl", "rb") as handle:
+            head = handle.read(1_048_577)
+    except OSError:
+        return ""
+    if len(head) > 1_048_576:
+        return ""  # a log that long was played, whatever its first lines say
+    for line in head.splitlines():
+        try:
+            if json.loads(line).get("type") in ("beat", "round"):
+                return ""
+        except (ValueError, AttributeError):
+            continue
+    return "; nothing was played (no beat in events.jsonl): play the scene again into a new folder"
