@@ -141,7 +141,8 @@ class AnthropicProvider(RemoteProvider):
         return params
 
     def _note_short_prefix(self, request: Request) -> None:
-        """Say in debug.log, once per actor, that its cached prefix is too short for the API to cache."""
+        """Say in debug.log, once per actor, that its cached prefix is too short for the API to cache; and once
+        more if its thread's window then drops old turns before the prefix ever reached the minimum."""
         first = request.to not in self._prefix_checked
         if not first and request.to not in self._under:
             return
@@ -160,8 +161,8 @@ class AnthropicProvider(RemoteProvider):
         elif len(request.messages) < count:  # the thread's window dropped old turns before the minimum
             log.warning("%s: its thread's window dropped old turns while its prefix (at most about %d tokens) was "
                         "still under %s's minimum of %d tokens, so the API caches nothing for it in this scene; "
-                        "a larger window (`limits.window`) lets it grow past that", request.to, largest,
-                        self.model, minimum)
+                        "a larger window (`limits.window`, or a collaboration's `window_tokens`) lets it grow past that",
+                        request.to, largest, self.model, minimum)
             return
         self._under[request.to] = (max(largest, tokens), len(request.messages))
 
