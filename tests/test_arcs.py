@@ -220,3 +220,20 @@ def test_a_small_casts_addressing_graph_is_drawn_as_before():
 
     svg = graph_svg({"alice": {"bob": Relationship(2, {"angry": 2})}}, CAST)
     assert 'width="420"' in svg and svg.count('r="22"') == 3 and "2 · angry" in svg and "rotate(" not in svg
+
+
+def test_beat_timing_finds_each_beats_end_without_scanning_every_later_beat(monkeypatch):
+    """Each beat ends where the next one starts: found by looking ahead to it, not by listing every
+    later beat (quadratic in the beats: an 8,000-beat record would take seconds on that alone)."""
+    from promptdesk.core.experiments import arcs as arcs_module
+    seen = [0]
+
+    def counting_range(*args):
+        for n in range(*args):
+            seen[0] += 1
+            yield n
+    log = [parse_event(r) for b in range(400) for r in (beat(b * 1.0, b), call(b + 0.5, "alice", b, 0.4))]
+    monkeypatch.setattr(arcs_module, "range", counting_range, raising=False)
+    timing = beat_timing(log)
+    assert [t.wall_s for t in timing[:3]] == [1.0, 1.0, 1.0] and len(timing) == 400
+    assert seen[0] <= 3 * 400

@@ -181,3 +181,28 @@ def test_a_correction_and_an_update_kept_whole_end_their_cached_prefix_at_the_la
     whole = actor.request("DIRECTOR NOTE: Begin.", 0)  # no heading and no thought: all of it is kept
     assert whole.thread_kept is None and isinstance(provider.params(whole)["messages"][-1]["content"], list)
     assert marks(provider.params(whole)) == ["system", "0"]
+
+
+async def test_a_window_that_drops_turns_before_the_minimum_says_nothing_will_be_cached(run_scene, loopback):
+    """A long scene whose window keeps each thread under the model's minimum caches nothing at all:
+    debug.log says so once per actor at the first drop, not only "until the conversation grows"."""
+    loopback.default = Reply(text=turn('[TONE: calm] "Fine, go on."', "I listen."))
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", model="claude-haiku-4-5"),
+                          limits={"max_beats": 12, "window": 2, "soft_cap_per_character": 40,
+                                  "hard_cap_per_character": 60, "stall_beats": 50})
+    scene = scene.model_copy(update={"characters": ["alice", "bob"]})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    log = (run.dir / "debug.log").read_text()
+    never = [line for line in log.splitlines() if "caches nothing for it in this scene" in line]
+    assert sorted(n.split("promptdesk.providers: ")[1].split(":")[0] for n in never) == ["alice", "bob"]
+    assert "limits.window" in never[0] and "minimum of 4096 tokens" in never[0]
+    calls = [r for r in run.records() if r["type"] == "call"]
+    assert calls and all(c["cache_write_tokens"] == c["cache_read_tokens"] == 0 for c in calls)
+
+
+async def test_a_thread_that_reaches_the_minimum_gets_no_never_cached_note(run_scene, loopback):
+    loopback.default = scripted(reply_of)
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
+                          limits={"max_beats": 24, "soft_cap_per_character": 40, "hard_cap_per_character": 60})
+    run = await run_scene(scene, isolation="b", coordinator="C")
+    assert "caches nothing for it in this scene" not in (run.dir / "debug.log").read_text()

@@ -251,3 +251,18 @@ def test_the_metrics_of_a_run_cut_off_say_so_beside_the_table(tmp_path, capsys):
     assert f"promptdesk resume {cut}" in err
     assert main(["metrics", str(write_run(tmp_path / "whole", HAND_COUNTED))]) == 0
     assert "NOTICE" not in capsys.readouterr().err
+
+
+def test_timeline_reads_the_log_for_its_length_once_not_once_per_speech(monkeypatch):
+    """A long run's timeline is linear in its log: `report` and `metrics` of an 800-beat scene spent
+    5 s here, the length of the table being recounted over the whole log at every speech."""
+    from promptdesk.core.experiments import metrics as metrics_module
+    from promptdesk.core.record.events import parse_event
+    records = [speak(beat * 1.0, who, "words", beat) for beat in range(300) for who in ("alice", "bob")]
+    events = [parse_event(r) for r in records]
+    counted = []
+    real = metrics_module.outputs.beats
+    monkeypatch.setattr(metrics_module.outputs, "beats", lambda evs: counted.append(len(evs)) or real(evs))
+    rows = metrics_module.timeline(events)
+    assert rows["alice"] == ["spoke"] * 300 and rows["bob"] == ["spoke"] * 300
+    assert sum(counted) <= 2 * len(events)

@@ -122,8 +122,8 @@ def beat_timing(events: list[BaseEvent]) -> list[BeatTiming]:
     for beat in range(count):
         if beat not in starts:
             continue
-        later = [starts[b] for b in range(beat + 1, count) if b in starts]
-        end = later[0] if later else max(ends[beat], close if close is not None else ends[beat])
+        later = next((starts[b] for b in range(beat + 1, count) if b in starts), None)
+        end = later if later is not None else max(ends[beat], close if close is not None else ends[beat])
         made = calls.get(beat, [])
         slowest = max(made, key=lambda c: c.latency_s, default=None)
         out.append(BeatTiming(

@@ -344,7 +344,8 @@ _RANK = {ABSENT: 0, SILENT: 1, REACTED: 2, SPOKE: 3, INTERRUPTED: 4, FAILED: 5}
 def timeline(events: list[BaseEvent]) -> dict[str, list[str]]:
     """Per actor, one state per beat: spoke, silent, interrupted, reacted, failed, or '' (no turn)."""
     actors = list(outputs.cast_names(events))
-    rows = {slug: [ABSENT] * outputs.beats(events) for slug in actors}
+    length = outputs.beats(events)
+    rows = {slug: [ABSENT] * length for slug in actors}
     for event in events:
         if event.beat is None:
             continue
@@ -355,7 +356,7 @@ def timeline(events: list[BaseEvent]) -> dict[str, list[str]]:
             slug, state = event.target, FAILED
         else:
             continue
-        row = rows.setdefault(slug, [ABSENT] * outputs.beats(events))
+        row = rows.get(slug) or rows.setdefault(slug, [ABSENT] * length)
         if event.beat < len(row) and _RANK[state] > _RANK[row[event.beat]]:
             row[event.beat] = state
     return rows

@@ -97,7 +97,10 @@ class AnthropicProvider(RemoteProvider):
                  send_ahead: bool = False, **options: Any) -> None:
         super().__init__(model, api_key, base_url, send_ahead=send_ahead, **options)
         self._prefix_checked: set[str] = set()
-        """The actors whose cached prefix was checked against the minimum (once each: it only grows)."""
+        """The actors whose cached prefix was checked against the minimum (once each)."""
+        self._under: dict[str, tuple[int, int]] = {}
+        """Actors whose prefix is still under the minimum: (its largest estimate, its last message count),
+        watched until it reaches the minimum or a window drop shows it never will."""
 
     def _build_client(self, http_client: Any = None) -> Any:
         from anthropic import AsyncAnthropic
@@ -138,16 +141,30 @@ class AnthropicProvider(RemoteProvider):
         return params
 
     def _note_short_prefix(self, request: Request) -> None:
-        """Say in debug.log, once per actor, that its cached prefix is too short for the API to cache."""
-        if request.to in self._prefix_checked:
+        """Say in debug.log, once per actor, that its cached prefix is too short for the API to cache; and once
+        more if its thread's window then drops old turns before the prefix ever reached the minimum."""
+        first = request.to not in self._prefix_checked
+        if not first and request.to not in self._under:
             return
         minimum = min_cacheable_tokens(self.model)
-        tokens = estimate_tokens(request.system) + sum(estimate_tokens(m.content) for m in request.messages)
+        kept, last = kept_part(request), request.messages[-1:]
+        tokens = estimate_tokens(request.system) + sum(estimate_tokens(m.content) for m in request.messages[:-1]) + \
+            sum(estimate_tokens(m.content[:kept] if kept else m.content) for m in last)
         self._prefix_checked.add(request.to)
-        if tokens < minimum:
+        largest, count = self._under.pop(request.to, (0, 0))
+        if tokens >= minimum:
+            return
+        if first:
             log.warning("%s: the cacheable prefix (about %d tokens) is under %s's minimum of %d tokens, so the API "
                         "caches nothing for it until the conversation grows past that", request.to, tokens,
                         self.model, minimum)
+        elif len(request.messages) < count:  # the thread's window dropped old turns before the minimum
+            log.warning("%s: its thread's window dropped old turns while its prefix (at most about %d tokens) was "
+                        "still under %s's minimum of %d tokens, so the API caches nothing for it in this scene; "
+                        "a larger window (`limits.window`, or a collaboration's `window_tokens`) lets it grow past that",
+                        request.to, largest, self.model, minimum)
+            return
+        self._under[request.to] = (max(largest, tokens), len(request.messages))
 
     async def _plain(self, client: Any, request: Request, stream: Stream) -> tuple[str, Usage]:
         raw = await client.messages.with_raw_response.create(**self.params(request))
