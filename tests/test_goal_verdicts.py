@@ -78,3 +78,75 @@ async def test_an_llm_judge_is_shown_the_whole_scene_at_the_verdict(run_scene, l
     run = await run_scene(scene, isolation="b", coordinator="B")
     close = next(r for r in run.records() if r["type"] == "close")
     assert close["goal_achieved"] is True and close["goal_reason"] == "Bob apologised"
+
+
+# -- an act done, an act only talked about or refused ------------------------------------------------------
+
+DONE = [("apologise", "I am sorry, Alice."), ("apologise", "I apologise for the report."),
+        ("accept", "I accept your apology."), ("accept", "All right, I forgive you."),
+        ("agree", "I agree, weekly check-ins."), ("agree", "Agreed."), ("admit", "I admit it, I moved the money."),
+        ("thank", "Thank you for coming."), ("promise", "I promise to call every week.")]
+NOT_DONE = [("accept", "I can't accept this."), ("accept", "I can’t accept that."), ("agree", "I don't agree."),
+            ("apologise", "I won't apologise."), ("agree", "I didn't agree to that."), ("admit", "I wouldn't admit it."),
+            ("thank", "Don't thank me."), ("agree", "We should agree on a schedule."),
+            ("agree", "I hope we can agree on Fridays."), ("agree", "Maybe we could agree on Fridays."),
+            ("apologise", "You should apologise."), ("apologise", "You have to apologise to her."),
+            ("admit", "I want you to admit it."), ("apologise", "I refuse to apologise."),
+            ("accept", "If you apologise, I'll accept it."), ("accept", "I'll accept it if you apologise.")]
+
+
+@pytest.mark.parametrize("act,line", DONE)
+def test_a_line_that_does_the_act_does_it(act, line):
+    assert does_act(line, act)
+
+
+@pytest.mark.parametrize("act,line", NOT_DONE)
+def test_a_line_that_refuses_or_only_talks_about_the_act_does_not_do_it(act, line):
+    """`n't` is a negation, and an act asked of someone else, hoped for, proposed with should/could or made to
+    wait on a condition is talked about, not done ("we should agree" is not agreeing)."""
+    assert not does_act(line, act)
+
+
+GOALS = [("Bob apologises and Alice accepts", {"Bob": "apologise", "Alice": "accept"}),
+         ("Alice and Bob agree on weekly check-ins", {"Bob": "agree", "Alice": "agree"}),
+         ("They agree on weekly check-ins", {"Bob": "agree", "Alice": "agree"}),
+         ("Bob admits the missing money, and Alice thanks him", {"Bob": "admit", "Alice": "thank"})]
+
+
+@pytest.mark.parametrize("goal,acts", GOALS, ids=["apology", "agreement", "they-agree", "admission"])
+def test_a_goal_only_talked_about_or_refused_is_not_met(goal, acts):
+    talked = {"apologise": "You should apologise for the weekly check-ins.", "accept": "I can't accept that.",
+              "agree": "We should agree on weekly check-ins.", "admit": "I won't admit the missing money.",
+              "thank": "I don't thank him."}
+    done = {"apologise": "I am sorry.", "accept": "I accept your apology.", "agree": "I agree on weekly check-ins.",
+            "admit": "I admit the missing money was me.", "thank": "Thank you, Bob."}
+    cast = ("Alice", "Bob")
+    assert assess(goal, [(who, talked[act]) for who, act in acts.items()], cast)[0] is False
+    assert assess(goal, [(who, done[act]) for who, act in acts.items()], cast)[0] is True
+
+
+async def test_a_scene_that_only_talks_about_its_goal_is_recorded_and_compared_as_not_met(run_scene, loopback,
+                                                                                        tmp_path, capsys):
+    """Hand-written scenes judged by the offline judge: one where Bob refuses and Alice only proposes,
+    one where they do the acts; `metadata.json` and `compare` say which met the goal."""
+    from promptdesk.core.cli.main import main
+
+    talk = {"bob": '[TO: Alice, TONE: stiff] "I won\'t apologise for the report."',
+            "alice": '[TO: Bob, TONE: cold] "You should apologise. Then we should agree on check-ins."'}
+    done = {"bob": '[TO: Alice, TONE: low] "I am sorry, Alice. It was my fault. I agree to check-ins."',
+            "alice": '[TO: Bob, TONE: soft] "I accept your apology. I agree: weekly check-ins."'}
+    folders = []
+    for lines in (talk, done):
+        loopback.default = scripted(lambda who, r, lines=lines: turn(lines[who]))
+        scene = example_scene("the-apology", characters=["alice", "bob"], initial_speaker="bob", perspectives={},
+                              events=[], goal="Bob apologises, Alice accepts, and they agree on check-ins",
+                              cast=remote_cast(loopback, "alice", "bob"), judge={"name": "offline"},
+                              wind_down="off", limits={"max_beats": 6})
+        run = await run_scene(scene, isolation="a", coordinator="B")
+        folders.append(run.dir)
+    verdicts = [json.loads((d / "metadata.json").read_text())["goalAchieved"] for d in folders]
+    assert verdicts == [False, True], [json.loads((d / "metadata.json").read_text())["goalReason"] for d in folders]
+    capsys.readouterr()
+    assert main(["compare", *map(str, folders), "--json"]) == 0
+    runs = json.loads(capsys.readouterr().out)["runs"]
+    assert [r["goal_achieved"] for r in runs] == [False, True]

@@ -35,7 +35,16 @@ _PLURAL = re.compile(r"^(?:they|both|everyone|everybody|all|the two|the three|th
 """A clause whose subject is the whole cast (`they agree`, `the crew agrees`)."""
 _NOT_A_NAME = frozenset("the a an let no it this that there when if once after before everyone they both all we "
                         "someone each".split())
-_NEGATION = re.compile(r"\b(?:not|never|no|n't|nothing)\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|never|no|nothing|cannot)\b|n[’']t\b", re.I)
+"""A negation before a marker (`I'm not sorry`, `I can't accept that`, `I won’t apologise`)."""
+_TALKED_ABOUT = re.compile(r"\b(?:should|could|might|ought|hope|hoping|wish|maybe|perhaps|someday|refus\w*|"
+                           r"(?:want|wants|need|needs|expect|expects|ask|asks|asked|asking|tell|told|make|made)\s+"
+                           r"(?:you|him|her|them|me|us)|you\s+(?:must|have\s+to|need\s+to|got\s+to))\b", re.I)
+"""An act only talked about, not done, before its marker (`We should agree`, `I hope we can agree`,
+`You should apologise`, `I want you to admit it`, `I refuse to apologise`)."""
+_CONDITION = re.compile(r"\b(?:if|unless)\s+(?:you|he|she|they|we)\b", re.I)
+"""An act made to wait on someone else's, in its own clause or one before it (`If you apologise, I'll accept`;
+`I'll accept it if you apologise`; not `I accept, and it is behind us if we do the work`)."""
 _NEGATED = re.compile(r"^\s*(?:never|(?:(?:does|do|did|will|would|must|should|shall|can|could|may)\s+(?:not|never))|"
                       r"(?:doesn|don|didn|won|wouldn|mustn|shouldn|can|couldn)[’']t|cannot|no longer)\b"
                       r"(?!\s+(?:wait|help|stop|resist)\b)", re.I)
@@ -207,10 +216,12 @@ def does_act(words: str, act: str) -> bool:
     """Whether some sentence of `words` does `act`: its marker, not in a question, not negated."""
     marker = ACTS[act][1]
     for sentence in re.findall(r"[^.!?]+[.!?]*", words or ""):
-        if sentence.strip().endswith("?"):
-            continue
         found = re.search(marker, sentence, re.I)
-        if found and not (act != "refuse" and _NEGATION.search(sentence[:found.start()][-24:])):
+        if not found or sentence.strip().endswith("?"):
+            continue
+        before = re.split(r"[,;:—–]", sentence[:found.start()])[-1]
+        waits = _CONDITION.search(f"{sentence[:found.start()]} {re.split(r'[,;:—–]', sentence[found.end():])[0]}")
+        if not waits and not _TALKED_ABOUT.search(before) and not (act != "refuse" and _NEGATION.search(before[-24:])):
             return True
     return False
 
