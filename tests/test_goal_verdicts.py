@@ -150,3 +150,27 @@ async def test_a_scene_that_only_talks_about_its_goal_is_recorded_and_compared_a
     assert main(["compare", *map(str, folders), "--json"]) == 0
     runs = json.loads(capsys.readouterr().out)["runs"]
     assert [r["goal_achieved"] for r in runs] == [False, True]
+
+
+# -- an act taken back --------------------------------------------------------------------------------------
+
+RETRACTED = [("Bob apologises", "Bob", "I'm sorry, Alice.", "I take it back. I'm not sorry at all."),
+             ("Alice accepts Bob's apology", "Alice", "I accept your apology.", "No. I don't accept it after all."),
+             ("Bob admits the missing money", "Bob", "I admit it, I moved the missing money.", "I retract that."),
+             ("Alice and Bob agree on Fridays", "Alice", "I agree, Fridays.", "Actually, I don't agree about Fridays.")]
+
+
+@pytest.mark.parametrize("goal,who,did,undid", RETRACTED, ids=["apology", "acceptance", "admission", "agreement"])
+def test_an_act_its_doer_takes_back_is_not_met_and_one_done_again_is(goal, who, did, undid):
+    cast = ("Alice", "Bob")
+    other = "Bob" if who == "Alice" else "Alice"
+    both = [(other, "I agree, Fridays.")] if "agree" in goal else []
+    assert assess(goal, [(who, did), *both], cast)[0] is True
+    met, reason = assess(goal, [(who, did), *both, (other, "Good."), (who, undid)], cast)
+    assert met is False and ("taken back" in reason or "agree" in goal), reason
+    assert assess(goal, [(who, did), *both, (who, undid), (who, did)], cast)[0] is True
+
+
+def test_a_never_clause_is_broken_by_an_act_taken_back():
+    lines = [("Bob", "I admit the affair."), ("Bob", "I take it back.")]
+    assert assess("Bob never admits the affair", lines, ("Alice", "Bob"))[0] is False

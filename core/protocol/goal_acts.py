@@ -42,6 +42,9 @@ _TALKED_ABOUT = re.compile(r"\b(?:should|could|might|ought|hope|hoping|wish|mayb
                            r"(?:you|him|her|them|me|us)|you\s+(?:must|have\s+to|need\s+to|got\s+to))\b", re.I)
 """An act only talked about, not done, before its marker (`We should agree`, `I hope we can agree`,
 `You should apologise`, `I want you to admit it`, `I refuse to apologise`)."""
+_TAKEN_BACK = r"\b(?:take|takes|took|taking) (?:it|that|this|everything|all of (?:it|that)|my \w+) back\b|\bi (?:retract|withdraw)\b"
+_UNDONE = {"apologise": _TAKEN_BACK + r"|\bnot (?:\w+ )?sorry\b|\bno apology\b"}
+"""What takes an act back (`I take it back`, `I retract that`; `I'm not sorry at all`)."""
 _CONDITION = re.compile(r"\b(?:if|unless)\s+(?:you|he|she|they|we)\b", re.I)
 """An act made to wait on someone else's, in its own clause or one before it (`If you apologise, I'll accept`;
 `I'll accept it if you apologise`; not `I accept, and it is behind us if we do the work`)."""
@@ -185,7 +188,8 @@ def _clause(text: str, cast: tuple[str, ...] = (), roles: tuple[tuple[str, str],
         if names:
             who = tuple(person_of(n.strip(), cast) or n.strip() for n in re.split(r"\s+(?:and|&)\s+", names.group(1)))
             rest = names.group(2)
-    act = next((name for name, (named, _) in ACTS.items() if re.search(named, rest, re.I)), None)
+    named_at = [(found.start(), name) for name, (named, _) in ACTS.items() if (found := re.search(named, rest, re.I))]
+    act = min(named_at)[1] if named_at else None  # the first act named: `Alice accepts Bob's apology` is an acceptance
     if not who and re.match(r"(?:the|a|an)\s", rest, re.I):  # a role no one was found to play: its deed, not its name
         verb = re.search(ACTS[act][0], rest, re.I) if act else re.search(rf"(?<![\w'])(?!(?:{NOT_VERBS})\b)[a-z]+s\b", rest)
         subject = rest[:verb.start()].split() if verb else []
@@ -214,24 +218,53 @@ def _role_opening(text: str, roles: tuple[tuple[str, str], ...]) -> tuple[tuple[
 
 def does_act(words: str, act: str) -> bool:
     """Whether some sentence of `words` does `act`: its marker, not in a question, not negated."""
-    marker = ACTS[act][1]
+    return any(stance is True for stance in stances(words, act))
+
+
+def stances(words: str, act: str) -> list[bool]:
+    """Each sentence of `words` that states the act, in order: True where it does it, False where it says,
+    negated, that it is not done (`I'm not sorry`, `I don't agree`); questions and acts only talked
+    about state nothing."""
+    marker, said = ACTS[act][1], []
     for sentence in re.findall(r"[^.!?]+[.!?]*", words or ""):
-        found = re.search(marker, sentence, re.I)
-        if not found or sentence.strip().endswith("?"):
+        if sentence.strip().endswith("?"):
             continue
-        before = re.split(r"[,;:—–]", sentence[:found.start()])[-1]
-        waits = _CONDITION.search(f"{sentence[:found.start()]} {re.split(r'[,;:—–]', sentence[found.end():])[0]}")
-        if not waits and not _TALKED_ABOUT.search(before) and not (act != "refuse" and _NEGATION.search(before[-24:])):
-            return True
-    return False
+        stance = None
+        for found in re.finditer(marker, sentence, re.I):
+            before = re.split(r"[,;:—–]", sentence[:found.start()])[-1]
+            waits = _CONDITION.search(f"{sentence[:found.start()]} {re.split(r'[,;:—–]', sentence[found.end():])[0]}")
+            if waits or _TALKED_ABOUT.search(before):
+                continue
+            done = not (act != "refuse" and _NEGATION.search(before[-24:]))
+            stance = done or bool(stance)
+            if done:
+                break
+        undone = re.search(_UNDONE.get(act, _TAKEN_BACK), sentence, re.I)
+        if stance is None and undone and not _NEGATION.search(sentence[:undone.start()][-24:]):
+            stance = False
+        if stance is not None:
+            said.append(stance)
+    return said
 
 
-def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple[str, ...] = ()) -> tuple[bool, str]:
+def _doers(lines: list[tuple[str, str]], act: str, taken_back: bool = True) -> set[str]:
+    """Who did the act; with `taken_back`, not one whose latest word on it undoes it (`I'm sorry.`, then
+    later `I take it back. I'm not sorry.`)."""
+    last: dict[str, bool] = {}
+    for who, text in lines:
+        for stance in stances(text, act):
+            last[who] = stance if taken_back else (last.get(who, False) or stance)
+    return {who for who, done in last.items() if done}
+
+
+def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple[str, ...] = (),
+               kept: bool = False) -> tuple[bool, str]:
     """Whether `(speaker, words)` lines do what the clause asks, by whom it asks (names read against
-    the `cast`), with a short reason."""
+    the `cast`), with a short reason. An act its doer later takes back (their latest word on it negates
+    it) is undone, except where `kept` asks whether it was ever done (a clause asking it never be)."""
     lines = [(who, text) for who, text in lines if text]
     if clause.negated:  # met while its person has not done it (`Mara never admits the affair`)
-        done, why = clause_met(replace(clause, negated=False), lines, cast)
+        done, why = clause_met(replace(clause, negated=False), lines, cast, kept=True)
         return not done, f"'{clause.text}': " + ("broken" if done else "kept") + f" ({why})"
     if clause.act and clause.words and clause.act in ("agree", "promise", "refuse"):
         spoken = " ".join(text.lower() for _, text in lines)
@@ -239,7 +272,7 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple
         if len(missing) > len(clause.words) / 2:
             return False, f"'{clause.text}': never spoken of ({', '.join(missing)})"
     if clause.act:
-        doers = {who for who, text in lines if does_act(text, clause.act)}
+        doers = _doers(lines, clause.act, taken_back=not kept)
         if clause.everyone:
             speakers = {who for who, _ in lines}
             ok = len(doers) >= min(2, len(speakers)) and bool(doers)
@@ -247,7 +280,9 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple
         if clause.who:
             named = [n for n in clause.who if not any(same_person(n, d, cast) for d in doers)]
             wrong = sorted(d for d in doers if not any(same_person(n, d, cast) for n in clause.who))
-            why = f"{clause.act} by {' and '.join(clause.who)}: " + ("yes" if not named else "never")
+            ever = _doers(lines, clause.act, taken_back=False)
+            back = not kept and any(same_person(n, d, cast) for n in named for d in ever)
+            why = f"{clause.act} by {' and '.join(clause.who)}: " + ("yes" if not named else "taken back" if back else "never")
             return not named, why + (f" (only by {', '.join(wrong)}, which does not count)" if named and wrong else "")
         return bool(doers), f"{clause.act}: {'yes' if doers else 'never'}"
     if not clause.words:
