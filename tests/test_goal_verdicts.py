@@ -174,3 +174,61 @@ def test_an_act_its_doer_takes_back_is_not_met_and_one_done_again_is(goal, who, 
 def test_a_never_clause_is_broken_by_an_act_taken_back():
     lines = [("Bob", "I admit the affair."), ("Bob", "I take it back.")]
     assert assess("Bob never admits the affair", lines, ("Alice", "Bob"))[0] is False
+
+
+# -- a deed in short words only ---------------------------------------------------------------------------
+
+SHORT = [("Harold asks how long he has", "Harold", "How long do I have, doctor?", "Nurse Joy",
+          "How long has he got?"),
+         ("Tom gets the job", "Tom", "So I got the job after all.", "Harold", "Tom got the job."),
+         ("Pip sits", "Pip", "*sits by the fire* Fine.", "Tom", "*sits down*")]
+
+
+@pytest.mark.parametrize("goal,who,done,other,others", SHORT, ids=["asks", "gets", "sits"])
+def test_a_goal_in_short_words_is_not_met_at_once_nor_by_someone_else(goal, who, done, other, others):
+    """A clause with no word of five letters was met before anyone spoke (a known leftover): its words of
+    three letters or more are checked in the named person's own line (a deed of asking by a question)."""
+    cast = ("Harold", "Nurse Joy", "Tom", "Pip")
+    assert assess(goal, [(who, "Hello.")], cast)[0] is False
+    assert assess(goal, [(who, "Hello."), (other, others)], cast)[0] is False
+    said = done if not done.startswith("*") else "Fine. *sits by the fire*."
+    assert assess(goal, [(who, "Hello."), (who, said)], cast)[0] is True
+
+
+# -- a goal in another script ------------------------------------------------------------------------------
+
+FOREIGN = [("山田花子が謝る", ("山田花子", "Alice")), ("Олег извиняется перед Алисой", ("Олег Петров", "Alice")),
+           ("Ο Στέλιος ζητά συγγνώμη", ("Στέλιος", "Alice")), ("謝罪して和解する", ("Alice", "Bob")),
+           ("ليلى تعتذر", ("ليلى", "Alice"))]
+
+
+@pytest.mark.parametrize("goal,cast", FOREIGN, ids=["japanese", "russian", "greek", "no-name", "arabic"])
+def test_a_goal_the_offline_judge_cannot_read_is_unknown_not_met_at_once(goal, cast):
+    """The offline judge reads English: a goal in another script was `met` before anyone did anything
+    (or `not met` whatever was said); its verdict is unknown (null), and a clause it can read still counts."""
+    lines = [(cast[0], "Hello."), (cast[1], "Hello.")]
+    met, reason = assess(goal, lines, cast)
+    assert met is None and reason.startswith("unknown"), reason
+    assert assess(f"{goal}; Alice accepts", lines, cast)[0] is False, "a readable clause not done is not met"
+
+
+# -- role C: markers said by the wrong person ----------------------------------------------------------------
+
+WRONG = [("Bob apologises and Alice accepts", ["sorry", "accept"]),
+         ("Bob says sorry, then Alice forgives him", ["sorry", "forgive"]),
+         ("Bob gives a sincere apology, and Alice accepts it", ["apolog", "accept"])]
+
+
+@pytest.mark.parametrize("goal,markers", WRONG, ids=["apologises", "says-sorry", "sincere-apology"])
+async def test_role_c_counts_a_marker_of_a_clauses_act_only_from_its_person(run_scene, loopback, goal, markers):
+    """A marker that is a word of the act a clause names (`sorry` for `Bob apologises`) is that person's:
+    Alice's "I'm sorry" and Bob's "I accept" do not meet `Bob apologises and Alice accepts`."""
+    swapped = {"alice": f'[TO: Bob] "I\'m so sorry, Bob. My apologies. I {markers[1]} nothing."',
+               "bob": f'[TO: Alice] "I {markers[1]} that. I {markers[1]} it all."'}
+    loopback.default = scripted(lambda who, r: turn(swapped[who]))
+    scene = example_scene("the-apology", characters=["alice", "bob"], initial_speaker="bob", perspectives={},
+                          events=[], goal=goal, goal_markers=markers, cast=remote_cast(loopback, "alice", "bob"),
+                          wind_down="off", limits={"max_beats": 4})
+    run = await run_scene(scene, isolation="a", coordinator="C")
+    meta = json.loads((run.dir / "metadata.json").read_text())
+    assert meta["goalAchieved"] is False and "(by Bob)" in meta["goalReason"], meta["goalReason"]

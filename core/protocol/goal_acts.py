@@ -258,13 +258,16 @@ def _doers(lines: list[tuple[str, str]], act: str, taken_back: bool = True) -> s
 
 
 def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple[str, ...] = (),
-               kept: bool = False) -> tuple[bool, str]:
+               kept: bool = False) -> tuple[bool | None, str]:
     """Whether `(speaker, words)` lines do what the clause asks, by whom it asks (names read against
     the `cast`), with a short reason. An act its doer later takes back (their latest word on it negates
-    it) is undone, except where `kept` asks whether it was ever done (a clause asking it never be)."""
+    it) is undone, except where `kept` asks whether it was ever done (a clause asking it never be). None:
+    the clause holds nothing it can read."""
     lines = [(who, text) for who, text in lines if text]
     if clause.negated:  # met while its person has not done it (`Mara never admits the affair`)
         done, why = clause_met(replace(clause, negated=False), lines, cast, kept=True)
+        if done is None:
+            return None, why
         return not done, f"'{clause.text}': " + ("broken" if done else "kept") + f" ({why})"
     if clause.act and clause.words and clause.act in ("agree", "promise", "refuse"):
         spoken = " ".join(text.lower() for _, text in lines)
@@ -285,10 +288,14 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple
             why = f"{clause.act} by {' and '.join(clause.who)}: " + ("yes" if not named else "taken back" if back else "never")
             return not named, why + (f" (only by {', '.join(wrong)}, which does not count)" if named and wrong else "")
         return bool(doers), f"{clause.act}: {'yes' if doers else 'never'}"
-    if not clause.words:
-        return True, ""
+    asking = False
+    if not clause.words:  # a deed in short words only (`Harold asks how long he has`): its words of 3 letters or more
+        clause, asking = replace(clause, words=_short_words(clause)), bool(re.search(r"\bask", clause.text, re.I))
+        if not clause.words:  # nothing it can read (`山田花子が謝る`, `Олег извиняется`): it cannot tell
+            return None, f"'{clause.text}': cannot tell (the offline judge reads English)"
     if clause.who:
-        heard = said_together(clause, [text for who, text in lines if any(same_person(n, who, cast) for n in clause.who)])
+        heard = said_together(clause, [text for who, text in lines if any(same_person(n, who, cast) for n in clause.who)],
+                              questions=asking)
     else:
         spoken = " ".join(text.lower() for _, text in lines)
         heard = [w for w in clause.words if w in spoken]
@@ -296,14 +303,28 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple
         (f" in one statement by {' and '.join(clause.who)}" if clause.who else "")
 
 
-def said_together(clause: GoalClause, texts: Iterable[str]) -> list[str]:
+_SHORT_STOP = frozenset("the and but for with his her him has have had are was were will the its our your you she they "
+                        "them their that this then than not yet also just very each any all one".split())
+
+
+def _short_words(clause: GoalClause) -> tuple[str, ...]:
+    """A clause's words of three letters or more, its names and its verb aside (`Harold asks how long he has`
+    -> how, long); the verb alone when nothing else is left (`Pip sits` -> sit)."""
+    text = clause.text
+    for name in clause.who:
+        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text, flags=re.I)
+    words = [w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in _SHORT_STOP and w not in _NOT_A_NAME]
+    return tuple(words[1:]) if len(words) > 1 else tuple(re.sub(r"(?<=\w{2})s$", "", w) for w in words)
+
+
+def said_together(clause: GoalClause, texts: Iterable[str], questions: bool = False) -> list[str]:
     """The clause's key words that its person said in one statement, the one that holds the most (a
     deed such as `Theo tells Oksana his plan` is done in a sentence, not by naming its words in
-    questions or over several lines)."""
+    questions or over several lines); with `questions`, a question counts (a deed of asking)."""
     best: list[str] = []
     for text in texts:
         for sentence in re.findall(r"[^.!?]+[.!?]*", text.lower()):
-            if not sentence.strip().endswith("?"):
+            if questions or not sentence.strip().endswith("?"):
                 heard = [w for w in clause.words if w in sentence]
                 best = heard if len(heard) > len(best) else best
     return best
@@ -322,8 +343,13 @@ def same_person(name: str, speaker: str, cast: Iterable[str] = ()) -> bool:
 
 def marker_owners(goal: str, marker: str, cast: tuple[str, ...] = ()) -> tuple[str, ...]:
     """Who the goal names for the clause that holds `marker` (`Bob gives a sincere apology`, `apolog`
-    -> `('Bob',)`); () when no clause naming someone holds it."""
-    for clause in read_goal(goal or "", cast):
-        if clause.who and not clause.everyone and marker.lower() in clause.text.lower():
+    -> `('Bob',)`), else for the clause whose act the marker is a word of (`Bob apologises`, `sorry`); ()
+    when no clause naming someone holds it."""
+    clauses = [clause for clause in read_goal(goal or "", cast) if clause.who and not clause.everyone]
+    for clause in clauses:
+        if marker.lower() in clause.text.lower():
+            return clause.who
+    for clause in clauses:  # a marker word of the clause's act (`sorry` for `Bob apologises`)
+        if clause.act and not clause.negated and any(re.search(p, marker, re.I) for p in ACTS[clause.act]):
             return clause.who
     return ()
