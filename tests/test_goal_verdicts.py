@@ -85,14 +85,17 @@ async def test_an_llm_judge_is_shown_the_whole_scene_at_the_verdict(run_scene, l
 DONE = [("apologise", "I am sorry, Alice."), ("apologise", "I apologise for the report."),
         ("accept", "I accept your apology."), ("accept", "All right, I forgive you."),
         ("agree", "I agree, weekly check-ins."), ("agree", "Agreed."), ("admit", "I admit it, I moved the money."),
-        ("thank", "Thank you for coming."), ("promise", "I promise to call every week.")]
+        ("thank", "Thank you for coming."), ("promise", "I promise to call every week."),
+        ("apologise", "I just want you to know I'm sorry."), ("apologise", "I hope you know I'm sorry."),
+        ("apologise", "I want to apologise."), ("agree", "I agree, we should meet on Fridays.")]
 NOT_DONE = [("accept", "I can't accept this."), ("accept", "I can’t accept that."), ("agree", "I don't agree."),
             ("apologise", "I won't apologise."), ("agree", "I didn't agree to that."), ("admit", "I wouldn't admit it."),
             ("thank", "Don't thank me."), ("agree", "We should agree on a schedule."),
             ("agree", "I hope we can agree on Fridays."), ("agree", "Maybe we could agree on Fridays."),
             ("apologise", "You should apologise."), ("apologise", "You have to apologise to her."),
             ("admit", "I want you to admit it."), ("apologise", "I refuse to apologise."),
-            ("accept", "If you apologise, I'll accept it."), ("accept", "I'll accept it if you apologise.")]
+            ("accept", "If you apologise, I'll accept it."), ("accept", "I'll accept it if you apologise."),
+            ("agree", "We should really agree on Fridays."), ("accept", "I hope you can forgive me.")]
 
 
 @pytest.mark.parametrize("act,line", DONE)

@@ -37,11 +37,13 @@ _NOT_A_NAME = frozenset("the a an let no it this that there when if once after b
                         "someone each".split())
 _NEGATION = re.compile(r"\b(?:not|never|no|nothing|cannot)\b|n[’']t\b", re.I)
 """A negation before a marker (`I'm not sorry`, `I can't accept that`, `I won’t apologise`)."""
-_TALKED_ABOUT = re.compile(r"\b(?:should|could|might|ought|hope|hoping|wish|maybe|perhaps|someday|refus\w*|"
-                           r"(?:want|wants|need|needs|expect|expects|ask|asks|asked|asking|tell|told|make|made)\s+"
-                           r"(?:you|him|her|them|me|us)|you\s+(?:must|have\s+to|need\s+to|got\s+to))\b", re.I)
-"""An act only talked about, not done, before its marker (`We should agree`, `I hope we can agree`,
-`You should apologise`, `I want you to admit it`, `I refuse to apologise`)."""
+_TALKED_ABOUT = re.compile(r"(?:\b(?:should|could|might|ought(?:\s+to)?|maybe|perhaps|someday|refus\w*(?:\s+to)?)|"
+                           r"\b(?:hope|hoping|wish|wishing)\s+(?:\w+\s+){0,2}?(?:can|could|will|would|to|\w+'ll)|"
+                           r"\b(?:want|wants|need|needs|expect|expects|ask|asks|asked|asking|make|made)\s+"
+                           r"(?:you|him|her|them|me|us)(?:\s+to)?|\byou\s+(?:must|have\s+to|need\s+to|got\s+to))"
+                           r"\s+(?:(?:\w+ly|just|all|both|also|then|now|finally)\s+)?$", re.I)
+"""An act only talked about, not done, just before its marker (`We should agree`, `I hope we can agree`,
+`You should apologise`, `I want you to admit it`, `I refuse to apologise`; not `I want you to know I'm sorry`)."""
 _TAKEN_BACK = r"\b(?:take|takes|took|taking) (?:it|that|this|everything|all of (?:it|that)|my \w+) back\b|\bi (?:retract|withdraw)\b"
 _UNDONE = {"apologise": _TAKEN_BACK + r"|\bnot (?:\w+ )?sorry\b|\bno apology\b"}
 """What takes an act back (`I take it back`, `I retract that`; `I'm not sorry at all`)."""
