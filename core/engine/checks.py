@@ -210,6 +210,7 @@ async def with_verdict(session: Stage, decision: Decision) -> Decision:
     if not session.format.judges_goal:
         return decision
     view = scene_view(session, [], spoken_words(session))
+    view.recent_lines = list(session.public_lines)  # the verdict judges the whole scene, not its last lines
     if decision.reason in NO_VERDICT_CALL:
         verdict = marker_verdict(view)
     else:

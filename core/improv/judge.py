@@ -161,11 +161,13 @@ def assess(goal: str, lines: list[tuple[str, str]], cast: tuple[str, ...] = (),
         missing = [w for w in words if w not in heard]
         reason = (f"the goal names no one and no act; the speech touched {len(heard)} of its {len(words)} key words"
                   + (f"; never: {', '.join(missing)}" if missing else ""))
-        return bool(words) and len(heard) >= MET_SHARE * len(words), reason
+        if not words:  # `謝罪して和解する`: nothing it can read
+            return None, "unknown: the goal holds no word the offline judge can read (it reads English)"
+        return len(heard) >= MET_SHARE * len(words), reason
     results = [clause_met(c, lines if c.act or deeds is None else deeds, cast) for c in clauses]
-    met = all(ok for ok, _ in results)
+    met = False if any(ok is False for ok, _ in results) else None if any(ok is None for ok, _ in results) else True
     reasons = [why for _, why in results if why]
-    return met, ("met: " if met else "not met: ") + "; ".join(reasons)
+    return met, {True: "met: ", False: "not met: ", None: "unknown: "}[met] + "; ".join(reasons)
 
 
 def _goal_met(system: str, text: str) -> bool:

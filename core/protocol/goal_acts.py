@@ -35,7 +35,21 @@ _PLURAL = re.compile(r"^(?:they|both|everyone|everybody|all|the two|the three|th
 """A clause whose subject is the whole cast (`they agree`, `the crew agrees`)."""
 _NOT_A_NAME = frozenset("the a an let no it this that there when if once after before everyone they both all we "
                         "someone each".split())
-_NEGATION = re.compile(r"\b(?:not|never|no|n't|nothing)\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|never|no|nothing|cannot)\b|n[’']t\b", re.I)
+"""A negation before a marker (`I'm not sorry`, `I can't accept that`, `I won’t apologise`)."""
+_TALKED_ABOUT = re.compile(r"(?:\b(?:should|could|might|ought(?:\s+to)?|maybe|perhaps|someday|refus\w*(?:\s+to)?)|"
+                           r"\b(?:hope|hoping|wish|wishing)\s+(?:\w+\s+){0,2}?(?:can|could|will|would|to|\w+'ll)|"
+                           r"\b(?:want|wants|need|needs|expect|expects|ask|asks|asked|asking|make|made)\s+"
+                           r"(?:you|him|her|them|me|us)(?:\s+to)?|\byou\s+(?:must|have\s+to|need\s+to|got\s+to))"
+                           r"\s+(?:(?:\w+ly|just|all|both|also|then|now|finally)\s+)?$", re.I)
+"""An act only talked about, not done, just before its marker (`We should agree`, `I hope we can agree`,
+`You should apologise`, `I want you to admit it`, `I refuse to apologise`; not `I want you to know I'm sorry`)."""
+_TAKEN_BACK = r"\b(?:take|takes|took|taking) (?:it|that|this|everything|all of (?:it|that)|my \w+) back\b|\bi (?:retract|withdraw)\b"
+_UNDONE = {"apologise": _TAKEN_BACK + r"|\bnot (?:\w+ )?sorry\b|\bno apology\b"}
+"""What takes an act back (`I take it back`, `I retract that`; `I'm not sorry at all`)."""
+_CONDITION = re.compile(r"\b(?:if|unless)\s+(?:you|he|she|they|we)\b", re.I)
+"""An act made to wait on someone else's, in its own clause or one before it (`If you apologise, I'll accept`;
+`I'll accept it if you apologise`; not `I accept, and it is behind us if we do the work`)."""
 _NEGATED = re.compile(r"^\s*(?:never|(?:(?:does|do|did|will|would|must|should|shall|can|could|may)\s+(?:not|never))|"
                       r"(?:doesn|don|didn|won|wouldn|mustn|shouldn|can|couldn)[’']t|cannot|no longer)\b"
                       r"(?!\s+(?:wait|help|stop|resist)\b)", re.I)
@@ -176,7 +190,8 @@ def _clause(text: str, cast: tuple[str, ...] = (), roles: tuple[tuple[str, str],
         if names:
             who = tuple(person_of(n.strip(), cast) or n.strip() for n in re.split(r"\s+(?:and|&)\s+", names.group(1)))
             rest = names.group(2)
-    act = next((name for name, (named, _) in ACTS.items() if re.search(named, rest, re.I)), None)
+    named_at = [(found.start(), name) for name, (named, _) in ACTS.items() if (found := re.search(named, rest, re.I))]
+    act = min(named_at)[1] if named_at else None  # the first act named: `Alice accepts Bob's apology` is an acceptance
     if not who and re.match(r"(?:the|a|an)\s", rest, re.I):  # a role no one was found to play: its deed, not its name
         verb = re.search(ACTS[act][0], rest, re.I) if act else re.search(rf"(?<![\w'])(?!(?:{NOT_VERBS})\b)[a-z]+s\b", rest)
         subject = rest[:verb.start()].split() if verb else []
@@ -205,22 +220,56 @@ def _role_opening(text: str, roles: tuple[tuple[str, str], ...]) -> tuple[tuple[
 
 def does_act(words: str, act: str) -> bool:
     """Whether some sentence of `words` does `act`: its marker, not in a question, not negated."""
-    marker = ACTS[act][1]
+    return any(stance is True for stance in stances(words, act))
+
+
+def stances(words: str, act: str) -> list[bool]:
+    """Each sentence of `words` that states the act, in order: True where it does it, False where it says,
+    negated, that it is not done (`I'm not sorry`, `I don't agree`); questions and acts only talked
+    about state nothing."""
+    marker, said = ACTS[act][1], []
     for sentence in re.findall(r"[^.!?]+[.!?]*", words or ""):
         if sentence.strip().endswith("?"):
             continue
-        found = re.search(marker, sentence, re.I)
-        if found and not (act != "refuse" and _NEGATION.search(sentence[:found.start()][-24:])):
-            return True
-    return False
+        stance = None
+        for found in re.finditer(marker, sentence, re.I):
+            before = re.split(r"[,;:—–]", sentence[:found.start()])[-1]
+            waits = _CONDITION.search(f"{sentence[:found.start()]} {re.split(r'[,;:—–]', sentence[found.end():])[0]}")
+            if waits or _TALKED_ABOUT.search(before):
+                continue
+            done = not (act != "refuse" and _NEGATION.search(before[-24:]))
+            stance = done or bool(stance)
+            if done:
+                break
+        undone = re.search(_UNDONE.get(act, _TAKEN_BACK), sentence, re.I)
+        if stance is None and undone and not _NEGATION.search(sentence[:undone.start()][-24:]):
+            stance = False
+        if stance is not None:
+            said.append(stance)
+    return said
 
 
-def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple[str, ...] = ()) -> tuple[bool, str]:
+def _doers(lines: list[tuple[str, str]], act: str, taken_back: bool = True) -> set[str]:
+    """Who did the act; with `taken_back`, not one whose latest word on it undoes it (`I'm sorry.`, then
+    later `I take it back. I'm not sorry.`)."""
+    last: dict[str, bool] = {}
+    for who, text in lines:
+        for stance in stances(text, act):
+            last[who] = stance if taken_back else (last.get(who, False) or stance)
+    return {who for who, done in last.items() if done}
+
+
+def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple[str, ...] = (),
+               kept: bool = False) -> tuple[bool | None, str]:
     """Whether `(speaker, words)` lines do what the clause asks, by whom it asks (names read against
-    the `cast`), with a short reason."""
+    the `cast`), with a short reason. An act its doer later takes back (their latest word on it negates
+    it) is undone, except where `kept` asks whether it was ever done (a clause asking it never be). None:
+    the clause holds nothing it can read."""
     lines = [(who, text) for who, text in lines if text]
     if clause.negated:  # met while its person has not done it (`Mara never admits the affair`)
-        done, why = clause_met(replace(clause, negated=False), lines, cast)
+        done, why = clause_met(replace(clause, negated=False), lines, cast, kept=True)
+        if done is None:
+            return None, why
         return not done, f"'{clause.text}': " + ("broken" if done else "kept") + f" ({why})"
     if clause.act and clause.words and clause.act in ("agree", "promise", "refuse"):
         spoken = " ".join(text.lower() for _, text in lines)
@@ -228,7 +277,7 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple
         if len(missing) > len(clause.words) / 2:
             return False, f"'{clause.text}': never spoken of ({', '.join(missing)})"
     if clause.act:
-        doers = {who for who, text in lines if does_act(text, clause.act)}
+        doers = _doers(lines, clause.act, taken_back=not kept)
         if clause.everyone:
             speakers = {who for who, _ in lines}
             ok = len(doers) >= min(2, len(speakers)) and bool(doers)
@@ -236,13 +285,19 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple
         if clause.who:
             named = [n for n in clause.who if not any(same_person(n, d, cast) for d in doers)]
             wrong = sorted(d for d in doers if not any(same_person(n, d, cast) for n in clause.who))
-            why = f"{clause.act} by {' and '.join(clause.who)}: " + ("yes" if not named else "never")
+            ever = _doers(lines, clause.act, taken_back=False)
+            back = not kept and any(same_person(n, d, cast) for n in named for d in ever)
+            why = f"{clause.act} by {' and '.join(clause.who)}: " + ("yes" if not named else "taken back" if back else "never")
             return not named, why + (f" (only by {', '.join(wrong)}, which does not count)" if named and wrong else "")
         return bool(doers), f"{clause.act}: {'yes' if doers else 'never'}"
-    if not clause.words:
-        return True, ""
+    asking = False
+    if not clause.words:  # a deed in short words only (`Harold asks how long he has`): its words of 3 letters or more
+        clause, asking = replace(clause, words=_short_words(clause)), bool(re.search(r"\bask", clause.text, re.I))
+        if not clause.words:  # nothing it can read (`山田花子が謝る`, `Олег извиняется`): it cannot tell
+            return None, f"'{clause.text}': cannot tell (the offline judge reads English)"
     if clause.who:
-        heard = said_together(clause, [text for who, text in lines if any(same_person(n, who, cast) for n in clause.who)])
+        heard = said_together(clause, [text for who, text in lines if any(same_person(n, who, cast) for n in clause.who)],
+                              questions=asking)
     else:
         spoken = " ".join(text.lower() for _, text in lines)
         heard = [w for w in clause.words if w in spoken]
@@ -250,14 +305,28 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple
         (f" in one statement by {' and '.join(clause.who)}" if clause.who else "")
 
 
-def said_together(clause: GoalClause, texts: Iterable[str]) -> list[str]:
+_SHORT_STOP = frozenset("the and but for with his her him has have had are was were will the its our your you she they "
+                        "them their that this then than not yet also just very each any all one".split())
+
+
+def _short_words(clause: GoalClause) -> tuple[str, ...]:
+    """A clause's words of three letters or more, its names and its verb aside (`Harold asks how long he has`
+    -> how, long); the verb alone when nothing else is left (`Pip sits` -> sit)."""
+    text = clause.text
+    for name in clause.who:
+        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text, flags=re.I)
+    words = [w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in _SHORT_STOP and w not in _NOT_A_NAME]
+    return tuple(words[1:]) if len(words) > 1 else tuple(re.sub(r"(?<=\w{2})s$", "", w) for w in words)
+
+
+def said_together(clause: GoalClause, texts: Iterable[str], questions: bool = False) -> list[str]:
     """The clause's key words that its person said in one statement, the one that holds the most (a
     deed such as `Theo tells Oksana his plan` is done in a sentence, not by naming its words in
-    questions or over several lines)."""
+    questions or over several lines); with `questions`, a question counts (a deed of asking)."""
     best: list[str] = []
     for text in texts:
         for sentence in re.findall(r"[^.!?]+[.!?]*", text.lower()):
-            if not sentence.strip().endswith("?"):
+            if questions or not sentence.strip().endswith("?"):
                 heard = [w for w in clause.words if w in sentence]
                 best = heard if len(heard) > len(best) else best
     return best
@@ -276,8 +345,13 @@ def same_person(name: str, speaker: str, cast: Iterable[str] = ()) -> bool:
 
 def marker_owners(goal: str, marker: str, cast: tuple[str, ...] = ()) -> tuple[str, ...]:
     """Who the goal names for the clause that holds `marker` (`Bob gives a sincere apology`, `apolog`
-    -> `('Bob',)`); () when no clause naming someone holds it."""
-    for clause in read_goal(goal or "", cast):
-        if clause.who and not clause.everyone and marker.lower() in clause.text.lower():
+    -> `('Bob',)`), else for the clause whose act the marker is a word of (`Bob apologises`, `sorry`); ()
+    when no clause naming someone holds it."""
+    clauses = [clause for clause in read_goal(goal or "", cast) if clause.who and not clause.everyone]
+    for clause in clauses:
+        if marker.lower() in clause.text.lower():
+            return clause.who
+    for clause in clauses:  # a marker word of the clause's act (`sorry` for `Bob apologises`)
+        if clause.act and not clause.negated and any(re.search(p, marker, re.I) for p in ACTS[clause.act]):
             return clause.who
     return ()
