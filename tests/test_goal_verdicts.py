@@ -235,3 +235,23 @@ async def test_role_c_counts_a_marker_of_a_clauses_act_only_from_its_person(run_
     run = await run_scene(scene, isolation="a", coordinator="C")
     meta = json.loads((run.dir / "metadata.json").read_text())
     assert meta["goalAchieved"] is False and "(by Bob)" in meta["goalReason"], meta["goalReason"]
+
+
+@pytest.mark.parametrize("count", [10, 3_000, 40_000])
+def test_the_verdicts_scene_is_whole_when_it_fits_and_keeps_both_ends_when_not(count):
+    """A long scene is not sent whole to the close verdict (no judge's context holds 800 beats of a crowd):
+    its first and last lines are, within the bound, with how many between were left out. Acts done early
+    and acts taken back late both stay in view."""
+    from promptdesk.core.engine.checks import VERDICT_CHARS, whole_scene
+
+    lines = [f'Person {i % 7} [TO: Person {(i + 1) % 7}] "Line number {i} of a long scene, said plainly."'
+             for i in range(count)]
+    sent = whole_scene(lines)
+    assert sum(len(line) + 1 for line in sent) <= VERDICT_CHARS + 200
+    if sum(len(line) + 1 for line in lines) <= VERDICT_CHARS:
+        assert sent == lines
+        return
+    note = next(i for i, line in enumerate(sent) if line.startswith("(... "))
+    left = int(re.search(r"\(\.\.\. (\d+) lines", sent[note]).group(1))
+    assert sent[:note] == lines[:note] and sent[note + 1:] == lines[len(lines) - (len(sent) - note - 1):]
+    assert note + left + (len(sent) - note - 1) == len(lines) and note > 0 and len(sent) - note - 1 > note

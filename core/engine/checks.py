@@ -210,9 +210,39 @@ async def with_verdict(session: Stage, decision: Decision) -> Decision:
     if not session.format.judges_goal:
         return decision
     view = scene_view(session, [], spoken_words(session))
-    view.recent_lines = list(session.public_lines)  # the verdict judges the whole scene, not its last lines
+    view.recent_lines = whole_scene(session.public_lines)  # the verdict judges the whole scene, not its last lines
     if decision.reason in NO_VERDICT_CALL:
         verdict = marker_verdict(view)
     else:
         verdict = await session.coordinator.verdict(view, session.ask_judge, _warn(session))
     return decision.model_copy(update={"goal_achieved": verdict.achieved, "goal_reason": verdict.reason})
+
+
+VERDICT_CHARS = 120_000
+"""The most of a scene's public lines, in characters, the close verdict is sent (about 30,000 tokens):
+a request no judge's context could hold would only fail."""
+
+
+def whole_scene(lines: list[str], budget: int = VERDICT_CHARS) -> list[str]:
+    """Every public line of the scene for the goal verdict, or, past `budget` characters, its first
+    lines (a third of it: where acts done early stand) and its last (the rest: where an act was taken
+    back, or done at last), with one line saying how many between were left out."""
+    if sum(len(line) + 1 for line in lines) <= budget:
+        return list(lines)
+    head: list[str] = []
+    size = 0
+    for line in lines:
+        if size + len(line) + 1 > budget // 3:
+            break
+        head.append(line)
+        size += len(line) + 1
+    tail: list[str] = []
+    size = 0
+    for line in reversed(lines[len(head):]):
+        if size + len(line) + 1 > budget - budget // 3:
+            break
+        tail.append(line)
+        size += len(line) + 1
+    left = len(lines) - len(head) - len(tail)
+    return [*head, f"(... {left} lines of the scene are left out here: the whole scene is longer than a verdict is sent ...)",
+            *reversed(tail)]
