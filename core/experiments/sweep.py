@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 from dataclasses import asdict
 from pathlib import Path
@@ -329,10 +330,9 @@ class Sweep:
 
     def _append(self, row: dict[str, Any]) -> None:
         """Append one result line (after a torn last line, from a kill mid-write, on a line of its own)."""
-        path = self.folder / RESULTS_FILE
-        torn = path.is_file() and path.stat().st_size and not path.read_bytes().endswith(b"\n")
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(("\n" if torn else "") + json.dumps(row, ensure_ascii=False) + "\n")
+        with open(self.folder / RESULTS_FILE, "a+b") as handle:  # only its last byte is read: no rereading per run
+            torn = handle.seek(0, os.SEEK_END) > 0 and handle.seek(-1, os.SEEK_END) >= 0 and handle.read(1) != b"\n"
+            handle.write((b"\n" if torn else b"") + (json.dumps(row, ensure_ascii=False) + "\n").encode())
 
     def complete(self) -> bool:
         """True when every planned run has a result line."""
