@@ -77,3 +77,33 @@ def test_appending_a_result_reads_no_more_of_results_jsonl_however_long_it_is(tm
     rows = read_results(sweep.folder)
     assert [r["run"] for r in rows[-200:]] == [f"r{k}" for k in range(200)]  # the torn line kept apart
     assert len(rows) == 10_200
+
+
+def test_casting_from_a_big_characters_folder_reads_each_file_once_however_many_runs_cast_from_it(tmp_path, monkeypatch):
+    """A benchmark sweep casts two of 60 imported characters in every run: each run parsed the front matter
+    of all 60 files (for each of its two characters), so 300 runs made 36,000 parses and the cost of a
+    run grew with the folder. A file is now parsed once per version; an edited file is read again."""
+    from promptdesk.core.characters import front_matter, search
+    from promptdesk.core.characters.loading import load_cast
+
+    folder = tmp_path / "characters"
+    folder.mkdir()
+    for k in range(60):
+        (folder / f"person-{k:02d}.md").write_text(f"---\nname: Person Number {k}\n---\nA person who talks.\n")
+    parses = 0
+    real_split = front_matter.split
+
+    def counting_split(text, *args, **kwargs):
+        nonlocal parses
+        parses += 1
+        return real_split(text, *args, **kwargs)
+
+    monkeypatch.setattr(front_matter, "split", counting_split)
+    monkeypatch.setattr(search, "FRONT_NAMES", {}, raising=False)
+    for run in range(300):
+        cast = load_cast([f"person-{run % 60:02d}", f"person-{(run + 7) % 60:02d}"], [folder])
+        assert [c.name for c in cast] == [f"Person Number {run % 60}", f"Person Number {(run + 7) % 60}"]
+    lookups = parses
+    assert lookups <= 60 + 2 * 300, f"{lookups:,} front matter parses for 300 casts of 2 from 60 files"
+    (folder / "person-03.md").write_text("---\nname: Someone Else Entirely\n---\nRenamed.\n")
+    assert search.find("someone-else-entirely", [folder]) is not None  # an edited file is read again
