@@ -13,6 +13,7 @@ a front matter `name:`. The first folder holding one wins; two answering in one 
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import re
 import unicodedata
@@ -50,12 +51,14 @@ def ascii_spelling(text: str) -> str:
     return spelt if spelt.isascii() else ""
 
 
-def fold(text: str) -> set[str]:
-    """Every folded form a name is matched by (its ASCII spelling's too: only ASCII can be typed)."""
+@functools.lru_cache(maxsize=8192)
+def fold(text: str) -> frozenset[str]:
+    """Every folded form a name is matched by (its ASCII spelling's too: only ASCII can be typed). Kept:
+    every lookup folds every file name of the folder again."""
     bases = {text.strip(), ascii_spelling(text.strip())} - {""}
     forms = {form for base in bases for form in (_SEPARATORS.sub("-", base.lower()),
                                                  _SEPARATORS.sub("-", _CAMEL.sub("-", base).lower()))}
-    return forms | {form.replace(".", "-") for form in forms}
+    return frozenset(forms | {form.replace(".", "-") for form in forms})
 
 
 def suggestion(text: str) -> str:
