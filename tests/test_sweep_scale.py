@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import builtins
+import io
 import json
 from pathlib import Path
 
@@ -107,3 +108,27 @@ def test_casting_from_a_big_characters_folder_reads_each_file_once_however_many_
     assert lookups <= 60 + 2 * 300, f"{lookups:,} front matter parses for 300 casts of 2 from 60 files"
     (folder / "person-03.md").write_text("---\nname: Someone Else Entirely\n---\nRenamed.\n")
     assert search.find("someone-else-entirely", [folder]) is not None  # an edited file is read again
+
+
+def test_redrawing_the_bars_moves_up_over_every_row_a_wide_line_wrapped_into():
+    """A benchmark run's name (`case-0009-…--openai-gpt-4o-mini--b-C-seed3: … — 119/120 done, …`) is wider
+    than an 80- or 100-column terminal and wraps: the redraw moved up one row per line, so every finished
+    run left a stale row behind and a 4,800-run sweep scrolled thousands of broken bars."""
+    from promptdesk.core.experiments.progress import Progress
+    from promptdesk.core.experiments.sweep_plan import Combination
+
+    class Terminal(io.StringIO):
+        def fileno(self) -> int:
+            raise OSError("not a real terminal: 80 columns assumed")
+
+    stream = Terminal()
+    progress = Progress(stream, tty=True, now=lambda: 0.0)
+    plan = SweepPlan(scene="s.yaml", isolations=["a", "b"], coordinators=["C"], seeds=[1, 2])
+    progress.begin(plan, [], 4)
+    combo = Combination("a", "C", 1, scene="case-0009-olege-yusufe", model="openai:gpt-4o-mini")
+    progress.finished(combo, {"run": combo.name, "close_reason": "max_beats_exceeded", "cost_usd": 0.01}, 0.01)
+    block = stream.getvalue().rsplit("\x1b[J", 1)[1].rstrip("\n").split("\n")
+    assert len(block[0]) > 80  # the finished run's line wraps
+    rows = sum(-(-len(line) // 80) for line in block)
+    progress.note("a provider's wait")  # the next redraw moves up over every row of the last block
+    assert stream.getvalue().rsplit("\x1b[J", 1)[0].endswith(f"\x1b[{rows}F"), (rows, len(block))
