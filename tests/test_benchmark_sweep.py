@@ -380,3 +380,55 @@ def test_an_evaluator_whose_every_call_failed_is_counted_in_sotopias_table_not_l
     assert re.search(r"goal unknown \(6 unknown\) unknown \(6 unknown\)", text), text
     assert "Unknown scores in openai:gpt-5-nano b-C: 42 in agent-episodes whose evaluation call failed (" in text
     assert "evaluator refused" in text
+
+
+def test_an_unfinished_benchmark_sweep_says_how_many_runs_of_how_many_scenes_are_left_out(bench, capsys):
+    """A benchmark's left-out runs per condition are counted with their scenes: the note said `a-C seeds 1-3`
+    (each seed listed once per scene in `--json`), which reads as the whole condition missing when most of it
+    has a result, and never said that several scenes' runs were left out."""
+    assert main(["sweep", "sotopia/scenes", "--isolation", "a", "--coordinator", "C", "--seeds", "1-3",
+                 "--max-beats", "2", "--out", "osw"]) == 0
+    results = Path("osw/results.jsonl")
+    rows = results.read_text().splitlines()
+    scenes = sorted({json.loads(row)["scene"] for row in rows})
+    assert len(scenes) >= 2
+    kept = [row for row in rows if not (json.loads(row)["scene"] == scenes[0] or json.loads(row)["run"].endswith("seed2"))]
+    results.write_text("".join(row + "\n" for row in kept))  # as a sweep stopped by its budget leaves it
+    left = len(rows) - len(kept)
+    capsys.readouterr()
+    assert main(["compare", "osw", "--metrics", "tokens"]) == 0
+    prose = " ".join(capsys.readouterr().out.split())
+    assert f"left out, with no result yet: a-C {left} runs ({len(scenes)} scenes, seeds 1-3) (run" in prose, prose
+    assert main(["compare", "osw", "--metrics", "tokens", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["left_out"][0]
+    condition = next(iter(out["seeds"]))
+    assert out["seeds"][condition] == [1, 2, 3] and sum(out["scenes"][condition].values()) == left
+
+
+async def test_a_stop_in_a_runs_evaluation_step_leaves_it_unscored_in_its_result_line(bench):
+    """A SIGTERM that came after a run's close, while its journal and evaluation steps ran, skipped the
+    evaluation: the run's result line said it was done and scored (no `unscored`), so running the sweep again
+    skipped it for good and `compare` took its dimensions as never asked for. Now its agents are counted
+    unscored, as for a failed evaluation call, and the progress says to run `promptdesk evaluate`."""
+    import os
+    import signal
+
+    from promptdesk.core.experiments.sweep import Sweep, SweepPlan, read_results, run_with_signals
+    from promptdesk.core.record.events import CallEvent
+
+    scene = sorted(Path("sotopia/scenes").glob("*.yaml"))[0]
+    plan = SweepPlan(scene=str(scene), scenes=[str(scene)], isolations=["a"], coordinators=["C"], seeds=[1],
+                     characters_dirs=["sotopia/characters"], evaluators=["offline"], concurrency=1, max_beats=2)
+    sweep = Sweep(plan, Path("sw-stop"))
+    todo = sweep.prepare_folder()
+    original = sweep._watch
+
+    def watch(event):
+        original(event)
+        if isinstance(event, CallEvent) and event.purpose == "journal" and not sweep.stopping:
+            os.kill(os.getpid(), signal.SIGTERM)  # the operator's Ctrl-C, after the close
+    sweep._watch = watch
+    await run_with_signals(sweep, todo)
+    [row] = read_results(Path("sw-stop"))
+    assert row["close_reason"] == "max_beats_exceeded" and row["success"] is True
+    assert row["unscored"] == 2, row

@@ -13,6 +13,7 @@ a front matter `name:`. The first folder holding one wins; two answering in one 
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import re
 import unicodedata
@@ -50,12 +51,14 @@ def ascii_spelling(text: str) -> str:
     return spelt if spelt.isascii() else ""
 
 
-def fold(text: str) -> set[str]:
-    """Every folded form a name is matched by (its ASCII spelling's too: only ASCII can be typed)."""
+@functools.lru_cache(maxsize=8192)
+def fold(text: str) -> frozenset[str]:
+    """Every folded form a name is matched by (its ASCII spelling's too: only ASCII can be typed). Kept:
+    every lookup folds every file name of the folder again."""
     bases = {text.strip(), ascii_spelling(text.strip())} - {""}
     forms = {form for base in bases for form in (_SEPARATORS.sub("-", base.lower()),
                                                  _SEPARATORS.sub("-", _CAMEL.sub("-", base).lower()))}
-    return forms | {form.replace(".", "-") for form in forms}
+    return frozenset(forms | {form.replace(".", "-") for form in forms})
 
 
 def suggestion(text: str) -> str:
@@ -75,13 +78,29 @@ class Candidate:
     folder: Path
 
     def front_name(self) -> str:
-        """The front matter `name:` of the file, or "" (an unreadable file has none)."""
+        """The front matter `name:` of the file, or "" (an unreadable file has none). Kept per file version
+        (`FRONT_NAMES`): a sweep casts from the same folders in every run, and parsing every file of a
+        folder for each character of each run made a run's cost grow with the folder."""
         try:
+            seen = os.stat(self.profile)
+            key = (str(self.profile), seen.st_ino, seen.st_size, seen.st_mtime_ns, seen.st_ctime_ns)
+            if (name := FRONT_NAMES.get(key)) is not None:
+                return name
             with open(self.profile, encoding="utf-8-sig", errors="replace") as handle:
                 head = handle.read(PEEK_BYTES)
-            return front_matter.split(head).text("name")
+            name = front_matter.split(head).text("name")
         except (OSError, ValueError):
             return ""
+        if len(FRONT_NAMES) >= FRONT_NAMES_KEPT:
+            FRONT_NAMES.clear()
+        FRONT_NAMES[key] = name
+        return name
+
+
+FRONT_NAMES: dict[tuple[str, int, int, int, int], str] = {}
+"""The `name:` of each character file read, by path and version (inode, size, modification and change times):
+an edited file is read again."""
+FRONT_NAMES_KEPT = 20_000
 
 
 NESTED_DEPTH = 2

@@ -287,14 +287,19 @@ def left_out(paths: list[Path]) -> list[dict[str, Any]]:
         rows = read_results(path)
         done = {row.get("run") for row in rows}
         planned = (read_take_plan(path) if is_take_sweep(path) else read_plan(path)).combinations()
-        missing = [c for c in planned if c.name not in done]
-        failed = {name: error for name, error in unrecorded(path, rows).items() if name in {c.name for c in planned}}
+        missing, names = [c for c in planned if c.name not in done], {c.name for c in planned}
+        failed = {name: error for name, error in unrecorded(path, rows).items() if name in names}
         if missing or failed:
             seeds: dict[str, list[int]] = {}
+            scenes: dict[str, dict[str, int]] = {}  # a benchmark's runs left out, per condition and scene
             for c in missing:
                 seeds.setdefault(c.condition, []).append(c.seed)
+                if getattr(c, "scene", ""):
+                    by_scene = scenes.setdefault(c.condition, {})
+                    by_scene[c.scene] = by_scene.get(c.scene, 0) + 1
             out.append({"folder": str(path), "planned": len(planned), "finished": len(planned) - len(missing),
-                        "runs": [c.name for c in missing], "seeds": seeds, "unrecorded": failed,
+                        "runs": [c.name for c in missing], "seeds": {k: sorted(set(v)) for k, v in seeds.items()},
+                        **({"scenes": scenes} if scenes else {}), "unrecorded": failed,
                         **({"sweeping": writer} if (writer := sweeping(path)) else {})})
     return out
 

@@ -198,7 +198,7 @@ def left_out_notes(comparison: Comparison) -> list[str]:
     """The planned runs of an unfinished sweep that are not in the comparison (no result yet)."""
     out = []
     for sweep in comparison.left_out:
-        named = ", ".join(f"{condition} seed{'s' if len(seeds) > 1 else ''} {unit_text(seeds)}"
+        named = ", ".join(_left_out_condition(condition, seeds, sweep.get("scenes", {}).get(condition))
                           for condition, seeds in sweep["seeds"].items())
         if named:
             writer = (sweep.get("sweeping") or "").partition(" ")[0]
@@ -210,6 +210,17 @@ def left_out_notes(comparison: Comparison) -> list[str]:
             failed = "; ".join(f"{name} ({error})" for name, error in sweep["unrecorded"].items())
             out.append(f"{sweep['folder']}: failed before recording anything, so not compared: {failed}.")
     return out
+
+
+def _left_out_condition(condition: str, seeds: list[int], scenes: dict[str, int] | None) -> str:
+    """`a-C seeds 1-8`; for a benchmark, how many runs of how many scenes (a list of every scene's seeds
+    would run to hundreds of names), or the scene itself when it is one."""
+    seeds_text = f"seed{'s' if len(seeds) > 1 else ''} {unit_text(seeds)}"
+    if not scenes:
+        return f"{condition} {seeds_text}"
+    runs = sum(scenes.values())
+    where = next(iter(scenes)) if len(scenes) == 1 else f"{len(scenes)} scenes"
+    return f"{condition} {runs} run{'s' if runs > 1 else ''} ({where}, {seeds_text})"
 
 
 def unclosed_notes(comparison: Comparison) -> list[str]:

@@ -147,7 +147,17 @@ class Progress:
         up = f"\x1b[{self._drawn}F\x1b[J" if self._drawn else ""
         block = [line, *self.bars(), self.summary()]
         self._write(up + "\n".join(block) + "\n")
-        self._drawn = len(block)
+        width = self._columns()  # a line wider than the terminal takes several rows: move up over all of them
+        self._drawn = sum(max(1, -(-len(text) // width)) for text in block)
+
+    def _columns(self) -> int:
+        """The terminal's width (80 when it cannot be told)."""
+        import os
+
+        try:
+            return os.get_terminal_size(self.stream.fileno()).columns or 80
+        except (AttributeError, ValueError, OSError):
+            return 80
 
     def _write(self, text: str) -> None:
         """Write and flush; a reader gone away (`2>&1 | head -1`) silences the progress, never the sweep

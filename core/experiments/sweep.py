@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 from dataclasses import asdict
 from pathlib import Path
@@ -36,11 +37,12 @@ from typing import Any
 import yaml
 
 from promptdesk.core.engine import heap
-from promptdesk.core.errors import InvalidConfig, RecordingError, recording_error
+from promptdesk.core.errors import InvalidConfig, NotARun, RecordingError, recording_error
 from promptdesk.core.record.events import BaseEvent, CallEvent
 from promptdesk.core.record.folder_lock import LOCK_FILE, FolderLock, busy, holder
 from promptdesk.core.record.run_folder import write_atomic
 from promptdesk.core.record.cut import cut_of_folder
+from promptdesk.core.record.private import read_private
 from promptdesk.core.record.recorder import read_events
 from promptdesk.core.record.seams import superseded_calls
 from promptdesk.core.experiments.benchmark import attach_evaluators, check_benchmark, scene_key
@@ -51,6 +53,7 @@ from promptdesk.core.experiments.sweep_checks import (DISK_ERRNOS, SWEEP_ADVICE,
                                                      check_recorded_budget, writing)
 from promptdesk.core.providers.ratelimit import Limiters, Limits
 from promptdesk.core.casting.scene_file import Scene, load_scene
+from promptdesk.core.casting import evaluators
 from promptdesk.core.casting.build import build_session
 from promptdesk.core.casting.resume import prepare, resumable
 
@@ -308,7 +311,10 @@ class Sweep:
         metrics = run_metrics(events, run=combo.name, audit=audit_verdict(run_dir), success=recorded_success(run_dir),
                               cut=superseded_calls(run_dir)).to_dict()
         factors = {"condition": combo.condition, "scene": combo.scene, "model": combo.model} if combo.scene or combo.model else {}
-        scored = {"unscored": unscored_agents(metrics["evaluation"], list(metrics["actors"]))} if metrics["evaluation"] else {}
+        cast, owed = list(metrics["actors"]), owed_evaluations(run_dir) if metrics["success"] else 0
+        missing = max(0, owed - len(metrics["evaluation"])) * len(cast)  # a stop in its evaluation step: none scored
+        scored = ({"unscored": unscored_agents(metrics["evaluation"], cast) + missing}
+                  if metrics["evaluation"] or missing else {})
         return {"run": combo.name, **factors, **{k: metrics[k] for k in RESULT_FIELDS}, **scored}
 
     def _closed_row(self, combo: Combination) -> dict[str, Any] | None:
@@ -329,10 +335,9 @@ class Sweep:
 
     def _append(self, row: dict[str, Any]) -> None:
         """Append one result line (after a torn last line, from a kill mid-write, on a line of its own)."""
-        path = self.folder / RESULTS_FILE
-        torn = path.is_file() and path.stat().st_size and not path.read_bytes().endswith(b"\n")
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(("\n" if torn else "") + json.dumps(row, ensure_ascii=False) + "\n")
+        with open(self.folder / RESULTS_FILE, "a+b") as handle:  # only its last byte is read: no rereading per run
+            torn = handle.seek(0, os.SEEK_END) > 0 and handle.seek(-1, os.SEEK_END) >= 0 and handle.read(1) != b"\n"
+            handle.write((b"\n" if torn else b"") + (json.dumps(row, ensure_ascii=False) + "\n").encode())
 
     def complete(self) -> bool:
         """True when every planned run has a result line."""
@@ -343,6 +348,14 @@ class Sweep:
         """True when a planned run's result, of this invocation or an earlier one, is a failed run's."""
         planned = {c.name for c in self.plan.combinations()}
         return any(failed_run(row) for row in read_results(self.folder) if row.get("run") in planned)
+
+
+def owed_evaluations(run_dir: Path) -> int:
+    """How many evaluators were to score the run after its close (its start record says; 0 when it cannot)."""
+    try:
+        return len(evaluators.specs_of(read_private(run_dir)))
+    except (NotARun, ValueError, OSError):
+        return 0
 
 
 async def run_with_signals(sweep: Sweep, todo: list[Combination]) -> None:
