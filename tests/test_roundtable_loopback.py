@@ -234,3 +234,26 @@ def test_a_table_whose_facilitator_always_fails_says_so_when_it_ends(tmp_path, l
     notice = f"the facilitator's call failed {failed} times: spec 002's fallback question or synthesis"
     assert f"NOTICE: {notice}" in stream.getvalue()
     assert notice in (tmp_path / "run" / "notes.md").read_text()
+
+
+async def test_answers_shaped_as_real_models_write_them_are_read_not_salvaged(run_scene, loopback):
+    """A JSON block with prose around it, unfenced YAML between two lines of prose, capitalised keys and
+    a facilitator's synthesis in a ```json block: each is the answer it holds, never its first line."""
+    answers = {
+        "Alice": 'Here is my answer:\n```json\n{"position": "Raise prices by 5%", "rationale": "Costs rose.", '
+                 '"confidence": 0.7}\n```\nLet me know if you need more.',
+        "Bob": "Sure, here is my view.\n\nPosition: Preise halten\nRationale: Kunden sind preisempfindlich.\n"
+               "Confidence: 80%\n\nHappy to discuss.",
+    }
+    synthesis = ('Summary of the round:\n```json\n{"action": "synthesis", "synthesis": "Two views.", '
+                 '"consensus": [], "conflicts": ["price level"], "next_action": "conclude"}\n```')
+    loopback.default = script(answer=answers.get, synthesis=synthesis)
+    run = await run_scene(scene(loopback, max_rounds=3), isolation="a", coordinator="B")
+    first = data(run)["rounds"][0]
+    assert first["answers"]["alice"] == {"position": "Raise prices by 5%", "rationale": "Costs rose.", "confidence": 0.7}
+    assert first["answers"]["bob"] == {"position": "Preise halten", "rationale": "Kunden sind preisempfindlich.",
+                                       "confidence": 0.8}
+    assert first["synthesis"]["synthesis"] == "Two views."
+    assert first["synthesis"]["conflicts"] == [{"topic": "price level"}]
+    assert "fallbacks" not in first
+    assert run.result.close_reason == "concluded"

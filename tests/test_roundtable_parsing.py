@@ -240,3 +240,19 @@ def test_a_key_given_twice_in_an_answer_is_a_problem_never_its_last_copy():
     the last silently: `position: keep it` then `position: tear it down` was read as the second)."""
     answer, note = parse_answer("position: keep it\nconfidence: 0.9\nposition: tear it down\n")
     assert answer.fallback and "given twice" in note and "position" in note
+
+
+@pytest.mark.parametrize("text", [
+    'My answer: {"position": "Adopt it", "rationale": "Safe.", "confidence": 0.6}',
+    '```JSON\n{"position": "Adopt it", "rationale": "Safe.", "confidence": 0.6}\n```',
+    "Sure.\nposition: Adopt it\nrationale: Safe.\nconfidence: 0.6\nI hope this helps!",
+    "```yaml\nanswer:\n  Position: Adopt it\n  Rationale: Safe.\n  Confidence: 0.6\n```",
+])
+def test_an_answer_with_prose_json_or_capitals_around_it_is_read(text):
+    from promptdesk.core.formats.roundtable.answers import parse_answer
+    assert parse_answer(text) == (Answer("Adopt it", "Safe.", 0.6), None)
+
+
+def test_a_lower_case_key_wins_over_its_capitalised_twin():
+    from promptdesk.core.formats.roundtable.answers import parse_answer
+    assert parse_answer("Position: A\nposition: B\nconfidence: 0.5")[0].position == "B"

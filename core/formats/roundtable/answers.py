@@ -20,7 +20,7 @@ from promptdesk.core.protocol.fences import first_indented_block
 from promptdesk.core.protocol.reasoning import without_reasoning
 
 NEXT_ACTIONS = ("continue", "phase", "conclude", "escalate")
-_FENCE = re.compile(r"```(?:ya?ml)?[ \t]*\r?\n(.*?)(?:```|\Z)", re.S | re.I)
+_FENCE = re.compile(r"```(?:ya?ml|json)?[ \t]*\r?\n(.*?)(?:```|\Z)", re.S | re.I)
 MAX_ROUNDS_NOTE = "Discussion reached maximum rounds without full consensus."
 
 
@@ -71,26 +71,58 @@ class Answer:
         return {**data, "fallback": True} if self.fallback else data
 
 
-def fenced(text: str) -> str | None:
+def fenced(text: str, tags: tuple[str, ...] = ("yaml", "yml")) -> str | None:
     """The body of the first fenced block, or None when there is none. The block ends at a fence on a
     line of its own, indented as the opening one: a fence inside the YAML (a code sample in a
     rationale, a topic that quotes one) is indented deeper and never cuts the block short. A block
     that never closes that way ends at the next fence, or at the end of the text."""
-    block = first_indented_block(text, tags=("yaml", "yml"))
+    block = first_indented_block(text, tags=tags)
     if block is not None:
         return block
     match = _FENCE.search(text)
     return match.group(1) if match else None
 
 
-def yaml_block(text: str) -> tuple[dict[str, Any] | None, str | None]:
-    """The mapping in the first fenced YAML block (or the whole text); else None and the problem.
-    A reasoning model's `<think>` preamble is never read (`without_reasoning`). Every value is the text
-    written (`position: yes` is `yes`, not `True`; `position: 007` keeps its zeros), and a key given twice
-    in one mapping is a problem (YAML would keep the last silently), as in every YAML file read."""
-    text = without_reasoning(text or "")
-    block = fenced(text)
-    body = block if block is not None else text
+_KEY_LINE = re.compile(r"[A-Za-z_][\w-]*[ \t]*:(?:[ \t]|$)")
+
+
+def _keyed_lines(text: str, keys: tuple[str, ...]) -> str | None:
+    """The `key: value` lines of an unfenced answer with prose around them (a model's "Sure, here is my
+    view:" before, "Happy to discuss." after): from the first line that opens with one of `keys` to the
+    last line that still reads as YAML (a key, an indented or list line, a blank); None without one."""
+    lines = text.splitlines()
+    start = next((i for i, ln in enumerate(lines) if (m := _KEY_LINE.match(ln.lstrip()))
+                  and m.group(0).split(":")[0].strip().lower() in keys), None)
+    if start is None:
+        return None
+    end = start + 1
+    while end < len(lines) and (not lines[end].strip() or lines[end][:1] in " \t-" or _KEY_LINE.match(lines[end])):
+        end += 1
+    return "\n".join(lines[start:end])
+
+
+def _braced(text: str) -> str | None:
+    """A JSON object with prose around it (`My answer: {"position": ...}`): first `{` to last `}`."""
+    start, end = text.find("{"), text.rfind("}")
+    return text[start:end + 1] if 0 <= start < end and (start or end < len(text) - 1) else None
+
+
+def _keys_folded(data: dict[Any, Any], keys: tuple[str, ...]) -> dict[Any, Any]:
+    """`data` with its keys read case-blind (`Position:` is `position:`; a key already written in
+    lower case wins), and unwrapped when the whole answer sits under one key (`answer: {position: ...}`)."""
+    folded: dict[Any, Any] = {}
+    for key, value in data.items():
+        low = key.strip().lower() if isinstance(key, str) else key
+        if low not in folded or low == key:
+            folded[low] = value
+    if keys and not any(k in folded for k in keys) and len(folded) == 1:
+        inner = next(iter(folded.values()))
+        if isinstance(inner, dict):
+            return _keys_folded(inner, ())
+    return folded
+
+
+def _load(body: str) -> tuple[dict[str, Any] | None, str | None]:
     if not body.strip():
         return None, "empty answer"
     try:
@@ -102,6 +134,30 @@ def yaml_block(text: str) -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(data, dict):
         return None, f"the YAML is {type(data).__name__}, not a mapping"
     return data, None
+
+
+def yaml_block(text: str, keys: tuple[str, ...] = ()) -> tuple[dict[str, Any] | None, str | None]:
+    """The mapping in the first fenced YAML (or JSON) block, else the whole text, else, when the text
+    has prose around its answer, the object in braces or the `key: value` lines that open with one of
+    `keys` (the field the caller needs); else None and the problem. Keys are read case-blind. A
+    reasoning model's `<think>` preamble is never read (`without_reasoning`). Every value is the text
+    written (`position: yes` is `yes`, not `True`; `position: 007` keeps its zeros), and a key given twice
+    in one mapping is a problem (YAML would keep the last silently), as in every YAML file read."""
+    text = without_reasoning(text or "")
+    block = fenced(text, ("yaml", "yml", "json"))
+    first: tuple[dict[str, Any] | None, str | None] | None = None
+    for body in (block if block is not None else text, _braced(text), _keyed_lines(text, keys)):
+        if body is None:
+            continue
+        data, problem = _load(body)
+        if data is not None:
+            data = _keys_folded(data, keys)
+        found = (data, problem)
+        if first is None:
+            first = found
+        if data is not None and (not keys or any(k in data for k in keys)):
+            return found
+    return first if first is not None else (None, "empty answer")
 
 
 def fallback_question(topic: str) -> Question:
@@ -153,7 +209,7 @@ UNKNOWN_PARTICIPANTS = "unknown participants"
 
 def parse_question(text: str, topic: str, cast: list[str]) -> tuple[Question, str | None]:
     """The facilitator's question; spec 002's fallback question when there is none to read."""
-    data, problem = yaml_block(text)
+    data, problem = yaml_block(text, ("question",))
     if data is None or not _text(data.get("question")):
         return fallback_question(topic), problem or "no `question` in the facilitator's YAML"
     wanted = data.get("participants", "all")
@@ -169,7 +225,7 @@ def parse_question(text: str, topic: str, cast: list[str]) -> tuple[Question, st
 
 def parse_synthesis(text: str, topic: str) -> tuple[Synthesis, str | None]:
     """The facilitator's synthesis; spec 002's fallback synthesis when there is none to read."""
-    data, problem = yaml_block(text)
+    data, problem = yaml_block(text, ("synthesis", "next_action"))
     if data is None or not (_text(data.get("synthesis")) or "next_action" in data):
         return fallback_synthesis(topic), problem or "no `synthesis` in the facilitator's YAML"
     action = _text(data.get("next_action")).lower() or "continue"
@@ -209,7 +265,7 @@ def confidence(value: Any) -> float | None:
 
 def parse_answer(text: str) -> tuple[Answer, str | None]:
     """A participant's answer; a salvaged one (first line, rest, no confidence) when unreadable."""
-    data, problem = yaml_block(text)
+    data, problem = yaml_block(text, ("position",))
     if data is None or not _text(data.get("position")):
         return salvage_answer(text), problem or "no `position` in the participant's YAML"
     value = confidence(data.get("confidence"))
