@@ -176,16 +176,29 @@ def test_a_user_strategy_folder_comes_first_and_errors_name_the_file(tmp_path):
 
 @pytest.mark.parametrize("body,named", [
     ("phases:\n  - {name: one, goal: g, min_round: 2}\n",
-     "phases.0.min_round: unknown key 'min_round' (did you mean 'min_rounds'?)"),
-    ("phase:\n  - {name: one, goal: g}\n", "phase: unknown key 'phase' (did you mean 'phases'?)"),
-    ("phases:\n  - {name: one, goal: g, min_rounds: yes}\n", "phases.0.min_rounds: Input should be a valid integer (got True)"),
+     "mine.yaml:2: phases[0] (one).min_round: unknown key 'min_round' (did you mean 'min_rounds'?)"),
+    ("phase:\n  - {name: one, goal: g}\n", "mine.yaml:1: phase: unknown key 'phase' (did you mean 'phases'?)"),
+    ("phases:\n  - {name: one, goal: g, min_rounds: yes}\n",
+     "mine.yaml:2: phases[0] (one).min_rounds: Input should be a valid integer (got True); YAML reads it as true/false"),
     ("name: theirs\nphases:\n  - {name: one, goal: g}\n", "name: 'theirs' is not the file's name ('mine')"),
+    ("title: T\nphases:\n  - name: one\n    goal: g\n  - name: two\n    goal: g\n    min_rounds: 0\n"
+     "    speakers: 3\n", "mine.yaml:7: phases[1] (two).min_rounds: Input should be greater than 0 (got 0)\n"
+     f"{{path}}:8: phases[1] (two).speakers: write `all` or a list of roles or participants' slugs (got 3)"),
 ])
-def test_a_strategy_files_mistake_names_the_file_the_field_and_the_fix(tmp_path, body, named):
+def test_a_strategy_files_mistake_names_the_file_the_line_the_field_and_the_fix(tmp_path, body, named):
     (tmp_path / "mine.yaml").write_text(body)
     with pytest.raises(InvalidConfig) as caught:
         load_strategy("mine", search_dirs([tmp_path]))
-    assert str(tmp_path / "mine.yaml") in caught.value.message and named in caught.value.message
+    assert str(tmp_path / "mine.yaml") in caught.value.message
+    assert named.format(path=tmp_path / "mine.yaml") in caught.value.message
+
+
+def test_a_phase_speaker_named_in_a_strategy_file_is_refused_at_its_line(tmp_path):
+    (tmp_path / "mine.yaml").write_text("roles: {pro: for}\nphases:\n  - name: one\n    goal: g\n"
+                                        "  - name: two\n    goal: g\n    speakers: [pro, alcie]\n")
+    strategy = load_strategy("mine", search_dirs([tmp_path]))
+    with pytest.raises(InvalidConfig, match=r"mine\.yaml:7: phases\[1\] \(two\)\.speakers: 'alcie' .*'alice'"):
+        strategy.check_speakers(["alice", "bob"])
 
 
 def test_a_phase_speaker_that_is_neither_a_role_nor_a_participant_is_named():
