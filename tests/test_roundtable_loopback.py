@@ -257,3 +257,16 @@ async def test_answers_shaped_as_real_models_write_them_are_read_not_salvaged(ru
     assert first["synthesis"]["conflicts"] == [{"topic": "price level"}]
     assert "fallbacks" not in first
     assert run.result.close_reason == "concluded"
+
+
+async def test_a_forced_conclusion_with_open_conflicts_is_counted_in_metadata_as_in_the_summary(run_scene, loopback):
+    open_two = SYNTHESIS.format(conflicts="[price level, launch date]", action="continue")
+    loopback.default = script(synthesis=open_two, conclude=open_two)
+    run = await run_scene(scene(loopback, max_rounds=1), isolation="a", coordinator="B")
+    assert run.result.close_reason == "max-rounds"
+    forced = [r for r in run.records() if r["type"] == "synthesis" and r.get("forced")]
+    assert (forced[0]["consensus_count"], forced[0]["conflict_count"]) == (0, 2)
+    meta = json.loads((run.dir / "metadata.json").read_text())
+    assert (meta["consensusCount"], meta["conflictCount"]) == (0, 2)
+    assert len(data(run)["conclusion"]["open_conflicts"]) == 2
+    assert "- price level\n- launch date" in (run.dir / "summary.md").read_text()
