@@ -269,3 +269,16 @@ def test_an_answer_with_prose_json_or_capitals_around_it_is_read(text):
 def test_a_lower_case_key_wins_over_its_capitalised_twin():
     from promptdesk.core.formats.roundtable.answers import parse_answer
     assert parse_answer("Position: A\nposition: B\nconfidence: 0.5")[0].position == "B"
+
+
+@pytest.mark.parametrize("speakers,named", [("[critic]", "['critic'] seats no one at this table (roles go round-robin: "
+                                                          "alice dreamer, bob realist)"),
+                                            ("[]", "[] seats no one at this table")])
+def test_a_phase_whose_speakers_seat_no_one_at_the_table_is_refused_not_played_by_everyone(tmp_path, speakers, named):
+    (tmp_path / "mine.yaml").write_text("roles: {dreamer: d, realist: r, critic: c}\nphases:\n  - name: crit\n"
+                                        f"    goal: g\n    speakers: {speakers}\n")
+    strategy = load_strategy("mine", search_dirs([tmp_path]))
+    with pytest.raises(InvalidConfig) as caught:
+        strategy.check_speakers(["alice", "bob"])
+    assert f"mine.yaml:5: phases[0] (crit).speakers: {named}" in caught.value.message
+    strategy.check_speakers(["alice", "bob", "carol"]) if speakers != "[]" else None

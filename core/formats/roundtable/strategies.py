@@ -87,20 +87,32 @@ class Strategy(BaseModel):
                         f"neither a role of the strategy (roles: {roles}) nor a participant at this table "
                         f"({', '.join(slugs)}){hint}: write `all`, a role or a participant's slug",
                         file=self.source or None, line=line)
+            if not self.speakers_of(phase, slugs):
+                line = self._speaker_lines.get(index)
+                where = (self.source or 'strategy ' + self.name) + (f":{line}" if line else "")
+                seats = ", ".join(f"{slug} {role}" for slug, role in self.roles_for(slugs).items())
+                raise InvalidConfig(
+                    f"{where}: phases[{index}] ({phase.name}).speakers: {wanted or '[]'} seats no one at this table "
+                    f"(roles go round-robin: {seats or 'no roles'}): write `all`, or name a role someone holds or a "
+                    f"participant's slug", file=self.source or None, line=line)
 
     def roles_for(self, slugs: Sequence[str]) -> dict[str, str]:
         """Each participant's role, round-robin over the strategy's roles ({} when it has none)."""
         names = list(self.roles)
         return {slug: names[i % len(names)] for i, slug in enumerate(slugs)} if names else {}
 
-    def speakers(self, phase: Phase, slugs: Sequence[str]) -> list[str]:
-        """The participants who speak in `phase`, in cast order (everyone when none match)."""
+    def speakers_of(self, phase: Phase, slugs: Sequence[str]) -> list[str]:
+        """The participants `phase` names, in cast order (none when its roles are held by no one)."""
         if phase.speakers == "all":
             return list(slugs)
         wanted = [phase.speakers] if isinstance(phase.speakers, str) else phase.speakers
         roles = self.roles_for(slugs)
-        chosen = [s for s in slugs if s in wanted or roles.get(s) in wanted]
-        return chosen or list(slugs)
+        return [s for s in slugs if s in wanted or roles.get(s) in wanted]
+
+    def speakers(self, phase: Phase, slugs: Sequence[str]) -> list[str]:
+        """The participants who speak in `phase`, in cast order (everyone when none match: a table
+        `check_speakers` refused is never played, so this is a safety net only)."""
+        return self.speakers_of(phase, slugs) or list(slugs)
 
 
 def search_dirs(extra: Sequence[str | Path] = (), cwd: Path | None = None,
