@@ -270,3 +270,11 @@ async def test_a_forced_conclusion_with_open_conflicts_is_counted_in_metadata_as
     assert (meta["consensusCount"], meta["conflictCount"]) == (0, 2)
     assert len(data(run)["conclusion"]["open_conflicts"]) == 2
     assert "- price level\n- launch date" in (run.dir / "summary.md").read_text()
+
+
+async def test_a_question_for_one_participant_by_name_asks_only_that_participant(run_scene, loopback):
+    loopback.default = script(question="```yaml\naction: question\nquestion: Bob, why?\nparticipants: Bob\n```")
+    run = await run_scene(scene(loopback, max_rounds=1), isolation="a", coordinator="B")
+    first = data(run)["rounds"][0]
+    assert first["question"]["participants"] == ["bob"] and list(first["answers"]) == ["bob"]
+    assert "fallbacks" not in first

@@ -282,3 +282,22 @@ def test_a_phase_whose_speakers_seat_no_one_at_the_table_is_refused_not_played_b
         strategy.check_speakers(["alice", "bob"])
     assert f"mine.yaml:5: phases[0] (crit).speakers: {named}" in caught.value.message
     strategy.check_speakers(["alice", "bob", "carol"]) if speakers != "[]" else None
+
+
+@pytest.mark.parametrize("participants,chosen", [
+    ("Kofi Mensah", ["kofi-mensah"]),  # one participant as a text, by name: not everyone
+    ("bob and kofi-mensah", ["bob", "kofi-mensah"]),
+    ("[BOB, Inés Ortiz]", ["bob", "ines-ortiz"]),
+    ("ALL", "all"),
+])
+def test_the_facilitators_participants_are_read_by_slug_or_name_as_a_list_or_a_text(participants, chosen):
+    from promptdesk.core.formats.roundtable.answers import parse_question
+    table = {"ines-ortiz": "Inés Ortiz", "kofi-mensah": "Kofi Mensah", "bob": "Bob"}
+    question, note = parse_question(f"question: Where now?\nparticipants: {participants}\n", "t", table)
+    assert (question.participants, note) == (chosen, None)
+
+
+def test_a_single_participant_text_naming_no_one_is_noted_and_read_as_all():
+    from promptdesk.core.formats.roundtable.answers import parse_question
+    question, note = parse_question("question: Q?\nparticipants: zed\n", "t", ["bob", "carol"])
+    assert question.participants == "all" and note == "unknown participants ['zed'] dropped"

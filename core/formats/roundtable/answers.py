@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import yaml
@@ -207,18 +208,32 @@ UNKNOWN_PARTICIPANTS = "unknown participants"
 """How the note of a question naming participants not at the table begins (the question itself is kept)."""
 
 
-def parse_question(text: str, topic: str, cast: list[str]) -> tuple[Question, str | None]:
-    """The facilitator's question; spec 002's fallback question when there is none to read."""
+def _named(value: Any, cast: Mapping[str, str]) -> str | None:
+    """The slug of the participant `value` names, by slug or by name in any case (a model writes
+    `Alice` or `alice` for `alice`); None when it names no one at the table."""
+    wanted = _text(value).lower()
+    return next((slug for slug, name in cast.items() if wanted in (slug.lower(), name.strip().lower())), None)
+
+
+def parse_question(text: str, topic: str, cast: Sequence[str] | Mapping[str, str]) -> tuple[Question, str | None]:
+    """The facilitator's question; spec 002's fallback question when there is none to read. `cast` is
+    the table (slugs, or slug -> name): `participants` may name them by slug or name, as a list or as
+    one text (`alice, bob`); anything but `all` that names no one is noted and read as `all`."""
     data, problem = yaml_block(text, ("question",))
     if data is None or not _text(data.get("question")):
         return fallback_question(topic), problem or "no `question` in the facilitator's YAML"
+    table = dict(cast) if isinstance(cast, Mapping) else {s: s for s in cast}
     wanted = data.get("participants", "all")
+    if isinstance(wanted, str) and wanted.strip().lower() not in ("all", "everyone", ""):
+        wanted = [w for w in re.split(r"\s*[,;]\s*|\s+and\s+", wanted.strip()) if w.strip()]
     chosen: str | list[str] = "all"
     note = None
     if isinstance(wanted, list) and wanted:
-        chosen = [s for s in (_text(w) for w in wanted) if s in cast]
-        if len(chosen) != len(wanted):
-            note = f"{UNKNOWN_PARTICIPANTS} {[w for w in wanted if _text(w) not in cast]} dropped"
+        found = [(w, _named(w, table)) for w in wanted]
+        chosen = list(dict.fromkeys(slug for _, slug in found if slug))
+        unknown = [w for w, slug in found if slug is None]
+        if unknown:
+            note = f"{UNKNOWN_PARTICIPANTS} {unknown} dropped"
         chosen = chosen or "all"
     return Question(_text(data["question"]), chosen, _text(data.get("focus"))), note
 

@@ -86,7 +86,7 @@ async def _question(session: Session, setup: TableSetup, state: RoundtableState,
     if text is None:
         fallback(session, FACILITATOR, "question", "no answer from the facilitator", state.round, sink, failed=True)
         return fallback_question(state.topic)
-    question, problem = parse_question(text, state.topic, list(state.participants))
+    question, problem = parse_question(text, state.topic, state.participants)
     if problem:  # the facilitator's own question with its unknown names dropped, or spec 002's fallback
         kept = question.participants if isinstance(question.participants, str) else ", ".join(question.participants)
         what = f"participants ({kept})" if problem.startswith(UNKNOWN_PARTICIPANTS) else "question"
