@@ -301,3 +301,17 @@ def test_a_single_participant_text_naming_no_one_is_noted_and_read_as_all():
     from promptdesk.core.formats.roundtable.answers import parse_question
     question, note = parse_question("question: Q?\nparticipants: zed\n", "t", ["bob", "carol"])
     assert question.participants == "all" and note == "unknown participants ['zed'] dropped"
+
+
+@pytest.mark.parametrize("written,read", [("0.8 (fairly sure)", 0.8), ("70% - not certain", 0.7), ("0.70.", 0.7),
+                                          ("7/10 (roughly)", 0.7), ("7 (out of 10)", None), ("high", None)])
+def test_a_confidence_with_a_remark_after_it_is_the_number(written, read):
+    assert confidence(written) == read
+
+
+@pytest.mark.parametrize("written,read", [("Conclude.", "conclude"), ("next phase", "phase"),
+                                          ("conclude (we agree)", "conclude"), ("continue or conclude", "continue")])
+def test_a_next_action_written_in_a_phrase_is_the_one_action_it_names(written, read):
+    from promptdesk.core.formats.roundtable.answers import parse_synthesis
+    synthesis, note = parse_synthesis(f"synthesis: ok\nnext_action: {written}\n", "t")
+    assert synthesis.next_action == read and (note is None) == (read != "continue")

@@ -243,10 +243,12 @@ def parse_synthesis(text: str, topic: str) -> tuple[Synthesis, str | None]:
     data, problem = yaml_block(text, ("synthesis", "next_action"))
     if data is None or not (_text(data.get("synthesis")) or "next_action" in data):
         return fallback_synthesis(topic), problem or "no `synthesis` in the facilitator's YAML"
-    action = _text(data.get("next_action")).lower() or "continue"
+    written = _text(data.get("next_action")).lower()
+    named = {w for w in re.findall(r"[a-z]+", written) if w in NEXT_ACTIONS}
+    action = written if written in NEXT_ACTIONS else named.pop() if len(named) == 1 else "continue" if not written else ""
     note = None
-    if action not in NEXT_ACTIONS:
-        note, action = f"unknown next_action {action!r} read as continue", "continue"
+    if not action:  # `Conclude.`, `next phase`, `conclude (we agree)` name one; `continue or conclude` none
+        note, action = f"unknown next_action {written!r} read as continue", "continue"
     conflicts = data.get("conflicts") or []
     conflicts = [conflict(c) for c in (conflicts if isinstance(conflicts, list) else [conflicts]) if c]
     return Synthesis(synthesis=_text(data.get("synthesis")), consensus=_strings(data.get("consensus")),
@@ -257,11 +259,14 @@ def parse_synthesis(text: str, topic: str) -> tuple[Synthesis, str | None]:
 
 def confidence(value: Any) -> float | None:
     """A confidence in [0, 1]. Percentages (`70%`, `70`) are scaled, a decimal comma (`0,8`) reads as a
-    point and a fraction (`7/10`) is divided; a bare number above 1 up to 10 (`7`: seven out of ten, or
+    point and a fraction (`7/10`) is divided; a remark after the number (`0.8 (fairly sure)`, `70% - not
+    certain`) and a closing full stop are left aside; a bare number above 1 up to 10 (`7`: seven out of ten, or
     seven percent?) is not guessed at, nor is anything else: None."""
     if isinstance(value, bool) or value is None:
         return None
-    raw = str(value).strip()
+    raw = str(value).strip().rstrip(".")
+    said = re.fullmatch(r"([+-]?[\d.,]+\s*(?:%|/\s*\d+(?:\.\d+)?)?)\s*(?:\(.*\)|[-\u2013\u2014:;,]\s.*)", raw, re.S)
+    raw = said.group(1).strip() if said else raw  # `0.8 (fairly sure)`, `70% - I am not certain`
     percent = raw.endswith("%")
     raw = raw.removesuffix("%").strip()
     if re.fullmatch(r"[+-]?\d+,\d+", raw):
