@@ -278,3 +278,12 @@ async def test_a_question_for_one_participant_by_name_asks_only_that_participant
     first = data(run)["rounds"][0]
     assert first["question"]["participants"] == ["bob"] and list(first["answers"]) == ["bob"]
     assert "fallbacks" not in first
+
+
+async def test_role_cs_facilitator_hears_one_position_written_two_ways_as_agreement(run_scene, loopback):
+    positions = {"Alice": "Raise prices gradually.", "Bob": "raise prices — gradually"}
+    loopback.default = script(answer=lambda name: ANSWER.format(p=positions[name], r="r", c=0.8))
+    run = await run_scene(scene(loopback, max_rounds=3), isolation="a", coordinator="C", on_escalate="conclude")
+    first = data(run)["rounds"][0]
+    assert first["synthesis"]["consensus"] == ["Raise prices gradually."] and first["synthesis"]["conflicts"] == []
+    assert run.result.close_reason == "concluded" and not [r for r in run.records() if r["type"] == "escalate"]
