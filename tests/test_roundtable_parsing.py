@@ -315,3 +315,10 @@ def test_a_next_action_written_in_a_phrase_is_the_one_action_it_names(written, r
     from promptdesk.core.formats.roundtable.answers import parse_synthesis
     synthesis, note = parse_synthesis(f"synthesis: ok\nnext_action: {written}\n", "t")
     assert synthesis.next_action == read and (note is None) == (read != "continue")
+
+
+def test_a_strategy_with_two_phases_of_one_name_is_refused_at_the_second(tmp_path):
+    (tmp_path / "mine.yaml").write_text("phases:\n  - name: Draft\n    goal: g\n  - name: review\n    goal: g\n"
+                                        "  - name: draft\n    goal: g\n")
+    with pytest.raises(InvalidConfig, match=r"mine\.yaml:6: phases\[2\]\.name: 'draft' names phase 1 too"):
+        load_strategy("mine", search_dirs([tmp_path]))

@@ -186,6 +186,13 @@ def read_strategy(path: Path) -> Strategy:
         rows = sorted(((line, name, what) for name, (line, what) in seen.items()), key=lambda row: row[0])
         problems = "\n".join(f"{path}{f':{line}' if line else ''}: {name}: {what}" for line, name, what in rows)
         raise InvalidConfig(problems, file=str(path), line=rows[0][0] or None) from None
+    names = [phase.name.strip().casefold() for phase in strategy.phases]
+    twice = next((i for i, name in enumerate(names) if name in names[:i]), None)
+    if twice is not None:
+        line = _line_of(root, ("phases", twice, "name"))
+        raise InvalidConfig(f"{path}{f':{line}' if line else ''}: phases[{twice}].name: '{strategy.phases[twice].name}' "
+                            f"names phase {names.index(names[twice]) + 1} too: the record, the console and `current_phase` "
+                            f"tell phases by name; give each its own", file=str(path), line=line)
     strategy._source = str(path)
     strategy._speaker_lines = {i: line for i in range(len(strategy.phases))
                                if (line := _line_of(root, ("phases", i, "speakers")))}
