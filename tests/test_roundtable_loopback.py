@@ -287,3 +287,16 @@ async def test_role_cs_facilitator_hears_one_position_written_two_ways_as_agreem
     first = data(run)["rounds"][0]
     assert first["synthesis"]["consensus"] == ["Raise prices gradually."] and first["synthesis"]["conflicts"] == []
     assert run.result.close_reason == "concluded" and not [r for r in run.records() if r["type"] == "escalate"]
+
+
+async def test_a_question_for_someone_the_phase_does_not_let_speak_is_recorded_as_the_phase_asks_it(run_scene, loopback,
+                                                                                                    tmp_path):
+    (tmp_path / "strategies").mkdir()
+    (tmp_path / "strategies" / "solo.yaml").write_text("phases:\n  - {name: one, goal: g1, speakers: [alice]}\n")
+    loopback.default = script(question="```yaml\naction: question\nquestion: Bob?\nparticipants: [bob]\n```")
+    run = await run_scene(scene(loopback, strategy="solo", max_rounds=1), isolation="a", coordinator="B")
+    first = data(run)["rounds"][0]
+    asked = next(r for r in run.records() if r["type"] == "question")["participants"]
+    assert first["question"]["participants"] == asked == list(first["answers"]) == ["alice"]
+    assert first["fallbacks"] == [{"who": "facilitator", "fallback": "participants (alice)",
+                                   "problem": "['bob'] may not speak in phase one (its speakers: alice)"}]

@@ -69,6 +69,12 @@ async def play_round(session: Session, setup: TableSetup, state: RoundtableState
     sink: list[dict[str, Any]] = []
     speakers = setup.strategy.speakers(phase, list(state.participants))
     question = await _question(session, setup, state, speakers, shared, sink)
+    if question.participants != "all" and (outside := [s for s in question.participants if s not in speakers]):
+        kept = [s for s in question.participants if s in speakers]  # the phase's `speakers` bound the question
+        kept = kept or (list(speakers) if len(speakers) < len(state.participants) else [])
+        fallback(session, FACILITATOR, f"participants ({', '.join(kept) or 'all'})",
+                 f"{outside} may not speak in phase {phase.name} (its speakers: {', '.join(speakers)})", state.round, sink)
+        question.participants = kept or "all"
     wanted = [s for s in speakers if question.participants == "all" or s in question.participants] or speakers
     asked = session.health.playing(wanted)  # a participant whose provider failed for good is asked no more
     for slug in [s for s in notes if s not in asked]:  # left out of this round: its lines wait for its next one
