@@ -300,3 +300,13 @@ async def test_a_question_for_someone_the_phase_does_not_let_speak_is_recorded_a
     assert first["question"]["participants"] == asked == list(first["answers"]) == ["alice"]
     assert first["fallbacks"] == [{"who": "facilitator", "fallback": "participants (alice)",
                                    "problem": "['bob'] may not speak in phase one (its speakers: alice)"}]
+
+
+async def test_an_escalation_decided_at_once_writes_session_yaml_without_anchors_or_aliases(run_scene, loopback):
+    loopback.default = script(synthesis=SYNTHESIS.format(conflicts="[price level]", action="escalate"))
+    run = await run_scene(scene(loopback), isolation="a", coordinator="B", on_escalate="accept")
+    assert run.result.close_reason == "decided"
+    text = (run.dir / "session.yaml").read_text()
+    assert "&id" not in text and "*id" not in text
+    conclusion, first = data(run)["conclusion"], data(run)["rounds"][0]["synthesis"]
+    assert conclusion["open_conflicts"] == first["conflicts"] == [{"topic": "price level"}]
