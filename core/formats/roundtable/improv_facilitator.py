@@ -47,11 +47,13 @@ def same(position: Any) -> str:
 
 
 def _majority(answers: dict[str, dict[str, Any]]) -> tuple[str, int]:
-    """The position held most (most confidently on a tie), as its first holder wrote it, and how many hold it."""
+    """The position held most (most confidently on a tie), as the first of its holders by slug wrote it, and
+    how many hold it."""
     counts = Counter(same(a["position"]) for a in answers.values())
     weight = {k: sum(a.get("confidence") or 0.5 for a in answers.values() if same(a["position"]) == k) for k in counts}
     best = sorted(counts, key=lambda k: (-counts[k], -weight[k], k))[0]
-    return next(a["position"] for a in answers.values() if same(a["position"]) == best), counts[best]
+    holder = min(s for s, a in answers.items() if same(a["position"]) == best)  # not arrival order: the same each run
+    return answers[holder]["position"], counts[best]
 
 
 def synthesis(info: dict[str, Any], conclude: bool = False) -> dict[str, Any]:
