@@ -456,6 +456,16 @@ class TestPaths:
         assert "./p/characters" in out and "./p/strategies" in out
         assert "Journals: ./mem/<character>.md, for every character" in out
 
+    def test_paths_of_a_roundtable_lists_its_strategies_dirs_first_as_the_run_searches_them(self, tmp_path, monkeypatch,
+                                                                                            capsys):
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "table.yaml").write_text("name: table\nformat: roundtable\ncharacters: [a, b]\n"
+                                             "roundtable: {topic: t, strategies_dirs: [team/strategies]}\n")
+        assert main(["paths", "table.yaml"]) == 0
+        out = capsys.readouterr().out
+        places = out.split("Strategies, first found wins:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        assert places[0].startswith("1. ./team/strategies") and places[1].startswith("2. ./strategies")
+
 
 class TestDamagedInstall:
     @pytest.fixture

@@ -282,7 +282,7 @@ async def test_a_missing_strategy_fails_before_anything_runs(run_scene):
         await run_scene(table(strategy="nope"), isolation="a", coordinator="C")
 
 
-def test_a_missing_strategy_names_the_scene_file_and_its_field(tmp_path, capsys, monkeypatch):
+def test_a_missing_strategy_names_the_scene_file_its_line_and_its_field(tmp_path, capsys, monkeypatch):
     from promptdesk.core.cli.main import main
 
     monkeypatch.chdir(tmp_path)
@@ -292,7 +292,7 @@ def test_a_missing_strategy_names_the_scene_file_and_its_field(tmp_path, capsys,
     code = main(["--batch", "table.yaml", "--isolation", "a", "--coordinator", "C", "--out", str(tmp_path / "run"),
                  "--characters-dir", str(CHARACTERS)])
     err = capsys.readouterr().err
-    assert code == 2 and "table.yaml: roundtable.strategy: no strategy 'sixhats' (did you mean 'six-hats'?)" in err
+    assert code == 2 and f"{tmp_path / 'table.yaml'}:7: roundtable.strategy: no strategy 'sixhats' (did you mean 'six-hats'?)" in err
 
 
 @pytest.mark.parametrize("name", ["roundtable-disney", "roundtable-six-hats", "roundtable-debate", "roundtable-free"])

@@ -234,3 +234,79 @@ def test_a_table_whose_facilitator_always_fails_says_so_when_it_ends(tmp_path, l
     notice = f"the facilitator's call failed {failed} times: spec 002's fallback question or synthesis"
     assert f"NOTICE: {notice}" in stream.getvalue()
     assert notice in (tmp_path / "run" / "notes.md").read_text()
+
+
+async def test_answers_shaped_as_real_models_write_them_are_read_not_salvaged(run_scene, loopback):
+    """A JSON block with prose around it, unfenced YAML between two lines of prose, capitalised keys and
+    a facilitator's synthesis in a ```json block: each is the answer it holds, never its first line."""
+    answers = {
+        "Alice": 'Here is my answer:\n```json\n{"position": "Raise prices by 5%", "rationale": "Costs rose.", '
+                 '"confidence": 0.7}\n```\nLet me know if you need more.',
+        "Bob": "Sure, here is my view.\n\nPosition: Preise halten\nRationale: Kunden sind preisempfindlich.\n"
+               "Confidence: 80%\n\nHappy to discuss.",
+    }
+    synthesis = ('Summary of the round:\n```json\n{"action": "synthesis", "synthesis": "Two views.", '
+                 '"consensus": [], "conflicts": ["price level"], "next_action": "conclude"}\n```')
+    loopback.default = script(answer=answers.get, synthesis=synthesis)
+    run = await run_scene(scene(loopback, max_rounds=3), isolation="a", coordinator="B")
+    first = data(run)["rounds"][0]
+    assert first["answers"]["alice"] == {"position": "Raise prices by 5%", "rationale": "Costs rose.", "confidence": 0.7}
+    assert first["answers"]["bob"] == {"position": "Preise halten", "rationale": "Kunden sind preisempfindlich.",
+                                       "confidence": 0.8}
+    assert first["synthesis"]["synthesis"] == "Two views."
+    assert first["synthesis"]["conflicts"] == [{"topic": "price level"}]
+    assert "fallbacks" not in first
+    assert run.result.close_reason == "concluded"
+
+
+async def test_a_forced_conclusion_with_open_conflicts_is_counted_in_metadata_as_in_the_summary(run_scene, loopback):
+    open_two = SYNTHESIS.format(conflicts="[price level, launch date]", action="continue")
+    loopback.default = script(synthesis=open_two, conclude=open_two)
+    run = await run_scene(scene(loopback, max_rounds=1), isolation="a", coordinator="B")
+    assert run.result.close_reason == "max-rounds"
+    forced = [r for r in run.records() if r["type"] == "synthesis" and r.get("forced")]
+    assert (forced[0]["consensus_count"], forced[0]["conflict_count"]) == (0, 2)
+    meta = json.loads((run.dir / "metadata.json").read_text())
+    assert (meta["consensusCount"], meta["conflictCount"]) == (0, 2)
+    assert len(data(run)["conclusion"]["open_conflicts"]) == 2
+    assert "- price level\n- launch date" in (run.dir / "summary.md").read_text()
+
+
+async def test_a_question_for_one_participant_by_name_asks_only_that_participant(run_scene, loopback):
+    loopback.default = script(question="```yaml\naction: question\nquestion: Bob, why?\nparticipants: Bob\n```")
+    run = await run_scene(scene(loopback, max_rounds=1), isolation="a", coordinator="B")
+    first = data(run)["rounds"][0]
+    assert first["question"]["participants"] == ["bob"] and list(first["answers"]) == ["bob"]
+    assert "fallbacks" not in first
+
+
+async def test_role_cs_facilitator_hears_one_position_written_two_ways_as_agreement(run_scene, loopback):
+    positions = {"Alice": "Raise prices gradually.", "Bob": "raise prices — gradually"}
+    loopback.default = script(answer=lambda name: ANSWER.format(p=positions[name], r="r", c=0.8))
+    run = await run_scene(scene(loopback, max_rounds=3), isolation="a", coordinator="C", on_escalate="conclude")
+    first = data(run)["rounds"][0]
+    assert first["synthesis"]["consensus"] == ["Raise prices gradually."] and first["synthesis"]["conflicts"] == []
+    assert run.result.close_reason == "concluded" and not [r for r in run.records() if r["type"] == "escalate"]
+
+
+async def test_a_question_for_someone_the_phase_does_not_let_speak_is_recorded_as_the_phase_asks_it(run_scene, loopback,
+                                                                                                    tmp_path):
+    (tmp_path / "strategies").mkdir()
+    (tmp_path / "strategies" / "solo.yaml").write_text("phases:\n  - {name: one, goal: g1, speakers: [alice]}\n")
+    loopback.default = script(question="```yaml\naction: question\nquestion: Bob?\nparticipants: [bob]\n```")
+    run = await run_scene(scene(loopback, strategy="solo", max_rounds=1), isolation="a", coordinator="B")
+    first = data(run)["rounds"][0]
+    asked = next(r for r in run.records() if r["type"] == "question")["participants"]
+    assert first["question"]["participants"] == asked == list(first["answers"]) == ["alice"]
+    assert first["fallbacks"] == [{"who": "facilitator", "fallback": "participants (alice)",
+                                   "problem": "['bob'] may not speak in phase one (its speakers: alice)"}]
+
+
+async def test_an_escalation_decided_at_once_writes_session_yaml_without_anchors_or_aliases(run_scene, loopback):
+    loopback.default = script(synthesis=SYNTHESIS.format(conflicts="[price level]", action="escalate"))
+    run = await run_scene(scene(loopback), isolation="a", coordinator="B", on_escalate="accept")
+    assert run.result.close_reason == "decided"
+    text = (run.dir / "session.yaml").read_text()
+    assert "&id" not in text and "*id" not in text
+    conclusion, first = data(run)["conclusion"], data(run)["rounds"][0]["synthesis"]
+    assert conclusion["open_conflicts"] == first["conflicts"] == [{"topic": "price level"}]

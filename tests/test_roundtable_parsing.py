@@ -176,16 +176,29 @@ def test_a_user_strategy_folder_comes_first_and_errors_name_the_file(tmp_path):
 
 @pytest.mark.parametrize("body,named", [
     ("phases:\n  - {name: one, goal: g, min_round: 2}\n",
-     "phases.0.min_round: unknown key 'min_round' (did you mean 'min_rounds'?)"),
-    ("phase:\n  - {name: one, goal: g}\n", "phase: unknown key 'phase' (did you mean 'phases'?)"),
-    ("phases:\n  - {name: one, goal: g, min_rounds: yes}\n", "phases.0.min_rounds: Input should be a valid integer (got True)"),
+     "mine.yaml:2: phases[0] (one).min_round: unknown key 'min_round' (did you mean 'min_rounds'?)"),
+    ("phase:\n  - {name: one, goal: g}\n", "mine.yaml:1: phase: unknown key 'phase' (did you mean 'phases'?)"),
+    ("phases:\n  - {name: one, goal: g, min_rounds: yes}\n",
+     "mine.yaml:2: phases[0] (one).min_rounds: Input should be a valid integer (got True); YAML reads it as true/false"),
     ("name: theirs\nphases:\n  - {name: one, goal: g}\n", "name: 'theirs' is not the file's name ('mine')"),
+    ("title: T\nphases:\n  - name: one\n    goal: g\n  - name: two\n    goal: g\n    min_rounds: 0\n"
+     "    speakers: 3\n", "mine.yaml:7: phases[1] (two).min_rounds: Input should be greater than 0 (got 0)\n"
+     f"{{path}}:8: phases[1] (two).speakers: write `all` or a list of roles or participants' slugs (got 3)"),
 ])
-def test_a_strategy_files_mistake_names_the_file_the_field_and_the_fix(tmp_path, body, named):
+def test_a_strategy_files_mistake_names_the_file_the_line_the_field_and_the_fix(tmp_path, body, named):
     (tmp_path / "mine.yaml").write_text(body)
     with pytest.raises(InvalidConfig) as caught:
         load_strategy("mine", search_dirs([tmp_path]))
-    assert str(tmp_path / "mine.yaml") in caught.value.message and named in caught.value.message
+    assert str(tmp_path / "mine.yaml") in caught.value.message
+    assert named.format(path=tmp_path / "mine.yaml") in caught.value.message
+
+
+def test_a_phase_speaker_named_in_a_strategy_file_is_refused_at_its_line(tmp_path):
+    (tmp_path / "mine.yaml").write_text("roles: {pro: for}\nphases:\n  - name: one\n    goal: g\n"
+                                        "  - name: two\n    goal: g\n    speakers: [pro, alcie]\n")
+    strategy = load_strategy("mine", search_dirs([tmp_path]))
+    with pytest.raises(InvalidConfig, match=r"mine\.yaml:7: phases\[1\] \(two\)\.speakers: 'alcie' .*'alice'"):
+        strategy.check_speakers(["alice", "bob"])
 
 
 def test_a_phase_speaker_that_is_neither_a_role_nor_a_participant_is_named():
@@ -240,3 +253,72 @@ def test_a_key_given_twice_in_an_answer_is_a_problem_never_its_last_copy():
     the last silently: `position: keep it` then `position: tear it down` was read as the second)."""
     answer, note = parse_answer("position: keep it\nconfidence: 0.9\nposition: tear it down\n")
     assert answer.fallback and "given twice" in note and "position" in note
+
+
+@pytest.mark.parametrize("text", [
+    'My answer: {"position": "Adopt it", "rationale": "Safe.", "confidence": 0.6}',
+    '```JSON\n{"position": "Adopt it", "rationale": "Safe.", "confidence": 0.6}\n```',
+    "Sure.\nposition: Adopt it\nrationale: Safe.\nconfidence: 0.6\nI hope this helps!",
+    "```yaml\nanswer:\n  Position: Adopt it\n  Rationale: Safe.\n  Confidence: 0.6\n```",
+])
+def test_an_answer_with_prose_json_or_capitals_around_it_is_read(text):
+    from promptdesk.core.formats.roundtable.answers import parse_answer
+    assert parse_answer(text) == (Answer("Adopt it", "Safe.", 0.6), None)
+
+
+def test_a_lower_case_key_wins_over_its_capitalised_twin():
+    from promptdesk.core.formats.roundtable.answers import parse_answer
+    assert parse_answer("Position: A\nposition: B\nconfidence: 0.5")[0].position == "B"
+
+
+@pytest.mark.parametrize("speakers,named", [("[critic]", "['critic'] seats no one at this table (roles go round-robin: "
+                                                          "alice dreamer, bob realist)"),
+                                            ("[]", "[] seats no one at this table")])
+def test_a_phase_whose_speakers_seat_no_one_at_the_table_is_refused_not_played_by_everyone(tmp_path, speakers, named):
+    (tmp_path / "mine.yaml").write_text("roles: {dreamer: d, realist: r, critic: c}\nphases:\n  - name: crit\n"
+                                        f"    goal: g\n    speakers: {speakers}\n")
+    strategy = load_strategy("mine", search_dirs([tmp_path]))
+    with pytest.raises(InvalidConfig) as caught:
+        strategy.check_speakers(["alice", "bob"])
+    assert f"mine.yaml:5: phases[0] (crit).speakers: {named}" in caught.value.message
+    strategy.check_speakers(["alice", "bob", "carol"]) if speakers != "[]" else None
+
+
+@pytest.mark.parametrize("participants,chosen", [
+    ("Kofi Mensah", ["kofi-mensah"]),  # one participant as a text, by name: not everyone
+    ("bob and kofi-mensah", ["bob", "kofi-mensah"]),
+    ("[BOB, Inés Ortiz]", ["bob", "ines-ortiz"]),
+    ("ALL", "all"),
+])
+def test_the_facilitators_participants_are_read_by_slug_or_name_as_a_list_or_a_text(participants, chosen):
+    from promptdesk.core.formats.roundtable.answers import parse_question
+    table = {"ines-ortiz": "Inés Ortiz", "kofi-mensah": "Kofi Mensah", "bob": "Bob"}
+    question, note = parse_question(f"question: Where now?\nparticipants: {participants}\n", "t", table)
+    assert (question.participants, note) == (chosen, None)
+
+
+def test_a_single_participant_text_naming_no_one_is_noted_and_read_as_all():
+    from promptdesk.core.formats.roundtable.answers import parse_question
+    question, note = parse_question("question: Q?\nparticipants: zed\n", "t", ["bob", "carol"])
+    assert question.participants == "all" and note == "unknown participants ['zed'] dropped"
+
+
+@pytest.mark.parametrize("written,read", [("0.8 (fairly sure)", 0.8), ("70% - not certain", 0.7), ("0.70.", 0.7),
+                                          ("7/10 (roughly)", 0.7), ("7 (out of 10)", None), ("high", None)])
+def test_a_confidence_with_a_remark_after_it_is_the_number(written, read):
+    assert confidence(written) == read
+
+
+@pytest.mark.parametrize("written,read", [("Conclude.", "conclude"), ("next phase", "phase"),
+                                          ("conclude (we agree)", "conclude"), ("continue or conclude", "continue")])
+def test_a_next_action_written_in_a_phrase_is_the_one_action_it_names(written, read):
+    from promptdesk.core.formats.roundtable.answers import parse_synthesis
+    synthesis, note = parse_synthesis(f"synthesis: ok\nnext_action: {written}\n", "t")
+    assert synthesis.next_action == read and (note is None) == (read != "continue")
+
+
+def test_a_strategy_with_two_phases_of_one_name_is_refused_at_the_second(tmp_path):
+    (tmp_path / "mine.yaml").write_text("phases:\n  - name: Draft\n    goal: g\n  - name: review\n    goal: g\n"
+                                        "  - name: draft\n    goal: g\n")
+    with pytest.raises(InvalidConfig, match=r"mine\.yaml:6: phases\[2\]\.name: 'draft' names phase 1 too"):
+        load_strategy("mine", search_dirs([tmp_path]))

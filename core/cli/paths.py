@@ -67,7 +67,7 @@ def main(argv: list[str]) -> int:
               f"Promptdesk ({resources.scenes_dir()}: {', '.join(shipped)})", ""]
     lines += ["Characters, first found wins:", *listed(search_dirs(ns.characters_dirs, cwd, folder), cwd), ""]
     for fmt in FORMATS.values():
-        for kind, folders in fmt.search_places(folder, cwd).items():
+        for kind, folders in fmt.search_places(folder, cwd, scene).items():
             lines += [f"{kind}, first found wins:", *listed(folders, cwd), ""]
     lines += [f"Runs:     {shown(cwd / places.RUNS, cwd)}/{name}-<YYYYmmdd-HHMMSS>/ (or --out DIR)",
               f"Sweeps:   {shown(cwd / places.SWEEPS, cwd)}/{name}-<YYYYmmdd-HHMMSS>/ (or --out DIR)"]

@@ -161,9 +161,10 @@ class Format:
         (`promptdesk schema KIND` prints its JSON Schema)."""
         return {}
 
-    def search_places(self, scene_folder: Path | None, cwd: Path) -> dict[str, list[Path]]:
+    def search_places(self, scene_folder: Path | None, cwd: Path, scene: Any = None) -> dict[str, list[Path]]:
         """The folders the format searches for its own files (kind -> folders, in order), as
-        `promptdesk paths` prints them; `scene_folder` is the scene file's folder when one is given."""
+        `promptdesk paths` prints them; `scene_folder` is the scene file's folder and `scene` the scene
+        (whose own settings may name more folders) when one is given."""
         return {}
 
     def scene_from_flags(self, ns: argparse.Namespace, reader: SceneReader) -> Any:

@@ -83,8 +83,9 @@ class RoundtableFormat(Format):
     def file_models(self) -> dict[str, type[BaseModel]]:
         return {"strategy": strategies.Strategy}
 
-    def search_places(self, scene_folder: Path | None, cwd: Path) -> dict[str, list[Path]]:
-        return {"Strategies": strategies.search_dirs((), cwd, scene_folder)}
+    def search_places(self, scene_folder: Path | None, cwd: Path, scene: Scene | None = None) -> dict[str, list[Path]]:
+        table = scene.section("roundtable") if scene is not None else None
+        return {"Strategies": strategies.search_dirs(table.strategies_dirs if table else (), cwd, scene_folder)}
 
     async def play(self, session: Session) -> Decision:
         return await policy.play(session)

@@ -7,6 +7,7 @@ phase, asking the operator to decide when the last phase's conflict will not clo
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -39,11 +40,20 @@ def question(info: dict[str, Any]) -> dict[str, Any]:
     return {"action": "question", "question": text, "participants": "all", "focus": focus}
 
 
+def same(position: Any) -> str:
+    """A position as compared: in any case, spacing and punctuation (a model's `Yes, gradually.` is
+    `yes gradually`), so that only what it says tells two positions apart."""
+    return " ".join(re.findall(r"\w+", str(position).casefold()))
+
+
 def _majority(answers: dict[str, dict[str, Any]]) -> tuple[str, int]:
-    counts = Counter(a["position"] for a in answers.values())
-    weight = {p: sum(a.get("confidence") or 0.5 for a in answers.values() if a["position"] == p) for p in counts}
-    best = sorted(counts, key=lambda p: (-counts[p], -weight[p], p))[0]
-    return best, counts[best]
+    """The position held most (most confidently on a tie), as the first of its holders by slug wrote it, and
+    how many hold it."""
+    counts = Counter(same(a["position"]) for a in answers.values())
+    weight = {k: sum(a.get("confidence") or 0.5 for a in answers.values() if same(a["position"]) == k) for k in counts}
+    best = sorted(counts, key=lambda k: (-counts[k], -weight[k], k))[0]
+    holder = min(s for s, a in answers.items() if same(a["position"]) == best)  # not arrival order: the same each run
+    return answers[holder]["position"], counts[best]
 
 
 def synthesis(info: dict[str, Any], conclude: bool = False) -> dict[str, Any]:
@@ -58,7 +68,7 @@ def synthesis(info: dict[str, Any], conclude: bool = False) -> dict[str, Any]:
     unanimous = held == len(answers)
     conflicts = [] if unanimous else [{"topic": f"{name}: how to proceed",
                                        "positions": {s: a["position"] for s, a in answers.items()}}]
-    dissent = sorted(a.get("name", s) for s, a in answers.items() if a["position"] != best)
+    dissent = sorted(a.get("name", s) for s, a in answers.items() if same(a["position"]) != same(best))
     verb = "sees" if len(dissent) == 1 else "see"
     text = (f"Round {info.get('round')} ({name}): {held} of {len(answers)} favour '{best}'. "
             + ("Everyone agrees." if unanimous else f"{', '.join(dissent)} {verb} it differently."))

@@ -79,8 +79,18 @@ def metadata(events: list[BaseEvent]) -> dict[str, Any]:
     last = syntheses[-1] if syntheses else {}
     return {"rounds": max(int(_extra(e).get("round") or 0) for e in rounds),
             "phase": _extra(rounds[-1]).get("phase"),
-            "consensusCount": last.get("consensus_count", 0), "conflictCount": last.get("conflict_count", 0),
+            "consensusCount": _count(last, "consensus"), "conflictCount": _count(last, "conflicts"),
             "escalations": sum(e.type == "escalate" for e in events)}
+
+
+def _count(synthesis: dict[str, Any], key: str) -> int:
+    """The synthesis's own count (`consensus_count`, `conflict_count`), else the length of its list (a
+    forced conclusion recorded before it carried the counts)."""
+    given = synthesis.get(f"{key.removesuffix('s')}_count")
+    if isinstance(given, int):
+        return given
+    items = synthesis.get(key)
+    return len(items) if isinstance(items, list) else 0
 
 
 def printed(event: BaseEvent, names: Mapping[str, str]) -> str | None:

@@ -189,7 +189,8 @@ async def _forced_conclusion(session: Session, setup: TableSetup, state: Roundta
                                  conclude=f"The discussion has reached its limit ({note}).")
     synthesis.next_action = "conclude"
     session.say("synthesis", synthesis.synthesis, source=FACILITATOR, beat=state.round, round=state.round,
-                **{k: v for k, v in synthesis.to_dict().items() if k != "synthesis"}, forced=reason)
+                **{k: v for k, v in synthesis.to_dict().items() if k != "synthesis"}, forced=reason,
+                consensus_count=len(synthesis.consensus), conflict_count=len(synthesis.conflicts))
     decision = _conclude(session, state, synthesis, reason, note, achieved=False)
     state.conclusion["note"] = note
     if sink:

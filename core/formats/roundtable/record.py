@@ -38,6 +38,15 @@ def output_type(state: RoundtableState) -> str:
     return next((n for n in reversed(named) if n), "summary")
 
 
+class _Plain(yaml.SafeDumper):
+    """Writes a list or mapping the record holds twice (a round's consensus that is also the conclusion's) in
+    full each time: never as a YAML anchor and alias (`&id001`, `*id001`), which a reader of the file would
+    have to follow and many tools refuse."""
+
+    def ignore_aliases(self, data: object) -> bool:
+        return True
+
+
 class SessionFile:
     """Owns `session.yaml`; `writes` counts the batch writes (one per round, one per decision)."""
 
@@ -47,7 +56,7 @@ class SessionFile:
 
     def write(self, state: RoundtableState) -> None:
         """Replace the file in one step (write a temporary file, then rename over)."""
-        text = yaml.safe_dump(session_data(state), sort_keys=False, allow_unicode=True, width=100)
+        text = yaml.dump(session_data(state), Dumper=_Plain, sort_keys=False, allow_unicode=True, width=100)
         tmp = self.path.with_suffix(".yaml.tmp")
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, self.path)

@@ -69,6 +69,12 @@ async def play_round(session: Session, setup: TableSetup, state: RoundtableState
     sink: list[dict[str, Any]] = []
     speakers = setup.strategy.speakers(phase, list(state.participants))
     question = await _question(session, setup, state, speakers, shared, sink)
+    if question.participants != "all" and (outside := [s for s in question.participants if s not in speakers]):
+        kept = [s for s in question.participants if s in speakers]  # the phase's `speakers` bound the question
+        kept = kept or (list(speakers) if len(speakers) < len(state.participants) else [])
+        fallback(session, FACILITATOR, f"participants ({', '.join(kept) or 'all'})",
+                 f"{outside} may not speak in phase {phase.name} (its speakers: {', '.join(speakers)})", state.round, sink)
+        question.participants = kept or "all"
     wanted = [s for s in speakers if question.participants == "all" or s in question.participants] or speakers
     asked = session.health.playing(wanted)  # a participant whose provider failed for good is asked no more
     for slug in [s for s in notes if s not in asked]:  # left out of this round: its lines wait for its next one
@@ -86,7 +92,7 @@ async def _question(session: Session, setup: TableSetup, state: RoundtableState,
     if text is None:
         fallback(session, FACILITATOR, "question", "no answer from the facilitator", state.round, sink, failed=True)
         return fallback_question(state.topic)
-    question, problem = parse_question(text, state.topic, list(state.participants))
+    question, problem = parse_question(text, state.topic, state.participants)
     if problem:  # the facilitator's own question with its unknown names dropped, or spec 002's fallback
         kept = question.participants if isinstance(question.participants, str) else ", ".join(question.participants)
         what = f"participants ({kept})" if problem.startswith(UNKNOWN_PARTICIPANTS) else "question"

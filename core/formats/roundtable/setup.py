@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import yaml
+
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.formats.roundtable.calls import TableSetup
 from promptdesk.core.formats.roundtable.flags import HEADLESS_CHOICES
@@ -52,8 +54,8 @@ def prepare(session: Session, setup: Setup) -> None:
     except InvalidConfig as exc:
         if exc.context.get("file"):
             raise
-        raise InvalidConfig(f"{scene.file_name or 'scene ' + scene.name}: roundtable.strategy: {exc.message}",
-                            file=scene.file_name) from None
+        where, line = _strategy_key(scene)
+        raise InvalidConfig(f"{where}: roundtable.strategy: {exc.message}", file=scene.file_name, line=line) from None
     strategy.check_speakers(list(session.actors))
     spec = facilitator_spec(scene, setup) if role != "C" else ProviderSpec(name="offline")
     session.format_state = Table(TableSetup(
@@ -74,3 +76,22 @@ def prepare(session: Session, setup: Setup) -> None:
                       f"- On escalation: {on_escalate or ('conclude (batch, no --on-escalate)' if options.headless else 'ask the operator')}\n")
     session.start_info["roundtable"] = {"topic": table.topic, "strategy": strategy.name,
                                         "participation": table.participation, "facilitator": played_by}
+
+
+def _strategy_key(scene: Scene) -> tuple[str, int | None]:
+    """`file:line` of the scene file's `roundtable.strategy` (the file alone when its line cannot be found;
+    `scene NAME` for a scene built in code)."""
+    if not scene.file_name or scene.folder is None:
+        return f"scene {scene.name}", None
+    path = scene.folder / scene.file_name
+    try:
+        node = yaml.compose(path.read_text(encoding="utf-8-sig"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return str(path), None
+    line = None
+    for key in ("roundtable", "strategy"):
+        if not isinstance(node, yaml.MappingNode):
+            return str(path), None
+        node, line = next(((v, k.start_mark.line + 1) for k, v in node.value
+                           if isinstance(k, yaml.ScalarNode) and k.value == key), (None, None))
+    return (f"{path}:{line}", line) if line else (str(path), None)

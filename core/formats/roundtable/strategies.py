@@ -60,6 +60,8 @@ class Strategy(BaseModel):
     phases: list[Phase] = Field(min_length=1)
     """The phases, in order (a free discussion is a single phase)."""
     _source: str = PrivateAttr(default="")
+    _speaker_lines: dict[int, int] = PrivateAttr(default_factory=dict)
+    """Phase index -> the line of its `speakers` in the file (for the problems `check_speakers` names)."""
 
     @property
     def source(self) -> str:
@@ -78,25 +80,39 @@ class Strategy(BaseModel):
                     close = difflib.get_close_matches(str(name), known, n=1)
                     hint = f" (did you mean '{close[0]}'?)" if close else ""
                     roles = ", ".join(self.roles) or "none"
+                    line = self._speaker_lines.get(index)
+                    where = (self.source or 'strategy ' + self.name) + (f":{line}" if line else "")
                     raise InvalidConfig(
-                        f"{self.source or 'strategy ' + self.name}: phases[{index}] ({phase.name}).speakers: '{name}' is "
+                        f"{where}: phases[{index}] ({phase.name}).speakers: '{name}' is "
                         f"neither a role of the strategy (roles: {roles}) nor a participant at this table "
                         f"({', '.join(slugs)}){hint}: write `all`, a role or a participant's slug",
-                        file=self.source or None)
+                        file=self.source or None, line=line)
+            if not self.speakers_of(phase, slugs):
+                line = self._speaker_lines.get(index)
+                where = (self.source or 'strategy ' + self.name) + (f":{line}" if line else "")
+                seats = ", ".join(f"{slug} {role}" for slug, role in self.roles_for(slugs).items())
+                raise InvalidConfig(
+                    f"{where}: phases[{index}] ({phase.name}).speakers: {wanted or '[]'} seats no one at this table "
+                    f"(roles go round-robin: {seats or 'no roles'}): write `all`, or name a role someone holds or a "
+                    f"participant's slug", file=self.source or None, line=line)
 
     def roles_for(self, slugs: Sequence[str]) -> dict[str, str]:
         """Each participant's role, round-robin over the strategy's roles ({} when it has none)."""
         names = list(self.roles)
         return {slug: names[i % len(names)] for i, slug in enumerate(slugs)} if names else {}
 
-    def speakers(self, phase: Phase, slugs: Sequence[str]) -> list[str]:
-        """The participants who speak in `phase`, in cast order (everyone when none match)."""
+    def speakers_of(self, phase: Phase, slugs: Sequence[str]) -> list[str]:
+        """The participants `phase` names, in cast order (none when its roles are held by no one)."""
         if phase.speakers == "all":
             return list(slugs)
         wanted = [phase.speakers] if isinstance(phase.speakers, str) else phase.speakers
         roles = self.roles_for(slugs)
-        chosen = [s for s in slugs if s in wanted or roles.get(s) in wanted]
-        return chosen or list(slugs)
+        return [s for s in slugs if s in wanted or roles.get(s) in wanted]
+
+    def speakers(self, phase: Phase, slugs: Sequence[str]) -> list[str]:
+        """The participants who speak in `phase`, in cast order (everyone when none match: a table
+        `check_speakers` refused is never played, so this is a safety net only)."""
+        return self.speakers_of(phase, slugs) or list(slugs)
 
 
 def search_dirs(extra: Sequence[str | Path] = (), cwd: Path | None = None,
@@ -140,7 +156,8 @@ def read_strategy(path: Path) -> Strategy:
         if raw is None:
             raise InvalidConfig(f"{path}: a strategy file is at most {STRATEGY_MAX_BYTES:,} bytes; this one is more",
                                 file=str(path))
-        data = load_yaml(raw.decode("utf-8-sig"), unique_keys=True)
+        text = raw.decode("utf-8-sig")
+        data = load_yaml(text, unique_keys=True)
     except UnicodeDecodeError as exc:
         raise InvalidConfig(f"{path}: not valid UTF-8 (byte {exc.start})", file=str(path)) from None
     except OSError as exc:
@@ -156,13 +173,61 @@ def read_strategy(path: Path) -> Strategy:
         raise InvalidConfig(f"{path}: name: '{data['name']}' is not the file's name ('{path.stem}'): a scene names a "
                             f"strategy by its file, so the record would call it otherwise; remove `name:` or set it to "
                             f"'{path.stem}'", file=str(path))
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
     try:
         strategy = Strategy.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {_message(e)}" for e in exc.errors())
-        raise InvalidConfig(f"{path}: {problems}", file=str(path)) from None
+        seen: dict[str, tuple[int, str]] = {}
+        for error in exc.errors():
+            loc = tuple(part for part in error["loc"] if part not in ("str", "list[str]"))
+            if len(loc) < len(error["loc"]) and loc[-1:] == ("speakers",):  # `all` or a list, both refused
+                error = {**error, "type": "speakers", "msg": "write `all` or a list of roles or participants' slugs"}
+            seen.setdefault(_field(loc, data), (_line_of(root, loc) or 0, _message(error)))
+        rows = sorted(((line, name, what) for name, (line, what) in seen.items()), key=lambda row: row[0])
+        problems = "\n".join(f"{path}{f':{line}' if line else ''}: {name}: {what}" for line, name, what in rows)
+        raise InvalidConfig(problems, file=str(path), line=rows[0][0] or None) from None
+    names = [phase.name.strip().casefold() for phase in strategy.phases]
+    twice = next((i for i, name in enumerate(names) if name in names[:i]), None)
+    if twice is not None:
+        line = _line_of(root, ("phases", twice, "name"))
+        raise InvalidConfig(f"{path}{f':{line}' if line else ''}: phases[{twice}].name: '{strategy.phases[twice].name}' "
+                            f"names phase {names.index(names[twice]) + 1} too: the record, the console and `current_phase` "
+                            f"tell phases by name; give each its own", file=str(path), line=line)
     strategy._source = str(path)
+    strategy._speaker_lines = {i: line for i in range(len(strategy.phases))
+                               if (line := _line_of(root, ("phases", i, "speakers")))}
     return strategy
+
+
+def _line_of(root: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
+    """The 1-based line of the key (or list item) at `loc` in the composed file, or of the nearest
+    enclosing one that is there (a missing key: its mapping's)."""
+    if root is None:
+        return None
+    node, line = root, root.start_mark.line + 1
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            hit = next(((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == str(part)), None)
+            if hit is None:
+                break
+            line, node = hit[0].start_mark.line + 1, hit[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
+
+
+def _field(loc: tuple[Any, ...], data: Any) -> str:
+    """`phases[1] (realist).min_rounds` for pydantic's `phases.1.min_rounds`: the phase named as the
+    speakers' problems name it."""
+    if len(loc) >= 2 and loc[0] == "phases" and isinstance(loc[1], int):
+        phases = data.get("phases") if isinstance(data, dict) else None
+        phase = phases[loc[1]] if isinstance(phases, list) and loc[1] < len(phases) else None
+        name = f" ({phase['name']})" if isinstance(phase, dict) and isinstance(phase.get("name"), str) else ""
+        return f"phases[{loc[1]}]{name}" + "".join(f".{part}" for part in loc[2:])
+    return ".".join(map(str, loc))
 
 
 def _message(error: Any) -> str:
@@ -171,7 +236,8 @@ def _message(error: Any) -> str:
     if error["type"] != "extra_forbidden" or not loc:
         got = error.get("input")
         shown = f" (got {got!r})" if error["type"] != "missing" and isinstance(got, (str, int, float, bool)) else ""
-        return error["msg"] + shown
+        told = "; YAML reads it as true/false" if isinstance(got, bool) and error["type"] != "missing" else ""
+        return error["msg"] + shown + told
     model = Phase if len(loc) > 2 and loc[0] == "phases" else Strategy
     known = [k for k in model.model_fields]
     close = difflib.get_close_matches(str(loc[-1]), known, n=1)
