@@ -219,31 +219,18 @@ async def test_a_scene_stopped_before_its_first_beat_played_no_beat(run_scene):
     assert run.session.format.played(run.session, run.result) == 0
 
 
-async def test_spec_000s_own_close_in_its_own_form_closes_the_scene(run_scene, loopback):
+@pytest.mark.parametrize("line", ["*[stands and puts on her coat]* Thank you both, this was generous.",
+                                  '[TO: Bob, TONE: warm] *waves* "Goodbye, Bob."'])
+async def test_spec_000s_own_close_in_its_own_form_closes_the_scene(run_scene, loopback, line):
     """Spec 000's natural close, in its speech form (no bracket header, the stage direction inline):
     "*[stands and puts on her coat]* Thank you both, this was generous." stands up, puts on a coat and
     thanks both: the scene closes on it. The direction before the thanks hid it, and "stands and puts
-    on her coat" was not read as an exit."""
+    on her coat" was not read as an exit. So does a farewell after a gesture outside the header
+    (`[TO: Bob, TONE: warm] *waves* "Goodbye, Bob."`), whose quoted words are the line itself: they were
+    read as a quotation inside the line, and the scene played on."""
     def answer(who, recorded):
         if who == "alice" and "BEAT 3 " in json.dumps(recorded.body["messages"][-1]):
-            return turn("*[stands and puts on her coat]* Thank you both, this was generous.")
-        return turn('[TONE: calm] "Go on, I am listening."')
-
-    loopback.default = scripted(answer)
-    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"),
-                          limits={"max_beats": 10})
-    run = await run_scene(scene, isolation="b", coordinator="C")
-    close = next(r for r in run.records() if r["type"] == "close")
-    assert (close["reason"], close["beat"]) == ("natural", 3)
-
-
-async def test_a_farewell_after_a_gesture_outside_the_header_closes_the_scene(run_scene, loopback):
-    """`[TO: Bob, TONE: warm] *waves* "Goodbye, Bob."`: the gesture stands between the header and the
-    words, which keep their quotes; they are the line itself, so the scene closes on it (the quoted
-    words were read as a quotation inside the line, and the scene played on)."""
-    def answer(who, recorded):
-        if who == "alice" and "BEAT 3 " in json.dumps(recorded.body["messages"][-1]):
-            return turn('[TO: Bob, TONE: warm] *waves* "Goodbye, Bob."')
+            return turn(line)
         return turn('[TONE: calm] "Go on, I am listening."')
 
     loopback.default = scripted(answer)

@@ -26,6 +26,18 @@ def _play(tmp: Path, seed: int, turns_: str = "sequential", **data) -> Path:
                                    coordinator=coordinator)).dir
 
 
+def batch_seeds(scene: Path, chars: Path, tmp_path: Path, coordinator: str, beats: int):
+    """(seed, run folder) of `scene` played headless, isolation b, over seeds 1-6."""
+    from promptdesk.core.cli.main import main
+
+    for seed in range(1, 7):
+        out = tmp_path / f"run-{seed}"
+        assert main(["--batch", str(scene), "--isolation", "b", "--coordinator", coordinator, "--seed", str(seed),
+                     "--max-beats", str(beats), "--characters-dir", str(chars), "--journals", "none", "--out", str(out),
+                     "--quiet"]) == 0
+        yield seed, out
+
+
 @pytest.mark.parametrize("goal", [
     "Bob never admits he sold the van, and Alice and Charlie agree on a new budget.",
     "Alice and Charlie agree on a new budget; Bob does not confess.",
@@ -148,7 +160,6 @@ def test_a_role_a_name_s_title_gives_is_played_by_that_person_and_is_no_topic(tm
     clause's deed, no one talks *about* the captain, and two people sharing a title are each called by
     title and surname (`Dr Kaur`), never by their whole names."""
     from drama import turns
-    from promptdesk.core.cli.main import main
 
     chars = _titled(tmp_path, people)
     slugs = [slug for slug, _ in people]
@@ -157,11 +168,7 @@ def test_a_role_a_name_s_title_gives_is_played_by_that_person_and_is_no_topic(tm
                      f"prompt: Coolant is flooding deck 9 and the reactor is running hot.\ngoal: {goal}\n"
                      f"characters: [{', '.join(slugs)}]\n")
     done = 0
-    for seed in range(1, 7):
-        out = tmp_path / f"run-{seed}"
-        assert main(["--batch", str(scene), "--isolation", "b", "--coordinator", "B", "--seed", str(seed),
-                     "--max-beats", "16", "--characters-dir", str(chars), "--journals", "none", "--out", str(out),
-                     "--quiet"]) == 0
+    for seed, out in batch_seeds(scene, chars, tmp_path, "B", 16):
         said = [t for t in turns(out) if t.spoke]
         names = {json.loads(line)["from"]: json.loads(line)["cast"] for line in
                  (out / "events.jsonl").read_text().splitlines()[:1]}["coordinator"]
@@ -308,7 +315,6 @@ def test_a_role_the_prompt_gives_only_by_a_verb_is_read(tmp_path, capsys, cast):
     """`Kofi rents the top flat from Mara`: Kofi is the tenant and Mara the landlord; a goal naming them by
     those roles is done by them (the tenant's apology is Kofi's, the landlord's acceptance Mara's), and no
     one talks *about* the tenant or the landlord."""
-    from promptdesk.core.cli.main import main
 
     people = [("kofi", "# Kofi Mensah\n- Nurse on night shifts\n"), ("mara", "# Mara Quint\n- Smiles while refusing\n"),
               ("ines", "# Ines Duarte\n- Lives downstairs, hears everything\n")][:cast]
@@ -319,11 +325,7 @@ def test_a_role_the_prompt_gives_only_by_a_verb_is_read(tmp_path, capsys, cast):
                      "goal: The tenant apologises for the music, and the landlord accepts.\n"
                      f"characters: [{', '.join(slug for slug, _ in people)}]\n")
     both = 0
-    for seed in range(1, 7):
-        out = tmp_path / f"run-{seed}"
-        assert main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", str(seed),
-                     "--max-beats", "14", "--characters-dir", str(chars), "--journals", "none", "--out", str(out),
-                     "--quiet"]) == 0
+    for seed, out in batch_seeds(scene, chars, tmp_path, "C", 14):
         said = [t for t in turns(out) if t.spoke]
         assert not [t.text for t in said if re.search(r"\bthe (?:tenant|landlord)\b", t.text, re.I)], seed
         apologised = {t.actor for t in said if does_act(t.text, "apologise")}
@@ -362,7 +364,6 @@ def test_a_role_given_by_apposition_without_a_comma_is_no_topic(tmp_path, prompt
 def test_a_titled_role_in_a_scene_of_two_is_the_titled_person_and_tells_what_is_told(tmp_path, capsys, goal, told):
     """In a scene of two, `the doctor` is Dr Ngozi Okafor (her title), not the other person; she tells what
     the goal says she tells (`the cancer has spread`), not `I tell Harold ...`, in most seeds."""
-    from promptdesk.core.cli.main import main
 
     chars = _titled(tmp_path, [("okafor", "# Dr Ngozi Okafor - Oncologist\n- Never uses euphemisms\n"),
                                ("harold", "# Harold Finch\n- Retired carpenter, jokes to keep people comfortable\n")])
@@ -371,11 +372,7 @@ def test_a_titled_role_in_a_scene_of_two_is_the_titled_person_and_tells_what_is_
                      f"prompt: Harold has come alone for the results of the liver scan; his daughter waits in the car park.\n"
                      f"goal: {goal}\ncharacters: [okafor, harold]\n")
     done = 0
-    for seed in range(1, 7):
-        out = tmp_path / f"run-{seed}"
-        assert main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", str(seed),
-                     "--max-beats", "14", "--characters-dir", str(chars), "--journals", "none", "--out", str(out),
-                     "--quiet"]) == 0
+    for seed, out in batch_seeds(scene, chars, tmp_path, "C", 14):
         said = [t for t in turns(out) if t.spoke]
         assert not [t.text for t in said if t.actor == "harold" and told in t.text.lower()], seed
         assert not [t.text for t in said if re.search(r"\bI tell\b", t.text)], seed

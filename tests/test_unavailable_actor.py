@@ -27,9 +27,16 @@ def scene_file(tmp_path: Path, loopback, cast: dict, **update) -> Path:
     return path
 
 
-def batch(tmp_path: Path, scene: Path) -> int:
-    return main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "1",
-                 "--out", str(tmp_path / "run"), "--characters-dir", str(CHARACTERS), "--journals", "none"])
+def batch(tmp_path: Path, scene: Path, *flags: str, journals: str = "none") -> int:
+    """`--batch` of `scene` into `tmp_path/run` (isolation b, role C, seed 1), journals where `journals` says."""
+    return main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "1", *flags,
+                 "--out", str(tmp_path / "run"), "--characters-dir", str(CHARACTERS), "--journals", journals])
+
+
+def bob_on_openai(loopback) -> dict:
+    """Alice and Charlie on the scene's provider, Bob on OpenAI (a provider that may fail alone)."""
+    return {**remote_cast(loopback, "alice", "charlie"), **remote_cast(loopback, "bob", provider="openai",
+                                                                        model="gpt-4o-mini")}
 
 
 def records(tmp_path: Path) -> list[dict]:
@@ -49,8 +56,7 @@ def failing_for(*slugs: str, status: int = 401):
 def test_one_actor_on_a_rejected_provider_leaves_and_the_others_play_to_the_close(tmp_path, loopback, capsys,
                                                                                   turns, status):
     loopback.default = failing_for("bob", status=status)
-    cast = {**remote_cast(loopback, "alice", "charlie"), **remote_cast(loopback, "bob", provider="openai",
-                                                                       model="gpt-4o-mini")}
+    cast = bob_on_openai(loopback)
     code = batch(tmp_path, scene_file(tmp_path, loopback, cast, turns=turns, initial_speaker="bob"))
     err = capsys.readouterr().err
     events = records(tmp_path)
@@ -170,9 +176,7 @@ def test_a_journal_call_failing_after_the_scene_does_not_make_an_actor_leave_it(
     the close, in the journal step: no one left the scene, and the summary does not say so."""
     loopback.default = failing_for("bob", status=500)
     scene = scene_file(tmp_path, loopback, remote_cast(loopback, "alice", "bob", "charlie"), initial_speaker="alice")
-    code = main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "1", "--max-beats", "3",
-                 "--out", str(tmp_path / "run"), "--characters-dir", str(CHARACTERS),
-                 "--journals", str(tmp_path / "journals")])
+    code = batch(tmp_path, scene, "--max-beats", "3", journals=str(tmp_path / "journals"))
     err = capsys.readouterr().err
     events = records(tmp_path)
     bob_calls = [e for e in events if e["type"] == "call" and e["target"] == "bob"]
@@ -191,12 +195,9 @@ def test_a_journal_call_refused_after_the_scene_does_not_make_an_actor_leave_it(
             return Reply(status=401, error_message="invalid x-api-key")
         return turn(LINE)
     loopback.default = scripted(answer)
-    cast = {**remote_cast(loopback, "alice", "charlie"), **remote_cast(loopback, "bob", provider="openai",
-                                                                       model="gpt-4o-mini")}
+    cast = bob_on_openai(loopback)
     scene = scene_file(tmp_path, loopback, cast, initial_speaker="alice")
-    code = main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "1", "--max-beats", "3",
-                 "--out", str(tmp_path / "run"), "--characters-dir", str(CHARACTERS),
-                 "--journals", str(tmp_path / "journals")])
+    code = batch(tmp_path, scene, "--max-beats", "3", journals=str(tmp_path / "journals"))
     err = capsys.readouterr().err
     events = records(tmp_path)
     assert [c["ok"] for c in events if c["type"] == "call" and c["target"] == "bob"][-1] is False
@@ -208,12 +209,9 @@ def test_an_actor_who_left_the_scene_is_not_asked_for_a_journal_entry(tmp_path, 
     """Bob left at beat 0 (a 401): he is never called again, the journal step included; a `system`
     line says he writes no entry, and Alice and Charlie write theirs."""
     loopback.default = failing_for("bob")
-    cast = {**remote_cast(loopback, "alice", "charlie"), **remote_cast(loopback, "bob", provider="openai",
-                                                                       model="gpt-4o-mini")}
+    cast = bob_on_openai(loopback)
     scene = scene_file(tmp_path, loopback, cast, initial_speaker="bob")
-    code = main(["--batch", str(scene), "--isolation", "b", "--coordinator", "C", "--seed", "1", "--max-beats", "3",
-                 "--out", str(tmp_path / "run"), "--characters-dir", str(CHARACTERS),
-                 "--journals", str(tmp_path / "journals")])
+    code = batch(tmp_path, scene, "--max-beats", "3", journals=str(tmp_path / "journals"))
     err = capsys.readouterr().err
     events = records(tmp_path)
     assert code == 0, err
@@ -233,8 +231,7 @@ def test_an_actor_who_left_before_a_kill_stays_gone_after_the_resume(tmp_path, l
     (his provider would refuse him again), and the record says once that he left, as an uninterrupted
     run's would."""
     loopback.default = failing_for("bob")
-    cast = {**remote_cast(loopback, "alice", "charlie"), **remote_cast(loopback, "bob", provider="openai",
-                                                                       model="gpt-4o-mini")}
+    cast = bob_on_openai(loopback)
     scene = scene_file(tmp_path, loopback, cast, initial_speaker="bob")
     assert batch(tmp_path, scene) == 0
     run = tmp_path / "run"
@@ -258,8 +255,7 @@ def test_a_take_keeps_out_who_left_unless_it_plays_on_other_providers(tmp_path, 
     """A take of a run in which Bob left (a 401) keeps him out as the parent did; a take with
     `--provider` plays on other calls, so Bob is asked again there and plays."""
     loopback.default = failing_for("bob")
-    cast = {**remote_cast(loopback, "alice", "charlie"), **remote_cast(loopback, "bob", provider="openai",
-                                                                       model="gpt-4o-mini")}
+    cast = bob_on_openai(loopback)
     assert batch(tmp_path, scene_file(tmp_path, loopback, cast, initial_speaker="bob")) == 0
     same, other = tmp_path / "same", tmp_path / "other"
     assert main(["branch", str(tmp_path / "run"), "--at-beat", "2", "--out", str(same)]) == 0

@@ -21,6 +21,7 @@ from pydantic import Field, BaseModel, ValidationError, create_model
 from promptdesk.core.casting.yaml_types import as_written
 from promptdesk.core.engine.scene_parts import BenchmarkSource, CastOverride, Limits, ScheduledEvent
 from promptdesk.core.engine.scene import Scene as PlayedScene
+from promptdesk.core.protocol.yaml_lines import YamlLines
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.formats.registry import FORMATS
 from promptdesk.core.protocol.bounded import LOADER, Unbounded, check_yaml, construct, read_capped
@@ -66,46 +67,9 @@ def _dotted(loc: tuple[Any, ...]) -> str:
     return out or "(top level)"
 
 
-class _Lines:
-    """Finds the 1-based line of a location in the composed YAML, each mapping indexed once (so that
-    a file with thousands of keys is validated in linear time)."""
-
-    def __init__(self, root: yaml.Node | None) -> None:
-        self.root = root
-        self._index: dict[int, dict[str, tuple[yaml.Node, yaml.Node]]] = {}
-
-    def _entries(self, node: yaml.MappingNode) -> dict[str, tuple[yaml.Node, yaml.Node]]:
-        if id(node) not in self._index:
-            entries: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-            for key, value in node.value:
-                if isinstance(key, yaml.ScalarNode):
-                    entries.setdefault(key.value, (key, value))
-            self._index[id(node)] = entries
-        return self._index[id(node)]
-
-    def of(self, loc: tuple[Any, ...]) -> int | None:
-        """The line of the node at `loc`, or of the nearest existing parent (a key's own line for
-        mappings); None when there is no YAML behind the data (`scene_from_dict`)."""
-        if self.root is None:
-            return None
-        node, line = self.root, self.root.start_mark.line + 1
-        for part in loc:
-            if isinstance(node, yaml.MappingNode):
-                hit = self._entries(node).get(str(part))
-                if hit is None:
-                    break
-                line, node = hit[0].start_mark.line + 1, hit[1]
-            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
-                node = node.value[part]
-                line = node.start_mark.line + 1
-            else:
-                break
-        return line
-
-
 def _line_of(root: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
-    """1-based line of the node at `loc` (see `_Lines.of`)."""
-    return _Lines(root).of(loc)
+    """1-based line of the node at `loc` (see `YamlLines.of`)."""
+    return YamlLines(root).of(loc)
 
 
 def _capped(problems: list[str]) -> list[str]:
@@ -144,7 +108,7 @@ def _problems(exc: ValidationError, root: yaml.Node | None, source: str) -> list
     Our own errors may carry a `key` in their context: the entry inside the field that is wrong
     (a perspectives key, a duplicate's index); it is appended to the location to find its line.
     """
-    rows, lines = [], _Lines(root)
+    rows, lines = [], YamlLines(root)
     for error in exc.errors():
         loc = tuple(error["loc"])
         key = (error.get("ctx") or {}).get("key")
@@ -177,7 +141,7 @@ def _validate(data: Any, root: yaml.Node | None, source: str) -> Scene:
         kind = "empty" if data is None else f"a {type(data).__name__}"
         raise InvalidConfig(f"{_where(source, _line_of(root, ()))}: (top level): a scene must be a mapping of keys "
                             f"(name, characters, ...), but this file is {kind}.", file=source)
-    lines = _Lines(root)
+    lines = YamlLines(root)
     too_big = [f"{_where(source, lines.of(loc))}: {_dotted(loc)}: {what}" for loc, what in _oversized(data)]
     if too_big:
         raise InvalidConfig("\n".join(_capped(too_big)), file=source, problems=too_big)

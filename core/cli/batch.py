@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import signal
 import sys
 from pathlib import Path
@@ -30,6 +29,7 @@ from promptdesk.core.record.outputs import fallback_notice
 from promptdesk.core.engine.format import SceneReader
 from promptdesk.core.formats.registry import FORMATS, get
 from promptdesk.core.record.lines import PLAIN, FormatLines
+from promptdesk.core.experiments.progress import silence
 
 def options_from(ns: argparse.Namespace) -> RunOptions:
     """The run options a parsed command line asks for."""
@@ -52,20 +52,8 @@ def say(stream: TextIO, text: str) -> bool:
         print(strip_controls(text), file=stream, flush=True)
         return True
     except (BrokenPipeError, ValueError, OSError):
-        _silence(stream)
+        silence(stream)
         return False
-
-
-def _silence(stream: TextIO) -> None:
-    try:
-        fd = stream.fileno()
-    except (OSError, ValueError, AttributeError):
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, fd)
-    finally:
-        os.close(devnull)
 
 
 class TurnPrinter:

@@ -167,11 +167,13 @@ class Progress:
             self.stream.write(text)
             self.stream.flush()
         except (ValueError, OSError):
-            _silence(self.stream)
+            silence(self.stream)
             self.stream, self.tty = _Nowhere(), False
 
 
-def _silence(stream: Any) -> None:
+def silence(stream: Any) -> None:
+    """Point the stream's file descriptor at the null device (a reader that went away, a closed stderr):
+    later writes go nowhere instead of failing."""
     import os
 
     try:

@@ -127,23 +127,21 @@ def clauses(text: str) -> set[str]:
     but of `CLAUSE` words or more, each a gram: a sentence of the notes ("Dolores secretly controls
     four votes.") or a part of one between semicolons or colons, copied whole, is a leak as a whole
     short text is. Not in a script written without spaces, whose 8-character shingles are short enough."""
-    if len(words(text)) < SHINGLE:
-        return set()
-    found = set()
-    for part in _CLAUSE_END.split(text):
-        tokens = words(part)
-        if CLAUSE <= len(tokens) < SHINGLE and not _NO_SPACE_CHAR.search(part):
-            found.add(" ".join(tokens))
-    return found
+    return _clauses(text, CLAUSE, SHINGLE) if len(words(text)) >= SHINGLE else set()
 
 
 def short_clauses(text: str, shortest: int) -> set[str]:
     """The clauses of a text (as `clauses` cuts them) of `shortest` words up to `CLAUSE` (not included),
     each as its words joined by single spaces, in a script written with spaces: the clauses too short
     for `clauses`, whatever the text's length."""
+    return _clauses(text, shortest, CLAUSE)
+
+
+def _clauses(text: str, fewest: int, under: int) -> set[str]:
+    """The clauses of `text` of `fewest` words up to `under` (not included), in a script written with spaces."""
     found = set()
     for part in _CLAUSE_END.split(text):
         tokens = words(part)
-        if shortest <= len(tokens) < CLAUSE and not _NO_SPACE_CHAR.search(part):
+        if fewest <= len(tokens) < under and not _NO_SPACE_CHAR.search(part):
             found.add(" ".join(tokens))
     return found

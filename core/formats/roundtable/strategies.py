@@ -20,6 +20,7 @@ from typing import Annotated, Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
+from promptdesk.core.protocol.yaml_lines import YamlLines
 from promptdesk.core.characters.loading import beside_scene, distinct, validate_slug
 from promptdesk import resources
 from promptdesk.core.errors import InvalidConfig
@@ -173,7 +174,7 @@ def read_strategy(path: Path) -> Strategy:
         raise InvalidConfig(f"{path}: name: '{data['name']}' is not the file's name ('{path.stem}'): a scene names a "
                             f"strategy by its file, so the record would call it otherwise; remove `name:` or set it to "
                             f"'{path.stem}'", file=str(path))
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    lines = YamlLines(yaml.compose(text, Loader=yaml.SafeLoader))
     try:
         strategy = Strategy.model_validate(data)
     except ValidationError as exc:
@@ -182,41 +183,21 @@ def read_strategy(path: Path) -> Strategy:
             loc = tuple(part for part in error["loc"] if part not in ("str", "list[str]"))
             if len(loc) < len(error["loc"]) and loc[-1:] == ("speakers",):  # `all` or a list, both refused
                 error = {**error, "type": "speakers", "msg": "write `all` or a list of roles or participants' slugs"}
-            seen.setdefault(_field(loc, data), (_line_of(root, loc) or 0, _message(error)))
+            seen.setdefault(_field(loc, data), (lines.of(loc) or 0, _message(error)))
         rows = sorted(((line, name, what) for name, (line, what) in seen.items()), key=lambda row: row[0])
         problems = "\n".join(f"{path}{f':{line}' if line else ''}: {name}: {what}" for line, name, what in rows)
         raise InvalidConfig(problems, file=str(path), line=rows[0][0] or None) from None
     names = [phase.name.strip().casefold() for phase in strategy.phases]
     twice = next((i for i, name in enumerate(names) if name in names[:i]), None)
     if twice is not None:
-        line = _line_of(root, ("phases", twice, "name"))
+        line = lines.of(("phases", twice, "name"))
         raise InvalidConfig(f"{path}{f':{line}' if line else ''}: phases[{twice}].name: '{strategy.phases[twice].name}' "
                             f"names phase {names.index(names[twice]) + 1} too: the record, the console and `current_phase` "
                             f"tell phases by name; give each its own", file=str(path), line=line)
     strategy._source = str(path)
     strategy._speaker_lines = {i: line for i in range(len(strategy.phases))
-                               if (line := _line_of(root, ("phases", i, "speakers")))}
+                               if (line := lines.of(("phases", i, "speakers")))}
     return strategy
-
-
-def _line_of(root: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
-    """The 1-based line of the key (or list item) at `loc` in the composed file, or of the nearest
-    enclosing one that is there (a missing key: its mapping's)."""
-    if root is None:
-        return None
-    node, line = root, root.start_mark.line + 1
-    for part in loc:
-        if isinstance(node, yaml.MappingNode):
-            hit = next(((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == str(part)), None)
-            if hit is None:
-                break
-            line, node = hit[0].start_mark.line + 1, hit[1]
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
-            node = node.value[part]
-            line = node.start_mark.line + 1
-        else:
-            break
-    return line
 
 
 def _field(loc: tuple[Any, ...], data: Any) -> str:
