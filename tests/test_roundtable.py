@@ -356,3 +356,27 @@ def test_an_offline_stance_on_a_question_about_a_thing_keeps_the_whole_question(
     asked = " ".join(topic.rstrip("?").split()[1:])
     for stance in stances(topic):
         assert asked in stance, stance
+
+
+@pytest.mark.parametrize("own", [False, True])
+def test_notes_name_the_strategy_file_of_yours_that_shadows_a_shipped_one(tmp_path, capsys, monkeypatch, own):
+    """A `disney.yaml` of yours beside the scene is played instead of the shipped Disney strategy: notes.md
+    names the file it was read from, so the record tells the two apart; a shipped one is named alone."""
+    from promptdesk.core.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    if own:
+        (tmp_path / "strategies").mkdir()
+        (tmp_path / "strategies" / "disney.yaml").write_text(yaml.safe_dump(
+            {"name": "disney", "phases": [{"name": "dream", "goal": "Imagine it without limits."},
+                                          {"name": "check", "goal": "What would break first?"}]}))
+    (tmp_path / "table.yaml").write_text(yaml.safe_dump({"name": "table", "format": "roundtable",
+                                                         "characters": ["alice", "bob"],
+                                                         "roundtable": {"topic": TOPIC, "strategy": "disney"}}))
+    assert main(["--batch", "table.yaml", "--isolation", "a", "--coordinator", "C", "--out", str(tmp_path / "run"),
+                 "--characters-dir", str(CHARACTERS), "--on-escalate", "continue"]) == 0
+    line = next(line for line in (tmp_path / "run" / "notes.md").read_text().splitlines() if "Roundtable: strategy" in line)
+    if own:
+        assert "strategy disney from strategies/disney.yaml (dream, check)" in line, line
+    else:
+        assert "strategy disney (" in line and " from " not in line, line

@@ -10,15 +10,17 @@ are code in every role.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import yaml
 
+from promptdesk import resources
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.formats.roundtable.calls import TableSetup
 from promptdesk.core.formats.roundtable.flags import HEADLESS_CHOICES
 from promptdesk.core.formats.roundtable.prompts import facilitator_system
-from promptdesk.core.formats.roundtable.strategies import load_strategy, search_dirs
+from promptdesk.core.formats.roundtable.strategies import Strategy, load_strategy, search_dirs
 from promptdesk.core.engine.format import Setup
 from promptdesk.core.engine.scene import Scene
 from promptdesk.core.formats.roundtable.settings import settings
@@ -70,7 +72,8 @@ def prepare(session: Session, setup: Setup) -> None:
                   f"choose role A or B to have that model facilitate")
         session.notices.append(unused)
         session.notes += f"- {unused}\n"
-    session.notes += (f"- Roundtable: strategy {strategy.name} ({', '.join(p.name for p in strategy.phases)}), "
+    session.notes += (f"- Roundtable: strategy {strategy.name}{strategy_origin(strategy)} "
+                      f"({', '.join(p.name for p in strategy.phases)}), "
                       f"participation {table.participation}, max {table.max_rounds} rounds\n"
                       f"- Facilitator: {played_by}\n"
                       f"- On escalation: {on_escalate or ('conclude (batch, no --on-escalate)' if options.headless else 'ask the operator')}\n")
@@ -95,3 +98,15 @@ def _strategy_key(scene: Scene) -> tuple[str, int | None]:
         node, line = next(((v, k.start_mark.line + 1) for k, v in node.value
                            if isinstance(k, yaml.ScalarNode) and k.value == key), (None, None))
     return (f"{path}:{line}", line) if line else (str(path), None)
+
+
+def strategy_origin(strategy: Strategy) -> str:
+    """Where a strategy was read from, when it is not a shipped one (` from strategies/disney.yaml`): a
+    file of yours that shadows a shipped name is then told apart from it in the record."""
+    source = Path(strategy.source) if strategy.source else None
+    if source is None or source.parent.resolve() == resources.strategies_dir().resolve():
+        return ""
+    try:  # as you would type it from where you ran the scene (role A's facilitator reads notes.md)
+        return f" from {source.resolve().relative_to(Path.cwd().resolve())}"
+    except (OSError, ValueError):
+        return f" from {source}"
