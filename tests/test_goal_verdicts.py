@@ -255,3 +255,33 @@ def test_the_verdicts_scene_is_whole_when_it_fits_and_keeps_both_ends_when_not(c
     left = int(re.search(r"\(\.\.\. (\d+) lines", sent[note]).group(1))
     assert sent[:note] == lines[:note] and sent[note + 1:] == lines[len(lines) - (len(sent) - note - 1):]
     assert note + left + (len(sent) - note - 1) == len(lines) and note > 0 and len(sent) - note - 1 > note
+
+
+TWO_ACTS = [
+    ("Alice forgives Bob and thanks him", "Alice", {"accept": "I forgive you, Bob.", "thank": "Thank you for telling me."}),
+    ("Bob admits the mistake and apologises to Alice", "Bob",
+     {"admit": "I admit the mistake was mine.", "apologise": "I am truly sorry, Alice."}),
+    ("Mara accepts the offer, and promises to pay by Friday", "Mara",
+     {"accept": "I accept the offer.", "promise": "I promise I will pay by Friday."}),
+    ("Tom apologises and then thanks Mara", "Tom", {"apologise": "I am sorry, Mara.", "thank": "Thank you, Mara."}),
+]
+
+
+@pytest.mark.parametrize("goal,who,acts", TWO_ACTS, ids=["forgive-thank", "admit-apologise", "accept-promise", "then"])
+def test_each_act_a_goal_asks_of_one_person_is_asked_of_them(goal, who, acts):
+    """Two acts joined by `and` under one subject are two clauses, both that person's: one act alone, or
+    the second done by someone else, does not meet the goal; both by that person do."""
+    cast = ("Alice", "Bob", "Mara", "Tom")
+    other = next(name for name in cast if name != who)
+    first, second = acts.values()
+    assert assess(goal, [(who, first)], cast)[0] is False
+    assert assess(goal, [(who, first), (other, second)], cast)[0] is False
+    met, reason = assess(goal, [(who, first), (who, second)], cast)
+    assert met is True and all(act in reason for act in acts)
+
+
+@pytest.mark.parametrize("goal", ["Bob offers an explanation and apology", "Alice and Bob agree on a plan",
+                                  "Bob refuses and leaves"])
+def test_a_noun_or_a_plain_verb_after_and_is_no_second_act(goal):
+    from promptdesk.core.protocol.goal_acts import read_goal
+    assert len(read_goal(goal, ("Alice", "Bob"))) == 1

@@ -114,7 +114,36 @@ def read_goal(goal: str, cast: tuple[str, ...] = (), roles: tuple[tuple[str, str
         if piece:
             joined.append(piece)
         listing = bool(soft) and not hard
-    return tuple(_clause(part, cast, roles) for part in joined)
+    clauses: list[GoalClause] = []
+    for part in (split for part in joined for split in _acts_in_turn(part)):
+        clause = _clause(part, cast, roles)
+        if not clause.who and clauses and _ACT_VERB.match(part):  # `..., and thanks him`: the same person
+            clause = replace(clause, who=clauses[-1].who)
+        clauses.append(clause)
+    return tuple(clauses)
+
+
+_ACT_VERB = re.compile(r"(?:thank|apologi[sz]e|admit|accept|forgive|promise|agree|refuse|confess|vow|decline|commit|"
+                       r"settle|decide|turn|say|own)s?\b")
+"""The verb of an act of the table, as a clause with no subject of its own opens on it (`thanks him`,
+`apologises to Alice`, `thank Rosa`); not a noun of one (`apology`, `acceptance`)."""
+
+
+def _acts_in_turn(part: str) -> list[str]:
+    """A clause that names an act, then `and` and another act's verb, as one clause per act, the later
+    ones without their subject (`Alice forgives Bob and thanks him` -> `Alice forgives Bob`, `thanks him`):
+    each act is asked of the clause's person. A noun after `and` is no second act (`an explanation and
+    apology`)."""
+    for joint in re.finditer(r",?\s+and\s+(?:also\s+|then\s+)?", part):
+        first, rest = part[:joint.start()], part[joint.end():]
+        if _ACT_VERB.match(rest) and _names_act(rest) and _names_act(first):
+            return [first, *_acts_in_turn(rest)]
+    return [part]
+
+
+def _names_act(text: str) -> bool:
+    """Whether the text names an act of the table."""
+    return any(re.search(named, text, re.I) for named, _ in ACTS.values())
 
 
 def person_of(name: str, cast: Iterable[str]) -> str | None:
