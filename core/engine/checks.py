@@ -141,11 +141,14 @@ def suggested_so_far(session: Stage) -> list[str]:
 
 def close_allowed(session: Stage) -> str | None:
     """Why a natural close may not be taken yet (beat 0, too few exchanges), or None. An actor out of the
-    scene (unavailable) is not waited for."""
+    scene (unavailable), or whose latest line took leave, is not waited for: a scene everyone is leaving
+    (a fire alarm, a last goodbye) is not held open for turns no one will take."""
     state, least = session.state, session.scene.limits.min_turns_per_character
     if state.beat == 0:
         return "never at beat 0"
-    quiet = [state.cast[s] for s in session.health.playing(list(state.cast)) if state.turns.get(s, 0) < least]
+    left = tally(session).left
+    quiet = [state.cast[s] for s in session.health.playing(list(state.cast))
+             if state.turns.get(s, 0) < least and s not in left]
     if quiet:
         return f"{', '.join(quiet)} spoke fewer than {least} times"
     return None

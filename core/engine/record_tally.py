@@ -8,11 +8,13 @@ checks grew with its length. `RecordTally` reads each event once.
 
 from __future__ import annotations
 
+from promptdesk.core.engine.coordinator import closes_naturally
 from promptdesk.core.record.events import BaseEvent, SpeakEvent
 
 
 class RecordTally:
-    """Non-silent speeches (words, speaker names) and the judge's suggestions not withheld, in order."""
+    """Non-silent speeches (words, speaker names), the judge's suggestions not withheld, in order, and who
+    has taken leave (`left`)."""
 
     def __init__(self) -> None:
         self._events: list[BaseEvent] | None = None
@@ -21,6 +23,9 @@ class RecordTally:
         self.words: list[str] = []
         self.speakers: list[str] = []
         self._suggested: dict[str, None] = {}
+        self.left: set[str] = set()
+        """The actors (slugs) whose latest line took leave (a farewell, an exit, `[SILENT, *walks out*]`):
+        one who speaks again without taking leave is back in the scene."""
 
     def update(self, events: list[BaseEvent], cast: dict[str, str]) -> RecordTally:
         """Read the `events` recorded since the last update (all of them again if the record was
@@ -30,6 +35,10 @@ class RecordTally:
             self._events = events
         for event in events[self.read:]:
             if isinstance(event, SpeakEvent):
+                if closes_naturally(event):
+                    self.left.add(event.from_)
+                elif event.action != "silent":
+                    self.left.discard(event.from_)
                 if event.action != "silent":
                     self.words.append(event.text)
                     self.speakers.append(cast.get(event.from_, event.from_))

@@ -47,7 +47,8 @@ class Limits(SceneModel):
     stall_beats: PositiveInt = 3
     """Beats in a row in which no one speaks before the scene is nudged, then closed as a stall."""
     min_turns_per_character: NonNegativeInt = 2
-    """No natural close before every actor has spoken this many times (and never at beat 0)."""
+    """No natural close before every actor has spoken this many times (and never at beat 0); one whose latest
+    line took leave is not waited for."""
     wind_down_at: float = Field(0.8, gt=0.0, le=1.0)
     """The share of `max_beats` after which the scene winds down (`promptdesk.core.engine.winding`): the nearing
     note, then the close note (spec 004's "80%")."""
