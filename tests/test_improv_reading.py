@@ -5,6 +5,8 @@ time and a word of another language, `Dr` or `Judge` before a name), checked on 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from promptdesk.core.improv.directions import read_event, read_note
@@ -367,3 +369,14 @@ def test_a_goal_line_said_to_the_person_it_names_calls_them_you(line, to):
     said = _to_you(line, to)
     assert " you " in f" {said} " and to.split()[0] not in said, said
     assert _to_you(line, "Theo Vandermeer") == line
+
+
+@pytest.mark.parametrize("text,topic", [("Lives alone in the same flat she has lived in since 1983", "the flat"),
+                                        ("He took the same train every morning", "the train"),
+                                        ("She picked the latter option in the end", "the option"),
+                                        ("They sold the former vicarage in the spring", "the vicarage"),
+                                        ("Sold the former to a developer", "the developer")])
+def test_a_topic_drops_an_adjective_that_points_back_into_its_sentence(text, topic):
+    """Said out of its sentence, `the same flat` points at nothing (`Alice, leave the same flat.`)."""
+    found = topics(text)
+    assert topic in found and not any(re.search(r"\b(?:same|former|latter)\b", t) for t in found), found

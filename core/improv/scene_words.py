@@ -25,6 +25,11 @@ _ADJECTIVES = frozenset("intact sincere whole own same other new old good bad bi
                         "nine ten one awake asleep alive dead aware afloat ajar".split())
 
 
+_POINTS_BACK = frozenset("same former latter very aforementioned".split())
+"""Adjectives that point at something else in their sentence (`the same flat she has lived in since 1983`):
+a topic said on its own drops them."""
+
+
 _ADVERBS = frozenset("together tonight today tomorrow yesterday now again here there soon later already ago "
                      "anyway instead too either neither ever forever once twice immediately only even really "
                      "almost nearly always never often this that these those until unless till since though although".split())
@@ -59,6 +64,8 @@ def topics(*texts: str, exclude: tuple[str, ...] = ()) -> list[str]:
                             and words[j + 1].lower().strip(".,") in _TIMES:
                         break  # `the roof last night`: the roof
                     phrase.append(nxt)
+                while phrase and phrase[0].lower() in _POINTS_BACK:
+                    phrase.pop(0)  # `the same flat she has lived in since 1983`, out of its sentence: the flat
                 while phrase and (_adjectival(phrase[-1]) or (len(phrase) > 1 and phrase[-1].lower() in _VERBS_ONLY)):
                     phrase.pop()  # `if the engines hold`, `the family eat together`: the verb is no part of it
                 if phrase and (phrase[-1].lower() in _NOT_TOPICS or phrase[-1].endswith(("'s", "’s"))):
