@@ -101,3 +101,27 @@ def test_a_bad_pace_is_refused_naming_what_to_fix(tmp_path, capsys):
     assert "--pace" in capsys.readouterr().err
     with pytest.raises(InvalidConfig, match="pace"):
         make_scene(pace=-1)
+
+
+async def test_a_pace_changed_mid_scene_is_recorded_and_the_replay_shows_it(tmp_path):
+    """The operator's pace change is a `pace` event (once per change, none for the same pace or after
+    the close), so the replay's Session panel shows the pace as it was at each moment, not the start's."""
+    from promptdesk.core.record.recorder import read_events
+    from promptdesk.tui.stage_state import StateFold
+
+    def change_at(session) -> None:
+        changes = {1: 2.5, 2: 2.5, 3: 0}
+        session.subscribe(lambda e: session.set_pace(changes[e.beat]) if e.type == "beat" and e.beat in changes else None)
+
+    run = await run_session(tmp_path, example_scene("the-apology", limits={"max_beats": 5}), isolation="b",
+                            coordinator="C", pace=1, before_run=change_at)
+    run.session.set_pace(9)  # after the close: nothing more is recorded
+    paces = [(r["beat"], r["pace_s"], r["from"]) for r in run.records() if r["type"] == "pace"]
+    assert paces == [(1, 2.5, "operator"), (3, 0.0, "operator")], paces
+    fold = StateFold()
+    seen = []
+    for event in read_events(run.dir):
+        fold.feed([event])
+        if event.type == "beat":
+            seen.append((event.beat, fold.state.pace_s))
+    assert seen[:5] == [(0, 1.0), (1, 1.0), (2, 2.5), (3, 2.5), (4, 0.0)], seen

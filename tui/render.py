@@ -103,7 +103,7 @@ def _journal(event: BaseEvent, cast: Cast) -> Line:
 _LINES: dict[str, Callable[[BaseEvent, Cast], Line | None]] = {
     "start": _start, "beat": marker_line, "event": _world_event, "note": _note, "close": _close, "decision": _decision,
     "journal": _journal, "system": _system, "stop": tagged("■ ", "system"),
-    "pause": tagged("‖ ", "system"), "resume": tagged("▶ ", "system"),
+    "pause": tagged("‖ ", "system"), "resume": tagged("▶ ", "system"), "pace": tagged("⏱ ", "system"),
     "correct": tagged("↺ ", "muted"), "branch": tagged("↳ ", "system"),
     "evaluation": tagged("★ ", "note"),
 }

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import fields, replace
 from typing import Any
 
+from promptdesk.core.engine.pacing import clamp
 from promptdesk.core.engine.state import SessionState
 from promptdesk.core.record.events import BaseEvent, CallEvent, CloseEvent, SpeakEvent
 from promptdesk.core.record.outputs import JUDGE_FALLBACK, well_formed
@@ -122,6 +123,8 @@ class StateFold:
                 s.beats_played -= 1  # the last beat was begun, not played: as the record counts it
         elif event.type == "system" and getattr(event, "reason", None) == JUDGE_FALLBACK:
             s.judge_fallbacks += 1
+        elif event.type == "pace" and _seconds(pace := (event.model_extra or {}).get("pace_s")):
+            s.pace_s = clamp(pace)
         elif event.type in ("pause", "resume", "stop") and s.status != "closed":
             s.status = {"pause": "paused", "resume": "running", "stop": "closing"}[event.type]
 
@@ -145,3 +148,8 @@ class StateFold:
         if self._spoke_this_beat is not None:
             self.state.silent_streak = 0 if self._spoke_this_beat else self.state.silent_streak + 1
         self._spoke_this_beat = None
+
+
+def _seconds(value: Any) -> bool:
+    """Whether a recorded pace is a number of seconds (not a flag, not NaN)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value

@@ -27,7 +27,8 @@ from promptdesk.core.record.outputs import beats_played
 if TYPE_CHECKING:
     from promptdesk.core.engine.coordinator import Decision
     from promptdesk.core.engine.scene import Scene
-    from promptdesk.core.engine.stage import SessionResult, Stage
+    from promptdesk.core.engine.result import SessionResult
+    from promptdesk.core.engine.stage import Stage
     from promptdesk.core.providers.base import Provider
     from promptdesk.core.providers.spec import ProviderSpec
 

@@ -13,7 +13,8 @@ from datetime import datetime
 
 from promptdesk.core.engine import checks, evaluation, journals, turn
 from promptdesk.core.record import outputs
-from promptdesk.core.engine.stage import SceneStopped, SessionResult, Stage
+from promptdesk.core.engine.result import SessionResult
+from promptdesk.core.engine.stage import SceneStopped, Stage
 from promptdesk.core.engine.coordinator import Decision
 from promptdesk.core.errors import ProviderError, RecordingError, recording_error
 from promptdesk.core.record.events import COORDINATOR, CloseEvent

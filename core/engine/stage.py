@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,26 +48,6 @@ class SceneClosed(RuntimeError):
 
     def __init__(self) -> None:
         super().__init__("the scene has closed")
-
-
-@dataclass
-class SessionResult:
-    """What a finished run returns: where it was written and how it ended."""
-
-    run_dir: Path
-    close_reason: str
-    goal_achieved: bool | None
-    beats: int
-    errors: int
-    error: str | None = None
-    """Why the run could not be recorded to its end (`close_reason` is then `record-error`)."""
-    salvaged: int = 0
-    """Replies that did not keep the protocol and were salvaged (silence, a fallback): not failures."""
-
-    @property
-    def counts(self) -> str:
-        """"N actor failures, M salvaged replies": the summary's words, the same for every format."""
-        return f"{self.errors} actor failures, {self.salvaged} salvaged replies"
 
 
 class Stage:
@@ -314,8 +293,12 @@ class Stage:
             raise SceneClosed
 
     def set_pace(self, seconds: float) -> float:
-        """Set the minimum seconds per beat (0 to 60); it applies from the next safe point. Returns it."""
-        self.pace.seconds = self.state.pace_s = clamp(seconds)
+        """Set the minimum seconds per beat (0 to 60); it applies from the next safe point, and a change is
+        recorded (a `pace` event, so that the replay shows it). Returns it."""
+        before, self.pace.seconds = self.pace.seconds, clamp(seconds)
+        self.state.pace_s = self.pace.seconds
+        if self.pace.seconds != before and self.state.status not in ("closing", "closed"):
+            self.say("pace", f"Pace: {self.pace.seconds:g} s a beat", source=OPERATOR, pace_s=self.pace.seconds)
         return self.pace.seconds
 
     def direct(self, name: str, **arguments: Any) -> None:

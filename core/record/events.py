@@ -37,6 +37,7 @@ GENERIC_TYPES: dict[str, str] = {
     "beat_end": "A beat's turns were all played and their speech routed (`beat` its number): a resume goes on "
                 "after it and never plays it again (only the coordinator's check after it is made again).",
     "pause": "The operator paused the scene.",
+    "pace": "The operator changed the pace: `pace_s`, the least seconds a beat lasts from the next safe point.",
     "resume": "The scene went on: after a pause, or a killed run resumed from its log (the seam).",
     "round": "A collaboration or roundtable round began.",
     "handoff": "A collaborator handed the turn to another (`target`).",

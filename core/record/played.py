@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from promptdesk.core.record.events import BaseEvent, CloseEvent
 
-SETUP = frozenset({"start", "spawn", "brief", "event", "note", "pause", "resume", "stop"})
+SETUP = frozenset({"start", "spawn", "brief", "event", "note", "pause", "resume", "pace", "stop"})
 """What a run that never began its first beat may hold (a stop in setup plays no beat)."""
-BOOKKEEPING = frozenset({"beat", "round", "route", "call", "agent_call", "delta", "stop", "pause", "resume"})
+BOOKKEEPING = frozenset({"beat", "round", "route", "call", "agent_call", "delta", "stop", "pause", "resume", "pace"})
 """The engine's own marks: a beat holding nothing else was begun, not played."""
 MARKERS = frozenset({"beat", "round"})
 """The events that begin a beat (a round): a number the record holds without one was never begun."""

@@ -278,7 +278,7 @@ class ReplayScreen(PaneControls, Screen[None]):
                                 lambda folder=folder: self.app.push_screen(ReplayScreen(folder)))
 
 
-SHOWN_CONTROLS = frozenset({"start", "pause", "resume", "stop", "close"})
+SHOWN_CONTROLS = frozenset({"start", "pause", "resume", "pace", "stop", "close"})
 """Events that change the panel's status (or its choices) even when they have no transcript line."""
 
 
