@@ -170,7 +170,7 @@ import asyncio  # noqa: E402
 from promptdesk.core.casting.scene_file import scene_from_dict  # noqa: E402
 from promptdesk.core.protocol.goal_acts import does_act  # noqa: E402
 from drama import turns  # noqa: E402
-from helpers import played_offline, run_session, titled_cast  # noqa: E402
+from helpers import ROOT, played_offline, run_session, titled_cast  # noqa: E402
 
 APOLOGIES = [("Ilse Varga", "Tenant", "Kofi Mensah", "Homeowner", "Ilse apologises for the late-night noise, and Kofi accepts.",
               "noise"),
@@ -305,3 +305,60 @@ def test_a_line_said_to_someone_never_names_what_is_theirs_in_the_third_person(t
                          if e.get("type") == "speak" and e.get("from") == "p0" and e.get("target") == "Alex Delgado"]
     assert said_to_alex and not any("Alex's" in text for text in said_to_alex), said_to_alex
     assert any("your" in text.lower() for text in said_to_alex), said_to_alex
+
+
+@pytest.mark.parametrize("goal", ["Bob gives a sincere apology, Alice accepts, and they agree on accountability measures.",
+                                  "Mara makes a full confession and Tom offers his forgiveness.",
+                                  "The partners reach an agreement on the lease and thank the broker.",
+                                  "Lena keeps her promise about the boat."])
+def test_the_goals_acts_are_never_topics_talked_about_as_things(goal):
+    """`I owe you an apology for the sincere apology`: an act of the goal is done or not, never a topic."""
+    from promptdesk.core.improv.material import read_material
+    material = read_material.__wrapped__("Mara", ("Tom", "Bob", "Alice", "Lena"), "A boatyard office.",
+                                         "They meet about the lease.", goal, "", "")
+    assert material.topics, goal
+    assert not [t for t in material.topics if re.search(r"apolog|confess|forgiv|agree|thank|promis", t, re.I)], material.topics
+
+
+@pytest.mark.parametrize("lead,text,ok", [("no", "thank you, Bob.", False), ("no", "I accept your apology.", False),
+                                          ("no", "I agree, Fridays.", False), ("no", "I promise I will call.", False),
+                                          ("look", "thank you, Bob.", True), ("no", "where were we on the lease?", True),
+                                          ("listen", "I am sorry, Alice.", True)])
+def test_a_lead_in_never_turns_what_a_line_does(lead, text, ok):
+    """`No, thank you` is a refusal: the improviser's `No,` never opens thanks, an acceptance, an
+    agreement or a promise; other lead-ins open any line."""
+    from promptdesk.core.improv.speech import _leads_into
+    assert _leads_into(lead, text) is ok
+
+
+def test_no_improvised_scene_opens_an_assent_with_no(tmp_path):
+    from promptdesk.core.cli.main import main
+    for seed in range(1, 7):
+        out = tmp_path / f"s{seed}"
+        assert main(["--batch", str(ROOT / "scenes" / "the-apology.yaml"), "--characters-dir", str(ROOT / "characters"),
+                     "--journals", "none", "--seed", str(seed), "--out", str(out), "--quiet",
+                     "--isolation", "b", "--coordinator", "C"]) == 0
+        said = (out / "transcript.txt").read_text()
+        assert not re.search(r"\bNo, (?:thank|I accept|I agree|I promise|I forgive)", said), seed
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_line_said_to_someones_face_is_not_said_again_as_drawn(seed):
+    """A confidence drawn as `I am Bob's team lead` is said to Bob as `your team lead`: the check that an
+    actor never repeats itself compares what was said, so the same confidence is not drawn again."""
+    import random
+
+    from promptdesk.core.improv.briefing_reader import Briefing
+    from promptdesk.core.improv.lines import Line
+    from promptdesk.core.improv.material import Material
+    from promptdesk.core.improv.speech import Cue, words
+
+    fact = "I am here as Bob's team lead."
+    brief = Briefing(name="Charlie", others=["Alice", "Bob"], beat=10)
+    material = Material(topics=("the process",), facts=(fact,))
+    said = words(brief, material, Cue(move="confide", to="Bob"), random.Random(seed), lead_in=False)
+    assert "your team lead" in said and "Bob's" not in said
+    brief.own.append(Line(kind="speech", text=said, speaker="Charlie", own=True))
+    for again in range(6):
+        assert words(brief, material, Cue(move="confide", to="Bob"), random.Random(seed * 10 + again),
+                     lead_in=False) != said

@@ -16,7 +16,7 @@ from functools import lru_cache
 from promptdesk.core.improv.roles import goal_roles
 from promptdesk.core.improv.scene_words import place as place_of, split_sentences, topics
 from promptdesk.core.improv.voice import base_verb, first_person
-from promptdesk.core.protocol.goal_acts import read_goal
+from promptdesk.core.protocol.goal_acts import ACTS, read_goal
 from promptdesk.core.protocol.person_names import given_name, spoken_name, title_length
 
 PROFILE_READ = 6000
@@ -67,7 +67,7 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
     played = {_role(profile[:PROFILE_READ]), *(role.split()[-1] for role in goal_roles(goal)),
               *people_roles(prompt, goal, (name, *others))} - {""}
     scene_topics = tuple(t for t in topics(prompt, goal if acts else "", exclude=names)
-                         if not played & set(t.lower().split()))
+                         if not played & set(t.lower().split()) and not _names_an_act(t))
     background = _IDENTITY.sub("", _section(profile[:PROFILE_READ], "background|history|about"))
     shared = {t.lower() for t in scene_topics}
     own = [p for p in topics(mine_text, exclude=names) if p.lower() not in shared and not played & set(p.lower().split())]
@@ -80,6 +80,12 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
                     secrets=tuple(_secrets(mine_text)), accounts=tuple(_accounts(mine_text)),
                     confined=bool(_CONFINED.search(split_sentences(setting)[0] if setting.strip() else "")),
                     register="meeting" if acts else "talk")
+
+
+def _names_an_act(topic: str) -> bool:
+    """Whether a topic is one of the goal's acts (`the sincere apology`, `the agreement`): the act is done or
+    not, never talked about as a thing (`I owe you an apology for the sincere apology`)."""
+    return any(re.search(named, topic, re.I) for named, _ in ACTS.values())
 
 
 _IDENTITY = re.compile(r"\b(?:as|be|been|was|were|became|become|is|am|worked as|works as)\s+(?:a|an)\s+[^,.;\n]+", re.I)

@@ -17,6 +17,7 @@ from promptdesk.core.improv.briefing_reader import Briefing
 from promptdesk.core.improv.material import Material, address
 from promptdesk.core.improv.scene_rules import FAMILY_OF, GRAMMAR, RULES
 from promptdesk.core.improv.temperament import Temperament
+from promptdesk.core.protocol.goal_acts import ACTS, stances
 from promptdesk.core.protocol.person_names import given_name
 
 DRAWS = 8
@@ -131,11 +132,26 @@ def words(brief: Briefing, m: Material, cue: Cue, rng: random.Random, extra: dic
             continue
         lead = "" if not lead_in else rng.choice(m.tics) if m.tics and rng.random() < 0.3 else \
             _lead(t, rng) if rng.random() < 0.3 else ""
-        if lead and not text.startswith("'") and text.split(" ", 1)[0].lower().strip(",") not in NO_LEAD:
+        if lead and not text.startswith("'") and text.split(" ", 1)[0].lower().strip(",") not in NO_LEAD \
+                and _leads_into(lead, text):
             text = f"{lead[:1].upper()}{lead[1:]}, {_lower_first(text, brief)}"
-        if core(text, leads) not in said:
-            return _to_their_face(text, cue.to)
+        text = _to_their_face(text, cue.to)
+        if core(text, leads) not in said:  # as it is said (`your team lead`), never as it was drawn (`Bob's team lead`)
+            return text
     return ""
+
+
+ASSENT = ("thank", "accept", "agree", "promise")
+"""Acts a `No,` before them turns into a refusal (`No, thank you`) or a contradiction (`No, I accept`)."""
+
+
+def _leads_into(lead: str, text: str) -> bool:
+    """Whether the lead-in may open the line without changing what it does: `No,` never opens thanks, an
+    acceptance, an agreement or a promise, and no lead-in turns a line's act."""
+    led = f"{lead}, {text}"
+    if lead.lower() == "no" and any(True in stances(text, act) for act in ASSENT):
+        return False
+    return all(stances(led, act) == stances(text, act) for act in ACTS)
 
 
 def _to_their_face(text: str, to: str) -> str:
