@@ -362,3 +362,48 @@ def test_a_line_said_to_someones_face_is_not_said_again_as_drawn(seed):
     for again in range(6):
         assert words(brief, material, Cue(move="confide", to="Bob"), random.Random(seed * 10 + again),
                      lead_in=False) != said
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_confidence_is_made_once(seed):
+    """Once a character has said a fact of its perspective, it does not confide it again (`There's something
+    I haven't said` about what it said two lines before), whichever way the first one was framed."""
+    import random
+
+    from promptdesk.core.improv.briefing_reader import Briefing
+    from promptdesk.core.improv.lines import Line
+    from promptdesk.core.improv.material import Material
+    from promptdesk.core.improv.speech import Cue, unsaid_facts, words
+
+    facts = ("I am perfectly fine on my own, and I will not be handled.", "I am here as Bob's team lead.")
+    brief = Briefing(name="Charlie", others=["Alice", "Bob"], beat=9)
+    material = Material(topics=("the process",), facts=facts)
+    rng = random.Random(seed)
+    first = words(brief, material, Cue(move="confide", to="Bob"), rng, lead_in=False)
+    brief.own.append(Line(kind="speech", text=first, speaker="Charlie", own=True))
+    told = [fact for fact in facts if fact.lower().rstrip(".") in first.lower().replace("your", "bob's")]
+    assert len(told) == 1 and unsaid_facts(brief, material) == [f for f in facts if f not in told]
+    second = words(brief, material, Cue(move="confide", to="Bob"), rng, lead_in=False)
+    brief.own.append(Line(kind="speech", text=second, speaker="Charlie", own=True))
+    assert told[0].lower().rstrip(".") not in second.lower().replace("your", "bob's")
+    assert unsaid_facts(brief, material) == []
+
+
+def test_a_lead_in_never_doubles_a_lead_the_line_opens_with():
+    """`You know, all right. I am fine on my own.`: a line that opens on a lead of its own gets no other."""
+    import random
+
+    from promptdesk.core.improv.briefing_reader import Briefing
+    from promptdesk.core.improv.material import Material
+    from promptdesk.core.improv.speech import Cue, words
+    from promptdesk.core.improv.temperament import Temperament
+
+    material = Material(topics=("the process",), facts=("I am fine on my own.",))
+    lines = set()
+    for seed in range(200):
+        for leaning, beat in zip(("warm", "forceful", "anxious", "quiet"), (8, 9, 10, 11)):
+            brief = Briefing(name="Maria", others=["Sam"], beat=beat, temperament=Temperament(**{leaning: 1.0}))
+            lines.add(words(brief, material, Cue(move="confide", to="Sam"), random.Random(seed)))
+    opening = [line for line in lines if re.match(r"All right\.", line, re.I)]
+    led = [line for line in lines if re.match(r"[\w ]+, all right\.", line, re.I)]
+    assert opening and not led, led

@@ -22,7 +22,7 @@ from promptdesk.core.improv.lines import Line
 from promptdesk.core.improv.closing import EXITS, close_due, close_speech, close_threshold, closes, just_due
 from promptdesk.core.improv.material import Material, read_material
 from promptdesk.core.improv.scene_words import quotes_someone, short_phrase
-from promptdesk.core.improv.speech import Cue, speech_for, words
+from promptdesk.core.improv.speech import Cue, speech_for, unsaid_facts, words
 from promptdesk.core.improv.story import Story
 from promptdesk.core.improv.thinking import inner_voice
 from promptdesk.core.improv.voice import first_person
@@ -188,7 +188,7 @@ def _story_move(brief: Briefing, seed: int, rng: random.Random, m: Material, sto
     progress = brief.beat / (close_threshold(seed, brief) + story.length_shift())
     if _goal_act(brief, rng, m, story, cue, extra, progress):
         return
-    if m.facts and progress >= 0.45 and rng.random() < 0.12:
+    if m.facts and progress >= 0.45 and rng.random() < 0.12 and unsaid_facts(brief, m):
         cue.move = "confide"
         return
     cue.move = _intent(brief, progress, story, rng, bool(cue.echo) and not quotes_someone(last.text))

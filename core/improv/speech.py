@@ -69,7 +69,7 @@ def bindings(brief: Briefing, m: Material, cue: Cue, extra: dict[str, list[str]]
         "topic": list(m.mine) if personal else [cue.topic] if cue.topic else list(m.topics or m.mine),
         "mine": [p for p in m.mine if p != cue.topic] or list(m.mine), "prop": list(m.props),
         "place": [m.place.replace(f"{first}'s ", "my ", 1) if own_place else m.place],
-        "echo": [cue.echo] if cue.echo else [], "fact": list(m.facts), "bg": list(m.background),
+        "echo": [cue.echo] if cue.echo else [], "fact": unsaid_facts(brief, m), "bg": list(m.background),
         "host": [address(m.owner, present)] if m.owner and not own_place else [],
         "guest": [address(o, present) for o in brief.others][:1] if own_place and len(brief.others) == 1 else [],
     }
@@ -88,8 +88,8 @@ def core(text: str, leads: frozenset[str] = frozenset()) -> str:
     return rest if sep and len(head.split()) <= 2 and head.lower() in LEAD_WORDS | leads else text
 
 
-NO_LEAD = frozenset("and is are do does did can could should would will so okay well look listen fair".split())
-"""First words a lead-in would garble (`Honestly, and...`, `You know, is it...`)."""
+NO_LEAD = frozenset("and is are do does did can could should would will so okay well look listen fair all honestly".split())
+"""First words a lead-in would garble (`Honestly, and...`, `You know, is it...`, `You know, all right.`)."""
 
 
 LEAD_WORDS = frozenset(w for words in LEADS.values() for w in words) | {"honestly"}
@@ -152,6 +152,14 @@ def _leads_into(lead: str, text: str) -> bool:
     if lead.lower() == "no" and any(True in stances(text, act) for act in ASSENT):
         return False
     return all(stances(led, act) == stances(text, act) for act in ACTS)
+
+
+def unsaid_facts(brief: Briefing, m: Material) -> list[str]:
+    """The facts of the character's perspective not yet said in one of its own lines (as said to anyone's
+    face: `your team lead` for `Bob's team lead`): a confidence is made once."""
+    said = [line.text.lower() for line in brief.own if line.text]
+    return [fact for fact in m.facts if not any(form in line for line in said for form in
+                                                {_to_their_face(fact, to).lower().rstrip(".!?") for to in ("", *brief.others)})]
 
 
 def _to_their_face(text: str, to: str) -> str:
