@@ -323,7 +323,8 @@ def test_the_goals_acts_are_never_topics_talked_about_as_things(goal):
 @pytest.mark.parametrize("lead,text,ok", [("no", "thank you, Bob.", False), ("no", "I accept your apology.", False),
                                           ("no", "I agree, Fridays.", False), ("no", "I promise I will call.", False),
                                           ("look", "thank you, Bob.", True), ("no", "where were we on the lease?", True),
-                                          ("listen", "I am sorry, Alice.", True)])
+                                          ("listen", "I am sorry, Alice.", True), ("sorry", "I'm sorry, Alice.", False),
+                                          ("okay", "Okay then, the vote.", False)])
 def test_a_lead_in_never_turns_what_a_line_does(lead, text, ok):
     """`No, thank you` is a refusal: the improviser's `No,` never opens thanks, an acceptance, an
     agreement or a promise; other lead-ins open any line."""
@@ -407,3 +408,15 @@ def test_a_lead_in_never_doubles_a_lead_the_line_opens_with():
     opening = [line for line in lines if re.match(r"All right\.", line, re.I)]
     led = [line for line in lines if re.match(r"[\w ]+, all right\.", line, re.I)]
     assert opening and not led, led
+
+
+@pytest.mark.parametrize("perspective", ["Part of you wants to be told it was not all your fault.",
+                                         "You would rather own your share than watch Bob carry all of it.",
+                                         "You owe Tom an apology and you know it; the half you kept back still bothers you."])
+def test_what_a_perspective_says_of_blame_is_no_topic_of_its_own(perspective):
+    """`my fault` is an apology and `my share` a part of something left unnamed: neither is a topic
+    (*My fault comes first for me*, *We all want my share to work out*)."""
+    from promptdesk.core.improv.material import read_material
+    material = read_material.__wrapped__("Charlie", ("Bob", "Tom"), "An office.", "They meet about the lease.",
+                                         "They agree on the lease.", perspective, "")
+    assert not [t for t in (*material.topics, *material.mine) if re.search(r"fault|share|half|apolog", t, re.I)], material

@@ -70,7 +70,8 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
                          if not played & set(t.lower().split()) and not _names_an_act(t))
     background = _IDENTITY.sub("", _section(profile[:PROFILE_READ], "background|history|about"))
     shared = {t.lower() for t in scene_topics}
-    own = [p for p in topics(mine_text, exclude=names) if p.lower() not in shared and not played & set(p.lower().split())]
+    own = [p for p in topics(mine_text, exclude=names) if p.lower() not in shared and not played & set(p.lower().split())
+           and not _names_an_act(p)]
     own += [p for p in topics(background, exclude=names) if len(p.split()) > 2 and p.lower() not in shared
             and p not in own]
     return Material(topics=scene_topics, mine=tuple(own[:12]), props=_props(setting, prompt, names),
@@ -85,7 +86,7 @@ def read_material(name: str, others: tuple[str, ...], setting: str, prompt: str,
 def _names_an_act(topic: str) -> bool:
     """Whether a topic is one of the goal's acts (`the sincere apology`, `the agreement`): the act is done or
     not, never talked about as a thing (`I owe you an apology for the sincere apology`)."""
-    return any(re.search(named, topic, re.I) for named, _ in ACTS.values())
+    return any(re.search(named, topic, re.I) or re.search(marker, topic, re.I) for named, marker in ACTS.values())
 
 
 _IDENTITY = re.compile(r"\b(?:as|be|been|was|were|became|become|is|am|worked as|works as)\s+(?:a|an)\s+[^,.;\n]+", re.I)

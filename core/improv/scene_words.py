@@ -88,8 +88,9 @@ _VERBS_ONLY = frozenset("eat eats hold holds slip slips fail fails sink sinks di
 (`the routing migration slips`) is the subject without it."""
 _NOT_TOPICS = frozenset("time times moment moments day days week weeks month months year years minute minutes hour "
                         "hours while manager lead boss nephew niece aunt uncle mother father husband wife son "
-                        "daughter friend colleague person people someone one".split())
-"""Head nouns that make no topic to talk about: a stretch of time, or a person's role."""
+                        "daughter friend colleague person people someone one share part half fault".split())
+"""Head nouns that make no topic to talk about: a stretch of time, a person's role, or a part of something
+left unnamed (`own my share`: *We all want my share to work out*)."""
 
 
 def _adjectival(word: str) -> bool:

@@ -151,6 +151,8 @@ def _leads_into(lead: str, text: str) -> bool:
     led = f"{lead}, {text}"
     if lead.lower() == "no" and any(True in stances(text, act) for act in ASSENT):
         return False
+    if re.search(rf"\b{re.escape(lead)}\b", " ".join(text.split()[:3]), re.I):
+        return False  # `Sorry, I'm sorry, Alice.`
     return all(stances(led, act) == stances(text, act) for act in ACTS)
 
 
