@@ -27,7 +27,7 @@ from promptdesk.core.record.audit_material import (CLAUSE_KINDS, COORDINATOR, Ma
                                                    material_of, names_of, public_texts, routed_lines,
                                                    private_material, words, written_by_coordinator)
 from promptdesk.core.record.audit_readings import readings
-from promptdesk.core.record.audit_words import CLAUSE, SHINGLE, clauses, short_clauses
+from promptdesk.core.record.audit_words import CLAUSE, SHINGLE, clauses, no_space, short_clauses
 from promptdesk.core.record.audit_units import by, stamp
 from promptdesk.core.record.events import BaseEvent
 
@@ -264,9 +264,11 @@ whole in a suggestion (see `_short_clauses`)."""
 def _short_clauses(record: dict[str, Any], events: list[BaseEvent], text: str) -> list[Carried]:
     """The gate's own, stricter reading, failing closed where the audit would not: a clause of `SHORT`
     to `CLAUSE` - 1 words of a private text a judge reads (`CLAUSE_KINDS`: "Alice is pregnant." in a
-    paragraph of notes), found whole in a reading of `text`, when one of its words is one no actor has
-    been shown (in the scene's shared fields, a name, a speech or world event, the engine's own words,
-    a suggestion delivered before). Such a suggestion is withheld though the audit, which must not
+    paragraph of notes; in a script written without spaces, 4 to 7 characters: `爱丽丝怀孕了`), found
+    whole in a reading of `text`, when one of its words is one no actor has been shown (in the scene's
+    shared fields, a name, a speech or world event, the engine's own words, a suggestion delivered
+    before); in a script written without spaces, whose characters are its words and are shared by many
+    words, also when two of its characters side by side were never shown side by side. Such a suggestion is withheld though the audit, which must not
     call stock phrases leaks, would not count it. One per owner and kind."""
     wanted: dict[str, tuple[str, str]] = {}
     sources = [(COORDINATOR, "coordinator_notes", record.get("coordinator_notes") or "")]
@@ -279,12 +281,16 @@ def _short_clauses(record: dict[str, Any], events: list[BaseEvent], text: str) -
     hits = [(clause, whose) for clause, whose in wanted.items() if any(f" {clause} " in one for one in said)]
     if not hits:
         return []
-    shown = {word for text_, _ in [*public_texts(record, events), *routed_lines(record, events)] for word in words(text_)}
-    shown.update(word for text_ in [*names_of(record), *engine_words()] for word in words(text_))
-    shown.update(word for event in events if routed(event) for word in words(event.text))
+    seen = [words(text_) for text_ in [*(text_ for text_, _ in [*public_texts(record, events), *routed_lines(record, events)]),
+                                       *names_of(record), *engine_words(), *(e.text for e in events if routed(e))]]
+    shown = {word for tokens in seen for word in tokens}
+    pairs = {pair for tokens in seen for pair in zip(tokens, tokens[1:])}
     found: list[Carried] = []
     for clause, (owner, kind) in hits:
-        if any(word not in shown for word in clause.split(" ")) and all((c.owner, c.kind) != (owner, kind) for c in found):
+        tokens = clause.split(" ")
+        unseen = any(word not in shown for word in tokens) or (
+            no_space(clause) and any(pair not in pairs for pair in zip(tokens, tokens[1:])))
+        if unseen and all((c.owner, c.kind) != (owner, kind) for c in found):
             found.append(Carried(owner, kind, clause))
     return found
 

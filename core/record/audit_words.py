@@ -23,9 +23,14 @@ _NO_SPACE_SPLIT = re.compile(f"[{_NO_SPACE}]|[^{_NO_SPACE}]+")
 _JOINED = re.compile(f"(?<=[{_NO_SPACE}]) (?=[{_NO_SPACE}])")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _NO_SPACE_CHAR = re.compile(f"[{_NO_SPACE}]")
-_CLAUSE_END = re.compile(r"[.!?;:\u2026\u3002\uff01\uff1f\uff1b\uff1a]+|\n[ \t]*(?:\n|[-*\u2022][ \t])")
-"""Where a clause ends: a sentence's or a clause's punctuation, a blank line, a list item's start (a
-line break alone is the text's wrapping)."""
+_CLAUSE_END = re.compile(r"[.!?;:\u2026\u3002\uff01\uff1f\uff1b\uff1a\uff0e\uff61\u037e\u0387\u0589\u061b\u061f"
+                         r"\u06d4\u0700-\u0702\u0964\u0965\u104a\u104b\u1362\u1364-\u1368\u17d4\u17d5\u203c"
+                         r"\u2047-\u2049\ufe52\ufe54-\ufe57]+|\n[ \t]*(?:\n|[-*\u2022][ \t])")
+"""Where a clause ends: a sentence's or a clause's punctuation in any script (the Latin marks; the
+ideographic and full-width stop, question and exclamation marks; the Devanagari danda `।` and `॥`;
+the Arabic question mark, semicolon and full stop `؟ ؛ ۔`; the Greek, Armenian, Syriac, Myanmar,
+Ethiopic and Khmer stops), a blank line, a list item's start (a line break alone is the text's
+wrapping)."""
 CLAUSE = 5
 """Words of the shortest clause of a long private text matched whole (see `clauses`)."""
 _COMPOUND = re.compile(r"\w+(?:-\w+)*")
@@ -130,18 +135,31 @@ def clauses(text: str) -> set[str]:
     return _clauses(text, CLAUSE, SHINGLE) if len(words(text)) >= SHINGLE else set()
 
 
+NO_SPACE_SHORT = 4
+"""Characters of the shortest clause `short_clauses` gives in a script written without spaces: a
+clause of 4 to 7 characters (`爱丽丝怀孕了`, `店主は病気だ`) says what a short English clause
+("Alice is pregnant.") says; a longer one holds a shingle."""
+
+
 def short_clauses(text: str, shortest: int) -> set[str]:
-    """The clauses of a text (as `clauses` cuts them) of `shortest` words up to `CLAUSE` (not included),
-    each as its words joined by single spaces, in a script written with spaces: the clauses too short
-    for `clauses`, whatever the text's length."""
-    return _clauses(text, shortest, CLAUSE)
+    """The clauses of a text (as `clauses` cuts them) too short for `clauses` and for a shingle,
+    whatever the text's length, each as its words joined by single spaces: in a script written with
+    spaces, of `shortest` words up to `CLAUSE` (not included); in a script written without spaces, of
+    `NO_SPACE_SHORT` characters up to `SHINGLE` (not included)."""
+    return _clauses(text, shortest, CLAUSE) | _clauses(text, NO_SPACE_SHORT, SHINGLE, spaced=False)
 
 
-def _clauses(text: str, fewest: int, under: int) -> set[str]:
-    """The clauses of `text` of `fewest` words up to `under` (not included), in a script written with spaces."""
+def no_space(gram: str) -> bool:
+    """Whether a text holds a character of a script written without spaces."""
+    return _NO_SPACE_CHAR.search(gram) is not None
+
+
+def _clauses(text: str, fewest: int, under: int, spaced: bool = True) -> set[str]:
+    """The clauses of `text` of `fewest` words up to `under` (not included), in a script written with
+    spaces (`spaced`) or in one written without."""
     found = set()
     for part in _CLAUSE_END.split(text):
         tokens = words(part)
-        if fewest <= len(tokens) < under and not _NO_SPACE_CHAR.search(part):
+        if fewest <= len(tokens) < under and no_space(part) != spaced:
             found.add(" ".join(tokens))
     return found
