@@ -94,6 +94,20 @@ def _pieces() -> re.Pattern[str]:
     return re.compile(f"[{_NO_SPACE}]|(?:[^\\W{_NO_SPACE}]|[{marks}])+")
 
 
+@lru_cache(maxsize=1)
+def _spoken() -> re.Pattern[str]:
+    """`_pieces`, apostrophes kept inside a word (`don't` is one), as a reader counts words."""
+    return re.compile(_pieces().pattern.replace("(?:[^", "(?:'|[^", 1))
+
+
+def spoken(text: str) -> list[str]:
+    """The words of a text as a reader counts them in any script, lower-cased: runs of letters, digits
+    and apostrophes, a word's combining marks kept in it (a Hindi or Arabic word with its vowel signs is
+    one word), and each character of a script written without spaces a word of its own (Chinese and
+    Japanese: see `_scan`)."""
+    return _spoken().findall(text.lower())
+
+
 @lru_cache(maxsize=65536)
 def _plain(piece: str) -> tuple[str, ...]:
     """A piece's words in their plain form: compatibility forms unfolded, marks dropped, lower case."""
