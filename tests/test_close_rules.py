@@ -273,3 +273,20 @@ async def test_a_first_name_in_to_addresses_the_cast_member_who_alone_has_it(run
     assert 'Sam Reed [TO: Maria Stern, TONE: warm] "The stairs are steep, Maria."' in (run.dir / "transcript.txt").read_text()
     addressed = run_metrics(run.events()).addressed
     assert addressed["sam-reed"] == {"maria-stern": 2} and addressed["maria-stern"] == {"sam-reed": 2}
+
+
+@pytest.mark.parametrize(("goal", "markers", "cast", "said"), [
+    ("田中太郎が謝罪し、李明が許す", ["謝罪", "許す"], ["田中太郎", "李明"], ["謝罪します。", "許すよ。"]),
+    ("田中太郎道歉。李明原谅他。", ["道歉", "原谅"], ["田中太郎", "李明"], ["我向你道歉。", "我原谅你。"]),
+    ("田中太郎道歉，李明原谅他", ["道歉", "原谅"], ["田中太郎", "李明"], ["我向你道歉。", "我原谅你。"]),
+    ("राम माफ़ी माँगता है। सीता माफ़ करती है।", ["माफ़ी", "करती"], ["राम", "सीता"], ["मुझे माफ़ी चाहिए।", "मैं माफ़ करती हूँ।"]),
+    ("ليلى تعتذر، وسام يسامح", ["تعتذر", "يسامح"], ["ليلى", "وسام"], ["أنا تعتذر", "أنا يسامح"]),
+], ids=["japanese", "chinese-stop", "chinese-comma", "hindi", "arabic"])
+def test_a_goal_in_another_script_is_cut_at_its_own_punctuation(goal, markers, cast, said):
+    """A goal of two clauses joined by its script's own comma or stop (`、`, `，`, `。`, `।`, `،`) names a person
+    for each: the second clause's marker counts from its person, not from the first clause's."""
+    view = SceneView(beat=5, max_beats=10, goal=goal, goal_markers=markers, speeches=said, speakers=cast, cast=cast)
+    assert marker_verdict(view).achieved is True, marker_verdict(view).reason
+    swapped = SceneView(beat=5, max_beats=10, goal=goal, goal_markers=markers, speeches=said, speakers=cast[::-1],
+                        cast=cast)
+    assert marker_verdict(swapped).achieved is False, "each marker said by the other person"
