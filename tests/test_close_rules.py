@@ -290,3 +290,23 @@ def test_a_goal_in_another_script_is_cut_at_its_own_punctuation(goal, markers, c
     swapped = SceneView(beat=5, max_beats=10, goal=goal, goal_markers=markers, speeches=said, speakers=cast[::-1],
                         cast=cast)
     assert marker_verdict(swapped).achieved is False, "each marker said by the other person"
+
+
+@pytest.mark.parametrize(("words", "closes"), [
+    ("さようなら。", True), ("李明、再见！", True), ("谢谢你们。再见。", True), ("До свидания, Ольга.", True),
+    ("Пока!", True), ("مع السلامة", True), ("안녕히 계세요.", True), ("अलविदा।", True), ("להתראות!", True),
+    ("Au revoir.", True), ("Bis morgen!", True), ("じゃあ、また明日。", True),
+    ("再见？", False),                          # asked
+    ("我不想说再见。", False),                   # "I don't want to say goodbye"
+    ("さようならとは言わない。", False),          # "I won't say goodbye"
+    ("再见。不过，还有一件事。", False),           # business after it
+    ("Пока ты здесь, давай поговорим.", False),  # "while you are here": a word that is a farewell only alone
+    ("她说了再见", False),                        # reported
+    ("مع السلامة؟", False),
+], ids=lambda value: value if isinstance(value, str) else None)
+def test_role_c_reads_a_farewell_in_other_languages_only_as_a_whole_sentence(words, closes):
+    """Role C closes a scene played in Japanese, Chinese, Russian, Arabic, Korean, Hindi or Hebrew when its
+    actors take leave, as it does in English; a farewell word inside a sentence, asked, negated or
+    followed by more business is not the act."""
+    speech = SpeakEvent(t=0, **{"from": "bob"}, text=words, action="speak", raw=f'"{words}"')
+    assert closes_naturally(speech) is closes
