@@ -282,3 +282,21 @@ def test_words_and_echo_are_counted_in_every_script(tmp_path, first, second, cou
     m = metrics_of(write_run(tmp_path / "run", records), audit=False)
     assert m.actors["alice"].words == count_first
     assert m.actors["bob"].echo == echo
+
+
+def test_the_tables_align_wide_characters_by_the_cells_they_take(tmp_path, capsys):
+    """A tone a Chinese or Japanese reply gives (`平静`) and a run folder named in Japanese take two cells a
+    character: columns measured in characters slid right by one cell per such character."""
+    from promptdesk.core.cli.metrics import cells
+    records = [HAND_COUNTED[0], speak(1.0, "alice", "你好。", 0, tone="平静"), speak(2.0, "bob", "Hi.", 1, tone="wry"),
+               speak(3.0, "alice", "再见。", 2, tone="落ち着いた"),
+               {"t": 4.0, "from": "coordinator", "type": "close", "reason": "natural", "text": "closed", "beat": 2}]
+    write_run(tmp_path / "実行1", records)
+    write_run(tmp_path / "ラン２", records)
+    assert main(["metrics", str(tmp_path / "実行1")]) == 0
+    arcs = capsys.readouterr().out.split("Tone by beat\n")[1].split("\n\n")[0].splitlines()
+    assert len({cells(line.rstrip()) for line in arcs}) == 1, arcs  # right-aligned: every row ends in one column
+    assert main(["compare", str(tmp_path / "実行1"), str(tmp_path / "ラン２")]) == 0
+    table = capsys.readouterr().out.split("\n\n")[0].splitlines()
+    assert len({cells(line) for line in table}) == 1, table
+    assert cells("平静") == 4 and cells("ＡＢ") == 4 and cells("cafe\u0301") == 4 and cells("ليلى") == 4
