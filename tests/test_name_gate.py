@@ -208,3 +208,21 @@ def test_two_names_alike_once_normalised_are_refused_as_the_same_name():
              for slug, name in (("ann", "Ann"), ("ann2", "\uff21\uff4e\uff4e"))]
     with pytest.raises(Exception, match="both called"):
         check_display_names(twins)
+
+
+@pytest.mark.parametrize(("typed", "what", "hint"), [
+    ("李明", "character", "`characters/li-ming.md` holding `name: 李明`"),
+    ("ليلى", "character", "holding `name: ليلى`"),
+    ("Ольга", "character", "holding `name: Ольга`"),
+    ("José", "character", "Type it as `jose`."),
+    ("Ｂｏｂ", "character", "Type it as `bob`."),
+    ("喫茶店", "scene name", "`title: 喫茶店`"),
+])
+def test_a_slug_typed_in_another_script_says_how_to_name_it(typed, what, hint):
+    """Only ASCII can be typed as a slug: a character or scene typed in another script is told how to cast
+    or name it (an ASCII file name, its display name or title keeping the script), not only the rule."""
+    from promptdesk.core.characters.loading import validate_slug
+    from promptdesk.core.errors import InvalidConfig
+    with pytest.raises(InvalidConfig) as refused:
+        validate_slug(typed, what)
+    assert hint in str(refused.value) and "a slug is" in str(refused.value)

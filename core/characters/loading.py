@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -51,13 +52,26 @@ def _before_dash(heading: str) -> str:
     return heading
 
 
+def _other_script(slug: object, what: str) -> str:
+    """How to name, in ASCII, what a user wrote in another script (`李明`, `喫茶店`): its display name keeps it."""
+    if not isinstance(slug, str) or slug.isascii() or not any(c.isalpha() and not c.isascii() for c in slug):
+        return ""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", slug) if not unicodedata.combining(c)).lower()
+    if SLUG_RE.fullmatch(plain):  # `José`: its letters typed plain (`name: José` is found as `jose`)
+        return f" Type it as `{plain}`."
+    if what == "character":
+        return (" A character named in another script is cast by an ASCII file or folder name (`characters/li-ming.md`"
+                f" holding `name: {slug}`), listed here as `li-ming`; {slug} stays its display name.")
+    return f" Give it an ASCII name; a scene's `title:` may be in any script (`title: {slug}`)." if what == "scene name" else ""
+
+
 def validate_slug(slug: str, what: str = "character") -> str:
     """Return `slug` if it is a valid slug; else raise InvalidConfig naming it and the rule.
 
     Pure string check: it runs before any path is built from the slug.
     """
     if not isinstance(slug, str) or len(slug) > SLUG_MAX or not SLUG_RE.fullmatch(slug):
-        raise InvalidConfig(f"Invalid {what} {slug!r}: {SLUG_RULE}.", slug=slug, what=what)
+        raise InvalidConfig(f"Invalid {what} {slug!r}: {SLUG_RULE}.{_other_script(slug, what)}", slug=slug, what=what)
     return slug
 
 
