@@ -24,7 +24,9 @@ from test_suggestion_leaks import actor_requests, batch, copying_judge, records,
      "ممرضة تنادي: أليس حامل بتوأم!", "بتوأم"),
     ("Держите темп! Алиса ждёт близнецов? Никто в комнате пока не знает этого и не должен узнать до конца.",
      "Медсестра кричит: Алиса ждёт близнецов", "близнецов"),
-], ids=["chinese", "japanese", "hindi", "arabic", "russian"])
+    ("분위기를 유지하세요. 민준은 해고되었다. 아무도 그 사실을 아직 모르고 있고 끝까지 밝혀서는 안 된다.",
+     "전화가 울린다: 민준은 해고되었다!", "해고되었다"),             # Korean: two words say what three say in English
+], ids=["chinese", "japanese", "hindi", "arabic", "russian", "korean"])
 def test_a_short_clause_of_the_notes_in_any_script_is_withheld(tmp_path, loopback, capsys, notes, copied, secret):
     loopback.default = copying_judge(copied)
     out = tmp_path / "run"

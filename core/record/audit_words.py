@@ -23,6 +23,7 @@ _NO_SPACE_SPLIT = re.compile(f"[{_NO_SPACE}]|[^{_NO_SPACE}]+")
 _JOINED = re.compile(f"(?<=[{_NO_SPACE}]) (?=[{_NO_SPACE}])")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _NO_SPACE_CHAR = re.compile(f"[{_NO_SPACE}]")
+_HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 _CLAUSE_END = re.compile(r"[.!?;:\u2026\u3002\uff01\uff1f\uff1b\uff1a\uff0e\uff61\u037e\u0387\u0589\u061b\u061f"
                          r"\u06d4\u0700-\u0702\u0964\u0965\u104a\u104b\u1362\u1364-\u1368\u17d4\u17d5\u203c"
                          r"\u2047-\u2049\ufe52\ufe54-\ufe57]+|\n[ \t]*(?:\n|[-*\u2022][ \t])")
@@ -159,8 +160,10 @@ def short_clauses(text: str, shortest: int) -> set[str]:
     """The clauses of a text (as `clauses` cuts them) too short for `clauses` and for a shingle,
     whatever the text's length, each as its words joined by single spaces: in a script written with
     spaces, of `shortest` words up to `CLAUSE` (not included); in a script written without spaces, of
-    `NO_SPACE_SHORT` characters up to `SHINGLE` (not included)."""
-    return _clauses(text, shortest, CLAUSE) | _clauses(text, NO_SPACE_SHORT, SHINGLE, spaced=False)
+    `NO_SPACE_SHORT` characters up to `SHINGLE` (not included). Korean writes a word's particles and
+    endings into it (`민준은 해고되었다` is "Minjun was fired"), so a clause in Hangul counts from 2 words."""
+    hangul = {clause for clause in _clauses(text, 2, shortest) if _HANGUL.search(clause)} if shortest > 2 else set()
+    return _clauses(text, shortest, CLAUSE) | _clauses(text, NO_SPACE_SHORT, SHINGLE, spaced=False) | hangul
 
 
 def no_space(gram: str) -> bool:
