@@ -60,3 +60,33 @@ def test_a_suggestion_in_words_every_actor_was_shown_is_delivered(tmp_path, loop
 ], ids=["hindi", "arabic", "chinese"])
 def test_clauses_end_at_each_scripts_own_stop(text, clause):
     assert clause in short_clauses(text, 3)
+
+
+@pytest.mark.parametrize("note", ["동생은 살아있다", "你妹妹还活着"], ids=["korean", "chinese"])
+def test_a_short_note_to_one_actor_in_another_script_is_withheld_from_the_others(tmp_path, loopback, capsys, note):
+    """A role A judge reads every note the operator gave; a note to Bob alone in two Korean words ("your
+    sister is alive", three in English) or seven Chinese characters must not reach Alice and Charlie."""
+    import json
+
+    from loopback import Reply
+    from promptdesk.core.cli.main import main
+
+    def judge(recorded):
+        body = json.dumps(recorded.body, ensure_ascii=False)
+        if "the scene has ended" in body:
+            return Reply(text='{"goal_achieved": null, "reason": "cannot tell"}')
+        if note in body:
+            return Reply(text=json.dumps({"decision": "suggest_event", "text": f"A voicemail plays aloud: {note}"},
+                                         ensure_ascii=False))
+        return Reply(text='{"decision": "continue"}')
+
+    loopback.default = judge
+    parent = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), parent, "A") == 0
+    take = tmp_path / "take"
+    assert main(["branch", str(parent), "--at-beat", "2", "--note", note, "--to", "bob", "--out", str(take),
+                 "--quiet"]) == 0
+    events = records(take)
+    decisions = [e for e in events if e["type"] == "decision" and e.get("decision") == "suggest_event"]
+    assert decisions and {e.get("withheld") for e in decisions} == {"it carries words of the operator's note to Bob"}
+    assert note not in actor_requests(take, ("alice", "charlie"))

@@ -27,7 +27,7 @@ from promptdesk.core.record.audit_material import (CLAUSE_KINDS, COORDINATOR, Ma
                                                    material_of, names_of, public_texts, routed_lines,
                                                    private_material, words, written_by_coordinator)
 from promptdesk.core.record.audit_readings import readings
-from promptdesk.core.record.audit_words import CLAUSE, SHINGLE, clauses, no_space, short_clauses
+from promptdesk.core.record.audit_words import CLAUSE, SHINGLE, clauses, hangul, no_space, short_clauses
 from promptdesk.core.record.audit_units import by, stamp
 from promptdesk.core.record.events import BaseEvent
 
@@ -128,7 +128,7 @@ NOTE_WORDS = 3
 def _notes_to_one(text: str, before: list[BaseEvent], recipient: str) -> list[Carried]:
     """The operator's notes to one actor that `text`, sent to `recipient` (`EVERYONE`), carries to
     another: a role A judge reads every note the operator gave, the actors only their own. A note's
-    8 words in a row, a clause of it, or the whole of a short note (`NOTE_WORDS` words or more), in any
+    8 words in a row, a clause of it, or the whole of a short note (`NOTE_WORDS` words or more, 2 in Korean), in any
     reading of `text`, unless those words were said aloud or shown to all before (a speech, a world event)."""
     found: list[Carried] = []
     said_aloud: str | None = None
@@ -137,7 +137,8 @@ def _notes_to_one(text: str, before: list[BaseEvent], recipient: str) -> list[Ca
                 or any(item.owner == note.target for item in found):
             continue
         tokens = words(note.text)
-        wanted = {*grams(note.text), *clauses(note.text)} if len(tokens) >= NOTE_WORDS else set()
+        fewest = NOTE_WORDS - 1 if hangul(note.text) else NOTE_WORDS  # `동생은 살아있다`: "your sister is alive"
+        wanted = {*grams(note.text), *clauses(note.text)} if len(tokens) >= fewest else set()
         for reading in readings(text) if wanted else ():
             said = words(reading)
             hits = [" ".join(said[i:i + n]) for n in {gram.count(" ") + 1 for gram in wanted}

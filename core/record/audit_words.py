@@ -162,8 +162,14 @@ def short_clauses(text: str, shortest: int) -> set[str]:
     spaces, of `shortest` words up to `CLAUSE` (not included); in a script written without spaces, of
     `NO_SPACE_SHORT` characters up to `SHINGLE` (not included). Korean writes a word's particles and
     endings into it (`민준은 해고되었다` is "Minjun was fired"), so a clause in Hangul counts from 2 words."""
-    hangul = {clause for clause in _clauses(text, 2, shortest) if _HANGUL.search(clause)} if shortest > 2 else set()
-    return _clauses(text, shortest, CLAUSE) | _clauses(text, NO_SPACE_SHORT, SHINGLE, spaced=False) | hangul
+    korean = {clause for clause in _clauses(text, 2, shortest) if hangul(clause)} if shortest > 2 else set()
+    return _clauses(text, shortest, CLAUSE) | _clauses(text, NO_SPACE_SHORT, SHINGLE, spaced=False) | korean
+
+
+def hangul(text: str) -> bool:
+    """Whether a text holds Hangul: Korean, whose words carry their particles and endings, so that it says
+    in 2 words what English says in 3."""
+    return _HANGUL.search(text) is not None
 
 
 def no_space(gram: str) -> bool:
