@@ -111,9 +111,10 @@ def spoken(text: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def _plain(piece: str) -> tuple[str, ...]:
-    """A piece's words in their plain form: compatibility forms unfolded, marks dropped, lower case."""
+    """A piece's words in their plain form: compatibility forms unfolded, marks dropped, the Arabic
+    tatweel that only stretches a word (`المـــال` is `المال`) dropped, lower case."""
     plain = unicodedata.normalize("NFKD", piece)
-    plain = unicodedata.normalize("NFC", "".join(c for c in plain if unicodedata.category(c)[0] != "M"))
+    plain = unicodedata.normalize("NFC", "".join(c for c in plain if unicodedata.category(c)[0] != "M" and c != "\u0640"))
     return tuple(_WORD.findall(plain.lower()))
 
 
