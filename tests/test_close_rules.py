@@ -4,6 +4,7 @@ and the soft cap fires with the defaults, to one actor, with spec 000's words.""
 from __future__ import annotations
 
 import json
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -310,3 +311,20 @@ def test_role_c_reads_a_farewell_in_other_languages_only_as_a_whole_sentence(wor
     followed by more business is not the act."""
     speech = SpeakEvent(t=0, **{"from": "bob"}, text=words, action="speak", raw=f'"{words}"')
     assert closes_naturally(speech) is closes
+
+
+@pytest.mark.parametrize(("goal", "cast", "speaker", "said"), [
+    (unicodedata.normalize("NFC", "José apologises"), [unicodedata.normalize("NFD", "José"), "Ann"],
+     unicodedata.normalize("NFD", "José"), "I apologise."),                         # the cast's name decomposed
+    (unicodedata.normalize("NFD", "José apologises"), [unicodedata.normalize("NFC", "José"), "Ann"],
+     unicodedata.normalize("NFC", "José"), "I apologise."),                         # the goal's
+    ("Ken apologises", ["Ｋｅｎ", "Ann"], "Ｋｅｎ", "I apologise."),                  # full-width letters
+    ("Ken apologises", ["Ken", "Ann"], "Ken", "Ｉ ａｐｏｌｏｇｉｓｅ."),              # a full-width marker said
+], ids=["nfd-cast", "nfd-goal", "fullwidth-name", "fullwidth-speech"])
+def test_a_goal_marker_counts_whatever_unicode_form_the_name_or_line_takes(goal, cast, speaker, said):
+    view = SceneView(beat=5, max_beats=10, goal=goal, goal_markers=["apolog"], speeches=[said], speakers=[speaker],
+                     cast=cast)
+    assert marker_verdict(view).achieved is True, marker_verdict(view).reason
+    other = SceneView(beat=5, max_beats=10, goal=goal, goal_markers=["apolog"], speeches=[said], speakers=["Ann"],
+                      cast=cast)
+    assert marker_verdict(other).achieved is False, "said by someone else"
