@@ -51,6 +51,15 @@ def json_words(fragment: str) -> tuple[list[str], list[int]]:
     return _scan(_ESCAPE.sub(lambda m: " " * len(m.group(0)), fragment))
 
 
+def written(fragment: str, ends: list[int], first: int, last: int) -> str:
+    """Words `first` to `last` (not included) of a piece of request JSON, as `json_words` found them, as
+    written: case, accents, vowel signs and kana voicing kept (the words themselves are compared without
+    them: `店主は病気だ` is read `店主は病気た`), escapes and runs of blanks one space."""
+    text = _ESCAPE.sub(lambda m: " " * len(m.group(0)), fragment[ends[first - 1] if first else 0:ends[last - 1]])
+    begins = _WORD.search(text)
+    return " ".join(text[begins.start():].split()) if begins else ""
+
+
 def _scan(text: str) -> tuple[list[str], list[int]]:
     """The words of a text and where each ends, read alike in every script: lower case; accents and
     other combining marks ignored, and compatibility forms (full-width letters, ligatures) taken as
