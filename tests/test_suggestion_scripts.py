@@ -44,9 +44,10 @@ def test_a_short_clause_of_the_notes_in_any_script_is_withheld(tmp_path, loopbac
 @pytest.mark.parametrize(("setting", "copied"), [
     ("东京的一家小咖啡馆，外面下着雨。", "窗边的客人说：外面下着雨。"),   # the clause is the scene's own words
     ("東京の小さな喫茶店。", "印刷機が紙を詰まらせる。"),                # nothing of the notes
-], ids=["public", "unrelated"])
+    ("店主の田中太郎が窓を拭いている。", "ドアのベルが鳴る：田中太郎は店主。"),  # its kanji all shown, in another order
+], ids=["public", "unrelated", "public-reordered"])
 def test_a_suggestion_in_words_every_actor_was_shown_is_delivered(tmp_path, loopback, capsys, setting, copied):
-    notes = "外面下着雨。爱丽丝怀孕了。房间里还没有人知道这件事，场景结束前不能揭示。"
+    notes = "外面下着雨。爱丽丝怀孕了。田中太郎は店主。房间里还没有人知道这件事，场景结束前不能揭示。"
     loopback.default = copying_judge(copied)
     out = tmp_path / "run"
     assert batch(scene_file(tmp_path, loopback, coordinator_notes=notes, setting=setting), out, "A") == 0

@@ -269,7 +269,9 @@ def _short_clauses(record: dict[str, Any], events: list[BaseEvent], text: str) -
     whole in a reading of `text`, when one of its words is one no actor has been shown (in the scene's
     shared fields, a name, a speech or world event, the engine's own words, a suggestion delivered
     before); in a script written without spaces, whose characters are its words and are shared by many
-    words, also when two of its characters side by side were never shown side by side. Such a suggestion is withheld though the audit, which must not
+    words, also when two of its characters side by side were never shown side by side (hiragana, the
+    grammar between Japanese words, is not counted where the clause has other characters:
+    `田中太郎は店主` says nothing unseen when `店主の田中太郎` was shown). Such a suggestion is withheld though the audit, which must not
     call stock phrases leaks, would not count it. One per owner and kind."""
     wanted: dict[str, tuple[str, str]] = {}
     sources = [(COORDINATOR, "coordinator_notes", record.get("coordinator_notes") or "")]
@@ -289,11 +291,20 @@ def _short_clauses(record: dict[str, Any], events: list[BaseEvent], text: str) -
     found: list[Carried] = []
     for clause, (owner, kind) in hits:
         tokens = clause.split(" ")
-        unseen = any(word not in shown for word in tokens) or (
-            no_space(clause) and any(pair not in pairs for pair in zip(tokens, tokens[1:])))
+        if no_space(clause) and any(not _kana(word) for word in tokens):  # the grammar between words left out
+            unseen = any(word not in shown for word in tokens if not _kana(word)) or any(
+                pair not in pairs for pair in zip(tokens, tokens[1:]) if not any(map(_kana, pair)))
+        else:
+            unseen = any(word not in shown for word in tokens) or (
+                no_space(clause) and any(pair not in pairs for pair in zip(tokens, tokens[1:])))
         if unseen and all((c.owner, c.kind) != (owner, kind) for c in found):
             found.append(Carried(owner, kind, clause))
     return found
+
+
+def _kana(word: str) -> bool:
+    """A hiragana character: Japanese grammar (particles, endings) rather than a word's content."""
+    return "\u3040" <= word <= "\u309f"
 
 
 def whose(found: Carried, names: dict[str, str] | None = None) -> str:
