@@ -31,7 +31,7 @@ from promptdesk.core.characters.front_matter import examples, without_examples
 from promptdesk.core.characters.name_gate import NAME_MAX, name_problem, normalised
 from promptdesk.core.errors import CharacterLoadError, InvalidConfig
 from promptdesk.core.protocol.bounded import Unbounded, read_capped
-from promptdesk.core.protocol.sanitize import strip_controls
+from promptdesk.core.protocol.sanitize import file_text, strip_controls
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]*(?:\.[a-z0-9][a-z0-9-]*)*")
 SLUG_MAX = 64
@@ -351,7 +351,7 @@ def append_journal(character: Character, entry: str, *, when: datetime, scene_ti
         with path.open("rb") as existing:
             existing.seek(-1, 2)
             lead = "" if existing.read(1) == b"\n" else "\n"
-    block = f"{lead}\n## {when:%Y-%m-%d %H:%M} — {scene_title}\n\n{strip_controls(cap_entry(entry))}\n"
+    block = f"{lead}\n## {when:%Y-%m-%d %H:%M} — {scene_title}\n\n{file_text(cap_entry(entry))}\n"
     with path.open("a", encoding="utf-8") as journal:
         journal.write(block)
     claim = character.journal_claim
