@@ -93,3 +93,18 @@ def test_a_short_note_to_one_actor_in_another_script_is_withheld_from_the_others
     decisions = [e for e in events if e["type"] == "decision" and e.get("decision") == "suggest_event"]
     assert decisions and {e.get("withheld") for e in decisions} == {"it carries words of the operator's note to Bob"}
     assert note not in actor_requests(take, ("alice", "charlie"))
+
+
+def test_a_forced_suggestion_is_reported_with_its_words_as_written(tmp_path, loopback, capsys):
+    """The audit names a suggested world event that carried the notes with the words the event wrote:
+    `店主は病気だ`, not the form the words are compared in (`店主は病気た`, its kana voicing dropped)."""
+    from test_suggestion_leaks import planted
+    notes = "テンポよく進める。店主は病気だが、来月に手術を受ける予定で、店の将来をとても心配している。"
+    out, at = planted(tmp_path, loopback, text="ラジオのニュース：店主は病気だが、来月に手術を受ける予定で。")
+    private = out / "private.json"
+    import json
+    record = json.loads(private.read_text())
+    record["coordinator_notes"] = notes
+    private.write_text(json.dumps(record, ensure_ascii=False))
+    leaks = [leak for leak in audit_run(out).leaks if leak.source == "events.jsonl"]
+    assert leaks and all("店主は病気だが" in leak.describe() for leak in leaks), [leak.describe() for leak in leaks]

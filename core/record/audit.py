@@ -172,7 +172,7 @@ def audit_run(run_dir: Path) -> AuditReport:
         _beyond_the_log(report, intake, sent, last)
     report.leaks += [Leak(numbers[index], 0, event.target or EVERYONE, found.owner, found.kind, found.excerpt,
                           event.beat, "suggested world event" if event.type == "event" else "coordinator note",
-                          source="events.jsonl") for index, event, found in coordinator_leaks]
+                          source="events.jsonl", shown=found.shown) for index, event, found in coordinator_leaks]
     report.disclosed = [_disclosure(numbers[index], event, found, report.names)
                         for index, event, found in disclosed(material, events, superseded)]
     report.problems += intake.problems
@@ -199,7 +199,7 @@ def _disclosure(line: int, event, found, names: dict[str, str]) -> str:
     what = "world event" if event.type == "event" else "director's note"
     to = f"{event.target} ({names.get(event.target, event.target)})" if event.target else "every actor"
     return (f"events.jsonl line {line} ({what} written by the operator, beat {event.beat}) sent to {to} carries "
-            f"{whose(found, names)}: \"…{readable(found.excerpt)}…\" (what you write to the cast is yours to "
+            f"{whose(found, names)}: \"…{found.shown or readable(found.excerpt)}…\" (what you write to the cast is yours to "
             "tell, so it is not counted as a leak)")
 
 

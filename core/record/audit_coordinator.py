@@ -18,7 +18,7 @@ therefore private to the coordinator until shown clean. One check, two uses:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from promptdesk.core.protocol.lines import world_event_line
@@ -27,7 +27,8 @@ from promptdesk.core.record.audit_material import (CLAUSE_KINDS, COORDINATOR, Ma
                                                    material_of, names_of, public_texts, routed_lines,
                                                    private_material, words, written_by_coordinator)
 from promptdesk.core.record.audit_readings import readings
-from promptdesk.core.record.audit_words import CLAUSE, SHINGLE, clauses, hangul, no_space, short_clauses
+from promptdesk.core.record.audit_words import (CLAUSE, SHINGLE, clauses, hangul, no_space, scanned,
+                                                short_clauses, written)
 from promptdesk.core.record.audit_units import by, stamp
 from promptdesk.core.record.events import BaseEvent
 
@@ -51,6 +52,8 @@ class Carried:
     owner: str
     kind: str
     excerpt: str
+    shown: str = field(default="", compare=False)
+    """The excerpt as the text wrote it (empty: as `excerpt` reads)."""
 
 
 def suspects(material: Material, text: str, recipient: str = EVERYONE, t: float | None = None,
@@ -61,7 +64,7 @@ def suspects(material: Material, text: str, recipient: str = EVERYONE, t: float 
     text is checked live; `strict`: before it, for a public text that must not excuse itself)."""
     found: dict[tuple[str, str], list[Suspect]] = {}
     for reading in readings(text):
-        tokens = words(reading)
+        tokens, ends = scanned(reading)
         for gram, first, last in material.candidates(tokens, with_clauses=True):
             owners, needs = material.carried(recipient, tokens, first, last, t, beat, strict)
             for owner, kind in owners:
@@ -69,7 +72,7 @@ def suspects(material: Material, text: str, recipient: str = EVERYONE, t: float 
                     continue
                 kept = found.setdefault((owner, kind), [])
                 if len(kept) < MAX_SUSPECTS:
-                    kept.append(Suspect(owner, kind, gram, needs))
+                    kept.append(Suspect(owner, kind, gram, needs, written(reading, ends, first, last)))
     return found
 
 
@@ -91,7 +94,7 @@ def carried(material: Material, text: str, before: list[BaseEvent], recipient: s
     for (owner, kind), found in sorted(suspects(material, text, recipient, *when, strict).items()):
         sure = next((s for s in found if kind != "thinking" or _thought(before, owner, s.excerpt)), None)
         if sure is not None:
-            out.append(Carried(owner, kind, sure.excerpt))
+            out.append(Carried(owner, kind, sure.excerpt, sure.shown))
     return out
 
 

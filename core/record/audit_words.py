@@ -51,6 +51,11 @@ def json_words(fragment: str) -> tuple[list[str], list[int]]:
     return _scan(_ESCAPE.sub(lambda m: " " * len(m.group(0)), fragment))
 
 
+def scanned(text: str) -> tuple[list[str], list[int]]:
+    """The words of a plain text (`words`) and where each ends."""
+    return _scan(text)
+
+
 def written(fragment: str, ends: list[int], first: int, last: int) -> str:
     """Words `first` to `last` (not included) of a piece of request JSON, as `json_words` found them, as
     written: case, accents, vowel signs and kana voicing kept (the words themselves are compared without
