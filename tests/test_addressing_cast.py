@@ -5,6 +5,7 @@ counted in the who-addressed-whom table."""
 from __future__ import annotations
 
 import json
+import unicodedata
 
 import pytest
 
@@ -100,3 +101,33 @@ async def test_in_sequential_turns_the_member_addressed_by_name_speaks_next_not_
     run = await run_scene(scene, isolation="a", coordinator="C")
     order = [r["from"] for r in run.records() if r["type"] == "speak"]
     assert order == ["grace", expected or "anna"]
+
+
+DECOMPOSED = unicodedata.normalize("NFD", "José García")
+FOLDED_CAST = {key: name for slug, name in {"jose": DECOMPOSED, "li": "李明", "ken": "Ｋｅｎ Ｓａｔｏ",
+                                             "layla": "ليلى"}.items() for key in (slug, name)}
+
+
+@pytest.mark.parametrize("header, target, tone", [
+    (f"[TO: {unicodedata.normalize('NFC', 'José García')}, TONE: warm]", DECOMPOSED, "warm"),  # composed, name decomposed
+    ("[TO: 李明，TONE: 平静]", "李明", "平静"),            # a full-width comma, as a reply in Chinese writes it
+    ("[TO：李明]", "李明", None),                           # a full-width colon
+    ("[TO: Ken Sato, TONE: dry]", "Ｋｅｎ Ｓａｔｏ", "dry"),  # a name in full-width letters, typed plain
+    ("[TO: ليلى، TONE: calm]", "ليلى", "calm"),             # the Arabic comma after a right-to-left name
+    ("[TO: 李明、TONE: 穏やか]", "李明", "穏やか"),          # the ideographic comma, as Japanese writes it
+])
+def test_a_name_is_addressed_in_any_unicode_form_of_it(header, target, tone):
+    speech = parse_speech(f'{header} "Hello."', FOLDED_CAST)
+    assert (speech.target, speech.tone, speech.content) == (target, tone, "Hello.")
+
+
+@pytest.mark.parametrize("to, target", [(unicodedata.normalize("NFC", "José García"), DECOMPOSED),
+                                        ("Ken Sato", "Ｋｅｎ Ｓａｔｏ"), ("ＬＩ", "李明")])
+def test_a_json_to_naming_a_member_in_another_unicode_form_is_well_formed(to, target):
+    """Under `protocol: json` a `to` naming no one makes the turn malformed (corrected, then silent):
+    a name composed where the cast's is decomposed, or typed plain for full-width letters, names the member."""
+    from promptdesk.core.protocol.structured import parse_json_turn
+    reply = json.dumps({"thinking": "t", "action": "speak", "to": to, "tone": None, "stage_direction": None,
+                        "words": "Hello."}, ensure_ascii=False)
+    turn = parse_json_turn(reply, FOLDED_CAST)
+    assert turn.well_formed and turn.speech.target == target

@@ -105,3 +105,25 @@ def test_words_of_a_script_without_spaces_are_its_characters_and_marks_never_cou
     assert words("مُحَمَّد وصل") == words("محمد وصل") == ["محمد", "وصل"]
     assert words("Kim Ji-woo 김지우") == ["kim", "ji", "woo", "김지우"]  # Korean keeps its spaces: words
     assert grams("駐車場") == {"駐 車 場"}
+
+
+@pytest.mark.parametrize(("planted", "recipient", "shown"), [
+    (PERSPECTIVES["layla"].split(" ولم")[0], "hanako", "تَعرِفينَ"),          # its vowel marks
+    (NOTES.split(". ")[0], "ann", "secrétaire a déjà reçu"),                     # its accents
+    ("ＬＥ ＳＥＣＲＥＴＡＩＲＥ A DÉJÀ REÇU L'AVIS DÉFAVORABLE", "hanako", "ＳＥＣＲＥＴＡＩＲＥ A DÉJÀ"),
+], ids=["arabic-vowelled", "french-accented", "french-fullwidth"])
+def test_a_leak_is_shown_as_the_request_wrote_it(run, planted, recipient, shown):
+    """Words are compared without their marks, case or compatibility forms, but a person reads the leak
+    as it was sent: `تَعرِفينَ`, not `تعرفين`; `déjà reçu`, not `deja recu` (nor `店主は病気た` for `店主は病気だ`)."""
+    tamper(run, recipient, first_turn(run, recipient), planted)
+    described = [leak.describe() for leak in audit_run(run).leaks]
+    assert described and all(shown in line for line in described if "thinking" not in line), described
+
+
+def test_written_keeps_kana_voicing_and_vowel_signs():
+    from promptdesk.core.record.audit_words import json_words, written
+    fragment = '"content": "店主は病気だ。\\nमैं आज बहुत थका"'
+    tokens, ends = json_words(fragment)
+    assert tokens[1:7] == ["店", "主", "は", "病", "気", "た"]
+    assert written(fragment, ends, 1, 7) == "店主は病気だ"
+    assert written(fragment, ends, 7, 10) == "मैं आज बहुत"

@@ -303,3 +303,13 @@ def test_a_cast_reads_each_files_name_once_however_many_it_casts(tmp_path, monke
     cast = load_cast(slugs, [tmp_path])
     assert [c.slug for c in cast] == slugs
     assert sorted(read) == sorted(tmp_path / f"{slug}.md" for slug in slugs)
+
+
+def test_a_journal_entry_keeps_no_direction_control_a_model_wrote(tmp_path):
+    """An entry is the model's text: a right-to-left override it left open (U+202E) would show the rest of
+    the journal's line reversed; right-to-left words stay as written."""
+    write(tmp_path / "layla.md", "# ليلى\n")
+    layla = load_character("layla", [tmp_path])
+    append_journal(layla, "اليوم \u202eكان طويلا\u2067 and \u200fquiet.", when=datetime(2025, 1, 2, 3, 4), scene_title="S")
+    text = (tmp_path / "layla.journal.md").read_text(encoding="utf-8")
+    assert "اليوم كان طويلا and quiet." in text and not set(text) & set("\u202e\u2067\u200f")

@@ -4,6 +4,7 @@ and the soft cap fires with the defaults, to one actor, with spec 000's words.""
 from __future__ import annotations
 
 import json
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -273,3 +274,57 @@ async def test_a_first_name_in_to_addresses_the_cast_member_who_alone_has_it(run
     assert 'Sam Reed [TO: Maria Stern, TONE: warm] "The stairs are steep, Maria."' in (run.dir / "transcript.txt").read_text()
     addressed = run_metrics(run.events()).addressed
     assert addressed["sam-reed"] == {"maria-stern": 2} and addressed["maria-stern"] == {"sam-reed": 2}
+
+
+@pytest.mark.parametrize(("goal", "markers", "cast", "said"), [
+    ("田中太郎が謝罪し、李明が許す", ["謝罪", "許す"], ["田中太郎", "李明"], ["謝罪します。", "許すよ。"]),
+    ("田中太郎道歉。李明原谅他。", ["道歉", "原谅"], ["田中太郎", "李明"], ["我向你道歉。", "我原谅你。"]),
+    ("田中太郎道歉，李明原谅他", ["道歉", "原谅"], ["田中太郎", "李明"], ["我向你道歉。", "我原谅你。"]),
+    ("राम माफ़ी माँगता है। सीता माफ़ करती है।", ["माफ़ी", "करती"], ["राम", "सीता"], ["मुझे माफ़ी चाहिए।", "मैं माफ़ करती हूँ।"]),
+    ("ليلى تعتذر، وسام يسامح", ["تعتذر", "يسامح"], ["ليلى", "وسام"], ["أنا تعتذر", "أنا يسامح"]),
+], ids=["japanese", "chinese-stop", "chinese-comma", "hindi", "arabic"])
+def test_a_goal_in_another_script_is_cut_at_its_own_punctuation(goal, markers, cast, said):
+    """A goal of two clauses joined by its script's own comma or stop (`、`, `，`, `。`, `।`, `،`) names a person
+    for each: the second clause's marker counts from its person, not from the first clause's."""
+    view = SceneView(beat=5, max_beats=10, goal=goal, goal_markers=markers, speeches=said, speakers=cast, cast=cast)
+    assert marker_verdict(view).achieved is True, marker_verdict(view).reason
+    swapped = SceneView(beat=5, max_beats=10, goal=goal, goal_markers=markers, speeches=said, speakers=cast[::-1],
+                        cast=cast)
+    assert marker_verdict(swapped).achieved is False, "each marker said by the other person"
+
+
+@pytest.mark.parametrize(("words", "closes"), [
+    ("さようなら。", True), ("李明、再见！", True), ("谢谢你们。再见。", True), ("До свидания, Ольга.", True),
+    ("Пока!", True), ("مع السلامة", True), ("안녕히 계세요.", True), ("अलविदा।", True), ("להתראות!", True),
+    ("Au revoir.", True), ("Bis morgen!", True), ("じゃあ、また明日。", True),
+    ("再见？", False),                          # asked
+    ("我不想说再见。", False),                   # "I don't want to say goodbye"
+    ("さようならとは言わない。", False),          # "I won't say goodbye"
+    ("再见。不过，还有一件事。", False),           # business after it
+    ("Пока ты здесь, давай поговорим.", False),  # "while you are here": a word that is a farewell only alone
+    ("她说了再见", False),                        # reported
+    ("مع السلامة؟", False),
+], ids=lambda value: value if isinstance(value, str) else None)
+def test_role_c_reads_a_farewell_in_other_languages_only_as_a_whole_sentence(words, closes):
+    """Role C closes a scene played in Japanese, Chinese, Russian, Arabic, Korean, Hindi or Hebrew when its
+    actors take leave, as it does in English; a farewell word inside a sentence, asked, negated or
+    followed by more business is not the act."""
+    speech = SpeakEvent(t=0, **{"from": "bob"}, text=words, action="speak", raw=f'"{words}"')
+    assert closes_naturally(speech) is closes
+
+
+@pytest.mark.parametrize(("goal", "cast", "speaker", "said"), [
+    (unicodedata.normalize("NFC", "José apologises"), [unicodedata.normalize("NFD", "José"), "Ann"],
+     unicodedata.normalize("NFD", "José"), "I apologise."),                         # the cast's name decomposed
+    (unicodedata.normalize("NFD", "José apologises"), [unicodedata.normalize("NFC", "José"), "Ann"],
+     unicodedata.normalize("NFC", "José"), "I apologise."),                         # the goal's
+    ("Ken apologises", ["Ｋｅｎ", "Ann"], "Ｋｅｎ", "I apologise."),                  # full-width letters
+    ("Ken apologises", ["Ken", "Ann"], "Ken", "Ｉ ａｐｏｌｏｇｉｓｅ."),              # a full-width marker said
+], ids=["nfd-cast", "nfd-goal", "fullwidth-name", "fullwidth-speech"])
+def test_a_goal_marker_counts_whatever_unicode_form_the_name_or_line_takes(goal, cast, speaker, said):
+    view = SceneView(beat=5, max_beats=10, goal=goal, goal_markers=["apolog"], speeches=[said], speakers=[speaker],
+                     cast=cast)
+    assert marker_verdict(view).achieved is True, marker_verdict(view).reason
+    other = SceneView(beat=5, max_beats=10, goal=goal, goal_markers=["apolog"], speeches=[said], speakers=["Ann"],
+                      cast=cast)
+    assert marker_verdict(other).achieved is False, "said by someone else"

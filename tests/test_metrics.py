@@ -266,3 +266,37 @@ def test_timeline_reads_the_log_for_its_length_once_not_once_per_speech(monkeypa
     rows = metrics_module.timeline(events)
     assert rows["alice"] == ["spoke"] * 300 and rows["bob"] == ["spoke"] * 300
     assert sum(counted) <= 2 * len(events)
+
+
+@pytest.mark.parametrize(("first", "second", "count_first", "echo"), [
+    ("我今天很累。", "你今天很累吗？", 5, 0.5),                 # Chinese: a character is a word
+    ("今日は疲れた。", "今日は疲れたね。", 6, 0.8),              # Japanese: kana and kanji alike
+    ("मैं आज बहुत थका हुआ हूँ।", "तुम आज बहुत थका हुआ लगते हो।", 6, 0.4),  # Hindi: vowel signs stay in their word
+    ("Я сегодня очень устал.", "Ты сегодня очень устал?", 4, 0.5),   # Russian, as before
+], ids=["chinese", "japanese", "hindi", "russian"])
+def test_words_and_echo_are_counted_in_every_script(tmp_path, first, second, count_first, echo):
+    """A speech in a script written without spaces was one or two words (its clauses), so its talk share,
+    mean length and echo were nonsense beside an English speaker; a Hindi word was cut at its vowel signs."""
+    records = [HAND_COUNTED[0], speak(1.0, "alice", first, 0), speak(2.0, "bob", second, 1),
+               {"t": 3.0, "from": "coordinator", "type": "close", "reason": "natural", "text": "closed", "beat": 1}]
+    m = metrics_of(write_run(tmp_path / "run", records), audit=False)
+    assert m.actors["alice"].words == count_first
+    assert m.actors["bob"].echo == echo
+
+
+def test_the_tables_align_wide_characters_by_the_cells_they_take(tmp_path, capsys):
+    """A tone a Chinese or Japanese reply gives (`平静`) and a run folder named in Japanese take two cells a
+    character: columns measured in characters slid right by one cell per such character."""
+    from promptdesk.core.cli.metrics import cells
+    records = [HAND_COUNTED[0], speak(1.0, "alice", "你好。", 0, tone="平静"), speak(2.0, "bob", "Hi.", 1, tone="wry"),
+               speak(3.0, "alice", "再见。", 2, tone="落ち着いた"),
+               {"t": 4.0, "from": "coordinator", "type": "close", "reason": "natural", "text": "closed", "beat": 2}]
+    write_run(tmp_path / "実行1", records)
+    write_run(tmp_path / "ラン２", records)
+    assert main(["metrics", str(tmp_path / "実行1")]) == 0
+    arcs = capsys.readouterr().out.split("Tone by beat\n")[1].split("\n\n")[0].splitlines()
+    assert len({cells(line.rstrip()) for line in arcs}) == 1, arcs  # right-aligned: every row ends in one column
+    assert main(["compare", str(tmp_path / "実行1"), str(tmp_path / "ラン２")]) == 0
+    table = capsys.readouterr().out.split("\n\n")[0].splitlines()
+    assert len({cells(line) for line in table}) == 1, table
+    assert cells("平静") == 4 and cells("ＡＢ") == 4 and cells("cafe\u0301") == 4 and cells("ليلى") == 4

@@ -271,8 +271,12 @@ def test_document_ends_and_card_macros_are_read_in_linear_time(tmp_path, shape):
     "\u201c" * REPLY_MAX_CHARS,                 # opening quotes that never close
     "\u2018" * REPLY_MAX_CHARS,
     "\u201ca \u2018b " * (REPLY_MAX_CHARS // 6),
+    "さようなら、" + " " * REPLY_MAX_CHARS + "x",  # a farewell of another language, then a long run of blanks
+    "李明、" + "再见" * (REPLY_MAX_CHARS // 2),
+    "再见。" * (REPLY_MAX_CHARS // 3) + "还有",
 ], ids=["lead words", "lead words before thanks", "mixed lead words", "farewells then business", "open quotes",
-        "open single quotes", "open quotes of two kinds"])
+        "open single quotes", "open quotes of two kinds", "another language's farewell then blanks",
+        "another language's farewell repeated", "another language's farewells then business"])
 def test_a_leave_taking_is_read_in_linear_time_at_the_reply_limit(text):
     """Every speech is read for a farewell (role C's natural close, the improviser's exits): lead
     words that are also names, sentences that each take leave and quotes that never close, each at the

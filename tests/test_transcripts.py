@@ -29,3 +29,24 @@ async def test_decisions_and_unsent_suggestions_stay_out_of_the_transcripts(run_
         assert "The phone rings" in transcript and "Go on, I am listening." in transcript
     assert "Speak up, Bob" not in txt and "Speak up, Bob" not in md, "moderator notes are hidden (spec 004)"
     assert any(r["type"] == "note" and r["text"] == "Speak up, Bob" for r in run.records())
+
+
+BIDI = "\u202e\u2067\u202b\u200f"
+
+
+async def test_direction_controls_a_model_writes_stay_out_of_every_transcript(run_scene, loopback):
+    """A right-to-left override left open (U+202E) shows the rest of its line reversed in an editor or a
+    Markdown view: `transcript.md` kept it (the routed line and `transcript.txt` did not); right-to-left
+    words themselves stay as written."""
+    from loopback import Reply
+    from test_scene_faults import turn
+
+    loopback.default = lambda recorded: Reply(text=turn('[TONE: warm] "مرحبا يا \u202eصديقي and \u2067שלום עולם"',
+                                                         thinking="أفكر \u202bفي الأمر"))
+    scene = example_scene("the-apology", cast=remote_cast(loopback, "alice", "bob", "charlie"), limits={"max_beats": 3})
+    run = await run_scene(scene, isolation="a", coordinator="C")
+    for name in ("transcript.md", "transcript.txt", "notes.md"):
+        text = (run.dir / name).read_text()
+        assert not set(text) & set(BIDI), name
+    md = (run.dir / "transcript.md").read_text()
+    assert "مرحبا يا صديقي and שלום עולם" in md

@@ -29,7 +29,7 @@ from promptdesk import resources
 from promptdesk.core.characters.loading import Character, append_journal, cap_entry, read_inside
 from promptdesk.core.errors import InvalidConfig
 from promptdesk.core.protocol.lines import folded
-from promptdesk.core.protocol.sanitize import strip_controls
+from promptdesk.core.protocol.sanitize import file_text, strip_controls
 
 EXAMPLES_MARKER = ".promptdesk-examples"
 """A file in a characters folder that marks it as shipped examples: runs never write into it."""
@@ -145,7 +145,7 @@ def drop_torn_entry(character: Character, entry: str, *, scene_title: str) -> bo
     that entry's block, as `append_entry` writes it, and not the whole of it. True when one was cut;
     any other tail, and any journal that cannot be read or written, is left as it is."""
     path = character.journal_path
-    text = strip_controls(cap_entry(entry))
+    text = file_text(cap_entry(entry))
     if path is None or not text:
         return False
     try:
@@ -175,7 +175,7 @@ def _is_stamp(start: str) -> bool:
 def holds_entry(character: Character, entry: str) -> bool:
     """True when the character's journal already holds `entry` as `append_entry` writes it (or when
     there is nothing to write: no journal, or an empty entry)."""
-    text = strip_controls(cap_entry(entry))
+    text = file_text(cap_entry(entry))
     path = character.journal_path
     if path is None or not text:
         return True

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -30,7 +31,7 @@ from promptdesk.core.characters.front_matter import examples, without_examples
 from promptdesk.core.characters.name_gate import NAME_MAX, name_problem, normalised
 from promptdesk.core.errors import CharacterLoadError, InvalidConfig
 from promptdesk.core.protocol.bounded import Unbounded, read_capped
-from promptdesk.core.protocol.sanitize import strip_controls
+from promptdesk.core.protocol.sanitize import file_text, strip_controls
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]*(?:\.[a-z0-9][a-z0-9-]*)*")
 SLUG_MAX = 64
@@ -51,13 +52,26 @@ def _before_dash(heading: str) -> str:
     return heading
 
 
+def _other_script(slug: object, what: str) -> str:
+    """How to name, in ASCII, what a user wrote in another script (`李明`, `喫茶店`): its display name keeps it."""
+    if not isinstance(slug, str) or slug.isascii() or not any(c.isalpha() and not c.isascii() for c in slug):
+        return ""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", slug) if not unicodedata.combining(c)).lower()
+    if SLUG_RE.fullmatch(plain):  # `José`: its letters typed plain (`name: José` is found as `jose`)
+        return f" Type it as `{plain}`."
+    if what == "character":
+        return (" A character named in another script is cast by an ASCII file or folder name (`characters/li-ming.md`"
+                f" holding `name: {slug}`), listed here as `li-ming`; {slug} stays its display name.")
+    return f" Give it an ASCII name; a scene's `title:` may be in any script (`title: {slug}`)." if what == "scene name" else ""
+
+
 def validate_slug(slug: str, what: str = "character") -> str:
     """Return `slug` if it is a valid slug; else raise InvalidConfig naming it and the rule.
 
     Pure string check: it runs before any path is built from the slug.
     """
     if not isinstance(slug, str) or len(slug) > SLUG_MAX or not SLUG_RE.fullmatch(slug):
-        raise InvalidConfig(f"Invalid {what} {slug!r}: {SLUG_RULE}.", slug=slug, what=what)
+        raise InvalidConfig(f"Invalid {what} {slug!r}: {SLUG_RULE}.{_other_script(slug, what)}", slug=slug, what=what)
     return slug
 
 
@@ -337,7 +351,7 @@ def append_journal(character: Character, entry: str, *, when: datetime, scene_ti
         with path.open("rb") as existing:
             existing.seek(-1, 2)
             lead = "" if existing.read(1) == b"\n" else "\n"
-    block = f"{lead}\n## {when:%Y-%m-%d %H:%M} — {scene_title}\n\n{strip_controls(cap_entry(entry))}\n"
+    block = f"{lead}\n## {when:%Y-%m-%d %H:%M} — {scene_title}\n\n{file_text(cap_entry(entry))}\n"
     with path.open("a", encoding="utf-8") as journal:
         journal.write(block)
     claim = character.journal_claim

@@ -7,6 +7,7 @@ import json
 import shlex
 import sys
 import textwrap
+import unicodedata
 from pathlib import Path
 
 from promptdesk.core.cli.common import command_parser, exit_codes, refuse
@@ -48,10 +49,21 @@ def main(argv: list[str]) -> int:
 
 
 def grid(rows: list[list[str]]) -> str:
-    """Rows of cells as aligned plain-text columns (first column left, the rest right)."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
-                     for row in rows)
+    """Rows of cells as aligned plain-text columns (first column left, the rest right), measured in a
+    terminal's cells: a Chinese or Japanese character (a tone `平静`, a folder `実行1`) takes two, a
+    combining mark none."""
+    widths = [max(cells(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell + " " * (w - cells(cell)) if i == 0 else " " * (w - cells(cell)) + cell
+                               for i, (cell, w) in enumerate(zip(row, widths))) for row in rows)
+
+
+def cells(text: str) -> int:
+    """The terminal cells `text` takes: two for a wide or full-width character, none for a combining
+    mark or a format character (a zero-width joiner, a direction mark), one for any other."""
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.category(c) in ("Mn", "Me", "Cf") else 2 if unicodedata.east_asian_width(c) in "WF"
+               else 1 for c in text)
 
 
 def cell(value: object) -> str:

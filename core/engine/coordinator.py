@@ -12,6 +12,7 @@ says "unknown" (None). Close words never decide it.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -117,18 +118,25 @@ def marker_verdict(view: SceneView) -> Verdict:
         return Verdict(None, NO_GOAL_VERDICT)
     if not view.goal_markers:
         return Verdict(None, "unknown: the scene defines no goal_markers to check")
-    spoken = [s.lower() for s in view.speeches]
+    spoken = [_same_form(s).lower() for s in view.speeches]
     known = len(view.speakers) == len(spoken) and bool(spoken)
-    by = view.speakers if known else [""] * len(spoken)
-    cast = tuple(dict.fromkeys([*view.names, *view.cast, *view.speakers]))
-    owners = {m: marker_owners(view.goal, m, cast) if known else () for m in view.goal_markers}
-    missing = [m for m in view.goal_markers if not any(
+    by = [_same_form(s) for s in view.speakers] if known else [""] * len(spoken)
+    cast = tuple(dict.fromkeys(map(_same_form, [*view.names, *view.cast, *view.speakers])))
+    markers = [_same_form(m) for m in view.goal_markers]
+    owners = {m: marker_owners(_same_form(view.goal), m, cast) if known else () for m in markers}
+    missing = [m for m in markers if not any(
         m.lower() in s and (not owners[m] or any(same_person(o, who, cast) for o in owners[m]))
         for s, who in zip(spoken, by))]
     if missing:
         named = [f"{m} (by {' or '.join(owners[m])})" if owners[m] else m for m in missing]
         return Verdict(False, f"goal markers never spoken: {', '.join(named)}")
     return Verdict(True, f"every goal marker was spoken: {', '.join(view.goal_markers)}")
+
+
+def _same_form(text: str) -> str:
+    """Text in its compatibility form (NFKC): a name, a marker or a line written composed or decomposed
+    (`José`), or in full-width letters, reads as the same text in the goal, the cast and the speech."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
 
 
 class RuleCoordinator:

@@ -7,7 +7,8 @@ all call `run_metrics`, so a number means the same thing everywhere.
 
 Definitions:
 - a *turn* is a speech that is not a silence (`speak`, `interrupt` and `react` all count);
-- *words* are runs of letters, digits and apostrophes in the spoken text;
+- *words* are runs of letters, digits, apostrophes and combining marks in the spoken text; in a script
+  written without spaces (Chinese, Japanese, Thai) each character is a word, as the audit reads them;
 - *talk share* is an actor's words over all actors' words;
 - *echo* of a speech is the share of its word 3-grams already used in the speech just before it by
   another actor; a run's and an actor's echo are the mean over their speeches that have 3-grams and
@@ -33,6 +34,7 @@ from typing import Any, NamedTuple
 
 from promptdesk.core.protocol.bounded import load_json
 from promptdesk.core.record import outputs
+from promptdesk.core.record.audit_words import spoken
 from promptdesk.core.record.evaluation_file import evaluations, failed as failed_evaluations
 from promptdesk.core.experiments.arcs import JOURNAL, BeatTiming, Relationship, arcs, beat_timing, relationships
 from promptdesk.core.errors import InvalidConfig, PromptdeskError
@@ -130,8 +132,8 @@ class RunMetrics:
 
 
 def words(text: str) -> list[str]:
-    """The lower-cased words of a text."""
-    return [w.lower() for w in _WORD.findall(text)]
+    """The lower-cased words of a text, in any script (`promptdesk.core.record.audit_words.spoken`)."""
+    return [w.lower() for w in _WORD.findall(text)] if text.isascii() else spoken(text)
 
 
 def trigrams(text: str) -> set[tuple[str, ...]]:

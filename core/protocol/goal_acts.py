@@ -99,10 +99,12 @@ def read_goal(goal: str, cast: tuple[str, ...] = (), roles: tuple[tuple[str, str
     roles = (*roles, *((role, member) for role, member in titled if [r for r, _ in titled].count(role) == 1
                        and role not in {r for r, _ in roles}))  # `the captain` is Captain Efua Osei
     names = sorted(cast, key=len, reverse=True)
-    held = {f"\ue000{i}\ue001": name for i, name in enumerate(names) if re.search(r"[;,.]|\band\b", name)}
+    held = {f"\ue000{i}\ue001": name for i, name in enumerate(names)
+            if re.search(r"[;,.\uff1b\u061b\u3002\uff01\uff1f\u0964\uff0c\u3001\u060c]|\band\b", name)}
     for mark, name in held.items():
         goal = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", mark, goal, flags=re.I)
-    pieces = re.split(r"(;|\.(?!\s*[a-z0-9])|\band then\b)|(,|\band\b(?=\s+(?:they|both|everyone|[A-Z])))", goal)
+    pieces = re.split(r"([;\uff1b\u061b\u3002\uff01\uff1f\u0964]|\.(?!\s*[a-z0-9])|\band then\b)"
+                      r"|([,\uff0c\u3001\u060c]|\band\b(?=\s+(?:they|both|everyone|[A-Z])))", goal)
     joined: list[str] = []
     listing = False
     for piece, hard, soft in zip(pieces[::3], [*pieces[1::3], None], [*pieces[2::3], None]):

@@ -43,7 +43,26 @@ _QUOTES = {"\"": "\"", "\u201c": "\u201d", "'": "'", "\u2018": "\u2019"}
 (a straight single quote only between non-letters, so that "don't" opens nothing)."""
 _OPENING = re.compile("[\"'\u201c\u2018]")
 _WORD = re.compile(r"\w")
-SENTENCES = re.compile(r"[^.!?\u2026]+[.!?\u2026]*")
+SENTENCES = re.compile(r"[^.!?\u2026\u3002\uff01\uff1f\u0964\u061f]+[.!?\u2026\u3002\uff01\uff1f\u0964\u061f]*")
+_ASKED = ("?", "\uff1f", "\u061f")
+"""A question's mark: Latin, full-width, Arabic."""
+_FAREWELL_WORDS = (
+    "さようなら|さよなら|じゃあね|じゃあまた|ではまた|また明日|また今度|お先に失礼します|失礼します|おやすみなさい"
+    "|再见|再會|再会|拜拜|明天见|回头见|我先走了|告辞|晚安"
+    "|안녕히 계세요|안녕히 가세요|안녕히 계십시오|잘 가|잘 있어|다음에 봐요|또 봐요"
+    "|до свидания|до встречи|до завтра|прощайте|прощай|пока|мне пора|спокойной ночи"
+    "|مع السلامة|وداعا|وداعًا|إلى اللقاء|تصبح على خير|להתראות|ביי|לילה טוב|अलविदा|फिर मिलेंगे|शुभ रात्रि"
+    "|adiós|adios|hasta luego|hasta mañana|hasta pronto|nos vemos|au revoir|à bientôt|à demain|bonne nuit"
+    "|auf wiedersehen|tschüss|tschüs|bis morgen|bis bald|gute nacht|arrivederci|a domani|buonanotte"
+    "|tchau|adeus|até logo|até amanhã|boa noite")
+_APART = r"[,\u3001\uff0c\u060c]"
+"""A comma of any script, setting an address or a lead word off the farewell."""
+FOREIGN_FAREWELL = re.compile(
+    rf"^(?:[^\s,\u3001\uff0c\u060c]{{1,24}}{_APART}\s*)?(?:{_FAREWELL_WORDS})(?:{_APART}\s*[^\W\d_][^,.!?\u3002\uff01]{{0,30}})?"
+    r"[\s.!\u2026\u3002\uff01\u0964~\u301c\uff5e]*$", re.I)
+"""A farewell in another language as a whole sentence (`さようなら。`, `李明、再见！`, `До свидания, Ольга.`,
+`مع السلامة`): only the farewell, with at most an address or a lead word set off by a comma, as the line's
+last sentence. Words that also greet (`ciao`, `שלום`, `안녕`) are left out: when unsure, the scene continues."""
 
 _ADVERB = r"(?>(?:\w+ly|then|finally|at last|without a word|without another word),?\s+)*"
 """Adverbs before the act, each taken once (`finally` is also a `…ly` word: two readings of one word)."""
@@ -86,8 +105,10 @@ def is_farewell(words: str) -> bool:
     quotes, never asked, negated or remembered, and the line does not end on a question."""
     plain = unquoted(_spoken(words or "")).strip()
     sentences = [s.strip() for s in SENTENCES.findall(plain) if s.strip()]
-    if not sentences or sentences[-1].endswith("?"):
+    if not sentences or sentences[-1].endswith(_ASKED):
         return False
+    if FOREIGN_FAREWELL.match(sentences[-1]):
+        return True
     business = max((i for i, s in enumerate(sentences) if AGENDA.match(s)), default=0)
     """The last sentence that opens or continues business: a leave-taking counts from there on."""
     return any(_is_leave_sentence(s) for s in sentences[business:])

@@ -22,6 +22,7 @@ routes streamed fragments to the `think` or `speech` channel as they arrive. `pa
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 from typing import Literal, Mapping
 
@@ -252,7 +253,31 @@ def _cast_header_end(text: str, cast: Mapping[str, str]) -> int | None:
 def _take_cast_target(inner: str, cast: Mapping[str, str]) -> tuple[str, str | None]:
     """Cut a `TO:` item naming a cast member (longest name first) out of a header's inside.
 
-    Returns the inside without that item and the member's display name, or (inner, None)."""
+    Returns the inside without that item and the member's display name, or (inner, None). A header
+    that names no one as written is read again in its compatibility form (NFKC), names too: a name
+    written decomposed (`José` as `e` + U+0301) or in full-width letters, and a header written with a
+    full-width colon or comma, as a reply in Chinese or Japanese writes it (`[TO：李明，TONE: warm]`, or
+    with the ideographic comma `、`; the Arabic comma `،` too), name the same member."""
+    found = _cast_target(inner, cast)
+    if found[1] is None and (not inner.isascii() or not all(name.isascii() for name in cast)):
+        folded = {_compatible(name): shown for name, shown in cast.items()}
+        again = _cast_target(_compatible(inner), folded)
+        if again[1] is not None:
+            return again
+    return found
+
+
+_COMMAS = str.maketrans({"،": ",", "、": ","})
+"""The Arabic comma and the ideographic comma, which NFKC leaves as they are."""
+
+
+def _compatible(text: str) -> str:
+    """A text in its compatibility form (NFKC), its commas of other scripts made plain."""
+    return unicodedata.normalize("NFKC", text).translate(_COMMAS)
+
+
+def _cast_target(inner: str, cast: Mapping[str, str]) -> tuple[str, str | None]:
+    """`_take_cast_target` of the text as written."""
     for match in _TO_RE.finditer(inner):
         if inner[:match.start()].strip() and not inner[:match.start()].rstrip().endswith(","):
             continue

@@ -29,6 +29,13 @@ def strip_controls(text: str) -> str:
     return _CONTROLS.sub("", _SEQUENCES.sub("", text))
 
 
+def file_text(text: str) -> str:
+    """`strip_controls`, and without explicit direction controls (an override a model left open shows the
+    rest of its line reversed in an editor or a Markdown view): what a run folder's transcripts, notes
+    and journals hold, as the HTML report and the routed lines do."""
+    return without_bidi(strip_controls(text))
+
+
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 """A surrogate code point on its own: valid in a Python string, not encodable as UTF-8."""
 

@@ -23,6 +23,7 @@ well-formed, so partial JSON (and the thinking inside it) never reaches a public
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -165,9 +166,14 @@ def _speech(reply: Mapping[str, Any], cast: Mapping[str, str]) -> Speech:
 
 
 def _target(name: str | None, cast: Mapping[str, str]) -> str | None:
-    """The display name `to` names (any case, display name or slug), else the name as written."""
+    """The display name `to` names (any case, display name or slug, composed or decomposed, in
+    full-width letters or not), else the name as written."""
     name = (name or "").strip()
     if not name:
         return None
-    by_lower = {key.lower(): value for key, value in cast.items()}
-    return by_lower.get(name.lower(), name)
+    by_folded = {_folded(key): value for key, value in cast.items()}
+    return by_folded.get(_folded(name), name)
+
+
+def _folded(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).casefold()

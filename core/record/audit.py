@@ -34,7 +34,7 @@ from promptdesk.core.record.audit_coordinator import EVERYONE, checked_material,
 from promptdesk.core.record.audit_framing import Framing, Suspect
 from promptdesk.core.record.cut import cut_of
 from promptdesk.core.record.audit_material import COORDINATOR, Material
-from promptdesk.core.record.audit_words import json_words, readable
+from promptdesk.core.record.audit_words import json_words, readable, written
 from promptdesk.core.record.outputs import unfinished_requests
 from promptdesk.core.record.private import read_private
 from promptdesk.core.record.prompt_log import FILE as PROMPTS, read_prompts
@@ -65,6 +65,8 @@ class Leak:
     source: str = PROMPTS
     """The file of `line`: `prompts.jsonl` (a request), or `events.jsonl` (a text the coordinator wrote
     that reached the actors: `request_id` is then 0 and `purpose` what the text was)."""
+    shown: str = ""
+    """The excerpt as the request wrote it, marks and case kept (empty: `excerpt` made readable)."""
 
     def describe(self, names: dict[str, str] | None = None) -> str:
         """One line for a person: which request (or coordinator text), to whom, whose material and what
@@ -79,7 +81,7 @@ class Leak:
         whose += f" ({names[self.owner]})" if names and self.owner in names else ""
         carried = f" [carried over from line {self.carried_from}]" if self.carried_from else ""
         to = named(self.recipient) if self.recipient else "every actor"
-        return f"LEAK {where} sent to {to} carries {whose}: \"…{readable(self.excerpt)}…\"{carried}"
+        return f"LEAK {where} sent to {to} carries {whose}: \"…{self.shown or readable(self.excerpt)}…\"{carried}"
 
 
 @dataclass
@@ -170,7 +172,7 @@ def audit_run(run_dir: Path) -> AuditReport:
         _beyond_the_log(report, intake, sent, last)
     report.leaks += [Leak(numbers[index], 0, event.target or EVERYONE, found.owner, found.kind, found.excerpt,
                           event.beat, "suggested world event" if event.type == "event" else "coordinator note",
-                          source="events.jsonl") for index, event, found in coordinator_leaks]
+                          source="events.jsonl", shown=found.shown) for index, event, found in coordinator_leaks]
     report.disclosed = [_disclosure(numbers[index], event, found, report.names)
                         for index, event, found in disclosed(material, events, superseded)]
     report.problems += intake.problems
@@ -197,7 +199,7 @@ def _disclosure(line: int, event, found, names: dict[str, str]) -> str:
     what = "world event" if event.type == "event" else "director's note"
     to = f"{event.target} ({names.get(event.target, event.target)})" if event.target else "every actor"
     return (f"events.jsonl line {line} ({what} written by the operator, beat {event.beat}) sent to {to} carries "
-            f"{whose(found, names)}: \"…{readable(found.excerpt)}…\" (what you write to the cast is yours to "
+            f"{whose(found, names)}: \"…{found.shown or readable(found.excerpt)}…\" (what you write to the cast is yours to "
             "tell, so it is not counted as a leak)")
 
 
@@ -267,7 +269,8 @@ def _confirmed(pending: list[_Pending], framing: Framing, material: Material) ->
         sure = next((i for i, suspect in enumerate(item.suspects) if leaks(suspect)), None)
         if sure is not None:
             carried = item.leak.carried_from if sure < item.inherited else None
-            out.append(replace(item.leak, excerpt=item.suspects[sure].excerpt, carried_from=carried))
+            out.append(replace(item.leak, excerpt=item.suspects[sure].excerpt, shown=item.suspects[sure].shown,
+                               carried_from=carried))
     return out, sum(1 for verdict in verdicts.values() if not verdict)
 
 
@@ -279,10 +282,11 @@ def _scan(material: Material, framing: Framing, record, base: list[_Pending]) ->
         if item.end <= record.keep and key not in leaks:
             leak = item.leak
             leaks[key] = _Pending(Leak(record.line, record.id, record.to, leak.owner, leak.kind, leak.excerpt,
-                                       record.beat, record.purpose, leak.carried_from or leak.line),
+                                       record.beat, record.purpose, leak.carried_from or leak.line, shown=leak.shown),
                                   item.end, list(item.suspects), len(item.suspects))
     start = max(0, record.keep - OVERLAP) if record.extends else 0
-    tokens, ends = json_words(record.text[start:])
+    fragment = record.text[start:]
+    tokens, ends = json_words(fragment)
     framing.add(record.to, tokens)
     for gram, first, last in material.candidates(tokens):
         owners, needs = material.carried(record.to, tokens, first, last, record.t, record.beat)
@@ -292,5 +296,5 @@ def _scan(material: Material, framing: Framing, record, base: list[_Pending]) ->
                 leak = Leak(record.line, record.id, record.to, owner, kind, gram, record.beat, record.purpose)
                 item = leaks[(owner, kind)] = _Pending(leak, start + ends[last - 1], [])
             if len(item.suspects) < MAX_SUSPECTS and all((s.excerpt, s.needs) != (gram, needs) for s in item.suspects):
-                item.suspects.append(Suspect(owner, kind, gram, needs))
+                item.suspects.append(Suspect(owner, kind, gram, needs, written(fragment, ends, first, last)))
     return list(leaks.values())

@@ -18,7 +18,7 @@ therefore private to the coordinator until shown clean. One check, two uses:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from promptdesk.core.protocol.lines import world_event_line
@@ -27,7 +27,8 @@ from promptdesk.core.record.audit_material import (CLAUSE_KINDS, COORDINATOR, Ma
                                                    material_of, names_of, public_texts, routed_lines,
                                                    private_material, words, written_by_coordinator)
 from promptdesk.core.record.audit_readings import readings
-from promptdesk.core.record.audit_words import CLAUSE, SHINGLE, clauses, short_clauses
+from promptdesk.core.record.audit_words import (CLAUSE, SHINGLE, clauses, hangul, no_space, scanned,
+                                                short_clauses, written)
 from promptdesk.core.record.audit_units import by, stamp
 from promptdesk.core.record.events import BaseEvent
 
@@ -51,6 +52,8 @@ class Carried:
     owner: str
     kind: str
     excerpt: str
+    shown: str = field(default="", compare=False)
+    """The excerpt as the text wrote it (empty: as `excerpt` reads)."""
 
 
 def suspects(material: Material, text: str, recipient: str = EVERYONE, t: float | None = None,
@@ -61,7 +64,7 @@ def suspects(material: Material, text: str, recipient: str = EVERYONE, t: float 
     text is checked live; `strict`: before it, for a public text that must not excuse itself)."""
     found: dict[tuple[str, str], list[Suspect]] = {}
     for reading in readings(text):
-        tokens = words(reading)
+        tokens, ends = scanned(reading)
         for gram, first, last in material.candidates(tokens, with_clauses=True):
             owners, needs = material.carried(recipient, tokens, first, last, t, beat, strict)
             for owner, kind in owners:
@@ -69,7 +72,7 @@ def suspects(material: Material, text: str, recipient: str = EVERYONE, t: float 
                     continue
                 kept = found.setdefault((owner, kind), [])
                 if len(kept) < MAX_SUSPECTS:
-                    kept.append(Suspect(owner, kind, gram, needs))
+                    kept.append(Suspect(owner, kind, gram, needs, written(reading, ends, first, last)))
     return found
 
 
@@ -91,7 +94,7 @@ def carried(material: Material, text: str, before: list[BaseEvent], recipient: s
     for (owner, kind), found in sorted(suspects(material, text, recipient, *when, strict).items()):
         sure = next((s for s in found if kind != "thinking" or _thought(before, owner, s.excerpt)), None)
         if sure is not None:
-            out.append(Carried(owner, kind, sure.excerpt))
+            out.append(Carried(owner, kind, sure.excerpt, sure.shown))
     return out
 
 
@@ -128,7 +131,7 @@ NOTE_WORDS = 3
 def _notes_to_one(text: str, before: list[BaseEvent], recipient: str) -> list[Carried]:
     """The operator's notes to one actor that `text`, sent to `recipient` (`EVERYONE`), carries to
     another: a role A judge reads every note the operator gave, the actors only their own. A note's
-    8 words in a row, a clause of it, or the whole of a short note (`NOTE_WORDS` words or more), in any
+    8 words in a row, a clause of it, or the whole of a short note (`NOTE_WORDS` words or more, 2 in Korean), in any
     reading of `text`, unless those words were said aloud or shown to all before (a speech, a world event)."""
     found: list[Carried] = []
     said_aloud: str | None = None
@@ -137,7 +140,8 @@ def _notes_to_one(text: str, before: list[BaseEvent], recipient: str) -> list[Ca
                 or any(item.owner == note.target for item in found):
             continue
         tokens = words(note.text)
-        wanted = {*grams(note.text), *clauses(note.text)} if len(tokens) >= NOTE_WORDS else set()
+        fewest = NOTE_WORDS - 1 if hangul(note.text) else NOTE_WORDS  # `동생은 살아있다`: "your sister is alive"
+        wanted = {*grams(note.text), *clauses(note.text)} if len(tokens) >= fewest else set()
         for reading in readings(text) if wanted else ():
             said = words(reading)
             hits = [" ".join(said[i:i + n]) for n in {gram.count(" ") + 1 for gram in wanted}
@@ -264,9 +268,13 @@ whole in a suggestion (see `_short_clauses`)."""
 def _short_clauses(record: dict[str, Any], events: list[BaseEvent], text: str) -> list[Carried]:
     """The gate's own, stricter reading, failing closed where the audit would not: a clause of `SHORT`
     to `CLAUSE` - 1 words of a private text a judge reads (`CLAUSE_KINDS`: "Alice is pregnant." in a
-    paragraph of notes), found whole in a reading of `text`, when one of its words is one no actor has
-    been shown (in the scene's shared fields, a name, a speech or world event, the engine's own words,
-    a suggestion delivered before). Such a suggestion is withheld though the audit, which must not
+    paragraph of notes; in a script written without spaces, 4 to 7 characters: `爱丽丝怀孕了`), found
+    whole in a reading of `text`, when one of its words is one no actor has been shown (in the scene's
+    shared fields, a name, a speech or world event, the engine's own words, a suggestion delivered
+    before); in a script written without spaces, whose characters are its words and are shared by many
+    words, also when two of its characters side by side were never shown side by side (hiragana, the
+    grammar between Japanese words, is not counted where the clause has other characters:
+    `田中太郎は店主` says nothing unseen when `店主の田中太郎` was shown). Such a suggestion is withheld though the audit, which must not
     call stock phrases leaks, would not count it. One per owner and kind."""
     wanted: dict[str, tuple[str, str]] = {}
     sources = [(COORDINATOR, "coordinator_notes", record.get("coordinator_notes") or "")]
@@ -279,14 +287,27 @@ def _short_clauses(record: dict[str, Any], events: list[BaseEvent], text: str) -
     hits = [(clause, whose) for clause, whose in wanted.items() if any(f" {clause} " in one for one in said)]
     if not hits:
         return []
-    shown = {word for text_, _ in [*public_texts(record, events), *routed_lines(record, events)] for word in words(text_)}
-    shown.update(word for text_ in [*names_of(record), *engine_words()] for word in words(text_))
-    shown.update(word for event in events if routed(event) for word in words(event.text))
+    seen = [words(text_) for text_ in [*(text_ for text_, _ in [*public_texts(record, events), *routed_lines(record, events)]),
+                                       *names_of(record), *engine_words(), *(e.text for e in events if routed(e))]]
+    shown = {word for tokens in seen for word in tokens}
+    pairs = {pair for tokens in seen for pair in zip(tokens, tokens[1:])}
     found: list[Carried] = []
     for clause, (owner, kind) in hits:
-        if any(word not in shown for word in clause.split(" ")) and all((c.owner, c.kind) != (owner, kind) for c in found):
+        tokens = clause.split(" ")
+        if no_space(clause) and any(not _kana(word) for word in tokens):  # the grammar between words left out
+            unseen = any(word not in shown for word in tokens if not _kana(word)) or any(
+                pair not in pairs for pair in zip(tokens, tokens[1:]) if not any(map(_kana, pair)))
+        else:
+            unseen = any(word not in shown for word in tokens) or (
+                no_space(clause) and any(pair not in pairs for pair in zip(tokens, tokens[1:])))
+        if unseen and all((c.owner, c.kind) != (owner, kind) for c in found):
             found.append(Carried(owner, kind, clause))
     return found
+
+
+def _kana(word: str) -> bool:
+    """A hiragana character: Japanese grammar (particles, endings) rather than a word's content."""
+    return "\u3040" <= word <= "\u309f"
 
 
 def whose(found: Carried, names: dict[str, str] | None = None) -> str:

@@ -48,6 +48,8 @@ class Suspect:
     kind: str
     excerpt: str
     needs: Needs
+    shown: str = ""
+    """The excerpt as the request wrote it (empty: as `excerpt` reads)."""
 
     def confirmed(self, framing: Framing, material: Material) -> bool:
         """True when some word of the match sits in no framing run (the match is a leak)."""

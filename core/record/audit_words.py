@@ -23,9 +23,15 @@ _NO_SPACE_SPLIT = re.compile(f"[{_NO_SPACE}]|[^{_NO_SPACE}]+")
 _JOINED = re.compile(f"(?<=[{_NO_SPACE}]) (?=[{_NO_SPACE}])")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _NO_SPACE_CHAR = re.compile(f"[{_NO_SPACE}]")
-_CLAUSE_END = re.compile(r"[.!?;:\u2026\u3002\uff01\uff1f\uff1b\uff1a]+|\n[ \t]*(?:\n|[-*\u2022][ \t])")
-"""Where a clause ends: a sentence's or a clause's punctuation, a blank line, a list item's start (a
-line break alone is the text's wrapping)."""
+_HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+_CLAUSE_END = re.compile(r"[.!?;:\u2026\u3002\uff01\uff1f\uff1b\uff1a\uff0e\uff61\u037e\u0387\u0589\u061b\u061f"
+                         r"\u06d4\u0700-\u0702\u0964\u0965\u104a\u104b\u1362\u1364-\u1368\u17d4\u17d5\u203c"
+                         r"\u2047-\u2049\ufe52\ufe54-\ufe57]+|\n[ \t]*(?:\n|[-*\u2022][ \t])")
+"""Where a clause ends: a sentence's or a clause's punctuation in any script (the Latin marks; the
+ideographic and full-width stop, question and exclamation marks; the Devanagari danda `।` and `॥`;
+the Arabic question mark, semicolon and full stop `؟ ؛ ۔`; the Greek, Armenian, Syriac, Myanmar,
+Ethiopic and Khmer stops), a blank line, a list item's start (a line break alone is the text's
+wrapping)."""
 CLAUSE = 5
 """Words of the shortest clause of a long private text matched whole (see `clauses`)."""
 _COMPOUND = re.compile(r"\w+(?:-\w+)*")
@@ -43,6 +49,20 @@ def words(text: str) -> list[str]:
 def json_words(fragment: str) -> tuple[list[str], list[int]]:
     """The words of a piece of canonical request JSON (escapes are word breaks), and where each ends."""
     return _scan(_ESCAPE.sub(lambda m: " " * len(m.group(0)), fragment))
+
+
+def scanned(text: str) -> tuple[list[str], list[int]]:
+    """The words of a plain text (`words`) and where each ends."""
+    return _scan(text)
+
+
+def written(fragment: str, ends: list[int], first: int, last: int) -> str:
+    """Words `first` to `last` (not included) of a piece of request JSON, as `json_words` found them, as
+    written: case, accents, vowel signs and kana voicing kept (the words themselves are compared without
+    them: `店主は病気だ` is read `店主は病気た`), escapes and runs of blanks one space."""
+    text = _ESCAPE.sub(lambda m: " " * len(m.group(0)), fragment[ends[first - 1] if first else 0:ends[last - 1]])
+    begins = _WORD.search(text)
+    return " ".join(text[begins.start():].split()) if begins else ""
 
 
 def _scan(text: str) -> tuple[list[str], list[int]]:
@@ -89,11 +109,26 @@ def _pieces() -> re.Pattern[str]:
     return re.compile(f"[{_NO_SPACE}]|(?:[^\\W{_NO_SPACE}]|[{marks}])+")
 
 
+@lru_cache(maxsize=1)
+def _spoken() -> re.Pattern[str]:
+    """`_pieces`, apostrophes kept inside a word (`don't` is one), as a reader counts words."""
+    return re.compile(_pieces().pattern.replace("(?:[^", "(?:'|[^", 1))
+
+
+def spoken(text: str) -> list[str]:
+    """The words of a text as a reader counts them in any script, lower-cased: runs of letters, digits
+    and apostrophes, a word's combining marks kept in it (a Hindi or Arabic word with its vowel signs is
+    one word), and each character of a script written without spaces a word of its own (Chinese and
+    Japanese: see `_scan`)."""
+    return _spoken().findall(text.lower())
+
+
 @lru_cache(maxsize=65536)
 def _plain(piece: str) -> tuple[str, ...]:
-    """A piece's words in their plain form: compatibility forms unfolded, marks dropped, lower case."""
+    """A piece's words in their plain form: compatibility forms unfolded, marks dropped, the Arabic
+    tatweel that only stretches a word (`المـــال` is `المال`) dropped, lower case."""
     plain = unicodedata.normalize("NFKD", piece)
-    plain = unicodedata.normalize("NFC", "".join(c for c in plain if unicodedata.category(c)[0] != "M"))
+    plain = unicodedata.normalize("NFC", "".join(c for c in plain if unicodedata.category(c)[0] != "M" and c != "\u0640"))
     return tuple(_WORD.findall(plain.lower()))
 
 
@@ -130,18 +165,39 @@ def clauses(text: str) -> set[str]:
     return _clauses(text, CLAUSE, SHINGLE) if len(words(text)) >= SHINGLE else set()
 
 
+NO_SPACE_SHORT = 4
+"""Characters of the shortest clause `short_clauses` gives in a script written without spaces: a
+clause of 4 to 7 characters (`爱丽丝怀孕了`, `店主は病気だ`) says what a short English clause
+("Alice is pregnant.") says; a longer one holds a shingle."""
+
+
 def short_clauses(text: str, shortest: int) -> set[str]:
-    """The clauses of a text (as `clauses` cuts them) of `shortest` words up to `CLAUSE` (not included),
-    each as its words joined by single spaces, in a script written with spaces: the clauses too short
-    for `clauses`, whatever the text's length."""
-    return _clauses(text, shortest, CLAUSE)
+    """The clauses of a text (as `clauses` cuts them) too short for `clauses` and for a shingle,
+    whatever the text's length, each as its words joined by single spaces: in a script written with
+    spaces, of `shortest` words up to `CLAUSE` (not included); in a script written without spaces, of
+    `NO_SPACE_SHORT` characters up to `SHINGLE` (not included). Korean writes a word's particles and
+    endings into it (`민준은 해고되었다` is "Minjun was fired"), so a clause in Hangul counts from 2 words."""
+    korean = {clause for clause in _clauses(text, 2, shortest) if hangul(clause)} if shortest > 2 else set()
+    return _clauses(text, shortest, CLAUSE) | _clauses(text, NO_SPACE_SHORT, SHINGLE, spaced=False) | korean
 
 
-def _clauses(text: str, fewest: int, under: int) -> set[str]:
-    """The clauses of `text` of `fewest` words up to `under` (not included), in a script written with spaces."""
+def hangul(text: str) -> bool:
+    """Whether a text holds Hangul: Korean, whose words carry their particles and endings, so that it says
+    in 2 words what English says in 3."""
+    return _HANGUL.search(text) is not None
+
+
+def no_space(gram: str) -> bool:
+    """Whether a text holds a character of a script written without spaces."""
+    return _NO_SPACE_CHAR.search(gram) is not None
+
+
+def _clauses(text: str, fewest: int, under: int, spaced: bool = True) -> set[str]:
+    """The clauses of `text` of `fewest` words up to `under` (not included), in a script written with
+    spaces (`spaced`) or in one written without."""
     found = set()
     for part in _CLAUSE_END.split(text):
         tokens = words(part)
-        if fewest <= len(tokens) < under and not _NO_SPACE_CHAR.search(part):
+        if fewest <= len(tokens) < under and no_space(part) != spaced:
             found.add(" ".join(tokens))
     return found

@@ -38,7 +38,7 @@ from promptdesk.core.providers.base import Request
 from promptdesk.core.record.folder_lock import FolderLock
 from promptdesk.core.record.seams import superseded_calls
 from promptdesk.core.record.run_folder import DIR_MODE, lock_down, open_private, write_atomic
-from promptdesk.core.protocol.sanitize import LONE_SURROGATE, strip_controls
+from promptdesk.core.protocol.sanitize import LONE_SURROGATE, file_text
 
 log = logging.getLogger("promptdesk.recorder")
 
@@ -131,15 +131,15 @@ class Recorder:
                 self._append(name, "")
 
     def write_notes(self, text: str) -> None:
-        """Write `notes.md` (done before any actor is spawned), control characters removed."""
+        """Write `notes.md` (done before any actor is spawned), control characters removed (`file_text`)."""
         with open_private(self.run_dir / "notes.md", "w") as notes:
-            notes.write(strip_controls(text))
+            notes.write(file_text(text))
 
     def add_note(self, line: str) -> None:
         """Append one `- line` to `notes.md` (a notice that came up during the run); never raises."""
         try:
             with open_private(self.run_dir / "notes.md", "a") as notes:
-                notes.write(f"- {strip_controls(line)}\n")
+                notes.write(f"- {file_text(line)}\n")
         except OSError as exc:
             self.log("error", f"notes.md could not take a notice: {exc!r}")
 
@@ -260,12 +260,12 @@ def write_derived(run_dir: Path, events: list[BaseEvent], when: datetime, own: F
     cut = superseded_calls(run_dir)
     files: dict[str, Callable[[], str]] = {
         "events.json": lambda: json.dumps([spec_record(e) for e in events], indent=2, ensure_ascii=False),
-        "transcript.md": lambda: strip_controls(outputs.transcript_md(events, when, own, cut)),
-        "transcript.txt": lambda: strip_controls(outputs.transcript_txt(events, when, own, cut)),
+        "transcript.md": lambda: file_text(outputs.transcript_md(events, when, own, cut)),
+        "transcript.txt": lambda: file_text(outputs.transcript_txt(events, when, own, cut)),
         "metadata.json": lambda: json.dumps(outputs.metadata(events, own, cut), indent=2),
     }
     for slug, text in outputs.journals(events).items():
-        files[f"journals/{slug}.md"] = lambda text=text: strip_controls(text)
+        files[f"journals/{slug}.md"] = lambda text=text: file_text(text)
     if (scores := evaluation_file.render(events)) is not None:
         files[evaluation_file.FILE] = lambda: scores
     failures: list[OSError] = []
