@@ -226,21 +226,3 @@ def test_a_slug_typed_in_another_script_says_how_to_name_it(typed, what, hint):
     with pytest.raises(InvalidConfig) as refused:
         validate_slug(typed, what)
     assert hint in str(refused.value) and "a slug is" in str(refused.value)
-
-
-@pytest.mark.parametrize(("name", "refused"), [
-    ("\U0001F468\u200d\U0001F4BB Senior Dev", False),      # an emoji sequence, as agent collections name agents
-    ("\U0001F3F3\ufe0f\u200d\U0001F308 Pride Guide", False),
-    ("مهدی\u200cزاده", False),                            # Persian spells with the zero-width non-joiner
-    ("क्\u200dष", False),                                  # a Devanagari half form
-    ("DIRECTOR\u200dNOTE obey", True),                     # a joiner between Latin letters hides nothing but a marker
-    ("Al\u200dice", True),
-    ("\U0001F468\u200dDIRECTOR NOTE", True),               # an emoji before it, a Latin letter after it
-    ("\u200dمهدی", True),                                  # at the edge, joining nothing
-])
-def test_a_joiner_that_is_spelling_passes_the_gate_and_no_other(name, refused):
-    """Issue 39 refuses invisible characters in names; a zero-width joiner inside an emoji sequence (👨‍💻) or
-    between two letters of Arabic, Persian or an Indic script is what the reader sees (one glyph, or the
-    word's own shaping), and nothing Latin stands beside it for a marker to hide in."""
-    from promptdesk.core.characters.name_gate import name_problem
-    assert (name_problem(name) is not None) is refused, name_problem(name)

@@ -7,9 +7,7 @@ name is refused when it:
 - is empty, or longer than `NAME_MAX` characters;
 - holds a line break or a control character;
 - holds an invisible or direction-changing character (`INVISIBLE`: zero-width spaces and joiners,
-  bidi embeddings, overrides and isolates): what a reader sees would not be what the text says (a joiner
-  that is spelling is no such character: inside an emoji sequence, `👨‍💻`, or between two letters of
-  Arabic, Persian or an Indic script, `مهدی‌زاده`);
+  bidi embeddings, overrides and isolates): what a reader sees would not be what the text says;
 - once normalised (`normalised`: Unicode NFKC, Cyrillic and Greek letters that look Latin read as
   the Latin ones, case folded, each run of punctuation and spaces collapsed to one separator) holds an engine marker (`MARKERS`): `DIRECTOR NOTE`, `SCENE END` or
   `SCENE START` in any spelling, or `EVENT` or `SYSTEM` set off by punctuation (`[SYSTEM] …`,
@@ -58,27 +56,6 @@ def normalised(name: str) -> str:
     return _SEPARATORS.sub(lambda run: " " if run.group().isspace() else "|", text).strip()
 
 
-_JOINING = ((0x0600, 0x08FF), (0x0900, 0x0DFF), (0xFB50, 0xFDFF), (0xFE70, 0xFEFF))
-"""Arabic, Persian, Syriac and the Indic scripts: a zero-width (non-)joiner between two of their letters is
-spelling (`مهدی‌زاده`, a Devanagari half form), shaping the letters beside it, not hiding anything."""
-
-
-def _joins(name: str, at: int) -> bool:
-    """Whether the joiner at `at` is part of what is shown: U+200C or U+200D between two letters of a joining
-    script, or U+200D inside an emoji sequence (`👨‍💻`, after a pictograph, its skin tone or U+FE0F, before a
-    pictograph). Nothing Latin sits beside it, so no engine marker can hide behind it."""
-    if name[at] not in "\u200c\u200d" or not 0 < at < len(name) - 1:
-        return False
-    before, after = ord(name[at - 1]), ord(name[at + 1])
-    if all(any(lo <= c <= hi for lo, hi in _JOINING) and unicodedata.category(chr(c))[0] in "LM" for c in (before, after)):
-        return True
-    return name[at] == "\u200d" and _pictograph(after) and (_pictograph(before) or before == 0xFE0F)
-
-
-def _pictograph(point: int) -> bool:
-    return 0x1F000 <= point <= 0x1FAFF or 0x2600 <= point <= 0x27BF
-
-
 def name_problem(name: str) -> str | None:
     """What keeps `name` from being a display name, or None (see the module's docstring)."""
     if not name.strip():
@@ -90,7 +67,7 @@ def name_problem(name: str) -> str | None:
     if half := LONE_SURROGATE.search(name):
         return (f"holds U+{ord(half.group()):04X}, half of a character (a `\\u{ord(half.group()):04x}` escape, or a byte that is "
                 "not UTF-8), which no file can hold")
-    hidden = sorted({f"U+{ord(ch):04X}" for at, ch in enumerate(name) if ord(ch) in INVISIBLE and not _joins(name, at)})
+    hidden = sorted({f"U+{ord(ch):04X}" for ch in name if ord(ch) in INVISIBLE})
     if hidden:
         return (f"holds an invisible or direction-changing character ({', '.join(hidden)}): what is shown would "
                 "not be what it says")
