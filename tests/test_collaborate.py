@@ -189,6 +189,7 @@ class TestAcceptanceOnLoopback:
         calls, responses = of_type(run, "agent_call"), of_type(run, "agent_response")
         assert [c["call_id"] for c in calls] == [r["call_id"] for r in responses]
         assert [r["round"] for r in responses] == [1, 2]
+        assert [r["round"] for r in tagged] == [1, 1, 1, 1, 2, 2], "spec 001 §2: the round starts at 1, the goal's too"
         meta = json.loads((run.dir / "metadata.json").read_text())
         assert (meta["format"], meta["rounds"], meta["maxRounds"]) == ("collaborate", 2, 4)
         assert meta["actors"]["claude"]["turns"] == 1 and not (run.dir / "journals").exists()

@@ -54,8 +54,10 @@ class Collaboration:
         return str(uuid.UUID(int=self.ids.getrandbits(128), version=4))
 
     def tags(self, **more: Any) -> dict[str, Any]:
-        """The collaboration fields every event of this session carries (§2)."""
-        return {"thread": self.thread, "session_id": self.session_id, "round": self.round,
+        """The collaboration fields every event of this session carries (§2). `round` starts at 1, as §2
+        says: the goal that opens the session (and a stop before its first call) belongs to round 1,
+        though the chip counts 0 rounds played until it begins."""
+        return {"thread": self.thread, "session_id": self.session_id, "round": max(self.round, 1),
                 "max_rounds": self.max_rounds, **more}
 
     @property
