@@ -194,6 +194,21 @@ class TestAcceptanceOnLoopback:
         assert (meta["format"], meta["rounds"], meta["maxRounds"]) == ("collaborate", 2, 4)
         assert meta["actors"]["claude"]["turns"] == 1 and not (run.dir / "journals").exists()
 
+    async def test_replies_are_not_streamed_as_spec_001_asks_and_the_departures_say_so(self, tmp_path, loopback):
+        """Spec 001: "no token streaming" in this milestone. Each envelope is shown whole once read: no
+        delta of its text reaches the console, and docs/departures.md claims no streaming either."""
+        from pathlib import Path
+
+        script(loopback, claude=[envelope("Draft: a fox finds a lantern.", "gpt", "Edit it.")], gpt=[envelope("Done.", final=True)])
+        seen: list = []
+        await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C",
+                          before_run=lambda session: session.subscribe(seen.append))
+        assert [e for e in seen if e.type == "delta"] == [] and len(loopback.requests) == 2
+        row = next(line for line in (Path(__file__).parents[1] / "docs" / "departures.md").read_text().splitlines()
+                   if line.startswith("| 001 |"))
+        assert "stream live" not in row and "not streamed" in row
+
+
     async def test_isolation_b_keeps_each_participant_s_own_thread(self, tmp_path, loopback):
         script(loopback, claude=[envelope("Draft.", "gpt", "Edit."), envelope("Second.", "gpt", "Finish.")],
                gpt=[envelope("Edited.", "claude", "Extend."), envelope("Done.", final=True)])
