@@ -143,6 +143,17 @@ class TestAcceptanceOnLoopback:
         assert "WARNING claude reply is not a valid envelope" in (run.dir / "debug.log").read_text()
         assert "(not a valid envelope" in (run.dir / "transcript.md").read_text()
 
+    async def test_a_multi_paragraph_message_written_with_raw_line_breaks_is_read_as_written(self, tmp_path, loopback):
+        """A model's draft of two paragraphs, its line breaks unescaped inside the JSON string, is the
+        envelope it plainly is: no repair call, the handoff acted on, the paragraphs kept."""
+        raw = '{"message": "Once, a fox found a lantern.\n\nIt lit the way home.", "handoff": {"to": "gpt", "task": "Edit both paragraphs."}}'
+        script(loopback, claude=[raw], gpt=[envelope("Edited.", final=True)])
+        run = await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C")
+        assert run.result.close_reason == "final" and loopback.hits == 2 and not of_type(run, "correct")
+        assert of_type(run, "agent_response")[0]["text"] == "Once, a fox found a lantern.\n\nIt lit the way home."
+        assert "Edit both paragraphs." in request_text(loopback.requests[1])
+
+
     async def test_d_a_successful_repair_continues(self, tmp_path, loopback):
         script(loopback, claude=["not json at all", envelope("Fixed draft.", "gpt")], gpt=[envelope("Done.", final=True)])
         run = await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C")
