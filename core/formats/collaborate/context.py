@@ -27,6 +27,14 @@ SHARED_RULES = """\
 4. If the solution is complete, set `final: true` and omit `handoff`.
 5. Be concise and move the task forward each turn."""
 
+SINGLE_CALL_RULES = """\
+1. You answer one request in a single call: no other assistant takes part, and nothing is handed on.
+2. Return only strict JSON matching the provided schema: {message, final?}.
+3. Put your whole answer in `message` and omit `handoff`: there is no one to hand the work to.
+4. Be concise."""
+"""Spec 001's rules for a participant alone (the console's "Single call", M1's one call and one reply):
+the shared rules would tell it of another assistant to hand the work to."""
+
 REPAIR_PROMPT = ("Your reply was not a valid JSON envelope ({problem}). Reply again with only the JSON object "
                  "{{\"message\": ..., \"handoff\"?: {{\"to\": ..., \"task\": ...}}, \"final\"?: true|false}} "
                  "and no other text.")
@@ -78,7 +86,8 @@ def _cut(item: Item, budget: int) -> Item:
 def system_prompt(slug: str, participants: Sequence[str], persona: str, envelope_schema: dict) -> str:
     """The stable part of every call to one participant (cached under isolation b)."""
     others = ", ".join(p for p in participants if p != slug) or "no one"
-    parts = [SHARED_RULES, f"Your name is `{slug}`. Participants: {', '.join(participants)} (you work with {others})."]
+    rules = SHARED_RULES if len(participants) > 1 else SINGLE_CALL_RULES
+    parts = [rules, f"Your name is `{slug}`. Participants: {', '.join(participants)} (you work with {others})."]
     if persona.strip():
         parts.append("## YOUR PERSONA\n\n" + persona.strip())
     parts.append("## REPLY SCHEMA\n\n" + json.dumps(envelope_schema, indent=2))
