@@ -348,6 +348,11 @@ class TestOfflineImproviser:
         assert [r["type"] for r in run.records() if r["type"] in ("event", "note")] == ["event", "note"]
         calls, handoffs = of_type(run, "agent_call"), of_type(run, "handoff")
         assert [c["text"] for c in calls[1:]] == [h["text"] for h in handoffs][:len(calls) - 1]
+        session_id = calls[0]["session_id"]
+        for record in of_type(run, "event", "note", "close"):  # spec 001 §2: every event of the session
+            assert (record["session_id"], record["thread"], record["max_rounds"]) == (session_id, "default", 4), record
+            assert record["round"] >= 1 and isinstance(record["ts"], int)
+        assert [r["sender"] for r in of_type(run, "event", "note")] == ["you", "you"], "the human wrote them"
 
     async def test_a_scheduled_world_event_happens_at_its_beat_and_one_too_late_is_said_never_to(self, tmp_path):
         scene = collab_scene(goal=HIKING, max_rounds=4, events=[{"at_beat": 1, "text": "The trail is closed by snow."},
@@ -359,6 +364,9 @@ class TestOfflineImproviser:
         assert seen and min(seen) == 1
         never = [r for r in run.records() if r["type"] == "system" and r.get("reason") == "unplayed-event"]
         assert len(never) == 1 and "The sun sets." in never[0]["text"] and "beat 40" in never[0]["text"]
+        session_id = of_type(run, "agent_call")[0]["session_id"]
+        assert [(r["session_id"], r["round"]) for r in fired] == [(session_id, 2)], "delivered at round 2 (beat 1)"
+        assert never[0]["session_id"] == session_id and "sender" not in fired[0], "the scene's event, not the human's"
 
     async def test_a_goal_s_own_lines_never_read_as_the_round_or_the_transcript(self, tmp_path):
         """A goal quoting a chat log and a round line keeps its lines inside the goal: the round the

@@ -60,6 +60,12 @@ class Collaboration:
         return {"thread": self.thread, "session_id": self.session_id, "round": max(self.round, 1),
                 "max_rounds": self.max_rounds, **more}
 
+    def event_tags(self, now: float, source: str | None = None) -> dict[str, Any]:
+        """What every other event of the session carries (a world event, a note, a `system` line, the close),
+        as spec 001 §2 asks "when running a collaboration session": the session's fields, the epoch `ts`, and
+        `sender: you` on what the operator (the human) wrote."""
+        return {**self.tags(), "ts": int(self.epoch0 + now), **({"sender": "you"} if source == "operator" else {})}
+
     @property
     def chip(self) -> str:
         """The console's status chip (§7): `Collab: n/max`."""
