@@ -154,6 +154,28 @@ class TestAcceptanceOnLoopback:
         assert "Edit both paragraphs." in request_text(loopback.requests[1])
 
 
+    @pytest.mark.parametrize("first", ["gpt", "claude"])
+    async def test_d_a_refusal_is_said_as_one_not_shown_as_an_empty_reply(self, tmp_path, loopback, first):
+        """OpenAI's `refusal` and Anthropic's `stop_reason: refusal`: the room says the participant refused
+        (its words stay in debug.log, as every refusal's), with no repair call; it was "(empty reply)",
+        closed as "not JSON (Expecting value at char 0)"."""
+        words = "I'm sorry, I can't help with that request."
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        body = ({"id": "r", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini", "usage": usage,
+                 "choices": [{"index": 0, "finish_reason": "stop",
+                              "message": {"role": "assistant", "content": None, "refusal": words}}]}
+                if first == "gpt" else
+                {"id": "r", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6", "stop_sequence": None,
+                 "content": [{"type": "text", "text": words}], "stop_reason": "refusal",
+                 "usage": {"input_tokens": 10, "output_tokens": 5}})
+        script(loopback, **{first: [Reply(body=body)]})
+        run = await run_session(tmp_path, collab_scene(loopback, first=first), isolation="a", coordinator="C")
+        assert run.result.close_reason == "no_handoff" and loopback.hits == 1, "a refusal is its answer: no repair"
+        shown = of_type(run, "agent_response")[0]
+        assert shown["text"] == "(refused to answer: its words are in debug.log)" and shown["problem"] == "the model refused to answer"
+        assert words in (run.dir / "debug.log").read_text() and words not in (run.dir / "transcript.txt").read_text()
+
+
     async def test_d_a_successful_repair_continues(self, tmp_path, loopback):
         script(loopback, claude=["not json at all", envelope("Fixed draft.", "gpt")], gpt=[envelope("Done.", final=True)])
         run = await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C")
