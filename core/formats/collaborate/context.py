@@ -3,8 +3,9 @@ the participant's name and persona and the schema; and a user message with the g
 transcript window (oldest first), "Round r of max" and the JSON-only instruction.
 
 The window is the last `max_items` transcript items; when over `token_budget` (about four
-characters a token), the oldest are dropped first, and a lone item still too long is cut; the newest
-participant's message is cut rather than dropped, so the one a handoff passes the work to sees it.
+characters a token, a Han, kana or Hangul character a token each: `tokens`), the oldest are dropped
+first, and a lone item still too long is cut; the newest participant's message is cut rather than
+dropped, so the one a handoff passes the work to sees it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from promptdesk.core.engine.actors import tokens
+from promptdesk.core.engine.actors import cut_to, tokens
 from promptdesk.core.protocol.lines import indented
 
 WINDOW_ITEMS = 8
@@ -80,7 +81,7 @@ def _cut(item: Item, budget: int) -> Item:
     """`item` with its text cut to about `budget` tokens (a marked cut; never empty)."""
     if tokens(item.line()) <= budget:
         return item
-    return Item(item.role, item.text[: max(1, budget * 4 - 40)] + " …", item.to)
+    return Item(item.role, (cut_to(item.text, budget * 4 - 40) or item.text[:1]) + " …", item.to)
 
 
 def system_prompt(slug: str, participants: Sequence[str], persona: str, envelope_schema: dict) -> str:
