@@ -99,3 +99,17 @@ def test_a_key_given_twice_is_a_wrong_shape_never_its_last_copy():
                  '{"message": "m", "handoff": {"to": "bob", "task": "check it", "to": "ann"}}'):
         envelope, problem = parse_envelope(text, ["ann", "bob"])
         assert envelope is None and "given twice" in problem, (text, problem)
+
+
+def test_a_window_in_japanese_stays_near_its_token_budget():
+    """Spec 001 §5/§13: about 2-3K tokens of transcript. A Japanese character is about a token, not a
+    quarter of one: eight messages of 600 characters (some 4,800 tokens) were all kept under the default
+    2,500, and a lone 5,000-character message was cut at about 10,000 characters, i.e. not at all."""
+    items = [Item("gpt" if n % 2 else "claude", f"第{n}稿：" + "山の道を歩く計画を立てます。" * 40) for n in range(8)]
+    kept = window(items)
+    assert 2 <= len(kept) <= 4 and kept[-1] == items[-1]
+    assert sum(len(i.line()) for i in kept) <= 2600
+    lone = window([Item("gpt", "川" * 5000)], token_budget=1000)
+    assert len(lone) == 1 and lone[0].text.endswith(" …") and len(lone[0].text) <= 1000
+    english = window([Item("gpt", "x" * 5000)], token_budget=1000)
+    assert english[0].text == "x" * 3960 + " …", "a Latin text is cut where it always was"

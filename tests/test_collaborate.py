@@ -143,6 +143,39 @@ class TestAcceptanceOnLoopback:
         assert "WARNING claude reply is not a valid envelope" in (run.dir / "debug.log").read_text()
         assert "(not a valid envelope" in (run.dir / "transcript.md").read_text()
 
+    async def test_a_multi_paragraph_message_written_with_raw_line_breaks_is_read_as_written(self, tmp_path, loopback):
+        """A model's draft of two paragraphs, its line breaks unescaped inside the JSON string, is the
+        envelope it plainly is: no repair call, the handoff acted on, the paragraphs kept."""
+        raw = '{"message": "Once, a fox found a lantern.\n\nIt lit the way home.", "handoff": {"to": "gpt", "task": "Edit both paragraphs."}}'
+        script(loopback, claude=[raw], gpt=[envelope("Edited.", final=True)])
+        run = await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C")
+        assert run.result.close_reason == "final" and loopback.hits == 2 and not of_type(run, "correct")
+        assert of_type(run, "agent_response")[0]["text"] == "Once, a fox found a lantern.\n\nIt lit the way home."
+        assert "Edit both paragraphs." in request_text(loopback.requests[1])
+
+
+    @pytest.mark.parametrize("first", ["gpt", "claude"])
+    async def test_d_a_refusal_is_said_as_one_not_shown_as_an_empty_reply(self, tmp_path, loopback, first):
+        """OpenAI's `refusal` and Anthropic's `stop_reason: refusal`: the room says the participant refused
+        (its words stay in debug.log, as every refusal's), with no repair call; it was "(empty reply)",
+        closed as "not JSON (Expecting value at char 0)"."""
+        words = "I'm sorry, I can't help with that request."
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        body = ({"id": "r", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini", "usage": usage,
+                 "choices": [{"index": 0, "finish_reason": "stop",
+                              "message": {"role": "assistant", "content": None, "refusal": words}}]}
+                if first == "gpt" else
+                {"id": "r", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6", "stop_sequence": None,
+                 "content": [{"type": "text", "text": words}], "stop_reason": "refusal",
+                 "usage": {"input_tokens": 10, "output_tokens": 5}})
+        script(loopback, **{first: [Reply(body=body)]})
+        run = await run_session(tmp_path, collab_scene(loopback, first=first), isolation="a", coordinator="C")
+        assert run.result.close_reason == "no_handoff" and loopback.hits == 1, "a refusal is its answer: no repair"
+        shown = of_type(run, "agent_response")[0]
+        assert shown["text"] == "(refused to answer: its words are in debug.log)" and shown["problem"] == "the model refused to answer"
+        assert words in (run.dir / "debug.log").read_text() and words not in (run.dir / "transcript.txt").read_text()
+
+
     async def test_d_a_successful_repair_continues(self, tmp_path, loopback):
         script(loopback, claude=["not json at all", envelope("Fixed draft.", "gpt")], gpt=[envelope("Done.", final=True)])
         run = await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C")
@@ -189,9 +222,25 @@ class TestAcceptanceOnLoopback:
         calls, responses = of_type(run, "agent_call"), of_type(run, "agent_response")
         assert [c["call_id"] for c in calls] == [r["call_id"] for r in responses]
         assert [r["round"] for r in responses] == [1, 2]
+        assert [r["round"] for r in tagged] == [1, 1, 1, 1, 2, 2], "spec 001 §2: the round starts at 1, the goal's too"
         meta = json.loads((run.dir / "metadata.json").read_text())
         assert (meta["format"], meta["rounds"], meta["maxRounds"]) == ("collaborate", 2, 4)
         assert meta["actors"]["claude"]["turns"] == 1 and not (run.dir / "journals").exists()
+
+    async def test_replies_are_not_streamed_as_spec_001_asks_and_the_departures_say_so(self, tmp_path, loopback):
+        """Spec 001: "no token streaming" in this milestone. Each envelope is shown whole once read: no
+        delta of its text reaches the console, and docs/departures.md claims no streaming either."""
+        from pathlib import Path
+
+        script(loopback, claude=[envelope("Draft: a fox finds a lantern.", "gpt", "Edit it.")], gpt=[envelope("Done.", final=True)])
+        seen: list = []
+        await run_session(tmp_path, collab_scene(loopback), isolation="a", coordinator="C",
+                          before_run=lambda session: session.subscribe(seen.append))
+        assert [e for e in seen if e.type == "delta"] == [] and len(loopback.requests) == 2
+        row = next(line for line in (Path(__file__).parents[1] / "docs" / "departures.md").read_text().splitlines()
+                   if line.startswith("| 001 |"))
+        assert "stream live" not in row and "not streamed" in row
+
 
     async def test_isolation_b_keeps_each_participant_s_own_thread(self, tmp_path, loopback):
         script(loopback, claude=[envelope("Draft.", "gpt", "Edit."), envelope("Second.", "gpt", "Finish.")],
@@ -321,6 +370,11 @@ class TestOfflineImproviser:
         assert [r["type"] for r in run.records() if r["type"] in ("event", "note")] == ["event", "note"]
         calls, handoffs = of_type(run, "agent_call"), of_type(run, "handoff")
         assert [c["text"] for c in calls[1:]] == [h["text"] for h in handoffs][:len(calls) - 1]
+        session_id = calls[0]["session_id"]
+        for record in of_type(run, "event", "note", "close"):  # spec 001 §2: every event of the session
+            assert (record["session_id"], record["thread"], record["max_rounds"]) == (session_id, "default", 4), record
+            assert record["round"] >= 1 and isinstance(record["ts"], int)
+        assert [r["sender"] for r in of_type(run, "event", "note")] == ["you", "you"], "the human wrote them"
 
     async def test_a_scheduled_world_event_happens_at_its_beat_and_one_too_late_is_said_never_to(self, tmp_path):
         scene = collab_scene(goal=HIKING, max_rounds=4, events=[{"at_beat": 1, "text": "The trail is closed by snow."},
@@ -332,6 +386,9 @@ class TestOfflineImproviser:
         assert seen and min(seen) == 1
         never = [r for r in run.records() if r["type"] == "system" and r.get("reason") == "unplayed-event"]
         assert len(never) == 1 and "The sun sets." in never[0]["text"] and "beat 40" in never[0]["text"]
+        session_id = of_type(run, "agent_call")[0]["session_id"]
+        assert [(r["session_id"], r["round"]) for r in fired] == [(session_id, 2)], "delivered at round 2 (beat 1)"
+        assert never[0]["session_id"] == session_id and "sender" not in fired[0], "the scene's event, not the human's"
 
     async def test_a_goal_s_own_lines_never_read_as_the_round_or_the_transcript(self, tmp_path):
         """A goal quoting a chat log and a round line keeps its lines inside the goal: the round the

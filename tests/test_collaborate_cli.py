@@ -144,8 +144,11 @@ def test_one_participant_is_a_single_call_or_nothing(tmp_path, capsys, monkeypat
                       "--coordinator", "C", "--out", str(tmp_path / "single"))
     assert code == 0 and "Scene closed: answered (single call) after 1 round," in err, \
         "said as the console says it, not `cap (goal not achieved)`"
-    assert "HANDOFF" not in err, "a single call hands the work to no one: its envelope's handoff is not printed"
-    assert '"type": "handoff"' in (tmp_path / "single" / "events.jsonl").read_text(), "but it is recorded"
+    assert "HANDOFF" not in err and "scene closed: no_handoff" in err, "a single call hands the work to no one"
+    assert '"type": "handoff"' not in (tmp_path / "single" / "events.jsonl").read_text()
+    system = json.loads((tmp_path / "single" / "prompts.jsonl").read_text().splitlines()[0])["request"]["system"]
+    assert "in a single call: no other assistant takes part" in system, "told it answers alone"
+    assert "collaborating with another assistant" not in system and "include a concise `handoff`" not in system
 
 
 @pytest.mark.parametrize("body,named", [

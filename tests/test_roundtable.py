@@ -223,6 +223,39 @@ async def test_a_sequential_table_is_recorded_as_taking_sequential_turns(run_sce
     assert run.records()[0]["scene"]["turns"] == "sequential"
 
 
+@pytest.mark.parametrize("scene_says", [None, "parallel"])
+async def test_a_strategy_that_builds_on_each_answer_is_sequential_unless_the_scene_says_otherwise(
+        run_scene, tmp_path, scene_says):
+    """Spec 002: sequential participation is "for strategies requiring iterative building": a strategy file
+    says so (`participation: sequential`); a scene's own `roundtable.participation` wins."""
+    (tmp_path / "strategies").mkdir()
+    (tmp_path / "strategies" / "chain.yaml").write_text(
+        "participation: sequential\nphases:\n  - {name: build, goal: Each answer extends the last.}\n")
+    settings = {"participation": scene_says} if scene_says else {}
+    run = await run_scene(table(strategy="chain", max_rounds=1, **settings), isolation="a", coordinator="C",
+                          on_escalate="continue")
+    sequential = scene_says is None
+    lasts = [p for p in run.prompts() if p["purpose"] == "participant" and p["to"] == "charlie"]
+    assert lasts and all(("ANSWERS GIVEN BEFORE YOURS" in json.dumps(p)) is sequential for p in lasts)
+    turns = "sequential" if sequential else "parallel"
+    assert f"(roundtable, {turns} turns)" in (run.dir / "notes.md").read_text()
+    assert json.loads((run.dir / "metadata.json").read_text())["turns"] == turns
+    assert run.records()[0]["scene"]["turns"] == turns
+    assert session_file(run)["blind_answers"] is not sequential
+
+
+def test_the_console_summary_says_the_strategys_participation(tmp_path, monkeypatch):
+    from promptdesk.tui.formats.roundtable import RoundtableFormat
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "strategies").mkdir()
+    (tmp_path / "strategies" / "chain.yaml").write_text("participation: sequential\nphases:\n  - {name: build, goal: g}\n")
+    rows = dict(RoundtableFormat().summary_rows(table(strategy="chain")))
+    assert rows["Strategy"] == "chain (sequential answers)"
+    assert dict(RoundtableFormat().summary_rows(table(strategy="chain", participation="parallel")))["Strategy"] \
+        == "chain (parallel answers)"
+
+
 def test_the_participation_decides_the_recorded_turns_whatever_turns_says():
     """A scene turned into a roundtable (the console's wizard) keeps its `turns:`: the participation wins."""
     assert make_scene(format="roundtable", turns="sequential", roundtable={"topic": TOPIC}).turns == "parallel"

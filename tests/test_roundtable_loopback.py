@@ -86,6 +86,17 @@ async def test_a_conflict_that_persists_max_rounds_per_conflict_rounds_escalates
     assert data(run)["decisions"][0]["text"] == "Ship it in steps"
 
 
+async def test_the_facilitator_is_told_an_open_conflict_keeps_its_topic(run_scene, loopback):
+    """Spec 002 counts the rounds a conflict persists by its topic: a model that words it anew each round
+    ("Price: high or low?", then "Pricing level") would never be escalated, so the facilitator is told."""
+    loopback.default = script(synthesis=SYNTHESIS.format(conflicts="[{topic: 'Price: high or low?'}]", action="continue"))
+    await run_scene(scene(loopback, max_rounds=2), isolation="a", coordinator="B", on_escalate="continue")
+    second = next(r.body["messages"][-1]["content"] for r in loopback.requests
+                  if r.body["messages"][-1]["content"].startswith("TASK: synthesis (round 2)"))
+    assert "Price: high or low?" in second, "the previous synthesis, its conflict's topic as written"
+    assert "A conflict still open keeps its `topic` word for word from the previous synthesis" in " ".join(second.split())
+
+
 async def test_the_facilitator_can_ask_for_an_escalation(run_scene, loopback):
     loopback.default = script(synthesis=SYNTHESIS.format(conflicts="[]", action="escalate"))
     run = await run_scene(scene(loopback), isolation="a", coordinator="B", on_escalate="conclude")

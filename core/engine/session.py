@@ -40,6 +40,16 @@ class Session(Stage):
             raise ProviderError(f"judge call failed: {turn.failure_reason(exc)}") from exc
         return completion.text
 
+    def say(self, type_: str, text: str, **extra):  # type: ignore[override]
+        """`Stage.say`, with the fields the format's state adds to every event of its own (a collaboration's
+        `session_id`, `round`, …: `format_tags`) where the caller did not set them."""
+        return super().say(type_, text, **{**self.format_tags(extra.get("source")), **extra})
+
+    def format_tags(self, source: str | None = None) -> dict:
+        """What the format's state (`event_tags`, when it has one) adds to an event from `source`."""
+        tags = getattr(self.format_state, "event_tags", None)
+        return tags(self.now(), source) if callable(tags) else {}
+
     # -- the run ----------------------------------------------------------------------------
 
     async def run(self) -> SessionResult:
@@ -147,7 +157,7 @@ class Session(Stage):
         self.state.close_reason = decision.reason
         self.emit(CloseEvent(t=self.now(), **{"from": COORDINATOR}, text=decision.text or f"Scene closed: {decision.reason}",
                              reason=decision.reason or "natural", goal_achieved=decision.goal_achieved,
-                             goal_reason=decision.goal_reason, beat=self.state.beat))
+                             goal_reason=decision.goal_reason, beat=self.state.beat, **self.format_tags()))
         if decision.reason not in journals.SKIPPED_AFTER and not self._stopped:
             await journals.write_all(self)
         await evaluation.evaluate_all(self, decision.reason)

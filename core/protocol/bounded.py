@@ -245,14 +245,16 @@ def depth_over(data: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def load_json(text: str | bytes, *, object_pairs_hook: Any = None) -> Any:
+def load_json(text: str | bytes, *, object_pairs_hook: Any = None, strict: bool = True) -> Any:
     """JSON data nested at most `MAX_DEPTH` deep; `Unbounded` when deeper, `ValueError` when not JSON.
     `object_pairs_hook` builds each object from its pairs, as `json.loads`'s does. A byte order mark
-    that opens the text (an editor on Windows saves one) is not part of it: `json.loads` refused it."""
+    that opens the text (an editor on Windows saves one) is not part of it: `json.loads` refused it.
+    `strict=False` reads a string holding a raw line break or tab (a model's multi-paragraph text) as
+    that text, as `json.loads`'s `strict` does."""
     if isinstance(text, str):
         text = text.removeprefix("\ufeff")
     try:
-        data = json.loads(text, object_pairs_hook=object_pairs_hook)
+        data = json.loads(text, object_pairs_hook=object_pairs_hook, strict=strict)
     except RecursionError:
         data = None
         deep = True

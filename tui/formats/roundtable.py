@@ -158,9 +158,11 @@ class RoundtableFormat(ConsoleFormat):
         """The topic, the strategy (and how participants answer), and the round cap."""
         from promptdesk.core.formats.roundtable.settings import settings
 
+        from promptdesk.core.formats.roundtable.setup import scene_participation
+
         table = settings(scene)
         return [("Topic", table.topic or scene.prompt or scene.goal or "—"),
-                ("Strategy", f"{table.strategy} ({table.participation} answers)"),
+                ("Strategy", f"{table.strategy} ({scene_participation(scene)} answers)"),
                 ("Rounds", f"at most {table.max_rounds}")]
 
     def fill(self, data: dict[str, Any], scene: Any, key: str, goal: str) -> None:

@@ -51,6 +51,8 @@ async def ask(session: Session, actor: Actor, request: Request, participants: li
     """Send the call, validate the envelope, repair once if allowed, else fall back with a warning."""
     request = prepare(actor, request, participants)
     completion = await session.clock.wait_for(call(session, actor.provider, request), actor.turn_timeout_s)
+    if completion.refusal and not completion.text.strip():  # a refusal is its answer: nothing to repair
+        return _invalid(session, actor, completion.text, REFUSED, tags, message=REFUSED_MESSAGE)
     envelope, problem = parse_envelope(completion.text, participants)
     if envelope is not None:
         return Reply(envelope, completion.text, True)
@@ -63,10 +65,23 @@ async def ask(session: Session, actor: Actor, request: Request, participants: li
         if envelope is not None:
             return Reply(envelope, again.text, True, repaired=True)
         completion = again
+    return _invalid(session, actor, completion.text, problem or "invalid", tags)
+
+
+REFUSED = "the model refused to answer"
+REFUSED_MESSAGE = "(refused to answer: its words are in debug.log)"
+"""What the room shows of a refusal (OpenAI's `refusal`, Anthropic's `stop_reason: refusal`): its words stay
+private, as every refusal's do (`promptdesk.core.providers.stops`), and nothing pretends it was empty."""
+
+
+def _invalid(session: Session, actor: Actor, text: str, problem: str, tags: dict[str, Any], *,
+             message: str | None = None) -> Reply:
+    """§3's fallback: a plain message (the raw output, or `message`), no handoff; a warning in debug.log."""
     session.recorder.log("warning", f"{actor.slug} reply is not a valid envelope; treated as a plain message, "
-                         "handoff ignored, collaboration ends", problem=problem, raw=completion.text[:500],
+                         "handoff ignored, collaboration ends", problem=problem, raw=text[:500],
                          **{k: v for k, v in tags.items() if k in ("session_id", "round", "call_id")})
-    return Reply(fallback(completion.text), completion.text, False, problem)
+    envelope = Envelope(message=message) if message else fallback(text)
+    return Reply(envelope, text, False, problem)
 
 
 def _repair_request(original: Request, bad: str, problem: str) -> Request:

@@ -3,8 +3,9 @@ the participant's name and persona and the schema; and a user message with the g
 transcript window (oldest first), "Round r of max" and the JSON-only instruction.
 
 The window is the last `max_items` transcript items; when over `token_budget` (about four
-characters a token), the oldest are dropped first, and a lone item still too long is cut; the newest
-participant's message is cut rather than dropped, so the one a handoff passes the work to sees it.
+characters a token, a Han, kana or Hangul character a token each: `tokens`), the oldest are dropped
+first, and a lone item still too long is cut; the newest participant's message is cut rather than
+dropped, so the one a handoff passes the work to sees it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from promptdesk.core.engine.actors import tokens
+from promptdesk.core.engine.actors import cut_to, tokens
 from promptdesk.core.protocol.lines import indented
 
 WINDOW_ITEMS = 8
@@ -26,6 +27,14 @@ SHARED_RULES = """\
 3. If you want the other assistant to go next, include a concise `handoff` with `to` and a one-sentence `task`.
 4. If the solution is complete, set `final: true` and omit `handoff`.
 5. Be concise and move the task forward each turn."""
+
+SINGLE_CALL_RULES = """\
+1. You answer one request in a single call: no other assistant takes part, and nothing is handed on.
+2. Return only strict JSON matching the provided schema: {message, final?}.
+3. Put your whole answer in `message` and omit `handoff`: there is no one to hand the work to.
+4. Be concise."""
+"""Spec 001's rules for a participant alone (the console's "Single call", M1's one call and one reply):
+the shared rules would tell it of another assistant to hand the work to."""
 
 REPAIR_PROMPT = ("Your reply was not a valid JSON envelope ({problem}). Reply again with only the JSON object "
                  "{{\"message\": ..., \"handoff\"?: {{\"to\": ..., \"task\": ...}}, \"final\"?: true|false}} "
@@ -72,13 +81,14 @@ def _cut(item: Item, budget: int) -> Item:
     """`item` with its text cut to about `budget` tokens (a marked cut; never empty)."""
     if tokens(item.line()) <= budget:
         return item
-    return Item(item.role, item.text[: max(1, budget * 4 - 40)] + " …", item.to)
+    return Item(item.role, (cut_to(item.text, budget * 4 - 40) or item.text[:1]) + " …", item.to)
 
 
 def system_prompt(slug: str, participants: Sequence[str], persona: str, envelope_schema: dict) -> str:
     """The stable part of every call to one participant (cached under isolation b)."""
     others = ", ".join(p for p in participants if p != slug) or "no one"
-    parts = [SHARED_RULES, f"Your name is `{slug}`. Participants: {', '.join(participants)} (you work with {others})."]
+    rules = SHARED_RULES if len(participants) > 1 else SINGLE_CALL_RULES
+    parts = [rules, f"Your name is `{slug}`. Participants: {', '.join(participants)} (you work with {others})."]
     if persona.strip():
         parts.append("## YOUR PERSONA\n\n" + persona.strip())
     parts.append("## REPLY SCHEMA\n\n" + json.dumps(envelope_schema, indent=2))

@@ -95,7 +95,8 @@ def strict_schema(participants: list[str]) -> dict[str, Any]:
 def parse_envelope(text: str, participants: list[str]) -> tuple[Envelope | None, str | None]:
     """(envelope, None) when `text` is a valid envelope, else (None, what is wrong).
 
-    The whole text must be one JSON object (a single surrounding ``` fence is tolerated);
+    The whole text must be one JSON object (a single surrounding ``` fence is tolerated, and so is a
+    raw line break inside a string: a model's multi-paragraph `message` written unescaped);
     prose around it is a failure, as is a handoff to someone who is not a participant. A reasoning
     model's `<think>` preamble is not part of the reply (`without_reasoning`).
     """
@@ -105,7 +106,7 @@ def parse_envelope(text: str, participants: list[str]) -> tuple[Envelope | None,
         raw = fenced.strip()
     twice: list[str] = []
     try:
-        data = load_json(raw, object_pairs_hook=lambda pairs: _once(pairs, twice))
+        data = load_json(raw, object_pairs_hook=lambda pairs: _once(pairs, twice), strict=False)
     except json.JSONDecodeError as exc:
         return None, f"not JSON ({exc.msg} at char {exc.pos})"
     except ValueError as exc:

@@ -93,6 +93,8 @@ def envelope(request: Request, seed: int = 0) -> dict:
         head = f"Edited {whose} draft: {change[:1].lower()}{change[1:]} {HEADER}"
     else:
         draft, head = first_draft(ask, rng), f"A first draft. {HEADER}"
+    if reading.other == reading.me:  # a single call: one reply, handed to no one
+        return {"message": f"{head}\n{draft}"}
     if reading.round >= final_round(reading, seed):
         return {"message": f"Final version. {HEADER}\n{draft}", "final": True}
     return {"message": f"{head}\n{draft}", "handoff": {"to": reading.other, "task": rng.choice(TASKS[ask.kind])},

@@ -54,9 +54,17 @@ class Collaboration:
         return str(uuid.UUID(int=self.ids.getrandbits(128), version=4))
 
     def tags(self, **more: Any) -> dict[str, Any]:
-        """The collaboration fields every event of this session carries (§2)."""
-        return {"thread": self.thread, "session_id": self.session_id, "round": self.round,
+        """The collaboration fields every event of this session carries (§2). `round` starts at 1, as §2
+        says: the goal that opens the session (and a stop before its first call) belongs to round 1,
+        though the chip counts 0 rounds played until it begins."""
+        return {"thread": self.thread, "session_id": self.session_id, "round": max(self.round, 1),
                 "max_rounds": self.max_rounds, **more}
+
+    def event_tags(self, now: float, source: str | None = None) -> dict[str, Any]:
+        """What every other event of the session carries (a world event, a note, a `system` line, the close),
+        as spec 001 §2 asks "when running a collaboration session": the session's fields, the epoch `ts`, and
+        `sender: you` on what the operator (the human) wrote."""
+        return {**self.tags(), "ts": int(self.epoch0 + now), **({"sender": "you"} if source == "operator" else {})}
 
     @property
     def chip(self) -> str:

@@ -31,6 +31,8 @@ class TableSetup:
     facilitator_timeout_s: float | None = None
     on_escalate: str | None = None
     headless: bool = False
+    participation: str = "parallel"
+    """The scene's `roundtable.participation` when it sets one, else the strategy's, else parallel."""
 
 
 def fallback(session: Session, who: str, what: str, problem: str, round_no: int, sink: list[dict[str, Any]],

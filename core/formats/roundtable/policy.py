@@ -29,7 +29,7 @@ def new_state(session: Session, setup: TableSetup) -> RoundtableState:
     spec, scene = settings(session.scene), session.scene
     cast = {slug: actor.name for slug, actor in session.actors.items()}
     return RoundtableState(topic=(spec.topic or scene.prompt or scene.goal).strip(), strategy=setup.strategy,
-                           participants=cast, participation=spec.participation, max_rounds=spec.max_rounds,
+                           participants=cast, participation=setup.participation, max_rounds=spec.max_rounds,
                            context=_context(scene.setting, spec.context or (scene.prompt if spec.topic else "")),
                            roles=setup.strategy.roles_for(list(cast)))
 

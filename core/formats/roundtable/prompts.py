@@ -46,7 +46,9 @@ next_focus: "<what the next question should explore>"
 recommendation: "<your recommendation so far>"
 ```
 `phase` moves to the next phase (only once its minimum rounds are done); `conclude` ends the
-discussion; `escalate` asks the human operator to decide."""
+discussion; `escalate` asks the human operator to decide. A conflict still open keeps its `topic` word
+for word from the previous synthesis: its rounds (`open_conflicts_rounds`) are counted by that topic, and
+one open too long goes to the operator; give a new topic only to a new disagreement."""
 
 FACILITATOR_SYSTEM = """You are the facilitator of a roundtable discussion. You never argue a position yourself:
 you ask questions, and you synthesise the participants' answers (consensus, conflicts, what was resolved)

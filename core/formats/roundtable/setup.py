@@ -59,12 +59,14 @@ def prepare(session: Session, setup: Setup) -> None:
         where, line = _strategy_key(scene)
         raise InvalidConfig(f"{where}: roundtable.strategy: {exc.message}", file=scene.file_name, line=line) from None
     strategy.check_speakers(list(session.actors))
+    participation = _participation(session, table, strategy)
+    whose = " (the strategy's)" if participation != table.participation else ""
     spec = facilitator_spec(scene, setup) if role != "C" else ProviderSpec(name="offline")
     session.format_state = Table(TableSetup(
         strategy=strategy, facilitator=setup.pool.get(spec),
         facilitator_system=facilitator_system(session.notes if role == "A" else ""),
         facilitator_timeout_s=spec.turn_timeout_s, on_escalate=on_escalate,
-        headless=bool(getattr(options, "headless", False))))
+        headless=bool(getattr(options, "headless", False)), participation=participation))
     played_by = RULE_BASED if role == "C" else f"provider {spec.name}, model {spec.model or 'default'}"
     if role == "C" and table.facilitator is not None:  # a model the scene names, never called: say so
         named = table.facilitator.name + (f":{table.facilitator.model}" if table.facilitator.model else "")
@@ -74,11 +76,43 @@ def prepare(session: Session, setup: Setup) -> None:
         session.notes += f"- {unused}\n"
     session.notes += (f"- Roundtable: strategy {strategy.name}{strategy_origin(strategy)} "
                       f"({', '.join(p.name for p in strategy.phases)}), "
-                      f"participation {table.participation}, max {table.max_rounds} rounds\n"
+                      f"participation {participation}{whose}, "
+                      f"max {table.max_rounds} rounds\n"
                       f"- Facilitator: {played_by}\n"
                       f"- On escalation: {on_escalate or ('conclude (batch, no --on-escalate)' if options.headless else 'ask the operator')}\n")
     session.start_info["roundtable"] = {"topic": table.topic, "strategy": strategy.name,
-                                        "participation": table.participation, "facilitator": played_by}
+                                        "participation": participation, "facilitator": played_by}
+
+
+def _participation(session: Session, table, strategy: Strategy) -> str:
+    """The scene's `roundtable.participation` when it writes one, else the strategy's (spec 002: a strategy
+    that builds on each answer is sequential), else parallel; the run's turns (notes.md, the `start`
+    event, metadata.json) follow it."""
+    chosen = participation_of(table, strategy)
+    scene = session.scene
+    if chosen != scene.turns:
+        session.notes = session.notes.replace(f"({scene.format}, {scene.turns} turns)", f"({scene.format}, {chosen} turns)", 1)
+        scene.turns = session.state.turns_mode = chosen
+        session.start_info.get("scene", {})["turns"] = chosen
+    return chosen
+
+
+def participation_of(table, strategy: Strategy | None) -> str:
+    """How the table answers: the scene's `roundtable.participation` when it writes one, else the strategy's."""
+    if "participation" in table.model_fields_set or strategy is None or strategy.participation is None:
+        return table.participation
+    return strategy.participation
+
+
+def scene_participation(scene: Scene, cwd: Path | None = None) -> str:
+    """`participation_of` for a scene not yet built (the console's summary): its strategy read as a run
+    reads it, or the scene's own setting when that strategy cannot be read (the run will say why)."""
+    table = settings(scene)
+    try:
+        strategy = load_strategy(table.strategy, search_dirs(table.strategies_dirs, cwd, scene.folder))
+    except InvalidConfig:
+        strategy = None
+    return participation_of(table, strategy)
 
 
 def _strategy_key(scene: Scene) -> tuple[str, int | None]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
@@ -60,6 +60,9 @@ class Strategy(BaseModel):
     """Role name -> what a participant in that role argues; roles go round-robin to the participants."""
     phases: list[Phase] = Field(min_length=1)
     """The phases, in order (a free discussion is a single phase)."""
+    participation: Literal["parallel", "sequential"] | None = None
+    """How the participants answer when the scene does not say (its `roundtable.participation` wins):
+    `sequential` for a strategy that builds on each answer in turn (spec 002), giving up blind answers."""
     _source: str = PrivateAttr(default="")
     _speaker_lines: dict[int, int] = PrivateAttr(default_factory=dict)
     """Phase index -> the line of its `speakers` in the file (for the problems `check_speakers` names)."""
