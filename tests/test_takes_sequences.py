@@ -1,0 +1,80 @@
+"""Takes along a run's life: a run killed and resumed (once, twice, in a beat or after one) and then taken
+again from each beat around its seams; the takes audited, compared and replayed as the parent's record
+says they should be. On the offline improviser a take with no change of a resumed run plays what the
+resumed run played from that beat, byte for byte."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from promptdesk.core.cli.main import main
+from promptdesk.core.record.audit import audit_run
+from promptdesk.core.record.recorder import read_events
+from promptdesk.core.record.seams import SUPERSEDED
+from test_branch import LATENCY, branch, from_beat, own_part
+from test_resume import assert_nothing_twice, kill_mid_beat
+from helpers import example_scene
+
+
+def cut_after_beat(run_dir: Path, beat: int) -> None:
+    """Leave the folder as a kill just after `beat` finished would: the log ends at its `beat_end`."""
+    lines = (run_dir / "events.jsonl").read_text().splitlines(keepends=True)
+    end = next(i for i, line in enumerate(lines) if '"type": "beat_end"' in line and f'"beat": {beat},' in line)
+    (run_dir / "events.jsonl").write_text("".join(lines[:end + 1]))
+    prompts = (run_dir / "prompts.jsonl").read_text().splitlines(keepends=True)
+    (run_dir / "prompts.jsonl").write_text("".join(p for p in prompts if json.loads(p).get("beat", 0) <= beat))
+    for name in ("events.json", "transcript.md", "transcript.txt", "metadata.json"):
+        (run_dir / name).unlink()
+
+
+def played(run: Path, beat: int) -> list[str]:
+    """What the run played from `beat` on: its lines from that beat's `beat` event, bar the resumes' seams."""
+    return [line for line in from_beat(run, beat) if json.loads(line)["type"] != "resume"]
+
+
+def resumed(run_dir: Path) -> None:
+    assert main(["resume", str(run_dir), "--quiet"]) == 0
+
+
+@pytest.fixture(scope="module")
+def parent(tmp_path_factory) -> Path:
+    from test_branch import batch, scene_file
+    folder = tmp_path_factory.mktemp("sequences")
+    return batch(scene_file(folder), folder / "whole")
+
+
+# (name, the kills in order: ("mid", beat) kills inside the beat, ("after", beat) just after it finished)
+LIVES = [("mid-5", [("mid", 5)]), ("after-4", [("after", 4)]), ("twice", [("mid", 3), ("mid", 6)])]
+
+
+@pytest.mark.parametrize("name,kills", LIVES, ids=[name for name, _ in LIVES])
+def test_a_take_from_each_beat_around_a_resumes_seam_is_clean_and_plays_as_the_resumed_run(parent, tmp_path,
+                                                                                           name, kills):
+    run = tmp_path / name
+    shutil.copytree(parent, run)
+    for how, beat in kills:
+        (kill_mid_beat if how == "mid" else cut_after_beat)(run, beat)
+        resumed(run)
+    seams = [e.beat for e in read_events(run) if e.type == "resume"]
+    assert seams == [beat + (how == "after") for how, beat in kills]
+    assert audit_run(run).clean
+    for k in sorted({b + d for b in seams for d in (-1, 0, 1)}):
+        take = tmp_path / f"{name}-take{k}"
+        assert branch(run, k, take) == 0
+        report = audit_run(take)
+        assert report.clean, (k, report)
+        assert own_part(take) == played(run, k), f"the take from beat {k} played otherwise than the resumed run"
+        assert [e.beat for e in read_events(take) if e.type == "resume"] == [s for s in seams if s < k]
+        assert_nothing_twice(take)
+        if (take / SUPERSEDED).exists():
+            moved = sum(e.model_extra["superseded"] for e in read_events(take) if e.type == "resume")
+            assert len((take / SUPERSEDED).read_text().splitlines()) >= moved
+        # a take of that take, from the seam's beat, is as clean
+        again = tmp_path / f"{name}-take{k}-again"
+        assert branch(take, max(k, seams[0]), again) == 0
+        assert audit_run(again).clean
+        assert own_part(again) == played(run, max(k, seams[0]))
