@@ -78,3 +78,42 @@ def test_a_take_from_each_beat_around_a_resumes_seam_is_clean_and_plays_as_the_r
         assert branch(take, max(k, seams[0]), again) == 0
         assert audit_run(again).clean
         assert own_part(again) == played(run, max(k, seams[0]))
+
+
+def take_sweep(parent: Path, out: Path, seeds: str = "1-2") -> int:
+    return main(["sweep", "--branch-from", str(parent), "--at-beat", "6", "--event", "The sprinklers come on",
+                 "--seeds", seeds, "--out", str(out)])
+
+
+def test_a_sweep_of_takes_of_a_take_goes_on_after_its_parent_was_moved_and_refuses_another_run(parent, tmp_path):
+    take, moved = tmp_path / "runs" / "take", tmp_path / "archive" / "take"
+    take.parent.mkdir()
+    assert branch(parent, 3, take, "--note", "Keep it short") == 0
+    out = tmp_path / "sweep"
+    assert take_sweep(take, out) == 0
+    played = (out / "change-seed2" / "events.jsonl").read_text()
+    # the sweep stopped before its last take was played: that take's folder and row are not there
+    shutil.rmtree(out / "change-seed2")
+    rows = (out / "results.jsonl").read_text().splitlines(keepends=True)
+    (out / "results.jsonl").write_text("".join(r for r in rows if '"change-seed2"' not in r))
+    moved.parent.mkdir()
+    shutil.move(take, moved)
+    assert take_sweep(take, out) == 2, "the old path holds no run any more"
+    assert take_sweep(moved, out) == 0, "the same run, moved: the sweep goes on from where it stopped"
+    assert (out / "change-seed2" / "events.jsonl").read_text().replace(str(moved), str(take)) == played
+    assert str(moved) in (out / "takes.yaml").read_text()
+    assert main(["compare", str(out)]) == 0
+    for name in ("retake-seed1", "change-seed2"):
+        assert audit_run(out / name).clean
+    # another run with the same start record (its private.json), whose record before the beat differs: refused
+    other = tmp_path / "other"
+    shutil.copytree(moved, other)
+    log = (other / "events.jsonl").read_text().splitlines(keepends=True)
+    said = next(i for i, line in enumerate(log) if '"type": "speak"' in line and '"beat": 2,' in line)
+    record = json.loads(log[said])
+    record["text"] = "Something else entirely."
+    log[said] = json.dumps(record) + "\n"
+    (other / "events.jsonl").write_text("".join(log))
+    before = (out / "takes.yaml").read_text()
+    assert take_sweep(other, out) == 2
+    assert (out / "takes.yaml").read_text() == before
