@@ -117,3 +117,32 @@ def test_a_sweep_of_takes_of_a_take_goes_on_after_its_parent_was_moved_and_refus
     before = (out / "takes.yaml").read_text()
     assert take_sweep(other, out) == 2
     assert (out / "takes.yaml").read_text() == before
+
+
+@pytest.mark.parametrize("gone", ["deleted", "moved away"])
+def test_takes_whose_take_between_is_gone_are_still_compared_and_reported_as_one_family(parent, tmp_path, capsys,
+                                                                                       gone):
+    runs = tmp_path / "runs"
+    root, middle, child, grandchild = runs / "root", runs / "middle", runs / "child", runs / "grandchild"
+    shutil.copytree(parent, root)
+    assert branch(root, 2, middle, "--event", "The lights go out") == 0
+    assert branch(middle, 5, child, "--note", "Say less", "--to", "bob") == 0
+    assert branch(child, 7, grandchild, "--seed", "41") == 0
+    if gone == "deleted":
+        shutil.rmtree(middle)
+    else:
+        shutil.move(middle, tmp_path / "elsewhere")
+    capsys.readouterr()
+    for given, shared, tree in (([root, child], 2, [("root", 0), ("child", 1)]),
+                                ([root, child, grandchild], 2, [("root", 0), ("child", 1), ("grandchild", 2)]),
+                                ([child, grandchild], 7, [("child", 0), ("grandchild", 1)]),
+                                ([root, grandchild], 2, [("root", 0), ("grandchild", 1)])):
+        assert main(["compare", *map(str, given), "--json"]) == 0
+        result = json.loads(capsys.readouterr().out)
+        assert result["branched_at"] == shared, [g.name for g in given]
+        assert [(t["run"], t["depth"]) for t in result["takes"]["tree"]] == tree
+        beats = {r["run"]: r["beats"] for r in result["runs"]}
+        whole = {g.name: json.loads((g / "metadata.json").read_text())["totalBeats"] for g in given}
+        assert beats == {name: total - shared for name, total in whole.items()}, "measured from the shared beat only"
+        assert main(["report", *map(str, given), "--html", str(tmp_path / "takes.html")]) == 0
+        capsys.readouterr()

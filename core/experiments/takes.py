@@ -75,21 +75,34 @@ def read_take(folder: Path, events: list[BaseEvent] | None = None) -> Take:
         return Take(folder, events)
     extra = event.model_extra or {}
     recorded = Path(str(extra.get("parent") or ""))
-    beside = folder.parent / recorded.name
-    found = beside if (beside / "events.jsonl").is_file() and beside.resolve() != folder.resolve() else \
-        recorded if (recorded / "events.jsonl").is_file() else None
+    found = _on_disk(folder, recorded)
     parent = str(found.resolve()) if found is not None else str(recorded)
     return Take(folder, events, parent, event.beat, dict(extra.get("change") or {}))
 
 
+def _on_disk(folder: Path, recorded: Path) -> Path | None:
+    """Where the run recorded as `recorded` is now: beside `folder` by its name, else where recorded."""
+    beside = folder.parent / recorded.name
+    if (beside / "events.jsonl").is_file() and beside.resolve() != folder.resolve():
+        return beside
+    return recorded if (recorded / "events.jsonl").is_file() else None
+
+
 def ancestry(take: Take, limit: int = 64) -> list[tuple[str, int | None]]:
-    """The run and its ancestors as (folder, the beat it was taken from), nearest first."""
+    """The run and its ancestors as (folder, the beat it was taken from), nearest first. Past a parent no
+    longer on disk (deleted, moved away) the line goes on from the `branch` events the take inherited:
+    each names its parent and beat, so a grandparent still there is met again."""
     line: list[tuple[str, int | None]] = [(take.key, take.beat)]
     current = take
     while current.parent is not None and len(line) < limit:
         folder = Path(current.parent)
         if not (folder / "events.jsonl").is_file():
-            line.append((current.parent, None))
+            links = [e for e in current.events if e.type == BRANCH]  # oldest first: the last is its own
+            for n in range(len(links) - 1, -1, -1):
+                recorded = Path(str((links[n].model_extra or {}).get("parent") or ""))
+                if n < len(links) - 1 and (found := _on_disk(current.folder, recorded)) is not None:
+                    return line + ancestry(read_take(found), limit - len(line))
+                line.append((str(recorded), links[n - 1].beat if n > 0 else None))
             break
         current = read_take(folder)
         line.append((current.key, current.beat))
@@ -117,11 +130,13 @@ class Family:
 
     def tree(self) -> list[tuple[int, Take, str]]:
         """The runs as a tree, depth first: (depth, take, the text drawn before its label: `├─ `,
-        `└─ ` and `│  ` under its parent), each under its parent when its parent is among them."""
+        `└─ ` and `│  ` under its parent), each under its nearest ancestor among them (a take of a take
+        under the run it came from when the take between is not given, or is gone)."""
         keys = {t.key for t in self.takes}
         children: dict[str | None, list[Take]] = {}
         for take in self.takes:
-            children.setdefault(take.parent if take.parent in keys else None, []).append(take)
+            nearest = next((key for key, _ in ancestry(take)[1:] if key in keys), None)
+            children.setdefault(nearest, []).append(take)
         out: list[tuple[int, Take, str]] = []
 
         def walk(parent: str | None, depth: int, indent: str) -> None:
