@@ -146,3 +146,30 @@ def test_takes_whose_take_between_is_gone_are_still_compared_and_reported_as_one
         assert beats == {name: total - shared for name, total in whole.items()}, "measured from the shared beat only"
         assert main(["report", *map(str, given), "--html", str(tmp_path / "takes.html")]) == 0
         capsys.readouterr()
+
+
+def test_a_take_stopped_by_the_operator_is_played_on_by_the_branch_its_resume_refusal_gives(parent, tmp_path, capsys):
+    import asyncio
+    import shlex
+
+    from promptdesk.core.casting.branch import Change, prepare_branch
+
+    whole, stopped = tmp_path / "whole", tmp_path / "stopped"
+    assert branch(parent, 2, whole, "--event", "A fire drill starts") == 0
+    session = prepare_branch(parent, 2, Change(event="A fire drill starts"), out=stopped)
+    session.subscribe(lambda e: session.stop() if e.type == "beat" and e.beat == 3 else None)  # the console's `s`
+    asyncio.run(session.run())
+    assert [e.reason for e in read_events(stopped) if e.type == "close"] == ["stop"]
+    capsys.readouterr()
+    assert main(["resume", str(stopped)]) == 2
+    said = capsys.readouterr().err
+    assert "nothing to resume" in said and "stopped in beat 3" in said
+    command = shlex.split(said.rsplit("`", 2)[1])
+    assert command[:2] == ["promptdesk", "branch"]
+    on = tmp_path / "played-on"
+    assert main([*command[1:], "--out", str(on), "--quiet"]) == 0
+    assert own_part(on) == from_beat(whole, 3), "played on from the beat it stopped in, as the take unstopped did"
+    assert audit_run(on).clean
+    capsys.readouterr()
+    assert main(["resume", str(whole)]) == 2
+    assert "stopped in beat" not in capsys.readouterr().err, "a take that closed on its own is only finished"
