@@ -17,7 +17,7 @@ from promptdesk.core.record.recorder import read_events
 from promptdesk.core.record.seams import SUPERSEDED
 from test_branch import LATENCY, branch, from_beat, own_part
 from test_resume import assert_nothing_twice, kill_mid_beat
-from helpers import example_scene
+from helpers import CHARACTERS, example_scene
 
 
 def cut_after_beat(run_dir: Path, beat: int) -> None:
@@ -173,3 +173,32 @@ def test_a_take_stopped_by_the_operator_is_played_on_by_the_branch_its_resume_re
     capsys.readouterr()
     assert main(["resume", str(whole)]) == 2
     assert "stopped in beat" not in capsys.readouterr().err, "a take that closed on its own is only finished"
+
+
+def test_the_commands_of_a_takes_page_make_the_family_again_three_deep(parent, tmp_path, monkeypatch, capsys):
+    import html as markup
+    import re
+    import shlex
+
+    runs = tmp_path / "runs"
+    root, first, second, third = runs / "root", runs / "first", runs / "second", runs / "third"
+    shutil.copytree(parent, root)
+    assert branch(root, 2, first, "--note", "Take your time", "--seed", "5") == 0
+    assert branch(first, 4, second, "--note", "Apologise now", "--to", "Bob") == 0
+    assert branch(second, 6, third, "--seed", "8") == 0
+    page = tmp_path / "family.html"
+    assert main(["report", str(third), str(second), str(root), str(first), "--html", str(page)]) == 0
+    ran = re.search(r"<dt>Run with</dt><dd>(.*?)</dd>", markup.unescape(page.read_text())).group(1)
+    commands = [shlex.split(c) for c in re.findall(r"<code>(.*?)</code>", ran)]
+    assert [c[c.index("--out") + 1] for c in commands] == ["root", "first", "second", "third"], "parents first"
+    again = tmp_path / "again"
+    again.mkdir()
+    shutil.copy(parent.parent / "the-apology.yaml", again)
+    monkeypatch.chdir(again)
+    for command in commands:
+        assert command[0] == "promptdesk"
+        extra = ["--characters-dir", str(CHARACTERS)] if "--batch" in command else []
+        assert main([*command[1:], *extra, "--quiet"]) == 0, command
+    capsys.readouterr()
+    for run, beat in ((first, 2), (second, 4), (third, 6)):
+        assert own_part(again / run.name) == own_part(run), f"{run.name} played again otherwise"
