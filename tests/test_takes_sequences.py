@@ -202,3 +202,24 @@ def test_the_commands_of_a_takes_page_make_the_family_again_three_deep(parent, t
     capsys.readouterr()
     for run, beat in ((first, 2), (second, 4), (third, 6)):
         assert own_part(again / run.name) == own_part(run), f"{run.name} played again otherwise"
+
+
+def test_compare_of_takes_beside_a_run_of_no_family_says_they_are_measured_whole(parent, tmp_path, capsys):
+    from test_branch import batch, scene_file
+
+    runs = tmp_path / "runs"
+    root, take, deeper = runs / "root", runs / "take", runs / "deeper"
+    shutil.copytree(parent, root)
+    assert branch(root, 3, take, "--event", "The blinds rattle") == 0
+    assert branch(take, 5, deeper, "--seed", "12") == 0
+    stranger = batch(scene_file(tmp_path), tmp_path / "stranger", isolation="a", seed=9)
+    capsys.readouterr()
+    assert main(["compare", str(root), str(deeper), str(stranger), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert "branched_at" not in result and result["kin"].startswith("root and deeper are takes of one another")
+    assert "stranger is not" in result["kin"]
+    assert main(["compare", str(root), str(take), str(deeper), str(stranger)]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "root, take and deeper are takes of one another" in said and "every run is measured whole" in said
+    assert main(["compare", str(root), str(take), str(deeper), "--json"]) == 0
+    assert "kin" not in json.loads(capsys.readouterr().out), "one family: measured from its branch beat, nothing to say"

@@ -174,6 +174,33 @@ def family(folders: list[Path]) -> Family | None:
     return Family(takes, branched_at, diverges_at([after(t.events, branched_at) for t in takes], branched_at))
 
 
+def kin_note(folders: list[Path]) -> str | None:
+    """For runs given together that are not one family (`family` is None): the takes of one another among
+    them (each group a run and its takes), which are then measured whole like the rest; None when none."""
+    try:
+        takes = [read_take(folder) for folder in folders]
+    except (NotARunFolder, OSError, ValueError):
+        return None
+    lines = [ancestry(t) for t in takes]
+    groups: list[list[int]] = []
+    for i, line in enumerate(lines):
+        joined = [g for g in groups if any(shared_until(line, lines[j]) is not None for j in g)]
+        groups = [g for g in groups if g not in joined] + [sorted([i, *(j for g in joined for j in g)])]
+    kin = [g for g in groups if len(g) > 1]
+    if not kin:
+        return None
+    said = "; ".join(f"{_and([takes[i].folder.name for i in g])} are takes of one another" for g in kin)
+    others = [takes[i].folder.name for g in groups if len(g) == 1 for i in g]
+    apart = f", {_and(others)} {'is' if len(others) == 1 else 'are'} not" if others else ""
+    return (f"{said} (they share their record up to a beat){apart}: not all the runs given are one family, so every "
+            "run is measured whole, from beat 0, the beats takes share counted in each; compare one family alone "
+            "to measure it from the beat it branched at.")
+
+
+def _and(names: list[str]) -> str:
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def after(events: list[BaseEvent], beat: int) -> list[BaseEvent]:
     """What a run recorded from the start of `beat` on: from its `branch` event of that beat when it is
     a take from there (its change included), else from its `beat` event; `branch` events left out."""
