@@ -223,3 +223,22 @@ def test_compare_of_takes_beside_a_run_of_no_family_says_they_are_measured_whole
     assert "root, take and deeper are takes of one another" in said and "every run is measured whole" in said
     assert main(["compare", str(root), str(take), str(deeper), "--json"]) == 0
     assert "kin" not in json.loads(capsys.readouterr().out), "one family: measured from its branch beat, nothing to say"
+
+
+def test_metrics_of_a_take_say_what_of_the_whole_record_is_its_own_at_every_depth(parent, tmp_path, capsys):
+    from promptdesk.core.experiments.metrics import metrics_of
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert branch(parent, 3, first, "--note", "Bob, breathe") == 0
+    assert branch(first, 6, second, "--seed", "30") == 0
+    capsys.readouterr()
+    for take, beat, given in ((first, 3, [parent]), (second, 6, [first])):
+        assert main(["metrics", str(take), "--json"]) == 0
+        out = capsys.readouterr()
+        assert json.loads(out.out)["tokens"] == metrics_of(take).tokens, "the metrics stay of the whole record"
+        assert main(["compare", *map(str, given), str(take), "--json"]) == 0
+        own = next(r for r in json.loads(capsys.readouterr().out)["runs"] if r["run"] == take.name)
+        assert f"is a take of {given[0].name} from beat {beat}" in out.err
+        assert f"its own, beat {beat} on: {own['beats']} beats, {own['turns']} turns, {own['tokens']:,} tokens" in out.err
+    assert main(["metrics", str(parent)]) == 0
+    assert "NOTICE" not in capsys.readouterr().err
