@@ -242,3 +242,21 @@ def test_metrics_of_a_take_say_what_of_the_whole_record_is_its_own_at_every_dept
         assert f"its own, beat {beat} on: {own['beats']} beats, {own['turns']} turns, {own['tokens']:,} tokens" in out.err
     assert main(["metrics", str(parent)]) == 0
     assert "NOTICE" not in capsys.readouterr().err
+
+
+def test_folder_names_holding_escape_sequences_are_shown_without_them_in_compare_and_metrics(parent, tmp_path, capsys):
+    from test_branch import batch, scene_file
+
+    root, take = tmp_path / "root\x1b[31m", tmp_path / "take\x1b]0;owned\x07"
+    shutil.copytree(parent, root)
+    assert branch(root, 4, take, "--note", "Quiet, all of you") == 0
+    stranger = batch(scene_file(tmp_path), tmp_path / "stranger\x1b[2J", isolation="a", seed=9)
+    capsys.readouterr()
+    for given in ([root, take], [root, take, stranger]):
+        assert main(["compare", *map(str, given)]) == 0
+        out = capsys.readouterr().out
+        assert "\x1b" not in out and "\x07" not in out
+        assert "take" in out and "root" in out
+    assert main(["metrics", str(take)]) == 0
+    err = capsys.readouterr().err
+    assert "is a take of root from beat 4" in err and "\x1b" not in err and "\x07" not in err

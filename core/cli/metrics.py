@@ -15,6 +15,7 @@ from promptdesk.core.experiments.metrics import NESTED, RunMetrics, metrics_of
 from promptdesk.core.experiments.takes import metrics_after, read_take
 from promptdesk.core.protocol.sanitize import strip_controls
 from promptdesk.core.record.cut import cut_of_folder
+from promptdesk.core.record.takes import shown
 
 ACTOR_COLUMNS = ("turns", "silences", "interruptions", "reactions", "words", "talk_share", "tokens", "cost_usd",
                  "cache_read_share", "echo", "failures", "corrections", "salvaged")
@@ -57,7 +58,7 @@ def take_notice(run_dir: Path) -> str | None:
     if take.parent is None or take.beat is None:
         return None
     own = metrics_after(take, take.beat)
-    return (f"NOTICE: {run_dir} is a take of {Path(take.parent).name} from beat {take.beat}: these metrics are of its whole "
+    return (f"NOTICE: {shown(str(run_dir))} is a take of {shown(Path(take.parent).name)} from beat {take.beat}: these metrics are of its whole "
             f"record, beats 0 to {take.beat - 1} its parent's, copied and not paid again; its own, beat {take.beat} on: "
             f"{own.beats} beats, {own.turns} turns, {own.tokens:,} tokens, ${own.cost_usd or 0:.4f}"
             f" (`promptdesk compare` of it beside its parent measures from the beat they part)") if take.beat else None

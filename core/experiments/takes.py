@@ -28,7 +28,7 @@ from promptdesk.core.formats.registry import of_run
 from promptdesk.core.record import outputs
 from promptdesk.core.record.events import BaseEvent, SpeakEvent
 from promptdesk.core.record.recorder import read_events
-from promptdesk.core.record.takes import BRANCH, branch_event, describe_change, played_seed
+from promptdesk.core.record.takes import BRANCH, branch_event, describe_change, played_seed, shown
 from promptdesk.core.record.seams import superseded_calls
 
 PLAYED = ("speak", "event", "note", "close")
@@ -55,9 +55,9 @@ class Take:
     def label(self) -> str:
         """The run's name, and for a take where it came from."""
         if self.parent is None:
-            return self.folder.name
+            return shown(self.folder.name)
         change = describe_change(self.change, outputs.cast_names(self.events))
-        return f"{self.folder.name} (take of {Path(self.parent).name} from beat {self.beat}: {change})"
+        return f"{shown(self.folder.name)} (take of {shown(Path(self.parent).name)} from beat {self.beat}: {change})"
 
 
 def read_take(folder: Path, events: list[BaseEvent] | None = None) -> Take:
@@ -189,8 +189,8 @@ def kin_note(folders: list[Path]) -> str | None:
     kin = [g for g in groups if len(g) > 1]
     if not kin:
         return None
-    said = "; ".join(f"{_and([takes[i].folder.name for i in g])} are takes of one another" for g in kin)
-    others = [takes[i].folder.name for g in groups if len(g) == 1 for i in g]
+    said = "; ".join(f"{_and([shown(takes[i].folder.name) for i in g])} are takes of one another" for g in kin)
+    others = [shown(takes[i].folder.name) for g in groups if len(g) == 1 for i in g]
     apart = f", {_and(others)} {'is' if len(others) == 1 else 'are'} not" if others else ""
     return (f"{said} (they share their record up to a beat){apart}: not all the runs given are one family, so every "
             "run is measured whole, from beat 0, the beats takes share counted in each; compare one family alone "

@@ -311,10 +311,10 @@ def describe_change(change: dict[str, Any], names: dict[str, str] | None = None)
     `provider p, model m`, `model m`; or `no change`."""
     parts = []
     if change.get("event"):
-        parts.append(f'world event "{_shown(change["event"])}"')
+        parts.append(f'world event "{shown(change["event"])}"')
     if change.get("note"):
         to = change.get("to")
-        parts.append(f'note to {_shown((names or {}).get(to, to)) if to else "everyone"}: "{_shown(change["note"])}"')
+        parts.append(f'note to {shown((names or {}).get(to, to)) if to else "everyone"}: "{shown(change["note"])}"')
     if change.get("seed") is not None:
         parts.append(f"seed {change['seed']}")
     if change.get("provider"):
@@ -326,7 +326,7 @@ def describe_change(change: dict[str, Any], names: dict[str, str] | None = None)
     return "; ".join(parts) or "no change"
 
 
-def _shown(text: object) -> str:
+def shown(text: object) -> str:
     """A change's text as a line shows it: one line, no escape sequence, control character or direction
     control (an override left open would turn the rest of the line round)."""
     return folded(without_bidi(strip_controls(str(text))))
