@@ -260,3 +260,22 @@ def test_folder_names_holding_escape_sequences_are_shown_without_them_in_compare
     assert main(["metrics", str(take)]) == 0
     err = capsys.readouterr().err
     assert "is a take of root from beat 4" in err and "\x1b" not in err and "\x07" not in err
+
+
+@pytest.mark.parametrize("how,beat", [("mid", 3), ("mid", 6), ("after", 4)])
+def test_a_paced_scene_resumed_and_taken_again_goes_on_to_the_tick(tmp_path, how, beat):
+    """Simulated time of a resumed run starts at the cut, as a take's starts at its beat: it started at 0 and
+    was shifted after, so a paced scene's `t` drifted a tick from the run it continued (and its takes with it)."""
+    from test_branch import batch, scene_file
+
+    whole = batch(scene_file(tmp_path, pace=0.7), tmp_path / "whole")
+    run = tmp_path / "resumed"
+    shutil.copytree(whole, run)
+    (kill_mid_beat if how == "mid" else cut_after_beat)(run, beat)
+    resumed(run)
+    plain = lambda folder: [line for line in (folder / "events.jsonl").read_text().splitlines()  # noqa: E731
+                            if json.loads(line)["type"] not in ("resume", "branch")]
+    assert plain(run) == plain(whole), "the resumed run played on as the whole run, `t` included"
+    take = tmp_path / "take"
+    assert branch(run, beat + 2, take) == 0
+    assert plain(take) == plain(whole)

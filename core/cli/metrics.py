@@ -55,13 +55,13 @@ def take_notice(run_dir: Path) -> str | None:
     """For a take (`promptdesk branch`): that its metrics are of the whole record, its parent's part with them,
     and what of it is its own (the beats from its branch beat on), as its summary said; None for any other run."""
     take = read_take(run_dir)
-    if take.parent is None or take.beat is None:
-        return None
+    if take.parent is None or not take.beat:
+        return None  # a run, or a take from beat 0 (nothing of its parent's but the start)
     own = metrics_after(take, take.beat)
-    return (f"NOTICE: {shown(str(run_dir))} is a take of {shown(Path(take.parent).name)} from beat {take.beat}: these metrics are of its whole "
-            f"record, beats 0 to {take.beat - 1} its parent's, copied and not paid again; its own, beat {take.beat} on: "
-            f"{own.beats} beats, {own.turns} turns, {own.tokens:,} tokens, ${own.cost_usd or 0:.4f}"
-            f" (`promptdesk compare` of it beside its parent measures from the beat they part)") if take.beat else None
+    return (f"NOTICE: {shown(str(run_dir))} is a take of {shown(Path(take.parent).name)} from beat {take.beat}: these "
+            f"metrics are of its whole record, beats 0 to {take.beat - 1} its parent's, copied and not paid again; its "
+            f"own, beat {take.beat} on: {own.beats} beats, {own.turns} turns, {own.tokens:,} tokens, "
+            f"${own.cost_usd or 0:.4f} (`promptdesk compare` of it beside its parent measures from the beat they part)")
 
 
 def grid(rows: list[list[str]]) -> str:
