@@ -123,5 +123,6 @@ def test_the_takes_page_gives_the_command_of_every_take_it_shows(family, tmp_pat
     ran = re.search(r"<dt>Run with</dt><dd>(.*?)</dd>", text).group(1)
     commands = re.findall(r"<code>(.*?)</code>", ran)
     assert commands[0].startswith("promptdesk --batch ") and "--seed 7" in commands[0]
-    assert commands[1:] == ["promptdesk branch base --at-beat 3 --event 'The lights flicker'",
-                            "promptdesk branch base --at-beat 3 --seed 3"]
+    assert commands[0].endswith(" --out base"), "the takes' commands name their parent by its folder"
+    assert commands[1:] == ["promptdesk branch base --at-beat 3 --event 'The lights flicker' --out event",
+                            "promptdesk branch base --at-beat 3 --seed 3 --out again"]

@@ -12,6 +12,7 @@ is finished: there is nothing to resume (exit 2).
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from promptdesk.core.engine import journals
@@ -39,7 +40,7 @@ def journal_step(run_dir: Path, session: Session) -> Session:
                                 f"prompts.jsonl): `promptdesk evaluate {run_dir}` finishes it, asking only the actors "
                                 "not yet scored")
         raise InvalidConfig(f"{run_dir} is finished (it was closed cleanly): there is nothing to resume (rebuild its files with "
-                            f"`promptdesk rebuild {run_dir}`)")
+                            f"`promptdesk rebuild {run_dir}`){_stopped(run_dir, events)}")
     session.format.restore(session, events, None)
     session.first_beat = session.state.beat
     session.t_offset = max([0.0, *(e.t for e in events)])
@@ -50,6 +51,17 @@ def journal_step(run_dir: Path, session: Session) -> Session:
     session.recorder.reopen(events)
     session.journal_resume = (slugs, recorded)
     return session
+
+
+def _stopped(run_dir: Path, events: list[BaseEvent]) -> str:
+    """For a scene the operator stopped (the console's `s` or `q`, a signal): how to play on from where it
+    stopped, since a stopped run is finished: a take from the beat it stopped in, into a new folder."""
+    close = next((e for e in reversed(events) if e.type == "close"), None)
+    begun = [e.beat for e in events if e.type == "beat" and isinstance(e.beat, int)]
+    if close is None or getattr(close, "reason", None) != "stop" or not begun:
+        return ""
+    return (f"; it was stopped in beat {max(begun)}: to play on from there, take it again from that beat into a new "
+            f"run folder (this one stays as it is): `promptdesk branch {shlex.quote(str(run_dir))} --at-beat {max(begun)}`")
 
 
 def _scores_owed(session: Session, events: list[BaseEvent]) -> int:

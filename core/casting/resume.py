@@ -46,7 +46,7 @@ from promptdesk.core.formats.registry import get
 from promptdesk.core.providers.spec import ProviderSpec
 from promptdesk.core.record.prompt_log import requests_since
 from promptdesk.core.record.events import CallEvent, parse_event_json
-from promptdesk.core.record.seams import RESTART, SUPERSEDED, find_cut, supersede
+from promptdesk.core.record.seams import RESTART, SUPERSEDED, Cut, find_cut, supersede
 from promptdesk.core.record.takes import unbegun_take
 from promptdesk.core.engine.session import Session
 from promptdesk.core.protocol.bounded import json_lines
@@ -139,7 +139,7 @@ def prepare(run_dir: Path, base_url: str | None = None, *, stopped_too: bool = F
     the run is known to be resumable; then the cut beat's lines move to `superseded.jsonl`
     (`promptdesk.core.record.seams`). `stopped_too`: a run closed by a stop resumes too (a sweep's budget)."""
     run_dir = Path(run_dir)
-    session = rebuild_session(run_dir, base_url)
+    session = rebuild_session(run_dir, base_url, clock_start=_cut_time(find_cut(run_dir, reopen_stopped=stopped_too)))
     if session.private_record is not None and (unbegun := unbegun_take(run_dir, session.private_record,
                                                                         find_cut(run_dir).kept)):
         raise InvalidConfig(unbegun)
@@ -159,13 +159,16 @@ def prepare(run_dir: Path, base_url: str | None = None, *, stopped_too: bool = F
         session.format.restore(session, cut.kept, at, cut.finished)
         if cut.finished is not None:
             session.first_beat = (cut.finished.beat or 0) + 1
+            began = next((e.t for e in cut.kept if e.type == "beat" and e.beat == cut.finished.beat), None)
+            if began is not None:  # the finished beat's pace is still kept before the next begins
+                session.pace.began(session.clock.now() - (_cut_time(cut) - began))
             text = (f"Run resumed after an interruption; beat {cut.finished.beat} had finished (the coordinator's "
                     f"check after it is made again); beat {session.first_beat} begins")
         else:
             session.first_beat = (at.beat or 0) if at else 0
             text = f"Run resumed after an interruption; beat {session.first_beat} is replayed from its start"
         session.state.beat = session.first_beat
-        session.t_offset = max([0.0, *(e.t for e in cut.kept), at.t if at else 0.0])
+        session.t_offset = _cut_time(cut)
         session.seam = {"text": text, "reason": RESTART, "beat": session.first_beat, "superseded": len(cut.moved),
                         "unfinished_requests": requests_since(run_dir, cut.since, cut.kept)}
         supersede(run_dir, cut)
@@ -176,6 +179,12 @@ def prepare(run_dir: Path, base_url: str | None = None, *, stopped_too: bool = F
         lock.release()
         raise
     return session
+
+
+def _cut_time(cut: Cut) -> float:
+    """Where a resumed run's time goes on: the cut's. Simulated time starts there (as a take's does at its beat),
+    not at 0 shifted after, so a paced scene goes on to the tick as the run would have played."""
+    return max([0.0, *(e.t for e in cut.kept), cut.beat.t if cut.beat else 0.0])
 
 
 def count_superseded(session: Session, run_dir: Path) -> None:

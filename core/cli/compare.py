@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from promptdesk.core.experiments.takes import kin_note
+from promptdesk.core.record.takes import shown as shown_name
 from promptdesk.core.experiments.compare import (METRICS, Comparison, check_sweeps, compare, folders_of, left_out, measure,
                                                  parse_metrics)
 from promptdesk.core.experiments.column_stat import YES_NO
@@ -81,6 +83,8 @@ def main(argv: list[str], console: Console | None = None) -> int:
         comparison = compare(runs, by, metrics, takes, Options(unpaired=ns.unpaired, test=ns.test, adjust=ns.adjust),
                              unit_for(runs, ns.paths), measured)
         comparison.left_out = left_out(ns.paths)
+        if takes is None and (given := folders_of(ns.paths))[1] == "run":
+            comparison.kin = kin_note(given[0])
     except PromptdeskError as exc:
         return refuse(str(exc))
     if ns.json:
@@ -130,7 +134,7 @@ def text(comparison: Comparison) -> str:
     significant after adjustment), the differences table, the factorial table of a two-choice sweep,
     and the notes."""
     marked = {d.metric for d in comparison.significant}
-    header = ["metric", *comparison.columns]
+    header = ["metric", *map(shown_name, comparison.columns)]
     rows = [[f"{comparison.label(m)}{' *' if m in marked else ''}", *(s.text(m in YES_NO) for s in comparison.table[m].values())]
             for m in comparison.metrics]
     parts = [grid([header, *rows])]

@@ -13,8 +13,10 @@ from pathlib import Path
 from promptdesk.core.cli.common import command_parser, exit_codes, refuse
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
 from promptdesk.core.experiments.metrics import NESTED, RunMetrics, metrics_of
+from promptdesk.core.experiments.takes import metrics_after, read_take
 from promptdesk.core.protocol.sanitize import strip_controls
 from promptdesk.core.record.cut import cut_of_folder
+from promptdesk.core.record.takes import shown
 
 ACTOR_COLUMNS = ("turns", "silences", "interruptions", "reactions", "words", "talk_share", "tokens", "cost_usd",
                  "cache_read_share", "echo", "failures", "corrections", "salvaged")
@@ -45,7 +47,22 @@ def main(argv: list[str]) -> int:
     if cut := cut_of_folder(ns.run_dir):
         print(f"NOTICE: the record is cut short, so these are the metrics of a run that never finished: {cut}",
               file=sys.stderr)
+    if take := take_notice(ns.run_dir):
+        print(take, file=sys.stderr)
     return EXIT_CLOSED
+
+
+def take_notice(run_dir: Path) -> str | None:
+    """For a take (`promptdesk branch`): that its metrics are of the whole record, its parent's part with them,
+    and what of it is its own (the beats from its branch beat on), as its summary said; None for any other run."""
+    take = read_take(run_dir)
+    if take.parent is None or not take.beat:
+        return None  # a run, or a take from beat 0 (nothing of its parent's but the start)
+    own = metrics_after(take, take.beat)
+    return (f"NOTICE: {shown(str(run_dir))} is a take of {shown(Path(take.parent).name)} from beat {take.beat}: these "
+            f"metrics are of its whole record, beats 0 to {take.beat - 1} its parent's, copied and not paid again; its "
+            f"own, beat {take.beat} on: {own.beats} beats, {own.turns} turns, {own.tokens:,} tokens, "
+            f"${own.cost_usd or 0:.4f} (`promptdesk compare` of it beside its parent measures from the beat they part)")
 
 
 def grid(rows: list[list[str]]) -> str:

@@ -74,6 +74,8 @@ class Comparison:
     left_out: list[dict[str, Any]] = field(default_factory=list)
     """Per sweep folder given whose plan is not finished, its planned runs with no result
     (`left_out`): they are not in the comparison, and every form of it says so."""
+    kin: str | None = None
+    """When some of the runs are takes of one another but not all (`takes.kin_note`): said, since all are measured whole."""
 
     @property
     def metrics(self) -> list[str]:
@@ -116,6 +118,7 @@ class Comparison:
                 "differences": [d.to_dict() for d in self.differences],
                 "factorial": [f.to_dict() for f in self.factorial],
                 "runs": [r.to_dict() for r in self.runs], "left_out": self.left_out,
+                **({"kin": self.kin} if self.kin else {}),
                 **({"branched_at": self.takes.branched_at, "diverges_at": self.takes.diverges_at,
                     "takes": self.takes.to_dict()} if self.takes is not None else {})}
 

@@ -241,6 +241,7 @@ def notes(comparison: Comparison) -> list[str]:
     significant, the power note and the factorial view."""
     if comparison.by == "run":
         return [*left_out_notes(comparison), *unclosed_notes(comparison), *takes_notes(comparison.takes),
+                *([comparison.kin] if comparison.kin else []),
                 "One run per column: no seed-to-seed spread to test a difference against (compare a sweep for that)."]
     if len(comparison.columns) < 2:
         only = ", ".join(comparison.columns) or "none"

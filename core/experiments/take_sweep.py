@@ -23,7 +23,7 @@ import yaml
 
 from promptdesk.core.casting.branch import check_branch, prepare_branch
 from promptdesk.core.casting.resume import prepare
-from promptdesk.core.errors import InvalidConfig
+from promptdesk.core.errors import InvalidConfig, NotARun
 from promptdesk.core.experiments.metrics import RunMetrics, audit_verdict
 from promptdesk.core.experiments.progress import Progress, planned_rows
 from promptdesk.core.casting.scene_file import read_yaml
@@ -32,7 +32,7 @@ from promptdesk.core.experiments.sweep_checks import check_names_recordable
 from promptdesk.core.experiments.sweep_plan import plan_fields, unrecorded, whole_number, whole_numbers
 from promptdesk.core.experiments.takes import metrics_after, read_take
 from promptdesk.core.record.events import BaseEvent
-from promptdesk.core.record.takes import Change
+from promptdesk.core.record.takes import Change, split_at_beat
 
 TAKES_PLAN = "takes.yaml"
 RETAKE, CHANGE = "retake", "change"
@@ -90,7 +90,8 @@ class TakeSweepPlan:
         working folder) and its identity when both know it."""
         wrong = [k for k in self.IDENTITY if k not in ("parent", "parent_id") and getattr(self, k) != getattr(other, k)]
         if Path(self.parent).resolve() != Path(other.parent).resolve():
-            wrong.insert(0, "parent")
+            if not (self.parent_id and self.parent_id == other.parent_id):  # the same run, moved (`moved_parent`)
+                wrong.insert(0, "parent")
         elif self.parent_id and other.parent_id and self.parent_id != other.parent_id:
             wrong.insert(0, "parent (another run now stands at its path)")
         return wrong
@@ -110,6 +111,24 @@ def run_identity(run_dir: Path) -> str | None:
         return hashlib.sha256((Path(run_dir) / "private.json").read_bytes()).hexdigest()[:16]
     except OSError:
         return None
+
+
+def moved_parent(folder: Path, recorded: TakeSweepPlan, given: TakeSweepPlan) -> None:
+    """Refuse a parent given at another path than the recorded one, with the same start record, that is
+    not the run the sweep's takes were taken from: each take begins with its parent's record before the
+    beat, so the given run's must be that of every take already begun (a moved parent's is)."""
+    if Path(recorded.parent).resolve() == Path(given.parent).resolve() or recorded.parent_id != given.parent_id:
+        return  # the same path, or another run (`differences` names it)
+    try:
+        prefix = split_at_beat(Path(given.parent), given.at_beat).lines
+    except (InvalidConfig, NotARun, OSError):
+        return  # the take's checks name what is wrong with it
+    for combo in given.combinations():
+        log = folder / combo.name / "events.jsonl"
+        with contextlib.suppress(OSError), open(log, encoding="utf-8", errors="replace") as handle:
+            if [handle.readline() for _ in prefix] != prefix:
+                raise InvalidConfig(f"{given.parent} is not the run {folder}'s takes were taken from ({recorded.parent}, "
+                                    f"moved?): its record before beat {given.at_beat} is not theirs; give that run")
 
 
 def is_take_sweep(path: Path) -> bool:
@@ -168,12 +187,15 @@ class TakeSweep(Sweep):
         if self.plan.event is None and self.plan.note is None:
             raise InvalidConfig("a sweep of takes measures one change: give --event TEXT or --note TEXT")
         check_names_recordable(self.plan, TAKES_PLAN)
+        recorded = None
         if is_take_sweep(self.folder):  # run again: a provider flag not given is the recorded plan's, checked as such
             with contextlib.suppress(InvalidConfig):  # a damaged plan is named when the folder is prepared
                 recorded = read_take_plan(self.folder)
                 for key in self.plan.INHERITED:
                     if getattr(self.plan, key) is None:
                         setattr(self.plan, key, getattr(recorded, key))
+        if recorded is not None:
+            moved_parent(self.folder, recorded, self.plan)
         for condition in CONDITIONS:
             check_branch(self.parent, self.plan.at_beat, self.plan.change(TakeCombination(condition, self.plan.seeds[0])),
                          self.plan.base_url)

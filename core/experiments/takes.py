@@ -28,7 +28,7 @@ from promptdesk.core.formats.registry import of_run
 from promptdesk.core.record import outputs
 from promptdesk.core.record.events import BaseEvent, SpeakEvent
 from promptdesk.core.record.recorder import read_events
-from promptdesk.core.record.takes import BRANCH, branch_event, describe_change, played_seed
+from promptdesk.core.record.takes import BRANCH, branch_event, describe_change, played_seed, shown
 from promptdesk.core.record.seams import superseded_calls
 
 PLAYED = ("speak", "event", "note", "close")
@@ -55,9 +55,9 @@ class Take:
     def label(self) -> str:
         """The run's name, and for a take where it came from."""
         if self.parent is None:
-            return self.folder.name
+            return shown(self.folder.name)
         change = describe_change(self.change, outputs.cast_names(self.events))
-        return f"{self.folder.name} (take of {Path(self.parent).name} from beat {self.beat}: {change})"
+        return f"{shown(self.folder.name)} (take of {shown(Path(self.parent).name)} from beat {self.beat}: {change})"
 
 
 def read_take(folder: Path, events: list[BaseEvent] | None = None) -> Take:
@@ -75,21 +75,34 @@ def read_take(folder: Path, events: list[BaseEvent] | None = None) -> Take:
         return Take(folder, events)
     extra = event.model_extra or {}
     recorded = Path(str(extra.get("parent") or ""))
-    beside = folder.parent / recorded.name
-    found = beside if (beside / "events.jsonl").is_file() and beside.resolve() != folder.resolve() else \
-        recorded if (recorded / "events.jsonl").is_file() else None
+    found = _on_disk(folder, recorded)
     parent = str(found.resolve()) if found is not None else str(recorded)
     return Take(folder, events, parent, event.beat, dict(extra.get("change") or {}))
 
 
+def _on_disk(folder: Path, recorded: Path) -> Path | None:
+    """Where the run recorded as `recorded` is now: beside `folder` by its name, else where recorded."""
+    beside = folder.parent / recorded.name
+    if (beside / "events.jsonl").is_file() and beside.resolve() != folder.resolve():
+        return beside
+    return recorded if (recorded / "events.jsonl").is_file() else None
+
+
 def ancestry(take: Take, limit: int = 64) -> list[tuple[str, int | None]]:
-    """The run and its ancestors as (folder, the beat it was taken from), nearest first."""
+    """The run and its ancestors as (folder, the beat it was taken from), nearest first. Past a parent no
+    longer on disk (deleted, moved away) the line goes on from the `branch` events the take inherited:
+    each names its parent and beat, so a grandparent still there is met again."""
     line: list[tuple[str, int | None]] = [(take.key, take.beat)]
     current = take
     while current.parent is not None and len(line) < limit:
         folder = Path(current.parent)
         if not (folder / "events.jsonl").is_file():
-            line.append((current.parent, None))
+            links = [e for e in current.events if e.type == BRANCH]  # oldest first: the last is its own
+            for n in range(len(links) - 1, -1, -1):
+                recorded = Path(str((links[n].model_extra or {}).get("parent") or ""))
+                if n < len(links) - 1 and (found := _on_disk(current.folder, recorded)) is not None:
+                    return line + ancestry(read_take(found), limit - len(line))
+                line.append((str(recorded), links[n - 1].beat if n > 0 else None))
             break
         current = read_take(folder)
         line.append((current.key, current.beat))
@@ -117,11 +130,13 @@ class Family:
 
     def tree(self) -> list[tuple[int, Take, str]]:
         """The runs as a tree, depth first: (depth, take, the text drawn before its label: `├─ `,
-        `└─ ` and `│  ` under its parent), each under its parent when its parent is among them."""
+        `└─ ` and `│  ` under its parent), each under its nearest ancestor among them (a take of a take
+        under the run it came from when the take between is not given, or is gone)."""
         keys = {t.key for t in self.takes}
         children: dict[str | None, list[Take]] = {}
         for take in self.takes:
-            children.setdefault(take.parent if take.parent in keys else None, []).append(take)
+            nearest = next((key for key, _ in ancestry(take)[1:] if key in keys), None)
+            children.setdefault(nearest, []).append(take)
         out: list[tuple[int, Take, str]] = []
 
         def walk(parent: str | None, depth: int, indent: str) -> None:
@@ -157,6 +172,33 @@ def family(folders: list[Path]) -> Family | None:
         return None
     branched_at = min(beat for beat in shared if beat is not None)
     return Family(takes, branched_at, diverges_at([after(t.events, branched_at) for t in takes], branched_at))
+
+
+def kin_note(folders: list[Path]) -> str | None:
+    """For runs given together that are not one family (`family` is None): the takes of one another among
+    them (each group a run and its takes), which are then measured whole like the rest; None when none."""
+    try:
+        takes = [read_take(folder) for folder in folders]
+    except (NotARunFolder, OSError, ValueError):
+        return None
+    lines = [ancestry(t) for t in takes]
+    groups: list[list[int]] = []
+    for i, line in enumerate(lines):
+        joined = [g for g in groups if any(shared_until(line, lines[j]) is not None for j in g)]
+        groups = [g for g in groups if g not in joined] + [sorted([i, *(j for g in joined for j in g)])]
+    kin = [g for g in groups if len(g) > 1]
+    if not kin:
+        return None
+    said = "; ".join(f"{_and([shown(takes[i].folder.name) for i in g])} are takes of one another" for g in kin)
+    others = [shown(takes[i].folder.name) for g in groups if len(g) == 1 for i in g]
+    apart = f", {_and(others)} {'is' if len(others) == 1 else 'are'} not" if others else ""
+    return (f"{said} (they share their record up to a beat){apart}: not all the runs given are one family, so every "
+            "run is measured whole, from beat 0, the beats takes share counted in each; compare one family alone "
+            "to measure it from the beat it branched at.")
+
+
+def _and(names: list[str]) -> str:
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def after(events: list[BaseEvent], beat: int) -> list[BaseEvent]:

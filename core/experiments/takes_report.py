@@ -16,6 +16,7 @@ the page, so five takes fit a 1,400-pixel window."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import NamedTuple
 
@@ -146,12 +147,19 @@ def takes_report(folders: list[Path], command: str | None = None) -> str:
     facts = gather([(t.folder, t.events) for t in takes.takes])
     facts.seeds = list(dict.fromkeys(s for s in map(seed_of, takes.takes) if s is not None))
     body = [STYLE, f"<h1>Takes of {esc(facts.title)}</h1>",
-            facts_html(facts, ran=list(dict.fromkeys(run_command(t.events, t.folder) for t in takes.takes)), made=command),
+            facts_html(facts, ran=played_again(takes), made=command),
             cite_html(cite(comparison)), *(f"<p>{esc(note)}</p>" for note in takes_notes(takes)),
             "<h2>Tree of takes</h2>", f'<pre class="tree">{esc(chr(10).join(takes.tree_lines()))}</pre>',
             f"<h2>Side by side from beat {takes.branched_at}</h2>", KEY, aligned(takes),
             f"<h2>Metrics from beat {takes.branched_at}</h2>", comparison_html(comparison)]
     return page(f"Takes of {facts.title} — Promptdesk", body)
+
+
+def played_again(takes: Family) -> list[str]:
+    """Each run's command, parents first, each into its own folder's name (`--out`): a take's command names
+    its parent by that name, so the commands in this order make the family again, takes of takes too."""
+    return list(dict.fromkeys(f"{run_command(t.events, t.folder)} --out {shlex.quote(t.folder.name)}"
+                              for _, t, _ in takes.tree()))
 
 
 def take_sweep_report(folder: Path, command: str | None = None) -> str:

@@ -3,7 +3,7 @@
 A take of a run (its *parent*) from beat K starts with the parent's record up to the start of beat K,
 copied as it was, never played again:
 
-- `events.jsonl`: the parent's lines before its `beat` event of beat K;
+- `events.jsonl`: the parent's lines before its `beat` event of beat K, bar a resume's seam of beat K;
 - `prompts.jsonl`: the parent's lines before its first request for beat K or later (so the requests
   the parent paid for are on the take's record, and audited there, but never sent again);
 - `superseded.jsonl`: the parent's superseded lines of beats before K (a resumed parent's cut beats);
@@ -34,7 +34,7 @@ from promptdesk.core.record.events import BaseEvent, parse_event_json, why_unrea
 from promptdesk.core.record.private import FILE as PRIVATE
 from promptdesk.core.record.prompt_log import FILE as PROMPTS
 from promptdesk.core.record.run_folder import FILE_MODE
-from promptdesk.core.record.seams import SUPERSEDED
+from promptdesk.core.record.seams import SUPERSEDED, is_seam
 from promptdesk.core.protocol.bounded import json_lines
 from promptdesk.core.protocol.lines import direction, folded
 from promptdesk.core.protocol.sanitize import mend, strip_controls
@@ -125,9 +125,7 @@ class Prefix:
 def _lines(path: Path) -> list[str]:
     """The lines of a JSON-lines log, each ended by a newline: split at `\n` only, since a record's
     JSON may hold U+2028, U+0085 and the other characters `str.splitlines` breaks at."""
-    if not path.exists():
-        return []
-    lines = json_lines(path.read_text(encoding="utf-8", errors="replace"), keepends=True)
+    lines = json_lines(path.read_text(encoding="utf-8", errors="replace"), keepends=True) if path.exists() else []
     return [line if line.endswith("\n") else line + "\n" for line in lines]
 
 
@@ -168,6 +166,7 @@ def split_at_beat(run_dir: Path, beat: int) -> Prefix:
     unreadable: list[str] = []
     early: list[str] = []
     spoken: dict[tuple[str, int | None], int] = {}
+    seams: set[int] = set()
     for number, line in enumerate(raw):
         try:
             event = parse_event_json(line)
@@ -176,6 +175,9 @@ def split_at_beat(run_dir: Path, beat: int) -> Prefix:
                 unreadable.append(f"{log} line {number + 1} is not a readable event ({why_unreadable(exc)}): the take "
                                   "keeps it as it stands, but the actors are set where they were without it, and "
                                   "the take's audit cannot call it clean; repair that line, then take again")
+            continue
+        if is_seam(event) and isinstance(event.beat, int) and event.beat >= beat:
+            seams.add(number)  # the attempt of beat K the seam moved aside is not the take's: nor is the seam
             continue
         if event.type == "beat" and event.beat is not None:
             if event.beat == beat:
@@ -191,7 +193,8 @@ def split_at_beat(run_dir: Path, beat: int) -> Prefix:
                     unreadable.append(f"{run_dir / PROMPTS} is missing: the take's record has none of the {calls} "
                                       f"requests its parent sent before beat {beat}, and the take's audit cannot call it "
                                       "clean; put the parent's prompts.jsonl back, then take again")
-                return Prefix(event, kept, raw[:number], prompts[:cut], _superseded_before(run_dir, beat), unreadable)
+                lines = [line for index, line in enumerate(raw[:number]) if index not in seams]
+                return Prefix(event, kept, lines, prompts[:cut], _superseded_before(run_dir, beat), unreadable)
             begun.append(event.beat)
         elif _played_early(event, beat):
             early.append(f"line {number + 1} is a `{event.type}` event of beat {event.beat}")
@@ -308,10 +311,10 @@ def describe_change(change: dict[str, Any], names: dict[str, str] | None = None)
     `provider p, model m`, `model m`; or `no change`."""
     parts = []
     if change.get("event"):
-        parts.append(f'world event "{_shown(change["event"])}"')
+        parts.append(f'world event "{shown(change["event"])}"')
     if change.get("note"):
         to = change.get("to")
-        parts.append(f'note to {_shown((names or {}).get(to, to)) if to else "everyone"}: "{_shown(change["note"])}"')
+        parts.append(f'note to {shown((names or {}).get(to, to)) if to else "everyone"}: "{shown(change["note"])}"')
     if change.get("seed") is not None:
         parts.append(f"seed {change['seed']}")
     if change.get("provider"):
@@ -323,7 +326,7 @@ def describe_change(change: dict[str, Any], names: dict[str, str] | None = None)
     return "; ".join(parts) or "no change"
 
 
-def _shown(text: object) -> str:
+def shown(text: object) -> str:
     """A change's text as a line shows it: one line, no escape sequence, control character or direction
     control (an override left open would turn the rest of the line round)."""
     return folded(without_bidi(strip_controls(str(text))))
