@@ -117,9 +117,10 @@ def test_a_short_name_is_read_after_the_title_and_one_two_members_share_names_ne
     stage = SimpleNamespace(actors={slug: SimpleNamespace(slug=slug, name=name) for slug, name in TITLED.items()})
     cast = addressable(stage)  # type: ignore[arg-type]
     read = {said: parse_speech(f'[TO: {said}, TONE: calm] "Hello."', cast).target
-            for said in ("Eva", "Robert", "Prof. Brandt", "Ann", "Dr.", "Sir", "Grace", "eva-brandt")}
+            for said in ("Eva", "Robert", "Prof. Brandt", "Ann", "Dr.", "Sir", "Sir Robert", "Grace", "eva-brandt")}
     assert read == {"Eva": "Eva", "Robert": "Robert", "Prof. Brandt": "Prof. Eva Brandt", "Ann": "Dr. Ann Lee",
-                    "Dr.": "Dr.", "Sir": "Sir", "Grace": "Grace", "eva-brandt": "Eva Brandt"}
+                    "Dr.": "Dr.", "Sir": "Sir", "Sir Robert": "Sir Robert Hale", "Grace": "Grace",
+                    "eva-brandt": "Eva Brandt"}
 
 
 @pytest.mark.parametrize("target, expected", [("Eva", "dr-ann-lee"), ("Prof. Brandt", "prof-eva-brandt"),

@@ -91,6 +91,8 @@ def test_an_events_object_stops_at_its_verb_even_one_no_list_knows(text, thing):
 @pytest.mark.parametrize("name, given, spoken", [("Dr Amal Haddad", "Amal", "Dr Haddad"),
                                                  ("Judge Adaeze Okafor", "Adaeze", "Judge Okafor"),
                                                  ("Aunt May Parker", "May", "Aunt May"),
+                                                 ("Sir Robert Hale", "Robert", "Sir Robert"),
+                                                 ("Dame Judi Dench", "Judi", "Dame Judi"),
                                                  ("Dr. Chen", "Chen", "Dr. Chen"),
                                                  ("Maria Stern", "Maria", "Maria"),
                                                  ("Doctor", "Doctor", "Doctor")])
