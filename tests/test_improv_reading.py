@@ -106,6 +106,14 @@ def test_a_titled_character_is_addressed_by_title_and_surname_never_by_the_title
     assert address("Dr Amal Haddad", ("Dr Amal Haddad", "Dr Omar Haddad")) == "Dr Amal Haddad"
 
 
+def test_a_given_name_a_titled_member_shares_is_not_enough_to_call_someone_by():
+    """A focus group of Eva Brandt and Prof. Eva Brandt, Robert Hales and Sir Robert Hale: `Eva` and
+    `Robert` could be either, so the untitled ones are called by their whole names (they were `Eva` and
+    `Robert`); the titled ones keep their short forms."""
+    cast = ("Eva Brandt", "Prof. Eva Brandt", "Robert Hales", "Sir Robert Hale", "Grace Odell")
+    assert [address(n, cast) for n in cast] == ["Eva Brandt", "Prof. Brandt", "Robert Hales", "Sir Robert", "Grace"]
+
+
 def test_a_goal_names_a_titled_character_by_their_given_name_and_a_title_alone_names_no_one():
     cast = ("Ruth Abara", "Dr Amal Haddad", "Dr. Chen")
     assert person_of("Amal", cast) == "Dr Amal Haddad"
