@@ -11,9 +11,11 @@ from promptdesk.core.cli.main import main
 from promptdesk.core.engine import actors
 from promptdesk.core.engine.coordinator import CONTINUE, RuleCoordinator
 from promptdesk.core.providers.base import ChatMessage
+from promptdesk.core.record.prompt_log import read_prompts
 from promptdesk.core.record.recorder import Recorder, read_events
 from promptdesk.core.record.audit import audit_run
 from helpers import make_scene, run_session
+from loopback import loopback  # noqa: F401  (fixture)
 
 CROWD = 20
 
@@ -214,3 +216,35 @@ def test_a_crowds_metrics_list_who_addressed_whom_instead_of_a_matrix_wider_than
     speaker, row = next(iter(addressed.items()))
     most = max(row, key=lambda t: (row[t], t))
     assert part.splitlines()[1].startswith(speaker + " ") and f" {most} {row[most]}" in " ".join(part.split())
+
+
+async def test_a_judge_of_a_crowd_is_shown_its_latest_beat_whole(run_scene, loopback, tmp_path, monkeypatch):
+    """Forty-five residents who all speak every beat (models on a loopback server), coordinator B (the
+    offline judge, sent the request a model would get): each per-beat decision holds every line of the
+    beat just played. It held the last 40 public lines, so five speakers of each beat went unseen while
+    the judge was asked whether every character had stated a position."""
+    from loopback import Reply
+    from test_scene_faults import CANARY, remote_cast, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    slugs = write_crowd(tmp_path / "characters", 45)
+
+    def answer(recorded):
+        system = json.dumps(recorded.body.get("system"))
+        who = next(slug for slug in slugs if f"You are Person {int(slug[-2:])}." in system)
+        return Reply(text=turn(f'[TONE: calm] "{who} has a view on the road, beat after beat."'))
+
+    loopback.default = answer
+    scene = make_scene(characters=slugs, cast=remote_cast(loopback, *slugs), limits={"max_beats": 3})
+    run = await run_scene(scene, isolation="a", coordinator="B")
+    events = read_events(run.dir)
+    judged = 0
+    for record in read_prompts(run.dir):
+        if record.to != "judge" or record.purpose != "judge" or not record.beat:
+            continue
+        speakers = {e.from_ for e in events if e.type == "speak" and e.beat == record.beat and e.action == "speak"}
+        asked = json.dumps(record.request)
+        missing = sorted(slug for slug in speakers if f"{slug} has a view on the road" not in asked)
+        assert not missing, (record.beat, len(speakers), missing)
+        judged += len(speakers) == 45
+    assert judged >= 2, "the full beats of forty-five were judged"
