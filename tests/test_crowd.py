@@ -161,8 +161,9 @@ def test_a_crowds_report_names_its_cast_in_one_aligned_row(tmp_path, capsys):
     assert main(["report", str(out), "--html", str(page)]) == 0, capsys.readouterr().err
     html = page.read_text()
     facts = html[html.index("<h2>What was run</h2>"):html.index("</dl>")]
-    everyone = ", ".join(f"Person {n}" for n in range(1, CROWD + 1))
+    everyone = ", ".join(f'<span class="who">Person {n}</span>' for n in range(1, CROWD + 1))
     assert f"<dt>Cast ({CROWD})</dt><dd>offline improviser (not a model): {everyone}</dd>" in facts
+    assert ".facts .who{white-space:nowrap}" in html, "a name is never broken across two lines"
     assert "<dt>Person 1</dt>" not in facts
     assert ".facts dl{display:grid" in html and "float:left" not in html
 
@@ -173,8 +174,9 @@ def test_a_mixed_crowd_is_named_per_provider_and_a_small_cast_per_actor():
     crowd = {f"Person {n}": {"offline:improviser"} for n in range(1, 12)} | {
         "Ann": {"anthropic:claude-haiku-4-5"}, "judge (coordinator)": {"openai:gpt-4o-mini"}}
     assert provider_rows(crowd) == [
-        ("11 of the cast of 12", "offline improviser (not a model): " + ", ".join(f"Person {n}" for n in range(1, 12))),
-        ("1 of the cast of 12", "anthropic, model claude-haiku-4-5: Ann"),
+        ("11 of the cast of 12", "offline improviser (not a model): "
+         + ", ".join(f'<span class="who">Person {n}</span>' for n in range(1, 12))),
+        ("1 of the cast of 12", 'anthropic, model claude-haiku-4-5: <span class="who">Ann</span>'),
         ("judge (coordinator)", "openai, model gpt-4o-mini")]
     assert provider_rows({"Ann": {"offline:improviser"}, "Bo": {"offline:improviser"}}) == [
         ("Ann", "offline improviser (not a model)"), ("Bo", "offline improviser (not a model)")]

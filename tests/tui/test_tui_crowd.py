@@ -205,3 +205,28 @@ async def test_a_focus_group_of_similar_names_has_panes_and_session_rows_told_ap
         rows = [line.strip() for line in render_state(session.state, 34).plain.splitlines()
                 if line.strip().startswith("Max")]
         assert len(rows) == 2 and rows[0] != rows[1], rows
+
+
+def test_the_confirm_step_wraps_a_crowds_cast_between_names_only(workspace):
+    """Fifty residents on the wizard's confirm step at 80 and 140 columns: each name stands whole on one
+    row (it read `… Sir Robert` then `Hale, Rob Hale, …` below, and `Grace` / `Odell`, where a Grace and
+    a Grace Odell are both cast)."""
+    from rich.console import Console
+
+    from promptdesk.tui.summary import summary
+
+    names = [*FOCUS_GROUP.values(), "Sir Robert Hale", "Rob Hale", "Grace Odell", "Grace", "Hart Lee", "Lee",
+             *(f"Resident Number {n}" for n in range(36))]
+    slugs = [f"r{n:02d}" for n in range(len(names))]
+    scene = workspace / "scenes" / "crowd.yaml"
+    scene.write_text("name: crowd\nformat: scene\nturns: parallel\nsetting: The hall\nprompt: A meeting.\n"
+                     f"characters: [{', '.join(slugs)}]\nprovider: {{name: offline}}\n")
+    for width in (80, 140):
+        console = Console(width=width, record=True, color_system=None)
+        console.print(summary(load_scene(scene), run_options(workspace), names=dict(zip(slugs, names))))
+        rows = console.export_text().splitlines()
+        first = next(i for i, row in enumerate(rows) if row.startswith("Cast"))
+        last = next(i for i, row in enumerate(rows) if row.startswith("Isolation"))
+        cast_rows = [row[12:].strip() for row in rows[first:last]]
+        shown = [name.strip() for row in cast_rows for name in row.split(",") if name.strip()]
+        assert shown == names, (width, cast_rows)
