@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks.crowd import town_meeting_yaml, write_crowd
 from promptdesk.core.cli.main import main
 from promptdesk.core.engine import actors
@@ -250,3 +252,42 @@ async def test_a_judge_of_a_crowd_is_shown_its_latest_beat_whole(run_scene, loop
         assert not missing, (record.beat, len(speakers), missing)
         judged += len(speakers) == 45
     assert judged >= 2, "the full beats of forty-five were judged"
+
+
+@pytest.mark.parametrize("isolation", ["a", "b"])
+async def test_a_crowds_lines_keep_arrival_order_in_the_record_the_transcript_and_every_next_request(
+        run_scene, loopback, tmp_path, monkeypatch, isolation):
+    """Thirty residents whose models answer slower the earlier they stand in the cast (so a beat's lines
+    arrive in another order than the cast's): the record, `transcript.txt` and every actor's request of
+    the next beat hold the beat's lines (the others', its own is elsewhere) in one order, the record's, and
+    it is not the cast's."""
+    from loopback import Reply
+    from test_scene_faults import CANARY, remote_cast, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    slugs = write_crowd(tmp_path / "characters", 30)
+
+    def answer(recorded):
+        system = json.dumps(recorded.body.get("system"))
+        n = next(int(slug[-2:]) for slug in slugs if f"You are Person {int(slug[-2:])}." in system)
+        return Reply(text=turn(f'[TONE: calm] "Resident {n} speaks up."'), delay_s=0.03 * (31 - n))
+
+    loopback.default = answer
+    scene = make_scene(characters=slugs, cast=remote_cast(loopback, *slugs), limits={"max_beats": 3})
+    run = await run_scene(scene, isolation=isolation, coordinator="C")
+    events = read_events(run.dir)
+    said = [e.text for e in events if e.type == "speak" and e.beat == 1]
+    assert len(said) == 30 and said != sorted(said, key=lambda text: int(text.split()[1])), "arrival is not cast order"
+    transcript = (run.dir / "transcript.txt").read_text()
+    beat_two = transcript.index(said[0])
+    assert [transcript.index(text, beat_two) for text in said] == sorted(transcript.index(text, beat_two) for text in said)
+    checked = 0
+    for record in read_prompts(run.dir):
+        if record.purpose == "turn" and record.beat == 2:
+            body = json.dumps(record.request)
+            own = f"Resident {int(record.to[-2:])} speaks up."
+            others = [text for text in said if text != own and text in body]
+            at = [body.rindex(text) for text in others]
+            assert len(others) == 29 and at == sorted(at), (record.to, others[:5])
+            checked += 1
+    assert checked == 30
