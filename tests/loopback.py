@@ -188,7 +188,7 @@ class LoopbackServer:
 
     # -- lifecycle -------------------------------------------------------------------------
     def __enter__(self) -> LoopbackServer:
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True
         self._httpd.owner = self  # type: ignore[attr-defined]
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01},
@@ -213,6 +213,14 @@ class LoopbackServer:
             if recorded.api == "anthropic" and isinstance(recorded.body, dict):
                 recorded.cache_usage = anthropic_cache_usage(recorded.body, self.cache)
         return source(recorded) if callable(source) else source
+
+
+class _Server(ThreadingHTTPServer):
+    """The stdlib server with a listen backlog a crowd's beat fits in: at its default of 5, fifty actors'
+    connections opened at once overflowed it, and each dropped one was only retried by the client's TCP
+    stack a second later (then three), so a crowd's calls took seconds however their replies were scripted."""
+
+    request_queue_size = 256
 
 
 class _Handler(BaseHTTPRequestHandler):

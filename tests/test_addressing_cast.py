@@ -131,3 +131,51 @@ def test_a_json_to_naming_a_member_in_another_unicode_form_is_well_formed(to, ta
                         "words": "Hello."}, ensure_ascii=False)
     turn = parse_json_turn(reply, FOLDED_CAST)
     assert turn.well_formed and turn.speech.target == target
+
+
+TITLED = {"eva-brandt": "Eva Brandt", "grace": "Grace", "dr-ann-lee": "Dr. Ann Lee", "prof-eva-brandt": "Prof. Eva Brandt",
+          "robert-hales": "Robert Hales", "sir-robert-hale": "Sir Robert Hale"}
+
+
+def test_a_short_name_is_read_after_the_title_and_one_two_members_share_names_neither():
+    """A focus group casts titled and untitled people alike: `Eva` is Eva Brandt's given name and Prof.
+    Eva Brandt's too, so it names no one (it named Eva Brandt: the title was taken for the professor's
+    first name); `Prof. Brandt` names the professor; a title alone (`Dr.`) is no one's name."""
+    from types import SimpleNamespace
+
+    from promptdesk.core.engine.turn import addressable
+
+    stage = SimpleNamespace(actors={slug: SimpleNamespace(slug=slug, name=name) for slug, name in TITLED.items()})
+    cast = addressable(stage)  # type: ignore[arg-type]
+    read = {said: parse_speech(f'[TO: {said}, TONE: calm] "Hello."', cast).target
+            for said in ("Eva", "Robert", "Prof. Brandt", "Ann", "Dr.", "Sir", "Sir Robert", "Grace", "eva-brandt")}
+    assert read == {"Eva": "Eva", "Robert": "Robert", "Prof. Brandt": "Prof. Eva Brandt", "Ann": "Dr. Ann Lee",
+                    "Dr.": "Dr.", "Sir": "Sir", "Sir Robert": "Sir Robert Hale", "Grace": "Grace",
+                    "eva-brandt": "Eva Brandt"}
+
+
+@pytest.mark.parametrize("target, expected", [("Eva", "dr-ann-lee"), ("Prof. Brandt", "prof-eva-brandt"),
+                                              ("Robert", "dr-ann-lee"), ("Sir Robert Hale", "sir-robert-hale")])
+async def test_in_sequential_turns_a_short_name_two_titled_members_share_passes_the_turn_on(
+        run_scene, loopback, tmp_path, monkeypatch, target, expected):
+    """Cast in the order Eva Brandt, Grace, Dr. Ann Lee, Prof. Eva Brandt, ...: Grace's `[TO: Eva]` could
+    be either Eva, so the turn goes on in cast order (it went to Eva Brandt); `[TO: Prof. Brandt]` is the
+    professor (it was no one)."""
+    from helpers import make_scene
+    from loopback import Reply
+    from test_scene_faults import CANARY, remote_cast, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    for slug, name in TITLED.items():
+        (tmp_path / "characters" / slug).mkdir(parents=True)
+        (tmp_path / "characters" / slug / "profile.md").write_text(f"# {name}\n\n{name} sits on the panel.\n")
+
+    def answer(recorded):
+        speaking = "You are Grace." in json.dumps(recorded.body.get("system"), ensure_ascii=False)
+        return Reply(text=turn(f'[TO: {target}, TONE: calm] "Your turn."' if speaking else '[TONE: calm] "Noted."'))
+
+    loopback.default = answer
+    scene = make_scene(characters=list(TITLED), cast=remote_cast(loopback, *TITLED), turns="sequential",
+                       initial_speaker="grace", limits={"max_beats": 2})
+    run = await run_scene(scene, isolation="a", coordinator="C")
+    assert [r["from"] for r in run.records() if r["type"] == "speak"] == ["grace", expected]

@@ -212,6 +212,7 @@ def test_a_crowds_addressing_graph_keeps_every_node_and_name_apart(size):
         assert svg.count(f"<title>{name}</title>") == 1
     assert svg.count('transform="rotate(') == size
     assert "2 · warm" not in svg and "Resident Number 3 to Resident Number 4: 2 speeches (warm 2)" in svg
+    assert "Resident Number 3 to Resident Number 10: 1 speech (curt 1)" in svg, "one speech, not `1 speeches`"
 
 
 def test_a_small_casts_addressing_graph_is_drawn_as_before():

@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks.crowd import town_meeting_yaml, write_crowd
 from promptdesk.core.cli.main import main
 from promptdesk.core.engine import actors
 from promptdesk.core.engine.coordinator import CONTINUE, RuleCoordinator
 from promptdesk.core.providers.base import ChatMessage
+from promptdesk.core.record.prompt_log import read_prompts
 from promptdesk.core.record.recorder import Recorder, read_events
 from promptdesk.core.record.audit import audit_run
 from helpers import make_scene, run_session
+from loopback import loopback  # noqa: F401  (fixture)
 
 CROWD = 20
 
@@ -159,8 +163,9 @@ def test_a_crowds_report_names_its_cast_in_one_aligned_row(tmp_path, capsys):
     assert main(["report", str(out), "--html", str(page)]) == 0, capsys.readouterr().err
     html = page.read_text()
     facts = html[html.index("<h2>What was run</h2>"):html.index("</dl>")]
-    everyone = ", ".join(f"Person {n}" for n in range(1, CROWD + 1))
+    everyone = ", ".join(f'<span class="who">Person {n}</span>' for n in range(1, CROWD + 1))
     assert f"<dt>Cast ({CROWD})</dt><dd>offline improviser (not a model): {everyone}</dd>" in facts
+    assert ".facts .who{white-space:nowrap}" in html, "a name is never broken across two lines"
     assert "<dt>Person 1</dt>" not in facts
     assert ".facts dl{display:grid" in html and "float:left" not in html
 
@@ -171,8 +176,9 @@ def test_a_mixed_crowd_is_named_per_provider_and_a_small_cast_per_actor():
     crowd = {f"Person {n}": {"offline:improviser"} for n in range(1, 12)} | {
         "Ann": {"anthropic:claude-haiku-4-5"}, "judge (coordinator)": {"openai:gpt-4o-mini"}}
     assert provider_rows(crowd) == [
-        ("11 of the cast of 12", "offline improviser (not a model): " + ", ".join(f"Person {n}" for n in range(1, 12))),
-        ("1 of the cast of 12", "anthropic, model claude-haiku-4-5: Ann"),
+        ("11 of the cast of 12", "offline improviser (not a model): "
+         + ", ".join(f'<span class="who">Person {n}</span>' for n in range(1, 12))),
+        ("1 of the cast of 12", 'anthropic, model claude-haiku-4-5: <span class="who">Ann</span>'),
         ("judge (coordinator)", "openai, model gpt-4o-mini")]
     assert provider_rows({"Ann": {"offline:improviser"}, "Bo": {"offline:improviser"}}) == [
         ("Ann", "offline improviser (not a model)"), ("Bo", "offline improviser (not a model)")]
@@ -214,3 +220,74 @@ def test_a_crowds_metrics_list_who_addressed_whom_instead_of_a_matrix_wider_than
     speaker, row = next(iter(addressed.items()))
     most = max(row, key=lambda t: (row[t], t))
     assert part.splitlines()[1].startswith(speaker + " ") and f" {most} {row[most]}" in " ".join(part.split())
+
+
+async def test_a_judge_of_a_crowd_is_shown_its_latest_beat_whole(run_scene, loopback, tmp_path, monkeypatch):
+    """Forty-five residents who all speak every beat (models on a loopback server), coordinator B (the
+    offline judge, sent the request a model would get): each per-beat decision holds every line of the
+    beat just played. It held the last 40 public lines, so five speakers of each beat went unseen while
+    the judge was asked whether every character had stated a position."""
+    from loopback import Reply
+    from test_scene_faults import CANARY, remote_cast, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    slugs = write_crowd(tmp_path / "characters", 45)
+
+    def answer(recorded):
+        system = json.dumps(recorded.body.get("system"))
+        who = next(slug for slug in slugs if f"You are Person {int(slug[-2:])}." in system)
+        return Reply(text=turn(f'[TONE: calm] "{who} has a view on the road, beat after beat."'))
+
+    loopback.default = answer
+    scene = make_scene(characters=slugs, cast=remote_cast(loopback, *slugs), limits={"max_beats": 3})
+    run = await run_scene(scene, isolation="a", coordinator="B")
+    events = read_events(run.dir)
+    judged = 0
+    for record in read_prompts(run.dir):
+        if record.to != "judge" or record.purpose != "judge" or not record.beat:
+            continue
+        speakers = {e.from_ for e in events if e.type == "speak" and e.beat == record.beat and e.action == "speak"}
+        asked = json.dumps(record.request)
+        missing = sorted(slug for slug in speakers if f"{slug} has a view on the road" not in asked)
+        assert not missing, (record.beat, len(speakers), missing)
+        judged += len(speakers) == 45
+    assert judged >= 2, "the full beats of forty-five were judged"
+
+
+@pytest.mark.parametrize("isolation", ["a", "b"])
+async def test_a_crowds_lines_keep_arrival_order_in_the_record_the_transcript_and_every_next_request(
+        run_scene, loopback, tmp_path, monkeypatch, isolation):
+    """Thirty residents whose models answer slower the earlier they stand in the cast (so a beat's lines
+    arrive in another order than the cast's): the record, `transcript.txt` and every actor's request of
+    the next beat hold the beat's lines (the others', its own is elsewhere) in one order, the record's, and
+    it is not the cast's."""
+    from loopback import Reply
+    from test_scene_faults import CANARY, remote_cast, turn
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    slugs = write_crowd(tmp_path / "characters", 30)
+
+    def answer(recorded):
+        system = json.dumps(recorded.body.get("system"))
+        n = next(int(slug[-2:]) for slug in slugs if f"You are Person {int(slug[-2:])}." in system)
+        return Reply(text=turn(f'[TONE: calm] "Resident {n} speaks up."'), delay_s=0.03 * (31 - n))
+
+    loopback.default = answer
+    scene = make_scene(characters=slugs, cast=remote_cast(loopback, *slugs), limits={"max_beats": 3})
+    run = await run_scene(scene, isolation=isolation, coordinator="C")
+    events = read_events(run.dir)
+    said = [e.text for e in events if e.type == "speak" and e.beat == 1]
+    assert len(said) == 30 and said != sorted(said, key=lambda text: int(text.split()[1])), "arrival is not cast order"
+    transcript = (run.dir / "transcript.txt").read_text()
+    beat_two = transcript.index(said[0])
+    assert [transcript.index(text, beat_two) for text in said] == sorted(transcript.index(text, beat_two) for text in said)
+    checked = 0
+    for record in read_prompts(run.dir):
+        if record.purpose == "turn" and record.beat == 2:
+            body = json.dumps(record.request)
+            own = f"Resident {int(record.to[-2:])} speaks up."
+            others = [text for text in said if text != own and text in body]
+            at = [body.rindex(text) for text in others]
+            assert len(others) == 29 and at == sorted(at), (record.to, others[:5])
+            checked += 1
+    assert checked == 30

@@ -91,6 +91,8 @@ def test_an_events_object_stops_at_its_verb_even_one_no_list_knows(text, thing):
 @pytest.mark.parametrize("name, given, spoken", [("Dr Amal Haddad", "Amal", "Dr Haddad"),
                                                  ("Judge Adaeze Okafor", "Adaeze", "Judge Okafor"),
                                                  ("Aunt May Parker", "May", "Aunt May"),
+                                                 ("Sir Robert Hale", "Robert", "Sir Robert"),
+                                                 ("Dame Judi Dench", "Judi", "Dame Judi"),
                                                  ("Dr. Chen", "Chen", "Dr. Chen"),
                                                  ("Maria Stern", "Maria", "Maria"),
                                                  ("Doctor", "Doctor", "Doctor")])
@@ -102,6 +104,14 @@ def test_a_titled_character_is_addressed_by_title_and_surname_never_by_the_title
     cast = ("Ruth Abara", "Dr Amal Haddad", "Judge Adaeze Okafor")
     assert [address(n, cast) for n in cast] == ["Ruth", "Dr Haddad", "Judge Okafor"]
     assert address("Dr Amal Haddad", ("Dr Amal Haddad", "Dr Omar Haddad")) == "Dr Amal Haddad"
+
+
+def test_a_given_name_a_titled_member_shares_is_not_enough_to_call_someone_by():
+    """A focus group of Eva Brandt and Prof. Eva Brandt, Robert Hales and Sir Robert Hale: `Eva` and
+    `Robert` could be either, so the untitled ones are called by their whole names (they were `Eva` and
+    `Robert`); the titled ones keep their short forms."""
+    cast = ("Eva Brandt", "Prof. Eva Brandt", "Robert Hales", "Sir Robert Hale", "Grace Odell")
+    assert [address(n, cast) for n in cast] == ["Eva Brandt", "Prof. Brandt", "Robert Hales", "Sir Robert", "Grace"]
 
 
 def test_a_goal_names_a_titled_character_by_their_given_name_and_a_title_alone_names_no_one():

@@ -8,12 +8,14 @@ sequences; widgets then lay it out as plain text, never as markup.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
+
+from rich.cells import cell_len, set_cell_size
 
 from promptdesk.core.protocol.sanitize import strip_controls
 
@@ -115,3 +117,29 @@ class Cast:
         """The speaker role (colour) of a cast member; `muted` for anyone else."""
         order = list(self.names)
         return f"speaker-{order.index(slug) % SPEAKER_ROLES}" if slug in order else "muted"
+
+
+def fit_name(name: str, room: int, cast: Iterable[str] = ()) -> str:
+    """`name` in at most `room` cells: whole when it fits, else cut at its end with `…`. When that cut reads
+    as another cast member's (a focus group's Nadia Kowalski and Nadia Kowalska both `Nadia Ko…`), the cut
+    moves to where the two differ, keeping the name's end (`Nadi…lski`, `Nadi…lska`; `Patric…k Ng`), so no
+    two panes or rows look alike when the room allows it."""
+    if cell_len(name) <= room:
+        return name
+    longer = [other for other in cast if other != name and cell_len(other) > room]
+    keep = max(1, room - 1)
+
+    def cut(text: str, head: int) -> str:
+        tail = ""
+        for char in reversed(text):
+            if cell_len(char + tail) > keep - head:
+                break
+            tail = char + tail
+        return set_cell_size(text, keep - cell_len(tail)).rstrip() + "…" + tail
+
+    balanced = keep - keep // 2
+    for head in [keep, *sorted(range(1, keep), key=lambda h: (abs(h - balanced), -h))]:
+        shown = cut(name, head)
+        if all(cut(other, head) != shown for other in longer):
+            return shown
+    return cut(name, keep)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rich.console import Group
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.measure import Measurement
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
@@ -117,7 +119,7 @@ def summary(scene: Scene | None, options: RunOptions, left_out: str = "",
         ("Scene", f"{scene.title} ({scene.name})"),
         ("Format", registry.label(registry.choice_of(scene))),
         *((label, names.get(value, value)) for label, value in fmt.summary_rows(scene)),
-        ("Cast", ", ".join(names.get(s, s) for s in scene.characters) + (f" ({left_out})" if left_out else "")),
+        ("Cast", NameList([safe(names.get(s, s)) for s in scene.characters], f" ({left_out})" if left_out else "")),
         ("Isolation", ISOLATION_LINES.get(options.isolation or "", "not chosen")),
         ("Coordinator", ROLE_LINES.get(options.coordinator or "", "not chosen")),
         *calls_rows(scene, options),
@@ -132,6 +134,30 @@ def summary(scene: Scene | None, options: RunOptions, left_out: str = "",
     table.add_column(style=LABEL, no_wrap=True, min_width=11)
     table.add_column(ratio=1)
     for label, value in rows:
-        table.add_row(label, Text(safe(value)))
+        table.add_row(label, value if isinstance(value, NameList) else Text(safe(value)))
     return Group(table, Text("\nStarting writes notes.md (both choices first) before any actor is spawned.",
                              Style(bold=True)))
+
+
+class NameList:
+    """A cast's names, comma-separated and wrapped between names only: a crowd's `Sir Robert Hale` never
+    ends a row as `Sir Robert` with `Hale` below it (two names to the eye, one of them perhaps a cast
+    member's), and a name wider than the row is folded on its own."""
+
+    def __init__(self, names: list[str], tail: str = "") -> None:
+        self.pieces = [f"{name}," for name in names[:-1]] + [f"{names[-1]}{tail}" if names else tail.strip()]
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        widest = max((cell_len(piece) for piece in self.pieces), default=0)
+        whole = cell_len(" ".join(self.pieces))
+        return Measurement(min(widest, options.max_width), min(whole, options.max_width))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        rows: list[str] = []
+        for piece in self.pieces:
+            if rows and cell_len(f"{rows[-1]} {piece}") <= options.max_width:
+                rows[-1] = f"{rows[-1]} {piece}"
+            else:
+                rows.append(piece)
+        yield Text("\n".join(rows))
+

@@ -117,6 +117,12 @@ def _speakers(session: Stage) -> list[str]:
     return list(tally(session).speakers)
 
 
+RECENT_LINES = 40
+"""The public lines a judge's per-beat decision is shown: the last 40, or two an actor in a larger cast, so
+a crowd's latest beat (a line an actor, and the events and notes among them) reaches the judge whole: at
+fifty actors it saw the last 40 lines of a beat of 50 while asked whether every character had spoken."""
+
+
 def scene_view(session: Stage, new_speech: list[SpeakEvent], speeches: list[str] | None = None) -> SceneView:
     """What the coordinator may look at: public speech and counters, nothing private."""
     state = session.state
@@ -124,7 +130,7 @@ def scene_view(session: Stage, new_speech: list[SpeakEvent], speeches: list[str]
         speeches = spoken_words(session)
     speakers = _speakers(session) if session.scene.goal_markers else []
     return SceneView(beat=state.beat, max_beats=state.max_beats, goal=session.scene.goal or "",
-                     new_speech=new_speech, recent_lines=session.public_lines[-40:],
+                     new_speech=new_speech, recent_lines=session.public_lines[-max(RECENT_LINES, 2 * len(state.cast)):],
                      silent_streak=state.silent_streak, goal_markers=list(session.scene.goal_markers),
                      speeches=speeches or [], speakers=speakers,
                      cast=[state.cast[s] for s in session.health.playing(list(state.cast))],

@@ -20,6 +20,7 @@ from promptdesk.core.engine.outcome import UNAVAILABLE, can_play_without, fatal
 from promptdesk.core.errors import ProviderError, RecordingError
 from promptdesk.core.record.events import CallEvent, DeltaEvent, SpeakEvent, ThinkEvent
 from promptdesk.core.protocol.lines import speech_line
+from promptdesk.core.protocol.person_names import given_name, spoken_name
 from promptdesk.core.providers.pricing import cost_usd, dollars
 from promptdesk.core.protocol.reply import CORRECTION_PROMPT, ParsedTurn, Speech, TagSplitter, parse_turn, salvage
 from promptdesk.core.protocol.structured import JSON_CORRECTION_PROMPT, JsonSplitter, parse_json_turn, salvage_json, turn_schema
@@ -209,16 +210,20 @@ async def play_turn(session: Stage, actor: Actor, beat: int, *, timeout_s: float
 
 
 def addressable(session: Stage) -> dict[str, str]:
-    """Every way a speech's `TO:` may name a cast member (display name, slug, and a first name no other
-    member has, as sequential turns read it: `TO: Ann` is Ann Lee), to its display name."""
+    """Every way a speech's `TO:` may name a cast member (display name, slug, and a short name no other
+    member answers to, as sequential turns read it: `TO: Ann` is Ann Lee) to its display name. A short
+    name is the given name after any title and the title with the surname (`Eva` and `Prof. Brandt`
+    for Prof. Eva Brandt); a title alone is no one's name, and a short name two members share (`Eva`
+    with Eva Brandt in the cast too) names neither."""
     names = {key: actor.name for actor in session.actors.values() for key in (actor.slug, actor.name)}
-    firsts = [actor.name.split()[0] for actor in session.actors.values() if len(actor.name.split()) > 1]
-    folded = [first.casefold() for first in firsts]
     taken = {key.casefold() for key in names}
+    shorts: dict[str, tuple[str, set[str]]] = {}
     for actor in session.actors.values():
-        first = actor.name.split()[0] if len(actor.name.split()) > 1 else None
-        if first and folded.count(first.casefold()) == 1 and first.casefold() not in taken:
-            names[first] = actor.name
+        for short in {given_name(actor.name), spoken_name(actor.name)} - {"", actor.name}:
+            shorts.setdefault(short.casefold(), (short, set()))[1].add(actor.name)
+    for folded, (short, members) in shorts.items():
+        if len(members) == 1 and folded not in taken:
+            names[short] = next(iter(members))
     return names
 
 

@@ -139,7 +139,8 @@ def edge(a: tuple[float, float], b: tuple[float, float], rel: Relationship, widt
             f"{rel.speeches} · {esc(tone[:14])}</text>") if labelled else ""
     return (f'<path d="M{sx:.1f},{sy:.1f} Q{cx:.1f},{cy:.1f} {ex:.1f},{ey:.1f}" fill="none" stroke="#374151" '
             f'stroke-opacity="{0.7 if labelled else 0.35}" stroke-width="{width:.1f}" marker-end="url(#arrow)">'
-            f"<title>{esc(title)}: {rel.speeches} speeches ({esc(tones)})</title></path>" + text)
+            f"<title>{esc(title)}: {rel.speeches} speech{'es' if rel.speeches != 1 else ''} ({esc(tones)})</title></path>"
+            + text)
 
 
 def relationships_rows(pairs: dict[str, dict[str, Relationship]], names: dict[str, str]) -> list[list[str]]:

@@ -35,6 +35,7 @@ OFFLINE_GOAL = ("The offline judge decides a goal by matching words, not by unde
 STYLE = """.facts{border:1px solid #cbd5e1;background:#f8fafc;padding:.6rem 1rem;margin:1rem 0}
 .facts dl{display:grid;grid-template-columns:11rem 1fr;gap:.25rem .5rem}
 .facts dt{font-weight:600;overflow-wrap:anywhere}.facts dd{margin:0;min-width:0}
+.facts .who{white-space:nowrap}
 .cite{border-left:4px solid #2563eb;background:#eff6ff;padding:.6rem 1rem;margin:1rem 0}
 .cite code,.facts code{font-size:.9em;word-break:break-all}"""
 
@@ -187,7 +188,8 @@ row per actor (27 rows of the same words read as a list to skim, not a fact)."""
 
 def provider_rows(providers: dict[str, set[str]]) -> list[tuple[str, str]]:
     """The rows naming who played on what: one per actor (and judge), or for a crowd one per provider
-    line with its actors' names (judges keep their own rows)."""
+    line with its actors' names, each kept on one line (`Sir Robert Hale` never breaks into `Sir Robert`
+    and `Hale`; judges keep their own rows)."""
     lines = {role: "; ".join(_spec(s) for s in sorted(specs)) for role, specs in providers.items()}
     actors = [role for role in lines if not role.startswith("judge")]
     if len(actors) <= CAST_ROWS:
@@ -196,7 +198,8 @@ def provider_rows(providers: dict[str, set[str]]) -> list[tuple[str, str]]:
     for role in actors:
         grouped.setdefault(lines[role], []).append(role)
     rows = [(f"Cast ({len(actors)})" if len(grouped) == 1 else f"{len(names)} of the cast of {len(actors)}",
-             f"{esc(line)}: {esc(', '.join(names))}") for line, names in grouped.items()]
+             f"{esc(line)}: " + ", ".join(f'<span class="who">{esc(name)}</span>' for name in names))
+            for line, names in grouped.items()]
     return rows + [(esc(role), esc(line)) for role, line in lines.items() if role not in actors]
 
 

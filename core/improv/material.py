@@ -129,14 +129,15 @@ def _role(profile: str) -> str:
 
 def address(name: str, present: tuple[str, ...]) -> str:
     """How a character is called by name: the first name (with a title, the title and surname: `Dr
-    Haddad`), unless another person present shares it or the rest of the name is what tells them apart
-    (`Person 3`, `Guest 12`)."""
+    Haddad`), unless another person present shares it (also behind a title: Eva Brandt is `Eva Brandt`
+    beside Prof. Eva Brandt) or the rest of the name is what tells them apart (`Person 3`, `Guest 12`)."""
     words = name.split()
     if len(words) < 2:
         return name
     rest = " ".join(words[1:])
     short = spoken_name(name)
-    shared = sum(1 for other in present if spoken_name(other) == short or (not title_length(name) and other.split()[:1] == words[:1])) > 1
+    shared = sum(1 for other in present if spoken_name(other) == short
+                 or (not title_length(name) and given_name(other) == given_name(name))) > 1
     return name if shared or any(ch.isdigit() for ch in rest) or words[0].lower() in _GENERIC else short
 
 

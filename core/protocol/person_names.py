@@ -20,6 +20,8 @@ _FAMILY = frozenset("aunt auntie uncle grandma grandpa granny grandad grandmothe
                     "brother nana nan papa mama abuela abuelo nonna nonno oma opa tía tío tia tio babcia dziadek "
                     "babushka".split())
 """Titles said with a given name (`Aunt May`)."""
+_WITH_GIVEN = _FAMILY | {"sir", "dame"}
+"""A knight or a dame is said with the given name too: Sir Robert Hale is `Sir Robert`, never `Sir Hale`."""
 
 
 _CYRILLIC = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэюяіїєґў",
@@ -84,13 +86,14 @@ def given_name(name: str) -> str:
 
 def spoken_name(name: str) -> str:
     """How the person is called to their face when the short form will do: the first name, or with a
-    title the title and surname (`Dr Haddad`), a family title and the given name (`Aunt May`)."""
+    title the title and surname (`Dr Haddad`), a family title, `Sir` or `Dame` and the given name
+    (`Aunt May`, `Sir Robert`)."""
     words = name.split()
     n = title_length(name)
     if n == 0:
         return words[0] if words else ""
     if len(words) - n == 1:
         return name
-    if _title(words[n - 1]) in _FAMILY:
+    if _title(words[n - 1]) in _WITH_GIVEN:
         return " ".join(words[:n + 1])
     return " ".join([*words[:n], words[-1]])

@@ -166,3 +166,67 @@ async def test_a_narrow_pane_says_no_turn_yet_until_its_actor_has_thought():
         app.screen.flush()
         await pilot.pause()
         assert str(panes[0].border_subtitle) == "PRIVATE" and str(panes[1].border_subtitle) == "PRIVATE · no turn yet"
+
+
+FOCUS_GROUP = {"nadia-kowalski": "Nadia Kowalski", "nadia-kowalska": "Nadia Kowalska", "patricia-ng": "Patricia Ng",
+               "patrick-ng": "Patrick Ng", "tom-o-neil": "Tom O'Neil", "tom-o-neill": "Tom O'Neill",
+               "maximilian-stern-1": "Maximilian Stern the Elder", "maximilian-stern-2": "Maximilian Stern the Younger"}
+
+
+def test_a_name_cut_short_never_reads_as_another_cast_members():
+    from promptdesk.tui.lines import fit_name
+
+    names = list(FOCUS_GROUP.values())
+    for room in (6, 7, 9, 11, 13, 18):
+        cut = [fit_name(name, room, names) for name in names]
+        assert len(set(cut)) == len(cut), (room, cut)
+        assert all(len(shown) <= room or shown in names for shown in cut), (room, cut)
+    assert fit_name("Nadia Kowalski", 9, names) == "Nadi…lski"
+    assert fit_name("Nadia Kowalski", 9, ["Nadia Kowalski", "Ann"]) == "Nadia Ko…", "no clash: cut at the end as before"
+    assert fit_name("Ann Lee", 9, names) == "Ann Lee"
+
+
+async def test_a_focus_group_of_similar_names_has_panes_and_session_rows_told_apart_at_80x24():
+    """Nadia Kowalski and Nadia Kowalska, Patricia Ng and Patrick Ng: their panes at 80x24 were both titled
+    `Nadia K…` and `Patric…`, and two Maximilian Sterns read alike in the Session panel's Turns; every
+    title and row now differs (the cut moves to where the names differ)."""
+    from promptdesk.tui.scripted import ScriptedSession
+    from promptdesk.tui.widgets.state_panel import render_state
+
+    session = ScriptedSession(FOCUS_GROUP)
+    app = create_app(session=session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: session.state.status == "running", "the start")
+        await pilot.pause()
+        view = app.screen.query_one(StageView)
+        titles = [str(pane.border_title) for pane in view.query(ThinkingPane) if pane.display]
+        assert len(titles) >= 4 and any(title.endswith("…") or "…" in title for title in titles), titles
+        assert len(set(titles)) == len(titles), titles
+        rows = [line.strip() for line in render_state(session.state, 34).plain.splitlines()
+                if line.strip().startswith("Max")]
+        assert len(rows) == 2 and rows[0] != rows[1], rows
+
+
+def test_the_confirm_step_wraps_a_crowds_cast_between_names_only(workspace):
+    """Fifty residents on the wizard's confirm step at 80 and 140 columns: each name stands whole on one
+    row (it read `… Sir Robert` then `Hale, Rob Hale, …` below, and `Grace` / `Odell`, where a Grace and
+    a Grace Odell are both cast)."""
+    from rich.console import Console
+
+    from promptdesk.tui.summary import summary
+
+    names = [*FOCUS_GROUP.values(), "Sir Robert Hale", "Rob Hale", "Grace Odell", "Grace", "Hart Lee", "Lee",
+             *(f"Resident Number {n}" for n in range(36))]
+    slugs = [f"r{n:02d}" for n in range(len(names))]
+    scene = workspace / "scenes" / "crowd.yaml"
+    scene.write_text("name: crowd\nformat: scene\nturns: parallel\nsetting: The hall\nprompt: A meeting.\n"
+                     f"characters: [{', '.join(slugs)}]\nprovider: {{name: offline}}\n")
+    for width in (80, 140):
+        console = Console(width=width, record=True, color_system=None)
+        console.print(summary(load_scene(scene), run_options(workspace), names=dict(zip(slugs, names))))
+        rows = console.export_text().splitlines()
+        first = next(i for i, row in enumerate(rows) if row.startswith("Cast"))
+        last = next(i for i, row in enumerate(rows) if row.startswith("Isolation"))
+        cast_rows = [row[12:].strip() for row in rows[first:last]]
+        shown = [name.strip() for row in cast_rows for name in row.split(",") if name.strip()]
+        assert shown == names, (width, cast_rows)

@@ -7,9 +7,9 @@ The console's palette opens it (`open_compare`); `promptdesk.tui.app.run_compare
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
-from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -27,7 +27,7 @@ from promptdesk.core.record.seams import superseded_calls
 from promptdesk.core.experiments.take_sweep import is_take_sweep, measure_take_sweep
 from promptdesk.core.experiments.takes import Family, family, metrics_after
 from promptdesk.tui.dialog import Dialog
-from promptdesk.tui.lines import safe
+from promptdesk.tui.lines import fit_name, safe
 from promptdesk.tui.widgets.beat_timeline import BeatTimeline
 from promptdesk.tui.widgets.key_bar import KeyBar
 from promptdesk.tui.widgets.takes_view import TakesView
@@ -58,7 +58,7 @@ class RunPanel(Vertical):
         yield BeatTimeline(names, self.events)
         for slug, actor in m.actors.items():
             with Horizontal(classes="share"):
-                yield share_label(names.get(slug, slug))
+                yield share_label(names.get(slug, slug), names.values())
                 yield _bar(1.0, actor.talk_share)
         spend = spend_per_beat(self.events)
         yield Label(spend.unit)
@@ -71,11 +71,12 @@ SHARE_LABEL = 13
 """Cells of a name shown beside its talk-share bar (the label is 14 cells wide)."""
 
 
-def share_label(name: str) -> Label:
-    """A name beside its bar: a longer one is cut by cells with an ellipsis, the whole name its tooltip
-    (untrusted: made safe and shown literally)."""
+def share_label(name: str, cast: Iterable[str] = ()) -> Label:
+    """A name beside its bar: a longer one is cut by cells with an ellipsis, never to read as another of
+    the `cast` (`promptdesk.tui.lines.fit_name`), the whole name its tooltip (untrusted: made safe and
+    shown literally)."""
     name = safe(name)
-    cut = name if cell_len(name) <= SHARE_LABEL else set_cell_size(name, SHARE_LABEL - 1).rstrip() + "…"
+    cut = fit_name(name, SHARE_LABEL, [safe(other) for other in cast])
     label = Label(Text(cut))
     label.tooltip = Text(name)
     return label

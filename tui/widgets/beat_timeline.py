@@ -11,6 +11,7 @@ from textual.widget import Widget
 
 from promptdesk.core.record.events import BaseEvent, SpeakEvent
 from promptdesk.core.experiments.metrics import FAILED, INTERRUPTED, REACTED, SILENT, SPOKE, timeline
+from promptdesk.tui.lines import fit_name
 
 GLYPHS = {SPOKE: ("█", "#3b82f6"), INTERRUPTED: ("▲", "#f59e0b"), REACTED: ("◆", "#10b981"),
           SILENT: ("·", "#9ca3af"), FAILED: ("✗", "#ef4444")}
@@ -69,7 +70,7 @@ class BeatTimeline(Widget):
         text = Text(no_wrap=True, overflow="crop")
         for slug, states in rows.items():
             name = self.names.get(slug, slug)
-            name = name if cell_len(name) <= NAME_WIDTH else set_cell_size(name, NAME_WIDTH - 1).rstrip() + "…"
+            name = fit_name(name, NAME_WIDTH, self.names.values())
             text.append(set_cell_size(name, width), Style(bold=True))
             if skip:
                 text.append("…", Style(dim=True))

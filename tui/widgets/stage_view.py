@@ -95,7 +95,7 @@ class StageView(Vertical):
             with Grid(id="thinking"):
                 longest = max((cell_len(self.cast.name(slug)) for slug in self.cast.names), default=0)
                 for slug, name in self.cast.names.items():
-                    yield ThinkingPane(slug, name, self.cast.role(slug), longest)
+                    yield ThinkingPane(slug, name, self.cast.role(slug), longest, tuple(self.cast.names.values()))
 
     def on_mount(self) -> None:
         if not self.app.is_running:  # the app is closing (a replay made ready off screen as it quit)

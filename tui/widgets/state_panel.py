@@ -16,7 +16,7 @@ from textual.widgets import Static
 from promptdesk.core.engine.suggestions import REPEATED
 from promptdesk.tui.formats import registry
 from promptdesk.tui.formats.base import Row
-from promptdesk.tui.lines import safe, shown_path
+from promptdesk.tui.lines import fit_name, safe, shown_path
 from promptdesk.tui.snapshot import StageState
 
 ISOLATION_SHORT = {"a": "(a) fresh call/turn", "b": "(b) thread per actor"}
@@ -121,7 +121,7 @@ def render_state(state: StageState, width: int = 0) -> Text:
         names = {slug: safe(state.cast.get(slug, slug)) for slug in state.slow}
         room = max(10, min(max(map(cell_len, names.values())), (width or 36) - 3 - len("waiting 999 s")))
         for slug, seconds in state.slow.items():
-            name = names[slug] if cell_len(names[slug]) <= room else cells(names[slug], room - 1) + "…"
+            name = fit_name(names[slug], room, [safe(name) for name in state.cast.values()])
             text.append(f"  {set_cell_size(name, room)} waiting {seconds:.0f} s\n", "bold")
             if slug in (state.retrying or {}):
                 rows = textwrap.wrap(safe(state.retrying[slug]), max(16, width - 4) if width > 4 else 60)
@@ -147,8 +147,9 @@ def render_state(state: StageState, width: int = 0) -> Text:
     _rows(text, fmt.closed_rows(state))
     heading, counts = fmt.turn_counts(state)
     text.append(f"{heading}\n", LABEL)
+    everyone = [safe(name) for name in state.cast.values()]
     for slug, name in state.cast.items():
-        name = safe(name) if cell_len(safe(name)) <= 18 else cells(safe(name), 17) + "…"
+        name = fit_name(safe(name), 18, everyone)
         text.append(f"  {set_cell_size(name, 18)} {counts.get(slug, 0):>3}\n")
         if slug in state.tones:
             text.append(f"    tone: {cells(safe(state.tones[slug]), 22)}\n", Style(italic=True))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 from rich.style import Style
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -12,7 +12,7 @@ from textual.events import Resize
 from textual.content import Content
 from textual.widgets import Static
 
-from promptdesk.tui.lines import safe
+from promptdesk.tui.lines import fit_name, safe
 from promptdesk.tui.widgets.wrapped_log import WrappedLog
 from promptdesk.tui.wrap import Run
 
@@ -63,12 +63,15 @@ class ThinkingPane(Vertical):
     ThinkingPane > .stream.-active { display: block; }
     """
 
-    def __init__(self, slug: str, name: str, speaker_role: str = "speaker-0", longest: int = 0) -> None:
+    def __init__(self, slug: str, name: str, speaker_role: str = "speaker-0", longest: int = 0,
+                 cast: Sequence[str] = ()) -> None:
         super().__init__(id=f"thinking-{slug}", classes=speaker_role)
         self.slug = slug
         self.actor_name = safe(name)
         self.longest = max(longest, cell_len(self.actor_name))
         """The longest name in the cast: every pane of the stage picks the same form of title by it."""
+        self.cast = tuple(safe(other) for other in cast)
+        """The cast's names: a title cut short never reads as another's (`promptdesk.tui.lines.fit_name`)."""
         self._room = 0
         self.thoughts: list[str] = []
         """Every finished thought shown so far (plain text)."""
@@ -87,8 +90,7 @@ class ThinkingPane(Vertical):
             self.border_title = Content(f"PRIVATE · {self.actor_name}")
             self.border_subtitle = Content(self.fitted_subtitle)
         else:
-            name = self.actor_name if cell_len(self.actor_name) <= self._room else \
-                set_cell_size(self.actor_name, max(1, self._room - 1)).rstrip() + "…"
+            name = fit_name(self.actor_name, self._room, self.cast)
             self.border_title, self.border_subtitle = Content(name), Content(self.fitted_subtitle)
 
     @property

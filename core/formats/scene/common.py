@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from promptdesk.core.engine.briefing import BEGIN_NOTE, note_line
 from promptdesk.core.engine.scheduled import fire_due
+from promptdesk.core.engine.turn import addressable
 from promptdesk.core.record.events import SpeakEvent
 from promptdesk.core.protocol.lines import speech_line
 
@@ -96,14 +97,12 @@ def route(session: Session, speech: SpeakEvent) -> None:
 
 
 def addressed(session: Session, speech: SpeakEvent | None) -> Actor | None:
-    """The cast member a speech's `TO:` names, if any: by slug or full name, else by a first name no
-    other member has (`Ann` is Ann, never Ann Lee, in a cast that has both)."""
+    """The cast member a speech's `TO:` names, if any: by slug or full name, else by a short name no
+    other member answers to (`promptdesk.core.engine.turn.addressable`: `Ann` is Ann, never Ann Lee, in
+    a cast that has both; `Eva` is no one when Eva Brandt and Prof. Eva Brandt are both present)."""
     if speech is None or not speech.target:
         return None
-    wanted = speech.target.strip().casefold()
-    others = [actor for actor in session.actors.values() if actor.slug != speech.from_]
-    named = [actor for actor in session.actors.values() if wanted in (actor.slug, actor.name.casefold())]
-    if named:
-        return named[0] if named[0] in others else None
-    first = [actor for actor in session.actors.values() if actor.name.casefold().split()[:1] == [wanted]]
-    return first[0] if len(first) == 1 and first[0] in others else None
+    names = {key.casefold(): name for key, name in addressable(session).items()}
+    name = names.get(speech.target.strip().casefold())
+    actor = next((actor for actor in session.actors.values() if actor.name == name), None)
+    return actor if actor is not None and actor.slug != speech.from_ else None
