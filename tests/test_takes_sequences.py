@@ -155,8 +155,9 @@ def test_a_take_stopped_by_the_operator_is_played_on_by_the_branch_its_resume_re
     from promptdesk.core.casting.branch import Change, prepare_branch
 
     whole, stopped = tmp_path / "whole", tmp_path / "stopped"
-    assert branch(parent, 2, whole, "--event", "A fire drill starts") == 0
-    session = prepare_branch(parent, 2, Change(event="A fire drill starts"), out=stopped)
+    event = "A courier drops a box of printouts on the table"  # an event that sends no one out: the take plays on
+    assert branch(parent, 2, whole, "--event", event) == 0
+    session = prepare_branch(parent, 2, Change(event=event), out=stopped)
     session.subscribe(lambda e: session.stop() if e.type == "beat" and e.beat == 3 else None)  # the console's `s`
     asyncio.run(session.run())
     assert [e.reason for e in read_events(stopped) if e.type == "close"] == ["stop"]
