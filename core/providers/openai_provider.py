@@ -9,7 +9,9 @@ A JSON schema (`Request.json_schema`) goes as a strict `response_format` of type
 a compatible server with `schema_format="json_object"` as `{"type": "json_object", "schema": ...}`
 (the only form llama-cpp-python's server takes).
 A stream asks for its usage (`stream_options`) unless the server refused that argument once
-(`_open_stream`). A stream is complete only with a `finish_reason` and `[DONE]` (see `_client_class`); a usage chunk
+(`_open_stream`). A stream is complete only with its `[DONE]` (see `_client_class`); one that ends with it
+but gave no `finish_reason` (a server or gateway that leaves it null) is whole, how it ended unknown (said
+once in debug.log); a usage chunk
 that arrived before the stream broke is still counted (`promptdesk.core.providers.remote`).
 A response without usage (a local server that sends none) has unknown usage (`Usage.reported` False).
 How the reply ended is read from its `finish_reason` (`promptdesk.core.providers.stops`); a `content`
@@ -55,8 +57,10 @@ class OpenAIProvider(RemoteProvider):
         super().__init__(model, api_key, base_url, send_ahead=send_ahead, **options)
         self.stream_usage = True
         """Whether streams ask for their usage (`stream_options`); off once the server refused it."""
+        self._said_no_finish = False
+        """Whether debug.log was told of a stream that ended without a `finish_reason` (said once)."""
 
-    finish_marker = "finish_reason and [DONE]"
+    finish_marker = "[DONE]"
     default_url = "https://api.openai.com/v1"
 
     def _build_client(self, http_client: Any = None) -> Any:
@@ -134,8 +138,12 @@ class OpenAIProvider(RemoteProvider):
                         stream.refusal.append(refusal)
                 if chunk.usage is not None:
                     usage = stream.observed = _usage(chunk.usage)
-        stream.finished = finish is not None and getattr(getattr(chunks, "_decoder", None), "done", False)
+        stream.finished = getattr(getattr(chunks, "_decoder", None), "done", False)
         stream.ended_with = finish
+        if stream.finished and finish is None and not self._said_no_finish:
+            self._said_no_finish = True
+            log.warning("%s %s: the server ended a stream with [DONE] but gave no finish_reason: the reply is taken "
+                        "as whole, how it ended (a token limit?) unknown", self.name, self.model)
         self._note_reasoning(reasoning, "".join(stream.pieces))
         return settle(self.name, finish, "finish_reason", stream, "".join(stream.pieces)), usage
 
