@@ -44,3 +44,34 @@ async def test_a_stream_without_done_still_fails_whatever_its_finish_reason(loop
     for _ in range(2):
         with pytest.raises(ProviderError, match=r"finish marker \(\[DONE\]\)"):
             await complete(make(max_retries=0), "stream")
+
+
+# -- a reasoning model's preamble under protocol: json --------------------------------------------
+PLAN = "my private plan is to blame the vendor"
+
+
+async def test_a_json_turn_after_a_think_preamble_is_read_and_the_preamble_kept_private(run_scene, loopback):
+    """A reasoning model whose server constrains only its answer (Qwen3 or DeepSeek-R1 served without a
+    reasoning parser) thinks in `<think>…</think>` and then writes the JSON object: the object is the
+    turn, the preamble is private. Every such turn was "not valid JSON", corrected twice and silenced."""
+    from helpers import example_scene
+    from test_json_protocol import json_cast, reply
+
+    def answer(recorded):
+        journal = "journal entry" in json.dumps(recorded.body["messages"][-1])
+        text = "I remember the day." if journal else reply(to=None, words="Let us talk about the timeline.")
+        return Reply(text=f"<think>{PLAN}: {{\"to\": \"Bob\"}}</think>\n\n{text}", deltas=5)
+
+    loopback.default = answer
+    deltas = []
+    scene = example_scene("the-apology", limits={"max_beats": 2}, cast=json_cast(loopback, "alice", "bob", "charlie"))
+    run = await run_scene(scene, isolation="b", coordinator="C",
+                          before_run=lambda s: s.subscribe(lambda e: deltas.append(e) if e.type == "delta" else None))
+    records = run.records()
+    assert not [r for r in records if r["type"] == "correct"]
+    spoken = [r for r in records if r["type"] == "speak"]
+    assert len(spoken) >= 3 and all(s["text"] == "Let us talk about the timeline." for s in spoken)
+    assert not any(PLAN in json.dumps(r) for r in records if r["type"] != "think")
+    assert not any(PLAN in d.text for d in deltas if d.channel != "think")
+    for prompt in run.prompts():  # run_scene audits the record too
+        assert PLAN not in json.dumps(prompt["request"]["messages"]), "a private preamble was sent on"
