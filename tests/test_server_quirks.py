@@ -75,3 +75,41 @@ async def test_a_json_turn_after_a_think_preamble_is_read_and_the_preamble_kept_
     assert not any(PLAN in d.text for d in deltas if d.channel != "think")
     for prompt in run.prompts():  # run_scene audits the record too
         assert PLAN not in json.dumps(prompt["request"]["messages"]), "a private preamble was sent on"
+
+
+# -- a reasoning model as the judge ---------------------------------------------------------------
+DRAFT_CLOSE = '{"decision": "close", "reason": "they reconciled"}'
+
+
+@pytest.mark.parametrize("cut", [False, True], ids=["answer after the preamble", "cut inside the preamble"])
+async def test_a_reasoning_judge_is_read_after_its_preamble_never_from_a_draft_inside_it(run_scene, loopback, cut):
+    """A judge on a reasoning model (DeepSeek-R1 through vLLM without a reasoning parser) drafts its
+    JSON inside `<think>`: the decision is the object after the preamble, and a draft in a preamble
+    that was cut off (its token limit) is never taken for the decision. The first made every decision
+    "unusable" (role C's rules used); the second closed the scene on a thought the judge never gave."""
+    from helpers import example_scene
+    from test_scene_faults import remote_cast, turn
+
+    def answer(recorded):
+        body = json.dumps(recorded.body)
+        if "the scene has ended" in body:
+            return Reply(text='<think>Draft: {"goal_achieved": true, "reason": "x"}</think>'
+                              '{"goal_achieved": false, "reason": "Bob never apologised."}')
+        if "coordinator of a scene" in body:
+            draft = f"<think>I could answer {DRAFT_CLOSE}, but not yet"
+            return Reply(text=draft if cut else draft + '.</think>\n{"decision": "continue"}', at_limit=cut)
+        return Reply(text=turn('[TO: Bob, TONE: firm] "Walk me through the timeline once more."'))
+
+    loopback.default = answer
+    judge = {"name": "openai-compatible", "model": "deepseek-r1", "base_url": loopback.url("/v1"), "max_retries": 0}
+    scene = example_scene("the-apology", judge=judge, limits={"max_beats": 4},
+                          cast=remote_cast(loopback, "alice", "bob", "charlie", provider="openai-compatible",
+                                           model="deepseek-r1"))
+    run = await run_scene(scene, isolation="a", coordinator="B")
+    decisions = [r for r in run.records() if r["type"] == "decision"]
+    assert run.result.close_reason != "natural" and run.result.beats == 4
+    assert not any("they reconciled" in json.dumps(d) for d in decisions)
+    log = (run.dir / "debug.log").read_text()
+    assert ("judge decision unusable" in log) == cut
+    close = next(r for r in run.records() if r["type"] == "close")
+    assert (close["goal_achieved"], close["goal_reason"]) == (False, "Bob never apologised.")
