@@ -113,3 +113,32 @@ async def test_a_reasoning_judge_is_read_after_its_preamble_never_from_a_draft_i
     assert ("judge decision unusable" in log) == cut
     close = next(r for r in run.records() if r["type"] == "close")
     assert (close["goal_achieved"], close["goal_reason"]) == (False, "Bob never apologised.")
+
+
+# -- a model the price table does not know ----------------------------------------------------------
+@pytest.mark.parametrize("model, priced", [("deepseek-chat", False), ("gpt-4o-mini", True)])
+def test_a_model_with_no_known_price_costs_unknown_in_every_record_never_zero(capsys, tmp_path, loopback, model,
+                                                                              priced):
+    """A hosted model the price table does not know (DeepSeek, Qwen, a Groq or Together model) through
+    `openai-compatible`: its usage is reported, its price is not. The batch summary said `+ unknown (no
+    price for …)`, but both transcripts said `estimated cost $0.0000 USD`, `promptdesk metrics` (and so
+    compare and report) gave the run and each actor `cost_usd 0`, and `metadata.json`'s `cache_saving`
+    said caching saved 0.0 of a cost no one knows."""
+    from promptdesk.core.experiments.metrics import metrics_of
+    from helpers import batch_run, served_scene
+    from test_scene_faults import turn
+
+    loopback.default = Reply(text=turn('[TO: Bob, TONE: firm] "Walk me through the timeline."'))
+    code, err, out = batch_run(capsys, tmp_path, served_scene(tmp_path, loopback, model=model))
+    assert code == 0, err
+    unknown = f" + unknown (no price for openai-compatible:{model})"
+    assert (unknown in err) != priced
+    md, txt = ((out / name).read_text() for name in ("transcript.md", "transcript.txt"))
+    assert (unknown in md.split("## Post-scene notes")[1]) != priced
+    assert (unknown in txt.split("STATISTICS:")[1]) != priced
+    metrics = metrics_of(out, audit=False)
+    assert metrics.tokens > 0
+    assert (metrics.cost_usd is None) != priced
+    assert all((actor.cost_usd is None) != priced for actor in metrics.actors.values())
+    saving = json.loads((out / "metadata.json").read_text())["cache_saving"]
+    assert (saving["run"] is None) != priced and all((v is None) != priced for v in saving["perActor"].values())

@@ -16,7 +16,7 @@ from promptdesk.core.protocol.lines import folded, indented, speech_line, world_
 from promptdesk.core.record.lines import PLAIN, FormatLines
 from promptdesk.core.providers.pricing import cache_saving
 from promptdesk.core.record.played import NOT_COMPLETED, beats, beats_played, close_event  # noqa: F401 - outputs' own names too
-from promptdesk.core.record.takes import branch_fields, played_arrivals
+from promptdesk.core.record.takes import branch_fields, played_arrivals, unpriced_models
 
 
 def start_info(events: list[BaseEvent]) -> dict[str, Any]:
@@ -196,6 +196,19 @@ def unknown_spend(spend: dict[str, Any]) -> str:
     return " + unknown (" + ", ".join(f"{k} call{'s' if k != 1 else ''} {what}" for k, what in parts if k) + ")" if n else ""
 
 
+def unpriced_spend(events: list[BaseEvent]) -> str:
+    """" + unknown (no price for openai-compatible:llama3)" when a call went to a model the price table
+    does not know (its cost is unknown, never $0), else ""."""
+    unpriced = unpriced_models(events)
+    return f" + unknown (no price for {', '.join(unpriced)})" if unpriced else ""
+
+
+def unpriced_payers(events: list[BaseEvent], cut: Sequence[BaseEvent] = ()) -> set[str]:
+    """Whose calls (an actor's slug, the judge's) went to a model with no known price: their cost is unknown."""
+    unpriced = set(unpriced_models(events))
+    return {c.target or c.from_ for c in [*cut, *events] if isinstance(c, CallEvent) and f"{c.provider}:{c.model}" in unpriced}
+
+
 SILENCED = "silenced"
 """The `reason` of the `system` line of a turn salvaged to silence (its reply never kept the protocol)."""
 
@@ -326,7 +339,7 @@ def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PL
             *([f"- Calls cut off in flight (their replies are not kept): {cut_off}"] if (cut_off := cut_off_calls(events, names)) else []),
             f"- Silent responses: {sum(isinstance(e, SpeakEvent) and e.action == 'silent' for e in events)}",
             f"- Tokens: {spend['totalTokens']:,}{unknown_spend(spend)}; estimated cost ${spend['estimatedUSD']:.4f} USD"
-            f"{unknown_spend(spend)}", ""]
+            f"{unknown_spend(spend)}{unpriced_spend(events)}", ""]
     return "\n".join(out)
 
 
@@ -374,7 +387,7 @@ def transcript_txt(events: list[BaseEvent], when: datetime, own: FormatLines = P
     out += [scene_end(close), "", "---", "", "STATISTICS:",
             f"- Duration: {beats_played(events)} beats", f"- Processing time: {duration_s(events):.1f}s" + (" of simulated time" if simulated(events) else ""),
             f"- Total tokens: ~{spend['totalTokens']:,}{unknown_spend(spend)}",
-            f"- Estimated cost: ${spend['estimatedUSD']:.2f} USD{unknown_spend(spend)}", ""]
+            f"- Estimated cost: ${spend['estimatedUSD']:.2f} USD{unknown_spend(spend)}{unpriced_spend(events)}", ""]
     return "\n".join(out)
 
 
