@@ -142,3 +142,32 @@ def test_a_model_with_no_known_price_costs_unknown_in_every_record_never_zero(ca
     assert all((actor.cost_usd is None) != priced for actor in metrics.actors.values())
     saving = json.loads((out / "metadata.json").read_text())["cache_saving"]
     assert (saving["run"] is None) != priced and all((v is None) != priced for v in saving["perActor"].values())
+
+
+# -- usage where each server puts it -----------------------------------------------------------------
+@pytest.mark.parametrize("api", ["openai"])
+@pytest.mark.parametrize("mode", ["plain", "stream"])
+async def test_deepseeks_cache_hits_are_cache_reads(loopback, make, mode):
+    """DeepSeek reports its context cache as `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`,
+    not in `prompt_tokens_details`: the hits were billed as fresh input (cache reads 0)."""
+    from test_provider_odd_replies import answer
+
+    usage = {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020,
+             "prompt_cache_hit_tokens": 800, "prompt_cache_miss_tokens": 200}
+    loopback.script(answer("openai", mode, SPEECH, usage))
+    completion, _ = await complete(make(), mode)
+    got = completion.usage
+    assert (got.input_tokens, got.cache_read_tokens, got.output_tokens, got.reported) == (200, 800, 20, True)
+
+
+@pytest.mark.parametrize("api", ["openai"])
+async def test_groqs_usage_in_x_groq_is_the_calls_usage(loopback, make):
+    """Groq's stream carries its usage in `x_groq.usage` on the last chunk: the call's usage was unknown."""
+    last = sse({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "llama3",
+                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                "x_groq": {"id": "req_1", "usage": {"prompt_tokens": 90, "completion_tokens": 12, "total_tokens": 102,
+                                                    "queue_time": 0.01, "prompt_time": 0.002}}})
+    loopback.script(Reply(raw=[chunk({"role": "assistant", "content": SPEECH}), last, sse("[DONE]")]))
+    completion, _ = await complete(make(), "stream")
+    got = completion.usage
+    assert (got.input_tokens, got.output_tokens, got.reported) == (90, 12, True)

@@ -18,7 +18,8 @@ How the reply ended is read from its `finish_reason` (`promptdesk.core.providers
 sent as a list of parts is its text parts; reasoning sent apart (`reasoning_content`, `reasoning`) is
 never read, only counted in debug.log; a JSON answer to a streamed request is taken whole.
 Usage maps `prompt_tokens` minus cached (and reported cache-write) tokens to input,
-`completion_tokens` to output, `prompt_tokens_details.cached_tokens` to cache reads.
+`completion_tokens` to output, `prompt_tokens_details.cached_tokens` (DeepSeek: `prompt_cache_hit_tokens`)
+to cache reads; a stream's usage may come in Groq's `x_groq.usage` instead of `usage`.
 """
 
 from __future__ import annotations
@@ -136,8 +137,8 @@ class OpenAIProvider(RemoteProvider):
                     finish = choice.finish_reason or finish
                     if refusal := getattr(choice.delta, "refusal", None):
                         stream.refusal.append(refusal)
-                if chunk.usage is not None:
-                    usage = stream.observed = _usage(chunk.usage)
+                if (raw := chunk.usage or _extra_usage(chunk)) is not None:
+                    usage = stream.observed = _usage(raw)
         stream.finished = getattr(getattr(chunks, "_decoder", None), "done", False)
         stream.ended_with = finish
         if stream.finished and finish is None and not self._said_no_finish:
@@ -329,14 +330,34 @@ def _without_lengths(schema: Any) -> Any:
     return schema
 
 
+def _extra_usage(chunk: Any) -> Any:
+    """Usage a server sends in a field of its own instead of `usage` (Groq's `x_groq.usage`, on the last
+    chunk), else None."""
+    extra = getattr(chunk, "x_groq", None)
+    return extra.get("usage") if isinstance(extra, dict) and isinstance(extra.get("usage"), dict) else None
+
+
+def _field(raw: Any, name: str) -> Any:
+    return raw.get(name) if isinstance(raw, dict) else getattr(raw, name, None)
+
+
+def _count(value: Any) -> int:
+    try:
+        return max(0, int(value)) if value is not None and not isinstance(value, bool) else 0
+    except (TypeError, ValueError):
+        return 0
+
+
 def _usage(raw: Any) -> Usage:
-    """Usage from an SDK usage object; unknown (`reported` False) when it is absent or counts nothing
-    (a server that sends `usage` with every count null)."""
-    if raw is None or (getattr(raw, "prompt_tokens", None) is None and getattr(raw, "completion_tokens", None) is None):
+    """Usage from an SDK usage object (or its JSON); unknown (`reported` False) when it is absent or counts
+    nothing (a server that sends `usage` with every count null). Cached prompt tokens are read from
+    `prompt_tokens_details.cached_tokens`, or DeepSeek's `prompt_cache_hit_tokens`."""
+    if raw is None or (_field(raw, "prompt_tokens") is None and _field(raw, "completion_tokens") is None):
         return Usage(reported=False)
-    details = getattr(raw, "prompt_tokens_details", None)
-    cached = int(getattr(details, "cached_tokens", None) or 0)
-    written = int(getattr(details, "cache_write_tokens", None) or 0)
-    prompt = int(raw.prompt_tokens or 0)
-    return Usage(input_tokens=max(0, prompt - cached - written), output_tokens=int(raw.completion_tokens or 0),
+    details = _field(raw, "prompt_tokens_details")
+    cached = _count(_field(details, "cached_tokens") if details is not None else None) \
+        or _count(_field(raw, "prompt_cache_hit_tokens"))
+    written = _count(_field(details, "cache_write_tokens") if details is not None else None)
+    prompt = _count(_field(raw, "prompt_tokens"))
+    return Usage(input_tokens=max(0, prompt - cached - written), output_tokens=_count(_field(raw, "completion_tokens")),
                  cache_write_tokens=written, cache_read_tokens=cached)
