@@ -171,3 +171,36 @@ async def test_groqs_usage_in_x_groq_is_the_calls_usage(loopback, make):
     completion, _ = await complete(make(), "stream")
     got = completion.usage
     assert (got.input_tokens, got.output_tokens, got.reported) == (90, 12, True)
+
+
+# -- rate-limit headers without a budget's name -------------------------------------------------------
+@pytest.mark.parametrize("api", ["openai"])
+@pytest.mark.parametrize("server, reset, expected", [
+    ("together", "12", 12.0),
+    ("openrouter (epoch ms)", "EPOCH_MS", 20.0),
+    ("epoch seconds", "EPOCH_S", 20.0),
+    ("far off", "4102444800000", 30.0),
+])
+async def test_a_spent_budget_in_the_unsuffixed_headers_is_a_wait(loopback, make, monkeypatch, server, reset, expected):
+    """Together and OpenRouter name one budget, `x-ratelimit-remaining` with `x-ratelimit-reset` (seconds
+    to wait, or the reset as epoch milliseconds): a spent one was never seen, so a sweep's limiter
+    sent request after request into 429s instead of pausing every run on that model."""
+    import time as clock
+
+    now = 1_800_000_000.0
+    monkeypatch.setattr(clock, "time", lambda: now)
+    value = {"EPOCH_MS": str(int((now + 20) * 1000)), "EPOCH_S": str(int(now + 20))}.get(reset, reset)
+    loopback.script(Reply(text=SPEECH, headers={"X-RateLimit-Limit": "60", "X-RateLimit-Remaining": "0",
+                                                "X-RateLimit-Reset": value}))
+    provider = make(retry_after_cap_s=30.0)
+    await complete(provider, "stream")
+    assert provider.rate_wait is not None and provider.rate_wait.seconds == pytest.approx(expected)
+    assert "request budget is spent" in provider.rate_wait.text()
+
+
+@pytest.mark.parametrize("api", ["openai"])
+async def test_an_unsuffixed_budget_not_spent_asks_no_wait(loopback, make):
+    loopback.script(Reply(text=SPEECH, headers={"X-RateLimit-Remaining": "3", "X-RateLimit-Reset": "12"}))
+    provider = make()
+    await complete(provider, "stream")
+    assert provider.rate_wait is None
