@@ -204,3 +204,36 @@ async def test_an_unsuffixed_budget_not_spent_asks_no_wait(loopback, make):
     provider = make()
     await complete(provider, "stream")
     assert provider.rate_wait is None
+
+
+# -- Azure-style paths -------------------------------------------------------------------------------
+def test_a_base_url_with_a_query_is_refused_naming_azures_v1_url(capsys, tmp_path):
+    """An Azure OpenAI deployment's URL with its `?api-version=…`: the SDK pasted the query before the
+    endpoint (`…/gpt4o/?api-version=2024-10-21chat/completions`), every call was a 404, and the hint
+    said the base URL was "most likely …?api-version=2024-10-21/v1"."""
+    from promptdesk.core.cli.main import main
+    from helpers import CHARACTERS
+
+    url = "https://res.openai.azure.com/openai/deployments/gpt4o?api-version=2024-10-21"
+    code = main(["--batch", "the-apology", "--isolation", "a", "--coordinator", "C", "--provider", "openai-compatible",
+                 "--model", "gpt4o", "--base-url", url, "--characters-dir", str(CHARACTERS), "--journals", "none",
+                 "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert code == 2 and "carries a query (?api-version=2024-10-21)" in err
+    assert "https://<resource>.openai.azure.com/openai/v1" in err
+    assert not (tmp_path / "run").exists()
+
+
+async def test_a_404_from_an_azure_deployment_path_names_the_v1_url(loopback, sleep):
+    from promptdesk.core.providers.openai_provider import OpenAIProvider
+
+    loopback.default = Reply(status=404, body={"error": {"code": "404", "message": "Resource not found"}})
+    provider = OpenAIProvider("gpt4o", base_url=loopback.url("/openai/deployments/gpt4o"), compatible=True,
+                              sleep=sleep, max_retries=0, timeout_s=5)
+    try:
+        with pytest.raises(ProviderError) as caught:
+            await complete(provider, "stream")
+    finally:
+        await provider.aclose()
+    assert "Azure OpenAI deployment" in str(caught.value) and "/openai/v1" in str(caught.value)
+    assert "most likely" not in str(caught.value)
