@@ -5,7 +5,8 @@ takes the next scripted `Reply` from a queue (or the default reply when the queu
 is recorded (path, headers, parsed JSON body) for assertions.
 
 Served paths: `POST /v1/messages` (Anthropic) and `POST /v1/chat/completions` or
-`POST /chat/completions` (OpenAI, for base URLs that already end in `/v1`). Plain replies carry
+`POST /chat/completions` (OpenAI, for base URLs that already end in `/v1`), and `GET /v1/models`
+when `models` is set. Plain replies carry
 a `Content-Length`; streamed replies (SSE) use chunked transfer encoding, so a stream cut short
 (an error event, a stall, a dropped connection) is visible to the client as what it is.
 
@@ -153,6 +154,10 @@ class LoopbackServer:
         """Requests whose headers said their body comes in chunks (counted as the headers arrive)."""
         self.abandoned = 0
         """Requests whose connection closed before their body was whole (never answered, never in `requests`)."""
+        self.models: list[str] | None = None
+        """OpenAI: the model ids `GET /v1/models` lists (None: that path is a 404, as on a server without it)."""
+        self.model_lists = 0
+        """How many times the model list was asked for."""
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -243,6 +248,17 @@ class _Handler(BaseHTTPRequestHandler):
                 break
             parts.append(data[:size])
         return None
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        """`GET /v1/models` (or `/models`): the scripted model list, as Ollama, vLLM and LM Studio serve it."""
+        path = self.path.split("?", 1)[0]
+        with self.owner._lock:
+            self.owner.model_lists += path.endswith("/models")
+        if not path.endswith("/models") or self.owner.models is None:
+            self._send_json(404, {"error": {"type": "not_found_error", "message": f"no route {self.path}"}})
+            return
+        self._send_json(200, {"object": "list", "data": [{"id": m, "object": "model", "created": 0, "owned_by": "me"}
+                                                         for m in self.owner.models]})
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib naming
         chunked = "chunked" in (self.headers.get("Transfer-Encoding") or "").lower()

@@ -237,3 +237,36 @@ async def test_a_404_from_an_azure_deployment_path_names_the_v1_url(loopback, sl
         await provider.aclose()
     assert "Azure OpenAI deployment" in str(caught.value) and "/openai/v1" in str(caught.value)
     assert "most likely" not in str(caught.value)
+
+
+# -- a model the server does not serve ----------------------------------------------------------------
+OLLAMA_404 = {"error": {"message": 'model "llama3" not found, try pulling it first', "type": "not_found_error"}}
+
+
+@pytest.mark.parametrize("api", ["openai"])
+@pytest.mark.parametrize("status, body", [
+    (404, OLLAMA_404),
+    (404, {"object": "error", "message": "The model `llama3` does not exist.", "type": "NotFoundError", "code": 404}),
+    (400, {"error": {"message": "llama3 is not a valid model ID", "code": 400}}),
+], ids=["ollama", "vllm", "openrouter"])
+async def test_a_model_the_server_does_not_list_fails_naming_the_ones_it_serves(loopback, make, status, body):
+    loopback.models = ["qwen3:8b", "llama3.1:8b", "\x1b[31mgemma3\x1b[0m"]
+    loopback.default = Reply(status=status, body=body)
+    provider = make(max_retries=0)
+    for _ in range(2):
+        with pytest.raises(ProviderError) as caught:
+            await complete(provider, "stream")
+        said = str(caught.value)
+        assert "the server lists no model 'llama3': it serves qwen3:8b, llama3.1:8b, gemma3" in said, said
+        assert "\x1b" not in said
+    assert loopback.model_lists == 1  # asked once
+
+
+@pytest.mark.parametrize("api", ["openai"])
+@pytest.mark.parametrize("models", [None, ["llama3", "qwen3:8b"]], ids=["no list", "the model is listed"])
+async def test_a_404_is_left_as_it_was_when_the_list_cannot_help(loopback, make, models):
+    loopback.models = models
+    loopback.default = Reply(status=404, body=OLLAMA_404)
+    with pytest.raises(ProviderError) as caught:
+        await complete(make(max_retries=0), "stream")
+    assert "lists no model" not in str(caught.value) and "not found, try pulling it first" in str(caught.value)

@@ -24,10 +24,12 @@ to cache reads; a stream's usage may come in Groq's `x_groq.usage` instead of `u
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
 from promptdesk.core.errors import InvalidConfig, ProviderError
+from promptdesk.core.protocol.sanitize import strip_controls
 from promptdesk.core.providers.base import Request, Usage
 from promptdesk.core.providers.bodies import error_status
 from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail, log
@@ -59,7 +61,35 @@ class OpenAIProvider(RemoteProvider):
         self.stream_usage = True
         """Whether streams ask for their usage (`stream_options`); off once the server refused it."""
         self._said_no_finish = False
+        self._served: list[str] | None = None
+        """The model ids the server lists, once asked (`_served_models`)."""
         """Whether debug.log was told of a stream that ended without a `finish_reason` (said once)."""
+
+    async def complete(self, request: Request, on_delta: Any = None, on_reset: Any = None) -> Any:
+        """`RemoteProvider.complete`; a model the server does not know (a 404, or a 400 naming the
+        model) fails naming the models the server lists (`_served_models`)."""
+        try:
+            return await super().complete(request, on_delta, on_reset)
+        except ProviderError as exc:
+            if exc.status == 404 or (exc.status == 400 and "model" in exc.message.lower()):
+                if (served := await self._served_models()) and self.model not in served:
+                    shown = ", ".join(served[:15]) + (f" and {len(served) - 15} more" if len(served) > 15 else "")
+                    raise ProviderError(f"{exc.message}; the server lists no model {self.model!r}: it serves {shown} "
+                                        f"(give one of them as --model or `model:`)", status=exc.status,
+                                        retryable=exc.retryable, usage=exc.usage, **exc.context) from None
+            raise
+
+    async def _served_models(self) -> list[str]:
+        """The model ids the server lists (`GET /models`, asked once; a server without the list, or one
+        that fails, gives none), each cleaned of control characters and cut to 80 characters."""
+        if self._served is None:
+            self._served = []
+            try:
+                page = await asyncio.wait_for(self.client.models.list(), timeout=min(self.timeout_s, 10.0))
+                self._served = [strip_controls(str(m.id))[:80] for m in page.data if getattr(m, "id", None)][:500]
+            except Exception:  # noqa: BLE001 - the list only helps name the fix; the call's failure stands
+                log.info("%s: the server at %s gave no model list", self.name, self.base_url or self.default_url)
+        return self._served
 
     finish_marker = "[DONE]"
     default_url = "https://api.openai.com/v1"
