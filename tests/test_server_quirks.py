@@ -270,3 +270,23 @@ async def test_a_404_is_left_as_it_was_when_the_list_cannot_help(loopback, make,
     with pytest.raises(ProviderError) as caught:
         await complete(make(max_retries=0), "stream")
     assert "lists no model" not in str(caught.value) and "not found, try pulling it first" in str(caught.value)
+
+
+# -- Anthropic-compatible gateways -----------------------------------------------------------------
+@pytest.mark.parametrize("api", ["anthropic"])
+async def test_a_gateway_stream_without_event_lines_is_read_by_each_datas_type(loopback, make):
+    """Some Anthropic-compatible gateways write `data:` lines alone, the event's name only in its
+    `type`: the SDK skips unnamed events, so every call failed as a stream "without its finish marker
+    (message_stop)", retried to the same end. An unnamed error event is still an error."""
+    from test_provider_odd_replies import anthropic_frames
+
+    def unnamed(frames):
+        return [b"\n".join(line for line in frame.split(b"\n") if not line.startswith(b"event:")) for frame in frames]
+
+    loopback.script(Reply(raw=unnamed(anthropic_frames(SPEECH, {"input_tokens": 12, "output_tokens": 3}))))
+    completion, shown = await complete(make(max_retries=0), "stream")
+    assert completion.text == "".join(shown) == SPEECH
+    assert (completion.usage.input_tokens, completion.usage.reported) == (12, True)
+    loopback.script(Reply(raw=[sse({"type": "error", "error": {"type": "overloaded_error", "message": "busy"}})]))
+    with pytest.raises(ProviderError, match="overloaded_error: busy"):
+        await complete(make(max_retries=0), "stream")
