@@ -290,3 +290,31 @@ async def test_a_gateway_stream_without_event_lines_is_read_by_each_datas_type(l
     loopback.script(Reply(raw=[sse({"type": "error", "error": {"type": "overloaded_error", "message": "busy"}})]))
     with pytest.raises(ProviderError, match="overloaded_error: busy"):
         await complete(make(max_retries=0), "stream")
+
+
+# -- the openai provider pointed at another server -----------------------------------------------------
+async def test_a_server_refusing_openais_own_arguments_names_openai_compatible(loopback, sleep, monkeypatch):
+    """`--provider openai --base-url https://api.groq.com/openai/v1`: the request carries
+    `prompt_cache_key` and `max_completion_tokens`, which Groq (and others) refuse with a 400; the
+    failure said only what the server said."""
+    from loopback import CANARY
+    from promptdesk.core.providers.openai_provider import OpenAIProvider
+
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    loopback.default = Reply(status=400, body={"error": {
+        "message": "property 'prompt_cache_key' is unsupported, did you mean 'prompt'?", "type": "invalid_request_error"}})
+    provider = OpenAIProvider("llama-3.3-70b-versatile", base_url=loopback.url("/v1"), sleep=sleep, max_retries=0)
+    try:
+        with pytest.raises(ProviderError) as caught:
+            await provider.complete(_request(), lambda _: None)
+    finally:
+        await provider.aclose()
+    assert "give --provider openai-compatible" in str(caught.value) and CANARY not in str(caught.value)
+    assert len(loopback.requests) == 1 and loopback.requests[0].body["prompt_cache_key"]
+
+
+def _request():
+    from promptdesk.core.providers.base import ChatMessage, Request
+
+    return Request(to="alice", system="You are Alice.", messages=[ChatMessage(role="user", content="Begin.")],
+                   cache_key="promptdesk-alice")

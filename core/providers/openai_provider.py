@@ -39,6 +39,9 @@ from promptdesk.core.providers.wire import wire_body
 _OTHER_CAUSE = re.compile(r"context|maximum|too (long|large|many)|exceed", re.IGNORECASE)
 """Words by which a refused request names a cause other than its response_format."""
 
+_OPENAI_ONLY = re.compile(r"prompt_cache_key|max_completion_tokens")
+"""The arguments only OpenAI's own API takes, named by another server's refusal."""
+
 NO_KEY = "not-needed"
 
 
@@ -61,9 +64,8 @@ class OpenAIProvider(RemoteProvider):
         self.stream_usage = True
         """Whether streams ask for their usage (`stream_options`); off once the server refused it."""
         self._said_no_finish = False
-        self._served: list[str] | None = None
-        """The model ids the server lists, once asked (`_served_models`)."""
         """Whether debug.log was told of a stream that ended without a `finish_reason` (said once)."""
+        self._served: list[str] | None = None  # the model ids the server lists, once asked (`_served_models`)
 
     async def complete(self, request: Request, on_delta: Any = None, on_reset: Any = None) -> Any:
         """`RemoteProvider.complete`; a model the server does not know (a 404, or a 400 naming the
@@ -71,6 +73,11 @@ class OpenAIProvider(RemoteProvider):
         try:
             return await super().complete(request, on_delta, on_reset)
         except ProviderError as exc:
+            if not self.compatible and exc.status in (400, 422) and _OPENAI_ONLY.search(exc.message):
+                raise ProviderError(f"{exc.message} — the openai provider sends arguments only OpenAI's API takes "
+                                    f"(prompt_cache_key, max_completion_tokens): for another server give --provider "
+                                    f"openai-compatible", status=exc.status, retryable=False, usage=exc.usage,
+                                    **exc.context) from None
             if exc.status == 404 or (exc.status == 400 and "model" in exc.message.lower()):
                 if (served := await self._served_models()) and self.model not in served:
                     shown = ", ".join(served[:15]) + (f" and {len(served) - 15} more" if len(served) > 15 else "")
