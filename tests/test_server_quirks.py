@@ -318,3 +318,26 @@ def _request():
 
     return Request(to="alice", system="You are Alice.", messages=[ChatMessage(role="user", content="Begin.")],
                    cache_key="promptdesk-alice")
+
+
+# -- a rate limit that outlasts the retries --------------------------------------------------------------
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+@pytest.mark.parametrize("retry_after, longer", [("120", True), ("2", False)])
+async def test_a_rate_limit_that_outlasts_the_retries_names_what_to_change(loopback, make, sleep, retry_after, longer):
+    """Groq or Together answering 429 through every retry: the failure said only the server's words and
+    "gave up after 3 attempts", not that the wait asked for was over the cap, nor which settings help."""
+    loopback.default = Reply(status=429, headers={"retry-after": retry_after}, error_message="Rate limit reached")
+    with pytest.raises(ProviderError) as caught:
+        await complete(make(max_retries=2, retry_after_cap_s=30.0), "stream")
+    said = str(caught.value)
+    assert "gave up after 3 attempts" in said and "lower --max-concurrency" in said and "retry_after_cap_s" in said
+    assert ("it asked to wait 120 s, longer than retry_after_cap_s (30 s)" in said) == longer
+    assert sleep.calls == ([30.0, 30.0] if longer else [2.0, 2.0])
+
+
+@pytest.mark.parametrize("api", ["openai"])
+async def test_another_failure_that_outlasts_the_retries_gets_no_rate_limit_advice(loopback, make):
+    loopback.default = Reply(status=503)
+    with pytest.raises(ProviderError) as caught:
+        await complete(make(max_retries=1), "stream")
+    assert "rate limit" not in str(caught.value)

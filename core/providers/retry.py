@@ -124,6 +124,17 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return chain
 
 
+def _rate_limited(failure: ProviderError, cap_s: float) -> str:
+    """What to change when a call gave up on a rate limit (HTTP 429), "" for any other failure."""
+    if failure.status != 429:
+        return ""
+    asked = failure.context.get("retry_after_s")
+    longer = (f"; it asked to wait {float(asked):,.0f} s, longer than retry_after_cap_s ({cap_s:g} s)"
+              if isinstance(asked, (int, float)) and asked > cap_s else "")
+    return (f" — the server's rate limit held through every retry{longer}: lower --max-concurrency (or a sweep's "
+            f"--concurrency), or raise max_retries or retry_after_cap_s in the scene's provider")
+
+
 def backoff_delay(retry: int, base_delay_s: float, cap_s: float, rng: random.Random) -> float:
     """Exponential backoff with equal jitter for retry number `retry` (1, 2...), at most `cap_s`."""
     full = min(cap_s, base_delay_s * 2 ** (retry - 1))
@@ -157,7 +168,8 @@ async def with_retries(call: Callable[[], Awaitable[T]], *, max_retries: int, re
         if not failure.retryable:
             raise failure
         if attempt > max_retries:
-            raise ProviderError(f"{failure.message} (gave up after {attempt} attempt{'' if attempt == 1 else 's'})", status=failure.status,
+            raise ProviderError(f"{failure.message} (gave up after {attempt} attempt{'' if attempt == 1 else 's'})"
+                                f"{_rate_limited(failure, retry_after_cap_s)}", status=failure.status,
                                 retryable=True, usage=failure.usage, **failure.context) from None
         hinted = failure.context.get("retry_after_s")
         if hinted is None:
