@@ -341,3 +341,26 @@ async def test_another_failure_that_outlasts_the_retries_gets_no_rate_limit_advi
     with pytest.raises(ProviderError) as caught:
         await complete(make(max_retries=1), "stream")
     assert "rate limit" not in str(caught.value)
+
+
+# -- a reasoning model that spends its turn thinking ---------------------------------------------------
+@pytest.mark.parametrize("finish", ["length", "stop"])
+async def test_a_turn_of_reasoning_only_is_silenced_naming_the_reasoning(run_scene, loopback, finish):
+    """DeepSeek-R1 or Qwen3 through vLLM's reasoning parser: the whole reply went to `reasoning_content`
+    and the text is empty. The silence said only "no <thinking>/<speech> tags" (and the token limit):
+    what happened, and what to change, was in debug.log alone. The reasoning stays private."""
+    from helpers import example_scene
+    from test_scene_faults import remote_cast
+
+    frames = [chunk({"role": "assistant", "content": None, "reasoning_content": ""}),
+              chunk({"reasoning_content": PLAN}), chunk({}, finish), sse("[DONE]")]
+    loopback.default = Reply(raw=frames)
+    scene = example_scene("the-apology", limits={"max_beats": 1},
+                          cast=remote_cast(loopback, "alice", "bob", "charlie", provider="openai-compatible",
+                                           model="deepseek-r1"))
+    run = await run_scene(scene, isolation="a", coordinator="C")
+    records = run.records()
+    silences = [r for r in records if r["type"] == "system" and "silent this turn" in r["text"]]
+    assert silences and all("the server sent only reasoning" in r["text"] and "reasoning off" in r["text"]
+                            for r in silences)
+    assert not any(PLAN in json.dumps(r) for r in records)

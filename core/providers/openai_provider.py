@@ -63,8 +63,7 @@ class OpenAIProvider(RemoteProvider):
         super().__init__(model, api_key, base_url, send_ahead=send_ahead, **options)
         self.stream_usage = True
         """Whether streams ask for their usage (`stream_options`); off once the server refused it."""
-        self._said_no_finish = False
-        """Whether debug.log was told of a stream that ended without a `finish_reason` (said once)."""
+        self._said_no_finish = False  # whether debug.log was told of a stream ended without a finish_reason
         self._served: list[str] | None = None  # the model ids the server lists, once asked (`_served_models`)
 
     async def complete(self, request: Request, on_delta: Any = None, on_reset: Any = None) -> Any:
@@ -145,7 +144,7 @@ class OpenAIProvider(RemoteProvider):
     def _read_whole(self, response: Any, stream: Stream) -> tuple[str, Usage]:
         """The text and usage of a whole `ChatCompletion` (its finish reason applied, `stops`)."""
         choice = response.choices[0]
-        self._note_reasoning(len(_reasoning_of(choice.message)), _text_of(choice.message.content))
+        self._note_reasoning(len(_reasoning_of(choice.message)), _text_of(choice.message.content), stream)
         if refusal := getattr(choice.message, "refusal", None):
             stream.refusal.append(refusal)
         usage = stream.observed = _usage(getattr(response, "usage", None))  # billed, even when the reply fails
@@ -182,7 +181,7 @@ class OpenAIProvider(RemoteProvider):
             self._said_no_finish = True
             log.warning("%s %s: the server ended a stream with [DONE] but gave no finish_reason: the reply is taken "
                         "as whole, how it ended (a token limit?) unknown", self.name, self.model)
-        self._note_reasoning(reasoning, "".join(stream.pieces))
+        self._note_reasoning(reasoning, "".join(stream.pieces), stream)
         return settle(self.name, finish, "finish_reason", stream, "".join(stream.pieces)), usage
 
     async def _open_stream(self, client: Any, request: Request) -> Any:
@@ -212,9 +211,10 @@ class OpenAIProvider(RemoteProvider):
     def _streamed_post(self, client: Any) -> Any:
         return lambda content: _post(client, content)
 
-    def _note_reasoning(self, length: int, text: str) -> None:
+    def _note_reasoning(self, length: int, text: str, stream: Stream) -> None:
         """Say in debug.log how much reasoning the server sent apart from the reply (`reasoning_content`,
-        `reasoning`: never read, never part of the reply), and when the reply itself was empty."""
+        `reasoning`: never read, never part of the reply), and when the reply itself was empty (`reasoning_only`)."""
+        stream.reasoning_only = bool(length) and not text.strip()
         if length:
             log.warning("%s %s: the server sent %d characters of reasoning apart from the reply (reasoning_content "
                         "or reasoning): not part of the reply%s", self.name, self.model, length,
