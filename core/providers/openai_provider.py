@@ -379,10 +379,7 @@ def _field(raw: Any, name: str) -> Any:
 
 
 def _count(value: Any) -> int:
-    try:
-        return max(0, int(value)) if value is not None and not isinstance(value, bool) else 0
-    except (TypeError, ValueError):
-        return 0
+    return 0 if value is None else int(value)  # a count that is no number fails the call, never counts as 0
 
 
 def _usage(raw: Any) -> Usage:
