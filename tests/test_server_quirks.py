@@ -364,3 +364,10 @@ async def test_a_turn_of_reasoning_only_is_silenced_naming_the_reasoning(run_sce
     assert silences and all("the server sent only reasoning" in r["text"] and "reasoning off" in r["text"]
                             for r in silences)
     assert not any(PLAN in json.dumps(r) for r in records)
+
+
+@pytest.mark.parametrize("api", ["openai"])
+async def test_a_stream_of_nothing_but_done_is_still_no_answer(loopback, make):
+    loopback.script(Reply(raw=[chunk({"role": "assistant", "content": ""}), sse("[DONE]")]))
+    with pytest.raises(ProviderError, match=r"finish marker"):
+        await complete(make(max_retries=0), "stream")

@@ -10,8 +10,8 @@ a compatible server with `schema_format="json_object"` as `{"type": "json_object
 (the only form llama-cpp-python's server takes).
 A stream asks for its usage (`stream_options`) unless the server refused that argument once
 (`_open_stream`). A stream is complete only with its `[DONE]` (see `_client_class`); one that ends with it
-but gave no `finish_reason` (a server or gateway that leaves it null) is whole, how it ended unknown (said
-once in debug.log); a usage chunk
+but gave no `finish_reason` (a server or gateway that leaves it null) is whole when text came, how it ended
+unknown (said once in debug.log); a usage chunk
 that arrived before the stream broke is still counted (`promptdesk.core.providers.remote`).
 A response without usage (a local server that sends none) has unknown usage (`Usage.reported` False).
 How the reply ended is read from its `finish_reason` (`promptdesk.core.providers.stops`); a `content`
@@ -175,7 +175,8 @@ class OpenAIProvider(RemoteProvider):
                         stream.refusal.append(refusal)
                 if (raw := chunk.usage or _extra_usage(chunk)) is not None:
                     usage = stream.observed = _usage(raw)
-        stream.finished = getattr(getattr(chunks, "_decoder", None), "done", False)
+        done = getattr(getattr(chunks, "_decoder", None), "done", False)  # [DONE] with no text nor finish: no answer
+        stream.finished = done and (finish is not None or any(piece.strip() for piece in stream.pieces))
         stream.ended_with = finish
         if stream.finished and finish is None and not self._said_no_finish:
             self._said_no_finish = True
