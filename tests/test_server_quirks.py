@@ -262,6 +262,23 @@ async def test_a_model_the_server_does_not_list_fails_naming_the_ones_it_serves(
     assert loopback.model_lists == 1  # asked once
 
 
+async def test_a_model_list_that_echoes_the_key_never_shows_it(loopback, sleep, monkeypatch):
+    from loopback import CANARY, assert_no_leak
+    from promptdesk.core.providers.openai_provider import OpenAIProvider
+
+    monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", CANARY)
+    loopback.models = [f"key-{CANARY}"]
+    loopback.default = Reply(status=404, body=OLLAMA_404)
+    provider = OpenAIProvider("llama3", base_url=loopback.url("/v1"), compatible=True, sleep=sleep, max_retries=0)
+    try:
+        with pytest.raises(ProviderError) as caught:
+            await complete(provider, "stream")
+    finally:
+        await provider.aclose()
+    assert "lists no model" in str(caught.value)
+    assert_no_leak(caught.value)
+
+
 @pytest.mark.parametrize("api", ["openai"])
 @pytest.mark.parametrize("models", [None, ["llama3", "qwen3:8b"]], ids=["no list", "the model is listed"])
 async def test_a_404_is_left_as_it_was_when_the_list_cannot_help(loopback, make, models):

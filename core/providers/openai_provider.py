@@ -32,7 +32,7 @@ from promptdesk.core.errors import InvalidConfig, ProviderError
 from promptdesk.core.protocol.sanitize import strip_controls
 from promptdesk.core.providers.base import Request, Usage
 from promptdesk.core.providers.bodies import error_status
-from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail, log
+from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail, log, redact
 from promptdesk.core.providers.stops import settle
 from promptdesk.core.providers.wire import wire_body
 
@@ -92,7 +92,7 @@ class OpenAIProvider(RemoteProvider):
             self._served = []
             try:
                 page = await asyncio.wait_for(self.client.models.list(), timeout=min(self.timeout_s, 10.0))
-                self._served = [strip_controls(str(m.id))[:80] for m in page.data if getattr(m, "id", None)][:500]
+                self._served = [redact(strip_controls(str(m.id)), self._api_key)[:80] for m in page.data if getattr(m, "id", None)][:500]
             except Exception:  # noqa: BLE001 - the list only helps name the fix; the call's failure stands
                 log.info("%s: the server at %s gave no model list", self.name, self.base_url or self.default_url)
         return self._served
