@@ -111,6 +111,7 @@ async def test_a_reasoning_judge_is_read_after_its_preamble_never_from_a_draft_i
     assert not any("they reconciled" in json.dumps(d) for d in decisions)
     log = (run.dir / "debug.log").read_text()
     assert ("judge decision unusable" in log) == cut
+    assert ("it is all reasoning (`<think>`), cut off or never answered" in log) == cut  # and what to change
     close = next(r for r in run.records() if r["type"] == "close")
     assert (close["goal_achieved"], close["goal_reason"]) == (False, "Bob never apologised.")
 

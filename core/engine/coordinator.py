@@ -252,8 +252,13 @@ def _json_object(text: str) -> str:
     """The outermost `{…}` in a judge's answer (from its first `{` to its last `}`, found in linear
     time) after a reasoning model's `<think>…</think>` preamble (`without_reasoning`: a draft decision
     inside it is never read); raises ValueError when there is none."""
-    text = without_reasoning(text)
-    start, end = text.find("{"), text.rfind("}")
+    answer = without_reasoning(text)
+    start, end = answer.find("{"), answer.rfind("}")
+    if (start < 0 or end < start) and len(answer) < len(text.strip()) and not answer.strip():
+        raise ValueError("no JSON object in the judge's answer: it is all reasoning (`<think>`), cut off or never "
+                         "answered; a reasoning model needs more than a judge's 200 tokens: play the judge on a model "
+                         "that does not reason, or serve it with its reasoning off")
     if start < 0 or end < start:
         raise ValueError("no JSON object in the judge's answer")
+    text = answer
     return text[start:end + 1]
