@@ -389,3 +389,19 @@ async def test_a_stream_of_nothing_but_done_is_still_no_answer(loopback, make):
     loopback.script(Reply(raw=[chunk({"role": "assistant", "content": ""}), sse("[DONE]")]))
     with pytest.raises(ProviderError, match=r"finish marker"):
         await complete(make(max_retries=0), "stream")
+
+
+@pytest.mark.parametrize("api", ["anthropic"])
+async def test_a_gateway_refusing_cache_marks_names_isolation_a(loopback, make):
+    """A Bedrock- or Vertex-style gateway without prompt caching refuses isolation (b)'s `cache_control`
+    marks with a 400: the failure said only what the gateway said."""
+    from promptdesk.core.providers.base import ChatMessage, Request
+
+    loopback.default = Reply(status=400, error_type="invalid_request_error",
+                             error_message="system.0.cache_control: Extra inputs are not permitted")
+    provider = make(max_retries=0)
+    request = Request(to="alice", system="You are Alice.", messages=[ChatMessage(role="user", content="Begin.")],
+                      cache_prefix=True)
+    with pytest.raises(ProviderError) as caught:
+        await provider.complete(request, lambda _: None)
+    assert "play isolation (a)" in str(caught.value) and len(loopback.requests) == 1

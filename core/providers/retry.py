@@ -89,6 +89,9 @@ def status_error(provider: str, status: int | None, detail: str, *, headers: Map
         hint = (" — the request is longer than the model's context window: lower limits.window (the turns each "
                 "request carries), or serve the model with a longer context (llama.cpp: -c; llama-cpp-python: "
                 "--n_ctx; vLLM: --max-model-len; Ollama: num_ctx)")
+    if status in (400, 422) and "cache_control" in detail:
+        hint = (" — the server refuses the prompt cache's marks (cache_control), which isolation (b) sends to Claude: "
+                "play isolation (a), or reach Claude through a server that takes them")
     where = f"HTTP {status}" if status else "error"
     message = redact(f"{provider}: {where}: {detail}{hint}", *secrets)
     return ProviderError(message, status=status, retryable=is_retryable_status(status),
