@@ -64,7 +64,11 @@ class Reply:
     truncate_after_deltas: int | None = None
     """Streamed: after this many deltas end the stream cleanly, without its finish marker."""
     omit_marker: bool = False
-    """Streamed: send everything (stop reason, usage) except the finish marker (`message_stop`, `[DONE]`)."""
+    """Streamed: send everything (stop reason, usage) except the finish marker (`message_stop`, `[DONE]`),
+    and end the body cleanly."""
+    drop_at_marker: bool = False
+    """Streamed: send everything (stop reason, usage) and close the connection abruptly where the
+    finish marker would come (a connection dropped at the very end)."""
     hold_s: float = 2.0
     """How long a stall holds the connection at most (shutdown releases it earlier)."""
     error_type: str | None = None
@@ -84,6 +88,8 @@ class Reply:
     200 whose body is an error or an HTML page)."""
     content_type: str = "text/event-stream"
     """The `Content-Type` of a `raw` reply."""
+    raw_drop: bool = False
+    """A `raw` reply in chunks: close the connection after the last one, without the body's end (a dropped connection)."""
     at_limit: bool = False
     """The reply stopped at its token limit: Anthropic `stop_reason: max_tokens`, OpenAI
     `finish_reason: length` (plain and streamed)."""
@@ -333,6 +339,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         for frame in reply.raw or ():
             self._chunk(frame)
+        if reply.raw_drop:
+            self.close_connection = True
+            return
         self._chunk(b"")
 
     def _chunk(self, data: bytes) -> None:
@@ -521,7 +530,9 @@ def _anthropic_frames(recorded: Recorded, reply: Reply):
     stop = "max_tokens" if reply.at_limit else "end_turn" if tool is None else "tool_use"
     yield _sse({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
                 "usage": {"output_tokens": usage["output_tokens"]}}, "message_delta")
-    if not reply.omit_marker:
+    if reply.drop_at_marker:
+        yield _DROP
+    elif not reply.omit_marker:
         yield _sse({"type": "message_stop"}, "message_stop")
 
 
@@ -560,7 +571,9 @@ def _openai_frames(recorded: Recorded, reply: Reply):
     options = recorded.body.get("stream_options") or {} if isinstance(recorded.body, dict) else {}
     if options.get("include_usage") and not reply.no_usage:
         yield _sse({**base, "choices": [], "usage": _openai_usage(recorded, reply, len(pieces))})
-    if not reply.omit_marker:
+    if reply.drop_at_marker:
+        yield _DROP
+    elif not reply.omit_marker:
         yield _sse("[DONE]")
 
 

@@ -38,12 +38,38 @@ async def test_a_stream_ended_by_done_without_a_finish_reason_is_whole(loopback,
 
 
 @pytest.mark.parametrize("api", ["openai"])
-async def test_a_stream_without_done_still_fails_whatever_its_finish_reason(loopback, make):
-    loopback.script(Reply(raw=[chunk({"content": SPEECH}), chunk({}, None)]),
-                    Reply(raw=[chunk({"content": SPEECH}), chunk({}, "stop")]))
-    for _ in range(2):
-        with pytest.raises(ProviderError, match=r"finish marker \(\[DONE\]\)"):
-            await complete(make(max_retries=0), "stream")
+async def test_a_stream_without_done_or_a_finish_reason_still_fails(loopback, make):
+    loopback.script(Reply(raw=[chunk({"content": SPEECH}), chunk({}, None)]))
+    with pytest.raises(ProviderError, match=r"finish marker \(a finish_reason, or \[DONE\]\)"):
+        await complete(make(max_retries=0), "stream")
+
+
+TGW_CRLF = [frame.replace(b"\n", b"\r\n") for frame in (
+    b": ping - 2026-11-29 16:00:00.000000\n\n",
+    sse({"id": "c", "object": "chat.completions.chunk", "created": 0, "model": "Qwen2.5-7B",
+         "choices": [{"index": 0, "finish_reason": None, "delta": {"role": "assistant", "content": ""}}]}),
+    sse({"id": "c", "object": "chat.completions.chunk", "created": 0, "model": "Qwen2.5-7B",
+         "choices": [{"index": 0, "finish_reason": None, "delta": {"role": "assistant", "content": SPEECH}}]}),
+    b": ping - 2026-11-29 16:00:15.000000\n\n",
+    sse({"id": "c", "object": "chat.completions.chunk", "created": 0, "model": "Qwen2.5-7B",
+         "choices": [{"index": 0, "finish_reason": "stop", "delta": {"role": "assistant", "content": ""}}],
+         "usage": {"prompt_tokens": 310, "completion_tokens": 21, "total_tokens": 331}}))]
+
+
+@pytest.mark.parametrize("api", ["openai"])
+async def test_text_generation_webuis_stream_is_whole_without_done(loopback, make, all_logs):
+    """text-generation-webui's API (sse_starlette: CRLF framing, `: ping` comments) ends its stream after
+    the chunk with the finish reason and usage, with no `[DONE]`: every call failed as a stream
+    "without its finish marker ([DONE]): its stop reason (stop) came", was retried to the same end,
+    and no actor on it ever spoke."""
+    loopback.script(Reply(raw=TGW_CRLF))
+    completion, shown = await complete(make(max_retries=0), "stream")
+    assert completion.text == "".join(shown) == SPEECH
+    assert (completion.usage.input_tokens, completion.usage.output_tokens, completion.usage.reported) == (310, 21, True)
+    assert "without [DONE], as text-generation-webui does" in all_logs.text
+    loopback.script(Reply(raw=TGW_CRLF, raw_drop=True))  # the same, its connection dropped at the end
+    with pytest.raises(ProviderError):
+        await complete(make(max_retries=0), "stream")
 
 
 # -- a reasoning model's preamble under protocol: json --------------------------------------------

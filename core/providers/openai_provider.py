@@ -9,9 +9,10 @@ A JSON schema (`Request.json_schema`) goes as a strict `response_format` of type
 a compatible server with `schema_format="json_object"` as `{"type": "json_object", "schema": ...}`
 (the only form llama-cpp-python's server takes).
 A stream asks for its usage (`stream_options`) unless the server refused that argument once
-(`_open_stream`). A stream is complete only with its `[DONE]` (see `_client_class`); one that ends with it
-but gave no `finish_reason` (a server or gateway that leaves it null) is whole when text came, how it ended
-unknown (said once in debug.log); a usage chunk
+(`_open_stream`). A stream is complete once its `finish_reason` came and the body ended (a server that
+sends no `[DONE]`: text-generation-webui), or with its `[DONE]` (see `_client_class`) when text came but no
+`finish_reason` (a server that leaves it null), how it ended unknown (each said once in debug.log); a
+connection dropped mid-body is a failed call. A usage chunk
 that arrived before the stream broke is still counted (`promptdesk.core.providers.remote`).
 A response without usage (a local server that sends none) has unknown usage (`Usage.reported` False).
 How the reply ended is read from its `finish_reason` (`promptdesk.core.providers.stops`); a `content`
@@ -97,7 +98,7 @@ class OpenAIProvider(RemoteProvider):
                 log.info("%s: the server at %s gave no model list", self.name, self.base_url or self.default_url)
         return self._served
 
-    finish_marker = "[DONE]"
+    finish_marker = "a finish_reason, or [DONE]"
     default_url = "https://api.openai.com/v1"
 
     def _build_client(self, http_client: Any = None) -> Any:
@@ -176,12 +177,13 @@ class OpenAIProvider(RemoteProvider):
                 if (raw := chunk.usage or _extra_usage(chunk)) is not None:
                     usage = stream.observed = _usage(raw)
         done = getattr(getattr(chunks, "_decoder", None), "done", False)  # [DONE] with no text nor finish: no answer
-        stream.finished = done and (finish is not None or any(piece.strip() for piece in stream.pieces))
+        stream.finished = finish is not None or (done and any(piece.strip() for piece in stream.pieces))
         stream.ended_with = finish
-        if stream.finished and finish is None and not self._said_no_finish:
+        if stream.finished and (finish is None or not done) and not self._said_no_finish:
             self._said_no_finish = True
-            log.warning("%s %s: the server ended a stream with [DONE] but gave no finish_reason: the reply is taken "
-                        "as whole, how it ended (a token limit?) unknown", self.name, self.model)
+            log.warning("%s %s: the server ended a stream %s: the reply is taken as whole", self.name, self.model,
+                        "with [DONE] but gave no finish_reason (how it ended, a token limit?, is unknown)" if finish
+                        is None else f"after its finish_reason ({finish}) without [DONE], as text-generation-webui does")
         self._note_reasoning(reasoning, "".join(stream.pieces), stream)
         return settle(self.name, finish, "finish_reason", stream, "".join(stream.pieces)), usage
 
