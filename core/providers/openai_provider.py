@@ -93,7 +93,7 @@ class OpenAIProvider(RemoteProvider):
             self._served = []
             try:
                 page = await asyncio.wait_for(self.client.models.list(), timeout=min(self.timeout_s, 10.0))
-                self._served = [redact(strip_controls(str(m.id)), self._api_key)[:80] for m in page.data if getattr(m, "id", None)][:500]
+                self._served = [redact(strip_controls(str(m.id)), self._api_key)[:80] for m in page.data[:500] if m.id]
             except Exception:  # noqa: BLE001 - the list only helps name the fix; the call's failure stands
                 log.info("%s: the server at %s gave no model list", self.name, self.base_url or self.default_url)
         return self._served
