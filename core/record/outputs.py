@@ -16,7 +16,8 @@ from promptdesk.core.protocol.lines import folded, indented, speech_line, world_
 from promptdesk.core.record.lines import PLAIN, FormatLines
 from promptdesk.core.providers.pricing import cache_saving
 from promptdesk.core.record.played import NOT_COMPLETED, beats, beats_played, close_event  # noqa: F401 - outputs' own names too
-from promptdesk.core.record.takes import branch_fields, played_arrivals, unpriced_models
+from promptdesk.core.record.takes import branch_fields, played_arrivals
+from promptdesk.core.record.unpriced import unpriced_payers, unpriced_spend  # noqa: F401 - outputs' own names too
 
 
 def start_info(events: list[BaseEvent]) -> dict[str, Any]:
@@ -194,19 +195,6 @@ def unknown_spend(spend: dict[str, Any]) -> str:
     n = spend.get("unknownUsageCalls") or 0
     parts = ((n - min(n, spend.get("cutOffInFlight") or 0), "sent no usage"), (min(n, spend.get("cutOffInFlight") or 0), "cut off in flight"))
     return " + unknown (" + ", ".join(f"{k} call{'s' if k != 1 else ''} {what}" for k, what in parts if k) + ")" if n else ""
-
-
-def unpriced_spend(events: list[BaseEvent]) -> str:
-    """" + unknown (no price for openai-compatible:llama3)" when a call went to a model the price table
-    does not know (its cost is unknown, never $0), else ""."""
-    unpriced = unpriced_models(events)
-    return f" + unknown (no price for {', '.join(unpriced)})" if unpriced else ""
-
-
-def unpriced_payers(events: list[BaseEvent], cut: Sequence[BaseEvent] = ()) -> set[str]:
-    """Whose calls (an actor's slug, the judge's) went to a model with no known price: their cost is unknown."""
-    unpriced = set(unpriced_models(events))
-    return {c.target or c.from_ for c in [*cut, *events] if isinstance(c, CallEvent) and f"{c.provider}:{c.model}" in unpriced}
 
 
 SILENCED = "silenced"
