@@ -5,7 +5,8 @@ takes the next scripted `Reply` from a queue (or the default reply when the queu
 is recorded (path, headers, parsed JSON body) for assertions.
 
 Served paths: `POST /v1/messages` (Anthropic) and `POST /v1/chat/completions` or
-`POST /chat/completions` (OpenAI, for base URLs that already end in `/v1`). Plain replies carry
+`POST /chat/completions` (OpenAI, for base URLs that already end in `/v1`), and `GET /v1/models`
+when `models` is set. Plain replies carry
 a `Content-Length`; streamed replies (SSE) use chunked transfer encoding, so a stream cut short
 (an error event, a stall, a dropped connection) is visible to the client as what it is.
 
@@ -63,7 +64,11 @@ class Reply:
     truncate_after_deltas: int | None = None
     """Streamed: after this many deltas end the stream cleanly, without its finish marker."""
     omit_marker: bool = False
-    """Streamed: send everything (stop reason, usage) except the finish marker (`message_stop`, `[DONE]`)."""
+    """Streamed: send everything (stop reason, usage) except the finish marker (`message_stop`, `[DONE]`),
+    and end the body cleanly."""
+    drop_at_marker: bool = False
+    """Streamed: send everything (stop reason, usage) and close the connection abruptly where the
+    finish marker would come (a connection dropped at the very end)."""
     hold_s: float = 2.0
     """How long a stall holds the connection at most (shutdown releases it earlier)."""
     error_type: str | None = None
@@ -83,6 +88,8 @@ class Reply:
     200 whose body is an error or an HTML page)."""
     content_type: str = "text/event-stream"
     """The `Content-Type` of a `raw` reply."""
+    raw_drop: bool = False
+    """A `raw` reply in chunks: close the connection after the last one, without the body's end (a dropped connection)."""
     at_limit: bool = False
     """The reply stopped at its token limit: Anthropic `stop_reason: max_tokens`, OpenAI
     `finish_reason: length` (plain and streamed)."""
@@ -153,6 +160,10 @@ class LoopbackServer:
         """Requests whose headers said their body comes in chunks (counted as the headers arrive)."""
         self.abandoned = 0
         """Requests whose connection closed before their body was whole (never answered, never in `requests`)."""
+        self.models: list[str] | None = None
+        """OpenAI: the model ids `GET /v1/models` lists (None: that path is a 404, as on a server without it)."""
+        self.model_lists = 0
+        """How many times the model list was asked for."""
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -252,6 +263,17 @@ class _Handler(BaseHTTPRequestHandler):
             parts.append(data[:size])
         return None
 
+    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        """`GET /v1/models` (or `/models`): the scripted model list, as Ollama, vLLM and LM Studio serve it."""
+        path = self.path.split("?", 1)[0]
+        with self.owner._lock:
+            self.owner.model_lists += path.endswith("/models")
+        if not path.endswith("/models") or self.owner.models is None:
+            self._send_json(404, {"error": {"type": "not_found_error", "message": f"no route {self.path}"}})
+            return
+        self._send_json(200, {"object": "list", "data": [{"id": m, "object": "model", "created": 0, "owned_by": "me"}
+                                                         for m in self.owner.models]})
+
     def do_POST(self) -> None:  # noqa: N802 - stdlib naming
         chunked = "chunked" in (self.headers.get("Transfer-Encoding") or "").lower()
         if chunked:
@@ -325,6 +347,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         for frame in reply.raw or ():
             self._chunk(frame)
+        if reply.raw_drop:
+            self.close_connection = True
+            return
         self._chunk(b"")
 
     def _chunk(self, data: bytes) -> None:
@@ -513,7 +538,9 @@ def _anthropic_frames(recorded: Recorded, reply: Reply):
     stop = "max_tokens" if reply.at_limit else "end_turn" if tool is None else "tool_use"
     yield _sse({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
                 "usage": {"output_tokens": usage["output_tokens"]}}, "message_delta")
-    if not reply.omit_marker:
+    if reply.drop_at_marker:
+        yield _DROP
+    elif not reply.omit_marker:
         yield _sse({"type": "message_stop"}, "message_stop")
 
 
@@ -552,7 +579,9 @@ def _openai_frames(recorded: Recorded, reply: Reply):
     options = recorded.body.get("stream_options") or {} if isinstance(recorded.body, dict) else {}
     if options.get("include_usage") and not reply.no_usage:
         yield _sse({**base, "choices": [], "usage": _openai_usage(recorded, reply, len(pieces))})
-    if not reply.omit_marker:
+    if reply.drop_at_marker:
+        yield _DROP
+    elif not reply.omit_marker:
         yield _sse("[DONE]")
 
 

@@ -74,8 +74,8 @@ async def stream(provider, listener: Listener):
 @pytest.mark.parametrize("fault", [
     {"truncate_after_deltas": 2},  # mid-text
     {"truncate_after_deltas": 4},  # after the last text, before stop reason and marker
-    {"omit_marker": True},  # stop reason and usage sent, only the marker missing
-], ids=["mid-text", "after-last-text", "only-marker-missing"])
+    {"drop_at_marker": True},  # stop reason and usage sent, the connection dropped where the marker comes
+], ids=["mid-text", "after-last-text", "dropped-at-the-marker"])
 async def test_a_stream_without_its_finish_marker_is_retried_never_accepted(loopback, make, sleep, fault):
     loopback.script(Reply(text=TEXT, deltas=4, **fault), Reply(text=TEXT, deltas=4))
     listener = Listener()
@@ -85,6 +85,19 @@ async def test_a_stream_without_its_finish_marker_is_retried_never_accepted(loop
     assert listener.resets == 1
 
 
+@pytest.mark.parametrize("api", ["openai"])
+async def test_an_openai_stream_ended_cleanly_after_its_finish_reason_is_whole(loopback, make, sleep, all_logs):
+    """text-generation-webui's API ends its stream after the chunk with the finish reason (and usage),
+    with no `[DONE]`: the reply is whole (said once in debug.log). Anthropic's `message_stop` is still
+    required (below); a connection dropped there is a failed call (above)."""
+    loopback.script(Reply(text=TEXT, deltas=4, omit_marker=True))
+    listener = Listener()
+    completion = await stream(make(), listener)
+    assert loopback.hits == 1 and completion.text == listener.shown == TEXT and listener.resets == 0
+    assert "after its finish_reason (stop) without [DONE]" in all_logs.text
+
+
+@pytest.mark.parametrize("api", ["anthropic"])
 async def test_a_stream_that_never_finishes_fails_after_the_retries(loopback, make, api):
     loopback.default = Reply(text=TEXT, deltas=4, omit_marker=True)
     listener = Listener()
@@ -228,7 +241,7 @@ def billed(api: str, tokens: int) -> dict:
 def cut(api: str) -> dict:
     """A stream that breaks after the provider reported its usage: Anthropic's `message_start`
     comes first, OpenAI's usage chunk only at the end (the `[DONE]` after it never comes)."""
-    return {"drop_after_deltas": 2} if api == "anthropic" else {"omit_marker": True}
+    return {"drop_after_deltas": 2} if api == "anthropic" else {"drop_at_marker": True}
 
 
 async def test_a_cut_stream_carries_what_it_was_billed_on_its_error(loopback, make, api):

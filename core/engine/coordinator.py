@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError, model_validator
 from promptdesk.core.errors import ProviderError
 from promptdesk.core.protocol import judging
 from promptdesk.core.protocol.bounded import load_json
+from promptdesk.core.protocol.reasoning import without_reasoning
 from promptdesk.core.protocol.goal_acts import marker_owners, same_person
 from promptdesk.core.record.events import SpeakEvent
 from promptdesk.core.protocol.leave_taking import takes_leave
@@ -257,8 +258,15 @@ def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _json_object(text: str) -> str:
     """The outermost `{…}` in a judge's answer (from its first `{` to its last `}`, found in linear
-    time); raises ValueError when there is none."""
-    start, end = text.find("{"), text.rfind("}")
+    time) after a reasoning model's `<think>…</think>` preamble (`without_reasoning`: a draft decision
+    inside it is never read); raises ValueError when there is none."""
+    answer = without_reasoning(text)
+    start, end = answer.find("{"), answer.rfind("}")
+    if (start < 0 or end < start) and len(answer) < len(text.strip()) and not answer.strip():
+        raise ValueError("no JSON object in the judge's answer: it is all reasoning (`<think>`), cut off or never "
+                         "answered; a reasoning model needs more than a judge's 200 tokens: play the judge on a model "
+                         "that does not reason, or serve it with its reasoning off")
     if start < 0 or end < start:
         raise ValueError("no JSON object in the judge's answer")
+    text = answer
     return text[start:end + 1]

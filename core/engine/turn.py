@@ -275,12 +275,15 @@ def _cut_short(parsed: ParsedTurn, completion: Completion, request: Request) -> 
     """A malformed reply that stopped at its token limit, that the model refused, or that asked to call
     a tool, says so among its problems (the correction and the silence then name the cause, not only
     an unclosed tag)."""
-    if parsed.well_formed or not (completion.truncated or completion.refusal or completion.unoffered_tool):
+    if parsed.well_formed or not (completion.truncated or completion.refusal or completion.unoffered_tool
+                                  or completion.reasoning_only):
         return parsed
     causes = ((f"the reply stopped at its token limit ({request.max_tokens} tokens)",) if completion.truncated else ()) + \
         (("the model refused to answer (its words are in debug.log)",) if completion.refusal else ()) + \
         ((f"the model asked to call a tool ({completion.unoffered_tool}); none is offered: answer in text",)
-         if completion.unoffered_tool else ())
+         if completion.unoffered_tool else ()) + \
+        (("the server sent only reasoning, apart from an empty reply (reasoning_content): serve the model with its "
+          "reasoning off, or play a model that does not reason",) if completion.reasoning_only else ())
     return replace(parsed, problems=(*parsed.problems, *causes))
 
 

@@ -213,7 +213,7 @@ def actor_metrics(events: list[BaseEvent], cut: Sequence[BaseEvent] = ()) -> dic
             row.failures += outputs.is_failure(event)
             row.corrections += event.type == "correct"
     total_words = sum(row.words for row in actors.values())
-    spend = outputs.costs(events, cut)["perActor"]
+    spend, unpriced = outputs.costs(events, cut)["perActor"], outputs.unpriced_payers(events, cut)
     per_echo: dict[str, list[float]] = {}
     for slug, value in echoes(events):
         per_echo.setdefault(slug, []).append(value)
@@ -222,7 +222,7 @@ def actor_metrics(events: list[BaseEvent], cut: Sequence[BaseEvent] = ()) -> dic
         row.talk_share = _share(row.words, total_words)
         row.tokens = int(sum(money.get(k, 0) for k in ("input_tokens", "output_tokens", "cache_write_tokens",
                                                        "cache_read_tokens")))
-        row.cost_usd = _known(round(money.get("usd", 0.0), 6))
+        row.cost_usd = None if slug in unpriced else _known(round(money.get("usd", 0.0), 6))
         if money.get("unknown_usage_calls"):
             row.tokens = row.cost_usd = None
         row.cache_read_share = _cache_share(money)
@@ -264,7 +264,8 @@ def run_metrics(events: list[BaseEvent], run: str = "", audit: str = "unavailabl
         goal_achieved=_optional_bool(close.goal_achieved) if close else None,
         success=success, duration_s=round(outputs.duration_s(events), 3),
         tokens=None if spend["unknownUsageCalls"] else spend["totalTokens"],
-        cost_usd=None if spend["unknownUsageCalls"] else _known(spend["estimatedUSD"]), cache_read_share=_cache_share(spend),
+        cost_usd=None if spend["unknownUsageCalls"] or outputs.unpriced_spend(events) else _known(spend["estimatedUSD"]),
+        cache_read_share=_cache_share(spend),
         turns=len(said), silences=sum(a.silences for a in actors.values()),
         interruptions=sum(a.interruptions for a in actors.values()),
         reactions=sum(a.reactions for a in actors.values()),

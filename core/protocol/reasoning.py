@@ -7,7 +7,8 @@ in the prompt. The tag protocol already reads all of that as private
 (`promptdesk.core.protocol.tags`); the YAML and JSON replies of a roundtable and a collaboration
 pass through `without_reasoning` first, fail closed: everything up to the last closing reasoning
 tag goes, and a reasoning tag opened and never closed (a reply cut at its token limit) takes the
-rest of the reply with it.
+rest of the reply with it. A JSON turn (`protocol: json`) is read after its preamble
+(`split_preamble`): a server that constrains only the answer lets the model think first.
 """
 
 from __future__ import annotations
@@ -28,3 +29,19 @@ def without_reasoning(text: str) -> str:
         text = text[last.end():]
     opened = _OPEN_RE.search(text)
     return text[:opened.start()] if opened else text
+
+
+def split_preamble(text: str) -> tuple[str | None, str]:
+    """(the reasoning preamble, the rest) of a reply that does not begin with `{`: everything up to
+    its last closing reasoning tag is the preamble (its opening tag left out); (None, `text`) when
+    the reply begins with `{` or closes no reasoning tag."""
+    if text.lstrip().startswith("{"):
+        return None, text
+    last = None
+    for last in _CLOSE_RE.finditer(text):
+        pass
+    if last is None:
+        return None, text
+    head = text[:last.start()].strip()
+    opened = _OPEN_RE.match(head)
+    return (head[opened.end():] if opened else head).strip(), text[last.end():]

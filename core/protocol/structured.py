@@ -27,6 +27,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from promptdesk.core.protocol.reasoning import split_preamble
 from promptdesk.core.protocol.reply import ParsedTurn, Speech, is_close_line
 from promptdesk.core.protocol.tags import Channel
 
@@ -74,14 +75,18 @@ def turn_schema(names: Sequence[str]) -> dict[str, Any]:
 def parse_json_turn(raw: str, cast: Mapping[str, str] | None = None) -> ParsedTurn:
     """A JSON reply as the tag protocol's `ParsedTurn`; a malformed one has no speech and no thinking. A
     `to` that names no one in `cast` (when a cast is given) makes the reply malformed: it is corrected,
-    never routed to a name the scene does not have."""
+    never routed to a name the scene does not have. A reasoning model's `<think>…</think>` preamble
+    before the object (a server that constrains only the answer) is private (`reasoning`), as under
+    the tag protocol, and not counted against the reply's form."""
+    reasoning, raw = split_preamble(raw)
     reply, problems = _validated(raw)
     if reply is not None and cast and (reply["to"] or "").strip() and _target(reply["to"], cast) not in cast.values():
         names = ", ".join(dict.fromkeys(cast.values()))
         reply, problems = None, [f"to names no one in the cast (name one of {names}, or give null)"]
     if reply is None:
-        return ParsedTurn(thinking=None, speech=None, well_formed=False, problems=tuple(problems))
-    return ParsedTurn(thinking=reply["thinking"], speech=_speech(reply, cast or {}), well_formed=True)
+        return ParsedTurn(thinking=None, speech=None, well_formed=False, problems=tuple(problems), reasoning=reasoning)
+    return ParsedTurn(thinking=reply["thinking"], speech=_speech(reply, cast or {}), well_formed=True,
+                      reasoning=reasoning)
 
 
 def salvage_json(raw: str) -> ParsedTurn:
@@ -107,7 +112,8 @@ class JsonSplitter:
         self._pieces = []
         if turn.speech is None:
             return []
-        return [*([("think", turn.thinking)] if turn.thinking else []), ("speech", turn.speech.raw)]
+        private = [text for text in (turn.reasoning, turn.thinking) if text]
+        return [*(("think", text) for text in private), ("speech", turn.speech.raw)]
 
 
 def _validated(raw: str) -> tuple[dict[str, Any] | None, list[str]]:

@@ -7,7 +7,8 @@ move every turn. A prefix
 shorter than the model's minimum (`min_cacheable_tokens`) is not cached by the API: debug.log says
 so once per actor. Usage maps `cache_creation_input_tokens` to cache writes and
 `cache_read_input_tokens` to cache reads. Streaming uses raw `create(stream=True)` events; a stream
-is complete only once `message_stop` came. The `message_start` usage (input and cache tokens, billed
+is complete only once `message_stop` came (an event sent without its `event:` line is named by its
+data's `type`: `_client_class`). The `message_start` usage (input and cache tokens, billed
 from then on) is noted at once, so a stream cut later still counts it (`promptdesk.core.providers.remote`).
 Errors: HTTP statuses, an `event: error` inside the stream (an `APIStatusError` with status 200,
 mapped to the status its error type implies), and raw `httpx2` transport errors on a stalled or
@@ -103,9 +104,7 @@ class AnthropicProvider(RemoteProvider):
         watched until it reaches the minimum or a window drop shows it never will."""
 
     def _build_client(self, http_client: Any = None) -> Any:
-        from anthropic import AsyncAnthropic
-
-        return AsyncAnthropic(api_key=self._api_key, base_url=self.base_url or DEFAULT_BASE_URL,
+        return _client_class()(api_key=self._api_key, base_url=self.base_url or DEFAULT_BASE_URL,
                               timeout=self.timeout_s, max_retries=0, http_client=http_client)
 
     def _http_client_class(self) -> type | None:
@@ -249,6 +248,38 @@ class AnthropicProvider(RemoteProvider):
         if isinstance(exc, anthropic.APIResponseValidationError):
             return self._status_error(exc.status_code, "the response did not match the API schema")
         return None
+
+
+def _client_class() -> type:
+    """`AsyncAnthropic`, with an SSE decoder that names an event by its data's `type` when the server
+    wrote no `event:` line (some Anthropic-compatible gateways send `data:` lines alone): the SDK
+    skips every unnamed event, so such a stream read as one without its `message_stop`."""
+    global _CLIENT
+    if _CLIENT is None:
+        from anthropic import AsyncAnthropic
+        from anthropic._streaming import ServerSentEvent, SSEDecoder
+
+        class NamingDecoder(SSEDecoder):
+            async def aiter_bytes(self, iterator):  # type: ignore[no-untyped-def]
+                async for sse in super().aiter_bytes(iterator):
+                    if sse.event is None and sse.data.lstrip().startswith("{"):
+                        try:
+                            kind = json.loads(sse.data).get("type")
+                        except (ValueError, AttributeError):
+                            kind = None
+                        if isinstance(kind, str) and kind:
+                            sse = ServerSentEvent(event=kind, data=sse.data, id=sse.id, retry=sse.retry)
+                    yield sse
+
+        class Client(AsyncAnthropic):
+            def _make_sse_decoder(self) -> NamingDecoder:
+                return NamingDecoder()
+
+        _CLIENT = Client
+    return _CLIENT
+
+
+_CLIENT: type | None = None
 
 
 def _holds_content(body: Any) -> bool:

@@ -88,6 +88,9 @@ class Completion(BaseModel):
     unoffered_tool: str | None = None
     """The stop reason (`tool_calls`, `function_call`, `tool_use`) by which the reply asked to call a
     tool when none was offered: the call is never read, `text` is only what text came with it."""
+    reasoning_only: bool = False
+    """The reply's text was empty and the server sent reasoning apart from it (`reasoning_content`,
+    `reasoning`): a reasoning model that spent its turn thinking."""
 
 
 DeltaCallback = Callable[[str], None]

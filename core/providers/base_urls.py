@@ -20,12 +20,25 @@ def check_base_url(url: str, provider: str, source: str) -> None:
         parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
         problem = ("the scheme must be http or https" if parts.scheme not in ("http", "https") else
                    "it names no host" if not parts.hostname else
-                   "it contains spaces" if any(c.isspace() for c in url) else None)
+                   "it contains spaces" if any(c.isspace() for c in url) else
+                   f"it carries a query ({'?' + parts.query[:60]}), which the SDK would paste before the endpoint's "
+                   f"path" + (AZURE if _azure(parts.path) or "api-version" in parts.query else "")
+                   if parts.query or "?" in url else None)
     except ValueError as exc:
         problem = str(exc)
     if problem:
         raise InvalidConfig(f"invalid base URL {url!r} for {provider} (from {source}): {problem}; "
                             f"expected e.g. http://localhost:11434/v1")
+
+
+AZURE = (": for Azure OpenAI give its v1 API, which takes no api-version, https://<resource>.openai.azure.com/openai/v1 "
+         "(the model is the deployment's name)")
+"""What to give instead of an Azure OpenAI deployment's URL (`/openai/deployments/<name>?api-version=…`)."""
+
+
+def _azure(path: str) -> bool:
+    """Whether a base URL's path is an Azure OpenAI deployment's (`/openai/deployments/<name>`)."""
+    return "/openai/deployments/" in path.rstrip("/") + "/"
 
 
 def not_found_hint(provider: str, base_url: str | None) -> str:
@@ -39,6 +52,8 @@ def not_found_hint(provider: str, base_url: str | None) -> str:
         return (f"; the base URL {base_url} already ends in {endpoint}, which the SDK adds itself: try "
                 f"{root[:-len(endpoint)]}")
     path = urlsplit(root).path
+    if provider != "anthropic" and _azure(path):
+        return f"; the base URL {base_url} is an Azure OpenAI deployment's{AZURE}"
     if provider == "anthropic" and path.endswith("/v1"):
         return (f"; the base URL {base_url} ends in /v1, which the Anthropic SDK adds itself (it posts to "
                 f"{root}/v1/messages): try {root[:-3]}")

@@ -9,30 +9,40 @@ A JSON schema (`Request.json_schema`) goes as a strict `response_format` of type
 a compatible server with `schema_format="json_object"` as `{"type": "json_object", "schema": ...}`
 (the only form llama-cpp-python's server takes).
 A stream asks for its usage (`stream_options`) unless the server refused that argument once
-(`_open_stream`). A stream is complete only with a `finish_reason` and `[DONE]` (see `_client_class`); a usage chunk
+(`_open_stream`). A stream is complete once its `finish_reason` came and the body ended (a server that
+sends no `[DONE]`: text-generation-webui), or with its `[DONE]` (see `_client_class`) when text came but no
+`finish_reason` (a server that leaves it null), how it ended unknown (each said once in debug.log); a
+connection dropped mid-body is a failed call. A usage chunk
 that arrived before the stream broke is still counted (`promptdesk.core.providers.remote`).
 A response without usage (a local server that sends none) has unknown usage (`Usage.reported` False).
 How the reply ended is read from its `finish_reason` (`promptdesk.core.providers.stops`); a `content`
 sent as a list of parts is its text parts; reasoning sent apart (`reasoning_content`, `reasoning`) is
 never read, only counted in debug.log; a JSON answer to a streamed request is taken whole.
 Usage maps `prompt_tokens` minus cached (and reported cache-write) tokens to input,
-`completion_tokens` to output, `prompt_tokens_details.cached_tokens` to cache reads.
+`completion_tokens` to output, `prompt_tokens_details.cached_tokens` (DeepSeek: `prompt_cache_hit_tokens`)
+to cache reads; a stream's usage may come in Groq's `x_groq.usage` instead of `usage`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
 from promptdesk.core.errors import InvalidConfig, ProviderError
+from promptdesk.core.protocol.sanitize import strip_controls
 from promptdesk.core.providers.base import Request, Usage
 from promptdesk.core.providers.bodies import error_status
-from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail, log
+from promptdesk.core.providers.chat_usage import extra_usage as _extra_usage, usage_of as _usage
+from promptdesk.core.providers.remote import RemoteProvider, Stream, error_detail, log, redact
 from promptdesk.core.providers.stops import settle
 from promptdesk.core.providers.wire import wire_body
 
 _OTHER_CAUSE = re.compile(r"context|maximum|too (long|large|many)|exceed", re.IGNORECASE)
 """Words by which a refused request names a cause other than its response_format."""
+
+_OPENAI_ONLY = re.compile(r"prompt_cache_key|max_completion_tokens")
+"""The arguments only OpenAI's own API takes, named by another server's refusal."""
 
 NO_KEY = "not-needed"
 
@@ -55,8 +65,41 @@ class OpenAIProvider(RemoteProvider):
         super().__init__(model, api_key, base_url, send_ahead=send_ahead, **options)
         self.stream_usage = True
         """Whether streams ask for their usage (`stream_options`); off once the server refused it."""
+        self._said_no_finish = False  # whether debug.log was told of a stream ended without a finish_reason
+        self._served: list[str] | None = None  # the model ids the server lists, once asked (`_served_models`)
 
-    finish_marker = "finish_reason and [DONE]"
+    async def complete(self, request: Request, on_delta: Any = None, on_reset: Any = None) -> Any:
+        """`RemoteProvider.complete`; a model the server does not know (a 404, or a 400 naming the
+        model) fails naming the models the server lists (`_served_models`)."""
+        try:
+            return await super().complete(request, on_delta, on_reset)
+        except ProviderError as exc:
+            if not self.compatible and exc.status in (400, 422) and _OPENAI_ONLY.search(exc.message):
+                raise ProviderError(f"{exc.message} — the openai provider sends arguments only OpenAI's API takes "
+                                    f"(prompt_cache_key, max_completion_tokens): for another server give --provider "
+                                    f"openai-compatible", status=exc.status, retryable=False, usage=exc.usage,
+                                    **exc.context) from None
+            if exc.status == 404 or (exc.status == 400 and "model" in exc.message.lower()):
+                if (served := await self._served_models()) and self.model not in served:
+                    shown = ", ".join(served[:15]) + (f" and {len(served) - 15} more" if len(served) > 15 else "")
+                    raise ProviderError(f"{exc.message}; the server lists no model {self.model!r}: it serves {shown} "
+                                        f"(give one of them as --model or `model:`)", status=exc.status,
+                                        retryable=exc.retryable, usage=exc.usage, **exc.context) from None
+            raise
+
+    async def _served_models(self) -> list[str]:
+        """The model ids the server lists (`GET /models`, asked once; a server without the list, or one
+        that fails, gives none), each cleaned of control characters and cut to 80 characters."""
+        if self._served is None:
+            self._served = []
+            try:
+                page = await asyncio.wait_for(self.client.models.list(), timeout=min(self.timeout_s, 10.0))
+                self._served = [redact(strip_controls(str(m.id)), self._api_key)[:80] for m in page.data[:500] if m.id]
+            except Exception:  # noqa: BLE001 - the list only helps name the fix; the call's failure stands
+                log.info("%s: the server at %s gave no model list", self.name, self.base_url or self.default_url)
+        return self._served
+
+    finish_marker = "a finish_reason, or [DONE]"
     default_url = "https://api.openai.com/v1"
 
     def _build_client(self, http_client: Any = None) -> Any:
@@ -103,7 +146,7 @@ class OpenAIProvider(RemoteProvider):
     def _read_whole(self, response: Any, stream: Stream) -> tuple[str, Usage]:
         """The text and usage of a whole `ChatCompletion` (its finish reason applied, `stops`)."""
         choice = response.choices[0]
-        self._note_reasoning(len(_reasoning_of(choice.message)), _text_of(choice.message.content))
+        self._note_reasoning(len(_reasoning_of(choice.message)), _text_of(choice.message.content), stream)
         if refusal := getattr(choice.message, "refusal", None):
             stream.refusal.append(refusal)
         usage = stream.observed = _usage(getattr(response, "usage", None))  # billed, even when the reply fails
@@ -132,11 +175,17 @@ class OpenAIProvider(RemoteProvider):
                     finish = choice.finish_reason or finish
                     if refusal := getattr(choice.delta, "refusal", None):
                         stream.refusal.append(refusal)
-                if chunk.usage is not None:
-                    usage = stream.observed = _usage(chunk.usage)
-        stream.finished = finish is not None and getattr(getattr(chunks, "_decoder", None), "done", False)
+                if (raw := chunk.usage or _extra_usage(chunk)) is not None:
+                    usage = stream.observed = _usage(raw)
+        done = getattr(getattr(chunks, "_decoder", None), "done", False)  # [DONE] with no text nor finish: no answer
+        stream.finished = finish is not None or (done and any(piece.strip() for piece in stream.pieces))
         stream.ended_with = finish
-        self._note_reasoning(reasoning, "".join(stream.pieces))
+        if stream.finished and (finish is None or not done) and not self._said_no_finish:
+            self._said_no_finish = True
+            log.warning("%s %s: the server ended a stream %s: the reply is taken as whole", self.name, self.model,
+                        "with [DONE] but gave no finish_reason (how it ended, a token limit?, is unknown)" if finish
+                        is None else f"after its finish_reason ({finish}) without [DONE], as text-generation-webui does")
+        self._note_reasoning(reasoning, "".join(stream.pieces), stream)
         return settle(self.name, finish, "finish_reason", stream, "".join(stream.pieces)), usage
 
     async def _open_stream(self, client: Any, request: Request) -> Any:
@@ -166,9 +215,10 @@ class OpenAIProvider(RemoteProvider):
     def _streamed_post(self, client: Any) -> Any:
         return lambda content: _post(client, content)
 
-    def _note_reasoning(self, length: int, text: str) -> None:
+    def _note_reasoning(self, length: int, text: str, stream: Stream) -> None:
         """Say in debug.log how much reasoning the server sent apart from the reply (`reasoning_content`,
-        `reasoning`: never read, never part of the reply), and when the reply itself was empty."""
+        `reasoning`: never read, never part of the reply), and when the reply itself was empty (`reasoning_only`)."""
+        stream.reasoning_only = bool(length) and not text.strip()
         if length:
             log.warning("%s %s: the server sent %d characters of reasoning apart from the reply (reasoning_content "
                         "or reasoning): not part of the reply%s", self.name, self.model, length,
@@ -320,15 +370,3 @@ def _without_lengths(schema: Any) -> Any:
         return [_without_lengths(v) for v in schema]
     return schema
 
-
-def _usage(raw: Any) -> Usage:
-    """Usage from an SDK usage object; unknown (`reported` False) when it is absent or counts nothing
-    (a server that sends `usage` with every count null)."""
-    if raw is None or (getattr(raw, "prompt_tokens", None) is None and getattr(raw, "completion_tokens", None) is None):
-        return Usage(reported=False)
-    details = getattr(raw, "prompt_tokens_details", None)
-    cached = int(getattr(details, "cached_tokens", None) or 0)
-    written = int(getattr(details, "cache_write_tokens", None) or 0)
-    prompt = int(raw.prompt_tokens or 0)
-    return Usage(input_tokens=max(0, prompt - cached - written), output_tokens=int(raw.completion_tokens or 0),
-                 cache_write_tokens=written, cache_read_tokens=cached)

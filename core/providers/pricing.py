@@ -153,7 +153,8 @@ def cache_saving(calls: Iterable[Any]) -> dict[str, Any]:
 
     `calls` are `call` events (anything with provider, model, target and the four token counts).
     1 - paid / uncached, where uncached bills every input token (written, read or not) at the input
-    price; negative when cache writes cost more than the reads saved; 0 with no priced input."""
+    price; negative when cache writes cost more than the reads saved; 0 with no priced input, None
+    (unknown) when that input went only to models the table has no price for."""
     totals: dict[str, list[float]] = {}
     for call in calls:
         if getattr(call, "usage", None) == "unknown":
@@ -162,13 +163,13 @@ def cache_saving(calls: Iterable[Any]) -> dict[str, Any]:
                       cache_read_tokens=call.cache_read_tokens)
         uncached, paid = input_costs(call.provider, call.model, usage)
         for key in ("run", call.target or "?"):
-            row = totals.setdefault(key, [0.0, 0.0])
-            row[0], row[1] = row[0] + uncached, row[1] + paid
+            row = totals.setdefault(key, [0.0, 0.0, 0.0])
+            row[0], row[1], row[2] = row[0] + uncached, row[1] + paid, row[2] + (not is_priced(call.provider, call.model))
 
-    def share(row: list[float]) -> float:
-        return round(1 - row[1] / row[0], 4) if row[0] > 0 else 0.0
+    def share(row: list[float]) -> float | None:
+        return round(1 - row[1] / row[0], 4) if row[0] > 0 else None if row[2] else 0.0
 
-    run = totals.pop("run", [0.0, 0.0])
+    run = totals.pop("run", [0.0, 0.0, 0.0])
     return {"run": share(run), "perActor": {who: share(row) for who, row in sorted(totals.items())}}
 
 

@@ -2,13 +2,17 @@
 
 Anthropic sends `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-remaining` with a
 `…-reset` time (RFC 3339); OpenAI sends `x-ratelimit-remaining-{requests,tokens}` with a
-`x-ratelimit-reset-{requests,tokens}` duration (`1s`, `6m0s`, `20ms`). When any budget is spent
+`x-ratelimit-reset-{requests,tokens}` duration (`1s`, `6m0s`, `20ms`), as Groq does. Together and
+OpenRouter send one budget without a suffix, `x-ratelimit-remaining` with `x-ratelimit-reset`: seconds
+to wait (Together), or the reset's time since the epoch in milliseconds (OpenRouter) or seconds, read by
+its size; a duration as above is read too. When any budget is spent
 (remaining 0), the wait is until its reset (capped by the provider's `retry_after_cap_s` where it
 is taken: `promptdesk.core.providers.waits`).
 """
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Mapping
@@ -35,13 +39,15 @@ def spent_budget(headers: Mapping[str, str] | None, now: float | None = None) ->
     now = time.time() if now is None else now
     waits: list[tuple[float, str]] = []
     for key, value in lower.items():
-        wait = None
+        wait, name = None, ""
         if (match := _ANTHROPIC.fullmatch(key)) and _spent(value):
-            wait = _until(lower.get(f"anthropic-ratelimit-{match.group(1)}-reset"), now)
+            wait, name = _until(lower.get(f"anthropic-ratelimit-{match.group(1)}-reset"), now), match.group(1)
         elif (match := _OPENAI.fullmatch(key)) and _spent(value):
-            wait = _duration(lower.get(f"x-ratelimit-reset-{match.group(1)}"))
-        if wait is not None and match is not None:
-            waits.append((wait, match.group(1).removesuffix("s")))
+            wait, name = _duration(lower.get(f"x-ratelimit-reset-{match.group(1)}")), match.group(1)
+        elif key == "x-ratelimit-remaining" and _spent(value):
+            wait, name = _reset(lower.get("x-ratelimit-reset"), now), "requests"
+        if wait is not None:
+            waits.append((wait, name.removesuffix("s")))
     return max(waits) if waits else None
 
 
@@ -60,6 +66,18 @@ def _until(stamp: str | None, now: float) -> float | None:
         return max(0.0, datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() - now)
     except (ValueError, OverflowError, OSError):
         return None
+
+
+def _reset(text: str | None, now: float) -> float | None:
+    """An un-suffixed `x-ratelimit-reset` as seconds from `now`: a number is seconds to wait, unless it
+    is a time since the epoch (in milliseconds past 1e12, in seconds past 1e9); else a duration (`1s`)."""
+    try:
+        number = float(text or "")
+    except ValueError:
+        return _duration(text)
+    if not math.isfinite(number):
+        return None
+    return max(0.0, number / 1000 - now if number > 1e12 else number - now if number > 1e9 else number)
 
 
 def _duration(text: str | None) -> float | None:

@@ -222,7 +222,7 @@ class RemoteProvider(Provider):
         return Completion(text=text, usage=usage, provider=self.name, model=self.model,
                           latency_s=time.perf_counter() - stream.started, ttft_s=stream.ttft_s,
                           truncated=stream.truncated, refusal="".join(stream.refusal) or None,
-                          unoffered_tool=stream.unoffered_tool)
+                          unoffered_tool=stream.unoffered_tool, reasoning_only=stream.reasoning_only)
 
     async def _within(self, call: Any, limit: float, journal: bool = False) -> tuple[str, Usage]:
         """One attempt, bounded as a whole by `limit` seconds (the SDK's own timeout only bounds the

@@ -89,6 +89,9 @@ def status_error(provider: str, status: int | None, detail: str, *, headers: Map
         hint = (" — the request is longer than the model's context window: lower limits.window (the turns each "
                 "request carries), or serve the model with a longer context (llama.cpp: -c; llama-cpp-python: "
                 "--n_ctx; vLLM: --max-model-len; Ollama: num_ctx)")
+    if status in (400, 422) and "cache_control" in detail:
+        hint = (" — the server refuses the prompt cache's marks (cache_control), which isolation (b) sends to Claude: "
+                "play isolation (a), or reach Claude through a server that takes them")
     where = f"HTTP {status}" if status else "error"
     message = redact(f"{provider}: {where}: {detail}{hint}", *secrets)
     return ProviderError(message, status=status, retryable=is_retryable_status(status),
@@ -124,6 +127,17 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return chain
 
 
+def _rate_limited(failure: ProviderError, cap_s: float) -> str:
+    """What to change when a call gave up on a rate limit (HTTP 429), "" for any other failure."""
+    if failure.status != 429:
+        return ""
+    asked = failure.context.get("retry_after_s")
+    longer = (f"; it asked to wait {float(asked):,.0f} s, longer than retry_after_cap_s ({cap_s:g} s)"
+              if isinstance(asked, (int, float)) and asked > cap_s else "")
+    return (f" — the server's rate limit held through every retry{longer}: lower --max-concurrency (or a sweep's "
+            f"--concurrency), or raise max_retries or retry_after_cap_s in the scene's provider")
+
+
 def backoff_delay(retry: int, base_delay_s: float, cap_s: float, rng: random.Random) -> float:
     """Exponential backoff with equal jitter for retry number `retry` (1, 2...), at most `cap_s`."""
     full = min(cap_s, base_delay_s * 2 ** (retry - 1))
@@ -157,7 +171,8 @@ async def with_retries(call: Callable[[], Awaitable[T]], *, max_retries: int, re
         if not failure.retryable:
             raise failure
         if attempt > max_retries:
-            raise ProviderError(f"{failure.message} (gave up after {attempt} attempt{'' if attempt == 1 else 's'})", status=failure.status,
+            raise ProviderError(f"{failure.message} (gave up after {attempt} attempt{'' if attempt == 1 else 's'})"
+                                f"{_rate_limited(failure, retry_after_cap_s)}", status=failure.status,
                                 retryable=True, usage=failure.usage, **failure.context) from None
         hinted = failure.context.get("retry_after_s")
         if hinted is None:

@@ -26,6 +26,8 @@ class Stream:
         """The stop reason by which the attempt's reply asked to call a tool none offered (`stops.settle`)."""
         self.refusal: list[str] = []
         """What the model said instead of answering (OpenAI's `refusal`), as it arrived."""
+        self.reasoning_only = False
+        """Set by the provider when the reply's text was empty and the server sent reasoning apart from it."""
         self.observed: Usage | None = None
         """The usage the provider reported so far in this attempt (set by the provider as it arrives)."""
         self.billed = Usage()
@@ -34,6 +36,7 @@ class Stream:
     def begin(self) -> None:
         self.started, self.first, self.finished, self.observed = time.perf_counter(), 0.0, False, None
         self.truncated, self.refusal, self.ended_with, self.unoffered_tool = False, [], None, None
+        self.reasoning_only = False
 
     def bill_failed(self, answered: bool = False) -> None:
         """The attempt failed: what it was billed still counts. An attempt the server took and answered

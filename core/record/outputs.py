@@ -17,6 +17,7 @@ from promptdesk.core.record.lines import PLAIN, FormatLines
 from promptdesk.core.providers.pricing import cache_saving
 from promptdesk.core.record.played import NOT_COMPLETED, beats, beats_played, close_event  # noqa: F401 - outputs' own names too
 from promptdesk.core.record.takes import branch_fields, played_arrivals
+from promptdesk.core.record.unpriced import unpriced_payers, unpriced_spend  # noqa: F401 - outputs' own names too
 
 
 def start_info(events: list[BaseEvent]) -> dict[str, Any]:
@@ -326,7 +327,7 @@ def transcript_md(events: list[BaseEvent], when: datetime, own: FormatLines = PL
             *([f"- Calls cut off in flight (their replies are not kept): {cut_off}"] if (cut_off := cut_off_calls(events, names)) else []),
             f"- Silent responses: {sum(isinstance(e, SpeakEvent) and e.action == 'silent' for e in events)}",
             f"- Tokens: {spend['totalTokens']:,}{unknown_spend(spend)}; estimated cost ${spend['estimatedUSD']:.4f} USD"
-            f"{unknown_spend(spend)}", ""]
+            f"{unknown_spend(spend)}{unpriced_spend(events)}", ""]
     return "\n".join(out)
 
 
@@ -374,7 +375,7 @@ def transcript_txt(events: list[BaseEvent], when: datetime, own: FormatLines = P
     out += [scene_end(close), "", "---", "", "STATISTICS:",
             f"- Duration: {beats_played(events)} beats", f"- Processing time: {duration_s(events):.1f}s" + (" of simulated time" if simulated(events) else ""),
             f"- Total tokens: ~{spend['totalTokens']:,}{unknown_spend(spend)}",
-            f"- Estimated cost: ${spend['estimatedUSD']:.2f} USD{unknown_spend(spend)}", ""]
+            f"- Estimated cost: ${spend['estimatedUSD']:.2f} USD{unknown_spend(spend)}{unpriced_spend(events)}", ""]
     return "\n".join(out)
 
 
