@@ -17,11 +17,13 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
+from typing import Any
 
 from promptdesk.core.cli import provider_flags
 from promptdesk.core.cli.audit import runs_of
 from promptdesk.core.cli.common import command_parser, exit_codes, refuse
 from promptdesk.core.cli.numbers import budget_usd
+from promptdesk.core.cli.streams import silence
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, InvalidConfig, PromptdeskError
 from promptdesk.core.experiments.evaluate import RunEvaluation, evaluate_run, run_evaluators
 from promptdesk.core.experiments.evaluation_view import audit_or_none, summary_lines
@@ -77,6 +79,7 @@ def main(argv: list[str]) -> int:
     except PromptdeskError as exc:
         return refuse(str(exc))
     spent, failed, stopped = 0.0, False, False
+    out = Output()
     for folder in folders:
         try:
             own, specs = (None, [spec]) if chosen(ns) else run_evaluators(folder, provider_flags.settings(ns),
@@ -87,7 +90,7 @@ def main(argv: list[str]) -> int:
                                                   spent=spent))
                 spent += result.cost_usd
                 failed |= bool(result.failed) or bool(result.unread) or result.stopped is not None
-                _show(result)
+                _show(result, out)
                 if result.stopped:
                     print(f"Stopped: {result.stopped}; run the same command with a higher --budget-usd to score the "
                           "rest.", file=sys.stderr)
@@ -98,25 +101,53 @@ def main(argv: list[str]) -> int:
                               " (the evaluator this run records; --provider and --model choose another)")
             if len(folders) == 1:
                 return refuse(why)
-            print(f"{folder}: NOT EVALUATED: {why}")
+            out(f"{folder}: NOT EVALUATED: {why}")
             failed = True
             continue
         if stopped:
             break
     print(f"Evaluation calls of this command cost ${spent:.4f}.", file=sys.stderr)
+    if out.lost is not None:  # every run was scored: now the output that was lost is said (exit 1)
+        raise out.lost
     return EXIT_FAILED if failed else EXIT_CLOSED
 
 
-def _show(result: RunEvaluation) -> None:
+class Output:
+    """stdout for the scores, a run's block at a time. A reader that went away (`| head -1`), a closed
+    stdout or a full disk stops the printing, never the scoring (it stopped after the first run, the
+    others never scored): the failure is raised once every run is done, and said as any output's."""
+
+    def __init__(self) -> None:
+        self.lost: OSError | None = None
+
+    def __call__(self, text: str) -> None:
+        self._try(print, text)
+
+    def flush(self) -> None:
+        """Hand the run's block to the reader now (a script reads it as each run is scored)."""
+        self._try(sys.stdout.flush)
+
+    def _try(self, write: Any, *args: Any) -> None:
+        if self.lost is not None:
+            return
+        try:
+            write(*args)
+        except OSError as exc:  # BrokenPipeError included
+            self.lost = exc
+            silence(sys.stdout)
+
+
+def _show(result: RunEvaluation, out: Output) -> None:
     """One run: who was scored, skipped or failed, then the scores and the audit's line per actor."""
     unread = result.unread
-    print(f"{result.run_dir}: {len(result.scored) - len(unread)} scored"
+    out(f"{result.run_dir}: {len(result.scored) - len(unread)} scored"
           + (f", {len(unread)} unread" if unread else "") + f", {len(result.skipped)} already scored by "
           f"{result.evaluator}" + (f", {len(result.failed)} failed" if result.failed else ""))
     for slug, why in result.failed.items():
-        print(f"  FAILED {slug}: {why}")
+        out(f"  FAILED {slug}: {why}")
     for slug, why in unread.items():
-        print(f"  UNREAD {slug}: the evaluator's answer could not be read, twice ({why}); every score is unknown, and "
+        out(f"  UNREAD {slug}: the evaluator's answer could not be read, twice ({why}); every score is unknown, and "
               "the same command asks again")
     for line in summary_lines(result.run_dir, audit_or_none(result.run_dir), only=result.evaluator):
-        print(f"  {line}")
+        out(f"  {line}")
+    out.flush()

@@ -1,0 +1,75 @@
+"""Promptdesk driven by a script: a closed stdout or stderr, a reader that goes away, and a finished
+run resumed on a machine without the run's API key."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+
+def closed(*args: str, cwd: Path, close: str = ">&-") -> subprocess.CompletedProcess:
+    """`python -m promptdesk ARGS >&-` (or `2>&-`), as a shell script writes it."""
+    return subprocess.run(["sh", "-c", f'exec "$0" -m promptdesk "$@" {close}', sys.executable, *args], cwd=cwd,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+
+
+def offline_run(cwd: Path, seed: int = 3) -> Path:
+    done = subprocess.run([sys.executable, "-m", "promptdesk", "--batch", "morning-kitchen", "--isolation", "b",
+                           "--coordinator", "C", "--provider", "offline", "--seed", str(seed), "--quiet",
+                           "--out", f"run{seed}", "--journals", "none"], cwd=cwd, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return cwd / f"run{seed}"
+
+
+@pytest.mark.parametrize("args", [("metrics", "run3", "--json"), ("schema", "scene"), ("paths",), ("--version",),
+                                  ("metrics", "--help"), ("compare", "run3", "--csv")])
+def test_a_closed_stdout_is_said_and_fails_never_exit_0_with_nothing_delivered(tmp_path, args):
+    """`promptdesk metrics RUN --json >&-`: Python's print to a closed stdout does nothing, and the
+    command exited 0 having delivered nothing (`compare --csv` died in a traceback)."""
+    offline_run(tmp_path)
+    done = closed(*args, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("RECORDING_ERROR: could not write the output: the standard output is closed"), done.stderr
+
+
+def test_a_batch_run_needs_no_stdout(tmp_path):
+    """`--batch` writes nothing to stdout (its lines and summary go to stderr): a closed stdout is no fault."""
+    done = closed("--batch", "morning-kitchen", "--isolation", "b", "--coordinator", "C", "--provider", "offline",
+                  "--quiet", "--journals", "none", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Scene closed:" in done.stderr
+
+
+def test_a_closed_stderr_never_puts_a_message_into_the_data(tmp_path):
+    """`promptdesk metrics nosuch --json 2>&-`: with sys.stderr None, `print(..., file=sys.stderr)`
+    printed the refusal to stdout, where a script reads JSON."""
+    done = closed("metrics", "nosuch", "--json", cwd=tmp_path, close="2>&-")
+    assert done.returncode == 2
+    assert done.stdout == ""
+
+
+def test_evaluate_scores_every_run_when_its_reader_goes_away(tmp_path):
+    """`promptdesk evaluate SWEEP | head -1`: the first write to the closed pipe ended the command,
+    and the runs after the first were never scored. Now every run is scored, the printing stops
+    quietly, and the lost output is said by the exit code (1, as for any output that was lost)."""
+    runs = [offline_run(tmp_path, seed) for seed in (1, 2, 3)]
+    reader, writer = os.pipe()
+    os.close(reader)  # the reader went away before the first line
+    try:
+        done = subprocess.run([sys.executable, "-m", "promptdesk", "evaluate", *map(str, runs)], cwd=tmp_path,
+                              stdin=subprocess.DEVNULL, stdout=writer, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(writer)
+    assert "Traceback" not in done.stderr and done.returncode == 1, done.stderr
+    for run in runs:
+        scored = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
+        assert sum(event["type"] == "evaluation" for event in scored) == 2, run
+    assert "Evaluation calls of this command cost" in done.stderr
