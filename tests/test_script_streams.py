@@ -3,6 +3,7 @@ run resumed on a machine without the run's API key."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -11,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from helpers import example_scene
+from loopback import LoopbackServer, Reply
+from promptdesk.core.cli.main import main
+from test_scene_faults import CANARY, remote_cast, turn
 
 
 def closed(*args: str, cwd: Path, close: str = ">&-") -> subprocess.CompletedProcess:
@@ -73,3 +78,33 @@ def test_evaluate_scores_every_run_when_its_reader_goes_away(tmp_path):
         scored = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
         assert sum(event["type"] == "evaluation" for event in scored) == 2, run
     assert "Evaluation calls of this command cost" in done.stderr
+
+
+async def test_resuming_a_finished_remote_run_without_its_key_says_it_is_finished(run_scene, monkeypatch, capsys):
+    """A CI job that resumes every run folder, on a machine without the run's API key: a finished
+    run was refused for the key (`PROVIDER_ERROR: anthropic: no API key`), as if setting it would
+    let it resume. It is finished: that is said, exit 2, whatever key is set."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    with LoopbackServer(Reply(text=turn('[TONE: calm] "Go on."', "I wait and see."))) as server:
+        scene = example_scene("the-apology", limits={"max_beats": 2}, cast=remote_cast(server, "alice", "bob", "charlie"))
+        run = await run_scene(scene, isolation="b", coordinator="C")
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    capsys.readouterr()
+    assert await asyncio.to_thread(main, ["resume", str(run.dir)]) == 2
+    err = capsys.readouterr().err
+    assert "is finished (it was closed cleanly): there is nothing to resume" in err, err
+    assert "API key" not in err
+
+
+async def test_a_cut_remote_run_without_its_key_still_names_the_key(run_scene, monkeypatch, capsys):
+    from test_resume import kill_mid_beat
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    with LoopbackServer(Reply(text=turn('[TONE: calm] "Go on."', "I wait and see."))) as server:
+        scene = example_scene("the-apology", limits={"max_beats": 4}, cast=remote_cast(server, "alice", "bob", "charlie"))
+        run = await run_scene(scene, isolation="b", coordinator="C")
+    kill_mid_beat(run.dir, 2)
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    capsys.readouterr()
+    assert await asyncio.to_thread(main, ["resume", str(run.dir)]) == 2
+    assert "no API key; set ANTHROPIC_API_KEY" in capsys.readouterr().err

@@ -32,14 +32,13 @@ def journal_step(run_dir: Path, session: Session) -> Session:
     slugs = journals.pending(events, list(session.actors)) if due else []
     recorded = journals.unappended(session, events)
     if not slugs and not recorded:
-        owed = _scores_owed(session, events)
+        owed = scores_owed(session, events)
         if owed:
             raise InvalidConfig(f"{run_dir}: the scene closed, but its evaluation step was cut ({owed} score"
                                 f"{'' if owed == 1 else 's'} never recorded; the requests already sent are in "
                                 f"prompts.jsonl): `promptdesk evaluate {run_dir}` finishes it, asking only the actors "
                                 "not yet scored")
-        raise InvalidConfig(f"{run_dir} is finished (it was closed cleanly): there is nothing to resume (rebuild its files with "
-                            f"`promptdesk rebuild {run_dir}`)")
+        raise InvalidConfig(finished(run_dir))
     session.format.restore(session, events, None)
     session.first_beat = session.state.beat
     session.t_offset = max([0.0, *(e.t for e in events)])
@@ -52,7 +51,13 @@ def journal_step(run_dir: Path, session: Session) -> Session:
     return session
 
 
-def _scores_owed(session: Session, events: list[BaseEvent]) -> int:
+def finished(run_dir: Path) -> str:
+    """What `resume` says of a run closed cleanly, with nothing of its journal step missing."""
+    return (f"{run_dir} is finished (it was closed cleanly): there is nothing to resume (rebuild its files with "
+            f"`promptdesk rebuild {run_dir}`)")
+
+
+def scores_owed(session: Any, events: list[BaseEvent]) -> int:
     """How many of the evaluation step's scores (each evaluator, each actor) a run killed in that step never
     recorded: neither an `evaluation` event nor a `system` line saying why (a failed call, a spent budget)."""
     close = next((e for e in reversed(events) if e.type == "close"), None)
