@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -108,3 +109,66 @@ async def test_a_cut_remote_run_without_its_key_still_names_the_key(run_scene, m
     capsys.readouterr()
     assert await asyncio.to_thread(main, ["resume", str(run.dir)]) == 2
     assert "no API key; set ANTHROPIC_API_KEY" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_evaluate_stops_cleanly_on_a_signal(tmp_path, signum):
+    """`promptdesk evaluate` in a CI job that is cancelled: Ctrl-C was a KeyboardInterrupt traceback and
+    SIGTERM killed it outright (the folder's derived files never written). Now the call in flight is
+    cancelled, the run's files are written, the lock is let go, stderr says what to do, exit 1."""
+    from test_engine_signals import wait_until
+
+    runs = [offline_run(tmp_path, seed) for seed in (1, 2)]
+    with LoopbackServer(Reply(delay_s=60.0)) as server:
+        env = {**os.environ, "OPENAI_API_KEY": "test-key"}
+        proc = subprocess.Popen([sys.executable, "-m", "promptdesk", "evaluate", *map(str, runs), "--provider",
+                                 "openai-compatible", "--model", "m", "--base-url", server.url("/v1")], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            wait_until(lambda: server.hits >= 1, proc)
+            proc.send_signal(signum)
+            out, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 1, err
+    assert "Traceback" not in err
+    assert f"Stopped by {signal.Signals(signum).name}: the scores given so far are recorded" in err, err
+    assert '"purpose": "evaluate"' not in (runs[1] / "events.jsonl").read_text()  # no run begun after the stop
+    again = subprocess.run([sys.executable, "-m", "promptdesk", "evaluate", str(runs[0])], cwd=tmp_path,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0, again.stderr  # the folder's lock was let go
+
+
+def test_ctrl_c_in_a_command_without_a_graceful_stop_exits_130_without_a_traceback(monkeypatch, capsys):
+    from promptdesk.core.cli import metrics
+
+    def interrupted(argv):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(metrics, "main", interrupted)
+    assert main(["metrics", "somewhere"]) == 130
+    assert capsys.readouterr().err == "Interrupted (Ctrl-C).\n"
+
+
+def test_a_sweep_stops_cleanly_on_sighup_as_a_batch_run_does(tmp_path):
+    """A sweep started from a terminal that is closed (or `kill -HUP`): `--batch` stops gracefully,
+    the sweep died at once, leaving each live run cut without its close."""
+    from test_engine_signals import wait_until
+
+    proc = subprocess.Popen([sys.executable, "-m", "promptdesk", "sweep", "the-apology", "--isolation", "a,b",
+                             "--coordinator", "C", "--seeds", "1-20", "--provider", "offline", "--concurrency", "2",
+                             "--out", "sw"], cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        wait_until(lambda: any('"type": "beat"' in p.read_text() for p in (tmp_path / "sw").glob("*/events.jsonl")),
+                   proc)
+        proc.send_signal(signal.SIGHUP)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, err
+    assert "sweep stopped by a signal" in err, err
+    for log in (tmp_path / "sw").glob("*/events.jsonl"):
+        assert '"type": "close"' in log.read_text(), log

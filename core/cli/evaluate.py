@@ -7,7 +7,7 @@ offline evaluator.
 
 Exit codes: 0 every actor of every run was scored (or had been), 1 an actor could not be scored (its
 call failed, or its answer could not be read at all), a run of several could not be evaluated (named),
-or the budget stopped the command; 2 not a closed run (given alone), a folder another process writes,
+or the budget or a signal stopped the command (Ctrl-C, SIGTERM, SIGHUP: the scores given so far stay); 2 not a closed run (given alone), a folder another process writes,
 or a flag to fix.
 """
 
@@ -37,7 +37,7 @@ def parser() -> argparse.ArgumentParser:
                        "the scores in evaluation.json.",
                        exit_codes("every actor was scored (now or before)",
                                   "an actor could not be scored (its call failed, or its answer could not be read "
-                                  "at all), or the budget stopped the command",
+                                  "at all), or the budget or a signal (Ctrl-C, SIGTERM, SIGHUP) stopped the command",
                                   "not a closed run, a folder another process is writing, or a flag to fix"))
     p.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="run folders, or a sweep folder")
     p.add_argument("--rubric", choices=tuple(RUBRICS),
@@ -86,8 +86,15 @@ def main(argv: list[str]) -> int:
                                                                           ns.base_url)
             rubric = RUBRICS[ns.rubric or own or "sotopia"]
             for one in specs or [spec]:
-                result = asyncio.run(evaluate_run(folder, rubric, one, again=ns.again, budget_usd=ns.budget_usd,
-                                                  spent=spent))
+                try:
+                    result = stoppable(evaluate_run(folder, rubric, one, again=ns.again, budget_usd=ns.budget_usd,
+                                                    spent=spent))
+                except Interrupted as exc:
+                    out.flush()
+                    print(f"Stopped by {exc}: the scores given so far are recorded; run the same command to score the "
+                          "rest.", file=sys.stderr)
+                    failed = stopped = True
+                    break
                 spent += result.cost_usd
                 failed |= bool(result.failed) or bool(result.unread) or result.stopped is not None
                 _show(result, out)
@@ -110,6 +117,38 @@ def main(argv: list[str]) -> int:
     if out.lost is not None:  # every run was scored: now the output that was lost is said (exit 1)
         raise out.lost
     return EXIT_FAILED if failed else EXIT_CLOSED
+
+
+class Interrupted(Exception):
+    """Ctrl-C, SIGTERM or SIGHUP stopped the evaluation of a run (its message: the signal's name)."""
+
+
+def stoppable(coro: Any) -> Any:
+    """`asyncio.run(coro)`, but Ctrl-C, SIGTERM and SIGHUP cancel it, and `Interrupted` is raised once it
+    has unwound: the scores recorded so far stay, the run's derived files are written and its folder's
+    lock is released (a Ctrl-C was a traceback; a SIGTERM left the folder's files unwritten)."""
+    import signal
+
+    async def run() -> Any:
+        loop, task, got = asyncio.get_running_loop(), asyncio.current_task(), []
+        installed = []
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            try:
+                loop.add_signal_handler(signum, lambda signum=signum: (got.append(signum), task and task.cancel()))
+                installed.append(signum)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+        try:
+            return await coro
+        except asyncio.CancelledError:
+            if got:
+                raise Interrupted(signal.Signals(got[0]).name) from None
+            raise
+        finally:
+            for signum in installed:
+                loop.remove_signal_handler(signum)
+
+    return asyncio.run(run())
 
 
 class Output:

@@ -19,7 +19,7 @@ from promptdesk.core.cli.common import (HEADLESS_RUN, NO_CONSOLE, Console, Parse
                                         refuse_on_terminal)
 from promptdesk.core.cli.numbers import budget_usd, pace_seconds, positive_int
 from promptdesk.core.cli.streams import CLOSED, stand_in_for_closed
-from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID
+from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_INVALID
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("", "RUN_DIR: play a run folder back in the console"),
@@ -116,6 +116,10 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_FAILED
+    except KeyboardInterrupt:  # Ctrl-C in a command with no graceful stop of its own (metrics, import, report…)
+        _silence_stdout()
+        print("Interrupted (Ctrl-C).", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except OSError as exc:
         if exc.errno == errno.ENAMETOOLONG:  # a name given (a scene, a run, a folder) the file system cannot hold
             return refuse(_too_long(exc))
