@@ -170,5 +170,15 @@ def test_a_sweep_stops_cleanly_on_sighup_as_a_batch_run_does(tmp_path):
             proc.kill()
     assert proc.returncode == 1, err
     assert "sweep stopped by a signal" in err, err
+    stopped = []
     for log in (tmp_path / "sw").glob("*/events.jsonl"):
         assert '"type": "close"' in log.read_text(), log
+        if '"reason": "stop"' in log.read_text():
+            stopped.append(log.parent)
+    assert stopped
+    # `resume` of one of them says the sweep continues it (it said "finished (it was closed cleanly)")
+    done = subprocess.run([sys.executable, "-m", "promptdesk", "resume", f"sw/{stopped[0].name}"], cwd=tmp_path,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"INVALID_CONFIG: sw/{stopped[0].name} was stopped with its sweep"), done.stderr
+    assert "run the sweep's command again (its --out sw)" in done.stderr

@@ -52,9 +52,24 @@ def journal_step(run_dir: Path, session: Session) -> Session:
 
 
 def finished(run_dir: Path) -> str:
-    """What `resume` says of a run closed cleanly, with nothing of its journal step missing."""
+    """What `resume` says of a run closed cleanly, with nothing of its journal step missing. A sweep's
+    run stopped with its sweep (a signal, the budget) is continued by the sweep, not by `resume`: said."""
+    run_dir = Path(run_dir)
+    if (run_dir.parent / "sweep.yaml").is_file() and _closed_by_stop(run_dir):
+        return (f"{run_dir} was stopped with its sweep (a signal or its budget): `resume` does not reopen a stopped "
+                f"run; run the sweep's command again (its --out {run_dir.parent}) and it continues where it stopped")
     return (f"{run_dir} is finished (it was closed cleanly): there is nothing to resume (rebuild its files with "
             f"`promptdesk rebuild {run_dir}`)")
+
+
+def _closed_by_stop(run_dir: Path) -> bool:
+    from promptdesk.core.record.recorder import read_events
+
+    try:
+        closes = [e for e in read_events(run_dir, warn=lambda _: None) if e.type == "close"]
+    except (OSError, ValueError):
+        return False
+    return bool(closes) and getattr(closes[-1], "reason", None) == "stop"
 
 
 def scores_owed(session: Any, events: list[BaseEvent]) -> int:
