@@ -182,3 +182,25 @@ def test_a_sweep_stops_cleanly_on_sighup_as_a_batch_run_does(tmp_path):
     assert done.returncode == 2
     assert done.stderr.startswith(f"INVALID_CONFIG: sw/{stopped[0].name} was stopped with its sweep"), done.stderr
     assert "run the sweep's command again (its --out sw)" in done.stderr
+
+
+async def test_a_server_taken_from_the_environment_is_recorded_and_resume_goes_there(run_scene, monkeypatch):
+    """`OPENAI_BASE_URL=http://local/v1 promptdesk --batch …` (a CI job's environment): the run went to
+    that server, but private.json recorded no server, so a `resume` from another shell (or job) sent
+    the rest of the run to api.openai.com, and the record never said where the run went."""
+    from test_resume import kill_mid_beat
+
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    with LoopbackServer(Reply(text=turn('[TONE: calm] "Go on."', "I wait and see."))) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url("/v1"))
+        cast = {slug: {"provider": "openai", "model": "gpt-4o", "max_retries": 0, "timeout_s": 5}
+                for slug in ("alice", "bob", "charlie")}
+        run = await run_scene(example_scene("the-apology", limits={"max_beats": 4}, cast=cast), isolation="b",
+                              coordinator="C")
+        recorded = json.loads((run.dir / "private.json").read_text())["providers"]
+        assert {spec["base_url"] for spec in recorded.values()} == {server.url("/v1")}
+        kill_mid_beat(run.dir, 2)
+        monkeypatch.delenv("OPENAI_BASE_URL")
+        before = server.hits
+        assert await asyncio.to_thread(main, ["resume", str(run.dir), "--quiet"]) == 0
+        assert server.hits > before
