@@ -204,3 +204,17 @@ async def test_a_server_taken_from_the_environment_is_recorded_and_resume_goes_t
         before = server.hits
         assert await asyncio.to_thread(main, ["resume", str(run.dir), "--quiet"]) == 0
         assert server.hits > before
+
+
+def test_evaluate_of_several_runs_with_an_evaluator_that_cannot_be_built_is_a_flag_to_fix(tmp_path):
+    """`promptdesk evaluate SWEEP --provider anthropic --model M` without ANTHROPIC_API_KEY: each run got a
+    `NOT EVALUATED: PROVIDER_ERROR: … no API key` line on stdout and the command exited 1, as if runs had
+    failed; given one run it exits 2. A script tells bad input from a failed run by that code."""
+    runs = [offline_run(tmp_path, seed) for seed in (1, 2)]
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    done = subprocess.run([sys.executable, "-m", "promptdesk", "evaluate", *map(str, runs), "--provider", "anthropic",
+                           "--model", "claude-sonnet-4-6"], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    assert done.stderr == "PROVIDER_ERROR: anthropic: no API key; set ANTHROPIC_API_KEY in the environment\n"

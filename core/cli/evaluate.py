@@ -70,12 +70,23 @@ def spec_of(ns: argparse.Namespace) -> ProviderSpec:
         raise InvalidConfig(f"the evaluator's provider: {exc}") from None
 
 
+def usable(spec: ProviderSpec) -> None:
+    """Build (and close) the evaluator the flags name, once, before any run: a missing API key or model
+    is a flag to fix (exit 2), said once, never a NOT EVALUATED line per run of a sweep (exit 1)."""
+    from promptdesk.core.casting.pool import make_provider
+
+    provider = make_provider(spec)
+    asyncio.run(provider.aclose())
+
+
 def main(argv: list[str]) -> int:
     """Evaluate each run in turn; print its scores and the audit's line per actor."""
     ns = parser().parse_args(argv)
     try:
         spec = spec_of(ns)
         folders = [run for arg in ns.run_dirs for run in runs_of(arg)]
+        if chosen(ns):
+            usable(spec)
     except PromptdeskError as exc:
         return refuse(str(exc))
     spent, failed, stopped = 0.0, False, False
