@@ -218,3 +218,26 @@ def test_evaluate_of_several_runs_with_an_evaluator_that_cannot_be_built_is_a_fl
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""
     assert done.stderr == "PROVIDER_ERROR: anthropic: no API key; set ANTHROPIC_API_KEY in the environment\n"
+
+
+def test_report_on_a_full_disk_is_a_failure_not_bad_input_and_leaves_no_half_page(tmp_path):
+    """`promptdesk report RUN --html page.html` on a full disk (here /dev/full) exited 2 with
+    INVALID_CONFIG, the code of a flag to fix, and a real disk kept a truncated page (the file was
+    opened with O_TRUNC and written in place). A disk's failure is RECORDING_ERROR, exit 1; a file is
+    replaced in one step; a folder that does not exist stays a flag to fix (2)."""
+    run = offline_run(tmp_path)
+    full = subprocess.run([sys.executable, "-m", "promptdesk", "report", str(run), "--html", "/dev/full"], cwd=tmp_path,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert full.returncode == 1, full.stderr
+    assert full.stderr.startswith("RECORDING_ERROR: could not write --html /dev/full: No space left on device")
+    missing = subprocess.run([sys.executable, "-m", "promptdesk", "report", str(run), "--html", "nosuch/page.html"],
+                             cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and missing.stderr.startswith("INVALID_CONFIG: cannot write --html nosuch/page.html")
+    page = tmp_path / "page.html"
+    page.write_text("an older page")
+    os.link(page, tmp_path / "kept.html")  # the old page's inode: replaced in one step, it is never written into
+    done = subprocess.run([sys.executable, "-m", "promptdesk", "report", str(run), "--html", str(page)], cwd=tmp_path,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert page.read_text().startswith("<!doctype html>") and (tmp_path / "kept.html").read_text() == "an older page"
+    assert oct(page.stat().st_mode & 0o777) == "0o600"
