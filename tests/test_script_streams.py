@@ -151,13 +151,15 @@ def test_ctrl_c_in_a_command_without_a_graceful_stop_exits_130_without_a_traceba
     assert capsys.readouterr().err == "Interrupted (Ctrl-C).\n"
 
 
-def test_a_sweep_stops_cleanly_on_sighup_as_a_batch_run_does(tmp_path):
+@pytest.mark.parametrize("takes", [False, True], ids=["sweep", "sweep of takes"])
+def test_a_sweep_stops_cleanly_on_sighup_as_a_batch_run_does(tmp_path, takes):
     """A sweep started from a terminal that is closed (or `kill -HUP`): `--batch` stops gracefully,
     the sweep died at once, leaving each live run cut without its close."""
     from test_engine_signals import wait_until
 
-    proc = subprocess.Popen([sys.executable, "-m", "promptdesk", "sweep", "the-apology", "--isolation", "a,b",
-                             "--coordinator", "C", "--seeds", "1-20", "--provider", "offline", "--concurrency", "2",
+    plan = (["--branch-from", str(offline_run(tmp_path)), "--at-beat", "1", "--note", "Be brief."] if takes else
+            ["the-apology", "--isolation", "a,b", "--coordinator", "C", "--provider", "offline"])
+    proc = subprocess.Popen([sys.executable, "-m", "promptdesk", "sweep", *plan, "--seeds", "1-20", "--concurrency", "2",
                              "--out", "sw"], cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     try:

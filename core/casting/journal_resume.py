@@ -55,7 +55,8 @@ def finished(run_dir: Path) -> str:
     """What `resume` says of a run closed cleanly, with nothing of its journal step missing. A sweep's
     run stopped with its sweep (a signal, the budget) is continued by the sweep, not by `resume`: said."""
     run_dir = Path(run_dir)
-    if (run_dir.parent / "sweep.yaml").is_file() and _closed_by_stop(run_dir):
+    plans = ("sweep.yaml", "takes.yaml")  # a sweep's plan, a sweep of takes' (`promptdesk.core.experiments`)
+    if any((run_dir.parent / plan).is_file() for plan in plans) and _closed_by_stop(run_dir):
         return (f"{run_dir} was stopped with its sweep (a signal or its budget): `resume` does not reopen a stopped "
                 f"run; run the sweep's command again (its --out {run_dir.parent}) and it continues where it stopped")
     return (f"{run_dir} is finished (it was closed cleanly): there is nothing to resume (rebuild its files with "
