@@ -4,6 +4,7 @@ from __future__ import annotations
 
 EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 """Process exit codes: the scene closed (any reason); it failed; the input was invalid."""
+EXIT_INTERRUPTED = 130  # Ctrl-C in a command with no graceful stop of its own (128 + SIGINT)
 
 
 class PromptdeskError(Exception):

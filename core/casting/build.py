@@ -195,6 +195,13 @@ def provider_spec(scene: Scene, slug: str | None, options: RunOptions) -> Provid
     return spec.model_copy(update=update) if update else spec
 
 
+def served(spec: ProviderSpec, provider: Any) -> ProviderSpec:
+    """`spec` as played: a server the provider took from the environment (`OPENAI_BASE_URL`,
+    `ANTHROPIC_BASE_URL`) is recorded as if given, so `resume` and `branch` go where the run went."""
+    url = getattr(provider, "base_url", None)
+    return spec.model_copy(update={"base_url": url}) if spec.base_url is None and url else spec
+
+
 def unplayed_flags(options: RunOptions, specs: dict[str, ProviderSpec], judge: ProviderSpec,
                    role: str) -> tuple[dict[str, ProviderSpec], ProviderSpec]:
     """The offline improviser takes no model and no server: `--model` or `--base-url` are taken off
@@ -361,7 +368,8 @@ def build_session(scene_or_path: Scene | Path, options: RunOptions) -> Session:
     start["max_beats"] = session.state.max_beats
     session.private_record = private_record(
         scene, isolation=isolation, role=role, seed=seed, max_beats=session.state.max_beats,
-        budget_usd=options.budget_usd, specs=specs, judge=judge_spec if role != "C" else None, cast=cast,
+        budget_usd=options.budget_usd, specs={slug: served(spec, pool.get(spec)) for slug, spec in specs.items()},
+        judge=served(judge_spec, pool.get(judge_spec)) if role != "C" else None, cast=cast,
         briefings={a.slug: a.briefing for a in actors}, operator_context=operator_context(scene, notes, role))
     session.journal_step = store is not None
     evaluators.attach(session, scene, evaluator_spec, pool)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import Any
 
 from promptdesk.core.engine import journals
 from promptdesk.core.engine.evaluation import SKIPPED_AFTER
@@ -33,14 +34,13 @@ def journal_step(run_dir: Path, session: Session) -> Session:
     slugs = journals.pending(events, list(session.actors)) if due else []
     recorded = journals.unappended(session, events)
     if not slugs and not recorded:
-        owed = _scores_owed(session, events)
+        owed = scores_owed(session, events)
         if owed:
             raise InvalidConfig(f"{run_dir}: the scene closed, but its evaluation step was cut ({owed} score"
                                 f"{'' if owed == 1 else 's'} never recorded; the requests already sent are in "
                                 f"prompts.jsonl): `promptdesk evaluate {run_dir}` finishes it, asking only the actors "
                                 "not yet scored")
-        raise InvalidConfig(f"{run_dir} is finished (it was closed cleanly): there is nothing to resume (rebuild its files with "
-                            f"`promptdesk rebuild {run_dir}`){_stopped(run_dir, events)}")
+        raise InvalidConfig(finished(run_dir, events))
     session.format.restore(session, events, None)
     session.first_beat = session.state.beat
     session.t_offset = max([0.0, *(e.t for e in events)])
@@ -64,7 +64,36 @@ def _stopped(run_dir: Path, events: list[BaseEvent]) -> str:
             f"run folder (this one stays as it is): `promptdesk branch {shlex.quote(str(run_dir))} --at-beat {max(begun)}`")
 
 
-def _scores_owed(session: Session, events: list[BaseEvent]) -> int:
+def finished(run_dir: Path, events: list[BaseEvent] | None = None) -> str:
+    """What `resume` says of a run closed cleanly, with nothing of its journal step missing. A sweep's
+    run stopped with its sweep (a signal, the budget) is continued by the sweep, not by `resume`: said."""
+    run_dir = Path(run_dir)
+    plans = ("sweep.yaml", "takes.yaml")  # a sweep's plan, a sweep of takes' (`promptdesk.core.experiments`)
+    if any((run_dir.parent / plan).is_file() for plan in plans) and _closed_by_stop(run_dir):
+        return (f"{run_dir} was stopped with its sweep (a signal or its budget): `resume` does not reopen a stopped "
+                f"run; run the sweep's command again (its --out {run_dir.parent}) and it continues where it stopped")
+    if events is None:
+        events = _run_events(run_dir)
+    return (f"{run_dir} is finished (it was closed cleanly): there is nothing to resume (rebuild its files with "
+            f"`promptdesk rebuild {run_dir}`){_stopped(run_dir, events)}")
+
+
+def _run_events(run_dir: Path) -> list[BaseEvent]:
+    """The run's events, or none when they cannot be read (a message then says less, never fails)."""
+    from promptdesk.core.record.recorder import read_events
+
+    try:
+        return read_events(run_dir, warn=lambda _: None)
+    except (OSError, ValueError):
+        return []
+
+
+def _closed_by_stop(run_dir: Path) -> bool:
+    closes = [e for e in _run_events(run_dir) if e.type == "close"]
+    return bool(closes) and getattr(closes[-1], "reason", None) == "stop"
+
+
+def scores_owed(session: Any, events: list[BaseEvent]) -> int:
     """How many of the evaluation step's scores (each evaluator, each actor) a run killed in that step never
     recorded: neither an `evaluation` event nor a `system` line saying why (a failed call, a spent budget)."""
     close = next((e for e in reversed(events) if e.type == "close"), None)

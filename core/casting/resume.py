@@ -34,12 +34,12 @@ from typing import Any
 from promptdesk.core.engine.actors import Actor, make_actor
 from promptdesk.core.characters.loading import Character
 from promptdesk.core.engine.coordinator import JudgeCoordinator, RuleCoordinator
-from promptdesk.core.errors import InvalidConfig, PromptdeskError
+from promptdesk.core.errors import InvalidConfig, PromptdeskError, ProviderError
 from promptdesk.core.record.folder_lock import FolderLock
 from promptdesk.core.record.private import read_private
 from promptdesk.core.casting import evaluators
 from promptdesk.core.casting.build import clock_for
-from promptdesk.core.casting.journal_resume import journal_step
+from promptdesk.core.casting.journal_resume import finished, journal_step, scores_owed
 from promptdesk.core.casting.pool import ProviderPool
 from promptdesk.core.casting.scene_file import Scene
 from promptdesk.core.formats.registry import get
@@ -118,6 +118,23 @@ def rebuild_session(run_dir: Path, base_url: str | None = None, *, realtime: boo
     return session
 
 
+def _whole(run_dir: Path) -> bool:
+    """Whether the log is closed with nothing of its journal or evaluation step missing (the run is
+    finished: `resume` says so, whether or not its providers could be built)."""
+    from types import SimpleNamespace
+
+    from promptdesk.core.record.cut import cut_of
+    from promptdesk.core.record.recorder import read_events
+
+    try:
+        events, record = read_events(run_dir, warn=lambda _: None), read_private(run_dir)
+        owed = scores_owed(SimpleNamespace(evaluators=evaluators.specs_of(record), actors=record["cast"]), events)
+        closed = any(event.type == "close" for event in events)
+        return closed and not owed and cut_of(run_dir, events, record) is None
+    except (PromptdeskError, OSError, ValueError, KeyError, TypeError):
+        return False
+
+
 def resumable(run_dir: Path, stopped_too: bool = False) -> bool:
     """Whether `prepare` could continue the run in `run_dir` (read only: nothing is changed or locked):
     a scene run with its start record whose log was cut off (or, `stopped_too`, closed by a stop), and
@@ -139,7 +156,12 @@ def prepare(run_dir: Path, base_url: str | None = None, *, stopped_too: bool = F
     the run is known to be resumable; then the cut beat's lines move to `superseded.jsonl`
     (`promptdesk.core.record.seams`). `stopped_too`: a run closed by a stop resumes too (a sweep's budget)."""
     run_dir = Path(run_dir)
-    session = rebuild_session(run_dir, base_url, clock_start=_cut_time(find_cut(run_dir, reopen_stopped=stopped_too)))
+    try:
+        session = rebuild_session(run_dir, base_url, clock_start=_cut_time(find_cut(run_dir, reopen_stopped=stopped_too)))
+    except ProviderError:  # no API key, say: a run with nothing to resume says that, not what it would need
+        if not stopped_too and _whole(run_dir):
+            raise InvalidConfig(finished(run_dir)) from None
+        raise
     if session.private_record is not None and (unbegun := unbegun_take(run_dir, session.private_record,
                                                                         find_cut(run_dir).kept)):
         raise InvalidConfig(unbegun)

@@ -18,7 +18,8 @@ from promptdesk.core.cli.common import (HEADLESS_RUN, NO_CONSOLE, Console, Parse
                                         in_background, no_terminal, cannot_draw, refuse,
                                         refuse_on_terminal)
 from promptdesk.core.cli.numbers import budget_usd, pace_seconds, positive_int
-from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INVALID
+from promptdesk.core.cli.streams import CLOSED, stand_in_for_closed
+from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_INVALID
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("", "RUN_DIR: play a run folder back in the console"),
@@ -99,11 +100,13 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None, console: Console | None = None) -> int:
     """Every command (the console's own through `console`, given by the `promptdesk` entry point);
-    returns the process exit code. Output that cannot be written (`> file` on a full disk) is said in a
-    line, exit 1, never a traceback; a reader that went away (`| head`) ends the printing quietly."""
+    returns the process exit code. Output that cannot be written (`> file` on a full disk, a closed
+    stdout) is said in a line, exit 1, never a traceback; a reader that went away (`| head`) ends the printing quietly."""
     import errno
+    import os
 
     argv = sys.argv[1:] if argv is None else list(argv)
+    stand_in_for_closed()
     _escape_what_stdout_cannot_show()
     try:
         code = _main(argv, console)
@@ -113,6 +116,10 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_FAILED
+    except KeyboardInterrupt:  # Ctrl-C in a command with no graceful stop of its own (metrics, import, report…)
+        _silence_stdout()
+        print("Interrupted (Ctrl-C).", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except OSError as exc:
         if exc.errno == errno.ENAMETOOLONG:  # a name given (a scene, a run, a folder) the file system cannot hold
             return refuse(_too_long(exc))
@@ -120,6 +127,11 @@ def main(argv: list[str] | None = None, console: Console | None = None) -> int:
             return refuse("INVALID_CONFIG: the working folder no longer exists (it was deleted or moved while this "
                           "shell was in it), and this command reads or writes there: cd into a folder that exists "
                           "and run it again")
+        if exc.errno == errno.EBADF and exc.strerror == CLOSED:
+            sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - the interpreter's last flush goes there
+            print(f"RECORDING_ERROR: could not write the output: {CLOSED} (>&-); give it a file or a pipe",
+                  file=sys.stderr)
+            return EXIT_FAILED
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO):
             raise
         _silence_stdout()

@@ -254,7 +254,13 @@ def codes_page() -> str:
     lines = ["# Exit and error codes", "", GENERATED, "", "## Exit codes", "", "| command | exit codes |", "| --- | --- |"]
     for name, parser in parsers():
         lines.append(f"| `{name}` | {cell(parser.epilog.split(chr(10) * 2)[-1].removeprefix('Exit codes: '))} |")
-    lines += ["", "## Error codes", "", "Every refusal starts with its code and says what to fix.", "",
+    lines += ["", "For every command: output that cannot be written (a full disk, a closed stdout: `>&-`) is said with "
+              "`RECORDING_ERROR` on stderr, exit 1; a reader that went away (`| head -1`) ends the printing quietly, "
+              "exit 1 (`evaluate` scores every run first). Data goes to stdout (`--json`, `--csv`, tables), every "
+              "message to stderr. A run (`--batch`, `resume`, `branch`, `sweep`) and `evaluate` stop gracefully on "
+              "Ctrl-C, SIGTERM and SIGHUP, with the exit codes above (a stopped sweep or evaluation: 1); every other "
+              "command exits 130 on Ctrl-C, saying so in one line, never a traceback.",
+              "", "## Error codes", "", "Every refusal starts with its code and says what to fix.", "",
               "| code | when |", "| --- | --- |"]
     found = [c for c in vars(errors).values() if isinstance(c, type) and issubclass(c, errors.PromptdeskError)]
     for kind in sorted(found, key=lambda c: c.code):

@@ -359,10 +359,11 @@ def owed_evaluations(run_dir: Path) -> int:
 
 
 async def run_with_signals(sweep: Sweep, todo: list[Combination]) -> None:
-    """Run the sweep; Ctrl-C and SIGTERM stop every run cleanly instead of killing the process."""
+    """Run the sweep; Ctrl-C, SIGTERM and SIGHUP (as for `--batch`) stop every run cleanly instead of
+    killing the process."""
     loop = asyncio.get_running_loop()
     installed = []
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         try:
             loop.add_signal_handler(sig, sweep.stop, "stop")
             installed.append(sig)
