@@ -1,9 +1,8 @@
 """What one run did, measured from its `events.jsonl` alone.
 
-Every function here is pure over the event list, but for two that read the run folder:
-`audit_verdict` (the isolation audit's verdict) and `recorded_success` (the `success` the run
-recorded in its `metadata.json`). `sweep`, `compare`, `report`, the console and `promptdesk metrics`
-all call `run_metrics`, so a number means the same thing everywhere.
+Every function here is pure over the event list, but for two that read the run folder: `audit_verdict` (the isolation
+audit's verdict) and `recorded_success` (the `success` the run recorded in its `metadata.json`). `sweep`, `compare`,
+`report`, the console and `promptdesk metrics` all call `run_metrics`, so a number means the same thing everywhere.
 
 Definitions:
 - a *turn* is a speech that is not a silence (`speak`, `interrupt` and `react` all count);
