@@ -446,23 +446,30 @@ def note_copying_judge(recorded):
         return Reply(text=json.dumps({"decision": "suggest_event", "text": f"A voicemail plays aloud: {NOTE_TO_BOB}"}))
     return Reply(text='{"decision": "continue"}')
 
+def take_with_a_note_to_bob(tmp_path, loopback, note: str):
+    """A role A run on `loopback`, then a take from beat 2 with `note` to Bob alone; (the take's folder, its
+    events), once every world event the judge suggested is seen withheld as carrying the note."""
+    parent = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback), parent, "A") == 0
+    take = tmp_path / "take"
+    assert main(["branch", str(parent), "--at-beat", "2", "--note", note, "--to", "bob", "--out", str(take),
+                 "--quiet"]) == 0
+    events = records(take)
+    decisions = [e for e in events if e["type"] == "decision" and e.get("decision") == "suggest_event"]
+    assert decisions and {e.get("withheld") for e in decisions} == {"it carries words of the operator's note to Bob"}
+    return take, events
+
 
 def test_a_suggestion_carrying_the_operators_note_to_one_actor_is_withheld(tmp_path, loopback, capsys):
     """Issue 35: what a judge writes is checked against everything it was given that the actors were not.
     A role A judge reads every note the operator gave; a note to Bob alone must not reach Alice and
     Charlie through its suggested world event, and the audit names one planted in the record."""
     loopback.default = note_copying_judge
-    parent = tmp_path / "run"
-    assert batch(scene_file(tmp_path, loopback), parent, "A") == 0
-    take = tmp_path / "take"
-    assert main(["branch", str(parent), "--at-beat", "2", "--note", NOTE_TO_BOB, "--to", "bob", "--out", str(take),
-                 "--quiet"]) == 0
-    events = records(take)
-    decisions = [e for e in events if e["type"] == "decision" and e.get("decision") == "suggest_event"]
-    assert decisions and {e.get("withheld") for e in decisions} == {"it carries words of the operator's note to Bob"}
+    take, events = take_with_a_note_to_bob(tmp_path, loopback, NOTE_TO_BOB)
     assert not [e for e in events if e["type"] == "event" and "voicemail" in e["text"]]
     assert "signed on Friday" not in actor_requests(take, ("alice", "charlie"))
     assert audit_run(take).clean
+    decisions = [e for e in events if e["type"] == "decision" and e.get("decision") == "suggest_event"]
     at = events.index(decisions[0]) + 1
     planted = dict(decisions[0], type="event", suggested_by="coordinator")
     for key in ("decision", "withheld"):

@@ -12,7 +12,7 @@ from promptdesk.core.record.audit import audit_run
 from promptdesk.core.record.audit_words import short_clauses
 from loopback import loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys  # noqa: F401  (fixture)
-from test_suggestion_leaks import actor_requests, batch, copying_judge, records, scene_file
+from test_suggestion_leaks import actor_requests, batch, copying_judge, records, scene_file, take_with_a_note_to_bob
 
 
 @pytest.mark.parametrize(("notes", "copied", "secret"), [
@@ -84,14 +84,7 @@ def test_a_short_note_to_one_actor_in_another_script_is_withheld_from_the_others
         return Reply(text='{"decision": "continue"}')
 
     loopback.default = judge
-    parent = tmp_path / "run"
-    assert batch(scene_file(tmp_path, loopback), parent, "A") == 0
-    take = tmp_path / "take"
-    assert main(["branch", str(parent), "--at-beat", "2", "--note", note, "--to", "bob", "--out", str(take),
-                 "--quiet"]) == 0
-    events = records(take)
-    decisions = [e for e in events if e["type"] == "decision" and e.get("decision") == "suggest_event"]
-    assert decisions and {e.get("withheld") for e in decisions} == {"it carries words of the operator's note to Bob"}
+    take, _ = take_with_a_note_to_bob(tmp_path, loopback, note)
     assert note not in actor_requests(take, ("alice", "charlie"))
 
 

@@ -23,7 +23,7 @@ from promptdesk.core.cli import provider_flags
 from promptdesk.core.cli.audit import runs_of
 from promptdesk.core.cli.common import command_parser, exit_codes, refuse
 from promptdesk.core.cli.numbers import budget_usd
-from promptdesk.core.cli.streams import silence
+from promptdesk.core.experiments.progress import silence
 from promptdesk.core.errors import EXIT_CLOSED, EXIT_FAILED, InvalidConfig, PromptdeskError
 from promptdesk.core.experiments.evaluate import RunEvaluation, evaluate_run, run_evaluators
 from promptdesk.core.experiments.evaluation_view import audit_or_none, summary_lines

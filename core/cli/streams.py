@@ -44,18 +44,3 @@ def stand_in_for_closed() -> None:
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
     if sys.stdout is None:
         sys.stdout = ClosedOutput()
-
-
-def silence(stream: object) -> None:
-    """Point the stream's descriptor at the null device (a reader that went away), so that what is
-    still buffered, and the interpreter's last flush, go nowhere instead of failing again. A stream
-    with no descriptor (a closed stdout's stand-in, a full disk's file) is left as it is."""
-    try:
-        fd = stream.fileno()  # type: ignore[attr-defined]
-    except (AttributeError, OSError, ValueError):
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, fd)
-    finally:
-        os.close(devnull)
