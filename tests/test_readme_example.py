@@ -10,6 +10,7 @@ from pathlib import Path
 
 from promptdesk.core.cli.main import main
 from helpers import ROOT
+from worked_prose import figures, stale
 
 MARKER = "<!-- worked-comparison:"
 
@@ -40,3 +41,12 @@ def test_the_readme_worked_comparison_is_what_its_commands_print(tmp_path, monke
     printed = capsys.readouterr().out.rstrip("\n")
     assert printed == expected, ("docs/guide/experiments.md's worked comparison differs from what its commands print now; "
                                  "if the change is intended, paste this into the block:\n" + printed)
+    prose = (ROOT / "docs" / "guide" / "experiments.md").read_text(encoding="utf-8")
+    prose = prose[prose.index("How to read it."):prose.index("show their effect on the dialogue itself.")]
+    out = commands[1][2]
+    assert main(["compare", out, "--metrics", "tokens", "--unpaired"]) == 0
+    unpaired = capsys.readouterr().out
+    assert main(["compare", out, "--metrics", "tokens", "--csv"]) == 0
+    missing = stale(prose, figures(printed, unpaired, capsys.readouterr().out))
+    assert not missing, "docs/guide/experiments.md's prose quotes figures the sweep no longer gives; it should say:\n" + \
+        "\n".join(missing)
