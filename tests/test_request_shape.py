@@ -81,9 +81,7 @@ async def _play(tmp: Path, isolation: str) -> dict[str, list[str]]:
 
 
 def requests_of(tmp: Path, isolation: str) -> dict[str, list[str]]:
-    """Every request of the run, per recipient, in order, as canonical JSON text."""
-    import os
-    os.environ.setdefault("OPENAI_API_KEY", "sk-test-not-a-key")
+    """Every request of the run, per recipient, in order, as canonical JSON text (the caller sets a key)."""
     return asyncio.run(_play(tmp, isolation))
 
 
@@ -116,7 +114,8 @@ def _what_happened_first(content: str) -> str:
 
 
 @pytest.mark.parametrize("isolation", ["a", "b"])
-def test_each_actor_receives_what_it_did_apart_from_what_is_dropped_on_purpose(tmp_path, isolation):
+def test_each_actor_receives_what_it_did_apart_from_what_is_dropped_on_purpose(tmp_path, isolation, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")  # for this test only: others check a missing key
     before = json.loads(BEFORE.read_text())[isolation]
     now = requests_of(tmp_path, isolation)
     assert sorted(now) == sorted(before)
