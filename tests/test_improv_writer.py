@@ -420,3 +420,17 @@ def test_what_a_perspective_says_of_blame_is_no_topic_of_its_own(perspective):
     material = read_material.__wrapped__("Charlie", ("Bob", "Tom"), "An office.", "They meet about the lease.",
                                          "They agree on the lease.", perspective, "")
     assert not [t for t in (*material.topics, *material.mine) if re.search(r"fault|share|half|apolog", t, re.I)], material
+
+
+@pytest.mark.parametrize("pronoun,own", [("he", "his"), ("she", "her"), ("", "their")])
+def test_every_stock_gesture_names_a_body_part_as_the_characters_own(pronoun, own):
+    """`*crosses arms*` reads as a note, not a line of the play: a stock gesture that names a part of the
+    body says whose it is (`crosses her arms`), in the profile's pronoun."""
+    from promptdesk.core.improv import phrases
+
+    stock = [g for gestures in phrases.GESTURES.values() for g in gestures] + list(phrases.SILENT_GESTURES)
+    said = [phrases.theirs(g, pronoun) for g in stock]
+    parts = [g for g in said if re.search(r"\b(?:arms?|eyes|hands?|neck|shoulders|voice|head|chair)\b", g)]
+    assert len(parts) >= 8
+    bare = [g for g in parts if not re.search(rf"\b(?:{own}|the|a)\s+(?:\w+\s+)?(?:arms?|eyes|hands?|neck|shoulders|voice|head|chair)\b", g)]
+    assert not bare, bare

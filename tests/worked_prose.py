@@ -53,6 +53,12 @@ def figures(block: str, unpaired: str, table: str) -> dict[str, str]:
              is_gap=f"{n(iso[5]) - n(iso[4]):,}")
     ix = float(both[1])
     f.update(ix_f=f"{ix:.2g}" if ix < 0.1 else f"{ix:.3g}", ix_p=f"{float(both[2]):.2f}")
+    f["is_claim"] = ("not past 0.05 even on its own" if float(iso[2]) > 0.05 else
+                     "past 0.05 on its own but not after Holm's adjustment")
+    holds = {"every pair lower with C": f["bc_every"] == "10", "d_z more than six": abs(float(bc[4])) > 6,
+             "C's isolation difference not starred": float(cc[8]) > 0.05, "B's less consistent than C's": float(bb[7]) > float(cc[7]),
+             "isolation not starred after Holm": float(iso[3]) > 0.05, "the coordinator's partial η² 0.98": "0.98" in lines[at + 1]}
+    assert all(holds.values()), f"the prose's claims no longer hold ({[k for k, v in holds.items() if not v]}): rewrite it"
     return f
 
 
@@ -68,7 +74,7 @@ PHRASES = (
     "Under B the {b_diff} more are less consistent ({b_seeds} seeds of ten, p = {b_p})",
     "its interval runs from {u_lo} to {u_hi}, p = {u_p}, and its power note asks for {u_power} seeds instead of {c_power}",
     "(F = {co_f} on 1 and 9 degrees of freedom, partial η² 0.98, C about {co_gap} below B)",
-    "(F = {is_f}, p = {is_p} alone, {is_holm} after Holm, b about {is_gap} above a)",
+    "isolation moves them far less, {is_claim} (F = {is_f}, p = {is_p} alone, {is_holm} after Holm, b about {is_gap} above a)",
     "(F = {ix_f}, p = {ix_p})",
 )
 """What the prose says with each figure (its words around them, so a phrase cannot match by chance)."""

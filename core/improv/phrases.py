@@ -27,8 +27,8 @@ VALENCE = {
 }
 
 GESTURES = {
-    "tense": ("crosses arms", "taps the table", "leans forward", "narrows eyes", "sits up straight"),
-    "neutral": ("tilts head", "glances at the window", "folds hands", "nods slowly"),
+    "tense": ("crosses {their} arms", "taps the table", "leans forward", "narrows {their} eyes", "sits up straight"),
+    "neutral": ("tilts {their} head", "glances at the window", "folds {their} hands", "nods slowly"),
     "soft": ("looks down at {their} hands", "rubs the back of {their} neck", "exhales slowly", "lowers {their} voice"),
     "warm": ("sits back", "smiles a little", "relaxes {their} shoulders", "nods"),
     "startled": ("looks up sharply", "flinches", "turns toward the noise"),
