@@ -84,7 +84,7 @@ async def test_the_console_settles_each_screen_and_puts_off_tidying_at_each_key(
         await pilot.pause()
         gc.unfreeze()
         await pilot.press("question_mark")
-        for _ in range(50):  # loop turns, not wall time: the settle's timer is due at once
+        for _ in range(500):  # loop turns, not wall time: the settle's timer is due at once (a loaded machine draws late)
             await pilot.pause()
             if gc.get_freeze_count():
                 break
