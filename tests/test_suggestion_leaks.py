@@ -19,6 +19,8 @@ import yaml
 from promptdesk.core.cli.main import main
 from promptdesk.core.engine import suggestions
 from promptdesk.core.record.audit import audit_run
+from promptdesk.core.record.audit_coordinator import vet
+from promptdesk.core.record.events import parse_event
 from helpers import CHARACTERS, SCENES
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys  # noqa: F401  (fixture)
@@ -516,3 +518,39 @@ def test_a_short_clause_of_a_perspective_is_withheld_too(tmp_path, loopback, cap
     events = records(out)
     assert any(e.get("withheld") == "it carries words of Alice's perspective" for e in events if e["type"] == "decision")
     assert not [e for e in events if e["type"] == "event"]
+
+
+CLAUSE_NOTES = ("Alice oculta algo. El casero es su primo y nadie lo sabe todavía; Bob cede al final. "
+               "美咲は何か隠している。林伟会先否认。준은 곧 떠난다. Key point: the boss is leaving.")
+
+
+@pytest.mark.parametrize(("planted_text", "written"), [
+    ("A memo: Bob cede al final.", "Bob cede al final"),
+    ("Un cartel dice: Alice oculta algo", "Alice oculta algo"),
+    ("A note on the fridge: The Boss is leaving", "The Boss is leaving"),
+    ("纸条上写着：林伟会先否认", "林伟会先否认"),
+    ("쪽지: 준은 곧 떠난다", "준은 곧 떠난다"),
+])
+def test_the_audit_reports_a_forged_suggestion_carrying_a_short_clause_of_the_notes(tmp_path, loopback, capsys,
+                                                                                  planted_text, written):
+    """A clause of the notes of 3 or 4 words (2 in Korean; 4 to 7 characters in Chinese or Japanese) is
+    what the gate withholds; the audit of a record that carries one in a coordinator's world event (a
+    record forged after the run, or written before the gate) names it, quoted as written, as the gate
+    would have: a text the gate withholds is never audited clean."""
+    loopback.default = copying_judge("The radiator clanks twice.")
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback, coordinator_notes=CLAUSE_NOTES), out, "B") == 0
+    assert audit_run(out).clean, "the clean suggestion stays clean under these notes"
+    log = out / "events.jsonl"
+    lines = log.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "event")
+    events = [json.loads(line) for line in lines[:at]]
+    assert vet(json.loads((out / "private.json").read_text()), [parse_event(e) for e in events], planted_text), "the gate withholds it"
+    lines[at] = json.dumps({**json.loads(lines[at]), "text": planted_text}, ensure_ascii=False)
+    log.write_text("\n".join(lines) + "\n")
+    report = audit_run(out)
+    assert [(leak.line, leak.owner, leak.kind) for leak in report.leaks if leak.source == "events.jsonl"] == \
+        [(at + 1, "coordinator", "coordinator_notes")]
+    capsys.readouterr()
+    assert main(["audit", str(out)]) == 1
+    assert f"carries the coordinator notes: \"…{written}…\"" in capsys.readouterr().out
