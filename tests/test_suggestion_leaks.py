@@ -554,3 +554,33 @@ def test_the_audit_reports_a_forged_suggestion_carrying_a_short_clause_of_the_no
     capsys.readouterr()
     assert main(["audit", str(out)]) == 1
     assert f"carries the coordinator notes: \"…{written}…\"" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def kitchen_record(tmp_path_factory):
+    """The start record and events of an offline run of The Apology (role A), to vet suggestions against."""
+    import asyncio
+
+    from helpers import example_scene, run_session
+    root = tmp_path_factory.mktemp("stock")
+    run = asyncio.run(run_session(root, example_scene("the-apology", limits={"max_beats": 3}), isolation="b",
+                                  coordinator="A"))
+    events = [parse_event(json.loads(line)) for line in (run.dir / "events.jsonl").read_text().splitlines()]
+    return json.loads((run.dir / "private.json").read_text()), events
+
+
+@pytest.mark.parametrize("event", ["A plate slides off the counter and shatters", "A phone starts ringing and won't stop",
+                                   "The phone on the conference table rings", "The lights flicker and go out for a moment"])
+def test_a_stock_event_a_journal_quotes_from_an_earlier_run_is_no_leak_of_it(kitchen_record, event):
+    """A journal records the world events of the runs it was kept in ("And then, of all things: A plate
+    slides off the counter and shatters."); the offline judge suggests from a fixed list, so in a later
+    run it suggests the same words. They are the product's own words, not the actor's: the suggestion is
+    delivered (before, every such suggestion was withheld as carrying that actor's journal, in 8 of 18
+    runs of a sweep with journals). The journal's own words still are its own."""
+    record, events = kitchen_record
+    record = json.loads(json.dumps(record))
+    own = "I copied the harbourmaster's master key in the back of the chandlery and told nobody at all."
+    record["cast"]["bob"]["journal"] = (f"## Last week\n\nAnd then, of all things: {event}. I didn't expect that "
+                                        f"to change the air in the room. {own}\n")
+    assert vet(record, events, event) == []
+    assert vet(record, events, f"A note is found: {own}"), "the journal's own words are still withheld"

@@ -45,6 +45,7 @@ from promptdesk.core.protocol import judging, notes
 from promptdesk.core.protocol.evaluation import EVALUATOR
 from promptdesk.core.protocol.lines import speech_line, world_event_line
 from promptdesk.core.protocol.reply import CORRECTION_PROMPT
+from promptdesk.core.protocol.stock_events import stock_events
 from promptdesk.core.protocol.structured import JSON_CORRECTION_PROMPT
 from promptdesk.core.record.audit_units import ALWAYS, COVER, Born, Units, around, by, earliest, stamp
 from promptdesk.core.record.audit_words import CLAUSE, SHINGLE, clauses, grams, words
@@ -261,9 +262,10 @@ def strings(value: object) -> Iterator[str]:
 
 
 def engine_words() -> list[str]:
-    """The engine's own fixed words (to a judge, in its notes, in its correction prompts): public
-    wherever they appear, a thought that copies them included."""
-    return [*judging.fixed_texts(), *notes.fixed_texts(), CORRECTION_PROMPT, JSON_CORRECTION_PROMPT]
+    """The engine's own fixed words (to a judge, in its notes, in its correction prompts, the offline
+    judge's stock world events): public wherever they appear, a thought or a journal that copies them
+    included."""
+    return [*judging.fixed_texts(), *notes.fixed_texts(), CORRECTION_PROMPT, JSON_CORRECTION_PROMPT, *stock_events()]
 
 
 def material_of(record: dict[str, Any], events: list[BaseEvent], superseded: list[BaseEvent]) -> Material:
