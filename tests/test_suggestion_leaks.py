@@ -584,3 +584,23 @@ def test_a_stock_event_a_journal_quotes_from_an_earlier_run_is_no_leak_of_it(kit
                                         f"to change the air in the room. {own}\n")
     assert vet(record, events, event) == []
     assert vet(record, events, f"A note is found: {own}"), "the journal's own words are still withheld"
+
+
+@pytest.mark.parametrize(("suggestion", "withheld"), [
+    ("A clerk mutters a number under his breath: 4471.", True),
+    ("The safe's dial clicks round to 4-4-7-1", True),         # its digits joined by hyphens, read joined
+    ("Someone scrawls 90210 on the whiteboard", True),       # a perspective's number
+    ("The lift stops at floor 12", False),                   # two digits: too common to be a secret
+    ("A courier asks for flat 308", False),                  # shown: the setting names it
+    ("The printer jams on page 512", False),                 # no private text holds it
+])
+def test_a_number_of_the_notes_or_a_perspective_alone_is_withheld(kitchen_record, suggestion, withheld):
+    """A PIN or a safe's combination is a secret on its own, with no word of letters around it: a
+    suggestion that carries one from the notes or a perspective, unshown, is withheld, as a code word is."""
+    record, events = kitchen_record
+    record = json.loads(json.dumps(record))
+    record["coordinator_notes"] = "Keep it tense. The vault code is 4471; nobody may say it. Roughly 12 beats."
+    record["cast"]["alice"]["perspective"] += "\nYour old postcode was 90210 and you never say where you grew up."
+    record["scene"]["setting"] = "Flat 308, a cramped office above a bakery"
+    found = vet(record, events, suggestion)
+    assert bool(found) == withheld, found

@@ -279,7 +279,8 @@ def _short_clauses(record: dict[str, Any], events: list[BaseEvent], text: str) -
     before); in a script written without spaces, whose characters are its words and are shared by many
     words, also when two of its characters side by side were never shown side by side (hiragana, the
     grammar between Japanese words, is not counted where the clause has other characters:
-    `田中太郎は店主` says nothing unseen when `店主の田中太郎` was shown). Such a suggestion is withheld; the
+    `田中太郎は店主` says nothing unseen when `店主の田中太郎` was shown), and a number of `NUMBER` digits or
+    more of those texts (`4471`) alone, unless it was shown. Such a suggestion is withheld; the
     audit counts such a clause in what the coordinator wrote (`checked_material`), on this same rule, but
     not in the requests, where it must not call stock phrases leaks. One per owner and kind."""
     wanted: dict[str, tuple[str, str]] = {}
@@ -287,7 +288,7 @@ def _short_clauses(record: dict[str, Any], events: list[BaseEvent], text: str) -
     sources += [(slug, kind, member.get(kind) or "") for slug, member in (record.get("cast") or {}).items()
                 for kind in CLAUSE_KINDS if kind != "coordinator_notes"]
     for owner, kind, private in sources:
-        for clause in short_clauses(str(private), SHORT):
+        for clause in [*short_clauses(str(private), SHORT), *_numbers(str(private))]:
             wanted.setdefault(clause, (owner, kind))
     said = [f" {' '.join(words(reading))} " for reading in readings(text)] if wanted else []
     hits = [(clause, whose) for clause, whose in wanted.items() if any(f" {clause} " in one for one in said)]
@@ -319,6 +320,16 @@ def _as_written(text: str, clause: list[str]) -> str:
             if tokens[first:first + len(clause)] == clause:
                 return written(reading, ends, first, first + len(clause))
     return ""
+
+
+NUMBER = 3
+"""Digits of the shortest number of a private text the gate looks for alone (`_numbers`)."""
+
+
+def _numbers(text: str) -> list[str]:
+    """The numbers of `NUMBER` digits or more in a private text: a safe's combination or a PIN ("The vault
+    code is 4471.") is a secret on its own, as a code word is, though no word of letters goes with it."""
+    return [word for word in words(text) if len(word) >= NUMBER and word.isdigit() and word.isascii()]
 
 
 def _kana(word: str) -> bool:
