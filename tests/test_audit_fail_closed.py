@@ -123,6 +123,27 @@ def test_a_garbled_prompt_line_is_not_clean(run, capsys, garble):
     assert "extends" not in out, "only the garbled line is at fault"
 
 
+@pytest.mark.parametrize("damage", [
+    b"\xff",                          # a byte no UTF-8 text holds
+    b"\xe8\xb4",                      # a character cut short (a flipped or lost byte)
+    "Zoë's café".encode("latin-1"),  # words saved again in another encoding
+    "账本是假的".encode("gbk"),        # a Chinese secret saved again as GBK
+], ids=["ff", "cut-character", "latin-1", "gbk"])
+def test_a_prompt_line_holding_bytes_of_no_character_is_not_read_as_other_words(run, capsys, damage):
+    """A request line with bytes that are no UTF-8 (the engine writes only UTF-8) was damaged after it was
+    written: read with those bytes replaced, a leak in it would read as other words and pass. It is
+    unchecked, named by its line, and the run is INCOMPLETE, not clean."""
+    lines = prompt_lines(run)
+    at = leaf(lines)
+    raw = [line.encode() for line in lines]
+    cut = raw[at].index(b" the ") + 1
+    raw[at] = raw[at][:cut] + damage + raw[at][cut:]
+    (run / "prompts.jsonl").write_bytes(b"".join(raw))
+    code, out, _ = audit_cli(run, capsys)
+    assert code == 1 and "Audit INCOMPLETE" in out
+    assert f"UNCHECKED prompts.jsonl line {at + 1} cannot be read (the line is not UTF-8 text" in out
+
+
 def test_the_line_a_kill_tore_is_only_a_warning(run, capsys):
     """A kill mid-write leaves the last line cut off, unended: that request was never sent."""
     line = prompt_lines(run)[-1]

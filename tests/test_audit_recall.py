@@ -195,3 +195,35 @@ def test_an_actor_who_guesses_another_s_secret_word_for_word_has_leaked_nothing(
     assert PERSPECTIVES["bob"] not in "".join(r.text for r in read_prompts(run) if r.to == "alice")
     report = audit_run(run)
     assert report.clean, [leak.describe() for leak in report.leaks]
+
+
+@pytest.fixture(scope="module")
+def parent_run(tmp_path_factory) -> Path:
+    """An offline isolation (b) run of The Apology under role A (its judge is shown every note)."""
+    from helpers import run_session
+    root = tmp_path_factory.mktemp("noted")
+    return asyncio.run(run_session(root, example_scene("the-apology", limits={"max_beats": 6}), isolation="b",
+                                   coordinator="A")).dir
+
+
+@pytest.mark.parametrize("note", [
+    "Tell them you were offered the Henderson job last week.",
+    "Tu hermana está viva.",
+    "你妹妹还活着。",
+    "동생은 살아있다.",
+])
+def test_a_directors_note_to_one_actor_is_that_actors_own(parent_run, tmp_path, capsys, note):
+    """A director's note given to Bob alone is Bob's: a take that routes it as the engine does audits
+    clean (Bob's own requests, the judge that reads every note), and the same words in a request to
+    Alice before anyone said them aloud are a leak, named as the operator's note to Bob. The note was
+    public text to the audit, so the engine sending it to the wrong actor went unseen."""
+    take = tmp_path / "take"
+    assert main(["branch", str(parent_run), "--at-beat", "2", "--note", note, "--to", "bob", "--out", str(take),
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    assert audit_run(take).clean
+    tamper(take, "alice", 3, f'Charlie [TONE: calm] "{note}"')
+    report = audit_run(take)
+    assert {(leak.recipient, leak.owner, leak.kind) for leak in report.leaks} == {("alice", "bob", "note")}
+    assert main(["audit", str(take)]) == 1
+    assert "sent to alice (Alice) carries the operator's note to bob (Bob)" in capsys.readouterr().out

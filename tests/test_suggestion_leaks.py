@@ -19,6 +19,8 @@ import yaml
 from promptdesk.core.cli.main import main
 from promptdesk.core.engine import suggestions
 from promptdesk.core.record.audit import audit_run
+from promptdesk.core.record.audit_coordinator import vet
+from promptdesk.core.record.events import parse_event
 from helpers import CHARACTERS, SCENES
 from loopback import Reply, loopback  # noqa: F401  (fixture)
 from test_scene_faults import keys  # noqa: F401  (fixture)
@@ -516,3 +518,89 @@ def test_a_short_clause_of_a_perspective_is_withheld_too(tmp_path, loopback, cap
     events = records(out)
     assert any(e.get("withheld") == "it carries words of Alice's perspective" for e in events if e["type"] == "decision")
     assert not [e for e in events if e["type"] == "event"]
+
+
+CLAUSE_NOTES = ("Alice oculta algo. El casero es su primo y nadie lo sabe todavía; Bob cede al final. "
+               "美咲は何か隠している。林伟会先否认。준은 곧 떠난다. Key point: the boss is leaving.")
+
+
+@pytest.mark.parametrize(("planted_text", "written"), [
+    ("A memo: Bob cede al final.", "Bob cede al final"),
+    ("Un cartel dice: Alice oculta algo", "Alice oculta algo"),
+    ("A note on the fridge: The Boss is leaving", "The Boss is leaving"),
+    ("纸条上写着：林伟会先否认", "林伟会先否认"),
+    ("쪽지: 준은 곧 떠난다", "준은 곧 떠난다"),
+])
+def test_the_audit_reports_a_forged_suggestion_carrying_a_short_clause_of_the_notes(tmp_path, loopback, capsys,
+                                                                                  planted_text, written):
+    """A clause of the notes of 3 or 4 words (2 in Korean; 4 to 7 characters in Chinese or Japanese) is
+    what the gate withholds; the audit of a record that carries one in a coordinator's world event (a
+    record forged after the run, or written before the gate) names it, quoted as written, as the gate
+    would have: a text the gate withholds is never audited clean."""
+    loopback.default = copying_judge("The radiator clanks twice.")
+    out = tmp_path / "run"
+    assert batch(scene_file(tmp_path, loopback, coordinator_notes=CLAUSE_NOTES), out, "B") == 0
+    assert audit_run(out).clean, "the clean suggestion stays clean under these notes"
+    log = out / "events.jsonl"
+    lines = log.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "event")
+    events = [json.loads(line) for line in lines[:at]]
+    assert vet(json.loads((out / "private.json").read_text()), [parse_event(e) for e in events], planted_text), "the gate withholds it"
+    lines[at] = json.dumps({**json.loads(lines[at]), "text": planted_text}, ensure_ascii=False)
+    log.write_text("\n".join(lines) + "\n")
+    report = audit_run(out)
+    assert [(leak.line, leak.owner, leak.kind) for leak in report.leaks if leak.source == "events.jsonl"] == \
+        [(at + 1, "coordinator", "coordinator_notes")]
+    capsys.readouterr()
+    assert main(["audit", str(out)]) == 1
+    assert f"carries the coordinator notes: \"…{written}…\"" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def kitchen_record(tmp_path_factory):
+    """The start record and events of an offline run of The Apology (role A), to vet suggestions against."""
+    import asyncio
+
+    from helpers import example_scene, run_session
+    root = tmp_path_factory.mktemp("stock")
+    run = asyncio.run(run_session(root, example_scene("the-apology", limits={"max_beats": 3}), isolation="b",
+                                  coordinator="A"))
+    events = [parse_event(json.loads(line)) for line in (run.dir / "events.jsonl").read_text().splitlines()]
+    return json.loads((run.dir / "private.json").read_text()), events
+
+
+@pytest.mark.parametrize("event", ["A plate slides off the counter and shatters", "A phone starts ringing and won't stop",
+                                   "The phone on the conference table rings", "The lights flicker and go out for a moment"])
+def test_a_stock_event_a_journal_quotes_from_an_earlier_run_is_no_leak_of_it(kitchen_record, event):
+    """A journal records the world events of the runs it was kept in ("And then, of all things: A plate
+    slides off the counter and shatters."); the offline judge suggests from a fixed list, so in a later
+    run it suggests the same words. They are the product's own words, not the actor's: the suggestion is
+    delivered (before, every such suggestion was withheld as carrying that actor's journal, in 8 of 18
+    runs of a sweep with journals). The journal's own words still are its own."""
+    record, events = kitchen_record
+    record = json.loads(json.dumps(record))
+    own = "I copied the harbourmaster's master key in the back of the chandlery and told nobody at all."
+    record["cast"]["bob"]["journal"] = (f"## Last week\n\nAnd then, of all things: {event}. I didn't expect that "
+                                        f"to change the air in the room. {own}\n")
+    assert vet(record, events, event) == []
+    assert vet(record, events, f"A note is found: {own}"), "the journal's own words are still withheld"
+
+
+@pytest.mark.parametrize(("suggestion", "withheld"), [
+    ("A clerk mutters a number under his breath: 4471.", True),
+    ("The safe's dial clicks round to 4-4-7-1", True),         # its digits joined by hyphens, read joined
+    ("Someone scrawls 90210 on the whiteboard", True),       # a perspective's number
+    ("The lift stops at floor 12", False),                   # two digits: too common to be a secret
+    ("A courier asks for flat 308", False),                  # shown: the setting names it
+    ("The printer jams on page 512", False),                 # no private text holds it
+])
+def test_a_number_of_the_notes_or_a_perspective_alone_is_withheld(kitchen_record, suggestion, withheld):
+    """A PIN or a safe's combination is a secret on its own, with no word of letters around it: a
+    suggestion that carries one from the notes or a perspective, unshown, is withheld, as a code word is."""
+    record, events = kitchen_record
+    record = json.loads(json.dumps(record))
+    record["coordinator_notes"] = "Keep it tense. The vault code is 4471; nobody may say it. Roughly 12 beats."
+    record["cast"]["alice"]["perspective"] += "\nYour old postcode was 90210 and you never say where you grew up."
+    record["scene"]["setting"] = "Flat 308, a cramped office above a bakery"
+    found = vet(record, events, suggestion)
+    assert bool(found) == withheld, found

@@ -17,23 +17,11 @@ import re
 from promptdesk.core.improv.closing import EXPLICIT, closes
 from promptdesk.core.improv.lines import parse_lines
 from promptdesk.core.protocol.goal_acts import clause_met, read_goal
+from promptdesk.core.protocol.stock_events import DEFAULT_EVENTS, EVENTS
 from promptdesk.core.providers.base import ChatMessage
 
 SILENT_STREAK = re.compile(r"silent beats(?: in a row)?:\s*(\d+)|(\d+)\s+(?:consecutive\s+)?silent beats", re.I)
 STALL_AT = 2
-EVENTS = (
-    (("office", "meeting", "deadline", "project", "client", "conference"),
-     ("The phone on the conference table rings", "Someone knocks on the glass door")),
-    (("kitchen", "breakfast", "tea", "coffee", "dinner"),
-     ("The kettle begins to whistle", "A plate slides off the counter and shatters")),
-    (("cafe", "café", "restaurant", "bar", "pub"),
-     ("A waiter drops a tray of glasses nearby", "The music cuts out mid-song")),
-    (("street", "park", "garden", "outside", "beach", "car"),
-     ("It starts to rain, hard", "A car alarm goes off nearby")),
-    (("home", "house", "living room", "apartment", "flat"),
-     ("The doorbell rings", "The lights flicker and go out for a moment")),
-)
-DEFAULT_EVENTS = ("A door slams somewhere down the hall", "A phone starts ringing and won't stop")
 
 
 def judge(system: str, messages: list[ChatMessage], rng: random.Random) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 import os
+import re
 import stat
 from collections.abc import Iterator
 from typing import Any, BinaryIO
@@ -277,10 +278,11 @@ def json_lines(text: str, keepends: bool = False) -> list[str]:
     return [*lines, last] if last else lines
 
 
-def text_lines(handle: BinaryIO, limit: int) -> Iterator[str | None]:
+def text_lines(handle: BinaryIO, limit: int, errors: str = "replace") -> Iterator[str | None]:
     """Each line of a binary file, its line break kept (a last line without one was torn), decoded as UTF-8
-    (what is not, replaced); None for a line over `limit` bytes, passed over a megabyte at a time and never
-    held in memory. OSError for what is no regular file (a device, a pipe: `/dev/zero` has no end to skip)."""
+    (what is not, replaced; `errors="surrogateescape"`: kept as escapes, for `whole_line` to refuse); None
+    for a line over `limit` bytes, passed over a megabyte at a time and never held in memory. OSError for
+    what is no regular file (a device, a pipe: `/dev/zero` has no end to skip)."""
     if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
         raise OSError(f"{getattr(handle, 'name', 'the file')} is not a regular file (a device or a pipe)")
     while line := handle.readline(limit + 1):
@@ -289,7 +291,28 @@ def text_lines(handle: BinaryIO, limit: int) -> Iterator[str | None]:
                 pass
             yield None
         else:
-            yield line.decode("utf-8", errors="replace")
+            yield line.decode("utf-8", errors=errors)
+
+
+_ESCAPED = re.compile("[\udc80-\udcff]")
+
+
+def whole_line(line: str | None, limit: int) -> str:
+    """A line `text_lines` read with `errors="surrogateescape"`, when it was UTF-8 text and within `limit`
+    bytes; else ValueError saying why. A record a program wrote as UTF-8 that holds bytes of no character
+    was damaged (a flipped bit, a file saved again in another encoding): read with those bytes replaced,
+    its words would be other words, so it is not read at all."""
+    if line is None:
+        raise ValueError(f"the line is over the limit of {limit:,} bytes; it was not read")
+    if (bad := _ESCAPED.search(line)) is not None:
+        raise ValueError(f"the line is not UTF-8 text (a byte of no character at character {bad.start() + 1:,}); "
+                         "it was not read")
+    return line
+
+
+def as_text(line: str | None) -> str:
+    """A line `text_lines` read with `errors="surrogateescape"` as text: bytes of no character replaced."""
+    return (line or "").encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def count_lines(handle: BinaryIO) -> int:

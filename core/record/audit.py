@@ -77,7 +77,8 @@ class Leak:
         else:
             where = f"{self.source} line {self.line} ({self.purpose} written by the coordinator"
         where += f", beat {self.beat})" if self.beat is not None else ")"
-        whose = "the coordinator notes" if self.kind == "coordinator_notes" else f"{self.owner}'s {self.kind}"
+        whose = "the coordinator notes" if self.kind == "coordinator_notes" else \
+            f"the operator's note to {self.owner}" if self.kind == "note" else f"{self.owner}'s {self.kind}"
         whose += f" ({names[self.owner]})" if names and self.owner in names else ""
         carried = f" [carried over from line {self.carried_from}]" if self.carried_from else ""
         to = named(self.recipient) if self.recipient else "every actor"

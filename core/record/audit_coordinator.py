@@ -208,15 +208,20 @@ def checked_material(record: dict[str, Any], events: list[BaseEvent],
                      superseded: list[BaseEvent]) -> tuple[Material, list[tuple[int, BaseEvent, Carried]]]:
     """The run's material (`material_of`) with each coordinator-written text that reached the actors
     checked in order: a clean one admitted as public; each one that carries private material returned
-    with what it carries, by its index in `events`."""
+    with what it carries, by its index in `events`. It is checked as the gate checks a suggestion
+    (`vet`), the short clauses included (`_short_clauses`, against what was shown before it), so that a
+    text the gate would have withheld is never audited clean."""
     material = material_of(record, events, superseded)
     leaks = []
     clean: list[str] = []
     for index, event in enumerate(events):
         if not routed(event):
             continue
-        found = _carried_on(material, event.text, [*superseded, *events[:index]], clean, event.target or EVERYONE,
-                            event)
+        before, recipient = [*superseded, *events[:index]], event.target or EVERYONE
+        found = _carried_on(material, event.text, before, clean, recipient, event)
+        kinds = {(item.owner, item.kind) for item in found}
+        found += [item for item in _short_clauses(record, before, event.text)
+                  if (item.owner, item.kind) not in kinds and item.owner != recipient]
         if found:
             leaks += [(index, event, item) for item in found]
         elif event.type == "event":
@@ -274,14 +279,16 @@ def _short_clauses(record: dict[str, Any], events: list[BaseEvent], text: str) -
     before); in a script written without spaces, whose characters are its words and are shared by many
     words, also when two of its characters side by side were never shown side by side (hiragana, the
     grammar between Japanese words, is not counted where the clause has other characters:
-    `田中太郎は店主` says nothing unseen when `店主の田中太郎` was shown). Such a suggestion is withheld though the audit, which must not
-    call stock phrases leaks, would not count it. One per owner and kind."""
+    `田中太郎は店主` says nothing unseen when `店主の田中太郎` was shown), and a number of `NUMBER` digits or
+    more of those texts (`4471`) alone, unless it was shown. Such a suggestion is withheld; the
+    audit counts such a clause in what the coordinator wrote (`checked_material`), on this same rule, but
+    not in the requests, where it must not call stock phrases leaks. One per owner and kind."""
     wanted: dict[str, tuple[str, str]] = {}
     sources = [(COORDINATOR, "coordinator_notes", record.get("coordinator_notes") or "")]
     sources += [(slug, kind, member.get(kind) or "") for slug, member in (record.get("cast") or {}).items()
                 for kind in CLAUSE_KINDS if kind != "coordinator_notes"]
     for owner, kind, private in sources:
-        for clause in short_clauses(str(private), SHORT):
+        for clause in [*short_clauses(str(private), SHORT), *_numbers(str(private))]:
             wanted.setdefault(clause, (owner, kind))
     said = [f" {' '.join(words(reading))} " for reading in readings(text)] if wanted else []
     hits = [(clause, whose) for clause, whose in wanted.items() if any(f" {clause} " in one for one in said)]
@@ -301,8 +308,28 @@ def _short_clauses(record: dict[str, Any], events: list[BaseEvent], text: str) -
             unseen = any(word not in shown for word in tokens) or (
                 no_space(clause) and any(pair not in pairs for pair in zip(tokens, tokens[1:])))
         if unseen and all((c.owner, c.kind) != (owner, kind) for c in found):
-            found.append(Carried(owner, kind, clause))
+            found.append(Carried(owner, kind, clause, _as_written(text, tokens)))
     return found
+
+
+def _as_written(text: str, clause: list[str]) -> str:
+    """The words `clause` as the first reading of `text` that holds them wrote them (case, accents kept)."""
+    for reading in readings(text):
+        tokens, ends = scanned(reading)
+        for first in range(len(tokens) - len(clause) + 1):
+            if tokens[first:first + len(clause)] == clause:
+                return written(reading, ends, first, first + len(clause))
+    return ""
+
+
+NUMBER = 3
+"""Digits of the shortest number of a private text the gate looks for alone (`_numbers`)."""
+
+
+def _numbers(text: str) -> list[str]:
+    """The numbers of `NUMBER` digits or more in a private text: a safe's combination or a PIN ("The vault
+    code is 4471.") is a secret on its own, as a code word is, though no word of letters goes with it."""
+    return [word for word in words(text) if len(word) >= NUMBER and word.isdigit() and word.isascii()]
 
 
 def _kana(word: str) -> bool:

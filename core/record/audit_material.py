@@ -45,6 +45,7 @@ from promptdesk.core.protocol import judging, notes
 from promptdesk.core.protocol.evaluation import EVALUATOR
 from promptdesk.core.protocol.lines import speech_line, world_event_line
 from promptdesk.core.protocol.reply import CORRECTION_PROMPT
+from promptdesk.core.protocol.stock_events import stock_events
 from promptdesk.core.protocol.structured import JSON_CORRECTION_PROMPT
 from promptdesk.core.record.audit_units import ALWAYS, COVER, Born, Units, around, by, earliest, stamp
 from promptdesk.core.record.audit_words import CLAUSE, SHINGLE, clauses, grams, words
@@ -217,10 +218,12 @@ def public_texts(record: dict[str, Any], events: list[BaseEvent]) -> Iterator[tu
     `t` and beat) and the scene's shared fields (always).
 
     Not public: thinking, journal entries, calls, evaluations (an evaluator reads every secret and goal,
-    and its reasoning quotes them), and whatever the coordinator wrote (`written_by_coordinator`): a
-    judge may see the coordinator notes."""
+    and its reasoning quotes them), whatever the coordinator wrote (`written_by_coordinator`): a
+    judge may see the coordinator notes, and a note the operator gave one actor (`note_to_one`), with
+    the take that records it."""
     for event in events:
-        if event.type in ("think", "journal", "call", "evaluation") or written_by_coordinator(event):
+        if event.type in ("think", "journal", "call", "evaluation") or written_by_coordinator(event) \
+                or note_to_one(event) or (event.type == "branch" and (getattr(event, "change", None) or {}).get("to")):
             continue
         born = stamp(event.t, event.beat)
         yield from ((text, born) for text in strings(event.to_record()))
@@ -259,9 +262,10 @@ def strings(value: object) -> Iterator[str]:
 
 
 def engine_words() -> list[str]:
-    """The engine's own fixed words (to a judge, in its notes, in its correction prompts): public
-    wherever they appear, a thought that copies them included."""
-    return [*judging.fixed_texts(), *notes.fixed_texts(), CORRECTION_PROMPT, JSON_CORRECTION_PROMPT]
+    """The engine's own fixed words (to a judge, in its notes, in its correction prompts, the offline
+    judge's stock world events): public wherever they appear, a thought or a journal that copies them
+    included."""
+    return [*judging.fixed_texts(), *notes.fixed_texts(), CORRECTION_PROMPT, JSON_CORRECTION_PROMPT, *stock_events()]
 
 
 def material_of(record: dict[str, Any], events: list[BaseEvent], superseded: list[BaseEvent]) -> Material:
@@ -295,4 +299,14 @@ def private_material(record: dict[str, Any], events: list[BaseEvent], superseded
     for event in [*superseded, *events]:
         if event.type == "think":
             material.add(event.from_, "thinking", event.text, event.t, event.beat)
+        elif note_to_one(event):
+            material.add(event.target, "note", event.text, event.t, event.beat)
+            for reader in ("judge", "facilitator", EVALUATOR):  # a judge is shown every note, by design
+                material.allow(reader, event.text, stamp(event.t, event.beat))
     return material
+
+
+def note_to_one(event: BaseEvent) -> bool:
+    """A director's note the operator gave one actor: that actor's private material from when it was given
+    (the engine routes it to no one else; a judge reads it by design), public only once said aloud."""
+    return event.type == "note" and event.from_ == "operator" and bool(event.target)

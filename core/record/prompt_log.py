@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from promptdesk.core.errors import PromptdeskError
-from promptdesk.core.protocol.bounded import count_lines, load_json, text_lines
+from promptdesk.core.protocol.bounded import as_text, count_lines, load_json, text_lines, whole_line
 from promptdesk.core.providers.base import ChatMessage, Request
 from promptdesk.core.providers.json_text import escaped, message_json
 
@@ -281,19 +281,17 @@ def read_prompts(run_dir: Path, *, warn=None, on_problem=None, on_unreadable=Non
     last_of: dict[str, int] = {}
     unread: set[int] = set()
     with open(path, "rb") as handle:
-        for number, line in enumerate(text_lines(handle, LINE_MAX_BYTES), 1):
+        for number, line in enumerate(text_lines(handle, LINE_MAX_BYTES, "surrogateescape"), 1):
             if line is not None and not line.strip():
                 continue
             try:
-                if line is None:
-                    raise ValueError(f"the line is over the limit of {LINE_MAX_BYTES:,} bytes; it was not read")
-                record, problem = _rebuild(load_json(line), texts, number, unread)
+                record, problem = _rebuild(load_json(whole_line(line, LINE_MAX_BYTES)), texts, number, unread)
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 unread.add(number)
                 if warn:
                     warn(f"{path}: line {number} skipped (unreadable: {exc})")
                 if on_unreadable:
-                    on_unreadable(number, line or "", exc)
+                    on_unreadable(number, as_text(line), exc)
                 continue
             if problem and on_problem is None:
                 raise PromptLogError(problem)
