@@ -162,9 +162,11 @@ def revise(draft: str, ask: Ask, rng: random.Random) -> tuple[str, str]:
             return draft, "Read it through once more; it holds."
         at = rng.choice(plain)
         lines = parts[at].split("\n")
-        longest = max(range(len(lines)), key=lambda i: len(lines[i]))
+        # a close goes where a sentence ends (a poem's line may stop mid-sentence, or on `;`)
+        ends = [i for i, line in enumerate(lines) if line.rstrip()[-1:] in ".?!"] or [len(lines) - 1]
+        longest = max(ends, key=lambda i: len(lines[i]))
         end = lines[longest][-1:] if lines[longest][-1:] in ".?!" else "."
-        fresh = [close for close in closes if close not in draft or kind == "tale"] or list(closes)
+        fresh = [close for close in closes if close not in draft] or list(closes)  # no close twice
         lines[longest] = lines[longest].rstrip(".?!") + ", " + rng.choice(fresh) + end
         parts[at] = "\n".join(lines)
         return "\n\n".join(parts), f"Gave paragraph {at + 1} a fuller close."

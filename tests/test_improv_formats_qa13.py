@@ -1,0 +1,111 @@
+"""The offline improviser read as a user reads its roundtables and collaborations (qa13): properties
+over several seeds and inputs of our own, never a wording the improviser produces."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+
+from promptdesk.core.formats.collaborate.drafts import read_ask, revise
+from promptdesk.core.formats.roundtable.improv_facts import stances
+from promptdesk.core.formats.roundtable.improv_participant import participate
+from promptdesk.core.improv.dice import rng_for
+from promptdesk.core.providers.base import ChatMessage, Request
+
+SEEDS = range(12)
+
+PROFILE = """# Tomasz Wirth - Head Chef
+
+## Personality
+- Honest with the kitchen, once he trusts the owner
+- Proud of his menu; takes a complaint about a dish as a complaint about himself
+- Uses the slow, careful voice he keeps for new cooks, and knows it calms them
+- Rubs his jaw when he is about to give way
+- When pressed: changes the subject to the practical (the stock, the fish, the ovens)
+"""
+
+
+def participant_request(topic: str, *, previous: dict | None = None, phase: str = "discussion",
+                        profile: str = PROFILE, name: str = "Tomasz Wirth", to: str = "tomasz") -> Request:
+    facts = {"round": 2 if previous else 1, "topic": topic, "phase": phase, "phase_goal": "",
+             "question": f"Where do you stand on this: {topic}", "focus": "", "previous_synthesis": previous}
+    user = f"ROUND\n\n```yaml\n{yaml.safe_dump(facts, sort_keys=False)}```\n\nAnswer with exactly one YAML block."
+    system = f"You are {name}, one participant at a roundtable discussion.\n\n## WHO YOU ARE\n{profile}"
+    return Request(to=to, purpose="participant", system=system, messages=[ChatMessage(role="user", content=user)])
+
+
+def answer(request: Request, seed: int) -> dict:
+    return yaml.safe_load(participate(request, seed, 0.0).split("```yaml\n", 1)[1].split("```", 1)[0])
+
+
+TOPICS = ("Should the bakery launch a sourdough subscription in March?",
+          "Should our firm appeal the ruling in the Carter tenancy case?",
+          "Should the council cut the library budget by a fifth?")
+
+
+@pytest.mark.parametrize("topic", TOPICS)
+def test_a_rationale_says_the_characters_traits_as_i_with_none_of_their_pronouns_left(topic):
+    """A he-character's traits are said as `I`: none of his own `he`/`his`/`him`/`himself` is left, and
+    no `my` stands where a pronoun object did (`letting my down`)."""
+    for seed in SEEDS:
+        said = answer(participant_request(topic), seed)["rationale"]
+        assert not re.search(r"\b(?:he|his|him|himself)\b", said), said
+        assert not re.search(r"\bmy\s+(?:down|up|out|off)\b", said), said
+
+
+@pytest.mark.parametrize("topic", TOPICS)
+def test_a_rationale_is_about_what_would_be_done_not_about_who_would_do_it(topic):
+    """`Should the bakery launch X?`: the reason weighs X; the one who would act is not the object
+    (never `a trial of the bakery`, `getting the bakery wrong`)."""
+    actor = re.match(r"Should (the \w+|our \w+) ", topic).group(1)
+    for seed in SEEDS:
+        said = answer(participant_request(topic), seed)["rationale"].split(". ")[0]
+        assert actor.lower() not in said.lower(), said
+
+
+@pytest.mark.parametrize("topic", TOPICS)
+def test_a_participant_keeps_its_position_unless_something_moved_it_and_then_says_so(topic):
+    """Within a phase, a participant holds last round's position unless the synthesis gave it a reason
+    (a consensus, a split to meet in the middle); a changed position opens its rationale with why."""
+    options = stances(topic)
+    moved = kept = 0
+    for seed in SEEDS:
+        for held in range(3):
+            previous = {"synthesis": "split", "consensus": [], "next_action": "continue",
+                        "conflicts": [{"topic": "discussion: how to proceed",
+                                       "positions": {"tomasz": options[held], "ana": options[(held + 1) % 3]}}]}
+            first = answer(participant_request(topic, previous=previous), seed)
+            now = options.index(first["position"])
+            if now == held:
+                kept += 1
+                continue
+            moved += 1
+            assert now == 1, (held, first)  # a split moves one to the middle, never further out
+            opening = first["rationale"].split(". ")[0]
+            assert re.search(r"\b(?:moved|changed|come round)\b", opening), first["rationale"]
+    assert kept and moved
+
+
+POEMS = ("Write a short poem about the first frost", "Write a poem of three stanzas about the harbour at night",
+         "Compose a poem about my grandmother's kitchen")
+
+
+@pytest.mark.parametrize("goal", POEMS + ("Write a 2-paragraph fairy tale about a badger who counts stars",
+                                          "Write a speech for my sister's wedding"))
+def test_a_revision_adds_its_close_at_a_sentence_end_and_never_twice(goal):
+    """Revising a piece of writing adds a close where a sentence ends (not after `;`, not in the middle
+    of a sentence that runs onto the next line), and never the same close twice in one draft."""
+    from promptdesk.core.formats.collaborate.drafts import first_draft
+
+    ask = read_ask(goal)
+    for seed in SEEDS:
+        rng = rng_for(seed, "qa13", goal)
+        draft = first_draft(ask, rng)
+        for _ in range(4):
+            draft, _change = revise(draft, ask, rng)
+            assert not re.search(r"[;:,]\s*,|[.!?],", draft), draft  # `lies;, and still`
+            assert not re.search(r"[a-z]\.\s+[a-z]", draft), draft  # `say, even now. what the morning says`
+        closes = re.findall(r", ([a-z][a-z ]+)[.!?]", draft)
+        assert len(closes) == len(set(closes)), draft
