@@ -109,3 +109,30 @@ def test_a_revision_adds_its_close_at_a_sentence_end_and_never_twice(goal):
             assert not re.search(r"[a-z]\.\s+[a-z]", draft), draft  # `say, even now. what the morning says`
         closes = re.findall(r", ([a-z][a-z ]+)[.!?]", draft)
         assert len(closes) == len(set(closes)), draft
+
+
+@pytest.mark.parametrize("topic", TOPICS)
+def test_a_synthesis_calls_no_position_the_tables_when_none_leads(topic):
+    """A synthesis says a position is favoured only when it has more holders than any other; on a tie
+    (2-2, 1-1-1) it says there is no majority and names every position with who holds it, and the
+    recommendation says it is a tie. A lead is still reported as such."""
+    import random
+
+    from promptdesk.core.formats.roundtable.improv_facilitator import synthesis
+
+    options = stances(topic)
+    names = ["Ana", "Bo", "Cy", "Di", "Ed"]
+    for seed in SEEDS:
+        rng = random.Random(seed)
+        size = rng.choice((2, 3, 4, 5))
+        picks = [rng.randrange(3) for _ in range(size)]
+        answers = {n.lower(): {"name": n, "position": options[p], "confidence": round(rng.random(), 2)}
+                   for n, p in zip(names, picks)}
+        counts = sorted((picks.count(p) for p in set(picks)), reverse=True)
+        said = synthesis({"round": 1, "phase": {"name": "discussion", "min_rounds": 1}, "answers": answers})
+        if len(counts) > 1 and counts[0] == counts[1]:
+            assert "favour" not in said["synthesis"] and "no majority" in said["synthesis"], said
+            assert all(options[p] in said["synthesis"] for p in picks), said
+            assert "tied" in said["recommendation"], said
+        else:
+            assert f"{counts[0]} of {size} favour" in said["synthesis"], said
