@@ -136,3 +136,51 @@ def test_a_synthesis_calls_no_position_the_tables_when_none_leads(topic):
             assert "tied" in said["recommendation"], said
         else:
             assert f"{counts[0]} of {size} favour" in said["synthesis"], said
+
+
+PLANS = ("Plan the product launch of our note-taking app in 4 steps", "Outline a 6-step plan for moving house",
+         "Collaborate to outline a 5-step plan for a school bake sale. Keep it short.")
+WRITINGS = ("Write a 2-paragraph fairy tale about a badger who counts stars", "Write a speech for my sister's wedding",
+            "Write a letter to the landlord about the broken boiler")
+
+
+def collaboration_request(goal: str, draft_by: str, draft: str, task: str) -> Request:
+    body = "\n".join("    " + line for line in draft.splitlines())
+    context = (f"GOAL: {goal}\n\n[{draft_by}] A first draft. (improvised offline)\n{body}\n"
+               f"[router → claude] {task}\n\nRound 2 of 6.")
+    system = "Your name is `claude`. Participants: gpt, claude (you work with gpt)."
+    return Request(to="claude", purpose="envelope", system=system, messages=[ChatMessage(role="user", content=context)])
+
+
+@pytest.mark.parametrize("goal", PLANS + WRITINGS)
+def test_a_revision_does_what_the_task_handed_over_asks_less_or_more(goal):
+    """A task handed over that asks for less (`cut`, `tighten`, `trim`) gets a shorter draft, in every
+    seed; one that asks for something concrete gets a changed one that is not cut down."""
+    from promptdesk.core.formats.collaborate.drafts import first_draft
+    from promptdesk.core.formats.collaborate.improv import envelope
+
+    ask = read_ask(goal)
+    for seed in SEEDS:
+        draft = first_draft(ask, rng_for(seed, "first", goal))
+        for task, shorter in (("Trim it by a third and hand it back.", True), ("Tighten the ending, please.", True),
+                              ("Make the vaguest part concrete.", False)):
+            reply = envelope(collaboration_request(goal, "gpt", draft, task), seed)["message"]
+            revised = reply.split("\n", 1)[1]
+            if shorter:
+                assert len(revised) < len(draft), (task, draft, revised)
+            else:
+                assert "cut" not in reply.split("\n", 1)[0].lower(), reply
+            assert revised.strip() and revised != draft
+
+
+@pytest.mark.parametrize("goal", PLANS)
+def test_a_plan_step_set_on_the_day_is_not_given_a_deadline_before_it(goal):
+    from promptdesk.core.formats.collaborate.drafts import STEPS
+
+    ask = read_ask(goal)
+    every = "\n".join(f"{i}. {step.format(s=ask.subject)}" for i, step in enumerate(STEPS, 1))
+    for seed in SEEDS:
+        rng, draft = rng_for(seed, "days", goal), every
+        for _ in range(len(STEPS)):
+            draft, _ = revise(draft, ask, rng)
+        assert not re.search(r"(?:on the day|afterwards)[^\n]*\(by Friday\)", draft, re.I), draft

@@ -141,8 +141,17 @@ def _paragraph(ask: Ask, index: int, rng: random.Random) -> str:
     return f"On the road there was {rng.choice(TRIALS)}, and it cost a day and a kindness to get past it."
 
 
-def revise(draft: str, ask: Ask, rng: random.Random) -> tuple[str, str]:
-    """The draft with one visible change, and a sentence saying what changed."""
+CUTTING = re.compile(r"\b(?:cut|shorten\w*|tighten\w*|trim\w*|concise|shorter|fewer words|condense\w*)\b", re.I)
+"""A task that asks for less: the revision cuts rather than adds."""
+
+
+def revise(draft: str, ask: Ask, rng: random.Random, task: str = "") -> tuple[str, str]:
+    """The draft with one visible change, and a sentence saying what changed: a cut when the task
+    handed over asks for less (`cut one word in three`, `tighten the ending`), else an addition."""
+    if ask.kind in ("plan", "writing") and CUTTING.search(task):
+        cut = _cut(draft, ask)
+        if cut:
+            return cut
     if ask.kind == "list":
         lines = draft.splitlines()
         open_items = [i for i, line in enumerate(lines) if line.endswith("facts).")]
@@ -176,9 +185,35 @@ def revise(draft: str, ask: Ask, rng: random.Random) -> tuple[str, str]:
         return draft, "Read it through once more; nothing left to tighten."
     at = rng.choice(plain)
     number, _, body = lines[at].partition(". ")
+    marks = [m for m in (" (one owner).", " (by Friday).", " (write it down).")
+             if not (m == " (by Friday)." and re.search(r"\b(?:on the day|afterwards|date)\b", body, re.I))]
     lines[at] = f"{number}. {re.sub(r', (?:and )?(?:who decides|who pays for what|and agree the fallback)', '', body)}".rstrip(".") \
-        + rng.choice((" (one owner).", " (by Friday).", " (write it down)."))
+        + rng.choice(marks)
     return "\n".join(lines), f"Made step {at + 1} concrete."
+
+
+def _cut(draft: str, ask: Ask) -> tuple[str, str] | None:
+    """The draft made shorter by one clause: a plan's longest step loses its last clause or its
+    bracket; a piece of writing loses the last clause of its ending. None when nothing can go."""
+    if ask.kind == "plan":
+        lines = draft.splitlines()
+        steps = [i for i, line in enumerate(lines) if re.match(r"^\d+\.\s", line)]
+        for at in sorted(steps, key=lambda i: -len(lines[i])):
+            number, _, body = lines[at].partition(". ")
+            shorter = re.sub(r"\s*\([^()]*\)(?=\.?$)|,[^,()]*(?=\.?$)", "", body.rstrip(".")).rstrip(" ,") + "."
+            if len(shorter) < len(body) and len(shorter.split()) >= 3:
+                lines[at] = f"{number}. {shorter}"
+                return "\n".join(lines), f"Cut step {steps.index(at) + 1} down to what it asks."
+        return None
+    parts = draft.split("\n\n")
+    for at in reversed(range(len(parts))):  # the last paragraph that has a clause to lose (not a sign-off)
+        last = parts[at].rstrip()
+        end = last[-1:] if last[-1:] in ".?!" else "."
+        head, comma, tail = last.rstrip(".?!").rpartition(", ")
+        if comma and len(head.split("\n")[-1].split()) >= 4 and "\n" not in tail and last[-1:] in ".?!":
+            parts[at] = head + end
+            return "\n\n".join(parts), f"Tightened paragraph {at + 1} by its last clause."
+    return None
 
 
 def draft_in(text: str, ask: Ask) -> str:

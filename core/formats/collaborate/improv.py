@@ -88,7 +88,9 @@ def envelope(request: Request, seed: int = 0) -> dict:
     ask = read_ask(reading.goal)
     before, author = latest_draft(reading, ask)
     if before:
-        draft, change = revise(before, ask, rng)
+        task = next((text for role, to, text in reversed(reading.lines) if role in ("router", "user")
+                     and to in (reading.me, None)), "")  # what was handed to me, if anything
+        draft, change = revise(before, ask, rng, task)
         whose = "my" if author == reading.me else f"{author}'s"
         head = f"Edited {whose} draft: {change[:1].lower()}{change[1:]} {HEADER}"
     else:
