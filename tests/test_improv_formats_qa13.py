@@ -12,6 +12,7 @@ from promptdesk.core.formats.collaborate.drafts import read_ask, revise
 from promptdesk.core.formats.roundtable.improv_facts import stances
 from promptdesk.core.formats.roundtable.improv_participant import participate
 from promptdesk.core.improv.dice import rng_for
+from promptdesk.core.improv.voice import self_trait
 from promptdesk.core.providers.base import ChatMessage, Request
 
 SEEDS = range(12)
@@ -47,12 +48,31 @@ TOPICS = ("Should the bakery launch a sourdough subscription in March?",
 
 @pytest.mark.parametrize("topic", TOPICS)
 def test_a_rationale_says_the_characters_traits_as_i_with_none_of_their_pronouns_left(topic):
-    """A he-character's traits are said as `I`: none of his own `he`/`his`/`him`/`himself` is left, and
-    no `my` stands where a pronoun object did (`letting my down`)."""
+    """A he-character's traits are said as `I`: none of his own `he`/`his`/`him`/`himself` is left, no
+    `my` stands where a pronoun object did (`letting my down`), and a comma inside a noun phrase or
+    inside brackets does not start a new `I'm ...` clause."""
     for seed in SEEDS:
         said = answer(participant_request(topic), seed)["rationale"]
         assert not re.search(r"\b(?:he|his|him|himself)\b", said), said
         assert not re.search(r"\bmy\s+(?:down|up|out|off)\b", said), said
+        assert not re.search(r",\s*I'm\s+(?:careful|the)\b|\(.*\bI'm\b.*\)", said), said
+
+
+@pytest.mark.parametrize("trait, pronoun", [
+    ("Uses the slow, careful voice she keeps for new cooks, and knows it calms them", "she"),
+    ("Keeps the old, worn notebook in his apron, and feels lost without it", "he"),
+    ("When pressed: changes the subject to the practical (the stock, the fish, the ovens)", "he"),
+    ("When tired: snaps at whoever is near him", "he")])
+def test_a_trait_is_one_first_person_sentence(trait, pronoun):
+    """A profile bullet said as `I`: a comma between a noun's adjectives or inside brackets starts no
+    new clause, a verb after `and` agrees with `I`, and the character's own pronouns are all `I`/`me`/`my`
+    (inside a `When ...:` bullet too)."""
+    said = self_trait(trait, pronoun)
+    assert said.startswith(("I ", "When I")), said
+    assert not re.search(rf"\b(?:{pronoun}|his|him|himself|herself|her)\b", said), said
+    assert not re.search(r",\s*I'm\b|\band (?:knows|feels)\b|\bnear my\b", said), said
+    inside = re.search(r"\(.*\)", trait)
+    assert not inside or inside.group(0) in said, said
 
 
 @pytest.mark.parametrize("topic", TOPICS)
