@@ -42,6 +42,7 @@ def answer(request: Request, seed: int) -> dict:
 
 
 TOPICS = ("Should the bakery launch a sourdough subscription in March?",
+          "Should the clinic hire two more nurses before winter?", "Should the shop cut its opening hours on Sundays?",
           "Should our firm appeal the ruling in the Carter tenancy case?",
           "Should the council cut the library budget by a fifth?")
 
@@ -204,3 +205,14 @@ def test_a_plan_step_set_on_the_day_is_not_given_a_deadline_before_it(goal):
         for _ in range(len(STEPS)):
             draft, _ = revise(draft, ask, rng)
         assert not re.search(r"(?:on the day|afterwards)[^\n]*\(by Friday\)", draft, re.I), draft
+
+
+@pytest.mark.parametrize("topic, thing", [("Should the old pier be rebuilt?", "the old pier"),
+                                          ("Should the bakery cut its delivery fees next month?", "the delivery fees"),
+                                          ("Should the council repave the market square?", "the market square")])
+def test_a_rationale_weighs_the_matter_the_question_names(topic, thing):
+    """The matter a reason weighs is what the question would change: a passive question's subject
+    (`the old pier` be rebuilt), a possessive's object (`its opening hours`), a verb's object."""
+    for seed in SEEDS:
+        said = answer(participant_request(topic), seed)["rationale"]
+        assert thing in said.lower(), said

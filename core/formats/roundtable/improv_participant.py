@@ -30,6 +30,8 @@ TIES = (("So I say go.", "That is why I would start tomorrow.", "Momentum matter
         ("So I would wait.", "That is why I want the risks written down first.", "I would rather be late than wrong."))
 RISKS = ("there is an open security question nobody has answered", "legal has not seen this yet",
          "one dependency looks blocking for the first release")
+_DOING = frozenset("should shall would could can will must do does".split())
+"""Asking words after which the subject is the one who would act (`Should the team move X?`)."""
 NOTICE = "(improvised offline)"
 """Said with every rationale: the improviser claims no judgement of its own."""
 
@@ -122,7 +124,13 @@ def _rationale(info: dict, index: int, traits: tuple[str, ...], rng: random.Rand
     topic = str(info.get("topic") or "this")
     motion = re.sub(r"^\s*this house (?:would|will|should)\s+", "", topic, flags=re.I).strip()
     # `Should the team move X?`: the reason is about X, not about the team that would act
-    found = topics(_ASKING.sub("", motion, count=1)) or topics(motion)
+    asked = _ASKING.match(motion)
+    doer = asked.group(1).lower() if asked else ""
+    act = re.sub(r"\b(?:its|their)\b", "the", _ASKING.sub("", motion, count=1))  # `cut its budget`: the budget
+    if re.match(r"^(?:[\w'-]+\s+)?be\b", act) or (asked and asked.group(0).split()[0].lower() not in _DOING):
+        doer = ""  # `Should the old pier be rebuilt?`, `Is the launch date realistic?`: the subject is the matter
+    found = topics(act) or [t for t in topics(motion) if not doer or not re.match(
+        rf"(?:{re.escape(doer)}|the {re.escape(doer.split()[-1])})\b", t, re.I)]  # never the doer (`the clinic hire`)
     thing = found[0] if found else "this"
     reason = rng.choice(REASONS[index]).format(o=thing)
     trait = self_trait(rng.choice(traits), pronoun) if traits else ""  # `once he feels` -> `once I feel`
