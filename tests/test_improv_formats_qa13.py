@@ -216,3 +216,18 @@ def test_a_rationale_weighs_the_matter_the_question_names(topic, thing):
     for seed in SEEDS:
         said = answer(participant_request(topic), seed)["rationale"]
         assert thing in said.lower(), said
+
+
+@pytest.mark.parametrize("other", ["gpt", "maria-stern", "powershell-5.1-expert"])
+def test_a_revision_of_the_other_participants_draft_calls_it_theirs_not_by_slug(other):
+    """The reply is said to the other participant: their draft is `your draft`; no slug is read out."""
+    from promptdesk.core.formats.collaborate.drafts import first_draft
+    from promptdesk.core.formats.collaborate.improv import envelope
+
+    for goal in PLANS + WRITINGS:
+        for seed in SEEDS[:4]:
+            draft = first_draft(read_ask(goal), rng_for(seed, "first", goal))
+            request = collaboration_request(goal, other, draft, "Hand it back when done.")
+            request = request.model_copy(update={"system": f"Your name is `claude`. Participants: {other}, claude (you work with {other})."})
+            head = envelope(request, seed)["message"].split("\n", 1)[0]
+            assert other not in head and "your draft" in head.lower(), head
