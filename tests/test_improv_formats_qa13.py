@@ -194,6 +194,20 @@ def test_a_revision_does_what_the_task_handed_over_asks_less_or_more(goal):
             assert revised.strip() and revised != draft
 
 
+@pytest.mark.parametrize("goal", PLANS + WRITINGS + POEMS)
+def test_a_draft_asked_to_be_cut_never_grows(goal):
+    """Asked again and again to cut, a draft gets shorter or stays as it is: never longer."""
+    from promptdesk.core.formats.collaborate.drafts import first_draft
+
+    ask = read_ask(goal)
+    for seed in SEEDS:
+        rng = rng_for(seed, "cuts", goal)
+        draft = first_draft(ask, rng)
+        for task in ("Cut one word in three.", "Tighten the ending.", "Trim it and hand it back.") * 3:
+            before, (draft, _change) = draft, revise(draft, ask, rng, task)
+            assert len(draft) <= len(before), (task, before, draft)
+
+
 @pytest.mark.parametrize("goal", PLANS)
 def test_a_plan_step_set_on_the_day_is_not_given_a_deadline_before_it(goal):
     from promptdesk.core.formats.collaborate.drafts import STEPS

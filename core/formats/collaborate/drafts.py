@@ -149,9 +149,8 @@ def revise(draft: str, ask: Ask, rng: random.Random, task: str = "") -> tuple[st
     """The draft with one visible change, and a sentence saying what changed: a cut when the task
     handed over asks for less (`cut one word in three`, `tighten the ending`), else an addition."""
     if ask.kind in ("plan", "writing") and CUTTING.search(task):
-        cut = _cut(draft, ask)
-        if cut:
-            return cut
+        # nothing left to cut: the draft stays as it is, rather than grow against the task
+        return _cut(draft, ask) or (draft, "Read it through for cuts; nothing more can go without losing a line.")
     if ask.kind == "list":
         lines = draft.splitlines()
         open_items = [i for i, line in enumerate(lines) if line.endswith("facts).")]
