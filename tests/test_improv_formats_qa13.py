@@ -245,3 +245,19 @@ def test_a_revision_of_the_other_participants_draft_calls_it_theirs_not_by_slug(
             request = request.model_copy(update={"system": f"Your name is `claude`. Participants: {other}, claude (you work with {other})."})
             head = envelope(request, seed)["message"].split("\n", 1)[0]
             assert other not in head and "your draft" in head.lower(), head
+
+
+@pytest.mark.parametrize("goal, matter", [
+    ("Draft a legal brief arguing that the tenant's deposit must be returned", "deposit"),
+    ("Write an essay explaining why the city should keep its night buses", "night buses"),
+    ("Draft a quarterly marketing budget of four items for our bakery", "our bakery"),
+    ("Write a blurb announcing the launch of our note-taking app", "our note-taking app")])
+def test_a_writing_draft_is_about_the_matter_its_goal_names(goal, matter):
+    """The draft is about what the goal argues or names (`arguing that X`, `explaining why X`, `for our
+    bakery`), never about `this`, nor about a count (`four items`), nor missing its `our`."""
+    from promptdesk.core.formats.collaborate.drafts import first_draft
+
+    for seed in SEEDS:
+        draft = first_draft(read_ask(goal), rng_for(seed, "matter", goal))
+        assert matter in draft.lower() and "four items" not in draft, draft
+        assert not re.search(r"\b(?:with|about|on) this\b", draft), draft

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from promptdesk.core.formats.collaborate.pieces import CLOSES, kind_of, paragraph
+from promptdesk.core.improv.scene_words import topics
 
 NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
            "ten": 10, "a couple of": 2, "a few": 3}
@@ -92,11 +93,17 @@ def _subject(text: str) -> str:
         return "the " + planned.group(1).strip()
     after = r"\s+(?:(an|a|the|our|my)\s+)?([\w' -]+?)(?:[.,;:(—–]|\s+-|\s+(?:keep|and|that|which|with|so)\b|$)"
     # what it is `about` is the subject, wherever it stands (`a paragraph for the zine, about sharing tools`)
-    match = re.search(r"\babout" + after, text, re.I) or re.search(r"\b(?:for|on|of)" + after, text, re.I)
-    if not match or not match.group(2).strip():
-        return ""
+    counted = r"(?:\d+|" + "|".join(NUMBERS) + r")\b"
+    match = re.search(r"\babout" + after, text, re.I) or next(
+        (m for at in re.finditer(r"\b(?:for|on|of)\b", text, re.I)  # not `of four items`: a count, no subject
+         if (m := re.compile(after, re.I).match(text, at.end())) and m.group(2).strip()
+         and not re.match(counted, m.group(2).strip(), re.I)), None)
+    if not match or not match.group(2).strip():  # `arguing that the deposit must be returned`: the deposit
+        argued = re.search(r"\b(?:arguing|explaining|showing|proposing|claiming|saying)\s+(?:that|why|how)\s+(.+)$", text, re.I)
+        found = topics(re.sub(r"\b(?:its|their)\b", "the", argued.group(1))) if argued else []
+        return found[-1] if found else ""
     phrase = match.group(2).strip().lower()
-    if phrase.split()[0].endswith("ing"):
+    if phrase.split()[0].endswith("ing") and "-" not in phrase.split()[0]:  # `sharing tools`, not `note-taking app`
         return phrase
     return f"{match.group(1).lower()} {phrase}" if (match.group(1) or "").lower() in ("my", "our") else "the " + phrase
 
