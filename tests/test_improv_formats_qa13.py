@@ -261,3 +261,18 @@ def test_a_writing_draft_is_about_the_matter_its_goal_names(goal, matter):
         draft = first_draft(read_ask(goal), rng_for(seed, "matter", goal))
         assert matter in draft.lower() and "four items" not in draft, draft
         assert not re.search(r"\b(?:with|about|on) this\b", draft), draft
+
+
+@pytest.mark.parametrize("strategy", ["disney", "debate", "free"])
+async def test_a_roundtable_summary_says_who_the_offline_improviser_played(run_scene, strategy):
+    """summary.md is read on its own: when the offline improviser played the table, it says so and
+    names the facilitator and every participant, so its recommendation is not taken for a model's."""
+    from helpers import make_scene
+
+    scene = make_scene(format="roundtable", roundtable={"topic": "Should the bakery cut its delivery fees next month?",
+                                                        "strategy": strategy, "max_rounds": 3})
+    run = await run_scene(scene, isolation="a", coordinator="C", on_escalate="conclude")
+    summary = (run.dir / "summary.md").read_text()
+    line = next(x for x in summary.splitlines() if x.startswith("- Improvised offline"))
+    names = yaml.safe_load((run.dir / "session.yaml").read_text())["participants"]
+    assert "the facilitator" in line and all(p["name"] in line for p in names), line
