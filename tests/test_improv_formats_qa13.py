@@ -63,7 +63,9 @@ def test_a_rationale_says_the_characters_traits_as_i_with_none_of_their_pronouns
     ("Uses the slow, careful voice she keeps for new cooks, and knows it calms them", "she"),
     ("Keeps the old, worn notebook in his apron, and feels lost without it", "he"),
     ("When pressed: changes the subject to the practical (the stock, the fish, the ovens)", "he"),
-    ("When tired: snaps at whoever is near him", "he")])
+    ("When tired: snaps at whoever is near him", "he"),
+    ("Dislikes being hurried, especially by people who mean well", "she"),
+    ("Speaks quickly, usually when he is nervous", "he")])
 def test_a_trait_is_one_first_person_sentence(trait, pronoun):
     """A profile bullet said as `I`: a comma between a noun's adjectives or inside brackets starts no
     new clause, a verb after `and` agrees with `I`, and the character's own pronouns are all `I`/`me`/`my`

@@ -173,7 +173,10 @@ def _phrases(clauses: list[str]) -> list[str]:
     out: list[str] = []
     for clause in clauses:
         words = out[-1].split() if out else []
-        if len(words) > 1 and words[-2].lower() in _DETERMINERS \
+        head = clause.split()
+        qualifies = len(head) > 1 and re.fullmatch(r"[a-z]+ly|even|only|also|mostly", head[0].lower()) \
+            and head[1].lower() in _QUALIFIED  # `Dislikes being managed, especially by people ...`
+        if out and qualifies or len(words) > 1 and words[-2].lower() in _DETERMINERS \
                 and _kind(clause) == "adjective" and clause.split()[0].lower() not in ("a", "an", "the"):
             out[-1] = f"{out[-1]}, {clause}"
         else:
@@ -182,6 +185,8 @@ def _phrases(clauses: list[str]) -> list[str]:
 
 
 _DETERMINERS = frozenset("a an the my his her their our this that its".split())
+_QUALIFIED = frozenset("by with when if at in on around among for to about after before under".split())
+"""What follows an adverb that qualifies the clause before it rather than opening one of its own."""
 
 
 def _as_mine(trait: str, pronoun: str) -> str:
