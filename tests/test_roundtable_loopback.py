@@ -177,6 +177,7 @@ async def test_a_participant_with_no_answer_is_named_in_the_session_file_summary
     rounds = data(run)["rounds"]
     assert [r.get("no_answer") for r in rounds] == [["bob"], ["bob"]]
     assert "- Participants: Alice, Bob (no answer in rounds 1, 2)" in (run.dir / "summary.md").read_text()
+    assert "Improvised offline" not in (run.dir / "summary.md").read_text()  # models played this table
     assert "- Turn count: 2 (Alice: 2, Bob: 0)" in (run.dir / "transcript.md").read_text()
     meta = json.loads((run.dir / "metadata.json").read_text())
     assert meta["actors"]["alice"]["turns"] == 2 and meta["actors"]["bob"].get("turns", 0) == 0

@@ -22,7 +22,7 @@ _COMMON_VERBS = frozenset(
     "become turn start stop make take give keep fall grow try let say mean care hide admit want need show work "
     "sleep worry hate love like wait stay rest sit stand move return breathe hesitate apologise agree disagree shrug "
     "frown blush pause insist interrupt argue whisper mutter mumble stammer wince flinch sulk relax settle grin "
-    "blink sniff repeat reply".split())
+    "blink sniff repeat reply know feel think hope forget remember notice".split())
 _PAST = ("knew|told|ran|spent|made|took|saw|lost|left|got|came|went|kept|said|thought|felt|wrote|grew|began|became|"
          "won|built|bought|brought|caught|fought|found|gave|heard|held|led|lent|met|paid|sold|sent|sat|slept|stood|"
          "taught|broke|chose|drove|forgot|hid|stole|swore|threw|woke|wore|ate|drank|fell|flew|hit|hurt|let|meant|"
@@ -136,14 +136,14 @@ def self_trait(trait: str, pronoun: str = "") -> str:
     trait = _as_mine(trait.strip().rstrip("."), pronoun)
     if (adverb := re.match(r"^((?:[A-Za-z]+ly|never|always|often|sometimes|seldom|still|also|just|even|"
                            r"already|almost)\s+)(\S.*)$", trait, re.I)) and _kind(adverb.group(2)) == "verb":
-        said = self_trait(adverb.group(2))  # `Rarely raises my voice` -> `I rarely raise my voice`
+        said = self_trait(adverb.group(2), pronoun)  # `Rarely raises my voice` -> `I rarely raise my voice`
         return re.sub(r"^I ", lambda _: "I " + adverb.group(1).lower(), said, count=1)
     if match := re.match(r"^when ([^:]{2,30}):\s*(.+)$", trait, re.I):
-        return f"When I'm {match.group(1).lower()}, {self_trait(match.group(2))}"
+        return f"When I'm {match.group(1).lower()}, {self_trait(match.group(2), pronoun)}"
     if match := re.match(r"^default(?: state)?:\s*(.+)$", trait, re.I):
         return f"Most of the time I'm {match.group(1).lower()}."
     trait, colon, listed = trait.partition(": ")  # `Uses numbers when scared: rent, fees, covers` lists nouns
-    clauses = [c.strip() for c in re.split(r",\s*", trait) if c.strip()]
+    clauses = _phrases([c.strip() for c in re.split(r",\s*(?![^()]*\))", trait) if c.strip()])  # not inside brackets
     if not clauses:
         return ""
     if colon:
@@ -165,6 +165,28 @@ _SUBJECT_VERBS = {"is": "am", "was": "was", "has": "have", "does": "do", "isn't"
                   "hasn't": "haven't", "doesn't": "don't"}
 _NOT_A_NOUN = frozenset("down up out off over back away in on at to for with from and or but when if as than "
                         "because about into onto again too".split())
+
+
+def _phrases(clauses: list[str]) -> list[str]:
+    """Comma-split clauses with a noun phrase split by a comma between its adjectives put back together
+    (`Uses the calm, explaining voice` is one clause, not `I use the calm, I'm explaining voice`)."""
+    out: list[str] = []
+    for clause in clauses:
+        words = out[-1].split() if out else []
+        head = clause.split()
+        qualifies = len(head) > 1 and re.fullmatch(r"[a-z]+ly|even|only|also|mostly", head[0].lower()) \
+            and head[1].lower() in _QUALIFIED  # `Dislikes being managed, especially by people ...`
+        if out and qualifies or len(words) > 1 and words[-2].lower() in _DETERMINERS \
+                and _kind(clause) == "adjective" and clause.split()[0].lower() not in ("a", "an", "the"):
+            out[-1] = f"{out[-1]}, {clause}"
+        else:
+            out.append(clause)
+    return out
+
+
+_DETERMINERS = frozenset("a an the my his her their our this that its".split())
+_QUALIFIED = frozenset("by with when if at in on around among for to about after before under".split())
+"""What follows an adverb that qualifies the clause before it rather than opening one of its own."""
 
 
 def _as_mine(trait: str, pronoun: str) -> str:

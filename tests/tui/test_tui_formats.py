@@ -77,7 +77,7 @@ async def test_the_console_asks_the_operator_and_holds_the_roundtable_until_the_
         await pilot.press(*"Ship it", "enter")
         await wait_for(pilot, lambda: stage.bridge.worker.is_finished, "the close")
         await pilot.pause()
-        assert "Waiting" not in screen_text(app)
+        assert "Waiting   your decision" not in screen_text(app)  # the state row, not a participant's words
     types = [r["type"] for r in records(session)]
     assert "decision" in types and not any("without --on-escalate" in r["text"] for r in records(session))
     notes = (Path(session.state.run_dir) / "notes.md").read_text()

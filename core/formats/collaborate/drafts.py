@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from promptdesk.core.formats.collaborate.pieces import CLOSES, kind_of, paragraph
+from promptdesk.core.improv.scene_words import topics
 
 NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
            "ten": 10, "a couple of": 2, "a few": 3}
@@ -92,11 +93,17 @@ def _subject(text: str) -> str:
         return "the " + planned.group(1).strip()
     after = r"\s+(?:(an|a|the|our|my)\s+)?([\w' -]+?)(?:[.,;:(—–]|\s+-|\s+(?:keep|and|that|which|with|so)\b|$)"
     # what it is `about` is the subject, wherever it stands (`a paragraph for the zine, about sharing tools`)
-    match = re.search(r"\babout" + after, text, re.I) or re.search(r"\b(?:for|on|of)" + after, text, re.I)
-    if not match or not match.group(2).strip():
-        return ""
+    counted = r"(?:\d+|" + "|".join(NUMBERS) + r")\b"
+    match = re.search(r"\babout" + after, text, re.I) or next(
+        (m for at in re.finditer(r"\b(?:for|on|of)\b", text, re.I)  # not `of four items`: a count, no subject
+         if (m := re.compile(after, re.I).match(text, at.end())) and m.group(2).strip()
+         and not re.match(counted, m.group(2).strip(), re.I)), None)
+    if not match or not match.group(2).strip():  # `arguing that the deposit must be returned`: the deposit
+        argued = re.search(r"\b(?:arguing|explaining|showing|proposing|claiming|saying)\s+(?:that|why|how)\s+(.+)$", text, re.I)
+        found = topics(re.sub(r"\b(?:its|their)\b", "the", argued.group(1))) if argued else []
+        return found[-1] if found else ""
     phrase = match.group(2).strip().lower()
-    if phrase.split()[0].endswith("ing"):
+    if phrase.split()[0].endswith("ing") and "-" not in phrase.split()[0]:  # `sharing tools`, not `note-taking app`
         return phrase
     return f"{match.group(1).lower()} {phrase}" if (match.group(1) or "").lower() in ("my", "our") else "the " + phrase
 
@@ -141,8 +148,16 @@ def _paragraph(ask: Ask, index: int, rng: random.Random) -> str:
     return f"On the road there was {rng.choice(TRIALS)}, and it cost a day and a kindness to get past it."
 
 
-def revise(draft: str, ask: Ask, rng: random.Random) -> tuple[str, str]:
-    """The draft with one visible change, and a sentence saying what changed."""
+CUTTING = re.compile(r"\b(?:cut|shorten\w*|tighten\w*|trim\w*|concise|shorter|fewer words|condense\w*)\b", re.I)
+"""A task that asks for less: the revision cuts rather than adds."""
+
+
+def revise(draft: str, ask: Ask, rng: random.Random, task: str = "") -> tuple[str, str]:
+    """The draft with one visible change, and a sentence saying what changed: a cut when the task
+    handed over asks for less (`cut one word in three`, `tighten the ending`), else an addition."""
+    if ask.kind in ("plan", "writing") and CUTTING.search(task):
+        # nothing left to cut: the draft stays as it is, rather than grow against the task
+        return _cut(draft, ask) or (draft, "Read it through for cuts; nothing more can go without losing a line.")
     if ask.kind == "list":
         lines = draft.splitlines()
         open_items = [i for i, line in enumerate(lines) if line.endswith("facts).")]
@@ -162,9 +177,11 @@ def revise(draft: str, ask: Ask, rng: random.Random) -> tuple[str, str]:
             return draft, "Read it through once more; it holds."
         at = rng.choice(plain)
         lines = parts[at].split("\n")
-        longest = max(range(len(lines)), key=lambda i: len(lines[i]))
+        # a close goes where a sentence ends (a poem's line may stop mid-sentence, or on `;`)
+        ends = [i for i, line in enumerate(lines) if line.rstrip()[-1:] in ".?!"] or [len(lines) - 1]
+        longest = max(ends, key=lambda i: len(lines[i]))
         end = lines[longest][-1:] if lines[longest][-1:] in ".?!" else "."
-        fresh = [close for close in closes if close not in draft or kind == "tale"] or list(closes)
+        fresh = [close for close in closes if close not in draft] or list(closes)  # no close twice
         lines[longest] = lines[longest].rstrip(".?!") + ", " + rng.choice(fresh) + end
         parts[at] = "\n".join(lines)
         return "\n\n".join(parts), f"Gave paragraph {at + 1} a fuller close."
@@ -174,9 +191,35 @@ def revise(draft: str, ask: Ask, rng: random.Random) -> tuple[str, str]:
         return draft, "Read it through once more; nothing left to tighten."
     at = rng.choice(plain)
     number, _, body = lines[at].partition(". ")
+    marks = [m for m in (" (one owner).", " (by Friday).", " (write it down).")
+             if not (m == " (by Friday)." and re.search(r"\b(?:on the day|afterwards|date)\b", body, re.I))]
     lines[at] = f"{number}. {re.sub(r', (?:and )?(?:who decides|who pays for what|and agree the fallback)', '', body)}".rstrip(".") \
-        + rng.choice((" (one owner).", " (by Friday).", " (write it down)."))
+        + rng.choice(marks)
     return "\n".join(lines), f"Made step {at + 1} concrete."
+
+
+def _cut(draft: str, ask: Ask) -> tuple[str, str] | None:
+    """The draft made shorter by one clause: a plan's longest step loses its last clause or its
+    bracket; a piece of writing loses the last clause of its ending. None when nothing can go."""
+    if ask.kind == "plan":
+        lines = draft.splitlines()
+        steps = [i for i, line in enumerate(lines) if re.match(r"^\d+\.\s", line)]
+        for at in sorted(steps, key=lambda i: -len(lines[i])):
+            number, _, body = lines[at].partition(". ")
+            shorter = re.sub(r"\s*\([^()]*\)(?=\.?$)|,[^,()]*(?=\.?$)", "", body.rstrip(".")).rstrip(" ,") + "."
+            if len(shorter) < len(body) and len(shorter.split()) >= 3:
+                lines[at] = f"{number}. {shorter}"
+                return "\n".join(lines), f"Cut step {steps.index(at) + 1} down to what it asks."
+        return None
+    parts = draft.split("\n\n")
+    for at in reversed(range(len(parts))):  # the last paragraph that has a clause to lose (not a sign-off)
+        last = parts[at].rstrip()
+        end = last[-1:] if last[-1:] in ".?!" else "."
+        head, comma, tail = last.rstrip(".?!").rpartition(", ")
+        if comma and len(head.split("\n")[-1].split()) >= 4 and "\n" not in tail and last[-1:] in ".?!":
+            parts[at] = head + end
+            return "\n\n".join(parts), f"Tightened paragraph {at + 1} by its last clause."
+    return None
 
 
 def draft_in(text: str, ask: Ask) -> str:

@@ -88,8 +88,11 @@ def envelope(request: Request, seed: int = 0) -> dict:
     ask = read_ask(reading.goal)
     before, author = latest_draft(reading, ask)
     if before:
-        draft, change = revise(before, ask, rng)
-        whose = "my" if author == reading.me else f"{author}'s"
+        task = next((text for role, to, text in reversed(reading.lines) if role in ("router", "user")
+                     and to in (reading.me, None)), "")  # what was handed to me, if anything
+        draft, change = revise(before, ask, rng, task)
+        # said to the other participant: their draft is `your draft`, never named by its slug (`gpt's`)
+        whose = "my" if author == reading.me else "your" if author == reading.other else f"{author}'s"
         head = f"Edited {whose} draft: {change[:1].lower()}{change[1:]} {HEADER}"
     else:
         draft, head = first_draft(ask, rng), f"A first draft. {HEADER}"

@@ -70,13 +70,30 @@ def synthesis(info: dict[str, Any], conclude: bool = False) -> dict[str, Any]:
                                        "positions": {s: a["position"] for s, a in answers.items()}}]
     dissent = sorted(a.get("name", s) for s, a in answers.items() if same(a["position"]) != same(best))
     verb = "sees" if len(dissent) == 1 else "see"
-    text = (f"Round {info.get('round')} ({name}): {held} of {len(answers)} favour '{best}'. "
-            + ("Everyone agrees." if unanimous else f"{', '.join(dissent)} {verb} it differently."))
+    groups = _groups(answers)
+    tied = not unanimous and len(groups) > 1 and len(groups[0][1]) == len(groups[1][1])
+    if tied:  # no position leads: each is said with who holds it, none is called the table's
+        text = (f"Round {info.get('round')} ({name}): no majority. "
+                + "; ".join(f"{', '.join(who)}: '{position}'" for position, who in groups) + ".")
+    else:
+        text = (f"Round {info.get('round')} ({name}): {held} of {len(answers)} favour '{best}'. "
+                + ("Everyone agrees." if unanimous else f"{', '.join(dissent)} {verb} it differently."))
     return {"action": "synthesis", "synthesis": text, "consensus": [best] if unanimous else [],
             "conflicts": conflicts, "resolved": [c.get("topic", c) for c in before if isinstance(c, dict)] if unanimous else [],
             "next_action": "conclude" if conclude else _next(phase, unanimous, info),
             "next_focus": "the next phase" if unanimous else "what it would take to close the gap",
-            "recommendation": f"{best} (held by {held} of {len(answers)})"}
+            "recommendation": f"{best} (held by {held} of {len(answers)}"
+                              + ("; tied, the more confident side)" if tied else ")")}
+
+
+def _groups(answers: dict[str, dict[str, Any]]) -> list[tuple[str, list[str]]]:
+    """Each position held, as its first holder by slug wrote it, with its holders' names: the most held
+    first (then the more confident), as `_majority` ranks them."""
+    keys = {same(a["position"]) for a in answers.values()}
+    holders = {k: sorted(s for s, a in answers.items() if same(a["position"]) == k) for k in keys}
+    weight = {k: sum(answers[s].get("confidence") or 0.5 for s in holders[k]) for k in keys}
+    ranked = sorted(keys, key=lambda k: (-len(holders[k]), -weight[k], k))
+    return [(answers[holders[k][0]]["position"], sorted(answers[s].get("name", s) for s in holders[k])) for k in ranked]
 
 
 def _next(phase: dict[str, Any], unanimous: bool, info: dict[str, Any]) -> str:

@@ -70,12 +70,21 @@ async def play(session: Session) -> Decision:
         raise
     finally:
         file.write(state)
-        write_summary(session.recorder.run_dir, state)
+        write_summary(session.recorder.run_dir, state, improvised=_improvised(session, state))
         if failed := facilitator_failures(session.recorder.events):
             session.state.closing_notices.append(
                 f"the facilitator's call failed {failed} time{'s' if failed != 1 else ''}: spec 002's fallback "
                 f"question or synthesis took its place (see debug.log)")
     return decision
+
+
+def _improvised(session: Session, state: RoundtableState) -> list[str]:
+    """Who at this table the offline improviser played (the facilitator first), for `summary.md` to say."""
+    table = session.format_state
+    facilitator = getattr(getattr(table, "setup", None), "facilitator", None)
+    seated = [state.participants[slug] for slug, actor in session.actors.items()
+              if slug in state.participants and getattr(actor.provider, "name", "") == "offline"]
+    return (["the facilitator"] if getattr(facilitator, "name", "") == "offline" else []) + seated
 
 
 def facilitator_failures(events: list) -> int:

@@ -67,8 +67,9 @@ def _bullets(items: list[str], empty: str) -> list[str]:
     return [f"- {one_line(str(i))}" for i in items] or [f"- {empty}"]
 
 
-def summary_md(state: RoundtableState) -> str:
-    """The final summary: recommendation, consensus, open conflicts, decisions."""
+def summary_md(state: RoundtableState, improvised: list[str] | None = None) -> str:
+    """The final summary: recommendation, consensus, open conflicts, decisions; and who at the table was
+    the offline improviser, so no one reads its drawn positions as a model's judgement."""
     end = state.conclusion or {}
     conflicts = [c["topic"] if isinstance(c, dict) else str(c) for c in end.get("open_conflicts", [])]
     decisions = [f"Round {d['round']}: **{d['decision']}**" + (f" - {d['text']}" if d.get("text") else "")
@@ -80,6 +81,8 @@ def summary_md(state: RoundtableState) -> str:
              f"- Participation: {state.participation}" + ("" if state.blind else " (answers were not blind)"),
              f"- Participants: {', '.join(_seated(state))}",
              f"- Ended: {end.get('reason', 'incomplete')}" + (f" - {one_line(str(end['note']))}" if end.get("note") else ""),
+             *([f"- Improvised offline (not a model; positions drawn by seed, not reasoned): {', '.join(improvised)}"]
+               if improvised else []),
              "", "## Recommendation", "", indented(str(end.get("recommendation") or "(none)")), "",
              "## Consensus", "", *_bullets(end.get("consensus", []), "(none)"), "",
              "## Open conflicts", "", *_bullets(conflicts, "(none)"), "",
@@ -96,6 +99,6 @@ def _seated(state: RoundtableState) -> list[str]:
     return seated
 
 
-def write_summary(run_dir: Path, state: RoundtableState) -> None:
+def write_summary(run_dir: Path, state: RoundtableState, improvised: list[str] | None = None) -> None:
     """Write `summary.md` beside `session.yaml`."""
-    (run_dir / "summary.md").write_text(summary_md(state), encoding="utf-8")
+    (run_dir / "summary.md").write_text(summary_md(state, improvised), encoding="utf-8")
