@@ -285,3 +285,18 @@ def test_each_act_a_goal_asks_of_one_person_is_asked_of_them(goal, who, acts):
 def test_a_noun_or_a_plain_verb_after_and_is_no_second_act(goal):
     from promptdesk.core.protocol.goal_acts import read_goal
     assert len(read_goal(goal, ("Alice", "Bob"))) == 1
+
+
+ASKING = [("Tom asks when the plumber arrives", "When does the plumber arrive?"),
+          ("Tom asks about the repair", "What about the repair?"),
+          ("Tom asks Anna whether the landlord called", "Anna, has the landlord called?")]
+
+
+@pytest.mark.parametrize("goal,question", ASKING, ids=["when", "about", "whether"])
+def test_a_deed_of_asking_with_long_words_is_done_by_a_question(goal, question):
+    """A deed of asking is done by a question (the offline-improviser page): only a deed in short words was
+    (`Harold asks how long he has`); one with a word of five letters was met by a statement alone, never by
+    the question it asks for. Someone else's question, or one about another thing, still is no deed."""
+    cast = ("Anna Marsh", "Tom Hale")
+    assert assess(goal, [("Tom Hale", question)], cast)[0] is True
+    assert assess(goal, [("Anna Marsh", question), ("Tom Hale", "Hello?")], cast)[0] is False

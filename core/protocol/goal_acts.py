@@ -321,9 +321,9 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple
             why = f"{clause.act} by {' and '.join(clause.who)}: " + ("yes" if not named else "taken back" if back else "never")
             return not named, why + (f" (only by {', '.join(wrong)}, which does not count)" if named and wrong else "")
         return bool(doers), f"{clause.act}: {'yes' if doers else 'never'}"
-    asking = False
+    asking = bool(re.search(r"\bask", clause.text, re.I))  # a deed of asking is done by a question
     if not clause.words:  # a deed in short words only (`Harold asks how long he has`): its words of 3 letters or more
-        clause, asking = replace(clause, words=_short_words(clause)), bool(re.search(r"\bask", clause.text, re.I))
+        clause = replace(clause, words=_short_words(clause))
         if not clause.words:  # nothing it can read (`山田花子が謝る`, `Олег извиняется`): it cannot tell
             return None, f"'{clause.text}': cannot tell (the offline judge reads English)"
     if clause.who:
