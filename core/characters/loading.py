@@ -60,9 +60,26 @@ def _other_script(slug: object, what: str) -> str:
     if SLUG_RE.fullmatch(plain):  # `José`: its letters typed plain (`name: José` is found as `jose`)
         return f" Type it as `{plain}`."
     if what == "character":
-        return (" A character named in another script is cast by an ASCII file or folder name (`characters/li-ming.md`"
-                f" holding `name: {slug}`), listed here as `li-ming`; {slug} stays its display name.")
+        ascii_name = _romanised(slug)
+        file, listed = (f"`characters/{ascii_name}.md`", f"`{ascii_name}`") if ascii_name else (
+            "`characters/<ascii-name>.md`", "that file name")
+        return (f" A character named in another script is cast by an ASCII file or folder name ({file}"
+                f" holding `name: {slug}`), listed here as {listed}; {slug} stays its display name.")
     return f" Give it an ASCII name; a scene's `title:` may be in any script (`title: {slug}`)." if what == "scene name" else ""
+
+
+_ROMAN = dict(zip("абвгдезийклмнопрстуфхцыэюяёαβγδεζηθικλμνξοπρσςτυφχψω",
+                  "a b v g d e z i y k l m n o p r s t u f kh ts y e yu ya e a v g d e z i th i k l m n x o p r s s t y "
+                  "f ch ps o".split())) | {"ж": "zh", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ь": ""}
+
+
+def _romanised(name: str) -> str:
+    """A slug for a Cyrillic or Greek name spelt in Latin letters (`Ольга` -> `olga`); "" for other scripts
+    (`李明`: no spelling can be guessed, so the message names none rather than another person's)."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", name.lower()) if not unicodedata.combining(c))
+    spelt = "".join(_ROMAN.get(c, c if c.isascii() else "\0") for c in plain)
+    slug = re.sub(r"[^a-z0-9]+", "-", spelt).strip("-")
+    return slug if "\0" not in spelt and slug and SLUG_RE.fullmatch(slug) else ""
 
 
 def validate_slug(slug: str, what: str = "character") -> str:
