@@ -89,6 +89,18 @@ def test_a_moved_family_is_still_found_by_folder_name(takes, tmp_path, capsys):
     assert result["branched_at"] == 4 and result["takes"]["takes"][1]["parent"] == str((moved / "phone").resolve())
 
 
+def test_a_run_given_as_dot_is_named_by_its_folder(takes, capsys, monkeypatch):
+    """`cd parent && promptdesk compare . ../phone`: the run given as `.` was shown with no name (an empty tree
+    row, an empty column heading) and the report's "Run with" wrote `--out ''`."""
+    monkeypatch.chdir(takes / "parent")
+    assert main(["compare", ".", "../phone", "--metrics", "beats"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("Takes:\nparent\n└─ phone (take of parent from beat 4") and "\n\n" in text
+    assert text.split("\n\n")[1].split("\n")[0].split() == ["metric", "parent", "phone"]
+    monkeypatch.chdir(takes / "phone")
+    assert [t["run"] for t in compared(capsys, "../parent", ".")["takes"]["tree"]] == ["parent", "phone"]
+
+
 def test_the_report_puts_two_takes_side_by_side_from_the_branch_beat(takes, tmp_path, snapshot):
     page = tmp_path / "takes.html"
     assert main(["report", str(takes / "parent"), str(takes / "phone"), "--html", str(page)]) == 0
