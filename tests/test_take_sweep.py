@@ -377,3 +377,15 @@ def test_a_sweep_of_takes_on_a_model_is_reported_as_played_on_it_not_as_its_offl
     assert main(["report", str(out / "change-seed1"), "--html", str(tmp_path / "one.html")]) == 0
     one = markup.unescape((tmp_path / "one.html").read_text())
     assert "--provider openai-compatible --model local-model --timeout 30.0</code>" in one
+
+
+def test_a_sweep_of_takes_from_dot_is_named_by_the_run(swept, tmp_path, monkeypatch):
+    """`cd runs/kitchen && promptdesk sweep --branch-from . …` made `sweeps/-takes4-<stamp>`: the run's name was
+    '' (a folder name starting with a dash, which a later command reads as a flag)."""
+    import shutil
+
+    shutil.copytree(swept / "parent", tmp_path / "parent")
+    monkeypatch.chdir(tmp_path / "parent")
+    assert main(["sweep", "--branch-from", ".", "--at-beat", "4", "--seeds", "1", "--event", "A knock"]) == 0
+    made = [p.name for p in (tmp_path / "parent" / "sweeps").iterdir()]
+    assert len(made) == 1 and made[0].startswith("parent-takes4-"), made
