@@ -127,3 +127,15 @@ def test_a_report_of_runs_that_are_not_takes_is_refused(takes, tmp_path, capsys)
     other = batch(scene_file(tmp_path), tmp_path / "other", seed=5)
     assert main(["report", str(takes / "parent"), str(other), "--html", str(tmp_path / "x.html")]) == 2
     assert "takes of one another" in capsys.readouterr().err and not (tmp_path / "x.html").exists()
+
+
+def test_takes_from_beat_1_share_beat_0_not_beats_0_to_0(takes, tmp_path, capsys):
+    """A take from beat 1: `compare` said "they share beats 0 to 0" and `metrics` "beats 0 to 0 its parent's"."""
+    assert branch(takes / "parent", 1, tmp_path / "early") == 0
+    capsys.readouterr()
+    assert main(["compare", str(takes / "parent"), str(tmp_path / "early"), "--metrics", "beats"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "they share beat 0 (recorded once" in text and "0 to 0" not in text, text
+    assert main(["metrics", str(tmp_path / "early")]) == 0
+    err = capsys.readouterr().err
+    assert "whole record, beat 0 its parent's" in err and "0 to 0" not in err, err
