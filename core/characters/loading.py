@@ -31,6 +31,7 @@ from promptdesk.core.characters.front_matter import examples, without_examples
 from promptdesk.core.characters.name_gate import NAME_MAX, name_problem, normalised
 from promptdesk.core.errors import CharacterLoadError, InvalidConfig
 from promptdesk.core.protocol.bounded import Unbounded, read_capped
+from promptdesk.core.protocol.person_names import latin
 from promptdesk.core.protocol.sanitize import file_text, strip_controls
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]*(?:\.[a-z0-9][a-z0-9-]*)*")
@@ -68,18 +69,11 @@ def _other_script(slug: object, what: str) -> str:
     return f" Give it an ASCII name; a scene's `title:` may be in any script (`title: {slug}`)." if what == "scene name" else ""
 
 
-_ROMAN = dict(zip("абвгдезийклмнопрстуфхцыэюяёαβγδεζηθικλμνξοπρσςτυφχψω",
-                  "a b v g d e z i y k l m n o p r s t u f kh ts y e yu ya e a v g d e z i th i k l m n x o p r s s t y "
-                  "f ch ps o".split())) | {"ж": "zh", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ь": ""}
-
-
 def _romanised(name: str) -> str:
     """A slug for a Cyrillic or Greek name spelt in Latin letters (`Ольга` -> `olga`); "" for other scripts
     (`李明`: no spelling can be guessed, so the message names none rather than another person's)."""
-    plain = "".join(c for c in unicodedata.normalize("NFKD", name.lower()) if not unicodedata.combining(c))
-    spelt = "".join(_ROMAN.get(c, c if c.isascii() else "\0") for c in plain)
-    slug = re.sub(r"[^a-z0-9]+", "-", spelt).strip("-")
-    return slug if "\0" not in spelt and slug and SLUG_RE.fullmatch(slug) else ""
+    slug = re.sub(r"[^a-z0-9]+", "-", latin(name).lower()).strip("-")
+    return slug if slug and SLUG_RE.fullmatch(slug) else ""
 
 
 def validate_slug(slug: str, what: str = "character") -> str:
