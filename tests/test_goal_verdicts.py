@@ -300,3 +300,13 @@ def test_a_deed_of_asking_with_long_words_is_done_by_a_question(goal, question):
     cast = ("Anna Marsh", "Tom Hale")
     assert assess(goal, [("Tom Hale", question)], cast)[0] is True
     assert assess(goal, [("Anna Marsh", question), ("Tom Hale", "Hello?")], cast)[0] is False
+
+
+def test_they_agree_is_not_met_by_the_first_speaker_alone_before_anyone_else_spoke():
+    """A clause naming *they* needs the act from two of the cast: the judge counted "two" among those who had
+    spoken, so at beat 0, with only Ann's "I agree" said, `They agree on the Friday rota` was met and the scene
+    was sent winding down."""
+    cast = ("Ann Lee", "Bob Stone", "Cara Diaz")
+    first = [("Ann Lee", "I agree, the Friday rota.")]
+    assert assess("They agree on the Friday rota", first, cast)[0] is False
+    assert assess("They agree on the Friday rota", [*first, ("Bob Stone", "Agreed: the Friday rota.")], cast)[0] is True

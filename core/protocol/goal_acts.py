@@ -310,7 +310,7 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple
     if clause.act:
         doers = _doers(lines, clause.act, taken_back=not kept)
         if clause.everyone:
-            speakers = {who for who, _ in lines}
+            speakers = set(cast) or {who for who, _ in lines}   # the cast: one who spoke first is not "they" alone
             ok = len(doers) >= min(2, len(speakers)) and bool(doers)
             return ok, f"{clause.act}: {', '.join(sorted(doers)) or 'no one'}"
         if clause.who:
