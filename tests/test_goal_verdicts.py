@@ -310,3 +310,13 @@ def test_they_agree_is_not_met_by_the_first_speaker_alone_before_anyone_else_spo
     first = [("Ann Lee", "I agree, the Friday rota.")]
     assert assess("They agree on the Friday rota", first, cast)[0] is False
     assert assess("They agree on the Friday rota", [*first, ("Bob Stone", "Agreed: the Friday rota.")], cast)[0] is True
+
+
+@pytest.mark.parametrize("said", ["Sorry for all of it.", "Sorry about the van, Alice.", "Sorry that I lied to you."])
+def test_a_sentence_opening_on_sorry_for_something_is_an_apology(said):
+    """`Sorry for all of it.` said by Bob never met `Bob apologises` (only `I'm sorry`, `so sorry` or a bare
+    `Sorry.` did), though `sorry` is the act's marker word; `Sorry, I have to cut in` stays an interjection."""
+    cast = ("Alice", "Bob")
+    assert assess("Bob apologises", [("Bob", said)], cast)[0] is True
+    assert assess("Bob apologises", [("Bob", "Sorry, I have to cut in.")], cast)[0] is False
+    assert assess("Bob apologises", [("Bob", "Sorry for what?")], cast)[0] is False

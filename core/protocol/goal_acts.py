@@ -3,7 +3,7 @@
 `Bob gives a sincere apology, Alice accepts, and they agree on accountability measures` reads as three
 clauses: Bob / apologise; Alice / accept; everyone / agree (on `accountability measures`). A line does
 an act when one of its sentences carries the act's marker words, not as a question and not negated
-(`I'm not sorry` is no apology; `Sorry, I have to cut in` is an interjection, not one). This is word matching, not understanding: it is how the offline
+(`I'm not sorry` is no apology; `Sorry, I have to cut in` is an interjection, not one; `Sorry for all of it.` is one). This is word matching, not understanding: it is how the offline
 judge decides a goal (docs/guide/offline-improviser.md), and how the improviser knows which acts its
 scene is heading for.
 """
@@ -18,7 +18,7 @@ from functools import lru_cache
 from promptdesk.core.protocol.person_names import given_name, latin, spoken_name, title_role
 
 ACTS: dict[str, tuple[str, str]] = {
-    "apologise": (r"apolog|\bsay(?:s)? sorry\b", r"\b(?:i'?m|i am|am|so|truly|really|deeply|very) sorry\b|^\W*sorry\W*$"
+    "apologise": (r"apolog|\bsay(?:s)? sorry\b", r"\b(?:i'?m|i am|am|so|truly|really|deeply|very) sorry\b|^\W*sorry\W*$|^\W*sorry (?:for|about|that)\b"
                   r"|\bapologi[sz]e|\bmy apologies\b|\bowe (?:you|them|everyone) an apology\b|\bmy fault\b"
                   r"|\bi was wrong\b"),
     "accept": (r"\baccept|\bforgiv", r"\baccept|\bi forgive\b|\bforgiven\b"),
