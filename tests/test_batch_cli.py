@@ -208,3 +208,16 @@ def test_quiet_still_says_which_journal_entries_were_not_kept(tmp_path, capsys, 
     notices = [line for line in err.splitlines() if line.startswith("NOTICE:")]
     assert len(notices) == 1 and "Bob's journal entry is in this run's journals/ but could not be added" in notices[0], err
     assert "[beat" not in err, "quiet prints no turn"
+
+
+def test_a_long_late_world_event_is_quoted_cut_at_a_word_and_said_to_be_cut(tmp_path, capsys):
+    """A world event of more than 80 characters after the last beat was quoted cut mid-word with nothing to say
+    so (`… leave the building at on'`), as if that were its text."""
+    text = "The power fails and a flood siren sounds; everyone must leave the building at once, by the back stairs."
+    scene = tmp_path / "late.yaml"
+    scene.write_text(f"name: late\nprompt: Talk.\ncharacters: [alice, bob]\njournals: none\n"
+                     f"events:\n  - {{at_beat: 9, text: '{text}'}}\n")
+    code, err = batch(capsys, str(scene), "--isolation", "a", "--coordinator", "C", "--characters-dir",
+                      str(CHARACTERS), "--out", str(tmp_path / "run"), "--quiet", "--max-beats", "2")
+    assert code == 0, err
+    assert "leave the building at…'" in err and "at on" not in err, err

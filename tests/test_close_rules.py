@@ -304,6 +304,8 @@ def test_a_goal_in_another_script_is_cut_at_its_own_punctuation(goal, markers, c
     ("Пока ты здесь, давай поговорим.", False),  # "while you are here": a word that is a farewell only alone
     ("她说了再见", False),                        # reported
     ("مع السلامة؟", False),
+    ("مع السلامة يا ليلى.", True),               # an Arabic address by its vocative, with no comma
+    ("مع السلامة يا ليلى؟", False),
 ], ids=lambda value: value if isinstance(value, str) else None)
 def test_role_c_reads_a_farewell_in_other_languages_only_as_a_whole_sentence(words, closes):
     """Role C closes a scene played in Japanese, Chinese, Russian, Arabic, Korean, Hindi or Hebrew when its

@@ -285,3 +285,38 @@ def test_each_act_a_goal_asks_of_one_person_is_asked_of_them(goal, who, acts):
 def test_a_noun_or_a_plain_verb_after_and_is_no_second_act(goal):
     from promptdesk.core.protocol.goal_acts import read_goal
     assert len(read_goal(goal, ("Alice", "Bob"))) == 1
+
+
+ASKING = [("Tom asks when the plumber arrives", "When does the plumber arrive?"),
+          ("Tom asks about the repair", "What about the repair?"),
+          ("Tom asks Anna whether the landlord called", "Anna, has the landlord called?")]
+
+
+@pytest.mark.parametrize("goal,question", ASKING, ids=["when", "about", "whether"])
+def test_a_deed_of_asking_with_long_words_is_done_by_a_question(goal, question):
+    """A deed of asking is done by a question (the offline-improviser page): only a deed in short words was
+    (`Harold asks how long he has`); one with a word of five letters was met by a statement alone, never by
+    the question it asks for. Someone else's question, or one about another thing, still is no deed."""
+    cast = ("Anna Marsh", "Tom Hale")
+    assert assess(goal, [("Tom Hale", question)], cast)[0] is True
+    assert assess(goal, [("Anna Marsh", question), ("Tom Hale", "Hello?")], cast)[0] is False
+
+
+def test_they_agree_is_not_met_by_the_first_speaker_alone_before_anyone_else_spoke():
+    """A clause naming *they* needs the act from two of the cast: the judge counted "two" among those who had
+    spoken, so at beat 0, with only Ann's "I agree" said, `They agree on the Friday rota` was met and the scene
+    was sent winding down."""
+    cast = ("Ann Lee", "Bob Stone", "Cara Diaz")
+    first = [("Ann Lee", "I agree, the Friday rota.")]
+    assert assess("They agree on the Friday rota", first, cast)[0] is False
+    assert assess("They agree on the Friday rota", [*first, ("Bob Stone", "Agreed: the Friday rota.")], cast)[0] is True
+
+
+@pytest.mark.parametrize("said", ["Sorry for all of it.", "Sorry about the van, Alice.", "Sorry that I lied to you."])
+def test_a_sentence_opening_on_sorry_for_something_is_an_apology(said):
+    """`Sorry for all of it.` said by Bob never met `Bob apologises` (only `I'm sorry`, `so sorry` or a bare
+    `Sorry.` did), though `sorry` is the act's marker word; `Sorry, I have to cut in` stays an interjection."""
+    cast = ("Alice", "Bob")
+    assert assess("Bob apologises", [("Bob", said)], cast)[0] is True
+    assert assess("Bob apologises", [("Bob", "Sorry, I have to cut in.")], cast)[0] is False
+    assert assess("Bob apologises", [("Bob", "Sorry for what?")], cast)[0] is False

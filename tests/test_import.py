@@ -282,6 +282,18 @@ def test_a_name_in_another_script_is_imported_under_its_file_name(tmp_path, caps
     assert "engineer-card" in err and "file name" in err
 
 
+def test_a_card_whose_file_name_is_in_another_script_too_is_not_said_to_be_filed_by_it(tmp_path, capsys):
+    """`ольга.json` holding `Ольга Смирнова`: neither makes a slug, so it is filed as `card`; the import said
+    that `card` was "the card's file name"."""
+    card = tmp_path / "ольга.json"
+    card.write_text(json.dumps({"name": "Ольга Смирнова", "description": "A captain.", "personality": "blunt"}),
+                    encoding="utf-8")
+    assert main(["import", str(card), "--to", str(tmp_path / "characters")]) == 0
+    err = capsys.readouterr().err
+    assert "as `card`" in err and "the card's file name (" not in err, err
+    assert "nor the card's file name makes a slug" in err and "give the file an ASCII name" in err
+
+
 @pytest.mark.parametrize("name, slug", [("Astrid Sørensen", "astrid-sorensen"), ("Jürgen Straße", "jurgen-strasse"),
                                         ("Łukasz Żółć", "lukasz-zolc"), ("Æsa Ðóra Þórsdóttir", "aesa-dora-thorsdottir"),
                                         ("Chloë Œuvray", "chloe-oeuvray")])

@@ -204,7 +204,10 @@ def test_a_place_named_before_a_person_is_still_a_topic_and_the_persons_role_is_
 THANKS = [(("Ilse Varga", "Courier"), ("Kofi Mensah", "Depot Manager"), ("Ana Ruiz", "Clerk"),
            "Ilse admits she lost the van keys, and the manager thanks her for telling him.", "telling me"),
           (("Ilse Varga", "Apprentice"), ("Kofi Mensah", "Head Chef"), ("Ana Ruiz", "Waiter"),
-           "Ilse admits she burned the sauce, and Kofi thanks her for her honesty.", "your honesty")]
+           "Ilse admits she burned the sauce, and Kofi thanks her for her honesty.", "your honesty"),
+          # named as the improviser calls her (`Dr Haddad`): the thanks went to whoever spoke last
+          (("Dr Amal Haddad", "Ship's Doctor"), ("Kofi Mensah", "Ferry Captain"), ("Ana Ruiz", "Deckhand"),
+           "Ana agrees to turn back, and Kofi thanks Dr Haddad for her care.", "your care")]
 
 
 @pytest.mark.parametrize("first, second, third, goal, said", THANKS)

@@ -273,7 +273,8 @@ def test_timeline_reads_the_log_for_its_length_once_not_once_per_speech(monkeypa
     ("今日は疲れた。", "今日は疲れたね。", 6, 0.8),              # Japanese: kana and kanji alike
     ("मैं आज बहुत थका हुआ हूँ।", "तुम आज बहुत थका हुआ लगते हो।", 6, 0.4),  # Hindi: vowel signs stay in their word
     ("Я сегодня очень устал.", "Ты сегодня очень устал?", 4, 0.5),   # Russian, as before
-], ids=["chinese", "japanese", "hindi", "russian"])
+    ("ไม่ได้", "ไม่ได้นะ", 4, 0.5),   # Thai: a letter keeps its vowel and tone marks (ไ ม่ ไ ด้ were 6 "words")
+], ids=["chinese", "japanese", "hindi", "russian", "thai"])
 def test_words_and_echo_are_counted_in_every_script(tmp_path, first, second, count_first, echo):
     """A speech in a script written without spaces was one or two words (its clauses), so its talk share,
     mean length and echo were nonsense beside an English speaker; a Hindi word was cut at its vowel signs."""

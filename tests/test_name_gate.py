@@ -211,9 +211,10 @@ def test_two_names_alike_once_normalised_are_refused_as_the_same_name():
 
 
 @pytest.mark.parametrize(("typed", "what", "hint"), [
-    ("李明", "character", "`characters/li-ming.md` holding `name: 李明`"),
-    ("ليلى", "character", "holding `name: ليلى`"),
-    ("Ольга", "character", "holding `name: Ольга`"),
+    ("李明", "character", "`characters/<ascii-name>.md` holding `name: 李明`"),
+    ("ليلى", "character", "`characters/<ascii-name>.md` holding `name: ليلى`"),
+    ("Ольга", "character", "`characters/olga.md` holding `name: Ольга`), listed here as `olga`"),
+    ("Στέλιος Παππάς", "character", "`characters/stelios-pappas.md` holding `name: Στέλιος Παππάς`"),
     ("José", "character", "Type it as `jose`."),
     ("Ｂｏｂ", "character", "Type it as `bob`."),
     ("喫茶店", "scene name", "`title: 喫茶店`"),
@@ -226,3 +227,4 @@ def test_a_slug_typed_in_another_script_says_how_to_name_it(typed, what, hint):
     with pytest.raises(InvalidConfig) as refused:
         validate_slug(typed, what)
     assert hint in str(refused.value) and "a slug is" in str(refused.value)
+    assert typed == "李明" or "li-ming" not in str(refused.value), "another person's name was offered"

@@ -24,3 +24,13 @@ async def test_a_resumed_run_on_an_unpriced_model_says_its_cost_is_unknown(run_s
     err = capsys.readouterr().err
     assert "Scene closed: max_beats_exceeded (goal unknown) after 4 beats" in err, err
     assert "$0.0000 + unknown (no price for openai-compatible:llama3)" in err, err
+
+
+def test_resume_of_a_folder_that_does_not_exist_says_so(tmp_path, capsys):
+    """`promptdesk resume runs/kitchn` (a typo): it said the run's events.jsonl was missing and to "put it back
+    from a copy of the folder", as if a run folder were there with a file gone."""
+    from promptdesk.core.cli.main import main
+
+    assert main(["resume", str(tmp_path / "kitchn")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"NOT_A_RUN: {tmp_path / 'kitchn'} is not a folder") and "put it back" not in err, err

@@ -243,3 +243,25 @@ def test_report_on_a_full_disk_is_a_failure_not_bad_input_and_leaves_no_half_pag
     assert done.returncode == 0, done.stderr
     assert page.read_text().startswith("<!doctype html>") and (tmp_path / "kept.html").read_text() == "an older page"
     assert oct(page.stat().st_mode & 0o777) == "0o600"
+
+
+def test_resume_dot_inside_a_sweeps_stopped_run_says_to_run_the_sweep_again(tmp_path, monkeypatch):
+    """`cd sw/a-C-seed2 && promptdesk resume .`: `Path('.').parent` is the run itself, so the sweep's plan beside
+    it was never seen and resume told to branch the run (a take outside the sweep) instead of running the sweep
+    again; the sweep's folder is said as the user can type it from where they are."""
+    from promptdesk.core.casting.journal_resume import finished
+
+    sweep = tmp_path / "sw"
+    sweep.mkdir()
+    run = offline_run(sweep)
+    log = run / "events.jsonl"
+    lines = log.read_text().splitlines()
+    close = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "close")
+    lines[close] = json.dumps({**json.loads(lines[close]), "reason": "stop"})
+    log.write_text("\n".join(lines) + "\n")
+    (sweep / "sweep.yaml").write_text("scene: morning-kitchen\n")
+    monkeypatch.chdir(run)
+    said = finished(Path("."))
+    assert "was stopped with its sweep" in said and "(its --out ..)" in said, said
+    monkeypatch.chdir(tmp_path)
+    assert "(its --out sw)" in finished(Path("sw") / run.name)

@@ -156,7 +156,7 @@ def test_the_same_sweep_again_resumes_and_another_plan_is_refused(swept, capsys)
     assert sweep(swept / "parent", out, "--event", "The fire alarm goes off", "--retry-failed") == 0
     assert (out / "results.jsonl").read_text() == before and not (out / "results.failed.jsonl").exists()
     assert sweep(swept / "parent", out, "--event", "Something else") == 2
-    assert "different plan (event differ)" in capsys.readouterr().err
+    assert "different plan (event differs)" in capsys.readouterr().err
 
 
 def test_a_sweep_of_takes_refuses_what_it_cannot_run(swept, tmp_path, capsys):
@@ -346,7 +346,7 @@ def test_a_sweep_of_takes_takes_the_provider_flags_branch_takes(swept, tmp_path,
         assert server.hits == hits, "resumed: every take has its result"
         assert sweep(swept / "parent", out, "--event", "The fire alarm goes off", "--provider", "openai-compatible",
                      "--model", "another", "--base-url", server.url("/v1"), seeds="1") == 2
-        assert "different plan (model differ)" in capsys.readouterr().err
+        assert "different plan (model differs)" in capsys.readouterr().err
 
 
 def test_a_sweep_of_takes_on_a_model_is_reported_as_played_on_it_not_as_its_offline_parent(swept, tmp_path, capsys):
@@ -377,3 +377,15 @@ def test_a_sweep_of_takes_on_a_model_is_reported_as_played_on_it_not_as_its_offl
     assert main(["report", str(out / "change-seed1"), "--html", str(tmp_path / "one.html")]) == 0
     one = markup.unescape((tmp_path / "one.html").read_text())
     assert "--provider openai-compatible --model local-model --timeout 30.0</code>" in one
+
+
+def test_a_sweep_of_takes_from_dot_is_named_by_the_run(swept, tmp_path, monkeypatch):
+    """`cd runs/kitchen && promptdesk sweep --branch-from . …` made `sweeps/-takes4-<stamp>`: the run's name was
+    '' (a folder name starting with a dash, which a later command reads as a flag)."""
+    import shutil
+
+    shutil.copytree(swept / "parent", tmp_path / "parent")
+    monkeypatch.chdir(tmp_path / "parent")
+    assert main(["sweep", "--branch-from", ".", "--at-beat", "4", "--seeds", "1", "--event", "A knock"]) == 0
+    made = [p.name for p in (tmp_path / "parent" / "sweeps").iterdir()]
+    assert len(made) == 1 and made[0].startswith("parent-takes4-"), made

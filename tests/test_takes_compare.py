@@ -89,6 +89,18 @@ def test_a_moved_family_is_still_found_by_folder_name(takes, tmp_path, capsys):
     assert result["branched_at"] == 4 and result["takes"]["takes"][1]["parent"] == str((moved / "phone").resolve())
 
 
+def test_a_run_given_as_dot_is_named_by_its_folder(takes, capsys, monkeypatch):
+    """`cd parent && promptdesk compare . ../phone`: the run given as `.` was shown with no name (an empty tree
+    row, an empty column heading) and the report's "Run with" wrote `--out ''`."""
+    monkeypatch.chdir(takes / "parent")
+    assert main(["compare", ".", "../phone", "--metrics", "beats"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("Takes:\nparent\n└─ phone (take of parent from beat 4") and "\n\n" in text
+    assert text.split("\n\n")[1].split("\n")[0].split() == ["metric", "parent", "phone"]
+    monkeypatch.chdir(takes / "phone")
+    assert [t["run"] for t in compared(capsys, "../parent", ".")["takes"]["tree"]] == ["parent", "phone"]
+
+
 def test_the_report_puts_two_takes_side_by_side_from_the_branch_beat(takes, tmp_path, snapshot):
     page = tmp_path / "takes.html"
     assert main(["report", str(takes / "parent"), str(takes / "phone"), "--html", str(page)]) == 0
@@ -115,3 +127,15 @@ def test_a_report_of_runs_that_are_not_takes_is_refused(takes, tmp_path, capsys)
     other = batch(scene_file(tmp_path), tmp_path / "other", seed=5)
     assert main(["report", str(takes / "parent"), str(other), "--html", str(tmp_path / "x.html")]) == 2
     assert "takes of one another" in capsys.readouterr().err and not (tmp_path / "x.html").exists()
+
+
+def test_takes_from_beat_1_share_beat_0_not_beats_0_to_0(takes, tmp_path, capsys):
+    """A take from beat 1: `compare` said "they share beats 0 to 0" and `metrics` "beats 0 to 0 its parent's"."""
+    assert branch(takes / "parent", 1, tmp_path / "early") == 0
+    capsys.readouterr()
+    assert main(["compare", str(takes / "parent"), str(tmp_path / "early"), "--metrics", "beats"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "they share beat 0 (recorded once" in text and "0 to 0" not in text, text
+    assert main(["metrics", str(tmp_path / "early")]) == 0
+    err = capsys.readouterr().err
+    assert "whole record, beat 0 its parent's" in err and "0 to 0" not in err, err

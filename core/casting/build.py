@@ -223,7 +223,9 @@ def late_events(scene: Scene, fmt: Format, options: RunOptions, cast_size: int) 
     if fmt.unit != "beats":
         return []
     last = (options.max_beats or scene.limits.beats_for(cast_size)) - 1
-    return [f"the world event at beat {e.at_beat} ({one_line(e.text)[:80]!r}) comes after the scene's last beat, {last} "
+    said = {id(e): one_line(e.text) for e in scene.events}   # a long event is cut at a word, and says so (`…`)
+    said = {k: t if len(t) <= 80 else t[:80].rsplit(" ", 1)[0].rstrip(" ,;:") + "…" for k, t in said.items()}
+    return [f"the world event at beat {e.at_beat} ({said[id(e)]!r}) comes after the scene's last beat, {last} "
             f"(max_beats {last + 1}): it happens only if a stall brings it forward" for e in scene.events if e.at_beat > last]
 
 

@@ -12,6 +12,7 @@ is finished: there is nothing to resume (exit 2).
 
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 from typing import Any
@@ -69,9 +70,11 @@ def finished(run_dir: Path, events: list[BaseEvent] | None = None) -> str:
     run stopped with its sweep (a signal, the budget) is continued by the sweep, not by `resume`: said."""
     run_dir = Path(run_dir)
     plans = ("sweep.yaml", "takes.yaml")  # a sweep's plan, a sweep of takes' (`promptdesk.core.experiments`)
-    if any((run_dir.parent / plan).is_file() for plan in plans) and _closed_by_stop(run_dir):
+    home = Path(os.path.abspath(run_dir)).parent  # `resume .` inside the run: `Path('.').parent` is the run itself
+    if any((home / plan).is_file() for plan in plans) and _closed_by_stop(run_dir):
+        sweep = home if run_dir.is_absolute() else Path(os.path.relpath(home))
         return (f"{run_dir} was stopped with its sweep (a signal or its budget): `resume` does not reopen a stopped "
-                f"run; run the sweep's command again (its --out {run_dir.parent}) and it continues where it stopped")
+                f"run; run the sweep's command again (its --out {sweep}) and it continues where it stopped")
     if events is None:
         events = _run_events(run_dir)
     return (f"{run_dir} is finished (it was closed cleanly): there is nothing to resume (rebuild its files with "

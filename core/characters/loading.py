@@ -31,6 +31,7 @@ from promptdesk.core.characters.front_matter import examples, without_examples
 from promptdesk.core.characters.name_gate import NAME_MAX, name_problem, normalised
 from promptdesk.core.errors import CharacterLoadError, InvalidConfig
 from promptdesk.core.protocol.bounded import Unbounded, read_capped
+from promptdesk.core.protocol.person_names import latin
 from promptdesk.core.protocol.sanitize import file_text, strip_controls
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]*(?:\.[a-z0-9][a-z0-9-]*)*")
@@ -60,9 +61,19 @@ def _other_script(slug: object, what: str) -> str:
     if SLUG_RE.fullmatch(plain):  # `José`: its letters typed plain (`name: José` is found as `jose`)
         return f" Type it as `{plain}`."
     if what == "character":
-        return (" A character named in another script is cast by an ASCII file or folder name (`characters/li-ming.md`"
-                f" holding `name: {slug}`), listed here as `li-ming`; {slug} stays its display name.")
+        ascii_name = _romanised(slug)
+        file, listed = (f"`characters/{ascii_name}.md`", f"`{ascii_name}`") if ascii_name else (
+            "`characters/<ascii-name>.md`", "that file name")
+        return (f" A character named in another script is cast by an ASCII file or folder name ({file}"
+                f" holding `name: {slug}`), listed here as {listed}; {slug} stays its display name.")
     return f" Give it an ASCII name; a scene's `title:` may be in any script (`title: {slug}`)." if what == "scene name" else ""
+
+
+def _romanised(name: str) -> str:
+    """A slug for a Cyrillic or Greek name spelt in Latin letters (`Ольга` -> `olga`); "" for other scripts
+    (`李明`: no spelling can be guessed, so the message names none rather than another person's)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", latin(name).lower()).strip("-")
+    return slug if slug and SLUG_RE.fullmatch(slug) else ""
 
 
 def validate_slug(slug: str, what: str = "character") -> str:

@@ -191,6 +191,8 @@ def folder_trouble(verb: str, run_dir: Path, exc: OSError) -> str:
     """The refusal for a run folder the system would not let a command read or write (a read-only
     mount, a permission, a full disk): the file and the reason, and what to do, never a traceback."""
     where = f": {exc.filename}" if exc.filename else ""
+    if isinstance(exc, FileNotFoundError) and not Path(run_dir).is_dir():  # a mistyped folder: no file to put back
+        return f"NOT_A_RUN: {run_dir} is not a folder: give a run folder (runs/<scene>-<stamp>)"
     if isinstance(exc, FileNotFoundError):
         fix = "that file of the run folder is missing: put it back from a copy of the folder"
     elif exc.errno == errno.ENOSPC:

@@ -94,9 +94,13 @@ def _report(item, folder: Path, user: str, out: TextIO, replaced: bool = False) 
         kept = " (its journal.md was kept: delete it for a character without that memory)" if (
             folder / "journal.md").exists() else ""
         lines.append(f"  note: replaced the profile.md and scene snippet that were there (--force){kept}")
-    if item.file_slug:
+    if item.file_slug and item.file_named:
         lines.append(f"  note: the name {item.name} makes no slug: it is filed as `{item.file_slug}`, the card's file "
                      "name (its display name stays as it is)")
+    elif item.file_slug:
+        lines.append(f"  note: neither the name {item.name} nor the card's file name makes a slug: it is filed as "
+                     f"`{item.file_slug}` (its display name stays as it is); give the file an ASCII name to file it "
+                     "under that")
     if item.user_filled:
         lines.append(f"  note: {{{{user}}}} in the card was written as {user!r} (choose with --user NAME)")
     lines += [f"  note: {notice}" for notice in item.notices]

@@ -60,7 +60,8 @@ def take_notice(run_dir: Path) -> str | None:
         return None  # a run, or a take from beat 0 (nothing of its parent's but the start)
     own = metrics_after(take, take.beat)
     return (f"NOTICE: {shown(str(run_dir))} is a take of {shown(Path(take.parent).name)} from beat {take.beat}: these "
-            f"metrics are of its whole record, beats 0 to {take.beat - 1} its parent's, copied and not paid again; its "
+            f"metrics are of its whole record, {'beat 0' if take.beat == 1 else f'beats 0 to {take.beat - 1}'} its parent's, "
+            f"copied and not paid again; its "
             f"own, beat {take.beat} on: {own.beats} beats, {own.turns} turns, {own.tokens:,} tokens, "
             f"${own.cost_usd or 0:.4f} (`promptdesk compare` of it beside its parent measures from the beat they part)")
 

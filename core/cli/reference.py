@@ -255,8 +255,9 @@ def codes_page() -> str:
     for name, parser in parsers():
         lines.append(f"| `{name}` | {cell(parser.epilog.split(chr(10) * 2)[-1].removeprefix('Exit codes: '))} |")
     lines += ["", "For every command: output that cannot be written (a full disk, a closed stdout: `>&-`) is said with "
-              "`RECORDING_ERROR` on stderr, exit 1; a reader that went away (`| head -1`) ends the printing quietly, "
-              "exit 1 (`evaluate` scores every run first). Data goes to stdout (`--json`, `--csv`, tables), every "
+              "`RECORDING_ERROR` on stderr, exit 1; a reader that went away before the output was all written "
+              "(`| head -1` of a long listing) ends the printing quietly, exit 1 (`evaluate` scores every run first), "
+              "while output the pipe took whole before its reader left was written (the usual exit code). Data goes to stdout (`--json`, `--csv`, tables), every "
               "message to stderr. A run (`--batch`, `resume`, `branch`, `sweep`) and `evaluate` stop gracefully on "
               "Ctrl-C, SIGTERM and SIGHUP, with the exit codes above (a stopped sweep or evaluation: 1); every other "
               "command exits 130 on Ctrl-C, saying so in one line, never a traceback.",

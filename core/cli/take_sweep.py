@@ -9,6 +9,7 @@ invalid input or a folder another sweep is writing (nothing run).
 from __future__ import annotations
 
 import argparse
+import os
 from datetime import datetime
 from pathlib import Path
 
@@ -66,5 +67,6 @@ def plan_from(ns: argparse.Namespace) -> TakeSweepPlan:
 
 def main(argv: list[str]) -> int:
     ns = parser().parse_args(argv)
-    folder = ns.out or SWEEPS / f"{ns.branch_from.name}-takes{ns.at_beat}-{datetime.now():%Y%m%d-%H%M%S}"
+    named = Path(os.path.abspath(ns.branch_from)).name  # `--branch-from .` is the run's own name, not ''
+    folder = ns.out or SWEEPS / f"{named}-takes{ns.at_beat}-{datetime.now():%Y%m%d-%H%M%S}"
     return sweep_through(lambda: TakeSweep(plan_from(ns), folder, TakeProgress()), folder, ns.retry_failed)

@@ -344,7 +344,8 @@ def takes_notes(takes: Family | None) -> list[str]:
     """What a comparison of takes says first: the shared part, and where the takes part ways."""
     if takes is None:
         return []
-    shared = f"beats 0 to {takes.branched_at - 1}" if takes.branched_at else "nothing but their start"
+    shared = (f"beats 0 to {takes.branched_at - 1}" if (takes.branched_at or 0) > 1 else "beat 0" if takes.branched_at
+              else "nothing but their start")
     where = (f"They diverge at beat {takes.diverges_at}." if takes.diverges_at is not None else
              f"They played the same from beat {takes.branched_at} to the close: no divergence.")
     return [f"Takes of one scene: they share {shared} (recorded once, paid once); every metric is of beat "

@@ -140,7 +140,8 @@ class Sweep:
                 if getattr(self.plan, key) is None:
                     setattr(self.plan, key, getattr(recorded, key))
             if wrong := recorded.differences(self.plan):
-                raise InvalidConfig(f"{self.folder} holds {kind} with a different plan ({', '.join(wrong)} differ); "
+                verb = "differ" if len(wrong) > 1 or wrong[0].endswith("s") else "differs"   # seeds differ, model differs
+                raise InvalidConfig(f"{self.folder} holds {kind} with a different plan ({', '.join(wrong)} {verb}); "
                                     f"give another --out, or the same flags as before to resume")
             if self.plan.budget_usd is None:
                 self.plan.budget_usd = recorded.budget_usd

@@ -64,6 +64,8 @@ def read_take(folder: Path, events: list[BaseEvent] | None = None) -> Take:
     """A run folder read as a take: its parent is the folder of the recorded name beside it when there is
     one (a family copied or moved together), else the recorded folder."""
     folder = Path(folder)
+    if folder.name in ("", ".."):  # `compare ../kitchen .` inside a take: its name and the folder beside it are real
+        folder = folder.resolve()
     if events is None and not (folder / "events.jsonl").is_file():   # a sweep, or no run at all: said, no traceback
         sweep = (folder / "sweep.yaml").is_file()
         raise NotARunFolder(f"{folder} is {'a sweep folder' if sweep else 'not a run folder (no events.jsonl)'}: several "

@@ -16,7 +16,7 @@ from promptdesk.core.improv.directions import Event, Note, read_event, read_note
 from promptdesk.core.improv.temperament import Temperament
 from promptdesk.core.improv.voice import base_verb, own_possessives
 from promptdesk.core.protocol.goal_acts import ACTS, NOT_VERBS, GoalClause, does_act, read_goal, said_together, same_person
-from promptdesk.core.protocol.person_names import given_name
+from promptdesk.core.protocol.person_names import given_name, spoken_name
 
 MANNER_SHIFT = {"forceful": {"forceful": 1.0, "quiet": 0.0, "anxious": 0.0}, "warm": {"warm": 1.0, "forceful": 0.0},
                 "quiet": {"quiet": 1.0, "forceful": 0.0}, "anxious": {"anxious": 1.0, "forceful": 0.0}}
@@ -161,11 +161,12 @@ class Story:
         return len(said_together(clause, done)) >= 0.6 * len(clause.words)
 
     def _thanked(self, clause: GoalClause) -> str:
-        """Whom a `thank` clause thanks: the other cast member it names, else the one person of the clause
+        """Whom a `thank` clause thanks: the other cast member it names (by name, first name, or as they are
+        called, `Dr Haddad` for Dr Amal Haddad), else the one person of the clause
         before it when it thanks `him`, `her` or `them` (`Oleg admits ..., and the charge nurse thanks
         him`), else whoever spoke last."""
         named = [m for m in self._cast if m != self.brief.name and re.search(
-            rf"(?<!\w)(?:{re.escape(m)}|{re.escape(given_name(m))})(?!\w)", clause.text)]
+            rf"(?<!\w)(?:{re.escape(m)}|{re.escape(given_name(m))}|{re.escape(spoken_name(m))})(?!\w)", clause.text)]
         at = self.clauses.index(clause) if clause in self.clauses else 0
         before = self.clauses[at - 1].who if at else ()
         if not named and re.search(r"\bthanks?\s+(?:him|her|them)\b", clause.text, re.I) and len(before) == 1 \

@@ -3,7 +3,7 @@
 `Bob gives a sincere apology, Alice accepts, and they agree on accountability measures` reads as three
 clauses: Bob / apologise; Alice / accept; everyone / agree (on `accountability measures`). A line does
 an act when one of its sentences carries the act's marker words, not as a question and not negated
-(`I'm not sorry` is no apology; `Sorry, I have to cut in` is an interjection, not one). This is word matching, not understanding: it is how the offline
+(`I'm not sorry` is no apology; `Sorry, I have to cut in` is an interjection, not one; `Sorry for all of it.` is one). This is word matching, not understanding: it is how the offline
 judge decides a goal (docs/guide/offline-improviser.md), and how the improviser knows which acts its
 scene is heading for.
 """
@@ -18,7 +18,7 @@ from functools import lru_cache
 from promptdesk.core.protocol.person_names import given_name, latin, spoken_name, title_role
 
 ACTS: dict[str, tuple[str, str]] = {
-    "apologise": (r"apolog|\bsay(?:s)? sorry\b", r"\b(?:i'?m|i am|am|so|truly|really|deeply|very) sorry\b|^\W*sorry\W*$"
+    "apologise": (r"apolog|\bsay(?:s)? sorry\b", r"\b(?:i'?m|i am|am|so|truly|really|deeply|very) sorry\b|^\W*sorry\W*$|^\W*sorry (?:for|about|that)\b"
                   r"|\bapologi[sz]e|\bmy apologies\b|\bowe (?:you|them|everyone) an apology\b|\bmy fault\b"
                   r"|\bi was wrong\b"),
     "accept": (r"\baccept|\bforgiv", r"\baccept|\bi forgive\b|\bforgiven\b"),
@@ -310,7 +310,7 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple
     if clause.act:
         doers = _doers(lines, clause.act, taken_back=not kept)
         if clause.everyone:
-            speakers = {who for who, _ in lines}
+            speakers = set(cast) or {who for who, _ in lines}   # the cast: one who spoke first is not "they" alone
             ok = len(doers) >= min(2, len(speakers)) and bool(doers)
             return ok, f"{clause.act}: {', '.join(sorted(doers)) or 'no one'}"
         if clause.who:
@@ -321,9 +321,9 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple
             why = f"{clause.act} by {' and '.join(clause.who)}: " + ("yes" if not named else "taken back" if back else "never")
             return not named, why + (f" (only by {', '.join(wrong)}, which does not count)" if named and wrong else "")
         return bool(doers), f"{clause.act}: {'yes' if doers else 'never'}"
-    asking = False
+    asking = bool(re.search(r"\bask", clause.text, re.I))  # a deed of asking is done by a question
     if not clause.words:  # a deed in short words only (`Harold asks how long he has`): its words of 3 letters or more
-        clause, asking = replace(clause, words=_short_words(clause)), bool(re.search(r"\bask", clause.text, re.I))
+        clause = replace(clause, words=_short_words(clause))
         if not clause.words:  # nothing it can read (`山田花子が謝る`, `Олег извиняется`): it cannot tell
             return None, f"'{clause.text}': cannot tell (the offline judge reads English)"
     if clause.who:

@@ -58,10 +58,11 @@ _FAREWELL_WORDS = (
 _APART = r"[,\u3001\uff0c\u060c]"
 """A comma of any script, setting an address or a lead word off the farewell."""
 FOREIGN_FAREWELL = re.compile(
-    rf"^(?:[^\s,\u3001\uff0c\u060c]{{1,24}}{_APART}\s*)?(?:{_FAREWELL_WORDS})(?:{_APART}\s*[^\W\d_][^,.!?\u3002\uff01]{{0,30}})?"
+    rf"^(?:[^\s,\u3001\uff0c\u060c]{{1,24}}{_APART}\s*)?(?:{_FAREWELL_WORDS})(?:(?:{_APART}\s*|\s+\u064a\u0627\s+)[^\W\d_][^,.!?\u3002\uff01]{{0,30}})?"
     r"[\s.!\u2026\u3002\uff01\u0964~\u301c\uff5e]*$", re.I)
 """A farewell in another language as a whole sentence (`さようなら。`, `李明、再见！`, `До свидания, Ольга.`,
-`مع السلامة`): only the farewell, with at most an address or a lead word set off by a comma, as the line's
+`مع السلامة`): only the farewell, with at most an address or a lead word set off by a comma (or an Arabic
+address by its vocative يا, `مع السلامة يا ليلى`), as the line's
 last sentence. Words that also greet (`ciao`, `שלום`, `안녕`) are left out: when unsure, the scene continues."""
 
 _ADVERB = r"(?>(?:\w+ly|then|finally|at last|without a word|without another word),?\s+)*"

@@ -95,7 +95,7 @@ def _scan(text: str) -> tuple[list[str], list[int]]:
 
 @lru_cache(maxsize=1)
 def _pieces() -> re.Pattern[str]:
-    """A character of a script without spaces, or a run of other word characters and combining marks
+    """A character of a script without spaces (with the marks written on it), or a run of other word characters and combining marks
     (`\\w` leaves marks out, so a word with an accent or a vowel mark would be cut in two). Made when
     first needed: the marks are read from the Unicode database of this Python."""
     ranges: list[list[int]] = []
@@ -106,7 +106,7 @@ def _pieces() -> re.Pattern[str]:
             else:
                 ranges.append([point, point])
     marks = "".join(re.escape(chr(lo)) + (f"-{re.escape(chr(hi))}" if hi > lo else "") for lo, hi in ranges)
-    return re.compile(f"[{_NO_SPACE}]|(?:[^\\W{_NO_SPACE}]|[{marks}])+")
+    return re.compile(f"[{_NO_SPACE}][{marks}]*|(?:[^\\W{_NO_SPACE}]|[{marks}])+")  # a Thai letter keeps its vowel/tone marks
 
 
 @lru_cache(maxsize=1)

@@ -204,7 +204,7 @@ def split_at_beat(run_dir: Path, beat: int) -> Prefix:
         if event.type == "speak":
             spoken.setdefault((event.from_, event.beat), number + 1)
         kept.append(event)
-    played = f"beats 0 to {max(begun)}" if begun else "no beat at all"
+    played = f"beats 0 to {max(begun)}" if begun and max(begun) else "beat 0 only" if begun else "no beat at all"
     raise InvalidConfig(f"--at-beat {beat}: {run_dir} never began beat {beat} (it played {played}); "
                         "give a beat the run began")
 

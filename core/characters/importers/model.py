@@ -47,6 +47,8 @@ class Imported:
     """Whether `{{user}}` was written into a kept field (`import` then says how to choose who it is)."""
     file_slug: str = ""
     """The source file's name as a slug: the slug when the name leaves none (a name in another script)."""
+    file_named: bool = True
+    """Whether `file_slug` is the file's name (`ольга.json` leaves none either: `card`)."""
 
     @property
     def slug(self) -> str:

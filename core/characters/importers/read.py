@@ -41,7 +41,8 @@ def read_source(path: Path, user: str = DEFAULT_USER) -> Imported:
     that leaves no slug (another script) is filed under the file's name, as a card cast directly is."""
     imported = _read(Path(path), user)
     if not slugify(imported.name):
-        imported.file_slug = slugify(Path(path).name.rsplit(".", 1)[0].removesuffix(".card")) or "card"
+        named = slugify(Path(path).name.rsplit(".", 1)[0].removesuffix(".card"))
+        imported.file_slug, imported.file_named = named or "card", bool(named)
     return imported
 
 
