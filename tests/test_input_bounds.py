@@ -143,7 +143,8 @@ def test_a_model_without_a_price_is_flagged_on_stderr_and_in_metadata(tmp_path, 
     chars = workspace(tmp_path, remote_scene(loopback, "mystery-model-7"))
     assert batch(tmp_path, chars) == 0
     err = capsys.readouterr().err
-    assert "WARNING: no price is known for anthropic:mystery-model-7" in err
+    assert "WARNING: no price is known for anthropic:mystery-model-7: its cost is unknown" in err
+    assert "$0" not in err.split("Scene closed:")[0], "an unknown cost is never said to count as $0"
     assert "+ unknown (no price for anthropic:mystery-model-7)" in err.split("Scene closed:")[1], \
         "the closing line's cost is not all the cost"
     meta = json.loads((tmp_path / "run" / "metadata.json").read_text())

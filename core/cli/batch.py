@@ -95,10 +95,10 @@ class TurnPrinter:
 
 
 def warn_unpriced(session: Any, stream: TextIO) -> None:
-    """Say, before the run, each model whose cost will count as $0 (unknown)."""
+    """Say, before the run, each model whose cost will be unknown (never counted as $0)."""
     for model in session.start_info.get("unpriced_models", []):
-        say(stream, f"WARNING: no price is known for {model}: its cost counts as $0 (unknown) "
-            f"in the totals and metadata.json.")
+        say(stream, f"WARNING: no price is known for {model}: its cost is unknown, left out of the totals, which "
+            f"say so (+ unknown); metadata.json lists it under unpricedModels.")
 
 
 def spent(session: Any) -> str:
