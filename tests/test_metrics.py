@@ -134,6 +134,22 @@ def test_metrics_command_prints_a_table_and_json(tmp_path, capsys):
     assert data["actors"]["bob"]["interruptions"] == 1 and data["addressed"]["bob"] == {"alice": 1, "charlie": 1}
 
 
+@pytest.mark.parametrize("plan", ["sweep.yaml", "takes.yaml"])
+def test_metrics_of_a_sweeps_folder_says_what_measures_it(tmp_path, capsys, plan):
+    """`promptdesk metrics sweeps/kitchen` (a sweep, or a sweep of takes): the refusal names `compare` for
+    the folder and `metrics` for one of its runs, which is there; a plain empty folder gets no such word."""
+    sweep = tmp_path / "sweeps" / "kitchen"
+    write_run(sweep / "a-C-seed2", HAND_COUNTED)
+    write_run(sweep / "a-C-seed1", HAND_COUNTED)
+    (sweep / plan).write_text("scenes: []\n")
+    assert main(["metrics", str(sweep)]) == 2
+    err = capsys.readouterr().err
+    assert f"promptdesk compare {sweep}" in err and f"promptdesk metrics {sweep / 'a-C-seed1'}" in err, err
+    (tmp_path / "empty").mkdir()
+    assert main(["metrics", str(tmp_path / "empty")]) == 2
+    assert "compare" not in capsys.readouterr().err
+
+
 def test_metrics_of_several_runs_a_glob_gave_says_to_name_one_or_compare_them(tmp_path, capsys):
     """`promptdesk metrics runs/the-apology-*` once a second run is there: the refusal names the fix."""
     first, second = write_run(tmp_path / "a", HAND_COUNTED), write_run(tmp_path / "b", HAND_COUNTED)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from promptdesk.core.cli.common import command_parser, exit_codes, refuse
 from promptdesk.core.errors import EXIT_CLOSED, PromptdeskError
-from promptdesk.core.experiments.metrics import NESTED, RunMetrics, metrics_of
+from promptdesk.core.experiments.metrics import NESTED, NotARunFolder, RunMetrics, metrics_of
 from promptdesk.core.experiments.takes import metrics_after, read_take
 from promptdesk.core.protocol.sanitize import strip_controls
 from promptdesk.core.record.cut import cut_of_folder
@@ -41,6 +41,8 @@ def main(argv: list[str]) -> int:
         p.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         metrics = metrics_of(ns.run_dir)
+    except NotARunFolder as exc:
+        return refuse(f"{exc}{_sweep_hint(Path(ns.run_dir))}")
     except PromptdeskError as exc:
         return refuse(str(exc))
     print(json.dumps(metrics.to_dict(), indent=2) if ns.json else table(metrics))
@@ -50,6 +52,16 @@ def main(argv: list[str]) -> int:
     if take := take_notice(ns.run_dir):
         print(take, file=sys.stderr)
     return EXIT_CLOSED
+
+
+def _sweep_hint(folder: Path) -> str:
+    """For a sweep's folder (or a sweep of takes') given as a run: what measures it, and one of its runs."""
+    if not any((folder / plan).is_file() for plan in ("sweep.yaml", "takes.yaml")):
+        return ""
+    runs = sorted(p.name for p in folder.iterdir() if (p / "events.jsonl").is_file()) if folder.is_dir() else []
+    one = f"; `promptdesk metrics {shlex.quote(str(folder / runs[0]))}` measures one of its runs" if runs else ""
+    return (f". It is a sweep's folder: `promptdesk compare {shlex.quote(str(folder))}` measures its runs side by "
+            f"side{one}")
 
 
 def take_notice(run_dir: Path) -> str | None:
