@@ -320,3 +320,19 @@ def test_a_sentence_opening_on_sorry_for_something_is_an_apology(said):
     assert assess("Bob apologises", [("Bob", said)], cast)[0] is True
     assert assess("Bob apologises", [("Bob", "Sorry, I have to cut in.")], cast)[0] is False
     assert assess("Bob apologises", [("Bob", "Sorry for what?")], cast)[0] is False
+
+
+THANKS = [("Dame Judi thanks Dr Haddad", "Dame Judi Price", ("Dame Judi Price", "Dr Amal Haddad", "Sir Robert Hale"),
+           ["Thank you, Dr Haddad.", "Thank you, Amal.", "Thank you."], ["Thank you, Sir Robert.", "Thanks, Robert, truly."]),
+          ("Alice thanks Bob", "Alice", ("Alice", "Bob", "Charlie"),
+           ["Thank you, Bob.", "Thanks for the coffee."], ["Thanks, Charlie.", "Thank you so much, Charlie!"])]
+
+
+@pytest.mark.parametrize("goal,who,cast,to_them,to_another", THANKS, ids=["titled", "plain"])
+def test_thanks_the_goal_names_for_someone_are_not_met_by_thanking_another(goal, who, cast, to_them, to_another):
+    """A thanks said to the person the goal names, or to no one by name, may be theirs; one that names
+    another member of the cast and not them is said to someone else."""
+    for line in to_them:
+        assert assess(goal, [(who, line)], cast)[0] is True, line
+    for line in to_another:
+        assert assess(goal, [(who, line)], cast)[0] is False, line

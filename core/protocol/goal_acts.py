@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from promptdesk.core.protocol.person_names import given_name, latin, spoken_name, title_role
+from promptdesk.core.protocol.recipients import for_recipients
 
 ACTS: dict[str, tuple[str, str]] = {
     "apologise": (r"apolog|\bsay(?:s)? sorry\b", r"\b(?:i'?m|i am|am|so|truly|really|deeply|very) sorry\b|^\W*sorry\W*$|^\W*sorry (?:for|about|that)\b"
@@ -308,6 +309,7 @@ def clause_met(clause: GoalClause, lines: Iterable[tuple[str, str]], cast: tuple
         if len(missing) > len(clause.words) / 2:
             return False, f"'{clause.text}': never spoken of ({', '.join(missing)})"
     if clause.act:
+        lines = for_recipients(clause.text, clause.who, lines, cast) if clause.act == "thank" else lines
         doers = _doers(lines, clause.act, taken_back=not kept)
         if clause.everyone:
             speakers = set(cast) or {who for who, _ in lines}   # the cast: one who spoke first is not "they" alone
