@@ -77,10 +77,10 @@ def evaluation_row(scene: Scene, options: RunOptions, remote: list[str]) -> list
 
 
 def scene_status(scene: Scene) -> str:
-    """One line about a valid scene: title, cast, format."""
+    """One line about a valid scene: title, cast, format, and how long it may run (in the format's unit)."""
     cast = ", ".join(scene.characters)
     return (f"✓ {scene.title} — {len(scene.characters)} characters ({cast}); format {scene.format}, "
-            f"{scene.turns} turns, up to {scene.limits.beats_for(len(scene.characters))} beats")
+            f"{scene.turns} turns, {registry.get(scene.format).bound(scene)}")
 
 
 def pace_line(scene: Scene, options: RunOptions) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.style import Style
@@ -13,6 +14,7 @@ from promptdesk.tui.lines import Cast, safe
 from promptdesk.tui.render import transcript_line
 from promptdesk.tui.stage_state import StateFold
 from promptdesk.tui.wrap import count_rows, narrow, wrap_runs
+from helpers import ROOT
 
 CAST = Cast({"alice": "Alice", "bob": "Bob"})
 words = st.text(alphabet=st.sampled_from("abcdefgh日 \n\t"), max_size=120)
@@ -300,3 +302,19 @@ def test_who_the_scene_waits_on_shows_near_the_top_of_the_panel_not_below_the_tu
     rows = render_state(state, 28).plain.splitlines()
     waiting = next(i for i, row in enumerate(rows) if "waiting 9 s" in row)
     assert waiting < rows.index("Turns") and waiting < 18, rows
+
+
+@pytest.mark.parametrize("name,unit", [("roundtable-debate", "rounds"), ("roundtable-six-hats", "rounds"),
+                                       ("fairy-tale", "rounds"), ("hiking-plan", "rounds"), ("the-apology", "beats")])
+def test_the_wizards_scene_line_bounds_each_format_in_its_own_unit(name, unit):
+    """A roundtable was said to run "up to 240 beats": a format counted in rounds says its round cap,
+    the same the confirm step's Rounds row gives."""
+    from promptdesk.core.casting.scene_file import load_scene
+    from promptdesk.tui.formats import registry
+    from promptdesk.tui.summary import scene_status
+
+    scene = load_scene(ROOT / "scenes" / f"{name}.yaml")
+    line = scene_status(scene)
+    assert line.endswith(f" {unit}") and ("beats" in line) == (unit == "beats"), line
+    rows = dict(registry.get(scene.format).summary_rows(scene))
+    assert unit == "beats" or line.endswith(f"{rows['Rounds']} rounds"), (line, rows)

@@ -182,6 +182,10 @@ class ConsoleFormat:
         """`scene` (of this format) with the format's own run fields applied (`first`, `max_rounds`…)."""
         return scene
 
+    def bound(self, scene: Any) -> str:
+        """How long the scene may run, as the wizard's line about it says (`up to 30 beats`)."""
+        return f"up to {scene.limits.beats_for(len(scene.characters))} beats"
+
     def summary_rows(self, scene: Any) -> list[tuple[str, str]]:
         """What the confirm step says the scene is about (label, value)."""
         return [("Setting", scene.setting or "—"), ("Goal", scene.goal or "—")]

@@ -171,6 +171,10 @@ class CollaborateFormat(ConsoleFormat):
             changes["initial_speaker"] = update["first"]
         return scene.model_copy(update=changes)
 
+    def bound(self, scene: Any) -> str:
+        """A collaboration runs in rounds, not beats."""
+        return f"at most {self.field_defaults(scene)['max_rounds']} rounds"
+
     def summary_rows(self, scene: Any) -> list[tuple[str, str]]:
         """The goal, who speaks first and the round cap."""
         defaults = self.field_defaults(scene)

@@ -154,6 +154,12 @@ class RoundtableFormat(ConsoleFormat):
         """A roundtable is bounded by its rounds (its `roundtable:` section), not by beats."""
         return ("seed",)
 
+    def bound(self, scene: Any) -> str:
+        """A roundtable runs in rounds, not beats."""
+        from promptdesk.core.formats.roundtable.settings import settings
+
+        return f"at most {settings(scene).max_rounds} rounds"
+
     def summary_rows(self, scene: Any) -> list[tuple[str, str]]:
         """The topic, the strategy (and how participants answer), and the round cap."""
         from promptdesk.core.formats.roundtable.settings import settings
