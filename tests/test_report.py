@@ -86,6 +86,8 @@ def test_a_run_report_shows_escaped_model_text_and_folds_thinking_in_a_real_brow
     rects = [attrs for tag, attrs in dom.tags if tag == "rect"]
     assert len(rects) >= 6                                # a square per acted beat on the timeline (+ bars)
     assert "Timeline" in seen and "Talk share" in seen and "close_reason" in seen
+    lines = re.findall(r'<p class="(line|private)"([^>]*)>', html)
+    assert lines and all(attrs == ' dir="auto"' for _, attrs in lines), "each line takes the direction of its script"
 
 
 def test_a_sweep_report_holds_the_comparison_and_per_condition_charts(tmp_path):

@@ -108,8 +108,8 @@ def test_the_report_puts_two_takes_side_by_side_from_the_branch_beat(takes, tmp_
     rows = re.findall(r"<tr[^>]*><td>beat (\d+)", html)
     last = max(json.loads((takes / run / "metadata.json").read_text())["totalBeats"] - 1 for run in ("phone", "parent"))
     assert rows[0] == "4" and rows[-1] == str(last) and rows == [str(b) for b in range(4, int(rows[-1]) + 1)]
-    assert html.count('<p class="change">') == 1
-    assert '<p class="change">» The director&#x27;s change: [EVENT: The phone rings and rings]</p>' in html
+    assert html.count('<p class="change" dir="auto">') == 1
+    assert '<p class="change" dir="auto">» The director&#x27;s change: [EVENT: The phone rings and rings]</p>' in html
     assert '<tr class="diverges"><td>beat 4 (diverges)' in html and "Tree of takes" in html
     assert "<script" not in html
     assert steady(html) == snapshot

@@ -60,10 +60,10 @@ def page_of(family: Path, tmp_path: Path) -> tuple[Path, str]:
 
 def test_every_beat_is_shown_whole(family, tmp_path):
     _, html = page_of(family, tmp_path)
-    silences = re.findall(r'<p class="silence">([^<]*)</p>', html)
+    silences = re.findall(r'<p class="silence" dir="auto">([^<]*)</p>', html)
     assert silences and any(re.fullmatch(r"\w+ is silent: \*[^*]+\*", s) for s in silences)   # with stage business
-    assert re.search(r'<p class="reaction">\w+ \[REACT', html)
-    thoughts = re.findall(r'<details class="thinking"><summary>(\w+) thinks \(private\)</summary><p class="private">', html)
+    assert re.search(r'<p class="reaction" dir="auto">\w+ \[REACT', html)
+    thoughts = re.findall(r'<details class="thinking"><summary>(\w+) thinks \(private\)</summary><p class="private" dir="auto">', html)
     assert len(thoughts) > 20 and {"Alice", "Bob", "Charlie"} <= set(thoughts)
     assert "<details open" not in html                                  # thinking is folded until asked for
     base = json.loads((family / "base" / "events.json").read_text())
@@ -73,13 +73,13 @@ def test_every_beat_is_shown_whole(family, tmp_path):
 
 def test_the_directors_change_and_the_coordinators_notes_are_told_apart_by_their_source(family, tmp_path):
     _, html = page_of(family, tmp_path)
-    assert re.findall(r'<p class="change">» ([^<]*)</p>', html) == [
+    assert re.findall(r'<p class="change" dir="auto">» ([^<]*)</p>', html) == [
         "The director&#x27;s change: note to Bob: Bob, say nothing for a while.",
         "The director&#x27;s change: [EVENT: The lights flicker]"]
     # Each note by its `from`, whatever its words say.
-    assert '<p class="coordinator">Coordinator&#x27;s note to Alice (winding-down): Director&#x27;s note: start ' \
+    assert '<p class="coordinator" dir="auto">Coordinator&#x27;s note to Alice (winding-down): Director&#x27;s note: start ' \
            'closing the scene.</p>' in html
-    assert '<p class="director">Director&#x27;s note to everyone: The coordinator wants everyone to slow down.</p>' in html
+    assert '<p class="director" dir="auto">Director&#x27;s note to everyone: The coordinator wants everyone to slow down.</p>' in html
 
 
 def test_five_takes_side_by_side_fit_a_1400_pixel_window(family, tmp_path):

@@ -155,7 +155,7 @@ def sparkline_svg(values: list[float], label: str) -> str:
 
 
 def transcript(events: list[BaseEvent]) -> str:
-    return "".join(f'<p class="line">{esc(line)}</p>' for line in outputs.transcript_lines(events, of_run(events).lines))
+    return "".join(f'<p class="line" dir="auto">{esc(line)}</p>' for line in outputs.transcript_lines(events, of_run(events).lines))
 
 
 def known(value: object) -> str:

@@ -169,7 +169,7 @@ def insights_html(events: list[BaseEvent], names: dict[str, str]) -> str:
         thought = sum(bool(b["think"]) for b in beats.values())
         body = "".join(
             f'<div class="line"><b>beat {beat}</b>'
-            + "".join(f'<p class="private">{esc(t)}</p>' for t in parts["think"])
+            + "".join(f'<p class="private" dir="auto">{esc(t)}</p>' for t in parts["think"])
             + "".join(f"<p>→ {esc(s)}</p>" for s in parts["said"]) + "</div>"
             for beat, parts in sorted(beats.items()))
         out.append(f"<details><summary>{esc(name)}: thinking (private, {thought}) beside each response"

@@ -113,9 +113,9 @@ def cell(lines: list[Line]) -> str:
     for line in lines:
         if line.kind == "thinking":
             out.append(f'<details class="thinking"><summary>{esc(line.who)} thinks (private)</summary>'
-                       f'<p class="private">{esc(line.text)}</p></details>')
+                       f'<p class="private" dir="auto">{esc(line.text)}</p></details>')
         else:
-            out.append(f'<p class="{line.kind}">{"» " if line.kind == "change" else ""}{esc(line.text)}</p>')
+            out.append(f'<p class="{line.kind}" dir="auto">{"» " if line.kind == "change" else ""}{esc(line.text)}</p>')
     return "".join(out) or "—"
 
 
